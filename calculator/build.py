@@ -1,0 +1,89 @@
+"""From a config (a parsed config.json, a preset, or a share link) to an :class:`Inventory`."""
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from .config import MAX_LAYERS, MAX_TOTAL, check_heads, coerce_bool, num_labels_of, read_fields
+from .errors import CalcError
+from .families import FAMILIES
+from .model import Inventory, TensorList
+
+#: What a config without ``model_type`` is taken to be (documented in the README).
+DEFAULT_MODEL_TYPE = "bert"
+
+
+def resolve_architecture(raw: Mapping[str, Any], architecture: str | None) -> tuple[str, str]:
+    """Pick (model_type, architecture): explicit option, else ``architectures[0]``, else the base model."""
+    model_type = raw.get("model_type", DEFAULT_MODEL_TYPE)
+    if not isinstance(model_type, str) or model_type not in FAMILIES:
+        raise CalcError("unknown_model_type", value=model_type, supported=", ".join(sorted(FAMILIES)))
+    family = FAMILIES[model_type]
+    if not architecture:
+        listed = raw.get("architectures")
+        if isinstance(listed, list) and listed and isinstance(listed[0], str):
+            architecture = listed[0]
+        else:
+            architecture = family.base
+    if family.architecture(architecture) is None:
+        raise CalcError(
+            "unknown_architecture",
+            value=architecture,
+            model_type=model_type,
+            supported=", ".join(family.architecture_names),
+        )
+    return model_type, architecture
+
+
+def build(raw: Mapping[str, Any], architecture: str | None = None, pooler: Any = None) -> Inventory:
+    """Describe every tensor the model creates.
+
+    ``raw`` uses Hugging Face's config.json keys (unknown keys are ignored,
+    missing keys take HF's defaults for the model_type). ``pooler`` is
+    ``None`` for the architecture's default, or a bool for classes where
+    HF lets the caller choose (``add_pooling_layer``).
+    """
+    if not isinstance(raw, Mapping):
+        raise CalcError("not_an_object", kind=type(raw).__name__)
+    model_type, arch_name = resolve_architecture(raw, architecture)
+    family = FAMILIES[model_type]
+    arch = family.architecture(arch_name)
+    assert arch is not None
+    source = dict(raw)
+    source["num_labels"] = num_labels_of(raw)
+    c = read_fields(family.fields, source, family.aliases)
+    if family.heads_check:
+        check_heads(c, *family.heads_check)
+    if "num_hidden_groups" in c and c["num_hidden_groups"] * c["inner_group_num"] > MAX_LAYERS:
+        raise CalcError(
+            "too_large", key="num_hidden_groups × inner_group_num",
+            value=c["num_hidden_groups"] * c["inner_group_num"], maximum=MAX_LAYERS,
+        )
+
+    wanted = None if pooler is None else coerce_bool("pooler", pooler)
+    if arch.pooler is None:
+        with_pooler = True if wanted is None else wanted
+    else:
+        if wanted is not None and wanted != arch.pooler:
+            raise CalcError(
+                "pooler_fixed",
+                architecture=arch_name,
+                has="has" if arch.pooler else "has no",
+                has_zh="有池化层" if arch.pooler else "没有池化层",
+            )
+        with_pooler = arch.pooler
+
+    keras_layers: tuple = ()
+    if family.custom is not None:
+        tensors, keras_layers = family.custom(c, arch_name)
+    else:
+        t = TensorList()
+        assert family.backbone is not None
+        family.backbone(t, c, arch.prefix, with_pooler)
+        if arch.head is not None:
+            arch.head(t, c, arch.prefix)
+        tensors = t.tuple()
+
+    inv = Inventory(model_type, arch_name, c, tensors, with_pooler, keras_layers)
+    if inv.state_dict_total > MAX_TOTAL:
+        raise CalcError("total_too_large", value=f"{inv.state_dict_total:,}", maximum=f"{MAX_TOTAL:,}")
+    return inv

@@ -1,0 +1,117 @@
+"""Reading a config: Hugging Face key names, HF defaults, and strict validation.
+
+A family declares its fields once (key, default, lower and upper bound); the
+same declaration serves ``config.json`` files, CLI flags, the page's form and
+its share links, so a key cannot be accepted in one place and refused in another.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from .errors import CalcError
+
+#: Upper bound on any one size (vocabulary, widths, positions). Ten million is
+#: above every published vocabulary (the largest are ~260k) and keeps counts of
+#: a whole model far below 2**53, so JavaScript numbers stay exact.
+MAX_SIZE = 10_000_000
+#: Upper bound on the layer count: keeps the per-tensor table under ~10k rows,
+#: which a browser renders without freezing.
+MAX_LAYERS = 512
+#: Largest total the calculator reports (also below 2**53).
+MAX_TOTAL = 10**15
+
+
+@dataclass(frozen=True)
+class Field:
+    """One hyperparameter as it appears in config.json."""
+
+    key: str
+    default: Any
+    kind: str = "int"  # "int" or "bool"
+    minimum: int = 1
+    maximum: int = MAX_SIZE
+
+
+def parse_json(text: str) -> dict[str, Any]:
+    """Parse a pasted or uploaded config.json into a dict, with a coded error if it is not one."""
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        detail = getattr(exc, "msg", None) or "unreadable"
+        line = getattr(exc, "lineno", None)
+        raise CalcError("invalid_json", detail=f"{detail} (line {line})" if line else detail) from None
+    if not isinstance(value, dict):
+        raise CalcError("not_an_object", kind=type(value).__name__)
+    return value
+
+
+def coerce_int(key: str, value: Any) -> int:
+    """Accept JSON integers, and strings of decimal digits (from a URL query or a form field)."""
+    if isinstance(value, bool):
+        raise CalcError("not_integer", key=key, value=value)
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer() and abs(value) < MAX_SIZE * 10:
+        # JSON written by some tools says 768.0; HF would pass it to nn.Linear and fail,
+        # but the intent is unambiguous and we would rather answer than nitpick.
+        return int(value)
+    if isinstance(value, str):
+        text = value.strip()
+        body = text[1:] if text[:1] in "+-" else text
+        if body.isdigit() and body.isascii() and len(body) <= 18:
+            return int(text)
+    raise CalcError("not_integer", key=key, value=value)
+
+
+def coerce_bool(key: str, value: Any) -> bool:
+    """Accept JSON booleans and the spellings a URL or form uses (1/0, true/false)."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int) and value in (0, 1):
+        return bool(value)
+    if isinstance(value, str) and value.strip().lower() in ("1", "true", "0", "false"):
+        return value.strip().lower() in ("1", "true")
+    raise CalcError("not_boolean", key=key, value=value)
+
+
+def read_fields(fields: tuple[Field, ...], raw: Mapping[str, Any], aliases: Mapping[str, str]) -> dict[str, Any]:
+    """Fill defaults, apply HF's attribute aliases, and validate each field."""
+    source = dict(raw)
+    for alias, key in aliases.items():
+        if alias in source and key not in source:
+            source[key] = source[alias]
+    values: dict[str, Any] = {}
+    for f in fields:
+        value = source.get(f.key, f.default)
+        if value is None:
+            value = f.default
+        if f.kind == "bool":
+            values[f.key] = coerce_bool(f.key, value)
+            continue
+        number = coerce_int(f.key, value)
+        if number < 0:
+            raise CalcError("negative", key=f.key, value=number)
+        if number < f.minimum:
+            raise CalcError("zero", key=f.key, value=number)
+        if number > f.maximum:
+            raise CalcError("too_large", key=f.key, value=number, maximum=f.maximum)
+        values[f.key] = number
+    return values
+
+
+def num_labels_of(raw: Mapping[str, Any]) -> Any:
+    """HF derives num_labels from id2label when a fine-tuned config.json carries only the mapping."""
+    if raw.get("num_labels") is not None:
+        return raw["num_labels"]
+    id2label = raw.get("id2label")
+    if isinstance(id2label, dict) and id2label:
+        return len(id2label)
+    return None
+
+
+def check_heads(values: Mapping[str, int], hidden_key: str, heads_key: str) -> None:
+    hidden, heads = values[hidden_key], values[heads_key]
+    if hidden % heads != 0:
+        raise CalcError("heads_not_divisor", hidden_key=hidden_key, hidden=hidden, heads_key=heads_key, heads=heads)

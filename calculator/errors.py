@@ -1,0 +1,101 @@
+"""Input errors with stable codes and messages in English and Chinese.
+
+The code is the contract (the CLI prints it, the page puts it in
+``data-error-code``); the messages are the two translations of one sentence.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+MESSAGES: dict[str, dict[str, str]] = {
+    "invalid_json": {
+        "en": "The config is not valid JSON: {detail}.",
+        "zh": "配置不是合法的 JSON：{detail}。",
+    },
+    "not_an_object": {
+        "en": "The config must be a JSON object ({{...}}), not {kind}.",
+        "zh": "配置必须是一个 JSON 对象（{{...}}），而不是 {kind}。",
+    },
+    "unknown_model_type": {
+        "en": "Unknown model_type \"{value}\". Supported: {supported}.",
+        "zh": "不支持的 model_type \"{value}\"。支持的类型：{supported}。",
+    },
+    "unknown_architecture": {
+        "en": "Unknown architecture \"{value}\" for model_type \"{model_type}\". Supported: {supported}.",
+        "zh": "model_type \"{model_type}\" 不支持架构 \"{value}\"。支持的架构：{supported}。",
+    },
+    "unknown_preset": {
+        "en": "Unknown preset \"{value}\". Available: {supported}.",
+        "zh": "没有名为 \"{value}\" 的预设。可用的预设：{supported}。",
+    },
+    "not_integer": {
+        "en": "{key} must be a whole number, got {value}.",
+        "zh": "{key} 必须是整数，收到的是 {value}。",
+    },
+    "not_boolean": {
+        "en": "{key} must be true or false, got {value}.",
+        "zh": "{key} 必须是 true 或 false，收到的是 {value}。",
+    },
+    "negative": {
+        "en": "{key} cannot be negative (got {value}).",
+        "zh": "{key} 不能为负数（收到 {value}）。",
+    },
+    "zero": {
+        "en": "{key} must be at least 1 (got 0).",
+        "zh": "{key} 至少为 1（收到 0）。",
+    },
+    "too_large": {
+        "en": "{key} = {value} is larger than this calculator accepts (at most {maximum}).",
+        "zh": "{key} = {value} 超出了计算器允许的范围（最大 {maximum}）。",
+    },
+    "total_too_large": {
+        "en": "The model would have {value} parameters; this calculator stops at {maximum}.",
+        "zh": "该模型的参数量为 {value}，超出了计算器的上限 {maximum}。",
+    },
+    "heads_not_divisor": {
+        "en": "{hidden_key} ({hidden}) must be divisible by {heads_key} ({heads}); Hugging Face rejects this config.",
+        "zh": "{hidden_key}（{hidden}）必须能被 {heads_key}（{heads}）整除；Hugging Face 会拒绝这个配置。",
+    },
+    "pooler_fixed": {
+        "en": "{architecture} always {has} a pooler; the pooler switch only applies to the base model.",
+        "zh": "{architecture} 的池化层是固定的（{has_zh}）；池化层开关只对基础模型有效。",
+    },
+    "vocab_mismatch": {
+        "en": "Sharing source and target embeddings needs equal vocabularies (n_src_vocab {src} ≠ n_tgt_vocab {tgt}).",
+        "zh": "源端和目标端共享词嵌入时两个词表必须一样大（n_src_vocab {src} ≠ n_tgt_vocab {tgt}）。",
+    },
+    "bad_fraction": {
+        "en": "{key} must be a number between 0 and 1 (got {value}).",
+        "zh": "{key} 必须是 0 到 1 之间的数（收到 {value}）。",
+    },
+    "bad_value": {
+        "en": "{key} has an unsupported value: {value}.",
+        "zh": "{key} 的取值不受支持：{value}。",
+    },
+}
+
+LANGS = ("en", "zh")
+
+
+class CalcError(ValueError):
+    """A user-facing input error: ``code`` is stable, ``message(lang)`` is localized."""
+
+    def __init__(self, code: str, **params: Any) -> None:
+        if code not in MESSAGES:
+            raise KeyError(code)
+        self.code = code
+        self.params = params
+        super().__init__(self.message("en"))
+
+    def message(self, lang: str = "en") -> str:
+        template = MESSAGES[self.code]["zh" if lang == "zh" else "en"]
+        return template.format(**{k: _short(v) for k, v in self.params.items()})
+
+    def to_dict(self, lang: str = "en") -> dict[str, Any]:
+        return {"code": self.code, "key": self.params.get("key"), "message": self.message(lang)}
+
+
+def _short(value: Any) -> str:
+    """Render a user value for a message, truncated so a pasted blob stays readable."""
+    text = value if isinstance(value, str) else repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."

@@ -1,0 +1,17 @@
+"""Registry of model families, keyed by ``model_type``."""
+from __future__ import annotations
+
+from . import albert, bert, distilbert, electra, roberta
+from .base import Architecture, Family
+
+FAMILIES: dict[str, Family] = {
+    f.model_type: f for f in (bert.FAMILY, roberta.FAMILY, distilbert.FAMILY, albert.FAMILY, electra.FAMILY)
+}
+
+
+def register(family: Family) -> None:
+    """Add a family (used by the keras-bert and 2018-Transformer modules)."""
+    FAMILIES[family.model_type] = family
+
+
+__all__ = ["FAMILIES", "Architecture", "Family", "register"]

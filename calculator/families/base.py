@@ -1,0 +1,58 @@
+"""What every model family declares: its fields, its architectures, and how it builds tensors."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from ..config import Field
+from ..model import KerasLayer, Tensor, TensorList
+
+#: A head adds the task-specific tensors after the backbone.
+HeadBuilder = Callable[[TensorList, dict[str, Any], str], None]
+
+
+@dataclass(frozen=True)
+class Architecture:
+    """One model class of a family.
+
+    ``prefix`` is the attribute name of the backbone inside the class
+    (``"bert."`` inside ``BertForMaskedLM``, ``""`` for ``BertModel``);
+    ``pooler`` is ``True``/``False`` when the class fixes it, ``None`` when
+    the caller may choose (``add_pooling_layer``, default on).
+    """
+
+    name: str
+    prefix: str
+    pooler: bool | None
+    head: HeadBuilder | None = None
+    uses_num_labels: bool = False
+    ties_embeddings: bool = False
+
+
+@dataclass(frozen=True)
+class Family:
+    model_type: str
+    base: str
+    fields: tuple[Field, ...]
+    architectures: tuple[Architecture, ...]
+    #: Builds the backbone (embeddings, encoder, pooler) with names relative to the prefix.
+    backbone: Callable[[TensorList, dict[str, Any], str, bool], None] | None = None
+    #: HF ``attribute_map``: generic names accepted for this family's own keys.
+    aliases: dict[str, str] = field(default_factory=dict)
+    #: (hidden key, heads key) that must divide, or None.
+    heads_check: tuple[str, str] | None = None
+    #: Families that are not built from a backbone + head (keras-bert, the 2018 Transformer)
+    #: supply a whole builder instead; it returns tensors and (optionally) Keras layers.
+    custom: Callable[[dict[str, Any], str], tuple[tuple[Tensor, ...], tuple[KerasLayer, ...]]] | None = None
+    #: One line per family for menus and the explainer.
+    title: dict[str, str] = field(default_factory=dict)
+
+    def architecture(self, name: str) -> Architecture | None:
+        for arch in self.architectures:
+            if arch.name == name:
+                return arch
+        return None
+
+    @property
+    def architecture_names(self) -> tuple[str, ...]:
+        return tuple(a.name for a in self.architectures)

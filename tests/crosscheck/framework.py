@@ -1,0 +1,59 @@
+"""Build a Hugging Face transformers model from a config dict and describe its tensors.
+
+This is the *independent* side of the cross-check: everything here comes from
+the framework (random weights, nothing downloaded), never from ``calculator``.
+"""
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class FrameworkTensor:
+    name: str
+    shape: tuple[int, ...]
+    tied_to: str | None
+    trainable: bool
+
+
+@dataclass(frozen=True)
+class FrameworkModel:
+    tensors: list[FrameworkTensor]
+    total: int
+    trainable: int
+    state_dict_total: int
+
+
+def build(model_type: str, architecture: str, config: dict, **model_kwargs):
+    import torch
+    import transformers
+
+    torch.manual_seed(0)
+    config_cls = transformers.AutoConfig.for_model(model_type).__class__
+    cfg = config_cls(**config)
+    cls = getattr(transformers, architecture)
+    with torch.device("meta"):
+        model = cls(cfg, **model_kwargs)
+    return model
+
+
+def describe(model) -> FrameworkModel:
+    """Names/shapes in state_dict order; tied_to = first state_dict name sharing the Parameter."""
+    params = dict(model.named_parameters(remove_duplicate=False))
+    first_name_of: dict[int, str] = {}
+    tensors: list[FrameworkTensor] = []
+    for name, value in model.state_dict(keep_vars=True).items():
+        key = id(value)
+        tied = first_name_of.get(key)
+        if tied is None:
+            first_name_of[key] = name
+        trainable = bool(getattr(params.get(name), "requires_grad", False)) if name in params else False
+        tensors.append(FrameworkTensor(name, tuple(value.shape), tied, trainable))
+    unique = list(model.parameters())
+    return FrameworkModel(
+        tensors=tensors,
+        total=sum(p.numel() for p in unique),
+        trainable=sum(p.numel() for p in unique if p.requires_grad),
+        state_dict_total=sum(v.numel() for v in model.state_dict().values()),
+    )
