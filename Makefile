@@ -1,0 +1,50 @@
+# make serve  - set up, build the site, serve it at http://127.0.0.1:8000/
+# make test   - set up everything on a fresh machine, then run every test
+# make build  - write the static site to site/
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+PIP := $(PY) -m pip
+# Extra pip flags, e.g. PIP_TORCH_INDEX="--extra-index-url https://download.pytorch.org/whl/cpu" on GitHub runners.
+PIP_TORCH_INDEX ?=
+PORT ?= 8000
+
+.PHONY: setup setup-docs setup-test setup-node build serve test test-fast bench clean
+
+$(VENV)/bin/python:
+	$(PYTHON) -m venv $(VENV)
+	$(PIP) install -q --upgrade pip
+
+$(VENV)/.docs-stamp: requirements/docs.txt requirements/constraints.txt | $(VENV)/bin/python
+	$(PIP) install -q -r requirements/docs.txt -c requirements/constraints.txt
+	touch $@
+
+$(VENV)/.test-stamp: requirements/test.txt requirements/docs.txt requirements/constraints.txt | $(VENV)/bin/python
+	$(PIP) install -q $(PIP_TORCH_INDEX) torch==2.13.0
+	$(PIP) install -q -r requirements/test.txt -c requirements/constraints.txt
+	touch $@ $(VENV)/.docs-stamp
+
+node_modules/.stamp: package.json package-lock.json
+	npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+setup-docs: $(VENV)/.docs-stamp node_modules/.stamp
+setup-test: $(VENV)/.test-stamp node_modules/.stamp
+setup: setup-test
+
+build: setup-docs
+	$(PY) -m mkdocs build --strict
+
+serve: build
+	@echo "Serving site/ at http://127.0.0.1:$(PORT)/"
+	$(PY) -m http.server --directory site --bind 127.0.0.1 $(PORT)
+
+test: setup-test
+	$(PY) -m pytest
+
+bench: setup-test
+	$(PY) benchmarks/engine_speed.py
+
+clean:
+	rm -rf site .pytest_cache .hypothesis
