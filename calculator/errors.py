@@ -89,7 +89,7 @@ class CalcError(ValueError):
 
     def message(self, lang: str = "en") -> str:
         template = MESSAGES[self.code]["zh" if lang == "zh" else "en"]
-        return template.format(**{k: _short(v) for k, v in self.params.items()})
+        return template.format(**{k: _short(v) if k in ("value", "detail") else v for k, v in self.params.items()})
 
     def to_dict(self, lang: str = "en") -> dict[str, Any]:
         return {"code": self.code, "key": self.params.get("key"), "message": self.message(lang)}

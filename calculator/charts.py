@@ -1,0 +1,110 @@
+"""SVG pictures generated from an Inventory: the share chart and the encoder-layer diagram.
+
+Plain SVG strings (no diagram library on the page). Text uses ``currentColor``
+so it follows the page's light or dark scheme; bars use mid-tone colours that
+read on both backgrounds. Each SVG carries ``<title>`` and ``<desc>`` so screen
+readers get the same numbers as the picture.
+"""
+from __future__ import annotations
+
+from html import escape
+
+from .i18n import label
+from .model import Inventory, Tensor
+from .views import fmt_int, fmt_percent, group_breakdown
+
+#: One colour per component group; mid-tones with enough contrast on white and on #1e2129.
+COLOURS: dict[str, str] = {
+    "embeddings": "#3f7fd8",
+    "attention_qkv": "#d9822b",
+    "attention_output": "#b7791f",
+    "feed_forward": "#2f9e6e",
+    "layer_norm": "#8a63d2",
+    "pooler": "#c2417a",
+    "head": "#7d8590",
+}
+
+
+def _svg(width: int, height: int, title: str, desc: str, body: list[str], css_class: str) -> str:
+    ident = css_class + "-" + str(abs(hash((title, desc))) % 10**8)
+    return (
+        f'<svg class="{css_class}" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" '
+        f'width="100%" role="img" aria-labelledby="{ident}-t {ident}-d" '
+        f'style="max-width:{width}px;font-family:inherit">'
+        f'<title id="{ident}-t">{escape(title)}</title><desc id="{ident}-d">{escape(desc)}</desc>'
+        + "".join(body)
+        + "</svg>"
+    )
+
+
+def share_chart_svg(inv: Inventory, lang: str = "en", model_name: str | None = None) -> str:
+    """Horizontal bars, one per component group, with exact counts and percentages."""
+    shares = group_breakdown(inv)
+    name = model_name or inv.architecture
+    title = label("share_chart_title", lang, total=fmt_int(inv.total, lang), model=name)
+    desc = "; ".join(
+        f"{label(s.key, lang)}: {fmt_int(s.count, lang)} ({fmt_percent(s.fraction, lang)})" for s in shares
+    )
+    label_w, bar_w, value_w, row_h = 170, 300, 190, 30
+    width = label_w + bar_w + value_w
+    body: list[str] = []
+    biggest = max((s.fraction for s in shares), default=1.0) or 1.0
+    for i, s in enumerate(shares):
+        y = i * row_h
+        w = max(1.0, bar_w * s.fraction / biggest)
+        body.append(
+            f'<text x="{label_w - 8}" y="{y + 20}" text-anchor="end" fill="currentColor" font-size="14">'
+            f"{escape(label(s.key, lang))}</text>"
+            f'<rect x="{label_w}" y="{y + 6}" width="{w:.1f}" height="{row_h - 10}" rx="3" fill="{COLOURS[s.key]}"/>'
+            f'<text x="{label_w + w + 8:.1f}" y="{y + 20}" fill="currentColor" font-size="13">'
+            f"{fmt_int(s.count, lang)} · {fmt_percent(s.fraction, lang)}</text>"
+        )
+    return _svg(width, row_h * len(shares) + 4, title, desc, body, "share-chart")
+
+
+def _module_blocks(layer: list[Tensor]) -> list[tuple[str, str, int]]:
+    """Group one layer's tensors by module (name without .weight/.bias): (module, group, count)."""
+    blocks: list[tuple[str, str, int]] = []
+    for t in layer:
+        if t.tied_to is not None:
+            continue
+        module = t.name.rsplit(".", 1)[0]
+        if blocks and blocks[-1][0] == module:
+            blocks[-1] = (module, t.group, blocks[-1][2] + t.count)
+        else:
+            blocks.append((module, t.group, t.count))
+    return blocks
+
+
+def layer_diagram_svg(inv: Inventory, lang: str = "en", model_name: str | None = None, layer: int = 0) -> str:
+    """One encoder block, bottom to top as in the papers' figures, with each module's count.
+
+    Residual connections are drawn as arrows labelled with zero parameters,
+    because "where are the residual's weights?" is a question people ask.
+    """
+    tensors = [t for t in inv.tensors if t.layer == layer]
+    blocks = _module_blocks(tensors)
+    total = sum(b[2] for b in blocks)
+    name = model_name or inv.architecture
+    title = label("layer_diagram_title", lang, model=name, total=fmt_int(total, lang))
+    short = [b[0].split(f".{layer}.", 1)[-1] for b in blocks]
+    desc = "; ".join(f"{s} ({label(b[1], lang)}): {fmt_int(b[2], lang)}" for s, b in zip(short, blocks))
+    desc += "; " + label("residual", lang)
+    box_w, box_h, gap, left = 380, 40, 14, 40
+    width, height = left + box_w + 230, len(blocks) * (box_h + gap) + 30
+    body = []
+    for i, (module, group, count) in enumerate(reversed(blocks)):
+        y = 10 + i * (box_h + gap)
+        text = short[len(blocks) - 1 - i]
+        body.append(
+            f'<rect x="{left}" y="{y}" width="{box_w}" height="{box_h}" rx="6" fill="{COLOURS[group]}" fill-opacity="0.18" '
+            f'stroke="{COLOURS[group]}" stroke-width="2"/>'
+            f'<text x="{left + 12}" y="{y + 17}" fill="currentColor" font-size="13" font-family="monospace">{escape(text)}</text>'
+            f'<text x="{left + 12}" y="{y + 33}" fill="currentColor" font-size="12">{escape(label(group, lang))}</text>'
+            f'<text x="{left + box_w + 12}" y="{y + 26}" fill="currentColor" font-size="14" font-weight="bold">'
+            f"{fmt_int(count, lang)}</text>"
+        )
+    body.append(
+        f'<text x="{left}" y="{height - 6}" fill="currentColor" font-size="12">↻ {escape(label("residual", lang))}</text>'
+    )
+    return _svg(width, height, title, desc, body, "layer-diagram")

@@ -1,0 +1,363 @@
+"""Views of an :class:`~calculator.model.Inventory`: breakdowns, formulas, tables, reports.
+
+Each view reads the tensor list and nothing else, so every page, the CLI and
+the in-page calculator show the same numbers.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from .i18n import label
+from .model import GROUPS, Inventory, Tensor
+
+SECTIONS: tuple[str, ...] = ("embeddings", "encoder", "pooler", "head")
+
+#: Bytes per parameter for the weight-memory view.
+DTYPES: tuple[tuple[str, int], ...] = (("fp32", 4), ("fp16", 2), ("bf16", 2), ("int8", 1))
+
+
+# --------------------------------------------------------------------- numbers
+
+
+def fmt_int(n: int, lang: str = "en") -> str:
+    """Digit-grouped integer; Chinese technical writing uses the same thousands separators."""
+    return f"{n:,}"
+
+
+def fmt_short(n: int, lang: str = "en") -> str:
+    """A short form people say out loud: 109.5M in English, 1.09亿 in Chinese."""
+    if lang == "zh":
+        if abs(n) >= 10**8:
+            return f"{n / 10**8:.3g}亿"
+        if abs(n) >= 10**4:
+            return f"{n / 10**4:.4g}万"
+        return str(n)
+    for size, suffix in ((10**12, "T"), (10**9, "B"), (10**6, "M"), (10**3, "K")):
+        if abs(n) >= size:
+            return f"{n / size:.1f}{suffix}"
+    return str(n)
+
+
+def fmt_percent(fraction: float, lang: str = "en") -> str:
+    """One decimal, or two below 1 % so small components do not all read 0.0 %."""
+    pct = fraction * 100
+    return f"{pct:.2f}%" if 0 < pct < 1 else f"{pct:.1f}%"
+
+
+def fmt_shape(shape: tuple[int, ...]) -> str:
+    return "[" + ", ".join(str(d) for d in shape) + "]"
+
+
+def fmt_bytes(n: int, lang: str = "en") -> str:
+    """Decimal units, as model hubs and file browsers show checkpoint sizes."""
+    for size, suffix in ((10**9, "GB"), (10**6, "MB"), (10**3, "kB")):
+        if n >= size:
+            return f"{n / size:.1f} {suffix}"
+    return f"{n} B"
+
+
+# ------------------------------------------------------------------ breakdowns
+
+
+@dataclass(frozen=True)
+class Share:
+    key: str
+    count: int
+    fraction: float
+
+
+@dataclass(frozen=True)
+class Section:
+    key: str
+    count: int
+    fraction: float
+    children: tuple[Share, ...] = field(default=())
+
+
+def _fraction(part: int, whole: int) -> float:
+    return part / whole if whole else 0.0
+
+
+def section_of(t: Tensor) -> str:
+    """Embeddings, an encoder layer, the pooler, or the task head."""
+    if t.layer is not None:
+        return "encoder"
+    if t.group in ("pooler", "head"):
+        return t.group
+    return "embeddings"
+
+
+def group_breakdown(inv: Inventory) -> list[Share]:
+    """Unique parameters per component group, in :data:`GROUPS` order, empty groups left out."""
+    total = inv.total
+    sums = {g: 0 for g in GROUPS}
+    for t in inv.unique:
+        sums[t.group] += t.count
+    return [Share(g, n, _fraction(n, total)) for g, n in sums.items() if n]
+
+
+def section_breakdown(inv: Inventory) -> list[Section]:
+    """The nanoGPT-style hierarchy: sections, each split by component group."""
+    total = inv.total
+    out: list[Section] = []
+    for s in SECTIONS:
+        members = [t for t in inv.unique if section_of(t) == s]
+        if not members:
+            continue
+        count = sum(t.count for t in members)
+        children = []
+        for g in GROUPS:
+            n = sum(t.count for t in members if t.group == g)
+            if n:
+                children.append(Share(g, n, _fraction(n, total)))
+        out.append(Section(s, count, _fraction(count, total), tuple(children)))
+    return out
+
+
+@dataclass(frozen=True)
+class LayerRow:
+    layer: int
+    count: int
+
+
+def per_layer(inv: Inventory) -> list[LayerRow]:
+    """Unique parameters of each encoder block (ALBERT: of each shared layer group)."""
+    sums: dict[int, int] = {}
+    for t in inv.unique:
+        if t.layer is not None:
+            sums[t.layer] = sums.get(t.layer, 0) + t.count
+    return [LayerRow(i, sums[i]) for i in sorted(sums)]
+
+
+def embedding_split(inv: Inventory) -> tuple[int, int]:
+    """(embedding parameters, everything else), the split scaling-law papers use."""
+    emb = sum(t.count for t in inv.unique if t.group == "embeddings")
+    return emb, inv.total - emb
+
+
+@dataclass(frozen=True)
+class MemoryRow:
+    dtype: str
+    bytes_per_param: int
+    bytes: int
+
+
+def memory(inv: Inventory) -> list[MemoryRow]:
+    """Bytes to hold the weights once (no gradients, optimizer state or activations)."""
+    return [MemoryRow(d, b, b * inv.total) for d, b in DTYPES]
+
+
+# --------------------------------------------------------------------- formula
+
+
+@dataclass(frozen=True)
+class FormulaLine:
+    key: str  # an i18n label key
+    symbolic: str
+    substituted: str
+    value: int
+
+
+@dataclass(frozen=True)
+class Formula:
+    symbols: dict[str, int]
+    lines: tuple[FormulaLine, ...]
+    total: int
+
+
+def _encoder_layer_terms(h: int, i: int) -> tuple[str, str, int]:
+    """Q, K, V and output projections with biases, the feed-forward pair, two LayerNorms."""
+    symbolic = "4H² + 4H + 2HI + I + H + 4H"
+    substituted = f"4·{h}² + 4·{h} + 2·{h}·{i} + {i} + {h} + 4·{h}"
+    value = 4 * h * h + 4 * h + 2 * h * i + i + h + 4 * h
+    return symbolic, substituted, value
+
+
+def formula(inv: Inventory) -> Formula | None:
+    """The closed form, symbolic and with the numbers substituted, for the BERT-like families.
+
+    The arithmetic here is written out independently of the tensor list, so
+    ``formula(inv).total == inv.total`` is a real check of both (the tests make it).
+    Families without a closed form here (keras-bert, the 2018 Transformer) return None.
+    """
+    c = inv.config
+    mt = inv.model_type
+    if mt in ("bert", "roberta", "electra", "albert"):
+        v, h, p, t_, n, i = (
+            c["vocab_size"], c["hidden_size"], c["max_position_embeddings"], c["type_vocab_size"],
+            c["num_hidden_layers"], c["intermediate_size"],
+        )
+        e = c.get("embedding_size", h)
+        symbols = {"V": v, "P": p, "T": t_, "H": h, "I": i, "L": n}
+        if mt in ("electra", "albert"):
+            symbols["E"] = e
+        lines: list[FormulaLine] = []
+        if mt in ("bert", "roberta") or (mt == "electra" and e == h):
+            lines.append(FormulaLine("embeddings", "(V + P + T)·H + 2H", f"({v} + {p} + {t_})·{h} + 2·{h}", (v + p + t_) * h + 2 * h))
+        else:
+            lines.append(FormulaLine(
+                "embeddings", "(V + P + T)·E + 2E + E·H + H",
+                f"({v} + {p} + {t_})·{e} + 2·{e} + {e}·{h} + {h}", (v + p + t_) * e + 2 * e + e * h + h,
+            ))
+        sym, sub, per = _encoder_layer_terms(h, i)
+        lines.append(FormulaLine("per_layer_formula", sym, sub, per))
+        if mt == "albert":
+            g = c["num_hidden_groups"] * c["inner_group_num"]
+            symbols["G"] = g
+            lines.append(FormulaLine("layers_formula", "G × (one layer)", f"{g} × {per:,}", g * per))
+        else:
+            lines.append(FormulaLine("layers_formula", "L × (one layer)", f"{n} × {per:,}", n * per))
+        if inv.pooler:
+            lines.append(FormulaLine("pooler", "H² + H", f"{h}² + {h}", h * h + h))
+    elif mt == "distilbert":
+        v, d, p, n, f = c["vocab_size"], c["dim"], c["max_position_embeddings"], c["n_layers"], c["hidden_dim"]
+        symbols = {"V": v, "P": p, "H": d, "I": f, "L": n}
+        lines = [FormulaLine("embeddings", "(V + P)·H + 2H", f"({v} + {p})·{d} + 2·{d}", (v + p) * d + 2 * d)]
+        sym, sub, per = _encoder_layer_terms(d, f)
+        lines.append(FormulaLine("per_layer_formula", sym, sub, per))
+        lines.append(FormulaLine("layers_formula", "L × (one layer)", f"{n} × {per:,}", n * per))
+    else:
+        return None
+    heads = [t for t in inv.unique if t.group == "head"]
+    if heads:
+        lines.append(FormulaLine(
+            "head", " + ".join(_head_term(t) for t in heads),
+            " + ".join(f"{t.count:,}" for t in heads), sum(t.count for t in heads),
+        ))
+    return Formula(symbols, tuple(lines), sum(line.value for line in lines if line.key != "per_layer_formula"))
+
+
+def _head_term(t: Tensor) -> str:
+    return t.name.split(".")[-2] + "." + t.name.split(".")[-1] if "." in t.name else t.name
+
+
+# ----------------------------------------------------------------- table views
+
+
+def _tied_note(t: Tensor, lang: str) -> str:
+    return label("tied_to", lang, name=t.tied_to)
+
+
+def _layer_template(inv: Inventory) -> list[Tensor] | None:
+    """Layer 0's tensors when every layer has the same names (with the index swapped) and shapes."""
+    layers = per_layer(inv)
+    if len(layers) < 2:
+        return None
+    first = [t for t in inv.tensors if t.layer == 0]
+    for row in layers[1:]:
+        other = [t for t in inv.tensors if t.layer == row.layer]
+        if [t.shape for t in other] != [t.shape for t in first]:
+            return None
+    return first
+
+
+def markdown_table(inv: Inventory, lang: str = "en", compact: bool = True) -> str:
+    """The table people paste into GitHub issues and StackExchange answers.
+
+    ``compact`` lists layer 0 once and multiplies (the way hand-made tables
+    do); otherwise every ``state_dict`` entry gets a row.
+    """
+    head = f"| {label('tensor', lang)} | {label('shape', lang)} | {label('count', lang)} |\n|---|---|---:|\n"
+    rows: list[str] = []
+    template = _layer_template(inv) if compact else None
+    n_layers = len(per_layer(inv))
+
+    def row(t: Tensor) -> str:
+        count = fmt_int(t.count, lang)
+        if t.tied_to:
+            count = f"({count}: {label('tied_to', lang, name='`' + str(t.tied_to) + '`')})"
+        return f"| `{t.name}` | {fmt_shape(t.shape)} | {count} |"
+
+    for s in section_breakdown(inv):
+        rows.append(f"| **{label(s.key, lang)}** | | **{fmt_int(s.count, lang)}** |")
+        members = [t for t in inv.tensors if section_of(t) == s.key]
+        if s.key == "encoder" and template is not None:
+            for t in template:
+                rows.append(row(t))
+            per = sum(t.count for t in template if t.tied_to is None)
+            rows.append(
+                f"| *{label('per_layer', lang)}* | | "
+                f"*{label('times_layers', lang, per=fmt_int(per, lang), n=n_layers, total=fmt_int(s.count, lang))}* |"
+            )
+        else:
+            rows.extend(row(t) for t in members)
+    rows.append(f"| **{label('total', lang)}** | | **{fmt_int(inv.total, lang)}** |")
+    if inv.trainable != inv.total:
+        rows.append(f"| {label('trainable', lang)} | | {fmt_int(inv.trainable, lang)} |")
+    if inv.state_dict_total != inv.total:
+        rows.append(f"| {label('state_dict_total', lang)} | | {fmt_int(inv.state_dict_total, lang)} |")
+    return head + "\n".join(rows) + "\n"
+
+
+def text_report(inv: Inventory, lang: str = "en") -> str:
+    """A plain-text report for terminals and forum posts without Markdown."""
+    lines = [f"{label('model', lang)}: {inv.architecture} ({inv.model_type})"]
+    lines.append(f"{label('total', lang)}: {fmt_int(inv.total, lang)} ({fmt_short(inv.total, lang)})")
+    if inv.trainable != inv.total:
+        lines.append(f"{label('trainable', lang)}: {fmt_int(inv.trainable, lang)}")
+    if inv.state_dict_total != inv.total:
+        lines.append(f"{label('state_dict_total', lang)}: {fmt_int(inv.state_dict_total, lang)}")
+    lines.append("")
+    width = max(len(label(s.key, lang)) for s in section_breakdown(inv)) + 4 if inv.tensors else 10
+    for s in section_breakdown(inv):
+        lines.append(f"{label(s.key, lang):<{width}}{fmt_int(s.count, lang):>15}  {fmt_percent(s.fraction, lang):>7}")
+        for g in s.children:
+            lines.append(f"  {label(g.key, lang):<{width - 2}}{fmt_int(g.count, lang):>15}  {fmt_percent(g.fraction, lang):>7}")
+    f = formula(inv)
+    if f is not None:
+        lines.append("")
+        lines.append(f"{label('formula', lang)}:")
+        for line in f.lines:
+            lines.append(f"  {label(line.key, lang)}: {line.symbolic} = {line.substituted} = {fmt_int(line.value, lang)}")
+    lines.append("")
+    name_w = max((len(t.name) for t in inv.tensors), default=10) + 2
+    for t in inv.tensors:
+        note = f"  ({_tied_note(t, lang)})" if t.tied_to else ""
+        lines.append(f"{t.name:<{name_w}}{fmt_shape(t.shape):<16}{fmt_int(t.count, lang):>14}{note}")
+    return "\n".join(lines) + "\n"
+
+
+def to_json(inv: Inventory) -> dict[str, Any]:
+    """The CLI's ``--format json`` object (schema in the README); everything an integer, nothing rounded."""
+    emb, non_emb = embedding_split(inv)
+    f = formula(inv)
+    out: dict[str, Any] = {
+        "model_type": inv.model_type,
+        "architecture": inv.architecture,
+        "pooler": inv.pooler,
+        "config": dict(inv.config),
+        "total": inv.total,
+        "trainable": inv.trainable,
+        "non_trainable": inv.non_trainable,
+        "state_dict_total": inv.state_dict_total,
+        "embedding": emb,
+        "non_embedding": non_emb,
+        "groups": [asdict(s) for s in group_breakdown(inv)],
+        "sections": [
+            {"key": s.key, "count": s.count, "fraction": s.fraction, "children": [asdict(c) for c in s.children]}
+            for s in section_breakdown(inv)
+        ],
+        "per_layer": [asdict(r) for r in per_layer(inv)],
+        "memory": [asdict(m) for m in memory(inv)],
+        "formula": None
+        if f is None
+        else {"symbols": f.symbols, "lines": [asdict(line) for line in f.lines], "total": f.total},
+        "tensors": [
+            {
+                "name": t.name,
+                "shape": list(t.shape),
+                "count": t.count,
+                "group": t.group,
+                "layer": t.layer,
+                "tied_to": t.tied_to,
+                "trainable": t.trainable,
+            }
+            for t in inv.tensors
+        ],
+    }
+    if inv.keras_layers:
+        out["layers"] = [
+            {"name": k.name, "class": k.cls, "count": k.count, "trainable": k.trainable} for k in inv.keras_layers
+        ]
+    return out
