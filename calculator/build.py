@@ -5,7 +5,7 @@ from typing import Any, Mapping
 
 from .config import MAX_LAYERS, MAX_TOTAL, check_heads, coerce_bool, num_labels_of, read_fields
 from .errors import CalcError
-from .families import FAMILIES
+from .families import FAMILIES, Family
 from .model import Inventory, TensorList
 
 #: What a config without ``model_type`` is taken to be (documented in the README).
@@ -34,6 +34,17 @@ def resolve_architecture(raw: Mapping[str, Any], architecture: str | None) -> tu
     return model_type, architecture
 
 
+def check_padding(family: Family, raw: Mapping[str, Any], c: Mapping[str, Any]) -> None:
+    """``nn.Embedding(n, d, padding_idx=p)`` asserts ``p < n``; HF passes ``pad_token_id`` as ``p``."""
+    pad = raw.get("pad_token_id", family.pad_token_id)
+    if isinstance(pad, bool) or not isinstance(pad, int) or pad < 0:
+        return  # null (no padding row) or negative (counted from the end): torch accepts both
+    keys = ["vocab_size"] + (["max_position_embeddings"] if family.positions_padded else [])
+    for key in keys:
+        if c[key] <= pad:
+            raise CalcError("padding_idx", key=key, value=c[key], pad=pad)
+
+
 def build(raw: Mapping[str, Any], architecture: str | None = None, pooler: Any = None) -> Inventory:
     """Describe every tensor the model creates.
 
@@ -58,6 +69,10 @@ def build(raw: Mapping[str, Any], architecture: str | None = None, pooler: Any =
             "too_large", key="num_hidden_groups × inner_group_num",
             value=c["num_hidden_groups"] * c["inner_group_num"], maximum=MAX_LAYERS,
         )
+
+    if arch.labels_must_be is not None and c.get("num_labels") != arch.labels_must_be:
+        raise CalcError("labels_fixed", architecture=arch_name, required=arch.labels_must_be, value=c.get("num_labels"))
+    check_padding(family, raw, c)
 
     wanted = None if pooler is None else coerce_bool("pooler", pooler)
     if arch.pooler is None:

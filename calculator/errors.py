@@ -60,6 +60,14 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "{architecture} always {has} a pooler; the pooler switch only applies to the base model.",
         "zh": "{architecture} 的池化层是固定的（{has_zh}）；池化层开关只对基础模型有效。",
     },
+    "labels_fixed": {
+        "en": "{architecture} needs num_labels = {required} (got {value}); Hugging Face rejects other values.",
+        "zh": "{architecture} 要求 num_labels = {required}（收到 {value}）；Hugging Face 不接受其他取值。",
+    },
+    "padding_idx": {
+        "en": "{key} ({value}) must be larger than pad_token_id ({pad}): the padding row has to exist in the table.",
+        "zh": "{key}（{value}）必须大于 pad_token_id（{pad}）：填充行必须在嵌入表之内。",
+    },
     "vocab_mismatch": {
         "en": "Sharing source and target embeddings needs equal vocabularies (n_src_vocab {src} ≠ n_tgt_vocab {tgt}).",
         "zh": "源端和目标端共享词嵌入时两个词表必须一样大（n_src_vocab {src} ≠ n_tgt_vocab {tgt}）。",

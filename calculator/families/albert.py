@@ -65,7 +65,7 @@ def mlm_head(t: TensorList, c: dict[str, Any], prefix: str) -> None:
 
 def pretraining_head(t: TensorList, c: dict[str, Any], prefix: str) -> None:
     mlm_head(t, c, prefix)
-    t.linear("sop_classifier.classifier", 2, c["hidden_size"], "head")
+    t.linear("sop_classifier.classifier", c["num_labels"], c["hidden_size"], "head")
 
 
 FAMILY = Family(
@@ -76,7 +76,7 @@ FAMILY = Family(
     heads_check=("hidden_size", "num_attention_heads"),
     architectures=(
         Architecture("AlbertModel", "", None),
-        Architecture("AlbertForPreTraining", "albert.", False, pretraining_head, ties_embeddings=True),
+        Architecture("AlbertForPreTraining", "albert.", True, pretraining_head, True, ties_embeddings=True),
         Architecture("AlbertForMaskedLM", "albert.", False, mlm_head, ties_embeddings=True),
         Architecture("AlbertForSequenceClassification", "albert.", True, bert.linear_head("classifier", "num_labels"), True),
         Architecture("AlbertForMultipleChoice", "albert.", True, bert.linear_head("classifier", 1)),

@@ -27,6 +27,8 @@ class Architecture:
     head: HeadBuilder | None = None
     uses_num_labels: bool = False
     ties_embeddings: bool = False
+    #: Some heads refuse any other label count (DistilBERT's QA head needs exactly 2).
+    labels_must_be: int | None = None
 
 
 @dataclass(frozen=True)
@@ -44,6 +46,10 @@ class Family:
     #: Families that are not built from a backbone + head (keras-bert, the 2018 Transformer)
     #: supply a whole builder instead; it returns tensors and (optionally) Keras layers.
     custom: Callable[[dict[str, Any], str], tuple[tuple[Tensor, ...], tuple[KerasLayer, ...]]] | None = None
+    #: HF's default ``pad_token_id``: ``nn.Embedding`` refuses a padding index outside the table.
+    pad_token_id: int | None = 0
+    #: Whether the position table also takes ``padding_idx`` (RoBERTa's does).
+    positions_padded: bool = False
     #: One line per family for menus and the explainer.
     title: dict[str, str] = field(default_factory=dict)
 

@@ -81,7 +81,7 @@ FAMILY = Family(
         Architecture("DistilBertForSequenceClassification", "distilbert.", False, classifier_head("num_labels"), True),
         Architecture("DistilBertForMultipleChoice", "distilbert.", False, classifier_head(1)),
         Architecture("DistilBertForTokenClassification", "distilbert.", False, bert.linear_head("classifier", "num_labels"), True),
-        Architecture("DistilBertForQuestionAnswering", "distilbert.", False, bert.linear_head("qa_outputs", "num_labels"), True),
+        Architecture("DistilBertForQuestionAnswering", "distilbert.", False, bert.linear_head("qa_outputs", "num_labels"), True, labels_must_be=2),
     ),
     title={"en": "DistilBERT", "zh": "DistilBERT"},
 )

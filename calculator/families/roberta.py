@@ -51,6 +51,8 @@ FAMILY = Family(
     fields=FIELDS,
     backbone=backbone,
     heads_check=("hidden_size", "num_attention_heads"),
+    pad_token_id=1,
+    positions_padded=True,
     architectures=(
         Architecture("RobertaModel", "", None),
         Architecture("RobertaForMaskedLM", "roberta.", False, lm_head, ties_embeddings=True),

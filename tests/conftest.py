@@ -1,0 +1,7 @@
+"""Make ``calculator`` importable from the repository root without an install step."""
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
