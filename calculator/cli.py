@@ -44,15 +44,17 @@ def make_parser() -> argparse.ArgumentParser:
 def load_config(args: argparse.Namespace) -> dict[str, Any]:
     if args.config:
         if args.config == "-":
-            text = sys.stdin.read()
+            data = sys.stdin.buffer.read()
         else:
             try:
-                with open(args.config, encoding="utf-8") as fh:
-                    text = fh.read()
+                with open(args.config, "rb") as fh:
+                    data = fh.read()
             except OSError as exc:
                 raise SystemExit(_fail("file", f"cannot read {args.config}: {exc.strerror}"))
-            except UnicodeDecodeError:
-                raise CalcError("invalid_json", detail="the file is not UTF-8 text") from None
+        try:
+            text = data.decode("utf-8-sig")
+        except UnicodeDecodeError:
+            raise CalcError("invalid_json", detail="the file is not UTF-8 text") from None
         return parse_json(text)
     return dict(get_preset(args.preset or "bert-base-uncased").config)
 
