@@ -1,0 +1,284 @@
+"""The names a page can use in ``{{ ... }}``: views of ``calculator/``, formatted for one language.
+
+``page_context(lang)`` returns a dict for Jinja2. Everything numeric is computed
+here from the calculator at build time; the pages only choose what to show.
+The list of names is documented in ``sitegen/macros.py``.
+"""
+from __future__ import annotations
+
+import functools
+import importlib
+import json
+from typing import Any, Iterable
+
+from calculator import charts, views
+from calculator.build import build
+from calculator.i18n import label as _label
+from calculator.model import Inventory, Tensor
+from calculator.presets import PRESETS
+
+#: Figures quoted from elsewhere (not computed by us): the BERT paper's rounded
+#: totals. The build checks that our exact totals round to them.
+PAPER_TOTALS: dict[str, tuple[str, int]] = {
+    "base": ("bert-base-uncased", 110_000_000),
+    "large": ("bert-large-uncased", 340_000_000),
+}
+#: The paper's figures are rounded to the nearest ten million.
+PAPER_ROUNDING = 10_000_000
+
+
+def _freeze(value: Any) -> Any:
+    return json.dumps(value, sort_keys=True)
+
+
+@functools.lru_cache(maxsize=None)
+def _build_cached(raw_json: str, architecture: str | None, pooler: Any) -> Inventory:
+    return build(json.loads(raw_json), architecture=architecture, pooler=pooler)
+
+
+def model(preset: str = "bert-base-uncased", architecture: str | None = None, pooler: Any = None,
+          **overrides: Any) -> Inventory:
+    """A preset's inventory (base model unless ``architecture``), with config keys overridden."""
+    raw = dict(PRESETS[preset].config)
+    raw.update(overrides)
+    return _build_cached(_freeze(raw), architecture, pooler)
+
+
+def custom(raw: dict[str, Any], architecture: str | None = None, pooler: Any = None) -> Inventory:
+    """An inventory from a raw config dict (any ``model_type`` the calculator knows)."""
+    return _build_cached(_freeze(dict(raw)), architecture, pooler)
+
+
+def optional_module(name: str) -> Any:
+    """A calculator module that may not exist yet (``None`` if it does not)."""
+    try:
+        return importlib.import_module(f"calculator.{name}")
+    except ModuleNotFoundError as exc:
+        if exc.name == f"calculator.{name}":
+            return None
+        raise
+
+
+def round_to(value: int, step: int) -> int:
+    """Round half up to a multiple of ``step`` (the way papers round totals)."""
+    return (value + step // 2) // step * step
+
+
+def check_paper_figures() -> None:
+    for key, (preset, quoted) in PAPER_TOTALS.items():
+        ours = model(preset).total
+        if round_to(ours, PAPER_ROUNDING) != quoted:
+            raise AssertionError(f"paper figure {key}: {ours} does not round to {quoted}")
+
+
+def check(condition: Any, message: str = "a claim in the prose no longer holds") -> str:
+    """``{% set _ = check(a == b, "why") %}``: fail the build when a sentence stops being true; renders nothing."""
+    if not condition:
+        raise AssertionError(message)
+    return ""
+
+
+def tensor(inv: Inventory, name: str) -> Tensor:
+    """The tensor called ``name`` (exact ``state_dict`` name, or a unique suffix of one)."""
+    exact = [t for t in inv.tensors if t.name == name]
+    if exact:
+        return exact[0]
+    found = [t for t in inv.tensors if t.name.endswith("." + name) or t.name.endswith(name)]
+    if len(found) != 1:
+        raise KeyError(f"{name!r} matches {len(found)} tensors of {inv.architecture}")
+    return found[0]
+
+
+def group(inv: Inventory, key: str) -> int:
+    """Unique parameters of one component group (0 if the model has none)."""
+    return sum(t.count for t in inv.unique if t.group == key)
+
+
+def layer_tensors(inv: Inventory, i: int = 0) -> list[Tensor]:
+    return [t for t in inv.tensors if t.layer == i]
+
+
+def layer(inv: Inventory, i: int = 0) -> int:
+    """Unique parameters of encoder block ``i``."""
+    return sum(t.count for t in inv.unique if t.layer == i)
+
+
+def select(inv: Inventory, *needles: str, layer_index: int | None = 0) -> list[Tensor]:
+    """Tensors whose name contains any needle (within one layer unless ``layer_index=None``)."""
+    out = []
+    for t in inv.tensors:
+        if layer_index is not None and t.layer is not None and t.layer != layer_index:
+            continue
+        if any(n in t.name for n in needles):
+            out.append(t)
+    return out
+
+
+def total_of(tensors: Iterable[Tensor]) -> int:
+    return sum(t.count for t in tensors if t.tied_to is None)
+
+
+class Lang:
+    """The helpers bound to one language."""
+
+    def __init__(self, lang: str) -> None:
+        self.lang = lang
+
+    # numbers ---------------------------------------------------------------
+    def n(self, value: Any) -> str:
+        """Digit-grouped integer; an Inventory means its total."""
+        if isinstance(value, Inventory):
+            value = value.total
+        return views.fmt_int(int(value), self.lang)
+
+    def short(self, value: Any) -> str:
+        if isinstance(value, Inventory):
+            value = value.total
+        return views.fmt_short(int(value), self.lang)
+
+    def short_m(self, value: Any) -> str:
+        """The English short form (109.5M) in every language: it is how figures are quoted."""
+        if isinstance(value, Inventory):
+            value = value.total
+        return views.fmt_short(int(value), "en")
+
+    def pct(self, part: Any, whole: Any = None) -> str:
+        """A fraction as a percentage, or ``part / whole`` (Inventories mean their totals)."""
+        if isinstance(part, Inventory):
+            part = part.total
+        if whole is None:
+            return views.fmt_percent(float(part), self.lang)
+        if isinstance(whole, Inventory):
+            whole = whole.total
+        return views.fmt_percent(part / whole if whole else 0.0, self.lang)
+
+    def bytes(self, value: int) -> str:
+        return views.fmt_bytes(int(value), self.lang)
+
+    def paper(self, key: str) -> int:
+        return PAPER_TOTALS[key][1]
+
+    def paper_short(self, key: str) -> str:
+        """The paper's figure as the paper writes it (110M), in either language."""
+        return f"{PAPER_TOTALS[key][1] // 10**6}M"
+
+    def label(self, key: str, **params: Any) -> str:
+        return _label(key, self.lang, **params)
+
+    # tables ----------------------------------------------------------------
+    def table(self, inv: Inventory, compact: bool = True) -> str:
+        """The per-tensor Markdown table of the views (layer 0 once and × L when ``compact``)."""
+        return views.markdown_table(inv, self.lang, compact=compact)
+
+    def breakdown_table(self, inv: Inventory) -> str:
+        """Component | parameters | share, one row per group, and the total."""
+        lab = self.label
+        rows = [f"| {lab('group')} | {lab('count')} | {lab('share')} |", "|---|---:|---:|"]
+        for s in views.group_breakdown(inv):
+            rows.append(f"| {lab(s.key)} | {self.n(s.count)} | {self.pct(s.fraction)} |")
+        rows.append(f"| **{lab('total')}** | **{self.n(inv.total)}** | **{self.pct(1.0)}** |")
+        return "\n".join(rows) + "\n"
+
+    def tensor_table(self, tensors: Iterable[Tensor], total_label: str | None = None) -> str:
+        """Tensor | shape | parameters for the given tensors, and their sum (ties once)."""
+        tensors = list(tensors)
+        lab = self.label
+        rows = [f"| {lab('tensor')} | {lab('shape')} | {lab('count')} |", "|---|---|---:|"]
+        for t in tensors:
+            count = self.n(t.count)
+            if t.tied_to:
+                count = f"({count}: {lab('tied_to', name='`' + t.tied_to + '`')})"
+            rows.append(f"| `{t.name}` | {views.fmt_shape(t.shape)} | {count} |")
+        rows.append(f"| **{total_label or lab('subtotal')}** | | **{self.n(total_of(tensors))}** |")
+        return "\n".join(rows) + "\n"
+
+    def formula_table(self, inv: Inventory) -> str:
+        """The closed form, symbolic and substituted, one row per line of ``views.formula``."""
+        f = views.formula(inv)
+        if f is None:
+            raise ValueError(f"no closed form for {inv.model_type}")
+        lab = self.label
+        rows = [f"| {lab('group')} | {lab('formula')} | = | {lab('count')} |", "|---|---|---|---:|"]
+        for line in f.lines:
+            rows.append(f"| {lab(line.key)} | {line.symbolic} | {line.substituted} | {self.n(line.value)} |")
+        rows.append(f"| **{lab('total')}** | | | **{self.n(f.total)}** |")
+        return "\n".join(rows) + "\n"
+
+    # pictures --------------------------------------------------------------
+    def _figure(self, svg: str, caption: str | None) -> str:
+        cap = f"<figcaption>{caption}</figcaption>" if caption else ""
+        # One line: Markdown keeps a raw HTML block intact only without blank lines.
+        return f'<figure class="bp-figure">{svg}{cap}</figure>'
+
+    def share_chart(self, inv: Inventory, name: str | None = None, caption: str | None = None) -> str:
+        return self._figure(charts.share_chart_svg(inv, self.lang, model_name=name), caption)
+
+    def layer_diagram(self, inv: Inventory, name: str | None = None, caption: str | None = None) -> str:
+        return self._figure(charts.layer_diagram_svg(inv, self.lang, model_name=name), caption)
+
+    # output of the other views, for code blocks ----------------------------
+    def text_report(self, inv: Inventory) -> str:
+        return views.text_report(inv, self.lang)
+
+    def text_summary(self, inv: Inventory) -> str:
+        """The text report without its per-tensor listing (what the CLI prints first)."""
+        report = views.text_report(inv, self.lang)
+        first_tensor = inv.tensors[0].name if inv.tensors else None
+        lines = report.splitlines()
+        for i, line in enumerate(lines):
+            if first_tensor and line.startswith(first_tensor):
+                return "\n".join(lines[:i]).rstrip() + "\n"
+        return report
+
+
+def page_context(lang: str) -> dict[str, Any]:
+    """Everything a page may use, for one language."""
+    helpers = Lang(lang)
+    ctx: dict[str, Any] = {
+        "lang": lang,
+        # inventories
+        "model": model,
+        "custom": custom,
+        "presets": PRESETS,
+        "base": model("bert-base-uncased"),
+        "large": model("bert-large-uncased"),
+        # lookups
+        "check": check,
+        "tensor": tensor,
+        "group": group,
+        "layer": layer,
+        "layer_tensors": layer_tensors,
+        "select": select,
+        "total_of": total_of,
+        "round_to": round_to,
+        "paper_rounding": PAPER_ROUNDING,
+        "shape": views.fmt_shape,
+        "groups": views.group_breakdown,
+        "sections": views.section_breakdown,
+        "per_layer": views.per_layer,
+        "embedding_split": views.embedding_split,
+        "formula": views.formula,
+        "memory": views.memory,
+        "to_json": views.to_json,
+        # modules that other people are still writing
+        "mistakes": optional_module("mistakes"),
+        "active": optional_module("active"),
+    }
+    for name in (
+        "n", "short", "short_m", "pct", "bytes", "paper", "paper_short", "label", "table", "breakdown_table",
+        "tensor_table", "formula_table", "share_chart", "layer_diagram", "text_report", "text_summary",
+    ):
+        ctx[name] = getattr(helpers, name)
+    base_cfg = ctx["base"].config
+    # The symbols of the paper and the formula, for bert-base-uncased.
+    ctx.update(
+        H=base_cfg["hidden_size"],
+        L=base_cfg["num_hidden_layers"],
+        A=base_cfg["num_attention_heads"],
+        I=base_cfg["intermediate_size"],
+        V=base_cfg["vocab_size"],
+        P=base_cfg["max_position_embeddings"],
+        T=base_cfg["type_vocab_size"],
+        d_head=base_cfg["hidden_size"] // base_cfg["num_attention_heads"],
+    )
+    return ctx
