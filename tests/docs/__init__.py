@@ -1,0 +1,1 @@
+"""Tests of the built documentation site (one build per session, see conftest.py)."""

@@ -1,0 +1,73 @@
+"""The site builds strictly in both languages, self-contained, with a working language switcher."""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from .builtsite import LANGS, ROOT, Site, nav_pages, page_url
+
+PAGES = nav_pages()
+CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+def test_strict_build_reports_no_warning(site: Site):
+    warnings = [line for line in site.log.splitlines() if line.startswith(("WARNING", "ERROR"))]
+    assert warnings == []
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("src", PAGES)
+def test_page_is_built_in_its_language(site: Site, src: str, lang: str):
+    page = site.page(src, lang)
+    assert page.html_lang == lang
+    assert page.headings and page.headings[0].level == 1, "a page starts with its H1"
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("src", PAGES)
+def test_meta_description_in_the_page_language(site: Site, src: str, lang: str, config: dict):
+    description = site.page(src, lang).meta.get("description", "")
+    assert description, "front matter description is missing"
+    assert description != config["site_description"].strip()
+    assert "{{" not in description and "{%" not in description
+    assert bool(CJK.search(description)) == (lang == "zh"), description
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("src", PAGES)
+def test_language_switcher_leads_to_the_same_page(site: Site, src: str, lang: str):
+    here = page_url(src, lang)
+    switcher = site.page(src, lang).switcher
+    assert set(switcher) == set(LANGS)
+    for other in LANGS:
+        assert site.resolve(here, switcher[other]) == (page_url(src, other), "")
+
+
+def test_nothing_is_loaded_from_another_host(site: Site):
+    """No CDN script or style, no web fonts: every src and stylesheet is on the site."""
+    offenders = []
+    for path in site.root.rglob("*.html"):
+        text = path.read_text(encoding="utf-8")
+        for m in re.finditer(r"<(script|img|iframe|source)\b[^>]*\bsrc=\"(https?:)?//", text):
+            offenders.append((path.name, m.group(0)))
+        for m in re.finditer(r"<link\b[^>]*>", text):
+            tag = m.group(0)
+            if re.search(r'rel="(stylesheet|preload|preconnect|icon|modulepreload)"', tag) and re.search(r'href="(https?:)?//', tag):
+                offenders.append((str(path.relative_to(site.root)), tag))
+        for host in ("fonts.googleapis", "fonts.gstatic", "cdn.jsdelivr", "unpkg.com", "cdnjs"):
+            if host in text:
+                offenders.append((str(path.relative_to(site.root)), host))
+    assert offenders == []
+
+
+def test_no_mermaid_and_no_instant_navigation(site: Site, config: dict):
+    features = config["theme"].get("features", [])
+    assert "navigation.instant" not in features
+    assert config["theme"].get("font") is False
+    assert not any("mermaid" in p.read_text(encoding="utf-8") for p in site.root.rglob("*.html"))
+
+
+def test_site_url_is_a_project_site_and_overridable():
+    text = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    assert re.search(r'^site_url: !ENV \[SITE_URL, "https://[^"]+/[^"]+/"\]', text, re.M)

@@ -1,0 +1,151 @@
+"""The numbers on the built pages are the module's, and none is typed by hand in docs/.
+
+The expected values here come straight from ``calculator`` (build + views),
+not from the site's own hook, so a page that drifts from the module fails.
+"""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from calculator import views
+from calculator.build import build
+from calculator.presets import PRESETS
+
+from .builtsite import DOCS, LANGS, Site, nav_pages
+
+PAGES = nav_pages()
+#: Pages other people own; the lint leaves them to their owners' tests.
+NOT_OURS = {"calculator.md", "calculator.zh.md"}
+
+
+def inv(preset: str = "bert-base-uncased", architecture: str | None = None, pooler=None, **overrides):
+    raw = dict(PRESETS[preset].config)
+    raw.update(overrides)
+    return build(raw, architecture=architecture, pooler=pooler)
+
+
+def fmt(n: int) -> str:
+    return views.fmt_int(n)
+
+
+def _expected_figures() -> dict[str, list[int]]:
+    base, large = inv(), inv("bert-large-uncased")
+    h = base.config["hidden_size"]
+    per_layer = views.per_layer(base)[0].count
+    mlm = inv(architecture="BertForMaskedLM")
+    pre = inv(architecture="BertForPreTraining")
+    figures = {
+        "index.md": [base.total, per_layer, per_layer * base.config["num_hidden_layers"], inv(pooler=False).total, pre.total]
+        + [s.count for s in views.group_breakdown(base)],
+        "embeddings.md": [t.count for t in base.tensors if t.group == "embeddings"]
+        + [sum(t.count for t in base.tensors if t.group == "embeddings")]
+        + [inv(p).total for p in ("bert-base-cased", "bert-base-chinese", "bert-base-multilingual-cased", "bert-base-multilingual-uncased")],
+        "self-attention.md": [4 * (h * h + h), base.config["num_hidden_layers"] * 4 * (h * h + h), base.total]
+        + [inv(num_attention_heads=a).total for a in (1, 12, 24)],
+        "feed-forward.md": [
+            2 * h * base.config["intermediate_size"] + base.config["intermediate_size"] + h,
+            sum(s.count for s in views.group_breakdown(base) if s.key == "feed_forward"),
+            per_layer,
+        ],
+        "pooler-and-heads.md": [
+            inv(pooler=False).total, base.total, pre.total, mlm.total, mlm.state_dict_total,
+            mlm.state_dict_total - mlm.total, pre.state_dict_total,
+            inv(architecture="BertForSequenceClassification").total,
+            inv(architecture="BertForTokenClassification").total,
+        ],
+        "bert-large.md": [large.total, views.per_layer(large)[0].count, 340_000_000, 110_000_000],
+        "other-encoders.md": [
+            inv(p).total
+            for p in ("roberta-base", "roberta-large", "distilbert-base-uncased", "albert-base-v2", "albert-xxlarge-v2",
+                      "google/electra-small-discriminator", "google/electra-base-discriminator")
+        ],
+        "check-it-yourself.md": [base.total, mlm.total, mlm.state_dict_total]
+        + [s.count for s in views.section_breakdown(base)],
+    }
+    return figures
+
+
+FIGURES = _expected_figures()
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("src", sorted(FIGURES))
+def test_page_shows_the_module_figures(site: Site, src: str, lang: str):
+    text = site.page(src, lang).text
+    missing = [fmt(n) for n in FIGURES[src] if fmt(n) not in text]
+    assert missing == []
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_home_page_full_table_is_the_inventory(site: Site, lang: str):
+    base = inv()
+    expected = [(t.name, views.fmt_shape(t.shape), fmt(t.count)) for t in base.tensors]
+    found = []
+    for table in site.page("index.md", lang).tables:
+        rows = [tuple(r) for r in table if len(r) == 3 and re.fullmatch(r"[\w.]+\.(weight|bias)", r[0])]
+        if len(rows) == len(expected):
+            found = rows
+    assert found == expected
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_home_page_breakdown_and_charts(site: Site, lang: str):
+    page = site.page("index.md", lang)
+    base = inv()
+    shares = views.group_breakdown(base)
+    breakdown = [t for t in page.tables if len(t) == len(shares) + 2]
+    assert breakdown, "no breakdown table"
+    rows = breakdown[0][1:-1]
+    assert [(r[1], r[2]) for r in rows] == [(fmt(s.count), views.fmt_percent(s.fraction, lang)) for s in shares]
+    classes = [s["class"] for s in page.svgs]
+    assert "share-chart" in classes and "layer-diagram" in classes
+    for svg in page.svgs:
+        assert svg["role"] == "img" and svg["title"].strip() and svg["desc"].strip()
+    chart = next(s for s in page.svgs if s["class"] == "share-chart")
+    for s in shares:
+        assert fmt(s.count) in chart["desc"]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("src", PAGES)
+def test_no_template_left_unrendered(site: Site, src: str, lang: str):
+    page = site.page(src, lang)
+    for marker in ("{{", "}}", "{%", "%}"):
+        assert marker not in page.text
+        assert all(marker not in block for block in page.code_blocks)
+
+
+# ----------------------------------------------------------------- source lint
+
+_FRONT = re.compile(r"\A---\n.*?\n---\n", re.S)
+_FENCE = re.compile(r"^(\s*)(`{3,}|~{3,}).*?^\1\2\s*$", re.S | re.M)
+_JINJA = re.compile(r"\{\{.*?\}\}|\{%.*?%\}|\{//.*?//\}", re.S)
+_ATTR = re.compile(r"\{[#.:][^}\n]*\}")
+_LINK_TARGET = re.compile(r"\]\([^)]*\)")
+_COMMENT = re.compile(r"<!--.*?-->", re.S)
+_LIST_MARK = re.compile(r"^\s*\d+\.\s", re.M)
+#: A number that is not part of an identifier (layer.0., fp16, Encoder-1-...).
+_NUMBER = re.compile(r"(?<![\w.\-])\d(?:[\d,.]*\d)?(?![\w])")
+
+
+def hand_typed_numbers(text: str) -> list[str]:
+    """Multi-digit numbers in a page source outside template expressions and code blocks."""
+    for pattern in (_FRONT, _FENCE, _JINJA, _COMMENT, _ATTR, _LINK_TARGET, _LIST_MARK):
+        text = pattern.sub(" ", text)
+    return [m.group(0) for m in _NUMBER.finditer(text) if len(re.sub(r"\D", "", m.group(0))) > 1]
+
+
+def test_lint_catches_typed_numbers():
+    assert hand_typed_numbers("BERT-base has 109,482,240 parameters and [768, 64] heads") == ["109,482,240", "768", "64"]
+    assert hand_typed_numbers("{{ n(base) }} `encoder.layer.0.x` fp16 Encoder-1-Norm {#h12}") == []
+
+
+@pytest.mark.parametrize(
+    "path",
+    sorted(p for p in DOCS.rglob("*.md") if p.name not in NOT_OURS),
+    ids=lambda p: p.relative_to(DOCS).as_posix(),
+)
+def test_no_number_typed_by_hand(path):
+    assert hand_typed_numbers(path.read_text(encoding="utf-8")) == []
