@@ -1,11 +1,15 @@
 """Registry of model families, keyed by ``model_type``."""
 from __future__ import annotations
 
-from . import albert, bert, distilbert, electra, roberta
+from . import albert, bert, distilbert, electra, keras_bert, roberta
 from .base import Architecture, Family
 
 FAMILIES: dict[str, Family] = {
-    f.model_type: f for f in (bert.FAMILY, roberta.FAMILY, distilbert.FAMILY, albert.FAMILY, electra.FAMILY)
+    f.model_type: f
+    for f in (
+        bert.FAMILY, roberta.FAMILY, distilbert.FAMILY, albert.FAMILY, electra.FAMILY,
+        keras_bert.FAMILY,
+    )
 }
 
 
