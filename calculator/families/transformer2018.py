@@ -1,0 +1,122 @@
+"""The original encoder-decoder Transformer as jadore801120/attention-is-all-you-need-pytorch built it in 2018.
+
+That repository's ``transformer/Models.py`` (``Transformer(n_src_vocab,
+n_tgt_vocab, len_max_seq, ...)``) is the model behind the one-layer printout
+people paste into "how are BERT's parameters counted?" threads (10,152,448).
+Names and shapes follow its ``state_dict``:
+
+* each side has a word embedding and a *sinusoid* position table with
+  ``len_max_seq + 1`` rows (row 0 is padding), created with
+  ``nn.Embedding.from_pretrained(..., freeze=True)``: a parameter, counted by
+  ``model.parameters()``, but not trainable;
+* ``MultiHeadAttention`` holds ``w_qs``/``w_ks`` ``[n_head·d_k, d_model]``,
+  ``w_vs`` ``[n_head·d_v, d_model]`` (all with biases), its own ``layer_norm``
+  and the output projection ``fc`` ``[d_model, n_head·d_v]``, in that order;
+* ``PositionwiseFeedForward`` uses kernel-size-1 ``Conv1d`` layers, so its
+  weights are 3-D: ``w_1`` ``[d_inner, d_model, 1]``, ``w_2`` ``[d_model, d_inner, 1]``;
+* a decoder layer has ``slf_attn``, ``enc_attn`` and ``pos_ffn``;
+* ``tgt_word_prj`` ``[n_tgt_vocab, d_model]`` has no bias.
+
+Sharing: ``tgt_emb_prj_weight_sharing`` makes ``tgt_word_prj.weight`` the
+decoder's embedding; ``emb_src_tgt_weight_sharing`` then makes the encoder's
+embedding that same Parameter (the vocabularies must be equal). ``tied_to``
+names the first ``state_dict`` entry holding the shared storage, which is the
+encoder's embedding whenever the source/target flag is on.
+
+Encoder blocks get ``layer`` 0 … n_layers − 1 and decoder blocks n_layers …
+2·n_layers − 1, so per-layer views list every block once.
+
+``n_src_vocab``, ``n_tgt_vocab`` and ``len_max_seq`` have no defaults in the
+constructor; ours (5395, 5395, 32) are the widely quoted one-layer example's.
+The other defaults are the constructor's; ``dropout`` changes no tensor and is
+ignored.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from ..config import MAX_LAYERS, Field
+from ..errors import CalcError
+from ..model import KerasLayer, Tensor, TensorList
+from .base import Architecture, Family
+
+MODEL_TYPE = "transformer"
+ARCHITECTURE = "Transformer"
+
+FIELDS = (
+    Field("n_src_vocab", 5395),
+    Field("n_tgt_vocab", 5395),
+    Field("len_max_seq", 32),
+    Field("d_word_vec", 512),
+    Field("d_model", 512),
+    Field("d_inner", 2048),
+    Field("n_layers", 6, minimum=0, maximum=MAX_LAYERS),
+    Field("n_head", 8),
+    Field("d_k", 64),
+    Field("d_v", 64),
+    Field("tgt_emb_prj_weight_sharing", True, kind="bool"),
+    Field("emb_src_tgt_weight_sharing", True, kind="bool"),
+)
+
+
+def attention(t: TensorList, p: str, c: dict[str, Any], layer: int) -> None:
+    """``SubLayers.MultiHeadAttention``: w_qs, w_ks, w_vs, layer_norm, fc (registration order)."""
+    d, h = c["d_model"], c["n_head"]
+    t.linear(p + "w_qs", h * c["d_k"], d, "attention_qkv", layer)
+    t.linear(p + "w_ks", h * c["d_k"], d, "attention_qkv", layer)
+    t.linear(p + "w_vs", h * c["d_v"], d, "attention_qkv", layer)
+    t.layer_norm(p + "layer_norm", d, layer=layer)
+    t.linear(p + "fc", d, h * c["d_v"], "attention_output", layer)
+
+
+def feed_forward(t: TensorList, p: str, c: dict[str, Any], layer: int) -> None:
+    """``SubLayers.PositionwiseFeedForward``: two Conv1d(kernel_size=1) and a LayerNorm."""
+    d, inner = c["d_model"], c["d_inner"]
+    t.add(p + "w_1.weight", (inner, d, 1), "feed_forward", layer)
+    t.add(p + "w_1.bias", (inner,), "feed_forward", layer)
+    t.add(p + "w_2.weight", (d, inner, 1), "feed_forward", layer)
+    t.add(p + "w_2.bias", (d,), "feed_forward", layer)
+    t.layer_norm(p + "layer_norm", d, layer=layer)
+
+
+def build_tensors(c: dict[str, Any], architecture: str = ARCHITECTURE) -> tuple[tuple[Tensor, ...], tuple[KerasLayer, ...]]:
+    """The ``custom`` builder: every ``state_dict`` entry of ``Transformer(**c)``."""
+    if c["d_word_vec"] != c["d_model"]:
+        # Models.py asserts this ("to facilitate the residual connections").
+        raise CalcError("bad_value", key="d_word_vec", value=f"{c['d_word_vec']} (must equal d_model = {c['d_model']})")
+    share_prj = c["tgt_emb_prj_weight_sharing"]
+    share_src_tgt = c["emb_src_tgt_weight_sharing"]
+    if share_src_tgt and c["n_src_vocab"] != c["n_tgt_vocab"]:
+        raise CalcError("vocab_mismatch", src=c["n_src_vocab"], tgt=c["n_tgt_vocab"])
+    n, w, positions = c["n_layers"], c["d_word_vec"], c["len_max_seq"] + 1
+    src_emb, tgt_emb = "encoder.src_word_emb.weight", "decoder.tgt_word_emb.weight"
+
+    t = TensorList()
+    t.add(src_emb, (c["n_src_vocab"], w), "embeddings")
+    t.add("encoder.position_enc.weight", (positions, w), "embeddings", trainable=False)
+    for i in range(n):
+        p = f"encoder.layer_stack.{i}."
+        attention(t, p + "slf_attn.", c, i)
+        feed_forward(t, p + "pos_ffn.", c, i)
+    t.add(tgt_emb, (c["n_tgt_vocab"], w), "embeddings", tied_to=src_emb if share_src_tgt else None)
+    t.add("decoder.position_enc.weight", (positions, w), "embeddings", trainable=False)
+    for i in range(n):
+        p = f"decoder.layer_stack.{i}."
+        attention(t, p + "slf_attn.", c, n + i)
+        attention(t, p + "enc_attn.", c, n + i)
+        feed_forward(t, p + "pos_ffn.", c, n + i)
+    # The decoder embedding's storage first appears under the encoder's name when that is shared too.
+    owner = src_emb if share_src_tgt else tgt_emb
+    t.add("tgt_word_prj.weight", (c["n_tgt_vocab"], c["d_model"]), "head", tied_to=owner if share_prj else None)
+    return t.tuple(), ()
+
+
+FAMILY = Family(
+    model_type=MODEL_TYPE,
+    base=ARCHITECTURE,
+    fields=FIELDS,
+    architectures=(Architecture(ARCHITECTURE, "", False),),
+    custom=build_tensors,
+    pad_token_id=None,
+    title={"en": "Transformer (2018 PyTorch, attention-is-all-you-need-pytorch)", "zh": "Transformer（2018 年 PyTorch 实现）"},
+)
