@@ -40,7 +40,7 @@ def check_padding(family: Family, raw: Mapping[str, Any], c: Mapping[str, Any]) 
     if isinstance(pad, bool) or not isinstance(pad, int) or pad < 0:
         return  # null (no padding row) or negative (counted from the end): torch accepts both
     keys = ["vocab_size"] + (["max_position_embeddings"] if family.positions_padded else [])
-    for key in keys:
+    for key in (k for k in keys if k in c):
         if c[key] <= pad:
             raise CalcError("padding_idx", key=key, value=c[key], pad=pad)
 
@@ -61,7 +61,7 @@ def build(raw: Mapping[str, Any], architecture: str | None = None, pooler: Any =
     assert arch is not None
     source = dict(raw)
     source["num_labels"] = num_labels_of(raw)
-    c = read_fields(family.fields, source, family.aliases)
+    c = family.read(source) if family.read is not None else read_fields(family.fields, source, family.aliases)
     if family.heads_check:
         check_heads(c, *family.heads_check)
     if "num_hidden_groups" in c and c["num_hidden_groups"] * c["inner_group_num"] > MAX_LAYERS:

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 from ..config import Field
 from ..model import KerasLayer, Tensor, TensorList
@@ -50,6 +50,9 @@ class Family:
     pad_token_id: int | None = 0
     #: Whether the position table also takes ``padding_idx`` (RoBERTa's does).
     positions_padded: bool = False
+    #: Families whose arguments are not all integers/booleans (keras-bert's ``dropout_rate``,
+    #: its prefix-list ``trainable``) read the raw config themselves.
+    read: Callable[[Mapping[str, Any]], dict[str, Any]] | None = None
     #: One line per family for menus and the explainer.
     title: dict[str, str] = field(default_factory=dict)
 

@@ -54,7 +54,7 @@ from __future__ import annotations
 import math
 from typing import Any, Mapping
 
-from ..config import MAX_LAYERS, MAX_TOTAL, Field, check_heads, coerce_bool, read_fields
+from ..config import MAX_LAYERS, Field, check_heads, coerce_bool, read_fields
 from ..errors import CalcError
 from ..model import Inventory, KerasLayer, Tensor
 from .base import Architecture, Family
@@ -233,13 +233,10 @@ def build_tensors(c: dict[str, Any], architecture: str = ARCHITECTURE) -> tuple[
 
 
 def build_inventory(raw: Mapping[str, Any]) -> Inventory:
-    """Like ``calculator.build.build`` for this family, but honouring ``dropout_rate`` and ``trainable``."""
-    c = read_config(raw)
-    tensors, layers = build_tensors(c)
-    inv = Inventory(MODEL_TYPE, ARCHITECTURE, c, tensors, False, layers)
-    if inv.state_dict_total > MAX_TOTAL:
-        raise CalcError("total_too_large", value=f"{inv.state_dict_total:,}", maximum=f"{MAX_TOTAL:,}")
-    return inv
+    """``calculator.build.build`` for a keras-bert config (kept for the reference tests' readability)."""
+    from ..build import build
+
+    return build(dict(raw, model_type=MODEL_TYPE))
 
 
 FAMILY = Family(
@@ -249,6 +246,7 @@ FAMILY = Family(
     architectures=(Architecture(ARCHITECTURE, "", False),),
     heads_check=("embed_dim", "head_num"),
     custom=build_tensors,
+    read=read_config,
     pad_token_id=None,
     title={"en": "keras-bert get_model()", "zh": "keras-bert 的 get_model()"},
 )

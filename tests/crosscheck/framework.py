@@ -5,7 +5,6 @@ the framework (random weights, nothing downloaded), never from ``calculator``.
 """
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass
 
 

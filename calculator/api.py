@@ -1,0 +1,845 @@
+"""The in-page calculator's entry point: one call per user action, answered in plain data.
+
+The page (``docs/calculator.md``) runs this module twice over:
+
+* at build time, in CPython, ``sitegen/calculator_assets.py`` calls
+  :func:`render_widget` to write the form and the default result
+  (bert-base-uncased, ``BertModel`` with its pooler) into the HTML, so an exact
+  answer is on screen before any script has run;
+* in the browser, ``docs/assets/js/worker.js`` loads this same package into
+  Pyodide and calls :func:`compute_json` for every later result.
+
+Both paths render results with :func:`render_result`, so the first answer and
+every later one are the same markup. Everything the page prints comes from
+here or from the modules it imports (labels included: :data:`UI_LABELS`); the
+JavaScript only moves strings around. User input never reaches the result
+markup unescaped: every value is validated by :func:`calculator.build.build`
+and escaped again on the way out. Error messages (which quote user input) are
+returned as text, and the page inserts them with ``textContent``.
+
+Standard library only, like the rest of the package.
+"""
+from __future__ import annotations
+
+import json
+import traceback
+from html import escape
+from typing import Any, Mapping
+
+from . import views
+from .build import DEFAULT_MODEL_TYPE, build
+from .charts import share_chart_svg
+from .config import parse_json
+from .errors import CalcError
+from .families import FAMILIES
+from .families.base import Family
+from .i18n import label
+from .model import Inventory
+from .presets import DEFAULT_PRESET, PRESETS, get_preset
+
+try:  # The active-parameter view; the page works without it (the field is then left out).
+    from . import active as _active
+except ImportError:  # pragma: no cover - depends on the checkout
+    _active = None
+
+#: Query key of the share of feed-forward neurons active per token (not a config.json key).
+ACTIVE_KEY = "active_fraction"
+
+LANGS = ("en", "zh")
+
+#: Query keys that are not config.json fields.
+STATE_KEYS = ("preset", "model_type", "architecture", "pooler", ACTIVE_KEY)
+
+#: The state the page opens in, and the one pre-rendered at build time.
+DEFAULT_PARAMS: dict[str, str] = {"preset": DEFAULT_PRESET}
+
+#: Words the calculator page needs on top of :data:`calculator.i18n.LABELS`.
+UI_LABELS: dict[str, dict[str, str]] = {
+    "form_title": {"en": "Model", "zh": "模型"},
+    "preset": {"en": "Start from a published model", "zh": "从已发布的模型开始"},
+    "preset_custom": {"en": "(custom values)", "zh": "（自定义数值）"},
+    "model_type": {"en": "Model family", "zh": "模型系列"},
+    "architecture": {"en": "Architecture / task head", "zh": "架构 / 任务头"},
+    "pooler": {"en": "Include the pooler", "zh": "包含池化层"},
+    "pooler_choice": {
+        "en": "Only the base model lets you choose (add_pooling_layer).",
+        "zh": "只有基础模型可以选择（add_pooling_layer）。",
+    },
+    "pooler_fixed_on": {"en": "{architecture} always has a pooler.", "zh": "{architecture} 总是带池化层。"},
+    "pooler_fixed_off": {"en": "{architecture} has no pooler.", "zh": "{architecture} 不带池化层。"},
+    "fields_legend": {"en": "{family} hyperparameters (config.json keys)", "zh": "{family} 超参数（config.json 中的键）"},
+    "not_used": {"en": "Not used by {architecture}.", "zh": "{architecture} 用不到这一项。"},
+    "config_title": {"en": "Paste or drop a config.json", "zh": "粘贴或拖入 config.json"},
+    "config_label": {
+        "en": "config.json from a Hugging Face model (paste it here, or drop the file on this box)",
+        "zh": "Hugging Face 模型的 config.json（粘贴到这里，或把文件拖到此框中）",
+    },
+    "config_file": {"en": "…or choose a file", "zh": "……或选择文件"},
+    "config_apply": {"en": "Use this config", "zh": "使用这个配置"},
+    "config_applied": {"en": "Config applied.", "zh": "已应用该配置。"},
+    "active_fraction": {
+        "en": "Fraction of feed-forward neurons active per token",
+        "zh": "每个 token 激活的前馈神经元比例",
+    },
+    "active_hint": {
+        "en": "1 for a dense model; e.g. 12/4095 for UltraFastBERT. Changes what one token uses, not what is stored.",
+        "zh": "稠密模型为 1；例如 UltraFastBERT 为 12/4095。它改变的是单个 token 用到的参数，而不是存储的参数。",
+    },
+    "active_title": {"en": "Used per token", "zh": "每个 token 用到的参数"},
+    "active_summary": {
+        "en": "With {fraction} of the feed-forward neurons active, one token uses {active} of the {stored} stored parameters ({share}).",
+        "zh": "当前馈神经元有 {fraction} 处于激活状态时，一个 token 用到 {stored} 个存储参数中的 {active} 个（{share}）。",
+    },
+    "active_ff": {"en": "Feed-forward parameters stored", "zh": "存储的前馈参数"},
+    "active_ff_used": {"en": "Feed-forward parameters used per token", "zh": "每个 token 用到的前馈参数"},
+    "active_used": {"en": "Parameters used per token", "zh": "每个 token 用到的参数"},
+    "active_stored": {"en": "Parameters stored (unchanged)", "zh": "存储的参数（不变）"},
+    "copy_link": {"en": "Copy link", "zh": "复制链接"},
+    "copy_markdown": {"en": "Copy as Markdown", "zh": "复制为 Markdown"},
+    "copy_text": {"en": "Copy as text", "zh": "复制为纯文本"},
+    "copied": {"en": "Copied.", "zh": "已复制。"},
+    "copy_failed": {
+        "en": "Could not copy: the browser refused access to the clipboard.",
+        "zh": "复制失败：浏览器拒绝访问剪贴板。",
+    },
+    "status_loading": {
+        "en": "Loading the calculator (Python, in your browser)… The numbers below are exact for bert-base-uncased.",
+        "zh": "正在加载计算器（在浏览器中运行的 Python）……下方数字是 bert-base-uncased 的精确结果。",
+    },
+    "status_loading_other": {
+        "en": "Loading the calculator (Python, in your browser)… The result below is still bert-base-uncased's; "
+        "it will update for the link's settings in a moment.",
+        "zh": "正在加载计算器（在浏览器中运行的 Python）……下方仍是 bert-base-uncased 的结果，稍后会按链接中的设置更新。",
+    },
+    "status_ready": {"en": "Calculator ready: results update as you type.", "zh": "计算器已就绪：输入时结果会随之更新。"},
+    "status_failed": {
+        "en": "The calculator could not start in this browser ({detail}). The tables below are bert-base-uncased's, "
+        "computed when this page was built; the command line gives every other model: python -m calculator --help.",
+        "zh": "计算器无法在此浏览器中启动（{detail}）。下方表格是构建页面时算好的 bert-base-uncased 结果；"
+        "其他模型可以用命令行计算：python -m calculator --help。",
+    },
+    "stale": {
+        "en": "Out of date: this is the result for the last valid input. Fix the marked field to update it.",
+        "zh": "已过期：这是上一次有效输入的结果。修正标出的输入项后会更新。",
+    },
+    "error_internal": {
+        "en": "Something went wrong inside the calculator; the last result is kept. Please report this input.",
+        "zh": "计算器内部出错；保留了上一次的结果。请报告这组输入。",
+    },
+    "result_title": {"en": "Result", "zh": "结果"},
+    "short_form": {"en": "about {short}", "zh": "约 {short}"},
+    "breakdown_title": {"en": "By component", "zh": "按组件划分"},
+    "sections_title": {"en": "By part of the model", "zh": "按模型部分划分"},
+    "per_layer_title": {"en": "Per encoder layer", "zh": "每个编码器层"},
+    "per_group_title": {"en": "Per shared layer group", "zh": "每个共享层组"},
+    "formula_title": {"en": "The formula, with these numbers", "zh": "代入这些数值的公式"},
+    "memory_title": {"en": "Memory for the weights alone", "zh": "仅权重所需的内存"},
+    "memory_note": {
+        "en": "Weights only: no gradients, optimizer state or activations.",
+        "zh": "仅权重本身：不含梯度、优化器状态和激活值。",
+    },
+    "bytes_per_param": {"en": "Bytes per parameter", "zh": "每个参数的字节数"},
+    "size": {"en": "Size", "zh": "大小"},
+    "tensors_title": {"en": "Every tensor ({n} entries in state_dict)", "zh": "全部张量（state_dict 中 {n} 项）"},
+    "chart_title": {"en": "Where the parameters are", "zh": "参数分布"},
+    "announce": {"en": "{model}: {total} parameters ({short}).", "zh": "{model}：{total} 个参数（{short}）。"},
+    "tied_once": {"en": "tied", "zh": "共享"},
+    "default_note": {
+        "en": "Every input is in the page address, so a copied link opens this exact result.",
+        "zh": "所有输入都保存在页面地址中，复制的链接会打开完全相同的结果。",
+    },
+}
+
+#: What each config.json key means, shown next to the key itself.
+FIELD_LABELS: dict[str, dict[str, str]] = {
+    "vocab_size": {"en": "Vocabulary size (V)", "zh": "词表大小（V）"},
+    "hidden_size": {"en": "Hidden size (H)", "zh": "隐藏层维度（H）"},
+    "dim": {"en": "Hidden size (H)", "zh": "隐藏层维度（H）"},
+    "num_hidden_layers": {"en": "Encoder layers (L)", "zh": "编码器层数（L）"},
+    "n_layers": {"en": "Encoder layers (L)", "zh": "编码器层数（L）"},
+    "num_attention_heads": {"en": "Attention heads (A)", "zh": "注意力头数（A）"},
+    "n_heads": {"en": "Attention heads (A)", "zh": "注意力头数（A）"},
+    "intermediate_size": {"en": "Feed-forward size (I)", "zh": "前馈层维度（I）"},
+    "hidden_dim": {"en": "Feed-forward size (I)", "zh": "前馈层维度（I）"},
+    "max_position_embeddings": {"en": "Positions (P)", "zh": "位置数（P）"},
+    "type_vocab_size": {"en": "Token types (T)", "zh": "句段类型数（T）"},
+    "embedding_size": {"en": "Embedding size (E)", "zh": "词嵌入维度（E）"},
+    "num_hidden_groups": {"en": "Shared layer groups", "zh": "共享层组数"},
+    "inner_group_num": {"en": "Layers per group", "zh": "每组层数"},
+    "num_labels": {"en": "Number of labels (num_labels)", "zh": "标签数（num_labels）"},
+    "tie_word_embeddings": {
+        "en": "Tie the output projection to the input embeddings",
+        "zh": "输出投影与输入词嵌入共享权重",
+    },
+    "token_num": {"en": "Vocabulary size", "zh": "词表大小"},
+    "pos_num": {"en": "Positions", "zh": "位置数"},
+    "seq_len": {"en": "Input length (changes no count)", "zh": "输入长度（不影响参数量）"},
+    "embed_dim": {"en": "Hidden size", "zh": "隐藏层维度"},
+    "transformer_num": {"en": "Encoder layers", "zh": "编码器层数"},
+    "head_num": {"en": "Attention heads", "zh": "注意力头数"},
+    "feed_forward_dim": {"en": "Feed-forward size", "zh": "前馈层维度"},
+    "training": {"en": "Build the pre-training heads (training=True)", "zh": "构建预训练头（training=True）"},
+    "n_src_vocab": {"en": "Source vocabulary", "zh": "源端词表大小"},
+    "n_tgt_vocab": {"en": "Target vocabulary", "zh": "目标端词表大小"},
+    "len_max_seq": {"en": "Longest sequence", "zh": "最大序列长度"},
+    "d_word_vec": {"en": "Word vector size", "zh": "词向量维度"},
+    "d_model": {"en": "Model width", "zh": "模型维度"},
+    "d_inner": {"en": "Feed-forward size", "zh": "前馈层维度"},
+    "n_head": {"en": "Attention heads", "zh": "注意力头数"},
+    "d_k": {"en": "Key/query size per head", "zh": "每个头的 key/query 维度"},
+    "d_v": {"en": "Value size per head", "zh": "每个头的 value 维度"},
+    "tgt_emb_prj_weight_sharing": {
+        "en": "Share the output projection with the target embedding",
+        "zh": "输出投影与目标端词嵌入共享权重",
+    },
+    "emb_src_tgt_weight_sharing": {
+        "en": "Share source and target embeddings",
+        "zh": "源端与目标端词嵌入共享权重",
+    },
+    "sinusoidal_pos_embds": {
+        "en": "Sinusoidal positions (still a parameter table in transformers)",
+        "zh": "正弦位置编码（在 transformers 中仍是参数表）",
+    },
+}
+
+
+def _lang(lang: Any) -> str:
+    return "zh" if lang == "zh" else "en"
+
+
+def ui(key: str, lang: str = "en", **params: Any) -> str:
+    """A page label: :data:`UI_LABELS` first, then the shared :data:`calculator.i18n.LABELS`."""
+    entry = UI_LABELS.get(key)
+    if entry is None:
+        return label(key, lang, **params)
+    text = entry[_lang(lang)]
+    return text.format(**params) if params else text
+
+
+def field_label(key: str, lang: str = "en") -> str:
+    entry = FIELD_LABELS.get(key)
+    return entry[_lang(lang)] if entry else key
+
+
+# ----------------------------------------------------------------- the state
+
+
+def _param(params: Mapping[str, Any], key: str) -> Any:
+    value = params.get(key)
+    return None if value is None or value == "" else value
+
+
+def _family_of(model_type: Any) -> Family | None:
+    return FAMILIES.get(model_type) if isinstance(model_type, str) else None
+
+
+def _resolve(params: Mapping[str, Any]) -> tuple[dict[str, Any], Any, Any, Any]:
+    """(raw config, architecture, pooler, preset name) from query-style parameters.
+
+    A preset supplies the starting values; ``model_type`` and any field in the
+    parameters override it (a ``model_type`` other than the preset's drops the
+    preset's values, whose keys would mean nothing to the other family).
+    """
+    preset_name = _param(params, "preset")
+    preset = get_preset(preset_name) if preset_name is not None else None
+    model_type = _param(params, "model_type")
+    if model_type is None:
+        model_type = preset.config["model_type"] if preset else DEFAULT_MODEL_TYPE
+    raw: dict[str, Any] = {}
+    if preset is not None and preset.config.get("model_type") == model_type:
+        raw.update(preset.config)
+    raw["model_type"] = model_type
+    family = _family_of(model_type)
+    if family is not None:
+        for f in family.fields:
+            if f.key in params:
+                raw[f.key] = params[f.key]
+    return raw, _param(params, "architecture"), _param(params, "pooler"), preset_name
+
+
+def _matching_preset(name: Any, inv: Inventory) -> str | None:
+    """``name`` if the inventory was built from exactly that preset's values, else None."""
+    preset = PRESETS.get(name) if isinstance(name, str) else None
+    if preset is None:
+        return None
+    for key, value in preset.config.items():
+        have = inv.model_type if key == "model_type" else inv.config.get(key)
+        if have != value:
+            return None
+    return preset.name
+
+
+def _query_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    return str(value)
+
+
+def _active_of(params: Mapping[str, Any], inv: Inventory) -> tuple[str | None, Any]:
+    """(canonical text, :class:`calculator.active.ActiveParameters`) for the active-neuron field."""
+    if _active is None:
+        return None, None
+    value = _param(params, ACTIVE_KEY)
+    text = "1" if value is None else (value.strip() if isinstance(value, str) else value)
+    share = _active.parse_fraction(text, ACTIVE_KEY)
+    return str(text), _active.active_parameters(inv, share)
+
+
+def canonical_query(inv: Inventory, preset: str | None = None, active: str | None = None) -> dict[str, str]:
+    """Every input of a result, with Hugging Face's key names: the page's share link."""
+    query: dict[str, str] = {}
+    if preset:
+        query["preset"] = preset
+    query["model_type"] = inv.model_type
+    query["architecture"] = inv.architecture
+    query["pooler"] = _query_value(inv.pooler)
+    family = FAMILIES[inv.model_type]
+    for f in family.fields:
+        if f.key in inv.config:
+            query[f.key] = _query_value(inv.config[f.key])
+    if active is not None:
+        query[ACTIVE_KEY] = active
+    return query
+
+
+# ------------------------------------------------------------------- errors
+
+#: Which form field an error belongs beside, when the error's ``key`` is not itself a field.
+_ERROR_FIELDS = {
+    "unknown_model_type": "model_type",
+    "unknown_architecture": "architecture",
+    "unknown_preset": "preset",
+    "pooler_fixed": "pooler",
+    "invalid_json": "config",
+    "not_an_object": "config",
+    "vocab_mismatch": "n_tgt_vocab",
+}
+
+
+def _error_field(exc: CalcError, model_type: Any) -> str | None:
+    """The form field to show ``exc`` beside (None: the page-level error slot)."""
+    if exc.code in _ERROR_FIELDS:
+        return _ERROR_FIELDS[exc.code]
+    if exc.code == "heads_not_divisor":
+        return str(exc.params.get("heads_key"))
+    key = exc.params.get("key")
+    if not isinstance(key, str):
+        return None
+    if key in ("pooler", ACTIVE_KEY):
+        return key
+    family = _family_of(model_type)
+    names = {f.key for f in family.fields} if family else set()
+    if key in names:
+        return key
+    # ALBERT's "num_hidden_groups × inner_group_num": beside the first named field.
+    first = key.split(" ")[0]
+    return first if first in names else None
+
+
+def error_dict(exc: CalcError, lang: str, model_type: Any = None, source: str = "form") -> dict[str, Any]:
+    """``CalcError.to_dict`` plus the field it belongs to; a pasted config's errors stay with the paste box."""
+    out = exc.to_dict(lang)
+    out["field"] = "config" if source == "config" else _error_field(exc, model_type)
+    return out
+
+
+def internal_error(lang: str) -> dict[str, Any]:
+    return {"code": "internal", "key": None, "field": None, "message": ui("error_internal", lang)}
+
+
+# ------------------------------------------------------------------ results
+
+
+def _cls(cls: str) -> str:
+    return f' class="{cls}"' if cls else ""
+
+
+def _td(text: str, cls: str = "") -> str:
+    return f"<td{_cls(cls)}>{text}</td>"
+
+
+def _table(head: list[tuple[str, str]], rows: list[str], cls: str) -> str:
+    th = "".join(f'<th scope="col"{_cls(c)}>{escape(h)}</th>' for h, c in head)
+    return (
+        f'<div class="calc-scroll"><table class="calc-table {cls}"><thead><tr>{th}</tr></thead>'
+        f"<tbody>{''.join(rows)}</tbody></table></div>"
+    )
+
+
+def model_title(inv: Inventory, preset: str | None, lang: str) -> str:
+    parts = [preset] if preset else []
+    parts.append(inv.architecture)
+    parts.append(label("pooler_on" if inv.pooler else "pooler_off", lang))
+    return " · ".join(parts)
+
+
+def _approx(value: float, lang: str) -> str:
+    """A per-token count: exact when whole, else rounded with "≈"."""
+    whole = round(value)
+    text = views.fmt_int(whole, lang)
+    return text if whole == value else "≈" + text
+
+
+def _render_active(inv: Inventory, active: Any, lang: str) -> str:
+    share = views.fmt_percent(active.active_share, lang)
+    rows = [
+        ("active_stored", inv.total, views.fmt_int(inv.total, lang)),
+        ("active_ff", active.feed_forward, views.fmt_int(active.feed_forward, lang)),
+        ("active_ff_used", active.feed_forward_active, _approx(active.feed_forward_active, lang)),
+        ("active_used", active.active, _approx(active.active, lang)),
+    ]
+    body = "".join(
+        f'<tr data-active="{k}" data-value="{v!r}">{_td(escape(ui(k, lang)))}{_td(escape(t), "num")}</tr>'
+        for k, v, t in rows
+    )
+    summary = ui(
+        "active_summary", lang, fraction=views.fmt_percent(active.fraction, lang),
+        active=_approx(active.active, lang), stored=views.fmt_int(inv.total, lang), share=share,
+    )
+    return (
+        f'<h3>{escape(ui("active_title", lang))}</h3><p class="calc-active-summary">{escape(summary)}</p>'
+        + _table([(ui("active_title", lang), ""), (label("count", lang), "num")], [body], "calc-active")
+    )
+
+
+def render_result(inv: Inventory, lang: str = "en", preset: str | None = None, active: Any = None) -> str:
+    """The result block: total, chart, breakdowns, formula, memory, every tensor.
+
+    Numbers also sit in ``data-*`` attributes (``data-total``, ``data-count``, …)
+    so tests read them without parsing localized text.
+    """
+    lang = _lang(lang)
+    n = lambda v: views.fmt_int(v, lang)  # noqa: E731
+    total = inv.total
+    out: list[str] = []
+    out.append(f'<h2 class="calc-result-title" id="calc-result-title">{escape(ui("result_title", lang))}</h2>')
+    out.append(f'<p class="calc-model" data-architecture="{escape(inv.architecture)}">{escape(model_title(inv, preset, lang))}</p>')
+    out.append(
+        '<div class="calc-total-box">'
+        f'<span class="calc-total-label">{escape(label("total", lang))}</span> '
+        f'<span class="calc-total" data-total="{total}" elementtiming="calc-total">{escape(n(total))}</span> '
+        f'<span class="calc-short" data-short="{escape(views.fmt_short(total, lang))}">'
+        f'{escape(ui("short_form", lang, short=views.fmt_short(total, lang)))}</span>'
+        "</div>"
+    )
+    extra: list[tuple[str, int]] = []
+    if inv.trainable != total:
+        extra.append(("trainable", inv.trainable))
+    if inv.state_dict_total != total:
+        extra.append(("state_dict_total", inv.state_dict_total))
+    emb, non_emb = views.embedding_split(inv)
+    extra.extend([("embedding_params", emb), ("non_embedding_params", non_emb)])
+    out.append(
+        '<dl class="calc-facts">'
+        + "".join(
+            f'<div data-fact="{k}" data-count="{v}"><dt>{escape(label(k, lang))}</dt><dd>{escape(n(v))}</dd></div>'
+            for k, v in extra
+        )
+        + "</dl>"
+    )
+
+    if active is not None and active.fraction != 1:
+        out.append(_render_active(inv, active, lang))
+
+    # Chart (module-generated SVG: every text in it is a label or a number).
+    out.append(f'<h3>{escape(ui("chart_title", lang))}</h3>')
+    out.append(f'<figure class="calc-chart">{share_chart_svg(inv, lang, preset or inv.architecture)}</figure>')
+
+    # By component group.
+    rows = [
+        f'<tr data-group="{s.key}" data-count="{s.count}">'
+        + _td(escape(label(s.key, lang)))
+        + _td(escape(n(s.count)), "num")
+        + _td(escape(views.fmt_percent(s.fraction, lang)), "num")
+        + "</tr>"
+        for s in views.group_breakdown(inv)
+    ]
+    rows.append(
+        f'<tr class="calc-sum">{_td(escape(label("total", lang)))}{_td(escape(n(total)), "num")}'
+        f'{_td(escape(views.fmt_percent(1.0 if total else 0.0, lang)), "num")}</tr>'
+    )
+    head = [(label("group", lang), ""), (label("count", lang), "num"), (label("share", lang), "num")]
+    out.append(f'<h3>{escape(ui("breakdown_title", lang))}</h3>')
+    out.append(_table(head, rows, "calc-groups"))
+
+    # By section (embeddings / encoder / pooler / head), each split by group.
+    rows = []
+    for s in views.section_breakdown(inv):
+        rows.append(
+            f'<tr class="calc-section" data-section="{s.key}" data-count="{s.count}">'
+            + _td(f"<strong>{escape(label(s.key, lang))}</strong>")
+            + _td(f"<strong>{escape(n(s.count))}</strong>", "num")
+            + _td(escape(views.fmt_percent(s.fraction, lang)), "num")
+            + "</tr>"
+        )
+        if len(s.children) > 1:
+            for c in s.children:
+                rows.append(
+                    "<tr>" + _td(escape(label(c.key, lang)), "calc-indent") + _td(escape(n(c.count)), "num")
+                    + _td(escape(views.fmt_percent(c.fraction, lang)), "num") + "</tr>"
+                )
+    out.append(f'<h3>{escape(ui("sections_title", lang))}</h3>')
+    out.append(_table(head, rows, "calc-sections"))
+
+    # Per layer.
+    layers = views.per_layer(inv)
+    if layers:
+        albert = inv.model_type == "albert"
+        row_label = "layer_group_n" if albert else "layer_n"
+        rows = [
+            f'<tr data-layer="{r.layer}" data-count="{r.count}">'
+            + _td(escape(label(row_label, lang, n=r.layer)))
+            + _td(escape(n(r.count)), "num")
+            + "</tr>"
+            for r in layers
+        ]
+        out.append(f'<h3>{escape(ui("per_group_title" if albert else "per_layer_title", lang))}</h3>')
+        out.append(_table([(label("layer", lang), ""), (label("count", lang), "num")], rows, "calc-layers"))
+
+    # Formula with the numbers substituted.
+    f = views.formula(inv)
+    if f is not None:
+        items = []
+        for line in f.lines:
+            items.append(
+                f'<li data-formula="{escape(line.key)}" data-count="{line.value}">'
+                f'<span class="calc-formula-key">{escape(label(line.key, lang))}</span>: '
+                f"<code>{escape(line.symbolic)}</code> = <code>{escape(line.substituted)}</code> = "
+                f"<strong>{escape(n(line.value))}</strong></li>"
+            )
+        symbols = ", ".join(f"{k} = {v}" for k, v in f.symbols.items())
+        out.append(f'<h3>{escape(ui("formula_title", lang))}</h3>')
+        out.append(
+            f'<p class="calc-symbols"><code>{escape(symbols)}</code></p><ul class="calc-formula">{"".join(items)}</ul>'
+            f'<p class="calc-formula-total">{escape(label("total", lang))} = <strong data-formula-total="{f.total}">'
+            f"{escape(n(f.total))}</strong></p>"
+        )
+
+    # Weight memory by dtype.
+    rows = [
+        f'<tr data-dtype="{m.dtype}" data-bytes="{m.bytes}">'
+        + _td(f"<code>{escape(m.dtype)}</code>")
+        + _td(str(m.bytes_per_param), "num")
+        + _td(escape(views.fmt_bytes(m.bytes, lang)), "num")
+        + _td(escape(n(m.bytes)), "num")
+        + "</tr>"
+        for m in views.memory(inv)
+    ]
+    out.append(f'<h3>{escape(ui("memory_title", lang))}</h3>')
+    out.append(
+        _table(
+            [(label("dtype", lang), ""), (ui("bytes_per_param", lang), "num"), (ui("size", lang), "num"),
+             (label("bytes", lang), "num")],
+            rows,
+            "calc-memory",
+        )
+    )
+    out.append(f'<p class="calc-note">{escape(ui("memory_note", lang))}</p>')
+
+    # Every tensor, collapsed.
+    rows = []
+    for t in inv.tensors:
+        tied = ' data-tied="1"' if t.tied_to else ""
+        note = f' <span class="calc-tied">({escape(label("tied_to", lang, name=t.tied_to))})</span>' if t.tied_to else ""
+        rows.append(
+            f'<tr data-name="{escape(t.name)}" data-count="{t.count}"{tied}>'
+            + _td(f"<code>{escape(t.name)}</code>{note}", "calc-name")
+            + _td(escape(views.fmt_shape(t.shape)), "num")
+            + _td(escape(n(t.count)), "num")
+            + _td(escape(label(t.group, lang)))
+            + "</tr>"
+        )
+    head = [(label("tensor", lang), ""), (label("shape", lang), "num"), (label("count", lang), "num"),
+            (label("group", lang), "")]
+    out.append(
+        f'<details class="calc-tensors"><summary>{escape(ui("tensors_title", lang, n=len(inv.tensors)))}</summary>'
+        + _table(head, rows, "calc-tensor-table")
+        + "</details>"
+    )
+    return "".join(out)
+
+
+def announcement(inv: Inventory, lang: str, preset: str | None = None) -> str:
+    return ui(
+        "announce", lang, model=preset or inv.architecture, total=views.fmt_int(inv.total, lang),
+        short=views.fmt_short(inv.total, lang),
+    )
+
+
+def _ok(inv: Inventory, lang: str, preset: str | None, active_text: str | None = None, active: Any = None) -> dict[str, Any]:
+    family = FAMILIES[inv.model_type]
+    arch = family.architecture(inv.architecture)
+    assert arch is not None
+    return {
+        "ok": True,
+        "total": inv.total,
+        "total_text": views.fmt_int(inv.total, lang),
+        "short": views.fmt_short(inv.total, lang),
+        "model_type": inv.model_type,
+        "architecture": inv.architecture,
+        "pooler": inv.pooler,
+        "preset": preset,
+        "query": canonical_query(inv, preset, active_text),
+        "html": render_result(inv, lang, preset, active),
+        "markdown": views.markdown_table(inv, lang),
+        "text": views.text_report(inv, lang),
+        "announce": announcement(inv, lang, preset),
+    }
+
+
+def compute(params: Mapping[str, Any], lang: str = "en") -> dict[str, Any]:
+    """One result for query-style parameters (strings, as in the page's URL or form).
+
+    Returns ``{"ok": True, "total": int, "html": str, "query": {...}, ...}`` or
+    ``{"ok": False, "error": {"code", "key", "field", "message"}}``. Never raises:
+    anything but a :class:`CalcError` becomes the code ``internal``.
+    """
+    lang = _lang(lang)
+    model_type = None
+    try:
+        if not isinstance(params, Mapping):
+            raise CalcError("not_an_object", kind=type(params).__name__)
+        model_type = params.get("model_type") or None
+        raw, architecture, pooler, preset_name = _resolve(params)
+        model_type = raw["model_type"]
+        inv = build(raw, architecture, pooler)
+        active_text, active = _active_of(params, inv)
+        return _ok(inv, lang, _matching_preset(preset_name, inv), active_text, active)
+    except CalcError as exc:
+        return {"ok": False, "error": error_dict(exc, lang, model_type)}
+    except Exception:  # noqa: BLE001 - the page shows a code, never a traceback
+        return {"ok": False, "error": internal_error(lang), "detail": traceback.format_exc(limit=8)}
+
+
+def compute_config(text: Any, lang: str = "en") -> dict[str, Any]:
+    """A result for a pasted or dropped config.json (``architectures[0]`` picks the class).
+
+    On success ``query`` holds the values the form should take over; errors
+    belong to the paste box (``field == "config"``).
+    """
+    lang = _lang(lang)
+    try:
+        if not isinstance(text, str):
+            raise CalcError("invalid_json", detail="not text")
+        raw = parse_json(text)
+        inv = build(raw)
+        active_text, active = _active_of({}, inv)
+        return _ok(inv, lang, None, active_text, active)
+    except CalcError as exc:
+        return {"ok": False, "error": error_dict(exc, lang, None, source="config")}
+    except Exception:  # noqa: BLE001
+        return {"ok": False, "error": internal_error(lang), "detail": traceback.format_exc(limit=8)}
+
+
+def compute_json(request: str, lang: str = "en") -> str:
+    """The worker's single call: a JSON request in, a JSON answer out (no proxies cross the boundary).
+
+    ``request`` is ``{"params": {...}}`` or ``{"config": "<config.json text>"}``.
+    """
+    try:
+        req = json.loads(request)
+        if isinstance(req, dict) and "config" in req:
+            out = compute_config(req["config"], lang)
+        else:
+            out = compute(req.get("params", {}) if isinstance(req, dict) else req, lang)
+    except Exception:  # noqa: BLE001
+        out = {"ok": False, "error": internal_error(_lang(lang)), "detail": traceback.format_exc(limit=8)}
+    return json.dumps(out, ensure_ascii=False)
+
+
+# --------------------------------------------------------------------- form
+
+
+def form_schema(lang: str = "en") -> dict[str, Any]:
+    """What the page's script needs to drive the form: presets, families, fields, labels."""
+    lang = _lang(lang)
+    return {
+        "lang": lang,
+        "default": compute(DEFAULT_PARAMS, lang)["query"],
+        "presets": {name: {"model_type": p.config["model_type"], "config": p.config} for name, p in PRESETS.items()},
+        "families": {
+            mt: {
+                "base": fam.base,
+                "title": fam.title.get(lang, mt),
+                "fields": [
+                    {"key": f.key, "kind": f.kind, "default": f.default, "minimum": f.minimum, "maximum": f.maximum}
+                    for f in fam.fields
+                ],
+                "architectures": [
+                    {"name": a.name, "pooler": a.pooler, "uses_num_labels": a.uses_num_labels,
+                     "ties_embeddings": a.ties_embeddings}
+                    for a in fam.architectures
+                ],
+            }
+            for mt, fam in FAMILIES.items()
+        },
+        "labels": {key: entry[lang] for key, entry in UI_LABELS.items()},
+        "active": ACTIVE_KEY if _active is not None else None,
+    }
+
+
+def _attr(value: Any) -> str:
+    return escape(str(value), quote=True)
+
+
+def _pooler_hint(arch_pooler: bool | None, architecture: str, lang: str) -> str:
+    if arch_pooler is None:
+        return ui("pooler_choice", lang)
+    return ui("pooler_fixed_on" if arch_pooler else "pooler_fixed_off", lang, architecture=architecture)
+
+
+def render_form(query: Mapping[str, str], lang: str = "en") -> str:
+    """The whole form, with one fieldset per family (all but the current one hidden and disabled).
+
+    Rendered at build time so the form is on screen with the first paint; the
+    script only switches fieldsets and fills values.
+    """
+    lang = _lang(lang)
+    current = query.get("model_type", DEFAULT_MODEL_TYPE)
+    arch_name = query.get("architecture", "")
+    out: list[str] = ['<form class="calc-form" id="calc-form" novalidate autocomplete="off">']
+
+    def err(field_id: str) -> str:
+        return f'<p class="calc-err" id="{field_id}-error" data-error-for="{field_id}" hidden></p>'
+
+    # Preset.
+    options = [f'<option value="">{escape(ui("preset_custom", lang))}</option>']
+    for name in PRESETS:
+        sel = " selected" if query.get("preset") == name else ""
+        options.append(f'<option value="{_attr(name)}"{sel}>{escape(name)}</option>')
+    out.append(
+        '<div class="calc-field calc-wide">'
+        f'<label for="calc-preset">{escape(ui("preset", lang))}</label>'
+        f'<select id="calc-preset" name="preset" aria-describedby="calc-preset-error">{"".join(options)}</select>'
+        f"{err('calc-preset')}</div>"
+    )
+    # Family.
+    options = []
+    for mt, fam in FAMILIES.items():
+        sel = " selected" if mt == current else ""
+        options.append(f'<option value="{_attr(mt)}"{sel}>{escape(fam.title.get(lang, mt))} ({escape(mt)})</option>')
+    out.append(
+        '<div class="calc-field">'
+        f'<label for="calc-model_type">{escape(ui("model_type", lang))} <code>model_type</code></label>'
+        f'<select id="calc-model_type" name="model_type" aria-describedby="calc-model_type-error">{"".join(options)}</select>'
+        f"{err('calc-model_type')}</div>"
+    )
+    # Architecture: the options of the current family (the script swaps them).
+    fam = FAMILIES.get(current) or FAMILIES[DEFAULT_MODEL_TYPE]
+    arch_name = arch_name or fam.base
+    options = [
+        f'<option value="{_attr(a.name)}"{" selected" if a.name == arch_name else ""}>{escape(a.name)}</option>'
+        for a in fam.architectures
+    ]
+    out.append(
+        '<div class="calc-field">'
+        f'<label for="calc-architecture">{escape(ui("architecture", lang))}</label>'
+        f'<select id="calc-architecture" name="architecture" aria-describedby="calc-architecture-error">'
+        f'{"".join(options)}</select>{err("calc-architecture")}</div>'
+    )
+    # Pooler.
+    arch = fam.architecture(arch_name)
+    fixed = arch.pooler if arch is not None else None
+    checked = query.get("pooler", "1") == "1"
+    out.append(
+        '<div class="calc-field calc-check">'
+        f'<input type="checkbox" id="calc-pooler" name="pooler"{" checked" if checked else ""}'
+        f'{" disabled" if fixed is not None else ""} aria-describedby="calc-pooler-hint calc-pooler-error">'
+        f'<label for="calc-pooler">{escape(ui("pooler", lang))}</label>'
+        f'<p class="calc-hint" id="calc-pooler-hint">{escape(_pooler_hint(fixed, arch_name, lang))}</p>'
+        f"{err('calc-pooler')}</div>"
+    )
+    # One fieldset per family.
+    for mt, fam in FAMILIES.items():
+        active = mt == current
+        attrs = "" if active else " hidden disabled"
+        out.append(
+            f'<fieldset class="calc-fields" data-family="{_attr(mt)}"{attrs}>'
+            f'<legend>{escape(ui("fields_legend", lang, family=fam.title.get(lang, mt)))}</legend>'
+        )
+        for f in fam.fields:
+            fid = f"calc-{mt}-{f.key}"
+            value = query.get(f.key) if active and f.key in query else None
+            if f.kind == "bool":
+                on = (value == "1") if value is not None else bool(f.default)
+                out.append(
+                    f'<div class="calc-field calc-check" data-key="{_attr(f.key)}">'
+                    f'<input type="checkbox" id="{fid}" name="{_attr(f.key)}"{" checked" if on else ""} '
+                    f'aria-describedby="{fid}-hint {fid}-error">'
+                    f'<label for="{fid}"><code>{escape(f.key)}</code> {escape(field_label(f.key, lang))}</label>'
+                    f'<p class="calc-hint" id="{fid}-hint"></p>{err(fid)}</div>'
+                )
+            else:
+                shown = value if value is not None else str(f.default)
+                out.append(
+                    f'<div class="calc-field" data-key="{_attr(f.key)}">'
+                    f'<label for="{fid}"><code>{escape(f.key)}</code> {escape(field_label(f.key, lang))}</label>'
+                    f'<input type="text" inputmode="numeric" id="{fid}" name="{_attr(f.key)}" value="{_attr(shown)}" '
+                    f'spellcheck="false" aria-describedby="{fid}-hint {fid}-error">'
+                    f'<p class="calc-hint" id="{fid}-hint"></p>{err(fid)}</div>'
+                )
+        out.append("</fieldset>")
+    if _active is not None:
+        fid = f"calc-{ACTIVE_KEY}"
+        out.append(
+            f'<div class="calc-field" data-key="{ACTIVE_KEY}">'
+            f'<label for="{fid}">{escape(ui("active_fraction", lang))}</label>'
+            f'<input type="text" inputmode="decimal" id="{fid}" name="{ACTIVE_KEY}" '
+            f'value="{_attr(query.get(ACTIVE_KEY, "1"))}" spellcheck="false" aria-describedby="{fid}-hint {fid}-error">'
+            f'<p class="calc-hint" id="{fid}-hint">{escape(ui("active_hint", lang))}</p>{err(fid)}</div>'
+        )
+    out.append("</form>")
+    # Paste / drop a config.json.
+    out.append(
+        '<details class="calc-config" id="calc-config-box">'
+        f'<summary>{escape(ui("config_title", lang))}</summary>'
+        f'<label for="calc-config">{escape(ui("config_label", lang))}</label>'
+        '<textarea id="calc-config" rows="6" spellcheck="false" aria-describedby="calc-config-error"></textarea>'
+        '<div class="calc-config-actions">'
+        f'<button type="button" class="md-button" id="calc-config-apply">{escape(ui("config_apply", lang))}</button>'
+        f'<label class="calc-file">{escape(ui("config_file", lang))} '
+        '<input type="file" id="calc-config-file" accept=".json,application/json"></label>'
+        "</div>"
+        f"{err('calc-config')}</details>"
+    )
+    return "".join(out)
+
+
+def _json_for_script(value: Any) -> str:
+    """JSON safe inside ``<script type="application/json">`` (no ``</script>``, no ``<!--``)."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def render_widget(lang: str = "en") -> str:
+    """The calculator as the hook writes it into the page: form, status, default result, schema."""
+    lang = _lang(lang)
+    first = compute(DEFAULT_PARAMS, lang)
+    if not first.get("ok"):  # a broken default must fail the build, not ship
+        raise RuntimeError(f"calculator.api: the default state does not compute: {first}")
+    query = first["query"]
+    schema = form_schema(lang)
+    # The pre-rendered result's copies, so the Copy buttons work before Python has loaded.
+    schema["initial"] = {"query": query, "markdown": first["markdown"], "text": first["text"]}
+    actions = "".join(
+        f'<button type="button" class="md-button" data-copy="{kind}">{escape(ui("copy_" + kind, lang))}</button>'
+        for kind in ("link", "markdown", "text")
+    )
+    return (
+        f'<div class="calculator" id="calc-root" data-lang="{lang}" data-state="loading">'
+        '<div class="calc-layout">'
+        f'<section class="calc-inputs" aria-label="{_attr(ui("form_title", lang))}">'
+        + render_form(query, lang)
+        + "</section>"
+        '<section class="calc-outputs" aria-labelledby="calc-result-title">'
+        f'<p class="calc-status" id="calc-status" role="status">{escape(ui("status_loading", lang))}</p>'
+        f'<div class="calc-actions">{actions}<span class="calc-copy-status" id="calc-copy-status" role="status"></span></div>'
+        f'<p class="calc-note">{escape(ui("default_note", lang))}</p>'
+        '<p class="calc-err calc-general-error" id="calc-general-error" hidden></p>'
+        f'<p class="calc-stale-note" id="calc-stale-note" hidden>{escape(ui("stale", lang))}</p>'
+        '<div class="calc-live" id="calc-live" aria-live="polite" aria-atomic="true"></div>'
+        f'<div class="calc-output" id="calc-output">{first["html"]}</div>'
+        "</section></div>"
+        f'<script type="application/json" id="calc-schema">{_json_for_script(schema)}</script>'
+        "</div>"
+    )
