@@ -150,3 +150,10 @@ def test_electra_projection_only_when_widths_differ():
     assert "embeddings_project.weight" not in [t.name for t in base.tensors]
     # ELECTRA-base's backbone is BERT-base's without the pooler
     assert base.total == 108_891_648
+
+
+def test_keras_bert_prefix_trainable_reaches_build():
+    inv = build({"model_type": "keras-bert", "trainable": ["MLM"]})
+    # MLM-Dense 768²+768 + MLM-Norm 2·768 + MLM-Sim bias 30000 (token_num default)
+    assert inv.trainable == (768 * 768 + 768) + 2 * 768 + 30000 == 622_128
+    assert inv.total == 109_705_010
