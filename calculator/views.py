@@ -205,9 +205,9 @@ def formula(inv: Inventory) -> Formula | None:
         if mt == "albert":
             g = c["num_hidden_groups"] * c["inner_group_num"]
             symbols["G"] = g
-            lines.append(FormulaLine("layers_formula", "G × (one layer)", f"{g} × {per:,}", g * per))
+            lines.append(FormulaLine("layers_formula", f"G × ({sym})", f"{g} × {per:,}", g * per))
         else:
-            lines.append(FormulaLine("layers_formula", "L × (one layer)", f"{n} × {per:,}", n * per))
+            lines.append(FormulaLine("layers_formula", f"L × ({sym})", f"{n} × {per:,}", n * per))
         if inv.pooler:
             lines.append(FormulaLine("pooler", "H² + H", f"{h}² + {h}", h * h + h))
     elif mt == "distilbert":
@@ -216,7 +216,7 @@ def formula(inv: Inventory) -> Formula | None:
         lines = [FormulaLine("embeddings", "(V + P)·H + 2H", f"({v} + {p})·{d} + 2·{d}", (v + p) * d + 2 * d)]
         sym, sub, per = _encoder_layer_terms(d, f)
         lines.append(FormulaLine("per_layer_formula", sym, sub, per))
-        lines.append(FormulaLine("layers_formula", "L × (one layer)", f"{n} × {per:,}", n * per))
+        lines.append(FormulaLine("layers_formula", f"L × ({sym})", f"{n} × {per:,}", n * per))
     else:
         return None
     heads = [t for t in inv.unique if t.group == "head"]
