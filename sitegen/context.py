@@ -6,9 +6,10 @@ The list of names is documented in ``sitegen/macros.py``.
 """
 from __future__ import annotations
 
+import ast
 import functools
-import importlib
 import json
+from pathlib import Path
 from typing import Any, Iterable
 
 from calculator import charts, views
@@ -25,6 +26,30 @@ PAPER_TOTALS: dict[str, tuple[str, int]] = {
 }
 #: The paper's figures are rounded to the nearest ten million.
 PAPER_ROUNDING = 10_000_000
+
+#: The one-layer Transformer whose printout (10,152,448) is pasted in the BERT
+#: repository's issue about the parameter count: attention-is-all-you-need-pytorch
+#: with these constructor arguments.
+TRANSFORMER_PRINTOUT: dict[str, Any] = {
+    "model_type": "transformer",
+    "n_src_vocab": 5395,
+    "n_tgt_vocab": 5395,
+    "len_max_seq": 32,
+    "d_word_vec": 512,
+    "d_model": 512,
+    "d_inner": 2048,
+    "n_layers": 1,
+    "n_head": 8,
+    "d_k": 64,
+    "d_v": 64,
+    "tgt_emb_prj_weight_sharing": True,
+    "emb_src_tgt_weight_sharing": True,
+}
+
+#: UltraFastBERT (Belcak & Wattenhofer, 2023): 12 of 4,095 feed-forward neurons per layer per token.
+ULTRAFASTBERT: dict[str, int] = {"active": 12, "neurons": 4095}
+
+SNIPPETS = Path(__file__).resolve().parent.parent / "docs_src"
 
 
 def _freeze(value: Any) -> Any:
@@ -49,14 +74,58 @@ def custom(raw: dict[str, Any], architecture: str | None = None, pooler: Any = N
     return _build_cached(_freeze(dict(raw)), architecture, pooler)
 
 
-def optional_module(name: str) -> Any:
-    """A calculator module that may not exist yet (``None`` if it does not)."""
-    try:
-        return importlib.import_module(f"calculator.{name}")
-    except ModuleNotFoundError as exc:
-        if exc.name == f"calculator.{name}":
-            return None
-        raise
+def snippet_kwargs(name: str, function: str) -> dict[str, Any]:
+    """The literal keyword arguments of the one call to ``function`` in ``docs_src/<name>``.
+
+    The keras-bert page computes from the arguments of the snippet it shows,
+    so the two cannot drift apart.
+    """
+    tree = ast.parse((SNIPPETS / name).read_text(encoding="utf-8"))
+    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and getattr(n.func, "id", None) == function]
+    if len(calls) != 1:
+        raise ValueError(f"{name}: expected one call to {function}, found {len(calls)}")
+    return {k.arg: ast.literal_eval(k.value) for k in calls[0].keywords}
+
+
+def keras_model(**overrides: Any) -> Inventory:
+    """keras-bert's ``get_model`` with the arguments of ``docs_src/keras_count.py`` (and overrides)."""
+    from calculator.families import keras_bert
+
+    raw = dict(snippet_kwargs("keras_count.py", "get_model"), model_type="keras-bert")
+    raw.update(overrides)
+    return _keras_cached(_freeze(raw))
+
+
+@functools.lru_cache(maxsize=None)
+def _keras_cached(raw_json: str) -> Inventory:
+    from calculator.families import keras_bert
+
+    return keras_bert.build_inventory(json.loads(raw_json))
+
+
+def transformer(**overrides: Any) -> Inventory:
+    """The 2018 Transformer of the printout, with constructor arguments overridden."""
+    raw = dict(TRANSFORMER_PRINTOUT)
+    raw.update(overrides)
+    return custom(raw)
+
+
+def active_parameters(inv: Inventory, fraction: Any) -> Any:
+    from calculator import active
+
+    return active.active_parameters(inv, fraction)
+
+
+def mistake(mistake_id: str, inv: Inventory) -> Any:
+    from calculator import mistakes
+
+    return mistakes.mistake(mistake_id, inv)
+
+
+def all_mistakes(inv: Inventory) -> Any:
+    from calculator import mistakes
+
+    return mistakes.all_mistakes(inv)
 
 
 def round_to(value: int, step: int) -> int:
@@ -129,7 +198,12 @@ class Lang:
         """Digit-grouped integer; an Inventory means its total."""
         if isinstance(value, Inventory):
             value = value.total
-        return views.fmt_int(int(value), self.lang)
+        return views.fmt_int(round(value), self.lang)
+
+    def signed(self, value: Any) -> str:
+        """A difference with its sign: +304,128 / −7,087,104 (a true minus sign)."""
+        value = round(value)
+        return ("+" if value > 0 else "−" if value < 0 else "") + views.fmt_int(abs(value), self.lang)
 
     def short(self, value: Any) -> str:
         if isinstance(value, Inventory):
@@ -179,8 +253,11 @@ class Lang:
         rows.append(f"| **{lab('total')}** | **{self.n(inv.total)}** | **{self.pct(1.0)}** |")
         return "\n".join(rows) + "\n"
 
-    def tensor_table(self, tensors: Iterable[Tensor], total_label: str | None = None) -> str:
-        """Tensor | shape | parameters for the given tensors, and their sum (ties once)."""
+    def tensor_table(self, tensors: Iterable[Tensor], total_label: str | None = None, frozen: str | None = None) -> str:
+        """Tensor | shape | parameters for the given tensors, and their sum (ties once).
+
+        ``frozen``: a note added to the count of each non-trainable tensor.
+        """
         tensors = list(tensors)
         lab = self.label
         rows = [f"| {lab('tensor')} | {lab('shape')} | {lab('count')} |", "|---|---|---:|"]
@@ -188,6 +265,8 @@ class Lang:
             count = self.n(t.count)
             if t.tied_to:
                 count = f"({count}: {lab('tied_to', name='`' + t.tied_to + '`')})"
+            elif frozen and not t.trainable:
+                count = f"{count} ({frozen})"
             rows.append(f"| `{t.name}` | {views.fmt_shape(t.shape)} | {count} |")
         rows.append(f"| **{total_label or lab('subtotal')}** | | **{self.n(total_of(tensors))}** |")
         return "\n".join(rows) + "\n"
@@ -261,11 +340,17 @@ def page_context(lang: str) -> dict[str, Any]:
         "memory": views.memory,
         "to_json": views.to_json,
         # modules that other people are still writing
-        "mistakes": optional_module("mistakes"),
-        "active": optional_module("active"),
+        # the other systems readers bring
+        "transformer": transformer,
+        "keras_model": keras_model,
+        "snippet_kwargs": snippet_kwargs,
+        "active_parameters": active_parameters,
+        "ultrafastbert": ULTRAFASTBERT,
+        "mistake": mistake,
+        "all_mistakes": all_mistakes,
     }
     for name in (
-        "n", "short", "short_m", "pct", "bytes", "paper", "paper_short", "label", "table", "breakdown_table",
+        "n", "signed", "short", "short_m", "pct", "bytes", "paper", "paper_short", "label", "table", "breakdown_table",
         "tensor_table", "formula_table", "share_chart", "layer_diagram", "text_report", "text_summary",
     ):
         ctx[name] = getattr(helpers, name)

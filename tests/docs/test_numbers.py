@@ -64,6 +64,25 @@ def _expected_figures() -> dict[str, list[int]]:
         "check-it-yourself.md": [base.total, mlm.total, mlm.state_dict_total]
         + [s.count for s in views.section_breakdown(base)],
     }
+    # The other systems readers bring (keras-bert, the 2018 Transformer, sparse FFNs, wrong derivations).
+    from calculator import active, mistakes
+    from calculator.families import keras_bert
+
+    printout = build({"model_type": "transformer", "n_src_vocab": 5395, "n_tgt_vocab": 5395, "len_max_seq": 32,
+                      "d_model": 512, "d_word_vec": 512, "d_inner": 2048, "n_layers": 1, "n_head": 8, "d_k": 64, "d_v": 64})
+    figures["original-transformer.md"] = [printout.total, printout.trainable, printout.state_dict_total] + [
+        r.count for r in views.per_layer(printout)
+    ]
+    keras = keras_bert.build_inventory({
+        "token_num": 30000, "head_num": 12, "transformer_num": 12, "embed_dim": 768, "feed_forward_dim": 3072,
+        "seq_len": 500, "pos_num": 512, "dropout_rate": 0.05,
+    })
+    figures["keras-summary.md"] = [keras.total] + sorted({k.count for k in keras.keras_layers if k.count})
+    sparse = active.active_parameters(base, (12, 4095))
+    figures["active-parameters.md"] = [base.total, round(sparse.active), round(sparse.feed_forward_active)]
+    figures["common-mistakes.md"] = [base.total, large.total] + [
+        m.value for inv_ in (base, large) for m in mistakes.all_mistakes(inv_)
+    ]
     return figures
 
 
