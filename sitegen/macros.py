@@ -15,6 +15,33 @@ Delimiters: ``{{ ... }}`` and ``{% ... %}`` as usual; Jinja comments are
 names fail the build (StrictUndefined), and so does any error in a template,
 with the page's path in the message.
 
+Names a page can use (all from :func:`sitegen.context.page_context`)
+--------------------------------------------------------------------
+Inventories: ``base`` (bert-base-uncased, BertModel with pooler), ``large``,
+``model(preset="bert-base-uncased", architecture=None, pooler=None, **config_overrides)``,
+``custom(raw_config, architecture=None, pooler=None)``, ``transformer(**overrides)``
+(the 2018 one-layer printout), ``keras_model(**overrides)`` (keras-bert with the
+arguments of ``docs_src/keras_count.py``), ``presets``.
+Symbols of bert-base-uncased: ``H L A I V P T d_head``.
+Lookups: ``tensor(inv, name)``, ``group(inv, key)``, ``layer(inv, i)``,
+``layer_tensors(inv, i)``, ``select(inv, *substrings, layer_index=0)``,
+``total_of(tensors)``, ``groups``, ``sections``, ``per_layer``,
+``embedding_split``, ``formula``, ``memory``, ``to_json`` (the views),
+``active_parameters(inv, fraction)``, ``ultrafastbert``, ``mistake(id, inv)``,
+``all_mistakes(inv)``, ``round_to``, ``paper_rounding``, ``snippet_kwargs``.
+Formatting in the page's language: ``n`` (109,482,240), ``signed`` (+304,128),
+``short`` (109.5M / 1.09亿), ``short_m`` (109.5M in both), ``pct``,
+``bytes``, ``shape``, ``paper(key)``, ``paper_short(key)`` (110M), ``label(key)``.
+Blocks of Markdown/HTML: ``table(inv, compact=True)``, ``breakdown_table(inv)``,
+``tensor_table(tensors, total_label=None, frozen=None)``, ``formula_table(inv)``,
+``share_chart(inv, name, caption)``, ``layer_diagram(inv, name, caption)``,
+``text_report(inv)``, ``text_summary(inv)``.
+Build-time assertions: ``{% set _ = check(condition, "message") %}`` fails the
+build when a sentence of the prose stops being true.
+Also ``lang`` ("en" or "zh").
+
+Locale
+------
 The language is the ``locale`` mkdocs-static-i18n sets on every file it
 selects for a build (``page.file.locale``); a file without one falls back to
 its ``.zh.md`` suffix, then to the default language.
