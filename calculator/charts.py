@@ -7,6 +7,7 @@ readers get the same numbers as the picture.
 """
 from __future__ import annotations
 
+import hashlib
 from html import escape
 
 from .i18n import label
@@ -26,7 +27,8 @@ COLOURS: dict[str, str] = {
 
 
 def _svg(width: int, height: int, title: str, desc: str, body: list[str], css_class: str) -> str:
-    ident = css_class + "-" + str(abs(hash((title, desc))) % 10**8)
+    # A content hash, not hash(): ids must be the same in every build (hash() is salted per process).
+    ident = css_class + "-" + hashlib.sha1((title + desc).encode("utf-8")).hexdigest()[:10]
     return (
         f'<svg class="{css_class}" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" '
         f'width="100%" role="img" aria-labelledby="{ident}-t {ident}-d" '

@@ -292,30 +292,39 @@ def markdown_table(inv: Inventory, lang: str = "en", compact: bool = True) -> st
 
 def text_report(inv: Inventory, lang: str = "en") -> str:
     """A plain-text report for terminals and forum posts without Markdown."""
-    lines = [f"{label('model', lang)}: {inv.architecture} ({inv.model_type})"]
-    lines.append(f"{label('total', lang)}: {fmt_int(inv.total, lang)} ({fmt_short(inv.total, lang)})")
+    colon = "：" if lang == "zh" else ": "
+    lines = [f"{label('model', lang)}{colon}{inv.architecture} ({inv.model_type})"]
+    lines.append(f"{label('total', lang)}{colon}{fmt_int(inv.total, lang)} ({fmt_short(inv.total, lang)})")
     if inv.trainable != inv.total:
-        lines.append(f"{label('trainable', lang)}: {fmt_int(inv.trainable, lang)}")
+        lines.append(f"{label('trainable', lang)}{colon}{fmt_int(inv.trainable, lang)}")
     if inv.state_dict_total != inv.total:
-        lines.append(f"{label('state_dict_total', lang)}: {fmt_int(inv.state_dict_total, lang)}")
+        lines.append(f"{label('state_dict_total', lang)}{colon}{fmt_int(inv.state_dict_total, lang)}")
     lines.append("")
-    width = max(len(label(s.key, lang)) for s in section_breakdown(inv)) + 4 if inv.tensors else 10
-    for s in section_breakdown(inv):
-        lines.append(f"{label(s.key, lang):<{width}}{fmt_int(s.count, lang):>15}  {fmt_percent(s.fraction, lang):>7}")
-        for g in s.children:
-            lines.append(f"  {label(g.key, lang):<{width - 2}}{fmt_int(g.count, lang):>15}  {fmt_percent(g.fraction, lang):>7}")
+    sections = section_breakdown(inv)
+    names = [label(s.key, lang) for s in sections] + ["  " + label(g.key, lang) for s in sections for g in s.children]
+    width = max((_display_width(x) for x in names), default=8) + 2
+    for s in sections:
+        rows = [(label(s.key, lang), s)] + [("  " + label(g.key, lang), g) for g in s.children]
+        for name, item in rows:
+            pad = " " * (width - _display_width(name))
+            lines.append(f"{name}{pad}{fmt_int(item.count, lang):>15}  {fmt_percent(item.fraction, lang):>7}")
     f = formula(inv)
     if f is not None:
         lines.append("")
-        lines.append(f"{label('formula', lang)}:")
+        lines.append(f"{label('formula', lang)}{colon.strip()}")
         for line in f.lines:
-            lines.append(f"  {label(line.key, lang)}: {line.symbolic} = {line.substituted} = {fmt_int(line.value, lang)}")
+            lines.append(f"  {label(line.key, lang)}{colon}{line.symbolic} = {line.substituted} = {fmt_int(line.value, lang)}")
     lines.append("")
     name_w = max((len(t.name) for t in inv.tensors), default=10) + 2
     for t in inv.tensors:
         note = f"  ({_tied_note(t, lang)})" if t.tied_to else ""
         lines.append(f"{t.name:<{name_w}}{fmt_shape(t.shape):<16}{fmt_int(t.count, lang):>14}{note}")
     return "\n".join(lines) + "\n"
+
+
+def _display_width(text: str) -> int:
+    """Terminal columns: CJK characters take two."""
+    return sum(2 if "\u2e80" <= ch <= "\uffef" else 1 for ch in text)
 
 
 def to_json(inv: Inventory) -> dict[str, Any]:
