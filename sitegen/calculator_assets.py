@@ -1,1 +1,152 @@
-"""MkDocs hook for the in-page calculator's assets (owned by the calculator page)."""
+"""MkDocs hook: the in-page calculator (``docs/calculator.md`` and ``docs/calculator.zh.md``).
+
+What it does
+------------
+``on_page_content``
+    Replaces the mount point ``<div class="calculator-mount" data-lang="en"></div>``
+    in the calculator page with :func:`calculator.api.render_widget`: the form and
+    the result for the default state (bert-base-uncased, ``BertModel`` with its
+    pooler), rendered by the same Python that later runs in the browser. So the
+    page shows an exact answer before any script has run.
+``on_post_page``
+    On the calculator page only, adds ``assets/css/calculator.css`` and the module
+    script ``assets/js/calculator.js`` (which starts the Pyodide worker) to
+    ``<head>``, with URLs relative to the page so the site works under any
+    subpath. Explainer pages load neither, and no Pyodide.
+``on_post_build``
+    Copies the Pyodide runtime from ``node_modules/pyodide`` (installed by
+    ``npm ci``; no CDN is used at run time) to ``assets/pyodide/``, and every
+    ``.py`` file of the repository's ``calculator/`` package to
+    ``assets/calculator-src/calculator/``, with ``assets/calculator-src/manifest.json``
+    (paths, sizes, SHA-256). The worker loads exactly those files, so the browser
+    runs the package that pytest checks, not a copy kept somewhere else.
+    mkdocs-static-i18n calls ``on_post_build`` once per language with the same
+    ``site_dir``; the copy is idempotent.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import sys
+
+from mkdocs.exceptions import PluginError
+from mkdocs.utils import get_relative_url
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if ROOT not in sys.path:
+    sys.path.insert(0, ROOT)
+
+from calculator import api  # noqa: E402
+
+PACKAGE_DIR = os.path.join(ROOT, "calculator")
+PYODIDE_DIR = os.path.join(ROOT, "node_modules", "pyodide")
+#: The Pyodide files the worker needs (no packages: the calculator is stdlib only).
+PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json")
+PYODIDE_DEST = "assets/pyodide"
+SOURCE_DEST = "assets/calculator-src"
+CSS = "assets/css/calculator.css"
+SCRIPT = "assets/js/calculator.js"
+
+MOUNT = re.compile(r'<div class="calculator-mount" data-lang="(en|zh)"></div>')
+_MARK = "calculator_page"
+
+
+def on_page_content(html, page, config, files, **kwargs):
+    match = MOUNT.search(html)
+    if match is None:
+        return html
+    if len(MOUNT.findall(html)) > 1:
+        raise PluginError(f"calculator_assets: {page.file.src_uri} has more than one calculator mount point")
+    page.meta[_MARK] = True
+    try:
+        widget = api.render_widget(match.group(1))
+    except Exception as exc:  # a broken calculator must fail the build, with the reason
+        raise PluginError(f"calculator_assets: cannot pre-render the calculator: {type(exc).__name__}: {exc}") from exc
+    return html[: match.start()] + widget + html[match.end():]
+
+
+def on_post_page(output, page, config, **kwargs):
+    if not page.meta.get(_MARK):
+        return output
+    css = get_relative_url(CSS, page.url)
+    script = get_relative_url(SCRIPT, page.url)
+    tags = f'<link rel="stylesheet" href="{css}">\n<script type="module" src="{script}"></script>\n'
+    if "</head>" not in output:
+        raise PluginError(f"calculator_assets: no </head> in {page.file.src_uri}")
+    return output.replace("</head>", tags + "</head>", 1)
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def package_sources() -> list[str]:
+    """Every ``.py`` file of ``calculator/``, as POSIX paths relative to the repository root."""
+    found = []
+    for folder, dirs, names in os.walk(PACKAGE_DIR):
+        dirs[:] = sorted(d for d in dirs if not d.startswith((".", "__pycache__")))
+        for name in sorted(names):
+            if name.endswith(".py"):
+                found.append(os.path.relpath(os.path.join(folder, name), ROOT).replace(os.sep, "/"))
+    return found
+
+
+def _write_if_changed(path: str, data: bytes) -> None:
+    if os.path.exists(path):
+        with open(path, "rb") as fh:
+            if fh.read() == data:
+                return
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "wb") as fh:
+        fh.write(data)
+
+
+def copy_pyodide(site_dir: str) -> None:
+    missing = [f for f in PYODIDE_FILES if not os.path.isfile(os.path.join(PYODIDE_DIR, f))]
+    if missing:
+        raise PluginError(
+            f"calculator_assets: {', '.join(missing)} not found in node_modules/pyodide; run `npm ci` first"
+        )
+    dest = os.path.join(site_dir, *PYODIDE_DEST.split("/"))
+    os.makedirs(dest, exist_ok=True)
+    for name in PYODIDE_FILES:
+        src, dst = os.path.join(PYODIDE_DIR, name), os.path.join(dest, name)
+        s = os.stat(src)
+        if os.path.exists(dst):
+            d = os.stat(dst)
+            if d.st_size == s.st_size and d.st_mtime_ns == s.st_mtime_ns:
+                continue
+        shutil.copy2(src, dst)
+
+
+def copy_sources(site_dir: str) -> dict:
+    """Copy the package's sources and write the manifest the worker reads; returns the manifest."""
+    dest = os.path.join(site_dir, *SOURCE_DEST.split("/"))
+    entries = []
+    for rel in package_sources():
+        with open(os.path.join(ROOT, rel), "rb") as fh:
+            data = fh.read()
+        _write_if_changed(os.path.join(dest, rel), data)
+        entries.append({"path": rel, "size": len(data), "sha256": _sha256(data)})
+    # A module deleted from the package must not linger in the served copy.
+    keep = {os.path.normpath(os.path.join(dest, e["path"])) for e in entries}
+    for folder, _dirs, names in os.walk(os.path.join(dest, "calculator")):
+        for name in names:
+            path = os.path.normpath(os.path.join(folder, name))
+            if path not in keep:
+                os.remove(path)
+    with open(os.path.join(PYODIDE_DIR, "package.json"), encoding="utf-8") as fh:
+        pyodide_version = json.load(fh).get("version")
+    manifest = {"package": "calculator", "pyodide": pyodide_version, "files": entries}
+    _write_if_changed(
+        os.path.join(dest, "manifest.json"), (json.dumps(manifest, indent=1, sort_keys=True) + "\n").encode()
+    )
+    return manifest
+
+
+def on_post_build(config, **kwargs):
+    copy_pyodide(config.site_dir)
+    copy_sources(config.site_dir)

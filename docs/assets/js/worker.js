@@ -1,0 +1,97 @@
+// The calculator's module worker: Pyodide and the calculator package, off the main thread.
+//
+// Everything is served by this site: the runtime from ../pyodide/ (copied from
+// node_modules/pyodide at build time) and the package from ../calculator-src/
+// (the repository's calculator/*.py, listed with SHA-256 in manifest.json).
+// No CDN, no micropip, no packages beyond the standard library.
+//
+// Protocol (postMessage):
+//   worker -> page  {type: "ready", ms}            Python is up, calculator.api imported
+//   worker -> page  {type: "failed", detail}       the runtime or the sources did not load
+//   page -> worker  {id, request, lang}            request: {params: {...}} or {config: "..."}
+//   worker -> page  {type: "result", id, result, ms}
+// A result is calculator.api.compute_json's answer; anything thrown on the way
+// becomes the error code "internal", never a stack trace on the page.
+import { loadPyodide } from "../pyodide/pyodide.mjs";
+
+const ASSETS = new URL("../", import.meta.url);
+const PYODIDE_URL = new URL("pyodide/", ASSETS).href;
+const SOURCE_URL = new URL("calculator-src/", ASSETS);
+const MOUNT = "/calculator-src/";
+const started = performance.now();
+
+async function fetchOk(url) {
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(`${new URL(url).pathname}: HTTP ${response.status}`);
+  return response;
+}
+
+function hex(buffer) {
+  return Array.from(new Uint8Array(buffer), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+// Fetch the package's files (in parallel with the runtime) and check each against the manifest.
+async function loadSources() {
+  const manifest = await (await fetchOk(new URL("manifest.json", SOURCE_URL))).json();
+  return Promise.all(
+    manifest.files.map(async (file) => {
+      if (!/^calculator\/[A-Za-z0-9_/]+\.py$/.test(file.path)) throw new Error(`bad path in manifest: ${file.path}`);
+      const data = new Uint8Array(await (await fetchOk(new URL(file.path, SOURCE_URL))).arrayBuffer());
+      if (self.crypto && crypto.subtle) {
+        const digest = hex(await crypto.subtle.digest("SHA-256", data));
+        if (digest !== file.sha256) throw new Error(`${file.path}: checksum mismatch`);
+      }
+      return [file.path, data];
+    }),
+  );
+}
+
+// Milliseconds since the worker started, for the benchmark (benchmarks/calculator_page.py).
+const timings = {};
+const mark = (name) => (timings[name] = Math.round(performance.now() - started));
+
+async function boot() {
+  const sources = loadSources();
+  sources.catch(() => {}); // reported below, once the runtime is awaited
+  sources.then(() => mark("sources"), () => {});
+  const pyodide = await loadPyodide({ indexURL: PYODIDE_URL, packages: [] });
+  mark("runtime");
+  for (const [path, data] of await sources) {
+    const full = MOUNT + path;
+    pyodide.FS.mkdirTree(full.slice(0, full.lastIndexOf("/")));
+    pyodide.FS.writeFile(full, data);
+  }
+  pyodide.runPython(`import sys\nsys.path.insert(0, ${JSON.stringify(MOUNT)})\nimport calculator.api`);
+  const api = pyodide.pyimport("calculator.api");
+  mark("imported");
+  return api.compute_json;
+}
+
+const ready = boot().then(
+  (compute) => {
+    postMessage({ type: "ready", ms: performance.now() - started, timings });
+    return compute;
+  },
+  (error) => {
+    postMessage({ type: "failed", detail: String((error && error.message) || error).slice(0, 300) });
+    return null;
+  },
+);
+
+self.onmessage = async (event) => {
+  const { id, request, lang } = event.data || {};
+  const compute = await ready;
+  if (!compute) return; // "failed" was already posted
+  const t0 = performance.now();
+  let result;
+  try {
+    result = JSON.parse(compute(JSON.stringify(request), lang === "zh" ? "zh" : "en"));
+  } catch (error) {
+    result = {
+      ok: false,
+      error: { code: "internal", key: null, field: null, message: null },
+      detail: String((error && error.message) || error).slice(0, 2000),
+    };
+  }
+  postMessage({ type: "result", id, result, ms: performance.now() - t0 });
+};
