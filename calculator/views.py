@@ -266,7 +266,8 @@ def markdown_table(inv: Inventory, lang: str = "en", compact: bool = True) -> st
     def row(t: Tensor) -> str:
         count = fmt_int(t.count, lang)
         if t.tied_to:
-            count = f"({count}: {label('tied_to', lang, name='`' + str(t.tied_to) + '`')})"
+            note = label("tied_to", lang, name="`" + str(t.tied_to) + "`")
+            count = f"（{count}：{note}）" if lang == "zh" else f"({count}: {note})"
         return f"| `{t.name}` | {fmt_shape(t.shape)} | {count} |"
 
     for s in section_breakdown(inv):

@@ -263,10 +263,12 @@ class Lang:
         rows = [f"| {lab('tensor')} | {lab('shape')} | {lab('count')} |", "|---|---|---:|"]
         for t in tensors:
             count = self.n(t.count)
+            zh = self.lang == "zh"
             if t.tied_to:
-                count = f"({count}: {lab('tied_to', name='`' + t.tied_to + '`')})"
+                note = lab("tied_to", name="`" + t.tied_to + "`")
+                count = f"（{count}：{note}）" if zh else f"({count}: {note})"
             elif frozen and not t.trainable:
-                count = f"{count} ({frozen})"
+                count = f"{count}（{frozen}）" if zh else f"{count} ({frozen})"
             rows.append(f"| `{t.name}` | {views.fmt_shape(t.shape)} | {count} |")
         rows.append(f"| **{total_label or lab('subtotal')}** | | **{self.n(total_of(tensors))}** |")
         return "\n".join(rows) + "\n"
