@@ -313,6 +313,7 @@ _ERROR_FIELDS = {
     "invalid_json": "config",
     "not_an_object": "config",
     "vocab_mismatch": "n_tgt_vocab",
+    "labels_fixed": "num_labels",
 }
 
 

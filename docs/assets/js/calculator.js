@@ -164,7 +164,7 @@ function main(root) {
     }
     else if (field) input = byId(`calc-${familySel.value}-${field}`);
     const slot = input && byId(`${input.id}-error`);
-    if (slot && !slot.closest("[hidden]")) return { slot, input };
+    if (slot && !slot.parentElement.closest("[hidden]")) return { slot, input };
     return { slot: general, input: null };
   }
 

@@ -46,6 +46,16 @@ async function loadSources() {
   );
 }
 
+let booted = false;
+let bootFailed;
+const failure = new Promise((resolve, reject) => (bootFailed = reject));
+failure.catch(() => {});
+self.addEventListener("unhandledrejection", (event) => {
+  if (booted) return;
+  event.preventDefault();
+  bootFailed(event.reason instanceof Error ? event.reason : new Error(String(event.reason)));
+});
+
 // Milliseconds since the worker started, for the benchmark (benchmarks/calculator_page.py).
 const timings = {};
 const mark = (name) => (timings[name] = Math.round(performance.now() - started));
@@ -54,7 +64,20 @@ async function boot() {
   const sources = loadSources();
   sources.catch(() => {}); // reported below, once the runtime is awaited
   sources.then(() => mark("sources"), () => {});
-  const pyodide = await loadPyodide({ indexURL: PYODIDE_URL, packages: [] });
+  // Pyodide reports a failed WebAssembly download or compile only with console.warn
+  // (and an unhandled rejection) and then never settles; turn either into a
+  // rejection so the page can say so instead of loading forever.
+  const warn = console.warn;
+  console.warn = (...args) => {
+    if (String(args[0]).includes("wasm instantiation failed")) bootFailed(new Error("WebAssembly did not load"));
+    warn.apply(console, args);
+  };
+  let pyodide;
+  try {
+    pyodide = await Promise.race([loadPyodide({ indexURL: PYODIDE_URL, packages: [] }), failure]);
+  } finally {
+    console.warn = warn;
+  }
   mark("runtime");
   for (const [path, data] of await sources) {
     const full = MOUNT + path;
@@ -69,10 +92,12 @@ async function boot() {
 
 const ready = boot().then(
   (compute) => {
+    booted = true;
     postMessage({ type: "ready", ms: performance.now() - started, timings });
     return compute;
   },
   (error) => {
+    booted = true;
     postMessage({ type: "failed", detail: String((error && error.message) || error).slice(0, 300) });
     return null;
   },
