@@ -1,0 +1,22 @@
+"""Shared browser steps for the quality gates."""
+from __future__ import annotations
+
+from .pages import is_calculator
+
+#: The calculator's root element says data-state="loading" until Python is up
+#: in its worker, then "ready" (or "failed").
+CALCULATOR_SETTLED = '[data-state="ready"], [data-state="failed"]'
+
+
+def open_page(page, url: str, rel: str = "") -> None:
+    """Load a page and let it settle: network idle, and on the calculator page Python is up."""
+    response = page.goto(url)
+    assert response is not None and response.status == 200, (url, response and response.status)
+    page.wait_for_load_state("networkidle")
+    if is_calculator(rel):
+        wait_calculator(page)
+
+
+def wait_calculator(page) -> None:
+    page.wait_for_selector(CALCULATOR_SETTLED, state="attached", timeout=120_000)
+    assert page.locator('[data-state="failed"]').count() == 0, "the calculator failed to start"

@@ -1,0 +1,161 @@
+"""Fixtures for the quality gates: one build, one server, one browser per session.
+
+* ``site`` builds the site once with a project site's ``site_url``
+  (``SITE_URL=https://example.github.io/bert-parameter-count/``, the shape of
+  GitHub Pages' URL for a fork) into ``<tmp>/bert-parameter-count/`` and serves
+  ``<tmp>`` on 127.0.0.1 the way GitHub Pages would (``ghpages.py``: subpath,
+  404.html, gzip). Canonical and Open Graph URLs therefore name
+  example.github.io while the pages are read from 127.0.0.1: anything that
+  wrongly loads from ``site_url``'s host fails, since only 127.0.0.1 is allowed.
+* ``browser`` is Debian's Chromium through Playwright (``CHROME_PATH``
+  overrides, e.g. Google Chrome on GitHub's runners). A missing browser skips
+  locally and FAILS in CI (``CI=true``).
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+
+from .ghpages import serve
+
+ROOT = Path(__file__).resolve().parents[2]
+SUBPATH = "bert-parameter-count"
+SITE_URL = f"https://example.github.io/{SUBPATH}/"
+LANGS = ("en", "zh")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+#: Where the gates leave their figures (Lighthouse scores, page weights).
+RESULTS = ROOT / "test-results" / "quality"
+
+
+def in_ci() -> bool:
+    return os.environ.get("CI", "").lower() in ("1", "true", "yes")
+
+
+def unavailable(reason: str) -> None:
+    """Skip locally, fail in CI."""
+    if in_ci():
+        pytest.fail(f"{reason} (CI=true: the quality gates must run, not skip)", pytrace=False)
+    pytest.skip(reason)
+
+
+def chrome_path() -> str:
+    return os.environ.get("CHROME_PATH", "/usr/bin/chromium")
+
+
+def record(name: str, data) -> None:
+    """Write a gate's figures to test-results/quality/<name>.json."""
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    (RESULTS / f"{name}.json").write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n",
+                                          encoding="utf-8")
+
+
+@dataclass
+class Site:
+    dir: Path  # the built site: <tmp>/bert-parameter-count
+    url: str  # where it is served: http://127.0.0.1:<port>/bert-parameter-count/
+    site_url: str  # what it was built for
+
+    @property
+    def path(self) -> str:
+        """The subpath: /bert-parameter-count/"""
+        return urlsplit(self.url).path
+
+    @property
+    def origin(self) -> str:
+        parts = urlsplit(self.url)
+        return f"{parts.scheme}://{parts.netloc}"
+
+    def pages(self) -> list[str]:
+        """Every built page, as a site-relative URL ('' is the home page, 'zh/embeddings/' ...)."""
+        out = []
+        for index in sorted(self.dir.rglob("index.html")):
+            rel = index.parent.relative_to(self.dir).as_posix()
+            if rel.split("/")[0] in ("assets", "search"):
+                continue
+            out.append("" if rel == "." else rel + "/")
+        return out
+
+    @staticmethod
+    def lang_of(rel: str) -> str:
+        return "zh" if rel == "zh/" or rel.startswith("zh/") else "en"
+
+    @staticmethod
+    def counterpart(rel: str) -> str:
+        """The same page in the other language."""
+        return rel[len("zh/"):] if Site.lang_of(rel) == "zh" else "zh/" + rel
+
+    def file(self, rel: str) -> Path:
+        return self.dir / rel / "index.html" if rel == "" or rel.endswith("/") else self.dir / rel
+
+
+def build_site(out: Path, site_url: str = SITE_URL) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", "-d", str(out)],
+        cwd=ROOT, capture_output=True, text=True, timeout=900,
+        env={**os.environ, "SITE_URL": site_url, "NO_MKDOCS_2_WARNING": "1"},
+    )
+    assert proc.returncode == 0, f"mkdocs build failed:\n{proc.stdout}\n{proc.stderr}"
+
+
+@pytest.fixture(scope="session")
+def site(tmp_path_factory) -> Site:
+    top = tmp_path_factory.mktemp("pages")
+    out = top / SUBPATH
+    build_site(out)
+    server, url = serve(top, SUBPATH)
+    yield Site(out, url, SITE_URL)
+    server.shutdown()
+    shutil.rmtree(top, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def browser():
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        unavailable("the playwright Python package is not installed")
+    path = chrome_path()
+    if not os.path.exists(path):
+        unavailable(f"no browser at {path} (set CHROME_PATH, or apt-get install chromium)")
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=path, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def context(browser):
+    """A fresh browser context that may only talk to 127.0.0.1 (others are aborted and recorded)."""
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+    ctx.set_default_timeout(60_000)
+    ctx.left_host = []
+
+    def route(r):
+        host = urlsplit(r.request.url).hostname
+        if r.request.url.startswith(("data:", "blob:")) or host == "127.0.0.1":
+            r.continue_()
+        else:
+            ctx.left_host.append(r.request.url)
+            r.abort()
+
+    ctx.route("**/*", route)
+    yield ctx
+    ctx.close()
+    assert ctx.left_host == [], "requests left 127.0.0.1"

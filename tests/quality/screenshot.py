@@ -1,0 +1,133 @@
+"""Regenerate docs/assets/screenshot.png: the home page, 1200×630 (the Open Graph
+image size, also the README's picture), as a small palette PNG.
+
+    .venv/bin/python -m tests.quality.screenshot
+
+Builds the site into a temporary directory, serves it as GitHub Pages would,
+takes the picture in Chromium (CHROME_PATH) and re-encodes it with at most 256
+colours (the most frequent ones; the rest map to the nearest): standard
+library only. test_seo.py checks the result's size and dimensions.
+"""
+from __future__ import annotations
+
+import os
+import struct
+import sys
+import tempfile
+import zlib
+from collections import Counter
+from pathlib import Path
+
+from .conftest import CHROMIUM_ARGS, ROOT, SUBPATH, build_site, chrome_path
+from .ghpages import serve
+
+OUT = ROOT / "docs" / "assets" / "screenshot.png"
+WIDTH, HEIGHT = 1200, 630
+
+
+def _chunks(data: bytes):
+    pos = 8
+    while pos < len(data):
+        (length,) = struct.unpack(">I", data[pos:pos + 4])
+        kind = data[pos + 4:pos + 8]
+        yield kind, data[pos + 8:pos + 8 + length]
+        pos += 12 + length
+
+
+def decode_png(data: bytes) -> tuple[int, int, list[tuple[int, ...]]]:
+    """8-bit RGB/RGBA, non-interlaced (what Chromium writes) -> (w, h, RGB pixels)."""
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    idat = b""
+    for kind, body in _chunks(data):
+        if kind == b"IHDR":
+            w, h, depth, ctype, _, _, interlace = struct.unpack(">IIBBBBB", body)
+            assert depth == 8 and ctype in (2, 6) and interlace == 0, (depth, ctype, interlace)
+        elif kind == b"IDAT":
+            idat += body
+    bpp = 4 if ctype == 6 else 3
+    raw = zlib.decompress(idat)
+    stride = w * bpp
+    prev = bytearray(stride)
+    pixels = []
+    pos = 0
+    for _ in range(h):
+        ftype = raw[pos]
+        line = bytearray(raw[pos + 1:pos + 1 + stride])
+        pos += 1 + stride
+        for i in range(stride):
+            a = line[i - bpp] if i >= bpp else 0
+            b = prev[i]
+            c = prev[i - bpp] if i >= bpp else 0
+            if ftype == 1:
+                line[i] = (line[i] + a) & 255
+            elif ftype == 2:
+                line[i] = (line[i] + b) & 255
+            elif ftype == 3:
+                line[i] = (line[i] + (a + b) // 2) & 255
+            elif ftype == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        pixels.extend(tuple(line[i:i + 3]) for i in range(0, stride, bpp))
+        prev = line
+    return w, h, pixels
+
+
+def encode_palette_png(w: int, h: int, pixels: list[tuple[int, ...]]) -> bytes:
+    counts = Counter(pixels)
+    palette = [c for c, _ in counts.most_common(256)]
+    index = {c: i for i, c in enumerate(palette)}
+    for colour in counts:
+        if colour not in index:
+            index[colour] = min(range(len(palette)), key=lambda i: sum(
+                (x - y) ** 2 for x, y in zip(colour, palette[i])))
+    rows = bytearray()
+    for y in range(h):
+        rows.append(0)
+        rows.extend(index[p] for p in pixels[y * w:(y + 1) * w])
+
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+
+    return (b"\x89PNG\r\n\x1a\n"
+            + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 3, 0, 0, 0))
+            + chunk(b"PLTE", b"".join(bytes(c) for c in palette))
+            + chunk(b"IDAT", zlib.compress(bytes(rows), 9))
+            + chunk(b"IEND", b""))
+
+
+def take() -> bytes:
+    from playwright.sync_api import sync_playwright
+
+    with tempfile.TemporaryDirectory() as top:
+        build_site(Path(top) / SUBPATH)
+        server, url = serve(Path(top), SUBPATH)
+        try:
+            with sync_playwright() as pw:
+                browser = pw.chromium.launch(executable_path=chrome_path(), args=CHROMIUM_ARGS)
+                page = browser.new_page(viewport={"width": WIDTH, "height": HEIGHT},
+                                        device_scale_factor=1, color_scheme="light")
+                page.goto(url)
+                page.wait_for_load_state("networkidle")
+                png = page.screenshot(type="png")
+                browser.close()
+        finally:
+            server.shutdown()
+    return png
+
+
+def main() -> int:
+    if not os.path.exists(chrome_path()):
+        print(f"no browser at {chrome_path()} (set CHROME_PATH)", file=sys.stderr)
+        return 1
+    png = take()
+    w, h, pixels = decode_png(png)
+    small = encode_palette_png(w, h, pixels)
+    OUT.parent.mkdir(parents=True, exist_ok=True)
+    OUT.write_bytes(small)
+    print(f"{OUT.relative_to(ROOT)}: {w}x{h}, {len(png)} -> {len(small)} bytes")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

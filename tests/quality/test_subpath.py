@@ -1,0 +1,126 @@
+"""The site under a project site's subpath, in Chromium, as GitHub Pages serves it.
+
+Built for ``https://example.github.io/bert-parameter-count/`` and served at
+``http://127.0.0.1:<port>/bert-parameter-count/``. tests/browser/ checks that
+the calculator computes there and asks for nothing outside the subpath; this
+adds what a visitor does around it:
+
+* the language switcher, clicked like a visitor would (open the menu, pick the
+  language), lands on the same page in the other language and back, on every
+  page;
+* heading permalinks are visible and lead to their heading;
+* every request the calculator page makes (page and worker: Pyodide's files,
+  the calculator's sources listed in its manifest) answers 200 under the
+  subpath, and none fails;
+* the 404 page, served for a missing URL deep under /zh/, gets its styles and
+  scripts and leads back to both home pages.
+"""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from .browsing import open_page, wait_calculator
+from .pages import LANGS, ident, nav_sources, page_url
+
+pytestmark = pytest.mark.browser
+
+OTHER = {"en": "zh", "zh": "en"}
+
+
+def switch_language(page, lang: str) -> None:
+    """Open the header's language menu and choose ``lang``."""
+    page.locator(".md-header .md-select > button").first.hover()
+    link = page.locator(f'.md-header a.md-select__link[hreflang="{lang}"]').first
+    link.wait_for(state="visible")
+    with page.expect_navigation():
+        link.click()
+    page.wait_for_load_state("domcontentloaded")
+
+
+@pytest.mark.parametrize("start", LANGS)
+def test_language_switcher_round_trip_on_every_page(site, context, start):
+    page = context.new_page()
+    problems = []
+    for src in nav_sources():
+        here = site.url + page_url(src, start)
+        there = site.url + page_url(src, OTHER[start])
+        page.goto(here)
+        switch_language(page, OTHER[start])
+        if page.url != there or page.locator("html").get_attribute("lang") != OTHER[start]:
+            problems.append((here, "->", page.url))
+            continue
+        switch_language(page, start)
+        if page.url != here or page.locator("html").get_attribute("lang") != start:
+            problems.append((there, "->", page.url))
+    assert problems == []
+
+
+@pytest.mark.parametrize("rel", ["embeddings/", "zh/self-attention/"], ids=ident)
+def test_heading_permalinks_are_visible_and_lead_to_their_heading(site, context, rel):
+    page = context.new_page()
+    open_page(page, site.url + rel, rel)
+    links = page.locator("article h2 > a.headerlink")
+    assert links.count() >= 2
+    for i in range(links.count()):
+        link = links.nth(i)
+        link.scroll_into_view_if_needed()
+        style = link.evaluate("a => { const s = getComputedStyle(a);"
+                              " return {opacity: s.opacity, visibility: s.visibility, w: a.offsetWidth} }")
+        assert float(style["opacity"]) == 1 and style["visibility"] == "visible" and style["w"] > 0, style
+    target = links.nth(1)
+    heading_id = target.evaluate("a => a.parentElement.id")
+    target.click()
+    assert page.url == site.url + rel + "#" + heading_id
+    assert page.evaluate("id => document.getElementById(id).matches(':target')", heading_id)
+    top = page.evaluate("id => document.getElementById(id).getBoundingClientRect().top", heading_id)
+    assert 0 <= top < 300, top
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_every_calculator_request_answers_200_under_the_subpath(site, context, lang):
+    page = context.new_page()
+    statuses: dict[str, int] = {}
+    failed: list[str] = []
+    page.on("response", lambda r: statuses.__setitem__(r.url, r.status))
+    page.on("requestfailed", lambda r: failed.append(f"{r.url}: {r.failure}"))
+    rel = page_url("calculator.md", lang)
+    open_page(page, site.url + rel, rel)
+    wait_calculator(page)
+    page.wait_for_load_state("networkidle")
+    assert failed == []
+    not_ok = {u: s for u, s in statuses.items() if s != 200 and not u.startswith("data:")}
+    assert not_ok == {}
+    outside = [u for u in statuses if not u.startswith(("data:", "blob:")) and not u.startswith(site.url)]
+    assert outside == []
+    assets = site.url + "assets/"
+    manifest = json.loads((site.dir / "assets" / "calculator-src" / "manifest.json").read_text(encoding="utf-8"))
+    wanted = [assets + "calculator-src/manifest.json"]
+    wanted += [assets + "calculator-src/" + f["path"] for f in manifest["files"]]
+    wanted += [assets + "pyodide/" + name for name in
+               ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip")]
+    missing = [u for u in wanted if statuses.get(u) != 200]
+    assert missing == [], "not loaded with 200 under the subpath"
+
+
+def test_404_page_works_deep_under_the_subpath(site, context):
+    page = context.new_page()
+    statuses: dict[str, int] = {}
+    page.on("response", lambda r: statuses.__setitem__(r.url, r.status))
+    response = page.goto(site.url + "zh/no/such/page/")
+    assert response.status == 404
+    page.wait_for_load_state("networkidle")
+    others = {u: s for u, s in statuses.items() if u != response.url and not u.startswith("data:")}
+    assert others and all(s == 200 for s in others.values()), others
+    # Material's stylesheet and script are running (the header is styled, search is wired up).
+    assert page.evaluate("getComputedStyle(document.querySelector('.md-header')).position") == "sticky"
+    assert page.evaluate("document.documentElement.classList.contains('js')")
+    assert page.get_by_text("页面不存在").first.is_visible()
+    with page.expect_navigation():
+        page.locator('article a[hreflang="zh"]').first.click()
+    assert page.url == site.url + "zh/"
+    page.go_back()
+    with page.expect_navigation():
+        page.locator('article a[hreflang="en"]').first.click()
+    assert page.url == site.url
