@@ -21,6 +21,7 @@ Standard library only, like the rest of the package.
 """
 from __future__ import annotations
 
+import importlib.util
 import json
 import traceback
 from html import escape
@@ -37,10 +38,22 @@ from .i18n import label
 from .model import Inventory
 from .presets import DEFAULT_PRESET, PRESETS, get_preset
 
-try:  # The active-parameter view; the page works without it (the field is then left out).
-    from . import active as _active
-except ImportError:  # pragma: no cover - depends on the checkout
-    _active = None
+def _find_active() -> Any:
+    """calculator.active, imported on first use (it pulls in ``fractions``, which the
+    browser would otherwise compile before its first answer); None if it is absent."""
+    global _active
+    if _active is False:
+        try:
+            from . import active as module
+        except ImportError:  # pragma: no cover - depends on the checkout
+            module = None
+        _active = module
+    return _active
+
+
+#: ``False`` until :func:`_find_active` has looked; then the module or None.
+_active: Any = False
+_HAS_ACTIVE = importlib.util.find_spec(__package__ + ".active") is not None
 
 #: Query key of the share of feed-forward neurons active per token (not a config.json key).
 ACTIVE_KEY = "active_fraction"
@@ -276,13 +289,21 @@ def _query_value(value: Any) -> str:
 
 
 def _active_of(params: Mapping[str, Any], inv: Inventory) -> tuple[str | None, Any]:
-    """(canonical text, :class:`calculator.active.ActiveParameters`) for the active-neuron field."""
-    if _active is None:
+    """(canonical text, :class:`calculator.active.ActiveParameters` or None) for the active-neuron field.
+
+    The default, 1 (every neuron), needs no computation and shows nothing extra.
+    """
+    if not _HAS_ACTIVE:
         return None, None
     value = _param(params, ACTIVE_KEY)
     text = "1" if value is None else (value.strip() if isinstance(value, str) else value)
-    share = _active.parse_fraction(text, ACTIVE_KEY)
-    return str(text), _active.active_parameters(inv, share)
+    if text == "1":
+        return "1", None
+    module = _find_active()
+    if module is None:  # pragma: no cover
+        return None, None
+    share = module.parse_fraction(text, ACTIVE_KEY)
+    return str(text), module.active_parameters(inv, share)
 
 
 def canonical_query(inv: Inventory, preset: str | None = None, active: str | None = None) -> dict[str, str]:
@@ -403,11 +424,16 @@ def _render_active(inv: Inventory, active: Any, lang: str) -> str:
     )
 
 
-def render_result(inv: Inventory, lang: str = "en", preset: str | None = None, active: Any = None) -> str:
+def render_result(
+    inv: Inventory, lang: str = "en", preset: str | None = None, active: Any = None, tensor_rows: bool = True
+) -> str:
     """The result block: total, chart, breakdowns, formula, memory, every tensor.
 
     Numbers also sit in ``data-*`` attributes (``data-total``, ``data-count``, …)
-    so tests read them without parsing localized text.
+    so tests read them without parsing localized text. With ``tensor_rows=False``
+    the collapsed per-tensor block comes empty (``data-rows="later"``) and
+    :func:`tensor_table` supplies its rows separately: the page inserts them when
+    the block is opened, so each keystroke does not rebuild hundreds of rows.
     """
     lang = _lang(lang)
     n = lambda v: views.fmt_int(v, lang)  # noqa: E731
@@ -538,6 +564,18 @@ def render_result(inv: Inventory, lang: str = "en", preset: str | None = None, a
     out.append(f'<p class="calc-note">{escape(ui("memory_note", lang))}</p>')
 
     # Every tensor, collapsed.
+    summary = f'<summary>{escape(ui("tensors_title", lang, n=len(inv.tensors)))}</summary>'
+    if not tensor_rows:
+        out.append(f'<details class="calc-tensors" data-rows="later">{summary}</details>')
+    else:
+        out.append(f'<details class="calc-tensors">{summary}{tensor_table(inv, lang)}</details>')
+    return "".join(out)
+
+
+def tensor_table(inv: Inventory, lang: str = "en") -> str:
+    """One row per ``state_dict`` entry (tied copies marked), for the collapsed "every tensor" block."""
+    lang = _lang(lang)
+    n = lambda v: views.fmt_int(v, lang)  # noqa: E731
     rows = []
     for t in inv.tensors:
         tied = ' data-tied="1"' if t.tied_to else ""
@@ -552,12 +590,7 @@ def render_result(inv: Inventory, lang: str = "en", preset: str | None = None, a
         )
     head = [(label("tensor", lang), ""), (label("shape", lang), "num"), (label("count", lang), "num"),
             (label("group", lang), "")]
-    out.append(
-        f'<details class="calc-tensors"><summary>{escape(ui("tensors_title", lang, n=len(inv.tensors)))}</summary>'
-        + _table(head, rows, "calc-tensor-table")
-        + "</details>"
-    )
-    return "".join(out)
+    return _table(head, rows, "calc-tensor-table")
 
 
 def announcement(inv: Inventory, lang: str, preset: str | None = None) -> str:
@@ -567,7 +600,10 @@ def announcement(inv: Inventory, lang: str, preset: str | None = None) -> str:
     )
 
 
-def _ok(inv: Inventory, lang: str, preset: str | None, active_text: str | None = None, active: Any = None) -> dict[str, Any]:
+def _ok(
+    inv: Inventory, lang: str, preset: str | None, active_text: str | None = None, active: Any = None,
+    tensor_rows: bool = False,
+) -> dict[str, Any]:
     family = FAMILIES[inv.model_type]
     arch = family.architecture(inv.architecture)
     assert arch is not None
@@ -581,17 +617,19 @@ def _ok(inv: Inventory, lang: str, preset: str | None, active_text: str | None =
         "pooler": inv.pooler,
         "preset": preset,
         "query": canonical_query(inv, preset, active_text),
-        "html": render_result(inv, lang, preset, active),
+        "html": render_result(inv, lang, preset, active, tensor_rows=tensor_rows),
+        "tensors_html": tensor_table(inv, lang),
         "markdown": views.markdown_table(inv, lang),
         "text": views.text_report(inv, lang),
         "announce": announcement(inv, lang, preset),
     }
 
 
-def compute(params: Mapping[str, Any], lang: str = "en") -> dict[str, Any]:
+def compute(params: Mapping[str, Any], lang: str = "en", tensor_rows: bool = False) -> dict[str, Any]:
     """One result for query-style parameters (strings, as in the page's URL or form).
 
-    Returns ``{"ok": True, "total": int, "html": str, "query": {...}, ...}`` or
+    Returns ``{"ok": True, "total": int, "html": str, "tensors_html": str,
+    "query": {...}, "markdown": str, "text": str, ...}`` or
     ``{"ok": False, "error": {"code", "key", "field", "message"}}``. Never raises:
     anything but a :class:`CalcError` becomes the code ``internal``.
     """
@@ -605,7 +643,7 @@ def compute(params: Mapping[str, Any], lang: str = "en") -> dict[str, Any]:
         model_type = raw["model_type"]
         inv = build(raw, architecture, pooler)
         active_text, active = _active_of(params, inv)
-        return _ok(inv, lang, _matching_preset(preset_name, inv), active_text, active)
+        return _ok(inv, lang, _matching_preset(preset_name, inv), active_text, active, tensor_rows)
     except CalcError as exc:
         return {"ok": False, "error": error_dict(exc, lang, model_type)}
     except Exception:  # noqa: BLE001 - the page shows a code, never a traceback
@@ -675,7 +713,7 @@ def form_schema(lang: str = "en") -> dict[str, Any]:
             for mt, fam in FAMILIES.items()
         },
         "labels": {key: entry[lang] for key, entry in UI_LABELS.items()},
-        "active": ACTIVE_KEY if _active is not None else None,
+        "active": ACTIVE_KEY if _HAS_ACTIVE else None,
     }
 
 
@@ -780,7 +818,7 @@ def render_form(query: Mapping[str, str], lang: str = "en") -> str:
                     f'<p class="calc-hint" id="{fid}-hint"></p>{err(fid)}</div>'
                 )
         out.append("</fieldset>")
-    if _active is not None:
+    if _HAS_ACTIVE:
         fid = f"calc-{ACTIVE_KEY}"
         out.append(
             f'<div class="calc-field" data-key="{ACTIVE_KEY}">'
@@ -815,7 +853,7 @@ def _json_for_script(value: Any) -> str:
 def render_widget(lang: str = "en") -> str:
     """The calculator as the hook writes it into the page: form, status, default result, schema."""
     lang = _lang(lang)
-    first = compute(DEFAULT_PARAMS, lang)
+    first = compute(DEFAULT_PARAMS, lang, tensor_rows=True)  # the page without scripts shows every row
     if not first.get("ok"):  # a broken default must fail the build, not ship
         raise RuntimeError(f"calculator.api: the default state does not compute: {first}")
     query = first["query"]
@@ -831,6 +869,10 @@ def render_widget(lang: str = "en") -> str:
         '<div class="calc-layout">'
         f'<section class="calc-inputs" aria-label="{_attr(ui("form_title", lang))}">'
         + render_form(query, lang)
+        # On a phone the result is below the form: this strip keeps the total in sight while typing.
+        + '<p class="calc-mini" id="calc-mini" aria-hidden="true">'
+        f'<span>{escape(label("total", lang))}</span> <strong>{escape(first["total_text"])}</strong> '
+        f'<span class="calc-mini-short">{escape(first["short"])}</span></p>'
         + "</section>"
         '<section class="calc-outputs" aria-labelledby="calc-result-title">'
         f'<p class="calc-status" id="calc-status" role="status">{escape(ui("status_loading", lang))}</p>'

@@ -103,7 +103,7 @@ def test_each_error_names_the_field_it_belongs_to():
                        "num_labels": "3"}, "labels_fixed", "num_labels"))
     if "padding_idx" in MESSAGES:
         cases.append(({"model_type": "roberta", "vocab_size": "1"}, "padding_idx", "vocab_size"))
-    if api.ACTIVE_KEY and api._active is not None:
+    if api._HAS_ACTIVE:
         cases.append(({api.ACTIVE_KEY: "1.5"}, "bad_fraction", api.ACTIVE_KEY))
     for params, code, field in cases:
         e = _err(params)
@@ -168,7 +168,15 @@ def test_copies_are_the_module_views():
     inv = build(PRESETS["distilbert-base-uncased"].config, "DistilBertForMaskedLM")
     assert out["markdown"] == views.markdown_table(inv, "zh")
     assert out["text"] == views.text_report(inv, "zh")
-    assert out["html"] == api.render_result(inv, "zh", "distilbert-base-uncased", _active_of(out["query"], inv))
+    assert out["html"] == api.render_result(inv, "zh", "distilbert-base-uncased", _active_of(out["query"], inv),
+                                            tensor_rows=False)
+    assert out["tensors_html"] == api.tensor_table(inv, "zh")
+    assert 'data-rows="later"' in out["html"] and "<tr data-name" not in out["html"]
+    full = api.compute({"preset": "distilbert-base-uncased", "architecture": "DistilBertForMaskedLM"}, "zh",
+                       tensor_rows=True)["html"]
+    assert full == out["html"].replace('<details class="calc-tensors" data-rows="later">',
+                                       '<details class="calc-tensors">').replace(
+        "</summary></details>", "</summary>" + out["tensors_html"] + "</details>")
     assert out["announce"] == "distilbert-base-uncased：" + f"{inv.total:,} 个参数（{views.fmt_short(inv.total, 'zh')}）。"
 
 
@@ -178,7 +186,7 @@ def _active_of(query, inv):
 
 def test_result_markup_carries_the_numbers():
     out = _ok({"preset": "bert-base-uncased", "architecture": "BertForPreTraining"})
-    html = out["html"]
+    html = out["html"] + out["tensors_html"]
     inv = build(PRESETS["bert-base-uncased"].config, "BertForPreTraining")
     assert len(re.findall(r'<tr data-name="', html)) == len(inv.tensors)
     for s in views.group_breakdown(inv):
@@ -207,6 +215,7 @@ def test_widget_holds_form_result_and_schema():
     for lang in ("en", "zh"):
         html = api.render_widget(lang)
         assert html.count(f'data-total="{BASE_TOTAL}"') == 1
+        assert html.count("<tr data-name=") == len(build(PRESETS["bert-base-uncased"].config).tensors)
         assert f'data-lang="{lang}"' in html and 'id="calc-root"' in html
         m = re.search(r'<script type="application/json" id="calc-schema">(.*?)</script>', html, re.S)
         assert m and "<" not in m.group(1)
@@ -241,7 +250,7 @@ def test_every_label_in_both_languages():
 
 
 def test_active_fraction():
-    if api._active is None:
+    if not api._HAS_ACTIVE:
         return
     out = _ok({"preset": "bert-base-uncased", api.ACTIVE_KEY: "12/4095"})
     assert out["query"][api.ACTIVE_KEY] == "12/4095"
