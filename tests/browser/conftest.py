@@ -1,0 +1,187 @@
+"""Fixtures for the calculator page's browser tests (pytest + Playwright, headless Chromium).
+
+One site build, one browser and one browser context per session:
+
+* ``site`` builds the site once with ``python -m mkdocs build`` into
+  ``<tmp>/bert-parameter-count/`` and serves it twice on 127.0.0.1: at the root
+  (``site.root`` → ``http://127.0.0.1:<port>/``) and under a subpath
+  (``site.sub`` → ``http://127.0.0.1:<port>/bert-parameter-count/``, the
+  directory above served), as GitHub Pages serves a project site.
+* ``browser`` launches Debian's Chromium (``CHROME_PATH`` overrides). Missing
+  Chromium or Playwright skips these tests locally and FAILS them in CI
+  (``CI=true``): CI must never pass by skipping the browser.
+* ``context`` routes every request: anything not on 127.0.0.1 is aborted and
+  recorded, and ``page`` fails its test if any such request was attempted, if
+  the page threw, or if a worker failed. Dedicated workers' requests go through
+  the same route (the tests check that Pyodide's own files are seen there).
+"""
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import shutil
+import socketserver
+import subprocess
+import sys
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+
+from .support import BOOT_TIMEOUT_MS, CHROMIUM_ARGS, ROOT, SUBPATH
+
+
+def in_ci() -> bool:
+    return os.environ.get("CI", "").lower() in ("1", "true", "yes")
+
+
+def unavailable(reason: str) -> None:
+    """Skip locally, fail in CI."""
+    if in_ci():
+        pytest.fail(f"{reason} (CI=true: the browser tests must run, not skip)", pytrace=False)
+    pytest.skip(reason)
+
+
+def chromium_path() -> str:
+    return os.environ.get("CHROME_PATH", "/usr/bin/chromium")
+
+
+# ---------------------------------------------------------------------- server
+
+
+class _Handler(http.server.SimpleHTTPRequestHandler):
+    extensions_map = {
+        **http.server.SimpleHTTPRequestHandler.extensions_map,
+        ".mjs": "text/javascript",
+        ".js": "text/javascript",
+        ".wasm": "application/wasm",
+        ".json": "application/json",
+    }
+
+    def log_message(self, format, *args):  # noqa: A002 - quiet
+        pass
+
+
+class _Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+
+def serve(directory: Path) -> tuple[_Server, str]:
+    handler = functools.partial(_Handler, directory=str(directory))
+    server = _Server(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}/"
+
+
+@dataclass
+class Site:
+    dir: Path  # the built site (…/bert-parameter-count)
+    root: str  # URL of the site served at /
+    sub: str  # URL of the site served at /bert-parameter-count/
+
+    def url(self, path: str = "", lang: str = "en", query: str = "", sub: bool = False) -> str:
+        base = self.sub if sub else self.root
+        prefix = "zh/" if lang == "zh" else ""
+        return base + prefix + path + (("?" + query) if query else "")
+
+
+@pytest.fixture(scope="session")
+def site(tmp_path_factory) -> Site:
+    if not (ROOT / "node_modules" / "pyodide" / "pyodide.asm.wasm").is_file():
+        unavailable("node_modules/pyodide is missing: run `npm ci`")
+    top = tmp_path_factory.mktemp("served")
+    out = top / SUBPATH
+    proc = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--quiet", "-d", str(out)],
+        cwd=ROOT, capture_output=True, text=True, timeout=600,
+        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
+    )
+    assert proc.returncode == 0, f"mkdocs build failed:\n{proc.stdout}\n{proc.stderr}"
+    root_server, root_url = serve(out)
+    sub_server, sub_url = serve(top)
+    yield Site(out, root_url, sub_url + SUBPATH + "/")
+    root_server.shutdown()
+    sub_server.shutdown()
+    shutil.rmtree(top, ignore_errors=True)
+
+
+# ---------------------------------------------------------------------- browser
+
+
+@pytest.fixture(scope="session")
+def browser():
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        unavailable("the playwright Python package is not installed")
+    path = chromium_path()
+    if not os.path.exists(path):
+        unavailable(f"Chromium not found at {path} (set CHROME_PATH or apt-get install chromium)")
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=path, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@dataclass
+class Traffic:
+    """Every request the browser attempted, and the ones refused for leaving 127.0.0.1."""
+
+    seen: list[str] = field(default_factory=list)
+    blocked: list[str] = field(default_factory=list)
+
+    def route(self, route) -> None:
+        url = route.request.url
+        self.seen.append(url)
+        parts = urlsplit(url)
+        if parts.scheme in ("http", "https") and parts.hostname == "127.0.0.1":
+            route.continue_()
+        elif parts.scheme in ("data", "blob"):
+            route.continue_()
+        else:
+            self.blocked.append(url)
+            route.abort()
+
+
+def new_context(browser, traffic: Traffic, **options):
+    ctx = browser.new_context(**options)
+    ctx.set_default_timeout(BOOT_TIMEOUT_MS)
+    ctx.route("**/*", traffic.route)
+    return ctx
+
+
+@pytest.fixture(scope="session")
+def traffic() -> Traffic:
+    return Traffic()
+
+
+@pytest.fixture(scope="session")
+def context(browser, traffic):
+    ctx = new_context(browser, traffic, viewport={"width": 1280, "height": 900})
+    yield ctx
+    ctx.close()
+
+
+def watch(pg) -> list[str]:
+    """Collect uncaught page exceptions."""
+    errors: list[str] = []
+    pg.on("pageerror", lambda exc: errors.append(f"pageerror: {exc}"))
+    return errors
+
+
+@pytest.fixture
+def page(context, traffic):
+    """A fresh tab; the test fails if the page threw or anything left 127.0.0.1."""
+    blocked_before = len(traffic.blocked)
+    pg = context.new_page()
+    errors = watch(pg)
+    yield pg
+    pg.close()
+    assert traffic.blocked[blocked_before:] == [], "requests left 127.0.0.1"
+    assert errors == [], "the page threw"
+
+

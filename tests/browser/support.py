@@ -1,0 +1,121 @@
+"""Helpers shared by the browser tests (fixtures live in conftest.py)."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+SUBPATH = "bert-parameter-count"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+#: Pyodide boots in ~2 s here; a cold CI machine gets generous room.
+BOOT_TIMEOUT_MS = 60_000
+
+
+def run_cli(config: dict, architecture: str | None = None, pooler: bool | None = None,
+            fmt: str = "json", lang: str = "en", tmp_path: Path | None = None) -> str:
+    """``python -m calculator`` as a user runs it, in a subprocess, on a config.json file."""
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False, dir=tmp_path) as fh:
+        json.dump(config, fh)
+        name = fh.name
+    try:
+        args = [sys.executable, "-m", "calculator", "--config", name, "--format", fmt, "--lang", lang]
+        if architecture:
+            args += ["--architecture", architecture]
+        if pooler is False:
+            args.append("--no-pooler")
+        proc = subprocess.run(args, cwd=ROOT, capture_output=True, text=True, timeout=60)
+        assert proc.returncode == 0, proc.stderr
+        return proc.stdout
+    finally:
+        os.unlink(name)
+
+
+def wait_ready(page) -> None:
+    page.wait_for_selector("#calc-root[data-state=ready]", state="attached", timeout=BOOT_TIMEOUT_MS)
+
+
+def wait_settled(page) -> None:
+    """Python is up and no request is in flight."""
+    wait_ready(page)
+    page.wait_for_selector("#calc-root:not([data-busy])", state="attached", timeout=BOOT_TIMEOUT_MS)
+
+
+def wait_total(page, total: int) -> None:
+    page.wait_for_selector(f'#calc-output [data-total="{total}"]', state="visible", timeout=BOOT_TIMEOUT_MS)
+    wait_settled(page)
+
+
+def wait_error(page, code: str):
+    wait_settled(page)
+    loc = page.locator(f'[data-error-code="{code}"]')
+    loc.wait_for(state="visible", timeout=BOOT_TIMEOUT_MS)
+    return loc
+
+
+PAGE_NUMBERS_JS = """() => {
+  const out = document.getElementById('calc-output');
+  const pairs = (sel, attr, val) => Array.from(out.querySelectorAll(sel)).map(
+    (e) => [e.getAttribute(attr), Number(e.getAttribute(val))]);
+  const total = out.querySelector('[data-total]');
+  const ftotal = out.querySelector('[data-formula-total]');
+  return {
+    total: total ? Number(total.dataset.total) : null,
+    total_text: total ? total.textContent : null,
+    short: out.querySelector('[data-short]').dataset.short,
+    groups: pairs('tr[data-group]', 'data-group', 'data-count'),
+    sections: pairs('tr[data-section]', 'data-section', 'data-count'),
+    layers: pairs('tr[data-layer]', 'data-layer', 'data-count'),
+    memory: pairs('tr[data-dtype]', 'data-dtype', 'data-bytes'),
+    tensors: pairs('tr[data-name]', 'data-name', 'data-count'),
+    facts: pairs('[data-fact]', 'data-fact', 'data-count'),
+    formula: pairs('li[data-formula]', 'data-formula', 'data-count'),
+    formula_total: ftotal ? Number(ftotal.dataset.formulaTotal) : null,
+  };
+}"""
+
+
+def open_tensors(page) -> None:
+    """Open the collapsed per-tensor block (its rows are inserted on opening)."""
+    page.evaluate("document.querySelector('#calc-output .calc-tensors').open = true")
+    page.wait_for_selector("#calc-output tr[data-name]", state="attached", timeout=BOOT_TIMEOUT_MS)
+
+
+def page_numbers(page) -> dict:
+    open_tensors(page)
+    return page.evaluate(PAGE_NUMBERS_JS)
+
+
+def expected_numbers(js: dict) -> dict:
+    """The same shape as :func:`page_numbers`, from the CLI's ``--format json``."""
+    facts = []
+    if js["trainable"] != js["total"]:
+        facts.append(["trainable", js["trainable"]])
+    if js["state_dict_total"] != js["total"]:
+        facts.append(["state_dict_total", js["state_dict_total"]])
+    facts += [["embedding_params", js["embedding"]], ["non_embedding_params", js["non_embedding"]]]
+    f = js["formula"]
+    return {
+        "total": js["total"],
+        "total_text": f"{js['total']:,}",
+        "groups": [[g["key"], g["count"]] for g in js["groups"]],
+        "sections": [[s["key"], s["count"]] for s in js["sections"]],
+        "layers": [[str(r["layer"]), r["count"]] for r in js["per_layer"]],
+        "memory": [[m["dtype"], m["bytes"]] for m in js["memory"]],
+        "tensors": [[t["name"], t["count"]] for t in js["tensors"]],
+        "facts": facts,
+        "formula": [] if f is None else [[line["key"], line["value"]] for line in f["lines"]],
+        "formula_total": None if f is None else f["total"],
+    }

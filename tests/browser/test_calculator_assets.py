@@ -1,0 +1,121 @@
+"""What the build puts in the site for the calculator, checked on the served files.
+
+* the calculator's sources are the repository's, byte for byte, and so is Pyodide;
+* the first answer is in the HTML itself (no script needed to see it);
+* explainer pages load no Pyodide, no worker and no calculator script;
+* under a subpath (GitHub Pages' /bert-parameter-count/) the calculator works
+  and asks for nothing outside its own path.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import urllib.parse
+import urllib.request
+
+import pytest
+
+from .support import ROOT, expected_numbers, page_numbers, run_cli, wait_ready, wait_total
+
+pytestmark = pytest.mark.browser
+
+PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json")
+
+
+def fetch(url: str) -> bytes:
+    with urllib.request.urlopen(url, timeout=30) as response:  # noqa: S310 - 127.0.0.1 only
+        return response.read()
+
+
+def repo_sources() -> list[str]:
+    return sorted(
+        p.relative_to(ROOT).as_posix()
+        for p in (ROOT / "calculator").rglob("*.py")
+        if "__pycache__" not in p.parts
+    )
+
+
+def test_served_calculator_sources_are_the_repository_files(site):
+    manifest = json.loads(fetch(site.root + "assets/calculator-src/manifest.json"))
+    listed = [entry["path"] for entry in manifest["files"]]
+    assert sorted(listed) == repo_sources()
+    for entry in manifest["files"]:
+        served = fetch(site.root + "assets/calculator-src/" + entry["path"])
+        local = (ROOT / entry["path"]).read_bytes()
+        assert served == local, entry["path"]
+        assert hashlib.sha256(served).hexdigest() == entry["sha256"]
+        assert entry["size"] == len(local)
+
+
+def test_served_pyodide_is_the_npm_package(site):
+    package = json.loads((ROOT / "node_modules" / "pyodide" / "package.json").read_text())
+    manifest = json.loads(fetch(site.root + "assets/calculator-src/manifest.json"))
+    assert manifest["pyodide"] == package["version"]
+    for name in PYODIDE_FILES:
+        served = fetch(site.root + "assets/pyodide/" + name)
+        assert served == (ROOT / "node_modules" / "pyodide" / name).read_bytes(), name
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_first_answer_is_in_the_html(site, lang):
+    """Before any script runs, the page already holds the exact default result."""
+    html = fetch(site.url("calculator/", lang)).decode()
+    expected = json.loads(run_cli({"model_type": "bert"}, "BertModel", lang=lang))
+    assert f'data-total="{expected["total"]}"' in html
+    assert f'{expected["total"]:,}' in html
+    assert html.count("data-total=") == 1
+    assert re.search(r'<script type="module" src="(\.\./)+assets/js/calculator\.js"></script>', html)
+    assert 'lang="zh' in html if lang == "zh" else 'lang="en"' in html
+
+
+def test_explainer_pages_reference_no_calculator_runtime(site):
+    pages = [p for p in site.dir.rglob("*.html") if "calculator" not in p.relative_to(site.dir).parts]
+    assert len(pages) > 10
+    for p in pages:
+        html = p.read_text(encoding="utf-8")
+        for needle in ("pyodide", "assets/js/calculator.js", "worker.js", "calculator.css"):
+            assert needle not in html.lower(), f"{p.relative_to(site.dir)} mentions {needle}"
+
+
+def test_explainer_page_loads_no_pyodide(page, site, traffic):
+    seen_before = len(traffic.seen)
+    page.goto(site.url(""))
+    page.wait_for_load_state("networkidle")
+    loaded = traffic.seen[seen_before:]
+    assert loaded, "the route saw no request"
+    assert not [u for u in loaded if "pyodide" in u or "calculator" in u or "worker.js" in u]
+
+
+def test_calculator_page_loads_pyodide_in_a_worker_from_this_site(page, site, traffic):
+    seen_before = len(traffic.seen)
+    page.goto(site.url("calculator/"))
+    wait_ready(page)
+    loaded = traffic.seen[seen_before:]
+    for name in ("assets/js/worker.js", "assets/pyodide/pyodide.asm.wasm", "assets/pyodide/python_stdlib.zip",
+                 "assets/calculator-src/manifest.json", "assets/calculator-src/calculator/api.py"):
+        assert any(u.startswith(site.root + name) for u in loaded), name
+    # worker.js starts with a static `import`, so it can only run as a module worker.
+    assert site.root + "assets/js/worker.js" in [w.url for w in page.workers]
+    assert (ROOT / "docs/assets/js/worker.js").read_text().lstrip().count("\nimport ") >= 1
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_calculator_works_under_a_subpath(page, site, traffic, lang, tmp_path):
+    config = {"model_type": "roberta", "num_hidden_layers": 6}
+    expected = json.loads(run_cli(config, "RobertaForMaskedLM", tmp_path=tmp_path))
+    seen_before = len(traffic.seen)
+    page.goto(site.url("calculator/", lang, "model_type=roberta&architecture=RobertaForMaskedLM&num_hidden_layers=6",
+                       sub=True))
+    wait_total(page, expected["total"])
+    got, want = page_numbers(page), expected_numbers(expected)
+    for key in ("groups", "layers", "tensors", "memory"):
+        assert got[key] == want[key], key
+    prefix = site.sub
+    outside = [u for u in traffic.seen[seen_before:] if not u.startswith(prefix)]
+    assert outside == [], "requests outside the subpath"
+    # The language switcher stays under the subpath too.
+    other = page.locator('a[hreflang="%s"]' % ("zh" if lang == "en" else "en")).first.get_attribute("href")
+    target = urllib.parse.urljoin(page.url, other)
+    assert target.startswith(prefix), target
+

@@ -1,0 +1,276 @@
+"""Bad input on the calculator page: coded, localized, beside the field, never markup.
+
+Every error code the engine can raise is either reached here from the page
+(typed into a field, pasted as a config.json, or opened as a link) or listed in
+``NOT_FROM_THE_PAGE`` with the reason; a new code fails
+``test_every_error_code_is_covered`` until it is placed.
+"""
+from __future__ import annotations
+
+import json
+import re
+import urllib.parse
+
+import pytest
+
+from calculator import api
+from calculator.errors import MESSAGES
+from calculator.families import FAMILIES
+from calculator.presets import PRESETS
+
+from .support import wait_error, wait_ready, wait_settled, wait_total
+
+pytestmark = pytest.mark.browser
+
+DEFAULT = dict(api.compute(api.DEFAULT_PARAMS)["query"])
+DEFAULT_TOTAL = 109_482_240
+
+#: Typed into a field of the default form: (field id, value, code). Each is fixed again before the next.
+TYPED = [
+    ("calc-bert-vocab_size", "abc", "not_integer"),
+    ("calc-bert-vocab_size", "", "not_integer"),
+    ("calc-bert-vocab_size", "-5", "negative"),
+    ("calc-bert-hidden_size", "0", "zero"),
+    ("calc-bert-vocab_size", "99999999", "too_large"),
+    ("calc-bert-num_attention_heads", "7", "heads_not_divisor"),
+    ("calc-active_fraction", "2", "bad_fraction"),
+    ("calc-active_fraction", "x/0", "bad_fraction"),
+]
+#: Pasted into the config.json box: (text, code).
+PASTED = [
+    ("{", "invalid_json"),
+    ("[1, 2]", "not_an_object"),
+    ('{"model_type": "gpt2"}', "unknown_model_type"),
+    ('{"model_type": "bert", "architectures": ["BertForTranslation"]}', "unknown_architecture"),
+    ('{"model_type": "bert", "hidden_size": 100, "num_attention_heads": 12}', "heads_not_divisor"),
+]
+#: Opened as a link: (query, code, the field it shows beside or None for the page-level slot).
+LINKED = [
+    ({"preset": "bert-huge"}, "unknown_preset", "calc-preset"),
+    ({"model_type": "gpt2"}, "unknown_model_type", "calc-model_type"),
+    ({"architecture": "BertForTranslation"}, "unknown_architecture", "calc-architecture"),
+    ({"pooler": "maybe"}, "not_boolean", "calc-pooler"),
+    ({"tie_word_embeddings": "2"}, "not_boolean", "calc-bert-tie_word_embeddings"),
+    ({"architecture": "BertForMaskedLM", "pooler": "1"}, "pooler_fixed", "calc-pooler"),
+    ({"model_type": "albert", "num_hidden_groups": "100", "inner_group_num": "100"}, "too_large",
+     "calc-albert-num_hidden_groups"),
+    ({"vocab_size": "9999999", "hidden_size": "9999996"}, "total_too_large", None),
+    ({"model_type": "transformer", "n_src_vocab": "100", "n_tgt_vocab": "200"}, "vocab_mismatch",
+     "calc-transformer-n_tgt_vocab"),
+    ({"model_type": "roberta", "vocab_size": "1"}, "padding_idx", "calc-roberta-vocab_size"),
+    ({"model_type": "distilbert", "architecture": "DistilBertForQuestionAnswering", "num_labels": "3"},
+     "labels_fixed", "calc-distilbert-num_labels"),
+]
+LINKED = [case for case in LINKED if case[1] in MESSAGES]  # codes the engine has at this commit
+NOT_FROM_THE_PAGE = {
+    # keras-bert's `trainable` prefix list is a get_model() argument, not a form field.
+    "bad_value": "only keras-bert's trainable list raises it; the page has no such field",
+    # Raised for exceptions that are not CalcError: by construction no input reaches it;
+    # tests/unit/test_api.py forces one and checks the page-facing answer.
+    "internal": "no input reaches it; covered by tests/unit/test_api.py",
+}
+
+
+def test_every_error_code_is_covered():
+    reached = {c for _, _, c in TYPED} | {c for _, c in PASTED} | {c for _, c, _ in LINKED}
+    assert reached | set(NOT_FROM_THE_PAGE) == set(MESSAGES) | {"internal"}
+    assert not reached & set(NOT_FROM_THE_PAGE)
+
+
+def assert_error_shown(page, code: str, message: str, slot_for: str | None, lang: str) -> None:
+    loc = wait_error(page, code)
+    assert page.locator("[data-error-code]").count() == 1, "exactly one error element"
+    assert loc.text_content() == message
+    assert page.locator("[data-total]").count() == 0, "no data-total while an error is shown"
+    assert page.locator("#calc-output.calc-stale").count() == 1
+    assert page.locator("#calc-stale-note").is_visible()
+    assert page.locator("#calc-stale-note").text_content() == api.UI_LABELS["stale"][lang]
+    slot_id = loc.get_attribute("id")
+    if slot_for is None:
+        assert slot_id == "calc-general-error"
+    else:
+        assert slot_id == f"{slot_for}-error"
+        assert page.get_attribute(f"#{slot_for}", "aria-invalid") == "true"
+    if lang == "zh":
+        assert re.search(r"[\u4e00-\u9fff]", message)
+    # Never a NaN, "undefined" or an empty total on the page.
+    text = page.locator("#calc-root").inner_text()
+    assert "NaN" not in text and "undefined" not in text
+    assert page.locator(".calc-total").text_content().strip() != ""
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_typed_errors(page, site, lang):
+    page.goto(site.url("calculator/", lang))
+    wait_ready(page)
+    for field_id, value, code in TYPED:
+        good = page.input_value(f"#{field_id}")
+        page.fill(f"#{field_id}", value)
+        key = page.get_attribute(f"#{field_id}", "name")
+        params = {**DEFAULT, key: value}
+        expected = api.compute(params, lang)
+        assert expected["error"]["code"] == code
+        assert_error_shown(page, code, expected["error"]["message"], field_id, lang)
+        assert page.locator("#calc-live").text_content() == expected["error"]["message"]
+        page.fill(f"#{field_id}", good)
+        wait_total(page, DEFAULT_TOTAL)
+        assert page.locator("[data-error-code]").count() == 0
+        assert page.locator("#calc-output.calc-stale").count() == 0
+        assert page.locator(f"#{field_id}[aria-invalid]").count() == 0
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_pasted_config_errors_and_success(page, site, lang, tmp_path):
+    page.goto(site.url("calculator/", lang))
+    wait_ready(page)
+    page.click("#calc-config-box summary")
+    for text, code in PASTED:
+        page.fill("#calc-config", text)
+        page.click("#calc-config-apply")
+        expected = api.compute_config(text, lang)
+        assert expected["error"]["code"] == code
+        assert_error_shown(page, code, expected["error"]["message"], "calc-config", lang)
+    # A real config.json (roberta-large as published, with an id2label mapping): the form takes it over.
+    config = {**PRESETS["roberta-large"].config, "architectures": ["RobertaForSequenceClassification"],
+              "id2label": {"0": "NEG", "1": "NEU", "2": "POS"}, "hidden_act": "gelu"}
+    page.fill("#calc-config", json.dumps(config))
+    page.click("#calc-config-apply")
+    from .support import run_cli
+
+    expected = json.loads(run_cli(config, tmp_path=tmp_path))
+    wait_total(page, expected["total"])
+    assert page.input_value("#calc-model_type") == "roberta"
+    assert page.input_value("#calc-architecture") == "RobertaForSequenceClassification"
+    assert page.input_value("#calc-roberta-num_labels") == "3"
+    assert page.input_value("#calc-roberta-hidden_size") == "1024"
+
+
+def test_dropped_config_file(page, site, tmp_path):
+    from .support import run_cli
+
+    page.goto(site.url("calculator/"))
+    wait_ready(page)
+    config = dict(PRESETS["distilbert-base-cased"].config)
+    payload = json.dumps(config)
+    # A drop event with a real File, as a browser makes it when a file is dropped on the box.
+    page.evaluate("""(text) => {
+      const dt = new DataTransfer();
+      dt.items.add(new File([text], 'config.json', {type: 'application/json'}));
+      const box = document.getElementById('calc-config-box');
+      box.dispatchEvent(new DragEvent('dragover', {dataTransfer: dt, bubbles: true, cancelable: true}));
+      box.dispatchEvent(new DragEvent('drop', {dataTransfer: dt, bubbles: true, cancelable: true}));
+    }""", payload)
+    expected = json.loads(run_cli(config, tmp_path=tmp_path))
+    wait_total(page, expected["total"])
+    assert page.input_value("#calc-model_type") == "distilbert"
+    assert page.input_value("#calc-config") == payload
+
+
+@pytest.mark.parametrize("query,code,slot_for", LINKED, ids=[f"{c}-{'-'.join(q)}" for q, c, _ in LINKED])
+def test_link_errors(page, site, query, code, slot_for):
+    lang = "zh" if code in ("pooler_fixed", "total_too_large", "unknown_preset") else "en"
+    page.goto(site.url("calculator/", lang, urllib.parse.urlencode(query)))
+    expected = api.compute(query, lang)
+    assert expected["error"]["code"] == code
+    assert_error_shown(page, code, expected["error"]["message"], slot_for, lang)
+    # The page answers again as soon as the input is fixed: pick a preset.
+    page.select_option("#calc-preset", "bert-base-uncased")
+    if page.is_enabled("#calc-pooler") and not page.is_checked("#calc-pooler"):
+        page.check("#calc-pooler")
+    page.select_option("#calc-architecture", "BertModel")
+    wait_total(page, DEFAULT_TOTAL)
+    assert page.locator("[data-error-code]").count() == 0
+
+
+# ----------------------------------------------------------------- injection
+
+PAYLOAD = '"><img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script><svg onload=window.__pwned=3>'
+INJECTABLE = sorted(
+    {"preset", "model_type", "architecture", "pooler", api.ACTIVE_KEY, "unknown_key"}
+    | {f.key for f in FAMILIES["bert"].fields}
+)
+
+
+def assert_not_injected(page, traffic, seen_before: int) -> None:
+    assert page.evaluate("window.__pwned") is None
+    assert page.locator("img[src=x], svg[onload], img[onerror], #calc-root script:not(#calc-schema)").count() == 0
+    scripts = page.eval_on_selector_all("script", "ss => ss.map(s => s.textContent)")
+    assert not [s for s in scripts if "__pwned" in s]
+    assert not [u for u in traffic.seen[seen_before:] if urllib.parse.urlsplit(u).path.endswith("/x")]
+
+
+@pytest.mark.parametrize("key", INJECTABLE)
+def test_query_values_cannot_inject_markup(page, site, traffic, key):
+    seen_before = len(traffic.seen)
+    query = urllib.parse.urlencode({key: PAYLOAD})
+    page.goto(site.url("calculator/", "en", query))
+    wait_settled(page)
+    page.wait_for_timeout(200)
+    assert_not_injected(page, traffic, seen_before)
+    expected = api.compute({key: PAYLOAD}, "en")
+    if expected["ok"]:
+        wait_total(page, expected["total"])
+    else:
+        loc = wait_error(page, expected["error"]["code"])
+        assert loc.text_content() == expected["error"]["message"]
+        assert "<img" in loc.text_content() or "<img" not in expected["error"]["message"]
+    # The language links carry the query as an attribute value, not markup.
+    for a in page.locator("a[hreflang]").all():
+        assert "<" not in (a.get_attribute("href") or "")
+
+
+def test_payload_in_the_key_and_in_a_pasted_config(page, site, traffic):
+    seen_before = len(traffic.seen)
+    page.goto(site.url("calculator/", "zh", urllib.parse.urlencode({PAYLOAD: PAYLOAD, "num_labels": "3"})))
+    wait_total(page, DEFAULT_TOTAL)  # unknown keys are ignored (num_labels does not change BertModel)
+    page.click("#calc-config-box summary")
+    page.fill("#calc-config", json.dumps({"model_type": PAYLOAD}))
+    page.click("#calc-config-apply")
+    wait_error(page, "unknown_model_type")
+    page.wait_for_timeout(200)
+    assert_not_injected(page, traffic, seen_before)
+
+
+# ------------------------------------------------------------ runtime missing
+
+
+@pytest.fixture
+def no_wasm_page(browser, traffic):
+    """A tab in its own context where Pyodide's WebAssembly never arrives (the worker's request included)."""
+    from .conftest import new_context, watch
+
+    blocked_before = len(traffic.blocked)
+    ctx = new_context(browser, traffic)
+    ctx.route("**/assets/pyodide/pyodide.asm.wasm", lambda route: route.abort())
+    pg = ctx.new_page()
+    errors = watch(pg)
+    yield pg
+    ctx.close()
+    assert traffic.blocked[blocked_before:] == []
+    assert errors == []
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_pyodide_cannot_load(no_wasm_page, site, lang):
+    page = no_wasm_page
+    page.goto(site.url("calculator/", lang))
+    page.wait_for_selector("#calc-root[data-state=failed]", state="attached")
+    status = page.locator("#calc-status").text_content()
+    template = api.UI_LABELS["status_failed"][lang]
+    head, tail = template.split("{detail}")
+    assert status.startswith(head) and status.endswith(tail)
+    assert page.get_attribute("#calc-status", "role") == "alert"
+    # The pre-rendered tables stay, exact.
+    assert page.locator(f'#calc-output [data-total="{DEFAULT_TOTAL}"]').is_visible()
+    assert page.locator("#calc-output tr[data-name]").count() > 100
+    assert page.is_disabled("#calc-bert-vocab_size")
+
+
+def test_pyodide_cannot_load_with_a_link(no_wasm_page, site):
+    """A link's own state cannot be computed: the default result is shown as such, without data-total."""
+    page = no_wasm_page
+    page.goto(site.url("calculator/", "en", "preset=bert-large-uncased"))
+    page.wait_for_selector("#calc-root[data-state=failed]", state="attached")
+    assert page.locator("[data-total]").count() == 0
+    assert page.locator("#calc-output.calc-stale").count() == 1
+    assert page.input_value("#calc-bert-hidden_size") == "1024"

@@ -1,0 +1,265 @@
+"""The calculator page in a real browser: the numbers are the CLI's, in both languages.
+
+Expected values come from ``python -m calculator --format json`` run as a
+subprocess (what a user would run), never from the page's own code path.
+"""
+from __future__ import annotations
+
+import json
+import re
+import urllib.parse
+
+import pytest
+
+from calculator.api import UI_LABELS
+from calculator.build import build
+from calculator.families import FAMILIES
+from calculator.presets import PRESETS
+
+try:
+    from calculator import active as active_module
+except ImportError:  # the active-parameter view is optional
+    active_module = None
+
+from .support import expected_numbers, page_numbers, run_cli, wait_ready, wait_settled, wait_total
+
+pytestmark = pytest.mark.browser
+
+DEFAULT_TOTAL = 109_482_240
+
+#: (query, language): presets, heads, custom sizes, ties, every family.
+CASES = [
+    ({"preset": "bert-base-uncased", "architecture": "BertForSequenceClassification", "num_labels": "3"}, "en"),
+    ({"preset": "bert-large-cased", "architecture": "BertForPreTraining"}, "zh"),
+    ({"preset": "roberta-base", "architecture": "RobertaForMaskedLM"}, "en"),
+    ({"preset": "distilbert-base-uncased", "architecture": "DistilBertForQuestionAnswering"}, "zh"),
+    ({"preset": "albert-base-v2", "architecture": "AlbertForPreTraining"}, "en"),
+    ({"preset": "google/electra-small-discriminator", "architecture": "ElectraForPreTraining"}, "en"),
+    ({"model_type": "bert", "vocab_size": "1000", "hidden_size": "256", "num_hidden_layers": "3",
+      "num_attention_heads": "4", "intermediate_size": "1000", "max_position_embeddings": "128",
+      "type_vocab_size": "1", "architecture": "BertModel", "pooler": "0"}, "zh"),
+    ({"model_type": "bert", "architecture": "BertForMaskedLM", "tie_word_embeddings": "0"}, "en"),
+    ({"model_type": "keras-bert", "transformer_num": "2"}, "en"),
+    ({"model_type": "transformer", "n_layers": "1"}, "zh"),
+]
+
+
+def cli_inputs(query: dict[str, str]) -> tuple[dict, str | None, bool | None]:
+    """The config.json, --architecture and --no-pooler a CLI user would pass for a page query."""
+    config: dict = {}
+    if "preset" in query:
+        config.update(PRESETS[query["preset"]].config)
+    config["model_type"] = query.get("model_type", config.get("model_type", "bert"))
+    for f in FAMILIES[config["model_type"]].fields:
+        if f.key in query:
+            config[f.key] = query[f.key] == "1" if f.kind == "bool" else int(query[f.key])
+    pooler = None if "pooler" not in query else query["pooler"] == "1"
+    return config, query.get("architecture"), pooler
+
+
+def cli_short(config, architecture, pooler, lang, tmp_path) -> str:
+    text = run_cli(config, architecture, pooler, fmt="text", lang=lang, tmp_path=tmp_path)
+    return re.search(r"\(([^()]+)\)$", text.splitlines()[1]).group(1)
+
+
+def form_state(page) -> dict:
+    """What the form shows: every enabled control's name and value."""
+    return page.evaluate("""() => {
+      const out = {};
+      for (const el of document.querySelectorAll('#calc-form select, #calc-form input')) {
+        if (el.disabled || el.closest('[hidden]')) continue;
+        out[el.name] = el.type === 'checkbox' ? el.checked : el.value;
+      }
+      return out;
+    }""")
+
+
+@pytest.mark.parametrize("query,lang", CASES, ids=[f"{i}-{q.get('preset', q.get('model_type'))}-{lang}"
+                                                    for i, (q, lang) in enumerate(CASES)])
+def test_page_shows_the_cli_numbers(page, site, query, lang, tmp_path):
+    config, architecture, pooler = cli_inputs(query)
+    expected = json.loads(run_cli(config, architecture, pooler, lang=lang, tmp_path=tmp_path))
+    page.goto(site.url("calculator/", lang, urllib.parse.urlencode(query)))
+    wait_total(page, expected["total"])
+    got, want = page_numbers(page), expected_numbers(expected)
+    assert got.pop("short") == cli_short(config, architecture, pooler, lang, tmp_path)
+    assert got == want
+    # The address now holds every input, with the CLI's values.
+    shown = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(page.url).query))
+    assert shown["model_type"] == expected["model_type"]
+    assert shown["architecture"] == expected["architecture"]
+    assert shown["pooler"] == ("1" if expected["pooler"] else "0")
+    for f in FAMILIES[expected["model_type"]].fields:
+        value = expected["config"][f.key]
+        assert shown[f.key] == (("1" if value else "0") if isinstance(value, bool) else str(value)), f.key
+    assert page.locator("[data-error-code]").count() == 0
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_exact_answer_before_python_is_ready(page, site, lang):
+    page.goto(site.url("calculator/", lang), wait_until="domcontentloaded")
+    # Pyodide needs seconds; the pre-rendered total is there at once.
+    assert page.get_attribute("#calc-root", "data-state") == "loading"
+    assert page.locator(f'#calc-output [data-total="{DEFAULT_TOTAL}"]').is_visible()
+    assert page.locator(".calc-total").text_content() == f"{DEFAULT_TOTAL:,}"
+    assert page.locator("#calc-status").text_content() == UI_LABELS["status_loading"][lang]
+    wait_ready(page)
+    assert page.locator("#calc-status").text_content() == UI_LABELS["status_ready"][lang]
+    assert page.locator(f'[data-total="{DEFAULT_TOTAL}"]').count() == 1
+    assert page.locator(".calc-short").text_content() == ("about 109.5M" if lang == "en" else "约 1.09亿")
+
+
+def test_inputs_update_the_result(page, site, tmp_path):
+    page.goto(site.url("calculator/"))
+    wait_ready(page)
+
+    def check(config, architecture=None, pooler=None):
+        expected = json.loads(run_cli(config, architecture, pooler, tmp_path=tmp_path))
+        wait_total(page, expected["total"])
+        assert page_numbers(page)["tensors"] == expected_numbers(expected)["tensors"]
+        return expected
+
+    page.fill("#calc-bert-num_hidden_layers", "24")
+    check({"model_type": "bert", "num_hidden_layers": 24})
+    assert page.input_value("#calc-preset") == ""  # no longer bert-base-uncased
+    assert "num_hidden_layers=24" in page.url and "preset=" not in page.url
+
+    page.select_option("#calc-architecture", "BertForTokenClassification")
+    assert page.is_disabled("#calc-pooler") and not page.is_checked("#calc-pooler")
+    page.fill("#calc-bert-num_labels", "9")
+    check({"model_type": "bert", "num_hidden_layers": 24, "num_labels": 9}, "BertForTokenClassification")
+
+    page.select_option("#calc-preset", "roberta-base")
+    assert page.input_value("#calc-model_type") == "roberta"
+    check(dict(PRESETS["roberta-base"].config), "RobertaModel")
+    assert "preset=roberta-base" in page.url
+
+    page.select_option("#calc-model_type", "albert")
+    check({"model_type": "albert"}, "AlbertModel")
+    page.uncheck("#calc-pooler")
+    check({"model_type": "albert"}, "AlbertModel", False)
+
+    page.select_option("#calc-preset", "bert-base-uncased")  # a preset sets sizes, not the pooler choice
+    check(dict(PRESETS["bert-base-uncased"].config), "BertModel", False)
+    page.check("#calc-pooler")
+    check(dict(PRESETS["bert-base-uncased"].config), "BertModel")
+    if active_module is None:
+        return
+    page.fill("#calc-active_fraction", "0.5")
+    wait_settled(page)
+    want = active_module.active_parameters(build(PRESETS["bert-base-uncased"].config), "0.5")
+    rows = dict(page.eval_on_selector_all("tr[data-active]", "rs => rs.map(r => [r.dataset.active, r.dataset.value])"))
+    assert float(rows["active_used"]) == want.active
+    assert float(rows["active_ff"]) == want.feed_forward
+    assert page.locator(f'[data-total="{DEFAULT_TOTAL}"]').count() == 1  # stored count unchanged
+
+
+def test_url_round_trip(page, context, site, tmp_path):
+    page.goto(site.url("calculator/"))
+    wait_ready(page)
+    page.select_option("#calc-preset", "bert-large-uncased")
+    page.select_option("#calc-architecture", "BertForMultipleChoice")
+    page.fill("#calc-bert-max_position_embeddings", "1024")
+    expected = json.loads(run_cli({**PRESETS["bert-large-uncased"].config, "max_position_embeddings": 1024},
+                                  "BertForMultipleChoice", tmp_path=tmp_path))
+    wait_total(page, expected["total"])
+    link, state = page.url, form_state(page)
+    again = context.new_page()
+    try:
+        again.goto(link)
+        wait_total(again, expected["total"])
+        assert form_state(again) == state
+        assert again.url == link
+    finally:
+        again.close()
+
+
+@pytest.mark.parametrize("start,target", [("en", "zh"), ("zh", "en")])
+def test_language_switch_keeps_the_state(page, site, start, target, tmp_path):
+    query = {"preset": "albert-large-v2", "architecture": "AlbertForSequenceClassification", "num_labels": "5"}
+    config, architecture, pooler = cli_inputs(query)
+    expected = json.loads(run_cli(config, architecture, pooler, tmp_path=tmp_path))
+    page.goto(site.url("calculator/", start, urllib.parse.urlencode(query)))
+    wait_total(page, expected["total"])
+    state = form_state(page)
+    page.hover(".md-header .md-select")
+    with page.expect_navigation():
+        page.click(f'.md-header a[hreflang="{target}"]')
+    wait_total(page, expected["total"])
+    path = urllib.parse.urlsplit(page.url).path
+    assert path == ("/zh/calculator/" if target == "zh" else "/calculator/")
+    assert page.evaluate("document.documentElement.lang").startswith(target)
+    assert form_state(page) == state
+    assert page.locator("#calc-status").text_content() == UI_LABELS["status_ready"][target]
+
+
+def test_copy_buttons(page, context, site, tmp_path):
+    context.grant_permissions(["clipboard-read", "clipboard-write"], origin=site.root.rstrip("/"))
+    query = {"preset": "bert-base-chinese", "architecture": "BertForMaskedLM"}
+    page.goto(site.url("calculator/", "zh", urllib.parse.urlencode(query)))
+    config, architecture, pooler = cli_inputs(query)
+    expected = json.loads(run_cli(config, architecture, pooler, tmp_path=tmp_path))
+    wait_total(page, expected["total"])
+    clipboard = lambda: page.evaluate("navigator.clipboard.readText()")  # noqa: E731
+    page.click('button[data-copy="markdown"]')
+    page.wait_for_function("document.getElementById('calc-copy-status').textContent !== ''")
+    assert clipboard() == run_cli(config, architecture, pooler, fmt="markdown", lang="zh", tmp_path=tmp_path)
+    page.click('button[data-copy="text"]')
+    page.wait_for_function("navigator.clipboard.readText().then(t => t.startsWith('模型'))")
+    assert clipboard() == run_cli(config, architecture, pooler, fmt="text", lang="zh", tmp_path=tmp_path)
+    page.click('button[data-copy="link"]')
+    page.wait_for_function("navigator.clipboard.readText().then(t => t.startsWith('http'))")
+    assert clipboard() == page.url
+    assert page.locator("#calc-copy-status").text_content() == UI_LABELS["copied"]["zh"]
+
+
+def test_keyboard_only_and_announced(page, site, tmp_path):
+    page.goto(site.url("calculator/"))
+    wait_ready(page)
+    # Every control has a label.
+    unlabelled = page.evaluate("""() => Array.from(document.querySelectorAll(
+        '#calc-root input, #calc-root select, #calc-root textarea')).filter(
+        el => !el.closest('[hidden]') && el.labels.length === 0 && !el.getAttribute('aria-label')).map(el => el.id)""")
+    assert unlabelled == []
+    # Reach the layer count with Tab alone, type, and hear the result.
+    page.focus("#calc-preset")
+    for _ in range(40):
+        if page.evaluate("document.activeElement.id") == "calc-bert-num_hidden_layers":
+            break
+        page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.id") == "calc-bert-num_hidden_layers"
+    page.keyboard.press("Control+A")
+    page.keyboard.type("6")
+    expected = json.loads(run_cli({"model_type": "bert", "num_hidden_layers": 6}, tmp_path=tmp_path))
+    wait_total(page, expected["total"])
+    assert f"{expected['total']:,}" in page.locator("#calc-live").text_content()
+    assert page.get_attribute("#calc-live", "aria-live") == "polite"
+    # Space toggles the pooler; the page answers.
+    page.focus("#calc-pooler")
+    page.keyboard.press("Space")
+    expected = json.loads(run_cli({"model_type": "bert", "num_hidden_layers": 6}, pooler=False, tmp_path=tmp_path))
+    wait_total(page, expected["total"])
+    # The per-tensor table opens from the keyboard.
+    page.focus(".calc-tensors summary")
+    page.keyboard.press("Enter")
+    assert page.locator(".calc-tensors").get_attribute("open") is not None
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_usable_at_375px(page, site, lang, tmp_path):
+    page.set_viewport_size({"width": 375, "height": 800})
+    page.goto(site.url("calculator/", lang))
+    wait_ready(page)
+    assert page.evaluate("document.documentElement.scrollWidth") <= 375
+    box = page.locator(".calc-total").bounding_box()
+    assert box["x"] >= 0 and box["x"] + box["width"] <= 375
+    for selector in ("#calc-preset", "#calc-bert-hidden_size", 'button[data-copy="link"]'):
+        b = page.locator(selector).bounding_box()
+        assert b["x"] >= 0 and b["x"] + b["width"] <= 375, selector
+    page.fill("#calc-bert-hidden_size", "1024")
+    page.fill("#calc-bert-num_attention_heads", "16")
+    expected = json.loads(run_cli({"model_type": "bert", "hidden_size": 1024, "num_attention_heads": 16},
+                                  tmp_path=tmp_path))
+    wait_total(page, expected["total"])
+    page.screenshot(path=str(tmp_path / f"calculator-375-{lang}.png"), full_page=True)
+
