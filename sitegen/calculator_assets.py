@@ -9,12 +9,10 @@ What it does
     pooler), rendered by the same Python that later runs in the browser. So the
     page shows an exact answer before any script has run.
 ``on_post_page``
-    On the calculator page only, adds to ``<head>``: a one-line inline script, first
-    thing, that starts the Pyodide worker (``assets/js/worker.js``) before the theme
-    loads; ``assets/css/calculator.css``; and the module script
-    ``assets/js/calculator.js``, which adopts that worker. URLs are relative to the
-    page, so the site works under any subpath. Explainer pages load none of it,
-    and no Pyodide.
+    On the calculator page only, adds ``assets/css/calculator.css`` and the module
+    script ``assets/js/calculator.js`` (which starts the Pyodide worker) to
+    ``<head>``, with URLs relative to the page so the site works under any
+    subpath. Explainer pages load neither, and no Pyodide.
 ``on_post_build``
     Copies the Pyodide runtime from ``node_modules/pyodide`` (installed by
     ``npm ci``; no CDN is used at run time) to ``assets/pyodide/``, and every
@@ -51,7 +49,6 @@ PYODIDE_DEST = "assets/pyodide"
 SOURCE_DEST = "assets/calculator-src"
 CSS = "assets/css/calculator.css"
 SCRIPT = "assets/js/calculator.js"
-WORKER = "assets/js/worker.js"
 
 MOUNT = re.compile(r'<div class="calculator-mount" data-lang="(en|zh)"></div>')
 _MARK = "calculator_page"
@@ -71,27 +68,13 @@ def on_page_content(html, page, config, files, **kwargs):
     return html[: match.start()] + widget + html[match.end():]
 
 
-#: Starts the worker first thing in <head>, before the theme's stylesheets and scripts
-#: keep the main thread busy: Pyodide's download and compile then overlap the page's
-#: own loading. calculator.js adopts the worker and replays what it said meanwhile.
-EARLY_WORKER = (
-    "<script>try{{var w=new Worker({url},{{type:\"module\"}}),q=[];"
-    "w.onmessage=function(e){{q.push(e)}};w.onerror=function(e){{q.push({{error:e.message||\"worker\"}})}};"
-    "window.__calcWorker={{worker:w,queue:q}}}}catch(e){{}}</script>"
-)
-
-
 def on_post_page(output, page, config, **kwargs):
     if not page.meta.get(_MARK):
         return output
     css = get_relative_url(CSS, page.url)
     script = get_relative_url(SCRIPT, page.url)
-    worker = get_relative_url(WORKER, page.url)
-    head = re.search(r"<head[^>]*>", output)
-    if head is None or "</head>" not in output:
-        raise PluginError(f"calculator_assets: no <head> in {page.file.src_uri}")
-    early = EARLY_WORKER.format(url=json.dumps(worker))
-    output = output[: head.end()] + early + output[head.end():]
+    if "</head>" not in output:
+        raise PluginError(f"calculator_assets: no </head> in {page.file.src_uri}")
     tags = f'<link rel="stylesheet" href="{css}">\n<script type="module" src="{script}"></script>\n'
     return output.replace("</head>", tags + "</head>", 1)
 

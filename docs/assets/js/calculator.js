@@ -311,27 +311,14 @@ function main(root) {
   }
 
   function startWorker() {
-    // Normally the page's <head> already started it (sitegen/calculator_assets.py):
-    // adopt that worker and replay anything it said before this script ran.
-    const early = window.__calcWorker;
-    let missed = [];
-    if (early && early.worker) {
-      worker = early.worker;
-      missed = early.queue;
-    } else {
-      try {
-        worker = new Worker(new URL("./worker.js", import.meta.url), { type: "module" });
-      } catch (error) {
-        fail(error && error.message);
-        return;
-      }
+    try {
+      worker = new Worker(new URL("./worker.js", import.meta.url), { type: "module" });
+    } catch (error) {
+      fail(error && error.message);
+      return;
     }
     worker.onmessage = onMessage;
     worker.onerror = (event) => fail((event && event.message) || "worker");
-    for (const item of missed) {
-      if (item.error) fail(item.error);
-      else onMessage(item);
-    }
     // A runtime that never answers (a very slow link) still gets a message, not an endless "loading".
     setTimeout(() => fail("timeout"), 120000);
   }
@@ -416,7 +403,18 @@ function main(root) {
 
   // ----------------------------------------------------------------- start
 
-  startWorker();
+  // The worker starts right after the first paint (which already shows the exact
+  // pre-rendered total): started earlier, Pyodide's compile competes with that paint
+  // for the CPU and delays both it and, measured on two cores, Python's first answer.
+  // (A tab opened in the background paints later: the timer starts it anyway.)
+  let started = false;
+  const start = () => {
+    if (started) return;
+    started = true;
+    startWorker();
+  };
+  requestAnimationFrame(() => setTimeout(start, 0));
+  setTimeout(start, 1000);
   root.dataset.result = "fresh";
   const urlParams = Object.fromEntries(new URLSearchParams(location.search));
   if (Object.keys(urlParams).length) {
