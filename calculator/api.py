@@ -139,7 +139,8 @@ UI_LABELS: dict[str, dict[str, str]] = {
         "en": "Something went wrong inside the calculator; the last result is kept. Please report this input.",
         "zh": "计算器内部出错；保留了上一次的结果。请报告这组输入。",
     },
-    "result_title": {"en": "Result", "zh": "结果"},
+    "result_title": {"en": "Breakdown", "zh": "明细"},
+    "summary_title": {"en": "Result", "zh": "结果"},
     "short_form": {"en": "about {short}", "zh": "约 {short}"},
     "breakdown_title": {"en": "By component", "zh": "按组件划分"},
     "sections_title": {"en": "By part of the model", "zh": "按模型部分划分"},
@@ -424,12 +425,28 @@ def _render_active(inv: Inventory, active: Any, lang: str) -> str:
     )
 
 
+def render_summary(inv: Inventory, lang: str = "en", preset: str | None = None) -> str:
+    """The answer at the top of the page: which model, and its exact total (``data-total``)."""
+    lang = _lang(lang)
+    total, short = inv.total, views.fmt_short(inv.total, lang)
+    return (
+        f'<p class="calc-model" data-architecture="{escape(inv.architecture)}">'
+        f"{escape(model_title(inv, preset, lang))}</p>"
+        '<p class="calc-total-box">'
+        f'<span class="calc-total-label">{escape(label("total", lang))}</span> '
+        f'<span class="calc-total" data-total="{total}" elementtiming="calc-total">'
+        f"{escape(views.fmt_int(total, lang))}</span> "
+        f'<span class="calc-short" data-short="{escape(short)}">{escape(ui("short_form", lang, short=short))}</span>'
+        "</p>"
+    )
+
+
 def render_result(
     inv: Inventory, lang: str = "en", preset: str | None = None, active: Any = None, tensor_rows: bool = True
 ) -> str:
-    """The result block: total, chart, breakdowns, formula, memory, every tensor.
+    """The breakdown under the total: facts, chart, tables, formula, memory, every tensor.
 
-    Numbers also sit in ``data-*`` attributes (``data-total``, ``data-count``, …)
+    Numbers also sit in ``data-*`` attributes (``data-count``, ``data-bytes``, …)
     so tests read them without parsing localized text. With ``tensor_rows=False``
     the collapsed per-tensor block comes empty (``data-rows="later"``) and
     :func:`tensor_table` supplies its rows separately: the page inserts them when
@@ -440,15 +457,6 @@ def render_result(
     total = inv.total
     out: list[str] = []
     out.append(f'<h2 class="calc-result-title" id="calc-result-title">{escape(ui("result_title", lang))}</h2>')
-    out.append(f'<p class="calc-model" data-architecture="{escape(inv.architecture)}">{escape(model_title(inv, preset, lang))}</p>')
-    out.append(
-        '<div class="calc-total-box">'
-        f'<span class="calc-total-label">{escape(label("total", lang))}</span> '
-        f'<span class="calc-total" data-total="{total}" elementtiming="calc-total">{escape(n(total))}</span> '
-        f'<span class="calc-short" data-short="{escape(views.fmt_short(total, lang))}">'
-        f'{escape(ui("short_form", lang, short=views.fmt_short(total, lang)))}</span>'
-        "</div>"
-    )
     extra: list[tuple[str, int]] = []
     if inv.trainable != total:
         extra.append(("trainable", inv.trainable))
@@ -617,6 +625,7 @@ def _ok(
         "pooler": inv.pooler,
         "preset": preset,
         "query": canonical_query(inv, preset, active_text),
+        "summary_html": render_summary(inv, lang, preset),
         "html": render_result(inv, lang, preset, active, tensor_rows=tensor_rows),
         "tensors_html": tensor_table(inv, lang),
         "markdown": views.markdown_table(inv, lang),

@@ -20,6 +20,8 @@ def resolve_architecture(raw: Mapping[str, Any], architecture: str | None) -> tu
     family = FAMILIES[model_type]
     if not architecture:
         listed = raw.get("architectures")
+        if isinstance(listed, str):  # a hand-written config sometimes gives the class without the list
+            listed = [listed]
         if isinstance(listed, list) and listed and isinstance(listed[0], str):
             architecture = listed[0]
         else:

@@ -40,28 +40,30 @@ def _svg(width: int, height: int, title: str, desc: str, body: list[str], css_cl
 
 
 def share_chart_svg(inv: Inventory, lang: str = "en", model_name: str | None = None) -> str:
-    """Horizontal bars, one per component group, with exact counts and percentages."""
+    """One row per component group: its name, then a bar with the exact count and percentage.
+
+    Labels sit above the bars so the picture stays narrow (420 units) and
+    its text readable when a phone scales it to the screen.
+    """
     shares = group_breakdown(inv)
     name = model_name or inv.architecture
     title = label("share_chart_title", lang, total=fmt_int(inv.total, lang), model=name)
     desc = "; ".join(
         f"{label(s.key, lang)}: {fmt_int(s.count, lang)} ({fmt_percent(s.fraction, lang)})" for s in shares
     )
-    label_w, bar_w, value_w, row_h = 170, 300, 190, 30
-    width = label_w + bar_w + value_w
+    bar_w, row_h, width = 250, 46, 420
     body: list[str] = []
     biggest = max((s.fraction for s in shares), default=1.0) or 1.0
     for i, s in enumerate(shares):
         y = i * row_h
-        w = max(1.0, bar_w * s.fraction / biggest)
+        w = max(2.0, bar_w * s.fraction / biggest)
         body.append(
-            f'<text x="{label_w - 8}" y="{y + 20}" text-anchor="end" fill="currentColor" font-size="14">'
-            f"{escape(label(s.key, lang))}</text>"
-            f'<rect x="{label_w}" y="{y + 6}" width="{w:.1f}" height="{row_h - 10}" rx="3" fill="{COLOURS[s.key]}"/>'
-            f'<text x="{label_w + w + 8:.1f}" y="{y + 20}" fill="currentColor" font-size="13">'
+            f'<text x="0" y="{y + 15}" fill="currentColor" font-size="14">{escape(label(s.key, lang))}</text>'
+            f'<rect x="0" y="{y + 22}" width="{w:.1f}" height="16" rx="3" fill="{COLOURS[s.key]}"/>'
+            f'<text x="{w + 8:.1f}" y="{y + 35}" fill="currentColor" font-size="13">'
             f"{fmt_int(s.count, lang)} · {fmt_percent(s.fraction, lang)}</text>"
         )
-    return _svg(width, row_h * len(shares) + 4, title, desc, body, "share-chart")
+    return _svg(width, row_h * len(shares), title, desc, body, "share-chart")
 
 
 def _module_blocks(layer: list[Tensor]) -> list[tuple[str, str, int]]:
@@ -92,21 +94,21 @@ def layer_diagram_svg(inv: Inventory, lang: str = "en", model_name: str | None =
     short = [b[0].split(f".{layer}.", 1)[-1] for b in blocks]
     desc = "; ".join(f"{s} ({label(b[1], lang)}): {fmt_int(b[2], lang)}" for s, b in zip(short, blocks))
     desc += "; " + label("residual", lang)
-    box_w, box_h, gap, left = 380, 40, 14, 40
-    width, height = left + box_w + 230, len(blocks) * (box_h + gap) + 30
+    box_w, box_h, gap = 360, 44, 10
+    width, height = box_w + 4, len(blocks) * (box_h + gap) + 24
     body = []
     for i, (module, group, count) in enumerate(reversed(blocks)):
-        y = 10 + i * (box_h + gap)
+        y = 2 + i * (box_h + gap)
         text = short[len(blocks) - 1 - i]
         body.append(
-            f'<rect x="{left}" y="{y}" width="{box_w}" height="{box_h}" rx="6" fill="{COLOURS[group]}" fill-opacity="0.18" '
+            f'<rect x="2" y="{y}" width="{box_w}" height="{box_h}" rx="6" fill="{COLOURS[group]}" fill-opacity="0.18" '
             f'stroke="{COLOURS[group]}" stroke-width="2"/>'
-            f'<text x="{left + 12}" y="{y + 17}" fill="currentColor" font-size="13" font-family="monospace">{escape(text)}</text>'
-            f'<text x="{left + 12}" y="{y + 33}" fill="currentColor" font-size="12">{escape(label(group, lang))}</text>'
-            f'<text x="{left + box_w + 12}" y="{y + 26}" fill="currentColor" font-size="14" font-weight="bold">'
+            f'<text x="12" y="{y + 18}" fill="currentColor" font-size="13" font-family="monospace">{escape(text)}</text>'
+            f'<text x="12" y="{y + 36}" fill="currentColor" font-size="12">{escape(label(group, lang))}</text>'
+            f'<text x="{box_w - 8}" y="{y + 28}" text-anchor="end" fill="currentColor" font-size="15" font-weight="bold">'
             f"{fmt_int(count, lang)}</text>"
         )
     body.append(
-        f'<text x="{left}" y="{height - 6}" fill="currentColor" font-size="12">↻ {escape(label("residual", lang))}</text>'
+        f'<text x="2" y="{height - 6}" fill="currentColor" font-size="12">↻ {escape(label("residual", lang))}</text>'
     )
     return _svg(width, height, title, desc, body, "layer-diagram")

@@ -35,7 +35,7 @@ def make_parser() -> argparse.ArgumentParser:
     p.add_argument("--architecture", metavar="CLASS", help="model class, e.g. BertForMaskedLM (overrides architectures[0])")
     p.add_argument("--no-pooler", action="store_true", help="base model without the pooler (add_pooling_layer=False)")
     p.add_argument("--format", choices=("text", "markdown", "json"), default="text")
-    p.add_argument("--full", action="store_true", help="markdown: one row per tensor instead of one layer × L")
+    p.add_argument("--full", action="store_true", help="text/markdown: every tensor of every layer instead of layer 0 × L")
     p.add_argument("--lang", choices=("en", "zh"), default="en")
     p.add_argument("--list-presets", action="store_true", help="print the preset names and exit")
     return p
@@ -79,6 +79,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     elif args.format == "markdown":
         out = views.markdown_table(inv, args.lang, compact=not args.full)
     else:
-        out = views.text_report(inv, args.lang)
+        out = views.text_report(inv, args.lang, compact=not args.full)
     sys.stdout.write(out if out.endswith("\n") else out + "\n")
     return 0

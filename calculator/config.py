@@ -38,10 +38,10 @@ def parse_json(text: str) -> dict[str, Any]:
     """Parse a pasted or uploaded config.json into a dict, with a coded error if it is not one."""
     try:
         value = json.loads(text)
-    except (ValueError, RecursionError) as exc:
-        detail = getattr(exc, "msg", None) or "unreadable"
-        line = getattr(exc, "lineno", None)
-        raise CalcError("invalid_json", detail=f"{detail} (line {line})" if line else detail) from None
+    except RecursionError:
+        raise CalcError("invalid_json", detail="too_deep") from None
+    except ValueError as exc:
+        raise CalcError("invalid_json", line=getattr(exc, "lineno", 1), column=getattr(exc, "colno", 1)) from None
     if not isinstance(value, dict):
         raise CalcError("not_an_object", kind=type(value).__name__)
     return value
@@ -59,8 +59,13 @@ def coerce_int(key: str, value: Any) -> int:
         return int(value)
     if isinstance(value, str):
         text = value.strip()
+        whole, dot, fraction = text.partition(".")
+        if dot and fraction.strip("0") == "" and whole:
+            text = whole  # "768.0" means 768, as 768.0 in JSON does
         body = text[1:] if text[:1] in "+-" else text
-        if body.isdigit() and body.isascii() and len(body) <= 18:
+        if body.isdigit() and body.isascii():
+            if len(body) > 18:  # int() of a pasted 5,000-digit string is slow; it is too large anyway
+                raise CalcError("too_large", key=key, value=value, maximum=MAX_SIZE)
             return int(text)
     raise CalcError("not_integer", key=key, value=value)
 

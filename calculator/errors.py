@@ -5,6 +5,7 @@ The code is the contract (the CLI prints it, the page puts it in
 """
 from __future__ import annotations
 
+import json
 from typing import Any
 
 MESSAGES: dict[str, dict[str, str]] = {
@@ -14,7 +15,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "not_an_object": {
         "en": "The config must be a JSON object ({{...}}), not {kind}.",
-        "zh": "配置必须是一个 JSON 对象（{{...}}），而不是 {kind}。",
+        "zh": "配置必须是一个 JSON 对象（{{...}}），而不是{kind}。",
     },
     "unknown_model_type": {
         "en": "Unknown model_type \"{value}\". Supported: {supported}.",
@@ -96,14 +97,55 @@ class CalcError(ValueError):
         super().__init__(self.message("en"))
 
     def message(self, lang: str = "en") -> str:
-        template = MESSAGES[self.code]["zh" if lang == "zh" else "en"]
-        return template.format(**{k: _short(v) if k in ("value", "detail") else v for k, v in self.params.items()})
+        lang = "zh" if lang == "zh" else "en"
+        params = dict(self.params)
+        if "value" in params:
+            params["value"] = _short(params["value"])
+        if "kind" in params:
+            params["kind"] = KINDS.get(params["kind"], {}).get(lang, params["kind"])
+        if "detail" in params or "line" in params:
+            params["detail"] = _detail(params, lang)
+        return MESSAGES[self.code][lang].format(**params)
 
     def to_dict(self, lang: str = "en") -> dict[str, Any]:
         return {"code": self.code, "key": self.params.get("key"), "message": self.message(lang)}
 
 
+#: JSON's names for the Python types a parsed config can hold.
+KINDS: dict[str, dict[str, str]] = {
+    "list": {"en": "an array", "zh": "数组"},
+    "str": {"en": "a string", "zh": "字符串"},
+    "int": {"en": "a number", "zh": "数字"},
+    "float": {"en": "a number", "zh": "数字"},
+    "bool": {"en": "true or false", "zh": "布尔值"},
+    "NoneType": {"en": "null", "zh": "null"},
+}
+
+#: Why a text is not JSON, in both languages (the parser's own words are English only).
+DETAILS: dict[str, dict[str, str]] = {
+    "syntax": {"en": "syntax error at line {line}, column {column}", "zh": "第 {line} 行第 {column} 列有语法错误"},
+    "not_utf8": {"en": "it is not UTF-8 text", "zh": "内容不是 UTF-8 文本"},
+    "too_deep": {"en": "it is nested too deeply", "zh": "嵌套层数过多"},
+}
+
+
+def _detail(params: dict[str, Any], lang: str) -> str:
+    key = "syntax" if "line" in params else str(params.get("detail"))
+    if key == "not text" or "UTF-8" in key:
+        key = "not_utf8"
+    entry = DETAILS.get(key)
+    if entry is None:
+        return _short(key)
+    return entry[lang].format(line=params.get("line", 1), column=params.get("column", 1))
+
+
 def _short(value: Any) -> str:
-    """Render a user value for a message, truncated so a pasted blob stays readable."""
-    text = value if isinstance(value, str) else repr(value)
+    """Render a user value as JSON would write it, truncated so a pasted blob stays readable."""
+    if isinstance(value, str):
+        text = value if value else '""'
+    else:
+        try:
+            text = json.dumps(value, ensure_ascii=False)
+        except (TypeError, ValueError):
+            text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."

@@ -17,11 +17,12 @@ LABELS: dict[str, dict[str, str]] = {
     "head": {"en": "Task head", "zh": "任务头"},
     # sections of the hierarchical breakdown
     "encoder": {"en": "Encoder layers", "zh": "编码器层"},
+    "decoder": {"en": "Decoder layers", "zh": "解码器层"},
     # report words
     "total": {"en": "Total parameters", "zh": "总参数量"},
     "trainable": {"en": "Trainable", "zh": "可训练参数"},
     "non_trainable": {"en": "Non-trainable", "zh": "不可训练参数"},
-    "state_dict_total": {"en": "Entries in state_dict", "zh": "state_dict 中的元素总数"},
+    "state_dict_total": {"en": "Summed over state_dict entries", "zh": "state_dict 中的元素总数"},
     "tensor": {"en": "Tensor", "zh": "张量"},
     "shape": {"en": "Shape", "zh": "形状"},
     "count": {"en": "Parameters", "zh": "参数量"},

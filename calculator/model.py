@@ -46,6 +46,8 @@ class Tensor:
     layer: int | None = None
     tied_to: str | None = None
     trainable: bool = True
+    #: Which stack a layer tensor belongs to: "encoder", or "decoder" (the 2018 Transformer).
+    stack: str = "encoder"
 
     @property
     def count(self) -> int:
@@ -125,10 +127,11 @@ class TensorList:
         layer: int | None = None,
         tied_to: str | None = None,
         trainable: bool = True,
+        stack: str = "encoder",
     ) -> None:
         if group not in GROUPS:
             raise ValueError(f"unknown group {group!r}")
-        self.items.append(Tensor(name, tuple(shape), group, layer, tied_to, trainable))
+        self.items.append(Tensor(name, tuple(shape), group, layer, tied_to, trainable, stack))
 
     def linear(
         self,
@@ -138,14 +141,17 @@ class TensorList:
         group: str,
         layer: int | None = None,
         bias: bool = True,
+        stack: str = "encoder",
     ) -> None:
-        self.add(prefix + ".weight", (out_features, in_features), group, layer)
+        self.add(prefix + ".weight", (out_features, in_features), group, layer, stack=stack)
         if bias:
-            self.add(prefix + ".bias", (out_features,), group, layer)
+            self.add(prefix + ".bias", (out_features,), group, layer, stack=stack)
 
-    def layer_norm(self, prefix: str, dim: int, group: str = "layer_norm", layer: int | None = None) -> None:
-        self.add(prefix + ".weight", (dim,), group, layer)
-        self.add(prefix + ".bias", (dim,), group, layer)
+    def layer_norm(
+        self, prefix: str, dim: int, group: str = "layer_norm", layer: int | None = None, stack: str = "encoder"
+    ) -> None:
+        self.add(prefix + ".weight", (dim,), group, layer, stack=stack)
+        self.add(prefix + ".bias", (dim,), group, layer, stack=stack)
 
     def tuple(self) -> tuple[Tensor, ...]:
         return tuple(self.items)

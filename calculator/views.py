@@ -11,7 +11,7 @@ from typing import Any
 from .i18n import label
 from .model import GROUPS, Inventory, Tensor
 
-SECTIONS: tuple[str, ...] = ("embeddings", "encoder", "pooler", "head")
+SECTIONS: tuple[str, ...] = ("embeddings", "encoder", "decoder", "pooler", "head")
 
 #: Bytes per parameter for the weight-memory view.
 DTYPES: tuple[tuple[str, int], ...] = (("fp32", 4), ("fp16", 2), ("bf16", 2), ("int8", 1))
@@ -80,9 +80,9 @@ def _fraction(part: int, whole: int) -> float:
 
 
 def section_of(t: Tensor) -> str:
-    """Embeddings, an encoder layer, the pooler, or the task head."""
+    """Embeddings, an encoder (or decoder) layer, the pooler, or the task head."""
     if t.layer is not None:
-        return "encoder"
+        return t.stack
     if t.group in ("pooler", "head"):
         return t.group
     return "embeddings"
@@ -273,7 +273,7 @@ def markdown_table(inv: Inventory, lang: str = "en", compact: bool = True) -> st
     for s in section_breakdown(inv):
         rows.append(f"| **{label(s.key, lang)}** | | **{fmt_int(s.count, lang)}** |")
         members = [t for t in inv.tensors if section_of(t) == s.key]
-        if s.key == "encoder" and template is not None:
+        if s.key == "encoder" and template is not None and not any(t.stack != "encoder" for t in inv.tensors):
             for t in template:
                 rows.append(row(t))
             per = sum(t.count for t in template if t.tied_to is None)
@@ -291,8 +291,11 @@ def markdown_table(inv: Inventory, lang: str = "en", compact: bool = True) -> st
     return head + "\n".join(rows) + "\n"
 
 
-def text_report(inv: Inventory, lang: str = "en") -> str:
-    """A plain-text report for terminals and forum posts without Markdown."""
+def text_report(inv: Inventory, lang: str = "en", compact: bool = True) -> str:
+    """A plain-text report for terminals and forum posts without Markdown.
+
+    ``compact`` lists layer 0's tensors once and multiplies, as the Markdown table does.
+    """
     colon = "：" if lang == "zh" else ": "
     lines = [f"{label('model', lang)}{colon}{inv.architecture} ({inv.model_type})"]
     lines.append(f"{label('total', lang)}{colon}{fmt_int(inv.total, lang)} ({fmt_short(inv.total, lang)})")
@@ -316,10 +319,18 @@ def text_report(inv: Inventory, lang: str = "en") -> str:
         for line in f.lines:
             lines.append(f"  {label(line.key, lang)}{colon}{line.symbolic} = {line.substituted} = {fmt_int(line.value, lang)}")
     lines.append("")
-    name_w = max((len(t.name) for t in inv.tensors), default=10) + 2
-    for t in inv.tensors:
+    template = _layer_template(inv) if compact and all(t.stack == "encoder" for t in inv.tensors) else None
+    shown = [t for t in inv.tensors if template is None or t.layer is None or t.layer == 0]
+    name_w = max((len(t.name) for t in shown), default=10) + 2
+    layers = per_layer(inv)
+    for t in shown:
         note = f"  ({_tied_note(t, lang)})" if t.tied_to else ""
         lines.append(f"{t.name:<{name_w}}{fmt_shape(t.shape):<16}{fmt_int(t.count, lang):>14}{note}")
+        if template is not None and t is template[-1]:
+            per = layers[0].count
+            total = sum(r.count for r in layers)
+            times = label("times_layers", lang, per=fmt_int(per, lang), n=len(layers), total=fmt_int(total, lang))
+            lines.append(f"{'':<{name_w}}{'':<16}{times}")
     return "\n".join(lines) + "\n"
 
 

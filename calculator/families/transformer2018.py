@@ -59,24 +59,24 @@ FIELDS = (
 )
 
 
-def attention(t: TensorList, p: str, c: dict[str, Any], layer: int) -> None:
+def attention(t: TensorList, p: str, c: dict[str, Any], layer: int, stack: str) -> None:
     """``SubLayers.MultiHeadAttention``: w_qs, w_ks, w_vs, layer_norm, fc (registration order)."""
     d, h = c["d_model"], c["n_head"]
-    t.linear(p + "w_qs", h * c["d_k"], d, "attention_qkv", layer)
-    t.linear(p + "w_ks", h * c["d_k"], d, "attention_qkv", layer)
-    t.linear(p + "w_vs", h * c["d_v"], d, "attention_qkv", layer)
-    t.layer_norm(p + "layer_norm", d, layer=layer)
-    t.linear(p + "fc", d, h * c["d_v"], "attention_output", layer)
+    t.linear(p + "w_qs", h * c["d_k"], d, "attention_qkv", layer, stack=stack)
+    t.linear(p + "w_ks", h * c["d_k"], d, "attention_qkv", layer, stack=stack)
+    t.linear(p + "w_vs", h * c["d_v"], d, "attention_qkv", layer, stack=stack)
+    t.layer_norm(p + "layer_norm", d, layer=layer, stack=stack)
+    t.linear(p + "fc", d, h * c["d_v"], "attention_output", layer, stack=stack)
 
 
-def feed_forward(t: TensorList, p: str, c: dict[str, Any], layer: int) -> None:
+def feed_forward(t: TensorList, p: str, c: dict[str, Any], layer: int, stack: str) -> None:
     """``SubLayers.PositionwiseFeedForward``: two Conv1d(kernel_size=1) and a LayerNorm."""
     d, inner = c["d_model"], c["d_inner"]
-    t.add(p + "w_1.weight", (inner, d, 1), "feed_forward", layer)
-    t.add(p + "w_1.bias", (inner,), "feed_forward", layer)
-    t.add(p + "w_2.weight", (d, inner, 1), "feed_forward", layer)
-    t.add(p + "w_2.bias", (d,), "feed_forward", layer)
-    t.layer_norm(p + "layer_norm", d, layer=layer)
+    t.add(p + "w_1.weight", (inner, d, 1), "feed_forward", layer, stack=stack)
+    t.add(p + "w_1.bias", (inner,), "feed_forward", layer, stack=stack)
+    t.add(p + "w_2.weight", (d, inner, 1), "feed_forward", layer, stack=stack)
+    t.add(p + "w_2.bias", (d,), "feed_forward", layer, stack=stack)
+    t.layer_norm(p + "layer_norm", d, layer=layer, stack=stack)
 
 
 def build_tensors(c: dict[str, Any], architecture: str = ARCHITECTURE) -> tuple[tuple[Tensor, ...], tuple[KerasLayer, ...]]:
@@ -96,15 +96,15 @@ def build_tensors(c: dict[str, Any], architecture: str = ARCHITECTURE) -> tuple[
     t.add("encoder.position_enc.weight", (positions, w), "embeddings", trainable=False)
     for i in range(n):
         p = f"encoder.layer_stack.{i}."
-        attention(t, p + "slf_attn.", c, i)
-        feed_forward(t, p + "pos_ffn.", c, i)
+        attention(t, p + "slf_attn.", c, i, "encoder")
+        feed_forward(t, p + "pos_ffn.", c, i, "encoder")
     t.add(tgt_emb, (c["n_tgt_vocab"], w), "embeddings", tied_to=src_emb if share_src_tgt else None)
     t.add("decoder.position_enc.weight", (positions, w), "embeddings", trainable=False)
     for i in range(n):
         p = f"decoder.layer_stack.{i}."
-        attention(t, p + "slf_attn.", c, n + i)
-        attention(t, p + "enc_attn.", c, n + i)
-        feed_forward(t, p + "pos_ffn.", c, n + i)
+        attention(t, p + "slf_attn.", c, n + i, "decoder")
+        attention(t, p + "enc_attn.", c, n + i, "decoder")
+        feed_forward(t, p + "pos_ffn.", c, n + i, "decoder")
     # The decoder embedding's storage first appears under the encoder's name when that is shared too.
     owner = src_emb if share_src_tgt else tgt_emb
     t.add("tgt_word_prj.weight", (c["n_tgt_vocab"], c["d_model"]), "head", tied_to=owner if share_prj else None)

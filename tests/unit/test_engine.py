@@ -157,3 +157,33 @@ def test_keras_bert_prefix_trainable_reaches_build():
     # MLM-Dense 768²+768 + MLM-Norm 2·768 + MLM-Sim bias 30000 (token_num default)
     assert inv.trainable == (768 * 768 + 768) + 2 * 768 + 30000 == 622_128
     assert inv.total == 109_705_010
+
+
+def test_messages_speak_json_not_python():
+    exc = expect_error("not_integer", dict(BASE, hidden_size=True))
+    assert "true" in exc.message("en") and "True" not in exc.message("en")
+    exc = expect_error("not_an_object", [1])
+    assert "an array" in exc.message("en") and "数组" in exc.message("zh") and "list" not in exc.message("zh")
+
+
+def test_invalid_json_is_localized():
+    from calculator.config import parse_json
+
+    try:
+        parse_json('{"a":')
+    except CalcError as exc:
+        assert exc.code == "invalid_json"
+        assert "line 1" in exc.message("en") and "第 1 行" in exc.message("zh")
+        assert "Expecting" not in exc.message("zh")
+    else:
+        raise AssertionError("malformed JSON accepted")
+
+
+def test_form_strings_like_json_numbers():
+    assert build(dict(BASE, hidden_size="768.0")).total == 109_482_240
+    expect_error("too_large", dict(BASE, hidden_size="9" * 40))
+    expect_error("not_integer", dict(BASE, hidden_size="7.5"))
+
+
+def test_architectures_given_as_a_string():
+    assert build(dict(BASE, architectures="BertForMaskedLM")).architecture == "BertForMaskedLM"

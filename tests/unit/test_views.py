@@ -113,3 +113,18 @@ def test_cli_json_and_errors():
     assert code == 2 and err.startswith("error: unknown_architecture:") and "不支持" in err
     code, out, err = run_cli("--preset", "bert-base-uncased", "--no-pooler")
     assert code == 0 and "108,891,648" in out
+
+
+def test_transformer_decoder_is_its_own_section():
+    inv = build({"model_type": "transformer", "n_layers": 2})
+    keys = [s.key for s in views.section_breakdown(inv)]
+    assert "decoder" in keys and "encoder" in keys
+    decoder = [s for s in views.section_breakdown(inv) if s.key == "decoder"][0]
+    assert decoder.count == sum(t.count for t in inv.unique if t.name.startswith("decoder.layer_stack."))
+
+
+def test_text_report_is_compact_unless_full():
+    inv = build(BASE)
+    short, full = views.text_report(inv), views.text_report(inv, compact=False)
+    assert "encoder.layer.11." not in short and "encoder.layer.11." in full
+    assert "7,087,872 × 12 layers = 85,054,464" in short
