@@ -5,7 +5,9 @@ evaluate a small part of each feed-forward layer per token. Nothing is removed
 from the model: the stored count is unchanged. What shrinks is the part a
 single token touches: an active intermediate neuron uses its row of the first
 weight, its bias, and its column of the second weight; the output bias is used
-whatever fires. Everything outside the feed-forward layers is used in full.
+whatever fires. Everything outside the feed-forward layers counts as used, the
+convention mixture-of-experts papers follow for "active parameters" (a token
+strictly reads only its own row of each embedding table).
 
 Works on any :class:`~calculator.model.Inventory` from its tensors whose group is
 ``feed_forward``; the config is not consulted.
