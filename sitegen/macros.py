@@ -123,3 +123,15 @@ def on_page_markdown(markdown, page, config, files, **kwargs):
         raise PluginError(f"sitegen.macros: {where}: {exc}") from exc
     except Exception as exc:  # a view raised: say where
         raise PluginError(f"sitegen.macros: {page.file.src_uri}: {type(exc).__name__}: {exc}") from exc
+
+
+#: Heading permalinks carry Python-Markdown's English title; the toc extension
+#: has one setting for every language, so the Chinese pages get theirs here.
+PERMALINK_TITLES = {"zh": "永久链接"}
+
+
+def on_page_content(html, page, config, files, **kwargs):
+    title = PERMALINK_TITLES.get(page_lang(page))
+    if title is None:
+        return html
+    return html.replace('title="Permanent link"', f'title="{title}"')
