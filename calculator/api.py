@@ -859,8 +859,24 @@ def _json_for_script(value: Any) -> str:
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
-def render_widget(lang: str = "en") -> str:
-    """The calculator as the hook writes it into the page: form, status, default result, schema."""
+#: Starts the worker as soon as the first paint (which already shows the total) is
+#: done, while the rest of the page is still being parsed; calculator.js adopts it.
+#: Started any earlier, Pyodide's compile competes with that first paint for the CPU.
+_EARLY_WORKER = (
+    "<script id=\"calc-starter\">(function(){{var go=function(){{if(window.__calcWorker)return;"
+    "try{{var w=new Worker({url},{{type:\"module\"}}),q=[];"
+    "w.onmessage=function(e){{q.push(e)}};w.onerror=function(e){{q.push({{error:e.message||\"worker\"}})}};"
+    "window.__calcWorker={{worker:w,queue:q}}}}catch(e){{}}}};"
+    "requestAnimationFrame(go);setTimeout(go,1000)}})()</script>"
+)
+
+
+def render_widget(lang: str = "en", worker_url: str | None = None) -> str:
+    """The calculator as the hook writes it into the page: form, status, default result, schema.
+
+    ``worker_url`` (relative to the page) adds the inline script that starts the
+    worker right after the first paint; without it calculator.js starts the worker.
+    """
     lang = _lang(lang)
     first = compute(DEFAULT_PARAMS, lang, tensor_rows=True)  # the page without scripts shows every row
     if not first.get("ok"):  # a broken default must fail the build, not ship
@@ -875,20 +891,27 @@ def render_widget(lang: str = "en") -> str:
     )
     return (
         f'<div class="calculator" id="calc-root" data-lang="{lang}" data-state="loading">'
+        # The answer first, near the top of the document, so the first paint already shows it.
+        f'<section class="calc-head" aria-label="{_attr(ui("summary_title", lang))}">'
+        f'<div class="calc-summary" id="calc-summary">{first["summary_html"]}</div>'
+        f'<p class="calc-status" id="calc-status" role="status">{escape(ui("status_loading", lang))}</p>'
+        '<p class="calc-err calc-general-error" id="calc-general-error" hidden></p>'
+        f'<p class="calc-stale-note" id="calc-stale-note" hidden>{escape(ui("stale", lang))}</p>'
+        f'<div class="calc-actions">{actions}<span class="calc-copy-status" id="calc-copy-status" role="status"></span>'
+        "</div>"
+        f'<p class="calc-note">{escape(ui("default_note", lang))}</p>'
+        "</section>"
+        + (_EARLY_WORKER.format(url=_json_for_script(worker_url)) if worker_url else "")
+        +
         '<div class="calc-layout">'
         f'<section class="calc-inputs" aria-label="{_attr(ui("form_title", lang))}">'
         + render_form(query, lang)
-        # On a phone the result is below the form: this strip keeps the total in sight while typing.
+        # On a phone the breakdown is below the form: this strip keeps the total in sight while typing.
         + '<p class="calc-mini" id="calc-mini" aria-hidden="true">'
         f'<span>{escape(label("total", lang))}</span> <strong>{escape(first["total_text"])}</strong> '
         f'<span class="calc-mini-short">{escape(first["short"])}</span></p>'
         + "</section>"
         '<section class="calc-outputs" aria-labelledby="calc-result-title">'
-        f'<p class="calc-status" id="calc-status" role="status">{escape(ui("status_loading", lang))}</p>'
-        f'<div class="calc-actions">{actions}<span class="calc-copy-status" id="calc-copy-status" role="status"></span></div>'
-        f'<p class="calc-note">{escape(ui("default_note", lang))}</p>'
-        '<p class="calc-err calc-general-error" id="calc-general-error" hidden></p>'
-        f'<p class="calc-stale-note" id="calc-stale-note" hidden>{escape(ui("stale", lang))}</p>'
         '<div class="calc-live" id="calc-live" aria-live="polite" aria-atomic="true"></div>'
         f'<div class="calc-output" id="calc-output">{first["html"]}</div>'
         "</section></div>"

@@ -7,7 +7,9 @@ What it does
     in the calculator page with :func:`calculator.api.render_widget`: the form and
     the result for the default state (bert-base-uncased, ``BertModel`` with its
     pooler), rendered by the same Python that later runs in the browser. So the
-    page shows an exact answer before any script has run.
+    page shows an exact answer before any script has run. Right after that
+    answer, a one-line inline script starts the Pyodide worker once the first
+    paint is done (earlier, its compile would delay that paint on a small CPU).
 ``on_post_page``
     On the calculator page only, adds ``assets/css/calculator.css`` and the module
     script ``assets/js/calculator.js`` (which starts the Pyodide worker) to
@@ -49,6 +51,7 @@ PYODIDE_DEST = "assets/pyodide"
 SOURCE_DEST = "assets/calculator-src"
 CSS = "assets/css/calculator.css"
 SCRIPT = "assets/js/calculator.js"
+WORKER = "assets/js/worker.js"
 
 MOUNT = re.compile(r'<div class="calculator-mount" data-lang="(en|zh)"></div>')
 _MARK = "calculator_page"
@@ -62,7 +65,7 @@ def on_page_content(html, page, config, files, **kwargs):
         raise PluginError(f"calculator_assets: {page.file.src_uri} has more than one calculator mount point")
     page.meta[_MARK] = True
     try:
-        widget = api.render_widget(match.group(1))
+        widget = api.render_widget(match.group(1), get_relative_url(WORKER, page.url))
     except Exception as exc:  # a broken calculator must fail the build, with the reason
         raise PluginError(f"calculator_assets: cannot pre-render the calculator: {type(exc).__name__}: {exc}") from exc
     return html[: match.start()] + widget + html[match.end():]

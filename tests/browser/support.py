@@ -54,7 +54,7 @@ def wait_settled(page) -> None:
 
 
 def wait_total(page, total: int) -> None:
-    page.wait_for_selector(f'#calc-output [data-total="{total}"]', state="visible", timeout=BOOT_TIMEOUT_MS)
+    page.wait_for_selector(f'#calc-root [data-total="{total}"]', state="visible", timeout=BOOT_TIMEOUT_MS)
     wait_settled(page)
 
 
@@ -69,12 +69,12 @@ PAGE_NUMBERS_JS = """() => {
   const out = document.getElementById('calc-output');
   const pairs = (sel, attr, val) => Array.from(out.querySelectorAll(sel)).map(
     (e) => [e.getAttribute(attr), Number(e.getAttribute(val))]);
-  const total = out.querySelector('[data-total]');
+  const total = document.querySelector('#calc-summary [data-total]');
   const ftotal = out.querySelector('[data-formula-total]');
   return {
     total: total ? Number(total.dataset.total) : null,
     total_text: total ? total.textContent : null,
-    short: out.querySelector('[data-short]').dataset.short,
+    short: document.querySelector('#calc-summary [data-short]').dataset.short,
     groups: pairs('tr[data-group]', 'data-group', 'data-count'),
     sections: pairs('tr[data-section]', 'data-section', 'data-count'),
     layers: pairs('tr[data-layer]', 'data-layer', 'data-count'),

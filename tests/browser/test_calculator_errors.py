@@ -83,6 +83,7 @@ def assert_error_shown(page, code: str, message: str, slot_for: str | None, lang
     assert loc.text_content() == message
     assert page.locator("[data-total]").count() == 0, "no data-total while an error is shown"
     assert page.locator("#calc-output.calc-stale").count() == 1
+    assert page.locator("#calc-summary.calc-stale").count() == 1
     assert page.locator("#calc-stale-note").is_visible()
     assert page.locator("#calc-stale-note").text_content() == api.UI_LABELS["stale"][lang]
     slot_id = loc.get_attribute("id")
@@ -193,7 +194,8 @@ INJECTABLE = sorted(
 
 def assert_not_injected(page, traffic, seen_before: int) -> None:
     assert page.evaluate("window.__pwned") is None
-    assert page.locator("img[src=x], svg[onload], img[onerror], #calc-root script:not(#calc-schema)").count() == 0
+    injected = "img[src=x], svg[onload], img[onerror], #calc-root script:not(#calc-schema):not(#calc-starter)"
+    assert page.locator(injected).count() == 0
     scripts = page.eval_on_selector_all("script", "ss => ss.map(s => s.textContent)")
     assert not [s for s in scripts if "__pwned" in s]
     assert not [u for u in traffic.seen[seen_before:] if urllib.parse.urlsplit(u).path.endswith("/x")]
@@ -261,7 +263,7 @@ def test_pyodide_cannot_load(no_wasm_page, site, lang):
     assert status.startswith(head) and status.endswith(tail)
     assert page.get_attribute("#calc-status", "role") == "alert"
     # The pre-rendered tables stay, exact.
-    assert page.locator(f'#calc-output [data-total="{DEFAULT_TOTAL}"]').is_visible()
+    assert page.locator(f'#calc-root [data-total="{DEFAULT_TOTAL}"]').is_visible()
     assert page.locator("#calc-output tr[data-name]").count() > 100
     assert page.is_disabled("#calc-bert-vocab_size")
 

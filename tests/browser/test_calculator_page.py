@@ -100,7 +100,7 @@ def test_exact_answer_before_python_is_ready(page, site, lang):
     page.goto(site.url("calculator/", lang), wait_until="domcontentloaded")
     # Pyodide needs seconds; the pre-rendered total is there at once.
     assert page.get_attribute("#calc-root", "data-state") == "loading"
-    assert page.locator(f'#calc-output [data-total="{DEFAULT_TOTAL}"]').is_visible()
+    assert page.locator(f'#calc-root [data-total="{DEFAULT_TOTAL}"]').is_visible()
     assert page.locator(".calc-total").text_content() == f"{DEFAULT_TOTAL:,}"
     assert page.locator("#calc-status").text_content() == UI_LABELS["status_loading"][lang]
     wait_ready(page)

@@ -33,8 +33,9 @@ def test_default_state_is_bert_base_with_pooler():
     assert out["short"] == "109.5M"
     assert out["preset"] == "bert-base-uncased"
     assert out["architecture"] == "BertModel" and out["pooler"] is True
-    assert out["html"].count("data-total=") == 1
-    assert f'data-total="{BASE_TOTAL}"' in out["html"]
+    assert out["summary_html"].count("data-total=") == 1 and "data-total=" not in out["html"]
+    assert f'data-total="{BASE_TOTAL}"' in out["summary_html"]
+    assert "bert-base-uncased · BertModel · with pooler" in out["summary_html"]
     assert _ok(api.DEFAULT_PARAMS, "zh")["short"] == "1.09亿"
 
 
@@ -195,6 +196,7 @@ def test_result_markup_carries_the_numbers():
         assert f'data-dtype="{m.dtype}" data-bytes="{m.bytes}"' in html
     assert html.count('data-tied="1"') == sum(1 for t in inv.tensors if t.tied_to)
     assert "<svg" in html and "NaN" not in html and "undefined" not in html
+    assert out["summary_html"] == api.render_summary(inv, "en", "bert-base-uncased")
 
 
 def test_user_text_never_reaches_markup():
@@ -203,7 +205,8 @@ def test_user_text_never_reaches_markup():
         for lang in ("en", "zh"):
             out = api.compute({key: PAYLOAD}, lang)
             if out["ok"]:
-                assert "<img" not in out["html"] and "<script>alert" not in out["html"], key
+                for part in ("html", "summary_html", "tensors_html"):
+                    assert "<img" not in out[part] and "<script>alert" not in out[part], key
                 assert PAYLOAD not in json.dumps(out["query"]), key
             else:
                 assert set(out) >= {"ok", "error"} and "html" not in out, key
@@ -235,6 +238,18 @@ def test_widget_holds_form_result_and_schema():
         assert html.count(" hidden disabled>") == len(FAMILIES) - 1
         for control in ("preset", "model_type", "architecture", "pooler", "config"):
             assert f'<label for="calc-{control}">' in html
+
+
+def test_widget_starts_the_worker_after_the_first_paint_only_when_asked():
+    assert "new Worker" not in api.render_widget("en")
+    html = api.render_widget("zh", "../../assets/js/worker.js")
+    assert html.count("new Worker(") == 1
+    assert 'new Worker("../../assets/js/worker.js",{type:"module"})' in html
+    assert "requestAnimationFrame(go)" in html
+    # After the summary (so the first paint shows the total), before the form.
+    assert html.index('id="calc-summary"') < html.index("new Worker(") < html.index('id="calc-form"')
+    odd = api.render_widget("en", "</script><script>alert(1)</script>")
+    assert "</script><script>alert(1)" not in odd
 
 
 def test_every_label_in_both_languages():
