@@ -116,15 +116,14 @@ UI_LABELS: dict[str, dict[str, str]] = {
         "zh": "复制失败：浏览器拒绝访问剪贴板。",
     },
     "status_loading": {
-        "en": "Loading the calculator (Python, in your browser)… The numbers below are exact for bert-base-uncased.",
-        "zh": "正在加载计算器（在浏览器中运行的 Python）……下方数字是 bert-base-uncased 的精确结果。",
+        "en": "Loading Python in your browser… The total above is already exact.",
+        "zh": "正在浏览器中加载 Python……上面的总数已是精确值。",
     },
     "status_loading_other": {
-        "en": "Loading the calculator (Python, in your browser)… The result below is still bert-base-uncased's; "
-        "it will update for the link's settings in a moment.",
-        "zh": "正在加载计算器（在浏览器中运行的 Python）……下方仍是 bert-base-uncased 的结果，稍后会按链接中的设置更新。",
+        "en": "Loading Python in your browser… Until then this is bert-base-uncased's result.",
+        "zh": "正在浏览器中加载 Python……在此之前显示的是 bert-base-uncased 的结果。",
     },
-    "status_ready": {"en": "Calculator ready: results update as you type.", "zh": "计算器已就绪：输入时结果会随之更新。"},
+    "status_ready": {"en": "Ready: results update as you type.", "zh": "已就绪：输入时结果随之更新。"},
     "status_failed": {
         "en": "The calculator could not start in this browser ({detail}). The tables below are bert-base-uncased's, "
         "computed when this page was built; the command line gives every other model: python -m calculator --help.",
@@ -447,10 +446,11 @@ def render_result(
     """The breakdown under the total: facts, chart, tables, formula, memory, every tensor.
 
     Numbers also sit in ``data-*`` attributes (``data-count``, ``data-bytes``, …)
-    so tests read them without parsing localized text. With ``tensor_rows=False``
-    the collapsed per-tensor block comes empty (``data-rows="later"``) and
-    :func:`tensor_table` supplies its rows separately: the page inserts them when
-    the block is opened, so each keystroke does not rebuild hundreds of rows.
+    so tests read them without parsing localized text. The collapsed per-tensor
+    block (``data-rows="later"``) holds its rows in ``<noscript>`` with
+    ``tensor_rows=True`` (the page as built), else none: :func:`tensor_table`
+    supplies them separately and the page inserts them when the block is opened,
+    so each keystroke does not rebuild hundreds of rows.
     """
     lang = _lang(lang)
     n = lambda v: views.fmt_int(v, lang)  # noqa: E731
@@ -573,10 +573,11 @@ def render_result(
 
     # Every tensor, collapsed.
     summary = f'<summary>{escape(ui("tensors_title", lang, n=len(inv.tensors)))}</summary>'
-    if not tensor_rows:
-        out.append(f'<details class="calc-tensors" data-rows="later">{summary}</details>')
-    else:
-        out.append(f'<details class="calc-tensors">{summary}{tensor_table(inv, lang)}</details>')
+    # The rows arrive later (the page inserts them on opening), or, in the page as
+    # built, inside <noscript>: shown as they are without scripts, and with scripts
+    # one inert text node instead of a thousand elements to build at load.
+    rows = f"<noscript>{tensor_table(inv, lang)}</noscript>" if tensor_rows else ""
+    out.append(f'<details class="calc-tensors" data-rows="later">{summary}{rows}</details>')
     return "".join(out)
 
 

@@ -18,7 +18,7 @@ from calculator.errors import MESSAGES
 from calculator.families import FAMILIES
 from calculator.presets import PRESETS
 
-from .support import wait_error, wait_ready, wait_settled, wait_total
+from .support import open_tensors, wait_error, wait_ready, wait_settled, wait_total
 
 pytestmark = pytest.mark.browser
 
@@ -264,6 +264,7 @@ def test_pyodide_cannot_load(no_wasm_page, site, lang):
     assert page.get_attribute("#calc-status", "role") == "alert"
     # The pre-rendered tables stay, exact.
     assert page.locator(f'#calc-root [data-total="{DEFAULT_TOTAL}"]').is_visible()
+    open_tensors(page)  # rows from the page as built
     assert page.locator("#calc-output tr[data-name]").count() > 100
     assert page.is_disabled("#calc-bert-vocab_size")
 

@@ -175,9 +175,8 @@ def test_copies_are_the_module_views():
     assert 'data-rows="later"' in out["html"] and "<tr data-name" not in out["html"]
     full = api.compute({"preset": "distilbert-base-uncased", "architecture": "DistilBertForMaskedLM"}, "zh",
                        tensor_rows=True)["html"]
-    assert full == out["html"].replace('<details class="calc-tensors" data-rows="later">',
-                                       '<details class="calc-tensors">').replace(
-        "</summary></details>", "</summary>" + out["tensors_html"] + "</details>")
+    assert full == out["html"].replace(
+        "</summary></details>", "</summary><noscript>" + out["tensors_html"] + "</noscript></details>")
     assert out["announce"] == "distilbert-base-uncased：" + f"{inv.total:,} 个参数（{views.fmt_short(inv.total, 'zh')}）。"
 
 

@@ -199,12 +199,17 @@ function main(root) {
 
   // -------------------------------------------------------------- results
 
-  // The per-tensor block arrives empty (data-rows="later"): fill it when it is opened.
+  // The per-tensor block arrives without rows (data-rows="later"): fill it when it
+  // is opened, from the last answer, or for the page as built from its <noscript>
+  // copy (build-time markup of calculator.api, inert text while scripts run).
   function fillTensors(details) {
-    if (details && details.dataset.rows === "later" && tensorRows) {
-      details.insertAdjacentHTML("beforeend", tensorRows); // calculator.api's markup
-      delete details.dataset.rows;
-    }
+    if (!details || details.dataset.rows !== "later") return;
+    const fallback = details.querySelector("noscript");
+    const rows = tensorRows !== null ? tensorRows : fallback ? fallback.textContent : "";
+    if (!rows) return;
+    if (fallback) fallback.remove();
+    details.insertAdjacentHTML("beforeend", rows);
+    delete details.dataset.rows;
   }
   output.addEventListener("toggle", (event) => {
     if (event.target.matches && event.target.matches(".calc-tensors") && event.target.open) fillTensors(event.target);
