@@ -31,22 +31,9 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from .support import BOOT_TIMEOUT_MS, CHROMIUM_ARGS, ROOT, SUBPATH
+from tests.chromium import in_ci, unavailable  # noqa: F401  (re-exported for the browser tests)
 
-
-def in_ci() -> bool:
-    return os.environ.get("CI", "").lower() in ("1", "true", "yes")
-
-
-def unavailable(reason: str) -> None:
-    """Skip locally, fail in CI."""
-    if in_ci():
-        pytest.fail(f"{reason} (CI=true: the browser tests must run, not skip)", pytrace=False)
-    pytest.skip(reason)
-
-
-def chromium_path() -> str:
-    return os.environ.get("CHROME_PATH", "/usr/bin/chromium")
+from .support import BOOT_TIMEOUT_MS, ROOT, SUBPATH
 
 
 # ---------------------------------------------------------------------- server
@@ -110,21 +97,6 @@ def site(tmp_path_factory) -> Site:
 
 
 # ---------------------------------------------------------------------- browser
-
-
-@pytest.fixture(scope="session")
-def browser():
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        unavailable("the playwright Python package is not installed")
-    path = chromium_path()
-    if not os.path.exists(path):
-        unavailable(f"Chromium not found at {path} (set CHROME_PATH or apt-get install chromium)")
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=path, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
 
 
 @dataclass

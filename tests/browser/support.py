@@ -10,16 +10,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 SUBPATH = "bert-parameter-count"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
+from tests.chromium import CHROMIUM_ARGS  # noqa: E402,F401  (one list for every suite)
 #: Pyodide boots in ~2 s here; a cold CI machine gets generous room.
 BOOT_TIMEOUT_MS = 60_000
 

@@ -24,39 +24,20 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from tests.chromium import CHROMIUM_ARGS, chromium_path, in_ci, unavailable  # noqa: F401
+
 from .ghpages import serve
 
 ROOT = Path(__file__).resolve().parents[2]
 SUBPATH = "bert-parameter-count"
 SITE_URL = f"https://example.github.io/{SUBPATH}/"
 LANGS = ("en", "zh")
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 #: Where the gates leave their figures (Lighthouse scores, page weights).
 RESULTS = ROOT / "test-results" / "quality"
 
 
-def in_ci() -> bool:
-    return os.environ.get("CI", "").lower() in ("1", "true", "yes")
-
-
-def unavailable(reason: str) -> None:
-    """Skip locally, fail in CI."""
-    if in_ci():
-        pytest.fail(f"{reason} (CI=true: the quality gates must run, not skip)", pytrace=False)
-    pytest.skip(reason)
-
-
 def chrome_path() -> str:
-    return os.environ.get("CHROME_PATH", "/usr/bin/chromium")
+    return chromium_path()
 
 
 def record(name: str, data) -> None:
@@ -123,21 +104,6 @@ def site(tmp_path_factory) -> Site:
     yield Site(out, url, SITE_URL)
     server.shutdown()
     shutil.rmtree(top, ignore_errors=True)
-
-
-@pytest.fixture(scope="session")
-def browser():
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        unavailable("the playwright Python package is not installed")
-    path = chrome_path()
-    if not os.path.exists(path):
-        unavailable(f"no browser at {path} (set CHROME_PATH, or apt-get install chromium)")
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=path, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
 
 
 @pytest.fixture
