@@ -111,6 +111,10 @@ UI_LABELS: dict[str, dict[str, str]] = {
     "copy_markdown": {"en": "Copy as Markdown", "zh": "复制为 Markdown"},
     "copy_text": {"en": "Copy as text", "zh": "复制为纯文本"},
     "copied": {"en": "Copied.", "zh": "已复制。"},
+    "copy_stale": {
+        "en": "Not copied: fix the marked input first; the result shown is out of date.",
+        "zh": "未复制：请先修正标出的输入，当前显示的结果已过时。",
+    },
     "copy_failed": {
         "en": "Could not copy: the browser refused access to the clipboard.",
         "zh": "复制失败：浏览器拒绝访问剪贴板。",

@@ -277,3 +277,16 @@ def test_pyodide_cannot_load_with_a_link(no_wasm_page, site):
     assert page.locator("[data-total]").count() == 0
     assert page.locator("#calc-output.calc-stale").count() == 1
     assert page.input_value("#calc-bert-hidden_size") == "1024"
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_copy_refuses_a_stale_result(page, site, lang):
+    """While an input is wrong, Copy must not hand out the last good result as if it were current."""
+    page.goto(site.url("calculator/", lang))
+    wait_ready(page)
+    page.fill("#calc-bert-hidden_size", "770")
+    wait_error(page, "heads_not_divisor")
+    for kind in ("link", "markdown", "text"):
+        page.evaluate("document.getElementById('calc-copy-status').textContent = ''")
+        page.click(f'button[data-copy="{kind}"]')
+        assert page.locator("#calc-copy-status").text_content() == api.UI_LABELS["copy_stale"][lang]

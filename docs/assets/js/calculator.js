@@ -418,6 +418,12 @@ function main(root) {
   for (const button of root.querySelectorAll("button[data-copy]")) {
     button.addEventListener("click", async () => {
       const kind = button.dataset.copy;
+      if (root.dataset.result === "stale") {
+        // The link, Markdown and text all describe the last good result, not what is in the form.
+        copyStatus.textContent = L.copy_stale;
+        setTimeout(() => (copyStatus.textContent = ""), 6000);
+        return;
+      }
       const text = kind === "link" ? location.href : copies[kind];
       try {
         await copy(text);
