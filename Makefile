@@ -45,6 +45,7 @@ test: setup-test
 
 bench: setup-test
 	$(PY) benchmarks/engine_speed.py
+	$(PY) benchmarks/calculator_page.py
 
 clean:
 	rm -rf site .pytest_cache .hypothesis

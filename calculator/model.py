@@ -7,6 +7,7 @@ anywhere else, so the views cannot disagree with each other.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 #: Component groups, in the order the views list them.
@@ -68,6 +69,9 @@ class KerasLayer:
 class Inventory:
     """Everything a model creates, plus the settings it was built from.
 
+    The totals are cached: a view asks for them many times per answer, and the
+    inventory is immutable.
+
     ``config`` holds the normalised hyperparameters (defaults filled in) so a
     view can substitute them into a formula or a share link.
     """
@@ -79,17 +83,17 @@ class Inventory:
     pooler: bool = False
     keras_layers: tuple[KerasLayer, ...] = field(default=())
 
-    @property
+    @cached_property
     def unique(self) -> tuple[Tensor, ...]:
         """The tensors ``model.parameters()`` yields: tied duplicates dropped."""
         return tuple(t for t in self.tensors if t.tied_to is None)
 
-    @property
+    @cached_property
     def total(self) -> int:
         """``sum(p.numel() for p in model.parameters())``: ties count once."""
         return sum(t.count for t in self.unique)
 
-    @property
+    @cached_property
     def trainable(self) -> int:
         return sum(t.count for t in self.unique if t.trainable)
 
@@ -97,7 +101,7 @@ class Inventory:
     def non_trainable(self) -> int:
         return self.total - self.trainable
 
-    @property
+    @cached_property
     def state_dict_total(self) -> int:
         """Sum over ``state_dict`` entries: a tied tensor once per name."""
         return sum(t.count for t in self.tensors)
