@@ -8,22 +8,10 @@ LANGS = ("en", "zh")
 
 
 def nav_sources() -> list[str]:
-    from mkdocs.utils.yaml import yaml_load  # understands mkdocs.yml's !ENV tags
+    """The nav's Markdown files, in order (the docs tests' reader of mkdocs.yml)."""
+    from tests.docs.builtsite import nav_pages
 
-    with open(ROOT / "mkdocs.yml", encoding="utf-8") as fh:
-        config = yaml_load(fh)
-    out: list[str] = []
-
-    def walk(items):
-        for item in items:
-            if isinstance(item, str):
-                out.append(item)
-            elif isinstance(item, dict):
-                for value in item.values():
-                    walk(value if isinstance(value, list) else [value])
-
-    walk(config.get("nav") or [])
-    return out
+    return nav_pages()
 
 
 def page_url(src: str, lang: str) -> str:
