@@ -24,7 +24,6 @@ from __future__ import annotations
 import importlib.util
 import json
 import traceback
-from html import escape
 from typing import Any, Mapping
 
 from . import views
@@ -37,6 +36,7 @@ from .families.base import Family
 from .i18n import label
 from .model import Inventory
 from .presets import DEFAULT_PRESET, PRESETS, get_preset
+from .views import escape
 
 def _find_active() -> Any:
     """calculator.active, imported on first use (it pulls in ``fractions``, which the
@@ -732,7 +732,7 @@ def form_schema(lang: str = "en") -> dict[str, Any]:
 
 
 def _attr(value: Any) -> str:
-    return escape(str(value), quote=True)
+    return escape(str(value))
 
 
 def _pooler_hint(arch_pooler: bool | None, architecture: str, lang: str) -> str:
@@ -864,23 +864,11 @@ def _json_for_script(value: Any) -> str:
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
-#: Starts the worker as soon as the first paint (which already shows the total) is
-#: done, while the rest of the page is still being parsed; calculator.js adopts it.
-#: Started any earlier, Pyodide's compile competes with that first paint for the CPU.
-_EARLY_WORKER = (
-    "<script id=\"calc-starter\">(function(){{var go=function(){{if(window.__calcWorker)return;"
-    "try{{var w=new Worker({url},{{type:\"module\"}}),q=[];"
-    "w.onmessage=function(e){{q.push(e)}};w.onerror=function(e){{q.push({{error:e.message||\"worker\"}})}};"
-    "window.__calcWorker={{worker:w,queue:q}}}}catch(e){{}}}};"
-    "requestAnimationFrame(go);setTimeout(go,1000)}})()</script>"
-)
-
-
-def render_widget(lang: str = "en", worker_url: str | None = None) -> str:
+def render_widget(lang: str = "en") -> str:
     """The calculator as the hook writes it into the page: form, status, default result, schema.
 
-    ``worker_url`` (relative to the page) adds the inline script that starts the
-    worker right after the first paint; without it calculator.js starts the worker.
+    No script but the schema (JSON): the page's scripts are files, added to
+    ``<head>`` by ``sitegen/calculator_assets.py``.
     """
     lang = _lang(lang)
     first = compute(DEFAULT_PARAMS, lang, tensor_rows=True)  # the page without scripts shows every row
@@ -906,8 +894,6 @@ def render_widget(lang: str = "en", worker_url: str | None = None) -> str:
         "</div>"
         f'<p class="calc-note">{escape(ui("default_note", lang))}</p>'
         "</section>"
-        + (_EARLY_WORKER.format(url=_json_for_script(worker_url)) if worker_url else "")
-        +
         '<div class="calc-layout">'
         f'<section class="calc-inputs" aria-label="{_attr(ui("form_title", lang))}">'
         + render_form(query, lang)

@@ -7,14 +7,14 @@ What it does
     in the calculator page with :func:`calculator.api.render_widget`: the form and
     the result for the default state (bert-base-uncased, ``BertModel`` with its
     pooler), rendered by the same Python that later runs in the browser. So the
-    page shows an exact answer before any script has run. Right after that
-    answer, a one-line inline script starts the Pyodide worker once the first
-    paint is done (earlier, its compile would delay that paint on a small CPU).
+    page shows an exact answer before any script has run.
 ``on_post_page``
-    On the calculator page only, adds ``assets/css/calculator.css`` and the module
-    script ``assets/js/calculator.js`` (which starts the Pyodide worker) to
-    ``<head>``, with URLs relative to the page so the site works under any
-    subpath. Explainer pages load neither, and no Pyodide.
+    On the calculator page only, adds to ``<head>`` ``assets/css/calculator.css``,
+    the classic script ``assets/js/calculator-start.js`` (starts the Pyodide
+    worker once the first paint shows that answer, and holds back Material's
+    search index until the worker is up) and the module script
+    ``assets/js/calculator.js`` (the form), with URLs relative to the page so the
+    site works under any subpath. Explainer pages load none of them, and no Pyodide.
 ``on_post_build``
     Copies the Pyodide runtime from ``node_modules/pyodide`` (installed by
     ``npm ci``; no CDN is used at run time) to ``assets/pyodide/``, and every
@@ -51,7 +51,7 @@ PYODIDE_DEST = "assets/pyodide"
 SOURCE_DEST = "assets/calculator-src"
 CSS = "assets/css/calculator.css"
 SCRIPT = "assets/js/calculator.js"
-WORKER = "assets/js/worker.js"
+STARTER = "assets/js/calculator-start.js"
 
 MOUNT = re.compile(r'<div class="calculator-mount" data-lang="(en|zh)"></div>')
 _MARK = "calculator_page"
@@ -65,7 +65,7 @@ def on_page_content(html, page, config, files, **kwargs):
         raise PluginError(f"calculator_assets: {page.file.src_uri} has more than one calculator mount point")
     page.meta[_MARK] = True
     try:
-        widget = api.render_widget(match.group(1), get_relative_url(WORKER, page.url))
+        widget = api.render_widget(match.group(1))
     except Exception as exc:  # a broken calculator must fail the build, with the reason
         raise PluginError(f"calculator_assets: cannot pre-render the calculator: {type(exc).__name__}: {exc}") from exc
     return html[: match.start()] + widget + html[match.end():]
@@ -76,9 +76,13 @@ def on_post_page(output, page, config, **kwargs):
         return output
     css = get_relative_url(CSS, page.url)
     script = get_relative_url(SCRIPT, page.url)
+    starter = get_relative_url(STARTER, page.url)
     if "</head>" not in output:
         raise PluginError(f"calculator_assets: no </head> in {page.file.src_uri}")
-    tags = f'<link rel="stylesheet" href="{css}">\n<script type="module" src="{script}"></script>\n'
+    tags = (
+        f'<link rel="stylesheet" href="{css}">\n<script src="{starter}"></script>\n'
+        f'<script type="module" src="{script}"></script>\n'
+    )
     return output.replace("</head>", tags + "</head>", 1)
 
 

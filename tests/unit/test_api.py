@@ -239,16 +239,20 @@ def test_widget_holds_form_result_and_schema():
             assert f'<label for="calc-{control}">' in html
 
 
-def test_widget_starts_the_worker_after_the_first_paint_only_when_asked():
-    assert "new Worker" not in api.render_widget("en")
-    html = api.render_widget("zh", "../../assets/js/worker.js")
-    assert html.count("new Worker(") == 1
-    assert 'new Worker("../../assets/js/worker.js",{type:"module"})' in html
-    assert "requestAnimationFrame(go)" in html
-    # After the summary (so the first paint shows the total), before the form.
-    assert html.index('id="calc-summary"') < html.index("new Worker(") < html.index('id="calc-form"')
-    odd = api.render_widget("en", "</script><script>alert(1)</script>")
-    assert "</script><script>alert(1)" not in odd
+def test_widget_holds_no_script_but_its_json_schema():
+    """The page's scripts are files (calculator-start.js, calculator.js), not inline code."""
+    for lang in ("en", "zh"):
+        html = api.render_widget(lang)
+        tags = re.findall(r"<script\b[^>]*>", html)
+        assert tags == ['<script type="application/json" id="calc-schema">']
+
+
+def test_escape_matches_the_standard_library():
+    import html
+
+    samples = ["a & b", "<script>alert('x')</script>", '"quoted"', "&amp;", "多头自注意力 <b>", "", "'\"<>&"]
+    for text in samples:
+        assert views.escape(text) == html.escape(text, quote=True), text
 
 
 def test_every_label_in_both_languages():

@@ -259,14 +259,16 @@ function main(root) {
 
   // ---------------------------------------------------------------- worker
 
+  // A request goes to the worker at once, even before Python is up: the worker holds
+  // it until then, which saves the round trip through this thread after "ready".
   function request(req, origin) {
     pending = { req, origin };
     root.dataset.busy = "1";
-    if (ready && !inFlight) sendPending();
+    if (!inFlight) sendPending();
   }
 
   function sendPending() {
-    if (!pending || failed) return;
+    if (!pending || failed || !worker) return;
     inFlight = { id: ++seq, ...pending };
     pending = null;
     worker.postMessage({ id: inFlight.id, request: inFlight.req, lang });
@@ -282,7 +284,7 @@ function main(root) {
       root.dataset.state = "ready";
       status.textContent = L.status_ready;
       status.classList.remove("calc-failed");
-      sendPending();
+      if (!inFlight) sendPending();
     } else if (msg.type === "failed") {
       fail(msg.detail);
     } else if (msg.type === "result" && inFlight && msg.id === inFlight.id) {
@@ -318,8 +320,8 @@ function main(root) {
   }
 
   function startWorker() {
-    // Usually the inline script after the summary (calculator.api.render_widget) has
-    // started it already: adopt that worker and replay what it said meanwhile.
+    // Usually calculator-start.js (in <head>) has started it already: adopt that
+    // worker and replay what it said meanwhile.
     const early = window.__calcWorker;
     let missed = [];
     if (early && early.worker) {
@@ -328,7 +330,7 @@ function main(root) {
     } else {
       try {
         worker = new Worker(new URL("./worker.js", import.meta.url), { type: "module" });
-        window.__calcWorker = { worker, queue: [] }; // the inline starter must not start a second one
+        window.__calcWorker = { worker, queue: [] }; // calculator-start.js must not start a second one
       } catch (error) {
         fail(error && error.message);
         return;
@@ -342,6 +344,7 @@ function main(root) {
     }
     // A runtime that never answers (a very slow link) still gets a message, not an endless "loading".
     setTimeout(() => fail("timeout"), 120000);
+    if (!inFlight) sendPending();
   }
 
   // The strip under the form repeats the total only while the summary is out of sight.
@@ -439,7 +442,8 @@ function main(root) {
 
   // The worker starts right after the first paint (which already shows the exact
   // pre-rendered total): started earlier, Pyodide's compile competes with that paint
-  // for the CPU. If the page's inline starter has run, this adopts its worker at once.
+  // for the CPU. If calculator-start.js has started it, this adopts it at once; if
+  // that script did not load, this starts it the same way.
   // (A tab opened in the background paints later: the timer starts it anyway.)
   let started = false;
   const start = () => {

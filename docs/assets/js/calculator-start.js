@@ -1,0 +1,90 @@
+// The calculator page's first script: a classic script in <head>, added by
+// sitegen/calculator_assets.py on that page only, so it runs before Material's
+// bundle and before calculator.js (a module, which runs after parsing).
+//
+// Both of its jobs are about how soon the page answers its first input on a
+// small machine, where the Pyodide worker's WebAssembly compile shares two cores
+// with everything else the page does (benchmarks/calculator_page.py measures it):
+//
+// 1. Start the Pyodide worker right after the first paint. The pre-rendered
+//    total is in that paint; started before it, the compile would delay it.
+//    calculator.js adopts the worker through window.__calcWorker and replays the
+//    messages queued here.
+// 2. Hold back Material's search index (search/search_index.json: fetched on
+//    every page, then indexed by lunr in a worker) until the calculator's worker
+//    is ready or has failed, the reader reaches for search, or 10 s have passed.
+//    Search still works: it starts a little later, unless the reader asks first.
+(function () {
+  "use strict";
+  if (window.__calcWorker) return;
+  var workerUrl = new URL("worker.js", document.currentScript.src).href;
+
+  // ---- 2. the search index waits
+  var held = [];
+  var released = false;
+  function release() {
+    if (released) return;
+    released = true;
+    held.splice(0).forEach(function (go) { go(); });
+  }
+  var open = XMLHttpRequest.prototype.open;
+  var send = XMLHttpRequest.prototype.send;
+  XMLHttpRequest.prototype.open = function (method, url) {
+    try {
+      this.__calcHold = !released && /\/search\/search_index\.json$/.test(new URL(String(url), location.href).pathname);
+    } catch (e) {
+      this.__calcHold = false;
+    }
+    return open.apply(this, arguments);
+  };
+  XMLHttpRequest.prototype.send = function () {
+    if (this.__calcHold && !released) {
+      var xhr = this;
+      var args = arguments;
+      held.push(function () { send.apply(xhr, args); });
+      return;
+    }
+    return send.apply(this, arguments);
+  };
+  // The reader reaches for search: the header's search button (#__search) or the
+  // search field, by mouse, touch or keyboard shortcut.
+  function wantsSearch(event) {
+    var t = event.target;
+    if (t && t.closest && (t.id === "__search" || t.closest("form[name=search]") || t.closest("label[for=__search]"))) {
+      release();
+    }
+  }
+  document.addEventListener("focusin", wantsSearch, true);
+  document.addEventListener("change", wantsSearch, true);
+  document.addEventListener("pointerdown", wantsSearch, true);
+  setTimeout(release, 10000);
+
+  // ---- 1. the worker starts after the first paint
+  function go() {
+    if (window.__calcWorker) return;
+    var queue = [];
+    var worker;
+    try {
+      worker = new Worker(workerUrl, { type: "module" });
+    } catch (e) {
+      release();
+      return; // calculator.js tries again and reports the failure
+    }
+    worker.onmessage = function (event) { queue.push(event); };
+    worker.onerror = function (event) { queue.push({ error: (event && event.message) || "worker" }); };
+    // Stays attached when calculator.js replaces onmessage/onerror.
+    worker.addEventListener("message", function (event) {
+      var type = event.data && event.data.type;
+      if (type === "ready" || type === "failed") release();
+    });
+    worker.addEventListener("error", release);
+    window.__calcWorker = { worker: worker, queue: queue };
+  }
+  // A frame can come before the parser has reached the total: wait for the frame that shows it.
+  function tick() {
+    if (document.getElementById("calc-summary")) go();
+    else requestAnimationFrame(tick);
+  }
+  requestAnimationFrame(tick);
+  setTimeout(go, 1000); // a tab opened in the background paints late
+})();
