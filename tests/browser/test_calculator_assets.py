@@ -46,6 +46,10 @@ def test_served_calculator_sources_are_the_repository_files(site):
         assert served == local, entry["path"]
         assert hashlib.sha256(served).hexdigest() == entry["sha256"]
         assert entry["size"] == len(local)
+    # The checked-hash bytecode beside them (tests/pyodide/test_bytecode.py checks what it can do).
+    assert len(manifest["bytecode"]) == len(listed)
+    for entry in manifest["bytecode"]:
+        assert hashlib.sha256(fetch(site.root + "assets/calculator-src/" + entry["path"])).hexdigest() == entry["sha256"]
 
 
 def test_served_pyodide_is_the_npm_package(site):

@@ -31,11 +31,18 @@ function hex(buffer) {
 }
 
 // Fetch the package's files (in parallel with the runtime) and check each against the manifest.
+// "bytecode" lists checked-hash .pyc files compiled from those sources at build time
+// (sitegen/compile_pyc.mjs): Python uses one only if its recorded hash matches the .py
+// beside it, so they save compiling, never change what runs.
+const SOURCE_PATH = /^calculator\/([A-Za-z0-9_]+\/)*[A-Za-z0-9_]+\.py$/;
+const BYTECODE_PATH = /^calculator\/([A-Za-z0-9_]+\/)*__pycache__\/[A-Za-z0-9_]+\.cpython-\d+\.pyc$/;
 async function loadSources() {
   const manifest = await (await fetchOk(new URL("manifest.json", SOURCE_URL))).json();
+  const files = manifest.files.map((file) => [file, SOURCE_PATH]);
+  for (const file of manifest.bytecode || []) files.push([file, BYTECODE_PATH]);
   return Promise.all(
-    manifest.files.map(async (file) => {
-      if (!/^calculator\/[A-Za-z0-9_/]+\.py$/.test(file.path)) throw new Error(`bad path in manifest: ${file.path}`);
+    files.map(async ([file, allowed]) => {
+      if (!allowed.test(file.path)) throw new Error(`bad path in manifest: ${file.path}`);
       const data = new Uint8Array(await (await fetchOk(new URL(file.path, SOURCE_URL))).arrayBuffer());
       if (self.crypto && crypto.subtle) {
         const digest = hex(await crypto.subtle.digest("SHA-256", data));

@@ -1,0 +1,73 @@
+"""The bytecode shipped beside the calculator's sources can only skip compiling, never change what runs.
+
+The build (sitegen/calculator_assets.py, through sitegen/compile_pyc.mjs) writes
+checked-hash .pyc files with the site's own Pyodide. Here, inside that Pyodide
+(loaded the way the worker loads it): every pyc is for this interpreter, is
+checked against its source on import, and matches the source shipped beside it;
+and a source edited after the build wins over its stale pyc.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from calculator.build import build
+from calculator.presets import PRESETS
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPT = ROOT / "tests" / "pyodide" / "check_bytecode.mjs"
+
+
+def node_or_skip() -> str:
+    node = shutil.which("node")
+    if node is None or not (ROOT / "node_modules" / "pyodide").is_dir():
+        if os.environ.get("CI"):
+            pytest.fail("node and node_modules/pyodide are required in CI (run `npm ci`)")
+        pytest.skip("node or node_modules/pyodide missing")
+    return node
+
+
+def check(node: str, directory: Path, *args: str) -> dict:
+    proc = subprocess.run([node, str(SCRIPT), str(directory), *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory) -> Path:
+    node_or_skip()
+    from sitegen.calculator_assets import SOURCE_DEST, copy_sources
+
+    site = tmp_path_factory.mktemp("site")
+    manifest = copy_sources(str(site))
+    assert manifest["bytecode"], "the build shipped no bytecode"
+    return site / SOURCE_DEST
+
+
+def test_every_source_has_valid_checked_bytecode(served):
+    manifest = json.loads((served / "manifest.json").read_text())
+    sources = {e["path"] for e in manifest["files"]}
+    out = check(node_or_skip(), served)
+    assert set(out["pyc"]) == {e["path"] for e in manifest["bytecode"]}
+    for path, c in out["pyc"].items():
+        assert c == {"magic_ok": True, "flags": 0b11, "hash_ok": True}, path
+        assert path.replace("__pycache__/", "").rsplit(".cpython-", 1)[0] + ".py" in sources, path
+    assert len(out["pyc"]) == len(sources)
+    assert out["total"] == build({**PRESETS["bert-base-uncased"].config, "num_hidden_layers": 6}).total
+
+
+def test_an_edited_source_wins_over_its_stale_bytecode(served, tmp_path):
+    copy = tmp_path / "calculator-src"
+    shutil.copytree(served, copy)
+    with open(copy / "calculator" / "views.py", "a", encoding="utf-8") as fh:
+        fh.write('\nMARKER = "edited after the build"\n')
+    out = check(node_or_skip(), copy)
+    assert out["marker"] == "edited after the build"
+    [views] = [p for p in out["pyc"] if p.startswith("calculator/__pycache__/views.")]
+    assert out["pyc"][views]["hash_ok"] is False
