@@ -20,3 +20,13 @@ def open_page(page, url: str, rel: str = "") -> None:
 def wait_calculator(page) -> None:
     page.wait_for_selector(CALCULATOR_SETTLED, state="attached", timeout=120_000)
     assert page.locator('[data-state="failed"]').count() == 0, "the calculator failed to start"
+
+
+def switch_language(page, lang: str) -> None:
+    """Open the header's language menu and choose ``lang``, as a visitor would."""
+    page.locator(".md-header .md-select > button").first.hover()
+    link = page.locator(f'.md-header a.md-select__link[hreflang="{lang}"]').first
+    link.wait_for(state="visible")
+    with page.expect_navigation():
+        link.click()
+    page.wait_for_load_state("domcontentloaded")

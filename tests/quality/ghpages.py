@@ -107,11 +107,15 @@ class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
 
 
 def serve(top: Path, subpath: str) -> tuple[Server, str]:
-    """Serve ``top`` on 127.0.0.1 (a free port); returns the server and the site's URL."""
+    """Serve ``top`` on 127.0.0.1 (a free port); returns the server and the site's URL.
+
+    ``subpath=""`` serves a site built in ``top`` itself at the server's root.
+    """
     handler = type("PagesHandler", (Handler,), {
         "root": top.resolve(),
         "not_found": (top / subpath / "404.html").resolve(),
     })
     server = Server(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server, f"http://127.0.0.1:{server.server_address[1]}/{subpath}/"
+    path = f"/{subpath}/" if subpath else "/"
+    return server, f"http://127.0.0.1:{server.server_address[1]}{path}"

@@ -21,22 +21,12 @@ import json
 
 import pytest
 
-from .browsing import open_page, wait_calculator
+from .browsing import open_page, switch_language, wait_calculator
 from .pages import LANGS, ident, nav_sources, page_url
 
 pytestmark = pytest.mark.browser
 
 OTHER = {"en": "zh", "zh": "en"}
-
-
-def switch_language(page, lang: str) -> None:
-    """Open the header's language menu and choose ``lang``."""
-    page.locator(".md-header .md-select > button").first.hover()
-    link = page.locator(f'.md-header a.md-select__link[hreflang="{lang}"]').first
-    link.wait_for(state="visible")
-    with page.expect_navigation():
-        link.click()
-    page.wait_for_load_state("domcontentloaded")
 
 
 @pytest.mark.parametrize("start", LANGS)
