@@ -1,15 +1,24 @@
-"""Regenerate docs/assets/screenshot.png: the home page, 1200×630 (the Open Graph
-image size, also the README's picture), as a small palette PNG.
+"""Regenerate the Open Graph images: each language's home page, 1200×630 (the
+Open Graph image size), as a small palette PNG.
 
-    .venv/bin/python -m tests.quality.screenshot
+    .venv/bin/python -m tests.quality.screenshot            # both
+    .venv/bin/python -m tests.quality.screenshot --lang zh  # one
+
+* ``docs/assets/screenshot.png``: the English home page (English pages'
+  ``og:image``, also the README's picture);
+* ``docs/assets/images/screenshot-zh.png``: the Chinese home page (Chinese
+  pages' ``og:image``; overrides/main.html picks by language). Not named
+  ``*.zh.png``: mkdocs-static-i18n would take that for the Chinese version of
+  ``screenshot.png``. Its glyphs need a CJK font (Debian: fonts-noto-cjk).
 
 Builds the site into a temporary directory, serves it as GitHub Pages would,
-takes the picture in Chromium (CHROME_PATH) and re-encodes it with at most 256
-colours (the most frequent ones; the rest map to the nearest): standard
-library only. test_seo.py checks the result's size and dimensions.
+takes the pictures in Chromium (CHROME_PATH) and re-encodes them with at most
+256 colours (the most frequent ones; the rest map to the nearest): standard
+library only. test_seo.py checks the results' size and dimensions.
 """
 from __future__ import annotations
 
+import argparse
 import os
 import struct
 import sys
@@ -21,7 +30,11 @@ from pathlib import Path
 from .conftest import CHROMIUM_ARGS, ROOT, SUBPATH, build_site, chrome_path
 from .ghpages import serve
 
-OUT = ROOT / "docs" / "assets" / "screenshot.png"
+#: language -> (the home page under the site's URL, where its picture goes)
+SHOTS = {
+    "en": ("", ROOT / "docs" / "assets" / "screenshot.png"),
+    "zh": ("zh/", ROOT / "docs" / "assets" / "images" / "screenshot-zh.png"),
+}
 WIDTH, HEIGHT = 1200, 630
 
 
@@ -96,36 +109,48 @@ def encode_palette_png(w: int, h: int, pixels: list[tuple[int, ...]]) -> bytes:
             + chunk(b"IEND", b""))
 
 
-def take() -> bytes:
+def take(langs=tuple(SHOTS)) -> dict[str, bytes]:
+    """Screenshots of the home pages of ``langs``: language -> PNG bytes."""
     from playwright.sync_api import sync_playwright
 
+    shots = {}
     with tempfile.TemporaryDirectory() as top:
         build_site(Path(top) / SUBPATH)
         server, url = serve(Path(top), SUBPATH)
         try:
             with sync_playwright() as pw:
                 browser = pw.chromium.launch(executable_path=chrome_path(), args=CHROMIUM_ARGS)
-                page = browser.new_page(viewport={"width": WIDTH, "height": HEIGHT},
-                                        device_scale_factor=1, color_scheme="light")
-                page.goto(url)
-                page.wait_for_load_state("networkidle")
-                png = page.screenshot(type="png")
+                for lang in langs:
+                    # zh-CN: Simplified Chinese glyphs from the CJK font.
+                    locale = {"locale": "zh-CN"} if lang == "zh" else {}
+                    page = browser.new_page(viewport={"width": WIDTH, "height": HEIGHT},
+                                            device_scale_factor=1, color_scheme="light", **locale)
+                    page.goto(url + SHOTS[lang][0])
+                    page.wait_for_load_state("networkidle")
+                    page.evaluate("document.fonts.ready")
+                    shots[lang] = page.screenshot(type="png")
+                    page.close()
                 browser.close()
         finally:
             server.shutdown()
-    return png
+    return shots
 
 
-def main() -> int:
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--lang", choices=sorted(SHOTS), action="append",
+                        help="only this language's picture (repeatable; default: all)")
+    args = parser.parse_args(argv)
     if not os.path.exists(chrome_path()):
         print(f"no browser at {chrome_path()} (set CHROME_PATH)", file=sys.stderr)
         return 1
-    png = take()
-    w, h, pixels = decode_png(png)
-    small = encode_palette_png(w, h, pixels)
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_bytes(small)
-    print(f"{OUT.relative_to(ROOT)}: {w}x{h}, {len(png)} -> {len(small)} bytes")
+    for lang, png in take(tuple(args.lang or SHOTS)).items():
+        out = SHOTS[lang][1]
+        w, h, pixels = decode_png(png)
+        small = encode_palette_png(w, h, pixels)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_bytes(small)
+        print(f"{out.relative_to(ROOT)}: {w}x{h}, {len(png)} -> {len(small)} bytes")
     return 0
 
 
