@@ -102,15 +102,43 @@ def test_no_relative_hreflang_links(site):
     assert problems == []
 
 
-def test_og_image_is_a_real_1200x630_png(site):
-    for rel in ("", "zh/", "embeddings/"):
-        url = parse(site.file(rel)).meta.get("og:image", "")
-        assert url == site.site_url + "assets/screenshot.png", url
-    png = (site.dir / "assets" / "screenshot.png").read_bytes()
+#: Each language's Open Graph image: its home page (tests/quality/screenshot.py).
+OG_IMAGES = {"en": "assets/screenshot.png", "zh": "assets/images/screenshot-zh.png"}
+
+
+def test_og_image_is_the_page_languages_picture(site):
+    problems = []
+    for rel in site.pages():
+        m = parse(site.file(rel)).meta
+        want = site.site_url + OG_IMAGES[site.lang_of(rel)]
+        if m.get("og:image") != want:
+            problems.append((rel, m.get("og:image")))
+        if (m.get("og:image:width"), m.get("og:image:height")) != ("1200", "630"):
+            problems.append((rel, m.get("og:image:width"), m.get("og:image:height")))
+        if not m.get("og:image:alt", "").strip():
+            problems.append((rel, "og:image:alt missing"))
+    assert problems == []
+
+
+def test_chinese_pages_have_their_own_og_image(site):
+    """A zh page shared on a forum shows the Chinese home page, not the English one."""
+    for rel in ("", "embeddings/", "calculator/"):
+        en = parse(site.file(rel)).meta.get("og:image")
+        zh = parse(site.file(site.counterpart(rel))).meta.get("og:image")
+        assert en and zh and en != zh, (rel, en, zh)
+    files = {lang: (site.dir / path).read_bytes() for lang, path in OG_IMAGES.items()}
+    assert files["en"] != files["zh"]
+
+
+@pytest.mark.parametrize("lang", sorted(OG_IMAGES))
+def test_og_image_is_a_real_1200x630_png(site, lang):
+    path = site.dir / OG_IMAGES[lang]
+    assert path.is_file(), f"{OG_IMAGES[lang]} is not in the built site"
+    png = path.read_bytes()
     assert png[:8] == b"\x89PNG\r\n\x1a\n"
     width, height = struct.unpack(">II", png[16:24])
     assert (width, height) == (1200, 630)
-    assert len(png) < 200_000, f"screenshot.png is {len(png)} bytes: optimise it"
+    assert len(png) < 200_000, f"{path.name} is {len(png)} bytes: optimise it"
 
 
 def sitemap(site, name="sitemap.xml"):
