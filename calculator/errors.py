@@ -83,6 +83,14 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
 }
 
+#: The same codes when the value is empty (a cleared form field, ``""`` in a config):
+#: quoting an empty value ("got \"\"") tells nobody what to do.
+EMPTY_MESSAGES: dict[str, dict[str, str]] = {
+    "not_integer": {"en": "{key} is empty: enter a whole number.", "zh": "{key} 为空：请输入整数。"},
+    "not_boolean": {"en": "{key} is empty: enter true or false.", "zh": "{key} 为空：请填写 true 或 false。"},
+    "bad_fraction": {"en": "{key} is empty: enter a number between 0 and 1.", "zh": "{key} 为空：请输入 0 到 1 之间的数。"},
+}
+
 LANGS = ("en", "zh")
 
 
@@ -99,6 +107,9 @@ class CalcError(ValueError):
     def message(self, lang: str = "en") -> str:
         lang = "zh" if lang == "zh" else "en"
         params = dict(self.params)
+        value = params.get("value")
+        if self.code in EMPTY_MESSAGES and isinstance(value, str) and not value.strip():
+            return EMPTY_MESSAGES[self.code][lang].format(**params)
         if "value" in params:
             params["value"] = _short(params["value"])
         if "kind" in params:

@@ -276,3 +276,15 @@ def test_active_fraction():
     assert 'data-active="active_used"' in out["html"]
     assert 'data-active="' not in _ok({"preset": "bert-base-uncased"})["html"]  # 1: nothing to say
     assert _ok({})["query"][api.ACTIVE_KEY] == "1"
+
+
+# ------------------------------------------------- the page's reported problems
+
+
+def test_emptied_field_asks_for_a_number():
+    for lang, words in (("en", "enter a whole number"), ("zh", "请输入整数")):
+        for value in ("", "   "):
+            e = _err({"hidden_size": value}, lang)
+            assert e["code"] == "not_integer" and e["field"] == "hidden_size"
+            assert words in e["message"] and '""' not in e["message"], e
+    assert "got abc" in _err({"hidden_size": "abc"})["message"]  # a wrong value is still quoted
