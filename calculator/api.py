@@ -392,10 +392,21 @@ def _table(head: list[tuple[str, str]], rows: list[str], cls: str) -> str:
     )
 
 
+def has_pooler_notion(model_type: str) -> bool:
+    """Whether any class of the family has a pooler (BERT, RoBERTa, ALBERT).
+
+    DistilBERT, ELECTRA, keras-bert and the 2018 Transformer have none in any
+    class: "without pooler" would suggest something was left out.
+    """
+    family = _family_of(model_type)
+    return family is not None and any(a.pooler is not False for a in family.architectures)
+
+
 def model_title(inv: Inventory, preset: str | None, lang: str) -> str:
     parts = [preset] if preset else []
     parts.append(inv.architecture)
-    parts.append(label("pooler_on" if inv.pooler else "pooler_off", lang))
+    if has_pooler_notion(inv.model_type):
+        parts.append(label("pooler_on" if inv.pooler else "pooler_off", lang))
     return " · ".join(parts)
 
 

@@ -281,6 +281,23 @@ def test_active_fraction():
 # ------------------------------------------------- the page's reported problems
 
 
+def _title(out):
+    return re.search(r'<p class="calc-model"[^>]*>(.*?)</p>', out["summary_html"]).group(1)
+
+
+def test_title_names_the_pooler_only_for_families_that_have_one():
+    # The 2018 Transformer, keras-bert, DistilBERT and ELECTRA have no pooler in any class.
+    for params, title in (({"model_type": "transformer"}, "Transformer"), ({"model_type": "keras-bert"}, "get_model"),
+                          ({"model_type": "distilbert", "vocab_size": "100"}, "DistilBertModel"),
+                          ({"model_type": "electra", "vocab_size": "100"}, "ElectraModel")):
+        for lang in ("en", "zh"):
+            assert _title(_ok(params, lang)) == title, (params, lang)
+    # BERT's classes differ: the title says which way this one is.
+    assert _title(_ok({"architecture": "BertForMaskedLM", "vocab_size": "100"})) == "BertForMaskedLM · without pooler"
+    assert _title(_ok({"architecture": "BertForMaskedLM", "vocab_size": "100"}, "zh")) == "BertForMaskedLM · 不含池化层"
+    assert _title(_ok({"model_type": "roberta"}, "zh")) == "RobertaModel · 含池化层"
+
+
 def test_emptied_field_asks_for_a_number():
     for lang, words in (("en", "enter a whole number"), ("zh", "请输入整数")):
         for value in ("", "   "):
