@@ -115,6 +115,10 @@ UI_LABELS: dict[str, dict[str, str]] = {
         "en": "Not copied: fix the marked input first; the result shown is out of date.",
         "zh": "未复制：请先修正标出的输入，当前显示的结果已过时。",
     },
+    "copy_stale_general": {
+        "en": "Not copied: the inputs have an error (see the message above); the result shown is out of date.",
+        "zh": "未复制：输入有误（见上方提示），当前显示的结果已过时。",
+    },
     "copy_failed": {
         "en": "Could not copy: the browser refused access to the clipboard.",
         "zh": "复制失败：浏览器拒绝访问剪贴板。",
@@ -135,8 +139,13 @@ UI_LABELS: dict[str, dict[str, str]] = {
         "其他模型可以用命令行计算：python -m calculator --help。",
     },
     "stale": {
-        "en": "Out of date: this is the result for the last valid input. Fix the marked field to update it.",
-        "zh": "已过期：这是上一次有效输入的结果。修正标出的输入项后会更新。",
+        "en": "Out of date: this is the result for the last valid input.",
+        "zh": "已过期：这是上一次有效输入的结果。",
+    },
+    "stale_fix_field": {"en": "Fix the marked field to update it.", "zh": "修正标出的输入项后会更新。"},
+    "stale_fix_general": {
+        "en": "Change the inputs as the message above says to update it.",
+        "zh": "按上方提示修改输入后会更新。",
     },
     "error_internal": {
         "en": "Something went wrong inside the calculator; the last result is kept. Please report this input.",
@@ -900,7 +909,10 @@ def render_widget(lang: str = "en") -> str:
         f'<div class="calc-summary" id="calc-summary">{first["summary_html"]}</div>'
         f'<p class="calc-status" id="calc-status" role="status">{escape(ui("status_loading", lang))}</p>'
         '<p class="calc-err calc-general-error" id="calc-general-error" hidden></p>'
-        f'<p class="calc-stale-note" id="calc-stale-note" hidden>{escape(ui("stale", lang))}</p>'
+        # What is stale, then what to do (a marked field, or the message above): calculator.js picks the second.
+        '<p class="calc-stale-note" id="calc-stale-box" hidden>'
+        f'<span id="calc-stale-note">{escape(ui("stale", lang))}</span>{"" if lang == "zh" else " "}'
+        f'<span id="calc-stale-fix">{escape(ui("stale_fix_field", lang))}</span></p>'
         f'<div class="calc-actions">{actions}<span class="calc-copy-status" id="calc-copy-status" role="status"></span>'
         "</div>"
         f'<p class="calc-note">{escape(ui("default_note", lang))}</p>'

@@ -67,6 +67,36 @@ def cli_keras_rows(expected: dict) -> list:
     return [[k["name"], k["class"], k["count"], k["trainable"]] for k in expected["layers"]]
 
 
+# ---------------------------------------- 2: an error no field is marked for
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_error_without_a_field_does_not_point_at_one(page, context, site, lang):
+    context.grant_permissions(["clipboard-read", "clipboard-write"], origin=site.root.rstrip("/"))
+    marked = "marked" if lang == "en" else "标出"
+    page.goto(site.url("calculator/", lang, "vocab_size=9999999&hidden_size=9999996"))
+    wait_error(page, "total_too_large")
+    assert page.locator("[aria-invalid]").count() == 0  # no field is marked…
+    note = page.locator("#calc-stale-box")
+    assert note.is_visible()
+    assert marked not in note.text_content()  # …so nothing says "fix the marked field"
+    assert ("above" if lang == "en" else "上方") in note.text_content()
+    page.click('button[data-copy="link"]')
+    status = page.locator("#calc-copy-status").text_content()
+    assert status and marked not in status
+
+    # A field error: now it is marked, and the page says so.
+    page.select_option("#calc-preset", "bert-base-uncased")
+    wait_total(page, DEFAULT_TOTAL)
+    assert not note.is_visible()
+    page.fill("#calc-bert-num_attention_heads", "7")
+    wait_error(page, "heads_not_divisor")
+    assert page.get_attribute("#calc-bert-num_attention_heads", "aria-invalid") == "true"
+    assert marked in note.text_content()
+    page.click('button[data-copy="markdown"]')
+    assert marked in page.locator("#calc-copy-status").text_content()
+
+
 # --------------------------------------------------------- 3: an emptied field
 
 

@@ -305,3 +305,17 @@ def test_emptied_field_asks_for_a_number():
             assert e["code"] == "not_integer" and e["field"] == "hidden_size"
             assert words in e["message"] and '""' not in e["message"], e
     assert "got abc" in _err({"hidden_size": "abc"})["message"]  # a wrong value is still quoted
+
+
+def test_stale_note_points_at_a_field_only_when_one_is_marked():
+    # "Fix the marked field" lives apart from the sentence that says the result is stale,
+    # and the page-level errors (no field marked) have wording of their own.
+    for lang, marked in (("en", "marked"), ("zh", "标出")):
+        assert marked not in api.UI_LABELS["stale"][lang]
+        assert marked in api.UI_LABELS["stale_fix_field"][lang] and marked in api.UI_LABELS["copy_stale"][lang]
+        assert marked not in api.UI_LABELS["stale_fix_general"][lang]
+        assert marked not in api.UI_LABELS["copy_stale_general"][lang]
+        html = api.render_widget(lang)
+        box = re.search(r'<p class="calc-stale-note" id="calc-stale-box" hidden>(.*?)</p>', html).group(1)
+        assert 'id="calc-stale-note"' in box and 'id="calc-stale-fix"' in box
+    assert _err({"vocab_size": "9999999", "hidden_size": "9999996"})["field"] is None  # the page-level slot

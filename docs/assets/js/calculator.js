@@ -28,7 +28,8 @@ function main(root) {
   const status = byId("calc-status");
   const live = byId("calc-live");
   const general = byId("calc-general-error");
-  const staleNote = byId("calc-stale-note");
+  const staleNote = byId("calc-stale-box");
+  const staleFix = byId("calc-stale-fix");
   const copyStatus = byId("calc-copy-status");
   const mini = byId("calc-mini");
   const presetSel = byId("calc-preset");
@@ -49,6 +50,7 @@ function main(root) {
   let pending = null; // the newest request not yet sent
   let copies = { markdown: schema.initial.markdown, text: schema.initial.text };
   let tensorRows = null; // the open-on-demand per-tensor table of the result shown
+  let fieldMarked = false; // whether the error shown is beside a field (else in the page-level slot)
 
   const fill = (text, params) => text.replace(/\{(\w+)\}/g, (m, k) => (k in params ? String(params[k]) : m));
   const family = () => schema.families[familySel.value];
@@ -182,6 +184,9 @@ function main(root) {
     slot.hidden = false;
     if (input) input.setAttribute("aria-invalid", "true");
     if (error && error.field === "config") configBox.open = true;
+    // "Fix the marked field" only when one is marked; else the message above says what to change.
+    fieldMarked = Boolean(input);
+    staleFix.textContent = fieldMarked ? L.stale_fix_field : L.stale_fix_general;
     markStale(true);
     root.dataset.result = "stale";
     live.textContent = message;
@@ -234,6 +239,7 @@ function main(root) {
     staleNote.hidden = true;
     root.dataset.result = "fresh";
     copies = { markdown: result.markdown, text: result.text };
+    fieldMarked = false;
     if (origin !== "input") applyQuery(result.query);
     else presetSel.value = result.preset || "";
     const query = new URLSearchParams(result.query).toString();
@@ -423,7 +429,7 @@ function main(root) {
       const kind = button.dataset.copy;
       if (root.dataset.result === "stale") {
         // The link, Markdown and text all describe the last good result, not what is in the form.
-        copyStatus.textContent = L.copy_stale;
+        copyStatus.textContent = fieldMarked ? L.copy_stale : L.copy_stale_general;
         setTimeout(() => (copyStatus.textContent = ""), 6000);
         return;
       }
