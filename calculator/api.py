@@ -770,10 +770,25 @@ def render_form(query: Mapping[str, str], lang: str = "en") -> str:
     lang = _lang(lang)
     current = query.get("model_type", DEFAULT_MODEL_TYPE)
     arch_name = query.get("architecture", "")
-    out: list[str] = ['<form class="calc-form" id="calc-form" novalidate autocomplete="off">']
 
     def err(field_id: str) -> str:
         return f'<p class="calc-err" id="{field_id}-error" data-error-for="{field_id}" hidden></p>'
+
+    # Paste / drop a config.json: first, so it is in sight at the top of the input column
+    # (below a long form it was under the fold of the column's own scroll area).
+    out: list[str] = [
+        '<details class="calc-config" id="calc-config-box">'
+        f'<summary>{escape(ui("config_title", lang))}</summary>'
+        f'<label for="calc-config">{escape(ui("config_label", lang))}</label>'
+        '<textarea id="calc-config" rows="6" spellcheck="false" aria-describedby="calc-config-error"></textarea>'
+        '<div class="calc-config-actions">'
+        f'<button type="button" class="md-button" id="calc-config-apply">{escape(ui("config_apply", lang))}</button>'
+        f'<label class="calc-file">{escape(ui("config_file", lang))} '
+        '<input type="file" id="calc-config-file" accept=".json,application/json"></label>'
+        "</div>"
+        f"{err('calc-config')}</details>",
+        '<form class="calc-form" id="calc-form" novalidate autocomplete="off">',
+    ]
 
     # Preset.
     options = [f'<option value="">{escape(ui("preset_custom", lang))}</option>']
@@ -862,19 +877,6 @@ def render_form(query: Mapping[str, str], lang: str = "en") -> str:
             f'<p class="calc-hint" id="{fid}-hint">{escape(ui("active_hint", lang))}</p>{err(fid)}</div>'
         )
     out.append("</form>")
-    # Paste / drop a config.json.
-    out.append(
-        '<details class="calc-config" id="calc-config-box">'
-        f'<summary>{escape(ui("config_title", lang))}</summary>'
-        f'<label for="calc-config">{escape(ui("config_label", lang))}</label>'
-        '<textarea id="calc-config" rows="6" spellcheck="false" aria-describedby="calc-config-error"></textarea>'
-        '<div class="calc-config-actions">'
-        f'<button type="button" class="md-button" id="calc-config-apply">{escape(ui("config_apply", lang))}</button>'
-        f'<label class="calc-file">{escape(ui("config_file", lang))} '
-        '<input type="file" id="calc-config-file" accept=".json,application/json"></label>'
-        "</div>"
-        f"{err('calc-config')}</details>"
-    )
     return "".join(out)
 
 

@@ -112,3 +112,48 @@ def test_emptied_field_asks_for_a_whole_number(page, site, lang, message):
     assert page.locator("#calc-live").text_content() == message
     page.fill("#calc-bert-hidden_size", "768")
     wait_total(page, DEFAULT_TOTAL)
+
+
+# ------------------------------------------------ 6: the paste box in sight
+
+
+PASTE_BOX_SEEN_JS = """() => {
+  const s = document.querySelector('#calc-config-box summary');
+  const r = s.getBoundingClientRect();
+  if (r.width === 0 || r.bottom <= 0 || r.top >= innerHeight) return false;
+  const hit = document.elementFromPoint(r.left + Math.min(r.width / 2, 40), r.top + r.height / 2);
+  return Boolean(hit && s.contains(hit));
+}"""
+
+
+def test_paste_box_is_in_sight_on_a_wide_screen(page, site):
+    page.set_viewport_size({"width": 1280, "height": 720})
+    page.goto(site.url("calculator/"))
+    wait_ready(page)
+    # Scrolled to the calculator's columns, as a user does, the box heads the sticky input column
+    # (not hidden below the fold of the column's own scroll area).
+    page.evaluate("window.scrollTo(0, document.querySelector('.calc-layout').getBoundingClientRect().top"
+                  " + scrollY - 80)")
+    page.wait_for_timeout(100)
+    assert page.evaluate("getComputedStyle(document.querySelector('.calc-inputs')).position") == "sticky"
+    assert page.evaluate(PASTE_BOX_SEEN_JS)
+    # It stays there while the page scrolls on to the breakdown.
+    page.evaluate("window.scrollBy(0, 900)")
+    page.wait_for_timeout(100)
+    assert page.evaluate(PASTE_BOX_SEEN_JS)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_paste_box_at_375px(page, site, lang, tmp_path):
+    page.set_viewport_size({"width": 375, "height": 800})
+    page.goto(site.url("calculator/", lang))
+    wait_ready(page)
+    page.locator("#calc-config-box summary").scroll_into_view_if_needed()
+    assert page.evaluate(PASTE_BOX_SEEN_JS)
+    page.click("#calc-config-box summary")
+    for selector in ("#calc-config-box", "#calc-config", "#calc-config-apply", "#calc-config-file"):
+        b = page.locator(selector).bounding_box()
+        assert b["x"] >= 0 and b["x"] + b["width"] <= 375, selector
+    assert page.evaluate("document.documentElement.scrollWidth") <= 375
+    paste(page, json.dumps(HUB_ROBERTA_BASE))
+    wait_total(page, cli_json(HUB_ROBERTA_BASE, tmp_path)["total"])

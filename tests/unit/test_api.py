@@ -319,3 +319,10 @@ def test_stale_note_points_at_a_field_only_when_one_is_marked():
         box = re.search(r'<p class="calc-stale-note" id="calc-stale-box" hidden>(.*?)</p>', html).group(1)
         assert 'id="calc-stale-note"' in box and 'id="calc-stale-fix"' in box
     assert _err({"vocab_size": "9999999", "hidden_size": "9999996"})["field"] is None  # the page-level slot
+
+
+def test_paste_box_heads_the_input_column():
+    for lang in ("en", "zh"):
+        html = api.render_widget(lang)
+        inputs = html[html.index('<section class="calc-inputs"'):]
+        assert inputs.index('id="calc-config-box"') < inputs.index('id="calc-form"') < inputs.index("</section>")
