@@ -170,6 +170,26 @@ UI_LABELS: dict[str, dict[str, str]] = {
     "chart_title": {"en": "Where the parameters are", "zh": "参数分布"},
     "announce": {"en": "{model}: {total} parameters ({short}).", "zh": "{model}：{total} 个参数（{short}）。"},
     "tied_once": {"en": "tied", "zh": "共享"},
+    "keras_title": {
+        "en": "Keras summary: model.summary(), {n} rows",
+        "zh": "Keras 的 summary 输出：model.summary()，共 {n} 行",
+    },
+    "keras_note": {
+        "en": "The rows Keras prints, in its order; layers without parameters (inputs, Add, Dropout, …) included.",
+        "zh": "按 Keras 打印的顺序列出每一行，没有参数的层（输入层、Add、Dropout 等）也在内。",
+    },
+    "keras_layer": {"en": "Layer (type)", "zh": "层（类型）"},
+    "keras_params": {"en": "Param #", "zh": "参数量"},
+    "keras_trainable": {"en": "Trainable", "zh": "可训练"},
+    "keras_yes": {"en": "yes", "zh": "是"},
+    "keras_no": {"en": "no", "zh": "否"},
+    "keras_total": {"en": "Total params", "zh": "总参数量"},
+    "keras_trainable_total": {"en": "Trainable params", "zh": "可训练参数量"},
+    "keras_non_trainable_total": {"en": "Non-trainable params", "zh": "不可训练参数量"},
+    "extras_note": {
+        "en": "Also in effect (config.json keys without a field here): {keys}",
+        "zh": "同时生效的其他 config.json 键（此处没有对应的输入项）：{keys}",
+    },
     "default_note": {
         "en": "Every input is in the page address, so a copied link opens this exact result.",
         "zh": "所有输入都保存在页面地址中，复制的链接会打开完全相同的结果。",
@@ -595,6 +615,9 @@ def render_result(
     )
     out.append(f'<p class="calc-note">{escape(ui("memory_note", lang))}</p>')
 
+    if inv.keras_layers:
+        out.append(keras_summary(inv, lang))
+
     # Every tensor, collapsed.
     summary = f'<summary>{escape(ui("tensors_title", lang, n=len(inv.tensors)))}</summary>'
     # The rows arrive later (the page inserts them on opening), or, in the page as
@@ -603,6 +626,41 @@ def render_result(
     rows = f"<noscript>{tensor_table(inv, lang)}</noscript>" if tensor_rows else ""
     out.append(f'<details class="calc-tensors" data-rows="later">{summary}{rows}</details>')
     return "".join(out)
+
+
+def keras_summary(inv: Inventory, lang: str = "en") -> str:
+    """keras-bert only: the rows of ``model.summary()`` (zero-parameter layers included), collapsed.
+
+    Each row carries ``data-keras-layer``, ``data-class``, ``data-count`` and
+    ``data-trainable``; the footer is Keras's own three totals.
+    """
+    lang = _lang(lang)
+    n = lambda v: views.fmt_int(v, lang)  # noqa: E731
+    yes, no = ui("keras_yes", lang), ui("keras_no", lang)
+    rows = [
+        f'<tr data-keras-layer="{escape(k.name)}" data-class="{escape(k.cls)}" data-count="{k.count}" '
+        f'data-trainable="{1 if k.trainable else 0}">'
+        + _td(f'<code>{escape(k.name)}</code> <span class="calc-keras-class">({escape(k.cls)})</span>',
+              "calc-keras-name")
+        + _td(escape(n(k.count)), "num")
+        + _td(escape(yes if k.trainable else no))
+        + "</tr>"
+        for k in inv.keras_layers
+    ]
+    for key, value in (("keras_total", inv.total), ("keras_trainable_total", inv.trainable),
+                       ("keras_non_trainable_total", inv.non_trainable)):
+        rows.append(
+            f'<tr class="calc-sum" data-keras-total="{key}" data-count="{value}">'
+            f'{_td(escape(ui(key, lang)))}{_td(escape(n(value)), "num")}{_td("")}</tr>'
+        )
+    head = [(ui("keras_layer", lang), ""), (ui("keras_params", lang), "num"), (ui("keras_trainable", lang), "")]
+    return (
+        '<details class="calc-keras" id="calc-keras-summary">'
+        f'<summary>{escape(ui("keras_title", lang, n=len(inv.keras_layers)))}</summary>'
+        f'<p class="calc-note">{escape(ui("keras_note", lang))}</p>'
+        + _table(head, rows, "calc-keras-table")
+        + "</details>"
+    )
 
 
 def tensor_table(inv: Inventory, lang: str = "en") -> str:

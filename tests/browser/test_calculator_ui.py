@@ -67,6 +67,42 @@ def cli_keras_rows(expected: dict) -> list:
     return [[k["name"], k["class"], k["count"], k["trainable"]] for k in expected["layers"]]
 
 
+# ------------------------------------------------ 1 and 8: title, Keras summary
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_keras_summary_and_no_pooler_in_the_title(page, site, lang, tmp_path):
+    config = {"model_type": "keras-bert", "transformer_num": 2}
+    expected = cli_json(config, tmp_path)
+    page.goto(site.url("calculator/", lang, "model_type=keras-bert&transformer_num=2"))
+    wait_total(page, expected["total"])
+    # keras-bert has no pooler switch: the title names the call, nothing about a pooler.
+    assert title(page) == "get_model"
+    # The rows of model.summary(), as the CLI's JSON lists them, in a collapsed section.
+    section = page.locator("#calc-output details#calc-keras-summary")
+    assert section.count() == 1 and section.get_attribute("open") is None
+    words = "Keras summary" if lang == "en" else "Keras 的 summary 输出"
+    assert words in section.locator("summary").text_content()
+    assert keras_rows(page) == cli_keras_rows(expected)
+    section.locator("summary").click()
+    assert section.locator("tr[data-keras-layer='Encoder-2-FeedForward']").is_visible()
+    totals = dict(page.eval_on_selector_all("tr[data-keras-total]",
+                                            "rs => rs.map(r => [r.dataset.kerasTotal, Number(r.dataset.count)])"))
+    assert totals == {"keras_total": expected["total"], "keras_trainable_total": expected["trainable"],
+                      "keras_non_trainable_total": expected["non_trainable"]}
+
+    page.select_option("#calc-model_type", "transformer")
+    wait_total(page, cli_json({"model_type": "transformer"}, tmp_path)["total"])
+    assert title(page) == "Transformer"
+    assert page.locator("#calc-keras-summary").count() == 0
+
+    # BERT's classes differ in having one, so there the title says which.
+    page.select_option("#calc-preset", "bert-base-uncased")
+    page.select_option("#calc-architecture", "BertForMaskedLM")
+    wait_total(page, cli_json(dict(PRESETS["bert-base-uncased"].config), tmp_path, "BertForMaskedLM")["total"])
+    assert title(page).endswith("without pooler" if lang == "en" else "不含池化层")
+
+
 # ---------------------------------------- 2: an error no field is marked for
 
 

@@ -307,6 +307,40 @@ def test_emptied_field_asks_for_a_number():
     assert "got abc" in _err({"hidden_size": "abc"})["message"]  # a wrong value is still quoted
 
 
+def test_keras_summary_section():
+    small = {"model_type": "keras-bert", "token_num": "100", "pos_num": "10", "embed_dim": "8", "head_num": "2",
+             "transformer_num": "1", "feed_forward_dim": "16", "training": "0"}
+    # keras-bert 0.89's summary for this call (dropout_rate 0.1: Dropout rows), by hand: D = 8, F = 16.
+    rows = [
+        ("Input-Token", "InputLayer", 0), ("Input-Segment", "InputLayer", 0),
+        ("Embedding-Token", "TokenEmbedding", 100 * 8), ("Embedding-Segment", "Embedding", 2 * 8),
+        ("Embedding-Token-Segment", "Add", 0), ("Embedding-Position", "PositionEmbedding", 10 * 8),
+        ("Embedding-Dropout", "Dropout", 0), ("Embedding-Norm", "LayerNormalization", 2 * 8),
+        ("Encoder-1-MultiHeadSelfAttention", "MultiHeadAttention", 4 * (8 * 8 + 8)),
+        ("Encoder-1-MultiHeadSelfAttention-Dropout", "Dropout", 0),
+        ("Encoder-1-MultiHeadSelfAttention-Add", "Add", 0),
+        ("Encoder-1-MultiHeadSelfAttention-Norm", "LayerNormalization", 2 * 8),
+        ("Encoder-1-FeedForward", "FeedForward", 8 * 16 + 16 + 16 * 8 + 8),
+        ("Encoder-1-FeedForward-Dropout", "Dropout", 0), ("Encoder-1-FeedForward-Add", "Add", 0),
+        ("Encoder-1-FeedForward-Norm", "LayerNormalization", 2 * 8),
+    ]
+    total = sum(r[2] for r in rows)
+    for lang, title in (("en", "Keras summary"), ("zh", "Keras 的 summary 输出")):
+        html = _ok(small, lang)["html"]
+        section = html[html.index('<details class="calc-keras"'):]
+        section = section[:section.index("</details>")]
+        assert title in section
+        got = re.findall(r'data-keras-layer="([^"]+)" data-class="([^"]+)" data-count="(\d+)" data-trainable="(\d)"',
+                         section)
+        # training=False: trainable follows it, every layer frozen.
+        assert got == [(n, c, str(k), "0") for n, c, k in rows]
+        assert f'data-keras-total="keras_total" data-count="{total}"' in section
+        assert 'data-keras-total="keras_trainable_total" data-count="0"' in section
+        assert f'data-keras-total="keras_non_trainable_total" data-count="{total}"' in section
+    for params in ({}, {"model_type": "transformer"}, {"model_type": "albert"}):
+        assert "calc-keras" not in _ok(params)["html"]
+
+
 def test_stale_note_points_at_a_field_only_when_one_is_marked():
     # "Fix the marked field" lives apart from the sentence that says the result is stale,
     # and the page-level errors (no field marked) have wording of their own.
