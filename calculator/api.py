@@ -29,9 +29,9 @@ from typing import Any, Mapping
 from . import views
 from .build import DEFAULT_MODEL_TYPE, build
 from .charts import share_chart_svg
-from .config import parse_json
+from .config import coerce_int, parse_json, read_fields
 from .errors import CalcError
-from .families import FAMILIES
+from .families import FAMILIES, keras_bert
 from .families.base import Family
 from .i18n import label
 from .model import Inventory
@@ -279,12 +279,48 @@ def _family_of(model_type: Any) -> Family | None:
     return FAMILIES.get(model_type) if isinstance(model_type, str) else None
 
 
+def extra_keys(model_type: Any) -> tuple[str, ...]:
+    """config.json keys that change a result but have no field in the form (kept in the share link).
+
+    * ``pad_token_id`` where the family has a ``vocab_size``: ``nn.Embedding`` refuses a
+      padding row outside the table (:func:`calculator.build.check_padding`), so it decides
+      which sizes are accepted;
+    * keras-bert's ``dropout_rate`` (Dropout rows in the summary, or none) and ``trainable``
+      (the trainable count): read by :func:`calculator.families.keras_bert.read_config`.
+    """
+    family = _family_of(model_type)
+    if family is None:
+        return ()
+    keys: tuple[str, ...] = ()
+    if any(f.key == "vocab_size" for f in family.fields):
+        keys += ("pad_token_id",)
+    if family.model_type == keras_bert.MODEL_TYPE:
+        keys += ("dropout_rate", "trainable")
+    return keys
+
+
+def _extra_from_query(key: str, value: Any) -> Any:
+    """A query string (or a JSON value from a pasted config) for an extra key, as config.json holds it."""
+    if not isinstance(value, str):
+        return value
+    text = value.strip()
+    if key == "pad_token_id":
+        return None if text == "null" else coerce_int(key, text)
+    if key == "trainable" and text.startswith("["):
+        try:
+            return json.loads(text)
+        except ValueError:
+            raise CalcError("bad_value", key=key, value=value) from None
+    return text
+
+
 def _resolve(params: Mapping[str, Any]) -> tuple[dict[str, Any], Any, Any, Any]:
     """(raw config, architecture, pooler, preset name) from query-style parameters.
 
     A preset supplies the starting values; ``model_type`` and any field in the
     parameters override it (a ``model_type`` other than the preset's drops the
-    preset's values, whose keys would mean nothing to the other family).
+    preset's values, whose keys would mean nothing to the other family). The
+    family's :func:`extra_keys` are taken too, so a share link carries them.
     """
     preset_name = _param(params, "preset")
     preset = get_preset(preset_name) if preset_name is not None else None
@@ -300,19 +336,81 @@ def _resolve(params: Mapping[str, Any]) -> tuple[dict[str, Any], Any, Any, Any]:
         for f in family.fields:
             if f.key in params:
                 raw[f.key] = params[f.key]
+        for key in extra_keys(model_type):
+            value = _param(params, key)
+            if value is not None:
+                raw[key] = _extra_from_query(key, value)
     return raw, _param(params, "architecture"), _param(params, "pooler"), preset_name
 
 
-def _matching_preset(name: Any, inv: Inventory) -> str | None:
-    """``name`` if the inventory was built from exactly that preset's values, else None."""
-    preset = PRESETS.get(name) if isinstance(name, str) else None
-    if preset is None:
+def _padding_row(value: Any) -> int | None:
+    """``pad_token_id`` as :func:`calculator.build.check_padding` uses it: a row index, or None (no check)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+
+def extra_query(raw: Mapping[str, Any], model_type: str, config: Mapping[str, Any]) -> dict[str, str]:
+    """The :func:`extra_keys` whose value is not the family's default, as query strings.
+
+    ``raw`` is the config as given, ``config`` the values :func:`build` read from it
+    (``Inventory.config``).
+    """
+    family = FAMILIES[model_type]
+    out: dict[str, str] = {}
+    for key in extra_keys(model_type):
+        if key == "pad_token_id":
+            pad = _padding_row(raw.get(key, family.pad_token_id))
+            if pad != _padding_row(family.pad_token_id):
+                out[key] = "null" if pad is None else str(pad)
+        elif key == "dropout_rate":
+            rate = config.get(key, keras_bert.DEFAULT_DROPOUT)
+            if rate != keras_bert.DEFAULT_DROPOUT:
+                out[key] = repr(float(rate))
+        elif key == "trainable":
+            value = config.get(key)
+            if isinstance(value, bool):
+                out[key] = _query_value(value)
+            elif value is not None:
+                out[key] = json.dumps(list(value), ensure_ascii=False, separators=(",", ":"))
+    return out
+
+
+#: Each preset's values as :func:`build` reads them (defaults filled in), filled on first use.
+_PRESET_VALUES: dict[str, tuple[dict[str, Any], dict[str, str]]] = {}
+
+
+def _preset_values(name: str) -> tuple[dict[str, Any], dict[str, str]]:
+    """(every field but num_labels, extra query) of a preset, read the way :func:`build` reads a config."""
+    if name not in _PRESET_VALUES:
+        raw = PRESETS[name].config
+        family = FAMILIES[raw["model_type"]]
+        config = family.read(raw) if family.read is not None else read_fields(family.fields, raw, family.aliases)
+        values = {k: v for k, v in config.items() if k != "num_labels"}
+        _PRESET_VALUES[name] = (values, extra_query(raw, family.model_type, config))
+    return _PRESET_VALUES[name]
+
+
+def _matching_preset(name: Any, inv: Inventory, extras: Mapping[str, str]) -> str | None:
+    """The preset whose values the inventory was built from, whatever the route (preset, typed, pasted, link).
+
+    Values are compared with the family's defaults filled in, except ``num_labels``
+    (the task's, not the checkpoint's: picking a preset keeps it). The architecture
+    does not matter (a preset is its sizes). Some checkpoints share every size
+    (bert-base-chinese and hfl/chinese-roberta-wwm-ext): the preset asked for wins,
+    then one published with this architecture, then the first listed.
+    """
+    values = {k: v for k, v in inv.config.items() if k != "num_labels"}
+    found = [
+        p for p, preset in PRESETS.items()
+        if preset.config["model_type"] == inv.model_type and _preset_values(p) == (values, dict(extras))
+    ]
+    if not found:
         return None
-    for key, value in preset.config.items():
-        have = inv.model_type if key == "model_type" else inv.config.get(key)
-        if have != value:
-            return None
-    return preset.name
+    if name in found:
+        return name
+    for p in found:
+        if PRESETS[p].published_architecture == inv.architecture:
+            return p
+    return found[0]
 
 
 def _query_value(value: Any) -> str:
@@ -339,8 +437,14 @@ def _active_of(params: Mapping[str, Any], inv: Inventory) -> tuple[str | None, A
     return str(text), module.active_parameters(inv, share)
 
 
-def canonical_query(inv: Inventory, preset: str | None = None, active: str | None = None) -> dict[str, str]:
-    """Every input of a result, with Hugging Face's key names: the page's share link."""
+def canonical_query(
+    inv: Inventory, preset: str | None = None, active: str | None = None, extras: Mapping[str, str] | None = None,
+) -> dict[str, str]:
+    """Every input of a result, with Hugging Face's key names: the page's share link.
+
+    ``extras`` (:func:`extra_query`) are the config.json keys without a form field
+    that still change the result, so opening the link gives the very same answer.
+    """
     query: dict[str, str] = {}
     if preset:
         query["preset"] = preset
@@ -351,6 +455,7 @@ def canonical_query(inv: Inventory, preset: str | None = None, active: str | Non
     for f in family.fields:
         if f.key in inv.config:
             query[f.key] = _query_value(inv.config[f.key])
+    query.update(extras or {})
     if active is not None:
         query[ACTIVE_KEY] = active
     return query
@@ -692,12 +797,12 @@ def announcement(inv: Inventory, lang: str, preset: str | None = None) -> str:
 
 
 def _ok(
-    inv: Inventory, lang: str, preset: str | None, active_text: str | None = None, active: Any = None,
-    tensor_rows: bool = False,
+    inv: Inventory, lang: str, raw: Mapping[str, Any], asked: Any = None, active_text: str | None = None,
+    active: Any = None, tensor_rows: bool = False,
 ) -> dict[str, Any]:
-    family = FAMILIES[inv.model_type]
-    arch = family.architecture(inv.architecture)
-    assert arch is not None
+    """The page's answer for ``inv``, built from ``raw``; ``asked`` is the preset the request named, if any."""
+    extras = extra_query(raw, inv.model_type, inv.config)
+    preset = _matching_preset(asked, inv, extras)
     return {
         "ok": True,
         "total": inv.total,
@@ -707,7 +812,7 @@ def _ok(
         "architecture": inv.architecture,
         "pooler": inv.pooler,
         "preset": preset,
-        "query": canonical_query(inv, preset, active_text),
+        "query": canonical_query(inv, preset, active_text, extras),
         "summary_html": render_summary(inv, lang, preset),
         "html": render_result(inv, lang, preset, active, tensor_rows=tensor_rows),
         "tensors_html": tensor_table(inv, lang),
@@ -735,7 +840,7 @@ def compute(params: Mapping[str, Any], lang: str = "en", tensor_rows: bool = Fal
         model_type = raw["model_type"]
         inv = build(raw, architecture, pooler)
         active_text, active = _active_of(params, inv)
-        return _ok(inv, lang, _matching_preset(preset_name, inv), active_text, active, tensor_rows)
+        return _ok(inv, lang, raw, preset_name, active_text, active, tensor_rows)
     except CalcError as exc:
         return {"ok": False, "error": error_dict(exc, lang, model_type)}
     except Exception:  # noqa: BLE001 - the page shows a code, never a traceback
@@ -755,7 +860,7 @@ def compute_config(text: Any, lang: str = "en") -> dict[str, Any]:
         raw = parse_json(text)
         inv = build(raw)
         active_text, active = _active_of({}, inv)
-        return _ok(inv, lang, None, active_text, active)
+        return _ok(inv, lang, raw, None, active_text, active)
     except CalcError as exc:
         return {"ok": False, "error": error_dict(exc, lang, None, source="config")}
     except Exception:  # noqa: BLE001
@@ -796,6 +901,7 @@ def form_schema(lang: str = "en") -> dict[str, Any]:
                     {"key": f.key, "kind": f.kind, "default": f.default, "minimum": f.minimum, "maximum": f.maximum}
                     for f in fam.fields
                 ],
+                "extras": list(extra_keys(mt)),
                 "architectures": [
                     {"name": a.name, "pooler": a.pooler, "uses_num_labels": a.uses_num_labels,
                      "ties_embeddings": a.ties_embeddings}
@@ -934,7 +1040,10 @@ def render_form(query: Mapping[str, str], lang: str = "en") -> str:
             f'value="{_attr(query.get(ACTIVE_KEY, "1"))}" spellcheck="false" aria-describedby="{fid}-hint {fid}-error">'
             f'<p class="calc-hint" id="{fid}-hint">{escape(ui("active_hint", lang))}</p>{err(fid)}</div>'
         )
-    out.append("</form>")
+    out.append(
+        '<p class="calc-hint calc-extras" id="calc-extras" hidden></p>'
+        "</form>"
+    )
     return "".join(out)
 
 

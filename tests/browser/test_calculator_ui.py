@@ -150,6 +150,33 @@ def test_emptied_field_asks_for_a_whole_number(page, site, lang, message):
     wait_total(page, DEFAULT_TOTAL)
 
 
+# ------------------------------------------- 4: values that are a preset's
+
+
+def test_values_equal_to_a_preset_select_it(page, site, tmp_path):
+    page.goto(site.url("calculator/", "zh"))
+    wait_ready(page)
+    page.fill("#calc-bert-num_hidden_layers", "24")
+    wait_total(page, cli_json({"model_type": "bert", "num_hidden_layers": 24}, tmp_path)["total"])
+    assert page.input_value("#calc-preset") == ""
+    # Typed back: the values are bert-base-uncased's again.
+    page.fill("#calc-bert-num_hidden_layers", "12")
+    wait_total(page, DEFAULT_TOTAL)
+    assert page.input_value("#calc-preset") == "bert-base-uncased"
+    assert "preset=bert-base-uncased" in page.url
+    assert title(page).startswith("bert-base-uncased · ")
+    # A config.json as published matches its preset too.
+    paste(page, json.dumps(HUB_ROBERTA_BASE))
+    wait_total(page, cli_json(HUB_ROBERTA_BASE, tmp_path)["total"])
+    assert page.input_value("#calc-preset") == "roberta-base"
+    assert page.input_value("#calc-architecture") == "RobertaForMaskedLM"
+    assert "preset=roberta-base" in page.url
+    # The family's defaults can be a checkpoint: ALBERT's are albert-xxlarge-v2's.
+    page.select_option("#calc-model_type", "albert")
+    wait_total(page, cli_json({"model_type": "albert"}, tmp_path)["total"])
+    assert page.input_value("#calc-preset") == "albert-xxlarge-v2"
+
+
 # ------------------------------------------------ 6: the paste box in sight
 
 
@@ -193,3 +220,75 @@ def test_paste_box_at_375px(page, site, lang, tmp_path):
     assert page.evaluate("document.documentElement.scrollWidth") <= 375
     paste(page, json.dumps(HUB_ROBERTA_BASE))
     wait_total(page, cli_json(HUB_ROBERTA_BASE, tmp_path)["total"])
+
+
+# -------------------------------- 7: config keys without a field, in the link
+
+
+def test_link_keeps_config_keys_that_have_no_field(page, context, site, tmp_path):
+    # keras-bert: trainable=False freezes every layer, dropout_rate=0 drops the Dropout rows.
+    keras = {"model_type": "keras-bert", "transformer_num": 2, "embed_dim": 64, "head_num": 4,
+             "feed_forward_dim": 128, "token_num": 1000, "trainable": False, "dropout_rate": 0.0}
+    expected = cli_json(keras, tmp_path)
+    assert expected["trainable"] == 0 and expected["total"] > 0
+    page.goto(site.url("calculator/"))
+    wait_ready(page)
+    paste(page, json.dumps(keras))
+    wait_total(page, expected["total"])
+    link = page.url
+    query = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(link).query))
+    assert query["trainable"] == "0" and float(query["dropout_rate"]) == 0.0
+    again = context.new_page()
+    try:
+        again.goto(link)
+        wait_total(again, expected["total"])
+        assert page_numbers(again)["facts"] == expected_numbers(expected)["facts"]  # trainable: 0
+        assert keras_rows(again) == cli_keras_rows(expected)  # no Dropout rows
+        assert "trainable = 0" in again.locator("#calc-extras").text_content()
+        # The keys stay in effect while the form is edited…
+        again.fill("#calc-keras-bert-transformer_num", "3")
+        more = cli_json({**keras, "transformer_num": 3}, tmp_path)
+        wait_total(again, more["total"])
+        assert page_numbers(again)["facts"] == expected_numbers(more)["facts"]
+        assert "trainable=0" in again.url
+        # …until another family or a preset replaces the whole state.
+        again.select_option("#calc-preset", "bert-base-uncased")
+        wait_total(again, DEFAULT_TOTAL)
+        assert "trainable" not in again.url and again.locator("#calc-extras").is_hidden()
+    finally:
+        again.close()
+
+    # BERT: pad_token_id decides which vocabularies nn.Embedding accepts.
+    bert = {"model_type": "bert", "pad_token_id": 30000, "architectures": ["BertModel"]}
+    paste(page, json.dumps(bert))
+    wait_total(page, cli_json(bert, tmp_path)["total"])
+    link = page.url
+    assert "pad_token_id=30000" in link
+    again = context.new_page()
+    try:
+        again.goto(link)
+        wait_total(again, cli_json(bert, tmp_path)["total"])
+        again.fill("#calc-bert-vocab_size", "30000")
+        code = cli_error_code({**bert, "vocab_size": 30000}, tmp_path)
+        assert code == "padding_idx"
+        wait_error(again, code)
+    finally:
+        again.close()
+
+
+def test_query_values_of_keys_without_a_field_are_text(page, site, traffic):
+    payload = '"><img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script>'
+    for key in ("trainable", "dropout_rate", "pad_token_id"):
+        for mt in ("keras-bert", "bert"):
+            page.goto(site.url("calculator/", "en", urllib.parse.urlencode({"model_type": mt, key: payload})))
+            wait_settled(page)
+            assert page.evaluate("window.__pwned") is None
+            assert page.locator("img[src=x], #calc-root script:not(#calc-schema)").count() == 0
+    # A list of prefixes is shown as the text it is.
+    listed = json.dumps([payload])
+    page.goto(site.url("calculator/", "en", urllib.parse.urlencode({"model_type": "keras-bert", "trainable": listed})))
+    wait_settled(page)
+    page.wait_for_selector("#calc-root [data-total]", state="attached")
+    assert page.evaluate("window.__pwned") is None
+    assert page.locator("img[src=x]").count() == 0
+    assert "<img src=x" in page.locator("#calc-extras").text_content()

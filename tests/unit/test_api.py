@@ -307,6 +307,117 @@ def test_emptied_field_asks_for_a_number():
     assert "got abc" in _err({"hidden_size": "abc"})["message"]  # a wrong value is still quoted
 
 
+#: bert-base-uncased's config.json as published on the Hugging Face Hub.
+HUB_BERT_BASE_UNCASED = {
+    "architectures": ["BertForMaskedLM"], "attention_probs_dropout_prob": 0.1, "gradient_checkpointing": False,
+    "hidden_act": "gelu", "hidden_dropout_prob": 0.1, "hidden_size": 768, "initializer_range": 0.02,
+    "intermediate_size": 3072, "layer_norm_eps": 1e-12, "max_position_embeddings": 512, "model_type": "bert",
+    "num_attention_heads": 12, "num_hidden_layers": 12, "pad_token_id": 0, "position_embedding_type": "absolute",
+    "transformers_version": "4.6.0.dev0", "type_vocab_size": 2, "use_cache": True, "vocab_size": 30522,
+}
+#: roberta-base's config.json as published (pad_token_id 1 is RoBERTa's default).
+HUB_ROBERTA_BASE = {
+    "architectures": ["RobertaForMaskedLM"], "attention_probs_dropout_prob": 0.1, "bos_token_id": 0,
+    "eos_token_id": 2, "hidden_act": "gelu", "hidden_dropout_prob": 0.1, "hidden_size": 768,
+    "initializer_range": 0.02, "intermediate_size": 3072, "layer_norm_eps": 1e-05, "max_position_embeddings": 514,
+    "model_type": "roberta", "num_attention_heads": 12, "num_hidden_layers": 12, "pad_token_id": 1,
+    "type_vocab_size": 1, "vocab_size": 50265,
+}
+
+
+def test_preset_is_found_from_the_values_whatever_the_route():
+    typed = {"model_type": "bert", "architecture": "BertModel", "pooler": "1", "vocab_size": "30522",
+             "hidden_size": "768", "num_hidden_layers": "12", "num_attention_heads": "12",
+             "intermediate_size": "3072", "max_position_embeddings": "512", "type_vocab_size": "2"}
+    out = _ok(typed)  # no preset named: the values are bert-base-uncased's
+    assert out["preset"] == "bert-base-uncased" and out["query"]["preset"] == "bert-base-uncased"
+    assert "bert-base-uncased · BertModel" in out["summary_html"]
+    # Typed back after a detour: the same.
+    assert _ok({**typed, "num_hidden_layers": "24"})["preset"] is None
+    assert _ok({"preset": "bert-base-uncased", "num_hidden_layers": "24", **typed})["preset"] == "bert-base-uncased"
+    # A pasted config.json as published.
+    pasted = api.compute_config(json.dumps(HUB_BERT_BASE_UNCASED), "zh")
+    assert pasted["preset"] == "bert-base-uncased" and pasted["query"]["preset"] == "bert-base-uncased"
+    assert pasted["architecture"] == "BertForMaskedLM"
+    assert api.compute_config(json.dumps(HUB_ROBERTA_BASE))["preset"] == "roberta-base"
+    # The task's label count is not part of a checkpoint; every size and switch is.
+    assert _ok({**typed, "architecture": "BertForSequenceClassification", "num_labels": "7"})["preset"] == \
+        "bert-base-uncased"
+    assert _ok({**typed, "tie_word_embeddings": "0"})["preset"] is None
+    assert api.compute_config(json.dumps({**HUB_BERT_BASE_UNCASED, "pad_token_id": 5}))["preset"] is None
+    # Checkpoints with the same sizes: the one asked for, else the one published with this class.
+    assert _ok({"preset": "hfl/chinese-roberta-wwm-ext"})["preset"] == "hfl/chinese-roberta-wwm-ext"
+    assert _ok({"preset": "bert-base-chinese"})["preset"] == "bert-base-chinese"
+    electra = {"model_type": "electra", "vocab_size": 30522, "embedding_size": 128, "hidden_size": 256,
+               "num_hidden_layers": 12, "num_attention_heads": 4, "intermediate_size": 1024,
+               "max_position_embeddings": 512, "type_vocab_size": 2}
+    assert api.compute_config(json.dumps({**electra, "architectures": ["ElectraForMaskedLM"]}))["preset"] == \
+        "google/electra-small-generator"
+    assert api.compute_config(json.dumps({**electra, "architectures": ["ElectraForPreTraining"]}))["preset"] == \
+        "google/electra-small-discriminator"
+    # No preset for families without published checkpoints here.
+    assert _ok({"model_type": "keras-bert"})["preset"] is None
+
+
+def test_config_keys_without_a_field_stay_in_the_link():
+    # pad_token_id decides which vocabularies nn.Embedding accepts (padding_idx < num_embeddings).
+    pasted = api.compute_config(json.dumps({**HUB_BERT_BASE_UNCASED, "pad_token_id": 30000, "architectures": ["BertModel"]}))
+    q = pasted["query"]
+    assert q["pad_token_id"] == "30000" and "preset" not in q
+    again = _ok(q)
+    assert again["query"] == q and again["total"] == pasted["total"] == BASE_TOTAL
+    assert _err({**q, "vocab_size": "30000"})["code"] == "padding_idx"  # row 30000 of 30000 rows: none
+    assert _ok({**q, "vocab_size": "30001"})["total"] == BASE_TOTAL + 768 * (30001 - 30522)
+    assert _ok({"vocab_size": "30000"})["ok"]  # the default pad_token_id, 0, fits
+    null_pad = api.compute_config(json.dumps({"model_type": "roberta", "pad_token_id": None, "vocab_size": 1}))
+    assert null_pad["ok"] and null_pad["query"]["pad_token_id"] == "null"
+    assert _ok(null_pad["query"])["total"] == null_pad["total"]
+    assert _err({**null_pad["query"], "pad_token_id": "1"})["code"] == "padding_idx"
+    assert "pad_token_id" not in _ok(api.DEFAULT_PARAMS)["query"]  # the default stays out of the link
+    assert _err({"pad_token_id": "abc"})["code"] == "not_integer"
+
+    # keras-bert: trainable=False freezes every layer; dropout_rate=0 removes the Dropout rows.
+    raw = {"model_type": "keras-bert", "token_num": 100, "pos_num": 10, "embed_dim": 8, "head_num": 2,
+           "transformer_num": 1, "feed_forward_dim": 16, "training": False, "trainable": False, "dropout_rate": 0}
+    total = 100 * 8 + 2 * 8 + 10 * 8 + 2 * 8 + 4 * (8 * 8 + 8) + 2 * 8 + (8 * 16 + 16 + 16 * 8 + 8) + 2 * 8
+    pasted = api.compute_config(json.dumps(raw), "zh")
+    q = pasted["query"]
+    assert pasted["total"] == total
+    assert q["trainable"] == "0" and q["dropout_rate"] == "0.0"
+    again = _ok(q, "zh")
+    assert again["query"] == q and again["total"] == total
+    assert 'data-fact="trainable" data-count="0"' in again["html"]
+    assert 'data-class="Dropout"' not in again["html"] and 'data-class="Add"' in again["html"]
+    # A list of layer-name prefixes: those layers train, the rest are frozen.
+    listed = api.compute_config(json.dumps({**raw, "trainable": ["Embedding-", "Encoder-1-FeedForward"]}))
+    assert json.loads(listed["query"]["trainable"]) == ["Embedding-", "Encoder-1-FeedForward"]
+    trainable = 100 * 8 + 2 * 8 + 10 * 8 + 2 * 8 + (8 * 16 + 16 + 16 * 8 + 8) + 2 * 8
+    assert f'data-fact="trainable" data-count="{trainable}"' in _ok(listed["query"])["html"]
+    assert _ok({"model_type": "keras-bert", "transformer_num": "1"})["query"].keys().isdisjoint(
+        {"trainable", "dropout_rate", "pad_token_id"})  # defaults stay out
+    # Another family's extra keys are not read.
+    assert _ok({"model_type": "bert", "trainable": "0", "dropout_rate": "0"})["total"] == BASE_TOTAL
+    for bad, code in (("[1]", "bad_value"), ("[", "bad_value"), ("maybe", "not_boolean")):
+        assert _err({"model_type": "keras-bert", "trainable": bad})["code"] == code, bad
+    # The page's script is told which keys to carry along with the form.
+    schema = api.form_schema("zh")
+    assert schema["families"]["bert"]["extras"] == ["pad_token_id"]
+    assert schema["families"]["keras-bert"]["extras"] == ["dropout_rate", "trainable"]
+    assert schema["families"]["transformer"]["extras"] == []
+
+
+def test_extra_keys_never_reach_markup():
+    for key in ("pad_token_id", "trainable", "dropout_rate"):
+        for mt in ("bert", "keras-bert"):
+            out = api.compute({"model_type": mt, key: PAYLOAD}, "en")
+            if out["ok"]:
+                assert "<img" not in out["html"] + out["summary_html"] and PAYLOAD not in json.dumps(out["query"])
+            else:
+                assert "html" not in out
+    listed = api.compute({"model_type": "keras-bert", "trainable": json.dumps([PAYLOAD])}, "en")
+    assert listed["ok"] and "<img" not in listed["html"] + listed["summary_html"] + listed["tensors_html"]
+
+
 def test_keras_summary_section():
     small = {"model_type": "keras-bert", "token_num": "100", "pos_num": "10", "embed_dim": "8", "head_num": "2",
              "transformer_num": "1", "feed_forward_dim": "16", "training": "0"}

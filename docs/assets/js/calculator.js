@@ -30,6 +30,7 @@ function main(root) {
   const general = byId("calc-general-error");
   const staleNote = byId("calc-stale-box");
   const staleFix = byId("calc-stale-fix");
+  const extrasNote = byId("calc-extras");
   const copyStatus = byId("calc-copy-status");
   const mini = byId("calc-mini");
   const presetSel = byId("calc-preset");
@@ -51,6 +52,10 @@ function main(root) {
   let copies = { markdown: schema.initial.markdown, text: schema.initial.text };
   let tensorRows = null; // the open-on-demand per-tensor table of the result shown
   let fieldMarked = false; // whether the error shown is beside a field (else in the page-level slot)
+  // config.json keys that change the result but have no field (schema.families[mt].extras, e.g.
+  // pad_token_id): taken from the last state Python answered for, sent with every form change,
+  // dropped when the family or the preset changes. Strings only, shown as text.
+  let extras = {};
 
   const fill = (text, params) => text.replace(/\{(\w+)\}/g, (m, k) => (k in params ? String(params[k]) : m));
   const family = () => schema.families[familySel.value];
@@ -107,7 +112,19 @@ function main(root) {
       params[input.name] = input.type === "checkbox" ? (input.checked ? "1" : "0") : input.value;
     }
     if (activeInput) params[activeInput.name] = activeInput.value;
+    for (const [key, value] of Object.entries(extras)) if (!(key in params)) params[key] = value;
     return params;
+  }
+
+  function setExtras(q) {
+    const fam = family();
+    extras = {};
+    for (const key of (fam && fam.extras) || []) {
+      if (typeof q[key] === "string" && q[key] !== "") extras[key] = q[key];
+    }
+    const shown = Object.entries(extras).map(([k, v]) => `${k} = ${v}`).join(", ");
+    extrasNote.textContent = shown ? fill(L.extras_note, { keys: shown }) : "";
+    extrasNote.hidden = !shown;
   }
 
   // Put a state (a canonical query from Python, or a URL's raw values) into the form.
@@ -129,6 +146,7 @@ function main(root) {
     }
     if (activeInput && q[activeInput.name] !== undefined) activeInput.value = String(q[activeInput.name]);
     presetSel.value = preset ? q.preset : "";
+    setExtras(q);
     syncArchitecture(q.pooler === undefined ? undefined : ["1", "true"].includes(q.pooler));
   }
 
@@ -240,8 +258,12 @@ function main(root) {
     root.dataset.result = "fresh";
     copies = { markdown: result.markdown, text: result.text };
     fieldMarked = false;
+    // The preset is Python's call whatever the route (typed, pasted, linked): the one whose values these are.
     if (origin !== "input") applyQuery(result.query);
-    else presetSel.value = result.preset || "";
+    else {
+      presetSel.value = result.preset || "";
+      setExtras(result.query);
+    }
     const query = new URLSearchParams(result.query).toString();
     history.replaceState(history.state, "", `${location.pathname}?${query}${location.hash}`);
     patchLanguageLinks();
@@ -372,10 +394,12 @@ function main(root) {
     const t = event.target;
     if (t === presetSel) {
       if (!presetSel.value) return;
+      setExtras({}); // a preset is its sizes: nothing else from an earlier config
       applyPreset(presetSel.value);
     } else if (t === familySel) {
       presetSel.value = "";
       showFamily(familySel.value, null);
+      setExtras({}); // another family's keys mean nothing here
       syncArchitecture();
     } else if (t === archSel) {
       syncArchitecture();
