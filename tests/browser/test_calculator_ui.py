@@ -177,6 +177,45 @@ def test_values_equal_to_a_preset_select_it(page, site, tmp_path):
     assert page.input_value("#calc-preset") == "albert-xxlarge-v2"
 
 
+# ----------------------------------------- 5: the paste box follows the form
+
+
+def test_paste_box_is_cleared_when_the_form_changes_otherwise(page, site, tmp_path):
+    page.goto(site.url("calculator/"))
+    wait_ready(page)
+    distil = dict(PRESETS["distilbert-base-cased"].config)
+    distil_total = cli_json(distil, tmp_path)["total"]
+
+    def pasted():
+        paste(page, json.dumps(distil))
+        wait_total(page, distil_total)
+        assert page.input_value("#calc-config") == json.dumps(distil)  # it says what the form holds
+
+    pasted()
+    page.select_option("#calc-preset", "bert-base-uncased")
+    wait_total(page, DEFAULT_TOTAL)
+    assert page.input_value("#calc-config") == ""
+    pasted()
+    page.select_option("#calc-model_type", "electra")
+    wait_total(page, cli_json({"model_type": "electra"}, tmp_path)["total"])
+    assert page.input_value("#calc-config") == ""
+    pasted()
+    page.fill("#calc-distilbert-n_layers", "3")
+    wait_total(page, cli_json({**distil, "n_layers": 3}, tmp_path)["total"])
+    assert page.input_value("#calc-config") == ""
+    pasted()
+    page.select_option("#calc-architecture", "DistilBertForMaskedLM")
+    wait_total(page, cli_json(distil, tmp_path, "DistilBertForMaskedLM")["total"])
+    assert page.input_value("#calc-config") == ""
+    # A rejected paste goes too, with its error, once the form is used.
+    paste(page, "{")
+    wait_error(page, "invalid_json")
+    page.uncheck("#calc-distilbert-tie_word_embeddings")
+    wait_total(page, cli_json({**distil, "tie_word_embeddings": False}, tmp_path, "DistilBertForMaskedLM")["total"])
+    assert page.input_value("#calc-config") == ""
+    assert page.locator("[data-error-code]").count() == 0
+
+
 # ------------------------------------------------ 6: the paste box in sight
 
 

@@ -386,25 +386,48 @@ function main(root) {
 
   const fromForm = () => request({ params: formParams() }, "input");
 
+  // The pasted text describes the state it set; once the form is changed by other
+  // means it no longer does, so it goes (with its error, if it had one).
+  function clearPasted() {
+    if (!configText.value) return;
+    configText.value = "";
+    configFile.value = "";
+    const slot = byId("calc-config-error");
+    if (slot.dataset.errorCode) {
+      slot.removeAttribute("data-error-code");
+      slot.textContent = "";
+      slot.hidden = true;
+      configText.removeAttribute("aria-invalid");
+    }
+  }
+
   form.addEventListener("submit", (event) => event.preventDefault());
   form.addEventListener("input", (event) => {
-    if (event.target.matches("input[type=text]")) fromForm();
+    if (event.target.matches("input[type=text]")) {
+      clearPasted();
+      fromForm();
+    }
   });
   form.addEventListener("change", (event) => {
     const t = event.target;
     if (t === presetSel) {
       if (!presetSel.value) return;
+      clearPasted();
       setExtras({}); // a preset is its sizes: nothing else from an earlier config
       applyPreset(presetSel.value);
     } else if (t === familySel) {
+      clearPasted();
       presetSel.value = "";
       showFamily(familySel.value, null);
       setExtras({}); // another family's keys mean nothing here
       syncArchitecture();
     } else if (t === archSel) {
+      clearPasted();
       syncArchitecture();
     } else if (t.matches("input[type=text]")) {
       return; // already sent on "input"
+    } else {
+      clearPasted();
     }
     fromForm();
   });
