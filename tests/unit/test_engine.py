@@ -7,18 +7,10 @@ from calculator.build import build
 from calculator.errors import MESSAGES, CalcError
 from calculator.presets import PRESETS
 
+from .helpers import expect_error
+
 BASE = PRESETS["bert-base-uncased"].config
 LARGE = PRESETS["bert-large-uncased"].config
-
-
-def expect_error(code, raw, architecture=None, pooler=None):
-    try:
-        build(raw, architecture, pooler)
-    except CalcError as exc:
-        assert exc.code == code, (exc.code, code)
-        assert exc.message("en") and exc.message("zh") and exc.message("en") != exc.message("zh")
-        return exc
-    raise AssertionError(f"expected {code}")
 
 
 def test_bert_base_totals_from_transformers():
@@ -89,26 +81,26 @@ def test_untied_decoder_counts_twice():
 
 
 def test_error_codes():
-    expect_error("heads_not_divisor", dict(BASE, hidden_size=770))
-    expect_error("not_integer", dict(BASE, hidden_size=768.5))
-    expect_error("not_integer", dict(BASE, hidden_size="abc"))
-    expect_error("not_integer", dict(BASE, hidden_size=True))
-    expect_error("not_integer", dict(BASE, num_hidden_layers=None) | {"num_hidden_layers": [12]})
-    expect_error("negative", dict(BASE, num_hidden_layers=-1))
-    expect_error("zero", dict(BASE, hidden_size=0))
-    expect_error("zero", dict(BASE, num_attention_heads=0))
-    expect_error("too_large", dict(BASE, vocab_size=10**9))
-    expect_error("too_large", dict(BASE, num_hidden_layers=100_000))
-    expect_error("total_too_large", dict(BASE, hidden_size=9_999_999, num_attention_heads=1))
-    expect_error("unknown_model_type", {"model_type": "gpt2"})
-    expect_error("unknown_model_type", {"model_type": 7})
-    expect_error("unknown_architecture", BASE, "BertForEverything")
-    expect_error("not_boolean", dict(BASE, tie_word_embeddings="maybe"))
-    expect_error("pooler_fixed", BASE, "BertForMaskedLM", True)
-    expect_error("pooler_fixed", BASE, "BertForSequenceClassification", False)
-    expect_error("not_an_object", [1, 2])
-    expect_error("padding_idx", {"model_type": "roberta", "max_position_embeddings": 1})
-    expect_error("labels_fixed", dict(PRESETS["distilbert-base-uncased"].config, num_labels=3),
+    expect_error("heads_not_divisor", build, dict(BASE, hidden_size=770))
+    expect_error("not_integer", build, dict(BASE, hidden_size=768.5))
+    expect_error("not_integer", build, dict(BASE, hidden_size="abc"))
+    expect_error("not_integer", build, dict(BASE, hidden_size=True))
+    expect_error("not_integer", build, dict(BASE, num_hidden_layers=None) | {"num_hidden_layers": [12]})
+    expect_error("negative", build, dict(BASE, num_hidden_layers=-1))
+    expect_error("zero", build, dict(BASE, hidden_size=0))
+    expect_error("zero", build, dict(BASE, num_attention_heads=0))
+    expect_error("too_large", build, dict(BASE, vocab_size=10**9))
+    expect_error("too_large", build, dict(BASE, num_hidden_layers=100_000))
+    expect_error("total_too_large", build, dict(BASE, hidden_size=9_999_999, num_attention_heads=1))
+    expect_error("unknown_model_type", build, {"model_type": "gpt2"})
+    expect_error("unknown_model_type", build, {"model_type": 7})
+    expect_error("unknown_architecture", build, BASE, "BertForEverything")
+    expect_error("not_boolean", build, dict(BASE, tie_word_embeddings="maybe"))
+    expect_error("pooler_fixed", build, BASE, "BertForMaskedLM", True)
+    expect_error("pooler_fixed", build, BASE, "BertForSequenceClassification", False)
+    expect_error("not_an_object", build, [1, 2])
+    expect_error("padding_idx", build, {"model_type": "roberta", "max_position_embeddings": 1})
+    expect_error("labels_fixed", build, dict(PRESETS["distilbert-base-uncased"].config, num_labels=3),
                  "DistilBertForQuestionAnswering")
 
 
@@ -124,7 +116,7 @@ def test_every_error_message_has_both_languages():
 
 
 def test_message_truncates_pasted_blobs():
-    exc = expect_error("not_integer", dict(BASE, hidden_size="x" * 5000))
+    exc = expect_error("not_integer", build, dict(BASE, hidden_size="x" * 5000))
     assert len(exc.message("en")) < 200
 
 
@@ -160,9 +152,9 @@ def test_keras_bert_prefix_trainable_reaches_build():
 
 
 def test_messages_speak_json_not_python():
-    exc = expect_error("not_integer", dict(BASE, hidden_size=True))
+    exc = expect_error("not_integer", build, dict(BASE, hidden_size=True))
     assert "true" in exc.message("en") and "True" not in exc.message("en")
-    exc = expect_error("not_an_object", [1])
+    exc = expect_error("not_an_object", build, [1])
     assert "an array" in exc.message("en") and "数组" in exc.message("zh") and "list" not in exc.message("zh")
 
 
@@ -181,8 +173,8 @@ def test_invalid_json_is_localized():
 
 def test_form_strings_like_json_numbers():
     assert build(dict(BASE, hidden_size="768.0")).total == 109_482_240
-    expect_error("too_large", dict(BASE, hidden_size="9" * 40))
-    expect_error("not_integer", dict(BASE, hidden_size="7.5"))
+    expect_error("too_large", build, dict(BASE, hidden_size="9" * 40))
+    expect_error("not_integer", build, dict(BASE, hidden_size="7.5"))
 
 
 def test_architectures_given_as_a_string():

@@ -6,9 +6,10 @@ the ones tf-keras prints. The full comparison with the real library is
 tests/crosscheck/test_keras_bert_reference.py.
 """
 from calculator.build import build
-from calculator.errors import CalcError
 from calculator.families import FAMILIES
 from calculator.families.keras_bert import build_inventory
+
+from .helpers import expect_error
 
 FAMOUS = {
     "model_type": "keras-bert",
@@ -27,15 +28,6 @@ NORM = 2 * 768  # gamma, beta = 1,536
 FEED_FORWARD = 768 * 3072 + 3072 + 3072 * 768 + 768  # W1, b1, W2, b2 = 4,722,432
 EMBEDDINGS = 30000 * 768 + 2 * 768 + 512 * 768 + NORM  # token, segment, position, norm
 HEADS = (768 * 768 + 768) + NORM + 30000 + (768 * 768 + 768) + (768 * 2 + 2)  # MLM-Dense, -Norm, -Sim, NSP-Dense, NSP
-
-
-def expect_error(code, fn, raw):
-    try:
-        fn(raw)
-    except CalcError as exc:
-        assert exc.code == code, (exc.code, code)
-        return exc
-    raise AssertionError(f"expected {code}")
 
 
 def test_registered():

@@ -5,7 +5,8 @@ written out below. The name-by-name comparison with torch and with the
 printout itself is tests/crosscheck/test_transformer2018.py.
 """
 from calculator.build import build
-from calculator.errors import CalcError
+
+from .helpers import expect_error
 
 ONE_LAYER = {"model_type": "transformer", "n_src_vocab": 5395, "n_tgt_vocab": 5395, "len_max_seq": 32, "n_layers": 1}
 
@@ -16,15 +17,6 @@ ATT = 3 * (512 * 512 + 512) + 2 * 512 + (512 * 512 + 512)  # w_qs, w_ks, w_vs, l
 FFN = (2048 * 512 + 2048) + (512 * 2048 + 512) + 2 * 512  # w_1, w_2 (Conv1d, kernel 1), layer_norm = 2,100,736
 ENC_LAYER = ATT + FFN
 DEC_LAYER = 2 * ATT + FFN
-
-
-def expect_error(code, raw):
-    try:
-        build(raw)
-    except CalcError as exc:
-        assert exc.code == code, (exc.code, code)
-        return exc
-    raise AssertionError(f"expected {code}")
 
 
 def test_issue_facts_one_layer():
@@ -100,11 +92,11 @@ def test_layers_numbered_encoder_then_decoder():
 
 
 def test_errors():
-    exc = expect_error("vocab_mismatch", dict(ONE_LAYER, n_tgt_vocab=6000))
+    exc = expect_error("vocab_mismatch", build, dict(ONE_LAYER, n_tgt_vocab=6000))
     assert exc.params == {"src": 5395, "tgt": 6000}
     assert "5395" in exc.message("zh")
     ok = build(dict(ONE_LAYER, n_tgt_vocab=6000, emb_src_tgt_weight_sharing=False))
     assert ok.total == 5395 * 512 + 6000 * 512 + 2 * POS + ENC_LAYER + DEC_LAYER  # prj tied to the 6000-row table
-    expect_error("bad_value", dict(ONE_LAYER, d_word_vec=256))
-    expect_error("not_boolean", dict(ONE_LAYER, tgt_emb_prj_weight_sharing="sometimes"))
-    expect_error("zero", dict(ONE_LAYER, n_head=0))
+    expect_error("bad_value", build, dict(ONE_LAYER, d_word_vec=256))
+    expect_error("not_boolean", build, dict(ONE_LAYER, tgt_emb_prj_weight_sharing="sometimes"))
+    expect_error("zero", build, dict(ONE_LAYER, n_head=0))
