@@ -56,3 +56,20 @@ def test_no_axe_violations(site, browser, rel, scheme):
     finally:
         ctx.close()
     assert violations == [], report(violations)
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("rel", ["calculator/", "zh/calculator/"])
+def test_calculator_showing_an_error_has_no_axe_violations(site, browser, rel, scheme):
+    """While an input is wrong the last result stays on the page, marked out of date: still readable."""
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme=scheme)
+    try:
+        page = ctx.new_page()
+        open_page(page, site.url + rel, rel)
+        page.fill("#calc-bert-hidden_size", "76x")
+        page.locator('[data-error-code="not_integer"]').first.wait_for(state="visible", timeout=60_000)
+        assert page.locator("#calc-summary.calc-stale").count() == 1
+        violations = axe_violations(page)
+    finally:
+        ctx.close()
+    assert violations == [], report(violations)
