@@ -43,11 +43,12 @@ the widely quoted example (a Data Science StackExchange question) that gives
 
 Reading the config: ``dropout_rate`` (a float) and a prefix list for
 ``trainable`` are not integers or booleans, so the shared field reader in
-:mod:`calculator.config` cannot carry them. :func:`read_config` reads every
-argument, and :func:`build_inventory` builds from a raw dict with all of them;
-``calculator.build.build`` currently passes only the integer and boolean
-fields, so there ``dropout_rate`` is taken as ``get_model``'s default (0.1:
-Dropout rows present) and ``trainable`` as unset (= ``training``).
+:mod:`calculator.config` cannot carry them. :func:`read_config`, the family's
+``read`` hook that ``calculator.build.build`` calls, reads them beside the
+shared fields (:func:`read_options`); unset, ``dropout_rate`` is ``get_model``'s
+default (0.1: Dropout rows present) and ``trainable`` follows ``training``. The
+calculator page has no field for them, so they travel in its link
+(``calculator.api``'s canonical query) whenever they differ from those defaults.
 """
 from __future__ import annotations
 
