@@ -78,17 +78,17 @@ UI_LABELS: dict[str, dict[str, str]] = {
         "en": "Only the base model lets you choose (add_pooling_layer).",
         "zh": "只有基础模型可以选择（add_pooling_layer）。",
     },
-    "pooler_fixed_on": {"en": "{architecture} always has a pooler.", "zh": "{architecture} 总是带池化层。"},
-    "pooler_fixed_off": {"en": "{architecture} has no pooler.", "zh": "{architecture} 不带池化层。"},
+    "pooler_fixed_on": {"en": "{architecture} always has a pooler.", "zh": "{architecture} 始终包含池化层。"},
+    "pooler_fixed_off": {"en": "{architecture} has no pooler.", "zh": "{architecture} 不含池化层。"},
     "fields_legend": {"en": "{family} hyperparameters (config.json keys)", "zh": "{family} 超参数（config.json 中的键）"},
-    "not_used": {"en": "Not used by {architecture}.", "zh": "{architecture} 用不到这一项。"},
+    "not_used": {"en": "Not used by {architecture}.", "zh": "{architecture} 不使用此项。"},
     "config_title": {"en": "Paste or drop a config.json", "zh": "粘贴或拖入 config.json"},
     "config_label": {
         "en": "config.json from a Hugging Face model (paste it here, or drop the file on this box)",
         "zh": "Hugging Face 模型的 config.json（粘贴到这里，或把文件拖到此框中）",
     },
     "config_file": {"en": "…or choose a file", "zh": "……或选择文件"},
-    "config_apply": {"en": "Use this config", "zh": "使用这个配置"},
+    "config_apply": {"en": "Use this config", "zh": "应用此配置"},
     "config_applied": {"en": "Config applied.", "zh": "已应用该配置。"},
     "active_fraction": {
         "en": "Fraction of feed-forward neurons active per token",
@@ -101,7 +101,7 @@ UI_LABELS: dict[str, dict[str, str]] = {
     "active_title": {"en": "Used per token", "zh": "每个 token 用到的参数"},
     "active_summary": {
         "en": "With {fraction} of the feed-forward neurons active, one token uses {active} of the {stored} stored parameters ({share}).",
-        "zh": "当前馈神经元有 {fraction} 处于激活状态时，一个 token 用到 {stored} 个存储参数中的 {active} 个（{share}）。",
+        "zh": "前馈神经元中有 {fraction} 处于激活状态时，每个 token 用到 {stored} 个存储参数中的 {active} 个（{share}）。",
     },
     "active_ff": {"en": "Feed-forward parameters stored", "zh": "存储的前馈参数"},
     "active_ff_used": {"en": "Feed-forward parameters used per token", "zh": "每个 token 用到的前馈参数"},
@@ -113,7 +113,7 @@ UI_LABELS: dict[str, dict[str, str]] = {
     "copied": {"en": "Copied.", "zh": "已复制。"},
     "copy_stale": {
         "en": "Not copied: fix the marked input first; the result shown is out of date.",
-        "zh": "未复制：请先修正标出的输入，当前显示的结果已过时。",
+        "zh": "未复制：请先修正标出的输入项，当前显示的结果已过时。",
     },
     "copy_stale_general": {
         "en": "Not copied: the inputs have an error (see the message above); the result shown is out of date.",
@@ -140,16 +140,16 @@ UI_LABELS: dict[str, dict[str, str]] = {
     },
     "stale": {
         "en": "Out of date: this is the result for the last valid input.",
-        "zh": "已过期：这是上一次有效输入的结果。",
+        "zh": "已过时：这是上一次有效输入的结果。",
     },
-    "stale_fix_field": {"en": "Fix the marked field to update it.", "zh": "修正标出的输入项后会更新。"},
+    "stale_fix_field": {"en": "Fix the marked field to update it.", "zh": "修正标出的输入项后，结果会更新。"},
     "stale_fix_general": {
         "en": "Change the inputs as the message above says to update it.",
-        "zh": "按上方提示修改输入后会更新。",
+        "zh": "按上方提示修改输入后，结果会更新。",
     },
     "error_internal": {
         "en": "Something went wrong inside the calculator; the last result is kept. Please report this input.",
-        "zh": "计算器内部出错；保留了上一次的结果。请报告这组输入。",
+        "zh": "计算器内部出错，已保留上一次的结果。请反馈这组输入。",
     },
     "result_title": {"en": "Breakdown", "zh": "明细"},
     "summary_title": {"en": "Result", "zh": "结果"},
@@ -172,11 +172,11 @@ UI_LABELS: dict[str, dict[str, str]] = {
     "tied_once": {"en": "tied", "zh": "共享"},
     "keras_title": {
         "en": "Keras summary: model.summary(), {n} rows",
-        "zh": "Keras 的 summary 输出：model.summary()，共 {n} 行",
+        "zh": "Keras 摘要：model.summary() 的输出，共 {n} 行",
     },
     "keras_note": {
         "en": "The rows Keras prints, in its order; layers without parameters (inputs, Add, Dropout, …) included.",
-        "zh": "按 Keras 打印的顺序列出每一行，没有参数的层（输入层、Add、Dropout 等）也在内。",
+        "zh": "按 Keras 的打印顺序列出所有行，包括没有参数的层（输入层、Add、Dropout 等）。",
     },
     "keras_layer": {"en": "Layer (type)", "zh": "层（类型）"},
     "keras_params": {"en": "Param #", "zh": "参数量"},
@@ -188,7 +188,7 @@ UI_LABELS: dict[str, dict[str, str]] = {
     "keras_non_trainable_total": {"en": "Non-trainable params", "zh": "不可训练参数量"},
     "extras_note": {
         "en": "Also in effect (config.json keys without a field here): {keys}",
-        "zh": "同时生效的其他 config.json 键（此处没有对应的输入项）：{keys}",
+        "zh": "以下 config.json 键同样生效（表单中没有对应的输入项）：{keys}",
     },
     "default_note": {
         "en": "Every input is in the page address, so a copied link opens this exact result.",
@@ -207,9 +207,9 @@ FIELD_LABELS: dict[str, dict[str, str]] = {
     "n_heads": {"en": "Attention heads (A)", "zh": "注意力头数（A）"},
     "intermediate_size": {"en": "Feed-forward size (I)", "zh": "前馈层维度（I）"},
     "hidden_dim": {"en": "Feed-forward size (I)", "zh": "前馈层维度（I）"},
-    "max_position_embeddings": {"en": "Positions (P)", "zh": "位置数（P）"},
-    "type_vocab_size": {"en": "Token types (T)", "zh": "句段类型数（T）"},
-    "embedding_size": {"en": "Embedding size (E)", "zh": "词嵌入维度（E）"},
+    "max_position_embeddings": {"en": "Positions (P)", "zh": "最大位置数（P）"},
+    "type_vocab_size": {"en": "Token types (T)", "zh": "分段类型数（T）"},
+    "embedding_size": {"en": "Embedding size (E)", "zh": "嵌入维度（E）"},
     "num_hidden_groups": {"en": "Shared layer groups", "zh": "共享层组数"},
     "inner_group_num": {"en": "Layers per group", "zh": "每组层数"},
     "num_labels": {"en": "Number of labels (num_labels)", "zh": "标签数（num_labels）"},
@@ -218,7 +218,7 @@ FIELD_LABELS: dict[str, dict[str, str]] = {
         "zh": "输出投影与输入词嵌入共享权重",
     },
     "token_num": {"en": "Vocabulary size", "zh": "词表大小"},
-    "pos_num": {"en": "Positions", "zh": "位置数"},
+    "pos_num": {"en": "Positions", "zh": "最大位置数"},
     "seq_len": {"en": "Input length (changes no count)", "zh": "输入长度（不影响参数量）"},
     "embed_dim": {"en": "Hidden size", "zh": "隐藏层维度"},
     "transformer_num": {"en": "Encoder layers", "zh": "编码器层数"},
@@ -969,7 +969,8 @@ def render_form(query: Mapping[str, str], lang: str = "en") -> str:
     options = []
     for mt, fam in FAMILIES.items():
         sel = " selected" if mt == current else ""
-        options.append(f'<option value="{_attr(mt)}"{sel}>{escape(fam.title.get(lang, mt))} ({escape(mt)})</option>')
+        named = f"{fam.title.get(lang, mt)}（{mt}）" if lang == "zh" else f"{fam.title.get(lang, mt)} ({mt})"
+        options.append(f'<option value="{_attr(mt)}"{sel}>{escape(named)}</option>')
     out.append(
         '<div class="calc-field">'
         f'<label for="calc-model_type">{escape(ui("model_type", lang))} <code>model_type</code></label>'
@@ -1007,7 +1008,8 @@ def render_form(query: Mapping[str, str], lang: str = "en") -> str:
         attrs = "" if active else " hidden disabled"
         out.append(
             f'<fieldset class="calc-fields" data-family="{_attr(mt)}"{attrs}>'
-            f'<legend>{escape(ui("fields_legend", lang, family=fam.title.get(lang, mt)))}</legend>'
+            # No space after a full-width bracket: "Transformer（…）超参数".
+            f'<legend>{escape(ui("fields_legend", lang, family=fam.title.get(lang, mt)).replace("） ", "）"))}</legend>'
         )
         for f in fam.fields:
             fid = f"calc-{mt}-{f.key}"

@@ -84,8 +84,8 @@ def build(raw: Mapping[str, Any], architecture: str | None = None, pooler: Any =
             raise CalcError(
                 "pooler_fixed",
                 architecture=arch_name,
-                has="has" if arch.pooler else "has no",
-                has_zh="有池化层" if arch.pooler else "没有池化层",
+                has="always has a pooler" if arch.pooler else "has no pooler",
+                has_zh="始终包含池化层" if arch.pooler else "不含池化层",
             )
         with_pooler = arch.pooler
 

@@ -19,15 +19,15 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "unknown_model_type": {
         "en": "Unknown model_type \"{value}\". Supported: {supported}.",
-        "zh": "不支持的 model_type \"{value}\"。支持的类型：{supported}。",
+        "zh": "不支持的 model_type “{value}”。支持的类型：{supported}。",
     },
     "unknown_architecture": {
         "en": "Unknown architecture \"{value}\" for model_type \"{model_type}\". Supported: {supported}.",
-        "zh": "model_type \"{model_type}\" 不支持架构 \"{value}\"。支持的架构：{supported}。",
+        "zh": "model_type “{model_type}” 不支持架构 “{value}”。支持的架构：{supported}。",
     },
     "unknown_preset": {
         "en": "Unknown preset \"{value}\". Available: {supported}.",
-        "zh": "没有名为 \"{value}\" 的预设。可用的预设：{supported}。",
+        "zh": "没有名为 “{value}” 的预设。可用的预设：{supported}。",
     },
     "not_integer": {
         "en": "{key} must be a whole number, got {value}.",
@@ -58,8 +58,8 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "{hidden_key}（{hidden}）必须能被 {heads_key}（{heads}）整除；Hugging Face 会拒绝这个配置。",
     },
     "pooler_fixed": {
-        "en": "{architecture} always {has} a pooler; the pooler switch only applies to the base model.",
-        "zh": "{architecture} 的池化层是固定的（{has_zh}）；池化层开关只对基础模型有效。",
+        "en": "{architecture} {has}, whatever the switch says; the pooler switch only applies to the base model.",
+        "zh": "{architecture} {has_zh}，无法切换；池化层开关只对基础模型有效。",
     },
     "labels_fixed": {
         "en": "{architecture} needs num_labels = {required} (got {value}); Hugging Face rejects other values.",
@@ -87,7 +87,7 @@ MESSAGES: dict[str, dict[str, str]] = {
 #: quoting an empty value ("got \"\"") tells nobody what to do.
 EMPTY_MESSAGES: dict[str, dict[str, str]] = {
     "not_integer": {"en": "{key} is empty: enter a whole number.", "zh": "{key} 为空：请输入整数。"},
-    "not_boolean": {"en": "{key} is empty: enter true or false.", "zh": "{key} 为空：请填写 true 或 false。"},
+    "not_boolean": {"en": "{key} is empty: enter true or false.", "zh": "{key} 为空：请输入 true 或 false。"},
     "bad_fraction": {"en": "{key} is empty: enter a number between 0 and 1.", "zh": "{key} 为空：请输入 0 到 1 之间的数。"},
 }
 

@@ -81,7 +81,7 @@ def test_keras_summary_and_no_pooler_in_the_title(page, site, lang, tmp_path):
     # The rows of model.summary(), as the CLI's JSON lists them, in a collapsed section.
     section = page.locator("#calc-output details#calc-keras-summary")
     assert section.count() == 1 and section.get_attribute("open") is None
-    words = "Keras summary" if lang == "en" else "Keras 的 summary 输出"
+    words = "Keras summary" if lang == "en" else "Keras 摘要"
     assert words in section.locator("summary").text_content()
     assert keras_rows(page) == cli_keras_rows(expected)
     section.locator("summary").click()

@@ -436,7 +436,7 @@ def test_keras_summary_section():
         ("Encoder-1-FeedForward-Norm", "LayerNormalization", 2 * 8),
     ]
     total = sum(r[2] for r in rows)
-    for lang, title in (("en", "Keras summary"), ("zh", "Keras 的 summary 输出")):
+    for lang, title in (("en", "Keras summary"), ("zh", "Keras 摘要")):
         html = _ok(small, lang)["html"]
         section = html[html.index('<details class="calc-keras"'):]
         section = section[:section.index("</details>")]

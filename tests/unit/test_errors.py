@@ -7,7 +7,7 @@ from calculator.errors import MESSAGES, CalcError
 def test_an_empty_value_asks_for_one_instead_of_quoting_it():
     for code, key, en, zh in (
         ("not_integer", "vocab_size", "vocab_size is empty: enter a whole number.", "vocab_size 为空：请输入整数。"),
-        ("not_boolean", "pooler", "pooler is empty: enter true or false.", "pooler 为空：请填写 true 或 false。"),
+        ("not_boolean", "pooler", "pooler is empty: enter true or false.", "pooler 为空：请输入 true 或 false。"),
         ("bad_fraction", "dropout_rate", "dropout_rate is empty: enter a number between 0 and 1.",
          "dropout_rate 为空：请输入 0 到 1 之间的数。"),
     ):
