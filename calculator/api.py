@@ -202,7 +202,7 @@ FIELD_LABELS: dict[str, dict[str, str]] = {
     "hidden_size": {"en": "Hidden size (H)", "zh": "隐藏层维度（H）"},
     "dim": {"en": "Hidden size (H)", "zh": "隐藏层维度（H）"},
     "num_hidden_layers": {"en": "Encoder layers (L)", "zh": "编码器层数（L）"},
-    "n_layers": {"en": "Encoder layers (L)", "zh": "编码器层数（L）"},
+    "n_layers": {"en": "Layers, encoder and decoder each (L)", "zh": "编码器、解码器各自的层数（L）"},
     "num_attention_heads": {"en": "Attention heads (A)", "zh": "注意力头数（A）"},
     "n_heads": {"en": "Attention heads (A)", "zh": "注意力头数（A）"},
     "intermediate_size": {"en": "Feed-forward size (I)", "zh": "前馈层维度（I）"},

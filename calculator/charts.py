@@ -49,8 +49,10 @@ def share_chart_svg(inv: Inventory, lang: str = "en", model_name: str | None = N
     shares = group_breakdown(inv)
     name = model_name or inv.architecture
     title = label("share_chart_title", lang, total=fmt_int(inv.total, lang), model=name)
-    desc = "; ".join(
-        f"{label(s.key, lang)}: {fmt_int(s.count, lang)} ({fmt_percent(s.fraction, lang)})" for s in shares
+    sep, colon, paren = ("；", "：", "（{}）") if lang == "zh" else ("; ", ": ", " ({})")
+    desc = sep.join(
+        f"{label(s.key, lang)}{colon}{fmt_int(s.count, lang)}{paren.format(fmt_percent(s.fraction, lang))}"
+        for s in shares
     )
     bar_w, row_h, width = 250, 46, 420
     body: list[str] = []
@@ -93,8 +95,9 @@ def layer_diagram_svg(inv: Inventory, lang: str = "en", model_name: str | None =
     name = model_name or inv.architecture
     title = label("layer_diagram_title", lang, model=name, total=fmt_int(total, lang))
     short = [b[0].split(f".{layer}.", 1)[-1] for b in blocks]
-    desc = "; ".join(f"{s} ({label(b[1], lang)}): {fmt_int(b[2], lang)}" for s, b in zip(short, blocks))
-    desc += "; " + label("residual", lang)
+    sep, colon, paren = ("；", "：", "（{}）") if lang == "zh" else ("; ", ": ", " ({})")
+    desc = sep.join(f"{s}{paren.format(label(b[1], lang))}{colon}{fmt_int(b[2], lang)}" for s, b in zip(short, blocks))
+    desc += sep + label("residual", lang)
     box_w, box_h, gap = 360, 44, 10
     width, height = box_w + 4, len(blocks) * (box_h + gap) + 24
     body = []
