@@ -158,6 +158,9 @@ UI_LABELS: dict[str, dict[str, str]] = {
     "sections_title": {"en": "By part of the model", "zh": "按模型部分划分"},
     "per_layer_title": {"en": "Per encoder layer", "zh": "每个编码器层"},
     "per_group_title": {"en": "Per shared layer group", "zh": "每个共享层组"},
+    "per_block_title": {"en": "Per layer: the encoder's, then the decoder's", "zh": "每层：先编码器，后解码器"},
+    "encoder_layer_n": {"en": "Encoder layer {n}", "zh": "编码器第 {n} 层"},
+    "decoder_layer_n": {"en": "Decoder layer {n}", "zh": "解码器第 {n} 层"},
     "formula_title": {"en": "The formula, with these numbers", "zh": "代入这些数值的公式"},
     "memory_title": {"en": "Memory for the weights alone", "zh": "仅权重所需的内存"},
     "memory_note": {
@@ -669,15 +672,27 @@ def render_result(
     layers = views.per_layer(inv)
     if layers:
         albert = inv.model_type == "albert"
-        row_label = "layer_group_n" if albert else "layer_n"
+        # The 2018 Transformer numbers its decoder blocks after its encoder blocks.
+        encoder_layers = inv.config.get("n_layers") if inv.model_type == "transformer" else None
+
+        def row_name(layer: int) -> str:
+            if albert:
+                return label("layer_group_n", lang, n=layer)
+            if encoder_layers is not None:
+                if layer < encoder_layers:
+                    return ui("encoder_layer_n", lang, n=layer)
+                return ui("decoder_layer_n", lang, n=layer - encoder_layers)
+            return label("layer_n", lang, n=layer)
+
         rows = [
             f'<tr data-layer="{r.layer}" data-count="{r.count}">'
-            + _td(escape(label(row_label, lang, n=r.layer)))
+            + _td(escape(row_name(r.layer)))
             + _td(escape(n(r.count)), "num")
             + "</tr>"
             for r in layers
         ]
-        out.append(f'<h3>{escape(ui("per_group_title" if albert else "per_layer_title", lang))}</h3>')
+        title = "per_group_title" if albert else "per_block_title" if encoder_layers is not None else "per_layer_title"
+        out.append(f'<h3>{escape(ui(title, lang))}</h3>')
         out.append(_table([(label("layer", lang), ""), (label("count", lang), "num")], rows, "calc-layers"))
 
     # Formula with the numbers substituted.

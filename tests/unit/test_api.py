@@ -471,3 +471,21 @@ def test_paste_box_heads_the_input_column():
         html = api.render_widget(lang)
         inputs = html[html.index('<section class="calc-inputs"'):]
         assert inputs.index('id="calc-config-box"') < inputs.index('id="calc-form"') < inputs.index("</section>")
+
+
+def test_transformer_layers_are_named_encoder_then_decoder():
+    # attention-is-all-you-need-pytorch, d = 512, d_inner = 2048 (hand arithmetic as in test_transformer2018):
+    att = 3 * (512 * 512 + 512) + 2 * 512 + (512 * 512 + 512)
+    ffn = (2048 * 512 + 2048) + (512 * 2048 + 512) + 2 * 512
+    out = _ok({"model_type": "transformer", "n_layers": "2"})
+    rows = re.findall(r'<tr data-layer="(\d+)" data-count="(\d+)"><td>([^<]*)</td>', out["html"])
+    assert rows == [
+        ("0", str(att + ffn), "Encoder layer 0"), ("1", str(att + ffn), "Encoder layer 1"),
+        ("2", str(2 * att + ffn), "Decoder layer 0"), ("3", str(2 * att + ffn), "Decoder layer 1"),
+    ]
+    assert "Per layer: the encoder&#x27;s, then the decoder&#x27;s" in out["html"]
+    assert "Per encoder layer" not in out["html"]
+    zh = _ok({"model_type": "transformer", "n_layers": "2"}, "zh")["html"]
+    assert "编码器第 1 层" in zh and "解码器第 0 层" in zh and "每层：先编码器，后解码器" in zh
+    # BERT keeps its plain numbering.
+    assert "Layer 11</td>" in _ok({"model_type": "bert"})["html"]
