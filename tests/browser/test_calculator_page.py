@@ -203,10 +203,16 @@ def test_copy_buttons(page, context, site, tmp_path):
     clipboard = lambda: page.evaluate("navigator.clipboard.readText()")  # noqa: E731
     page.click('button[data-copy="markdown"]')
     page.wait_for_function("document.getElementById('calc-copy-status').textContent !== ''")
-    assert clipboard() == run_cli(config, architecture, pooler, fmt="markdown", lang="zh", tmp_path=tmp_path)
+    # The CLI's table, then a line naming the model and its total that links back to this result.
+    title = f"bert-base-chinese · BertForMaskedLM · 不含池化层: {expected['total']:,}"
+    table, source = clipboard().rstrip("\n").rsplit("\n\n", 1)
+    assert table == run_cli(config, architecture, pooler, fmt="markdown", lang="zh", tmp_path=tmp_path).rstrip("\n")
+    assert source == f"[{title}](<{page.url}>)"
     page.click('button[data-copy="text"]')
     page.wait_for_function("navigator.clipboard.readText().then(t => t.startsWith('模型'))")
-    assert clipboard() == run_cli(config, architecture, pooler, fmt="text", lang="zh", tmp_path=tmp_path)
+    text, source = clipboard().rstrip("\n").rsplit("\n\n", 1)
+    assert text == run_cli(config, architecture, pooler, fmt="text", lang="zh", tmp_path=tmp_path).rstrip("\n")
+    assert source == f"{title}\n{page.url}"
     page.click('button[data-copy="link"]')
     page.wait_for_function("navigator.clipboard.readText().then(t => t.startsWith('http'))")
     assert clipboard() == page.url

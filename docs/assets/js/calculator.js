@@ -471,6 +471,16 @@ function main(root) {
       if (!ok) throw error;
     }
   }
+  // A pasted table should say what it counts and lead back to this exact result:
+  // the model line of the summary and the page address follow the table.
+  function withSource(kind, body) {
+    const model = summary.querySelector(".calc-model");
+    const total = summary.querySelector(".calc-total");
+    const title = [model && model.textContent, total && total.textContent].filter(Boolean).join(": ");
+    const main = String(body).replace(/\s+$/, "");
+    if (kind === "markdown") return `${main}\n\n[${title.replace(/[\\[\]]/g, "\\$&")}](<${location.href}>)\n`;
+    return `${main}\n\n${title}\n${location.href}\n`;
+  }
   for (const button of root.querySelectorAll("button[data-copy]")) {
     button.addEventListener("click", async () => {
       const kind = button.dataset.copy;
@@ -480,7 +490,7 @@ function main(root) {
         setTimeout(() => (copyStatus.textContent = ""), 6000);
         return;
       }
-      const text = kind === "link" ? location.href : copies[kind];
+      const text = kind === "link" ? location.href : withSource(kind, copies[kind]);
       try {
         await copy(text);
         copyStatus.textContent = L.copied;
