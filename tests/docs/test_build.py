@@ -71,3 +71,12 @@ def test_no_mermaid_and_no_instant_navigation(site: Site, config: dict):
 def test_site_url_is_a_project_site_and_overridable():
     text = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
     assert re.search(r'^site_url: !ENV \[SITE_URL, "https://[^"]+/[^"]+/"\]', text, re.M)
+
+
+@pytest.mark.parametrize("src", PAGES)
+def test_theme_chrome_is_in_the_page_language(site: Site, src: str):
+    """Material leaves the footer's "Made with" untranslated; overrides/partials/copyright.html does not."""
+    zh = site.file_for(page_url(src, "zh")).read_text(encoding="utf-8")
+    en = site.file_for(page_url(src, "en")).read_text(encoding="utf-8")
+    assert "Made with" not in zh and "构建" in zh.split('class="md-copyright"', 1)[1][:600]
+    assert "Made with" in en
