@@ -47,6 +47,10 @@ def parse_json(text: str) -> dict[str, Any]:
     return value
 
 
+#: Full-width digits and signs (U+FF10–FF19, U+FF0B, U+FF0D, U+FF0E) to ASCII.
+_FULL_WIDTH = {0xFF10 + i: ord("0") + i for i in range(10)} | {0xFF0B: ord("+"), 0xFF0D: ord("-"), 0xFF0E: ord(".")}
+
+
 def coerce_int(key: str, value: Any) -> int:
     """Accept JSON integers, and strings of decimal digits (from a URL query or a form field)."""
     if isinstance(value, bool):
@@ -58,7 +62,8 @@ def coerce_int(key: str, value: Any) -> int:
         # but the intent is unambiguous and we would rather answer than nitpick.
         return int(value)
     if isinstance(value, str):
-        text = value.strip()
+        # A Chinese input method in full-width mode types "７６８" (and "－", "．", "＋").
+        text = value.strip().translate(_FULL_WIDTH)
         whole, dot, fraction = text.partition(".")
         if dot and fraction.strip("0") == "" and whole:
             text = whole  # "768.0" means 768, as 768.0 in JSON does

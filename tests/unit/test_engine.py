@@ -183,3 +183,13 @@ def test_form_strings_like_json_numbers():
 
 def test_architectures_given_as_a_string():
     assert build(dict(BASE, architectures="BertForMaskedLM")).architecture == "BertForMaskedLM"
+
+
+def test_full_width_digits_from_a_chinese_input_method_are_numbers():
+    from calculator.config import coerce_int
+
+    assert coerce_int("hidden_size", "７６８") == 768  # U+FF17 U+FF16 U+FF18
+    assert coerce_int("hidden_size", "\uff17\uff16\uff18\uff0e\uff10") == 768
+    assert build(dict(BASE, num_hidden_layers="１２")).total == 109_482_240
+    expect_error("negative", build, dict(BASE, num_hidden_layers="－１"))
+    expect_error("not_integer", build, dict(BASE, hidden_size="七六八"))  # Chinese numerals are not digits here
