@@ -292,6 +292,12 @@ function main(root) {
   function request(req, origin) {
     pending = { req, origin };
     root.dataset.busy = "1";
+    if (!ready && !failed && origin !== "url") {
+      // Typed before Python is up: the total shown is still the pre-rendered default's.
+      markStale(false);
+      root.dataset.result = "pending";
+      status.textContent = L.status_loading_other;
+    }
     if (!inFlight) sendPending();
   }
 
