@@ -36,6 +36,8 @@ class Field:
 
 def parse_json(text: str) -> dict[str, Any]:
     """Parse a pasted or uploaded config.json into a dict, with a coded error if it is not one."""
+    if not text.strip():
+        raise CalcError("invalid_json", detail="empty")
     try:
         value = json.loads(text)
     except RecursionError:

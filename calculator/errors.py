@@ -137,6 +137,7 @@ DETAILS: dict[str, dict[str, str]] = {
     "syntax": {"en": "syntax error at line {line}, column {column}", "zh": "第 {line} 行第 {column} 列有语法错误"},
     "not_utf8": {"en": "it is not UTF-8 text", "zh": "内容不是 UTF-8 文本"},
     "too_deep": {"en": "it is nested too deeply", "zh": "嵌套层数过多"},
+    "empty": {"en": "it is empty", "zh": "内容为空"},
 }
 
 

@@ -31,3 +31,17 @@ def test_every_message_in_both_languages_with_the_same_placeholders():
         assert set(entry) == {"en", "zh"}, code
         names = [sorted(set(re.findall(r"(?<!\{)\{(\w+)\}", entry[lang])) - {"has", "has_zh"}) for lang in ("en", "zh")]
         assert names[0] == names[1], code
+
+
+def test_an_empty_config_asks_for_one():
+    from calculator.config import parse_json
+
+    for text in ("", "  \n\t"):
+        try:
+            parse_json(text)
+        except CalcError as exc:
+            assert exc.code == "invalid_json"
+            assert exc.message("en") == "The config is not valid JSON: it is empty."
+            assert exc.message("zh") == "配置不是合法的 JSON：内容为空。"
+        else:
+            raise AssertionError("an empty config was accepted")
