@@ -14,6 +14,7 @@ import urllib.parse
 import pytest
 
 from calculator.presets import PRESETS
+from tests.unit.helpers import HUB_ROBERTA_BASE
 
 from .support import (ROOT, expected_numbers, page_numbers, run_cli, wait_error, wait_ready, wait_settled,
                       wait_total)
@@ -21,14 +22,6 @@ from .support import (ROOT, expected_numbers, page_numbers, run_cli, wait_error,
 pytestmark = pytest.mark.browser
 
 DEFAULT_TOTAL = 109_482_240
-#: roberta-base's config.json as published on the Hugging Face Hub.
-HUB_ROBERTA_BASE = {
-    "architectures": ["RobertaForMaskedLM"], "attention_probs_dropout_prob": 0.1, "bos_token_id": 0,
-    "eos_token_id": 2, "hidden_act": "gelu", "hidden_dropout_prob": 0.1, "hidden_size": 768,
-    "initializer_range": 0.02, "intermediate_size": 3072, "layer_norm_eps": 1e-05, "max_position_embeddings": 514,
-    "model_type": "roberta", "num_attention_heads": 12, "num_hidden_layers": 12, "pad_token_id": 1,
-    "type_vocab_size": 1, "vocab_size": 50265,
-}
 
 
 def cli_json(config: dict, tmp_path, architecture: str | None = None) -> dict:

@@ -9,6 +9,8 @@ from calculator.errors import MESSAGES
 from calculator.families import FAMILIES
 from calculator.presets import PRESETS
 
+from .helpers import HUB_BERT_BASE_UNCASED, HUB_ROBERTA_BASE
+
 BASE_TOTAL = 109_482_240
 PAYLOAD = '"><img src=x onerror=alert(1)><script>alert(2)</script>'
 
@@ -307,22 +309,6 @@ def test_emptied_field_asks_for_a_number():
     assert "got abc" in _err({"hidden_size": "abc"})["message"]  # a wrong value is still quoted
 
 
-#: bert-base-uncased's config.json as published on the Hugging Face Hub.
-HUB_BERT_BASE_UNCASED = {
-    "architectures": ["BertForMaskedLM"], "attention_probs_dropout_prob": 0.1, "gradient_checkpointing": False,
-    "hidden_act": "gelu", "hidden_dropout_prob": 0.1, "hidden_size": 768, "initializer_range": 0.02,
-    "intermediate_size": 3072, "layer_norm_eps": 1e-12, "max_position_embeddings": 512, "model_type": "bert",
-    "num_attention_heads": 12, "num_hidden_layers": 12, "pad_token_id": 0, "position_embedding_type": "absolute",
-    "transformers_version": "4.6.0.dev0", "type_vocab_size": 2, "use_cache": True, "vocab_size": 30522,
-}
-#: roberta-base's config.json as published (pad_token_id 1 is RoBERTa's default).
-HUB_ROBERTA_BASE = {
-    "architectures": ["RobertaForMaskedLM"], "attention_probs_dropout_prob": 0.1, "bos_token_id": 0,
-    "eos_token_id": 2, "hidden_act": "gelu", "hidden_dropout_prob": 0.1, "hidden_size": 768,
-    "initializer_range": 0.02, "intermediate_size": 3072, "layer_norm_eps": 1e-05, "max_position_embeddings": 514,
-    "model_type": "roberta", "num_attention_heads": 12, "num_hidden_layers": 12, "pad_token_id": 1,
-    "type_vocab_size": 1, "vocab_size": 50265,
-}
 
 
 def test_preset_is_found_from_the_values_whatever_the_route():
