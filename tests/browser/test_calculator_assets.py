@@ -59,6 +59,13 @@ def test_served_pyodide_is_the_npm_package(site):
     for name in PYODIDE_FILES:
         served = fetch(site.root + "assets/pyodide/" + name)
         assert served == (ROOT / "node_modules" / "pyodide" / name).read_bytes(), name
+    # The precompiled standard library the worker loads instead of python_stdlib.zip
+    # (tests/pyodide/test_stdlib.py checks what is in it).
+    stdlib = manifest["stdlib"]
+    served = fetch(site.root + stdlib["path"])
+    assert hashlib.sha256(served).hexdigest() == stdlib["sha256"] and len(served) == stdlib["size"]
+    npm_zip = (ROOT / "node_modules" / "pyodide" / "python_stdlib.zip").read_bytes()
+    assert stdlib["source_sha256"] == hashlib.sha256(npm_zip).hexdigest()
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -101,9 +108,11 @@ def test_calculator_page_loads_pyodide_in_a_worker_from_this_site(page, site, tr
     page.goto(site.url("calculator/"))
     wait_ready(page)
     loaded = traffic.seen[seen_before:]
-    for name in ("assets/js/worker.js", "assets/pyodide/pyodide.asm.wasm", "assets/pyodide/python_stdlib.zip",
+    for name in ("assets/js/worker.js", "assets/pyodide/pyodide.asm.wasm", "assets/pyodide-stdlib/python_stdlib.zip",
                  "assets/calculator-src/manifest.json", "assets/calculator-src/calculator/api.py"):
         assert any(u.startswith(site.root + name) for u in loaded), name
+    # The standard library comes precompiled (sitegen/compile_stdlib.mjs), not as npm's sources.
+    assert not any(u.startswith(site.root + "assets/pyodide/python_stdlib.zip") for u in loaded)
     # worker.js starts with a static `import`, so it can only run as a module worker.
     assert site.root + "assets/js/worker.js" in [w.url for w in page.workers]
     assert (ROOT / "docs/assets/js/worker.js").read_text().lstrip().count("\nimport ") >= 1

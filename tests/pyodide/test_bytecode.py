@@ -9,7 +9,6 @@ and a source edited after the build wins over its stale pyc.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -19,17 +18,9 @@ import pytest
 from calculator.build import build
 from calculator.presets import PRESETS
 
-ROOT = Path(__file__).resolve().parents[2]
+from .support import ROOT, node_or_skip
+
 SCRIPT = ROOT / "tests" / "pyodide" / "check_bytecode.mjs"
-
-
-def node_or_skip() -> str:
-    node = shutil.which("node")
-    if node is None or not (ROOT / "node_modules" / "pyodide").is_dir():
-        if os.environ.get("CI"):
-            pytest.fail("node and node_modules/pyodide are required in CI (run `npm ci`)")
-        pytest.skip("node or node_modules/pyodide missing")
-    return node
 
 
 def check(node: str, directory: Path, *args: str) -> dict:
@@ -40,14 +31,10 @@ def check(node: str, directory: Path, *args: str) -> dict:
 
 
 @pytest.fixture(scope="module")
-def served(tmp_path_factory) -> Path:
-    node_or_skip()
-    from sitegen.calculator_assets import SOURCE_DEST, copy_sources
+def served(built_assets) -> Path:
+    from sitegen.calculator_assets import SOURCE_DEST
 
-    site = tmp_path_factory.mktemp("site")
-    manifest = copy_sources(str(site))
-    assert manifest["bytecode"], "the build shipped no bytecode"
-    return site / SOURCE_DEST
+    return built_assets / SOURCE_DEST
 
 
 def test_every_source_has_valid_checked_bytecode(served):

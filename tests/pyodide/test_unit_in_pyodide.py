@@ -2,15 +2,10 @@
 from __future__ import annotations
 
 import ast
-import os
 import re
-import shutil
 import subprocess
-from pathlib import Path
 
-import pytest
-
-ROOT = Path(__file__).resolve().parents[2]
+from .support import ROOT, node_or_skip
 
 
 def count_unit_tests() -> int:
@@ -22,11 +17,7 @@ def count_unit_tests() -> int:
 
 
 def test_unit_tests_pass_in_pyodide():
-    node = shutil.which("node")
-    if node is None or not (ROOT / "node_modules" / "pyodide").is_dir():
-        if os.environ.get("CI"):
-            pytest.fail("node and node_modules/pyodide are required in CI (run `npm ci`)")
-        pytest.skip("node or node_modules/pyodide missing")
+    node = node_or_skip()
     p = subprocess.run(
         [node, str(ROOT / "tests" / "pyodide" / "run_unit.mjs")], cwd=ROOT, capture_output=True, text=True, timeout=600
     )

@@ -88,8 +88,8 @@ def test_every_calculator_request_answers_200_under_the_subpath(site, context, l
     manifest = json.loads((site.dir / "assets" / "calculator-src" / "manifest.json").read_text(encoding="utf-8"))
     wanted = [assets + "calculator-src/manifest.json"]
     wanted += [assets + "calculator-src/" + f["path"] for f in manifest["files"]]
-    wanted += [assets + "pyodide/" + name for name in
-               ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip")]
+    wanted += [assets + "pyodide/" + name for name in ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm")]
+    wanted += [assets + "pyodide-stdlib/python_stdlib.zip"]
     missing = [u for u in wanted if statuses.get(u) != 200]
     assert missing == [], "not loaded with 200 under the subpath"
 
