@@ -143,6 +143,11 @@ UI_LABELS: dict[str, dict[str, str]] = {
         "zh": "已过时：这是上一次有效输入的结果。",
     },
     "stale_fix_field": {"en": "Fix the marked field to update it.", "zh": "修正标出的输入项后，结果会更新。"},
+    # Two fields marked (hidden size and heads that do not divide): changing either one fixes it.
+    "stale_fix_fields": {
+        "en": "Change one of the marked fields to update it.",
+        "zh": "修改标出的任一输入项后，结果会更新。",
+    },
     "stale_fix_general": {
         "en": "Change the inputs as the message above says to update it.",
         "zh": "按上方提示修改输入后，结果会更新。",
@@ -479,35 +484,54 @@ _ERROR_FIELDS = {
 }
 
 
-def _error_field(exc: CalcError, model_type: Any) -> str | None:
-    """The form field to show ``exc`` beside (None: the page-level error slot)."""
-    if exc.code in _ERROR_FIELDS:
-        return _ERROR_FIELDS[exc.code]
-    if exc.code == "heads_not_divisor":
-        return str(exc.params.get("heads_key"))
-    key = exc.params.get("key")
-    if not isinstance(key, str):
-        return None
-    if key in ("pooler", ACTIVE_KEY):
-        return key
+#: Errors about two fields at once, by the parameters that name them: both are marked on the page.
+_ERROR_FIELD_PAIRS = {
+    "heads_not_divisor": ("heads_key", "hidden_key"),
+}
+_ERROR_FIELD_ALSO = {
+    "vocab_mismatch": ("n_src_vocab",),
+}
+
+
+def _error_fields(exc: CalcError, model_type: Any) -> list[str]:
+    """The form fields ``exc`` is about, the one to show it beside first ([]: the page-level slot).
+
+    Most errors concern one field. A rule between two (hidden size divisible by
+    heads, equal vocabularies, ALBERT's groups × layers) names both: a reader who
+    just edited either one should see it marked.
+    """
     family = _family_of(model_type)
     names = {f.key for f in family.fields} if family else set()
-    if key in names:
-        return key
-    # ALBERT's "num_hidden_groups × inner_group_num": beside the first named field.
-    first = key.split(" ")[0]
-    return first if first in names else None
+    if exc.code in _ERROR_FIELD_PAIRS:
+        keys = [exc.params.get(p) for p in _ERROR_FIELD_PAIRS[exc.code]]
+        return [k for k in keys if isinstance(k, str) and k in names]
+    if exc.code in _ERROR_FIELDS:
+        return [_ERROR_FIELDS[exc.code], *(k for k in _ERROR_FIELD_ALSO.get(exc.code, ()) if k in names)]
+    key = exc.params.get("key")
+    if not isinstance(key, str):
+        return []
+    if key in ("pooler", ACTIVE_KEY) or key in names:
+        return [key]
+    # ALBERT's "num_hidden_groups × inner_group_num": every named field, the first one first.
+    return [part for part in key.split(" × ") if part in names]
 
 
 def error_dict(exc: CalcError, lang: str, model_type: Any = None, source: str = "form") -> dict[str, Any]:
-    """``CalcError.to_dict`` plus the field it belongs to; a pasted config's errors stay with the paste box."""
+    """``CalcError.to_dict`` plus the fields it belongs to; a pasted config's errors stay with the paste box.
+
+    ``field`` is where the message goes by default (None: the page-level slot);
+    ``fields`` lists every field to mark, ``field`` first (the page may put the
+    message beside another of them: the one just edited).
+    """
     out = exc.to_dict(lang)
-    out["field"] = "config" if source == "config" else _error_field(exc, model_type)
+    fields = ["config"] if source == "config" else _error_fields(exc, model_type)
+    out["field"] = fields[0] if fields else None
+    out["fields"] = fields
     return out
 
 
 def internal_error(lang: str) -> dict[str, Any]:
-    return {"code": "internal", "key": None, "field": None, "message": ui("error_internal", lang)}
+    return {"code": "internal", "key": None, "field": None, "fields": [], "message": ui("error_internal", lang)}
 
 
 # ------------------------------------------------------------------ results

@@ -290,3 +290,72 @@ def test_copy_refuses_a_stale_result(page, site, lang):
         page.evaluate("document.getElementById('calc-copy-status').textContent = ''")
         page.click(f'button[data-copy="{kind}"]')
         assert page.locator("#calc-copy-status").text_content() == api.UI_LABELS["copy_stale"][lang]
+
+
+# ------------------------------------------------ an error about two fields
+
+#: The divisibility rule as Hugging Face words it, written out here: 770 = 12 * 64 + 2.
+NOT_DIVISIBLE = {
+    "en": "hidden_size (770) must be divisible by num_attention_heads (12); Hugging Face rejects this config.",
+    "zh": "hidden_size（770）必须能被 num_attention_heads（12）整除；Hugging Face 会拒绝这个配置。",
+}
+FIX_EITHER = {"en": "Change one of the marked fields to update it.", "zh": "修改标出的任一输入项后，结果会更新。"}
+
+MARKING_JS = """(ids) => ids.map((id) => {
+  const el = document.getElementById(id), s = getComputedStyle(el);
+  return {invalid: el.getAttribute('aria-invalid'), describedby: (el.getAttribute('aria-describedby') || '').split(/\\s+/),
+          border: s.borderTopColor, shadow: s.boxShadow};
+})"""
+
+
+def marking(page, *ids):
+    return page.evaluate(MARKING_JS, list(ids))
+
+
+def assert_both_marked(page, beside: str, other: str) -> None:
+    """One message, beside ``beside``; both inputs invalid, drawn in the error colour, and described by it."""
+    assert page.locator("[data-error-code]").count() == 1
+    slot = page.locator('[data-error-code="heads_not_divisor"]')
+    assert slot.get_attribute("id") == f"{beside}-error"
+    assert page.locator("[data-total]").count() == 0
+    error_colour = page.evaluate("getComputedStyle(document.querySelector('[data-error-code]')).color")
+    plain = marking(page, "calc-bert-vocab_size")[0]
+    for m in marking(page, beside, other):
+        assert m["invalid"] == "true"
+        assert f"{beside}-error" in m["describedby"]  # a screen reader reaches the one message from either
+        assert m["border"] == error_colour and m["border"] != plain["border"] and m["shadow"] != plain["shadow"]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_an_error_about_two_fields_marks_both(page, site, lang):
+    page.goto(site.url("calculator/", lang))
+    wait_ready(page)
+    hidden, heads = "calc-bert-hidden_size", "calc-bert-num_attention_heads"
+    own = {m: d["describedby"] for m, d in zip((hidden, heads), marking(page, hidden, heads))}
+    # The reader edits hidden_size: the message is beside it, and num_attention_heads is marked too.
+    page.fill(f"#{hidden}", "770")
+    loc = wait_error(page, "heads_not_divisor")
+    assert loc.text_content() == NOT_DIVISIBLE[lang]
+    assert_both_marked(page, hidden, heads)
+    assert page.locator("#calc-stale-fix").text_content() == FIX_EITHER[lang]
+    # Fixed through the other field (768 / 7 does not divide either; 770 / 7 does, = 110 per head)...
+    page.fill(f"#{hidden}", "768")
+    wait_total(page, DEFAULT_TOTAL)
+    page.fill(f"#{heads}", "7")
+    wait_error(page, "heads_not_divisor")
+    assert_both_marked(page, heads, hidden)
+    page.fill(f"#{hidden}", "770")
+    wait_settled(page)
+    page.wait_for_selector("#calc-root [data-total]", state="attached")
+    assert page.locator("[data-error-code]").count() == 0
+    # ...and nothing stays marked, each input described by its own hint and slot again.
+    for m, d in zip((hidden, heads), marking(page, hidden, heads)):
+        assert d["invalid"] is None and d["describedby"] == own[m]
+
+
+def test_an_error_about_two_fields_from_a_link(page, site):
+    page.goto(site.url("calculator/", "en", "hidden_size=770"))
+    loc = wait_error(page, "heads_not_divisor")
+    assert loc.text_content() == NOT_DIVISIBLE["en"]
+    # Nothing was edited: the message goes beside the first of the two, both are marked.
+    assert_both_marked(page, "calc-bert-num_attention_heads", "calc-bert-hidden_size")

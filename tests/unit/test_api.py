@@ -24,7 +24,8 @@ def _ok(params, lang="en"):
 def _err(params, lang="en"):
     out = api.compute(params, lang)
     assert not out["ok"], out
-    assert set(out["error"]) == {"code", "key", "field", "message"}
+    assert set(out["error"]) == {"code", "key", "field", "fields", "message"}
+    assert out["error"]["fields"][:1] == ([out["error"]["field"]] if out["error"]["field"] else [])
     return out["error"]
 
 
@@ -475,3 +476,35 @@ def test_transformer_layers_are_named_encoder_then_decoder():
     assert "编码器第 1 层" in zh and "解码器第 0 层" in zh and "每层：先编码器，后解码器" in zh
     # BERT keeps its plain numbering.
     assert "Layer 11</td>" in _ok({"model_type": "bert"})["html"]
+
+
+# ------------------------------------------------- a fresh reader's four findings
+
+
+def test_an_error_about_two_fields_names_both():
+    # hidden_size 770 with 12 heads: 770 = 12 * 64 + 2, so the pair does not divide. The reader
+    # edited hidden_size; the message used to be beside num_attention_heads alone.
+    e = _err({"hidden_size": "770"})
+    assert e["code"] == "heads_not_divisor"
+    assert e["fields"] == ["num_attention_heads", "hidden_size"]
+    assert e["message"] == ("hidden_size (770) must be divisible by num_attention_heads (12); "
+                            "Hugging Face rejects this config.")
+    assert _err({"num_attention_heads": "7"})["fields"] == ["num_attention_heads", "hidden_size"]
+    # Families with their own key names, and keras-bert's get_model() arguments.
+    assert _err({"model_type": "distilbert", "n_heads": "5"})["fields"] == ["n_heads", "dim"]
+    assert _err({"model_type": "keras-bert", "embed_dim": "770"})["fields"] == ["head_num", "embed_dim"]
+    # ALBERT's groups x inner layers (100 * 100 > 512) and the 2018 Transformer's shared vocabularies.
+    assert _err({"model_type": "albert", "num_hidden_groups": "100", "inner_group_num": "100"})["fields"] == \
+        ["num_hidden_groups", "inner_group_num"]
+    assert _err({"model_type": "transformer", "n_src_vocab": "10", "n_tgt_vocab": "20"})["fields"] == \
+        ["n_tgt_vocab", "n_src_vocab"]
+    # One field, or none (the page-level slot), as before.
+    assert _err({"vocab_size": "abc"})["fields"] == ["vocab_size"]
+    assert _err({"vocab_size": "9999999", "hidden_size": "9999996"})["fields"] == []
+    # A pasted config's errors belong to the paste box alone, whatever keys they name.
+    pasted = api.compute_config('{"hidden_size": 770}')["error"]
+    assert pasted["code"] == "heads_not_divisor" and pasted["field"] == "config" and pasted["fields"] == ["config"]
+    assert api.internal_error("en")["fields"] == []
+    # The stale note's words when two are marked: either one fixes it.
+    assert "one of the marked fields" in api.UI_LABELS["stale_fix_fields"]["en"]
+    assert "任一" in api.UI_LABELS["stale_fix_fields"]["zh"] and "标出" in api.UI_LABELS["stale_fix_fields"]["zh"]

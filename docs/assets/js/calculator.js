@@ -52,6 +52,7 @@ function main(root) {
   let copies = { markdown: schema.initial.markdown, text: schema.initial.text };
   let tensorRows = null; // the open-on-demand per-tensor table of the result shown
   let fieldMarked = false; // whether the error shown is beside a field (else in the page-level slot)
+  let lastEdited = null; // the form control the reader changed last: an error about it is shown beside it
   // config.json keys that change the result but have no field (schema.families[mt].extras, e.g.
   // pad_token_id): taken from the last state Python answered for, sent with every form change,
   // dropped when the family or the preset changes. Strings only, shown as text.
@@ -178,33 +179,48 @@ function main(root) {
       el.hidden = true;
     }
     for (const el of root.querySelectorAll("[aria-invalid]")) el.removeAttribute("aria-invalid");
+    // A second marked field pointed at the first one's message: back to its own hint and slot.
+    for (const el of root.querySelectorAll("[data-own-describedby]")) {
+      el.setAttribute("aria-describedby", el.dataset.ownDescribedby);
+      delete el.dataset.ownDescribedby;
+    }
   }
 
-  // The element an error belongs beside (a field's slot, or the page-level slot).
-  function errorSlot(field) {
+  // The input a field name of an error stands for, if it is on screen (else null).
+  function errorInput(field) {
     let input = null;
     if (["preset", "model_type", "architecture", "pooler", "config", schema.active].includes(field)) {
       input = byId(`calc-${field}`);
     }
     else if (field) input = byId(`calc-${familySel.value}-${field}`);
     const slot = input && byId(`${input.id}-error`);
-    if (slot && !slot.parentElement.closest("[hidden]")) return { slot, input };
-    return { slot: general, input: null };
+    return slot && !slot.parentElement.closest("[hidden]") ? input : null;
   }
 
   function showError(error) {
     clearErrors();
     const code = (error && error.code) || "internal";
     const message = (error && error.message) || L.error_internal;
-    const { slot, input } = errorSlot(error && error.field);
+    // Every field the error is about is marked (hidden_size and num_attention_heads that do not
+    // divide); the message is shown once, beside the one just edited if it is one of them.
+    const fields = error && Array.isArray(error.fields) ? error.fields : [error && error.field];
+    const inputs = fields.map(errorInput).filter(Boolean);
+    const input = inputs.includes(lastEdited) ? lastEdited : inputs[0] || null;
+    const slot = input ? byId(`${input.id}-error`) : general;
     slot.textContent = message;
     slot.dataset.errorCode = code;
     slot.hidden = false;
-    if (input) input.setAttribute("aria-invalid", "true");
+    for (const el of inputs) {
+      el.setAttribute("aria-invalid", "true");
+      if (el === input) continue;
+      const own = el.getAttribute("aria-describedby") || "";
+      el.dataset.ownDescribedby = own;
+      el.setAttribute("aria-describedby", `${own} ${slot.id}`.trim());
+    }
     if (error && error.field === "config") configBox.open = true;
     // "Fix the marked field" only when one is marked; else the message above says what to change.
     fieldMarked = Boolean(input);
-    staleFix.textContent = fieldMarked ? L.stale_fix_field : L.stale_fix_general;
+    staleFix.textContent = !fieldMarked ? L.stale_fix_general : inputs.length > 1 ? L.stale_fix_fields : L.stale_fix_field;
     markStale(true);
     root.dataset.result = "stale";
     live.textContent = message;
@@ -409,6 +425,7 @@ function main(root) {
 
   form.addEventListener("submit", (event) => event.preventDefault());
   form.addEventListener("input", (event) => {
+    lastEdited = event.target;
     if (event.target.matches("input[type=text]")) {
       clearPasted();
       fromForm();
@@ -416,6 +433,7 @@ function main(root) {
   });
   form.addEventListener("change", (event) => {
     const t = event.target;
+    lastEdited = t;
     if (t === presetSel) {
       if (!presetSel.value) return;
       clearPasted();
