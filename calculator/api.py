@@ -523,7 +523,7 @@ def error_dict(exc: CalcError, lang: str, model_type: Any = None, source: str = 
     ``fields`` lists every field to mark, ``field`` first (the page may put the
     message beside another of them: the one just edited).
     """
-    out = exc.to_dict(lang)
+    out = exc.to_dict(lang, where="page")
     fields = ["config"] if source == "config" else _error_fields(exc, model_type)
     out["field"] = fields[0] if fields else None
     out["fields"] = fields

@@ -26,8 +26,8 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "model_type “{model_type}” 不支持架构 “{value}”。支持的架构：{supported}。",
     },
     "unknown_preset": {
-        "en": "Unknown preset \"{value}\". Available: {supported}.",
-        "zh": "没有名为 “{value}” 的预设。可用的预设：{supported}。",
+        "en": "Unknown preset \"{value}\". {hint}",
+        "zh": "没有名为 “{value}” 的预设。{hint}",
     },
     "not_integer": {
         "en": "{key} must be a whole number, got {value}.",
@@ -91,6 +91,21 @@ EMPTY_MESSAGES: dict[str, dict[str, str]] = {
     "bad_fraction": {"en": "{key} is empty: enter a number between 0 and 1.", "zh": "{key} 为空：请输入 0 到 1 之间的数。"},
 }
 
+#: What to do about an unknown preset: a few names close to it, else where the whole list is.
+#: (Not all 26 names: on the page that was a red wall of text, and both places list them already.)
+PRESET_HINTS: dict[str, dict[str, str]] = {
+    "close": {"en": "Did you mean {names}?", "zh": "你要找的是不是 {names}？"},
+    # The page's preset picker, by its label (calculator.api.UI_LABELS["preset"]).
+    "page": {
+        "en": "Choose one from the \"Start from a published model\" list.",
+        "zh": "请在“从已发布的模型开始”列表中选择。",
+    },
+    "cli": {"en": "Run with --list-presets to see them all.", "zh": "加上 --list-presets 可查看全部预设。"},
+}
+#: Joining the close names: "a, b or c", "a、b 或 c".
+PRESET_SEP = {"en": ", ", "zh": "、"}
+PRESET_OR = {"en": " or ", "zh": " 或 "}
+
 LANGS = ("en", "zh")
 
 
@@ -104,9 +119,13 @@ class CalcError(ValueError):
         self.params = params
         super().__init__(self.message("en"))
 
-    def message(self, lang: str = "en") -> str:
+    def message(self, lang: str = "en", where: str = "cli") -> str:
+        """The message in ``lang``; ``where`` ("cli" or "page") is where it is read, for the
+        few messages that point the reader somewhere (the page's preset picker, a CLI option)."""
         lang = "zh" if lang == "zh" else "en"
         params = dict(self.params)
+        if self.code == "unknown_preset":
+            params["hint"] = _preset_hint(params.get("value"), lang, where)
         value = params.get("value")
         if self.code in EMPTY_MESSAGES and isinstance(value, str) and not value.strip():
             return EMPTY_MESSAGES[self.code][lang].format(**params)
@@ -118,8 +137,44 @@ class CalcError(ValueError):
             params["detail"] = _detail(params, lang)
         return MESSAGES[self.code][lang].format(**params)
 
-    def to_dict(self, lang: str = "en") -> dict[str, Any]:
-        return {"code": self.code, "key": self.params.get("key"), "message": self.message(lang)}
+    def to_dict(self, lang: str = "en", where: str = "cli") -> dict[str, Any]:
+        return {"code": self.code, "key": self.params.get("key"), "message": self.message(lang, where)}
+
+
+def close_presets(value: Any, limit: int = 3) -> list[str]:
+    """Up to ``limit`` published presets a mistyped name probably meant, best first.
+
+    Case and ``_``/``-`` are ignored; a name that contains what was typed
+    ("electra", "chinese") counts as close, and otherwise
+    :func:`difflib.get_close_matches` decides, strictly (cutoff 0.8), so that a
+    stranger name suggests nothing rather than something unrelated.
+    """
+    if not isinstance(value, str):
+        return []
+    from .presets import PRESETS  # imported here: presets imports this module
+
+    def norm(text: str) -> str:
+        return text.strip().lower().replace("_", "-")
+
+    typed = norm(value)
+    if not typed:
+        return []
+    names = {norm(name): name for name in PRESETS}
+    if len(typed) >= 3:
+        found = [name for key, name in names.items() if typed in key]
+        if found:
+            return found[:limit]
+    import difflib  # only on this error path: the page's first answer does not compile it
+
+    return [names[key] for key in difflib.get_close_matches(typed, list(names), n=limit, cutoff=0.8)]
+
+
+def _preset_hint(value: Any, lang: str, where: str) -> str:
+    close = close_presets(value)
+    if close:
+        names = close[0] if len(close) == 1 else PRESET_SEP[lang].join(close[:-1]) + PRESET_OR[lang] + close[-1]
+        return PRESET_HINTS["close"][lang].format(names=names)
+    return PRESET_HINTS["page" if where == "page" else "cli"][lang]
 
 
 #: JSON's names for the Python types a parsed config can hold.

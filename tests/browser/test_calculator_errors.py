@@ -359,3 +359,36 @@ def test_an_error_about_two_fields_from_a_link(page, site):
     assert loc.text_content() == NOT_DIVISIBLE["en"]
     # Nothing was edited: the message goes beside the first of the two, both are marked.
     assert_both_marked(page, "calc-bert-num_attention_heads", "calc-bert-hidden_size")
+
+
+# -------------------------------------------------------- an unknown preset
+
+UNKNOWN_PRESET = {
+    "en": 'Unknown preset "no-such-model". Choose one from the "Start from a published model" list.',
+    "zh": "没有名为 “no-such-model” 的预设。请在“从已发布的模型开始”列表中选择。",
+}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_an_unknown_preset_says_so_briefly(page, site, lang):
+    page.goto(site.url("calculator/", lang, "preset=no-such-model"))
+    loc = wait_error(page, "unknown_preset")
+    assert loc.text_content() == UNKNOWN_PRESET[lang]
+    assert loc.get_attribute("id") == "calc-preset-error"
+    assert page.get_attribute("#calc-preset", "aria-invalid") == "true"
+    # The picker it points to is the one it is shown under.
+    label = page.locator('label[for="calc-preset"]').text_content().strip()
+    assert label in ("Start from a published model", "从已发布的模型开始") and label in loc.text_content()
+    # Short: no list of the 26 presets, at most three lines in the form's column (it was a red block).
+    assert not [name for name in PRESETS if name in loc.text_content()]
+    lines = page.evaluate("""() => { const r = document.createRange();
+      r.selectNodeContents(document.getElementById('calc-preset-error'));
+      return new Set(Array.from(r.getClientRects(), (b) => Math.round(b.top))).size; }""")
+    assert 1 <= lines <= 3, lines
+
+
+def test_a_mistyped_preset_suggests_the_near_ones(page, site):
+    page.goto(site.url("calculator/", "zh", "preset=bert-large-uncase"))
+    loc = wait_error(page, "unknown_preset")
+    # bert-large-uncased is the one published name that contains what was typed.
+    assert loc.text_content() == "没有名为 “bert-large-uncase” 的预设。你要找的是不是 bert-large-uncased？"

@@ -508,3 +508,27 @@ def test_an_error_about_two_fields_names_both():
     # The stale note's words when two are marked: either one fixes it.
     assert "one of the marked fields" in api.UI_LABELS["stale_fix_fields"]["en"]
     assert "任一" in api.UI_LABELS["stale_fix_fields"]["zh"] and "标出" in api.UI_LABELS["stale_fix_fields"]["zh"]
+
+
+def test_an_unknown_preset_is_short_and_points_somewhere():
+    picker = {lang: api.UI_LABELS["preset"][lang] for lang in ("en", "zh")}
+    for lang in ("en", "zh"):
+        e = _err({"preset": "no-such-model"}, lang)
+        assert e["code"] == "unknown_preset" and e["fields"] == ["preset"]
+        # Not the 26 names: the picker, by the label the page gives it.
+        assert not [name for name in PRESETS if name in e["message"]], e["message"]
+        assert picker[lang] in e["message"] and "no-such-model" in e["message"]
+        assert len(e["message"]) < 90
+    assert _err({"preset": "no-such-model"})["message"] == \
+        'Unknown preset "no-such-model". Choose one from the "Start from a published model" list.'
+    assert _err({"preset": "no-such-model"}, "zh")["message"] == \
+        "没有名为 “no-such-model” 的预设。请在“从已发布的模型开始”列表中选择。"
+    # A near miss names the few presets it probably meant (case and _ ignored), in both languages.
+    assert _err({"preset": "BERT_large"})["message"] == \
+        'Unknown preset "BERT_large". Did you mean bert-large-uncased, bert-large-cased or albert-large-v2?'
+    assert _err({"preset": "bert-base-uncase"}, "zh")["message"] == (
+        "没有名为 “bert-base-uncase” 的预设。你要找的是不是 bert-base-uncased 或 distilbert-base-uncased？")
+    assert _err({"preset": "roberta-larg"})["message"].endswith("Did you mean roberta-large?")
+    assert _err({"preset": "albert-base-v3"})["message"].endswith("Did you mean albert-base-v2?")
+    # User text stays text: the page inserts the message with textContent, the markup is not interpreted.
+    assert PAYLOAD[:40] in _err({"preset": PAYLOAD})["message"]
