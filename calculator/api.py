@@ -257,6 +257,12 @@ FIELD_LABELS: dict[str, dict[str, str]] = {
 }
 
 
+def family_option(model_type: str, lang: str = "en") -> str:
+    """A family as the model-family menu names it: its title and its ``model_type``."""
+    title = FAMILIES[model_type].title.get(_lang(lang), model_type)
+    return f"{title}（{model_type}）" if _lang(lang) == "zh" else f"{title} ({model_type})"
+
+
 def _lang(lang: Any) -> str:
     return "zh" if lang == "zh" else "en"
 
@@ -1008,8 +1014,7 @@ def render_form(query: Mapping[str, str], lang: str = "en") -> str:
     options = []
     for mt, fam in FAMILIES.items():
         sel = " selected" if mt == current else ""
-        named = f"{fam.title.get(lang, mt)}（{mt}）" if lang == "zh" else f"{fam.title.get(lang, mt)} ({mt})"
-        options.append(f'<option value="{_attr(mt)}"{sel}>{escape(named)}</option>')
+        options.append(f'<option value="{_attr(mt)}"{sel}>{escape(family_option(mt, lang))}</option>')
     out.append(
         '<div class="calc-field">'
         f'<label for="calc-model_type">{escape(ui("model_type", lang))} <code>model_type</code></label>'

@@ -323,3 +323,39 @@ def test_query_values_of_keys_without_a_field_are_text(page, site, traffic):
     assert page.evaluate("window.__pwned") is None
     assert page.locator("img[src=x]").count() == 0
     assert "<img src=x" in page.locator("#calc-extras").text_content()
+
+
+# --------------------------- a fresh reader: the family menu, keras-bert's words
+
+#: The model-family menu as a reader should see it, written out here.
+FAMILY_OPTIONS = {
+    "en": ["BERT (bert)", "RoBERTa (roberta)", "DistilBERT (distilbert)", "ALBERT (albert)", "ELECTRA (electra)",
+           "keras-bert get_model() (keras-bert)", "Transformer (2018, PyTorch) (transformer)"],
+    "zh": ["BERT（bert）", "RoBERTa（roberta）", "DistilBERT（distilbert）", "ALBERT（albert）", "ELECTRA（electra）",
+           "keras-bert 的 get_model()（keras-bert）", "Transformer（2018，PyTorch）（transformer）"],
+}
+
+#: Each option's own width (a copy of the menu holding only it, sized to its content) against the menu's.
+OPTION_WIDTHS_JS = """() => { const s = document.getElementById('calc-model_type');
+  return Array.from(s.options, (o) => {
+    const c = s.cloneNode(false);
+    c.removeAttribute('id'); c.style.width = 'auto'; c.append(new Option(o.text, o.value));
+    s.parentElement.append(c);
+    const needed = c.getBoundingClientRect().width;
+    c.remove();
+    return [o.text, needed, s.getBoundingClientRect().width];
+  }); }"""
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_family_menu_shows_each_option_in_full_at_1280px(page, site, lang):
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.goto(site.url("calculator/", lang))
+    wait_ready(page)
+    widths = page.evaluate(OPTION_WIDTHS_JS)
+    assert [text for text, _, _ in widths] == FAMILY_OPTIONS[lang]
+    for text, needed, menu in widths:
+        assert needed <= menu, f"{text!r} needs {needed:.0f}px, the menu is {menu:.0f}px"
+    # Chosen, the option is what the closed menu shows.
+    page.select_option("#calc-model_type", "transformer")
+    assert page.eval_on_selector("#calc-model_type", "s => s.selectedOptions[0].text") == FAMILY_OPTIONS[lang][-1]

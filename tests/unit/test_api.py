@@ -532,3 +532,17 @@ def test_an_unknown_preset_is_short_and_points_somewhere():
     assert _err({"preset": "albert-base-v3"})["message"].endswith("Did you mean albert-base-v2?")
     # User text stays text: the page inserts the message with textContent, the markup is not interpreted.
     assert PAYLOAD[:40] in _err({"preset": PAYLOAD})["message"]
+
+
+def test_family_titles_fit_the_menu_and_match_between_languages():
+    for mt, fam in FAMILIES.items():
+        for lang in ("en", "zh"):
+            option = api.family_option(mt, lang)
+            assert mt in option and fam.title[lang] in option
+            # The 1280 px layout gives the menu about 45 Latin characters (tests/browser measures it).
+            assert len(option) <= 45, option
+        # The same name in both languages: the same Latin words and numbers, only the punctuation differs.
+        words = [re.findall(r"[A-Za-z0-9_.()-]+", fam.title[lang].replace("（", " ").replace("）", " "))
+                 for lang in ("en", "zh")]
+        assert [w.strip("()") for w in words[0]] == [w.strip("()") for w in words[1]], (mt, words)
+    assert FAMILIES["transformer"].title == {"en": "Transformer (2018, PyTorch)", "zh": "Transformer（2018，PyTorch）"}
