@@ -81,6 +81,12 @@ UI_LABELS: dict[str, dict[str, str]] = {
     "pooler_fixed_on": {"en": "{architecture} always has a pooler.", "zh": "{architecture} 始终包含池化层。"},
     "pooler_fixed_off": {"en": "{architecture} has no pooler.", "zh": "{architecture} 不含池化层。"},
     "fields_legend": {"en": "{family} hyperparameters (config.json keys)", "zh": "{family} 超参数（config.json 中的键）"},
+    # Families that are not configured by a config.json (FIELDS_LEGEND): what their keys really are.
+    "fields_legend_keras": {"en": "{family} arguments", "zh": "{family} 参数"},
+    "fields_legend_transformer": {
+        "en": "{family}: arguments of Transformer() in attention-is-all-you-need-pytorch",
+        "zh": "{family}：attention-is-all-you-need-pytorch 中 Transformer() 的构造参数",
+    },
     "not_used": {"en": "Not used by {architecture}.", "zh": "{architecture} 不使用此项。"},
     "config_title": {"en": "Paste or drop a config.json", "zh": "粘贴或拖入 config.json"},
     "config_label": {
@@ -175,6 +181,9 @@ UI_LABELS: dict[str, dict[str, str]] = {
     "bytes_per_param": {"en": "Bytes per parameter", "zh": "每个参数的字节数"},
     "size": {"en": "Size", "zh": "大小"},
     "tensors_title": {"en": "Every tensor ({n} entries in state_dict)", "zh": "全部张量（state_dict 中 {n} 项）"},
+    # keras-bert has no state_dict: its tensors are the Keras model's weights.
+    "tensors_title_keras": {"en": "Every weight ({n} in model.weights)", "zh": "全部权重（model.weights 中共 {n} 个）"},
+    "keras_weight": {"en": "Weight", "zh": "权重"},
     "chart_title": {"en": "Where the parameters are", "zh": "参数分布"},
     "announce": {"en": "{model}: {total} parameters ({short}).", "zh": "{model}：{total} 个参数（{short}）。"},
     "tied_once": {"en": "tied", "zh": "共享"},
@@ -255,6 +264,21 @@ FIELD_LABELS: dict[str, dict[str, str]] = {
         "zh": "正弦位置编码（在 transformers 中仍是参数表）",
     },
 }
+
+
+#: The form's legend per family, where "config.json keys" would be wrong (default: ``fields_legend``).
+FIELDS_LEGEND: dict[str, str] = {
+    keras_bert.MODEL_TYPE: "fields_legend_keras",
+    "transformer": "fields_legend_transformer",
+}
+
+
+def fields_legend(model_type: str, lang: str = "en") -> str:
+    """The legend of a family's fieldset: its title, and what its keys are (config.json or arguments)."""
+    fam = FAMILIES[model_type]
+    text = ui(FIELDS_LEGEND.get(model_type, "fields_legend"), lang, family=fam.title.get(_lang(lang), model_type))
+    # No space after a full-width bracket: "Transformer（…）超参数".
+    return text.replace("） ", "）")
 
 
 def family_option(model_type: str, lang: str = "en") -> str:
@@ -769,7 +793,8 @@ def render_result(
         out.append(keras_summary(inv, lang))
 
     # Every tensor, collapsed.
-    summary = f'<summary>{escape(ui("tensors_title", lang, n=len(inv.tensors)))}</summary>'
+    title = "tensors_title_keras" if inv.keras_layers else "tensors_title"
+    summary = f'<summary>{escape(ui(title, lang, n=len(inv.tensors)))}</summary>'
     # The rows arrive later (the page inserts them on opening), or, in the page as
     # built, inside <noscript>: shown as they are without scripts, and with scripts
     # one inert text node instead of a thousand elements to build at load.
@@ -829,8 +854,8 @@ def tensor_table(inv: Inventory, lang: str = "en") -> str:
             + _td(escape(label(t.group, lang)))
             + "</tr>"
         )
-    head = [(label("tensor", lang), ""), (label("shape", lang), "num"), (label("count", lang), "num"),
-            (label("group", lang), "")]
+    name = ui("keras_weight", lang) if inv.keras_layers else label("tensor", lang)
+    head = [(name, ""), (label("shape", lang), "num"), (label("count", lang), "num"), (label("group", lang), "")]
     return _table(head, rows, "calc-tensor-table")
 
 
@@ -1052,8 +1077,7 @@ def render_form(query: Mapping[str, str], lang: str = "en") -> str:
         attrs = "" if active else " hidden disabled"
         out.append(
             f'<fieldset class="calc-fields" data-family="{_attr(mt)}"{attrs}>'
-            # No space after a full-width bracket: "Transformer（…）超参数".
-            f'<legend>{escape(ui("fields_legend", lang, family=fam.title.get(lang, mt)).replace("） ", "）"))}</legend>'
+            f'<legend>{escape(fields_legend(mt, lang))}</legend>'
         )
         for f in fam.fields:
             fid = f"calc-{mt}-{f.key}"

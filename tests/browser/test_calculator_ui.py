@@ -359,3 +359,47 @@ def test_family_menu_shows_each_option_in_full_at_1280px(page, site, lang):
     # Chosen, the option is what the closed menu shows.
     page.select_option("#calc-model_type", "transformer")
     assert page.eval_on_selector("#calc-model_type", "s => s.selectedOptions[0].text") == FAMILY_OPTIONS[lang][-1]
+
+
+LEGENDS = {
+    "en": {"keras-bert": "keras-bert get_model() arguments", "bert": "BERT hyperparameters (config.json keys)",
+           "transformer": "Transformer (2018, PyTorch): arguments of Transformer() in attention-is-all-you-need-pytorch"},
+    "zh": {"keras-bert": "keras-bert 的 get_model() 参数", "bert": "BERT 超参数（config.json 中的键）",
+           "transformer": "Transformer（2018，PyTorch）：attention-is-all-you-need-pytorch 中 Transformer() 的构造参数"},
+}
+WEIGHTS_TITLE = {"en": "Every weight ({n} in model.weights)", "zh": "全部权重（model.weights 中共 {n} 个）"}
+TENSORS_TITLE = {"en": "Every tensor ({n} entries in state_dict)", "zh": "全部张量（state_dict 中 {n} 项）"}
+WEIGHT_COLUMN = {"en": ("Weight", "Tensor"), "zh": ("权重", "张量")}
+
+
+def legend(page) -> str:
+    return page.locator("#calc-form fieldset[data-family]:not([hidden]) > legend").text_content()
+
+
+def tensors_summary(page) -> str:
+    return page.locator("#calc-output details.calc-tensors > summary").text_content()
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_keras_bert_mode_names_get_model_arguments_and_weights(page, site, lang, tmp_path):
+    config = {"model_type": "keras-bert", "transformer_num": 2}
+    expected = cli_json(config, tmp_path)
+    page.goto(site.url("calculator/", lang, "model_type=keras-bert&transformer_num=2"))
+    wait_total(page, expected["total"])
+    # Its inputs are get_model() arguments, its tensors the Keras model's weights (as many as the CLI lists).
+    assert legend(page) == LEGENDS[lang]["keras-bert"]
+    assert tensors_summary(page) == WEIGHTS_TITLE[lang].format(n=len(expected["tensors"]))
+    assert "state_dict" not in page.locator("#calc-output").inner_text()
+    page.click("#calc-output details.calc-tensors > summary")
+    assert page.locator("#calc-output .calc-tensor-table th").first.text_content() == WEIGHT_COLUMN[lang][0]
+    # A Hugging Face family: config.json keys and state_dict entries again.
+    page.select_option("#calc-model_type", "bert")
+    bert = cli_json({"model_type": "bert"}, tmp_path)
+    wait_total(page, bert["total"])
+    assert legend(page) == LEGENDS[lang]["bert"]
+    assert tensors_summary(page) == TENSORS_TITLE[lang].format(n=len(bert["tensors"]))
+    assert page.locator("#calc-output .calc-tensor-table th").first.text_content() == WEIGHT_COLUMN[lang][1]
+    # The 2018 Transformer is no config.json either: its constructor's arguments.
+    page.select_option("#calc-model_type", "transformer")
+    wait_total(page, cli_json({"model_type": "transformer"}, tmp_path)["total"])
+    assert legend(page) == LEGENDS[lang]["transformer"]

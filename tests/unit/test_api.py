@@ -546,3 +546,33 @@ def test_family_titles_fit_the_menu_and_match_between_languages():
                  for lang in ("en", "zh")]
         assert [w.strip("()") for w in words[0]] == [w.strip("()") for w in words[1]], (mt, words)
     assert FAMILIES["transformer"].title == {"en": "Transformer (2018, PyTorch)", "zh": "Transformer（2018，PyTorch）"}
+
+
+def test_keras_bert_labels_name_its_arguments_and_weights():
+    en = api.render_form(_ok({"model_type": "keras-bert"})["query"], "en")
+    zh = api.render_form(_ok({"model_type": "keras-bert"}, "zh")["query"], "zh")
+    legend = lambda html, mt: re.search(  # noqa: E731
+        rf'<fieldset class="calc-fields" data-family="{mt}"[^>]*><legend>(.*?)</legend>', html).group(1)
+    assert legend(en, "keras-bert") == "keras-bert get_model() arguments"
+    assert legend(zh, "keras-bert") == "keras-bert 的 get_model() 参数"
+    assert legend(en, "transformer") == \
+        "Transformer (2018, PyTorch): arguments of Transformer() in attention-is-all-you-need-pytorch"
+    assert legend(zh, "transformer") == "Transformer（2018，PyTorch）：attention-is-all-you-need-pytorch 中 Transformer() 的构造参数"
+    # Hugging Face families keep their config.json keys.
+    assert legend(en, "bert") == "BERT hyperparameters (config.json keys)"
+    assert legend(zh, "bert") == "BERT 超参数（config.json 中的键）"
+    for html in (en, zh):
+        assert "config.json" not in legend(html, "keras-bert") and "config.json" not in legend(html, "transformer")
+    # The weight list: keras-bert's default get_model() (training=True) has 206 weights, counted by
+    # hand: 3 embeddings + Embedding-Norm's gamma, beta = 5; per block Wq, bq, Wk, bk, Wv, bv, Wo, bo,
+    # 2 norms * 2, W1, b1, W2, b2 = 16, * 12 = 192; heads MLM-Dense 2, MLM-Norm 2, MLM-Sim 1, NSP-Dense 2, NSP 2 = 9.
+    out = _ok({"model_type": "keras-bert"})
+    assert "<summary>Every weight (206 in model.weights)</summary>" in out["html"]
+    assert "state_dict" not in out["html"]
+    assert '<th scope="col">Weight</th>' in out["tensors_html"]
+    out = _ok({"model_type": "keras-bert"}, "zh")
+    assert "<summary>全部权重（model.weights 中共 206 个）</summary>" in out["html"]
+    assert '<th scope="col">权重</th>' in out["tensors_html"]
+    # PyTorch families still list state_dict entries.
+    assert "<summary>Every tensor (199 entries in state_dict)</summary>" in _ok({})["html"]
+    assert '<th scope="col">Tensor</th>' in _ok({})["tensors_html"]
