@@ -183,7 +183,6 @@ UI_LABELS: dict[str, dict[str, str]] = {
     "tensors_title": {"en": "Every tensor ({n} entries in state_dict)", "zh": "全部张量（state_dict 中 {n} 项）"},
     # keras-bert has no state_dict: its tensors are the Keras model's weights.
     "tensors_title_keras": {"en": "Every weight ({n} in model.weights)", "zh": "全部权重（model.weights 中共 {n} 个）"},
-    "keras_weight": {"en": "Weight", "zh": "权重"},
     "chart_title": {"en": "Where the parameters are", "zh": "参数分布"},
     "announce": {"en": "{model}: {total} parameters ({short}).", "zh": "{model}：{total} 个参数（{short}）。"},
     "tied_once": {"en": "tied", "zh": "共享"},
@@ -854,7 +853,7 @@ def tensor_table(inv: Inventory, lang: str = "en") -> str:
             + _td(escape(label(t.group, lang)))
             + "</tr>"
         )
-    name = ui("keras_weight", lang) if inv.keras_layers else label("tensor", lang)
+    name = label("weight" if inv.keras_layers else "tensor", lang)
     head = [(name, ""), (label("shape", lang), "num"), (label("count", lang), "num"), (label("group", lang), "")]
     return _table(head, rows, "calc-tensor-table")
 

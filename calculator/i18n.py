@@ -24,6 +24,8 @@ LABELS: dict[str, dict[str, str]] = {
     "non_trainable": {"en": "Non-trainable", "zh": "不可训练参数量"},
     "state_dict_total": {"en": "Summed over state_dict entries", "zh": "state_dict 中的元素总数"},
     "tensor": {"en": "Tensor", "zh": "张量"},
+    # keras-bert's entries are Keras weights (model.weights), not state_dict tensors.
+    "weight": {"en": "Weight", "zh": "权重"},
     "shape": {"en": "Shape", "zh": "形状"},
     "count": {"en": "Parameters", "zh": "参数量"},
     "share": {"en": "Share", "zh": "占比"},

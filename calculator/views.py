@@ -270,7 +270,8 @@ def markdown_table(inv: Inventory, lang: str = "en", compact: bool = True) -> st
     ``compact`` lists layer 0 once and multiplies (the way hand-made tables
     do); otherwise every ``state_dict`` entry gets a row.
     """
-    head = f"| {label('tensor', lang)} | {label('shape', lang)} | {label('count', lang)} |\n|---|---|---:|\n"
+    name = label("weight" if inv.keras_layers else "tensor", lang)
+    head = f"| {name} | {label('shape', lang)} | {label('count', lang)} |\n|---|---|---:|\n"
     rows: list[str] = []
     template = _layer_template(inv) if compact else None
     n_layers = len(per_layer(inv))

@@ -166,3 +166,15 @@ def test_bad_inputs():
 
 def test_pooler_switch_does_not_apply():
     expect_error("pooler_fixed", lambda raw: build(raw, pooler=True), SMALL)
+
+
+def test_markdown_copy_calls_keras_entries_weights():
+    """keras-bert's entries are model.weights, not a state_dict: the copied table's first column says so."""
+    from calculator.views import markdown_table
+
+    keras = build({"model_type": "keras-bert"})
+    bert = build({"model_type": "bert"})
+    assert markdown_table(keras, "en").startswith("| Weight | Shape |")
+    assert markdown_table(keras, "zh").startswith("| 权重 |")
+    assert markdown_table(bert, "en").startswith("| Tensor | Shape |")
+    assert markdown_table(bert, "zh").startswith("| 张量 |")
