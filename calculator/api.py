@@ -69,7 +69,7 @@ DEFAULT_PARAMS: dict[str, str] = {"preset": DEFAULT_PRESET}
 #: Words the calculator page needs on top of :data:`calculator.i18n.LABELS`.
 UI_LABELS: dict[str, dict[str, str]] = {
     "form_title": {"en": "Model", "zh": "模型"},
-    "preset": {"en": "Start from a published model", "zh": "从已发布的模型开始"},
+    "preset": {"en": "Start from a published model", "zh": "从公开的预训练模型开始"},
     "preset_custom": {"en": "(custom values)", "zh": "（自定义数值）"},
     "model_type": {"en": "Model family", "zh": "模型系列"},
     "architecture": {"en": "Architecture / task head", "zh": "架构 / 任务头"},
@@ -119,11 +119,11 @@ UI_LABELS: dict[str, dict[str, str]] = {
     "copied": {"en": "Copied.", "zh": "已复制。"},
     "copy_stale": {
         "en": "Not copied: fix the marked input first; the result shown is out of date.",
-        "zh": "未复制：请先修正标出的输入项，当前显示的结果已过时。",
+        "zh": "未复制：请先修正标红的输入项，当前结果未更新。",
     },
     "copy_stale_general": {
         "en": "Not copied: the inputs have an error (see the message above); the result shown is out of date.",
-        "zh": "未复制：输入有误（见上方提示），当前显示的结果已过时。",
+        "zh": "未复制：输入有误（见上方提示），当前结果未更新。",
     },
     "copy_failed": {
         "en": "Could not copy: the browser refused access to the clipboard.",
@@ -146,13 +146,18 @@ UI_LABELS: dict[str, dict[str, str]] = {
     },
     "stale": {
         "en": "Out of date: this is the result for the last valid input.",
-        "zh": "已过时：这是上一次有效输入的结果。",
+        "zh": "结果未更新：当前显示的是上一次有效输入的结果。",
     },
-    "stale_fix_field": {"en": "Fix the marked field to update it.", "zh": "修正标出的输入项后，结果会更新。"},
+    # A link whose inputs have an error: nothing was computed for it, the page still shows its default.
+    "stale_link": {
+        "en": "Nothing is calculated for this link yet: the result shown is bert-base-uncased's, the page's default.",
+        "zh": "这个链接的输入还没有算出结果：当前显示的是页面默认模型 bert-base-uncased 的结果。",
+    },
+    "stale_fix_field": {"en": "Fix the marked field to update it.", "zh": "修正标红的输入项即可更新。"},
     # Two fields marked (hidden size and heads that do not divide): changing either one fixes it.
     "stale_fix_fields": {
         "en": "Change one of the marked fields to update it.",
-        "zh": "修改标出的任一输入项后，结果会更新。",
+        "zh": "修改任一标红的输入项即可更新。",
     },
     "stale_fix_general": {
         "en": "Change the inputs as the message above says to update it.",
@@ -281,8 +286,15 @@ def fields_legend(model_type: str, lang: str = "en") -> str:
 
 
 def family_option(model_type: str, lang: str = "en") -> str:
-    """A family as the model-family menu names it: its title and its ``model_type``."""
+    """A family as the model-family menu names it: its title, and the ``model_type`` a config.json has.
+
+    Families without a config.json (FIELDS_LEGEND: keras-bert, the 2018 Transformer)
+    show their title alone: their ``model_type`` is only this site's name for them,
+    and the longer titles must fit the menu on a phone.
+    """
     title = FAMILIES[model_type].title.get(_lang(lang), model_type)
+    if model_type in FIELDS_LEGEND:
+        return title
     return f"{title}（{model_type}）" if _lang(lang) == "zh" else f"{title} ({model_type})"
 
 

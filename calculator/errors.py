@@ -27,7 +27,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "unknown_preset": {
         "en": "Unknown preset \"{value}\". {hint}",
-        "zh": "没有名为 “{value}” 的预设。{hint}",
+        "zh": "没有名为“{value}”的预设模型。{hint}",
     },
     "not_integer": {
         "en": "{key} must be a whole number, got {value}.",
@@ -94,11 +94,11 @@ EMPTY_MESSAGES: dict[str, dict[str, str]] = {
 #: What to do about an unknown preset: a few names close to it, else where the whole list is.
 #: (Not all 26 names: on the page that was a red wall of text, and both places list them already.)
 PRESET_HINTS: dict[str, dict[str, str]] = {
-    "close": {"en": "Did you mean {names}?", "zh": "你要找的是不是 {names}？"},
+    "close": {"en": "Did you mean {names}?", "zh": "你是不是要找 {names}？"},
     # The page's preset picker, by its label (calculator.api.UI_LABELS["preset"]).
     "page": {
         "en": "Choose one from the \"Start from a published model\" list.",
-        "zh": "请在“从已发布的模型开始”列表中选择。",
+        "zh": "请在“从公开的预训练模型开始”列表中选择。",
     },
     "cli": {"en": "Run with --list-presets to see them all.", "zh": "加上 --list-presets 可查看全部预设。"},
 }

@@ -118,5 +118,5 @@ FAMILY = Family(
     architectures=(Architecture(ARCHITECTURE, "", False),),
     custom=build_tensors,
     pad_token_id=None,
-    title={"en": "Transformer (2018, PyTorch)", "zh": "Transformer（2018，PyTorch）"},
+    title={"en": "Transformer (2018, PyTorch)", "zh": "Transformer（2018 PyTorch 实现）"},
 )

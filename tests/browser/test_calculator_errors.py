@@ -77,7 +77,8 @@ def test_every_error_code_is_covered():
     assert not reached & set(NOT_FROM_THE_PAGE)
 
 
-def assert_error_shown(page, code: str, message: str, slot_for: str | None, lang: str) -> None:
+def assert_error_shown(page, code: str, message: str, slot_for: str | None, lang: str, stale: str = "stale") -> None:
+    """``stale``: the note's label: "stale", or "stale_link" for a link whose inputs were never computed."""
     loc = wait_error(page, code)
     assert page.locator("[data-error-code]").count() == 1, "exactly one error element"
     assert loc.text_content() == message
@@ -85,7 +86,7 @@ def assert_error_shown(page, code: str, message: str, slot_for: str | None, lang
     assert page.locator("#calc-output.calc-stale").count() == 1
     assert page.locator("#calc-summary.calc-stale").count() == 1
     assert page.locator("#calc-stale-note").is_visible()
-    assert page.locator("#calc-stale-note").text_content() == api.UI_LABELS["stale"][lang]
+    assert page.locator("#calc-stale-note").text_content() == api.UI_LABELS[stale][lang]
     slot_id = loc.get_attribute("id")
     if slot_for is None:
         assert slot_id == "calc-general-error"
@@ -173,7 +174,7 @@ def test_link_errors(page, site, query, code, slot_for):
     page.goto(site.url("calculator/", lang, urllib.parse.urlencode(query)))
     expected = api.compute(query, lang)
     assert expected["error"]["code"] == code
-    assert_error_shown(page, code, expected["error"]["message"], slot_for, lang)
+    assert_error_shown(page, code, expected["error"]["message"], slot_for, lang, stale="stale_link")
     # The page answers again as soon as the input is fixed: pick a preset.
     page.select_option("#calc-preset", "bert-base-uncased")
     if page.is_enabled("#calc-pooler") and not page.is_checked("#calc-pooler"):
@@ -299,7 +300,7 @@ NOT_DIVISIBLE = {
     "en": "hidden_size (770) must be divisible by num_attention_heads (12); Hugging Face rejects this config.",
     "zh": "hidden_size（770）必须能被 num_attention_heads（12）整除；Hugging Face 会拒绝这个配置。",
 }
-FIX_EITHER = {"en": "Change one of the marked fields to update it.", "zh": "修改标出的任一输入项后，结果会更新。"}
+FIX_EITHER = {"en": "Change one of the marked fields to update it.", "zh": "修改任一标红的输入项即可更新。"}
 
 MARKING_JS = """(ids) => ids.map((id) => {
   const el = document.getElementById(id), s = getComputedStyle(el);
@@ -361,11 +362,37 @@ def test_an_error_about_two_fields_from_a_link(page, site):
     assert_both_marked(page, "calc-bert-num_attention_heads", "calc-bert-hidden_size")
 
 
+#: The stale note, written out: for a link never computed, then after a result of the reader's own.
+STALE_NOTE = {
+    "en": ("Nothing is calculated for this link yet: the result shown is bert-base-uncased's, the page's default. "
+           "Change one of the marked fields to update it.",
+           "Out of date: this is the result for the last valid input. Change one of the marked fields to update it."),
+    "zh": ("这个链接的输入还没有算出结果：当前显示的是页面默认模型 bert-base-uncased 的结果。修改任一标红的输入项即可更新。",
+           "结果未更新：当前显示的是上一次有效输入的结果。修改任一标红的输入项即可更新。"),
+}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_link_with_an_error_does_not_call_the_default_its_last_result(page, site, lang):
+    """A reader from a forum link never entered bert-base-uncased: the note must not say it was their input."""
+    page.goto(site.url("calculator/", lang, "hidden_size=770"))
+    wait_error(page, "heads_not_divisor")
+    note = page.locator("#calc-stale-box")
+    assert note.is_visible()
+    assert note.text_content() == STALE_NOTE[lang][0]
+    # Once a result of their own has been shown, the next error is about "the last valid input".
+    page.fill("#calc-bert-hidden_size", "768")
+    wait_total(page, DEFAULT_TOTAL)
+    page.fill("#calc-bert-hidden_size", "770")
+    wait_error(page, "heads_not_divisor")
+    assert note.text_content() == STALE_NOTE[lang][1]
+
+
 # -------------------------------------------------------- an unknown preset
 
 UNKNOWN_PRESET = {
     "en": 'Unknown preset "no-such-model". Choose one from the "Start from a published model" list.',
-    "zh": "没有名为 “no-such-model” 的预设。请在“从已发布的模型开始”列表中选择。",
+    "zh": "没有名为“no-such-model”的预设模型。请在“从公开的预训练模型开始”列表中选择。",
 }
 
 
@@ -378,7 +405,7 @@ def test_an_unknown_preset_says_so_briefly(page, site, lang):
     assert page.get_attribute("#calc-preset", "aria-invalid") == "true"
     # The picker it points to is the one it is shown under.
     label = page.locator('label[for="calc-preset"]').text_content().strip()
-    assert label in ("Start from a published model", "从已发布的模型开始") and label in loc.text_content()
+    assert label in ("Start from a published model", "从公开的预训练模型开始") and label in loc.text_content()
     # Short: no list of the 26 presets, at most three lines in the form's column (it was a red block).
     assert not [name for name in PRESETS if name in loc.text_content()]
     lines = page.evaluate("""() => { const r = document.createRange();
@@ -391,4 +418,4 @@ def test_a_mistyped_preset_suggests_the_near_ones(page, site):
     page.goto(site.url("calculator/", "zh", "preset=bert-large-uncase"))
     loc = wait_error(page, "unknown_preset")
     # bert-large-uncased is the one published name that contains what was typed.
-    assert loc.text_content() == "没有名为 “bert-large-uncase” 的预设。你要找的是不是 bert-large-uncased？"
+    assert loc.text_content() == "没有名为“bert-large-uncase”的预设模型。你是不是要找 bert-large-uncased？"

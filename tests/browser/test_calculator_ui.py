@@ -102,7 +102,7 @@ def test_keras_summary_and_no_pooler_in_the_title(page, site, lang, tmp_path):
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_error_without_a_field_does_not_point_at_one(page, context, site, lang):
     context.grant_permissions(["clipboard-read", "clipboard-write"], origin=site.root.rstrip("/"))
-    marked = "marked" if lang == "en" else "标出"
+    marked = "marked" if lang == "en" else "标红"
     page.goto(site.url("calculator/", lang, "vocab_size=9999999&hidden_size=9999996"))
     wait_error(page, "total_too_large")
     assert page.locator("[aria-invalid]").count() == 0  # no field is marked…
@@ -330,9 +330,9 @@ def test_query_values_of_keys_without_a_field_are_text(page, site, traffic):
 #: The model-family menu as a reader should see it, written out here.
 FAMILY_OPTIONS = {
     "en": ["BERT (bert)", "RoBERTa (roberta)", "DistilBERT (distilbert)", "ALBERT (albert)", "ELECTRA (electra)",
-           "keras-bert get_model() (keras-bert)", "Transformer (2018, PyTorch) (transformer)"],
+           "keras-bert get_model()", "Transformer (2018, PyTorch)"],
     "zh": ["BERT（bert）", "RoBERTa（roberta）", "DistilBERT（distilbert）", "ALBERT（albert）", "ELECTRA（electra）",
-           "keras-bert 的 get_model()（keras-bert）", "Transformer（2018，PyTorch）（transformer）"],
+           "keras-bert 的 get_model()", "Transformer（2018 PyTorch 实现）"],
 }
 
 #: Each option's own width (a copy of the menu holding only it, sized to its content) against the menu's.
@@ -365,7 +365,7 @@ LEGENDS = {
     "en": {"keras-bert": "keras-bert get_model() arguments", "bert": "BERT hyperparameters (config.json keys)",
            "transformer": "Transformer (2018, PyTorch): arguments of Transformer() in attention-is-all-you-need-pytorch"},
     "zh": {"keras-bert": "keras-bert 的 get_model() 参数", "bert": "BERT 超参数（config.json 中的键）",
-           "transformer": "Transformer（2018，PyTorch）：attention-is-all-you-need-pytorch 中 Transformer() 的构造参数"},
+           "transformer": "Transformer（2018 PyTorch 实现）：attention-is-all-you-need-pytorch 中 Transformer() 的构造参数"},
 }
 WEIGHTS_TITLE = {"en": "Every weight ({n} in model.weights)", "zh": "全部权重（model.weights 中共 {n} 个）"}
 TENSORS_TITLE = {"en": "Every tensor ({n} entries in state_dict)", "zh": "全部张量（state_dict 中 {n} 项）"}

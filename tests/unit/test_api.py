@@ -442,7 +442,7 @@ def test_keras_summary_section():
 def test_stale_note_points_at_a_field_only_when_one_is_marked():
     # "Fix the marked field" lives apart from the sentence that says the result is stale,
     # and the page-level errors (no field marked) have wording of their own.
-    for lang, marked in (("en", "marked"), ("zh", "标出")):
+    for lang, marked in (("en", "marked"), ("zh", "标红")):
         assert marked not in api.UI_LABELS["stale"][lang]
         assert marked in api.UI_LABELS["stale_fix_field"][lang] and marked in api.UI_LABELS["copy_stale"][lang]
         assert marked not in api.UI_LABELS["stale_fix_general"][lang]
@@ -507,7 +507,7 @@ def test_an_error_about_two_fields_names_both():
     assert api.internal_error("en")["fields"] == []
     # The stale note's words when two are marked: either one fixes it.
     assert "one of the marked fields" in api.UI_LABELS["stale_fix_fields"]["en"]
-    assert "任一" in api.UI_LABELS["stale_fix_fields"]["zh"] and "标出" in api.UI_LABELS["stale_fix_fields"]["zh"]
+    assert "任一" in api.UI_LABELS["stale_fix_fields"]["zh"] and "标红" in api.UI_LABELS["stale_fix_fields"]["zh"]
 
 
 def test_an_unknown_preset_is_short_and_points_somewhere():
@@ -522,12 +522,12 @@ def test_an_unknown_preset_is_short_and_points_somewhere():
     assert _err({"preset": "no-such-model"})["message"] == \
         'Unknown preset "no-such-model". Choose one from the "Start from a published model" list.'
     assert _err({"preset": "no-such-model"}, "zh")["message"] == \
-        "没有名为 “no-such-model” 的预设。请在“从已发布的模型开始”列表中选择。"
+        "没有名为“no-such-model”的预设模型。请在“从公开的预训练模型开始”列表中选择。"
     # A near miss names the few presets it probably meant (case and _ ignored), in both languages.
     assert _err({"preset": "BERT_large"})["message"] == \
         'Unknown preset "BERT_large". Did you mean bert-large-uncased, bert-large-cased or albert-large-v2?'
     assert _err({"preset": "bert-base-uncase"}, "zh")["message"] == (
-        "没有名为 “bert-base-uncase” 的预设。你要找的是不是 bert-base-uncased 或 distilbert-base-uncased？")
+        "没有名为“bert-base-uncase”的预设模型。你是不是要找 bert-base-uncased 或 distilbert-base-uncased？")
     assert _err({"preset": "roberta-larg"})["message"].endswith("Did you mean roberta-large?")
     assert _err({"preset": "albert-base-v3"})["message"].endswith("Did you mean albert-base-v2?")
     # User text stays text: the page inserts the message with textContent, the markup is not interpreted.
@@ -538,14 +538,19 @@ def test_family_titles_fit_the_menu_and_match_between_languages():
     for mt, fam in FAMILIES.items():
         for lang in ("en", "zh"):
             option = api.family_option(mt, lang)
-            assert mt in option and fam.title[lang] in option
+            # Hugging Face families show the model_type their config.json has; the others only their title.
+            if mt in ("keras-bert", "transformer"):
+                assert option == fam.title[lang]
+            else:
+                assert option.startswith(fam.title[lang]) and option.endswith(("(%s)" % mt, "（%s）" % mt))
+            assert mt in option.lower()
             # The 1280 px layout gives the menu about 45 Latin characters (tests/browser measures it).
             assert len(option) <= 45, option
         # The same name in both languages: the same Latin words and numbers, only the punctuation differs.
         words = [re.findall(r"[A-Za-z0-9_.()-]+", fam.title[lang].replace("（", " ").replace("）", " "))
                  for lang in ("en", "zh")]
         assert [w.strip("()") for w in words[0]] == [w.strip("()") for w in words[1]], (mt, words)
-    assert FAMILIES["transformer"].title == {"en": "Transformer (2018, PyTorch)", "zh": "Transformer（2018，PyTorch）"}
+    assert FAMILIES["transformer"].title == {"en": "Transformer (2018, PyTorch)", "zh": "Transformer（2018 PyTorch 实现）"}
 
 
 def test_keras_bert_labels_name_its_arguments_and_weights():
@@ -557,7 +562,7 @@ def test_keras_bert_labels_name_its_arguments_and_weights():
     assert legend(zh, "keras-bert") == "keras-bert 的 get_model() 参数"
     assert legend(en, "transformer") == \
         "Transformer (2018, PyTorch): arguments of Transformer() in attention-is-all-you-need-pytorch"
-    assert legend(zh, "transformer") == "Transformer（2018，PyTorch）：attention-is-all-you-need-pytorch 中 Transformer() 的构造参数"
+    assert legend(zh, "transformer") == "Transformer（2018 PyTorch 实现）：attention-is-all-you-need-pytorch 中 Transformer() 的构造参数"
     # Hugging Face families keep their config.json keys.
     assert legend(en, "bert") == "BERT hyperparameters (config.json keys)"
     assert legend(zh, "bert") == "BERT 超参数（config.json 中的键）"

@@ -112,7 +112,7 @@ def test_cli_json_and_errors():
     # The CLI points at its own list (the option exists: it prints every preset), not at the page's menu.
     assert err == 'error: unknown_preset: Unknown preset "no-such-model". Run with --list-presets to see them all.\n'
     code, out, err = run_cli("--preset", "no-such-model", "--lang", "zh")
-    assert err == "error: unknown_preset: 没有名为 “no-such-model” 的预设。加上 --list-presets 可查看全部预设。\n"
+    assert err == "error: unknown_preset: 没有名为“no-such-model”的预设模型。加上 --list-presets 可查看全部预设。\n"
     code, out, err = run_cli("--list-presets")
     assert code == 0 and "bert-base-uncased" in out and "albert-xxlarge-v2" in out
     code, out, err = run_cli("--preset", "bert-base-uncase")

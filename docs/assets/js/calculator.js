@@ -29,6 +29,7 @@ function main(root) {
   const live = byId("calc-live");
   const general = byId("calc-general-error");
   const staleNote = byId("calc-stale-box");
+  const staleText = byId("calc-stale-note");
   const staleFix = byId("calc-stale-fix");
   const extrasNote = byId("calc-extras");
   const copyStatus = byId("calc-copy-status");
@@ -52,6 +53,9 @@ function main(root) {
   let copies = { markdown: schema.initial.markdown, text: schema.initial.text };
   let tensorRows = null; // the open-on-demand per-tensor table of the result shown
   let fieldMarked = false; // whether the error shown is beside a field (else in the page-level slot)
+  // Whether the result shown was computed for inputs the reader had: false while a link's
+  // own inputs have never been computed (the page still shows its pre-rendered default).
+  let shownIsTheirs = true;
   let lastEdited = null; // the form control the reader changed last: an error about it is shown beside it
   // config.json keys that change the result but have no field (schema.families[mt].extras, e.g.
   // pad_token_id): taken from the last state Python answered for, sent with every form change,
@@ -221,6 +225,7 @@ function main(root) {
     // "Fix the marked field" only when one is marked; else the message above says what to change.
     fieldMarked = Boolean(input);
     staleFix.textContent = !fieldMarked ? L.stale_fix_general : inputs.length > 1 ? L.stale_fix_fields : L.stale_fix_field;
+    staleText.textContent = shownIsTheirs ? L.stale : L.stale_link;
     markStale(true);
     root.dataset.result = "stale";
     live.textContent = message;
@@ -271,6 +276,7 @@ function main(root) {
     mini.querySelector("strong").textContent = result.total_text;
     mini.querySelector(".calc-mini-short").textContent = result.short;
     staleNote.hidden = true;
+    shownIsTheirs = true;
     root.dataset.result = "fresh";
     copies = { markdown: result.markdown, text: result.text };
     fieldMarked = false;
@@ -552,6 +558,7 @@ function main(root) {
     applyQuery(urlParams);
     if (!same) {
       // The pre-rendered result is bert-base-uncased's: say so until Python answers for the link.
+      shownIsTheirs = false;
       markStale(false);
       root.dataset.result = "pending";
       status.textContent = L.status_loading_other;
