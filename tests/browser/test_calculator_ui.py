@@ -63,12 +63,17 @@ def cli_keras_rows(expected: dict) -> list:
 # ------------------------------------------------ 1 and 8: title, Keras summary
 
 
-@pytest.mark.parametrize("lang", ["en", "zh"])
-def test_keras_summary_and_no_pooler_in_the_title(page, site, lang, tmp_path):
-    config = {"model_type": "keras-bert", "transformer_num": 2}
-    expected = cli_json(config, tmp_path)
+def open_keras_bert(page, site, lang: str, tmp_path) -> dict:
+    """The page on a 2-layer keras-bert, once its exact total is shown; returns the CLI's JSON for it."""
+    expected = cli_json({"model_type": "keras-bert", "transformer_num": 2}, tmp_path)
     page.goto(site.url("calculator/", lang, "model_type=keras-bert&transformer_num=2"))
     wait_total(page, expected["total"])
+    return expected
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_keras_summary_and_no_pooler_in_the_title(page, site, lang, tmp_path):
+    expected = open_keras_bert(page, site, lang, tmp_path)
     # keras-bert has no pooler switch: the title names the call, nothing about a pooler.
     assert title(page) == "get_model"
     # The rows of model.summary(), as the CLI's JSON lists them, in a collapsed section.
@@ -382,10 +387,7 @@ def tensors_summary(page) -> str:
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_keras_bert_mode_names_get_model_arguments_and_weights(page, site, lang, tmp_path):
-    config = {"model_type": "keras-bert", "transformer_num": 2}
-    expected = cli_json(config, tmp_path)
-    page.goto(site.url("calculator/", lang, "model_type=keras-bert&transformer_num=2"))
-    wait_total(page, expected["total"])
+    expected = open_keras_bert(page, site, lang, tmp_path)
     # Its inputs are get_model() arguments, its tensors the Keras model's weights (as many as the CLI lists).
     assert legend(page) == LEGENDS[lang]["keras-bert"]
     assert tensors_summary(page) == WEIGHTS_TITLE[lang].format(n=len(expected["tensors"]))
