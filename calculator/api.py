@@ -513,24 +513,22 @@ def canonical_query(
 # ------------------------------------------------------------------- errors
 
 #: Which form field an error belongs beside, when the error's ``key`` is not itself a field.
-_ERROR_FIELDS = {
-    "unknown_model_type": "model_type",
-    "unknown_architecture": "architecture",
-    "unknown_preset": "preset",
-    "pooler_fixed": "pooler",
-    "invalid_json": "config",
-    "not_an_object": "config",
-    "vocab_mismatch": "n_tgt_vocab",
-    "labels_fixed": "num_labels",
+_ERROR_FIELDS: dict[str, tuple[str, ...]] = {
+    "unknown_model_type": ("model_type",),
+    "unknown_architecture": ("architecture",),
+    "unknown_preset": ("preset",),
+    "pooler_fixed": ("pooler",),
+    "invalid_json": ("config",),
+    "not_an_object": ("config",),
+    # The message goes beside the first; the second is marked too (the two vocabularies must match).
+    "vocab_mismatch": ("n_tgt_vocab", "n_src_vocab"),
+    "labels_fixed": ("num_labels",),
 }
 
 
 #: Errors about two fields at once, by the parameters that name them: both are marked on the page.
 _ERROR_FIELD_PAIRS = {
     "heads_not_divisor": ("heads_key", "hidden_key"),
-}
-_ERROR_FIELD_ALSO = {
-    "vocab_mismatch": ("n_src_vocab",),
 }
 
 
@@ -547,7 +545,8 @@ def _error_fields(exc: CalcError, model_type: Any) -> list[str]:
         keys = [exc.params.get(p) for p in _ERROR_FIELD_PAIRS[exc.code]]
         return [k for k in keys if isinstance(k, str) and k in names]
     if exc.code in _ERROR_FIELDS:
-        return [_ERROR_FIELDS[exc.code], *(k for k in _ERROR_FIELD_ALSO.get(exc.code, ()) if k in names)]
+        first, *others = _ERROR_FIELDS[exc.code]
+        return [first, *(k for k in others if k in names)]
     key = exc.params.get("key")
     if not isinstance(key, str):
         return []
