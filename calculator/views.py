@@ -37,18 +37,59 @@ def fmt_int(n: int, lang: str = "en") -> str:
     return f"{n:,}"
 
 
+#: Short-form units, smallest first: (size, suffix). Chinese counts in 万 (10^4), 亿 (10^8) and
+#: 万亿 (10^12); English in thousands.
+SHORT_UNITS: dict[str, tuple[tuple[int, str], ...]] = {
+    "zh": ((10**4, " 万"), (10**8, " 亿"), (10**12, " 万亿")),
+    "en": ((10**3, "K"), (10**6, "M"), (10**9, "B"), (10**12, "T")),
+}
+
+
+def _rounded(a: int, size: int, decimals: int) -> int:
+    """``a / size`` rounded half-up to ``decimals`` places, as an integer count of the last place."""
+    scale = 10**decimals
+    return (2 * a * scale + size) // (2 * size)
+
+
 def fmt_short(n: int, lang: str = "en") -> str:
-    """A short form people say out loud: 109.5M in English, 1.09亿 in Chinese."""
-    if lang == "zh":
-        if abs(n) >= 10**8:
-            return f"{n / 10**8:.3g}亿"
-        if abs(n) >= 10**4:
-            return f"{n / 10**4:.4g}万"
+    """A short form people say out loud: 109.5M in English, 1.095 亿 in Chinese.
+
+    Chinese keeps four significant figures (1.089 亿, 1.095 亿 and 1.101 亿 stay three
+    different numbers; three figures printed all of them as 1.1 亿, BERT-base's famous
+    size); English keeps one decimal (109.5M). The unit is the largest whose mantissa,
+    *after rounding*, stays below the next unit (9,999.5 万 is 1 亿, 999.95M is 1.0B),
+    and integer arithmetic means no exponent is ever printed, up to the calculator's 10^15.
+    Trailing zeros of the Chinese mantissa are dropped (1 亿, 1.1 亿), as people write it.
+    """
+    lang = "zh" if lang == "zh" else "en"
+    units = SHORT_UNITS[lang]
+    sign, a = ("-" if n < 0 else ""), abs(int(n))
+    if a < units[0][0]:
         return str(n)
-    for size, suffix in ((10**12, "T"), (10**9, "B"), (10**6, "M"), (10**3, "K")):
-        if abs(n) >= size:
-            return f"{n / size:.1f}{suffix}"
-    return str(n)
+    step = units[1][0] // units[0][0]  # each unit is this many of the one below (10^4 or 10^3)
+    for index, (size, suffix) in enumerate(units):
+        last = index == len(units) - 1
+        if lang == "zh":
+            digits = len(str(a // size)) if a >= size else 1
+            decimals = max(4 - digits, 0)
+            q = _rounded(a, size, decimals)
+            if len(str(q // 10**decimals)) > digits and decimals > 0:  # 9.9995 → 10.00: one place fewer
+                decimals -= 1
+                q = _rounded(a, size, decimals)
+        else:
+            decimals = 1
+            q = _rounded(a, size, decimals)
+        whole, frac = divmod(q, 10**decimals)
+        if whole >= step and not last:
+            continue  # rounds up to the next unit
+        text = str(whole)
+        if decimals:
+            fraction = str(frac).zfill(decimals)
+            if lang == "zh":
+                fraction = fraction.rstrip("0")
+            text += "." + fraction if fraction else ""
+        return sign + text + suffix
+    raise AssertionError("unreachable: the last unit always returns")
 
 
 def fmt_percent(fraction: float, lang: str = "en") -> str:
@@ -290,10 +331,9 @@ def markdown_table(inv: Inventory, lang: str = "en", compact: bool = True) -> st
             for t in template:
                 rows.append(row(t))
             per = sum(t.count for t in template if t.tied_to is None)
-            rows.append(
-                f"| *{label('per_layer', lang)}* | | "
-                f"*{label('times_layers', lang, per=fmt_int(per, lang), n=n_layers, total=fmt_int(s.count, lang))}* |"
-            )
+            em = "**" if lang == "zh" else "*"  # no synthetic italics on Chinese text
+            times = label("times_layers", lang, per=fmt_int(per, lang), n=n_layers, total=fmt_int(s.count, lang))
+            rows.append(f"| {em}{label('per_layer', lang)}{em} | | {em}{times}{em} |")
         else:
             rows.extend(row(t) for t in members)
     rows.append(f"| **{label('total', lang)}** | | **{fmt_int(inv.total, lang)}** |")
@@ -310,18 +350,25 @@ def text_report(inv: Inventory, lang: str = "en", compact: bool = True) -> str:
     ``compact`` lists layer 0's tensors once and multiplies, as the Markdown table does.
     """
     colon = "：" if lang == "zh" else ": "
-    lines = [f"{label('model', lang)}{colon}{inv.architecture} ({inv.model_type})"]
-    lines.append(f"{label('total', lang)}{colon}{fmt_int(inv.total, lang)} ({fmt_short(inv.total, lang)})")
+    if lang == "zh":  # full-width brackets after a full-width colon: 总参数量：109,482,240（约 1.095 亿）
+        model = f"{inv.architecture}（{inv.model_type}）"
+        total = f"{fmt_int(inv.total, lang)}（约 {fmt_short(inv.total, lang)}）"
+    else:
+        model = f"{inv.architecture} ({inv.model_type})"
+        total = f"{fmt_int(inv.total, lang)} ({fmt_short(inv.total, lang)})"
+    lines = [f"{label('model', lang)}{colon}{model}", f"{label('total', lang)}{colon}{total}"]
     if inv.trainable != inv.total:
         lines.append(f"{label('trainable', lang)}{colon}{fmt_int(inv.trainable, lang)}")
     if inv.state_dict_total != inv.total:
         lines.append(f"{label('state_dict_total', lang)}{colon}{fmt_int(inv.state_dict_total, lang)}")
     lines.append("")
     sections = section_breakdown(inv)
-    names = [label(s.key, lang) for s in sections] + ["  " + label(g.key, lang) for s in sections for g in s.children]
+    # A section with one component ("Pooler / Pooler") shows no child row, as on the page.
+    children = {s.key: (s.children if len(s.children) > 1 else ()) for s in sections}
+    names = [label(s.key, lang) for s in sections] + ["  " + label(g.key, lang) for s in sections for g in children[s.key]]
     width = max((_display_width(x) for x in names), default=8) + 2
     for s in sections:
-        rows = [(label(s.key, lang), s)] + [("  " + label(g.key, lang), g) for g in s.children]
+        rows = [(label(s.key, lang), s)] + [("  " + label(g.key, lang), g) for g in children[s.key]]
         for name, item in rows:
             pad = " " * (width - _display_width(name))
             lines.append(f"{name}{pad}{fmt_int(item.count, lang):>15}  {fmt_percent(item.fraction, lang):>7}")

@@ -106,7 +106,7 @@ def test_exact_answer_before_python_is_ready(page, site, lang):
     wait_ready(page)
     assert page.locator("#calc-status").text_content() == UI_LABELS["status_ready"][lang]
     assert page.locator(f'[data-total="{DEFAULT_TOTAL}"]').count() == 1
-    assert page.locator(".calc-short").text_content() == ("about 109.5M" if lang == "en" else "约 1.09亿")
+    assert page.locator(".calc-short").text_content() == ("about 109.5M" if lang == "en" else "约 1.095 亿")
 
 
 def test_inputs_update_the_result(page, site, tmp_path):

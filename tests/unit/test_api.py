@@ -39,7 +39,7 @@ def test_default_state_is_bert_base_with_pooler():
     assert out["summary_html"].count("data-total=") == 1 and "data-total=" not in out["html"]
     assert f'data-total="{BASE_TOTAL}"' in out["summary_html"]
     assert "bert-base-uncased · BertModel · with pooler" in out["summary_html"]
-    assert _ok(api.DEFAULT_PARAMS, "zh")["short"] == "1.09亿"
+    assert _ok(api.DEFAULT_PARAMS, "zh")["short"] == "1.095 亿"
 
 
 def test_query_uses_hugging_face_keys_and_round_trips():
@@ -423,7 +423,7 @@ def test_keras_summary_section():
         ("Encoder-1-FeedForward-Norm", "LayerNormalization", 2 * 8),
     ]
     total = sum(r[2] for r in rows)
-    for lang, title in (("en", "Keras summary"), ("zh", "Keras 摘要")):
+    for lang, title in (("en", "Keras summary"), ("zh", "Keras 的 summary")):
         html = _ok(small, lang)["html"]
         section = html[html.index('<details class="calc-keras"'):]
         section = section[:section.index("</details>")]

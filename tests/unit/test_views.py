@@ -51,7 +51,7 @@ def test_formula_substitution():
 
 def test_short_forms():
     assert views.fmt_short(109_482_240, "en") == "109.5M"
-    assert views.fmt_short(109_482_240, "zh") == "1.09亿"
+    assert views.fmt_short(109_482_240, "zh") == "1.095 亿"
     assert views.fmt_short(335_141_888, "en") == "335.1M"
     assert views.fmt_int(109_482_240) == "109,482,240"
 
