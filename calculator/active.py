@@ -48,8 +48,12 @@ class ActiveParameters:
         return self.stored - self.active
 
 
-def parse_fraction(value: Any, key: str = "fraction") -> Fraction:
-    """A number in [0, 1], a string such as ``"0.25"`` or ``"12/4095"``, or a pair (active, neurons)."""
+def parse_fraction(value: Any, key: str = "fraction", name: dict[str, str] | None = None) -> Fraction:
+    """A number in [0, 1], a string such as ``"0.25"`` or ``"12/4095"``, or a pair (active, neurons).
+
+    ``name`` is the field's label in each language, for the message (``key`` stays the code's field).
+    """
+    named = {"name": name} if name else {}
     try:
         if isinstance(value, bool):
             raise TypeError
@@ -70,9 +74,9 @@ def parse_fraction(value: Any, key: str = "fraction") -> Fraction:
         else:
             raise TypeError
     except (TypeError, ValueError, ZeroDivisionError, OverflowError):
-        raise CalcError("bad_fraction", key=key, value=value) from None
+        raise CalcError("bad_fraction", key=key, value=value, **named) from None
     if not 0 <= result <= 1:
-        raise CalcError("bad_fraction", key=key, value=value)
+        raise CalcError("bad_fraction", key=key, value=value, **named)
     return result
 
 

@@ -75,8 +75,8 @@ UI_LABELS: dict[str, dict[str, str]] = {
     "architecture": {"en": "Architecture / task head", "zh": "架构 / 任务头"},
     "pooler": {"en": "Include the pooler", "zh": "包含池化层"},
     "pooler_choice": {
-        "en": "Only the base model lets you choose (add_pooling_layer).",
-        "zh": "只有基础模型可以选择（add_pooling_layer）。",
+        "en": "Only the base model lets you choose whether it has a pooler (add_pooling_layer).",
+        "zh": "只有基础模型可以选择是否带池化层（add_pooling_layer）。",
     },
     "pooler_fixed_on": {"en": "{architecture} always has a pooler.", "zh": "{architecture} 始终包含池化层。"},
     "pooler_fixed_off": {"en": "{architecture} has no pooler.", "zh": "{architecture} 不含池化层。"},
@@ -150,8 +150,9 @@ UI_LABELS: dict[str, dict[str, str]] = {
     },
     # A link whose inputs have an error: nothing was computed for it, the page still shows its default.
     "stale_link": {
-        "en": "Nothing is calculated for this link yet: the result shown is bert-base-uncased's, the page's default.",
-        "zh": "这个链接的输入还没有算出结果：当前显示的是页面默认模型 bert-base-uncased 的结果。",
+        "en": "This link's inputs have an error, so nothing is calculated for it: the result shown is "
+        "bert-base-uncased's, the page's default.",
+        "zh": "这个链接里的输入有误，尚未计算：当前显示的是页面默认模型 bert-base-uncased 的结果。",
     },
     "stale_fix_field": {"en": "Fix the marked field to update it.", "zh": "修正标红的输入项即可更新。"},
     # Two fields marked (hidden size and heads that do not divide): changing either one fixes it.
@@ -164,8 +165,8 @@ UI_LABELS: dict[str, dict[str, str]] = {
         "zh": "按上方提示修改输入后，结果会更新。",
     },
     "error_internal": {
-        "en": "Something went wrong inside the calculator; the last result is kept. Please report this input.",
-        "zh": "计算器内部出错，已保留上一次的结果。请反馈这组输入。",
+        "en": "Something went wrong inside the calculator; the last result is kept. Please copy the link and report it.",
+        "zh": "计算器内部出错，已保留上一次的结果。请复制当前链接并反馈给我们。",
     },
     "result_title": {"en": "Breakdown", "zh": "明细"},
     "summary_title": {"en": "Result", "zh": "结果"},
@@ -178,7 +179,7 @@ UI_LABELS: dict[str, dict[str, str]] = {
     "encoder_layer_n": {"en": "Encoder layer {n}", "zh": "编码器第 {n} 层"},
     "decoder_layer_n": {"en": "Decoder layer {n}", "zh": "解码器第 {n} 层"},
     "formula_title": {"en": "The formula, with these numbers", "zh": "代入这些数值的公式"},
-    "memory_title": {"en": "Memory for the weights alone", "zh": "仅权重所需的内存"},
+    "memory_title": {"en": "Memory for the weights alone", "zh": "权重本身占用的内存/显存"},
     "memory_note": {
         "en": "Weights only: no gradients, optimizer state or activations.",
         "zh": "仅权重本身：不含梯度、优化器状态和激活值。",
@@ -193,7 +194,7 @@ UI_LABELS: dict[str, dict[str, str]] = {
     "tied_once": {"en": "tied", "zh": "共享"},
     "keras_title": {
         "en": "Keras summary: model.summary(), {n} rows",
-        "zh": "Keras 摘要：model.summary() 的输出，共 {n} 行",
+        "zh": "Keras 的 summary：model.summary() 的输出，共 {n} 行",
     },
     "keras_note": {
         "en": "The rows Keras prints, in its order; layers without parameters (inputs, Add, Dropout, …) included.",
@@ -226,8 +227,8 @@ FIELD_LABELS: dict[str, dict[str, str]] = {
     "n_layers": {"en": "Layers, encoder and decoder each (L)", "zh": "编码器、解码器各自的层数（L）"},
     "num_attention_heads": {"en": "Attention heads (A)", "zh": "注意力头数（A）"},
     "n_heads": {"en": "Attention heads (A)", "zh": "注意力头数（A）"},
-    "intermediate_size": {"en": "Feed-forward size (I)", "zh": "前馈层维度（I）"},
-    "hidden_dim": {"en": "Feed-forward size (I)", "zh": "前馈层维度（I）"},
+    "intermediate_size": {"en": "Feed-forward inner size (I)", "zh": "前馈网络中间层维度（I）"},
+    "hidden_dim": {"en": "Feed-forward inner size (I)", "zh": "前馈网络中间层维度（I）"},
     "max_position_embeddings": {"en": "Positions (P)", "zh": "最大位置数（P）"},
     "type_vocab_size": {"en": "Token types (T)", "zh": "分段类型数（T）"},
     "embedding_size": {"en": "Embedding size (E)", "zh": "嵌入维度（E）"},
@@ -244,14 +245,14 @@ FIELD_LABELS: dict[str, dict[str, str]] = {
     "embed_dim": {"en": "Hidden size", "zh": "隐藏层维度"},
     "transformer_num": {"en": "Encoder layers", "zh": "编码器层数"},
     "head_num": {"en": "Attention heads", "zh": "注意力头数"},
-    "feed_forward_dim": {"en": "Feed-forward size", "zh": "前馈层维度"},
-    "training": {"en": "Build the pre-training heads (training=True)", "zh": "构建预训练头（training=True）"},
+    "feed_forward_dim": {"en": "Feed-forward inner size", "zh": "前馈网络中间层维度"},
+    "training": {"en": "Add the pre-training heads (training=True)", "zh": "带上预训练任务头（training=True）"},
     "n_src_vocab": {"en": "Source vocabulary", "zh": "源端词表大小"},
     "n_tgt_vocab": {"en": "Target vocabulary", "zh": "目标端词表大小"},
     "len_max_seq": {"en": "Longest sequence", "zh": "最大序列长度"},
     "d_word_vec": {"en": "Word vector size", "zh": "词向量维度"},
     "d_model": {"en": "Model width", "zh": "模型维度"},
-    "d_inner": {"en": "Feed-forward size", "zh": "前馈层维度"},
+    "d_inner": {"en": "Feed-forward inner size", "zh": "前馈网络中间层维度"},
     "n_head": {"en": "Attention heads", "zh": "注意力头数"},
     "d_k": {"en": "Key/query size per head", "zh": "每个头的 key/query 维度"},
     "d_v": {"en": "Value size per head", "zh": "每个头的 value 维度"},
@@ -482,7 +483,7 @@ def _active_of(params: Mapping[str, Any], inv: Inventory) -> tuple[str | None, A
     module = _find_active()
     if module is None:  # pragma: no cover
         return None, None
-    share = module.parse_fraction(text, ACTIVE_KEY)
+    share = module.parse_fraction(text, ACTIVE_KEY, UI_LABELS["active_fraction"])
     return str(text), module.active_parameters(inv, share)
 
 
@@ -766,7 +767,7 @@ def render_result(
         for line in f.lines:
             items.append(
                 f'<li data-formula="{escape(line.key)}" data-count="{line.value}">'
-                f'<span class="calc-formula-key">{escape(label(line.key, lang))}</span>: '
+                f'<span class="calc-formula-key">{escape(label(line.key, lang))}</span>{"：" if lang == "zh" else ": "}'
                 f"<code>{escape(line.symbolic)}</code> = <code>{escape(line.substituted)}</code> = "
                 f"<strong>{escape(n(line.value))}</strong></li>"
             )

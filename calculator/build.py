@@ -84,8 +84,7 @@ def build(raw: Mapping[str, Any], architecture: str | None = None, pooler: Any =
             raise CalcError(
                 "pooler_fixed",
                 architecture=arch_name,
-                has="always has a pooler" if arch.pooler else "has no pooler",
-                has_zh="始终包含池化层" if arch.pooler else "不含池化层",
+                has_pooler=arch.pooler,
             )
         with_pooler = arch.pooler
 

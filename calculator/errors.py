@@ -19,11 +19,11 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "unknown_model_type": {
         "en": "Unknown model_type \"{value}\". Supported: {supported}.",
-        "zh": "不支持的 model_type “{value}”。支持的类型：{supported}。",
+        "zh": "不支持的 model_type“{value}”。支持的类型：{supported}。",
     },
     "unknown_architecture": {
         "en": "Unknown architecture \"{value}\" for model_type \"{model_type}\". Supported: {supported}.",
-        "zh": "model_type “{model_type}” 不支持架构 “{value}”。支持的架构：{supported}。",
+        "zh": "model_type 为“{model_type}”时不支持架构“{value}”。可选的架构：{supported}。",
     },
     "unknown_preset": {
         "en": "Unknown preset \"{value}\". {hint}",
@@ -31,19 +31,19 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "not_integer": {
         "en": "{key} must be a whole number, got {value}.",
-        "zh": "{key} 必须是整数，收到的是 {value}。",
+        "zh": "{key} 必须是整数（当前为 {value}）。",
     },
     "not_boolean": {
         "en": "{key} must be true or false, got {value}.",
-        "zh": "{key} 必须是 true 或 false，收到的是 {value}。",
+        "zh": "{key} 必须是 true 或 false（当前为 {value}）。",
     },
     "negative": {
         "en": "{key} cannot be negative (got {value}).",
-        "zh": "{key} 不能为负数（收到 {value}）。",
+        "zh": "{key} 不能为负数（当前为 {value}）。",
     },
     "zero": {
         "en": "{key} must be at least 1 (got 0).",
-        "zh": "{key} 至少为 1（收到 0）。",
+        "zh": "{key} 不能为 0，至少为 1。",
     },
     "too_large": {
         "en": "{key} = {value} is larger than this calculator accepts (at most {maximum}).",
@@ -59,11 +59,11 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "pooler_fixed": {
         "en": "{architecture} {has}, whatever the switch says; the pooler switch only applies to the base model.",
-        "zh": "{architecture} {has_zh}，无法切换；池化层开关只对基础模型有效。",
+        "zh": "{architecture} {has}，无法切换；池化层开关只对基础模型有效。",
     },
     "labels_fixed": {
         "en": "{architecture} needs num_labels = {required} (got {value}); Hugging Face rejects other values.",
-        "zh": "{architecture} 要求 num_labels = {required}（收到 {value}）；Hugging Face 不接受其他取值。",
+        "zh": "{architecture} 要求 num_labels = {required}（当前为 {value}）；Hugging Face 不接受其他取值。",
     },
     "padding_idx": {
         "en": "{key} ({value}) must be larger than pad_token_id ({pad}): the padding row has to exist in the table.",
@@ -75,7 +75,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "bad_fraction": {
         "en": "{key} must be a number between 0 and 1 (got {value}).",
-        "zh": "{key} 必须是 0 到 1 之间的数（收到 {value}）。",
+        "zh": "{key} 必须是 0 到 1 之间的数（当前为 {value}）。",
     },
     "bad_value": {
         "en": "{key} has an unsupported value: {value}.",
@@ -132,7 +132,15 @@ class CalcError(ValueError):
         if "value" in params:
             params["value"] = _short(params["value"])
         if "kind" in params:
-            params["kind"] = KINDS.get(params["kind"], {}).get(lang, params["kind"])
+            kind = KINDS.get(params["kind"], {}).get(lang, params["kind"])
+            # "而不是 null": a space between Chinese and a Latin word, none before 数组.
+            params["kind"] = " " + kind if lang == "zh" and kind[:1].isascii() else kind
+        if "has_pooler" in params:
+            params["has"] = HAS_POOLER[bool(params["has_pooler"])][lang]
+        if isinstance(params.get("name"), dict):
+            # A field known to readers by its label, not its query key (the page's
+            # active-neuron share is ``active_fraction`` only in the address).
+            params["key"] = params["name"][lang]
         if "detail" in params or "line" in params:
             params["detail"] = _detail(params, lang)
         return MESSAGES[self.code][lang].format(**params)
@@ -176,6 +184,12 @@ def _preset_hint(value: Any, lang: str, where: str) -> str:
         return PRESET_HINTS["close"][lang].format(names=names)
     return PRESET_HINTS["page" if where == "page" else "cli"][lang]
 
+
+#: What a class with a fixed pooler has, for ``pooler_fixed``.
+HAS_POOLER: dict[bool, dict[str, str]] = {
+    True: {"en": "always has a pooler", "zh": "始终包含池化层"},
+    False: {"en": "has no pooler", "zh": "不含池化层"},
+}
 
 #: JSON's names for the Python types a parsed config can hold.
 KINDS: dict[str, dict[str, str]] = {

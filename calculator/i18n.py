@@ -40,7 +40,7 @@ LABELS: dict[str, dict[str, str]] = {
     "embedding_params": {"en": "Embedding parameters", "zh": "嵌入参数"},
     "non_embedding_params": {"en": "Non-embedding parameters", "zh": "非嵌入参数"},
     "formula": {"en": "Formula", "zh": "公式"},
-    "memory": {"en": "Weight memory", "zh": "权重内存占用"},
+    "memory": {"en": "Weight memory", "zh": "权重本身占用的内存/显存"},
     "dtype": {"en": "dtype", "zh": "数据类型"},
     "bytes": {"en": "Bytes", "zh": "字节"},
     "model": {"en": "Model", "zh": "模型"},

@@ -23,7 +23,7 @@ def test_a_wrong_value_is_still_quoted():
     assert CalcError("not_integer", key="vocab_size", value="abc").message("en") == \
         "vocab_size must be a whole number, got abc."
     assert CalcError("not_integer", key="vocab_size", value=None).message("zh") == \
-        "vocab_size 必须是整数，收到的是 null。"
+        "vocab_size 必须是整数（当前为 null）。"
 
 
 def test_every_message_in_both_languages_with_the_same_placeholders():
