@@ -29,9 +29,9 @@ from typing import Any, Mapping
 from . import views
 from .build import DEFAULT_MODEL_TYPE, build
 from .charts import share_chart_svg
-from .config import coerce_int, parse_json, read_fields
+from .config import coerce_int, parse_json
 from .errors import CalcError
-from .families import FAMILIES, keras_bert
+from .families import FAMILIES
 from .families.base import Family
 from .i18n import label
 from .model import Inventory
@@ -176,8 +176,6 @@ UI_LABELS: dict[str, dict[str, str]] = {
     "per_layer_title": {"en": "Per encoder layer", "zh": "每个编码器层"},
     "per_group_title": {"en": "Per shared layer group", "zh": "每个共享层组"},
     "per_block_title": {"en": "Per layer: the encoder's, then the decoder's", "zh": "每层：先编码器，后解码器"},
-    "encoder_layer_n": {"en": "Encoder layer {n}", "zh": "编码器第 {n} 层"},
-    "decoder_layer_n": {"en": "Decoder layer {n}", "zh": "解码器第 {n} 层"},
     "formula_title": {"en": "The formula, with these numbers", "zh": "代入这些数值的公式"},
     "memory_title": {"en": "Memory for the weights alone", "zh": "权重本身占用的内存/显存"},
     "memory_note": {
@@ -218,70 +216,10 @@ UI_LABELS: dict[str, dict[str, str]] = {
     },
 }
 
-#: What each config.json key means, shown next to the key itself.
-FIELD_LABELS: dict[str, dict[str, str]] = {
-    "vocab_size": {"en": "Vocabulary size (V)", "zh": "词表大小（V）"},
-    "hidden_size": {"en": "Hidden size (H)", "zh": "隐藏层维度（H）"},
-    "dim": {"en": "Hidden size (H)", "zh": "隐藏层维度（H）"},
-    "num_hidden_layers": {"en": "Encoder layers (L)", "zh": "编码器层数（L）"},
-    "n_layers": {"en": "Layers, encoder and decoder each (L)", "zh": "编码器、解码器各自的层数（L）"},
-    "num_attention_heads": {"en": "Attention heads (A)", "zh": "注意力头数（A）"},
-    "n_heads": {"en": "Attention heads (A)", "zh": "注意力头数（A）"},
-    "intermediate_size": {"en": "Feed-forward inner size (I)", "zh": "前馈网络中间层维度（I）"},
-    "hidden_dim": {"en": "Feed-forward inner size (I)", "zh": "前馈网络中间层维度（I）"},
-    "max_position_embeddings": {"en": "Positions (P)", "zh": "最大位置数（P）"},
-    "type_vocab_size": {"en": "Token types (T)", "zh": "分段类型数（T）"},
-    "embedding_size": {"en": "Embedding size (E)", "zh": "嵌入维度（E）"},
-    "num_hidden_groups": {"en": "Shared layer groups", "zh": "共享层组数"},
-    "inner_group_num": {"en": "Layers per group", "zh": "每组层数"},
-    "num_labels": {"en": "Number of labels (num_labels)", "zh": "标签数（num_labels）"},
-    "tie_word_embeddings": {
-        "en": "Tie the output projection to the input embeddings",
-        "zh": "输出投影与输入词嵌入共享权重",
-    },
-    "token_num": {"en": "Vocabulary size", "zh": "词表大小"},
-    "pos_num": {"en": "Positions", "zh": "最大位置数"},
-    "seq_len": {"en": "Input length (changes no count)", "zh": "输入长度（不影响参数量）"},
-    "embed_dim": {"en": "Hidden size", "zh": "隐藏层维度"},
-    "transformer_num": {"en": "Encoder layers", "zh": "编码器层数"},
-    "head_num": {"en": "Attention heads", "zh": "注意力头数"},
-    "feed_forward_dim": {"en": "Feed-forward inner size", "zh": "前馈网络中间层维度"},
-    "training": {"en": "Add the pre-training heads (training=True)", "zh": "带上预训练任务头（training=True）"},
-    "n_src_vocab": {"en": "Source vocabulary", "zh": "源端词表大小"},
-    "n_tgt_vocab": {"en": "Target vocabulary", "zh": "目标端词表大小"},
-    "len_max_seq": {"en": "Longest sequence", "zh": "最大序列长度"},
-    "d_word_vec": {"en": "Word vector size", "zh": "词向量维度"},
-    "d_model": {"en": "Model width", "zh": "模型维度"},
-    "d_inner": {"en": "Feed-forward inner size", "zh": "前馈网络中间层维度"},
-    "n_head": {"en": "Attention heads", "zh": "注意力头数"},
-    "d_k": {"en": "Key/query size per head", "zh": "每个头的 key/query 维度"},
-    "d_v": {"en": "Value size per head", "zh": "每个头的 value 维度"},
-    "tgt_emb_prj_weight_sharing": {
-        "en": "Share the output projection with the target embedding",
-        "zh": "输出投影与目标端词嵌入共享权重",
-    },
-    "emb_src_tgt_weight_sharing": {
-        "en": "Share source and target embeddings",
-        "zh": "源端与目标端词嵌入共享权重",
-    },
-    "sinusoidal_pos_embds": {
-        "en": "Sinusoidal positions (still a parameter table in transformers)",
-        "zh": "正弦位置编码（在 transformers 中仍是参数表）",
-    },
-}
-
-
-#: The form's legend per family, where "config.json keys" would be wrong (default: ``fields_legend``).
-FIELDS_LEGEND: dict[str, str] = {
-    keras_bert.MODEL_TYPE: "fields_legend_keras",
-    "transformer": "fields_legend_transformer",
-}
-
-
 def fields_legend(model_type: str, lang: str = "en") -> str:
     """The legend of a family's fieldset: its title, and what its keys are (config.json or arguments)."""
     fam = FAMILIES[model_type]
-    text = ui(FIELDS_LEGEND.get(model_type, "fields_legend"), lang, family=fam.title.get(_lang(lang), model_type))
+    text = ui(fam.legend, lang, family=fam.title.get(_lang(lang), model_type))
     # No space after a full-width bracket: "Transformer（…）超参数".
     return text.replace("） ", "）")
 
@@ -289,12 +227,13 @@ def fields_legend(model_type: str, lang: str = "en") -> str:
 def family_option(model_type: str, lang: str = "en") -> str:
     """A family as the model-family menu names it: its title, and the ``model_type`` a config.json has.
 
-    Families without a config.json (FIELDS_LEGEND: keras-bert, the 2018 Transformer)
-    show their title alone: their ``model_type`` is only this site's name for them,
-    and the longer titles must fit the menu on a phone.
+    Families without a config.json (keras-bert, the 2018 Transformer) show their
+    title alone: their ``model_type`` is only this site's name for them, and the
+    longer titles must fit the menu on a phone.
     """
-    title = FAMILIES[model_type].title.get(_lang(lang), model_type)
-    if model_type in FIELDS_LEGEND:
+    family = FAMILIES[model_type]
+    title = family.title.get(_lang(lang), model_type)
+    if not family.config_json:
         return title
     return f"{title}（{model_type}）" if _lang(lang) == "zh" else f"{title} ({model_type})"
 
@@ -312,9 +251,10 @@ def ui(key: str, lang: str = "en", **params: Any) -> str:
     return text.format(**params) if params else text
 
 
-def field_label(key: str, lang: str = "en") -> str:
-    entry = FIELD_LABELS.get(key)
-    return entry[_lang(lang)] if entry else key
+def field_label(family: Family, key: str, lang: str = "en") -> str:
+    """What a config key means, as the family declares it (DistilBERT's n_layers is not the 2018 Transformer's)."""
+    f = family.field(key)
+    return f.label[_lang(lang)] if f is not None and f.label else key
 
 
 # ----------------------------------------------------------------- the state
@@ -335,32 +275,27 @@ def extra_keys(model_type: Any) -> tuple[str, ...]:
     * ``pad_token_id`` where the family has a ``vocab_size``: ``nn.Embedding`` refuses a
       padding row outside the table (:func:`calculator.build.check_padding`), so it decides
       which sizes are accepted;
-    * keras-bert's ``dropout_rate`` (Dropout rows in the summary, or none) and ``trainable``
-      (the trainable count): read by :func:`calculator.families.keras_bert.read_config`.
+    * the family's own :attr:`Family.extras` (keras-bert's ``dropout_rate`` and ``trainable``).
     """
     family = _family_of(model_type)
     if family is None:
         return ()
     keys: tuple[str, ...] = ()
-    if any(f.key == "vocab_size" for f in family.fields):
+    if family.field("vocab_size") is not None:
         keys += ("pad_token_id",)
-    if family.model_type == keras_bert.MODEL_TYPE:
-        keys += ("dropout_rate", "trainable")
-    return keys
+    return keys + tuple(e.key for e in family.extras)
 
 
-def _extra_from_query(key: str, value: Any) -> Any:
+def _extra_from_query(family: Family, key: str, value: Any) -> Any:
     """A query string (or a JSON value from a pasted config) for an extra key, as config.json holds it."""
     if not isinstance(value, str):
         return value
     text = value.strip()
     if key == "pad_token_id":
         return None if text == "null" else coerce_int(key, text)
-    if key == "trainable" and text.startswith("["):
-        try:
-            return json.loads(text)
-        except ValueError:
-            raise CalcError("bad_value", key=key, value=value) from None
+    for extra in family.extras:
+        if extra.key == key:
+            return extra.parse(text)
     return text
 
 
@@ -389,7 +324,7 @@ def _resolve(params: Mapping[str, Any]) -> tuple[dict[str, Any], Any, Any, Any]:
         for key in extra_keys(model_type):
             value = _param(params, key)
             if value is not None:
-                raw[key] = _extra_from_query(key, value)
+                raw[key] = _extra_from_query(family, key, value)
     return raw, _param(params, "architecture"), _param(params, "pooler"), preset_name
 
 
@@ -406,21 +341,14 @@ def extra_query(raw: Mapping[str, Any], model_type: str, config: Mapping[str, An
     """
     family = FAMILIES[model_type]
     out: dict[str, str] = {}
-    for key in extra_keys(model_type):
-        if key == "pad_token_id":
-            pad = _padding_row(raw.get(key, family.pad_token_id))
-            if pad != _padding_row(family.pad_token_id):
-                out[key] = "null" if pad is None else str(pad)
-        elif key == "dropout_rate":
-            rate = config.get(key, keras_bert.DEFAULT_DROPOUT)
-            if rate != keras_bert.DEFAULT_DROPOUT:
-                out[key] = repr(float(rate))
-        elif key == "trainable":
-            value = config.get(key)
-            if isinstance(value, bool):
-                out[key] = _query_value(value)
-            elif value is not None:
-                out[key] = json.dumps(list(value), ensure_ascii=False, separators=(",", ":"))
+    if family.field("vocab_size") is not None:
+        pad = _padding_row(raw.get("pad_token_id", family.pad_token_id))
+        if pad != _padding_row(family.pad_token_id):
+            out["pad_token_id"] = "null" if pad is None else str(pad)
+    for extra in family.extras:
+        text = extra.to_query(raw, config)
+        if text is not None:
+            out[extra.key] = text
     return out
 
 
@@ -433,7 +361,7 @@ def _preset_values(name: str) -> tuple[dict[str, Any], dict[str, str]]:
     if name not in _PRESET_VALUES:
         raw = PRESETS[name].config
         family = FAMILIES[raw["model_type"]]
-        config = family.read(raw) if family.read is not None else read_fields(family.fields, raw, family.aliases)
+        config = family.read_config(raw)
         values = {k: v for k, v in config.items() if k != "num_labels"}
         _PRESET_VALUES[name] = (values, extra_query(raw, family.model_type, config))
     return _PRESET_VALUES[name]
@@ -736,18 +664,13 @@ def render_result(
     # Per layer.
     layers = views.per_layer(inv)
     if layers:
-        albert = inv.model_type == "albert"
-        # The 2018 Transformer numbers its decoder blocks after its encoder blocks.
-        encoder_layers = inv.config.get("n_layers") if inv.model_type == "transformer" else None
+        family = FAMILIES[inv.model_type]
+        layer_row = family.layer_row
 
         def row_name(layer: int) -> str:
-            if albert:
-                return label("layer_group_n", lang, n=layer)
-            if encoder_layers is not None:
-                if layer < encoder_layers:
-                    return ui("encoder_layer_n", lang, n=layer)
-                return ui("decoder_layer_n", lang, n=layer - encoder_layers)
-            return label("layer_n", lang, n=layer)
+            if layer_row is None:
+                return label("layer_n", lang, n=layer)
+            return layer_row(layer, inv.config, lang)
 
         rows = [
             f'<tr data-layer="{r.layer}" data-count="{r.count}">'
@@ -756,8 +679,7 @@ def render_result(
             + "</tr>"
             for r in layers
         ]
-        title = "per_group_title" if albert else "per_block_title" if encoder_layers is not None else "per_layer_title"
-        out.append(f'<h3>{escape(ui(title, lang))}</h3>')
+        out.append(f'<h3>{escape(ui(family.per_layer_title, lang))}</h3>')
         out.append(_table([(label("layer", lang), ""), (label("count", lang), "num")], rows, "calc-layers"))
 
     # Formula with the numbers substituted.
@@ -1099,14 +1021,14 @@ def render_form(query: Mapping[str, str], lang: str = "en") -> str:
                     f'<div class="calc-field calc-check" data-key="{_attr(f.key)}">'
                     f'<input type="checkbox" id="{fid}" name="{_attr(f.key)}"{" checked" if on else ""} '
                     f'aria-describedby="{fid}-hint {fid}-error">'
-                    f'<label for="{fid}"><code>{escape(f.key)}</code> {escape(field_label(f.key, lang))}</label>'
+                    f'<label for="{fid}"><code>{escape(f.key)}</code> {escape(field_label(fam, f.key, lang))}</label>'
                     f'<p class="calc-hint" id="{fid}-hint"></p>{err(fid)}</div>'
                 )
             else:
                 shown = value if value is not None else str(f.default)
                 out.append(
                     f'<div class="calc-field" data-key="{_attr(f.key)}">'
-                    f'<label for="{fid}"><code>{escape(f.key)}</code> {escape(field_label(f.key, lang))}</label>'
+                    f'<label for="{fid}"><code>{escape(f.key)}</code> {escape(field_label(fam, f.key, lang))}</label>'
                     f'<input type="text" inputmode="numeric" id="{fid}" name="{_attr(f.key)}" value="{_attr(shown)}" '
                     f'spellcheck="false" aria-describedby="{fid}-hint {fid}-error">'
                     f'<p class="calc-hint" id="{fid}-hint"></p>{err(fid)}</div>'

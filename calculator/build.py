@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from .config import MAX_LAYERS, MAX_TOTAL, check_heads, coerce_bool, num_labels_of, read_fields
+from .config import MAX_TOTAL, check_heads, coerce_bool, num_labels_of
 from .errors import CalcError
 from .families import FAMILIES, Family
 from .model import Inventory, TensorList
@@ -63,14 +63,11 @@ def build(raw: Mapping[str, Any], architecture: str | None = None, pooler: Any =
     assert arch is not None
     source = dict(raw)
     source["num_labels"] = num_labels_of(raw)
-    c = family.read(source) if family.read is not None else read_fields(family.fields, source, family.aliases)
+    c = family.read_config(source)
     if family.heads_check:
         check_heads(c, *family.heads_check)
-    if "num_hidden_groups" in c and c["num_hidden_groups"] * c["inner_group_num"] > MAX_LAYERS:
-        raise CalcError(
-            "too_large", key="num_hidden_groups × inner_group_num",
-            value=c["num_hidden_groups"] * c["inner_group_num"], maximum=MAX_LAYERS,
-        )
+    for check in family.checks:
+        check(c)
 
     if arch.labels_must_be is not None and c.get("num_labels") != arch.labels_must_be:
         raise CalcError("labels_fixed", architecture=arch_name, required=arch.labels_must_be, value=c.get("num_labels"))
@@ -89,15 +86,17 @@ def build(raw: Mapping[str, Any], architecture: str | None = None, pooler: Any =
         with_pooler = arch.pooler
 
     keras_layers: tuple = ()
-    if family.custom is not None:
-        tensors, keras_layers = family.custom(c, arch_name)
+    if family.builder is not None:
+        tensors, keras_layers = family.builder(c, arch_name)
     else:
         t = TensorList()
         assert family.backbone is not None
-        family.backbone(t, c, arch.prefix, with_pooler)
-        if arch.head is not None:
+        if arch.head is not None and arch.head_first:
             arch.head(t, c, arch.prefix)
-        tensors = t.tuple()
+        family.backbone(t, c, arch.prefix, with_pooler)
+        if arch.head is not None and not arch.head_first:
+            arch.head(t, c, arch.prefix)
+        tensors = t.tensors()
 
     inv = Inventory(model_type, arch_name, c, tensors, with_pooler, keras_layers)
     if inv.state_dict_total > MAX_TOTAL:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from dataclasses import field as dc_field
 from typing import Any, Mapping
 
 from .errors import CalcError
@@ -23,15 +24,36 @@ MAX_LAYERS = 512
 MAX_TOTAL = 10**15
 
 
+#: A text in both languages: ``{"en": ..., "zh": ...}``.
+Label = dict
+
+
 @dataclass(frozen=True)
 class Field:
-    """One hyperparameter as it appears in config.json."""
+    """One hyperparameter as it appears in config.json, with everything the page and the tests need.
+
+    ``kind`` is ``"int"``, ``"bool"``, ``"choice"`` (one string of ``choices``) or
+    ``"flags"`` (a list of strings, or one string joined with ``|`` as DeBERTa's
+    ``pos_att_type`` may be written; names outside ``choices`` are ignored, as
+    transformers ignores them). ``default_from`` names an earlier field whose value
+    is the default (ALBERT-style ``embedding_size`` defaults to nothing, DeBERTa's
+    ``pooler_hidden_size`` to ``hidden_size``). ``sentinels`` are values accepted
+    outside the bounds because transformers gives them a meaning (``-1``: "use
+    max_position_embeddings"). ``optional`` fields may be ``null``. ``sample`` is
+    the range the cross-check draws random values from (None: not varied).
+    """
 
     key: str
     default: Any
-    kind: str = "int"  # "int" or "bool"
+    kind: str = "int"
     minimum: int = 1
     maximum: int = MAX_SIZE
+    label: Label = dc_field(default_factory=dict, compare=False)
+    default_from: str | None = None
+    sentinels: tuple[int, ...] = ()
+    choices: tuple[str, ...] = ()
+    optional: bool = False
+    sample: tuple[int, int] | None = None
 
 
 def parse_json(text: str) -> dict[str, Any]:
@@ -88,6 +110,49 @@ def coerce_bool(key: str, value: Any) -> bool:
     raise CalcError("not_boolean", key=key, value=value)
 
 
+def coerce_flags(key: str, value: Any, choices: tuple[str, ...]) -> tuple[str, ...]:
+    """A list of names, or ``"a|b"`` as transformers also accepts; unknown names dropped, order kept."""
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        parts = [p.strip().lower() for p in value.split("|")]
+    elif isinstance(value, (list, tuple)) and all(isinstance(p, str) for p in value):
+        parts = [p.strip().lower() for p in value]
+    else:
+        raise CalcError("bad_value", key=key, value=value)
+    out: list[str] = []
+    for p in parts:
+        if p in choices and p not in out:
+            out.append(p)
+    return tuple(out)
+
+
+def coerce_choice(key: str, value: Any, choices: tuple[str, ...]) -> str:
+    if isinstance(value, str) and value.strip().lower() in choices:
+        return value.strip().lower()
+    raise CalcError("bad_value", key=key, value=value)
+
+
+def read_field(f: Field, value: Any) -> Any:
+    """One value, checked: the field's kind, bounds and sentinels."""
+    if f.kind == "bool":
+        return coerce_bool(f.key, value)
+    if f.kind == "flags":
+        return coerce_flags(f.key, value, f.choices)
+    if f.kind == "choice":
+        return coerce_choice(f.key, value, f.choices)
+    number = coerce_int(f.key, value)
+    if number in f.sentinels:
+        return number
+    if number < 0:
+        raise CalcError("negative", key=f.key, value=number)
+    if number < f.minimum:
+        raise CalcError("zero", key=f.key, value=number)
+    if number > f.maximum:
+        raise CalcError("too_large", key=f.key, value=number, maximum=f.maximum)
+    return number
+
+
 def read_fields(fields: tuple[Field, ...], raw: Mapping[str, Any], aliases: Mapping[str, str]) -> dict[str, Any]:
     """Fill defaults, apply HF's attribute aliases, and validate each field."""
     source = dict(raw)
@@ -96,20 +161,16 @@ def read_fields(fields: tuple[Field, ...], raw: Mapping[str, Any], aliases: Mapp
             source[key] = source[alias]
     values: dict[str, Any] = {}
     for f in fields:
-        value = source.get(f.key, f.default)
-        if value is None:
-            value = f.default
-        if f.kind == "bool":
-            values[f.key] = coerce_bool(f.key, value)
-            continue
-        number = coerce_int(f.key, value)
-        if number < 0:
-            raise CalcError("negative", key=f.key, value=number)
-        if number < f.minimum:
-            raise CalcError("zero", key=f.key, value=number)
-        if number > f.maximum:
-            raise CalcError("too_large", key=f.key, value=number, maximum=f.maximum)
-        values[f.key] = number
+        value = source.get(f.key)
+        if value is None or (isinstance(value, str) and f.kind == "int" and f.optional and not value.strip()):
+            if f.optional and f.key in source:
+                values[f.key] = None
+                continue
+            value = values[f.default_from] if f.default_from is not None else f.default
+            if value is None:
+                values[f.key] = None
+                continue
+        values[f.key] = read_field(f, value)
     return values
 
 

@@ -91,8 +91,8 @@ EMPTY_MESSAGES: dict[str, dict[str, str]] = {
     "bad_fraction": {"en": "{key} is empty: enter a number between 0 and 1.", "zh": "{key} 为空：请输入 0 到 1 之间的数。"},
 }
 
-#: What to do about an unknown preset: a few names close to it, else where the whole list is.
-#: (Not all 26 names: on the page that was a red wall of text, and both places list them already.)
+#: What to do about an unknown preset: a few names close to it, else where the whole list is
+#: (the page's picker and the CLI's --list-presets list them all).
 PRESET_HINTS: dict[str, dict[str, str]] = {
     "close": {"en": "Did you mean {names}?", "zh": "你是不是要找 {names}？"},
     # The page's preset picker, by its label (calculator.api.UI_LABELS["preset"]).
@@ -106,7 +106,6 @@ PRESET_HINTS: dict[str, dict[str, str]] = {
 PRESET_SEP = {"en": ", ", "zh": "、"}
 PRESET_OR = {"en": " or ", "zh": " 或 "}
 
-LANGS = ("en", "zh")
 
 
 class CalcError(ValueError):
@@ -125,7 +124,7 @@ class CalcError(ValueError):
         lang = "zh" if lang == "zh" else "en"
         params = dict(self.params)
         if self.code == "unknown_preset":
-            params["hint"] = _preset_hint(params.get("value"), lang, where)
+            params["hint"] = _preset_hint(params.get("close"), lang, where)
         value = params.get("value")
         if self.code in EMPTY_MESSAGES and isinstance(value, str) and not value.strip():
             return EMPTY_MESSAGES[self.code][lang].format(**params)
@@ -149,36 +148,9 @@ class CalcError(ValueError):
         return {"code": self.code, "key": self.params.get("key"), "message": self.message(lang, where)}
 
 
-def close_presets(value: Any, limit: int = 3) -> list[str]:
-    """Up to ``limit`` published presets a mistyped name probably meant, best first.
-
-    Case and ``_``/``-`` are ignored; a name that contains what was typed
-    ("electra", "chinese") counts as close, and otherwise
-    :func:`difflib.get_close_matches` decides, strictly (cutoff 0.8), so that a
-    stranger name suggests nothing rather than something unrelated.
-    """
-    if not isinstance(value, str):
-        return []
-    from .presets import PRESETS  # imported here: presets imports this module
-
-    def norm(text: str) -> str:
-        return text.strip().lower().replace("_", "-")
-
-    typed = norm(value)
-    if not typed:
-        return []
-    names = {norm(name): name for name in PRESETS}
-    if len(typed) >= 3:
-        found = [name for key, name in names.items() if typed in key]
-        if found:
-            return found[:limit]
-    import difflib  # only on this error path: the page's first answer does not compile it
-
-    return [names[key] for key in difflib.get_close_matches(typed, list(names), n=limit, cutoff=0.8)]
-
-
-def _preset_hint(value: Any, lang: str, where: str) -> str:
-    close = close_presets(value)
+def _preset_hint(close: Any, lang: str, where: str) -> str:
+    """"Did you mean …?" with the names :func:`calculator.presets.close_presets` found, else where the list is."""
+    close = list(close or ())
     if close:
         names = close[0] if len(close) == 1 else PRESET_SEP[lang].join(close[:-1]) + PRESET_OR[lang] + close[-1]
         return PRESET_HINTS["close"][lang].format(names=names)

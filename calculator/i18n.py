@@ -13,6 +13,7 @@ LABELS: dict[str, dict[str, str]] = {
     "attention_output": {"en": "Attention output", "zh": "注意力输出投影"},
     "feed_forward": {"en": "Feed-forward", "zh": "前馈网络"},
     "layer_norm": {"en": "LayerNorm", "zh": "层归一化"},
+    "relative_position": {"en": "Relative positions", "zh": "相对位置"},
     "pooler": {"en": "Pooler", "zh": "池化层"},
     "head": {"en": "Task head", "zh": "任务头"},
     # sections of the hierarchical breakdown
@@ -34,6 +35,8 @@ LABELS: dict[str, dict[str, str]] = {
     "per_layer": {"en": "Per layer", "zh": "每层"},
     "layer_n": {"en": "Layer {n}", "zh": "第 {n} 层"},
     "layer_group_n": {"en": "Shared layer group {n}", "zh": "共享层组 {n}"},
+    "encoder_layer_n": {"en": "Encoder layer {n}", "zh": "编码器第 {n} 层"},
+    "decoder_layer_n": {"en": "Decoder layer {n}", "zh": "解码器第 {n} 层"},
     "times_layers": {"en": "{per} × {n} layers = {total}", "zh": "{per} × {n} 层 = {total}"},
     "tied_to": {"en": "tied to {name}, counted once", "zh": "与 {name} 共享，只计一次"},
     "subtotal": {"en": "Subtotal", "zh": "小计"},

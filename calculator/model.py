@@ -6,7 +6,8 @@ anywhere else, so the views cannot disagree with each other.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import math
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
 
@@ -17,17 +18,14 @@ GROUPS: tuple[str, ...] = (
     "attention_output",
     "feed_forward",
     "layer_norm",
+    "relative_position",
     "pooler",
     "head",
 )
 
 
-def product(shape: tuple[int, ...]) -> int:
-    """Element count of a shape (``math.prod`` with an explicit empty case)."""
-    count = 1
-    for dim in shape:
-        count *= dim
-    return count
+#: Parts of the model, in the order the hierarchical views list them.
+SECTIONS: tuple[str, ...] = ("embeddings", "encoder", "decoder", "pooler", "head")
 
 
 @dataclass(frozen=True)
@@ -37,8 +35,12 @@ class Tensor:
     ``tied_to`` names the *first* ``state_dict`` entry that shares this tensor's
     storage (as ``named_parameters()`` would keep it); a tied entry stays in the
     list, because people see it in printouts, but counts once in ``total``.
+    ``owner`` names the entry the shared storage is *charged to* in breakdowns (the
+    embedding, even where a class registers its head first and the head's name
+    comes first); it is None for a tensor that shares nothing or owns its storage.
     ``layer`` is the index of the encoder block the tensor belongs to (ALBERT:
     the index of the shared layer group), or ``None`` outside the stack.
+    ``section`` is the part of the model it is listed under (:data:`SECTIONS`).
     """
 
     name: str
@@ -49,10 +51,14 @@ class Tensor:
     trainable: bool = True
     #: Which stack a layer tensor belongs to: "encoder", or "decoder" (the 2018 Transformer).
     stack: str = "encoder"
+    section: str = "embeddings"
+    owner: str | None = None
+    #: The weight of an ``nn.Embedding`` module: what ``num_parameters(exclude_embeddings=True)`` leaves out.
+    embedding: bool = False
 
     @property
     def count(self) -> int:
-        return product(self.shape)
+        return math.prod(self.shape)
 
 
 @dataclass(frozen=True)
@@ -89,6 +95,16 @@ class Inventory:
         return tuple(t for t in self.tensors if t.tied_to is None)
 
     @cached_property
+    def charged(self) -> tuple[Tensor, ...]:
+        """The same parameters as :attr:`unique`, each shared storage listed under its owner.
+
+        Breakdowns (groups, sections, layers, the embedding split) sum these, so
+        where a class registers its head first the tied embedding still counts as
+        an embedding; the totals are the same as :attr:`unique`'s.
+        """
+        return tuple(t for t in self.tensors if ((t.tied_to is None) if t.owner is None else t.owner == t.name))
+
+    @cached_property
     def total(self) -> int:
         """``sum(p.numel() for p in model.parameters())``: ties count once."""
         return sum(t.count for t in self.unique)
@@ -116,8 +132,11 @@ class TensorList:
     """A small builder that keeps ``state_dict`` order while a family describes its modules.
 
     The helpers mirror the PyTorch modules (``nn.Linear`` stores ``weight`` as
-    ``[out, in]`` then ``bias``; ``nn.LayerNorm`` stores ``weight`` and ``bias``),
-    which keeps each family's description close to the code it mirrors.
+    ``[out, in]`` then ``bias``; ``nn.LayerNorm`` stores ``weight`` and, unless
+    ``bias=False``, ``bias``), which keeps each family's description close to the
+    code it mirrors. A shared Parameter is declared by naming its owner
+    (``shares=``), whatever the order: :meth:`tensors` works out which name comes
+    first in ``state_dict`` (``tied_to``), as ``named_parameters()`` would.
     """
 
     def __init__(self) -> None:
@@ -129,13 +148,33 @@ class TensorList:
         shape: tuple[int, ...],
         group: str,
         layer: int | None = None,
-        tied_to: str | None = None,
+        shares: str | None = None,
         trainable: bool = True,
         stack: str = "encoder",
+        section: str | None = None,
+        embedding: bool = False,
     ) -> None:
         if group not in GROUPS:
             raise ValueError(f"unknown group {group!r}")
-        self.items.append(Tensor(name, tuple(shape), group, layer, tied_to, trainable, stack))
+        if section is None:
+            section = section_for(group, layer, stack)
+        if section not in SECTIONS:
+            raise ValueError(f"unknown section {section!r}")
+        self.items.append(Tensor(name, tuple(shape), group, layer, None, trainable, stack, section, shares, embedding))
+
+    def embedding(
+        self,
+        prefix: str,
+        rows: int,
+        dim: int,
+        group: str = "embeddings",
+        layer: int | None = None,
+        shares: str | None = None,
+        trainable: bool = True,
+        section: str | None = None,
+    ) -> None:
+        """An ``nn.Embedding(rows, dim)``: one ``weight`` of shape ``[rows, dim]``."""
+        self.add(prefix + ".weight", (rows, dim), group, layer, shares, trainable, section=section, embedding=True)
 
     def linear(
         self,
@@ -146,16 +185,66 @@ class TensorList:
         layer: int | None = None,
         bias: bool = True,
         stack: str = "encoder",
+        section: str | None = None,
     ) -> None:
-        self.add(prefix + ".weight", (out_features, in_features), group, layer, stack=stack)
+        self.add(prefix + ".weight", (out_features, in_features), group, layer, stack=stack, section=section)
         if bias:
-            self.add(prefix + ".bias", (out_features,), group, layer, stack=stack)
+            self.add(prefix + ".bias", (out_features,), group, layer, stack=stack, section=section)
 
     def layer_norm(
-        self, prefix: str, dim: int, group: str = "layer_norm", layer: int | None = None, stack: str = "encoder"
+        self,
+        prefix: str,
+        dim: int,
+        group: str = "layer_norm",
+        layer: int | None = None,
+        stack: str = "encoder",
+        bias: bool = True,
+        section: str | None = None,
     ) -> None:
-        self.add(prefix + ".weight", (dim,), group, layer, stack=stack)
-        self.add(prefix + ".bias", (dim,), group, layer, stack=stack)
+        self.add(prefix + ".weight", (dim,), group, layer, stack=stack, section=section)
+        if bias:
+            self.add(prefix + ".bias", (dim,), group, layer, stack=stack, section=section)
 
-    def tuple(self) -> tuple[Tensor, ...]:
-        return tuple(self.items)
+    def tensors(self) -> tuple[Tensor, ...]:
+        """The entries in order, ``tied_to`` set to the first name of each shared storage.
+
+        A tensor declared with ``shares=X`` uses X's storage; the owner X itself is
+        marked ``owner=X`` too, so views can charge the storage to it.
+        """
+        names = {t.name for t in self.items}
+        missing = [t.owner for t in self.items if t.owner is not None and t.owner not in names]
+        if missing:
+            raise ValueError(f"shares storage with tensors that do not exist: {missing}")
+        root = {t.name: t.owner for t in self.items if t.owner is not None}
+
+        def resolve(name: str) -> str:
+            seen = {name}
+            while name in root:
+                name = root[name]
+                if name in seen:
+                    raise ValueError(f"tensors share storage in a cycle: {sorted(seen)}")
+                seen.add(name)
+            return name
+
+        owners = {resolve(n) for n in root}
+        first: dict[str, str] = {}
+        out: list[Tensor] = []
+        for t in self.items:
+            key = resolve(t.name) if t.name in root else (t.name if t.name in owners else None)
+            if key is None:
+                out.append(replace(t, owner=None))
+                continue
+            tied = first.get(key)
+            if tied is None:
+                first[key] = t.name
+            out.append(replace(t, tied_to=tied, owner=key))
+        return tuple(out)
+
+
+def section_for(group: str, layer: int | None, stack: str) -> str:
+    """Where a tensor is listed when the family does not say: its stack, the pooler, the head, or the embeddings."""
+    if layer is not None:
+        return stack
+    if group in ("pooler", "head"):
+        return group
+    return "embeddings"

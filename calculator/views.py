@@ -8,8 +8,9 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from .formula import Formula, FormulaLine
 from .i18n import label
-from .model import GROUPS, Inventory, Tensor
+from .model import GROUPS, SECTIONS, Inventory, Tensor
 
 def escape(text: str) -> str:
     """Escape text for HTML or SVG, as ``html.escape(text, quote=True)`` does.
@@ -22,8 +23,6 @@ def escape(text: str) -> str:
         .replace('"', "&quot;").replace("'", "&#x27;")
     )
 
-
-SECTIONS: tuple[str, ...] = ("embeddings", "encoder", "decoder", "pooler", "head")
 
 #: Bytes per parameter for the weight-memory view.
 DTYPES: tuple[tuple[str, int], ...] = (("fp32", 4), ("fp16", 2), ("bf16", 2), ("int8", 1))
@@ -133,19 +132,15 @@ def _fraction(part: int, whole: int) -> float:
 
 
 def section_of(t: Tensor) -> str:
-    """Embeddings, an encoder (or decoder) layer, the pooler, or the task head."""
-    if t.layer is not None:
-        return t.stack
-    if t.group in ("pooler", "head"):
-        return t.group
-    return "embeddings"
+    """Embeddings, the encoder (or decoder), the pooler, or the task head: as the family declared it."""
+    return t.section
 
 
 def group_breakdown(inv: Inventory) -> list[Share]:
     """Unique parameters per component group, in :data:`GROUPS` order, empty groups left out."""
     total = inv.total
     sums = {g: 0 for g in GROUPS}
-    for t in inv.unique:
+    for t in inv.charged:
         sums[t.group] += t.count
     return [Share(g, n, _fraction(n, total)) for g, n in sums.items() if n]
 
@@ -155,7 +150,7 @@ def section_breakdown(inv: Inventory) -> list[Section]:
     total = inv.total
     out: list[Section] = []
     for s in SECTIONS:
-        members = [t for t in inv.unique if section_of(t) == s]
+        members = [t for t in inv.charged if section_of(t) == s]
         if not members:
             continue
         count = sum(t.count for t in members)
@@ -177,16 +172,35 @@ class LayerRow:
 def per_layer(inv: Inventory) -> list[LayerRow]:
     """Unique parameters of each encoder block (ALBERT: of each shared layer group)."""
     sums: dict[int, int] = {}
-    for t in inv.unique:
+    for t in inv.charged:
         if t.layer is not None:
             sums[t.layer] = sums.get(t.layer, 0) + t.count
     return [LayerRow(i, sums[i]) for i in sorted(sums)]
 
 
 def embedding_split(inv: Inventory) -> tuple[int, int]:
-    """(embedding parameters, everything else), the split scaling-law papers use."""
-    emb = sum(t.count for t in inv.unique if t.group == "embeddings")
+    """(embedding parameters, everything else): the embeddings *section*, the split model cards quote.
+
+    A tied output projection is charged to the embedding it shares (nanoGPT's
+    definition); where a class registers its head first, the shared table still
+    counts here (:attr:`Inventory.charged`).
+    """
+    emb = sum(t.count for t in inv.charged if t.section == "embeddings")
     return emb, inv.total - emb
+
+
+def num_parameters(inv: Inventory, exclude_embeddings: bool = False) -> int:
+    """transformers' ``model.num_parameters(exclude_embeddings=...)``, by its definition.
+
+    It sums ``named_parameters()`` (each shared Parameter once, under its first
+    name) and, with ``exclude_embeddings``, skips the names ``<module>.weight`` of
+    every ``nn.Embedding`` module. So the embedding LayerNorm, the position-free
+    projections and a tied output projection listed *before* its embedding (head-first
+    classes) are kept: it is not the embeddings/non-embedding split of model cards.
+    """
+    if not exclude_embeddings:
+        return inv.total
+    return inv.total - sum(t.count for t in inv.unique if t.embedding)
 
 
 @dataclass(frozen=True)
@@ -204,85 +218,14 @@ def memory(inv: Inventory) -> list[MemoryRow]:
 # --------------------------------------------------------------------- formula
 
 
-@dataclass(frozen=True)
-class FormulaLine:
-    key: str  # an i18n label key
-    symbolic: str
-    substituted: str
-    value: int
-
-
-@dataclass(frozen=True)
-class Formula:
-    symbols: dict[str, int]
-    lines: tuple[FormulaLine, ...]
-    total: int
-
-
-def _encoder_layer_terms(h: int, i: int) -> tuple[str, str, int]:
-    """Q, K, V and output projections with biases, the feed-forward pair, two LayerNorms."""
-    symbolic = "4H² + 4H + 2HI + I + H + 4H"
-    substituted = f"4·{h}² + 4·{h} + 2·{h}·{i} + {i} + {h} + 4·{h}"
-    value = 4 * h * h + 4 * h + 2 * h * i + i + h + 4 * h
-    return symbolic, substituted, value
-
-
 def formula(inv: Inventory) -> Formula | None:
-    """The closed form, symbolic and with the numbers substituted, for the BERT-like families.
+    """The family's closed form (its ``formula`` declaration), or None for families without one."""
+    from .families import FAMILIES
 
-    The arithmetic here is written out independently of the tensor list, so
-    ``formula(inv).total == inv.total`` is a real check of both (the tests make it).
-    Families without a closed form here (keras-bert, the 2018 Transformer) return None.
-    """
-    c = inv.config
-    mt = inv.model_type
-    if mt in ("bert", "roberta", "electra", "albert"):
-        v, h, p, t_, n, i = (
-            c["vocab_size"], c["hidden_size"], c["max_position_embeddings"], c["type_vocab_size"],
-            c["num_hidden_layers"], c["intermediate_size"],
-        )
-        e = c.get("embedding_size", h)
-        symbols = {"V": v, "P": p, "T": t_, "H": h, "I": i, "L": n}
-        if mt in ("electra", "albert"):
-            symbols["E"] = e
-        lines: list[FormulaLine] = []
-        if mt in ("bert", "roberta") or (mt == "electra" and e == h):
-            lines.append(FormulaLine("embeddings", "(V + P + T)·H + 2H", f"({v} + {p} + {t_})·{h} + 2·{h}", (v + p + t_) * h + 2 * h))
-        else:
-            lines.append(FormulaLine(
-                "embeddings", "(V + P + T)·E + 2E + E·H + H",
-                f"({v} + {p} + {t_})·{e} + 2·{e} + {e}·{h} + {h}", (v + p + t_) * e + 2 * e + e * h + h,
-            ))
-        sym, sub, per = _encoder_layer_terms(h, i)
-        lines.append(FormulaLine("per_layer_formula", sym, sub, per))
-        if mt == "albert":
-            g = c["num_hidden_groups"] * c["inner_group_num"]
-            symbols["G"] = g
-            lines.append(FormulaLine("layers_formula", f"G × ({sym})", f"{g} × {per:,}", g * per))
-        else:
-            lines.append(FormulaLine("layers_formula", f"L × ({sym})", f"{n} × {per:,}", n * per))
-        if inv.pooler:
-            lines.append(FormulaLine("pooler", "H² + H", f"{h}² + {h}", h * h + h))
-    elif mt == "distilbert":
-        v, d, p, n, f = c["vocab_size"], c["dim"], c["max_position_embeddings"], c["n_layers"], c["hidden_dim"]
-        symbols = {"V": v, "P": p, "H": d, "I": f, "L": n}
-        lines = [FormulaLine("embeddings", "(V + P)·H + 2H", f"({v} + {p})·{d} + 2·{d}", (v + p) * d + 2 * d)]
-        sym, sub, per = _encoder_layer_terms(d, f)
-        lines.append(FormulaLine("per_layer_formula", sym, sub, per))
-        lines.append(FormulaLine("layers_formula", f"L × ({sym})", f"{n} × {per:,}", n * per))
-    else:
+    family = FAMILIES.get(inv.model_type)
+    if family is None or family.formula is None:
         return None
-    heads = [t for t in inv.unique if t.group == "head"]
-    if heads:
-        lines.append(FormulaLine(
-            "head", " + ".join(_head_term(t) for t in heads),
-            " + ".join(f"{t.count:,}" for t in heads), sum(t.count for t in heads),
-        ))
-    return Formula(symbols, tuple(lines), sum(line.value for line in lines if line.key != "per_layer_formula"))
-
-
-def _head_term(t: Tensor) -> str:
-    return t.name.split(".")[-2] + "." + t.name.split(".")[-1] if "." in t.name else t.name
+    return family.formula(inv)
 
 
 # ----------------------------------------------------------------- table views
@@ -292,17 +235,25 @@ def _tied_note(t: Tensor, lang: str) -> str:
     return label("tied_to", lang, name=t.tied_to)
 
 
+def _signature(inv: Inventory, layer: int) -> list[tuple[str, tuple[int, ...]]]:
+    """A layer's tensors with the index taken out of their names, and their shapes."""
+    marker = f".{layer}."
+    return [(t.name.replace(marker, ".{i}.", 1), t.shape) for t in inv.tensors if t.layer == layer]
+
+
 def _layer_template(inv: Inventory) -> list[Tensor] | None:
-    """Layer 0's tensors when every layer has the same names (with the index swapped) and shapes."""
+    """The first layer's tensors when every layer has the same names (index swapped) and shapes.
+
+    A stack whose layers differ (ModernBERT's layer 0 has no attention norm) is listed
+    in full rather than multiplied, so the compact table never claims a shape a layer lacks.
+    """
     layers = per_layer(inv)
     if len(layers) < 2:
         return None
-    first = [t for t in inv.tensors if t.layer == 0]
-    for row in layers[1:]:
-        other = [t for t in inv.tensors if t.layer == row.layer]
-        if [t.shape for t in other] != [t.shape for t in first]:
-            return None
-    return first
+    first = _signature(inv, layers[0].layer)
+    if any(_signature(inv, row.layer) != first for row in layers[1:]):
+        return None
+    return [t for t in inv.tensors if t.layer == layers[0].layer]
 
 
 def markdown_table(inv: Inventory, lang: str = "en", compact: bool = True) -> str:

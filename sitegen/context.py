@@ -89,18 +89,9 @@ def snippet_kwargs(name: str, function: str) -> dict[str, Any]:
 
 def keras_model(**overrides: Any) -> Inventory:
     """keras-bert's ``get_model`` with the arguments of ``docs_src/keras_count.py`` (and overrides)."""
-    from calculator.families import keras_bert
-
     raw = dict(snippet_kwargs("keras_count.py", "get_model"), model_type="keras-bert")
     raw.update(overrides)
-    return _keras_cached(_freeze(raw))
-
-
-@functools.lru_cache(maxsize=None)
-def _keras_cached(raw_json: str) -> Inventory:
-    from calculator.families import keras_bert
-
-    return keras_bert.build_inventory(json.loads(raw_json))
+    return custom(raw)
 
 
 def transformer(**overrides: Any) -> Inventory:
@@ -160,7 +151,7 @@ def tensor(inv: Inventory, name: str) -> Tensor:
 
 def group(inv: Inventory, key: str) -> int:
     """Unique parameters of one component group (0 if the model has none)."""
-    return sum(t.count for t in inv.unique if t.group == key)
+    return sum(t.count for t in inv.charged if t.group == key)
 
 
 def layer_tensors(inv: Inventory, i: int = 0) -> list[Tensor]:
@@ -169,7 +160,7 @@ def layer_tensors(inv: Inventory, i: int = 0) -> list[Tensor]:
 
 def layer(inv: Inventory, i: int = 0) -> int:
     """Unique parameters of encoder block ``i``."""
-    return sum(t.count for t in inv.unique if t.layer == i)
+    return sum(t.count for t in inv.charged if t.layer == i)
 
 
 def select(inv: Inventory, *needles: str, layer_index: int | None = 0) -> list[Tensor]:

@@ -1,21 +1,35 @@
-"""Registry of model families, keyed by ``model_type``."""
+"""Registry of model families, keyed by ``model_type``: every module in this folder that declares ``FAMILY``.
+
+Adding a family is adding its file here; nothing else lists them. Menus and
+lists follow each family's ``rank``.
+"""
 from __future__ import annotations
 
-from . import albert, bert, distilbert, electra, keras_bert, roberta, transformer2018
-from .base import Architecture, Family
+import importlib
+import os
 
-FAMILIES: dict[str, Family] = {
-    f.model_type: f
-    for f in (
-        bert.FAMILY, roberta.FAMILY, distilbert.FAMILY, albert.FAMILY, electra.FAMILY,
-        keras_bert.FAMILY, transformer2018.FAMILY,
-    )
-}
+from .base import Architecture, Family, Preset
 
 
-def register(family: Family) -> None:
-    """Add a family (used by the keras-bert and 2018-Transformer modules)."""
-    FAMILIES[family.model_type] = family
+def _discover() -> dict[str, Family]:
+    found: list[Family] = []
+    folder = os.path.dirname(__file__)
+    for name in sorted(os.listdir(folder)):
+        if not name.endswith(".py") or name.startswith("_") or name in ("base.py", "common.py"):
+            continue
+        module = importlib.import_module(f"{__name__}.{name[:-3]}")
+        family = getattr(module, "FAMILY", None)
+        if isinstance(family, Family):
+            found.append(family)
+    found.sort(key=lambda f: (f.rank, f.model_type))
+    registry: dict[str, Family] = {}
+    for family in found:
+        if family.model_type in registry:
+            raise ValueError(f"two families declare model_type {family.model_type!r}")
+        registry[family.model_type] = family
+    return registry
 
 
-__all__ = ["FAMILIES", "Architecture", "Family", "register"]
+FAMILIES: dict[str, Family] = _discover()
+
+__all__ = ["FAMILIES", "Architecture", "Family", "Preset"]

@@ -7,35 +7,50 @@ to ``hidden_size`` (H) once. The encoder owns ``num_hidden_groups`` groups of
 """
 from __future__ import annotations
 
-from typing import Any
+import random
+from dataclasses import replace
+from typing import Any, Mapping
 
-from ..config import Field
-from ..model import TensorList
+from ..config import MAX_LAYERS, Field
+from ..errors import CalcError
+from ..formula import Formula, head_line, layers_lines
+from ..i18n import label
+from ..model import Inventory, TensorList
 from . import bert
-from .base import Architecture, Family
+from .base import Architecture, Family, Preset
+from .common import EMBEDDING, HEADS, HIDDEN, INTERMEDIATE, LABELS, LAYERS, POSITIONS, TIE, TOKEN_TYPES, VOCAB, L, heads_divide
 
 FIELDS = (
-    Field("vocab_size", 30000),
-    Field("embedding_size", 128),
-    Field("hidden_size", 4096),
-    Field("num_hidden_layers", 12, minimum=0, maximum=512),
-    Field("num_hidden_groups", 1, maximum=512),
-    Field("inner_group_num", 1, maximum=512),
-    Field("num_attention_heads", 64),
-    Field("intermediate_size", 16384),
-    Field("max_position_embeddings", 512),
-    Field("type_vocab_size", 2),
-    Field("num_labels", 2),
-    Field("tie_word_embeddings", True, kind="bool"),
+    replace(VOCAB, default=30000),
+    EMBEDDING,
+    replace(HIDDEN, default=4096),
+    LAYERS,
+    Field("num_hidden_groups", 1, maximum=MAX_LAYERS, label=L("Shared layer groups", "共享层组数"), sample=(1, 3)),
+    Field("inner_group_num", 1, maximum=MAX_LAYERS, label=L("Layers per group", "每组层数"), sample=(1, 2)),
+    replace(HEADS, default=64),
+    replace(INTERMEDIATE, default=16384),
+    POSITIONS,
+    TOKEN_TYPES,
+    LABELS,
+    TIE,
 )
+
+
+def check_groups(c: dict[str, Any]) -> None:
+    """The groups × layers per group that ALBERT builds must stay within the layer bound."""
+    if c["num_hidden_groups"] * c["inner_group_num"] > MAX_LAYERS:
+        raise CalcError(
+            "too_large", key="num_hidden_groups × inner_group_num",
+            value=c["num_hidden_groups"] * c["inner_group_num"], maximum=MAX_LAYERS,
+        )
 
 
 def backbone(t: TensorList, c: dict[str, Any], prefix: str, with_pooler: bool) -> None:
     e_dim, h, inter = c["embedding_size"], c["hidden_size"], c["intermediate_size"]
     e = prefix + "embeddings."
-    t.add(e + "word_embeddings.weight", (c["vocab_size"], e_dim), "embeddings")
-    t.add(e + "position_embeddings.weight", (c["max_position_embeddings"], e_dim), "embeddings")
-    t.add(e + "token_type_embeddings.weight", (c["type_vocab_size"], e_dim), "embeddings")
+    t.embedding(e + "word_embeddings", c["vocab_size"], e_dim, "embeddings")
+    t.embedding(e + "position_embeddings", c["max_position_embeddings"], e_dim, "embeddings")
+    t.embedding(e + "token_type_embeddings", c["type_vocab_size"], e_dim, "embeddings")
     t.layer_norm(e + "LayerNorm", e_dim, group="embeddings")
     t.linear(prefix + "encoder.embedding_hidden_mapping_in", h, e_dim, "embeddings")
     for g in range(c["num_hidden_groups"]):
@@ -68,6 +83,46 @@ def pretraining_head(t: TensorList, c: dict[str, Any], prefix: str) -> None:
     t.linear("sop_classifier.classifier", c["num_labels"], c["hidden_size"], "head")
 
 
+def formula(inv: Inventory) -> Formula:
+    """Factorised embeddings, then G = groups × layers per group distinct layers (the L layers reuse them)."""
+    c = inv.config
+    v, e, h, p, t, n, i = (
+        c["vocab_size"], c["embedding_size"], c["hidden_size"], c["max_position_embeddings"], c["type_vocab_size"],
+        c["num_hidden_layers"], c["intermediate_size"],
+    )
+    g = c["num_hidden_groups"] * c["inner_group_num"]
+    lines = [bert.factorised_embeddings_line(v, p, t, e, h), *layers_lines(*bert.layer_terms(h, i), g, "G")]
+    if inv.pooler:
+        lines.append(bert.pooler_line(h))
+    symbols = {"V": v, "P": p, "T": t, "H": h, "I": i, "L": n, "E": e, "G": g}
+    return Formula(symbols, tuple(lines + head_line(inv)))
+
+
+def layer_row(n: int, config: Mapping[str, Any], lang: str) -> str:
+    return label("layer_group_n", lang, n=n)
+
+
+def sample(rng: random.Random, config: dict) -> None:
+    heads_divide()(rng, config)
+    config["embedding_size"] = rng.choice([config["hidden_size"], rng.randint(1, 64)])
+
+
+def albert_config(hidden: int, layers: int, heads: int, inter: int) -> dict[str, Any]:
+    return {
+        "model_type": "albert",
+        "vocab_size": 30000,
+        "embedding_size": 128,
+        "hidden_size": hidden,
+        "num_hidden_layers": layers,
+        "num_hidden_groups": 1,
+        "inner_group_num": 1,
+        "num_attention_heads": heads,
+        "intermediate_size": inter,
+        "max_position_embeddings": 512,
+        "type_vocab_size": 2,
+    }
+
+
 FAMILY = Family(
     model_type="albert",
     base="AlbertModel",
@@ -84,4 +139,16 @@ FAMILY = Family(
         Architecture("AlbertForQuestionAnswering", "albert.", False, bert.linear_head("qa_outputs", "num_labels"), True),
     ),
     title={"en": "ALBERT", "zh": "ALBERT"},
+    formula=formula,
+    checks=(check_groups,),
+    presets=(
+        Preset("albert-base-v2", albert_config(768, 12, 12, 3072), "AlbertForMaskedLM"),
+        Preset("albert-large-v2", albert_config(1024, 24, 16, 4096), "AlbertForMaskedLM"),
+        Preset("albert-xlarge-v2", albert_config(2048, 24, 16, 8192), "AlbertForMaskedLM"),
+        Preset("albert-xxlarge-v2", albert_config(4096, 12, 64, 16384), "AlbertForMaskedLM"),
+    ),
+    layer_row=layer_row,
+    per_layer_title="per_group_title",
+    sample=sample,
+    rank=40,
 )

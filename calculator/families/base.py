@@ -1,14 +1,32 @@
-"""What every model family declares: its fields, its architectures, and how it builds tensors."""
+"""What a model family declares, completely: one object per ``model_type``.
+
+A :class:`Family` is the whole of what the rest of the calculator knows about a
+``model_type``: its config fields (keys, Hugging Face defaults, bounds, labels
+in both languages, how random configs are drawn for the cross-check), its
+architectures and the tensors each creates in ``state_dict`` order, its
+formula as named terms, its extra checks, its presets, and the few words the
+page needs (title, legend, how a layer row is named). The CLI, the views, the
+page's form and share links, the docs and the cross-check read these
+declarations; nothing outside ``calculator/families/`` compares ``model_type``
+strings.
+
+A related family is written as a diff of another (:meth:`Family.derive`), the
+way transformers' modular files declare ``XLMRobertaModel(RobertaModel)``.
+"""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import random
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Mapping
 
-from ..config import Field
-from ..model import KerasLayer, Tensor, TensorList
+from ..config import Field, Label
+from ..formula import Formula
+from ..model import Inventory, KerasLayer, Tensor, TensorList
 
-#: A head adds the task-specific tensors after the backbone.
+#: A head adds the task-specific tensors (names relative to the class, backbone under ``prefix``).
 HeadBuilder = Callable[[TensorList, dict[str, Any], str], None]
+#: The backbone: embeddings, encoder and pooler, with names under ``prefix``.
+BackboneBuilder = Callable[[TensorList, dict[str, Any], str, bool], None]
 
 
 @dataclass(frozen=True)
@@ -29,6 +47,36 @@ class Architecture:
     ties_embeddings: bool = False
     #: Some heads refuse any other label count (DistilBERT's QA head needs exactly 2).
     labels_must_be: int | None = None
+    #: The class registers its head before its backbone (transformers 5.23's XLM-R task
+    #: classes, from its modular file), so the head comes first in ``state_dict``.
+    head_first: bool = False
+
+
+@dataclass(frozen=True)
+class Preset:
+    """A published checkpoint: the size-relevant keys of its config.json, and the class it lists.
+
+    ``config`` keeps the hub's keys and values (only the keys that shape tensors,
+    plus ``model_type``); ``published_architecture`` is its ``architectures[0]``.
+    """
+
+    name: str
+    config: dict[str, Any]
+    published_architecture: str
+
+
+@dataclass(frozen=True)
+class Extra:
+    """A config.json key that changes a result but has no field in the form (it travels in the share link).
+
+    ``parse`` turns the link's text back into the value config.json would hold;
+    ``to_query`` gives the link's text for a value read by the family, or None when
+    it is the default (and so left out of the link).
+    """
+
+    key: str
+    parse: Callable[[str], Any]
+    to_query: Callable[[Mapping[str, Any], Mapping[str, Any]], str | None]
 
 
 @dataclass(frozen=True)
@@ -37,15 +85,24 @@ class Family:
     base: str
     fields: tuple[Field, ...]
     architectures: tuple[Architecture, ...]
+    #: One line per family for menus and the explainer.
+    title: Label
     #: Builds the backbone (embeddings, encoder, pooler) with names relative to the prefix.
-    backbone: Callable[[TensorList, dict[str, Any], str, bool], None] | None = None
+    backbone: BackboneBuilder | None = None
+    #: The closed form as named terms, written independently of the tensor list
+    #: (``formula(inv).total == inv.total`` is checked for every family).
+    formula: Callable[[Inventory], Formula] | None = None
+    #: Published checkpoints of this family, in menu order.
+    presets: tuple[Preset, ...] = ()
     #: HF ``attribute_map``: generic names accepted for this family's own keys.
     aliases: dict[str, str] = field(default_factory=dict)
     #: (hidden key, heads key) that must divide, or None.
     heads_check: tuple[str, str] | None = None
+    #: Further checks on the values read (each raises a CalcError), e.g. ALBERT's groups × layers bound.
+    checks: tuple[Callable[[dict[str, Any]], None], ...] = ()
     #: Families that are not built from a backbone + head (keras-bert, the 2018 Transformer)
     #: supply a whole builder instead; it returns tensors and (optionally) Keras layers.
-    custom: Callable[[dict[str, Any], str], tuple[tuple[Tensor, ...], tuple[KerasLayer, ...]]] | None = None
+    builder: Callable[[dict[str, Any], str], tuple[tuple[Tensor, ...], tuple[KerasLayer, ...]]] | None = None
     #: HF's default ``pad_token_id``: ``nn.Embedding`` refuses a padding index outside the table.
     pad_token_id: int | None = 0
     #: Whether the position table also takes ``padding_idx`` (RoBERTa's does).
@@ -53,8 +110,23 @@ class Family:
     #: Families whose arguments are not all integers/booleans (keras-bert's ``dropout_rate``,
     #: its prefix-list ``trainable``) read the raw config themselves.
     read: Callable[[Mapping[str, Any]], dict[str, Any]] | None = None
-    #: One line per family for menus and the explainer.
-    title: dict[str, str] = field(default_factory=dict)
+    #: Keys without a form field that still change a result (kept in the share link).
+    extras: tuple[Extra, ...] = ()
+    #: Where the values come from: a Hugging Face ``config.json`` (True), or a
+    #: library's constructor arguments (keras-bert, the 2018 Transformer).
+    config_json: bool = True
+    #: The page-label key of the form's legend for this family's fields.
+    legend: str = "fields_legend"
+    #: How the per-layer table names row ``n`` (a label in the given language), and its title key.
+    layer_row: Callable[[int, Mapping[str, Any], str], str] | None = None
+    per_layer_title: str = "per_layer_title"
+    #: Random configs for the cross-check: values drawn from each field's ``sample``,
+    #: then this hook may adjust them (e.g. keep the hidden size a multiple of the heads).
+    sample: Callable[[random.Random, dict[str, Any]], None] | None = None
+    #: Whether transformers builds this family (the cross-check compares against it).
+    transformers: bool = True
+    #: Position in menus and lists (lower first).
+    rank: int = 100
 
     def architecture(self, name: str) -> Architecture | None:
         for arch in self.architectures:
@@ -65,3 +137,35 @@ class Family:
     @property
     def architecture_names(self) -> tuple[str, ...]:
         return tuple(a.name for a in self.architectures)
+
+    def field(self, key: str) -> Field | None:
+        for f in self.fields:
+            if f.key == key:
+                return f
+        return None
+
+    def read_config(self, raw: Mapping[str, Any]) -> dict[str, Any]:
+        """The family's values from a raw config: HF's defaults filled in, every value checked."""
+        from ..config import read_fields
+
+        if self.read is not None:
+            return self.read(raw)
+        return read_fields(self.fields, raw, self.aliases)
+
+    def derive(self, **changes: Any) -> "Family":
+        """A sibling family: this one with some attributes replaced (XLM-R is RoBERTa under other names)."""
+        return replace(self, **changes)
+
+
+def with_defaults(fields: tuple[Field, ...], **defaults: Any) -> tuple[Field, ...]:
+    """The same fields with other HF defaults (RoBERTa's vocabulary is 50265, BERT's 30522)."""
+    unknown = set(defaults) - {f.key for f in fields}
+    if unknown:
+        raise KeyError(f"no such fields: {sorted(unknown)}")
+    return tuple(replace(f, default=defaults[f.key]) if f.key in defaults else f for f in fields)
+
+
+def renamed(arch: Architecture, old: str, new: str, **changes: Any) -> Architecture:
+    """An architecture of a sibling family: its class name and prefix renamed (``Roberta`` → ``XLMRoberta``)."""
+    prefix = arch.prefix
+    return replace(arch, name=arch.name.replace(old, new, 1), prefix=prefix, **changes)

@@ -7,21 +7,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..config import Field
-from ..model import TensorList
-from .base import Architecture, Family
-
-BERT_FIELDS = (
-    Field("vocab_size", 30522),
-    Field("hidden_size", 768),
-    Field("num_hidden_layers", 12, minimum=0, maximum=512),
-    Field("num_attention_heads", 12),
-    Field("intermediate_size", 3072),
-    Field("max_position_embeddings", 512),
-    Field("type_vocab_size", 2),
-    Field("num_labels", 2),
-    Field("tie_word_embeddings", True, kind="bool"),
-)
+from ..formula import Formula, FormulaLine, head_line, layers_lines
+from ..model import Inventory, TensorList
+from .base import Architecture, Family, Preset
+from .common import BERT_FIELDS, heads_divide, plain_layer_row
 
 
 def encoder_layer(t: TensorList, prefix: str, i: int, hidden: int, intermediate: int) -> None:
@@ -48,9 +37,9 @@ def pooler(t: TensorList, c: dict[str, Any], prefix: str) -> None:
 def backbone(t: TensorList, c: dict[str, Any], prefix: str, with_pooler: bool) -> None:
     h = c["hidden_size"]
     e = prefix + "embeddings."
-    t.add(e + "word_embeddings.weight", (c["vocab_size"], h), "embeddings")
-    t.add(e + "position_embeddings.weight", (c["max_position_embeddings"], h), "embeddings")
-    t.add(e + "token_type_embeddings.weight", (c["type_vocab_size"], h), "embeddings")
+    t.embedding(e + "word_embeddings", c["vocab_size"], h, "embeddings")
+    t.embedding(e + "position_embeddings", c["max_position_embeddings"], h, "embeddings")
+    t.embedding(e + "token_type_embeddings", c["type_vocab_size"], h, "embeddings")
     t.layer_norm(e + "LayerNorm", h, group="embeddings")
     encoder(t, c, prefix)
     if with_pooler:
@@ -71,8 +60,8 @@ def tied_decoder(
     ``bias`` names the head's own bias Parameter that HF links into
     ``decoder.bias`` when the weights are tied (and only then, in transformers 5).
     """
-    t.add(name + ".weight", (vocab, width), "head", tied_to=embedding if tie else None)
-    t.add(name + ".bias", (vocab,), "head", tied_to=bias if (tie and bias) else None)
+    t.add(name + ".weight", (vocab, width), "head", shares=embedding if tie else None)
+    t.add(name + ".bias", (vocab,), "head", shares=bias if (tie and bias) else None)
 
 
 def mlm_head(t: TensorList, c: dict[str, Any], prefix: str) -> None:
@@ -101,14 +90,90 @@ def pretraining_head(t: TensorList, c: dict[str, Any], prefix: str) -> None:
     nsp_head(t, c, prefix)
 
 
-def linear_head(name: str, out: str | int) -> Any:
-    """A single ``nn.Linear(hidden, out)``; ``out`` is a number or a config key such as num_labels."""
+def linear_head(name: str, out: str | int, width: str = "hidden_size") -> Any:
+    """A single ``nn.Linear(c[width], out)``; ``out`` is a number or a config key such as num_labels."""
 
     def head(t: TensorList, c: dict[str, Any], prefix: str) -> None:
-        width = c["hidden_size"] if "hidden_size" in c else c["dim"]
-        t.linear(name, c[out] if isinstance(out, str) else out, width, "head")
+        t.linear(name, c[out] if isinstance(out, str) else out, c[width], "head")
 
     return head
+
+
+# --------------------------------------------------------------------- formula
+
+
+def layer_terms(h: int, i: int) -> tuple[str, str, int]:
+    """One post-LN BERT layer: Q, K, V and output projections with biases, the feed-forward pair, two LayerNorms."""
+    symbolic = "4H² + 4H + 2HI + I + H + 4H"
+    substituted = f"4·{h}² + 4·{h} + 2·{h}·{i} + {i} + {h} + 4·{h}"
+    return symbolic, substituted, 4 * h * h + 4 * h + 2 * h * i + i + h + 4 * h
+
+
+def embeddings_line(v: int, p: int, t: int, h: int) -> FormulaLine:
+    """Word, position and token-type tables of width H, and their LayerNorm."""
+    return FormulaLine("embeddings", "(V + P + T)·H + 2H", f"({v} + {p} + {t})·{h} + 2·{h}", (v + p + t) * h + 2 * h)
+
+
+def factorised_embeddings_line(v: int, p: int, t: int, e: int, h: int) -> FormulaLine:
+    """Tables of width E, their LayerNorm, and the E → H projection (ALBERT; ELECTRA when E ≠ H)."""
+    return FormulaLine(
+        "embeddings", "(V + P + T)·E + 2E + E·H + H",
+        f"({v} + {p} + {t})·{e} + 2·{e} + {e}·{h} + {h}", (v + p + t) * e + 2 * e + e * h + h,
+    )
+
+
+def pooler_line(h: int) -> FormulaLine:
+    return FormulaLine("pooler", "H² + H", f"{h}² + {h}", h * h + h)
+
+
+def formula(inv: Inventory) -> Formula:
+    """BERT (and RoBERTa, whose tensors are BERT's in another order)."""
+    c = inv.config
+    v, h, p, t, n, i = (
+        c["vocab_size"], c["hidden_size"], c["max_position_embeddings"], c["type_vocab_size"],
+        c["num_hidden_layers"], c["intermediate_size"],
+    )
+    lines = [embeddings_line(v, p, t, h), *layers_lines(*layer_terms(h, i), n)]
+    if inv.pooler:
+        lines.append(pooler_line(h))
+    return Formula({"V": v, "P": p, "T": t, "H": h, "I": i, "L": n}, tuple(lines + head_line(inv)))
+
+
+def bert_config(vocab: int, hidden: int = 768, layers: int = 12, heads: int = 12, inter: int | None = None) -> dict[str, Any]:
+    """A published BERT config.json's size-relevant keys."""
+    return {
+        "model_type": "bert",
+        "vocab_size": vocab,
+        "hidden_size": hidden,
+        "num_hidden_layers": layers,
+        "num_attention_heads": heads,
+        "intermediate_size": inter if inter is not None else 4 * hidden,
+        "max_position_embeddings": 512,
+        "type_vocab_size": 2,
+    }
+
+
+PRESETS = (
+    Preset("bert-base-uncased", bert_config(30522), "BertForMaskedLM"),
+    Preset("bert-base-cased", bert_config(28996), "BertForMaskedLM"),
+    Preset("bert-large-uncased", bert_config(30522, 1024, 24, 16), "BertForMaskedLM"),
+    Preset("bert-large-cased", bert_config(28996, 1024, 24, 16), "BertForMaskedLM"),
+    Preset("bert-base-chinese", bert_config(21128), "BertForMaskedLM"),
+    Preset("bert-base-multilingual-cased", bert_config(119547), "BertForMaskedLM"),
+    Preset("bert-base-multilingual-uncased", bert_config(105879), "BertForMaskedLM"),
+    # HFL's Chinese checkpoints: BERT's architecture and bert-base-chinese's vocabulary.
+    # "RoBERTa" and "MacBERT" name how they were pre-trained, not what they are built of.
+    Preset("hfl/chinese-roberta-wwm-ext", bert_config(21128), "BertForMaskedLM"),
+    Preset("hfl/chinese-roberta-wwm-ext-large", bert_config(21128, 1024, 24, 16), "BertForMaskedLM"),
+    Preset("hfl/chinese-macbert-base", bert_config(21128), "BertForMaskedLM"),
+    Preset("hfl/chinese-macbert-large", bert_config(21128, 1024, 24, 16), "BertForMaskedLM"),
+    Preset("hfl/chinese-bert-wwm-ext", bert_config(21128), "BertForMaskedLM"),
+    Preset("hfl/rbt3", bert_config(21128, 768, 3, 12), "BertForMaskedLM"),
+    Preset("google/bert_uncased_L-2_H-128_A-2", bert_config(30522, 128, 2, 2), "BertModel"),
+    Preset("google/bert_uncased_L-4_H-256_A-4", bert_config(30522, 256, 4, 4), "BertModel"),
+    Preset("google/bert_uncased_L-4_H-512_A-8", bert_config(30522, 512, 4, 8), "BertModel"),
+    Preset("google/bert_uncased_L-8_H-512_A-8", bert_config(30522, 512, 8, 8), "BertModel"),
+)
 
 
 FAMILY = Family(
@@ -129,4 +194,9 @@ FAMILY = Family(
         Architecture("BertForQuestionAnswering", "bert.", False, linear_head("qa_outputs", "num_labels"), True),
     ),
     title={"en": "BERT", "zh": "BERT"},
+    formula=formula,
+    presets=PRESETS,
+    layer_row=plain_layer_row,
+    sample=heads_divide(),
+    rank=10,
 )

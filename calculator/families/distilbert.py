@@ -9,31 +9,37 @@ parameter (and, in 5.x, a trainable one): we count what the framework creates.
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from ..config import Field
-from ..model import TensorList
+from ..formula import Formula, FormulaLine, head_line, layers_lines
+from ..model import Inventory, TensorList
 from . import bert
-from .base import Architecture, Family
+from .base import Architecture, Family, Preset
+from .common import HEADS, HIDDEN, INTERMEDIATE, LABELS, LAYERS, POSITIONS, TIE, VOCAB, L, heads_divide, plain_layer_row
 
 FIELDS = (
-    Field("vocab_size", 30522),
-    Field("dim", 768),
-    Field("n_layers", 6, minimum=0, maximum=512),
-    Field("n_heads", 12),
-    Field("hidden_dim", 3072),
-    Field("max_position_embeddings", 512),
-    Field("num_labels", 2),
-    Field("tie_word_embeddings", True, kind="bool"),
-    Field("sinusoidal_pos_embds", False, kind="bool"),
+    VOCAB,
+    replace(HIDDEN, key="dim"),
+    replace(LAYERS, key="n_layers", default=6),
+    replace(HEADS, key="n_heads"),
+    replace(INTERMEDIATE, key="hidden_dim"),
+    POSITIONS,
+    LABELS,
+    TIE,
+    Field(
+        "sinusoidal_pos_embds", False, kind="bool", sample=(0, 1),
+        label=L("Sinusoidal positions (still a parameter table in transformers)", "正弦位置编码（在 transformers 中仍是参数表）"),
+    ),
 )
 
 
 def backbone(t: TensorList, c: dict[str, Any], prefix: str, with_pooler: bool) -> None:
     d, hid = c["dim"], c["hidden_dim"]
     e = prefix + "embeddings."
-    t.add(e + "word_embeddings.weight", (c["vocab_size"], d), "embeddings")
-    t.add(e + "position_embeddings.weight", (c["max_position_embeddings"], d), "embeddings")
+    t.embedding(e + "word_embeddings", c["vocab_size"], d, "embeddings")
+    t.embedding(e + "position_embeddings", c["max_position_embeddings"], d, "embeddings")
     t.layer_norm(e + "LayerNorm", d, group="embeddings")
     for i in range(c["n_layers"]):
         p = f"{prefix}transformer.layer.{i}."
@@ -54,7 +60,7 @@ def mlm_head(t: TensorList, c: dict[str, Any], prefix: str) -> None:
         "vocab_projector.weight",
         (v, d),
         "head",
-        tied_to=prefix + "embeddings.word_embeddings.weight" if c["tie_word_embeddings"] else None,
+        shares=prefix + "embeddings.word_embeddings.weight" if c["tie_word_embeddings"] else None,
     )
     t.add("vocab_projector.bias", (v,), "head")
 
@@ -66,6 +72,30 @@ def classifier_head(out: str | int) -> Any:
         t.linear("classifier", c[out] if isinstance(out, str) else out, d, "head")
 
     return head
+
+
+def formula(inv: Inventory) -> Formula:
+    """BERT's layer; word and position tables only (no token types), no pooler."""
+    c = inv.config
+    v, d, p, n, f = c["vocab_size"], c["dim"], c["max_position_embeddings"], c["n_layers"], c["hidden_dim"]
+    lines = [
+        FormulaLine("embeddings", "(V + P)·H + 2H", f"({v} + {p})·{d} + 2·{d}", (v + p) * d + 2 * d),
+        *layers_lines(*bert.layer_terms(d, f), n),
+    ]
+    return Formula({"V": v, "P": p, "H": d, "I": f, "L": n}, tuple(lines + head_line(inv)))
+
+
+def distilbert_config(vocab: int) -> dict[str, Any]:
+    return {
+        "model_type": "distilbert",
+        "vocab_size": vocab,
+        "dim": 768,
+        "n_layers": 6,
+        "n_heads": 12,
+        "hidden_dim": 3072,
+        "max_position_embeddings": 512,
+        "sinusoidal_pos_embds": False,
+    }
 
 
 FAMILY = Family(
@@ -80,8 +110,17 @@ FAMILY = Family(
         Architecture("DistilBertForMaskedLM", "distilbert.", False, mlm_head, ties_embeddings=True),
         Architecture("DistilBertForSequenceClassification", "distilbert.", False, classifier_head("num_labels"), True),
         Architecture("DistilBertForMultipleChoice", "distilbert.", False, classifier_head(1)),
-        Architecture("DistilBertForTokenClassification", "distilbert.", False, bert.linear_head("classifier", "num_labels"), True),
-        Architecture("DistilBertForQuestionAnswering", "distilbert.", False, bert.linear_head("qa_outputs", "num_labels"), True, labels_must_be=2),
+        Architecture("DistilBertForTokenClassification", "distilbert.", False, bert.linear_head("classifier", "num_labels", "dim"), True),
+        Architecture("DistilBertForQuestionAnswering", "distilbert.", False, bert.linear_head("qa_outputs", "num_labels", "dim"), True, labels_must_be=2),
     ),
     title={"en": "DistilBERT", "zh": "DistilBERT"},
+    formula=formula,
+    presets=(
+        Preset("distilbert-base-uncased", distilbert_config(30522), "DistilBertForMaskedLM"),
+        Preset("distilbert-base-cased", distilbert_config(28996), "DistilBertForMaskedLM"),
+        Preset("distilbert-base-multilingual-cased", distilbert_config(119547), "DistilBertForMaskedLM"),
+    ),
+    layer_row=plain_layer_row,
+    sample=heads_divide("dim", "n_heads"),
+    rank=30,
 )

@@ -7,31 +7,27 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..config import Field
-from ..model import TensorList
+import random
+
+from ..formula import Formula, head_line, layers_lines
+from ..model import Inventory, TensorList
 from . import bert
-from .base import Architecture, Family
+from .base import Architecture, Family, Preset
+from .common import EMBEDDING, HEADS, HIDDEN, INTERMEDIATE, LABELS, LAYERS, POSITIONS, TIE, TOKEN_TYPES, VOCAB, heads_divide, plain_layer_row
+from dataclasses import replace
 
 FIELDS = (
-    Field("vocab_size", 30522),
-    Field("embedding_size", 128),
-    Field("hidden_size", 256),
-    Field("num_hidden_layers", 12, minimum=0, maximum=512),
-    Field("num_attention_heads", 4),
-    Field("intermediate_size", 1024),
-    Field("max_position_embeddings", 512),
-    Field("type_vocab_size", 2),
-    Field("num_labels", 2),
-    Field("tie_word_embeddings", True, kind="bool"),
+    VOCAB, EMBEDDING, replace(HIDDEN, default=256), LAYERS, replace(HEADS, default=4),
+    replace(INTERMEDIATE, default=1024), POSITIONS, TOKEN_TYPES, LABELS, TIE,
 )
 
 
 def backbone(t: TensorList, c: dict[str, Any], prefix: str, with_pooler: bool) -> None:
     e_dim, h = c["embedding_size"], c["hidden_size"]
     e = prefix + "embeddings."
-    t.add(e + "word_embeddings.weight", (c["vocab_size"], e_dim), "embeddings")
-    t.add(e + "position_embeddings.weight", (c["max_position_embeddings"], e_dim), "embeddings")
-    t.add(e + "token_type_embeddings.weight", (c["type_vocab_size"], e_dim), "embeddings")
+    t.embedding(e + "word_embeddings", c["vocab_size"], e_dim, "embeddings")
+    t.embedding(e + "position_embeddings", c["max_position_embeddings"], e_dim, "embeddings")
+    t.embedding(e + "token_type_embeddings", c["type_vocab_size"], e_dim, "embeddings")
     t.layer_norm(e + "LayerNorm", e_dim, group="embeddings")
     if e_dim != h:
         t.linear(prefix + "embeddings_project", h, e_dim, "embeddings")
@@ -52,7 +48,7 @@ def generator_head(t: TensorList, c: dict[str, Any], prefix: str) -> None:
         "generator_lm_head.weight",
         (v, e_dim),
         "head",
-        tied_to=prefix + "embeddings.word_embeddings.weight" if c["tie_word_embeddings"] else None,
+        shares=prefix + "embeddings.word_embeddings.weight" if c["tie_word_embeddings"] else None,
     )
     t.add("generator_lm_head.bias", (v,), "head")
 
@@ -61,6 +57,37 @@ def classification_head(t: TensorList, c: dict[str, Any], prefix: str) -> None:
     h = c["hidden_size"]
     t.linear("classifier.dense", h, h, "head")
     t.linear("classifier.out_proj", c["num_labels"], h, "head")
+
+
+def formula(inv: Inventory) -> Formula:
+    """BERT's, behind tables of width E that a projection maps to H when E ≠ H."""
+    c = inv.config
+    v, e, h, p, t, n, i = (
+        c["vocab_size"], c["embedding_size"], c["hidden_size"], c["max_position_embeddings"], c["type_vocab_size"],
+        c["num_hidden_layers"], c["intermediate_size"],
+    )
+    emb = bert.embeddings_line(v, p, t, h) if e == h else bert.factorised_embeddings_line(v, p, t, e, h)
+    lines = [emb, *layers_lines(*bert.layer_terms(h, i), n)]
+    return Formula({"V": v, "P": p, "T": t, "H": h, "I": i, "L": n, "E": e}, tuple(lines + head_line(inv)))
+
+
+def sample(rng: random.Random, config: dict) -> None:
+    heads_divide()(rng, config)
+    config["embedding_size"] = rng.choice([config["hidden_size"], rng.randint(1, 64)])
+
+
+def electra_config(embedding: int, hidden: int, layers: int, heads: int, inter: int) -> dict[str, Any]:
+    return {
+        "model_type": "electra",
+        "vocab_size": 30522,
+        "embedding_size": embedding,
+        "hidden_size": hidden,
+        "num_hidden_layers": layers,
+        "num_attention_heads": heads,
+        "intermediate_size": inter,
+        "max_position_embeddings": 512,
+        "type_vocab_size": 2,
+    }
 
 
 FAMILY = Family(
@@ -78,4 +105,14 @@ FAMILY = Family(
         Architecture("ElectraForQuestionAnswering", "electra.", False, bert.linear_head("qa_outputs", "num_labels"), True),
     ),
     title={"en": "ELECTRA", "zh": "ELECTRA"},
+    formula=formula,
+    presets=(
+        Preset("google/electra-small-discriminator", electra_config(128, 256, 12, 4, 1024), "ElectraForPreTraining"),
+        Preset("google/electra-base-discriminator", electra_config(768, 768, 12, 12, 3072), "ElectraForPreTraining"),
+        Preset("google/electra-large-discriminator", electra_config(1024, 1024, 24, 16, 4096), "ElectraForPreTraining"),
+        Preset("google/electra-small-generator", electra_config(128, 256, 12, 4, 1024), "ElectraForMaskedLM"),
+    ),
+    layer_row=plain_layer_row,
+    sample=sample,
+    rank=50,
 )

@@ -55,10 +55,13 @@ from __future__ import annotations
 import math
 from typing import Any, Mapping
 
+import json
+
 from ..config import MAX_LAYERS, Field, check_heads, coerce_bool, read_fields
 from ..errors import CalcError
-from ..model import Inventory, KerasLayer, Tensor
-from .base import Architecture, Family
+from ..model import KerasLayer, Tensor, section_for
+from .base import Architecture, Extra, Family
+from .common import L
 
 MODEL_TYPE = "keras-bert"
 ARCHITECTURE = "get_model"
@@ -66,14 +69,14 @@ ARCHITECTURE = "get_model"
 DEFAULT_DROPOUT = 0.1
 
 FIELDS = (
-    Field("token_num", 30000),
-    Field("pos_num", 512),
-    Field("seq_len", 512),
-    Field("embed_dim", 768),
-    Field("transformer_num", 12, minimum=0, maximum=MAX_LAYERS),
-    Field("head_num", 12),
-    Field("feed_forward_dim", 3072),
-    Field("training", True, kind="bool"),
+    Field("token_num", 30000, label=L("Vocabulary size", "词表大小")),
+    Field("pos_num", 512, label=L("Positions", "最大位置数")),
+    Field("seq_len", 512, label=L("Input length (changes no count)", "输入长度（不影响参数量）")),
+    Field("embed_dim", 768, label=L("Hidden size", "隐藏层维度")),
+    Field("transformer_num", 12, minimum=0, maximum=MAX_LAYERS, label=L("Encoder layers", "编码器层数")),
+    Field("head_num", 12, label=L("Attention heads", "注意力头数")),
+    Field("feed_forward_dim", 3072, label=L("Feed-forward inner size", "前馈网络中间层维度")),
+    Field("training", True, kind="bool", label=L("Add the pre-training heads (training=True)", "带上预训练任务头（training=True）")),
 )
 
 # A summary row before it becomes a KerasLayer, and one of its weights.
@@ -227,17 +230,44 @@ def build_tensors(c: dict[str, Any], architecture: str = ARCHITECTURE) -> tuple[
         on = layer_is_trainable(name, training, trainable)
         count = 0
         for short, shape, group, index in weights:
-            tensors.append(Tensor(f"{name}/{short}:0", shape, group, index, None, on))
+            tensors.append(
+                Tensor(f"{name}/{short}:0", shape, group, index, None, on, section=section_for(group, index, "encoder"))
+            )
             count += math.prod(shape)
         layers.append(KerasLayer(name, cls, count, on))
     return tuple(tensors), tuple(layers)
 
 
-def build_inventory(raw: Mapping[str, Any]) -> Inventory:
-    """``calculator.build.build`` for a keras-bert config (kept for the reference tests' readability)."""
-    from ..build import build
+def _dropout_query(raw: Mapping[str, Any], config: Mapping[str, Any]) -> str | None:
+    rate = config.get("dropout_rate", DEFAULT_DROPOUT)
+    return None if rate == DEFAULT_DROPOUT else repr(float(rate))
 
-    return build(dict(raw, model_type=MODEL_TYPE))
+
+def _trainable_query(raw: Mapping[str, Any], config: Mapping[str, Any]) -> str | None:
+    value = config.get("trainable")
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    return json.dumps(list(value), ensure_ascii=False, separators=(",", ":"))
+
+
+def _trainable_from_query(text: str) -> Any:
+    """``1``/``0``/``true``/``false``, or a JSON list of layer-name prefixes."""
+    text = text.strip()
+    if text.startswith("["):
+        try:
+            return json.loads(text)
+        except ValueError:
+            raise CalcError("bad_value", key="trainable", value=text) from None
+    return text
+
+
+#: Not integers or booleans, and no field in the form: they travel in the page's link.
+EXTRAS = (
+    Extra("dropout_rate", lambda text: text.strip(), _dropout_query),
+    Extra("trainable", _trainable_from_query, _trainable_query),
+)
 
 
 FAMILY = Family(
@@ -246,8 +276,13 @@ FAMILY = Family(
     fields=FIELDS,
     architectures=(Architecture(ARCHITECTURE, "", False),),
     heads_check=("embed_dim", "head_num"),
-    custom=build_tensors,
+    builder=build_tensors,
     read=read_config,
     pad_token_id=None,
     title={"en": "keras-bert get_model()", "zh": "keras-bert 的 get_model()"},
+    extras=EXTRAS,
+    config_json=False,
+    legend="fields_legend_keras",
+    transformers=False,
+    rank=90,
 )

@@ -7,23 +7,21 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..config import Field
 from ..model import TensorList
 from . import bert
-from .base import Architecture, Family
+from .base import Architecture, Family, Preset, with_defaults
+from .common import BERT_FIELDS, heads_divide, plain_layer_row
 
-FIELDS = tuple(
-    Field(f.key, {"vocab_size": 50265}.get(f.key, f.default), f.kind, f.minimum, f.maximum) for f in bert.BERT_FIELDS
-)
+FIELDS = with_defaults(BERT_FIELDS, vocab_size=50265)
 
 
 def backbone(t: TensorList, c: dict[str, Any], prefix: str, with_pooler: bool) -> None:
     h = c["hidden_size"]
     e = prefix + "embeddings."
-    t.add(e + "word_embeddings.weight", (c["vocab_size"], h), "embeddings")
-    t.add(e + "token_type_embeddings.weight", (c["type_vocab_size"], h), "embeddings")
+    t.embedding(e + "word_embeddings", c["vocab_size"], h, "embeddings")
+    t.embedding(e + "token_type_embeddings", c["type_vocab_size"], h, "embeddings")
     t.layer_norm(e + "LayerNorm", h, group="embeddings")
-    t.add(e + "position_embeddings.weight", (c["max_position_embeddings"], h), "embeddings")
+    t.embedding(e + "position_embeddings", c["max_position_embeddings"], h, "embeddings")
     bert.encoder(t, c, prefix)
     if with_pooler:
         bert.pooler(t, c, prefix)
@@ -45,6 +43,20 @@ def classification_head(t: TensorList, c: dict[str, Any], prefix: str) -> None:
     t.linear("classifier.out_proj", c["num_labels"], h, "head")
 
 
+def roberta_config(hidden: int, layers: int, heads: int, vocab: int = 50265, model_type: str = "roberta") -> dict[str, Any]:
+    """A published RoBERTa-shaped config.json's size-relevant keys (514 positions: 512 + the padding offset)."""
+    return {
+        "model_type": model_type,
+        "vocab_size": vocab,
+        "hidden_size": hidden,
+        "num_hidden_layers": layers,
+        "num_attention_heads": heads,
+        "intermediate_size": 4 * hidden,
+        "max_position_embeddings": 514,
+        "type_vocab_size": 1,
+    }
+
+
 FAMILY = Family(
     model_type="roberta",
     base="RobertaModel",
@@ -63,4 +75,12 @@ FAMILY = Family(
         Architecture("RobertaForQuestionAnswering", "roberta.", False, bert.linear_head("qa_outputs", "num_labels"), True),
     ),
     title={"en": "RoBERTa", "zh": "RoBERTa"},
+    formula=bert.formula,
+    presets=(
+        Preset("roberta-base", roberta_config(768, 12, 12), "RobertaForMaskedLM"),
+        Preset("roberta-large", roberta_config(1024, 24, 16), "RobertaForMaskedLM"),
+    ),
+    layer_row=plain_layer_row,
+    sample=heads_divide(),
+    rank=20,
 )

@@ -33,29 +33,37 @@ ignored.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Mapping
 
 from ..config import MAX_LAYERS, Field
 from ..errors import CalcError
+from ..i18n import label
 from ..model import KerasLayer, Tensor, TensorList
 from .base import Architecture, Family
+from .common import L
 
 MODEL_TYPE = "transformer"
 ARCHITECTURE = "Transformer"
 
 FIELDS = (
-    Field("n_src_vocab", 5395),
-    Field("n_tgt_vocab", 5395),
-    Field("len_max_seq", 32),
-    Field("d_word_vec", 512),
-    Field("d_model", 512),
-    Field("d_inner", 2048),
-    Field("n_layers", 6, minimum=0, maximum=MAX_LAYERS),
-    Field("n_head", 8),
-    Field("d_k", 64),
-    Field("d_v", 64),
-    Field("tgt_emb_prj_weight_sharing", True, kind="bool"),
-    Field("emb_src_tgt_weight_sharing", True, kind="bool"),
+    Field("n_src_vocab", 5395, label=L("Source vocabulary", "源端词表大小")),
+    Field("n_tgt_vocab", 5395, label=L("Target vocabulary", "目标端词表大小")),
+    Field("len_max_seq", 32, label=L("Longest sequence", "最大序列长度")),
+    Field("d_word_vec", 512, label=L("Word vector size", "词向量维度")),
+    Field("d_model", 512, label=L("Model width", "模型维度")),
+    Field("d_inner", 2048, label=L("Feed-forward inner size", "前馈网络中间层维度")),
+    Field("n_layers", 6, minimum=0, maximum=MAX_LAYERS, label=L("Layers, encoder and decoder each (L)", "编码器、解码器各自的层数（L）")),
+    Field("n_head", 8, label=L("Attention heads", "注意力头数")),
+    Field("d_k", 64, label=L("Key/query size per head", "每个头的 key/query 维度")),
+    Field("d_v", 64, label=L("Value size per head", "每个头的 value 维度")),
+    Field(
+        "tgt_emb_prj_weight_sharing", True, kind="bool",
+        label=L("Share the output projection with the target embedding", "输出投影与目标端词嵌入共享权重"),
+    ),
+    Field(
+        "emb_src_tgt_weight_sharing", True, kind="bool",
+        label=L("Share source and target embeddings", "源端与目标端词嵌入共享权重"),
+    ),
 )
 
 
@@ -79,6 +87,14 @@ def feed_forward(t: TensorList, p: str, c: dict[str, Any], layer: int, stack: st
     t.layer_norm(p + "layer_norm", d, layer=layer, stack=stack)
 
 
+def layer_row(n: int, config: Mapping[str, Any], lang: str) -> str:
+    """Encoder blocks are numbered 0 … n_layers − 1, decoder blocks after them."""
+    encoder_layers = config["n_layers"]
+    if n < encoder_layers:
+        return label("encoder_layer_n", lang, n=n)
+    return label("decoder_layer_n", lang, n=n - encoder_layers)
+
+
 def build_tensors(c: dict[str, Any], architecture: str = ARCHITECTURE) -> tuple[tuple[Tensor, ...], tuple[KerasLayer, ...]]:
     """The ``custom`` builder: every ``state_dict`` entry of ``Transformer(**c)``."""
     if c["d_word_vec"] != c["d_model"]:
@@ -92,14 +108,14 @@ def build_tensors(c: dict[str, Any], architecture: str = ARCHITECTURE) -> tuple[
     src_emb, tgt_emb = "encoder.src_word_emb.weight", "decoder.tgt_word_emb.weight"
 
     t = TensorList()
-    t.add(src_emb, (c["n_src_vocab"], w), "embeddings")
-    t.add("encoder.position_enc.weight", (positions, w), "embeddings", trainable=False)
+    t.embedding("encoder.src_word_emb", c["n_src_vocab"], w)
+    t.embedding("encoder.position_enc", positions, w, trainable=False)
     for i in range(n):
         p = f"encoder.layer_stack.{i}."
         attention(t, p + "slf_attn.", c, i, "encoder")
         feed_forward(t, p + "pos_ffn.", c, i, "encoder")
-    t.add(tgt_emb, (c["n_tgt_vocab"], w), "embeddings", tied_to=src_emb if share_src_tgt else None)
-    t.add("decoder.position_enc.weight", (positions, w), "embeddings", trainable=False)
+    t.embedding("decoder.tgt_word_emb", c["n_tgt_vocab"], w, shares=src_emb if share_src_tgt else None)
+    t.embedding("decoder.position_enc", positions, w, trainable=False)
     for i in range(n):
         p = f"decoder.layer_stack.{i}."
         attention(t, p + "slf_attn.", c, n + i, "decoder")
@@ -107,8 +123,8 @@ def build_tensors(c: dict[str, Any], architecture: str = ARCHITECTURE) -> tuple[
         feed_forward(t, p + "pos_ffn.", c, n + i, "decoder")
     # The decoder embedding's storage first appears under the encoder's name when that is shared too.
     owner = src_emb if share_src_tgt else tgt_emb
-    t.add("tgt_word_prj.weight", (c["n_tgt_vocab"], c["d_model"]), "head", tied_to=owner if share_prj else None)
-    return t.tuple(), ()
+    t.add("tgt_word_prj.weight", (c["n_tgt_vocab"], c["d_model"]), "head", shares=owner if share_prj else None)
+    return t.tensors(), ()
 
 
 FAMILY = Family(
@@ -116,7 +132,13 @@ FAMILY = Family(
     base=ARCHITECTURE,
     fields=FIELDS,
     architectures=(Architecture(ARCHITECTURE, "", False),),
-    custom=build_tensors,
+    builder=build_tensors,
     pad_token_id=None,
     title={"en": "Transformer (2018, PyTorch)", "zh": "Transformer（2018 PyTorch 实现）"},
+    config_json=False,
+    legend="fields_legend_transformer",
+    layer_row=layer_row,
+    per_layer_title="per_block_title",
+    transformers=False,
+    rank=95,
 )

@@ -47,7 +47,7 @@ def weights(inv):
 @pytest.mark.parametrize("case_id", list(CASES))
 def test_every_summary_row_and_weight(case_id):
     case = CASES[case_id]
-    inv = keras_bert.build_inventory(case["kwargs"])
+    inv = build(dict(case["kwargs"], model_type=keras_bert.MODEL_TYPE))
     assert rows(inv) == case["layers"]
     assert weights(inv) == case["weights"]
     assert inv.total == case["total"]

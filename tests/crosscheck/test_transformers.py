@@ -14,15 +14,17 @@ from typing import Any
 
 import pytest
 
+from calculator import views
 from calculator.build import build as engine_build
 from calculator.errors import CalcError
-from calculator.families import FAMILIES
+from calculator.families import FAMILIES, Family
 from calculator.presets import PRESETS
 
 from .framework import build as hf_build
 from .framework import describe
 
-HF_FAMILIES = ("bert", "roberta", "distilbert", "albert", "electra")
+#: Every family transformers builds, as the declarations say.
+HF_FAMILIES = tuple(mt for mt, f in FAMILIES.items() if f.transformers)
 RANDOM_PER_FAMILY = int(os.environ.get("CROSSCHECK_RANDOM", "200"))
 SEED = int(os.environ.get("CROSSCHECK_SEED", "20261122"))
 
@@ -37,7 +39,8 @@ def compare(raw: dict[str, Any], architecture: str, pooler: bool | None) -> str:
         with pytest.raises(Exception):
             hf_build(raw["model_type"], architecture, hf_config, **kwargs)
         return exc.code
-    framework = describe(hf_build(raw["model_type"], architecture, hf_config, **kwargs))
+    model = hf_build(raw["model_type"], architecture, hf_config, **kwargs)
+    framework = describe(model)
 
     ours = [(t.name, t.shape, t.tied_to, t.trainable) for t in inv.tensors]
     theirs = [(t.name, t.shape, t.tied_to, t.trainable) for t in framework.tensors]
@@ -46,6 +49,8 @@ def compare(raw: dict[str, Any], architecture: str, pooler: bool | None) -> str:
     assert inv.total == framework.total
     assert inv.trainable == framework.trainable
     assert inv.state_dict_total == framework.state_dict_total
+    assert views.num_parameters(inv) == model.num_parameters()
+    assert views.num_parameters(inv, exclude_embeddings=True) == model.num_parameters(exclude_embeddings=True)
     return "ok"
 
 
@@ -67,37 +72,36 @@ def test_presets_match_transformers(preset: str, architecture: str) -> None:
     assert compare(raw, architecture, None) == "ok"
 
 
-@pytest.mark.parametrize("model_type", ["bert", "roberta", "albert"])
+@pytest.mark.parametrize(
+    "model_type", [mt for mt in HF_FAMILIES if FAMILIES[mt].architectures[0].pooler is None]
+)
 def test_base_model_without_pooler(model_type: str) -> None:
     family = FAMILIES[model_type]
     assert compare({"model_type": model_type, "num_hidden_layers": 2}, family.base, False) == "ok"
 
 
-def random_config(rng: random.Random, model_type: str) -> dict[str, Any]:
-    """Sizes that vary every dimension independently (heads always divide the width, as HF requires)."""
-    heads = rng.choice([1, 2, 3, 4, 6, 8, 12, 16])
-    width = heads * rng.randint(1, 24)
-    config: dict[str, Any] = {"model_type": model_type, "vocab_size": rng.randint(1, 5000)}
-    layers = rng.randint(0, 4)
-    inter = rng.randint(1, 300)
-    if model_type == "distilbert":
-        config.update(dim=width, n_heads=heads, n_layers=layers, hidden_dim=inter,
-                      sinusoidal_pos_embds=rng.random() < 0.3)
-    else:
-        config.update(hidden_size=width, num_attention_heads=heads, num_hidden_layers=layers,
-                      intermediate_size=inter, type_vocab_size=rng.randint(1, 4))
-    config["max_position_embeddings"] = rng.randint(1, 600)
-    if model_type in ("albert", "electra"):
-        config["embedding_size"] = rng.choice([width, rng.randint(1, 64)])
-    if model_type == "albert":
-        config["num_hidden_groups"] = rng.randint(1, 3)
-        config["inner_group_num"] = rng.randint(1, 2)
-    if rng.random() < 0.5:
-        config["tie_word_embeddings"] = rng.random() < 0.5
-    if rng.random() < 0.3:
-        config["id2label"] = {str(i): f"L{i}" for i in range(rng.randint(1, 9))}
-    elif rng.random() < 0.5:
-        config["num_labels"] = rng.randint(1, 9)
+def random_config(rng: random.Random, family: Family) -> dict[str, Any]:
+    """Values drawn from each field's declared ``sample`` range, then the family's own ``sample`` hook.
+
+    Some keys are left out so that transformers' defaults are exercised too; the
+    label count is sometimes given only through ``id2label``, as fine-tuned configs do.
+    """
+    config: dict[str, Any] = {"model_type": family.model_type}
+    for f in family.fields:
+        if f.sample is None or rng.random() < 0.15:
+            continue
+        if f.kind == "bool":
+            config[f.key] = rng.random() < 0.5
+        elif f.kind == "flags":
+            config[f.key] = [c for c in f.choices if rng.random() < 0.5]
+        elif f.kind == "choice":
+            config[f.key] = rng.choice(f.choices)
+        else:
+            config[f.key] = rng.randint(*f.sample)
+    if family.sample is not None:
+        family.sample(rng, config)
+    if "num_labels" in config and rng.random() < 0.3:
+        config["id2label"] = {str(i): f"L{i}" for i in range(config.pop("num_labels"))}
     return config
 
 
@@ -108,8 +112,8 @@ def random_cases() -> list[tuple[str, int]]:
 @pytest.mark.parametrize(("model_type", "index"), random_cases())
 def test_random_configs_match_transformers(model_type: str, index: int) -> None:
     rng = random.Random(f"{SEED}-{model_type}-{index}")
-    raw = random_config(rng, model_type)
     family = FAMILIES[model_type]
+    raw = random_config(rng, family)
     arch = rng.choice(family.architectures)
     pooler = rng.choice([None, False]) if arch.pooler is None else None
     outcome = compare(raw, arch.name, pooler)

@@ -11,6 +11,7 @@ import pytest
 
 from calculator import views
 from calculator.build import build
+from calculator.families import keras_bert
 from calculator.presets import PRESETS
 
 from .builtsite import DOCS, LANGS, Site, nav_pages
@@ -73,7 +74,7 @@ def _expected_figures() -> dict[str, list[int]]:
     figures["original-transformer.md"] = [printout.total, printout.trainable, printout.state_dict_total] + [
         r.count for r in views.per_layer(printout)
     ]
-    keras = keras_bert.build_inventory({
+    keras = build({"model_type": keras_bert.MODEL_TYPE,
         "token_num": 30000, "head_num": 12, "transformer_num": 12, "embed_dim": 768, "feed_forward_dim": 3072,
         "seq_len": 500, "pos_num": 512, "dropout_rate": 0.05,
     })

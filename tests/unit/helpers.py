@@ -33,3 +33,10 @@ HUB_ROBERTA_BASE = {
     "model_type": "roberta", "num_attention_heads": 12, "num_hidden_layers": 12, "pad_token_id": 1,
     "type_vocab_size": 1, "vocab_size": 50265,
 }
+
+
+def keras(raw: dict[str, Any]) -> Any:
+    """keras-bert's ``get_model(**raw)`` as the calculator builds it."""
+    from calculator.build import build
+
+    return build(dict(raw, model_type="keras-bert"))

@@ -7,9 +7,9 @@ tests/crosscheck/test_keras_bert_reference.py.
 """
 from calculator.build import build
 from calculator.families import FAMILIES
-from calculator.families.keras_bert import build_inventory
 
 from .helpers import expect_error
+from .helpers import keras as build_inventory
 
 FAMOUS = {
     "model_type": "keras-bert",

@@ -1,0 +1,54 @@
+"""Field declarations and helpers shared by the BERT-like families (BERT, RoBERTa, ELECTRA, ALBERT and their kin).
+
+A family takes these as they are, or with its own default (:func:`base.with_defaults`);
+each carries its labels in both languages and the range the cross-check draws from.
+"""
+from __future__ import annotations
+
+import random
+from typing import Any, Mapping
+
+from ..config import MAX_LAYERS, Field
+from ..i18n import label
+
+
+def L(en: str, zh: str) -> dict[str, str]:
+    """A label in both languages."""
+    return {"en": en, "zh": zh}
+
+
+VOCAB = Field("vocab_size", 30522, label=L("Vocabulary size (V)", "词表大小（V）"), sample=(1, 5000))
+HIDDEN = Field("hidden_size", 768, label=L("Hidden size (H)", "隐藏层维度（H）"), sample=(1, 24))
+LAYERS = Field(
+    "num_hidden_layers", 12, minimum=0, maximum=MAX_LAYERS,
+    label=L("Encoder layers (L)", "编码器层数（L）"), sample=(0, 4),
+)
+HEADS = Field("num_attention_heads", 12, label=L("Attention heads (A)", "注意力头数（A）"), sample=(1, 16))
+INTERMEDIATE = Field(
+    "intermediate_size", 3072, label=L("Feed-forward inner size (I)", "前馈网络中间层维度（I）"), sample=(1, 300),
+)
+POSITIONS = Field("max_position_embeddings", 512, label=L("Positions (P)", "最大位置数（P）"), sample=(1, 600))
+TOKEN_TYPES = Field("type_vocab_size", 2, label=L("Token types (T)", "分段类型数（T）"), sample=(1, 4))
+EMBEDDING = Field("embedding_size", 128, label=L("Embedding size (E)", "嵌入维度（E）"), sample=(1, 64))
+LABELS = Field("num_labels", 2, label=L("Number of labels (num_labels)", "标签数（num_labels）"), sample=(1, 9))
+TIE = Field(
+    "tie_word_embeddings", True, kind="bool",
+    label=L("Tie the output projection to the input embeddings", "输出投影与输入词嵌入共享权重"),
+    sample=(0, 1),
+)
+
+BERT_FIELDS = (VOCAB, HIDDEN, LAYERS, HEADS, INTERMEDIATE, POSITIONS, TOKEN_TYPES, LABELS, TIE)
+
+
+def heads_divide(hidden: str = "hidden_size", heads: str = "num_attention_heads") -> Any:
+    """A :attr:`Family.sample` hook: the drawn hidden size becomes heads × the drawn value (HF requires it)."""
+
+    def adjust(rng: random.Random, config: dict[str, Any]) -> None:
+        config[heads] = rng.choice([1, 2, 3, 4, 6, 8, 12, 16])
+        config[hidden] = config[heads] * rng.randint(1, 24)
+
+    return adjust
+
+
+def plain_layer_row(n: int, config: Mapping[str, Any], lang: str) -> str:
+    return label("layer_n", lang, n=n)

@@ -1,0 +1,57 @@
+"""A family's closed form as named terms (nanoGPT's ``transformer_sizing``), symbolic and substituted.
+
+Each family writes its own ``formula(inv)`` beside its builder, from the config's
+numbers alone; ``Formula.total == Inventory.total`` is then a real check of both
+(``tests/unit/test_families.py`` makes it for every family, preset and random config).
+A line's ``key`` is a label key (:data:`calculator.i18n.LABELS`).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable
+
+from .model import Inventory, Tensor
+
+
+@dataclass(frozen=True)
+class FormulaLine:
+    key: str  # an i18n label key
+    symbolic: str
+    substituted: str
+    value: int
+    #: A line that explains another and is not added to the total (one layer, before × L).
+    counted: bool = True
+
+
+@dataclass(frozen=True)
+class Formula:
+    symbols: dict[str, int]
+    lines: tuple[FormulaLine, ...]
+
+    @property
+    def total(self) -> int:
+        return sum(line.value for line in self.lines if line.counted)
+
+
+def layers_lines(symbolic: str, substituted: str, per: int, count: int, letter: str = "L") -> list[FormulaLine]:
+    """"One layer" (not counted) and "all layers" = count × one layer."""
+    return [
+        FormulaLine("per_layer_formula", symbolic, substituted, per, counted=False),
+        FormulaLine("layers_formula", f"{letter} × ({symbolic})", f"{count} × {per:,}", count * per),
+    ]
+
+
+def head_line(inv: Inventory, tensors: Iterable[Tensor] | None = None) -> list[FormulaLine]:
+    """The task head, tensor by tensor (heads are small and differ per class; their shapes are the formula)."""
+    heads = [t for t in (inv.charged if tensors is None else tensors) if t.group == "head"]
+    if not heads:
+        return []
+    return [FormulaLine(
+        "head", " + ".join(_short_name(t) for t in heads),
+        " + ".join(f"{t.count:,}" for t in heads), sum(t.count for t in heads),
+    )]
+
+
+def _short_name(t: Tensor) -> str:
+    parts = t.name.split(".")
+    return ".".join(parts[-2:]) if len(parts) > 1 else t.name
