@@ -689,7 +689,7 @@ def render_result(
         for line in f.lines:
             items.append(
                 f'<li data-formula="{escape(line.key)}" data-count="{line.value}">'
-                f'<span class="calc-formula-key">{escape(label(line.key, lang))}</span>{"：" if lang == "zh" else ": "}'
+                f'<span class="calc-formula-key">{escape(views.formula_label(inv, line.key, lang))}</span>{"：" if lang == "zh" else ": "}'
                 f"<code>{escape(line.symbolic)}</code> = <code>{escape(line.substituted)}</code> = "
                 f"<strong>{escape(n(line.value))}</strong></li>"
             )

@@ -218,6 +218,14 @@ def memory(inv: Inventory) -> list[MemoryRow]:
 # --------------------------------------------------------------------- formula
 
 
+def formula_label(inv: Inventory, key: str, lang: str = "en") -> str:
+    """A formula line's name: the family's own word for it, else the shared label."""
+    from .families import FAMILIES
+
+    family = FAMILIES.get(inv.model_type)
+    return family.label(key, lang) if family is not None else label(key, lang)
+
+
 def formula(inv: Inventory) -> Formula | None:
     """The family's closed form (its ``formula`` declaration), or None for families without one."""
     from .families import FAMILIES
@@ -328,7 +336,9 @@ def text_report(inv: Inventory, lang: str = "en", compact: bool = True) -> str:
         lines.append("")
         lines.append(f"{label('formula', lang)}{colon.strip()}")
         for line in f.lines:
-            lines.append(f"  {label(line.key, lang)}{colon}{line.symbolic} = {line.substituted} = {fmt_int(line.value, lang)}")
+            lines.append(
+                f"  {formula_label(inv, line.key, lang)}{colon}{line.symbolic} = {line.substituted} = {fmt_int(line.value, lang)}"
+            )
     lines.append("")
     template = _layer_template(inv) if compact and all(t.stack == "encoder" for t in inv.tensors) else None
     shown = [t for t in inv.tensors if template is None or t.layer is None or t.layer == 0]

@@ -272,7 +272,8 @@ class Lang:
         lab = self.label
         rows = [f"| {lab('group')} | {lab('formula')} | = | {lab('count')} |", "|---|---|---|---:|"]
         for line in f.lines:
-            rows.append(f"| {lab(line.key)} | {line.symbolic} | {line.substituted} | {self.n(line.value)} |")
+            name = views.formula_label(inv, line.key, self.lang)
+            rows.append(f"| {name} | {line.symbolic} | {line.substituted} | {self.n(line.value)} |")
         rows.append(f"| **{lab('total')}** | | | **{self.n(f.total)}** |")
         return "\n".join(rows) + "\n"
 

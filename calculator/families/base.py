@@ -127,6 +127,9 @@ class Family:
     transformers: bool = True
     #: Position in menus and lists (lower first).
     rank: int = 100
+    #: Words only this family needs (its formula lines' keys, e.g. "task_type"), in both languages;
+    #: looked up before the shared :data:`calculator.i18n.LABELS`.
+    labels: dict[str, Label] = field(default_factory=dict)
 
     def architecture(self, name: str) -> Architecture | None:
         for arch in self.architectures:
@@ -151,6 +154,16 @@ class Family:
         if self.read is not None:
             return self.read(raw)
         return read_fields(self.fields, raw, self.aliases)
+
+    def label(self, key: str, lang: str = "en", **params: Any) -> str:
+        """A label in ``lang``: the family's own (:attr:`labels`) first, then the shared ones."""
+        from ..i18n import label
+
+        entry = self.labels.get(key)
+        if entry is None:
+            return label(key, lang, **params)
+        text = entry["zh" if lang == "zh" else "en"]
+        return text.format(**params) if params else text
 
     def derive(self, **changes: Any) -> "Family":
         """A sibling family: this one with some attributes replaced (XLM-R is RoBERTa under other names)."""
