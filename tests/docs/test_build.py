@@ -16,12 +16,36 @@ def test_strict_build_reports_no_warning(site: Site):
     assert warnings == []
 
 
+#: ``<html lang>`` of each language's pages. The Chinese pages are written in Simplified
+#: Chinese: "zh" alone leaves the glyphs to the browser (on a system that lists Japanese
+#: or Traditional Chinese fonts first, some characters come out in their shapes);
+#: "zh-Hans" asks for the Simplified ones. URLs keep the plain code (/zh/).
+HTML_LANG = {"en": "en", "zh": "zh-Hans"}
+
+
 @pytest.mark.parametrize("lang", LANGS)
 @pytest.mark.parametrize("src", PAGES)
 def test_page_is_built_in_its_language(site: Site, src: str, lang: str):
     page = site.page(src, lang)
-    assert page.html_lang == lang
+    assert page.html_lang == HTML_LANG[lang]
     assert page.headings and page.headings[0].level == 1, "a page starts with its H1"
+
+
+def test_sitemap_hreflang_is_the_html_lang(site: Site):
+    """Search engines read the alternates in sitemap.xml: their tags are the pages' own <html lang>."""
+    import xml.etree.ElementTree as ET
+
+    ns = {"sm": "http://www.sitemaps.org/schemas/sitemap/0.9", "x": "http://www.w3.org/1999/xhtml"}
+    root = ET.parse(site.root / "sitemap.xml").getroot()
+    base = site.base_path
+    pairs = []
+    for link in root.findall(".//x:link", ns):
+        path = link.get("href").split("://", 1)[1].split("/", 1)[1]
+        rel = ("/" + path)[len(base):]
+        lang = "zh" if rel.startswith("zh/") else "en"
+        pairs.append((link.get("hreflang"), HTML_LANG[lang]))
+    assert len(pairs) == 2 * 2 * len(PAGES)
+    assert all(tag == want for tag, want in pairs), sorted(set(pairs))
 
 
 @pytest.mark.parametrize("lang", LANGS)
