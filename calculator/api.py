@@ -392,9 +392,31 @@ def _matching_preset(name: Any, inv: Inventory, extras: Mapping[str, str]) -> st
 
 
 def _query_value(value: Any) -> str:
+    """A value as the address and the form write it: 1/0 for flags, ``a|b`` for a list of names."""
     if isinstance(value, bool):
         return "1" if value else "0"
+    if isinstance(value, (tuple, list)):
+        return "|".join(str(v) for v in value)
+    if value is None:
+        return ""
     return str(value)
+
+
+#: Each family's values with nothing given (HF's defaults, dependent ones worked out), filled on first use.
+_FAMILY_DEFAULTS: dict[str, dict[str, str]] = {}
+
+
+def family_defaults(family: Family) -> dict[str, str]:
+    """The form's text for each field of ``family`` when config.json gives nothing."""
+    if family.model_type not in _FAMILY_DEFAULTS:
+        values = family.read_config({"model_type": family.model_type})
+        _FAMILY_DEFAULTS[family.model_type] = {k: _query_value(v) for k, v in values.items()}
+    return _FAMILY_DEFAULTS[family.model_type]
+
+
+def form_values(family: Family, raw: Mapping[str, Any]) -> dict[str, str]:
+    """The form's text for each field, for a config (a preset's): what build() reads, as the address writes it."""
+    return {k: _query_value(v) for k, v in family.read_config(raw).items() if family.field(k) is not None}
 
 
 def _active_of(params: Mapping[str, Any], inv: Inventory) -> tuple[str | None, Any]:
@@ -431,7 +453,7 @@ def canonical_query(
     query["pooler"] = _query_value(inv.pooler)
     family = FAMILIES[inv.model_type]
     for f in family.fields:
-        if f.key in inv.config:
+        if f.key in inv.config and inv.config[f.key] is not None:
             query[f.key] = _query_value(inv.config[f.key])
     query.update(extras or {})
     if active is not None:
@@ -895,13 +917,19 @@ def form_schema(lang: str = "en") -> dict[str, Any]:
     return {
         "lang": lang,
         "default": compute(DEFAULT_PARAMS, lang)["query"],
-        "presets": {name: {"model_type": p.config["model_type"], "config": p.config} for name, p in PRESETS.items()},
+        # ``form``: each field's text as the form shows it (lists as a|b, derived defaults worked out).
+        "presets": {
+            name: {"model_type": p.config["model_type"], "config": p.config,
+                   "form": form_values(FAMILIES[p.config["model_type"]], p.config)}
+            for name, p in PRESETS.items()
+        },
         "families": {
             mt: {
                 "base": fam.base,
                 "title": fam.title.get(lang, mt),
                 "fields": [
-                    {"key": f.key, "kind": f.kind, "default": f.default, "minimum": f.minimum, "maximum": f.maximum}
+                    {"key": f.key, "kind": f.kind, "default": family_defaults(fam)[f.key], "minimum": f.minimum,
+                     "maximum": f.maximum}
                     for f in fam.fields
                 ],
                 "extras": list(extra_keys(mt)),
@@ -1016,7 +1044,7 @@ def render_form(query: Mapping[str, str], lang: str = "en") -> str:
             fid = f"calc-{mt}-{f.key}"
             value = query.get(f.key) if active and f.key in query else None
             if f.kind == "bool":
-                on = (value == "1") if value is not None else bool(f.default)
+                on = (value == "1") if value is not None else family_defaults(fam)[f.key] == "1"
                 out.append(
                     f'<div class="calc-field calc-check" data-key="{_attr(f.key)}">'
                     f'<input type="checkbox" id="{fid}" name="{_attr(f.key)}"{" checked" if on else ""} '
@@ -1025,11 +1053,12 @@ def render_form(query: Mapping[str, str], lang: str = "en") -> str:
                     f'<p class="calc-hint" id="{fid}-hint"></p>{err(fid)}</div>'
                 )
             else:
-                shown = value if value is not None else str(f.default)
+                shown = value if value is not None else family_defaults(fam)[f.key]
+                mode = "numeric" if f.kind == "int" else "text"
                 out.append(
                     f'<div class="calc-field" data-key="{_attr(f.key)}">'
                     f'<label for="{fid}"><code>{escape(f.key)}</code> {escape(field_label(fam, f.key, lang))}</label>'
-                    f'<input type="text" inputmode="numeric" id="{fid}" name="{_attr(f.key)}" value="{_attr(shown)}" '
+                    f'<input type="text" inputmode="{mode}" id="{fid}" name="{_attr(f.key)}" value="{_attr(shown)}" '
                     f'spellcheck="false" aria-describedby="{fid}-hint {fid}-error">'
                     f'<p class="calc-hint" id="{fid}-hint"></p>{err(fid)}</div>'
                 )

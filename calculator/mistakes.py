@@ -18,6 +18,7 @@ from typing import Any, Callable, Mapping
 
 from .build import build
 from .errors import CalcError
+from .families.bert import FAMILY as BERT  # the mistakes are about BERT's own derivations
 from .model import Inventory
 
 
@@ -38,18 +39,19 @@ class Mistake:
 
 def bert_inventory(source: Inventory | Mapping[str, Any]) -> Inventory:
     """The BertModel-with-pooler Inventory for an Inventory of the bert family or a BERT config."""
+    bert = BERT.model_type
     if isinstance(source, Inventory):
-        if source.model_type != "bert":
+        if source.model_type != bert:
             raise CalcError("bad_value", key="model_type", value=source.model_type)
-        if source.architecture == "BertModel" and source.pooler:
+        if source.architecture == BERT.base and source.pooler:
             return source
-        return build(dict(source.config, model_type="bert"), architecture="BertModel", pooler=True)
+        return build(dict(source.config, model_type=bert), architecture=BERT.base, pooler=True)
     if not isinstance(source, Mapping):
         raise CalcError("not_an_object", kind=type(source).__name__)
-    model_type = source.get("model_type", "bert")
-    if model_type != "bert":
+    model_type = source.get("model_type", bert)
+    if model_type != bert:
         raise CalcError("bad_value", key="model_type", value=model_type)
-    return build(dict(source, model_type="bert"), architecture="BertModel", pooler=True)
+    return build(dict(source, model_type=bert), architecture=BERT.base, pooler=True)
 
 
 class _Symbols:

@@ -24,7 +24,7 @@ def close_presets(value: Any, limit: int = 3) -> list[str]:
     """Up to ``limit`` published presets a mistyped name probably meant, best first.
 
     Case and ``_``/``-`` are ignored; a name that contains what was typed
-    ("electra", "chinese") counts as close, and otherwise
+    ("base-v2", "chinese") counts as close, and otherwise
     :func:`difflib.get_close_matches` decides, strictly (cutoff 0.8), so that a
     stranger name suggests nothing rather than something unrelated.
     """

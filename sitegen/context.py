@@ -14,6 +14,7 @@ from typing import Any, Iterable
 
 from calculator import charts, views
 from calculator.build import build
+from calculator.families import keras_bert, transformer2018
 from calculator.i18n import label as _label
 from calculator.model import Inventory, Tensor
 from calculator.presets import PRESETS
@@ -31,7 +32,7 @@ PAPER_ROUNDING = 10_000_000
 #: repository's issue about the parameter count: attention-is-all-you-need-pytorch
 #: with these constructor arguments.
 TRANSFORMER_PRINTOUT: dict[str, Any] = {
-    "model_type": "transformer",
+    "model_type": transformer2018.MODEL_TYPE,
     "n_src_vocab": 5395,
     "n_tgt_vocab": 5395,
     "len_max_seq": 32,
@@ -88,8 +89,8 @@ def snippet_kwargs(name: str, function: str) -> dict[str, Any]:
 
 
 def keras_model(**overrides: Any) -> Inventory:
-    """keras-bert's ``get_model`` with the arguments of ``docs_src/keras_count.py`` (and overrides)."""
-    raw = dict(snippet_kwargs("keras_count.py", "get_model"), model_type="keras-bert")
+    """keras-bert's get_model() with the arguments of ``docs_src/keras_count.py`` (and overrides)."""
+    raw = dict(snippet_kwargs("keras_count.py", "get_model"), model_type=keras_bert.MODEL_TYPE)
     raw.update(overrides)
     return custom(raw)
 

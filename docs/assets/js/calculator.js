@@ -167,9 +167,10 @@ function main(root) {
     for (const field of fam.fields) {
       if (field.key === "num_labels") continue; // the task's labels, not the checkpoint's
       const input = fs.querySelector(`input[name="${CSS.escape(field.key)}"]`);
-      const value = field.key in preset.config ? preset.config[field.key] : field.default;
-      if (input.type === "checkbox") input.checked = Boolean(value);
-      else input.value = String(value);
+      // The form's text for this checkpoint, worked out in Python (defaults filled, lists as a|b).
+      const value = preset.form[field.key];
+      if (input.type === "checkbox") input.checked = value === "1";
+      else input.value = value;
     }
     syncArchitecture();
   }

@@ -1,0 +1,76 @@
+"""The package's walls: leaf modules stay leaves, families know nothing of the views or the page,
+and no module outside ``calculator/families/`` branches on a family's ``model_type``.
+
+Read from the source (AST), so an import hidden inside a function counts too.
+"""
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+from calculator.families import FAMILIES
+
+ROOT = Path(__file__).resolve().parents[2]
+PKG = ROOT / "calculator"
+
+
+def _imports(path: Path) -> set[str]:
+    """calculator modules imported anywhere in ``path`` (relative imports resolved)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    package = parts[:-1]
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package[: len(package) - node.level + 1]
+                target = ".".join(base + tuple((node.module or "").split("."))).rstrip(".")
+                if node.module is None:
+                    out.update(f"{target}.{a.name}" for a in node.names)
+                else:
+                    out.add(target)
+            elif node.module and node.module.startswith("calculator"):
+                out.add(node.module)
+        elif isinstance(node, ast.Import):
+            out.update(a.name for a in node.names if a.name.startswith("calculator"))
+    return out
+
+
+def test_leaf_modules_import_nothing_of_the_package():
+    for name in ("model", "errors", "i18n"):
+        found = _imports(PKG / f"{name}.py")
+        assert not found, (name, found)
+    assert _imports(PKG / "config.py") <= {"calculator.errors"}
+
+
+def test_families_never_import_the_engine_views_or_page():
+    for path in (PKG / "families").glob("*.py"):
+        for module in _imports(path):
+            assert not module.startswith(("calculator.build", "calculator.views", "calculator.api",
+                                          "calculator.charts", "calculator.cli", "calculator.presets")), (path.name, module)
+
+
+def test_views_never_import_the_page():
+    assert not any(m.startswith("calculator.api") for m in _imports(PKG / "views.py"))
+
+
+def test_no_model_type_string_outside_the_families():
+    """The CLI, views, page, site hooks and page scripts read declarations; they never compare model_type strings."""
+    names = "|".join(re.escape(n) for n in sorted(FAMILIES, key=len, reverse=True))
+    # A family's name in quotes beside model_type, or compared (==, !=, in): a branch on the family.
+    pattern = re.compile(
+        r"""model_type\W.*["'](%s)["']|["'](%s)["'].*\Wmodel_type|(==|!=|\bin)\s*[(\[{]?\s*["'](%s)["']"""
+        % (names, names, names)
+    )
+    places = [p for p in PKG.rglob("*.py") if "families" not in p.parts]
+    places += list((ROOT / "sitegen").glob("*.py")) + list((ROOT / "docs" / "assets" / "js").glob("*.js"))
+    hits = []
+    for path in places:
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if pattern.search(line):
+                hits.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
+    # The build's documented default for a config without model_type is the one allowed name.
+    allowed = {"calculator/build.py"}
+    hits = [h for h in hits if h.split(":")[0] not in allowed]
+    assert not hits, "\n".join(hits)
