@@ -21,6 +21,7 @@ COLOURS: dict[str, str] = {
     "attention_output": "#b7791f",
     "feed_forward": "#2f9e6e",
     "layer_norm": "#8a63d2",
+    "relative_position": "#1f9bb0",
     "pooler": "#c2417a",
     "head": "#7d8590",
 }

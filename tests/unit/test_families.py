@@ -143,3 +143,12 @@ def test_breakdowns_add_up_to_the_total_for_every_preset():
 def test_shared_labels_exist_in_both_languages():
     for key, entry in LABELS.items():
         _both(entry, key)
+
+
+def test_every_group_has_a_label_and_a_colour():
+    from calculator.charts import COLOURS
+    from calculator.model import GROUPS
+
+    for group in GROUPS:
+        _both(LABELS[group], group)
+        assert group in COLOURS, group

@@ -1,0 +1,224 @@
+"""The form and the widget around it, rendered at build time so they are on screen with the first paint.
+
+The page's script only switches fieldsets and fills values. Every value is
+escaped by :func:`calculator.page.html.h`; the ids and classes the script
+relies on are declared in :mod:`calculator.page.dom`.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any, Mapping
+
+from ..build import DEFAULT_MODEL_TYPE
+from ..families import FAMILIES
+from ..i18n import label
+from ..presets import PRESETS
+from . import dom
+from .html import Markup, h, join
+from .labels import UI_LABELS, family_option, field_label, fields_legend, norm_lang, ui
+from .state import ACTIVE_KEY, extra_keys, family_defaults, form_values
+
+
+def form_schema(lang: str, default_query: Mapping[str, str]) -> dict[str, Any]:
+    """What the page's script needs to drive the form: presets, families, fields, labels, the DOM contract."""
+    lang = norm_lang(lang)
+    return {
+        "lang": lang,
+        "default": dict(default_query),
+        # ``form``: each field's text as the form shows it (lists as a|b, derived defaults worked out).
+        "presets": {
+            name: {"model_type": p.config["model_type"], "config": p.config,
+                   "form": form_values(FAMILIES[p.config["model_type"]], p.config)}
+            for name, p in PRESETS.items()
+        },
+        "families": {
+            mt: {
+                "base": fam.base,
+                "title": fam.title.get(lang, mt),
+                "fields": [
+                    {"key": f.key, "kind": f.kind, "default": family_defaults(fam)[f.key], "minimum": f.minimum,
+                     "maximum": f.maximum}
+                    for f in fam.fields
+                ],
+                "extras": list(extra_keys(mt)),
+                "architectures": [
+                    {"name": a.name, "pooler": a.pooler, "uses_num_labels": a.uses_num_labels,
+                     "ties_embeddings": a.ties_embeddings}
+                    for a in fam.architectures
+                ],
+            }
+            for mt, fam in FAMILIES.items()
+        },
+        "labels": {key: entry[lang] for key, entry in UI_LABELS.items()},
+        "active": ACTIVE_KEY,
+        "dom": dom.contract(),
+    }
+
+
+def _pooler_hint(arch_pooler: bool | None, architecture: str, lang: str) -> str:
+    if arch_pooler is None:
+        return ui("pooler_choice", lang)
+    return ui("pooler_fixed_on" if arch_pooler else "pooler_fixed_off", lang, architecture=architecture)
+
+
+def _err(field_id: str) -> Markup:
+    return h("p", class_="calc-err", id=f"{field_id}-error", data_error_for=field_id, hidden=True)
+
+
+def _config_box(lang: str) -> Markup:
+    """Paste / drop a config.json: first, so it is in sight at the top of the input column."""
+    return h(
+        "details",
+        h("summary", ui("config_title", lang)),
+        h("label", ui("config_label", lang), for_=dom.IDS["config"]),
+        h("textarea", id=dom.IDS["config"], rows=6, spellcheck="false", aria_describedby="calc-config-error"),
+        h(
+            "div",
+            h("button", ui("config_apply", lang), type="button", class_="md-button", id=dom.IDS["config_apply"]),
+            h("label", ui("config_file", lang), " ",
+              h("input", type="file", id=dom.IDS["config_file"], accept=".json,application/json"), class_="calc-file"),
+            class_="calc-config-actions",
+        ),
+        _err(dom.IDS["config"]),
+        class_="calc-config", id=dom.IDS["config_box"],
+    )
+
+
+def _select(label_content: Any, field_id: str, name: str, options: list[Markup], wide: bool = False) -> Markup:
+    return h(
+        "div",
+        h("label", label_content, for_=field_id),
+        h("select", options, id=field_id, name=name, aria_describedby=f"{field_id}-error"),
+        _err(field_id),
+        class_="calc-field calc-wide" if wide else "calc-field",
+    )
+
+
+def _family_fields(mt: str, current: str, query: Mapping[str, str], lang: str) -> Markup:
+    fam = FAMILIES[mt]
+    active = mt == current
+    defaults = family_defaults(fam)
+    items: list[Markup] = [h("legend", fields_legend(mt, lang))]
+    for f in fam.fields:
+        fid = dom.field_id(mt, f.key)
+        value = query.get(f.key) if active and f.key in query else None
+        described = f"{fid}-hint {fid}-error"
+        label_content = join([h("code", f.key), " ", field_label(fam, f.key, lang)])
+        if f.kind == "bool":
+            on = (value == "1") if value is not None else defaults[f.key] == "1"
+            items.append(h(
+                "div",
+                h("input", type="checkbox", id=fid, name=f.key, checked=on, aria_describedby=described),
+                h("label", label_content, for_=fid),
+                h("p", class_="calc-hint", id=f"{fid}-hint"), _err(fid),
+                class_="calc-field calc-check", data_key=f.key,
+            ))
+        else:
+            shown = value if value is not None else defaults[f.key]
+            items.append(h(
+                "div",
+                h("label", label_content, for_=fid),
+                h("input", type="text", inputmode="numeric" if f.kind == "int" else "text", id=fid, name=f.key,
+                  value=shown, spellcheck="false", aria_describedby=described),
+                h("p", class_="calc-hint", id=f"{fid}-hint"), _err(fid),
+                class_="calc-field", data_key=f.key,
+            ))
+    return h("fieldset", items, class_="calc-fields", data_family=mt, hidden=not active, disabled=not active)
+
+
+def render_form(query: Mapping[str, str], lang: str = "en") -> str:
+    """The whole form, with one fieldset per family (all but the current one hidden and disabled)."""
+    lang = norm_lang(lang)
+    current = query.get("model_type", DEFAULT_MODEL_TYPE)
+    arch_name = query.get("architecture", "")
+
+    presets = [h("option", ui("preset_custom", lang), value="")]
+    presets += [h("option", name, value=name, selected=query.get("preset") == name) for name in PRESETS]
+    families = [h("option", family_option(mt, lang), value=mt, selected=mt == current) for mt in FAMILIES]
+    # Architecture: the options of the current family (the script swaps them).
+    fam = FAMILIES.get(current) or FAMILIES[DEFAULT_MODEL_TYPE]
+    arch_name = arch_name or fam.base
+    architectures = [h("option", a.name, value=a.name, selected=a.name == arch_name) for a in fam.architectures]
+    arch = fam.architecture(arch_name)
+    fixed = arch.pooler if arch is not None else None
+    pooler = h(
+        "div",
+        h("input", type="checkbox", id=dom.IDS["pooler"], name="pooler", checked=query.get("pooler", "1") == "1",
+          disabled=fixed is not None, aria_describedby="calc-pooler-hint calc-pooler-error"),
+        h("label", ui("pooler", lang), for_=dom.IDS["pooler"]),
+        h("p", _pooler_hint(fixed, arch_name, lang), class_="calc-hint", id=dom.IDS["pooler_hint"]),
+        _err(dom.IDS["pooler"]),
+        class_="calc-field calc-check",
+    )
+    fid = dom.field_id(None, ACTIVE_KEY)
+    active = h(
+        "div",
+        h("label", ui("active_fraction", lang), for_=fid),
+        h("input", type="text", inputmode="decimal", id=fid, name=ACTIVE_KEY, value=query.get(ACTIVE_KEY, "1"),
+          spellcheck="false", aria_describedby=f"{fid}-hint {fid}-error"),
+        h("p", ui("active_hint", lang), class_="calc-hint", id=f"{fid}-hint"), _err(fid),
+        class_="calc-field", data_key=ACTIVE_KEY,
+    )
+    form = h(
+        "form",
+        _select(ui("preset", lang), dom.IDS["preset"], "preset", presets, wide=True),
+        _select(join([ui("model_type", lang), " ", h("code", "model_type")]), dom.IDS["model_type"], "model_type",
+                families),
+        _select(ui("architecture", lang), dom.IDS["architecture"], "architecture", architectures),
+        pooler,
+        [_family_fields(mt, current, query, lang) for mt in FAMILIES],
+        active,
+        h("p", class_="calc-hint calc-extras", id=dom.IDS["extras"], hidden=True),
+        class_="calc-form", id=dom.IDS["form"], novalidate=True, autocomplete="off",
+    )
+    return join([_config_box(lang), form])
+
+
+def _json_for_script(value: Any) -> Markup:
+    """JSON safe inside ``<script type="application/json">`` (no ``</script>``, no ``<!--``)."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return Markup(text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026"))
+
+
+def widget(first: Mapping[str, Any], schema: Mapping[str, Any], lang: str) -> str:
+    """The calculator as the hook writes it into the page, around ``first`` (the pre-rendered answer)."""
+    lang = norm_lang(lang)
+    actions = [
+        h("button", ui("copy_" + kind, lang), type="button", class_="md-button", data_copy=kind)
+        for kind in ("link", "markdown", "text")
+    ]
+    head = h(
+        "section",
+        # The answer first, near the top of the document, so the first paint already shows it.
+        h("div", Markup(first["summary_html"]), class_="calc-summary", id=dom.IDS["summary"]),
+        h("p", ui("status_loading", lang), class_="calc-status", id=dom.IDS["status"], role="status"),
+        h("p", class_="calc-err calc-general-error", id=dom.IDS["general_error"], hidden=True),
+        # What is stale, then what to do (a marked field, or the message above): calculator.js picks the second.
+        h("p", h("span", ui("stale", lang), id=dom.IDS["stale_note"]), "" if lang == "zh" else " ",
+          h("span", ui("stale_fix_field", lang), id=dom.IDS["stale_fix"]), class_="calc-stale-note",
+          id=dom.IDS["stale_box"], hidden=True),
+        h("div", actions, h("span", class_="calc-copy-status", id=dom.IDS["copy_status"], role="status"),
+          class_="calc-actions"),
+        h("p", ui("default_note", lang), class_="calc-note"),
+        class_="calc-head", aria_label=ui("summary_title", lang),
+    )
+    inputs = h(
+        "section",
+        Markup(render_form(first["query"], lang)),
+        # On a phone the breakdown is below the form: this strip keeps the total in sight while typing.
+        h("p", h("span", label("total", lang)), " ", h("strong", first["total_text"]), " ",
+          h("span", first["short"], class_="calc-mini-short"), class_="calc-mini", id=dom.IDS["mini"],
+          aria_hidden="true"),
+        class_="calc-inputs", aria_label=ui("form_title", lang),
+    )
+    outputs = h(
+        "section",
+        h("div", class_="calc-live", id=dom.IDS["live"], aria_live="polite", aria_atomic="true"),
+        h("div", Markup(first["html"]), class_="calc-output", id=dom.IDS["output"]),
+        class_="calc-outputs", aria_labelledby="calc-result-title",
+    )
+    return h(
+        "div", head, h("div", inputs, outputs, class_="calc-layout"),
+        h("script", _json_for_script(schema), type="application/json", id=dom.IDS["schema"]),
+        class_="calculator", id=dom.IDS["root"], data_lang=lang, data_state="loading",
+    )

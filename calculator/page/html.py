@@ -1,0 +1,66 @@
+"""Building HTML with escaping as the default: :func:`h` escapes every string it is given.
+
+Jinja's ``Markup`` model in forty lines of the standard library (Pyodide cannot
+cheaply import Jinja): a :class:`Markup` is HTML already; any other value put in
+a tag or an attribute is text, and is escaped. Raw HTML is the explicit
+exception (:func:`raw`, for the module-generated SVG charts), so forgetting to
+escape a user value is no longer possible, only writing ``raw(...)`` on purpose.
+"""
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+from ..views import escape
+
+#: Elements without a closing tag.
+VOID = frozenset({"input", "br", "img", "meta", "link", "hr"})
+
+
+class Markup(str):
+    """A string that is already HTML."""
+
+    __slots__ = ()
+
+
+def raw(html: str) -> Markup:
+    """Trust ``html`` as it is: only for markup this package generated (the SVG charts)."""
+    return Markup(html)
+
+
+def text(value: Any) -> str:
+    """A child as HTML: Markup as it is, lists joined, None/False nothing, anything else escaped."""
+    if isinstance(value, Markup):
+        return value
+    if value is None or value is False:
+        return ""
+    if isinstance(value, (list, tuple)):
+        return "".join(text(v) for v in value)
+    return escape(str(value))
+
+
+def attribute_name(name: str) -> str:
+    """``class_`` → ``class``, ``data_count`` → ``data-count``, ``aria_describedby`` → ``aria-describedby``."""
+    return name.rstrip("_").replace("_", "-")
+
+
+def attributes(attrs: dict[str, Any]) -> str:
+    out = []
+    for name, value in attrs.items():
+        if value is None or value is False:
+            continue
+        key = attribute_name(name)
+        out.append(f" {key}" if value is True else f' {key}="{escape(str(value))}"')
+    return "".join(out)
+
+
+def h(tag: str, *children: Any, **attrs: Any) -> Markup:
+    """``<tag attrs>children</tag>``: attribute values and text children escaped, Markup children kept."""
+    opening = f"<{tag}{attributes(attrs)}>"
+    if tag in VOID:
+        return Markup(opening)
+    return Markup(f"{opening}{text(children)}</{tag}>")
+
+
+def join(parts: Iterable[Any]) -> Markup:
+    """Several children as one piece of HTML (each escaped unless it is Markup)."""
+    return Markup("".join(text(p) for p in parts))

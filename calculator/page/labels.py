@@ -1,0 +1,203 @@
+"""Every word the calculator page prints that the views do not already have, in English and Chinese.
+
+Family-specific words (field labels, legends, titles) are the families' own
+(:mod:`calculator.families`); this module only looks them up.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from ..families import FAMILIES
+from ..families.base import Family
+from ..i18n import label
+
+#: Words the calculator page needs on top of :data:`calculator.i18n.LABELS`.
+UI_LABELS: dict[str, dict[str, str]] = {
+    "form_title": {"en": "Model", "zh": "模型"},
+    "preset": {"en": "Start from a published model", "zh": "从公开的预训练模型开始"},
+    "preset_custom": {"en": "(custom values)", "zh": "（自定义数值）"},
+    "model_type": {"en": "Model family", "zh": "模型系列"},
+    "architecture": {"en": "Architecture / task head", "zh": "架构 / 任务头"},
+    "pooler": {"en": "Include the pooler", "zh": "包含池化层"},
+    "pooler_choice": {
+        "en": "Only the base model lets you choose whether it has a pooler (add_pooling_layer).",
+        "zh": "只有基础模型可以选择是否带池化层（add_pooling_layer）。",
+    },
+    "pooler_fixed_on": {"en": "{architecture} always has a pooler.", "zh": "{architecture} 始终包含池化层。"},
+    "pooler_fixed_off": {"en": "{architecture} has no pooler.", "zh": "{architecture} 不含池化层。"},
+    "fields_legend": {"en": "{family} hyperparameters (config.json keys)", "zh": "{family} 超参数（config.json 中的键）"},
+    # Families that are not configured by a config.json (FIELDS_LEGEND): what their keys really are.
+    "fields_legend_keras": {"en": "{family} arguments", "zh": "{family} 参数"},
+    "fields_legend_transformer": {
+        "en": "{family}: arguments of Transformer() in attention-is-all-you-need-pytorch",
+        "zh": "{family}：attention-is-all-you-need-pytorch 中 Transformer() 的构造参数",
+    },
+    "not_used": {"en": "Not used by {architecture}.", "zh": "{architecture} 不使用此项。"},
+    "config_title": {"en": "Paste or drop a config.json", "zh": "粘贴或拖入 config.json"},
+    "config_label": {
+        "en": "config.json from a Hugging Face model (paste it here, or drop the file on this box)",
+        "zh": "Hugging Face 模型的 config.json（粘贴到这里，或把文件拖到此框中）",
+    },
+    "config_file": {"en": "…or choose a file", "zh": "……或选择文件"},
+    "config_apply": {"en": "Use this config", "zh": "应用此配置"},
+    "config_applied": {"en": "Config applied.", "zh": "已应用该配置。"},
+    "active_fraction": {
+        "en": "Fraction of feed-forward neurons active per token",
+        "zh": "每个 token 激活的前馈神经元比例",
+    },
+    "active_hint": {
+        "en": "1 for a dense model; e.g. 12/4095 for UltraFastBERT. Changes what one token uses, not what is stored.",
+        "zh": "稠密模型为 1；例如 UltraFastBERT 为 12/4095。它改变的是单个 token 用到的参数，而不是存储的参数。",
+    },
+    "active_title": {"en": "Used per token", "zh": "每个 token 用到的参数"},
+    "active_summary": {
+        "en": "With {fraction} of the feed-forward neurons active, one token uses {active} of the {stored} stored parameters ({share}).",
+        "zh": "前馈神经元中有 {fraction} 处于激活状态时，每个 token 用到 {stored} 个存储参数中的 {active} 个（{share}）。",
+    },
+    "active_ff": {"en": "Feed-forward parameters stored", "zh": "存储的前馈参数"},
+    "active_ff_used": {"en": "Feed-forward parameters used per token", "zh": "每个 token 用到的前馈参数"},
+    "active_used": {"en": "Parameters used per token", "zh": "每个 token 用到的参数"},
+    "active_stored": {"en": "Parameters stored (unchanged)", "zh": "存储的参数（不变）"},
+    "copy_link": {"en": "Copy link", "zh": "复制链接"},
+    "copy_markdown": {"en": "Copy as Markdown", "zh": "复制为 Markdown"},
+    "copy_text": {"en": "Copy as text", "zh": "复制为纯文本"},
+    "copied": {"en": "Copied.", "zh": "已复制。"},
+    "copy_stale": {
+        "en": "Not copied: fix the marked input first; the result shown is out of date.",
+        "zh": "未复制：请先修正标红的输入项，当前结果未更新。",
+    },
+    "copy_stale_general": {
+        "en": "Not copied: the inputs have an error (see the message above); the result shown is out of date.",
+        "zh": "未复制：输入有误（见上方提示），当前结果未更新。",
+    },
+    "copy_failed": {
+        "en": "Could not copy: the browser refused access to the clipboard.",
+        "zh": "复制失败：浏览器拒绝访问剪贴板。",
+    },
+    "status_loading": {
+        "en": "Loading Python in your browser… The total above is already exact.",
+        "zh": "正在浏览器中加载 Python……上面的总数已是精确值。",
+    },
+    "status_loading_other": {
+        "en": "Loading Python in your browser… Until then this is bert-base-uncased's result.",
+        "zh": "正在浏览器中加载 Python……在此之前显示的是 bert-base-uncased 的结果。",
+    },
+    "status_ready": {"en": "Ready: results update as you type.", "zh": "已就绪：输入时结果随之更新。"},
+    "status_failed": {
+        "en": "The calculator could not start in this browser ({detail}). The tables below are bert-base-uncased's, "
+        "computed when this page was built; the command line gives every other model: python -m calculator --help.",
+        "zh": "计算器无法在此浏览器中启动（{detail}）。下方表格是构建页面时算好的 bert-base-uncased 结果；"
+        "其他模型可以用命令行计算：python -m calculator --help。",
+    },
+    "stale": {
+        "en": "Out of date: this is the result for the last valid input.",
+        "zh": "结果未更新：当前显示的是上一次有效输入的结果。",
+    },
+    # A link whose inputs have an error: nothing was computed for it, the page still shows its default.
+    "stale_link": {
+        "en": "This link's inputs have an error, so nothing is calculated for it: the result shown is "
+        "bert-base-uncased's, the page's default.",
+        "zh": "这个链接里的输入有误，尚未计算：当前显示的是页面默认模型 bert-base-uncased 的结果。",
+    },
+    "stale_fix_field": {"en": "Fix the marked field to update it.", "zh": "修正标红的输入项即可更新。"},
+    # Two fields marked (hidden size and heads that do not divide): changing either one fixes it.
+    "stale_fix_fields": {
+        "en": "Change one of the marked fields to update it.",
+        "zh": "修改任一标红的输入项即可更新。",
+    },
+    "stale_fix_general": {
+        "en": "Change the inputs as the message above says to update it.",
+        "zh": "按上方提示修改输入后，结果会更新。",
+    },
+    "error_internal": {
+        "en": "Something went wrong inside the calculator; the last result is kept. Please copy the link and report it.",
+        "zh": "计算器内部出错，已保留上一次的结果。请复制当前链接并反馈给我们。",
+    },
+    "result_title": {"en": "Breakdown", "zh": "明细"},
+    "summary_title": {"en": "Result", "zh": "结果"},
+    "short_form": {"en": "about {short}", "zh": "约 {short}"},
+    "breakdown_title": {"en": "By component", "zh": "按组件划分"},
+    "sections_title": {"en": "By part of the model", "zh": "按模型部分划分"},
+    "per_layer_title": {"en": "Per encoder layer", "zh": "每个编码器层"},
+    "per_group_title": {"en": "Per shared layer group", "zh": "每个共享层组"},
+    "per_block_title": {"en": "Per layer: the encoder's, then the decoder's", "zh": "每层：先编码器，后解码器"},
+    "formula_title": {"en": "The formula, with these numbers", "zh": "代入这些数值的公式"},
+    "memory_title": {"en": "Memory for the weights alone", "zh": "权重本身占用的内存/显存"},
+    "memory_note": {
+        "en": "Weights only: no gradients, optimizer state or activations.",
+        "zh": "仅权重本身：不含梯度、优化器状态和激活值。",
+    },
+    "bytes_per_param": {"en": "Bytes per parameter", "zh": "每个参数的字节数"},
+    "size": {"en": "Size", "zh": "大小"},
+    "tensors_title": {"en": "Every tensor ({n} entries in state_dict)", "zh": "全部张量（state_dict 中 {n} 项）"},
+    # keras-bert has no state_dict: its tensors are the Keras model's weights.
+    "tensors_title_keras": {"en": "Every weight ({n} in model.weights)", "zh": "全部权重（model.weights 中共 {n} 个）"},
+    "chart_title": {"en": "Where the parameters are", "zh": "参数分布"},
+    "announce": {"en": "{model}: {total} parameters ({short}).", "zh": "{model}：{total} 个参数（{short}）。"},
+    "tied_once": {"en": "tied", "zh": "共享"},
+    "keras_title": {
+        "en": "Keras summary: model.summary(), {n} rows",
+        "zh": "Keras 的 summary：model.summary() 的输出，共 {n} 行",
+    },
+    "keras_note": {
+        "en": "The rows Keras prints, in its order; layers without parameters (inputs, Add, Dropout, …) included.",
+        "zh": "按 Keras 的打印顺序列出所有行，包括没有参数的层（输入层、Add、Dropout 等）。",
+    },
+    "keras_layer": {"en": "Layer (type)", "zh": "层（类型）"},
+    "keras_params": {"en": "Param #", "zh": "参数量"},
+    "keras_trainable": {"en": "Trainable", "zh": "可训练"},
+    "keras_yes": {"en": "yes", "zh": "是"},
+    "keras_no": {"en": "no", "zh": "否"},
+    "keras_total": {"en": "Total params", "zh": "总参数量"},
+    "keras_trainable_total": {"en": "Trainable params", "zh": "可训练参数量"},
+    "keras_non_trainable_total": {"en": "Non-trainable params", "zh": "不可训练参数量"},
+    "extras_note": {
+        "en": "Also in effect (config.json keys without a field here): {keys}",
+        "zh": "以下 config.json 键同样生效（表单中没有对应的输入项）：{keys}",
+    },
+    "default_note": {
+        "en": "Every input is in the page address, so a copied link opens this exact result.",
+        "zh": "所有输入都保存在页面地址中，复制的链接会打开完全相同的结果。",
+    },
+}
+
+def fields_legend(model_type: str, lang: str = "en") -> str:
+    """The legend of a family's fieldset: its title, and what its keys are (config.json or arguments)."""
+    fam = FAMILIES[model_type]
+    text = ui(fam.legend, lang, family=fam.title.get(norm_lang(lang), model_type))
+    # No space after a full-width bracket: "Transformer（…）超参数".
+    return text.replace("） ", "）")
+
+
+def family_option(model_type: str, lang: str = "en") -> str:
+    """A family as the model-family menu names it: its title, and the ``model_type`` a config.json has.
+
+    Families without a config.json (keras-bert, the 2018 Transformer) show their
+    title alone: their ``model_type`` is only this site's name for them, and the
+    longer titles must fit the menu on a phone.
+    """
+    family = FAMILIES[model_type]
+    title = family.title.get(norm_lang(lang), model_type)
+    if not family.config_json:
+        return title
+    return f"{title}（{model_type}）" if norm_lang(lang) == "zh" else f"{title} ({model_type})"
+
+
+def norm_lang(lang: Any) -> str:
+    """"zh" or "en": anything else (a missing or unknown value) is English."""
+    return "zh" if lang == "zh" else "en"
+
+
+def ui(key: str, lang: str = "en", **params: Any) -> str:
+    """A page label: :data:`UI_LABELS` first, then the shared :data:`calculator.i18n.LABELS`."""
+    entry = UI_LABELS.get(key)
+    if entry is None:
+        return label(key, lang, **params)
+    text = entry[norm_lang(lang)]
+    return text.format(**params) if params else text
+
+
+def field_label(family: Family, key: str, lang: str = "en") -> str:
+    """What a config key means, as the family declares it (DistilBERT's n_layers is not the 2018 Transformer's)."""
+    f = family.field(key)
+    return f.label[norm_lang(lang)] if f is not None and f.label else key

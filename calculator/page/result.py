@@ -1,0 +1,287 @@
+"""The result's markup: the summary at the top, then facts, chart, tables, formula, memory and every tensor.
+
+Built with :func:`calculator.page.html.h`, which escapes every value; the only
+raw HTML is the SVG chart this package generates. Numbers also sit in ``data-*``
+attributes (``data-count``, ``data-bytes``, …) so tests read them without
+parsing localized text. Class and id names the page's script relies on are in
+:mod:`calculator.page.dom`.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from .. import views
+from ..charts import share_chart_svg
+from ..families import FAMILIES
+from ..i18n import label
+from ..model import Inventory
+from .html import Markup, h, join, raw
+from .labels import norm_lang, ui
+
+
+def _td(content: Any, cls: str = "") -> Markup:
+    return h("td", content, class_=cls or None)
+
+
+def _table(head: list[tuple[str, str]], rows: list[Markup], cls: str) -> Markup:
+    th = [h("th", name, scope="col", class_=c or None) for name, c in head]
+    return h("div", h("table", h("thead", h("tr", th)), h("tbody", rows), class_=f"calc-table {cls}"),
+             class_="calc-scroll")
+
+
+def has_pooler_notion(model_type: str) -> bool:
+    """Whether any class of the family has a pooler (BERT, RoBERTa, ALBERT).
+
+    DistilBERT, ELECTRA, keras-bert and the 2018 Transformer have none in any
+    class: "without pooler" would suggest something was left out.
+    """
+    family = FAMILIES.get(model_type)
+    return family is not None and any(a.pooler is not False for a in family.architectures)
+
+
+def model_title(inv: Inventory, preset: str | None, lang: str) -> str:
+    parts = [preset] if preset else []
+    parts.append(inv.architecture)
+    if has_pooler_notion(inv.model_type):
+        parts.append(label("pooler_on" if inv.pooler else "pooler_off", lang))
+    return " · ".join(parts)
+
+
+def _approx(value: float, lang: str) -> str:
+    """A per-token count: exact when whole, else rounded with "≈"."""
+    whole = round(value)
+    text = views.fmt_int(whole, lang)
+    return text if whole == value else "≈" + text
+
+
+def _render_active(inv: Inventory, active: Any, lang: str) -> Markup:
+    share = views.fmt_percent(active.active_share, lang)
+    rows = [
+        ("active_stored", inv.total, views.fmt_int(inv.total, lang)),
+        ("active_ff", active.feed_forward, views.fmt_int(active.feed_forward, lang)),
+        ("active_ff_used", active.feed_forward_active, _approx(active.feed_forward_active, lang)),
+        ("active_used", active.active, _approx(active.active, lang)),
+    ]
+    body = join(h("tr", _td(ui(k, lang)), _td(t, "num"), data_active=k, data_value=repr(v)) for k, v, t in rows)
+    summary = ui(
+        "active_summary", lang, fraction=views.fmt_percent(active.fraction, lang),
+        active=_approx(active.active, lang), stored=views.fmt_int(inv.total, lang), share=share,
+    )
+    return join([
+        h("h3", ui("active_title", lang)), h("p", summary, class_="calc-active-summary"),
+        _table([(ui("active_title", lang), ""), (label("count", lang), "num")], [body], "calc-active"),
+    ])
+
+
+def render_summary(inv: Inventory, lang: str = "en", preset: str | None = None) -> str:
+    """The answer at the top of the page: which model, and its exact total (``data-total``)."""
+    lang = norm_lang(lang)
+    total, short = inv.total, views.fmt_short(inv.total, lang)
+    return join([
+        h("p", model_title(inv, preset, lang), class_="calc-model", data_architecture=inv.architecture),
+        h(
+            "p",
+            h("span", label("total", lang), class_="calc-total-label"), " ",
+            h("span", views.fmt_int(total, lang), class_="calc-total", data_total=total, elementtiming="calc-total"),
+            " ",
+            h("span", ui("short_form", lang, short=short), class_="calc-short", data_short=short),
+            class_="calc-total-box",
+        ),
+    ])
+
+
+def _facts(inv: Inventory, lang: str) -> Markup:
+    extra: list[tuple[str, int]] = []
+    if inv.trainable != inv.total:
+        extra.append(("trainable", inv.trainable))
+    if inv.state_dict_total != inv.total:
+        extra.append(("state_dict_total", inv.state_dict_total))
+    emb, non_emb = views.embedding_split(inv)
+    extra.extend([("embedding_params", emb), ("non_embedding_params", non_emb)])
+    return h("dl", [
+        h("div", h("dt", label(k, lang)), h("dd", views.fmt_int(v, lang)), data_fact=k, data_count=v)
+        for k, v in extra
+    ], class_="calc-facts")
+
+
+def _groups(inv: Inventory, lang: str, head: list[tuple[str, str]]) -> Markup:
+    n = lambda v: views.fmt_int(v, lang)  # noqa: E731
+    total = inv.total
+    rows = [
+        h("tr", _td(label(s.key, lang)), _td(n(s.count), "num"), _td(views.fmt_percent(s.fraction, lang), "num"),
+          data_group=s.key, data_count=s.count)
+        for s in views.group_breakdown(inv)
+    ]
+    rows.append(h(
+        "tr", _td(label("total", lang)), _td(n(total), "num"),
+        _td(views.fmt_percent(1.0 if total else 0.0, lang), "num"), class_="calc-sum",
+    ))
+    return join([h("h3", ui("breakdown_title", lang)), _table(head, rows, "calc-groups")])
+
+
+def _sections(inv: Inventory, lang: str, head: list[tuple[str, str]]) -> Markup:
+    n = lambda v: views.fmt_int(v, lang)  # noqa: E731
+    rows = []
+    for s in views.section_breakdown(inv):
+        rows.append(h(
+            "tr", _td(h("strong", label(s.key, lang))), _td(h("strong", n(s.count)), "num"),
+            _td(views.fmt_percent(s.fraction, lang), "num"),
+            class_="calc-section", data_section=s.key, data_count=s.count,
+        ))
+        if len(s.children) > 1:
+            for c in s.children:
+                rows.append(h(
+                    "tr", _td(label(c.key, lang), "calc-indent"), _td(n(c.count), "num"),
+                    _td(views.fmt_percent(c.fraction, lang), "num"),
+                ))
+    return join([h("h3", ui("sections_title", lang)), _table(head, rows, "calc-sections")])
+
+
+def _layers(inv: Inventory, lang: str) -> Markup:
+    layers = views.per_layer(inv)
+    if not layers:
+        return Markup("")
+    family = FAMILIES[inv.model_type]
+
+    def row_name(layer: int) -> str:
+        if family.layer_row is None:
+            return label("layer_n", lang, n=layer)
+        return family.layer_row(layer, inv.config, lang)
+
+    rows = [
+        h("tr", _td(row_name(r.layer)), _td(views.fmt_int(r.count, lang), "num"), data_layer=r.layer, data_count=r.count)
+        for r in layers
+    ]
+    return join([
+        h("h3", ui(family.per_layer_title, lang)),
+        _table([(label("layer", lang), ""), (label("count", lang), "num")], rows, "calc-layers"),
+    ])
+
+
+def _formula(inv: Inventory, lang: str) -> Markup:
+    f = views.formula(inv)
+    if f is None:
+        return Markup("")
+    colon = "：" if lang == "zh" else ": "
+    items = [
+        h(
+            "li",
+            h("span", views.formula_label(inv, line.key, lang), class_="calc-formula-key"), colon,
+            h("code", line.symbolic), " = ", h("code", line.substituted), " = ",
+            h("strong", views.fmt_int(line.value, lang)),
+            data_formula=line.key, data_count=line.value,
+        )
+        for line in f.lines
+    ]
+    symbols = ", ".join(f"{k} = {v}" for k, v in f.symbols.items())
+    return join([
+        h("h3", ui("formula_title", lang)),
+        h("p", h("code", symbols), class_="calc-symbols"),
+        h("ul", items, class_="calc-formula"),
+        h("p", label("total", lang), " = ", h("strong", views.fmt_int(f.total, lang), data_formula_total=f.total),
+          class_="calc-formula-total"),
+    ])
+
+
+def _memory(inv: Inventory, lang: str) -> Markup:
+    rows = [
+        h(
+            "tr", _td(h("code", m.dtype)), _td(m.bytes_per_param, "num"), _td(views.fmt_bytes(m.bytes, lang), "num"),
+            _td(views.fmt_int(m.bytes, lang), "num"), data_dtype=m.dtype, data_bytes=m.bytes,
+        )
+        for m in views.memory(inv)
+    ]
+    head = [(label("dtype", lang), ""), (ui("bytes_per_param", lang), "num"), (ui("size", lang), "num"),
+            (label("bytes", lang), "num")]
+    return join([
+        h("h3", ui("memory_title", lang)), _table(head, rows, "calc-memory"),
+        h("p", ui("memory_note", lang), class_="calc-note"),
+    ])
+
+
+def render_result(
+    inv: Inventory, lang: str = "en", preset: str | None = None, active: Any = None, tensor_rows: bool = True
+) -> str:
+    """The breakdown under the total: facts, chart, tables, formula, memory, every tensor.
+
+    The collapsed per-tensor block (``data-rows="later"``) holds its rows in
+    ``<noscript>`` with ``tensor_rows=True`` (the page as built), else none:
+    :func:`tensor_table` supplies them separately and the page inserts them when
+    the block is opened, so each keystroke does not rebuild hundreds of rows.
+    """
+    lang = norm_lang(lang)
+    head = [(label("group", lang), ""), (label("count", lang), "num"), (label("share", lang), "num")]
+    out = [
+        h("h2", ui("result_title", lang), class_="calc-result-title", id="calc-result-title"),
+        _facts(inv, lang),
+    ]
+    if active is not None and active.fraction != 1:
+        out.append(_render_active(inv, active, lang))
+    # The chart is SVG this package generates: every text in it is a label or a number, escaped there.
+    out.append(h("h3", ui("chart_title", lang)))
+    out.append(h("figure", raw(share_chart_svg(inv, lang, preset or inv.architecture)), class_="calc-chart"))
+    out += [_groups(inv, lang, head), _sections(inv, lang, head), _layers(inv, lang), _formula(inv, lang),
+            _memory(inv, lang)]
+    if inv.keras_layers:
+        out.append(keras_summary(inv, lang))
+    title = "tensors_title_keras" if inv.keras_layers else "tensors_title"
+    # The rows arrive later (the page inserts them on opening), or, in the page as
+    # built, inside <noscript>: shown as they are without scripts, and with scripts
+    # one inert text node instead of a thousand elements to build at load.
+    rows = h("noscript", Markup(tensor_table(inv, lang))) if tensor_rows else ""
+    out.append(h("details", h("summary", ui(title, lang, n=len(inv.tensors))), rows,
+                 class_="calc-tensors", data_rows="later"))
+    return join(out)
+
+
+def keras_summary(inv: Inventory, lang: str = "en") -> str:
+    """keras-bert only: the rows of ``model.summary()`` (zero-parameter layers included), collapsed.
+
+    Each row carries ``data-keras-layer``, ``data-class``, ``data-count`` and
+    ``data-trainable``; the footer is Keras's own three totals.
+    """
+    lang = norm_lang(lang)
+    yes, no = ui("keras_yes", lang), ui("keras_no", lang)
+    rows = [
+        h(
+            "tr",
+            _td(join([h("code", k.name), " ", h("span", f"({k.cls})", class_="calc-keras-class")]), "calc-keras-name"),
+            _td(views.fmt_int(k.count, lang), "num"), _td(yes if k.trainable else no),
+            data_keras_layer=k.name, data_class=k.cls, data_count=k.count, data_trainable=1 if k.trainable else 0,
+        )
+        for k in inv.keras_layers
+    ]
+    for key, value in (("keras_total", inv.total), ("keras_trainable_total", inv.trainable),
+                       ("keras_non_trainable_total", inv.non_trainable)):
+        rows.append(h("tr", _td(ui(key, lang)), _td(views.fmt_int(value, lang), "num"), _td(""),
+                      class_="calc-sum", data_keras_total=key, data_count=value))
+    head = [(ui("keras_layer", lang), ""), (ui("keras_params", lang), "num"), (ui("keras_trainable", lang), "")]
+    return h(
+        "details", h("summary", ui("keras_title", lang, n=len(inv.keras_layers))),
+        h("p", ui("keras_note", lang), class_="calc-note"), _table(head, rows, "calc-keras-table"),
+        class_="calc-keras", id="calc-keras-summary",
+    )
+
+
+def tensor_table(inv: Inventory, lang: str = "en") -> str:
+    """One row per ``state_dict`` entry (tied copies marked), for the collapsed "every tensor" block."""
+    lang = norm_lang(lang)
+    rows = []
+    for t in inv.tensors:
+        note = (" ", h("span", f"({label('tied_to', lang, name=t.tied_to)})", class_="calc-tied")) if t.tied_to else ()
+        rows.append(h(
+            "tr",
+            _td(join([h("code", t.name), *note]), "calc-name"),
+            _td(views.fmt_shape(t.shape), "num"), _td(views.fmt_int(t.count, lang), "num"), _td(label(t.group, lang)),
+            data_name=t.name, data_count=t.count, data_tied="1" if t.tied_to else None,
+        ))
+    name = label("weight" if inv.keras_layers else "tensor", lang)
+    head = [(name, ""), (label("shape", lang), "num"), (label("count", lang), "num"), (label("group", lang), "")]
+    return _table(head, rows, "calc-tensor-table")
+
+
+def announcement(inv: Inventory, lang: str, preset: str | None = None) -> str:
+    return ui(
+        "announce", lang, model=preset or inv.architecture, total=views.fmt_int(inv.total, lang),
+        short=views.fmt_short(inv.total, lang),
+    )

@@ -1,0 +1,234 @@
+"""The page's state: query-style parameters in, a raw config out; and back, the canonical share link.
+
+Pure data, no HTML: the address holds every input under Hugging Face's key
+names, a preset supplies starting values, and a result's link is the
+canonical query of the values it was built from.
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from ..build import DEFAULT_MODEL_TYPE
+from ..config import coerce_int
+from ..errors import CalcError
+from ..families import FAMILIES
+from ..families.base import Family
+from ..model import Inventory
+from ..presets import DEFAULT_PRESET, PRESETS, get_preset
+from .labels import UI_LABELS
+
+#: Query key of the share of feed-forward neurons active per token (not a config.json key).
+ACTIVE_KEY = "active_fraction"
+
+#: Query keys that are not config.json fields.
+STATE_KEYS = ("preset", "model_type", "architecture", "pooler", ACTIVE_KEY)
+
+#: The state the page opens in, and the one pre-rendered at build time.
+DEFAULT_PARAMS: dict[str, str] = {"preset": DEFAULT_PRESET}
+
+
+def _find_active() -> Any:
+    """calculator.active, imported on first use: it pulls in ``fractions``, which the
+    browser would otherwise compile before its first answer."""
+    from .. import active
+
+    return active
+
+
+def _param(params: Mapping[str, Any], key: str) -> Any:
+    value = params.get(key)
+    return None if value is None or value == "" else value
+
+
+def _family_of(model_type: Any) -> Family | None:
+    return FAMILIES.get(model_type) if isinstance(model_type, str) else None
+
+
+def extra_keys(model_type: Any) -> tuple[str, ...]:
+    """config.json keys that change a result but have no field in the form (kept in the share link).
+
+    * ``pad_token_id`` where the family has a ``vocab_size``: ``nn.Embedding`` refuses a
+      padding row outside the table (:func:`calculator.build.check_padding`), so it decides
+      which sizes are accepted;
+    * the family's own :attr:`Family.extras` (keras-bert's ``dropout_rate`` and ``trainable``).
+    """
+    family = _family_of(model_type)
+    if family is None:
+        return ()
+    keys: tuple[str, ...] = ()
+    if family.field("vocab_size") is not None:
+        keys += ("pad_token_id",)
+    return keys + tuple(e.key for e in family.extras)
+
+
+def _extra_from_query(family: Family, key: str, value: Any) -> Any:
+    """A query string (or a JSON value from a pasted config) for an extra key, as config.json holds it."""
+    if not isinstance(value, str):
+        return value
+    text = value.strip()
+    if key == "pad_token_id":
+        return None if text == "null" else coerce_int(key, text)
+    for extra in family.extras:
+        if extra.key == key:
+            return extra.parse(text)
+    return text
+
+
+def _resolve(params: Mapping[str, Any]) -> tuple[dict[str, Any], Any, Any, Any]:
+    """(raw config, architecture, pooler, preset name) from query-style parameters.
+
+    A preset supplies the starting values; ``model_type`` and any field in the
+    parameters override it (a ``model_type`` other than the preset's drops the
+    preset's values, whose keys would mean nothing to the other family). The
+    family's :func:`extra_keys` are taken too, so a share link carries them.
+    """
+    preset_name = _param(params, "preset")
+    preset = get_preset(preset_name) if preset_name is not None else None
+    model_type = _param(params, "model_type")
+    if model_type is None:
+        model_type = preset.config["model_type"] if preset else DEFAULT_MODEL_TYPE
+    raw: dict[str, Any] = {}
+    if preset is not None and preset.config.get("model_type") == model_type:
+        raw.update(preset.config)
+    raw["model_type"] = model_type
+    family = _family_of(model_type)
+    if family is not None:
+        for f in family.fields:
+            if f.key in params:
+                raw[f.key] = params[f.key]
+        for key in extra_keys(model_type):
+            value = _param(params, key)
+            if value is not None:
+                raw[key] = _extra_from_query(family, key, value)
+    return raw, _param(params, "architecture"), _param(params, "pooler"), preset_name
+
+
+def _padding_row(value: Any) -> int | None:
+    """``pad_token_id`` as :func:`calculator.build.check_padding` uses it: a row index, or None (no check)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+
+def extra_query(raw: Mapping[str, Any], model_type: str, config: Mapping[str, Any]) -> dict[str, str]:
+    """The :func:`extra_keys` whose value is not the family's default, as query strings.
+
+    ``raw`` is the config as given, ``config`` the values :func:`build` read from it
+    (``Inventory.config``).
+    """
+    family = FAMILIES[model_type]
+    out: dict[str, str] = {}
+    if family.field("vocab_size") is not None:
+        pad = _padding_row(raw.get("pad_token_id", family.pad_token_id))
+        if pad != _padding_row(family.pad_token_id):
+            out["pad_token_id"] = "null" if pad is None else str(pad)
+    for extra in family.extras:
+        text = extra.to_query(raw, config)
+        if text is not None:
+            out[extra.key] = text
+    return out
+
+
+#: Each preset's values as :func:`build` reads them (defaults filled in), filled on first use.
+_PRESET_VALUES: dict[str, tuple[dict[str, Any], dict[str, str]]] = {}
+
+
+def _preset_values(name: str) -> tuple[dict[str, Any], dict[str, str]]:
+    """(every field but num_labels, extra query) of a preset, read the way :func:`build` reads a config."""
+    if name not in _PRESET_VALUES:
+        raw = PRESETS[name].config
+        family = FAMILIES[raw["model_type"]]
+        config = family.read_config(raw)
+        values = {k: v for k, v in config.items() if k != "num_labels"}
+        _PRESET_VALUES[name] = (values, extra_query(raw, family.model_type, config))
+    return _PRESET_VALUES[name]
+
+
+def _matching_preset(name: Any, inv: Inventory, extras: Mapping[str, str]) -> str | None:
+    """The preset whose values the inventory was built from, whatever the route (preset, typed, pasted, link).
+
+    Values are compared with the family's defaults filled in, except ``num_labels``
+    (the task's, not the checkpoint's: picking a preset keeps it). The architecture
+    does not matter (a preset is its sizes). Some checkpoints share every size
+    (bert-base-chinese and hfl/chinese-roberta-wwm-ext): the preset asked for wins,
+    then one published with this architecture, then the first listed.
+    """
+    values = {k: v for k, v in inv.config.items() if k != "num_labels"}
+    found = [
+        p for p, preset in PRESETS.items()
+        if preset.config["model_type"] == inv.model_type and _preset_values(p) == (values, dict(extras))
+    ]
+    if not found:
+        return None
+    if name in found:
+        return name
+    for p in found:
+        if PRESETS[p].published_architecture == inv.architecture:
+            return p
+    return found[0]
+
+
+def _query_value(value: Any) -> str:
+    """A value as the address and the form write it: 1/0 for flags, ``a|b`` for a list of names."""
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    if isinstance(value, (tuple, list)):
+        return "|".join(str(v) for v in value)
+    if value is None:
+        return ""
+    return str(value)
+
+
+#: Each family's values with nothing given (HF's defaults, dependent ones worked out), filled on first use.
+_FAMILY_DEFAULTS: dict[str, dict[str, str]] = {}
+
+
+def family_defaults(family: Family) -> dict[str, str]:
+    """The form's text for each field of ``family`` when config.json gives nothing."""
+    if family.model_type not in _FAMILY_DEFAULTS:
+        values = family.read_config({"model_type": family.model_type})
+        _FAMILY_DEFAULTS[family.model_type] = {k: _query_value(v) for k, v in values.items()}
+    return _FAMILY_DEFAULTS[family.model_type]
+
+
+def form_values(family: Family, raw: Mapping[str, Any]) -> dict[str, str]:
+    """The form's text for each field, for a config (a preset's): what build() reads, as the address writes it."""
+    return {k: _query_value(v) for k, v in family.read_config(raw).items() if family.field(k) is not None}
+
+
+def _active_of(params: Mapping[str, Any], inv: Inventory) -> tuple[str | None, Any]:
+    """(canonical text, :class:`calculator.active.ActiveParameters` or None) for the active-neuron field.
+
+    The default, 1 (every neuron), needs no computation and shows nothing extra.
+    """
+    value = _param(params, ACTIVE_KEY)
+    text = "1" if value is None else (value.strip() if isinstance(value, str) else value)
+    if text == "1":
+        return "1", None
+    module = _find_active()
+    share = module.parse_fraction(text, ACTIVE_KEY, UI_LABELS["active_fraction"])
+    return str(text), module.active_parameters(inv, share)
+
+
+def canonical_query(
+    inv: Inventory, preset: str | None = None, active: str | None = None, extras: Mapping[str, str] | None = None,
+) -> dict[str, str]:
+    """Every input of a result, with Hugging Face's key names: the page's share link.
+
+    ``extras`` (:func:`extra_query`) are the config.json keys without a form field
+    that still change the result, so opening the link gives the very same answer.
+    """
+    query: dict[str, str] = {}
+    if preset:
+        query["preset"] = preset
+    query["model_type"] = inv.model_type
+    query["architecture"] = inv.architecture
+    query["pooler"] = _query_value(inv.pooler)
+    family = FAMILIES[inv.model_type]
+    for f in family.fields:
+        if f.key in inv.config and inv.config[f.key] is not None:
+            query[f.key] = _query_value(inv.config[f.key])
+    query.update(extras or {})
+    if active is not None:
+        query[ACTIVE_KEY] = active
+    return query
+
+
