@@ -1,0 +1,154 @@
+"""MPNet (``modeling_mpnet.py``): BERT-sized layers, no token types, one relative-position bias table.
+
+* ``MPNetEmbeddings`` holds word and position tables and a LayerNorm; there is
+  no token-type table (MPNet takes no ``token_type_ids``).
+* Each layer is BERT's in count (Q, K, V, O with biases, two LayerNorms, the
+  feed-forward pair) under other names (``attention.attn.q`` ...).
+* ``MPNetEncoder`` owns ``relative_attention_bias``, an ``nn.Embedding`` of
+  ``relative_attention_num_buckets`` × ``num_attention_heads``, registered after
+  the layers (so ``num_parameters(exclude_embeddings=True)`` leaves it out). It is
+  the only place the head count changes a total.
+* The padding row is hard-coded: ``self.padding_idx = 1`` for the word and
+  position tables, whatever ``pad_token_id`` says, so both need at least 2 rows.
+* The heads are RoBERTa's (``lm_head``, ``classifier.dense``/``out_proj``), and,
+  unlike XLM-R's, registered after the backbone.
+"""
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+from typing import Any
+
+from ..config import Field
+from ..errors import CalcError
+from ..formula import Formula, FormulaLine, head_line, layers_lines
+from ..model import Inventory, TensorList
+from . import bert, roberta
+from .base import Architecture, Family, Preset
+from .common import HEADS, HIDDEN, INTERMEDIATE, LABELS, LAYERS, POSITIONS, TIE, VOCAB, L, heads_divide, plain_layer_row
+
+#: ``MPNetEmbeddings`` and ``MPNetModel`` pass this, not ``config.pad_token_id``, as ``padding_idx``.
+PADDING_IDX = 1
+
+FIELDS = (
+    replace(VOCAB, default=30527),
+    HIDDEN,
+    LAYERS,
+    HEADS,
+    INTERMEDIATE,
+    POSITIONS,
+    Field(
+        "relative_attention_num_buckets", 32,
+        label=L("Relative-position buckets (B)", "相对位置分桶数（B）"), sample=(1, 40),
+    ),
+    LABELS,
+    TIE,
+)
+
+
+def check_padding_row(c: dict[str, Any]) -> None:
+    """``nn.Embedding(n, H, padding_idx=1)`` needs n ≥ 2, for the word and the position table alike."""
+    for key in ("vocab_size", "max_position_embeddings"):
+        if c[key] <= PADDING_IDX:
+            raise CalcError("padding_idx", key=key, value=c[key], pad=PADDING_IDX)
+
+
+def encoder_layer(t: TensorList, prefix: str, i: int, hidden: int, intermediate: int) -> None:
+    """One ``MPNetLayer``: ``attention.attn.{q,k,v,o}``, its LayerNorm, the feed-forward pair, its LayerNorm."""
+    p = f"{prefix}encoder.layer.{i}."
+    for proj in ("q", "k", "v"):
+        t.linear(p + "attention.attn." + proj, hidden, hidden, "attention_qkv", i)
+    t.linear(p + "attention.attn.o", hidden, hidden, "attention_output", i)
+    t.layer_norm(p + "attention.LayerNorm", hidden, layer=i)
+    t.linear(p + "intermediate.dense", intermediate, hidden, "feed_forward", i)
+    t.linear(p + "output.dense", hidden, intermediate, "feed_forward", i)
+    t.layer_norm(p + "output.LayerNorm", hidden, layer=i)
+
+
+def backbone(t: TensorList, c: dict[str, Any], prefix: str, with_pooler: bool) -> None:
+    h = c["hidden_size"]
+    e = prefix + "embeddings."
+    t.embedding(e + "word_embeddings", c["vocab_size"], h, "embeddings")
+    t.embedding(e + "position_embeddings", c["max_position_embeddings"], h, "embeddings")
+    t.layer_norm(e + "LayerNorm", h, group="embeddings")
+    for i in range(c["num_hidden_layers"]):
+        encoder_layer(t, prefix, i, h, c["intermediate_size"])
+    t.embedding(
+        prefix + "encoder.relative_attention_bias", c["relative_attention_num_buckets"], c["num_attention_heads"],
+        "relative_position", section="encoder",
+    )
+    if with_pooler:
+        bert.pooler(t, c, prefix)
+
+
+def formula(inv: Inventory) -> Formula:
+    """(V + P)·H + 2H for the embeddings, BERT's layer, and B·A for the shared bias table."""
+    c = inv.config
+    v, h, p, n, i, a, b = (
+        c["vocab_size"], c["hidden_size"], c["max_position_embeddings"], c["num_hidden_layers"],
+        c["intermediate_size"], c["num_attention_heads"], c["relative_attention_num_buckets"],
+    )
+    lines = [
+        FormulaLine("embeddings", "(V + P)·H + 2H", f"({v} + {p})·{h} + 2·{h}", (v + p) * h + 2 * h),
+        *layers_lines(*bert.layer_terms(h, i), n),
+        FormulaLine("relative_position", "B·A", f"{b}·{a}", b * a),
+    ]
+    if inv.pooler:
+        lines.append(bert.pooler_line(h))
+    symbols = {"V": v, "P": p, "H": h, "I": i, "L": n, "A": a, "B": b}
+    return Formula(symbols, tuple(lines + head_line(inv)))
+
+
+def sample(rng: random.Random, config: dict[str, Any]) -> None:
+    """Heads divide the hidden size; now and then a one- or two-row table and another pad_token_id,
+    so the cross-check sees the hard-coded padding row accepted and refused as transformers does."""
+    heads_divide()(rng, config)
+    if rng.random() < 0.1:
+        config[rng.choice(["vocab_size", "max_position_embeddings"])] = rng.choice([1, 2])
+    if rng.random() < 0.2:
+        config["pad_token_id"] = rng.choice([0, 1, None])
+
+
+def mpnet_config(vocab: int = 30527, positions: int = 514) -> dict[str, Any]:
+    """A published MPNet-base config.json's size-relevant keys."""
+    return {
+        "model_type": "mpnet",
+        "vocab_size": vocab,
+        "hidden_size": 768,
+        "num_hidden_layers": 12,
+        "num_attention_heads": 12,
+        "intermediate_size": 3072,
+        "max_position_embeddings": positions,
+        "relative_attention_num_buckets": 32,
+    }
+
+
+FAMILY = Family(
+    model_type="mpnet",
+    base="MPNetModel",
+    fields=FIELDS,
+    backbone=backbone,
+    heads_check=("hidden_size", "num_attention_heads"),
+    checks=(check_padding_row,),
+    # HF's default pad_token_id is also 1, so the shared check agrees with the hard-coded row
+    # unless a config names another one (see check_padding_row).
+    pad_token_id=1,
+    positions_padded=True,
+    architectures=(
+        Architecture("MPNetModel", "", None),
+        Architecture("MPNetForMaskedLM", "mpnet.", False, roberta.lm_head, ties_embeddings=True),
+        Architecture("MPNetForSequenceClassification", "mpnet.", False, roberta.classification_head, True),
+        Architecture("MPNetForMultipleChoice", "mpnet.", True, bert.linear_head("classifier", 1)),
+        Architecture("MPNetForTokenClassification", "mpnet.", False, bert.linear_head("classifier", "num_labels"), True),
+        Architecture("MPNetForQuestionAnswering", "mpnet.", False, bert.linear_head("qa_outputs", "num_labels"), True),
+    ),
+    title={"en": "MPNet", "zh": "MPNet"},
+    formula=formula,
+    presets=(
+        Preset("sentence-transformers/all-mpnet-base-v2", mpnet_config(), "MPNetForMaskedLM"),
+        Preset("microsoft/mpnet-base", mpnet_config(), "MPNetForMaskedLM"),
+    ),
+    layer_row=plain_layer_row,
+    sample=sample,
+    rank=70,
+)
