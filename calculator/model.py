@@ -53,8 +53,20 @@ class Tensor:
     stack: str = "encoder"
     section: str = "embeddings"
     owner: str | None = None
-    #: The weight of an ``nn.Embedding`` module: what ``num_parameters(exclude_embeddings=True)`` leaves out.
-    embedding: bool = False
+    #: The kind of module that holds it: "linear", "embedding", "layer_norm", or "" (a bare
+    #: Parameter or another module). ``num_parameters(exclude_embeddings=True)`` leaves out
+    #: embedding weights; peft's LoRA can target linear and embedding modules.
+    module: str = ""
+
+    @property
+    def embedding(self) -> bool:
+        """The weight of an ``nn.Embedding`` module."""
+        return self.module == "embedding"
+
+    @property
+    def module_name(self) -> str:
+        """The name of the module that holds it (``encoder.layer.0.attention.self.query``)."""
+        return self.name.rpartition(".")[0]
 
     @property
     def count(self) -> int:
@@ -153,6 +165,7 @@ class TensorList:
         stack: str = "encoder",
         section: str | None = None,
         embedding: bool = False,
+        module: str = "",
     ) -> None:
         if group not in GROUPS:
             raise ValueError(f"unknown group {group!r}")
@@ -160,7 +173,8 @@ class TensorList:
             section = section_for(group, layer, stack)
         if section not in SECTIONS:
             raise ValueError(f"unknown section {section!r}")
-        self.items.append(Tensor(name, tuple(shape), group, layer, None, trainable, stack, section, shares, embedding))
+        kind = "embedding" if embedding else module
+        self.items.append(Tensor(name, tuple(shape), group, layer, None, trainable, stack, section, shares, kind))
 
     def embedding(
         self,
@@ -187,9 +201,10 @@ class TensorList:
         stack: str = "encoder",
         section: str | None = None,
     ) -> None:
-        self.add(prefix + ".weight", (out_features, in_features), group, layer, stack=stack, section=section)
+        self.add(prefix + ".weight", (out_features, in_features), group, layer, stack=stack, section=section,
+                 module="linear")
         if bias:
-            self.add(prefix + ".bias", (out_features,), group, layer, stack=stack, section=section)
+            self.add(prefix + ".bias", (out_features,), group, layer, stack=stack, section=section, module="linear")
 
     def layer_norm(
         self,
@@ -201,9 +216,9 @@ class TensorList:
         bias: bool = True,
         section: str | None = None,
     ) -> None:
-        self.add(prefix + ".weight", (dim,), group, layer, stack=stack, section=section)
+        self.add(prefix + ".weight", (dim,), group, layer, stack=stack, section=section, module="layer_norm")
         if bias:
-            self.add(prefix + ".bias", (dim,), group, layer, stack=stack, section=section)
+            self.add(prefix + ".bias", (dim,), group, layer, stack=stack, section=section, module="layer_norm")
 
     def tensors(self) -> tuple[Tensor, ...]:
         """The entries in order, ``tied_to`` set to the first name of each shared storage.

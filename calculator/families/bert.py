@@ -60,8 +60,8 @@ def tied_decoder(
     ``bias`` names the head's own bias Parameter that HF links into
     ``decoder.bias`` when the weights are tied (and only then, in transformers 5).
     """
-    t.add(name + ".weight", (vocab, width), "head", shares=embedding if tie else None)
-    t.add(name + ".bias", (vocab,), "head", shares=bias if (tie and bias) else None)
+    t.add(name + ".weight", (vocab, width), "head", shares=embedding if tie else None, module="linear")
+    t.add(name + ".bias", (vocab,), "head", shares=bias if (tie and bias) else None, module="linear")
 
 
 def mlm_head(t: TensorList, c: dict[str, Any], prefix: str) -> None:

@@ -61,8 +61,9 @@ def mlm_head(t: TensorList, c: dict[str, Any], prefix: str) -> None:
         (v, d),
         "head",
         shares=prefix + "embeddings.word_embeddings.weight" if c["tie_word_embeddings"] else None,
+        module="linear",
     )
-    t.add("vocab_projector.bias", (v,), "head")
+    t.add("vocab_projector.bias", (v,), "head", module="linear")
 
 
 def classifier_head(out: str | int) -> Any:

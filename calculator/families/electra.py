@@ -49,8 +49,9 @@ def generator_head(t: TensorList, c: dict[str, Any], prefix: str) -> None:
         (v, e_dim),
         "head",
         shares=prefix + "embeddings.word_embeddings.weight" if c["tie_word_embeddings"] else None,
+        module="linear",
     )
-    t.add("generator_lm_head.bias", (v,), "head")
+    t.add("generator_lm_head.bias", (v,), "head", module="linear")
 
 
 def classification_head(t: TensorList, c: dict[str, Any], prefix: str) -> None:
