@@ -16,6 +16,7 @@ FAMILY = XLM_ROBERTA.derive(
     base="CamembertModel",
     architectures=architectures("Camembert"),
     title={"en": "CamemBERT", "zh": "CamemBERT"},
+    # Sizes from a fine-tuned copy of the published file (its class: not seen in the file itself).
     presets=(
         Preset("camembert-base", xlmr_config(768, 12, 12, vocab=32005, model_type="camembert"), "CamembertForMaskedLM"),
     ),

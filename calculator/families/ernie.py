@@ -99,6 +99,8 @@ FAMILY = Family(
     architectures=_architectures(),
     title={"en": "ERNIE", "zh": "ERNIE"},
     formula=formula,
+    # ERNIE 1.0: PaddleNLP's ernie-1.0 configuration (513 positions, 18,000 entries), which the
+    # converted checkpoint keeps; ERNIE 3.0: copies of the published file (use_task_id true).
     presets=(
         Preset("nghuyong/ernie-1.0-base-zh", ernie_config(18000, 513, 2), "ErnieForMaskedLM"),
         Preset(
