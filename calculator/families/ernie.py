@@ -23,11 +23,11 @@ FIELDS = (
     *BERT_FIELDS[:7],
     Field(
         "use_task_id", False, kind="bool",
-        label=L("Task-type embeddings (use_task_id)", "启用任务类型嵌入（use_task_id）"), sample=(0, 1),
+        label=L("Task-type embeddings (use_task_id)", "使用任务类型嵌入（use_task_id）"), sample=(0, 1),
     ),
     Field(
         "task_type_vocab_size", 3,
-        label=L("Task types (task_type_vocab_size)", "任务类型数（task_type_vocab_size）"), sample=(1, 5),
+        label=L("Task types (K)", "任务类型数（K）"), sample=(1, 5),
     ),
     *BERT_FIELDS[7:],
 )
