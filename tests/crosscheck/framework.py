@@ -14,6 +14,8 @@ class FrameworkTensor:
     shape: tuple[int, ...]
     tied_to: str | None
     trainable: bool
+    #: "linear" or "embedding" when the module holding it is an nn.Linear / nn.Embedding, else "".
+    module: str = ""
 
 
 @dataclass(frozen=True)
@@ -39,7 +41,15 @@ def build(model_type: str, architecture: str, config: dict, **model_kwargs):
 
 def describe(model) -> FrameworkModel:
     """Names/shapes in state_dict order; tied_to = first state_dict name sharing the Parameter."""
+    import torch.nn as nn
+
     params = dict(model.named_parameters(remove_duplicate=False))
+    modules = dict(model.named_modules(remove_duplicate=False))
+
+    def kind(name: str) -> str:
+        module = modules.get(name.rpartition(".")[0])
+        return "linear" if isinstance(module, nn.Linear) else "embedding" if isinstance(module, nn.Embedding) else ""
+
     first_name_of: dict[int, str] = {}
     tensors: list[FrameworkTensor] = []
     for name, value in model.state_dict(keep_vars=True).items():
@@ -48,7 +58,7 @@ def describe(model) -> FrameworkModel:
         if tied is None:
             first_name_of[key] = name
         trainable = bool(getattr(params.get(name), "requires_grad", False)) if name in params else False
-        tensors.append(FrameworkTensor(name, tuple(value.shape), tied, trainable))
+        tensors.append(FrameworkTensor(name, tuple(value.shape), tied, trainable, kind(name)))
     unique = list(model.parameters())
     return FrameworkModel(
         tensors=tensors,
