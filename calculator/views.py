@@ -375,6 +375,8 @@ def to_json(inv: Inventory) -> dict[str, Any]:
         "state_dict_total": inv.state_dict_total,
         "embedding": emb,
         "non_embedding": non_emb,
+        # transformers' model.num_parameters() and num_parameters(exclude_embeddings=True), by its definition
+        "num_parameters": {"all": num_parameters(inv), "exclude_embeddings": num_parameters(inv, exclude_embeddings=True)},
         "groups": [asdict(s) for s in group_breakdown(inv)],
         "sections": [
             {"key": s.key, "count": s.count, "fraction": s.fraction, "children": [asdict(c) for c in s.children]}
@@ -394,6 +396,8 @@ def to_json(inv: Inventory) -> dict[str, Any]:
                 "layer": t.layer,
                 "tied_to": t.tied_to,
                 "trainable": t.trainable,
+                "section": t.section,
+                "module": t.module,
             }
             for t in inv.tensors
         ],
