@@ -40,8 +40,14 @@ LABELS: dict[str, dict[str, str]] = {
     "times_layers": {"en": "{per} × {n} layers = {total}", "zh": "{per} × {n} 层 = {total}"},
     "tied_to": {"en": "tied to {name}, counted once", "zh": "与 {name} 共享，只计一次"},
     "subtotal": {"en": "Subtotal", "zh": "小计"},
-    "embedding_params": {"en": "Embedding parameters", "zh": "嵌入参数"},
-    "non_embedding_params": {"en": "Non-embedding parameters", "zh": "非嵌入参数"},
+    # The split model cards quote ("86M backbone + 98M embedding"): the embedding layer, and the rest.
+    "embedding_params": {"en": "Embedding layer (the model-card split)", "zh": "嵌入层（模型卡片的拆分）"},
+    "non_embedding_params": {"en": "Everything else (the model card's “backbone”)", "zh": "其余部分（模型卡片所说的“主干”）"},
+    # transformers' own definition: every nn.Embedding weight left out, the embedding LayerNorm kept.
+    "num_parameters_exclude_embeddings": {
+        "en": "transformers' num_parameters(exclude_embeddings=True)",
+        "zh": "transformers 的 num_parameters(exclude_embeddings=True)",
+    },
     "formula": {"en": "Formula", "zh": "公式"},
     "memory": {"en": "Weight memory", "zh": "权重本身占用的内存/显存"},
     "dtype": {"en": "dtype", "zh": "数据类型"},

@@ -320,6 +320,11 @@ def text_report(inv: Inventory, lang: str = "en", compact: bool = True) -> str:
         lines.append(f"{label('trainable', lang)}{colon}{fmt_int(inv.trainable, lang)}")
     if inv.state_dict_total != inv.total:
         lines.append(f"{label('state_dict_total', lang)}{colon}{fmt_int(inv.state_dict_total, lang)}")
+    emb, rest = embedding_split(inv)
+    lines.append(f"{label('embedding_params', lang)}{colon}{fmt_int(emb, lang)}")
+    lines.append(f"{label('non_embedding_params', lang)}{colon}{fmt_int(rest, lang)}")
+    lines.append(f"{label('num_parameters_exclude_embeddings', lang)}{colon}"
+                 f"{fmt_int(num_parameters(inv, exclude_embeddings=True), lang)}")
     lines.append("")
     sections = section_breakdown(inv)
     # A section with one component ("Pooler / Pooler") shows no child row, as on the page.

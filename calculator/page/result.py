@@ -97,7 +97,8 @@ def _facts(inv: Inventory, lang: str) -> Markup:
     if inv.state_dict_total != inv.total:
         extra.append(("state_dict_total", inv.state_dict_total))
     emb, non_emb = views.embedding_split(inv)
-    extra.extend([("embedding_params", emb), ("non_embedding_params", non_emb)])
+    extra.extend([("embedding_params", emb), ("non_embedding_params", non_emb),
+                  ("num_parameters_exclude_embeddings", views.num_parameters(inv, exclude_embeddings=True))])
     return h("dl", [
         h("div", h("dt", label(k, lang)), h("dd", views.fmt_int(v, lang)), data_fact=k, data_count=v)
         for k, v in extra

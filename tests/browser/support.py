@@ -96,7 +96,8 @@ def expected_numbers(js: dict) -> dict:
         facts.append(["trainable", js["trainable"]])
     if js["state_dict_total"] != js["total"]:
         facts.append(["state_dict_total", js["state_dict_total"]])
-    facts += [["embedding_params", js["embedding"]], ["non_embedding_params", js["non_embedding"]]]
+    facts += [["embedding_params", js["embedding"]], ["non_embedding_params", js["non_embedding"]],
+              ["num_parameters_exclude_embeddings", js["num_parameters"]["exclude_embeddings"]]]
     f = js["formula"]
     return {
         "total": js["total"],
