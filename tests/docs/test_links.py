@@ -1,9 +1,17 @@
-"""Every link and asset reference on every page resolves inside the built site, anchors included."""
+"""Every link and asset reference on every page resolves inside the built site, anchors included;
+the primary sources the pages cite are linked, in both languages.
+
+External links are plain links, never loads (tests/docs/test_build.py and
+tests/quality/test_links.py check that nothing comes from another host).
+"""
 from __future__ import annotations
+
+import re
+from pathlib import Path
 
 import pytest
 
-from .builtsite import LANGS, Site, nav_pages, page_url, parse
+from .builtsite import LANGS, ROOT, Site, nav_pages, page_url, parse
 
 PAGES = nav_pages()
 
@@ -40,3 +48,80 @@ def test_links_and_anchors_resolve(site: Site, src: str, lang: str):
             if fragment not in ids:
                 broken.append((kind, href, "no such anchor"))
     assert broken == []
+
+
+# ------------------------------------------------------------ primary sources
+LINKS_SNIPPET = ROOT / "docs_src" / "links.md"
+_REF = re.compile(r"^\[([\w-]+)\]: (\S+)$", re.M)
+
+#: The sources each page cites, by a part of their URL; both languages link them (issue 12, item 4).
+CITED = {
+    "index.md": ["arxiv.org/abs/1810.04805", "models/bert/modeling_bert.py"],
+    "embeddings.md": ["arxiv.org/abs/1706.03762", "google-research/bert/blob/", "models/bert/modeling_bert.py"],
+    "self-attention.md": ["arxiv.org/abs/1706.03762"],
+    "pooler-and-heads.md": ["models/bert/modeling_bert.py"],
+    "bert-large.md": ["arxiv.org/abs/1810.04805", "google-research/bert/issues/656"],
+    "other-encoders.md": [
+        "models/roberta/modeling_roberta.py", "models/distilbert/modeling_distilbert.py",
+        "models/albert/modeling_albert.py", "models/electra/modeling_electra.py", "ymcui/Chinese-BERT-wwm",
+    ],
+    "original-transformer.md": [
+        "google-research/bert/issues/656", "arxiv.org/abs/1706.03762", "attention-is-all-you-need-pytorch",
+    ],
+    "keras-summary.md": ["stats.stackexchange.com/questions/435318/", "CyberZHG/keras-bert"],
+    "active-parameters.md": ["arxiv.org/abs/2311.10770"],
+    "common-mistakes.md": ["google-research/bert/issues/656"],
+    "check-it-yourself.md": ["stats.stackexchange.com/questions/435318/"],
+}
+
+
+def _references() -> dict[str, str]:
+    return dict(_REF.findall(LINKS_SNIPPET.read_text(encoding="utf-8")))
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("src", sorted(CITED))
+def test_cited_sources_are_linked(site: Site, src: str, lang: str):
+    links = site.page(src, lang).links
+    missing = [part for part in CITED[src] if not any(part in href for href in links)]
+    assert missing == []
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("src", PAGES)
+def test_no_reference_link_left_unresolved(site: Site, src: str, lang: str):
+    """A page that uses [text][ref] must include links.md, or the brackets show up as text."""
+    assert re.findall(r"\]\[[\w-]+\]", site.page(src, lang).text) == []
+
+
+def test_external_links_are_https_and_used():
+    refs = _references()
+    assert len(refs) >= 10
+    sources = "".join(p.read_text(encoding="utf-8") for p in (ROOT / "docs").glob("*.md"))
+    for name, url in refs.items():
+        if name == "//":
+            continue
+        assert url.startswith("https://"), url
+        assert f"][{name}]" in sources, f"[{name}] is defined in links.md but no page uses it"
+
+
+def _pinned_transformers() -> str:
+    text = (ROOT / "requirements" / "test.txt").read_text(encoding="utf-8")
+    return re.search(r"^transformers==([\w.]+)", text, re.M).group(1)
+
+
+def test_transformers_links_pin_the_tested_version():
+    """The source links name the tag of the transformers the cross-check tests run, and the files exist in it."""
+    urls = [u for u in _references().values() if "github.com/huggingface/transformers/" in u]
+    assert urls
+    version = _pinned_transformers()
+    for url in urls:
+        m = re.fullmatch(r"https://github.com/huggingface/transformers/blob/([^/]+)/src/(transformers/.+\.py)", url)
+        assert m, url
+        assert m.group(1) == f"v{version}", url
+    transformers = pytest.importorskip("transformers")
+    assert transformers.__version__ == version
+    site_packages = Path(transformers.__file__).resolve().parent.parent
+    for url in urls:
+        path = url.split("/src/", 1)[1]
+        assert (site_packages / path).is_file(), f"{path} is not in transformers {version}"
