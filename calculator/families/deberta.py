@@ -1,0 +1,391 @@
+"""DeBERTa v1 (``modeling_deberta.py``): disentangled attention over relative positions.
+
+* ``DebertaEmbeddings``: the word table, a position table only when
+  ``position_biased_input`` (microsoft/deberta-base turns it off: positions enter
+  through relative attention only), a token-type table only when
+  ``type_vocab_size > 0`` (the default is 0), all of width ``embedding_size``
+  (default H), an ``embed_proj`` (no bias) when that width is not H, and a LayerNorm.
+* Each ``DisentangledSelfAttention`` fuses Q, K and V into one ``in_proj``
+  without bias, and keeps only two bias vectors of its own, ``q_bias`` and
+  ``v_bias`` (registered as Parameters, so they come first in ``state_dict``).
+  With ``relative_attention`` it adds ``pos_proj`` (no bias) for the
+  content-to-position term (``"c2p"`` in ``pos_att_type``) and ``pos_q_proj``
+  for position-to-content (``"p2c"``); ``talking_head`` adds two heads × heads mixers.
+* ``DebertaEncoder`` owns ``rel_embeddings``, an ``nn.Embedding`` of
+  2 × ``max_relative_positions`` rows (``max_position_embeddings`` when that is
+  below 1), registered after the layers.
+* No pooler in the base model: the classification head brings its own
+  ``ContextPooler`` (``pooler_hidden_size`` wide, default H). ``legacy`` (default)
+  picks the BERT-style MLM head tied to the word table; otherwise a head that
+  multiplies by the word table in ``forward`` and declares no tie.
+
+The embeddings, the heads and the ContextPooler are shared with DeBERTa-v2
+(:mod:`.deberta_v2`), whose modeling file copies them from here.
+"""
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+from typing import Any
+
+from ..config import Field
+from ..formula import Formula, FormulaLine, head_line, layers_lines
+from ..model import Inventory, TensorList
+from . import bert
+from .base import Architecture, Family, Preset
+from .common import HEADS, HIDDEN, INTERMEDIATE, LABELS, LAYERS, POSITIONS, TIE, VOCAB, L, heads_divide, plain_layer_row
+
+# ------------------------------------------------------------------ fields shared with DeBERTa-v2
+
+#: DeBERTa's default is 0 token types: no table at all (``type_vocab_size > 0`` builds one).
+TOKEN_TYPES = Field(
+    "type_vocab_size", 0, minimum=0,
+    label=L("Token types (T; 0: no table)", "分段类型数（T；0 表示没有这张表）"), sample=(0, 3),
+)
+EMBEDDING_SIZE = Field(
+    "embedding_size", None, default_from="hidden_size",
+    label=L("Embedding size (E; default H)", "嵌入维度（E；默认等于 H）"), sample=(1, 48),
+)
+POSITION_BIASED_INPUT = Field(
+    "position_biased_input", True, kind="bool",
+    label=L(
+        "Absolute position embeddings added to the input (position_biased_input)",
+        "输入叠加绝对位置嵌入（position_biased_input）",
+    ),
+    sample=(0, 1),
+)
+RELATIVE_ATTENTION = Field(
+    "relative_attention", False, kind="bool",
+    label=L("Relative-position attention (relative_attention)", "相对位置注意力（relative_attention）"),
+    sample=(0, 1),
+)
+MAX_RELATIVE_POSITIONS = Field(
+    "max_relative_positions", -1, minimum=0, sentinels=(-1,),
+    label=L(
+        "Maximum relative distance (max_relative_positions; below 1: use P)",
+        "最大相对距离（max_relative_positions；小于 1 时取 P）",
+    ),
+    sample=(0, 40),
+)
+POS_ATT_TYPE = Field(
+    "pos_att_type", (), kind="flags", choices=("c2p", "p2c"),
+    label=L(
+        "Relative attention terms (pos_att_type: c2p content→position, p2c position→content)",
+        "相对位置注意力项（pos_att_type：c2p 内容→位置，p2c 位置→内容）",
+    ),
+    sample=(0, 1),
+)
+POOLER_HIDDEN_SIZE = Field(
+    "pooler_hidden_size", None, default_from="hidden_size",
+    label=L(
+        "ContextPooler width of the classification heads (pooler_hidden_size; default H)",
+        "分类头中 ContextPooler 的维度（pooler_hidden_size；默认等于 H）",
+    ),
+    sample=(1, 48),
+)
+LEGACY = Field(
+    "legacy", True, kind="bool",
+    label=L("Legacy MLM head, tied to the word embeddings (legacy)", "旧版 MLM 头，与词嵌入共享权重（legacy）"),
+    sample=(0, 1),
+)
+
+FIELDS = (
+    replace(VOCAB, default=50265),
+    HIDDEN,
+    EMBEDDING_SIZE,
+    LAYERS,
+    HEADS,
+    INTERMEDIATE,
+    POSITIONS,
+    TOKEN_TYPES,
+    POSITION_BIASED_INPUT,
+    RELATIVE_ATTENTION,
+    MAX_RELATIVE_POSITIONS,
+    POS_ATT_TYPE,
+    Field(
+        "talking_head", False, kind="bool",
+        label=L("Talking-heads attention (talking_head)", "Talking-Heads 注意力（talking_head）"), sample=(0, 1),
+    ),
+    POOLER_HIDDEN_SIZE,
+    LEGACY,
+    LABELS,
+    TIE,
+)
+
+
+# ------------------------------------------------------------------ builders shared with DeBERTa-v2
+
+
+def relative_rows(c: dict[str, Any], buckets: int = -1) -> int:
+    """Rows of ``encoder.rel_embeddings``: 2 × buckets if bucketed, else 2 × max_relative_positions (P below 1)."""
+    if buckets > 0:
+        return 2 * buckets
+    span = c["max_relative_positions"]
+    return 2 * (span if span >= 1 else c["max_position_embeddings"])
+
+
+def embeddings(t: TensorList, c: dict[str, Any], prefix: str) -> None:
+    """``DebertaEmbeddings`` / ``DebertaV2Embeddings``: tables of width E, ``embed_proj`` if E ≠ H, LayerNorm."""
+    h, e = c["hidden_size"], c["embedding_size"]
+    p = prefix + "embeddings."
+    t.embedding(p + "word_embeddings", c["vocab_size"], e, "embeddings")
+    if c["position_biased_input"]:
+        t.embedding(p + "position_embeddings", c["max_position_embeddings"], e, "embeddings")
+    if c["type_vocab_size"] > 0:
+        t.embedding(p + "token_type_embeddings", c["type_vocab_size"], e, "embeddings")
+    if e != h:
+        t.linear(p + "embed_proj", h, e, "embeddings", bias=False)
+    t.layer_norm(p + "LayerNorm", h, group="embeddings")
+
+
+def block_tail(t: TensorList, p: str, i: int, h: int, inter: int) -> None:
+    """After the self-attention: output projection and LayerNorm, the feed-forward pair, its LayerNorm (BERT's)."""
+    t.linear(p + "attention.output.dense", h, h, "attention_output", i)
+    t.layer_norm(p + "attention.output.LayerNorm", h, layer=i)
+    t.linear(p + "intermediate.dense", inter, h, "feed_forward", i)
+    t.linear(p + "output.dense", h, inter, "feed_forward", i)
+    t.layer_norm(p + "output.LayerNorm", h, layer=i)
+
+
+def backbone(t: TensorList, c: dict[str, Any], prefix: str, with_pooler: bool) -> None:
+    h, heads = c["hidden_size"], c["num_attention_heads"]
+    rel, terms = c["relative_attention"], c["pos_att_type"]
+    embeddings(t, c, prefix)
+    for i in range(c["num_hidden_layers"]):
+        p = f"{prefix}encoder.layer.{i}."
+        a = p + "attention.self."
+        t.add(a + "q_bias", (h,), "attention_qkv", i)
+        t.add(a + "v_bias", (h,), "attention_qkv", i)
+        t.linear(a + "in_proj", 3 * h, h, "attention_qkv", i, bias=False)
+        if c["talking_head"]:
+            t.linear(a + "head_logits_proj", heads, heads, "attention_qkv", i, bias=False)
+            t.linear(a + "head_weights_proj", heads, heads, "attention_qkv", i, bias=False)
+        if rel and "c2p" in terms:
+            t.linear(a + "pos_proj", h, h, "attention_qkv", i, bias=False)
+        if rel and "p2c" in terms:
+            t.linear(a + "pos_q_proj", h, h, "attention_qkv", i)
+        block_tail(t, p, i, h, c["intermediate_size"])
+    if rel:
+        t.embedding(prefix + "encoder.rel_embeddings", relative_rows(c), h, "relative_position", section="encoder")
+
+
+def mlm_head(t: TensorList, c: dict[str, Any], prefix: str) -> None:
+    """``legacy``: BERT's MLM head at width E, tied to the word table; else ``lm_predictions.lm_head`` (no tie)."""
+    h, e, v = c["hidden_size"], c["embedding_size"], c["vocab_size"]
+    if c["legacy"]:
+        t.add("cls.predictions.bias", (v,), "head")
+        t.linear("cls.predictions.transform.dense", e, h, "head")
+        t.layer_norm("cls.predictions.transform.LayerNorm", e, group="head")
+        bert.tied_decoder(
+            t, "cls.predictions.decoder", v, e, prefix + "embeddings.word_embeddings.weight", "cls.predictions.bias",
+            c["tie_word_embeddings"],
+        )
+    else:
+        t.add("lm_predictions.lm_head.bias", (v,), "head")
+        t.linear("lm_predictions.lm_head.dense", h, h, "head")
+        t.layer_norm("lm_predictions.lm_head.LayerNorm", h, group="head")
+
+
+def context_pooler(t: TensorList, c: dict[str, Any]) -> None:
+    """``ContextPooler``: a square Linear of ``pooler_hidden_size``, part of the classification class, not the backbone."""
+    width = c["pooler_hidden_size"]
+    t.linear("pooler.dense", width, width, "pooler")
+
+
+def sequence_classification_head(t: TensorList, c: dict[str, Any], prefix: str) -> None:
+    """ContextPooler, then ``classifier`` from H (the pooler's ``output_dim`` is hidden_size, whatever its width)."""
+    context_pooler(t, c)
+    t.linear("classifier", c["num_labels"], c["hidden_size"], "head")
+
+
+def multiple_choice_head(t: TensorList, c: dict[str, Any], prefix: str) -> None:
+    context_pooler(t, c)
+    t.linear("classifier", 1, c["hidden_size"], "head")
+
+
+# ------------------------------------------------------------------ formula
+
+
+def terms(*parts: tuple[str, str, int]) -> tuple[str, str, int]:
+    """Join (symbolic, substituted, value) terms with " + "."""
+    kept = [p for p in parts if p[0]]
+    return " + ".join(p[0] for p in kept), " + ".join(p[1] for p in kept), sum(p[2] for p in kept)
+
+
+def rest_of_layer(h: int, i: int) -> tuple[str, str, int]:
+    """BERT's part of a layer after Q, K, V: output projection H² + H, FFN 2HI + I + H, two LayerNorms 4H."""
+    return "H² + 2HI + I + 6H", f"{h}² + 2·{h}·{i} + {i} + 6·{h}", h * h + 2 * h * i + i + 6 * h
+
+
+def embeddings_line(c: dict[str, Any]) -> FormulaLine:
+    """V·E [+ P·E] [+ T·E] [+ E·H] + 2H, writing H for E when they are equal."""
+    v, h, e, p, tt = (
+        c["vocab_size"], c["hidden_size"], c["embedding_size"], c["max_position_embeddings"], c["type_vocab_size"],
+    )
+    w = "H" if e == h else "E"
+    rows = [("V", v)]
+    if c["position_biased_input"]:
+        rows.append(("P", p))
+    if tt > 0:
+        rows.append(("T", tt))
+    if len(rows) == 1:
+        table = (f"V·{w}", f"{v}·{e}", v * e)
+    else:
+        table = (
+            "(" + " + ".join(s for s, _ in rows) + f")·{w}",
+            "(" + " + ".join(str(n) for _, n in rows) + f")·{e}",
+            sum(n for _, n in rows) * e,
+        )
+    proj = ("E·H", f"{e}·{h}", e * h) if e != h else ("", "", 0)
+    sym, sub, val = terms(table, proj, ("2H", f"2·{h}", 2 * h))
+    return FormulaLine("embeddings", sym, sub, val)
+
+
+def relative_line(c: dict[str, Any], buckets: int = -1) -> FormulaLine:
+    """``encoder.rel_embeddings``: 2 rows per relative distance (or bucket), H wide."""
+    h = c["hidden_size"]
+    if buckets > 0:
+        return FormulaLine("relative_embeddings", "2B·H", f"2·{buckets}·{h}", 2 * buckets * h)
+    span = c["max_relative_positions"]
+    if span >= 1:
+        return FormulaLine("relative_embeddings", "2R·H", f"2·{span}·{h}", 2 * span * h)
+    p = c["max_position_embeddings"]
+    return FormulaLine("relative_embeddings", "2P·H", f"2·{p}·{h}", 2 * p * h)
+
+
+def pooler_line(c: dict[str, Any]) -> FormulaLine:
+    w = c["pooler_hidden_size"]
+    if w == c["hidden_size"]:
+        return FormulaLine("context_pooler", "H² + H", f"{w}² + {w}", w * w + w)
+    return FormulaLine("context_pooler", "C² + C", f"{w}² + {w}", w * w + w)
+
+
+def has_context_pooler(inv: Inventory) -> bool:
+    """The sequence-classification and multiple-choice classes carry a ContextPooler."""
+    return inv.architecture.endswith(("ForSequenceClassification", "ForMultipleChoice"))
+
+
+def symbols(c: dict[str, Any]) -> dict[str, int]:
+    out = {
+        "V": c["vocab_size"], "H": c["hidden_size"], "L": c["num_hidden_layers"], "A": c["num_attention_heads"],
+        "I": c["intermediate_size"], "P": c["max_position_embeddings"],
+    }
+    if c["embedding_size"] != c["hidden_size"]:
+        out["E"] = c["embedding_size"]
+    if c["type_vocab_size"] > 0:
+        out["T"] = c["type_vocab_size"]
+    if c["relative_attention"] and c["max_relative_positions"] >= 1:
+        out["R"] = c["max_relative_positions"]
+    if c["pooler_hidden_size"] != c["hidden_size"]:
+        out["C"] = c["pooler_hidden_size"]
+    return out
+
+
+def formula(inv: Inventory) -> Formula:
+    """Embeddings; L layers of fused QKV (3H², q and v biases), relative projections, BERT's rest; rel_embeddings."""
+    c = inv.config
+    h, i, n, heads = c["hidden_size"], c["intermediate_size"], c["num_hidden_layers"], c["num_attention_heads"]
+    rel = c["relative_attention"]
+    c2p = rel and "c2p" in c["pos_att_type"]
+    p2c = rel and "p2c" in c["pos_att_type"]
+    if c2p and p2c:
+        relative = ("(2H² + H)", f"(2·{h}² + {h})", 2 * h * h + h)
+    elif c2p:
+        relative = ("H²", f"{h}²", h * h)
+    elif p2c:
+        relative = ("(H² + H)", f"({h}² + {h})", h * h + h)
+    else:
+        relative = ("", "", 0)
+    per = terms(
+        ("3H² + 2H", f"3·{h}² + 2·{h}", 3 * h * h + 2 * h),  # in_proj without bias, q_bias and v_bias
+        ("2A²", f"2·{heads}²", 2 * heads * heads) if c["talking_head"] else ("", "", 0),
+        relative,
+        rest_of_layer(h, i),
+    )
+    lines = [embeddings_line(c), *layers_lines(*per, n)]
+    if relative[0]:
+        lines.append(FormulaLine(
+            "relative_projections", f"L × {relative[0]}", f"{n} × {relative[2]:,}", n * relative[2], counted=False,
+        ))
+    if rel:
+        lines.append(relative_line(c))
+    if has_context_pooler(inv):
+        lines.append(pooler_line(c))
+    return Formula(symbols(c), tuple(lines + head_line(inv)))
+
+
+#: Words for the formula lines only the DeBERTa families have (DeBERTa-v2 adds its own).
+LABELS_ = {
+    "relative_embeddings": L("Relative position embeddings (rel_embeddings)", "相对位置嵌入（rel_embeddings）"),
+    "relative_projections": L(
+        "of which relative-position projections, all layers (already in the layers)",
+        "其中：全部层的相对位置投影（已计入各层）",
+    ),
+    "context_pooler": L("ContextPooler of the classification head", "分类头的 ContextPooler"),
+}
+
+
+# ------------------------------------------------------------------ random configs
+
+
+def sample(rng: random.Random, config: dict[str, Any]) -> None:
+    """Valid heads; E, the pooler width and the pair of relative terms varied; both spellings of pos_att_type."""
+    heads_divide()(rng, config)
+    h = config["hidden_size"]
+    for key in ("embedding_size", "pooler_hidden_size"):
+        choice = rng.random()
+        if choice < 0.4:
+            config.pop(key, None)
+        elif choice < 0.6:
+            config[key] = h
+    if rng.random() < 0.7:
+        config["relative_attention"] = True
+    if rng.random() < 0.3:
+        config["max_relative_positions"] = -1
+    terms_ = config.get("pos_att_type")
+    if isinstance(terms_, list) and rng.random() < 0.4:
+        # transformers splits "a|b" (lower-cased, stripped) and ignores names it does not know
+        config["pos_att_type"] = "|".join([t.upper() if rng.random() < 0.3 else t for t in terms_] + ["p2p"])
+
+
+def deberta_config(vocab: int, hidden: int, layers: int, heads: int, inter: int) -> dict[str, Any]:
+    """A published DeBERTa (v1) config.json's size-relevant keys."""
+    return {
+        "model_type": "deberta",
+        "vocab_size": vocab,
+        "hidden_size": hidden,
+        "num_hidden_layers": layers,
+        "num_attention_heads": heads,
+        "intermediate_size": inter,
+        "max_position_embeddings": 512,
+        "type_vocab_size": 0,
+        "relative_attention": True,
+        "max_relative_positions": -1,
+        "position_biased_input": False,
+        "pos_att_type": "c2p|p2c",
+    }
+
+
+FAMILY = Family(
+    model_type="deberta",
+    base="DebertaModel",
+    fields=FIELDS,
+    backbone=backbone,
+    heads_check=("hidden_size", "num_attention_heads"),
+    architectures=(
+        Architecture("DebertaModel", "", False),
+        Architecture("DebertaForMaskedLM", "deberta.", False, mlm_head, ties_embeddings=True),
+        Architecture("DebertaForSequenceClassification", "deberta.", False, sequence_classification_head, True),
+        Architecture("DebertaForTokenClassification", "deberta.", False, bert.linear_head("classifier", "num_labels"), True),
+        Architecture("DebertaForQuestionAnswering", "deberta.", False, bert.linear_head("qa_outputs", "num_labels"), True),
+    ),
+    title={"en": "DeBERTa", "zh": "DeBERTa"},
+    formula=formula,
+    presets=(
+        Preset("microsoft/deberta-base", deberta_config(50265, 768, 12, 12, 3072), "DebertaModel"),
+    ),
+    layer_row=plain_layer_row,
+    sample=sample,
+    rank=52,
+    labels=LABELS_,
+)

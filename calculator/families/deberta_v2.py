@@ -1,0 +1,288 @@
+"""DeBERTa-v2 (``modeling_deberta_v2.py``): the family of DeBERTa-v3 and mDeBERTa-v3.
+
+Against DeBERTa v1 (:mod:`.deberta`), whose embeddings, MLM heads and
+ContextPooler it copies:
+
+* Q, K and V are three Linears with biases (``query_proj``, ``key_proj``,
+  ``value_proj``), ``num_attention_heads × attention_head_size`` wide (H unless
+  ``attention_head_size`` says otherwise).
+* Relative attention projects the relative embeddings with ``pos_key_proj``
+  (``"c2p"``) and ``pos_query_proj`` (``"p2c"``), both with biases, unless
+  ``share_att_key``: then the content projections are reused and no tensor is
+  added. DeBERTa-v3 shares them.
+* ``position_buckets`` > 0 sizes ``rel_embeddings`` at 2 × buckets rows (v3: 256 → 512)
+  instead of 2 × ``max_relative_positions``.
+* ``norm_rel_ebd`` containing ``layer_norm`` adds ``encoder.LayerNorm`` for the
+  relative embeddings, and ``conv_kernel_size`` > 0 an ``encoder.conv`` (a Conv1d
+  with ``conv_groups`` groups and its LayerNorm) applied after the first layer.
+  These keys are not declared by ``DebertaV2Config``; the model reads them with
+  ``getattr`` and these defaults, so published configs carry them.
+
+The config class's defaults are deberta-v2-xlarge's sizes (vocabulary 128,100,
+H 1536, 24 layers) without its relative attention.
+"""
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+from typing import Any
+
+from ..config import Field
+from ..errors import CalcError
+from ..formula import Formula, FormulaLine, head_line, layers_lines
+from ..model import Inventory, TensorList
+from . import bert, deberta
+from .base import Architecture, Family, Preset
+from .common import HEADS, HIDDEN, INTERMEDIATE, LABELS, LAYERS, POSITIONS, TIE, VOCAB, L, plain_layer_row
+
+FIELDS = (
+    replace(VOCAB, default=128100),
+    replace(HIDDEN, default=1536),
+    deberta.EMBEDDING_SIZE,
+    replace(LAYERS, default=24),
+    replace(HEADS, default=24),
+    Field(
+        "attention_head_size", None, minimum=0, optional=True,
+        label=L(
+            "Attention head size (attention_head_size; empty: H / A)",
+            "每个注意力头的维度（attention_head_size；留空为 H / A）",
+        ),
+        sample=(1, 12),
+    ),
+    replace(INTERMEDIATE, default=6144),
+    POSITIONS,
+    deberta.TOKEN_TYPES,
+    deberta.POSITION_BIASED_INPUT,
+    deberta.RELATIVE_ATTENTION,
+    deberta.MAX_RELATIVE_POSITIONS,
+    Field(
+        "position_buckets", -1, minimum=0, sentinels=(-1,),
+        label=L(
+            "Relative position buckets (position_buckets; -1 or 0: none)",
+            "相对位置分桶数（position_buckets；-1 或 0 表示不分桶）",
+        ),
+        sample=(0, 40),
+    ),
+    deberta.POS_ATT_TYPE,
+    Field(
+        "share_att_key", False, kind="bool",
+        label=L(
+            "Relative terms reuse the key and query projections (share_att_key)",
+            "相对位置项复用 K、Q 投影（share_att_key）",
+        ),
+        sample=(0, 1),
+    ),
+    Field(
+        "norm_rel_ebd", "none", kind="flags", choices=("layer_norm",),
+        label=L(
+            "LayerNorm on the relative position embeddings (norm_rel_ebd)",
+            "对相对位置嵌入做层归一化（norm_rel_ebd）",
+        ),
+        sample=(0, 1),
+    ),
+    Field(
+        "conv_kernel_size", 0, minimum=0,
+        label=L(
+            "Convolution kernel after the first layer (conv_kernel_size; 0: none)",
+            "首层之后的卷积核大小（conv_kernel_size；0 表示不加卷积）",
+        ),
+        sample=(0, 4),
+    ),
+    Field(
+        "conv_groups", 1, minimum=0,
+        label=L("Convolution groups (conv_groups)", "卷积分组数（conv_groups）"),
+        sample=(1, 4),
+    ),
+    deberta.POOLER_HIDDEN_SIZE,
+    deberta.LEGACY,
+    LABELS,
+    TIE,
+)
+
+
+def check_conv(c: dict[str, Any]) -> None:
+    """``nn.Conv1d(H, H, k, groups=G)`` needs G ≥ 1 dividing H; only built when conv_kernel_size > 0."""
+    if c["conv_kernel_size"] <= 0:
+        return
+    groups = c["conv_groups"]
+    if groups == 0:
+        raise CalcError("zero", key="conv_groups", value=0)
+    if c["hidden_size"] % groups:
+        raise CalcError(
+            "heads_not_divisor", hidden_key="hidden_size", hidden=c["hidden_size"], heads_key="conv_groups", heads=groups,
+        )
+
+
+def head_width(c: dict[str, Any]) -> int:
+    """``num_attention_heads × attention_head_size``: the width of Q, K, V and the position projections."""
+    size = c["attention_head_size"]
+    heads = c["num_attention_heads"]
+    return heads * (c["hidden_size"] // heads if size is None else size)
+
+
+def position_projections(c: dict[str, Any]) -> tuple[bool, bool]:
+    """(pos_key_proj, pos_query_proj) exist: relative attention, not shared with K/Q, and the term asked for."""
+    own = c["relative_attention"] and not c["share_att_key"]
+    return own and "c2p" in c["pos_att_type"], own and "p2c" in c["pos_att_type"]
+
+
+def backbone(t: TensorList, c: dict[str, Any], prefix: str, with_pooler: bool) -> None:
+    h, d = c["hidden_size"], head_width(c)
+    key_proj, query_proj = position_projections(c)
+    deberta.embeddings(t, c, prefix)
+    for i in range(c["num_hidden_layers"]):
+        p = f"{prefix}encoder.layer.{i}."
+        a = p + "attention.self."
+        for proj in ("query_proj", "key_proj", "value_proj"):
+            t.linear(a + proj, d, h, "attention_qkv", i)
+        if key_proj:
+            t.linear(a + "pos_key_proj", d, h, "attention_qkv", i)
+        if query_proj:
+            t.linear(a + "pos_query_proj", d, h, "attention_qkv", i)
+        deberta.block_tail(t, p, i, h, c["intermediate_size"])
+    e = prefix + "encoder."
+    if c["relative_attention"]:
+        rows = deberta.relative_rows(c, c["position_buckets"])
+        t.embedding(e + "rel_embeddings", rows, h, "relative_position", section="encoder")
+    if "layer_norm" in c["norm_rel_ebd"]:
+        t.layer_norm(e + "LayerNorm", h, section="encoder")
+    k = c["conv_kernel_size"]
+    if k > 0:
+        t.add(e + "conv.conv.weight", (h, h // c["conv_groups"], k), "feed_forward", section="encoder")
+        t.add(e + "conv.conv.bias", (h,), "feed_forward", section="encoder")
+        t.layer_norm(e + "conv.LayerNorm", h, section="encoder")
+
+
+# ------------------------------------------------------------------ formula
+
+
+def formula(inv: Inventory) -> Formula:
+    """Embeddings; L layers of Q, K, V with biases (+ own position projections), BERT's rest; encoder-level terms."""
+    c = inv.config
+    h, i, n, d = c["hidden_size"], c["intermediate_size"], c["num_hidden_layers"], head_width(c)
+    key_proj, query_proj = position_projections(c)
+    if d == h:
+        one = ("H² + H", f"{h}² + {h}", h * h + h)
+        qkv = ("3(H² + H)", f"3·({h}² + {h})", 3 * (h * h + h))
+    else:
+        one = ("H·D + D", f"{h}·{d} + {d}", h * d + d)
+        qkv = ("3(H·D + D)", f"3·({h}·{d} + {d})", 3 * (h * d + d))
+    count = int(key_proj) + int(query_proj)
+    if count == 2:
+        relative = (f"2({one[0]})", f"2·({one[1]})", 2 * one[2])
+    elif count == 1:
+        relative = one
+    else:
+        relative = ("", "", 0)
+    per = deberta.terms(qkv, relative, deberta.rest_of_layer(h, i))
+    lines = [deberta.embeddings_line(c), *layers_lines(*per, n)]
+    if relative[0]:
+        lines.append(FormulaLine(
+            "relative_projections", f"L × {relative[0]}", f"{n} × {relative[2]:,}", n * relative[2], counted=False,
+        ))
+    if c["relative_attention"]:
+        lines.append(deberta.relative_line(c, c["position_buckets"]))
+    if "layer_norm" in c["norm_rel_ebd"]:
+        lines.append(FormulaLine("relative_norm", "2H", f"2·{h}", 2 * h))
+    k = c["conv_kernel_size"]
+    if k > 0:
+        g = c["conv_groups"]
+        lines.append(FormulaLine(
+            "conv", "H·(H/G)·K + H + 2H", f"{h}·({h}/{g})·{k} + {h} + 2·{h}", h * (h // g) * k + 3 * h,
+        ))
+    if deberta.has_context_pooler(inv):
+        lines.append(deberta.pooler_line(c))
+    symbols = deberta.symbols(c)
+    if d != h:
+        symbols["D"] = d
+    if c["relative_attention"] and c["position_buckets"] > 0:
+        symbols.pop("R", None)
+        symbols["B"] = c["position_buckets"]
+    if k > 0:
+        symbols["K"] = k
+        symbols["G"] = c["conv_groups"]
+    return Formula(symbols, tuple(lines + head_line(inv)))
+
+
+LABELS_ = {
+    **deberta.LABELS_,
+    "relative_norm": L("LayerNorm of the relative position embeddings", "相对位置嵌入的层归一化"),
+    "conv": L("Convolution after the first layer (encoder.conv)", "首层之后的卷积（encoder.conv）"),
+}
+
+
+# ------------------------------------------------------------------ random configs
+
+
+def sample(rng: random.Random, config: dict[str, Any]) -> None:
+    """DeBERTa's variations, plus buckets, shared keys, the relative LayerNorm, the convolution and the head size."""
+    deberta.sample(rng, config)
+    h = config["hidden_size"]
+    norm = config.get("norm_rel_ebd")
+    if isinstance(norm, list):
+        # transformers splits a string; it cannot read a list here
+        config["norm_rel_ebd"] = rng.choice(["layer_norm", "LayerNorm", "layer_norm|other"]) if norm else "none"
+    if rng.random() < 0.3:
+        config["position_buckets"] = -1
+    if rng.random() < 0.6:
+        config["conv_kernel_size"] = 0
+    if rng.random() < 0.8:
+        config["conv_groups"] = rng.choice([g for g in range(1, h + 1) if h % g == 0])
+    if rng.random() < 0.8:
+        config.pop("attention_head_size", None)
+
+
+def deberta_v3_config(vocab: int, hidden: int, layers: int, heads: int, inter: int) -> dict[str, Any]:
+    """A published DeBERTa-v3 / mDeBERTa-v3 config.json's size-relevant keys."""
+    return {
+        "model_type": "deberta-v2",
+        "vocab_size": vocab,
+        "hidden_size": hidden,
+        "num_hidden_layers": layers,
+        "num_attention_heads": heads,
+        "intermediate_size": inter,
+        "max_position_embeddings": 512,
+        "type_vocab_size": 0,
+        "relative_attention": True,
+        "max_relative_positions": -1,
+        "position_buckets": 256,
+        "norm_rel_ebd": "layer_norm",
+        "share_att_key": True,
+        "pos_att_type": "p2c|c2p",
+        "position_biased_input": False,
+    }
+
+
+FAMILY = Family(
+    model_type="deberta-v2",
+    base="DebertaV2Model",
+    fields=FIELDS,
+    backbone=backbone,
+    heads_check=("hidden_size", "num_attention_heads"),
+    checks=(check_conv,),
+    architectures=(
+        Architecture("DebertaV2Model", "", False),
+        Architecture("DebertaV2ForMaskedLM", "deberta.", False, deberta.mlm_head, ties_embeddings=True),
+        Architecture(
+            "DebertaV2ForSequenceClassification", "deberta.", False, deberta.sequence_classification_head, True,
+        ),
+        Architecture(
+            "DebertaV2ForTokenClassification", "deberta.", False, bert.linear_head("classifier", "num_labels"), True,
+        ),
+        Architecture(
+            "DebertaV2ForQuestionAnswering", "deberta.", False, bert.linear_head("qa_outputs", "num_labels"), True,
+        ),
+        Architecture("DebertaV2ForMultipleChoice", "deberta.", False, deberta.multiple_choice_head),
+    ),
+    title={"en": "DeBERTa-v2 / v3", "zh": "DeBERTa-v2 / v3"},
+    formula=formula,
+    presets=(
+        Preset("microsoft/deberta-v3-base", deberta_v3_config(128100, 768, 12, 12, 3072), "DebertaV2Model"),
+        Preset("microsoft/deberta-v3-large", deberta_v3_config(128100, 1024, 24, 16, 4096), "DebertaV2Model"),
+        Preset("microsoft/mdeberta-v3-base", deberta_v3_config(251000, 768, 12, 12, 3072), "DebertaV2Model"),
+    ),
+    layer_row=plain_layer_row,
+    sample=sample,
+    rank=54,
+    labels=LABELS_,
+)
