@@ -1,0 +1,209 @@
+"""ModernBERT (``modeling_modernbert.py``, 2024): BERT's successor, pre-norm and without most biases.
+
+* Embeddings are one token table (``tok_embeddings``) and a LayerNorm: positions
+  are rotary (RoPE), computed in ``forward`` from non-persistent buffers, so
+  ``max_position_embeddings`` (8192) changes no tensor; there are no token types.
+* Every layer is pre-norm: ``attn_norm``, fused ``attn.Wqkv`` [3H, H], ``attn.Wo``,
+  ``mlp_norm``, and a gated MLP whose ``Wi`` is [2I, H] (the value and the gate
+  halves) and ``Wo`` [H, I]. **Layer 0 has no attention norm** (``nn.Identity``:
+  the embeddings' norm already precedes it). ``final_norm`` closes the stack.
+* No biases by default: ``norm_bias``, ``attention_bias`` and ``mlp_bias`` are
+  False; ``decoder_bias`` (the MLM decoder's) is True; ``classifier_bias`` is
+  the bias of the heads' ``head.dense`` only (the task ``classifier`` always has one).
+* No pooler: every task class has ``head`` (dense + norm) and then its own
+  Linear, named ``classifier`` even for question answering. ``classifier_pooling``
+  (cls or mean) chooses how tokens are pooled and adds nothing.
+* The default ``pad_token_id`` is 50283, so the vocabulary must have more rows.
+"""
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+from typing import Any
+
+from ..config import Field
+from ..formula import Formula, FormulaLine, head_line, layers_lines
+from ..model import Inventory, TensorList
+from .base import Architecture, Family, Preset
+from .common import HEADS, HIDDEN, INTERMEDIATE, LABELS, LAYERS, TIE, VOCAB, L, heads_divide, plain_layer_row
+
+
+def _flag(key: str, default: bool, en: str, zh: str) -> Field:
+    return Field(key, default, kind="bool", label=L(en, zh), sample=(0, 1))
+
+
+FIELDS = (
+    replace(VOCAB, default=50368),
+    HIDDEN,
+    # No layers leaves layer_types empty and ModernBertConfig's RoPE set-up refuses it.
+    replace(LAYERS, default=22, minimum=1, sample=(1, 4)),
+    HEADS,
+    replace(
+        INTERMEDIATE, default=1152,
+        label=L("Feed-forward inner size (I; Wi is 2I wide)", "前馈网络中间层维度（I；Wi 的输出为 2I）"),
+    ),
+    _flag("norm_bias", False, "LayerNorm biases (norm_bias)", "层归一化带偏置（norm_bias）"),
+    _flag("attention_bias", False, "Attention biases (attention_bias)", "注意力投影带偏置（attention_bias）"),
+    _flag("mlp_bias", False, "Feed-forward biases (mlp_bias)", "前馈网络带偏置（mlp_bias）"),
+    _flag("decoder_bias", True, "MLM decoder bias (decoder_bias)", "MLM 解码器带偏置（decoder_bias）"),
+    _flag(
+        "classifier_bias", False, "Bias of the heads' dense layer (classifier_bias)",
+        "任务头 dense 层带偏置（classifier_bias）",
+    ),
+    Field(
+        "classifier_pooling", "cls", kind="choice", choices=("cls", "mean"),
+        label=L("Classifier pooling (classifier_pooling; adds no parameters)", "分类池化方式（classifier_pooling；不增加参数）"),
+        sample=(0, 1),
+    ),
+    LABELS,
+    TIE,
+)
+
+#: ``ModernBertConfig.pad_token_id``: the token table's padding row.
+PAD_TOKEN_ID = 50283
+
+
+def backbone(t: TensorList, c: dict[str, Any], prefix: str, with_pooler: bool) -> None:
+    h, inter = c["hidden_size"], c["intermediate_size"]
+    nb, ab, mb = c["norm_bias"], c["attention_bias"], c["mlp_bias"]
+    t.embedding(prefix + "embeddings.tok_embeddings", c["vocab_size"], h, "embeddings")
+    t.layer_norm(prefix + "embeddings.norm", h, group="embeddings", bias=nb)
+    heads = c["num_attention_heads"]
+    for i in range(c["num_hidden_layers"]):
+        p = f"{prefix}layers.{i}."
+        if i > 0:  # layer 0's attn_norm is nn.Identity
+            t.layer_norm(p + "attn_norm", h, layer=i, bias=nb)
+        t.linear(p + "attn.Wqkv", 3 * (h // heads) * heads, h, "attention_qkv", i, bias=ab)
+        t.linear(p + "attn.Wo", h, h, "attention_output", i, bias=ab)
+        t.layer_norm(p + "mlp_norm", h, layer=i, bias=nb)
+        t.linear(p + "mlp.Wi", 2 * inter, h, "feed_forward", i, bias=mb)
+        t.linear(p + "mlp.Wo", h, inter, "feed_forward", i, bias=mb)
+    t.layer_norm(prefix + "final_norm", h, bias=nb, section="encoder")
+
+
+def prediction_head(t: TensorList, c: dict[str, Any]) -> None:
+    """``ModernBertPredictionHead``: dense (bias = classifier_bias), activation, norm (bias = norm_bias)."""
+    h = c["hidden_size"]
+    t.linear("head.dense", h, h, "head", bias=c["classifier_bias"])
+    t.layer_norm("head.norm", h, group="head", bias=c["norm_bias"])
+
+
+def mlm_head(t: TensorList, c: dict[str, Any], prefix: str) -> None:
+    h, v = c["hidden_size"], c["vocab_size"]
+    prediction_head(t, c)
+    owner = prefix + "embeddings.tok_embeddings.weight"
+    t.add("decoder.weight", (v, h), "head", shares=owner if c["tie_word_embeddings"] else None)
+    if c["decoder_bias"]:
+        t.add("decoder.bias", (v,), "head")
+
+
+def classifier_head(out: str | int) -> Any:
+    """head, then ``classifier`` (always with a bias) to num_labels, or to 1 for multiple choice."""
+
+    def head(t: TensorList, c: dict[str, Any], prefix: str) -> None:
+        prediction_head(t, c)
+        t.linear("classifier", c[out] if isinstance(out, str) else out, c["hidden_size"], "head")
+
+    return head
+
+
+# ------------------------------------------------------------------ formula
+
+
+def formula(inv: Inventory) -> Formula:
+    """One table; L pre-norm layers with a gated MLP; layer 0 without attention norm; the final norm."""
+    c = inv.config
+    v, h, i, n = c["vocab_size"], c["hidden_size"], c["intermediate_size"], c["num_hidden_layers"]
+    nb, ab, mb = (int(c[k]) for k in ("norm_bias", "attention_bias", "mlp_bias"))
+    # a norm: weight, plus bias if norm_bias
+    norm_sym, norm_sub, norm_val = ("2H", f"2·{h}", 2 * h) if nb else ("H", f"{h}", h)
+    emb = FormulaLine("embeddings", f"V·H + {norm_sym}", f"{v}·{h} + {norm_sub}", v * h + norm_val)
+    parts = [
+        ("4H² + 4H", f"4·{h}² + 4·{h}", 4 * h * h + 4 * h) if ab else ("4H²", f"4·{h}²", 4 * h * h),
+        ("3HI + 2I + H", f"3·{h}·{i} + 2·{i} + {h}", 3 * h * i + 2 * i + h) if mb else ("3HI", f"3·{h}·{i}", 3 * h * i),
+        (norm_sym, norm_sub, norm_val),  # mlp_norm
+    ]
+    per = (" + ".join(p[0] for p in parts), " + ".join(p[1] for p in parts), sum(p[2] for p in parts))
+    lines = [emb, *layers_lines(*per, n)]
+    if n > 1:
+        lines.append(FormulaLine(
+            "attention_norms", f"(L − 1)·{norm_sym}", f"{n - 1}·{norm_sub}", (n - 1) * norm_val,
+        ))
+    lines.append(FormulaLine("final_norm", norm_sym, norm_sub, norm_val))
+    symbols = {"V": v, "H": h, "I": i, "L": n}
+    return Formula(symbols, tuple(lines + head_line(inv)))
+
+
+LABELS_ = {
+    "attention_norms": L(
+        "Attention norms (attn_norm) of layers 1 to L − 1; layer 0 has none",
+        "第 1 至 L − 1 层注意力前的归一化（attn_norm；第 0 层没有）",
+    ),
+    "final_norm": L("Final norm (final_norm)", "最后的归一化层（final_norm）"),
+}
+
+
+# ------------------------------------------------------------------ random configs
+
+
+def sample(rng: random.Random, config: dict[str, Any]) -> None:
+    """Valid heads; a padding row inside the drawn vocabulary (HF's default 50283 is not), or none."""
+    heads_divide()(rng, config)
+    vocab = config.get("vocab_size", 50368)
+    choice = rng.random()
+    if choice < 0.1:
+        config["pad_token_id"] = None  # no padding row
+    elif choice < 0.15:
+        config["pad_token_id"] = vocab  # outside the table: both sides refuse it
+    elif vocab <= PAD_TOKEN_ID or choice < 0.6:
+        config["pad_token_id"] = rng.randrange(vocab)
+    if rng.random() < 0.3:
+        config["max_position_embeddings"] = rng.randint(1, 600)  # rotary: no tensor whatever its value
+
+
+def modernbert_config(hidden: int, layers: int, heads: int, inter: int) -> dict[str, Any]:
+    """A published ModernBERT config.json's size-relevant keys."""
+    return {
+        "model_type": "modernbert",
+        "vocab_size": 50368,
+        "hidden_size": hidden,
+        "num_hidden_layers": layers,
+        "num_attention_heads": heads,
+        "intermediate_size": inter,
+        "max_position_embeddings": 8192,
+        "pad_token_id": 50283,
+        "norm_bias": False,
+        "attention_bias": False,
+        "mlp_bias": False,
+        "decoder_bias": True,
+        "classifier_bias": False,
+        "classifier_pooling": "mean",
+    }
+
+
+FAMILY = Family(
+    model_type="modernbert",
+    base="ModernBertModel",
+    fields=FIELDS,
+    backbone=backbone,
+    heads_check=("hidden_size", "num_attention_heads"),
+    pad_token_id=PAD_TOKEN_ID,
+    architectures=(
+        Architecture("ModernBertModel", "", False),
+        Architecture("ModernBertForMaskedLM", "model.", False, mlm_head, ties_embeddings=True),
+        Architecture("ModernBertForSequenceClassification", "model.", False, classifier_head("num_labels"), True),
+        Architecture("ModernBertForTokenClassification", "model.", False, classifier_head("num_labels"), True),
+        Architecture("ModernBertForQuestionAnswering", "model.", False, classifier_head("num_labels"), True),
+        Architecture("ModernBertForMultipleChoice", "model.", False, classifier_head(1)),
+    ),
+    title={"en": "ModernBERT", "zh": "ModernBERT"},
+    formula=formula,
+    presets=(
+        Preset("answerdotai/ModernBERT-base", modernbert_config(768, 22, 12, 1152), "ModernBertForMaskedLM"),
+        Preset("answerdotai/ModernBERT-large", modernbert_config(1024, 28, 16, 2624), "ModernBertForMaskedLM"),
+    ),
+    layer_row=plain_layer_row,
+    sample=sample,
+    rank=56,
+    labels=LABELS_,
+)
