@@ -4,7 +4,7 @@ GitHub Pages answers every missing URL of a project site with the site's
 ``404.html``. mkdocs-static-i18n builds the whole site once per language, and
 each build renders the theme's ``404.html`` into the same file, so the last
 language built (Chinese) would win: Chinese header, navigation and
-``<html lang="zh">`` for every visitor. ``overrides/404.html`` has a body in
+``<html lang="zh-Hans">`` for every visitor. ``overrides/404.html`` has a body in
 both languages; this hook keeps the default language's rendering of it and
 skips the others (an empty result tells MkDocs not to write the file).
 
