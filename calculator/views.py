@@ -239,9 +239,6 @@ def formula(inv: Inventory) -> Formula | None:
 # ----------------------------------------------------------------- table views
 
 
-def _tied_note(t: Tensor, lang: str) -> str:
-    return label("tied_to", lang, name=t.tied_to)
-
 
 def _signature(inv: Inventory, layer: int) -> list[tuple[str, tuple[int, ...]]]:
     """A layer's tensors with the index taken out of their names, and their shapes."""
@@ -278,8 +275,9 @@ def markdown_table(inv: Inventory, lang: str = "en", compact: bool = True) -> st
 
     def row(t: Tensor) -> str:
         count = fmt_int(t.count, lang)
-        if t.tied_to:
-            note = label("tied_to", lang, name="`" + str(t.tied_to) + "`")
+        under = inv.listed_under(t)
+        if under:
+            note = label("tied_to", lang, name="`" + under + "`")
             count = f"（{count}：{note}）" if lang == "zh" else f"({count}: {note})"
         return f"| `{t.name}` | {fmt_shape(t.shape)} | {count} |"
 
@@ -289,10 +287,12 @@ def markdown_table(inv: Inventory, lang: str = "en", compact: bool = True) -> st
         if s.key == "encoder" and template is not None and not any(t.stack != "encoder" for t in inv.tensors):
             for t in template:
                 rows.append(row(t))
-            per = sum(t.count for t in template if t.tied_to is None)
+            per = sum(t.count for t in template if inv.listed_under(t) is None)
             em = "**" if lang == "zh" else "*"  # no synthetic italics on Chinese text
-            times = label("times_layers", lang, per=fmt_int(per, lang), n=n_layers, total=fmt_int(s.count, lang))
+            times = label("times_layers", lang, per=fmt_int(per, lang), n=n_layers, total=fmt_int(per * n_layers, lang))
             rows.append(f"| {em}{label('per_layer', lang)}{em} | | {em}{times}{em} |")
+            # Encoder tensors outside the layers (MPNet's relative bias, DeBERTa's rel_embeddings, a final norm).
+            rows.extend(row(t) for t in members if t.layer is None)
         else:
             rows.extend(row(t) for t in members)
     rows.append(f"| **{label('total', lang)}** | | **{fmt_int(inv.total, lang)}** |")
@@ -350,7 +350,8 @@ def text_report(inv: Inventory, lang: str = "en", compact: bool = True) -> str:
     name_w = max((len(t.name) for t in shown), default=10) + 2
     layers = per_layer(inv)
     for t in shown:
-        note = f"  ({_tied_note(t, lang)})" if t.tied_to else ""
+        under = inv.listed_under(t)
+        note = f"  ({label('tied_to', lang, name=under)})" if under else ""
         lines.append(f"{t.name:<{name_w}}{fmt_shape(t.shape):<16}{fmt_int(t.count, lang):>14}{note}")
         if template is not None and t is template[-1]:
             per = layers[0].count

@@ -107,6 +107,8 @@ class Family:
     pad_token_id: int | None = 0
     #: Whether the position table also takes ``padding_idx`` (RoBERTa's does).
     positions_padded: bool = False
+    #: A padding row the model code fixes whatever ``pad_token_id`` says (MPNet: ``self.padding_idx = 1``).
+    padding_row: int | None = None
     #: Families whose arguments are not all integers/booleans (keras-bert's ``dropout_rate``,
     #: its prefix-list ``trainable``) read the raw config themselves.
     read: Callable[[Mapping[str, Any]], dict[str, Any]] | None = None

@@ -269,12 +269,13 @@ def tensor_table(inv: Inventory, lang: str = "en") -> str:
     lang = norm_lang(lang)
     rows = []
     for t in inv.tensors:
-        note = (" ", h("span", f"({label('tied_to', lang, name=t.tied_to)})", class_="calc-tied")) if t.tied_to else ()
+        under = inv.listed_under(t)
+        note = (" ", h("span", f"({label('tied_to', lang, name=under)})", class_="calc-tied")) if under else ()
         rows.append(h(
             "tr",
             _td(join([h("code", t.name), *note]), "calc-name"),
             _td(views.fmt_shape(t.shape), "num"), _td(views.fmt_int(t.count, lang), "num"), _td(label(t.group, lang)),
-            data_name=t.name, data_count=t.count, data_tied="1" if t.tied_to else None,
+            data_name=t.name, data_count=t.count, data_tied="1" if under else None,
         ))
     name = label("weight" if inv.keras_layers else "tensor", lang)
     head = [(name, ""), (label("shape", lang), "num"), (label("count", lang), "num"), (label("group", lang), "")]

@@ -136,3 +136,37 @@ def test_text_report_is_compact_unless_full():
     short, full = views.text_report(inv), views.text_report(inv, compact=False)
     assert "encoder.layer.11." not in short and "encoder.layer.11." in full
     assert "7,087,872 × 12 layers = 85,054,464" in short
+
+
+def test_every_compact_markdown_table_adds_up():
+    """torchinfo's invariant on our table: each section's rows (layer 0 × L where compact) sum to its header,
+    and the sections to the total, for every preset's base and published class."""
+    import re
+
+    from calculator.families import FAMILIES
+    from calculator.presets import PRESETS
+
+    def number(text: str) -> int:
+        return int(text.replace(",", "").strip("*"))
+
+    for name, preset in PRESETS.items():
+        family = FAMILIES[preset.config["model_type"]]
+        for arch in {family.base, preset.published_architecture}:
+            inv = build(preset.config, arch)
+            sections: list[tuple[int, int]] = []  # (header, rows)
+            for line in views.markdown_table(inv).splitlines()[2:]:
+                cells = [c.strip() for c in line.strip("|").split("|")]
+                if cells[0].startswith("**") and cells[0] != "**Total parameters**":
+                    sections.append((number(cells[2]), 0))
+                elif cells[0].startswith("`") and not cells[2].startswith("("):  # a tied copy counts once
+                    head, rows = sections[-1]
+                    sections[-1] = (head, rows + number(cells[2]))
+                elif cells[0] == "*Per layer*":
+                    per, n, total = (number(x) for x in re.findall(r"[\d,]+", cells[2]))
+                    assert per * n == total, (name, cells[2])
+                    head, rows = sections[-1]
+                    sections[-1] = (head, rows - per + total)
+                elif cells[0] == "**Total parameters**":
+                    assert number(cells[2]) == inv.total == sum(h for h, _ in sections), name
+            for head, rows in sections:
+                assert head == rows, (name, arch, head, rows)
