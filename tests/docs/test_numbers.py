@@ -39,7 +39,9 @@ def _expected_figures() -> dict[str, list[int]]:
     pre = inv(architecture="BertForPreTraining")
     figures = {
         "index.md": [base.total, per_layer, per_layer * base.config["num_hidden_layers"], inv(pooler=False).total, pre.total]
-        + [s.count for s in views.group_breakdown(base)],
+        + [s.count for s in views.group_breakdown(base)]
+        # bert-base-chinese, and the fp32 bytes of the pre-training weights the published files hold
+        + [inv("bert-base-chinese").total, 4 * pre.total, 4 * inv("bert-base-chinese", architecture="BertForPreTraining").total],
         "embeddings.md": [t.count for t in base.tensors if t.group == "embeddings"]
         + [sum(t.count for t in base.tensors if t.group == "embeddings")]
         + [inv(p).total for p in ("bert-base-cased", "bert-base-chinese", "bert-base-multilingual-cased", "bert-base-multilingual-uncased")],
@@ -60,8 +62,9 @@ def _expected_figures() -> dict[str, list[int]]:
         "other-encoders.md": [
             inv(p).total
             for p in ("roberta-base", "roberta-large", "distilbert-base-uncased", "albert-base-v2", "albert-xxlarge-v2",
-                      "google/electra-small-discriminator", "google/electra-base-discriminator")
-        ],
+                      "google/electra-small-discriminator", "google/electra-base-discriminator",
+                      "hfl/chinese-roberta-wwm-ext", "hfl/chinese-roberta-wwm-ext-large")
+        ] + [inv("hfl/chinese-roberta-wwm-ext", num_hidden_layers=3).total],
         "check-it-yourself.md": [base.total, mlm.total, mlm.state_dict_total]
         + [s.count for s in views.section_breakdown(base)],
     }
@@ -84,6 +87,10 @@ def _expected_figures() -> dict[str, list[int]]:
     figures["common-mistakes.md"] = [base.total, large.total] + [
         m.value for inv_ in (base, large) for m in mistakes.all_mistakes(inv_)
     ]
+    # The rule of thumb 12·L·H² + V·H, from the configs.
+    for c in (base.config, large.config):
+        figures["common-mistakes.md"].append(
+            12 * c["num_hidden_layers"] * c["hidden_size"] ** 2 + c["vocab_size"] * c["hidden_size"])
     return figures
 
 
