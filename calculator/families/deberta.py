@@ -28,7 +28,7 @@ import random
 from dataclasses import replace
 from typing import Any
 
-from ..config import Field
+from ..config import Field, read_fields
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
 from . import bert
@@ -111,6 +111,23 @@ FIELDS = (
     LABELS,
     TIE,
 )
+
+
+def exact_terms(raw: Any) -> dict[str, Any]:
+    """The raw config with a *list* ``pos_att_type`` kept to its exact names.
+
+    transformers lower-cases and strips only the ``"a|b"`` string form; list entries are
+    compared as they are (``["C2P"]`` builds no ``pos_proj``).
+    """
+    source = dict(raw)
+    terms_ = source.get("pos_att_type")
+    if isinstance(terms_, list) and all(isinstance(x, str) for x in terms_):
+        source["pos_att_type"] = [x for x in terms_ if x in POS_ATT_TYPE.choices]
+    return source
+
+
+def read(raw: Any) -> dict[str, Any]:
+    return read_fields(FIELDS, exact_terms(raw), {})
 
 
 # ------------------------------------------------------------------ builders shared with DeBERTa-v2
@@ -346,6 +363,8 @@ def sample(rng: random.Random, config: dict[str, Any]) -> None:
     if isinstance(terms_, list) and rng.random() < 0.4:
         # transformers splits "a|b" (lower-cased, stripped) and ignores names it does not know
         config["pos_att_type"] = "|".join([t.upper() if rng.random() < 0.3 else t for t in terms_] + ["p2p"])
+    elif isinstance(terms_, list) and rng.random() < 0.2:
+        config["pos_att_type"] = [t.upper() if rng.random() < 0.5 else t for t in terms_]  # list entries: exact only
 
 
 def deberta_config(vocab: int, hidden: int, layers: int, heads: int, inter: int) -> dict[str, Any]:
@@ -372,6 +391,7 @@ FAMILY = Family(
     fields=FIELDS,
     backbone=backbone,
     heads_check=("hidden_size", "num_attention_heads"),
+    read=read,
     architectures=(
         Architecture("DebertaModel", "", False),
         Architecture("DebertaForMaskedLM", "deberta.", False, mlm_head, ties_embeddings=True),

@@ -27,7 +27,7 @@ import random
 from dataclasses import replace
 from typing import Any
 
-from ..config import Field
+from ..config import Field, read_fields
 from ..errors import CalcError
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
@@ -98,6 +98,16 @@ FIELDS = (
     LABELS,
     TIE,
 )
+
+
+def read(raw: Any) -> dict[str, Any]:
+    """The fields, with ``pos_att_type`` list entries exact; ``norm_rel_ebd``, when given, must be a string.
+
+    The encoder calls ``getattr(config, "norm_rel_ebd", "none").lower()``: a list or null fails there.
+    """
+    if "norm_rel_ebd" in raw and not isinstance(raw["norm_rel_ebd"], str):
+        raise CalcError("bad_value", key="norm_rel_ebd", value=raw["norm_rel_ebd"])
+    return read_fields(FIELDS, deberta.exact_terms(raw), {})
 
 
 def check_conv(c: dict[str, Any]) -> None:
@@ -219,8 +229,8 @@ def sample(rng: random.Random, config: dict[str, Any]) -> None:
     deberta.sample(rng, config)
     h = config["hidden_size"]
     norm = config.get("norm_rel_ebd")
-    if isinstance(norm, list):
-        # transformers splits a string; it cannot read a list here
+    if isinstance(norm, list) and rng.random() < 0.95:
+        # transformers splits a string; a list (left 5% of the time) is refused on both sides
         config["norm_rel_ebd"] = rng.choice(["layer_norm", "LayerNorm", "layer_norm|other"]) if norm else "none"
     if rng.random() < 0.3:
         config["position_buckets"] = -1
@@ -260,6 +270,7 @@ FAMILY = Family(
     backbone=backbone,
     heads_check=("hidden_size", "num_attention_heads"),
     checks=(check_conv,),
+    read=read,
     architectures=(
         Architecture("DebertaV2Model", "", False),
         Architecture("DebertaV2ForMaskedLM", "deberta.", False, deberta.mlm_head, ties_embeddings=True),

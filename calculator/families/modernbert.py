@@ -21,7 +21,8 @@ import random
 from dataclasses import replace
 from typing import Any
 
-from ..config import Field
+from ..config import Field, read_fields
+from ..errors import CalcError
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
 from .base import Architecture, Family, Preset
@@ -63,6 +64,31 @@ FIELDS = (
 PAD_TOKEN_ID = 50283
 
 
+#: The layer kinds ModernBERT's rotary embedding knows (any other is a KeyError in transformers).
+LAYER_TYPES = ("full_attention", "sliding_attention")
+
+
+def read(raw: Any) -> dict[str, Any]:
+    """The fields, and the two keys that never shape a tensor but make ``ModernBertConfig`` fail.
+
+    Without ``layer_types`` the config derives them with ``i % global_attn_every_n_layers``
+    (default 3), so 0 (or null, or text) fails; a given ``layer_types`` must name one kind
+    of attention per layer.
+    """
+    values = read_fields(FIELDS, raw, {})
+    kinds = raw.get("layer_types")
+    if kinds is None:
+        every = raw.get("global_attn_every_n_layers", 3)
+        if not isinstance(every, (int, float)) or every == 0:
+            raise CalcError("bad_value", key="global_attn_every_n_layers", value=every)
+    elif (
+        not isinstance(kinds, list) or len(kinds) != values["num_hidden_layers"]
+        or any(k not in LAYER_TYPES for k in kinds)
+    ):
+        raise CalcError("bad_value", key="layer_types", value=kinds)
+    return values
+
+
 def backbone(t: TensorList, c: dict[str, Any], prefix: str, with_pooler: bool) -> None:
     h, inter = c["hidden_size"], c["intermediate_size"]
     nb, ab, mb = c["norm_bias"], c["attention_bias"], c["mlp_bias"]
@@ -92,9 +118,9 @@ def mlm_head(t: TensorList, c: dict[str, Any], prefix: str) -> None:
     h, v = c["hidden_size"], c["vocab_size"]
     prediction_head(t, c)
     owner = prefix + "embeddings.tok_embeddings.weight"
-    t.add("decoder.weight", (v, h), "head", shares=owner if c["tie_word_embeddings"] else None)
+    t.add("decoder.weight", (v, h), "head", shares=owner if c["tie_word_embeddings"] else None, module="linear")
     if c["decoder_bias"]:
-        t.add("decoder.bias", (v,), "head")
+        t.add("decoder.bias", (v,), "head", module="linear")
 
 
 def classifier_head(out: str | int) -> Any:
@@ -159,6 +185,12 @@ def sample(rng: random.Random, config: dict[str, Any]) -> None:
         config["pad_token_id"] = rng.randrange(vocab)
     if rng.random() < 0.3:
         config["max_position_embeddings"] = rng.randint(1, 600)  # rotary: no tensor whatever its value
+    choice = rng.random()
+    if choice < 0.1:
+        config["global_attn_every_n_layers"] = rng.choice([0, 1, 2, -1])  # 0: refused on both sides
+    elif choice < 0.2:
+        layers = config.get("num_hidden_layers", 22) + rng.choice([0, 0, 0, 1])  # one too many: refused
+        config["layer_types"] = [rng.choice(LAYER_TYPES) for _ in range(layers)]
 
 
 def modernbert_config(hidden: int, layers: int, heads: int, inter: int) -> dict[str, Any]:
@@ -188,6 +220,7 @@ FAMILY = Family(
     backbone=backbone,
     heads_check=("hidden_size", "num_attention_heads"),
     pad_token_id=PAD_TOKEN_ID,
+    read=read,
     architectures=(
         Architecture("ModernBertModel", "", False),
         Architecture("ModernBertForMaskedLM", "model.", False, mlm_head, ties_embeddings=True),

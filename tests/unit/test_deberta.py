@@ -89,6 +89,16 @@ def test_pos_att_type_as_a_list_or_a_bar_string_and_unknown_names_ignored():
     assert a.total == b.total == c.total
     none = build(dict(base, pos_att_type="p2p"))
     assert a.total - none.total == 12 * 2 * (H * H + H)
+    # transformers normalises only the string form: list entries must be spelled exactly
+    assert build(dict(base, pos_att_type=["C2P", "p2c "])).total == none.total
+    assert build(dict(base, pos_att_type=["C2P", "p2c"])).total == none.total + 12 * (H * H + H)
+
+
+def test_norm_rel_ebd_is_a_bar_string():
+    base = dict(PRESETS["microsoft/deberta-v3-base"].config)
+    assert build(dict(base, norm_rel_ebd="LAYER_NORM|other")).total == 183_831_552
+    assert build(dict(base, norm_rel_ebd="none")).total == 183_831_552 - 2 * H
+    expect_error("bad_value", build, dict(base, norm_rel_ebd=["layer_norm"]))  # .lower() of a list fails in HF
 
 
 def test_position_buckets_or_max_relative_positions_size_rel_embeddings():

@@ -120,3 +120,18 @@ def test_refusals():
     expect_error("bad_value", build, {"model_type": "modernbert", "classifier_pooling": "max"})
     expect_error("heads_not_divisor", build, {"model_type": "modernbert", "num_attention_heads": 7})
     expect_error("zero", build, {"model_type": "modernbert", "num_hidden_layers": 0})
+
+
+def test_layer_kinds_change_nothing_but_must_be_readable():
+    base = _preset("answerdotai/ModernBERT-base", "ModernBertModel")
+    kinds = ["full_attention" if i % 2 else "sliding_attention" for i in range(22)]
+    assert _preset("answerdotai/ModernBERT-base", "ModernBertModel", layer_types=kinds).total == base.total
+    assert _preset("answerdotai/ModernBERT-base", "ModernBertModel", global_attn_every_n_layers=1).total == base.total
+    # ModernBertConfig computes i % global_attn_every_n_layers, and checks one kind per layer
+    expect_error("bad_value", build, dict(PRESETS["answerdotai/ModernBERT-base"].config, global_attn_every_n_layers=0))
+    expect_error("bad_value", build, dict(PRESETS["answerdotai/ModernBERT-base"].config, layer_types=kinds[:21]))
+    expect_error("bad_value", build, dict(PRESETS["answerdotai/ModernBERT-base"].config,
+                                          layer_types=kinds[:21] + ["linear_attention"]))
+    # with the kinds given, the period is never used
+    assert _preset("answerdotai/ModernBERT-base", "ModernBertModel", layer_types=kinds,
+                   global_attn_every_n_layers=0).total == base.total
