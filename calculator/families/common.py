@@ -28,7 +28,9 @@ INTERMEDIATE = Field(
     "intermediate_size", 3072, label=L("Feed-forward inner size (I)", "前馈网络中间层维度（I）"), sample=(1, 300),
 )
 POSITIONS = Field("max_position_embeddings", 512, label=L("Positions (P)", "最大位置数（P）"), sample=(1, 600))
-TOKEN_TYPES = Field("type_vocab_size", 2, label=L("Token types (T)", "分段类型数（T）"), sample=(1, 4))
+TOKEN_TYPES = Field(
+    "type_vocab_size", 2, minimum=0, label=L("Token types (T)", "分段类型数（T）"), sample=(0, 4),
+)  # 0 builds a [0, H] table in transformers: counted as built
 EMBEDDING = Field("embedding_size", 128, label=L("Embedding size (E)", "嵌入维度（E）"), sample=(1, 64))
 LABELS = Field("num_labels", 2, label=L("Number of labels (num_labels)", "标签数（num_labels）"), sample=(1, 9))
 TIE = Field(
