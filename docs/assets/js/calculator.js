@@ -144,7 +144,7 @@ function main(root) {
     const preset = schema.presets[q.preset];
     for (const input of fs.querySelectorAll("input[name]")) {
       let value = q[input.name];
-      if (value === undefined && preset && preset.model_type === familySel.value) value = preset.config[input.name];
+      if (value === undefined && preset && preset.model_type === familySel.value) value = preset.form[input.name];
       if (value === undefined) continue;
       if (input.type === "checkbox") input.checked = ["1", "true", true].includes(value);
       else input.value = String(value);
