@@ -44,6 +44,8 @@ import re
 import shutil
 import subprocess
 import sys
+from html.parser import HTMLParser
+from urllib.parse import urljoin, urlsplit
 
 from mkdocs.exceptions import PluginError
 from mkdocs.utils import get_relative_url
@@ -68,6 +70,12 @@ STARTER = "assets/js/calculator-start.js"
 
 MOUNT = re.compile(r'<div class="calculator-mount" data-lang="(en|zh)"></div>')
 _MARK = "calculator_page"
+#: The Pyodide files the worker loads (the lock file is passed inline: see ``pyodide_lock``).
+RUNTIME_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm")
+#: The service worker (docs/calculator-sw.js, copied by MkDocs to the site's root).
+SERVICE_WORKER = "calculator-sw.js"
+#: URLs (relative to the site) of the pages with a calculator, as MkDocs writes them.
+_CALCULATOR_PAGES: set[str] = set()
 
 
 def on_page_content(html, page, config, files, **kwargs):
@@ -92,6 +100,7 @@ def on_post_page(output, page, config, **kwargs):
     starter = get_relative_url(STARTER, page.url)
     if "</head>" not in output:
         raise PluginError(f"calculator_assets: no </head> in {page.file.src_uri}")
+    _CALCULATOR_PAGES.add(page.url)
     tags = (
         f'<link rel="stylesheet" href="{css}">\n<script src="{starter}"></script>\n'
         f'<script type="module" src="{script}"></script>\n'
@@ -142,8 +151,12 @@ def copy_pyodide(site_dir: str) -> None:
         shutil.copy2(src, dst)
 
 
-def copy_sources(site_dir: str) -> dict:
-    """Copy the package's sources and write the manifest the worker reads; returns the manifest."""
+def copy_sources(site_dir: str, pages: dict[str, list[str]] | None = None) -> dict:
+    """Copy the package's sources and write the manifest the worker reads; returns the manifest.
+
+    ``pages``: each calculator page (its URL relative to the site) and the files it
+    loads, for the service worker to keep (see :func:`page_files`).
+    """
     dest = os.path.join(site_dir, *SOURCE_DEST.split("/"))
     entries = []
     for rel in package_sources():
@@ -162,16 +175,80 @@ def copy_sources(site_dir: str) -> dict:
     with open(os.path.join(PYODIDE_DIR, "package.json"), encoding="utf-8") as fh:
         pyodide_version = json.load(fh).get("version")
     # What the bytecode was compiled from: unchanged sources and Pyodide mean no recompiling.
-    key = _sha256(json.dumps([pyodide_version, [(e["path"], e["sha256"]) for e in entries]]).encode())
+    # ... and the scripts that compile them (how they compile is theirs to change).
+    scripts = []
+    for script in ("compile_pyc.mjs", "compile_stdlib.mjs"):
+        with open(os.path.join(ROOT, "sitegen", script), "rb") as fh:
+            scripts.append(_sha256(fh.read()))
+    key = _sha256(json.dumps([pyodide_version, scripts, [(e["path"], e["sha256"]) for e in entries]]).encode())
     bytecode = compile_bytecode(dest, key)
     old_stdlib = _read_manifest(dest).get("stdlib") or {}
     stdlib = compile_stdlib(site_dir, dest, key, old_stdlib)
     manifest = {"package": "calculator", "pyodide": pyodide_version, "files": entries,
-                "bytecode": bytecode, "bytecode_key": key, "stdlib": stdlib}
+                "bytecode": bytecode, "bytecode_key": key, "stdlib": stdlib,
+                "runtime": runtime_entries(), "pyodide_lock": pyodide_lock(), "pages": pages or {}}
     _write_if_changed(
         os.path.join(dest, "manifest.json"), (json.dumps(manifest, indent=1, sort_keys=True) + "\n").encode()
     )
     return manifest
+
+
+def runtime_entries() -> list[dict]:
+    """The Pyodide files the worker loads, as served (paths relative to the site), with SHA-256.
+
+    The service worker (docs/calculator-sw.js) keeps them under these sums: a file
+    whose sum is unchanged is never downloaded again.
+    """
+    out = []
+    for name in RUNTIME_FILES:
+        with open(os.path.join(PYODIDE_DIR, name), "rb") as fh:
+            data = fh.read()
+        out.append({"path": f"{PYODIDE_DEST}/{name}", "size": len(data), "sha256": _sha256(data)})
+    return out
+
+
+def pyodide_lock() -> dict:
+    """npm's pyodide-lock.json without its 357 packages: the calculator loads none.
+
+    The worker passes it as ``lockFileContents``, so Pyodide does not download the
+    119 KB file (~20 KB gzip) at every start; ``info`` is what Pyodide checks (ABI).
+    """
+    with open(os.path.join(PYODIDE_DIR, "pyodide-lock.json"), encoding="utf-8") as fh:
+        return {"info": json.load(fh)["info"], "packages": {}}
+
+
+class _Subresources(HTMLParser):
+    """The stylesheets, icons, scripts and images an HTML page loads."""
+
+    def __init__(self):
+        super().__init__()
+        self.found: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        rel = set((a.get("rel") or "").lower().split())
+        if tag == "link" and rel & {"stylesheet", "icon", "preload", "modulepreload"} and a.get("href"):
+            self.found.append(a["href"])
+        elif tag in ("script", "img") and a.get("src"):
+            self.found.append(a["src"])
+
+
+def page_files(site_dir: str, page_url: str) -> list[str]:
+    """What the built page ``page_url`` loads from this site (paths relative to the site), sorted."""
+    path = os.path.join(site_dir, *page_url.split("/"), "index.html")
+    parser = _Subresources()
+    with open(path, encoding="utf-8") as fh:
+        parser.feed(fh.read())
+    base = "http://site.invalid/"
+    out = set()
+    for ref in parser.found:
+        target = urlsplit(urljoin(base + page_url, ref))
+        if target.scheme != "http" or target.netloc != "site.invalid":
+            continue
+        rel = target.path[1:]
+        if rel and os.path.isfile(os.path.join(site_dir, *rel.split("/"))):
+            out.add(rel)
+    return sorted(out)
 
 
 def compile_bytecode(dest: str, key: str) -> list[dict]:
@@ -215,12 +292,13 @@ def compile_stdlib(site_dir: str, dest: str, key: str, old: dict) -> dict:
             and _matches(site_dir, {"path": STDLIB_DEST, "sha256": old.get("sha256")})):
         return old
     os.makedirs(os.path.dirname(out), exist_ok=True)
-    compiled = _node("compile_stdlib.mjs", "the standard library's bytecode",
-                     os.path.join(PYODIDE_DIR, "python_stdlib.zip"), dest, out)
+    result = _node("compile_stdlib.mjs", "the standard library's bytecode",
+                   os.path.join(PYODIDE_DIR, "python_stdlib.zip"), dest, out)
     with open(out, "rb") as fh:
         data = fh.read()
     return {"path": STDLIB_DEST, "size": len(data), "sha256": _sha256(data), "source_sha256": source_sha,
-            "key": key, "compiled": compiled}
+            "key": key, "compiled": result["compiled"], "optimize": result["optimize"],
+            "debug_ranges": result["debug_ranges"], "dropped": result["dropped"]}
 
 
 def _node(script: str, what: str, *args: str):
@@ -253,4 +331,9 @@ def _matches(dest: str, entry: dict) -> bool:
 
 def on_post_build(config, **kwargs):
     copy_pyodide(config.site_dir)
-    copy_sources(config.site_dir)
+    site_dir = config.site_dir
+    # mkdocs-static-i18n builds each language in turn and calls this after each: the
+    # last call has seen every calculator page.
+    pages = {url: page_files(site_dir, url) for url in sorted(_CALCULATOR_PAGES)
+             if os.path.isfile(os.path.join(site_dir, *url.split("/"), "index.html"))}
+    copy_sources(site_dir, pages)

@@ -1,18 +1,81 @@
-// Run tests/unit/test_*.py inside Pyodide (the npm package, offline, under Node).
-// The repository is mounted read-only-in-spirit at /repo; the same calculator/ files the site ships are imported.
-// Prints one "N passed, N failed" line; exit status 1 on any failure.
+// Run tests/unit/test_*.py inside the site's Pyodide (the npm package, offline, under Node).
+//
+//   node tests/pyodide/run_unit.mjs <built python_stdlib.zip> <npm python_stdlib.zip> <npm-modules.json>
+//
+// <npm-modules.json>: the module names npm's zip holds (read by the caller,
+// tests/pyodide/test_unit_in_pyodide.py, so that this harness imports nothing the
+// shipped zip lacks, not even zipfile's cp437 codec).
+//
+// Pyodide starts on the standard library the site ships (sitegen/compile_stdlib.mjs:
+// only the modules Pyodide's start and the calculator import), exactly as
+// docs/assets/js/worker.js starts it, so this proves that zip is complete for every
+// path the unit tests take. Any import of a standard library module left out of it
+// fails loudly: a finder at the end of sys.meta_path raises ModuleNotFoundError and
+// records it, so even an `except ImportError` cannot hide it (the report lists it).
+// The one exception: a module the tests themselves import to compare against (a test
+// file's own `import html`, not the calculator's) comes from npm's zip and is listed
+// apart. The repository is mounted at /repo; the same calculator/ files the site
+// ships are imported. Prints "N passed, N failed" and then one JSON line;
+// exit status 1 on any failure or any import outside the zip.
 import { loadPyodide } from "pyodide";
+import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
+const [builtZip, npmZip, npmModules] = process.argv.slice(2);
+if (!npmModules) {
+  console.error("usage: node tests/pyodide/run_unit.mjs <built python_stdlib.zip> <npm python_stdlib.zip> <npm-modules.json>");
+  process.exit(2);
+}
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
-const pyodide = await loadPyodide();
+const pyodide = await loadPyodide({ packages: [], stdLibURL: path.resolve(builtZip) });
 pyodide.FS.mkdirTree("/repo");
 pyodide.FS.mount(pyodide.FS.filesystems.NODEFS, { root }, "/repo");
+pyodide.FS.writeFile("/npm-stdlib.zip", fs.readFileSync(npmZip));
+pyodide.FS.writeFile("/npm-modules.json", fs.readFileSync(npmModules));
 
 const runner = `
-import importlib, os, sys, traceback
+import importlib, json, os, sys, traceback, zipimport
 sys.dont_write_bytecode = True
+[stdlib] = [p for p in sys.path if p.endswith(".zip")]
+NPM = "/npm-stdlib.zip"
+with open("/npm-modules.json", encoding="utf-8") as fh:
+    npm_modules = set(json.load(fh))
+outside, for_tests = [], []
+
+
+def asked_by_a_test():
+    """The import was written in a test file, not reached from the calculator's code."""
+    frame = sys._getframe(2)
+    while frame is not None:
+        where = frame.f_code.co_filename
+        if where.startswith("/repo/calculator/"):
+            return False
+        if where.startswith("/repo/tests/"):
+            return True
+        frame = frame.f_back  # the import machinery, the standard library: look further out
+    return False
+
+
+class OutsideTheShippedStdlib:
+    """Last on sys.meta_path: reached only when no module of that name was found."""
+
+    @staticmethod
+    def find_spec(name, path=None, target=None):
+        if name not in npm_modules:
+            return None  # not a standard library module at all: the usual ModuleNotFoundError
+        if asked_by_a_test():
+            for_tests.append(name)
+            parent = name.rpartition(".")[0]
+            return zipimport.zipimporter(NPM + ("/" + parent.replace(".", "/") if parent else "")).find_spec(name)
+        caller = sys._getframe(1)
+        while caller is not None and (caller.f_code.co_filename.startswith("<frozen")):
+            caller = caller.f_back
+        outside.append([name, caller.f_code.co_filename if caller else None])
+        raise ModuleNotFoundError(f"{name} is not in the standard library the site ships ({stdlib})", name=name)
+
+
+sys.meta_path.append(OutsideTheShippedStdlib)
 sys.path.insert(0, "/repo")
 print("python", sys.version.split()[0], "on", sys.platform)
 passed = failed = 0
@@ -31,7 +94,11 @@ for fname in sorted(os.listdir("/repo/tests/unit")):
                 print("FAILED", fname, name)
                 traceback.print_exc()
 print(f"{passed} passed, {failed} failed")
-failed
+loaded = sorted({m.__spec__.origin for m in list(sys.modules.values())
+                 if getattr(m, "__spec__", None) is not None and isinstance(m.__spec__.loader, zipimport.zipimporter)})
+print(json.dumps({"passed": passed, "failed": failed, "outside": outside, "for_tests": sorted(set(for_tests)),
+                  "stdlib": stdlib, "loaded": loaded}))
+failed + len(outside)
 `;
-const failed = await pyodide.runPythonAsync(runner);
-process.exit(failed ? 1 : 0);
+const bad = await pyodide.runPythonAsync(runner);
+process.exit(bad ? 1 : 0);
