@@ -401,6 +401,7 @@ FAMILY = Family(
     ),
     title={"en": "DeBERTa", "zh": "DeBERTa"},
     formula=formula,
+    # The published config.json lists no architectures, so it loads as the base model.
     presets=(
         Preset("microsoft/deberta-base", deberta_config(50265, 768, 12, 12, 3072), "DebertaModel"),
     ),

@@ -287,6 +287,7 @@ FAMILY = Family(
     ),
     title={"en": "DeBERTa-v2 / v3", "zh": "DeBERTa-v2 / v3"},
     formula=formula,
+    # The published config.json files list no architectures, so they load as the base model.
     presets=(
         Preset("microsoft/deberta-v3-base", deberta_v3_config(128100, 768, 12, 12, 3072), "DebertaV2Model"),
         Preset("microsoft/deberta-v3-large", deberta_v3_config(128100, 1024, 24, 16, 4096), "DebertaV2Model"),
