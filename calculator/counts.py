@@ -1,0 +1,320 @@
+"""Every count a reader meets, reconciled with ``sum(p.numel() for p in model.parameters())``.
+
+Tools disagree about a model's size for reasons that are all in the tensor list:
+``state_dict`` lists a tied tensor once per name, ``num_parameters(exclude_embeddings=True)``
+leaves out ``nn.Embedding`` weights (and nothing else), torchinfo adds each module's
+count and so counts a weight shared by two modules twice, ``save_pretrained`` writes a
+tied tensor once, under the name transformers reloads it by. Each :class:`Count` here
+is one tool's number, named as that tool names it, with the tensors that separate it
+from the ``parameters()`` total.
+
+How each count is worked out (and where it was checked against the real library,
+``tests/crosscheck/test_counts_reference.py``):
+
+* ``parameters``: ``named_parameters()`` keeps one name per shared Parameter
+  (:attr:`Inventory.total`).
+* ``num_parameters`` / ``num_parameters_exclude_embeddings``: transformers'
+  ``PreTrainedModel.num_parameters``; it sums ``named_parameters()`` and, with
+  ``exclude_embeddings=True``, skips ``<module>.weight`` of each ``nn.Embedding``
+  module, under the name ``named_parameters()`` keeps (:func:`calculator.views.num_parameters`).
+* ``state_dict``: every entry, a tied tensor once per name.
+* ``save_pretrained``: transformers 5.23's ``remove_tied_weights_from_state_dict``
+  drops, from each group of names sharing storage, the names its ``_tied_weights_keys``
+  declare as tied copies and keeps the one it reloads from: the embedding (the
+  tensor's :attr:`~calculator.model.Tensor.owner`), even where a class registers its
+  head first. The file's header therefore holds each storage once, and the Hub's
+  parameter count (read from that header) equals the ``parameters()`` total of the
+  class that was saved.
+* ``torchinfo``: ``torchinfo.summary(model)`` (1.8.0, no input) adds, for every module,
+  ``max(0, n(module) − Σ n(child))``, where ``n`` counts the module's
+  ``named_parameters()`` (each shared Parameter once *within* that module). A weight
+  shared by two modules in different branches is counted in both; the common ancestor's
+  negative remainder is clipped to 0 rather than subtracted. A bias shared with a
+  Parameter of the parent module itself (``cls.predictions.bias``) cancels out.
+* ``keras_count_params``: Keras' ``model.count_params()``, each weight variable once.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .model import Inventory, Tensor
+
+
+@dataclass(frozen=True)
+class Count:
+    """One tool's count.
+
+    ``value`` = the ``parameters()`` total + the elements of ``added`` − those of
+    ``removed`` (both lists of ``state_dict`` names). ``labels`` is the tool's own
+    name for the number, ``code`` the call that prints it, ``note`` why it differs
+    (or not), each in English and Chinese.
+    """
+
+    key: str
+    value: int
+    code: str
+    labels: dict[str, str]
+    note: dict[str, str]
+    added: tuple[str, ...] = ()
+    removed: tuple[str, ...] = ()
+
+    @property
+    def delta(self) -> int:
+        """``value`` minus the ``parameters()`` total."""
+        return self.value - self.base
+
+    #: Set by :func:`reconcile`: the ``parameters()`` total the delta is taken from.
+    base: int = 0
+
+    def label(self, lang: str = "en") -> str:
+        return self.labels["zh" if lang == "zh" else "en"]
+
+    def to_dict(self, lang: str | None = None) -> dict[str, Any]:
+        """Plain data (the CLI's JSON, the page); ``lang`` picks one language for labels and note."""
+        out: dict[str, Any] = {
+            "key": self.key,
+            "value": self.value,
+            "delta": self.delta,
+            "code": self.code,
+            "labels": dict(self.labels),
+            "note": dict(self.note),
+            "added": list(self.added),
+            "removed": list(self.removed),
+        }
+        if lang is not None:
+            out["label"] = self.label(lang)
+            out["note"] = self.note["zh" if lang == "zh" else "en"]
+        return out
+
+
+def _L(en: str, zh: str) -> dict[str, str]:
+    return {"en": en, "zh": zh}
+
+
+#: The tool's own name (labels), the call, and why it differs, per count key.
+TOOLS: dict[str, tuple[str, dict[str, str], dict[str, str]]] = {
+    "parameters": (
+        "sum(p.numel() for p in model.parameters())",
+        _L("PyTorch: sum of model.parameters()", "PyTorch：model.parameters() 之和"),
+        _L(
+            "Each Parameter once: a weight shared by two modules is yielded under its first name only.",
+            "每个 Parameter 只算一次：两个模块共享的权重只以第一个名字出现。",
+        ),
+    ),
+    "num_parameters": (
+        "model.num_parameters()",
+        _L("transformers: model.num_parameters()", "transformers：model.num_parameters()"),
+        _L(
+            "transformers sums named_parameters(), so it equals the parameters() total.",
+            "transformers 对 named_parameters() 求和，因此与 parameters() 的总数相同。",
+        ),
+    ),
+    "num_parameters_exclude_embeddings": (
+        "model.num_parameters(exclude_embeddings=True)",
+        _L(
+            "transformers: model.num_parameters(exclude_embeddings=True)",
+            "transformers：model.num_parameters(exclude_embeddings=True)",
+        ),
+        _L(
+            "Leaves out the weight of every nn.Embedding module and nothing else: the embedding LayerNorm and "
+            "any projection stay in, and a shared weight listed first under a head's name is kept.",
+            "只去掉每个 nn.Embedding 模块的权重：嵌入层的 LayerNorm 和各种投影仍然计入；"
+            "共享权重若先以任务头的名字出现，也会保留。",
+        ),
+    ),
+    "state_dict": (
+        "sum(t.numel() for t in model.state_dict().values())",
+        _L("PyTorch: sum over model.state_dict()", "PyTorch：model.state_dict() 之和"),
+        _L(
+            "Every entry, so a shared weight counts once per name.",
+            "逐个条目求和，共享的权重每个名字各算一次。",
+        ),
+    ),
+    "save_pretrained": (
+        "model.save_pretrained(path)  # model.safetensors",
+        _L(
+            "Hugging Face Hub: parameters in the safetensors file save_pretrained writes",
+            "Hugging Face Hub：save_pretrained 写出的 safetensors 文件中的参数量",
+        ),
+        _L(
+            "safetensors stores no aliases: a tied weight is written once, under the name transformers loads it "
+            "into (the embedding), so the file (and the Hub's count) equals the parameters() total of the class saved.",
+            "safetensors 不保存别名：共享的权重只写一次，用 transformers 加载时使用的名字（词嵌入），"
+            "因此文件中的参数量（也就是 Hub 显示的数字）等于所保存的类的 parameters() 总数。",
+        ),
+    ),
+    "torchinfo": (
+        "torchinfo.summary(model).total_params",
+        _L("torchinfo 1.8.0: Total params", "torchinfo 1.8.0：Total params"),
+        _L(
+            "torchinfo adds up module by module: a weight shared by modules in different branches "
+            "(the output projection and the word embedding) is counted in each of them.",
+            "torchinfo 逐个模块累加：分属不同分支的模块共享同一个权重时（输出投影与词嵌入），每个模块各算一次。",
+        ),
+    ),
+    "keras_count_params": (
+        "model.count_params()",
+        _L("Keras: model.count_params()", "Keras：model.count_params()"),
+        _L(
+            "Each weight variable once; the summary's Total params is the same number.",
+            "每个权重变量只算一次；model.summary() 中的 Total params 也是这个数。",
+        ),
+    ),
+}
+
+
+def _count(inv: Inventory, key: str, value: int, added: list[str] | tuple[str, ...] = (),
+           removed: list[str] | tuple[str, ...] = ()) -> Count:
+    code, labels, note = TOOLS[key]
+    return Count(key, value, code, dict(labels), dict(note), tuple(added), tuple(removed), inv.total)
+
+
+def storage(t: Tensor) -> str:
+    """The name that identifies a tensor's storage: its first ``state_dict`` name."""
+    return t.tied_to or t.name
+
+
+def is_transformers(inv: Inventory) -> bool:
+    """Whether transformers builds this inventory's family (num_parameters, save_pretrained apply)."""
+    from .families import FAMILIES
+
+    family = FAMILIES.get(inv.model_type)
+    return bool(family is not None and family.transformers)
+
+
+def is_keras(inv: Inventory) -> bool:
+    return bool(inv.keras_layers)
+
+
+# ------------------------------------------------------------------ save_pretrained
+
+
+def saved_names(inv: Inventory) -> tuple[str, ...]:
+    """The ``state_dict`` names ``save_pretrained`` writes, in ``state_dict`` order.
+
+    From each group of names sharing storage, transformers keeps the one it loads the
+    weight into (the owner: the input embedding, or the head's own bias Parameter) and
+    drops the declared tied copies.
+    """
+    return tuple(t.name for t in inv.tensors if t.owner is None or t.owner == t.name)
+
+
+def save_pretrained_count(inv: Inventory) -> Count:
+    written = set(saved_names(inv))
+    value = sum(t.count for t in inv.tensors if t.name in written)
+    return _count(inv, "save_pretrained", value)
+
+
+# ------------------------------------------------------------------------ torchinfo
+
+
+def _ancestors(module: str) -> list[str]:
+    """``a.b.c`` → ``["", "a", "a.b", "a.b.c"]``: every module above a parameter, the root first."""
+    out = [""]
+    parts = module.split(".") if module else []
+    for i in range(1, len(parts) + 1):
+        out.append(".".join(parts[:i]))
+    return out
+
+
+def _parent(module: str) -> str | None:
+    if module == "":
+        return None
+    return module.rpartition(".")[0]
+
+
+def torchinfo_total(inv: Inventory) -> tuple[int, tuple[str, ...]]:
+    """torchinfo 1.8.0's ``Total params`` without input, and the names it counts twice.
+
+    ``n(m)`` = the unique storage under module ``m``; each module adds
+    ``max(0, n(m) − Σ n(child))`` (``ModelStatistics``, ``LayerInfo.leftover_params``).
+    A module holding nothing but a shared weight's two branches gets a negative
+    remainder, clipped to 0: that is the double count, and the names listed are the
+    copies in the later branches.
+    """
+    sizes: dict[str, int] = {}
+    seen: set[tuple[str, str]] = set()
+    children: dict[str, set[str]] = {}
+    for t in inv.tensors:
+        chain = _ancestors(t.module_name)
+        key = storage(t)
+        shared = t.owner is not None or t.tied_to is not None
+        for module in chain:
+            if shared:
+                if (module, key) in seen:
+                    continue
+                seen.add((module, key))
+            sizes[module] = sizes.get(module, 0) + t.count
+        for module in chain[1:]:
+            children.setdefault(_parent(module) or "", set()).add(module)
+    total = 0
+    negative: list[str] = []
+    for module, n in sizes.items():
+        rest = n - sum(sizes[c] for c in children.get(module, ()))
+        if rest > 0:
+            total += rest
+        elif rest < 0:
+            negative.append(module)
+    added: list[str] = []
+    if negative:
+        added = _double_counted(inv, negative, children)
+    return total, tuple(added)
+
+
+def _double_counted(inv: Inventory, modules: list[str], children: dict[str, set[str]]) -> list[str]:
+    """Names of shared weights that a clipped module's children count again, in ``state_dict`` order."""
+    names: set[str] = set()
+    for module in modules:
+        branch_of: dict[str, dict[str, str]] = {}  # storage → {child branch: first name in it}
+        for t in inv.tensors:
+            if t.owner is None and t.tied_to is None:
+                continue
+            prefix = module + "." if module else ""
+            if not t.name.startswith(prefix):
+                continue
+            rest = t.name[len(prefix):]
+            head = rest.split(".", 1)[0]
+            child = prefix + head
+            if child not in children.get(module, ()):
+                continue  # a Parameter of the module itself
+            branches = branch_of.setdefault(storage(t), {})
+            branches.setdefault(child, t.name)
+        for branches in branch_of.values():
+            for first in list(branches.values())[1:]:
+                names.add(first)
+    return [t.name for t in inv.tensors if t.name in names]
+
+
+# ---------------------------------------------------------------------------- all
+
+
+def reconcile(inv: Inventory) -> tuple[Count, ...]:
+    """Every count that applies to this inventory, the ``parameters()`` total first.
+
+    transformers families: parameters, num_parameters (both), state_dict,
+    save_pretrained, torchinfo. Other PyTorch models (the 2018 Transformer):
+    parameters, state_dict, torchinfo. keras-bert: Keras' ``count_params()``.
+    """
+    if is_keras(inv):
+        return (_count(inv, "keras_count_params", inv.total),)
+    out = [_count(inv, "parameters", inv.total)]
+    hf = is_transformers(inv)
+    if hf:
+        from .views import num_parameters
+
+        out.append(_count(inv, "num_parameters", num_parameters(inv)))
+        embeddings = [t.name for t in inv.unique if t.embedding]
+        out.append(_count(inv, "num_parameters_exclude_embeddings", num_parameters(inv, exclude_embeddings=True),
+                          removed=embeddings))
+    out.append(_count(inv, "state_dict", inv.state_dict_total, added=[t.name for t in inv.tensors if t.tied_to]))
+    if hf:
+        out.append(save_pretrained_count(inv))
+    value, twice = torchinfo_total(inv)
+    out.append(_count(inv, "torchinfo", value, added=twice))
+    return tuple(out)
+
+
+def counts_json(inv: Inventory) -> list[dict[str, Any]]:
+    """:func:`reconcile` as plain data (both languages)."""
+    return [c.to_dict() for c in reconcile(inv)]
