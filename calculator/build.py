@@ -39,13 +39,18 @@ def resolve_architecture(raw: Mapping[str, Any], architecture: str | None) -> tu
 def check_padding(family: Family, raw: Mapping[str, Any], c: Mapping[str, Any]) -> None:
     """``nn.Embedding(n, d, padding_idx=p)`` asserts ``p < n``; HF passes ``pad_token_id`` as ``p``
     (or the row the family's code fixes, :attr:`Family.padding_row`)."""
-    pad = family.padding_row if family.padding_row is not None else raw.get("pad_token_id", family.pad_token_id)
+    if family.padding_row is not None:
+        pad = family.padding_row
+    elif "pad_token_id" in c:  # a declared field: its value as read (the form gives text)
+        pad = c["pad_token_id"]
+    else:
+        pad = raw.get("pad_token_id", family.pad_token_id)
     if isinstance(pad, bool) or not isinstance(pad, int) or pad < 0:
         return  # null (no padding row) or negative (counted from the end): torch accepts both
     keys = ["vocab_size"] + (["max_position_embeddings"] if family.positions_padded else [])
     for key in (k for k in keys if k in c):
         if c[key] <= pad:
-            raise CalcError("padding_idx", key=key, value=c[key], pad=pad)
+            raise CalcError("padding_idx", key=key, value=c[key], pad=pad, pad_key="pad_token_id")
 
 
 def build(raw: Mapping[str, Any], architecture: str | None = None, pooler: Any = None) -> Inventory:

@@ -35,6 +35,12 @@ def _flag(key: str, default: bool, en: str, zh: str) -> Field:
 
 FIELDS = (
     replace(VOCAB, default=50368),
+    # A form field here, not a hidden extra: its default (50283) refuses any smaller vocabulary.
+    Field(
+        "pad_token_id", 50283, minimum=0, optional=True,
+        label=L("Padding token id (pad_token_id; that row must exist, so V > it)",
+                "填充 token 的 id（pad_token_id；词表必须包含这一行，即 V 大于它）"),
+    ),
     HIDDEN,
     # No layers leaves layer_types empty and ModernBertConfig's RoPE set-up refuses it.
     replace(LAYERS, default=22, minimum=1, sample=(1, 4)),

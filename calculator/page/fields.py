@@ -24,6 +24,8 @@ _ERROR_FIELDS: dict[str, tuple[str, ...]] = {
 #: Errors about two fields at once, by the parameters that name them: both are marked on the page.
 _ERROR_FIELD_PAIRS = {
     "heads_not_divisor": ("heads_key", "hidden_key"),
+    # A table without the padding row: the table's size, and pad_token_id where the form has it (ModernBERT).
+    "padding_idx": ("key", "pad_key"),
 }
 
 

@@ -56,7 +56,7 @@ def extra_keys(model_type: Any) -> tuple[str, ...]:
     if family is None:
         return ()
     keys: tuple[str, ...] = ()
-    if family.field("vocab_size") is not None and family.padding_row is None:
+    if family.field("vocab_size") is not None and family.padding_row is None and family.field("pad_token_id") is None:
         keys += ("pad_token_id",)
     return keys + tuple(e.key for e in family.extras)
 
@@ -116,7 +116,7 @@ def extra_query(raw: Mapping[str, Any], model_type: str, config: Mapping[str, An
     """
     family = FAMILIES[model_type]
     out: dict[str, str] = {}
-    if family.field("vocab_size") is not None and family.padding_row is None:
+    if family.field("vocab_size") is not None and family.padding_row is None and family.field("pad_token_id") is None:
         pad = _padding_row(raw.get("pad_token_id", family.pad_token_id))
         if pad != _padding_row(family.pad_token_id):
             out["pad_token_id"] = "null" if pad is None else str(pad)
