@@ -10,7 +10,7 @@ import json
 import sys
 from typing import Any, Sequence
 
-from . import views
+from . import counts, peft, views
 from .build import build
 from .config import parse_json
 from .errors import CalcError
@@ -38,7 +38,77 @@ def make_parser() -> argparse.ArgumentParser:
     p.add_argument("--full", action="store_true", help="text/markdown: every tensor of every layer instead of layer 0 × L")
     p.add_argument("--lang", choices=("en", "zh"), default="en")
     p.add_argument("--list-presets", action="store_true", help="print the preset names and exit")
+    p.add_argument("--counts", action="store_true",
+                   help="text/markdown: every tool's count side by side (torchinfo, state_dict, save_pretrained, ...)")
+    lora = p.add_argument_group("LoRA, as peft's get_peft_model(model, LoraConfig(...)) applies it")
+    lora.add_argument("--lora-r", metavar="R", help=f"rank r (default {peft.DEFAULT_R}, LoraConfig's)")
+    lora.add_argument("--lora-targets", metavar="A,B",
+                      help="target_modules: module names (query,value), or all-linear; default: peft's for the model_type")
+    lora.add_argument("--lora-bias", metavar="MODE", help="none (default), all or lora_only")
+    lora.add_argument("--peft-task-type", metavar="TYPE", help="SEQ_CLS, TOKEN_CLS or QUESTION_ANS (adds the head to modules_to_save)")
+    lora.add_argument("--modules-to-save", metavar="A,B", help="modules trained in full, as a copy")
+    frozen = p.add_argument_group("freezing (instead of LoRA)")
+    frozen.add_argument("--freeze-embeddings", action="store_true", help="requires_grad_(False) on the embeddings")
+    frozen.add_argument("--freeze-layers", metavar="K", help="... on the first K encoder layers")
+    frozen.add_argument("--freeze-all-but-head", action="store_true", help="... on everything but the task head")
     return p
+
+
+LORA_OPTIONS = ("lora_r", "lora_targets", "lora_bias", "peft_task_type", "modules_to_save")
+FREEZE_OPTIONS = ("freeze_embeddings", "freeze_layers", "freeze_all_but_head")
+
+
+def make_plan(args: argparse.Namespace, inv: Any) -> peft.Plan | None:
+    """The LoRA or freezing plan the options ask for, or None."""
+    if any(getattr(args, k) is not None for k in LORA_OPTIONS):
+        return peft.lora_from_text(inv, args.lora_r, args.lora_targets, args.lora_bias, args.peft_task_type,
+                                   args.modules_to_save)
+    if args.freeze_embeddings or args.freeze_layers is not None or args.freeze_all_but_head:
+        return peft.freeze(inv, args.freeze_embeddings, args.freeze_layers or 0, args.freeze_all_but_head)
+    return None
+
+
+def plan_text(plan: peft.Plan, lang: str, markdown: bool, full: bool) -> str:
+    """The lines text and Markdown output end with: peft's own line (LoRA) or the trainable share, then warnings."""
+    colon = "：" if lang == "zh" else ": "
+    code = "`" if markdown else ""
+    lines: list[str] = []
+    if plan.line is not None:
+        settings = ", ".join(f"{k}={v if not isinstance(v, list) else ','.join(v)}" for k, v in plan.settings.items()
+                             if v is not None)
+        lines.append(f"{peft.label('lora', lang)} ({settings}){colon.rstrip()}" if lang != "zh"
+                     else f"{peft.label('lora', lang)}（{settings}）：")
+        lines.append(f"{code}{plan.line}{code}")
+        added = plan.added
+        if added:
+            lines.append(peft.label("added", lang, n=len(added), count=views.fmt_int(sum(t.count for t in added))))
+        copies = [t for t in plan.copies if t.tied_to is None]
+        if copies:
+            lines.append(peft.label("copies", lang, count=views.fmt_int(sum(t.count for t in copies))))
+        if full:
+            width = max((len(t.name) for t in added), default=10) + 2
+            lines.extend(f"  {code}{t.name}{code}{' ' * (width - len(t.name))}{views.fmt_shape(t.shape)}" for t in added)
+    else:
+        lines.append(peft.label("trainable_of", lang, trainable=views.fmt_int(plan.trainable),
+                                all=views.fmt_int(plan.all), percent=f"{plan.percentage:.4f}"))
+    for w in plan.warnings:
+        prefix = "> " if markdown else ""
+        lines.append(f"{prefix}{peft.label('warning', lang)}{colon}{w.message(lang)}")
+    sep = "\n\n" if markdown else "\n"
+    return sep.join(lines) + "\n"
+
+
+def counts_text(inv: Any, lang: str, markdown: bool) -> str:
+    """Every tool's count, one per line (Markdown: a table)."""
+    rows = counts.reconcile(inv)
+    if markdown:
+        head = "| " + ("工具" if lang == "zh" else "Tool") + " | " + ("参数量" if lang == "zh" else "Count") + " |\n|---|---:|\n"
+        return head + "".join(f"| {c.label(lang)} | {views.fmt_int(c.value)} |\n" for c in rows)
+    width = max(views._display_width(c.label(lang)) for c in rows) + 2
+    return "".join(
+        f"{c.label(lang)}{' ' * (width - views._display_width(c.label(lang)))}{views.fmt_int(c.value):>16}\n"
+        for c in rows
+    )
 
 
 def load_config(args: argparse.Namespace) -> dict[str, Any]:
@@ -69,16 +139,32 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.list_presets:
         print("\n".join(PRESETS))
         return 0
+    lora_given = any(getattr(args, k) is not None for k in LORA_OPTIONS)
+    if lora_given and (args.freeze_embeddings or args.freeze_layers is not None or args.freeze_all_but_head):
+        return _fail("usage", "LoRA options and freezing options exclude each other (peft freezes the model itself)")
     try:
         raw = load_config(args)
         inv = build(raw, args.architecture, False if args.no_pooler else None)
+        plan = make_plan(args, inv)
     except CalcError as exc:
         return _fail(exc.code, exc.message(args.lang))
     if args.format == "json":
-        out = json.dumps(views.to_json(inv), ensure_ascii=False, indent=2)
-    elif args.format == "markdown":
-        out = views.markdown_table(inv, args.lang, compact=not args.full)
+        data = views.to_json(inv, plan if plan is not None and plan.method == "lora" else None)
+        data["counts"] = counts.counts_json(inv)
+        if plan is not None and plan.method == "freeze":
+            data["freeze"] = plan.to_dict(args.lang)
+        elif plan is not None:
+            data["peft"]["warnings"] = [w.to_dict(args.lang) for w in plan.warnings]
+        out = json.dumps(data, ensure_ascii=False, indent=2)
     else:
-        out = views.text_report(inv, args.lang, compact=not args.full)
+        markdown = args.format == "markdown"
+        if markdown:
+            out = views.markdown_table(inv, args.lang, compact=not args.full)
+        else:
+            out = views.text_report(inv, args.lang, compact=not args.full)
+        if args.counts:
+            out += "\n" + counts_text(inv, args.lang, markdown)
+        if plan is not None:
+            out += "\n" + plan_text(plan, args.lang, markdown, args.full)
     sys.stdout.write(out if out.endswith("\n") else out + "\n")
     return 0

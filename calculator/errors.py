@@ -81,6 +81,61 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "{key} has an unsupported value: {value}.",
         "zh": "{key} 的取值不受支持：{value}。",
     },
+    # The trainable-parameter planner (calculator/peft.py): LoRA as peft applies it, and freezing.
+    "lora_family": {
+        "en": "LoRA is planned for transformers models only; {model_type} is not one.",
+        "zh": "LoRA 规划只适用于 transformers 模型，{model_type} 不是。",
+    },
+    "lora_rank": {
+        "en": "The LoRA rank r must be a whole number of at least 1 (got {value}).",
+        "zh": "LoRA 的秩 r 必须是不小于 1 的整数（当前为 {value}）。",
+    },
+    "lora_bias": {
+        "en": "bias must be none, all or lora_only (got {value}).",
+        "zh": "bias 只能是 none、all 或 lora_only（当前为 {value}）。",
+    },
+    "lora_task_type": {
+        "en": "task_type must be SEQ_CLS, TOKEN_CLS or QUESTION_ANS, or left out (got {value}).",
+        "zh": "task_type 只能是 SEQ_CLS、TOKEN_CLS 或 QUESTION_ANS，也可以不填（当前为 {value}）。",
+    },
+    "lora_targets_required": {
+        "en": "Name at least one module for LoRA to adapt (target_modules), e.g. {available}.",
+        "zh": "请至少指定一个要加 LoRA 的模块（target_modules），例如 {available}。",
+    },
+    "lora_target_missing": {
+        "en": "{architecture} has no module \"{value}\" (peft matches a module's full name or its last parts). "
+        "Modules LoRA can adapt here: {available}.",
+        "zh": "{architecture} 中没有模块“{value}”（peft 按模块的完整名称或名称末尾的若干段匹配）。"
+        "这里可以加 LoRA 的模块有：{available}。",
+    },
+    "lora_no_linear": {
+        "en": "{architecture} has no nn.Linear module, so all-linear gives LoRA nothing to adapt.",
+        "zh": "{architecture} 中没有 nn.Linear 模块，all-linear 找不到可以加 LoRA 的地方。",
+    },
+    "lora_target_unsupported": {
+        "en": "\"{value}\" matches {module}, which is neither an nn.Linear nor an nn.Embedding, so LoRA cannot adapt it "
+        "(peft: \"Target module ... is not supported\").",
+        "zh": "“{value}”匹配到的 {module} 既不是 nn.Linear 也不是 nn.Embedding，无法加 LoRA"
+        "（peft 会报错“Target module ... is not supported”）。",
+    },
+    "lora_target_saved": {
+        "en": "{module} is both a LoRA target and in modules_to_save ({saved}); peft cannot do both. "
+        "Leave it out of target_modules or out of modules_to_save.",
+        "zh": "{module} 既是 LoRA 的目标模块，又在 modules_to_save（{saved}）之中，peft 无法同时做到。"
+        "请把它从 target_modules 或 modules_to_save 中去掉。",
+    },
+    "modules_to_save_missing": {
+        "en": "modules_to_save: {architecture} has no module whose name ends with \"{value}\".",
+        "zh": "modules_to_save：{architecture} 中没有名称以“{value}”结尾的模块。",
+    },
+    "modules_to_save_nested": {
+        "en": "modules_to_save would wrap {inner} inside {outer}, a copy inside a copy; keep only one of them.",
+        "zh": "modules_to_save 会把 {outer} 和其中的 {inner} 各包装一次，副本里再套副本；请只保留其中一个。",
+    },
+    "freeze_layers": {
+        "en": "The model has {layers} layers; it cannot freeze the first {value}.",
+        "zh": "模型只有 {layers} 层，无法冻结前 {value} 层。",
+    },
 }
 
 #: The same codes when the value is empty (a cleared form field, ``""`` in a config):

@@ -366,8 +366,11 @@ def _display_width(text: str) -> int:
     return sum(2 if "\u2e80" <= ch <= "\uffef" else 1 for ch in text)
 
 
-def to_json(inv: Inventory) -> dict[str, Any]:
-    """The CLI's ``--format json`` object (schema in the README); everything an integer, nothing rounded."""
+def to_json(inv: Inventory, peft: Any = None) -> dict[str, Any]:
+    """The CLI's ``--format json`` object (schema in the README); everything an integer, nothing rounded.
+
+    ``peft``: a :class:`calculator.peft.Plan` adds ``"peft": {"trainable", "all", "line", ...}``.
+    """
     emb, non_emb = embedding_split(inv)
     f = formula(inv)
     out: dict[str, Any] = {
@@ -412,4 +415,6 @@ def to_json(inv: Inventory) -> dict[str, Any]:
         out["layers"] = [
             {"name": k.name, "class": k.cls, "count": k.count, "trainable": k.trainable} for k in inv.keras_layers
         ]
+    if peft is not None:
+        out["peft"] = peft.to_dict()
     return out

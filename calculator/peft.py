@@ -1,0 +1,731 @@
+"""The trainable-parameter planner: freezing, and LoRA exactly as peft 0.21.2 applies it.
+
+:func:`lora` follows what ``get_peft_model(model, LoraConfig(...))`` does to a
+transformers model (``peft/tuners/tuners_utils.py``, ``peft/tuners/lora``,
+``peft/utils/other.py``, ``peft/peft_model.py`` of the pinned release), on the
+inventory alone:
+
+1. ``target_modules``: a list of names matches every module whose full name equals
+   a name or ends with ``"." + name`` (``check_target_module_exists``); a string is
+   ``"all-linear"`` (every ``nn.Linear`` except the output embedding, or with
+   ``task_type="SEQ_CLS"`` the top-level ``classifier``/``score``:
+   ``_maybe_include_all_linear_layers``) or a regular expression matched against the
+   full name (``re.fullmatch``). Left out, peft's default for the ``model_type``
+   (``TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING``).
+2. Modules inside a ``modules_to_save`` entry known when the adapter is injected
+   (the explicit list, plus ``["classifier", "score"]`` for ``SEQ_CLS``) are skipped
+   (``(^|.*\\.)name($|\\..*)``).
+3. Each target ``nn.Linear(in, out)`` becomes ``base_layer`` (its own weight and bias,
+   renamed) plus ``lora_A.default.weight [r, in]`` and ``lora_B.default.weight [out, r]``;
+   an ``nn.Embedding(n, d)`` gets ``lora_embedding_A.default [r, n]`` and
+   ``lora_embedding_B.default [d, r]``.
+4. Everything else is frozen; ``bias="all"`` unfreezes every parameter whose name
+   ends with ``.bias``, ``"lora_only"`` the biases of the adapted layers.
+5. Every module whose full name *ends with* (plain string suffix, ``_set_trainable``)
+   an entry of ``modules_to_save`` is wrapped: the original, frozen, as
+   ``original_module``, and a trainable deep copy as ``modules_to_save.default``.
+   ``TOKEN_CLS`` adds ``["classifier", "score"]`` and ``QUESTION_ANS`` ``["qa_outputs"]``
+   *after* injecting LoRA, so there they do not protect the head from LoRA, and
+   peft refuses a LoRA layer in ``modules_to_save`` (``TypeError``).
+6. ``print_trainable_parameters()`` sums ``named_parameters()`` of the PEFT model
+   (each Parameter once): the copies count in "all params" next to their frozen
+   originals.
+
+Standard library only (the page runs it in Pyodide).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
+
+from .config import MAX_SIZE, MAX_TOTAL
+from .errors import CalcError
+from .model import Inventory, Tensor
+
+TASK_TYPES: tuple[str, ...] = ("SEQ_CLS", "TOKEN_CLS", "QUESTION_ANS")
+BIAS_MODES: tuple[str, ...] = ("none", "all", "lora_only")
+ALL_LINEAR = "all-linear"
+#: ``LoraConfig``'s default rank.
+DEFAULT_R = 8
+#: What peft's task classes add to ``modules_to_save`` (``PeftModelForSequenceClassification`` & co.).
+TASK_HEADS: dict[str, tuple[str, ...]] = {
+    "SEQ_CLS": ("classifier", "score"),
+    "TOKEN_CLS": ("classifier", "score"),
+    "QUESTION_ANS": ("qa_outputs",),
+}
+#: The task types whose head names are in ``modules_to_save`` before LoRA is injected.
+SAVED_BEFORE_INJECTION: tuple[str, ...] = ("SEQ_CLS",)
+#: ``all-linear`` with ``SEQ_CLS`` leaves out the first of these top-level attributes (``SEQ_CLS_HEAD_NAMES``).
+SEQ_CLS_HEAD_NAMES: tuple[str, ...] = ("score", "classifier")
+#: peft's ``TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING``, for the model types this calculator knows.
+DEFAULT_TARGETS: dict[str, tuple[str, ...]] = {
+    "bert": ("query", "value"),
+    "roberta": ("query", "value"),
+    "xlm-roberta": ("query", "value"),
+    "electra": ("query", "value"),
+    "deberta-v2": ("query_proj", "value_proj"),
+    "deberta": ("in_proj",),
+}
+#: The PEFT model's ``state_dict`` names start here (``PeftModel.base_model`` → ``LoraModel.model``).
+PREFIX = "base_model.model."
+ADAPTER = "default"
+#: Submodules of a LoRA layer (``named_modules()`` of ``lora.Linear`` / ``lora.Embedding``).
+LORA_SUBMODULES: dict[str, tuple[str, ...]] = {
+    "linear": (
+        "base_layer", "lora_dropout", "lora_dropout.default", "lora_A", "lora_A.default", "lora_B",
+        "lora_B.default", "lora_embedding_A", "lora_embedding_B", "lora_magnitude_vector",
+    ),
+    "embedding": (
+        "base_layer", "lora_dropout", "lora_dropout.default", "lora_A", "lora_B", "lora_embedding_A",
+        "lora_embedding_B", "lora_magnitude_vector",
+    ),
+}
+
+
+def _L(en: str, zh: str) -> dict[str, str]:
+    return {"en": en, "zh": zh}
+
+
+#: Warnings (not errors: peft goes ahead), in both languages.
+WARNINGS: dict[str, dict[str, str]] = {
+    "head_frozen": _L(
+        "The task head ({modules}) is frozen: peft trains only what it adds and what modules_to_save copies, "
+        "and this head starts from random weights. Set task_type (SEQ_CLS, TOKEN_CLS or QUESTION_ANS) or "
+        "modules_to_save=[{suggest}] (peft issue #801).",
+        "任务头（{modules}）被冻结了：peft 只训练它新加的参数和 modules_to_save 复制出的模块，"
+        "而这个任务头的权重是随机初始化的。请设置 task_type（SEQ_CLS、TOKEN_CLS 或 QUESTION_ANS）"
+        "或 modules_to_save=[{suggest}]（peft issue #801）。",
+    ),
+    "lora_target_skipped": _L(
+        "LoRA skips {modules}: they are inside modules_to_save, which peft trains in full instead.",
+        "LoRA 跳过了 {modules}：它们位于 modules_to_save 之中，peft 会完整地训练这些模块。",
+    ),
+    "nothing_trainable": _L(
+        "Nothing is left to train: every parameter is frozen.",
+        "没有可训练的参数：所有参数都被冻结了。",
+    ),
+}
+
+#: Words the CLI's text and Markdown print around a plan.
+LABELS: dict[str, dict[str, str]] = {
+    "lora": _L("LoRA", "LoRA"),
+    "freeze": _L("Freezing", "冻结"),
+    "warning": _L("warning", "警告"),
+    "added": _L("LoRA adds {n} tensors, {count} parameters", "LoRA 新增 {n} 个张量，共 {count} 个参数"),
+    "copies": _L(
+        "modules_to_save copies: {count} parameters (counted again in all params)",
+        "modules_to_save 副本：{count} 个参数（在 all params 中再算一次）",
+    ),
+    "trainable_of": _L("Trainable: {trainable} of {all} ({percent}%)", "可训练参数：{trainable} / {all}（{percent}%）"),
+}
+
+
+@dataclass(frozen=True)
+class PlanWarning:
+    """A warning with a stable code and a message in both languages."""
+
+    code: str
+    params: dict[str, str] = field(default_factory=dict)
+
+    def message(self, lang: str = "en") -> str:
+        return WARNINGS[self.code]["zh" if lang == "zh" else "en"].format(**self.params)
+
+    def to_dict(self, lang: str = "en") -> dict[str, str]:
+        return {"code": self.code, "message": self.message(lang)}
+
+
+@dataclass(frozen=True)
+class PlanTensor:
+    """One ``state_dict`` entry of the planned model.
+
+    ``kind``: ``"base"`` (the model's own tensor; under LoRA possibly renamed
+    ``…base_layer.weight`` or ``…original_module.…``), ``"lora"`` (added by LoRA) or
+    ``"copy"`` (a ``modules_to_save`` copy). ``source`` is the inventory name a base
+    tensor or copy comes from, or the module a LoRA tensor adapts.
+    """
+
+    name: str
+    shape: tuple[int, ...]
+    trainable: bool
+    kind: str
+    source: str
+    tied_to: str | None = None
+
+    @property
+    def count(self) -> int:
+        n = 1
+        for d in self.shape:
+            n *= d
+        return n
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name, "shape": list(self.shape), "count": self.count, "trainable": self.trainable,
+            "kind": self.kind, "source": self.source, "tied_to": self.tied_to,
+        }
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What a fine-tuning setup trains.
+
+    ``trainable`` and ``all`` are peft's ``get_nb_trainable_parameters()`` (LoRA) or
+    the model's own sums after freezing; ``tensors`` the planned model's ``state_dict``
+    in order; ``targets`` the modules LoRA adapts, ``saved`` the modules
+    ``modules_to_save`` wraps (full names, without ``base_model.model.``).
+    """
+
+    method: str  # "lora" or "freeze"
+    trainable: int
+    all: int
+    tensors: tuple[PlanTensor, ...]
+    settings: dict[str, Any]
+    targets: tuple[str, ...] = ()
+    saved: tuple[str, ...] = ()
+    warnings: tuple[PlanWarning, ...] = ()
+
+    @property
+    def percentage(self) -> float:
+        """``100 * trainable / all``, the float peft formats."""
+        return 100 * self.trainable / self.all if self.all else 0.0
+
+    @property
+    def line(self) -> str | None:
+        """peft's ``print_trainable_parameters()`` line, character for character (LoRA plans only)."""
+        if self.method != "lora":
+            return None
+        return f"trainable params: {self.trainable:,d} || all params: {self.all:,d} || trainable%: {self.percentage:.4f}"
+
+    @property
+    def added(self) -> tuple[PlanTensor, ...]:
+        """The tensors LoRA adds, in ``state_dict`` order."""
+        return tuple(t for t in self.tensors if t.kind == "lora")
+
+    @property
+    def copies(self) -> tuple[PlanTensor, ...]:
+        return tuple(t for t in self.tensors if t.kind == "copy")
+
+    def to_dict(self, lang: str = "en") -> dict[str, Any]:
+        """Plain data for JSON: the CLI's ``"peft"`` / ``"freeze"`` object."""
+        out: dict[str, Any] = {"trainable": self.trainable, "all": self.all}
+        if self.line is not None:
+            out["line"] = self.line
+        out.update({
+            "method": self.method,
+            "percentage": self.percentage,
+            "settings": dict(self.settings),
+            "targets": list(self.targets),
+            "modules_to_save": list(self.saved),
+            "added": [t.to_dict() for t in self.added],
+            "added_count": sum(t.count for t in self.added),
+            "copies_count": _unique_count(self.copies),
+            "warnings": [w.to_dict(lang) for w in self.warnings],
+            "tensors": [t.to_dict() for t in self.tensors],
+        })
+        return out
+
+
+def _unique_count(tensors: Sequence[PlanTensor]) -> int:
+    return sum(t.count for t in tensors if t.tied_to is None)
+
+
+# ------------------------------------------------------------------- the module tree
+
+
+@dataclass(frozen=True)
+class Module:
+    """A module of the model as the inventory shows it: its full name and kind.
+
+    ``kind``: ``"linear"`` / ``"embedding"`` / ``"layer_norm"`` for a module holding
+    parameters of that kind, ``"other"`` for one holding other parameters (a bare
+    Parameter, a non-Linear projection), ``"container"`` for one that only holds modules.
+    """
+
+    name: str
+    kind: str
+
+
+def modules(inv: Inventory) -> tuple[Module, ...]:
+    """Every module that holds a parameter or holds such a module, in ``state_dict`` order."""
+    direct: dict[str, set[str]] = {}
+    order: dict[str, None] = {}
+    for t in inv.tensors:
+        parts = t.module_name.split(".") if t.module_name else []
+        for i in range(1, len(parts) + 1):
+            order.setdefault(".".join(parts[:i]), None)
+        if t.module_name:
+            direct.setdefault(t.module_name, set()).add(t.module)
+    parents = {m.rpartition(".")[0] for m in order if "." in m}
+    out = []
+    for name in order:
+        kinds = direct.get(name)
+        if kinds is None:
+            kind = "container"
+        elif name in parents or len(kinds) != 1:
+            kind = "other"  # parameters of its own next to child modules: not an nn.Linear
+        else:
+            (only,) = kinds
+            kind = only if only in ("linear", "embedding", "layer_norm") else "other"
+        out.append(Module(name, kind))
+    return tuple(out)
+
+
+def target_names(inv: Inventory) -> tuple[str, ...]:
+    """The short names LoRA can take here (``query``, ``value``, ``dense``, ``q_lin``…), in order of first use."""
+    out: dict[str, None] = {}
+    for m in modules(inv):
+        if m.kind in ("linear", "embedding"):
+            out.setdefault(m.name.rpartition(".")[2], None)
+    return tuple(out)
+
+
+def output_embedding(inv: Inventory) -> str | None:
+    """The module ``model.get_output_embeddings()`` returns, if it is an ``nn.Linear``.
+
+    Classes that tie an output projection to the word embeddings (``ties_embeddings``)
+    have one: the last Linear of the head whose weight has the word embedding's shape.
+    """
+    from .families import FAMILIES
+
+    family = FAMILIES.get(inv.model_type)
+    arch = family.architecture(inv.architecture) if family else None
+    if arch is None or not arch.ties_embeddings:
+        return None
+    word = next((t for t in inv.tensors if t.embedding), None)
+    if word is None:
+        return None
+    found = None
+    for t in inv.tensors:
+        if t.section == "head" and t.module == "linear" and t.name.endswith(".weight") and t.shape == word.shape:
+            found = t.module_name
+    return found
+
+
+def task_head_modules(inv: Inventory) -> tuple[str, ...]:
+    """Top-level modules of a task head that starts from random weights (none for LM heads)."""
+    from .families import FAMILIES
+
+    family = FAMILIES.get(inv.model_type)
+    arch = family.architecture(inv.architecture) if family else None
+    if arch is None or arch.head is None or arch.ties_embeddings:
+        return ()
+    out: dict[str, None] = {}
+    for t in inv.tensors:
+        if t.section == "head":
+            out.setdefault(t.name.split(".", 1)[0], None)
+    return tuple(out)
+
+
+# ------------------------------------------------------------------------ matching
+
+
+def _matches_name(key: str, name: str) -> bool:
+    return key == name or key.endswith("." + name)
+
+
+def _in_saved(key: str, saved: Sequence[str]) -> bool:
+    """peft's guard: a module inside a ``modules_to_save`` entry is not a LoRA target (the name is a regex there)."""
+    import re
+
+    for m in saved:
+        try:
+            if re.match(rf"(^|.*\.){m}($|\..*)", key):
+                return True
+        except re.error:
+            raise CalcError("modules_to_save_missing", value=m, architecture="this model") from None
+    return False
+
+
+def _short_list(names: Sequence[str], limit: int = 8) -> str:
+    names = list(names)
+    text = ", ".join(names[:limit])
+    return text + (", …" if len(names) > limit else "")
+
+
+# ---------------------------------------------------------------------------- LoRA
+
+
+def _check_rank(r: Any) -> int:
+    from .config import coerce_int
+
+    try:
+        value = coerce_int("r", r)
+    except CalcError:
+        raise CalcError("lora_rank", value=r) from None
+    if value <= 0:
+        raise CalcError("lora_rank", value=value)
+    if value > MAX_SIZE:
+        raise CalcError("too_large", key="r", value=value, maximum=MAX_SIZE)
+    return value
+
+
+def _family_ok(inv: Inventory) -> None:
+    from .families import FAMILIES
+
+    family = FAMILIES.get(inv.model_type)
+    if family is None or not family.transformers:
+        raise CalcError("lora_family", model_type=inv.model_type)
+
+
+def lora(
+    inv: Inventory,
+    r: Any = DEFAULT_R,
+    targets: str | Sequence[str] | None = None,
+    bias: str = "none",
+    task_type: str | None = None,
+    modules_to_save: Sequence[str] | None = None,
+) -> Plan:
+    """``get_peft_model(model, LoraConfig(r=r, target_modules=targets, bias=bias, task_type=task_type,
+    modules_to_save=modules_to_save))`` on the model ``inv`` describes.
+
+    Raises :class:`CalcError` where peft raises (``lora_rank``, ``lora_bias``,
+    ``lora_task_type``, ``lora_target_unsupported``, ``lora_target_saved``,
+    ``lora_targets_required``, ``lora_no_linear``, ``modules_to_save_nested``), and also, stricter than peft (which ignores a name that
+    matches nothing as long as another one matches), ``lora_target_missing`` and
+    ``modules_to_save_missing`` for a name that matches no module of this class.
+    """
+    _family_ok(inv)
+    r = _check_rank(r)
+    if bias not in BIAS_MODES:
+        raise CalcError("lora_bias", value=bias)
+    if task_type in ("", None):
+        task_type = None
+    elif task_type not in TASK_TYPES:
+        raise CalcError("lora_task_type", value=task_type)
+    explicit = [m for m in (modules_to_save or [])]
+    for m in explicit:
+        if not isinstance(m, str) or not m:
+            raise CalcError("modules_to_save_missing", value=m, architecture=inv.architecture)
+
+    tree = modules(inv)
+    kind_of = {m.name: m.kind for m in tree}
+    keys = [m.name for m in tree]
+    adaptable = target_names(inv)
+
+    # modules_to_save as peft's config holds it when the adapter is injected
+    heads = list(TASK_HEADS[task_type]) if task_type else []
+    saved_at_injection = explicit + (heads if task_type in SAVED_BEFORE_INJECTION else [])
+    saved_final = explicit + heads
+
+    # 1. which modules the names match
+    if targets is None:
+        default = DEFAULT_TARGETS.get(inv.model_type)
+        if default is None:
+            raise CalcError("lora_targets_required", available=_short_list(adaptable))
+        targets = list(default)
+    if isinstance(targets, str):
+        shorthand = targets.lower() == ALL_LINEAR
+        if shorthand:
+            matched = _all_linear(inv, tree, task_type)
+        else:
+            import re
+
+            try:
+                pattern = re.compile(targets)
+            except re.error:
+                raise CalcError("lora_target_missing", value=targets, architecture=inv.architecture,
+                                available=_short_list(adaptable)) from None
+            matched = [k for k in keys if pattern.fullmatch(k)]
+        if not matched:
+            if shorthand:
+                raise CalcError("lora_no_linear", architecture=inv.architecture)
+            raise CalcError("lora_target_missing", value=targets, architecture=inv.architecture,
+                            available=_short_list(adaptable))
+        by_name = {targets: matched}
+        settings_targets: Any = targets
+    else:
+        names = list(targets)
+        if not names:
+            raise CalcError("lora_targets_required", available=_short_list(adaptable))
+        by_name = {}
+        for name in names:
+            if not isinstance(name, str) or not name:
+                raise CalcError("lora_target_missing", value=name, architecture=inv.architecture,
+                                available=_short_list(adaptable))
+            hits = [k for k in keys if _matches_name(k, name)]
+            if not hits:
+                raise CalcError("lora_target_missing", value=name, architecture=inv.architecture,
+                                available=_short_list(adaptable))
+            by_name[name] = hits
+        settings_targets = names
+
+    # 2. modules_to_save known at injection keep LoRA off their modules
+    chosen: list[str] = []
+    skipped: list[str] = []
+    for hits in by_name.values():
+        for k in hits:
+            if k in chosen or k in skipped:
+                continue
+            (skipped if _in_saved(k, saved_at_injection) else chosen).append(k)
+    for k in chosen:
+        if kind_of[k] not in ("linear", "embedding"):
+            name = next(n for n, hits in by_name.items() if k in hits)
+            raise CalcError("lora_target_unsupported", value=name, module=k)
+    if not chosen:
+        raise CalcError("lora_target_saved", module=_short_list(skipped), saved=_short_list(saved_at_injection))
+    chosen_set = set(chosen)
+    order = {k: i for i, k in enumerate(keys)}
+    targeted = sorted(chosen_set, key=order.__getitem__)
+
+    # 3. the model with LoRA layers
+    entries = _inject(inv, targeted, kind_of, r)
+
+    # 4. trainability: LoRA parameters, plus the bias mode
+    trainable: dict[str, bool] = {}
+    for e in entries:
+        trainable.setdefault(e.storage, e.kind == "lora")
+    if bias == "all":
+        firsts: set[str] = set()
+        for e in entries:
+            if e.storage in firsts:
+                continue
+            firsts.add(e.storage)
+            if e.name == "bias" or e.name.endswith(".bias"):
+                trainable[e.storage] = True
+    elif bias == "lora_only":
+        for e in entries:
+            if e.kind == "base" and e.module in chosen_set and e.name.endswith(".base_layer.bias"):
+                trainable[e.storage] = True
+
+    # 5. modules_to_save: originals frozen, trainable copies
+    for m in explicit:
+        if not any(k.endswith(m) for k in keys):
+            raise CalcError("modules_to_save_missing", value=m, architecture=inv.architecture)
+    lora_keys = [f"{k}.{sub}" for k in targeted for sub in LORA_SUBMODULES[kind_of[k]]]
+    for m in saved_final:
+        inner = [k for k in lora_keys if k.endswith(m)]
+        if inner:
+            raise CalcError("lora_target_saved", module=inner[0].rsplit(".", 1)[0], saved=m)
+    wrapped = [k for k in keys if any(k.endswith(m) for m in saved_final)]
+    for k in wrapped:
+        if k in chosen_set:
+            raise CalcError("lora_target_saved", module=k, saved=_short_list(saved_final))
+    for outer in wrapped:
+        for inner_key in wrapped:
+            if inner_key != outer and inner_key.startswith(outer + "."):
+                raise CalcError("modules_to_save_nested", outer=outer, inner=inner_key)
+    for k in wrapped:
+        entries = _wrap(entries, k, trainable)
+
+    tensors, n_trainable, n_all = _finish(entries, trainable)
+    if n_all > MAX_TOTAL:
+        raise CalcError("total_too_large", value=f"{n_all:,}", maximum=f"{MAX_TOTAL:,}")
+
+    warnings: list[PlanWarning] = []
+    if skipped:
+        warnings.append(PlanWarning("lora_target_skipped", {"modules": _short_list(skipped)}))
+    warnings.extend(_head_warning(inv, tensors))
+    settings = {
+        "r": r, "target_modules": settings_targets, "bias": bias, "task_type": task_type,
+        "modules_to_save": explicit or None,
+    }
+    return Plan("lora", n_trainable, n_all, tensors, settings, tuple(targeted), tuple(wrapped), tuple(warnings))
+
+
+def _all_linear(inv: Inventory, tree: Sequence[Module], task_type: str | None) -> list[str]:
+    """``_maybe_include_all_linear_layers``: every nn.Linear but the output embedding (or the SEQ_CLS head)."""
+    linear = [m.name for m in tree if m.kind == "linear"]
+    out_emb = output_embedding(inv)
+    excluded: set[str] = set()
+    if out_emb is not None:
+        excluded.add(out_emb)
+    elif _has_output_embedding(inv):
+        pass  # an output embedding that is not an nn.Linear: nothing of the list to drop
+    elif task_type == "SEQ_CLS":
+        names = {m.name for m in tree}
+        for head in SEQ_CLS_HEAD_NAMES:
+            if head in names:
+                excluded.add(head)
+                break
+    return [k for k in linear if k not in excluded]
+
+
+def _has_output_embedding(inv: Inventory) -> bool:
+    from .families import FAMILIES
+
+    family = FAMILIES.get(inv.model_type)
+    arch = family.architecture(inv.architecture) if family else None
+    return bool(arch is not None and arch.ties_embeddings)
+
+
+@dataclass(frozen=True)
+class _Entry:
+    """A ``state_dict`` entry on its way through the plan: its name, storage, and where it came from."""
+
+    name: str
+    shape: tuple[int, ...]
+    storage: str
+    kind: str
+    source: str
+    module: str  # the targeted module a base/LoRA entry belongs to ("" otherwise)
+
+
+def _inject(inv: Inventory, targeted: Sequence[str], kind_of: Mapping[str, str], r: int) -> list[_Entry]:
+    targets = set(targeted)
+    out: list[_Entry] = []
+    tensors = list(inv.tensors)
+    for i, t in enumerate(tensors):
+        module = t.module_name
+        storage = t.tied_to or t.name
+        if module in targets:
+            attr = t.name.rpartition(".")[2]
+            out.append(_Entry(f"{module}.base_layer.{attr}", t.shape, storage, "base", t.name, module))
+            last = i + 1 == len(tensors) or tensors[i + 1].module_name != module
+            if last:
+                out.extend(_lora_tensors(inv, module, kind_of[module], r))
+        else:
+            out.append(_Entry(t.name, t.shape, storage, "base", t.name, ""))
+    return out
+
+
+def _lora_tensors(inv: Inventory, module: str, kind: str, r: int) -> list[_Entry]:
+    weight = next(t for t in inv.tensors if t.name == module + ".weight")
+    if kind == "embedding":
+        rows, dim = weight.shape
+        return [
+            _Entry(f"{module}.lora_embedding_A.{ADAPTER}", (r, rows), f"{module}.lora_embedding_A", "lora", module, module),
+            _Entry(f"{module}.lora_embedding_B.{ADAPTER}", (dim, r), f"{module}.lora_embedding_B", "lora", module, module),
+        ]
+    out_features, in_features = weight.shape
+    return [
+        _Entry(f"{module}.lora_A.{ADAPTER}.weight", (r, in_features), f"{module}.lora_A", "lora", module, module),
+        _Entry(f"{module}.lora_B.{ADAPTER}.weight", (out_features, r), f"{module}.lora_B", "lora", module, module),
+    ]
+
+
+def _wrap(entries: list[_Entry], key: str, trainable: dict[str, bool]) -> list[_Entry]:
+    """``ModulesToSaveWrapper``: ``key.original_module.*`` (frozen), then ``key.modules_to_save.default.*`` (trainable)."""
+    prefix = key + "."
+    inside = [i for i, e in enumerate(entries) if e.name.startswith(prefix)]
+    if not inside:
+        return entries
+    start, stop = inside[0], inside[-1] + 1
+    block = entries[start:stop]
+    originals = []
+    copies = []
+    for e in block:
+        rest = e.name[len(prefix):]
+        originals.append(_Entry(f"{key}.original_module.{rest}", e.shape, e.storage, e.kind, e.source, e.module))
+        trainable[e.storage] = False
+    for e in block:
+        rest = e.name[len(prefix):]
+        storage = f"{key}.modules_to_save.{ADAPTER}|{e.storage}"
+        copies.append(_Entry(f"{key}.modules_to_save.{ADAPTER}.{rest}", e.shape, storage, "copy", e.source, e.module))
+        trainable[storage] = True
+    return entries[:start] + originals + copies + entries[stop:]
+
+
+def _finish(entries: Sequence[_Entry], trainable: Mapping[str, bool]) -> tuple[tuple[PlanTensor, ...], int, int]:
+    first: dict[str, str] = {}
+    out: list[PlanTensor] = []
+    n_trainable = n_all = 0
+    for e in entries:
+        name = PREFIX + e.name
+        tied = first.get(e.storage)
+        if tied is None:
+            first[e.storage] = name
+        pt = PlanTensor(name, e.shape, bool(trainable.get(e.storage)), e.kind, e.source, tied)
+        if tied is None:
+            n_all += pt.count
+            if pt.trainable:
+                n_trainable += pt.count
+        out.append(pt)
+    return tuple(out), n_trainable, n_all
+
+
+def _head_warning(inv: Inventory, tensors: Sequence[PlanTensor]) -> list[PlanWarning]:
+    """peft issue #801: a new task head (a module peft's task types would save) whose weights nothing trains."""
+    rescued = {h for names in TASK_HEADS.values() for h in names}
+    heads = [m for m in task_head_modules(inv) if any(m.endswith(h) for h in rescued)]
+    if not heads:
+        return []
+    trained = {pt.source for pt in tensors if pt.trainable and pt.kind in ("base", "copy")}
+    frozen = []
+    for head in heads:
+        weights = [t.name for t in inv.tensors if t.name.startswith(head + ".") and t.name.endswith(".weight")]
+        if weights and not all(w in trained for w in weights):
+            frozen.append(head)
+    if not frozen:
+        return []
+    return [PlanWarning("head_frozen", {"modules": ", ".join(frozen), "suggest": ", ".join(f'"{h}"' for h in frozen)})]
+
+
+# --------------------------------------------------------------------------- freeze
+
+
+def freeze(inv: Inventory, embeddings: bool = False, layers: Any = 0, all_but_head: bool = False) -> Plan:
+    """``requires_grad_(False)`` on the embeddings, the first ``layers`` blocks, or everything but the head.
+
+    A shared Parameter is frozen when any of its names is (``model.base_model.requires_grad_(False)``
+    also freezes an output projection tied to the word embeddings). ALBERT's blocks are its
+    shared layer groups. ``all`` is the model's ``parameters()`` total.
+    """
+    from .config import coerce_int
+
+    k = coerce_int("freeze_layers", layers)
+    if k < 0:
+        raise CalcError("negative", key="freeze_layers", value=k)
+    if k > inv.num_layers:
+        raise CalcError("freeze_layers", value=k, layers=inv.num_layers)
+
+    def frozen(t: Tensor) -> bool:
+        if embeddings and t.section == "embeddings":
+            return True
+        if t.layer is not None and t.layer < k:
+            return True
+        return bool(all_but_head and t.section != "head")
+
+    cold = {t.tied_to or t.name for t in inv.tensors if frozen(t) or not t.trainable}
+    tensors = tuple(
+        PlanTensor(t.name, t.shape, (t.tied_to or t.name) not in cold, "base", t.name, t.tied_to) for t in inv.tensors
+    )
+    n_trainable = sum(t.count for t in tensors if t.tied_to is None and t.trainable)
+    warnings: list[PlanWarning] = []
+    if n_trainable == 0:
+        warnings.append(PlanWarning("nothing_trainable"))
+    settings = {"embeddings": bool(embeddings), "layers": k, "all_but_head": bool(all_but_head)}
+    return Plan("freeze", n_trainable, inv.total, tensors, settings, warnings=tuple(warnings))
+
+
+# ------------------------------------------------------------------ text from users
+
+
+def split_names(text: str | None) -> list[str] | None:
+    """``"query, value"`` → ``["query", "value"]``; empty → None."""
+    if text is None:
+        return None
+    names = [part.strip() for part in text.split(",")]
+    names = [n for n in names if n]
+    return names or None
+
+
+def parse_targets(text: str | None) -> str | list[str] | None:
+    """The CLI's / the page's ``query,value``; a lone ``all-linear`` is peft's shorthand string."""
+    names = split_names(text)
+    if names is not None and len(names) == 1 and names[0].lower() == ALL_LINEAR:
+        return names[0]
+    return names
+
+
+def lora_from_text(
+    inv: Inventory,
+    r: str | int | None = None,
+    targets: str | None = None,
+    bias: str | None = None,
+    task_type: str | None = None,
+    modules_to_save: str | None = None,
+) -> Plan:
+    """:func:`lora` from strings as a shell or an address gives them (comma-separated lists)."""
+    return lora(
+        inv,
+        DEFAULT_R if r in (None, "") else r,
+        parse_targets(targets),
+        bias or "none",
+        task_type or None,
+        split_names(modules_to_save),
+    )
+
+
+def label(key: str, lang: str = "en", **params: Any) -> str:
+    text = LABELS[key]["zh" if lang == "zh" else "en"]
+    return text.format(**params) if params else text
