@@ -128,8 +128,9 @@ def coerce_flags(key: str, value: Any, choices: tuple[str, ...]) -> tuple[str, .
 
 
 def coerce_choice(key: str, value: Any, choices: tuple[str, ...]) -> str:
-    if isinstance(value, str) and value.strip().lower() in choices:
-        return value.strip().lower()
+    """One of ``choices``, spelled exactly (transformers' Literal fields refuse "CLS" for "cls")."""
+    if isinstance(value, str) and value.strip() in choices:
+        return value.strip()
     raise CalcError("bad_value", key=key, value=value)
 
 
