@@ -331,10 +331,10 @@ def page_context(lang: str) -> dict[str, Any]:
         "sections": views.section_breakdown,
         "per_layer": views.per_layer,
         "embedding_split": views.embedding_split,
+        "num_parameters": views.num_parameters,
         "formula": views.formula,
         "memory": views.memory,
         "to_json": views.to_json,
-        # modules that other people are still writing
         # the other systems readers bring
         "transformer": transformer,
         "keras_model": keras_model,

@@ -72,6 +72,11 @@ CITED = {
     "active-parameters.md": ["arxiv.org/abs/2311.10770"],
     "common-mistakes.md": ["google-research/bert/issues/656"],
     "check-it-yourself.md": ["stats.stackexchange.com/questions/435318/"],
+    "encoders-today.md": [
+        "arxiv.org/abs/1911.02116", "arxiv.org/abs/2111.09543", "arxiv.org/abs/2412.13663",
+        "models/xlm_roberta/modeling_xlm_roberta.py", "models/deberta_v2/modeling_deberta_v2.py",
+        "models/modernbert/modeling_modernbert.py", "models/ernie/modeling_ernie.py", "models/mpnet/modeling_mpnet.py",
+    ],
 }
 
 

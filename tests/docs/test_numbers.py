@@ -82,6 +82,17 @@ def _expected_figures() -> dict[str, list[int]]:
         "seq_len": 500, "pos_num": 512, "dropout_rate": 0.05,
     })
     figures["keras-summary.md"] = [keras.total] + sorted({k.count for k in keras.keras_layers if k.count})
+    # The base models of today's encoders, as transformers 5.23 counts them (num_parameters() on the meta
+    # device from the published configs, as the cross-check builds them), not from the calculator.
+    figures["encoders-today.md"] = [
+        278_043_648,  # xlm-roberta-base, XLMRobertaModel
+        183_831_552,  # microsoft/deberta-v3-base, DebertaV2Model
+        149_014_272,  # answerdotai/ModernBERT-base, ModernBertModel
+        109_486_464,  # sentence-transformers/all-mpnet-base-v2, MPNetModel
+        117_944_832,  # nghuyong/ernie-3.0-base-zh, ErnieModel
+        102_267_648,  # bert-base-chinese, BertModel
+        128_100 * 768,  # deberta-v3-base's word table, the card's "98M"
+    ]
     sparse = active.active_parameters(base, (12, 4095))
     figures["active-parameters.md"] = [base.total, round(sparse.active), round(sparse.feed_forward_active)]
     figures["common-mistakes.md"] = [base.total, large.total] + [
