@@ -14,7 +14,7 @@ import urllib.parse
 import pytest
 
 from calculator.presets import PRESETS
-from tests.unit.helpers import HUB_ROBERTA_BASE
+from tests.unit.helpers import HUB_DEBERTA_V3_BASE, HUB_MODERNBERT_BASE, HUB_ROBERTA_BASE, HUB_TOTALS
 
 from .support import (ROOT, expected_numbers, page_numbers, run_cli, wait_error, wait_ready, wait_settled,
                       wait_total)
@@ -405,3 +405,21 @@ def test_keras_bert_mode_names_get_model_arguments_and_weights(page, site, lang,
     page.select_option("#calc-model_type", "transformer")
     wait_total(page, cli_json({"model_type": "transformer"}, tmp_path)["total"])
     assert legend(page) == LEGENDS[lang]["transformer"]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_pasting_published_configs_of_the_new_families(page, site, lang, tmp_path):
+    """A published DeBERTa-v3 file (list keys as a|b, sentinels, no architectures) and ModernBERT's give
+    transformers' own totals, and the form shows what was read."""
+    page.goto(site.url("calculator/", lang))
+    wait_ready(page)
+    paste(page, json.dumps(HUB_DEBERTA_V3_BASE))
+    wait_total(page, HUB_TOTALS["deberta-v3-base"])
+    assert page.input_value("#calc-model_type") == "deberta-v2"
+    assert page.input_value("#calc-architecture") == "DebertaV2Model"
+    assert page.input_value("#calc-deberta-v2-pos_att_type") == "p2c|c2p"
+    assert page.input_value("#calc-preset") == "microsoft/deberta-v3-base"
+    paste(page, json.dumps(HUB_MODERNBERT_BASE))
+    wait_total(page, HUB_TOTALS["ModernBERT-base"])
+    assert page.input_value("#calc-architecture") == "ModernBertForMaskedLM"
+    assert page.locator("[data-error-code]").count() == 0
