@@ -37,6 +37,7 @@ from .model import Inventory
 from .page import form
 from .page.fields import error_dict, internal_error
 from .page.labels import UI_LABELS, family_option, field_label, fields_legend, norm_lang, ui
+from .page.planner import plan_lines, plan_of
 from .page.result import announcement, keras_summary, render_result, render_summary, tensor_table
 from .page.state import (
     ACTIVE_KEY,
@@ -62,11 +63,23 @@ render_form = form.render_form
 
 def _ok(
     inv: Inventory, lang: str, raw: Mapping[str, Any], asked: Any = None, active_text: str | None = None,
-    active: Any = None, tensor_rows: bool = False,
+    active: Any = None, tensor_rows: bool = False, planned: tuple[dict[str, str], Any] = ({}, None),
 ) -> dict[str, Any]:
-    """The page's answer for ``inv``, built from ``raw``; ``asked`` is the preset the request named, if any."""
+    """The page's answer for ``inv``, built from ``raw``; ``asked`` is the preset the request named, if any.
+
+    ``planned`` is (the planner's query, its plan or None): a LoRA or freezing plan adds
+    its panel, its keys to the link, and peft's line to the copies.
+    """
     extras = extra_query(raw, inv.model_type, inv.config)
     preset = _matching_preset(asked, inv, extras)
+    plan_query, plan = planned
+    query = canonical_query(inv, preset, active_text, extras)
+    query.update(plan_query)
+    markdown, text = views.markdown_table(inv, lang), views.text_report(inv, lang)
+    if plan is not None:
+        lines = plan_lines(plan, lang)
+        markdown += "\n" + "\n".join(f"`{line}`" if i == 0 and plan.line else line for i, line in enumerate(lines)) + "\n"
+        text += "\n" + "\n".join(lines) + "\n"
     return {
         "ok": True,
         "total": inv.total,
@@ -76,12 +89,13 @@ def _ok(
         "architecture": inv.architecture,
         "pooler": inv.pooler,
         "preset": preset,
-        "query": canonical_query(inv, preset, active_text, extras),
+        "query": query,
         "summary_html": render_summary(inv, lang, preset),
-        "html": render_result(inv, lang, preset, active, tensor_rows=tensor_rows),
+        "html": render_result(inv, lang, preset, active, tensor_rows=tensor_rows, plan=plan),
         "tensors_html": tensor_table(inv, lang),
-        "markdown": views.markdown_table(inv, lang),
-        "text": views.text_report(inv, lang),
+        "markdown": markdown,
+        "text": text,
+        "plan": None if plan is None else {"trainable": plan.trainable, "all": plan.all, "line": plan.line},
         "announce": announcement(inv, lang, preset),
     }
 
@@ -104,7 +118,8 @@ def compute(params: Mapping[str, Any], lang: str = "en", tensor_rows: bool = Fal
         model_type = raw["model_type"]
         inv = build(raw, architecture, pooler)
         active_text, active = _active_of(params, inv)
-        return _ok(inv, lang, raw, preset_name, active_text, active, tensor_rows)
+        planned = plan_of(params, inv)
+        return _ok(inv, lang, raw, preset_name, active_text, active, tensor_rows, planned)
     except CalcError as exc:
         return {"ok": False, "error": error_dict(exc, lang, model_type)}
     except Exception:  # noqa: BLE001 - the page shows a code, never a traceback

@@ -132,6 +132,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "modules_to_save would wrap {inner} inside {outer}, a copy inside a copy; keep only one of them.",
         "zh": "modules_to_save 会把 {outer} 和其中的 {inner} 各包装一次，副本里再套副本；请只保留其中一个。",
     },
+    "plan_conflict": {
+        "en": "LoRA and freezing exclude each other: peft freezes the base model itself. Clear one of them.",
+        "zh": "LoRA 和手动冻结不能同时使用：peft 会自己冻结基础模型。请清空其中一项。",
+    },
     "freeze_layers": {
         "en": "The model has {layers} layers; it cannot freeze the first {value}.",
         "zh": "模型只有 {layers} 层，无法冻结前 {value} 层。",

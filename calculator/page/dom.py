@@ -36,6 +36,8 @@ IDS: dict[str, str] = {
     "config_error": "calc-config-error",
     "result_title": "calc-result-title",
     "keras_summary": "calc-keras-summary",
+    "planner": "calc-planner",
+    "counts_title": "calc-counts-title",
 }
 
 #: Classes the script reads or sets.

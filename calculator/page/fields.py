@@ -18,6 +18,19 @@ _ERROR_FIELDS: dict[str, tuple[str, ...]] = {
     # The message goes beside the first; the second is marked too (the two vocabularies must match).
     "vocab_mismatch": ("n_tgt_vocab", "n_src_vocab"),
     "labels_fixed": ("num_labels",),
+    # The fine-tuning planner's fields.
+    "lora_rank": ("lora_r",),
+    "lora_bias": ("lora_bias",),
+    "lora_task_type": ("peft_task_type",),
+    "lora_targets_required": ("lora_targets",),
+    "lora_target_missing": ("lora_targets",),
+    "lora_no_linear": ("lora_targets",),
+    "lora_target_unsupported": ("lora_targets",),
+    "lora_target_saved": ("modules_to_save", "lora_targets"),
+    "modules_to_save_missing": ("modules_to_save",),
+    "modules_to_save_nested": ("modules_to_save",),
+    "freeze_layers": ("freeze_layers",),
+    "plan_conflict": ("lora_r", "freeze"),
 }
 
 
@@ -47,7 +60,9 @@ def _error_fields(exc: CalcError, model_type: Any) -> list[str]:
     key = exc.params.get("key")
     if not isinstance(key, str):
         return []
-    if key in ("pooler", ACTIVE_KEY) or key in names:
+    if key in ("pooler", ACTIVE_KEY, "freeze", "freeze_layers", "r") or key in names:
+        if key == "r":
+            return ["lora_r"]
         return [key]
     # ALBERT's "num_hidden_groups × inner_group_num": every named field, the first one first.
     return [part for part in key.split(" × ") if part in names]

@@ -168,10 +168,50 @@ def render_form(query: Mapping[str, str], lang: str = "en") -> str:
         pooler,
         [_family_fields(mt, current, query, lang) for mt in FAMILIES],
         active,
+        _planner(query, lang),
         h("p", class_="calc-hint calc-extras", id=dom.IDS["extras"], hidden=True),
         class_="calc-form", id=dom.IDS["form"], novalidate=True, autocomplete="off",
     )
     return join([_config_box(lang), form])
+
+
+def _planner(query: Mapping[str, str], lang: str) -> Markup:
+    """LoRA (rank, targets, bias, task_type, modules_to_save) or freezing: keys the address carries as they are."""
+
+    def text_field(key: str, mode: str = "text") -> Markup:
+        fid = dom.field_id(None, key)
+        return h(
+            "div",
+            h("label", h("code", key), " ", ui(key, lang), for_=fid),
+            h("input", type="text", inputmode=mode, id=fid, name=key, value=query.get(key, ""), spellcheck="false",
+              aria_describedby=f"{fid}-error"),
+            _err(fid), class_="calc-field", data_key=key,
+        )
+
+    def select(key: str, options: list[tuple[str, str]], default: str) -> Markup:
+        fid = dom.field_id(None, key)
+        chosen = query.get(key, default)
+        return h(
+            "div",
+            h("label", h("code", key), " ", ui(key, lang), for_=fid),
+            h("select", [h("option", text, value=value, selected=value == chosen) for value, text in options],
+              id=fid, name=key, aria_describedby=f"{fid}-error"),
+            _err(fid), class_="calc-field", data_key=key,
+        )
+
+    return h(
+        "fieldset",
+        h("legend", ui("planner_legend", lang)),
+        text_field("lora_r", "numeric"),
+        text_field("lora_targets"),
+        select("lora_bias", [(b, b) for b in ("none", "all", "lora_only")], "none"),
+        select("peft_task_type", [("", ui("peft_task_none", lang))] + [(t, t) for t in ("SEQ_CLS", "TOKEN_CLS", "QUESTION_ANS")], ""),
+        text_field("modules_to_save"),
+        select("freeze", [("", ui("freeze_none", lang)), ("embeddings", ui("freeze_embeddings", lang)),
+                          ("all_but_head", ui("freeze_all_but_head", lang))], ""),
+        text_field("freeze_layers", "numeric"),
+        class_="calc-planner", id=dom.IDS["planner"],
+    )
 
 
 def _json_for_script(value: Any) -> Markup:

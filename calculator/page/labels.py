@@ -13,6 +13,43 @@ from ..i18n import label
 
 #: Words the calculator page needs on top of :data:`calculator.i18n.LABELS`.
 UI_LABELS: dict[str, dict[str, str]] = {
+    # The reconciliation panel: the count each tool prints, and why it differs.
+    "counts_title": {"en": "What other tools print", "zh": "其他工具打印的数字"},
+    "counts_tool": {"en": "Tool", "zh": "工具"},
+    "counts_call": {"en": "Call", "zh": "调用"},
+    "counts_delta": {"en": "Difference", "zh": "差值"},
+    "counts_why": {"en": "Why", "zh": "原因"},
+    # The fine-tuning planner.
+    "planner_legend": {
+        "en": "Fine-tuning: trainable parameters (LoRA as peft applies it, or freezing)",
+        "zh": "微调：可训练参数量（按 peft 的方式加 LoRA，或手动冻结）",
+    },
+    "lora_r": {"en": "LoRA rank r (empty: no LoRA)", "zh": "LoRA 的秩 r（留空则不加 LoRA）"},
+    "lora_targets": {"en": "target_modules, comma-separated, or all-linear (empty: peft's default)",
+                     "zh": "target_modules，用逗号分隔，或 all-linear（留空则用 peft 的默认值）"},
+    "lora_bias": {"en": "bias", "zh": "bias（偏置的训练方式）"},
+    "peft_task_type": {"en": "task_type (adds the task head to modules_to_save)",
+                       "zh": "task_type（会把任务头加入 modules_to_save）"},
+    "peft_task_none": {"en": "(none)", "zh": "（不设置）"},
+    "modules_to_save": {"en": "modules_to_save, comma-separated", "zh": "modules_to_save，用逗号分隔"},
+    "freeze": {"en": "Freeze (without LoRA)", "zh": "冻结（不加 LoRA 时）"},
+    "freeze_none": {"en": "nothing", "zh": "不冻结"},
+    "freeze_embeddings": {"en": "the embeddings", "zh": "嵌入层"},
+    "freeze_all_but_head": {"en": "everything but the task head", "zh": "除任务头以外的全部参数"},
+    "freeze_layers": {"en": "…and the first K encoder layers (K)", "zh": "……以及前 K 个编码器层（K）"},
+    "plan_title_lora": {"en": "Trainable parameters under LoRA", "zh": "加 LoRA 后的可训练参数量"},
+    "plan_title_freeze": {"en": "Trainable parameters after freezing", "zh": "冻结后的可训练参数量"},
+    "plan_line_note": {
+        "en": "peft's print_trainable_parameters() prints exactly this line:",
+        "zh": "peft 的 print_trainable_parameters() 打印的正是这一行：",
+    },
+    "plan_trainable": {"en": "Trainable", "zh": "可训练"},
+    "plan_all": {"en": "All parameters (as peft counts them)", "zh": "全部参数（按 peft 的算法）"},
+    "plan_added": {"en": "Tensors LoRA adds", "zh": "LoRA 新增的张量"},
+    "plan_copies": {
+        "en": "modules_to_save copies (trainable, and counted again in all params)",
+        "zh": "modules_to_save 副本（可训练，且在 all params 中再算一次）",
+    },
     "form_title": {"en": "Model", "zh": "模型"},
     "preset": {"en": "Start from a published model", "zh": "从公开的预训练模型开始"},
     "preset_custom": {"en": "(custom values)", "zh": "（自定义数值）"},

@@ -200,8 +200,61 @@ def _memory(inv: Inventory, lang: str) -> Markup:
     ])
 
 
+def _counts(inv: Inventory, lang: str) -> Markup:
+    """Every count a reader meets (calculator.counts), each as its tool names it, and why it differs."""
+    from .. import counts
+
+    rows = []
+    for c in counts.reconcile(inv):
+        delta = "0" if c.delta == 0 else f"{'+' if c.delta > 0 else '−'}{views.fmt_int(abs(c.delta), lang)}"
+        rows.append(h(
+            "tr", _td(c.label(lang)), _td(h("code", c.code)), _td(views.fmt_int(c.value, lang), "num"),
+            _td(delta, "num"), _td(c.note["zh" if lang == "zh" else "en"]),
+            data_count_key=c.key, data_count=c.value,
+        ))
+    head = [(ui("counts_tool", lang), ""), (ui("counts_call", lang), ""), (label("count", lang), "num"),
+            (ui("counts_delta", lang), "num"), (ui("counts_why", lang), "")]
+    return join([h("h3", ui("counts_title", lang), id="calc-counts-title"), _table(head, rows, "calc-counts")])
+
+
+def _plan(plan: Any, lang: str) -> Markup:
+    """The planner's answer: trainable and all as peft counts them, its printed line, warnings, added tensors."""
+    from .planner import plan_lines
+
+    n = lambda v: views.fmt_int(v, lang)  # noqa: E731
+    title = "plan_title_lora" if plan.method == "lora" else "plan_title_freeze"
+    out: list[Any] = [h("h3", ui(title, lang))]
+    facts = [("plan_trainable", plan.trainable), ("plan_all", plan.all)]
+    if plan.copies:
+        facts.append(("plan_copies", sum(t.count for t in plan.copies if t.tied_to is None)))
+    out.append(h("dl", [
+        h("div", h("dt", ui(k, lang)), h("dd", n(v)), data_plan=k, data_count=v) for k, v in facts
+    ], class_="calc-facts calc-plan"))
+    lines = plan_lines(plan, lang)
+    if plan.line is not None:
+        out.append(h("p", ui("plan_line_note", lang), class_="calc-note"))
+        out.append(h("pre", h("code", plan.line), class_="calc-peft-line", data_peft_line=plan.line))
+        lines = lines[1:]
+    else:
+        out.append(h("p", lines[0], class_="calc-plan-share"))
+        lines = lines[1:]
+    for warning, text in zip(plan.warnings, lines):
+        out.append(h("p", text, class_="calc-err calc-plan-warning", data_warning=warning.code, role="note"))
+    if plan.added:
+        rows = [
+            h("tr", _td(h("code", t.name), "calc-name"), _td(views.fmt_shape(t.shape), "num"), _td(n(t.count), "num"),
+              data_name=t.name, data_count=t.count)
+            for t in plan.added
+        ]
+        head = [(label("tensor", lang), ""), (label("shape", lang), "num"), (label("count", lang), "num")]
+        out.append(h("details", h("summary", f"{ui('plan_added', lang)} ({len(plan.added)})"),
+                     _table(head, rows, "calc-plan-tensors"), class_="calc-plan-added"))
+    return join(out)
+
+
 def render_result(
-    inv: Inventory, lang: str = "en", preset: str | None = None, active: Any = None, tensor_rows: bool = True
+    inv: Inventory, lang: str = "en", preset: str | None = None, active: Any = None, tensor_rows: bool = True,
+    plan: Any = None,
 ) -> str:
     """The breakdown under the total: facts, chart, tables, formula, memory, every tensor.
 
@@ -216,13 +269,15 @@ def render_result(
         h("h2", ui("result_title", lang), class_="calc-result-title", id="calc-result-title"),
         _facts(inv, lang),
     ]
+    if plan is not None:
+        out.append(_plan(plan, lang))
     if active is not None and active.fraction != 1:
         out.append(_render_active(inv, active, lang))
     # The chart is SVG this package generates: every text in it is a label or a number, escaped there.
     out.append(h("h3", ui("chart_title", lang)))
     out.append(h("figure", raw(share_chart_svg(inv, lang, preset or inv.architecture)), class_="calc-chart"))
     out += [_groups(inv, lang, head), _sections(inv, lang, head), _layers(inv, lang), _formula(inv, lang),
-            _memory(inv, lang)]
+            _memory(inv, lang), _counts(inv, lang)]
     if inv.keras_layers:
         out.append(keras_summary(inv, lang))
     title = "tensors_title_keras" if inv.keras_layers else "tensors_title"

@@ -16,12 +16,13 @@ from ..families.base import Family
 from ..model import Inventory
 from ..presets import DEFAULT_PRESET, PRESETS, get_preset
 from .labels import UI_LABELS
+from .planner import PLANNER_KEYS
 
 #: Query key of the share of feed-forward neurons active per token (not a config.json key).
 ACTIVE_KEY = "active_fraction"
 
 #: Query keys that are not config.json fields.
-STATE_KEYS = ("preset", "model_type", "architecture", "pooler", ACTIVE_KEY)
+STATE_KEYS = ("preset", "model_type", "architecture", "pooler", ACTIVE_KEY) + PLANNER_KEYS
 
 #: The state the page opens in, and the one pre-rendered at build time.
 DEFAULT_PARAMS: dict[str, str] = {"preset": DEFAULT_PRESET}

@@ -236,7 +236,7 @@ def test_widget_holds_form_result_and_schema():
             for f in fam.fields:
                 assert f'<label for="calc-{mt}-{f.key}">' in html, (mt, f.key)
                 assert f'id="calc-{mt}-{f.key}"' in html
-        assert html.count("<fieldset") == len(FAMILIES)
+        assert html.count("<fieldset") == len(FAMILIES) + 1  # one per family, and the fine-tuning planner
         assert html.count(" hidden disabled>") == len(FAMILIES) - 1
         for control in ("preset", "model_type", "architecture", "pooler", "config"):
             assert f'<label for="calc-{control}">' in html
@@ -580,3 +580,37 @@ def test_keras_bert_labels_name_its_arguments_and_weights():
     # PyTorch families still list state_dict entries.
     assert "<summary>Every tensor (199 entries in state_dict)</summary>" in _ok({})["html"]
     assert '<th scope="col">Tensor</th>' in _ok({})["tensors_html"]
+
+
+def test_the_lora_planner_in_the_page_matches_hand_arithmetic_and_round_trips():
+    # BertForSequenceClassification, LoRA r=8 on query and value, task_type SEQ_CLS (peft copies the classifier):
+    h, r, layers, labels = 768, 8, 12, 2
+    lora = layers * 2 * (r * h + h * r)  # lora_A [r, in] + lora_B [out, r] on two [768, 768] Linears per layer
+    head = labels * h + labels
+    model = BASE_TOTAL + head  # the pooler stays; the classifier is the task head
+    params = {"preset": "bert-base-uncased", "architecture": "BertForSequenceClassification",
+              "lora_r": "8", "lora_targets": "query,value", "peft_task_type": "SEQ_CLS"}
+    for lang in ("en", "zh"):
+        out = _ok(params, lang)
+        assert out["total"] == model
+        assert out["plan"]["trainable"] == lora + head
+        assert out["plan"]["all"] == model + lora + head  # the copy is counted again in "all params"
+        line = f"trainable params: {lora + head:,} || all params: {model + lora + head:,} || trainable%: " \
+               f"{100 * (lora + head) / (model + lora + head):.4f}"
+        assert out["plan"]["line"] == line and line in out["html"] and line in out["markdown"] and line in out["text"]
+        again = _ok(out["query"], lang)
+        assert again["plan"] == out["plan"] and again["query"] == out["query"]
+    # Without task_type the classifier stays frozen (peft issue #801): the page warns.
+    bare = _ok({k: v for k, v in params.items() if k != "peft_task_type"})
+    assert bare["plan"]["trainable"] == lora and 'data-warning="head_frozen"' in bare["html"]
+
+
+def test_planner_errors_sit_beside_their_fields():
+    base = {"preset": "bert-base-uncased"}
+    assert _err({**base, "lora_r": "0"})["fields"] == ["lora_r"]
+    assert _err({**base, "lora_r": "8", "lora_targets": "nope"})["fields"] == ["lora_targets"]
+    assert _err({**base, "lora_r": "8", "lora_bias": "some"})["fields"] == ["lora_bias"]
+    assert _err({**base, "lora_r": "8", "freeze": "embeddings"})["code"] == "plan_conflict"
+    assert _err({**base, "freeze_layers": "13"})["fields"] == ["freeze_layers"]
+    for lang in ("en", "zh"):
+        assert _err({**base, "lora_r": "8", "lora_targets": "nope"}, lang)["message"]

@@ -43,6 +43,8 @@ function main(root) {
   const configText = byId("calc-config");
   const configFile = byId("calc-config-file");
   const activeInput = schema.active ? byId(`calc-${schema.active}`) : null;
+  // The fine-tuning planner (LoRA or freezing): its keys travel in the address as they are.
+  const planner = byId(schema.dom.ids.planner);
 
   let worker = null;
   let ready = false;
@@ -117,6 +119,9 @@ function main(root) {
       params[input.name] = input.type === "checkbox" ? (input.checked ? "1" : "0") : input.value;
     }
     if (activeInput) params[activeInput.name] = activeInput.value;
+    if (planner) {
+      for (const el of planner.querySelectorAll("input[name], select[name]")) if (el.value !== "") params[el.name] = el.value;
+    }
     for (const [key, value] of Object.entries(extras)) if (!(key in params)) params[key] = value;
     return params;
   }
@@ -150,6 +155,12 @@ function main(root) {
       else input.value = String(value);
     }
     if (activeInput && q[activeInput.name] !== undefined) activeInput.value = String(q[activeInput.name]);
+    if (planner) {
+      // A select's first option is its default ("none", no task type, nothing frozen).
+      for (const el of planner.querySelectorAll("input[name], select[name]")) {
+        el.value = typeof q[el.name] === "string" ? q[el.name] : el.tagName === "SELECT" ? el.options[0].value : "";
+      }
+    }
     presetSel.value = preset ? q.preset : "";
     setExtras(q);
     syncArchitecture(q.pooler === undefined ? undefined : ["1", "true"].includes(q.pooler));

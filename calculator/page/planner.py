@@ -1,0 +1,71 @@
+"""The page's fine-tuning planner: LoRA (as peft applies it) or freezing, from the address's keys.
+
+The keys are the CLI's options with underscores (``lora_r``, ``lora_targets``,
+``lora_bias``, ``peft_task_type``, ``modules_to_save``; ``freeze``, ``freeze_layers``),
+so a share link and a command line say the same thing. The planner is on when
+``lora_r`` is given (LoRA) or ``freeze`` / ``freeze_layers`` is (freezing).
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from .. import peft
+from ..errors import CalcError
+from ..model import Inventory
+
+LORA_KEYS: tuple[str, ...] = ("lora_r", "lora_targets", "lora_bias", "peft_task_type", "modules_to_save")
+FREEZE_KEYS: tuple[str, ...] = ("freeze", "freeze_layers")
+PLANNER_KEYS: tuple[str, ...] = LORA_KEYS + FREEZE_KEYS
+#: What the freeze menu offers besides the first K layers.
+FREEZE_CHOICES: tuple[str, ...] = ("", "embeddings", "all_but_head")
+
+
+def planner_query(params: Mapping[str, Any]) -> dict[str, str]:
+    """The planner's keys that carry a value, as text."""
+    out: dict[str, str] = {}
+    for key in PLANNER_KEYS:
+        value = params.get(key)
+        if value is None:
+            continue
+        text = str(value).strip()
+        if text:
+            out[key] = text
+    return out
+
+
+def plan_of(params: Mapping[str, Any], inv: Inventory) -> tuple[dict[str, str], peft.Plan | None]:
+    """(the planner's canonical query, the plan or None) for query-style parameters."""
+    q = planner_query(params)
+    if q.get("lora_bias") == "none":
+        q.pop("lora_bias")  # peft's default: not worth a key in the link
+    lora_on = "lora_r" in q
+    freeze_on = any(k in q for k in FREEZE_KEYS)
+    if lora_on and freeze_on:
+        raise CalcError("plan_conflict")
+    if lora_on:
+        plan = peft.lora_from_text(inv, q["lora_r"], q.get("lora_targets"), q.get("lora_bias"), q.get("peft_task_type"),
+                                   q.get("modules_to_save"))
+        return {k: v for k, v in q.items() if k in LORA_KEYS}, plan
+    if freeze_on:
+        choice = q.get("freeze", "")
+        if choice not in FREEZE_CHOICES:
+            raise CalcError("bad_value", key="freeze", value=choice)
+        plan = peft.freeze(inv, embeddings=choice == "embeddings", layers=q.get("freeze_layers", "0"),
+                           all_but_head=choice == "all_but_head")
+        return {k: v for k, v in q.items() if k in FREEZE_KEYS}, plan
+    return {}, None
+
+
+def plan_lines(plan: peft.Plan, lang: str) -> list[str]:
+    """What the copies end with: peft's own line (LoRA) or the trainable share (freezing), then warnings."""
+    from .. import views
+
+    lines: list[str] = []
+    if plan.line is not None:
+        lines.append(plan.line)
+    else:
+        lines.append(peft.label("trainable_of", lang, trainable=views.fmt_int(plan.trainable),
+                                all=views.fmt_int(plan.all), percent=f"{plan.percentage:.4f}"))
+    colon = "：" if lang == "zh" else ": "
+    lines.extend(f"{peft.label('warning', lang)}{colon}{w.message(lang)}" for w in plan.warnings)
+    return lines
