@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 from typing import Any, Iterable
 
-from calculator import charts, views
+from calculator import charts, counts, peft, views
 from calculator.build import build
 from calculator.families import keras_bert, transformer2018
 from calculator.i18n import label as _label
@@ -332,6 +332,10 @@ def page_context(lang: str) -> dict[str, Any]:
         "per_layer": views.per_layer,
         "embedding_split": views.embedding_split,
         "num_parameters": views.num_parameters,
+        # every tool's count and why it differs; the fine-tuning planner (LoRA as peft applies it, freezing)
+        "reconcile": counts.reconcile,
+        "lora": peft.lora,
+        "freeze": peft.freeze,
         "formula": views.formula,
         "memory": views.memory,
         "to_json": views.to_json,
