@@ -60,6 +60,22 @@ LINKED = [
     ({"model_type": "roberta", "vocab_size": "1"}, "padding_idx", "calc-roberta-vocab_size"),
     ({"model_type": "distilbert", "architecture": "DistilBertForQuestionAnswering", "num_labels": "3"},
      "labels_fixed", "calc-distilbert-num_labels"),
+    # The fine-tuning planner's keys (the CLI's LoRA and freezing options).
+    ({"model_type": "keras-bert", "lora_r": "8"}, "lora_family", None),
+    ({"lora_r": "0"}, "lora_rank", "calc-lora_r"),
+    ({"lora_r": "8", "lora_bias": "some"}, "lora_bias", "calc-lora_bias"),
+    ({"lora_r": "8", "peft_task_type": "CAUSAL_LM"}, "lora_task_type", "calc-peft_task_type"),
+    ({"model_type": "distilbert", "lora_r": "8"}, "lora_targets_required", "calc-lora_targets"),
+    ({"lora_r": "8", "lora_targets": "nope"}, "lora_target_missing", "calc-lora_targets"),
+    ({"lora_r": "8", "lora_targets": "LayerNorm"}, "lora_target_unsupported", "calc-lora_targets"),
+    ({"lora_r": "8", "lora_targets": "classifier", "architecture": "BertForSequenceClassification",
+      "modules_to_save": "classifier"}, "lora_target_saved", "calc-modules_to_save"),
+    ({"lora_r": "8", "lora_targets": "query", "modules_to_save": "nope"}, "modules_to_save_missing",
+     "calc-modules_to_save"),
+    ({"lora_r": "8", "lora_targets": "query", "modules_to_save": "pooler,pooler.dense"}, "modules_to_save_nested",
+     "calc-modules_to_save"),
+    ({"freeze_layers": "13"}, "freeze_layers", "calc-freeze_layers"),
+    ({"lora_r": "8", "freeze": "embeddings"}, "plan_conflict", "calc-lora_r"),
 ]
 LINKED = [case for case in LINKED if case[1] in MESSAGES]  # codes the engine has at this commit
 NOT_FROM_THE_PAGE = {
@@ -68,6 +84,8 @@ NOT_FROM_THE_PAGE = {
     # Raised for exceptions that are not CalcError: by construction no input reaches it;
     # tests/unit/test_api.py forces one and checks the page-facing answer.
     "internal": "no input reaches it; covered by tests/unit/test_api.py",
+    # all-linear on a model without any nn.Linear: only a zero-layer DeBERTa has none.
+    "lora_no_linear": "only a zero-layer DeBERTa has no nn.Linear; covered by tests/unit/test_peft.py",
 }
 
 

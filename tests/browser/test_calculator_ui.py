@@ -423,3 +423,29 @@ def test_pasting_published_configs_of_the_new_families(page, site, lang, tmp_pat
     wait_total(page, HUB_TOTALS["ModernBERT-base"])
     assert page.input_value("#calc-architecture") == "ModernBertForMaskedLM"
     assert page.locator("[data-error-code]").count() == 0
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_lora_link_shows_peft_line_as_the_cli_prints_it(page, site, lang, tmp_path):
+    """A shared LoRA link answers with the line peft prints, the same as the CLI's contract gives; the form shows
+    the plan, and clearing the rank turns the planner off."""
+    config = dict(PRESETS["roberta-base"].config)
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(config))
+    proc = subprocess.run(
+        [sys.executable, "-m", "calculator", "--config", str(path), "--architecture", "RobertaForSequenceClassification",
+         "--lora-r", "16", "--lora-targets", "query,value", "--peft-task-type", "SEQ_CLS", "--format", "json"],
+        cwd=ROOT, capture_output=True, text=True, timeout=60, check=True,
+    )
+    expected = json.loads(proc.stdout)
+    query = {"preset": "roberta-base", "architecture": "RobertaForSequenceClassification", "lora_r": "16",
+             "lora_targets": "query,value", "peft_task_type": "SEQ_CLS"}
+    page.goto(site.url("calculator/", lang, urllib.parse.urlencode(query)))
+    wait_total(page, expected["total"])
+    page.wait_for_selector(".calc-peft-line")
+    assert page.locator(".calc-peft-line").text_content() == expected["peft"]["line"]
+    assert page.input_value("#calc-lora_r") == "16" and page.input_value("#calc-peft_task_type") == "SEQ_CLS"
+    page.fill("#calc-lora_r", "")
+    page.wait_for_selector(".calc-peft-line", state="detached")
+    assert "lora_r" not in page.url
+    assert page.locator("[data-count-key='parameters']").count() == 1  # the reconciliation panel stays
