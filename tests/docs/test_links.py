@@ -72,6 +72,8 @@ CITED = {
     "active-parameters.md": ["arxiv.org/abs/2311.10770"],
     "common-mistakes.md": ["google-research/bert/issues/656"],
     "check-it-yourself.md": ["stats.stackexchange.com/questions/435318/"],
+    "why-tools-disagree.md": ["transformers/modeling_utils.py", "TylerYep/torchinfo"],
+    "fine-tuning.md": ["arxiv.org/abs/2106.09685", "peft/blob/v0.21.2/src/peft/peft_model.py", "huggingface/peft/issues/801"],
     "encoders-today.md": [
         "arxiv.org/abs/1911.02116", "arxiv.org/abs/2111.09543", "arxiv.org/abs/2412.13663",
         "models/xlm_roberta/modeling_xlm_roberta.py", "models/deberta_v2/modeling_deberta_v2.py",

@@ -93,6 +93,40 @@ def _expected_figures() -> dict[str, list[int]]:
         102_267_648,  # bert-base-chinese, BertModel
         128_100 * 768,  # deberta-v3-base's word table, the card's "98M"
     ]
+    # Every tool's count, derived from the configs: state_dict lists the tied decoder weight [V, H] and bias [V]
+    # again, torchinfo counts the tied table [V, H] twice, exclude_embeddings drops the (V + P + T)·H tables
+    # (XLM-R's masked-LM model: only (P + T)·H, its word table is named after the head's nn.Linear).
+    v, p_, t_ = (base.config[k] for k in ("vocab_size", "max_position_embeddings", "type_vocab_size"))
+    xmlm = inv("xlm-roberta-base", architecture="XLMRobertaForMaskedLM")
+    xc = xmlm.config
+    figures["why-tools-disagree.md"] = [
+        base.total, base.total - (v + p_ + t_) * h, pre.total, pre.total + v * h + v, pre.total + v * h,
+        pre.total - (v + p_ + t_) * h, xmlm.total, xmlm.total - (xc["max_position_embeddings"] + xc["type_vocab_size"]) * xc["hidden_size"],
+        xmlm.total + xc["vocab_size"] * xc["hidden_size"] + xc["vocab_size"],
+        xmlm.total + xc["vocab_size"] * xc["hidden_size"],
+        keras.total,
+    ]
+    # Fine-tuning, from the configs: LoRA adds r·(in + out) per targeted matrix; SEQ_CLS trains a copy of the head,
+    # counted again in peft's "all params" (the same arithmetic gives peft's published roberta-base r=8 line,
+    # 887,042 of 125,534,212).
+    seq = inv(architecture="BertForSequenceClassification")
+    n_layers, inner = base.config["num_hidden_layers"], base.config["intermediate_size"]
+    cls_head = h * 2 + 2
+    qv = 8 * (h + h) * 2 * n_layers
+    rob = inv("roberta-base", architecture="RobertaForSequenceClassification")
+    rob_lora = 16 * (4 * (h + h) + (h + inner) + (inner + h)) * n_layers
+    rob_head = h * h + h + cls_head
+    dis = inv("distilbert-base-uncased", architecture="DistilBertForSequenceClassification")
+    dis_lora, pre_cls = 8 * (h + h) * 2 * dis.config["n_layers"], h * h + h
+    deb = inv("microsoft/deberta-v3-base", architecture="DebertaV2ForSequenceClassification")
+    figures["fine-tuning.md"] = [
+        seq.total, seq.total - ((v + p_ + t_) * h + 2 * h), seq.total - (n_layers // 2) * per_layer, cls_head,
+        8 * (h + h), qv, qv + cls_head, seq.total + qv + cls_head, seq.total + qv,
+        qv + cls_head + 2 * n_layers * h,
+        rob_lora + rob_head, rob.total + rob_lora + rob_head,
+        dis_lora + pre_cls + cls_head, dis.total + dis_lora + pre_cls + cls_head,
+        deb.total + qv + cls_head,
+    ]
     sparse = active.active_parameters(base, (12, 4095))
     figures["active-parameters.md"] = [base.total, round(sparse.active), round(sparse.feed_forward_active)]
     figures["common-mistakes.md"] = [base.total, large.total] + [
