@@ -34,7 +34,8 @@ Measured (all in ms from navigation start, ``performance.now()``):
 from __future__ import annotations
 
 import argparse
-import functools
+import email.utils
+import gzip
 import http.server
 import json
 import os
@@ -45,7 +46,7 @@ import subprocess
 import sys
 import tempfile
 import threading
-import time
+import urllib.parse
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -126,12 +127,69 @@ INPUT_LOOP = """async (cases) => {
 }"""
 
 
-class _Handler(http.server.SimpleHTTPRequestHandler):
-    extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map,
-                      ".mjs": "text/javascript", ".wasm": "application/wasm"}
+#: Sent gzip-compressed, as GitHub Pages sends them (text, scripts, JSON, WebAssembly);
+#: a zip, an image or a .pyc (application/octet-stream) goes as it is.
+TYPES = {".html": "text/html", ".css": "text/css", ".js": "text/javascript", ".mjs": "text/javascript",
+         ".json": "application/json", ".wasm": "application/wasm", ".py": "text/x-python",
+         ".svg": "image/svg+xml", ".txt": "text/plain", ".xml": "application/xml", ".zip": "application/zip",
+         ".png": "image/png", ".pyc": "application/octet-stream"}
+COMPRESSED = ("text/", "application/json", "application/wasm", "image/svg+xml", "application/xml")
+
+
+class _Handler(http.server.BaseHTTPRequestHandler):
+    """The site as GitHub Pages serves it: gzip, ``Cache-Control: max-age=600``, 304s.
+
+    Every response is recorded (path, status, body bytes on the wire) under the
+    server's current ``phase``, for the bytes figures.
+    """
+
+    protocol_version = "HTTP/1.1"
+    root: Path
+    state: dict  # {"phase": str, "log": list, "gz": {path: (mtime, bytes)}}
 
     def log_message(self, *args):
         pass
+
+    def do_GET(self):  # noqa: N802
+        path = urllib.parse.unquote(urllib.parse.urlsplit(self.path).path)
+        file = (self.root / path.lstrip("/")).resolve()
+        if file.is_dir():
+            file = file / "index.html"
+        if self.root not in file.parents or not file.is_file():
+            return self._send(path, 404, b"", "text/plain", None)
+        stat = file.stat()
+        modified = email.utils.formatdate(int(stat.st_mtime), usegmt=True)
+        since = self.headers.get("If-Modified-Since")
+        if since and email.utils.parsedate_to_datetime(since).timestamp() >= int(stat.st_mtime):
+            return self._send(path, 304, b"", None, modified)
+        ctype = TYPES.get(file.suffix, "application/octet-stream")
+        body = file.read_bytes()
+        gzipped = ctype.startswith(COMPRESSED) and "gzip" in self.headers.get("Accept-Encoding", "")
+        if gzipped:
+            cached = self.state["gz"].get(file)
+            if cached is None or cached[0] != stat.st_mtime:
+                cached = self.state["gz"][file] = (stat.st_mtime, gzip.compress(body, 6, mtime=0))
+            body = cached[1]
+        self._send(path, 200, body, ctype, modified, gzipped)
+
+    def _send(self, path, status, body, ctype, modified, gzipped=False):
+        self.state["log"].append((self.state["phase"], path, status, len(body)))
+        self.send_response(status)
+        if ctype:
+            self.send_header("Content-Type", ctype)
+        if modified:
+            self.send_header("Last-Modified", modified)
+        self.send_header("Cache-Control", "max-age=600")
+        if gzipped:
+            self.send_header("Content-Encoding", "gzip")
+            self.send_header("Vary", "Accept-Encoding")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if body:
+            try:
+                self.wfile.write(body)
+            except (BrokenPipeError, ConnectionResetError):
+                pass
 
 
 class _Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
@@ -139,7 +197,10 @@ class _Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
 
 
 def serve(directory: Path) -> tuple[_Server, str]:
-    server = _Server(("127.0.0.1", 0), functools.partial(_Handler, directory=str(directory)))
+    state = {"phase": "", "log": [], "gz": {}}
+    handler = type("Handler", (_Handler,), {"root": directory.resolve(), "state": state})
+    server = _Server(("127.0.0.1", 0), handler)
+    server.state = state
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server, f"http://127.0.0.1:{server.server_address[1]}/"
 
@@ -204,6 +265,103 @@ def measure_calculator(pw, chrome: str, url: str, n_inputs: int) -> dict:
         browser.close()
 
 
+#: A shared link, as in tests/browser/test_calculator_offline.py: its answer is not the pre-rendered one.
+LINK = "calculator/?preset=bert-large-uncased&num_hidden_layers=3"
+LINK_CONFIG = {**PRESETS["bert-large-uncased"].config, "num_hidden_layers": 3}
+
+#: Resolves once the service worker registrations calculator-start.js asked for are active.
+KEPT = """async () => {
+  const regs = await window.__calcOffline;
+  if (!regs) return false;
+  await Promise.all(regs.map((reg) => new Promise((resolve, reject) => {
+    const check = () => {
+      if (reg.active && reg.active.state === 'activated') return resolve();
+      const sw = reg.installing || reg.waiting || reg.active;
+      sw.addEventListener('statechange', () => (sw.state === 'redundant' ? reject(new Error('install failed')) : check()),
+                          { once: true });
+    };
+    check();
+  })));
+  return true;
+}"""
+
+
+def measure_bytes(pw, chrome: str, url: str, server) -> dict:
+    """What opening a shared link costs on the wire, the first time and the second.
+
+    First: a cold browser with service workers blocked (calculator-start.js registers
+    one only after the answer, so the first answer never depends on it), every
+    response from navigation until the link's answer is on the page. Second: a
+    returning reader: a first visit with the service worker, until it has kept
+    everything, then the link again.
+    """
+    total = build(LINK_CONFIG).total
+    answered = (f"document.querySelector('#calc-root [data-total=\"{total}\"]') !== null"
+                " && !document.querySelector('#calc-root[data-busy]')")
+    state = server.state
+    out = {}
+    browser = pw.chromium.launch(executable_path=chrome, args=ARGS)
+    try:
+        ctx = browser.new_context(service_workers="block")
+        page = ctx.new_page()
+        state["phase"] = "first"
+        page.goto(url + LINK)
+        page.wait_for_function(answered, timeout=TIMEOUT_MS, polling=POLL_MS)
+        state["phase"] = ""
+        ctx.close()
+        out["first"] = [r[1:] for r in state["log"] if r[0] == "first"]
+
+        ctx = browser.new_context()
+        page = ctx.new_page()
+        state["phase"] = "install"
+        page.goto(url + "calculator/")
+        page.wait_for_function("document.getElementById('calc-root').dataset.state === 'ready'",
+                               timeout=TIMEOUT_MS, polling=POLL_MS)
+        kept = page.evaluate("window.__calcOffline !== undefined") and page.evaluate(KEPT)
+        page.close()
+        out["install"] = [r[1:] for r in state["log"] if r[0] == "install"]
+        if kept:
+            page = ctx.new_page()
+            state["phase"] = "second"
+            page.goto(url + LINK)
+            page.wait_for_function(answered, timeout=TIMEOUT_MS, polling=POLL_MS)
+            state["phase"] = ""
+            out["second"] = [r[1:] for r in state["log"] if r[0] == "second"]
+        ctx.close()
+    finally:
+        state["phase"] = ""
+        browser.close()
+    return out
+
+
+def print_bytes(figures: dict) -> None:
+    first = figures["first"]
+    size = sum(n for _, _, n in first)
+    print(f"Bytes on the wire (gzip as GitHub Pages sends it), opening {LINK} until its answer:")
+    for path, status, n in sorted(first, key=lambda r: -r[2]):
+        if n >= 10_000:
+            print(f"  {n:>11,}  {path}")
+    small = [r for r in first if r[2] < 10_000]
+    sources = [r for r in small if "/calculator-src/" in r[0]]
+    print(f"  {sum(r[2] for r in sources):>11,}  {len(sources)} more calculator sources and bytecode files")
+    print(f"  {sum(r[2] for r in small if r not in sources):>11,}  {len(small) - len(sources)} more small files")
+    print(f"  {size:>11,}  total, {len(first)} requests ({size / 1e6:.2f} MB; target ≤ 5.5 MB:"
+          f" {'ok' if size <= 5.5e6 else 'MISSED'})")
+    install = figures["install"]
+    print(f"  a first visit with the service worker, until it has kept everything:"
+          f" {sum(r[2] for r in install):,} bytes, {len(install)} requests")
+    if "second" in figures:
+        second = figures["second"]
+        runtime = [r for r in second if r[0].startswith(("/assets/pyodide", "/assets/calculator-src/calculator/"))]
+        print(f"  the second visit: {sum(r[2] for r in second):,} bytes in {len(second)} requests"
+              f" ({sum(1 for r in second if r[1] == 304)} answered 304);"
+              f" requests for Pyodide or the calculator's sources: {len(runtime)}")
+        for path, status, n in second:
+            print(f"      {status} {n:>9,}  {path}")
+    else:
+        print("  (no service worker on this build: no second-visit figure)")
+
+
 def percentile(values: list[float], p: float) -> float:
     ordered = sorted(values)
     k = (len(ordered) - 1) * p
@@ -217,6 +375,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--inputs", type=int, default=40, help="inputs per run for the latency figure")
     parser.add_argument("--site", type=Path, help="an already built site (default: build one)")
     parser.add_argument("--json", type=Path, help="also write every measurement here")
+    parser.add_argument("--bytes-only", action="store_true", help="only the bytes on the wire (no timed runs)")
     args = parser.parse_args(argv)
     if args.runs < 5:
         parser.error("--runs must be at least 5")
@@ -239,6 +398,12 @@ def main(argv: list[str] | None = None) -> int:
         server, url = serve(site)
         bare_runs, worker_runs, pyc_runs, calc_runs = [], [], [], []
         with sync_playwright() as pw:
+            wire = measure_bytes(pw, chrome, url, server)
+            print_bytes(wire)
+            if args.bytes_only:
+                if args.json:
+                    args.json.write_text(json.dumps({"bytes": wire}, indent=1))
+                return 0
             pages = ["bare", "worker", "pyc", "calc"]
             for i in range(args.runs):
                 for which in pages[i % 4:] + pages[: i % 4]:
@@ -304,7 +469,7 @@ def main(argv: list[str] | None = None) -> int:
         print("  worker (ms since it started, medians): "
               + ", ".join(f"{k} {med(b[k] for b in boots):.0f}" for k in boots[0]))
     if args.json:
-        args.json.write_text(json.dumps({"bare": bare_runs, "bare_worker": worker_runs,
+        args.json.write_text(json.dumps({"bare": bare_runs, "bare_worker": worker_runs, "bytes": wire,
                                          "bare_worker_precompiled": pyc_runs, "calculator": calc_runs}, indent=1))
     return 0
 

@@ -44,6 +44,7 @@ import re
 import shutil
 import subprocess
 import sys
+import zipfile
 from html.parser import HTMLParser
 from urllib.parse import urljoin, urlsplit
 
@@ -251,29 +252,53 @@ def page_files(site_dir: str, page_url: str) -> list[str]:
     return sorted(out)
 
 
-def compile_bytecode(dest: str, key: str) -> list[dict]:
+#: The calculator's bytecode, in one archive beside its sources (see compile_bytecode).
+BYTECODE_ARCHIVE = "bytecode.zip"
+
+
+def compile_bytecode(dest: str, key: str) -> dict:
     """Checked-hash ``.pyc`` files for the served sources, compiled by the site's Pyodide.
 
     Python validates each against the hash of the ``.py`` beside it when importing
     (see ``sitegen/compile_pyc.mjs``), so they can only ever save the compile, never
-    change what runs. Compiled once per set of sources: mkdocs-static-i18n calls
-    ``on_post_build`` once per language, and ``mkdocs serve`` rebuilds often.
+    change what runs. They are served as one zip, ``bytecode.zip`` (deflated), which
+    the worker unpacks next to the sources: one request instead of one per module,
+    and compressed whatever the host does with ``.pyc`` files (GitHub Pages' type
+    for them is unknown; a zip it sends as it is). Listed in the manifest as
+    ``{"path", "size", "sha256", "files": [{"path", "size", "sha256"}, ...]}``.
+    Compiled once per set of sources: mkdocs-static-i18n calls ``on_post_build``
+    once per language, and ``mkdocs serve`` rebuilds often.
     """
     old = _read_manifest(dest)
-    listed = old.get("bytecode") or []
-    if old.get("bytecode_key") == key and listed and all(_matches(dest, e) for e in listed):
+    listed = old.get("bytecode")
+    if (old.get("bytecode_key") == key and isinstance(listed, dict) and listed.get("files")
+            and _matches(dest, listed)):
         return listed
     for folder, _dirs, names in os.walk(os.path.join(dest, "calculator")):
         for name in names:
             if name.endswith(".pyc"):
                 os.remove(os.path.join(folder, name))
     written = _node("compile_pyc.mjs", "the calculator's bytecode", dest)
-    out = []
-    for rel in written:
-        with open(os.path.join(dest, rel), "rb") as fh:
-            data = fh.read()
-        out.append({"path": rel, "size": len(data), "sha256": _sha256(data)})
-    return out
+    files = []
+    archive = os.path.join(dest, BYTECODE_ARCHIVE)
+    with zipfile.ZipFile(archive + ".tmp", "w") as zout:
+        for rel in sorted(written):
+            path = os.path.join(dest, *rel.split("/"))
+            with open(path, "rb") as fh:
+                data = fh.read()
+            os.remove(path)  # served in the archive only
+            info = zipfile.ZipInfo(rel, (1980, 1, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_DEFLATED
+            zout.writestr(info, data, compresslevel=9)
+            files.append({"path": rel, "size": len(data), "sha256": _sha256(data)})
+    os.replace(archive + ".tmp", archive)
+    for folder, dirs, _names in os.walk(os.path.join(dest, "calculator"), topdown=False):
+        for d in dirs:
+            if d == "__pycache__" and not os.listdir(os.path.join(folder, d)):
+                os.rmdir(os.path.join(folder, d))
+    with open(archive, "rb") as fh:
+        data = fh.read()
+    return {"path": BYTECODE_ARCHIVE, "size": len(data), "sha256": _sha256(data), "files": files}
 
 
 def compile_stdlib(site_dir: str, dest: str, key: str, old: dict) -> dict:

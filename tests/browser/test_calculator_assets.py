@@ -46,10 +46,11 @@ def test_served_calculator_sources_are_the_repository_files(site):
         assert served == local, entry["path"]
         assert hashlib.sha256(served).hexdigest() == entry["sha256"]
         assert entry["size"] == len(local)
-    # The checked-hash bytecode beside them (tests/pyodide/test_bytecode.py checks what it can do).
-    assert len(manifest["bytecode"]) == len(listed)
-    for entry in manifest["bytecode"]:
-        assert hashlib.sha256(fetch(site.root + "assets/calculator-src/" + entry["path"])).hexdigest() == entry["sha256"]
+    # The checked-hash bytecode, one zip served beside them (tests/pyodide/test_bytecode.py
+    # checks what is in it and what it can do).
+    assert len(manifest["bytecode"]["files"]) == len(listed)
+    archive = fetch(site.root + "assets/calculator-src/" + manifest["bytecode"]["path"])
+    assert hashlib.sha256(archive).hexdigest() == manifest["bytecode"]["sha256"]
 
 
 def test_served_pyodide_is_the_npm_package(site):
@@ -94,35 +95,53 @@ def test_explainer_pages_reference_no_calculator_runtime(site):
             assert needle not in html.lower(), f"{p.relative_to(site.dir)} mentions {needle}"
 
 
-def test_explainer_page_loads_no_pyodide(page, site, traffic):
-    seen_before = len(traffic.seen)
+def requests_of(page) -> list[str]:
+    """Every request this tab and its workers make (not a service worker's own, in the background)."""
+    seen: list[str] = []
+    page.on("request", lambda request: seen.append(request.url))
+    return seen
+
+
+def test_explainer_page_loads_no_pyodide(page, site):
+    loaded = requests_of(page)
     page.goto(site.url(""))
     page.wait_for_load_state("networkidle")
-    loaded = traffic.seen[seen_before:]
-    assert loaded, "the route saw no request"
+    assert loaded, "no request seen"
     assert not [u for u in loaded if "pyodide" in u or "calculator" in u or "worker.js" in u]
 
 
-def test_calculator_page_loads_pyodide_in_a_worker_from_this_site(page, site, traffic):
-    seen_before = len(traffic.seen)
-    page.goto(site.url("calculator/"))
-    wait_ready(page)
-    loaded = traffic.seen[seen_before:]
+def test_calculator_page_loads_pyodide_in_a_worker_from_this_site(browser, site, traffic):
+    """A first visit (a context of its own: no service worker has kept anything yet)."""
+    from .conftest import new_context, watch
+
+    ctx = new_context(browser, traffic)
+    try:
+        page = ctx.new_page()
+        errors = watch(page)
+        loaded = requests_of(page)
+        page.goto(site.url("calculator/"))
+        wait_ready(page)
+        workers = [w.url for w in page.workers]
+    finally:
+        ctx.close()
+    assert errors == []
     for name in ("assets/js/worker.js", "assets/pyodide/pyodide.asm.wasm", "assets/pyodide-stdlib/python_stdlib.zip",
                  "assets/calculator-src/manifest.json", "assets/calculator-src/calculator/api.py"):
         assert any(u.startswith(site.root + name) for u in loaded), name
-    # The standard library comes precompiled (sitegen/compile_stdlib.mjs), not as npm's sources.
+    # The standard library comes precompiled (sitegen/compile_stdlib.mjs), not as npm's sources,
+    # and the lock file comes inline, without its packages (the calculator loads none).
     assert not any(u.startswith(site.root + "assets/pyodide/python_stdlib.zip") for u in loaded)
+    assert not any(u.startswith(site.root + "assets/pyodide/pyodide-lock.json") for u in loaded)
     # worker.js starts with a static `import`, so it can only run as a module worker.
-    assert site.root + "assets/js/worker.js" in [w.url for w in page.workers]
+    assert site.root + "assets/js/worker.js" in workers
     assert (ROOT / "docs/assets/js/worker.js").read_text().lstrip().count("\nimport ") >= 1
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_calculator_works_under_a_subpath(page, site, traffic, lang, tmp_path):
+def test_calculator_works_under_a_subpath(page, site, lang, tmp_path):
     config = {"model_type": "roberta", "num_hidden_layers": 6}
     expected = json.loads(run_cli(config, "RobertaForMaskedLM", tmp_path=tmp_path))
-    seen_before = len(traffic.seen)
+    loaded = requests_of(page)
     page.goto(site.url("calculator/", lang, "model_type=roberta&architecture=RobertaForMaskedLM&num_hidden_layers=6",
                        sub=True))
     wait_total(page, expected["total"])
@@ -130,7 +149,8 @@ def test_calculator_works_under_a_subpath(page, site, traffic, lang, tmp_path):
     for key in ("groups", "layers", "tensors", "memory"):
         assert got[key] == want[key], key
     prefix = site.sub
-    outside = [u for u in traffic.seen[seen_before:] if not u.startswith(prefix)]
+    assert loaded
+    outside = [u for u in loaded if not u.startswith(prefix)]
     assert outside == [], "requests outside the subpath"
     # The language switcher stays under the subpath too.
     other = page.locator('a[hreflang="%s"]' % ("zh" if lang == "en" else "en")).first.get_attribute("href")

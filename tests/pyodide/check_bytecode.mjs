@@ -1,6 +1,7 @@
-// Load a served calculator-src directory (sources + checked-hash pycs) into Pyodide's
-// in-memory file system the way docs/assets/js/worker.js does, import calculator.api,
-// and print JSON: which file each module's code came from and one computed total.
+// Load a served calculator-src directory (sources + the zip of checked-hash pycs) into
+// Pyodide's in-memory file system the way docs/assets/js/worker.js does (the zip unpacked
+// by zipimport beside the sources), import calculator.api, and print JSON: each pyc's
+// header checks and one computed total.
 //   node tests/pyodide/check_bytecode.mjs <dir> [with-bytecode|sources-only]
 import { loadPyodide } from "pyodide";
 import fs from "node:fs";
@@ -10,17 +11,29 @@ const dir = process.argv[2];
 const withBytecode = process.argv[3] !== "sources-only";
 const manifest = JSON.parse(fs.readFileSync(path.join(dir, "manifest.json"), "utf8"));
 const pyodide = await loadPyodide({ packages: [] });
-for (const file of [...manifest.files, ...(withBytecode ? manifest.bytecode : [])]) {
+for (const file of manifest.files) {
   const full = "/calculator-src/" + file.path;
   pyodide.FS.mkdirTree(path.posix.dirname(full));
   pyodide.FS.writeFile(full, fs.readFileSync(path.join(dir, file.path)));
+}
+const members = withBytecode ? manifest.bytecode.files : [];
+if (withBytecode) {
+  pyodide.FS.writeFile("/tmp/bytecode.zip", fs.readFileSync(path.join(dir, manifest.bytecode.path)));
+  pyodide.runPython(`
+import os, zipimport
+zipped = zipimport.zipimporter("/tmp/bytecode.zip")
+for name in ${JSON.stringify(members.map((m) => m.path))}:
+    os.makedirs(os.path.dirname("/calculator-src/" + name), exist_ok=True)
+    with open("/calculator-src/" + name, "wb") as fh:
+        fh.write(zipped.get_data(name))
+`);
 }
 console.log(pyodide.runPython(`
 import importlib.util, json, sys
 sys.dont_write_bytecode = True  # what is imported must be what was shipped
 root = "/calculator-src/"
 checks = {}
-for entry in json.loads(${JSON.stringify(JSON.stringify(withBytecode ? manifest.bytecode : []))}):
+for entry in json.loads(${JSON.stringify(JSON.stringify(members))}):
     pyc = root + entry["path"]
     source = importlib.util.source_from_cache(pyc)
     with open(pyc, "rb") as fh:

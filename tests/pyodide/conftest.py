@@ -16,6 +16,6 @@ def built_assets(tmp_path_factory) -> Path:
 
     site = tmp_path_factory.mktemp("site")
     manifest = copy_sources(str(site))
-    assert manifest["bytecode"], "the build shipped no bytecode"
+    assert manifest["bytecode"]["files"], "the build shipped no bytecode"
     assert manifest["stdlib"]["compiled"], "the build compiled no standard library module"
     return site

@@ -1,16 +1,19 @@
 """The bytecode shipped beside the calculator's sources can only skip compiling, never change what runs.
 
 The build (sitegen/calculator_assets.py, through sitegen/compile_pyc.mjs) writes
-checked-hash .pyc files with the site's own Pyodide. Here, inside that Pyodide
-(loaded the way the worker loads it): every pyc is for this interpreter, is
+checked-hash .pyc files with the site's own Pyodide, served in one zip. Here: the
+zip holds exactly the files the manifest lists; and inside that Pyodide (loaded and
+unpacked the way the worker does it): every pyc is for this interpreter, is
 checked against its source on import, and matches the source shipped beside it;
 and a source edited after the build wins over its stale pyc.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 import subprocess
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -37,11 +40,22 @@ def served(built_assets) -> Path:
     return built_assets / SOURCE_DEST
 
 
+def test_the_archive_holds_exactly_the_listed_bytecode(served):
+    manifest = json.loads((served / "manifest.json").read_text())
+    archive = served / manifest["bytecode"]["path"]
+    assert hashlib.sha256(archive.read_bytes()).hexdigest() == manifest["bytecode"]["sha256"]
+    with zipfile.ZipFile(archive) as z:
+        members = {name: z.read(name) for name in z.namelist()}
+    listed = {e["path"]: e["sha256"] for e in manifest["bytecode"]["files"]}
+    assert {name: hashlib.sha256(data).hexdigest() for name, data in members.items()} == listed
+    assert not list(served.rglob("*.pyc")), "served loose as well as in the archive"
+
+
 def test_every_source_has_valid_checked_bytecode(served):
     manifest = json.loads((served / "manifest.json").read_text())
     sources = {e["path"] for e in manifest["files"]}
     out = check(node_or_skip(), served)
-    assert set(out["pyc"]) == {e["path"] for e in manifest["bytecode"]}
+    assert set(out["pyc"]) == {e["path"] for e in manifest["bytecode"]["files"]}
     for path, c in out["pyc"].items():
         assert c == {"magic_ok": True, "flags": 0b11, "hash_ok": True}, path
         assert path.replace("__pycache__/", "").rsplit(".cpython-", 1)[0] + ".py" in sources, path

@@ -2,9 +2,10 @@
 // sitegen/calculator_assets.py on that page only, so it runs before Material's
 // bundle and before calculator.js (a module, which runs after parsing).
 //
-// Both of its jobs are about how soon the page answers its first input on a
+// Its first two jobs are about how soon the page answers its first input on a
 // small machine, where the Pyodide worker's WebAssembly compile shares two cores
-// with everything else the page does (benchmarks/calculator_page.py measures it):
+// with everything else the page does (benchmarks/calculator_page.py measures it);
+// the third, about the next visit:
 //
 // 1. Start the Pyodide worker right after the first paint. The pre-rendered
 //    total is in that paint; started before it, the compile would delay it.
@@ -14,10 +15,13 @@
 //    every page, then indexed by lunr in a worker) until the calculator's worker
 //    is ready or has failed, the reader reaches for search, or 10 s have passed.
 //    Search still works: it starts a little later, unless the reader asks first.
+// 3. Once this visit has its answer, register the service worker
+//    (calculator-sw.js) that keeps the calculator for the next visit and offline.
 (function () {
   "use strict";
   if (window.__calcWorker) return;
   var workerUrl = new URL("worker.js", document.currentScript.src).href;
+  var serviceWorkerUrl = new URL("../../calculator-sw.js", document.currentScript.src).href;
 
   // ---- 2. the search index waits
   var held = [];
@@ -73,13 +77,40 @@
     worker.onmessage = function (event) { queue.push(event); };
     worker.onerror = function (event) { queue.push({ error: (event && event.message) || "worker" }); };
     // Stays attached when calculator.js replaces onmessage/onerror.
+    var answered = !location.search.replace(/^\?/, ""); // a link's inputs get an answer: wait for it
     worker.addEventListener("message", function (event) {
       var type = event.data && event.data.type;
       if (type === "ready" || type === "failed") release();
+      if (type === "result") answered = true;
+      if ((type === "ready" || type === "result") && answered) keepForNextTime();
     });
     worker.addEventListener("error", release);
     window.__calcWorker = { worker: worker, queue: queue };
   }
+  // ---- 3. the next visit needs no download, and works offline
+  // calculator-sw.js (at the site's root; see there) keeps the page, the worker and
+  // what it loads. Registered only once this visit has its answer: the first visit
+  // runs from the network alone, and the service worker's install (which reads what
+  // this visit downloaded from the HTTP cache) never competes with the first answer.
+  // window.__calcOffline: the two registrations once asked for (null where there are
+  // no service workers), for whoever wants to wait on them (the browser tests do).
+  var kept = false;
+  var settle;
+  window.__calcOffline = new Promise(function (resolve) { settle = resolve; });
+  function keepForNextTime() {
+    if (kept) return;
+    kept = true;
+    if (!("serviceWorker" in navigator) || !window.isSecureContext) return settle(null);
+    var page = new URL("./", location.href).href;
+    settle(Promise.all([page, workerUrl].map(function (scope) {
+      var options = { scope: scope, updateViaCache: "none" };
+      return navigator.serviceWorker.register(serviceWorkerUrl, options);
+    })).catch(function (error) {
+      console.warn("calculator: no offline copy:", error && error.message);
+      return null;
+    }));
+  }
+
   // A frame can come before the parser has reached the total: wait for the frame that shows it.
   function tick() {
     if (document.getElementById("calc-summary")) go();
