@@ -11,8 +11,9 @@ What it does
 ``on_post_page``
     On the calculator page only, adds to ``<head>`` ``assets/css/calculator.css``,
     the classic script ``assets/js/calculator-start.js`` (starts the Pyodide
-    worker once the first paint shows that answer, and holds back Material's
-    search index until the worker is up) and the module script
+    worker once the first paint shows that answer, holds back Material's search
+    index until the worker is up, and registers the service worker
+    ``calculator-sw.js`` once the first answer is in) and the module script
     ``assets/js/calculator.js`` (the form), with URLs relative to the page so the
     site works under any subpath. Explainer pages load none of them, and no Pyodide.
 ``on_post_build``
@@ -22,18 +23,23 @@ What it does
     ``assets/calculator-src/calculator/``, with ``assets/calculator-src/manifest.json``
     (paths, sizes, SHA-256). The worker loads exactly those files, so the browser
     runs the package that pytest checks, not a copy kept somewhere else. Beside
-    them go checked-hash ``__pycache__/*.pyc`` files compiled by the same Pyodide
-    (``sitegen/compile_pyc.mjs``), listed under ``bytecode``: Python uses one only
-    if it was compiled from the exact bytes of the ``.py`` beside it, which saves
-    the worker ~40 ms of compiling before its first answer.
-    Last, ``assets/pyodide-stdlib/python_stdlib.zip``: npm's standard library zip
-    with the ~125 modules the worker imports before its first answer replaced by
-    sourceless ``.pyc`` files of the same sources (``sitegen/compile_stdlib.mjs``).
-    npm's zip holds only ``.py`` files, so every start of Pyodide compiles them
-    (~1.2 s of its ~2 s start in Chromium here); the worker passes this zip as
-    ``stdLibURL``. It is recorded under ``stdlib`` in the manifest.
+    them goes ``bytecode.zip``: checked-hash ``__pycache__/*.pyc`` files compiled
+    by the same Pyodide (``sitegen/compile_pyc.mjs``), listed under ``bytecode``,
+    which the worker unpacks next to the sources: Python uses one only if it was
+    compiled from the exact bytes of the ``.py`` beside it, which saves the worker
+    ~40 ms of compiling before its first answer.
+    Then ``assets/pyodide-stdlib/python_stdlib.zip``: only the standard library
+    modules Pyodide's start and the calculator import, as sourceless ``.pyc`` files
+    of npm's sources (``sitegen/compile_stdlib.mjs``, which derives the list from
+    the code). npm's zip holds the whole library as ``.py`` files, so every start
+    of Pyodide compiles them (~1.2 s of its ~2 s start in Chromium here); the
+    worker passes this zip as ``stdLibURL``. It is recorded under ``stdlib``.
+    The manifest also lists, for the service worker (``docs/calculator-sw.js``),
+    Pyodide's runtime files with SHA-256 (``runtime``) and each calculator page's
+    own files (``pages``, read from the built HTML), and for the worker the lock
+    file's ``info`` without its packages (``pyodide_lock``).
     mkdocs-static-i18n calls ``on_post_build`` once per language with the same
-    ``site_dir``; the copy is idempotent.
+    ``site_dir``; the copy is idempotent, and the last call has seen every page.
 """
 from __future__ import annotations
 

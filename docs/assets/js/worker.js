@@ -3,7 +3,7 @@
 // Everything is served by this site: the runtime from ../pyodide/ (copied from
 // node_modules/pyodide at build time), its standard library from
 // ../pyodide-stdlib/python_stdlib.zip (only the modules Pyodide's start and the
-// calculator import, precompiled by the build: sitegen/compile_stdlib.mjs; 1.2 MB
+// calculator import, precompiled by the build: sitegen/compile_stdlib.mjs; 0.9 MB
 // instead of npm's 2.5 MB, and Python starts ~1 s sooner) and the package from
 // ../calculator-src/ (the repository's calculator/*.py, listed with SHA-256 in
 // manifest.json). No CDN, no micropip, no packages beyond the standard library.
