@@ -85,7 +85,7 @@ POOLER_HIDDEN_SIZE = Field(
 )
 LEGACY = Field(
     "legacy", True, kind="bool",
-    label=L("Legacy MLM head, tied to the word embeddings (legacy)", "旧版 MLM 头，与词嵌入共享权重（legacy）"),
+    label=L("Legacy MLM head, tied to the word embeddings (legacy)", "旧版 MLM 任务头，与词嵌入共享权重（legacy）"),
     sample=(0, 1),
 )
 

@@ -68,7 +68,7 @@ FIELDS = (
         "share_att_key", False, kind="bool",
         label=L(
             "Relative terms reuse the key and query projections (share_att_key)",
-            "相对位置项复用 K、Q 投影（share_att_key）",
+            "相对位置项复用每层的 Q、K 投影（share_att_key）",
         ),
         sample=(0, 1),
     ),
@@ -84,7 +84,7 @@ FIELDS = (
         "conv_kernel_size", 0, minimum=0,
         label=L(
             "Convolution kernel after the first layer (conv_kernel_size; 0: none)",
-            "首层之后的卷积核大小（conv_kernel_size；0 表示不加卷积）",
+            "第 0 层之后的卷积核大小（conv_kernel_size；0 表示不加卷积）",
         ),
         sample=(0, 4),
     ),
@@ -217,7 +217,7 @@ def formula(inv: Inventory) -> Formula:
 LABELS_ = {
     **deberta.LABELS_,
     "relative_norm": L("LayerNorm of the relative position embeddings", "相对位置嵌入的层归一化"),
-    "conv": L("Convolution after the first layer (encoder.conv)", "首层之后的卷积（encoder.conv）"),
+    "conv": L("Convolution after the first layer (encoder.conv)", "第 0 层之后的卷积（encoder.conv）"),
 }
 
 

@@ -39,7 +39,7 @@ FIELDS = (
     Field(
         "pad_token_id", 50283, minimum=0, optional=True,
         label=L("Padding token id (pad_token_id; that row must exist, so V > it)",
-                "填充 token 的 id（pad_token_id；词表必须包含这一行，即 V 大于它）"),
+                "填充符的 token id（pad_token_id；词嵌入表里必须有这一行，所以 V 要大于它）"),
     ),
     HIDDEN,
     # No layers leaves layer_types empty and ModernBertConfig's RoPE set-up refuses it.
@@ -55,7 +55,7 @@ FIELDS = (
     _flag("decoder_bias", True, "MLM decoder bias (decoder_bias)", "MLM 解码器带偏置（decoder_bias）"),
     _flag(
         "classifier_bias", False, "Bias of the heads' dense layer (classifier_bias)",
-        "任务头 dense 层带偏置（classifier_bias）",
+        "任务头的全连接层带偏置（classifier_bias）",
     ),
     Field(
         "classifier_pooling", "cls", kind="choice", choices=("cls", "mean"),
@@ -169,9 +169,9 @@ def formula(inv: Inventory) -> Formula:
 LABELS_ = {
     "attention_norms": L(
         "Attention norms (attn_norm) of layers 1 to L − 1; layer 0 has none",
-        "第 1 至 L − 1 层注意力前的归一化（attn_norm；第 0 层没有）",
+        "第 1 至 L − 1 层注意力之前的层归一化（attn_norm；第 0 层没有）",
     ),
-    "final_norm": L("Final norm (final_norm)", "最后的归一化层（final_norm）"),
+    "final_norm": L("Final norm (final_norm)", "最后的层归一化（final_norm）"),
 }
 
 

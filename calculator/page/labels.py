@@ -44,7 +44,7 @@ UI_LABELS: dict[str, dict[str, str]] = {
         "zh": "peft 的 print_trainable_parameters() 打印的正是这一行：",
     },
     "plan_trainable": {"en": "Trainable", "zh": "可训练"},
-    "plan_all": {"en": "All parameters (as peft counts them)", "zh": "全部参数（按 peft 的算法）"},
+    "plan_all": {"en": "All parameters (as peft counts them)", "zh": "全部参数（按 peft 的计数方式）"},
     "plan_added": {"en": "Tensors LoRA adds", "zh": "LoRA 新增的张量"},
     "plan_copies": {
         "en": "modules_to_save copies (trainable, and counted again in all params)",
