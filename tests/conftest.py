@@ -1,4 +1,14 @@
-"""Make ``calculator`` importable from the repository root without an install step."""
+"""Make ``calculator`` importable from the repository root without an install step.
+
+Also the two things every suite shares:
+
+* ``built_site``: ONE strict build of the whole site per run, read by the docs
+  tests (tests/docs), served to the browser tests (tests/browser) and the
+  quality gates (tests/quality). Under pytest-xdist the workers share it too:
+  the first worker to ask builds it, under a file lock, into the run's common
+  temporary directory; the others wait for that build and read it.
+* ``browser``: one headless Chromium per process (tests/chromium.py).
+"""
 import sys
 from pathlib import Path
 
@@ -6,11 +16,99 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+import fcntl  # noqa: E402
+import json  # noqa: E402
 import os  # noqa: E402
+import subprocess  # noqa: E402
+from dataclasses import dataclass  # noqa: E402
 
 import pytest  # noqa: E402
 
 from tests.chromium import CHROMIUM_ARGS, chromium_path, unavailable  # noqa: E402
+
+#: The site is published under a project site's subpath; the build is read there.
+SUBPATH = "bert-parameter-count"
+#: What the shared build is built for: the shape of GitHub Pages' URL for a fork
+#: (not the default in mkdocs.yml), so SITE_URL's override is exercised, and a
+#: page that wrongly loads from site_url's host fails (tests may reach 127.0.0.1 only).
+SITE_URL = f"https://example.github.io/{SUBPATH}/"
+
+
+#: The order the suites run in: those that need no site build first, so that on
+#: several workers (``make test``: pytest-xdist) the others have work while one
+#: worker builds the site.
+ORDER = ("unit", "properties", "crosscheck", "pyodide", "docs", "browser", "quality")
+#: Files whose tests must share one worker: an expensive session fixture of their
+#: own (tests/pyodide: the compiled calculator assets), or one report gathered
+#: across their tests (page weights, Lighthouse scores).
+GROUPS = {
+    "tests/pyodide/": "pyodide",
+    "tests/quality/test_weight.py": "page-weight",
+    "tests/quality/test_lighthouse.py": "lighthouse",
+}
+
+
+def _suite(item) -> int:
+    parts = Path(str(item.path)).relative_to(ROOT).parts
+    return ORDER.index(parts[1]) if len(parts) > 2 and parts[0] == "tests" and parts[1] in ORDER else len(ORDER)
+
+
+def pytest_collection_modifyitems(config, items):
+    items.sort(key=_suite)  # stable: within a suite, the files' own order
+    if not config.pluginmanager.hasplugin("xdist"):
+        return
+    for item in items:
+        rel = Path(str(item.path)).relative_to(ROOT).as_posix()
+        for prefix, group in GROUPS.items():
+            if rel.startswith(prefix):
+                item.add_marker(pytest.mark.xdist_group(group))
+
+
+@dataclass(frozen=True)
+class Build:
+    """The shared build: ``dir`` is ``<top>/bert-parameter-count``; ``log`` is mkdocs' stderr."""
+
+    dir: Path
+    site_url: str
+    log: str
+
+    @property
+    def top(self) -> Path:
+        """The directory above the site (served to put the site under its subpath)."""
+        return self.dir.parent
+
+
+def _run_dir(tmp_path_factory) -> Path:
+    """This run's temporary directory, the same for every xdist worker."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+def _build(out: Path) -> dict:
+    env = {**os.environ, "SITE_URL": SITE_URL, "NO_MKDOCS_2_WARNING": "1"}
+    proc = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--clean", "-d", str(out), "-f", str(ROOT / "mkdocs.yml")],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=1800,
+    )
+    return {"returncode": proc.returncode, "stdout": proc.stdout, "stderr": proc.stderr}
+
+
+@pytest.fixture(scope="session")
+def built_site(tmp_path_factory) -> Build:
+    """One ``mkdocs build --strict`` of the site for every suite and every worker of this run."""
+    run = _run_dir(tmp_path_factory)
+    out = run / "shared-site" / SUBPATH
+    record = run / "shared-site.json"
+    with open(run / "shared-site.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # held while one worker builds; the others wait here
+        if not record.exists():
+            result = _build(out)
+            record.write_text(json.dumps(result), encoding="utf-8")
+        result = json.loads(record.read_text(encoding="utf-8"))
+    if result["returncode"] != 0:
+        pytest.fail(f"mkdocs build --strict failed ({result['returncode']}):\n"
+                    f"{result['stdout'][-2000:]}\n{result['stderr'][-6000:]}", pytrace=False)
+    return Build(out, SITE_URL, result["stderr"])
 
 
 @pytest.fixture(scope="session")

@@ -2,11 +2,12 @@
 
 One site build, one browser and one browser context per session:
 
-* ``site`` builds the site once with ``python -m mkdocs build`` into
-  ``<tmp>/bert-parameter-count/`` and serves it twice on 127.0.0.1: at the root
-  (``site.root`` → ``http://127.0.0.1:<port>/``) and under a subpath
+* ``site`` serves the run's one build of the site (``built_site`` in
+  tests/conftest.py, ``<tmp>/bert-parameter-count/``) twice on 127.0.0.1: at
+  the root (``site.root`` → ``http://127.0.0.1:<port>/``) and under a subpath
   (``site.sub`` → ``http://127.0.0.1:<port>/bert-parameter-count/``, the
-  directory above served), as GitHub Pages serves a project site.
+  directory above served), as GitHub Pages serves a project site. The build
+  is shared: a test that needs a changed site copies it first.
 * ``browser`` launches Debian's Chromium (``CHROME_PATH`` overrides). Missing
   Chromium or Playwright skips these tests locally and FAILS them in CI
   (``CI=true``): CI must never pass by skipping the browser.
@@ -19,11 +20,7 @@ from __future__ import annotations
 
 import functools
 import http.server
-import os
-import shutil
 import socketserver
-import subprocess
-import sys
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -77,23 +74,16 @@ class Site:
 
 
 @pytest.fixture(scope="session")
-def site(tmp_path_factory) -> Site:
+def site(request) -> Site:
     if not (ROOT / "node_modules" / "pyodide" / "pyodide.asm.wasm").is_file():
         unavailable("node_modules/pyodide is missing: run `npm ci`")
-    top = tmp_path_factory.mktemp("served")
-    out = top / SUBPATH
-    proc = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--quiet", "-d", str(out)],
-        cwd=ROOT, capture_output=True, text=True, timeout=600,
-        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
-    )
-    assert proc.returncode == 0, f"mkdocs build failed:\n{proc.stdout}\n{proc.stderr}"
-    root_server, root_url = serve(out)
-    sub_server, sub_url = serve(top)
-    yield Site(out, root_url, sub_url + SUBPATH + "/")
+    built = request.getfixturevalue("built_site")
+    assert built.dir.name == SUBPATH
+    root_server, root_url = serve(built.dir)
+    sub_server, sub_url = serve(built.top)
+    yield Site(built.dir, root_url, sub_url + SUBPATH + "/")
     root_server.shutdown()
     sub_server.shutdown()
-    shutil.rmtree(top, ignore_errors=True)
 
 
 # ---------------------------------------------------------------------- browser

@@ -1,34 +1,16 @@
-"""One strict build of the whole site per test session, shared by every docs test."""
+"""The docs tests read the run's one strict build of the whole site (``built_site``, tests/conftest.py)."""
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from urllib.parse import urlsplit
 
 import pytest
 
-from .builtsite import ROOT, Site, mkdocs_config
-
-#: A project-site URL, so the build is checked under a subpath as GitHub Pages serves it.
-SITE_URL = "https://bert-params.github.io/bert-parameter-count/"
+from .builtsite import Site, mkdocs_config
 
 
 @pytest.fixture(scope="session")
-def site(tmp_path_factory) -> Site:
-    out = tmp_path_factory.mktemp("site")
-    env = dict(os.environ, SITE_URL=SITE_URL, NO_MKDOCS_2_WARNING="1")
-    proc = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "--clean", "-d", str(out), "-f", str(ROOT / "mkdocs.yml")],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    if proc.returncode != 0:
-        pytest.fail(f"mkdocs build --strict failed ({proc.returncode}):\n{proc.stderr[-6000:]}", pytrace=False)
-    return Site(out, urlsplit(SITE_URL).path, proc.stderr)
+def site(built_site) -> Site:
+    return Site(built_site.dir, urlsplit(built_site.site_url).path, built_site.log)
 
 
 @pytest.fixture(scope="session")

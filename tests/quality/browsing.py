@@ -1,11 +1,18 @@
 """Shared browser steps for the quality gates."""
 from __future__ import annotations
 
+from .conftest import HANG_MS
 from .pages import is_calculator
 
 #: The calculator's root element says data-state="loading" until Python is up
-#: in its worker, then "ready" (or "failed").
-CALCULATOR_SETTLED = '[data-state="ready"], [data-state="failed"]'
+#: in its worker, then "ready" (or "failed"); data-busy while a request is with
+#: the worker; data-result="pending" while a link's inputs await their answer.
+#: Settled means all of that is over: the page shows its answer, and calculator.js
+#: has written that answer's state into the address and the language links.
+#: (Ready alone is not enough: the link's answer, and the address it rewrites,
+#: come a moment later, sooner or later depending on the machine.)
+CALCULATOR_SETTLED = ('#calc-root[data-state="failed"], '
+                      '#calc-root[data-state="ready"]:not([data-busy]):not([data-result="pending"])')
 
 
 def open_page(page, url: str, rel: str = "") -> None:
@@ -18,7 +25,7 @@ def open_page(page, url: str, rel: str = "") -> None:
 
 
 def wait_calculator(page) -> None:
-    page.wait_for_selector(CALCULATOR_SETTLED, state="attached", timeout=120_000)
+    page.wait_for_selector(CALCULATOR_SETTLED, state="attached", timeout=HANG_MS)
     assert page.locator('[data-state="failed"]').count() == 0, "the calculator failed to start"
 
 

@@ -1,10 +1,11 @@
 """Fixtures for the quality gates: one build, one server, one browser per session.
 
-* ``site`` builds the site once with a project site's ``site_url``
-  (``SITE_URL=https://example.github.io/bert-parameter-count/``, the shape of
-  GitHub Pages' URL for a fork) into ``<tmp>/bert-parameter-count/`` and serves
-  ``<tmp>`` on 127.0.0.1 the way GitHub Pages would (``ghpages.py``: subpath,
-  404.html, gzip). Canonical and Open Graph URLs therefore name
+* ``site`` serves the run's one build of the site (``built_site`` in
+  tests/conftest.py: built for a project site's ``site_url``,
+  ``SITE_URL=https://example.github.io/bert-parameter-count/``, the shape of
+  GitHub Pages' URL for a fork, into ``<tmp>/bert-parameter-count/``): it
+  serves ``<tmp>`` on 127.0.0.1 the way GitHub Pages would (``ghpages.py``:
+  subpath, 404.html, gzip). Canonical and Open Graph URLs therefore name
   example.github.io while the pages are read from 127.0.0.1: anything that
   wrongly loads from ``site_url``'s host fails, since only 127.0.0.1 is allowed.
 * ``browser`` is Debian's Chromium through Playwright (``CHROME_PATH``
@@ -15,7 +16,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -25,15 +25,17 @@ from urllib.parse import urlsplit
 import pytest
 
 from tests.chromium import CHROMIUM_ARGS, chromium_path, in_ci, unavailable  # noqa: F401
+from tests.conftest import SITE_URL, SUBPATH  # noqa: F401  (the shared build's)
 
 from .ghpages import serve
 
 ROOT = Path(__file__).resolve().parents[2]
-SUBPATH = "bert-parameter-count"
-SITE_URL = f"https://example.github.io/{SUBPATH}/"
 LANGS = ("en", "zh")
 #: Where the gates leave their figures (Lighthouse scores, page weights).
 RESULTS = ROOT / "test-results" / "quality"
+#: Every browser wait's limit. Only a guard against a hang, never a verdict: a
+#: loaded machine takes longer, and calculator.js itself gives up after 120 s.
+HANG_MS = 180_000
 
 
 def chrome_path() -> str:
@@ -87,6 +89,7 @@ class Site:
 
 
 def build_site(out: Path, site_url: str = SITE_URL) -> None:
+    """A build of its own (for screenshot.py; the tests use the shared ``built_site``)."""
     proc = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", "-d", str(out)],
         cwd=ROOT, capture_output=True, text=True, timeout=900,
@@ -96,21 +99,24 @@ def build_site(out: Path, site_url: str = SITE_URL) -> None:
 
 
 @pytest.fixture(scope="session")
-def site(tmp_path_factory) -> Site:
-    top = tmp_path_factory.mktemp("pages")
-    out = top / SUBPATH
-    build_site(out)
-    server, url = serve(top, SUBPATH)
-    yield Site(out, url, SITE_URL)
+def site(built_site) -> Site:
+    assert built_site.dir.name == SUBPATH
+    server, url = serve(built_site.top, SUBPATH)
+    yield Site(built_site.dir, url, built_site.site_url)
     server.shutdown()
-    shutil.rmtree(top, ignore_errors=True)
+
+
+def new_context(browser, **options):
+    """A browser context (1280×900 unless told) whose waits are hang guards (``HANG_MS``)."""
+    ctx = browser.new_context(**{"viewport": {"width": 1280, "height": 900}, **options})
+    ctx.set_default_timeout(HANG_MS)
+    return ctx
 
 
 @pytest.fixture
 def context(browser):
     """A fresh browser context that may only talk to 127.0.0.1 (others are aborted and recorded)."""
-    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
-    ctx.set_default_timeout(60_000)
+    ctx = new_context(browser)
     ctx.left_host = []
 
     def route(r):

@@ -5,6 +5,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 LANGS = ("en", "zh")
+#: What each language's pages declare in <html lang> and the sitemap's hreflang
+#: (mkdocs.yml: the zh language's ``theme: language: zh-Hans``, so browsers pick
+#: Simplified Chinese glyphs). URLs, and the switcher's hreflang, keep "zh".
+HTML_LANG = {"en": "en", "zh": "zh-Hans"}
 
 
 def nav_sources() -> list[str]:

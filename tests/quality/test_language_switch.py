@@ -18,6 +18,7 @@ import pytest
 
 from .browsing import open_page, switch_language, wait_calculator
 from .ghpages import serve
+from .pages import HTML_LANG
 
 pytestmark = pytest.mark.browser
 
@@ -65,7 +66,7 @@ def landed_on(page, heading_id: str) -> dict:
 
 
 def assert_on_heading(page, heading_id: str, lang: str) -> None:
-    assert page.evaluate("document.documentElement.lang") == lang
+    assert page.evaluate("document.documentElement.lang") == HTML_LANG[lang]
     where = landed_on(page, heading_id)
     assert where["exists"] and where["heading"] and where["target"], where
     assert where["scrollY"] > 0, where
@@ -131,5 +132,5 @@ def test_calculator_page_keeps_its_query_and_the_hash(site, context, start, targ
     assert after.fragment == "how-it-works"
     wait_calculator(page)
     assert parse_qs(urlsplit(page.url).query) == parse_qs(before.query)
-    assert page.evaluate("document.documentElement.lang") == lang_of(target)
+    assert page.evaluate("document.documentElement.lang") == HTML_LANG[lang_of(target)]
     assert page.evaluate("document.getElementById('how-it-works').matches(':target')")

@@ -15,6 +15,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from .htmlinfo import parse
+from .pages import HTML_LANG
 
 CJK = re.compile(r"[\u3400-\u9fff]")
 LOCALES = {"en": "en_US", "zh": "zh_CN"}
@@ -49,7 +50,7 @@ def test_every_page_describes_itself_in_its_language(site):
         for key, value in want.items():
             if not value.strip():
                 problems.append((rel, f"{key} missing"))
-        if doc.lang != lang:
+        if doc.lang != HTML_LANG[lang]:
             problems.append((rel, f'<html lang="{doc.lang}">'))
         if m.get("og:description") != m.get("description"):
             problems.append((rel, "og:description differs from the meta description"))
@@ -162,7 +163,8 @@ def test_sitemap_lists_every_page_with_absolute_alternates(site):
         alts = entries[site.site_url + rel]
         lang = site.lang_of(rel)
         other = "zh" if lang == "en" else "en"
-        assert alts == {lang: site.site_url + rel, other: site.site_url + site.counterpart(rel)}, (rel, alts)
+        assert alts == {HTML_LANG[lang]: site.site_url + rel,
+                        HTML_LANG[other]: site.site_url + site.counterpart(rel)}, (rel, alts)
     # The gzipped copy says the same.
     assert ET.tostring(sitemap(site, "sitemap.xml.gz")) == ET.tostring(root)
 
@@ -174,7 +176,7 @@ def test_404_page_is_bilingual_and_rooted_at_the_subpath(site):
     assert doc.lang == "en"
     assert doc.meta.get("robots") == "noindex"
     assert "Page not found" in text and "页面不存在" in text
-    assert 'lang="zh"' in text
+    assert f'lang="{HTML_LANG["zh"]}"' in text  # its Chinese text is marked as Chinese
     # Served at any depth, so every local URL is absolute and under the subpath.
     for kind, url in doc.refs:
         if url.startswith(("http://", "https://", "#", "data:", "mailto:")):
@@ -190,7 +192,7 @@ def test_404_page_is_bilingual_and_rooted_at_the_subpath(site):
 @pytest.mark.parametrize("missing", ["no-such-page/", "zh/no-such-page/", "zh/embeddings/nope.html"])
 def test_server_answers_missing_pages_with_the_404_page(site, missing):
     with pytest.raises(urllib.error.HTTPError) as err:
-        urllib.request.urlopen(site.url + missing, timeout=30)
+        urllib.request.urlopen(site.url + missing, timeout=180)
     assert err.value.code == 404
     body = err.value.read().decode("utf-8")
     assert "页面不存在" in body and "Page not found" in body

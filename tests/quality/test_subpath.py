@@ -22,7 +22,7 @@ import json
 import pytest
 
 from .browsing import open_page, switch_language, wait_calculator
-from .pages import LANGS, ident, nav_sources, page_url
+from .pages import HTML_LANG, LANGS, ident, nav_sources, page_url
 
 pytestmark = pytest.mark.browser
 
@@ -38,11 +38,11 @@ def test_language_switcher_round_trip_on_every_page(site, context, start):
         there = site.url + page_url(src, OTHER[start])
         page.goto(here)
         switch_language(page, OTHER[start])
-        if page.url != there or page.locator("html").get_attribute("lang") != OTHER[start]:
+        if page.url != there or page.locator("html").get_attribute("lang") != HTML_LANG[OTHER[start]]:
             problems.append((here, "->", page.url))
             continue
         switch_language(page, start)
-        if page.url != here or page.locator("html").get_attribute("lang") != start:
+        if page.url != here or page.locator("html").get_attribute("lang") != HTML_LANG[start]:
             problems.append((there, "->", page.url))
     assert problems == []
 
