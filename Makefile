@@ -1,5 +1,7 @@
 # make serve  - set up, build the site, serve it at http://127.0.0.1:8000/
 # make test   - set up everything on a fresh machine, then run every test
+# make test-fast - unit, property and in-Pyodide unit tests only (no site build, no browser)
+# make bench  - print the benchmarks' figures (speed, Lighthouse performance)
 # make build  - write the static site to site/
 SHELL := /bin/bash
 PYTHON ?= python3
@@ -9,8 +11,10 @@ PIP := $(PY) -m pip
 # Extra pip flags, e.g. PIP_TORCH_INDEX="--extra-index-url https://download.pytorch.org/whl/cpu" on GitHub runners.
 PIP_TORCH_INDEX ?=
 PORT ?= 8000
+# pytest-xdist workers for `make test`: one per CPU core by default.
+TEST_WORKERS ?= auto
 
-.PHONY: setup setup-docs setup-test setup-node build serve test test-fast bench clean
+.PHONY: setup setup-docs setup-test build serve test test-fast bench clean
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -40,12 +44,19 @@ serve: build
 	@echo "Serving site/ at http://127.0.0.1:$(PORT)/"
 	$(PY) -m http.server --directory site --bind 127.0.0.1 $(PORT)
 
+# One site build shared by every suite (tests/conftest.py: built_site); the
+# suites run on TEST_WORKERS processes, each file's tests grouped as
+# tests/conftest.py says (--dist loadgroup).
 test: setup-test
-	$(PY) -m pytest
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup
+
+test-fast: setup-test
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup tests/unit tests/properties tests/pyodide/test_unit_in_pyodide.py
 
 bench: setup-test
 	$(PY) benchmarks/engine_speed.py
 	$(PY) benchmarks/calculator_page.py
+	$(PY) benchmarks/lighthouse.py
 
 clean:
 	rm -rf site .pytest_cache .hypothesis
