@@ -1,0 +1,155 @@
+"""How long a phone's main thread is blocked: the calculator and explainer pages against an empty page.
+
+Chromium's CPU is throttled 4× (DevTools' "mid-range mobile"). For each page,
+several cold loads; each load sums every long task's time over 50 ms in the
+first 12 s (total blocking time, as Lighthouse defines it, over a fixed
+window), and a trace names the longest tasks and what ran in them. The
+baseline is a page built in the same run with the site's theme, scripts and
+styles and an empty article, so the figure for a page is what the page itself
+adds. Figures only: nothing here is a test.
+
+    .venv/bin/python benchmarks/main_thread.py [--runs 5] [--pages calculator/ zh/calculator/ ...]
+"""
+from __future__ import annotations
+
+import argparse
+import functools
+import http.server
+import json
+import os
+import shutil
+import socketserver
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from tests.chromium import CHROMIUM_ARGS, chromium_path  # noqa: E402
+
+WINDOW_MS = 12_000
+THROTTLE = 4
+PAGES = ["baseline/", "zh/baseline/", "calculator/", "zh/calculator/", "", "zh/", "other-encoders/"]
+
+OBSERVE = """
+window.__long = [];
+new PerformanceObserver((list) => {
+  for (const e of list.getEntries()) window.__long.push([e.startTime, e.duration]);
+}).observe({type: "longtask", buffered: true});
+"""
+
+
+def build(out: Path) -> None:
+    """The site plus an empty baseline page, built from a copy of docs/ with the same config."""
+    docs = out / "docs"
+    shutil.copytree(ROOT / "docs", docs)
+    (docs / "baseline.md").write_text("# Baseline\n", encoding="utf-8")
+    (docs / "baseline.zh.md").write_text("# 基线\n", encoding="utf-8")
+    config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    config = config.replace("docs_dir: docs", f"docs_dir: {docs}").replace("nav:\n", "nav:\n  - baseline.md\n", 1)
+    cfg = ROOT / ".bench-mkdocs.yml"  # beside mkdocs.yml, so its hook paths resolve
+    cfg.write_text(config, encoding="utf-8")
+    try:
+        env = dict(os.environ, NO_MKDOCS_2_WARNING="1", SITE_URL="http://127.0.0.1/")
+        subprocess.run([sys.executable, "-m", "mkdocs", "build", "-q", "-f", str(cfg), "-d", str(out / "site")],
+                       cwd=ROOT, env=env, check=True, capture_output=True)
+    finally:
+        cfg.unlink()
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - the base class's name
+        pass
+
+
+def serve(directory: Path) -> tuple[socketserver.TCPServer, str]:
+    handler = functools.partial(_Quiet, directory=str(directory))
+    server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}/"
+
+
+def _tasks(trace: dict) -> list[dict]:
+    """Main-thread tasks over 50 ms from a Chrome trace, with the work they contained, longest first."""
+    events = trace.get("traceEvents", trace if isinstance(trace, list) else [])
+    main = {(e["pid"], e["tid"]) for e in events if e.get("name") == "thread_name"
+            and e.get("args", {}).get("name") == "CrRendererMain"}
+    tasks = [e for e in events if e.get("name") == "RunTask" and (e.get("pid"), e.get("tid")) in main
+             and e.get("dur", 0) > 50_000]
+    out = []
+    for task in tasks:
+        start, end = task["ts"], task["ts"] + task["dur"]
+        inner: dict[str, float] = {}
+        for e in events:
+            if (e.get("pid"), e.get("tid")) != (task["pid"], task["tid"]) or e.get("ph") != "X":
+                continue
+            if e is task or not (start <= e["ts"] < end) or e.get("dur", 0) < 5_000:
+                continue
+            name = e["name"]
+            data = e.get("args", {}).get("data", {})
+            where = data.get("url") or data.get("scriptName") or data.get("functionName") or ""
+            key = f"{name} {where.rsplit('/', 1)[-1]}".strip()
+            inner[key] = max(inner.get(key, 0.0), e["dur"] / 1000)
+        top = sorted(inner.items(), key=lambda kv: -kv[1])[:4]
+        out.append({"ms": round(task["dur"] / 1000), "inside": [f"{k} {v:.0f} ms" for k, v in top]})
+    return sorted(out, key=lambda t: -t["ms"])
+
+
+def measure(browser, url: str, trace: bool) -> tuple[float, list[dict]]:
+    context = browser.new_context(viewport={"width": 412, "height": 915}, is_mobile=True, device_scale_factor=2.6)
+    page = context.new_page()
+    page.add_init_script(OBSERVE)
+    cdp = context.new_cdp_session(page)
+    cdp.send("Emulation.setCPUThrottlingRate", {"rate": THROTTLE})
+    if trace:
+        browser.start_tracing(page=page, categories=["devtools.timeline", "disabled-by-default-devtools.timeline"])
+    page.goto(url)
+    page.wait_for_timeout(WINDOW_MS)
+    long_tasks = page.evaluate("window.__long")
+    tasks = _tasks(json.loads(browser.stop_tracing())) if trace else []
+    context.close()
+    blocking = sum(max(0.0, d - 50) for s, d in long_tasks if s < WINDOW_MS)
+    return blocking, tasks
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--pages", nargs="*", default=PAGES)
+    args = parser.parse_args()
+    from playwright.sync_api import sync_playwright
+
+    with tempfile.TemporaryDirectory() as tmp:
+        started = time.time()
+        build(Path(tmp))
+        print(f"built in {time.time() - started:.0f} s; CPU throttled {THROTTLE}×, first {WINDOW_MS / 1000:.0f} s, "
+              f"{args.runs} cold loads per page (medians)")
+        server, base = serve(Path(tmp) / "site")
+        results: dict[str, float] = {}
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
+            for rel in args.pages:
+                runs = [measure(browser, base + rel, trace=(i == 0)) for i in range(args.runs)]
+                blocking = [r[0] for r in runs]
+                results[rel] = statistics.median(blocking)
+                tasks = runs[0][1]
+                print(f"\n/{rel}: blocking {results[rel]:.0f} ms median (runs: {', '.join(f'{b:.0f}' for b in blocking)})")
+                for t in tasks[:5]:
+                    print(f"    task {t['ms']} ms: {'; '.join(t['inside'])}")
+            browser.close()
+        server.shutdown()
+        print()
+        for rel, value in results.items():
+            base_rel = "zh/baseline/" if rel.startswith("zh/") else "baseline/"
+            if base_rel in results and rel != base_rel:
+                print(f"/{rel}: {value - results[base_rel]:+.0f} ms against /{base_rel} ({results[base_rel]:.0f} ms)")
+
+
+if __name__ == "__main__":
+    main()
