@@ -23,10 +23,11 @@ def _td(content: Any, cls: str = "") -> Markup:
     return h("td", content, class_=cls or None)
 
 
-def _table(head: list[tuple[str, str]], rows: list[Markup], cls: str) -> Markup:
-    th = [h("th", name, scope="col", class_=c or None) for name, c in head]
+def _table(head: list[tuple[str, str]], rows: list[Markup], cls: str, name: str | None = None) -> Markup:
+    """A table in a horizontal scroll box; a wide one (``name`` given) is a named, keyboard-reachable region."""
+    th = [h("th", title, scope="col", class_=c or None) for title, c in head]
     return h("div", h("table", h("thead", h("tr", th)), h("tbody", rows), class_=f"calc-table {cls}"),
-             class_="calc-scroll")
+             class_="calc-scroll", tabindex="0" if name else None, role="region" if name else None, aria_label=name)
 
 
 def has_pooler_notion(model_type: str) -> bool:
@@ -214,7 +215,8 @@ def _counts(inv: Inventory, lang: str) -> Markup:
         ))
     head = [(ui("counts_tool", lang), ""), (ui("counts_call", lang), ""), (label("count", lang), "num"),
             (ui("counts_delta", lang), "num"), (ui("counts_why", lang), "")]
-    return join([h("h3", ui("counts_title", lang), id="calc-counts-title"), _table(head, rows, "calc-counts")])
+    return join([h("h3", ui("counts_title", lang), id="calc-counts-title"),
+                 _table(head, rows, "calc-counts", ui("counts_title", lang))])
 
 
 def _plan(plan: Any, lang: str) -> Markup:
@@ -248,7 +250,7 @@ def _plan(plan: Any, lang: str) -> Markup:
         ]
         head = [(label("tensor", lang), ""), (label("shape", lang), "num"), (label("count", lang), "num")]
         out.append(h("details", h("summary", f"{ui('plan_added', lang)} ({len(plan.added)})"),
-                     _table(head, rows, "calc-plan-tensors"), class_="calc-plan-added"))
+                     _table(head, rows, "calc-plan-tensors", ui("plan_added", lang)), class_="calc-plan-added"))
     return join(out)
 
 
