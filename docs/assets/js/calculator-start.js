@@ -65,7 +65,11 @@
 
   // ---- 1. the worker starts after the first paint
   function go() {
-    if (window.__calcWorker) return;
+    if (window.__calcWorker) {
+      // calculator.js started it (it does when this script's turn comes late): still watch it.
+      if (window.__calcWorker.worker) watch(window.__calcWorker.worker);
+      return;
+    }
     var queue = [];
     var worker;
     try {
@@ -76,7 +80,14 @@
     }
     worker.onmessage = function (event) { queue.push(event); };
     worker.onerror = function (event) { queue.push({ error: (event && event.message) || "worker" }); };
-    // Stays attached when calculator.js replaces onmessage/onerror.
+    watch(worker);
+    window.__calcWorker = { worker: worker, queue: queue };
+  }
+  // Stays attached when calculator.js replaces onmessage/onerror.
+  var watched = null;
+  function watch(worker) {
+    if (watched) return;
+    watched = worker;
     var answered = !location.search.replace(/^\?/, ""); // a link's inputs get an answer: wait for it
     worker.addEventListener("message", function (event) {
       var type = event.data && event.data.type;
@@ -85,7 +96,6 @@
       if ((type === "ready" || type === "result") && answered) keepForNextTime();
     });
     worker.addEventListener("error", release);
-    window.__calcWorker = { worker: worker, queue: queue };
   }
   // ---- 3. the next visit needs no download, and works offline
   // calculator-sw.js (at the site's root; see there) keeps the page, the worker and
