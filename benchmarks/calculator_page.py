@@ -1,13 +1,21 @@
 """How fast the calculator page answers, against a bare page that only loads Pyodide.
 
-    .venv/bin/python benchmarks/calculator_page.py [--runs 7] [--site DIR] [--json FILE]
+    .venv/bin/python benchmarks/calculator_page.py [--runs 7] [--site DIR] [--json FILE] [--bytes-only]
 
 A script that prints figures, not a test. It builds the site (unless ``--site``
 points at a built one), adds the two bare pages to it (``benchmarks/bare_pyodide.html``
 as ``/bench-bare/``: Pyodide on the main thread; ``benchmarks/bare_pyodide_worker.html``
 as ``/bench-bare-worker/``: Pyodide in a module worker, as the calculator runs it),
-serves it on 127.0.0.1, and drives headless Chromium (``CHROME_PATH`` or
-/usr/bin/chromium; any host other than 127.0.0.1 is unresolvable). Each run is
+serves it on 127.0.0.1 the way GitHub Pages does (gzip for text, scripts, JSON
+and WebAssembly; ``Cache-Control: max-age=600``; 304s), and drives headless
+Chromium (``CHROME_PATH`` or /usr/bin/chromium; any host other than 127.0.0.1 is
+unresolvable).
+
+Bytes first (``--bytes-only``: nothing else): every response, as sent, from
+opening a shared link until its answer is on the page, file by file (a cold
+browser, service workers blocked: the calculator registers its own only after
+the answer); then a returning reader's second visit to the same link, once the
+service worker has kept everything. Each run is
 cold: a fresh browser, so no HTTP or compiled-code cache. Every run measures the
 three pages, in a rotating order; the figures are medians over the runs, and
 the ratios are also given paired (the median of each run's own ratio), which
