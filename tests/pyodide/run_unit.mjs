@@ -76,6 +76,18 @@ class OutsideTheShippedStdlib:
 
 
 sys.meta_path.append(OutsideTheShippedStdlib)
+
+# The guard itself, checked: an import written in the calculator's code, of a module
+# npm's zip has and the shipped one lacks, must raise and be recorded.
+probe = next(n for n in ("wave", "colorsys", "csv", "tomllib")
+             if n in npm_modules and zipimport.zipimporter(stdlib).find_spec(n) is None)
+try:
+    exec(compile(f"import {probe}", "/repo/calculator/__guard_check__.py", "exec"), {})
+    guard_check = False
+except ModuleNotFoundError:
+    guard_check = outside == [[probe, "/repo/calculator/__guard_check__.py"]]
+outside.clear()
+
 sys.path.insert(0, "/repo")
 print("python", sys.version.split()[0], "on", sys.platform)
 passed = failed = 0
@@ -97,8 +109,9 @@ print(f"{passed} passed, {failed} failed")
 loaded = sorted({m.__spec__.origin for m in list(sys.modules.values())
                  if getattr(m, "__spec__", None) is not None and isinstance(m.__spec__.loader, zipimport.zipimporter)})
 print(json.dumps({"passed": passed, "failed": failed, "outside": outside, "for_tests": sorted(set(for_tests)),
+                  "guard_check": guard_check,
                   "stdlib": stdlib, "loaded": loaded}))
-failed + len(outside)
+failed + len(outside) + (not guard_check)
 `;
 const bad = await pyodide.runPythonAsync(runner);
 process.exit(bad ? 1 : 0);

@@ -77,6 +77,7 @@ def test_unit_tests_pass_in_pyodide(run):
 
 
 def test_no_code_path_imports_outside_the_shipped_stdlib(run):
+    assert run["guard_check"] is True  # the guard did catch an import written in calculator/ code
     assert run["outside"] == []
     # What came from npm's zip instead was asked for by a test file itself (e.g. html,
     # to compare the calculator's escaping with the standard library's).
