@@ -208,9 +208,7 @@ function main(root) {
     if (["preset", "model_type", "architecture", "pooler", "config", schema.active].includes(field)) {
       input = byId(`calc-${field}`);
     }
-    else if (field) input = byId(`calc-${familySel.value}-${field}`) || (planner && byId(`calc-${field}`));
-    if (input && planner && input.id === `calc-${field}` && !planner.contains(input) && !["preset", "model_type",
-      "architecture", "pooler", "config", schema.active].includes(field)) input = null;
+    else if (field) input = byId(`calc-${familySel.value}-${field}`);
     const slot = input && byId(`${input.id}-error`);
     return slot && !slot.parentElement.closest("[hidden]") ? input : null;
   }
