@@ -39,12 +39,9 @@ SITE_URL = f"https://example.github.io/{SUBPATH}/"
 #: worker builds the site.
 ORDER = ("unit", "properties", "crosscheck", "pyodide", "docs", "browser", "quality")
 #: Files whose tests must share one worker: an expensive session fixture of their
-#: own (tests/pyodide: the compiled calculator assets), or one report gathered
-#: across their tests (page weights, Lighthouse scores).
+#: own (tests/pyodide: the compiled calculator assets, built once per process).
 GROUPS = {
     "tests/pyodide/": "pyodide",
-    "tests/quality/test_weight.py": "page-weight",
-    "tests/quality/test_lighthouse.py": "lighthouse",
 }
 
 

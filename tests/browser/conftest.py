@@ -110,6 +110,16 @@ class Traffic:
 
 
 def new_context(browser, traffic: Traffic, **options):
+    """A context whose every request goes through ``traffic``.
+
+    Service workers are blocked unless a test asks for them: the calculator page
+    registers one (calculator-sw.js) once it has answered, and in a context shared
+    by many tests whether a later test's page is served by it would depend on the
+    order the tests ran in and on how soon the install finished. Every test here
+    is a first visit; tests/browser/test_calculator_offline.py makes its own
+    contexts for the next ones.
+    """
+    options.setdefault("service_workers", "block")
     ctx = browser.new_context(**options)
     ctx.set_default_timeout(BOOT_TIMEOUT_MS)
     ctx.route("**/*", traffic.route)

@@ -77,7 +77,11 @@ LINKED = [
     ({"freeze_layers": "13"}, "freeze_layers", None),
     ({"lora_r": "8", "freeze": "embeddings"}, "plan_conflict", None),
 ]
-LINKED = [case for case in LINKED if case[1] in MESSAGES]  # codes the engine has at this commit
+LINKED = [case for case in LINKED if case[1] in MESSAGES]
+#: The planner's inputs, and the value of each menu that plans nothing: a link's
+#: planner keys stay when a preset is picked (a plan is not part of a model).
+PLANNER_TEXT = ("lora_r", "lora_targets", "modules_to_save", "freeze_layers")
+PLANNER_SELECT = {"lora_bias": "none", "peft_task_type": "", "freeze": ""}  # codes the engine has at this commit
 NOT_FROM_THE_PAGE = {
     # keras-bert's `trainable` prefix list is a get_model() argument, not a form field.
     "bad_value": "only keras-bert's trainable list raises it; the page has no such field",
@@ -193,7 +197,13 @@ def test_link_errors(page, site, query, code, slot_for):
     expected = api.compute(query, lang)
     assert expected["error"]["code"] == code
     assert_error_shown(page, code, expected["error"]["message"], slot_for, lang, stale="stale_link")
-    # The page answers again as soon as the input is fixed: pick a preset.
+    # The page answers again as soon as the input is fixed: empty the planner, pick a preset.
+    for key in PLANNER_TEXT:
+        if page.input_value(f"#calc-{key}"):
+            page.fill(f"#calc-{key}", "")
+    for key, plain in PLANNER_SELECT.items():
+        if page.input_value(f"#calc-{key}") != plain:
+            page.select_option(f"#calc-{key}", plain)
     page.select_option("#calc-preset", "bert-base-uncased")
     if page.is_enabled("#calc-pooler") and not page.is_checked("#calc-pooler"):
         page.check("#calc-pooler")
@@ -382,10 +392,10 @@ def test_an_error_about_two_fields_from_a_link(page, site):
 
 #: The stale note, written out: for a link never computed, then after a result of the reader's own.
 STALE_NOTE = {
-    "en": ("Nothing is calculated for this link yet: the result shown is bert-base-uncased's, the page's default. "
+    "en": ("This link's inputs have an error, so nothing is calculated for it: the result shown is bert-base-uncased's, the page's default. "
            "Change one of the marked fields to update it.",
            "Out of date: this is the result for the last valid input. Change one of the marked fields to update it."),
-    "zh": ("这个链接的输入还没有算出结果：当前显示的是页面默认模型 bert-base-uncased 的结果。修改任一标红的输入项即可更新。",
+    "zh": ("这个链接里的输入有误，尚未计算：当前显示的是页面默认模型 bert-base-uncased 的结果。修改任一标红的输入项即可更新。",
            "结果未更新：当前显示的是上一次有效输入的结果。修改任一标红的输入项即可更新。"),
 }
 

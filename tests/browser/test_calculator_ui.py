@@ -79,7 +79,7 @@ def test_keras_summary_and_no_pooler_in_the_title(page, site, lang, tmp_path):
     # The rows of model.summary(), as the CLI's JSON lists them, in a collapsed section.
     section = page.locator("#calc-output details#calc-keras-summary")
     assert section.count() == 1 and section.get_attribute("open") is None
-    words = "Keras summary" if lang == "en" else "Keras 摘要"
+    words = "Keras summary" if lang == "en" else "Keras 的 summary"
     assert words in section.locator("summary").text_content()
     assert keras_rows(page) == cli_keras_rows(expected)
     section.locator("summary").click()
@@ -334,9 +334,13 @@ def test_query_values_of_keys_without_a_field_are_text(page, site, traffic):
 
 #: The model-family menu as a reader should see it, written out here.
 FAMILY_OPTIONS = {
-    "en": ["BERT (bert)", "RoBERTa (roberta)", "DistilBERT (distilbert)", "ALBERT (albert)", "ELECTRA (electra)",
+    "en": ["BERT (bert)", "RoBERTa (roberta)", "XLM-RoBERTa (xlm-roberta)", "CamemBERT (camembert)",
+           "DistilBERT (distilbert)", "ALBERT (albert)", "ELECTRA (electra)", "DeBERTa (deberta)",
+           "DeBERTa-v2 / v3 (deberta-v2)", "ModernBERT (modernbert)", "ERNIE (ernie)", "MPNet (mpnet)",
            "keras-bert get_model()", "Transformer (2018, PyTorch)"],
-    "zh": ["BERT（bert）", "RoBERTa（roberta）", "DistilBERT（distilbert）", "ALBERT（albert）", "ELECTRA（electra）",
+    "zh": ["BERT（bert）", "RoBERTa（roberta）", "XLM-RoBERTa（xlm-roberta）", "CamemBERT（camembert）",
+           "DistilBERT（distilbert）", "ALBERT（albert）", "ELECTRA（electra）", "DeBERTa（deberta）",
+           "DeBERTa-v2 / v3（deberta-v2）", "ModernBERT（modernbert）", "ERNIE（ernie）", "MPNet（mpnet）",
            "keras-bert 的 get_model()", "Transformer（2018 PyTorch 实现）"],
 }
 

@@ -14,6 +14,7 @@
 """
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import subprocess
@@ -42,11 +43,22 @@ def chrome_path() -> str:
     return chromium_path()
 
 
-def record(name: str, data) -> None:
-    """Write a gate's figures to test-results/quality/<name>.json."""
+def record(name: str, data: dict) -> None:
+    """Add a gate's figures (one entry per page) to test-results/quality/<name>.json.
+
+    Merged into what the file holds, under a lock: the tests of one gate may run
+    in several pytest-xdist workers, each knowing only its own pages.
+    """
     RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / f"{name}.json").write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n",
-                                          encoding="utf-8")
+    path = RESULTS / f"{name}.json"
+    with open(RESULTS / f".{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            merged = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            merged = {}
+        merged.update(data)
+        path.write_text(json.dumps(merged, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
 @dataclass
@@ -107,8 +119,13 @@ def site(built_site) -> Site:
 
 
 def new_context(browser, **options):
-    """A browser context (1280×900 unless told) whose waits are hang guards (``HANG_MS``)."""
-    ctx = browser.new_context(**{"viewport": {"width": 1280, "height": 900}, **options})
+    """A browser context (1280×900 unless told) whose waits are hang guards (``HANG_MS``).
+
+    Service workers are blocked: the gates judge a first visit, and whether a page
+    opened after the calculator's answer is served by the service worker that
+    answer registers (calculator-sw.js) would depend on how soon it installed.
+    """
+    ctx = browser.new_context(**{"viewport": {"width": 1280, "height": 900}, "service_workers": "block", **options})
     ctx.set_default_timeout(HANG_MS)
     return ctx
 

@@ -15,7 +15,6 @@ from .pages import explainer_pages, ident
 pytestmark = pytest.mark.browser
 
 BUDGET = 400 * 1024
-_weights: dict[str, dict] = {}
 
 
 def transfer_size(request) -> int:
@@ -53,8 +52,7 @@ def test_explainer_page_transfers_at_most_400_kb(site, browser, rel):
     finally:
         ctx.close()
     total = sum(n for n, _ in rows)
-    _weights[rel or "/"] = {"bytes": total, "requests": len(rows), "largest": rows[:5]}
-    record("page-weight", _weights)
+    record("page-weight", {rel or "/": {"bytes": total, "requests": len(rows), "largest": rows[:5]}})
     assert any(url.startswith("assets/javascripts/bundle.") for _, url in rows), "Material's script not loaded?"
     assert any(url == "search/search_index.json" for _, url in rows), "the search index is not weighed"
     assert total <= BUDGET, f"{total} bytes > {BUDGET}: {rows[:8]}"
