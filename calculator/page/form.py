@@ -16,6 +16,7 @@ from ..presets import PRESETS
 from . import dom
 from .html import Markup, h, join
 from .labels import UI_LABELS, family_option, field_label, fields_legend, norm_lang, ui
+from .planner import PLANNER_KEYS
 from .state import ACTIVE_KEY, extra_keys, family_defaults, form_values
 
 
@@ -51,6 +52,8 @@ def form_schema(lang: str, default_query: Mapping[str, str]) -> dict[str, Any]:
         },
         "labels": {key: entry[lang] for key, entry in UI_LABELS.items()},
         "active": ACTIVE_KEY,
+        # The planner's keys: one field each (``calc-<key>``) whatever the family, so their errors show there.
+        "planner": list(PLANNER_KEYS),
         "dom": dom.contract(),
     }
 

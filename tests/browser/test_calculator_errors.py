@@ -60,22 +60,23 @@ LINKED = [
     ({"model_type": "roberta", "vocab_size": "1"}, "padding_idx", "calc-roberta-vocab_size"),
     ({"model_type": "distilbert", "architecture": "DistilBertForQuestionAnswering", "num_labels": "3"},
      "labels_fixed", "calc-distilbert-num_labels"),
-    # The fine-tuning planner's keys (the CLI's LoRA and freezing options): shown in the page-level slot.
+    # The fine-tuning planner's keys (the CLI's LoRA and freezing options): shown beside the planner's
+    # field the error names; a family LoRA does not apply to names no planner field (page-level slot).
     ({"model_type": "keras-bert", "lora_r": "8"}, "lora_family", None),
-    ({"lora_r": "0"}, "lora_rank", None),
-    ({"lora_r": "8", "lora_bias": "some"}, "lora_bias", None),
-    ({"lora_r": "8", "peft_task_type": "CAUSAL_LM"}, "lora_task_type", None),
-    ({"model_type": "distilbert", "lora_r": "8"}, "lora_targets_required", None),
-    ({"lora_r": "8", "lora_targets": "nope"}, "lora_target_missing", None),
-    ({"lora_r": "8", "lora_targets": "LayerNorm"}, "lora_target_unsupported", None),
+    ({"lora_r": "0"}, "lora_rank", "calc-lora_r"),
+    ({"lora_r": "8", "lora_bias": "some"}, "lora_bias", "calc-lora_bias"),
+    ({"lora_r": "8", "peft_task_type": "CAUSAL_LM"}, "lora_task_type", "calc-peft_task_type"),
+    ({"model_type": "distilbert", "lora_r": "8"}, "lora_targets_required", "calc-lora_targets"),
+    ({"lora_r": "8", "lora_targets": "nope"}, "lora_target_missing", "calc-lora_targets"),
+    ({"lora_r": "8", "lora_targets": "LayerNorm"}, "lora_target_unsupported", "calc-lora_targets"),
     ({"lora_r": "8", "lora_targets": "classifier", "architecture": "BertForSequenceClassification",
-      "modules_to_save": "classifier"}, "lora_target_saved", None),
+      "modules_to_save": "classifier"}, "lora_target_saved", "calc-modules_to_save"),
     ({"lora_r": "8", "lora_targets": "query", "modules_to_save": "nope"}, "modules_to_save_missing",
-     None),
+     "calc-modules_to_save"),
     ({"lora_r": "8", "lora_targets": "query", "modules_to_save": "pooler,pooler.dense"}, "modules_to_save_nested",
-     None),
-    ({"freeze_layers": "13"}, "freeze_layers", None),
-    ({"lora_r": "8", "freeze": "embeddings"}, "plan_conflict", None),
+     "calc-modules_to_save"),
+    ({"freeze_layers": "13"}, "freeze_layers", "calc-freeze_layers"),
+    ({"lora_r": "8", "freeze": "embeddings"}, "plan_conflict", "calc-lora_r"),
 ]
 LINKED = [case for case in LINKED if case[1] in MESSAGES]
 #: The planner's inputs, and the value of each menu that plans nothing: a link's

@@ -205,7 +205,9 @@ function main(root) {
   // The input a field name of an error stands for, if it is on screen (else null).
   function errorInput(field) {
     let input = null;
-    if (["preset", "model_type", "architecture", "pooler", "config", schema.active].includes(field)) {
+    // Fields of the page, not of a family (their ids carry no family): the planner's included.
+    const pageFields = ["preset", "model_type", "architecture", "pooler", "config", schema.active];
+    if (pageFields.concat(schema.planner || []).includes(field)) {
       input = byId(`calc-${field}`);
     }
     else if (field) input = byId(`calc-${familySel.value}-${field}`);
