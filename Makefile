@@ -45,13 +45,13 @@ serve: build
 	$(PY) -m http.server --directory site --bind 127.0.0.1 $(PORT)
 
 # One site build shared by every suite (tests/conftest.py: built_site); the
-# suites run on TEST_WORKERS processes, each file's tests grouped as
-# tests/conftest.py says (--dist loadgroup).
+# suites run on TEST_WORKERS processes, and work every worker needs (the site
+# build, the Pyodide assets) is done once per run by the first to ask (tests/once.py).
 test: setup-test
-	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup
+	$(PY) -m pytest -n $(TEST_WORKERS)
 
 test-fast: setup-test
-	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup tests/unit tests/properties tests/pyodide/test_unit_in_pyodide.py
+	$(PY) -m pytest -n $(TEST_WORKERS) tests/unit tests/properties tests/pyodide/test_unit_in_pyodide.py
 
 bench: setup-test
 	$(PY) benchmarks/engine_speed.py

@@ -6,7 +6,7 @@ Also the two things every suite shares:
   tests (tests/docs), served to the browser tests (tests/browser) and the
   quality gates (tests/quality). Under pytest-xdist the workers share it too:
   the first worker to ask builds it, under a file lock, into the run's common
-  temporary directory; the others wait for that build and read it.
+  temporary directory; the others wait for that build and read it (tests/once.py).
 * ``browser``: one headless Chromium per process (tests/chromium.py).
 """
 import sys
@@ -16,7 +16,6 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-import fcntl  # noqa: E402
 import json  # noqa: E402
 import os  # noqa: E402
 import subprocess  # noqa: E402
@@ -25,6 +24,7 @@ from dataclasses import dataclass  # noqa: E402
 import pytest  # noqa: E402
 
 from tests.chromium import CHROMIUM_ARGS, chromium_path, unavailable  # noqa: E402
+from tests.once import once_per_run, run_dir  # noqa: E402
 
 #: The site is published under a project site's subpath; the build is read there.
 SUBPATH = "bert-parameter-count"
@@ -38,11 +38,6 @@ SITE_URL = f"https://example.github.io/{SUBPATH}/"
 #: several workers (``make test``: pytest-xdist) the others have work while one
 #: worker builds the site.
 ORDER = ("unit", "properties", "crosscheck", "pyodide", "docs", "browser", "quality")
-#: Files whose tests must share one worker: an expensive session fixture of their
-#: own (tests/pyodide: the compiled calculator assets, built once per process).
-GROUPS = {
-    "tests/pyodide/": "pyodide",
-}
 
 
 def _suite(item) -> int:
@@ -52,13 +47,6 @@ def _suite(item) -> int:
 
 def pytest_collection_modifyitems(config, items):
     items.sort(key=_suite)  # stable: within a suite, the files' own order
-    if not config.pluginmanager.hasplugin("xdist"):
-        return
-    for item in items:
-        rel = Path(str(item.path)).relative_to(ROOT).as_posix()
-        for prefix, group in GROUPS.items():
-            if rel.startswith(prefix):
-                item.add_marker(pytest.mark.xdist_group(group))
 
 
 @dataclass(frozen=True)
@@ -75,12 +63,6 @@ class Build:
         return self.dir.parent
 
 
-def _run_dir(tmp_path_factory) -> Path:
-    """This run's temporary directory, the same for every xdist worker."""
-    base = tmp_path_factory.getbasetemp()
-    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
-
-
 def _build(out: Path) -> dict:
     env = {**os.environ, "SITE_URL": SITE_URL, "NO_MKDOCS_2_WARNING": "1"}
     proc = subprocess.run(
@@ -93,15 +75,8 @@ def _build(out: Path) -> dict:
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory) -> Build:
     """One ``mkdocs build --strict`` of the site for every suite and every worker of this run."""
-    run = _run_dir(tmp_path_factory)
-    out = run / "shared-site" / SUBPATH
-    record = run / "shared-site.json"
-    with open(run / "shared-site.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # held while one worker builds; the others wait here
-        if not record.exists():
-            result = _build(out)
-            record.write_text(json.dumps(result), encoding="utf-8")
-        result = json.loads(record.read_text(encoding="utf-8"))
+    result = once_per_run(tmp_path_factory, "shared-site", lambda top: _build(top / SUBPATH))
+    out = run_dir(tmp_path_factory) / "shared-site" / SUBPATH
     if result["returncode"] != 0:
         pytest.fail(f"mkdocs build --strict failed ({result['returncode']}):\n"
                     f"{result['stdout'][-2000:]}\n{result['stderr'][-6000:]}", pytrace=False)

@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.once import once_per_run
+
 from .support import ROOT, node_or_skip
 
 NPM_ZIP = ROOT / "node_modules" / "pyodide" / "python_stdlib.zip"
@@ -54,18 +56,25 @@ def npm_modules() -> list[str]:
 
 @pytest.fixture(scope="module")
 def run(built_assets: Path, tmp_path_factory) -> dict:
+    """The unit suite's run inside Pyodide: once per test run (tests/once.py), whichever worker asks first."""
     from sitegen.calculator_assets import STDLIB_DEST
 
     built = built_assets / STDLIB_DEST
-    listing = tmp_path_factory.mktemp("npm") / "modules.json"
-    listing.write_text(json.dumps(npm_modules()))
-    p = subprocess.run([node_or_skip(), str(ROOT / "tests" / "pyodide" / "run_unit.mjs"), str(built), str(NPM_ZIP),
-                        str(listing)], cwd=ROOT, capture_output=True, text=True, timeout=900)
-    assert p.returncode == 0, p.stdout[-20000:] + p.stderr[-5000:]
-    m = re.search(r"^(\d+) passed, (\d+) failed$", p.stdout, re.M)
-    assert m, p.stdout
-    out = json.loads(p.stdout.strip().splitlines()[-1])
-    out["lines"] = p.stdout
+
+    def run_unit(scratch: Path) -> dict:
+        scratch.mkdir(parents=True, exist_ok=True)
+        listing = scratch / "modules.json"
+        listing.write_text(json.dumps(npm_modules()))
+        p = subprocess.run([node_or_skip(), str(ROOT / "tests" / "pyodide" / "run_unit.mjs"), str(built),
+                            str(NPM_ZIP), str(listing)], cwd=ROOT, capture_output=True, text=True, timeout=900)
+        assert p.returncode == 0, p.stdout[-20000:] + p.stderr[-5000:]
+        out = json.loads(p.stdout.strip().splitlines()[-1])
+        out["lines"] = p.stdout
+        return out
+
+    out = once_per_run(tmp_path_factory, "pyodide-unit-run", run_unit)
+    m = re.search(r"^(\d+) passed, (\d+) failed$", out["lines"], re.M)
+    assert m, out["lines"]
     out["built"] = built
     return out
 
