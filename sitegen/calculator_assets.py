@@ -11,7 +11,7 @@ What it does
 ``on_post_page``
     On the calculator page only, adds to ``<head>`` ``assets/css/calculator.css``,
     the classic script ``assets/js/calculator-start.js`` (starts the Pyodide
-    worker once the first paint shows that answer, holds back Material's search
+    worker once the page has loaded and the main thread is idle, holds back Material's search
     index until the worker is up, and registers the service worker
     ``calculator-sw.js`` once the first answer is in) and the module script
     ``assets/js/calculator.js`` (the form), with URLs relative to the page so the

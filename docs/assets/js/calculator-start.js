@@ -7,10 +7,16 @@
 // with everything else the page does (benchmarks/calculator_page.py measures it);
 // the third, about the next visit:
 //
-// 1. Start the Pyodide worker right after the first paint. The pre-rendered
-//    total is in that paint; started before it, the compile would delay it.
-//    calculator.js adopts the worker through window.__calcWorker and replays the
-//    messages queued here.
+// 1. Start the Pyodide worker once the page has loaded and the main thread is
+//    idle. The pre-rendered total is in the first paint whatever happens here.
+//    Pyodide's WebAssembly compile runs on background threads, and on two cores
+//    it slows every task the main thread runs meanwhile: started at the first
+//    paint, it made the page's own start (Material's bundle, style and layout)
+//    block a throttled phone's main thread 450-750 ms longer than an empty page
+//    of the site; started after "load", about as long as that page
+//    (benchmarks/main_thread.py). The answer comes ~0.1 s later on a desktop
+//    (benchmarks/calculator_page.py). calculator.js adopts the worker through
+//    window.__calcWorker and replays the messages queued here.
 // 2. Hold back Material's search index (search/search_index.json: fetched on
 //    every page, then indexed by lunr in a worker) until the calculator's worker
 //    is ready or has failed, the reader reaches for search, or 10 s have passed.
@@ -63,7 +69,7 @@
   document.addEventListener("pointerdown", wantsSearch, true);
   setTimeout(release, 10000);
 
-  // ---- 1. the worker starts after the first paint
+  // ---- 1. the worker starts once the page has loaded and the main thread is idle
   function go() {
     if (window.__calcWorker) {
       // calculator.js started it (it does when this script's turn comes late): still watch it.
@@ -121,11 +127,12 @@
     }));
   }
 
-  // A frame can come before the parser has reached the total: wait for the frame that shows it.
-  function tick() {
-    if (document.getElementById("calc-summary")) go();
-    else requestAnimationFrame(tick);
+  function whenIdle() {
+    if (window.requestIdleCallback) window.requestIdleCallback(go, { timeout: 1000 });
+    else setTimeout(go, 0);
   }
-  requestAnimationFrame(tick);
-  setTimeout(go, 1000); // a tab opened in the background paints late
+  if (document.readyState === "complete") whenIdle();
+  else window.addEventListener("load", whenIdle);
+  // A subresource that never finishes loading must not keep the calculator from starting.
+  setTimeout(go, 4000);
 })();

@@ -2,8 +2,8 @@
 //
 // The page arrives with the form and the default result already rendered by
 // calculator.api at build time (sitegen/calculator_assets.py). This script:
-//   * takes over the module worker (worker.js) that the page's inline starter
-//     began right after the first paint (or starts it), which loads Pyodide and
+//   * takes over the module worker (worker.js) that calculator-start.js began
+//     once the page had loaded (or starts it), which loads Pyodide and
 //     the calculator package;
 //   * reads the state from the URL query (Hugging Face key names) and sends
 //     every change of the form to the worker, newest request wins;
@@ -547,11 +547,11 @@ function main(root) {
 
   // ----------------------------------------------------------------- start
 
-  // The worker starts right after the first paint (which already shows the exact
-  // pre-rendered total): started earlier, Pyodide's compile competes with that paint
-  // for the CPU. If calculator-start.js has started it, this adopts it at once; if
-  // that script did not load, this starts it the same way.
-  // (A tab opened in the background paints later: the timer starts it anyway.)
+  // The worker starts once the page has loaded and the main thread is idle (the
+  // first paint already shows the exact pre-rendered total): started earlier,
+  // Pyodide's compile competes with the page's own start for the CPU (see
+  // calculator-start.js). If calculator-start.js has started it, this adopts it;
+  // if that script did not load, this starts it the same way.
   let started = false;
   const start = () => {
     if (started) return;
@@ -560,8 +560,10 @@ function main(root) {
   };
   if (window.__calcWorker) start();
   else {
-    requestAnimationFrame(() => setTimeout(start, 0));
-    setTimeout(start, 1000);
+    const whenIdle = () => (window.requestIdleCallback ? requestIdleCallback(start, { timeout: 1000 }) : setTimeout(start, 0));
+    if (document.readyState === "complete") whenIdle();
+    else window.addEventListener("load", whenIdle);
+    setTimeout(start, 4000); // a subresource that never finishes loading must not hold it back
   }
   root.dataset.result = "fresh";
   const urlParams = Object.fromEntries(new URLSearchParams(location.search));
