@@ -40,6 +40,7 @@ from typing import Any, Mapping, Sequence
 
 from .config import MAX_SIZE, MAX_TOTAL
 from .errors import CalcError
+from .families import FAMILIES
 from .model import Inventory, Tensor
 
 TASK_TYPES: tuple[str, ...] = ("SEQ_CLS", "TOKEN_CLS", "QUESTION_ANS")
@@ -57,14 +58,10 @@ TASK_HEADS: dict[str, tuple[str, ...]] = {
 SAVED_BEFORE_INJECTION: tuple[str, ...] = ("SEQ_CLS",)
 #: ``all-linear`` with ``SEQ_CLS`` leaves out the first of these top-level attributes (``SEQ_CLS_HEAD_NAMES``).
 SEQ_CLS_HEAD_NAMES: tuple[str, ...] = ("score", "classifier")
-#: peft's ``TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING``, for the model types this calculator knows.
+#: peft's ``TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING``, for the model types this
+#: calculator knows: each family declares its entry (``Family.peft_targets``).
 DEFAULT_TARGETS: dict[str, tuple[str, ...]] = {
-    "bert": ("query", "value"),
-    "roberta": ("query", "value"),
-    "xlm-roberta": ("query", "value"),
-    "electra": ("query", "value"),
-    "deberta-v2": ("query_proj", "value_proj"),
-    "deberta": ("in_proj",),
+    model_type: family.peft_targets for model_type, family in FAMILIES.items() if family.peft_targets
 }
 #: The PEFT model's ``state_dict`` names start here (``PeftModel.base_model`` → ``LoraModel.model``).
 PREFIX = "base_model.model."

@@ -132,6 +132,10 @@ class Family:
     #: Words only this family needs (its formula lines' keys, e.g. "task_type"), in both languages;
     #: looked up before the shared :data:`calculator.i18n.LABELS`.
     labels: dict[str, Label] = field(default_factory=dict)
+    #: peft's default LoRA ``target_modules`` for this model type (its
+    #: ``TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING``); empty where peft
+    #: names none, and then a LoRA plan must say which modules it adapts.
+    peft_targets: tuple[str, ...] = ()
 
     def architecture(self, name: str) -> Architecture | None:
         for arch in self.architectures:

@@ -177,6 +177,7 @@ PRESETS = (
 
 
 FAMILY = Family(
+    peft_targets=("query", "value"),
     model_type="bert",
     base="BertModel",
     fields=BERT_FIELDS,

@@ -21,4 +21,5 @@ FAMILY = XLM_ROBERTA.derive(
         Preset("camembert-base", xlmr_config(768, 12, 12, vocab=32005, model_type="camembert"), "CamembertForMaskedLM"),
     ),
     rank=24,
+    peft_targets=(),  # peft's mapping has XLM-R's entry, none for CamemBERT
 )

@@ -386,6 +386,7 @@ def deberta_config(vocab: int, hidden: int, layers: int, heads: int, inter: int)
 
 
 FAMILY = Family(
+    peft_targets=("in_proj",),
     model_type="deberta",
     base="DebertaModel",
     fields=FIELDS,

@@ -264,6 +264,7 @@ def deberta_v3_config(vocab: int, hidden: int, layers: int, heads: int, inter: i
 
 
 FAMILY = Family(
+    peft_targets=("query_proj", "value_proj"),
     model_type="deberta-v2",
     base="DebertaV2Model",
     fields=FIELDS,

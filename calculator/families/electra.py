@@ -92,6 +92,7 @@ def electra_config(embedding: int, hidden: int, layers: int, heads: int, inter: 
 
 
 FAMILY = Family(
+    peft_targets=("query", "value"),
     model_type="electra",
     base="ElectraModel",
     fields=FIELDS,

@@ -58,6 +58,7 @@ def roberta_config(hidden: int, layers: int, heads: int, vocab: int = 50265, mod
 
 
 FAMILY = Family(
+    peft_targets=("query", "value"),
     model_type="roberta",
     base="RobertaModel",
     fields=FIELDS,
