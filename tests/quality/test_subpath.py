@@ -29,9 +29,10 @@ pytestmark = pytest.mark.browser
 OTHER = {"en": "zh", "zh": "en"}
 
 
-@pytest.mark.parametrize("start", LANGS)
 @pytest.mark.parametrize("src", nav_sources(), ids=lambda src: src[: -len(".md")])
-def test_language_switcher_round_trip_on_every_page(site, context, src, start):
+def test_language_switcher_round_trip_on_every_page(site, context, src):
+    """English to Chinese and back: both directions of the switcher, on every page."""
+    start = "en"
     page = context.new_page()
     here = site.url + page_url(src, start)
     there = site.url + page_url(src, OTHER[start])
