@@ -17,6 +17,7 @@ import http.server
 import mimetypes
 import posixpath
 import socketserver
+import sys
 import threading
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -104,6 +105,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
 class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
     daemon_threads = True
     allow_reuse_address = True
+
+    def handle_error(self, request, client_address):
+        """A tab closed mid-request (the test has moved on) is not an error; anything else is printed."""
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return
+        super().handle_error(request, client_address)
 
 
 def serve(top: Path, subpath: str) -> tuple[Server, str]:
