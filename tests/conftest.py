@@ -84,16 +84,21 @@ def built_site(tmp_path_factory) -> Build:
 
 
 @pytest.fixture(scope="session")
-def browser():
-    """One Chromium for the whole run (see tests/chromium.py for why it is shared)."""
+def playwright_driver():
+    """The one Playwright of this process (its sync API allows one per thread: tests/chromium.py)."""
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
         unavailable("the playwright Python package is not installed")
-    path = chromium_path()
-    if not os.path.exists(path):
-        unavailable(f"Chromium not found at {path} (set CHROME_PATH, or apt-get install chromium)")
+    if not os.path.exists(chromium_path()):
+        unavailable(f"Chromium not found at {chromium_path()} (set CHROME_PATH, or apt-get install chromium)")
     with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=path, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
+        yield pw
+
+
+@pytest.fixture(scope="session")
+def browser(playwright_driver):
+    """One Chromium for the whole run (see tests/chromium.py for why it is shared)."""
+    b = playwright_driver.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
+    yield b
+    b.close()

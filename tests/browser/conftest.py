@@ -11,10 +11,18 @@ One site build, one browser and one browser context per session:
 * ``browser`` launches Debian's Chromium (``CHROME_PATH`` overrides). Missing
   Chromium or Playwright skips these tests locally and FAILS them in CI
   (``CI=true``): CI must never pass by skipping the browser.
-* ``context`` routes every request: anything not on 127.0.0.1 is aborted and
-  recorded, and ``page`` fails its test if any such request was attempted, if
-  the page threw, or if a worker failed. Dedicated workers' requests go through
-  the same route (the tests check that Pyodide's own files are seen there).
+* ``context``, the tabs most tests open, is a profile on disk of its own
+  Chromium, so that, as in a reader's browser, the HTTP cache keeps Pyodide's
+  compiled WebAssembly from one page load to the next (in a context made by
+  ``browser.new_context()``, or one with a route, there is no such cache, and
+  every load compiles 9.6 MB of WebAssembly again: ~1.3 s of CPU here, most of
+  the browser suite's time). Nothing can leave 127.0.0.1 there: every other
+  host is unresolvable (``--host-resolver-rules``). Every request is recorded
+  (the tab's and its dedicated workers'), and ``page`` fails its test if one
+  was for another host, if the page threw, or if a worker failed.
+* ``new_context`` makes a fresh context for a test that needs a first visit or a
+  route of its own: every request goes through a route that aborts and records
+  anything not on 127.0.0.1.
 """
 from __future__ import annotations
 
@@ -29,7 +37,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from tests.chromium import in_ci, unavailable  # noqa: F401  (re-exported for the browser tests)
+from tests.chromium import CHROMIUM_ARGS, chromium_path, in_ci, unavailable  # noqa: F401  (re-exported for the browser tests)
 
 from .support import BOOT_TIMEOUT_MS, ROOT, SUBPATH
 
@@ -103,13 +111,22 @@ class Traffic:
     seen: list[str] = field(default_factory=list)
     blocked: list[str] = field(default_factory=list)
 
+    @staticmethod
+    def local(url: str) -> bool:
+        parts = urlsplit(url)
+        return (parts.scheme in ("http", "https") and parts.hostname == "127.0.0.1") or parts.scheme in ("data", "blob")
+
+    def record(self, request) -> None:
+        """For a context whose other hosts cannot resolve: note the request, and whether it left."""
+        self.seen.append(request.url)
+        if not self.local(request.url):
+            self.blocked.append(request.url)
+
     def route(self, route) -> None:
+        """For a context with this route: let 127.0.0.1 through, abort and note the rest."""
         url = route.request.url
         self.seen.append(url)
-        parts = urlsplit(url)
-        if parts.scheme in ("http", "https") and parts.hostname == "127.0.0.1":
-            route.continue_()
-        elif parts.scheme in ("data", "blob"):
+        if self.local(url):
             route.continue_()
         else:
             self.blocked.append(url)
@@ -138,9 +155,19 @@ def traffic() -> Traffic:
     return Traffic()
 
 
+#: Every host but 127.0.0.1 fails to resolve: the shared context's guard, without a route.
+LOCAL_ONLY = "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"
+
+
 @pytest.fixture(scope="session")
-def context(browser, traffic):
-    ctx = new_context(browser, traffic, viewport={"width": 1280, "height": 900})
+def context(playwright_driver, traffic, tmp_path_factory):
+    """The tabs most tests open: one profile on disk, so compiled WebAssembly is kept (see above)."""
+    ctx = playwright_driver.chromium.launch_persistent_context(
+        str(tmp_path_factory.mktemp("profile")), executable_path=chromium_path(), args=[*CHROMIUM_ARGS, LOCAL_ONLY],
+        viewport={"width": 1280, "height": 900}, service_workers="block",
+    )
+    ctx.set_default_timeout(BOOT_TIMEOUT_MS)
+    ctx.on("request", traffic.record)
     yield ctx
     ctx.close()
 
