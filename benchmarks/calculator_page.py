@@ -31,7 +31,8 @@ Measured (all in ms from navigation start, ``performance.now()``):
 * ``first exact total``: the render time of the calculator's total (Element Timing
   on the pre-rendered ``.calc-total``). Target: at most 10 % of the bare page's time.
 * ``answers an input``: an input typed at DOMContentLoaded (``num_hidden_layers`` = 6)
-  until its exact total is on the page. Target: at most 1.1 × the bare page's time.
+  until its exact total is on the page. Targets: at most 1.1 × the bare page's time,
+  and (issue 14) at most 0.5 × the bare page that loads npm's Pyodide in a module worker.
 * ``main-thread TBT``: total blocking time of the calculator page as Lighthouse
   defines it: long tasks (PerformanceObserver ``longtask``) from first contentful
   paint until that answer plus 1 s, each counting its part over 50 ms. Target: at
@@ -454,8 +455,9 @@ def main(argv: list[str] | None = None) -> int:
          "≤ 10%", first <= 0.10 * bare),
         ("calculator answers an input", f"{answered:.0f} ms",
          f"{answered / bare:.2f} × bare (paired {answer_ratio:.2f})", "≤ 1.10 ×", answered <= 1.10 * bare),
+        # Issue 14's goal, against the bare page that loads npm's Pyodide in a module worker.
         ("  the same against the worker baseline", "",
-         f"{answered / bare_worker:.2f} × (paired {worker_ratio:.2f})", "", answered <= 1.10 * bare_worker),
+         f"{answered / bare_worker:.2f} × (paired {worker_ratio:.2f})", "≤ 0.5 ×", answered <= 0.5 * bare_worker),
         ("  the same against the precompiled baseline", f"+{answered - bare_pyc:.0f} ms",
          f"{answered / bare_pyc:.2f} × (paired {pyc_ratio:.2f})", "(like for like)"),
         ("main-thread TBT (calculator)", f"{calc_tbt:.0f} ms", f"bare page: {bare_tbt:.0f} ms", "≤ 50 ms",
