@@ -63,12 +63,9 @@ sys.path.insert(0, str(ROOT))
 
 from calculator.build import build  # noqa: E402
 from calculator.presets import PRESETS  # noqa: E402
+from tests.chromium import CHROMIUM_ARGS, LOCAL_ONLY  # noqa: E402
 
-ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
-]
+ARGS = [*CHROMIUM_ARGS, LOCAL_ONLY]
 BASE = PRESETS["bert-base-uncased"].config
 FIRST_INPUT_LAYERS = 6
 TIMEOUT_MS = 120_000

@@ -23,6 +23,10 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 
+#: Every host but 127.0.0.1 fails to resolve: a guard for a browser whose requests are
+#: not routed (a route turns the HTTP cache off, and with it compiled WebAssembly's cache).
+LOCAL_ONLY = "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"
+
 
 def in_ci() -> bool:
     return os.environ.get("CI", "").lower() in ("1", "true", "yes")

@@ -37,7 +37,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from tests.chromium import CHROMIUM_ARGS, chromium_path, in_ci, unavailable  # noqa: F401  (re-exported for the browser tests)
+from tests.chromium import CHROMIUM_ARGS, LOCAL_ONLY, chromium_path, in_ci, unavailable  # noqa: F401  (re-exported for the browser tests)
 
 from .support import BOOT_TIMEOUT_MS, ROOT, SUBPATH
 
@@ -153,10 +153,6 @@ def new_context(browser, traffic: Traffic, **options):
 @pytest.fixture(scope="session")
 def traffic() -> Traffic:
     return Traffic()
-
-
-#: Every host but 127.0.0.1 fails to resolve: the shared context's guard, without a route.
-LOCAL_ONLY = "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"
 
 
 @pytest.fixture(scope="session")
