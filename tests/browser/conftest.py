@@ -1,6 +1,7 @@
 """Fixtures for the calculator page's browser tests (pytest + Playwright, headless Chromium).
 
-One site build, one browser and one browser context per session:
+One site build, one browser (for fresh contexts) and one shared context, a profile
+on disk in a Chromium of its own, per session:
 
 * ``site`` serves the run's one build of the site (``built_site`` in
   tests/conftest.py, ``<tmp>/bert-parameter-count/``) twice on 127.0.0.1: at
@@ -37,7 +38,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from tests.chromium import CHROMIUM_ARGS, LOCAL_ONLY, chromium_path, in_ci, unavailable  # noqa: F401  (re-exported for the browser tests)
+from tests.chromium import CHROMIUM_ARGS, LOCAL_ONLY, chromium_path, in_ci, unavailable  # noqa: F401  (in_ci, unavailable: re-exported for the browser tests)
 
 from .support import BOOT_TIMEOUT_MS, ROOT, SUBPATH
 
