@@ -23,7 +23,7 @@ from dataclasses import dataclass  # noqa: E402
 
 import pytest  # noqa: E402
 
-from tests.chromium import CHROMIUM_ARGS, chromium_path, unavailable  # noqa: E402
+from tests.chromium import SUITE_ARGS, chromium_path, unavailable  # noqa: E402
 from tests.once import once_per_run, run_dir  # noqa: E402
 
 #: The site is published under a project site's subpath; the build is read there.
@@ -99,6 +99,6 @@ def playwright_driver():
 @pytest.fixture(scope="session")
 def browser(playwright_driver):
     """One Chromium for the whole run (see tests/chromium.py for why it is shared)."""
-    b = playwright_driver.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
+    b = playwright_driver.chromium.launch(executable_path=chromium_path(), args=SUITE_ARGS)
     yield b
     b.close()

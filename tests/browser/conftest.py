@@ -38,7 +38,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from tests.chromium import CHROMIUM_ARGS, LOCAL_ONLY, chromium_path, in_ci, unavailable  # noqa: F401  (in_ci, unavailable: re-exported for the browser tests)
+from tests.chromium import CHROMIUM_ARGS, LOCAL_ONLY, SUITE_ARGS, chromium_path, in_ci, unavailable  # noqa: F401  (in_ci, unavailable: re-exported for the browser tests)
 
 from .support import BOOT_TIMEOUT_MS, ROOT, SUBPATH
 
@@ -160,7 +160,7 @@ def traffic() -> Traffic:
 def context(playwright_driver, traffic, tmp_path_factory):
     """The tabs most tests open: one profile on disk, so compiled WebAssembly is kept (see above)."""
     ctx = playwright_driver.chromium.launch_persistent_context(
-        str(tmp_path_factory.mktemp("profile")), executable_path=chromium_path(), args=[*CHROMIUM_ARGS, LOCAL_ONLY],
+        str(tmp_path_factory.mktemp("profile")), executable_path=chromium_path(), args=[*SUITE_ARGS, LOCAL_ONLY],
         viewport={"width": 1280, "height": 900}, service_workers="block",
     )
     ctx.set_default_timeout(BOOT_TIMEOUT_MS)

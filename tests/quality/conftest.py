@@ -25,7 +25,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from tests.chromium import CHROMIUM_ARGS, chromium_path, in_ci, unavailable  # noqa: F401
+from tests.chromium import CHROMIUM_ARGS, SUITE_ARGS, chromium_path, in_ci, unavailable  # noqa: F401
 from tests.conftest import SITE_URL, SUBPATH  # noqa: F401  (the shared build's)
 
 from .ghpages import serve

@@ -42,6 +42,25 @@ TYPES = {
 COMPRESSIBLE = ("text/", "application/json", "application/xml", "image/svg+xml", "text/javascript")
 
 
+#: Compressed bodies, by file: every page load of every gate asks for the same
+#: stylesheets, scripts, search index and Pyodide runtime, and compressing them again
+#: each time (pyodide.asm.mjs alone: ~30 ms) took CPU from the browser under test.
+#: A body is reused only for the very bytes it was made from (a rebuilt file differs).
+_GZIPPED: dict[Path, tuple[bytes, bytes]] = {}
+_GZIPPED_LOCK = threading.Lock()
+
+
+def _gzipped(file: Path, body: bytes) -> bytes:
+    with _GZIPPED_LOCK:
+        cached = _GZIPPED.get(file)
+    if cached is not None and cached[0] == body:
+        return cached[1]
+    compressed = gzip.compress(body, compresslevel=6, mtime=0)
+    with _GZIPPED_LOCK:
+        _GZIPPED[file] = (body, compressed)
+    return compressed
+
+
 class Handler(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     root: Path  # set by serve()
@@ -90,7 +109,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.send_header("Last-Modified", email.utils.formatdate(file.stat().st_mtime, usegmt=True))
         accepts_gzip = "gzip" in self.headers.get("Accept-Encoding", "")
         if accepts_gzip and ctype.startswith(COMPRESSIBLE) and len(body) > 256:
-            body = gzip.compress(body, compresslevel=6, mtime=0)
+            body = _gzipped(file, body)
             self.send_header("Content-Encoding", "gzip")
             self.send_header("Vary", "Accept-Encoding")
         self.send_header("Content-Length", str(len(body)))
