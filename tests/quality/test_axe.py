@@ -9,6 +9,10 @@ test_a_dark_system_preference_opens_the_dark_scheme checks that path itself.
 One load instead of two halves the pages these gates open (on the calculator
 page, the Pyodide starts).
 
+The same first visit weighs each explainer page against its 400 KB budget
+(weight.py): both gates judge the page as a new reader gets it, so one cold load
+serves both.
+
 The calculator page is checked once Python is up in its worker (the form is live).
 The 404 page is checked as GitHub Pages serves it, for a missing URL under /zh/.
 
@@ -25,7 +29,8 @@ import pytest
 
 from .conftest import HANG_MS, ROOT, new_context
 from .browsing import open_page
-from .pages import all_pages, explainer_pages, ident
+from .pages import all_pages, explainer_pages, ident, is_calculator
+from .weight import open_and_weigh, weight_problems
 
 pytestmark = pytest.mark.browser
 
@@ -86,7 +91,9 @@ def report_schemes(found: dict[str, list[dict]]) -> str:
 
 
 @pytest.mark.parametrize("rel", all_pages() + ["zh/no-such-page/"], ids=ident)
-def test_no_axe_violations(site, browser, rel):
+def test_first_visit_passes_axe_and_the_weight_budget(site, browser, rel):
+    """axe, light then dark; an explainer page is also weighed on this same first visit (weight.py)."""
+    problems: list[str] = []
     ctx = new_context(browser, color_scheme="light")
     try:
         page = ctx.new_page()
@@ -94,12 +101,16 @@ def test_no_axe_violations(site, browser, rel):
             response = page.goto(site.url + rel)
             assert response.status == 404
             page.wait_for_load_state("networkidle")
-        else:
+        elif is_calculator(rel):
             open_page(page, site.url + rel, rel)
+        else:
+            problems += weight_problems(rel, open_and_weigh(page, site, rel))
         found = light_then_dark(page)
     finally:
         ctx.close()
-    assert found == {"light": [], "dark": []}, report_schemes(found)
+    if found != {"light": [], "dark": []}:
+        problems.append("axe:\n" + report_schemes(found))
+    assert problems == [], "\n".join(problems)
 
 
 @pytest.mark.parametrize("rel", ["", "zh/calculator/"], ids=ident)
