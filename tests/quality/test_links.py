@@ -1,7 +1,7 @@
 """Link checker over the whole built site: no broken internal link, asset or anchor.
 
 Every HTML file (all pages in both languages and the 404 page), every entry
-of the search index (what search results link to) and every sitemap URL. A
+of both languages' search indexes (what search results link to) and every sitemap URL. A
 reference is resolved the way a browser would from the page's URL under the
 subpath; links to ``site_url`` itself count as internal; other hosts are not
 fetched (no network), but must be plain ``<a>`` links, never assets.
@@ -89,12 +89,14 @@ def test_every_html_reference_resolves(site):
 
 
 def test_search_results_link_to_real_pages_and_anchors(site):
+    """Each language's index (sitegen/search_split.py) resolves its results against that language's root."""
     checker = Checker(site)
-    index = json.loads((site.dir / "search" / "search_index.json").read_text(encoding="utf-8"))
-    locations = [doc["location"] for doc in index["docs"]]
-    assert any(loc.startswith("zh/") for loc in locations) and "" in locations
-    for loc in locations:
-        checker.check("search_index.json", "a.href", loc, checker.base)
+    for root in ("", "zh/"):
+        index = json.loads((site.dir / root / "search" / "search_index.json").read_text(encoding="utf-8"))
+        locations = [doc["location"] for doc in index["docs"]]
+        assert "" in locations and not any(loc.startswith("zh/") for loc in locations), root
+        for loc in locations:
+            checker.check(root + "search/search_index.json", "a.href", loc, checker.base + root)
     assert checker.broken == [], "\n".join(" | ".join(b) for b in checker.broken)
 
 

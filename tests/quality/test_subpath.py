@@ -13,7 +13,10 @@ adds what a visitor does around it:
   the calculator's sources listed in its manifest) answers 200 under the
   subpath, and none fails;
 * the 404 page, served for a missing URL deep under /zh/, gets its styles and
-  scripts and leads back to both home pages.
+  scripts and leads back to both home pages;
+* search, typed into the header as a reader does, loads the page's own
+  language's index and answers with pages of that language
+  (sitegen/search_split.py).
 """
 from __future__ import annotations
 
@@ -41,6 +44,35 @@ def test_language_switcher_round_trip_on_every_page(site, context, src):
     assert (page.url, page.locator("html").get_attribute("lang")) == (there, HTML_LANG[OTHER[start]])
     switch_language(page, start)
     assert (page.url, page.locator("html").get_attribute("lang")) == (here, HTML_LANG[start])
+
+
+#: A word on many pages of each language, and where its results must lead.
+SEARCHED = {"embeddings/": ("pooler", ""), "zh/self-attention/": ("参数量", "zh/")}
+
+
+@pytest.mark.parametrize("rel", SEARCHED, ids=ident)
+def test_search_answers_in_the_pages_language(site, context, rel):
+    word, root = SEARCHED[rel]
+    page = context.new_page()
+    indexes: list[str] = []
+    page.on("requestfinished", lambda r: indexes.append(r.url) if r.url.endswith("/search_index.json") else None)
+    open_page(page, site.url + rel, rel)
+    page.locator(".md-search__input").click()
+    # Typed like a reader: Material reads the field on keyup, not on "input" events.
+    page.keyboard.type(word)
+    results = page.locator(".md-search-result__item a.md-search-result__link")
+    results.first.wait_for(state="visible")
+    hrefs = results.evaluate_all("as => as.map(a => a.href)")
+    assert indexes == [site.url + root + "search/search_index.json"]
+    assert len(hrefs) >= 3
+    # Every result is a page of this language under the subpath (an English page's are outside zh/).
+    outside = [h for h in hrefs if not h.startswith(site.url + root) or (root == "" and h.startswith(site.url + "zh/"))]
+    assert outside == []
+    with page.expect_navigation():
+        results.first.click()
+    assert page.url.split("?")[0].split("#")[0] in {h.split("?")[0].split("#")[0] for h in hrefs}
+    assert page.locator("html").get_attribute("lang") == HTML_LANG["zh" if root else "en"]
+    assert word.lower() in page.locator("article").inner_text().lower()
 
 
 @pytest.mark.parametrize("rel", ["embeddings/", "zh/self-attention/"], ids=ident)

@@ -1,7 +1,7 @@
 """Page weight: each explainer page transfers at most 400 KB, measured in Chromium.
 
 The sum, over the page and everything it loads (stylesheets, scripts, images,
-and what Material's search worker fetches, its index included), of the bytes
+and what Material's search worker fetches, its language's index included), of the bytes
 on the wire: response headers plus the (gzip-compressed, as GitHub Pages
 sends it) body, on a first visit (a fresh browser context: nothing is cached).
 
@@ -57,8 +57,11 @@ def weight_problems(rel: str, rows: list[tuple[int, str]]) -> list[str]:
     problems = []
     if not any(url.startswith("assets/javascripts/bundle.") for _, url in rows):
         problems.append("page weight: Material's script not loaded?")
-    if not any(url == "search/search_index.json" for _, url in rows):
-        problems.append("page weight: the search index is not weighed")
+    own_index = ("zh/" if rel.startswith("zh/") else "") + "search/search_index.json"  # sitegen/search_split.py
+    if not any(url == own_index for _, url in rows):
+        problems.append(f"page weight: the page's own search index ({own_index}) is not weighed")
+    if any(url.endswith("search/search_index.json") and url != own_index for _, url in rows):
+        problems.append("page weight: the other language's search index was loaded too")
     if total > BUDGET:
         problems.append(f"page weight: {total} bytes > {BUDGET}: {rows[:8]}")
     return problems
