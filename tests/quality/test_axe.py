@@ -19,11 +19,13 @@ marked out of date): dark first, as the page is then, and back to light.
 The 404 page is checked as GitHub Pages serves it, for a missing URL under /zh/.
 
 A page is read by someone before its scripts have run too (a slow phone, a
-busy machine): every explainer page is also checked with Material's script
-never arriving, for what its script would otherwise fix only after load
-(scrolling tables and code blocks being keyboard-reachable:
-sitegen/scrollwrap.py makes them so in the HTML as built). Without that, the
-verdict would depend on whether the script had run when axe looked.
+busy machine): on the same first visit, every explainer page is also checked
+while Material's script has not arrived yet (its request is held, the parser
+waits at its <script>, then it is sent on and the load goes on as usual), for
+what its script would otherwise fix only after load (scrolling tables and code
+blocks being keyboard-reachable: sitegen/scrollwrap.py makes them so in the
+HTML as built). Without that, the verdict would depend on whether the script
+had run when axe looked.
 """
 from __future__ import annotations
 
@@ -31,7 +33,7 @@ import pytest
 
 from .conftest import HANG_MS, ROOT, new_context
 from .browsing import open_page
-from .pages import all_pages, explainer_pages, ident, is_calculator
+from .pages import all_pages, ident, is_calculator
 from .weight import open_and_weigh, weight_problems
 
 pytestmark = pytest.mark.browser
@@ -114,10 +116,24 @@ def showing_an_error_dark_then_light(page) -> dict[str, list[dict]]:
     return found
 
 
+#: What a page's own scripts may change later, so must already hold in the HTML as built.
+BEFORE_SCRIPTS = ["scrollable-region-focusable"]
+
+
+def scrolling_regions_unreachable(page) -> list[str]:
+    """axe's BEFORE_SCRIPTS rules on the page as it is now (before Material's script has run)."""
+    if not page.evaluate("typeof window.axe === 'object'"):
+        page.add_script_tag(path=str(AXE))
+    return page.evaluate("""async (rules) => (await axe.run(document,
+        {runOnly: rules, resultTypes: ["violations"]})).violations.map(v =>
+        v.id + ": " + v.nodes.map(n => n.target.join(" ")).join(", "))""", BEFORE_SCRIPTS)
+
+
 @pytest.mark.parametrize("rel", all_pages() + ["zh/no-such-page/"], ids=ident)
 def test_first_visit_passes_axe_and_the_weight_budget(site, browser, rel):
-    """axe, light then dark; an explainer page is also weighed on this same first visit (weight.py),
-    and the calculator is checked again on it while an input is wrong."""
+    """axe, light then dark; an explainer page is also checked before Material's script has
+    arrived and weighed (weight.py) on this same first visit, and the calculator is checked
+    again on it while an input is wrong."""
     problems: list[str] = []
     ctx = new_context(browser, color_scheme="light")
     try:
@@ -129,7 +145,12 @@ def test_first_visit_passes_axe_and_the_weight_budget(site, browser, rel):
         elif is_calculator(rel):
             open_page(page, site.url + rel, rel)
         else:
-            problems += weight_problems(rel, open_and_weigh(page, site, rel))
+            def before_scripts(page):
+                found_before = scrolling_regions_unreachable(page)
+                if found_before:
+                    problems.append("before any script: " + "; ".join(found_before))
+
+            problems += weight_problems(rel, open_and_weigh(page, site, rel, before_scripts))
         found = light_then_dark(page)
         if is_calculator(rel):
             found |= showing_an_error_dark_then_light(page)
@@ -155,37 +176,3 @@ def test_a_dark_system_preference_opens_the_dark_scheme(site, browser, rel):
     assert violations == [], report(violations)
 
 
-#: What a page's own scripts may change later, so must already hold in the HTML as built.
-BEFORE_SCRIPTS = ["scrollable-region-focusable"]
-
-
-@pytest.fixture(scope="module")
-def scriptless(browser):
-    """One context for every page of the check below, in which Material's bundle never arrives.
-
-    Nothing the check looks at depends on what an earlier page left behind
-    (the pages run no script of Material's), so they share one context instead
-    of paying ~160 ms for a new one each. (Routing turns Chromium's HTTP cache
-    off, so each page still arrives from the server.)
-    """
-    ctx = new_context(browser)
-    ctx.route("**/assets/javascripts/bundle.*.min.js", lambda route: route.abort())
-    yield ctx
-    ctx.close()
-
-
-@pytest.mark.parametrize("rel", explainer_pages(), ids=ident)
-def test_scrolling_regions_are_focusable_before_any_script_runs(site, scriptless, rel):
-    """Material's bundle never arrives: the state a slow load is in when axe (or a reader) gets there first."""
-    page = scriptless.new_page()
-    try:
-        response = page.goto(site.url + rel)
-        assert response is not None and response.status == 200, rel
-        assert page.evaluate("document.documentElement.classList.contains('no-js')"), "Material's script ran"
-        page.add_script_tag(path=str(AXE))
-        result = page.evaluate("""async (rules) => (await axe.run(document,
-            {runOnly: rules, resultTypes: ["violations"]})).violations.map(v =>
-            v.id + ": " + v.nodes.map(n => n.target.join(" ")).join(", "))""", BEFORE_SCRIPTS)
-    finally:
-        page.close()
-    assert result == []

@@ -12,6 +12,8 @@ loads in a suite that is CPU-bound on two cores. This module weighs; the test as
 """
 from __future__ import annotations
 
+from typing import Callable
+
 from .conftest import HANG_MS, record
 
 BUDGET = 400 * 1024
@@ -33,17 +35,42 @@ def is_search_index(request) -> bool:
     return request.url.split("?")[0].endswith("/search/search_index.json")
 
 
-def open_and_weigh(page, site, rel: str) -> list[tuple[int, str]]:
+#: Material's script: a classic script at the end of <body>, so the parser stops there until it arrives.
+BUNDLE = "**/assets/javascripts/bundle.*.min.js"
+
+
+def open_and_weigh(page, site, rel: str, before_scripts: Callable | None = None) -> list[tuple[int, str]]:
     """Load ``rel`` in ``page`` (the first tab of a fresh context) and weigh it: (bytes, url) rows, largest first.
 
     Material's script asks for the search index as it runs; the page is weighed
     once that has arrived and the network is quiet (the limit only guards
     against a hang).
+
+    ``before_scripts(page)``, when given, runs in the state a slow load is in:
+    the whole article parsed, Material's script not arrived yet. Its request is
+    held until then (the parser waits at its ``<script>``, as it does on a slow
+    network), then sent on to the server, and the load goes on as any other:
+    the same requests, bytes and scripts.
     """
     finished = []
     page.on("requestfinished", lambda r: finished.append(r))
+    held = []
+    if before_scripts is not None:
+        page.route(BUNDLE, lambda route: held.append(route))
     with page.expect_request_finished(is_search_index, timeout=HANG_MS):
-        response = page.goto(site.url + rel)
+        response = page.goto(site.url + rel, wait_until="commit" if before_scripts else "load")
+        if before_scripts is not None:
+            # The parser has inserted Material's <script> (so the article before it is
+            # in the DOM) and waits for the held request.
+            page.wait_for_function("document.querySelector('script[src*=\"assets/javascripts/bundle.\"]') !== null")
+            assert page.evaluate("document.documentElement.classList.contains('no-js')"), "Material's script ran"
+            before_scripts(page)
+            while not held:  # the request may reach the route a moment after the element exists
+                page.wait_for_timeout(20)
+            assert len(held) == 1, held
+            held[0].continue_()
+            page.unroute(BUNDLE)
+            page.wait_for_load_state("load")
     assert response is not None and response.status == 200, (rel, response and response.status)
     page.wait_for_load_state("networkidle")
     return sorted(((transfer_size(r), r.url[len(site.url):] or "/") for r in finished
