@@ -11,8 +11,11 @@ PIP := $(PY) -m pip
 # Extra pip flags, e.g. PIP_TORCH_INDEX="--extra-index-url https://download.pytorch.org/whl/cpu" on GitHub runners.
 PIP_TORCH_INDEX ?=
 PORT ?= 8000
-# pytest-xdist workers for `make test`: one per CPU core by default.
+# pytest-xdist workers for `make test`: one per CPU core by default. worksteal: a
+# worker that runs out of tests takes queued ones from the other, so the run does
+# not end with one worker idle while the other works through its queue.
 TEST_WORKERS ?= auto
+XDIST := -n $(TEST_WORKERS) --dist worksteal
 
 .PHONY: setup setup-docs setup-test build serve test test-fast bench clean
 
@@ -48,10 +51,10 @@ serve: build
 # suites run on TEST_WORKERS processes, and work every worker needs (the site
 # build, the Pyodide assets) is done once per run by the first to ask (tests/once.py).
 test: setup-test
-	$(PY) -m pytest -n $(TEST_WORKERS)
+	$(PY) -m pytest $(XDIST)
 
 test-fast: setup-test
-	$(PY) -m pytest -n $(TEST_WORKERS) tests/unit tests/properties tests/pyodide/test_unit_in_pyodide.py
+	$(PY) -m pytest $(XDIST) tests/unit tests/properties tests/pyodide/test_unit_in_pyodide.py
 
 bench: setup-test
 	$(PY) benchmarks/engine_speed.py

@@ -46,7 +46,13 @@ def _suite(item) -> int:
 
 
 def pytest_collection_modifyitems(config, items):
-    items.sort(key=_suite)  # stable: within a suite, the files' own order
+    """Suites in ``ORDER``; within a suite, tests marked ``slow`` first, then the files' own order.
+
+    The slow ones (Lighthouse, ~10 s a run) go first so that they are not what is
+    left at the end, queued on one worker while the other has nothing to do
+    (``make test`` also lets an idle worker take queued tests: ``--dist worksteal``).
+    """
+    items.sort(key=lambda item: (_suite(item), item.get_closest_marker("slow") is None))  # stable sort
 
 
 @dataclass(frozen=True)
