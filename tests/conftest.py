@@ -5,8 +5,9 @@ Also the two things every suite shares:
 * ``built_site``: ONE strict build of the whole site per run, read by the docs
   tests (tests/docs), served to the browser tests (tests/browser) and the
   quality gates (tests/quality). Under pytest-xdist the workers share it too:
-  the first worker to ask builds it, under a file lock, into the run's common
-  temporary directory; the others wait for that build and read it (tests/once.py).
+  the controller starts it as the run begins, under a file lock, into the run's
+  common temporary directory, and the workers wait for that build and read it
+  (tests/once.py); without workers, the first test to ask builds it.
 * ``browser``: one headless Chromium per process (tests/chromium.py).
 """
 import sys
@@ -24,7 +25,7 @@ from dataclasses import dataclass  # noqa: E402
 import pytest  # noqa: E402
 
 from tests.chromium import SUITE_ARGS, chromium_path, unavailable  # noqa: E402
-from tests.once import once_per_run, run_dir  # noqa: E402
+from tests.once import once_per_run, run_dir, start_early  # noqa: E402
 
 #: The site is published under a project site's subpath; the build is read there.
 SUBPATH = "bert-parameter-count"
@@ -35,14 +36,49 @@ SITE_URL = f"https://example.github.io/{SUBPATH}/"
 
 
 #: The order the suites run in: those that need no site build first, so that on
-#: several workers (``make test``: pytest-xdist) the others have work while one
-#: worker builds the site.
+#: several workers (``make test``: pytest-xdist) there is work while the site is
+#: built (in the background, by the controller: ``pytest_sessionstart``).
 ORDER = ("unit", "properties", "crosscheck", "pyodide", "docs", "browser", "quality")
 
 
 def _suite(item) -> int:
     parts = Path(str(item.path)).relative_to(ROOT).parts
     return ORDER.index(parts[1]) if len(parts) > 2 and parts[0] == "tests" and parts[1] in ORDER else len(ORDER)
+
+
+#: Test directories that read the shared site build.
+NEEDS_SITE = ("docs", "browser", "quality")
+
+
+def _needs_site(args: list[str]) -> bool:
+    """Whether the paths a run was given (pytest's testpaths, ``tests``, by default) include a suite that reads the site."""
+    for arg in args or ["tests"]:
+        path = Path(arg.split("::")[0]).resolve()
+        if not path.is_relative_to(ROOT):
+            continue
+        parts = path.relative_to(ROOT).parts
+        if parts in ((), ("tests",)) or (len(parts) > 1 and parts[0] == "tests" and parts[1] in NEEDS_SITE):
+            return True
+    return False
+
+
+def pytest_sessionstart(session):
+    """Under pytest-xdist, the controller starts the shared site build at once (tests/once.py).
+
+    It runs beside the workers' collection and the suites that need no site,
+    so the first worker to reach the docs tests finds it built (or nearly)
+    instead of building it for ~12 s while the other worker waits on the lock.
+    Only the controller does this, only with workers (``-n``), and only when the
+    run's paths include a suite that reads the site: a run of one file without
+    ``-n`` builds when first asked, as before.
+    """
+    config = session.config
+    if os.environ.get("PYTEST_XDIST_WORKER") or not getattr(config.option, "numprocesses", None):
+        return
+    if not _needs_site(list(config.args)):
+        return
+    run = config._tmp_path_factory.getbasetemp()  # the directory the workers' run_dir() is
+    config._early_site_build = start_early(run, "shared-site", lambda top: _build(top / SUBPATH))
 
 
 def pytest_collection_modifyitems(config, items):

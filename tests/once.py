@@ -8,12 +8,19 @@ tests that use it onto one worker is no cure here: pytest-xdist 3.8's
 reads, so its groups are silently ignored. Instead the first worker to ask does
 the work under a file lock, in the run's common temporary directory, and writes
 its JSON answer; the others wait on the lock and read that answer.
+
+``start_early`` lets the pytest-xdist controller be that first one for a job it
+knows the run will need (the site build), in a background thread, while the
+workers collect and run the suites that need no build: the worker that needs
+the answer first then waits for less, or not at all, instead of building while
+the other worker sits idle on the lock.
 """
 from __future__ import annotations
 
 import fcntl
 import json
 import os
+import threading
 from pathlib import Path
 from typing import Any, Callable
 
@@ -39,3 +46,32 @@ def once_per_run(tmp_path_factory, name: str, make: Callable[[Path], Any]) -> An
             answer = make(run / name)
             record.write_text(json.dumps(answer), encoding="utf-8")
     return json.loads(record.read_text(encoding="utf-8"))
+
+
+def start_early(run: Path, name: str, make: Callable[[Path], Any]) -> threading.Thread | None:
+    """Take ``name``'s lock now and compute ``make``'s answer in a background thread.
+
+    ``run`` is the run's common directory (the controller's basetemp). The lock is
+    taken before this returns, so a worker that asks later waits for this answer
+    rather than starting its own; it is released once the answer is written (or
+    ``make`` failed, in which case the first worker to ask tries again itself, and
+    fails with its own error). Returns None if the answer is already there.
+    """
+    run.mkdir(parents=True, exist_ok=True)
+    record = run / f"{name}.json"
+    lock = open(run / f"{name}.lock", "w")
+    fcntl.flock(lock, fcntl.LOCK_EX)
+    if record.exists():
+        lock.close()
+        return None
+
+    def work() -> None:
+        try:
+            answer = make(run / name)
+            record.write_text(json.dumps(answer), encoding="utf-8")
+        finally:
+            lock.close()  # releases the lock
+
+    thread = threading.Thread(target=work, name=f"once:{name}", daemon=True)
+    thread.start()
+    return thread
