@@ -39,7 +39,16 @@ from .weight import open_and_weigh, weight_problems
 pytestmark = pytest.mark.browser
 
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
+#: axe judges the page at rest. A CSS transition in flight has colours no reader
+#: sees for more than a moment: Material fades the header's title when the page
+#: scrolls (filling a field scrolls to it) and eases colours when the palette
+#: switches, and axe once measured the title mid-fade (contrast 3.42). So the run
+#: first waits for every finite animation and transition under way to finish
+#: (their own end, not a time limit).
 RUN = """async () => {
+  const finite = document.getAnimations().filter(
+    (a) => a.effect && Number.isFinite(a.effect.getComputedTiming().endTime));
+  await Promise.all(finite.map((a) => a.finished.catch(() => null)));
   const r = await axe.run(document, {resultTypes: ["violations"]});
   return {version: axe.version, violations: r.violations.map(v => ({
     id: v.id, impact: v.impact, help: v.help,
