@@ -65,8 +65,11 @@ def open_and_weigh(page, site, rel: str, before_scripts: Callable | None = None)
             page.wait_for_function("document.querySelector('script[src*=\"assets/javascripts/bundle.\"]') !== null")
             assert page.evaluate("document.documentElement.classList.contains('no-js')"), "Material's script ran"
             before_scripts(page)
+            waited = 0
             while not held:  # the request may reach the route a moment after the element exists
+                assert waited < HANG_MS, "Material's script was never requested"  # a hang guard only
                 page.wait_for_timeout(20)
+                waited += 20
             assert len(held) == 1, held
             held[0].continue_()
             page.unroute(BUNDLE)
