@@ -78,7 +78,7 @@ def pytest_sessionstart(session):
     if not _needs_site(list(config.args)):
         return
     run = config._tmp_path_factory.getbasetemp()  # the directory the workers' run_dir() is
-    config._early_site_build = start_early(run, "shared-site", lambda top: _build(top / SUBPATH))
+    start_early(run, "shared-site", lambda top: _build(top / SUBPATH))
 
 
 def pytest_collection_modifyitems(config, items):

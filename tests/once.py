@@ -48,14 +48,14 @@ def once_per_run(tmp_path_factory, name: str, make: Callable[[Path], Any]) -> An
     return json.loads(record.read_text(encoding="utf-8"))
 
 
-def start_early(run: Path, name: str, make: Callable[[Path], Any]) -> threading.Thread | None:
+def start_early(run: Path, name: str, make: Callable[[Path], Any]) -> None:
     """Take ``name``'s lock now and compute ``make``'s answer in a background thread.
 
     ``run`` is the run's common directory (the controller's basetemp). The lock is
     taken before this returns, so a worker that asks later waits for this answer
     rather than starting its own; it is released once the answer is written (or
     ``make`` failed, in which case the first worker to ask tries again itself, and
-    fails with its own error). Returns None if the answer is already there.
+    fails with its own error). Nothing is started if the answer is already there.
     """
     run.mkdir(parents=True, exist_ok=True)
     record = run / f"{name}.json"
@@ -63,7 +63,7 @@ def start_early(run: Path, name: str, make: Callable[[Path], Any]) -> threading.
     fcntl.flock(lock, fcntl.LOCK_EX)
     if record.exists():
         lock.close()
-        return None
+        return
 
     def work() -> None:
         try:
@@ -72,6 +72,4 @@ def start_early(run: Path, name: str, make: Callable[[Path], Any]) -> threading.
         finally:
             lock.close()  # releases the lock
 
-    thread = threading.Thread(target=work, name=f"once:{name}", daemon=True)
-    thread.start()
-    return thread
+    threading.Thread(target=work, name=f"once:{name}", daemon=True).start()

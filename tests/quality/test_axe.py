@@ -57,12 +57,16 @@ RUN = """async () => {
 }"""
 
 
-def axe_violations(page) -> list[dict]:
+def inject_axe(page) -> None:
+    """axe into the page, once per document: every check of a visit reads the same
+    page, and parsing axe's 550 KB again for each one only costs time."""
     assert AXE.is_file(), "node_modules/axe-core is missing: run `npm ci`"
-    # Injected once per document: light then dark check the same page, and parsing
-    # axe's 550 KB again for the second check only costs time.
     if not page.evaluate("typeof window.axe === 'object' && typeof window.axe.run === 'function'"):
         page.add_script_tag(path=str(AXE))
+
+
+def axe_violations(page) -> list[dict]:
+    inject_axe(page)
     result = page.evaluate(RUN)
     assert result["version"].startswith("4.")
     return result["violations"]
@@ -131,8 +135,7 @@ BEFORE_SCRIPTS = ["scrollable-region-focusable"]
 
 def scrolling_regions_unreachable(page) -> list[str]:
     """axe's BEFORE_SCRIPTS rules on the page as it is now (before Material's script has run)."""
-    if not page.evaluate("typeof window.axe === 'object'"):
-        page.add_script_tag(path=str(AXE))
+    inject_axe(page)
     return page.evaluate("""async (rules) => (await axe.run(document,
         {runOnly: rules, resultTypes: ["violations"]})).violations.map(v =>
         v.id + ": " + v.nodes.map(n => n.target.join(" ")).join(", "))""", BEFORE_SCRIPTS)
