@@ -48,10 +48,30 @@ class ActiveParameters:
         return self.stored - self.active
 
 
+#: A share written as text: a decimal with an optional exponent, or a ratio of whole numbers.
+#: Checked before ``Fraction()`` sees it, which would compute 10**100000000 for ``1e-100000000``.
+_FRACTION_TEXT = r"\s*(?:[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?|\d+\s*/\s*\d+)\s*"
+#: Longest text and largest exponent accepted: a share in [0, 1] needs neither more digits
+#: than a float holds nor an exponent beyond a few dozen.
+MAX_FRACTION_CHARS = 64
+MAX_FRACTION_EXPONENT = 64
+
+
+def _bounded_text(text: str) -> bool:
+    """Whether ``text`` is a share ``Fraction()`` reads at once (short, small exponent)."""
+    import re
+
+    if len(text) > MAX_FRACTION_CHARS or not re.fullmatch(_FRACTION_TEXT, text):
+        return False
+    exponent = re.search(r"[eE]([+-]?\d+)", text)
+    return exponent is None or abs(int(exponent.group(1))) <= MAX_FRACTION_EXPONENT
+
+
 def parse_fraction(value: Any, key: str = "fraction", name: dict[str, str] | None = None) -> Fraction:
     """A number in [0, 1], a string such as ``"0.25"`` or ``"12/4095"``, or a pair (active, neurons).
 
     ``name`` is the field's label in each language, for the message (``key`` stays the code's field).
+    A string is checked for length and exponent before it is parsed (:func:`_bounded_text`).
     """
     named = {"name": name} if name else {}
     try:
@@ -70,6 +90,8 @@ def parse_fraction(value: Any, key: str = "fraction", name: dict[str, str] | Non
         elif isinstance(value, (int, Fraction)):
             result = Fraction(value)
         elif isinstance(value, str):
+            if not _bounded_text(value):
+                raise ValueError
             result = Fraction(value.strip())
         else:
             raise TypeError

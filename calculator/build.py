@@ -45,11 +45,12 @@ def check_padding(family: Family, raw: Mapping[str, Any], c: Mapping[str, Any]) 
         pad = c["pad_token_id"]
     else:
         pad = raw.get("pad_token_id", family.pad_token_id)
-    if isinstance(pad, bool) or not isinstance(pad, int) or pad < 0:
-        return  # null (no padding row) or negative (counted from the end): torch accepts both
+    if isinstance(pad, bool) or not isinstance(pad, int):
+        return  # null: no padding row
     keys = ["vocab_size"] + (["max_position_embeddings"] if family.positions_padded else [])
     for key in (k for k in keys if k in c):
-        if c[key] <= pad:
+        # torch: -num_embeddings <= padding_idx < num_embeddings (a negative one counts from the end)
+        if not -c[key] <= pad < c[key]:
             raise CalcError("padding_idx", key=key, value=c[key], pad=pad, pad_key="pad_token_id")
 
 

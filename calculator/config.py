@@ -56,12 +56,66 @@ class Field:
     sample: tuple[int, int] | None = None
 
 
+#: Deepest nesting of arrays and objects a config may have. A config.json is two or three
+#: levels deep (``id2label``, ``rope_scaling``); Pyodide's stack overflows (a fatal error of
+#: the whole runtime, not a RecursionError) a few thousand levels down, so the depth is
+#: counted before the parser sees the text.
+MAX_JSON_DEPTH = 64
+#: Digits an integer in a config may have before it is called too large unparsed: Python
+#: refuses to convert more than 4,300 (and a config's sizes have at most 8).
+MAX_INT_DIGITS = 30
+
+
+def json_depth(text: str) -> int:
+    """The deepest nesting of ``[``/``{`` in ``text`` outside strings, without parsing it.
+
+    Linear and without recursion: escapes go first (a backslash and the character
+    after it), then strings (``"[^"]*"`` cannot backtrack), and the brackets left are
+    summed by ``itertools.accumulate``.
+    """
+    import re
+    from itertools import accumulate
+
+    bare = re.sub(r'"[^"]*"', "", re.sub(r"\\.", "", text, flags=re.S))
+    steps = {"[": 1, "{": 1, "]": -1, "}": -1}
+    brackets = re.sub(r"[^\[\]{}]+", "", bare)
+    return max(accumulate(map(steps.__getitem__, brackets)), default=0)
+
+
+class HugeInt(str):
+    """A JSON integer too long to convert (its digits, as text): any field reading it says ``too_large``."""
+
+
+def _parse_int(digits: str) -> Any:
+    body = digits.lstrip("-")
+    return int(digits) if len(body) <= MAX_INT_DIGITS else HugeInt(digits)
+
+
+def loads_bounded(text: str) -> Any:
+    """``json.loads`` with the depth counted first and over-long integers kept as :class:`HugeInt`.
+
+    Raises ``CalcError("invalid_json", detail="too_deep")`` for nesting deeper than
+    :data:`MAX_JSON_DEPTH`; other errors are ``json.loads``'s own.
+    """
+    if json_depth(text) > MAX_JSON_DEPTH:
+        raise CalcError("invalid_json", detail="too_deep")
+    return json.loads(text, parse_int=_parse_int)
+
+
 def parse_json(text: str) -> dict[str, Any]:
-    """Parse a pasted or uploaded config.json into a dict, with a coded error if it is not one."""
+    """Parse a pasted or uploaded config.json into a dict, with a coded error if it is not one.
+
+    A byte order mark at the start is dropped, as the CLI's ``utf-8-sig`` and a file
+    upload drop it: an editor on Windows writes one, and it is not part of the JSON.
+    """
+    if text.startswith("\ufeff"):
+        text = text[1:]
     if not text.strip():
         raise CalcError("invalid_json", detail="empty")
     try:
-        value = json.loads(text)
+        value = loads_bounded(text)
+    except CalcError:
+        raise  # too deep: already coded (a CalcError is a ValueError too)
     except RecursionError:
         raise CalcError("invalid_json", detail="too_deep") from None
     except ValueError as exc:
@@ -79,6 +133,8 @@ def coerce_int(key: str, value: Any) -> int:
     """Accept JSON integers, and strings of decimal digits (from a URL query or a form field)."""
     if isinstance(value, bool):
         raise CalcError("not_integer", key=key, value=value)
+    if isinstance(value, HugeInt):  # a JSON integer of more than MAX_INT_DIGITS digits
+        raise CalcError("too_large", key=key, value=str(value), maximum=MAX_SIZE)
     if isinstance(value, int):
         return value
     if isinstance(value, float) and value.is_integer() and abs(value) < MAX_SIZE * 10:

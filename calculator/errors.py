@@ -128,6 +128,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "modules_to_save: {architecture} has no module whose name ends with \"{value}\".",
         "zh": "modules_to_save：{architecture} 中没有名称以“{value}”结尾的模块。",
     },
+    "module_name": {
+        "en": "{key}: \"{value}\" is not a module name (letters, digits, _ and . only, e.g. classifier).",
+        "zh": "{key}：“{value}”不是模块名（只能由字母、数字、_ 和 . 组成，例如 classifier）。",
+    },
     "modules_to_save_nested": {
         "en": "modules_to_save would wrap {inner} inside {outer}, a copy inside a copy; keep only one of them.",
         "zh": "modules_to_save 会把 {outer} 和其中的 {inner} 各包装一次，副本里再套副本；请只保留其中一个。",
@@ -148,6 +152,15 @@ EMPTY_MESSAGES: dict[str, dict[str, str]] = {
     "not_integer": {"en": "{key} is empty: enter a whole number.", "zh": "{key} 为空：请输入整数。"},
     "not_boolean": {"en": "{key} is empty: enter true or false.", "zh": "{key} 为空：请输入 true 或 false。"},
     "bad_fraction": {"en": "{key} is empty: enter a number between 0 and 1.", "zh": "{key} 为空：请输入 0 到 1 之间的数。"},
+}
+
+#: ``padding_idx`` for a negative ``pad_token_id`` (a row counted from the end of the table):
+#: torch's ``nn.Embedding`` asserts ``padding_idx >= -num_embeddings``.
+NEGATIVE_PADDING: dict[str, str] = {
+    "en": "pad_token_id ({pad}) counts back from the end of the table, so it must be at least -{key} "
+    "(-{value}): torch's nn.Embedding refuses a padding row outside the table.",
+    "zh": "pad_token_id（{pad}）是从嵌入表末尾倒数的行号，不能小于 -{key}（-{value}）："
+    "torch 的 nn.Embedding 不接受嵌入表之外的填充行。",
 }
 
 #: What to do about an unknown preset: a few names close to it, else where the whole list is
@@ -201,6 +214,8 @@ class CalcError(ValueError):
             params["key"] = params["name"][lang]
         if "detail" in params or "line" in params:
             params["detail"] = _detail(params, lang)
+        if self.code == "padding_idx" and isinstance(params.get("pad"), int) and params["pad"] < 0:
+            return NEGATIVE_PADDING[lang].format(**params)
         return MESSAGES[self.code][lang].format(**params)
 
     def to_dict(self, lang: str = "en", where: str = "cli") -> dict[str, Any]:

@@ -35,6 +35,7 @@ Standard library only (the page runs it in Pyodide).
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
@@ -320,16 +321,23 @@ def _matches_name(key: str, name: str) -> bool:
     return key == name or key.endswith("." + name)
 
 
-def _in_saved(key: str, saved: Sequence[str]) -> bool:
-    """peft's guard: a module inside a ``modules_to_save`` entry is not a LoRA target (the name is a regex there)."""
-    import re
+#: What a module's name is made of (``classifier``, ``bert.pooler.dense``): checked before
+#: any pattern is built from one.
+_MODULE_NAME = re.compile(r"[\w.]+")
 
+
+def _in_saved(key: str, saved: Sequence[str]) -> bool:
+    """peft's guard: a module inside a ``modules_to_save`` entry is not a LoRA target.
+
+    peft writes the name into a regex unescaped; names are checked against
+    :data:`_MODULE_NAME` first (:func:`lora`), so a ``.`` is the only character with a
+    meaning there, and it matches itself among module names' ``[\\w.]`` characters too.
+    """
     for m in saved:
-        try:
-            if re.match(rf"(^|.*\.){m}($|\..*)", key):
-                return True
-        except re.error:
-            raise CalcError("modules_to_save_missing", value=m, architecture="this model") from None
+        if not _MODULE_NAME.fullmatch(m):
+            raise CalcError("module_name", key="modules_to_save", value=m)
+        if re.match(rf"(^|.*\.){m}($|\..*)", key):
+            return True
     return False
 
 
@@ -347,7 +355,9 @@ def _check_rank(r: Any) -> int:
 
     try:
         value = coerce_int("r", r)
-    except CalcError:
+    except CalcError as exc:
+        if exc.code == "too_large":  # twenty digits are a whole number, just far too large
+            raise CalcError("too_large", key="r", value=r, maximum=MAX_SIZE) from None
         raise CalcError("lora_rank", value=r) from None
     if value <= 0:
         raise CalcError("lora_rank", value=value)
@@ -393,6 +403,10 @@ def lora(
     for m in explicit:
         if not isinstance(m, str) or not m:
             raise CalcError("modules_to_save_missing", value=m, architecture=inv.architecture)
+        if not _MODULE_NAME.fullmatch(m):
+            # peft builds a regex from each entry (_in_saved); a module's name never needs more
+            # than these characters, and a crafted pattern could backtrack for hours.
+            raise CalcError("module_name", key="modules_to_save", value=m)
 
     tree = modules(inv)
     kind_of = {m.name: m.kind for m in tree}

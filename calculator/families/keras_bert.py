@@ -57,7 +57,7 @@ from typing import Any, Mapping
 
 import json
 
-from ..config import MAX_LAYERS, Field, check_heads, coerce_bool, read_fields
+from ..config import MAX_LAYERS, Field, check_heads, coerce_bool, loads_bounded, read_fields
 from ..errors import CalcError
 from ..model import KerasLayer, Tensor, section_for
 from .base import Architecture, Extra, Family
@@ -257,8 +257,9 @@ def _trainable_from_query(text: str) -> Any:
     text = text.strip()
     if text.startswith("["):
         try:
-            return json.loads(text)
-        except ValueError:
+            # Depth counted before parsing: a link nested thousands deep would overflow Pyodide's stack.
+            return loads_bounded(text)
+        except (ValueError, RecursionError):  # CalcError (too deep) is a ValueError too
             raise CalcError("bad_value", key="trainable", value=text) from None
     return text
 
