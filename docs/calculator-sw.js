@@ -29,6 +29,15 @@
 //     files (Pyodide's 3.6 MB of WebAssembly) are never downloaded again.
 // The manifest is kept only once every file it lists is in the cache, so the
 // copies used offline always belong together.
+//
+// One build per answer: the page carries its build id (<meta name="calculator-build">,
+// the manifest's "build"), its scripts are versioned (?v=<their SHA-256>), and the
+// worker checks the manifest against the page's build. Here, each kept copy of the
+// page is also kept under its build (page?__build=<id>), and the scripts under their
+// versioned URLs, so offline the page served is the one whose build the kept manifest
+// is: a short online visit after a deploy that kept the new page but not yet the new
+// build's files does not leave the new page beside the old Python. A network answer
+// that is not ok (a 404 or 5xx) is replaced by the kept copy too, as a network error is.
 const VERSION = 1;
 const SITE = new URL("./", self.location.href); // the site's root (this file's folder)
 const CACHE = `bert-calculator-v${VERSION}:${SITE.pathname}`;
@@ -60,8 +69,8 @@ self.addEventListener("fetch", (event) => {
   const url = new URL(request.url);
   if (url.origin !== SITE.origin || !url.pathname.startsWith(SITE.pathname)) return;
   if (FOR_WORKER) {
-    if (request.url === WORKER_SCRIPT) {
-      event.respondWith(networkFirst(event, WORKER_SCRIPT));
+    if (url.href.split("?")[0] === WORKER_SCRIPT) {
+      event.respondWith(networkFirst(event, versionedKey(url)));
     } else if (url.href.split("?")[0] === MANIFEST || /^(pyodide|pyodide-stdlib|calculator-src)\//.test(assetPath(url))) {
       const manifest = manifestFor(event);
       // Once per manifest fetched from the network: every file of that build into the cache.
@@ -72,11 +81,43 @@ self.addEventListener("fetch", (event) => {
   }
   const page = new URL(self.registration.scope);
   if (request.mode === "navigate") {
-    if (url.pathname === page.pathname) event.respondWith(networkFirst(event, page.href));
+    if (url.pathname === page.pathname) event.respondWith(networkFirst(event, page.href, true));
   } else if (["style", "script", "image", "font"].includes(request.destination)) {
-    event.respondWith(networkFirst(event, url.href.split("?")[0]));
+    event.respondWith(networkFirst(event, versionedKey(url)));
   }
 });
+
+// A file's key in the cache: its URL with only its version (?v=), if it has one.
+function versionedKey(url) {
+  const v = url.searchParams.get("v");
+  return url.href.split("?")[0] + (v ? `?v=${encodeURIComponent(v)}` : "");
+}
+
+const BUILD_META = /<meta name="calculator-build" content="([0-9a-f]+)"/;
+
+// The build the kept manifest is (the calculator's files offline), or null.
+async function keptBuild(cache) {
+  const kept = await cache.match(MANIFEST);
+  if (!kept) return null;
+  try {
+    return (await kept.json()).build || null;
+  } catch {
+    return null;
+  }
+}
+
+// The kept copy for a request that the network did not answer well: for the page, the copy
+// of the build whose files are kept, if there is one; for a versioned file, that version,
+// else any version of it (the worker's build check still guards the numbers).
+async function keptCopy(key, isPage) {
+  const cache = await caches.open(CACHE);
+  if (isPage) {
+    const build = await keptBuild(cache);
+    const same = build && (await cache.match(`${key}?__build=${build}`));
+    if (same) return same;
+  }
+  return (await cache.match(key)) || (await cache.match(key.split("?")[0], { ignoreSearch: true }));
+}
 
 function assetPath(url) {
   const assets = new URL("assets/", SITE).pathname;
@@ -85,20 +126,36 @@ function assetPath(url) {
 
 // From the server (revalidated: what is deployed now, a 304 when unchanged), and
 // kept; the copy kept when the network fails.
-async function networkFirst(event, key) {
+async function networkFirst(event, key, isPage = false) {
   let response;
   try {
     response = await fetch(event.request, { cache: "no-cache" });
   } catch (error) {
-    const kept = await (await caches.open(CACHE)).match(key);
+    const kept = await keptCopy(key, isPage);
     if (kept) return kept;
     throw error;
   }
-  if (response.ok && response.type === "basic") {
+  if (!response.ok) {
+    // A 404 or 5xx (a deploy under way, a host's bad minute): the kept copy, where there is one.
+    const kept = await keptCopy(key, isPage);
+    return kept || response;
+  }
+  if (response.type === "basic") {
     const copy = response.clone();
-    event.waitUntil(caches.open(CACHE).then((cache) => cache.put(key, copy)));
+    event.waitUntil(caches.open(CACHE).then((cache) => keepResponse(cache, key, copy, isPage)));
   }
   return response;
+}
+
+// Keep a page or file; a page is kept twice: as the latest copy, and under its build.
+async function keepResponse(cache, key, response, isPage) {
+  if (!isPage) return cache.put(key, response);
+  const text = await response.clone().text();
+  const build = (BUILD_META.exec(text) || [])[1];
+  await cache.put(key, response);
+  if (build) {
+    await cache.put(`${key}?__build=${build}`, new Response(text, { status: 200, headers: response.headers }));
+  }
 }
 
 // ---------------------------------------------------------------- the worker's files
@@ -215,6 +272,9 @@ async function commit(m) {
     if (request.url.startsWith(sources) && request.url !== MANIFEST && !listed.has(request.url)) {
       await cache.delete(request);
     }
+    // Pages kept under an older build: their files are gone now.
+    const build = new URL(request.url).searchParams.get("__build");
+    if (build && build !== m.json.build) await cache.delete(request);
   }
 }
 
@@ -225,18 +285,18 @@ async function precache() {
   const m = await loadManifest(true);
   if (!m || !m.fresh) throw new Error("the manifest did not load");
   if (FOR_WORKER) {
-    await keep(cache, WORKER_SCRIPT);
+    await keep(cache, m.json.worker ? new URL(m.json.worker, SITE).href : WORKER_SCRIPT);
     await commit(m);
     return;
   }
   const page = new URL(self.registration.scope);
   const files = (m.json.pages || {})[page.pathname.slice(SITE.pathname.length)] || [];
-  await keep(cache, page.href);
+  await keep(cache, page.href, true);
   await Promise.all(files.map((path) => keep(cache, new URL(path, SITE).href)));
 }
 
-async function keep(cache, url) {
+async function keep(cache, url, isPage = false) {
   const response = await fetch(url, { cache: "no-cache" });
   if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
-  await cache.put(url, response);
+  await keepResponse(cache, isPage ? url : versionedKey(new URL(url)), response, isPage);
 }

@@ -16,6 +16,12 @@ What it does
     ``calculator-sw.js`` once the first answer is in) and the module script
     ``assets/js/calculator.js`` (the form), with URLs relative to the page so the
     site works under any subpath. Explainer pages load none of them, and no Pyodide.
+    One build per answer: a ``<meta name="calculator-build">`` carries the page's
+    build id (:func:`build_id`, a digest of the calculator's sources, which made the
+    pre-rendered numbers), also written into the manifest as ``build``; the worker
+    refuses a manifest of another build. Each script's URL carries its own version
+    (``?v=`` its SHA-256, and the worker's in the meta tag), so an HTTP cache
+    (GitHub Pages: ``max-age=600``) cannot pair a new page with an old script.
 ``on_post_build``
     Copies the Pyodide runtime from ``node_modules/pyodide`` (installed by
     ``npm ci``; no CDN is used at run time) to ``assets/pyodide/``, and every
@@ -74,6 +80,7 @@ STDLIB_DEST = "assets/pyodide-stdlib/python_stdlib.zip"
 CSS = "assets/css/calculator.css"
 SCRIPT = "assets/js/calculator.js"
 STARTER = "assets/js/calculator-start.js"
+WORKER = "assets/js/worker.js"
 
 MOUNT = re.compile(r'<div class="calculator-mount" data-lang="(en|zh)"></div>')
 _MARK = "calculator_page"
@@ -99,16 +106,37 @@ def on_page_content(html, page, config, files, **kwargs):
     return html[: match.start()] + widget + html[match.end():]
 
 
+def build_id() -> str:
+    """The calculator's build: a digest of every source of ``calculator/`` (paths and bytes).
+
+    The page's pre-rendered numbers and the worker's answers both come from these
+    files, so two builds that could give different numbers have different ids.
+    """
+    listed = []
+    for rel in package_sources():
+        with open(os.path.join(ROOT, rel), "rb") as fh:
+            listed.append((rel, _sha256(fh.read())))
+    return _sha256(json.dumps(listed).encode())[:16]
+
+
+def asset_version(docs_dir: str, rel: str) -> str:
+    """A file's version for its URL (``?v=``): the start of its SHA-256."""
+    with open(os.path.join(docs_dir, *rel.split("/")), "rb") as fh:
+        return _sha256(fh.read())[:12]
+
+
 def on_post_page(output, page, config, **kwargs):
     if not page.meta.get(_MARK):
         return output
-    css = get_relative_url(CSS, page.url)
-    script = get_relative_url(SCRIPT, page.url)
-    starter = get_relative_url(STARTER, page.url)
+    docs = config["docs_dir"]
+    css = get_relative_url(CSS, page.url) + "?v=" + asset_version(docs, CSS)
+    script = get_relative_url(SCRIPT, page.url) + "?v=" + asset_version(docs, SCRIPT)
+    starter = get_relative_url(STARTER, page.url) + "?v=" + asset_version(docs, STARTER)
     if "</head>" not in output:
         raise PluginError(f"calculator_assets: no </head> in {page.file.src_uri}")
     _CALCULATOR_PAGES.add(page.url)
     tags = (
+        f'<meta name="calculator-build" content="{build_id()}" data-worker="{asset_version(docs, WORKER)}">\n'
         f'<link rel="stylesheet" href="{css}">\n<script src="{starter}"></script>\n'
         f'<script type="module" src="{script}"></script>\n'
     )
@@ -158,7 +186,7 @@ def copy_pyodide(site_dir: str) -> None:
         shutil.copy2(src, dst)
 
 
-def copy_sources(site_dir: str, pages: dict[str, list[str]] | None = None) -> dict:
+def copy_sources(site_dir: str, pages: dict[str, list[str]] | None = None, worker: str | None = None) -> dict:
     """Copy the package's sources and write the manifest the worker reads; returns the manifest.
 
     ``pages``: each calculator page (its URL relative to the site) and the files it
@@ -193,7 +221,10 @@ def copy_sources(site_dir: str, pages: dict[str, list[str]] | None = None) -> di
     stdlib = compile_stdlib(site_dir, dest, key, old_stdlib)
     manifest = {"package": "calculator", "pyodide": pyodide_version, "files": entries,
                 "bytecode": bytecode, "bytecode_key": key, "stdlib": stdlib,
-                "runtime": runtime_entries(), "pyodide_lock": pyodide_lock(), "pages": pages or {}}
+                "runtime": runtime_entries(), "pyodide_lock": pyodide_lock(), "pages": pages or {},
+                "build": build_id()}
+    if worker:
+        manifest["worker"] = worker  # the worker script's versioned URL, for the service worker to keep
     _write_if_changed(
         os.path.join(dest, "manifest.json"), (json.dumps(manifest, indent=1, sort_keys=True) + "\n").encode()
     )
@@ -254,7 +285,7 @@ def page_files(site_dir: str, page_url: str) -> list[str]:
             continue
         rel = target.path[1:]
         if rel and os.path.isfile(os.path.join(site_dir, *rel.split("/"))):
-            out.add(rel)
+            out.add(rel + (f"?{target.query}" if target.query else ""))
     return sorted(out)
 
 
@@ -367,4 +398,5 @@ def on_post_build(config, **kwargs):
     # last call has seen every calculator page.
     pages = {url: page_files(site_dir, url) for url in sorted(_CALCULATOR_PAGES)
              if os.path.isfile(os.path.join(site_dir, *url.split("/"), "index.html"))}
-    copy_sources(site_dir, pages)
+    worker = f"{WORKER}?v={asset_version(config['docs_dir'], WORKER)}"
+    copy_sources(site_dir, pages, worker)

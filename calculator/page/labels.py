@@ -107,6 +107,33 @@ UI_LABELS: dict[str, dict[str, str]] = {
         "en": "Not copied: the inputs have an error (see the message above); the result shown is out of date.",
         "zh": "未复制：输入有误（见上方提示），当前结果未更新。",
     },
+    # Copy while the result shown is not yet the current inputs' (reliability review #6).
+    "copy_pending": {
+        "en": "Not copied: the result for these inputs is still being calculated; try again in a moment.",
+        "zh": "未复制：当前输入的结果还在计算中，请稍后再试。",
+    },
+    "copy_not_computed": {
+        "en": "Not copied: the calculator is not running, so the result shown is not the one for these inputs.",
+        "zh": "未复制：计算器没有运行，当前显示的结果并不对应这些输入。",
+    },
+    # The watchdog: a request that got no answer in time; the worker is started again.
+    "error_timeout": {
+        "en": "The calculator took too long on this input and was restarted; the result shown is not for it. "
+        "Change the input to try again.",
+        "zh": "计算器处理这个输入用时过长，已重新启动；当前显示的结果并不对应它。修改输入后可再试一次。",
+    },
+    "status_restarting": {
+        "en": "Restarting the calculator (it did not answer in time)…",
+        "zh": "计算器没有及时响应，正在重新启动……",
+    },
+    # One build per answer: the page and the Python that would answer it come from different deploys.
+    "status_build_mismatch": {
+        "en": "This page and the calculator kept by your browser come from different versions of the site, so the "
+        "calculator is off: its numbers would not be this page's. The result shown was computed when this page "
+        "was built. Reload the page while online to get the current version.",
+        "zh": "此页面和浏览器保存的计算器来自网站的不同版本，因此计算器已停用：它算出的数字不属于这个页面。"
+        "当前显示的结果是构建此页面时算好的。请在联网时重新加载页面，以获取当前版本。",
+    },
     "copy_failed": {
         "en": "Could not copy: the browser refused access to the clipboard.",
         "zh": "复制失败：浏览器拒绝访问剪贴板。",

@@ -105,10 +105,11 @@ def test_index_waits_for_the_worker_then_loads(page, site, traffic, lang):
 def test_asking_for_search_loads_the_index_at_once(page, site, traffic):
     """With the worker stuck (its script never arrives), search still answers when asked."""
     held = []
-    page.route("**/assets/js/worker.js", lambda route: held.append(route))  # never answered
+    # (The worker's URL carries its version and the page's build: ?v=…&build=….)
+    page.route("**/assets/js/worker.js?*", lambda route: held.append(route))  # never answered
     instrument(page, hold_fallback=True)
     since = len(traffic.seen)
-    with page.expect_request("**/assets/js/worker.js", timeout=BOOT_TIMEOUT_MS):
+    with page.expect_request("**/assets/js/worker.js?*", timeout=BOOT_TIMEOUT_MS):
         page.goto(site.url("calculator/"), wait_until="domcontentloaded")
     # Material asked for the index while its bundle ran (before DOMContentLoaded),
     # and calculator-start.js held it: nothing went out.

@@ -26,7 +26,16 @@
 (function () {
   "use strict";
   if (window.__calcWorker) return;
-  var workerUrl = new URL("worker.js", document.currentScript.src).href;
+  // The worker's URL carries this page's build (worker.js refuses a manifest of another) and
+  // its own version (an HTTP cache cannot hand an older worker.js to this page): both are in
+  // <meta name="calculator-build">, written by sitegen/calculator_assets.py before this script.
+  var workerUrl = (function () {
+    var url = new URL("worker.js", document.currentScript.src);
+    var meta = document.querySelector('meta[name="calculator-build"]');
+    if (meta) url.search = "?v=" + encodeURIComponent(meta.getAttribute("data-worker") || "") +
+      "&build=" + encodeURIComponent(meta.getAttribute("content"));
+    return url.href;
+  })();
   var serviceWorkerUrl = new URL("../../calculator-sw.js", document.currentScript.src).href;
 
   // ---- 2. the search index waits
@@ -118,7 +127,8 @@
     kept = true;
     if (!("serviceWorker" in navigator) || !window.isSecureContext) return settle(null);
     var page = new URL("./", location.href).href;
-    settle(Promise.all([page, workerUrl].map(function (scope) {
+    var workerScope = workerUrl.split("?")[0]; // the scope covers every version of the script
+    settle(Promise.all([page, workerScope].map(function (scope) {
       var options = { scope: scope, updateViaCache: "none" };
       return navigator.serviceWorker.register(serviceWorkerUrl, options);
     })).catch(function (error) {

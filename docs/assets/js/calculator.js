@@ -54,7 +54,8 @@ function main(root) {
   let pending = null; // the newest request not yet sent
   let copies = { markdown: schema.initial.markdown, text: schema.initial.text };
   let tensorRows = null; // the open-on-demand per-tensor table of the result shown
-  let fieldMarked = false; // whether the error shown is beside a field (else in the page-level slot)
+  let fieldMarked = false;
+  let dimTimer = null; // dims the shown result when an answer takes longer than a moment // whether the error shown is beside a field (else in the page-level slot)
   // Whether the result shown was computed for inputs the reader had: false while a link's
   // own inputs have never been computed (the page still shows its pre-rendered default).
   let shownIsTheirs = true;
@@ -64,8 +65,13 @@ function main(root) {
   // dropped when the family or the preset changes. Strings only, shown as text.
   let extras = {};
 
-  const fill = (text, params) => text.replace(/\{(\w+)\}/g, (m, k) => (k in params ? String(params[k]) : m));
-  const family = () => schema.families[familySel.value];
+  const fill = (text, params) => text.replace(/\{(\w+)\}/g, (m, k) => (Object.hasOwn(params, k) ? String(params[k]) : m));
+  // Names from the address or the reader are looked up only among the schema's own keys:
+  // "constructor", "__proto__" or "toString" are not families or presets (reliability review #5).
+  const own = (table, name) => (typeof name === "string" && Object.hasOwn(table, name) ? table[name] : null);
+  const familyOf = (mt) => own(schema.families, mt);
+  const presetOf = (name) => own(schema.presets, name);
+  const family = () => familyOf(familySel.value);
   const fieldset = (mt) => form.querySelector(`fieldset[data-family="${CSS.escape(mt)}"]`);
   const archInfo = () => (family() ? family().architectures.find((a) => a.name === archSel.value) : null);
 
@@ -77,7 +83,8 @@ function main(root) {
       fs.hidden = !on;
       fs.disabled = !on;
     }
-    const fam = schema.families[mt];
+    const fam = familyOf(mt);
+    if (!fam) return;
     archSel.replaceChildren(...fam.architectures.map((a) => new Option(a.name, a.name)));
     archSel.value = fam.architectures.some((a) => a.name === architecture) ? architecture : fam.base;
   }
@@ -139,16 +146,16 @@ function main(root) {
 
   // Put a state (a canonical query from Python, or a URL's raw values) into the form.
   function applyQuery(q) {
-    if (q.model_type && schema.families[q.model_type]) {
+    if (familyOf(q.model_type)) {
       familySel.value = q.model_type;
-    } else if (q.preset && schema.presets[q.preset]) {
-      familySel.value = schema.presets[q.preset].model_type;
+    } else if (presetOf(q.preset)) {
+      familySel.value = presetOf(q.preset).model_type;
     }
     showFamily(familySel.value, q.architecture);
     const fs = fieldset(familySel.value);
-    const preset = schema.presets[q.preset];
+    const preset = presetOf(q.preset);
     for (const input of fs.querySelectorAll("input[name]")) {
-      let value = q[input.name];
+      let value = Object.hasOwn(q, input.name) ? q[input.name] : undefined;
       if (value === undefined && preset && preset.model_type === familySel.value) value = preset.form[input.name];
       if (value === undefined) continue;
       if (input.type === "checkbox") input.checked = ["1", "true", true].includes(value);
@@ -167,7 +174,7 @@ function main(root) {
   }
 
   function applyPreset(name) {
-    const preset = schema.presets[name];
+    const preset = presetOf(name);
     if (!preset) return;
     if (preset.model_type !== familySel.value) {
       familySel.value = preset.model_type;
@@ -328,6 +335,13 @@ function main(root) {
   function request(req, origin) {
     pending = { req, origin };
     root.dataset.busy = "1";
+    // Until the answer comes, the result shown is not these inputs': Copy refuses it, and after
+    // a moment (an answer usually takes milliseconds: no flicker while typing) it is dimmed.
+    if (root.dataset.result === "fresh") root.dataset.result = "pending";
+    clearTimeout(dimTimer);
+    dimTimer = setTimeout(() => {
+      if (root.dataset.busy) for (const el of [output, summary, mini]) el.classList.add("calc-stale");
+    }, 400);
     if (!ready && !failed && origin !== "url") {
       // Typed before Python is up: the total shown is still the pre-rendered default's.
       markStale(false);
@@ -342,6 +356,38 @@ function main(root) {
     inFlight = { id: ++seq, ...pending };
     pending = null;
     worker.postMessage({ id: inFlight.id, request: inFlight.req, lang });
+    if (ready) armWatchdog();
+  }
+
+  // The watchdog: every input is bounded in Python (calculator/config.py, peft.py, active.py),
+  // but should one ever run away, the worker is not left busy for good while the page says
+  // "Ready". A request without an answer in WATCHDOG_MS (Python answers in milliseconds; the
+  // largest table, 512 layers, in about a second) ends the worker and starts a new one; the
+  // reader is told, and the result shown is marked as not theirs.
+  // (window.__calcWatchdogMs: a shorter limit for the browser test of the watchdog itself.)
+  const WATCHDOG_MS = Number(window.__calcWatchdogMs) || 20000;
+  let watchdog = null;
+  function armWatchdog() {
+    clearTimeout(watchdog);
+    const id = inFlight && inFlight.id;
+    if (id) watchdog = setTimeout(() => inFlight && inFlight.id === id && restartWorker(), WATCHDOG_MS);
+  }
+  function restartWorker() {
+    const lost = inFlight;
+    inFlight = null;
+    try {
+      worker.terminate();
+    } catch {}
+    worker = null;
+    ready = false;
+    root.dataset.state = "restarting";
+    root.dataset.restarts = String(Number(root.dataset.restarts || 0) + 1);
+    status.textContent = L.status_restarting;
+    delete root.dataset.busy;
+    if (lost && lost.origin === "url") shownIsTheirs = false;
+    showError({ code: "timeout", field: null, message: L.error_timeout });
+    // A new worker, from the same URL (this page's build); the request that hung is not sent again.
+    spawnWorker();
   }
 
   function onMessage(event) {
@@ -354,18 +400,23 @@ function main(root) {
       root.dataset.state = "ready";
       status.textContent = L.status_ready;
       status.classList.remove("calc-failed");
-      if (!inFlight) sendPending();
+      if (inFlight) armWatchdog(); // sent before Python was up: its time starts now
+      else sendPending();
+    } else if (msg.type === "failed" && msg.code === "build_mismatch") {
+      mismatch(msg);
     } else if (msg.type === "failed") {
       fail(msg.detail);
     } else if (msg.type === "result" && inFlight && msg.id === inFlight.id) {
       const { origin } = inFlight;
       inFlight = null;
+      clearTimeout(watchdog);
       root.dataset.computeMs = Math.round(msg.ms);
       if (pending) {
         sendPending(); // a newer input is waiting: this answer is already out of date
         return;
       }
       delete root.dataset.busy;
+      clearTimeout(dimTimer);
       const result = msg.result || {};
       if (result.ok) showResult(result, origin);
       else {
@@ -375,18 +426,69 @@ function main(root) {
     }
   }
 
-  function fail(detail) {
+  // The worker found another build's manifest than this page's (worker.js): its Python would
+  // answer with numbers this page did not pre-render. Online, the page is stale in the HTTP
+  // cache (a new tab within GitHub Pages' max-age after a deploy): one reload revalidates it.
+  // Offline, or if the reload did not help, the calculator stays off and the page says why.
+  function mismatch(msg) {
+    root.dataset.manifestBuild = String(msg.build || "");
+    const key = `calculator-reloaded:${buildMeta ? buildMeta.content : ""}`;
+    let tried = true;
+    try {
+      tried = sessionStorage.getItem(key) === "1";
+      if (!tried && navigator.onLine) sessionStorage.setItem(key, "1");
+    } catch {}
+    if (!tried && navigator.onLine) {
+      location.reload();
+      return;
+    }
+    fail(null, L.status_build_mismatch);
+    root.dataset.failure = "build_mismatch";
+  }
+
+  function fail(detail, text) {
     if (ready || failed) return;
     failed = true;
+    clearTimeout(watchdog);
     root.dataset.state = "failed";
     delete root.dataset.busy;
-    status.textContent = fill(L.status_failed, { detail: String(detail || "?").slice(0, 200) });
+    status.textContent = text || fill(L.status_failed, { detail: String(detail || "?").slice(0, 200) });
     status.classList.add("calc-failed");
     status.setAttribute("role", "alert");
     for (const el of form.querySelectorAll("select, input, fieldset")) el.disabled = true;
     for (const el of root.querySelectorAll(".calc-config textarea, .calc-config input, .calc-config button")) {
       el.disabled = true;
     }
+  }
+
+  // The worker script's URL: this page's build travels with it (worker.js checks it against the
+  // manifest it loads: one build per answer), and its own version keeps an HTTP cache from
+  // handing an older worker.js to a newer page.
+  const buildMeta = document.querySelector('meta[name="calculator-build"]');
+  function workerUrl() {
+    const url = new URL("./worker.js", import.meta.url);
+    url.search = "";
+    if (buildMeta) {
+      url.searchParams.set("v", buildMeta.dataset.worker || "");
+      url.searchParams.set("build", buildMeta.content);
+    }
+    return url;
+  }
+
+  function spawnWorker() {
+    try {
+      worker = new Worker(workerUrl(), { type: "module" });
+    } catch (error) {
+      fail(error && error.message);
+      return false;
+    }
+    window.__calcWorker = { worker, queue: [] }; // calculator-start.js must not start a second one
+    worker.onmessage = onMessage;
+    worker.onerror = (event) => fail((event && event.message) || "worker");
+    const mine = worker;
+    // A runtime that never answers (a very slow link) still gets a message, not an endless "loading".
+    setTimeout(() => worker === mine && !ready && fail("timeout"), 120000);
+    return true;
   }
 
   function startWorker() {
@@ -397,23 +499,17 @@ function main(root) {
     if (early && early.worker) {
       worker = early.worker;
       missed = early.queue;
-    } else {
-      try {
-        worker = new Worker(new URL("./worker.js", import.meta.url), { type: "module" });
-        window.__calcWorker = { worker, queue: [] }; // calculator-start.js must not start a second one
-      } catch (error) {
-        fail(error && error.message);
-        return;
-      }
+      worker.onmessage = onMessage;
+      worker.onerror = (event) => fail((event && event.message) || "worker");
+      const mine = worker;
+      setTimeout(() => worker === mine && !ready && fail("timeout"), 120000);
+    } else if (!spawnWorker()) {
+      return;
     }
-    worker.onmessage = onMessage;
-    worker.onerror = (event) => fail((event && event.message) || "worker");
     for (const item of missed) {
       if (item.error) fail(item.error);
       else onMessage(item);
     }
-    // A runtime that never answers (a very slow link) still gets a message, not an endless "loading".
-    setTimeout(() => fail("timeout"), 120000);
     if (!inFlight) sendPending();
   }
 
@@ -528,12 +624,21 @@ function main(root) {
   for (const button of root.querySelectorAll("button[data-copy]")) {
     button.addEventListener("click", async () => {
       const kind = button.dataset.copy;
-      if (root.dataset.result === "stale") {
+      // Only a result computed for the inputs shown is copied: not one still being computed
+      // ("pending"), out of date after an error ("stale") or never computed ("failed").
+      // (A calculator that could not start leaves the form as built: its pre-rendered result is fresh.)
+      const state = root.dataset.result;
+      if (state !== "fresh" || root.dataset.busy) {
         // The link, Markdown and text all describe the last good result, not what is in the form.
-        copyStatus.textContent = fieldMarked ? L.copy_stale : L.copy_stale_general;
+        copyStatus.textContent =
+          state === "stale" ? (fieldMarked ? L.copy_stale : L.copy_stale_general)
+          : root.dataset.state === "failed" ? L.copy_not_computed
+          : L.copy_pending;
+        copyStatus.dataset.refused = state || "pending";
         setTimeout(() => (copyStatus.textContent = ""), 6000);
         return;
       }
+      delete copyStatus.dataset.refused;
       const text = kind === "link" ? location.href : withSource(kind, copies[kind]);
       try {
         await copy(text);

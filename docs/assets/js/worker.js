@@ -13,6 +13,8 @@
 // Protocol (postMessage):
 //   worker -> page  {type: "ready", ms}            Python is up, calculator.api imported
 //   worker -> page  {type: "failed", detail}       the runtime or the sources did not load
+//   worker -> page  {type: "failed", code: "build_mismatch", build}
+//                                                  the manifest is another build's than the page's
 //   page -> worker  {id, request, lang}            request: {params: {...}} or {config: "..."}
 //   worker -> page  {type: "result", id, result, ms}
 // A result is calculator.api.compute_json's answer; anything thrown on the way
@@ -25,9 +27,20 @@ const STDLIB_URL = new URL("pyodide-stdlib/python_stdlib.zip", ASSETS).href;
 const SOURCE_URL = new URL("calculator-src/", ASSETS);
 const MOUNT = "/calculator-src/";
 const started = performance.now();
+// The build of the page that started this worker (calculator.js puts it in the script's URL;
+// sitegen/calculator_assets.py writes it into the page): the manifest must be that build's.
+const BUILD = new URL(import.meta.url).searchParams.get("build");
 
-async function fetchOk(url) {
-  const response = await fetch(url);
+// Thrown when the manifest is another build's: the page is told with its own code.
+class BuildMismatch extends Error {
+  constructor(build) {
+    super(`this page is build ${BUILD}, the calculator's files are build ${build}`);
+    this.build = build;
+  }
+}
+
+async function fetchOk(url, options) {
+  const response = await fetch(url, options);
   if (!response.ok) throw new Error(`${new URL(url).pathname}: HTTP ${response.status}`);
   return response;
 }
@@ -45,12 +58,16 @@ const BYTECODE_PATH = /^calculator\/([A-Za-z0-9_]+\/)*__pycache__\/[A-Za-z0-9_]+
 const ARCHIVE_PATH = /^[A-Za-z0-9_]+\.zip$/;
 async function fetchChecked(file, allowed) {
   if (!allowed.test(file.path)) throw new Error(`bad path in manifest: ${file.path}`);
-  const data = new Uint8Array(await (await fetchOk(new URL(file.path, SOURCE_URL))).arrayBuffer());
-  if (self.crypto && crypto.subtle) {
+  const url = new URL(file.path, SOURCE_URL);
+  // An HTTP cache may still hold the previous deploy's copy (GitHub Pages: max-age=600):
+  // a file that is not the one the manifest names is asked for again, revalidated.
+  for (const cache of ["default", "no-cache"]) {
+    const data = new Uint8Array(await (await fetchOk(url, { cache })).arrayBuffer());
+    if (!(self.crypto && crypto.subtle)) return [file.path, data];
     const digest = hex(await crypto.subtle.digest("SHA-256", data));
-    if (digest !== file.sha256) throw new Error(`${file.path}: checksum mismatch`);
+    if (digest === file.sha256) return [file.path, data];
   }
-  return [file.path, data];
+  throw new Error(`${file.path}: checksum mismatch`);
 }
 
 async function loadSources(manifestPromise) {
@@ -81,7 +98,14 @@ const timings = {};
 const mark = (name) => (timings[name] = Math.round(performance.now() - started));
 
 async function boot() {
-  const manifest = fetchOk(new URL("manifest.json", SOURCE_URL)).then((response) => response.json());
+  // Revalidated (a 304 when unchanged): the deployed manifest, never the HTTP cache's older one.
+  const manifest = fetchOk(new URL("manifest.json", SOURCE_URL), { cache: "no-cache" })
+    .then((response) => response.json())
+    .then((m) => {
+      if (BUILD && m.build !== BUILD) throw new BuildMismatch(m.build);
+      return m;
+    });
+  manifest.catch((error) => error instanceof BuildMismatch && bootFailed(error));
   const sources = loadSources(manifest);
   sources.catch(() => {}); // reported below, once the runtime is awaited
   sources.then(() => mark("sources"), () => {});
@@ -143,7 +167,8 @@ const ready = boot().then(
   },
   (error) => {
     booted = true;
-    postMessage({ type: "failed", detail: String((error && error.message) || error).slice(0, 300) });
+    const mismatch = error instanceof BuildMismatch ? { code: "build_mismatch", build: error.build } : {};
+    postMessage({ type: "failed", detail: String((error && error.message) || error).slice(0, 300), ...mismatch });
     return null;
   },
 );
