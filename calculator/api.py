@@ -64,6 +64,7 @@ render_form = form.render_form
 def _ok(
     inv: Inventory, lang: str, raw: Mapping[str, Any], asked: Any = None, active_text: str | None = None,
     active: Any = None, tensor_rows: bool = False, planned: tuple[dict[str, str], Any] = ({}, None),
+    pasted: bool = False,
 ) -> dict[str, Any]:
     """The page's answer for ``inv``, built from ``raw``; ``asked`` is the preset the request named, if any.
 
@@ -71,7 +72,10 @@ def _ok(
     its panel, its keys to the link, and peft's line to the copies.
     """
     extras = extra_query(raw, inv.model_type, inv.config)
-    preset = _matching_preset(asked, inv, extras)
+    # A pasted config is never named after a preset whose tensors it happens to equal
+    # (e5-large's are xlm-roberta-large's): it is "pasted config", its _name_or_path shown as that.
+    preset = None if pasted else _matching_preset(asked, inv, extras)
+    shown = pasted_name(raw, lang) if pasted else preset
     plan_query, plan = planned
     query = canonical_query(inv, preset, active_text, extras)
     query.update(plan_query)
@@ -90,14 +94,29 @@ def _ok(
         "pooler": inv.pooler,
         "preset": preset,
         "query": query,
-        "summary_html": render_summary(inv, lang, preset),
-        "html": render_result(inv, lang, preset, active, tensor_rows=tensor_rows, plan=plan),
+        "summary_html": render_summary(inv, lang, shown),
+        "html": render_result(inv, lang, shown, active, tensor_rows=tensor_rows, plan=plan),
         "tensors_html": tensor_table(inv, lang),
         "markdown": markdown,
         "text": text,
         "plan": None if plan is None else {"trainable": plan.trainable, "all": plan.all, "line": plan.line},
-        "announce": announcement(inv, lang, preset),
+        "announce": announcement(inv, lang, shown),
     }
+
+
+def pasted_name(raw: Mapping[str, Any], lang: str) -> str:
+    """What a pasted config is called: "pasted config", and its ``_name_or_path`` as what it is.
+
+    ``_name_or_path`` is often the checkpoint a model was fine-tuned from, not the model's
+    own name, so it is quoted under its key, never used as the name.
+    """
+    name = ui("pasted_config", lang)
+    origin = raw.get("_name_or_path")
+    if isinstance(origin, str) and origin.strip():
+        text = origin.strip()
+        text = text if len(text) <= 80 else text[:77] + "..."
+        name += f"（_name_or_path：{text}）" if lang == "zh" else f" (_name_or_path: {text})"
+    return name
 
 
 def compute(params: Mapping[str, Any], lang: str = "en", tensor_rows: bool = False) -> dict[str, Any]:
@@ -139,7 +158,7 @@ def compute_config(text: Any, lang: str = "en") -> dict[str, Any]:
         raw = parse_json(text)
         inv = build(raw)
         active_text, active = _active_of({}, inv)
-        return _ok(inv, lang, raw, None, active_text, active)
+        return _ok(inv, lang, raw, None, active_text, active, pasted=True)
     except CalcError as exc:
         return {"ok": False, "error": error_dict(exc, lang, None, source="config")}
     except Exception:  # noqa: BLE001

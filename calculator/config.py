@@ -7,6 +7,7 @@ its share links, so a key cannot be accepted in one place and refused in another
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from dataclasses import field as dc_field
 from typing import Any, Mapping
@@ -73,7 +74,6 @@ def json_depth(text: str) -> int:
     after it), then strings (``"[^"]*"`` cannot backtrack), and the brackets left are
     summed by ``itertools.accumulate``.
     """
-    import re
     from itertools import accumulate
 
     bare = re.sub(r'"[^"]*"', "", re.sub(r"\\.", "", text, flags=re.S))
@@ -125,8 +125,11 @@ def parse_json(text: str) -> dict[str, Any]:
     return value
 
 
-#: Full-width digits and signs (U+FF10–FF19, U+FF0B, U+FF0D, U+FF0E) to ASCII.
-_FULL_WIDTH = {0xFF10 + i: ord("0") + i for i in range(10)} | {0xFF0B: ord("+"), 0xFF0D: ord("-"), 0xFF0E: ord(".")}
+#: Full-width digits, signs and comma (U+FF10–FF19, U+FF0B, U+FF0D, U+FF0E, U+FF0C) to ASCII.
+_FULL_WIDTH = {0xFF10 + i: ord("0") + i for i in range(10)} | {
+    0xFF0B: ord("+"), 0xFF0D: ord("-"), 0xFF0E: ord("."), 0xFF0C: ord(",")}
+#: A whole number written with thousands separators, as a model card writes it ("30,522").
+_GROUPED = re.compile(r"[+-]?\d{1,3}(?:,\d{3})+")
 
 
 def coerce_int(key: str, value: Any) -> int:
@@ -144,6 +147,8 @@ def coerce_int(key: str, value: Any) -> int:
     if isinstance(value, str):
         # A Chinese input method in full-width mode types "７６８" (and "－", "．", "＋").
         text = value.strip().translate(_FULL_WIDTH)
+        if _GROUPED.fullmatch(text):
+            text = text.replace(",", "")  # "30,522" is 30522; "30,52" or "3,0522" stay errors
         whole, dot, fraction = text.partition(".")
         if dot and fraction.strip("0") == "" and whole:
             text = whole  # "768.0" means 768, as 768.0 in JSON does

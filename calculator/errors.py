@@ -202,6 +202,8 @@ class CalcError(ValueError):
             return EMPTY_MESSAGES[self.code][lang].format(**params)
         if "value" in params:
             params["value"] = _short(params["value"])
+        if isinstance(params.get("maximum"), int) and not isinstance(params["maximum"], bool):
+            params["maximum"] = f"{params['maximum']:,}"  # limits written as readers write them: 10,000,000
         if "kind" in params:
             kind = KINDS.get(params["kind"], {}).get(lang, params["kind"])
             # "而不是 null": a space between Chinese and a Latin word, none before 数组.

@@ -50,6 +50,8 @@ UI_LABELS: dict[str, dict[str, str]] = {
         "en": "modules_to_save copies (trainable, and counted again in all params)",
         "zh": "modules_to_save 副本（可训练，且在 all params 中再算一次）",
     },
+    # The name of a result computed from a pasted config.json (never a preset's, whatever its tensors).
+    "pasted_config": {"en": "pasted config", "zh": "自定义配置"},
     "form_title": {"en": "Model", "zh": "模型"},
     "preset": {"en": "Start from a published model", "zh": "从公开的预训练模型开始"},
     "preset_custom": {"en": "(custom values)", "zh": "（自定义数值）"},
@@ -134,6 +136,8 @@ UI_LABELS: dict[str, dict[str, str]] = {
         "zh": "此页面和浏览器保存的计算器来自网站的不同版本，因此计算器已停用：它算出的数字不属于这个页面。"
         "当前显示的结果是构建此页面时算好的。请在联网时重新加载页面，以获取当前版本。",
     },
+    # Stands in the large type while a shared link's result is computed.
+    "calculating": {"en": "calculating…", "zh": "正在计算……"},
     "copy_failed": {
         "en": "Could not copy: the browser refused access to the clipboard.",
         "zh": "复制失败：浏览器拒绝访问剪贴板。",

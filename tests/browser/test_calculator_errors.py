@@ -75,6 +75,8 @@ LINKED = [
      "calc-modules_to_save"),
     ({"lora_r": "8", "lora_targets": "query", "modules_to_save": "pooler,pooler.dense"}, "modules_to_save_nested",
      "calc-modules_to_save"),
+    # The reliability review's link that hung the worker for good (peft's pattern from the name).
+    ({"lora_r": "8", "modules_to_save": "(.*.*.*.*.*.*.*.*.*.*)Z"}, "module_name", "calc-modules_to_save"),
     ({"freeze_layers": "13"}, "freeze_layers", "calc-freeze_layers"),
     ({"lora_r": "8", "freeze": "embeddings"}, "plan_conflict", "calc-lora_r"),
 ]

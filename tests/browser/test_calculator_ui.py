@@ -163,12 +163,14 @@ def test_values_equal_to_a_preset_select_it(page, site, tmp_path):
     assert page.input_value("#calc-preset") == "bert-base-uncased"
     assert "preset=bert-base-uncased" in page.url
     assert title(page).startswith("bert-base-uncased · ")
-    # A config.json as published matches its preset too.
+    # A config.json as published is never turned into a preset, even with a preset's tensors
+    # (issue 22): the picker does not jump, no preset= in the link, it is "自定义配置".
     paste(page, json.dumps(HUB_ROBERTA_BASE))
     wait_total(page, cli_json(HUB_ROBERTA_BASE, tmp_path)["total"])
-    assert page.input_value("#calc-preset") == "roberta-base"
+    assert page.input_value("#calc-preset") == ""
     assert page.input_value("#calc-architecture") == "RobertaForMaskedLM"
-    assert "preset=roberta-base" in page.url
+    assert "preset=" not in page.url
+    assert title(page).startswith("自定义配置 · ")
     # The family's defaults can be a checkpoint: ALBERT's are albert-xxlarge-v2's.
     page.select_option("#calc-model_type", "albert")
     wait_total(page, cli_json({"model_type": "albert"}, tmp_path)["total"])

@@ -318,11 +318,13 @@ def test_preset_is_found_from_the_values_whatever_the_route():
     # Typed back after a detour: the same.
     assert _ok({**typed, "num_hidden_layers": "24"})["preset"] is None
     assert _ok({"preset": "bert-base-uncased", "num_hidden_layers": "24", **typed})["preset"] == "bert-base-uncased"
-    # A pasted config.json as published.
+    # A pasted config.json as published is never named after a preset, even with equal tensors
+    # (issue 22: e5-large's equal xlm-roberta-large's): no preset= in its link, "pasted config".
     pasted = api.compute_config(json.dumps(HUB_BERT_BASE_UNCASED), "zh")
-    assert pasted["preset"] == "bert-base-uncased" and pasted["query"]["preset"] == "bert-base-uncased"
+    assert pasted["preset"] is None and "preset" not in pasted["query"]
     assert pasted["architecture"] == "BertForMaskedLM"
-    assert api.compute_config(json.dumps(HUB_ROBERTA_BASE))["preset"] == "roberta-base"
+    assert "自定义配置 · BertForMaskedLM" in pasted["summary_html"] and "bert-base-uncased" not in pasted["summary_html"]
+    assert api.compute_config(json.dumps(HUB_ROBERTA_BASE))["preset"] is None
     # The task's label count is not part of a checkpoint; every size and switch is.
     assert _ok({**typed, "architecture": "BertForSequenceClassification", "num_labels": "7"})["preset"] == \
         "bert-base-uncased"
@@ -334,10 +336,14 @@ def test_preset_is_found_from_the_values_whatever_the_route():
     electra = {"model_type": "electra", "vocab_size": 30522, "embedding_size": 128, "hidden_size": 256,
                "num_hidden_layers": 12, "num_attention_heads": 4, "intermediate_size": 1024,
                "max_position_embeddings": 512, "type_vocab_size": 2}
-    assert api.compute_config(json.dumps({**electra, "architectures": ["ElectraForMaskedLM"]}))["preset"] == \
+    assert _ok({**{k: str(v) for k, v in electra.items()}, "architecture": "ElectraForMaskedLM"})["preset"] == \
         "google/electra-small-generator"
-    assert api.compute_config(json.dumps({**electra, "architectures": ["ElectraForPreTraining"]}))["preset"] == \
+    assert _ok({**{k: str(v) for k, v in electra.items()}, "architecture": "ElectraForPreTraining"})["preset"] == \
         "google/electra-small-discriminator"
+    # _name_or_path is quoted as what it is (often the checkpoint fine-tuned from), never the name.
+    e5 = api.compute_config(json.dumps({**HUB_ROBERTA_BASE, "_name_or_path": "xlm-roberta-base"}), "en")
+    assert "pasted config (_name_or_path: xlm-roberta-base) · RobertaForMaskedLM" in e5["summary_html"]
+    assert e5["announce"].startswith("pasted config (_name_or_path: xlm-roberta-base)")
     # No preset for families without published checkpoints here.
     assert _ok({"model_type": "keras-bert"})["preset"] is None
 

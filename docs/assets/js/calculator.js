@@ -247,9 +247,12 @@ function main(root) {
     fieldMarked = Boolean(input);
     staleFix.textContent = !fieldMarked ? L.stale_fix_general : inputs.length > 1 ? L.stale_fix_fields : L.stale_fix_field;
     staleText.textContent = shownIsTheirs ? L.stale : L.stale_link;
+    placeholder(false);
     markStale(true);
     root.dataset.result = "stale";
     live.textContent = message;
+    // Brought into view (a link's error may be far from where the reader is), and announced above.
+    if (slot.getBoundingClientRect && !slot.closest("[hidden]")) slot.scrollIntoView({ block: "nearest" });
   }
 
   // The shown result no longer matches the inputs: dim it, say so, and drop data-total.
@@ -260,6 +263,22 @@ function main(root) {
       el.removeAttribute("data-total");
     }
     staleNote.hidden = !withNote;
+  }
+
+  // While a shared link computes, its total is not yet known: a placeholder stands in the large
+  // type instead of the default model's number (which stays in data-stale-total, and comes back,
+  // labelled as the default's, if the link cannot be computed).
+  function placeholder(on) {
+    for (const el of [summary.querySelector(".calc-total"), mini.querySelector("strong")]) {
+      if (!el) continue;
+      if (on && el.dataset.shownText === undefined) {
+        el.dataset.shownText = el.textContent;
+        el.textContent = L.calculating;
+      } else if (!on && el.dataset.shownText !== undefined) {
+        el.textContent = el.dataset.shownText;
+        delete el.dataset.shownText;
+      }
+    }
   }
 
   // -------------------------------------------------------------- results
@@ -453,6 +472,7 @@ function main(root) {
     root.dataset.state = "failed";
     delete root.dataset.busy;
     status.textContent = text || fill(L.status_failed, { detail: String(detail || "?").slice(0, 200) });
+    placeholder(false); // nothing will be computed: the pre-rendered number, marked as the default's
     status.classList.add("calc-failed");
     status.setAttribute("role", "alert");
     for (const el of form.querySelectorAll("select, input, fieldset")) el.disabled = true;
@@ -577,6 +597,8 @@ function main(root) {
     request({ config: text }, "config");
   }
   byId("calc-config-apply").addEventListener("click", () => applyConfigText(configText.value));
+  // A paste is applied at once (the button stays for typed or edited text).
+  configText.addEventListener("paste", () => setTimeout(() => applyConfigText(configText.value), 0));
   configFile.addEventListener("change", async () => {
     const file = configFile.files && configFile.files[0];
     if (file) applyConfigText(await file.text());
@@ -681,6 +703,7 @@ function main(root) {
       // The pre-rendered result is bert-base-uncased's: say so until Python answers for the link.
       shownIsTheirs = false;
       markStale(false);
+      placeholder(true);
       root.dataset.result = "pending";
       status.textContent = L.status_loading_other;
     }
