@@ -149,7 +149,15 @@ async function networkFirst(event, key, isPage = false) {
 
 // Keep a page or file; a page is kept twice: as the latest copy, and under its build.
 async function keepResponse(cache, key, response, isPage) {
-  if (!isPage) return cache.put(key, response);
+  // Kept without the URL it was fetched by: a module worker's import.meta.url is its response's
+  // URL, and worker.js reads the page's build from there (?build=): served from here to another
+  // page, it must see that page's URL, not the one of the visit that kept it.
+  if (!isPage) {
+    const body = await response.blob();
+    const headers = new Headers(response.headers);
+    for (const name of ["content-encoding", "content-length"]) headers.delete(name); // the body is decoded
+    return cache.put(key, new Response(body, { status: response.status, headers }));
+  }
   const text = await response.clone().text();
   const build = (BUILD_META.exec(text) || [])[1];
   await cache.put(key, response);
