@@ -217,17 +217,33 @@ def step_mlm(sim: Sim, module: str, x: T, decoder: str = "decoder") -> T:
     return sim.linear(f"{module}.{decoder}", x)
 
 
+def step_prefix(inv: Inventory) -> str:
+    """Where the backbone sits in the class (``bert.`` in ``BertForMaskedLM``), as the family declares it."""
+    from . import FAMILIES
+
+    arch = FAMILIES[inv.model_type].architecture(inv.architecture)
+    assert arch is not None
+    return arch.prefix
+
+
+def step_task(inv: Inventory) -> str:
+    """The class's task suffix: ``ForMaskedLM``, ``LMHeadModel``, ``ForCausalLM``..., or ``""`` for the base model."""
+    arch = inv.architecture
+    if "For" in arch:
+        return arch[arch.index("For"):]
+    return "LMHeadModel" if arch.endswith("LMHeadModel") else ""
+
+
 def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     """BERT's classes (ERNIE's are the same under ``ernie.``): the outputs each returns."""
-    arch = inv.architecture
-    prefix = "" if arch.endswith("Model") and not arch.endswith("LMHeadModel") else inv.model_type + "."
+    prefix = step_prefix(inv)
     x = step_embeddings(sim, inv, prefix, b, n)
     seq = step_encoder(sim, inv, prefix, x)
     pooled = step_pooler(sim, prefix, seq) if inv.pooler else None
-    kind = arch[len(arch.split("For")[0]):] if "For" in arch else ("LMHeadModel" if arch.endswith("LMHeadModel") else "")
+    kind = step_task(inv)
     if kind == "":
         return [seq] + ([pooled] if pooled is not None else [])
-    if kind in ("ForMaskedLM", "LMHeadModel"):
+    if kind in ("ForMaskedLM", "LMHeadModel", "ForCausalLM"):
         return [step_mlm(sim, "cls.predictions", seq)]
     if kind == "ForPreTraining":
         assert pooled is not None
@@ -242,7 +258,7 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
         return [sim.linear("classifier", sim.dropout(seq))]
     if kind == "ForQuestionAnswering":
         return step_qa(sim, seq)
-    raise AssertionError(arch)
+    raise AssertionError(inv.architecture)
 
 
 def step_qa(sim: Sim, seq: T) -> list[T]:

@@ -112,5 +112,6 @@ FAMILY = Family(
     layer_row=plain_layer_row,
     sample=heads_divide(),
     rank=60,
+    costs=bert.COSTS,
     labels={"task_type": L("Task-type embeddings", "任务类型嵌入")},
 )
