@@ -41,6 +41,8 @@ DTYPES: dict[str, int] = {"fp32": 4, "bf16": 2}
 OPTIMIZERS: tuple[str, ...] = ("adamw", "sgd", "sgd-momentum", "adafactor")
 #: The int64 index tensors (``input_ids``, position and token-type ids) autograd keeps for an embedding's backward.
 INDEX_BYTES = 8
+#: peft's LoRA adapters are float32 whatever the model's dtype (``autocast_adapter_dtype=True``).
+ADAPTER_BYTES = 4
 #: The per-parameter ``step`` counter of AdamW and Adafactor: a float32 scalar tensor.
 STEP_BYTES = 4
 #: Bounds on B and L (so every figure stays an exact JavaScript number on the page).
@@ -192,6 +194,8 @@ class Sim:
         self.storages: dict[int, int] = {}
         self.grad_mode = True
         self._next = 0
+        #: Inventory names of the parameters the forward reads.
+        self.used: set[str] = set()
 
     # -- tensors
 
@@ -258,7 +262,8 @@ class Sim:
 
     # -- operations (what each saves is its backward formula's need, derivatives.yaml)
 
-    def mm(self, a: T, b_grad: bool, m: int, k: int, n: int, out_shape: Sequence[int], bias_grad: bool = False) -> T:
+    def mm(self, a: T, b_grad: bool, m: int, k: int, n: int, out_shape: Sequence[int], bias_grad: bool = False,
+           itemsize: int | None = None) -> T:
         """``addmm``/``mm`` of ``a`` [m, k] by a weight [k, n]: keeps ``a`` if the weight trains."""
         self.forward += 2 * m * k * n
         if self.grad_mode:
@@ -267,7 +272,7 @@ class Sim:
             if b_grad:
                 self.backward += 2 * m * k * n
                 self.save(a)
-        return self.new(out_shape, a.grad or b_grad or bias_grad)
+        return self.new(out_shape, a.grad or b_grad or bias_grad, itemsize)
 
     def bmm(self, a: T, b: T) -> T:
         """``torch.matmul`` of two 4-D tensors: both reshaped to 3-D (a copy where strides demand), then ``bmm``."""
@@ -291,8 +296,8 @@ class Sim:
         return self.view(out, (*batch, n, m))
 
     def pointwise(self, t: T) -> T:
-        """An operation that keeps nothing (a sum with another tensor, a product with a Python number, a cast)."""
-        return self.new(t.shape, t.grad)
+        """An operation that keeps nothing (a product with a Python number, a copy)."""
+        return self.new(t.shape, t.grad, t.itemsize)
 
     def add(self, a: T, b: T) -> T:
         return self.new(a.shape if a.numel >= b.numel else b.shape, a.grad or b.grad)
@@ -319,6 +324,8 @@ class Sim:
     # -- modules, by their inventory names
 
     def param_trains(self, name: str) -> bool:
+        """Whether the parameter ``name`` gets a gradient; noted as used (an unused one gets no ``.grad``)."""
+        self.used.add(name)
         return bool(self.trains.get(name, False))
 
     def linear_info(self, module: str) -> LinearInfo:
@@ -333,16 +340,20 @@ class Sim:
         out = self._linear(x, info.in_features, info.out_features, info.weight_trains, info.bias_trains)
         if info.lora_r is None:
             return out
+        # peft keeps the adapters in float32 (get_peft_model's autocast_adapter_dtype) and casts
+        # the input to them: x.to(float32) is a new tensor in a bf16 run, and lora_A keeps it.
         r = info.lora_r
-        a = self._linear(x, info.in_features, r, True, False)  # lora_A (lora_dropout is nn.Identity at p = 0)
-        b = self._linear(a, r, info.out_features, True, False)  # lora_B
+        wide = x if x.itemsize == ADAPTER_BYTES else self.new(x.shape, x.grad, ADAPTER_BYTES)
+        a = self._linear(wide, info.in_features, r, True, False, ADAPTER_BYTES)  # lora_A (lora_dropout: Identity)
+        b = self._linear(a, r, info.out_features, True, False, ADAPTER_BYTES)  # lora_B
         scaled = self.pointwise(b)  # * scaling
-        return self.add(out, scaled)
+        summed = self.new(out.shape, True, max(out.itemsize, scaled.itemsize))  # result + ..., promoted
+        return summed if summed.itemsize == out.itemsize else self.new(out.shape, True, out.itemsize)  # .to(dtype)
 
-    def _linear(self, x: T, in_f: int, out_f: int, w_grad: bool, b_grad: bool) -> T:
+    def _linear(self, x: T, in_f: int, out_f: int, w_grad: bool, b_grad: bool, itemsize: int | None = None) -> T:
         tokens = x.numel // in_f if in_f else 0
         flat = x if len(x.shape) == 2 else self.reshape(x, (-1, in_f))
-        return self.mm(flat, w_grad, tokens, in_f, out_f, (*x.shape[:-1], out_f), b_grad)
+        return self.mm(flat, w_grad, tokens, in_f, out_f, (*x.shape[:-1], out_f), b_grad, itemsize)
 
     def embedding(self, module: str, ids: T, first: bool = False) -> T:
         """``nn.Embedding``: the backward needs the indices (if the table trains).
@@ -361,7 +372,8 @@ class Sim:
 
     def layer_norm(self, module: str, x: T) -> T:
         """``nn.LayerNorm``: keeps its input, and the mean and 1/std per row (in the input's dtype)."""
-        trains = self.param_trains(module + ".weight") or self.param_trains(module + ".bias")
+        weight, bias = self.param_trains(module + ".weight"), self.param_trains(module + ".bias")
+        trains = weight or bias
         grad = (x.grad or trains) and self.grad_mode
         out = self.new(x.shape, grad)
         if grad:
@@ -390,6 +402,7 @@ class Sim:
         replay._next = self._next
         replay.storages = dict(self.storages)
         fn(replay, T(x.shape, x.strides, x.storage, x.grad, x.itemsize))
+        self.used |= replay.used
         self.backward += replay.forward + replay.backward
         self._next = max(self._next, replay._next)
         return T(out.shape, out.strides, out.storage, x.grad, out.itemsize)
@@ -480,14 +493,14 @@ def supported(inv: Inventory) -> bool:
     return True
 
 
-def _trainability(inv: Inventory, plan: Any) -> tuple[dict[str, bool], dict[str, int], list[tuple[int, ...]], int]:
-    """Per inventory tensor name: does the forward use a storage that trains; LoRA ranks; trainable shapes; all params."""
+Param = tuple[tuple[int, ...], int]  # (shape, bytes per number)
+
+
+def _trainability(inv: Inventory, plan: Any) -> tuple[dict[str, bool], dict[str, int]]:
+    """Per inventory tensor name, whether the storage the forward uses gets a gradient; LoRA's rank per module."""
     if plan is None:
-        trains = {t.name: t.trainable for t in inv.tensors}
         by_storage = {t.name: t.trainable for t in inv.unique}
-        trains = {t.name: by_storage.get(t.tied_to or t.name, t.trainable) for t in inv.tensors}
-        shapes = [t.shape for t in inv.unique if t.trainable]
-        return trains, {}, shapes, inv.total
+        return {t.name: by_storage.get(t.tied_to or t.name, t.trainable) for t in inv.tensors}, {}
     trains = {}
     copied = {t.source for t in plan.tensors if t.kind == "copy"}
     for t in plan.tensors:
@@ -497,12 +510,37 @@ def _trainability(inv: Inventory, plan: Any) -> tuple[dict[str, bool], dict[str,
     if plan.method == "lora":
         r = int(plan.settings["r"])
         lora = {m: r for m in plan.targets}
-    shapes = [t.shape for t in plan.tensors if t.tied_to is None and t.trainable]
-    return trains, lora, shapes, plan.all
+    return trains, lora
 
 
-def optimizer_bytes(optimizer: str, shapes: Sequence[tuple[int, ...]], itemsize: int) -> int:
-    """Bytes of ``optimizer.state`` after one step, per trainable parameter.
+def _parameters(inv: Inventory, plan: Any, itemsize: int, used: set[str]) -> tuple[list[Param], list[Param]]:
+    """Every distinct parameter, and those that end the backward with a ``.grad`` (trainable and read by the
+    forward: an untied MLM head's own vocabulary bias is never read, so it gets none), as (shape, bytes per number)."""
+    storage_of = {t.name: t.tied_to or t.name for t in inv.tensors}
+    read = {storage_of[n] for n in used if n in storage_of}
+    if plan is None:
+        params = [(t.shape, itemsize) for t in inv.unique]
+        return params, [(t.shape, itemsize) for t in inv.unique if t.trainable and t.name in read]
+    params, graded = [], []
+    for t in plan.tensors:
+        if t.tied_to is not None:
+            continue
+        size = ADAPTER_BYTES if t.kind == "lora" else itemsize
+        params.append((t.shape, size))
+        if t.trainable and (t.kind == "lora" or storage_of.get(t.source) in read):
+            graded.append((t.shape, size))
+    return params, graded
+
+
+def _numel(shape: Sequence[int]) -> int:
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
+def optimizer_bytes(optimizer: str, params: Sequence[Param]) -> int:
+    """Bytes of ``optimizer.state`` after one step, per trainable parameter (its own dtype).
 
     AdamW: ``exp_avg`` and ``exp_avg_sq`` (the parameter's size each) and a float32
     ``step``; SGD: nothing; SGD with momentum: ``momentum_buffer``; Adafactor
@@ -510,21 +548,19 @@ def optimizer_bytes(optimizer: str, shapes: Sequence[tuple[int, ...]], itemsize:
     (r + c numbers), for a vector its full variance, and a float32 ``step``.
     """
     total = 0
-    for shape in shapes:
-        n = 1
-        for d in shape:
-            n *= d
+    for shape, size in params:
+        n = _numel(shape)
         if optimizer == "adamw":
-            total += 2 * n * itemsize + STEP_BYTES
+            total += 2 * n * size + STEP_BYTES
         elif optimizer == "sgd-momentum":
-            total += n * itemsize
+            total += n * size
         elif optimizer == "adafactor":
             if len(shape) >= 2:
-                rows = n // shape[-1]
-                cols = n // shape[-2]
-                total += (rows + cols) * itemsize + STEP_BYTES
+                rows = n // shape[-1] if shape[-1] else _numel(shape[:-1])
+                cols = n // shape[-2] if shape[-2] else _numel(shape[:-2]) * shape[-1]
+                total += (rows + cols) * size + STEP_BYTES
             else:
-                total += n * itemsize + STEP_BYTES
+                total += n * size + STEP_BYTES
     return total
 
 
@@ -537,26 +573,19 @@ def compute(inv: Inventory, s: Settings, plan: Any = None) -> Costs:
             raise CalcError("costs_seq_too_long", value=s.seq_len, maximum=longest)
     if model.check is not None:
         model.check(inv)
-    trains, lora, shapes, n_all = _trainability(inv, plan)
-    if not shapes:
-        raise CalcError("costs_nothing_trainable")
     itemsize = DTYPES[s.dtype]
+    trains, lora = _trainability(inv, plan)
     sim = Sim(inv, itemsize, trains, lora, s.checkpointing)
     outputs = model.program(sim, inv, s.batch, s.seq_len)
-    if not any(o.grad for o in outputs):
+    params, graded = _parameters(inv, plan, itemsize, sim.used)
+    if not graded or not any(o.grad for o in outputs):
         raise CalcError("costs_nothing_trainable")
-    n_trainable = 0
-    for shape in shapes:
-        n = 1
-        for d in shape:
-            n *= d
-        n_trainable += n
     return Costs(
         s,
         forward=sim.forward,
         backward=sim.backward,
-        weights=n_all * itemsize,
-        gradients=n_trainable * itemsize,
-        optimizer=optimizer_bytes(s.optimizer, shapes, itemsize),
+        weights=sum(_numel(shape) * size for shape, size in params),
+        gradients=sum(_numel(shape) * size for shape, size in graded),
+        optimizer=optimizer_bytes(s.optimizer, graded),
         activations=sum(sim.saved.values()),
     )
