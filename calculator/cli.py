@@ -10,7 +10,7 @@ import json
 import sys
 from typing import Any, Sequence
 
-from . import counts, peft, views
+from . import costs_view, counts, peft, views
 from .build import build
 from .config import parse_json
 from .errors import CalcError
@@ -51,6 +51,7 @@ def make_parser() -> argparse.ArgumentParser:
     frozen.add_argument("--freeze-embeddings", action="store_true", help="requires_grad_(False) on the embeddings")
     frozen.add_argument("--freeze-layers", metavar="K", help="... on the first K encoder layers")
     frozen.add_argument("--freeze-all-but-head", action="store_true", help="... on everything but the task head")
+    costs_view.add_arguments(p)
     return p
 
 
@@ -146,6 +147,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         raw = load_config(args)
         inv = build(raw, args.architecture, False if args.no_pooler else None)
         plan = make_plan(args, inv)
+        step = costs_view.from_args(args, inv, plan)
     except CalcError as exc:
         return _fail(exc.code, exc.message(args.lang))
     if args.format == "json":
@@ -155,6 +157,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             data["freeze"] = plan.to_dict(args.lang)
         elif plan is not None:
             data["peft"]["warnings"] = [w.to_dict(args.lang) for w in plan.warnings]
+        if step is not None:
+            data["costs"] = step.to_dict()
         out = json.dumps(data, ensure_ascii=False, indent=2)
     else:
         markdown = args.format == "markdown"
@@ -166,5 +170,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             out += "\n" + counts_text(inv, args.lang, markdown)
         if plan is not None:
             out += "\n" + plan_text(plan, args.lang, markdown, args.full)
+        if step is not None:
+            out += "\n" + costs_view.render(step, args.lang, markdown)
     sys.stdout.write(out if out.endswith("\n") else out + "\n")
     return 0

@@ -185,6 +185,7 @@ EMPTY_MESSAGES: dict[str, dict[str, str]] = {
     "not_integer": {"en": "{key} is empty: enter a whole number.", "zh": "{key} 为空：请输入整数。"},
     "not_boolean": {"en": "{key} is empty: enter true or false.", "zh": "{key} 为空：请输入 true 或 false。"},
     "bad_fraction": {"en": "{key} is empty: enter a number between 0 and 1.", "zh": "{key} 为空：请输入 0 到 1 之间的数。"},
+    "costs_not_positive": {"en": "{key} is empty: enter a whole number of at least 1.", "zh": "{key} 为空：请输入不小于 1 的整数。"},
 }
 
 #: What to do about an unknown preset: a few names close to it, else where the whole list is

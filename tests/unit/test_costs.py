@@ -171,3 +171,62 @@ def test_json_shape():
     assert set(d["flops"]) == {"forward", "backward"}
     assert set(d["memory"]) == {"weights", "gradients", "optimizer", "activations"}
     assert all(isinstance(v, int) for v in [*d["flops"].values(), *d["memory"].values()])
+
+
+def run_cli(*argv: str) -> tuple[int, str, str]:
+    import contextlib
+    import io
+
+    from calculator import cli
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = cli.main(list(argv))
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_cli_json_contract():
+    import json
+
+    code, out, err = run_cli("--preset", "bert-base-uncased", "--batch", "1", "--seq-len", "128", "--format", "json",
+                             "--optimizer", "sgd-momentum", "--dtype", "bf16", "--grad-checkpointing")
+    assert code == 0 and err == ""
+    c = json.loads(out)["costs"]
+    assert c["batch"] == 1 and c["seq_len"] == 128 and c["dtype"] == "bf16" and c["optimizer"] == "sgd-momentum"
+    assert c["grad_checkpointing"] is True
+    assert c["flops"] == {"forward": 22_348_431_360, "backward": 67_044_114_432}
+    assert c["memory"]["weights"] == PARAMS * 2 and c["memory"]["optimizer"] == PARAMS * 2
+
+
+def test_cli_without_step_options_has_no_costs():
+    import json
+
+    code, out, _ = run_cli("--preset", "bert-base-uncased", "--format", "json")
+    assert code == 0 and "costs" not in json.loads(out)
+
+
+def test_cli_text_and_markdown_in_both_languages():
+    for lang, word in (("en", "Training step"), ("zh", "训练一步")):
+        for fmt in ("text", "markdown"):
+            code, out, err = run_cli("--preset", "bert-base-uncased", "--batch", "1", "--seq-len", "128",
+                                     "--format", fmt, "--lang", lang)
+            assert code == 0 and err == "", (lang, fmt)
+            assert word in out and "22,348,431,360" in out and "114,456,576" in out, (lang, fmt)
+
+
+def test_cli_bad_step_options_are_coded_in_both_languages():
+    bad = (
+        (("--batch", "0", "--seq-len", "3"), "costs_not_positive"),
+        (("--batch", "2", "--seq-len", "-1"), "costs_not_positive"),
+        (("--batch", "2"), "costs_not_positive"),
+        (("--batch", "2", "--seq-len", "513"), "costs_seq_too_long"),
+        (("--batch", "2", "--seq-len", "5", "--optimizer", "adam"), "costs_optimizer"),
+        (("--batch", "2", "--seq-len", "5", "--dtype", "fp16"), "costs_dtype"),
+    )
+    for args, code_name in bad:
+        messages = []
+        for lang in ("en", "zh"):
+            code, out, err = run_cli("--preset", "bert-base-uncased", *args, "--lang", lang)
+            assert code == 2 and out == "" and err.startswith(f"error: {code_name}: "), (args, err)
+            messages.append(err)
+        assert messages[0] != messages[1], args
