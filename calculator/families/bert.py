@@ -169,24 +169,36 @@ def step_embeddings(sim: Sim, inv: Inventory, prefix: str, b: int, n: int, posit
     return sim.dropout(x)
 
 
+def step_attention(sim: Sim, x: T, heads: int, query: str, key: str, value: str) -> T:
+    """Eager self-attention up to the context [B, L, H] (``eager_attention_forward``, then the reshape).
+
+    Q, K, V are split into heads (a view, then a transpose); ``matmul`` reshapes them
+    to 3-D for ``bmm``, copying unless B or the heads are 1; softmax keeps its
+    output, dropout its mask; the context is made contiguous again (a copy).
+    """
+    b, n, h = x.shape
+    width = sim.linear_info(query).out_features
+    d = width // heads
+
+    def split(t: T) -> T:
+        return sim.transpose(sim.view(t, (b, n, heads, d)), 1, 2)
+
+    q = split(sim.linear(query, x))
+    k = split(sim.linear(key, x))
+    v = split(sim.linear(value, x))
+    scores = sim.pointwise(sim.bmm(q, sim.transpose(k, 2, 3)))  # * scaling
+    probs = sim.dropout(sim.keep_output(scores))  # softmax, dropout
+    context = sim.contiguous(sim.transpose(sim.bmm(probs, v), 1, 2))
+    return sim.contiguous(sim.reshape(context, (b, n, width)))
+
+
 def step_layer(prefix: str, i: int, heads: int) -> Callable[[Sim, T], T]:
     """One ``BertLayer`` in eager attention, as ``modeling_bert.py`` runs it."""
     p = f"{prefix}encoder.layer.{i}."
 
     def run(sim: Sim, x: T) -> T:
-        b, n, h = x.shape
-        d = h // heads
-
-        def split(t: T) -> T:
-            return sim.transpose(sim.view(t, (b, n, heads, d)), 1, 2)
-
-        q = split(sim.linear(p + "attention.self.query", x))
-        k = split(sim.linear(p + "attention.self.key", x))
-        v = split(sim.linear(p + "attention.self.value", x))
-        scores = sim.pointwise(sim.bmm(q, sim.transpose(k, 2, 3)))  # * scaling
-        probs = sim.dropout(sim.keep_output(scores))  # softmax, dropout
-        context = sim.contiguous(sim.transpose(sim.bmm(probs, v), 1, 2))
-        context = sim.contiguous(sim.reshape(context, (b, n, h)))
+        s = p + "attention.self."
+        context = step_attention(sim, x, heads, s + "query", s + "key", s + "value")
         out = sim.dropout(sim.linear(p + "attention.output.dense", context))
         attended = sim.layer_norm(p + "attention.output.LayerNorm", sim.add(out, x))
         inner = sim.keep_input(sim.linear(p + "intermediate.dense", attended))  # GELU

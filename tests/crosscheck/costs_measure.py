@@ -39,7 +39,8 @@ def freeze(model, embeddings: bool, layers: int, all_but_head: bool) -> None:
         base.requires_grad_(False)
     if embeddings:
         base.embeddings.requires_grad_(False)
-    for layer in base.encoder.layer[:layers]:
+    stack = base.encoder if hasattr(base, "encoder") else base.transformer  # DistilBERT's blocks
+    for layer in stack.layer[:layers]:
         layer.requires_grad_(False)
 
 

@@ -35,20 +35,29 @@ TASK_TYPES = {"ForSequenceClassification": "SEQ_CLS", "ForTokenClassification": 
               "ForQuestionAnswering": "QUESTION_ANS"}
 
 
+#: (hidden, heads, layers, feed-forward) config keys, where a family names them its own way.
+KEYS = {
+    "bert": ("hidden_size", "num_attention_heads", "num_hidden_layers", "intermediate_size"),
+    "distilbert": ("dim", "n_heads", "n_layers", "hidden_dim"),
+}
+
+
 def draw(rng: random.Random, model_type: str) -> dict[str, Any]:
     """A case the step can run: a config, class, pooler, settings and plan options."""
     family = FAMILIES[model_type]
     raw = random_config(rng, family)
-    raw["type_vocab_size"] = max(1, raw.get("type_vocab_size", 2))  # a [0, H] table cannot look up token type 0
+    hidden, heads, layers, inner = KEYS.get(model_type, KEYS["bert"])
+    if "type_vocab_size" in {f.key for f in family.fields}:
+        raw["type_vocab_size"] = max(1, raw.get("type_vocab_size", 2))  # a [0, H] table cannot look up type 0
     raw["vocab_size"] = max(8, raw.get("vocab_size", 8) % 600)  # tiny: the step runs in milliseconds
-    raw["intermediate_size"] = raw.get("intermediate_size", 37) % 64 + 1
-    if "hidden_size" not in raw:
-        raw["num_attention_heads"] = 2
-        raw["hidden_size"] = 2 * rng.randint(1, 12)
-    raw["hidden_size"] = raw["num_attention_heads"] * max(1, min(raw["hidden_size"] // raw["num_attention_heads"], 8))
+    raw[inner] = raw.get(inner, 37) % 64 + 1
+    if hidden not in raw:
+        raw[heads] = 2
+        raw[hidden] = 2 * rng.randint(1, 12)
+    raw[hidden] = raw[heads] * max(1, min(raw[hidden] // raw[heads], 8))
     if model_type == "electra":
         raw["embedding_size"] = rng.choice([raw["hidden_size"], rng.randint(1, 16)])
-    raw["num_hidden_layers"] = rng.randint(0, 3)
+    raw[layers] = rng.randint(0, 3)
     arch = rng.choice([a for a in family.architectures if not a.name.endswith("ForMultipleChoice")])
     if arch.name.endswith("ForQuestionAnswering"):
         raw.pop("id2label", None)
@@ -62,7 +71,7 @@ def draw(rng: random.Random, model_type: str) -> dict[str, Any]:
         "checkpointing": rng.random() < 0.4, "plan": rng.choice(["none", "freeze", "lora"]),
     }
     task = next((t for suffix, t in TASK_TYPES.items() if arch.name.endswith(suffix)), None)
-    case["freeze"] = (rng.random() < 0.5, rng.randint(0, raw["num_hidden_layers"]), bool(arch.head) and rng.random() < 0.3)
+    case["freeze"] = (rng.random() < 0.5, rng.randint(0, raw[layers]), bool(arch.head) and rng.random() < 0.3)
     names = ["query", "key", "value", "dense", "all-linear"]
     case["lora"] = {
         "r": rng.randint(1, 4),
@@ -125,4 +134,4 @@ def test_step_matches_pytorch(model_type: str, index: int) -> None:
 
 
 def test_every_covered_family_has_a_case() -> None:
-    assert {"bert", "roberta", "xlm-roberta", "camembert", "electra", "ernie"} <= set(COVERED)
+    assert {"bert", "roberta", "xlm-roberta", "camembert", "electra", "ernie", "distilbert"} <= set(COVERED)
