@@ -315,11 +315,28 @@ class Sim:
             self.save(out)
         return out
 
-    def dropout(self, t: T) -> T:
-        """Training-mode dropout on CPU: ``input * mask`` with a mask of the input's dtype, kept for the backward."""
+    def dropout(self, t: T, active: bool = True) -> T:
+        """Training-mode dropout on CPU: ``input * mask`` with a mask of the input's dtype, kept for the backward.
+
+        ``active=False``: a dropout whose probability is 0 (ALBERT's defaults), which returns its input itself.
+        """
+        if not active:
+            return t
         if t.grad:
             self.save(self.new(t.shape, False))
         return self.new(t.shape, t.grad)
+
+    def gelu_tanh(self, t: T) -> T:
+        """``NewGELUActivation`` (``gelu_new``), written out in Python:
+        ``0.5 * x * (1 + tanh(c * (x + 0.044715 * x**3)))``. ``pow`` keeps x, ``tanh`` its output, and the
+        last product both its factors (``0.5 * x`` and ``1 + tanh``), each a new tensor."""
+        if not t.grad:
+            return self.new(t.shape, False)
+        self.save(t)
+        self.save(self.new(t.shape, True))  # tanh(...)
+        self.save(self.new(t.shape, True))  # 0.5 * x
+        self.save(self.new(t.shape, True))  # 1 + tanh(...)
+        return self.new(t.shape, True)
 
     # -- modules, by their inventory names
 
@@ -437,6 +454,8 @@ class CostModel:
     max_seq_len: Callable[[Mapping[str, Any]], int | None] | None = None
     architectures: tuple[str, ...] | None = None
     check: Callable[[Inventory], None] | None = None
+    #: Whether the class supports gradient checkpointing (``gradient_checkpointing_enable`` raises otherwise).
+    checkpointing: bool = True
 
 
 # ------------------------------------------------------------------ the engine
@@ -527,7 +546,8 @@ def _parameters(inv: Inventory, plan: Any, itemsize: int, used: set[str]) -> tup
             continue
         size = ADAPTER_BYTES if t.kind == "lora" else itemsize
         params.append((t.shape, size))
-        if t.trainable and (t.kind == "lora" or storage_of.get(t.source) in read):
+        source = t.source + ".weight" if t.kind == "lora" else t.source  # a LoRA tensor's source is its module
+        if t.trainable and storage_of.get(source) in read:
             graded.append((t.shape, size))
     return params, graded
 
@@ -573,6 +593,8 @@ def compute(inv: Inventory, s: Settings, plan: Any = None) -> Costs:
             raise CalcError("costs_seq_too_long", value=s.seq_len, maximum=longest)
     if model.check is not None:
         model.check(inv)
+    if s.checkpointing and not model.checkpointing:
+        raise CalcError("costs_no_checkpointing", architecture=inv.architecture)
     itemsize = DTYPES[s.dtype]
     trains, lora = _trainability(inv, plan)
     sim = Sim(inv, itemsize, trains, lora, s.checkpointing)

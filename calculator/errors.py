@@ -173,6 +173,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "adapt Linear modules only.",
         "zh": "尚未推导对嵌入层（{module}）加 LoRA 时训练一步的开销；请只对 Linear 模块加 LoRA。",
     },
+    "costs_no_checkpointing": {
+        "en": "{architecture} does not support gradient checkpointing (transformers raises); run it without.",
+        "zh": "{architecture} 不支持梯度检查点（transformers 会报错），请关闭该选项。",
+    },
     "costs_nothing_trainable": {
         "en": "Nothing trains, so there is no backward pass: loss.backward() fails when no parameter needs a gradient.",
         "zh": "没有可训练的参数，也就没有反向传播：没有参数需要梯度时 loss.backward() 会报错。",

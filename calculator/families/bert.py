@@ -144,7 +144,8 @@ def formula(inv: Inventory) -> Formula:
 # --------------------------------------------------------------- training step
 
 
-def step_embeddings(sim: Sim, inv: Inventory, prefix: str, b: int, n: int, positions_from_ids: bool = False) -> T:
+def step_embeddings(sim: Sim, inv: Inventory, prefix: str, b: int, n: int, positions_from_ids: bool = False,
+                    dropout: bool = True) -> T:
     """``BertEmbeddings`` (and RoBERTa's, ERNIE's): word + token type + position, LayerNorm, dropout.
 
     The indices autograd keeps for a table's backward: ``input_ids`` [B, L]; BERT's
@@ -166,10 +167,10 @@ def step_embeddings(sim: Sim, inv: Inventory, prefix: str, b: int, n: int, posit
     if inv.config.get("use_task_id"):
         x = sim.add(x, sim.embedding(e + "task_type_embeddings", sim.ids((b, n))))
     x = sim.layer_norm(e + "LayerNorm", x)
-    return sim.dropout(x)
+    return sim.dropout(x, dropout)
 
 
-def step_attention(sim: Sim, x: T, heads: int, query: str, key: str, value: str) -> T:
+def step_attention(sim: Sim, x: T, heads: int, query: str, key: str, value: str, dropout: bool = True) -> T:
     """Eager self-attention up to the context [B, L, H] (``eager_attention_forward``, then the reshape).
 
     Q, K, V are split into heads (a view, then a transpose); ``matmul`` reshapes them
@@ -187,7 +188,7 @@ def step_attention(sim: Sim, x: T, heads: int, query: str, key: str, value: str)
     k = split(sim.linear(key, x))
     v = split(sim.linear(value, x))
     scores = sim.pointwise(sim.bmm(q, sim.transpose(k, 2, 3)))  # * scaling
-    probs = sim.dropout(sim.keep_output(scores))  # softmax, dropout
+    probs = sim.dropout(sim.keep_output(scores), dropout)  # softmax, dropout
     context = sim.contiguous(sim.transpose(sim.bmm(probs, v), 1, 2))
     return sim.contiguous(sim.reshape(context, (b, n, width)))
 

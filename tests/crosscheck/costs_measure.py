@@ -37,11 +37,28 @@ def freeze(model, embeddings: bool, layers: int, all_but_head: bool) -> None:
     base = model.base_model
     if all_but_head:
         base.requires_grad_(False)
-    if embeddings:
+    if embeddings:  # the embedding layer with its projection to the hidden size (ELECTRA, ALBERT)
         base.embeddings.requires_grad_(False)
-    stack = base.encoder if hasattr(base, "encoder") else base.transformer  # DistilBERT's blocks
-    for layer in stack.layer[:layers]:
+        for name in ("embeddings_project", "encoder.embedding_hidden_mapping_in"):
+            module = base.get_submodule(name) if _has(base, name) else None
+            if module is not None:
+                module.requires_grad_(False)
+    if hasattr(base, "transformer"):
+        blocks = base.transformer.layer  # DistilBERT
+    elif hasattr(base.encoder, "albert_layer_groups"):
+        blocks = base.encoder.albert_layer_groups  # ALBERT: a block is a shared group
+    else:
+        blocks = base.encoder.layer
+    for layer in blocks[:layers]:
         layer.requires_grad_(False)
+
+
+def _has(module, name: str) -> bool:
+    try:
+        module.get_submodule(name)
+    except AttributeError:
+        return False
+    return True
 
 
 def lora(model, settings: dict[str, Any]):
