@@ -126,7 +126,8 @@ def longformer_config(hidden: int, layers: int, heads: int) -> dict[str, Any]:
         "max_position_embeddings": 4098,
         "type_vocab_size": 1,
         "pad_token_id": 1,
-        "attention_window": [512] * layers,
+        # attention_window ([512] × L as published) shapes no tensor and is left out: kept, it would make
+        # the form's answer fail as soon as the layer count is changed
     }
 
 

@@ -82,3 +82,12 @@ def test_padding_row_must_exist_in_both_tables():
     expect_error("padding_idx", build, dict(SMALL, max_position_embeddings=1))  # pad_token_id 1 by default
     expect_error("padding_idx", build, dict(SMALL, vocab_size=1))
     expect_error("heads_not_divisor", build, dict(SMALL, num_attention_heads=3))
+
+
+def test_the_preset_in_the_form_takes_another_layer_count():
+    """The published window list has one value per layer: the preset leaves it out, so the form can change L."""
+    from calculator import api
+
+    answer = api.compute({"preset": "allenai/longformer-base-4096", "num_hidden_layers": "6"})
+    assert answer["ok"], answer
+    assert answer["total"] == 148_659_456 - 6 * 8_859_648
