@@ -101,7 +101,7 @@ def width(c: Mapping[str, Any]) -> int:
 
 
 def attention_width(c: Mapping[str, Any]) -> int:
-    """``all_head_size`` = A × int(B / A): Q, K and V's outputs (B when A divides it)."""
+    """``all_head_size`` = A × int(W / A): Q, K and V's outputs (W when A divides it)."""
     return c["num_attention_heads"] * (width(c) // c["num_attention_heads"])
 
 
