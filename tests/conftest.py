@@ -17,7 +17,6 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-import json  # noqa: E402
 import os  # noqa: E402
 import subprocess  # noqa: E402
 from dataclasses import dataclass  # noqa: E402
@@ -38,7 +37,7 @@ SITE_URL = f"https://example.github.io/{SUBPATH}/"
 #: The order the suites run in: those that need no site build first, so that on
 #: several workers (``make test``: pytest-xdist) there is work while the site is
 #: built (in the background, by the controller: ``pytest_sessionstart``).
-ORDER = ("unit", "properties", "crosscheck", "pyodide", "docs", "browser", "quality")
+ORDER = ("unit", "properties", "crosscheck", "packaging", "pyodide", "docs", "browser", "quality")
 
 
 def _suite(item) -> int:
