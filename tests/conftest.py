@@ -37,12 +37,18 @@ SITE_URL = f"https://example.github.io/{SUBPATH}/"
 #: The order the suites run in: those that need no site build first, so that on
 #: several workers (``make test``: pytest-xdist) there is work while the site is
 #: built (in the background, by the controller: ``pytest_sessionstart``).
-ORDER = ("unit", "properties", "crosscheck", "packaging", "pyodide", "docs", "browser", "quality")
+ORDER = ("unit", "properties", "goldens", "crosscheck", "packaging", "pyodide", "docs", "browser", "quality")
 
 
 def _suite(item) -> int:
     parts = Path(str(item.path)).relative_to(ROOT).parts
     return ORDER.index(parts[1]) if len(parts) > 2 and parts[0] == "tests" and parts[1] in ORDER else len(ORDER)
+
+
+def pytest_addoption(parser):
+    """``--update-goldens``: rewrite tests/goldens' files from today's output instead of comparing."""
+    parser.addoption("--update-goldens", action="store_true", default=False,
+                     help="rewrite the golden outputs in tests/goldens/ (then review `git diff tests/goldens`)")
 
 
 #: Test directories that read the shared site build.
