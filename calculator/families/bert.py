@@ -170,7 +170,8 @@ def step_embeddings(sim: Sim, inv: Inventory, prefix: str, b: int, n: int, posit
     return sim.dropout(x, dropout)
 
 
-def step_attention(sim: Sim, x: T, heads: int, query: str, key: str, value: str, dropout: bool = True) -> T:
+def step_attention(sim: Sim, x: T, heads: int, query: str, key: str, value: str, dropout: bool = True,
+                   bias: T | None = None) -> T:
     """Eager self-attention up to the context [B, L, H] (``eager_attention_forward``, then the reshape).
 
     Q, K, V are split into heads (a view, then a transpose); ``matmul`` reshapes them
@@ -188,6 +189,8 @@ def step_attention(sim: Sim, x: T, heads: int, query: str, key: str, value: str,
     k = split(sim.linear(key, x))
     v = split(sim.linear(value, x))
     scores = sim.pointwise(sim.bmm(q, sim.transpose(k, 2, 3)))  # * scaling
+    if bias is not None:  # MPNet: scores += position_bias, in place (keeps nothing)
+        scores = T(scores.shape, scores.strides, scores.storage, scores.grad or bias.grad, scores.itemsize)
     probs = sim.dropout(sim.keep_output(scores), dropout)  # softmax, dropout
     context = sim.contiguous(sim.transpose(sim.bmm(probs, v), 1, 2))
     return sim.contiguous(sim.reshape(context, (b, n, width)))
