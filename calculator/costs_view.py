@@ -132,3 +132,66 @@ def _width(text: str) -> int:
 
 def error(exc: CalcError, lang: str) -> str:
     return f"error: {exc.code}: {exc.message(lang)}"
+
+
+# ------------------------------------------------------------------ the page
+
+#: The page's query keys for the step (kept in the share link) → ``costs.settings`` arguments.
+PAGE_KEYS: tuple[str, ...] = ("batch", "seq_len", "dtype", "optimizer", "ckpt")
+#: Which form field an error of the step belongs beside.
+ERROR_FIELDS: dict[str, str] = {
+    "costs_seq_too_long": "seq_len", "costs_optimizer": "optimizer", "costs_dtype": "dtype",
+    "costs_no_checkpointing": "ckpt",
+}
+#: Sequence lengths the chart plots FLOPs and activation memory at (the L² of eager attention shows).
+SERIES_LENGTHS: tuple[int, ...] = (16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192)
+
+
+def page_settings(params: Any) -> costs.Settings:
+    """The step's settings from the page's query (strings); B and L default to 32 and 128."""
+    def get(key: str, default: str) -> Any:
+        value = params.get(key)
+        return default if value is None else value
+
+    ckpt = str(get("ckpt", "")).lower() in ("1", "true", "on", "yes")
+    return costs.settings(get("batch", "32"), get("seq_len", "128"), get("dtype", "fp32"), get("optimizer", "adamw"),
+                          ckpt)
+
+
+def error_field(exc: CalcError) -> str | None:
+    """The field a step error is shown beside (B or L for their own errors), or None."""
+    if exc.code in ("costs_not_positive", "too_large") and exc.params.get("key") in ("batch", "seq_len"):
+        return str(exc.params["key"])
+    return ERROR_FIELDS.get(exc.code)
+
+
+def series(inv: Any, s: costs.Settings, plan: Any) -> list[dict[str, int]]:
+    """FLOPs (forward + backward) and activation bytes against L, same B, dtype, optimizer, plan."""
+    model = costs.cost_model(inv)
+    longest = model.max_seq_len(inv.config) if model.max_seq_len is not None else None
+    lengths = sorted({n for n in SERIES_LENGTHS if longest is None or n <= longest} | {s.seq_len})
+    out = []
+    for n in lengths:
+        c = costs.compute(inv, costs.Settings(s.batch, n, s.dtype, s.optimizer, s.checkpointing), plan)
+        out.append({"seq_len": n, "flops": c.forward + c.backward, "activations": c.activations})
+    return out
+
+
+def page_answer(inv: Any, plan: Any, params: Any, lang: str) -> dict[str, Any]:
+    """The panel's data: the figures, their Markdown and text, the chart's series, the query keys for the link.
+
+    Raises :class:`CalcError` (the caller places it beside :func:`error_field`).
+    """
+    s = page_settings(params)
+    c = costs.compute(inv, s, plan)
+    query = {"batch": str(s.batch), "seq_len": str(s.seq_len)}
+    if s.dtype != "fp32":
+        query["dtype"] = s.dtype
+    if s.optimizer != "adamw":
+        query["optimizer"] = s.optimizer
+    if s.checkpointing:
+        query["ckpt"] = "1"
+    return {
+        "costs": c.to_dict(), "total_bytes": c.memory_total, "markdown": render(c, lang, markdown=True),
+        "text": render(c, lang), "series": series(inv, s, plan), "query": query,
+    }

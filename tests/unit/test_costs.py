@@ -230,3 +230,25 @@ def test_cli_bad_step_options_are_coded_in_both_languages():
             assert code == 2 and out == "" and err.startswith(f"error: {code_name}: "), (args, err)
             messages.append(err)
         assert messages[0] != messages[1], args
+
+
+def test_page_answer_and_errors_beside_their_fields():
+    from calculator import api
+
+    r = api.compute_costs({"preset": "bert-base-uncased", "batch": "1", "seq_len": "128", "optimizer": "sgd"})
+    assert r["ok"] and r["costs"]["flops"]["forward"] == 22_348_431_360 and r["costs"]["memory"]["optimizer"] == 0
+    assert r["query"] == {"batch": "1", "seq_len": "128", "optimizer": "sgd"}
+    lengths = [p["seq_len"] for p in r["series"]]
+    assert lengths == sorted(lengths) and max(lengths) == 512 and 128 in lengths
+    point = next(p for p in r["series"] if p["seq_len"] == 128)
+    assert point["flops"] == 3 * 22_348_431_360 and point["activations"] == 114_456_576
+    for params, code, field in (
+        ({"batch": "0"}, "costs_not_positive", "batch"),
+        ({"seq_len": ""}, "costs_not_positive", "seq_len"),
+        ({"seq_len": "513"}, "costs_seq_too_long", "seq_len"),
+        ({"optimizer": "adam"}, "costs_optimizer", "optimizer"),
+        ({"dtype": "fp16"}, "costs_dtype", "dtype"),
+    ):
+        for lang in ("en", "zh"):
+            e = api.compute_costs({"preset": "bert-base-uncased", **params}, lang)["error"]
+            assert e["code"] == code and e["field"] == field and e["message"], (params, e)
