@@ -252,3 +252,16 @@ def test_page_answer_and_errors_beside_their_fields():
         for lang in ("en", "zh"):
             e = api.compute_costs({"preset": "bert-base-uncased", **params}, lang)["error"]
             assert e["code"] == code and e["field"] == field and e["message"], (params, e)
+
+
+def test_lora_on_an_embedding_is_refused_not_guessed():
+    inv = bert_base()
+    plan = peft.lora(inv, 4, ["word_embeddings", "query"])
+    expect_error("costs_lora_embedding", step, inv, plan=plan)
+
+
+def test_albert_and_mpnet_refuse_checkpointing():
+    for name in ("albert-base-v2", "microsoft/mpnet-base"):
+        inv = build(get_preset(name).config)
+        assert step(inv).forward > 0
+        expect_error("costs_no_checkpointing", step, inv, checkpointing=True)
