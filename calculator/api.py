@@ -37,7 +37,7 @@ from .model import Inventory
 from .page import form
 from .page.fields import error_dict, internal_error
 from .page.labels import UI_LABELS, family_option, field_label, fields_legend, norm_lang, ui
-from .page.planner import plan_lines, plan_of
+from .page.planner import plan_of
 from .page.result import announcement, keras_summary, render_result, render_summary, tensor_table
 from .page.state import (
     ACTIVE_KEY,
@@ -70,16 +70,15 @@ def _ok(
     ``planned`` is (the planner's query, its plan or None): a LoRA or freezing plan adds
     its panel, its keys to the link, and peft's line to the copies.
     """
-    extras = extra_query(raw, inv.model_type, inv.config)
+    extras = extra_query(raw, inv.family, inv.config)
     preset = _matching_preset(asked, inv, extras)
     plan_query, plan = planned
     query = canonical_query(inv, preset, active_text, extras)
     query.update(plan_query)
     markdown, text = views.markdown_table(inv, lang), views.text_report(inv, lang)
     if plan is not None:
-        lines = plan_lines(plan, lang)
-        markdown += "\n" + "\n".join(f"`{line}`" if i == 0 and plan.line else line for i, line in enumerate(lines)) + "\n"
-        text += "\n" + "\n".join(lines) + "\n"
+        markdown += "\n" + views.plan_report(plan, lang, markdown=True)
+        text += "\n" + views.plan_report(plan, lang)
     return {
         "ok": True,
         "total": inv.total,

@@ -68,49 +68,6 @@ def make_plan(args: argparse.Namespace, inv: Any) -> peft.Plan | None:
     return None
 
 
-def plan_text(plan: peft.Plan, lang: str, markdown: bool, full: bool) -> str:
-    """The lines text and Markdown output end with: peft's own line (LoRA) or the trainable share, then warnings."""
-    colon = "：" if lang == "zh" else ": "
-    code = "`" if markdown else ""
-    lines: list[str] = []
-    if plan.line is not None:
-        settings = ", ".join(f"{k}={v if not isinstance(v, list) else ','.join(v)}" for k, v in plan.settings.items()
-                             if v is not None)
-        lines.append(f"{peft.label('lora', lang)} ({settings}){colon.rstrip()}" if lang != "zh"
-                     else f"{peft.label('lora', lang)}（{settings}）：")
-        lines.append(f"{code}{plan.line}{code}")
-        added = plan.added
-        if added:
-            lines.append(peft.label("added", lang, n=len(added), count=views.fmt_int(sum(t.count for t in added))))
-        copies = [t for t in plan.copies if t.tied_to is None]
-        if copies:
-            lines.append(peft.label("copies", lang, count=views.fmt_int(sum(t.count for t in copies))))
-        if full:
-            width = max((len(t.name) for t in added), default=10) + 2
-            lines.extend(f"  {code}{t.name}{code}{' ' * (width - len(t.name))}{views.fmt_shape(t.shape)}" for t in added)
-    else:
-        lines.append(peft.label("trainable_of", lang, trainable=views.fmt_int(plan.trainable),
-                                all=views.fmt_int(plan.all), percent=f"{plan.percentage:.4f}"))
-    for w in plan.warnings:
-        prefix = "> " if markdown else ""
-        lines.append(f"{prefix}{peft.label('warning', lang)}{colon}{w.message(lang)}")
-    sep = "\n\n" if markdown else "\n"
-    return sep.join(lines) + "\n"
-
-
-def counts_text(inv: Any, lang: str, markdown: bool) -> str:
-    """Every tool's count, one per line (Markdown: a table)."""
-    rows = counts.reconcile(inv)
-    if markdown:
-        head = "| " + ("工具" if lang == "zh" else "Tool") + " | " + ("参数量" if lang == "zh" else "Count") + " |\n|---|---:|\n"
-        return head + "".join(f"| {c.label(lang)} | {views.fmt_int(c.value)} |\n" for c in rows)
-    width = max(views._display_width(c.label(lang)) for c in rows) + 2
-    return "".join(
-        f"{c.label(lang)}{' ' * (width - views._display_width(c.label(lang)))}{views.fmt_int(c.value):>16}\n"
-        for c in rows
-    )
-
-
 def load_config(args: argparse.Namespace) -> dict[str, Any]:
     if args.config:
         if args.config == "-":
@@ -163,8 +120,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         else:
             out = views.text_report(inv, args.lang, compact=not args.full)
         if args.counts:
-            out += "\n" + counts_text(inv, args.lang, markdown)
+            out += "\n" + views.counts_report(inv, args.lang, markdown)
         if plan is not None:
-            out += "\n" + plan_text(plan, args.lang, markdown, args.full)
+            out += "\n" + views.plan_report(plan, args.lang, markdown, args.full)
     sys.stdout.write(out if out.endswith("\n") else out + "\n")
     return 0

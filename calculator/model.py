@@ -100,6 +100,12 @@ class Inventory:
     tensors: tuple[Tensor, ...]
     pooler: bool = False
     keras_layers: tuple[KerasLayer, ...] = field(default=())
+    #: What it was built from: the :class:`~calculator.families.base.Family` and its
+    #: :class:`~calculator.families.base.Architecture` (typed ``Any``: this module is below
+    #: the families). Views, peft and the page read them here instead of looking the
+    #: family up again by ``model_type``.
+    family: Any = field(default=None, compare=False, repr=False)
+    arch: Any = field(default=None, compare=False, repr=False)
 
     @cached_property
     def unique(self) -> tuple[Tensor, ...]:

@@ -19,8 +19,9 @@ import random
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Mapping
 
-from ..config import Field, Label
+from ..config import Field, Label, read_fields
 from ..formula import Formula
+from ..i18n import label, pick
 from ..model import Inventory, KerasLayer, Tensor, TensorList
 
 #: A head adds the task-specific tensors (names relative to the class, backbone under ``prefix``).
@@ -155,21 +156,16 @@ class Family:
 
     def read_config(self, raw: Mapping[str, Any]) -> dict[str, Any]:
         """The family's values from a raw config: HF's defaults filled in, every value checked."""
-        from ..config import read_fields
-
         if self.read is not None:
             return self.read(raw)
         return read_fields(self.fields, raw, self.aliases)
 
     def label(self, key: str, lang: str = "en", **params: Any) -> str:
         """A label in ``lang``: the family's own (:attr:`labels`) first, then the shared ones."""
-        from ..i18n import label
-
         entry = self.labels.get(key)
         if entry is None:
             return label(key, lang, **params)
-        text = entry["zh" if lang == "zh" else "en"]
-        return text.format(**params) if params else text
+        return pick(entry, lang, **params)
 
     def derive(self, **changes: Any) -> "Family":
         """A sibling family: this one with some attributes replaced (XLM-R is RoBERTa under other names)."""

@@ -9,12 +9,7 @@ import random
 from typing import Any, Mapping
 
 from ..config import MAX_LAYERS, Field
-from ..i18n import label
-
-
-def L(en: str, zh: str) -> dict[str, str]:
-    """A label in both languages."""
-    return {"en": en, "zh": zh}
+from ..i18n import L, label  # noqa: F401 - L: the one way to write a word in both languages; families import it here
 
 
 VOCAB = Field("vocab_size", 30522, label=L("Vocabulary size (V)", "词表大小（V）"), sample=(1, 5000))

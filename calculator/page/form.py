@@ -11,7 +11,7 @@ from typing import Any, Mapping
 
 from ..build import DEFAULT_MODEL_TYPE
 from ..families import FAMILIES
-from ..i18n import label
+from ..i18n import label, punct
 from ..presets import PRESETS
 from . import dom
 from .html import Markup, h, join
@@ -237,7 +237,7 @@ def widget(first: Mapping[str, Any], schema: Mapping[str, Any], lang: str) -> st
         h("p", ui("status_loading", lang), class_="calc-status", id=dom.IDS["status"], role="status"),
         h("p", class_="calc-err calc-general-error", id=dom.IDS["general_error"], hidden=True),
         # What is stale, then what to do (a marked field, or the message above): calculator.js picks the second.
-        h("p", h("span", ui("stale", lang), id=dom.IDS["stale_note"]), "" if lang == "zh" else " ",
+        h("p", h("span", ui("stale", lang), id=dom.IDS["stale_note"]), punct("sentence_gap", lang),
           h("span", ui("stale_fix_field", lang), id=dom.IDS["stale_fix"]), class_="calc-stale-note",
           id=dom.IDS["stale_box"], hidden=True),
         h("div", actions, h("span", class_="calc-copy-status", id=dom.IDS["copy_status"], role="status"),

@@ -9,13 +9,12 @@ from typing import Any
 
 from ..families import FAMILIES
 from ..families.base import Family
-from ..i18n import label
+from ..i18n import label, norm_lang, paren, pick
 
 #: Words the calculator page needs on top of :data:`calculator.i18n.LABELS`.
 UI_LABELS: dict[str, dict[str, str]] = {
     # The reconciliation panel: the count each tool prints, and why it differs.
     "counts_title": {"en": "What other tools print", "zh": "其他工具打印的数字"},
-    "counts_tool": {"en": "Tool", "zh": "工具"},
     "counts_call": {"en": "Call", "zh": "调用"},
     "counts_delta": {"en": "Difference", "zh": "差值"},
     "counts_why": {"en": "Why", "zh": "原因"},
@@ -217,12 +216,7 @@ def family_option(model_type: str, lang: str = "en") -> str:
     title = family.title.get(norm_lang(lang), model_type)
     if not family.config_json:
         return title
-    return f"{title}（{model_type}）" if norm_lang(lang) == "zh" else f"{title} ({model_type})"
-
-
-def norm_lang(lang: Any) -> str:
-    """"zh" or "en": anything else (a missing or unknown value) is English."""
-    return "zh" if lang == "zh" else "en"
+    return title + paren(model_type, lang, aside=True)
 
 
 def ui(key: str, lang: str = "en", **params: Any) -> str:
@@ -230,11 +224,10 @@ def ui(key: str, lang: str = "en", **params: Any) -> str:
     entry = UI_LABELS.get(key)
     if entry is None:
         return label(key, lang, **params)
-    text = entry[norm_lang(lang)]
-    return text.format(**params) if params else text
+    return pick(entry, lang, **params)
 
 
 def field_label(family: Family, key: str, lang: str = "en") -> str:
     """What a config key means, as the family declares it (DistilBERT's n_layers is not the 2018 Transformer's)."""
     f = family.field(key)
-    return f.label[norm_lang(lang)] if f is not None and f.label else key
+    return pick(f.label, lang) if f is not None and f.label else key
