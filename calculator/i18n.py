@@ -110,6 +110,21 @@ LABELS: dict[str, dict[str, str]] = {
 }
 
 
+#: Keys of the words families declare for themselves (``Family.labels``), so a formula line can be
+#: checked where it is written (:class:`calculator.formula.FormulaLine`).
+FAMILY_WORDS: set[str] = set()
+
+
+def declare_family_words(keys: Any) -> None:
+    """Called by each family's declaration with the keys of its own words."""
+    FAMILY_WORDS.update(keys)
+
+
+def has_words(key: str) -> bool:
+    """Whether ``key`` has words: shared (:data:`LABELS`) or declared by a family."""
+    return key in LABELS or key in FAMILY_WORDS
+
+
 def label(key: str, lang: str = "en", **params: object) -> str:
     """The label for ``key`` in ``lang`` ("en" or "zh"), with ``{placeholders}`` filled."""
     entry = LABELS.get(key)

@@ -144,13 +144,8 @@ def _layers(inv: Inventory, lang: str) -> Markup:
         return Markup("")
     family = inv.family
 
-    def row_name(layer: int) -> str:
-        if family.layer_row is None:
-            return label("layer_n", lang, n=layer)
-        return family.layer_row(layer, inv.config, lang)
-
     rows = [
-        h("tr", _td(row_name(r.layer)), _td(views.fmt_int(r.count, lang), "num"), data_layer=r.layer, data_count=r.count)
+        h("tr", _td(family.layer_row(r.layer, inv.config, lang)), _td(views.fmt_int(r.count, lang), "num"), data_layer=r.layer, data_count=r.count)
         for r in layers
     ]
     return join([

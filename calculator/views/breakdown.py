@@ -134,7 +134,11 @@ def formula(inv: Inventory) -> Formula | None:
     family = inv.family
     if family is None or family.formula is None:
         return None
-    return family.formula(inv)
+    f = family.formula(inv)
+    missing = family.missing_words(line.key for line in f.lines)
+    if missing:
+        raise ValueError(f"{family.model_type}'s formula uses {missing} without words: add them to its labels=")
+    return f
 
 
 def formula_terms(line: FormulaLine, lang: str = "en") -> list[str]:
