@@ -75,9 +75,12 @@ def _ok(
     plan_query, plan = planned
     query = canonical_query(inv, preset, active_text, extras)
     query.update(plan_query)
-    markdown, text = views.markdown_table(inv, lang), views.text_report(inv, lang)
+    # The copies: a summary a forum answer can paste (the page adds the name and the link), the full
+    # per-tensor table one click away, and the text report; each ends with the plan's lines.
+    markdown = views.summary_markdown(inv, lang, plan=plan)
+    markdown_full, text = views.markdown_table(inv, lang), views.text_report(inv, lang)
     if plan is not None:
-        markdown += "\n" + views.plan_report(plan, lang, markdown=True)
+        markdown_full += "\n" + views.plan_report(plan, lang, markdown=True)
         text += "\n" + views.plan_report(plan, lang)
     return {
         "ok": True,
@@ -93,7 +96,9 @@ def _ok(
         "html": render_result(inv, lang, preset, active, tensor_rows=tensor_rows, plan=plan),
         "tensors_html": tensor_table(inv, lang),
         "markdown": markdown,
+        "markdown_full": markdown_full,
         "text": text,
+        "notes": [n["message"] for n in views.config_notes(raw, lang)],
         "plan": None if plan is None else {"trainable": plan.trainable, "all": plan.all, "line": plan.line},
         "announce": announcement(inv, lang, preset),
     }
@@ -103,7 +108,9 @@ def compute(params: Mapping[str, Any], lang: str = "en", tensor_rows: bool = Fal
     """One result for query-style parameters (strings, as in the page's URL or form).
 
     Returns ``{"ok": True, "total": int, "html": str, "tensors_html": str,
-    "query": {...}, "markdown": str, "text": str, ...}`` or
+    "query": {...}, "markdown": str, "markdown_full": str, "text": str, "notes": [str], ...}``
+    (``markdown``: the compact summary; ``markdown_full``: the per-tensor table; ``notes``: how
+    the config was read, e.g. BERT assumed for a config without ``model_type``) or
     ``{"ok": False, "error": {"code", "key", "field", "message"}}``. Never raises:
     anything but a :class:`CalcError` becomes the code ``internal``.
     """
@@ -178,5 +185,5 @@ def render_widget(lang: str = "en") -> str:
         raise RuntimeError(f"calculator.api: the default state does not compute: {first}")
     schema = form.form_schema(lang, first["query"])
     # The pre-rendered result's copies, so the Copy buttons work before Python has loaded.
-    schema["initial"] = {"query": first["query"], "markdown": first["markdown"], "text": first["text"]}
+    schema["initial"] = {key: first[key] for key in ("query", "markdown", "markdown_full", "text")}
     return form.widget(first, schema, lang)

@@ -105,6 +105,12 @@ LABELS: dict[str, dict[str, str]] = {
         "zh": "modules_to_save 副本：{count} 个参数（在 all params 中再算一次）",
     },
     "trainable_of": {"en": "Trainable: {trainable} of {all} ({percent}%)", "zh": "可训练参数：{trainable} / {all}（{percent}%）"},
+    # the CLI: how the config was read, and a file it cannot read
+    "model_type_assumed": {
+        "en": "Note: the config has no model_type, so it was read as {model_type}.",
+        "zh": "注意：配置中没有 model_type，已按 {model_type} 处理。",
+    },
+    "file_unreadable": {"en": "cannot read {path}: {reason}", "zh": "无法读取 {path}：{reason}"},
     # a family's words every family may use in its formula
     "final_norm": {"en": "Final norm (final_norm)", "zh": "最后的层归一化（final_norm）"},
 }

@@ -12,7 +12,8 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from .. import counts
-from ..i18n import colon, join_list, label, paren, punct
+from ..build import DEFAULT_MODEL_TYPE
+from ..i18n import colon, label, paren, punct
 from ..model import Inventory, Tensor
 from .breakdown import embedding_split, formula, formula_label, formula_terms, group_breakdown, num_parameters, per_layer
 from .breakdown import section_breakdown, section_of
@@ -316,6 +317,10 @@ def counts_report(inv: Inventory, lang: str = "en", markdown: bool = False) -> s
     )
 
 
-def names_list(names: Iterable[str], lang: str) -> str:
-    """Names in a sentence, joined as each language joins them."""
-    return join_list(names, lang)
+def config_notes(raw: Any, lang: str = "en") -> list[dict[str, str]]:
+    """What a reader should know about how a config was read (notes, not errors): no ``model_type`` means BERT."""
+    if isinstance(raw, dict) and "model_type" not in raw:
+        message = label("model_type_assumed", lang, model_type=DEFAULT_MODEL_TYPE)
+        return [{"code": "model_type_assumed", "message": message}]
+    return []
+

@@ -171,7 +171,8 @@ def test_compute_json_is_the_same_answer_as_compute():
 def test_copies_are_the_module_views():
     out = _ok({"preset": "distilbert-base-uncased", "architecture": "DistilBertForMaskedLM"}, "zh")
     inv = build(PRESETS["distilbert-base-uncased"].config, "DistilBertForMaskedLM")
-    assert out["markdown"] == views.markdown_table(inv, "zh")
+    assert out["markdown"] == views.summary_markdown(inv, "zh")
+    assert out["markdown_full"] == views.markdown_table(inv, "zh")
     assert out["text"] == views.text_report(inv, "zh")
     assert out["html"] == api.render_result(inv, "zh", "distilbert-base-uncased", _active_of(out["query"], inv),
                                             tensor_rows=False)
