@@ -210,6 +210,8 @@ class CalcError(ValueError):
             return pick(EMPTY_MESSAGES[self.code], lang, **params)
         if "value" in params:
             params["value"] = _short(params["value"])
+        if isinstance(params.get("maximum"), int):  # a limit reads as the site prints numbers: 10,000,000
+            params["maximum"] = f"{params['maximum']:,}"
         # Lists of names (supported types, modules) read as each language lists them: "a, b" / "a、b".
         for key, item in params.items():
             if key != "value" and isinstance(item, (list, tuple)):

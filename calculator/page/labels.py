@@ -30,7 +30,7 @@ UI_LABELS: dict[str, dict[str, str]] = {
     "peft_task_type": {"en": "task_type (adds the task head to modules_to_save)",
                        "zh": "task_type（会把任务头加入 modules_to_save）"},
     "peft_task_none": {"en": "(none)", "zh": "（不设置）"},
-    "modules_to_save": {"en": "modules_to_save, comma-separated", "zh": "modules_to_save，用逗号分隔"},
+    "modules_to_save": {"en": "module names, comma-separated", "zh": "模块名，用逗号分隔"},
     "freeze": {"en": "Freeze (without LoRA)", "zh": "冻结（不加 LoRA 时）"},
     "freeze_none": {"en": "nothing", "zh": "不冻结"},
     "freeze_embeddings": {"en": "the embeddings", "zh": "嵌入层"},
@@ -45,6 +45,9 @@ UI_LABELS: dict[str, dict[str, str]] = {
     "plan_trainable": {"en": "Trainable", "zh": "可训练"},
     "plan_all": {"en": "All parameters (as peft counts them)", "zh": "全部参数（按 peft 的计数方式）"},
     "plan_added": {"en": "Tensors LoRA adds", "zh": "LoRA 新增的张量"},
+    "plan_added_n": {"en": "Tensors LoRA adds ({n})", "zh": "LoRA 新增的张量（{n} 个）"},
+    # Freezing involves no peft: its "all" is the model's own total.
+    "plan_all_freeze": {"en": "All parameters", "zh": "全部参数"},
     "plan_copies": {
         "en": "modules_to_save copies (trainable, and counted again in all params)",
         "zh": "modules_to_save 副本（可训练，且在 all params 中再算一次）",

@@ -225,11 +225,12 @@ def _plan(plan: Any, lang: str) -> Markup:
     n = lambda v: views.fmt_int(v, lang)  # noqa: E731
     title = "plan_title_lora" if plan.method == "lora" else "plan_title_freeze"
     out: list[Any] = [h("h3", ui(title, lang))]
-    facts = [("plan_trainable", plan.trainable), ("plan_all", plan.all)]
+    all_words = "plan_all" if plan.method == "lora" else "plan_all_freeze"
+    facts = [("plan_trainable", plan.trainable, "plan_trainable"), ("plan_all", plan.all, all_words)]
     if plan.copies:
-        facts.append(("plan_copies", sum(t.count for t in plan.copies if t.tied_to is None)))
+        facts.append(("plan_copies", sum(t.count for t in plan.copies if t.tied_to is None), "plan_copies"))
     out.append(h("dl", [
-        h("div", h("dt", ui(k, lang)), h("dd", n(v)), data_plan=k, data_count=v) for k, v in facts
+        h("div", h("dt", ui(words, lang)), h("dd", n(v)), data_plan=k, data_count=v) for k, v, words in facts
     ], class_="calc-facts calc-plan"))
     lines = views.plan_lines(plan, lang)
     if plan.line is not None:
@@ -248,7 +249,7 @@ def _plan(plan: Any, lang: str) -> Markup:
             for t in plan.added
         ]
         head = [(label("tensor", lang), ""), (label("shape", lang), "num"), (label("count", lang), "num")]
-        out.append(h("details", h("summary", f"{ui('plan_added', lang)} ({len(plan.added)})"),
+        out.append(h("details", h("summary", ui("plan_added_n", lang, n=len(plan.added))),
                      _table(head, rows, "calc-plan-tensors", ui("plan_added", lang)), class_="calc-plan-added"))
     return join(out)
 

@@ -290,3 +290,15 @@ def test_the_tie_note_names_the_owner_in_every_table():
         assert "tied" not in row
     text = views.text_report(inv, "zh")
     assert f"（与 {word} 共享，只计一次）" in text
+
+
+def test_limits_read_with_thousands_separators():
+    from calculator.errors import CalcError
+
+    try:
+        build({"model_type": "bert", "vocab_size": 10_000_001})
+    except CalcError as exc:
+        assert exc.code == "too_large"
+        assert "at most 10,000,000" in exc.message("en") and "最大 10,000,000" in exc.message("zh")
+    else:
+        raise AssertionError("vocab_size above the limit was accepted")
