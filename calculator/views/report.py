@@ -23,7 +23,7 @@ from .numbers import display_width, fmt_int, fmt_percent, fmt_shape, fmt_short
 # ----------------------------------------------------------------- shared parts
 
 
-def listed_under(t: Tensor) -> str | None:
+def listed_under(t: Any) -> str | None:
     """For a copy of shared storage: the name its count is listed under (the owner, the embedding).
 
     The same rule as :meth:`Inventory.listed_under`, read from the tensor alone, so a table
@@ -31,11 +31,12 @@ def listed_under(t: Tensor) -> str | None:
     embedding owns the storage (it is what ``save_pretrained`` keeps and what breakdowns
     charge), even where a class registers its head first and ``tied_to`` names the head.
     """
-    charged = (t.tied_to is None) if t.owner is None else t.owner == t.name
-    return None if charged else (t.owner or t.tied_to)
+    owner = getattr(t, "owner", None)  # a planned model's tensor (peft.PlanTensor) knows only tied_to
+    charged = (t.tied_to is None) if owner is None else owner == t.name
+    return None if charged else (owner or t.tied_to)
 
 
-def tie_note(t: Tensor, lang: str, code: str = "") -> str:
+def tie_note(t: Any, lang: str, code: str = "") -> str:
     """"tied to `name`, counted once" for a copy of shared storage, else ""."""
     under = listed_under(t)
     return label("tied_to", lang, name=code + under + code) if under else ""
@@ -95,7 +96,7 @@ def _layer_template(inv: Inventory) -> list[Tensor] | None:
     return [t for t in inv.tensors if t.layer == layers[0].layer]
 
 
-def _count_cell(t: Tensor, lang: str, frozen: str | None = None) -> str:
+def _count_cell(t: Any, lang: str, frozen: str | None = None) -> str:
     """A tensor's count; a copy of shared storage says which name it is counted under."""
     count = fmt_int(t.count, lang)
     note = tie_note(t, lang, code="`")
@@ -141,9 +142,9 @@ def markdown_table(inv: Inventory, lang: str = "en", compact: bool = True) -> st
     return _table([name, label("shape", lang), label("count", lang)], "llr", rows)
 
 
-def tensor_table(tensors: Iterable[Tensor], lang: str = "en", total_label: str | None = None,
+def tensor_table(tensors: Iterable[Any], lang: str = "en", total_label: str | None = None,
                  frozen: str | None = None) -> str:
-    """Tensor | shape | parameters for some tensors of a model, and their sum (ties once).
+    """Tensor | shape | parameters for some tensors of a model (or of a planned model), and their sum (ties once).
 
     ``frozen``: a note added to the count of each non-trainable tensor.
     """
