@@ -123,21 +123,6 @@ class Inventory:
         return tuple(t for t in self.tensors if ((t.tied_to is None) if t.owner is None else t.owner == t.name))
 
     @cached_property
-    def _charged_names(self) -> frozenset[str]:
-        return frozenset(t.name for t in self.charged)
-
-    def listed_under(self, t: Tensor) -> str | None:
-        """For a copy of shared storage: the name its count is listed under (the owner); None if it is counted.
-
-        Tables count a shared Parameter once, on the owner's row (the embedding), and
-        mark every other name as a copy of it; ``tied_to`` (the first name) may differ
-        where a class registers its head first.
-        """
-        if t.name in self._charged_names:
-            return None
-        return t.owner or t.tied_to
-
-    @cached_property
     def total(self) -> int:
         """``sum(p.numel() for p in model.parameters())``: ties count once."""
         return sum(t.count for t in self.unique)

@@ -326,7 +326,7 @@ def tensor_table(inv: Inventory, lang: str = "en") -> str:
     lang = norm_lang(lang)
     rows = []
     for t in inv.tensors:
-        under = inv.listed_under(t)
+        under = views.listed_under(t)
         note = (" ", h("span", f"({label('tied_to', lang, name=under)})", class_="calc-tied")) if under else ()
         rows.append(h(
             "tr",
