@@ -36,8 +36,9 @@ from .errors import CalcError
 from .model import Inventory
 from .page import form
 from .page.fields import error_dict, internal_error
+from .i18n import colon, paren
 from .page.labels import UI_LABELS, family_option, field_label, fields_legend, norm_lang, ui
-from .page.planner import plan_lines, plan_of
+from .page.planner import plan_of
 from .page.result import announcement, keras_summary, render_result, render_summary, tensor_table
 from .page.state import (
     ACTIVE_KEY,
@@ -52,7 +53,8 @@ from .page.state import (
 )
 
 __all__ = [
-    "ACTIVE_KEY", "DEFAULT_PARAMS", "STATE_KEYS", "UI_LABELS", "compute", "compute_config", "compute_json",
+    "ACTIVE_KEY", "DEFAULT_PARAMS", "STATE_KEYS", "UI_LABELS", "compute", "compute_config", "compute_costs",
+    "compute_json",
     "family_option", "field_label", "fields_legend", "form_schema", "internal_error", "keras_summary",
     "render_form", "render_result", "render_summary", "render_widget", "tensor_table", "ui", "extra_keys",
 ]
@@ -71,7 +73,7 @@ def _ok(
     ``planned`` is (the planner's query, its plan or None): a LoRA or freezing plan adds
     its panel, its keys to the link, and peft's line to the copies.
     """
-    extras = extra_query(raw, inv.model_type, inv.config)
+    extras = extra_query(raw, inv.family, inv.config)
     # A pasted config is never named after a preset whose tensors it happens to equal
     # (e5-large's are xlm-roberta-large's): it is "pasted config", its _name_or_path shown as that.
     preset = None if pasted else _matching_preset(asked, inv, extras)
@@ -79,11 +81,13 @@ def _ok(
     plan_query, plan = planned
     query = canonical_query(inv, preset, active_text, extras)
     query.update(plan_query)
-    markdown, text = views.markdown_table(inv, lang), views.text_report(inv, lang)
+    # The copies: a summary a forum answer can paste (the page adds the name and the link), the full
+    # per-tensor table one click away, and the text report; each ends with the plan's lines.
+    markdown = views.summary_markdown(inv, lang, plan=plan)
+    markdown_full, text = views.markdown_table(inv, lang), views.text_report(inv, lang)
     if plan is not None:
-        lines = plan_lines(plan, lang)
-        markdown += "\n" + "\n".join(f"`{line}`" if i == 0 and plan.line else line for i, line in enumerate(lines)) + "\n"
-        text += "\n" + "\n".join(lines) + "\n"
+        markdown_full += "\n" + views.plan_report(plan, lang, markdown=True)
+        text += "\n" + views.plan_report(plan, lang)
     return {
         "ok": True,
         "total": inv.total,
@@ -98,7 +102,9 @@ def _ok(
         "html": render_result(inv, lang, shown, active, tensor_rows=tensor_rows, plan=plan),
         "tensors_html": tensor_table(inv, lang),
         "markdown": markdown,
+        "markdown_full": markdown_full,
         "text": text,
+        "notes": [n["message"] for n in views.config_notes(raw, lang)],
         "plan": None if plan is None else {"trainable": plan.trainable, "all": plan.all, "line": plan.line},
         "announce": announcement(inv, lang, shown),
     }
@@ -115,7 +121,7 @@ def pasted_name(raw: Mapping[str, Any], lang: str) -> str:
     if isinstance(origin, str) and origin.strip():
         text = origin.strip()
         text = text if len(text) <= 80 else text[:77] + "..."
-        name += f"（_name_or_path：{text}）" if lang == "zh" else f" (_name_or_path: {text})"
+        name += paren(f"_name_or_path{colon(lang)}{text}", lang, aside=True)
     return name
 
 
@@ -123,7 +129,9 @@ def compute(params: Mapping[str, Any], lang: str = "en", tensor_rows: bool = Fal
     """One result for query-style parameters (strings, as in the page's URL or form).
 
     Returns ``{"ok": True, "total": int, "html": str, "tensors_html": str,
-    "query": {...}, "markdown": str, "text": str, ...}`` or
+    "query": {...}, "markdown": str, "markdown_full": str, "text": str, "notes": [str], ...}``
+    (``markdown``: the compact summary; ``markdown_full``: the per-tensor table; ``notes``: how
+    the config was read, e.g. BERT assumed for a config without ``model_type``) or
     ``{"ok": False, "error": {"code", "key", "field", "message"}}``. Never raises:
     anything but a :class:`CalcError` becomes the code ``internal``.
     """
@@ -141,6 +149,30 @@ def compute(params: Mapping[str, Any], lang: str = "en", tensor_rows: bool = Fal
         return _ok(inv, lang, raw, preset_name, active_text, active, tensor_rows, planned)
     except CalcError as exc:
         return {"ok": False, "error": error_dict(exc, lang, model_type)}
+    except Exception:  # noqa: BLE001 - the page shows a code, never a traceback
+        return {"ok": False, "error": internal_error(lang), "detail": traceback.format_exc(limit=8)}
+
+
+def compute_costs(params: Mapping[str, Any], lang: str = "en") -> dict[str, Any]:
+    """The "Training cost" panel's answer for the page's query (the model's keys plus ``batch``, ``seq_len``,
+    ``dtype``, ``optimizer``, ``ckpt``): ``{"ok": True, "costs", "markdown", "text", "series", "query", ...}``
+    or ``{"ok": False, "error": {...}}`` with ``field`` set to the step's field the error belongs beside."""
+    from . import costs_view
+
+    lang = _lang(lang)
+    model_type = None
+    try:
+        raw, architecture, pooler, _ = _resolve(params)
+        model_type = raw["model_type"]
+        inv = build(raw, architecture, pooler)
+        _, plan = plan_of(params, inv)
+        return {"ok": True, **costs_view.page_answer(inv, plan, params, lang)}
+    except CalcError as exc:
+        err = error_dict(exc, lang, model_type)
+        field = costs_view.error_field(exc)
+        if field is not None:
+            err["field"], err["fields"] = field, [field]
+        return {"ok": False, "error": err}
     except Exception:  # noqa: BLE001 - the page shows a code, never a traceback
         return {"ok": False, "error": internal_error(lang), "detail": traceback.format_exc(limit=8)}
 
@@ -198,5 +230,5 @@ def render_widget(lang: str = "en") -> str:
         raise RuntimeError(f"calculator.api: the default state does not compute: {first}")
     schema = form.form_schema(lang, first["query"])
     # The pre-rendered result's copies, so the Copy buttons work before Python has loaded.
-    schema["initial"] = {"query": first["query"], "markdown": first["markdown"], "text": first["text"]}
+    schema["initial"] = {key: first[key] for key in ("query", "markdown", "markdown_full", "text")}
     return form.widget(first, schema, lang)

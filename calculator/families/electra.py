@@ -10,10 +10,11 @@ from typing import Any
 import random
 
 from ..formula import Formula, head_line, layers_lines
+from ..costs import CostModel, Sim, T
 from ..model import Inventory, TensorList
 from . import bert
 from .base import Architecture, Family, Preset
-from .common import EMBEDDING, HEADS, HIDDEN, INTERMEDIATE, LABELS, LAYERS, POSITIONS, TIE, TOKEN_TYPES, VOCAB, heads_divide, plain_layer_row
+from .common import EMBEDDING, HEADS, HIDDEN, INTERMEDIATE, LABELS, LAYERS, POSITIONS, TIE, TOKEN_TYPES, VOCAB, heads_divide
 from dataclasses import replace
 
 FIELDS = (
@@ -77,6 +78,38 @@ def sample(rng: random.Random, config: dict) -> None:
     config["embedding_size"] = rng.choice([config["hidden_size"], rng.randint(1, 64)])
 
 
+def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
+    """ELECTRA's classes: BERT's embeddings at width E, the projection to H when E ≠ H, BERT's encoder, no pooler."""
+    prefix = bert.step_prefix(inv)
+    x = bert.step_embeddings(sim, inv, prefix, b, n)
+    if inv.config["embedding_size"] != inv.config["hidden_size"]:
+        x = sim.linear(prefix + "embeddings_project", x)
+    seq = bert.step_encoder(sim, inv, prefix, x)
+    kind = bert.step_task(inv)
+    if kind == "":
+        return [seq]
+    if kind == "ForPreTraining":
+        x = sim.keep_input(sim.linear("discriminator_predictions.dense", seq))  # GELU
+        return [sim.linear("discriminator_predictions.dense_prediction", x)]
+    if kind == "ForMaskedLM":
+        x = sim.keep_input(sim.linear("generator_predictions.dense", seq))
+        x = sim.layer_norm("generator_predictions.LayerNorm", x)
+        return [sim.linear("generator_lm_head", x)]
+    if kind == "ForSequenceClassification":
+        # ElectraClassificationHead: BERT's tanh is a GELU here
+        x = sim.dropout(sim.select(seq, 1))
+        x = sim.dropout(sim.keep_input(sim.linear("classifier.dense", x)))
+        return [sim.linear("classifier.out_proj", x)]
+    if kind == "ForTokenClassification":
+        return [sim.linear("classifier", sim.dropout(seq))]
+    if kind == "ForQuestionAnswering":
+        return bert.step_qa(sim, seq)
+    raise AssertionError(inv.architecture)
+
+
+COSTS = CostModel(step_program, bert.absolute_positions(), check=bert.step_check)
+
+
 def electra_config(embedding: int, hidden: int, layers: int, heads: int, inter: int) -> dict[str, Any]:
     return {
         "model_type": "electra",
@@ -97,14 +130,17 @@ FAMILY = Family(
     base="ElectraModel",
     fields=FIELDS,
     backbone=backbone,
-    heads_check=("hidden_size", "num_attention_heads"),
     architectures=(
-        Architecture("ElectraModel", "", False),
-        Architecture("ElectraForPreTraining", "electra.", False, discriminator_head),
-        Architecture("ElectraForMaskedLM", "electra.", False, generator_head, ties_embeddings=True),
-        Architecture("ElectraForSequenceClassification", "electra.", False, classification_head, True),
-        Architecture("ElectraForTokenClassification", "electra.", False, bert.linear_head("classifier", "num_labels"), True),
-        Architecture("ElectraForQuestionAnswering", "electra.", False, bert.linear_head("qa_outputs", "num_labels"), True),
+        Architecture(name="ElectraModel", prefix="", pooler=False),
+        Architecture(name="ElectraForPreTraining", prefix="electra.", pooler=False, head=discriminator_head),
+        Architecture(name="ElectraForMaskedLM", prefix="electra.", pooler=False,
+                     head=generator_head, ties_embeddings=True),
+        Architecture(name="ElectraForSequenceClassification", prefix="electra.", pooler=False,
+                     head=classification_head, uses_num_labels=True),
+        Architecture(name="ElectraForTokenClassification", prefix="electra.", pooler=False,
+                     head=bert.linear_head("classifier", "num_labels"), uses_num_labels=True),
+        Architecture(name="ElectraForQuestionAnswering", prefix="electra.", pooler=False,
+                     head=bert.linear_head("qa_outputs", "num_labels"), uses_num_labels=True),
     ),
     title={"en": "ELECTRA", "zh": "ELECTRA"},
     formula=formula,
@@ -114,7 +150,7 @@ FAMILY = Family(
         Preset("google/electra-large-discriminator", electra_config(1024, 1024, 24, 16, 4096), "ElectraForPreTraining"),
         Preset("google/electra-small-generator", electra_config(128, 256, 12, 4, 1024), "ElectraForMaskedLM"),
     ),
-    layer_row=plain_layer_row,
     sample=sample,
     rank=50,
+    costs=COSTS,
 )

@@ -7,10 +7,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..model import TensorList
+from ..costs import CostModel, Sim, T
+from ..model import Inventory, TensorList
 from . import bert
 from .base import Architecture, Family, Preset, with_defaults
-from .common import BERT_FIELDS, heads_divide, plain_layer_row
+from .common import BERT_FIELDS, heads_divide
 
 FIELDS = with_defaults(BERT_FIELDS, vocab_size=50265)
 
@@ -43,6 +44,33 @@ def classification_head(t: TensorList, c: dict[str, Any], prefix: str) -> None:
     t.linear("classifier.out_proj", c["num_labels"], h, "head")
 
 
+def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
+    """RoBERTa's classes (XLM-R's and CamemBERT's too): BERT's encoder, positions computed from the ids."""
+    prefix = bert.step_prefix(inv)
+    x = bert.step_embeddings(sim, inv, prefix, b, n, positions_from_ids=True)
+    seq = bert.step_encoder(sim, inv, prefix, x)
+    pooled = bert.step_pooler(sim, prefix, seq) if inv.pooler else None
+    kind = bert.step_task(inv)
+    if kind == "":
+        return [seq] + ([pooled] if pooled is not None else [])
+    if kind in ("ForMaskedLM", "ForCausalLM"):
+        return [bert.step_mlm(sim, "lm_head", seq)]
+    if kind == "ForSequenceClassification":
+        # RobertaClassificationHead: the first token, dropout, dense, tanh, dropout, out_proj
+        x = sim.dropout(sim.select(seq, 1))
+        x = sim.dropout(sim.keep_output(sim.linear("classifier.dense", x)))
+        return [sim.linear("classifier.out_proj", x)]
+    if kind == "ForTokenClassification":
+        return [sim.linear("classifier", sim.dropout(seq))]
+    if kind == "ForQuestionAnswering":
+        return bert.step_qa(sim, seq)
+    raise AssertionError(inv.architecture)
+
+
+#: Positions start after the padding row (``padding_idx + 1``): a table of P rows takes P - 2 tokens.
+COSTS = CostModel(step_program, bert.absolute_positions(offset=2), check=bert.step_check)
+
+
 def roberta_config(hidden: int, layers: int, heads: int, vocab: int = 50265, model_type: str = "roberta") -> dict[str, Any]:
     """A published RoBERTa-shaped config.json's size-relevant keys (514 positions: 512 + the padding offset)."""
     return {
@@ -63,17 +91,20 @@ FAMILY = Family(
     base="RobertaModel",
     fields=FIELDS,
     backbone=backbone,
-    heads_check=("hidden_size", "num_attention_heads"),
     pad_token_id=1,
     positions_padded=True,
     architectures=(
-        Architecture("RobertaModel", "", None),
-        Architecture("RobertaForMaskedLM", "roberta.", False, lm_head, ties_embeddings=True),
-        Architecture("RobertaForCausalLM", "roberta.", False, lm_head, ties_embeddings=True),
-        Architecture("RobertaForSequenceClassification", "roberta.", False, classification_head, True),
-        Architecture("RobertaForMultipleChoice", "roberta.", True, bert.linear_head("classifier", 1)),
-        Architecture("RobertaForTokenClassification", "roberta.", False, bert.linear_head("classifier", "num_labels"), True),
-        Architecture("RobertaForQuestionAnswering", "roberta.", False, bert.linear_head("qa_outputs", "num_labels"), True),
+        Architecture(name="RobertaModel", prefix="", pooler=None),
+        Architecture(name="RobertaForMaskedLM", prefix="roberta.", pooler=False, head=lm_head, ties_embeddings=True),
+        Architecture(name="RobertaForCausalLM", prefix="roberta.", pooler=False, head=lm_head, ties_embeddings=True),
+        Architecture(name="RobertaForSequenceClassification", prefix="roberta.", pooler=False,
+                     head=classification_head, uses_num_labels=True),
+        Architecture(name="RobertaForMultipleChoice", prefix="roberta.", pooler=True,
+                     head=bert.linear_head("classifier", 1)),
+        Architecture(name="RobertaForTokenClassification", prefix="roberta.", pooler=False,
+                     head=bert.linear_head("classifier", "num_labels"), uses_num_labels=True),
+        Architecture(name="RobertaForQuestionAnswering", prefix="roberta.", pooler=False,
+                     head=bert.linear_head("qa_outputs", "num_labels"), uses_num_labels=True),
     ),
     title={"en": "RoBERTa", "zh": "RoBERTa"},
     formula=bert.formula,
@@ -81,7 +112,7 @@ FAMILY = Family(
         Preset("roberta-base", roberta_config(768, 12, 12), "RobertaForMaskedLM"),
         Preset("roberta-large", roberta_config(1024, 24, 16), "RobertaForMaskedLM"),
     ),
-    layer_row=plain_layer_row,
     sample=heads_divide(),
     rank=20,
+    costs=COSTS,
 )
