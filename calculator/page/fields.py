@@ -28,6 +28,7 @@ _ERROR_FIELDS: dict[str, tuple[str, ...]] = {
     "lora_target_unsupported": ("lora_targets",),
     "lora_target_saved": ("modules_to_save", "lora_targets"),
     "modules_to_save_missing": ("modules_to_save",),
+    "module_name": ("modules_to_save",),
     "modules_to_save_nested": ("modules_to_save",),
     "freeze_layers": ("freeze_layers",),
     "plan_conflict": ("lora_r", "freeze"),
