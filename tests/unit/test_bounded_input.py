@@ -122,3 +122,17 @@ def test_prototype_names_are_unknown():
         assert not out["ok"] and out["error"]["code"] == "unknown_preset", (name, out)
         out = api.compute({"model_type": name})
         assert not out["ok"] and out["error"]["code"] == "unknown_model_type", (name, out)
+
+
+def test_thousands_separators_are_accepted_and_limits_written_with_them():
+    from calculator.config import coerce_int
+
+    assert coerce_int("vocab_size", "30,522") == 30522
+    assert coerce_int("vocab_size", "１，０００") == 1000  # a Chinese input method's full-width comma
+    assert coerce_int("vocab_size", "1,000,000") == 1000000
+    for text in ("30,52", "3,0522", ",522", "30,,522"):
+        expect_error("not_integer", coerce_int, "vocab_size", text)
+    out = api.compute({"model_type": "bert", "vocab_size": "30,522"})
+    assert out["ok"] and out["total"] == 109_482_240
+    out = api.compute({"model_type": "bert", "vocab_size": "99,999,999"})
+    assert out["error"]["code"] == "too_large" and "10,000,000" in out["error"]["message"]
