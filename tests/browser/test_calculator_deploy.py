@@ -30,7 +30,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import SITE_URL
-from tests.quality import ghpages
+from tests import harness as ghpages  # GitHub Pages' answers (max-age=600, 304s)
 
 from .support import BOOT_TIMEOUT_MS, ROOT, SUBPATH, wait_ready, wait_settled
 
