@@ -295,6 +295,10 @@ def output_embedding(inv: Inventory) -> str | None:
     for t in inv.tensors:
         if t.section == "head" and t.module == "linear" and t.name.endswith(".weight") and t.shape == word.shape:
             found = t.module_name
+    if found is None:  # an output table of its own width (RemBERT's E_out): the last head Linear onto V rows
+        for t in inv.tensors:
+            if t.section == "head" and t.module == "linear" and t.name.endswith(".weight") and t.shape[0] == word.shape[0]:
+                found = t.module_name
     return found
 
 
