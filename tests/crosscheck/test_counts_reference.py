@@ -149,6 +149,10 @@ def tiny(model_type: str, tie: bool, labels: int | None) -> dict[str, Any]:
     raw = dict(TINY, model_type=model_type, tie_word_embeddings=tie)
     if labels is not None:
         raw["num_labels"] = labels
+    try:
+        engine_build(raw)
+    except CalcError:  # a family that needs E = H (SqueezeBERT asserts it), where ALBERT's E = 4 is refused
+        raw["embedding_size"] = raw["hidden_size"]
     return raw
 
 

@@ -46,8 +46,8 @@ def compare(raw: dict[str, Any], architecture: str, pooler: bool | None) -> str:
     theirs = [(t.name, t.shape, t.tied_to, t.trainable) for t in framework.tensors]
     assert [o[0] for o in ours] == [t[0] for t in theirs], "names / order differ"
     assert ours == theirs
-    # The module kind LoRA and num_parameters(exclude_embeddings=True) rely on: nn.Linear and nn.Embedding.
-    kinds = [(t.name, t.module if t.module in ("linear", "embedding") else "") for t in inv.tensors]
+    # The module kind LoRA and num_parameters(exclude_embeddings=True) rely on: nn.Linear, nn.Embedding, nn.Conv1d.
+    kinds = [(t.name, t.module if t.module in ("linear", "embedding", "conv1d") else "") for t in inv.tensors]
     assert kinds == [(t.name, t.module) for t in framework.tensors]
     assert inv.total == framework.total
     assert inv.trainable == framework.trainable
