@@ -37,7 +37,7 @@ from calculator.families import FAMILIES
 from calculator.presets import PRESETS
 
 from .framework import build as hf_build
-from .test_transformers import random_config
+from .test_transformers import random_config, with_layers
 
 pytest.importorskip("peft")
 
@@ -328,7 +328,7 @@ def test_output_embedding_is_what_transformers_returns() -> None:
     """``all-linear`` leaves out ``model.get_output_embeddings()``: the planner finds the same module."""
     for model_type in HF_FAMILIES:
         family = FAMILIES[model_type]
-        raw = {"model_type": model_type, "num_hidden_layers": 1}
+        raw = with_layers(family, {"model_type": model_type}, 1)
         raw["tie_word_embeddings"] = False  # the module is the same whether or not its weight is tied
         for arch in family.architectures:
             case = dict(raw, num_labels=arch.labels_must_be or 2)
