@@ -140,6 +140,12 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "The model has {layers} layers; it cannot freeze the first {value}.",
         "zh": "模型只有 {layers} 层，无法冻结前 {value} 层。",
     },
+    "derived_key": {
+        "en": "{key} is worked out from {source} for this model type, and transformers refuses a config that sets it "
+        "(got {value}). Leave {key} out and set {source}.",
+        "zh": "这种模型的 {key} 由 {source} 推算得出，transformers 不接受在配置中直接设置它（当前为 {value}）。"
+        "请删掉 {key}，改为设置 {source}。",
+    },
     "lora_conv_groups": {
         "en": "{module} is a convolution with groups = {groups}; peft's LoRA needs a rank r it divides (got {value}).",
         "zh": "{module} 是分组数为 {groups} 的卷积；peft 要求 LoRA 的秩 r 能被分组数整除（当前为 {value}）。",

@@ -79,7 +79,7 @@ def read(raw: Mapping[str, Any]) -> dict[str, Any]:
     """
     for key in ("num_hidden_layers", "num_blocks"):
         if key in raw:  # FunnelConfig: "This model does not support the setting of `num_hidden_layers`."
-            raise CalcError("bad_value", key=key, value=raw[key])
+            raise CalcError("derived_key", key=key, value=raw[key], source="block_sizes")
     c = read_fields(FIELDS, raw, {"hidden_size": "d_model", "num_attention_heads": "n_head"})
     if c["block_repeats"] is not None and len(c["block_repeats"]) != len(c["block_sizes"]):
         # FunnelConfig: "`block_sizes` and `block_repeats` should have the same length."

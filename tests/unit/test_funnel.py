@@ -46,8 +46,9 @@ def test_repeats_and_pooling_add_nothing():
 
 def test_num_hidden_layers_is_refused_as_funnelconfig_refuses_it():
     """FunnelConfig derives it from block_sizes and raises NotImplementedError when a config.json sets it."""
-    expect_error("bad_value", build, dict(SMALL, num_hidden_layers=3))
-    expect_error("bad_value", build, dict(SMALL, num_blocks=2))
+    exc = expect_error("derived_key", build, dict(SMALL, num_hidden_layers=3))
+    assert "block_sizes" in exc.message("en") and "block_sizes" in exc.message("zh")
+    expect_error("derived_key", build, dict(SMALL, num_blocks=2))
 
 
 def test_block_sizes_as_the_form_writes_them():
