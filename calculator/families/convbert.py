@@ -12,6 +12,10 @@
   weight [G, H/G, I/G] (not an nn.Linear: LoRA cannot adapt it) and a bias [I].
 * Embeddings are ELECTRA's: width ``embedding_size`` (E), and a projection E → H
   (``embeddings_project``) only when E ≠ H. No pooler in any class.
+* Multiple choice pools with ``ConvBertSequenceSummary``, which holds a Linear
+  (``sequence_summary.summary``) only when config.json says ``summary_use_proj``
+  (H → num_labels with ``summary_proj_to_labels``, else H → H); ``summary_type``
+  "attn" is refused. Published ConvBERT configs have none of these keys.
 * The masked-LM head is ELECTRA's generator head (``generator_predictions``: its
   LayerNorm first, then dense H → E; ``generator_lm_head`` E → V tied to the words).
 """
@@ -19,14 +23,14 @@ from __future__ import annotations
 
 import random
 from dataclasses import replace
-from typing import Any
+from typing import Any, Mapping
 
-from ..config import Field
+from ..config import Field, coerce_bool, read_fields
 from ..errors import CalcError
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
 from . import bert
-from .base import Architecture, Family, Preset
+from .base import Architecture, Extra, Family, Preset
 from .common import EMBEDDING, HEADS, HIDDEN, INTERMEDIATE, LABELS, LAYERS, POSITIONS, TIE, TOKEN_TYPES, VOCAB, L
 
 FIELDS = (
@@ -48,6 +52,51 @@ FIELDS = (
     LABELS,
     TIE,
 )
+
+
+#: ``ConvBertSequenceSummary``'s keys: no form field (published configs lack them), kept in the share link.
+SUMMARY_KEYS = ("summary_use_proj", "summary_proj_to_labels")
+
+
+def read(raw: Mapping[str, Any]) -> dict[str, Any]:
+    """The fields, and the sequence summary's switches (absent: False, as ``hasattr`` finds nothing)."""
+    c = read_fields(FIELDS, raw, {})
+    for key in SUMMARY_KEYS:
+        value = raw.get(key)
+        c[key] = False if value is None else coerce_bool(key, value)
+    summary_type = raw.get("summary_type", "last")
+    c["summary_type"] = "last" if summary_type is None else summary_type
+    return c
+
+
+def _summary_query(key: str) -> Any:
+    def to_query(raw: Mapping[str, Any], config: Mapping[str, Any]) -> str | None:
+        return "1" if config.get(key) else None
+
+    return to_query
+
+
+def _summary_type_query(raw: Mapping[str, Any], config: Mapping[str, Any]) -> str | None:
+    value = config.get("summary_type", "last")
+    return None if value == "last" else str(value)
+
+
+EXTRAS = (
+    Extra("summary_use_proj", lambda text: text.strip(), _summary_query("summary_use_proj")),
+    Extra("summary_proj_to_labels", lambda text: text.strip(), _summary_query("summary_proj_to_labels")),
+    Extra("summary_type", lambda text: text.strip(), _summary_type_query),
+)
+
+
+def multiple_choice_head(t: TensorList, c: dict[str, Any], prefix: str) -> None:
+    """``ConvBertSequenceSummary`` (a Linear only with summary_use_proj), then ``classifier`` H → 1."""
+    h = c["hidden_size"]
+    if c["summary_type"] == "attn":  # NotImplementedError in transformers
+        raise CalcError("bad_value", key="summary_type", value=c["summary_type"])
+    if c["summary_use_proj"]:
+        out = c["num_labels"] if c["summary_proj_to_labels"] and c["num_labels"] > 0 else h
+        t.linear("sequence_summary.summary", out, h, "head")
+    t.linear("classifier", 1, h, "head")
 
 
 def attention_sizes(c: dict[str, Any]) -> tuple[int, int]:
@@ -167,6 +216,9 @@ def sample(rng: random.Random, config: dict[str, Any]) -> None:
     config["hidden_size"] = kept * rng.randint(1, 24) if rng.random() < 0.95 else rng.randint(1, 64)
     if rng.random() < 0.5:
         config["embedding_size"] = config["hidden_size"]
+    if rng.random() < 0.2:  # a sequence summary with a projection (multiple choice)
+        config["summary_use_proj"] = True
+        config["summary_proj_to_labels"] = rng.random() < 0.5
 
 
 def convbert_config(vocab: int, embedding: int, hidden: int, heads: int, inter: int) -> dict[str, Any]:
@@ -184,6 +236,8 @@ FAMILY = Family(
     fields=FIELDS,
     backbone=backbone,
     checks=(check,),
+    read=read,
+    extras=EXTRAS,
     pad_token_id=1,
     architectures=(
         Architecture(name="ConvBertModel", prefix="", pooler=False),
@@ -192,7 +246,7 @@ FAMILY = Family(
         Architecture(name="ConvBertForSequenceClassification", prefix="convbert.", pooler=False,
                      head=classification_head, uses_num_labels=True),
         Architecture(name="ConvBertForMultipleChoice", prefix="convbert.", pooler=False,
-                     head=bert.linear_head("classifier", 1)),
+                     head=multiple_choice_head),
         Architecture(name="ConvBertForTokenClassification", prefix="convbert.", pooler=False,
                      head=bert.linear_head("classifier", "num_labels"), uses_num_labels=True),
         Architecture(name="ConvBertForQuestionAnswering", prefix="convbert.", pooler=False,

@@ -90,3 +90,15 @@ def test_masked_lm_ties_the_generator_head():
     # head: LayerNorm(E) 12, dense H -> E 54, lm head bias 50
     assert inv.total == 1050 + 12 + 54 + 50
     assert build(dict(SMALL, tie_word_embeddings=False), "ConvBertForMaskedLM").total == inv.total + 50 * 6
+
+
+def test_multiple_choice_summary_projection_only_when_the_config_asks():
+    plain = build(SMALL, "ConvBertForMultipleChoice")
+    assert plain.total == 1050 + 8 + 1  # classifier H -> 1
+    projected = build(dict(SMALL, summary_use_proj=True), "ConvBertForMultipleChoice")
+    assert projected.total == plain.total + 8 * 8 + 8  # sequence_summary.summary H -> H
+    to_labels = build(dict(SMALL, summary_use_proj=True, summary_proj_to_labels=True, num_labels=3),
+                      "ConvBertForMultipleChoice")
+    assert to_labels.total == plain.total + 8 * 3 + 3
+    assert build(dict(SMALL, summary_use_proj=True), "ConvBertModel").total == 1050  # only multiple choice has one
+    expect_error("bad_value", build, dict(SMALL, summary_type="attn"), "ConvBertForMultipleChoice")
