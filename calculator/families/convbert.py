@@ -27,7 +27,7 @@ from typing import Any, Mapping
 
 from ..config import Field, coerce_bool, read_fields
 from ..errors import CalcError
-from ..formula import Formula, FormulaLine, head_line, layers_lines
+from ..formula import Formula, head_line, layers_lines
 from ..model import Inventory, TensorList
 from . import bert
 from .base import Architecture, Extra, Family, Preset

@@ -21,7 +21,7 @@ from typing import Any
 
 from ..config import Field, check_heads
 from ..errors import CalcError
-from ..formula import Formula, FormulaLine, head_line, layers_lines
+from ..formula import Formula, head_line, layers_lines
 from ..model import Inventory, TensorList
 from . import bert
 from .base import Architecture, Family, Preset

@@ -19,7 +19,7 @@ def _layer(h: int, i: int) -> int:
 
 
 def test_small_model_by_hand():
-    v, e, h, i, p, t = 50, 4, 8, 12, 20, 2
+    v, e, h, p, t = 50, 4, 8, 20, 2
     embeddings = (v + p + t) * e + 2 * e + e * h + h  # tables at E_in, LayerNorm(E_in), E_in -> H
     assert embeddings == 288 + 8 + 32 + 8 == 336
     inv = build(SMALL)
