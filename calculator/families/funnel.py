@@ -240,6 +240,7 @@ FAMILY = Family(
     fields=FIELDS,
     backbone=backbone,
     read=read,
+    heads_check=None,  # widths are n_head × d_head: nothing has to divide
     pad_token_id=None,
     aliases={"hidden_size": "d_model", "num_attention_heads": "n_head"},
     architectures=(

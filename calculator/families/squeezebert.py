@@ -150,6 +150,7 @@ FAMILY = Family(
     base="SqueezeBertModel",
     fields=FIELDS,
     backbone=backbone,
+    heads_check=None,  # check() makes it, only when there is a layer to refuse it
     checks=(check,),
     architectures=(
         Architecture(name="SqueezeBertModel", prefix="", pooler=True),
