@@ -26,6 +26,7 @@ from typing import Any, Mapping
 from ..config import MAX_LAYERS, Field, read_fields
 from ..errors import CalcError
 from ..formula import Formula, FormulaLine, head_line, layers_lines
+from ..i18n import pick
 from ..model import Inventory, TensorList
 from .base import Architecture, Family, Preset
 from .common import HIDDEN, INTERMEDIATE, LABELS, TIE, VOCAB, L
@@ -196,9 +197,9 @@ def layer_row(n: int, config: Mapping[str, Any], lang: str) -> str:
     start = 0
     for b, size in enumerate(config["block_sizes"]):
         if n < start + size:
-            return LABELS_["block_layer"]["zh" if lang == "zh" else "en"].format(block=b, layer=n - start)
+            return pick(LABELS_["block_layer"], lang, block=b, layer=n - start)
         start += size
-    return LABELS_["decoder_layer"]["zh" if lang == "zh" else "en"].format(layer=n - start)
+    return pick(LABELS_["decoder_layer"], lang, layer=n - start)
 
 
 def sample(rng: random.Random, config: dict[str, Any]) -> None:
