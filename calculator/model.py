@@ -57,6 +57,9 @@ class Tensor:
     #: Parameter or another module). ``num_parameters(exclude_embeddings=True)`` leaves out
     #: embedding weights; peft's LoRA can target linear and embedding modules.
     module: str = ""
+    #: For a convolution (``module == "conv1d"``): its ``groups``; its ``in_channels`` is
+    #: ``shape[1] × groups`` (peft's LoRA on a convolution needs both).
+    groups: int = 1
 
     @property
     def embedding(self) -> bool:
@@ -260,6 +263,25 @@ class TensorList:
                 first[key] = t.name
             out.append(replace(t, tied_to=tied, owner=key))
         return tuple(out)
+
+    def conv1d(
+        self,
+        prefix: str,
+        out_channels: int,
+        in_channels: int,
+        kernel_size: int,
+        group: str,
+        layer: int | None = None,
+        groups: int = 1,
+        bias: bool = True,
+        section: str | None = None,
+    ) -> None:
+        """An ``nn.Conv1d``: ``weight`` [out, in / groups, kernel], then ``bias`` [out] (SqueezeBERT, ConvBERT)."""
+        for name, shape in ((".weight", (out_channels, in_channels // groups, kernel_size)), (".bias", (out_channels,))):
+            if name == ".bias" and not bias:
+                continue
+            self.add(prefix + name, shape, group, layer, section=section, module="conv1d")
+            self.items[-1] = replace(self.items[-1], groups=groups)
 
 
 def section_for(group: str, layer: int | None, stack: str) -> str:
