@@ -172,7 +172,7 @@ FAMILY = Family(
             head=bert.linear_head("qa_outputs", 2),  # its __init__ sets config.num_labels = 2, whatever was given
         ),
     ),
-    title={"en": "RoFormer (rotary positions)", "zh": "RoFormer（旋转位置编码）"},
+    title={"en": "RoFormer", "zh": "RoFormer"},
     formula=formula,
     # Sizes from the checkpoints' config.json as recorded by a source audit of junnyu's
     # checkpoints (class: RoFormerForMaskedLM, all of them).

@@ -91,7 +91,7 @@ FAMILY = roberta.FAMILY.derive(
     backbone=backbone,
     formula=formula,
     architectures=tuple(renamed(arch, "Roberta", "XLMRobertaXL") for arch in roberta.FAMILY.architectures),
-    title={"en": "XLM-RoBERTa-XL (pre-LayerNorm)", "zh": "XLM-RoBERTa-XL（前置层归一化）"},
+    title={"en": "XLM-RoBERTa-XL", "zh": "XLM-RoBERTa-XL"},
     # Sizes from snapshots of the published config.json files (facebook/xlm-roberta-xl,
     # facebook/xlm-roberta-xxl), both listing XLMRobertaXLForMaskedLM.
     presets=(
