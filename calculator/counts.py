@@ -197,13 +197,39 @@ def saved_names(inv: Inventory) -> tuple[str, ...]:
     weight into (the owner: the input embedding, or the head's own bias Parameter) and
     drops the declared tied copies.
     """
-    return tuple(t.name for t in inv.tensors if t.owner is None or t.owner == t.name)
+    kept = [t.name for t in inv.tensors if t.owner is None or t.owner == t.name]
+    from .families import FAMILIES
+
+    family = FAMILIES.get(inv.model_type)
+    renames = family.saved_renames if family is not None else ()
+    if not renames:
+        return tuple(kept)
+    # transformers' revert_weight_conversion: keys in natural order, each family renaming undone
+    out = []
+    for name in sorted(kept, key=_natural_key):
+        for old, new in renames:
+            name = name.replace(old, new)
+        out.append(name)
+    return tuple(out)
+
+
+def _natural_key(name: str) -> list[tuple]:
+    """transformers' ``dot_natural_key``: dotted parts, numbers numerically, a text part's trailing digits too."""
+    parts: list[tuple] = []
+    for part in name.split("."):
+        if part.isdigit():
+            parts.append((0, int(part)))
+        else:
+            text = part.rstrip("0123456789")
+            digits = part[len(text):]
+            parts.append((1, text, int(digits)) if digits else (1, text))
+    return parts
 
 
 def save_pretrained_count(inv: Inventory) -> Count:
-    written = set(saved_names(inv))
-    value = sum(t.count for t in inv.tensors if t.name in written)
-    return _count(inv, "save_pretrained", value)
+    value = sum(t.count for t in inv.tensors if t.owner is None or t.owner == t.name)
+    # a persistent buffer is written too, though no parameter
+    return _count(inv, "save_pretrained", value, added=[t.name for t in inv.tensors if t.buffer])
 
 
 # ------------------------------------------------------------------------ torchinfo
@@ -237,6 +263,8 @@ def torchinfo_total(inv: Inventory) -> tuple[int, tuple[str, ...]]:
     seen: set[tuple[str, str]] = set()
     children: dict[str, set[str]] = {}
     for t in inv.tensors:
+        if t.buffer:
+            continue  # torchinfo counts parameters only
         chain = _ancestors(t.module_name)
         key = storage(t)
         shared = t.owner is not None or t.tied_to is not None
@@ -307,7 +335,7 @@ def reconcile(inv: Inventory) -> tuple[Count, ...]:
         embeddings = [t.name for t in inv.unique if t.embedding]
         out.append(_count(inv, "num_parameters_exclude_embeddings", num_parameters(inv, exclude_embeddings=True),
                           removed=embeddings))
-    out.append(_count(inv, "state_dict", inv.state_dict_total, added=[t.name for t in inv.tensors if t.tied_to]))
+    out.append(_count(inv, "state_dict", inv.state_dict_total, added=[t.name for t in inv.tensors if t.tied_to or t.buffer]))
     if hf:
         out.append(save_pretrained_count(inv))
     value, twice = torchinfo_total(inv)

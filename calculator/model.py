@@ -57,6 +57,9 @@ class Tensor:
     #: Parameter or another module). ``num_parameters(exclude_embeddings=True)`` leaves out
     #: embedding weights; peft's LoRA can target linear and embedding modules.
     module: str = ""
+    #: A persistent buffer (``nn.Buffer``/``register_buffer``): in ``state_dict``, not in
+    #: ``parameters()`` (ESM's rotary ``inv_freq``), so no total but the ``state_dict`` sum counts it.
+    buffer: bool = False
 
     @property
     def embedding(self) -> bool:
@@ -104,7 +107,7 @@ class Inventory:
     @cached_property
     def unique(self) -> tuple[Tensor, ...]:
         """The tensors ``model.parameters()`` yields: tied duplicates dropped."""
-        return tuple(t for t in self.tensors if t.tied_to is None)
+        return tuple(t for t in self.tensors if t.tied_to is None and not t.buffer)
 
     @cached_property
     def charged(self) -> tuple[Tensor, ...]:
@@ -114,7 +117,10 @@ class Inventory:
         where a class registers its head first the tied embedding still counts as
         an embedding; the totals are the same as :attr:`unique`'s.
         """
-        return tuple(t for t in self.tensors if ((t.tied_to is None) if t.owner is None else t.owner == t.name))
+        return tuple(
+            t for t in self.tensors
+            if not t.buffer and ((t.tied_to is None) if t.owner is None else t.owner == t.name)
+        )
 
     @cached_property
     def _charged_names(self) -> frozenset[str]:
@@ -269,6 +275,11 @@ class TensorList:
                 first[key] = t.name
             out.append(replace(t, tied_to=tied, owner=key))
         return tuple(out)
+
+    def buffer(self, name: str, shape: tuple[int, ...], group: str, section: str | None = None) -> None:
+        """A persistent buffer: listed in ``state_dict`` (and saved), never a parameter, never trained."""
+        self.add(name, shape, group, trainable=False, section=section)
+        self.items[-1] = replace(self.items[-1], buffer=True)
 
 
 def section_for(group: str, layer: int | None, stack: str) -> str:

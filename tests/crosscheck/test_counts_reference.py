@@ -52,6 +52,7 @@ def hf_config(raw: dict[str, Any]) -> dict[str, Any]:
 def library_counts(model) -> dict[str, Any]:
     """Each count as the library computes it (nothing here reads the calculator)."""
     import torchinfo
+    from transformers.core_model_loading import revert_weight_conversion
     from transformers.modeling_utils import remove_tied_weights_from_state_dict
 
     state = model.state_dict()
@@ -63,7 +64,7 @@ def library_counts(model) -> dict[str, Any]:
         "state_dict": sum(t.numel() for t in state.values()),
         "save_pretrained": sum(t.numel() for t in kept.values()),
         "torchinfo": torchinfo.summary(model, verbose=0).total_params,
-        "_saved_names": list(kept),
+        "_saved_names": list(revert_weight_conversion(model, dict(kept))),  # the names save_pretrained writes
     }
 
 
@@ -94,7 +95,11 @@ def test_every_preset_as_published(preset: str) -> None:
 
 
 def small(model_type: str) -> dict[str, Any]:
-    return {"model_type": model_type, "num_hidden_layers": 1, "tie_word_embeddings": True}
+    raw = {"model_type": model_type, "num_hidden_layers": 1, "tie_word_embeddings": True}
+    vocab = FAMILIES[model_type].field("vocab_size")
+    if vocab is not None:  # explicit, as every config.json has it: EsmConfig has no default vocabulary
+        raw["vocab_size"] = vocab.default
+    return raw
 
 
 @pytest.mark.parametrize(

@@ -76,7 +76,8 @@ def peft_side(model, r, targets, bias, task_type, modules_to_save) -> dict[str, 
     tensors = []
     for name, value in peft_model.state_dict(keep_vars=True).items():
         tied = first.setdefault(id(value), name)
-        tensors.append((name, tuple(value.shape), None if tied == name else tied, bool(params[name].requires_grad)))
+        grad = bool(params[name].requires_grad) if name in params else False  # a persistent buffer: never
+        tensors.append((name, tuple(value.shape), None if tied == name else tied, grad))
     return {"line": out.getvalue(), "trainable": trainable, "all": total, "tensors": tensors}
 
 
@@ -321,6 +322,8 @@ def test_output_embedding_is_what_transformers_returns() -> None:
     for model_type in HF_FAMILIES:
         family = FAMILIES[model_type]
         raw = {"model_type": model_type, "num_hidden_layers": 1}
+        if family.field("vocab_size") is not None:  # EsmConfig has no default vocabulary
+            raw["vocab_size"] = family.field("vocab_size").default
         raw["tie_word_embeddings"] = False  # the module is the same whether or not its weight is tied
         for arch in family.architectures:
             case = dict(raw, num_labels=arch.labels_must_be or 2)
