@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from .formula import Formula, FormulaLine
+from .formula import Formula
 from .i18n import label
 from .model import GROUPS, SECTIONS, Inventory, Tensor
 

@@ -10,7 +10,6 @@ from typing import Any, Mapping
 
 from ..build import DEFAULT_MODEL_TYPE
 from ..config import coerce_int
-from ..errors import CalcError
 from ..families import FAMILIES
 from ..families.base import Family
 from ..model import Inventory

@@ -103,7 +103,7 @@ def test_no_relative_hreflang_links(site):
     assert problems == []
 
 
-#: Each language's Open Graph image: its home page (tests/quality/screenshot.py).
+#: Each language's Open Graph image: its home page (scripts/screenshot.py).
 OG_IMAGES = {"en": "assets/screenshot.png", "zh": "assets/images/screenshot-zh.png"}
 
 
