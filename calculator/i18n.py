@@ -39,6 +39,10 @@ LABELS: dict[str, dict[str, str]] = {
     "decoder_layer_n": {"en": "Decoder layer {n}", "zh": "解码器第 {n} 层"},
     "times_layers": {"en": "{per} × {n} layers = {total}", "zh": "{per} × {n} 层 = {total}"},
     "tied_to": {"en": "tied to {name}, counted once", "zh": "与 {name} 共享，只计一次"},
+    "buffer_note": {
+        "en": "a buffer: in state_dict and the saved file, not a parameter",
+        "zh": "缓冲区：在 state_dict 和保存的文件里，不是参数",
+    },
     "subtotal": {"en": "Subtotal", "zh": "小计"},
     # The split model cards quote ("86M backbone + 98M embedding"): the embedding layer, and the rest.
     "embedding_params": {"en": "Embedding layer (the model-card split)", "zh": "嵌入层（模型卡片的拆分）"},

@@ -276,8 +276,8 @@ def markdown_table(inv: Inventory, lang: str = "en", compact: bool = True) -> st
     def row(t: Tensor) -> str:
         count = fmt_int(t.count, lang)
         under = inv.listed_under(t)
-        if under:
-            note = label("tied_to", lang, name="`" + under + "`")
+        if under or t.buffer:
+            note = label("buffer_note", lang) if t.buffer else label("tied_to", lang, name="`" + under + "`")
             count = f"（{count}：{note}）" if lang == "zh" else f"({count}: {note})"
         return f"| `{t.name}` | {fmt_shape(t.shape)} | {count} |"
 
@@ -352,6 +352,8 @@ def text_report(inv: Inventory, lang: str = "en", compact: bool = True) -> str:
     for t in shown:
         under = inv.listed_under(t)
         note = f"  ({label('tied_to', lang, name=under)})" if under else ""
+        if t.buffer:
+            note = f"  ({label('buffer_note', lang)})"
         lines.append(f"{t.name:<{name_w}}{fmt_shape(t.shape):<16}{fmt_int(t.count, lang):>14}{note}")
         if template is not None and t is template[-1]:
             per = layers[0].count

@@ -85,3 +85,12 @@ def test_save_pretrained_writes_the_old_layer_norm_names():
     assert "encoder.layer.0.LayerNorm.gamma" in names and "encoder.layer.0.attention.LayerNorm.beta" in names
     assert "encoder.emb_layer_norm_after.weight" in names  # not a "LayerNorm." name: kept
     assert "encoder.layer.*.attention.self.rotary_embeddings.inv_freq" in names
+
+
+def test_tables_mark_the_buffer_and_do_not_add_it():
+    inv = build(dict(SMALL), "EsmModel")
+    table = views.markdown_table(inv)
+    (line,) = [x for x in table.splitlines() if "inv_freq" in x]
+    assert "(2: a buffer" in line
+    assert "缓冲区" in views.markdown_table(inv, "zh")
+    assert sum(s.count for s in views.section_breakdown(inv)) == inv.total
