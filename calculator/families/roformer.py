@@ -18,19 +18,22 @@ What differs from BERT, tensor by tensor:
   and can be tied to the word table.
 * ``RoFormerForMultipleChoice`` pools with a ``SequenceSummary`` that adds
   nothing unless the config asks for a projection (``summary_use_proj``, a key
-  no published RoFormer config sets), then ``classifier`` [1, H].
+  no published RoFormer config sets: then ``sequence_summary.summary`` [H, H], or
+  [num_labels, H] with ``summary_proj_to_labels``), then ``classifier`` [1, H].
+  These keys have no form field; they travel in share links.
 """
 from __future__ import annotations
 
 import random
 from dataclasses import replace
-from typing import Any
+from typing import Any, Mapping
 
-from ..config import Field
+from ..config import Field, coerce_bool, read_fields
+from ..errors import CalcError
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
 from . import bert
-from .base import Architecture, Family, Preset
+from .base import Architecture, Extra, Family, Preset
 from .common import HEADS, HIDDEN, INTERMEDIATE, LABELS, LAYERS, POSITIONS, TIE, TOKEN_TYPES, VOCAB, L, heads_divide
 
 FIELDS = (
@@ -51,6 +54,47 @@ FIELDS = (
     LABELS,
     TIE,
 )
+
+
+def read(raw: Mapping[str, Any]) -> dict[str, Any]:
+    """The fields, and the SequenceSummary keys that only some hand-written configs carry.
+
+    ``RoFormerSequenceSummary`` reads them with ``hasattr``/``getattr``: absent means
+    no projection; ``summary_type="attn"`` raises ``NotImplementedError`` in
+    transformers (for the multiple-choice class only, which alone builds one).
+    """
+    values = read_fields(FIELDS, raw, {})
+    values["summary_use_proj"] = bool(raw.get("summary_use_proj") or False)
+    values["summary_proj_to_labels"] = bool(raw.get("summary_proj_to_labels") or False)
+    values["summary_type"] = raw.get("summary_type", "last")
+    return values
+
+
+def _flag_query(key: str) -> Any:
+    def to_query(raw: Mapping[str, Any], config: Mapping[str, Any]) -> str | None:
+        return "1" if config.get(key) else None
+
+    return to_query
+
+
+EXTRAS = (
+    Extra("summary_use_proj", lambda text: coerce_bool("summary_use_proj", text), _flag_query("summary_use_proj")),
+    Extra(
+        "summary_proj_to_labels", lambda text: coerce_bool("summary_proj_to_labels", text),
+        _flag_query("summary_proj_to_labels"),
+    ),
+)
+
+
+def multiple_choice_head(t: TensorList, c: dict[str, Any], prefix: str) -> None:
+    """``sequence_summary`` (a projection only with ``summary_use_proj``), then ``classifier`` [1, H]."""
+    h = c["hidden_size"]
+    if c["summary_type"] == "attn":
+        raise CalcError("bad_value", key="summary_type", value="attn")
+    if c["summary_use_proj"]:
+        out = c["num_labels"] if c["summary_proj_to_labels"] and c["num_labels"] > 0 else h
+        t.linear("sequence_summary.summary", out, h, "head")
+    t.linear("classifier", 1, h, "head")
 
 
 def backbone(t: TensorList, c: dict[str, Any], prefix: str, with_pooler: bool) -> None:
@@ -124,6 +168,9 @@ def sample(rng: random.Random, config: dict[str, Any]) -> None:
         config["embedding_size"] = config["hidden_size"]
     elif rng.random() < 0.2:
         config["embedding_size"] = None  # null: transformers takes H
+    if rng.random() < 0.15:
+        config["summary_use_proj"] = True
+        config["summary_proj_to_labels"] = rng.random() < 0.5
 
 
 def roformer_config(
@@ -161,7 +208,8 @@ FAMILY = Family(
             uses_num_labels=True,
         ),
         Architecture(
-            name="RoFormerForMultipleChoice", prefix="roformer.", pooler=False, head=bert.linear_head("classifier", 1),
+            name="RoFormerForMultipleChoice", prefix="roformer.", pooler=False, head=multiple_choice_head,
+            uses_num_labels=True,
         ),
         Architecture(
             name="RoFormerForTokenClassification", prefix="roformer.", pooler=False,
@@ -188,6 +236,8 @@ FAMILY = Family(
             "RoFormerForMaskedLM",
         ),
     ),
+    read=read,
+    extras=EXTRAS,
     sample=sample,
     rank=58,
     labels=LABELS_,

@@ -77,3 +77,14 @@ def test_question_answering_always_has_two_outputs():
 def test_no_pooler_and_heads_must_divide():
     assert not any("pooler" in x.name for x in build(dict(SMALL), "RoFormerModel").tensors)
     expect_error("heads_not_divisor", build, dict(SMALL, num_attention_heads=3))
+
+
+def test_multiple_choice_projection_only_when_the_config_asks():
+    plain = build(dict(SMALL), "RoFormerForMultipleChoice")
+    assert not any("sequence_summary" in x.name for x in plain.tensors)
+    proj = build(dict(SMALL, summary_use_proj=True), "RoFormerForMultipleChoice")
+    assert proj.total - plain.total == 8 * 8 + 8  # sequence_summary.summary [H, H] with bias
+    to_labels = build(dict(SMALL, summary_use_proj=True, summary_proj_to_labels=True, num_labels=3),
+                      "RoFormerForMultipleChoice")
+    assert to_labels.total - plain.total == 3 * 8 + 3
+    expect_error("bad_value", build, dict(SMALL, summary_type="attn"), "RoFormerForMultipleChoice")
