@@ -39,6 +39,11 @@ CASES: dict[str, list[str]] = {
     "albert-base-v2": ["--preset", "albert-base-v2"],
     "deberta-v3-base": ["--preset", "microsoft/deberta-v3-base"],
     "modernbert-base": ["--preset", "answerdotai/ModernBERT-base"],
+    # Markdown is a summary by default; the per-tensor table is --table (the tie note, a plan's lines).
+    "bert-base-uncased-table": ["--preset", "bert-base-uncased", "--table"],
+    "xlm-roberta-base-mlm-table": ["--preset", "xlm-roberta-base", "--architecture", "XLMRobertaForMaskedLM", "--table"],
+    "bert-seq-cls-lora-table": ["--preset", "bert-base-uncased", "--architecture", "BertForSequenceClassification",
+                                "--lora-r", "8", "--peft-task-type", "SEQ_CLS", "--table"],
 }
 FORMATS = {"text": "txt", "markdown": "md"}
 LANGS = ("en", "zh")
