@@ -192,30 +192,7 @@ def saved_names(inv: Inventory) -> tuple[str, ...]:
     weight into (the owner: the input embedding, or the head's own bias Parameter) and
     drops the declared tied copies.
     """
-    kept = [t.name for t in inv.tensors if t.owner is None or t.owner == t.name]
-    renames = inv.family.saved_renames if inv.family is not None else ()
-    if not renames:
-        return tuple(kept)
-    # transformers' revert_weight_conversion: keys in natural order, each family renaming undone
-    out = []
-    for name in sorted(kept, key=_natural_key):
-        for old, new in renames:
-            name = name.replace(old, new)
-        out.append(name)
-    return tuple(out)
-
-
-def _natural_key(name: str) -> list[tuple]:
-    """transformers' ``dot_natural_key``: dotted parts, numbers numerically, a text part's trailing digits too."""
-    parts: list[tuple] = []
-    for part in name.split("."):
-        if part.isdigit():
-            parts.append((0, int(part)))
-        else:
-            text = part.rstrip("0123456789")
-            digits = part[len(text):]
-            parts.append((1, text, int(digits)) if digits else (1, text))
-    return parts
+    return tuple(t.name for t in inv.tensors if t.owner is None or t.owner == t.name)
 
 
 def save_pretrained_count(inv: Inventory) -> Count:

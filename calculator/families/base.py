@@ -142,10 +142,6 @@ class Family:
     #: ``TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING``); empty where peft
     #: names none, and then a LoRA plan must say which modules it adapts.
     peft_targets: tuple[str, ...] = ()
-    #: Names ``save_pretrained`` writes differently from ``state_dict`` (transformers reverts the
-    #: family's checkpoint renamings on save: ESM writes ``LayerNorm.gamma``), as (old, new) text
-    #: replacements in order; when given, the file lists its keys in natural order.
-    saved_renames: tuple[tuple[str, str], ...] = ()
 
     def __post_init__(self) -> None:
         declare_family_words(self.labels)

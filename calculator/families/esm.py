@@ -17,6 +17,10 @@ What differs from BERT, tensor by tensor:
   builds ``contact_head.regression``, a Linear from the L·A attention maps to one
   logit (L·A + 1 parameters), so every class carries it (``esm.contact_head``).
 * Token dropout (``token_dropout``) rescales embeddings in ``forward``: no tensor.
+* ``save_pretrained`` writes the original checkpoints' names (transformers reverts
+  its ESM conversion mapping on save: ``LayerNorm.gamma``/``beta``, the rotary
+  buffer under ``encoder.layer.*.attention.self``); the calculator lists the
+  ``state_dict`` names, as for every family.
 * The masked-LM decoder has no bias of its own (``bias=False``); the head's
   ``bias`` Parameter is added in ``forward``, so only the weight is tied.
 
@@ -243,13 +247,6 @@ FAMILY = Family(
         Preset("facebook/esm2_t36_3B_UR50D", esm2_config(2560, 36, 40), "EsmForMaskedLM"),
     ),
     sample=sample,
-    # save_pretrained undoes transformers' ESM checkpoint renamings: the old LayerNorm names, and
-    # the rotary buffer under the per-layer path of the original checkpoints (a literal "*").
-    saved_renames=(
-        ("LayerNorm.weight", "LayerNorm.gamma"),
-        ("LayerNorm.bias", "LayerNorm.beta"),
-        ("rotary_embeddings.inv_freq", "encoder.layer.*.attention.self.rotary_embeddings.inv_freq"),
-    ),
     rank=80,
     labels=LABELS_,
 )

@@ -52,7 +52,6 @@ def hf_config(raw: dict[str, Any]) -> dict[str, Any]:
 def library_counts(model) -> dict[str, Any]:
     """Each count as the library computes it (nothing here reads the calculator)."""
     import torchinfo
-    from transformers.core_model_loading import revert_weight_conversion
     from transformers.modeling_utils import remove_tied_weights_from_state_dict
 
     state = model.state_dict()
@@ -64,7 +63,7 @@ def library_counts(model) -> dict[str, Any]:
         "state_dict": sum(t.numel() for t in state.values()),
         "save_pretrained": sum(t.numel() for t in kept.values()),
         "torchinfo": torchinfo.summary(model, verbose=0).total_params,
-        "_saved_names": list(revert_weight_conversion(model, dict(kept))),  # the names save_pretrained writes
+        "_saved_names": list(kept),
     }
 
 

@@ -6,7 +6,7 @@ tests/crosscheck/test_transformers.py.
 """
 from calculator import views
 from calculator.build import build
-from calculator.counts import reconcile, saved_names
+from calculator.counts import reconcile
 from calculator.presets import PRESETS
 
 from .helpers import expect_error
@@ -78,13 +78,6 @@ def test_early_layer_norm_and_heads():
     base = build(dict(SMALL), "EsmModel").total
     assert build(dict(SMALL, emb_layer_norm_before=True), "EsmModel").total - base == 2 * 8
     expect_error("heads_not_divisor", build, dict(SMALL, num_attention_heads=3))
-
-
-def test_save_pretrained_writes_the_old_layer_norm_names():
-    names = saved_names(build(dict(SMALL, num_hidden_layers=1), "EsmModel"))
-    assert "encoder.layer.0.LayerNorm.gamma" in names and "encoder.layer.0.attention.LayerNorm.beta" in names
-    assert "encoder.emb_layer_norm_after.weight" in names  # not a "LayerNorm." name: kept
-    assert "encoder.layer.*.attention.self.rotary_embeddings.inv_freq" in names
 
 
 def test_tables_mark_the_buffer_and_do_not_add_it():
