@@ -268,6 +268,8 @@ def _arch(name: str, pooler: bool | None, head: Any = None, **more: Any) -> Arch
 FAMILY = Family(
     model_type="mobilebert",
     base="MobileBertModel",
+    #: Heads divide the layer width (true_hidden_size), not hidden_size; transformers checks neither.
+    heads_check=None,
     fields=FIELDS,
     backbone=backbone,
     read=read,

@@ -154,6 +154,8 @@ def nomic_config(vocab: int = 30528) -> dict[str, Any]:
 FAMILY = Family(
     model_type="nomic_bert",
     base="NomicBertModel",
+    #: Heads have their own width (head_dim); transformers asks no divisibility.
+    heads_check=None,
     fields=FIELDS,
     backbone=backbone,
     read=read,
