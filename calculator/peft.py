@@ -556,7 +556,7 @@ def _inject(inv: Inventory, targeted: Sequence[str], kind_of: Mapping[str, str],
             if last:
                 out.extend(_lora_tensors(inv, module, kind_of[module], r))
         else:
-            out.append(_Entry(t.name, t.shape, storage, "base", t.name, ""))
+            out.append(_Entry(t.name, t.shape, storage, "buffer" if t.buffer else "base", t.name, ""))
     return out
 
 
@@ -609,7 +609,7 @@ def _finish(entries: Sequence[_Entry], trainable: Mapping[str, bool]) -> tuple[t
         if tied is None:
             first[e.storage] = name
         pt = PlanTensor(name, e.shape, bool(trainable.get(e.storage)), e.kind, e.source, tied)
-        if tied is None:
+        if tied is None and e.kind != "buffer":  # a buffer is in state_dict, not in parameters()
             n_all += pt.count
             if pt.trainable:
                 n_trainable += pt.count

@@ -77,7 +77,8 @@ def peft_side(model, r, targets, bias, task_type, modules_to_save) -> dict[str, 
     tensors = []
     for name, value in peft_model.state_dict(keep_vars=True).items():
         tied = first.setdefault(id(value), name)
-        tensors.append((name, tuple(value.shape), None if tied == name else tied, bool(params[name].requires_grad)))
+        grad = bool(params[name].requires_grad) if name in params else False  # a persistent buffer: never
+        tensors.append((name, tuple(value.shape), None if tied == name else tied, grad))
     return {"line": out.getvalue(), "trainable": trainable, "all": total, "tensors": tensors}
 
 

@@ -134,8 +134,14 @@ def test_random_configs_are_mostly_buildable() -> None:
 
 
 def with_layers(family: Family, raw: dict[str, Any], layers: int) -> dict[str, Any]:
-    """``raw`` with ``num_hidden_layers`` where the family reads that key; Funnel sets its layers with
-    ``block_sizes`` and refuses the key (so do transformers and the engine), so it is left out there."""
+    """``raw`` with ``num_hidden_layers`` where the family reads that key, and an explicit ``vocab_size``.
+
+    Funnel sets its layers with ``block_sizes`` and refuses the key (so do transformers and the
+    engine), so it is left out there. The vocabulary is written as every config.json writes it:
+    EsmConfig has no default vocabulary."""
+    vocab = family.field("vocab_size")
+    if vocab is not None and "vocab_size" not in raw:
+        raw = dict(raw, vocab_size=vocab.default)
     if family.field("num_hidden_layers") is not None or "num_hidden_layers" in family.aliases:
         return dict(raw, num_hidden_layers=layers)
     return {k: v for k, v in raw.items() if k != "num_hidden_layers"}
