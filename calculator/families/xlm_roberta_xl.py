@@ -85,6 +85,8 @@ def xl_config(hidden: int, layers: int, heads: int) -> dict[str, Any]:
 
 
 FAMILY = roberta.FAMILY.derive(
+    #: Pre-LN layers run another program than RoBERTa's: no training-step costs declared yet (a coded refusal).
+    costs=None,
     model_type="xlm-roberta-xl",
     base="XLMRobertaXLModel",
     fields=FIELDS,

@@ -223,6 +223,8 @@ def xmod_config(hidden: int, layers: int, heads: int, pre_norm: bool) -> dict[st
 
 
 FAMILY = roberta.FAMILY.derive(
+    #: Adapters per language run in every layer: no training-step costs declared yet (a coded refusal).
+    costs=None,
     model_type="xmod",
     base="XmodModel",
     fields=FIELDS,
