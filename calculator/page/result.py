@@ -198,8 +198,10 @@ def _memory(inv: Inventory, lang: str) -> Markup:
         for m in views.memory(inv)
     ]
     head = [(label("dtype", lang), ""), (ui("bytes_per_param", lang), "num"), (ui("size", lang), "num")]
+    # A named, focusable region: two lines a row make it taller than the 12rem a box has while
+    # content-visibility skips it below the fold, and a scroll area then, if only for a moment.
     return join([
-        h("h3", ui("memory_title", lang)), _table(head, rows, "calc-memory"),
+        h("h3", ui("memory_title", lang)), _table(head, rows, "calc-memory", ui("memory_title", lang)),
         h("p", ui("memory_note", lang), class_="calc-note"),
     ])
 

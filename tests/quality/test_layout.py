@@ -156,9 +156,11 @@ def _measure(page, what: str) -> list[str]:
 
 
 def _visit(page, url: str) -> None:
-    response = page.goto(url)
+    """Load ``url`` until its layout is final: the load event (Material's script has wrapped the
+    tables by then), then the fonts. Not "networkidle": half a second of quiet per page is time only."""
+    response = page.goto(url, wait_until="load")
     assert response is not None and response.status == 200, (url, response and response.status)
-    page.wait_for_load_state("networkidle")
+    page.evaluate("() => document.fonts.ready.then(() => null)")
 
 
 @pytest.mark.parametrize("lang", LANGS)
