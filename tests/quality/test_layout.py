@@ -193,6 +193,11 @@ def test_every_page_fits_without_broken_words(site, browser, width, lang):
             _visit(page, site.url + rel + LORA)
             _settle_calculator(page)
             assert page.locator("[data-peft-line]").count() == 1, "the LoRA link gave no plan"
+            # The sticky strip (a phone's) keeps the plan's trainable count in sight, as the result states it.
+            strip = " ".join(page.locator("#calc-mini .calc-mini-plan").all_text_contents())
+            trainable = page.locator('[data-plan="plan_trainable"] dd').text_content()
+            if not trainable or trainable not in strip:
+                problems.append(f"{where} (LoRA plan): the sticky strip says {strip!r}, not the trainable {trainable!r}")
             _open_all_details(page)
             problems += _measure(page, where + " (LoRA plan)")
     finally:
