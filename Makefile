@@ -1,5 +1,5 @@
 # make serve  - set up, build the site, serve it at http://127.0.0.1:8000/
-# make test   - set up everything on a fresh machine, then run every test
+# make test   - set up everything on a fresh machine, lint (ruff), then run every test
 # make test-fast - unit, property and in-Pyodide unit tests only (no site build, no browser)
 # make bench  - print the benchmarks' figures (speed, Lighthouse performance)
 # make build  - write the static site to site/
@@ -17,7 +17,7 @@ PORT ?= 8000
 TEST_WORKERS ?= auto
 XDIST := -n $(TEST_WORKERS) --dist worksteal
 
-.PHONY: setup setup-docs setup-test build serve test test-fast bench clean
+.PHONY: setup setup-docs setup-test build serve lint test test-fast bench clean
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -47,10 +47,15 @@ serve: build
 	@echo "Serving site/ at http://127.0.0.1:$(PORT)/"
 	$(PY) -m http.server --directory site --bind 127.0.0.1 $(PORT)
 
+# The lint gate: a short rule set of real defects (pyproject.toml [tool.ruff]), in
+# a second, before the suites' minutes.
+lint: setup-test
+	$(VENV)/bin/ruff check --no-cache .
+
 # One site build shared by every suite (tests/conftest.py: built_site); the
 # suites run on TEST_WORKERS processes, and work every worker needs (the site
 # build, the Pyodide assets) is done once per run by the first to ask (tests/once.py).
-test: setup-test
+test: setup-test lint
 	$(PY) -m pytest $(XDIST)
 
 test-fast: setup-test

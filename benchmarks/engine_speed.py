@@ -8,10 +8,8 @@ from __future__ import annotations
 
 import json
 import shutil
-import statistics
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -11,7 +11,7 @@ which is what the goal (0.95, issue 14) is about.
 
 It builds the site for a project site's URL (unless ``--site`` points at a
 built one: the directory holding ``index.html``), serves it the way GitHub
-Pages does (``tests/quality/ghpages.py``: under ``/bert-parameter-count/``,
+Pages does (``tests/harness.py``: under ``/bert-parameter-count/``,
 gzip, ``Cache-Control``) on 127.0.0.1, and runs Lighthouse's CLI
 (``tests/quality/lighthouse.mjs``: npm's ``lighthouse``, exiting once the report
 is written) against Chromium (``CHROME_PATH`` or /usr/bin/chromium). The runs of the pages
@@ -37,7 +37,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from tests.chromium import CHROMIUM_ARGS, chromium_path  # noqa: E402
-from tests.quality.ghpages import serve  # noqa: E402
+from tests.harness import serve  # noqa: E402
 
 LIGHTHOUSE = ROOT / "node_modules" / "lighthouse" / "cli" / "bin.js"
 #: Lighthouse's CLI, exiting once the report is written (its opening comment says why).

@@ -37,7 +37,7 @@ from .model import Inventory
 from .page import form
 from .page.fields import error_dict, internal_error
 from .page.labels import UI_LABELS, family_option, field_label, fields_legend, norm_lang, ui
-from .page.planner import plan_lines, plan_of
+from .page.planner import plan_of
 from .page.result import announcement, keras_summary, render_result, render_summary, tensor_table
 from .page.state import (
     ACTIVE_KEY,
@@ -70,16 +70,18 @@ def _ok(
     ``planned`` is (the planner's query, its plan or None): a LoRA or freezing plan adds
     its panel, its keys to the link, and peft's line to the copies.
     """
-    extras = extra_query(raw, inv.model_type, inv.config)
+    extras = extra_query(raw, inv.family, inv.config)
     preset = _matching_preset(asked, inv, extras)
     plan_query, plan = planned
     query = canonical_query(inv, preset, active_text, extras)
     query.update(plan_query)
-    markdown, text = views.markdown_table(inv, lang), views.text_report(inv, lang)
+    # The copies: a summary a forum answer can paste (the page adds the name and the link), the full
+    # per-tensor table one click away, and the text report; each ends with the plan's lines.
+    markdown = views.summary_markdown(inv, lang, plan=plan)
+    markdown_full, text = views.markdown_table(inv, lang), views.text_report(inv, lang)
     if plan is not None:
-        lines = plan_lines(plan, lang)
-        markdown += "\n" + "\n".join(f"`{line}`" if i == 0 and plan.line else line for i, line in enumerate(lines)) + "\n"
-        text += "\n" + "\n".join(lines) + "\n"
+        markdown_full += "\n" + views.plan_report(plan, lang, markdown=True)
+        text += "\n" + views.plan_report(plan, lang)
     return {
         "ok": True,
         "total": inv.total,
@@ -94,7 +96,9 @@ def _ok(
         "html": render_result(inv, lang, preset, active, tensor_rows=tensor_rows, plan=plan),
         "tensors_html": tensor_table(inv, lang),
         "markdown": markdown,
+        "markdown_full": markdown_full,
         "text": text,
+        "notes": [n["message"] for n in views.config_notes(raw, lang)],
         "plan": None if plan is None else {"trainable": plan.trainable, "all": plan.all, "line": plan.line},
         "announce": announcement(inv, lang, preset),
     }
@@ -104,7 +108,9 @@ def compute(params: Mapping[str, Any], lang: str = "en", tensor_rows: bool = Fal
     """One result for query-style parameters (strings, as in the page's URL or form).
 
     Returns ``{"ok": True, "total": int, "html": str, "tensors_html": str,
-    "query": {...}, "markdown": str, "text": str, ...}`` or
+    "query": {...}, "markdown": str, "markdown_full": str, "text": str, "notes": [str], ...}``
+    (``markdown``: the compact summary; ``markdown_full``: the per-tensor table; ``notes``: how
+    the config was read, e.g. BERT assumed for a config without ``model_type``) or
     ``{"ok": False, "error": {"code", "key", "field", "message"}}``. Never raises:
     anything but a :class:`CalcError` becomes the code ``internal``.
     """
@@ -179,5 +185,5 @@ def render_widget(lang: str = "en") -> str:
         raise RuntimeError(f"calculator.api: the default state does not compute: {first}")
     schema = form.form_schema(lang, first["query"])
     # The pre-rendered result's copies, so the Copy buttons work before Python has loaded.
-    schema["initial"] = {"query": first["query"], "markdown": first["markdown"], "text": first["text"]}
+    schema["initial"] = {key: first[key] for key in ("query", "markdown", "markdown_full", "text")}
     return form.widget(first, schema, lang)

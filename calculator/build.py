@@ -15,8 +15,13 @@ DEFAULT_MODEL_TYPE = "bert"
 def resolve_architecture(raw: Mapping[str, Any], architecture: str | None) -> tuple[str, str]:
     """Pick (model_type, architecture): explicit option, else ``architectures[0]``, else the base model."""
     model_type = raw.get("model_type", DEFAULT_MODEL_TYPE)
+    custom = "auto_map" in raw  # the model's code ships with the checkpoint (trust_remote_code)
     if not isinstance(model_type, str) or model_type not in FAMILIES:
-        raise CalcError("unknown_model_type", value=model_type, supported=", ".join(sorted(FAMILIES)))
+        raise CalcError(
+            "unknown_model_type", value=model_type, custom=custom,
+            supported=sorted(k for k, f in FAMILIES.items() if f.config_json),
+            others=sorted(k for k, f in FAMILIES.items() if not f.config_json),
+        )
     family = FAMILIES[model_type]
     if not architecture:
         listed = raw.get("architectures")
@@ -31,7 +36,9 @@ def resolve_architecture(raw: Mapping[str, Any], architecture: str | None) -> tu
             "unknown_architecture",
             value=architecture,
             model_type=model_type,
-            supported=", ".join(family.architecture_names),
+            supported=family.architecture_names,
+            custom=custom,
+            assumed="model_type" not in raw,
         )
     return model_type, architecture
 
@@ -104,7 +111,7 @@ def build(raw: Mapping[str, Any], architecture: str | None = None, pooler: Any =
             arch.head(t, c, arch.prefix)
         tensors = t.tensors()
 
-    inv = Inventory(model_type, arch_name, c, tensors, with_pooler, keras_layers)
+    inv = Inventory(model_type, arch_name, c, tensors, with_pooler, keras_layers, family=family, arch=arch)
     if inv.state_dict_total > MAX_TOTAL:
         raise CalcError("total_too_large", value=f"{inv.state_dict_total:,}", maximum=f"{MAX_TOTAL:,}")
     return inv

@@ -8,10 +8,12 @@ readers get the same numbers as the picture.
 from __future__ import annotations
 
 import zlib
+from typing import Any
 
-from .i18n import label
+from .i18n import label, paren, punct, colon
 from .model import Inventory, Tensor
-from .views import escape, fmt_int, fmt_percent, group_breakdown
+from .page.html import Markup, h, join
+from .views import fmt_int, fmt_percent, group_breakdown
 
 
 #: One colour per component group; mid-tones with enough contrast on white and on #1e2129.
@@ -27,18 +29,20 @@ COLOURS: dict[str, str] = {
 }
 
 
-def _svg(width: int, height: int, title: str, desc: str, body: list[str], css_class: str) -> str:
+def _svg(width: int, height: int, title: str, desc: str, body: list[Markup], css_class: str) -> str:
     # A content checksum, not hash(): ids must be the same in every build (hash() is
     # salted per process). CRC-32, not hashlib: zlib is already loaded in Pyodide.
     ident = f"{css_class}-{zlib.crc32((title + desc).encode('utf-8')):08x}"
-    return (
-        f'<svg class="{css_class}" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" '
-        f'width="100%" role="img" aria-labelledby="{ident}-t {ident}-d" '
-        f'style="max-width:{width}px;font-family:inherit">'
-        f'<title id="{ident}-t">{escape(title)}</title><desc id="{ident}-d">{escape(desc)}</desc>'
-        + "".join(body)
-        + "</svg>"
-    )
+    return str(h(
+        "svg", h("title", title, id=f"{ident}-t"), h("desc", desc, id=f"{ident}-d"), body,
+        class_=css_class, xmlns="http://www.w3.org/2000/svg", viewBox=f"0 0 {width} {height}", width="100%",
+        role="img", aria_labelledby=f"{ident}-t {ident}-d", style=f"max-width:{width}px;font-family:inherit",
+    ))
+
+
+def _text(x: Any, y: Any, content: str, size: int, **attrs: Any) -> Markup:
+    """An SVG ``<text>`` in the page's text colour (escaped, as every value given to :func:`h`)."""
+    return h("text", content, x=x, y=y, fill="currentColor", font_size=size, **attrs)
 
 
 def share_chart_svg(inv: Inventory, lang: str = "en", model_name: str | None = None) -> str:
@@ -50,23 +54,21 @@ def share_chart_svg(inv: Inventory, lang: str = "en", model_name: str | None = N
     shares = group_breakdown(inv)
     name = model_name or inv.architecture
     title = label("share_chart_title", lang, total=fmt_int(inv.total, lang), model=name)
-    sep, colon, paren = ("；", "：", "（{}）") if lang == "zh" else ("; ", ": ", " ({})")
-    desc = sep.join(
-        f"{label(s.key, lang)}{colon}{fmt_int(s.count, lang)}{paren.format(fmt_percent(s.fraction, lang))}"
+    desc = punct("clause_sep", lang).join(
+        f"{label(s.key, lang)}{colon(lang)}{fmt_int(s.count, lang)}{paren(fmt_percent(s.fraction, lang), lang, aside=True)}"
         for s in shares
     )
     bar_w, row_h, width = 250, 46, 420
-    body: list[str] = []
+    body: list[Markup] = []
     biggest = max((s.fraction for s in shares), default=1.0) or 1.0
     for i, s in enumerate(shares):
         y = i * row_h
         w = max(2.0, bar_w * s.fraction / biggest)
-        body.append(
-            f'<text x="0" y="{y + 15}" fill="currentColor" font-size="14">{escape(label(s.key, lang))}</text>'
-            f'<rect x="0" y="{y + 22}" width="{w:.1f}" height="16" rx="3" fill="{COLOURS[s.key]}"/>'
-            f'<text x="{w + 8:.1f}" y="{y + 35}" fill="currentColor" font-size="13">'
-            f"{fmt_int(s.count, lang)} · {fmt_percent(s.fraction, lang)}</text>"
-        )
+        body.append(join([
+            _text(0, y + 15, label(s.key, lang), 14),
+            h("rect", x=0, y=y + 22, width=f"{w:.1f}", height=16, rx=3, fill=COLOURS[s.key]),
+            _text(f"{w + 8:.1f}", y + 35, f"{fmt_int(s.count, lang)} · {fmt_percent(s.fraction, lang)}", 13),
+        ]))
     return _svg(width, row_h * len(shares), title, desc, body, "share-chart")
 
 
@@ -96,8 +98,9 @@ def layer_diagram_svg(inv: Inventory, lang: str = "en", model_name: str | None =
     name = model_name or inv.architecture
     title = label("layer_diagram_title", lang, model=name, total=fmt_int(total, lang))
     short = [b[0].split(f".{layer}.", 1)[-1] for b in blocks]
-    sep, colon, paren = ("；", "：", "（{}）") if lang == "zh" else ("; ", ": ", " ({})")
-    desc = sep.join(f"{s}{paren.format(label(b[1], lang))}{colon}{fmt_int(b[2], lang)}" for s, b in zip(short, blocks))
+    sep = punct("clause_sep", lang)
+    desc = sep.join(f"{s}{paren(label(b[1], lang), lang, aside=True)}{colon(lang)}{fmt_int(b[2], lang)}"
+                    for s, b in zip(short, blocks))
     desc += sep + label("residual", lang)
     box_w, box_h, gap = 360, 44, 10
     width, height = box_w + 4, len(blocks) * (box_h + gap) + 24
@@ -105,15 +108,12 @@ def layer_diagram_svg(inv: Inventory, lang: str = "en", model_name: str | None =
     for i, (module, group, count) in enumerate(reversed(blocks)):
         y = 2 + i * (box_h + gap)
         text = short[len(blocks) - 1 - i]
-        body.append(
-            f'<rect x="2" y="{y}" width="{box_w}" height="{box_h}" rx="6" fill="{COLOURS[group]}" fill-opacity="0.18" '
-            f'stroke="{COLOURS[group]}" stroke-width="2"/>'
-            f'<text x="12" y="{y + 18}" fill="currentColor" font-size="13" font-family="monospace">{escape(text)}</text>'
-            f'<text x="12" y="{y + 36}" fill="currentColor" font-size="12">{escape(label(group, lang))}</text>'
-            f'<text x="{box_w - 8}" y="{y + 28}" text-anchor="end" fill="currentColor" font-size="15" font-weight="bold">'
-            f"{fmt_int(count, lang)}</text>"
-        )
-    body.append(
-        f'<text x="2" y="{height - 6}" fill="currentColor" font-size="12">↻ {escape(label("residual", lang))}</text>'
-    )
+        body.append(join([
+            h("rect", x=2, y=y, width=box_w, height=box_h, rx=6, fill=COLOURS[group], fill_opacity="0.18",
+              stroke=COLOURS[group], stroke_width=2),
+            _text(12, y + 18, text, 13, font_family="monospace"),
+            _text(12, y + 36, label(group, lang), 12),
+            _text(box_w - 8, y + 28, fmt_int(count, lang), 15, text_anchor="end", font_weight="bold"),
+        ]))
+    body.append(_text(2, height - 6, "↻ " + label("residual", lang), 12))
     return _svg(width, height, title, desc, body, "layer-diagram")

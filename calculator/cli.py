@@ -1,7 +1,8 @@
 """``python -m calculator``: the engine from a shell, for forum answers and scripts.
 
-Bad input never shows a traceback: exit status 2 and one line on stderr,
-``error: <code>: <message>``.
+argparse, then one call per format to :mod:`calculator.views`. Bad input never shows a
+traceback: exit status 2 and one line on stderr, ``error: <code>: <message>``; with
+``--format json``, a JSON object on stdout instead, ``{"error": {"code", "message"}}``.
 """
 from __future__ import annotations
 
@@ -14,14 +15,19 @@ from . import counts, peft, views
 from .build import build
 from .config import parse_json
 from .errors import CalcError
+from .i18n import label
 from .presets import PRESETS, get_preset
 
 
+class UsageError(Exception):
+    """A bad option (argparse's message), reported like every other error (:func:`_fail`)."""
+
+
 class _Parser(argparse.ArgumentParser):
-    """argparse exits with status 2 already; make its message follow our one-line format."""
+    """argparse's errors become :class:`UsageError`, so they follow our format, JSON included."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        self.exit(2, f"error: usage: {message}\n")
+        raise UsageError(message)
 
 
 def make_parser() -> argparse.ArgumentParser:
@@ -34,8 +40,12 @@ def make_parser() -> argparse.ArgumentParser:
     source.add_argument("--config", metavar="PATH", help="a Hugging Face config.json ('-' reads stdin)")
     p.add_argument("--architecture", metavar="CLASS", help="model class, e.g. BertForMaskedLM (overrides architectures[0])")
     p.add_argument("--no-pooler", action="store_true", help="base model without the pooler (add_pooling_layer=False)")
-    p.add_argument("--format", choices=("text", "markdown", "json"), default="text")
-    p.add_argument("--full", action="store_true", help="text/markdown: every tensor of every layer instead of layer 0 × L")
+    p.add_argument("--format", choices=("text", "markdown", "json"), default="text",
+                   help="markdown: a summary to paste into an answer (--table for the per-tensor table)")
+    p.add_argument("--table", action="store_true", help="markdown: the per-tensor table instead of the summary")
+    p.add_argument("--full", action="store_true",
+                   help="text/markdown: every tensor of every layer instead of layer 0 × L (markdown: implies --table)")
+    p.add_argument("--label", metavar="TEXT", help="markdown: the name the summary gives the model (default: the preset)")
     p.add_argument("--lang", choices=("en", "zh"), default="en")
     p.add_argument("--list-presets", action="store_true", help="print the preset names and exit")
     p.add_argument("--counts", action="store_true",
@@ -68,47 +78,15 @@ def make_plan(args: argparse.Namespace, inv: Any) -> peft.Plan | None:
     return None
 
 
-def plan_text(plan: peft.Plan, lang: str, markdown: bool, full: bool) -> str:
-    """The lines text and Markdown output end with: peft's own line (LoRA) or the trainable share, then warnings."""
-    colon = "：" if lang == "zh" else ": "
-    code = "`" if markdown else ""
-    lines: list[str] = []
-    if plan.line is not None:
-        settings = ", ".join(f"{k}={v if not isinstance(v, list) else ','.join(v)}" for k, v in plan.settings.items()
-                             if v is not None)
-        lines.append(f"{peft.label('lora', lang)} ({settings}){colon.rstrip()}" if lang != "zh"
-                     else f"{peft.label('lora', lang)}（{settings}）：")
-        lines.append(f"{code}{plan.line}{code}")
-        added = plan.added
-        if added:
-            lines.append(peft.label("added", lang, n=len(added), count=views.fmt_int(sum(t.count for t in added))))
-        copies = [t for t in plan.copies if t.tied_to is None]
-        if copies:
-            lines.append(peft.label("copies", lang, count=views.fmt_int(sum(t.count for t in copies))))
-        if full:
-            width = max((len(t.name) for t in added), default=10) + 2
-            lines.extend(f"  {code}{t.name}{code}{' ' * (width - len(t.name))}{views.fmt_shape(t.shape)}" for t in added)
-    else:
-        lines.append(peft.label("trainable_of", lang, trainable=views.fmt_int(plan.trainable),
-                                all=views.fmt_int(plan.all), percent=f"{plan.percentage:.4f}"))
-    for w in plan.warnings:
-        prefix = "> " if markdown else ""
-        lines.append(f"{prefix}{peft.label('warning', lang)}{colon}{w.message(lang)}")
-    sep = "\n\n" if markdown else "\n"
-    return sep.join(lines) + "\n"
+class FileError(Exception):
+    """The config file cannot be read (code ``file``)."""
 
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(path, reason)
+        self.path, self.reason = path, reason
 
-def counts_text(inv: Any, lang: str, markdown: bool) -> str:
-    """Every tool's count, one per line (Markdown: a table)."""
-    rows = counts.reconcile(inv)
-    if markdown:
-        head = "| " + ("工具" if lang == "zh" else "Tool") + " | " + ("参数量" if lang == "zh" else "Count") + " |\n|---|---:|\n"
-        return head + "".join(f"| {c.label(lang)} | {views.fmt_int(c.value)} |\n" for c in rows)
-    width = max(views._display_width(c.label(lang)) for c in rows) + 2
-    return "".join(
-        f"{c.label(lang)}{' ' * (width - views._display_width(c.label(lang)))}{views.fmt_int(c.value):>16}\n"
-        for c in rows
-    )
+    def message(self, lang: str) -> str:
+        return label("file_unreadable", lang, path=self.path, reason=self.reason)
 
 
 def load_config(args: argparse.Namespace) -> dict[str, Any]:
@@ -120,7 +98,7 @@ def load_config(args: argparse.Namespace) -> dict[str, Any]:
                 with open(args.config, "rb") as fh:
                     data = fh.read()
             except OSError as exc:
-                raise SystemExit(_fail("file", f"cannot read {args.config}: {exc.strerror}"))
+                raise FileError(args.config, exc.strerror or str(exc)) from None
         try:
             text = data.decode("utf-8-sig")
         except UnicodeDecodeError:
@@ -129,25 +107,47 @@ def load_config(args: argparse.Namespace) -> dict[str, Any]:
     return dict(get_preset(args.preset or "bert-base-uncased").config)
 
 
-def _fail(code: str, message: str) -> int:
-    print(f"error: {code}: {message}", file=sys.stderr)
+def _fail(code: str, message: str, as_json: bool = False) -> int:
+    """Report an error: one line on stderr, or (``--format json``) a JSON object on stdout. Exit status 2."""
+    if as_json:
+        print(json.dumps({"error": {"code": code, "message": message}}, ensure_ascii=False))
+    else:
+        print(f"error: {code}: {message}", file=sys.stderr)
     return 2
 
 
+def _option(argv: Sequence[str], name: str) -> str | None:
+    """An option's value read before argparse (so even its errors know the format and language)."""
+    for i, arg in enumerate(argv):
+        if arg == name and i + 1 < len(argv):
+            return argv[i + 1]
+        if arg.startswith(name + "="):
+            return arg.split("=", 1)[1]
+    return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = make_parser().parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    as_json = _option(argv, "--format") == "json"
+    try:
+        args = make_parser().parse_args(argv)
+    except UsageError as exc:
+        return _fail("usage", str(exc), as_json)
     if args.list_presets:
         print("\n".join(PRESETS))
         return 0
     lora_given = any(getattr(args, k) is not None for k in LORA_OPTIONS)
     if lora_given and (args.freeze_embeddings or args.freeze_layers is not None or args.freeze_all_but_head):
-        return _fail("usage", "LoRA options and freezing options exclude each other (peft freezes the model itself)")
+        return _fail("plan_conflict", CalcError("plan_conflict").message(args.lang), as_json)
     try:
         raw = load_config(args)
         inv = build(raw, args.architecture, False if args.no_pooler else None)
         plan = make_plan(args, inv)
     except CalcError as exc:
-        return _fail(exc.code, exc.message(args.lang))
+        return _fail(exc.code, exc.message(args.lang), as_json)
+    except FileError as exc:
+        return _fail("file", exc.message(args.lang), as_json)
+    told = views.config_notes(raw, args.lang)
     if args.format == "json":
         data = views.to_json(inv, plan if plan is not None and plan.method == "lora" else None)
         data["counts"] = counts.counts_json(inv)
@@ -155,16 +155,23 @@ def main(argv: Sequence[str] | None = None) -> int:
             data["freeze"] = plan.to_dict(args.lang)
         elif plan is not None:
             data["peft"]["warnings"] = [w.to_dict(args.lang) for w in plan.warnings]
+        if told:
+            data["notes"] = told
         out = json.dumps(data, ensure_ascii=False, indent=2)
     else:
         markdown = args.format == "markdown"
-        if markdown:
+        summary = markdown and not (args.table or args.full)
+        if summary:
+            out = views.summary_markdown(inv, args.lang, name=args.label or args.preset, plan=plan)
+        elif markdown:
             out = views.markdown_table(inv, args.lang, compact=not args.full)
         else:
             out = views.text_report(inv, args.lang, compact=not args.full)
         if args.counts:
-            out += "\n" + counts_text(inv, args.lang, markdown)
-        if plan is not None:
-            out += "\n" + plan_text(plan, args.lang, markdown, args.full)
+            out += "\n" + views.counts_report(inv, args.lang, markdown)
+        if plan is not None and not summary:
+            out += "\n" + views.plan_report(plan, args.lang, markdown, args.full)
+        if told:
+            out = "".join(("> " if markdown else "") + n["message"] + "\n\n" for n in told) + out
     sys.stdout.write(out if out.endswith("\n") else out + "\n")
     return 0

@@ -38,7 +38,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from .i18n import L, pick
 from .model import Inventory, Tensor
+from .views.breakdown import num_parameters
 
 
 @dataclass(frozen=True)
@@ -68,7 +70,7 @@ class Count:
     base: int = 0
 
     def label(self, lang: str = "en") -> str:
-        return self.labels["zh" if lang == "zh" else "en"]
+        return pick(self.labels, lang)
 
     def to_dict(self, lang: str | None = None) -> dict[str, Any]:
         """Plain data (the CLI's JSON, the page); ``lang`` picks one language for labels and note."""
@@ -84,39 +86,35 @@ class Count:
         }
         if lang is not None:
             out["label"] = self.label(lang)
-            out["note"] = self.note["zh" if lang == "zh" else "en"]
+            out["note"] = pick(self.note, lang)
         return out
-
-
-def _L(en: str, zh: str) -> dict[str, str]:
-    return {"en": en, "zh": zh}
 
 
 #: The tool's own name (labels), the call, and why it differs, per count key.
 TOOLS: dict[str, tuple[str, dict[str, str], dict[str, str]]] = {
     "parameters": (
         "sum(p.numel() for p in model.parameters())",
-        _L("PyTorch: sum of model.parameters()", "PyTorch：model.parameters() 之和"),
-        _L(
+        L("PyTorch: sum of model.parameters()", "PyTorch：model.parameters() 之和"),
+        L(
             "Each Parameter once: a weight shared by two modules is yielded under its first name only.",
             "每个 Parameter 只算一次：两个模块共享的权重只以第一个名字出现。",
         ),
     ),
     "num_parameters": (
         "model.num_parameters()",
-        _L("transformers: model.num_parameters()", "transformers：model.num_parameters()"),
-        _L(
+        L("transformers: model.num_parameters()", "transformers：model.num_parameters()"),
+        L(
             "transformers sums named_parameters(), so it equals the parameters() total.",
             "transformers 对 named_parameters() 求和，因此与 parameters() 的总数相同。",
         ),
     ),
     "num_parameters_exclude_embeddings": (
         "model.num_parameters(exclude_embeddings=True)",
-        _L(
+        L(
             "transformers: model.num_parameters(exclude_embeddings=True)",
             "transformers：model.num_parameters(exclude_embeddings=True)",
         ),
-        _L(
+        L(
             "Leaves out the weight of every nn.Embedding module and nothing else: the embedding LayerNorm and "
             "any projection stay in, and a shared weight listed first under a head's name is kept.",
             "只去掉每个 nn.Embedding 模块的权重：嵌入层的 LayerNorm 和各种投影仍然计入；"
@@ -125,19 +123,19 @@ TOOLS: dict[str, tuple[str, dict[str, str], dict[str, str]]] = {
     ),
     "state_dict": (
         "sum(t.numel() for t in model.state_dict().values())",
-        _L("PyTorch: sum over model.state_dict()", "PyTorch：model.state_dict() 之和"),
-        _L(
+        L("PyTorch: sum over model.state_dict()", "PyTorch：model.state_dict() 之和"),
+        L(
             "Every entry, so a shared weight counts once per name.",
             "逐个条目求和，共享的权重每个名字各算一次。",
         ),
     ),
     "save_pretrained": (
         "model.save_pretrained(path)  # model.safetensors",
-        _L(
+        L(
             "Hugging Face Hub: parameters in the safetensors file save_pretrained writes",
             "Hugging Face Hub：save_pretrained 写出的 safetensors 文件中的参数量",
         ),
-        _L(
+        L(
             "safetensors stores no aliases: a tied weight is written once, under the name transformers loads it "
             "into (the embedding), so the file (and the Hub's count) equals the parameters() total of the class saved.",
             "safetensors 不保存别名：共享的权重只写一次，用 transformers 加载时使用的名字（词嵌入），"
@@ -146,8 +144,8 @@ TOOLS: dict[str, tuple[str, dict[str, str], dict[str, str]]] = {
     ),
     "torchinfo": (
         "torchinfo.summary(model).total_params",
-        _L("torchinfo 1.8.0: Total params", "torchinfo 1.8.0：Total params"),
-        _L(
+        L("torchinfo 1.8.0: Total params", "torchinfo 1.8.0：Total params"),
+        L(
             "torchinfo adds up module by module: a weight shared by modules in different branches "
             "(the output projection and the word embedding) is counted in each of them.",
             "torchinfo 逐个模块累加：分属不同分支的模块共享同一个权重时（输出投影与词嵌入），每个模块各算一次。",
@@ -155,8 +153,8 @@ TOOLS: dict[str, tuple[str, dict[str, str], dict[str, str]]] = {
     ),
     "keras_count_params": (
         "model.count_params()",
-        _L("Keras: model.count_params()", "Keras：model.count_params()"),
-        _L(
+        L("Keras: model.count_params()", "Keras：model.count_params()"),
+        L(
             "Each weight variable once; the summary's Total params is the same number.",
             "每个权重变量只算一次；model.summary() 中的 Total params 也是这个数。",
         ),
@@ -177,10 +175,7 @@ def storage(t: Tensor) -> str:
 
 def is_transformers(inv: Inventory) -> bool:
     """Whether transformers builds this inventory's family (num_parameters, save_pretrained apply)."""
-    from .families import FAMILIES
-
-    family = FAMILIES.get(inv.model_type)
-    return bool(family is not None and family.transformers)
+    return bool(inv.family is not None and inv.family.transformers)
 
 
 def is_keras(inv: Inventory) -> bool:
@@ -347,8 +342,6 @@ def reconcile(inv: Inventory) -> tuple[Count, ...]:
     out = [_count(inv, "parameters", inv.total)]
     hf = is_transformers(inv)
     if hf:
-        from .views import num_parameters
-
         out.append(_count(inv, "num_parameters", num_parameters(inv)))
         embeddings = [t.name for t in inv.unique if t.embedding]
         out.append(_count(inv, "num_parameters_exclude_embeddings", num_parameters(inv, exclude_embeddings=True),

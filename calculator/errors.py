@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from .i18n import join_choice, join_list, norm_lang, pick, punct
+
 MESSAGES: dict[str, dict[str, str]] = {
     "invalid_json": {
         "en": "The config is not valid JSON: {detail}.",
@@ -17,13 +19,18 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "The config must be a JSON object ({{...}}), not {kind}.",
         "zh": "配置必须是一个 JSON 对象（{{...}}），而不是{kind}。",
     },
+    # A model this calculator cannot count: say so, say what it can count, and give the way forward.
     "unknown_model_type": {
-        "en": "Unknown model_type \"{value}\". Supported: {supported}.",
-        "zh": "不支持的 model_type“{value}”。支持的类型：{supported}。",
+        "en": "model_type \"{value}\" is not supported. Supported model_types (as in config.json): {supported}; "
+        "and, without a config.json, {others}.{custom} To count it with transformers: {one_liner}",
+        "zh": "不支持 model_type“{value}”。支持的 model_type（即 config.json 中的写法）：{supported}；"
+        "另外还支持两种没有 config.json 的实现：{others}。{custom}可以用 transformers 直接计算：{one_liner}",
     },
     "unknown_architecture": {
-        "en": "Unknown architecture \"{value}\" for model_type \"{model_type}\". Supported: {supported}.",
-        "zh": "model_type 为“{model_type}”时不支持架构“{value}”。可选的架构：{supported}。",
+        "en": "Architecture \"{value}\" is not supported for model_type \"{model_type}\"{assumed}. "
+        "Supported: {supported}.{custom} To count it with transformers: {one_liner}",
+        "zh": "model_type 为“{model_type}”{assumed}时不支持架构“{value}”。可选的架构：{supported}。"
+        "{custom}可以用 transformers 直接计算：{one_liner}",
     },
     "unknown_preset": {
         "en": "Unknown preset \"{value}\". {hint}",
@@ -75,7 +82,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "bad_fraction": {
         "en": "{key} must be a number between 0 and 1 (got {value}).",
-        "zh": "{key} 必须是 0 到 1 之间的数（当前为 {value}）。",
+        "zh": "{key}必须在 0 到 1 之间（当前为 {value}）。",
     },
     "bad_value": {
         "en": "{key} has an unsupported value: {value}.",
@@ -161,9 +168,23 @@ PRESET_HINTS: dict[str, dict[str, str]] = {
     },
     "cli": {"en": "Run with --list-presets to see them all.", "zh": "加上 --list-presets 可查看全部预设。"},
 }
-#: Joining the close names: "a, b or c", "a、b 或 c".
-PRESET_SEP = {"en": ", ", "zh": "、"}
-PRESET_OR = {"en": " or ", "zh": " 或 "}
+#: The way forward for a model this calculator cannot count: transformers counts any model it can build.
+ONE_LINER = "AutoModel.from_config(AutoConfig.from_pretrained(NAME, trust_remote_code=True)).num_parameters()"
+#: Parts of the "not supported" messages.
+UNSUPPORTED_WORDS: dict[str, dict[str, str]] = {
+    "custom": {
+        "en": " The config has auto_map: its model code ships with the checkpoint (custom code, trust_remote_code=True).",
+        "zh": "这个配置带有 auto_map：模型代码随 checkpoint 一起发布（自定义代码，需要 trust_remote_code=True）。",
+    },
+    "one_liner": {
+        "en": "{code} (NAME: the model's id on the Hub).",
+        "zh": "{code}（NAME 换成模型在 Hub 上的名称）。",
+    },
+    "assumed": {
+        "en": " (the config has no model_type, so BERT was assumed)",
+        "zh": "（配置中没有 model_type，按 BERT 处理）",
+    },
+}
 
 
 
@@ -180,28 +201,38 @@ class CalcError(ValueError):
     def message(self, lang: str = "en", where: str = "cli") -> str:
         """The message in ``lang``; ``where`` ("cli" or "page") is where it is read, for the
         few messages that point the reader somewhere (the page's preset picker, a CLI option)."""
-        lang = "zh" if lang == "zh" else "en"
+        lang = norm_lang(lang)
         params = dict(self.params)
         if self.code == "unknown_preset":
             params["hint"] = _preset_hint(params.get("close"), lang, where)
         value = params.get("value")
         if self.code in EMPTY_MESSAGES and isinstance(value, str) and not value.strip():
-            return EMPTY_MESSAGES[self.code][lang].format(**params)
+            return pick(EMPTY_MESSAGES[self.code], lang, **params)
         if "value" in params:
             params["value"] = _short(params["value"])
+        if isinstance(params.get("maximum"), int):  # a limit reads as the site prints numbers: 10,000,000
+            params["maximum"] = f"{params['maximum']:,}"
+        # Lists of names (supported types, modules) read as each language lists them: "a, b" / "a、b".
+        for key, item in params.items():
+            if key != "value" and isinstance(item, (list, tuple)):
+                params[key] = join_list(item, lang)
         if "kind" in params:
-            kind = KINDS.get(params["kind"], {}).get(lang, params["kind"])
+            kind = pick(KINDS[params["kind"]], lang) if params["kind"] in KINDS else params["kind"]
             # "而不是 null": a space between Chinese and a Latin word, none before 数组.
-            params["kind"] = " " + kind if lang == "zh" and kind[:1].isascii() else kind
+            params["kind"] = (punct("latin_gap", lang) if kind[:1].isascii() else "") + kind
         if "has_pooler" in params:
-            params["has"] = HAS_POOLER[bool(params["has_pooler"])][lang]
+            params["has"] = pick(HAS_POOLER[bool(params["has_pooler"])], lang)
         if isinstance(params.get("name"), dict):
             # A field known to readers by its label, not its query key (the page's
             # active-neuron share is ``active_fraction`` only in the address).
-            params["key"] = params["name"][lang]
+            params["key"] = pick(params["name"], lang)
         if "detail" in params or "line" in params:
             params["detail"] = _detail(params, lang)
-        return MESSAGES[self.code][lang].format(**params)
+        if self.code in ("unknown_model_type", "unknown_architecture"):
+            params["custom"] = pick(UNSUPPORTED_WORDS["custom"], lang) if params.get("custom") else ""
+            params["one_liner"] = pick(UNSUPPORTED_WORDS["one_liner"], lang, code=ONE_LINER)
+            params["assumed"] = pick(UNSUPPORTED_WORDS["assumed"], lang) if params.get("assumed") else ""
+        return pick(MESSAGES[self.code], lang, **params)
 
     def to_dict(self, lang: str = "en", where: str = "cli") -> dict[str, Any]:
         return {"code": self.code, "key": self.params.get("key"), "message": self.message(lang, where)}
@@ -211,9 +242,8 @@ def _preset_hint(close: Any, lang: str, where: str) -> str:
     """"Did you mean …?" with the names :func:`calculator.presets.close_presets` found, else where the list is."""
     close = list(close or ())
     if close:
-        names = close[0] if len(close) == 1 else PRESET_SEP[lang].join(close[:-1]) + PRESET_OR[lang] + close[-1]
-        return PRESET_HINTS["close"][lang].format(names=names)
-    return PRESET_HINTS["page" if where == "page" else "cli"][lang]
+        return pick(PRESET_HINTS["close"], lang, names=join_choice(close, lang))
+    return pick(PRESET_HINTS["page" if where == "page" else "cli"], lang)
 
 
 #: What a class with a fixed pooler has, for ``pooler_fixed``.
@@ -248,7 +278,7 @@ def _detail(params: dict[str, Any], lang: str) -> str:
     entry = DETAILS.get(key)
     if entry is None:
         return _short(key)
-    return entry[lang].format(line=params.get("line", 1), column=params.get("column", 1))
+    return pick(entry, lang, line=params.get("line", 1), column=params.get("column", 1))
 
 
 def _short(value: Any) -> str:

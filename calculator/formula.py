@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable
 
+from .i18n import has_words
 from .model import Inventory, Tensor
 
 
@@ -21,6 +22,14 @@ class FormulaLine:
     value: int
     #: A line that explains another and is not added to the total (one layer, before × L).
     counted: bool = True
+
+    def __post_init__(self) -> None:
+        # A line without words would only fail when the CLI or the page prints it: fail where it is written.
+        if not has_words(self.key):
+            raise ValueError(
+                f"formula line {self.key!r} has no words: add it to calculator.i18n.LABELS (shared) "
+                "or to the family's labels= (its own)"
+            )
 
 
 @dataclass(frozen=True)

@@ -100,6 +100,12 @@ class Inventory:
     tensors: tuple[Tensor, ...]
     pooler: bool = False
     keras_layers: tuple[KerasLayer, ...] = field(default=())
+    #: What it was built from: the :class:`~calculator.families.base.Family` and its
+    #: :class:`~calculator.families.base.Architecture` (typed ``Any``: this module is below
+    #: the families). Views, peft and the page read them here instead of looking the
+    #: family up again by ``model_type``.
+    family: Any = field(default=None, compare=False, repr=False)
+    arch: Any = field(default=None, compare=False, repr=False)
 
     @cached_property
     def unique(self) -> tuple[Tensor, ...]:
@@ -115,21 +121,6 @@ class Inventory:
         an embedding; the totals are the same as :attr:`unique`'s.
         """
         return tuple(t for t in self.tensors if ((t.tied_to is None) if t.owner is None else t.owner == t.name))
-
-    @cached_property
-    def _charged_names(self) -> frozenset[str]:
-        return frozenset(t.name for t in self.charged)
-
-    def listed_under(self, t: Tensor) -> str | None:
-        """For a copy of shared storage: the name its count is listed under (the owner); None if it is counted.
-
-        Tables count a shared Parameter once, on the owner's row (the embedding), and
-        mark every other name as a copy of it; ``tied_to`` (the first name) may differ
-        where a class registers its head first.
-        """
-        if t.name in self._charged_names:
-            return None
-        return t.owner or t.tied_to
 
     @cached_property
     def total(self) -> int:

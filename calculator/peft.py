@@ -38,9 +38,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
-from .config import MAX_SIZE, MAX_TOTAL
+from .config import MAX_SIZE, MAX_TOTAL, coerce_int
 from .errors import CalcError
 from .families import FAMILIES
+from .i18n import L, join_list, pick
 from .model import Inventory, Tensor
 
 TASK_TYPES: tuple[str, ...] = ("SEQ_CLS", "TOKEN_CLS", "QUESTION_ANS")
@@ -79,13 +80,9 @@ LORA_SUBMODULES: dict[str, tuple[str, ...]] = {
 }
 
 
-def _L(en: str, zh: str) -> dict[str, str]:
-    return {"en": en, "zh": zh}
-
-
 #: Warnings (not errors: peft goes ahead), in both languages.
 WARNINGS: dict[str, dict[str, str]] = {
-    "head_frozen": _L(
+    "head_frozen": L(
         "The task head ({modules}) is frozen: peft trains only what it adds and what modules_to_save copies, "
         "and this head starts from random weights. Set task_type (SEQ_CLS, TOKEN_CLS or QUESTION_ANS) or "
         "modules_to_save=[{suggest}] (peft issue #801).",
@@ -93,39 +90,27 @@ WARNINGS: dict[str, dict[str, str]] = {
         "而这个任务头的权重是随机初始化的。请设置 task_type（SEQ_CLS、TOKEN_CLS 或 QUESTION_ANS）"
         "或 modules_to_save=[{suggest}]（peft issue #801）。",
     ),
-    "lora_target_skipped": _L(
+    "lora_target_skipped": L(
         "LoRA skips {modules}: they are inside modules_to_save, which peft trains in full instead.",
         "LoRA 跳过了 {modules}：它们位于 modules_to_save 之中，peft 会完整地训练这些模块。",
     ),
-    "nothing_trainable": _L(
+    "nothing_trainable": L(
         "Nothing is left to train: every parameter is frozen.",
         "没有可训练的参数：所有参数都被冻结了。",
     ),
 }
 
-#: Words the CLI's text and Markdown print around a plan.
-LABELS: dict[str, dict[str, str]] = {
-    "lora": _L("LoRA", "LoRA"),
-    "freeze": _L("Freezing", "冻结"),
-    "warning": _L("warning", "警告"),
-    "added": _L("LoRA adds {n} tensors, {count} parameters", "LoRA 新增 {n} 个张量，共 {count} 个参数"),
-    "copies": _L(
-        "modules_to_save copies: {count} parameters (counted again in all params)",
-        "modules_to_save 副本：{count} 个参数（在 all params 中再算一次）",
-    ),
-    "trainable_of": _L("Trainable: {trainable} of {all} ({percent}%)", "可训练参数：{trainable} / {all}（{percent}%）"),
-}
-
 
 @dataclass(frozen=True)
 class PlanWarning:
-    """A warning with a stable code and a message in both languages."""
+    """A warning with a stable code and a message in both languages (lists of names joined as each language does)."""
 
     code: str
-    params: dict[str, str] = field(default_factory=dict)
+    params: dict[str, Any] = field(default_factory=dict)
 
     def message(self, lang: str = "en") -> str:
-        return WARNINGS[self.code]["zh" if lang == "zh" else "en"].format(**self.params)
+        params = {k: join_list(v, lang) if isinstance(v, (list, tuple)) else v for k, v in self.params.items()}
+        return pick(WARNINGS[self.code], lang, **params)
 
     def to_dict(self, lang: str = "en") -> dict[str, str]:
         return {"code": self.code, "message": self.message(lang)}
@@ -282,10 +267,7 @@ def output_embedding(inv: Inventory) -> str | None:
     Classes that tie an output projection to the word embeddings (``ties_embeddings``)
     have one: the last Linear of the head whose weight has the word embedding's shape.
     """
-    from .families import FAMILIES
-
-    family = FAMILIES.get(inv.model_type)
-    arch = family.architecture(inv.architecture) if family else None
+    arch = inv.arch
     if arch is None or not arch.ties_embeddings:
         return None
     word = next((t for t in inv.tensors if t.embedding), None)
@@ -300,10 +282,7 @@ def output_embedding(inv: Inventory) -> str | None:
 
 def task_head_modules(inv: Inventory) -> tuple[str, ...]:
     """Top-level modules of a task head that starts from random weights (none for LM heads)."""
-    from .families import FAMILIES
-
-    family = FAMILIES.get(inv.model_type)
-    arch = family.architecture(inv.architecture) if family else None
+    arch = inv.arch
     if arch is None or arch.head is None or arch.ties_embeddings:
         return ()
     out: dict[str, None] = {}
@@ -333,18 +312,16 @@ def _in_saved(key: str, saved: Sequence[str]) -> bool:
     return False
 
 
-def _short_list(names: Sequence[str], limit: int = 8) -> str:
+def _short_list(names: Sequence[str], limit: int = 8) -> list[str]:
+    """The first ``limit`` names, and "…" for the rest (a message joins them as its language does)."""
     names = list(names)
-    text = ", ".join(names[:limit])
-    return text + (", …" if len(names) > limit else "")
+    return names[:limit] + (["…"] if len(names) > limit else [])
 
 
 # ---------------------------------------------------------------------------- LoRA
 
 
 def _check_rank(r: Any) -> int:
-    from .config import coerce_int
-
     try:
         value = coerce_int("r", r)
     except CalcError:
@@ -357,9 +334,7 @@ def _check_rank(r: Any) -> int:
 
 
 def _family_ok(inv: Inventory) -> None:
-    from .families import FAMILIES
-
-    family = FAMILIES.get(inv.model_type)
+    family = inv.family
     if family is None or not family.transformers:
         raise CalcError("lora_family", model_type=inv.model_type)
 
@@ -538,10 +513,7 @@ def _all_linear(inv: Inventory, tree: Sequence[Module], task_type: str | None) -
 
 
 def _has_output_embedding(inv: Inventory) -> bool:
-    from .families import FAMILIES
-
-    family = FAMILIES.get(inv.model_type)
-    arch = family.architecture(inv.architecture) if family else None
+    arch = inv.arch
     return bool(arch is not None and arch.ties_embeddings)
 
 
@@ -644,7 +616,7 @@ def _head_warning(inv: Inventory, tensors: Sequence[PlanTensor]) -> list[PlanWar
             frozen.append(head)
     if not frozen:
         return []
-    return [PlanWarning("head_frozen", {"modules": ", ".join(frozen), "suggest": ", ".join(f'"{h}"' for h in frozen)})]
+    return [PlanWarning("head_frozen", {"modules": list(frozen), "suggest": ", ".join(f'"{h}"' for h in frozen)})]
 
 
 # --------------------------------------------------------------------------- freeze
@@ -657,8 +629,6 @@ def freeze(inv: Inventory, embeddings: bool = False, layers: Any = 0, all_but_he
     also freezes an output projection tied to the word embeddings). ALBERT's blocks are its
     shared layer groups. ``all`` is the model's ``parameters()`` total.
     """
-    from .config import coerce_int
-
     k = coerce_int("freeze_layers", layers)
     if k < 0:
         raise CalcError("negative", key="freeze_layers", value=k)
@@ -721,8 +691,3 @@ def lora_from_text(
         task_type or None,
         split_names(modules_to_save),
     )
-
-
-def label(key: str, lang: str = "en", **params: Any) -> str:
-    text = LABELS[key]["zh" if lang == "zh" else "en"]
-    return text.format(**params) if params else text

@@ -238,45 +238,15 @@ class Lang:
 
     def breakdown_table(self, inv: Inventory) -> str:
         """Component | parameters | share, one row per group, and the total."""
-        lab = self.label
-        rows = [f"| {lab('group')} | {lab('count')} | {lab('share')} |", "|---|---:|---:|"]
-        for s in views.group_breakdown(inv):
-            rows.append(f"| {lab(s.key)} | {self.n(s.count)} | {self.pct(s.fraction)} |")
-        rows.append(f"| **{lab('total')}** | **{self.n(inv.total)}** | **{self.pct(1.0)}** |")
-        return "\n".join(rows) + "\n"
+        return views.breakdown_table(inv, self.lang)
 
     def tensor_table(self, tensors: Iterable[Tensor], total_label: str | None = None, frozen: str | None = None) -> str:
-        """Tensor | shape | parameters for the given tensors, and their sum (ties once).
-
-        ``frozen``: a note added to the count of each non-trainable tensor.
-        """
-        tensors = list(tensors)
-        lab = self.label
-        rows = [f"| {lab('tensor')} | {lab('shape')} | {lab('count')} |", "|---|---|---:|"]
-        for t in tensors:
-            count = self.n(t.count)
-            zh = self.lang == "zh"
-            if t.tied_to:
-                note = lab("tied_to", name="`" + t.tied_to + "`")
-                count = f"（{count}：{note}）" if zh else f"({count}: {note})"
-            elif frozen and not t.trainable:
-                count = f"{count}（{frozen}）" if zh else f"{count} ({frozen})"
-            rows.append(f"| `{t.name}` | {views.fmt_shape(t.shape)} | {count} |")
-        rows.append(f"| **{total_label or lab('subtotal')}** | | **{self.n(total_of(tensors))}** |")
-        return "\n".join(rows) + "\n"
+        """Tensor | shape | parameters for the given tensors, and their sum (ties once)."""
+        return views.tensor_table(tensors, self.lang, total_label, frozen)
 
     def formula_table(self, inv: Inventory) -> str:
         """The closed form, symbolic and substituted, one row per line of ``views.formula``."""
-        f = views.formula(inv)
-        if f is None:
-            raise ValueError(f"no closed form for {inv.model_type}")
-        lab = self.label
-        rows = [f"| {lab('group')} | {lab('formula')} | = | {lab('count')} |", "|---|---|---|---:|"]
-        for line in f.lines:
-            name = views.formula_label(inv, line.key, self.lang)
-            rows.append(f"| {name} | {line.symbolic} | {line.substituted} | {self.n(line.value)} |")
-        rows.append(f"| **{lab('total')}** | | | **{self.n(f.total)}** |")
-        return "\n".join(rows) + "\n"
+        return views.formula_table(inv, self.lang)
 
     # pictures --------------------------------------------------------------
     def _figure(self, svg: str, caption: str | None) -> str:
@@ -296,13 +266,7 @@ class Lang:
 
     def text_summary(self, inv: Inventory) -> str:
         """The text report without its per-tensor listing (what the CLI prints first)."""
-        report = views.text_report(inv, self.lang)
-        first_tensor = inv.tensors[0].name if inv.tensors else None
-        lines = report.splitlines()
-        for i, line in enumerate(lines):
-            if first_tensor and line.startswith(first_tensor):
-                return "\n".join(lines[:i]).rstrip() + "\n"
-        return report
+        return views.text_report(inv, self.lang, tensors=False)
 
 
 def page_context(lang: str) -> dict[str, Any]:

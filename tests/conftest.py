@@ -1,6 +1,6 @@
 """Make ``calculator`` importable from the repository root without an install step.
 
-Also the two things every suite shares:
+Also what every suite shares (the pieces themselves are in tests/harness.py):
 
 * ``built_site``: ONE strict build of the whole site per run, read by the docs
   tests (tests/docs), served to the browser tests (tests/browser) and the
@@ -8,6 +8,12 @@ Also the two things every suite shares:
   the controller starts it as the run begins, under a file lock, into the run's
   common temporary directory, and the workers wait for that build and read it
   (tests/once.py); without workers, the first test to ask builds it.
+* ``served_site``: that build served on 127.0.0.1 the way GitHub Pages serves it
+  (tests/harness.py: one server implementation), once per process, twice over:
+  ``served_site.sub`` under the project site's subpath
+  (``http://127.0.0.1:<port>/bert-parameter-count/``) and ``served_site.root`` at a
+  server's root. tests/browser and tests/quality each give it the ``site``
+  their tests use.
 * ``browser``: one headless Chromium per process (tests/chromium.py).
 """
 import sys
@@ -17,7 +23,6 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-import json  # noqa: E402
 import os  # noqa: E402
 import subprocess  # noqa: E402
 from dataclasses import dataclass  # noqa: E402
@@ -25,10 +30,9 @@ from dataclasses import dataclass  # noqa: E402
 import pytest  # noqa: E402
 
 from tests.chromium import SUITE_ARGS, chromium_path, unavailable  # noqa: E402
+from tests.harness import SUBPATH, serve  # noqa: E402
 from tests.once import once_per_run, run_dir, start_early  # noqa: E402
 
-#: The site is published under a project site's subpath; the build is read there.
-SUBPATH = "bert-parameter-count"
 #: What the shared build is built for: the shape of GitHub Pages' URL for a fork
 #: (not the default in mkdocs.yml), so SITE_URL's override is exercised, and a
 #: page that wrongly loads from site_url's host fails (tests may reach 127.0.0.1 only).
@@ -38,12 +42,18 @@ SITE_URL = f"https://example.github.io/{SUBPATH}/"
 #: The order the suites run in: those that need no site build first, so that on
 #: several workers (``make test``: pytest-xdist) there is work while the site is
 #: built (in the background, by the controller: ``pytest_sessionstart``).
-ORDER = ("unit", "properties", "crosscheck", "pyodide", "docs", "browser", "quality")
+ORDER = ("unit", "properties", "goldens", "crosscheck", "packaging", "pyodide", "docs", "browser", "quality")
 
 
 def _suite(item) -> int:
     parts = Path(str(item.path)).relative_to(ROOT).parts
     return ORDER.index(parts[1]) if len(parts) > 2 and parts[0] == "tests" and parts[1] in ORDER else len(ORDER)
+
+
+def pytest_addoption(parser):
+    """``--update-goldens``: rewrite tests/goldens' files from today's output instead of comparing."""
+    parser.addoption("--update-goldens", action="store_true", default=False,
+                     help="rewrite the golden outputs in tests/goldens/ (then review `git diff tests/goldens`)")
 
 
 #: Test directories that read the shared site build.
@@ -123,6 +133,26 @@ def built_site(tmp_path_factory) -> Build:
         pytest.fail(f"mkdocs build --strict failed ({result['returncode']}):\n"
                     f"{result['stdout'][-2000:]}\n{result['stderr'][-6000:]}", pytrace=False)
     return Build(out, SITE_URL, result["stderr"])
+
+
+@dataclass(frozen=True)
+class Served:
+    """The shared build on 127.0.0.1: ``root`` and ``sub`` are the site's URLs (both end in ``/``)."""
+
+    build: Build
+    root: str  # http://127.0.0.1:<port>/
+    sub: str  # http://127.0.0.1:<port>/bert-parameter-count/
+
+
+@pytest.fixture(scope="session")
+def served_site(built_site) -> Served:
+    """The run's one build, served the way GitHub Pages serves it, at a root and under the subpath."""
+    assert built_site.dir.name == SUBPATH
+    root_server, root_url = serve(built_site.dir, "")
+    sub_server, sub_url = serve(built_site.top, SUBPATH)
+    yield Served(built_site, root_url, sub_url)
+    root_server.stop()
+    sub_server.stop()
 
 
 @pytest.fixture(scope="session")

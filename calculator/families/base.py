@@ -19,8 +19,9 @@ import random
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Mapping
 
-from ..config import Field, Label
+from ..config import Field, Label, read_fields
 from ..formula import Formula
+from ..i18n import LABELS, declare_family_words, label, pick
 from ..model import Inventory, KerasLayer, Tensor, TensorList
 
 #: A head adds the task-specific tensors (names relative to the class, backbone under ``prefix``).
@@ -29,9 +30,9 @@ HeadBuilder = Callable[[TensorList, dict[str, Any], str], None]
 BackboneBuilder = Callable[[TensorList, dict[str, Any], str, bool], None]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Architecture:
-    """One model class of a family.
+    """One model class of a family, declared with keywords (``pooler`` is tri-state, so positions misread).
 
     ``prefix`` is the attribute name of the backbone inside the class
     (``"bert."`` inside ``BertForMaskedLM``, ``""`` for ``BertModel``);
@@ -50,6 +51,11 @@ class Architecture:
     #: The class registers its head before its backbone (transformers 5.23's XLM-R task
     #: classes, from its modular file), so the head comes first in ``state_dict``.
     head_first: bool = False
+
+
+def plain_layer_row(n: int, config: Mapping[str, Any], lang: str) -> str:
+    """"Layer 3" / "第 3 层": how most families name a row of the per-layer table."""
+    return label("layer_n", lang, n=n)
 
 
 @dataclass(frozen=True)
@@ -96,8 +102,8 @@ class Family:
     presets: tuple[Preset, ...] = ()
     #: HF ``attribute_map``: generic names accepted for this family's own keys.
     aliases: dict[str, str] = field(default_factory=dict)
-    #: (hidden key, heads key) that must divide, or None.
-    heads_check: tuple[str, str] | None = None
+    #: (hidden key, heads key) that must divide (HF rejects the config otherwise), or None.
+    heads_check: tuple[str, str] | None = ("hidden_size", "num_attention_heads")
     #: Further checks on the values read (each raises a CalcError), e.g. ALBERT's groups × layers bound.
     checks: tuple[Callable[[dict[str, Any]], None], ...] = ()
     #: Families that are not built from a backbone + head (keras-bert, the 2018 Transformer)
@@ -120,7 +126,7 @@ class Family:
     #: The page-label key of the form's legend for this family's fields.
     legend: str = "fields_legend"
     #: How the per-layer table names row ``n`` (a label in the given language), and its title key.
-    layer_row: Callable[[int, Mapping[str, Any], str], str] | None = None
+    layer_row: Callable[[int, Mapping[str, Any], str], str] = plain_layer_row
     per_layer_title: str = "per_layer_title"
     #: Random configs for the cross-check: values drawn from each field's ``sample``,
     #: then this hook may adjust them (e.g. keep the hidden size a multiple of the heads).
@@ -136,6 +142,13 @@ class Family:
     #: ``TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING``); empty where peft
     #: names none, and then a LoRA plan must say which modules it adapts.
     peft_targets: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        declare_family_words(self.labels)
+
+    def missing_words(self, keys: Any) -> list[str]:
+        """The keys among ``keys`` that have no words for this family (its own, or the shared ones)."""
+        return [k for k in keys if k not in self.labels and k not in LABELS]
 
     def architecture(self, name: str) -> Architecture | None:
         for arch in self.architectures:
@@ -155,21 +168,16 @@ class Family:
 
     def read_config(self, raw: Mapping[str, Any]) -> dict[str, Any]:
         """The family's values from a raw config: HF's defaults filled in, every value checked."""
-        from ..config import read_fields
-
         if self.read is not None:
             return self.read(raw)
         return read_fields(self.fields, raw, self.aliases)
 
     def label(self, key: str, lang: str = "en", **params: Any) -> str:
         """A label in ``lang``: the family's own (:attr:`labels`) first, then the shared ones."""
-        from ..i18n import label
-
         entry = self.labels.get(key)
         if entry is None:
             return label(key, lang, **params)
-        text = entry["zh" if lang == "zh" else "en"]
-        return text.format(**params) if params else text
+        return pick(entry, lang, **params)
 
     def derive(self, **changes: Any) -> "Family":
         """A sibling family: this one with some attributes replaced (XLM-R is RoBERTa under other names)."""

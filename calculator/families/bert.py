@@ -10,7 +10,7 @@ from typing import Any
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
 from .base import Architecture, Family, Preset
-from .common import BERT_FIELDS, heads_divide, plain_layer_row
+from .common import BERT_FIELDS, heads_divide
 
 
 def encoder_layer(t: TensorList, prefix: str, i: int, hidden: int, intermediate: int) -> None:
@@ -182,22 +182,24 @@ FAMILY = Family(
     base="BertModel",
     fields=BERT_FIELDS,
     backbone=backbone,
-    heads_check=("hidden_size", "num_attention_heads"),
     architectures=(
-        Architecture("BertModel", "", None),
-        Architecture("BertForPreTraining", "bert.", True, pretraining_head, ties_embeddings=True),
-        Architecture("BertForMaskedLM", "bert.", False, mlm_head, ties_embeddings=True),
-        Architecture("BertLMHeadModel", "bert.", False, mlm_head, ties_embeddings=True),
-        Architecture("BertForNextSentencePrediction", "bert.", True, nsp_head),
-        Architecture("BertForSequenceClassification", "bert.", True, linear_head("classifier", "num_labels"), True),
-        Architecture("BertForMultipleChoice", "bert.", True, linear_head("classifier", 1)),
-        Architecture("BertForTokenClassification", "bert.", False, linear_head("classifier", "num_labels"), True),
-        Architecture("BertForQuestionAnswering", "bert.", False, linear_head("qa_outputs", "num_labels"), True),
+        Architecture(name="BertModel", prefix="", pooler=None),
+        Architecture(name="BertForPreTraining", prefix="bert.", pooler=True,
+                     head=pretraining_head, ties_embeddings=True),
+        Architecture(name="BertForMaskedLM", prefix="bert.", pooler=False, head=mlm_head, ties_embeddings=True),
+        Architecture(name="BertLMHeadModel", prefix="bert.", pooler=False, head=mlm_head, ties_embeddings=True),
+        Architecture(name="BertForNextSentencePrediction", prefix="bert.", pooler=True, head=nsp_head),
+        Architecture(name="BertForSequenceClassification", prefix="bert.", pooler=True,
+                     head=linear_head("classifier", "num_labels"), uses_num_labels=True),
+        Architecture(name="BertForMultipleChoice", prefix="bert.", pooler=True, head=linear_head("classifier", 1)),
+        Architecture(name="BertForTokenClassification", prefix="bert.", pooler=False,
+                     head=linear_head("classifier", "num_labels"), uses_num_labels=True),
+        Architecture(name="BertForQuestionAnswering", prefix="bert.", pooler=False,
+                     head=linear_head("qa_outputs", "num_labels"), uses_num_labels=True),
     ),
     title={"en": "BERT", "zh": "BERT"},
     formula=formula,
     presets=PRESETS,
-    layer_row=plain_layer_row,
     sample=heads_divide(),
     rank=10,
 )

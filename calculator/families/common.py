@@ -6,15 +6,10 @@ each carries its labels in both languages and the range the cross-check draws fr
 from __future__ import annotations
 
 import random
-from typing import Any, Mapping
+from typing import Any
 
 from ..config import MAX_LAYERS, Field
-from ..i18n import label
-
-
-def L(en: str, zh: str) -> dict[str, str]:
-    """A label in both languages."""
-    return {"en": en, "zh": zh}
+from ..i18n import L  # noqa: F401 - L: the one way to write a word in both languages; families import it here
 
 
 VOCAB = Field("vocab_size", 30522, label=L("Vocabulary size (V)", "词表大小（V）"), sample=(1, 5000))
@@ -50,7 +45,3 @@ def heads_divide(hidden: str = "hidden_size", heads: str = "num_attention_heads"
         config[hidden] = config[heads] * rng.randint(1, 24)
 
     return adjust
-
-
-def plain_layer_row(n: int, config: Mapping[str, Any], lang: str) -> str:
-    return label("layer_n", lang, n=n)

@@ -33,7 +33,7 @@ from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
 from . import bert
 from .base import Architecture, Family, Preset
-from .common import HEADS, HIDDEN, INTERMEDIATE, LABELS, LAYERS, POSITIONS, TIE, VOCAB, L, heads_divide, plain_layer_row
+from .common import HEADS, HIDDEN, INTERMEDIATE, LABELS, LAYERS, POSITIONS, TIE, VOCAB, L, heads_divide
 
 # ------------------------------------------------------------------ fields shared with DeBERTa-v2
 
@@ -391,14 +391,16 @@ FAMILY = Family(
     base="DebertaModel",
     fields=FIELDS,
     backbone=backbone,
-    heads_check=("hidden_size", "num_attention_heads"),
     read=read,
     architectures=(
-        Architecture("DebertaModel", "", False),
-        Architecture("DebertaForMaskedLM", "deberta.", False, mlm_head, ties_embeddings=True),
-        Architecture("DebertaForSequenceClassification", "deberta.", False, sequence_classification_head, True),
-        Architecture("DebertaForTokenClassification", "deberta.", False, bert.linear_head("classifier", "num_labels"), True),
-        Architecture("DebertaForQuestionAnswering", "deberta.", False, bert.linear_head("qa_outputs", "num_labels"), True),
+        Architecture(name="DebertaModel", prefix="", pooler=False),
+        Architecture(name="DebertaForMaskedLM", prefix="deberta.", pooler=False, head=mlm_head, ties_embeddings=True),
+        Architecture(name="DebertaForSequenceClassification", prefix="deberta.", pooler=False,
+                     head=sequence_classification_head, uses_num_labels=True),
+        Architecture(name="DebertaForTokenClassification", prefix="deberta.", pooler=False,
+                     head=bert.linear_head("classifier", "num_labels"), uses_num_labels=True),
+        Architecture(name="DebertaForQuestionAnswering", prefix="deberta.", pooler=False,
+                     head=bert.linear_head("qa_outputs", "num_labels"), uses_num_labels=True),
     ),
     title={"en": "DeBERTa", "zh": "DeBERTa"},
     formula=formula,
@@ -406,7 +408,6 @@ FAMILY = Family(
     presets=(
         Preset("microsoft/deberta-base", deberta_config(50265, 768, 12, 12, 3072), "DebertaModel"),
     ),
-    layer_row=plain_layer_row,
     sample=sample,
     rank=52,
     labels=LABELS_,

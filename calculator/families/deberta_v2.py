@@ -33,7 +33,7 @@ from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
 from . import bert, deberta
 from .base import Architecture, Family, Preset
-from .common import HEADS, HIDDEN, INTERMEDIATE, LABELS, LAYERS, POSITIONS, TIE, VOCAB, L, plain_layer_row
+from .common import HEADS, HIDDEN, INTERMEDIATE, LABELS, LAYERS, POSITIONS, TIE, VOCAB, L
 
 FIELDS = (
     replace(VOCAB, default=128100),
@@ -269,22 +269,23 @@ FAMILY = Family(
     base="DebertaV2Model",
     fields=FIELDS,
     backbone=backbone,
-    heads_check=("hidden_size", "num_attention_heads"),
     checks=(check_conv,),
     read=read,
     architectures=(
-        Architecture("DebertaV2Model", "", False),
-        Architecture("DebertaV2ForMaskedLM", "deberta.", False, deberta.mlm_head, ties_embeddings=True),
+        Architecture(name="DebertaV2Model", prefix="", pooler=False),
+        Architecture(name="DebertaV2ForMaskedLM", prefix="deberta.", pooler=False,
+                     head=deberta.mlm_head, ties_embeddings=True),
         Architecture(
-            "DebertaV2ForSequenceClassification", "deberta.", False, deberta.sequence_classification_head, True,
+            name="DebertaV2ForSequenceClassification", prefix="deberta.", pooler=False, head=deberta.sequence_classification_head, uses_num_labels=True,
         ),
         Architecture(
-            "DebertaV2ForTokenClassification", "deberta.", False, bert.linear_head("classifier", "num_labels"), True,
+            name="DebertaV2ForTokenClassification", prefix="deberta.", pooler=False, head=bert.linear_head("classifier", "num_labels"), uses_num_labels=True,
         ),
         Architecture(
-            "DebertaV2ForQuestionAnswering", "deberta.", False, bert.linear_head("qa_outputs", "num_labels"), True,
+            name="DebertaV2ForQuestionAnswering", prefix="deberta.", pooler=False, head=bert.linear_head("qa_outputs", "num_labels"), uses_num_labels=True,
         ),
-        Architecture("DebertaV2ForMultipleChoice", "deberta.", False, deberta.multiple_choice_head),
+        Architecture(name="DebertaV2ForMultipleChoice", prefix="deberta.", pooler=False,
+                     head=deberta.multiple_choice_head),
     ),
     title={"en": "DeBERTa-v2 / v3", "zh": "DeBERTa-v2 / v3"},
     formula=formula,
@@ -294,7 +295,6 @@ FAMILY = Family(
         Preset("microsoft/deberta-v3-large", deberta_v3_config(128100, 1024, 24, 16, 4096), "DebertaV2Model"),
         Preset("microsoft/mdeberta-v3-base", deberta_v3_config(251000, 768, 12, 12, 3072), "DebertaV2Model"),
     ),
-    layer_row=plain_layer_row,
     sample=sample,
     rank=54,
     labels=LABELS_,

@@ -17,7 +17,7 @@ from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
 from . import bert
 from .base import Architecture, Family, Preset
-from .common import HEADS, HIDDEN, INTERMEDIATE, LABELS, LAYERS, POSITIONS, TIE, VOCAB, L, heads_divide, plain_layer_row
+from .common import HEADS, HIDDEN, INTERMEDIATE, LABELS, LAYERS, POSITIONS, TIE, VOCAB, L, heads_divide
 
 FIELDS = (
     VOCAB,
@@ -107,12 +107,16 @@ FAMILY = Family(
     aliases={"hidden_size": "dim", "num_attention_heads": "n_heads", "num_hidden_layers": "n_layers"},
     heads_check=("dim", "n_heads"),
     architectures=(
-        Architecture("DistilBertModel", "", False),
-        Architecture("DistilBertForMaskedLM", "distilbert.", False, mlm_head, ties_embeddings=True),
-        Architecture("DistilBertForSequenceClassification", "distilbert.", False, classifier_head("num_labels"), True),
-        Architecture("DistilBertForMultipleChoice", "distilbert.", False, classifier_head(1)),
-        Architecture("DistilBertForTokenClassification", "distilbert.", False, bert.linear_head("classifier", "num_labels", "dim"), True),
-        Architecture("DistilBertForQuestionAnswering", "distilbert.", False, bert.linear_head("qa_outputs", "num_labels", "dim"), True, labels_must_be=2),
+        Architecture(name="DistilBertModel", prefix="", pooler=False),
+        Architecture(name="DistilBertForMaskedLM", prefix="distilbert.", pooler=False,
+                     head=mlm_head, ties_embeddings=True),
+        Architecture(name="DistilBertForSequenceClassification", prefix="distilbert.", pooler=False,
+                     head=classifier_head("num_labels"), uses_num_labels=True),
+        Architecture(name="DistilBertForMultipleChoice", prefix="distilbert.", pooler=False, head=classifier_head(1)),
+        Architecture(name="DistilBertForTokenClassification", prefix="distilbert.", pooler=False,
+                     head=bert.linear_head("classifier", "num_labels", "dim"), uses_num_labels=True),
+        Architecture(name="DistilBertForQuestionAnswering", prefix="distilbert.", pooler=False,
+                     head=bert.linear_head("qa_outputs", "num_labels", "dim"), uses_num_labels=True, labels_must_be=2),
     ),
     title={"en": "DistilBERT", "zh": "DistilBERT"},
     formula=formula,
@@ -121,7 +125,6 @@ FAMILY = Family(
         Preset("distilbert-base-cased", distilbert_config(28996), "DistilBertForMaskedLM"),
         Preset("distilbert-base-multilingual-cased", distilbert_config(119547), "DistilBertForMaskedLM"),
     ),
-    layer_row=plain_layer_row,
     sample=heads_divide("dim", "n_heads"),
     rank=30,
 )

@@ -13,7 +13,7 @@ from ..formula import Formula, head_line, layers_lines
 from ..model import Inventory, TensorList
 from . import bert
 from .base import Architecture, Family, Preset
-from .common import EMBEDDING, HEADS, HIDDEN, INTERMEDIATE, LABELS, LAYERS, POSITIONS, TIE, TOKEN_TYPES, VOCAB, heads_divide, plain_layer_row
+from .common import EMBEDDING, HEADS, HIDDEN, INTERMEDIATE, LABELS, LAYERS, POSITIONS, TIE, TOKEN_TYPES, VOCAB, heads_divide
 from dataclasses import replace
 
 FIELDS = (
@@ -97,14 +97,17 @@ FAMILY = Family(
     base="ElectraModel",
     fields=FIELDS,
     backbone=backbone,
-    heads_check=("hidden_size", "num_attention_heads"),
     architectures=(
-        Architecture("ElectraModel", "", False),
-        Architecture("ElectraForPreTraining", "electra.", False, discriminator_head),
-        Architecture("ElectraForMaskedLM", "electra.", False, generator_head, ties_embeddings=True),
-        Architecture("ElectraForSequenceClassification", "electra.", False, classification_head, True),
-        Architecture("ElectraForTokenClassification", "electra.", False, bert.linear_head("classifier", "num_labels"), True),
-        Architecture("ElectraForQuestionAnswering", "electra.", False, bert.linear_head("qa_outputs", "num_labels"), True),
+        Architecture(name="ElectraModel", prefix="", pooler=False),
+        Architecture(name="ElectraForPreTraining", prefix="electra.", pooler=False, head=discriminator_head),
+        Architecture(name="ElectraForMaskedLM", prefix="electra.", pooler=False,
+                     head=generator_head, ties_embeddings=True),
+        Architecture(name="ElectraForSequenceClassification", prefix="electra.", pooler=False,
+                     head=classification_head, uses_num_labels=True),
+        Architecture(name="ElectraForTokenClassification", prefix="electra.", pooler=False,
+                     head=bert.linear_head("classifier", "num_labels"), uses_num_labels=True),
+        Architecture(name="ElectraForQuestionAnswering", prefix="electra.", pooler=False,
+                     head=bert.linear_head("qa_outputs", "num_labels"), uses_num_labels=True),
     ),
     title={"en": "ELECTRA", "zh": "ELECTRA"},
     formula=formula,
@@ -114,7 +117,6 @@ FAMILY = Family(
         Preset("google/electra-large-discriminator", electra_config(1024, 1024, 24, 16, 4096), "ElectraForPreTraining"),
         Preset("google/electra-small-generator", electra_config(128, 256, 12, 4, 1024), "ElectraForMaskedLM"),
     ),
-    layer_row=plain_layer_row,
     sample=sample,
     rank=50,
 )

@@ -17,7 +17,7 @@ from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
 from . import bert
 from .base import Architecture, Family, Preset
-from .common import BERT_FIELDS, L, heads_divide, plain_layer_row
+from .common import BERT_FIELDS, L, heads_divide
 
 FIELDS = (
     *BERT_FIELDS[:7],
@@ -95,7 +95,6 @@ FAMILY = Family(
     base="ErnieModel",
     fields=FIELDS,
     backbone=backbone,
-    heads_check=("hidden_size", "num_attention_heads"),
     architectures=_architectures(),
     title={"en": "ERNIE", "zh": "ERNIE"},
     formula=formula,
@@ -109,7 +108,6 @@ FAMILY = Family(
             "ErnieForMaskedLM",
         ),
     ),
-    layer_row=plain_layer_row,
     sample=heads_divide(),
     rank=60,
     labels={"task_type": L("Task-type embeddings", "任务类型嵌入")},

@@ -274,7 +274,7 @@ FAMILY = Family(
     model_type=MODEL_TYPE,
     base=ARCHITECTURE,
     fields=FIELDS,
-    architectures=(Architecture(ARCHITECTURE, "", False),),
+    architectures=(Architecture(name=ARCHITECTURE, prefix="", pooler=False),),
     heads_check=("embed_dim", "head_num"),
     builder=build_tensors,
     read=read_config,

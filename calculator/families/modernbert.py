@@ -26,7 +26,7 @@ from ..errors import CalcError
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
 from .base import Architecture, Family, Preset
-from .common import HEADS, HIDDEN, INTERMEDIATE, LABELS, LAYERS, TIE, VOCAB, L, heads_divide, plain_layer_row
+from .common import HEADS, HIDDEN, INTERMEDIATE, LABELS, LAYERS, TIE, VOCAB, L, heads_divide
 
 
 def _flag(key: str, default: bool, en: str, zh: str) -> Field:
@@ -171,7 +171,6 @@ LABELS_ = {
         "Attention norms (attn_norm) of layers 1 to L − 1; layer 0 has none",
         "第 1 至 L − 1 层注意力之前的层归一化（attn_norm；第 0 层没有）",
     ),
-    "final_norm": L("Final norm (final_norm)", "最后的层归一化（final_norm）"),
 }
 
 
@@ -224,16 +223,18 @@ FAMILY = Family(
     base="ModernBertModel",
     fields=FIELDS,
     backbone=backbone,
-    heads_check=("hidden_size", "num_attention_heads"),
     pad_token_id=PAD_TOKEN_ID,
     read=read,
     architectures=(
-        Architecture("ModernBertModel", "", False),
-        Architecture("ModernBertForMaskedLM", "model.", False, mlm_head, ties_embeddings=True),
-        Architecture("ModernBertForSequenceClassification", "model.", False, classifier_head("num_labels"), True),
-        Architecture("ModernBertForTokenClassification", "model.", False, classifier_head("num_labels"), True),
-        Architecture("ModernBertForQuestionAnswering", "model.", False, classifier_head("num_labels"), True),
-        Architecture("ModernBertForMultipleChoice", "model.", False, classifier_head(1)),
+        Architecture(name="ModernBertModel", prefix="", pooler=False),
+        Architecture(name="ModernBertForMaskedLM", prefix="model.", pooler=False, head=mlm_head, ties_embeddings=True),
+        Architecture(name="ModernBertForSequenceClassification", prefix="model.", pooler=False,
+                     head=classifier_head("num_labels"), uses_num_labels=True),
+        Architecture(name="ModernBertForTokenClassification", prefix="model.", pooler=False,
+                     head=classifier_head("num_labels"), uses_num_labels=True),
+        Architecture(name="ModernBertForQuestionAnswering", prefix="model.", pooler=False,
+                     head=classifier_head("num_labels"), uses_num_labels=True),
+        Architecture(name="ModernBertForMultipleChoice", prefix="model.", pooler=False, head=classifier_head(1)),
     ),
     title={"en": "ModernBERT", "zh": "ModernBERT"},
     formula=formula,
@@ -241,7 +242,6 @@ FAMILY = Family(
         Preset("answerdotai/ModernBERT-base", modernbert_config(768, 22, 12, 1152), "ModernBertForMaskedLM"),
         Preset("answerdotai/ModernBERT-large", modernbert_config(1024, 28, 16, 2624), "ModernBertForMaskedLM"),
     ),
-    layer_row=plain_layer_row,
     sample=sample,
     rank=56,
     labels=LABELS_,

@@ -24,7 +24,7 @@ from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
 from . import bert, roberta
 from .base import Architecture, Family, Preset
-from .common import HEADS, HIDDEN, INTERMEDIATE, LABELS, LAYERS, POSITIONS, TIE, VOCAB, L, heads_divide, plain_layer_row
+from .common import HEADS, HIDDEN, INTERMEDIATE, LABELS, LAYERS, POSITIONS, TIE, VOCAB, L, heads_divide
 
 #: ``MPNetEmbeddings`` and ``MPNetModel`` pass this, not ``config.pad_token_id``, as ``padding_idx``.
 PADDING_IDX = 1
@@ -120,18 +120,22 @@ FAMILY = Family(
     base="MPNetModel",
     fields=FIELDS,
     backbone=backbone,
-    heads_check=("hidden_size", "num_attention_heads"),
     # The word and position tables take padding_idx=1 whatever pad_token_id says.
     padding_row=PADDING_IDX,
     pad_token_id=1,
     positions_padded=True,
     architectures=(
-        Architecture("MPNetModel", "", None),
-        Architecture("MPNetForMaskedLM", "mpnet.", False, roberta.lm_head, ties_embeddings=True),
-        Architecture("MPNetForSequenceClassification", "mpnet.", False, roberta.classification_head, True),
-        Architecture("MPNetForMultipleChoice", "mpnet.", True, bert.linear_head("classifier", 1)),
-        Architecture("MPNetForTokenClassification", "mpnet.", False, bert.linear_head("classifier", "num_labels"), True),
-        Architecture("MPNetForQuestionAnswering", "mpnet.", False, bert.linear_head("qa_outputs", "num_labels"), True),
+        Architecture(name="MPNetModel", prefix="", pooler=None),
+        Architecture(name="MPNetForMaskedLM", prefix="mpnet.", pooler=False,
+                     head=roberta.lm_head, ties_embeddings=True),
+        Architecture(name="MPNetForSequenceClassification", prefix="mpnet.", pooler=False,
+                     head=roberta.classification_head, uses_num_labels=True),
+        Architecture(name="MPNetForMultipleChoice", prefix="mpnet.", pooler=True,
+                     head=bert.linear_head("classifier", 1)),
+        Architecture(name="MPNetForTokenClassification", prefix="mpnet.", pooler=False,
+                     head=bert.linear_head("classifier", "num_labels"), uses_num_labels=True),
+        Architecture(name="MPNetForQuestionAnswering", prefix="mpnet.", pooler=False,
+                     head=bert.linear_head("qa_outputs", "num_labels"), uses_num_labels=True),
     ),
     title={"en": "MPNet", "zh": "MPNet"},
     formula=formula,
@@ -139,7 +143,6 @@ FAMILY = Family(
         Preset("sentence-transformers/all-mpnet-base-v2", mpnet_config(), "MPNetForMaskedLM"),
         Preset("microsoft/mpnet-base", mpnet_config(), "MPNetForMaskedLM"),
     ),
-    layer_row=plain_layer_row,
     sample=sample,
     rank=70,
 )

@@ -10,7 +10,7 @@ from typing import Any
 from ..model import TensorList
 from . import bert
 from .base import Architecture, Family, Preset, with_defaults
-from .common import BERT_FIELDS, heads_divide, plain_layer_row
+from .common import BERT_FIELDS, heads_divide
 
 FIELDS = with_defaults(BERT_FIELDS, vocab_size=50265)
 
@@ -63,17 +63,20 @@ FAMILY = Family(
     base="RobertaModel",
     fields=FIELDS,
     backbone=backbone,
-    heads_check=("hidden_size", "num_attention_heads"),
     pad_token_id=1,
     positions_padded=True,
     architectures=(
-        Architecture("RobertaModel", "", None),
-        Architecture("RobertaForMaskedLM", "roberta.", False, lm_head, ties_embeddings=True),
-        Architecture("RobertaForCausalLM", "roberta.", False, lm_head, ties_embeddings=True),
-        Architecture("RobertaForSequenceClassification", "roberta.", False, classification_head, True),
-        Architecture("RobertaForMultipleChoice", "roberta.", True, bert.linear_head("classifier", 1)),
-        Architecture("RobertaForTokenClassification", "roberta.", False, bert.linear_head("classifier", "num_labels"), True),
-        Architecture("RobertaForQuestionAnswering", "roberta.", False, bert.linear_head("qa_outputs", "num_labels"), True),
+        Architecture(name="RobertaModel", prefix="", pooler=None),
+        Architecture(name="RobertaForMaskedLM", prefix="roberta.", pooler=False, head=lm_head, ties_embeddings=True),
+        Architecture(name="RobertaForCausalLM", prefix="roberta.", pooler=False, head=lm_head, ties_embeddings=True),
+        Architecture(name="RobertaForSequenceClassification", prefix="roberta.", pooler=False,
+                     head=classification_head, uses_num_labels=True),
+        Architecture(name="RobertaForMultipleChoice", prefix="roberta.", pooler=True,
+                     head=bert.linear_head("classifier", 1)),
+        Architecture(name="RobertaForTokenClassification", prefix="roberta.", pooler=False,
+                     head=bert.linear_head("classifier", "num_labels"), uses_num_labels=True),
+        Architecture(name="RobertaForQuestionAnswering", prefix="roberta.", pooler=False,
+                     head=bert.linear_head("qa_outputs", "num_labels"), uses_num_labels=True),
     ),
     title={"en": "RoBERTa", "zh": "RoBERTa"},
     formula=bert.formula,
@@ -81,7 +84,6 @@ FAMILY = Family(
         Preset("roberta-base", roberta_config(768, 12, 12), "RobertaForMaskedLM"),
         Preset("roberta-large", roberta_config(1024, 24, 16), "RobertaForMaskedLM"),
     ),
-    layer_row=plain_layer_row,
     sample=heads_divide(),
     rank=20,
 )

@@ -21,7 +21,7 @@ import random
 from typing import Any
 
 from . import roberta
-from .base import Architecture, Family, Preset, renamed
+from .base import Architecture, Preset, renamed
 from .common import BERT_FIELDS, heads_divide
 
 

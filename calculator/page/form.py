@@ -11,7 +11,7 @@ from typing import Any, Mapping
 
 from ..build import DEFAULT_MODEL_TYPE
 from ..families import FAMILIES
-from ..i18n import label
+from ..i18n import label, paren, punct
 from ..presets import PRESETS
 from . import dom
 from .html import Markup, h, join
@@ -106,7 +106,9 @@ def _family_fields(mt: str, current: str, query: Mapping[str, str], lang: str) -
         fid = dom.field_id(mt, f.key)
         value = query.get(f.key) if active and f.key in query else None
         described = f"{fid}-hint {fid}-error"
-        label_content = join([h("code", f.key), " ", field_label(fam, f.key, lang)])
+        # The key is shown as code already: a label that ends by naming it ("标签数（num_labels）") drops that.
+        words = field_label(fam, f.key, lang).replace(paren(f.key, lang, aside=True), "")
+        label_content = join([h("code", f.key), " ", words])
         if f.kind == "bool":
             on = (value == "1") if value is not None else defaults[f.key] == "1"
             items.append(h(
@@ -237,7 +239,7 @@ def widget(first: Mapping[str, Any], schema: Mapping[str, Any], lang: str) -> st
         h("p", ui("status_loading", lang), class_="calc-status", id=dom.IDS["status"], role="status"),
         h("p", class_="calc-err calc-general-error", id=dom.IDS["general_error"], hidden=True),
         # What is stale, then what to do (a marked field, or the message above): calculator.js picks the second.
-        h("p", h("span", ui("stale", lang), id=dom.IDS["stale_note"]), "" if lang == "zh" else " ",
+        h("p", h("span", ui("stale", lang), id=dom.IDS["stale_note"]), punct("sentence_gap", lang),
           h("span", ui("stale_fix_field", lang), id=dom.IDS["stale_fix"]), class_="calc-stale-note",
           id=dom.IDS["stale_box"], hidden=True),
         h("div", actions, h("span", class_="calc-copy-status", id=dom.IDS["copy_status"], role="status"),

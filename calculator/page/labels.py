@@ -9,7 +9,7 @@ from typing import Any
 
 from ..families import FAMILIES
 from ..families.base import Family
-from ..i18n import label
+from ..i18n import label, norm_lang, paren, pick
 
 #: Words the calculator page needs on top of :data:`calculator.i18n.LABELS`.
 UI_LABELS: dict[str, dict[str, str]] = {
@@ -39,7 +39,7 @@ UI_LABELS: dict[str, dict[str, str]] = {
     "peft_task_type": {"en": "task_type (adds the task head to modules_to_save)",
                        "zh": "task_type（会把任务头加入 modules_to_save）"},
     "peft_task_none": {"en": "(none)", "zh": "（不设置）"},
-    "modules_to_save": {"en": "modules_to_save, comma-separated", "zh": "modules_to_save，用逗号分隔"},
+    "modules_to_save": {"en": "module names, comma-separated", "zh": "模块名，用逗号分隔"},
     "freeze": {"en": "Freeze (without LoRA)", "zh": "冻结（不加 LoRA 时）"},
     "freeze_none": {"en": "nothing", "zh": "不冻结"},
     "freeze_embeddings": {"en": "the embeddings", "zh": "嵌入层"},
@@ -56,6 +56,9 @@ UI_LABELS: dict[str, dict[str, str]] = {
     "plan_percent": {"en": "trainable%", "zh": "可训练占比（trainable%）"},
     "plan_mini": {"en": "Trainable {trainable} of {all} ({percent})", "zh": "可训练 {trainable} / {all}（{percent}）"},
     "plan_added": {"en": "Tensors LoRA adds", "zh": "LoRA 新增的张量"},
+    "plan_added_n": {"en": "Tensors LoRA adds ({n})", "zh": "LoRA 新增的张量（{n} 个）"},
+    # Freezing involves no peft: its "all" is the model's own total.
+    "plan_all_freeze": {"en": "All parameters", "zh": "全部参数"},
     "plan_copies": {
         "en": "modules_to_save copies (trainable, and counted again in all params)",
         "zh": "modules_to_save 副本（可训练，且在 all params 中再算一次）",
@@ -228,12 +231,7 @@ def family_option(model_type: str, lang: str = "en") -> str:
     title = family.title.get(norm_lang(lang), model_type)
     if not family.config_json:
         return title
-    return f"{title}（{model_type}）" if norm_lang(lang) == "zh" else f"{title} ({model_type})"
-
-
-def norm_lang(lang: Any) -> str:
-    """"zh" or "en": anything else (a missing or unknown value) is English."""
-    return "zh" if lang == "zh" else "en"
+    return title + paren(model_type, lang, aside=True)
 
 
 def ui(key: str, lang: str = "en", **params: Any) -> str:
@@ -241,11 +239,10 @@ def ui(key: str, lang: str = "en", **params: Any) -> str:
     entry = UI_LABELS.get(key)
     if entry is None:
         return label(key, lang, **params)
-    text = entry[norm_lang(lang)]
-    return text.format(**params) if params else text
+    return pick(entry, lang, **params)
 
 
 def field_label(family: Family, key: str, lang: str = "en") -> str:
     """What a config key means, as the family declares it (DistilBERT's n_layers is not the 2018 Transformer's)."""
     f = family.field(key)
-    return f.label[norm_lang(lang)] if f is not None and f.label else key
+    return pick(f.label, lang) if f is not None and f.label else key

@@ -54,18 +54,3 @@ def plan_of(params: Mapping[str, Any], inv: Inventory) -> tuple[dict[str, str], 
                            all_but_head=choice == "all_but_head")
         return {k: v for k, v in q.items() if k in FREEZE_KEYS}, plan
     return {}, None
-
-
-def plan_lines(plan: peft.Plan, lang: str) -> list[str]:
-    """What the copies end with: peft's own line (LoRA) or the trainable share (freezing), then warnings."""
-    from .. import views
-
-    lines: list[str] = []
-    if plan.line is not None:
-        lines.append(plan.line)
-    else:
-        lines.append(peft.label("trainable_of", lang, trainable=views.fmt_int(plan.trainable),
-                                all=views.fmt_int(plan.all), percent=f"{plan.percentage:.4f}"))
-    colon = "：" if lang == "zh" else ": "
-    lines.extend(f"{peft.label('warning', lang)}{colon}{w.message(lang)}" for w in plan.warnings)
-    return lines

@@ -11,10 +11,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .. import views
+from .. import counts, views
 from ..charts import share_chart_svg
-from ..families import FAMILIES
-from ..i18n import label
+from ..i18n import colon, label, pick
 from ..model import Inventory
 from .html import Markup, h, join, raw
 from .labels import norm_lang, ui
@@ -31,20 +30,20 @@ def _table(head: list[tuple[str, str]], rows: list[Markup], cls: str, name: str 
              class_="calc-scroll", tabindex="0" if name else None, role="region" if name else None, aria_label=name)
 
 
-def has_pooler_notion(model_type: str) -> bool:
+def has_pooler_notion(inv: Inventory) -> bool:
     """Whether any class of the family has a pooler (BERT, RoBERTa, ALBERT).
 
     DistilBERT, ELECTRA, keras-bert and the 2018 Transformer have none in any
     class: "without pooler" would suggest something was left out.
     """
-    family = FAMILIES.get(model_type)
+    family = inv.family
     return family is not None and any(a.pooler is not False for a in family.architectures)
 
 
 def model_title(inv: Inventory, preset: str | None, lang: str) -> str:
     parts = [preset] if preset else []
     parts.append(inv.architecture)
-    if has_pooler_notion(inv.model_type):
+    if has_pooler_notion(inv):
         parts.append(label("pooler_on" if inv.pooler else "pooler_off", lang))
     return " · ".join(parts)
 
@@ -144,15 +143,10 @@ def _layers(inv: Inventory, lang: str) -> Markup:
     layers = views.per_layer(inv)
     if not layers:
         return Markup("")
-    family = FAMILIES[inv.model_type]
-
-    def row_name(layer: int) -> str:
-        if family.layer_row is None:
-            return label("layer_n", lang, n=layer)
-        return family.layer_row(layer, inv.config, lang)
+    family = inv.family
 
     rows = [
-        h("tr", _td(row_name(r.layer)), _td(views.fmt_int(r.count, lang), "num"), data_layer=r.layer, data_count=r.count)
+        h("tr", _td(family.layer_row(r.layer, inv.config, lang)), _td(views.fmt_int(r.count, lang), "num"), data_layer=r.layer, data_count=r.count)
         for r in layers
     ]
     return join([
@@ -165,13 +159,11 @@ def _formula(inv: Inventory, lang: str) -> Markup:
     f = views.formula(inv)
     if f is None:
         return Markup("")
-    colon = "：" if lang == "zh" else ": "
     items = [
         h(
             "li",
-            h("span", views.formula_label(inv, line.key, lang), class_="calc-formula-key"), colon,
-            h("code", line.symbolic), " = ", h("code", line.substituted), " = ",
-            h("strong", views.fmt_int(line.value, lang)),
+            h("span", views.formula_label(inv, line.key, lang), class_="calc-formula-key"), colon(lang),
+            _formula_terms(line, lang),
             data_formula=line.key, data_count=line.value,
         )
         for line in f.lines
@@ -184,6 +176,17 @@ def _formula(inv: Inventory, lang: str) -> Markup:
         h("p", label("total", lang), " = ", h("strong", views.fmt_int(f.total, lang), data_formula_total=f.total),
           class_="calc-formula-total"),
     ])
+
+
+def _formula_terms(line: Any, lang: str) -> Markup:
+    """``symbolic = substituted = value``, the substituted form left out where it repeats the value."""
+    terms = views.formula_terms(line, lang)
+    parts: list[Any] = []
+    for i, term in enumerate(terms):
+        last = i == len(terms) - 1
+        parts.extend([" = "] if i else [])
+        parts.append(h("strong", term) if last else h("code", term))
+    return join(parts)
 
 
 def _memory(inv: Inventory, lang: str) -> Markup:
@@ -212,8 +215,6 @@ HUB_EXPLAINED = "../why-tools-disagree/#hub"
 
 def _hub_note(inv: Inventory, preset: str | None, lang: str) -> Markup:
     """Under the Hub row: what the Hub shows for this preset's published file, or that it counts what the file stores."""
-    from .. import counts
-
     hub = counts.hub_count(inv, preset)
     more = h("a", ui("counts_hub_why", lang), href=HUB_EXPLAINED)
     if hub is None:
@@ -236,9 +237,9 @@ def _tool_name(tool_label: str) -> str:
     The table prints the call under the name, so repeating the call in the name only
     makes the first column wider; labels without a colon are kept whole.
     """
-    for colon in ("：", ": "):
-        if colon in tool_label:
-            return tool_label.split(colon, 1)[0]
+    for mark in ("：", ": "):
+        if mark in tool_label:
+            return tool_label.split(mark, 1)[0]
     return tool_label
 
 
@@ -249,15 +250,13 @@ def _counts(inv: Inventory, lang: str, preset: str | None = None) -> Markup:
     numbers keep their own narrow columns: a call is never squeezed to a few
     characters a line (on a phone the rows become cards: calculator.css).
     """
-    from .. import counts
-
     rows = []
     for c in counts.reconcile(inv):
-        delta = "0" if c.delta == 0 else f"{'+' if c.delta > 0 else '−'}{views.fmt_int(abs(c.delta), lang)}"
+        delta = views.fmt_signed(c.delta, lang)
         # Spaces between the parts: text read out of the markup (a copy, a screen reader) keeps them apart.
         tool = [h("span", _tool_name(c.label(lang)), class_="calc-counts-tool"), " ",
                 h("code", c.code, class_="calc-counts-call"), " ",
-                h("p", c.note["zh" if lang == "zh" else "en"], class_="calc-counts-why")]
+                h("p", pick(c.note, lang), class_="calc-counts-why")]
         if c.key == "save_pretrained":
             tool += [" ", _hub_note(inv, preset, lang)]
         # The difference under the count: two number columns beside the call do not fit the result
@@ -272,23 +271,22 @@ def _counts(inv: Inventory, lang: str, preset: str | None = None) -> Markup:
 
 def _plan(plan: Any, lang: str) -> Markup:
     """The planner's answer: trainable and all as peft counts them, its printed line, warnings, added tensors."""
-    from .planner import plan_lines
-
     n = lambda v: views.fmt_int(v, lang)  # noqa: E731
     title = "plan_title_lora" if plan.method == "lora" else "plan_title_freeze"
     out: list[Any] = [h("h3", ui(title, lang))]
-    facts = [("plan_trainable", plan.trainable), ("plan_all", plan.all)]
+    all_words = "plan_all" if plan.method == "lora" else "plan_all_freeze"
+    facts = [("plan_trainable", plan.trainable, "plan_trainable"), ("plan_all", plan.all, all_words)]
     if plan.copies:
-        facts.append(("plan_copies", sum(t.count for t in plan.copies if t.tied_to is None)))
+        facts.append(("plan_copies", sum(t.count for t in plan.copies if t.tied_to is None), "plan_copies"))
     # trainable% as peft prints it (four decimals), so the number matches its line below.
     percent = f"{plan.percentage:.4f}%"
-    items = [h("div", h("dt", ui(k, lang)), h("dd", n(v)), data_plan=k, data_count=v) for k, v in facts]
+    items = [h("div", h("dt", ui(words, lang)), h("dd", n(v)), data_plan=k, data_count=v) for k, v, words in facts]
     items.insert(2, h("div", h("dt", ui("plan_percent", lang)), h("dd", percent), data_plan="plan_percent",
                       data_percent=repr(plan.percentage)))
     # data-mini: the sticky strip's line on a phone (calculator.js shows it under the total).
     mini = ui("plan_mini", lang, trainable=n(plan.trainable), all=n(plan.all), percent=percent)
     out.append(h("dl", items, class_="calc-facts calc-plan", data_mini=mini))
-    lines = plan_lines(plan, lang)
+    lines = views.plan_lines(plan, lang)
     if plan.line is not None:
         out.append(h("p", ui("plan_line_note", lang), class_="calc-note"))
         out.append(h("pre", h("code", plan.line), class_="calc-peft-line", data_peft_line=plan.line))
@@ -305,7 +303,7 @@ def _plan(plan: Any, lang: str) -> Markup:
             for t in plan.added
         ]
         head = [(label("tensor", lang), ""), (label("shape", lang), "num"), (label("count", lang), "num")]
-        out.append(h("details", h("summary", f"{ui('plan_added', lang)} ({len(plan.added)})"),
+        out.append(h("details", h("summary", ui("plan_added_n", lang, n=len(plan.added))),
                      _table(head, rows, "calc-plan-tensors", ui("plan_added", lang)), class_="calc-plan-added"))
     return join(out)
 
@@ -382,7 +380,7 @@ def tensor_table(inv: Inventory, lang: str = "en") -> str:
     lang = norm_lang(lang)
     rows = []
     for t in inv.tensors:
-        under = inv.listed_under(t)
+        under = views.listed_under(t)
         note = (" ", h("span", f"({label('tied_to', lang, name=under)})", class_="calc-tied")) if under else ()
         rows.append(h(
             "tr",

@@ -10,7 +10,6 @@ from typing import Any, Mapping
 
 from ..build import DEFAULT_MODEL_TYPE
 from ..config import coerce_int
-from ..errors import CalcError
 from ..families import FAMILIES
 from ..families.base import Family
 from ..model import Inventory
@@ -109,13 +108,12 @@ def _padding_row(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
 
 
-def extra_query(raw: Mapping[str, Any], model_type: str, config: Mapping[str, Any]) -> dict[str, str]:
+def extra_query(raw: Mapping[str, Any], family: Family, config: Mapping[str, Any]) -> dict[str, str]:
     """The :func:`extra_keys` whose value is not the family's default, as query strings.
 
     ``raw`` is the config as given, ``config`` the values :func:`build` read from it
-    (``Inventory.config``).
+    (``Inventory.config``); ``family`` the one it was built with (``Inventory.family``).
     """
-    family = FAMILIES[model_type]
     out: dict[str, str] = {}
     if family.field("vocab_size") is not None and family.padding_row is None and family.field("pad_token_id") is None:
         pad = _padding_row(raw.get("pad_token_id", family.pad_token_id))
@@ -139,7 +137,7 @@ def _preset_values(name: str) -> tuple[dict[str, Any], dict[str, str]]:
         family = FAMILIES[raw["model_type"]]
         config = family.read_config(raw)
         values = {k: v for k, v in config.items() if k != "num_labels"}
-        _PRESET_VALUES[name] = (values, extra_query(raw, family.model_type, config))
+        _PRESET_VALUES[name] = (values, extra_query(raw, family, config))
     return _PRESET_VALUES[name]
 
 
@@ -223,8 +221,7 @@ def canonical_query(
     query["model_type"] = inv.model_type
     query["architecture"] = inv.architecture
     query["pooler"] = _query_value(inv.pooler)
-    family = FAMILIES[inv.model_type]
-    for f in family.fields:
+    for f in inv.family.fields:
         if f.key in inv.config and inv.config[f.key] is not None:
             query[f.key] = _query_value(inv.config[f.key])
     query.update(extras or {})

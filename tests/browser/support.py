@@ -8,14 +8,11 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-SUBPATH = "bert-parameter-count"
-from tests.chromium import CHROMIUM_ARGS  # noqa: E402,F401  (one list for every suite)
-#: Only a guard against a hang, never a verdict: Pyodide boots in ~2 s on an idle
-#: machine, many times that on a loaded one, and calculator.js itself gives up (and
-#: says so on the page, data-state="failed") after 120 s. A wait shorter than that
-#: would fail a page that is still within its own limit.
-BOOT_TIMEOUT_MS = 180_000
+from tests.chromium import CHROMIUM_ARGS  # noqa: F401  (one list for every suite)
+from tests.harness import HANG_MS, ROOT, SUBPATH  # noqa: F401  (ROOT, SUBPATH: imported from here by tests)
+
+#: A hang guard, never a verdict (tests/harness.py: HANG_MS).
+BOOT_TIMEOUT_MS = HANG_MS
 
 
 def run_cli(config: dict, architecture: str | None = None, pooler: bool | None = None,

@@ -4,7 +4,7 @@ calculator-start.js registers calculator-sw.js (at the site's root) once the fir
 visit has its answer; it keeps the page, the worker and what the worker loads,
 the latter under the SHA-256 sums of assets/calculator-src/manifest.json. These
 tests serve the built site under GitHub Pages' project subpath from a server of
-their own that records every request and can be switched off, each test in a
+their own (tests/harness.py's, recording every request) that can be switched off, each test in a
 fresh browser context (the service worker is per origin and per context), and
 wait on the service worker's own state, never on time:
 
@@ -18,17 +18,15 @@ wait on the service worker's own state, never on time:
 """
 from __future__ import annotations
 
-import functools
 import gzip
 import hashlib
-import http.server
 import json
 import shutil
-import threading
 from pathlib import Path
-from urllib.parse import unquote, urlsplit
 
 import pytest
+
+from tests.harness import serve
 
 from .support import BOOT_TIMEOUT_MS, SUBPATH, wait_ready, wait_total
 
@@ -51,38 +49,17 @@ SEARCH_OFFLINE = "Network error"
 BUDGET = 5_500_000
 
 
-class _Handler(http.server.SimpleHTTPRequestHandler):
-    extensions_map = {
-        **http.server.SimpleHTTPRequestHandler.extensions_map,
-        ".mjs": "text/javascript", ".js": "text/javascript", ".wasm": "application/wasm",
-        ".json": "application/json",
-    }
-    log: list  # set per server
-
-    def end_headers(self):
-        # Always revalidated (GitHub Pages says max-age=600): any file the browser takes
-        # from its HTTP cache still shows here, so "no request" means the service worker.
-        self.send_header("Cache-Control", "no-cache")
-        super().end_headers()
-
-    def send_response(self, code, message=None):
-        self.log.append((unquote(urlsplit(self.path).path), code))
-        super().send_response(code, message)
-
-    def log_message(self, format, *args):  # noqa: A002 - quiet
-        pass
-
-
 class Recorded:
-    """The site served at http://127.0.0.1:<port>/<SUBPATH>/, every request recorded."""
+    """The site served at http://127.0.0.1:<port>/<SUBPATH>/ (tests/harness.py), every request recorded.
+
+    Every file is revalidated (``no-cache``; GitHub Pages says max-age=600): any file
+    the browser takes from its HTTP cache still shows here, so "no request" means
+    the service worker answered.
+    """
 
     def __init__(self, top: Path):
         self.log: list[tuple[str, int]] = []
-        handler = type("Handler", (_Handler,), {"log": self.log})
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(handler, directory=str(top)))
-        self.server.daemon_threads = True
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/{SUBPATH}/"
+        self.server, self.url = serve(top, SUBPATH, log=self.log, cache_control="no-cache")
         self.prefix = f"/{SUBPATH}/"
 
     def requests(self, since: int = 0) -> list[tuple[str, int]]:
@@ -90,8 +67,7 @@ class Recorded:
 
     def stop(self) -> None:
         """The network is gone: nothing answers on this port any more."""
-        self.server.shutdown()
-        self.server.server_close()
+        self.server.stop()
 
 
 @pytest.fixture
@@ -264,7 +240,7 @@ def test_explainer_pages_are_in_no_scope(fresh, served):
     page.close()
 
 
-# Types GitHub Pages compresses (what the quality gates' server does too: tests/quality/ghpages.py);
+# Types GitHub Pages compresses (the test server compresses text only: tests/harness.py);
 # a zip is already compressed and goes as it is.
 GZIPPED = (".html", ".css", ".js", ".mjs", ".json", ".svg", ".py", ".pyc", ".wasm", ".txt", ".xml")
 

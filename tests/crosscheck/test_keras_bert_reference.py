@@ -1,6 +1,6 @@
 """Cross-check the keras-bert family against what the real keras-bert built.
 
-``reference/keras_bert.json`` is written by ``reference/regen_keras_bert.py``
+``reference/keras_bert.json`` is written by ``scripts/regen_keras_bert.py``
 running the real library (keras-bert 0.89.0 on tensorflow-cpu 2.21.0 and
 tf-keras 2.21.0, ``TF_KERAS=1 TF_USE_LEGACY_KERAS=1``) in its own virtual
 environment; this test runs in the project's environment, without TensorFlow.
@@ -8,7 +8,7 @@ To regenerate (about a minute and 2.2 GB of install, ~25 s to run):
 
     python3 -m venv /tmp/kvenv
     /tmp/kvenv/bin/pip install tensorflow-cpu==2.21.0 tf-keras==2.21.0 keras-bert==0.89.0
-    /tmp/kvenv/bin/python tests/crosscheck/reference/regen_keras_bert.py
+    /tmp/kvenv/bin/python scripts/regen_keras_bert.py
 
 Each recorded case is compared summary row by summary row (name, class,
 count, trainable) and weight by weight (name, shape, trainable), plus the

@@ -180,7 +180,9 @@ def test_random_plans_are_mostly_accepted() -> None:
     if not OUTCOMES:
         pytest.skip("random cases not run in this session")
     assert OUTCOMES.get("ok", 0) >= 0.75 * sum(OUTCOMES.values()), OUTCOMES
-    assert not set(OUTCOMES) & STRICTER, OUTCOMES  # targets drawn from the real model always exist
+    # targets drawn from the real model always exist; a drawn top-level module may still nest (peft matches
+    # modules_to_save by suffix: "embeddings" also names "embeddings.word_embeddings"), which the planner refuses
+    assert not set(OUTCOMES) & (STRICTER - {"modules_to_save_nested"}), OUTCOMES
 
 
 # ------------------------------------------------------- published checkpoints

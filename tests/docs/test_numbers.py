@@ -70,7 +70,6 @@ def _expected_figures() -> dict[str, list[int]]:
     }
     # The other systems readers bring (keras-bert, the 2018 Transformer, sparse FFNs, wrong derivations).
     from calculator import active, mistakes
-    from calculator.families import keras_bert
 
     printout = build({"model_type": "transformer", "n_src_vocab": 5395, "n_tgt_vocab": 5395, "len_max_seq": 32,
                       "d_model": 512, "d_word_vec": 512, "d_inner": 2048, "n_layers": 1, "n_head": 8, "d_k": 64, "d_v": 64})

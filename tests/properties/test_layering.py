@@ -38,9 +38,10 @@ def _imports(path: Path) -> set[str]:
 
 
 def test_leaf_modules_import_nothing_of_the_package():
-    for name in ("model", "errors", "i18n"):
+    for name in ("model", "i18n"):
         found = _imports(PKG / f"{name}.py")
         assert not found, (name, found)
+    assert _imports(PKG / "errors.py") <= {"calculator.i18n"}  # the words, and how a language lists names
     assert _imports(PKG / "config.py") <= {"calculator.errors"}
 
 
@@ -52,7 +53,41 @@ def test_families_never_import_the_engine_views_or_page():
 
 
 def test_views_never_import_the_page():
-    assert not any(m.startswith("calculator.api") for m in _imports(PKG / "views.py"))
+    for path in (PKG / "views").glob("*.py"):
+        assert not any(m.startswith(("calculator.api", "calculator.page", "calculator.cli")) for m in _imports(path)), path
+
+
+def _lines_outside(allowed: tuple[str, ...]) -> list[tuple[str, int, str]]:
+    """(path, line number, line) of every Python line in calculator/ and sitegen/ outside ``allowed`` paths."""
+    out = []
+    for path in sorted(list(PKG.rglob("*.py")) + list((ROOT / "sitegen").glob("*.py"))):
+        rel = path.relative_to(ROOT).as_posix()
+        if rel.startswith(allowed):
+            continue
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            out.append((rel, number, line))
+    return out
+
+
+def test_markdown_tables_are_written_by_the_views_only():
+    """One home for Markdown: a table's separator row appears nowhere but calculator/views/."""
+    hits = [f"{p}:{n}: {line.strip()}" for p, n, line in _lines_outside(("calculator/views/",)) if "|---" in line]
+    assert not hits, "\n".join(hits)
+
+
+def test_only_the_word_tables_and_renderers_ask_for_the_language():
+    """Words are data: code outside calculator/i18n.py and calculator/views/ never branches on "zh"."""
+    pattern = re.compile(r"""[=!]=\s*["']zh["']|["']zh["']\s*[=!]=|["']zh["']\s+if\b""")
+    hits = [f"{p}:{n}: {line.strip()}" for p, n, line in _lines_outside(("calculator/views/", "calculator/i18n.py"))
+            if pattern.search(line)]
+    assert not hits, "\n".join(hits)
+
+
+def test_the_family_travels_with_the_inventory():
+    """After build(), the family and class are ``inv.family`` / ``inv.arch``: nobody looks them up by name again."""
+    pattern = re.compile(r"FAMILIES(\.get\(|\[)\s*inv\.model_type")
+    hits = [f"{p}:{n}: {line.strip()}" for p, n, line in _lines_outside(()) if pattern.search(line)]
+    assert not hits, "\n".join(hits)
 
 
 def test_no_model_type_string_outside_the_families():

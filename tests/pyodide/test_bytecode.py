@@ -66,9 +66,9 @@ def test_every_source_has_valid_checked_bytecode(served):
 def test_an_edited_source_wins_over_its_stale_bytecode(served, tmp_path):
     copy = tmp_path / "calculator-src"
     shutil.copytree(served, copy)
-    with open(copy / "calculator" / "views.py", "a", encoding="utf-8") as fh:
+    with open(copy / "calculator" / "views" / "__init__.py", "a", encoding="utf-8") as fh:
         fh.write('\nMARKER = "edited after the build"\n')
     out = check(node_or_skip(), copy)
     assert out["marker"] == "edited after the build"
-    [views] = [p for p in out["pyc"] if p.startswith("calculator/__pycache__/views.")]
+    [views] = [p for p in out["pyc"] if p.startswith("calculator/views/__pycache__/__init__.")]
     assert out["pyc"][views]["hash_ok"] is False

@@ -17,7 +17,6 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from .browsing import open_page, switch_language, wait_calculator
-from .ghpages import serve
 from .pages import HTML_LANG
 
 pytestmark = pytest.mark.browser
@@ -39,11 +38,9 @@ def lang_of(rel: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def root_url(site):
+def root_url(served_site):
     """The same built site, served at a server's root instead of under the subpath."""
-    server, url = serve(site.dir, "")
-    yield url
-    server.shutdown()
+    return served_site.root
 
 
 def landed_on(page, heading_id: str) -> dict:

@@ -2,7 +2,7 @@
 
 Mobile form factor (Lighthouse's default); the bar: accessibility, best
 practices and SEO = 1.0, one run each. The site is served the way GitHub Pages
-serves it (gzip, subpath, ghpages.py).
+serves it (gzip, subpath: tests/harness.py).
 
 Performance is not a gate here: it is a simulation fed by timings measured on
 this machine, so a busy machine costs a run points and the verdict would

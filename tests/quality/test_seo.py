@@ -122,7 +122,7 @@ def test_every_page_names_both_languages_in_its_head(site):
     assert problems == []
 
 
-#: Each language's Open Graph image: its home page (tests/quality/screenshot.py).
+#: Each language's Open Graph image: its home page (scripts/screenshot.py).
 OG_IMAGES = {"en": "assets/screenshot.png", "zh": "assets/images/screenshot-zh.png"}
 
 

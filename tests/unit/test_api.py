@@ -8,6 +8,7 @@ from calculator.build import build
 from calculator.errors import MESSAGES
 from calculator.families import FAMILIES
 from calculator.presets import PRESETS
+from calculator.page.html import escape
 
 from .helpers import HUB_BERT_BASE_UNCASED, HUB_ROBERTA_BASE
 
@@ -170,7 +171,8 @@ def test_compute_json_is_the_same_answer_as_compute():
 def test_copies_are_the_module_views():
     out = _ok({"preset": "distilbert-base-uncased", "architecture": "DistilBertForMaskedLM"}, "zh")
     inv = build(PRESETS["distilbert-base-uncased"].config, "DistilBertForMaskedLM")
-    assert out["markdown"] == views.markdown_table(inv, "zh")
+    assert out["markdown"] == views.summary_markdown(inv, "zh")
+    assert out["markdown_full"] == views.markdown_table(inv, "zh")
     assert out["text"] == views.text_report(inv, "zh")
     assert out["html"] == api.render_result(inv, "zh", "distilbert-base-uncased", _active_of(out["query"], inv),
                                             tensor_rows=False)
@@ -255,7 +257,7 @@ def test_escape_matches_the_standard_library():
 
     samples = ["a & b", "<script>alert('x')</script>", '"quoted"', "&amp;", "多头自注意力 <b>", "", "'\"<>&"]
     for text in samples:
-        assert views.escape(text) == html.escape(text, quote=True), text
+        assert escape(text) == html.escape(text, quote=True), text
 
 
 def test_every_label_in_both_languages():

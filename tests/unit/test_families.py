@@ -152,3 +152,51 @@ def test_every_group_has_a_label_and_a_colour():
     for group in GROUPS:
         _both(LABELS[group], group)
         assert group in COLOURS, group
+
+
+def test_a_formula_line_without_words_fails_where_it_is_written():
+    """A missing word is a clear error where the line is declared, not a KeyError when the CLI prints it."""
+    from calculator.formula import FormulaLine
+
+    try:
+        FormulaLine("no_such_word_anywhere", "x", "1", 1)
+    except ValueError as exc:
+        assert "no_such_word_anywhere" in str(exc) and "labels" in str(exc)
+    else:
+        raise AssertionError("a formula line without words was accepted")
+    # A shared word needs no declaration (ModernBERT's final_norm is one now).
+    assert FormulaLine("final_norm", "H", "768", 768).key == "final_norm"
+    assert "final_norm" not in FAMILIES["modernbert"].labels
+
+
+def test_a_family_using_another_familys_word_is_told_which():
+    """A key only ModernBERT declares, used in another family's formula, names the family and the key."""
+    from dataclasses import replace
+
+    from calculator.formula import Formula, FormulaLine
+
+    def borrowed(inv):
+        return Formula({}, (FormulaLine("attention_norms", "x", "1", inv.total),))
+
+    inv = build({"model_type": "bert"})
+    inv = replace(inv, family=inv.family.derive(formula=borrowed))
+    try:
+        views.formula(inv)
+    except ValueError as exc:
+        assert "attention_norms" in str(exc) and "bert" in str(exc)
+    else:
+        raise AssertionError("a word another family declares was accepted")
+
+
+def test_architectures_are_declared_with_keywords():
+    """Architecture(name, prefix, pooler, head, uses_num_labels) misread positionally: keywords only."""
+    from calculator.families.base import Architecture
+
+    try:
+        Architecture("BertModel", "", None)  # type: ignore[misc]
+    except TypeError:
+        pass
+    else:
+        raise AssertionError("Architecture accepted positional arguments")
+    arch = Architecture(name="BertModel", prefix="", pooler=None)
+    assert arch.head is None and not arch.uses_num_labels and not arch.head_first

@@ -170,3 +170,136 @@ def test_every_compact_markdown_table_adds_up():
                     assert number(cells[2]) == inv.total == sum(h for h, _ in sections), name
             for head, rows in sections:
                 assert head == rows, (name, arch, head, rows)
+
+
+def test_markdown_is_a_summary_by_default_with_both_backbone_splits():
+    """What a forum answer pastes: the total, the embedding layer and the rest, num_parameters() both ways.
+
+    Expected values by hand for BERT-base (V=30522, P=512, T=2, H=768): the embedding layer is
+    three tables and a LayerNorm, (V + P + T)·H + 2H; exclude_embeddings drops the tables only.
+    """
+    V, P, T, H, total = 30522, 512, 2, 768, 109_482_240
+    embedding = (V + P + T) * H + 2 * H
+    code, out, err = run_cli("--preset", "bert-base-uncased", "--format", "markdown")
+    assert code == 0 and err == ""
+    assert out.startswith("**bert-base-uncased** · `BertModel` (bert)\n")
+    assert f"| Total parameters | **{total:,}** (109.5M) |" in out
+    assert f"| Embedding layer (all of it, LayerNorm included) | {embedding:,} |" in out
+    assert f"| Everything after the embedding layer (the usual “backbone”) | {total - embedding:,} |" in out
+    assert f"| transformers' num_parameters() | {total:,} |" in out
+    assert f"| transformers' num_parameters(exclude_embeddings=True) | {total - (V + P + T) * H:,} |" in out
+    assert "word_embeddings" not in out  # no tensor table
+    code, out, err = run_cli("--preset", "bert-base-uncased", "--format", "markdown", "--lang", "zh", "--label", "我的模型")
+    assert out.startswith("**我的模型** · `BertModel`（bert）\n")
+    assert f"| 嵌入层（整层，含层归一化） | {embedding:,} |" in out
+    assert f"| 嵌入层以外的部分（常说的“主干”） | {total - embedding:,} |" in out
+    assert f"**{total:,}**（约 1.095 亿）" in out
+    # The per-tensor table is one flag away; --full lists every layer.
+    code, table, err = run_cli("--preset", "bert-base-uncased", "--format", "markdown", "--table")
+    assert table == views.markdown_table(build(BASE)) and "encoder.layer.11." not in table
+    code, full, err = run_cli("--preset", "bert-base-uncased", "--format", "markdown", "--full")
+    assert full == views.markdown_table(build(BASE), compact=False)
+    # The peft line ends the summary when a plan is set.
+    code, out, err = run_cli("--preset", "bert-base-uncased", "--format", "markdown", "--lora-r", "8",
+                             "--lora-targets", "query,value")
+    lora = 12 * 2 * 8 * (H + H)  # 12 layers × (query, value) × r·(in + out)
+    assert f"`trainable params: {lora:,} || all params: {total + lora:,} || trainable%: 0.2686`" in out
+
+
+def test_families_transformers_does_not_build_have_no_num_parameters_rows():
+    inv = build({"model_type": "keras-bert"})
+    out = views.summary_markdown(inv)
+    assert "num_parameters" not in out and "Embedding layer" in out
+
+
+def test_with_format_json_every_error_is_a_json_object_on_stdout():
+    from calculator.errors import MESSAGES
+
+    for args, code_name in (
+        (("--preset", "no-such-model"), "unknown_preset"),
+        (("--bogus",), "usage"),
+        (("--preset", "bert-base-uncased", "--architecture", "Nope"), "unknown_architecture"),
+        (("--lora-r", "8", "--freeze-layers", "3"), "plan_conflict"),
+        (("--config", "/no/such/dir/config.json"), "file"),
+    ):
+        for lang in ("en", "zh"):
+            code, out, err = run_cli(*args, "--format", "json", "--lang", lang)
+            assert code == 2 and err == "", (args, err)
+            data = json.loads(out)
+            assert set(data) == {"error"} and data["error"]["code"] == code_name, data
+            assert data["error"]["message"].strip(), data
+            code, out, err = run_cli(*args, "--lang", lang)  # without JSON: one line on stderr
+            assert code == 2 and out == "" and err.startswith(f"error: {code_name}: ") and err.count("\n") == 1
+    # LoRA and freezing together: the planner's own coded message, in Chinese too (it was English only).
+    code, out, err = run_cli("--lora-r", "8", "--freeze-layers", "3", "--lang", "zh", "--format", "json")
+    assert json.loads(out)["error"]["message"] == MESSAGES["plan_conflict"]["zh"]
+
+
+def test_an_unsupported_model_says_so_and_gives_the_way_forward():
+    from calculator.errors import CalcError
+
+    def refusal(config: dict) -> CalcError:
+        try:
+            build(config)
+        except CalcError as exc:
+            return exc
+        raise AssertionError(f"{config} was accepted")
+
+    one_liner = "AutoModel.from_config(AutoConfig.from_pretrained(NAME, trust_remote_code=True)).num_parameters()"
+    for lang, words in (("en", ("not supported", "albert, bert,", "keras-bert, transformer")),
+                        ("zh", ("不支持", "albert、bert、", "keras-bert、transformer"))):
+        message = refusal({"model_type": "gpt2"}).message(lang)
+        assert one_liner in message and all(w in message for w in words), message
+        assert "auto_map" not in message
+        # A config that needs its own code (jina-embeddings-v2 style) says so.
+        message = refusal({"model_type": "jina_bert", "auto_map": {"AutoModel": "modeling_bert.JinaBertModel"}}).message(lang)
+        assert "auto_map" in message and "trust_remote_code" in message
+        # No model_type: BERT is assumed, and an unknown class says so.
+        exc = refusal({"architectures": ["JinaBertModel"]})
+        assert exc.code == "unknown_architecture" and one_liner in exc.message(lang)
+        assert ("BERT was assumed" if lang == "en" else "按 BERT 处理") in exc.message(lang)
+
+
+def test_a_config_without_model_type_is_read_as_bert_with_a_note():
+    from calculator import api
+
+    out = api.compute_config('{"hidden_size": 768}', "zh")
+    assert out["ok"] and out["model_type"] == "bert"
+    assert out["notes"] == ["注意：配置中没有 model_type，已按 bert 处理。"]
+    assert api.compute_config('{"model_type": "bert"}', "en")["notes"] == []
+    assert views.config_notes({}, "en") == [
+        {"code": "model_type_assumed", "message": "Note: the config has no model_type, so it was read as bert."}
+    ]
+
+
+def test_percent_below_a_hundredth_is_not_zero():
+    assert views.fmt_percent(1538 / 109_483_778) == "<0.01%"
+    assert views.fmt_percent(0.0) == "0.0%" and views.fmt_percent(0.00005) == "0.01%"
+
+
+def test_the_tie_note_names_the_owner_in_every_table():
+    """XLM-R's MLM class lists its head first: the shared table's first name is the decoder, but every
+    table counts it on the embedding's row and marks the decoder as the copy (as breakdowns charge it)."""
+    inv = build({"model_type": "xlm-roberta"}, "XLMRobertaForMaskedLM")
+    word = "roberta.embeddings.word_embeddings.weight"
+    decoder = [t for t in inv.tensors if t.name == "lm_head.decoder.weight"][0]
+    assert decoder.tied_to is None and views.listed_under(decoder) == word
+    for table in (views.markdown_table(inv), views.tensor_table(inv.tensors)):
+        [row] = [line for line in table.splitlines() if line.startswith("| `lm_head.decoder.weight`")]
+        assert f"tied to `{word}`" in row
+        [row] = [line for line in table.splitlines() if line.startswith(f"| `{word}`")]
+        assert "tied" not in row
+    text = views.text_report(inv, "zh")
+    assert f"（与 {word} 共享，只计一次）" in text
+
+
+def test_limits_read_with_thousands_separators():
+    from calculator.errors import CalcError
+
+    try:
+        build({"model_type": "bert", "vocab_size": 10_000_001})
+    except CalcError as exc:
+        assert exc.code == "too_large"
+        assert "at most 10,000,000" in exc.message("en") and "最大 10,000,000" in exc.message("zh")
+    else:
+        raise AssertionError("vocab_size above the limit was accepted")

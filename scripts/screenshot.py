@@ -1,8 +1,8 @@
 """Regenerate the Open Graph images: each language's home page, 1200×630 (the
 Open Graph image size), as a small palette PNG.
 
-    .venv/bin/python -m tests.quality.screenshot            # both
-    .venv/bin/python -m tests.quality.screenshot --lang zh  # one
+    .venv/bin/python scripts/screenshot.py            # both
+    .venv/bin/python scripts/screenshot.py --lang zh  # one
 
 * ``docs/assets/screenshot.png``: the English home page (English pages'
   ``og:image``, also the README's picture);
@@ -14,7 +14,7 @@ Open Graph image size), as a small palette PNG.
 Builds the site into a temporary directory, serves it as GitHub Pages would,
 takes the pictures in Chromium (CHROME_PATH) and re-encodes them with at most
 256 colours (the most frequent ones; the rest map to the nearest): standard
-library only. test_seo.py checks the results' size and dimensions.
+library only. tests/quality/test_seo.py checks the results' size and dimensions.
 """
 from __future__ import annotations
 
@@ -27,8 +27,15 @@ import zlib
 from collections import Counter
 from pathlib import Path
 
-from .conftest import CHROMIUM_ARGS, ROOT, SUBPATH, build_site, chrome_path
-from .ghpages import serve
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from tests.chromium import CHROMIUM_ARGS, chromium_path as chrome_path  # noqa: E402
+from tests.harness import SUBPATH, build_site, serve  # noqa: E402
+
+#: What the site is built for: a project site's URL, as GitHub Pages gives a fork.
+SITE_URL = f"https://example.github.io/{SUBPATH}/"
 
 #: language -> (the home page under the site's URL, where its picture goes)
 SHOTS = {
@@ -115,7 +122,7 @@ def take(langs=tuple(SHOTS)) -> dict[str, bytes]:
 
     shots = {}
     with tempfile.TemporaryDirectory() as top:
-        build_site(Path(top) / SUBPATH)
+        build_site(Path(top) / SUBPATH, SITE_URL)
         server, url = serve(Path(top), SUBPATH)
         try:
             with sync_playwright() as pw:
@@ -132,7 +139,7 @@ def take(langs=tuple(SHOTS)) -> dict[str, bytes]:
                     page.close()
                 browser.close()
         finally:
-            server.shutdown()
+            server.stop()
     return shots
 
 

@@ -1,12 +1,14 @@
 """Record what the real keras-bert builds, for ``tests/crosscheck/test_keras_bert_reference.py``.
 
+It writes ``tests/crosscheck/reference/keras_bert.json``.
+
 Run this in a *separate* virtual environment that has TensorFlow; the main
 project environment never imports TensorFlow. The recorded file is the output
 of the real library; nothing in ``calculator`` is imported here.
 
     python3 -m venv /tmp/kvenv
     /tmp/kvenv/bin/pip install tensorflow-cpu==2.21.0 tf-keras==2.21.0 keras-bert==0.89.0
-    /tmp/kvenv/bin/python tests/crosscheck/reference/regen_keras_bert.py
+    /tmp/kvenv/bin/python scripts/regen_keras_bert.py
 
 (about 1 minute and 2.2 GB for the install, about 10 s for the run, on CPU).
 
@@ -41,7 +43,7 @@ os.environ.setdefault("TF_KERAS", "1")
 os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
-OUT = Path(__file__).with_name("keras_bert.json")
+OUT = Path(__file__).resolve().parents[1] / "tests" / "crosscheck" / "reference" / "keras_bert.json"
 
 FAMOUS = dict(
     token_num=30000, head_num=12, transformer_num=12, embed_dim=768,
@@ -171,7 +173,7 @@ def main() -> None:
         print(f"{case_id}: total {entry['total']:,}, trainable {entry['trainable']:,}", file=sys.stderr)
 
     data = {
-        "generated_by": "tests/crosscheck/reference/regen_keras_bert.py",
+        "generated_by": "scripts/regen_keras_bert.py",
         "versions": {
             "python": platform.python_version(),
             "keras-bert": version("keras-bert"),

@@ -1,0 +1,295 @@
+"""MobileBERT (``modeling_mobilebert.py``): a thin, deep BERT with bottlenecks and stacked feed-forward networks.
+
+* Embeddings: the token table is only ``embedding_size`` (E = 128) wide. With
+  ``trigram_input`` each token's vector is concatenated with its neighbours'
+  (3E), and ``embedding_transformation`` projects 3E → H; position and token-type
+  tables are H wide.
+* Every layer works at W = ``true_hidden_size``: the bottleneck width B =
+  ``intra_bottleneck_size`` (128) when ``use_bottleneck``, else H (a value written in
+  config.json wins). ``bottleneck.input`` projects H → B (and ``bottleneck.attention``
+  does so again for the shared query/key input when ``key_query_shared_bottleneck``);
+  Q and K are [A·⌊W/A⌋, W]; V reads H (or W with ``use_bottleneck_attention``); the
+  attention output is [W, W]; the feed-forward block is W → I → W and is repeated
+  ``num_feedforward_networks`` times (the extra ones in ``ffn``); ``output.bottleneck``
+  projects W back to H.
+* ``normalization_type="no_norm"`` replaces each LayerNorm with ``NoNorm``, an
+  element-wise ``x·weight + bias``: the same two vectors, registered bias first.
+  The MLM head's transform keeps a real LayerNorm.
+* The pooler has a dense layer only with ``classifier_activation`` (the published
+  model sets it to false). The MLM decoder is [V, E], tied to the token table, and
+  a second matrix ``cls.predictions.dense`` [H − E, V] (no bias) supplies the rest
+  of the H-wide output projection.
+"""
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+from typing import Any, Mapping
+
+from ..config import Field, read_fields
+from ..errors import CalcError
+from ..formula import Formula, FormulaLine, head_line, layers_lines
+from ..model import Inventory, TensorList
+from . import bert
+from .base import Architecture, Family, Preset
+from .common import EMBEDDING, HEADS, HIDDEN, INTERMEDIATE, LABELS, LAYERS, POSITIONS, TIE, TOKEN_TYPES, VOCAB, L
+
+
+def _flag(key: str, default: bool, en: str, zh: str) -> Field:
+    return Field(key, default, kind="bool", label=L(en, zh), sample=(0, 1))
+
+
+FIELDS = (
+    VOCAB,
+    EMBEDDING,
+    _flag(
+        "trigram_input", True, "Trigram input (trigram_input: the projection reads 3E)",
+        "三元组输入（trigram_input：投影的输入为 3E）",
+    ),
+    replace(HIDDEN, default=512, sample=(1, 96)),
+    replace(LAYERS, default=24),
+    replace(HEADS, default=4, sample=(1, 8)),
+    replace(INTERMEDIATE, default=512),
+    _flag("use_bottleneck", True, "Bottlenecks (use_bottleneck)", "使用瓶颈层（use_bottleneck）"),
+    Field(
+        "intra_bottleneck_size", 128, label=L("Bottleneck size (B)", "瓶颈维度（B）"), sample=(1, 64),
+    ),
+    Field(
+        "true_hidden_size", None, optional=True,
+        label=L("Layer width (true_hidden_size; empty: B with bottlenecks, else H)",
+                "层内宽度（true_hidden_size；留空则有瓶颈时为 B，否则为 H）"),
+    ),
+    _flag(
+        "use_bottleneck_attention", False, "Value reads the bottleneck too (use_bottleneck_attention)",
+        "V 也读瓶颈输出（use_bottleneck_attention）",
+    ),
+    _flag(
+        "key_query_shared_bottleneck", True, "Shared query/key bottleneck (key_query_shared_bottleneck)",
+        "Q、K 共用的瓶颈投影（key_query_shared_bottleneck）",
+    ),
+    Field(
+        "num_feedforward_networks", 4, minimum=0, label=L("Feed-forward networks per layer (F)", "每层的前馈网络个数（F）"),
+        sample=(0, 4),
+    ),
+    Field(
+        "normalization_type", "no_norm", kind="choice", choices=("no_norm", "layer_norm"),
+        label=L("Normalization (normalization_type; NoNorm has the same two vectors)",
+                "归一化方式（normalization_type；NoNorm 同样是两个向量）"),
+        sample=(0, 1),
+    ),
+    _flag(
+        "classifier_activation", True, "Pooler dense layer (classifier_activation)",
+        "池化层的全连接层（classifier_activation）",
+    ),
+    POSITIONS,
+    TOKEN_TYPES,
+    LABELS,
+    TIE,
+)
+
+
+def width(c: Mapping[str, Any]) -> int:
+    """``true_hidden_size``: the layers' working width W.
+
+    ``MobileBertConfig`` derives it (the bottleneck size with bottlenecks, else the
+    hidden size), but a ``true_hidden_size`` written in config.json, as the published
+    files have it, is set after that and wins.
+    """
+    if c.get("true_hidden_size") is not None:
+        return c["true_hidden_size"]
+    return c["intra_bottleneck_size"] if c["use_bottleneck"] else c["hidden_size"]
+
+
+def attention_width(c: Mapping[str, Any]) -> int:
+    """``all_head_size`` = A × int(W / A): Q, K and V's outputs (W when A divides it)."""
+    return c["num_attention_heads"] * (width(c) // c["num_attention_heads"])
+
+
+def read(raw: Mapping[str, Any]) -> dict[str, Any]:
+    """The fields, and the head size every attention layer takes ``** -0.5`` of (0 fails)."""
+    values = read_fields(FIELDS, raw, {})
+    if values["num_hidden_layers"] > 0 and width(values) // values["num_attention_heads"] == 0:
+        raise CalcError(
+            "bad_value", key="true_hidden_size // num_attention_heads", value=0,
+        )
+    return values
+
+
+def norm(t: TensorList, name: str, dim: int, c: Mapping[str, Any], layer: int | None = None,
+         group: str = "layer_norm") -> None:
+    """``NORM2FN[normalization_type](dim)``: a LayerNorm (weight, bias), or NoNorm (bias, then weight)."""
+    if c["normalization_type"] == "layer_norm":
+        t.layer_norm(name, dim, group=group, layer=layer)
+    else:
+        t.add(name + ".bias", (dim,), group, layer)
+        t.add(name + ".weight", (dim,), group, layer)
+
+
+def backbone(t: TensorList, c: dict[str, Any], prefix: str, with_pooler: bool) -> None:
+    h, e_dim, inter = c["hidden_size"], c["embedding_size"], c["intermediate_size"]
+    w, a = width(c), attention_width(c)
+    intra = c["intra_bottleneck_size"]
+    e = prefix + "embeddings."
+    t.embedding(e + "word_embeddings", c["vocab_size"], e_dim, "embeddings")
+    t.embedding(e + "position_embeddings", c["max_position_embeddings"], h, "embeddings")
+    t.embedding(e + "token_type_embeddings", c["type_vocab_size"], h, "embeddings")
+    t.linear(e + "embedding_transformation", h, e_dim * (3 if c["trigram_input"] else 1), "embeddings")
+    norm(t, e + "LayerNorm", h, c, group="embeddings")
+    for i in range(c["num_hidden_layers"]):
+        p = f"{prefix}encoder.layer.{i}."
+        t.linear(p + "attention.self.query", a, w, "attention_qkv", i)
+        t.linear(p + "attention.self.key", a, w, "attention_qkv", i)
+        t.linear(p + "attention.self.value", a, w if c["use_bottleneck_attention"] else h, "attention_qkv", i)
+        t.linear(p + "attention.output.dense", w, w, "attention_output", i)
+        norm(t, p + "attention.output.LayerNorm", w, c, i)
+        t.linear(p + "intermediate.dense", inter, w, "feed_forward", i)
+        t.linear(p + "output.dense", w, inter, "feed_forward", i)
+        norm(t, p + "output.LayerNorm", w, c, i)
+        if c["use_bottleneck"]:
+            t.linear(p + "output.bottleneck.dense", h, w, "feed_forward", i)
+            norm(t, p + "output.bottleneck.LayerNorm", h, c, i)
+            t.linear(p + "bottleneck.input.dense", intra, h, "feed_forward", i)
+            norm(t, p + "bottleneck.input.LayerNorm", intra, c, i)
+            if c["key_query_shared_bottleneck"]:
+                t.linear(p + "bottleneck.attention.dense", intra, h, "attention_qkv", i)
+                norm(t, p + "bottleneck.attention.LayerNorm", intra, c, i)
+        for j in range(c["num_feedforward_networks"] - 1):
+            f = f"{p}ffn.{j}."
+            t.linear(f + "intermediate.dense", inter, w, "feed_forward", i)
+            t.linear(f + "output.dense", w, inter, "feed_forward", i)
+            norm(t, f + "output.LayerNorm", w, c, i)
+    if with_pooler and c["classifier_activation"]:
+        t.linear(prefix + "pooler.dense", h, h, "pooler")
+
+
+def mlm_head(t: TensorList, c: dict[str, Any], prefix: str) -> None:
+    """``MobileBertLMPredictionHead``: own bias, transform (dense, LayerNorm), dense [H − E, V], tied decoder [V, E]."""
+    h, v, e_dim = c["hidden_size"], c["vocab_size"], c["embedding_size"]
+    if h < e_dim:  # nn.Linear(V, H − E) with a negative size
+        raise CalcError("bad_value", key="hidden_size − embedding_size", value=h - e_dim)
+    t.add("cls.predictions.bias", (v,), "head")
+    t.linear("cls.predictions.transform.dense", h, h, "head")
+    t.layer_norm("cls.predictions.transform.LayerNorm", h, group="head")
+    t.linear("cls.predictions.dense", h - e_dim, v, "head", bias=False)
+    bert.tied_decoder(
+        t, "cls.predictions.decoder", v, e_dim, prefix + "embeddings.word_embeddings.weight", "cls.predictions.bias",
+        c["tie_word_embeddings"],
+    )
+
+
+def pretraining_head(t: TensorList, c: dict[str, Any], prefix: str) -> None:
+    mlm_head(t, c, prefix)
+    t.linear("cls.seq_relationship", 2, c["hidden_size"], "head")
+
+
+# ------------------------------------------------------------------ formula
+
+
+def formula(inv: Inventory) -> Formula:
+    """Embeddings at E projected to H; per layer the bottlenecks, attention at B, F feed-forward blocks at B."""
+    c = inv.config
+    v, e, h, p, t, n, i = (
+        c["vocab_size"], c["embedding_size"], c["hidden_size"], c["max_position_embeddings"], c["type_vocab_size"],
+        c["num_hidden_layers"], c["intermediate_size"],
+    )
+    m = 3 if c["trigram_input"] else 1
+    w, a, f, b = width(c), attention_width(c), c["num_feedforward_networks"], c["intra_bottleneck_size"]
+    emb = FormulaLine(
+        "embeddings", f"V·E + (P + T)·H + {m}E·H + H + 2H",
+        f"{v}·{e} + ({p} + {t})·{h} + {m}·{e}·{h} + {h} + 2·{h}",
+        v * e + (p + t) * h + m * e * h + h + 2 * h,
+    )
+    vin, vin_s = (w, "W") if c["use_bottleneck_attention"] else (h, "H")
+    parts = [
+        # Q and K read W, V reads H (or W); each has D = A·⌊W/A⌋ outputs and biases; output [W, W]; its norm
+        (f"2D·W + D·{vin_s} + 3D + W² + W + 2W", f"2·{a}·{w} + {a}·{vin} + 3·{a} + {w}² + {w} + 2·{w}",
+         2 * a * w + a * vin + 3 * a + w * w + w + 2 * w),
+        # F feed-forward blocks W → I → W, each with its norm (F = 0 still builds the main one)
+        (f"{'F' if f >= 1 else '1'} × (2I·W + I + W + 2W)", f"{max(f, 1)} × (2·{i}·{w} + {i} + {w} + 2·{w})",
+         max(f, 1) * (2 * i * w + i + w + 2 * w)),
+    ]
+    if c["use_bottleneck"]:
+        k = 2 if c["key_query_shared_bottleneck"] else 1
+        parts.append((
+            f"H·W + H + 2H + {k} × (B·H + B + 2B)", f"{h}·{w} + {h} + 2·{h} + {k} × ({b}·{h} + {b} + 2·{b})",
+            h * w + h + 2 * h + k * (b * h + b + 2 * b),
+        ))
+    per = (" + ".join(x[0] for x in parts), " + ".join(x[1] for x in parts), sum(x[2] for x in parts))
+    lines = [emb, *layers_lines(*per, n)]
+    if inv.pooler and c["classifier_activation"]:
+        lines.append(bert.pooler_line(h))
+    symbols = {"V": v, "E": e, "H": h, "P": p, "T": t, "W": w, "B": b, "D": a, "I": i, "F": f, "L": n}
+    return Formula(symbols, tuple(lines + head_line(inv)))
+
+
+def sample(rng: random.Random, config: dict[str, Any]) -> None:
+    """Mostly H ≥ E (the MLM head needs H − E ≥ 0), mostly a head size of at least 1; sometimes a written width."""
+    h = config.get("hidden_size", 512)
+    if "embedding_size" in config and rng.random() < 0.9:
+        config["embedding_size"] = rng.randint(1, max(1, h))
+    if rng.random() < 0.15:
+        config["true_hidden_size"] = rng.randint(1, 64)  # written in config.json, it wins over the derived width
+    heads = config.get("num_attention_heads", 4)
+    w = width({"hidden_size": h, "intra_bottleneck_size": config.get("intra_bottleneck_size", 128),
+               "use_bottleneck": config.get("use_bottleneck", True), "true_hidden_size": config.get("true_hidden_size")})
+    if w < heads and rng.random() < 0.9:
+        config["num_attention_heads"] = rng.randint(1, w)
+
+
+def mobilebert_config() -> dict[str, Any]:
+    """google/mobilebert-uncased's config.json, its size-relevant keys."""
+    return {
+        "model_type": "mobilebert",
+        "vocab_size": 30522,
+        "embedding_size": 128,
+        "trigram_input": True,
+        "hidden_size": 512,
+        "num_hidden_layers": 24,
+        "num_attention_heads": 4,
+        "intermediate_size": 512,
+        "use_bottleneck": True,
+        "intra_bottleneck_size": 128,
+        "true_hidden_size": 128,
+        "use_bottleneck_attention": False,
+        "key_query_shared_bottleneck": True,
+        "num_feedforward_networks": 4,
+        "normalization_type": "no_norm",
+        "classifier_activation": False,
+        "max_position_embeddings": 512,
+        "type_vocab_size": 2,
+    }
+
+
+def _arch(name: str, pooler: bool | None, head: Any = None, **more: Any) -> Architecture:
+    return Architecture(name=name, prefix="" if name == "MobileBertModel" else "mobilebert.", pooler=pooler,
+                        head=head, **more)
+
+
+FAMILY = Family(
+    model_type="mobilebert",
+    base="MobileBertModel",
+    #: Heads divide the layer width (true_hidden_size), not hidden_size; transformers checks neither.
+    heads_check=None,
+    fields=FIELDS,
+    backbone=backbone,
+    read=read,
+    architectures=(
+        _arch("MobileBertModel", None),
+        _arch("MobileBertForPreTraining", True, pretraining_head, ties_embeddings=True),
+        _arch("MobileBertForMaskedLM", False, mlm_head, ties_embeddings=True),
+        _arch("MobileBertForNextSentencePrediction", True, bert.linear_head("cls.seq_relationship", 2)),
+        _arch("MobileBertForSequenceClassification", True, bert.linear_head("classifier", "num_labels"),
+              uses_num_labels=True),
+        _arch("MobileBertForMultipleChoice", True, bert.linear_head("classifier", 1)),
+        _arch("MobileBertForTokenClassification", False, bert.linear_head("classifier", "num_labels"),
+              uses_num_labels=True),
+        _arch("MobileBertForQuestionAnswering", False, bert.linear_head("qa_outputs", "num_labels"),
+              uses_num_labels=True),
+    ),
+    title={"en": "MobileBERT", "zh": "MobileBERT"},
+    formula=formula,
+    # google/mobilebert-uncased's config.json lists no architectures: it loads as MobileBertModel.
+    presets=(Preset("google/mobilebert-uncased", mobilebert_config(), "MobileBertModel"),),
+    sample=sample,
+    rank=45,
+)

@@ -1,0 +1,150 @@
+"""Breakdowns of an :class:`~calculator.model.Inventory`: groups, sections, layers, the embedding split,
+``num_parameters()``, weight memory and the family's formula.
+
+Plain data (dataclasses and integers): the report, JSON, HTML and SVG renderers all
+read these, so they cannot disagree.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..formula import Formula, FormulaLine
+from ..i18n import label
+from ..model import GROUPS, SECTIONS, Inventory, Tensor
+from .numbers import fmt_int
+
+#: Bytes per parameter for the weight-memory view.
+DTYPES: tuple[tuple[str, int], ...] = (("fp32", 4), ("fp16", 2), ("bf16", 2), ("int8", 1))
+
+
+@dataclass(frozen=True)
+class Share:
+    key: str
+    count: int
+    fraction: float
+
+
+@dataclass(frozen=True)
+class Section:
+    key: str
+    count: int
+    fraction: float
+    children: tuple[Share, ...] = field(default=())
+
+
+def _fraction(part: int, whole: int) -> float:
+    return part / whole if whole else 0.0
+
+
+def section_of(t: Tensor) -> str:
+    """Embeddings, the encoder (or decoder), the pooler, or the task head: as the family declared it."""
+    return t.section
+
+
+def group_breakdown(inv: Inventory) -> list[Share]:
+    """Unique parameters per component group, in :data:`GROUPS` order, empty groups left out."""
+    total = inv.total
+    sums = {g: 0 for g in GROUPS}
+    for t in inv.charged:
+        sums[t.group] += t.count
+    return [Share(g, n, _fraction(n, total)) for g, n in sums.items() if n]
+
+
+def section_breakdown(inv: Inventory) -> list[Section]:
+    """The nanoGPT-style hierarchy: sections, each split by component group."""
+    total = inv.total
+    out: list[Section] = []
+    for s in SECTIONS:
+        members = [t for t in inv.charged if section_of(t) == s]
+        if not members:
+            continue
+        count = sum(t.count for t in members)
+        children = []
+        for g in GROUPS:
+            n = sum(t.count for t in members if t.group == g)
+            if n:
+                children.append(Share(g, n, _fraction(n, total)))
+        out.append(Section(s, count, _fraction(count, total), tuple(children)))
+    return out
+
+
+@dataclass(frozen=True)
+class LayerRow:
+    layer: int
+    count: int
+
+
+def per_layer(inv: Inventory) -> list[LayerRow]:
+    """Unique parameters of each encoder block (ALBERT: of each shared layer group)."""
+    sums: dict[int, int] = {}
+    for t in inv.charged:
+        if t.layer is not None:
+            sums[t.layer] = sums.get(t.layer, 0) + t.count
+    return [LayerRow(i, sums[i]) for i in sorted(sums)]
+
+
+def embedding_split(inv: Inventory) -> tuple[int, int]:
+    """(the whole embedding layer, everything after it): one of the two "backbone" splits.
+
+    The embedding layer is the embeddings *section*: its tables, its LayerNorm and any
+    projection. A tied output projection is charged to the embedding it shares
+    (nanoGPT's definition); where a class registers its head first, the shared table
+    still counts here (:attr:`Inventory.charged`). The other split is transformers'
+    :func:`num_parameters` with ``exclude_embeddings=True``; a model card's round
+    "backbone" figure comes from one of the two.
+    """
+    emb = sum(t.count for t in inv.charged if t.section == "embeddings")
+    return emb, inv.total - emb
+
+
+def num_parameters(inv: Inventory, exclude_embeddings: bool = False) -> int:
+    """transformers' ``model.num_parameters(exclude_embeddings=...)``, by its definition.
+
+    It sums ``named_parameters()`` (each shared Parameter once, under its first
+    name) and, with ``exclude_embeddings``, skips the names ``<module>.weight`` of
+    every ``nn.Embedding`` module. So the embedding LayerNorm, the position-free
+    projections and a tied output projection listed *before* its embedding (head-first
+    classes) are kept: it is not the same split as :func:`embedding_split`.
+    """
+    if not exclude_embeddings:
+        return inv.total
+    return inv.total - sum(t.count for t in inv.unique if t.embedding)
+
+
+@dataclass(frozen=True)
+class MemoryRow:
+    dtype: str
+    bytes_per_param: int
+    bytes: int
+
+
+def memory(inv: Inventory) -> list[MemoryRow]:
+    """Bytes to hold the weights once (no gradients, optimizer state or activations)."""
+    return [MemoryRow(d, b, b * inv.total) for d, b in DTYPES]
+
+
+def formula_label(inv: Inventory, key: str, lang: str = "en") -> str:
+    """A formula line's name: the family's own word for it, else the shared label."""
+    family = inv.family
+    return family.label(key, lang) if family is not None else label(key, lang)
+
+
+def formula(inv: Inventory) -> Formula | None:
+    """The family's closed form (its ``formula`` declaration), or None for families without one."""
+    family = inv.family
+    if family is None or family.formula is None:
+        return None
+    f = family.formula(inv)
+    missing = family.missing_words(line.key for line in f.lines)
+    if missing:
+        raise ValueError(f"{family.model_type}'s formula uses {missing} without words: add them to its labels=")
+    return f
+
+
+def formula_terms(line: FormulaLine, lang: str = "en") -> list[str]:
+    """A formula line as its terms: symbolic, substituted, value; the substituted form is left
+    out where it only repeats the value ("H = 768", not "H = 768 = 768")."""
+    value = fmt_int(line.value, lang)
+    if line.substituted in (str(line.value), value):
+        return [line.symbolic, value]
+    return [line.symbolic, line.substituted, value]

@@ -1,0 +1,54 @@
+"""Longformer's published config.json, pasted whole into the CLI, against transformers 5.23 for the class it loads as.
+
+The files are pasted with every key as published (``attention_mode``,
+``ignore_attention_mask`` and the rest that transformers ignores), as a reader
+pastes them: ``python -m calculator --config - --format json``.
+"""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+import pytest
+
+from .framework import build as hf_build
+from .framework import describe
+
+ROOT = Path(__file__).resolve().parents[2]
+
+#: allenai/longformer-base-4096's config.json as published (no ``architectures``: AutoModel loads LongformerModel).
+LONGFORMER_BASE_4096 = {
+    "attention_mode": "longformer", "attention_probs_dropout_prob": 0.1, "attention_window": [512] * 12,
+    "bos_token_id": 0, "eos_token_id": 2, "gradient_checkpointing": False, "hidden_act": "gelu",
+    "hidden_dropout_prob": 0.1, "hidden_size": 768, "ignore_attention_mask": False, "initializer_range": 0.02,
+    "intermediate_size": 3072, "layer_norm_eps": 1e-05, "max_position_embeddings": 4098, "model_type": "longformer",
+    "num_attention_heads": 12, "num_hidden_layers": 12, "pad_token_id": 1, "sep_token_id": 2, "type_vocab_size": 1,
+    "vocab_size": 50265,
+}
+
+PUBLISHED = [("allenai/longformer-base-4096", LONGFORMER_BASE_4096, "LongformerModel")]
+
+
+def cli(config: dict) -> dict:
+    p = subprocess.run(
+        [sys.executable, "-m", "calculator", "--config", "-", "--format", "json"], cwd=ROOT,
+        input=json.dumps(config), capture_output=True, text=True, timeout=120,
+    )
+    assert p.returncode == 0, p.stderr
+    return json.loads(p.stdout)
+
+
+@pytest.mark.parametrize(("name", "config", "architecture"), PUBLISHED, ids=[p[0] for p in PUBLISHED])
+def test_published_config_through_the_cli(name: str, config: dict, architecture: str) -> None:
+    out = cli(config)
+    assert out["architecture"] == architecture
+    hf_config = {k: v for k, v in config.items() if k not in ("model_type", "architectures")}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = hf_build(config["model_type"], architecture, hf_config)
+    theirs = describe(model)
+    assert (out["total"], out["state_dict_total"]) == (theirs.total, theirs.state_dict_total)
+    assert out["total"] == model.num_parameters()
