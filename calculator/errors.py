@@ -120,9 +120,9 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "{architecture} 中没有 nn.Linear 模块，all-linear 找不到可以加 LoRA 的地方。",
     },
     "lora_target_unsupported": {
-        "en": "\"{value}\" matches {module}, which is neither an nn.Linear nor an nn.Embedding, so LoRA cannot adapt it "
+        "en": "\"{value}\" matches {module}, which is not an nn.Linear, nn.Embedding or nn.Conv1d, so LoRA cannot adapt it "
         "(peft: \"Target module ... is not supported\").",
-        "zh": "“{value}”匹配到的 {module} 既不是 nn.Linear 也不是 nn.Embedding，无法加 LoRA"
+        "zh": "“{value}”匹配到的 {module} 不是 nn.Linear、nn.Embedding 或 nn.Conv1d，无法加 LoRA"
         "（peft 会报错“Target module ... is not supported”）。",
     },
     "lora_target_saved": {
@@ -147,6 +147,57 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "The model has {layers} layers; it cannot freeze the first {value}.",
         "zh": "模型只有 {layers} 层，无法冻结前 {value} 层。",
     },
+    "derived_key": {
+        "en": "{key} is worked out from {source} for this model type, and transformers refuses a config that sets it "
+        "(got {value}). Leave {key} out and set {source}.",
+        "zh": "这种模型的 {key} 由 {source} 推算得出，transformers 不接受在配置中直接设置它（当前为 {value}）。"
+        "请删掉 {key}，改为设置 {source}。",
+    },
+    "lora_conv_groups": {
+        "en": "{module} is a convolution with groups = {groups}; peft's LoRA needs a rank r it divides (got {value}).",
+        "zh": "{module} 是分组数为 {groups} 的卷积；peft 要求 LoRA 的秩 r 能被分组数整除（当前为 {value}）。",
+    },
+    # What a training step costs (calculator/costs.py).
+    "costs_not_positive": {
+        "en": "{key} must be a whole number of at least 1 (got {value}).",
+        "zh": "{key} 必须是不小于 1 的整数（当前为 {value}）。",
+    },
+    "costs_seq_too_long": {
+        "en": "The sequence length {value} is longer than the position table allows ({maximum} tokens); "
+        "the model cannot run on it.",
+        "zh": "序列长度 {value} 超出了位置嵌入表所能容纳的长度（{maximum} 个 token），模型无法运行。",
+    },
+    "costs_dtype": {
+        "en": "dtype must be one of {supported} (got {value}).",
+        "zh": "dtype 只能是 {supported} 之一（当前为 {value}）。",
+    },
+    "costs_optimizer": {
+        "en": "Unknown optimizer {value}; choose one of {supported}.",
+        "zh": "不支持的优化器 {value}；可选：{supported}。",
+    },
+    "costs_family": {
+        "en": "The training-step cost of {model_type} is not worked out yet, and this calculator does not guess. "
+        "Exact for: {supported}.",
+        "zh": "尚未推导 {model_type} 训练一步的开销，计算器不做估算。已精确支持：{supported}。",
+    },
+    "costs_architecture": {
+        "en": "The training step of {architecture} is not the one defined here (input_ids of shape B × L only), "
+        "so its cost is not worked out.",
+        "zh": "{architecture} 的训练步骤与这里的定义不同（这里的输入只有形状为 B × L 的 input_ids），因此不计算它的开销。",
+    },
+    "costs_lora_embedding": {
+        "en": "The training-step cost with LoRA on an embedding ({module}) is not worked out yet; "
+        "adapt Linear modules only.",
+        "zh": "尚未推导对嵌入层（{module}）加 LoRA 时训练一步的开销；请只对 Linear 模块加 LoRA。",
+    },
+    "costs_no_checkpointing": {
+        "en": "{architecture} does not support gradient checkpointing (transformers raises); run it without.",
+        "zh": "{architecture} 不支持梯度检查点（transformers 会报错），请关闭该选项。",
+    },
+    "costs_nothing_trainable": {
+        "en": "Nothing trains, so there is no backward pass: loss.backward() fails when no parameter needs a gradient.",
+        "zh": "没有可训练的参数，也就没有反向传播：没有参数需要梯度时 loss.backward() 会报错。",
+    },
 }
 
 #: The same codes when the value is empty (a cleared form field, ``""`` in a config):
@@ -155,6 +206,7 @@ EMPTY_MESSAGES: dict[str, dict[str, str]] = {
     "not_integer": {"en": "{key} is empty: enter a whole number.", "zh": "{key} 为空：请输入整数。"},
     "not_boolean": {"en": "{key} is empty: enter true or false.", "zh": "{key} 为空：请输入 true 或 false。"},
     "bad_fraction": {"en": "{key} is empty: enter a number between 0 and 1.", "zh": "{key} 为空：请输入 0 到 1 之间的数。"},
+    "costs_not_positive": {"en": "{key} is empty: enter a whole number of at least 1.", "zh": "{key} 为空：请输入不小于 1 的整数。"},
 }
 
 #: What to do about an unknown preset: a few names close to it, else where the whole list is
