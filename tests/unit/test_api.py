@@ -605,7 +605,7 @@ def test_the_lora_planner_in_the_page_matches_hand_arithmetic_and_round_trips():
         # trainable, all and trainable% are numbers of their own, not only inside peft's line,
         # and the phone's sticky strip gets the three (data-mini, calculator.js).
         percent = f"{100 * (lora + head) / (model + lora + head):.4f}%"
-        assert f'data-plan="plan_percent"' in out["html"] and f"<dd>{percent}</dd>" in out["html"]
+        assert 'data-plan="plan_percent"' in out["html"] and f"<dd>{percent}</dd>" in out["html"]
         mini = re.search(r'data-mini="([^"]*)"', out["html"]).group(1)
         assert f"{lora + head:,}" in mini and f"{model + lora + head:,}" in mini and percent in mini
     # Without task_type the classifier stays frozen (peft issue #801): the page warns.
