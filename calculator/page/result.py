@@ -13,7 +13,7 @@ from typing import Any
 
 from .. import counts, views
 from ..charts import share_chart_svg
-from ..i18n import colon, label, pick
+from ..i18n import colon, label, pick, punct
 from ..model import Inventory
 from .html import Markup, h, join, raw
 from .labels import norm_lang, ui
@@ -218,7 +218,7 @@ def _hub_note(inv: Inventory, preset: str | None, lang: str) -> Markup:
     hub = counts.hub_count(inv, preset)
     more = h("a", ui("counts_hub_why", lang), href=HUB_EXPLAINED)
     if hub is None:
-        return h("p", ui("counts_hub_unknown", lang), "" if lang == "zh" else " ", more, class_="calc-counts-hub")
+        return h("p", ui("counts_hub_unknown", lang), punct("sentence_gap", lang), more, class_="calc-counts-hub")
     # The preset and the class are identifiers: code, kept on one line (calculator.css).
     pieces = {"preset": h("code", hub.preset), "architecture": h("code", hub.architecture),
               "source": h("a", ui("counts_hub_source", lang), href=hub.source, rel="noopener")}
@@ -226,7 +226,7 @@ def _hub_note(inv: Inventory, preset: str | None, lang: str) -> Markup:
                   **{k: "{" + k + "}" for k in pieces})
     parts = [pieces.get(p, p) for p in re.split(r"\{(preset|architecture|source)\}", sentence)]
     return h(
-        "p", parts, "" if lang == "zh" else " ", more,
+        "p", parts, punct("sentence_gap", lang), more,
         class_="calc-counts-hub", data_hub_count=hub.value, data_hub_architecture=hub.architecture,
     )
 
