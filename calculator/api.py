@@ -52,7 +52,8 @@ from .page.state import (
 )
 
 __all__ = [
-    "ACTIVE_KEY", "DEFAULT_PARAMS", "STATE_KEYS", "UI_LABELS", "compute", "compute_config", "compute_json",
+    "ACTIVE_KEY", "DEFAULT_PARAMS", "STATE_KEYS", "UI_LABELS", "compute", "compute_config", "compute_costs",
+    "compute_json",
     "family_option", "field_label", "fields_legend", "form_schema", "internal_error", "keras_summary",
     "render_form", "render_result", "render_summary", "render_widget", "tensor_table", "ui", "extra_keys",
 ]
@@ -128,6 +129,30 @@ def compute(params: Mapping[str, Any], lang: str = "en", tensor_rows: bool = Fal
         return _ok(inv, lang, raw, preset_name, active_text, active, tensor_rows, planned)
     except CalcError as exc:
         return {"ok": False, "error": error_dict(exc, lang, model_type)}
+    except Exception:  # noqa: BLE001 - the page shows a code, never a traceback
+        return {"ok": False, "error": internal_error(lang), "detail": traceback.format_exc(limit=8)}
+
+
+def compute_costs(params: Mapping[str, Any], lang: str = "en") -> dict[str, Any]:
+    """The "Training cost" panel's answer for the page's query (the model's keys plus ``batch``, ``seq_len``,
+    ``dtype``, ``optimizer``, ``ckpt``): ``{"ok": True, "costs", "markdown", "text", "series", "query", ...}``
+    or ``{"ok": False, "error": {...}}`` with ``field`` set to the step's field the error belongs beside."""
+    from . import costs_view
+
+    lang = _lang(lang)
+    model_type = None
+    try:
+        raw, architecture, pooler, _ = _resolve(params)
+        model_type = raw["model_type"]
+        inv = build(raw, architecture, pooler)
+        _, plan = plan_of(params, inv)
+        return {"ok": True, **costs_view.page_answer(inv, plan, params, lang)}
+    except CalcError as exc:
+        err = error_dict(exc, lang, model_type)
+        field = costs_view.error_field(exc)
+        if field is not None:
+            err["field"], err["fields"] = field, [field]
+        return {"ok": False, "error": err}
     except Exception:  # noqa: BLE001 - the page shows a code, never a traceback
         return {"ok": False, "error": internal_error(lang), "detail": traceback.format_exc(limit=8)}
 

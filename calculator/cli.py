@@ -11,7 +11,7 @@ import json
 import sys
 from typing import Any, Sequence
 
-from . import counts, peft, views
+from . import costs_view, counts, peft, views
 from .build import build
 from .config import parse_json
 from .errors import CalcError
@@ -61,6 +61,7 @@ def make_parser() -> argparse.ArgumentParser:
     frozen.add_argument("--freeze-embeddings", action="store_true", help="requires_grad_(False) on the embeddings")
     frozen.add_argument("--freeze-layers", metavar="K", help="... on the first K encoder layers")
     frozen.add_argument("--freeze-all-but-head", action="store_true", help="... on everything but the task head")
+    costs_view.add_arguments(p)
     return p
 
 
@@ -143,6 +144,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         raw = load_config(args)
         inv = build(raw, args.architecture, False if args.no_pooler else None)
         plan = make_plan(args, inv)
+        step = costs_view.from_args(args, inv, plan)
     except CalcError as exc:
         return _fail(exc.code, exc.message(args.lang), as_json)
     except FileError as exc:
@@ -155,6 +157,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             data["freeze"] = plan.to_dict(args.lang)
         elif plan is not None:
             data["peft"]["warnings"] = [w.to_dict(args.lang) for w in plan.warnings]
+        if step is not None:
+            data["costs"] = step.to_dict()
         if told:
             data["notes"] = told
         out = json.dumps(data, ensure_ascii=False, indent=2)
@@ -171,6 +175,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             out += "\n" + views.counts_report(inv, args.lang, markdown)
         if plan is not None and not summary:
             out += "\n" + views.plan_report(plan, args.lang, markdown, args.full)
+        if step is not None:
+            out += "\n" + costs_view.render(step, args.lang, markdown)
         if told:
             out = "".join(("> " if markdown else "") + n["message"] + "\n\n" for n in told) + out
     sys.stdout.write(out if out.endswith("\n") else out + "\n")

@@ -147,6 +147,47 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "The model has {layers} layers; it cannot freeze the first {value}.",
         "zh": "模型只有 {layers} 层，无法冻结前 {value} 层。",
     },
+    # What a training step costs (calculator/costs.py).
+    "costs_not_positive": {
+        "en": "{key} must be a whole number of at least 1 (got {value}).",
+        "zh": "{key} 必须是不小于 1 的整数（当前为 {value}）。",
+    },
+    "costs_seq_too_long": {
+        "en": "The sequence length {value} is longer than the position table allows ({maximum} tokens); "
+        "the model cannot run on it.",
+        "zh": "序列长度 {value} 超出了位置嵌入表所能容纳的长度（{maximum} 个 token），模型无法运行。",
+    },
+    "costs_dtype": {
+        "en": "dtype must be one of {supported} (got {value}).",
+        "zh": "dtype 只能是 {supported} 之一（当前为 {value}）。",
+    },
+    "costs_optimizer": {
+        "en": "Unknown optimizer {value}; choose one of {supported}.",
+        "zh": "不支持的优化器 {value}；可选：{supported}。",
+    },
+    "costs_family": {
+        "en": "The training-step cost of {model_type} is not worked out yet, and this calculator does not guess. "
+        "Exact for: {supported}.",
+        "zh": "尚未推导 {model_type} 训练一步的开销，计算器不做估算。已精确支持：{supported}。",
+    },
+    "costs_architecture": {
+        "en": "The training step of {architecture} is not the one defined here (input_ids of shape B × L only), "
+        "so its cost is not worked out.",
+        "zh": "{architecture} 的训练步骤与这里的定义不同（这里的输入只有形状为 B × L 的 input_ids），因此不计算它的开销。",
+    },
+    "costs_lora_embedding": {
+        "en": "The training-step cost with LoRA on an embedding ({module}) is not worked out yet; "
+        "adapt Linear modules only.",
+        "zh": "尚未推导对嵌入层（{module}）加 LoRA 时训练一步的开销；请只对 Linear 模块加 LoRA。",
+    },
+    "costs_no_checkpointing": {
+        "en": "{architecture} does not support gradient checkpointing (transformers raises); run it without.",
+        "zh": "{architecture} 不支持梯度检查点（transformers 会报错），请关闭该选项。",
+    },
+    "costs_nothing_trainable": {
+        "en": "Nothing trains, so there is no backward pass: loss.backward() fails when no parameter needs a gradient.",
+        "zh": "没有可训练的参数，也就没有反向传播：没有参数需要梯度时 loss.backward() 会报错。",
+    },
 }
 
 #: The same codes when the value is empty (a cleared form field, ``""`` in a config):
@@ -155,6 +196,7 @@ EMPTY_MESSAGES: dict[str, dict[str, str]] = {
     "not_integer": {"en": "{key} is empty: enter a whole number.", "zh": "{key} 为空：请输入整数。"},
     "not_boolean": {"en": "{key} is empty: enter true or false.", "zh": "{key} 为空：请输入 true 或 false。"},
     "bad_fraction": {"en": "{key} is empty: enter a number between 0 and 1.", "zh": "{key} 为空：请输入 0 到 1 之间的数。"},
+    "costs_not_positive": {"en": "{key} is empty: enter a whole number of at least 1.", "zh": "{key} 为空：请输入不小于 1 的整数。"},
 }
 
 #: What to do about an unknown preset: a few names close to it, else where the whole list is

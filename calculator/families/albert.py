@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import random
 from dataclasses import replace
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from ..config import MAX_LAYERS, Field
+from ..costs import CostModel, Sim, T
 from ..errors import CalcError
 from ..formula import Formula, head_line, layers_lines
 from ..i18n import label
@@ -123,6 +124,56 @@ def albert_config(hidden: int, layers: int, heads: int, inter: int) -> dict[str,
     }
 
 
+def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
+    """ALBERT's classes with transformers' AlbertConfig defaults: no hidden or attention dropout (p = 0, so
+    no masks), ``gelu_new`` (written out in Python: four tensors kept per call), the 0.1 classifier dropout.
+
+    Layer ``i`` runs group ``int(i / (layers / groups))``, each group its ``inner_group_num`` layers.
+    """
+    c = inv.config
+    prefix = bert.step_prefix(inv)
+    x = bert.step_embeddings(sim, inv, prefix, b, n, dropout=False)
+    x = sim.linear(prefix + "encoder.embedding_hidden_mapping_in", x)
+    layers, groups = c["num_hidden_layers"], c["num_hidden_groups"]
+    for i in range(layers):
+        g = int(i / (layers / groups))
+        for j in range(c["inner_group_num"]):
+            x = step_layer(sim, f"{prefix}encoder.albert_layer_groups.{g}.albert_layers.{j}.", x,
+                           c["num_attention_heads"])
+    pooled = sim.keep_output(sim.linear(prefix + "pooler", sim.select(x, 1))) if inv.pooler else None
+    kind = bert.step_task(inv)
+    if kind == "":
+        return [x] + ([pooled] if pooled is not None else [])
+    if kind in ("ForMaskedLM", "ForPreTraining"):
+        y = sim.gelu_tanh(sim.linear("predictions.dense", x))
+        out = [sim.linear("predictions.decoder", sim.layer_norm("predictions.LayerNorm", y))]
+        if kind == "ForPreTraining":
+            assert pooled is not None
+            out.append(sim.linear("sop_classifier.classifier", sim.dropout(pooled)))
+        return out
+    if kind == "ForSequenceClassification":
+        assert pooled is not None
+        return [sim.linear("classifier", sim.dropout(pooled))]
+    if kind == "ForTokenClassification":
+        return [sim.linear("classifier", sim.dropout(x))]
+    if kind == "ForQuestionAnswering":
+        return bert.step_qa(sim, x)
+    raise AssertionError(inv.architecture)
+
+
+def step_layer(sim: Sim, p: str, x: T, heads: int) -> T:
+    """One ``AlbertLayer`` (not a checkpointable layer in transformers 5.23)."""
+    context = bert.step_attention(sim, x, heads, p + "attention.query", p + "attention.key", p + "attention.value",
+                                  dropout=False)
+    attended = sim.layer_norm(p + "attention.LayerNorm", sim.add(x, sim.linear(p + "attention.dense", context)))
+    inner = sim.gelu_tanh(sim.linear(p + "ffn", attended))
+    return sim.layer_norm(p + "full_layer_layer_norm", sim.add(sim.linear(p + "ffn_output", inner), attended))
+
+
+#: ``AlbertPreTrainedModel`` does not declare ``supports_gradient_checkpointing``.
+COSTS = CostModel(step_program, bert.absolute_positions(), check=bert.step_check, checkpointing=False)
+
+
 FAMILY = Family(
     model_type="albert",
     base="AlbertModel",
@@ -155,4 +206,5 @@ FAMILY = Family(
     per_layer_title="per_group_title",
     sample=sample,
     rank=40,
+    costs=COSTS,
 )

@@ -17,12 +17,15 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from ..config import Field, Label, read_fields
 from ..formula import Formula
 from ..i18n import LABELS, declare_family_words, label, pick
 from ..model import Inventory, KerasLayer, Tensor, TensorList
+
+if TYPE_CHECKING:
+    from ..costs import CostModel
 
 #: A head adds the task-specific tensors (names relative to the class, backbone under ``prefix``).
 HeadBuilder = Callable[[TensorList, dict[str, Any], str], None]
@@ -142,6 +145,10 @@ class Family:
     #: ``TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING``); empty where peft
     #: names none, and then a LoRA plan must say which modules it adapts.
     peft_targets: tuple[str, ...] = ()
+    #: What one training step costs (issue 25): the forward pass as a program over
+    #: :class:`calculator.costs.Sim`'s operations, and the longest input. None: the
+    #: calculator refuses to work out this family's step rather than guess.
+    costs: "CostModel | None" = None
 
     def __post_init__(self) -> None:
         declare_family_words(self.labels)

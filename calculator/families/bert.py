@@ -5,8 +5,10 @@ are BERT's with other names only for the embeddings and heads.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable, Mapping
 
+from ..costs import CostModel, Sim, T
+from ..errors import CalcError
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
 from .base import Architecture, Family, Preset
@@ -139,6 +141,173 @@ def formula(inv: Inventory) -> Formula:
     return Formula({"V": v, "P": p, "T": t, "H": h, "I": i, "L": n}, tuple(lines + head_line(inv)))
 
 
+# --------------------------------------------------------------- training step
+
+
+def step_embeddings(sim: Sim, inv: Inventory, prefix: str, b: int, n: int, positions_from_ids: bool = False,
+                    dropout: bool = True) -> T:
+    """``BertEmbeddings`` (and RoBERTa's, ERNIE's): word + token type + position, LayerNorm, dropout.
+
+    The indices autograd keeps for a table's backward: ``input_ids`` [B, L]; BERT's
+    token types are a gather from a buffer, [1, L] (then expanded), and its positions
+    a slice of a buffer (not counted); RoBERTa's positions are computed from the ids,
+    [B, L], and its token types gathered at them, [B, L].
+    """
+    e = prefix + "embeddings."
+    ids = sim.ids((b, n))
+    if positions_from_ids:
+        positions = sim.ids((b, n))
+        types = sim.ids((b, n))
+    else:
+        positions = sim.buffer((1, n))
+        types = sim.expand(sim.ids((1, n)), (b, n))
+    x = sim.embedding(e + "word_embeddings", ids, first=True)
+    x = sim.add(x, sim.embedding(e + "token_type_embeddings", types))
+    x = sim.add(x, sim.embedding(e + "position_embeddings", positions))
+    if inv.config.get("use_task_id"):
+        x = sim.add(x, sim.embedding(e + "task_type_embeddings", sim.ids((b, n))))
+    x = sim.layer_norm(e + "LayerNorm", x)
+    return sim.dropout(x, dropout)
+
+
+def step_attention(sim: Sim, x: T, heads: int, query: str, key: str, value: str, dropout: bool = True,
+                   bias: T | None = None) -> T:
+    """Eager self-attention up to the context [B, L, H] (``eager_attention_forward``, then the reshape).
+
+    Q, K, V are split into heads (a view, then a transpose); ``matmul`` reshapes them
+    to 3-D for ``bmm``, copying unless B or the heads are 1; softmax keeps its
+    output, dropout its mask; the context is made contiguous again (a copy).
+    """
+    b, n, h = x.shape
+    width = sim.linear_info(query).out_features
+    d = width // heads
+
+    def split(t: T) -> T:
+        return sim.transpose(sim.view(t, (b, n, heads, d)), 1, 2)
+
+    q = split(sim.linear(query, x))
+    k = split(sim.linear(key, x))
+    v = split(sim.linear(value, x))
+    scores = sim.pointwise(sim.bmm(q, sim.transpose(k, 2, 3)))  # * scaling
+    if bias is not None:  # MPNet: scores += position_bias, in place (keeps nothing)
+        scores = T(scores.shape, scores.strides, scores.storage, scores.grad or bias.grad, scores.itemsize)
+    probs = sim.dropout(sim.keep_output(scores), dropout)  # softmax, dropout
+    context = sim.contiguous(sim.transpose(sim.bmm(probs, v), 1, 2))
+    return sim.contiguous(sim.reshape(context, (b, n, width)))
+
+
+def step_layer(prefix: str, i: int, heads: int) -> Callable[[Sim, T], T]:
+    """One ``BertLayer`` in eager attention, as ``modeling_bert.py`` runs it."""
+    p = f"{prefix}encoder.layer.{i}."
+
+    def run(sim: Sim, x: T) -> T:
+        s = p + "attention.self."
+        context = step_attention(sim, x, heads, s + "query", s + "key", s + "value")
+        out = sim.dropout(sim.linear(p + "attention.output.dense", context))
+        attended = sim.layer_norm(p + "attention.output.LayerNorm", sim.add(out, x))
+        inner = sim.keep_input(sim.linear(p + "intermediate.dense", attended))  # GELU
+        out = sim.dropout(sim.linear(p + "output.dense", inner))
+        return sim.layer_norm(p + "output.LayerNorm", sim.add(out, attended))
+
+    return run
+
+
+def step_encoder(sim: Sim, inv: Inventory, prefix: str, x: T) -> T:
+    heads = inv.config["num_attention_heads"]
+    for i in range(inv.config["num_hidden_layers"]):
+        x = sim.layer(step_layer(prefix, i, heads), x)
+    return x
+
+
+def step_pooler(sim: Sim, prefix: str, x: T) -> T:
+    """``BertPooler``: the first token, a Linear, tanh."""
+    return sim.keep_output(sim.linear(prefix + "pooler.dense", sim.select(x, 1)))
+
+
+def step_mlm(sim: Sim, module: str, x: T, decoder: str = "decoder") -> T:
+    """``BertLMPredictionHead`` / ``RobertaLMHead``: dense, GELU, LayerNorm, the vocabulary projection."""
+    names = {"cls.predictions": ("transform.dense", "transform.LayerNorm"), "lm_head": ("dense", "layer_norm")}
+    dense, norm = names[module]
+    x = sim.keep_input(sim.linear(f"{module}.{dense}", x))
+    x = sim.layer_norm(f"{module}.{norm}", x)
+    return sim.linear(f"{module}.{decoder}", x)
+
+
+def step_prefix(inv: Inventory) -> str:
+    """Where the backbone sits in the class (``bert.`` in ``BertForMaskedLM``), as the family declares it."""
+    from . import FAMILIES
+
+    arch = FAMILIES[inv.model_type].architecture(inv.architecture)
+    assert arch is not None
+    return arch.prefix
+
+
+def step_task(inv: Inventory) -> str:
+    """The class's task suffix: ``ForMaskedLM``, ``LMHeadModel``, ``ForCausalLM``..., or ``""`` for the base model."""
+    arch = inv.architecture
+    if "For" in arch:
+        return arch[arch.index("For"):]
+    return "LMHeadModel" if arch.endswith("LMHeadModel") else ""
+
+
+def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
+    """BERT's classes (ERNIE's are the same under ``ernie.``): the outputs each returns."""
+    prefix = step_prefix(inv)
+    x = step_embeddings(sim, inv, prefix, b, n)
+    seq = step_encoder(sim, inv, prefix, x)
+    pooled = step_pooler(sim, prefix, seq) if inv.pooler else None
+    kind = step_task(inv)
+    if kind == "":
+        return [seq] + ([pooled] if pooled is not None else [])
+    if kind in ("ForMaskedLM", "LMHeadModel", "ForCausalLM"):
+        return [step_mlm(sim, "cls.predictions", seq)]
+    if kind == "ForPreTraining":
+        assert pooled is not None
+        return [step_mlm(sim, "cls.predictions", seq), sim.linear("cls.seq_relationship", pooled)]
+    if kind == "ForNextSentencePrediction":
+        assert pooled is not None
+        return [sim.linear("cls.seq_relationship", pooled)]
+    if kind == "ForSequenceClassification":
+        assert pooled is not None
+        return [sim.linear("classifier", sim.dropout(pooled))]
+    if kind == "ForTokenClassification":
+        return [sim.linear("classifier", sim.dropout(seq))]
+    if kind == "ForQuestionAnswering":
+        return step_qa(sim, seq)
+    raise AssertionError(inv.architecture)
+
+
+def step_qa(sim: Sim, seq: T) -> list[T]:
+    """``qa_outputs`` then ``split(1, -1)``, ``squeeze(-1).contiguous()``: two [B, L] outputs."""
+    logits = sim.linear("qa_outputs", seq)
+    return [sim.pointwise(sim.select(logits, 2)), sim.pointwise(sim.select(logits, 2))]
+
+
+def qa_needs_two_labels(inv: Inventory) -> None:
+    """``start_logits, end_logits = logits.split(1, dim=-1)`` needs exactly two labels."""
+    if inv.architecture.endswith("ForQuestionAnswering") and inv.config.get("num_labels") != 2:
+        raise CalcError("labels_fixed", architecture=inv.architecture, required=2, value=inv.config.get("num_labels"))
+
+
+def absolute_positions(offset: int = 0) -> Callable[[Mapping[str, Any]], int]:
+    """The longest input a learned position table takes (RoBERTa's positions start after the padding row)."""
+
+    def longest(c: Mapping[str, Any]) -> int:
+        return c["max_position_embeddings"] - offset
+
+    return longest
+
+
+def step_check(inv: Inventory) -> None:
+    """Classes whose step is not the issue's: multiple choice wants [B, choices, L] inputs; QA needs two labels."""
+    if inv.architecture.endswith("ForMultipleChoice"):
+        raise CalcError("costs_architecture", architecture=inv.architecture)
+    qa_needs_two_labels(inv)
+
+
+COSTS = CostModel(step_program, absolute_positions(), check=step_check)
+
+
 def bert_config(vocab: int, hidden: int = 768, layers: int = 12, heads: int = 12, inter: int | None = None) -> dict[str, Any]:
     """A published BERT config.json's size-relevant keys."""
     return {
@@ -202,4 +371,5 @@ FAMILY = Family(
     presets=PRESETS,
     sample=heads_divide(),
     rank=10,
+    costs=COSTS,
 )

@@ -10,10 +10,11 @@ parameter (and, in 5.x, a trainable one): we count what the framework creates.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
+from typing import Any, Callable
 
 from ..config import Field
 from ..formula import Formula, FormulaLine, head_line, layers_lines
+from ..costs import CostModel, Sim, T
 from ..model import Inventory, TensorList
 from . import bert
 from .base import Architecture, Family, Preset
@@ -86,6 +87,50 @@ def formula(inv: Inventory) -> Formula:
     return Formula({"V": v, "P": p, "H": d, "I": f, "L": n}, tuple(lines + head_line(inv)))
 
 
+def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
+    """DistilBERT's classes: word + position (a buffer slice), LayerNorm, dropout; six blocks without a
+    dropout after the attention's projection; heads with their own dropouts (all > 0 by default)."""
+    prefix = bert.step_prefix(inv)
+    e = prefix + "embeddings."
+    x = sim.embedding(e + "word_embeddings", sim.ids((b, n)), first=True)
+    x = sim.add(x, sim.embedding(e + "position_embeddings", sim.buffer((1, n))))
+    x = sim.dropout(sim.layer_norm(e + "LayerNorm", x))
+    heads = inv.config["n_heads"]
+    for i in range(inv.config["n_layers"]):
+        x = sim.layer(step_block(prefix, i, heads), x)
+    kind = bert.step_task(inv)
+    if kind == "":
+        return [x]
+    if kind == "ForMaskedLM":
+        y = sim.keep_input(sim.linear("vocab_transform", x))  # GELU
+        return [sim.linear("vocab_projector", sim.layer_norm("vocab_layer_norm", y))]
+    if kind == "ForSequenceClassification":
+        y = sim.keep_output(sim.linear("pre_classifier", sim.select(x, 1)))  # ReLU keeps its output
+        return [sim.linear("classifier", sim.dropout(y))]
+    if kind == "ForTokenClassification":
+        return [sim.linear("classifier", sim.dropout(x))]
+    if kind == "ForQuestionAnswering":
+        return bert.step_qa(sim, sim.dropout(x))
+    raise AssertionError(inv.architecture)
+
+
+def step_block(prefix: str, i: int, heads: int) -> Callable[[Sim, T], T]:
+    p = f"{prefix}transformer.layer.{i}."
+
+    def run(sim: Sim, x: T) -> T:
+        a = p + "attention."
+        context = bert.step_attention(sim, x, heads, a + "q_lin", a + "k_lin", a + "v_lin")
+        attended = sim.layer_norm(p + "sa_layer_norm", sim.add(sim.linear(a + "out_lin", context), x))
+        inner = sim.keep_input(sim.linear(p + "ffn.lin1", attended))  # GELU
+        out = sim.dropout(sim.linear(p + "ffn.lin2", inner))
+        return sim.layer_norm(p + "output_layer_norm", sim.add(out, attended))
+
+    return run
+
+
+COSTS = CostModel(step_program, bert.absolute_positions(), check=bert.step_check)
+
+
 def distilbert_config(vocab: int) -> dict[str, Any]:
     return {
         "model_type": "distilbert",
@@ -127,4 +172,5 @@ FAMILY = Family(
     ),
     sample=heads_divide("dim", "n_heads"),
     rank=30,
+    costs=COSTS,
 )

@@ -10,6 +10,7 @@ from typing import Any
 import random
 
 from ..formula import Formula, head_line, layers_lines
+from ..costs import CostModel, Sim, T
 from ..model import Inventory, TensorList
 from . import bert
 from .base import Architecture, Family, Preset
@@ -77,6 +78,38 @@ def sample(rng: random.Random, config: dict) -> None:
     config["embedding_size"] = rng.choice([config["hidden_size"], rng.randint(1, 64)])
 
 
+def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
+    """ELECTRA's classes: BERT's embeddings at width E, the projection to H when E ≠ H, BERT's encoder, no pooler."""
+    prefix = bert.step_prefix(inv)
+    x = bert.step_embeddings(sim, inv, prefix, b, n)
+    if inv.config["embedding_size"] != inv.config["hidden_size"]:
+        x = sim.linear(prefix + "embeddings_project", x)
+    seq = bert.step_encoder(sim, inv, prefix, x)
+    kind = bert.step_task(inv)
+    if kind == "":
+        return [seq]
+    if kind == "ForPreTraining":
+        x = sim.keep_input(sim.linear("discriminator_predictions.dense", seq))  # GELU
+        return [sim.linear("discriminator_predictions.dense_prediction", x)]
+    if kind == "ForMaskedLM":
+        x = sim.keep_input(sim.linear("generator_predictions.dense", seq))
+        x = sim.layer_norm("generator_predictions.LayerNorm", x)
+        return [sim.linear("generator_lm_head", x)]
+    if kind == "ForSequenceClassification":
+        # ElectraClassificationHead: BERT's tanh is a GELU here
+        x = sim.dropout(sim.select(seq, 1))
+        x = sim.dropout(sim.keep_input(sim.linear("classifier.dense", x)))
+        return [sim.linear("classifier.out_proj", x)]
+    if kind == "ForTokenClassification":
+        return [sim.linear("classifier", sim.dropout(seq))]
+    if kind == "ForQuestionAnswering":
+        return bert.step_qa(sim, seq)
+    raise AssertionError(inv.architecture)
+
+
+COSTS = CostModel(step_program, bert.absolute_positions(), check=bert.step_check)
+
+
 def electra_config(embedding: int, hidden: int, layers: int, heads: int, inter: int) -> dict[str, Any]:
     return {
         "model_type": "electra",
@@ -119,4 +152,5 @@ FAMILY = Family(
     ),
     sample=sample,
     rank=50,
+    costs=COSTS,
 )

@@ -110,5 +110,6 @@ FAMILY = Family(
     ),
     sample=heads_divide(),
     rank=60,
+    costs=bert.COSTS,
     labels={"task_type": L("Task-type embeddings", "任务类型嵌入")},
 )

@@ -20,6 +20,8 @@ from dataclasses import replace
 from typing import Any
 
 from ..config import Field
+from ..costs import CostModel, Sim, T
+from ..errors import CalcError
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
 from . import bert, roberta
@@ -115,6 +117,60 @@ def mpnet_config(vocab: int = 30527, positions: int = 514) -> dict[str, Any]:
     }
 
 
+def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
+    """MPNet's classes: RoBERTa-style positions from the ids, one relative-position bias for all layers
+    (a lookup of an [L, L] bucket table, kept if the table trains), BERT's layer otherwise."""
+    c = inv.config
+    prefix = bert.step_prefix(inv)
+    e = prefix + "embeddings."
+    x = sim.embedding(e + "word_embeddings", sim.ids((b, n)), first=True)
+    x = sim.add(x, sim.embedding(e + "position_embeddings", sim.ids((b, n))))
+    x = sim.dropout(sim.layer_norm(e + "LayerNorm", x))
+    heads = c["num_attention_heads"]
+    table = sim.embedding(prefix + "encoder.relative_attention_bias", sim.ids((n, n)))
+    bias = sim.new((b, heads, n, n), table.grad)  # permute, expand, contiguous: a copy nothing keeps
+    for i in range(c["num_hidden_layers"]):
+        x = step_layer(sim, f"{prefix}encoder.layer.{i}.", x, heads, bias)
+    if not c["num_hidden_layers"]:  # computed, kept, but no loss depends on it: the table gets no .grad
+        sim.used.discard(prefix + "encoder.relative_attention_bias.weight")
+    pooled = bert.step_pooler(sim, prefix, x) if inv.pooler else None
+    kind = bert.step_task(inv)
+    if kind == "":
+        return [x] + ([pooled] if pooled is not None else [])
+    if kind == "ForMaskedLM":
+        return [bert.step_mlm(sim, "lm_head", x)]
+    if kind == "ForSequenceClassification":
+        y = sim.dropout(sim.keep_output(sim.linear("classifier.dense", sim.dropout(sim.select(x, 1)))))
+        return [sim.linear("classifier.out_proj", y)]
+    if kind == "ForTokenClassification":
+        return [sim.linear("classifier", sim.dropout(x))]
+    if kind == "ForQuestionAnswering":
+        return bert.step_qa(sim, x)
+    raise AssertionError(inv.architecture)
+
+
+def step_layer(sim: Sim, p: str, x: T, heads: int, bias: T) -> T:
+    """One ``MPNetLayer`` (not a checkpointable layer in transformers 5.23)."""
+    a = p + "attention.attn."
+    context = bert.step_attention(sim, x, heads, a + "q", a + "k", a + "v", bias=bias)
+    attended = sim.layer_norm(p + "attention.LayerNorm", sim.add(sim.dropout(sim.linear(a + "o", context)), x))
+    inner = sim.keep_input(sim.linear(p + "intermediate.dense", attended))  # GELU
+    out = sim.dropout(sim.linear(p + "output.dense", inner))
+    return sim.layer_norm(p + "output.LayerNorm", sim.add(out, attended))
+
+
+def step_check(inv: Inventory) -> None:
+    """``compute_position_bias`` buckets with 32 whatever the config says: a smaller table fails its lookup."""
+    bert.step_check(inv)
+    if inv.config["relative_attention_num_buckets"] < 32:
+        raise CalcError("bad_value", key="relative_attention_num_buckets",
+                        value=inv.config["relative_attention_num_buckets"])
+
+
+#: Positions start after the padding row (1): a table of P rows takes P - 2 tokens.
+COSTS = CostModel(step_program, bert.absolute_positions(offset=2), check=step_check, checkpointing=False)
+
+
 FAMILY = Family(
     model_type="mpnet",
     base="MPNetModel",
@@ -145,4 +201,5 @@ FAMILY = Family(
     ),
     sample=sample,
     rank=70,
+    costs=COSTS,
 )

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..model import TensorList
+from ..costs import CostModel, Sim, T
+from ..model import Inventory, TensorList
 from . import bert
 from .base import Architecture, Family, Preset, with_defaults
 from .common import BERT_FIELDS, heads_divide
@@ -41,6 +42,33 @@ def classification_head(t: TensorList, c: dict[str, Any], prefix: str) -> None:
     h = c["hidden_size"]
     t.linear("classifier.dense", h, h, "head")
     t.linear("classifier.out_proj", c["num_labels"], h, "head")
+
+
+def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
+    """RoBERTa's classes (XLM-R's and CamemBERT's too): BERT's encoder, positions computed from the ids."""
+    prefix = bert.step_prefix(inv)
+    x = bert.step_embeddings(sim, inv, prefix, b, n, positions_from_ids=True)
+    seq = bert.step_encoder(sim, inv, prefix, x)
+    pooled = bert.step_pooler(sim, prefix, seq) if inv.pooler else None
+    kind = bert.step_task(inv)
+    if kind == "":
+        return [seq] + ([pooled] if pooled is not None else [])
+    if kind in ("ForMaskedLM", "ForCausalLM"):
+        return [bert.step_mlm(sim, "lm_head", seq)]
+    if kind == "ForSequenceClassification":
+        # RobertaClassificationHead: the first token, dropout, dense, tanh, dropout, out_proj
+        x = sim.dropout(sim.select(seq, 1))
+        x = sim.dropout(sim.keep_output(sim.linear("classifier.dense", x)))
+        return [sim.linear("classifier.out_proj", x)]
+    if kind == "ForTokenClassification":
+        return [sim.linear("classifier", sim.dropout(seq))]
+    if kind == "ForQuestionAnswering":
+        return bert.step_qa(sim, seq)
+    raise AssertionError(inv.architecture)
+
+
+#: Positions start after the padding row (``padding_idx + 1``): a table of P rows takes P - 2 tokens.
+COSTS = CostModel(step_program, bert.absolute_positions(offset=2), check=bert.step_check)
 
 
 def roberta_config(hidden: int, layers: int, heads: int, vocab: int = 50265, model_type: str = "roberta") -> dict[str, Any]:
@@ -86,4 +114,5 @@ FAMILY = Family(
     ),
     sample=heads_divide(),
     rank=20,
+    costs=COSTS,
 )

@@ -1,0 +1,613 @@
+"""What one training step costs, exactly: FLOPs of the forward and backward passes, and memory by component.
+
+The step is the one issue 25 defines (and the cross-check measures in PyTorch):
+the architecture's class built from the config with eager attention, cast to
+``dtype`` (no autocast), in training mode (dropout as Hugging Face's defaults
+configure it, p > 0); optionally the planner's LoRA or freezing
+(:mod:`calculator.peft`); optionally gradient checkpointing
+(``use_reentrant=True``); input ``input_ids`` of shape (B, L) only; loss = the
+sum of every floating-point output's ``.float().sum()``; ``loss.backward()``;
+one ``optimizer.step()`` over the trainable parameters.
+
+* ``flops``: what ``torch.utils.flop_counter.FlopCounterMode`` counts, 2 per
+  multiply-add, matmul-family operations only (``mm``, ``addmm``, ``bmm``);
+  the recomputation of gradient checkpointing falls in the backward.
+* ``memory.activations``: bytes of the distinct storages autograd saves during
+  the forward pass (what ``saved_tensors_hooks`` sees), parameters' and
+  buffers' storages left out.
+
+Why a small simulator and not one polynomial: which tensors autograd keeps
+depends on which inputs need a gradient (a frozen Linear keeps no input, a
+Linear whose input needs no gradient keeps no weight), and whether a
+``reshape`` copies depends on strides (a batch of one, or one head, makes the
+attention's reshapes free views). Each family declares its forward pass as a
+short program over the operations below (:attr:`Family.costs`), in the order
+its ``modeling_*.py`` runs them; :class:`Sim` applies PyTorch's own rules for
+each operation (``derivatives.yaml``: what each backward formula needs;
+``computeStride``: when a reshape is a view) and adds up. For a plain
+fine-tuning run the totals reduce to the closed forms the unit tests spell out.
+
+Standard library only (the page runs it in Pyodide).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping, Sequence
+
+from .errors import CalcError
+from .model import Inventory
+
+DTYPES: dict[str, int] = {"fp32": 4, "bf16": 2}
+OPTIMIZERS: tuple[str, ...] = ("adamw", "sgd", "sgd-momentum", "adafactor")
+#: The int64 index tensors (``input_ids``, position and token-type ids) autograd keeps for an embedding's backward.
+INDEX_BYTES = 8
+#: peft's LoRA adapters are float32 whatever the model's dtype (``autocast_adapter_dtype=True``).
+ADAPTER_BYTES = 4
+#: The per-parameter ``step`` counter of AdamW and Adafactor: a float32 scalar tensor.
+STEP_BYTES = 4
+#: Bounds on B and L (so every figure stays an exact JavaScript number on the page).
+MAX_BATCH = 1_000_000
+MAX_SEQ_LEN = 1_000_000
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What a training step is run with (besides the model and the plan)."""
+
+    batch: int
+    seq_len: int
+    dtype: str = "fp32"
+    optimizer: str = "adamw"
+    checkpointing: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "batch": self.batch, "seq_len": self.seq_len, "dtype": self.dtype, "optimizer": self.optimizer,
+            "grad_checkpointing": self.checkpointing,
+        }
+
+
+@dataclass(frozen=True)
+class Costs:
+    """The figures of one training step: FLOPs and bytes, all integers."""
+
+    settings: Settings
+    forward: int
+    backward: int
+    weights: int
+    gradients: int
+    optimizer: int
+    activations: int
+
+    @property
+    def memory_total(self) -> int:
+        return self.weights + self.gradients + self.optimizer + self.activations
+
+    def to_dict(self) -> dict[str, Any]:
+        out = self.settings.to_dict()
+        out["flops"] = {"forward": self.forward, "backward": self.backward}
+        out["memory"] = {
+            "weights": self.weights, "gradients": self.gradients, "optimizer": self.optimizer,
+            "activations": self.activations,
+        }
+        return out
+
+
+# ------------------------------------------------------------------ the simulator
+
+
+@dataclass(frozen=True)
+class T:
+    """A tensor as the simulator sees it: shape, strides, which storage, whether it needs a gradient."""
+
+    shape: tuple[int, ...]
+    strides: tuple[int, ...]
+    storage: int
+    grad: bool
+    itemsize: int
+
+    @property
+    def numel(self) -> int:
+        n = 1
+        for d in self.shape:
+            n *= d
+        return n
+
+
+def contiguous_strides(shape: Sequence[int]) -> tuple[int, ...]:
+    out = []
+    step = 1
+    for d in reversed(shape):
+        out.append(step)
+        step *= max(d, 1)
+    return tuple(reversed(out))
+
+
+def is_contiguous(t: T) -> bool:
+    """``Tensor.is_contiguous()``: dimensions of size 1 may have any stride."""
+    expected = 1
+    for size, stride in zip(reversed(t.shape), reversed(t.strides)):
+        if size != 1:
+            if stride != expected:
+                return False
+            expected *= size
+    return True
+
+
+def view_strides(shape: Sequence[int], strides: Sequence[int], new: Sequence[int]) -> tuple[int, ...] | None:
+    """ATen's ``computeStride``: the strides of ``view(new)``, or None when only a copy can reshape it."""
+    if not shape:
+        return tuple(1 for _ in new)
+    out = [0] * len(new)
+    view_d = len(new) - 1
+    chunk_base = strides[-1]
+    tensor_numel = 1
+    view_numel = 1
+    for tensor_d in range(len(shape) - 1, -1, -1):
+        tensor_numel *= shape[tensor_d]
+        if tensor_d == 0 or (shape[tensor_d - 1] != 1 and strides[tensor_d - 1] != tensor_numel * chunk_base):
+            while view_d >= 0 and (view_numel < tensor_numel or new[view_d] == 1):
+                out[view_d] = view_numel * chunk_base
+                view_numel *= new[view_d]
+                view_d -= 1
+            if view_numel != tensor_numel:
+                return None
+            if tensor_d > 0:
+                chunk_base = strides[tensor_d - 1]
+                tensor_numel = 1
+                view_numel = 1
+    if view_d != -1:
+        return None
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class LinearInfo:
+    """How the step treats one ``nn.Linear``: shape, which of its tensors train, LoRA's rank on it."""
+
+    out_features: int
+    in_features: int
+    bias: bool
+    weight_trains: bool
+    bias_trains: bool
+    lora_r: int | None = None
+
+
+class Sim:
+    """Runs a family's forward program: counts FLOPs both ways and the storages autograd saves.
+
+    ``trains`` maps each inventory tensor name to whether its storage gets a
+    gradient; ``lora`` maps adapted module names to the rank.
+    """
+
+    def __init__(self, inv: Inventory, itemsize: int, trains: Mapping[str, bool], lora: Mapping[str, int],
+                 checkpointing: bool) -> None:
+        self.inv = inv
+        self.itemsize = itemsize
+        self.trains = trains
+        self.lora = lora
+        self.checkpointing = checkpointing
+        self.shapes = {t.name: t.shape for t in inv.tensors}
+        self.forward = 0
+        self.backward = 0
+        self.saved: dict[int, int] = {}
+        self.storages: dict[int, int] = {}
+        self.grad_mode = True
+        self._next = 0
+        #: Inventory names of the parameters the forward reads.
+        self.used: set[str] = set()
+
+    # -- tensors
+
+    def new(self, shape: Sequence[int], grad: bool, itemsize: int | None = None) -> T:
+        """A fresh contiguous tensor (an operation's output)."""
+        size = self.itemsize if itemsize is None else itemsize
+        self._next += 1
+        shape = tuple(shape)
+        t = T(shape, contiguous_strides(shape), self._next, grad and self.grad_mode, size)
+        n = 1
+        for d in shape:
+            n *= d
+        self.storages[self._next] = n * size
+        return t
+
+    def ids(self, shape: Sequence[int]) -> T:
+        """An int64 index tensor made in the forward (``input_ids``, RoBERTa's position ids, a gather)."""
+        return self.new(shape, False, INDEX_BYTES)
+
+    def buffer(self, shape: Sequence[int]) -> T:
+        """A slice of a registered buffer (BERT's ``position_ids``): its storage is never counted."""
+        t = self.new(shape, False, INDEX_BYTES)
+        self.storages[t.storage] = 0
+        return t
+
+    def expand(self, t: T, shape: Sequence[int]) -> T:
+        """``expand``: a view with stride 0 on the broadcast dimensions."""
+        strides = tuple(0 if old == 1 and new != 1 else st for old, new, st in zip(t.shape, shape, t.strides))
+        return T(tuple(shape), strides, t.storage, t.grad, t.itemsize)
+
+    def save(self, t: T) -> None:
+        if self.grad_mode:
+            self.saved[t.storage] = self.storages[t.storage]
+
+    def view(self, t: T, shape: Sequence[int]) -> T:
+        shape = _infer(t, shape)
+        strides = view_strides(t.shape, t.strides, shape)
+        if strides is None:
+            raise AssertionError(f"view of {t.shape} as {shape} needs a copy")
+        return T(shape, strides, t.storage, t.grad, t.itemsize)
+
+    def reshape(self, t: T, shape: Sequence[int]) -> T:
+        """A view when the strides allow it, else a contiguous copy (which autograd keeps nothing for)."""
+        shape = _infer(t, shape)
+        strides = view_strides(t.shape, t.strides, shape)
+        if strides is not None:
+            return T(shape, strides, t.storage, t.grad, t.itemsize)
+        return self.new(shape, t.grad, t.itemsize)
+
+    def transpose(self, t: T, a: int, b: int) -> T:
+        shape, strides = list(t.shape), list(t.strides)
+        shape[a], shape[b] = shape[b], shape[a]
+        strides[a], strides[b] = strides[b], strides[a]
+        return T(tuple(shape), tuple(strides), t.storage, t.grad, t.itemsize)
+
+    def contiguous(self, t: T) -> T:
+        return t if is_contiguous(t) else self.new(t.shape, t.grad, t.itemsize)
+
+    def select(self, t: T, dim: int, index: int = 0) -> T:
+        """``t[:, 0]``: a view without dimension ``dim``."""
+        shape = t.shape[:dim] + t.shape[dim + 1:]
+        strides = t.strides[:dim] + t.strides[dim + 1:]
+        return T(shape, strides, t.storage, t.grad, t.itemsize)
+
+    # -- operations (what each saves is its backward formula's need, derivatives.yaml)
+
+    def mm(self, a: T, b_grad: bool, m: int, k: int, n: int, out_shape: Sequence[int], bias_grad: bool = False,
+           itemsize: int | None = None) -> T:
+        """``addmm``/``mm`` of ``a`` [m, k] by a weight [k, n]: keeps ``a`` if the weight trains."""
+        self.forward += 2 * m * k * n
+        if self.grad_mode:
+            if a.grad:
+                self.backward += 2 * m * k * n
+            if b_grad:
+                self.backward += 2 * m * k * n
+                self.save(a)
+        return self.new(out_shape, a.grad or b_grad or bias_grad, itemsize)
+
+    def bmm(self, a: T, b: T) -> T:
+        """``torch.matmul`` of two 4-D tensors: both reshaped to 3-D (a copy where strides demand), then ``bmm``."""
+        batch = a.shape[:-2]
+        nb = 1
+        for d in batch:
+            nb *= d
+        n, k, m = a.shape[-2], a.shape[-1], b.shape[-1]
+        a3 = self.reshape(a, (nb, n, k))
+        b3 = self.reshape(b, (nb, k, m))
+        flops = 2 * nb * n * k * m
+        self.forward += flops
+        if self.grad_mode:
+            if a3.grad:
+                self.backward += flops
+                self.save(b3)
+            if b3.grad:
+                self.backward += flops
+                self.save(a3)
+        out = self.new((nb, n, m), a3.grad or b3.grad)
+        return self.view(out, (*batch, n, m))
+
+    def pointwise(self, t: T) -> T:
+        """An operation that keeps nothing (a product with a Python number, a copy)."""
+        return self.new(t.shape, t.grad, t.itemsize)
+
+    def add(self, a: T, b: T) -> T:
+        return self.new(a.shape if a.numel >= b.numel else b.shape, a.grad or b.grad)
+
+    def keep_input(self, t: T) -> T:
+        """GELU, SiLU...: the backward needs the input."""
+        if t.grad:
+            self.save(t)
+        return self.new(t.shape, t.grad)
+
+    def keep_output(self, t: T) -> T:
+        """tanh, softmax: the backward needs the output."""
+        out = self.new(t.shape, t.grad)
+        if t.grad:
+            self.save(out)
+        return out
+
+    def dropout(self, t: T, active: bool = True) -> T:
+        """Training-mode dropout on CPU: ``input * mask`` with a mask of the input's dtype, kept for the backward.
+
+        ``active=False``: a dropout whose probability is 0 (ALBERT's defaults), which returns its input itself.
+        """
+        if not active:
+            return t
+        if t.grad:
+            self.save(self.new(t.shape, False))
+        return self.new(t.shape, t.grad)
+
+    def gelu_tanh(self, t: T) -> T:
+        """``NewGELUActivation`` (``gelu_new``), written out in Python:
+        ``0.5 * x * (1 + tanh(c * (x + 0.044715 * x**3)))``. ``pow`` keeps x, ``tanh`` its output, and the
+        last product both its factors (``0.5 * x`` and ``1 + tanh``), each a new tensor."""
+        if not t.grad:
+            return self.new(t.shape, False)
+        self.save(t)
+        self.save(self.new(t.shape, True))  # tanh(...)
+        self.save(self.new(t.shape, True))  # 0.5 * x
+        self.save(self.new(t.shape, True))  # 1 + tanh(...)
+        return self.new(t.shape, True)
+
+    # -- modules, by their inventory names
+
+    def param_trains(self, name: str) -> bool:
+        """Whether the parameter ``name`` gets a gradient; noted as used (an unused one gets no ``.grad``)."""
+        self.used.add(name)
+        return bool(self.trains.get(name, False))
+
+    def linear_info(self, module: str) -> LinearInfo:
+        out_f, in_f = self.shapes[module + ".weight"]
+        bias = module + ".bias" in self.shapes
+        return LinearInfo(out_f, in_f, bias, self.param_trains(module + ".weight"),
+                          bias and self.param_trains(module + ".bias"), self.lora.get(module))
+
+    def linear(self, module: str, x: T) -> T:
+        """``nn.Linear`` (or peft's LoRA layer around it): ``addmm`` on the input seen as [tokens, in]."""
+        info = self.linear_info(module)
+        out = self._linear(x, info.in_features, info.out_features, info.weight_trains, info.bias_trains)
+        if info.lora_r is None:
+            return out
+        # peft keeps the adapters in float32 (get_peft_model's autocast_adapter_dtype) and casts
+        # the input to them: x.to(float32) is a new tensor in a bf16 run, and lora_A keeps it.
+        r = info.lora_r
+        wide = x if x.itemsize == ADAPTER_BYTES else self.new(x.shape, x.grad, ADAPTER_BYTES)
+        a = self._linear(wide, info.in_features, r, True, False, ADAPTER_BYTES)  # lora_A (lora_dropout: Identity)
+        b = self._linear(a, r, info.out_features, True, False, ADAPTER_BYTES)  # lora_B
+        scaled = self.pointwise(b)  # * scaling
+        summed = self.new(out.shape, True, max(out.itemsize, scaled.itemsize))  # result + ..., promoted
+        return summed if summed.itemsize == out.itemsize else self.new(out.shape, True, out.itemsize)  # .to(dtype)
+
+    def _linear(self, x: T, in_f: int, out_f: int, w_grad: bool, b_grad: bool, itemsize: int | None = None) -> T:
+        tokens = x.numel // in_f if in_f else 0
+        flat = x if len(x.shape) == 2 else self.reshape(x, (-1, in_f))
+        return self.mm(flat, w_grad, tokens, in_f, out_f, (*x.shape[:-1], out_f), b_grad, itemsize)
+
+    def embedding(self, module: str, ids: T, first: bool = False) -> T:
+        """``nn.Embedding``: the backward needs the indices (if the table trains).
+
+        ``first``: the model's input embeddings. Gradient checkpointing turns on
+        ``enable_input_require_grads()``, whose hook makes this output need a
+        gradient even when the table is frozen (so the backward reaches down here).
+        """
+        if module in self.lora:
+            raise CalcError("costs_lora_embedding", module=module)
+        rows, dim = self.shapes[module + ".weight"]
+        trains = self.param_trains(module + ".weight")
+        if trains:
+            self.save(ids)
+        return self.new((*ids.shape, dim), trains or (first and self.checkpointing))
+
+    def layer_norm(self, module: str, x: T) -> T:
+        """``nn.LayerNorm``: keeps its input, and the mean and 1/std per row (in the input's dtype)."""
+        weight, bias = self.param_trains(module + ".weight"), self.param_trains(module + ".bias")
+        trains = weight or bias
+        grad = (x.grad or trains) and self.grad_mode
+        out = self.new(x.shape, grad)
+        if grad:
+            self.save(x)
+            rows = x.shape[:-1] + (1,)
+            self.save(self.new(rows, False))
+            self.save(self.new(rows, False))
+        return out
+
+    # -- gradient checkpointing (use_reentrant=True)
+
+    def layer(self, fn: Callable[["Sim", T], T], x: T) -> T:
+        """One checkpointable block: run as is, or under ``torch.utils.checkpoint`` when checkpointing is on.
+
+        Checkpointed, the forward runs without a graph (nothing kept but the block's
+        input, which ``CheckpointFunction`` saves); the backward runs the block's
+        forward again with a graph, then its backward: both counted in the backward.
+        """
+        if not self.checkpointing:
+            return fn(self, x)
+        self.save(x)
+        self.grad_mode = False
+        out = fn(self, x)
+        self.grad_mode = True
+        replay = Sim(self.inv, self.itemsize, self.trains, self.lora, False)
+        replay._next = self._next
+        replay.storages = dict(self.storages)
+        fn(replay, T(x.shape, x.strides, x.storage, x.grad, x.itemsize))
+        self.used |= replay.used
+        self.backward += replay.forward + replay.backward
+        self._next = max(self._next, replay._next)
+        return T(out.shape, out.strides, out.storage, x.grad, out.itemsize)
+
+
+def _infer(t: T, shape: Sequence[int]) -> tuple[int, ...]:
+    shape = tuple(shape)
+    if -1 in shape:
+        known = 1
+        for d in shape:
+            if d != -1:
+                known *= d
+        shape = tuple(t.numel // known if d == -1 else d for d in shape)
+    return shape
+
+
+# ------------------------------------------------------------------ the family's program
+
+
+@dataclass(frozen=True)
+class CostModel:
+    """What a family declares so its training step can be worked out (:attr:`Family.costs`).
+
+    ``program(sim, inv, batch, seq_len)`` runs the class's forward pass on the
+    simulator and returns its floating-point outputs; ``max_seq_len(config)`` is
+    the longest input the position table takes (None: no absolute positions);
+    ``architectures`` lists the classes it covers (None: all of them);
+    ``check(inv)`` may refuse a config the step cannot run (a coded error).
+    """
+
+    program: Callable[[Sim, Inventory, int, int], Sequence[T]]
+    max_seq_len: Callable[[Mapping[str, Any]], int | None] | None = None
+    architectures: tuple[str, ...] | None = None
+    check: Callable[[Inventory], None] | None = None
+    #: Whether the class supports gradient checkpointing (``gradient_checkpointing_enable`` raises otherwise).
+    checkpointing: bool = True
+
+
+# ------------------------------------------------------------------ the engine
+
+
+def _positive(key: str, value: Any, maximum: int) -> int:
+    from .config import coerce_int
+
+    try:
+        n = coerce_int(key, value)
+    except CalcError:
+        raise CalcError("costs_not_positive", key=key, value=value) from None
+    if n <= 0:
+        raise CalcError("costs_not_positive", key=key, value=n)
+    if n > maximum:
+        raise CalcError("too_large", key=key, value=n, maximum=maximum)
+    return n
+
+
+def settings(batch: Any, seq_len: Any, dtype: Any = "fp32", optimizer: Any = "adamw", checkpointing: Any = False) -> Settings:
+    """Checked settings: B and L whole numbers ≥ 1, a known dtype and optimizer."""
+    from .config import coerce_bool
+
+    b = _positive("batch", batch, MAX_BATCH)
+    n = _positive("seq_len", seq_len, MAX_SEQ_LEN)
+    dtype = "fp32" if dtype in (None, "") else dtype
+    if dtype not in DTYPES:
+        raise CalcError("costs_dtype", value=dtype, supported=", ".join(DTYPES))
+    optimizer = "adamw" if optimizer in (None, "") else optimizer
+    if optimizer not in OPTIMIZERS:
+        raise CalcError("costs_optimizer", value=optimizer, supported=", ".join(OPTIMIZERS))
+    return Settings(b, n, dtype, optimizer, coerce_bool("grad_checkpointing", checkpointing or False))
+
+
+def cost_model(inv: Inventory) -> CostModel:
+    """The family's declaration, or a coded refusal: never a guess."""
+    from .families import FAMILIES
+
+    family = FAMILIES.get(inv.model_type)
+    model = getattr(family, "costs", None) if family is not None else None
+    if model is None:
+        supported = ", ".join(mt for mt, f in FAMILIES.items() if getattr(f, "costs", None) is not None)
+        raise CalcError("costs_family", model_type=inv.model_type, supported=supported)
+    if model.architectures is not None and inv.architecture not in model.architectures:
+        raise CalcError("costs_architecture", architecture=inv.architecture, supported=", ".join(model.architectures))
+    return model
+
+
+def supported(inv: Inventory) -> bool:
+    try:
+        cost_model(inv)
+    except CalcError:
+        return False
+    return True
+
+
+Param = tuple[tuple[int, ...], int]  # (shape, bytes per number)
+
+
+def _trainability(inv: Inventory, plan: Any) -> tuple[dict[str, bool], dict[str, int]]:
+    """Per inventory tensor name, whether the storage the forward uses gets a gradient; LoRA's rank per module."""
+    if plan is None:
+        by_storage = {t.name: t.trainable for t in inv.unique}
+        return {t.name: by_storage.get(t.tied_to or t.name, t.trainable) for t in inv.tensors}, {}
+    trains = {}
+    copied = {t.source for t in plan.tensors if t.kind == "copy"}
+    for t in plan.tensors:
+        if t.kind == "copy" or (t.kind == "base" and t.source not in copied):
+            trains[t.source] = t.trainable
+    lora = {}
+    if plan.method == "lora":
+        r = int(plan.settings["r"])
+        lora = {m: r for m in plan.targets}
+    return trains, lora
+
+
+def _parameters(inv: Inventory, plan: Any, itemsize: int, used: set[str]) -> tuple[list[Param], list[Param]]:
+    """Every distinct parameter, and those that end the backward with a ``.grad`` (trainable and read by the
+    forward: an untied MLM head's own vocabulary bias is never read, so it gets none), as (shape, bytes per number)."""
+    storage_of = {t.name: t.tied_to or t.name for t in inv.tensors}
+    read = {storage_of[n] for n in used if n in storage_of}
+    if plan is None:
+        params = [(t.shape, itemsize) for t in inv.unique]
+        return params, [(t.shape, itemsize) for t in inv.unique if t.trainable and t.name in read]
+    params, graded = [], []
+    for t in plan.tensors:
+        if t.tied_to is not None:
+            continue
+        size = ADAPTER_BYTES if t.kind == "lora" else itemsize
+        params.append((t.shape, size))
+        source = t.source + ".weight" if t.kind == "lora" else t.source  # a LoRA tensor's source is its module
+        if t.trainable and storage_of.get(source) in read:
+            graded.append((t.shape, size))
+    return params, graded
+
+
+def _numel(shape: Sequence[int]) -> int:
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
+def optimizer_bytes(optimizer: str, params: Sequence[Param]) -> int:
+    """Bytes of ``optimizer.state`` after one step, per trainable parameter (its own dtype).
+
+    AdamW: ``exp_avg`` and ``exp_avg_sq`` (the parameter's size each) and a float32
+    ``step``; SGD: nothing; SGD with momentum: ``momentum_buffer``; Adafactor
+    (``torch.optim.Adafactor``): for a matrix [r, c] the row and column statistics
+    (r + c numbers), for a vector its full variance, and a float32 ``step``.
+    """
+    total = 0
+    for shape, size in params:
+        n = _numel(shape)
+        if optimizer == "adamw":
+            total += 2 * n * size + STEP_BYTES
+        elif optimizer == "sgd-momentum":
+            total += n * size
+        elif optimizer == "adafactor":
+            if len(shape) >= 2:
+                rows = n // shape[-1] if shape[-1] else _numel(shape[:-1])
+                cols = n // shape[-2] if shape[-2] else _numel(shape[:-2]) * shape[-1]
+                total += (rows + cols) * size + STEP_BYTES
+            else:
+                total += n * size + STEP_BYTES
+    return total
+
+
+def compute(inv: Inventory, s: Settings, plan: Any = None) -> Costs:
+    """The exact figures of one training step of ``inv`` (with ``plan``'s LoRA or freezing) under ``s``."""
+    model = cost_model(inv)
+    if model.max_seq_len is not None:
+        longest = model.max_seq_len(inv.config)
+        if longest is not None and s.seq_len > longest:
+            raise CalcError("costs_seq_too_long", value=s.seq_len, maximum=longest)
+    if model.check is not None:
+        model.check(inv)
+    if s.checkpointing and not model.checkpointing:
+        raise CalcError("costs_no_checkpointing", architecture=inv.architecture)
+    itemsize = DTYPES[s.dtype]
+    trains, lora = _trainability(inv, plan)
+    sim = Sim(inv, itemsize, trains, lora, s.checkpointing)
+    outputs = model.program(sim, inv, s.batch, s.seq_len)
+    params, graded = _parameters(inv, plan, itemsize, sim.used)
+    if not graded or not any(o.grad for o in outputs):
+        raise CalcError("costs_nothing_trainable")
+    return Costs(
+        s,
+        forward=sim.forward,
+        backward=sim.backward,
+        weights=sum(_numel(shape) * size for shape, size in params),
+        gradients=sum(_numel(shape) * size for shape, size in graded),
+        optimizer=optimizer_bytes(s.optimizer, graded),
+        activations=sum(sim.saved.values()),
+    )

@@ -1,0 +1,126 @@
+"""The independent side of the training-step cross-check: one step measured in PyTorch itself.
+
+Everything here is issue 25's definition, run: the class built from the config with
+eager attention, cast to the dtype, in training mode; optionally peft's LoRA or
+freezing by ``requires_grad_(False)``; optionally gradient checkpointing
+(``use_reentrant=True``); ``input_ids`` (B, L) only; the loss is the sum of every
+floating-point output's ``.float().sum()``; one optimizer step. Nothing comes from
+``calculator``.
+"""
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+DTYPES = {"fp32": "float32", "bf16": "bfloat16"}
+
+
+def make_model(model_type: str, architecture: str, config: dict[str, Any], dtype: str, pooler: bool | None = None):
+    import torch
+    import transformers
+
+    torch.manual_seed(0)
+    cfg = transformers.AutoConfig.for_model(model_type, **config)
+    cls = getattr(transformers, architecture)
+    kwargs = {} if pooler is None else {"add_pooling_layer": pooler}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        cfg._attn_implementation = "eager"
+        model = cls(cfg, **kwargs)
+    model.to(getattr(torch, DTYPES[dtype]))
+    model.train()
+    return model
+
+
+def freeze(model, embeddings: bool, layers: int, all_but_head: bool) -> None:
+    """``requires_grad_(False)`` on what a reader freezes by hand."""
+    base = model.base_model
+    if all_but_head:
+        base.requires_grad_(False)
+    if embeddings:  # the embedding layer with its projection to the hidden size (ELECTRA, ALBERT)
+        base.embeddings.requires_grad_(False)
+        for name in ("embeddings_project", "encoder.embedding_hidden_mapping_in"):
+            module = base.get_submodule(name) if _has(base, name) else None
+            if module is not None:
+                module.requires_grad_(False)
+    if hasattr(base, "transformer"):
+        blocks = base.transformer.layer  # DistilBERT
+    elif hasattr(base.encoder, "albert_layer_groups"):
+        blocks = base.encoder.albert_layer_groups  # ALBERT: a block is a shared group
+    else:
+        blocks = base.encoder.layer
+    for layer in blocks[:layers]:
+        layer.requires_grad_(False)
+
+
+def _has(module, name: str) -> bool:
+    try:
+        module.get_submodule(name)
+    except AttributeError:
+        return False
+    return True
+
+
+def lora(model, settings: dict[str, Any]):
+    from peft import LoraConfig, get_peft_model
+
+    targets = settings["target_modules"]
+    config = LoraConfig(
+        r=settings["r"], target_modules=list(targets) if isinstance(targets, list) else targets,
+        bias=settings["bias"], task_type=settings["task_type"],
+        modules_to_save=list(settings["modules_to_save"]) if settings["modules_to_save"] else None,
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return get_peft_model(model, config)
+
+
+def measure(model, hf_model, batch: int, seq_len: int, vocab: int, optimizer: str, checkpointing: bool) -> dict[str, int]:
+    """Run one step of ``model`` (``hf_model`` is the transformers model inside it) and measure every figure."""
+    import torch
+    from torch.utils.flop_counter import FlopCounterMode
+
+    if checkpointing:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            hf_model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": True})
+    ids = torch.randint(0, vocab, (batch, seq_len))
+    own = {t.untyped_storage().data_ptr() for t in [*model.parameters(), *model.buffers()]}
+    saved: dict[int, int] = {}
+
+    def pack(t):
+        storage = t.untyped_storage()
+        if storage.data_ptr() not in own:
+            saved[storage.data_ptr()] = storage.nbytes()
+        return t
+
+    counter = FlopCounterMode(display=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with counter, torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+            out = model(input_ids=ids)
+    forward = counter.get_total_flops()
+    values = out.to_tuple() if hasattr(out, "to_tuple") else tuple(out)
+    loss = sum(v.float().sum() for v in values if torch.is_tensor(v) and v.is_floating_point())
+    counter = FlopCounterMode(display=False)
+    with counter:
+        loss.backward()
+    backward = counter.get_total_flops()
+    params = list(model.parameters())
+    trainable = [p for p in params if p.requires_grad]
+    opt = {
+        "adamw": lambda: torch.optim.AdamW(trainable),
+        "sgd": lambda: torch.optim.SGD(trainable, lr=0.01),
+        "sgd-momentum": lambda: torch.optim.SGD(trainable, lr=0.01, momentum=0.9),
+        "adafactor": lambda: torch.optim.Adafactor(trainable),
+    }[optimizer]()
+    opt.step()
+    state = sum(v.nbytes for s in opt.state.values() for v in s.values() if torch.is_tensor(v))
+    return {
+        "forward": int(forward),
+        "backward": int(backward),
+        "weights": sum(p.nbytes for p in params),
+        "gradients": sum(p.grad.nbytes for p in trainable if p.grad is not None),
+        "optimizer": int(state),
+        "activations": sum(saved.values()),
+    }

@@ -1,0 +1,152 @@
+"""Cross-check the training-step costs (calculator/costs.py) against PyTorch itself, figure by figure.
+
+Each case draws a tiny random config of a family the engine covers, a class (not
+multiple choice: its inputs are [B, choices, L]), B, L, dtype, optimizer,
+gradient checkpointing, and a plan: none, freezing, or LoRA. The PyTorch side
+(``costs_measure``) builds the real transformers model on CPU, applies peft's
+``get_peft_model`` (LoRA) or ``requires_grad_(False)`` (freezing) itself, runs one
+step as issue 25 defines it and measures: FlopCounterMode's totals in the forward
+and the backward, the parameters' bytes, the gradients', the optimizer state's
+after one step, and the distinct storages ``saved_tensors_hooks`` sees in the
+forward (parameters and buffers left out). Every figure must be equal.
+"""
+from __future__ import annotations
+
+import os
+import random
+from typing import Any
+
+import pytest
+
+from calculator import costs, peft as planner
+from calculator.build import build as engine_build
+from calculator.errors import CalcError
+from calculator.families import FAMILIES
+
+from .costs_measure import freeze, lora, make_model, measure
+from .test_transformers import random_config
+
+pytest.importorskip("torch")
+
+COVERED = tuple(mt for mt, f in FAMILIES.items() if f.costs is not None)
+PER_FAMILY = int(os.environ.get("COSTS_RANDOM", "20"))
+SEED = int(os.environ.get("CROSSCHECK_SEED", "20261125"))
+TASK_TYPES = {"ForSequenceClassification": "SEQ_CLS", "ForTokenClassification": "TOKEN_CLS",
+              "ForQuestionAnswering": "QUESTION_ANS"}
+
+
+#: (hidden, heads, layers, feed-forward) config keys, where a family names them its own way.
+KEYS = {
+    "bert": ("hidden_size", "num_attention_heads", "num_hidden_layers", "intermediate_size"),
+    "distilbert": ("dim", "n_heads", "n_layers", "hidden_dim"),
+}
+
+
+def draw(rng: random.Random, model_type: str) -> dict[str, Any]:
+    """A case the step can run: a config, class, pooler, settings and plan options."""
+    family = FAMILIES[model_type]
+    raw = random_config(rng, family)
+    hidden, heads, layers, inner = KEYS.get(model_type, KEYS["bert"])
+    if "type_vocab_size" in {f.key for f in family.fields}:
+        raw["type_vocab_size"] = max(1, raw.get("type_vocab_size", 2))  # a [0, H] table cannot look up type 0
+    raw["vocab_size"] = max(8, raw.get("vocab_size", 8) % 600)  # tiny: the step runs in milliseconds
+    raw[inner] = raw.get(inner, 37) % 64 + 1
+    if hidden not in raw:
+        raw[heads] = 2
+        raw[hidden] = 2 * rng.randint(1, 12)
+    raw[hidden] = raw[heads] * max(1, min(raw[hidden] // raw[heads], 8))
+    if model_type in ("electra", "albert"):
+        raw["embedding_size"] = rng.choice([raw["hidden_size"], rng.randint(1, 16)])
+    raw[layers] = rng.randint(0, 3)
+    if model_type == "mpnet":  # compute_position_bias buckets with 32 whatever the config says
+        raw["relative_attention_num_buckets"] = rng.randint(32, 40)
+    arch = rng.choice([a for a in family.architectures if not a.name.endswith("ForMultipleChoice")])
+    if arch.name.endswith("ForQuestionAnswering"):
+        raw.pop("id2label", None)
+        raw["num_labels"] = 2
+    pooler = rng.choice([None, False]) if arch.pooler is None else None
+    seq_len = rng.randint(1, 9)
+    raw["max_position_embeddings"] = max(raw.get("max_position_embeddings", 0) % 40, seq_len + 2)
+    case = {
+        "raw": raw, "arch": arch.name, "pooler": pooler, "batch": rng.randint(1, 3), "seq_len": seq_len,
+        "dtype": rng.choice(list(costs.DTYPES)), "optimizer": rng.choice(costs.OPTIMIZERS),
+        "checkpointing": family.costs.checkpointing and rng.random() < 0.4, "plan": rng.choice(["none", "freeze", "lora"]),
+    }
+    task = next((t for suffix, t in TASK_TYPES.items() if arch.name.endswith(suffix)), None)
+    blocks = raw.get("num_hidden_groups", 1) if model_type == "albert" else raw[layers]  # ALBERT: shared groups
+    case["freeze"] = (rng.random() < 0.5, rng.randint(0, blocks), bool(arch.head) and rng.random() < 0.3)
+    names = ["query", "key", "value", "dense", "all-linear"]
+    case["lora"] = {
+        "r": rng.randint(1, 4),
+        "targets": "all-linear" if rng.random() < 0.2 else ",".join(rng.sample(names[:4], rng.randint(1, 3))),
+        "bias": rng.choice(planner.BIAS_MODES),
+        "task_type": task if task and rng.random() < 0.6 else None,
+    }
+    return case
+
+
+def engine_side(case: dict[str, Any]) -> tuple[Any, Any, costs.Costs]:
+    inv = engine_build(case["raw"], case["arch"], case["pooler"])
+    plan = None
+    if case["plan"] == "freeze":
+        plan = planner.freeze(inv, *case["freeze"])
+    elif case["plan"] == "lora":
+        o = case["lora"]
+        plan = planner.lora_from_text(inv, o["r"], o["targets"], o["bias"], o["task_type"])
+    s = costs.settings(case["batch"], case["seq_len"], case["dtype"], case["optimizer"], case["checkpointing"])
+    return inv, plan, costs.compute(inv, s, plan)
+
+
+def torch_side(case: dict[str, Any], inv: Any, plan: Any) -> dict[str, int]:
+    """One thread: these tensors are tiny, and worker threads only spin (three times the CPU time)."""
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        return _torch_side(case, inv, plan)
+    finally:
+        torch.set_num_threads(threads)
+
+
+def _torch_side(case: dict[str, Any], inv: Any, plan: Any) -> dict[str, int]:
+    config = {k: v for k, v in case["raw"].items() if k not in ("model_type", "architectures")}
+    model = make_model(inv.model_type, case["arch"], config, case["dtype"], case["pooler"])
+    hf_model = model
+    if case["plan"] == "freeze":
+        freeze(model, *case["freeze"])
+    elif case["plan"] == "lora":
+        model = lora(model, plan.settings)
+    return measure(model, hf_model, case["batch"], case["seq_len"], inv.config["vocab_size"], case["optimizer"],
+                   case["checkpointing"])
+
+
+def cases() -> list[tuple[str, int]]:
+    return [(mt, i) for mt in COVERED for i in range(PER_FAMILY)]
+
+
+@pytest.mark.parametrize(("model_type", "index"), cases())
+def test_step_matches_pytorch(model_type: str, index: int) -> None:
+    rng = random.Random(f"{SEED}-{model_type}-{index}")
+    for _ in range(50):  # redraw the few plans the step cannot run (nothing trains, LoRA on nothing)
+        case = draw(rng, model_type)
+        try:
+            inv, plan, got = engine_side(case)
+        except CalcError as exc:
+            if exc.code in ("costs_nothing_trainable", "lora_target_missing", "lora_target_saved",
+                            "lora_targets_required", "lora_no_linear"):
+                continue
+            raise
+        break
+    else:
+        pytest.fail("no runnable case drawn")
+    expected = torch_side(case, inv, plan)
+    figures = {
+        "forward": got.forward, "backward": got.backward, "weights": got.weights, "gradients": got.gradients,
+        "optimizer": got.optimizer, "activations": got.activations,
+    }
+    assert figures == expected, case
+
+
+def test_every_covered_family_has_a_case() -> None:
+    assert {"bert", "roberta", "xlm-roberta", "camembert", "electra", "ernie", "distilbert", "albert", "mpnet"} <= set(COVERED)
