@@ -137,8 +137,6 @@ def compute_costs(params: Mapping[str, Any], lang: str = "en") -> dict[str, Any]
     """The "Training cost" panel's answer for the page's query (the model's keys plus ``batch``, ``seq_len``,
     ``dtype``, ``optimizer``, ``ckpt``): ``{"ok": True, "costs", "markdown", "text", "series", "query", ...}``
     or ``{"ok": False, "error": {...}}`` with ``field`` set to the step's field the error belongs beside."""
-    from . import costs_view
-
     lang = _lang(lang)
     model_type = None
     try:
@@ -146,10 +144,10 @@ def compute_costs(params: Mapping[str, Any], lang: str = "en") -> dict[str, Any]
         model_type = raw["model_type"]
         inv = build(raw, architecture, pooler)
         _, plan = plan_of(params, inv)
-        return {"ok": True, **costs_view.page_answer(inv, plan, params, lang)}
+        return {"ok": True, **views.costs.page_answer(inv, plan, params, lang)}
     except CalcError as exc:
         err = error_dict(exc, lang, model_type)
-        field = costs_view.error_field(exc)
+        field = views.costs.error_field(exc)
         if field is not None:
             err["field"], err["fields"] = field, [field]
         return {"ok": False, "error": err}

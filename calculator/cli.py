@@ -11,7 +11,7 @@ import json
 import sys
 from typing import Any, Sequence
 
-from . import costs_view, counts, peft, views
+from . import costs, counts, peft, views
 from .build import build
 from .config import parse_json
 from .errors import CalcError
@@ -61,7 +61,13 @@ def make_parser() -> argparse.ArgumentParser:
     frozen.add_argument("--freeze-embeddings", action="store_true", help="requires_grad_(False) on the embeddings")
     frozen.add_argument("--freeze-layers", metavar="K", help="... on the first K encoder layers")
     frozen.add_argument("--freeze-all-but-head", action="store_true", help="... on everything but the task head")
-    costs_view.add_arguments(p)
+    g = p.add_argument_group("training step (FLOPs and memory, exact)")
+    # No choices=: a bad value is a coded error in both languages, as everywhere else.
+    g.add_argument("--batch", metavar="B", help="batch size: adds the cost of one training step")
+    g.add_argument("--seq-len", metavar="L", help="sequence length (tokens per sequence)")
+    g.add_argument("--dtype", metavar="fp32|bf16", help="the model's dtype (model.to(dtype), no autocast); default fp32")
+    g.add_argument("--optimizer", metavar="NAME", help="adamw (default), sgd, sgd-momentum or adafactor")
+    g.add_argument("--grad-checkpointing", action="store_true", help="gradient checkpointing (use_reentrant=True)")
     return p
 
 
@@ -127,6 +133,20 @@ def _option(argv: Sequence[str], name: str) -> str | None:
     return None
 
 
+STEP_OPTIONS = ("batch", "seq_len", "dtype", "optimizer", "grad_checkpointing")
+
+
+def training_step(args: argparse.Namespace, inv: Any, plan: Any) -> costs.Costs | None:
+    """The step's costs when any of its options is given (B and L are then required), else None."""
+    if not any(getattr(args, k) not in (None, False) for k in STEP_OPTIONS):
+        return None
+    s = costs.settings(
+        "" if args.batch is None else args.batch, "" if args.seq_len is None else args.seq_len,
+        args.dtype, args.optimizer, args.grad_checkpointing,
+    )
+    return costs.compute(inv, s, plan)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     as_json = _option(argv, "--format") == "json"
@@ -144,7 +164,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         raw = load_config(args)
         inv = build(raw, args.architecture, False if args.no_pooler else None)
         plan = make_plan(args, inv)
-        step = costs_view.from_args(args, inv, plan)
+        step = training_step(args, inv, plan)
     except CalcError as exc:
         return _fail(exc.code, exc.message(args.lang), as_json)
     except FileError as exc:
@@ -176,7 +196,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if plan is not None and not summary:
             out += "\n" + views.plan_report(plan, args.lang, markdown, args.full)
         if step is not None:
-            out += "\n" + costs_view.render(step, args.lang, markdown)
+            out += "\n" + views.costs.render(step, args.lang, markdown)
         if told:
             out = "".join(("> " if markdown else "") + n["message"] + "\n\n" for n in told) + out
     sys.stdout.write(out if out.endswith("\n") else out + "\n")

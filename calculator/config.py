@@ -33,6 +33,8 @@ class Field:
     """One hyperparameter as it appears in config.json, with everything the page and the tests need.
 
     ``kind`` is ``"int"``, ``"bool"``, ``"choice"`` (one string of ``choices``) or
+    ``"ints"`` (a list of whole numbers, each within the bounds, such as Funnel's
+    ``block_sizes``; the form and the share link write it ``4|4|4``), or
     ``"flags"`` (a list of strings, or one string joined with ``|`` as DeBERTa's
     ``pos_att_type`` may be written; names outside ``choices`` are ignored, as
     transformers ignores them). ``default_from`` names an earlier field whose value
@@ -142,6 +144,8 @@ def read_field(f: Field, value: Any) -> Any:
         return coerce_flags(f.key, value, f.choices)
     if f.kind == "choice":
         return coerce_choice(f.key, value, f.choices)
+    if f.kind == "ints":
+        return coerce_ints(f, value)
     number = coerce_int(f.key, value)
     if number in f.sentinels:
         return number
@@ -163,7 +167,7 @@ def read_fields(fields: tuple[Field, ...], raw: Mapping[str, Any], aliases: Mapp
     values: dict[str, Any] = {}
     for f in fields:
         value = source.get(f.key)
-        if value is None or (isinstance(value, str) and f.kind == "int" and f.optional and not value.strip()):
+        if value is None or (isinstance(value, str) and f.kind in ("int", "ints") and f.optional and not value.strip()):
             if f.optional and f.key in source:
                 values[f.key] = None
                 continue
@@ -189,3 +193,22 @@ def check_heads(values: Mapping[str, int], hidden_key: str, heads_key: str) -> N
     hidden, heads = values[hidden_key], values[heads_key]
     if hidden % heads != 0:
         raise CalcError("heads_not_divisor", hidden_key=hidden_key, hidden=hidden, heads_key=heads_key, heads=heads)
+
+
+def coerce_ints(f: Field, value: Any) -> tuple[int, ...]:
+    """A list of whole numbers (Funnel's ``block_sizes``): a JSON array, or text ``4|4|4`` / ``4,4,4``.
+
+    Each number is checked as an ``"int"`` field with the same bounds; the list is at
+    most :data:`MAX_LAYERS` long (it describes layers).
+    """
+    if isinstance(value, str):
+        parts: list[Any] = [p for p in value.replace(",", "|").split("|")]
+        parts = [p for p in (q.strip() for q in parts) if p]
+    elif isinstance(value, (list, tuple)):
+        parts = list(value)
+    else:
+        raise CalcError("bad_value", key=f.key, value=value)
+    if len(parts) > MAX_LAYERS:
+        raise CalcError("too_large", key=f.key, value=len(parts), maximum=MAX_LAYERS)
+    one = Field(f.key, 0, minimum=f.minimum, maximum=f.maximum)
+    return tuple(read_field(one, p) for p in parts)

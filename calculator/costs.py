@@ -492,10 +492,9 @@ def settings(batch: Any, seq_len: Any, dtype: Any = "fp32", optimizer: Any = "ad
 
 def cost_model(inv: Inventory) -> CostModel:
     """The family's declaration, or a coded refusal: never a guess."""
-    from .families import FAMILIES
+    from .families import FAMILIES  # only to list the supported families in the refusal
 
-    family = FAMILIES.get(inv.model_type)
-    model = getattr(family, "costs", None) if family is not None else None
+    model = getattr(inv.family, "costs", None)
     if model is None:
         supported = ", ".join(mt for mt, f in FAMILIES.items() if getattr(f, "costs", None) is not None)
         raise CalcError("costs_family", model_type=inv.model_type, supported=supported)

@@ -196,9 +196,9 @@ def saved_names(inv: Inventory) -> tuple[str, ...]:
 
 
 def save_pretrained_count(inv: Inventory) -> Count:
-    written = set(saved_names(inv))
-    value = sum(t.count for t in inv.tensors if t.name in written)
-    return _count(inv, "save_pretrained", value)
+    value = sum(t.count for t in inv.tensors if t.owner is None or t.owner == t.name)
+    # a persistent buffer is written too, though no parameter
+    return _count(inv, "save_pretrained", value, added=[t.name for t in inv.tensors if t.buffer])
 
 
 # ------------------------------------------------------------------------ torchinfo
@@ -232,6 +232,8 @@ def torchinfo_total(inv: Inventory) -> tuple[int, tuple[str, ...]]:
     seen: set[tuple[str, str]] = set()
     children: dict[str, set[str]] = {}
     for t in inv.tensors:
+        if t.buffer:
+            continue  # torchinfo counts parameters only
         chain = _ancestors(t.module_name)
         key = storage(t)
         shared = t.owner is not None or t.tied_to is not None
@@ -300,7 +302,7 @@ def reconcile(inv: Inventory) -> tuple[Count, ...]:
         embeddings = [t.name for t in inv.unique if t.embedding]
         out.append(_count(inv, "num_parameters_exclude_embeddings", num_parameters(inv, exclude_embeddings=True),
                           removed=embeddings))
-    out.append(_count(inv, "state_dict", inv.state_dict_total, added=[t.name for t in inv.tensors if t.tied_to]))
+    out.append(_count(inv, "state_dict", inv.state_dict_total, added=[t.name for t in inv.tensors if t.tied_to or t.buffer]))
     if hf:
         out.append(save_pretrained_count(inv))
     value, twice = torchinfo_total(inv)

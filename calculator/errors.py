@@ -120,9 +120,9 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "{architecture} 中没有 nn.Linear 模块，all-linear 找不到可以加 LoRA 的地方。",
     },
     "lora_target_unsupported": {
-        "en": "\"{value}\" matches {module}, which is neither an nn.Linear nor an nn.Embedding, so LoRA cannot adapt it "
+        "en": "\"{value}\" matches {module}, which is not an nn.Linear, nn.Embedding or nn.Conv1d, so LoRA cannot adapt it "
         "(peft: \"Target module ... is not supported\").",
-        "zh": "“{value}”匹配到的 {module} 既不是 nn.Linear 也不是 nn.Embedding，无法加 LoRA"
+        "zh": "“{value}”匹配到的 {module} 不是 nn.Linear、nn.Embedding 或 nn.Conv1d，无法加 LoRA"
         "（peft 会报错“Target module ... is not supported”）。",
     },
     "lora_target_saved": {
@@ -146,6 +146,16 @@ MESSAGES: dict[str, dict[str, str]] = {
     "freeze_layers": {
         "en": "The model has {layers} layers; it cannot freeze the first {value}.",
         "zh": "模型只有 {layers} 层，无法冻结前 {value} 层。",
+    },
+    "derived_key": {
+        "en": "{key} is worked out from {source} for this model type, and transformers refuses a config that sets it "
+        "(got {value}). Leave {key} out and set {source}.",
+        "zh": "这种模型的 {key} 由 {source} 推算得出，transformers 不接受在配置中直接设置它（当前为 {value}）。"
+        "请删掉 {key}，改为设置 {source}。",
+    },
+    "lora_conv_groups": {
+        "en": "{module} is a convolution with groups = {groups}; peft's LoRA needs a rank r it divides (got {value}).",
+        "zh": "{module} 是分组数为 {groups} 的卷积；peft 要求 LoRA 的秩 r 能被分组数整除（当前为 {value}）。",
     },
     # What a training step costs (calculator/costs.py).
     "costs_not_positive": {

@@ -65,6 +65,10 @@ LABELS: dict[str, dict[str, str]] = {
     "decoder_layer_n": {"en": "Decoder layer {n}", "zh": "解码器第 {n} 层"},
     "times_layers": {"en": "{per} × {n} layers = {total}", "zh": "{per} × {n} 层 = {total}"},
     "tied_to": {"en": "tied to {name}, counted once", "zh": "与 {name} 共享，只计一次"},
+    "buffer_note": {
+        "en": "a buffer: in state_dict and the saved file, not a parameter",
+        "zh": "缓冲区：在 state_dict 和保存的文件里，不是参数",
+    },
     "subtotal": {"en": "Subtotal", "zh": "小计"},
     # The two "backbone" splits. One: the whole embedding layer (its tables, LayerNorm and any
     # projection) and everything after it, which is what people usually call the backbone.

@@ -57,6 +57,12 @@ class Tensor:
     #: Parameter or another module). ``num_parameters(exclude_embeddings=True)`` leaves out
     #: embedding weights; peft's LoRA can target linear and embedding modules.
     module: str = ""
+    #: For a convolution (``module == "conv1d"``): its ``groups``; its ``in_channels`` is
+    #: ``shape[1] × groups`` (peft's LoRA on a convolution needs both).
+    groups: int = 1
+    #: A persistent buffer (``nn.Buffer``/``register_buffer``): in ``state_dict``, not in
+    #: ``parameters()`` (ESM's rotary ``inv_freq``), so no total but the ``state_dict`` sum counts it.
+    buffer: bool = False
 
     @property
     def embedding(self) -> bool:
@@ -110,7 +116,7 @@ class Inventory:
     @cached_property
     def unique(self) -> tuple[Tensor, ...]:
         """The tensors ``model.parameters()`` yields: tied duplicates dropped."""
-        return tuple(t for t in self.tensors if t.tied_to is None)
+        return tuple(t for t in self.tensors if t.tied_to is None and not t.buffer)
 
     @cached_property
     def charged(self) -> tuple[Tensor, ...]:
@@ -120,7 +126,10 @@ class Inventory:
         where a class registers its head first the tied embedding still counts as
         an embedding; the totals are the same as :attr:`unique`'s.
         """
-        return tuple(t for t in self.tensors if ((t.tied_to is None) if t.owner is None else t.owner == t.name))
+        return tuple(
+            t for t in self.tensors
+            if not t.buffer and ((t.tied_to is None) if t.owner is None else t.owner == t.name)
+        )
 
     @cached_property
     def total(self) -> int:
@@ -260,6 +269,29 @@ class TensorList:
                 first[key] = t.name
             out.append(replace(t, tied_to=tied, owner=key))
         return tuple(out)
+
+    def conv1d(
+        self,
+        prefix: str,
+        out_channels: int,
+        in_channels: int,
+        kernel_size: int,
+        group: str,
+        layer: int | None = None,
+        groups: int = 1,
+        bias: bool = True,
+        section: str | None = None,
+    ) -> None:
+        """An ``nn.Conv1d``: ``weight`` [out, in / groups, kernel], then ``bias`` [out] (SqueezeBERT, ConvBERT)."""
+        for name, shape in ((".weight", (out_channels, in_channels // groups, kernel_size)), (".bias", (out_channels,))):
+            if name == ".bias" and not bias:
+                continue
+            self.add(prefix + name, shape, group, layer, section=section, module="conv1d")
+            self.items[-1] = replace(self.items[-1], groups=groups)
+    def buffer(self, name: str, shape: tuple[int, ...], group: str, section: str | None = None) -> None:
+        """A persistent buffer: listed in ``state_dict`` (and saved), never a parameter, never trained."""
+        self.add(name, shape, group, trainable=False, section=section)
+        self.items[-1] = replace(self.items[-1], buffer=True)
 
 
 def section_for(group: str, layer: int | None, stack: str) -> str:

@@ -77,7 +77,14 @@ LORA_SUBMODULES: dict[str, tuple[str, ...]] = {
         "base_layer", "lora_dropout", "lora_dropout.default", "lora_A", "lora_B", "lora_embedding_A",
         "lora_embedding_B", "lora_magnitude_vector",
     ),
+    # ``lora.Conv1d`` has the same submodules as ``lora.Linear``
+    "conv1d": (
+        "base_layer", "lora_dropout", "lora_dropout.default", "lora_A", "lora_A.default", "lora_B",
+        "lora_B.default", "lora_embedding_A", "lora_embedding_B", "lora_magnitude_vector",
+    ),
 }
+#: The module kinds peft's LoRA adapts (``nn.Linear``, ``nn.Embedding``, ``nn.Conv1d``).
+LORA_KINDS: tuple[str, ...] = ("linear", "embedding", "conv1d")
 
 
 #: Warnings (not errors: peft goes ahead), in both languages.
@@ -247,7 +254,7 @@ def modules(inv: Inventory) -> tuple[Module, ...]:
             kind = "other"  # parameters of its own next to child modules: not an nn.Linear
         else:
             (only,) = kinds
-            kind = only if only in ("linear", "embedding", "layer_norm") else "other"
+            kind = only if only in ("linear", "embedding", "layer_norm", "conv1d") else "other"
         out.append(Module(name, kind))
     return tuple(out)
 
@@ -256,7 +263,7 @@ def target_names(inv: Inventory) -> tuple[str, ...]:
     """The short names LoRA can take here (``query``, ``value``, ``dense``, ``q_lin``…), in order of first use."""
     out: dict[str, None] = {}
     for m in modules(inv):
-        if m.kind in ("linear", "embedding"):
+        if m.kind in LORA_KINDS:
             out.setdefault(m.name.rpartition(".")[2], None)
     return tuple(out)
 
@@ -277,6 +284,10 @@ def output_embedding(inv: Inventory) -> str | None:
     for t in inv.tensors:
         if t.section == "head" and t.module == "linear" and t.name.endswith(".weight") and t.shape == word.shape:
             found = t.module_name
+    if found is None:  # an output table of its own width (RemBERT's E_out): the last head Linear onto V rows
+        for t in inv.tensors:
+            if t.section == "head" and t.module == "linear" and t.name.endswith(".weight") and t.shape[0] == word.shape[0]:
+                found = t.module_name
     return found
 
 
@@ -430,9 +441,11 @@ def lora(
                 continue
             (skipped if _in_saved(k, saved_at_injection) else chosen).append(k)
     for k in chosen:
-        if kind_of[k] not in ("linear", "embedding"):
+        if kind_of[k] not in LORA_KINDS:
             name = next(n for n, hits in by_name.items() if k in hits)
             raise CalcError("lora_target_unsupported", value=name, module=k)
+        if kind_of[k] == "conv1d":
+            _check_conv_rank(inv, k, r)
     if not chosen:
         raise CalcError("lora_target_saved", module=_short_list(skipped), saved=_short_list(saved_at_injection))
     chosen_set = set(chosen)
@@ -543,12 +556,14 @@ def _inject(inv: Inventory, targeted: Sequence[str], kind_of: Mapping[str, str],
             if last:
                 out.extend(_lora_tensors(inv, module, kind_of[module], r))
         else:
-            out.append(_Entry(t.name, t.shape, storage, "base", t.name, ""))
+            out.append(_Entry(t.name, t.shape, storage, "buffer" if t.buffer else "base", t.name, ""))
     return out
 
 
 def _lora_tensors(inv: Inventory, module: str, kind: str, r: int) -> list[_Entry]:
     weight = next(t for t in inv.tensors if t.name == module + ".weight")
+    if kind == "conv1d":
+        return _lora_conv1d(module, weight, r)
     if kind == "embedding":
         rows, dim = weight.shape
         return [
@@ -594,7 +609,7 @@ def _finish(entries: Sequence[_Entry], trainable: Mapping[str, bool]) -> tuple[t
         if tied is None:
             first[e.storage] = name
         pt = PlanTensor(name, e.shape, bool(trainable.get(e.storage)), e.kind, e.source, tied)
-        if tied is None:
+        if tied is None and e.kind != "buffer":  # a buffer is in state_dict, not in parameters()
             n_all += pt.count
             if pt.trainable:
                 n_trainable += pt.count
@@ -691,3 +706,24 @@ def lora_from_text(
         task_type or None,
         split_names(modules_to_save),
     )
+
+
+# ------------------------------------------------------------------ convolutions
+
+
+def _check_conv_rank(inv: Inventory, module: str, r: int) -> None:
+    """peft's ``lora.Conv1d`` refuses a rank its layer's ``groups`` does not divide (``ValueError``)."""
+    weight = next(t for t in inv.tensors if t.name == module + ".weight")
+    if r % weight.groups != 0:
+        raise CalcError("lora_conv_groups", module=module, groups=weight.groups, value=r)
+
+
+def _lora_conv1d(module: str, weight: Tensor, r: int) -> list[_Entry]:
+    """``lora.Conv1d``: lora_A a Conv1d(in, r, kernel) without groups, lora_B a Conv1d(r, out, 1, groups)."""
+    out_channels, per_group, kernel = weight.shape
+    in_channels = per_group * weight.groups
+    return [
+        _Entry(f"{module}.lora_A.{ADAPTER}.weight", (r, in_channels, kernel), f"{module}.lora_A", "lora", module, module),
+        _Entry(f"{module}.lora_B.{ADAPTER}.weight", (out_channels, r // weight.groups, 1), f"{module}.lora_B", "lora",
+               module, module),
+    ]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import replace
-from typing import Any, Callable, Mapping
+from typing import Any, Mapping
 
 from ..config import MAX_LAYERS, Field
 from ..costs import CostModel, Sim, T

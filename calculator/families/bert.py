@@ -235,11 +235,7 @@ def step_mlm(sim: Sim, module: str, x: T, decoder: str = "decoder") -> T:
 
 def step_prefix(inv: Inventory) -> str:
     """Where the backbone sits in the class (``bert.`` in ``BertForMaskedLM``), as the family declares it."""
-    from . import FAMILIES
-
-    arch = FAMILIES[inv.model_type].architecture(inv.architecture)
-    assert arch is not None
-    return arch.prefix
+    return inv.arch.prefix
 
 
 def step_task(inv: Inventory) -> str:

@@ -31,6 +31,7 @@ _ERROR_FIELDS: dict[str, tuple[str, ...]] = {
     "modules_to_save_nested": ("modules_to_save",),
     "freeze_layers": ("freeze_layers",),
     "plan_conflict": ("lora_r", "freeze"),
+    "lora_conv_groups": ("lora_r", "lora_targets"),
 }
 
 

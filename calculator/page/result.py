@@ -328,6 +328,8 @@ def tensor_table(inv: Inventory, lang: str = "en") -> str:
     for t in inv.tensors:
         under = views.listed_under(t)
         note = (" ", h("span", f"({label('tied_to', lang, name=under)})", class_="calc-tied")) if under else ()
+        if t.buffer:
+            note = (" ", h("span", f"({label('buffer_note', lang)})", class_="calc-tied"))
         rows.append(h(
             "tr",
             _td(join([h("code", t.name), *note]), "calc-name"),

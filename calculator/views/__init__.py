@@ -29,6 +29,7 @@ from .breakdown import (
     section_breakdown,
     section_of,
 )
+from . import costs as costs  # the training step's renderer: views.costs.render
 from .json import to_json
 from .numbers import SHORT_UNITS, display_width, fmt_bytes, fmt_int, fmt_percent, fmt_shape, fmt_short, fmt_signed
 from .report import (

@@ -37,7 +37,9 @@ def listed_under(t: Any) -> str | None:
 
 
 def tie_note(t: Any, lang: str, code: str = "") -> str:
-    """"tied to `name`, counted once" for a copy of shared storage, else ""."""
+    """"tied to `name`, counted once" for a copy of shared storage; what a persistent buffer is; else ""."""
+    if getattr(t, "buffer", False) or getattr(t, "kind", "") == "buffer":  # a model's, or a planned model's
+        return label("buffer_note", lang)
     under = listed_under(t)
     return label("tied_to", lang, name=code + under + code) if under else ""
 

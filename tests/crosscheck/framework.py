@@ -14,7 +14,7 @@ class FrameworkTensor:
     shape: tuple[int, ...]
     tied_to: str | None
     trainable: bool
-    #: "linear" or "embedding" when the module holding it is an nn.Linear / nn.Embedding, else "".
+    #: "linear", "embedding" or "conv1d" when the module holding it is an nn.Linear / nn.Embedding / nn.Conv1d, else "".
     module: str = ""
 
 
@@ -48,6 +48,8 @@ def describe(model) -> FrameworkModel:
 
     def kind(name: str) -> str:
         module = modules.get(name.rpartition(".")[0])
+        if isinstance(module, nn.Conv1d):  # SqueezeBERT's and ConvBERT's convolutions: LoRA adapts them differently
+            return "conv1d"
         return "linear" if isinstance(module, nn.Linear) else "embedding" if isinstance(module, nn.Embedding) else ""
 
     first_name_of: dict[int, str] = {}

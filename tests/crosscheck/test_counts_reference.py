@@ -35,7 +35,7 @@ from calculator.families import FAMILIES
 from calculator.presets import PRESETS
 
 from .framework import build as hf_build
-from .test_transformers import random_config
+from .test_transformers import random_config, with_layers
 
 pytest.importorskip("torchinfo")
 
@@ -94,7 +94,7 @@ def test_every_preset_as_published(preset: str) -> None:
 
 
 def small(model_type: str) -> dict[str, Any]:
-    return {"model_type": model_type, "num_hidden_layers": 1, "tie_word_embeddings": True}
+    return with_layers(FAMILIES[model_type], {"model_type": model_type, "tie_word_embeddings": True}, 1)
 
 
 @pytest.mark.parametrize(
@@ -146,9 +146,13 @@ TINY = {"vocab_size": 37, "hidden_size": 8, "num_attention_heads": 2, "intermedi
 
 
 def tiny(model_type: str, tie: bool, labels: int | None) -> dict[str, Any]:
-    raw = dict(TINY, model_type=model_type, tie_word_embeddings=tie)
+    raw = with_layers(FAMILIES[model_type], dict(TINY, model_type=model_type, tie_word_embeddings=tie), 1)
     if labels is not None:
         raw["num_labels"] = labels
+    try:
+        engine_build(raw)
+    except CalcError:  # a family that needs E = H (SqueezeBERT asserts it), where ALBERT's E = 4 is refused
+        raw["embedding_size"] = raw["hidden_size"]
     return raw
 
 

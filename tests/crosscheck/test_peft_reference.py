@@ -13,8 +13,8 @@ A setting the planner rejects must be one peft rejects (``get_peft_model`` raise
 except for the planner's two deliberate extra checks (a target or modules_to_save
 name that matches nothing while others do), tested on their own below.
 
-Plans are drawn at random: targets from the *real* model's ``nn.Linear`` (and now
-and then ``nn.Embedding``) module names, never from the calculator; rank, bias mode,
+Plans are drawn at random: targets from the *real* model's ``nn.Linear`` and ``nn.Conv1d``
+(and now and then ``nn.Embedding``) module names, never from the calculator; rank, bias mode,
 task type (for the classes with a head, sometimes one that does not fit) and
 modules_to_save (a top-level module of the real model).
 """
@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import math
 import os
 import random
 import warnings
@@ -36,7 +37,7 @@ from calculator.families import FAMILIES
 from calculator.presets import PRESETS
 
 from .framework import build as hf_build
-from .test_transformers import random_config
+from .test_transformers import random_config, with_layers
 
 pytest.importorskip("peft")
 
@@ -76,7 +77,8 @@ def peft_side(model, r, targets, bias, task_type, modules_to_save) -> dict[str, 
     tensors = []
     for name, value in peft_model.state_dict(keep_vars=True).items():
         tied = first.setdefault(id(value), name)
-        tensors.append((name, tuple(value.shape), None if tied == name else tied, bool(params[name].requires_grad)))
+        grad = bool(params[name].requires_grad) if name in params else False  # a persistent buffer: never
+        tensors.append((name, tuple(value.shape), None if tied == name else tied, grad))
     return {"line": out.getvalue(), "trainable": trainable, "all": total, "tensors": tensors}
 
 
@@ -120,11 +122,13 @@ def random_plan(rng: random.Random, model, architecture: str) -> dict[str, Any]:
 
     linear = real_modules(model, nn.Linear)
     embedding = real_modules(model, nn.Embedding)
+    conv = real_modules(model, nn.Conv1d)  # SqueezeBERT's layers, ConvBERT's separable convolutions
     roll = rng.random()
+    picked: list[str] = []
     if roll < 0.12 or not linear:
         targets: Any = "all-linear"
     else:
-        pool = linear + (embedding if rng.random() < 0.25 else [])
+        pool = linear + conv + (embedding if rng.random() < 0.25 else [])
         picked = rng.sample(pool, k=min(len(pool), rng.randint(1, 3)))
         # peft takes a module's last part (query), or a longer tail, or the full name
         targets = []
@@ -143,8 +147,13 @@ def random_plan(rng: random.Random, model, architecture: str) -> dict[str, Any]:
     if rng.random() < 0.2:
         top = [name for name, child in model.named_children() if any(True for _ in child.parameters())]
         modules_to_save = [rng.choice(top)]
+    r = rng.randint(1, 16)
+    # peft's LoRA on a grouped convolution needs a rank the groups divide: mostly draw one
+    groups = [m.groups for name, m in model.named_modules() if name in picked and isinstance(m, nn.Conv1d)]
+    if groups and rng.random() < 0.8:
+        r = math.lcm(*groups) * rng.randint(1, 4)
     return {
-        "r": rng.randint(1, 16),
+        "r": r,
         "targets": targets,
         "bias": rng.choice(planner.BIAS_MODES),
         "task_type": task_type,
@@ -322,7 +331,7 @@ def test_output_embedding_is_what_transformers_returns() -> None:
     """``all-linear`` leaves out ``model.get_output_embeddings()``: the planner finds the same module."""
     for model_type in HF_FAMILIES:
         family = FAMILIES[model_type]
-        raw = {"model_type": model_type, "num_hidden_layers": 1}
+        raw = with_layers(family, {"model_type": model_type}, 1)
         raw["tie_word_embeddings"] = False  # the module is the same whether or not its weight is tied
         for arch in family.architectures:
             case = dict(raw, num_labels=arch.labels_must_be or 2)

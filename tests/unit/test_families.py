@@ -56,7 +56,7 @@ def test_every_family_has_its_words_in_both_languages():
         assert len(keys) == len(set(keys)), mt
         for f in family.fields:
             _both(f.label, f"{mt}.{f.key}")
-            assert f.kind in ("int", "bool", "choice", "flags"), f.key
+            assert f.kind in ("int", "ints", "bool", "choice", "flags"), f.key
             if f.kind in ("choice", "flags"):
                 assert f.choices, f.key
             if f.default_from is not None:

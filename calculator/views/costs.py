@@ -1,38 +1,39 @@
-"""The training-step costs as the CLI prints them: options, text and Markdown in both languages, JSON.
+"""The training-step costs as text and Markdown in both languages, and the page panel's answer.
 
-Kept apart from the views package so the CLI needs only a few lines: it adds
-:func:`add_arguments` to its parser, calls :func:`from_args` where it builds the
-plan, and appends :func:`render` (text/Markdown) or puts :meth:`Costs.to_dict`
-under ``"costs"`` (JSON).
+The CLI computes the step (:mod:`calculator.costs`) and appends :func:`render`
+(text/Markdown) or puts :meth:`Costs.to_dict` under ``"costs"`` (JSON); the
+worker protocol calls :func:`page_answer`.
 """
 from __future__ import annotations
 
-import argparse
 from typing import Any
 
-from . import costs
-from .errors import CalcError
+from .. import costs
+from ..errors import CalcError
+from ..i18n import L, colon, pick
+from .numbers import display_width
+from .report import _table
 
 LABELS: dict[str, dict[str, str]] = {
-    "title": {"en": "Training step", "zh": "训练一步"},
+    "title": L("Training step", "训练一步"),
     "settings": {
         "en": "B = {batch}, L = {seq_len}, {dtype}, {optimizer}, gradient checkpointing {ckpt}",
         "zh": "B = {batch}，L = {seq_len}，{dtype}，{optimizer}，梯度检查点{ckpt}",
     },
-    "on": {"en": "on", "zh": "开启"},
-    "off": {"en": "off", "zh": "关闭"},
-    "flops": {"en": "FLOPs", "zh": "浮点运算量（FLOPs）"},
-    "forward": {"en": "forward", "zh": "前向"},
-    "backward": {"en": "backward", "zh": "反向"},
-    "total": {"en": "total", "zh": "合计"},
-    "memory": {"en": "Memory", "zh": "显存/内存"},
-    "weights": {"en": "weights", "zh": "权重"},
-    "gradients": {"en": "gradients", "zh": "梯度"},
-    "optimizer": {"en": "optimizer state", "zh": "优化器状态"},
-    "activations": {"en": "activations (saved for backward)", "zh": "激活值（为反向保存）"},
-    "item": {"en": "Item", "zh": "项目"},
-    "value": {"en": "Value", "zh": "数值"},
-    "bytes": {"en": "bytes", "zh": "字节"},
+    "on": L("on", "开启"),
+    "off": L("off", "关闭"),
+    "flops": L("FLOPs", "浮点运算量（FLOPs）"),
+    "forward": L("forward", "前向"),
+    "backward": L("backward", "反向"),
+    "total": L("total", "合计"),
+    "memory": L("Memory", "显存/内存"),
+    "weights": L("weights", "权重"),
+    "gradients": L("gradients", "梯度"),
+    "optimizer": L("optimizer state", "优化器状态"),
+    "activations": L("activations (saved for backward)", "激活值（为反向保存）"),
+    "item": L("Item", "项目"),
+    "value": L("Value", "数值"),
+    "bytes": L("bytes", "字节"),
     "note": {
         "en": "Exact for this step as PyTorch runs it on CPU (FlopCounterMode: 2 FLOPs per multiply-add, "
         "matmuls only). The sum leaves out the framework's workspace, the allocator's rounding and the CUDA context.",
@@ -44,37 +45,7 @@ OPTIMIZER_NAMES = {"adamw": "AdamW", "sgd": "SGD", "sgd-momentum": "SGD (momentu
 
 
 def label(key: str, lang: str = "en", **params: Any) -> str:
-    text = LABELS[key]["zh" if lang == "zh" else "en"]
-    return text.format(**params) if params else text
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """``--batch B --seq-len L [--dtype] [--optimizer] [--grad-checkpointing]``.
-
-    No ``choices=``: a bad value is a coded error in both languages, as everywhere else.
-    """
-    g = parser.add_argument_group("training step (FLOPs and memory, exact)")
-    g.add_argument("--batch", metavar="B", help="batch size: adds the cost of one training step")
-    g.add_argument("--seq-len", metavar="L", help="sequence length (tokens per sequence)")
-    g.add_argument("--dtype", metavar="fp32|bf16", help="the model's dtype (model.to(dtype), no autocast); default fp32")
-    g.add_argument("--optimizer", metavar="NAME", help="adamw (default), sgd, sgd-momentum or adafactor")
-    g.add_argument("--grad-checkpointing", action="store_true", help="gradient checkpointing (use_reentrant=True)")
-
-
-def wanted(args: argparse.Namespace) -> bool:
-    return any(getattr(args, k, None) not in (None, False) for k in ("batch", "seq_len", "dtype", "optimizer",
-                                                                     "grad_checkpointing"))
-
-
-def from_args(args: argparse.Namespace, inv: Any, plan: Any) -> costs.Costs | None:
-    """The step's costs when any of its options is given (B and L are then required), else None."""
-    if not wanted(args):
-        return None
-    s = costs.settings(
-        "" if args.batch is None else args.batch, "" if args.seq_len is None else args.seq_len,
-        args.dtype, args.optimizer, args.grad_checkpointing,
-    )
-    return costs.compute(inv, s, plan)
+    return pick(LABELS[key], lang, **params)
 
 
 def _int(n: int) -> str:
@@ -109,25 +80,17 @@ def heading(c: costs.Costs, lang: str) -> str:
 
 def render(c: costs.Costs, lang: str = "en", markdown: bool = False) -> str:
     """Text (aligned columns) or a Markdown table, with the settings and what the sum leaves out."""
-    colon = "：" if lang == "zh" else ": "
-    title = f"{label('title', lang)}{colon}{heading(c, lang)}"
+    title = f"{label('title', lang)}{colon(lang)}{heading(c, lang)}"
     table = rows(c, lang)
     if markdown:
-        lines = [f"**{title}**", "", f"| {label('item', lang)} | {label('value', lang)} | |", "|---|---:|---:|"]
-        lines += [f"| {name} | {value} | {readable} |" for name, value, readable in table]
-        lines += ["", label("note", lang)]
-        return "\n".join(lines) + "\n"
-    width = max(_width(name) for name, _, _ in table) + 2
+        head = (label("item", lang), label("value", lang), "")
+        return f"**{title}**\n\n" + _table(head, "lrr", table) + "\n" + label("note", lang) + "\n"
+    width = max(display_width(name) for name, _, _ in table) + 2
     digits = max(len(value) for _, value, _ in table)
     lines = [title]
-    lines += [f"{name}{' ' * (width - _width(name))}{value:>{digits}}  {readable}".rstrip() for name, value, readable in table]
+    lines += [f"{name}{' ' * (width - display_width(name))}{value:>{digits}}  {readable}".rstrip() for name, value, readable in table]
     lines.append(label("note", lang))
     return "\n".join(lines) + "\n"
-
-
-def _width(text: str) -> int:
-    """Columns a terminal gives the text (CJK characters take two)."""
-    return sum(2 if "\u2e80" <= ch <= "\uffef" else 1 for ch in text)
 
 
 def error(exc: CalcError, lang: str) -> str:

@@ -1,0 +1,127 @@
+"""RemBERT (``modeling_rembert.py``, "Rethinking embedding coupling", 2021): decoupled input and output embeddings.
+
+* The input tables (words, positions, token types) and their LayerNorm are only
+  ``input_embedding_size`` wide (E_in, 256 for google/rembert), and the encoder
+  projects them up to H once (``encoder.embedding_hidden_mapping_in``), as ALBERT does.
+* The encoder layers are BERT's.
+* The masked-LM head is *not* tied to the input table and is wider: dense H → E_out
+  (``output_embedding_size``, 1664), LayerNorm, then the decoder E_out → V. transformers
+  5.23 declares no tied weights for RemBERT, so ``tie_word_embeddings`` changes nothing
+  (the two tables generally differ in width anyway).
+
+The point of the paper is visible in the count: google/rembert's input table is
+250,300 × 256 (64M) while its output table, 250,300 × 1,664 (417M), exists only in
+the pre-training classes and is dropped for fine-tuning.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from ..config import Field
+from ..formula import Formula, FormulaLine, head_line, layers_lines
+from ..model import Inventory, TensorList
+from . import bert
+from .base import Architecture, Family, Preset
+from .common import HEADS, HIDDEN, INTERMEDIATE, LABELS, LAYERS, POSITIONS, TOKEN_TYPES, VOCAB, L, heads_divide
+
+FIELDS = (
+    replace(VOCAB, default=250300),
+    Field(
+        "input_embedding_size", 256,
+        label=L("Input embedding size (E_in; the input tables' width)", "输入嵌入维度（E_in；输入词嵌入表的宽度）"),
+        sample=(1, 64),
+    ),
+    replace(HIDDEN, default=1152),
+    replace(LAYERS, default=32),
+    replace(HEADS, default=18),
+    replace(INTERMEDIATE, default=4608),
+    Field(
+        "output_embedding_size", 1664,
+        label=L("Output embedding size (E_out; the MLM head's width)", "输出嵌入维度（E_out；MLM 输出头的宽度）"),
+        sample=(1, 64),
+    ),
+    POSITIONS,
+    TOKEN_TYPES,
+    LABELS,
+)
+
+
+def backbone(t: TensorList, c: dict[str, Any], prefix: str, with_pooler: bool) -> None:
+    e_in, h = c["input_embedding_size"], c["hidden_size"]
+    e = prefix + "embeddings."
+    t.embedding(e + "word_embeddings", c["vocab_size"], e_in, "embeddings")
+    t.embedding(e + "position_embeddings", c["max_position_embeddings"], e_in, "embeddings")
+    t.embedding(e + "token_type_embeddings", c["type_vocab_size"], e_in, "embeddings")
+    t.layer_norm(e + "LayerNorm", e_in, group="embeddings")
+    t.linear(prefix + "encoder.embedding_hidden_mapping_in", h, e_in, "embeddings")
+    bert.encoder(t, c, prefix)
+    if with_pooler:
+        bert.pooler(t, c, prefix)
+
+
+def mlm_head(t: TensorList, c: dict[str, Any], prefix: str) -> None:
+    """``RemBertLMPredictionHead``: dense H → E_out, decoder E_out → V (its own weight), LayerNorm(E_out)."""
+    e_out = c["output_embedding_size"]
+    t.linear("cls.predictions.dense", e_out, c["hidden_size"], "head")
+    t.linear("cls.predictions.decoder", c["vocab_size"], e_out, "head")
+    t.layer_norm("cls.predictions.LayerNorm", e_out, group="head")
+
+
+def formula(inv: Inventory) -> Formula:
+    """Tables of width E_in, their LayerNorm and the E_in → H projection; L BERT layers; the pooler."""
+    c = inv.config
+    v, p, t, e, h, n, i = (
+        c["vocab_size"], c["max_position_embeddings"], c["type_vocab_size"], c["input_embedding_size"],
+        c["hidden_size"], c["num_hidden_layers"], c["intermediate_size"],
+    )
+    emb = FormulaLine(
+        "embeddings", "(V + P + T)·E_in + 2E_in + E_in·H + H",
+        f"({v} + {p} + {t})·{e} + 2·{e} + {e}·{h} + {h}", (v + p + t) * e + 2 * e + e * h + h,
+    )
+    lines = [emb, *layers_lines(*bert.layer_terms(h, i), n)]
+    if inv.pooler:
+        lines.append(bert.pooler_line(h))
+    symbols = {"V": v, "P": p, "T": t, "E_in": e, "E_out": c["output_embedding_size"], "H": h, "I": i, "L": n}
+    return Formula(symbols, tuple(lines + head_line(inv)))
+
+
+def sample(rng: Any, config: dict[str, Any]) -> None:
+    heads_divide()(rng, config)
+    if rng.random() < 0.3:  # now and then the two widths equal: still not tied
+        config["output_embedding_size"] = config.get("input_embedding_size", 256)
+
+
+FAMILY = Family(
+    model_type="rembert",
+    base="RemBertModel",
+    fields=FIELDS,
+    backbone=backbone,
+    heads_check=("hidden_size", "num_attention_heads"),
+    architectures=(
+        Architecture(name="RemBertModel", prefix="", pooler=None),
+        # ties_embeddings: these classes have an output embedding (get_output_embeddings), though not a tied one
+        Architecture(name="RemBertForMaskedLM", prefix="rembert.", pooler=False, head=mlm_head, ties_embeddings=True),
+        Architecture(name="RemBertForCausalLM", prefix="rembert.", pooler=False, head=mlm_head, ties_embeddings=True),
+        Architecture(name="RemBertForSequenceClassification", prefix="rembert.", pooler=True,
+                     head=bert.linear_head("classifier", "num_labels"), uses_num_labels=True),
+        Architecture(name="RemBertForMultipleChoice", prefix="rembert.", pooler=True,
+                     head=bert.linear_head("classifier", 1)),
+        Architecture(name="RemBertForTokenClassification", prefix="rembert.", pooler=False,
+                     head=bert.linear_head("classifier", "num_labels"), uses_num_labels=True),
+        Architecture(name="RemBertForQuestionAnswering", prefix="rembert.", pooler=False,
+                     head=bert.linear_head("qa_outputs", "num_labels"), uses_num_labels=True),
+    ),
+    title={"en": "RemBERT", "zh": "RemBERT"},
+    formula=formula,
+    presets=(
+        # https://huggingface.co/google/rembert/blob/main/config.json (architectures: RemBertModel)
+        Preset("google/rembert", {
+            "model_type": "rembert", "vocab_size": 250300, "hidden_size": 1152, "num_hidden_layers": 32,
+            "num_attention_heads": 18, "input_embedding_size": 256, "output_embedding_size": 1664,
+            "intermediate_size": 4608, "max_position_embeddings": 512, "type_vocab_size": 2,
+        }, "RemBertModel"),
+    ),
+    sample=sample,
+    rank=62,
+)

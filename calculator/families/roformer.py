@@ -1,0 +1,244 @@
+"""RoFormer (``modeling_roformer.py``): BERT with rotary positions, and tables that may be narrower than H.
+
+What differs from BERT, tensor by tensor:
+
+* **No learned position table in the embeddings.** Positions are rotary (RoPE):
+  the encoder holds ``embed_positions``, a sinusoidal table of
+  ``max_position_embeddings`` rows and one head's width (H / A). It is an
+  ``nn.Embedding`` created with ``_freeze=True``: a Parameter that
+  ``parameters()`` counts and nothing trains (``requires_grad=False``), so it
+  is in the total and out of the trainable count.
+* Word and token-type tables, and their LayerNorm, are ``embedding_size`` (E)
+  wide; E defaults to H, and when it differs ``embeddings_project`` (E → H)
+  follows the embeddings, as in ELECTRA.
+* No pooler: ``RoFormerModel`` never builds one.
+* ``RoFormerForQuestionAnswering`` sets ``config.num_labels = 2`` before building
+  ``qa_outputs``: the label count of the config does not change it.
+* The masked-LM head maps H → E before the decoder, so the decoder is [V, E]
+  and can be tied to the word table.
+* ``RoFormerForMultipleChoice`` pools with a ``SequenceSummary`` that adds
+  nothing unless the config asks for a projection (``summary_use_proj``, a key
+  no published RoFormer config sets: then ``sequence_summary.summary`` [H, H], or
+  [num_labels, H] with ``summary_proj_to_labels``), then ``classifier`` [1, H].
+  These keys have no form field; they travel in share links.
+"""
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+from typing import Any, Mapping
+
+from ..config import Field, coerce_bool, read_fields
+from ..errors import CalcError
+from ..formula import Formula, FormulaLine, head_line, layers_lines
+from ..model import Inventory, TensorList
+from . import bert
+from .base import Architecture, Extra, Family, Preset
+from .common import HEADS, HIDDEN, INTERMEDIATE, LABELS, LAYERS, POSITIONS, TIE, TOKEN_TYPES, VOCAB, L, heads_divide
+
+FIELDS = (
+    replace(VOCAB, default=50000),
+    HIDDEN,
+    Field(
+        "embedding_size", None, default_from="hidden_size",
+        label=L("Embedding size (E; defaults to H)", "词嵌入维度（E；默认等于 H）"), sample=(1, 64),
+    ),
+    LAYERS,
+    HEADS,
+    INTERMEDIATE,
+    replace(
+        POSITIONS, default=1536,
+        label=L("Positions (P; rows of the frozen rotary table)", "最大位置数（P；冻结的旋转位置表的行数）"),
+    ),
+    TOKEN_TYPES,
+    LABELS,
+    TIE,
+)
+
+
+def read(raw: Mapping[str, Any]) -> dict[str, Any]:
+    """The fields, and the SequenceSummary keys that only some hand-written configs carry.
+
+    ``RoFormerSequenceSummary`` reads them with ``hasattr``/``getattr``: absent means
+    no projection; ``summary_type="attn"`` raises ``NotImplementedError`` in
+    transformers (for the multiple-choice class only, which alone builds one).
+    """
+    values = read_fields(FIELDS, raw, {})
+    values["summary_use_proj"] = bool(raw.get("summary_use_proj") or False)
+    values["summary_proj_to_labels"] = bool(raw.get("summary_proj_to_labels") or False)
+    values["summary_type"] = raw.get("summary_type", "last")
+    return values
+
+
+def _flag_query(key: str) -> Any:
+    def to_query(raw: Mapping[str, Any], config: Mapping[str, Any]) -> str | None:
+        return "1" if config.get(key) else None
+
+    return to_query
+
+
+EXTRAS = (
+    Extra("summary_use_proj", lambda text: coerce_bool("summary_use_proj", text), _flag_query("summary_use_proj")),
+    Extra(
+        "summary_proj_to_labels", lambda text: coerce_bool("summary_proj_to_labels", text),
+        _flag_query("summary_proj_to_labels"),
+    ),
+)
+
+
+def multiple_choice_head(t: TensorList, c: dict[str, Any], prefix: str) -> None:
+    """``sequence_summary`` (a projection only with ``summary_use_proj``), then ``classifier`` [1, H]."""
+    h = c["hidden_size"]
+    if c["summary_type"] == "attn":
+        raise CalcError("bad_value", key="summary_type", value="attn")
+    if c["summary_use_proj"]:
+        out = c["num_labels"] if c["summary_proj_to_labels"] and c["num_labels"] > 0 else h
+        t.linear("sequence_summary.summary", out, h, "head")
+    t.linear("classifier", 1, h, "head")
+
+
+def backbone(t: TensorList, c: dict[str, Any], prefix: str, with_pooler: bool) -> None:
+    e_dim, h = c["embedding_size"], c["hidden_size"]
+    e = prefix + "embeddings."
+    t.embedding(e + "word_embeddings", c["vocab_size"], e_dim, "embeddings")
+    t.embedding(e + "token_type_embeddings", c["type_vocab_size"], e_dim, "embeddings")
+    t.layer_norm(e + "LayerNorm", e_dim, group="embeddings")
+    if e_dim != h:
+        t.linear(prefix + "embeddings_project", h, e_dim, "embeddings")
+    # The sinusoidal table RoPE reads from: a frozen nn.Embedding of one head's width.
+    t.embedding(
+        prefix + "encoder.embed_positions", c["max_position_embeddings"], h // c["num_attention_heads"],
+        "relative_position", trainable=False, section="encoder",
+    )
+    bert.encoder(t, c, prefix)
+
+
+def mlm_head(t: TensorList, c: dict[str, Any], prefix: str) -> None:
+    """``RoFormerOnlyMLMHead``: its vocabulary bias, transform H → E with a LayerNorm, decoder [V, E]."""
+    e_dim, h, v = c["embedding_size"], c["hidden_size"], c["vocab_size"]
+    t.add("cls.predictions.bias", (v,), "head")
+    t.linear("cls.predictions.transform.dense", e_dim, h, "head")
+    t.layer_norm("cls.predictions.transform.LayerNorm", e_dim, group="head")
+    bert.tied_decoder(
+        t, "cls.predictions.decoder", v, e_dim, prefix + "embeddings.word_embeddings.weight",
+        "cls.predictions.bias", c["tie_word_embeddings"],
+    )
+
+
+def classification_head(t: TensorList, c: dict[str, Any], prefix: str) -> None:
+    h = c["hidden_size"]
+    t.linear("classifier.dense", h, h, "head")
+    t.linear("classifier.out_proj", c["num_labels"], h, "head")
+
+
+# ------------------------------------------------------------------ formula
+
+
+def formula(inv: Inventory) -> Formula:
+    """Tables of width E (no position table), E → H when E ≠ H, the frozen rotary table, BERT's layers."""
+    c = inv.config
+    v, e, h, p, t, n, i, a = (
+        c["vocab_size"], c["embedding_size"], c["hidden_size"], c["max_position_embeddings"], c["type_vocab_size"],
+        c["num_hidden_layers"], c["intermediate_size"], c["num_attention_heads"],
+    )
+    if e == h:
+        emb = FormulaLine("embeddings", "(V + T)·H + 2H", f"({v} + {t})·{h} + 2·{h}", (v + t) * h + 2 * h)
+    else:
+        emb = FormulaLine(
+            "embeddings", "(V + T)·E + 2E + E·H + H", f"({v} + {t})·{e} + 2·{e} + {e}·{h} + {h}",
+            (v + t) * e + 2 * e + e * h + h,
+        )
+    rotary = FormulaLine("rotary_table", "P·(H / A)", f"{p}·({h} / {a})", p * (h // a))
+    lines = [emb, rotary, *layers_lines(*bert.layer_terms(h, i), n)]
+    return Formula({"V": v, "E": e, "P": p, "T": t, "H": h, "A": a, "I": i, "L": n}, tuple(lines + head_line(inv)))
+
+
+LABELS_ = {
+    "rotary_table": L(
+        "Rotary position table (encoder.embed_positions; frozen: counted, not trained)",
+        "旋转位置编码表（encoder.embed_positions；冻结：计入总数，不参与训练）",
+    ),
+}
+
+
+def sample(rng: random.Random, config: dict[str, Any]) -> None:
+    """Heads divide H; E is H or something else (then the projection appears)."""
+    heads_divide()(rng, config)
+    if rng.random() < 0.5:
+        config["embedding_size"] = config["hidden_size"]
+    elif rng.random() < 0.2:
+        config["embedding_size"] = None  # null: transformers takes H
+    if rng.random() < 0.15:
+        config["summary_use_proj"] = True
+        config["summary_proj_to_labels"] = rng.random() < 0.5
+
+
+def roformer_config(
+    vocab: int, hidden: int, layers: int, heads: int, inter: int, positions: int | None, embedding: int | None,
+) -> dict[str, Any]:
+    """A published RoFormer config.json's size-relevant keys (a key the file omits is left out)."""
+    config: dict[str, Any] = {
+        "model_type": "roformer",
+        "vocab_size": vocab,
+        "hidden_size": hidden,
+        "num_hidden_layers": layers,
+        "num_attention_heads": heads,
+        "intermediate_size": inter,
+        "type_vocab_size": 2,
+    }
+    if embedding is not None:
+        config["embedding_size"] = embedding
+    if positions is not None:
+        config["max_position_embeddings"] = positions
+    return config
+
+
+FAMILY = Family(
+    model_type="roformer",
+    base="RoFormerModel",
+    fields=FIELDS,
+    backbone=backbone,
+    heads_check=("hidden_size", "num_attention_heads"),
+    architectures=(
+        Architecture(name="RoFormerModel", prefix="", pooler=False),
+        Architecture(name="RoFormerForMaskedLM", prefix="roformer.", pooler=False, head=mlm_head, ties_embeddings=True),
+        Architecture(name="RoFormerForCausalLM", prefix="roformer.", pooler=False, head=mlm_head, ties_embeddings=True),
+        Architecture(
+            name="RoFormerForSequenceClassification", prefix="roformer.", pooler=False, head=classification_head,
+            uses_num_labels=True,
+        ),
+        Architecture(
+            name="RoFormerForMultipleChoice", prefix="roformer.", pooler=False, head=multiple_choice_head,
+            uses_num_labels=True,
+        ),
+        Architecture(
+            name="RoFormerForTokenClassification", prefix="roformer.", pooler=False,
+            head=bert.linear_head("classifier", "num_labels"), uses_num_labels=True,
+        ),
+        Architecture(
+            name="RoFormerForQuestionAnswering", prefix="roformer.", pooler=False,
+            head=bert.linear_head("qa_outputs", 2),  # its __init__ sets config.num_labels = 2, whatever was given
+        ),
+    ),
+    title={"en": "RoFormer", "zh": "RoFormer"},
+    formula=formula,
+    # Sizes from the checkpoints' config.json as recorded by a source audit of junnyu's
+    # checkpoints (class: RoFormerForMaskedLM, all of them).
+    presets=(
+        Preset(
+            "junnyu/roformer_chinese_base", roformer_config(50000, 768, 12, 12, 3072, 1536, 768), "RoFormerForMaskedLM",
+        ),
+        Preset(
+            "junnyu/roformer_chinese_small", roformer_config(50000, 384, 6, 6, 1536, None, 384), "RoFormerForMaskedLM",
+        ),
+        Preset(
+            "junnyu/roformer_chinese_char_base", roformer_config(12000, 768, 12, 12, 3072, 512, None),
+            "RoFormerForMaskedLM",
+        ),
+    ),
+    read=read,
+    extras=EXTRAS,
+    sample=sample,
+    rank=58,
+    labels=LABELS_,
+)

@@ -1,0 +1,176 @@
+"""SqueezeBERT (``modeling_squeezebert.py``, 2020): BERT's layer with grouped convolutions in place of Linear layers.
+
+Every projection of a layer is an ``nn.Conv1d`` with kernel size 1, which computes
+what a Linear computes, except that with ``groups = g`` the channels are split into
+g independent groups: the weight is ``[out, in / g, 1]``, so the layer has g times
+fewer weights (the biases stay ``[out]``). squeezebert-uncased uses g = 4 for Q, K, V
+and the two feed-forward convolutions, and g = 1 for the attention output.
+
+* The module kind matters beyond the count: the convolutions are ``nn.Conv1d``, not
+  ``nn.Linear``, so peft's ``all-linear`` does not adapt them, and LoRA on them (named
+  explicitly) builds convolutional adapters (see ``calculator/peft.py``).
+* ``embedding_size`` must equal ``hidden_size`` (transformers asserts it).
+* The embeddings, pooler and heads are BERT's, under ``transformer.``; every class has
+  the pooler (``SqueezeBertModel`` has no ``add_pooling_layer``).
+"""
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+from typing import Any
+
+from ..config import Field, check_heads
+from ..errors import CalcError
+from ..formula import Formula, head_line, layers_lines
+from ..model import Inventory, TensorList
+from . import bert
+from .base import Architecture, Family, Preset
+from .common import EMBEDDING, HEADS, HIDDEN, INTERMEDIATE, LABELS, LAYERS, POSITIONS, TIE, TOKEN_TYPES, VOCAB, L
+
+
+def _groups(key: str, default: int, en: str, zh: str) -> Field:
+    return Field(key, default, label=L(f"Groups of the {en} convolution ({key})", f"{zh}卷积的分组数（{key}）"),
+                 sample=(1, 4))
+
+
+FIELDS = (
+    VOCAB,
+    replace(EMBEDDING, default=768, label=L("Embedding size (E; must equal H)", "嵌入维度（E；必须等于 H）"),
+            sample=None),
+    HIDDEN,
+    LAYERS,
+    HEADS,
+    INTERMEDIATE,
+    POSITIONS,
+    TOKEN_TYPES,
+    _groups("q_groups", 4, "query", "Q "),
+    _groups("k_groups", 4, "key", "K "),
+    _groups("v_groups", 4, "value", "V "),
+    _groups("post_attention_groups", 1, "attention output", "注意力输出"),
+    _groups("intermediate_groups", 4, "first feed-forward", "前馈网络第一层"),
+    _groups("output_groups", 4, "second feed-forward", "前馈网络第二层"),
+    LABELS,
+    TIE,
+)
+
+#: (groups key, in-channels key, out-channels key) of each convolution in a layer.
+CONVOLUTIONS = (
+    ("q_groups", "hidden_size", "hidden_size"),
+    ("k_groups", "hidden_size", "hidden_size"),
+    ("v_groups", "hidden_size", "hidden_size"),
+    ("post_attention_groups", "hidden_size", "hidden_size"),
+    ("intermediate_groups", "hidden_size", "intermediate_size"),
+    ("output_groups", "intermediate_size", "hidden_size"),
+)
+
+
+def check(c: dict[str, Any]) -> None:
+    """The encoder asserts E = H; each layer's attention needs H divisible by the heads, and each
+    ``nn.Conv1d`` its in and out channels divisible by its groups (with no layers, nothing is checked)."""
+    if c["embedding_size"] != c["hidden_size"]:
+        raise CalcError("bad_value", key="embedding_size", value=c["embedding_size"])
+    if c["num_hidden_layers"] == 0:
+        return
+    check_heads(c, "hidden_size", "num_attention_heads")
+    for groups, cin, cout in CONVOLUTIONS:
+        for key in (cin, cout):
+            if c[key] % c[groups] != 0:
+                raise CalcError("heads_not_divisor", hidden_key=key, hidden=c[key], heads_key=groups, heads=c[groups])
+
+
+def backbone(t: TensorList, c: dict[str, Any], prefix: str, with_pooler: bool) -> None:
+    h, inter = c["hidden_size"], c["intermediate_size"]
+    e = prefix + "embeddings."
+    t.embedding(e + "word_embeddings", c["vocab_size"], c["embedding_size"], "embeddings")
+    t.embedding(e + "position_embeddings", c["max_position_embeddings"], c["embedding_size"], "embeddings")
+    t.embedding(e + "token_type_embeddings", c["type_vocab_size"], c["embedding_size"], "embeddings")
+    t.layer_norm(e + "LayerNorm", h, group="embeddings")
+    for i in range(c["num_hidden_layers"]):
+        p = f"{prefix}encoder.layers.{i}."
+        for proj, key in (("query", "q_groups"), ("key", "k_groups"), ("value", "v_groups")):
+            t.conv1d(p + "attention." + proj, h, h, 1, "attention_qkv", i, groups=c[key])
+        t.conv1d(p + "post_attention.conv1d", h, h, 1, "attention_output", i, groups=c["post_attention_groups"])
+        t.layer_norm(p + "post_attention.layernorm", h, layer=i)
+        t.conv1d(p + "intermediate.conv1d", inter, h, 1, "feed_forward", i, groups=c["intermediate_groups"])
+        t.conv1d(p + "output.conv1d", h, inter, 1, "feed_forward", i, groups=c["output_groups"])
+        t.layer_norm(p + "output.layernorm", h, layer=i)
+    if with_pooler:
+        bert.pooler(t, c, prefix)
+
+
+def formula(inv: Inventory) -> Formula:
+    """BERT's terms with each weight divided by its convolution's groups (g_q, g_k, g_v, g_p, g_i, g_o)."""
+    c = inv.config
+    v, p, t, h, n, i = (
+        c["vocab_size"], c["max_position_embeddings"], c["type_vocab_size"], c["hidden_size"],
+        c["num_hidden_layers"], c["intermediate_size"],
+    )
+    gq, gk, gv, gp, gi, go = (c[k] for k, _, _ in CONVOLUTIONS)
+    per = (h * h // gq + h * h // gk + h * h // gv + 3 * h) + (h * h // gp + h) + 2 * h \
+        + (h * i // gi + i) + (i * h // go + h) + 2 * h
+    symbolic = "H²/g_q + H²/g_k + H²/g_v + 3H + H²/g_p + H + 2H + H·I/g_i + I + I·H/g_o + H + 2H"
+    substituted = (
+        f"{h}²/{gq} + {h}²/{gk} + {h}²/{gv} + 3·{h} + {h}²/{gp} + {h} + 2·{h} + {h}·{i}/{gi} + {i}"
+        f" + {i}·{h}/{go} + {h} + 2·{h}"
+    )
+    lines = [bert.embeddings_line(v, p, t, h), *layers_lines(symbolic, substituted, per, n)]
+    if inv.pooler:
+        lines.append(bert.pooler_line(h))
+    symbols = {"V": v, "P": p, "T": t, "H": h, "I": i, "L": n,
+               "g_q": gq, "g_k": gk, "g_v": gv, "g_p": gp, "g_i": gi, "g_o": go}
+    return Formula(symbols, tuple(lines + head_line(inv)))
+
+
+def sample(rng: random.Random, config: dict[str, Any]) -> None:
+    """Sizes the convolutions' groups divide (nine times in ten), E = H (nineteen times in twenty)."""
+    heads = rng.choice([1, 2, 3, 4, 6, 8])
+    config["num_attention_heads"] = heads
+    groups = {k: rng.choice([1, 1, 2, 4]) for k, _, _ in CONVOLUTIONS}
+    config.update(groups)
+    if rng.random() < 0.9:
+        config["hidden_size"] = heads * 4 * rng.randint(1, 6)
+        config["intermediate_size"] = 4 * rng.randint(1, 75)
+    else:
+        config["hidden_size"] = heads * rng.randint(1, 24)
+    config["embedding_size"] = config["hidden_size"] if rng.random() < 0.95 else rng.randint(1, 64)
+
+
+def squeezebert_config() -> dict[str, Any]:
+    """squeezebert-uncased's config.json, size-relevant keys."""
+    return {
+        "model_type": "squeezebert", "vocab_size": 30528, "embedding_size": 768, "hidden_size": 768,
+        "num_hidden_layers": 12, "num_attention_heads": 12, "intermediate_size": 3072,
+        "max_position_embeddings": 512, "type_vocab_size": 2, "q_groups": 4, "k_groups": 4, "v_groups": 4,
+        "post_attention_groups": 1, "intermediate_groups": 4, "output_groups": 4,
+    }
+
+
+FAMILY = Family(
+    model_type="squeezebert",
+    base="SqueezeBertModel",
+    fields=FIELDS,
+    backbone=backbone,
+    heads_check=None,  # check() makes it, only when there is a layer to refuse it
+    checks=(check,),
+    architectures=(
+        Architecture(name="SqueezeBertModel", prefix="", pooler=True),
+        Architecture(name="SqueezeBertForMaskedLM", prefix="transformer.", pooler=True, head=bert.mlm_head,
+                     ties_embeddings=True),
+        Architecture(name="SqueezeBertForSequenceClassification", prefix="transformer.", pooler=True,
+                     head=bert.linear_head("classifier", "num_labels"), uses_num_labels=True),
+        Architecture(name="SqueezeBertForMultipleChoice", prefix="transformer.", pooler=True,
+                     head=bert.linear_head("classifier", 1)),
+        Architecture(name="SqueezeBertForTokenClassification", prefix="transformer.", pooler=True,
+                     head=bert.linear_head("classifier", "num_labels"), uses_num_labels=True),
+        Architecture(name="SqueezeBertForQuestionAnswering", prefix="transformer.", pooler=True,
+                     head=bert.linear_head("qa_outputs", "num_labels"), uses_num_labels=True),
+    ),
+    title={"en": "SqueezeBERT", "zh": "SqueezeBERT"},
+    formula=formula,
+    presets=(
+        # squeezebert/squeezebert-uncased: the same sizes as the published squeezebert-mnli(-headless) files
+        Preset("squeezebert/squeezebert-uncased", squeezebert_config(), "SqueezeBertModel"),
+    ),
+    sample=sample,
+    rank=64,
+)

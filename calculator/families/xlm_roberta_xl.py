@@ -1,0 +1,111 @@
+"""XLM-RoBERTa-XL (``modeling_xlm_roberta_xl.py``): RoBERTa's classes around a pre-LayerNorm encoder.
+
+transformers 5.23 generates it from ``modular_xlm_roberta_xl.py``, which takes
+RoBERTa's classes and changes where the LayerNorms sit:
+
+* ``XLMRobertaXLEmbeddings`` has **no LayerNorm**: word, token-type, then position
+  table (``padding_idx = pad_token_id``, 1, on word and position tables, as RoBERTa).
+* Each layer is pre-LN: ``attention.self_attn_layer_norm`` before attention (the
+  attention output has no LayerNorm of its own), and the layer's ``LayerNorm``
+  before the feed-forward, registered after ``output.dense``.
+* The encoder ends with ``encoder.LayerNorm``.
+
+So the count is RoBERTa's: the embeddings' LayerNorm (2H) moves to the end of the
+encoder. The task classes register the backbone (``roberta.``) first, as RoBERTa
+does (not XLM-R's head-first order), and ``XLMRobertaXLConfig`` defaults are the
+XL checkpoint's own sizes (vocabulary 250,880, H 2560, 36 layers).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from ..formula import Formula, FormulaLine, head_line, layers_lines
+from ..model import Inventory, TensorList
+from . import bert, roberta
+from .base import Preset, renamed, with_defaults
+from .common import BERT_FIELDS, L
+
+FIELDS = with_defaults(
+    BERT_FIELDS, vocab_size=250880, hidden_size=2560, num_hidden_layers=36, num_attention_heads=32,
+    intermediate_size=10240, max_position_embeddings=514, type_vocab_size=1,
+)
+
+
+def encoder_layer(t: TensorList, prefix: str, i: int, hidden: int, intermediate: int) -> None:
+    """One ``XLMRobertaXLLayer``: Q, K, V, output; the pre-attention norm; the feed-forward pair; the pre-FFN norm."""
+    p = f"{prefix}encoder.layer.{i}."
+    for proj in ("query", "key", "value"):
+        t.linear(p + "attention.self." + proj, hidden, hidden, "attention_qkv", i)
+    t.linear(p + "attention.output.dense", hidden, hidden, "attention_output", i)
+    t.layer_norm(p + "attention.self_attn_layer_norm", hidden, layer=i)
+    t.linear(p + "intermediate.dense", intermediate, hidden, "feed_forward", i)
+    t.linear(p + "output.dense", hidden, intermediate, "feed_forward", i)
+    t.layer_norm(p + "LayerNorm", hidden, layer=i)
+
+
+def backbone(t: TensorList, c: dict[str, Any], prefix: str, with_pooler: bool) -> None:
+    h = c["hidden_size"]
+    e = prefix + "embeddings."
+    t.embedding(e + "word_embeddings", c["vocab_size"], h, "embeddings")
+    t.embedding(e + "token_type_embeddings", c["type_vocab_size"], h, "embeddings")
+    t.embedding(e + "position_embeddings", c["max_position_embeddings"], h, "embeddings")
+    for i in range(c["num_hidden_layers"]):
+        encoder_layer(t, prefix, i, h, c["intermediate_size"])
+    t.layer_norm(prefix + "encoder.LayerNorm", h, section="encoder")
+    if with_pooler:
+        bert.pooler(t, c, prefix)
+
+
+def formula(inv: Inventory) -> Formula:
+    """Three tables and no embedding LayerNorm; BERT's layer terms (two norms each, now before each block); a final norm."""
+    c = inv.config
+    v, h, p, t, n, i = (
+        c["vocab_size"], c["hidden_size"], c["max_position_embeddings"], c["type_vocab_size"],
+        c["num_hidden_layers"], c["intermediate_size"],
+    )
+    emb = FormulaLine("embeddings", "(V + P + T)·H", f"({v} + {p} + {t})·{h}", (v + p + t) * h)
+    lines = [emb, *layers_lines(*bert.layer_terms(h, i), n), FormulaLine("final_layer_norm", "2H", f"2·{h}", 2 * h)]
+    if inv.pooler:
+        lines.append(bert.pooler_line(h))
+    return Formula({"V": v, "P": p, "T": t, "H": h, "I": i, "L": n}, tuple(lines + head_line(inv)))
+
+
+def xl_config(hidden: int, layers: int, heads: int) -> dict[str, Any]:
+    """A published XLM-R XL/XXL config.json's size-relevant keys."""
+    return {
+        "model_type": "xlm-roberta-xl",
+        "vocab_size": 250880,
+        "hidden_size": hidden,
+        "num_hidden_layers": layers,
+        "num_attention_heads": heads,
+        "intermediate_size": 4 * hidden,
+        "max_position_embeddings": 514,
+        "type_vocab_size": 1,
+    }
+
+
+FAMILY = roberta.FAMILY.derive(
+    #: Pre-LN layers run another program than RoBERTa's: no training-step costs declared yet (a coded refusal).
+    costs=None,
+    model_type="xlm-roberta-xl",
+    base="XLMRobertaXLModel",
+    fields=FIELDS,
+    backbone=backbone,
+    formula=formula,
+    architectures=tuple(renamed(arch, "Roberta", "XLMRobertaXL") for arch in roberta.FAMILY.architectures),
+    title={"en": "XLM-RoBERTa-XL", "zh": "XLM-RoBERTa-XL"},
+    # Sizes from snapshots of the published config.json files (facebook/xlm-roberta-xl,
+    # facebook/xlm-roberta-xxl), both listing XLMRobertaXLForMaskedLM.
+    presets=(
+        Preset("facebook/xlm-roberta-xl", xl_config(2560, 36, 32), "XLMRobertaXLForMaskedLM"),
+        Preset("facebook/xlm-roberta-xxl", xl_config(4096, 48, 32), "XLMRobertaXLForMaskedLM"),
+    ),
+    rank=23,
+    peft_targets=(),  # peft 0.21.2 names no default targets for xlm-roberta-xl
+    labels={
+        "final_layer_norm": L(
+            "Final LayerNorm (encoder.LayerNorm; the embeddings have none)",
+            "编码器末尾的层归一化（encoder.LayerNorm；嵌入层没有层归一化）",
+        ),
+    },
+)

@@ -1,0 +1,247 @@
+"""X-MOD (``modeling_xmod.py``): XLM-R's layout with a bottleneck adapter per language in every layer.
+
+The classes are RoBERTa's seven (backbone under ``roberta.``, registered before
+the head), the embeddings RoBERTa's (``pad_token_id`` 1 pads the word and the
+position table). What X-MOD adds, in each layer's ``output`` after its LayerNorm:
+
+* ``adapter_modules.<language>``, one per entry of the config's ``languages`` list
+  (the adapter's name *is* the language code): ``dense1`` [B, H] and ``dense2``
+  [H, B] with biases, B = H // ``adapter_reduction_factor``. The list is the
+  config's, so 81 languages are 81 adapters per layer: they hold 574M of
+  xmod-base's 852M parameters, of which any one input uses one language's (7.1M).
+  ``nn.ModuleDict`` keeps one adapter per distinct name (a repeated code adds
+  nothing) and refuses a name that is empty or contains a dot.
+* ``adapter_layer_norm`` (only with ``adapter_layer_norm``; by default the
+  adapter reuses the layer's own LayerNorm, ``adapter_reuse_layer_norm``, which
+  adds nothing, and neither does ``ln_before_adapter``).
+* ``pre_norm`` moves the LayerNorms before each block (their count does not
+  change) and adds ``encoder.LayerNorm`` after the last layer.
+
+``languages`` is a list of names, not a number, so it has no field in the form:
+it comes from a pasted config.json and travels in share links (:attr:`Family.extras`).
+"""
+from __future__ import annotations
+
+import json
+import random
+from typing import Any, Mapping
+
+from ..config import Field, read_fields
+from ..errors import CalcError
+from ..formula import Formula, FormulaLine, head_line, layers_lines
+from ..model import Inventory, TensorList
+from . import bert, roberta
+from .base import Extra, Preset, renamed
+from .common import BERT_FIELDS, L
+
+FIELDS = (
+    *BERT_FIELDS[:7],
+    Field(
+        "adapter_reduction_factor", 2,
+        label=L("Adapter reduction factor (r; each adapter is H // r wide)",
+                "适配器缩减倍数（r；每个适配器的瓶颈宽度为 H // r）"),
+        sample=(1, 12),
+    ),
+    Field(
+        "adapter_layer_norm", False, kind="bool",
+        label=L("A LayerNorm of the adapters' own in each layer (adapter_layer_norm)",
+                "每层为适配器另设一个层归一化（adapter_layer_norm）"),
+        sample=(0, 1),
+    ),
+    Field(
+        "pre_norm", False, kind="bool",
+        label=L("Pre-LayerNorm layers, with a final encoder LayerNorm (pre_norm)",
+                "前置层归一化，编码器末尾再加一个层归一化（pre_norm）"),
+        sample=(0, 1),
+    ),
+    *BERT_FIELDS[7:],
+)
+
+#: ``XmodConfig.languages``: one adapter, English.
+DEFAULT_LANGUAGES: tuple[str, ...] = ("en_XX",)
+
+
+def read_languages(value: Any, layers: int) -> tuple[str, ...]:
+    """The adapters ``nn.ModuleDict`` builds from ``languages``: distinct names, in first-seen order.
+
+    ``XmodConfig`` accepts only a list (or tuple) of strings; each layer's
+    ``nn.ModuleDict`` refuses an empty name or one with a dot (so without layers
+    nothing refuses it), and a repeated name replaces the earlier adapter rather
+    than adding one.
+    """
+    if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
+        raise CalcError("bad_value", key="languages", value=value)
+    out: list[str] = []
+    for name in value:
+        if layers > 0 and (not name or "." in name):
+            raise CalcError("bad_value", key="languages", value=name)
+        if name not in out:
+            out.append(name)
+    return tuple(out)
+
+
+def read(raw: Mapping[str, Any]) -> dict[str, Any]:
+    """The fields, and ``languages`` (absent: XmodConfig's default, English alone)."""
+    values = read_fields(FIELDS, raw, {})
+    values["languages"] = read_languages(raw["languages"], values["num_hidden_layers"]) if "languages" in raw else DEFAULT_LANGUAGES
+    return values
+
+
+def _languages_from_query(text: str) -> Any:
+    """A share link's ``languages``: the JSON list it was written as, or names separated by commas."""
+    text = text.strip()
+    if text.startswith("["):
+        try:
+            return json.loads(text)
+        except ValueError:
+            raise CalcError("bad_value", key="languages", value=text) from None
+    return [part.strip() for part in text.split(",") if part.strip()]
+
+
+def _languages_query(raw: Mapping[str, Any], config: Mapping[str, Any]) -> str | None:
+    languages = tuple(config.get("languages", DEFAULT_LANGUAGES))
+    if languages == DEFAULT_LANGUAGES:
+        return None
+    return json.dumps(list(languages), ensure_ascii=False, separators=(",", ":"))
+
+
+def bottleneck(c: Mapping[str, Any]) -> int:
+    return c["hidden_size"] // c["adapter_reduction_factor"]
+
+
+def encoder_layer(t: TensorList, c: dict[str, Any], prefix: str, i: int) -> None:
+    """BERT's layer, then the adapters' LayerNorm (if any) and one adapter per language in ``output``."""
+    h, b = c["hidden_size"], bottleneck(c)
+    bert.encoder_layer(t, prefix, i, h, c["intermediate_size"])
+    p = f"{prefix}encoder.layer.{i}.output."
+    if c["adapter_layer_norm"]:
+        t.layer_norm(p + "adapter_layer_norm", h, layer=i)
+    for language in c["languages"]:
+        a = f"{p}adapter_modules.{language}."
+        t.linear(a + "dense1", b, h, "feed_forward", i)
+        t.linear(a + "dense2", h, b, "feed_forward", i)
+
+
+def backbone(t: TensorList, c: dict[str, Any], prefix: str, with_pooler: bool) -> None:
+    h = c["hidden_size"]
+    e = prefix + "embeddings."
+    t.embedding(e + "word_embeddings", c["vocab_size"], h, "embeddings")
+    t.embedding(e + "token_type_embeddings", c["type_vocab_size"], h, "embeddings")
+    t.layer_norm(e + "LayerNorm", h, group="embeddings")
+    t.embedding(e + "position_embeddings", c["max_position_embeddings"], h, "embeddings")
+    for i in range(c["num_hidden_layers"]):
+        encoder_layer(t, c, prefix, i)
+    if c["pre_norm"]:
+        t.layer_norm(prefix + "encoder.LayerNorm", h, section="encoder")
+    if with_pooler:
+        bert.pooler(t, c, prefix)
+
+
+def formula(inv: Inventory) -> Formula:
+    """BERT's terms, plus N adapters per layer (N distinct languages), their LayerNorm and the pre-norm final norm."""
+    c = inv.config
+    v, h, p, t, n, i = (
+        c["vocab_size"], c["hidden_size"], c["max_position_embeddings"], c["type_vocab_size"],
+        c["num_hidden_layers"], c["intermediate_size"],
+    )
+    r, langs = c["adapter_reduction_factor"], len(c["languages"])
+    b = h // r
+    lines = [bert.embeddings_line(v, p, t, h), *layers_lines(*bert.layer_terms(h, i), n)]
+    lines.append(FormulaLine(
+        "language_adapters", "L·N·(2H·B + B + H), B = H // r",
+        f"{n}·{langs}·(2·{h}·{b} + {b} + {h})", n * langs * (2 * h * b + b + h),
+    ))
+    if c["adapter_layer_norm"]:
+        lines.append(FormulaLine("adapter_layer_norms", "L·2H", f"{n}·2·{h}", n * 2 * h))
+    if c["pre_norm"]:
+        lines.append(FormulaLine("final_layer_norm", "2H", f"2·{h}", 2 * h))
+    if inv.pooler:
+        lines.append(bert.pooler_line(h))
+    symbols = {"V": v, "P": p, "T": t, "H": h, "I": i, "L": n, "N": langs, "r": r, "B": b}
+    return Formula(symbols, tuple(lines + head_line(inv)))
+
+
+LABELS_ = {
+    "language_adapters": L(
+        "Language adapters: N per layer, one per language code (adapter_modules)",
+        "语言适配器：每层 N 个，每个语言代码一个（adapter_modules）",
+    ),
+    "adapter_layer_norms": L(
+        "The adapters' own LayerNorms (adapter_layer_norm)", "适配器自己的层归一化（adapter_layer_norm）",
+    ),
+    "final_layer_norm": L("Final LayerNorm (encoder.LayerNorm; pre_norm)", "编码器末尾的层归一化（encoder.LayerNorm；pre_norm）"),
+}
+
+#: Codes the random configs draw from (and, now and then, one that ``nn.ModuleDict`` refuses).
+SAMPLE_LANGUAGES = ("en_XX", "de_DE", "zh_CN", "fr_XX", "ja_XX", "sw_KE", "de-CH", "rm CH")
+
+
+def sample(rng: random.Random, config: dict[str, Any]) -> None:
+    """Heads divide H; 0 to 4 languages (repeats included), sometimes left out, now and then a refused name."""
+    heads = rng.choice([1, 2, 3, 4, 6, 8, 12, 16])
+    config["num_attention_heads"] = heads
+    config["hidden_size"] = heads * rng.randint(1, 24)
+    roll = rng.random()
+    if roll < 0.15:
+        return  # XmodConfig's default, English alone
+    languages = [rng.choice(SAMPLE_LANGUAGES) for _ in range(rng.randint(0, 4))]
+    if roll < 0.2:
+        languages.append(rng.choice(["", "de.DE"]))  # ModuleDict refuses both, and so does the engine
+    config["languages"] = languages
+    if rng.random() < 0.1:
+        config["max_position_embeddings"] = rng.choice([1, 2])  # the padding row (1) must fit: both sides agree
+
+
+#: facebook/xmod-base's adapters, in the order of its model card's table (index = lang_id).
+XMOD_BASE_LANGUAGES = (
+    "en_XX", "id_ID", "vi_VN", "ru_RU", "fa_IR", "sv_SE", "ja_XX", "fr_XX", "de_DE", "ro_RO", "ko_KR", "hu_HU",
+    "es_XX", "fi_FI", "uk_UA", "da_DK", "pt_XX", "no_XX", "th_TH", "pl_PL", "bg_BG", "nl_XX", "zh_CN", "he_IL",
+    "el_GR", "it_IT", "sk_SK", "hr_HR", "tr_TR", "ar_AR", "cs_CZ", "lt_LT", "hi_IN", "zh_TW", "ca_ES", "ms_MY",
+    "sl_SI", "lv_LV", "ta_IN", "bn_IN", "et_EE", "az_AZ", "sq_AL", "sr_RS", "kk_KZ", "ka_GE", "tl_XX", "ur_PK",
+    "is_IS", "hy_AM", "ml_IN", "mk_MK", "be_BY", "la_VA", "te_IN", "eu_ES", "gl_ES", "mn_MN", "kn_IN", "ne_NP",
+    "sw_KE", "si_LK", "mr_IN", "af_ZA", "gu_IN", "cy_GB", "eo_EO", "km_KH", "ky_KG", "uz_UZ", "ps_AF", "pa_IN",
+    "ga_IE", "ha_NG", "am_ET", "lo_LA", "ku_TR", "so_SO", "my_MM", "or_IN", "sa_IN",
+)
+
+
+def xmod_config(hidden: int, layers: int, heads: int, pre_norm: bool) -> dict[str, Any]:
+    """An X-MOD config.json's size-relevant keys: XLM-R's sizes and vocabulary, and the 81 adapters."""
+    return {
+        "model_type": "xmod",
+        "vocab_size": 250002,
+        "hidden_size": hidden,
+        "num_hidden_layers": layers,
+        "num_attention_heads": heads,
+        "intermediate_size": 4 * hidden,
+        "max_position_embeddings": 514,
+        "type_vocab_size": 1,
+        "pre_norm": pre_norm,
+        "adapter_reduction_factor": 2,
+        "adapter_layer_norm": False,
+        "languages": list(XMOD_BASE_LANGUAGES),
+    }
+
+
+FAMILY = roberta.FAMILY.derive(
+    #: Adapters per language run in every layer: no training-step costs declared yet (a coded refusal).
+    costs=None,
+    model_type="xmod",
+    base="XmodModel",
+    fields=FIELDS,
+    read=read,
+    extras=(Extra("languages", _languages_from_query, _languages_query),),
+    backbone=backbone,
+    formula=formula,
+    architectures=tuple(renamed(arch, "Roberta", "Xmod") for arch in roberta.FAMILY.architectures),
+    title={"en": "X-MOD", "zh": "X-MOD"},
+    # The languages and their order from the checkpoint's model card (its adapter table,
+    # 81 entries); the sizes are XLM-R base's (the card: it reuses XLM-R's tokenizer),
+    # post-norm (the pre-norm release is the large one). Class as the hub lists it.
+    presets=(
+        Preset("facebook/xmod-base", xmod_config(768, 12, 12, False), "XmodForMaskedLM"),
+    ),
+    sample=sample,
+    rank=28,
+    peft_targets=(),  # peft 0.21.2 names no default targets for xmod
+    labels=LABELS_,
+)
