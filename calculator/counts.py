@@ -201,6 +201,52 @@ def save_pretrained_count(inv: Inventory) -> Count:
     return _count(inv, "save_pretrained", value, added=[t.name for t in inv.tensors if t.buffer])
 
 
+# ------------------------------------------------------------------------ the Hub
+
+
+#: Presets whose published ``model.safetensors`` we know the tensors of: the class that
+#: file was written from (not the class config.json's ``architectures`` lists), and where
+#: a reader checks it. The Hub's count is that file's, so :func:`hub_count` computes it
+#: for that class; for any other preset the Hub's number is not known here.
+HUB_FILES: dict[str, tuple[str, str]] = {
+    # Converted from Google's TensorFlow pre-training checkpoint: the encoder, the pooler
+    # and both pre-training heads (cls.predictions, cls.seq_relationship); the Hub's
+    # model page shows "110M params" for it.
+    "bert-base-uncased": ("BertForPreTraining", "https://huggingface.co/google-bert/bert-base-uncased"),
+}
+
+
+@dataclass(frozen=True)
+class HubCount:
+    """What the Hub shows for a preset: the parameters its published file stores."""
+
+    preset: str
+    architecture: str
+    value: int
+    source: str
+
+
+def hub_count(inv: Inventory, preset: str | None) -> HubCount | None:
+    """The Hub's count for ``preset``'s published file, when known and ``inv`` is that preset's model.
+
+    None when the preset's file is not in :data:`HUB_FILES`, or when ``inv`` was built
+    from other values than the preset's (a changed preset is no longer the published file).
+    """
+    if not preset or preset not in HUB_FILES:
+        return None
+    from .build import build
+    from .presets import PRESETS
+
+    published = PRESETS.get(preset)
+    if published is None or published.config.get("model_type") != inv.model_type:
+        return None
+    if any(inv.config.get(k) != v for k, v in published.config.items() if k != "model_type"):
+        return None
+    architecture, source = HUB_FILES[preset]
+    value = save_pretrained_count(build(published.config, architecture)).value
+    return HubCount(preset, architecture, value, source)
+
+
 # ------------------------------------------------------------------------ torchinfo
 
 

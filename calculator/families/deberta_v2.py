@@ -158,8 +158,7 @@ def backbone(t: TensorList, c: dict[str, Any], prefix: str, with_pooler: bool) -
         t.layer_norm(e + "LayerNorm", h, section="encoder")
     k = c["conv_kernel_size"]
     if k > 0:
-        t.add(e + "conv.conv.weight", (h, h // c["conv_groups"], k), "feed_forward", section="encoder")
-        t.add(e + "conv.conv.bias", (h,), "feed_forward", section="encoder")
+        t.conv1d(e + "conv.conv", h, h, k, "feed_forward", groups=c["conv_groups"], section="encoder")
         t.layer_norm(e + "conv.LayerNorm", h, section="encoder")
 
 

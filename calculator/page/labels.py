@@ -15,9 +15,18 @@ from ..i18n import label, norm_lang, paren, pick
 UI_LABELS: dict[str, dict[str, str]] = {
     # The reconciliation panel: the count each tool prints, and why it differs.
     "counts_title": {"en": "What other tools print", "zh": "其他工具打印的数字"},
-    "counts_call": {"en": "Call", "zh": "调用"},
-    "counts_delta": {"en": "Difference", "zh": "差值"},
-    "counts_why": {"en": "Why", "zh": "原因"},
+    "counts_tool": {"en": "Tool, call and why", "zh": "工具、调用与原因"},
+    "counts_delta_is": {"en": "difference {delta}", "zh": "差值 {delta}"},
+    "counts_hub_known": {
+        "en": "The Hub shows {count} for {preset}: its published file holds the tensors of {architecture} ({source}).",
+        "zh": "Hub 上 {preset} 显示的是 {count}：它发布的文件存的是 {architecture} 的张量（{source}）。",
+    },
+    "counts_hub_source": {"en": "model page", "zh": "模型页面"},
+    "counts_hub_unknown": {
+        "en": "The Hub counts what the published file stores, which may be another class than this one.",
+        "zh": "Hub 统计的是发布的文件里实际存了什么，存的可能不是这里这个类。",
+    },
+    "counts_hub_why": {"en": "Why tools disagree: what the Hub shows", "zh": "为什么各个工具给出的参数量不一样：Hub 上显示的数"},
     # The fine-tuning planner.
     "planner_legend": {
         "en": "Fine-tuning: trainable parameters (LoRA as peft applies it, or freezing)",
@@ -44,6 +53,8 @@ UI_LABELS: dict[str, dict[str, str]] = {
     },
     "plan_trainable": {"en": "Trainable", "zh": "可训练"},
     "plan_all": {"en": "All parameters (as peft counts them)", "zh": "全部参数（按 peft 的计数方式）"},
+    "plan_percent": {"en": "trainable%", "zh": "可训练占比（trainable%）"},
+    "plan_mini": {"en": "Trainable {trainable} of {all} ({percent})", "zh": "可训练 {trainable} / {all}（{percent}）"},
     "plan_added": {"en": "Tensors LoRA adds", "zh": "LoRA 新增的张量"},
     "plan_added_n": {"en": "Tensors LoRA adds ({n})", "zh": "LoRA 新增的张量（{n} 个）"},
     # Freezing involves no peft: its "all" is the model's own total.
@@ -168,6 +179,7 @@ UI_LABELS: dict[str, dict[str, str]] = {
     },
     "bytes_per_param": {"en": "Bytes per parameter", "zh": "每个参数的字节数"},
     "size": {"en": "Size", "zh": "大小"},
+    "exact_bytes": {"en": "{n} bytes", "zh": "{n} 字节"},
     "tensors_title": {"en": "Every tensor ({n} entries in state_dict)", "zh": "全部张量（state_dict 中 {n} 项）"},
     # keras-bert has no state_dict: its tensors are the Keras model's weights.
     "tensors_title_keras": {"en": "Every weight ({n} in model.weights)", "zh": "全部权重（model.weights 中共 {n} 个）"},

@@ -8,6 +8,7 @@ parsing localized text. Class and id names the page's script relies on are in
 """
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from .. import counts, views
@@ -189,33 +190,81 @@ def _formula_terms(line: Any, lang: str) -> Markup:
 
 
 def _memory(inv: Inventory, lang: str) -> Markup:
+    # The exact bytes under the rounded size: four columns did not fit a phone (the exact one was cut off).
     rows = [
         h(
-            "tr", _td(h("code", m.dtype)), _td(m.bytes_per_param, "num"), _td(views.fmt_bytes(m.bytes, lang), "num"),
-            _td(views.fmt_int(m.bytes, lang), "num"), data_dtype=m.dtype, data_bytes=m.bytes,
+            "tr", _td(h("code", m.dtype)), _td(m.bytes_per_param, "num"),
+            _td([h("span", views.fmt_bytes(m.bytes, lang)), " ",
+                 h("span", ui("exact_bytes", lang, n=views.fmt_int(m.bytes, lang)), class_="calc-memory-exact")], "num"),
+            data_dtype=m.dtype, data_bytes=m.bytes,
         )
         for m in views.memory(inv)
     ]
-    head = [(label("dtype", lang), ""), (ui("bytes_per_param", lang), "num"), (ui("size", lang), "num"),
-            (label("bytes", lang), "num")]
+    head = [(label("dtype", lang), ""), (ui("bytes_per_param", lang), "num"), (ui("size", lang), "num")]
+    # A named, focusable region: two lines a row make it taller than the 12rem a box has while
+    # content-visibility skips it below the fold, and a scroll area then, if only for a moment.
     return join([
-        h("h3", ui("memory_title", lang)), _table(head, rows, "calc-memory"),
+        h("h3", ui("memory_title", lang)), _table(head, rows, "calc-memory", ui("memory_title", lang)),
         h("p", ui("memory_note", lang), class_="calc-note"),
     ])
 
 
-def _counts(inv: Inventory, lang: str) -> Markup:
-    """Every count a reader meets (calculator.counts), each as its tool names it, and why it differs."""
+#: The explanation the Hub row links to, relative to the calculator page (the same in both languages).
+HUB_EXPLAINED = "../why-tools-disagree/#hub"
+
+
+def _hub_note(inv: Inventory, preset: str | None, lang: str) -> Markup:
+    """Under the Hub row: what the Hub shows for this preset's published file, or that it counts what the file stores."""
+    hub = counts.hub_count(inv, preset)
+    more = h("a", ui("counts_hub_why", lang), href=HUB_EXPLAINED)
+    if hub is None:
+        return h("p", ui("counts_hub_unknown", lang), "" if lang == "zh" else " ", more, class_="calc-counts-hub")
+    # The preset and the class are identifiers: code, kept on one line (calculator.css).
+    pieces = {"preset": h("code", hub.preset), "architecture": h("code", hub.architecture),
+              "source": h("a", ui("counts_hub_source", lang), href=hub.source, rel="noopener")}
+    sentence = ui("counts_hub_known", lang, count=views.fmt_int(hub.value, lang),
+                  **{k: "{" + k + "}" for k in pieces})
+    parts = [pieces.get(p, p) for p in re.split(r"\{(preset|architecture|source)\}", sentence)]
+    return h(
+        "p", parts, "" if lang == "zh" else " ", more,
+        class_="calc-counts-hub", data_hub_count=hub.value, data_hub_architecture=hub.architecture,
+    )
+
+
+def _tool_name(tool_label: str) -> str:
+    """The tool alone ("PyTorch", "transformers") from a count's label ("transformers: model.num_parameters()").
+
+    The table prints the call under the name, so repeating the call in the name only
+    makes the first column wider; labels without a colon are kept whole.
+    """
+    for mark in ("：", ": "):
+        if mark in tool_label:
+            return tool_label.split(mark, 1)[0]
+    return tool_label
+
+
+def _counts(inv: Inventory, lang: str, preset: str | None = None) -> Markup:
+    """Every count a reader meets (calculator.counts), each as its tool names it, and why it differs.
+
+    The call sits under the tool's name, and the reason under the call, so the
+    numbers keep their own narrow columns: a call is never squeezed to a few
+    characters a line (on a phone the rows become cards: calculator.css).
+    """
     rows = []
     for c in counts.reconcile(inv):
         delta = views.fmt_signed(c.delta, lang)
-        rows.append(h(
-            "tr", _td(c.label(lang)), _td(h("code", c.code)), _td(views.fmt_int(c.value, lang), "num"),
-            _td(delta, "num"), _td(pick(c.note, lang)),
-            data_count_key=c.key, data_count=c.value,
-        ))
-    head = [(ui("counts_tool", lang), ""), (ui("counts_call", lang), ""), (label("count", lang), "num"),
-            (ui("counts_delta", lang), "num"), (ui("counts_why", lang), "")]
+        # Spaces between the parts: text read out of the markup (a copy, a screen reader) keeps them apart.
+        tool = [h("span", _tool_name(c.label(lang)), class_="calc-counts-tool"), " ",
+                h("code", c.code, class_="calc-counts-call"), " ",
+                h("p", pick(c.note, lang), class_="calc-counts-why")]
+        if c.key == "save_pretrained":
+            tool += [" ", _hub_note(inv, preset, lang)]
+        # The difference under the count: two number columns beside the call do not fit the result
+        # column of a desktop (about 500 px) without squeezing the call.
+        number = [h("span", views.fmt_int(c.value, lang), class_="calc-counts-value"), " ",
+                  h("span", ui("counts_delta_is", lang, delta=delta), class_="calc-counts-delta", data_delta=c.delta)]
+        rows.append(h("tr", _td(tool), _td(number, "num"), data_count_key=c.key, data_count=c.value))
+    head = [(ui("counts_tool", lang), ""), (label("count", lang), "num")]
     return join([h("h3", ui("counts_title", lang), id="calc-counts-title"),
                  _table(head, rows, "calc-counts", ui("counts_title", lang))])
 
@@ -229,9 +278,14 @@ def _plan(plan: Any, lang: str) -> Markup:
     facts = [("plan_trainable", plan.trainable, "plan_trainable"), ("plan_all", plan.all, all_words)]
     if plan.copies:
         facts.append(("plan_copies", sum(t.count for t in plan.copies if t.tied_to is None), "plan_copies"))
-    out.append(h("dl", [
-        h("div", h("dt", ui(words, lang)), h("dd", n(v)), data_plan=k, data_count=v) for k, v, words in facts
-    ], class_="calc-facts calc-plan"))
+    # trainable% as peft prints it (four decimals), so the number matches its line below.
+    percent = f"{plan.percentage:.4f}%"
+    items = [h("div", h("dt", ui(words, lang)), h("dd", n(v)), data_plan=k, data_count=v) for k, v, words in facts]
+    items.insert(2, h("div", h("dt", ui("plan_percent", lang)), h("dd", percent), data_plan="plan_percent",
+                      data_percent=repr(plan.percentage)))
+    # data-mini: the sticky strip's line on a phone (calculator.js shows it under the total).
+    mini = ui("plan_mini", lang, trainable=n(plan.trainable), all=n(plan.all), percent=percent)
+    out.append(h("dl", items, class_="calc-facts calc-plan", data_mini=mini))
     lines = views.plan_lines(plan, lang)
     if plan.line is not None:
         out.append(h("p", ui("plan_line_note", lang), class_="calc-note"))
@@ -279,7 +333,7 @@ def render_result(
     out.append(h("h3", ui("chart_title", lang)))
     out.append(h("figure", raw(share_chart_svg(inv, lang, preset or inv.architecture)), class_="calc-chart"))
     out += [_groups(inv, lang, head), _sections(inv, lang, head), _layers(inv, lang), _formula(inv, lang),
-            _memory(inv, lang), _counts(inv, lang)]
+            _memory(inv, lang), _counts(inv, lang, preset)]
     if inv.keras_layers:
         out.append(keras_summary(inv, lang))
     title = "tensors_title_keras" if inv.keras_layers else "tensors_title"

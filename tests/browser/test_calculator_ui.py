@@ -13,6 +13,7 @@ import urllib.parse
 
 import pytest
 
+from calculator.families import FAMILIES
 from calculator.presets import PRESETS
 from tests.unit.helpers import HUB_DEBERTA_V3_BASE, HUB_MODERNBERT_BASE, HUB_ROBERTA_BASE, HUB_TOTALS
 
@@ -364,12 +365,17 @@ def test_family_menu_shows_each_option_in_full_at_1280px(page, site, lang):
     page.goto(site.url("calculator/", lang))
     wait_ready(page)
     widths = page.evaluate(OPTION_WIDTHS_JS)
-    assert [text for text, _, _ in widths] == FAMILY_OPTIONS[lang]
+    texts = [text for text, _, _ in widths]
+    # Every declared family is on the menu once; the first fourteen keep the wording written here.
+    values = page.eval_on_selector("#calc-model_type", "s => Array.from(s.options, (o) => o.value)")
+    assert sorted(values) == sorted(FAMILIES) and len(values) == len(set(values))
+    assert [t for t in texts if t in FAMILY_OPTIONS[lang]] == FAMILY_OPTIONS[lang]
     for text, needed, menu in widths:
         assert needed <= menu, f"{text!r} needs {needed:.0f}px, the menu is {menu:.0f}px"
     # Chosen, the option is what the closed menu shows.
     page.select_option("#calc-model_type", "transformer")
     assert page.eval_on_selector("#calc-model_type", "s => s.selectedOptions[0].text") == FAMILY_OPTIONS[lang][-1]
+    assert texts[-1] == FAMILY_OPTIONS[lang][-1]
 
 
 LEGENDS = {

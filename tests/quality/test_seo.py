@@ -103,6 +103,25 @@ def test_no_relative_hreflang_links(site):
     assert problems == []
 
 
+def test_every_page_names_both_languages_in_its_head(site):
+    """<link rel="alternate" hreflang> for en, zh-Hans and x-default: absolute, this page and its counterpart.
+
+    None may match Material's selector [rel=alternate] (an exact match of the value): its
+    bundle would fetch <href>/sitemap.xml from the published host (overrides/main.html).
+    """
+    problems = []
+    for rel in site.pages():
+        en = rel[len("zh/"):] if site.lang_of(rel) == "zh" else rel
+        want = {"en": site.site_url + en, "zh-Hans": site.site_url + "zh/" + en, "x-default": site.site_url + en}
+        links = [link for link in parse(site.file(rel)).links if link.get("hreflang")]
+        got = {link["hreflang"]: link.get("href") for link in links}
+        if got != want:
+            problems.append((rel, got))
+        if any(link.get("rel") == "alternate" or link.get("rel", "").split() != ["alternate"] for link in links):
+            problems.append((rel, [link.get("rel") for link in links]))
+    assert problems == []
+
+
 #: Each language's Open Graph image: its home page (scripts/screenshot.py).
 OG_IMAGES = {"en": "assets/screenshot.png", "zh": "assets/images/screenshot-zh.png"}
 

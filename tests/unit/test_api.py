@@ -602,6 +602,12 @@ def test_the_lora_planner_in_the_page_matches_hand_arithmetic_and_round_trips():
         assert out["plan"]["line"] == line and line in out["html"] and line in out["markdown"] and line in out["text"]
         again = _ok(out["query"], lang)
         assert again["plan"] == out["plan"] and again["query"] == out["query"]
+        # trainable, all and trainable% are numbers of their own, not only inside peft's line,
+        # and the phone's sticky strip gets the three (data-mini, calculator.js).
+        percent = f"{100 * (lora + head) / (model + lora + head):.4f}%"
+        assert 'data-plan="plan_percent"' in out["html"] and f"<dd>{percent}</dd>" in out["html"]
+        mini = re.search(r'data-mini="([^"]*)"', out["html"]).group(1)
+        assert f"{lora + head:,}" in mini and f"{model + lora + head:,}" in mini and percent in mini
     # Without task_type the classifier stays frozen (peft issue #801): the page warns.
     bare = _ok({k: v for k, v in params.items() if k != "peft_task_type"})
     assert bare["plan"]["trainable"] == lora and 'data-warning="head_frozen"' in bare["html"]
@@ -616,3 +622,20 @@ def test_planner_errors_sit_beside_their_fields():
     assert _err({**base, "freeze_layers": "13"})["fields"] == ["freeze_layers"]
     for lang in ("en", "zh"):
         assert _err({**base, "lora_r": "8", "lora_targets": "nope"}, lang)["message"]
+
+
+def test_the_hub_row_says_what_the_hub_shows_for_a_known_file():
+    # bert-base-uncased's published file holds BertForPreTraining: BertModel, the MLM transform
+    # (dense H×H + H, LayerNorm 2H), the decoder's own bias V (its weight is the word table, stored
+    # once), and the NSP classifier (2H + 2).
+    h, v = 768, 30522
+    hub = BASE_TOTAL + (h * h + h) + 2 * h + v + (2 * h + 2)
+    for lang in ("en", "zh"):
+        html = _ok({"preset": "bert-base-uncased"}, lang)["html"]
+        assert f'data-hub-count="{hub}"' in html and f"{hub:,}" in html
+        assert 'href="../why-tools-disagree/#hub"' in html and "BertForPreTraining" in html
+        # A changed preset is no longer the published file; another preset's file is not known here:
+        # both still say where the Hub's number comes from, and link there.
+        for params in ({"preset": "bert-base-uncased", "num_hidden_layers": "6"}, {"preset": "bert-base-cased"}):
+            other = _ok(params, lang)["html"]
+            assert "data-hub-count" not in other and 'href="../why-tools-disagree/#hub"' in other

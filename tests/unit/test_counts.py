@@ -7,7 +7,7 @@ tests/crosscheck/test_counts_reference.py.
 from __future__ import annotations
 
 from calculator.build import build
-from calculator.counts import Count, counts_json, reconcile, saved_names, torchinfo_total
+from calculator.counts import HUB_FILES, Count, counts_json, hub_count, reconcile, saved_names, torchinfo_total
 from calculator.presets import PRESETS
 
 from .helpers import keras
@@ -125,3 +125,15 @@ def test_every_count_names_its_tool_in_both_languages():
     # (V bias, H² + H transform, 2H LayerNorm; the decoder is tied) + next-sentence prediction (2H + 2)
     assert data[0]["value"] == BERT_BASE + V + H * H + H + 2 * H + 2 * H + 2 == 110_106_428
     assert all(set(d) >= {"key", "value", "delta", "code", "labels", "note", "added", "removed"} for d in data)
+
+
+def test_hub_count_is_the_published_file_of_a_known_preset_only():
+    # The file holds BertForPreTraining: BertModel + transform (H·H + H + 2H) + decoder bias V + NSP (2H + 2).
+    base = build(PRESETS["bert-base-uncased"].config)
+    hub = hub_count(base, "bert-base-uncased")
+    assert hub is not None and hub.architecture == "BertForPreTraining"
+    assert hub.value == BERT_BASE + (H * H + H + 2 * H) + V + (2 * H + 2) == 110_106_428
+    assert hub.source.startswith("https://huggingface.co/")
+    assert hub_count(base, None) is None
+    assert hub_count(build({**PRESETS["bert-base-uncased"].config, "vocab_size": V + 1}), "bert-base-uncased") is None
+    assert all(name in PRESETS for name in HUB_FILES)

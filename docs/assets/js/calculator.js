@@ -289,6 +289,11 @@ function main(root) {
     for (const el of [output, summary, mini]) el.classList.remove("calc-stale");
     mini.querySelector("strong").textContent = result.total_text;
     mini.querySelector(".calc-mini-short").textContent = result.short;
+    // With a LoRA or freezing plan the strip also keeps its trainable count in sight (result.py's data-mini).
+    const plan = output.querySelector(".calc-plan[data-mini]");
+    const miniPlan = mini.querySelector(".calc-mini-plan");
+    miniPlan.textContent = plan ? plan.dataset.mini : "";
+    miniPlan.hidden = !plan;
     staleNote.hidden = true;
     shownIsTheirs = true;
     root.dataset.result = "fresh";

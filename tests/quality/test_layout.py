@@ -1,0 +1,205 @@
+"""Layout gate: every page fits a phone (390 px) and a desktop (1280 px), in both languages.
+
+Two things a reader sees as broken, and that no other gate looks at:
+
+* **A word broken inside itself that would fit.** A squeezed table column lets
+  the browser break ``BertModel`` over two lines, or
+  ``sum(p.numel() for p in model.parameters())`` one character a line, although
+  the table could have been wider and scrolled. A word here is a run of
+  characters without white space and without CJK characters (Chinese may break
+  between any two characters; Latin words, identifiers and numbers may not).
+  It is a failure when its pieces sit on two lines while its unbroken width
+  fits the room it has: inside a table, the table's scrolling box (the table can
+  grow and scroll); elsewhere, its block's content width (its line). A word
+  wider than that room may break: there is no better choice.
+* **A page that scrolls sideways**: ``document.scrollingElement.scrollWidth`` >
+  ``clientWidth``. Wide content scrolls inside its own box, never the page.
+
+Pages: every built page (``site.pages()``), and the calculator in three states
+(the default answer with every tensor shown, the counts panel for
+``BertForPreTraining`` whose tools disagree, a LoRA plan with its added
+tensors). One browser context per width and language, one page reused for
+every visit: a load of an explainer page is cheap, the calculator's Python
+starts twice per context.
+
+The check measures the layout as it is once the page has settled; nothing
+depends on speed. ``content-visibility: auto`` (the calculator's lower tables)
+is turned off for the measurement, so every box is laid out, as it is when a
+reader scrolls to it.
+"""
+from __future__ import annotations
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+WIDTHS = {"phone": (390, 844), "desktop": (1280, 900)}
+LANGS = ("en", "zh")
+#: Every wait's limit: a hang guard, never a verdict.
+HANG_MS = 180_000
+
+#: The calculator once Python has answered (tests/quality/browsing.py says why "ready" alone is not enough).
+SETTLED = ('#calc-root[data-state="failed"], '
+           '#calc-root[data-state="ready"]:not([data-busy]):not([data-result="pending"])')
+
+#: Links that put the calculator in the states checked (after the default one).
+LORA = ("?preset=bert-base-uncased&architecture=BertForSequenceClassification"
+        "&lora_r=8&lora_targets=query,value&peft_task_type=SEQ_CLS")
+
+#: The measurement, in the page. Returns {"sideways": [scrollWidth, clientWidth] | null, "broken": [...]}.
+MEASURE = r"""() => {
+  const root = document.scrollingElement;
+  const sideways = root.scrollWidth > root.clientWidth ? [root.scrollWidth, root.clientWidth] : null;
+  // Latin words, identifiers, numbers: runs without white space or CJK characters.
+  const DASHES = "-\u2010\u2013\u2014";
+  const WORD = /[^\s\u2e80-\u9fff\u3000-\u303f\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef]+/g;
+  const scroller = (el) => {
+    for (let e = el; e && e !== document.body; e = e.parentElement) {
+      const s = getComputedStyle(e);
+      if ((s.overflowX === "auto" || s.overflowX === "scroll") && e.tagName !== "TABLE") return e;
+    }
+    return null;
+  };
+  const contentWidth = (el) => {
+    const s = getComputedStyle(el);
+    return el.clientWidth - parseFloat(s.paddingLeft) - parseFloat(s.paddingRight);
+  };
+  // The room a word has: a table's scrolling box (minus the cell's padding), else its block's line.
+  const room = (el) => {
+    const cell = el.closest("td, th");
+    if (cell) {
+      const box = scroller(cell) || document.querySelector(".md-content") || document.body;
+      const s = getComputedStyle(cell);
+      return contentWidth(box) - parseFloat(s.paddingLeft) - parseFloat(s.paddingRight);
+    }
+    let block = el;
+    while (block && /^inline/.test(getComputedStyle(block).display)) block = block.parentElement;
+    return contentWidth(block || document.body);
+  };
+  // Whether every line break inside the word comes right after a hyphen or a dash,
+  // where prose may break ("per-|token"); a break anywhere else splits the word itself.
+  const breaksAfterDashesOnly = (node, start, word) => {
+    const r = document.createRange();
+    let top = null;
+    for (let i = 0; i < word.length; i++) {
+      r.setStart(node, start + i);
+      r.setEnd(node, start + i + 1);
+      const box = r.getClientRects()[0];
+      if (!box) continue;
+      if (top !== null && box.top - top > 2 && !DASHES.includes(word[i - 1])) return false;
+      top = box.top;
+    }
+    return true;
+  };
+  const broken = [];
+  const scope = document.querySelector(".md-content") || document.body;
+  const walker = document.createTreeWalker(scope, NodeFilter.SHOW_TEXT);
+  const range = document.createRange();
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const el = node.parentElement;
+    if (!el || !node.data.trim() || el.closest("svg, pre, script, style, noscript")) continue;
+    range.selectNodeContents(node);
+    const whole = range.getClientRects();
+    if (whole.length < 2) continue;  // on one line: nothing is broken
+    for (const m of node.data.matchAll(WORD)) {
+      if (m[0].length < 2) continue;
+      range.setStart(node, m.index);
+      range.setEnd(node, m.index + m[0].length);
+      const rects = [...range.getClientRects()].filter((r) => r.width > 0);
+      if (rects.length < 2) continue;
+      const tops = rects.map((r) => r.top);
+      if (Math.max(...tops) - Math.min(...tops) < 2) continue;  // one line, several boxes
+      const width = rects.reduce((a, r) => a + r.width, 0);
+      const fits = room(el);
+      if (width > fits - 1) continue;  // wider than its room: it has to break somewhere
+      if (!el.closest("td code, th code") && breaksAfterDashesOnly(node, m.index, m[0])) continue;
+      const where = el.closest("table") ? "table" : el.tagName.toLowerCase();
+      broken.push(`${JSON.stringify(m[0])} in <${where}> (${Math.round(width)} px, room ${Math.round(fits)} px)`);
+    }
+  }
+  return {sideways, broken};
+}"""
+
+#: Broken words listed per visit (the count is always given).
+SHOWN = 8
+
+#: Lay out what content-visibility would skip (the calculator's lower tables), as a reader scrolling there sees it.
+VISIBLE = "*{content-visibility: visible !important}"
+
+
+def _settle_calculator(page) -> None:
+    page.wait_for_selector(SETTLED, state="attached", timeout=HANG_MS)
+    assert page.locator('#calc-root[data-state="failed"]').count() == 0, "the calculator failed to start"
+
+
+def _open_all_details(page) -> None:
+    """Open every collapsed block (every tensor, the LoRA tensors, the Keras summary) and let its rows arrive."""
+    page.evaluate("() => document.querySelectorAll('.md-content details:not([open])').forEach(d => d.open = true)")
+    page.wait_for_function("() => !document.querySelector('details[open][data-rows=\"later\"] noscript') || "
+                           "document.querySelector('details[open][data-rows=\"later\"] table')", timeout=HANG_MS)
+    _settle_calculator(page)
+
+
+def _measure(page, what: str) -> list[str]:
+    page.add_style_tag(content=VISIBLE)
+    found = page.evaluate(MEASURE)
+    problems = []
+    if found["sideways"]:
+        problems.append(f"{what}: the page scrolls sideways (scrollWidth {found['sideways'][0]} > "
+                        f"clientWidth {found['sideways'][1]})")
+    broken = found["broken"]
+    if broken:
+        shown = "\n    ".join(broken[:SHOWN])
+        more = f"\n    … and {len(broken) - SHOWN} more" if len(broken) > SHOWN else ""
+        problems.append(f"{what}: {len(broken)} words broken that would fit:\n    {shown}{more}")
+    return problems
+
+
+def _visit(page, url: str) -> None:
+    """Load ``url`` until its layout is final: the load event (Material's script has wrapped the
+    tables by then), then the fonts. Not "networkidle": half a second of quiet per page is time only."""
+    response = page.goto(url, wait_until="load")
+    assert response is not None and response.status == 200, (url, response and response.status)
+    page.evaluate("() => document.fonts.ready.then(() => null)")
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("width", list(WIDTHS), ids=list(WIDTHS))
+def test_every_page_fits_without_broken_words(site, browser, width, lang):
+    """Every page of ``lang`` at ``width``: no word broken that would fit, no sideways page."""
+    w, hgt = WIDTHS[width]
+    ctx = browser.new_context(viewport={"width": w, "height": hgt}, service_workers="block",
+                              is_mobile=width == "phone", has_touch=width == "phone")
+    ctx.set_default_timeout(HANG_MS)
+    problems: list[str] = []
+    try:
+        page = ctx.new_page()
+        pages = [rel for rel in site.pages() if site.lang_of(rel) == lang]
+        assert len(pages) > 10, pages
+        for rel in pages:
+            calculator = rel.rstrip("/").split("/")[-1] == "calculator"
+            _visit(page, site.url + rel)
+            where = f"{width} /{rel}"
+            if not calculator:
+                problems += _measure(page, where)
+                continue
+            _settle_calculator(page)
+            _open_all_details(page)
+            problems += _measure(page, where + " (default)")
+            page.select_option("#calc-architecture", "BertForPreTraining")
+            _settle_calculator(page)
+            page.locator("#calc-counts-title").scroll_into_view_if_needed()
+            problems += _measure(page, where + " (counts panel, BertForPreTraining)")
+            _visit(page, site.url + rel + LORA)
+            _settle_calculator(page)
+            assert page.locator("[data-peft-line]").count() == 1, "the LoRA link gave no plan"
+            # The sticky strip (a phone's) keeps the plan's trainable count in sight, as the result states it.
+            strip = " ".join(page.locator("#calc-mini .calc-mini-plan").all_text_contents())
+            trainable = page.locator('[data-plan="plan_trainable"] dd').text_content()
+            if not trainable or trainable not in strip:
+                problems.append(f"{where} (LoRA plan): the sticky strip says {strip!r}, not the trainable {trainable!r}")
+            _open_all_details(page)
+            problems += _measure(page, where + " (LoRA plan)")
+    finally:
+        ctx.close()
+    assert problems == [], f"{len(problems)} visits with layout problems:\n" + "\n".join(problems)
