@@ -74,6 +74,13 @@ CITED = {
     "check-it-yourself.md": ["stats.stackexchange.com/questions/435318/"],
     "why-tools-disagree.md": ["transformers/modeling_utils.py", "TylerYep/torchinfo"],
     "fine-tuning.md": ["arxiv.org/abs/2106.09685", "peft/blob/v0.21.2/src/peft/peft_model.py", "huggingface/peft/issues/801"],
+    "new-families.md": [
+        "models/mobilebert/modeling_mobilebert.py", "models/squeezebert/modeling_squeezebert.py",
+        "models/convbert/modeling_convbert.py", "models/funnel/modeling_funnel.py", "models/rembert/modeling_rembert.py",
+        "models/longformer/modeling_longformer.py", "models/xmod/modeling_xmod.py", "models/roformer/modeling_roformer.py",
+        "models/esm/modeling_esm.py", "models/nomic_bert/modeling_nomic_bert.py",
+        "models/megatron_bert/modeling_megatron_bert.py", "models/xlm_roberta_xl/modeling_xlm_roberta_xl.py",
+    ],
     "encoders-today.md": [
         "arxiv.org/abs/1911.02116", "arxiv.org/abs/2111.09543", "arxiv.org/abs/2412.13663",
         "models/xlm_roberta/modeling_xlm_roberta.py", "models/deberta_v2/modeling_deberta_v2.py",

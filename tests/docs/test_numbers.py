@@ -92,6 +92,19 @@ def _expected_figures() -> dict[str, list[int]]:
         102_267_648,  # bert-base-chinese, BertModel
         128_100 * 768,  # deberta-v3-base's word table, the card's "98M"
     ]
+    # The newer families, as transformers 5.23 counts them (parameters(), the trainable ones and the
+    # state_dict on the meta device, from the presets' configs), not from the calculator.
+    figures["encoders-today.md"] += [
+        123_555_840,  # junnyu/roformer_chinese_base, RoFormerModel: its frozen rotary table included
+        123_457_536,  # ... of which trainable
+    ]
+    figures["new-families.md"] = [
+        123_555_840, 123_457_536,  # RoFormerModel (roformer_chinese_base): all, trainable
+        651_040_661, 651_040_693,  # EsmModel (esm2_t33_650M_UR50D): parameters(), state_dict (inv_freq)
+        852_472_320,  # XmodModel, facebook/xmod-base's 81 languages
+        51_094_272,  # SqueezeBertModel, squeezebert-uncased
+        130_973_184, 115_611_648,  # FunnelModel and FunnelBaseModel, funnel-transformer/small
+    ]
     # Every tool's count, derived from the configs: state_dict lists the tied decoder weight [V, H] and bias [V]
     # again, torchinfo counts the tied table [V, H] twice, exclude_embeddings drops the (V + P + T)·H tables
     # (XLM-R's masked-LM model: only (P + T)·H, its word table is named after the head's nn.Linear).
