@@ -94,16 +94,25 @@ def test_search_answers_in_the_pages_language(site, context, rel):
 
 @pytest.mark.parametrize("rel", ["embeddings/", "zh/self-attention/"], ids=ident)
 def test_heading_permalinks_are_visible_and_lead_to_their_heading(site, context, rel):
+    """The ¶ stays out of the way until the reader points at its heading or tabs to it (reader review L17),
+    then shows in full and leads to its heading."""
     page = context.new_page()
     open_page(page, site.url + rel, rel)
     links = page.locator("article h2 > a.headerlink")
     assert links.count() >= 2
+    style_js = ("async a => { await Promise.all(a.getAnimations().map((x) => x.finished));"
+                " const s = getComputedStyle(a); return {opacity: s.opacity, visibility: s.visibility, w: a.offsetWidth} }")
     for i in range(links.count()):
         link = links.nth(i)
         link.scroll_into_view_if_needed()
-        style = link.evaluate("a => { const s = getComputedStyle(a);"
-                              " return {opacity: s.opacity, visibility: s.visibility, w: a.offsetWidth} }")
+        page.mouse.move(0, 0)
+        assert float(link.evaluate(style_js)["opacity"]) == 0
+        link.hover()
+        style = link.evaluate(style_js)
         assert float(style["opacity"]) == 1 and style["visibility"] == "visible" and style["w"] > 0, style
+        page.mouse.move(0, 0)
+        link.focus()
+        assert float(link.evaluate(style_js)["opacity"]) == 1
     target = links.nth(1)
     heading_id = target.evaluate("a => a.parentElement.id")
     target.click()
