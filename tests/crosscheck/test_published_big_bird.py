@@ -6,18 +6,12 @@ and the rest that shape no tensor), as a reader pastes it:
 """
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
-import warnings
-from pathlib import Path
 
 import pytest
 
-from .framework import build as hf_build
-from .framework import describe
+from .published import check_published
 
-ROOT = Path(__file__).resolve().parents[2]
+
 
 #: google/bigbird-roberta-base's config.json as published.
 BIGBIRD_ROBERTA_BASE = {
@@ -32,23 +26,7 @@ BIGBIRD_ROBERTA_BASE = {
 PUBLISHED = [("google/bigbird-roberta-base", BIGBIRD_ROBERTA_BASE, "BigBirdForPreTraining")]
 
 
-def cli(config: dict) -> dict:
-    p = subprocess.run(
-        [sys.executable, "-m", "calculator", "--config", "-", "--format", "json"], cwd=ROOT,
-        input=json.dumps(config), capture_output=True, text=True, timeout=120,
-    )
-    assert p.returncode == 0, p.stderr
-    return json.loads(p.stdout)
-
 
 @pytest.mark.parametrize(("name", "config", "architecture"), PUBLISHED, ids=[p[0] for p in PUBLISHED])
 def test_published_config_through_the_cli(name: str, config: dict, architecture: str) -> None:
-    out = cli(config)
-    assert out["architecture"] == architecture
-    hf_config = {k: v for k, v in config.items() if k not in ("model_type", "architectures")}
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        model = hf_build(config["model_type"], architecture, hf_config)
-    theirs = describe(model)
-    assert (out["total"], out["state_dict_total"]) == (theirs.total, theirs.state_dict_total)
-    assert out["total"] == model.num_parameters()
+    check_published(config, architecture)

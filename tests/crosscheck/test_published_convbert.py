@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from .test_published_megatron_bert import check_published
+from .published import check_published
 
 _BASE = {
     "attention_probs_dropout_prob": 0.1, "bos_token_id": 0, "conv_kernel_size": 9, "embedding_size": 768,

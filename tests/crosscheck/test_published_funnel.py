@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from .test_published_megatron_bert import check_published
+from .published import check_published
 
 
 def _file(blocks, repeats, d_model, n_head, d_inner, architectures, **more):

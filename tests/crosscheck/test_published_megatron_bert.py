@@ -7,17 +7,12 @@ built on the meta device.
 """
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
-from .framework import build as hf_build
-from .framework import describe
+from .published import check_published
 
-ROOT = Path(__file__).resolve().parents[2]
+
 
 PUBLISHED = {
     # https://huggingface.co/UFNLP/gatortron-base/blob/main/config.json
@@ -48,30 +43,6 @@ PUBLISHED = {
     },
 }
 
-
-def cli_json(config: dict) -> dict:
-    p = subprocess.run(
-        [sys.executable, "-m", "calculator", "--config", "-", "--format", "json"], cwd=ROOT,
-        input=json.dumps(config), capture_output=True, text=True, timeout=120,
-    )
-    assert p.returncode == 0, p.stderr
-    return json.loads(p.stdout)
-
-
-def check_published(config: dict) -> None:
-    """The CLI's totals for a pasted config.json equal those of the class transformers loads it as."""
-    from calculator.families import FAMILIES
-
-    family = FAMILIES[config["model_type"]]
-    architecture = (config.get("architectures") or [family.base])[0]
-    ours = cli_json(config)
-    assert ours["architecture"] == architecture
-    hf_config = {k: v for k, v in config.items() if k not in ("model_type", "architectures")}
-    model = hf_build(config["model_type"], architecture, hf_config)
-    theirs = describe(model)
-    assert (ours["total"], ours["trainable"], ours["state_dict_total"]) == (
-        theirs.total, theirs.trainable, theirs.state_dict_total)
-    assert ours["total"] == model.num_parameters()
 
 
 @pytest.mark.parametrize("name", list(PUBLISHED))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from .test_published_megatron_bert import check_published
+from .published import check_published
 
 PUBLISHED = {
     # https://huggingface.co/robvanderg/Sem-RemmmBERT/blob/main/config.json (google/rembert's sizes)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from .test_peft_reference import compare as peft_compare
-from .test_published_megatron_bert import check_published
+from .published import check_published
 
 _SIZES = {
     "attention_probs_dropout_prob": 0.1, "embedding_size": 768, "hidden_act": "gelu", "hidden_dropout_prob": 0.1,
