@@ -48,6 +48,8 @@ from .page.state import (
     _matching_preset,
     _resolve,
     canonical_query,
+    changed_keys,
+    label_of,
     extra_keys,
     extra_query,
 )
@@ -66,7 +68,7 @@ render_form = form.render_form
 def _ok(
     inv: Inventory, lang: str, raw: Mapping[str, Any], asked: Any = None, active_text: str | None = None,
     active: Any = None, tensor_rows: bool = False, planned: tuple[dict[str, str], Any] = ({}, None),
-    pasted: bool = False,
+    pasted: bool = False, label: str | None = None,
 ) -> dict[str, Any]:
     """The page's answer for ``inv``, built from ``raw``; ``asked`` is the preset the request named, if any.
 
@@ -78,8 +80,17 @@ def _ok(
     # (e5-large's are xlm-roberta-large's): it is "pasted config", its _name_or_path shown as that.
     preset = None if pasted else _matching_preset(asked, inv, extras)
     shown = pasted_name(raw, lang) if pasted else preset
+    if not pasted and preset is None:
+        # A preset the reader picked and then edited keeps its name (and its place in the link), marked as changed.
+        changed = changed_keys(asked, inv, extras)
+        if changed:
+            preset = asked
+            shown = ui("preset_changed", lang, preset=asked, keys=ui("preset_changed_sep", lang).join(changed))
+    if label:
+        # The reader's own name heads the title (and so the copies' footer and the announcement).
+        shown = label if shown is None else f"{label} · {shown}"
     plan_query, plan = planned
-    query = canonical_query(inv, preset, active_text, extras)
+    query = canonical_query(inv, preset, active_text, extras, label)
     query.update(plan_query)
     # The copies: a summary a forum answer can paste (the page adds the name and the link), the full
     # per-tensor table one click away, and the text report; each ends with the plan's lines.
@@ -143,10 +154,11 @@ def compute(params: Mapping[str, Any], lang: str = "en", tensor_rows: bool = Fal
         model_type = params.get("model_type") or None
         raw, architecture, pooler, preset_name = _resolve(params)
         model_type = raw["model_type"]
+        label = label_of(params)
         inv = build(raw, architecture, pooler)
         active_text, active = _active_of(params, inv)
         planned = plan_of(params, inv)
-        return _ok(inv, lang, raw, preset_name, active_text, active, tensor_rows, planned)
+        return _ok(inv, lang, raw, preset_name, active_text, active, tensor_rows, planned, label=label)
     except CalcError as exc:
         return {"ok": False, "error": error_dict(exc, lang, model_type)}
     except Exception:  # noqa: BLE001 - the page shows a code, never a traceback

@@ -166,6 +166,11 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "{key} must be a whole number of at least 1 (got {value}).",
         "zh": "{key} 必须是不小于 1 的整数（当前为 {value}）。",
     },
+    # The reader's own name for a result (the page's label= / its field): a name, not a document.
+    "label_too_long": {
+        "en": "The label is {length} characters long; at most {maximum} are accepted.",
+        "zh": "名称长度为 {length} 个字符，最多只能有 {maximum} 个字符。",
+    },
     "costs_seq_too_long": {
         "en": "The sequence length {value} is longer than the position table allows ({maximum} tokens); "
         "the model cannot run on it.",

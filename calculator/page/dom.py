@@ -15,6 +15,7 @@ IDS: dict[str, str] = {
     "summary": "calc-summary",
     "status": "calc-status",
     "general_error": "calc-general-error",
+    "label": "calc-label",
     "stale_box": "calc-stale-box",
     "stale_note": "calc-stale-note",
     "stale_fix": "calc-stale-fix",

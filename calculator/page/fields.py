@@ -12,6 +12,7 @@ _ERROR_FIELDS: dict[str, tuple[str, ...]] = {
     "unknown_model_type": ("model_type",),
     "unknown_architecture": ("architecture",),
     "unknown_preset": ("preset",),
+    "label_too_long": ("label",),
     "pooler_fixed": ("pooler",),
     "invalid_json": ("config",),
     "not_an_object": ("config",),

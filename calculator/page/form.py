@@ -17,7 +17,7 @@ from . import dom
 from .html import Markup, h, join
 from .labels import UI_LABELS, family_option, field_label, fields_legend, norm_lang, ui
 from .planner import PLANNER_KEYS
-from .state import ACTIVE_KEY, extra_keys, family_defaults, form_values
+from .state import ACTIVE_KEY, LABEL_KEY, LABEL_MAX, extra_keys, family_defaults, form_values
 
 
 def form_schema(lang: str, default_query: Mapping[str, str]) -> dict[str, Any]:
@@ -164,8 +164,19 @@ def render_form(query: Mapping[str, str], lang: str = "en") -> str:
         h("p", ui("active_hint", lang), class_="calc-hint", id=f"{fid}-hint"), _err(fid),
         class_="calc-field", data_key=ACTIVE_KEY,
     )
+    lid = dom.field_id(None, LABEL_KEY)
+    # The reader's own name for the result (label= in the link); no maxlength, so a longer pasted
+    # one is not cut silently: it gets label_too_long beside this field.
+    label_field = h(
+        "div",
+        h("label", ui(LABEL_KEY, lang), for_=lid),
+        h("input", type="text", id=lid, name=LABEL_KEY, value=query.get(LABEL_KEY, ""), spellcheck="false",
+          aria_describedby=f"{lid}-error"),
+        _err(lid), class_="calc-field calc-wide", data_key=LABEL_KEY, data_maximum=LABEL_MAX,
+    )
     form = h(
         "form",
+        label_field,
         _select(ui("preset", lang), dom.IDS["preset"], "preset", presets, wide=True),
         _select(join([ui("model_type", lang), " ", h("code", "model_type")]), dom.IDS["model_type"], "model_type",
                 families),

@@ -65,6 +65,11 @@ UI_LABELS: dict[str, dict[str, str]] = {
     },
     # The name of a result computed from a pasted config.json (never a preset's, whatever its tensors).
     "pasted_config": {"en": "pasted config", "zh": "自定义配置"},
+    # The reader's own name for the result (label= in the link): it heads the title and the copies.
+    "label": {"en": "Your name for this result (optional)", "zh": "给这个结果起个名字（可选）"},
+    # A preset whose values were changed keeps its name, saying which keys differ.
+    "preset_changed": {"en": "{preset}, changed: {keys}", "zh": "{preset}，已修改：{keys}"},
+    "preset_changed_sep": {"en": ", ", "zh": "、"},
     "form_title": {"en": "Model", "zh": "模型"},
     "preset": {"en": "Start from a published model", "zh": "从公开的预训练模型开始"},
     "preset_custom": {"en": "(custom values)", "zh": "（自定义数值）"},

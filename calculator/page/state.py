@@ -10,6 +10,7 @@ from typing import Any, Mapping
 
 from ..build import DEFAULT_MODEL_TYPE
 from ..config import coerce_int
+from ..errors import CalcError
 from ..families import FAMILIES
 from ..families.base import Family
 from ..model import Inventory
@@ -20,8 +21,14 @@ from .planner import PLANNER_KEYS
 #: Query key of the share of feed-forward neurons active per token (not a config.json key).
 ACTIVE_KEY = "active_fraction"
 
+#: Query key of the reader's own name for a result (not a config.json key).
+LABEL_KEY = "label"
+
+#: The longest label accepted: a name for a forum post's title, not a paragraph.
+LABEL_MAX = 100
+
 #: Query keys that are not config.json fields.
-STATE_KEYS = ("preset", "model_type", "architecture", "pooler", ACTIVE_KEY) + PLANNER_KEYS
+STATE_KEYS = ("preset", "model_type", "architecture", "pooler", ACTIVE_KEY, LABEL_KEY) + PLANNER_KEYS
 
 #: The state the page opens in, and the one pre-rendered at build time.
 DEFAULT_PARAMS: dict[str, str] = {"preset": DEFAULT_PRESET}
@@ -141,6 +148,38 @@ def _preset_values(name: str) -> tuple[dict[str, Any], dict[str, str]]:
     return _PRESET_VALUES[name]
 
 
+def label_of(params: Mapping[str, Any]) -> str | None:
+    """The reader's own name for the result (``label=``), trimmed; None when absent or blank.
+
+    It is shown as text wherever it appears (the HTML builder escapes it, the page
+    inserts copies as text), so any character is accepted; only its length is limited.
+    """
+    value = params.get(LABEL_KEY)
+    if not isinstance(value, str):
+        return None
+    text = " ".join(value.split())
+    if not text:
+        return None
+    if len(text) > LABEL_MAX:
+        raise CalcError("label_too_long", key=LABEL_KEY, length=len(text), maximum=LABEL_MAX)
+    return text
+
+
+def changed_keys(name: Any, inv: Inventory, extras: Mapping[str, str]) -> list[str] | None:
+    """The keys whose values differ from preset ``name``'s, in the form's order; None if ``name`` does not apply.
+
+    A preset the reader picked and then edited keeps its name, marked with what
+    changed, rather than falling back to the class name. It does not apply to
+    another family (its keys would mean nothing there) or an unknown name.
+    """
+    if not isinstance(name, str) or name not in PRESETS or PRESETS[name].config["model_type"] != inv.model_type:
+        return None
+    values, preset_extras = _preset_values(name)
+    changed = [k for k, v in inv.config.items() if k != "num_labels" and values.get(k) != v]
+    changed += [k for k in sorted(set(preset_extras) | set(extras)) if preset_extras.get(k) != extras.get(k)]
+    return changed
+
+
 def _matching_preset(name: Any, inv: Inventory, extras: Mapping[str, str]) -> str | None:
     """The preset whose values the inventory was built from, whatever the route (preset, typed, pasted, link).
 
@@ -209,6 +248,7 @@ def _active_of(params: Mapping[str, Any], inv: Inventory) -> tuple[str | None, A
 
 def canonical_query(
     inv: Inventory, preset: str | None = None, active: str | None = None, extras: Mapping[str, str] | None = None,
+    label: str | None = None,
 ) -> dict[str, str]:
     """Every input of a result, with Hugging Face's key names: the page's share link.
 
@@ -227,6 +267,8 @@ def canonical_query(
     query.update(extras or {})
     if active is not None:
         query[ACTIVE_KEY] = active
+    if label:
+        query[LABEL_KEY] = label
     return query
 
 

@@ -68,8 +68,10 @@ def test_query_uses_hugging_face_keys_and_round_trips():
 
 def test_preset_is_kept_only_while_the_values_match():
     assert _ok({"preset": "bert-large-uncased"})["query"]["preset"] == "bert-large-uncased"
+    # Changed values keep the preset's name (and its place in the link), marked with the changed keys.
     changed = _ok({"preset": "bert-large-uncased", "num_hidden_layers": "6"})
-    assert "preset" not in changed["query"] and changed["preset"] is None
+    assert changed["query"]["preset"] == "bert-large-uncased" and changed["preset"] == "bert-large-uncased"
+    assert "bert-large-uncased, changed: num_hidden_layers · " in changed["summary_html"]
     assert changed["query"]["hidden_size"] == "1024"  # the rest still comes from the preset
     # A different model_type drops the preset's values (its keys belong to another family).
     other = _ok({"preset": "bert-large-uncased", "model_type": "albert"})
@@ -211,7 +213,8 @@ def test_user_text_never_reaches_markup():
             if out["ok"]:
                 for part in ("html", "summary_html", "tensors_html"):
                     assert "<img" not in out[part] and "<script>alert" not in out[part], key
-                assert PAYLOAD not in json.dumps(out["query"]), key
+                if key != "label":  # the reader's own name is carried as given (the page sets it as text)
+                    assert PAYLOAD not in json.dumps(out["query"]), key
             else:
                 assert set(out) >= {"ok", "error"} and "html" not in out, key
     out = api.compute_config(json.dumps({"model_type": "bert", PAYLOAD: PAYLOAD}), "en")
@@ -645,3 +648,24 @@ def test_the_hub_row_says_what_the_hub_shows_for_a_known_file():
         for params in ({"preset": "bert-base-uncased", "num_hidden_layers": "6"}, {"preset": "bert-base-cased"}):
             other = _ok(params, lang)["html"]
             assert "data-hub-count" not in other and 'href="../why-tools-disagree/#hub"' in other
+
+
+def test_label_names_the_result_escaped_and_travels_in_the_link():
+    out = _ok({"preset": "roberta-base", "num_hidden_layers": "6", "label": "  My <b>model</b> "})
+    assert out["query"]["label"] == "My <b>model</b>" and out["query"]["preset"] == "roberta-base"
+    assert out["query"]["num_hidden_layers"] == "6"
+    title = "My &lt;b&gt;model&lt;/b&gt; · roberta-base, changed: num_hidden_layers · RobertaModel"
+    assert title in out["summary_html"] and "<b>model" not in out["html"]
+    assert out["announce"].startswith("My <b>model</b> · roberta-base, changed: num_hidden_layers: ")
+    zh = api.compute({"preset": "roberta-base", "num_hidden_layers": "6", "intermediate_size": "1024"}, "zh")
+    assert "roberta-base，已修改：num_hidden_layers、intermediate_size · RobertaModel" in zh["summary_html"]
+    # Unchanged values: the preset's plain name; a blank label is no label.
+    plain = _ok({"preset": "roberta-base", "label": "   "})
+    assert "label" not in plain["query"] and ">roberta-base · RobertaModel" in plain["summary_html"]
+
+
+def test_label_longer_than_the_limit_is_a_coded_error_beside_its_field():
+    assert _ok({"label": "x" * 100})["query"]["label"] == "x" * 100
+    for lang in ("en", "zh"):
+        e = api.compute({"label": "x" * 101}, lang)["error"]
+        assert e["code"] == "label_too_long" and e["field"] == "label" and "101" in e["message"]

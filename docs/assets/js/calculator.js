@@ -35,6 +35,7 @@ function main(root) {
   const copyStatus = byId("calc-copy-status");
   const mini = byId("calc-mini");
   const presetSel = byId("calc-preset");
+  const labelInput = byId("calc-label");
   const familySel = byId("calc-model_type");
   const archSel = byId("calc-architecture");
   const pooler = byId("calc-pooler");
@@ -126,6 +127,7 @@ function main(root) {
       params[input.name] = input.type === "checkbox" ? (input.checked ? "1" : "0") : input.value;
     }
     if (activeInput) params[activeInput.name] = activeInput.value;
+    if (labelInput && labelInput.value.trim() !== "") params.label = labelInput.value;
     if (planner) {
       for (const el of planner.querySelectorAll("input[name], select[name]")) if (el.value !== "") params[el.name] = el.value;
     }
@@ -162,6 +164,8 @@ function main(root) {
       else input.value = String(value);
     }
     if (activeInput && q[activeInput.name] !== undefined) activeInput.value = String(q[activeInput.name]);
+    // The reader's own name: kept while typing, replaced by what a link or a result carries.
+    if (labelInput && document.activeElement !== labelInput) labelInput.value = typeof q.label === "string" ? q.label : "";
     if (planner) {
       // A select's first option is its default ("none", no task type, nothing frozen).
       for (const el of planner.querySelectorAll("input[name], select[name]")) {
@@ -213,7 +217,7 @@ function main(root) {
   function errorInput(field) {
     let input = null;
     // Fields of the page, not of a family (their ids carry no family): the planner's included.
-    const pageFields = ["preset", "model_type", "architecture", "pooler", "config", schema.active];
+    const pageFields = ["preset", "model_type", "architecture", "pooler", "config", "label", schema.active];
     if (pageFields.concat(schema.planner || []).includes(field)) {
       input = byId(`calc-${field}`);
     }
