@@ -98,6 +98,12 @@ WARNINGS: dict[str, dict[str, str]] = {
         "而这个任务头的权重是随机初始化的。请设置 task_type（SEQ_CLS、TOKEN_CLS 或 QUESTION_ANS）"
         "或 modules_to_save=[{suggest}]（peft issue #801）。",
     ),
+    "pooler_random": L(
+        "{modules} is frozen, and the published checkpoints hold no weights for it: it stays a random "
+        "layer for the whole run. Add it to modules_to_save ([{suggest}]) to train it.",
+        "{modules} 被冻结了，而公开的 checkpoint（权重文件）里没有它的权重：整个训练过程中它都是随机初始化的值。"
+        "请把它加入 modules_to_save（[{suggest}]）一起训练。",
+    ),
     "lora_target_skipped": L(
         "LoRA skips {modules}: they are inside modules_to_save, which peft trains in full instead.",
         "LoRA 跳过了 {modules}：它们位于 modules_to_save 之中，peft 会完整地训练这些模块。",
@@ -643,9 +649,17 @@ def _head_warning(inv: Inventory, tensors: Sequence[PlanTensor]) -> list[PlanWar
         weights = [t.name for t in inv.tensors if t.name.startswith(head + ".") and t.name.endswith(".weight")]
         if weights and not all(w in trained for w in weights):
             frozen.append(head)
-    if not frozen:
-        return []
-    return [PlanWarning("head_frozen", {"modules": list(frozen), "suggest": ", ".join(f'"{h}"' for h in frozen)})]
+    out = []
+    if frozen:
+        out.append(PlanWarning("head_frozen", {"modules": list(frozen), "suggest": ", ".join(f'"{h}"' for h in frozen)}))
+    untrained = [
+        m for m in inv.family.untrained_modules
+        if any(t.name.startswith(m + ".") for t in inv.tensors)
+        and not all(t.name in trained for t in inv.tensors if t.name.startswith(m + ".") and t.name.endswith(".weight"))
+    ]
+    if untrained:
+        out.append(PlanWarning("pooler_random", {"modules": untrained, "suggest": ", ".join(f'"{m}"' for m in untrained)}))
+    return out
 
 
 # --------------------------------------------------------------------------- freeze

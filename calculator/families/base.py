@@ -149,6 +149,10 @@ class Family:
     #: :class:`calculator.costs.Sim`'s operations, and the longest input. None: the
     #: calculator refuses to work out this family's step rather than guess.
     costs: "CostModel | None" = None
+    #: Modules of the task classes that the published checkpoints do not hold, so they start
+    #: from random weights when loaded (DeBERTa's ContextPooler ``pooler``: its checkpoints
+    #: were pre-trained without one). The planner warns when such a module stays frozen.
+    untrained_modules: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         declare_family_words(self.labels)

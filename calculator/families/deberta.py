@@ -411,4 +411,5 @@ FAMILY = Family(
     sample=sample,
     rank=52,
     labels=LABELS_,
+    untrained_modules=("pooler",),
 )

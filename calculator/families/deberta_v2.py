@@ -297,4 +297,5 @@ FAMILY = Family(
     sample=sample,
     rank=54,
     labels=LABELS_,
+    untrained_modules=("pooler",),
 )

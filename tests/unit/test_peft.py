@@ -71,6 +71,27 @@ def test_without_task_type_the_classifier_is_frozen():
     assert (fixed.trainable, fixed.all, fixed.warnings) == (296_450, 109_780_228, ())
 
 
+def test_deberta_v3s_pooler_is_random_and_frozen_unless_saved():
+    """chinese-review-2 M1: microsoft/deberta-v3-base ships no ContextPooler weights, so a LoRA plan that
+    leaves pooler.dense frozen trains through a random 768 x 768 layer; saving it trains it.
+
+    By hand (H = 768, r = 8, peft's default targets query_proj and value_proj in 12 layers):
+    LoRA 12 x 2 x (8 x 768 + 768 x 8) = 294,912; classifier 768 x 2 + 2 = 1,538;
+    pooler.dense 768 x 768 + 768 = 590,592; with the pooler saved 294,912 + 1,538 + 590,592 = 887,042.
+    """
+    inv = build(PRESETS["microsoft/deberta-v3-base"].config, "DebertaV2ForSequenceClassification")
+    plan = planner.lora(inv, 8, None, task_type="SEQ_CLS")
+    assert plan.trainable == 294_912 + 1_538
+    (warning,) = plan.warnings
+    assert warning.code == "pooler_random"
+    assert "pooler" in warning.message("en") and "modules_to_save" in warning.message("en")
+    assert "pooler" in warning.message("zh") and warning.message("zh") != warning.message("en")
+    saved = planner.lora(inv, 8, None, task_type="SEQ_CLS", modules_to_save=["pooler"])
+    assert (saved.trainable, saved.warnings) == (887_042, ())
+    # BERT's pooler was pre-trained (next-sentence prediction): no such warning there.
+    assert all(w.code != "pooler_random" for w in planner.lora(bert(), 8, ["query", "value"], task_type="SEQ_CLS").warnings)
+
+
 def test_roberta_copies_its_whole_classification_head():
     """RobertaClassificationHead is dense [H, H] + out_proj [2, H]: the copy is H² + H + 2H + 2."""
     plan = planner.lora(build(PRESETS["roberta-base"].config, "RobertaForSequenceClassification"), 8,
