@@ -132,8 +132,9 @@ def test_inputs_update_the_result(page, site, tmp_path):
 
     page.fill("#calc-bert-num_hidden_layers", "24")
     check({"model_type": "bert", "num_hidden_layers": 24})
-    assert page.input_value("#calc-preset") == ""  # no longer bert-base-uncased
-    assert "num_hidden_layers=24" in page.url and "preset=" not in page.url
+    # Still bert-base-uncased, marked as changed (issue 22): the link keeps preset= with the changed value.
+    assert page.input_value("#calc-preset") == "bert-base-uncased"
+    assert "num_hidden_layers=24" in page.url and "preset=bert-base-uncased" in page.url
 
     page.select_option("#calc-architecture", "BertForTokenClassification")
     assert page.is_disabled("#calc-pooler") and not page.is_checked("#calc-pooler")

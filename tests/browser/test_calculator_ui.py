@@ -157,7 +157,9 @@ def test_values_equal_to_a_preset_select_it(page, site, tmp_path):
     wait_ready(page)
     page.fill("#calc-bert-num_hidden_layers", "24")
     wait_total(page, cli_json({"model_type": "bert", "num_hidden_layers": 24}, tmp_path)["total"])
-    assert page.input_value("#calc-preset") == ""
+    # A preset with a changed value keeps its name, marked as changed (issue 22).
+    assert page.input_value("#calc-preset") == "bert-base-uncased"
+    assert title(page).startswith("bert-base-uncased，已修改：num_hidden_layers · ")
     # Typed back: the values are bert-base-uncased's again.
     page.fill("#calc-bert-num_hidden_layers", "12")
     wait_total(page, DEFAULT_TOTAL)
