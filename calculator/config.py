@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+from itertools import accumulate
 from dataclasses import dataclass
 from dataclasses import field as dc_field
 from typing import Any, Mapping
@@ -76,8 +77,6 @@ def json_depth(text: str) -> int:
     after it), then strings (``"[^"]*"`` cannot backtrack), and the brackets left are
     summed by ``itertools.accumulate``.
     """
-    from itertools import accumulate
-
     bare = re.sub(r'"[^"]*"', "", re.sub(r"\\.", "", text, flags=re.S))
     steps = {"[": 1, "{": 1, "]": -1, "}": -1}
     brackets = re.sub(r"[^\[\]{}]+", "", bare)

@@ -78,8 +78,9 @@ def test_first_answer_is_in_the_html(site, lang):
     assert f'{expected["total"]:,}' in html
     assert html.count("data-total=") == 1
     head = html[: html.index("</head>")]
-    starter = re.search(r'<script src="(\.\./)+assets/js/calculator-start\.js"></script>', head)
-    module = re.search(r'<script type="module" src="(\.\./)+assets/js/calculator\.js"></script>', head)
+    # Versioned by build (?v=…), so a returning reader never runs one build's script on another's page.
+    starter = re.search(r'<script src="(\.\./)+assets/js/calculator-start\.js\?v=[0-9a-f]+"></script>', head)
+    module = re.search(r'<script type="module" src="(\.\./)+assets/js/calculator\.js\?v=[0-9a-f]+"></script>', head)
     # The starter is a classic script in <head>: it runs before Material's bundle (end of <body>).
     assert starter and module and starter.start() < module.start()
     assert html.index("</head>") < html.index("assets/javascripts/bundle.")
