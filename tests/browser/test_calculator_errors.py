@@ -97,6 +97,8 @@ NOT_FROM_THE_PAGE = {
     # all-linear on a model without any nn.Linear: only a zero-layer DeBERTa has none.
     "lora_no_linear": "only a zero-layer DeBERTa has no nn.Linear; covered by tests/unit/test_peft.py",
 }
+# The reader's label over 100 characters: shown beside the label field in tests/browser/test_calculator_label.py.
+NOT_FROM_THE_PAGE["label_too_long"] = "typed into the label field: tests/browser/test_calculator_label.py"
 # The training-step panel is not on the page yet (issue 25): its codes come from the CLI and
 # api.compute_costs only, covered by tests/unit/test_costs.py.
 NOT_FROM_THE_PAGE.update({code: "no training-step panel on the page yet; tests/unit/test_costs.py"
