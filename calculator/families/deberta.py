@@ -26,9 +26,11 @@ from __future__ import annotations
 
 import random
 from dataclasses import replace
-from typing import Any
+from typing import Any, Mapping
 
 from ..config import Field, read_fields
+from ..costs import Sim, T
+from ..errors import CalcError
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
 from . import bert
@@ -413,3 +415,84 @@ FAMILY = Family(
     labels=LABELS_,
     untrained_modules=("pooler",),
 )
+
+
+# ------------------------------------------------------------------ training step (shared with DeBERTa-v2)
+
+
+def step_embeddings(sim: Sim, inv: Inventory, prefix: str, b: int, n: int, mask: T) -> T:
+    """``DebertaEmbeddings``: word [+ position] [+ token type] tables, ``embed_proj``, LayerNorm, ``* mask``, dropout.
+
+    The model passes ``token_type_ids`` as ``torch.zeros(B, L)`` (kept by the type table's backward) and the
+    attention mask of ones, float32 [B, L], which the embeddings multiply in (``mask.to(dtype)``: the same
+    tensor in float32, a bf16 copy [B, L, 1] otherwise) and whose backward keeps it.
+    """
+    c = inv.config
+    e = prefix + "embeddings."
+    ids, types = sim.ids((b, n)), sim.ids((b, n))
+    x = sim.embedding(e + "word_embeddings", ids, first=True)
+    if c["position_biased_input"]:
+        x = sim.add(x, sim.embedding(e + "position_embeddings", sim.buffer((1, n))))
+    if c["type_vocab_size"] > 0:
+        x = sim.add(x, sim.embedding(e + "token_type_embeddings", types))
+    if c["embedding_size"] != c["hidden_size"]:
+        x = sim.linear(e + "embed_proj", x)
+    x = sim.layer_norm(e + "LayerNorm", x)
+    x = sim.keep_other(x, mask_as(sim, mask))
+    return sim.dropout(x)
+
+
+def mask_as(sim: Sim, mask: T) -> T:
+    """``attention_mask.unsqueeze(-1).to(dtype)``: the float32 mask itself, or a new copy in another dtype."""
+    return mask if mask.itemsize == sim.itemsize else sim.mask((*mask.shape, 1), sim.itemsize)
+
+
+def step_heads(sim: Sim, inv: Inventory, prefix: str, seq: T) -> list[T]:
+    """The task classes' heads on the sequence output (the same in DeBERTa and DeBERTa-v2)."""
+    c = inv.config
+    kind = bert.step_task(inv)
+    if kind == "":
+        return [seq]
+    if kind == "ForMaskedLM":
+        if c["legacy"]:
+            return [bert.step_mlm(sim, "cls.predictions", seq)]
+        # DebertaLMPredictionHead: dense, GELU, LayerNorm, matmul by the word table (transposed), + bias.
+        h = "lm_predictions.lm_head."
+        x = sim.layer_norm(h + "LayerNorm", sim.keep_input(sim.linear(h + "dense", seq)))
+        vocab, width = sim.shapes[prefix + "embeddings.word_embeddings.weight"]
+        flat = sim.reshape(x, (-1, width))
+        logits = sim.mm(flat, sim.param_trains(prefix + "embeddings.word_embeddings.weight"), flat.shape[0], width,
+                        vocab, (*x.shape[:-1], vocab))
+        return [sim.add(logits, sim.parameter(h + "bias", (vocab,)))]
+    if kind == "ForSequenceClassification":
+        # ContextPooler: the first token, dropout (pooler_dropout, 0 by default: the input itself), dense, GELU.
+        first = sim.dropout(sim.select(seq, 1), bool(c.get("pooler_dropout", 0)))
+        pooled = sim.keep_input(sim.linear("pooler.dense", first))
+        return [sim.linear("classifier", sim.dropout(pooled))]
+    if kind == "ForTokenClassification":
+        return [sim.linear("classifier", sim.dropout(seq))]
+    if kind == "ForQuestionAnswering":
+        return bert.step_qa(sim, seq)
+    raise AssertionError(inv.architecture)
+
+
+def step_check_heads(inv: Inventory) -> None:
+    """Configurations transformers' own forward fails on, refused with a code rather than costed.
+
+    No layers: the encoder returns a variable it never set. A ContextPooler narrower or wider than H: its
+    dense gets an H-wide token. The non-legacy MLM head multiplies an H-wide state by the E-wide word table.
+    """
+    c = inv.config
+    bert.step_check(inv)
+    if c["num_hidden_layers"] == 0:
+        raise CalcError("costs_forward_fails", key="num_hidden_layers", value=0)
+    if inv.architecture.endswith("ForSequenceClassification") and c["pooler_hidden_size"] != c["hidden_size"]:
+        raise CalcError("costs_forward_fails", key="pooler_hidden_size", value=c["pooler_hidden_size"])
+    if (inv.architecture.endswith("ForMaskedLM") and not c["legacy"]
+            and c["embedding_size"] != c["hidden_size"]):
+        raise CalcError("costs_forward_fails", key="embedding_size", value=c["embedding_size"])
+
+
+def step_max_seq_len(c: Mapping[str, Any]) -> int | None:
+    """A position table only with ``position_biased_input``; relative positions take any length."""
+    return c["max_position_embeddings"] if c["position_biased_input"] else None

@@ -87,11 +87,15 @@ def measure(model, hf_model, batch: int, seq_len: int, vocab: int, optimizer: st
     ids = torch.randint(0, vocab, (batch, seq_len))
     own = {t.untyped_storage().data_ptr() for t in [*model.parameters(), *model.buffers()]}
     saved: dict[int, int] = {}
+    # Hold every saved storage until the end: a part of the graph no output depends on (DeBERTa's relative
+    # table when no relative term reads it) is freed at once, and its address reused would be counted once.
+    held = []
 
     def pack(t):
         storage = t.untyped_storage()
         if storage.data_ptr() not in own:
             saved[storage.data_ptr()] = storage.nbytes()
+            held.append(storage)
         return t
 
     counter = FlopCounterMode(display=False)
