@@ -34,9 +34,13 @@ def make_model(model_type: str, architecture: str, config: dict[str, Any], dtype
 
 def freeze(model, embeddings: bool, layers: int, all_but_head: bool) -> None:
     """``requires_grad_(False)`` on what a reader freezes by hand."""
+    import torch
+
     base = model.base_model
     if all_but_head:
         base.requires_grad_(False)
+        if base is not model and isinstance(getattr(model, "pooler", None), torch.nn.Module):
+            model.pooler.requires_grad_(False)  # DeBERTa's ContextPooler: the planner's body, not its head
     if embeddings:  # the embedding layer with its projection to the hidden size (ELECTRA, ALBERT)
         base.embeddings.requires_grad_(False)
         for name in ("embeddings_project", "encoder.embedding_hidden_mapping_in"):
