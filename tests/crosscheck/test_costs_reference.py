@@ -63,8 +63,23 @@ def adjust_deberta_v2(rng: random.Random, raw: dict[str, Any]) -> None:
         raw["relative_attention"] = True
 
 
+def adjust_modernbert(rng: random.Random, raw: dict[str, Any]) -> None:
+    """At least one layer (the config's RoPE set-up needs a kind per layer), kinds that fit the drawn count,
+    a padding row inside the drawn vocabulary; now and then an odd head size (refused on both sides)."""
+    layers = raw["num_hidden_layers"] = max(1, raw["num_hidden_layers"])
+    if raw.get("global_attn_every_n_layers") == 0:
+        raw["global_attn_every_n_layers"] = rng.choice([1, 2, 3])
+    if "layer_types" in raw:
+        raw["layer_types"] = [rng.choice(["full_attention", "sliding_attention"]) for _ in range(layers)]
+    if "pad_token_id" not in raw or raw["pad_token_id"] is not None:  # HF's default, 50283, is no row here
+        raw["pad_token_id"] = rng.randrange(raw["vocab_size"])
+    heads = raw["num_attention_heads"]
+    if (raw["hidden_size"] // heads) % 2 and rng.random() < 0.85:
+        raw["hidden_size"] = heads * 2 * rng.randint(1, 4)
+
+
 #: Per-family tweaks of the draw (one function per family, see COSTS.md).
-ADJUST = {"deberta-v2": adjust_deberta_v2}
+ADJUST = {"deberta-v2": adjust_deberta_v2, "modernbert": adjust_modernbert}
 
 #: Refusals of configurations transformers' own step fails on: the cross-check asserts PyTorch fails too.
 FAILS_IN_TORCH = ("costs_forward_fails", "costs_checkpointing_fails")
@@ -189,4 +204,4 @@ def test_step_matches_pytorch(model_type: str, index: int) -> None:
 
 def test_every_covered_family_has_a_case() -> None:
     assert {"bert", "roberta", "xlm-roberta", "camembert", "electra", "ernie", "distilbert", "albert", "mpnet",
-            "deberta-v2"} <= set(COVERED)
+            "deberta-v2", "modernbert"} <= set(COVERED)
