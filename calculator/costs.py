@@ -484,6 +484,22 @@ class Sim:
                 self.backward += 2 * b * out_len * c_out * c_in * k
         return self.new((b, c_out, out_len), x.grad or w_grad or b_grad)
 
+    def elementwise_like(self, t: T, grad: bool) -> T:
+        """A pointwise result laid out as its input (TensorIterator keeps a permuted input's dimension order):
+        ``q + q_bias`` on DeBERTa's permuted view stays [B, L, A, D] in memory, so a later reshape copies."""
+        order = sorted(range(len(t.shape)), key=lambda i: -t.strides[i])
+        strides = [0] * len(t.shape)
+        step = 1
+        for i in reversed(order):
+            strides[i] = step
+            step *= max(t.shape[i], 1)
+        out = self.new(t.shape, grad)
+        return T(out.shape, tuple(strides), out.storage, out.grad, out.itemsize)
+
+    def permute(self, t: T, dims: Sequence[int]) -> T:
+        """``Tensor.permute``: a view."""
+        return T(tuple(t.shape[i] for i in dims), tuple(t.strides[i] for i in dims), t.storage, t.grad, t.itemsize)
+
     def dead(self, fn: Callable[[], Any]) -> Any:
         """Run part of the forward whose result no loss depends on (DeBERTa-v2's shared key projection of the
         relative embeddings when only p2c is asked): its forward FLOPs and saved tensors count, no backward

@@ -351,11 +351,13 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
 def step_check(inv: Inventory) -> None:
     """Configurations transformers' own step fails on (:func:`deberta.step_check_heads`), and DeBERTa-v2's own.
 
-    Q, K, V A·D wide feed an H-wide output dense; an even convolution kernel shortens the sequence by one and
+    No layers: the encoder returns a variable it never set. Q, K, V A·D wide feed an H-wide output dense; an even convolution kernel shortens the sequence by one and
     the padding mask no longer fits; one position bucket divides by zero in ``make_log_bucket_position``.
     """
     c = inv.config
     deberta.step_check_heads(inv)
+    if c["num_hidden_layers"] == 0:  # the encoder returns a variable only its loop sets
+        raise CalcError("costs_forward_fails", key="num_hidden_layers", value=0)
     if head_width(c) != c["hidden_size"]:
         raise CalcError("costs_forward_fails", key="attention_head_size", value=c["attention_head_size"])
     if c["conv_kernel_size"] > 0 and c["conv_kernel_size"] % 2 == 0:
