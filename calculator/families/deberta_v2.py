@@ -232,7 +232,7 @@ def step_heads_split(sim: Sim, t: T, heads: int) -> T:
     return sim.view(x, (b * heads, n, d))
 
 
-def step_attention(sim: Sim, p: str, c: dict[str, Any], x: T, mask: T, rel: T | None) -> T:
+def step_attention(sim: Sim, p: str, c: dict[str, Any], x: T, rel: T | None) -> T:
     """``DisentangledSelfAttention`` up to the context [B, L, A·D], as ``modeling_deberta_v2.py`` writes it.
 
     The content scores ``bmm(Q, Kᵀ / scale)``; with relative attention, the dropped-out relative table is
@@ -286,11 +286,11 @@ def step_attention(sim: Sim, p: str, c: dict[str, Any], x: T, mask: T, rel: T | 
     return sim.view(context, (b, n, -1))
 
 
-def step_layer(p: str, c: dict[str, Any], mask: T, rel: T | None) -> Any:
+def step_layer(p: str, c: dict[str, Any], rel: T | None) -> Any:
     """One ``DebertaV2Layer``: disentangled attention, then BERT's output, intermediate (GELU) and output."""
 
     def run(sim: Sim, x: T) -> T:
-        context = step_attention(sim, p, c, x, mask, rel)
+        context = step_attention(sim, p, c, x, rel)
         out = sim.dropout(sim.linear(p + "attention.output.dense", context))
         attended = sim.layer_norm(p + "attention.output.LayerNorm", sim.add(out, x))
         inner = sim.keep_input(sim.linear(p + "intermediate.dense", attended))
@@ -342,7 +342,7 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     if sim.checkpointing:
         sim.save(extended)  # CheckpointFunction keeps its tensor arguments: hidden states and this mask
     for i in range(c["num_hidden_layers"]):
-        x = sim.layer(step_layer(f"{e}layer.{i}.", c, extended, rel), x)
+        x = sim.layer(step_layer(f"{e}layer.{i}.", c, rel), x)
         if i == 0 and c["conv_kernel_size"] > 0:
             x = step_conv(sim, e, embedded, x, mask)
     return deberta.step_heads(sim, inv, prefix, x)
