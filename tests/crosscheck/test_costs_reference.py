@@ -213,3 +213,22 @@ def test_step_matches_pytorch(model_type: str, index: int) -> None:
 def test_every_covered_family_has_a_case() -> None:
     assert {"bert", "roberta", "xlm-roberta", "camembert", "electra", "ernie", "distilbert", "albert", "mpnet",
             "deberta", "deberta-v2", "modernbert"} <= set(COVERED)
+
+
+def test_published_shapes_with_their_lora_targets() -> None:
+    """The random draws name BERT's modules; here the targets people use on DeBERTa-v3 (peft's default,
+    query_proj and value_proj, which share_att_key also runs over the relative table) and on ModernBERT
+    (Wqkv, Wo), on tiny copies of the published configs, with checkpointing and bf16."""
+    v3 = {**FAMILIES["deberta-v2"].presets[0].config, "vocab_size": 50, "hidden_size": 8, "num_attention_heads": 2,
+          "intermediate_size": 12, "num_hidden_layers": 2, "position_buckets": 4, "max_position_embeddings": 16}
+    modern = {**FAMILIES["modernbert"].presets[0].config, "vocab_size": 50, "pad_token_id": 3, "hidden_size": 8,
+              "num_attention_heads": 2, "intermediate_size": 12, "num_hidden_layers": 4}
+    for raw, arch, targets in ((v3, "DebertaV2ForSequenceClassification", "query_proj,value_proj"),
+                               (modern, "ModernBertForMaskedLM", "Wqkv,Wo")):
+        case = {"raw": raw, "arch": arch, "pooler": None, "batch": 2, "seq_len": 6, "dtype": "bf16",
+                "optimizer": "adamw", "checkpointing": True, "plan": "lora",
+                "lora": {"r": 2, "targets": targets, "bias": "none", "task_type": None}}
+        inv, plan, got = engine_side(case)
+        figures = {"forward": got.forward, "backward": got.backward, "weights": got.weights,
+                   "gradients": got.gradients, "optimizer": got.optimizer, "activations": got.activations}
+        assert figures == torch_side(case, inv, plan), arch
