@@ -351,8 +351,9 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
 def step_check(inv: Inventory) -> None:
     """Configurations transformers' own step fails on (:func:`deberta.step_check_heads`), and DeBERTa-v2's own.
 
-    No layers: the encoder returns a variable it never set. Q, K, V A·D wide feed an H-wide output dense; an even convolution kernel shortens the sequence by one and
-    the padding mask no longer fits; one position bucket divides by zero in ``make_log_bucket_position``.
+    No layers: the encoder returns a variable it never set. Q, K, V A·D wide feed an H-wide output dense.
+    An even convolution kernel shortens the sequence by one and the padding mask no longer fits. One
+    position bucket divides by zero in ``make_log_bucket_position``.
     """
     c = inv.config
     deberta.step_check_heads(inv)

@@ -285,9 +285,7 @@ def layer_kinds(c: dict[str, Any]) -> list[str]:
 def step_check(inv: Inventory) -> None:
     """Multiple choice and QA's label count as for BERT; an odd head size makes the rotary tables one wider
     than the heads (``arange(0, D, 2)`` frequencies, doubled), and ``apply_rotary_pos_emb`` fails."""
-    from .bert import step_check as bert_check
-
-    bert_check(inv)
+    bert.step_check(inv)
     c = inv.config
     d = c["hidden_size"] // c["num_attention_heads"]
     if d % 2:
