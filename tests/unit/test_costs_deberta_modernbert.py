@@ -98,3 +98,28 @@ def test_configs_transformers_cannot_run_are_refused():
 def test_deberta_multiple_choice_is_refused():
     inv = build(get_preset("microsoft/deberta-v3-base").config, "DebertaV2ForMultipleChoice")
     expect_error("costs_architecture", step, inv)
+
+
+def test_modernbert_base_activations_by_hand():
+    # ModernBertModel (ModernBERT-base's shapes), B = 2, L = 128, float32, everything trains: T = 256 tokens,
+    # H = 768, I = 1152, 12 heads of 64, 22 layers (global attention every 3rd: both kinds of layer present).
+    b, n, h, i, heads, d, layers = 2, 128, 768, 1152, 12, 64, 22
+    t = b * n
+    embeddings = t * 8 + t * h * 4 + 2 * t * 4  # input_ids; the norm's input, mean and 1/std
+    per_layer = (
+        t * h * 4  # Wqkv's input (the normed stream)
+        + 2 * t * h * 4  # rotated Q and K, kept by Q·Kᵀ
+        + b * heads * n * n * 4  # softmax's float32 output, kept by itself and by probabilities·V
+        + t * h * 4  # V copied to [B·A, L, D] by matmul
+        + t * h * 4  # the context, made contiguous, kept by Wo
+        + t * h * 4 + 2 * t * 4  # mlp_norm: input, mean, 1/std
+        + t * h * 4  # Wi's input
+        + t * 2 * i * 4  # Wi's output, kept by GELU (whose input is its first half) and as the gate
+        + 2 * t * i * 4  # GELU's output (kept by the product) and the product (kept by Wo)
+    )
+    attention_norms = (layers - 1) * (t * h * 4 + 2 * t * 4)  # layer 0 has none
+    final_norm = t * h * 4 + 2 * t * 4
+    rotary = 2 * 2 * n * d * 4  # cos and sin, [1, L, D], once per kind of layer
+    config = {**get_preset("answerdotai/ModernBERT-base").config}
+    c = step(build(config, "ModernBertModel"), b=b, n=n)
+    assert c.activations == embeddings + layers * per_layer + attention_norms + final_norm + rotary
