@@ -424,6 +424,21 @@ class Sim:
         self._next = max(self._next, replay._next)
         return T(out.shape, out.strides, out.storage, x.grad, out.itemsize)
 
+    # -- operations for longformer, big_bird
+
+    def unused(self, fn: Callable[[], T]) -> T:
+        """A branch the forward computes but the loss never reaches (BigBird's pooler under an MLM head).
+
+        Its FLOPs count in the forward, and autograd saves what its operations need
+        (saving happens as the forward runs, whatever the loss later reads); but no
+        gradient flows through it, so its backward FLOPs do not count and its
+        parameters end the step with ``.grad`` None (no gradient, no optimizer state).
+        """
+        backward, used = self.backward, set(self.used)
+        out = fn()
+        self.backward, self.used = backward, used
+        return out
+
 
 def _infer(t: T, shape: Sequence[int]) -> tuple[int, ...]:
     shape = tuple(shape)

@@ -207,6 +207,23 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "Nothing trains, so there is no backward pass: loss.backward() fails when no parameter needs a gradient.",
         "zh": "没有可训练的参数，也就没有反向传播：没有参数需要梯度时 loss.backward() 会报错。",
     },
+    "costs_block_sparse": {
+        "en": "At sequence length {value} BigBird runs its block-sparse attention (block_sparse is used when "
+        "L > (5 + 2·num_random_blocks)·block_size = {limit}), whose training-step cost is not worked out yet, "
+        "and this calculator does not guess. At L ≤ {limit} transformers switches to full attention by itself, "
+        "which is covered; so is attention_type = original_full at any length.",
+        "zh": "序列长度为 {value} 时，BigBird 使用块稀疏注意力（L > (5 + 2·num_random_blocks)·block_size = {limit} "
+        "时启用 block_sparse），其训练一步的开销尚未推导，计算器不做估算。L ≤ {limit} 时 transformers 会自动改用"
+        "全注意力，这种情况已支持；把 attention_type 设为 original_full 时，任何长度都已支持。",
+    },
+    "costs_qa_token_types": {
+        "en": "{architecture} makes token_type_ids itself from the question's length (type 1 for the context), "
+        "so with {value} token type(s) (type_vocab_size) its forward fails on an index out of range "
+        "for any input longer than one token. Set type_vocab_size to at least 2.",
+        "zh": "{architecture} 会根据问题长度自行生成 token_type_ids（上下文部分为类型 1），"
+        "因此 type_vocab_size 为 {value} 时，只要输入超过 1 个 token，前向计算就会因索引越界而报错。"
+        "请把 type_vocab_size 设为不小于 2。",
+    },
 }
 
 #: The same codes when the value is empty (a cleared form field, ``""`` in a config):
