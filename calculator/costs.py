@@ -439,6 +439,54 @@ class Sim:
         self.backward, self.used = backward, used
         return out
 
+    def permute(self, t: T, order: Sequence[int]) -> T:
+        """``permute``: a view with the dimensions reordered."""
+        return T(tuple(t.shape[i] for i in order), tuple(t.strides[i] for i in order), t.storage, t.grad, t.itemsize)
+
+    def narrow(self, t: T, dim: int, length: int) -> T:
+        """``t[..., :length, ...]`` along ``dim`` (a slice from the start or, for the sizes here, anywhere): a view."""
+        shape = list(t.shape)
+        shape[dim] = length
+        return T(tuple(shape), t.strides, t.storage, t.grad, t.itemsize)
+
+    def as_strided(self, t: T, shape: Sequence[int], strides: Sequence[int]) -> T:
+        """``as_strided``: a view with the given geometry (overlapping chunks); its backward keeps no data."""
+        return T(tuple(shape), tuple(strides), t.storage, t.grad, t.itemsize)
+
+    def pad(self, t: T, shape: Sequence[int]) -> T:
+        """``nn.functional.pad`` with a constant: a new contiguous tensor; ``constant_pad_nd``'s backward
+        only slices the gradient (derivatives.yaml), so nothing is kept."""
+        return self.new(shape, t.grad, t.itemsize)
+
+    def mask(self, shape: Sequence[int]) -> T:
+        """A bool tensor made in the forward (a comparison, ``.bool()``): one byte a number, no gradient."""
+        return self.new(shape, False, 1)
+
+    def save_if(self, t: T, needed: bool) -> None:
+        """Keep ``t`` when the operation's input needs a gradient (``where``'s and ``masked_fill``'s condition)."""
+        if needed:
+            self.save(t)
+
+    def mul(self, a: T, b: T, shape: Sequence[int]) -> T:
+        """A broadcasting product of two tensors (``einsum`` with a contraction of size 1 becomes one):
+        ``mul``'s backward needs each factor for the other's gradient (derivatives.yaml), and no FLOPs count."""
+        if self.grad_mode:
+            if a.grad:
+                self.save(b)
+            if b.grad:
+                self.save(a)
+        return self.new(shape, a.grad or b.grad)
+
+    def softmax_float32(self, t: T) -> T:
+        """``softmax(x, dim, dtype=torch.float32)``: the input cast first (a copy that keeps nothing), then
+        ``_softmax``, whose backward needs its float32 output."""
+        if t.itemsize != 4:
+            t = self.new(t.shape, t.grad, 4)
+        out = self.new(t.shape, t.grad, 4)
+        if t.grad:
+            self.save(out)
+        return out
+
 
 def _infer(t: T, shape: Sequence[int]) -> tuple[int, ...]:
     shape = tuple(shape)

@@ -224,6 +224,44 @@ MESSAGES: dict[str, dict[str, str]] = {
         "因此 type_vocab_size 为 {value} 时，只要输入超过 1 个 token，前向计算就会因索引越界而报错。"
         "请把 type_vocab_size 设为不小于 2。",
     },
+    "costs_longformer_window": {
+        "en": "Longformer pads the input to a multiple of its largest attention_window ({largest}): "
+        "L = {value} becomes {padded} tokens, which layer {layer}'s window of {window} does not divide, "
+        "so transformers stops with an assertion and there is no step to cost. "
+        "Choose windows that each divide the largest one.",
+        "zh": "Longformer 会把输入补齐到最大 attention_window（{largest}）的整数倍：L = {value} 补齐后为 {padded} 个 token，"
+        "而第 {layer} 层的窗口 {window} 不能整除它，transformers 会因断言失败而中止，也就没有可计算的训练步骤。"
+        "请让每层的窗口都能整除最大的窗口。",
+    },
+    "costs_longformer_small_window": {
+        "en": "An attention_window of 2 (layer {layer}) cannot run in transformers' sliding-window attention: "
+        "with a one-token overlap its slice [1 - w:] takes the whole row and the copy fails, so there is no step "
+        "to cost. Use a window of 4 or more.",
+        "zh": "attention_window 为 2（第 {layer} 层）时，transformers 的滑动窗口注意力无法运行：单侧重叠只有 1 个 token，"
+        "切片 [1 - w:] 会取到整行，赋值时形状不符而报错，也就没有可计算的训练步骤。请把窗口设为 4 或更大。",
+    },
+    "costs_longformer_no_layers": {
+        "en": "A Longformer with no layers cannot run a forward pass: transformers pads the input to the largest "
+        "attention_window of its layers, and with no layers there is none (max() of an empty list fails).",
+        "zh": "没有任何层的 Longformer 无法执行前向计算：transformers 要按各层中最大的 attention_window 补齐输入，"
+        "没有层也就没有窗口（对空列表求 max() 会报错）。",
+    },
+    "costs_global_attention": {
+        "en": "{architecture} gives the first token global attention by itself, and Longformer's global-attention "
+        "path (the query_global, key_global and value_global projections and their attention) is not worked out "
+        "yet, so this calculator does not guess its cost. LongformerModel, LongformerForMaskedLM and "
+        "LongformerForTokenClassification (sliding-window attention only) are covered.",
+        "zh": "{architecture} 会自动给第一个 token 加全局注意力，而 Longformer 全局注意力这条路径"
+        "（query_global、key_global、value_global 投影及其注意力计算）的开销尚未推导，计算器不做估算。"
+        "LongformerModel、LongformerForMaskedLM 和 LongformerForTokenClassification（只有滑动窗口注意力）已支持。",
+    },
+    "costs_data_dependent": {
+        "en": "The cost of {architecture} depends on the tokens themselves, not only on B and L: it gives global "
+        "attention to the question, found by the separator tokens in input_ids (and refuses an input without "
+        "exactly three of them), so no figure holds for every input of this shape.",
+        "zh": "{architecture} 的开销取决于输入的具体 token，而不只是 B 和 L：它根据 input_ids 中的分隔符找出问题部分并给它加全局注意力"
+        "（分隔符不是恰好三个时直接报错），因此同样形状的输入也没有统一的开销数字。",
+    },
 }
 
 #: The same codes when the value is empty (a cleared form field, ``""`` in a config):

@@ -58,8 +58,21 @@ def adjust_big_bird(rng: random.Random, raw: dict[str, Any]) -> None:
     raw["type_vocab_size"] = max(2, raw.get("type_vocab_size", 2))  # question answering makes type 1 itself
 
 
+def adjust_longformer(rng: random.Random, raw: dict[str, Any]) -> None:
+    """Tiny windows (one for all layers, or one per layer), mostly at least one layer.
+
+    Per-layer windows of 4, 6 and 8 sometimes do not divide the padded length
+    (transformers asserts: a refusal); a window of 2 and a layerless model cannot run (more).
+    """
+    layers = raw["num_hidden_layers"] = rng.choice([0, 1, 1, 2, 2, 3])
+    if rng.random() < 0.6:
+        raw["attention_window"] = rng.choice([2, 4, 4, 6, 8, 8])
+    else:
+        raw["attention_window"] = [rng.choice([4, 4, 6, 8]) for _ in range(layers)]
+
+
 #: Per-family tweaks of the draw (one function per family, see COSTS.md).
-ADJUST = {"big_bird": adjust_big_bird}
+ADJUST = {"big_bird": adjust_big_bird, "longformer": adjust_longformer}
 
 
 def draw(rng: random.Random, model_type: str) -> dict[str, Any]:
@@ -153,8 +166,36 @@ def runs_block_sparse(case: dict[str, Any]) -> None:
     assert model.base_model.attention_type == "block_sparse", case
 
 
+def _longformer(case: dict[str, Any]) -> tuple[Any, Any]:
+    import torch
+
+    config = {k: v for k, v in case["raw"].items() if k not in ("model_type", "architectures")}
+    model = make_model("longformer", case["arch"], config, case["dtype"], case["pooler"])
+    return model, torch.randint(3, case["raw"]["vocab_size"], (case["batch"], case["seq_len"]))
+
+
+def longformer_fails(case: dict[str, Any]) -> None:
+    """Refused because transformers cannot run it (a window that does not divide the padded length, no layers,
+    question answering without its three separators in random ids): the forward must fail."""
+    model, ids = _longformer(case)
+    with pytest.raises((AssertionError, ValueError, RuntimeError)):
+        model(input_ids=ids)
+
+
+def longformer_global(case: dict[str, Any]) -> None:
+    """Refused as global attention: the forward must run the global projections."""
+    model, ids = _longformer(case)
+    calls = []
+    model.base_model.encoder.layer[0].attention.self.query_global.register_forward_hook(lambda *a: calls.append(1))
+    model(input_ids=ids)
+    assert calls, case
+
+
 #: Refusals the draw may hit on purpose, each with what PyTorch must show for it to be right.
-REFUSALS = {"costs_block_sparse": runs_block_sparse}
+REFUSALS = {"costs_block_sparse": runs_block_sparse, "costs_longformer_window": longformer_fails,
+            "costs_longformer_no_layers": longformer_fails,
+            "costs_longformer_small_window": longformer_fails, "costs_data_dependent": longformer_fails,
+            "costs_global_attention": longformer_global}
 
 
 def cases() -> list[tuple[str, int]]:
@@ -188,4 +229,5 @@ def test_step_matches_pytorch(model_type: str, index: int) -> None:
 
 
 def test_every_covered_family_has_a_case() -> None:
-    assert {"bert", "roberta", "xlm-roberta", "camembert", "electra", "ernie", "distilbert", "albert", "mpnet"} <= set(COVERED)
+    assert {"bert", "roberta", "xlm-roberta", "camembert", "electra", "ernie", "distilbert", "albert", "mpnet",
+            "big_bird", "longformer"} <= set(COVERED)
