@@ -560,7 +560,8 @@ def cost_model(inv: Inventory) -> CostModel:
     model = getattr(inv.family, "costs", None)
     if model is None:
         supported = ", ".join(mt for mt, f in FAMILIES.items() if getattr(f, "costs", None) is not None)
-        raise CalcError("costs_family", model_type=inv.model_type, supported=supported)
+        raise CalcError(getattr(inv.family, "costs_refusal", None) or "costs_family", model_type=inv.model_type,
+                        supported=supported)
     if model.architectures is not None and inv.architecture not in model.architectures:
         raise CalcError("costs_architecture", architecture=inv.architecture, supported=", ".join(model.architectures))
     return model

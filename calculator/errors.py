@@ -233,6 +233,27 @@ MESSAGES: dict[str, dict[str, str]] = {
         "而第 {layer} 层的窗口 {window} 不能整除它，transformers 会因断言失败而中止，也就没有可计算的训练步骤。"
         "请让每层的窗口都能整除最大的窗口。",
     },
+    "costs_keras": {
+        "en": "keras-bert builds a Keras (TensorFlow) model, and the training step here is defined and checked in "
+        "PyTorch: the tensors autograd keeps for the backward and the FLOPs torch's FlopCounterMode counts. "
+        "TensorFlow's gradient tape keeps other tensors and runs other kernels, so a PyTorch figure would not be "
+        "this model's cost, and this calculator does not guess. Its parameter counts above are exact.",
+        "zh": "keras-bert 构建的是 Keras（TensorFlow）模型，而这里的训练步骤是按 PyTorch 定义和验证的："
+        "autograd 为反向传播保存的张量，以及 torch 的 FlopCounterMode 统计的 FLOPs。"
+        "TensorFlow 的 GradientTape 保存的张量、调用的算子都不一样，用 PyTorch 的数字来代表它并不成立，计算器也不做估算。"
+        "上面的参数量是精确的。",
+    },
+    "costs_seq2seq": {
+        "en": "The 2018 Transformer is an encoder-decoder: its forward takes four tensors (source and target tokens and "
+        "their positions) and it is trained with a cross-entropy over the target words, while the step here is an "
+        "encoder's with input_ids of shape B × L only. Its repository's forward and loss are not what this "
+        "calculator checks against PyTorch, so no step is defined for it and no cost is guessed. Its parameter "
+        "counts above are exact.",
+        "zh": "2018 年的 Transformer 是编码器-解码器结构：前向计算要输入四个张量（源端、目标端的 token 及各自的位置），"
+        "训练时对目标端单词算交叉熵；而这里定义的训练步骤是编码器的，输入只有形状为 B × L 的 input_ids。"
+        "计算器没有拿那个仓库的前向计算和损失函数与 PyTorch 做过核对，因此不为它定义训练步骤，也不估算开销。"
+        "上面的参数量是精确的。",
+    },
     "costs_longformer_small_window": {
         "en": "An attention_window of 2 (layer {layer}) cannot run in transformers' sliding-window attention: "
         "with a one-token overlap its slice [1 - w:] takes the whole row and the copy fails, so there is no step "
