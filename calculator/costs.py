@@ -39,6 +39,8 @@ from .model import Inventory
 
 DTYPES: dict[str, int] = {"fp32": 4, "bf16": 2}
 OPTIMIZERS: tuple[str, ...] = ("adamw", "sgd", "sgd-momentum", "adafactor")
+#: The ``hidden_act`` values :meth:`Sim.activation` covers.
+ACTIVATIONS: tuple[str, ...] = ("gelu", "gelu_new", "relu")
 #: The int64 index tensors (``input_ids``, position and token-type ids) autograd keeps for an embedding's backward.
 INDEX_BYTES = 8
 #: peft's LoRA adapters are float32 whatever the model's dtype (``autocast_adapter_dtype=True``).
@@ -476,6 +478,17 @@ class Sim:
             if b.grad:
                 self.save(a)
         return self.new(shape, a.grad or b.grad)
+
+    def activation(self, name: str, t: T) -> T:
+        """``ACT2FN[name]`` for the activations covered: ``gelu`` keeps its input, ``gelu_new`` is written out
+        (:meth:`gelu_tanh`), ``relu`` keeps its output (``threshold_backward`` reads the result)."""
+        if name == "gelu":
+            return self.keep_input(t)
+        if name == "gelu_new":
+            return self.gelu_tanh(t)
+        if name == "relu":
+            return self.keep_output(t)
+        raise CalcError("costs_hidden_act", value=name, supported=", ".join(ACTIVATIONS))
 
     def softmax_float32(self, t: T) -> T:
         """``softmax(x, dim, dtype=torch.float32)``: the input cast first (a copy that keeps nothing), then

@@ -254,6 +254,12 @@ MESSAGES: dict[str, dict[str, str]] = {
         "计算器没有拿那个仓库的前向计算和损失函数与 PyTorch 做过核对，因此不为它定义训练步骤，也不估算开销。"
         "上面的参数量是精确的。",
     },
+    "costs_hidden_act": {
+        "en": "The training step with hidden_act = {value} is not worked out (each activation keeps different tensors "
+        "for its backward), and this calculator does not guess. Covered for this model: {supported}.",
+        "zh": "hidden_act = {value} 时训练一步的开销尚未推导（不同激活函数为反向传播保存的张量不同），计算器不做估算。"
+        "这种模型已支持：{supported}。",
+    },
     "costs_longformer_small_window": {
         "en": "An attention_window of 2 (layer {layer}) cannot run in transformers' sliding-window attention: "
         "with a one-token overlap its slice [1 - w:] takes the whole row and the copy fails, so there is no step "

@@ -75,6 +75,7 @@ def read(raw: Mapping[str, Any]) -> dict[str, Any]:
             raise CalcError("bad_value", key="add_cross_attention", value="true (is_decoder is false)")
     # Kept for the training step only (they shape no tensor): which attention a forward of length L runs.
     values["attention_type"] = kind
+    values["hidden_act"] = raw.get("hidden_act", "gelu_new")
     for key, default in SPARSE_DEFAULTS.items():
         values[key] = raw.get(key, default)  # checked by the step only (counting never reads them)
     return values
@@ -193,15 +194,15 @@ def step_embeddings(sim: Sim, prefix: str, b: int, n: int, types_from_ids: bool)
     return sim.layer_norm(e + "LayerNorm", sim.dropout(x))
 
 
-def step_feed_forward(sim: Sim, p: str, x: T, residual: T) -> T:
-    """``BigBirdIntermediate`` (dense, gelu_new) and ``BigBirdOutput`` (dense, dropout, LayerNorm of the sum)."""
-    inner = sim.gelu_tanh(sim.linear(p + "intermediate.dense", x))
+def step_feed_forward(sim: Sim, p: str, x: T, residual: T, act: str) -> T:
+    """``BigBirdIntermediate`` (dense, hidden_act) and ``BigBirdOutput`` (dense, dropout, LayerNorm of the sum)."""
+    inner = sim.activation(act, sim.linear(p + "intermediate.dense", x))
     out = sim.dropout(sim.linear(p + "output.dense", inner))
     return sim.layer_norm(p + "output.LayerNorm", sim.add(out, residual))
 
 
-def step_layer(prefix: str, i: int, heads: int) -> Callable[[Sim, T], T]:
-    """One ``BigBirdLayer`` with full attention: BERT's, its activation ``gelu_new`` (BigBird's default).
+def step_layer(prefix: str, i: int, heads: int, act: str) -> Callable[[Sim, T], T]:
+    """One ``BigBirdLayer`` with full attention: BERT's, with ``hidden_act`` (BigBird's default ``gelu_new``).
 
     The cross-attention block of a decoder is not run: the step passes no
     ``encoder_hidden_states`` (its parameters get no gradient).
@@ -213,14 +214,14 @@ def step_layer(prefix: str, i: int, heads: int) -> Callable[[Sim, T], T]:
         context = bert.step_attention(sim, x, heads, s + "query", s + "key", s + "value")
         out = sim.dropout(sim.linear(p + "attention.output.dense", context))
         attended = sim.layer_norm(p + "attention.output.LayerNorm", sim.add(out, x))
-        return step_feed_forward(sim, p, attended, attended)
+        return step_feed_forward(sim, p, attended, attended, act)
 
     return run
 
 
-def step_mlm(sim: Sim, x: T) -> T:
-    """``BigBirdLMPredictionHead``: dense, gelu_new, LayerNorm, the vocabulary projection."""
-    x = sim.gelu_tanh(sim.linear("cls.predictions.transform.dense", x))
+def step_mlm(sim: Sim, x: T, act: str) -> T:
+    """``BigBirdLMPredictionHead``: dense, hidden_act, LayerNorm, the vocabulary projection."""
+    x = sim.activation(act, sim.linear("cls.predictions.transform.dense", x))
     x = sim.layer_norm("cls.predictions.transform.LayerNorm", x)
     return sim.linear("cls.predictions.decoder", x)
 
@@ -240,9 +241,9 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     if kind == "ForQuestionAnswering" and n > 1 and c["type_vocab_size"] < 2:
         raise CalcError("costs_qa_token_types", architecture=inv.architecture, value=c["type_vocab_size"])
     x = step_embeddings(sim, prefix, b, n, kind == "ForQuestionAnswering")
-    heads = c["num_attention_heads"]
+    heads, act = c["num_attention_heads"], c["hidden_act"]
     for i in range(c["num_hidden_layers"]):
-        x = sim.layer(step_layer(prefix, i, heads), x)
+        x = sim.layer(step_layer(prefix, i, heads, act), x)
     seq = x
 
     def pool() -> T:
@@ -252,19 +253,19 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
         return [seq] + ([pool()] if inv.pooler else [])
     if kind == "ForPreTraining":
         pooled = pool()
-        return [step_mlm(sim, seq), sim.linear("cls.seq_relationship", pooled)]
+        return [step_mlm(sim, seq, act), sim.linear("cls.seq_relationship", pooled)]
     if kind == "ForQuestionAnswering":
-        h = step_feed_forward(sim, "qa_classifier.", sim.dropout(seq), seq)
+        h = step_feed_forward(sim, "qa_classifier.", sim.dropout(seq), seq, act)
         # logits - logits_mask * 1e6 (a float32 mask): keeps nothing; then split, squeeze, contiguous
         logits = sim.pointwise(sim.linear("qa_classifier.qa_outputs", h))
         return [sim.pointwise(sim.select(logits, 2)), sim.pointwise(sim.select(logits, 2))]
     sim.unused(pool)
     if kind in ("ForMaskedLM", "ForCausalLM"):
-        return [step_mlm(sim, seq)]
+        return [step_mlm(sim, seq, act)]
     if kind == "ForSequenceClassification":
-        # BigBirdClassificationHead: the first token, dropout, dense, gelu_new (hidden_act), dropout, out_proj
+        # BigBirdClassificationHead: the first token, dropout, dense, hidden_act, dropout, out_proj
         x = sim.dropout(sim.select(seq, 1))
-        x = sim.dropout(sim.gelu_tanh(sim.linear("classifier.dense", x)))
+        x = sim.dropout(sim.activation(act, sim.linear("classifier.dense", x)))
         return [sim.linear("classifier.out_proj", x)]
     if kind == "ForTokenClassification":
         return [sim.linear("classifier", sim.dropout(seq))]

@@ -54,6 +54,7 @@ def read(raw: Mapping[str, Any]) -> dict[str, Any]:
     if not good:
         raise CalcError("bad_value", key="attention_window", value=window)
     values["attention_window"] = window  # shapes no tensor; the training step's attention depends on it
+    values["hidden_act"] = raw.get("hidden_act", "gelu")
     return values
 
 
@@ -200,14 +201,14 @@ def step_self_attention(sim: Sim, p: str, x: T, heads: int, window: int, masked:
     return sim.transpose(out, 0, 1)
 
 
-def step_layer(p: str, heads: int, window: int, masked: T) -> Any:
-    """One ``LongformerLayer``: the sliding-window attention, then BERT's output, feed-forward (GELU) and norms."""
+def step_layer(p: str, heads: int, window: int, masked: T, act: str) -> Any:
+    """One ``LongformerLayer``: the sliding-window attention, then BERT's output, feed-forward (hidden_act), norms."""
 
     def run(sim: Sim, x: T) -> T:
         context = step_self_attention(sim, p, x, heads, window, masked)
         out = sim.dropout(sim.linear(p + "attention.output.dense", context))
         attended = sim.layer_norm(p + "attention.output.LayerNorm", sim.add(out, x))
-        inner = sim.keep_input(sim.linear(p + "intermediate.dense", attended))  # GELU
+        inner = sim.activation(act, sim.linear(p + "intermediate.dense", attended))
         out = sim.dropout(sim.linear(p + "output.dense", inner))
         return sim.layer_norm(p + "output.LayerNorm", sim.add(out, attended))
 
@@ -239,7 +240,7 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     masked = sim.mask((b, lp))  # is_index_masked = attention_mask < 0
     heads = c["num_attention_heads"]
     for i, w in enumerate(ws):
-        x = sim.layer(step_layer(f"{prefix}encoder.layer.{i}.", heads, w, masked), x)
+        x = sim.layer(step_layer(f"{prefix}encoder.layer.{i}.", heads, w, masked, c["hidden_act"]), x)
     seq = sim.narrow(x, 1, n)
     if kind == "":
         return [seq] + ([bert.step_pooler(sim, prefix, seq)] if inv.pooler else [])

@@ -56,6 +56,8 @@ def adjust_big_bird(rng: random.Random, raw: dict[str, Any]) -> None:
     if rng.random() < 0.25:
         raw.update(attention_type="block_sparse", block_size=1, num_random_blocks=1)  # r = 0 crashes in torch
     raw["type_vocab_size"] = max(2, raw.get("type_vocab_size", 2))  # question answering makes type 1 itself
+    if rng.random() < 0.4:
+        raw["hidden_act"] = rng.choice(["gelu_new", "gelu", "relu"])
 
 
 def adjust_longformer(rng: random.Random, raw: dict[str, Any]) -> None:
@@ -69,6 +71,8 @@ def adjust_longformer(rng: random.Random, raw: dict[str, Any]) -> None:
         raw["attention_window"] = rng.choice([2, 4, 4, 6, 8, 8])
     else:
         raw["attention_window"] = [rng.choice([4, 4, 6, 8]) for _ in range(layers)]
+    if rng.random() < 0.4:
+        raw["hidden_act"] = rng.choice(["gelu", "gelu_new", "relu"])
 
 
 #: Per-family tweaks of the draw (one function per family, see COSTS.md).

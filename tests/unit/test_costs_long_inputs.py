@@ -107,3 +107,18 @@ def test_keras_bert_and_the_2018_transformer_say_why_they_are_refused():
     assert "Keras" in exc.message("en") and "Keras" in exc.message("zh") and "PyTorch" in exc.message("zh")
     exc = expect_error("costs_seq2seq", step, build({"model_type": "transformer"}))
     assert "input_ids" in exc.message("en") and "编码器-解码器" in exc.message("zh")
+
+
+def test_hidden_act_decides_what_the_feed_forward_keeps():
+    # gelu keeps its input; gelu_new (BigBird's default) is written out in Python and keeps its input and three
+    # more tensors of the same size; relu keeps its output. Per layer: [B, L, I] numbers each, fp32.
+    n, i = 128, 3072
+    gelu_new = step(bigbird_base("BigBirdModel", hidden_act="gelu_new"), n=n).activations
+    gelu = step(bigbird_base("BigBirdModel", hidden_act="gelu"), n=n).activations
+    relu = step(bigbird_base("BigBirdModel", hidden_act="relu"), n=n).activations
+    assert gelu_new - gelu == 12 * 3 * n * i * 4
+    assert relu == gelu
+    exc = expect_error("costs_hidden_act", step, bigbird_base("BigBirdModel", hidden_act="silu"), 1, 8)
+    assert "gelu_new" in exc.message("zh")
+    expect_error("costs_hidden_act", step, build(dict(get_preset("allenai/longformer-base-4096").config,
+                                                      hidden_act="tanh")), 1, 8)
