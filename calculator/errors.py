@@ -237,22 +237,22 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "keras-bert builds a Keras (TensorFlow) model, and the training step here is defined and checked in "
         "PyTorch: the tensors autograd keeps for the backward and the FLOPs torch's FlopCounterMode counts. "
         "TensorFlow's gradient tape keeps other tensors and runs other kernels, so a PyTorch figure would not be "
-        "this model's cost, and this calculator does not guess. Its parameter counts above are exact.",
+        "this model's cost, and this calculator does not guess. Its parameter counts are exact all the same.",
         "zh": "keras-bert 构建的是 Keras（TensorFlow）模型，而这里的训练步骤是按 PyTorch 定义和验证的："
         "autograd 为反向传播保存的张量，以及 torch 的 FlopCounterMode 统计的 FLOPs。"
         "TensorFlow 的 GradientTape 保存的张量、调用的算子都不一样，用 PyTorch 的数字来代表它并不成立，计算器也不做估算。"
-        "上面的参数量是精确的。",
+        "它的参数量仍是精确的。",
     },
     "costs_seq2seq": {
         "en": "The 2018 Transformer is an encoder-decoder: its forward takes four tensors (source and target tokens and "
         "their positions) and it is trained with a cross-entropy over the target words, while the step here is an "
         "encoder's with input_ids of shape B × L only. Its repository's forward and loss are not what this "
         "calculator checks against PyTorch, so no step is defined for it and no cost is guessed. Its parameter "
-        "counts above are exact.",
+        "counts are exact all the same.",
         "zh": "2018 年的 Transformer 是编码器-解码器结构：前向计算要输入四个张量（源端、目标端的 token 及各自的位置），"
         "训练时对目标端单词算交叉熵；而这里定义的训练步骤是编码器的，输入只有形状为 B × L 的 input_ids。"
         "计算器没有拿那个仓库的前向计算和损失函数与 PyTorch 做过核对，因此不为它定义训练步骤，也不估算开销。"
-        "上面的参数量是精确的。",
+        "它的参数量仍是精确的。",
     },
     "costs_hidden_act": {
         "en": "The training step with hidden_act = {value} is not worked out (each activation keeps different tensors "
@@ -272,15 +272,6 @@ MESSAGES: dict[str, dict[str, str]] = {
         "attention_window of its layers, and with no layers there is none (max() of an empty list fails).",
         "zh": "没有任何层的 Longformer 无法执行前向计算：transformers 要按各层中最大的 attention_window 补齐输入，"
         "没有层也就没有窗口（对空列表求 max() 会报错）。",
-    },
-    "costs_global_attention": {
-        "en": "{architecture} gives the first token global attention by itself, and Longformer's global-attention "
-        "path (the query_global, key_global and value_global projections and their attention) is not worked out "
-        "yet, so this calculator does not guess its cost. LongformerModel, LongformerForMaskedLM and "
-        "LongformerForTokenClassification (sliding-window attention only) are covered.",
-        "zh": "{architecture} 会自动给第一个 token 加全局注意力，而 Longformer 全局注意力这条路径"
-        "（query_global、key_global、value_global 投影及其注意力计算）的开销尚未推导，计算器不做估算。"
-        "LongformerModel、LongformerForMaskedLM 和 LongformerForTokenClassification（只有滑动窗口注意力）已支持。",
     },
     "costs_data_dependent": {
         "en": "The cost of {architecture} depends on the tokens themselves, not only on B and L: it gives global "

@@ -13,6 +13,12 @@
   ``config.num_labels = 2``).
 * As a decoder with ``add_cross_attention`` (``BigBirdForCausalLM``), every layer
   gets a second attention block of the same shapes (``crossattention``).
+
+Training step (issue 25): transformers runs full attention (``original_full``) when
+the config says so, when cross-attention is on, and, with a warning, whenever
+L ≤ (5 + 2·num_random_blocks)·block_size (704 tokens with the defaults); that is
+what is worked out. Longer inputs run the block-sparse kernel, which is refused
+(``costs_block_sparse``) rather than guessed.
 """
 from __future__ import annotations
 

@@ -66,9 +66,9 @@ def adjust_longformer(rng: random.Random, raw: dict[str, Any]) -> None:
     Per-layer windows of 4, 6 and 8 sometimes do not divide the padded length
     (transformers asserts: a refusal); a window of 2 and a layerless model cannot run (more).
     """
-    layers = raw["num_hidden_layers"] = rng.choice([0, 1, 1, 2, 2, 3])
-    if rng.random() < 0.6:
-        raw["attention_window"] = rng.choice([2, 4, 4, 6, 8, 8])
+    layers = raw["num_hidden_layers"] = 0 if rng.random() < 0.08 else rng.randint(1, 3)
+    if rng.random() < 0.7:
+        raw["attention_window"] = 2 if rng.random() < 0.08 else rng.choice([4, 6, 8])
     else:
         raw["attention_window"] = [rng.choice([4, 4, 6, 8]) for _ in range(layers)]
     if rng.random() < 0.4:
@@ -186,20 +186,10 @@ def longformer_fails(case: dict[str, Any]) -> None:
         model(input_ids=ids)
 
 
-def longformer_global(case: dict[str, Any]) -> None:
-    """Refused as global attention: the forward must run the global projections."""
-    model, ids = _longformer(case)
-    calls = []
-    model.base_model.encoder.layer[0].attention.self.query_global.register_forward_hook(lambda *a: calls.append(1))
-    model(input_ids=ids)
-    assert calls, case
-
-
 #: Refusals the draw may hit on purpose, each with what PyTorch must show for it to be right.
 REFUSALS = {"costs_block_sparse": runs_block_sparse, "costs_longformer_window": longformer_fails,
             "costs_longformer_no_layers": longformer_fails,
-            "costs_longformer_small_window": longformer_fails, "costs_data_dependent": longformer_fails,
-            "costs_global_attention": longformer_global}
+            "costs_longformer_small_window": longformer_fails, "costs_data_dependent": longformer_fails}
 
 
 def cases() -> list[tuple[str, int]]:

@@ -37,6 +37,14 @@ def test_longformer_forward_flops_by_hand():
     layer += heads * (n // w) * 2 * w * (3 * w) * d
     pooler = 2 * h * h
     assert step(longformer_base()).forward == 12 * layer + pooler
+    # Sequence classification gives the first token global attention: per layer, query_global on that one token
+    # (2·H²), key_global and value_global on all L (2 · 2·L·H²), and four products of one token's row or column
+    # with [L, d] per head: its scores against every key, every token's score against it times its value, its
+    # scores against all keys again (the global path) and those probabilities times the global values:
+    # 4 · 2·L·d·heads = 8·L·H. The head: dense on the first token (2·H²), out_proj to 2 labels (2·H·2).
+    layer += 2 * h * h + 2 * 2 * n * h * h + 8 * n * h
+    head = 2 * h * h + 2 * h * 2
+    assert step(longformer_base("LongformerForSequenceClassification")).forward == 12 * layer + head
 
 
 def test_longformer_pads_to_the_window():
@@ -50,7 +58,6 @@ def test_longformer_pads_to_the_window():
 
 
 def test_longformer_refusals_say_why():
-    expect_error("costs_global_attention", step, longformer_base("LongformerForSequenceClassification"))
     expect_error("costs_data_dependent", step, longformer_base("LongformerForQuestionAnswering"))
     small = dict(get_preset("allenai/longformer-base-4096").config, num_hidden_layers=2, attention_window=[2, 4])
     exc = expect_error("costs_longformer_small_window", step, build(small), 1, 8)
