@@ -39,8 +39,6 @@ from .model import Inventory
 
 DTYPES: dict[str, int] = {"fp32": 4, "bf16": 2}
 OPTIMIZERS: tuple[str, ...] = ("adamw", "sgd", "sgd-momentum", "adafactor")
-#: The ``hidden_act`` values :meth:`Sim.activation` covers.
-ACTIVATIONS: tuple[str, ...] = ("gelu", "gelu_new", "relu")
 #: The int64 index tensors (``input_ids``, position and token-type ids) autograd keeps for an embedding's backward.
 INDEX_BYTES = 8
 #: peft's LoRA adapters are float32 whatever the model's dtype (``autocast_adapter_dtype=True``).
@@ -428,6 +426,9 @@ class Sim:
 
     # -- operations for longformer, big_bird
 
+    #: The ``hidden_act`` values :meth:`activation` covers.
+    ACTIVATIONS: tuple[str, ...] = ("gelu", "gelu_new", "relu")
+
     def unused(self, fn: Callable[[], T]) -> T:
         """A branch the forward computes but the loss never reaches (BigBird's pooler under an MLM head).
 
@@ -446,7 +447,7 @@ class Sim:
         return T(tuple(t.shape[i] for i in order), tuple(t.strides[i] for i in order), t.storage, t.grad, t.itemsize)
 
     def narrow(self, t: T, dim: int, length: int) -> T:
-        """``t[..., :length, ...]`` along ``dim`` (a slice from the start or, for the sizes here, anywhere): a view."""
+        """A slice of ``length`` along ``dim``: a view (the simulator keeps no offsets, so where it starts does not matter)."""
         shape = list(t.shape)
         shape[dim] = length
         return T(tuple(shape), t.strides, t.storage, t.grad, t.itemsize)
@@ -488,7 +489,7 @@ class Sim:
             return self.gelu_tanh(t)
         if name == "relu":
             return self.keep_output(t)
-        raise CalcError("costs_hidden_act", value=name, supported=", ".join(ACTIVATIONS))
+        raise CalcError("costs_hidden_act", value=name, supported=", ".join(self.ACTIVATIONS))
 
     def softmax_float32(self, t: T) -> T:
         """``softmax(x, dim, dtype=torch.float32)``: the input cast first (a copy that keeps nothing), then
