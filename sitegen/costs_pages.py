@@ -22,6 +22,8 @@ FVCORE_LAYER_NORM = 5
 CALFLOPS_BP_FACTOR = 2
 #: The scaling-law rule: 2 FLOPs per parameter per token forward, 4 backward.
 RULE_FACTOR = 6
+#: DeepSpeed's profiler summary: the backward taken as this many forwards (plus ``recompute_fwd_factor``).
+DEEPSPEED_BWD_FACTOR = 2
 #: BERT's two index buffers, ``position_ids`` and ``token_type_ids``: int64 [1, max_position_embeddings]
 #: each (``BertEmbeddings.__init__``). accelerate's estimator sizes buffers with the parameters.
 BERT_INDEX_BUFFERS = 2
@@ -137,4 +139,8 @@ def context() -> dict[str, Any]:
         "layer_norms": layer_norms,
         "hf_estimate": hf_estimate,
         "tool_figures": tool_figures,
+        "cost_rules": {
+            "fvcore_layer_norm": FVCORE_LAYER_NORM, "calflops_bp_factor": CALFLOPS_BP_FACTOR,
+            "rule_factor": RULE_FACTOR, "deepspeed_bwd_factor": DEEPSPEED_BWD_FACTOR,
+        },
     }

@@ -31,7 +31,7 @@ Lookups: ``tensor(inv, name)``, ``group(inv, key)``, ``layer(inv, i)``,
 ``all_mistakes(inv)``, ``round_to``, ``paper_rounding``, ``snippet_kwargs``.
 One training step (``sitegen/costs_pages.py``): ``training_step(inv, batch, seq_len, dtype, optimizer,
 checkpointing, plan)``, ``attention_flops``, ``layer_norms``, ``hf_estimate(inv)``,
-``tool_figures(inv, step, non_embedding)``, ``gib`` (binary units, as the CLI prints them).
+``tool_figures(inv, step, non_embedding)``, ``cost_rules`` (the tools' constants), ``gib`` (binary units, as the CLI prints them).
 Formatting in the page's language: ``n`` (109,482,240), ``signed`` (+304,128),
 ``short`` (109.5M / 1.09亿), ``short_m`` (109.5M in both), ``pct``,
 ``bytes``, ``shape``, ``paper(key)``, ``paper_short(key)`` (110M), ``label(key)``.
