@@ -424,6 +424,83 @@ class Sim:
         self._next = max(self._next, replay._next)
         return T(out.shape, out.strides, out.storage, x.grad, out.itemsize)
 
+    # -- operations for longformer, big_bird
+
+    #: The ``hidden_act`` values :meth:`activation` covers.
+    ACTIVATIONS: tuple[str, ...] = ("gelu", "gelu_new", "relu")
+
+    def unused(self, fn: Callable[[], T]) -> T:
+        """A branch the forward computes but the loss never reaches (BigBird's pooler under an MLM head).
+
+        Its FLOPs count in the forward, and autograd saves what its operations need
+        (saving happens as the forward runs, whatever the loss later reads); but no
+        gradient flows through it, so its backward FLOPs do not count and its
+        parameters end the step with ``.grad`` None (no gradient, no optimizer state).
+        """
+        backward, used = self.backward, set(self.used)
+        out = fn()
+        self.backward, self.used = backward, used
+        return out
+
+    def permute(self, t: T, order: Sequence[int]) -> T:
+        """``permute``: a view with the dimensions reordered."""
+        return T(tuple(t.shape[i] for i in order), tuple(t.strides[i] for i in order), t.storage, t.grad, t.itemsize)
+
+    def narrow(self, t: T, dim: int, length: int) -> T:
+        """A slice of ``length`` along ``dim``: a view (the simulator keeps no offsets, so where it starts does not matter)."""
+        shape = list(t.shape)
+        shape[dim] = length
+        return T(tuple(shape), t.strides, t.storage, t.grad, t.itemsize)
+
+    def as_strided(self, t: T, shape: Sequence[int], strides: Sequence[int]) -> T:
+        """``as_strided``: a view with the given geometry (overlapping chunks); its backward keeps no data."""
+        return T(tuple(shape), tuple(strides), t.storage, t.grad, t.itemsize)
+
+    def pad(self, t: T, shape: Sequence[int]) -> T:
+        """``nn.functional.pad`` with a constant: a new contiguous tensor; ``constant_pad_nd``'s backward
+        only slices the gradient (derivatives.yaml), so nothing is kept."""
+        return self.new(shape, t.grad, t.itemsize)
+
+    def mask(self, shape: Sequence[int]) -> T:
+        """A bool tensor made in the forward (a comparison, ``.bool()``): one byte a number, no gradient."""
+        return self.new(shape, False, 1)
+
+    def save_if(self, t: T, needed: bool) -> None:
+        """Keep ``t`` when the operation's input needs a gradient (``where``'s and ``masked_fill``'s condition)."""
+        if needed:
+            self.save(t)
+
+    def mul(self, a: T, b: T, shape: Sequence[int]) -> T:
+        """A broadcasting product of two tensors (``einsum`` with a contraction of size 1 becomes one):
+        ``mul``'s backward needs each factor for the other's gradient (derivatives.yaml), and no FLOPs count."""
+        if self.grad_mode:
+            if a.grad:
+                self.save(b)
+            if b.grad:
+                self.save(a)
+        return self.new(shape, a.grad or b.grad)
+
+    def activation(self, name: str, t: T) -> T:
+        """``ACT2FN[name]`` for the activations covered: ``gelu`` keeps its input, ``gelu_new`` is written out
+        (:meth:`gelu_tanh`), ``relu`` keeps its output (``threshold_backward`` reads the result)."""
+        if name == "gelu":
+            return self.keep_input(t)
+        if name == "gelu_new":
+            return self.gelu_tanh(t)
+        if name == "relu":
+            return self.keep_output(t)
+        raise CalcError("costs_hidden_act", value=name, supported=", ".join(self.ACTIVATIONS))
+
+    def softmax_float32(self, t: T) -> T:
+        """``softmax(x, dim, dtype=torch.float32)``: the input cast first (a copy that keeps nothing), then
+        ``_softmax``, whose backward needs its float32 output."""
+        if t.itemsize != 4:
+            t = self.new(t.shape, t.grad, 4)
+        out = self.new(t.shape, t.grad, 4)
+        if t.grad:
+            self.save(out)
+        return out
+
 
     # -- operations for deberta, deberta-v2, modernbert
 
@@ -433,8 +510,8 @@ class Sim:
         self.storages[t.storage] = 0
         return t
 
-    def mask(self, shape: Sequence[int], itemsize: int) -> T:
-        """A tensor built in the forward that never needs a gradient (an attention mask, a bool mask, a 0-dim scale)."""
+    def constant(self, shape: Sequence[int], itemsize: int) -> T:
+        """A tensor built in the forward that never needs a gradient (an attention mask of ones, a 0-dim scale)."""
         return self.new(shape, False, itemsize)
 
     def keep_other(self, t: T, other: T) -> T:
@@ -449,7 +526,7 @@ class Sim:
 
     def divide_by_scale(self, t: T) -> T:
         """``t / scale.to(t.dtype)`` with a fresh 0-dim tensor (DeBERTa's ``scaled_size_sqrt``): keeps that scalar."""
-        return self.keep_other(t, self.mask((), self.itemsize))
+        return self.keep_other(t, self.constant((), self.itemsize))
 
     def gather(self, t: T, index: T, shape: Sequence[int]) -> T:
         """``torch.gather(t, -1, index)``: derivatives.yaml's ``gather_backward(grad, self, dim, index)`` keeps
@@ -495,10 +572,6 @@ class Sim:
             step *= max(t.shape[i], 1)
         out = self.new(t.shape, grad)
         return T(out.shape, tuple(strides), out.storage, out.grad, out.itemsize)
-
-    def permute(self, t: T, dims: Sequence[int]) -> T:
-        """``Tensor.permute``: a view."""
-        return T(tuple(t.shape[i] for i in dims), tuple(t.strides[i] for i in dims), t.storage, t.grad, t.itemsize)
 
     def dead(self, fn: Callable[[], Any]) -> Any:
         """Run part of the forward whose result no loss depends on (DeBERTa-v2's shared key projection of the
@@ -582,7 +655,8 @@ def cost_model(inv: Inventory) -> CostModel:
     model = getattr(inv.family, "costs", None)
     if model is None:
         supported = ", ".join(mt for mt, f in FAMILIES.items() if getattr(f, "costs", None) is not None)
-        raise CalcError("costs_family", model_type=inv.model_type, supported=supported)
+        raise CalcError(getattr(inv.family, "costs_refusal", None) or "costs_family", model_type=inv.model_type,
+                        supported=supported)
     if model.architectures is not None and inv.architecture not in model.architectures:
         raise CalcError("costs_architecture", architecture=inv.architecture, supported=", ".join(model.architectures))
     return model

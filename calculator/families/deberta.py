@@ -372,7 +372,7 @@ def step_embeddings(sim: Sim, inv: Inventory, prefix: str, b: int, n: int, mask:
 
 def mask_as(sim: Sim, mask: T) -> T:
     """``attention_mask.unsqueeze(-1).to(dtype)``: the float32 mask itself, or a new copy in another dtype."""
-    return mask if mask.itemsize == sim.itemsize else sim.mask((*mask.shape, 1), sim.itemsize)
+    return mask if mask.itemsize == sim.itemsize else sim.constant((*mask.shape, 1), sim.itemsize)
 
 
 def step_heads(sim: Sim, inv: Inventory, prefix: str, seq: T) -> list[T]:
@@ -465,7 +465,7 @@ def step_attention(sim: Sim, p: str, c: dict[str, Any], x: T, rel: T | None) -> 
     q = sim.elementwise_like(q, sim.param_trains(a + "q_bias") or q.grad)  # (the bias is read either way)
     v = sim.elementwise_like(v, sim.param_trains(a + "v_bias") or v.grad)
     if q.grad:
-        sim.save(sim.mask((), sim.itemsize))  # query_layer / scale.to(dtype) keeps the scale
+        sim.save(sim.constant((), sim.itemsize))  # query_layer / scale.to(dtype) keeps the scale
     q = sim.elementwise_like(q, q.grad)
     scores = sim.bmm(q, sim.transpose(k, 2, 3))
     score: T | None = None
@@ -484,7 +484,7 @@ def step_attention(sim: Sim, p: str, c: dict[str, Any], x: T, rel: T | None) -> 
         if "p2c" in terms:
             pos_q = heads_of(sim.linear(a + "pos_q_proj", rows))
             if pos_q.grad:
-                sim.save(sim.mask((), 4))  # pos_query_layer /= scale (float32), in place
+                sim.save(sim.constant((), 4))  # pos_query_layer /= scale (float32), in place
             p2c = sim.bmm(k, sim.expand(sim.transpose(pos_q, 2, 3), (b, heads, d, 2 * span)))
             p2c = sim.transpose(sim.gather(p2c, sim.ids((1, 1, n, n)), (b, heads, n, n)), 2, 3)
             if score is None:
@@ -495,7 +495,7 @@ def step_attention(sim: Sim, p: str, c: dict[str, Any], x: T, rel: T | None) -> 
     if c["talking_head"]:
         mixed = sim.linear(a + "head_logits_proj", sim.permute(scores, (0, 2, 3, 1)))
         scores = sim.permute(mixed, (0, 3, 1, 2))
-    scores = sim.keep_other(scores, sim.mask((b, 1, n, n), 1))  # masked_fill(~mask.bool(), min)
+    scores = sim.keep_other(scores, sim.constant((b, 1, n, n), 1))  # masked_fill(~mask.bool(), min)
     probs = sim.dropout(sim.keep_output(scores))
     if c["talking_head"]:
         probs = sim.permute(sim.linear(a + "head_weights_proj", sim.permute(probs, (0, 2, 3, 1))), (0, 3, 1, 2))
@@ -528,9 +528,9 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     c = inv.config
     prefix = bert.step_prefix(inv)
     e = prefix + "encoder."
-    mask = sim.mask((b, n), 4)  # torch.ones(input_shape): float32
+    mask = sim.constant((b, n), 4)  # torch.ones(input_shape): float32
     x = step_embeddings(sim, inv, prefix, b, n, mask, step_layer_norm)
-    extended = sim.mask((b, 1, n, n), 4)  # get_attention_mask: float32 [B, 1, L, L]
+    extended = sim.constant((b, 1, n, n), 4)  # get_attention_mask: float32 [B, 1, L, L]
     rel = None
     if c["relative_attention"]:
         rel = sim.parameter(e + "rel_embeddings.weight", sim.shapes[e + "rel_embeddings.weight"])

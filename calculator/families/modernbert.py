@@ -251,7 +251,7 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     d = c["hidden_size"] // heads
     kinds = layer_kinds(c)
     # The rotary cos and sin, [1, L, D] in the model's dtype, once per kind of layer (no gradient).
-    rotary = {kind: (sim.mask((1, n, d), sim.itemsize), sim.mask((1, n, d), sim.itemsize)) for kind in sorted(set(kinds))}
+    rotary = {kind: (sim.constant((1, n, d), sim.itemsize), sim.constant((1, n, d), sim.itemsize)) for kind in sorted(set(kinds))}
     for i, kind in enumerate(kinds):
         x = sim.layer(step_layer(f"{prefix}layers.{i}.", i, heads, rotary[kind]), x)
     x = sim.layer_norm(prefix + "final_norm", x)
@@ -262,7 +262,7 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
         if c["classifier_pooling"] == "cls":
             x = sim.select(x, 1)
         else:  # (x * mask.unsqueeze(-1)).sum(1) / mask.sum(1): a bool [B, L] mask and an int64 [B, 1] count kept
-            x = sim.keep_other(sim.keep_other(x, sim.mask((b, n), 1)), sim.ids((b, 1)))
+            x = sim.keep_other(sim.keep_other(x, sim.constant((b, n), 1)), sim.ids((b, 1)))
             x = sim.new((b, c["hidden_size"]), x.grad)
     x = sim.layer_norm("head.norm", sim.keep_input(sim.linear("head.dense", x)))  # dense, GELU, norm
     if kind == "ForMaskedLM":
