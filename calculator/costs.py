@@ -424,6 +424,47 @@ class Sim:
         self._next = max(self._next, replay._next)
         return T(out.shape, out.strides, out.storage, x.grad, out.itemsize)
 
+    # -- operations for mobilebert, squeezebert, convbert, funnel
+
+    def scale_shift(self, x: T, weight: str, bias: str) -> T:
+        """``x * weight + bias`` with two parameter vectors (MobileBERT's ``NoNorm``).
+
+        ``mul`` (derivatives.yaml ``mul.Tensor``): the gradient of ``x`` needs the
+        weight (a parameter: not counted), the weight's needs ``x``, so ``x`` is kept
+        only when the weight trains; the ``add`` of the bias keeps nothing.
+        """
+        w_trains, b_trains = self.param_trains(weight), self.param_trains(bias)
+        if w_trains and self.grad_mode:
+            self.save(x)
+        scaled = self.new(x.shape, x.grad or w_trains)
+        return self.new(x.shape, scaled.grad or b_trains)
+
+    def concat(self, parts: Sequence[T], dim: int) -> T:
+        """``torch.cat``: a new tensor; its backward only slices the gradient (``cat``: nothing kept)."""
+        shape = list(parts[0].shape)
+        shape[dim] = sum(p.shape[dim] for p in parts)
+        return self.new(shape, any(p.grad for p in parts), parts[0].itemsize)
+
+    def matmul_by(self, x: T, m: T) -> T:
+        """``x.matmul(m)`` of an [..., k] activation by a computed [k, n] matrix: folded into one ``mm``.
+
+        ``mm`` (derivatives.yaml): ``self``'s gradient needs ``mat2``, ``mat2``'s needs
+        ``self``; ``m`` is a tensor of the forward here (not a parameter), so it is counted.
+        """
+        k, n = m.shape
+        flat = self.reshape(x, (-1, k))
+        rows = flat.shape[0]
+        flops = 2 * rows * k * n
+        self.forward += flops
+        if self.grad_mode:
+            if flat.grad:
+                self.backward += flops
+                self.save(m)
+            if m.grad:
+                self.backward += flops
+                self.save(flat)
+        return self.new((*x.shape[:-1], n), flat.grad or m.grad)
+
 
 def _infer(t: T, shape: Sequence[int]) -> tuple[int, ...]:
     shape = tuple(shape)

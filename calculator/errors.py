@@ -207,6 +207,20 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "Nothing trains, so there is no backward pass: loss.backward() fails when no parameter needs a gradient.",
         "zh": "没有可训练的参数，也就没有反向传播：没有参数需要梯度时 loss.backward() 会报错。",
     },
+    "costs_widths": {
+        "en": "{module} takes inputs {expected} wide, but this config gives it {got}-wide ones: the layer widths do not "
+        "fit together. transformers builds such a model, but its forward pass fails (or runs only by broadcasting), "
+        "so its training step is not costed. Make the widths agree.",
+        "zh": "{module} 的输入宽度应为 {expected}，而按这个配置它收到的输入宽度为 {got}：各层宽度对不上。"
+        "transformers 能构建这样的模型，但前向计算会报错（或只能靠广播勉强跑通），因此不计算它的训练开销。请让各宽度一致。",
+    },
+    "costs_no_ffn": {
+        "en": "With num_feedforward_networks = 0, MobileBertLayer still loops over its extra feed-forward networks "
+        "(self.ffn), which it never built, so the forward pass fails in PyTorch: there is no training step to cost. "
+        "Use at least 1.",
+        "zh": "num_feedforward_networks = 0 时，MobileBertLayer 仍会遍历额外的前馈网络（self.ffn），但它根本没有创建这个属性，"
+        "PyTorch 前向计算直接报错，因此没有训练步骤可算。请至少设为 1。",
+    },
 }
 
 #: The same codes when the value is empty (a cleared form field, ``""`` in a config):

@@ -42,10 +42,31 @@ KEYS = {
 }
 
 
+def adjust_mobilebert(rng: random.Random, raw: dict[str, Any]) -> None:
+    """Widths that fit together, multiples of the head count (else the forward fails: refused, tested apart),
+    that the common clamps in ``draw`` leave alone (H = A × at most 8); E ≤ H (the MLM head's [H − E, V]
+    matrix), sometimes E = H (no projection without the trigram); at least one feed-forward network."""
+    heads = raw["num_attention_heads"] = rng.choice([1, 2, 4])
+    raw["hidden_size"] = heads * rng.randint(1, 8)
+    raw["embedding_size"] = rng.choice([raw["hidden_size"], rng.randint(1, raw["hidden_size"])])
+    raw["intra_bottleneck_size"] = heads * rng.randint(1, 4)
+    bottleneck = raw.get("use_bottleneck", True)
+    if bottleneck and not raw.get("use_bottleneck_attention", False) and not raw.get("key_query_shared_bottleneck", True):
+        raw["intra_bottleneck_size"] = raw["hidden_size"]  # query and key read H, the residual B: W = H = B
+    if "true_hidden_size" in raw:  # written, as published files have it: the width the layer's input has
+        raw["true_hidden_size"] = raw["intra_bottleneck_size"] if bottleneck else raw["hidden_size"]
+    raw["num_feedforward_networks"] = rng.randint(1, 4)
+
+
+#: Per family, its own tweaks of the drawn config (after the common ones).
+ADJUST = {"mobilebert": adjust_mobilebert}
+
+
 def draw(rng: random.Random, model_type: str) -> dict[str, Any]:
     """A case the step can run: a config, class, pooler, settings and plan options."""
     family = FAMILIES[model_type]
     raw = random_config(rng, family)
+    ADJUST.get(model_type, lambda rng, raw: None)(rng, raw)  # before the common clamps below
     hidden, heads, layers, inner = KEYS.get(model_type, KEYS["bert"])
     if "type_vocab_size" in {f.key for f in family.fields}:
         raw["type_vocab_size"] = max(1, raw.get("type_vocab_size", 2))  # a [0, H] table cannot look up type 0
@@ -149,4 +170,28 @@ def test_step_matches_pytorch(model_type: str, index: int) -> None:
 
 
 def test_every_covered_family_has_a_case() -> None:
-    assert {"bert", "roberta", "xlm-roberta", "camembert", "electra", "ernie", "distilbert", "albert", "mpnet"} <= set(COVERED)
+    assert {"bert", "roberta", "xlm-roberta", "camembert", "electra", "ernie", "distilbert", "albert", "mpnet",
+            "mobilebert"} <= set(COVERED)
+
+
+def refused_and_fails(raw: dict[str, Any], architecture: str, code: str) -> None:
+    """The engine refuses ``raw`` with ``code``, and PyTorch indeed cannot run the step (the forward raises)."""
+    import torch
+
+    inv = engine_build(raw, architecture, None)
+    with pytest.raises(CalcError) as caught:
+        costs.compute(inv, costs.settings(2, 3))
+    assert caught.value.code == code
+    config = {k: v for k, v in raw.items() if k != "model_type"}
+    model = make_model(raw["model_type"], architecture, config, "fp32")
+    with pytest.raises((RuntimeError, AttributeError)):
+        model(input_ids=torch.zeros((2, 3), dtype=torch.long))
+
+
+def test_mobilebert_refusals_are_steps_pytorch_cannot_run() -> None:
+    tiny = {"model_type": "mobilebert", "vocab_size": 20, "embedding_size": 4, "hidden_size": 8, "num_hidden_layers": 1,
+            "num_attention_heads": 2, "intermediate_size": 6, "intra_bottleneck_size": 4, "max_position_embeddings": 8}
+    refused_and_fails({**tiny, "num_feedforward_networks": 0}, "MobileBertModel", "costs_no_ffn")
+    refused_and_fails({**tiny, "true_hidden_size": 6}, "MobileBertModel", "costs_widths")  # q reads the 4-wide bottleneck
+    refused_and_fails({**tiny, "key_query_shared_bottleneck": False}, "MobileBertModel", "costs_widths")  # q reads H
+    refused_and_fails({**tiny, "num_attention_heads": 3}, "MobileBertModel", "costs_widths")  # heads give 3 × 1
