@@ -465,6 +465,58 @@ class Sim:
                 self.save(flat)
         return self.new((*x.shape[:-1], n), flat.grad or m.grad)
 
+    def conv1x1(self, module: str, x: T) -> T:
+        """``nn.Conv1d`` with kernel size 1 on [B, C_in, L] (SqueezeBERT), or peft's LoRA layer around it.
+
+        ``convolution`` (derivatives.yaml) has one formula for input, weight and bias,
+        ``convolution_backward(grad, input, weight, ...)``: the input is kept whenever
+        any of the three needs a gradient, trained weight or not. FlopCounterMode counts
+        2·B·L·C_out·C_in/g forward and for the input's gradient, but the weight's
+        gradient as an ungrouped convolution: 2·B·L·C_out·C_in, g times more
+        (``conv_backward_flop`` passes [C_out, B, L] as the weight shape).
+        """
+        out_c, in_per_group = self.shapes[module + ".weight"][:2]
+        w_trains = self.param_trains(module + ".weight")
+        b_trains = module + ".bias" in self.shapes and self.param_trains(module + ".bias")
+        out = self._conv1x1(x, in_per_group, out_c, w_trains, b_trains)
+        r = self.lora.get(module)
+        if r is None:
+            return out
+        # peft's _ConvNd: lora_A = Conv1d(C_in, r, 1), lora_B = Conv1d(r, C_out, 1, groups=g), both float32;
+        # result + lora_B(lora_A(x.to(float32))) * scaling, then .to(dtype).
+        groups = x.shape[1] // in_per_group
+        wide = x if x.itemsize == ADAPTER_BYTES else self.new(x.shape, x.grad, ADAPTER_BYTES)
+        a = self._conv1x1(wide, x.shape[1], r, True, False, ADAPTER_BYTES)
+        b = self._conv1x1(a, r // groups, out_c, True, False, ADAPTER_BYTES)
+        scaled = self.pointwise(b)
+        summed = self.new(out.shape, True, max(out.itemsize, scaled.itemsize))
+        return summed if summed.itemsize == out.itemsize else self.new(out.shape, True, out.itemsize)
+
+    def unused(self, fn: Callable[["Sim"], T]) -> T:
+        """An output the class computes but does not return (SqueezeBERT's pooler under a token-level head).
+
+        Its forward runs (FLOPs counted, tensors saved: the hooks see them), but nothing
+        of it reaches the loss, so the backward never runs it and its parameters get no
+        ``.grad``.
+        """
+        backward, used = self.backward, set(self.used)
+        out = fn(self)
+        self.backward, self.used = backward, used
+        return out
+
+    def _conv1x1(self, x: T, in_per_group: int, out_c: int, w_grad: bool, b_grad: bool,
+                 itemsize: int | None = None) -> T:
+        batch, in_c, length = x.shape
+        flops = 2 * batch * length * out_c * in_per_group
+        self.forward += flops
+        if self.grad_mode and (x.grad or w_grad or b_grad):
+            self.save(x)
+            if x.grad:
+                self.backward += flops
+            if w_grad:
+                self.backward += 2 * batch * length * out_c * in_c
+        return self.new((batch, out_c, length), x.grad or w_grad or b_grad, itemsize)
+
 
 def _infer(t: T, shape: Sequence[int]) -> tuple[int, ...]:
     shape = tuple(shape)

@@ -47,3 +47,25 @@ def test_mobilebert_configs_pytorch_cannot_run_are_refused():
     assert "attention.self.query" in err.message("en") and "6" in err.message("zh")
     expect_error("costs_widths", step, {**tiny, "num_attention_heads": 3}, n=3)
     assert step(tiny, n=3).forward > 0
+
+
+def test_squeezebert_grouped_convolutions_by_hand():
+    # squeezebert/squeezebert-uncased: H = 768, I = 3072, 12 layers of 12 heads; 1×1 convolutions with
+    # groups 4 for Q, K, V and the feed-forward pair, 1 for the attention output. B = 1, L = 128: T = 128.
+    t, h, i = 128, 768, 3072
+    convs = [(h, h, 4)] * 3 + [(h, h, 1), (h, i, 4), (i, h, 4)]  # (in, out, groups)
+    conv_forward = sum(2 * t * cout * cin // g for cin, cout, g in convs)
+    attention = 4 * 128 * 128 * h  # QKᵀ and probabilities·V
+    pooler = 2 * h * h  # one token per sequence
+    c = step(get_preset("squeezebert/squeezebert-uncased").config, "SqueezeBertModel")
+    assert c.forward == 12 * (conv_forward + attention) + pooler
+    # FlopCounterMode counts a convolution's weight gradient as an ungrouped convolution
+    # (conv_backward_flop): 2·T·C_out·C_in, g times its forward; the input's gradient is the forward again.
+    weight_grads = sum(2 * t * cout * cin for cin, cout, _ in convs)
+    assert c.backward == 12 * (conv_forward + weight_grads + 2 * attention) + 2 * pooler
+    assert weight_grads > conv_forward * 2
+
+
+def test_squeezebert_refuses_checkpointing():
+    expect_error("costs_no_checkpointing", step, get_preset("squeezebert/squeezebert-uncased").config,
+                 "SqueezeBertModel", n=8, checkpointing=True)
