@@ -505,17 +505,76 @@ class Sim:
         return out
 
     def _conv1x1(self, x: T, in_per_group: int, out_c: int, w_grad: bool, b_grad: bool,
-                 itemsize: int | None = None) -> T:
+                 itemsize: int | None = None, kernel: int = 1) -> T:
+        """A stride-1 ``convolution`` whose padding keeps the length (kernel 1, or odd with padding k // 2)."""
         batch, in_c, length = x.shape
-        flops = 2 * batch * length * out_c * in_per_group
+        flops = 2 * batch * length * out_c * in_per_group * kernel
         self.forward += flops
         if self.grad_mode and (x.grad or w_grad or b_grad):
             self.save(x)
             if x.grad:
                 self.backward += flops
             if w_grad:
-                self.backward += 2 * batch * length * out_c * in_c
+                self.backward += 2 * batch * length * out_c * in_c * kernel
         return self.new((batch, out_c, length), x.grad or w_grad or b_grad, itemsize)
+
+    def conv1d(self, module: str, x: T) -> T:
+        """``nn.Conv1d`` of any odd kernel size k with padding k // 2 (ConvBERT's depthwise convolution):
+        what :meth:`conv1x1` keeps and counts, times k (the weight's gradient again as if ungrouped)."""
+        out_c, in_per_group, kernel = self.shapes[module + ".weight"]
+        if module in self.lora:
+            raise CalcError("costs_lora_conv", module=module, kernel=kernel)
+        w_trains = self.param_trains(module + ".weight")
+        b_trains = module + ".bias" in self.shapes and self.param_trains(module + ".bias")
+        return self._conv1x1(x, in_per_group, out_c, w_trains, b_trains, kernel=kernel)
+
+    def plus_param(self, t: T, name: str) -> T:
+        """``t += parameter`` in place (a bias added by hand): keeps nothing; the result needs a gradient if it trains."""
+        trains = self.param_trains(name)
+        return T(t.shape, t.strides, t.storage, (t.grad or trains) and self.grad_mode, t.itemsize)
+
+    def mul(self, a: T, b: T) -> T:
+        """``a * b`` of two activations of one shape (``mul.Tensor``: each factor kept for the other's
+        gradient). The output takes ``a``'s layout (TensorIterator orders dimensions by the first input)."""
+        if b.grad:
+            self.save(a)
+        if a.grad:
+            self.save(b)
+        out = self.new(a.shape, a.grad or b.grad)
+        strides = a.strides if _dense(a) else out.strides
+        return T(out.shape, strides, out.storage, out.grad, out.itemsize)
+
+    def grouped_linear(self, module: str, x: T) -> T:
+        """ConvBERT's ``GroupedLinearLayer`` on [B, L, in]: a view [B·L, G, in/G] permuted to [G, B·L, in/G],
+        ``matmul`` by the bare weight [G, in/G, out/G] (a ``bmm``: keeps the input if the weight trains),
+        permuted back and reshaped to [B, L, out] (a copy unless B·L = 1), plus the bias (keeps nothing)."""
+        groups, in_g, out_g = self.shapes[module + ".weight"]
+        w_trains = self.param_trains(module + ".weight")
+        b_trains = self.param_trains(module + ".bias")
+        b, n = x.shape[0], x.shape[1]
+        split = self.transpose(self.view(x, (-1, groups, in_g)), 0, 1)
+        flops = 2 * groups * (b * n) * in_g * out_g
+        self.forward += flops
+        if self.grad_mode:
+            if split.grad:
+                self.backward += flops
+            if w_trains:
+                self.backward += flops
+                self.save(split)
+        out = self.new((groups, b * n, out_g), split.grad or w_trains)
+        out = self.reshape(self.transpose(out, 0, 1), (b, n, groups * out_g))
+        return self.new(out.shape, out.grad or b_trains)
+
+
+def _dense(t: T) -> bool:
+    """Whether ``t``'s strides are a permutation of a contiguous layout (no gaps, no overlap)."""
+    order = sorted(range(len(t.shape)), key=lambda d: t.strides[d])
+    expected = 1
+    for d in order:
+        if t.shape[d] != 1 and t.strides[d] != expected:
+            return False
+        expected *= t.shape[d]
+    return True
 
 
 def _infer(t: T, shape: Sequence[int]) -> tuple[int, ...]:

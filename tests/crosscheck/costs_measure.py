@@ -77,6 +77,30 @@ def lora(model, settings: dict[str, Any]):
         return get_peft_model(model, config)
 
 
+class _GlobalOnly:
+    """Stands in for FlopCounterMode's ModuleTracker: every count goes to "Global" only.
+
+    The tracker only attributes counts to modules (``get_total_flops`` is the "Global"
+    sum either way), but its pre-hook on every module's inputs fails on a view made
+    without a graph inside a reentrant-checkpointed layer (ConvBERT passes
+    ``hidden_states.transpose(1, 2)`` to its separable convolution): "Expected gradient
+    function to be set". The totals are counted by FlopCounterMode itself, unchanged.
+    """
+
+    parents = {"Global"}
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *args) -> None:
+        return None
+
+
+def global_counter(counter):
+    counter.mod_tracker = _GlobalOnly()
+    return counter
+
+
 def measure(model, hf_model, batch: int, seq_len: int, vocab: int, optimizer: str, checkpointing: bool) -> dict[str, int]:
     """Run one step of ``model`` (``hf_model`` is the transformers model inside it) and measure every figure."""
     import torch
@@ -96,7 +120,7 @@ def measure(model, hf_model, batch: int, seq_len: int, vocab: int, optimizer: st
             saved[storage.data_ptr()] = storage.nbytes()
         return t
 
-    counter = FlopCounterMode(display=False)
+    counter = global_counter(FlopCounterMode(display=False))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         with counter, torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
@@ -104,7 +128,7 @@ def measure(model, hf_model, batch: int, seq_len: int, vocab: int, optimizer: st
     forward = counter.get_total_flops()
     values = out.to_tuple() if hasattr(out, "to_tuple") else tuple(out)
     loss = sum(v.float().sum() for v in values if torch.is_tensor(v) and v.is_floating_point())
-    counter = FlopCounterMode(display=False)
+    counter = global_counter(FlopCounterMode(display=False))
     with counter:
         loss.backward()
     backward = counter.get_total_flops()

@@ -12,6 +12,7 @@ forward (parameters and buffers left out). Every figure must be equal.
 """
 from __future__ import annotations
 
+import math
 import os
 import random
 from typing import Any
@@ -67,8 +68,25 @@ def adjust_squeezebert(rng: random.Random, raw: dict[str, Any]) -> None:
     raw["intermediate_size"] = 4 * rng.randint(1, 15) - 1
 
 
+def adjust_convbert(rng: random.Random, raw: dict[str, Any]) -> None:
+    """An odd kernel; H = 2·A'·d (A' = A // head_ratio kept heads) and widths the feed-forward groups
+    divide (else the forward fails: refused, tested apart), chosen so that the common clamps in ``draw``
+    leave them alone (H = A × at most 8; I written as G·k − 1, which ``% 64 + 1`` turns into G·k)."""
+    raw["conv_kernel_size"] = rng.choice([1, 3, 5])
+    heads = raw["num_attention_heads"] = rng.choice([1, 2, 4])
+    ratio = raw["head_ratio"] = rng.randint(1, 3)
+    groups = raw["num_groups"] = rng.choice([1, 1, 2])
+    kept = max(heads // ratio, 1)
+    unit = math.lcm(heads, 2 * kept * groups)
+    raw["hidden_size"] = unit * rng.randint(1, max(1, heads * 8 // unit))
+    raw["intermediate_size"] = groups * rng.randint(1, 12) - 1
+    if rng.random() < 0.5:
+        raw["embedding_size"] = raw["hidden_size"]
+
+
 #: Per family, its own tweaks of the drawn config (after the common ones).
-ADJUST = {"mobilebert": adjust_mobilebert, "squeezebert": adjust_squeezebert}
+ADJUST = {"mobilebert": adjust_mobilebert, "squeezebert": adjust_squeezebert,
+          "convbert": adjust_convbert}
 
 
 def draw(rng: random.Random, model_type: str) -> dict[str, Any]:
@@ -164,7 +182,8 @@ def test_step_matches_pytorch(model_type: str, index: int) -> None:
             inv, plan, got = engine_side(case)
         except CalcError as exc:
             if exc.code in ("costs_nothing_trainable", "lora_target_missing", "lora_target_saved",
-                            "lora_targets_required", "lora_no_linear", "lora_conv_groups"):
+                            "lora_targets_required", "lora_no_linear", "lora_conv_groups",
+                            "lora_target_unsupported"):
                 continue
             raise
         break
@@ -180,7 +199,7 @@ def test_step_matches_pytorch(model_type: str, index: int) -> None:
 
 def test_every_covered_family_has_a_case() -> None:
     assert {"bert", "roberta", "xlm-roberta", "camembert", "electra", "ernie", "distilbert", "albert", "mpnet",
-            "mobilebert", "squeezebert"} <= set(COVERED)
+            "mobilebert", "squeezebert", "convbert"} <= set(COVERED)
 
 
 def refused_and_fails(raw: dict[str, Any], architecture: str, code: str) -> None:
@@ -204,3 +223,12 @@ def test_mobilebert_refusals_are_steps_pytorch_cannot_run() -> None:
     refused_and_fails({**tiny, "true_hidden_size": 6}, "MobileBertModel", "costs_widths")  # q reads the 4-wide bottleneck
     refused_and_fails({**tiny, "key_query_shared_bottleneck": False}, "MobileBertModel", "costs_widths")  # q reads H
     refused_and_fails({**tiny, "num_attention_heads": 3}, "MobileBertModel", "costs_widths")  # heads give 3 × 1
+
+
+def test_convbert_refusals_are_steps_pytorch_cannot_run() -> None:
+    tiny = {"model_type": "convbert", "vocab_size": 20, "embedding_size": 8, "hidden_size": 8, "num_hidden_layers": 1,
+            "num_attention_heads": 2, "head_ratio": 1, "intermediate_size": 6, "max_position_embeddings": 8,
+            "conv_kernel_size": 3}
+    refused_and_fails({**tiny, "conv_kernel_size": 4}, "ConvBertModel", "costs_even_kernel")
+    refused_and_fails({**tiny, "hidden_size": 6}, "ConvBertModel", "costs_widths")  # 2 heads of (6 // 2) // 2 = 1
+    refused_and_fails({**tiny, "num_groups": 4, "intermediate_size": 10}, "ConvBertModel", "costs_widths")  # 4 ∤ 10

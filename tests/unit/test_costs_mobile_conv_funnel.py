@@ -69,3 +69,33 @@ def test_squeezebert_grouped_convolutions_by_hand():
 def test_squeezebert_refuses_checkpointing():
     expect_error("costs_no_checkpointing", step, get_preset("squeezebert/squeezebert-uncased").config,
                  "SqueezeBertModel", n=8, checkpointing=True)
+
+
+def test_convbert_mixed_attention_by_hand():
+    # YituTech/conv-bert-base: H = 768, 12 heads halved by head_ratio 2 (A' = 6 of size d = 64: W = 384 wide),
+    # kernel k = 9, I = 3072, 12 layers. B = 1, L = 128: T = 128.
+    t, h, w, k, i, heads = 128, 768, 384, 9, 3072, 6
+    per_layer = (
+        4 * 2 * t * h * w  # query, key, value, conv_out_layer: H → W
+        + 2 * t * h * k  # depthwise convolution: one k-wide filter per channel
+        + 2 * t * h * w  # pointwise convolution H → W
+        + 2 * t * w * heads * k  # conv_kernel_layer: W → A'·k
+        + 2 * t * w * k  # each position's window [d, k] times its kernel [k, 1]
+        + 4 * 128 * 128 * w  # QKᵀ and probabilities·V over the kept heads
+        + 2 * t * h * h + 2 * 2 * t * h * i  # output dense, feed-forward pair
+    )
+    c = step(get_preset("YituTech/conv-bert-base").config, "ConvBertModel")
+    assert c.forward == 12 * per_layer
+    # Everything trains: twice the forward, except that FlopCounterMode counts the depthwise convolution's
+    # weight gradient as an ungrouped convolution (2·T·H·H·k instead of 2·T·H·k).
+    assert c.backward == 2 * c.forward + 12 * (2 * t * h * h * k - 2 * t * h * k)
+
+
+def test_convbert_configs_pytorch_cannot_run_are_refused():
+    tiny = {"model_type": "convbert", "vocab_size": 20, "embedding_size": 8, "hidden_size": 8, "num_hidden_layers": 1,
+            "num_attention_heads": 2, "head_ratio": 1, "intermediate_size": 6, "max_position_embeddings": 8,
+            "conv_kernel_size": 3}
+    assert step(tiny, n=3).forward > 0
+    expect_error("costs_even_kernel", step, {**tiny, "conv_kernel_size": 4}, n=3)
+    expect_error("costs_widths", step, {**tiny, "hidden_size": 6}, n=3)
+    expect_error("costs_widths", step, {**tiny, "num_groups": 4}, n=3)
