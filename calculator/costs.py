@@ -565,6 +565,105 @@ class Sim:
         out = self.reshape(self.transpose(out, 0, 1), (b, n, groups * out_g))
         return self.new(out.shape, out.grad or b_trains)
 
+    def permute(self, t: T, dims: Sequence[int]) -> T:
+        """``permute``: a view with the dimensions reordered."""
+        return T(tuple(t.shape[d] for d in dims), tuple(t.strides[d] for d in dims), t.storage, t.grad, t.itemsize)
+
+    def narrow(self, t: T, dim: int, length: int, step: int = 1) -> T:
+        """A slice ``t[..., start:start + length·step:step, ...]`` along ``dim``: a view (its offset does not matter)."""
+        shape, strides = list(t.shape), list(t.strides)
+        shape[dim] = length
+        strides[dim] *= step
+        return T(tuple(shape), tuple(strides), t.storage, t.grad, t.itemsize)
+
+    def einsum(self, spec: str, a: T, b: T) -> T:
+        """``torch.einsum`` of two operands as ATen runs it (``sumproduct_pair``; a plain product when every
+        summed label has size 1): both are permuted to the
+        output's labels followed by the summed ones, then split into the labels both have (not summed,
+        size > 1: the batch), those of the left only, the summed, those of the right only; the left is
+        reshaped to [batch, left, summed], the right to [batch, summed, right] (copies where strides
+        demand), one ``bmm`` (each kept for the other's gradient), its output viewed back."""
+        inputs, out_labels = spec.split("->")
+        la, lb = inputs.split(",")
+        size = {c: d for c, d in zip(la, a.shape)}
+        size.update({c: d for c, d in zip(lb, b.shape)})
+        summed = [c for c in la + lb if c not in out_labels and size[c] != 1]  # size-1 ones are squeezed away
+        summed = list(dict.fromkeys(summed))
+        if not summed:  # nothing left to contract: einsum multiplies (mul.Tensor keeps each for the other)
+            if b.grad:
+                self.save(a)
+            if a.grad:
+                self.save(b)
+            return self.new(tuple(size[c] for c in out_labels), a.grad or b.grad)
+        batch, left, right = [], [], []
+        for c in out_labels:
+            sl = c in la and size[c] != 1
+            sr = c in lb and size[c] != 1
+            (batch if sl and sr else left if sl else right).append(c)
+
+        def arranged(t: T, labels: str, order: list[str]) -> T:
+            shape = tuple(size[c] if c in labels else 1 for c in order)
+            strides = tuple(t.strides[labels.index(c)] if c in labels else 1 for c in order)
+            return T(shape, strides, t.storage, t.grad, t.itemsize)
+
+        def prod(labels: list[str]) -> int:
+            n = 1
+            for c in labels:
+                n *= size[c]
+            return n
+
+        nb, nl, nk, nr = prod(batch), prod(left), prod(summed), prod(right)
+        a3 = self.reshape(arranged(a, la, batch + left + summed + right), (nb, nl, nk))
+        b3 = self.reshape(arranged(b, lb, batch + summed + right + left), (nb, nk, nr))
+        flops = 2 * nb * nl * nk * nr
+        self.forward += flops
+        if self.grad_mode:
+            if a3.grad:
+                self.backward += flops
+                self.save(b3)
+            if b3.grad:
+                self.backward += flops
+                self.save(a3)
+        out = self.new((nb, nl, nr), a3.grad or b3.grad)
+        order = batch + left + right
+        stride, strides = 1, {}
+        for c in reversed(order):
+            strides[c] = stride
+            stride *= size[c]
+        return T(tuple(size[c] for c in out_labels), tuple(strides[c] for c in out_labels), out.storage, out.grad,
+                 out.itemsize)
+
+    def param(self, name: str) -> T:
+        """A parameter used directly as an operand (Funnel's ``r_kernel``, ``seg_embed``): never counted as saved."""
+        trains = self.param_trains(name)
+        t = self.new(self.shapes[name], trains)
+        self.storages[t.storage] = 0
+        return t
+
+    def keep_other(self, t: T, other: T) -> T:
+        """``t *= other`` in place with ``other`` needing no gradient (Funnel's ``cls_mask``): ``mul_`` keeps
+        ``other`` for ``t``'s gradient."""
+        if t.grad:
+            self.save(other)
+        return t
+
+    def where(self, condition: T, a: T) -> T:
+        """``torch.where(condition, x, y)``: the backward needs only the condition (kept)."""
+        if a.grad:
+            self.save(condition)
+        return self.new(a.shape, a.grad)
+
+    def pool_pairs(self, x: T, mode: str) -> T:
+        """``avg_pool2d`` / ``max_pool2d`` over pairs of positions (kernel and stride (2, 1), ceil_mode) of a
+        [B, 1, L, D] tensor: the mean keeps its input; the max its input and the int64 indices."""
+        b, one, n, d = x.shape
+        out_n = (n + 1) // 2
+        if x.grad:
+            self.save(x)
+            if mode == "max":
+                self.save(self.new((b, one, out_n, d), False, INDEX_BYTES))
+        return self.new((b, one, out_n, d), x.grad)
+
 
 def _dense(t: T) -> bool:
     """Whether ``t``'s strides are a permutation of a contiguous layout (no gaps, no overlap)."""

@@ -233,6 +233,26 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "conv_kernel_size = {value} 是偶数：此时卷积输出 L + 1 个位置，而 unfold 只输出 L − 1 个，"
         "ConvBERT 的前向计算在 PyTorch 中会报错，因此没有训练步骤可算。请使用奇数。",
     },
+    "costs_funnel_factorized": {
+        "en": "The training-step cost of Funnel's factorized attention (attention_type = factorized) is not worked out "
+        "yet, and this calculator does not guess; the published relative_shift attention is.",
+        "zh": "尚未推导 Funnel 分解式注意力（attention_type = factorized）训练一步的开销，计算器不做估算；"
+        "已发布模型所用的 relative_shift 注意力已精确支持。",
+    },
+    "costs_funnel_short": {
+        "en": "With L = {value} tokens, Funnel's relative positions for block {block} fall outside its sinusoid table or "
+        "do not cover the keys, so the forward pass fails in PyTorch: there is no training step to cost. "
+        "Use a longer sequence or fewer blocks.",
+        "zh": "序列长度 L = {value} 时，Funnel 第 {block} 块的相对位置超出了正弦位置表，或覆盖不了全部 key，"
+        "PyTorch 前向计算会报错，因此没有训练步骤可算。请加长序列或减少块数。",
+    },
+    "costs_funnel_empty_block": {
+        "en": "Block {block} of block_sizes has no layers but a later block has: the encoder pools the attention masks "
+        "for the empty block but not the hidden states, so the forward pass fails in PyTorch and there is no training "
+        "step to cost.",
+        "zh": "block_sizes 中第 {block} 块没有层，而后面的块有层：编码器会为这个空块池化注意力掩码，却不池化隐藏状态，"
+        "PyTorch 前向计算因此报错，没有训练步骤可算。",
+    },
 }
 
 #: The same codes when the value is empty (a cleared form field, ``""`` in a config):

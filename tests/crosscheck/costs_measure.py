@@ -45,6 +45,9 @@ def freeze(model, embeddings: bool, layers: int, all_but_head: bool) -> None:
                 module.requires_grad_(False)
     if hasattr(base, "transformer"):
         blocks = base.transformer.layer  # DistilBERT
+    elif hasattr(base.encoder, "blocks"):  # Funnel: the blocks' layers in order, then the decoder's
+        decoder = list(base.decoder.layers) if hasattr(base, "decoder") else []
+        blocks = [layer for block in base.encoder.blocks for layer in block] + decoder
     elif hasattr(base.encoder, "layers"):
         blocks = base.encoder.layers  # SqueezeBERT
     elif hasattr(base.encoder, "albert_layer_groups"):

@@ -99,3 +99,36 @@ def test_convbert_configs_pytorch_cannot_run_are_refused():
     expect_error("costs_even_kernel", step, {**tiny, "conv_kernel_size": 4}, n=3)
     expect_error("costs_widths", step, {**tiny, "hidden_size": 6}, n=3)
     expect_error("costs_widths", step, {**tiny, "num_groups": 4}, n=3)
+
+
+def test_funnel_relative_attention_by_hand():
+    # FunnelBaseModel with one block of one layer (no pooling): D = 8, N = 2 heads of D_h = 3, I = 6;
+    # B = 2, L = 5: T = 10 tokens. The relative position vectors of block 0 are 2L = 10 rows.
+    raw = {"model_type": "funnel", "vocab_size": 20, "block_sizes": [1], "d_model": 8, "n_head": 2, "d_head": 3,
+           "d_inner": 6}
+    b, n, t, d, heads, dh, inner, rows = 2, 5, 10, 8, 2, 3, 6, 10
+    forward = (
+        3 * 2 * t * d * heads * dh  # q_head, k_head, v_head
+        + 2 * b * heads * n * n * dh  # content scores (einsum bind,bjnd->bnij)
+        + 2 * rows * d * heads * dh  # r_head = r · r_kernel (td,dnh->tnh): once per layer, not per sequence
+        + 2 * b * heads * n * rows * dh  # positional scores before the relative shift (binh,tnh->bnit)
+        + 2 * b * n * heads * dh * 2  # token-type scores against seg_embed's two rows (bind,snd->bnis)
+        + 2 * b * heads * n * n * dh  # probabilities · values
+        + 2 * t * heads * dh * d  # post_proj
+        + 2 * 2 * t * d * inner  # the feed-forward pair
+    )
+    c = step(raw, "FunnelBaseModel", b=2, n=5)
+    assert c.forward == forward
+    # The sinusoids r need no gradient: r_head's backward is only r_kernel's, so one matmul less than twice.
+    assert c.backward == 2 * forward - 2 * rows * d * heads * dh
+
+
+def test_funnel_refusals():
+    raw = {"model_type": "funnel", "vocab_size": 20, "block_sizes": [1, 1], "d_model": 8, "n_head": 2, "d_head": 3,
+           "d_inner": 6}
+    expect_error("costs_funnel_factorized", step, {**raw, "attention_type": "factorized"}, n=4)
+    expect_error("costs_funnel_empty_block", step, {**raw, "block_sizes": [1, 0, 1]}, n=4)
+    expect_error("costs_widths", step, {**raw, "d_model": 7}, n=4)
+    expect_error("costs_funnel_short", step, raw, n=2)
+    expect_error("costs_no_checkpointing", step, raw, n=4, checkpointing=True)
+    assert step(raw, n=3).forward > 0
