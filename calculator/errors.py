@@ -233,12 +233,6 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "conv_kernel_size = {value} 是偶数：此时卷积输出 L + 1 个位置，而 unfold 只输出 L − 1 个，"
         "ConvBERT 的前向计算在 PyTorch 中会报错，因此没有训练步骤可算。请使用奇数。",
     },
-    "costs_funnel_factorized": {
-        "en": "The training-step cost of Funnel's factorized attention (attention_type = factorized) is not worked out "
-        "yet, and this calculator does not guess; the published relative_shift attention is.",
-        "zh": "尚未推导 Funnel 分解式注意力（attention_type = factorized）训练一步的开销，计算器不做估算；"
-        "已发布模型所用的 relative_shift 注意力已精确支持。",
-    },
     "costs_funnel_short": {
         "en": "With L = {value} tokens, Funnel's relative positions for block {block} fall outside its sinusoid table or "
         "do not cover the keys, so the forward pass fails in PyTorch: there is no training step to cost. "

@@ -267,12 +267,16 @@ class Inputs:
     def __init__(self, sim: Sim, c: Mapping[str, Any], b: int, n: int) -> None:
         d = c["d_model"]
         self.length = n
-        self.rows = position_lengths(len(c["block_sizes"]), n)
-        self.r = {}  # (block, shift) → the gathered [rows, D] vectors, made once per init
-        for i, (plain, pooling) in enumerate(self.rows):
-            self.r[(i, 1)] = sim.new((plain, d), False)
-            if pooling is not None:
-                self.r[(i, 2)] = sim.new((pooling, d), False)
+        self.r: dict[tuple[int, int], T] = {}  # (block, shift) → the gathered [rows, D] vectors, made once per init
+        self.factorized = c["attention_type"] == "factorized"
+        if self.factorized:  # phi, pi (query side), psi, omega (key side): [L, 2·⌊D/2⌋] concatenated sinusoids
+            width = 2 * (d // 2)
+            self.phi, self.pi, self.psi, self.omega = (sim.new((n, width), False) for _ in range(4))
+        else:
+            for i, (plain, pooling) in enumerate(position_lengths(len(c["block_sizes"]), n)):
+                self.r[(i, 1)] = sim.new((plain, d), False)
+                if pooling is not None:
+                    self.r[(i, 2)] = sim.new((pooling, d), False)
         self.types = sim.new((b, n, n), False, 1)  # token_type_mat: bool
         self.cls = sim.new((n, n), False)  # cls_mask: pad(new_ones([L − 1, L − 1])), the model's dtype
 
@@ -282,6 +286,8 @@ class Inputs:
         rows = (i + 1) // 2
         self.types = sim.narrow(sim.new((b, i + 1, j), False, 1), 1, rows, 2)
         self.cls = sim.narrow(sim.new((i + 1, j), False), 0, rows, 2)
+        if self.factorized:
+            self.phi, self.pi = (sim.narrow(sim.new((i + 1, t.shape[1]), False), 0, rows, 2) for t in (self.phi, self.pi))
 
     def pool_columns(self, sim: Sim) -> None:
         """``stride_pool`` of the key axis after the pooling layer."""
@@ -289,10 +295,13 @@ class Inputs:
         cols = (j + 1) // 2
         self.types = sim.narrow(sim.new((b, i, j + 1), False, 1), 2, cols, 2)
         self.cls = sim.narrow(sim.new((i, j + 1), False), 1, cols, 2)
+        if self.factorized:
+            self.psi, self.omega = (sim.narrow(sim.new((j + 1, t.shape[1]), False), 0, cols, 2)
+                                    for t in (self.psi, self.omega))
 
 
 def step_attention(sim: Sim, c: Mapping[str, Any], a: str, query: T, kv: T, block: int, inputs: Inputs) -> T:
-    """``FunnelRelMultiheadAttention`` (relative_shift): content, positional and token-type scores by einsum."""
+    """``FunnelRelMultiheadAttention``: content, positional and token-type scores by einsum."""
     b, i, _ = query.shape
     j = kv.shape[1]
     n, h = c["n_head"], c["d_head"]
@@ -304,16 +313,10 @@ def step_attention(sim: Sim, c: Mapping[str, Any], a: str, query: T, kv: T, bloc
         return sim.new((n, h), sim.param_trains(a + name))  # r_*_bias * scale
 
     content = sim.einsum("bind,bjnd->bnij", sim.add(q, scaled("r_w_bias")), k)
-    shift = 2 if i != j else 1
-    r = inputs.r[(block, shift)]
-    rows = r.shape[0]
-    r_head = sim.einsum("td,dnh->tnh", r, sim.param(a + "r_kernel"))
-    positional = sim.einsum("binh,tnh->bnit", sim.add(q, scaled("r_r_bias")), r_head)
-    positional = sim.narrow(sim.reshape(positional, (b, n, rows, i)), 2, rows - shift)
-    positional = sim.reshape(positional, (b, n, i, rows - shift))
-    if rows - shift < j:  # ``positional_attn *= cls_mask`` cannot broadcast in place: PyTorch fails
-        raise CalcError("costs_funnel_short", value=inputs.length, block=block)
-    positional = sim.narrow(positional, 3, j)
+    if inputs.factorized:
+        positional = step_factorized(sim, a, sim.add(q, scaled("r_r_bias")), inputs)
+    else:
+        positional = step_relative_shift(sim, a, sim.add(q, scaled("r_r_bias")), j, block, inputs)
     positional = sim.keep_other(positional, inputs.cls)
     types = sim.einsum("bind,snd->bnis", sim.add(q, scaled("r_s_bias")), sim.param(a + "seg_embed"))
     condition = sim.expand(sim.view(inputs.types, (b, 1, i, j)), (b, n, i, j))
@@ -323,6 +326,32 @@ def step_attention(sim: Sim, c: Mapping[str, Any], a: str, query: T, kv: T, bloc
     vec = sim.reshape(sim.einsum("bnij,bjnd->bind", probs, v), (b, i, n * h))
     out = sim.dropout(sim.linear(a + "post_proj", vec))
     return sim.layer_norm(a + "layer_norm", sim.add(query, out))
+
+
+def step_factorized(sim: Sim, a: str, q: T, inputs: Inputs) -> T:
+    """The factorized positional scores: q · r_kernel (binh,dnh->bind), times phi and pi (each product keeps
+    the sinusoids), against psi and omega (bind,jd->bnij, twice), summed."""
+    q_r = sim.einsum("binh,dnh->bind", q, sim.param(a + "r_kernel"))
+    b, i, n, d = q_r.shape
+    first = sim.pointwise(sim.keep_other(q_r, inputs.phi))  # q_r * phi[:, None]
+    second = sim.pointwise(sim.keep_other(q_r, inputs.pi))
+    return sim.add(sim.einsum("bind,jd->bnij", first, inputs.psi), sim.einsum("bind,jd->bnij", second, inputs.omega))
+
+
+def step_relative_shift(sim: Sim, a: str, q: T, j: int, block: int, inputs: Inputs) -> T:
+    """The relative_shift positional scores: q against r · r_kernel, then shifted by reshapes and slices (views)."""
+    b, i, n, _ = q.shape
+    shift = 2 if i != j else 1
+    r = inputs.r[(block, shift)]
+    rows = r.shape[0]
+    r_head = sim.einsum("td,dnh->tnh", r, sim.param(a + "r_kernel"))
+    positional = sim.einsum("binh,tnh->bnit", q, r_head)
+    positional = sim.narrow(sim.reshape(positional, (b, n, rows, i)), 2, rows - shift)
+    positional = sim.reshape(positional, (b, n, i, rows - shift))
+    if rows - shift < j:  # ``positional_attn *= cls_mask`` cannot broadcast in place: PyTorch fails
+        raise CalcError("costs_funnel_short", value=inputs.length, block=block)
+    positional = sim.narrow(positional, 3, j)
+    return positional
 
 
 def step_layer(sim: Sim, c: Mapping[str, Any], p: str, query: T, kv: T, block: int, inputs: Inputs) -> T:
@@ -403,13 +432,10 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
 
 
 def step_check(inv: Inventory) -> None:
-    """Besides BERT's refusals: the factorized attention is not worked out (refused, not guessed); an odd
-    d_model (sinusoids one column short) or an empty block before a non-empty one makes PyTorch's forward pass fail (the sequence length too short
+    """Besides BERT's refusals: an odd d_model (sinusoids one column short) or an empty block before a non-empty one makes PyTorch's forward pass fail (the sequence length too short
     for the relative positions is refused while the step is worked out: it depends on L)."""
     bert.step_check(inv)
     c = inv.config
-    if c["attention_type"] != "relative_shift":
-        raise CalcError("costs_funnel_factorized")
     if c["d_model"] % 2:  # the sinusoids are 2·⌊D/2⌋ wide: gathering D columns of them fails
         raise CalcError("costs_widths", module="attention.r_kernel", expected=c["d_model"], got=c["d_model"] - 1)
     sizes = list(c["block_sizes"])

@@ -87,12 +87,11 @@ def adjust_convbert(rng: random.Random, raw: dict[str, Any]) -> None:
 
 def adjust_funnel(rng: random.Random, raw: dict[str, Any]) -> None:
     """transformers' own key names (the family's sample uses HF's aliases now and then), an even width the
-    common clamps keep, the published relative_shift attention, no empty block after the first (the last two
-    refused, tested apart); sequences too short for the blocks are refused and redrawn."""
+    common clamps keep, no empty block after the first (both refused, tested apart); sequences too short for
+    the blocks' relative positions are refused and redrawn."""
     if "hidden_size" in raw:
         raw["d_model"] = raw.pop("hidden_size")
     raw["n_head"] = raw.pop("num_attention_heads", raw.get("n_head", 2)) or 1
-    raw["attention_type"] = "relative_shift"
     raw["d_model"] = raw["n_head"] * 2 * rng.randint(1, 4)  # even (odd: refused), kept by the common clamps
     blocks = raw.get("block_sizes", [4, 4, 4])
     blocks = raw["block_sizes"] = [blocks[0]] + [size or 1 for size in blocks[1:]]  # empty later blocks: refused

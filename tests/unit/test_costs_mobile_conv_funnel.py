@@ -126,7 +126,7 @@ def test_funnel_relative_attention_by_hand():
 def test_funnel_refusals():
     raw = {"model_type": "funnel", "vocab_size": 20, "block_sizes": [1, 1], "d_model": 8, "n_head": 2, "d_head": 3,
            "d_inner": 6}
-    expect_error("costs_funnel_factorized", step, {**raw, "attention_type": "factorized"}, n=4)
+    assert step({**raw, "attention_type": "factorized"}, n=2).forward > 0  # no relative shift: two tokens run
     expect_error("costs_funnel_empty_block", step, {**raw, "block_sizes": [1, 0, 1]}, n=4)
     expect_error("costs_widths", step, {**raw, "d_model": 7}, n=4)
     expect_error("costs_funnel_short", step, raw, n=2)
