@@ -334,9 +334,12 @@ def step_mlm(sim: Sim, x: T) -> T:
     ``cat([decoder.weight.t(), dense.weight])`` ([H, V], a new tensor), ``+= decoder.bias`` in place.
 
     ``cls.predictions.dense`` is read through ``.weight`` only: under LoRA its adapters
-    never run (and get no gradient); its own weight is then frozen.
+    never run (and get no gradient); its own weight is then frozen. LoRA on the decoder (the
+    output embedding, tied to the word table) is refused like LoRA on an embedding.
     """
     h = "cls.predictions."
+    if h + "decoder" in sim.lora:  # the output embedding, read through .weight: its adapters would never run
+        raise CalcError("costs_lora_embedding", module=h + "decoder")
     x = sim.keep_output(sim.linear(h + "transform.dense", x))
     x = sim.layer_norm(h + "transform.LayerNorm", x)
     decoder = sim.param_trains(h + "decoder.weight")
