@@ -366,7 +366,7 @@ def step_embeddings(sim: Sim, inv: Inventory, prefix: str, b: int, n: int, mask:
     if c["embedding_size"] != c["hidden_size"]:
         x = sim.linear(e + "embed_proj", x)
     x = (norm or Sim.layer_norm)(sim, e + "LayerNorm", x)
-    x = sim.keep_other(x, mask_as(sim, mask))
+    x = sim.op_with_constant(x, mask_as(sim, mask))
     return sim.dropout(x)
 
 
@@ -495,7 +495,7 @@ def step_attention(sim: Sim, p: str, c: dict[str, Any], x: T, rel: T | None) -> 
     if c["talking_head"]:
         mixed = sim.linear(a + "head_logits_proj", sim.permute(scores, (0, 2, 3, 1)))
         scores = sim.permute(mixed, (0, 3, 1, 2))
-    scores = sim.keep_other(scores, sim.constant((b, 1, n, n), 1))  # masked_fill(~mask.bool(), min)
+    scores = sim.op_with_constant(scores, sim.constant((b, 1, n, n), 1))  # masked_fill(~mask.bool(), min)
     probs = sim.dropout(sim.keep_output(scores))
     if c["talking_head"]:
         probs = sim.permute(sim.linear(a + "head_weights_proj", sim.permute(probs, (0, 2, 3, 1))), (0, 3, 1, 2))

@@ -279,7 +279,7 @@ def step_attention(sim: Sim, p: str, c: dict[str, Any], x: T, rel: T | None) -> 
                 score = T(score.shape, score.strides, score.storage, score.grad or term.grad, score.itemsize)
         scores = sim.add(scores, score) if score is not None else sim.pointwise(scores)  # + rel_att (or + 0)
     scores = sim.view(scores, (b, heads, n, n))
-    scores = sim.keep_other(scores, sim.constant((b, 1, n, n), 1))  # masked_fill(~mask.bool(), min)
+    scores = sim.op_with_constant(scores, sim.constant((b, 1, n, n), 1))  # masked_fill(~mask.bool(), min)
     probs = sim.dropout(sim.keep_output(scores))
     context = sim.bmm(sim.view(probs, (b * heads, n, n)), v)
     context = sim.contiguous(sim.transpose(sim.view(context, (b, heads, n, context.shape[2])), 1, 2))
@@ -307,13 +307,13 @@ def step_conv(sim: Sim, e: str, embedded: T, x: T, mask: T) -> T:
     b, n, h = embedded.shape
     k = sim.shapes[e + "conv.conv.weight"][2]
     out_len = n + 2 * ((k - 1) // 2) - k + 1
-    out = sim.conv1d(e + "conv.conv", sim.contiguous(sim.transpose(embedded, 1, 2)), out_len)
+    out = sim.conv1d_length(e + "conv.conv", sim.contiguous(sim.transpose(embedded, 1, 2)), out_len)
     out = sim.contiguous(sim.transpose(out, 1, 2))
     if out.grad:
         sim.save(sim.constant((b, n), 1))  # masked_fill_ keeps (1 - input_mask).bool()
     out = sim.keep_output(sim.dropout(out))  # tanh
     y = sim.layer_norm(e + "conv.LayerNorm", sim.add(x, out))
-    return sim.keep_other(y, deberta.mask_as(sim, mask))
+    return sim.op_with_constant(y, deberta.mask_as(sim, mask))
 
 
 def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:

@@ -235,7 +235,7 @@ def step_layer(p: str, i: int, heads: int, rotary: tuple[T, T]) -> Any:
         act = sim.keep_input(inner)  # GELU keeps its input: the Wi output's storage
         if inner.grad:
             sim.save(act)  # act * gate keeps act for the gate's gradient
-        gated = sim.keep_other(act, inner) if act.grad else sim.new((b, n, half), False)
+        gated = sim.op_with_constant(act, inner) if act.grad else sim.new((b, n, half), False)
         return sim.add(x, sim.linear(p + "mlp.Wo", gated))
 
     return run
@@ -262,7 +262,7 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
         if c["classifier_pooling"] == "cls":
             x = sim.select(x, 1)
         else:  # (x * mask.unsqueeze(-1)).sum(1) / mask.sum(1): a bool [B, L] mask and an int64 [B, 1] count kept
-            x = sim.keep_other(sim.keep_other(x, sim.constant((b, n), 1)), sim.ids((b, 1)))
+            x = sim.op_with_constant(sim.op_with_constant(x, sim.constant((b, n), 1)), sim.ids((b, 1)))
             x = sim.new((b, c["hidden_size"]), x.grad)
     x = sim.layer_norm("head.norm", sim.keep_input(sim.linear("head.dense", x)))  # dense, GELU, norm
     if kind == "ForMaskedLM":

@@ -51,6 +51,11 @@ def freeze(model, embeddings: bool, layers: int, all_but_head: bool) -> None:
         blocks = base.transformer.layer  # DistilBERT
     elif hasattr(base, "layers"):
         blocks = base.layers  # ModernBERT
+    elif hasattr(base.encoder, "blocks"):  # Funnel: the blocks' layers in order, then the decoder's
+        decoder = list(base.decoder.layers) if hasattr(base, "decoder") else []
+        blocks = [layer for block in base.encoder.blocks for layer in block] + decoder
+    elif hasattr(base.encoder, "layers"):
+        blocks = base.encoder.layers  # SqueezeBERT
     elif hasattr(base.encoder, "albert_layer_groups"):
         blocks = base.encoder.albert_layer_groups  # ALBERT: a block is a shared group
     else:
@@ -84,6 +89,7 @@ def lora(model, settings: dict[str, Any]):
 class _GlobalOnly:
     """A stand-in for FlopCounterMode's ModuleTracker that attributes every count to "Global" only.
 
+    ConvBERT's separable convolution reads ``hidden_states.transpose(1, 2)`` likewise.
     FlopCounterMode adds each operation's FLOPs to every module in
     ``mod_tracker.parents``, which always holds "Global", and ``get_total_flops()``
     reads "Global": the totals are the same with or without the per-module
