@@ -718,18 +718,6 @@ class Sim:
                 self.save(self.new((b, one, out_n, d), False, INDEX_BYTES))
         return self.new((b, one, out_n, d), x.grad)
 
-
-def _dense(t: T) -> bool:
-    """Whether ``t``'s strides are a permutation of a contiguous layout (no gaps, no overlap)."""
-    order = sorted(range(len(t.shape)), key=lambda d: t.strides[d])
-    expected = 1
-    for d in order:
-        if t.shape[d] != 1 and t.strides[d] != expected:
-            return False
-        expected *= t.shape[d]
-    return True
-
-
     # -- operations for deberta, deberta-v2, modernbert
 
     def parameter(self, name: str, shape: Sequence[int]) -> T:
@@ -809,6 +797,17 @@ def _dense(t: T) -> bool:
         out = fn()
         self.backward, self.used = backward, used
         return out
+
+
+def _dense(t: T) -> bool:
+    """Whether ``t``'s strides are a permutation of a contiguous layout (no gaps, no overlap)."""
+    order = sorted(range(len(t.shape)), key=lambda d: t.strides[d])
+    expected = 1
+    for d in order:
+        if t.shape[d] != 1 and t.strides[d] != expected:
+            return False
+        expected *= t.shape[d]
+    return True
 
 
 def _infer(t: T, shape: Sequence[int]) -> tuple[int, ...]:
