@@ -789,15 +789,6 @@ class Sim:
         out = self.new(t.shape, grad)
         return T(out.shape, tuple(strides), out.storage, out.grad, out.itemsize)
 
-    def dead(self, fn: Callable[[], Any]) -> Any:
-        """Run part of the forward whose result no loss depends on (DeBERTa-v2's shared key projection of the
-        relative embeddings when only p2c is asked): its forward FLOPs and saved tensors count, no backward
-        runs through it, and the parameters it alone reads get no ``.grad``."""
-        backward, used = self.backward, set(self.used)
-        out = fn()
-        self.backward, self.used = backward, used
-        return out
-
 
 def _dense(t: T) -> bool:
     """Whether ``t``'s strides are a permutation of a contiguous layout (no gaps, no overlap)."""

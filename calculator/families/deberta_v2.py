@@ -259,8 +259,8 @@ def step_attention(sim: Sim, p: str, c: dict[str, Any], x: T, rel: T | None) -> 
             return sim.repeat(split, (b * heads, rows, split.shape[2]))
 
         if c["share_att_key"]:
-            pos_q = position_layer("query_proj") if "p2c" in terms else sim.dead(lambda: position_layer("query_proj"))
-            pos_k = position_layer("key_proj") if "c2p" in terms else sim.dead(lambda: position_layer("key_proj"))
+            pos_q = position_layer("query_proj") if "p2c" in terms else sim.unused(lambda: position_layer("query_proj"))
+            pos_k = position_layer("key_proj") if "c2p" in terms else sim.unused(lambda: position_layer("key_proj"))
         else:
             pos_k = position_layer("pos_key_proj") if "c2p" in terms else None
             pos_q = position_layer("pos_query_proj") if "p2c" in terms else None
