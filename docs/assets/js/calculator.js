@@ -70,6 +70,9 @@ function main(root) {
   // pad_token_id): taken from the last state Python answered for, sent with every form change,
   // dropped when the family or the preset changes. Strings only, shown as text.
   let extras = {};
+  let costsSentOpen = false; // whether the last request carried the panel's keys
+  let costsAsked = null; // the panel's keys of the request in flight (its answer's, when it comes)
+  let costsCopy = null; // the panel's Markdown, while its answer is the current inputs'
 
   const fill = (text, params) => text.replace(/\{(\w+)\}/g, (m, k) => (Object.hasOwn(params, k) ? String(params[k]) : m));
   // Names from the address or the reader are looked up only among the schema's own keys:
@@ -367,7 +370,8 @@ function main(root) {
   // it until then, which saves the round trip through this thread after "ready".
   function request(req, origin) {
     // The panel's keys travel with every request while it is open (calculator.api.compute_json).
-    const panel = costsParams();
+    // A link's own values as they are (a menu cannot hold an unknown dtype or optimizer, whose error is due).
+    const panel = origin === "url" && req.params && costsParams() ? linkCosts(req.params) : costsParams();
     costsSentOpen = Boolean(panel);
     if (panel) req = { ...req, costs: panel };
     pending = { req, origin };
@@ -392,6 +396,7 @@ function main(root) {
     if (!pending || failed || !worker) return;
     inFlight = { id: ++seq, ...pending };
     pending = null;
+    costsAsked = inFlight.req.costs || null;
     worker.postMessage({ id: inFlight.id, request: inFlight.req, lang });
     if (ready) armWatchdog();
   }
@@ -696,8 +701,6 @@ function main(root) {
 
   // ---------------------------------------------------- the training-cost panel
 
-  let costsSentOpen = false; // whether the last request carried the panel's keys
-  let costsCopy = null; // the panel's Markdown, while its answer is the current inputs'
 
   // The panel's fields as the request's "costs" (strings), or null while it is closed.
   function costsParams() {
@@ -706,6 +709,12 @@ function main(root) {
     for (const el of costsPanel.querySelectorAll("input[name], select[name]")) {
       out[el.name] = el.type === "checkbox" ? (el.checked ? "1" : "0") : el.value;
     }
+    return out;
+  }
+
+  function linkCosts(params) {
+    const out = {};
+    for (const key of schema.costs.keys) if (Object.hasOwn(params, key)) out[key] = String(params[key]);
     return out;
   }
 
@@ -723,13 +732,13 @@ function main(root) {
   }
 
   // The panel's keys for the address: its answer's canonical ones, or, after an error, what the
-  // fields hold (B and L always, the others where they differ from the default), so a reload or a
+  // request asked (B and L always, the others where they differ from the default), so a reload or a
   // shared link opens the same panel with the same message.
   function costsLinkQuery(answer) {
     if (!answer) return {};
     if (answer.ok) return answer.query;
     const out = {};
-    for (const [key, value] of Object.entries(costsParams() || {})) {
+    for (const [key, value] of Object.entries(costsAsked || {})) {
       if (key === "batch" || key === "seq_len" || value !== costsDefaults[key]) out[key] = value;
     }
     return out;
