@@ -60,6 +60,7 @@ LABELS: dict[str, dict[str, str]] = {
     "copy": L("Copy as Markdown", "复制为 Markdown"),
     "loading": L("Calculating the training step…", "正在计算训练一步的开销……"),
     "figures": L("One step, exactly", "一步训练的精确数值"),
+    "size": L("Size", "大小"),
     "bar_title": L("Memory by component", "按组成部分划分的显存"),
     "series_title": L("Against the sequence length", "随序列长度的变化"),
     "series_note": L(
@@ -191,7 +192,8 @@ def render_panel(lang: str) -> Markup:
         fields,
         # The step's errors without a field of their own (a family not worked out yet, a class, LoRA on an embedding).
         _err(dom.IDS["costs_panel"]),
-        h("div", class_="calc-costs-output", id=dom.IDS["costs_output"], aria_live="polite"),
+        # Not a live region: a table read out at every keystroke; the page announces the step's errors.
+        h("div", class_="calc-costs-output", id=dom.IDS["costs_output"]),
         h("div", h("button", label("copy", lang), type="button", class_="md-button", data_costs_copy="markdown"),
           h("span", class_="calc-copy-status", id=dom.IDS["costs_copy_status"], role="status"),
           class_="calc-actions calc-costs-actions"),
@@ -219,7 +221,7 @@ def _table(c: Mapping[str, Any], lang: str) -> Markup:
         for (name, value, readable), (kind, key), n in zip(cv.rows(costs, lang), keys, values)
     ]
     head = h("thead", h("tr", h("th", cv.label("item", lang), scope="col"),
-                        h("th", cv.label("value", lang), scope="col", class_="num"), h("th", "", scope="col")))
+                        h("th", cv.label("value", lang), scope="col", class_="num"), h("th", label("size", lang), scope="col", class_="num")))
     table = h("table", head, h("tbody", body), class_="calc-table calc-costs-table")
     return h("div", table, class_="calc-scroll", tabindex="0", role="region", aria_label=label("figures", lang))
 
@@ -249,14 +251,14 @@ def answer(result: dict[str, Any], panel: Mapping[str, str], lang: str) -> dict[
     html = join([
         h("p", h("strong", heading), class_="calc-costs-settings"),
         _table(c, lang),
-        h("h4", label("bar_title", lang)),
+        h("p", h("strong", label("bar_title", lang)), class_="calc-costs-head"),
         h("figure", raw(charts.memory_bar_svg(memory, lang, {k: cv.label(k, lang) for k, _ in memory},
                                           label("bar_title", lang))),
           class_="calc-chart calc-costs-bar"),
         h("div", [h("p", line) for line in fit_lines], h("p", label("gb_note", lang), class_="calc-note"),
           class_="calc-costs-fits", data_fits=verdict,
           data_gpu_gb=gpu),
-        h("h4", label("series_title", lang)),
+        h("p", h("strong", label("series_title", lang)), class_="calc-costs-head"),
         h("p", label("series_note", lang), class_="calc-note"),
         h("figure", raw(charts.series_svg(result["series"], "flops", label("flops_axis", lang), lang,
                                           c["seq_len"], lambda n: fmt_short(n, lang))), class_="calc-chart calc-costs-series"),

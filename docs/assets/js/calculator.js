@@ -771,6 +771,7 @@ function main(root) {
     if (input) input.setAttribute("aria-invalid", "true");
     costsOutput.classList.add("calc-stale");
     costsOutput.dataset.state = "stale";
+    live.textContent = slot.textContent;
   }
 
   if (costsPanel) {
