@@ -158,8 +158,12 @@ def _bytes(n: int) -> str:
     return f"{n / 2**20:,.1f} MiB" if n < 2**30 else f"{n / 2**30:,.2f} GiB"
 
 
-def series_svg(series: list[dict[str, int]], key: str, axis: str, lang: str, current: int, fmt: Any) -> str:
+def series_svg(series: list[dict[str, int]], key: str, axis: str, heading: str, lang: str, current: int,
+               fmt: Any) -> str:
     """``series[i][key]`` against ``series[i]["seq_len"]`` on linear axes, and, dashed, proportional to L.
+
+    ``axis`` names the figure, ``heading`` is the line above the plot (the figure and its largest
+    value, worded by the caller); ``fmt`` writes a value.
 
     The dashed line runs through the origin and the first point: what the figure would be
     if it grew in proportion to L. The gap to the solid line is the L × L term of eager
@@ -190,7 +194,7 @@ def series_svg(series: list[dict[str, int]], key: str, axis: str, lang: str, cur
           y2=f"{py(first_y * dashed_end_x / first_x):.1f}", stroke="currentColor", stroke_dasharray="5 4",
           stroke_opacity="0.7"),
         h("polyline", points=line, fill="none", stroke="#3f7fd8", stroke_width=2.5),
-        _text(left + 4, 14, f"{axis} · max {fmt(y_max)}" if lang != "zh" else f"{axis} · 最大 {fmt(y_max)}", 13),
+        _text(left + 4, 14, heading, 13),
     ]
     for x, y in zip(xs, ys):
         if x == current:

@@ -71,7 +71,7 @@ LABELS: dict[str, dict[str, str]] = {
     ),
     "flops_axis": L("FLOPs (forward + backward)", "FLOPs（前向 + 反向）"),
     "act_axis": L("Activation memory", "激活值显存"),
-    "chart_desc_point": L("L = {seq_len}: {value}", "L = {seq_len}：{value}"),
+    "chart_head": L("{axis} · largest {max}", "{axis} · 最大 {max}"),
     "fits_sum": L(
         "The four components sum to {sum} ({exact} bytes) against {gpu} GB ({capacity} bytes).",
         "四个部分合计 {sum}（{exact} 字节），显存为 {gpu} GB（{capacity} 字节）。",
@@ -226,6 +226,13 @@ def _table(c: Mapping[str, Any], lang: str) -> Markup:
     return h("div", table, class_="calc-scroll", tabindex="0", role="region", aria_label=label("figures", lang))
 
 
+def _series(series: list[dict[str, int]], key: str, axis: str, fmt: Any, current: int, lang: str) -> Markup:
+    """One chart against L (:func:`calculator.charts.series_svg`), headed by the figure and its largest value."""
+    heading = label("chart_head", lang, axis=label(axis, lang), max=fmt(max(p[key] for p in series)))
+    svg = charts.series_svg(series, key, label(axis, lang), heading, lang, current, fmt)
+    return h("figure", raw(svg), class_="calc-chart calc-costs-series")
+
+
 def answer(result: dict[str, Any], panel: Mapping[str, str], lang: str) -> dict[str, Any]:
     """:func:`calculator.api.compute_costs`'s answer with the panel's markup, its copies and the card size added.
 
@@ -260,10 +267,8 @@ def answer(result: dict[str, Any], panel: Mapping[str, str], lang: str) -> dict[
           data_gpu_gb=gpu),
         h("p", h("strong", label("series_title", lang)), class_="calc-costs-head"),
         h("p", label("series_note", lang), class_="calc-note"),
-        h("figure", raw(charts.series_svg(result["series"], "flops", label("flops_axis", lang), lang,
-                                          c["seq_len"], lambda n: fmt_short(n, lang))), class_="calc-chart calc-costs-series"),
-        h("figure", raw(charts.series_svg(result["series"], "activations", label("act_axis", lang), lang,
-                                          c["seq_len"], _gib)), class_="calc-chart calc-costs-series"),
+        _series(result["series"], "flops", "flops_axis", lambda n: fmt_short(n, lang), c["seq_len"], lang),
+        _series(result["series"], "activations", "act_axis", _gib, c["seq_len"], lang),
         h("p", cv.label("note", lang), class_="calc-note"),
     ])
     query = dict(result["query"])
