@@ -106,13 +106,6 @@ def label(key: str, lang: str, **params: Any) -> str:
     return pick(LABELS[key], lang, **params)
 
 
-def panel_params(params: Mapping[str, Any]) -> dict[str, str] | None:
-    """The panel's keys from a query, as text; None when the panel is closed (neither ``batch`` nor ``seq_len``)."""
-    if "batch" not in params and "seq_len" not in params:
-        return None
-    return {k: str(params[k]) for k in PANEL_KEYS if params.get(k) is not None}
-
-
 def _gpu(panel: Mapping[str, str]) -> int:
     """N of "fits in N GB?": a whole number of at least 1 (its own field's error otherwise)."""
     return _positive(GPU_KEY, panel.get(GPU_KEY, DEFAULTS[GPU_KEY]).strip() or "", GPU_MAX)
@@ -280,4 +273,4 @@ def answer(result: dict[str, Any], panel: Mapping[str, str], lang: str) -> dict[
             "markdown": result["markdown"] + "\n" + fit_text, "text": result["text"] + "\n" + fit_text}
 
 
-__all__ = ["DEFAULTS", "GPU_KEY", "PANEL_KEYS", "answer", "fits", "panel_params", "render_panel"]
+__all__ = ["DEFAULTS", "GPU_KEY", "PANEL_KEYS", "answer", "fits", "render_panel"]

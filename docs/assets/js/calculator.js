@@ -701,7 +701,6 @@ function main(root) {
 
   // ---------------------------------------------------- the training-cost panel
 
-
   // The panel's fields as the request's "costs" (strings), or null while it is closed.
   function costsParams() {
     if (!costsPanel || !costsPanel.open) return null;
@@ -712,6 +711,7 @@ function main(root) {
     return out;
   }
 
+  // The panel's keys of a link, as the link has them.
   function linkCosts(params) {
     const out = {};
     for (const key of schema.costs.keys) if (Object.hasOwn(params, key)) out[key] = String(params[key]);
