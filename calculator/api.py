@@ -34,6 +34,7 @@ from .build import build
 from .config import parse_json
 from .errors import CalcError
 from .model import Inventory
+from .page import costs as costs_panel
 from .page import form
 from .page.fields import error_dict, internal_error
 from .i18n import colon, paren
@@ -187,6 +188,18 @@ def compute_costs(params: Mapping[str, Any], lang: str = "en") -> dict[str, Any]
         return {"ok": False, "error": internal_error(lang), "detail": traceback.format_exc(limit=8)}
 
 
+def costs_answer(query: Mapping[str, str], panel: Mapping[str, Any], lang: str = "en") -> dict[str, Any]:
+    """The panel's answer for the model of ``query`` (a result's canonical query, plan included):
+    :func:`compute_costs` with the panel's markup, copies and "fits in N GB?" line
+    (:func:`calculator.page.costs.answer`). Never raises."""
+    lang = _lang(lang)
+    keys = {k: str(v) for k, v in panel.items() if k in costs_panel.PANEL_KEYS and v is not None}
+    try:
+        return costs_panel.answer(compute_costs({**query, **keys}, lang), keys, lang)
+    except Exception:  # noqa: BLE001 - the page shows a code, never a traceback
+        return {"ok": False, "error": internal_error(lang), "detail": traceback.format_exc(limit=8)}
+
+
 def compute_config(text: Any, lang: str = "en") -> dict[str, Any]:
     """A result for a pasted or dropped config.json (``architectures[0]`` picks the class).
 
@@ -210,7 +223,9 @@ def compute_config(text: Any, lang: str = "en") -> dict[str, Any]:
 def compute_json(request: str, lang: str = "en") -> str:
     """The worker's single call: a JSON request in, a JSON answer out (no proxies cross the boundary).
 
-    ``request`` is ``{"params": {...}}`` or ``{"config": "<config.json text>"}``.
+    ``request`` is ``{"params": {...}}`` or ``{"config": "<config.json text>"}``; with the
+    "Training cost" panel open it also has ``"costs": {batch, seq_len, ...}``, and a good
+    answer then carries ``"costs"``: the panel's answer for the model just computed.
     """
     try:
         req = json.loads(request)
@@ -218,6 +233,9 @@ def compute_json(request: str, lang: str = "en") -> str:
             out = compute_config(req["config"], lang)
         else:
             out = compute(req.get("params", {}) if isinstance(req, dict) else req, lang)
+        panel = req.get("costs") if isinstance(req, dict) else None
+        if isinstance(panel, dict) and out.get("ok"):
+            out["costs"] = costs_answer(out["query"], panel, lang)
     except Exception:  # noqa: BLE001
         out = {"ok": False, "error": internal_error(_lang(lang)), "detail": traceback.format_exc(limit=8)}
     return json.dumps(out, ensure_ascii=False)

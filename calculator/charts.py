@@ -117,3 +117,94 @@ def layer_diagram_svg(inv: Inventory, lang: str = "en", model_name: str | None =
         ]))
     body.append(_text(2, height - 6, "↻ " + label("residual", lang), 12))
     return _svg(width, height, title, desc, body, "layer-diagram")
+
+
+#: One colour per memory component of a training step (the share chart's palette).
+MEMORY_COLOURS: dict[str, str] = {
+    "weights": "#3f7fd8", "gradients": "#d9822b", "optimizer": "#8a63d2", "activations": "#2f9e6e",
+}
+
+
+def memory_bar_svg(parts: list[tuple[str, int]], lang: str, names: dict[str, str], title: str) -> str:
+    """A training step's memory as one stacked bar, one segment per component, with a legend of exact bytes.
+
+    ``parts`` is (component key, bytes) in order; ``names`` each component's words. The
+    ``<desc>`` says every figure, so the picture has its text equivalent.
+    """
+    total = sum(n for _, n in parts) or 1
+    title = f"{title}{colon(lang)}{_bytes(total)}"
+    desc = punct("clause_sep", lang).join(
+        f"{names[k]}{colon(lang)}{fmt_int(n, lang)} B{paren(fmt_percent(n / total), lang, aside=True)}" for k, n in parts
+    )
+    width, bar_h, row_h = 420, 22, 20
+    body: list[Markup] = []
+    x = 0.0
+    for key, n in parts:
+        w = width * n / total
+        if w > 0:
+            body.append(h("rect", x=f"{x:.2f}", y=0, width=f"{w:.2f}", height=bar_h, fill=MEMORY_COLOURS[key]))
+        x += w
+    for i, (key, n) in enumerate(parts):
+        y = bar_h + 10 + i * row_h
+        body.append(join([
+            h("rect", x=0, y=y, width=12, height=12, rx=2, fill=MEMORY_COLOURS[key]),
+            _text(18, y + 11, f"{names[key]} · {_bytes(n)} · {fmt_percent(n / total)}", 13),
+        ]))
+    return _svg(width, bar_h + 10 + row_h * len(parts), title, desc, body, "memory-bar")
+
+
+def _bytes(n: int) -> str:
+    """GiB with two decimals, MiB below one GiB (as nvidia-smi and PyTorch's memory summaries print)."""
+    return f"{n / 2**20:,.1f} MiB" if n < 2**30 else f"{n / 2**30:,.2f} GiB"
+
+
+def series_svg(series: list[dict[str, int]], key: str, axis: str, heading: str, lang: str, current: int,
+               fmt: Any) -> str:
+    """``series[i][key]`` against ``series[i]["seq_len"]`` on linear axes, and, dashed, proportional to L.
+
+    ``axis`` names the figure, ``heading`` is the line above the plot (the figure and its largest
+    value, worded by the caller); ``fmt`` writes a value.
+
+    The dashed line runs through the origin and the first point: what the figure would be
+    if it grew in proportion to L. The gap to the solid line is the L × L term of eager
+    attention (its scores and probabilities, B × heads × L × L each). ``current`` is marked.
+    """
+    width, height, left, top, bottom = 420, 210, 8, 24, 28
+    right = 12
+    xs = [p["seq_len"] for p in series]
+    ys = [p[key] for p in series]
+    x_max, y_max = max(xs), max(ys) or 1
+    plot_w, plot_h = width - left - right, height - top - bottom
+
+    def px(v: float) -> float:
+        return left + plot_w * v / x_max
+
+    def py(v: float) -> float:
+        return top + plot_h * (1 - v / y_max)
+
+    first_x, first_y = xs[0], ys[0]
+    slope_end = first_y * x_max / first_x
+    dashed_end_x = x_max if slope_end <= y_max else first_x * y_max / first_y
+    line = " ".join(f"{px(x):.1f},{py(y):.1f}" for x, y in zip(xs, ys))
+    body: list[Markup] = [
+        h("line", x1=left, y1=top + plot_h, x2=left + plot_w, y2=top + plot_h, stroke="currentColor",
+          stroke_opacity="0.5"),
+        h("line", x1=left, y1=top, x2=left, y2=top + plot_h, stroke="currentColor", stroke_opacity="0.5"),
+        h("line", x1=f"{px(0):.1f}", y1=f"{py(0):.1f}", x2=f"{px(dashed_end_x):.1f}",
+          y2=f"{py(first_y * dashed_end_x / first_x):.1f}", stroke="currentColor", stroke_dasharray="5 4",
+          stroke_opacity="0.7"),
+        h("polyline", points=line, fill="none", stroke="#3f7fd8", stroke_width=2.5),
+        _text(left + 4, 14, heading, 13),
+    ]
+    for x, y in zip(xs, ys):
+        if x == current:
+            body.append(h("circle", cx=f"{px(x):.1f}", cy=f"{py(y):.1f}", r=5, fill="#d9822b"))
+    # Labels only where they do not crowd: the longest L and the ones at least a quarter of it.
+    for x in xs:
+        if x * 4 >= x_max or x == current:
+            anchor = "end" if x == x_max else "middle"
+            body.append(_text(f"{px(x):.1f}", height - 8, f"L = {x}" if x == x_max else str(x), 12, text_anchor=anchor))
+    sep = punct("clause_sep", lang)
+    title = f"{axis}{colon(lang)}L = {xs[0]} … {x_max}"
+    desc = sep.join(f"L = {x}{colon(lang)}{fmt(y)}" for x, y in zip(xs, ys))
+    return _svg(width, height, title, desc, body, "series-chart")

@@ -39,19 +39,24 @@ IDS: dict[str, str] = {
     "keras_summary": "calc-keras-summary",
     "planner": "calc-planner",
     "counts_title": "calc-counts-title",
+    # The "Training cost" panel (calculator/page/costs.py): its details, answer and copy status;
+    # its own error slot is "calc-costs-error", for errors without a field of the panel.
+    "costs_panel": "calc-costs",
+    "costs_output": "calc-costs-output",
+    "costs_copy_status": "calc-costs-copy-status",
 }
 
 #: Classes the script reads or sets.
 CLASSES: tuple[str, ...] = (
     "calc-tensors", "calc-total", "calc-model", "calc-mini-short", "calc-hint", "calc-config",
     "calc-stale", "calc-failed", "calc-drop", "calc-unused", "calc-mini-off",
-    "calc-mini-plan", "calc-plan",
+    "calc-mini-plan", "calc-plan", "calc-costs-fields",
 )
 
 #: Data attributes the script reads: totals, error codes, the lazily filled tensor rows, families, copies.
 DATA: tuple[str, ...] = (
     "data-total", "data-error-code", "data-rows", "data-family", "data-key", "data-copy", "data-state",
-    "data-own-describedby", "data-mini",
+    "data-own-describedby", "data-mini", "data-costs-copy", "data-loading",
 )
 
 

@@ -17,6 +17,7 @@ from . import dom
 from .html import Markup, h, join
 from .labels import UI_LABELS, family_option, field_label, fields_legend, norm_lang, ui
 from .planner import PLANNER_KEYS
+from . import costs as costs_panel
 from .state import ACTIVE_KEY, LABEL_KEY, LABEL_MAX, extra_keys, family_defaults, form_values
 
 
@@ -54,6 +55,8 @@ def form_schema(lang: str, default_query: Mapping[str, str]) -> dict[str, Any]:
         "active": ACTIVE_KEY,
         # The planner's keys: one field each (``calc-<key>``) whatever the family, so their errors show there.
         "planner": list(PLANNER_KEYS),
+        # The "Training cost" panel's keys (sent, and kept in the link, only while it is open) and defaults.
+        "costs": {"keys": list(costs_panel.PANEL_KEYS), "defaults": dict(costs_panel.DEFAULTS)},
         "dom": dom.contract(),
     }
 
@@ -272,6 +275,8 @@ def widget(first: Mapping[str, Any], schema: Mapping[str, Any], lang: str) -> st
     outputs = h(
         "section",
         h("div", class_="calc-live", id=dom.IDS["live"], aria_live="polite", aria_atomic="true"),
+        # Closed, empty and inert until opened: the default page computes nothing more for it.
+        costs_panel.render_panel(lang),
         h("div", Markup(first["html"]), class_="calc-output", id=dom.IDS["output"]),
         class_="calc-outputs", aria_labelledby="calc-result-title",
     )

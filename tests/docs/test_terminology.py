@@ -119,13 +119,17 @@ def calculator_strings() -> list[str]:
     """Every Chinese string of the calculator's label and error tables, wherever they live now.
 
     Gathers from ``calculator.i18n.LABELS``, ``calculator.api.UI_LABELS`` and
-    ``FIELD_LABELS``, the module-level dicts of ``calculator.errors`` that hold
+    ``FIELD_LABELS``, the training step's ``LABELS`` (``calculator.views.costs``,
+    ``calculator.page.costs``), the module-level dicts of ``calculator.errors`` that hold
     {"en", "zh"} entries, and each family in ``calculator.families.FAMILIES`` (its
     title, its fields' labels, anything else it declares in both languages).
     Whatever does not exist is skipped; the caller checks that enough was found.
     """
     out: list[str] = []
-    for module_name, names in (("calculator.i18n", ("LABELS",)), ("calculator.api", ("UI_LABELS", "FIELD_LABELS"))):
+    tables = (("calculator.i18n", ("LABELS",)), ("calculator.api", ("UI_LABELS", "FIELD_LABELS")),
+              # The training step's words: its table (CLI and page) and the page's "Training cost" panel.
+              ("calculator.views.costs", ("LABELS",)), ("calculator.page.costs", ("LABELS",)))
+    for module_name, names in tables:
         module = _module(module_name)
         for name in names:
             out.extend(_zh_entries(getattr(module, name, None)))

@@ -18,7 +18,7 @@ Two things a reader sees as broken, and that no other gate looks at:
 Pages: every built page (``site.pages()``), and the calculator in three states
 (the default answer with every tensor shown, the counts panel for
 ``BertForPreTraining`` whose tools disagree, a LoRA plan with its added
-tensors). One browser context per width and language, one page reused for
+tensors and the "Training cost" panel open). One browser context per width and language, one page reused for
 every visit: a load of an explainer page is cheap, the calculator's Python
 starts twice per context.
 
@@ -45,6 +45,8 @@ SETTLED = ('#calc-root[data-state="failed"], '
 #: Links that put the calculator in the states checked (after the default one).
 LORA = ("?preset=bert-base-uncased&architecture=BertForSequenceClassification"
         "&lora_r=8&lora_targets=query,value&peft_task_type=SEQ_CLS")
+#: ...with the "Training cost" panel open (its table, memory bar, charts and fits line; issue 25).
+COSTS = "&batch=8&seq_len=256&dtype=bf16&optimizer=sgd-momentum&ckpt=1&gpu_gb=8"
 
 #: The measurement, in the page. Returns {"sideways": [scrollWidth, clientWidth] | null, "broken": [...]}.
 MEASURE = r"""() => {
@@ -190,16 +192,17 @@ def test_every_page_fits_without_broken_words(site, browser, width, lang):
             _settle_calculator(page)
             page.locator("#calc-counts-title").scroll_into_view_if_needed()
             problems += _measure(page, where + " (counts panel, BertForPreTraining)")
-            _visit(page, site.url + rel + LORA)
+            _visit(page, site.url + rel + LORA + COSTS)
             _settle_calculator(page)
             assert page.locator("[data-peft-line]").count() == 1, "the LoRA link gave no plan"
+            assert page.locator("#calc-costs-output tr[data-costs]").count() == 8, "the link gave no training cost"
             # The sticky strip (a phone's) keeps the plan's trainable count in sight, as the result states it.
             strip = " ".join(page.locator("#calc-mini .calc-mini-plan").all_text_contents())
             trainable = page.locator('[data-plan="plan_trainable"] dd').text_content()
             if not trainable or trainable not in strip:
                 problems.append(f"{where} (LoRA plan): the sticky strip says {strip!r}, not the trainable {trainable!r}")
             _open_all_details(page)
-            problems += _measure(page, where + " (LoRA plan)")
+            problems += _measure(page, where + " (LoRA plan, training cost)")
     finally:
         ctx.close()
     assert problems == [], f"{len(problems)} visits with layout problems:\n" + "\n".join(problems)

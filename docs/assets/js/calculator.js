@@ -46,6 +46,11 @@ function main(root) {
   const activeInput = schema.active ? byId(`calc-${schema.active}`) : null;
   // The fine-tuning planner (LoRA or freezing): its keys travel in the address as they are.
   const planner = byId(schema.dom.ids.planner);
+  // The "Training cost" panel (calculator/page/costs.py): closed, empty and never computed until opened.
+  const costsPanel = byId(schema.dom.ids.costs_panel);
+  const costsOutput = byId(schema.dom.ids.costs_output);
+  const costsCopyStatus = byId(schema.dom.ids.costs_copy_status);
+  const costsDefaults = (schema.costs && schema.costs.defaults) || {};
 
   let worker = null;
   let ready = false;
@@ -65,6 +70,9 @@ function main(root) {
   // pad_token_id): taken from the last state Python answered for, sent with every form change,
   // dropped when the family or the preset changes. Strings only, shown as text.
   let extras = {};
+  let costsSentOpen = false; // whether the last request carried the panel's keys
+  let costsAsked = null; // the panel's keys of the request in flight (its answer's, when it comes)
+  let costsCopy = null; // the panel's Markdown, while its answer is the current inputs'
 
   const fill = (text, params) => text.replace(/\{(\w+)\}/g, (m, k) => (Object.hasOwn(params, k) ? String(params[k]) : m));
   // Names from the address or the reader are looked up only among the schema's own keys:
@@ -335,7 +343,7 @@ function main(root) {
       presetSel.value = result.preset || "";
       setExtras(result.query);
     }
-    const query = new URLSearchParams(result.query).toString();
+    const query = new URLSearchParams({ ...result.query, ...costsLinkQuery(result.costs) }).toString();
     history.replaceState(history.state, "", `${location.pathname}?${query}${location.hash}`);
     patchLanguageLinks();
     live.textContent = result.announce;
@@ -361,6 +369,11 @@ function main(root) {
   // A request goes to the worker at once, even before Python is up: the worker holds
   // it until then, which saves the round trip through this thread after "ready".
   function request(req, origin) {
+    // The panel's keys travel with every request while it is open (calculator.api.compute_json).
+    // A link's own values as they are (a menu cannot hold an unknown dtype or optimizer, whose error is due).
+    const panel = origin === "url" && req.params && costsParams() ? linkCosts(req.params) : costsParams();
+    costsSentOpen = Boolean(panel);
+    if (panel) req = { ...req, costs: panel };
     pending = { req, origin };
     root.dataset.busy = "1";
     // Until the answer comes, the result shown is not these inputs': Copy refuses it, and after
@@ -383,6 +396,7 @@ function main(root) {
     if (!pending || failed || !worker) return;
     inFlight = { id: ++seq, ...pending };
     pending = null;
+    costsAsked = inFlight.req.costs || null;
     worker.postMessage({ id: inFlight.id, request: inFlight.req, lang });
     if (ready) armWatchdog();
   }
@@ -446,10 +460,13 @@ function main(root) {
       delete root.dataset.busy;
       clearTimeout(dimTimer);
       const result = msg.result || {};
-      if (result.ok) showResult(result, origin);
-      else {
+      if (result.ok) {
+        showResult(result, origin);
+        showCosts(result.costs, origin);
+      } else {
         if (result.detail) console.error("calculator:", result.detail);
         showError(result.error);
+        if (costsOutput) costsOutput.classList.add("calc-stale"); // the panel's answer is the last good model's
       }
     }
   }
@@ -485,6 +502,7 @@ function main(root) {
     status.classList.add("calc-failed");
     status.setAttribute("role", "alert");
     for (const el of form.querySelectorAll("select, input, fieldset")) el.disabled = true;
+    if (costsPanel) for (const el of costsPanel.querySelectorAll("select, input, button")) el.disabled = true;
     for (const el of root.querySelectorAll(".calc-config textarea, .calc-config input, .calc-config button")) {
       el.disabled = true;
     }
@@ -681,6 +699,118 @@ function main(root) {
     });
   }
 
+  // ---------------------------------------------------- the training-cost panel
+
+  // The panel's fields as the request's "costs" (strings), or null while it is closed.
+  function costsParams() {
+    if (!costsPanel || !costsPanel.open) return null;
+    const out = {};
+    for (const el of costsPanel.querySelectorAll("input[name], select[name]")) {
+      out[el.name] = el.type === "checkbox" ? (el.checked ? "1" : "0") : el.value;
+    }
+    return out;
+  }
+
+  // The panel's keys of a link, as the link has them.
+  function linkCosts(params) {
+    const out = {};
+    for (const key of schema.costs.keys) if (Object.hasOwn(params, key)) out[key] = String(params[key]);
+    return out;
+  }
+
+  // A link's (or an answer's) panel keys into the panel: a link with batch or seq_len opens it.
+  function applyCosts(q) {
+    if (!costsPanel || !(Object.hasOwn(q, "batch") || Object.hasOwn(q, "seq_len"))) return;
+    costsPanel.open = true;
+    if (!costsOutput.firstChild) costsOutput.textContent = costsPanel.dataset.loading;
+    for (const el of costsPanel.querySelectorAll("input[name], select[name]")) {
+      const value = Object.hasOwn(q, el.name) ? String(q[el.name]) : costsDefaults[el.name];
+      if (value === undefined) continue;
+      if (el.type === "checkbox") el.checked = ["1", "true", "on", "yes"].includes(value.toLowerCase());
+      else el.value = value;
+    }
+  }
+
+  // The panel's keys for the address: its answer's canonical ones, or, after an error, what the
+  // request asked (B and L always, the others where they differ from the default), so a reload or a
+  // shared link opens the same panel with the same message.
+  function costsLinkQuery(answer) {
+    if (!answer) return {};
+    if (answer.ok) return answer.query;
+    const out = {};
+    for (const [key, value] of Object.entries(costsAsked || {})) {
+      if (key === "batch" || key === "seq_len" || value !== costsDefaults[key]) out[key] = value;
+    }
+    return out;
+  }
+
+  function showCosts(answer, origin) {
+    if (!costsPanel) return;
+    costsCopy = null;
+    if (!answer) {
+      if (!costsPanel.open) costsOutput.replaceChildren();
+      return;
+    }
+    if (answer.ok) {
+      // Markup generated by calculator.page.costs, every value escaped there.
+      costsOutput.innerHTML = answer.html;
+      costsOutput.classList.remove("calc-stale");
+      costsOutput.dataset.state = "fresh";
+      costsCopy = answer.markdown;
+      if (origin !== "input") applyCosts(answer.query);
+      return;
+    }
+    if (answer.detail) console.error("calculator:", answer.detail);
+    // Beside its field in the panel, else in the panel's own slot (a family not worked out yet...).
+    const error = answer.error || {};
+    const input = error.field ? costsPanel.querySelector(`[name="${CSS.escape(error.field)}"]`) : null;
+    const slot = byId(input ? `${input.id}-error` : `${schema.dom.ids.costs_panel}-error`);
+    slot.textContent = error.message || L.error_internal;
+    slot.dataset.errorCode = error.code || "internal";
+    slot.hidden = false;
+    if (input) input.setAttribute("aria-invalid", "true");
+    costsOutput.classList.add("calc-stale");
+    costsOutput.dataset.state = "stale";
+    live.textContent = slot.textContent;
+  }
+
+  if (costsPanel) {
+    // Opened or closed by the reader: the answer gains or drops the panel (and the link its keys).
+    costsPanel.addEventListener("toggle", () => {
+      if (costsPanel.open === costsSentOpen) return; // opened by a link: already asked for
+      if (costsPanel.open && !costsOutput.firstChild) costsOutput.textContent = costsPanel.dataset.loading;
+      fromForm();
+    });
+    costsPanel.addEventListener("input", (event) => {
+      lastEdited = event.target;
+      if (event.target.matches("input[type=text]")) fromForm();
+    });
+    costsPanel.addEventListener("change", (event) => {
+      lastEdited = event.target;
+      if (!event.target.matches("input[type=text]")) fromForm();
+    });
+    for (const button of costsPanel.querySelectorAll("button[data-costs-copy]")) {
+      button.addEventListener("click", async () => {
+        const fresh = root.dataset.result === "fresh" && !root.dataset.busy && costsCopy !== null;
+        if (!fresh) {
+          const stale = root.dataset.result === "stale" || costsOutput.dataset.state === "stale";
+          costsCopyStatus.textContent = stale ? L.copy_stale : L.copy_pending;
+          costsCopyStatus.dataset.refused = stale ? "stale" : "pending";
+          setTimeout(() => (costsCopyStatus.textContent = ""), 6000);
+          return;
+        }
+        delete costsCopyStatus.dataset.refused;
+        try {
+          await copy(withSource("markdown", costsCopy));
+          costsCopyStatus.textContent = L.copied;
+        } catch {
+          costsCopyStatus.textContent = L.copy_failed;
+        }
+        setTimeout(() => (costsCopyStatus.textContent = ""), 4000);
+      });
+    }
+  }
+
   // ----------------------------------------------------------------- start
 
   // The worker starts once the page has loaded and the main thread is idle (the
@@ -708,6 +838,7 @@ function main(root) {
       Object.keys(urlParams).every((k) => urlParams[k] === schema.default[k]) &&
       Object.keys(schema.default).every((k) => k === "preset" || urlParams[k] === schema.default[k]);
     applyQuery(urlParams);
+    applyCosts(urlParams);
     if (!same) {
       // The pre-rendered result is bert-base-uncased's: say so until Python answers for the link.
       shownIsTheirs = false;

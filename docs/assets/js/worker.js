@@ -15,7 +15,9 @@
 //   worker -> page  {type: "failed", detail}       the runtime or the sources did not load
 //   worker -> page  {type: "failed", code: "build_mismatch", build}
 //                                                  the manifest is another build's than the page's
-//   page -> worker  {id, request, lang}            request: {params: {...}} or {config: "..."}
+//   page -> worker  {id, request, lang}            request: {params: {...}} or {config: "..."},
+//                                                  plus costs: {batch, seq_len, ...} while the
+//                                                  "Training cost" panel is open
 //   worker -> page  {type: "result", id, result, ms}
 // A result is calculator.api.compute_json's answer; anything thrown on the way
 // becomes the error code "internal", never a stack trace on the page.
