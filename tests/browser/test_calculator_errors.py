@@ -138,9 +138,23 @@ def assert_error_shown(page, code: str, message: str, slot_for: str | None, lang
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_typed_errors(page, site, lang):
+def test_errors_typed_pasted_and_copied_on_one_visit(page, site, lang, tmp_path):
+    """What a reader does on the default page, one after the other on one load (none of it is
+    about the first visit; each step starts from the default answer and leaves it so):
+    every typed error, an error about two fields, Copy refusing a stale result, every pasted
+    error and a pasted config.json, and (en) a dropped config file."""
     page.goto(site.url("calculator/", lang))
     wait_ready(page)
+    own = described_by_before_any_error(page)
+    check_typed_errors(page, lang)
+    check_an_error_about_two_fields_marks_both(page, lang, own)
+    check_copy_refuses_a_stale_result(page, lang)
+    check_pasted_config_errors_and_success(page, lang, tmp_path)
+    if lang == "en":
+        check_dropped_config_file(page, tmp_path)
+
+
+def check_typed_errors(page, lang):
     for field_id, value, code in TYPED:
         good = page.input_value(f"#{field_id}")
         page.fill(f"#{field_id}", value)
@@ -157,10 +171,7 @@ def test_typed_errors(page, site, lang):
         assert page.locator(f"#{field_id}[aria-invalid]").count() == 0
 
 
-@pytest.mark.parametrize("lang", ["en", "zh"])
-def test_pasted_config_errors_and_success(page, site, lang, tmp_path):
-    page.goto(site.url("calculator/", lang))
-    wait_ready(page)
+def check_pasted_config_errors_and_success(page, lang, tmp_path):
     page.click("#calc-config-box summary")
     for text, code in PASTED:
         page.fill("#calc-config", text)
@@ -183,11 +194,9 @@ def test_pasted_config_errors_and_success(page, site, lang, tmp_path):
     assert page.input_value("#calc-roberta-hidden_size") == "1024"
 
 
-def test_dropped_config_file(page, site, tmp_path):
+def check_dropped_config_file(page, tmp_path):
     from .support import run_cli
 
-    page.goto(site.url("calculator/"))
-    wait_ready(page)
     config = dict(PRESETS["distilbert-base-cased"].config)
     payload = json.dumps(config)
     # A drop event with a real File, as a browser makes it when a file is dropped on the box.
@@ -348,17 +357,16 @@ def test_pyodide_cannot_load_with_a_link(no_wasm_page, site):
     assert page.input_value("#calc-bert-hidden_size") == "1024"
 
 
-@pytest.mark.parametrize("lang", ["en", "zh"])
-def test_copy_refuses_a_stale_result(page, site, lang):
+def check_copy_refuses_a_stale_result(page, lang):
     """While an input is wrong, Copy must not hand out the last good result as if it were current."""
-    page.goto(site.url("calculator/", lang))
-    wait_ready(page)
     page.fill("#calc-bert-hidden_size", "770")
     wait_error(page, "heads_not_divisor")
     for kind in ("link", "markdown", "text"):
         page.evaluate("document.getElementById('calc-copy-status').textContent = ''")
         page.click(f'button[data-copy="{kind}"]')
         assert page.locator("#calc-copy-status").text_content() == api.UI_LABELS["copy_stale"][lang]
+    page.fill("#calc-bert-hidden_size", "768")
+    wait_total(page, DEFAULT_TOTAL)
 
 
 # ------------------------------------------------ an error about two fields
@@ -395,12 +403,14 @@ def assert_both_marked(page, beside: str, other: str) -> None:
         assert m["border"] == error_colour and m["border"] != plain["border"] and m["shadow"] != plain["shadow"]
 
 
-@pytest.mark.parametrize("lang", ["en", "zh"])
-def test_an_error_about_two_fields_marks_both(page, site, lang):
-    page.goto(site.url("calculator/", lang))
-    wait_ready(page)
+def described_by_before_any_error(page) -> dict:
+    """What describes hidden_size and num_attention_heads on the page as loaded (their own hint and slot)."""
+    ids = ("calc-bert-hidden_size", "calc-bert-num_attention_heads")
+    return {m: d["describedby"] for m, d in zip(ids, marking(page, *ids))}
+
+
+def check_an_error_about_two_fields_marks_both(page, lang, own):
     hidden, heads = "calc-bert-hidden_size", "calc-bert-num_attention_heads"
-    own = {m: d["describedby"] for m, d in zip((hidden, heads), marking(page, hidden, heads))}
     # The reader edits hidden_size: the message is beside it, and num_attention_heads is marked too.
     page.fill(f"#{hidden}", "770")
     loc = wait_error(page, "heads_not_divisor")
@@ -420,14 +430,13 @@ def test_an_error_about_two_fields_marks_both(page, site, lang):
     # ...and nothing stays marked, each input described by its own hint and slot again.
     for m, d in zip((hidden, heads), marking(page, hidden, heads)):
         assert d["invalid"] is None and d["describedby"] == own[m]
+    # Back to the default answer for the next step (768 / 7 and 770 / 12 do not divide).
+    page.fill(f"#{heads}", "12")
+    wait_error(page, "heads_not_divisor")
+    page.fill(f"#{hidden}", "768")
+    wait_total(page, DEFAULT_TOTAL)
 
 
-def test_an_error_about_two_fields_from_a_link(page, site):
-    page.goto(site.url("calculator/", "en", "hidden_size=770"))
-    loc = wait_error(page, "heads_not_divisor")
-    assert loc.text_content() == NOT_DIVISIBLE["en"]
-    # Nothing was edited: the message goes beside the first of the two, both are marked.
-    assert_both_marked(page, "calc-bert-num_attention_heads", "calc-bert-hidden_size")
 
 
 #: The stale note, written out: for a link never computed, then after a result of the reader's own.
@@ -444,7 +453,11 @@ STALE_NOTE = {
 def test_a_link_with_an_error_does_not_call_the_default_its_last_result(page, site, lang):
     """A reader from a forum link never entered bert-base-uncased: the note must not say it was their input."""
     page.goto(site.url("calculator/", lang, "hidden_size=770"))
-    wait_error(page, "heads_not_divisor")
+    loc = wait_error(page, "heads_not_divisor")
+    # An error about two fields from a link: nothing was edited, so the message goes beside the
+    # first of the two, and both are marked.
+    assert loc.text_content() == NOT_DIVISIBLE[lang]
+    assert_both_marked(page, "calc-bert-num_attention_heads", "calc-bert-hidden_size")
     note = page.locator("#calc-stale-box")
     assert note.is_visible()
     assert note.text_content() == STALE_NOTE[lang][0]

@@ -107,7 +107,21 @@ def test_page_shows_the_cli_numbers(page, site, query, lang, tmp_path):
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_exact_answer_before_python_is_ready(page, site, lang):
+def test_exact_answer_before_python_is_ready_then_the_form_answers(page, context, site, lang, tmp_path):
+    """The first visit, before and once Python is up; then (en) what a reader does on that same
+    load: the keyboard alone, every kind of input, and a link made of the result (one load, not four)."""
+    check_exact_answer_before_python_is_ready(page, site, lang)
+    if lang == "en":
+        check_keyboard_only_and_announced(page, tmp_path)
+        # Back to the default answer (a preset sets sizes, not the pooler choice).
+        page.select_option("#calc-preset", "bert-base-uncased")
+        page.check("#calc-pooler")
+        wait_total(page, DEFAULT_TOTAL)
+        check_inputs_update_the_result(page, tmp_path)
+        check_url_round_trip(page, context, tmp_path)
+
+
+def check_exact_answer_before_python_is_ready(page, site, lang):
     page.goto(site.url("calculator/", lang), wait_until="domcontentloaded")
     # Pyodide needs seconds; the pre-rendered total is there at once.
     assert page.get_attribute("#calc-root", "data-state") == "loading"
@@ -120,10 +134,7 @@ def test_exact_answer_before_python_is_ready(page, site, lang):
     assert page.locator(".calc-short").text_content() == ("about 109.5M" if lang == "en" else "约 1.095 亿")
 
 
-def test_inputs_update_the_result(page, site, tmp_path):
-    page.goto(site.url("calculator/"))
-    wait_ready(page)
-
+def check_inputs_update_the_result(page, tmp_path):
     def check(config, architecture=None, pooler=None):
         expected = json.loads(run_cli(config, architecture, pooler, tmp_path=tmp_path))
         wait_total(page, expected["total"])
@@ -166,9 +177,7 @@ def test_inputs_update_the_result(page, site, tmp_path):
     assert page.locator(f'[data-total="{DEFAULT_TOTAL}"]').count() == 1  # stored count unchanged
 
 
-def test_url_round_trip(page, context, site, tmp_path):
-    page.goto(site.url("calculator/"))
-    wait_ready(page)
+def check_url_round_trip(page, context, tmp_path):
     page.select_option("#calc-preset", "bert-large-uncased")
     page.select_option("#calc-architecture", "BertForMultipleChoice")
     page.fill("#calc-bert-max_position_embeddings", "1024")
@@ -231,9 +240,7 @@ def test_copy_buttons(page, context, site, tmp_path):
     assert page.locator("#calc-copy-status").text_content() == UI_LABELS["copied"]["zh"]
 
 
-def test_keyboard_only_and_announced(page, site, tmp_path):
-    page.goto(site.url("calculator/"))
-    wait_ready(page)
+def check_keyboard_only_and_announced(page, tmp_path):
     # Every control has a label.
     unlabelled = page.evaluate("""() => Array.from(document.querySelectorAll(
         '#calc-root input, #calc-root select, #calc-root textarea')).filter(

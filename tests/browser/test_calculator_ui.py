@@ -135,11 +135,22 @@ def test_error_without_a_field_does_not_point_at_one(page, context, site, lang):
 # --------------------------------------------------------- 3: an emptied field
 
 
-@pytest.mark.parametrize("lang,message", [("en", "hidden_size is empty: enter a whole number."),
-                                          ("zh", "hidden_size 为空：请输入整数。")])
-def test_emptied_field_asks_for_a_whole_number(page, site, lang, message):
+EMPTIED = {"en": "hidden_size is empty: enter a whole number.", "zh": "hidden_size 为空：请输入整数。"}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_default_page_emptied_field_family_menu_and_published_configs(page, site, lang, tmp_path):
+    """Three things a reader does on the default page, one after the other on one load (none is about
+    the first visit): empties a field, reads the family menu at 1280 px, pastes published configs."""
+    page.set_viewport_size({"width": 1280, "height": 900})
     page.goto(site.url("calculator/", lang))
     wait_ready(page)
+    check_emptied_field_asks_for_a_whole_number(page, EMPTIED[lang])
+    check_family_menu_shows_each_option_in_full(page, lang)
+    check_pasting_published_configs_of_the_new_families(page)
+
+
+def check_emptied_field_asks_for_a_whole_number(page, message):
     page.fill("#calc-bert-hidden_size", "")
     loc = wait_error(page, "not_integer")
     assert loc.get_attribute("id") == "calc-bert-hidden_size-error"
@@ -363,11 +374,8 @@ OPTION_WIDTHS_JS = """() => { const s = document.getElementById('calc-model_type
   }); }"""
 
 
-@pytest.mark.parametrize("lang", ["en", "zh"])
-def test_family_menu_shows_each_option_in_full_at_1280px(page, site, lang):
-    page.set_viewport_size({"width": 1280, "height": 900})
-    page.goto(site.url("calculator/", lang))
-    wait_ready(page)
+def check_family_menu_shows_each_option_in_full(page, lang):
+    """At 1280 px (the page as loaded, bert's default form)."""
     widths = page.evaluate(OPTION_WIDTHS_JS)
     texts = [text for text, _, _ in widths]
     # Every declared family is on the menu once; the first fourteen keep the wording written here.
@@ -423,12 +431,9 @@ def test_keras_bert_mode_names_get_model_arguments_and_weights(page, site, lang,
     assert legend(page) == LEGENDS[lang]["transformer"]
 
 
-@pytest.mark.parametrize("lang", ["en", "zh"])
-def test_pasting_published_configs_of_the_new_families(page, site, lang, tmp_path):
+def check_pasting_published_configs_of_the_new_families(page):
     """A published DeBERTa-v3 file (list keys as a|b, sentinels, no architectures) and ModernBERT's give
     transformers' own totals, and the form shows what was read."""
-    page.goto(site.url("calculator/", lang))
-    wait_ready(page)
     paste(page, json.dumps(HUB_DEBERTA_V3_BASE))
     wait_total(page, HUB_TOTALS["deberta-v3-base"])
     assert page.input_value("#calc-model_type") == "deberta-v2"
