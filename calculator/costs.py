@@ -424,15 +424,45 @@ class Sim:
         self._next = max(self._next, replay._next)
         return T(out.shape, out.strides, out.storage, x.grad, out.itemsize)
 
+    # -- operations for megatron-bert, xlm-roberta-xl, xmod, rembert, roformer, esm, nomic_bert
+
+    def mask(self, shape: Sequence[int]) -> T:
+        """A comparison's result (``lang_ids == i``): a new bool tensor, one byte a number, needing no gradient."""
+        return self.new(shape, False, 1)
+
+    def index_rows(self, t: T, mask: T, rows: int) -> T:
+        """``t[mask]`` with a bool mask over dimension 0 (``index.Tensor``): a new tensor of the ``rows`` chosen.
+
+        derivatives.yaml: ``self: index_backward(grad.new_zeros(self.sizes()), indices, grad)``: the
+        backward needs the indices (the mask itself) and only the input's sizes, so the mask is kept
+        when ``t`` needs a gradient.
+        """
+        if t.grad:
+            self.save(mask)
+        return self.new((rows, *t.shape[1:]), t.grad, t.itemsize)
+
+    def index_put(self, dest: T, mask: T, values: T) -> T:
+        """``dest[mask] = values`` in place (``index_put_``): ``dest`` now needs a gradient if ``values`` does.
+
+        derivatives.yaml: ``self: grad.index_put(indices, zeros_like(values), accumulate)``,
+        ``values: grad.index(indices)``: both need the indices (the mask), kept when either needs a gradient.
+        """
+        grad = (dest.grad or values.grad) and self.grad_mode
+        if grad:
+            self.save(mask)
+        return T(dest.shape, dest.strides, dest.storage, grad, dest.itemsize)
+
 
 def _infer(t: T, shape: Sequence[int]) -> tuple[int, ...]:
+    """``-1`` worked out; a zero-sized known part (an ``nn.Linear(0, n)``, X-MOD's adapter when
+    ``adapter_reduction_factor`` > H) leaves nothing to spread, so it is 0: the tensor is empty."""
     shape = tuple(shape)
     if -1 in shape:
         known = 1
         for d in shape:
             if d != -1:
                 known *= d
-        shape = tuple(t.numel // known if d == -1 else d for d in shape)
+        shape = tuple((t.numel // known if known else 0) if d == -1 else d for d in shape)
     return shape
 
 

@@ -207,6 +207,20 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "Nothing trains, so there is no backward pass: loss.backward() fails when no parameter needs a gradient.",
         "zh": "没有可训练的参数，也就没有反向传播：没有参数需要梯度时 loss.backward() 会报错。",
     },
+    "costs_xmod_language": {
+        "en": "X-MOD sends every input through one language's adapter, and input_ids alone name none: "
+        "set default_language to one of its {count} adapters ({languages}), as set_default_language() does (got {value}; "
+        "transformers raises without it). The cost is the same whichever language it is.",
+        "zh": "X-MOD 的每条输入都要经过某一种语言的适配器，而只给 input_ids 时并没有指定语言："
+        "请把 default_language 设为它的 {count} 个适配器之一（{languages}），相当于调用 set_default_language()"
+        "（当前为 {value}；不设置时 transformers 会报错）。选哪种语言，开销都一样。",
+    },
+    "costs_xmod_no_layers": {
+        "en": "An X-MOD without layers cannot run on input_ids alone: XmodModel looks the default language up "
+        "among layer 0's adapters, and there is no layer 0 (transformers raises IndexError).",
+        "zh": "没有编码层的 X-MOD 无法只凭 input_ids 运行：XmodModel 要在第 0 层的适配器里查找默认语言，"
+        "而第 0 层并不存在（transformers 会抛出 IndexError）。",
+    },
 }
 
 #: The same codes when the value is empty (a cleared form field, ``""`` in a config):

@@ -114,13 +114,18 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
         x = sim.layer(step_layer(prefix, i, heads), x)
     seq = sim.layer_norm(prefix + "encoder.LayerNorm", x)
     pooled = bert.step_pooler(sim, prefix, seq) if inv.pooler else None
+    return step_heads(sim, inv, seq, pooled)
+
+
+def step_heads(sim: Sim, inv: Inventory, seq: T, pooled: T | None) -> list[T]:
+    """The outputs of RoBERTa's classes (X-MOD's too): ``lm_head``, the classification head, ``classifier``, ``qa_outputs``."""
     kind = bert.step_task(inv)
     if kind == "":
         return [seq] + ([pooled] if pooled is not None else [])
     if kind in ("ForMaskedLM", "ForCausalLM"):
-        return [bert.step_mlm(sim, "lm_head", seq)]
+        return [bert.step_mlm(sim, "lm_head", seq)]  # dense, gelu, layer_norm, decoder
     if kind == "ForSequenceClassification":
-        # XLMRobertaXLClassificationHead: the first token, dropout, dense, tanh, dropout, out_proj
+        # the classification head: the first token, dropout, dense, tanh, dropout, out_proj
         x = sim.dropout(sim.select(seq, 1))
         x = sim.dropout(sim.keep_output(sim.linear("classifier.dense", x)))
         return [sim.linear("classifier.out_proj", x)]

@@ -67,6 +67,7 @@ def draw(rng: random.Random, model_type: str) -> dict[str, Any]:
     pooler = rng.choice([None, False]) if arch.pooler is None else None
     seq_len = rng.randint(1, 9)
     raw["max_position_embeddings"] = max(raw.get("max_position_embeddings", 0) % 40, seq_len + 2)
+    ADJUST.get(model_type, lambda rng, raw: None)(rng, raw)
     case = {
         "raw": raw, "arch": arch.name, "pooler": pooler, "batch": rng.randint(1, 3), "seq_len": seq_len,
         "dtype": rng.choice(list(costs.DTYPES)), "optimizer": rng.choice(costs.OPTIMIZERS),
@@ -83,6 +84,33 @@ def draw(rng: random.Random, model_type: str) -> dict[str, Any]:
         "task_type": task if task and rng.random() < 0.6 else None,
     }
     return case
+
+
+def adjust_xmod(rng: random.Random, raw: dict[str, Any]) -> None:
+    """X-MOD: valid adapter names (the refused ones are the parameter cross-check's); a default language
+    (input_ids alone need one), now and then none or a missing one, or no layers: the engine refuses
+    those as transformers does; the two adapter switches either way."""
+    raw["languages"] = [name for name in raw.get("languages", ["en_XX"]) if name and "." not in name]
+    if not raw["languages"] and rng.random() < 0.8:
+        raw["languages"] = ["de_DE"]  # an X-MOD without adapters cannot run: kept now and then
+    roll = rng.random()
+    if roll < 0.04:
+        raw.pop("default_language", None)
+    elif roll < 0.07:
+        raw["default_language"] = "xx_XX"
+    else:
+        raw["default_language"] = rng.choice(raw["languages"] or ["en_XX"])
+    if raw["num_hidden_layers"] == 0 and rng.random() < 0.8:
+        raw["num_hidden_layers"] = rng.randint(1, 3)
+    for key in ("adapter_reuse_layer_norm", "ln_before_adapter"):
+        if rng.random() < 0.5:
+            raw[key] = rng.random() < 0.5
+
+
+#: Per family, the draw's own tweaks (one function each, ``adjust_<model_type>``).
+ADJUST = {"xmod": adjust_xmod}
+#: Refusals where transformers itself cannot run the step: the crosscheck asserts that it fails too.
+REFUSED_BY_TORCH = {"costs_xmod_language": (ValueError,), "costs_xmod_no_layers": (IndexError,)}
 
 
 def engine_side(case: dict[str, Any]) -> tuple[Any, Any, costs.Costs]:
@@ -136,6 +164,11 @@ def test_step_matches_pytorch(model_type: str, index: int) -> None:
             if exc.code in ("costs_nothing_trainable", "lora_target_missing", "lora_target_saved",
                             "lora_targets_required", "lora_no_linear"):
                 continue
+            if exc.code in REFUSED_BY_TORCH:
+                inv = engine_build(case["raw"], case["arch"], case["pooler"])
+                with pytest.raises(REFUSED_BY_TORCH[exc.code]):
+                    torch_side(dict(case, plan="none"), inv, None)
+                return
             raise
         break
     else:
