@@ -452,6 +452,19 @@ class Sim:
             self.save(mask)
         return T(dest.shape, dest.strides, dest.storage, grad, dest.itemsize)
 
+    def rotary(self, t: T, cos: T, sin: T) -> T:
+        """Rotary positions applied as ``t * cos + rotate_half(t) * sin`` (RoFormer, ESM, NomicBERT).
+
+        ``rotate_half`` (a negation, slices, ``stack`` or ``cat``) keeps nothing; each ``mul`` keeps the other
+        factor for the gradient of the one that needs it (derivatives.yaml ``mul.Tensor``: ``self:
+        mul_tensor_backward(grad, other, ...)``), so when ``t`` needs a gradient the backward keeps ``cos``
+        and ``sin`` (tables that need none), not ``t``. The sum is a new contiguous tensor.
+        """
+        if t.grad:
+            self.save(cos)
+            self.save(sin)
+        return self.new(t.shape, t.grad, t.itemsize)
+
 
 def _infer(t: T, shape: Sequence[int]) -> tuple[int, ...]:
     """``-1`` worked out; a zero-sized known part (an ``nn.Linear(0, n)``, X-MOD's adapter when

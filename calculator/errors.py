@@ -221,6 +221,12 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "没有编码层的 X-MOD 无法只凭 input_ids 运行：XmodModel 要在第 0 层的适配器里查找默认语言，"
         "而第 0 层并不存在（transformers 会抛出 IndexError）。",
     },
+    "costs_rotary_odd_head": {
+        "en": "Rotary positions rotate a head's numbers in pairs, so the head size (hidden_size / num_attention_heads) "
+        "must be even; it is {head_size}, and transformers fails on the first forward pass.",
+        "zh": "旋转位置编码把每个头的数值两两配对旋转，因此头维度（hidden_size / num_attention_heads）必须是偶数；"
+        "当前为 {head_size}，transformers 在第一次前向传播时就会报错。",
+    },
 }
 
 #: The same codes when the value is empty (a cleared form field, ``""`` in a config):

@@ -107,10 +107,21 @@ def adjust_xmod(rng: random.Random, raw: dict[str, Any]) -> None:
             raw[key] = rng.random() < 0.5
 
 
+def adjust_roformer(rng: random.Random, raw: dict[str, Any]) -> None:
+    """RoFormer: an even head size mostly (an odd one is refused, as transformers fails on it); rotary values
+    either way."""
+    if rng.random() < 0.9:
+        heads = raw["num_attention_heads"]
+        raw["hidden_size"] = heads * 2 * max(1, raw["hidden_size"] // heads // 2)
+    if rng.random() < 0.5:
+        raw["rotary_value"] = rng.random() < 0.5
+
+
 #: Per family, the draw's own tweaks (one function each, ``adjust_<model_type>``).
-ADJUST = {"xmod": adjust_xmod}
+ADJUST = {"xmod": adjust_xmod, "roformer": adjust_roformer}
 #: Refusals where transformers itself cannot run the step: the crosscheck asserts that it fails too.
-REFUSED_BY_TORCH = {"costs_xmod_language": (ValueError,), "costs_xmod_no_layers": (IndexError,)}
+REFUSED_BY_TORCH = {"costs_xmod_language": (ValueError,), "costs_xmod_no_layers": (IndexError,),
+                    "costs_rotary_odd_head": (RuntimeError, ValueError)}
 
 
 def engine_side(case: dict[str, Any]) -> tuple[Any, Any, costs.Costs]:
