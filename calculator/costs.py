@@ -465,6 +465,36 @@ class Sim:
             self.save(sin)
         return self.new(t.shape, t.grad, t.itemsize)
 
+    def scale_by(self, t: T, factor: T, itemsize: int | None = None) -> T:
+        """``t * factor`` or ``t / factor`` where ``factor`` needs no gradient (ESM's token-dropout rescaling).
+
+        derivatives.yaml ``mul.Tensor``/``div.Tensor``: the gradient of ``t`` needs ``factor``
+        (kept when ``t`` needs a gradient); ``t`` itself is needed only for ``factor``'s.
+        """
+        if t.grad:
+            self.save(factor)
+        return self.new(t.shape, t.grad, t.itemsize if itemsize is None else itemsize)
+
+    def masked_fill(self, t: T, mask: T) -> T:
+        """``t.masked_fill(mask, value)``: derivatives.yaml ``self: grad.masked_fill(mask, 0)`` keeps the mask."""
+        if t.grad:
+            self.save(mask)
+        return self.new(t.shape, t.grad, t.itemsize)
+
+    def gelu_erf(self, t: T) -> T:
+        """ESM's ``gelu``, written out in Python: ``x * 0.5 * (1.0 + torch.erf(x / math.sqrt(2.0)))``.
+
+        ``erf`` keeps its input (``x / sqrt(2)``: derivatives.yaml ``erf: 2.0 / sqrt(M_PI) *
+        exp(-(self.pow(2))) * grad``), the last product both its factors (``x * 0.5`` and ``1 + erf``):
+        three new tensors of the input's shape, not the input itself.
+        """
+        if not t.grad:
+            return self.new(t.shape, False)
+        self.save(self.new(t.shape, True))  # x * 0.5
+        self.save(self.new(t.shape, True))  # x / sqrt(2)
+        self.save(self.new(t.shape, True))  # 1 + erf(...)
+        return self.new(t.shape, True)
+
 
 def _infer(t: T, shape: Sequence[int]) -> tuple[int, ...]:
     """``-1`` worked out; a zero-sized known part (an ``nn.Linear(0, n)``, X-MOD's adapter when
@@ -583,8 +613,9 @@ def _parameters(inv: Inventory, plan: Any, itemsize: int, used: set[str]) -> tup
         params = [(t.shape, itemsize) for t in inv.unique]
         return params, [(t.shape, itemsize) for t in inv.unique if t.trainable and t.name in read]
     params, graded = [], []
+    buffers = {t.name for t in inv.tensors if t.buffer}
     for t in plan.tensors:
-        if t.tied_to is not None:
+        if t.tied_to is not None or (t.kind != "lora" and t.source in buffers):  # a buffer (ESM's inv_freq)
             continue
         size = ADAPTER_BYTES if t.kind == "lora" else itemsize
         params.append((t.shape, size))

@@ -227,6 +227,18 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "旋转位置编码把每个头的数值两两配对旋转，因此头维度（hidden_size / num_attention_heads）必须是偶数；"
         "当前为 {head_size}，transformers 在第一次前向传播时就会报错。",
     },
+    "costs_esm_padding": {
+        "en": "ESM computes position ids from pad_token_id on every forward pass (whatever the position type), "
+        "so with no pad_token_id it cannot run on input_ids (transformers raises); set it (1 in ESM-2).",
+        "zh": "ESM 每次前向传播都要根据 pad_token_id 计算位置编号（与位置编码类型无关），"
+        "没有 pad_token_id 就无法只凭 input_ids 运行（transformers 会报错）；请设置它（ESM-2 中为 1）。",
+    },
+    "costs_esm_mask_token": {
+        "en": "token_dropout rescales the embeddings by the share of mask tokens, so it needs mask_token_id; "
+        "without it transformers fails on input_ids. Set mask_token_id (32 in ESM-2) or turn token_dropout off.",
+        "zh": "token_dropout 按掩码 token 所占比例缩放嵌入，因此需要 mask_token_id；"
+        "缺少它时 transformers 处理 input_ids 会报错。请设置 mask_token_id（ESM-2 中为 32），或关闭 token_dropout。",
+    },
 }
 
 #: The same codes when the value is empty (a cleared form field, ``""`` in a config):

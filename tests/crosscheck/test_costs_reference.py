@@ -117,11 +117,32 @@ def adjust_roformer(rng: random.Random, raw: dict[str, Any]) -> None:
         raw["rotary_value"] = rng.random() < 0.5
 
 
+def adjust_esm(rng: random.Random, raw: dict[str, Any]) -> None:
+    """ESM: a padding id mostly (positions are computed from it; without one the step is refused, as
+    transformers fails), room in the table for the positions that start after it; token dropout with its
+    mask token (now and then without: refused); dropouts of 0 (ESM-2) or 0.1; an even head size mostly."""
+    if rng.random() < 0.93:
+        raw["pad_token_id"] = rng.randrange(min(raw["vocab_size"], 4))
+        raw["max_position_embeddings"] += raw["pad_token_id"]
+    else:
+        raw.pop("pad_token_id", None)
+    raw["token_dropout"] = rng.random() < 0.5
+    if raw["token_dropout"] and rng.random() < 0.95:
+        raw["mask_token_id"] = rng.randrange(raw["vocab_size"])
+    for key in ("hidden_dropout_prob", "attention_probs_dropout_prob"):
+        if rng.random() < 0.7:
+            raw[key] = rng.choice([0.0, 0.1])
+    if rng.random() < 0.9:
+        heads = raw["num_attention_heads"]
+        raw["hidden_size"] = heads * 2 * max(1, raw["hidden_size"] // heads // 2)
+
+
 #: Per family, the draw's own tweaks (one function each, ``adjust_<model_type>``).
-ADJUST = {"xmod": adjust_xmod, "roformer": adjust_roformer}
+ADJUST = {"xmod": adjust_xmod, "roformer": adjust_roformer, "esm": adjust_esm}
 #: Refusals where transformers itself cannot run the step: the crosscheck asserts that it fails too.
 REFUSED_BY_TORCH = {"costs_xmod_language": (ValueError,), "costs_xmod_no_layers": (IndexError,),
-                    "costs_rotary_odd_head": (RuntimeError, ValueError)}
+                    "costs_rotary_odd_head": (RuntimeError, ValueError), "costs_esm_padding": (TypeError,),
+                    "costs_esm_mask_token": (AttributeError, TypeError)}
 
 
 def engine_side(case: dict[str, Any]) -> tuple[Any, Any, costs.Costs]:
