@@ -495,6 +495,15 @@ class Sim:
         self.save(self.new(t.shape, True))  # 1 + erf(...)
         return self.new(t.shape, True)
 
+    def mul(self, a: T, b: T) -> T:
+        """``a * b`` of two tensors of one shape (SwiGLU's ``act(gate) * up``): derivatives.yaml ``mul.Tensor``
+        keeps ``b`` for ``a``'s gradient and ``a`` for ``b``'s, each only when needed."""
+        if a.grad:
+            self.save(b)
+        if b.grad:
+            self.save(a)
+        return self.new(a.shape, a.grad or b.grad, a.itemsize)
+
 
 def _infer(t: T, shape: Sequence[int]) -> tuple[int, ...]:
     """``-1`` worked out; a zero-sized known part (an ``nn.Linear(0, n)``, X-MOD's adapter when

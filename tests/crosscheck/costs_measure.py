@@ -45,6 +45,8 @@ def freeze(model, embeddings: bool, layers: int, all_but_head: bool) -> None:
                 module.requires_grad_(False)
     if hasattr(base, "transformer"):
         blocks = base.transformer.layer  # DistilBERT
+    elif hasattr(base, "layers"):
+        blocks = base.layers  # Nomic BERT: no encoder module
     elif hasattr(base.encoder, "albert_layer_groups"):
         blocks = base.encoder.albert_layer_groups  # ALBERT: a block is a shared group
     else:

@@ -137,8 +137,19 @@ def adjust_esm(rng: random.Random, raw: dict[str, Any]) -> None:
         raw["hidden_size"] = heads * 2 * max(1, raw["hidden_size"] // heads // 2)
 
 
+def adjust_nomic_bert(rng: random.Random, raw: dict[str, Any]) -> None:
+    """Nomic BERT: head sizes the config accepts (the refused ones are the parameter cross-check's); now and
+    then 3, whose rotation transformers cannot broadcast (refused)."""
+    d = raw.get("head_dim")
+    if d is not None and (d == 0 or (d > 4 and d % 2) or (d == 3 and rng.random() < 0.7)):
+        raw["head_dim"] = 2 * rng.randint(1, 4)
+    implied = raw["hidden_size"] // raw["num_attention_heads"]
+    if raw.get("head_dim") is None and ((implied > 4 and implied % 2) or (implied == 3 and rng.random() < 0.7)):
+        raw["hidden_size"] = raw["num_attention_heads"] * (implied + 1)
+
+
 #: Per family, the draw's own tweaks (one function each, ``adjust_<model_type>``).
-ADJUST = {"xmod": adjust_xmod, "roformer": adjust_roformer, "esm": adjust_esm}
+ADJUST = {"xmod": adjust_xmod, "roformer": adjust_roformer, "esm": adjust_esm, "nomic_bert": adjust_nomic_bert}
 #: Refusals where transformers itself cannot run the step: the crosscheck asserts that it fails too.
 REFUSED_BY_TORCH = {"costs_xmod_language": (ValueError,), "costs_xmod_no_layers": (IndexError,),
                     "costs_rotary_odd_head": (RuntimeError, ValueError), "costs_esm_padding": (TypeError,),
@@ -214,4 +225,5 @@ def test_step_matches_pytorch(model_type: str, index: int) -> None:
 
 
 def test_every_covered_family_has_a_case() -> None:
-    assert {"bert", "roberta", "xlm-roberta", "camembert", "electra", "ernie", "distilbert", "albert", "mpnet"} <= set(COVERED)
+    assert {"bert", "roberta", "xlm-roberta", "camembert", "electra", "ernie", "distilbert", "albert", "mpnet",
+            "megatron-bert", "xlm-roberta-xl", "xmod", "rembert", "roformer", "esm", "nomic_bert"} <= set(COVERED)
