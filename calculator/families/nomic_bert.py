@@ -179,7 +179,7 @@ def step_layer(inv: Inventory, prefix: str, i: int, rotary: tuple[T, T]) -> Call
         context = sim.contiguous(sim.reshape(context, (b, n, width)))
         attended = sim.layer_norm(p + "post_attention_layernorm", sim.add(x, sim.linear(a + "o_proj", context)))
         m = p + "mlp."
-        gated = sim.mul(sim.keep_input(sim.linear(m + "gate_proj", attended)), sim.linear(m + "up_proj", attended))
+        gated = sim.mul_like(sim.keep_input(sim.linear(m + "gate_proj", attended)), sim.linear(m + "up_proj", attended))
         return sim.layer_norm(p + "post_mlp_layernorm", sim.add(attended, sim.linear(m + "down_proj", gated)))
 
     return run
