@@ -790,6 +790,74 @@ class Sim:
         return T(out.shape, tuple(strides), out.storage, out.grad, out.itemsize)
 
 
+    # -- operations for megatron-bert, xlm-roberta-xl, xmod, rembert, roformer, esm, nomic_bert
+
+    def index_rows(self, t: T, mask: T, rows: int) -> T:
+        """``t[mask]`` with a bool mask over dimension 0 (``index.Tensor``): a new tensor of the ``rows`` chosen.
+
+        derivatives.yaml: ``self: index_backward(grad.new_zeros(self.sizes()), indices, grad)``: the
+        backward needs the indices (the mask itself) and only the input's sizes, so the mask is kept
+        when ``t`` needs a gradient.
+        """
+        if t.grad:
+            self.save(mask)
+        return self.new((rows, *t.shape[1:]), t.grad, t.itemsize)
+
+    def index_put(self, dest: T, mask: T, values: T) -> T:
+        """``dest[mask] = values`` in place (``index_put_``): ``dest`` now needs a gradient if ``values`` does.
+
+        derivatives.yaml: ``self: grad.index_put(indices, zeros_like(values), accumulate)``,
+        ``values: grad.index(indices)``: both need the indices (the mask), kept when either needs a gradient.
+        """
+        grad = (dest.grad or values.grad) and self.grad_mode
+        if grad:
+            self.save(mask)
+        return T(dest.shape, dest.strides, dest.storage, grad, dest.itemsize)
+
+    def rotary(self, t: T, cos: T, sin: T) -> T:
+        """Rotary positions applied as ``t * cos + rotate_half(t) * sin`` (RoFormer, ESM, NomicBERT).
+
+        ``rotate_half`` (a negation, slices, ``stack`` or ``cat``) keeps nothing; each ``mul`` keeps the other
+        factor for the gradient of the one that needs it (derivatives.yaml ``mul.Tensor``: ``self:
+        mul_tensor_backward(grad, other, ...)``), so when ``t`` needs a gradient the backward keeps ``cos``
+        and ``sin`` (tables that need none), not ``t``. The sum is a new contiguous tensor.
+        """
+        if t.grad:
+            self.save(cos)
+            self.save(sin)
+        return self.new(t.shape, t.grad, t.itemsize)
+
+    def scale_by(self, t: T, factor: T, itemsize: int | None = None) -> T:
+        """``t * factor`` or ``t / factor`` where ``factor`` needs no gradient (ESM's token-dropout rescaling).
+
+        derivatives.yaml ``mul.Tensor``/``div.Tensor``: the gradient of ``t`` needs ``factor``
+        (kept when ``t`` needs a gradient); ``t`` itself is needed only for ``factor``'s.
+        """
+        if t.grad:
+            self.save(factor)
+        return self.new(t.shape, t.grad, t.itemsize if itemsize is None else itemsize)
+
+    def masked_fill(self, t: T, mask: T) -> T:
+        """``t.masked_fill(mask, value)``: derivatives.yaml ``self: grad.masked_fill(mask, 0)`` keeps the mask."""
+        if t.grad:
+            self.save(mask)
+        return self.new(t.shape, t.grad, t.itemsize)
+
+    def gelu_erf(self, t: T) -> T:
+        """ESM's ``gelu``, written out in Python: ``x * 0.5 * (1.0 + torch.erf(x / math.sqrt(2.0)))``.
+
+        ``erf`` keeps its input (``x / sqrt(2)``: derivatives.yaml ``erf: 2.0 / sqrt(M_PI) *
+        exp(-(self.pow(2))) * grad``), the last product both its factors (``x * 0.5`` and ``1 + erf``):
+        three new tensors of the input's shape, not the input itself.
+        """
+        if not t.grad:
+            return self.new(t.shape, False)
+        self.save(self.new(t.shape, True))  # x * 0.5
+        self.save(self.new(t.shape, True))  # x / sqrt(2)
+        self.save(self.new(t.shape, True))  # 1 + erf(...)
+        return self.new(t.shape, True)
+
+
 def _dense(t: T) -> bool:
     """Whether ``t``'s strides are a permutation of a contiguous layout (no gaps, no overlap)."""
     order = sorted(range(len(t.shape)), key=lambda d: t.strides[d])
@@ -802,13 +870,15 @@ def _dense(t: T) -> bool:
 
 
 def _infer(t: T, shape: Sequence[int]) -> tuple[int, ...]:
+    """``-1`` worked out; a zero-sized known part (an ``nn.Linear(0, n)``, X-MOD's adapter when
+    ``adapter_reduction_factor`` > H) leaves nothing to spread, so it is 0: the tensor is empty."""
     shape = tuple(shape)
     if -1 in shape:
         known = 1
         for d in shape:
             if d != -1:
                 known *= d
-        shape = tuple(t.numel // known if d == -1 else d for d in shape)
+        shape = tuple((t.numel // known if known else 0) if d == -1 else d for d in shape)
     return shape
 
 
@@ -917,8 +987,9 @@ def _parameters(inv: Inventory, plan: Any, itemsize: int, used: set[str]) -> tup
         params = [(t.shape, itemsize) for t in inv.unique]
         return params, [(t.shape, itemsize) for t in inv.unique if t.trainable and t.name in read]
     params, graded = [], []
+    buffers = {t.name for t in inv.tensors if t.buffer}
     for t in plan.tensors:
-        if t.tied_to is not None:
+        if t.tied_to is not None or (t.kind != "lora" and t.source in buffers):  # a buffer (ESM's inv_freq)
             continue
         size = ADAPTER_BYTES if t.kind == "lora" else itemsize
         params.append((t.shape, size))

@@ -334,6 +334,38 @@ MESSAGES: dict[str, dict[str, str]] = {
         "而它只在所有层之前算一次；第二次反向传播时 PyTorch 会报错"
         "（“Trying to backward through the graph a second time”）。请关闭梯度检查点，或冻结 {module} 和相对位置嵌入。",
     },
+    "costs_xmod_language": {
+        "en": "X-MOD sends every input through one language's adapter, and input_ids alone name none: "
+        "set default_language to one of its {count} adapters ({languages}), as set_default_language() does (got {value}; "
+        "transformers raises without it). The cost is the same whichever language it is.",
+        "zh": "X-MOD 的每条输入都要经过某一种语言的适配器，而只给 input_ids 时并没有指定语言："
+        "请把 default_language 设为它的 {count} 个适配器之一（{languages}），相当于调用 set_default_language()"
+        "（当前为 {value}；不设置时 transformers 会报错）。选哪种语言，开销都一样。",
+    },
+    "costs_xmod_no_layers": {
+        "en": "An X-MOD without layers cannot run on input_ids alone: XmodModel looks the default language up "
+        "among layer 0's adapters, and there is no layer 0 (transformers raises IndexError).",
+        "zh": "没有编码层的 X-MOD 无法只凭 input_ids 运行：XmodModel 要在第 0 层的适配器里查找默认语言，"
+        "而第 0 层并不存在（transformers 会抛出 IndexError）。",
+    },
+    "costs_rotary_odd_head": {
+        "en": "Rotary positions rotate a head's numbers in pairs, so the head size (hidden_size / num_attention_heads) "
+        "must be even; it is {head_size}, and transformers fails on the first forward pass.",
+        "zh": "旋转位置编码把每个头的数值两两配对旋转，因此头维度（hidden_size / num_attention_heads）必须是偶数；"
+        "当前为 {head_size}，transformers 在第一次前向传播时就会报错。",
+    },
+    "costs_esm_padding": {
+        "en": "ESM computes position ids from pad_token_id on every forward pass (whatever the position type), "
+        "so with no pad_token_id it cannot run on input_ids (transformers raises); set it (1 in ESM-2).",
+        "zh": "ESM 每次前向传播都要根据 pad_token_id 计算位置编号（与位置编码类型无关），"
+        "没有 pad_token_id 就无法只凭 input_ids 运行（transformers 会报错）；请设置它（ESM-2 中为 1）。",
+    },
+    "costs_esm_mask_token": {
+        "en": "token_dropout rescales the embeddings by the share of mask tokens, so it needs mask_token_id; "
+        "without it transformers fails on input_ids. Set mask_token_id (32 in ESM-2) or turn token_dropout off.",
+        "zh": "token_dropout 按掩码 token 所占比例缩放嵌入，因此需要 mask_token_id；"
+        "缺少它时 transformers 处理 input_ids 会报错。请设置 mask_token_id（ESM-2 中为 32），或关闭 token_dropout。",
+    },
 }
 
 #: The same codes when the value is empty (a cleared form field, ``""`` in a config):

@@ -31,14 +31,16 @@ from __future__ import annotations
 
 import random
 from dataclasses import replace
-from typing import Any
+from typing import Any, Callable, Mapping
 
-from ..config import Field
+from ..config import Field, coerce_bool, coerce_int, read_fields
+from ..costs import CostModel, Sim, T
 from ..errors import CalcError
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
 from . import bert
-from .base import Architecture, Family, Preset
+from .base import Architecture, Extra, Family, Preset
+from .keras_bert import coerce_fraction
 from .common import HEADS, HIDDEN, INTERMEDIATE, LABELS, LAYERS, POSITIONS, TIE, VOCAB, L, heads_divide
 
 FIELDS = (
@@ -196,6 +198,162 @@ def sample(rng: random.Random, config: dict[str, Any]) -> None:
         config["max_position_embeddings"] = rng.randint(1, 3)  # below the padding row: refused only if absolute
 
 
+# --------------------------------------------------------------- reading what the step needs
+
+#: EsmConfig's defaults for the keys that change only what a step runs (not the tensors). ESM-2's
+#: published config.json files set both dropouts to 0.0 and turn token dropout on (mask token 32).
+STEP_DEFAULTS: dict[str, Any] = {
+    "token_dropout": False, "mask_token_id": None, "hidden_dropout_prob": 0.1, "attention_probs_dropout_prob": 0.1,
+}
+
+
+def read(raw: Mapping[str, Any]) -> dict[str, Any]:
+    """The fields, and the keys of a training step: token dropout, its mask token, the two dropout rates."""
+    values = read_fields(FIELDS, raw, {})
+    get = {k: raw.get(k) for k in STEP_DEFAULTS}
+    values["token_dropout"] = False if get["token_dropout"] is None else coerce_bool("token_dropout", get["token_dropout"])
+    values["mask_token_id"] = None if get["mask_token_id"] is None else coerce_int("mask_token_id", get["mask_token_id"])
+    for key in ("hidden_dropout_prob", "attention_probs_dropout_prob"):
+        values[key] = STEP_DEFAULTS[key] if get[key] is None else coerce_fraction(key, get[key])
+    return values
+
+
+def _step_extra(key: str, parse: Callable[[str], Any]) -> Extra:
+    """A share link's step key: in the link only when it differs from EsmConfig's default."""
+
+    def to_query(raw: Mapping[str, Any], config: Mapping[str, Any]) -> str | None:
+        value = config.get(key, STEP_DEFAULTS[key])
+        if value == STEP_DEFAULTS[key]:
+            return None
+        return ("true" if value else "false") if isinstance(value, bool) else str(value)
+
+    return Extra(key, parse, to_query)
+
+
+EXTRAS = (
+    _step_extra("token_dropout", lambda text: coerce_bool("token_dropout", text)),
+    _step_extra("mask_token_id", lambda text: coerce_int("mask_token_id", text) if text.strip() else None),
+    _step_extra("hidden_dropout_prob", lambda text: coerce_fraction("hidden_dropout_prob", text)),
+    _step_extra("attention_probs_dropout_prob", lambda text: coerce_fraction("attention_probs_dropout_prob", text)),
+)
+
+
+# --------------------------------------------------------------- training step
+
+
+def step_layer(inv: Inventory, prefix: str, i: int, rotary: tuple[T, T] | None) -> Callable[[Sim, T], T]:
+    """One ``EsmLayer``: pre-LN attention (Q scaled by d^-0.5, then Q and K rotated with the shared cos/sin),
+    dense, dropout, + input; pre-LN feed-forward with ESM's erf GELU, dropout, + residual."""
+    p = f"{prefix}encoder.layer.{i}."
+    c = inv.config
+    heads = c["num_attention_heads"]
+    hidden_drop, attention_drop = c["hidden_dropout_prob"] > 0, c["attention_probs_dropout_prob"] > 0
+
+    def run(sim: Sim, x: T) -> T:
+        s = p + "attention.self."
+        h = sim.layer_norm(p + "attention.LayerNorm", x)
+        b, n, _ = h.shape
+        width = sim.linear_info(s + "query").out_features
+        d = width // heads
+
+        def split(t: T) -> T:
+            return sim.transpose(sim.view(t, (b, n, heads, d)), 1, 2)
+
+        q = sim.pointwise(split(sim.linear(s + "query", h)))  # * d ** -0.5
+        k = split(sim.linear(s + "key", h))
+        v = split(sim.linear(s + "value", h))
+        if rotary is not None:
+            cos, sin = rotary
+            q, k = sim.rotary(q, cos, sin), sim.rotary(k, cos, sin)  # in float32, back to the dtype: copies only
+            if cos.shape[-1] != d:  # d = 1: cos and sin have 2 columns, and the products broadcast Q and K to them
+                q, k = sim.new((*q.shape[:-1], 2), q.grad), sim.new((*k.shape[:-1], 2), k.grad)
+        scores = sim.pointwise(sim.bmm(q, sim.transpose(k, 2, 3)))  # * scaling (1.0)
+        probs = sim.dropout(sim.keep_output(scores), attention_drop)
+        context = sim.contiguous(sim.transpose(sim.bmm(probs, v), 1, 2))
+        context = sim.contiguous(sim.reshape(context, (b, n, width)))
+        attended = sim.add(sim.dropout(sim.linear(p + "attention.output.dense", context), hidden_drop), x)
+        inner = sim.gelu_erf(sim.linear(p + "intermediate.dense", sim.layer_norm(p + "LayerNorm", attended)))
+        return sim.add(sim.dropout(sim.linear(p + "output.dense", inner), hidden_drop), attended)
+
+    return run
+
+
+def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
+    """ESM's classes: the token table, token dropout's rescaling, the learned positions (absolute) or the
+    rotary cos/sin (computed once without a graph, shared by every layer), the early LayerNorm, no dropout
+    in the embeddings; pre-LN layers; ``emb_layer_norm_after``; the pooler; the heads. The contact head is
+    built but not run (its weights get no gradient)."""
+    prefix = bert.step_prefix(inv)
+    c = inv.config
+    e = prefix + "embeddings."
+    ids = sim.ids((b, n))
+    positions = sim.ids((b, n))  # create_position_ids_from_input_ids, whatever the position type
+    x = sim.embedding(e + "word_embeddings", ids, first=True)
+    if c["token_dropout"]:
+        x = sim.masked_fill(x, sim.mask((b, n, 1)))  # tokens equal to mask_token_id zeroed
+        x = sim.pointwise(x)  # * (1 - 0.15 * 0.8)
+        # / (1 - the observed mask ratio)[:, None, None]: a float32 [B] tensor, so a bf16 run computes in
+        # float32 and casts back (.to(dtype)): a copy, which keeps nothing
+        x = sim.scale_by(x, sim.new((b,), False, 4), itemsize=4)
+        if x.itemsize != sim.itemsize:
+            x = sim.new(x.shape, x.grad)
+    if c["position_embedding_type"] == "absolute":
+        x = sim.add(x, sim.embedding(e + "position_embeddings", positions))
+    if c["emb_layer_norm_before"]:
+        x = sim.layer_norm(e + "layer_norm", x)
+    rotary = None
+    if c["position_embedding_type"] == "rotary":
+        d = c["hidden_size"] // c["num_attention_heads"]
+        width = 2 * ((d + 1) // 2)  # one frequency per pair (arange(0, d, 2)), each twice
+        rotary = (sim.new((1, 1, n, width), False), sim.new((1, 1, n, width), False))  # cos, sin in the model's dtype
+    for i in range(c["num_hidden_layers"]):
+        x = sim.layer(step_layer(inv, prefix, i, rotary), x)
+    seq = sim.layer_norm(prefix + "encoder.emb_layer_norm_after", x)
+    pooled = bert.step_pooler(sim, prefix, seq) if inv.pooler else None
+    kind = bert.step_task(inv)
+    hidden_drop = c["hidden_dropout_prob"] > 0
+    if kind == "":
+        return [seq] + ([pooled] if pooled is not None else [])
+    if kind == "ForMaskedLM":
+        # EsmLMHead: dense, ESM's gelu, layer_norm, the decoder (no bias of its own), + the head's bias
+        x = sim.layer_norm("lm_head.layer_norm", sim.gelu_erf(sim.linear("lm_head.dense", seq)))
+        logits = sim.linear("lm_head.decoder", x)
+        bias = sim.param_trains("lm_head.bias")  # read (so it gets its .grad) whether or not the logits need one
+        return [sim.new(logits.shape, logits.grad or bias)]
+    if kind == "ForSequenceClassification":
+        # EsmClassificationHead: the first token, dropout, dense, tanh, dropout, out_proj
+        x = sim.dropout(sim.select(seq, 1), hidden_drop)
+        x = sim.dropout(sim.keep_output(sim.linear("classifier.dense", x)), hidden_drop)
+        return [sim.linear("classifier.out_proj", x)]
+    if kind == "ForTokenClassification":
+        return [sim.linear("classifier", sim.dropout(seq, hidden_drop))]
+    raise AssertionError(inv.architecture)
+
+
+def step_check(inv: Inventory) -> None:
+    """What makes ESM's forward fail on input_ids alone: no padding id (positions are computed from it
+    whatever the position type), token dropout without a mask token; rotary needs an even head size."""
+    c = inv.config
+    if c["pad_token_id"] is None:
+        raise CalcError("costs_esm_padding")
+    if c["token_dropout"] and c["mask_token_id"] is None:
+        raise CalcError("costs_esm_mask_token")
+    d = c["hidden_size"] // c["num_attention_heads"]
+    # d = 1 runs: its one frequency makes cos and sin 2 wide, and Q and K broadcast to them
+    if c["position_embedding_type"] == "rotary" and d % 2 and d > 1 and c["num_hidden_layers"] > 0:
+        raise CalcError("costs_rotary_odd_head", head_size=d)
+
+
+def _longest(c: Mapping[str, Any]) -> int | None:
+    """Absolute positions count from ``pad_token_id + 1``: a table of P rows takes P - pad - 1 tokens."""
+    if c["position_embedding_type"] != "absolute" or c["pad_token_id"] is None:
+        return None
+    return c["max_position_embeddings"] - c["pad_token_id"] - 1
+
+
+COSTS = CostModel(step_program, _longest, check=step_check)
+
+
 def esm2_config(hidden: int, layers: int, heads: int) -> dict[str, Any]:
     """An ESM-2 config.json's size-relevant keys: 33 tokens, rotary, no early LayerNorm, 4H feed-forward."""
     return {
@@ -211,6 +369,8 @@ def esm2_config(hidden: int, layers: int, heads: int) -> dict[str, Any]:
         "token_dropout": True,
         "pad_token_id": 1,
         "mask_token_id": 32,
+        "hidden_dropout_prob": 0.0,
+        "attention_probs_dropout_prob": 0.0,
     }
 
 
@@ -249,4 +409,7 @@ FAMILY = Family(
     sample=sample,
     rank=80,
     labels=LABELS_,
+    read=read,
+    extras=EXTRAS,
+    costs=COSTS,
 )

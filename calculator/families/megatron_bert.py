@@ -13,8 +13,9 @@ LayerNorm (2H) moved to the end of the encoder. The heads are BERT's, under ``be
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
+from ..costs import CostModel, Sim, T
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
 from . import bert
@@ -69,6 +70,79 @@ def formula(inv: Inventory) -> Formula:
     return Formula({"V": v, "P": p, "T": t, "H": h, "I": i, "L": n}, tuple(lines + head_line(inv)))
 
 
+# --------------------------------------------------------------- training step
+
+
+def step_embeddings(sim: Sim, inv: Inventory, prefix: str, b: int, n: int) -> T:
+    """``MegatronBertEmbeddings``: word + token type + position, dropout; no LayerNorm.
+
+    ``MegatronBertModel.forward`` makes the token types ``torch.zeros(input_shape)``,
+    a [B, L] int64 tensor the type table's backward keeps (not BERT's [1, L] gather
+    from a buffer); the positions are a slice of the ``position_ids`` buffer.
+    """
+    e = prefix + "embeddings."
+    ids = sim.ids((b, n))
+    types = sim.ids((b, n))
+    positions = sim.buffer((1, n))
+    x = sim.embedding(e + "word_embeddings", ids, first=True)
+    x = sim.add(x, sim.embedding(e + "token_type_embeddings", types))
+    x = sim.add(x, sim.embedding(e + "position_embeddings", positions))  # in place (+=): keeps nothing
+    return sim.dropout(x)
+
+
+def step_layer(prefix: str, i: int, heads: int) -> Callable[[Sim, T], T]:
+    """One ``MegatronBertLayer``: ln, attention, dense, dropout, + input; ln, the feed-forward pair, dropout, + residual."""
+    p = f"{prefix}encoder.layer.{i}."
+
+    def run(sim: Sim, x: T) -> T:
+        s = p + "attention.self."
+        normed = sim.layer_norm(p + "attention.ln", x)
+        context = bert.step_attention(sim, normed, heads, s + "query", s + "key", s + "value")
+        attended = sim.add(x, sim.dropout(sim.linear(p + "attention.output.dense", context)))
+        inner = sim.keep_input(sim.linear(p + "intermediate.dense", sim.layer_norm(p + "ln", attended)))  # GELU
+        return sim.add(attended, sim.dropout(sim.linear(p + "output.dense", inner)))
+
+    return run
+
+
+def step_heads(sim: Sim, inv: Inventory, seq: T, pooled: T | None) -> list[T]:
+    """The outputs of each class: BERT's heads (under ``cls.``, ``classifier``, ``qa_outputs``)."""
+    kind = bert.step_task(inv)
+    if kind == "":
+        return [seq] + ([pooled] if pooled is not None else [])
+    if kind in ("ForMaskedLM", "ForCausalLM"):
+        return [bert.step_mlm(sim, "cls.predictions", seq)]
+    if kind == "ForPreTraining":
+        assert pooled is not None
+        return [bert.step_mlm(sim, "cls.predictions", seq), sim.linear("cls.seq_relationship", pooled)]
+    if kind == "ForNextSentencePrediction":
+        assert pooled is not None
+        return [sim.linear("cls.seq_relationship", pooled)]
+    if kind == "ForSequenceClassification":
+        assert pooled is not None
+        return [sim.linear("classifier", sim.dropout(pooled))]
+    if kind == "ForTokenClassification":
+        return [sim.linear("classifier", sim.dropout(seq))]
+    if kind == "ForQuestionAnswering":
+        return bert.step_qa(sim, seq)
+    raise AssertionError(inv.architecture)
+
+
+def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
+    """Megatron-BERT's classes: the embeddings, L pre-LN layers, the encoder's final ``ln``, BERT's pooler and heads."""
+    prefix = bert.step_prefix(inv)
+    x = step_embeddings(sim, inv, prefix, b, n)
+    heads = inv.config["num_attention_heads"]
+    for i in range(inv.config["num_hidden_layers"]):
+        x = sim.layer(step_layer(prefix, i, heads), x)
+    seq = sim.layer_norm(prefix + "encoder.ln", x)
+    pooled = bert.step_pooler(sim, prefix, seq) if inv.pooler else None
+    return step_heads(sim, inv, seq, pooled)
+
+
+COSTS = CostModel(step_program, bert.absolute_positions(), check=bert.step_check)
+
+
 def megatron_config(vocab: int, hidden: int, layers: int, heads: int, inter: int) -> dict[str, Any]:
     """A published Megatron-BERT config.json's size-relevant keys."""
     return {
@@ -121,6 +195,7 @@ FAMILY = Family(
     presets=PRESETS,
     sample=heads_divide(),
     rank=60,
+    costs=COSTS,
     labels={
         "final_layer_norm": L(
             "Final LayerNorm of the encoder (encoder.ln; pre-LN has none on the embeddings)",

@@ -25,9 +25,10 @@ from __future__ import annotations
 
 import random
 from dataclasses import replace
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from ..config import Field, read_fields
+from ..costs import CostModel, Sim, T
 from ..errors import CalcError
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
@@ -146,6 +147,86 @@ def sample(rng: random.Random, config: dict[str, Any]) -> None:
         config["max_position_embeddings"] = rng.randint(1, 600)  # rotary: no tensor whatever its value
 
 
+# --------------------------------------------------------------- training step
+
+
+def step_layer(inv: Inventory, prefix: str, i: int, rotary: tuple[T, T]) -> Callable[[Sim, T], T]:
+    """One ``NomicBertLayer`` with NomicBertConfig's dropouts of 0 (``nn.Dropout(0)`` returns its input):
+    attention (Q and K rotated with the shared cos/sin), o_proj, + input, LayerNorm; the SwiGLU MLP
+    ``down(silu(gate(x)) * up(x))``, + input, LayerNorm. No Linear has a bias."""
+    p = f"{prefix}layers.{i}."
+    heads = inv.config["num_attention_heads"]
+    d = head_size(inv.config)
+
+    def run(sim: Sim, x: T) -> T:
+        a = p + "self_attn."
+        b, n, _ = x.shape
+        width = sim.linear_info(a + "q_proj").out_features
+
+        def split(t: T) -> T:
+            return sim.transpose(sim.view(t, (b, n, heads, d)), 1, 2)
+
+        q = split(sim.linear(a + "q_proj", x))
+        k = split(sim.linear(a + "k_proj", x))
+        v = split(sim.linear(a + "v_proj", x))
+        cos, sin = rotary
+        q, k = sim.rotary(q, cos, sin), sim.rotary(k, cos, sin)
+        if cos.shape[-1] != d:  # d = 1: cos and sin have 2 columns, and the products broadcast Q and K to them
+            q, k = sim.new((*q.shape[:-1], 2), q.grad), sim.new((*k.shape[:-1], 2), k.grad)
+        scores = sim.pointwise(sim.bmm(q, sim.transpose(k, 2, 3)))  # * scaling
+        probs = sim.dropout(sim.keep_output(scores), False)  # softmax; attention dropout 0
+        context = sim.contiguous(sim.transpose(sim.bmm(probs, v), 1, 2))
+        context = sim.contiguous(sim.reshape(context, (b, n, width)))
+        attended = sim.layer_norm(p + "post_attention_layernorm", sim.add(x, sim.linear(a + "o_proj", context)))
+        m = p + "mlp."
+        gated = sim.mul_like(sim.keep_input(sim.linear(m + "gate_proj", attended)), sim.linear(m + "up_proj", attended))
+        return sim.layer_norm(p + "post_mlp_layernorm", sim.add(attended, sim.linear(m + "down_proj", gated)))
+
+    return run
+
+
+def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
+    """Nomic BERT's classes with NomicBertConfig's defaults (every dropout 0, SiLU): word + token types
+    ([B, L] zeros), LayerNorm; cos and sin computed once without a graph and shared by every layer
+    (a keyword argument: checkpointing does not keep them); the layers; the pooler; the heads."""
+    prefix = bert.step_prefix(inv)
+    c = inv.config
+    e = prefix + "embeddings."
+    x = sim.embedding(e + "word_embeddings", sim.ids((b, n)), first=True)
+    x = sim.add(x, sim.embedding(e + "token_type_embeddings", sim.ids((b, n))))
+    x = sim.layer_norm(e + "LayerNorm", x)
+    d = head_size(c)
+    width = 2 * ((d + 1) // 2)  # one frequency per pair (arange(0, d, 2)), each twice
+    rotary = (sim.new((1, 1, n, width), False), sim.new((1, 1, n, width), False))
+    for i in range(c["num_hidden_layers"]):
+        x = sim.layer(step_layer(inv, prefix, i, rotary), x)
+    seq = x
+    pooled = bert.step_pooler(sim, prefix, seq) if inv.pooler else None
+    kind = bert.step_task(inv)
+    if kind == "":
+        return [seq] + ([pooled] if pooled is not None else [])
+    if kind == "ForMaskedLM":
+        # transform: dense, the activation (SiLU), layer_norm; then the decoder
+        t = sim.keep_input(sim.linear("cls.predictions.transform.dense", seq))
+        return [sim.linear("cls.predictions.decoder", sim.layer_norm("cls.predictions.transform.layer_norm", t))]
+    if kind == "ForSequenceClassification":
+        assert pooled is not None
+        return [sim.linear("classifier", pooled)]  # classifier dropout: hidden_dropout_prob, 0
+    if kind == "ForTokenClassification":
+        return [sim.linear("classifier", seq)]
+    raise AssertionError(inv.architecture)
+
+
+def step_check(inv: Inventory) -> None:
+    """A head size of 3 (the only odd one above 1 the config accepts) makes cos and sin 4 wide: transformers fails."""
+    d = head_size(inv.config)
+    if d % 2 and d > 1 and inv.config["num_hidden_layers"] > 0:
+        raise CalcError("costs_rotary_odd_head", head_size=d)
+
+
+COSTS = CostModel(step_program, None, check=step_check)
+
+
 def nomic_config(vocab: int = 30528) -> dict[str, Any]:
     """The keys of nomic-ai's published config.json that transformers 5.23 reads (their sizes are its defaults)."""
     return {"model_type": "nomic_bert", "vocab_size": vocab, "type_vocab_size": 2}
@@ -182,4 +263,5 @@ FAMILY = Family(
     ),
     sample=sample,
     rank=57,
+    costs=COSTS,
 )

@@ -16,9 +16,10 @@ the pre-training classes and is dropped for fine-tuning.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
+from typing import Any, Callable
 
 from ..config import Field
+from ..costs import CostModel, Sim, T
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
 from . import bert
@@ -92,6 +93,64 @@ def sample(rng: Any, config: dict[str, Any]) -> None:
         config["output_embedding_size"] = config.get("input_embedding_size", 256)
 
 
+# --------------------------------------------------------------- training step
+
+
+def step_layer(prefix: str, i: int, heads: int) -> Callable[[Sim, T], T]:
+    """One ``RemBertLayer``: BERT's, run with RemBertConfig's dropouts of 0 (``nn.Dropout(0)`` returns its input)."""
+    p = f"{prefix}encoder.layer.{i}."
+
+    def run(sim: Sim, x: T) -> T:
+        s = p + "attention.self."
+        context = bert.step_attention(sim, x, heads, s + "query", s + "key", s + "value", dropout=False)
+        out = sim.linear(p + "attention.output.dense", context)
+        attended = sim.layer_norm(p + "attention.output.LayerNorm", sim.add(out, x))
+        inner = sim.keep_input(sim.linear(p + "intermediate.dense", attended))  # GELU
+        out = sim.linear(p + "output.dense", inner)
+        return sim.layer_norm(p + "output.LayerNorm", sim.add(out, attended))
+
+    return run
+
+
+def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
+    """RemBERT's classes with RemBertConfig's defaults (hidden and attention dropout 0, the classifier's 0.1).
+
+    The embeddings are BERT's at width E_in, except that ``RemBertModel.forward`` makes the
+    token types ``torch.zeros(input_shape)``, a [B, L] int64 tensor; then the encoder's
+    ``embedding_hidden_mapping_in`` (E_in → H, outside the checkpointed layers), BERT's layers.
+    """
+    prefix = bert.step_prefix(inv)
+    e = prefix + "embeddings."
+    x = sim.embedding(e + "word_embeddings", sim.ids((b, n)), first=True)
+    x = sim.add(x, sim.embedding(e + "token_type_embeddings", sim.ids((b, n))))
+    x = sim.add(x, sim.embedding(e + "position_embeddings", sim.buffer((1, n))))  # += in place
+    x = sim.layer_norm(e + "LayerNorm", x)
+    x = sim.linear(prefix + "encoder.embedding_hidden_mapping_in", x)
+    heads = inv.config["num_attention_heads"]
+    for i in range(inv.config["num_hidden_layers"]):
+        x = sim.layer(step_layer(prefix, i, heads), x)
+    seq = x
+    pooled = bert.step_pooler(sim, prefix, seq) if inv.pooler else None
+    kind = bert.step_task(inv)
+    if kind == "":
+        return [seq] + ([pooled] if pooled is not None else [])
+    if kind in ("ForMaskedLM", "ForCausalLM"):
+        # RemBertLMPredictionHead: dense H → E_out, the activation (GELU), LayerNorm, decoder E_out → V
+        x = sim.keep_input(sim.linear("cls.predictions.dense", seq))
+        return [sim.linear("cls.predictions.decoder", sim.layer_norm("cls.predictions.LayerNorm", x))]
+    if kind == "ForSequenceClassification":
+        assert pooled is not None
+        return [sim.linear("classifier", sim.dropout(pooled))]
+    if kind == "ForTokenClassification":
+        return [sim.linear("classifier", sim.dropout(seq))]
+    if kind == "ForQuestionAnswering":
+        return bert.step_qa(sim, seq)
+    raise AssertionError(inv.architecture)
+
+
+COSTS = CostModel(step_program, bert.absolute_positions(), check=bert.step_check)
+
+
 FAMILY = Family(
     model_type="rembert",
     base="RemBertModel",
@@ -124,4 +183,5 @@ FAMILY = Family(
     ),
     sample=sample,
     rank=62,
+    costs=COSTS,
 )

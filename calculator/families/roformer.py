@@ -26,9 +26,10 @@ from __future__ import annotations
 
 import random
 from dataclasses import replace
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from ..config import Field, coerce_bool, read_fields
+from ..costs import CostModel, Sim, T
 from ..errors import CalcError
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
@@ -67,6 +68,8 @@ def read(raw: Mapping[str, Any]) -> dict[str, Any]:
     values["summary_use_proj"] = bool(raw.get("summary_use_proj") or False)
     values["summary_proj_to_labels"] = bool(raw.get("summary_proj_to_labels") or False)
     values["summary_type"] = raw.get("summary_type", "last")
+    # Rotary positions on the values too (RoFormerConfig.rotary_value): no tensor of its own, but the step changes.
+    values["rotary_value"] = False if raw.get("rotary_value") is None else coerce_bool("rotary_value", raw["rotary_value"])
     return values
 
 
@@ -83,6 +86,7 @@ EXTRAS = (
         "summary_proj_to_labels", lambda text: coerce_bool("summary_proj_to_labels", text),
         _flag_query("summary_proj_to_labels"),
     ),
+    Extra("rotary_value", lambda text: coerce_bool("rotary_value", text), _flag_query("rotary_value")),
 )
 
 
@@ -173,6 +177,106 @@ def sample(rng: random.Random, config: dict[str, Any]) -> None:
         config["summary_proj_to_labels"] = rng.random() < 0.5
 
 
+# --------------------------------------------------------------- training step
+
+
+def step_attention(sim: Sim, x: T, heads: int, p: str, rotary_value: bool) -> T:
+    """``RoFormerSelfAttention``: Q, K (and V with ``rotary_value``) rotated before the scores.
+
+    ``apply_rotary_position_embeddings`` makes ``sin_pos`` and ``cos_pos`` ([1, 1, L, d],
+    stacked from the table's halves: new tensors in every call) and rotates each of Q, K
+    as ``q * cos_pos + rotate_half(q) * sin_pos``; the rotated Q and K are contiguous, so
+    ``matmul`` reshapes them as views; V stays a transposed view (copied unless B or the
+    heads are 1). Softmax, dropout, context made contiguous, as BERT's.
+    """
+    b, n, h = x.shape
+    width = sim.linear_info(p + "query").out_features
+    d = width // heads
+
+    def split(t: T) -> T:
+        return sim.transpose(sim.view(t, (b, n, heads, d)), 1, 2)
+
+    q = split(sim.linear(p + "query", x))
+    k = split(sim.linear(p + "key", x))
+    v = split(sim.linear(p + "value", x))
+    sin = sim.new((1, 1, n, d), False)
+    cos = sim.new((1, 1, n, d), False)
+    q, k = sim.rotary(q, cos, sin), sim.rotary(k, cos, sin)
+    if rotary_value:
+        v = sim.rotary(v, cos, sin)
+    scores = sim.pointwise(sim.bmm(q, sim.transpose(k, 2, 3)))  # / sqrt(d)
+    probs = sim.dropout(sim.keep_output(scores))  # softmax, dropout
+    context = sim.contiguous(sim.transpose(sim.bmm(probs, v), 1, 2))
+    return sim.view(context, (b, n, width))
+
+
+def step_layer(inv: Inventory, prefix: str, i: int) -> Callable[[Sim, T], T]:
+    """One ``RoFormerLayer``: BERT's post-LN layer around the rotary attention."""
+    p = f"{prefix}encoder.layer.{i}."
+    heads, rotary_value = inv.config["num_attention_heads"], inv.config["rotary_value"]
+
+    def run(sim: Sim, x: T) -> T:
+        context = step_attention(sim, x, heads, p + "attention.self.", rotary_value)
+        out = sim.dropout(sim.linear(p + "attention.output.dense", context))
+        attended = sim.layer_norm(p + "attention.output.LayerNorm", sim.add(out, x))
+        inner = sim.keep_input(sim.linear(p + "intermediate.dense", attended))  # GELU
+        out = sim.dropout(sim.linear(p + "output.dense", inner))
+        return sim.layer_norm(p + "output.LayerNorm", sim.add(out, attended))
+
+    return run
+
+
+def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
+    """RoFormer's classes: word + token types ([B, L] zeros from ``RoFormerModel.forward``), LayerNorm, dropout,
+    the projection when E ≠ H; the rotary table read once without a graph (``@torch.no_grad``: [1, 1, L, d],
+    an argument of every layer, so checkpointing keeps it); the layers; the heads (no pooler)."""
+    prefix = bert.step_prefix(inv)
+    c = inv.config
+    e = prefix + "embeddings."
+    x = sim.embedding(e + "word_embeddings", sim.ids((b, n)), first=True)
+    x = sim.add(x, sim.embedding(e + "token_type_embeddings", sim.ids((b, n))))
+    x = sim.dropout(sim.layer_norm(e + "LayerNorm", x))
+    if c["embedding_size"] != c["hidden_size"]:
+        x = sim.linear(prefix + "embeddings_project", x)
+    sim.param_trains(prefix + "encoder.embed_positions.weight")  # frozen: read, never trained
+    d = c["hidden_size"] // c["num_attention_heads"]
+    table = sim.new((1, 1, n, d), False)
+    for i in range(c["num_hidden_layers"]):
+        if sim.checkpointing:
+            sim.save(table)
+        x = sim.layer(step_layer(inv, prefix, i), x)
+    seq = x
+    # "RoFormer" itself holds "For": the task is what follows the model's name (bert.step_task would stop at "Former")
+    kind = inv.architecture[len("RoFormer"):]
+    kind = kind[kind.index("For"):] if "For" in kind else ""
+    if kind == "":
+        return [seq]
+    if kind in ("ForMaskedLM", "ForCausalLM"):
+        return [bert.step_mlm(sim, "cls.predictions", seq)]  # dense H → E, GELU, LayerNorm, decoder
+    if kind == "ForSequenceClassification":
+        # RoFormerClassificationHead: the first token, dropout, dense, the activation (GELU), dropout, out_proj
+        x = sim.dropout(sim.select(seq, 1))
+        x = sim.dropout(sim.keep_input(sim.linear("classifier.dense", x)))
+        return [sim.linear("classifier.out_proj", x)]
+    if kind == "ForTokenClassification":
+        return [sim.linear("classifier", sim.dropout(seq))]
+    if kind == "ForQuestionAnswering":
+        return bert.step_qa(sim, seq)  # two labels whatever the config says (its __init__ sets them)
+    raise AssertionError(inv.architecture)
+
+
+def step_check(inv: Inventory) -> None:
+    """Multiple choice is not the step; the rotation needs an even head size (it pairs the head's numbers)."""
+    if inv.architecture.endswith("ForMultipleChoice"):
+        raise CalcError("costs_architecture", architecture=inv.architecture)
+    d = inv.config["hidden_size"] // inv.config["num_attention_heads"]
+    if d % 2 and inv.config["num_hidden_layers"] > 0:
+        raise CalcError("costs_rotary_odd_head", head_size=d)
+
+
+COSTS = CostModel(step_program, bert.absolute_positions(), check=step_check)
+
+
 def roformer_config(
     vocab: int, hidden: int, layers: int, heads: int, inter: int, positions: int | None, embedding: int | None,
 ) -> dict[str, Any]:
@@ -241,4 +345,5 @@ FAMILY = Family(
     sample=sample,
     rank=58,
     labels=LABELS_,
+    costs=COSTS,
 )

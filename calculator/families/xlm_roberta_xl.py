@@ -17,8 +17,9 @@ XL checkpoint's own sizes (vocabulary 250,880, H 2560, 36 layers).
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
+from ..costs import CostModel, Sim, T
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
 from . import bert, roberta
@@ -70,6 +71,75 @@ def formula(inv: Inventory) -> Formula:
     return Formula({"V": v, "P": p, "T": t, "H": h, "I": i, "L": n}, tuple(lines + head_line(inv)))
 
 
+# --------------------------------------------------------------- training step
+
+
+def step_embeddings(sim: Sim, inv: Inventory, prefix: str, b: int, n: int) -> T:
+    """``XLMRobertaXLEmbeddings``: RoBERTa's lookups (positions computed from the ids, token types gathered at
+    them, both [B, L] int64 tensors the tables' backward keeps), summed, dropout; no LayerNorm."""
+    e = prefix + "embeddings."
+    ids = sim.ids((b, n))
+    positions = sim.ids((b, n))
+    types = sim.ids((b, n))
+    x = sim.embedding(e + "word_embeddings", ids, first=True)
+    x = sim.add(x, sim.embedding(e + "token_type_embeddings", types))
+    x = sim.add(x, sim.embedding(e + "position_embeddings", positions))
+    return sim.dropout(x)
+
+
+def step_layer(prefix: str, i: int, heads: int) -> Callable[[Sim, T], T]:
+    """One ``XLMRobertaXLLayer``: norm, attention, dense, dropout, + input; norm, the feed-forward pair, + residual.
+
+    ``XLMRobertaXLOutput`` has no dropout (RoBERTa's has): the second sum adds ``output.dense`` as it is.
+    """
+    p = f"{prefix}encoder.layer.{i}."
+
+    def run(sim: Sim, x: T) -> T:
+        s = p + "attention.self."
+        normed = sim.layer_norm(p + "attention.self_attn_layer_norm", x)
+        context = bert.step_attention(sim, normed, heads, s + "query", s + "key", s + "value")
+        attended = sim.add(sim.dropout(sim.linear(p + "attention.output.dense", context)), x)
+        inner = sim.keep_input(sim.linear(p + "intermediate.dense", sim.layer_norm(p + "LayerNorm", attended)))  # GELU
+        return sim.add(sim.linear(p + "output.dense", inner), attended)
+
+    return run
+
+
+def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
+    """XLM-RoBERTa-XL's classes: the embeddings, L pre-LN layers, ``encoder.LayerNorm``, RoBERTa's pooler and heads."""
+    prefix = bert.step_prefix(inv)
+    x = step_embeddings(sim, inv, prefix, b, n)
+    heads = inv.config["num_attention_heads"]
+    for i in range(inv.config["num_hidden_layers"]):
+        x = sim.layer(step_layer(prefix, i, heads), x)
+    seq = sim.layer_norm(prefix + "encoder.LayerNorm", x)
+    pooled = bert.step_pooler(sim, prefix, seq) if inv.pooler else None
+    return step_heads(sim, inv, seq, pooled)
+
+
+def step_heads(sim: Sim, inv: Inventory, seq: T, pooled: T | None) -> list[T]:
+    """The outputs of RoBERTa's classes (X-MOD's too): ``lm_head``, the classification head, ``classifier``, ``qa_outputs``."""
+    kind = bert.step_task(inv)
+    if kind == "":
+        return [seq] + ([pooled] if pooled is not None else [])
+    if kind in ("ForMaskedLM", "ForCausalLM"):
+        return [bert.step_mlm(sim, "lm_head", seq)]  # dense, gelu, layer_norm, decoder
+    if kind == "ForSequenceClassification":
+        # the classification head: the first token, dropout, dense, tanh, dropout, out_proj
+        x = sim.dropout(sim.select(seq, 1))
+        x = sim.dropout(sim.keep_output(sim.linear("classifier.dense", x)))
+        return [sim.linear("classifier.out_proj", x)]
+    if kind == "ForTokenClassification":
+        return [sim.linear("classifier", sim.dropout(seq))]
+    if kind == "ForQuestionAnswering":
+        return bert.step_qa(sim, seq)
+    raise AssertionError(inv.architecture)
+
+
+#: RoBERTa's positions: a table of P rows takes P - 2 tokens (they start after the padding row).
+COSTS = CostModel(step_program, bert.absolute_positions(offset=2), check=bert.step_check)
+
+
 def xl_config(hidden: int, layers: int, heads: int) -> dict[str, Any]:
     """A published XLM-R XL/XXL config.json's size-relevant keys."""
     return {
@@ -85,8 +155,8 @@ def xl_config(hidden: int, layers: int, heads: int) -> dict[str, Any]:
 
 
 FAMILY = roberta.FAMILY.derive(
-    #: Pre-LN layers run another program than RoBERTa's: no training-step costs declared yet (a coded refusal).
-    costs=None,
+    #: Pre-LN layers run another program than RoBERTa's (``derive`` would copy RoBERTa's).
+    costs=COSTS,
     model_type="xlm-roberta-xl",
     base="XLMRobertaXLModel",
     fields=FIELDS,

@@ -24,13 +24,14 @@ from __future__ import annotations
 
 import json
 import random
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
-from ..config import Field, read_fields
+from ..config import Field, coerce_bool, read_fields
+from ..costs import CostModel, Sim, T
 from ..errors import CalcError
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
-from . import bert, roberta
+from . import bert, roberta, xlm_roberta_xl
 from .base import Extra, Preset, renamed
 from .common import BERT_FIELDS, L
 
@@ -80,10 +81,23 @@ def read_languages(value: Any, layers: int) -> tuple[str, ...]:
     return tuple(out)
 
 
+#: XmodConfig's defaults for the keys that change only what a step runs (not the tensors):
+#: the adapter reuses the layer's ``output.LayerNorm`` and its residual is taken after it.
+ADAPTER_DEFAULTS: dict[str, bool] = {"adapter_reuse_layer_norm": True, "ln_before_adapter": True}
+
+
 def read(raw: Mapping[str, Any]) -> dict[str, Any]:
-    """The fields, and ``languages`` (absent: XmodConfig's default, English alone)."""
+    """The fields, ``languages`` (absent: XmodConfig's default, English alone), and what the step needs besides:
+    ``default_language`` (the adapter an input without ``lang_ids`` goes through; XmodConfig's default, None,
+    makes the model refuse such an input) and the two adapter switches."""
     values = read_fields(FIELDS, raw, {})
     values["languages"] = read_languages(raw["languages"], values["num_hidden_layers"]) if "languages" in raw else DEFAULT_LANGUAGES
+    language = raw.get("default_language")
+    if language is not None and not isinstance(language, str):
+        raise CalcError("bad_value", key="default_language", value=language)
+    values["default_language"] = language
+    for key, default in ADAPTER_DEFAULTS.items():
+        values[key] = default if raw.get(key) is None else coerce_bool(key, raw[key])
     return values
 
 
@@ -103,6 +117,24 @@ def _languages_query(raw: Mapping[str, Any], config: Mapping[str, Any]) -> str |
     if languages == DEFAULT_LANGUAGES:
         return None
     return json.dumps(list(languages), ensure_ascii=False, separators=(",", ":"))
+
+
+def _language_from_query(text: str) -> Any:
+    return text.strip() or None
+
+
+def _language_query(raw: Mapping[str, Any], config: Mapping[str, Any]) -> str | None:
+    return config.get("default_language")
+
+
+def _switch_extra(key: str) -> Extra:
+    """A share link's ``adapter_reuse_layer_norm`` / ``ln_before_adapter``: in the link only when not the default."""
+
+    def to_query(raw: Mapping[str, Any], config: Mapping[str, Any]) -> str | None:
+        value = config.get(key, ADAPTER_DEFAULTS[key])
+        return None if value == ADAPTER_DEFAULTS[key] else ("true" if value else "false")
+
+    return Extra(key, lambda text: text.strip(), to_query)
 
 
 def bottleneck(c: Mapping[str, Any]) -> int:
@@ -192,6 +224,100 @@ def sample(rng: random.Random, config: dict[str, Any]) -> None:
         config["max_position_embeddings"] = rng.choice([1, 2])  # the padding row (1) must fit: both sides agree
 
 
+# --------------------------------------------------------------- training step
+
+
+def step_adapters(sim: Sim, inv: Inventory, p: str, x: T, chosen: int) -> T:
+    """``XmodOutput.lang_adapter`` for a batch in one language (``lang_ids`` all ``chosen``).
+
+    Every adapter runs, in the order of ``adapter_modules``: ``lang_ids == i`` (a [B]
+    bool mask), the rows of that language (all B for the chosen one, none for the
+    others), dense1, the activation, dense2, written back into a ``zeros_like`` tensor;
+    an adapter given no rows costs no FLOPs and keeps 0 bytes, but its mask is kept
+    and its weights are in the graph (their ``.grad`` is zeros, not None). Then dropout
+    and the residual, taken after the adapters' LayerNorm by default (``ln_before_adapter``).
+    """
+    c = inv.config
+    b = x.shape[0]
+    residual = x
+    if c["adapter_layer_norm"]:
+        x = sim.layer_norm(p + "adapter_layer_norm", x)
+    elif c["adapter_reuse_layer_norm"]:
+        x = sim.layer_norm(p + "LayerNorm", x)
+    if c["ln_before_adapter"]:
+        residual = x
+    new = sim.new(x.shape, False)  # torch.zeros_like
+    for i, language in enumerate(c["languages"]):
+        mask = sim.mask((b,))
+        rows = sim.index_rows(x, mask, b if i == chosen else 0)
+        a = f"{p}adapter_modules.{language}."
+        out = sim.linear(a + "dense2", sim.keep_input(sim.linear(a + "dense1", rows)))  # GELU between
+        new = sim.index_put(new, mask, out)
+    return sim.add(sim.dropout(new), residual)  # += residual, in place: keeps nothing
+
+
+def step_layer(inv: Inventory, prefix: str, i: int, chosen: int) -> Callable[[Sim, T], T]:
+    """One ``XmodLayer``: RoBERTa's layer (post-LN, or pre-LN with ``pre_norm``) with the adapters after the
+    feed-forward sum (before the post-LN ``output.LayerNorm``)."""
+    p = f"{prefix}encoder.layer.{i}."
+    pre = inv.config["pre_norm"]
+    heads = inv.config["num_attention_heads"]
+
+    def run(sim: Sim, x: T) -> T:
+        s = p + "attention.self."
+        norm = p + "attention.output.LayerNorm"
+        h = sim.layer_norm(norm, x) if pre else x
+        context = bert.step_attention(sim, h, heads, s + "query", s + "key", s + "value")
+        attended = sim.add(sim.dropout(sim.linear(p + "attention.output.dense", context)), x)
+        if not pre:
+            attended = sim.layer_norm(norm, attended)
+        h = sim.layer_norm(p + "output.LayerNorm", attended) if pre else attended
+        inner = sim.keep_input(sim.linear(p + "intermediate.dense", h))  # GELU
+        out = sim.add(sim.dropout(sim.linear(p + "output.dense", inner)), attended)
+        out = step_adapters(sim, inv, p + "output.", out, chosen)
+        return out if pre else sim.layer_norm(p + "output.LayerNorm", out)
+
+    return run
+
+
+def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
+    """X-MOD's classes: RoBERTa's embeddings, the layers with their adapters, the pre-norm final LayerNorm, RoBERTa's heads.
+
+    Without ``lang_ids`` ``XmodModel`` makes ``default_language``'s index times
+    ``torch.ones(B)`` (float32); with gradient checkpointing every layer is called
+    with it as an argument, so ``CheckpointFunction`` keeps it too.
+    """
+    prefix = bert.step_prefix(inv)
+    c = inv.config
+    chosen = list(c["languages"]).index(c["default_language"])
+    lang_ids = sim.new((b,), False, 4)
+    x = bert.step_embeddings(sim, inv, prefix, b, n, positions_from_ids=True)
+    for i in range(c["num_hidden_layers"]):
+        if sim.checkpointing:
+            sim.save(lang_ids)
+        x = sim.layer(step_layer(inv, prefix, i, chosen), x)
+    seq = sim.layer_norm(prefix + "encoder.LayerNorm", x) if c["pre_norm"] else x
+    pooled = bert.step_pooler(sim, prefix, seq) if inv.pooler else None
+    return xlm_roberta_xl.step_heads(sim, inv, seq, pooled)
+
+
+def step_check(inv: Inventory) -> None:
+    """BERT's class checks; and the language ``XmodModel`` needs when only ``input_ids`` are given."""
+    bert.step_check(inv)
+    c = inv.config
+    if c["num_hidden_layers"] == 0:
+        raise CalcError("costs_xmod_no_layers")
+    if c["default_language"] not in c["languages"]:
+        value = "null" if c["default_language"] is None else c["default_language"]
+        names = list(c["languages"])
+        shown = ", ".join(names[:4]) + (", …" if len(names) > 4 else "")
+        raise CalcError("costs_xmod_language", value=value, count=len(names), languages=shown or "—")
+
+
+#: RoBERTa's positions: a table of P rows takes P - 2 tokens.
+COSTS = CostModel(step_program, bert.absolute_positions(offset=2), check=step_check)
+
+
 #: facebook/xmod-base's adapters, in the order of its model card's table (index = lang_id).
 XMOD_BASE_LANGUAGES = (
     "en_XX", "id_ID", "vi_VN", "ru_RU", "fa_IR", "sv_SE", "ja_XX", "fr_XX", "de_DE", "ro_RO", "ko_KR", "hu_HU",
@@ -223,13 +349,18 @@ def xmod_config(hidden: int, layers: int, heads: int, pre_norm: bool) -> dict[st
 
 
 FAMILY = roberta.FAMILY.derive(
-    #: Adapters per language run in every layer: no training-step costs declared yet (a coded refusal).
-    costs=None,
+    #: The adapters run in every layer: another program than RoBERTa's (``derive`` would copy RoBERTa's).
+    costs=COSTS,
     model_type="xmod",
     base="XmodModel",
     fields=FIELDS,
     read=read,
-    extras=(Extra("languages", _languages_from_query, _languages_query),),
+    extras=(
+        Extra("languages", _languages_from_query, _languages_query),
+        Extra("default_language", _language_from_query, _language_query),
+        _switch_extra("adapter_reuse_layer_norm"),
+        _switch_extra("ln_before_adapter"),
+    ),
     backbone=backbone,
     formula=formula,
     architectures=tuple(renamed(arch, "Roberta", "Xmod") for arch in roberta.FAMILY.architectures),

@@ -50,7 +50,7 @@ def freeze(model, embeddings: bool, layers: int, all_but_head: bool) -> None:
     if hasattr(base, "transformer"):
         blocks = base.transformer.layer  # DistilBERT
     elif hasattr(base, "layers"):
-        blocks = base.layers  # ModernBERT
+        blocks = base.layers  # ModernBERT, Nomic BERT: no encoder module
     elif hasattr(base.encoder, "blocks"):  # Funnel: the blocks' layers in order, then the decoder's
         decoder = list(base.decoder.layers) if hasattr(base, "decoder") else []
         blocks = [layer for block in base.encoder.blocks for layer in block] + decoder

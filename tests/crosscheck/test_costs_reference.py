@@ -132,6 +132,66 @@ def adjust_funnel(rng: random.Random, raw: dict[str, Any]) -> None:
         raw["block_repeats"] = [rng.randint(1, 2) for _ in blocks]
 
 
+def adjust_xmod(rng: random.Random, raw: dict[str, Any]) -> None:
+    """X-MOD: valid adapter names (the refused ones are the parameter cross-check's); a default language
+    (input_ids alone need one), now and then none or a missing one, or no layers: the engine refuses
+    those as transformers does; the two adapter switches either way."""
+    raw["languages"] = [name for name in raw.get("languages", ["en_XX"]) if name and "." not in name]
+    if not raw["languages"] and rng.random() < 0.8:
+        raw["languages"] = ["de_DE"]  # an X-MOD without adapters cannot run: kept now and then
+    roll = rng.random()
+    if roll < 0.04:
+        raw.pop("default_language", None)
+    elif roll < 0.07:
+        raw["default_language"] = "xx_XX"
+    else:
+        raw["default_language"] = rng.choice(raw["languages"] or ["en_XX"])
+    if raw["num_hidden_layers"] == 0 and rng.random() < 0.8:
+        raw["num_hidden_layers"] = rng.randint(1, 3)
+    for key in ("adapter_reuse_layer_norm", "ln_before_adapter"):
+        if rng.random() < 0.5:
+            raw[key] = rng.random() < 0.5
+
+
+def adjust_roformer(rng: random.Random, raw: dict[str, Any]) -> None:
+    """RoFormer: an even head size mostly (an odd one is refused, as transformers fails on it); rotary values
+    either way."""
+    if rng.random() < 0.9:
+        heads = raw["num_attention_heads"]
+        raw["hidden_size"] = heads * 2 * max(1, raw["hidden_size"] // heads // 2)
+    if rng.random() < 0.5:
+        raw["rotary_value"] = rng.random() < 0.5
+
+
+def adjust_esm(rng: random.Random, raw: dict[str, Any]) -> None:
+    """ESM: a padding id mostly (positions are computed from it; without one the step is refused, as
+    transformers fails), small enough for the positions that start after it; token dropout with its
+    mask token (now and then without: refused); dropouts of 0 (ESM-2) or 0.1; an even head size mostly."""
+    if rng.random() < 0.93:
+        raw["pad_token_id"] = rng.randrange(2)  # 0 or 1 (ESM-2's): draw() leaves a table of L + 2 rows at least
+    else:
+        raw.pop("pad_token_id", None)
+    raw["token_dropout"] = rng.random() < 0.5
+    if raw["token_dropout"] and rng.random() < 0.95:
+        raw["mask_token_id"] = rng.randrange(raw["vocab_size"])
+    for key in ("hidden_dropout_prob", "attention_probs_dropout_prob"):
+        if rng.random() < 0.7:
+            raw[key] = rng.choice([0.0, 0.1])
+    if rng.random() < 0.9:
+        heads = raw["num_attention_heads"]
+        raw["hidden_size"] = heads * 2 * max(1, raw["hidden_size"] // heads // 2)
+
+
+def adjust_nomic_bert(rng: random.Random, raw: dict[str, Any]) -> None:
+    """Nomic BERT: head sizes the config accepts (the refused ones are the parameter cross-check's); now and
+    then 3, whose rotation transformers cannot broadcast (refused)."""
+    d = raw.get("head_dim")
+    if d is not None and (d == 0 or (d > 4 and d % 2) or (d == 3 and rng.random() < 0.7)):
+        raw["head_dim"] = 2 * rng.randint(1, 4)
+    implied = raw["hidden_size"] // raw["num_attention_heads"]
+    if raw.get("head_dim") is None and ((implied > 4 and implied % 2) or (implied == 3 and rng.random() < 0.7)):
+        raw["hidden_size"] = raw["num_attention_heads"] * (implied + 1)
+
 def adjust_deberta_v2(rng: random.Random, raw: dict[str, Any]) -> None:
     """Mostly configurations transformers runs (a published head width, pooler width, odd kernel, bucket count
     other than 1), now and then one its forward fails on (refused on both sides), and more relative attention."""
@@ -182,7 +242,8 @@ def adjust_deberta(rng: random.Random, raw: dict[str, Any]) -> None:
 ADJUST_BEFORE = {"mobilebert": adjust_mobilebert, "squeezebert": adjust_squeezebert,
                  "convbert": adjust_convbert, "funnel": adjust_funnel}
 ADJUST = {"big_bird": adjust_big_bird, "longformer": adjust_longformer, "deberta-v2": adjust_deberta_v2,
-          "modernbert": adjust_modernbert, "deberta": adjust_deberta}
+          "modernbert": adjust_modernbert, "deberta": adjust_deberta, "xmod": adjust_xmod,
+          "roformer": adjust_roformer, "esm": adjust_esm, "nomic_bert": adjust_nomic_bert}
 
 #: Refusals of configurations transformers' own step fails on: the cross-check asserts PyTorch fails too.
 FAILS_IN_TORCH = ("costs_forward_fails", "costs_checkpointing_fails")
@@ -231,6 +292,12 @@ def draw(rng: random.Random, model_type: str) -> dict[str, Any]:
         "task_type": task if task and rng.random() < 0.6 else None,
     }
     return case
+
+
+#: Refusals where transformers itself cannot run the step: the crosscheck asserts that it fails too.
+REFUSED_BY_TORCH = {"costs_xmod_language": (ValueError,), "costs_xmod_no_layers": (IndexError,),
+                    "costs_rotary_odd_head": (RuntimeError, ValueError), "costs_esm_padding": (TypeError,),
+                    "costs_esm_mask_token": (AttributeError, TypeError)}
 
 
 def planned(case: dict[str, Any]) -> tuple[Any, Any]:
@@ -327,6 +394,10 @@ def test_step_matches_pytorch(model_type: str, index: int) -> None:
                             "lora_targets_required", "lora_no_linear", "lora_conv_groups",
                             "lora_target_unsupported", "freeze_layers", "costs_funnel_short"):
                 continue
+            if exc.code in REFUSED_BY_TORCH:  # transformers fails too (its own error): check, then redraw
+                with pytest.raises(REFUSED_BY_TORCH[exc.code]):
+                    torch_side(case, *planned(case))
+                continue
             if exc.code in FAILS_IN_TORCH:  # refused because PyTorch fails: check that it does, then redraw
                 with pytest.raises((RuntimeError, ZeroDivisionError, UnboundLocalError)):
                     torch_side(case, *planned(case))
@@ -345,6 +416,7 @@ def test_step_matches_pytorch(model_type: str, index: int) -> None:
 
 def test_every_covered_family_has_a_case() -> None:
     assert {"bert", "roberta", "xlm-roberta", "camembert", "electra", "ernie", "distilbert", "albert", "mpnet",
+            "megatron-bert", "xlm-roberta-xl", "xmod", "rembert", "roformer", "esm", "nomic_bert",
             "big_bird", "longformer", "mobilebert", "squeezebert", "convbert", "funnel", "deberta", "deberta-v2",
             "modernbert"} <= set(COVERED)
 

@@ -8,6 +8,7 @@ from calculator import views
 from calculator.build import build
 from calculator.counts import reconcile
 from calculator.presets import PRESETS
+from calculator import costs
 
 from .helpers import expect_error
 
@@ -87,3 +88,44 @@ def test_tables_mark_the_buffer_and_do_not_add_it():
     assert "(2: a buffer" in line
     assert "缓冲区" in views.markdown_table(inv, "zh")
     assert sum(s.count for s in views.section_breakdown(inv)) == inv.total
+
+
+# ------------------------------------------------------------------ training step (calculator/costs.py)
+# B = 1, L = 4, fp32, H = 8, 2 heads of d = 4, I = 12, two layers, the base model without a pooler. A [1, 4, 8]
+# tensor is 128 bytes, a [1, 4, 12] one 192, the [1, 2, 4, 4] attention maps 128, a LayerNorm's mean and 1/std
+# 2 · 16 bytes, an int64 [1, 4] index 32. With B = 1 every head split reshapes as a view (nothing copied).
+TINY = {"vocab_size": 50, "hidden_size": 8, "num_hidden_layers": 2, "num_attention_heads": 2, "intermediate_size": 12,
+        "max_position_embeddings": 20, "type_vocab_size": 2}
+
+
+def test_step_by_hand():
+    esm2 = dict(TINY, model_type="esm", position_embedding_type="rotary", pad_token_id=1, hidden_dropout_prob=0.0,
+                attention_probs_dropout_prob=0.0)
+    c = costs.compute(build(esm2, "EsmModel", False), costs.settings(1, 4))
+    assert c.forward == 8192
+    # input_ids; cos and sin ([1, 1, 4, 4], 64 bytes each) made once and shared by both layers.
+    shared = 32 + 2 * 64
+    # Per layer: attention.LayerNorm's input and statistics, its output, Q and K rotated, softmax's output
+    # (dropout 0: kept once), V, the context copy; the second LayerNorm's input and statistics, its output;
+    # ESM's erf GELU keeps x·0.5, x/√2 and 1 + erf (3 · 192), its output kept by output.dense.
+    layer = (128 + 32) + 128 + 2 * 128 + 128 + 128 + 128 + (128 + 32) + 128 + 3 * 192 + 192
+    assert c.activations == shared + 2 * layer + (128 + 32) == 4288  # + emb_layer_norm_after
+    # Token dropout adds its [1, 4, 1] bool mask and the float32 [1] ratio it divides by.
+    dropped = costs.compute(build(dict(esm2, token_dropout=True, mask_token_id=32), "EsmModel", False),
+                            costs.settings(1, 4))
+    assert dropped.activations == 4288 + 4 + 4
+    # The contact head is built, never run: its L·A + 1 weights get no gradient.
+    assert c.weights - c.gradients == (2 * 2 + 1) * 4
+
+
+def test_step_refusals():
+    rotary = dict(TINY, model_type="esm", position_embedding_type="rotary")
+    expect_error("costs_esm_padding", costs.compute, build(rotary, "EsmModel"), costs.settings(1, 4))
+    no_mask = build(dict(rotary, pad_token_id=1, token_dropout=True), "EsmModel")
+    expect_error("costs_esm_mask_token", costs.compute, no_mask, costs.settings(1, 4))
+    odd = build(dict(rotary, pad_token_id=1, hidden_size=6), "EsmModel")
+    expect_error("costs_rotary_odd_head", costs.compute, odd, costs.settings(1, 4))
+    # Absolute positions start after the padding row: a table of 20 rows takes 20 - 1 - 1 tokens.
+    absolute = build(dict(TINY, model_type="esm", pad_token_id=1), "EsmModel")
+    costs.compute(absolute, costs.settings(1, 18))
+    expect_error("costs_seq_too_long", costs.compute, absolute, costs.settings(1, 19))

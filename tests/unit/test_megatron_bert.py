@@ -7,6 +7,7 @@ transformers 5.23 is tests/crosscheck/test_transformers.py.
 from calculator import views
 from calculator.build import build
 from calculator.presets import PRESETS
+from calculator import costs
 
 SMALL = {"model_type": "megatron-bert", "vocab_size": 50, "hidden_size": 8, "num_hidden_layers": 2,
          "num_attention_heads": 2, "intermediate_size": 12, "max_position_embeddings": 20, "type_vocab_size": 2}
@@ -67,3 +68,26 @@ def test_masked_lm_ties_the_decoder():
     assert inv.total == 1728 - 72 + 50 + 64 + 8 + 16
     untied = build(dict(SMALL, tie_word_embeddings=False), "MegatronBertForMaskedLM")
     assert untied.total == inv.total + 50 * 8 + 50
+
+
+# ------------------------------------------------------------------ training step (calculator/costs.py)
+# B = 1, L = 4, fp32, H = 8, 2 heads of d = 4, I = 12, two layers, the base model without a pooler. A [1, 4, 8]
+# tensor is 128 bytes, a [1, 4, 12] one 192, the [1, 2, 4, 4] attention maps 128, a LayerNorm's mean and 1/std
+# 2 · 16 bytes, an int64 [1, 4] index 32. With B = 1 every head split reshapes as a view (nothing copied).
+TINY = {"vocab_size": 50, "hidden_size": 8, "num_hidden_layers": 2, "num_attention_heads": 2, "intermediate_size": 12,
+        "max_position_embeddings": 20, "type_vocab_size": 2}
+
+
+def test_step_by_hand():
+    c = costs.compute(build(dict(TINY, model_type="megatron-bert"), "MegatronBertModel", False), costs.settings(1, 4))
+    # FLOPs per layer: Q, K, V, output 4 · 2·4·8·8; feed-forward 2 · 2·4·8·12; QKᵀ and probabilities·V 4·1·4²·8.
+    assert c.forward == 2 * (4 * 2 * 4 * 8 * 8 + 2 * 2 * 4 * 8 * 12 + 4 * 16 * 8) == 8192
+    assert c.backward == 2 * c.forward
+    # Embeddings: input_ids and the [1, 4] zero token types (MegatronBertModel makes them), the dropout mask.
+    embeddings = 32 + 32 + 128
+    # Per layer: attention.ln's input and statistics, its output (Q, K, V keep it), Q and K (kept by QKᵀ),
+    # softmax's output, the dropout mask, the dropped maps, V, the context copy, the output dropout mask;
+    # ln's input and statistics, its output, the GELU input and output, the second dropout mask.
+    layer = (128 + 32) + 128 + 2 * 128 + 3 * 128 + 128 + 128 + 128 + (128 + 32) + 128 + 2 * 192 + 128
+    assert layer == 2112
+    assert c.activations == embeddings + 2 * layer + (128 + 32) == 4576  # + encoder.ln's input and statistics

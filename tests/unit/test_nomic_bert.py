@@ -6,6 +6,7 @@ comparison with transformers 5.23 is tests/crosscheck/test_transformers.py.
 from calculator import views
 from calculator.build import build
 from calculator.presets import PRESETS
+from calculator import costs
 
 from .helpers import expect_error
 
@@ -83,3 +84,25 @@ def test_nomic_embed_text_v1_5():
 
 def test_rotary_positions_change_nothing():
     assert build(dict(SMALL, max_position_embeddings=8192)).total == build(SMALL).total
+
+
+# ------------------------------------------------------------------ training step (calculator/costs.py)
+# B = 1, L = 4, fp32, H = 8, 2 heads of d = 4, I = 12, two layers, the base model without a pooler. A [1, 4, 8]
+# tensor is 128 bytes, a [1, 4, 12] one 192, the [1, 2, 4, 4] attention maps 128, a LayerNorm's mean and 1/std
+# 2 · 16 bytes, an int64 [1, 4] index 32. With B = 1 every head split reshapes as a view (nothing copied).
+TINY = {"vocab_size": 50, "hidden_size": 8, "num_hidden_layers": 2, "num_attention_heads": 2, "intermediate_size": 12,
+        "max_position_embeddings": 20, "type_vocab_size": 2}
+
+
+def test_step_by_hand():
+    c = costs.compute(build(dict(TINY, model_type="nomic_bert"), "NomicBertModel"), costs.settings(1, 4))
+    # Per layer: Q, K, V, o_proj 4 · 2·4·8·8; SwiGLU's gate, up, down 3 · 2·4·8·12; attention 4·1·4²·8.
+    assert c.forward == 2 * (4 * 2 * 4 * 8 * 8 + 3 * 2 * 4 * 8 * 12 + 4 * 16 * 8) == 9728
+    # Embeddings: input_ids, the [1, 4] zero token types, the LayerNorm's input and statistics; cos and sin
+    # shared by both layers (64 bytes each). Every dropout is 0: no masks.
+    embeddings = 32 + 32 + (128 + 32) + 2 * 64
+    # Per layer: its input, Q and K rotated, softmax's output, V, the context copy, the first LayerNorm's input
+    # and statistics, its output (gate and up keep it), SiLU's input, the product's two factors, the product
+    # (down keeps it), the second LayerNorm's input and statistics.
+    layer = 128 + 2 * 128 + 128 + 128 + 128 + (128 + 32) + 128 + 192 + 2 * 192 + 192 + (128 + 32)
+    assert c.activations == embeddings + 2 * layer == 4320

@@ -7,6 +7,7 @@ transformers 5.23 is tests/crosscheck/test_transformers.py.
 from calculator import peft, views
 from calculator.build import build
 from calculator.presets import PRESETS
+from calculator import costs
 
 SMALL = {"model_type": "rembert", "vocab_size": 50, "input_embedding_size": 4, "hidden_size": 8,
          "num_hidden_layers": 2, "num_attention_heads": 2, "intermediate_size": 12, "output_embedding_size": 6,
@@ -62,3 +63,26 @@ def test_google_rembert_by_hand():
     head = h * e_out + e_out + e_out * v + v + 2 * e_out  # dense, decoder, LayerNorm
     mlm = build(PRESETS["google/rembert"].config, "RemBertForMaskedLM")
     assert mlm.total == total - pooler + head == 993_263_548
+
+
+# ------------------------------------------------------------------ training step (calculator/costs.py)
+# B = 1, L = 4, fp32, H = 8, 2 heads of d = 4, I = 12, two layers, the base model without a pooler. A [1, 4, 8]
+# tensor is 128 bytes, a [1, 4, 12] one 192, the [1, 2, 4, 4] attention maps 128, a LayerNorm's mean and 1/std
+# 2 · 16 bytes, an int64 [1, 4] index 32. With B = 1 every head split reshapes as a view (nothing copied).
+TINY = {"vocab_size": 50, "hidden_size": 8, "num_hidden_layers": 2, "num_attention_heads": 2, "intermediate_size": 12,
+        "max_position_embeddings": 20, "type_vocab_size": 2}
+
+
+def test_step_by_hand():
+    c = costs.compute(build(dict(TINY, model_type="rembert", input_embedding_size=4), "RemBertModel", False),
+                      costs.settings(1, 4))
+    # BERT's matmuls (8,192, as Megatron-BERT's) and embedding_hidden_mapping_in 2·4·4·8.
+    assert c.forward == 8192 + 256 == 8448
+    # Embeddings (E_in = 4: a [1, 4, 4] tensor is 64 bytes): input_ids, the [1, 4] zero token types, the
+    # LayerNorm's input and statistics, its output (kept by the mapping; RemBERT's dropouts are 0: no masks).
+    embeddings = 32 + 32 + (64 + 32) + 64
+    # Per layer, post-LN: its input (Q, K, V keep it), Q and K, softmax's output (kept by probabilities·V too),
+    # V, the context copy, the first LayerNorm's input and statistics, its output, GELU's input and output,
+    # the second LayerNorm's input and statistics.
+    layer = 128 + 2 * 128 + 128 + 128 + 128 + (128 + 32) + 128 + 2 * 192 + (128 + 32)
+    assert c.activations == embeddings + 2 * layer == 3424

@@ -7,6 +7,7 @@ transformers is tests/crosscheck/test_transformers.py.
 from calculator import views
 from calculator.build import build
 from calculator.presets import PRESETS
+from calculator import costs
 
 from .helpers import expect_error
 
@@ -88,3 +89,32 @@ def test_multiple_choice_projection_only_when_the_config_asks():
                       "RoFormerForMultipleChoice")
     assert to_labels.total - plain.total == 3 * 8 + 3
     expect_error("bad_value", build, dict(SMALL, summary_type="attn"), "RoFormerForMultipleChoice")
+
+
+# ------------------------------------------------------------------ training step (calculator/costs.py)
+# B = 1, L = 4, fp32, H = 8, 2 heads of d = 4, I = 12, two layers, the base model without a pooler. A [1, 4, 8]
+# tensor is 128 bytes, a [1, 4, 12] one 192, the [1, 2, 4, 4] attention maps 128, a LayerNorm's mean and 1/std
+# 2 · 16 bytes, an int64 [1, 4] index 32. With B = 1 every head split reshapes as a view (nothing copied).
+TINY = {"vocab_size": 50, "hidden_size": 8, "num_hidden_layers": 2, "num_attention_heads": 2, "intermediate_size": 12,
+        "max_position_embeddings": 20, "type_vocab_size": 2}
+
+
+def test_step_by_hand():
+    inv = build(dict(TINY, model_type="roformer"), "RoFormerModel")
+    c = costs.compute(inv, costs.settings(1, 4))
+    assert c.forward == 8192  # BERT's matmuls: the rotation is elementwise
+    # Embeddings: input_ids, the [1, 4] zero token types, the LayerNorm's input and statistics, the dropout mask.
+    embeddings = 32 + 32 + (128 + 32) + 128
+    # Per layer: BERT's (its input, Q and K rotated, softmax's output, mask, dropped maps, V, context, mask,
+    # LayerNorm, its output, GELU's input and output, mask, LayerNorm) and the sin and cos tables the
+    # rotation keeps, [1, 1, 4, 4] each (64 bytes), made anew in every layer.
+    layer = 128 + 2 * 128 + 3 * 128 + 128 + 128 + 128 + (128 + 32) + 128 + 2 * 192 + 128 + (128 + 32) + 2 * 64
+    assert c.activations == embeddings + 2 * layer == 4832
+    # Rotating V as well keeps no more: the same tables, and V rotated in place of V.
+    assert costs.compute(build(dict(TINY, model_type="roformer", rotary_value=True), "RoFormerModel"),
+                         costs.settings(1, 4)).activations == 4832
+
+
+def test_step_refuses_an_odd_head_size():
+    inv = build(dict(TINY, model_type="roformer", hidden_size=6, num_attention_heads=2), "RoFormerModel")
+    assert expect_error("costs_rotary_odd_head", costs.compute, inv, costs.settings(1, 4)).params["head_size"] == 3

@@ -7,6 +7,7 @@ tests/crosscheck/test_transformers.py.
 from calculator import views
 from calculator.build import build
 from calculator.presets import PRESETS
+from calculator import costs
 
 from .helpers import expect_error
 
@@ -63,3 +64,22 @@ def test_config_defaults_are_the_xl_checkpoint():
     # the padding row (pad_token_id 1) must exist in the position table, as in RoBERTa
     expect_error("padding_idx", build, {"model_type": "xlm-roberta-xl", "max_position_embeddings": 1,
                                         "hidden_size": 8, "num_attention_heads": 2})
+
+
+# ------------------------------------------------------------------ training step (calculator/costs.py)
+# B = 1, L = 4, fp32, H = 8, 2 heads of d = 4, I = 12, two layers, the base model without a pooler. A [1, 4, 8]
+# tensor is 128 bytes, a [1, 4, 12] one 192, the [1, 2, 4, 4] attention maps 128, a LayerNorm's mean and 1/std
+# 2 · 16 bytes, an int64 [1, 4] index 32. With B = 1 every head split reshapes as a view (nothing copied).
+TINY = {"vocab_size": 50, "hidden_size": 8, "num_hidden_layers": 2, "num_attention_heads": 2, "intermediate_size": 12,
+        "max_position_embeddings": 20, "type_vocab_size": 2}
+
+
+def test_step_by_hand():
+    c = costs.compute(build(dict(TINY, model_type="xlm-roberta-xl"), "XLMRobertaXLModel", False), costs.settings(1, 4))
+    assert c.forward == 8192 and c.backward == 2 * 8192  # Megatron-BERT's matmuls (tests/unit/test_megatron_bert.py)
+    # Embeddings: input_ids, the positions computed from them, the token types gathered at them ([1, 4] each),
+    # the dropout mask; no LayerNorm.
+    embeddings = 3 * 32 + 128
+    # Megatron-BERT's layer (2,112 bytes) without the feed-forward's dropout mask: XLMRobertaXLOutput has none.
+    layer = 2112 - 128
+    assert c.activations == embeddings + 2 * layer + (128 + 32) == 4352

@@ -7,6 +7,7 @@ tests/crosscheck/test_transformers.py.
 from calculator import api
 from calculator.build import build
 from calculator.presets import PRESETS
+from calculator import costs
 
 from .helpers import expect_error
 
@@ -94,3 +95,42 @@ def test_a_share_link_carries_the_languages():
     assert again["total"] == answer["total"]
     default = api.compute({"model_type": "xmod"})
     assert "languages" not in default["query"]
+
+
+# ------------------------------------------------------------------ training step (calculator/costs.py)
+# B = 1, L = 4, fp32, H = 8, 2 heads of d = 4, I = 12, two layers, the base model without a pooler. A [1, 4, 8]
+# tensor is 128 bytes, a [1, 4, 12] one 192, the [1, 2, 4, 4] attention maps 128, a LayerNorm's mean and 1/std
+# 2 · 16 bytes, an int64 [1, 4] index 32. With B = 1 every head split reshapes as a view (nothing copied).
+TINY = {"vocab_size": 50, "hidden_size": 8, "num_hidden_layers": 2, "num_attention_heads": 2, "intermediate_size": 12,
+        "max_position_embeddings": 20, "type_vocab_size": 2}
+
+
+def test_step_needs_a_language():
+    # XmodModel without lang_ids routes through config.default_language; transformers raises without one.
+    err = expect_error("costs_xmod_language", costs.compute, build(dict(TINY, model_type="xmod")), costs.settings(1, 4))
+    assert err.params["value"] == "null" and err.params["count"] == 1
+    expect_error("costs_xmod_language", costs.compute, build(dict(TINY, model_type="xmod", default_language="de_DE")),
+                 costs.settings(1, 4))
+    no_layers = build(dict(TINY, model_type="xmod", num_hidden_layers=0, default_language="en_XX"))
+    expect_error("costs_xmod_no_layers", costs.compute, no_layers, costs.settings(1, 4))
+    assert expect_error("costs_xmod_language", costs.compute, build(dict(PRESETS["facebook/xmod-base"].config)),
+                        costs.settings(1, 4)).params["count"] == 81
+
+
+def test_step_is_the_same_for_every_language():
+    three = dict(TINY, model_type="xmod", languages=["en_XX", "de_DE", "zh_CN"])
+    figures = {costs.compute(build(dict(three, default_language=lang), "XmodForMaskedLM"), costs.settings(2, 4)).to_dict()
+               ["memory"]["activations"] for lang in three["languages"]}
+    assert len(figures) == 1
+    # Every adapter is in the graph (the others see no rows): all weights get a gradient, if only zeros.
+    c = costs.compute(build(dict(three, default_language="zh_CN")), costs.settings(1, 4))
+    assert c.gradients == c.weights
+    # A [1] bool mask per adapter per layer is kept (by the row selection and the write-back).
+    one = costs.compute(build(dict(TINY, model_type="xmod", default_language="en_XX")), costs.settings(1, 4))
+    assert c.activations - one.activations == 2 * 2 * 1
+
+
+def test_step_language_and_adapter_switches_travel_in_links():
+    answer = api.compute({"model_type": "xmod", "default_language": "en_XX", "ln_before_adapter": "false"})
+    assert answer["query"]["default_language"] == "en_XX" and answer["query"]["ln_before_adapter"] == "false"
+    assert "adapter_reuse_layer_norm" not in answer["query"]  # the default stays out of the link
