@@ -395,7 +395,8 @@ def test_config_keys_without_a_field_stay_in_the_link():
         assert _err({"model_type": "keras-bert", "trainable": bad})["code"] == code, bad
     # The page's script is told which keys to carry along with the form.
     schema = api.form_schema("zh")
-    assert schema["families"]["bert"]["extras"] == ["pad_token_id"]
+    assert schema["families"]["bert"]["extras"] == [
+        "pad_token_id", "hidden_act", "hidden_dropout_prob", "attention_probs_dropout_prob", "classifier_dropout"]
     assert schema["families"]["keras-bert"]["extras"] == ["dropout_rate", "trainable"]
     assert schema["families"]["transformer"]["extras"] == []
 
