@@ -624,8 +624,14 @@ def read_step_keys(keys: Sequence[StepKey], raw: Mapping[str, Any]) -> dict[str,
 
 
 def check_step_keys(inv: Inventory, model: "CostModel") -> None:
-    """Refuse a value of a key the program does not read when it would not cost as the default (never a guess)."""
+    """Refuse a value of a key the program does not read when it would not cost as the default (never a guess).
+
+    A dropout of p = 1 is refused for every key: PyTorch then multiplies by a zero scalar and keeps that
+    scalar instead of a mask, a case no one trains with and the programs do not model.
+    """
     for spec in model.keys:
+        if spec.kind == "dropout" and step_value(inv, spec.key) == 1:
+            raise CalcError("costs_step_value", model_type=inv.model_type, key=spec.key, value=1, modelled="< 1")
         if spec.read:
             continue
         default = spec.default

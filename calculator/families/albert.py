@@ -12,7 +12,7 @@ from dataclasses import replace
 from typing import Any, Mapping
 
 from ..config import MAX_LAYERS, Field
-from ..costs import CostModel, Sim, StepKey, T, activation_key, dropouts
+from ..costs import CostModel, Sim, T, activation_key, dropouts
 from ..errors import CalcError
 from ..formula import Formula, head_line, layers_lines
 from ..i18n import label
@@ -143,7 +143,7 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
                            c["num_attention_heads"])
     pooled = sim.keep_output(sim.linear(prefix + "pooler", sim.select(x, 1))) if inv.pooler else None
     kind = bert.step_task(inv)
-    classify = sim.drops("classifier_dropout_prob")  # None (token classification only): hidden_dropout_prob
+    classify = sim.drops("classifier_dropout_prob")
     if kind == "":
         return [x] + ([pooled] if pooled is not None else [])
     if kind in ("ForMaskedLM", "ForPreTraining"):
@@ -175,9 +175,9 @@ def step_layer(sim: Sim, p: str, x: T, heads: int) -> T:
 
 #: ``AlbertPreTrainedModel`` does not declare ``supports_gradient_checkpointing``.
 #: AlbertConfig's defaults: ``hidden_act`` "gelu_new", no hidden or attention dropout, ``classifier_dropout_prob``
-#: 0.1 (None: token classification takes hidden_dropout_prob).
+#: 0.1 (a number: AlbertConfig refuses None, so the token classifier's fallback to hidden_dropout_prob never runs).
 KEYS = (activation_key("gelu_new"), *dropouts("hidden_dropout_prob", "attention_probs_dropout_prob", default=0.0),
-        StepKey("classifier_dropout_prob", 0.1, "dropout", "hidden_dropout_prob"))
+        *dropouts("classifier_dropout_prob", default=0.1))
 COSTS = CostModel(step_program, bert.absolute_positions(), check=bert.step_check, checkpointing=False, keys=KEYS)
 
 
