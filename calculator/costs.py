@@ -457,16 +457,6 @@ class Sim:
         self.backward, self.used = backward, used
         return out
 
-    def permute(self, t: T, order: Sequence[int]) -> T:
-        """``permute``: a view with the dimensions reordered."""
-        return T(tuple(t.shape[i] for i in order), tuple(t.strides[i] for i in order), t.storage, t.grad, t.itemsize)
-
-    def narrow(self, t: T, dim: int, length: int) -> T:
-        """A slice of ``length`` along ``dim``: a view (the simulator keeps no offsets, so where it starts does not matter)."""
-        shape = list(t.shape)
-        shape[dim] = length
-        return T(tuple(shape), t.strides, t.storage, t.grad, t.itemsize)
-
     def as_strided(self, t: T, shape: Sequence[int], strides: Sequence[int]) -> T:
         """``as_strided``: a view with the given geometry (overlapping chunks); its backward keeps no data."""
         return T(tuple(shape), tuple(strides), t.storage, t.grad, t.itemsize)
@@ -515,6 +505,315 @@ class Sim:
         if t.grad:
             self.save(out)
         return out
+    # -- operations for mobilebert, squeezebert, convbert, funnel
+
+    def scale_shift(self, x: T, weight: str, bias: str) -> T:
+        """``x * weight + bias`` with two parameter vectors (MobileBERT's ``NoNorm``).
+
+        ``mul`` (derivatives.yaml ``mul.Tensor``): the gradient of ``x`` needs the
+        weight (a parameter: not counted), the weight's needs ``x``, so ``x`` is kept
+        only when the weight trains; the ``add`` of the bias keeps nothing.
+        """
+        w_trains, b_trains = self.param_trains(weight), self.param_trains(bias)
+        if w_trains and self.grad_mode:
+            self.save(x)
+        scaled = self.new(x.shape, x.grad or w_trains)
+        return self.new(x.shape, scaled.grad or b_trains)
+
+    def concat(self, parts: Sequence[T], dim: int) -> T:
+        """``torch.cat``: a new tensor; its backward only slices the gradient (``cat``: nothing kept)."""
+        shape = list(parts[0].shape)
+        shape[dim] = sum(p.shape[dim] for p in parts)
+        return self.new(shape, any(p.grad for p in parts), parts[0].itemsize)
+
+    def matmul_by(self, x: T, m: T) -> T:
+        """``x.matmul(m)`` of an [..., k] activation by a computed [k, n] matrix: folded into one ``mm``.
+
+        ``mm`` (derivatives.yaml): ``self``'s gradient needs ``mat2``, ``mat2``'s needs
+        ``self``; ``m`` is a tensor of the forward here (not a parameter), so it is counted.
+        """
+        k, n = m.shape
+        flat = self.reshape(x, (-1, k))
+        rows = flat.shape[0]
+        flops = 2 * rows * k * n
+        self.forward += flops
+        if self.grad_mode:
+            if flat.grad:
+                self.backward += flops
+                self.save(m)
+            if m.grad:
+                self.backward += flops
+                self.save(flat)
+        return self.new((*x.shape[:-1], n), flat.grad or m.grad)
+
+    def conv1x1(self, module: str, x: T) -> T:
+        """``nn.Conv1d`` with kernel size 1 on [B, C_in, L] (SqueezeBERT), or peft's LoRA layer around it.
+
+        ``convolution`` (derivatives.yaml) has one formula for input, weight and bias,
+        ``convolution_backward(grad, input, weight, ...)``: the input is kept whenever
+        any of the three needs a gradient, trained weight or not. FlopCounterMode counts
+        2·B·L·C_out·C_in/g forward and for the input's gradient, but the weight's
+        gradient as an ungrouped convolution: 2·B·L·C_out·C_in, g times more
+        (``conv_backward_flop`` passes [C_out, B, L] as the weight shape).
+        """
+        out_c, in_per_group = self.shapes[module + ".weight"][:2]
+        w_trains = self.param_trains(module + ".weight")
+        b_trains = module + ".bias" in self.shapes and self.param_trains(module + ".bias")
+        out = self._conv1x1(x, in_per_group, out_c, w_trains, b_trains)
+        r = self.lora.get(module)
+        if r is None:
+            return out
+        # peft's _ConvNd: lora_A = Conv1d(C_in, r, 1), lora_B = Conv1d(r, C_out, 1, groups=g), both float32;
+        # result + lora_B(lora_A(x.to(float32))) * scaling, then .to(dtype).
+        groups = x.shape[1] // in_per_group
+        wide = x if x.itemsize == ADAPTER_BYTES else self.new(x.shape, x.grad, ADAPTER_BYTES)
+        a = self._conv1x1(wide, x.shape[1], r, True, False, ADAPTER_BYTES)
+        b = self._conv1x1(a, r // groups, out_c, True, False, ADAPTER_BYTES)
+        scaled = self.pointwise(b)
+        summed = self.new(out.shape, True, max(out.itemsize, scaled.itemsize))
+        return summed if summed.itemsize == out.itemsize else self.new(out.shape, True, out.itemsize)
+
+    def _conv1x1(self, x: T, in_per_group: int, out_c: int, w_grad: bool, b_grad: bool,
+                 itemsize: int | None = None, kernel: int = 1) -> T:
+        """A stride-1 ``convolution`` whose padding keeps the length (kernel 1, or odd with padding k // 2)."""
+        batch, in_c, length = x.shape
+        flops = 2 * batch * length * out_c * in_per_group * kernel
+        self.forward += flops
+        if self.grad_mode and (x.grad or w_grad or b_grad):
+            self.save(x)
+            if x.grad:
+                self.backward += flops
+            if w_grad:
+                self.backward += 2 * batch * length * out_c * in_c * kernel
+        return self.new((batch, out_c, length), x.grad or w_grad or b_grad, itemsize)
+
+    def conv1d(self, module: str, x: T) -> T:
+        """``nn.Conv1d`` of any odd kernel size k with padding k // 2 (ConvBERT's depthwise convolution):
+        what :meth:`conv1x1` keeps and counts, times k (the weight's gradient again as if ungrouped)."""
+        out_c, in_per_group, kernel = self.shapes[module + ".weight"]
+        if module in self.lora:
+            raise CalcError("costs_lora_conv", module=module, kernel=kernel)
+        w_trains = self.param_trains(module + ".weight")
+        b_trains = module + ".bias" in self.shapes and self.param_trains(module + ".bias")
+        return self._conv1x1(x, in_per_group, out_c, w_trains, b_trains, kernel=kernel)
+
+    def plus_param(self, t: T, name: str) -> T:
+        """``t += parameter`` in place (a bias added by hand): keeps nothing; the result needs a gradient if it trains."""
+        trains = self.param_trains(name)
+        return T(t.shape, t.strides, t.storage, (t.grad or trains) and self.grad_mode, t.itemsize)
+
+    def mul_like(self, a: T, b: T) -> T:
+        """``a * b`` of two activations of one shape (``mul.Tensor``: each factor kept for the other's
+        gradient). The output takes ``a``'s layout (TensorIterator orders dimensions by the first input)."""
+        if b.grad:
+            self.save(a)
+        if a.grad:
+            self.save(b)
+        out = self.new(a.shape, a.grad or b.grad)
+        strides = a.strides if _dense(a) else out.strides
+        return T(out.shape, strides, out.storage, out.grad, out.itemsize)
+
+    def grouped_linear(self, module: str, x: T) -> T:
+        """ConvBERT's ``GroupedLinearLayer`` on [B, L, in]: a view [B·L, G, in/G] permuted to [G, B·L, in/G],
+        ``matmul`` by the bare weight [G, in/G, out/G] (a ``bmm``: keeps the input if the weight trains),
+        permuted back and reshaped to [B, L, out] (a copy unless B·L = 1), plus the bias (keeps nothing)."""
+        groups, in_g, out_g = self.shapes[module + ".weight"]
+        w_trains = self.param_trains(module + ".weight")
+        b_trains = self.param_trains(module + ".bias")
+        b, n = x.shape[0], x.shape[1]
+        split = self.transpose(self.view(x, (-1, groups, in_g)), 0, 1)
+        flops = 2 * groups * (b * n) * in_g * out_g
+        self.forward += flops
+        if self.grad_mode:
+            if split.grad:
+                self.backward += flops
+            if w_trains:
+                self.backward += flops
+                self.save(split)
+        out = self.new((groups, b * n, out_g), split.grad or w_trains)
+        out = self.reshape(self.transpose(out, 0, 1), (b, n, groups * out_g))
+        return self.new(out.shape, out.grad or b_trains)
+
+    def permute(self, t: T, dims: Sequence[int]) -> T:
+        """``permute``: a view with the dimensions reordered."""
+        return T(tuple(t.shape[d] for d in dims), tuple(t.strides[d] for d in dims), t.storage, t.grad, t.itemsize)
+
+    def narrow(self, t: T, dim: int, length: int, step: int = 1) -> T:
+        """A slice ``t[..., start:start + length·step:step, ...]`` along ``dim``: a view (its offset does not matter)."""
+        shape, strides = list(t.shape), list(t.strides)
+        shape[dim] = length
+        strides[dim] *= step
+        return T(tuple(shape), tuple(strides), t.storage, t.grad, t.itemsize)
+
+    def einsum(self, spec: str, a: T, b: T) -> T:
+        """``torch.einsum`` of two operands as ATen runs it (``sumproduct_pair``; a plain product when every
+        summed label has size 1): both are permuted to the
+        output's labels followed by the summed ones, then split into the labels both have (not summed,
+        size > 1: the batch), those of the left only, the summed, those of the right only; the left is
+        reshaped to [batch, left, summed], the right to [batch, summed, right] (copies where strides
+        demand), one ``bmm`` (each kept for the other's gradient), its output viewed back."""
+        inputs, out_labels = spec.split("->")
+        la, lb = inputs.split(",")
+        size = {c: d for c, d in zip(la, a.shape)}
+        size.update({c: d for c, d in zip(lb, b.shape)})
+        summed = [c for c in la + lb if c not in out_labels and size[c] != 1]  # size-1 ones are squeezed away
+        summed = list(dict.fromkeys(summed))
+        if not summed:  # nothing left to contract: einsum multiplies (mul.Tensor keeps each for the other)
+            if b.grad:
+                self.save(a)
+            if a.grad:
+                self.save(b)
+            return self.new(tuple(size[c] for c in out_labels), a.grad or b.grad)
+        batch, left, right = [], [], []
+        for c in out_labels:
+            sl = c in la and size[c] != 1
+            sr = c in lb and size[c] != 1
+            (batch if sl and sr else left if sl else right).append(c)
+
+        def arranged(t: T, labels: str, order: list[str]) -> T:
+            shape = tuple(size[c] if c in labels else 1 for c in order)
+            strides = tuple(t.strides[labels.index(c)] if c in labels else 1 for c in order)
+            return T(shape, strides, t.storage, t.grad, t.itemsize)
+
+        def prod(labels: list[str]) -> int:
+            n = 1
+            for c in labels:
+                n *= size[c]
+            return n
+
+        nb, nl, nk, nr = prod(batch), prod(left), prod(summed), prod(right)
+        a3 = self.reshape(arranged(a, la, batch + left + summed + right), (nb, nl, nk))
+        b3 = self.reshape(arranged(b, lb, batch + summed + right + left), (nb, nk, nr))
+        flops = 2 * nb * nl * nk * nr
+        self.forward += flops
+        if self.grad_mode:
+            if a3.grad:
+                self.backward += flops
+                self.save(b3)
+            if b3.grad:
+                self.backward += flops
+                self.save(a3)
+        out = self.new((nb, nl, nr), a3.grad or b3.grad)
+        order = batch + left + right
+        stride, strides = 1, {}
+        for c in reversed(order):
+            strides[c] = stride
+            stride *= size[c]
+        return T(tuple(size[c] for c in out_labels), tuple(strides[c] for c in out_labels), out.storage, out.grad,
+                 out.itemsize)
+
+    def param(self, name: str) -> T:
+        """A parameter used directly as an operand (Funnel's ``r_kernel``, ``seg_embed``): never counted as saved."""
+        trains = self.param_trains(name)
+        t = self.new(self.shapes[name], trains)
+        self.storages[t.storage] = 0
+        return t
+
+    def keep_other(self, t: T, other: T) -> T:
+        """``t *= other`` in place with ``other`` needing no gradient (Funnel's ``cls_mask``): ``mul_`` keeps
+        ``other`` for ``t``'s gradient."""
+        if t.grad:
+            self.save(other)
+        return t
+
+    def where(self, condition: T, a: T) -> T:
+        """``torch.where(condition, x, y)``: the backward needs only the condition (kept)."""
+        if a.grad:
+            self.save(condition)
+        return self.new(a.shape, a.grad)
+
+    def pool_pairs(self, x: T, mode: str) -> T:
+        """``avg_pool2d`` / ``max_pool2d`` over pairs of positions (kernel and stride (2, 1), ceil_mode) of a
+        [B, 1, L, D] tensor: the mean keeps its input; the max its input and the int64 indices."""
+        b, one, n, d = x.shape
+        out_n = (n + 1) // 2
+        if x.grad:
+            self.save(x)
+            if mode == "max":
+                self.save(self.new((b, one, out_n, d), False, INDEX_BYTES))
+        return self.new((b, one, out_n, d), x.grad)
+
+    # -- operations for deberta, deberta-v2, modernbert
+
+    def parameter(self, name: str, shape: Sequence[int]) -> T:
+        """A parameter the forward reads as a tensor (``rel_embeddings.weight``): its storage is never counted."""
+        t = self.new(shape, self.param_trains(name))
+        self.storages[t.storage] = 0
+        return t
+
+    def constant(self, shape: Sequence[int], itemsize: int) -> T:
+        """A tensor built in the forward that never needs a gradient (an attention mask of ones, a 0-dim scale)."""
+        return self.new(shape, False, itemsize)
+
+    def op_with_constant(self, t: T, other: T) -> T:
+        """``t * other``, ``t / other``, ``t.masked_fill(other, v)`` with ``other`` needing no gradient.
+
+        derivatives.yaml: ``mul.Tensor`` (self: ``grad * other``), ``div.Tensor`` (self: ``grad / other``),
+        ``masked_fill.Scalar`` (self: ``grad.masked_fill(mask, 0)``): the backward for ``t`` keeps ``other``.
+        """
+        if t.grad:
+            self.save(other)
+        return self.new(t.shape, t.grad)
+
+    def divide_by_scale(self, t: T) -> T:
+        """``t / scale.to(t.dtype)`` with a fresh 0-dim tensor (DeBERTa's ``scaled_size_sqrt``): keeps that scalar."""
+        return self.op_with_constant(t, self.constant((), self.itemsize))
+
+    def gather(self, t: T, index: T, shape: Sequence[int]) -> T:
+        """``torch.gather(t, -1, index)``: derivatives.yaml's ``gather_backward(grad, self, dim, index)`` keeps
+        ``self`` and ``index``."""
+        if t.grad:
+            self.save(t)
+            self.save(index)
+        return self.new(shape, t.grad)
+
+    def repeat(self, t: T, shape: Sequence[int]) -> T:
+        """``Tensor.repeat``: a new tensor; ``RepeatBackward0`` keeps only sizes."""
+        return self.new(shape, t.grad)
+
+    def conv1d_length(self, module: str, x: T, out_len: int) -> T:
+        """``nn.Conv1d`` on ``x`` [B, C_in, L]: ``convolution_backward`` keeps the input (and the weight).
+
+        FlopCounterMode's ``conv_flop``: forward 2·B·L_out·C_out·(C_in/G)·K; backward, the input's gradient
+        the same, and the weight's gradient counted as a convolution of the input with the output's gradient,
+        2·B·L_out·C_out·C_in·K (without the groups' 1/G).
+        """
+        c_out, c_in_group, k = self.shapes[module + ".weight"]
+        b, c_in, _ = x.shape
+        w_grad = self.param_trains(module + ".weight")
+        b_grad = module + ".bias" in self.shapes and self.param_trains(module + ".bias")
+        flops = 2 * b * out_len * c_out * c_in_group * k
+        self.forward += flops
+        if self.grad_mode and (x.grad or w_grad or b_grad):
+            self.save(x)
+            if x.grad:
+                self.backward += flops
+            if w_grad:
+                self.backward += 2 * b * out_len * c_out * c_in * k
+        return self.new((b, c_out, out_len), x.grad or w_grad or b_grad)
+
+    def elementwise_like(self, t: T, grad: bool) -> T:
+        """A pointwise result laid out as its input (TensorIterator keeps a permuted input's dimension order):
+        ``q + q_bias`` on DeBERTa's permuted view stays [B, L, A, D] in memory, so a later reshape copies."""
+        order = sorted(range(len(t.shape)), key=lambda i: -t.strides[i])
+        strides = [0] * len(t.shape)
+        step = 1
+        for i in reversed(order):
+            strides[i] = step
+            step *= max(t.shape[i], 1)
+        out = self.new(t.shape, grad)
+        return T(out.shape, tuple(strides), out.storage, out.grad, out.itemsize)
+
+
+def _dense(t: T) -> bool:
+    """Whether ``t``'s strides are a permutation of a contiguous layout (no gaps, no overlap)."""
+    order = sorted(range(len(t.shape)), key=lambda d: t.strides[d])
+    expected = 1
+    for d in order:
+        if t.shape[d] != 1 and t.strides[d] != expected:
+            return False
+        expected *= t.shape[d]
+    return True
 
 
 def _infer(t: T, shape: Sequence[int]) -> tuple[int, ...]:

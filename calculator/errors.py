@@ -286,6 +286,60 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "{model_type} 的训练开销目前只推导了 {key} {modelled} 的情况（当前为 {value}）：取值不同，autograd 为反向传播"
         "保存的张量也不同，计算器不做估算。参数量不受影响。",
     },
+    "costs_widths": {
+        "en": "{module} takes inputs {expected} wide, but this config gives it {got}-wide ones: the layer widths do not "
+        "fit together. transformers builds such a model, but its forward pass fails (or runs only by broadcasting or "
+        "reshaping numbers across tokens), so its training step is not costed. Make the widths agree.",
+        "zh": "{module} 的输入宽度应为 {expected}，而按这个配置它收到的输入宽度为 {got}：各层宽度对不上。"
+        "transformers 能构建这样的模型，但前向计算会报错（或只能靠广播、跨 token 重排数据勉强跑通），因此不计算它的训练开销。请让各宽度一致。",
+    },
+    "costs_no_ffn": {
+        "en": "With num_feedforward_networks = 0, MobileBertLayer still loops over its extra feed-forward networks "
+        "(self.ffn), which it never built, so the forward pass fails in PyTorch: there is no training step to cost. "
+        "Use at least 1.",
+        "zh": "num_feedforward_networks = 0 时，MobileBertLayer 仍会遍历额外的前馈网络（self.ffn），但它根本没有创建这个属性，"
+        "PyTorch 前向计算直接报错，因此没有训练步骤可算。请至少设为 1。",
+    },
+    "costs_lora_conv": {
+        "en": "The training-step cost with LoRA on {module}, a convolution of kernel size {kernel}, is not worked out "
+        "yet; adapt Linear modules (or 1×1 convolutions) only.",
+        "zh": "尚未推导对 {module}（卷积核大小为 {kernel} 的卷积）加 LoRA 时训练一步的开销；"
+        "请只对 Linear 模块（或 1×1 卷积）加 LoRA。",
+    },
+    "costs_even_kernel": {
+        "en": "conv_kernel_size = {value} is even: the convolution then outputs L + 1 positions and its unfold L − 1, "
+        "so ConvBERT's forward pass fails in PyTorch and there is no training step to cost. Use an odd size.",
+        "zh": "conv_kernel_size = {value} 是偶数：此时卷积输出 L + 1 个位置，而 unfold 只输出 L − 1 个，"
+        "ConvBERT 的前向计算在 PyTorch 中会报错，因此没有训练步骤可算。请使用奇数。",
+    },
+    "costs_funnel_short": {
+        "en": "With L = {value} tokens, Funnel's relative positions for block {block} fall outside its sinusoid table or "
+        "do not cover the keys, so the forward pass fails in PyTorch: there is no training step to cost. "
+        "Use a longer sequence or fewer blocks.",
+        "zh": "序列长度 L = {value} 时，Funnel 第 {block} 块的相对位置超出了正弦位置表，或覆盖不了全部 key，"
+        "PyTorch 前向计算会报错，因此没有训练步骤可算。请加长序列或减少块数。",
+    },
+    "costs_funnel_empty_block": {
+        "en": "Block {block} of block_sizes has no layers but a later block has: the encoder pools the attention masks "
+        "for the empty block but not the hidden states, so the forward pass fails in PyTorch and there is no training "
+        "step to cost.",
+        "zh": "block_sizes 中第 {block} 块没有层，而后面的块有层：编码器会为这个空块池化注意力掩码，却不池化隐藏状态，"
+        "PyTorch 前向计算因此报错，没有训练步骤可算。",
+    },
+    "costs_forward_fails": {
+        "en": "transformers' own forward pass fails with {key} = {value} in this configuration, so there is "
+        "no training step whose cost could be worked out.",
+        "zh": "在这个配置下（{key} = {value}），transformers 自己的前向计算就会报错，没有可以计算开销的训练步骤。",
+    },
+    "costs_checkpointing_fails": {
+        "en": "With gradient checkpointing (use_reentrant=True) every layer's recomputation runs a backward "
+        "through {module}, which is computed once before the layers; the second one fails in PyTorch "
+        "(\"Trying to backward through the graph a second time\"). Turn checkpointing off, or freeze "
+        "{module} and the relative embeddings.",
+        "zh": "开启梯度检查点（use_reentrant=True）时，每一层重算后都要经过 {module} 做一次反向传播，"
+        "而它只在所有层之前算一次；第二次反向传播时 PyTorch 会报错"
+        "（“Trying to backward through the graph a second time”）。请关闭梯度检查点，或冻结 {module} 和相对位置嵌入。",
+    },
 }
 
 #: The same codes when the value is empty (a cleared form field, ``""`` in a config):

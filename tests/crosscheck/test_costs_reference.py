@@ -12,6 +12,7 @@ forward (parameters and buffers left out). Every figure must be equal.
 """
 from __future__ import annotations
 
+import math
 import os
 import random
 from typing import Any
@@ -39,6 +40,7 @@ TASK_TYPES = {"ForSequenceClassification": "SEQ_CLS", "ForTokenClassification": 
 KEYS = {
     "bert": ("hidden_size", "num_attention_heads", "num_hidden_layers", "intermediate_size"),
     "distilbert": ("dim", "n_heads", "n_layers", "hidden_dim"),
+    "funnel": ("d_model", "n_head", "num_decoder_layers", "d_inner"),
 }
 
 
@@ -71,8 +73,115 @@ def adjust_longformer(rng: random.Random, raw: dict[str, Any]) -> None:
         raw["attention_window"] = [rng.choice([4, 4, 6, 8]) for _ in range(layers)]
 
 
-#: Per-family tweaks of the draw (one function per family, see COSTS.md).
-ADJUST = {"big_bird": adjust_big_bird, "longformer": adjust_longformer}
+def adjust_mobilebert(rng: random.Random, raw: dict[str, Any]) -> None:
+    """Widths that fit together, multiples of the head count (else the forward fails: refused, tested apart),
+    that the common clamps in ``draw`` leave alone (H = A × at most 8); E ≤ H (the MLM head's [H − E, V]
+    matrix), sometimes E = H (no projection without the trigram); at least one feed-forward network."""
+    heads = raw["num_attention_heads"] = rng.choice([1, 2, 4])
+    raw["hidden_size"] = heads * rng.randint(1, 8)
+    raw["embedding_size"] = rng.choice([raw["hidden_size"], rng.randint(1, raw["hidden_size"])])
+    raw["intra_bottleneck_size"] = heads * rng.randint(1, 4)
+    bottleneck = raw.get("use_bottleneck", True)
+    if bottleneck and not raw.get("use_bottleneck_attention", False) and not raw.get("key_query_shared_bottleneck", True):
+        raw["intra_bottleneck_size"] = raw["hidden_size"]  # query and key read H, the residual B: W = H = B
+    if "true_hidden_size" in raw:  # written, as published files have it: the width the layer's input has
+        raw["true_hidden_size"] = raw["intra_bottleneck_size"] if bottleneck else raw["hidden_size"]
+    raw["num_feedforward_networks"] = rng.randint(1, 4)
+
+
+def adjust_squeezebert(rng: random.Random, raw: dict[str, Any]) -> None:
+    """E = H (transformers asserts it) and channel counts every group count divides, chosen so that the
+    common clamps in ``draw`` leave them alone (H = A × at most 8; I is written as 4k − 1, which
+    ``% 64 + 1`` turns into 4k)."""
+    heads = raw["num_attention_heads"] = rng.choice([1, 2, 4])
+    raw["hidden_size"] = raw["embedding_size"] = heads * 4 * rng.randint(1, 2)
+    raw["intermediate_size"] = 4 * rng.randint(1, 15) - 1
+
+
+def adjust_convbert(rng: random.Random, raw: dict[str, Any]) -> None:
+    """An odd kernel; H = 2·A'·d (A' = A // head_ratio kept heads) and widths the feed-forward groups
+    divide (else the forward fails: refused, tested apart), chosen so that the common clamps in ``draw``
+    leave them alone (H = A × at most 8; I written as G·k − 1, which ``% 64 + 1`` turns into G·k)."""
+    raw["conv_kernel_size"] = rng.choice([1, 3, 5])
+    heads = raw["num_attention_heads"] = rng.choice([1, 2, 4])
+    ratio = raw["head_ratio"] = rng.randint(1, 3)
+    groups = raw["num_groups"] = rng.choice([1, 1, 2])
+    kept = max(heads // ratio, 1)
+    unit = math.lcm(heads, 2 * kept * groups)
+    raw["hidden_size"] = unit * rng.randint(1, max(1, heads * 8 // unit))
+    raw["intermediate_size"] = groups * rng.randint(1, 12) - 1
+    if rng.random() < 0.5:
+        raw["embedding_size"] = raw["hidden_size"]
+
+
+def adjust_funnel(rng: random.Random, raw: dict[str, Any]) -> None:
+    """transformers' own key names (the family's sample uses HF's aliases now and then), an even width the
+    common clamps keep, no empty block after the first (both refused, tested apart); sequences too short for
+    the blocks' relative positions are refused and redrawn."""
+    if "hidden_size" in raw:
+        raw["d_model"] = raw.pop("hidden_size")
+    raw["n_head"] = raw.pop("num_attention_heads", raw.get("n_head", 2)) or 1
+    raw["d_model"] = raw["n_head"] * 2 * rng.randint(1, 4)  # even (odd: refused), kept by the common clamps
+    blocks = raw.get("block_sizes", [4, 4, 4])
+    blocks = raw["block_sizes"] = [blocks[0]] + [size or 1 for size in blocks[1:]]  # empty later blocks: refused
+    if "block_repeats" in raw:
+        raw["block_repeats"] = [rng.randint(1, 2) for _ in blocks]
+
+
+def adjust_deberta_v2(rng: random.Random, raw: dict[str, Any]) -> None:
+    """Mostly configurations transformers runs (a published head width, pooler width, odd kernel, bucket count
+    other than 1), now and then one its forward fails on (refused on both sides), and more relative attention."""
+    if rng.random() < 0.85:
+        raw.pop("attention_head_size", None)
+    if rng.random() < 0.85:
+        raw["pooler_hidden_size"] = raw["hidden_size"]
+    if raw.get("conv_kernel_size", 0) % 2 == 0 and rng.random() < 0.85:
+        raw["conv_kernel_size"] = rng.choice([0, 1, 3, 5])
+    h = raw["hidden_size"]  # the draw resized it: a group count that divides it
+    raw["conv_groups"] = rng.choice([g for g in range(1, h + 1) if h % g == 0])
+    if raw.get("position_buckets") == 1 and rng.random() < 0.85:
+        raw["position_buckets"] = rng.choice([-1, 2, 6])
+    if not isinstance(raw.get("norm_rel_ebd", ""), str):
+        raw["norm_rel_ebd"] = rng.choice(["none", "layer_norm"])
+    if raw["num_hidden_layers"] == 0 and rng.random() < 0.85:  # no layers fails in transformers: refused
+        raw["num_hidden_layers"] = rng.randint(1, 3)
+    if rng.random() < 0.5:
+        raw["relative_attention"] = True
+
+
+def adjust_modernbert(rng: random.Random, raw: dict[str, Any]) -> None:
+    """At least one layer (the config's RoPE set-up needs a kind per layer), kinds that fit the drawn count,
+    a padding row inside the drawn vocabulary; now and then an odd head size (refused on both sides)."""
+    layers = raw["num_hidden_layers"] = max(1, raw["num_hidden_layers"])
+    if raw.get("global_attn_every_n_layers") == 0:
+        raw["global_attn_every_n_layers"] = rng.choice([1, 2, 3])
+    if "layer_types" in raw:
+        raw["layer_types"] = [rng.choice(["full_attention", "sliding_attention"]) for _ in range(layers)]
+    if "pad_token_id" not in raw or raw["pad_token_id"] is not None:  # HF's default, 50283, is no row here
+        raw["pad_token_id"] = rng.randrange(raw["vocab_size"])
+    heads = raw["num_attention_heads"]
+    if (raw["hidden_size"] // heads) % 2 and rng.random() < 0.85:
+        raw["hidden_size"] = heads * 2 * rng.randint(1, 4)
+
+
+def adjust_deberta(rng: random.Random, raw: dict[str, Any]) -> None:
+    """Mostly a ContextPooler as wide as H (another width fails in transformers: refused), more relative attention."""
+    if rng.random() < 0.85:
+        raw["pooler_hidden_size"] = raw["hidden_size"]
+    if rng.random() < 0.5:
+        raw["relative_attention"] = True
+
+
+#: Per family, its own tweaks of the drawn config (after the common ones).
+#: Per family, its own tweaks of the drawn config: before the common clamps of ``draw`` (which they are
+#: chosen to survive), or after them (tweaks the clamps would undo).
+ADJUST_BEFORE = {"mobilebert": adjust_mobilebert, "squeezebert": adjust_squeezebert,
+                 "convbert": adjust_convbert, "funnel": adjust_funnel}
+ADJUST = {"big_bird": adjust_big_bird, "longformer": adjust_longformer, "deberta-v2": adjust_deberta_v2,
+          "modernbert": adjust_modernbert, "deberta": adjust_deberta}
+
+#: Refusals of configurations transformers' own step fails on: the cross-check asserts PyTorch fails too.
+FAILS_IN_TORCH = ("costs_forward_fails", "costs_checkpointing_fails")
 
 
 def draw_step_keys(rng: random.Random, family: Any, raw: dict[str, Any]) -> None:
@@ -93,6 +202,7 @@ def draw(rng: random.Random, model_type: str) -> dict[str, Any]:
     """A case the step can run: a config, class, pooler, settings and plan options."""
     family = FAMILIES[model_type]
     raw = random_config(rng, family)
+    ADJUST_BEFORE.get(model_type, lambda rng, raw: None)(rng, raw)
     hidden, heads, layers, inner = KEYS.get(model_type, KEYS["bert"])
     if "type_vocab_size" in {f.key for f in family.fields}:
         raw["type_vocab_size"] = max(1, raw.get("type_vocab_size", 2))  # a [0, H] table cannot look up type 0
@@ -134,7 +244,8 @@ def draw(rng: random.Random, model_type: str) -> dict[str, Any]:
     return case
 
 
-def engine_side(case: dict[str, Any]) -> tuple[Any, Any, costs.Costs]:
+def planned(case: dict[str, Any]) -> tuple[Any, Any]:
+    """The inventory and the planner's plan (None, freezing or LoRA) of a case."""
     inv = engine_build(case["raw"], case["arch"], case["pooler"])
     plan = None
     if case["plan"] == "freeze":
@@ -142,6 +253,11 @@ def engine_side(case: dict[str, Any]) -> tuple[Any, Any, costs.Costs]:
     elif case["plan"] == "lora":
         o = case["lora"]
         plan = planner.lora_from_text(inv, o["r"], o["targets"], o["bias"], o["task_type"])
+    return inv, plan
+
+
+def engine_side(case: dict[str, Any]) -> tuple[Any, Any, costs.Costs]:
+    inv, plan = planned(case)
     s = costs.settings(case["batch"], case["seq_len"], case["dtype"], case["optimizer"], case["checkpointing"])
     return inv, plan, costs.compute(inv, s, plan)
 
@@ -208,8 +324,8 @@ def not_modelled(case: dict[str, Any]) -> None:
 
 
 #: Refusals the draw may hit on purpose, each with what PyTorch must show for it to be right.
-REFUSALS = {"costs_step_value": not_modelled, "costs_block_sparse": runs_block_sparse, "costs_longformer_window": longformer_fails,
-            "costs_longformer_no_layers": longformer_fails,
+REFUSALS = {"costs_step_value": not_modelled, "costs_block_sparse": runs_block_sparse,
+            "costs_longformer_window": longformer_fails, "costs_longformer_no_layers": longformer_fails,
             "costs_longformer_small_window": longformer_fails, "costs_data_dependent": longformer_fails}
 
 
@@ -229,7 +345,12 @@ def test_step_matches_pytorch(model_type: str, index: int) -> None:
                 REFUSALS[exc.code](case)
                 return
             if exc.code in ("costs_nothing_trainable", "lora_target_missing", "lora_target_saved",
-                            "lora_targets_required", "lora_no_linear"):
+                            "lora_targets_required", "lora_no_linear", "lora_conv_groups",
+                            "lora_target_unsupported", "freeze_layers", "costs_funnel_short"):
+                continue
+            if exc.code in FAILS_IN_TORCH:  # refused because PyTorch fails: check that it does, then redraw
+                with pytest.raises((RuntimeError, ZeroDivisionError, UnboundLocalError)):
+                    torch_side(case, *planned(case))
                 continue
             raise
         break
@@ -245,7 +366,76 @@ def test_step_matches_pytorch(model_type: str, index: int) -> None:
 
 def test_every_covered_family_has_a_case() -> None:
     assert {"bert", "roberta", "xlm-roberta", "camembert", "electra", "ernie", "distilbert", "albert", "mpnet",
-            "big_bird", "longformer"} <= set(COVERED)
+            "big_bird", "longformer", "mobilebert", "squeezebert", "convbert", "funnel", "deberta", "deberta-v2",
+            "modernbert"} <= set(COVERED)
+
+
+def refused_and_fails(raw: dict[str, Any], architecture: str, code: str) -> None:
+    """The engine refuses ``raw`` with ``code``, and PyTorch indeed cannot run the step (the forward raises)."""
+    import torch
+
+    inv = engine_build(raw, architecture, None)
+    with pytest.raises(CalcError) as caught:
+        costs.compute(inv, costs.settings(2, 3))
+    assert caught.value.code == code
+    config = {k: v for k, v in raw.items() if k != "model_type"}
+    model = make_model(raw["model_type"], architecture, config, "fp32")
+    with pytest.raises((RuntimeError, AttributeError)):
+        model(input_ids=torch.zeros((2, 3), dtype=torch.long))
+
+
+def test_mobilebert_refusals_are_steps_pytorch_cannot_run() -> None:
+    tiny = {"model_type": "mobilebert", "vocab_size": 20, "embedding_size": 4, "hidden_size": 8, "num_hidden_layers": 1,
+            "num_attention_heads": 2, "intermediate_size": 6, "intra_bottleneck_size": 4, "max_position_embeddings": 8}
+    refused_and_fails({**tiny, "num_feedforward_networks": 0}, "MobileBertModel", "costs_no_ffn")
+    refused_and_fails({**tiny, "true_hidden_size": 6}, "MobileBertModel", "costs_widths")  # q reads the 4-wide bottleneck
+    refused_and_fails({**tiny, "key_query_shared_bottleneck": False}, "MobileBertModel", "costs_widths")  # q reads H
+    refused_and_fails({**tiny, "num_attention_heads": 3}, "MobileBertModel", "costs_widths")  # heads give 3 × 1
+
+
+def test_convbert_refusals_are_steps_pytorch_cannot_run() -> None:
+    tiny = {"model_type": "convbert", "vocab_size": 20, "embedding_size": 8, "hidden_size": 8, "num_hidden_layers": 1,
+            "num_attention_heads": 2, "head_ratio": 1, "intermediate_size": 6, "max_position_embeddings": 8,
+            "conv_kernel_size": 3}
+    refused_and_fails({**tiny, "conv_kernel_size": 4}, "ConvBertModel", "costs_even_kernel")
+    refused_and_fails({**tiny, "hidden_size": 6}, "ConvBertModel", "costs_widths")  # 2 heads of (6 // 2) // 2 = 1
+    refused_and_fails({**tiny, "num_groups": 4, "intermediate_size": 10}, "ConvBertModel", "costs_widths")  # 4 ∤ 10
+
+
+def test_funnel_refusals_are_steps_pytorch_cannot_run() -> None:
+    tiny = {"model_type": "funnel", "vocab_size": 20, "block_sizes": [1, 1], "num_decoder_layers": 1, "d_model": 8,
+            "n_head": 2, "d_head": 3, "d_inner": 6}
+    refused_and_fails({**tiny, "d_model": 7}, "FunnelBaseModel", "costs_widths")  # sinusoids 6 wide, not 7
+    refused_and_fails({**tiny, "block_sizes": [1, 0, 1]}, "FunnelBaseModel", "costs_funnel_empty_block")
+    inv = engine_build(tiny, "FunnelBaseModel", None)  # L = 2: no pooling, the second block's positions too short
+    with pytest.raises(CalcError) as caught:
+        costs.compute(inv, costs.settings(2, 2))
+    assert caught.value.code == "costs_funnel_short"
+    model = make_model("funnel", "FunnelBaseModel", {k: v for k, v in tiny.items() if k != "model_type"}, "fp32")
+    import torch
+
+    with pytest.raises(RuntimeError):
+        model(input_ids=torch.zeros((2, 2), dtype=torch.long))
+    assert costs.compute(inv, costs.settings(2, 3)).forward > 0  # three tokens run
+
+
+def test_published_shapes_with_their_lora_targets() -> None:
+    """The random draws name BERT's modules; here the targets people use on DeBERTa-v3 (peft's default,
+    query_proj and value_proj, which share_att_key also runs over the relative table) and on ModernBERT
+    (Wqkv, Wo), on tiny copies of the published configs, with checkpointing and bf16."""
+    v3 = {**FAMILIES["deberta-v2"].presets[0].config, "vocab_size": 50, "hidden_size": 8, "num_attention_heads": 2,
+          "intermediate_size": 12, "num_hidden_layers": 2, "position_buckets": 4, "max_position_embeddings": 16}
+    modern = {**FAMILIES["modernbert"].presets[0].config, "vocab_size": 50, "pad_token_id": 3, "hidden_size": 8,
+              "num_attention_heads": 2, "intermediate_size": 12, "num_hidden_layers": 4}
+    for raw, arch, targets in ((v3, "DebertaV2ForSequenceClassification", "query_proj,value_proj"),
+                               (modern, "ModernBertForMaskedLM", "Wqkv,Wo")):
+        case = {"raw": raw, "arch": arch, "pooler": None, "batch": 2, "seq_len": 6, "dtype": "bf16",
+                "optimizer": "adamw", "checkpointing": True, "plan": "lora",
+                "lora": {"r": 2, "targets": targets, "bias": "none", "task_type": None}}
+        inv, plan, got = engine_side(case)
+        figures = {"forward": got.forward, "backward": got.backward, "weights": got.weights,
+                   "gradients": got.gradients, "optimizer": got.optimizer, "activations": got.activations}
+        assert figures == torch_side(case, inv, plan), arch
 
 
 def test_step_key_defaults_are_transformers() -> None:
