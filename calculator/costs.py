@@ -880,6 +880,12 @@ BERT_KEYS: tuple[StepKey, ...] = (
 )
 
 
+def unread(keys: Sequence[StepKey]) -> tuple[StepKey, ...]:
+    """The same keys declared as not read by the program: kept, linked and checked, but a value that would
+    not cost as the default is refused (``costs_step_value``) until the program reads it."""
+    return tuple(StepKey(k.key, k.default, k.kind, k.fallback, False) for k in keys)
+
+
 def _step_key(inv: Inventory, key: str) -> StepKey | None:
     model = getattr(inv.family, "costs", None)
     for spec in (model.keys if model is not None else ()):

@@ -340,13 +340,17 @@ def test_classifier_dropout_falls_back_to_the_hidden_one():
 def test_a_key_the_program_does_not_read_is_refused_unless_it_costs_as_the_default():
     inv = bert_base_with(hidden_dropout_prob=0.0)
     model = inv.family.costs
-    keys = tuple(dataclasses.replace(k, read=False) if k.key == "hidden_dropout_prob" else k for k in model.keys)
+    keys = tuple(costs.unread([k])[0] if k.key == "hidden_dropout_prob" else k for k in model.keys)
     family = dataclasses.replace(inv.family, costs=dataclasses.replace(model, keys=keys))
     err = expect_error("costs_step_value", step, dataclasses.replace(inv, family=family))
     assert "hidden_dropout_prob > 0" in err.message("en") and "hidden_dropout_prob > 0" in err.message("zh")
     # p = 1: torch multiplies by a zero scalar (kept instead of a mask): refused for every key, read or not.
     assert bert_base_with(attention_probs_dropout_prob=1).total == PARAMS
     expect_error("costs_step_value", step, bert_base_with(attention_probs_dropout_prob=1))
+    # unread(BERT_KEYS): every key default-only; relu refused with its own default named.
+    relu = bert_base_with(hidden_act="relu")
+    whole = dataclasses.replace(relu.family, costs=dataclasses.replace(model, keys=costs.unread(costs.BERT_KEYS)))
+    assert "hidden_act = gelu" in expect_error("costs_step_value", step, dataclasses.replace(relu, family=whole)).message("en")
     # 0.3 keeps a mask as 0.1 does: the same step, so accepted.
     other = dataclasses.replace(bert_base_with(hidden_dropout_prob=0.3), family=family)
     assert step(other).activations == step().activations
