@@ -280,6 +280,12 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "{architecture} 的开销取决于输入的具体 token，而不只是 B 和 L：它根据 input_ids 中的分隔符找出问题部分并给它加全局注意力"
         "（分隔符不是恰好三个时直接报错），因此同样形状的输入也没有统一的开销数字。",
     },
+    "costs_step_value": {
+        "en": "The training step of {model_type} is worked out for {key} {modelled} only (got {value}): another value "
+        "changes which tensors autograd keeps, and this calculator does not guess. Parameter counts are unaffected.",
+        "zh": "{model_type} 的训练开销目前只推导了 {key} {modelled} 的情况（当前为 {value}）：取值不同，autograd 为反向传播"
+        "保存的张量也不同，计算器不做估算。参数量不受影响。",
+    },
     "costs_widths": {
         "en": "{module} takes inputs {expected} wide, but this config gives it {got}-wide ones: the layer widths do not "
         "fit together. transformers builds such a model, but its forward pass fails (or runs only by broadcasting or "

@@ -12,7 +12,7 @@ from dataclasses import replace
 from typing import Any, Mapping
 
 from ..config import MAX_LAYERS, Field
-from ..costs import CostModel, Sim, T
+from ..costs import CostModel, Sim, T, activation_key, dropouts
 from ..errors import CalcError
 from ..formula import Formula, head_line, layers_lines
 from ..i18n import label
@@ -125,14 +125,15 @@ def albert_config(hidden: int, layers: int, heads: int, inter: int) -> dict[str,
 
 
 def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
-    """ALBERT's classes with transformers' AlbertConfig defaults: no hidden or attention dropout (p = 0, so
-    no masks), ``gelu_new`` (written out in Python: four tensors kept per call), the 0.1 classifier dropout.
+    """ALBERT's classes. AlbertConfig's defaults: no hidden or attention dropout (p = 0, so no masks),
+    ``gelu_new`` (written out in Python: four tensors kept per call), the 0.1 classifier dropout; each read
+    from the config (:data:`KEYS`).
 
     Layer ``i`` runs group ``int(i / (layers / groups))``, each group its ``inner_group_num`` layers.
     """
     c = inv.config
     prefix = bert.step_prefix(inv)
-    x = bert.step_embeddings(sim, inv, prefix, b, n, dropout=False)
+    x = bert.step_embeddings(sim, inv, prefix, b, n)
     x = sim.linear(prefix + "encoder.embedding_hidden_mapping_in", x)
     layers, groups = c["num_hidden_layers"], c["num_hidden_groups"]
     for i in range(layers):
@@ -142,36 +143,42 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
                            c["num_attention_heads"])
     pooled = sim.keep_output(sim.linear(prefix + "pooler", sim.select(x, 1))) if inv.pooler else None
     kind = bert.step_task(inv)
+    classify = sim.drops("classifier_dropout_prob")
     if kind == "":
         return [x] + ([pooled] if pooled is not None else [])
     if kind in ("ForMaskedLM", "ForPreTraining"):
-        y = sim.gelu_tanh(sim.linear("predictions.dense", x))
+        y = sim.act("hidden_act", sim.linear("predictions.dense", x))
         out = [sim.linear("predictions.decoder", sim.layer_norm("predictions.LayerNorm", y))]
         if kind == "ForPreTraining":
             assert pooled is not None
-            out.append(sim.linear("sop_classifier.classifier", sim.dropout(pooled)))
+            out.append(sim.linear("sop_classifier.classifier", sim.dropout(pooled, classify)))
         return out
     if kind == "ForSequenceClassification":
         assert pooled is not None
-        return [sim.linear("classifier", sim.dropout(pooled))]
+        return [sim.linear("classifier", sim.dropout(pooled, classify))]
     if kind == "ForTokenClassification":
-        return [sim.linear("classifier", sim.dropout(x))]
+        return [sim.linear("classifier", sim.dropout(x, classify))]
     if kind == "ForQuestionAnswering":
         return bert.step_qa(sim, x)
     raise AssertionError(inv.architecture)
 
 
 def step_layer(sim: Sim, p: str, x: T, heads: int) -> T:
-    """One ``AlbertLayer`` (not a checkpointable layer in transformers 5.23)."""
-    context = bert.step_attention(sim, x, heads, p + "attention.query", p + "attention.key", p + "attention.value",
-                                  dropout=False)
-    attended = sim.layer_norm(p + "attention.LayerNorm", sim.add(x, sim.linear(p + "attention.dense", context)))
-    inner = sim.gelu_tanh(sim.linear(p + "ffn", attended))
+    """One ``AlbertLayer`` (not a checkpointable layer in transformers 5.23): the attention's ``output_dropout``
+    (hidden_dropout_prob) after its dense; the layer's own ``dropout`` is never called by ``ff_chunk``."""
+    context = bert.step_attention(sim, x, heads, p + "attention.query", p + "attention.key", p + "attention.value")
+    out = sim.dropout(sim.linear(p + "attention.dense", context), sim.drops("hidden_dropout_prob"))
+    attended = sim.layer_norm(p + "attention.LayerNorm", sim.add(x, out))
+    inner = sim.act("hidden_act", sim.linear(p + "ffn", attended))
     return sim.layer_norm(p + "full_layer_layer_norm", sim.add(sim.linear(p + "ffn_output", inner), attended))
 
 
 #: ``AlbertPreTrainedModel`` does not declare ``supports_gradient_checkpointing``.
-COSTS = CostModel(step_program, bert.absolute_positions(), check=bert.step_check, checkpointing=False)
+#: AlbertConfig's defaults: ``hidden_act`` "gelu_new", no hidden or attention dropout, ``classifier_dropout_prob``
+#: 0.1 (a number: AlbertConfig refuses None, so the token classifier's fallback to hidden_dropout_prob never runs).
+KEYS = (activation_key("gelu_new"), *dropouts("hidden_dropout_prob", "attention_probs_dropout_prob", default=0.0),
+        *dropouts("classifier_dropout_prob", default=0.1))
+COSTS = CostModel(step_program, bert.absolute_positions(), check=bert.step_check, checkpointing=False, keys=KEYS)
 
 
 FAMILY = Family(

@@ -160,6 +160,16 @@ class Family:
     def __post_init__(self) -> None:
         declare_family_words(self.labels)
 
+    @property
+    def link_extras(self) -> tuple[Extra, ...]:
+        """:attr:`extras`, and the training step's config keys (:attr:`CostModel.keys`): the keys a share
+        link carries besides the form's fields (each only when it is not transformers' default)."""
+        from ..costs import step_parse, step_query  # costs imports the model, not the families
+
+        keys = self.costs.keys if self.costs is not None else ()
+        mine = {e.key for e in self.extras}
+        return self.extras + tuple(Extra(k.key, step_parse, step_query(k)) for k in keys if k.key not in mine)
+
     def missing_words(self, keys: Any) -> list[str]:
         """The keys among ``keys`` that have no words for this family (its own, or the shared ones)."""
         return [k for k in keys if k not in self.labels and k not in LABELS]
@@ -181,10 +191,17 @@ class Family:
         return None
 
     def read_config(self, raw: Mapping[str, Any]) -> dict[str, Any]:
-        """The family's values from a raw config: HF's defaults filled in, every value checked."""
-        if self.read is not None:
-            return self.read(raw)
-        return read_fields(self.fields, raw, self.aliases)
+        """The family's values from a raw config: HF's defaults filled in, every value checked.
+
+        The training step's keys (:attr:`CostModel.keys`: dropouts, the activation) are kept
+        too: they shape no tensor, but the step's cost depends on them.
+        """
+        from ..costs import read_step_keys  # costs imports the model, not the families
+
+        values = self.read(raw) if self.read is not None else read_fields(self.fields, raw, self.aliases)
+        if self.costs is not None:
+            values.update(read_step_keys(self.costs.keys, raw))
+        return values
 
     def label(self, key: str, lang: str = "en", **params: Any) -> str:
         """A label in ``lang``: the family's own (:attr:`labels`) first, then the shared ones."""

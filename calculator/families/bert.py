@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping
 
-from ..costs import CostModel, Sim, T
+from ..costs import BERT_KEYS, CostModel, Sim, T
 from ..errors import CalcError
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
@@ -145,8 +145,10 @@ def formula(inv: Inventory) -> Formula:
 
 
 def step_embeddings(sim: Sim, inv: Inventory, prefix: str, b: int, n: int, positions_from_ids: bool = False,
-                    dropout: bool = True) -> T:
+                    dropout: bool = True, dropout_key: str = "hidden_dropout_prob") -> T:
     """``BertEmbeddings`` (and RoBERTa's, ERNIE's): word + token type + position, LayerNorm, dropout.
+
+    The dropout is active when the class has one (``dropout``) and ``dropout_key``'s probability is > 0.
 
     The indices autograd keeps for a table's backward: ``input_ids`` [B, L]; BERT's
     token types are a gather from a buffer, [1, L] (then expanded), and its positions
@@ -167,11 +169,11 @@ def step_embeddings(sim: Sim, inv: Inventory, prefix: str, b: int, n: int, posit
     if inv.config.get("use_task_id"):
         x = sim.add(x, sim.embedding(e + "task_type_embeddings", sim.ids((b, n))))
     x = sim.layer_norm(e + "LayerNorm", x)
-    return sim.dropout(x, dropout)
+    return sim.dropout(x, dropout and sim.drops(dropout_key))
 
 
 def step_attention(sim: Sim, x: T, heads: int, query: str, key: str, value: str, dropout: bool = True,
-                   bias: T | None = None) -> T:
+                   bias: T | None = None, dropout_key: str = "attention_probs_dropout_prob") -> T:
     """Eager self-attention up to the context [B, L, H] (``eager_attention_forward``, then the reshape).
 
     Q, K, V are split into heads (a view, then a transpose); ``matmul`` reshapes them
@@ -191,22 +193,23 @@ def step_attention(sim: Sim, x: T, heads: int, query: str, key: str, value: str,
     scores = sim.pointwise(sim.bmm(q, sim.transpose(k, 2, 3)))  # * scaling
     if bias is not None:  # MPNet: scores += position_bias, in place (keeps nothing)
         scores = T(scores.shape, scores.strides, scores.storage, scores.grad or bias.grad, scores.itemsize)
-    probs = sim.dropout(sim.keep_output(scores), dropout)  # softmax, dropout
+    probs = sim.dropout(sim.keep_output(scores), dropout and sim.drops(dropout_key))  # softmax, dropout
     context = sim.contiguous(sim.transpose(sim.bmm(probs, v), 1, 2))
     return sim.contiguous(sim.reshape(context, (b, n, width)))
 
 
 def step_layer(prefix: str, i: int, heads: int) -> Callable[[Sim, T], T]:
-    """One ``BertLayer`` in eager attention, as ``modeling_bert.py`` runs it."""
+    """One ``BertLayer`` in eager attention, as ``modeling_bert.py`` runs it (``hidden_act``, the two dropouts)."""
     p = f"{prefix}encoder.layer.{i}."
 
     def run(sim: Sim, x: T) -> T:
         s = p + "attention.self."
+        hidden = sim.drops("hidden_dropout_prob")
         context = step_attention(sim, x, heads, s + "query", s + "key", s + "value")
-        out = sim.dropout(sim.linear(p + "attention.output.dense", context))
+        out = sim.dropout(sim.linear(p + "attention.output.dense", context), hidden)
         attended = sim.layer_norm(p + "attention.output.LayerNorm", sim.add(out, x))
-        inner = sim.keep_input(sim.linear(p + "intermediate.dense", attended))  # GELU
-        out = sim.dropout(sim.linear(p + "output.dense", inner))
+        inner = sim.act("hidden_act", sim.linear(p + "intermediate.dense", attended))
+        out = sim.dropout(sim.linear(p + "output.dense", inner), hidden)
         return sim.layer_norm(p + "output.LayerNorm", sim.add(out, attended))
 
     return run
@@ -224,11 +227,16 @@ def step_pooler(sim: Sim, prefix: str, x: T) -> T:
     return sim.keep_output(sim.linear(prefix + "pooler.dense", sim.select(x, 1)))
 
 
-def step_mlm(sim: Sim, module: str, x: T, decoder: str = "decoder") -> T:
-    """``BertLMPredictionHead`` / ``RobertaLMHead``: dense, GELU, LayerNorm, the vocabulary projection."""
+def step_mlm(sim: Sim, module: str, x: T, decoder: str = "decoder", act_key: str | None = None) -> T:
+    """``BertLMPredictionHead`` / ``RobertaLMHead``: dense, activation, LayerNorm, the vocabulary projection.
+
+    The activation is ``act_key``'s (BERT's transform: ``ACT2FN[config.hidden_act]``), or a fixed
+    GELU when None (RoBERTa's, MPNet's and Longformer's heads call ``gelu`` whatever the config says).
+    """
     names = {"cls.predictions": ("transform.dense", "transform.LayerNorm"), "lm_head": ("dense", "layer_norm")}
     dense, norm = names[module]
-    x = sim.keep_input(sim.linear(f"{module}.{dense}", x))
+    x = sim.linear(f"{module}.{dense}", x)
+    x = sim.keep_input(x) if act_key is None else sim.act(act_key, x)
     x = sim.layer_norm(f"{module}.{norm}", x)
     return sim.linear(f"{module}.{decoder}", x)
 
@@ -256,18 +264,18 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     if kind == "":
         return [seq] + ([pooled] if pooled is not None else [])
     if kind in ("ForMaskedLM", "LMHeadModel", "ForCausalLM"):
-        return [step_mlm(sim, "cls.predictions", seq)]
+        return [step_mlm(sim, "cls.predictions", seq, act_key="hidden_act")]
     if kind == "ForPreTraining":
         assert pooled is not None
-        return [step_mlm(sim, "cls.predictions", seq), sim.linear("cls.seq_relationship", pooled)]
+        return [step_mlm(sim, "cls.predictions", seq, act_key="hidden_act"), sim.linear("cls.seq_relationship", pooled)]
     if kind == "ForNextSentencePrediction":
         assert pooled is not None
         return [sim.linear("cls.seq_relationship", pooled)]
     if kind == "ForSequenceClassification":
         assert pooled is not None
-        return [sim.linear("classifier", sim.dropout(pooled))]
+        return [sim.linear("classifier", sim.dropout(pooled, sim.drops("classifier_dropout")))]
     if kind == "ForTokenClassification":
-        return [sim.linear("classifier", sim.dropout(seq))]
+        return [sim.linear("classifier", sim.dropout(seq, sim.drops("classifier_dropout")))]
     if kind == "ForQuestionAnswering":
         return step_qa(sim, seq)
     raise AssertionError(inv.architecture)
@@ -301,7 +309,7 @@ def step_check(inv: Inventory) -> None:
     qa_needs_two_labels(inv)
 
 
-COSTS = CostModel(step_program, absolute_positions(), check=step_check)
+COSTS = CostModel(step_program, absolute_positions(), check=step_check, keys=BERT_KEYS)
 
 
 def bert_config(vocab: int, hidden: int = 768, layers: int = 12, heads: int = 12, inter: int | None = None) -> dict[str, Any]:

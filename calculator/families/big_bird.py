@@ -26,7 +26,7 @@ import random
 from dataclasses import replace
 from typing import Any, Callable, Mapping
 
-from ..costs import CostModel, Sim, T
+from ..costs import CostModel, Sim, T, activation_key, classifier_dropout, dropouts
 from ..config import Field, coerce_int, read_fields  # coerce_int: the step's check
 from ..errors import CalcError
 from ..formula import Formula, head_line, layers_lines
@@ -81,7 +81,6 @@ def read(raw: Mapping[str, Any]) -> dict[str, Any]:
             raise CalcError("bad_value", key="add_cross_attention", value="true (is_decoder is false)")
     # Kept for the training step only (they shape no tensor): which attention a forward of length L runs.
     values["attention_type"] = kind
-    values["hidden_act"] = raw.get("hidden_act", "gelu_new")
     for key, default in SPARSE_DEFAULTS.items():
         values[key] = raw.get(key, default)  # checked by the step only (counting never reads them)
     return values
@@ -197,13 +196,13 @@ def step_embeddings(sim: Sim, prefix: str, b: int, n: int, types_from_ids: bool)
     x = sim.embedding(e + "word_embeddings", ids, first=True)
     x = sim.add(x, sim.embedding(e + "token_type_embeddings", types))
     x = sim.add(x, sim.embedding(e + "position_embeddings", sim.buffer((1, n))))
-    return sim.layer_norm(e + "LayerNorm", sim.dropout(x))
+    return sim.layer_norm(e + "LayerNorm", sim.dropout(x, sim.drops("hidden_dropout_prob")))
 
 
 def step_feed_forward(sim: Sim, p: str, x: T, residual: T, act: str) -> T:
     """``BigBirdIntermediate`` (dense, hidden_act) and ``BigBirdOutput`` (dense, dropout, LayerNorm of the sum)."""
     inner = sim.activation(act, sim.linear(p + "intermediate.dense", x))
-    out = sim.dropout(sim.linear(p + "output.dense", inner))
+    out = sim.dropout(sim.linear(p + "output.dense", inner), sim.drops("hidden_dropout_prob"))
     return sim.layer_norm(p + "output.LayerNorm", sim.add(out, residual))
 
 
@@ -218,7 +217,7 @@ def step_layer(prefix: str, i: int, heads: int, act: str) -> Callable[[Sim, T], 
     def run(sim: Sim, x: T) -> T:
         s = p + "attention.self."
         context = bert.step_attention(sim, x, heads, s + "query", s + "key", s + "value")
-        out = sim.dropout(sim.linear(p + "attention.output.dense", context))
+        out = sim.dropout(sim.linear(p + "attention.output.dense", context), sim.drops("hidden_dropout_prob"))
         attended = sim.layer_norm(p + "attention.output.LayerNorm", sim.add(out, x))
         return step_feed_forward(sim, p, attended, attended, act)
 
@@ -261,7 +260,7 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
         pooled = pool()
         return [step_mlm(sim, seq, act), sim.linear("cls.seq_relationship", pooled)]
     if kind == "ForQuestionAnswering":
-        h = step_feed_forward(sim, "qa_classifier.", sim.dropout(seq), seq, act)
+        h = step_feed_forward(sim, "qa_classifier.", sim.dropout(seq, sim.drops("hidden_dropout_prob")), seq, act)
         # logits - logits_mask * 1e6 (a float32 mask): keeps nothing; then split, squeeze, contiguous
         logits = sim.pointwise(sim.linear("qa_classifier.qa_outputs", h))
         return [sim.pointwise(sim.select(logits, 2)), sim.pointwise(sim.select(logits, 2))]
@@ -270,11 +269,12 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
         return [step_mlm(sim, seq, act)]
     if kind == "ForSequenceClassification":
         # BigBirdClassificationHead: the first token, dropout, dense, hidden_act, dropout, out_proj
-        x = sim.dropout(sim.select(seq, 1))
-        x = sim.dropout(sim.activation(act, sim.linear("classifier.dense", x)))
+        drop = sim.drops("classifier_dropout")
+        x = sim.dropout(sim.select(seq, 1), drop)
+        x = sim.dropout(sim.activation(act, sim.linear("classifier.dense", x)), drop)
         return [sim.linear("classifier.out_proj", x)]
     if kind == "ForTokenClassification":
-        return [sim.linear("classifier", sim.dropout(seq))]
+        return [sim.linear("classifier", sim.dropout(seq, sim.drops("classifier_dropout")))]
     raise AssertionError(inv.architecture)
 
 
@@ -284,7 +284,11 @@ def step_check(inv: Inventory) -> None:
         raise CalcError("costs_architecture", architecture=inv.architecture)
 
 
-COSTS = CostModel(step_program, bert.absolute_positions(), check=step_check)
+#: BigBirdConfig's defaults: ``hidden_act`` "gelu_new", hidden and attention dropout 0.1, ``classifier_dropout``
+#: None (= hidden_dropout_prob).
+KEYS = (activation_key("gelu_new"), *dropouts("hidden_dropout_prob", "attention_probs_dropout_prob"),
+        classifier_dropout())
+COSTS = CostModel(step_program, bert.absolute_positions(), check=step_check, keys=KEYS)
 
 
 def big_bird_config(hidden: int, layers: int, heads: int) -> dict[str, Any]:

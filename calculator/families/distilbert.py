@@ -14,7 +14,7 @@ from typing import Any, Callable
 
 from ..config import Field
 from ..formula import Formula, FormulaLine, head_line, layers_lines
-from ..costs import CostModel, Sim, T
+from ..costs import CostModel, Sim, T, activation_key, dropouts
 from ..model import Inventory, TensorList
 from . import bert
 from .base import Architecture, Family, Preset
@@ -94,7 +94,7 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     e = prefix + "embeddings."
     x = sim.embedding(e + "word_embeddings", sim.ids((b, n)), first=True)
     x = sim.add(x, sim.embedding(e + "position_embeddings", sim.buffer((1, n))))
-    x = sim.dropout(sim.layer_norm(e + "LayerNorm", x))
+    x = sim.dropout(sim.layer_norm(e + "LayerNorm", x), sim.drops("dropout"))
     heads = inv.config["n_heads"]
     for i in range(inv.config["n_layers"]):
         x = sim.layer(step_block(prefix, i, heads), x)
@@ -102,15 +102,15 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     if kind == "":
         return [x]
     if kind == "ForMaskedLM":
-        y = sim.keep_input(sim.linear("vocab_transform", x))  # GELU
+        y = sim.act("activation", sim.linear("vocab_transform", x))  # get_activation(config.activation)
         return [sim.linear("vocab_projector", sim.layer_norm("vocab_layer_norm", y))]
     if kind == "ForSequenceClassification":
         y = sim.keep_output(sim.linear("pre_classifier", sim.select(x, 1)))  # ReLU keeps its output
-        return [sim.linear("classifier", sim.dropout(y))]
+        return [sim.linear("classifier", sim.dropout(y, sim.drops("seq_classif_dropout")))]
     if kind == "ForTokenClassification":
-        return [sim.linear("classifier", sim.dropout(x))]
+        return [sim.linear("classifier", sim.dropout(x, sim.drops("dropout")))]
     if kind == "ForQuestionAnswering":
-        return bert.step_qa(sim, sim.dropout(x))
+        return bert.step_qa(sim, sim.dropout(x, sim.drops("qa_dropout")))
     raise AssertionError(inv.architecture)
 
 
@@ -119,16 +119,21 @@ def step_block(prefix: str, i: int, heads: int) -> Callable[[Sim, T], T]:
 
     def run(sim: Sim, x: T) -> T:
         a = p + "attention."
-        context = bert.step_attention(sim, x, heads, a + "q_lin", a + "k_lin", a + "v_lin")
+        context = bert.step_attention(sim, x, heads, a + "q_lin", a + "k_lin", a + "v_lin",
+                                      dropout_key="attention_dropout")
         attended = sim.layer_norm(p + "sa_layer_norm", sim.add(sim.linear(a + "out_lin", context), x))
-        inner = sim.keep_input(sim.linear(p + "ffn.lin1", attended))  # GELU
-        out = sim.dropout(sim.linear(p + "ffn.lin2", inner))
+        inner = sim.act("activation", sim.linear(p + "ffn.lin1", attended))
+        out = sim.dropout(sim.linear(p + "ffn.lin2", inner), sim.drops("dropout"))
         return sim.layer_norm(p + "output_layer_norm", sim.add(out, attended))
 
     return run
 
 
-COSTS = CostModel(step_program, bert.absolute_positions(), check=bert.step_check)
+#: DistilBertConfig's defaults: ``activation`` "gelu", ``dropout``, ``attention_dropout`` and ``qa_dropout`` 0.1,
+#: ``seq_classif_dropout`` 0.2.
+KEYS = (activation_key("gelu", key="activation"), *dropouts("dropout", "attention_dropout", "qa_dropout"),
+        *dropouts("seq_classif_dropout", default=0.2))
+COSTS = CostModel(step_program, bert.absolute_positions(), check=bert.step_check, keys=KEYS)
 
 
 def distilbert_config(vocab: int) -> dict[str, Any]:

@@ -10,7 +10,7 @@ from typing import Any
 import random
 
 from ..formula import Formula, head_line, layers_lines
-from ..costs import CostModel, Sim, T
+from ..costs import BERT_KEYS, CostModel, Sim, T
 from ..model import Inventory, TensorList
 from . import bert
 from .base import Architecture, Family, Preset
@@ -89,25 +89,26 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     if kind == "":
         return [seq]
     if kind == "ForPreTraining":
-        x = sim.keep_input(sim.linear("discriminator_predictions.dense", seq))  # GELU
+        x = sim.act("hidden_act", sim.linear("discriminator_predictions.dense", seq))
         return [sim.linear("discriminator_predictions.dense_prediction", x)]
     if kind == "ForMaskedLM":
-        x = sim.keep_input(sim.linear("generator_predictions.dense", seq))
+        x = sim.keep_input(sim.linear("generator_predictions.dense", seq))  # get_activation("gelu"), fixed
         x = sim.layer_norm("generator_predictions.LayerNorm", x)
         return [sim.linear("generator_lm_head", x)]
     if kind == "ForSequenceClassification":
         # ElectraClassificationHead: BERT's tanh is a GELU here
-        x = sim.dropout(sim.select(seq, 1))
-        x = sim.dropout(sim.keep_input(sim.linear("classifier.dense", x)))
+        drop = sim.drops("classifier_dropout")
+        x = sim.dropout(sim.select(seq, 1), drop)
+        x = sim.dropout(sim.keep_input(sim.linear("classifier.dense", x)), drop)
         return [sim.linear("classifier.out_proj", x)]
     if kind == "ForTokenClassification":
-        return [sim.linear("classifier", sim.dropout(seq))]
+        return [sim.linear("classifier", sim.dropout(seq, sim.drops("classifier_dropout")))]
     if kind == "ForQuestionAnswering":
         return bert.step_qa(sim, seq)
     raise AssertionError(inv.architecture)
 
 
-COSTS = CostModel(step_program, bert.absolute_positions(), check=bert.step_check)
+COSTS = CostModel(step_program, bert.absolute_positions(), check=bert.step_check, keys=BERT_KEYS)
 
 
 def electra_config(embedding: int, hidden: int, layers: int, heads: int, inter: int) -> dict[str, Any]:

@@ -25,7 +25,7 @@ import random
 from typing import Any, Mapping
 
 from ..config import read_fields
-from ..costs import CostModel, Sim, T
+from ..costs import CostModel, Sim, T, activation_key, dropouts
 from ..errors import CalcError
 from ..formula import Formula, head_line, layers_lines
 from ..model import Inventory, TensorList
@@ -60,7 +60,6 @@ def read(raw: Mapping[str, Any]) -> dict[str, Any]:
     if not good:
         raise CalcError("bad_value", key="attention_window", value=window)
     values["attention_window"] = window  # shapes no tensor; the training step's attention depends on it
-    values["hidden_act"] = raw.get("hidden_act", "gelu")
     return values
 
 
@@ -210,7 +209,7 @@ def step_self_attention(sim: Sim, p: str, x: T, heads: int, window: int, masked:
     probs = sim.new(probs.shape, probs.grad)  # masked_fill's output
     if probs.itemsize != sim.itemsize:
         probs = sim.new(probs.shape, probs.grad)  # type_as(attn_scores)
-    probs = sim.dropout(probs)
+    probs = sim.dropout(probs, sim.drops("attention_probs_dropout_prob"))
     if global_attention:
         # _compute_attn_output_with_global_indices: the global column times the global values (matmul of
         # clones, [B·heads, Lp, 1] by [B·heads, 1, d]), plus the sliding product of the other columns (a copy)
@@ -274,7 +273,7 @@ def global_from_hidden(sim: Sim, s: str, hs: T, heads: int, masked: T, index_glo
     probs = sim.softmax_float32(scores)
     if probs.itemsize != sim.itemsize:
         probs = sim.new(probs.shape, probs.grad)  # type_as
-    result = sim.bmm(sim.dropout(probs), gv)  # [B·heads, 1, d]
+    result = sim.bmm(sim.dropout(probs, sim.drops("attention_probs_dropout_prob")), gv)  # [B·heads, 1, d]
     sim.save_if(index_local, result.grad)  # global_attn_output[is_local_index_global_attn_nonzero ...]
     sim.save_if(index_global, out.grad or result.grad)  # attn_output[is_index_global_attn_nonzero[::-1]] = ...
     return T(out.shape, out.strides, out.storage, out.grad or result.grad, out.itemsize)
@@ -285,10 +284,11 @@ def step_layer(p: str, heads: int, window: int, masked: T, act: str, global_atte
 
     def run(sim: Sim, x: T) -> T:
         context = step_self_attention(sim, p, x, heads, window, masked, global_attention)
-        out = sim.dropout(sim.linear(p + "attention.output.dense", context))
+        hidden = sim.drops("hidden_dropout_prob")
+        out = sim.dropout(sim.linear(p + "attention.output.dense", context), hidden)
         attended = sim.layer_norm(p + "attention.output.LayerNorm", sim.add(out, x))
         inner = sim.activation(act, sim.linear(p + "intermediate.dense", attended))
-        out = sim.dropout(sim.linear(p + "output.dense", inner))
+        out = sim.dropout(sim.linear(p + "output.dense", inner), hidden)
         return sim.layer_norm(p + "output.LayerNorm", sim.add(out, attended))
 
     return run
@@ -326,11 +326,12 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
         return [seq] + ([bert.step_pooler(sim, prefix, seq)] if inv.pooler else [])
     if kind == "ForMaskedLM":
         return [bert.step_mlm(sim, "lm_head", seq)]
+    hidden = sim.drops("hidden_dropout_prob")
     if kind == "ForTokenClassification":
-        return [sim.linear("classifier", sim.dropout(seq))]
+        return [sim.linear("classifier", sim.dropout(seq, hidden))]
     if classify:
         # LongformerClassificationHead: the first token, dropout, dense, tanh, dropout, out_proj
-        x = sim.dropout(sim.keep_output(sim.linear("classifier.dense", sim.dropout(sim.select(seq, 1)))))
+        x = sim.dropout(sim.keep_output(sim.linear("classifier.dense", sim.dropout(sim.select(seq, 1), hidden))), hidden)
         return [sim.linear("classifier.out_proj", x)]
     raise AssertionError(inv.architecture)
 
@@ -346,7 +347,9 @@ def step_check(inv: Inventory) -> None:
 
 
 #: Positions start after the padding row (``padding_idx + 1``), as RoBERTa's.
-COSTS = CostModel(step_program, bert.absolute_positions(offset=2), check=step_check)
+#: LongformerConfig's defaults: ``hidden_act`` "gelu", hidden and attention dropout 0.1 (no classifier_dropout).
+KEYS = (activation_key("gelu"), *dropouts("hidden_dropout_prob", "attention_probs_dropout_prob"))
+COSTS = CostModel(step_program, bert.absolute_positions(offset=2), check=step_check, keys=KEYS)
 
 
 def longformer_config(hidden: int, layers: int, heads: int) -> dict[str, Any]:

@@ -20,7 +20,7 @@ from dataclasses import replace
 from typing import Any
 
 from ..config import Field
-from ..costs import CostModel, Sim, T
+from ..costs import CostModel, Sim, T, activation_key, dropouts
 from ..errors import CalcError
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
@@ -125,7 +125,8 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     e = prefix + "embeddings."
     x = sim.embedding(e + "word_embeddings", sim.ids((b, n)), first=True)
     x = sim.add(x, sim.embedding(e + "position_embeddings", sim.ids((b, n))))
-    x = sim.dropout(sim.layer_norm(e + "LayerNorm", x))
+    hidden = sim.drops("hidden_dropout_prob")
+    x = sim.dropout(sim.layer_norm(e + "LayerNorm", x), hidden)
     heads = c["num_attention_heads"]
     table = sim.embedding(prefix + "encoder.relative_attention_bias", sim.ids((n, n)))
     bias = sim.new((b, heads, n, n), table.grad)  # permute, expand, contiguous: a copy nothing keeps
@@ -140,10 +141,10 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     if kind == "ForMaskedLM":
         return [bert.step_mlm(sim, "lm_head", x)]
     if kind == "ForSequenceClassification":
-        y = sim.dropout(sim.keep_output(sim.linear("classifier.dense", sim.dropout(sim.select(x, 1)))))
-        return [sim.linear("classifier.out_proj", y)]
+        y = sim.keep_output(sim.linear("classifier.dense", sim.dropout(sim.select(x, 1), hidden)))
+        return [sim.linear("classifier.out_proj", sim.dropout(y, hidden))]
     if kind == "ForTokenClassification":
-        return [sim.linear("classifier", sim.dropout(x))]
+        return [sim.linear("classifier", sim.dropout(x, hidden))]
     if kind == "ForQuestionAnswering":
         return bert.step_qa(sim, x)
     raise AssertionError(inv.architecture)
@@ -153,9 +154,10 @@ def step_layer(sim: Sim, p: str, x: T, heads: int, bias: T) -> T:
     """One ``MPNetLayer`` (not a checkpointable layer in transformers 5.23)."""
     a = p + "attention.attn."
     context = bert.step_attention(sim, x, heads, a + "q", a + "k", a + "v", bias=bias)
-    attended = sim.layer_norm(p + "attention.LayerNorm", sim.add(sim.dropout(sim.linear(a + "o", context)), x))
-    inner = sim.keep_input(sim.linear(p + "intermediate.dense", attended))  # GELU
-    out = sim.dropout(sim.linear(p + "output.dense", inner))
+    hidden = sim.drops("hidden_dropout_prob")
+    attended = sim.layer_norm(p + "attention.LayerNorm", sim.add(sim.dropout(sim.linear(a + "o", context), hidden), x))
+    inner = sim.act("hidden_act", sim.linear(p + "intermediate.dense", attended))
+    out = sim.dropout(sim.linear(p + "output.dense", inner), hidden)
     return sim.layer_norm(p + "output.LayerNorm", sim.add(out, attended))
 
 
@@ -168,7 +170,9 @@ def step_check(inv: Inventory) -> None:
 
 
 #: Positions start after the padding row (1): a table of P rows takes P - 2 tokens.
-COSTS = CostModel(step_program, bert.absolute_positions(offset=2), check=step_check, checkpointing=False)
+#: MPNetConfig's defaults: ``hidden_act`` "gelu", hidden and attention dropout 0.1 (its heads use the hidden one).
+KEYS = (activation_key("gelu"), *dropouts("hidden_dropout_prob", "attention_probs_dropout_prob"))
+COSTS = CostModel(step_program, bert.absolute_positions(offset=2), check=step_check, checkpointing=False, keys=KEYS)
 
 
 FAMILY = Family(

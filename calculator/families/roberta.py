@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..costs import CostModel, Sim, T
+from ..costs import BERT_KEYS, CostModel, Sim, T
 from ..model import Inventory, TensorList
 from . import bert
 from .base import Architecture, Family, Preset, with_defaults
@@ -57,18 +57,19 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
         return [bert.step_mlm(sim, "lm_head", seq)]
     if kind == "ForSequenceClassification":
         # RobertaClassificationHead: the first token, dropout, dense, tanh, dropout, out_proj
-        x = sim.dropout(sim.select(seq, 1))
-        x = sim.dropout(sim.keep_output(sim.linear("classifier.dense", x)))
+        drop = sim.drops("classifier_dropout")
+        x = sim.dropout(sim.select(seq, 1), drop)
+        x = sim.dropout(sim.keep_output(sim.linear("classifier.dense", x)), drop)
         return [sim.linear("classifier.out_proj", x)]
     if kind == "ForTokenClassification":
-        return [sim.linear("classifier", sim.dropout(seq))]
+        return [sim.linear("classifier", sim.dropout(seq, sim.drops("classifier_dropout")))]
     if kind == "ForQuestionAnswering":
         return bert.step_qa(sim, seq)
     raise AssertionError(inv.architecture)
 
 
 #: Positions start after the padding row (``padding_idx + 1``): a table of P rows takes P - 2 tokens.
-COSTS = CostModel(step_program, bert.absolute_positions(offset=2), check=bert.step_check)
+COSTS = CostModel(step_program, bert.absolute_positions(offset=2), check=bert.step_check, keys=BERT_KEYS)
 
 
 def roberta_config(hidden: int, layers: int, heads: int, vocab: int = 50265, model_type: str = "roberta") -> dict[str, Any]:

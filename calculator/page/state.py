@@ -57,7 +57,8 @@ def extra_keys(model_type: Any) -> tuple[str, ...]:
     * ``pad_token_id`` where the family has a ``vocab_size``: ``nn.Embedding`` refuses a
       padding row outside the table (:func:`calculator.build.check_padding`), so it decides
       which sizes are accepted;
-    * the family's own :attr:`Family.extras` (keras-bert's ``dropout_rate`` and ``trainable``).
+    * the family's own :attr:`Family.extras` (keras-bert's ``dropout_rate`` and ``trainable``), and the
+      training step's keys (:attr:`Family.link_extras`: dropouts, ``hidden_act``).
     """
     family = _family_of(model_type)
     if family is None:
@@ -65,7 +66,7 @@ def extra_keys(model_type: Any) -> tuple[str, ...]:
     keys: tuple[str, ...] = ()
     if family.field("vocab_size") is not None and family.padding_row is None and family.field("pad_token_id") is None:
         keys += ("pad_token_id",)
-    return keys + tuple(e.key for e in family.extras)
+    return keys + tuple(e.key for e in family.link_extras)
 
 
 def _extra_from_query(family: Family, key: str, value: Any) -> Any:
@@ -75,7 +76,7 @@ def _extra_from_query(family: Family, key: str, value: Any) -> Any:
     text = value.strip()
     if key == "pad_token_id":
         return None if text == "null" else coerce_int(key, text)
-    for extra in family.extras:
+    for extra in family.link_extras:
         if extra.key == key:
             return extra.parse(text)
     return text
@@ -126,7 +127,7 @@ def extra_query(raw: Mapping[str, Any], family: Family, config: Mapping[str, Any
         pad = _padding_row(raw.get("pad_token_id", family.pad_token_id))
         if pad != _padding_row(family.pad_token_id):
             out["pad_token_id"] = "null" if pad is None else str(pad)
-    for extra in family.extras:
+    for extra in family.link_extras:
         text = extra.to_query(raw, config)
         if text is not None:
             out[extra.key] = text

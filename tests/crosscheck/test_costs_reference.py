@@ -58,8 +58,6 @@ def adjust_big_bird(rng: random.Random, raw: dict[str, Any]) -> None:
     if rng.random() < 0.25:
         raw.update(attention_type="block_sparse", block_size=1, num_random_blocks=1)  # r = 0 crashes in torch
     raw["type_vocab_size"] = max(2, raw.get("type_vocab_size", 2))  # question answering makes type 1 itself
-    if rng.random() < 0.4:
-        raw["hidden_act"] = rng.choice(["gelu_new", "gelu", "relu"])
 
 
 def adjust_longformer(rng: random.Random, raw: dict[str, Any]) -> None:
@@ -73,8 +71,6 @@ def adjust_longformer(rng: random.Random, raw: dict[str, Any]) -> None:
         raw["attention_window"] = 2 if rng.random() < 0.08 else rng.choice([4, 6, 8])
     else:
         raw["attention_window"] = [rng.choice([4, 4, 6, 8]) for _ in range(layers)]
-    if rng.random() < 0.4:
-        raw["hidden_act"] = rng.choice(["gelu", "gelu_new", "relu"])
 
 
 def adjust_mobilebert(rng: random.Random, raw: dict[str, Any]) -> None:
@@ -249,6 +245,20 @@ ADJUST = {"big_bird": adjust_big_bird, "longformer": adjust_longformer, "deberta
 FAILS_IN_TORCH = ("costs_forward_fails", "costs_checkpointing_fails")
 
 
+def draw_step_keys(rng: random.Random, family: Any, raw: dict[str, Any]) -> None:
+    """The step's config keys (:attr:`CostModel.keys`), each left out (the default) or drawn: a dropout
+    0 (no mask) or > 0 (a mask), None where it falls back to another key; an activation among those the
+    simulator models. A key the program does not read is drawn too: the engine must refuse a value
+    that does not cost as the default (``costs_step_value``)."""
+    for spec in family.costs.keys:
+        if rng.random() < 0.35:
+            continue
+        if spec.kind == "activation":
+            raw[spec.key] = rng.choice(costs.Sim.ACTIVATIONS)
+        else:
+            raw[spec.key] = rng.choice([0.0, 0.0, 0.3] + ([None] if spec.fallback is not None else []))
+
+
 def draw(rng: random.Random, model_type: str) -> dict[str, Any]:
     """A case the step can run: a config, class, pooler, settings and plan options."""
     family = FAMILIES[model_type]
@@ -269,6 +279,7 @@ def draw(rng: random.Random, model_type: str) -> dict[str, Any]:
     if model_type == "mpnet":  # compute_position_bias buckets with 32 whatever the config says
         raw["relative_attention_num_buckets"] = rng.randint(32, 40)
     ADJUST.get(model_type, lambda rng, raw: None)(rng, raw)
+    draw_step_keys(rng, family, raw)
     arch = rng.choice([a for a in family.architectures if not a.name.endswith("ForMultipleChoice")])
     if arch.name.endswith("ForQuestionAnswering"):
         raw.pop("id2label", None)
@@ -369,9 +380,19 @@ def longformer_fails(case: dict[str, Any]) -> None:
         model(input_ids=ids)
 
 
+def not_modelled(case: dict[str, Any]) -> None:
+    """Refused as a value the program does not read: the drawn config must indeed hold one that would not
+    cost as the default (so the refusal is not a silent narrowing of what is covered)."""
+    inv = engine_build(case["raw"], case["arch"], case["pooler"])
+    off = [k.key for k in inv.family.costs.keys if not k.read
+           and not k.same_step(costs.step_value(inv, k.key), k.default if k.default is not None
+                               else costs.step_value(inv, k.fallback))]
+    assert off, case
+
+
 #: Refusals the draw may hit on purpose, each with what PyTorch must show for it to be right.
-REFUSALS = {"costs_block_sparse": runs_block_sparse, "costs_longformer_window": longformer_fails,
-            "costs_longformer_no_layers": longformer_fails,
+REFUSALS = {"costs_step_value": not_modelled, "costs_block_sparse": runs_block_sparse,
+            "costs_longformer_window": longformer_fails, "costs_longformer_no_layers": longformer_fails,
             "costs_longformer_small_window": longformer_fails, "costs_data_dependent": longformer_fails}
 
 
@@ -487,3 +508,13 @@ def test_published_shapes_with_their_lora_targets() -> None:
         figures = {"forward": got.forward, "backward": got.backward, "weights": got.weights,
                    "gradients": got.gradients, "optimizer": got.optimizer, "activations": got.activations}
         assert figures == torch_side(case, inv, plan), arch
+
+
+def test_step_key_defaults_are_transformers() -> None:
+    """Each declared step key's default is what the family's config class sets when the key is absent."""
+    import transformers
+
+    for mt in COVERED:
+        cfg = transformers.AutoConfig.for_model(mt)
+        for spec in FAMILIES[mt].costs.keys:
+            assert getattr(cfg, spec.key) == spec.default, (mt, spec.key)

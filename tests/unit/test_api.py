@@ -420,7 +420,8 @@ def test_config_keys_without_a_field_stay_in_the_link():
         assert _err({"model_type": "keras-bert", "trainable": bad})["code"] == code, bad
     # The page's script is told which keys to carry along with the form.
     schema = api.form_schema("zh")
-    assert schema["families"]["bert"]["extras"] == ["pad_token_id"]
+    assert schema["families"]["bert"]["extras"] == [
+        "pad_token_id", "hidden_act", "hidden_dropout_prob", "attention_probs_dropout_prob", "classifier_dropout"]
     assert schema["families"]["keras-bert"]["extras"] == ["dropout_rate", "trainable"]
     assert schema["families"]["transformer"]["extras"] == []
 
@@ -694,3 +695,18 @@ def test_label_longer_than_the_limit_is_a_coded_error_beside_its_field():
     for lang in ("en", "zh"):
         e = api.compute({"label": "x" * 101}, lang)["error"]
         assert e["code"] == "label_too_long" and e["field"] == "label" and "101" in e["message"]
+
+
+def test_step_keys_travel_in_the_link_when_not_the_default():
+    # Dropouts and the activation shape no tensor, so they have no form field; a pasted config that sets
+    # them must not lose them in its link (the training step depends on them).
+    raw = {"model_type": "bert", "hidden_dropout_prob": 0, "hidden_act": "relu", "classifier_dropout": 0.2,
+           "attention_probs_dropout_prob": 0.1}
+    pasted = api.compute_config(json.dumps(raw), "en")
+    q = pasted["query"]
+    assert q["hidden_dropout_prob"] == "0.0" and q["hidden_act"] == "relu" and q["classifier_dropout"] == "0.2"
+    assert "attention_probs_dropout_prob" not in q  # the default stays out
+    again = _ok(q)
+    assert again["query"] == q and again["total"] == pasted["total"] == BASE_TOTAL
+    assert "hidden_dropout_prob" not in _ok(api.DEFAULT_PARAMS)["query"]
+    assert _err({**q, "hidden_dropout_prob": "2"})["code"] == "bad_fraction"

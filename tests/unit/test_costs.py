@@ -270,3 +270,106 @@ def test_albert_and_mpnet_refuse_checkpointing():
         inv = build(get_preset(name).config)
         assert step(inv).forward > 0
         expect_error("costs_no_checkpointing", step, inv, checkpointing=True)
+
+
+# ------------------------------------------------------------ the step's config keys (dropouts, activation)
+
+
+def bert_base_with(**keys):
+    return build({**get_preset("bert-base-uncased").config, **keys})
+
+
+def test_step_keys_are_kept_checked_and_leave_the_counts_alone():
+    inv = bert_base_with(hidden_dropout_prob=0, hidden_act="relu")
+    assert inv.total == bert_base().total == PARAMS
+    assert inv.config["hidden_dropout_prob"] == 0.0 and inv.config["hidden_act"] == "relu"
+    defaults = bert_base().config
+    assert (defaults["hidden_act"], defaults["hidden_dropout_prob"], defaults["attention_probs_dropout_prob"],
+            defaults["classifier_dropout"]) == ("gelu", 0.1, 0.1, None)  # BertConfig's defaults
+    for bad in (1.5, -0.1, "abc", True, None, [0.1]):
+        expect_error("bad_fraction", bert_base_with, hidden_dropout_prob=bad)
+    for bad in (3, None, "", ["gelu"]):
+        expect_error("bad_value", bert_base_with, hidden_act=bad)
+    # A string activation the simulator does not model: counted, but its step is refused, not guessed.
+    silu = bert_base_with(hidden_act="silu")
+    assert silu.total == PARAMS
+    expect_error("costs_hidden_act", step, silu)
+
+
+def test_bert_base_without_hidden_dropout_by_hand():
+    # hidden_dropout_prob = 0: nn.Dropout(0) returns its input and keeps no mask. B = 1, L = 128, fp32:
+    # a mask is [B, L, H] in the input's dtype, 128·768·4 = 393,216 bytes. The embeddings' dropout and each
+    # layer's two (after the attention's output projection, after the feed-forward) lose theirs; the outputs
+    # they returned were kept only by the next matmul, which now keeps the undropped tensor instead.
+    x = 393_216
+    lost = x + 12 * 2 * x
+    c = step(bert_base_with(hidden_dropout_prob=0.0))
+    assert lost == 9_830_400
+    assert c.activations == 114_456_576 - lost == 104_626_176
+    base = step()
+    assert (c.forward, c.backward, c.weights, c.gradients, c.optimizer) == (
+        base.forward, base.backward, base.weights, base.gradients, base.optimizer)
+    # The attention's dropout too: softmax's output is then what P·V keeps, so the mask [B, heads, L, L]
+    # and the dropped copy go, 2 · 12·128·128·4 per layer.
+    both = step(bert_base_with(hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0))
+    assert both.activations == 104_626_176 - 12 * 2 * 786_432 == 85_751_808
+    # Any p > 0 keeps the same mask: the cost does not depend on its size.
+    assert step(bert_base_with(hidden_dropout_prob=0.5)).activations == base.activations
+
+
+def test_bert_base_with_relu_by_hand():
+    # GELU's backward needs its input; ReLU's (threshold_backward) its output, which the feed-forward's
+    # second Linear keeps anyway: each layer keeps one [B, L, I] tensor fewer, 128·3072·4 = 1,572,864 bytes.
+    c = step(bert_base_with(hidden_act="relu"))
+    assert c.activations == 114_456_576 - 12 * 1_572_864 == 95_582_208
+    assert c.forward == step().forward
+    # gelu_new is written out in Python: x, tanh(...), 0.5·x and 1 + tanh(...) kept, three more than GELU.
+    assert step(bert_base_with(hidden_act="gelu_new")).activations == 114_456_576 + 12 * 3 * 1_572_864
+
+
+def test_classifier_dropout_falls_back_to_the_hidden_one():
+    # BertForSequenceClassification: nn.Dropout(classifier_dropout if not None else hidden_dropout_prob) on
+    # the pooled [B, H] output; its mask is 768·4 bytes at B = 1.
+    cfg = {**get_preset("bert-base-uncased").config, "architectures": ["BertForSequenceClassification"]}
+    off = step(build({**cfg, "hidden_dropout_prob": 0.0}))
+    on = step(build({**cfg, "hidden_dropout_prob": 0.0, "classifier_dropout": 0.2}))
+    assert on.activations - off.activations == 768 * 4 + 768 * 4  # the mask and the dropped output (kept by the classifier)
+    assert build(cfg).config["classifier_dropout"] is None
+
+
+def test_a_key_the_program_does_not_read_is_refused_unless_it_costs_as_the_default():
+    inv = bert_base_with(hidden_dropout_prob=0.0)
+    model = inv.family.costs
+    keys = tuple(costs.unread([k])[0] if k.key == "hidden_dropout_prob" else k for k in model.keys)
+    family = dataclasses.replace(inv.family, costs=dataclasses.replace(model, keys=keys))
+    err = expect_error("costs_step_value", step, dataclasses.replace(inv, family=family))
+    assert "hidden_dropout_prob > 0" in err.message("en") and "hidden_dropout_prob > 0" in err.message("zh")
+    # p = 1: torch multiplies by a zero scalar (kept instead of a mask): refused for every key, read or not.
+    assert bert_base_with(attention_probs_dropout_prob=1).total == PARAMS
+    expect_error("costs_step_value", step, bert_base_with(attention_probs_dropout_prob=1))
+    # unread(BERT_KEYS): every key default-only; relu refused with its own default named.
+    relu = bert_base_with(hidden_act="relu")
+    whole = dataclasses.replace(relu.family, costs=dataclasses.replace(model, keys=costs.unread(costs.BERT_KEYS)))
+    assert "hidden_act = gelu" in expect_error("costs_step_value", step, dataclasses.replace(relu, family=whole)).message("en")
+    # 0.3 keeps a mask as 0.1 does: the same step, so accepted.
+    other = dataclasses.replace(bert_base_with(hidden_dropout_prob=0.3), family=family)
+    assert step(other).activations == step().activations
+
+
+def test_families_declare_transformers_defaults():
+    from calculator.families import FAMILIES
+
+    def defaults(mt):
+        return {k.key: k.default for k in FAMILIES[mt].costs.keys}
+
+    bert_like = {"hidden_act": "gelu", "hidden_dropout_prob": 0.1, "attention_probs_dropout_prob": 0.1,
+                 "classifier_dropout": None}
+    for mt in ("bert", "roberta", "xlm-roberta", "camembert", "data2vec-text", "ernie", "electra"):
+        assert defaults(mt) == bert_like, mt
+    assert defaults("big_bird") == {**bert_like, "hidden_act": "gelu_new"}
+    assert defaults("longformer") == defaults("mpnet") == {"hidden_act": "gelu", "hidden_dropout_prob": 0.1,
+                                                            "attention_probs_dropout_prob": 0.1}
+    assert defaults("albert") == {"hidden_act": "gelu_new", "hidden_dropout_prob": 0.0,
+                                  "attention_probs_dropout_prob": 0.0, "classifier_dropout_prob": 0.1}
+    assert defaults("distilbert") == {"activation": "gelu", "dropout": 0.1, "attention_dropout": 0.1,
+                                      "qa_dropout": 0.1, "seq_classif_dropout": 0.2}
