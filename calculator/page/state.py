@@ -181,27 +181,18 @@ def changed_keys(name: Any, inv: Inventory, extras: Mapping[str, str]) -> list[s
 
 
 def _matching_preset(name: Any, inv: Inventory, extras: Mapping[str, str]) -> str | None:
-    """The preset whose values the inventory was built from, whatever the route (preset, typed, pasted, link).
+    """``name`` if the reader asked for that preset and the inventory was built from its values; else None.
 
-    Values are compared with the family's defaults filled in, except ``num_labels``
-    (the task's, not the checkpoint's: picking a preset keeps it). The architecture
-    does not matter (a preset is its sizes). Some checkpoints share every size
-    (bert-base-chinese and hfl/chinese-roberta-wwm-ext): the preset asked for wins,
-    then one published with this architecture, then the first listed.
+    Only a preset the reader picked (or a link named) names a result (issue 22: "never a name
+    the reader did not choose"): values that happen to equal a checkpoint's, typed or pasted
+    (multilingual-e5-large's are xlm-roberta-large's), stay unnamed. Values are compared with
+    the family's defaults filled in, except ``num_labels`` (the task's, not the checkpoint's:
+    picking a preset keeps it); the architecture does not matter (a preset is its sizes).
     """
-    values = {k: v for k, v in inv.config.items() if k != "num_labels"}
-    found = [
-        p for p, preset in PRESETS.items()
-        if preset.config["model_type"] == inv.model_type and _preset_values(p) == (values, dict(extras))
-    ]
-    if not found:
+    if not isinstance(name, str) or name not in PRESETS or PRESETS[name].config["model_type"] != inv.model_type:
         return None
-    if name in found:
-        return name
-    for p in found:
-        if PRESETS[p].published_architecture == inv.architecture:
-            return p
-    return found[0]
+    values = {k: v for k, v in inv.config.items() if k != "num_labels"}
+    return name if _preset_values(name) == (values, dict(extras)) else None
 
 
 def _query_value(value: Any) -> str:
