@@ -78,8 +78,12 @@ def render_summary(inv: Inventory, lang: str = "en", preset: str | None = None) 
     """The answer at the top of the page: which model, and its exact total (``data-total``)."""
     lang = norm_lang(lang)
     total, short = inv.total, views.fmt_short(inv.total, lang)
+    d = views.class_difference(inv)
     return join([
         h("p", model_title(inv, preset, lang), class_="calc-model", data_architecture=inv.architecture),
+        # A class other than the family's base model says how far it is from it (a preset counts the base).
+        h("p", views.class_difference_line(inv, lang), class_="calc-class-diff", data_base=d.base,
+          data_difference=d.difference) if d is not None else "",
         h(
             "p",
             h("span", label("total", lang), class_="calc-total-label"), " ",

@@ -272,7 +272,7 @@ def test_usable_at_375px(page, site, lang, tmp_path):
     box = page.locator(".calc-total").bounding_box()
     assert box["x"] >= 0 and box["x"] + box["width"] <= 375
     for selector in ("#calc-preset", "#calc-bert-hidden_size", 'button[data-copy="link"]'):
-        b = page.locator(selector).bounding_box()
+        b = page.locator(selector).first.bounding_box()
         assert b["x"] >= 0 and b["x"] + b["width"] <= 375, selector
     page.fill("#calc-bert-hidden_size", "1024")
     page.fill("#calc-bert-num_attention_heads", "16")

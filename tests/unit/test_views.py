@@ -3,7 +3,7 @@ import contextlib
 import io
 import json
 
-from calculator import charts, views
+from calculator import api, charts, views
 from calculator.build import build
 from calculator.cli import main
 from calculator.i18n import LABELS
@@ -303,3 +303,33 @@ def test_limits_read_with_thousands_separators():
         assert "at most 10,000,000" in exc.message("en") and "最大 10,000,000" in exc.message("zh")
     else:
         raise AssertionError("vocab_size above the limit was accepted")
+
+
+def test_a_class_other_than_the_base_model_says_how_it_differs():
+    """Issue 22, item 1: "ElectraForPreTraining: +N for the pre-training head", from the inventory's own modules."""
+    # ELECTRA's defaults (H = 256): the discriminator head is dense (H·H + H) and dense_prediction (H + 1).
+    electra = build({"model_type": "electra"}, "ElectraForPreTraining")
+    head = 256 * 256 + 256 + 256 + 1
+    assert head == 66_049
+    assert views.class_difference_line(electra, "en") == (
+        "ElectraForPreTraining has 66,049 more parameters than the base model, ElectraModel"
+        " (adds discriminator_predictions: 66,049)")
+    assert views.class_difference_line(electra, "zh") == (
+        "ElectraForPreTraining 比基础模型 ElectraModel 多 66,049 个参数（新增 discriminator_predictions：66,049）")
+    # BertForMaskedLM: cls.predictions (transform 768² + 768, its LayerNorm 2·768, the decoder's bias 30,522;
+    # the decoder's weight is the word table's) and no pooler (768² + 768).
+    mlm = build({"model_type": "bert"}, "BertForMaskedLM")
+    cls, pooler = 768 * 768 + 768 + 2 * 768 + 30522, 768 * 768 + 768
+    line = views.class_difference_line(mlm, "en", markdown=True)
+    assert line == (f"`BertForMaskedLM` has {cls - pooler:,} more parameters than the base model, `BertModel`"
+                    f" (adds `cls`: {cls:,}; without `pooler`: {pooler:,})")
+    assert line in views.summary_markdown(mlm, "en")
+    # A class smaller than the base model says "fewer" / "少"; the base model itself says nothing.
+    no_pooler_head = build({"model_type": "bert", "num_hidden_layers": 0}, "BertForTokenClassification")
+    assert views.class_difference(no_pooler_head).difference == 2 * 768 + 2 - pooler
+    assert " fewer " in views.class_difference_line(no_pooler_head, "en")
+    assert " 少 " in views.class_difference_line(no_pooler_head, "zh")
+    assert views.class_difference(build({"model_type": "bert"})) is None
+    assert views.class_difference_line(build({"model_type": "bert"}), "en") is None
+    assert "calc-class-diff" in api.compute({"architecture": "BertForMaskedLM"})["summary_html"]
+    assert "calc-class-diff" not in api.compute({})["summary_html"]
