@@ -333,3 +333,35 @@ def test_a_class_other_than_the_base_model_says_how_it_differs():
     assert views.class_difference_line(build({"model_type": "bert"}), "en") is None
     assert "calc-class-diff" in api.compute({"architecture": "BertForMaskedLM"})["summary_html"]
     assert "calc-class-diff" not in api.compute({})["summary_html"]
+
+
+def test_the_cli_usage_errors_and_help_are_in_the_chosen_language():
+    """chinese-review-2: the CLI's argparse messages were English only. Each is coded "usage", exit 2,
+    one line on stderr or a JSON object on stdout, in the language --lang names (read before argparse)."""
+    see = {"en": "See python -m calculator --help for the options.", "zh": "全部选项见 python -m calculator --help。"}
+    cases = (
+        (("--bogus", "x"), {"en": "unrecognized arguments: --bogus x. ", "zh": "无法识别的参数：--bogus x。"}),
+        (("--format", "xml"), {"en": "--format: invalid choice 'xml' (choose from ",
+                               "zh": "--format 的取值 'xml' 无效（可选："}),
+        (("--preset",), {"en": "--preset needs a value. ", "zh": "--preset 后面需要一个值。"}),
+        (("--preset", "a", "--config", "b"), {"en": "--config cannot be used together with --preset. ",
+                                              "zh": "--config 不能与 --preset 同时使用。"}),
+        (("--table=1",), {"en": "--table takes no value (got '1'). ", "zh": "--table 不接受取值（当前为 '1'）。"}),
+        (("--lora-", "3"), {"en": "--lora- is ambiguous: it could be --lora-r, --lora-targets, --lora-bias. ",
+                            "zh": "选项 --lora- 有歧义，可能是：--lora-r、--lora-targets、--lora-bias。"}),
+    )
+    for args, words in cases:
+        for lang in ("en", "zh"):
+            code, out, err = run_cli(*args, "--lang", lang)
+            assert code == 2 and out == "" and err.count("\n") == 1, (args, err)
+            assert err.startswith("error: usage: " + words[lang]) and err.rstrip("\n").endswith(see[lang]), err
+            if "--format" not in args:
+                code, out, err = run_cli(*args, "--format", "json", "--lang", lang)
+                assert code == 2 and err == ""
+                assert json.loads(out) == {"error": {"code": "usage", "message": json.loads(out)["error"]["message"]}}
+                assert json.loads(out)["error"]["message"].startswith(words[lang])
+    code, out, err = run_cli("--help", "--lang", "zh")
+    assert code == 0 and out.startswith("用法：python -m calculator [-h]")
+    assert "\n选项：\n" in out and "  -h, --help            显示本帮助并退出" in out and "options" not in out
+    code, out, err = run_cli("--help")
+    assert code == 0 and out.startswith("usage: python -m calculator [-h]") and "\noptions:\n" in out
