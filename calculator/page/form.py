@@ -271,7 +271,7 @@ def widget(first: Mapping[str, Any], schema: Mapping[str, Any], lang: str) -> st
         actions(None),
         # On a phone the breakdown is below the form: this strip keeps the total in sight while typing.
         h("p", h("span", label("total", lang)), " ", h("strong", first["total_text"]), " ",
-          h("span", first["short"], class_="calc-mini-short"),
+          h("span", first["short_text"], class_="calc-mini-short"),
           # With a LoRA or freezing plan: its trainable count, kept in sight too (calculator.js fills it).
           h("span", "", class_="calc-mini-plan", hidden=True), class_="calc-mini", id=dom.IDS["mini"],
           aria_hidden="true"),

@@ -314,7 +314,7 @@ def _plan(plan: Any, lang: str) -> Markup:
 
 def render_result(
     inv: Inventory, lang: str = "en", preset: str | None = None, active: Any = None, tensor_rows: bool = True,
-    plan: Any = None,
+    plan: Any = None, hub_preset: str | None = None,
 ) -> str:
     """The breakdown under the total: facts, chart, tables, formula, memory, every tensor.
 
@@ -322,8 +322,11 @@ def render_result(
     ``<noscript>`` with ``tensor_rows=True`` (the page as built), else none:
     :func:`tensor_table` supplies them separately and the page inserts them when
     the block is opened, so each keystroke does not rebuild hundreds of rows.
+    ``preset`` is the result's name as shown (a label, "changed" marks); ``hub_preset`` the preset whose
+    published file the Hub row may quote ("": none; None: ``preset`` itself).
     """
     lang = norm_lang(lang)
+    hub = preset if hub_preset is None else (hub_preset or None)
     head = [(label("group", lang), ""), (label("count", lang), "num"), (label("share", lang), "num")]
     out = [
         h("h2", ui("result_title", lang), class_="calc-result-title", id="calc-result-title"),
@@ -337,7 +340,7 @@ def render_result(
     out.append(h("h3", ui("chart_title", lang)))
     out.append(h("figure", raw(share_chart_svg(inv, lang, preset or inv.architecture)), class_="calc-chart"))
     out += [_groups(inv, lang, head), _sections(inv, lang, head), _layers(inv, lang), _formula(inv, lang),
-            _memory(inv, lang), _counts(inv, lang, preset)]
+            _memory(inv, lang), _counts(inv, lang, hub)]
     if inv.keras_layers:
         out.append(keras_summary(inv, lang))
     title = "tensors_title_keras" if inv.keras_layers else "tensors_title"

@@ -671,3 +671,14 @@ def test_label_longer_than_the_limit_is_a_coded_error_beside_its_field():
     for lang in ("en", "zh"):
         e = api.compute({"label": "x" * 101}, lang)["error"]
         assert e["code"] == "label_too_long" and e["field"] == "label" and "101" in e["message"]
+
+
+def test_a_label_keeps_the_hub_row_and_the_strip_says_about():
+    # bert-base-uncased's published file holds BertForPreTraining: 110,106,428 (the Hub's count).
+    for params in ({"preset": "bert-base-uncased"}, {"preset": "bert-base-uncased", "label": "mine"}):
+        assert 'data-hub-count="110106428"' in api.compute(params)["html"], params
+    assert "data-hub-count" not in api.compute({"preset": "bert-base-uncased", "num_hidden_layers": "3"})["html"]
+    # The strip under the form reads as the summary does: "about 109.5M" / "约 1.095 亿" (chinese-review-2 L16).
+    assert api.compute({}, "en")["short_text"] == "about 109.5M"
+    assert api.compute({}, "zh")["short_text"] == "约 1.095 亿"
+    assert '<span class="calc-mini-short">约 1.095 亿</span>' in api.render_widget("zh")

@@ -348,7 +348,7 @@ function main(root) {
     }
     for (const el of [output, summary, mini]) el.classList.remove("calc-stale");
     mini.querySelector("strong").textContent = result.total_text;
-    mini.querySelector(".calc-mini-short").textContent = result.short;
+    mini.querySelector(".calc-mini-short").textContent = result.short_text || result.short; // "约 1.095 亿"
     // With a LoRA or freezing plan the strip also keeps its trainable count in sight (result.py's data-mini).
     const plan = output.querySelector(".calc-plan[data-mini]");
     const miniPlan = mini.querySelector(".calc-mini-plan");
