@@ -456,7 +456,9 @@ function main(root) {
       root.dataset.readyAt = Math.round(performance.now());
       root.dataset.bootTimings = JSON.stringify(msg.timings || {});
       root.dataset.state = "ready";
-      status.textContent = L.status_ready;
+      // "Ready" once the shown result is the reader's: while a link's (or an early keystroke's) answer is
+      // still on its way, the status keeps saying so (reader review L17: "Ready" came before the link's result).
+      if (status.textContent !== L.status_loading_other || !(inFlight || pending)) status.textContent = L.status_ready;
       status.classList.remove("calc-failed");
       if (inFlight) armWatchdog(); // sent before Python was up: its time starts now
       else sendPending();
@@ -475,6 +477,7 @@ function main(root) {
       }
       delete root.dataset.busy;
       clearTimeout(dimTimer);
+      if (status.textContent === L.status_loading_other) status.textContent = L.status_ready;
       const result = msg.result || {};
       if (result.ok) showResult(result, origin);
       else {
