@@ -51,6 +51,7 @@ from .page.state import (
     changed_keys,
     label_of,
     extra_keys,
+    share_query,
     extra_query,
 )
 
@@ -110,6 +111,8 @@ def _ok(
         "pooler": inv.pooler,
         "preset": preset,
         "query": query,
+        # The address and Copy link: only what differs from the link's starting point (the form takes `query`).
+        "link": share_query(query, inv, preset),
         "summary_html": render_summary(inv, lang, shown),
         # The Hub row quotes the picked preset's published file, whatever the title adds (a label).
         "html": render_result(inv, lang, shown, active, tensor_rows=tensor_rows, plan=plan, hub_preset=preset or ""),

@@ -16,7 +16,7 @@ from . import costs, counts, peft, views
 from .build import build
 from .config import parse_json
 from .errors import CalcError
-from .i18n import L, colon, join_list, label, pick, punct
+from .i18n import L, colon, join_list, label, norm_lang, pick, punct
 from .presets import PRESETS, get_preset
 
 
@@ -245,7 +245,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     as_json = _option(argv, "--format") == "json"
     # The language is read before argparse too, so its help and its errors are in it.
-    lang = "zh" if _option(argv, "--lang") == "zh" else "en"
+    lang = norm_lang(_option(argv, "--lang"))
     try:
         args = make_parser(lang).parse_args(argv)
     except UsageError as exc:

@@ -263,3 +263,34 @@ def canonical_query(
     return query
 
 
+
+
+def share_query(query: Mapping[str, str], inv: Inventory, preset: str | None) -> dict[str, str]:
+    """The share link: :func:`canonical_query` without the values its reader gets anyway (issue 22, item 5).
+
+    A field is left out when the link's starting point gives it the same value: the preset's
+    values when the link names one, else the family's defaults (HF's). The class, the pooler,
+    ``model_type`` and every key that is not a field stay. A default can follow another value
+    (ALBERT-style ``embedding_size`` from ``hidden_size``): the short link is read back the way
+    :func:`_resolve` reads a link, and any value that would come back otherwise is put back in.
+    """
+    family = inv.family
+    if family is None:
+        return dict(query)
+    start = form_values(family, PRESETS[preset].config) if preset in PRESETS else family_defaults(family)
+    fields = [k for k in query if family.field(k) is not None]
+    short = {
+        k: v for k, v in query.items()
+        if not (k in fields and start.get(k) == v) and not (k == ACTIVE_KEY and v == "1")
+    }
+    for _ in range(len(fields) + 1):
+        raw = _resolve(short)[0]
+        try:
+            back = {k: _query_value(v) for k, v in family.read_config(raw).items()}
+        except CalcError:
+            return dict(query)  # cannot happen for values that built; the full link is always right
+        missing = [k for k in fields if k not in short and back.get(k) != query[k]]
+        if not missing:
+            break
+        short.update({k: query[k] for k in missing})
+    return {k: v for k, v in query.items() if k in short}

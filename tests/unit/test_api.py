@@ -682,3 +682,34 @@ def test_a_label_keeps_the_hub_row_and_the_strip_says_about():
     assert api.compute({}, "en")["short_text"] == "about 109.5M"
     assert api.compute({}, "zh")["short_text"] == "约 1.095 亿"
     assert '<span class="calc-mini-short">约 1.095 亿</span>' in api.render_widget("zh")
+
+
+def test_the_link_holds_only_what_differs_from_where_it_starts():
+    """Issue 22 item 5 (reader review 8: links of ~600 characters, active_fraction=1 among them)."""
+    # A preset as picked: its name, the family, the class and the pooler; nothing else.
+    out = _ok({"preset": "roberta-base"})
+    assert out["link"] == {"preset": "roberta-base", "model_type": "roberta", "architecture": "RobertaModel",
+                           "pooler": "1"}
+    # Edited: the changed value joins it; a plan's keys too.
+    out = _ok({"preset": "roberta-base", "num_hidden_layers": "6", "lora_r": "8"})
+    assert out["link"] == {"preset": "roberta-base", "model_type": "roberta", "architecture": "RobertaModel",
+                           "pooler": "1", "num_hidden_layers": "6", "lora_r": "8"}
+    # Without a preset the starting point is HF's defaults: RoFormer's embedding_size follows hidden_size,
+    # so 768 stays in the link once hidden_size is 1024 (left out, it would come back as 1024).
+    typed = {"model_type": "roformer", "hidden_size": "1024", "num_attention_heads": "16", "embedding_size": "768"}
+    link = _ok(typed)["link"]
+    assert link["embedding_size"] == "768" and link["hidden_size"] == "1024" and "vocab_size" not in link
+    assert _ok({"model_type": "roformer", "hidden_size": "1024", "num_attention_heads": "16"})["query"][
+        "embedding_size"] == "1024"
+    # Every preset with each class, named and not: the link reopens the very same state.
+    for name, preset in PRESETS.items():
+        for arch in FAMILIES[preset.config["model_type"]].architectures[:2]:
+            params = {"preset": name, "architecture": arch.name, "active_fraction": "1"}
+            if arch.labels_must_be is not None:
+                params["num_labels"] = str(arch.labels_must_be)
+            out = _ok(params)
+            assert "active_fraction" not in out["link"]
+            for start in (params, {k: v for k, v in out["query"].items() if k != "preset"}):
+                first = _ok(start)
+                again = _ok(first["link"])
+                assert again["query"] == first["query"] and again["total"] == first["total"], (name, arch.name)

@@ -365,7 +365,8 @@ function main(root) {
       presetSel.value = result.preset || "";
       setExtras(result.query);
     }
-    const query = new URLSearchParams(result.query).toString();
+    // The address (and so Copy link) holds only what differs from the link's starting point (result.link).
+    const query = new URLSearchParams(result.link || result.query).toString();
     history.replaceState(history.state, "", `${location.pathname}?${query}${location.hash}`);
     patchLanguageLinks();
     live.textContent = result.announce;
