@@ -18,6 +18,7 @@ from calculator.families import keras_bert, transformer2018
 from calculator.i18n import label as _label
 from calculator.model import Inventory, Tensor
 from calculator.presets import PRESETS
+from sitegen import costs_pages
 
 #: Figures quoted from elsewhere (not computed by us): the BERT paper's rounded
 #: totals. The build checks that our exact totals round to them.
@@ -312,6 +313,8 @@ def page_context(lang: str) -> dict[str, Any]:
         "mistake": mistake,
         "all_mistakes": all_mistakes,
     }
+    # one training step's FLOPs and memory, and what other tools print for it
+    ctx.update(costs_pages.context())
     for name in (
         "n", "signed", "short", "short_m", "pct", "bytes", "paper", "paper_short", "label", "table", "breakdown_table",
         "tensor_table", "formula_table", "share_chart", "layer_diagram", "text_report", "text_summary",

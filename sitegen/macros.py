@@ -29,6 +29,9 @@ Lookups: ``tensor(inv, name)``, ``group(inv, key)``, ``layer(inv, i)``,
 ``embedding_split``, ``formula``, ``memory``, ``to_json`` (the views),
 ``active_parameters(inv, fraction)``, ``ultrafastbert``, ``mistake(id, inv)``,
 ``all_mistakes(inv)``, ``round_to``, ``paper_rounding``, ``snippet_kwargs``.
+One training step (``sitegen/costs_pages.py``): ``training_step(inv, batch, seq_len, dtype, optimizer,
+checkpointing, plan)``, ``attention_flops``, ``layer_norms``, ``hf_estimate(inv)``,
+``tool_figures(inv, step, non_embedding)``, ``cost_rules`` (the tools' constants), ``gib`` (binary units, as the CLI prints them).
 Formatting in the page's language: ``n`` (109,482,240), ``signed`` (+304,128),
 ``short`` (109.5M / 1.09亿), ``short_m`` (109.5M in both), ``pct``,
 ``bytes``, ``shape``, ``paper(key)``, ``paper_short(key)`` (110M), ``label(key)``.

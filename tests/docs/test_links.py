@@ -73,6 +73,11 @@ CITED = {
     "common-mistakes.md": ["google-research/bert/issues/656"],
     "check-it-yourself.md": ["stats.stackexchange.com/questions/435318/"],
     "why-tools-disagree.md": ["transformers/modeling_utils.py", "TylerYep/torchinfo"],
+    "training-step.md": ["torch/utils/flop_counter.py", "native_functions.yaml", "scaled_dot_product_attention"],
+    "why-costs-disagree.md": [
+        "accelerate/usage_guides/model_size_estimator", "accelerate/commands/estimate.py", "fvcore/nn/flop_count.py",
+        "flops_profiler/profiler.py", "calculate-flops.pytorch", "pytorch-OpCounter", "arxiv.org/abs/2001.08361",
+    ],
     "fine-tuning.md": ["arxiv.org/abs/2106.09685", "peft/blob/v0.21.2/src/peft/peft_model.py", "huggingface/peft/issues/801"],
     "new-families.md": [
         "models/mobilebert/modeling_mobilebert.py", "models/squeezebert/modeling_squeezebert.py",
