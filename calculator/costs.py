@@ -424,6 +424,311 @@ class Sim:
         self._next = max(self._next, replay._next)
         return T(out.shape, out.strides, out.storage, x.grad, out.itemsize)
 
+    # -- operations for longformer, big_bird
+
+    #: The ``hidden_act`` values :meth:`activation` covers.
+    ACTIVATIONS: tuple[str, ...] = ("gelu", "gelu_new", "relu")
+
+    def unused(self, fn: Callable[[], T]) -> T:
+        """A branch the forward computes but the loss never reaches (BigBird's pooler under an MLM head).
+
+        Its FLOPs count in the forward, and autograd saves what its operations need
+        (saving happens as the forward runs, whatever the loss later reads); but no
+        gradient flows through it, so its backward FLOPs do not count and its
+        parameters end the step with ``.grad`` None (no gradient, no optimizer state).
+        """
+        backward, used = self.backward, set(self.used)
+        out = fn()
+        self.backward, self.used = backward, used
+        return out
+
+    def as_strided(self, t: T, shape: Sequence[int], strides: Sequence[int]) -> T:
+        """``as_strided``: a view with the given geometry (overlapping chunks); its backward keeps no data."""
+        return T(tuple(shape), tuple(strides), t.storage, t.grad, t.itemsize)
+
+    def pad(self, t: T, shape: Sequence[int]) -> T:
+        """``nn.functional.pad`` with a constant: a new contiguous tensor; ``constant_pad_nd``'s backward
+        only slices the gradient (derivatives.yaml), so nothing is kept."""
+        return self.new(shape, t.grad, t.itemsize)
+
+    def mask(self, shape: Sequence[int]) -> T:
+        """A bool tensor made in the forward (a comparison, ``.bool()``): one byte a number, no gradient."""
+        return self.new(shape, False, 1)
+
+    def save_if(self, t: T, needed: bool) -> None:
+        """Keep ``t`` when the operation's input needs a gradient (``where``'s and ``masked_fill``'s condition)."""
+        if needed:
+            self.save(t)
+
+    def mul(self, a: T, b: T, shape: Sequence[int]) -> T:
+        """A broadcasting product of two tensors (``einsum`` with a contraction of size 1 becomes one):
+        ``mul``'s backward needs each factor for the other's gradient (derivatives.yaml), and no FLOPs count."""
+        if self.grad_mode:
+            if a.grad:
+                self.save(b)
+            if b.grad:
+                self.save(a)
+        return self.new(shape, a.grad or b.grad)
+
+    def activation(self, name: str, t: T) -> T:
+        """``ACT2FN[name]`` for the activations covered: ``gelu`` keeps its input, ``gelu_new`` is written out
+        (:meth:`gelu_tanh`), ``relu`` keeps its output (``threshold_backward`` reads the result)."""
+        if name == "gelu":
+            return self.keep_input(t)
+        if name == "gelu_new":
+            return self.gelu_tanh(t)
+        if name == "relu":
+            return self.keep_output(t)
+        raise CalcError("costs_hidden_act", value=name, supported=", ".join(self.ACTIVATIONS))
+
+    def softmax_float32(self, t: T) -> T:
+        """``softmax(x, dim, dtype=torch.float32)``: the input cast first (a copy that keeps nothing), then
+        ``_softmax``, whose backward needs its float32 output."""
+        if t.itemsize != 4:
+            t = self.new(t.shape, t.grad, 4)
+        out = self.new(t.shape, t.grad, 4)
+        if t.grad:
+            self.save(out)
+        return out
+    # -- operations for mobilebert, squeezebert, convbert, funnel
+
+    def scale_shift(self, x: T, weight: str, bias: str) -> T:
+        """``x * weight + bias`` with two parameter vectors (MobileBERT's ``NoNorm``).
+
+        ``mul`` (derivatives.yaml ``mul.Tensor``): the gradient of ``x`` needs the
+        weight (a parameter: not counted), the weight's needs ``x``, so ``x`` is kept
+        only when the weight trains; the ``add`` of the bias keeps nothing.
+        """
+        w_trains, b_trains = self.param_trains(weight), self.param_trains(bias)
+        if w_trains and self.grad_mode:
+            self.save(x)
+        scaled = self.new(x.shape, x.grad or w_trains)
+        return self.new(x.shape, scaled.grad or b_trains)
+
+    def concat(self, parts: Sequence[T], dim: int) -> T:
+        """``torch.cat``: a new tensor; its backward only slices the gradient (``cat``: nothing kept)."""
+        shape = list(parts[0].shape)
+        shape[dim] = sum(p.shape[dim] for p in parts)
+        return self.new(shape, any(p.grad for p in parts), parts[0].itemsize)
+
+    def matmul_by(self, x: T, m: T) -> T:
+        """``x.matmul(m)`` of an [..., k] activation by a computed [k, n] matrix: folded into one ``mm``.
+
+        ``mm`` (derivatives.yaml): ``self``'s gradient needs ``mat2``, ``mat2``'s needs
+        ``self``; ``m`` is a tensor of the forward here (not a parameter), so it is counted.
+        """
+        k, n = m.shape
+        flat = self.reshape(x, (-1, k))
+        rows = flat.shape[0]
+        flops = 2 * rows * k * n
+        self.forward += flops
+        if self.grad_mode:
+            if flat.grad:
+                self.backward += flops
+                self.save(m)
+            if m.grad:
+                self.backward += flops
+                self.save(flat)
+        return self.new((*x.shape[:-1], n), flat.grad or m.grad)
+
+    def conv1x1(self, module: str, x: T) -> T:
+        """``nn.Conv1d`` with kernel size 1 on [B, C_in, L] (SqueezeBERT), or peft's LoRA layer around it.
+
+        ``convolution`` (derivatives.yaml) has one formula for input, weight and bias,
+        ``convolution_backward(grad, input, weight, ...)``: the input is kept whenever
+        any of the three needs a gradient, trained weight or not. FlopCounterMode counts
+        2·B·L·C_out·C_in/g forward and for the input's gradient, but the weight's
+        gradient as an ungrouped convolution: 2·B·L·C_out·C_in, g times more
+        (``conv_backward_flop`` passes [C_out, B, L] as the weight shape).
+        """
+        out_c, in_per_group = self.shapes[module + ".weight"][:2]
+        w_trains = self.param_trains(module + ".weight")
+        b_trains = module + ".bias" in self.shapes and self.param_trains(module + ".bias")
+        out = self._conv1x1(x, in_per_group, out_c, w_trains, b_trains)
+        r = self.lora.get(module)
+        if r is None:
+            return out
+        # peft's _ConvNd: lora_A = Conv1d(C_in, r, 1), lora_B = Conv1d(r, C_out, 1, groups=g), both float32;
+        # result + lora_B(lora_A(x.to(float32))) * scaling, then .to(dtype).
+        groups = x.shape[1] // in_per_group
+        wide = x if x.itemsize == ADAPTER_BYTES else self.new(x.shape, x.grad, ADAPTER_BYTES)
+        a = self._conv1x1(wide, x.shape[1], r, True, False, ADAPTER_BYTES)
+        b = self._conv1x1(a, r // groups, out_c, True, False, ADAPTER_BYTES)
+        scaled = self.pointwise(b)
+        summed = self.new(out.shape, True, max(out.itemsize, scaled.itemsize))
+        return summed if summed.itemsize == out.itemsize else self.new(out.shape, True, out.itemsize)
+
+    def _conv1x1(self, x: T, in_per_group: int, out_c: int, w_grad: bool, b_grad: bool,
+                 itemsize: int | None = None, kernel: int = 1) -> T:
+        """A stride-1 ``convolution`` whose padding keeps the length (kernel 1, or odd with padding k // 2)."""
+        batch, in_c, length = x.shape
+        flops = 2 * batch * length * out_c * in_per_group * kernel
+        self.forward += flops
+        if self.grad_mode and (x.grad or w_grad or b_grad):
+            self.save(x)
+            if x.grad:
+                self.backward += flops
+            if w_grad:
+                self.backward += 2 * batch * length * out_c * in_c * kernel
+        return self.new((batch, out_c, length), x.grad or w_grad or b_grad, itemsize)
+
+    def conv1d(self, module: str, x: T) -> T:
+        """``nn.Conv1d`` of any odd kernel size k with padding k // 2 (ConvBERT's depthwise convolution):
+        what :meth:`conv1x1` keeps and counts, times k (the weight's gradient again as if ungrouped)."""
+        out_c, in_per_group, kernel = self.shapes[module + ".weight"]
+        if module in self.lora:
+            raise CalcError("costs_lora_conv", module=module, kernel=kernel)
+        w_trains = self.param_trains(module + ".weight")
+        b_trains = module + ".bias" in self.shapes and self.param_trains(module + ".bias")
+        return self._conv1x1(x, in_per_group, out_c, w_trains, b_trains, kernel=kernel)
+
+    def plus_param(self, t: T, name: str) -> T:
+        """``t += parameter`` in place (a bias added by hand): keeps nothing; the result needs a gradient if it trains."""
+        trains = self.param_trains(name)
+        return T(t.shape, t.strides, t.storage, (t.grad or trains) and self.grad_mode, t.itemsize)
+
+    def mul_like(self, a: T, b: T) -> T:
+        """``a * b`` of two activations of one shape (``mul.Tensor``: each factor kept for the other's
+        gradient). The output takes ``a``'s layout (TensorIterator orders dimensions by the first input)."""
+        if b.grad:
+            self.save(a)
+        if a.grad:
+            self.save(b)
+        out = self.new(a.shape, a.grad or b.grad)
+        strides = a.strides if _dense(a) else out.strides
+        return T(out.shape, strides, out.storage, out.grad, out.itemsize)
+
+    def grouped_linear(self, module: str, x: T) -> T:
+        """ConvBERT's ``GroupedLinearLayer`` on [B, L, in]: a view [B·L, G, in/G] permuted to [G, B·L, in/G],
+        ``matmul`` by the bare weight [G, in/G, out/G] (a ``bmm``: keeps the input if the weight trains),
+        permuted back and reshaped to [B, L, out] (a copy unless B·L = 1), plus the bias (keeps nothing)."""
+        groups, in_g, out_g = self.shapes[module + ".weight"]
+        w_trains = self.param_trains(module + ".weight")
+        b_trains = self.param_trains(module + ".bias")
+        b, n = x.shape[0], x.shape[1]
+        split = self.transpose(self.view(x, (-1, groups, in_g)), 0, 1)
+        flops = 2 * groups * (b * n) * in_g * out_g
+        self.forward += flops
+        if self.grad_mode:
+            if split.grad:
+                self.backward += flops
+            if w_trains:
+                self.backward += flops
+                self.save(split)
+        out = self.new((groups, b * n, out_g), split.grad or w_trains)
+        out = self.reshape(self.transpose(out, 0, 1), (b, n, groups * out_g))
+        return self.new(out.shape, out.grad or b_trains)
+
+    def permute(self, t: T, dims: Sequence[int]) -> T:
+        """``permute``: a view with the dimensions reordered."""
+        return T(tuple(t.shape[d] for d in dims), tuple(t.strides[d] for d in dims), t.storage, t.grad, t.itemsize)
+
+    def narrow(self, t: T, dim: int, length: int, step: int = 1) -> T:
+        """A slice ``t[..., start:start + length·step:step, ...]`` along ``dim``: a view (its offset does not matter)."""
+        shape, strides = list(t.shape), list(t.strides)
+        shape[dim] = length
+        strides[dim] *= step
+        return T(tuple(shape), tuple(strides), t.storage, t.grad, t.itemsize)
+
+    def einsum(self, spec: str, a: T, b: T) -> T:
+        """``torch.einsum`` of two operands as ATen runs it (``sumproduct_pair``; a plain product when every
+        summed label has size 1): both are permuted to the
+        output's labels followed by the summed ones, then split into the labels both have (not summed,
+        size > 1: the batch), those of the left only, the summed, those of the right only; the left is
+        reshaped to [batch, left, summed], the right to [batch, summed, right] (copies where strides
+        demand), one ``bmm`` (each kept for the other's gradient), its output viewed back."""
+        inputs, out_labels = spec.split("->")
+        la, lb = inputs.split(",")
+        size = {c: d for c, d in zip(la, a.shape)}
+        size.update({c: d for c, d in zip(lb, b.shape)})
+        summed = [c for c in la + lb if c not in out_labels and size[c] != 1]  # size-1 ones are squeezed away
+        summed = list(dict.fromkeys(summed))
+        if not summed:  # nothing left to contract: einsum multiplies (mul.Tensor keeps each for the other)
+            if b.grad:
+                self.save(a)
+            if a.grad:
+                self.save(b)
+            return self.new(tuple(size[c] for c in out_labels), a.grad or b.grad)
+        batch, left, right = [], [], []
+        for c in out_labels:
+            sl = c in la and size[c] != 1
+            sr = c in lb and size[c] != 1
+            (batch if sl and sr else left if sl else right).append(c)
+
+        def arranged(t: T, labels: str, order: list[str]) -> T:
+            shape = tuple(size[c] if c in labels else 1 for c in order)
+            strides = tuple(t.strides[labels.index(c)] if c in labels else 1 for c in order)
+            return T(shape, strides, t.storage, t.grad, t.itemsize)
+
+        def prod(labels: list[str]) -> int:
+            n = 1
+            for c in labels:
+                n *= size[c]
+            return n
+
+        nb, nl, nk, nr = prod(batch), prod(left), prod(summed), prod(right)
+        a3 = self.reshape(arranged(a, la, batch + left + summed + right), (nb, nl, nk))
+        b3 = self.reshape(arranged(b, lb, batch + summed + right + left), (nb, nk, nr))
+        flops = 2 * nb * nl * nk * nr
+        self.forward += flops
+        if self.grad_mode:
+            if a3.grad:
+                self.backward += flops
+                self.save(b3)
+            if b3.grad:
+                self.backward += flops
+                self.save(a3)
+        out = self.new((nb, nl, nr), a3.grad or b3.grad)
+        order = batch + left + right
+        stride, strides = 1, {}
+        for c in reversed(order):
+            strides[c] = stride
+            stride *= size[c]
+        return T(tuple(size[c] for c in out_labels), tuple(strides[c] for c in out_labels), out.storage, out.grad,
+                 out.itemsize)
+
+    def param(self, name: str) -> T:
+        """A parameter used directly as an operand (Funnel's ``r_kernel``, ``seg_embed``): never counted as saved."""
+        trains = self.param_trains(name)
+        t = self.new(self.shapes[name], trains)
+        self.storages[t.storage] = 0
+        return t
+
+    def keep_other(self, t: T, other: T) -> T:
+        """``t *= other`` in place with ``other`` needing no gradient (Funnel's ``cls_mask``): ``mul_`` keeps
+        ``other`` for ``t``'s gradient."""
+        if t.grad:
+            self.save(other)
+        return t
+
+    def where(self, condition: T, a: T) -> T:
+        """``torch.where(condition, x, y)``: the backward needs only the condition (kept)."""
+        if a.grad:
+            self.save(condition)
+        return self.new(a.shape, a.grad)
+
+    def pool_pairs(self, x: T, mode: str) -> T:
+        """``avg_pool2d`` / ``max_pool2d`` over pairs of positions (kernel and stride (2, 1), ceil_mode) of a
+        [B, 1, L, D] tensor: the mean keeps its input; the max its input and the int64 indices."""
+        b, one, n, d = x.shape
+        out_n = (n + 1) // 2
+        if x.grad:
+            self.save(x)
+            if mode == "max":
+                self.save(self.new((b, one, out_n, d), False, INDEX_BYTES))
+        return self.new((b, one, out_n, d), x.grad)
+
+
+def _dense(t: T) -> bool:
+    """Whether ``t``'s strides are a permutation of a contiguous layout (no gaps, no overlap)."""
+    order = sorted(range(len(t.shape)), key=lambda d: t.strides[d])
+    expected = 1
+    for d in order:
+        if t.shape[d] != 1 and t.strides[d] != expected:
+            return False
+        expected *= t.shape[d]
+    return True
+
 
 def _infer(t: T, shape: Sequence[int]) -> tuple[int, ...]:
     shape = tuple(shape)
@@ -497,7 +802,8 @@ def cost_model(inv: Inventory) -> CostModel:
     model = getattr(inv.family, "costs", None)
     if model is None:
         supported = ", ".join(mt for mt, f in FAMILIES.items() if getattr(f, "costs", None) is not None)
-        raise CalcError("costs_family", model_type=inv.model_type, supported=supported)
+        raise CalcError(getattr(inv.family, "costs_refusal", None) or "costs_family", model_type=inv.model_type,
+                        supported=supported)
     if model.architectures is not None and inv.architecture not in model.architectures:
         raise CalcError("costs_architecture", architecture=inv.architecture, supported=", ".join(model.architectures))
     return model

@@ -207,6 +207,119 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "Nothing trains, so there is no backward pass: loss.backward() fails when no parameter needs a gradient.",
         "zh": "没有可训练的参数，也就没有反向传播：没有参数需要梯度时 loss.backward() 会报错。",
     },
+    "costs_block_sparse": {
+        "en": "At sequence length {value} BigBird runs its block-sparse attention (block_sparse is used when "
+        "L > (5 + 2·num_random_blocks)·block_size = {limit}), whose training-step cost is not worked out yet, "
+        "and this calculator does not guess. At L ≤ {limit} transformers switches to full attention by itself, "
+        "which is covered; so is attention_type = original_full at any length.",
+        "zh": "序列长度为 {value} 时，BigBird 使用块稀疏注意力（L > (5 + 2·num_random_blocks)·block_size = {limit} "
+        "时启用 block_sparse），其训练一步的开销尚未推导，计算器不做估算。L ≤ {limit} 时 transformers 会自动改用"
+        "全注意力，这种情况已支持；把 attention_type 设为 original_full 时，任何长度都已支持。",
+    },
+    "costs_qa_token_types": {
+        "en": "{architecture} makes token_type_ids itself from the question's length (type 1 for the context), "
+        "so with {value} token type(s) (type_vocab_size) its forward fails on an index out of range "
+        "for any input longer than one token. Set type_vocab_size to at least 2.",
+        "zh": "{architecture} 会根据问题长度自行生成 token_type_ids（上下文部分为类型 1），"
+        "因此 type_vocab_size 为 {value} 时，只要输入超过 1 个 token，前向计算就会因索引越界而报错。"
+        "请把 type_vocab_size 设为不小于 2。",
+    },
+    "costs_longformer_window": {
+        "en": "Longformer pads the input to a multiple of its largest attention_window ({largest}): "
+        "L = {value} becomes {padded} tokens, which layer {layer}'s window of {window} does not divide, "
+        "so transformers stops with an assertion and there is no step to cost. "
+        "Choose windows that each divide the largest one.",
+        "zh": "Longformer 会把输入补齐到最大 attention_window（{largest}）的整数倍：L = {value} 补齐后为 {padded} 个 token，"
+        "而第 {layer} 层的窗口 {window} 不能整除它，transformers 会因断言失败而中止，也就没有可计算的训练步骤。"
+        "请让每层的窗口都能整除最大的窗口。",
+    },
+    "costs_keras": {
+        "en": "keras-bert builds a Keras (TensorFlow) model, and the training step here is defined and checked in "
+        "PyTorch: the tensors autograd keeps for the backward and the FLOPs torch's FlopCounterMode counts. "
+        "TensorFlow's gradient tape keeps other tensors and runs other kernels, so a PyTorch figure would not be "
+        "this model's cost, and this calculator does not guess. Its parameter counts are exact all the same.",
+        "zh": "keras-bert 构建的是 Keras（TensorFlow）模型，而这里的训练步骤是按 PyTorch 定义和验证的："
+        "autograd 为反向传播保存的张量，以及 torch 的 FlopCounterMode 统计的 FLOPs。"
+        "TensorFlow 的 GradientTape 保存的张量、调用的算子都不一样，用 PyTorch 的数字来代表它并不成立，计算器也不做估算。"
+        "它的参数量仍是精确的。",
+    },
+    "costs_seq2seq": {
+        "en": "The 2018 Transformer is an encoder-decoder: its forward takes four tensors (source and target tokens and "
+        "their positions) and it is trained with a cross-entropy over the target words, while the step here is an "
+        "encoder's with input_ids of shape B × L only. Its repository's forward and loss are not what this "
+        "calculator checks against PyTorch, so no step is defined for it and no cost is guessed. Its parameter "
+        "counts are exact all the same.",
+        "zh": "2018 年的 Transformer 是编码器-解码器结构：前向计算要输入四个张量（源端、目标端的 token 及各自的位置），"
+        "训练时对目标端单词算交叉熵；而这里定义的训练步骤是编码器的，输入只有形状为 B × L 的 input_ids。"
+        "计算器没有拿那个仓库的前向计算和损失函数与 PyTorch 做过核对，因此不为它定义训练步骤，也不估算开销。"
+        "它的参数量仍是精确的。",
+    },
+    "costs_hidden_act": {
+        "en": "The training step with hidden_act = {value} is not worked out (each activation keeps different tensors "
+        "for its backward), and this calculator does not guess. Covered for this model: {supported}.",
+        "zh": "hidden_act = {value} 时训练一步的开销尚未推导（不同激活函数为反向传播保存的张量不同），计算器不做估算。"
+        "这种模型已支持：{supported}。",
+    },
+    "costs_longformer_small_window": {
+        "en": "An attention_window of 2 (layer {layer}) cannot run in transformers' sliding-window attention: "
+        "with a one-token overlap its slice [1 - w:] takes the whole row and the copy fails, so there is no step "
+        "to cost. Use a window of 4 or more.",
+        "zh": "attention_window 为 2（第 {layer} 层）时，transformers 的滑动窗口注意力无法运行：单侧重叠只有 1 个 token，"
+        "切片 [1 - w:] 会取到整行，赋值时形状不符而报错，也就没有可计算的训练步骤。请把窗口设为 4 或更大。",
+    },
+    "costs_longformer_no_layers": {
+        "en": "A Longformer with no layers cannot run a forward pass: transformers pads the input to the largest "
+        "attention_window of its layers, and with no layers there is none (max() of an empty list fails).",
+        "zh": "没有任何层的 Longformer 无法执行前向计算：transformers 要按各层中最大的 attention_window 补齐输入，"
+        "没有层也就没有窗口（对空列表求 max() 会报错）。",
+    },
+    "costs_data_dependent": {
+        "en": "The cost of {architecture} depends on the tokens themselves, not only on B and L: it gives global "
+        "attention to the question, found by the separator tokens in input_ids (and refuses an input without "
+        "exactly three of them), so no figure holds for every input of this shape.",
+        "zh": "{architecture} 的开销取决于输入的具体 token，而不只是 B 和 L：它根据 input_ids 中的分隔符找出问题部分并给它加全局注意力"
+        "（分隔符不是恰好三个时直接报错），因此同样形状的输入也没有统一的开销数字。",
+    },
+    "costs_widths": {
+        "en": "{module} takes inputs {expected} wide, but this config gives it {got}-wide ones: the layer widths do not "
+        "fit together. transformers builds such a model, but its forward pass fails (or runs only by broadcasting or "
+        "reshaping numbers across tokens), so its training step is not costed. Make the widths agree.",
+        "zh": "{module} 的输入宽度应为 {expected}，而按这个配置它收到的输入宽度为 {got}：各层宽度对不上。"
+        "transformers 能构建这样的模型，但前向计算会报错（或只能靠广播、跨 token 重排数据勉强跑通），因此不计算它的训练开销。请让各宽度一致。",
+    },
+    "costs_no_ffn": {
+        "en": "With num_feedforward_networks = 0, MobileBertLayer still loops over its extra feed-forward networks "
+        "(self.ffn), which it never built, so the forward pass fails in PyTorch: there is no training step to cost. "
+        "Use at least 1.",
+        "zh": "num_feedforward_networks = 0 时，MobileBertLayer 仍会遍历额外的前馈网络（self.ffn），但它根本没有创建这个属性，"
+        "PyTorch 前向计算直接报错，因此没有训练步骤可算。请至少设为 1。",
+    },
+    "costs_lora_conv": {
+        "en": "The training-step cost with LoRA on {module}, a convolution of kernel size {kernel}, is not worked out "
+        "yet; adapt Linear modules (or 1×1 convolutions) only.",
+        "zh": "尚未推导对 {module}（卷积核大小为 {kernel} 的卷积）加 LoRA 时训练一步的开销；"
+        "请只对 Linear 模块（或 1×1 卷积）加 LoRA。",
+    },
+    "costs_even_kernel": {
+        "en": "conv_kernel_size = {value} is even: the convolution then outputs L + 1 positions and its unfold L − 1, "
+        "so ConvBERT's forward pass fails in PyTorch and there is no training step to cost. Use an odd size.",
+        "zh": "conv_kernel_size = {value} 是偶数：此时卷积输出 L + 1 个位置，而 unfold 只输出 L − 1 个，"
+        "ConvBERT 的前向计算在 PyTorch 中会报错，因此没有训练步骤可算。请使用奇数。",
+    },
+    "costs_funnel_short": {
+        "en": "With L = {value} tokens, Funnel's relative positions for block {block} fall outside its sinusoid table or "
+        "do not cover the keys, so the forward pass fails in PyTorch: there is no training step to cost. "
+        "Use a longer sequence or fewer blocks.",
+        "zh": "序列长度 L = {value} 时，Funnel 第 {block} 块的相对位置超出了正弦位置表，或覆盖不了全部 key，"
+        "PyTorch 前向计算会报错，因此没有训练步骤可算。请加长序列或减少块数。",
+    },
+    "costs_funnel_empty_block": {
+        "en": "Block {block} of block_sizes has no layers but a later block has: the encoder pools the attention masks "
+        "for the empty block but not the hidden states, so the forward pass fails in PyTorch and there is no training "
+        "step to cost.",
+        "zh": "block_sizes 中第 {block} 块没有层，而后面的块有层：编码器会为这个空块池化注意力掩码，却不池化隐藏状态，"
+        "PyTorch 前向计算因此报错，没有训练步骤可算。",
+    },
 }
 
 #: The same codes when the value is empty (a cleared form field, ``""`` in a config):

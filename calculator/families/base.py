@@ -149,6 +149,9 @@ class Family:
     #: :class:`calculator.costs.Sim`'s operations, and the longest input. None: the
     #: calculator refuses to work out this family's step rather than guess.
     costs: "CostModel | None" = None
+    #: Where ``costs`` is None because the step defined here does not fit the family at all (a Keras
+    #: model, an encoder-decoder), the coded error that says why; None: the generic ``costs_family``.
+    costs_refusal: str | None = None
     #: Modules of the task classes that the published checkpoints do not hold, so they start
     #: from random weights when loaded (DeBERTa's ContextPooler ``pooler``: its checkpoints
     #: were pre-trained without one). The planner warns when such a module stays frozen.

@@ -13,14 +13,21 @@
   ``config.num_labels = 2``).
 * As a decoder with ``add_cross_attention`` (``BigBirdForCausalLM``), every layer
   gets a second attention block of the same shapes (``crossattention``).
+
+Training step (issue 25): transformers runs full attention (``original_full``) when
+the config says so, when cross-attention is on, and, with a warning, whenever
+L ≤ (5 + 2·num_random_blocks)·block_size (704 tokens with the defaults); that is
+what is worked out. Longer inputs run the block-sparse kernel, which is refused
+(``costs_block_sparse``) rather than guessed.
 """
 from __future__ import annotations
 
 import random
 from dataclasses import replace
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
-from ..config import Field, read_fields
+from ..costs import CostModel, Sim, T
+from ..config import Field, coerce_int, read_fields  # coerce_int: the step's check
 from ..errors import CalcError
 from ..formula import Formula, head_line, layers_lines
 from ..model import Inventory, TensorList
@@ -55,6 +62,8 @@ FIELDS = (
 
 #: The attention kinds ``BigBirdAttention`` knows; any other is a ValueError once a layer is built.
 ATTENTION_TYPES = ("block_sparse", "original_full")
+#: ``BigBirdConfig``'s defaults for the block-sparse pattern.
+SPARSE_DEFAULTS = {"block_size": 64, "num_random_blocks": 3}
 
 
 def read(raw: Mapping[str, Any]) -> dict[str, Any]:
@@ -64,12 +73,17 @@ def read(raw: Mapping[str, Any]) -> dict[str, Any]:
     ``BigBirdAttention``; ``add_cross_attention`` without ``is_decoder`` stops ``BigBirdLayer``.
     """
     values = read_fields(FIELDS, raw, {})
+    kind = raw.get("attention_type", "block_sparse")
     if values["num_hidden_layers"] > 0:
-        kind = raw.get("attention_type", "block_sparse")
         if kind not in ATTENTION_TYPES:
             raise CalcError("bad_value", key="attention_type", value=kind)
         if values["add_cross_attention"] and not values["is_decoder"]:
             raise CalcError("bad_value", key="add_cross_attention", value="true (is_decoder is false)")
+    # Kept for the training step only (they shape no tensor): which attention a forward of length L runs.
+    values["attention_type"] = kind
+    values["hidden_act"] = raw.get("hidden_act", "gelu_new")
+    for key, default in SPARSE_DEFAULTS.items():
+        values[key] = raw.get(key, default)  # checked by the step only (counting never reads them)
     return values
 
 
@@ -148,6 +162,131 @@ def sample(rng: random.Random, config: dict[str, Any]) -> None:
         config["num_random_blocks"] = rng.randint(1, 4)
 
 
+# --------------------------------------------------------------- training step
+
+
+def sparse_limit(c: Mapping[str, Any]) -> int:
+    """The longest input ``BigBirdModel.forward`` runs with full attention when the config says block_sparse.
+
+    transformers switches to ``original_full`` itself (with a warning) when
+    L ≤ (5 + 2·num_random_blocks)·block_size: 2 global, 3 sliding and 2·r random blocks.
+    """
+    return (5 + 2 * coerce_int("num_random_blocks", c["num_random_blocks"])) * coerce_int("block_size", c["block_size"])
+
+
+def runs_block_sparse(c: Mapping[str, Any], seq_len: int) -> bool:
+    """Whether the forward of length ``seq_len`` runs block-sparse attention.
+
+    ``BigBirdModel.__init__`` already switches a model with cross-attention to
+    ``original_full``; ``forward`` switches any other when L is at most :func:`sparse_limit`.
+    """
+    if c["attention_type"] != "block_sparse" or c["add_cross_attention"] or c["num_hidden_layers"] == 0:
+        return False
+    return seq_len > sparse_limit(c)
+
+
+def step_embeddings(sim: Sim, prefix: str, b: int, n: int, types_from_ids: bool) -> T:
+    """``BigBirdEmbeddings``: word + token type (+= position), then dropout **before** the LayerNorm.
+
+    Token types are a slice of a zero buffer (not counted), except in question
+    answering, which makes them from the ids ([B, L] int64); positions a buffer slice.
+    """
+    e = prefix + "embeddings."
+    ids = sim.ids((b, n))
+    types = sim.ids((b, n)) if types_from_ids else sim.expand(sim.buffer((1, n)), (b, n))
+    x = sim.embedding(e + "word_embeddings", ids, first=True)
+    x = sim.add(x, sim.embedding(e + "token_type_embeddings", types))
+    x = sim.add(x, sim.embedding(e + "position_embeddings", sim.buffer((1, n))))
+    return sim.layer_norm(e + "LayerNorm", sim.dropout(x))
+
+
+def step_feed_forward(sim: Sim, p: str, x: T, residual: T, act: str) -> T:
+    """``BigBirdIntermediate`` (dense, hidden_act) and ``BigBirdOutput`` (dense, dropout, LayerNorm of the sum)."""
+    inner = sim.activation(act, sim.linear(p + "intermediate.dense", x))
+    out = sim.dropout(sim.linear(p + "output.dense", inner))
+    return sim.layer_norm(p + "output.LayerNorm", sim.add(out, residual))
+
+
+def step_layer(prefix: str, i: int, heads: int, act: str) -> Callable[[Sim, T], T]:
+    """One ``BigBirdLayer`` with full attention: BERT's, with ``hidden_act`` (BigBird's default ``gelu_new``).
+
+    The cross-attention block of a decoder is not run: the step passes no
+    ``encoder_hidden_states`` (its parameters get no gradient).
+    """
+    p = f"{prefix}encoder.layer.{i}."
+
+    def run(sim: Sim, x: T) -> T:
+        s = p + "attention.self."
+        context = bert.step_attention(sim, x, heads, s + "query", s + "key", s + "value")
+        out = sim.dropout(sim.linear(p + "attention.output.dense", context))
+        attended = sim.layer_norm(p + "attention.output.LayerNorm", sim.add(out, x))
+        return step_feed_forward(sim, p, attended, attended, act)
+
+    return run
+
+
+def step_mlm(sim: Sim, x: T, act: str) -> T:
+    """``BigBirdLMPredictionHead``: dense, hidden_act, LayerNorm, the vocabulary projection."""
+    x = sim.activation(act, sim.linear("cls.predictions.transform.dense", x))
+    x = sim.layer_norm("cls.predictions.transform.LayerNorm", x)
+    return sim.linear("cls.predictions.decoder", x)
+
+
+def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
+    """BigBird's classes with full attention (what transformers runs for this L), the outputs each returns.
+
+    Every class but question answering builds the pooler; where the head does not
+    read it (MLM, causal LM, classification, token classification) it still runs:
+    its FLOPs and saved tensors count, its backward does not.
+    """
+    c = inv.config
+    if runs_block_sparse(c, n):
+        raise CalcError("costs_block_sparse", value=n, limit=sparse_limit(c))
+    prefix = bert.step_prefix(inv)
+    kind = bert.step_task(inv)
+    if kind == "ForQuestionAnswering" and n > 1 and c["type_vocab_size"] < 2:
+        raise CalcError("costs_qa_token_types", architecture=inv.architecture, value=c["type_vocab_size"])
+    x = step_embeddings(sim, prefix, b, n, kind == "ForQuestionAnswering")
+    heads, act = c["num_attention_heads"], c["hidden_act"]
+    for i in range(c["num_hidden_layers"]):
+        x = sim.layer(step_layer(prefix, i, heads, act), x)
+    seq = x
+
+    def pool() -> T:
+        return sim.keep_output(sim.linear(prefix + "pooler", sim.select(seq, 1)))  # nn.Tanh
+
+    if kind == "":
+        return [seq] + ([pool()] if inv.pooler else [])
+    if kind == "ForPreTraining":
+        pooled = pool()
+        return [step_mlm(sim, seq, act), sim.linear("cls.seq_relationship", pooled)]
+    if kind == "ForQuestionAnswering":
+        h = step_feed_forward(sim, "qa_classifier.", sim.dropout(seq), seq, act)
+        # logits - logits_mask * 1e6 (a float32 mask): keeps nothing; then split, squeeze, contiguous
+        logits = sim.pointwise(sim.linear("qa_classifier.qa_outputs", h))
+        return [sim.pointwise(sim.select(logits, 2)), sim.pointwise(sim.select(logits, 2))]
+    sim.unused(pool)
+    if kind in ("ForMaskedLM", "ForCausalLM"):
+        return [step_mlm(sim, seq, act)]
+    if kind == "ForSequenceClassification":
+        # BigBirdClassificationHead: the first token, dropout, dense, hidden_act, dropout, out_proj
+        x = sim.dropout(sim.select(seq, 1))
+        x = sim.dropout(sim.activation(act, sim.linear("classifier.dense", x)))
+        return [sim.linear("classifier.out_proj", x)]
+    if kind == "ForTokenClassification":
+        return [sim.linear("classifier", sim.dropout(seq))]
+    raise AssertionError(inv.architecture)
+
+
+def step_check(inv: Inventory) -> None:
+    """Multiple choice wants [B, choices, L] inputs (not the step defined here)."""
+    if inv.architecture.endswith("ForMultipleChoice"):
+        raise CalcError("costs_architecture", architecture=inv.architecture)
+
+
+COSTS = CostModel(step_program, bert.absolute_positions(), check=step_check)
+
+
 def big_bird_config(hidden: int, layers: int, heads: int) -> dict[str, Any]:
     """A published BigBird config.json's size-relevant keys."""
     return {
@@ -199,4 +338,5 @@ FAMILY = Family(
     presets=(Preset("google/bigbird-roberta-base", big_bird_config(768, 12, 12), "BigBirdForPreTraining"),),
     sample=sample,
     rank=26,
+    costs=COSTS,
 )

@@ -26,6 +26,7 @@ from dataclasses import replace
 from typing import Any, Mapping
 
 from ..config import Field, coerce_bool, read_fields
+from ..costs import CostModel, Sim, T
 from ..errors import CalcError
 from ..formula import Formula, head_line, layers_lines
 from ..model import Inventory, TensorList
@@ -221,6 +222,131 @@ def sample(rng: random.Random, config: dict[str, Any]) -> None:
         config["summary_proj_to_labels"] = rng.random() < 0.5
 
 
+# --------------------------------------------------------------- training step
+#
+# ConvBertConfig's defaults: GELU, hidden, attention-probability and classifier dropout 0.1.
+
+
+def step_embeddings(sim: Sim, inv: Inventory, prefix: str, b: int, n: int) -> T:
+    """``ConvBertEmbeddings``: word + position + token type (both slices of buffers: nothing counted),
+    LayerNorm, dropout; then ``embeddings_project`` when E ≠ H."""
+    e = prefix + "embeddings."
+    x = sim.embedding(e + "word_embeddings", sim.ids((b, n)), first=True)
+    x = sim.add(x, sim.embedding(e + "position_embeddings", sim.buffer((1, n))))
+    x = sim.add(x, sim.embedding(e + "token_type_embeddings", sim.expand(sim.buffer((1, n)), (b, n))))
+    x = sim.dropout(sim.layer_norm(e + "LayerNorm", x))
+    if inv.config["embedding_size"] != inv.config["hidden_size"]:
+        x = sim.linear(prefix + "embeddings_project", x)
+    return x
+
+
+def step_self_attention(sim: Sim, c: Mapping[str, Any], p: str, x: T) -> T:
+    """``ConvBertSelfAttention``: A' heads of eager attention beside the span-based dynamic convolution.
+
+    The convolution branch: the separable convolution of the keys (depthwise k-wide, pointwise,
+    ``+= bias``) times the queries gives each position's kernel (``conv_kernel_layer``, softmax over
+    k); ``conv_out_layer``'s values are unfolded into k-wide windows (``im2col``: keeps nothing) and
+    ``matmul``-ed with the kernels; both halves are concatenated back to H.
+    """
+    b, n, h = x.shape
+    heads, width = attention_sizes(c)
+    d, k = width // heads, c["conv_kernel_size"]
+    key = sim.linear(p + "key", x)
+    value = sim.linear(p + "value", x)
+    s = p + "key_conv_attn_layer."
+    conv = sim.conv1d(s + "depthwise", sim.transpose(x, 1, 2))
+    conv = sim.plus_param(sim.conv1x1(s + "pointwise", conv), s + "bias")
+    query = sim.linear(p + "query", x)
+
+    def split(t: T) -> T:
+        return sim.transpose(sim.view(t, (b, n, heads, d)), 1, 2)
+
+    q, kk, v = split(query), split(key), split(value)
+    mixed = sim.mul_like(sim.transpose(conv, 1, 2), query)
+    kernel = sim.reshape(sim.linear(p + "conv_kernel_layer", mixed), (-1, k, 1))
+    kernel = sim.keep_output(kernel)  # softmax over the k taps
+    out = sim.reshape(sim.linear(p + "conv_out_layer", x), (b, -1, width))
+    out = sim.contiguous(sim.transpose(out, 1, 2))  # [B, W, L], then unsqueeze(-1)
+    windows = sim.new((b, width * k, n), out.grad)  # unfold: [B, W·k, L]
+    windows = sim.reshape(sim.transpose(windows, 1, 2), (b, -1, width, k))
+    windows = sim.reshape(windows, (-1, d, k))
+    conv_out = sim.reshape(sim.bmm(windows, kernel), (-1, width))
+    scores = sim.pointwise(sim.pointwise(sim.bmm(q, sim.transpose(kk, 2, 3))))  # / sqrt(d), + the mask
+    probs = sim.dropout(sim.keep_output(scores))
+    context = sim.contiguous(sim.transpose(sim.bmm(probs, v), 1, 2))  # permute(0, 2, 1, 3)
+    conv_out = sim.reshape(conv_out, (b, -1, heads, d))
+    return sim.view(sim.concat([context, conv_out], 2), (b, n, 2 * width))
+
+
+def step_feed_forward(sim: Sim, c: Mapping[str, Any], module: str, x: T) -> T:
+    return sim.linear(module, x) if c["num_groups"] == 1 else sim.grouped_linear(module, x)
+
+
+def step_layer(c: Mapping[str, Any], p: str) -> Any:
+    """One ``ConvBertLayer``: mixed attention, output dense, LayerNorm; GELU feed-forward pair, LayerNorm."""
+
+    def run(sim: Sim, x: T) -> T:
+        context = step_self_attention(sim, c, p + "attention.self.", x)
+        out = sim.dropout(sim.linear(p + "attention.output.dense", context))
+        attended = sim.layer_norm(p + "attention.output.LayerNorm", sim.add(out, x))
+        inner = sim.keep_input(step_feed_forward(sim, c, p + "intermediate.dense", attended))  # GELU
+        out = sim.dropout(step_feed_forward(sim, c, p + "output.dense", inner))
+        return sim.layer_norm(p + "output.LayerNorm", sim.add(out, attended))
+
+    return run
+
+
+def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
+    """ConvBERT's classes (no pooler in any): the outputs each returns."""
+    c = inv.config
+    prefix = bert.step_prefix(inv)
+    x = step_embeddings(sim, inv, prefix, b, n)
+    for i in range(c["num_hidden_layers"]):
+        x = sim.layer(step_layer(c, f"{prefix}encoder.layer.{i}."), x)
+    kind = bert.step_task(inv)
+    if kind == "":
+        return [x]
+    if kind == "ForMaskedLM":  # generator_predictions: dense H → E, GELU, LayerNorm; then the lm head
+        y = sim.keep_input(sim.linear("generator_predictions.dense", x))
+        y = sim.layer_norm("generator_predictions.LayerNorm", y)
+        return [sim.linear("generator_lm_head", y)]
+    if kind == "ForSequenceClassification":  # the first token, dropout, dense, GELU, dropout, out_proj
+        y = sim.keep_input(sim.linear("classifier.dense", sim.dropout(sim.select(x, 1))))
+        return [sim.linear("classifier.out_proj", sim.dropout(y))]
+    if kind == "ForTokenClassification":
+        return [sim.linear("classifier", sim.dropout(x))]
+    if kind == "ForQuestionAnswering":
+        return bert.step_qa(sim, x)
+    raise AssertionError(inv.architecture)
+
+
+def step_check(inv: Inventory) -> None:
+    """Besides BERT's refusals, configs transformers builds but cannot run: an even kernel (the
+    convolution and the unfold disagree on the length), kept heads whose two halves, 2·A'·d
+    with d = (H // A') // 2, do not give back the H the output dense reads (H / A' odd), and
+    grouped feed-forward layers whose widths the groups do not divide."""
+    bert.step_check(inv)
+    c = inv.config
+    if c["num_hidden_layers"] == 0:
+        return
+    if c["conv_kernel_size"] % 2 == 0:
+        raise CalcError("costs_even_kernel", value=c["conv_kernel_size"])
+    h, inter, groups = c["hidden_size"], c["intermediate_size"], c["num_groups"]
+    _, width = attention_sizes(c)
+    if 2 * width != h:
+        raise CalcError("costs_widths", module="attention.output.dense", expected=h, got=2 * width)
+    if groups > 1:  # GroupedLinearLayer: a [-1, G, in // G] view in, a [B, -1, out] reshape of G·(out // G) out
+        for module, width_in, width_out in (("intermediate.dense", h, inter), ("output.dense", inter, h)):
+            if width_in % groups:
+                raise CalcError("costs_widths", module=module, expected=groups * (width_in // groups), got=width_in)
+            if width_out % groups:
+                raise CalcError("costs_widths", module=module + " (output)", expected=width_out,
+                                got=groups * (width_out // groups))
+
+
+COSTS = CostModel(step_program, bert.absolute_positions(), check=step_check)
+
+
 def convbert_config(vocab: int, embedding: int, hidden: int, heads: int, inter: int) -> dict[str, Any]:
     """A published ConvBERT config.json's size-relevant keys."""
     return {
@@ -263,4 +389,5 @@ FAMILY = Family(
     ),
     sample=sample,
     rank=66,
+    costs=COSTS,
 )

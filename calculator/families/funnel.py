@@ -24,10 +24,12 @@ from dataclasses import replace
 from typing import Any, Mapping
 
 from ..config import MAX_LAYERS, Field, read_fields
+from ..costs import CostModel, Sim, T
 from ..errors import CalcError
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..i18n import pick
 from ..model import Inventory, TensorList
+from . import bert
 from .base import Architecture, Family, Preset
 from .common import HIDDEN, INTERMEDIATE, LABELS, TIE, VOCAB, L
 
@@ -225,6 +227,228 @@ LABELS_ = {
 }
 
 
+# --------------------------------------------------------------- training step
+#
+# FunnelConfig's defaults: gelu_new, hidden and attention dropout 0.1, activation dropout 0,
+# separate_cls, truncate_seq and pool_q_only on (no form field changes them).
+
+
+def _rel_len(n: int, block: int, pos: list[int], stride: int, pooled: list[int] | None = None, shift: int = 1) -> int:
+    """The length of ``FunnelAttentionStructure.relative_pos``: an arange from max_dist down to min_dist,
+    whose values + 2L index a table of 4L sinusoids (``torch.gather`` fails outside it: refused)."""
+    pooled = pos if pooled is None else pooled
+    max_dist = pooled[0] - pos[0] + shift * len(pooled) * stride
+    min_dist = pooled[0] - pos[-1]
+    values = range(max_dist, min_dist - 1, -stride)
+    if len(values) and not (0 <= values[-1] + 2 * n and values[0] + 2 * n < 4 * n):
+        raise CalcError("costs_funnel_short", value=n, block=block)
+    return len(values)
+
+
+def position_lengths(blocks: int, n: int) -> list[tuple[int, int | None]]:
+    """Per block, the rows of the relative position vectors (without pooling, with pooling), as
+    ``get_position_embeds`` builds them for the relative_shift attention."""
+    pos = list(range(n))
+    out: list[tuple[int, int | None]] = []
+    for b in range(blocks):
+        pooled = pos
+        pooling = None
+        if b > 0:
+            pooled = [-(2 ** b) + 1] + pos[1:-1][::2]
+            pooling = _rel_len(n, b, pos, 2 ** (b - 1), pooled, shift=2)
+        pos = pooled
+        out.append((_rel_len(n, b, pos, 2 ** b), pooling))
+    return out
+
+
+class Inputs:
+    """``attention_inputs``: the relative position vectors, token-type matrix and cls mask as tensors."""
+
+    def __init__(self, sim: Sim, c: Mapping[str, Any], b: int, n: int) -> None:
+        d = c["d_model"]
+        self.length = n
+        self.r: dict[tuple[int, int], T] = {}  # (block, shift) → the gathered [rows, D] vectors, made once per init
+        self.factorized = c["attention_type"] == "factorized"
+        if self.factorized:  # phi, pi (query side), psi, omega (key side): [L, 2·⌊D/2⌋] concatenated sinusoids
+            width = 2 * (d // 2)
+            self.phi, self.pi, self.psi, self.omega = (sim.new((n, width), False) for _ in range(4))
+        else:
+            for i, (plain, pooling) in enumerate(position_lengths(len(c["block_sizes"]), n)):
+                self.r[(i, 1)] = sim.new((plain, d), False)
+                if pooling is not None:
+                    self.r[(i, 2)] = sim.new((pooling, d), False)
+        self.types = sim.new((b, n, n), False, 1)  # token_type_mat: bool
+        self.cls = sim.new((n, n), False)  # cls_mask: pad(new_ones([L − 1, L − 1])), the model's dtype
+
+    def pool_rows(self, sim: Sim) -> None:
+        """``stride_pool`` of the query axis (pre-attention, pool_q_only): cat the first row, take every other."""
+        b, i, j = self.types.shape
+        rows = (i + 1) // 2
+        self.types = sim.narrow(sim.new((b, i + 1, j), False, 1), 1, rows, 2)
+        self.cls = sim.narrow(sim.new((i + 1, j), False), 0, rows, 2)
+        if self.factorized:
+            self.phi, self.pi = (sim.narrow(sim.new((i + 1, t.shape[1]), False), 0, rows, 2) for t in (self.phi, self.pi))
+
+    def pool_columns(self, sim: Sim) -> None:
+        """``stride_pool`` of the key axis after the pooling layer."""
+        b, i, j = self.types.shape
+        cols = (j + 1) // 2
+        self.types = sim.narrow(sim.new((b, i, j + 1), False, 1), 2, cols, 2)
+        self.cls = sim.narrow(sim.new((i, j + 1), False), 1, cols, 2)
+        if self.factorized:
+            self.psi, self.omega = (sim.narrow(sim.new((j + 1, t.shape[1]), False), 0, cols, 2)
+                                    for t in (self.psi, self.omega))
+
+
+def step_attention(sim: Sim, c: Mapping[str, Any], a: str, query: T, kv: T, block: int, inputs: Inputs) -> T:
+    """``FunnelRelMultiheadAttention``: content, positional and token-type scores by einsum."""
+    b, i, _ = query.shape
+    j = kv.shape[1]
+    n, h = c["n_head"], c["d_head"]
+    q = sim.pointwise(sim.view(sim.linear(a + "q_head", query), (b, i, n, h)))  # * scale
+    k = sim.view(sim.linear(a + "k_head", kv), (b, j, n, h))
+    v = sim.view(sim.linear(a + "v_head", kv), (b, j, n, h))
+
+    def scaled(name: str) -> T:
+        return sim.new((n, h), sim.param_trains(a + name))  # r_*_bias * scale
+
+    content = sim.einsum("bind,bjnd->bnij", sim.add(q, scaled("r_w_bias")), k)
+    if inputs.factorized:
+        positional = step_factorized(sim, a, sim.add(q, scaled("r_r_bias")), inputs)
+    else:
+        positional = step_relative_shift(sim, a, sim.add(q, scaled("r_r_bias")), j, block, inputs)
+    positional = sim.keep_other(positional, inputs.cls)
+    types = sim.einsum("bind,snd->bnis", sim.add(q, scaled("r_s_bias")), sim.param(a + "seg_embed"))
+    condition = sim.expand(sim.view(inputs.types, (b, 1, i, j)), (b, n, i, j))
+    token_type = sim.keep_other(sim.where(condition, sim.new((b, n, i, j), types.grad)), inputs.cls)
+    score = sim.add(sim.add(content, positional), token_type)
+    probs = sim.dropout(sim.keep_output(score))  # .float(), − mask, softmax(dtype=...), dropout
+    vec = sim.reshape(sim.einsum("bnij,bjnd->bind", probs, v), (b, i, n * h))
+    out = sim.dropout(sim.linear(a + "post_proj", vec))
+    return sim.layer_norm(a + "layer_norm", sim.add(query, out))
+
+
+def step_factorized(sim: Sim, a: str, q: T, inputs: Inputs) -> T:
+    """The factorized positional scores: q · r_kernel (binh,dnh->bind), times phi and pi (each product keeps
+    the sinusoids), against psi and omega (bind,jd->bnij, twice), summed."""
+    q_r = sim.einsum("binh,dnh->bind", q, sim.param(a + "r_kernel"))
+    b, i, n, d = q_r.shape
+    first = sim.pointwise(sim.keep_other(q_r, inputs.phi))  # q_r * phi[:, None]
+    second = sim.pointwise(sim.keep_other(q_r, inputs.pi))
+    return sim.add(sim.einsum("bind,jd->bnij", first, inputs.psi), sim.einsum("bind,jd->bnij", second, inputs.omega))
+
+
+def step_relative_shift(sim: Sim, a: str, q: T, j: int, block: int, inputs: Inputs) -> T:
+    """The relative_shift positional scores: q against r · r_kernel, then shifted by reshapes and slices (views)."""
+    b, i, n, _ = q.shape
+    shift = 2 if i != j else 1
+    r = inputs.r[(block, shift)]
+    rows = r.shape[0]
+    r_head = sim.einsum("td,dnh->tnh", r, sim.param(a + "r_kernel"))
+    positional = sim.einsum("binh,tnh->bnit", q, r_head)
+    positional = sim.narrow(sim.reshape(positional, (b, n, rows, i)), 2, rows - shift)
+    positional = sim.reshape(positional, (b, n, i, rows - shift))
+    if rows - shift < j:  # ``positional_attn *= cls_mask`` cannot broadcast in place: PyTorch fails
+        raise CalcError("costs_funnel_short", value=inputs.length, block=block)
+    positional = sim.narrow(positional, 3, j)
+    return positional
+
+
+def step_layer(sim: Sim, c: Mapping[str, Any], p: str, query: T, kv: T, block: int, inputs: Inputs) -> T:
+    """``FunnelLayer``: the attention, then the position-wise FFN (gelu_new, no activation dropout)."""
+    x = step_attention(sim, c, p + "attention.", query, kv, block, inputs)
+    inner = sim.gelu_tanh(sim.linear(p + "ffn.linear_1", x))
+    out = sim.dropout(sim.linear(p + "ffn.linear_2", inner))
+    return sim.layer_norm(p + "ffn.layer_norm", sim.add(x, out))
+
+
+def step_pool(sim: Sim, x: T, mode: str) -> T:
+    """``pool_tensor`` (separate_cls, truncate_seq): cat the first token before all but the last, pool pairs."""
+    b, n, d = x.shape
+    joined = sim.new((b, n, d), x.grad)
+    return sim.select(sim.pool_pairs(sim.view(joined, (b, 1, n, d)), mode), 1)
+
+
+def step_encoder(sim: Sim, c: Mapping[str, Any], prefix: str, x: T) -> tuple[T, list[T]]:
+    """``FunnelEncoder``: the blocks, pooling the query before each block after the first (when L > 2)."""
+    b, n, _ = x.shape
+    inputs = Inputs(sim, c, b, n)
+    hidden, states = x, [x]
+    repeats = c["block_repeats"] or [1] * len(c["block_sizes"])
+    for block, size in enumerate(c["block_sizes"]):
+        pooling = hidden.shape[1] > 2 and block > 0
+        if pooling:
+            inputs.pool_rows(sim)
+            pooled = step_pool(sim, hidden, c["pooling_type"])
+        for j in range(size):
+            for r in range(repeats[block]):
+                first = pooling and j == 0 and r == 0
+                query = pooled if first else hidden
+                hidden = step_layer(sim, c, f"{prefix}encoder.blocks.{block}.{j}.", query, hidden, block, inputs)
+                if first:
+                    inputs.pool_columns(sim)
+                states.append(hidden)
+    return hidden, states
+
+
+def step_decoder(sim: Sim, c: Mapping[str, Any], prefix: str, final: T, first_block: T) -> T:
+    """``FunnelDecoder``: upsample (repeat, pad, cat: nothing kept), add the first block's output, its layers."""
+    b, n, d = first_block.shape
+    hidden = final
+    if len(c["block_sizes"]) > 1:
+        hidden = sim.new((b, n, d), final.grad)
+    hidden = sim.add(hidden, first_block)
+    inputs = Inputs(sim, c, b, n)
+    for j in range(c["num_decoder_layers"]):
+        hidden = step_layer(sim, c, f"{prefix}decoder.layers.{j}.", hidden, hidden, 0, inputs)
+    return hidden
+
+
+def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
+    """Funnel's classes: the outputs each returns."""
+    c = inv.config
+    prefix = bert.step_prefix(inv)
+    x = sim.embedding(prefix + "embeddings.word_embeddings", sim.ids((b, n)), first=True)
+    x = sim.dropout(sim.layer_norm(prefix + "embeddings.layer_norm", x))
+    hidden, states = step_encoder(sim, c, prefix, x)
+    if inv.architecture in FULL:
+        hidden = step_decoder(sim, c, prefix, hidden, states[c["block_sizes"][0]])
+    kind = bert.step_task(inv)
+    if kind == "":
+        return [hidden]
+    if kind == "ForPreTraining":
+        y = sim.gelu_tanh(sim.linear("discriminator_predictions.dense", hidden))
+        return [sim.linear("discriminator_predictions.dense_prediction", y)]
+    if kind == "ForMaskedLM":
+        return [sim.linear("lm_head", hidden)]
+    if kind == "ForSequenceClassification":
+        y = sim.keep_output(sim.linear("classifier.linear_hidden", sim.select(hidden, 1)))  # tanh
+        return [sim.linear("classifier.linear_out", sim.dropout(y))]
+    if kind == "ForTokenClassification":
+        return [sim.linear("classifier", sim.dropout(hidden))]
+    if kind == "ForQuestionAnswering":
+        return bert.step_qa(sim, hidden)
+    raise AssertionError(inv.architecture)
+
+
+def step_check(inv: Inventory) -> None:
+    """Besides BERT's refusals: an odd d_model (sinusoids one column short) or an empty block before a non-empty one makes PyTorch's forward pass fail (the sequence length too short
+    for the relative positions is refused while the step is worked out: it depends on L)."""
+    bert.step_check(inv)
+    c = inv.config
+    if c["d_model"] % 2:  # the sinusoids are 2·⌊D/2⌋ wide: gathering D columns of them fails
+        raise CalcError("costs_widths", module="attention.r_kernel", expected=c["d_model"], got=c["d_model"] - 1)
+    sizes = list(c["block_sizes"])
+    for b in range(1, len(sizes)):
+        if sizes[b] == 0 and any(sizes[b + 1:]):
+            # The masks are pooled for the empty block, the hidden states are not: a later block fails.
+            raise CalcError("costs_funnel_empty_block", block=b)
+
+
+#: FunnelPreTrainedModel does not declare gradient checkpointing; there is no position table.
+COSTS = CostModel(step_program, None, check=step_check, checkpointing=False)
+
+
 def funnel_config(blocks: tuple[int, ...], d: int, heads: int, inner: int,
                   repeats: tuple[int, ...] | None = None) -> dict[str, Any]:
     """A published funnel-transformer config.json's size-relevant keys."""
@@ -270,6 +494,7 @@ FAMILY = Family(
     ),
     layer_row=layer_row,
     sample=sample,
+    costs=COSTS,
     rank=68,
     labels=LABELS_,
 )

@@ -285,5 +285,6 @@ FAMILY = Family(
     config_json=False,
     legend="fields_legend_keras",
     transformers=False,
+    costs_refusal="costs_keras",  # a Keras model: the step is defined and measured in PyTorch
     rank=90,
 )

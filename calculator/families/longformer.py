@@ -12,6 +12,12 @@
   tensor; transformers asserts that it is even and positive, and that a list has
   one value per layer, so the calculator refuses the same configs.
 * Every task class builds the backbone without its pooler, except multiple choice.
+
+Training step (issue 25): the input is padded to a multiple of the largest window,
+so the layers' cost is that of the padded length; with input_ids alone no token has
+global attention, except in sequence classification, which gives it to the first
+token itself (the global projections then run). Question answering finds its global
+tokens from the separators in the ids: its cost depends on the tokens, and is refused.
 """
 from __future__ import annotations
 
@@ -19,6 +25,7 @@ import random
 from typing import Any, Mapping
 
 from ..config import read_fields
+from ..costs import CostModel, Sim, T
 from ..errors import CalcError
 from ..formula import Formula, head_line, layers_lines
 from ..model import Inventory, TensorList
@@ -52,6 +59,8 @@ def read(raw: Mapping[str, Any]) -> dict[str, Any]:
         good = _window_ok(window)
     if not good:
         raise CalcError("bad_value", key="attention_window", value=window)
+    values["attention_window"] = window  # shapes no tensor; the training step's attention depends on it
+    values["hidden_act"] = raw.get("hidden_act", "gelu")
     return values
 
 
@@ -114,6 +123,232 @@ def sample(rng: random.Random, config: dict[str, Any]) -> None:
         config["attention_window"] = rng.choice([3, 0, [2] * (layers + 1)])  # refused on both sides
 
 
+# --------------------------------------------------------------- training step
+
+
+def windows(c: Mapping[str, Any]) -> list[int]:
+    """Each layer's ``attention_window`` (``LongformerModel`` turns an int into one value per layer)."""
+    w = c.get("attention_window", ATTENTION_WINDOW)
+    return list(w) if isinstance(w, list) else [w] * c["num_hidden_layers"]
+
+
+def padded_length(c: Mapping[str, Any], n: int) -> int:
+    """``_pad_to_window_size``: L padded up to a multiple of the largest window (the layers see this length)."""
+    ws = windows(c)
+    if not ws:
+        return n
+    w = max(ws)
+    return n + (w - n % w) % w
+
+
+def step_self_attention(sim: Sim, p: str, x: T, heads: int, window: int, masked: T, global_attention: bool) -> T:
+    """``LongformerSelfAttention``; ``global_attention``: one global token a row (sequence classification's first).
+
+    Shapes: x [B, Lp, H]; w = window / 2 (``one_sided_attn_window_size``); d = H / heads.
+    The projections read x transposed to [Lp, B, H] (a ``matmul`` that copies it,
+    unless B is 1); Q·Kᵀ is an ``einsum`` over overlapping chunks of 2w tokens
+    (``bmm`` of [B·heads·(Lp/w − 1), 2w, d] by [.., d, 2w], both copied from the
+    ``as_strided`` chunks), rearranged into [B, Lp, heads, 2w + 1] diagonals, with
+    ``_mask_invalid_locations`` keeping two bool conditions of [B, w, heads, w + 1]
+    (``where``); the padding mask's own sliding product has a contraction of size 1,
+    which ``einsum`` does as a broadcasting ``mul`` (no FLOPs), as Q·Kᵀ itself when
+    d is 1. Softmax in float32 keeps its output, ``masked_fill`` the [B, Lp] bool
+    mask, dropout its mask; the product with V is a second ``einsum`` of the padded,
+    diagonalised probabilities [.., w, 3w] by V in chunks of 3w ([.., 3w, d], copied).
+
+    Global attention adds a column (every token's score against the global key),
+    the global value times that column, and :func:`global_from_hidden`; the index
+    tensors of ``nonzero`` ([B, 2] int64, twice) are kept by the gathers and scatters.
+    """
+    b, lp, h = x.shape
+    d = h // heads
+    bh = b * heads
+    w = window // 2
+    hs = sim.transpose(x, 0, 1)
+    s = p + "attention.self."
+
+    def split(t: T) -> T:  # [Lp, B, H] -> [B, Lp, heads, d]
+        return sim.transpose(sim.view(t, (lp, b, heads, d)), 0, 1)
+
+    def chunk(t: T) -> T:  # _chunk: [B·heads, Lp, d] -> overlapping [B·heads, Lp/w − 1, 2w, d]
+        t = sim.view(t, (bh, lp // (2 * w), 2 * w, d))
+        return sim.as_strided(t, (bh, lp // w - 1, 2 * w, d), (t.strides[0], t.strides[1] // 2, *t.strides[2:]))
+
+    q = split(sim.linear(s + "query", hs))  # then /= sqrt(d), in place
+    k = split(sim.linear(s + "key", hs))
+    v = split(sim.linear(s + "value", hs))
+    qc = chunk(sim.reshape(sim.transpose(q, 1, 2), (bh, lp, d)))
+    kc = chunk(sim.reshape(sim.transpose(k, 1, 2), (bh, lp, d)))
+    chunks = lp // w - 1
+    if d == 1:  # einsum turns a contraction of size 1 into a broadcasting mul (no bmm, no FLOPs)
+        scores = sim.mul(qc, kc, (bh, chunks, 2 * w, 2 * w))
+    else:
+        scores = sim.bmm(qc, sim.transpose(kc, 2, 3))  # einsum bcxd,bcyd->bcxy
+    scores = sim.view(sim.pad(scores, (bh, chunks, 2 * w + 1, 2 * w)), (bh, chunks, 2 * w, 2 * w + 1))
+    diagonal = sim.new((bh, chunks + 1, w, 2 * w + 1), scores.grad)  # new_zeros, then filled by slices
+    diagonal = sim.transpose(sim.view(diagonal, (b, heads, lp, 2 * w + 1)), 2, 1)
+    sim.save_if(sim.mask((b, w, heads, w + 1)), diagonal.grad)  # _mask_invalid_locations: where(), twice
+    sim.save_if(sim.mask((b, w, heads, w + 1)), diagonal.grad)
+    if global_attention:
+        # _get_global_attn_indices: nonzero(as_tuple=True) of [B, Lp] (one global token a row: [B, 2] int64)
+        # and of [B, 1] (where each sits among the row's globals); the indexing below keeps them
+        index_global, index_local = sim.new((b, 2), False, 8), sim.new((b, 2), False, 8)
+        # _concat_with_global_key_attn_probs: the global keys gathered into zeros [B, 1, heads, d], then
+        # einsum blhd,bshd->blhs: bmm of Q [B·heads, Lp, d] by [B·heads, d, 1] (a mul when d is 1)
+        sim.save_if(index_global, k.grad)
+        sim.save_if(index_local, k.grad)
+        key_global = sim.new((b, 1, heads, d), k.grad)
+        qp = sim.permute(q, (0, 2, 1, 3))
+        kp = sim.permute(key_global, (0, 2, 3, 1))
+        if d == 1:
+            from_global = sim.mul(qp, kp, (b, heads, lp, 1))
+        else:
+            from_global = sim.bmm(qp, kp)
+        diagonal = sim.new((b, lp, heads, 2 * w + 2), diagonal.grad or from_global.grad)  # cat, dim=-1
+    probs = sim.softmax_float32(diagonal)  # += the padding mask's diagonals first (in place)
+    sim.save_if(masked, probs.grad)  # masked_fill(is_index_masked)
+    probs = sim.new(probs.shape, probs.grad)  # masked_fill's output
+    if probs.itemsize != sim.itemsize:
+        probs = sim.new(probs.shape, probs.grad)  # type_as(attn_scores)
+    probs = sim.dropout(probs)
+    if global_attention:
+        # _compute_attn_output_with_global_indices: the global column times the global values (matmul of
+        # clones, [B·heads, Lp, 1] by [B·heads, 1, d]), plus the sliding product of the other columns (a copy)
+        sim.save_if(index_global, v.grad)
+        sim.save_if(index_local, v.grad)
+        value_global = sim.new((b, heads, 1, d), v.grad)  # zeros, filled, transposed, cloned
+        column = sim.new((b, heads, lp, 1), probs.grad)  # narrow(-1, 0, 1).transpose(1, 2).clone()
+        only_global = sim.bmm(column, value_global)
+        rest = sim.new((b, lp, heads, 2 * w + 1), probs.grad)  # narrow(-1, 1, 2w + 1).contiguous()
+        local = sliding_values(sim, rest, v, w)
+        context = sim.transpose(sim.new((b, heads, lp, d), only_global.grad or local.grad), 1, 2)  # the sum
+    else:
+        context = sliding_values(sim, probs, v, w)
+    out = sim.contiguous(sim.reshape(sim.transpose(context, 0, 1), (lp, b, h)))
+    if global_attention:
+        out = global_from_hidden(sim, s, hs, heads, masked, index_global, index_local, out)
+        sim.save_if(index_global, probs.grad)  # attn_probs[is_index_global_attn_nonzero] = 0, in place
+    return sim.transpose(out, 0, 1)
+
+
+def sliding_values(sim: Sim, probs: T, v: T, w: int) -> T:
+    """``_sliding_chunks_matmul_attn_probs_value``: probabilities [B, Lp, heads, 2w + 1] times V [B, Lp, heads, d]."""
+    b, lp, heads, d = v.shape
+    bh, blocks = b * heads, lp // w
+    cp = sim.reshape(sim.transpose(probs, 1, 2), (bh, blocks, w, 2 * w + 1))
+    vv = sim.reshape(sim.transpose(v, 1, 2), (bh, lp, d))
+    padded = sim.pad(vv, (bh, lp + 2 * w, d))
+    st = padded.strides
+    cv = sim.as_strided(padded, (bh, blocks, 3 * w, d), (st[0], w * st[1], st[1], st[2]))
+    diag = sim.pad(cp, (bh, blocks, w, 3 * w + 2))  # _pad_and_diagonalize
+    diag = sim.narrow(sim.view(diag, (bh, blocks, w * (3 * w + 2))), 2, w * (3 * w + 1))
+    diag = sim.narrow(sim.view(diag, (bh, blocks, w, 3 * w + 1)), 3, 3 * w)
+    context = sim.bmm(diag, cv)  # einsum bcwd,bcdh->bcwh
+    return sim.transpose(sim.view(context, (b, heads, lp, d)), 1, 2)
+
+
+def global_from_hidden(sim: Sim, s: str, hs: T, heads: int, masked: T, index_global: T, index_local: T,
+                       out: T) -> T:
+    """``_compute_global_attn_output_from_hidden``, then its rows written into the output ([Lp, B, H], in place).
+
+    The global token's hidden state is gathered into zeros [1, B, H] for ``query_global``;
+    ``key_global`` and ``value_global`` read all of hs (copies, as the local
+    projections); two ``bmm`` ([B·heads, 1, d] by [.., d, Lp], then by [.., Lp, d]) with a
+    float32 softmax, the padding ``masked_fill`` and dropout between them.
+    """
+    lp, b, h = hs.shape
+    d = h // heads
+    bh = b * heads
+    sim.save_if(index_global, hs.grad)
+    sim.save_if(index_local, hs.grad)
+    gathered = sim.new((1, b, h), hs.grad)
+    gq = sim.linear(s + "query_global", gathered)  # then /= sqrt(d), in place
+    gk = sim.linear(s + "key_global", hs)
+    gv = sim.linear(s + "value_global", hs)
+    gq = sim.transpose(sim.view(gq, (1, bh, d)), 0, 1)
+    gk = sim.transpose(sim.view(gk, (lp, bh, d)), 0, 1)
+    gv = sim.transpose(sim.view(gv, (lp, bh, d)), 0, 1)
+    scores = sim.bmm(gq, sim.transpose(gk, 1, 2))
+    sim.save_if(masked, scores.grad)  # masked_fill(is_index_masked[:, None, None, :])
+    scores = sim.new(scores.shape, scores.grad)
+    probs = sim.softmax_float32(scores)
+    if probs.itemsize != sim.itemsize:
+        probs = sim.new(probs.shape, probs.grad)  # type_as
+    result = sim.bmm(sim.dropout(probs), gv)  # [B·heads, 1, d]
+    sim.save_if(index_local, result.grad)  # global_attn_output[is_local_index_global_attn_nonzero ...]
+    sim.save_if(index_global, out.grad or result.grad)  # attn_output[is_index_global_attn_nonzero[::-1]] = ...
+    return T(out.shape, out.strides, out.storage, out.grad or result.grad, out.itemsize)
+
+
+def step_layer(p: str, heads: int, window: int, masked: T, act: str, global_attention: bool) -> Any:
+    """One ``LongformerLayer``: the sliding-window attention, then BERT's output, feed-forward (hidden_act), norms."""
+
+    def run(sim: Sim, x: T) -> T:
+        context = step_self_attention(sim, p, x, heads, window, masked, global_attention)
+        out = sim.dropout(sim.linear(p + "attention.output.dense", context))
+        attended = sim.layer_norm(p + "attention.output.LayerNorm", sim.add(out, x))
+        inner = sim.activation(act, sim.linear(p + "intermediate.dense", attended))
+        out = sim.dropout(sim.linear(p + "output.dense", inner))
+        return sim.layer_norm(p + "output.LayerNorm", sim.add(out, attended))
+
+    return run
+
+
+def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
+    """Longformer's classes: LongformerModel, ForMaskedLM and ForTokenClassification with sliding-window
+    attention only (no token has global attention from input_ids alone), ForSequenceClassification with
+    global attention on the first token (the class sets it itself).
+
+    The input is padded to Lp (a multiple of the largest window; the padding
+    tokens' ids, positions and types are new [B, Lp] tensors, and the layers run
+    on all Lp); the encoder's output is sliced back to L (a view) for the heads.
+    """
+    c = inv.config
+    ws = windows(c)
+    lp = padded_length(c, n)
+    for i, w in enumerate(ws):
+        if w == 2:  # window_overlap 1: `[..., 1 - window_overlap:]` is the whole row, and the copy fails
+            raise CalcError("costs_longformer_small_window", layer=i)
+        if lp % w:
+            raise CalcError("costs_longformer_window", layer=i, window=w, padded=lp, largest=max(ws), value=n)
+    kind = bert.step_task(inv)
+    classify = kind == "ForSequenceClassification"  # global attention on the first token, set by the class
+    if kind == "ForQuestionAnswering":
+        raise CalcError("costs_data_dependent", architecture=inv.architecture)
+    prefix = bert.step_prefix(inv)
+    x = bert.step_embeddings(sim, inv, prefix, b, lp, positions_from_ids=True)
+    masked = sim.mask((b, lp))  # is_index_masked = attention_mask < 0
+    heads = c["num_attention_heads"]
+    for i, w in enumerate(ws):
+        x = sim.layer(step_layer(f"{prefix}encoder.layer.{i}.", heads, w, masked, c["hidden_act"], classify), x)
+    seq = sim.narrow(x, 1, n)
+    if kind == "":
+        return [seq] + ([bert.step_pooler(sim, prefix, seq)] if inv.pooler else [])
+    if kind == "ForMaskedLM":
+        return [bert.step_mlm(sim, "lm_head", seq)]
+    if kind == "ForTokenClassification":
+        return [sim.linear("classifier", sim.dropout(seq))]
+    if classify:
+        # LongformerClassificationHead: the first token, dropout, dense, tanh, dropout, out_proj
+        x = sim.dropout(sim.keep_output(sim.linear("classifier.dense", sim.dropout(sim.select(seq, 1)))))
+        return [sim.linear("classifier.out_proj", x)]
+    raise AssertionError(inv.architecture)
+
+
+def step_check(inv: Inventory) -> None:
+    """Multiple choice (not the step defined here) and a layerless model (it cannot run); the refusals that
+    depend on L (windows) and those transformers reaches only past them (global attention) are the program's."""
+    arch = inv.architecture
+    if arch.endswith("ForMultipleChoice"):
+        raise CalcError("costs_architecture", architecture=arch)
+    if not windows(inv.config):
+        raise CalcError("costs_longformer_no_layers")
+
+
+#: Positions start after the padding row (``padding_idx + 1``), as RoBERTa's.
+COSTS = CostModel(step_program, bert.absolute_positions(offset=2), check=step_check)
+
+
 def longformer_config(hidden: int, layers: int, heads: int) -> dict[str, Any]:
     """A published Longformer config.json's size-relevant keys (RoBERTa's vocabulary, 4096 + 2 positions)."""
     return {
@@ -169,4 +404,5 @@ FAMILY = Family(
     presets=(Preset("allenai/longformer-base-4096", longformer_config(768, 12, 12), "LongformerModel"),),
     sample=sample,
     rank=25,
+    costs=COSTS,
 )

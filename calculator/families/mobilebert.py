@@ -27,6 +27,7 @@ from dataclasses import replace
 from typing import Any, Mapping
 
 from ..config import Field, read_fields
+from ..costs import CostModel, Sim, T
 from ..errors import CalcError
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
@@ -236,6 +237,178 @@ def sample(rng: random.Random, config: dict[str, Any]) -> None:
         config["num_attention_heads"] = rng.randint(1, w)
 
 
+# --------------------------------------------------------------- training step
+#
+# MobileBertConfig's defaults: ReLU, no hidden dropout (p = 0: nn.Dropout returns its
+# input itself, no mask), attention-probability dropout 0.1, the classifier dropout
+# falling back to the hidden one (0 too).
+
+
+def step_norm(sim: Sim, inv: Inventory, module: str, x: T) -> T:
+    """``NORM2FN[normalization_type]``: a LayerNorm, or NoNorm's ``x * weight + bias``."""
+    if inv.config["normalization_type"] == "layer_norm":
+        return sim.layer_norm(module, x)
+    return sim.scale_shift(x, module + ".weight", module + ".bias")
+
+
+def step_embeddings(sim: Sim, inv: Inventory, prefix: str, b: int, n: int) -> T:
+    """``MobileBertEmbeddings``: the E-wide lookup, its trigram (each token with its neighbours, 3E), the
+    projection to H (skipped when there is no trigram and E = H), plus positions and token types, norm.
+
+    The token types are ``torch.zeros(B, L)`` (a new int64 tensor, kept if its table trains);
+    the positions a slice of a buffer. The trigram's ``pad`` and ``cat`` keep nothing.
+    """
+    c = inv.config
+    e = prefix + "embeddings."
+    ids = sim.ids((b, n))
+    positions = sim.buffer((1, n))
+    types = sim.ids((b, n))
+    x = sim.embedding(e + "word_embeddings", ids, first=True)
+    if c["trigram_input"]:
+        x = sim.concat([sim.pointwise(x), x, sim.pointwise(x)], 2)  # pad(x[:, 1:]), x, pad(x[:, :-1])
+    if c["trigram_input"] or c["embedding_size"] != c["hidden_size"]:
+        x = sim.linear(e + "embedding_transformation", x)
+    x = sim.add(x, sim.embedding(e + "position_embeddings", positions))
+    x = sim.add(x, sim.embedding(e + "token_type_embeddings", types))
+    return step_norm(sim, inv, e + "LayerNorm", x)
+
+
+def step_attention(sim: Sim, heads: int, p: str, query_in: T, key_in: T, value_in: T) -> T:
+    """Eager self-attention whose query, key and value read three tensors (two of them the same with the
+    shared bottleneck); the heads' width A·⌊W/A⌋ may differ from the inputs'."""
+    b, n = query_in.shape[0], query_in.shape[1]
+    width = sim.linear_info(p + "query").out_features
+    d = width // heads
+
+    def split(t: T) -> T:
+        return sim.transpose(sim.view(t, (b, n, heads, d)), 1, 2)
+
+    q = split(sim.linear(p + "query", query_in))
+    k = split(sim.linear(p + "key", key_in))
+    v = split(sim.linear(p + "value", value_in))
+    scores = sim.pointwise(sim.bmm(q, sim.transpose(k, 2, 3)))  # * scaling
+    probs = sim.dropout(sim.keep_output(scores))  # softmax, dropout (0.1)
+    context = sim.contiguous(sim.transpose(sim.bmm(probs, v), 1, 2))
+    return sim.contiguous(sim.reshape(context, (b, n, width)))
+
+
+def step_layer(inv: Inventory, p: str) -> Any:
+    """One ``MobileBertLayer``: bottlenecks, attention at W, F feed-forward blocks, the way back to H."""
+    c = inv.config
+    heads = c["num_attention_heads"]
+
+    def run(sim: Sim, x: T) -> T:
+        if c["use_bottleneck"]:
+            layer_input = step_norm(sim, inv, p + "bottleneck.input.LayerNorm",
+                                    sim.linear(p + "bottleneck.input.dense", x))
+            if c["use_bottleneck_attention"]:
+                query_in = key_in = value_in = layer_input
+            elif c["key_query_shared_bottleneck"]:
+                shared = step_norm(sim, inv, p + "bottleneck.attention.LayerNorm",
+                                   sim.linear(p + "bottleneck.attention.dense", x))
+                query_in, key_in, value_in = shared, shared, x
+            else:
+                query_in = key_in = value_in = x
+        else:
+            layer_input = query_in = key_in = value_in = x
+        context = step_attention(sim, heads, p + "attention.self.", query_in, key_in, value_in)
+        out = sim.linear(p + "attention.output.dense", context)  # dropout only without bottleneck: p = 0 anyway
+        attended = step_norm(sim, inv, p + "attention.output.LayerNorm", sim.add(out, layer_input))
+        for j in range(c["num_feedforward_networks"] - 1):
+            f = f"{p}ffn.{j}."
+            inner = sim.keep_output(sim.linear(f + "intermediate.dense", attended))  # ReLU keeps its output
+            attended = step_norm(sim, inv, f + "output.LayerNorm",
+                                 sim.add(sim.linear(f + "output.dense", inner), attended))
+        inner = sim.keep_output(sim.linear(p + "intermediate.dense", attended))
+        out = step_norm(sim, inv, p + "output.LayerNorm", sim.add(sim.linear(p + "output.dense", inner), attended))
+        if c["use_bottleneck"]:
+            out = sim.linear(p + "output.bottleneck.dense", out)
+            out = step_norm(sim, inv, p + "output.bottleneck.LayerNorm", sim.add(out, x))
+        return out
+
+    return run
+
+
+def step_mlm(sim: Sim, x: T) -> T:
+    """``MobileBertLMPredictionHead``: dense, ReLU, LayerNorm, then ``matmul`` by
+    ``cat([decoder.weight.t(), dense.weight])`` ([H, V], a new tensor), ``+= decoder.bias`` in place.
+
+    ``cls.predictions.dense`` is read through ``.weight`` only: under LoRA its adapters
+    never run (and get no gradient); its own weight is then frozen. LoRA on the decoder (the
+    output embedding, tied to the word table) is refused like LoRA on an embedding.
+    """
+    h = "cls.predictions."
+    if h + "decoder" in sim.lora:  # the output embedding, read through .weight: its adapters would never run
+        raise CalcError("costs_lora_embedding", module=h + "decoder")
+    x = sim.keep_output(sim.linear(h + "transform.dense", x))
+    x = sim.layer_norm(h + "transform.LayerNorm", x)
+    decoder = sim.param_trains(h + "decoder.weight")
+    dense = False if h + "dense" in sim.lora else sim.param_trains(h + "dense.weight")
+    v, e = sim.shapes[h + "decoder.weight"]
+    matrix = sim.new((sim.shapes[h + "dense.weight"][0] + e, v), decoder or dense)
+    out = sim.matmul_by(x, matrix)
+    bias = sim.param_trains(h + "decoder.bias")
+    return T(out.shape, out.strides, out.storage, out.grad or bias, out.itemsize)
+
+
+def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
+    """MobileBERT's classes: the outputs each returns."""
+    prefix = bert.step_prefix(inv)
+    x = step_embeddings(sim, inv, prefix, b, n)
+    for i in range(inv.config["num_hidden_layers"]):
+        x = sim.layer(step_layer(inv, f"{prefix}encoder.layer.{i}."), x)
+    pooled = None
+    if inv.pooler:
+        first = sim.select(x, 1)
+        pooled = (sim.keep_output(sim.linear(prefix + "pooler.dense", first))
+                  if inv.config["classifier_activation"] else first)
+    kind = bert.step_task(inv)
+    if kind == "":
+        return [x] + ([pooled] if pooled is not None else [])
+    if kind == "ForMaskedLM":
+        return [step_mlm(sim, x)]
+    if kind == "ForPreTraining":
+        assert pooled is not None
+        return [step_mlm(sim, x), sim.linear("cls.seq_relationship", pooled)]
+    if kind == "ForNextSentencePrediction":
+        assert pooled is not None
+        return [sim.linear("cls.seq_relationship", pooled)]
+    if kind == "ForSequenceClassification":  # the classifier dropout is the hidden one: p = 0
+        assert pooled is not None
+        return [sim.linear("classifier", pooled)]
+    if kind == "ForTokenClassification":
+        return [sim.linear("classifier", x)]
+    if kind == "ForQuestionAnswering":
+        return bert.step_qa(sim, x)
+    raise AssertionError(inv.architecture)
+
+
+def step_check(inv: Inventory) -> None:
+    """Besides BERT's refusals, configs transformers builds but cannot run as they stand: no feed-forward
+    network (``if self.num_feedforward_networks != 1: for ffn_module in self.ffn`` meets no ``ffn``), and
+    widths that do not fit together (a ``true_hidden_size`` written apart from the width the layer's
+    input has; heads whose output A·⌊W/A⌋ is not W)."""
+    bert.step_check(inv)
+    c = inv.config
+    if c["num_hidden_layers"] == 0:
+        return
+    if c["num_feedforward_networks"] == 0:
+        raise CalcError("costs_no_ffn")
+    h, w = c["hidden_size"], width(c)
+    into = c["intra_bottleneck_size"] if c["use_bottleneck"] else h  # the residual of the attention output
+    if c["use_bottleneck"] and (c["use_bottleneck_attention"] or c["key_query_shared_bottleneck"]):
+        query_in = c["intra_bottleneck_size"]
+    else:
+        query_in = h
+    for module, got in (("attention.self.query", query_in), ("attention.output.LayerNorm", into),
+                        ("attention.output.dense", attention_width(c))):
+        if got != w:
+            raise CalcError("costs_widths", module=module, expected=w, got=got)
+
+
+COSTS = CostModel(step_program, bert.absolute_positions(), check=step_check)
+
+
 def mobilebert_config() -> dict[str, Any]:
     """google/mobilebert-uncased's config.json, its size-relevant keys."""
     return {
@@ -292,4 +465,5 @@ FAMILY = Family(
     presets=(Preset("google/mobilebert-uncased", mobilebert_config(), "MobileBertModel"),),
     sample=sample,
     rank=45,
+    costs=COSTS,
 )

@@ -20,6 +20,7 @@ from dataclasses import replace
 from typing import Any
 
 from ..config import Field, check_heads
+from ..costs import CostModel, Sim, T
 from ..errors import CalcError
 from ..formula import Formula, head_line, layers_lines
 from ..model import Inventory, TensorList
@@ -135,6 +136,77 @@ def sample(rng: random.Random, config: dict[str, Any]) -> None:
     config["embedding_size"] = config["hidden_size"] if rng.random() < 0.95 else rng.randint(1, 64)
 
 
+# --------------------------------------------------------------- training step
+#
+# SqueezeBertConfig's defaults: GELU, hidden and attention-probability dropout 0.1. The
+# encoder works on [B, C, L] (a permuted view); each LayerNorm permutes to [B, L, C] and back.
+
+
+def step_embeddings(sim: Sim, prefix: str, b: int, n: int) -> T:
+    """``SqueezeBertEmbeddings``: word + position + token type, LayerNorm, dropout. The token types are
+    ``torch.zeros(B, L)`` (a new int64 tensor), the positions a slice of a buffer."""
+    e = prefix + "embeddings."
+    ids, positions, types = sim.ids((b, n)), sim.buffer((1, n)), sim.ids((b, n))
+    x = sim.embedding(e + "word_embeddings", ids, first=True)
+    x = sim.add(x, sim.embedding(e + "position_embeddings", positions))
+    x = sim.add(x, sim.embedding(e + "token_type_embeddings", types))
+    return sim.dropout(sim.layer_norm(e + "LayerNorm", x))
+
+
+def step_norm(sim: Sim, module: str, x: T) -> T:
+    """``SqueezeBertLayerNorm``: permute [B, C, L] to [B, L, C], LayerNorm, permute back (views)."""
+    return sim.transpose(sim.layer_norm(module, sim.transpose(x, 1, 2)), 1, 2)
+
+
+def step_layer(sim: Sim, p: str, x: T, heads: int) -> T:
+    """One ``SqueezeBertModule`` on [B, C, L]: attention through 1×1 convolutions, then the two
+    ConvDropoutLayerNorm blocks around the GELU feed-forward convolution."""
+    b, c, n = x.shape
+    d = c // heads
+    a = p + "attention."
+    q = sim.transpose(sim.view(sim.conv1x1(a + "query", x), (b, heads, d, n)), 2, 3)  # [B, A, L, d]
+    k = sim.view(sim.conv1x1(a + "key", x), (b, heads, d, n))  # [B, A, d, L]
+    v = sim.transpose(sim.view(sim.conv1x1(a + "value", x), (b, heads, d, n)), 2, 3)
+    scores = sim.pointwise(sim.pointwise(sim.bmm(q, k)))  # / sqrt(d), + the all-zero mask
+    probs = sim.dropout(sim.keep_output(scores))  # softmax, dropout
+    context = sim.contiguous(sim.transpose(sim.bmm(probs, v), 2, 3))  # permute(0, 1, 3, 2).contiguous()
+    context = sim.view(context, (b, c, n))
+    out = sim.dropout(sim.conv1x1(p + "post_attention.conv1d", context))
+    attended = step_norm(sim, p + "post_attention.layernorm", sim.add(out, x))
+    inner = sim.keep_input(sim.conv1x1(p + "intermediate.conv1d", attended))  # GELU
+    out = sim.dropout(sim.conv1x1(p + "output.conv1d", inner))
+    return step_norm(sim, p + "output.layernorm", sim.add(out, attended))
+
+
+def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
+    """SqueezeBERT's classes (every one has the pooler): the outputs each returns."""
+    prefix = bert.step_prefix(inv)
+    x = sim.transpose(step_embeddings(sim, prefix, b, n), 1, 2)  # [B, C, L]
+    for i in range(inv.config["num_hidden_layers"]):
+        x = step_layer(sim, f"{prefix}encoder.layers.{i}.", x, inv.config["num_attention_heads"])
+    seq = sim.transpose(x, 1, 2)
+    kind = bert.step_task(inv)
+    if kind in ("ForMaskedLM", "ForTokenClassification", "ForQuestionAnswering"):  # pooled, never returned
+        pooled = sim.unused(lambda: bert.step_pooler(sim, prefix, seq))
+    else:
+        pooled = bert.step_pooler(sim, prefix, seq)
+    if kind == "":
+        return [seq, pooled]
+    if kind == "ForMaskedLM":
+        return [bert.step_mlm(sim, "cls.predictions", seq)]
+    if kind == "ForSequenceClassification":
+        return [sim.linear("classifier", sim.dropout(pooled))]
+    if kind == "ForTokenClassification":
+        return [sim.linear("classifier", sim.dropout(seq))]
+    if kind == "ForQuestionAnswering":
+        return bert.step_qa(sim, seq)
+    raise AssertionError(inv.architecture)
+
+
+#: SqueezeBertPreTrainedModel does not declare gradient checkpointing: transformers refuses to turn it on.
+COSTS = CostModel(step_program, bert.absolute_positions(), check=bert.step_check, checkpointing=False)
+
+
 def squeezebert_config() -> dict[str, Any]:
     """squeezebert-uncased's config.json, size-relevant keys."""
     return {
@@ -173,4 +245,5 @@ FAMILY = Family(
     ),
     sample=sample,
     rank=64,
+    costs=COSTS,
 )

@@ -141,5 +141,6 @@ FAMILY = Family(
     heads_check=None,  # d_k and d_v are free: no divisibility to check
     per_layer_title="per_block_title",
     transformers=False,
+    costs_refusal="costs_seq2seq",  # an encoder-decoder fed four tensors: not the step defined here
     rank=95,
 )

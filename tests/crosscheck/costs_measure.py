@@ -45,6 +45,11 @@ def freeze(model, embeddings: bool, layers: int, all_but_head: bool) -> None:
                 module.requires_grad_(False)
     if hasattr(base, "transformer"):
         blocks = base.transformer.layer  # DistilBERT
+    elif hasattr(base.encoder, "blocks"):  # Funnel: the blocks' layers in order, then the decoder's
+        decoder = list(base.decoder.layers) if hasattr(base, "decoder") else []
+        blocks = [layer for block in base.encoder.blocks for layer in block] + decoder
+    elif hasattr(base.encoder, "layers"):
+        blocks = base.encoder.layers  # SqueezeBERT
     elif hasattr(base.encoder, "albert_layer_groups"):
         blocks = base.encoder.albert_layer_groups  # ALBERT: a block is a shared group
     else:
@@ -75,10 +80,41 @@ def lora(model, settings: dict[str, Any]):
         return get_peft_model(model, config)
 
 
+class _GlobalOnly:
+    """A stand-in for FlopCounterMode's ModuleTracker that attributes every count to "Global" only.
+
+    ConvBERT's separable convolution reads ``hidden_states.transpose(1, 2)`` likewise.
+    FlopCounterMode adds each operation's FLOPs to every module in
+    ``mod_tracker.parents``, which always holds "Global", and ``get_total_flops()``
+    reads "Global": the totals are the same with or without the per-module
+    attribution. The tracker itself fails under reentrant checkpointing when a
+    module receives a view made in no-grad mode (Longformer's projections read
+    ``hidden_states.transpose(0, 1)``): its hook asks that view for a grad_fn it
+    does not have ("Expected gradient function to be set"), though training runs.
+    """
+
+    parents = frozenset({"Global"})
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *args):
+        return None
+
+
+def flop_counter(checkpointing: bool):
+    """FlopCounterMode; under checkpointing with its module tracker replaced (same totals, see _GlobalOnly)."""
+    from torch.utils.flop_counter import FlopCounterMode
+
+    counter = FlopCounterMode(display=False)
+    if checkpointing:
+        counter.mod_tracker = _GlobalOnly()
+    return counter
+
+
 def measure(model, hf_model, batch: int, seq_len: int, vocab: int, optimizer: str, checkpointing: bool) -> dict[str, int]:
     """Run one step of ``model`` (``hf_model`` is the transformers model inside it) and measure every figure."""
     import torch
-    from torch.utils.flop_counter import FlopCounterMode
 
     if checkpointing:
         with warnings.catch_warnings():
@@ -94,7 +130,7 @@ def measure(model, hf_model, batch: int, seq_len: int, vocab: int, optimizer: st
             saved[storage.data_ptr()] = storage.nbytes()
         return t
 
-    counter = FlopCounterMode(display=False)
+    counter = flop_counter(checkpointing)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         with counter, torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
@@ -102,7 +138,7 @@ def measure(model, hf_model, batch: int, seq_len: int, vocab: int, optimizer: st
     forward = counter.get_total_flops()
     values = out.to_tuple() if hasattr(out, "to_tuple") else tuple(out)
     loss = sum(v.float().sum() for v in values if torch.is_tensor(v) and v.is_floating_point())
-    counter = FlopCounterMode(display=False)
+    counter = flop_counter(checkpointing)
     with counter:
         loss.backward()
     backward = counter.get_total_flops()

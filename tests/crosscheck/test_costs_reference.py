@@ -12,6 +12,7 @@ forward (parameters and buffers left out). Every figure must be equal.
 """
 from __future__ import annotations
 
+import math
 import os
 import random
 from typing import Any
@@ -39,13 +40,111 @@ TASK_TYPES = {"ForSequenceClassification": "SEQ_CLS", "ForTokenClassification": 
 KEYS = {
     "bert": ("hidden_size", "num_attention_heads", "num_hidden_layers", "intermediate_size"),
     "distilbert": ("dim", "n_heads", "n_layers", "hidden_dim"),
+    "funnel": ("d_model", "n_head", "num_decoder_layers", "d_inner"),
 }
+
+
+def adjust_big_bird(rng: random.Random, raw: dict[str, Any]) -> None:
+    """A valid attention kind; now and then blocks so small that block_sparse runs at these L (a refusal).
+
+    With block_size 1 and one random block transformers keeps block_sparse for L > 7;
+    below that (and at every published block size, at these tiny L) it switches to full attention.
+    Cross-attention needs is_decoder (BigBirdLayer refuses it otherwise).
+    """
+    if raw.get("attention_type") not in (None, "block_sparse", "original_full"):
+        raw["attention_type"] = rng.choice(["block_sparse", "original_full"])
+    if raw.get("add_cross_attention"):
+        raw["is_decoder"] = True
+    if rng.random() < 0.25:
+        raw.update(attention_type="block_sparse", block_size=1, num_random_blocks=1)  # r = 0 crashes in torch
+    raw["type_vocab_size"] = max(2, raw.get("type_vocab_size", 2))  # question answering makes type 1 itself
+    if rng.random() < 0.4:
+        raw["hidden_act"] = rng.choice(["gelu_new", "gelu", "relu"])
+
+
+def adjust_longformer(rng: random.Random, raw: dict[str, Any]) -> None:
+    """Tiny windows (one for all layers, or one per layer), mostly at least one layer.
+
+    Per-layer windows of 4, 6 and 8 sometimes do not divide the padded length
+    (transformers asserts: a refusal); a window of 2 and a layerless model cannot run (more).
+    """
+    layers = raw["num_hidden_layers"] = 0 if rng.random() < 0.08 else rng.randint(1, 3)
+    if rng.random() < 0.7:
+        raw["attention_window"] = 2 if rng.random() < 0.08 else rng.choice([4, 6, 8])
+    else:
+        raw["attention_window"] = [rng.choice([4, 4, 6, 8]) for _ in range(layers)]
+    if rng.random() < 0.4:
+        raw["hidden_act"] = rng.choice(["gelu", "gelu_new", "relu"])
+
+
+def adjust_mobilebert(rng: random.Random, raw: dict[str, Any]) -> None:
+    """Widths that fit together, multiples of the head count (else the forward fails: refused, tested apart),
+    that the common clamps in ``draw`` leave alone (H = A × at most 8); E ≤ H (the MLM head's [H − E, V]
+    matrix), sometimes E = H (no projection without the trigram); at least one feed-forward network."""
+    heads = raw["num_attention_heads"] = rng.choice([1, 2, 4])
+    raw["hidden_size"] = heads * rng.randint(1, 8)
+    raw["embedding_size"] = rng.choice([raw["hidden_size"], rng.randint(1, raw["hidden_size"])])
+    raw["intra_bottleneck_size"] = heads * rng.randint(1, 4)
+    bottleneck = raw.get("use_bottleneck", True)
+    if bottleneck and not raw.get("use_bottleneck_attention", False) and not raw.get("key_query_shared_bottleneck", True):
+        raw["intra_bottleneck_size"] = raw["hidden_size"]  # query and key read H, the residual B: W = H = B
+    if "true_hidden_size" in raw:  # written, as published files have it: the width the layer's input has
+        raw["true_hidden_size"] = raw["intra_bottleneck_size"] if bottleneck else raw["hidden_size"]
+    raw["num_feedforward_networks"] = rng.randint(1, 4)
+
+
+def adjust_squeezebert(rng: random.Random, raw: dict[str, Any]) -> None:
+    """E = H (transformers asserts it) and channel counts every group count divides, chosen so that the
+    common clamps in ``draw`` leave them alone (H = A × at most 8; I is written as 4k − 1, which
+    ``% 64 + 1`` turns into 4k)."""
+    heads = raw["num_attention_heads"] = rng.choice([1, 2, 4])
+    raw["hidden_size"] = raw["embedding_size"] = heads * 4 * rng.randint(1, 2)
+    raw["intermediate_size"] = 4 * rng.randint(1, 15) - 1
+
+
+def adjust_convbert(rng: random.Random, raw: dict[str, Any]) -> None:
+    """An odd kernel; H = 2·A'·d (A' = A // head_ratio kept heads) and widths the feed-forward groups
+    divide (else the forward fails: refused, tested apart), chosen so that the common clamps in ``draw``
+    leave them alone (H = A × at most 8; I written as G·k − 1, which ``% 64 + 1`` turns into G·k)."""
+    raw["conv_kernel_size"] = rng.choice([1, 3, 5])
+    heads = raw["num_attention_heads"] = rng.choice([1, 2, 4])
+    ratio = raw["head_ratio"] = rng.randint(1, 3)
+    groups = raw["num_groups"] = rng.choice([1, 1, 2])
+    kept = max(heads // ratio, 1)
+    unit = math.lcm(heads, 2 * kept * groups)
+    raw["hidden_size"] = unit * rng.randint(1, max(1, heads * 8 // unit))
+    raw["intermediate_size"] = groups * rng.randint(1, 12) - 1
+    if rng.random() < 0.5:
+        raw["embedding_size"] = raw["hidden_size"]
+
+
+def adjust_funnel(rng: random.Random, raw: dict[str, Any]) -> None:
+    """transformers' own key names (the family's sample uses HF's aliases now and then), an even width the
+    common clamps keep, no empty block after the first (both refused, tested apart); sequences too short for
+    the blocks' relative positions are refused and redrawn."""
+    if "hidden_size" in raw:
+        raw["d_model"] = raw.pop("hidden_size")
+    raw["n_head"] = raw.pop("num_attention_heads", raw.get("n_head", 2)) or 1
+    raw["d_model"] = raw["n_head"] * 2 * rng.randint(1, 4)  # even (odd: refused), kept by the common clamps
+    blocks = raw.get("block_sizes", [4, 4, 4])
+    blocks = raw["block_sizes"] = [blocks[0]] + [size or 1 for size in blocks[1:]]  # empty later blocks: refused
+    if "block_repeats" in raw:
+        raw["block_repeats"] = [rng.randint(1, 2) for _ in blocks]
+
+
+#: Per family, its own tweaks of the drawn config (after the common ones).
+#: Per family, its own tweaks of the drawn config: before the common clamps of ``draw`` (which they are
+#: chosen to survive), or after them (tweaks the clamps would undo).
+ADJUST_BEFORE = {"mobilebert": adjust_mobilebert, "squeezebert": adjust_squeezebert,
+                 "convbert": adjust_convbert, "funnel": adjust_funnel}
+ADJUST = {"big_bird": adjust_big_bird, "longformer": adjust_longformer}
 
 
 def draw(rng: random.Random, model_type: str) -> dict[str, Any]:
     """A case the step can run: a config, class, pooler, settings and plan options."""
     family = FAMILIES[model_type]
     raw = random_config(rng, family)
+    ADJUST_BEFORE.get(model_type, lambda rng, raw: None)(rng, raw)
     hidden, heads, layers, inner = KEYS.get(model_type, KEYS["bert"])
     if "type_vocab_size" in {f.key for f in family.fields}:
         raw["type_vocab_size"] = max(1, raw.get("type_vocab_size", 2))  # a [0, H] table cannot look up type 0
@@ -60,6 +159,7 @@ def draw(rng: random.Random, model_type: str) -> dict[str, Any]:
     raw[layers] = rng.randint(0, 3)
     if model_type == "mpnet":  # compute_position_bias buckets with 32 whatever the config says
         raw["relative_attention_num_buckets"] = rng.randint(32, 40)
+    ADJUST.get(model_type, lambda rng, raw: None)(rng, raw)
     arch = rng.choice([a for a in family.architectures if not a.name.endswith("ForMultipleChoice")])
     if arch.name.endswith("ForQuestionAnswering"):
         raw.pop("id2label", None)
@@ -121,6 +221,39 @@ def _torch_side(case: dict[str, Any], inv: Any, plan: Any) -> dict[str, int]:
                    case["checkpointing"])
 
 
+def runs_block_sparse(case: dict[str, Any]) -> None:
+    """The engine refused block-sparse attention: transformers must indeed keep it for this input length."""
+    import torch
+
+    config = {k: v for k, v in case["raw"].items() if k not in ("model_type", "architectures")}
+    model = make_model("big_bird", case["arch"], config, case["dtype"], case["pooler"])
+    with torch.no_grad():
+        model(input_ids=torch.zeros((case["batch"], case["seq_len"]), dtype=torch.long))
+    assert model.base_model.attention_type == "block_sparse", case
+
+
+def _longformer(case: dict[str, Any]) -> tuple[Any, Any]:
+    import torch
+
+    config = {k: v for k, v in case["raw"].items() if k not in ("model_type", "architectures")}
+    model = make_model("longformer", case["arch"], config, case["dtype"], case["pooler"])
+    return model, torch.randint(3, case["raw"]["vocab_size"], (case["batch"], case["seq_len"]))
+
+
+def longformer_fails(case: dict[str, Any]) -> None:
+    """Refused because transformers cannot run it (a window that does not divide the padded length, no layers,
+    question answering without its three separators in random ids): the forward must fail."""
+    model, ids = _longformer(case)
+    with pytest.raises((AssertionError, ValueError, RuntimeError)):
+        model(input_ids=ids)
+
+
+#: Refusals the draw may hit on purpose, each with what PyTorch must show for it to be right.
+REFUSALS = {"costs_block_sparse": runs_block_sparse, "costs_longformer_window": longformer_fails,
+            "costs_longformer_no_layers": longformer_fails,
+            "costs_longformer_small_window": longformer_fails, "costs_data_dependent": longformer_fails}
+
+
 def cases() -> list[tuple[str, int]]:
     return [(mt, i) for mt in COVERED for i in range(PER_FAMILY)]
 
@@ -133,8 +266,12 @@ def test_step_matches_pytorch(model_type: str, index: int) -> None:
         try:
             inv, plan, got = engine_side(case)
         except CalcError as exc:
+            if exc.code in REFUSALS:
+                REFUSALS[exc.code](case)
+                return
             if exc.code in ("costs_nothing_trainable", "lora_target_missing", "lora_target_saved",
-                            "lora_targets_required", "lora_no_linear"):
+                            "lora_targets_required", "lora_no_linear", "lora_conv_groups",
+                            "lora_target_unsupported", "freeze_layers", "costs_funnel_short"):
                 continue
             raise
         break
@@ -149,4 +286,54 @@ def test_step_matches_pytorch(model_type: str, index: int) -> None:
 
 
 def test_every_covered_family_has_a_case() -> None:
-    assert {"bert", "roberta", "xlm-roberta", "camembert", "electra", "ernie", "distilbert", "albert", "mpnet"} <= set(COVERED)
+    assert {"bert", "roberta", "xlm-roberta", "camembert", "electra", "ernie", "distilbert", "albert", "mpnet",
+            "big_bird", "longformer", "mobilebert", "squeezebert", "convbert", "funnel"} <= set(COVERED)
+
+
+def refused_and_fails(raw: dict[str, Any], architecture: str, code: str) -> None:
+    """The engine refuses ``raw`` with ``code``, and PyTorch indeed cannot run the step (the forward raises)."""
+    import torch
+
+    inv = engine_build(raw, architecture, None)
+    with pytest.raises(CalcError) as caught:
+        costs.compute(inv, costs.settings(2, 3))
+    assert caught.value.code == code
+    config = {k: v for k, v in raw.items() if k != "model_type"}
+    model = make_model(raw["model_type"], architecture, config, "fp32")
+    with pytest.raises((RuntimeError, AttributeError)):
+        model(input_ids=torch.zeros((2, 3), dtype=torch.long))
+
+
+def test_mobilebert_refusals_are_steps_pytorch_cannot_run() -> None:
+    tiny = {"model_type": "mobilebert", "vocab_size": 20, "embedding_size": 4, "hidden_size": 8, "num_hidden_layers": 1,
+            "num_attention_heads": 2, "intermediate_size": 6, "intra_bottleneck_size": 4, "max_position_embeddings": 8}
+    refused_and_fails({**tiny, "num_feedforward_networks": 0}, "MobileBertModel", "costs_no_ffn")
+    refused_and_fails({**tiny, "true_hidden_size": 6}, "MobileBertModel", "costs_widths")  # q reads the 4-wide bottleneck
+    refused_and_fails({**tiny, "key_query_shared_bottleneck": False}, "MobileBertModel", "costs_widths")  # q reads H
+    refused_and_fails({**tiny, "num_attention_heads": 3}, "MobileBertModel", "costs_widths")  # heads give 3 × 1
+
+
+def test_convbert_refusals_are_steps_pytorch_cannot_run() -> None:
+    tiny = {"model_type": "convbert", "vocab_size": 20, "embedding_size": 8, "hidden_size": 8, "num_hidden_layers": 1,
+            "num_attention_heads": 2, "head_ratio": 1, "intermediate_size": 6, "max_position_embeddings": 8,
+            "conv_kernel_size": 3}
+    refused_and_fails({**tiny, "conv_kernel_size": 4}, "ConvBertModel", "costs_even_kernel")
+    refused_and_fails({**tiny, "hidden_size": 6}, "ConvBertModel", "costs_widths")  # 2 heads of (6 // 2) // 2 = 1
+    refused_and_fails({**tiny, "num_groups": 4, "intermediate_size": 10}, "ConvBertModel", "costs_widths")  # 4 ∤ 10
+
+
+def test_funnel_refusals_are_steps_pytorch_cannot_run() -> None:
+    tiny = {"model_type": "funnel", "vocab_size": 20, "block_sizes": [1, 1], "num_decoder_layers": 1, "d_model": 8,
+            "n_head": 2, "d_head": 3, "d_inner": 6}
+    refused_and_fails({**tiny, "d_model": 7}, "FunnelBaseModel", "costs_widths")  # sinusoids 6 wide, not 7
+    refused_and_fails({**tiny, "block_sizes": [1, 0, 1]}, "FunnelBaseModel", "costs_funnel_empty_block")
+    inv = engine_build(tiny, "FunnelBaseModel", None)  # L = 2: no pooling, the second block's positions too short
+    with pytest.raises(CalcError) as caught:
+        costs.compute(inv, costs.settings(2, 2))
+    assert caught.value.code == "costs_funnel_short"
+    model = make_model("funnel", "FunnelBaseModel", {k: v for k, v in tiny.items() if k != "model_type"}, "fp32")
+    import torch
+
+    with pytest.raises(RuntimeError):
+        model(input_ids=torch.zeros((2, 2), dtype=torch.long))
+    assert costs.compute(inv, costs.settings(2, 3)).forward > 0  # three tokens run
