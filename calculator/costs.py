@@ -718,6 +718,77 @@ class Sim:
                 self.save(self.new((b, one, out_n, d), False, INDEX_BYTES))
         return self.new((b, one, out_n, d), x.grad)
 
+    # -- operations for deberta, deberta-v2, modernbert
+
+    def parameter(self, name: str, shape: Sequence[int]) -> T:
+        """A parameter the forward reads as a tensor (``rel_embeddings.weight``): its storage is never counted."""
+        t = self.new(shape, self.param_trains(name))
+        self.storages[t.storage] = 0
+        return t
+
+    def constant(self, shape: Sequence[int], itemsize: int) -> T:
+        """A tensor built in the forward that never needs a gradient (an attention mask of ones, a 0-dim scale)."""
+        return self.new(shape, False, itemsize)
+
+    def op_with_constant(self, t: T, other: T) -> T:
+        """``t * other``, ``t / other``, ``t.masked_fill(other, v)`` with ``other`` needing no gradient.
+
+        derivatives.yaml: ``mul.Tensor`` (self: ``grad * other``), ``div.Tensor`` (self: ``grad / other``),
+        ``masked_fill.Scalar`` (self: ``grad.masked_fill(mask, 0)``): the backward for ``t`` keeps ``other``.
+        """
+        if t.grad:
+            self.save(other)
+        return self.new(t.shape, t.grad)
+
+    def divide_by_scale(self, t: T) -> T:
+        """``t / scale.to(t.dtype)`` with a fresh 0-dim tensor (DeBERTa's ``scaled_size_sqrt``): keeps that scalar."""
+        return self.op_with_constant(t, self.constant((), self.itemsize))
+
+    def gather(self, t: T, index: T, shape: Sequence[int]) -> T:
+        """``torch.gather(t, -1, index)``: derivatives.yaml's ``gather_backward(grad, self, dim, index)`` keeps
+        ``self`` and ``index``."""
+        if t.grad:
+            self.save(t)
+            self.save(index)
+        return self.new(shape, t.grad)
+
+    def repeat(self, t: T, shape: Sequence[int]) -> T:
+        """``Tensor.repeat``: a new tensor; ``RepeatBackward0`` keeps only sizes."""
+        return self.new(shape, t.grad)
+
+    def conv1d_length(self, module: str, x: T, out_len: int) -> T:
+        """``nn.Conv1d`` on ``x`` [B, C_in, L]: ``convolution_backward`` keeps the input (and the weight).
+
+        FlopCounterMode's ``conv_flop``: forward 2·B·L_out·C_out·(C_in/G)·K; backward, the input's gradient
+        the same, and the weight's gradient counted as a convolution of the input with the output's gradient,
+        2·B·L_out·C_out·C_in·K (without the groups' 1/G).
+        """
+        c_out, c_in_group, k = self.shapes[module + ".weight"]
+        b, c_in, _ = x.shape
+        w_grad = self.param_trains(module + ".weight")
+        b_grad = module + ".bias" in self.shapes and self.param_trains(module + ".bias")
+        flops = 2 * b * out_len * c_out * c_in_group * k
+        self.forward += flops
+        if self.grad_mode and (x.grad or w_grad or b_grad):
+            self.save(x)
+            if x.grad:
+                self.backward += flops
+            if w_grad:
+                self.backward += 2 * b * out_len * c_out * c_in * k
+        return self.new((b, c_out, out_len), x.grad or w_grad or b_grad)
+
+    def elementwise_like(self, t: T, grad: bool) -> T:
+        """A pointwise result laid out as its input (TensorIterator keeps a permuted input's dimension order):
+        ``q + q_bias`` on DeBERTa's permuted view stays [B, L, A, D] in memory, so a later reshape copies."""
+        order = sorted(range(len(t.shape)), key=lambda i: -t.strides[i])
+        strides = [0] * len(t.shape)
+        step = 1
+        for i in reversed(order):
+            strides[i] = step
+            step *= max(t.shape[i], 1)
+        out = self.new(t.shape, grad)
+        return T(out.shape, tuple(strides), out.storage, out.grad, out.itemsize)
+
 
 def _dense(t: T) -> bool:
     """Whether ``t``'s strides are a permutation of a contiguous layout (no gaps, no overlap)."""

@@ -320,6 +320,20 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "block_sizes 中第 {block} 块没有层，而后面的块有层：编码器会为这个空块池化注意力掩码，却不池化隐藏状态，"
         "PyTorch 前向计算因此报错，没有训练步骤可算。",
     },
+    "costs_forward_fails": {
+        "en": "transformers' own forward pass fails with {key} = {value} in this configuration, so there is "
+        "no training step whose cost could be worked out.",
+        "zh": "在这个配置下（{key} = {value}），transformers 自己的前向计算就会报错，没有可以计算开销的训练步骤。",
+    },
+    "costs_checkpointing_fails": {
+        "en": "With gradient checkpointing (use_reentrant=True) every layer's recomputation runs a backward "
+        "through {module}, which is computed once before the layers; the second one fails in PyTorch "
+        "(\"Trying to backward through the graph a second time\"). Turn checkpointing off, or freeze "
+        "{module} and the relative embeddings.",
+        "zh": "开启梯度检查点（use_reentrant=True）时，每一层重算后都要经过 {module} 做一次反向传播，"
+        "而它只在所有层之前算一次；第二次反向传播时 PyTorch 会报错"
+        "（“Trying to backward through the graph a second time”）。请关闭梯度检查点，或冻结 {module} 和相对位置嵌入。",
+    },
 }
 
 #: The same codes when the value is empty (a cleared form field, ``""`` in a config):

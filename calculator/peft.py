@@ -295,7 +295,14 @@ def output_embedding(inv: Inventory) -> str | None:
         for t in inv.tensors:
             if t.section == "head" and t.module == "linear" and t.name.endswith(".weight") and t.shape[0] == word.shape[0]:
                 found = t.module_name
+    if found is None and any(t.name == DEBERTA_LM_DENSE + ".weight" for t in inv.tensors):
+        found = DEBERTA_LM_DENSE
     return found
+
+
+#: DeBERTa's non-legacy MLM head multiplies by the word table in ``forward`` and has no decoder Linear;
+#: its ``get_output_embeddings()`` returns this dense layer, so ``all-linear`` leaves it out.
+DEBERTA_LM_DENSE = "lm_predictions.lm_head.dense"
 
 
 def task_head_modules(inv: Inventory) -> tuple[str, ...]:

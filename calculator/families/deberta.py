@@ -26,9 +26,11 @@ from __future__ import annotations
 
 import random
 from dataclasses import replace
-from typing import Any
+from typing import Any, Callable, Mapping
 
 from ..config import Field, read_fields
+from ..costs import CostModel, Sim, T, contiguous_strides
+from ..errors import CalcError
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
 from . import bert
@@ -342,6 +344,208 @@ LABELS_ = {
 }
 
 
+# ------------------------------------------------------------------ training step (shared with DeBERTa-v2)
+
+
+def step_embeddings(sim: Sim, inv: Inventory, prefix: str, b: int, n: int, mask: T,
+                    norm: Callable[[Sim, str, T], T] | None = None) -> T:
+    """``DebertaEmbeddings``: word [+ position] [+ token type] tables, ``embed_proj``, LayerNorm, ``* mask``, dropout.
+
+    The model passes ``token_type_ids`` as ``torch.zeros(B, L)`` (kept by the type table's backward) and the
+    attention mask of ones, float32 [B, L], which the embeddings multiply in (``mask.to(dtype)``: the same
+    tensor in float32, a bf16 copy [B, L, 1] otherwise) and whose backward keeps it.
+    """
+    c = inv.config
+    e = prefix + "embeddings."
+    ids, types = sim.ids((b, n)), sim.ids((b, n))
+    x = sim.embedding(e + "word_embeddings", ids, first=True)
+    if c["position_biased_input"]:
+        x = sim.add(x, sim.embedding(e + "position_embeddings", sim.buffer((1, n))))
+    if c["type_vocab_size"] > 0:
+        x = sim.add(x, sim.embedding(e + "token_type_embeddings", types))
+    if c["embedding_size"] != c["hidden_size"]:
+        x = sim.linear(e + "embed_proj", x)
+    x = (norm or Sim.layer_norm)(sim, e + "LayerNorm", x)
+    x = sim.op_with_constant(x, mask_as(sim, mask))
+    return sim.dropout(x)
+
+
+def mask_as(sim: Sim, mask: T) -> T:
+    """``attention_mask.unsqueeze(-1).to(dtype)``: the float32 mask itself, or a new copy in another dtype."""
+    return mask if mask.itemsize == sim.itemsize else sim.constant((*mask.shape, 1), sim.itemsize)
+
+
+def step_heads(sim: Sim, inv: Inventory, prefix: str, seq: T) -> list[T]:
+    """The task classes' heads on the sequence output (the same in DeBERTa and DeBERTa-v2)."""
+    c = inv.config
+    kind = bert.step_task(inv)
+    if kind == "":
+        return [seq]
+    if kind == "ForMaskedLM":
+        if c["legacy"]:
+            return [bert.step_mlm(sim, "cls.predictions", seq)]
+        # DebertaLMPredictionHead: dense, GELU, LayerNorm, matmul by the word table (transposed), + bias.
+        h = "lm_predictions.lm_head."
+        x = sim.layer_norm(h + "LayerNorm", sim.keep_input(sim.linear(h + "dense", seq)))
+        vocab, width = sim.shapes[prefix + "embeddings.word_embeddings.weight"]
+        flat = sim.reshape(x, (-1, width))
+        logits = sim.mm(flat, sim.param_trains(prefix + "embeddings.word_embeddings.weight"), flat.shape[0], width,
+                        vocab, (*x.shape[:-1], vocab))
+        return [sim.add(logits, sim.parameter(h + "bias", (vocab,)))]
+    if kind == "ForSequenceClassification":
+        # ContextPooler: the first token, dropout (pooler_dropout, 0 by default: the input itself), dense, GELU.
+        first = sim.dropout(sim.select(seq, 1), bool(c.get("pooler_dropout", 0)))
+        pooled = sim.keep_input(sim.linear("pooler.dense", first))
+        return [sim.linear("classifier", sim.dropout(pooled))]
+    if kind == "ForTokenClassification":
+        return [sim.linear("classifier", sim.dropout(seq))]
+    if kind == "ForQuestionAnswering":
+        return bert.step_qa(sim, seq)
+    raise AssertionError(inv.architecture)
+
+
+def step_check_heads(inv: Inventory) -> None:
+    """Configurations transformers' own forward fails on, refused with a code rather than costed.
+
+    A ContextPooler narrower or wider than H: its
+    dense gets an H-wide token. The non-legacy MLM head multiplies an H-wide state by the E-wide word table.
+    """
+    c = inv.config
+    bert.step_check(inv)
+    if inv.architecture.endswith("ForSequenceClassification") and c["pooler_hidden_size"] != c["hidden_size"]:
+        raise CalcError("costs_forward_fails", key="pooler_hidden_size", value=c["pooler_hidden_size"])
+    if (inv.architecture.endswith("ForMaskedLM") and not c["legacy"]
+            and c["embedding_size"] != c["hidden_size"]):
+        raise CalcError("costs_forward_fails", key="embedding_size", value=c["embedding_size"])
+
+
+def step_max_seq_len(c: Mapping[str, Any]) -> int | None:
+    """A position table only with ``position_biased_input``; relative positions take any length."""
+    return c["max_position_embeddings"] if c["position_biased_input"] else None
+
+
+def step_layer_norm(sim: Sim, module: str, x: T) -> T:
+    """``DebertaLayerNorm``, written out in Python (epsilon inside the root), in float32 whatever the dtype.
+
+    ``(x - mean).pow(2)`` keeps its base, ``sqrt`` its result, the division ``(x - mean) / std`` its numerator
+    (a second ``x - mean``) and the root: all float32. ``weight * normalized`` keeps the normalized tensor (back
+    in the model's dtype) when the weight trains.
+    """
+    w = sim.param_trains(module + ".weight")
+    b = sim.param_trains(module + ".bias")
+    rows = x.shape[:-1] + (1,)
+    if x.grad:
+        sim.save(sim.new(x.shape, True, 4))  # x - mean, for pow
+        sim.save(sim.new(rows, True, 4))  # sqrt(variance + eps)
+        sim.save(sim.new(x.shape, True, 4))  # x - mean, for the division
+    normalized = sim.new(x.shape, x.grad)
+    if w:
+        sim.save(normalized)
+    return sim.new(x.shape, x.grad or w or b)
+
+
+def step_attention(sim: Sim, p: str, c: dict[str, Any], x: T, rel: T | None) -> T:
+    """DeBERTa's ``DisentangledSelfAttention`` up to the context [B, L, H] (eager, ``modeling_deberta.py``).
+
+    ``in_proj`` [B, L, 3H] viewed [B, A, L, 3D] and chunked: Q, K, V are strided views; ``+ q_bias`` and
+    ``+ v_bias`` and Q's division by its scale (which keeps the 0-dim scale) keep that [B, L, A, D] layout, so
+    ``matmul`` copies them to 3-D. The relative terms slice 2·min(L, R) rows of the dropped-out table, project
+    them ([1, A, 2s, D], expanded over B: a copy), ``gather`` at the clamped positions (keeping the [B, A, L, 2s]
+    scores and the [1, 1, L, L] index); p2c divides its projection in place by a float32 0-dim scale.
+    ``talking_head`` mixes the heads before the mask and after the dropout (a Linear on the permuted scores).
+    """
+    a = p + "attention.self."
+    heads = c["num_attention_heads"]
+    b, n, h = x.shape
+    d = h // heads
+    terms = [t for t in ("c2p", "p2c") if t in c["pos_att_type"]]
+    qp = sim.linear(a + "in_proj", x)
+    split = sim.transpose(sim.view(qp, (b, n, heads, 3 * d)), 1, 2)
+    q, k, v = (T((b, heads, n, d), split.strides, qp.storage, qp.grad, qp.itemsize) for _ in range(3))
+    q = sim.elementwise_like(q, sim.param_trains(a + "q_bias") or q.grad)  # (the bias is read either way)
+    v = sim.elementwise_like(v, sim.param_trains(a + "v_bias") or v.grad)
+    if q.grad:
+        sim.save(sim.constant((), sim.itemsize))  # query_layer / scale.to(dtype) keeps the scale
+    q = sim.elementwise_like(q, q.grad)
+    scores = sim.bmm(q, sim.transpose(k, 2, 3))
+    score: T | None = None
+    if rel is not None:
+        r = sim.dropout(rel)  # pos_dropout
+        span = min(n, relative_span(c))
+        rows = T((1, 2 * span, h), contiguous_strides((1, 2 * span, h)), r.storage, r.grad, r.itemsize)
+
+        def heads_of(t: T) -> T:
+            return sim.transpose(sim.view(t, (1, 2 * span, heads, d)), 1, 2)
+
+        if "c2p" in terms:
+            pos_k = heads_of(sim.linear(a + "pos_proj", rows))
+            c2p = sim.bmm(q, sim.expand(sim.transpose(pos_k, 2, 3), (b, heads, d, 2 * span)))
+            score = sim.pointwise(sim.gather(c2p, sim.ids((1, 1, n, n)), (b, heads, n, n)))  # 0 + ...
+        if "p2c" in terms:
+            pos_q = heads_of(sim.linear(a + "pos_q_proj", rows))
+            if pos_q.grad:
+                sim.save(sim.constant((), 4))  # pos_query_layer /= scale (float32), in place
+            p2c = sim.bmm(k, sim.expand(sim.transpose(pos_q, 2, 3), (b, heads, d, 2 * span)))
+            p2c = sim.transpose(sim.gather(p2c, sim.ids((1, 1, n, n)), (b, heads, n, n)), 2, 3)
+            if score is None:
+                score = sim.pointwise(p2c)
+            else:  # score += p2c, in place
+                score = T(score.shape, score.strides, score.storage, score.grad or p2c.grad, score.itemsize)
+    scores = sim.add(scores, score) if score is not None else sim.pointwise(scores)  # + rel_att (or + 0)
+    if c["talking_head"]:
+        mixed = sim.linear(a + "head_logits_proj", sim.permute(scores, (0, 2, 3, 1)))
+        scores = sim.permute(mixed, (0, 3, 1, 2))
+    scores = sim.op_with_constant(scores, sim.constant((b, 1, n, n), 1))  # masked_fill(~mask.bool(), min)
+    probs = sim.dropout(sim.keep_output(scores))
+    if c["talking_head"]:
+        probs = sim.permute(sim.linear(a + "head_weights_proj", sim.permute(probs, (0, 2, 3, 1))), (0, 3, 1, 2))
+    context = sim.contiguous(sim.transpose(sim.bmm(probs, v), 1, 2))
+    return sim.view(context, (b, n, h))
+
+
+def relative_span(c: Mapping[str, Any]) -> int:
+    """``max_relative_positions``, or P when it is below 1."""
+    span = c["max_relative_positions"]
+    return span if span >= 1 else c["max_position_embeddings"]
+
+
+def step_layer(p: str, c: dict[str, Any], rel: T | None) -> Callable[[Sim, T], T]:
+    """One ``DebertaLayer``: disentangled attention, dense, dropout, DebertaLayerNorm; GELU feed-forward."""
+
+    def run(sim: Sim, x: T) -> T:
+        context = step_attention(sim, p, c, x, rel)
+        out = sim.dropout(sim.linear(p + "attention.output.dense", context))
+        attended = step_layer_norm(sim, p + "attention.output.LayerNorm", sim.add(out, x))
+        inner = sim.keep_input(sim.linear(p + "intermediate.dense", attended))
+        out = sim.dropout(sim.linear(p + "output.dense", inner))
+        return step_layer_norm(sim, p + "output.LayerNorm", sim.add(out, attended))
+
+    return run
+
+
+def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
+    """DeBERTa's classes: embeddings (DebertaLayerNorm), the layers over the raw relative table, the head."""
+    c = inv.config
+    prefix = bert.step_prefix(inv)
+    e = prefix + "encoder."
+    mask = sim.constant((b, n), 4)  # torch.ones(input_shape): float32
+    x = step_embeddings(sim, inv, prefix, b, n, mask, step_layer_norm)
+    extended = sim.constant((b, 1, n, n), 4)  # get_attention_mask: float32 [B, 1, L, L]
+    rel = None
+    if c["relative_attention"]:
+        rel = sim.parameter(e + "rel_embeddings.weight", sim.shapes[e + "rel_embeddings.weight"])
+        if not any(t in c["pos_att_type"] for t in ("c2p", "p2c")) or not c["num_hidden_layers"]:
+            sim.used.discard(e + "rel_embeddings.weight")  # no term reads it: no .grad
+    if sim.checkpointing and c["num_hidden_layers"]:
+        sim.save(extended)  # CheckpointFunction keeps its tensor arguments: hidden states and this mask
+    for i in range(c["num_hidden_layers"]):
+        x = sim.layer(step_layer(f"{e}layer.{i}.", c, rel), x)
+    return step_heads(sim, inv, prefix, x)
+
+
+COSTS = CostModel(step_program, step_max_seq_len, check=step_check_heads)
+
+
 # ------------------------------------------------------------------ random configs
 
 
@@ -411,5 +615,7 @@ FAMILY = Family(
     sample=sample,
     rank=52,
     labels=LABELS_,
+    costs=COSTS,
     untrained_modules=("pooler",),
 )
+

@@ -28,6 +28,7 @@ from dataclasses import replace
 from typing import Any
 
 from ..config import Field, read_fields
+from ..costs import CostModel, Sim, T
 from ..errors import CalcError
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
@@ -220,6 +221,152 @@ LABELS_ = {
 }
 
 
+# ------------------------------------------------------------------ training step
+
+
+def step_heads_split(sim: Sim, t: T, heads: int) -> T:
+    """``transpose_for_scores``: view [B, L, A, D], permute to [B, A, L, D], ``contiguous()``, view [B·A, L, D]."""
+    b, n, width = t.shape
+    d = width // heads
+    x = sim.contiguous(sim.transpose(sim.view(t, (b, n, heads, d)), 1, 2))
+    return sim.view(x, (b * heads, n, d))
+
+
+def step_attention(sim: Sim, p: str, c: dict[str, Any], x: T, rel: T | None) -> T:
+    """``DisentangledSelfAttention`` up to the context [B, L, A·D], as ``modeling_deberta_v2.py`` writes it.
+
+    The content scores ``bmm(Q, Kᵀ / scale)``; with relative attention, the dropped-out relative table is
+    projected (by the layer's own Q/K projections when ``share_att_key``), split into heads and repeated B
+    times, and each term asked for is a ``bmm`` against the content, a ``gather`` at the clamped relative
+    positions (which keeps its input and the [1, L, L] index) and a division by its scale. Then the bool mask
+    (``masked_fill`` keeps it), softmax, dropout, ``bmm`` with V, back to [B, L, A·D].
+    """
+    a = p + "attention.self."
+    heads = c["num_attention_heads"]
+    b, n, _ = x.shape
+    terms = [t for t in ("c2p", "p2c") if t in c["pos_att_type"]]
+    q = step_heads_split(sim, sim.linear(a + "query_proj", x), heads)
+    k = step_heads_split(sim, sim.linear(a + "key_proj", x), heads)
+    v = step_heads_split(sim, sim.linear(a + "value_proj", x), heads)
+    scores = sim.bmm(q, sim.divide_by_scale(sim.transpose(k, 1, 2)))
+    if rel is not None:
+        r = sim.dropout(rel)  # pos_dropout
+        rows = r.shape[0]
+        r3 = sim.view(r, (1, rows, r.shape[1]))
+
+        def position_layer(module: str) -> T:
+            split = step_heads_split(sim, sim.linear(a + module, r3), heads)
+            return sim.repeat(split, (b * heads, rows, split.shape[2]))
+
+        if c["share_att_key"]:
+            pos_q = position_layer("query_proj") if "p2c" in terms else sim.unused(lambda: position_layer("query_proj"))
+            pos_k = position_layer("key_proj") if "c2p" in terms else sim.unused(lambda: position_layer("key_proj"))
+        else:
+            pos_k = position_layer("pos_key_proj") if "c2p" in terms else None
+            pos_q = position_layer("pos_query_proj") if "p2c" in terms else None
+        score: T | None = None
+        if pos_k is not None and "c2p" in terms:
+            c2p = sim.bmm(q, sim.transpose(pos_k, 1, 2))
+            c2p = sim.gather(c2p, sim.ids((1, 1, n, n)), (b * heads, n, n))
+            score = sim.pointwise(sim.divide_by_scale(c2p))  # 0 + ...: a new tensor
+        if pos_q is not None and "p2c" in terms:
+            p2c = sim.bmm(k, sim.transpose(pos_q, 1, 2))
+            p2c = sim.transpose(sim.gather(p2c, sim.ids((1, 1, n, n)), (b * heads, n, n)), 1, 2)
+            term = sim.divide_by_scale(p2c)
+            if score is None:
+                score = sim.pointwise(term)
+            else:  # score += term, in place
+                score = T(score.shape, score.strides, score.storage, score.grad or term.grad, score.itemsize)
+        scores = sim.add(scores, score) if score is not None else sim.pointwise(scores)  # + rel_att (or + 0)
+    scores = sim.view(scores, (b, heads, n, n))
+    scores = sim.op_with_constant(scores, sim.constant((b, 1, n, n), 1))  # masked_fill(~mask.bool(), min)
+    probs = sim.dropout(sim.keep_output(scores))
+    context = sim.bmm(sim.view(probs, (b * heads, n, n)), v)
+    context = sim.contiguous(sim.transpose(sim.view(context, (b, heads, n, context.shape[2])), 1, 2))
+    return sim.view(context, (b, n, -1))
+
+
+def step_layer(p: str, c: dict[str, Any], rel: T | None) -> Any:
+    """One ``DebertaV2Layer``: disentangled attention, then BERT's output, intermediate (GELU) and output."""
+
+    def run(sim: Sim, x: T) -> T:
+        context = step_attention(sim, p, c, x, rel)
+        out = sim.dropout(sim.linear(p + "attention.output.dense", context))
+        attended = sim.layer_norm(p + "attention.output.LayerNorm", sim.add(out, x))
+        inner = sim.keep_input(sim.linear(p + "intermediate.dense", attended))
+        out = sim.dropout(sim.linear(p + "output.dense", inner))
+        return sim.layer_norm(p + "output.LayerNorm", sim.add(out, attended))
+
+    return run
+
+
+def step_conv(sim: Sim, e: str, embedded: T, x: T, mask: T) -> T:
+    """``ConvLayer`` after layer 0, on the embeddings' output: Conv1d (a contiguous [B, H, L] copy in), back to
+    [B, L, H], ``masked_fill_`` of the padding (keeps the bool mask [B, L]), dropout, tanh, + the layer's
+    output, LayerNorm, ``* input_mask`` (the float32 mask, or its copy in the model's dtype)."""
+    b, n, h = embedded.shape
+    k = sim.shapes[e + "conv.conv.weight"][2]
+    out_len = n + 2 * ((k - 1) // 2) - k + 1
+    out = sim.conv1d_length(e + "conv.conv", sim.contiguous(sim.transpose(embedded, 1, 2)), out_len)
+    out = sim.contiguous(sim.transpose(out, 1, 2))
+    if out.grad:
+        sim.save(sim.constant((b, n), 1))  # masked_fill_ keeps (1 - input_mask).bool()
+    out = sim.keep_output(sim.dropout(out))  # tanh
+    y = sim.layer_norm(e + "conv.LayerNorm", sim.add(x, out))
+    return sim.op_with_constant(y, deberta.mask_as(sim, mask))
+
+
+def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
+    """DeBERTa-v2's classes: embeddings, the encoder (relative table, optionally normalised, shared by all
+    layers; the convolution after layer 0), the task head."""
+    c = inv.config
+    prefix = bert.step_prefix(inv)
+    e = prefix + "encoder."
+    mask = sim.constant((b, n), 4)  # torch.ones(input_shape): float32 whatever the model's dtype
+    x = embedded = deberta.step_embeddings(sim, inv, prefix, b, n, mask)
+    extended = sim.constant((b, 1, n, n), 4)  # get_attention_mask: float32 [B, 1, L, L]
+    rel = None
+    if c["relative_attention"]:
+        rel = sim.parameter(e + "rel_embeddings.weight", sim.shapes[e + "rel_embeddings.weight"])
+        if "layer_norm" in c["norm_rel_ebd"]:
+            rel = sim.layer_norm(e + "LayerNorm", rel)
+            live = any(t in c["pos_att_type"] for t in ("c2p", "p2c"))
+            if sim.checkpointing and rel.grad and live and c["num_hidden_layers"] > 1:
+                # Reentrant checkpointing runs one backward per layer through this LayerNorm, computed once
+                # before the layers: the second finds its saved tensors freed and PyTorch raises.
+                raise CalcError("costs_checkpointing_fails", module=e + "LayerNorm")
+        if not any(t in c["pos_att_type"] for t in ("c2p", "p2c")):  # no term reads it: no .grad
+            sim.used.discard(e + "rel_embeddings.weight")
+            sim.used.discard(e + "LayerNorm.weight")
+            sim.used.discard(e + "LayerNorm.bias")
+    if sim.checkpointing:
+        sim.save(extended)  # CheckpointFunction keeps its tensor arguments: hidden states and this mask
+    for i in range(c["num_hidden_layers"]):
+        x = sim.layer(step_layer(f"{e}layer.{i}.", c, rel), x)
+        if i == 0 and c["conv_kernel_size"] > 0:
+            x = step_conv(sim, e, embedded, x, mask)
+    return deberta.step_heads(sim, inv, prefix, x)
+
+
+def step_check(inv: Inventory) -> None:
+    """Configurations transformers' own step fails on (:func:`deberta.step_check_heads`), and DeBERTa-v2's own.
+
+    No layers: the encoder returns a variable it never set. Q, K, V A·D wide feed an H-wide output dense.
+    An even convolution kernel shortens the sequence by one and the padding mask no longer fits. One
+    position bucket divides by zero in ``make_log_bucket_position``.
+    """
+    c = inv.config
+    deberta.step_check_heads(inv)
+    if c["num_hidden_layers"] == 0:  # the encoder returns a variable only its loop sets
+        raise CalcError("costs_forward_fails", key="num_hidden_layers", value=0)
+    if head_width(c) != c["hidden_size"]:
+        raise CalcError("costs_forward_fails", key="attention_head_size", value=c["attention_head_size"])
+    if c["conv_kernel_size"] > 0 and c["conv_kernel_size"] % 2 == 0:
+        raise CalcError("costs_forward_fails", key="conv_kernel_size", value=c["conv_kernel_size"])
+    if c["relative_attention"] and c["position_buckets"] == 1:
+        raise CalcError("costs_forward_fails", key="position_buckets", value=1)
+
+
 # ------------------------------------------------------------------ random configs
 
 
@@ -296,6 +443,8 @@ FAMILY = Family(
     ),
     sample=sample,
     rank=54,
+    costs=CostModel(step_program, deberta.step_max_seq_len, check=step_check),
     labels=LABELS_,
     untrained_modules=("pooler",),
 )
+

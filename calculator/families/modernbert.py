@@ -22,9 +22,11 @@ from dataclasses import replace
 from typing import Any
 
 from ..config import Field, read_fields
+from ..costs import CostModel, Sim, T
 from ..errors import CalcError
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
+from . import bert
 from .base import Architecture, Family, Preset
 from .common import HEADS, HIDDEN, INTERMEDIATE, LABELS, LAYERS, TIE, VOCAB, L, heads_divide
 
@@ -92,7 +94,19 @@ def read(raw: Any) -> dict[str, Any]:
         or any(k not in LAYER_TYPES for k in kinds)
     ):
         raise CalcError("bad_value", key="layer_types", value=kinds)
-    return values
+    out = Values(values)
+    if kinds is None:
+        every = raw.get("global_attn_every_n_layers", 3)
+        kinds = ["sliding_attention" if i % every else "full_attention" for i in range(values["num_hidden_layers"])]
+    out.layer_kinds = tuple(kinds)
+    return out
+
+
+class Values(dict):
+    """The values read, plus each layer's attention kind (``layer_kinds``): not a tensor's size, so not a
+    field (nor in the JSON config), but the training step keeps one pair of rotary tables per kind."""
+
+    layer_kinds: tuple[str, ...] = ()
 
 
 def backbone(t: TensorList, c: dict[str, Any], prefix: str, with_pooler: bool) -> None:
@@ -174,6 +188,113 @@ LABELS_ = {
 }
 
 
+# ------------------------------------------------------------------ training step
+
+
+def step_rotary(sim: Sim, x: T, cos: T, sin: T) -> T:
+    """``apply_rotary_pos_emb`` on Q or K: ``x.float() * cos + rotate_half(x.float()) * sin``, back to the dtype.
+
+    The two products keep ``cos`` and ``sin`` ([1, L, D], made once per layer kind and shared by its layers);
+    the float32 copies, ``rotate_half``'s ``cat`` and the sum keep nothing.
+    """
+    if x.grad:
+        sim.save(cos)
+        sim.save(sin)
+    return sim.new(x.shape, x.grad)
+
+
+def step_layer(p: str, i: int, heads: int, rotary: tuple[T, T]) -> Any:
+    """One ``ModernBertEncoderLayer`` in eager attention (dropouts at their default 0: the input itself).
+
+    Pre-norm (layer 0 has none before attention): fused ``Wqkv`` viewed [B, L, 3, A, D] and unbound, rotary on
+    Q and K, ``matmul`` (which copies V to 3-D unless B or A is 1), softmax in float32 (kept in float32, then
+    cast back), ``Wo``; then ``mlp_norm``, ``Wi`` chunked into input and gate, ``GELU(input) * gate`` (GELU keeps
+    the whole ``Wi`` output, the product both factors), ``Wo``. A sliding window only changes the added mask.
+    """
+
+    def run(sim: Sim, x: T) -> T:
+        b, n, h = x.shape
+        y = x if i == 0 else sim.layer_norm(p + "attn_norm", x)
+        qkv = sim.linear(p + "attn.Wqkv", y)
+        d = qkv.shape[-1] // (3 * heads)
+        parts = sim.view(qkv, (b, n, 3, heads, d))
+        q, k, v = (sim.transpose(sim.select(parts, 2), 1, 2) for _ in range(3))
+        q, k = step_rotary(sim, q, *rotary), step_rotary(sim, k, *rotary)
+        scores = sim.pointwise(sim.bmm(q, sim.transpose(k, 2, 3)))  # * scaling (+ the mask: nothing kept)
+        probs = sim.new(scores.shape, scores.grad, 4)  # softmax(dtype=float32) keeps its float32 output
+        if probs.grad:
+            sim.save(probs)
+        if sim.itemsize != 4:
+            probs = sim.new(probs.shape, probs.grad)  # .to(query.dtype)
+        context = sim.contiguous(sim.transpose(sim.bmm(probs, v), 1, 2))
+        context = sim.reshape(context, (b, n, h))
+        x = sim.add(x, sim.linear(p + "attn.Wo", context))
+        wide = sim.linear(p + "mlp.Wi", sim.layer_norm(p + "mlp_norm", x))
+        half = wide.shape[-1] // 2
+        inner = T((b, n, half), wide.strides, wide.storage, wide.grad, wide.itemsize)  # chunk: two views
+        act = sim.keep_input(inner)  # GELU keeps its input: the Wi output's storage
+        if inner.grad:
+            sim.save(act)  # act * gate keeps act for the gate's gradient
+        gated = sim.op_with_constant(act, inner) if act.grad else sim.new((b, n, half), False)
+        return sim.add(x, sim.linear(p + "mlp.Wo", gated))
+
+    return run
+
+
+def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
+    """ModernBERT's classes: token table, LayerNorm, the layers, ``final_norm``, the task head."""
+    c = inv.config
+    prefix = bert.step_prefix(inv)
+    x = sim.layer_norm(prefix + "embeddings.norm", sim.embedding(prefix + "embeddings.tok_embeddings",
+                                                                   sim.ids((b, n)), first=True))
+    heads = c["num_attention_heads"]
+    d = c["hidden_size"] // heads
+    kinds = layer_kinds(c)
+    # The rotary cos and sin, [1, L, D] in the model's dtype, once per kind of layer (no gradient).
+    rotary = {kind: (sim.constant((1, n, d), sim.itemsize), sim.constant((1, n, d), sim.itemsize)) for kind in sorted(set(kinds))}
+    for i, kind in enumerate(kinds):
+        x = sim.layer(step_layer(f"{prefix}layers.{i}.", i, heads, rotary[kind]), x)
+    x = sim.layer_norm(prefix + "final_norm", x)
+    kind = bert.step_task(inv)
+    if kind == "":
+        return [x]
+    if kind == "ForSequenceClassification":
+        if c["classifier_pooling"] == "cls":
+            x = sim.select(x, 1)
+        else:  # (x * mask.unsqueeze(-1)).sum(1) / mask.sum(1): a bool [B, L] mask and an int64 [B, 1] count kept
+            x = sim.op_with_constant(sim.op_with_constant(x, sim.constant((b, n), 1)), sim.ids((b, 1)))
+            x = sim.new((b, c["hidden_size"]), x.grad)
+    x = sim.layer_norm("head.norm", sim.keep_input(sim.linear("head.dense", x)))  # dense, GELU, norm
+    if kind == "ForMaskedLM":
+        return [sim.linear("decoder", x)]
+    logits = sim.linear("classifier", x)  # classifier_dropout 0 by default: the input itself
+    if kind == "ForQuestionAnswering":
+        return [sim.pointwise(sim.select(logits, 2)), sim.pointwise(sim.select(logits, 2))]
+    return [logits]
+
+
+def layer_kinds(c: dict[str, Any]) -> list[str]:
+    """Each layer's attention kind, as :func:`read` worked it out (``layer_types``, else global attention
+    every ``global_attn_every_n_layers`` layers, 3 by default, sliding-window attention between)."""
+    kinds = getattr(c, "layer_kinds", ())
+    if len(kinds) == c["num_hidden_layers"]:
+        return list(kinds)
+    return ["sliding_attention" if i % 3 else "full_attention" for i in range(c["num_hidden_layers"])]
+
+
+def step_check(inv: Inventory) -> None:
+    """Multiple choice and QA's label count as for BERT; an odd head size makes the rotary tables one wider
+    than the heads (``arange(0, D, 2)`` frequencies, doubled), and ``apply_rotary_pos_emb`` fails."""
+    bert.step_check(inv)
+    c = inv.config
+    d = c["hidden_size"] // c["num_attention_heads"]
+    if d % 2:
+        raise CalcError("costs_forward_fails", key="num_attention_heads", value=c["num_attention_heads"])
+
+
+COSTS = CostModel(step_program, None, check=step_check)
+
+
 # ------------------------------------------------------------------ random configs
 
 
@@ -245,4 +366,5 @@ FAMILY = Family(
     sample=sample,
     rank=56,
     labels=LABELS_,
+    costs=COSTS,
 )

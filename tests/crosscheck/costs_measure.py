@@ -34,9 +34,13 @@ def make_model(model_type: str, architecture: str, config: dict[str, Any], dtype
 
 def freeze(model, embeddings: bool, layers: int, all_but_head: bool) -> None:
     """``requires_grad_(False)`` on what a reader freezes by hand."""
+    import torch
+
     base = model.base_model
     if all_but_head:
         base.requires_grad_(False)
+        if base is not model and isinstance(getattr(model, "pooler", None), torch.nn.Module):
+            model.pooler.requires_grad_(False)  # DeBERTa's ContextPooler: the planner's body, not its head
     if embeddings:  # the embedding layer with its projection to the hidden size (ELECTRA, ALBERT)
         base.embeddings.requires_grad_(False)
         for name in ("embeddings_project", "encoder.embedding_hidden_mapping_in"):
@@ -45,6 +49,8 @@ def freeze(model, embeddings: bool, layers: int, all_but_head: bool) -> None:
                 module.requires_grad_(False)
     if hasattr(base, "transformer"):
         blocks = base.transformer.layer  # DistilBERT
+    elif hasattr(base, "layers"):
+        blocks = base.layers  # ModernBERT
     elif hasattr(base.encoder, "blocks"):  # Funnel: the blocks' layers in order, then the decoder's
         decoder = list(base.decoder.layers) if hasattr(base, "decoder") else []
         blocks = [layer for block in base.encoder.blocks for layer in block] + decoder
@@ -123,11 +129,15 @@ def measure(model, hf_model, batch: int, seq_len: int, vocab: int, optimizer: st
     ids = torch.randint(0, vocab, (batch, seq_len))
     own = {t.untyped_storage().data_ptr() for t in [*model.parameters(), *model.buffers()]}
     saved: dict[int, int] = {}
+    # Hold every saved storage until the end: a part of the graph no output depends on (DeBERTa's relative
+    # table when no relative term reads it) is freed at once, and its address reused would be counted once.
+    held = []
 
     def pack(t):
         storage = t.untyped_storage()
         if storage.data_ptr() not in own:
             saved[storage.data_ptr()] = storage.nbytes()
+            held.append(storage)
         return t
 
     counter = flop_counter(checkpointing)
