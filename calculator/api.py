@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import json
 import traceback
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from . import views
 from .build import build
@@ -52,11 +52,12 @@ from .page.state import (
     changed_keys,
     label_of,
     extra_keys,
+    share_query,
     extra_query,
 )
 
 __all__ = [
-    "ACTIVE_KEY", "DEFAULT_PARAMS", "STATE_KEYS", "UI_LABELS", "compute", "compute_config", "compute_costs",
+    "ACTIVE_KEY", "DEFAULT_PARAMS", "VALUE_ERRORS", "every_error", "failure", "STATE_KEYS", "UI_LABELS", "compute", "compute_config", "compute_costs",
     "compute_json",
     "family_option", "field_label", "fields_legend", "form_schema", "internal_error", "keras_summary",
     "render_form", "render_result", "render_summary", "render_widget", "tensor_table", "ui", "extra_keys",
@@ -105,13 +106,17 @@ def _ok(
         "total": inv.total,
         "total_text": views.fmt_int(inv.total, lang),
         "short": views.fmt_short(inv.total, lang),
+        "short_text": ui("short_form", lang, short=views.fmt_short(inv.total, lang)),
         "model_type": inv.model_type,
         "architecture": inv.architecture,
         "pooler": inv.pooler,
         "preset": preset,
         "query": query,
+        # The address and Copy link: only what differs from the link's starting point (the form takes `query`).
+        "link": share_query(query, inv, preset),
         "summary_html": render_summary(inv, lang, shown),
-        "html": render_result(inv, lang, shown, active, tensor_rows=tensor_rows, plan=plan),
+        # The Hub row quotes the picked preset's published file, whatever the title adds (a label).
+        "html": render_result(inv, lang, shown, active, tensor_rows=tensor_rows, plan=plan, hub_preset=preset or ""),
         "tensors_html": tensor_table(inv, lang),
         "markdown": markdown,
         "markdown_full": markdown_full,
@@ -161,9 +166,74 @@ def compute(params: Mapping[str, Any], lang: str = "en", tensor_rows: bool = Fal
         planned = plan_of(params, inv)
         return _ok(inv, lang, raw, preset_name, active_text, active, tensor_rows, planned, label=label)
     except CalcError as exc:
-        return {"ok": False, "error": error_dict(exc, lang, model_type)}
+        return failure(every_error(params, exc, lang, model_type, _attempt))
     except Exception:  # noqa: BLE001 - the page shows a code, never a traceback
-        return {"ok": False, "error": internal_error(lang), "detail": traceback.format_exc(limit=8)}
+        return {"ok": False, "error": internal_error(lang), "errors": [internal_error(lang)],
+                "detail": traceback.format_exc(limit=8)}
+
+
+def _attempt(params: Mapping[str, Any]) -> None:
+    """Everything :func:`compute` checks in a request, in its order; raises the first :class:`CalcError`."""
+    raw, architecture, pooler, _ = _resolve(params)
+    label_of(params)
+    inv = build(raw, architecture, pooler)
+    _active_of(params, inv)
+    plan_of(params, inv)
+
+
+#: Errors about one value alone (its kind, its bounds, its spelling): wrong whatever the other values are,
+#: so they are reported even when another value had to be set aside to reach them.
+VALUE_ERRORS = frozenset({
+    "not_integer", "not_boolean", "negative", "zero", "too_large", "bad_value", "bad_fraction", "label_too_long",
+    "lora_rank", "lora_bias", "lora_task_type", "module_name",
+})
+
+#: Errors after which nothing else can be checked: the request names no model this page counts.
+_FINAL_ERRORS = frozenset({"unknown_model_type", "unknown_preset", "not_an_object", "invalid_json", "internal"})
+
+
+def every_error(
+    params: Any, first: CalcError, lang: str, model_type: Any, attempt: Callable[[Mapping[str, Any]], None],
+) -> list[dict[str, Any]]:
+    """Every error of one request (issue 22, item 7: a link or a form shows all its errors at once).
+
+    ``first`` is the error ``attempt(params)`` raised. Its fields' values are set aside (the preset's
+    or HF's default stands in) and the request is tried again, until it passes or fails on an error
+    that depends on the stand-ins: after the first, only :data:`VALUE_ERRORS` are reported (a value
+    that is not a number is wrong whatever the rest is; a hidden size that heads do not divide is
+    only known once both are). Each entry is :func:`error_dict`'s (code, key, field, fields,
+    message), the first one first; at most one per field.
+    """
+    out = [error_dict(first, lang, model_type)]
+    if not isinstance(params, Mapping) or first.code in _FINAL_ERRORS:
+        return out
+    work, last = dict(params), out[0]
+    for _ in range(len(work)):
+        dropped = [k for k in last["fields"] if k in work] or [k for k in (last["key"],) if k in work]
+        if not dropped:
+            break
+        for key in dropped:
+            del work[key]
+        try:
+            attempt(work)
+        except CalcError as exc:
+            if exc.code in _FINAL_ERRORS:
+                break
+            last = error_dict(exc, lang, model_type)
+            # Set aside too, but not reported unless wrong on its own (it may come from a stand-in).
+            if exc.code in VALUE_ERRORS and not any(e["fields"] == last["fields"] for e in out):
+                out.append(last)
+            continue
+        except Exception:  # noqa: BLE001 - a stand-in value must never turn an input error into a crash
+            break
+        break
+    return out
+
+
+def failure(errors: list[dict[str, Any]]) -> dict[str, Any]:
+    """The page's answer for a request with errors: ``errors`` (each beside its field, the
+    unplaced ones in the page's summary slot), and ``error``, the first, for callers that show one."""
+    return {"ok": False, "error": errors[0], "errors": errors}
 
 
 def compute_costs(params: Mapping[str, Any], lang: str = "en") -> dict[str, Any]:

@@ -99,9 +99,17 @@ def build(raw: Mapping[str, Any], architecture: str | None = None, pooler: Any =
             )
         with_pooler = arch.pooler
 
+    inv = _assemble(model_type, family, arch, c, with_pooler)
+    if inv.state_dict_total > MAX_TOTAL:
+        raise CalcError("total_too_large", value=f"{inv.state_dict_total:,}", maximum=f"{MAX_TOTAL:,}")
+    return inv
+
+
+def _assemble(model_type: str, family: Family, arch: Any, c: dict[str, Any], with_pooler: bool) -> Inventory:
+    """The inventory of class ``arch`` of ``family`` from checked values ``c``."""
     keras_layers: tuple = ()
     if family.builder is not None:
-        tensors, keras_layers = family.builder(c, arch_name)
+        tensors, keras_layers = family.builder(c, arch.name)
     else:
         t = TensorList()
         assert family.backbone is not None
@@ -111,8 +119,23 @@ def build(raw: Mapping[str, Any], architecture: str | None = None, pooler: Any =
         if arch.head is not None and not arch.head_first:
             arch.head(t, c, arch.prefix)
         tensors = t.tensors()
+    return Inventory(model_type, arch.name, c, tensors, with_pooler, keras_layers, family=family, arch=arch)
 
-    inv = Inventory(model_type, arch_name, c, tensors, with_pooler, keras_layers, family=family, arch=arch)
-    if inv.state_dict_total > MAX_TOTAL:
-        raise CalcError("total_too_large", value=f"{inv.state_dict_total:,}", maximum=f"{MAX_TOTAL:,}")
-    return inv
+
+def base_model(inv: Inventory) -> Inventory | None:
+    """The family's base model (``BertModel``, with the pooler where HF adds one by default) built from the
+    same values as ``inv``; None when ``inv`` is that class already.
+
+    What a class adds to the checkpoint's base model (ELECTRA's published ElectraForPreTraining:
+    +591,361, its discriminator head) is the difference between the two inventories
+    (:func:`calculator.views.class_difference`). ``inv.config`` was checked when ``inv`` was built,
+    so nothing here can fail on the reader's input.
+    """
+    family = inv.family
+    if family is None or inv.architecture == family.base:
+        return None
+    arch = family.architecture(family.base)
+    if arch is None:
+        return None
+    with_pooler = True if arch.pooler is None else arch.pooler
+    return _assemble(inv.model_type, family, arch, inv.config, with_pooler)

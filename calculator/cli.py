@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from typing import Any, Sequence
 
@@ -15,7 +16,7 @@ from . import costs, counts, peft, views
 from .build import build
 from .config import parse_json
 from .errors import CalcError
-from .i18n import label
+from .i18n import L, colon, join_list, label, norm_lang, pick, punct
 from .presets import PRESETS, get_preset
 
 
@@ -30,44 +31,137 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
-def make_parser() -> argparse.ArgumentParser:
-    p = _Parser(
-        prog="python -m calculator",
-        description="Exact parameter counts for BERT-family models, tensor by tensor.",
-    )
-    source = p.add_mutually_exclusive_group()
-    source.add_argument("--preset", metavar="NAME", help="a published checkpoint: " + ", ".join(PRESETS))
-    source.add_argument("--config", metavar="PATH", help="a Hugging Face config.json ('-' reads stdin)")
-    p.add_argument("--architecture", metavar="CLASS", help="model class, e.g. BertForMaskedLM (overrides architectures[0])")
-    p.add_argument("--no-pooler", action="store_true", help="base model without the pooler (add_pooling_layer=False)")
-    p.add_argument("--format", choices=("text", "markdown", "json"), default="text",
-                   help="markdown: a summary to paste into an answer (--table for the per-tensor table)")
-    p.add_argument("--table", action="store_true", help="markdown: the per-tensor table instead of the summary")
-    p.add_argument("--full", action="store_true",
-                   help="text/markdown: every tensor of every layer instead of layer 0 × L (markdown: implies --table)")
-    p.add_argument("--label", metavar="TEXT", help="markdown: the name the summary gives the model (default: the preset)")
-    p.add_argument("--lang", choices=("en", "zh"), default="en")
-    p.add_argument("--list-presets", action="store_true", help="print the preset names and exit")
-    p.add_argument("--counts", action="store_true",
-                   help="text/markdown: every tool's count side by side (torchinfo, state_dict, save_pretrained, ...)")
-    lora = p.add_argument_group("LoRA, as peft's get_peft_model(model, LoraConfig(...)) applies it")
-    lora.add_argument("--lora-r", metavar="R", help=f"rank r (default {peft.DEFAULT_R}, LoraConfig's)")
-    lora.add_argument("--lora-targets", metavar="A,B",
-                      help="target_modules: module names (query,value), or all-linear; default: peft's for the model_type")
-    lora.add_argument("--lora-bias", metavar="MODE", help="none (default), all or lora_only")
-    lora.add_argument("--peft-task-type", metavar="TYPE", help="SEQ_CLS, TOKEN_CLS or QUESTION_ANS (adds the head to modules_to_save)")
-    lora.add_argument("--modules-to-save", metavar="A,B", help="modules trained in full, as a copy")
-    frozen = p.add_argument_group("freezing (instead of LoRA)")
-    frozen.add_argument("--freeze-embeddings", action="store_true", help="requires_grad_(False) on the embeddings")
-    frozen.add_argument("--freeze-layers", metavar="K", help="... on the first K encoder layers")
-    frozen.add_argument("--freeze-all-but-head", action="store_true", help="... on everything but the task head")
-    g = p.add_argument_group("training step (FLOPs and memory, exact)")
+#: The CLI's own words: the usage line's prefix, headings, option help, and argparse's messages.
+WORDS: dict[str, dict[str, str]] = {
+    "usage": L("usage: ", "用法："),
+    "description": L("Exact parameter counts for BERT-family models, tensor by tensor.",
+                     "逐个张量精确计算 BERT 系列模型的参数量。"),
+    "options": L("options", "选项"),
+    "lora": L("LoRA, as peft's get_peft_model(model, LoraConfig(...)) applies it",
+              "LoRA（与 peft 的 get_peft_model(model, LoraConfig(...)) 一致）"),
+    "freezing": L("freezing (instead of LoRA)", "冻结参数（与 LoRA 二选一）"),
+    "step": L("training step (FLOPs and memory, exact)", "训练一步的开销（FLOPs 和显存，精确值）"),
+    "help": L("show this help and exit", "显示本帮助并退出"),
+    "preset": L("a published checkpoint (--list-presets lists them)", "已发布的预训练模型（--list-presets 列出全部）"),
+    "config": L("a Hugging Face config.json ('-' reads stdin)", "Hugging Face 的 config.json（“-”表示从标准输入读取）"),
+    "architecture": L("model class, e.g. BertForMaskedLM (overrides architectures[0])",
+                      "模型类，例如 BertForMaskedLM（覆盖 architectures[0]）"),
+    "no_pooler": L("base model without the pooler (add_pooling_layer=False)", "不带池化层的基础模型（add_pooling_layer=False）"),
+    "format": L("markdown: a summary to paste into an answer (--table for the per-tensor table)",
+                "markdown：可直接贴进回答的摘要（加 --table 输出逐张量的表格）"),
+    "table": L("markdown: the per-tensor table instead of the summary", "markdown：输出逐张量的表格而不是摘要"),
+    "full": L("text/markdown: every tensor of every layer instead of layer 0 × L (markdown: implies --table)",
+              "text/markdown：列出每一层的每个张量，而不是第 0 层 × L（markdown 下隐含 --table）"),
+    "label": L("markdown: the name the summary gives the model (default: the preset)",
+               "markdown：摘要里模型的名称（默认为预设名）"),
+    "lang": L("language of the output and of error messages", "输出和错误信息的语言"),
+    "list_presets": L("print the preset names and exit", "列出全部预设名并退出"),
+    "counts": L("text/markdown: every tool's count side by side (torchinfo, state_dict, save_pretrained, ...)",
+                "text/markdown：并列给出各个工具打印的数字（torchinfo、state_dict、save_pretrained 等）"),
+    "lora_r": L("rank r (default {r}, LoraConfig's)", "秩 r（默认 {r}，与 LoraConfig 相同）"),
+    "lora_targets": L("target_modules: module names (query,value), or all-linear; default: peft's for the model_type",
+                      "target_modules：模块名（如 query,value）或 all-linear；默认为 peft 对该 model_type 的默认值"),
+    "lora_bias": L("none (default), all or lora_only", "none（默认）、all 或 lora_only"),
+    "peft_task_type": L("SEQ_CLS, TOKEN_CLS or QUESTION_ANS (adds the head to modules_to_save)",
+                        "SEQ_CLS、TOKEN_CLS 或 QUESTION_ANS（把任务头加入 modules_to_save）"),
+    "modules_to_save": L("modules trained in full, as a copy", "完整训练的模块（peft 会复制一份）"),
+    "freeze_embeddings": L("requires_grad_(False) on the embeddings", "对嵌入层调用 requires_grad_(False)"),
+    "freeze_layers": L("... on the first K encoder layers", "……对前 K 个编码器层"),
+    "freeze_all_but_head": L("... on everything but the task head", "……对任务头以外的全部参数"),
+    "batch": L("batch size: adds the cost of one training step", "批大小：加上训练一步的开销"),
+    "seq_len": L("sequence length (tokens per sequence)", "序列长度（每条序列的 token 数）"),
+    "dtype": L("the model's dtype (model.to(dtype), no autocast); default fp32",
+               "模型的数据类型（model.to(dtype)，不用 autocast）；默认 fp32"),
+    "optimizer": L("adamw (default), sgd, sgd-momentum or adafactor", "adamw（默认）、sgd、sgd-momentum 或 adafactor"),
+    "grad_checkpointing": L("gradient checkpointing (use_reentrant=True)", "梯度检查点（use_reentrant=True）"),
+    # What to do after a bad option.
+    "see_help": L("See python -m calculator --help for the options.", "全部选项见 python -m calculator --help。"),
+}
+
+#: argparse's error messages (its English templates, the same in Python 3.10 to 3.13), each as a regular
+#: expression over its message and the sentence in both languages; anything else keeps argparse's words.
+ARGPARSE_MESSAGES: tuple[tuple[str, dict[str, str]], ...] = (
+    (r"unrecognized arguments: (?P<args>.+)", L("unrecognized arguments: {args}.", "无法识别的参数：{args}。")),
+    (r"argument (?P<opt>\S+): invalid choice: (?P<value>.+?) \(choose from (?P<choices>.+)\)",
+     L("{opt}: invalid choice {value} (choose from {choices}).", "{opt} 的取值 {value} 无效（可选：{choices}）。")),
+    (r"argument (?P<opt>\S+): expected one argument", L("{opt} needs a value.", "{opt} 后面需要一个值。")),
+    (r"argument (?P<opt>\S+): not allowed with argument (?P<other>\S+)",
+     L("{opt} cannot be used together with {other}.", "{opt} 不能与 {other} 同时使用。")),
+    (r"argument (?P<opt>\S+): ignored explicit argument (?P<value>.+)",
+     L("{opt} takes no value (got {value}).", "{opt} 不接受取值（当前为 {value}）。")),
+    (r"ambiguous option: (?P<opt>\S+) could match (?P<choices>.+)",
+     L("{opt} is ambiguous: it could be {choices}.", "选项 {opt} 有歧义，可能是：{choices}。")),
+)
+
+
+def usage_message(message: str, lang: str) -> str:
+    """argparse's error ``message`` in ``lang``, followed by where the options are listed."""
+    for pattern, entry in ARGPARSE_MESSAGES:
+        m = re.fullmatch(pattern, message)
+        if m:
+            found = m.groupdict()
+            if "choices" in found and found["choices"].startswith("--"):  # options: listed as the language lists names
+                found["choices"] = join_list(found["choices"].split(", "), lang)
+            text = pick(entry, lang, **found)
+            break
+    else:
+        text = message.rstrip(".") + "."
+    return text + punct("sentence_gap", lang) + pick(WORDS["see_help"], lang)
+
+
+class _Formatter(argparse.HelpFormatter):
+    """argparse's help with the usage line's prefix, and the headings' colon, in the parser's language."""
+
+    prefix = WORDS["usage"]["en"]
+    colon = ":"
+
+    def add_usage(self, usage: Any, actions: Any, groups: Any, prefix: str | None = None) -> None:
+        super().add_usage(usage, actions, groups, self.prefix if prefix is None else prefix)
+
+    def format_help(self) -> str:
+        text = super().format_help()
+        if self.colon == ":":
+            return text
+        # argparse ends each heading with ":"; Chinese ends it with a full-width colon ("选项：").
+        return re.sub(r"(?m)^(\S[^\n]*):$", lambda m: m.group(1) + self.colon, text)
+
+
+def make_parser(lang: str = "en") -> argparse.ArgumentParser:
+    """The options; their help, headings and usage line in ``lang`` (``--lang`` read before parsing)."""
+    w = lambda key, **params: pick(WORDS[key], lang, **params)  # noqa: E731
+    formatter = type("Formatter", (_Formatter,), {"prefix": w("usage"), "colon": colon(lang).strip()})
+    p = _Parser(prog="python -m calculator", description=w("description"), formatter_class=formatter, add_help=False)
+    o = p.add_argument_group(w("options"))
+    o.add_argument("-h", "--help", action="help", help=w("help"))
+    source = o.add_mutually_exclusive_group()
+    source.add_argument("--preset", metavar="NAME", help=w("preset"))
+    source.add_argument("--config", metavar="PATH", help=w("config"))
+    o.add_argument("--architecture", metavar="CLASS", help=w("architecture"))
+    o.add_argument("--no-pooler", action="store_true", help=w("no_pooler"))
+    o.add_argument("--format", choices=("text", "markdown", "json"), default="text", help=w("format"))
+    o.add_argument("--table", action="store_true", help=w("table"))
+    o.add_argument("--full", action="store_true", help=w("full"))
+    o.add_argument("--label", metavar="TEXT", help=w("label"))
+    o.add_argument("--lang", choices=("en", "zh"), default="en", help=w("lang"))
+    o.add_argument("--list-presets", action="store_true", help=w("list_presets"))
+    o.add_argument("--counts", action="store_true", help=w("counts"))
+    lora = p.add_argument_group(w("lora"))
+    lora.add_argument("--lora-r", metavar="R", help=w("lora_r", r=peft.DEFAULT_R))
+    lora.add_argument("--lora-targets", metavar="A,B", help=w("lora_targets"))
+    lora.add_argument("--lora-bias", metavar="MODE", help=w("lora_bias"))
+    lora.add_argument("--peft-task-type", metavar="TYPE", help=w("peft_task_type"))
+    lora.add_argument("--modules-to-save", metavar="A,B", help=w("modules_to_save"))
+    frozen = p.add_argument_group(w("freezing"))
+    frozen.add_argument("--freeze-embeddings", action="store_true", help=w("freeze_embeddings"))
+    frozen.add_argument("--freeze-layers", metavar="K", help=w("freeze_layers"))
+    frozen.add_argument("--freeze-all-but-head", action="store_true", help=w("freeze_all_but_head"))
+    g = p.add_argument_group(w("step"))
     # No choices=: a bad value is a coded error in both languages, as everywhere else.
-    g.add_argument("--batch", metavar="B", help="batch size: adds the cost of one training step")
-    g.add_argument("--seq-len", metavar="L", help="sequence length (tokens per sequence)")
-    g.add_argument("--dtype", metavar="fp32|bf16", help="the model's dtype (model.to(dtype), no autocast); default fp32")
-    g.add_argument("--optimizer", metavar="NAME", help="adamw (default), sgd, sgd-momentum or adafactor")
-    g.add_argument("--grad-checkpointing", action="store_true", help="gradient checkpointing (use_reentrant=True)")
+    g.add_argument("--batch", metavar="B", help=w("batch"))
+    g.add_argument("--seq-len", metavar="L", help=w("seq_len"))
+    g.add_argument("--dtype", metavar="fp32|bf16", help=w("dtype"))
+    g.add_argument("--optimizer", metavar="NAME", help=w("optimizer"))
+    g.add_argument("--grad-checkpointing", action="store_true", help=w("grad_checkpointing"))
     return p
 
 
@@ -150,10 +244,12 @@ def training_step(args: argparse.Namespace, inv: Any, plan: Any) -> costs.Costs 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     as_json = _option(argv, "--format") == "json"
+    # The language is read before argparse too, so its help and its errors are in it.
+    lang = norm_lang(_option(argv, "--lang"))
     try:
-        args = make_parser().parse_args(argv)
+        args = make_parser(lang).parse_args(argv)
     except UsageError as exc:
-        return _fail("usage", str(exc), as_json)
+        return _fail("usage", usage_message(str(exc), lang), as_json)
     if args.list_presets:
         print("\n".join(PRESETS))
         return 0

@@ -72,6 +72,15 @@ LABELS: dict[str, dict[str, str]] = {
     "subtotal": {"en": "Subtotal", "zh": "小计"},
     # The two "backbone" splits. One: the whole embedding layer (its tables, LayerNorm and any
     # projection) and everything after it, which is what people usually call the backbone.
+    # A class other than the family's base model: its difference to it (issue 22, item 1).
+    "class_difference": {
+        "en": "{architecture} has {amount} {more_or_less} parameters than the base model, {base}",
+        "zh": "{architecture} 比基础模型 {base} {more_or_less} {amount} 个参数",
+    },
+    "class_more": {"en": "more", "zh": "多"},
+    "class_less": {"en": "fewer", "zh": "少"},
+    "class_adds": {"en": "adds {module}: {count}", "zh": "新增 {module}：{count}"},
+    "class_drops": {"en": "without {module}: {count}", "zh": "去掉 {module}：{count}"},
     "embedding_params": {"en": "Embedding layer (all of it, LayerNorm included)", "zh": "嵌入层（整层，含层归一化）"},
     "non_embedding_params": {
         "en": "Everything after the embedding layer (the usual “backbone”)",

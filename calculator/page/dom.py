@@ -50,13 +50,13 @@ IDS: dict[str, str] = {
 CLASSES: tuple[str, ...] = (
     "calc-tensors", "calc-total", "calc-model", "calc-mini-short", "calc-hint", "calc-config",
     "calc-stale", "calc-failed", "calc-drop", "calc-unused", "calc-mini-off",
-    "calc-mini-plan", "calc-plan", "calc-costs-fields",
+    "calc-mini-plan", "calc-plan", "calc-costs-fields", "calc-err-more", "calc-actions", "calc-copy-status",
 )
 
 #: Data attributes the script reads: totals, error codes, the lazily filled tensor rows, families, copies.
 DATA: tuple[str, ...] = (
     "data-total", "data-error-code", "data-rows", "data-family", "data-key", "data-copy", "data-state",
-    "data-own-describedby", "data-mini", "data-costs-copy", "data-loading",
+    "data-own-describedby", "data-mini", "data-costs-copy", "data-loading", "data-errors",
 )
 
 

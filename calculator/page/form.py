@@ -242,10 +242,16 @@ def _json_for_script(value: Any) -> Markup:
 def widget(first: Mapping[str, Any], schema: Mapping[str, Any], lang: str) -> str:
     """The calculator as the hook writes it into the page, around ``first`` (the pre-rendered answer)."""
     lang = norm_lang(lang)
-    actions = [
-        h("button", ui("copy_" + kind, lang), type="button", class_="md-button", data_copy=kind)
-        for kind in ("link", "markdown", "text")
-    ]
+
+    def actions(status_id: str | None) -> Markup:
+        """The Copy buttons and the line that says what they did; the page has them twice (below)."""
+        buttons = [
+            h("button", ui("copy_" + kind, lang), type="button", class_="md-button", data_copy=kind)
+            for kind in ("link", "markdown", "text")
+        ]
+        return h("div", buttons, h("span", class_="calc-copy-status", id=status_id, role="status"),
+                 class_="calc-actions")
+
     head = h(
         "section",
         # The answer first, near the top of the document, so the first paint already shows it.
@@ -256,17 +262,19 @@ def widget(first: Mapping[str, Any], schema: Mapping[str, Any], lang: str) -> st
         h("p", h("span", ui("stale", lang), id=dom.IDS["stale_note"]), punct("sentence_gap", lang),
           h("span", ui("stale_fix_field", lang), id=dom.IDS["stale_fix"]), class_="calc-stale-note",
           id=dom.IDS["stale_box"], hidden=True),
-        h("div", actions, h("span", class_="calc-copy-status", id=dom.IDS["copy_status"], role="status"),
-          class_="calc-actions"),
+        actions(dom.IDS["copy_status"]),
         h("p", ui("default_note", lang), class_="calc-note"),
         class_="calc-head", aria_label=ui("summary_title", lang),
     )
     inputs = h(
         "section",
         Markup(render_form(first["query"], lang)),
+        # The same Copy buttons where a reader finishes editing (reader review L13): after the form, the
+        # next stops for Tab, instead of ten Shift+Tabs back to the top.
+        actions(None),
         # On a phone the breakdown is below the form: this strip keeps the total in sight while typing.
         h("p", h("span", label("total", lang)), " ", h("strong", first["total_text"]), " ",
-          h("span", first["short"], class_="calc-mini-short"),
+          h("span", first["short_text"], class_="calc-mini-short"),
           # With a LoRA or freezing plan: its trainable count, kept in sight too (calculator.js fills it).
           h("span", "", class_="calc-mini-plan", hidden=True), class_="calc-mini", id=dom.IDS["mini"],
           aria_hidden="true"),

@@ -78,8 +78,12 @@ def render_summary(inv: Inventory, lang: str = "en", preset: str | None = None) 
     """The answer at the top of the page: which model, and its exact total (``data-total``)."""
     lang = norm_lang(lang)
     total, short = inv.total, views.fmt_short(inv.total, lang)
+    d = views.class_difference(inv)
     return join([
         h("p", model_title(inv, preset, lang), class_="calc-model", data_architecture=inv.architecture),
+        # A class other than the family's base model says how far it is from it (a preset counts the base).
+        h("p", views.class_difference_line(inv, lang), class_="calc-class-diff", data_base=d.base,
+          data_difference=d.difference) if d is not None else "",
         h(
             "p",
             h("span", label("total", lang), class_="calc-total-label"), " ",
@@ -310,7 +314,7 @@ def _plan(plan: Any, lang: str) -> Markup:
 
 def render_result(
     inv: Inventory, lang: str = "en", preset: str | None = None, active: Any = None, tensor_rows: bool = True,
-    plan: Any = None,
+    plan: Any = None, hub_preset: str | None = None,
 ) -> str:
     """The breakdown under the total: facts, chart, tables, formula, memory, every tensor.
 
@@ -318,8 +322,11 @@ def render_result(
     ``<noscript>`` with ``tensor_rows=True`` (the page as built), else none:
     :func:`tensor_table` supplies them separately and the page inserts them when
     the block is opened, so each keystroke does not rebuild hundreds of rows.
+    ``preset`` is the result's name as shown (a label, "changed" marks); ``hub_preset`` the preset whose
+    published file the Hub row may quote ("": none; None: ``preset`` itself).
     """
     lang = norm_lang(lang)
+    hub = preset if hub_preset is None else (hub_preset or None)
     head = [(label("group", lang), ""), (label("count", lang), "num"), (label("share", lang), "num")]
     out = [
         h("h2", ui("result_title", lang), class_="calc-result-title", id="calc-result-title"),
@@ -333,7 +340,7 @@ def render_result(
     out.append(h("h3", ui("chart_title", lang)))
     out.append(h("figure", raw(share_chart_svg(inv, lang, preset or inv.architecture)), class_="calc-chart"))
     out += [_groups(inv, lang, head), _sections(inv, lang, head), _layers(inv, lang), _formula(inv, lang),
-            _memory(inv, lang), _counts(inv, lang, preset)]
+            _memory(inv, lang), _counts(inv, lang, hub)]
     if inv.keras_layers:
         out.append(keras_summary(inv, lang))
     title = "tensors_title_keras" if inv.keras_layers else "tensors_title"

@@ -182,27 +182,18 @@ def changed_keys(name: Any, inv: Inventory, extras: Mapping[str, str]) -> list[s
 
 
 def _matching_preset(name: Any, inv: Inventory, extras: Mapping[str, str]) -> str | None:
-    """The preset whose values the inventory was built from, whatever the route (preset, typed, pasted, link).
+    """``name`` if the reader asked for that preset and the inventory was built from its values; else None.
 
-    Values are compared with the family's defaults filled in, except ``num_labels``
-    (the task's, not the checkpoint's: picking a preset keeps it). The architecture
-    does not matter (a preset is its sizes). Some checkpoints share every size
-    (bert-base-chinese and hfl/chinese-roberta-wwm-ext): the preset asked for wins,
-    then one published with this architecture, then the first listed.
+    Only a preset the reader picked (or a link named) names a result (issue 22: "never a name
+    the reader did not choose"): values that happen to equal a checkpoint's, typed or pasted
+    (multilingual-e5-large's are xlm-roberta-large's), stay unnamed. Values are compared with
+    the family's defaults filled in, except ``num_labels`` (the task's, not the checkpoint's:
+    picking a preset keeps it); the architecture does not matter (a preset is its sizes).
     """
-    values = {k: v for k, v in inv.config.items() if k != "num_labels"}
-    found = [
-        p for p, preset in PRESETS.items()
-        if preset.config["model_type"] == inv.model_type and _preset_values(p) == (values, dict(extras))
-    ]
-    if not found:
+    if not isinstance(name, str) or name not in PRESETS or PRESETS[name].config["model_type"] != inv.model_type:
         return None
-    if name in found:
-        return name
-    for p in found:
-        if PRESETS[p].published_architecture == inv.architecture:
-            return p
-    return found[0]
+    values = {k: v for k, v in inv.config.items() if k != "num_labels"}
+    return name if _preset_values(name) == (values, dict(extras)) else None
 
 
 def _query_value(value: Any) -> str:
@@ -273,3 +264,34 @@ def canonical_query(
     return query
 
 
+
+
+def share_query(query: Mapping[str, str], inv: Inventory, preset: str | None) -> dict[str, str]:
+    """The share link: :func:`canonical_query` without the values its reader gets anyway (issue 22, item 5).
+
+    A field is left out when the link's starting point gives it the same value: the preset's
+    values when the link names one, else the family's defaults (HF's). The class, the pooler,
+    ``model_type`` and every key that is not a field stay. A default can follow another value
+    (ALBERT-style ``embedding_size`` from ``hidden_size``): the short link is read back the way
+    :func:`_resolve` reads a link, and any value that would come back otherwise is put back in.
+    """
+    family = inv.family
+    if family is None:
+        return dict(query)
+    start = form_values(family, PRESETS[preset].config) if preset in PRESETS else family_defaults(family)
+    fields = [k for k in query if family.field(k) is not None]
+    short = {
+        k: v for k, v in query.items()
+        if not (k in fields and start.get(k) == v) and not (k == ACTIVE_KEY and v == "1")
+    }
+    for _ in range(len(fields) + 1):
+        raw = _resolve(short)[0]
+        try:
+            back = {k: _query_value(v) for k, v in family.read_config(raw).items()}
+        except CalcError:
+            return dict(query)  # cannot happen for values that built; the full link is always right
+        missing = [k for k in fields if k not in short and back.get(k) != query[k]]
+        if not missing:
+            break
+        short.update({k: query[k] for k in missing})
+    return {k: v for k, v in query.items() if k in short}

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from .breakdown import (
     DTYPES,
+    ClassDifference,
+    class_difference,
     LayerRow,
     MemoryRow,
     Section,
@@ -34,6 +36,7 @@ from .json import to_json
 from .numbers import SHORT_UNITS, display_width, fmt_bytes, fmt_int, fmt_percent, fmt_shape, fmt_short, fmt_signed
 from .report import (
     breakdown_table,
+    class_difference_line,
     config_notes,
     counts_report,
     formula_table,
@@ -48,7 +51,7 @@ from .report import (
 )
 
 __all__ = [
-    "DTYPES", "SHORT_UNITS", "LayerRow", "MemoryRow", "Section", "Share", "breakdown_table", "config_notes", "counts_report",
+    "DTYPES", "SHORT_UNITS", "ClassDifference", "class_difference", "class_difference_line", "LayerRow", "MemoryRow", "Section", "Share", "breakdown_table", "config_notes", "counts_report",
     "display_width", "embedding_split", "fmt_bytes", "fmt_int", "fmt_percent", "fmt_shape", "fmt_short", "fmt_signed",
     "formula", "formula_label", "formula_terms", "formula_table", "group_breakdown", "listed_under", "markdown_table",
     "memory", "num_parameters", "per_layer", "plan_lines", "plan_report", "section_breakdown", "section_of",

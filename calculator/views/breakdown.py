@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..build import base_model
 from ..formula import Formula, FormulaLine
 from ..i18n import label
 from ..model import GROUPS, SECTIONS, Inventory, Tensor
@@ -148,3 +149,53 @@ def formula_terms(line: FormulaLine, lang: str = "en") -> list[str]:
     if line.substituted in (str(line.value), value):
         return [line.symbolic, value]
     return [line.symbolic, line.substituted, value]
+
+
+@dataclass(frozen=True)
+class ClassDifference:
+    """What a class adds to (and drops from) its family's base model built from the same values.
+
+    ``added`` and ``removed`` are (module, parameters) per top-level module of the class
+    (``discriminator_predictions``, ``cls``, ``classifier``) or of the base model (``pooler``),
+    tied storage charged to its owner as in every breakdown; ``difference`` is
+    ``sum(added) - sum(removed)``, the two totals' difference.
+    """
+
+    architecture: str
+    base: str
+    difference: int
+    added: tuple[tuple[str, int], ...]
+    removed: tuple[tuple[str, int], ...]
+
+
+def _modules(inv: Inventory) -> dict[str, int]:
+    """Parameters per name below the class's own prefix (``electra.``), each storage once, under its owner."""
+    prefix = inv.arch.prefix if inv.arch is not None else ""  # "electra." (with its dot), "" for the base model
+    return {(t.name[len(prefix):] if prefix and t.name.startswith(prefix) else t.name): t.count for t in inv.charged}
+
+
+def _by_module(names: dict[str, int], keep: set[str]) -> tuple[tuple[str, int], ...]:
+    out: dict[str, int] = {}
+    for name, count in names.items():
+        if name in keep:
+            module = name.split(".", 1)[0]
+            out[module] = out.get(module, 0) + count
+    return tuple((m, n) for m, n in out.items() if n)
+
+
+def class_difference(inv: Inventory) -> ClassDifference | None:
+    """How ``inv``'s class differs from the family's base model (None: it is the base model).
+
+    A published config.json names the class it was saved as (``ElectraForPreTraining``), while a
+    preset is counted as the base model (``ElectraModel``): the same checkpoint then shows two
+    totals, and this says where the difference is.
+    """
+    base = base_model(inv)
+    if base is None:
+        return None
+    mine, theirs = _modules(inv), _modules(base)
+    added = _by_module(mine, set(mine) - set(theirs))
+    removed = _by_module(theirs, set(theirs) - set(mine))
+    # Names both have but with other sizes (none in any family today) would escape both lists:
+    # the difference is the totals', whatever the lists say.
+    return ClassDifference(inv.architecture, base.architecture, inv.total - base.total, added, removed)

@@ -16,7 +16,7 @@ from ..build import DEFAULT_MODEL_TYPE
 from ..i18n import colon, label, paren, punct
 from ..model import Inventory, Tensor
 from .breakdown import embedding_split, formula, formula_label, formula_terms, group_breakdown, num_parameters, per_layer
-from .breakdown import section_breakdown, section_of
+from .breakdown import class_difference, section_breakdown, section_of
 from .numbers import display_width, fmt_int, fmt_percent, fmt_shape, fmt_short
 
 
@@ -188,6 +188,30 @@ def split_rows(inv: Inventory) -> list[tuple[str, int]]:
     return rows
 
 
+def class_difference_line(inv: Inventory, lang: str = "en", markdown: bool = False) -> str | None:
+    """One sentence: the class, its difference to the family's base model, and what makes it; None for the base.
+
+    "ElectraForPreTraining has 591,361 more parameters than the base model, ElectraModel (adds
+    discriminator_predictions: 591,361)": a pasted config names the class it was saved as, a
+    preset counts the base model, and this is where the two totals part. The modules are the
+    inventory's own names (``cls``, ``classifier``, ``pooler``), never a description typed by hand.
+    """
+    d = class_difference(inv)
+    if d is None:
+        return None
+    name = (lambda s: f"`{s}`") if markdown else str  # noqa: E731
+    line = label(
+        "class_difference", lang, architecture=name(d.architecture), base=name(d.base),
+        amount=fmt_int(abs(d.difference), lang),
+        more_or_less=label("class_less" if d.difference < 0 else "class_more", lang),
+    )
+    parts = [label("class_adds", lang, module=name(m), count=fmt_int(n, lang)) for m, n in d.added]
+    parts += [label("class_drops", lang, module=name(m), count=fmt_int(n, lang)) for m, n in d.removed]
+    if parts:
+        line += paren(punct("clause_sep", lang).join(parts), lang, aside=True)
+    return line
+
+
 def summary_markdown(inv: Inventory, lang: str = "en", name: str | None = None, plan: Any = None,
                      link: str | None = None) -> str:
     """The answer a forum post pastes: what was counted, the total, the two "backbone" splits,
@@ -202,7 +226,11 @@ def summary_markdown(inv: Inventory, lang: str = "en", name: str | None = None, 
     if inv.trainable != inv.total:
         rows.append([label("trainable", lang), fmt_int(inv.trainable, lang)])
     rows.extend([label(key, lang), fmt_int(n, lang)] for key, n in split_rows(inv))
-    out = title + "\n\n" + _table(["", label("count", lang)], "lr", rows)
+    out = title + "\n\n"
+    difference = class_difference_line(inv, lang, markdown=True)
+    if difference is not None:
+        out += difference + "\n\n"
+    out += _table(["", label("count", lang)], "lr", rows)
     if plan is not None:
         out += "\n" + plan_report(plan, lang, markdown=True)
     if link:

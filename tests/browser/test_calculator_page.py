@@ -91,18 +91,27 @@ def test_page_shows_the_cli_numbers(page, site, query, lang, tmp_path):
     got, want = page_numbers(page), expected_numbers(expected)
     assert got.pop("short") == cli_short(config, architecture, pooler, lang, tmp_path)
     assert got == want
-    # The address now holds every input, with the CLI's values.
+    # The address holds the class, the pooler and every value that differs from where the link starts
+    # (the preset's values, else HF's defaults; issue 22 item 5): each with the CLI's value, and the link,
+    # given to the CLI as a config.json (on the preset's, if it names one), gives the CLI's very answer.
     shown = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(page.url).query))
     assert shown["model_type"] == expected["model_type"]
     assert shown["architecture"] == expected["architecture"]
     assert shown["pooler"] == ("1" if expected["pooler"] else "0")
+    again: dict = dict(PRESETS[shown["preset"]].config) if "preset" in shown else {}
+    again["model_type"] = shown["model_type"]
     for f in FAMILIES[expected["model_type"]].fields:
         value = expected["config"][f.key]
         if value is None:  # an optional key left unset is not in the link
             assert f.key not in shown, f.key
             continue
         text = ("1" if value else "0") if isinstance(value, bool) else "|".join(value) if isinstance(value, list) else str(value)
-        assert shown[f.key] == text, f.key
+        if f.key in shown:
+            assert shown[f.key] == text, f.key
+            again[f.key] = value
+    reopened = json.loads(run_cli(again, shown["architecture"], shown["pooler"] == "1", lang=lang, tmp_path=tmp_path))
+    assert reopened["config"] == expected["config"] and reopened["total"] == expected["total"]
+    assert "active_fraction" not in shown  # the default share (1) is left out
     assert page.locator("[data-error-code]").count() == 0
 
 
@@ -279,7 +288,7 @@ def test_usable_at_375px(page, site, lang, tmp_path):
     box = page.locator(".calc-total").bounding_box()
     assert box["x"] >= 0 and box["x"] + box["width"] <= 375
     for selector in ("#calc-preset", "#calc-bert-hidden_size", 'button[data-copy="link"]'):
-        b = page.locator(selector).bounding_box()
+        b = page.locator(selector).first.bounding_box()
         assert b["x"] >= 0 and b["x"] + b["width"] <= 375, selector
     page.fill("#calc-bert-hidden_size", "1024")
     page.fill("#calc-bert-num_attention_heads", "16")

@@ -163,7 +163,7 @@ def check_emptied_field_asks_for_a_whole_number(page, message):
 # ------------------------------------------- 4: values that are a preset's
 
 
-def test_values_equal_to_a_preset_select_it(page, site, tmp_path):
+def test_a_picked_preset_keeps_its_name_and_equal_values_name_nothing(page, site, tmp_path):
     page.goto(site.url("calculator/", "zh"))
     wait_ready(page)
     page.fill("#calc-bert-num_hidden_layers", "24")
@@ -185,10 +185,12 @@ def test_values_equal_to_a_preset_select_it(page, site, tmp_path):
     assert page.input_value("#calc-architecture") == "RobertaForMaskedLM"
     assert "preset=" not in page.url
     assert title(page).startswith("自定义配置 · ")
-    # The family's defaults can be a checkpoint: ALBERT's are albert-xxlarge-v2's.
+    # The family's defaults can be a checkpoint's (ALBERT's are albert-xxlarge-v2's), but picking the
+    # family is not picking that checkpoint: it names nothing the reader did not choose (issue 22).
     page.select_option("#calc-model_type", "albert")
     wait_total(page, cli_json({"model_type": "albert"}, tmp_path)["total"])
-    assert page.input_value("#calc-preset") == "albert-xxlarge-v2"
+    assert page.input_value("#calc-preset") == ""
+    assert "albert-xxlarge-v2" not in title(page) and "preset=" not in page.url
 
 
 # ----------------------------------------- 5: the paste box follows the form

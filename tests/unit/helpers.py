@@ -34,6 +34,33 @@ HUB_ROBERTA_BASE = {
     "type_vocab_size": 1, "vocab_size": 50265,
 }
 
+#: intfloat/multilingual-e5-large's config.json as published
+#: (https://huggingface.co/intfloat/multilingual-e5-large/blob/main/config.json): an XLMRobertaModel whose
+#: every size is xlm-roberta-large's (the reader review's finding 1). Its _name_or_path is the checkpoint
+#: it was trained from, not its own name: the page quotes it under its key, never as the name.
+HUB_MULTILINGUAL_E5_LARGE = {
+    "_name_or_path": "xlm-roberta-large", "architectures": ["XLMRobertaModel"], "attention_probs_dropout_prob": 0.1,
+    "bos_token_id": 0, "classifier_dropout": None, "eos_token_id": 2, "hidden_act": "gelu", "hidden_dropout_prob": 0.1,
+    "hidden_size": 1024, "initializer_range": 0.02, "intermediate_size": 4096, "layer_norm_eps": 1e-05,
+    "max_position_embeddings": 514, "model_type": "xlm-roberta", "num_attention_heads": 16, "num_hidden_layers": 24,
+    "output_past": True, "pad_token_id": 1, "position_embedding_type": "absolute", "torch_dtype": "float32",
+    "transformers_version": "4.29.0.dev0", "type_vocab_size": 1, "use_cache": True, "vocab_size": 250002,
+}
+#: BAAI/bge-large-zh-v1.5's config.json as published
+#: (https://huggingface.co/BAAI/bge-large-zh-v1.5/blob/main/config.json): a BertModel whose every size is
+#: hfl/chinese-roberta-wwm-ext-large's (V = 21,128, H = 1024, 24 layers). _name_or_path is a local cache path.
+HUB_BGE_LARGE_ZH_V15 = {
+    "_name_or_path": "/root/.cache/torch/sentence_transformers/BAAI_bge-large-zh/", "architectures": ["BertModel"],
+    "attention_probs_dropout_prob": 0.1, "bos_token_id": 0, "classifier_dropout": None, "directionality": "bidi",
+    "eos_token_id": 2, "hidden_act": "gelu", "hidden_dropout_prob": 0.1, "hidden_size": 1024,
+    "id2label": {"0": "LABEL_0"}, "initializer_range": 0.02, "intermediate_size": 4096, "label2id": {"LABEL_0": 0},
+    "layer_norm_eps": 1e-12, "max_position_embeddings": 512, "model_type": "bert", "num_attention_heads": 16,
+    "num_hidden_layers": 24, "output_past": True, "pad_token_id": 0, "pooler_fc_size": 768,
+    "pooler_num_attention_heads": 12, "pooler_num_fc_layers": 3, "pooler_size_per_head": 128,
+    "pooler_type": "first_token_transform", "position_embedding_type": "absolute", "torch_dtype": "float32",
+    "transformers_version": "4.30.0", "type_vocab_size": 2, "use_cache": True, "vocab_size": 21128,
+}
+
 
 def keras(raw: dict[str, Any]) -> Any:
     """keras-bert's ``get_model(**raw)`` as the calculator builds it."""

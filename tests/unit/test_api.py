@@ -338,16 +338,20 @@ def test_emptied_field_asks_for_a_number():
 
 
 
-def test_preset_is_found_from_the_values_whatever_the_route():
+def test_only_a_preset_the_reader_asked_for_names_a_result():
     typed = {"model_type": "bert", "architecture": "BertModel", "pooler": "1", "vocab_size": "30522",
              "hidden_size": "768", "num_hidden_layers": "12", "num_attention_heads": "12",
              "intermediate_size": "3072", "max_position_embeddings": "512", "type_vocab_size": "2"}
-    out = _ok(typed)  # no preset named: the values are bert-base-uncased's
-    assert out["preset"] == "bert-base-uncased" and out["query"]["preset"] == "bert-base-uncased"
-    assert "bert-base-uncased · BertModel" in out["summary_html"]
-    # Typed back after a detour: the same.
-    assert _ok({**typed, "num_hidden_layers": "24"})["preset"] is None
-    assert _ok({"preset": "bert-base-uncased", "num_hidden_layers": "24", **typed})["preset"] == "bert-base-uncased"
+    # Typed values equal to bert-base-uncased's are not a pick of it (issue 22: never a name the
+    # reader did not choose): no preset, no preset= in the link, the class names the result.
+    out = _ok(typed)
+    assert out["preset"] is None and "preset" not in out["query"]
+    assert "bert-base-uncased" not in out["summary_html"] and "bert-base-uncased" not in out["announce"]
+    assert _ok({**typed, "label": "mine"})["preset"] is None
+    # Asked for and still its values: named; asked for and edited: named, marked as changed.
+    assert _ok({"preset": "bert-base-uncased", **typed})["preset"] == "bert-base-uncased"
+    edited = _ok({"preset": "bert-base-uncased", **typed, "num_hidden_layers": "24"})
+    assert edited["preset"] == "bert-base-uncased" and "changed: num_hidden_layers" in edited["summary_html"]
     # A pasted config.json as published is never named after a preset, even with equal tensors
     # (issue 22: e5-large's equal xlm-roberta-large's): no preset= in its link, "pasted config".
     pasted = api.compute_config(json.dumps(HUB_BERT_BASE_UNCASED), "zh")
@@ -355,21 +359,19 @@ def test_preset_is_found_from_the_values_whatever_the_route():
     assert pasted["architecture"] == "BertForMaskedLM"
     assert "自定义配置 · BertForMaskedLM" in pasted["summary_html"] and "bert-base-uncased" not in pasted["summary_html"]
     assert api.compute_config(json.dumps(HUB_ROBERTA_BASE))["preset"] is None
+    # ... and its link, opened or edited (a label typed after pasting), names no preset either.
+    again = _ok({**pasted["query"], "label": "mine"})
+    assert again["preset"] is None and "preset" not in again["query"] and "bert-base-uncased" not in again["summary_html"]
     # The task's label count is not part of a checkpoint; every size and switch is.
-    assert _ok({**typed, "architecture": "BertForSequenceClassification", "num_labels": "7"})["preset"] == \
+    asked = {"preset": "bert-base-uncased", **typed}
+    assert _ok({**asked, "architecture": "BertForSequenceClassification", "num_labels": "7"})["preset"] == \
         "bert-base-uncased"
-    assert _ok({**typed, "tie_word_embeddings": "0"})["preset"] is None
+    assert "changed" not in _ok({**asked, "architecture": "BertForSequenceClassification", "num_labels": "7"})["summary_html"]
+    assert "changed: tie_word_embeddings" in _ok({**asked, "tie_word_embeddings": "0"})["summary_html"]
     assert api.compute_config(json.dumps({**HUB_BERT_BASE_UNCASED, "pad_token_id": 5}))["preset"] is None
-    # Checkpoints with the same sizes: the one asked for, else the one published with this class.
+    # Checkpoints with the same sizes: the one asked for.
     assert _ok({"preset": "hfl/chinese-roberta-wwm-ext"})["preset"] == "hfl/chinese-roberta-wwm-ext"
     assert _ok({"preset": "bert-base-chinese"})["preset"] == "bert-base-chinese"
-    electra = {"model_type": "electra", "vocab_size": 30522, "embedding_size": 128, "hidden_size": 256,
-               "num_hidden_layers": 12, "num_attention_heads": 4, "intermediate_size": 1024,
-               "max_position_embeddings": 512, "type_vocab_size": 2}
-    assert _ok({**{k: str(v) for k, v in electra.items()}, "architecture": "ElectraForMaskedLM"})["preset"] == \
-        "google/electra-small-generator"
-    assert _ok({**{k: str(v) for k, v in electra.items()}, "architecture": "ElectraForPreTraining"})["preset"] == \
-        "google/electra-small-discriminator"
     # _name_or_path is quoted as what it is (often the checkpoint fine-tuned from), never the name.
     e5 = api.compute_config(json.dumps({**HUB_ROBERTA_BASE, "_name_or_path": "xlm-roberta-base"}), "en")
     assert "pasted config (_name_or_path: xlm-roberta-base) · RobertaForMaskedLM" in e5["summary_html"]
@@ -710,3 +712,43 @@ def test_step_keys_travel_in_the_link_when_not_the_default():
     assert again["query"] == q and again["total"] == pasted["total"] == BASE_TOTAL
     assert "hidden_dropout_prob" not in _ok(api.DEFAULT_PARAMS)["query"]
     assert _err({**q, "hidden_dropout_prob": "2"})["code"] == "bad_fraction"
+def test_a_label_keeps_the_hub_row_and_the_strip_says_about():
+    # bert-base-uncased's published file holds BertForPreTraining: 110,106,428 (the Hub's count).
+    for params in ({"preset": "bert-base-uncased"}, {"preset": "bert-base-uncased", "label": "mine"}):
+        assert 'data-hub-count="110106428"' in api.compute(params)["html"], params
+    assert "data-hub-count" not in api.compute({"preset": "bert-base-uncased", "num_hidden_layers": "3"})["html"]
+    # The strip under the form reads as the summary does: "about 109.5M" / "约 1.095 亿" (chinese-review-2 L16).
+    assert api.compute({}, "en")["short_text"] == "about 109.5M"
+    assert api.compute({}, "zh")["short_text"] == "约 1.095 亿"
+    assert '<span class="calc-mini-short">约 1.095 亿</span>' in api.render_widget("zh")
+
+
+def test_the_link_holds_only_what_differs_from_where_it_starts():
+    """Issue 22 item 5 (reader review 8: links of ~600 characters, active_fraction=1 among them)."""
+    # A preset as picked: its name, the family, the class and the pooler; nothing else.
+    out = _ok({"preset": "roberta-base"})
+    assert out["link"] == {"preset": "roberta-base", "model_type": "roberta", "architecture": "RobertaModel",
+                           "pooler": "1"}
+    # Edited: the changed value joins it; a plan's keys too.
+    out = _ok({"preset": "roberta-base", "num_hidden_layers": "6", "lora_r": "8"})
+    assert out["link"] == {"preset": "roberta-base", "model_type": "roberta", "architecture": "RobertaModel",
+                           "pooler": "1", "num_hidden_layers": "6", "lora_r": "8"}
+    # Without a preset the starting point is HF's defaults: RoFormer's embedding_size follows hidden_size,
+    # so 768 stays in the link once hidden_size is 1024 (left out, it would come back as 1024).
+    typed = {"model_type": "roformer", "hidden_size": "1024", "num_attention_heads": "16", "embedding_size": "768"}
+    link = _ok(typed)["link"]
+    assert link["embedding_size"] == "768" and link["hidden_size"] == "1024" and "vocab_size" not in link
+    assert _ok({"model_type": "roformer", "hidden_size": "1024", "num_attention_heads": "16"})["query"][
+        "embedding_size"] == "1024"
+    # Every preset with each class, named and not: the link reopens the very same state.
+    for name, preset in PRESETS.items():
+        for arch in FAMILIES[preset.config["model_type"]].architectures[:2]:
+            params = {"preset": name, "architecture": arch.name, "active_fraction": "1"}
+            if arch.labels_must_be is not None:
+                params["num_labels"] = str(arch.labels_must_be)
+            out = _ok(params)
+            assert "active_fraction" not in out["link"]
+            for start in (params, {k: v for k, v in out["query"].items() if k != "preset"}):
+                first = _ok(start)
+                again = _ok(first["link"])
+                assert again["query"] == first["query"] and again["total"] == first["total"], (name, arch.name)

@@ -3,7 +3,7 @@ import contextlib
 import io
 import json
 
-from calculator import charts, views
+from calculator import api, charts, views
 from calculator.build import build
 from calculator.cli import main
 from calculator.i18n import LABELS
@@ -303,3 +303,65 @@ def test_limits_read_with_thousands_separators():
         assert "at most 10,000,000" in exc.message("en") and "最大 10,000,000" in exc.message("zh")
     else:
         raise AssertionError("vocab_size above the limit was accepted")
+
+
+def test_a_class_other_than_the_base_model_says_how_it_differs():
+    """Issue 22, item 1: "ElectraForPreTraining: +N for the pre-training head", from the inventory's own modules."""
+    # ELECTRA's defaults (H = 256): the discriminator head is dense (H·H + H) and dense_prediction (H + 1).
+    electra = build({"model_type": "electra"}, "ElectraForPreTraining")
+    head = 256 * 256 + 256 + 256 + 1
+    assert head == 66_049
+    assert views.class_difference_line(electra, "en") == (
+        "ElectraForPreTraining has 66,049 more parameters than the base model, ElectraModel"
+        " (adds discriminator_predictions: 66,049)")
+    assert views.class_difference_line(electra, "zh") == (
+        "ElectraForPreTraining 比基础模型 ElectraModel 多 66,049 个参数（新增 discriminator_predictions：66,049）")
+    # BertForMaskedLM: cls.predictions (transform 768² + 768, its LayerNorm 2·768, the decoder's bias 30,522;
+    # the decoder's weight is the word table's) and no pooler (768² + 768).
+    mlm = build({"model_type": "bert"}, "BertForMaskedLM")
+    cls, pooler = 768 * 768 + 768 + 2 * 768 + 30522, 768 * 768 + 768
+    line = views.class_difference_line(mlm, "en", markdown=True)
+    assert line == (f"`BertForMaskedLM` has {cls - pooler:,} more parameters than the base model, `BertModel`"
+                    f" (adds `cls`: {cls:,}; without `pooler`: {pooler:,})")
+    assert line in views.summary_markdown(mlm, "en")
+    # A class smaller than the base model says "fewer" / "少"; the base model itself says nothing.
+    no_pooler_head = build({"model_type": "bert", "num_hidden_layers": 0}, "BertForTokenClassification")
+    assert views.class_difference(no_pooler_head).difference == 2 * 768 + 2 - pooler
+    assert " fewer " in views.class_difference_line(no_pooler_head, "en")
+    assert " 少 " in views.class_difference_line(no_pooler_head, "zh")
+    assert views.class_difference(build({"model_type": "bert"})) is None
+    assert views.class_difference_line(build({"model_type": "bert"}), "en") is None
+    assert "calc-class-diff" in api.compute({"architecture": "BertForMaskedLM"})["summary_html"]
+    assert "calc-class-diff" not in api.compute({})["summary_html"]
+
+
+def test_the_cli_usage_errors_and_help_are_in_the_chosen_language():
+    """chinese-review-2: the CLI's argparse messages were English only. Each is coded "usage", exit 2,
+    one line on stderr or a JSON object on stdout, in the language --lang names (read before argparse)."""
+    see = {"en": "See python -m calculator --help for the options.", "zh": "全部选项见 python -m calculator --help。"}
+    cases = (
+        (("--bogus", "x"), {"en": "unrecognized arguments: --bogus x. ", "zh": "无法识别的参数：--bogus x。"}),
+        (("--format", "xml"), {"en": "--format: invalid choice 'xml' (choose from ",
+                               "zh": "--format 的取值 'xml' 无效（可选："}),
+        (("--preset",), {"en": "--preset needs a value. ", "zh": "--preset 后面需要一个值。"}),
+        (("--preset", "a", "--config", "b"), {"en": "--config cannot be used together with --preset. ",
+                                              "zh": "--config 不能与 --preset 同时使用。"}),
+        (("--table=1",), {"en": "--table takes no value (got '1'). ", "zh": "--table 不接受取值（当前为 '1'）。"}),
+        (("--lora-", "3"), {"en": "--lora- is ambiguous: it could be --lora-r, --lora-targets, --lora-bias. ",
+                            "zh": "选项 --lora- 有歧义，可能是：--lora-r、--lora-targets、--lora-bias。"}),
+    )
+    for args, words in cases:
+        for lang in ("en", "zh"):
+            code, out, err = run_cli(*args, "--lang", lang)
+            assert code == 2 and out == "" and err.count("\n") == 1, (args, err)
+            assert err.startswith("error: usage: " + words[lang]) and err.rstrip("\n").endswith(see[lang]), err
+            if "--format" not in args:
+                code, out, err = run_cli(*args, "--format", "json", "--lang", lang)
+                assert code == 2 and err == ""
+                assert json.loads(out) == {"error": {"code": "usage", "message": json.loads(out)["error"]["message"]}}
+                assert json.loads(out)["error"]["message"].startswith(words[lang])
+    code, out, err = run_cli("--help", "--lang", "zh")
+    assert code == 0 and out.startswith("用法：python -m calculator [-h]")
+    assert "\n选项：\n" in out and "  -h, --help            显示本帮助并退出" in out and "options" not in out
+    code, out, err = run_cli("--help")
+    assert code == 0 and out.startswith("usage: python -m calculator [-h]") and "\noptions:\n" in out

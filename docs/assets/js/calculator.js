@@ -32,7 +32,6 @@ function main(root) {
   const staleText = byId("calc-stale-note");
   const staleFix = byId("calc-stale-fix");
   const extrasNote = byId("calc-extras");
-  const copyStatus = byId("calc-copy-status");
   const mini = byId("calc-mini");
   const presetSel = byId("calc-preset");
   const labelInput = byId("calc-label");
@@ -60,12 +59,11 @@ function main(root) {
   let pending = null; // the newest request not yet sent
   let copies = { markdown: schema.initial.markdown, text: schema.initial.text };
   let tensorRows = null; // the open-on-demand per-tensor table of the result shown
-  let fieldMarked = false;
-  let dimTimer = null; // dims the shown result when an answer takes longer than a moment // whether the error shown is beside a field (else in the page-level slot)
+  let fieldMarked = false; // whether an error shown is beside a field (else only in the page-level slot)
+  let dimTimer = null; // dims the shown result when an answer takes longer than a moment
   // Whether the result shown was computed for inputs the reader had: false while a link's
   // own inputs have never been computed (the page still shows its pre-rendered default).
   let shownIsTheirs = true;
-  let lastEdited = null; // the form control the reader changed last: an error about it is shown beside it
   // config.json keys that change the result but have no field (schema.families[mt].extras, e.g.
   // pad_token_id): taken from the last state Python answered for, sent with every form change,
   // dropped when the family or the preset changes. Strings only, shown as text.
@@ -208,6 +206,7 @@ function main(root) {
   // --------------------------------------------------------------- errors
 
   function clearErrors() {
+    delete root.dataset.errors;
     for (const el of root.querySelectorAll("[data-error-code]")) {
       el.removeAttribute("data-error-code");
       el.textContent = "";
@@ -234,37 +233,68 @@ function main(root) {
     return slot && !slot.parentElement.closest("[hidden]") ? input : null;
   }
 
-  function showError(error) {
-    clearErrors();
-    const code = (error && error.code) || "internal";
-    const message = (error && error.message) || L.error_internal;
-    // Every field the error is about is marked (hidden_size and num_attention_heads that do not
-    // divide); the message is shown once, beside the one just edited if it is one of them.
-    const fields = error && Array.isArray(error.fields) ? error.fields : [error && error.field];
-    const inputs = fields.map(errorInput).filter(Boolean);
-    const input = inputs.includes(lastEdited) ? lastEdited : inputs[0] || null;
-    const slot = input ? byId(`${input.id}-error`) : general;
-    slot.textContent = message;
-    slot.dataset.errorCode = code;
-    slot.hidden = false;
-    for (const el of inputs) {
-      el.setAttribute("aria-invalid", "true");
-      if (el === input) continue;
-      const own = el.getAttribute("aria-describedby") || "";
-      el.dataset.ownDescribedby = own;
-      el.setAttribute("aria-describedby", `${own} ${slot.id}`.trim());
+  // One message in its slot; a second one for the same slot follows it, with its own code.
+  function putMessage(slot, code, message) {
+    if (slot.dataset.errorCode) {
+      const more = document.createElement("span");
+      more.className = "calc-err-more";
+      more.dataset.errorCode = code;
+      more.textContent = message;
+      slot.append(more);
+    } else {
+      slot.textContent = message;
+      slot.dataset.errorCode = code;
     }
-    if (error && error.field === "config") configBox.open = true;
-    // "Fix the marked field" only when one is marked; else the message above says what to change.
-    fieldMarked = Boolean(input);
-    staleFix.textContent = !fieldMarked ? L.stale_fix_general : inputs.length > 1 ? L.stale_fix_fields : L.stale_fix_field;
+    slot.hidden = false;
+  }
+
+  // A single error (the watchdog's, or a caller that has one): as a list of one.
+  function showError(error) {
+    showErrors([error]);
+  }
+
+  // Every error of a request at once (calculator.api: result.errors, each {code, field, fields,
+  // message}): each beside its field, the same field whether the input came from the link or was
+  // typed (its first field; the others it names are marked and point to it), the ones without a
+  // field on screen together in the page-level slot. All are announced; the first is brought into view.
+  function showErrors(errors) {
+    clearErrors();
+    const list = Array.isArray(errors) && errors.length ? errors : [null];
+    const slots = [];
+    const marked = new Set();
+    const messages = [];
+    for (const error of list) {
+      const code = (error && error.code) || "internal";
+      const message = (error && error.message) || L.error_internal;
+      const fields = error && Array.isArray(error.fields) ? error.fields : [error && error.field];
+      const inputs = fields.map(errorInput).filter(Boolean);
+      const input = inputs[0] || null;
+      const slot = input ? byId(`${input.id}-error`) : general;
+      putMessage(slot, code, message);
+      if (!slots.includes(slot)) slots.push(slot);
+      messages.push(message);
+      for (const el of inputs) {
+        el.setAttribute("aria-invalid", "true");
+        marked.add(el);
+        if (el === input || el.dataset.ownDescribedby !== undefined) continue;
+        const own = el.getAttribute("aria-describedby") || "";
+        el.dataset.ownDescribedby = own;
+        el.setAttribute("aria-describedby", `${own} ${slot.id}`.trim());
+      }
+      if (error && error.field === "config") configBox.open = true;
+    }
+    // "Fix the marked field(s)" when fields are marked; else the message above says what to change.
+    fieldMarked = marked.size > 0;
+    staleFix.textContent = !fieldMarked ? L.stale_fix_general : marked.size > 1 ? L.stale_fix_fields : L.stale_fix_field;
     staleText.textContent = shownIsTheirs ? L.stale : L.stale_link;
     placeholder(false);
     markStale(true);
     root.dataset.result = "stale";
-    live.textContent = message;
-    // Brought into view (a link's error may be far from where the reader is), and announced above.
-    if (slot.getBoundingClientRect && !slot.closest("[hidden]")) slot.scrollIntoView({ block: "nearest" });
+    root.dataset.errors = String(list.length);
+    live.textContent = messages.join(" ");
+    // The first brought into view (a link's error may be far from where the reader is); all announced above.
+    const first = slots[0];
+    if (first && first.getBoundingClientRect && !first.closest("[hidden]")) first.scrollIntoView({ block: "nearest" });
   }
 
   // The shown result no longer matches the inputs: dim it, say so, and drop data-total.
@@ -326,7 +356,7 @@ function main(root) {
     }
     for (const el of [output, summary, mini]) el.classList.remove("calc-stale");
     mini.querySelector("strong").textContent = result.total_text;
-    mini.querySelector(".calc-mini-short").textContent = result.short;
+    mini.querySelector(".calc-mini-short").textContent = result.short_text || result.short; // "约 1.095 亿"
     // With a LoRA or freezing plan the strip also keeps its trainable count in sight (result.py's data-mini).
     const plan = output.querySelector(".calc-plan[data-mini]");
     const miniPlan = mini.querySelector(".calc-mini-plan");
@@ -343,7 +373,9 @@ function main(root) {
       presetSel.value = result.preset || "";
       setExtras(result.query);
     }
-    const query = new URLSearchParams({ ...result.query, ...costsLinkQuery(result.costs) }).toString();
+    // The address (and so Copy link) holds only what differs from the link's starting point (result.link),
+    // and the Training cost panel's keys while it is open.
+    const query = new URLSearchParams({ ...(result.link || result.query), ...costsLinkQuery(result.costs) }).toString();
     history.replaceState(history.state, "", `${location.pathname}?${query}${location.hash}`);
     patchLanguageLinks();
     live.textContent = result.announce;
@@ -440,7 +472,9 @@ function main(root) {
       root.dataset.readyAt = Math.round(performance.now());
       root.dataset.bootTimings = JSON.stringify(msg.timings || {});
       root.dataset.state = "ready";
-      status.textContent = L.status_ready;
+      // "Ready" once the shown result is the reader's: while a link's (or an early keystroke's) answer is
+      // still on its way, the status keeps saying so (reader review L17: "Ready" came before the link's result).
+      if (status.textContent !== L.status_loading_other || !(inFlight || pending)) status.textContent = L.status_ready;
       status.classList.remove("calc-failed");
       if (inFlight) armWatchdog(); // sent before Python was up: its time starts now
       else sendPending();
@@ -459,13 +493,14 @@ function main(root) {
       }
       delete root.dataset.busy;
       clearTimeout(dimTimer);
+      if (status.textContent === L.status_loading_other) status.textContent = L.status_ready;
       const result = msg.result || {};
       if (result.ok) {
         showResult(result, origin);
         showCosts(result.costs, origin);
       } else {
         if (result.detail) console.error("calculator:", result.detail);
-        showError(result.error);
+        showErrors(Array.isArray(result.errors) ? result.errors : [result.error]);
         if (costsOutput) costsOutput.classList.add("calc-stale"); // the panel's answer is the last good model's
       }
     }
@@ -588,7 +623,6 @@ function main(root) {
 
   form.addEventListener("submit", (event) => event.preventDefault());
   form.addEventListener("input", (event) => {
-    lastEdited = event.target;
     if (event.target.matches("input[type=text]")) {
       clearPasted();
       fromForm();
@@ -596,7 +630,6 @@ function main(root) {
   });
   form.addEventListener("change", (event) => {
     const t = event.target;
-    lastEdited = t;
     if (t === presetSel) {
       if (!presetSel.value) return;
       clearPasted();
@@ -671,6 +704,9 @@ function main(root) {
     return `${main}\n\n${title}\n${location.href}\n`;
   }
   for (const button of root.querySelectorAll("button[data-copy]")) {
+    // The page has the buttons twice (at the top and after the form): each says what it did beside itself.
+    const group = button.closest(".calc-actions");
+    const copyStatus = (group && group.querySelector(".calc-copy-status")) || byId("calc-copy-status");
     button.addEventListener("click", async () => {
       const kind = button.dataset.copy;
       // Only a result computed for the inputs shown is copied: not one still being computed
