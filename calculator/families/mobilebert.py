@@ -27,7 +27,7 @@ from dataclasses import replace
 from typing import Any, Mapping
 
 from ..config import Field, read_fields
-from ..costs import CostModel, Sim, T
+from ..costs import CostModel, Sim, T, activation_key, classifier_dropout, dropouts, unread
 from ..errors import CalcError
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
@@ -406,7 +406,7 @@ def step_check(inv: Inventory) -> None:
             raise CalcError("costs_widths", module=module, expected=w, got=got)
 
 
-COSTS = CostModel(step_program, bert.absolute_positions(), check=step_check)
+COSTS = CostModel(step_program, bert.absolute_positions(), check=step_check, keys=unread((activation_key("relu"), *dropouts("hidden_dropout_prob", default=0.0), *dropouts("attention_probs_dropout_prob"), classifier_dropout())))
 
 
 def mobilebert_config() -> dict[str, Any]:

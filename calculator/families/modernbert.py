@@ -22,7 +22,7 @@ from dataclasses import replace
 from typing import Any
 
 from ..config import Field, read_fields
-from ..costs import CostModel, Sim, T
+from ..costs import CostModel, Sim, T, activation_key, dropouts, unread
 from ..errors import CalcError
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
@@ -292,7 +292,7 @@ def step_check(inv: Inventory) -> None:
         raise CalcError("costs_forward_fails", key="num_attention_heads", value=c["num_attention_heads"])
 
 
-COSTS = CostModel(step_program, None, check=step_check)
+COSTS = CostModel(step_program, None, check=step_check, keys=unread((activation_key("gelu", key="hidden_activation"), *dropouts("embedding_dropout", "attention_dropout", "mlp_dropout", "classifier_dropout", default=0.0), activation_key("gelu", key="classifier_activation"))))
 
 
 # ------------------------------------------------------------------ random configs

@@ -28,7 +28,7 @@ from dataclasses import replace
 from typing import Any, Callable, Mapping
 
 from ..config import Field, read_fields
-from ..costs import CostModel, Sim, T
+from ..costs import CostModel, Sim, T, activation_key, classifier_dropout, dropouts, unread
 from ..errors import CalcError
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
@@ -224,7 +224,7 @@ def step_check(inv: Inventory) -> None:
         raise CalcError("costs_rotary_odd_head", head_size=d)
 
 
-COSTS = CostModel(step_program, None, check=step_check)
+COSTS = CostModel(step_program, None, check=step_check, keys=unread((activation_key("silu"), *dropouts("hidden_dropout_prob", "attention_probs_dropout_prob", default=0.0), classifier_dropout())))
 
 
 def nomic_config(vocab: int = 30528) -> dict[str, Any]:
