@@ -290,7 +290,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "{module} takes inputs {expected} wide, but this config gives it {got}-wide ones: the layer widths do not "
         "fit together. transformers builds such a model, but its forward pass fails (or runs only by broadcasting or "
         "reshaping numbers across tokens), so its training step is not costed. Make the widths agree.",
-        "zh": "{module} 的输入宽度应为 {expected}，而按这个配置它收到的输入宽度为 {got}：各层宽度对不上。"
+        "zh": "{module} 的输入宽度应为 {expected}，按这个配置却是 {got}：各层宽度对不上。"
         "transformers 能构建这样的模型，但前向计算会报错（或只能靠广播、跨 token 重排数据勉强跑通），因此不计算它的训练开销。请让各宽度一致。",
     },
     "costs_no_ffn": {

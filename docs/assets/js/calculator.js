@@ -818,11 +818,9 @@ function main(root) {
       fromForm();
     });
     costsPanel.addEventListener("input", (event) => {
-      lastEdited = event.target;
       if (event.target.matches("input[type=text]")) fromForm();
     });
     costsPanel.addEventListener("change", (event) => {
-      lastEdited = event.target;
       if (!event.target.matches("input[type=text]")) fromForm();
     });
     for (const button of costsPanel.querySelectorAll("button[data-costs-copy]")) {
