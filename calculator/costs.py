@@ -274,6 +274,20 @@ class Sim:
                 self.save(a)
         return self.new(out_shape, a.grad or b_grad or bias_grad, itemsize)
 
+    def product(self, a: T, b: T, flops: int, shape: Sequence[int]) -> T:
+        """A matrix product of two tensors that may each need a gradient (``mm``/``bmm``): ``flops`` in the
+        forward; in the backward the same again for each factor that needs a gradient, whose formula keeps
+        the other factor (derivatives.yaml: ``grad.mm(mat2.t())``, ``self.t().mm(grad)``)."""
+        self.forward += flops
+        if self.grad_mode:
+            if a.grad:
+                self.backward += flops
+                self.save(b)
+            if b.grad:
+                self.backward += flops
+                self.save(a)
+        return self.new(shape, a.grad or b.grad)
+
     def bmm(self, a: T, b: T) -> T:
         """``torch.matmul`` of two 4-D tensors: both reshaped to 3-D (a copy where strides demand), then ``bmm``."""
         batch = a.shape[:-2]
@@ -283,16 +297,7 @@ class Sim:
         n, k, m = a.shape[-2], a.shape[-1], b.shape[-1]
         a3 = self.reshape(a, (nb, n, k))
         b3 = self.reshape(b, (nb, k, m))
-        flops = 2 * nb * n * k * m
-        self.forward += flops
-        if self.grad_mode:
-            if a3.grad:
-                self.backward += flops
-                self.save(b3)
-            if b3.grad:
-                self.backward += flops
-                self.save(a3)
-        out = self.new((nb, n, m), a3.grad or b3.grad)
+        out = self.product(a3, b3, 2 * nb * n * k * m, (nb, n, m))
         return self.view(out, (*batch, n, m))
 
     def pointwise(self, t: T) -> T:
@@ -535,16 +540,7 @@ class Sim:
         k, n = m.shape
         flat = self.reshape(x, (-1, k))
         rows = flat.shape[0]
-        flops = 2 * rows * k * n
-        self.forward += flops
-        if self.grad_mode:
-            if flat.grad:
-                self.backward += flops
-                self.save(m)
-            if m.grad:
-                self.backward += flops
-                self.save(flat)
-        return self.new((*x.shape[:-1], n), flat.grad or m.grad)
+        return self.product(flat, m, 2 * rows * k * n, (*x.shape[:-1], n))
 
     def conv1x1(self, module: str, x: T) -> T:
         """``nn.Conv1d`` with kernel size 1 on [B, C_in, L] (SqueezeBERT), or peft's LoRA layer around it.
@@ -684,16 +680,7 @@ class Sim:
         nb, nl, nk, nr = prod(batch), prod(left), prod(summed), prod(right)
         a3 = self.reshape(arranged(a, la, batch + left + summed + right), (nb, nl, nk))
         b3 = self.reshape(arranged(b, lb, batch + summed + right + left), (nb, nk, nr))
-        flops = 2 * nb * nl * nk * nr
-        self.forward += flops
-        if self.grad_mode:
-            if a3.grad:
-                self.backward += flops
-                self.save(b3)
-            if b3.grad:
-                self.backward += flops
-                self.save(a3)
-        out = self.new((nb, nl, nr), a3.grad or b3.grad)
+        out = self.product(a3, b3, 2 * nb * nl * nk * nr, (nb, nl, nr))
         order = batch + left + right
         stride, strides = 1, {}
         for c in reversed(order):
