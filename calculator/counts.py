@@ -259,12 +259,6 @@ def _ancestors(module: str) -> list[str]:
     return out
 
 
-def _parent(module: str) -> str | None:
-    if module == "":
-        return None
-    return module.rpartition(".")[0]
-
-
 def torchinfo_total(inv: Inventory) -> tuple[int, tuple[str, ...]]:
     """torchinfo 1.8.0's ``Total params`` without input, and the names it counts twice.
 
@@ -289,8 +283,8 @@ def torchinfo_total(inv: Inventory) -> tuple[int, tuple[str, ...]]:
                     continue
                 seen.add((module, key))
             sizes[module] = sizes.get(module, 0) + t.count
-        for module in chain[1:]:
-            children.setdefault(_parent(module) or "", set()).add(module)
+        for parent, module in zip(chain, chain[1:]):
+            children.setdefault(parent, set()).add(module)
     total = 0
     negative: list[str] = []
     for module, n in sizes.items():

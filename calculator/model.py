@@ -74,9 +74,11 @@ class Tensor:
         """The name of the module that holds it (``encoder.layer.0.attention.self.query``)."""
         return self.name.rpartition(".")[0]
 
-    @property
-    def count(self) -> int:
-        return math.prod(self.shape)
+    #: The number of elements, worked out once: an answer reads it hundreds of thousands of times.
+    count: int = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "count", math.prod(self.shape))  # frozen: the dataclass-documented way
 
 
 @dataclass(frozen=True)
@@ -261,8 +263,8 @@ class TensorList:
         out: list[Tensor] = []
         for t in self.items:
             key = resolve(t.name) if t.name in root else (t.name if t.name in owners else None)
-            if key is None:
-                out.append(replace(t, owner=None))
+            if key is None:  # shares nothing (so declared without ``shares=``): kept as it is
+                out.append(t)
                 continue
             tied = first.get(key)
             if tied is None:
