@@ -25,7 +25,8 @@ What it does
 ``on_post_build``
     Copies the Pyodide runtime from ``node_modules/pyodide`` (installed by
     ``npm ci``; no CDN is used at run time) to ``assets/pyodide/``, and every
-    ``.py`` file of the repository's ``calculator/`` package to
+    ``.py`` file of the repository's ``calculator/`` package but the command
+    line's own (:data:`CLI_ONLY`) to
     ``assets/calculator-src/calculator/``, with ``assets/calculator-src/manifest.json``
     (paths, sizes, SHA-256). The worker loads exactly those files, so the browser
     runs the package that pytest checks, not a copy kept somewhere else. Beside
@@ -81,6 +82,11 @@ CSS = "assets/css/calculator.css"
 SCRIPT = "assets/js/calculator.js"
 STARTER = "assets/js/calculator-start.js"
 WORKER = "assets/js/worker.js"
+#: The command line's own modules. The page never imports them (the worker calls
+#: ``calculator.api``; tests/properties/test_layering.py holds that nothing else
+#: imports them), so they are not shipped, and neither are the standard library
+#: modules only they import (argparse and gettext: 38 KB of the stdlib zip).
+CLI_ONLY = ("calculator/__main__.py", "calculator/cli.py")
 
 MOUNT = re.compile(r'<div class="calculator-mount" data-lang="(en|zh)"></div>')
 _MARK = "calculator_page"
@@ -148,13 +154,15 @@ def _sha256(data: bytes) -> str:
 
 
 def package_sources() -> list[str]:
-    """Every ``.py`` file of ``calculator/``, as POSIX paths relative to the repository root."""
+    """The ``.py`` files of ``calculator/`` the page runs (all but :data:`CLI_ONLY`), as
+    POSIX paths relative to the repository root."""
     found = []
     for folder, dirs, names in os.walk(PACKAGE_DIR):
         dirs[:] = sorted(d for d in dirs if not d.startswith((".", "__pycache__")))
         for name in sorted(names):
-            if name.endswith(".py"):
-                found.append(os.path.relpath(os.path.join(folder, name), ROOT).replace(os.sep, "/"))
+            rel = os.path.relpath(os.path.join(folder, name), ROOT).replace(os.sep, "/")
+            if name.endswith(".py") and rel not in CLI_ONLY:
+                found.append(rel)
     return found
 
 

@@ -52,6 +52,14 @@ def test_families_never_import_the_engine_views_or_page():
                                           "calculator.charts", "calculator.cli", "calculator.presets")), (path.name, module)
 
 
+def test_only_the_cli_entry_point_imports_the_cli():
+    """The site does not ship calculator/cli.py (sitegen/calculator_assets.py CLI_ONLY): a module the
+    page runs that imported it would fail in the browser."""
+    importers = sorted(path.relative_to(PKG).as_posix() for path in PKG.rglob("*.py")
+                       if any(m == "calculator.cli" or m.startswith("calculator.cli.") for m in _imports(path)))
+    assert importers == ["__main__.py"], importers
+
+
 def test_views_never_import_the_page():
     for path in (PKG / "views").glob("*.py"):
         assert not any(m.startswith(("calculator.api", "calculator.page", "calculator.cli")) for m in _imports(path)), path

@@ -12,9 +12,10 @@
 // path the unit tests take. Any import of a standard library module left out of it
 // fails loudly: a finder at the end of sys.meta_path raises ModuleNotFoundError and
 // records it, so even an `except ImportError` cannot hide it (the report lists it).
-// The one exception: a module the tests themselves import to compare against (a test
-// file's own `import html`, not the calculator's) comes from npm's zip and is listed
-// apart. The repository is mounted at /repo; the same calculator/ files the site
+// The exceptions: a module the tests themselves import to compare against (a test
+// file's own `import html`, not the calculator's), and one the command line's own
+// modules import (calculator/cli.py's argparse: the site does not ship the CLI,
+// sitegen/calculator_assets.py CLI_ONLY), come from npm's zip and are listed apart. The repository is mounted at /repo; the same calculator/ files the site
 // ships are imported. Prints "N passed, N failed" and then one JSON line;
 // exit status 1 on any failure or any import outside the zip.
 import { loadPyodide } from "pyodide";
@@ -41,20 +42,25 @@ sys.dont_write_bytecode = True
 NPM = "/npm-stdlib.zip"
 with open("/npm-modules.json", encoding="utf-8") as fh:
     npm_modules = set(json.load(fh))
-outside, for_tests = [], []
+outside, for_tests, for_cli = [], [], []
+# The command line's own modules, which the site does not ship (sitegen/calculator_assets.py CLI_ONLY).
+CLI_ONLY = ("/repo/calculator/__main__.py", "/repo/calculator/cli.py")
 
 
-def asked_by_a_test():
-    """The import was written in a test file, not reached from the calculator's code."""
+def asked_by():
+    """Who wrote the import: "test" (a test file), "cli" (the CLI's own modules), or None
+    (the code the page runs): the innermost frame in the repository decides."""
     frame = sys._getframe(2)
     while frame is not None:
         where = frame.f_code.co_filename
+        if where in CLI_ONLY:
+            return "cli"
         if where.startswith("/repo/calculator/"):
-            return False
+            return None
         if where.startswith("/repo/tests/"):
-            return True
+            return "test"
         frame = frame.f_back  # the import machinery, the standard library: look further out
-    return False
+    return None
 
 
 class OutsideTheShippedStdlib:
@@ -64,8 +70,9 @@ class OutsideTheShippedStdlib:
     def find_spec(name, path=None, target=None):
         if name not in npm_modules:
             return None  # not a standard library module at all: the usual ModuleNotFoundError
-        if asked_by_a_test():
-            for_tests.append(name)
+        who = asked_by()
+        if who is not None:
+            (for_tests if who == "test" else for_cli).append(name)
             parent = name.rpartition(".")[0]
             return zipimport.zipimporter(NPM + ("/" + parent.replace(".", "/") if parent else "")).find_spec(name)
         caller = sys._getframe(1)
@@ -108,7 +115,7 @@ for fname in sorted(os.listdir("/repo/tests/unit")):
 print(f"{passed} passed, {failed} failed")
 loaded = sorted({m.__spec__.origin for m in list(sys.modules.values())
                  if getattr(m, "__spec__", None) is not None and isinstance(m.__spec__.loader, zipimport.zipimporter)})
-print(json.dumps({"passed": passed, "failed": failed, "outside": outside, "for_tests": sorted(set(for_tests)),
+print(json.dumps({"passed": passed, "failed": failed, "outside": outside, "for_tests": sorted(set(for_tests)), "for_cli": sorted(set(for_cli)),
                   "guard_check": guard_check,
                   "stdlib": stdlib, "loaded": loaded}))
 failed + len(outside) + (not guard_check)
