@@ -174,12 +174,13 @@ def sparse_limit(c: Mapping[str, Any]) -> int:
 
 
 def runs_block_sparse(c: Mapping[str, Any], seq_len: int) -> bool:
-    """Whether the forward of length ``seq_len`` runs block-sparse attention.
+    """Whether the forward of length ``seq_len`` stays block-sparse: pads to the block size, and runs the kernel.
 
     ``BigBirdModel.__init__`` already switches a model with cross-attention to
     ``original_full``; ``forward`` switches any other when L is at most :func:`sparse_limit`.
+    A model without layers still pads (the padding follows the model's attention type).
     """
-    if c["attention_type"] != "block_sparse" or c["add_cross_attention"] or c["num_hidden_layers"] == 0:
+    if c["attention_type"] != "block_sparse" or c["add_cross_attention"]:
         return False
     return seq_len > sparse_limit(c)
 
@@ -342,9 +343,10 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     c = inv.config
     sparse = runs_block_sparse(c, n)
     block, rand = coerce_int("block_size", c["block_size"]), coerce_int("num_random_blocks", c["num_random_blocks"])
-    if sparse and (block < 1 or rand < 1):  # L % 0 divides by zero; no random block leaves an empty cat
-        raise CalcError("costs_forward_fails", key="block_size" if block < 1 else "num_random_blocks",
-                        value=block if block < 1 else rand)
+    if sparse and block < 1:  # _pad_to_block_size: L % 0 divides by zero
+        raise CalcError("costs_forward_fails", key="block_size", value=block)
+    if sparse and rand < 1 and c["num_hidden_layers"] > 0:  # no random block: the kernel's cat of nothing fails
+        raise CalcError("costs_forward_fails", key="num_random_blocks", value=rand)
     padded = n + (block - n % block) % block if sparse else n  # _pad_to_block_size
     if padded > c["max_position_embeddings"]:  # the position_ids buffer's slice is shorter than the padded input
         raise CalcError("costs_seq_too_long", value=n, maximum=c["max_position_embeddings"] // block * block)
