@@ -349,7 +349,9 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
         raise CalcError("costs_forward_fails", key="num_random_blocks", value=rand)
     padded = n + (block - n % block) % block if sparse else n  # _pad_to_block_size
     if padded > c["max_position_embeddings"]:  # the position_ids buffer's slice is shorter than the padded input
-        raise CalcError("costs_seq_too_long", value=n, maximum=c["max_position_embeddings"] // block * block)
+        table, limit = c["max_position_embeddings"], sparse_limit(c)
+        longest = table // block * block if table // block * block > limit else min(limit, table)
+        raise CalcError("costs_block_padding", value=n, padded=padded, block=block, maximum=table, longest=longest)
     prefix = bert.step_prefix(inv)
     kind = bert.step_task(inv)
     if kind == "ForQuestionAnswering" and n > 1 and c["type_vocab_size"] < 2:

@@ -53,11 +53,13 @@ def adjust_big_bird(rng: random.Random, raw: dict[str, Any]) -> None:
     """
     if raw.get("attention_type") not in (None, "block_sparse", "original_full"):
         raw["attention_type"] = rng.choice(["block_sparse", "original_full"])
-    if raw.get("add_cross_attention"):
-        raw["is_decoder"] = True
     if rng.random() < 0.7:
         block = rng.choice([1, 2, 2, 3])
         raw.update(attention_type="block_sparse", block_size=block, num_random_blocks=rng.choice([1, 2, 3][:4 - block]))
+        if rng.random() < 0.8:
+            raw["add_cross_attention"] = False  # with it, BigBirdModel switches to full attention
+    if raw.get("add_cross_attention"):
+        raw["is_decoder"] = True
     raw["type_vocab_size"] = max(2, raw.get("type_vocab_size", 2))  # question answering makes type 1 itself
 
 
@@ -442,6 +444,66 @@ def test_every_covered_family_has_a_case() -> None:
             "megatron-bert", "xlm-roberta-xl", "xmod", "rembert", "roformer", "esm", "nomic_bert",
             "big_bird", "longformer", "mobilebert", "squeezebert", "convbert", "funnel", "deberta", "deberta-v2",
             "modernbert"} <= set(COVERED)
+
+
+def test_big_bird_draws_run_block_sparse_where_the_engine_says() -> None:
+    """The draws reach the block-sparse kernel (most of them), and the engine's switch to full attention is
+    transformers' own: after a forward, the model's attention type is the one the engine worked out with."""
+    import torch
+
+    from calculator.families.big_bird import runs_block_sparse
+
+    sparse = 0
+    for i in range(PER_FAMILY):
+        case = draw(random.Random(f"{SEED}-big_bird-{i}"), "big_bird")
+        inv = engine_build(case["raw"], case["arch"], case["pooler"])
+        config = {k: v for k, v in case["raw"].items() if k not in ("model_type", "architectures")}
+        model = make_model("big_bird", case["arch"], config, case["dtype"], case["pooler"])
+        with torch.no_grad():
+            model(input_ids=torch.randint(0, inv.config["vocab_size"], (case["batch"], case["seq_len"])))
+        expected = "block_sparse" if runs_block_sparse(inv.config, case["seq_len"]) else "original_full"
+        assert model.base_model.attention_type == expected, case
+        sparse += expected == "block_sparse" and inv.config["num_hidden_layers"] > 0
+    assert sparse >= PER_FAMILY // 4
+
+
+#: A tiny BigBird whose block-sparse attention runs past (5 + 2·1)·2 = 14 tokens.
+TINY_BIG_BIRD = {"model_type": "big_bird", "vocab_size": 40, "hidden_size": 8, "num_attention_heads": 2,
+                 "num_hidden_layers": 2, "intermediate_size": 12, "max_position_embeddings": 40, "block_size": 2,
+                 "num_random_blocks": 1, "type_vocab_size": 2}
+
+
+def test_big_bird_block_sparse_every_class() -> None:
+    """Every class the step runs, block-sparse at a length padded from 17 to 18, in turn with bf16,
+    checkpointing, LoRA on the attention and freezing (the random draws reach each only now and then)."""
+    options = [("bf16", True, "lora"), ("fp32", False, "freeze"), ("bf16", False, "none"), ("fp32", True, "lora")]
+    archs = [a.name for a in FAMILIES["big_bird"].architectures if not a.name.endswith("ForMultipleChoice")]
+    for n, arch in enumerate(archs):
+        dtype, checkpointing, plan = options[n % len(options)]
+        case = {"raw": dict(TINY_BIG_BIRD), "arch": arch, "pooler": None, "batch": 2, "seq_len": 17,
+                "dtype": dtype, "optimizer": costs.OPTIMIZERS[n % 4], "checkpointing": checkpointing, "plan": plan,
+                "freeze": (True, 1, False), "lora": {"r": 2, "targets": "query,value,dense", "bias": "none",
+                                                    "task_type": None}}
+        inv, plan_, got = engine_side(case)
+        figures = {"forward": got.forward, "backward": got.backward, "weights": got.weights,
+                   "gradients": got.gradients, "optimizer": got.optimizer, "activations": got.activations}
+        assert figures == torch_side(case, inv, plan_), arch
+
+
+def test_big_bird_padding_past_the_position_table_fails_in_pytorch() -> None:
+    """L = 17 fits 17 positions, but block-sparse pads it to 18: refused, and transformers fails too."""
+    import torch
+
+    raw = dict(TINY_BIG_BIRD, max_position_embeddings=17)
+    inv = engine_build(raw, "BigBirdModel", None)
+    with pytest.raises(CalcError) as caught:
+        costs.compute(inv, costs.settings(2, 17))
+    assert caught.value.code == "costs_block_padding"
+    assert costs.compute(inv, costs.settings(2, 16)).forward > 0
+    model = make_model("big_bird", "BigBirdModel", {k: v for k, v in raw.items() if k != "model_type"}, "fp32")
+    with pytest.raises(RuntimeError):
+        model(input_ids=torch.zeros((2, 17), dtype=torch.long))
+    model(input_ids=torch.zeros((2, 16), dtype=torch.long))
 
 
 def refused_and_fails(raw: dict[str, Any], architecture: str, code: str) -> None:
