@@ -16,9 +16,10 @@
 
 Training step (issue 25): transformers runs full attention (``original_full``) when
 the config says so, when cross-attention is on, and, with a warning, whenever
-L ≤ (5 + 2·num_random_blocks)·block_size (704 tokens with the defaults); that is
-what is worked out. Longer inputs run the block-sparse kernel, which is refused
-(``costs_block_sparse``) rather than guessed.
+L ≤ (5 + 2·num_random_blocks)·block_size (704 tokens with the defaults). Longer
+inputs are padded to a multiple of ``block_size`` and run the block-sparse kernel
+(:func:`step_sparse_attention`), worked out operation by operation: the random
+blocks change which blocks are read, never a shape, so the figures are exact.
 """
 from __future__ import annotations
 
@@ -334,8 +335,11 @@ def step_mlm(sim: Sim, x: T, act: str) -> T:
 
 
 def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
-    """BigBird's classes with full attention (what transformers runs for this L), the outputs each returns.
+    """BigBird's classes with the attention transformers runs for this L, the outputs each returns.
 
+    Block-sparse attention pads the input to a multiple of ``block_size`` first (the
+    embeddings and layers see the padded length, the pooler reads the padded
+    sequence's first token) and slices the sequence output back to L for the heads.
     Every class but question answering builds the pooler; where the head does not
     read it (MLM, causal LM, classification, token classification) it still runs:
     its FLOPs and saved tensors count, its backward does not.

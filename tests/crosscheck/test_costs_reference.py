@@ -55,7 +55,8 @@ def adjust_big_bird(rng: random.Random, raw: dict[str, Any]) -> None:
         raw["attention_type"] = rng.choice(["block_sparse", "original_full"])
     if rng.random() < 0.7:
         block = rng.choice([1, 2, 2, 3])
-        raw.update(attention_type="block_sparse", block_size=block, num_random_blocks=rng.choice([1, 2, 3][:4 - block]))
+        rand = rng.choice([1, 2, 3][:4 - block])
+        raw.update(attention_type="block_sparse", block_size=block, num_random_blocks=rand)
         if rng.random() < 0.8:
             raw["add_cross_attention"] = False  # with it, BigBirdModel switches to full attention
     if raw.get("add_cross_attention"):

@@ -400,7 +400,8 @@ def test_big_bird_block_sparse_flops_by_hand():
     # 2·L·H·V), next-sentence prediction (2·H·2).
     h, i, v, heads = 768, 3072, 50358, 12
     layer = bigbird_sparse_layer_flops(1, 768, h, heads, i, 64, 3)
-    assert layer == 4 * 2 * 768 * h * h + 2 * 2 * 768 * h * i + 12 * 64 * (2 * 4 * 64 * 768 + 8 * 64 * 64 * 7 + 4 * 8 * 64 * 64 * 8)
+    attention = 2 * 4 * 64 * 768 + 8 * 64 * 64 * 7 + 4 * 8 * 64 * 64 * 8  # per head of 64: globals, seconds, 8 middle
+    assert layer == 4 * 2 * 768 * h * h + 2 * 2 * 768 * h * i + 12 * 64 * attention
     got = step(bigbird_base(), n=768)
     assert got.forward == 12 * layer + 2 * h * h + 2 * 768 * h * h + 2 * 768 * h * v + 2 * h * 2
     # Everything trains: every product has two factors needing a gradient, so the backward is twice the forward.

@@ -83,7 +83,8 @@ def test_big_bird_forward_flops_by_hand():
 def test_big_bird_switches_to_full_attention_where_transformers_does():
     # block_sparse with block_size 64 and 3 random blocks runs only for L > (5 + 2·3)·64 = 704: at 704 full
     # attention, at 705 the block-sparse kernel on 768 padded tokens (dearer there than full attention at 705);
-    # at 4096 tokens the sparse pattern is cheaper than full attention (its L² scores), under a quarter of its activation memory.
+    # at 4096 tokens the sparse pattern is cheaper than full attention (its L² scores), with under a quarter
+    # of its activation memory.
     inv, full = bigbird_base(), bigbird_base(attention_type="original_full")
     assert step(inv, n=704) == step(full, n=704)
     assert step(inv, n=705).forward > step(full, n=705).forward
