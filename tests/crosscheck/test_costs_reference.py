@@ -447,27 +447,6 @@ def test_every_covered_family_has_a_case() -> None:
             "modernbert"} <= set(COVERED)
 
 
-def test_big_bird_draws_run_block_sparse_where_the_engine_says() -> None:
-    """The draws reach the block-sparse kernel (most of them), and the engine's switch to full attention is
-    transformers' own: after a forward, the model's attention type is the one the engine worked out with."""
-    import torch
-
-    from calculator.families.big_bird import runs_block_sparse
-
-    sparse = 0
-    for i in range(PER_FAMILY):
-        case = draw(random.Random(f"{SEED}-big_bird-{i}"), "big_bird")
-        inv = engine_build(case["raw"], case["arch"], case["pooler"])
-        config = {k: v for k, v in case["raw"].items() if k not in ("model_type", "architectures")}
-        model = make_model("big_bird", case["arch"], config, case["dtype"], case["pooler"])
-        with torch.no_grad():
-            model(input_ids=torch.randint(0, inv.config["vocab_size"], (case["batch"], case["seq_len"])))
-        expected = "block_sparse" if runs_block_sparse(inv.config, case["seq_len"]) else "original_full"
-        assert model.base_model.attention_type == expected, case
-        sparse += expected == "block_sparse" and inv.config["num_hidden_layers"] > 0
-    assert sparse >= PER_FAMILY // 4
-
-
 #: A tiny BigBird whose block-sparse attention runs past (5 + 2·1)·2 = 14 tokens.
 TINY_BIG_BIRD = {"model_type": "big_bird", "vocab_size": 40, "hidden_size": 8, "num_attention_heads": 2,
                  "num_hidden_layers": 2, "intermediate_size": 12, "max_position_embeddings": 40, "block_size": 2,
@@ -505,6 +484,30 @@ def test_big_bird_padding_past_the_position_table_fails_in_pytorch() -> None:
     with pytest.raises(RuntimeError):
         model(input_ids=torch.zeros((2, 17), dtype=torch.long))
     model(input_ids=torch.zeros((2, 16), dtype=torch.long))
+
+
+def test_big_bird_draws_run_block_sparse_where_the_engine_says() -> None:
+    """The draws reach the block-sparse kernel (a quarter of them at least, with layers), and the engine's
+    switch is transformers' own: after a forward at the limit, one past it, and past it with cross-attention
+    or without layers, the model's attention type is the one the engine worked out with."""
+    import torch
+
+    from calculator.families.big_bird import runs_block_sparse
+
+    drawn = [draw(random.Random(f"{SEED}-big_bird-{i}"), "big_bird") for i in range(PER_FAMILY)]
+    sparse = [c for c in drawn if runs_block_sparse(engine_build(c["raw"], c["arch"], c["pooler"]).config,
+                                                    c["seq_len"]) and c["raw"]["num_hidden_layers"] > 0]
+    assert len(sparse) >= PER_FAMILY // 4
+    for changes, seq_len in (({}, 14), ({}, 15), ({"num_hidden_layers": 0}, 15),
+                             ({"is_decoder": True, "add_cross_attention": True}, 15)):
+        raw = dict(TINY_BIG_BIRD, **changes)
+        inv = engine_build(raw, "BigBirdModel", None)
+        model = make_model("big_bird", "BigBirdModel", {k: v for k, v in raw.items() if k != "model_type"}, "fp32")
+        with torch.no_grad():
+            model(input_ids=torch.zeros((1, seq_len), dtype=torch.long))
+        expected = "block_sparse" if runs_block_sparse(inv.config, seq_len) else "original_full"
+        assert model.base_model.attention_type == expected, (changes, seq_len)
+    assert runs_block_sparse(engine_build(TINY_BIG_BIRD, "BigBirdModel", None).config, 15)
 
 
 def refused_and_fails(raw: dict[str, Any], architecture: str, code: str) -> None:
