@@ -264,8 +264,8 @@ def step_sparse_attention(sim: Sim, x: T, heads: int, block: int, rand: int, mas
     gk = sim.view(sim.gather(bk, rand_attn, (b, heads, (m - 2) * rand, block, d)), (b, heads, m - 2, rand * block, d))
     gv = sim.view(sim.gather(bv, rand_attn, (b, heads, (m - 2) * rand, block, d)), (b, heads, m - 2, rand * block, d))
 
-    def block_of(t: T, dim: int = 2) -> T:  # t[:, :, i]: a view without that dimension
-        return sim.select(t, dim)
+    def block_of(t: T) -> T:  # t[:, :, i]: one block, a view (which one does not change a figure)
+        return sim.select(t, 2)
 
     def scores(a: T, keys: T) -> T:  # matmul(a, keys^T) * rsqrt_d, += mask (in place), softmax
         product = sim.pointwise(sim.bmm(a, sim.transpose(keys, -1, -2)))
@@ -300,6 +300,7 @@ def step_sparse_attention(sim: Sim, x: T, heads: int, block: int, rand: int, mas
         sim.einsum("bhlqk,bhkd->bhlqd", sim.narrow(weights, 4, block), block_of(bv)),
         sim.einsum("bhlqk,bhkd->bhlqd", sim.narrow(weights, 4, block), block_of(bv)),
     ]
+    # the three products are added into ctx in place: its storage, needing a gradient if any part does
     middle_ctx = T(ctx.shape, ctx.strides, ctx.storage, any(t.grad for t in parts), ctx.itemsize)
     _, second_last = second_row()
     _, last = global_row()
@@ -307,7 +308,7 @@ def step_sparse_attention(sim: Sim, x: T, heads: int, block: int, rand: int, mas
     from_mask = mask if sim.itemsize == mask.itemsize else sim.constant(mask.shape, sim.itemsize)  # .to(dtype)
     context = sim.transpose(sim.op_with_constant(context, from_mask), 1, 2)
     # attention_probs: slice copies into zeros, then scatter_ with rand_attn and the sliding diagonal (int64)
-    if first_w.grad and sim.grad_mode:
+    if first_w.grad:  # (never under no_grad: a checkpointed forward's tensors need no gradient)
         sim.save(rand_attn)
         sim.save(sim.ids((middle, 3)))
     return sim.view(sim.contiguous(context), (b, n, hidden))
