@@ -347,7 +347,9 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     """
     c = inv.config
     sparse = runs_block_sparse(c, n)
-    block, rand = coerce_int("block_size", c["block_size"]), coerce_int("num_random_blocks", c["num_random_blocks"])
+    block, rand = 1, 1  # read only where block-sparse runs (full attention never reads them)
+    if sparse:
+        block, rand = coerce_int("block_size", c["block_size"]), coerce_int("num_random_blocks", c["num_random_blocks"])
     if sparse and block < 1:  # _pad_to_block_size: L % 0 divides by zero
         raise CalcError("costs_forward_fails", key="block_size", value=block)
     if sparse and rand < 1 and c["num_hidden_layers"] > 0:  # no random block: the kernel's cat of nothing fails

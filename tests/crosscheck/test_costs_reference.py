@@ -510,6 +510,27 @@ def test_big_bird_draws_run_block_sparse_where_the_engine_says() -> None:
     assert runs_block_sparse(engine_build(TINY_BIG_BIRD, "BigBirdModel", None).config, 15)
 
 
+def test_big_bird_block_refusals_are_steps_pytorch_cannot_run() -> None:
+    """No block (block_size ≤ 0) or no random block (num_random_blocks ≤ 0, with layers) at a block-sparse length:
+    refused (costs_forward_fails), and transformers' forward indeed fails; without layers no random block is read."""
+    import torch
+
+    for changes in ({"block_size": 0}, {"block_size": -2}, {"num_random_blocks": 0}, {"num_random_blocks": -1}):
+        raw = dict(TINY_BIG_BIRD, **changes)
+        inv = engine_build(raw, "BigBirdModel", None)
+        with pytest.raises(CalcError) as caught:
+            costs.compute(inv, costs.settings(2, 17))
+        assert caught.value.code == "costs_forward_fails", changes
+        model = make_model("big_bird", "BigBirdModel", {k: v for k, v in raw.items() if k != "model_type"}, "fp32")
+        with pytest.raises((RuntimeError, ValueError, ZeroDivisionError)):
+            model(input_ids=torch.zeros((2, 17), dtype=torch.long))
+    case = {"raw": dict(TINY_BIG_BIRD, num_random_blocks=0, num_hidden_layers=0), "arch": "BigBirdModel",
+            "pooler": None, "batch": 2, "seq_len": 17, "dtype": "fp32", "optimizer": "sgd", "checkpointing": False,
+            "plan": "none"}
+    inv, plan, got = engine_side(case)
+    assert (got.forward, got.activations) == tuple(torch_side(case, inv, plan)[k] for k in ("forward", "activations"))
+
+
 def refused_and_fails(raw: dict[str, Any], architecture: str, code: str) -> None:
     """The engine refuses ``raw`` with ``code``, and PyTorch indeed cannot run the step (the forward raises)."""
     import torch
