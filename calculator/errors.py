@@ -207,15 +207,6 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "Nothing trains, so there is no backward pass: loss.backward() fails when no parameter needs a gradient.",
         "zh": "没有可训练的参数，也就没有反向传播：没有参数需要梯度时 loss.backward() 会报错。",
     },
-    "costs_block_sparse": {
-        "en": "At sequence length {value} BigBird runs its block-sparse attention (block_sparse is used when "
-        "L > (5 + 2·num_random_blocks)·block_size = {limit}), whose training-step cost is not worked out yet, "
-        "and this calculator does not guess. At L ≤ {limit} transformers switches to full attention by itself, "
-        "which is covered; so is attention_type = original_full at any length.",
-        "zh": "序列长度为 {value} 时，BigBird 使用块稀疏注意力（L > (5 + 2·num_random_blocks)·block_size = {limit} "
-        "时启用 block_sparse），其训练一步的开销尚未推导，计算器不做估算。L ≤ {limit} 时 transformers 会自动改用"
-        "全注意力，这种情况已支持；把 attention_type 设为 original_full 时，任何长度都已支持。",
-    },
     "costs_qa_token_types": {
         "en": "{architecture} makes token_type_ids itself from the question's length (type 1 for the context), "
         "so with {value} token type(s) (type_vocab_size) its forward fails on an index out of range "
@@ -371,6 +362,14 @@ MESSAGES: dict[str, dict[str, str]] = {
         "without it transformers fails on input_ids. Set mask_token_id (32 in ESM-2) or turn token_dropout off.",
         "zh": "token_dropout 按掩码 token 所占比例缩放嵌入，因此需要 mask_token_id；"
         "缺少它时 transformers 处理 input_ids 会报错。请设置 mask_token_id（ESM-2 中为 32），或关闭 token_dropout。",
+    },
+    "costs_block_padding": {
+        "en": "At sequence length {value} BigBird runs its block-sparse attention, which first pads the input "
+        "to {padded} tokens (a multiple of block_size = {block}); the position table holds only {maximum} "
+        "positions, so transformers' forward fails. The longest input that runs is {longest} tokens.",
+        "zh": "序列长度为 {value} 时 BigBird 使用块稀疏注意力，会先把输入补齐到 {padded} 个 token"
+        "（block_size = {block} 的整数倍）；位置嵌入表只有 {maximum} 个位置，transformers 的前向计算会报错。"
+        "能运行的最长输入为 {longest} 个 token。",
     },
 }
 

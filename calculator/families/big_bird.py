@@ -16,9 +16,10 @@
 
 Training step (issue 25): transformers runs full attention (``original_full``) when
 the config says so, when cross-attention is on, and, with a warning, whenever
-L ≤ (5 + 2·num_random_blocks)·block_size (704 tokens with the defaults); that is
-what is worked out. Longer inputs run the block-sparse kernel, which is refused
-(``costs_block_sparse``) rather than guessed.
+L ≤ (5 + 2·num_random_blocks)·block_size (704 tokens with the defaults). Longer
+inputs are padded to a multiple of ``block_size`` and run the block-sparse kernel
+(:func:`step_sparse_attention`), worked out operation by operation: the random
+blocks change which blocks are read, never a shape, so the figures are exact.
 """
 from __future__ import annotations
 
@@ -174,25 +175,32 @@ def sparse_limit(c: Mapping[str, Any]) -> int:
 
 
 def runs_block_sparse(c: Mapping[str, Any], seq_len: int) -> bool:
-    """Whether the forward of length ``seq_len`` runs block-sparse attention.
+    """Whether the forward of length ``seq_len`` stays block-sparse: pads to the block size, and runs the kernel.
 
     ``BigBirdModel.__init__`` already switches a model with cross-attention to
     ``original_full``; ``forward`` switches any other when L is at most :func:`sparse_limit`.
+    A model without layers still pads (the padding follows the model's attention type).
     """
-    if c["attention_type"] != "block_sparse" or c["add_cross_attention"] or c["num_hidden_layers"] == 0:
+    if c["attention_type"] != "block_sparse" or c["add_cross_attention"]:
         return False
     return seq_len > sparse_limit(c)
 
 
-def step_embeddings(sim: Sim, prefix: str, b: int, n: int, types_from_ids: bool) -> T:
+def step_embeddings(sim: Sim, prefix: str, b: int, n: int, types_from_ids: bool, padded: bool = False) -> T:
     """``BigBirdEmbeddings``: word + token type (+= position), then dropout **before** the LayerNorm.
 
     Token types are a slice of a zero buffer (not counted), except in question
     answering, which makes them from the ids ([B, L] int64); positions a buffer slice.
+    ``padded``: block-sparse attention ran ``_pad_to_block_size`` first, whose
+    ``nn.functional.pad`` makes new [B, n] int64 tensors of the ids and of the token
+    types (the buffer's slice too): those are what the embeddings keep.
     """
     e = prefix + "embeddings."
     ids = sim.ids((b, n))
-    types = sim.ids((b, n)) if types_from_ids else sim.expand(sim.buffer((1, n)), (b, n))
+    if padded:
+        types = sim.ids((b, n))
+    else:
+        types = sim.ids((b, n)) if types_from_ids else sim.expand(sim.buffer((1, n)), (b, n))
     x = sim.embedding(e + "word_embeddings", ids, first=True)
     x = sim.add(x, sim.embedding(e + "token_type_embeddings", types))
     x = sim.add(x, sim.embedding(e + "position_embeddings", sim.buffer((1, n))))
@@ -224,6 +232,102 @@ def step_layer(prefix: str, i: int, heads: int, act: str) -> Callable[[Sim, T], 
     return run
 
 
+def step_sparse_attention(sim: Sim, x: T, heads: int, block: int, rand: int, mask: T, s: str) -> T:
+    """``BigBirdBlockSparseAttention`` on x [B, n, H] (n a multiple of ``block``): the context, [B, n, H].
+
+    ``bigbird_block_sparse_attention`` as transformers 5.23 runs it, with m = n / block blocks:
+    q, k, v seen as [B, A, m, block, D]; the random key and value blocks gathered
+    (``torch_gather_b2``: ``gather`` keeps its input and the int64 block indices);
+    five parts, each ``matmul``/``einsum`` on the gathered or concatenated blocks
+    (``cat`` keeps nothing; a reshape of a strided slice to 3-D copies, and the copy
+    is what ``bmm`` keeps), every score scaled (a new tensor), masked in place and
+    softmaxed (its output kept); the parts' contexts concatenated and multiplied by
+    ``from_mask`` (kept: the float attention mask, cast to the model's dtype in each
+    layer). The random blocks change which blocks, never a shape, so the figures are exact.
+    ``mask``: the float32 [B, n] attention mask (``torch.ones``, padded).
+
+    The full attention-probability matrix it then assembles (returned, never read by
+    the loss) costs no FLOPs, but its ``scatter_`` calls keep their int64 indices: the
+    random blocks (already kept by the gathers) and the diagonal [m - 4, 3] of the
+    sliding window.
+    """
+    b, n, hidden = x.shape
+    d = hidden // heads
+    m = n // block
+
+    q = sim.transpose(sim.view(sim.linear(s + "query", x), (b, n, heads, d)), 1, 2)
+    k = sim.transpose(sim.view(sim.linear(s + "key", x), (b, n, heads, d)), 1, 2)
+    v = sim.transpose(sim.view(sim.linear(s + "value", x), (b, n, heads, d)), 1, 2)
+    # rand_attn: numpy's [A, m - 2, r] as int64, expanded over the batch and made contiguous
+    rand_attn = sim.ids((b, heads, m - 2, rand))
+    bq, bk, bv = (sim.view(t, (b, heads, m, block, d)) for t in (q, k, v))
+    gk = sim.view(sim.gather(bk, rand_attn, (b, heads, (m - 2) * rand, block, d)), (b, heads, m - 2, rand * block, d))
+    gv = sim.view(sim.gather(bv, rand_attn, (b, heads, (m - 2) * rand, block, d)), (b, heads, m - 2, rand * block, d))
+
+    def block_of(t: T) -> T:  # t[:, :, i]: one block, a view (which one does not change a figure)
+        return sim.select(t, 2)
+
+    def scores(a: T, keys: T) -> T:  # matmul(a, keys^T) * rsqrt_d, += mask (in place), softmax
+        product = sim.pointwise(sim.bmm(a, sim.transpose(keys, -1, -2)))
+        return sim.keep_output(product)
+
+    def global_row() -> tuple[T, T]:  # q[0] or q[-1] against every key
+        weights = scores(block_of(bq), k)
+        return weights, sim.view(sim.bmm(weights, v), (b, heads, 1, block, d))
+
+    def second_row() -> tuple[T, T]:  # q[1] or q[-2]: 3 sliding, 1 global, r random blocks
+        keys = sim.concat([block_of(bk)] * 4 + [block_of(gk)], 2)
+        values = sim.concat([block_of(bv)] * 4 + [block_of(gv)], 2)
+        weights = scores(block_of(bq), keys)
+        return weights, sim.view(sim.bmm(weights, values), (b, heads, 1, block, d))
+
+    first_w, first = global_row()
+    _, second = second_row()
+    # the middle blocks q[2:-2]
+    middle = m - 4
+    keys3 = sim.concat([sim.narrow(bk, 2, middle)] * 3, 3)
+    values3 = sim.concat([sim.narrow(bv, 2, middle)] * 3, 3)
+    mq = sim.narrow(bq, 2, middle)
+    inner = sim.pointwise(sim.bmm(mq, sim.transpose(keys3, -1, -2)))
+    randb = sim.pointwise(sim.bmm(mq, sim.transpose(sim.narrow(gk, 2, middle), -1, -2)))
+    firstb = sim.pointwise(sim.einsum("bhlqd,bhkd->bhlqk", mq, block_of(bk)))
+    lastb = sim.pointwise(sim.einsum("bhlqd,bhkd->bhlqk", mq, block_of(bk)))
+    weights = sim.keep_output(sim.concat([firstb, inner, randb, lastb], 4))
+    ctx = sim.bmm(sim.narrow(weights, 4, 3 * block), values3)
+    parts = [
+        ctx,
+        sim.bmm(sim.narrow(weights, 4, rand * block), sim.narrow(gv, 2, middle)),  # += (in place: keeps nothing)
+        sim.einsum("bhlqk,bhkd->bhlqd", sim.narrow(weights, 4, block), block_of(bv)),
+        sim.einsum("bhlqk,bhkd->bhlqd", sim.narrow(weights, 4, block), block_of(bv)),
+    ]
+    # the three products are added into ctx in place: its storage, needing a gradient if any part does
+    middle_ctx = T(ctx.shape, ctx.strides, ctx.storage, any(t.grad for t in parts), ctx.itemsize)
+    _, second_last = second_row()
+    _, last = global_row()
+    context = sim.view(sim.concat([first, second, middle_ctx, second_last, last], 2), (b, heads, n, d))
+    from_mask = mask if sim.itemsize == mask.itemsize else sim.constant(mask.shape, sim.itemsize)  # .to(dtype)
+    context = sim.transpose(sim.op_with_constant(context, from_mask), 1, 2)
+    # attention_probs: slice copies into zeros, then scatter_ with rand_attn and the sliding diagonal (int64)
+    if first_w.grad:  # (never under no_grad: a checkpointed forward's tensors need no gradient)
+        sim.save(rand_attn)
+        sim.save(sim.ids((middle, 3)))
+    return sim.view(sim.contiguous(context), (b, n, hidden))
+
+
+def step_sparse_layer(prefix: str, i: int, heads: int, act: str, block: int, rand: int,
+                      mask: T) -> Callable[[Sim, T], T]:
+    """One ``BigBirdLayer`` with block-sparse attention (:func:`step_sparse_attention`; no attention dropout)."""
+    p = f"{prefix}encoder.layer.{i}."
+
+    def run(sim: Sim, x: T) -> T:
+        context = step_sparse_attention(sim, x, heads, block, rand, mask, p + "attention.self.")
+        out = sim.dropout(sim.linear(p + "attention.output.dense", context), sim.drops("hidden_dropout_prob"))
+        attended = sim.layer_norm(p + "attention.output.LayerNorm", sim.add(out, x))
+        return step_feed_forward(sim, p, attended, attended, act)
+
+    return run
+
+
 def step_mlm(sim: Sim, x: T, act: str) -> T:
     """``BigBirdLMPredictionHead``: dense, hidden_act, LayerNorm, the vocabulary projection."""
     x = sim.activation(act, sim.linear("cls.predictions.transform.dense", x))
@@ -232,27 +336,46 @@ def step_mlm(sim: Sim, x: T, act: str) -> T:
 
 
 def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
-    """BigBird's classes with full attention (what transformers runs for this L), the outputs each returns.
+    """BigBird's classes with the attention transformers runs for this L, the outputs each returns.
 
+    Block-sparse attention pads the input to a multiple of ``block_size`` first (the
+    embeddings and layers see the padded length, the pooler reads the padded
+    sequence's first token) and slices the sequence output back to L for the heads.
     Every class but question answering builds the pooler; where the head does not
     read it (MLM, causal LM, classification, token classification) it still runs:
     its FLOPs and saved tensors count, its backward does not.
     """
     c = inv.config
-    if runs_block_sparse(c, n):
-        raise CalcError("costs_block_sparse", value=n, limit=sparse_limit(c))
+    sparse = runs_block_sparse(c, n)
+    block, rand = 1, 1  # read only where block-sparse runs (full attention never reads them)
+    if sparse:
+        block, rand = coerce_int("block_size", c["block_size"]), coerce_int("num_random_blocks", c["num_random_blocks"])
+    if sparse and block < 1:  # _pad_to_block_size: L % 0 divides by zero
+        raise CalcError("costs_forward_fails", key="block_size", value=block)
+    if sparse and rand < 1 and c["num_hidden_layers"] > 0:  # no random block: the kernel's cat of nothing fails
+        raise CalcError("costs_forward_fails", key="num_random_blocks", value=rand)
+    padded = n + (block - n % block) % block if sparse else n  # _pad_to_block_size
+    if padded > c["max_position_embeddings"]:  # the position_ids buffer's slice is shorter than the padded input
+        table, limit = c["max_position_embeddings"], sparse_limit(c)
+        longest = table // block * block if table // block * block > limit else min(limit, table)
+        raise CalcError("costs_block_padding", value=n, padded=padded, block=block, maximum=table, longest=longest)
     prefix = bert.step_prefix(inv)
     kind = bert.step_task(inv)
     if kind == "ForQuestionAnswering" and n > 1 and c["type_vocab_size"] < 2:
         raise CalcError("costs_qa_token_types", architecture=inv.architecture, value=c["type_vocab_size"])
-    x = step_embeddings(sim, prefix, b, n, kind == "ForQuestionAnswering")
+    x = step_embeddings(sim, prefix, b, padded, kind == "ForQuestionAnswering", padded > n)
     heads, act = c["num_attention_heads"], c["hidden_act"]
+    mask = sim.constant((b, padded), 4)  # torch.ones((B, L)) in float32, padded: block-sparse's from_mask
     for i in range(c["num_hidden_layers"]):
-        x = sim.layer(step_layer(prefix, i, heads, act), x)
-    seq = x
+        if sparse:
+            x = sim.layer(step_sparse_layer(prefix, i, heads, act, block, rand, mask), x)
+        else:
+            x = sim.layer(step_layer(prefix, i, heads, act), x)
+    full = x
+    seq = sim.narrow(x, 1, n) if padded > n else x  # sequence_output[:, :-padding_len]
 
     def pool() -> T:
-        return sim.keep_output(sim.linear(prefix + "pooler", sim.select(seq, 1)))  # nn.Tanh
+        return sim.keep_output(sim.linear(prefix + "pooler", sim.select(full, 1)))  # nn.Tanh, before the unpad
 
     if kind == "":
         return [seq] + ([pool()] if inv.pooler else [])

@@ -45,19 +45,32 @@ KEYS = {
 
 
 def adjust_big_bird(rng: random.Random, raw: dict[str, Any]) -> None:
-    """A valid attention kind; now and then blocks so small that block_sparse runs at these L (a refusal).
+    """A valid attention kind; often blocks so small that block_sparse runs at tiny L (see :func:`big_bird_length`).
 
-    With block_size 1 and one random block transformers keeps block_sparse for L > 7;
-    below that (and at every published block size, at these tiny L) it switches to full attention.
-    Cross-attention needs is_decoder (BigBirdLayer refuses it otherwise).
+    Block sizes 1 to 3 and 1 to 3 random blocks: transformers keeps block_sparse for
+    L > (5 + 2·r)·block_size, and pads L to a multiple of the block size (sizes 2 and 3
+    make that happen). Cross-attention needs is_decoder (BigBirdLayer refuses it otherwise).
     """
     if raw.get("attention_type") not in (None, "block_sparse", "original_full"):
         raw["attention_type"] = rng.choice(["block_sparse", "original_full"])
+    if rng.random() < 0.7:
+        block = rng.choice([1, 2, 2, 3])
+        rand = rng.choice([1, 2, 3][:4 - block])
+        raw.update(attention_type="block_sparse", block_size=block, num_random_blocks=rand)
+        if rng.random() < 0.8:
+            raw["add_cross_attention"] = False  # with it, BigBirdModel switches to full attention
     if raw.get("add_cross_attention"):
         raw["is_decoder"] = True
-    if rng.random() < 0.25:
-        raw.update(attention_type="block_sparse", block_size=1, num_random_blocks=1)  # r = 0 crashes in torch
     raw["type_vocab_size"] = max(2, raw.get("type_vocab_size", 2))  # question answering makes type 1 itself
+
+
+def big_bird_length(rng: random.Random, raw: dict[str, Any]) -> int:
+    """Mostly a length past the switch to full attention (block_sparse runs; with block sizes 2 and 3 often not
+    a multiple of the block), now and then one at the switch or below (transformers runs full attention)."""
+    if raw.get("attention_type", "block_sparse") != "block_sparse" or raw.get("block_size", 64) > 3:
+        return rng.randint(1, 9)  # the published block sizes (16 to 64): full attention at these lengths
+    limit = (5 + 2 * raw["num_random_blocks"]) * raw["block_size"]
+    return rng.choice([rng.randint(limit + 1, limit + 3 * raw["block_size"])] * 4 + [rng.randint(limit - 2, limit)])
 
 
 def adjust_longformer(rng: random.Random, raw: dict[str, Any]) -> None:
@@ -241,6 +254,9 @@ ADJUST = {"big_bird": adjust_big_bird, "longformer": adjust_longformer, "deberta
           "modernbert": adjust_modernbert, "deberta": adjust_deberta, "xmod": adjust_xmod,
           "roformer": adjust_roformer, "esm": adjust_esm, "nomic_bert": adjust_nomic_bert}
 
+#: A family's own draw of the sequence length (BigBird's block-sparse attention runs only past a length).
+SEQ_LEN = {"big_bird": big_bird_length}
+
 #: Refusals of configurations transformers' own step fails on: the cross-check asserts PyTorch fails too.
 FAILS_IN_TORCH = ("costs_forward_fails", "costs_checkpointing_fails")
 
@@ -285,7 +301,7 @@ def draw(rng: random.Random, model_type: str) -> dict[str, Any]:
         raw.pop("id2label", None)
         raw["num_labels"] = 2
     pooler = rng.choice([None, False]) if arch.pooler is None else None
-    seq_len = rng.randint(1, 9)
+    seq_len = SEQ_LEN.get(model_type, lambda rng, raw: rng.randint(1, 9))(rng, raw)
     raw["max_position_embeddings"] = max(raw.get("max_position_embeddings", 0) % 40, seq_len + 2)
     case = {
         "raw": raw, "arch": arch.name, "pooler": pooler, "batch": rng.randint(1, 3), "seq_len": seq_len,
@@ -353,17 +369,6 @@ def _torch_side(case: dict[str, Any], inv: Any, plan: Any) -> dict[str, int]:
                    case["checkpointing"])
 
 
-def runs_block_sparse(case: dict[str, Any]) -> None:
-    """The engine refused block-sparse attention: transformers must indeed keep it for this input length."""
-    import torch
-
-    config = {k: v for k, v in case["raw"].items() if k not in ("model_type", "architectures")}
-    model = make_model("big_bird", case["arch"], config, case["dtype"], case["pooler"])
-    with torch.no_grad():
-        model(input_ids=torch.zeros((case["batch"], case["seq_len"]), dtype=torch.long))
-    assert model.base_model.attention_type == "block_sparse", case
-
-
 def _longformer(case: dict[str, Any]) -> tuple[Any, Any]:
     import torch
 
@@ -391,9 +396,9 @@ def not_modelled(case: dict[str, Any]) -> None:
 
 
 #: Refusals the draw may hit on purpose, each with what PyTorch must show for it to be right.
-REFUSALS = {"costs_step_value": not_modelled, "costs_block_sparse": runs_block_sparse,
-            "costs_longformer_window": longformer_fails, "costs_longformer_no_layers": longformer_fails,
-            "costs_longformer_small_window": longformer_fails, "costs_data_dependent": longformer_fails}
+REFUSALS = {"costs_step_value": not_modelled, "costs_longformer_window": longformer_fails,
+            "costs_longformer_no_layers": longformer_fails, "costs_longformer_small_window": longformer_fails,
+            "costs_data_dependent": longformer_fails}
 
 
 def cases() -> list[tuple[str, int]]:
@@ -440,6 +445,90 @@ def test_every_covered_family_has_a_case() -> None:
             "megatron-bert", "xlm-roberta-xl", "xmod", "rembert", "roformer", "esm", "nomic_bert",
             "big_bird", "longformer", "mobilebert", "squeezebert", "convbert", "funnel", "deberta", "deberta-v2",
             "modernbert"} <= set(COVERED)
+
+
+#: A tiny BigBird whose block-sparse attention runs past (5 + 2·1)·2 = 14 tokens.
+TINY_BIG_BIRD = {"model_type": "big_bird", "vocab_size": 40, "hidden_size": 8, "num_attention_heads": 2,
+                 "num_hidden_layers": 2, "intermediate_size": 12, "max_position_embeddings": 40, "block_size": 2,
+                 "num_random_blocks": 1, "type_vocab_size": 2}
+
+
+def test_big_bird_block_sparse_every_class() -> None:
+    """Every class the step runs, block-sparse at a length padded from 17 to 18, in turn with bf16,
+    checkpointing, LoRA on the attention and freezing (the random draws reach each only now and then)."""
+    options = [("bf16", True, "lora"), ("fp32", False, "freeze"), ("bf16", False, "none"), ("fp32", True, "lora")]
+    archs = [a.name for a in FAMILIES["big_bird"].architectures if not a.name.endswith("ForMultipleChoice")]
+    for n, arch in enumerate(archs):
+        dtype, checkpointing, plan = options[n % len(options)]
+        case = {"raw": dict(TINY_BIG_BIRD), "arch": arch, "pooler": None, "batch": 2, "seq_len": 17,
+                "dtype": dtype, "optimizer": costs.OPTIMIZERS[n % 4], "checkpointing": checkpointing, "plan": plan,
+                "freeze": (True, 1, False), "lora": {"r": 2, "targets": "query,value,dense", "bias": "none",
+                                                    "task_type": None}}
+        inv, plan_, got = engine_side(case)
+        figures = {"forward": got.forward, "backward": got.backward, "weights": got.weights,
+                   "gradients": got.gradients, "optimizer": got.optimizer, "activations": got.activations}
+        assert figures == torch_side(case, inv, plan_), arch
+
+
+def test_big_bird_padding_past_the_position_table_fails_in_pytorch() -> None:
+    """L = 17 fits 17 positions, but block-sparse pads it to 18: refused, and transformers fails too."""
+    import torch
+
+    raw = dict(TINY_BIG_BIRD, max_position_embeddings=17)
+    inv = engine_build(raw, "BigBirdModel", None)
+    with pytest.raises(CalcError) as caught:
+        costs.compute(inv, costs.settings(2, 17))
+    assert caught.value.code == "costs_block_padding"
+    assert costs.compute(inv, costs.settings(2, 16)).forward > 0
+    model = make_model("big_bird", "BigBirdModel", {k: v for k, v in raw.items() if k != "model_type"}, "fp32")
+    with pytest.raises(RuntimeError):
+        model(input_ids=torch.zeros((2, 17), dtype=torch.long))
+    model(input_ids=torch.zeros((2, 16), dtype=torch.long))
+
+
+def test_big_bird_draws_run_block_sparse_where_the_engine_says() -> None:
+    """The draws reach the block-sparse kernel (a quarter of them at least, with layers), and the engine's
+    switch is transformers' own: after a forward at the limit, one past it, and past it with cross-attention
+    or without layers, the model's attention type is the one the engine worked out with."""
+    import torch
+
+    from calculator.families.big_bird import runs_block_sparse
+
+    drawn = [draw(random.Random(f"{SEED}-big_bird-{i}"), "big_bird") for i in range(PER_FAMILY)]
+    sparse = [c for c in drawn if runs_block_sparse(engine_build(c["raw"], c["arch"], c["pooler"]).config,
+                                                    c["seq_len"]) and c["raw"]["num_hidden_layers"] > 0]
+    assert len(sparse) >= PER_FAMILY // 4
+    for changes, seq_len in (({}, 14), ({}, 15), ({"num_hidden_layers": 0}, 15),
+                             ({"is_decoder": True, "add_cross_attention": True}, 15)):
+        raw = dict(TINY_BIG_BIRD, **changes)
+        inv = engine_build(raw, "BigBirdModel", None)
+        model = make_model("big_bird", "BigBirdModel", {k: v for k, v in raw.items() if k != "model_type"}, "fp32")
+        with torch.no_grad():
+            model(input_ids=torch.zeros((1, seq_len), dtype=torch.long))
+        expected = "block_sparse" if runs_block_sparse(inv.config, seq_len) else "original_full"
+        assert model.base_model.attention_type == expected, (changes, seq_len)
+    assert runs_block_sparse(engine_build(TINY_BIG_BIRD, "BigBirdModel", None).config, 15)
+
+
+def test_big_bird_block_refusals_are_steps_pytorch_cannot_run() -> None:
+    """No block (block_size ≤ 0) or no random block (num_random_blocks ≤ 0, with layers) at a block-sparse length:
+    refused (costs_forward_fails), and transformers' forward indeed fails; without layers no random block is read."""
+    import torch
+
+    for changes in ({"block_size": 0}, {"block_size": -2}, {"num_random_blocks": 0}, {"num_random_blocks": -1}):
+        raw = dict(TINY_BIG_BIRD, **changes)
+        inv = engine_build(raw, "BigBirdModel", None)
+        with pytest.raises(CalcError) as caught:
+            costs.compute(inv, costs.settings(2, 17))
+        assert caught.value.code == "costs_forward_fails", changes
+        model = make_model("big_bird", "BigBirdModel", {k: v for k, v in raw.items() if k != "model_type"}, "fp32")
+        with pytest.raises((RuntimeError, ValueError, ZeroDivisionError)):
+            model(input_ids=torch.zeros((2, 17), dtype=torch.long))
+    case = {"raw": dict(TINY_BIG_BIRD, num_random_blocks=0, num_hidden_layers=0), "arch": "BigBirdModel",
+            "pooler": None, "batch": 2, "seq_len": 17, "dtype": "fp32", "optimizer": "sgd", "checkpointing": False,
+            "plan": "none"}
+    inv, plan, got = engine_side(case)
+    assert (got.forward, got.activations) == tuple(torch_side(case, inv, plan)[k] for k in ("forward", "activations"))
 
 
 def refused_and_fails(raw: dict[str, Any], architecture: str, code: str) -> None:

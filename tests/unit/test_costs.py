@@ -373,3 +373,65 @@ def test_families_declare_transformers_defaults():
                                   "attention_probs_dropout_prob": 0.0, "classifier_dropout_prob": 0.1}
     assert defaults("distilbert") == {"activation": "gelu", "dropout": 0.1, "attention_dropout": 0.1,
                                       "qa_dropout": 0.1, "seq_classif_dropout": 0.2}
+
+
+def bigbird_base(arch="BigBirdForPreTraining"):
+    return build(get_preset("google/bigbird-roberta-base").config, arch)
+
+
+def bigbird_sparse_layer_flops(b, n, h, heads, inter, block, rand):
+    """One BigBird layer with block-sparse attention, forward FLOPs by hand (2 per multiply-add).
+
+    Q, K, V and the output projection: 4 · 2·B·n·H²; the feed-forward pair: 2 · 2·B·n·H·I. The attention,
+    per head of width d, with m = n / block blocks: the first and last query blocks against all n keys
+    (scores and context: 2 · 2·block·n·d each), the second and second-to-last against (4 + r) blocks
+    (2 · 2·block·(4 + r)·block·d each), the m − 4 middle blocks against 3 sliding + r random + 2 global
+    blocks (2 · 2·block·(5 + r)·block·d each).
+    """
+    d, m = h // heads, n // block
+    attention = 2 * (2 * 2 * block * n * d) + 2 * (2 * 2 * block * (4 + rand) * block * d)
+    attention += (m - 4) * 2 * 2 * block * (5 + rand) * block * d
+    return b * (4 * 2 * n * h * h + 2 * 2 * n * h * inter + heads * attention)
+
+
+def test_big_bird_block_sparse_flops_by_hand():
+    # bigbird-roberta-base (block 64, 3 random blocks) runs block-sparse attention past (5 + 2·3)·64 = 704 tokens.
+    # B = 1, L = 768: 12 blocks. Heads: the pooler (2·H² on one token), the MLM head (transform 2·L·H², decoder
+    # 2·L·H·V), next-sentence prediction (2·H·2).
+    h, i, v, heads = 768, 3072, 50358, 12
+    layer = bigbird_sparse_layer_flops(1, 768, h, heads, i, 64, 3)
+    attention = 2 * 4 * 64 * 768 + 8 * 64 * 64 * 7 + 4 * 8 * 64 * 64 * 8  # per head of 64: globals, seconds, 8 middle
+    assert layer == 4 * 2 * 768 * h * h + 2 * 2 * 768 * h * i + 12 * 64 * attention
+    got = step(bigbird_base(), n=768)
+    assert got.forward == 12 * layer + 2 * h * h + 2 * 768 * h * h + 2 * 768 * h * v + 2 * h * 2
+    # Everything trains: every product has two factors needing a gradient, so the backward is twice the forward.
+    assert got.backward == 2 * got.forward
+    # Full attention at 768 would cost 2 · 2·L·L·H per layer; the sparse pattern is cheaper.
+    full = 4 * 2 * 768 * h * h + 2 * 2 * 768 * h * i + 2 * 2 * 768 * 768 * h
+    assert layer < full
+
+
+def test_big_bird_pads_to_the_block_size():
+    # L = 705 is padded to 768 (a multiple of 64) before the embeddings: the layers cost what 768 tokens cost,
+    # the heads after the unpad see 705 tokens.
+    h, i, v = 768, 3072, 50358
+    layer = bigbird_sparse_layer_flops(1, 768, h, 12, i, 64, 3)
+    got = step(bigbird_base(), n=705)
+    assert got.forward == 12 * layer + 2 * h * h + 2 * 705 * h * h + 2 * 705 * h * v + 2 * h * 2
+    # At 704 and below transformers switches to full attention by itself (no padding).
+    full = 4 * 2 * 704 * h * h + 2 * 2 * 704 * h * i + 2 * 2 * 704 * 704 * h
+    assert step(bigbird_base(), n=704).forward == 12 * full + 2 * h * h + 2 * 704 * h * h + 2 * 704 * h * v + 2 * h * 2
+
+
+def test_big_bird_block_sparse_small_case_by_hand():
+    # A tiny block-sparse BigBirdModel without pooler: H = 4 (2 heads of 2), I = 6, block 2, 1 random block,
+    # 1 layer; B = 2, L = 16 (> (5 + 2)·2 = 14: 8 blocks). Attention per head: 2·(2·2·2·16·2) for the
+    # global rows, 2·(2·2·2·5·2·2) for the second rows, 4 middle blocks · 2·2·2·6·2·2.
+    config = {"model_type": "big_bird", "vocab_size": 10, "hidden_size": 4, "num_attention_heads": 2,
+              "num_hidden_layers": 1, "intermediate_size": 6, "max_position_embeddings": 32, "block_size": 2,
+              "num_random_blocks": 1}
+    inv = build(config, "BigBirdModel", False)
+    attention = 2 * (2 * 2 * 2 * 16 * 2) + 2 * (2 * 2 * 2 * 5 * 2 * 2) + 4 * (2 * 2 * 2 * 6 * 2 * 2)
+    assert attention == 512 + 320 + 768
+    layer = 2 * (4 * 2 * 16 * 4 * 4 + 2 * 2 * 16 * 4 * 6 + 2 * attention)
+    assert step(inv, b=2, n=16).forward == layer == bigbird_sparse_layer_flops(2, 16, 4, 2, 6, 2, 1)

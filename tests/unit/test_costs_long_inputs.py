@@ -81,14 +81,27 @@ def test_big_bird_forward_flops_by_hand():
 
 
 def test_big_bird_switches_to_full_attention_where_transformers_does():
-    # block_sparse with block_size 64 and 3 random blocks runs only for L > (5 + 2·3)·64 = 704.
-    inv = bigbird_base()
-    assert step(inv, n=704).forward > 0
-    exc = expect_error("costs_block_sparse", step, inv, 1, 705)
-    assert "704" in exc.message("en") and "704" in exc.message("zh")
-    assert step(bigbird_base(attention_type="original_full"), n=705).forward > 0
-    assert step(bigbird_base(block_size=16, num_random_blocks=1), n=112).forward > 0
-    expect_error("costs_block_sparse", step, bigbird_base(block_size=16, num_random_blocks=1), 1, 113)
+    # block_sparse with block_size 64 and 3 random blocks runs only for L > (5 + 2·3)·64 = 704: at 704 full
+    # attention, at 705 the block-sparse kernel on 768 padded tokens (dearer there than full attention at 705);
+    # at 4096 tokens the sparse pattern is cheaper than full attention (its L² scores), with under a quarter
+    # of its activation memory.
+    inv, full = bigbird_base(), bigbird_base(attention_type="original_full")
+    assert step(inv, n=704) == step(full, n=704)
+    assert step(inv, n=705).forward > step(full, n=705).forward
+    sparse, dense = step(inv, n=4096), step(full, n=4096)
+    assert sparse.forward < dense.forward and 4 * sparse.activations < dense.activations
+    small = bigbird_base(block_size=16, num_random_blocks=1)
+    assert step(small, n=112).forward == step(small, n=112).forward > 0
+    assert step(small, n=113).forward == step(small, n=128).forward - 2 * 15 * 768 * (768 + 50358)
+    # A padded length the position table cannot hold: transformers' position slice is too short.
+    # 115 is padded to 128 > 120 positions; 113 to 128 as well; 112 runs full attention, the longest that runs.
+    short = bigbird_base(block_size=16, num_random_blocks=1, max_position_embeddings=120)
+    exc = expect_error("costs_block_padding", step, short, 1, 115)
+    assert "128" in exc.message("en") and "128" in exc.message("zh") and "112" in exc.message("zh")
+    assert step(short, n=112).forward > 0
+    wide = bigbird_base(block_size=16, num_random_blocks=1, max_position_embeddings=150)  # 144 = 9 blocks fits
+    assert "144" in expect_error("costs_block_padding", step, wide, 1, 145).message("en")
+    assert step(wide, n=144).forward > 0
 
 
 def test_big_bird_pooler_unread_by_the_head_gets_no_gradient():
