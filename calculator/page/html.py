@@ -44,10 +44,12 @@ def text(value: Any) -> str:
     """A child as HTML: Markup as it is, lists joined, None/False nothing, anything else escaped."""
     if isinstance(value, Markup):
         return value
+    if isinstance(value, str):
+        return escape(value)
     if value is None or value is False:
         return ""
     if isinstance(value, (list, tuple)):
-        return "".join(text(v) for v in value)
+        return "".join([text(v) for v in value])
     return escape(str(value))
 
 
@@ -57,6 +59,8 @@ def attribute_name(name: str) -> str:
 
 
 def attributes(attrs: dict[str, Any]) -> str:
+    if not attrs:
+        return ""
     out = []
     for name, value in attrs.items():
         if value is None or value is False:
@@ -78,4 +82,4 @@ def h(tag: str, *children: Any, **attrs: Any) -> Markup:
 
 def join(parts: Iterable[Any]) -> Markup:
     """Several children as one piece of HTML (each escaped unless it is Markup)."""
-    return Markup("".join(text(p) for p in parts))
+    return Markup("".join([text(p) for p in parts]))

@@ -1,6 +1,10 @@
 // Run tests/unit/test_*.py inside the site's Pyodide (the npm package, offline, under Node).
 //
-//   node tests/pyodide/run_unit.mjs <built python_stdlib.zip> <npm python_stdlib.zip> <npm-modules.json>
+//   node tests/pyodide/run_unit.mjs <built python_stdlib.zip> <npm python_stdlib.zip> <npm-modules.json> [K/N]
+//
+// K/N: run only the K-th of N shards (0-based): the tests in order (files sorted, names
+// sorted within a file), every N-th from the K-th. Shards let the suite's workers run the
+// unit suite in Pyodide side by side (tests/pyodide/test_unit_in_pyodide.py).
 //
 // <npm-modules.json>: the module names npm's zip holds (read by the caller,
 // tests/pyodide/test_unit_in_pyodide.py, so that this harness imports nothing the
@@ -23,7 +27,12 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
-const [builtZip, npmZip, npmModules] = process.argv.slice(2);
+const [builtZip, npmZip, npmModules, shardArg = "0/1"] = process.argv.slice(2);
+const [shard, shards] = shardArg.split("/").map(Number);
+if (!(Number.isInteger(shard) && Number.isInteger(shards) && 0 <= shard && shard < shards)) {
+  console.error(`run_unit.mjs: a shard is K/N with 0 <= K < N, not ${shardArg}`);
+  process.exit(2);
+}
 if (!npmModules) {
   console.error("usage: node tests/pyodide/run_unit.mjs <built python_stdlib.zip> <npm python_stdlib.zip> <npm-modules.json>");
   process.exit(2);
@@ -96,8 +105,8 @@ except ModuleNotFoundError:
 outside.clear()
 
 sys.path.insert(0, "/repo")
-print("python", sys.version.split()[0], "on", sys.platform)
-passed = failed = 0
+print("python", sys.version.split()[0], "on", sys.platform, f"shard {SHARD}/{SHARDS}")
+passed = failed = index = 0
 for fname in sorted(os.listdir("/repo/tests/unit")):
     if not (fname.startswith("test_") and fname.endswith(".py")):
         continue
@@ -105,6 +114,9 @@ for fname in sorted(os.listdir("/repo/tests/unit")):
     for name in sorted(dir(module)):
         fn = getattr(module, name)
         if name.startswith("test_") and callable(fn):
+            index += 1
+            if (index - 1) % SHARDS != SHARD:
+                continue
             try:
                 fn()
                 passed += 1
@@ -120,5 +132,7 @@ print(json.dumps({"passed": passed, "failed": failed, "outside": outside, "for_t
                   "stdlib": stdlib, "loaded": loaded}))
 failed + len(outside) + (not guard_check)
 `;
+pyodide.globals.set("SHARD", shard);
+pyodide.globals.set("SHARDS", shards);
 const bad = await pyodide.runPythonAsync(runner);
 process.exit(bad ? 1 : 0);

@@ -35,6 +35,20 @@ def count_unit_tests() -> int:
                if isinstance(node, ast.FunctionDef) and node.name.startswith("test_"))
 
 
+#: The unit suite runs in Pyodide as this many shards, each its own Node process and its
+#: own test item, so that the suite's two workers run them side by side: run whole, it was
+#: one item of ~100 s that often ended the run alone.
+SHARDS = 4
+
+
+def shard_sizes() -> list[int]:
+    """How many tests each shard runs, by run_unit.mjs's rule (read from the sources, not from the runner):
+    the tests in order, files sorted and names sorted within each, every SHARDS-th from the K-th."""
+    names = [name for tree in unit_tests() for name in sorted(
+        node.name for node in tree.body if isinstance(node, ast.FunctionDef) and node.name.startswith("test_"))]
+    return [len(names[k::SHARDS]) for k in range(SHARDS)]
+
+
 def imported_by_the_tests() -> set[str]:
     """Top-level modules the unit test files import themselves (read from their source)."""
     names = set()
@@ -54,9 +68,8 @@ def npm_modules() -> list[str]:
     return sorted(n.removesuffix(".__init__") for n in names)
 
 
-@pytest.fixture(scope="module")
-def run(built_assets: Path, tmp_path_factory) -> dict:
-    """The unit suite's run inside Pyodide: once per test run (tests/once.py), whichever worker asks first."""
+def shard_run(built_assets: Path, tmp_path_factory, shard: int) -> dict:
+    """Shard ``shard``'s run inside Pyodide: once per test run (tests/once.py), whichever worker asks first."""
     from sitegen.calculator_assets import STDLIB_DEST
 
     built = built_assets / STDLIB_DEST
@@ -66,22 +79,49 @@ def run(built_assets: Path, tmp_path_factory) -> dict:
         listing = scratch / "modules.json"
         listing.write_text(json.dumps(npm_modules()))
         p = subprocess.run([node_or_skip(), str(ROOT / "tests" / "pyodide" / "run_unit.mjs"), str(built),
-                            str(NPM_ZIP), str(listing)], cwd=ROOT, capture_output=True, text=True, timeout=900)
+                            str(NPM_ZIP), str(listing), f"{shard}/{SHARDS}"],
+                           cwd=ROOT, capture_output=True, text=True, timeout=900)
         assert p.returncode == 0, p.stdout[-20000:] + p.stderr[-5000:]
         out = json.loads(p.stdout.strip().splitlines()[-1])
         out["lines"] = p.stdout
         return out
 
-    out = once_per_run(tmp_path_factory, "pyodide-unit-run", run_unit)
+    out = once_per_run(tmp_path_factory, f"pyodide-unit-run-{shard}-of-{SHARDS}", run_unit)
     m = re.search(r"^(\d+) passed, (\d+) failed$", out["lines"], re.M)
     assert m, out["lines"]
-    out["built"] = built
     return out
+
+
+@pytest.mark.parametrize("shard", range(SHARDS))
+def test_unit_shard_passes_in_pyodide(built_assets, tmp_path_factory, shard):
+    out = shard_run(built_assets, tmp_path_factory, shard)
+    assert out["failed"] == 0, out["lines"][-20000:]
+    assert out["passed"] == shard_sizes()[shard]
+    assert f"shard {shard}/{SHARDS}" in out["lines"]
+
+
+@pytest.fixture(scope="module")
+def run(built_assets: Path, tmp_path_factory) -> dict:
+    """Every shard's run together (each shard run once per test run, by whichever test asks first)."""
+    from sitegen.calculator_assets import STDLIB_DEST
+
+    shards = [shard_run(built_assets, tmp_path_factory, k) for k in range(SHARDS)]
+    [stdlib] = {out["stdlib"] for out in shards}
+    return {
+        "passed": sum(out["passed"] for out in shards), "failed": sum(out["failed"] for out in shards),
+        "outside": [o for out in shards for o in out["outside"]],
+        "for_tests": sorted({n for out in shards for n in out["for_tests"]}),
+        "for_cli": sorted({n for out in shards for n in out["for_cli"]}),
+        "guard_check": all(out["guard_check"] for out in shards),
+        "loaded": sorted({o for out in shards for o in out["loaded"]}),
+        "stdlib": stdlib, "lines": "\n".join(out["lines"] for out in shards),
+        "built": built_assets / STDLIB_DEST,
+    }
 
 
 def test_unit_tests_pass_in_pyodide(run):
     assert run["failed"] == 0
-    assert run["passed"] == count_unit_tests()
+    assert run["passed"] == count_unit_tests() == sum(shard_sizes())
     assert "python 3." in run["lines"] and "on emscripten" in run["lines"]
 
 
