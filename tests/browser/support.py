@@ -111,3 +111,86 @@ def expected_numbers(js: dict) -> dict:
         "formula": [] if f is None else [[line["key"], line["value"]] for line in f["lines"]],
         "formula_total": None if f is None else f["total"],
     }
+
+
+#: Runs ``calculator.cli.main`` (what ``python -m calculator`` calls, __main__.py) on each argv read
+#: from stdin, one process for all: a CLI run costs ~0.4 s, nearly all of it Python starting and
+#: importing, the answer itself milliseconds.
+_CLI_MANY = """
+import contextlib, io, json, sys
+from calculator.cli import main
+answers = []
+for argv in json.load(sys.stdin):
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            status = main(argv)
+        except SystemExit as exc:
+            status = exc.code
+    answers.append([status, out.getvalue(), err.getvalue()])
+json.dump(answers, sys.stdout)
+"""
+
+
+def run_cli_many(calls: list[dict], tmp_path: Path | None = None) -> list[str]:
+    """:func:`run_cli` for several calls (each a dict of its keyword arguments: ``config``, and
+    ``architecture``, ``pooler``, ``fmt``, ``lang`` as there), in one subprocess: the same command
+    line each, given to the CLI's ``main`` in turn. Returns each call's stdout, in order."""
+    names, argvs = [], []
+    try:
+        for call in calls:
+            with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False, dir=tmp_path) as fh:
+                json.dump(call["config"], fh)
+                names.append(fh.name)
+            argv = ["--config", fh.name, "--format", call.get("fmt", "json"), "--lang", call.get("lang", "en")]
+            if call.get("architecture"):
+                argv += ["--architecture", call["architecture"]]
+            if call.get("pooler") is False:
+                argv.append("--no-pooler")
+            argvs.append(argv)
+        proc = subprocess.run([sys.executable, "-c", _CLI_MANY], cwd=ROOT, input=json.dumps(argvs),
+                              capture_output=True, text=True, timeout=60 + 10 * len(calls))
+        assert proc.returncode == 0, proc.stderr
+        answers = json.loads(proc.stdout)
+    finally:
+        for name in names:
+            os.unlink(name)
+    assert len(answers) == len(calls)
+    for (status, _, err), argv in zip(answers, argvs):
+        assert status == 0, (argv, err)
+    return [out for _, out, _ in answers]
+
+
+def paste(page, text: str) -> None:
+    """Paste ``text`` into the config.json box (opened first if closed) and apply it."""
+    if page.get_attribute("#calc-config-box", "open") is None:
+        page.click("#calc-config-box summary")
+    page.fill("#calc-config", text)
+    page.click("#calc-config-apply")
+
+
+def close_paste_box(page) -> None:
+    """The config.json box closed, as a page opens it."""
+    if page.get_attribute("#calc-config-box", "open") is not None:
+        page.click("#calc-config-box summary")
+    page.wait_for_selector("#calc-config-box:not([open])", state="attached")
+
+
+#: Whether the paste box's summary is in the viewport and not covered (the point a reader clicks is its own).
+PASTE_BOX_SEEN_JS = """() => {
+  const s = document.querySelector('#calc-config-box summary');
+  const r = s.getBoundingClientRect();
+  if (r.width === 0 || r.bottom <= 0 || r.top >= innerHeight) return false;
+  const hit = document.elementFromPoint(r.left + Math.min(r.width / 2, 40), r.top + r.height / 2);
+  return Boolean(hit && s.contains(hit));
+}"""
+
+
+def back_to_the_default(page, total: int) -> None:
+    """The page's default answer from any state, as a reader gets there: bert-base-uncased picked, its base
+    class, the pooler on (a preset sets sizes, not the class or the pooler choice); waits for ``total``
+    (the caller's CLI figure). The labels field (num_labels) is left as it is: the base class has no head."""
+    page.select_option("#calc-preset", "bert-base-uncased")
+    page.select_option("#calc-architecture", "BertModel")
+    page.check("#calc-pooler")
+    wait_total(page, total)

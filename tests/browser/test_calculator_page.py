@@ -1,7 +1,8 @@
 """The calculator page in a real browser: the numbers are the CLI's, in both languages.
 
 Expected values come from ``python -m calculator --format json`` run as a
-subprocess (what a user would run), never from the page's own code path.
+subprocess (what a user would run; ``run_cli_many``: the same command lines, one
+process for several), never from the page's own code path.
 """
 from __future__ import annotations
 
@@ -21,7 +22,10 @@ try:
 except ImportError:  # the active-parameter view is optional
     active_module = None
 
-from .support import expected_numbers, page_numbers, run_cli, wait_ready, wait_settled, wait_total
+from tests.unit.helpers import HUB_ROBERTA_BASE
+
+from .support import (PASTE_BOX_SEEN_JS, back_to_the_default, close_paste_box, expected_numbers, page_numbers, paste,
+                      run_cli, run_cli_many, wait_ready, wait_settled, wait_total)
 
 pytestmark = pytest.mark.browser
 
@@ -63,8 +67,8 @@ def cli_inputs(query: dict[str, str]) -> tuple[dict, str | None, bool | None]:
     return config, query.get("architecture"), pooler
 
 
-def cli_short(config, architecture, pooler, lang, tmp_path) -> str:
-    text = run_cli(config, architecture, pooler, fmt="text", lang=lang, tmp_path=tmp_path)
+def cli_short(text: str) -> str:
+    """The short form in the CLI's text output (``--format text``)."""
     # "Total parameters: 109,482,240 (109.5M)" or "总参数量：109,482,240（约 1.095 亿）"
     return re.search(r"[(（](?:约 )?([^()（）]+)[)）]$", text.splitlines()[1]).group(1)
 
@@ -81,38 +85,99 @@ def form_state(page) -> dict:
     }""")
 
 
-@pytest.mark.parametrize("query,lang", CASES, ids=[f"{i}-{q.get('preset', q.get('model_type'))}-{lang}"
-                                                    for i, (q, lang) in enumerate(CASES)])
-def test_page_shows_the_cli_numbers(page, site, query, lang, tmp_path):
-    config, architecture, pooler = cli_inputs(query)
-    expected = json.loads(run_cli(config, architecture, pooler, lang=lang, tmp_path=tmp_path))
-    page.goto(site.url("calculator/", lang, urllib.parse.urlencode(query)))
-    wait_total(page, expected["total"])
+#: The case of each language whose link is opened cold (the rest are chosen in the form on that same
+#: page). Bert-family links with the most keys a link can carry: a bool field (tie_word_embeddings=0);
+#: custom sizes and pooler=0. Preset links are opened by test_language_switch_keeps_the_state and
+#: test_copy_buttons. Each language's other bert case picks a preset, which sets every field the link
+#: set (num_labels aside, which the link leaves at its default).
+LINKED = {"en": 7, "zh": 6}
+
+#: What the form can set: the menus, the pooler, and the family's own fields.
+FORM_KEYS = {"preset", "model_type", "architecture", "pooler"}
+
+
+def choose_in_form(page, query: dict[str, str]) -> None:
+    """What a reader does to ask for ``query`` on a page already open: the preset (or the family),
+    the class, each field the query sets, and the pooler (the query's choice, else HF's default, on)."""
+    if "preset" in query:
+        page.select_option("#calc-preset", query["preset"])
+        assert page.input_value("#calc-model_type") == PRESETS[query["preset"]].config["model_type"]
+    else:
+        page.select_option("#calc-model_type", query["model_type"])
+    mt = page.input_value("#calc-model_type")
+    if "architecture" in query:
+        page.select_option("#calc-architecture", query["architecture"])
+    for f in FAMILIES[mt].fields:
+        if f.key in query:
+            if f.kind == "bool":
+                page.set_checked(f"#calc-{mt}-{f.key}", query[f.key] == "1")
+            else:
+                page.fill(f"#calc-{mt}-{f.key}", query[f.key])
+    if page.is_enabled("#calc-pooler"):
+        page.set_checked("#calc-pooler", query.get("pooler", "1") == "1")
+
+
+def form_can_set(query: dict[str, str]) -> bool:
+    mt = PRESETS[query["preset"]].config["model_type"] if "preset" in query else query["model_type"]
+    return set(query) <= FORM_KEYS | {f.key for f in FAMILIES[mt].fields}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_page_shows_the_cli_numbers(page, site, lang, tmp_path):
+    """Every case of the language on one page: one case's link opened cold, each other case chosen in
+    the form as a reader does (a case whose query the form cannot set is a link of its own). For each:
+    the page's numbers are the CLI's, the short form too, the address holds the CLI's values and, given
+    back to the CLI, gives its very answer; no error shown."""
+    indexes = [i for i, (_, case_lang) in enumerate(CASES) if case_lang == lang]
+    indexes.remove(LINKED[lang])
+    indexes.insert(0, LINKED[lang])
+    inputs = [cli_inputs(CASES[i][0]) for i in indexes]
+    answers = run_cli_many([dict(config=c, architecture=a, pooler=p, fmt=fmt, lang=lang)
+                            for c, a, p in inputs for fmt in ("json", "text")], tmp_path)
+    reopen = []
+    for n, i in enumerate(indexes):
+        query = CASES[i][0]
+        expected, text = json.loads(answers[2 * n]), answers[2 * n + 1]
+        if n == 0 or not form_can_set(query):
+            page.goto(site.url("calculator/", lang, urllib.parse.urlencode(query)))
+        else:
+            choose_in_form(page, query)
+        wait_total(page, expected["total"])
+        reopen.append(check_page_against_the_cli(page, i, expected, cli_short(text)))
+    reopened = run_cli_many([dict(config=again, architecture=shown["architecture"], pooler=shown["pooler"] == "1",
+                                  lang=lang) for again, shown in reopen], tmp_path)
+    for n, (i, answer) in enumerate(zip(indexes, reopened)):
+        expected, answer = json.loads(answers[2 * n]), json.loads(answer)
+        assert answer["config"] == expected["config"] and answer["total"] == expected["total"], f"case {i}"
+
+
+def check_page_against_the_cli(page, case: int, expected: dict, short: str) -> tuple[dict, dict]:
+    """The page (settled on the case's answer) against the CLI's; returns the config.json and the address
+    the link gives, for the CLI to answer again."""
     got, want = page_numbers(page), expected_numbers(expected)
-    assert got.pop("short") == cli_short(config, architecture, pooler, lang, tmp_path)
-    assert got == want
+    assert got.pop("short") == short, f"case {case}"
+    assert got == want, f"case {case}"
     # The address holds the class, the pooler and every value that differs from where the link starts
     # (the preset's values, else HF's defaults; issue 22 item 5): each with the CLI's value, and the link,
     # given to the CLI as a config.json (on the preset's, if it names one), gives the CLI's very answer.
     shown = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(page.url).query))
-    assert shown["model_type"] == expected["model_type"]
-    assert shown["architecture"] == expected["architecture"]
-    assert shown["pooler"] == ("1" if expected["pooler"] else "0")
+    assert shown["model_type"] == expected["model_type"], f"case {case}"
+    assert shown["architecture"] == expected["architecture"], f"case {case}"
+    assert shown["pooler"] == ("1" if expected["pooler"] else "0"), f"case {case}"
     again: dict = dict(PRESETS[shown["preset"]].config) if "preset" in shown else {}
     again["model_type"] = shown["model_type"]
     for f in FAMILIES[expected["model_type"]].fields:
         value = expected["config"][f.key]
         if value is None:  # an optional key left unset is not in the link
-            assert f.key not in shown, f.key
+            assert f.key not in shown, (case, f.key)
             continue
         text = ("1" if value else "0") if isinstance(value, bool) else "|".join(value) if isinstance(value, list) else str(value)
         if f.key in shown:
-            assert shown[f.key] == text, f.key
+            assert shown[f.key] == text, (case, f.key)
             again[f.key] = value
-    reopened = json.loads(run_cli(again, shown["architecture"], shown["pooler"] == "1", lang=lang, tmp_path=tmp_path))
-    assert reopened["config"] == expected["config"] and reopened["total"] == expected["total"]
-    assert "active_fraction" not in shown  # the default share (1) is left out
-    assert page.locator("[data-error-code]").count() == 0
+    assert "active_fraction" not in shown, f"case {case}"  # the default share (1) is left out
+    assert page.locator("[data-error-code]").count() == 0, f"case {case}"
+    return again, shown
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -281,9 +346,16 @@ def check_keyboard_only_and_announced(page, tmp_path):
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_usable_at_375px(page, site, lang, tmp_path):
+    """A phone's width from the load on: the page, then the paste box (one load, not two)."""
     page.set_viewport_size({"width": 375, "height": 800})
     page.goto(site.url("calculator/", lang))
     wait_ready(page)
+    check_usable_at_375px(page, lang, tmp_path)
+    check_paste_box_at_375px(page, tmp_path)
+
+
+def check_usable_at_375px(page, lang, tmp_path):
+    """On the page as loaded."""
     assert page.evaluate("document.documentElement.scrollWidth") <= 375
     box = page.locator(".calc-total").bounding_box()
     assert box["x"] >= 0 and box["x"] + box["width"] <= 375
@@ -297,3 +369,19 @@ def test_usable_at_375px(page, site, lang, tmp_path):
     wait_total(page, expected["total"])
     page.screenshot(path=str(tmp_path / f"calculator-375-{lang}.png"), full_page=True)
 
+
+def check_paste_box_at_375px(page, tmp_path):
+    """From any state: the default answer, the paste box closed, the page scrolled to its top (as loaded;
+    scrolled by the fields filled before, the box can sit in view under the header, covered)."""
+    back_to_the_default(page, DEFAULT_TOTAL)
+    close_paste_box(page)
+    page.evaluate("window.scrollTo(0, 0)")
+    page.locator("#calc-config-box summary").scroll_into_view_if_needed()
+    assert page.evaluate(PASTE_BOX_SEEN_JS)
+    page.click("#calc-config-box summary")
+    for selector in ("#calc-config-box", "#calc-config", "#calc-config-apply", "#calc-config-file"):
+        b = page.locator(selector).bounding_box()
+        assert b["x"] >= 0 and b["x"] + b["width"] <= 375, selector
+    assert page.evaluate("document.documentElement.scrollWidth") <= 375
+    paste(page, json.dumps(HUB_ROBERTA_BASE))
+    wait_total(page, json.loads(run_cli(HUB_ROBERTA_BASE, tmp_path=tmp_path))["total"])
