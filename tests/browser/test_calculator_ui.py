@@ -17,8 +17,8 @@ from calculator.families import FAMILIES
 from calculator.presets import PRESETS
 from tests.unit.helpers import HUB_DEBERTA_V3_BASE, HUB_MODERNBERT_BASE, HUB_ROBERTA_BASE, HUB_TOTALS
 
-from .support import (ROOT, expected_numbers, page_numbers, run_cli, wait_error, wait_ready, wait_settled,
-                      wait_total)
+from .support import (PASTE_BOX_SEEN_JS, ROOT, back_to_the_default, close_paste_box, expected_numbers, page_numbers,
+                      paste, run_cli, wait_error, wait_ready, wait_settled, wait_total)
 
 pytestmark = pytest.mark.browser
 
@@ -37,13 +37,6 @@ def cli_error_code(config: dict, tmp_path) -> str:
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2, proc.stdout
     return proc.stderr.split(":")[1].strip()
-
-
-def paste(page, text: str) -> None:
-    if page.get_attribute("#calc-config-box", "open") is None:
-        page.click("#calc-config-box summary")
-    page.fill("#calc-config", text)
-    page.click("#calc-config-apply")
 
 
 def title(page) -> str:
@@ -73,8 +66,19 @@ def open_keras_bert(page, site, lang: str, tmp_path) -> dict:
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_keras_summary_and_no_pooler_in_the_title(page, site, lang, tmp_path):
+def test_keras_bert_link_summary_title_and_words(page, context, site, lang, tmp_path):
+    """One load of a keras-bert link per language, then what a reader does on it, one after the other:
+    the Keras summary and the title (the link's own answer), the words of each kind of family, and (en)
+    a pasted config's keys that have no field, in the link made of it."""
     expected = open_keras_bert(page, site, lang, tmp_path)
+    check_keras_summary_and_no_pooler_in_the_title(page, lang, expected, tmp_path)
+    check_keras_bert_mode_names_get_model_arguments_and_weights(page, lang, expected, tmp_path)
+    if lang == "en":
+        check_link_keeps_config_keys_that_have_no_field(page, context, site, tmp_path)
+
+
+def check_keras_summary_and_no_pooler_in_the_title(page, lang, expected, tmp_path):
+    """On the link's own answer (the first step after the load)."""
     # keras-bert has no pooler switch: the title names the call, nothing about a pooler.
     assert title(page) == "get_model"
     # The rows of model.summary(), as the CLI's JSON lists them, in a collapsed section.
@@ -140,14 +144,20 @@ EMPTIED = {"en": "hidden_size is empty: enter a whole number.", "zh": "hidden_si
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_default_page_emptied_field_family_menu_and_published_configs(page, site, lang, tmp_path):
-    """Three things a reader does on the default page, one after the other on one load (none is about
-    the first visit): empties a field, reads the family menu at 1280 px, pastes published configs."""
+    """What a reader does on the default page, one after the other on one load (none is about the first
+    visit): empties a field, reads the family menu at 1280 px, pastes published configs; then (zh) picks a
+    preset and changes it, (en) sees the paste box follow the form and in sight on a wide screen."""
     page.set_viewport_size({"width": 1280, "height": 900})
     page.goto(site.url("calculator/", lang))
     wait_ready(page)
     check_emptied_field_asks_for_a_whole_number(page, EMPTIED[lang])
     check_family_menu_shows_each_option_in_full(page, lang)
     check_pasting_published_configs_of_the_new_families(page)
+    if lang == "zh":
+        check_a_picked_preset_keeps_its_name_and_equal_values_name_nothing(page, tmp_path)
+    else:
+        check_paste_box_is_cleared_when_the_form_changes_otherwise(page, tmp_path)
+        check_paste_box_is_in_sight_on_a_wide_screen(page)
 
 
 def check_emptied_field_asks_for_a_whole_number(page, message):
@@ -163,9 +173,10 @@ def check_emptied_field_asks_for_a_whole_number(page, message):
 # ------------------------------------------- 4: values that are a preset's
 
 
-def test_a_picked_preset_keeps_its_name_and_equal_values_name_nothing(page, site, tmp_path):
-    page.goto(site.url("calculator/", "zh"))
-    wait_ready(page)
+def check_a_picked_preset_keeps_its_name_and_equal_values_name_nothing(page, tmp_path):
+    """From any state (on the Chinese page): the default answer first, the paste box closed."""
+    back_to_the_default(page, DEFAULT_TOTAL)
+    close_paste_box(page)
     page.fill("#calc-bert-num_hidden_layers", "24")
     wait_total(page, cli_json({"model_type": "bert", "num_hidden_layers": 24}, tmp_path)["total"])
     # A preset with a changed value keeps its name, marked as changed (issue 22).
@@ -196,9 +207,10 @@ def test_a_picked_preset_keeps_its_name_and_equal_values_name_nothing(page, site
 # ----------------------------------------- 5: the paste box follows the form
 
 
-def test_paste_box_is_cleared_when_the_form_changes_otherwise(page, site, tmp_path):
-    page.goto(site.url("calculator/"))
-    wait_ready(page)
+def check_paste_box_is_cleared_when_the_form_changes_otherwise(page, tmp_path):
+    """From any state: the default answer first, the paste box closed."""
+    back_to_the_default(page, DEFAULT_TOTAL)
+    close_paste_box(page)
     distil = dict(PRESETS["distilbert-base-cased"].config)
     distil_total = cli_json(distil, tmp_path)["total"]
 
@@ -235,19 +247,11 @@ def test_paste_box_is_cleared_when_the_form_changes_otherwise(page, site, tmp_pa
 # ------------------------------------------------ 6: the paste box in sight
 
 
-PASTE_BOX_SEEN_JS = """() => {
-  const s = document.querySelector('#calc-config-box summary');
-  const r = s.getBoundingClientRect();
-  if (r.width === 0 || r.bottom <= 0 || r.top >= innerHeight) return false;
-  const hit = document.elementFromPoint(r.left + Math.min(r.width / 2, 40), r.top + r.height / 2);
-  return Boolean(hit && s.contains(hit));
-}"""
-
-
-def test_paste_box_is_in_sight_on_a_wide_screen(page, site):
+def check_paste_box_is_in_sight_on_a_wide_screen(page):
+    """From any state: the default answer, the paste box closed, a 1280 × 720 window."""
+    back_to_the_default(page, DEFAULT_TOTAL)
+    close_paste_box(page)
     page.set_viewport_size({"width": 1280, "height": 720})
-    page.goto(site.url("calculator/"))
-    wait_ready(page)
     # Scrolled to the calculator's columns, as a user does, the box heads the input column.
     page.evaluate("window.scrollTo(0, document.querySelector('.calc-layout').getBoundingClientRect().top"
                   " + scrollY - 80)")
@@ -260,26 +264,11 @@ def test_paste_box_is_in_sight_on_a_wide_screen(page, site):
     assert inputs == ["visible", True]
 
 
-@pytest.mark.parametrize("lang", ["en", "zh"])
-def test_paste_box_at_375px(page, site, lang, tmp_path):
-    page.set_viewport_size({"width": 375, "height": 800})
-    page.goto(site.url("calculator/", lang))
-    wait_ready(page)
-    page.locator("#calc-config-box summary").scroll_into_view_if_needed()
-    assert page.evaluate(PASTE_BOX_SEEN_JS)
-    page.click("#calc-config-box summary")
-    for selector in ("#calc-config-box", "#calc-config", "#calc-config-apply", "#calc-config-file"):
-        b = page.locator(selector).bounding_box()
-        assert b["x"] >= 0 and b["x"] + b["width"] <= 375, selector
-    assert page.evaluate("document.documentElement.scrollWidth") <= 375
-    paste(page, json.dumps(HUB_ROBERTA_BASE))
-    wait_total(page, cli_json(HUB_ROBERTA_BASE, tmp_path)["total"])
-
-
 # -------------------------------- 7: config keys without a field, in the link
 
 
-def test_link_keeps_config_keys_that_have_no_field(page, context, site, tmp_path):
+def check_link_keeps_config_keys_that_have_no_field(page, context, site, tmp_path):
+    """From any state (a pasted config replaces it); opens the links it makes in tabs of their own."""
     # keras-bert: trainable=False freezes every layer, dropout_rate=0 drops the Dropout rows.
     keras = {"model_type": "keras-bert", "transformer_num": 2, "embed_dim": 64, "head_num": 4,
              "feed_forward_dim": 128, "token_num": 1000, "trainable": False, "dropout_rate": 0.0}
@@ -411,9 +400,14 @@ def tensors_summary(page) -> str:
     return page.locator("#calc-output details.calc-tensors > summary").text_content()
 
 
-@pytest.mark.parametrize("lang", ["en", "zh"])
-def test_keras_bert_mode_names_get_model_arguments_and_weights(page, site, lang, tmp_path):
-    expected = open_keras_bert(page, site, lang, tmp_path)
+def check_keras_bert_mode_names_get_model_arguments_and_weights(page, lang, expected, tmp_path):
+    """keras-bert with 2 layers chosen in the form (``expected`` is the CLI's answer for it), its per-tensor
+    block closed: from any state where keras-bert's other fields are the family's defaults (as the link left
+    them)."""
+    page.select_option("#calc-model_type", "keras-bert")
+    page.fill("#calc-keras-bert-transformer_num", "2")
+    wait_total(page, expected["total"])
+    page.evaluate("document.querySelector('#calc-output details.calc-tensors').open = false")
     # Its inputs are get_model() arguments, its tensors the Keras model's weights (as many as the CLI lists).
     assert legend(page) == LEGENDS[lang]["keras-bert"]
     assert tensors_summary(page) == WEIGHTS_TITLE[lang].format(n=len(expected["tensors"]))
