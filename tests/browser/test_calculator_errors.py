@@ -18,7 +18,7 @@ from calculator.errors import MESSAGES
 from calculator.families import FAMILIES
 from calculator.presets import PRESETS
 
-from .support import open_tensors, wait_error, wait_ready, wait_settled, wait_total
+from .support import BOOT_TIMEOUT_MS, open_tensors, wait_error, wait_ready, wait_settled, wait_total
 # The "Training cost" panel's codes, reached from the page there.
 from .test_calculator_costs import COSTS_REACHED
 
@@ -213,13 +213,92 @@ def check_dropped_config_file(page, tmp_path):
     assert page.input_value("#calc-config") == payload
 
 
-@pytest.mark.parametrize("query,code,slot_for", LINKED, ids=[f"{c}-{'-'.join(q)}" for q, c, _ in LINKED])
-def test_link_errors(page, site, query, code, slot_for):
-    lang = "zh" if code in ("pooler_fixed", "total_too_large", "unknown_preset") else "en"
-    page.goto(site.url("calculator/", lang, urllib.parse.urlencode(query)))
+#: Linked cases shown in Chinese (the others in English): each language is checked.
+LINKED_ZH = ("pooler_fixed", "total_too_large", "unknown_preset")
+#: Cases that ride along in another case's link, keyed by that case's (code, slot). The engine reports
+#: every error of a link, but after the first only those wrong on their own (api.VALUE_ERRORS): so a link
+#: carries at most one case that is not a value error, first, and value errors of other slots after it.
+#: test_link_errors asserts that the merged link answers each case's own error (code, message, slot)
+#: exactly as its link alone does, so a grouping that changes any of them fails.
+RIDERS = {
+    ("unknown_architecture", "calc-architecture"): [
+        ("not_boolean", "calc-bert-tie_word_embeddings"), ("lora_bias", "calc-lora_bias"),
+        ("lora_task_type", "calc-peft_task_type"), ("module_name", "calc-modules_to_save")],
+    ("padding_idx", "calc-roberta-vocab_size"): [("not_boolean", "calc-pooler"), ("lora_rank", "calc-lora_r")],
+}
+
+
+def link_groups() -> list[list[tuple]]:
+    """LINKED as links: each case not riding along, with its riders after it (the engine's order)."""
+    by_slot = {(code, slot): case for case in LINKED for (_, code, slot) in [case]}
+    riding = {rider for riders in RIDERS.values() for rider in riders}
+    return [[case] + [by_slot[rider] for rider in RIDERS.get((case[1], case[2]), []) if rider in by_slot]
+            for case in LINKED if (case[1], case[2]) not in riding]
+
+
+LINK_GROUPS = link_groups()
+
+
+def link_lang(case) -> str:
+    return "zh" if case[1] in LINKED_ZH else "en"
+
+
+def test_every_linked_case_is_in_one_link():
+    cases = [case for group in LINK_GROUPS for case in group]
+    assert sorted(map(repr, cases)) == sorted(map(repr, LINKED))
+
+
+def assert_errors_shown(page, shown: list[tuple[str, str, str | None]], lang: str, stale: str = "stale") -> None:
+    """Every (code, message, slot_for) of ``shown`` in its slot (``slot_for`` None: the page-level one), and
+    nothing else; the result marked stale with the note ``stale`` ("stale", or "stale_link" for a link whose
+    inputs were never computed)."""
+    wait_settled(page)
+    page.wait_for_selector("#calc-root[data-errors]", state="attached", timeout=BOOT_TIMEOUT_MS)
+    where = {el["code"]: el for el in page.eval_on_selector_all(
+        "[data-error-code]", "els => els.map(e => ({code: e.dataset.errorCode, id: e.id}))")}
+    assert page.locator("[data-error-code]").count() == len(shown), ("error elements", where)
+    for code, message, slot_for in shown:
+        slot_id = "calc-general-error" if slot_for is None else f"{slot_for}-error"
+        loc = page.locator(f"#{slot_id}")
+        assert loc.get_attribute("data-error-code") == code, (code, "not in", slot_id, where)
+        assert loc.is_visible(), slot_id
+        assert loc.text_content() == message
+        if slot_for is not None:
+            assert page.get_attribute(f"#{slot_for}", "aria-invalid") == "true"
+        if lang == "zh":
+            assert re.search(r"[\u4e00-\u9fff]", message)
+    assert page.locator("[data-total]").count() == 0, "no data-total while an error is shown"
+    assert page.locator("#calc-output.calc-stale").count() == 1
+    assert page.locator("#calc-summary.calc-stale").count() == 1
+    assert page.locator("#calc-stale-note").is_visible()
+    assert page.locator("#calc-stale-note").text_content() == api.UI_LABELS[stale][lang]
+    # Never a NaN, "undefined" or an empty total on the page.
+    text = page.locator("#calc-root").inner_text()
+    assert "NaN" not in text and "undefined" not in text
+    assert page.locator(".calc-total").text_content().strip() != ""
+
+
+@pytest.mark.parametrize("group", LINK_GROUPS, ids=["+".join(c for _, c, _ in g) for g in LINK_GROUPS])
+def test_link_errors(page, site, group):
+    """One link per group of LINKED: each case's error beside its slot, as its link alone shows it."""
+    lang = link_lang(group[0])
+    assert {link_lang(case) for case in group} == {lang}
+    query: dict[str, str] = {}
+    for case_query, _, _ in group:
+        assert all(query.get(k, v) == v for k, v in case_query.items()), ("cases disagree on a key", group)
+        query.update(case_query)
     expected = api.compute(query, lang)
-    assert expected["error"]["code"] == code
-    assert_error_shown(page, code, expected["error"]["message"], slot_for, lang, stale="stale_link")
+    # The merged link answers exactly each case's own error: its code, message and slot unchanged.
+    assert len(expected["errors"]) == len(group), expected["errors"]
+    shown = []
+    for case_query, code, slot_for in group:
+        alone = api.compute(case_query, lang)["error"]
+        assert alone["code"] == code
+        assert alone in expected["errors"], (code, alone, expected["errors"])
+        shown.append((code, alone["message"], slot_for))
+    assert expected["error"]["code"] == group[0][1]
+    page.goto(site.url("calculator/", lang, urllib.parse.urlencode(query)))
+    assert_errors_shown(page, shown, lang, stale="stale_link")
     # The page answers again as soon as the input is fixed: empty the planner, pick a preset.
     for key in PLANNER_TEXT:
         if page.input_value(f"#calc-{key}"):
@@ -244,13 +323,19 @@ INJECTABLE = sorted(
     {"preset", "model_type", "architecture", "pooler", api.ACTIVE_KEY, "unknown_key"}
     | {f.key for f in FAMILIES["bert"].fields}
 )
-#: One link per way calculator.js writes a link's value into the page, so that each
-#: way's own error message (or total) is checked as shown: the three menus, the
-#: pooler checkbox, the active-fraction field, a key the page ignores, and one
-#: integer and one boolean field of the family's fieldset (the family's other
-#: fields are written by the same line as these two: applyQuery's loop).
+#: Every way calculator.js writes a link's value into the page, each checked with its own error
+#: message (or total) as shown: the three menus, the pooler checkbox, the active-fraction field, a
+#: key the page ignores, and one integer and one boolean field of the family's fieldset (the
+#: family's other fields are written by the same line as these two: applyQuery's loop).
 INJECTABLE_ALONE = ["preset", "model_type", "architecture", "pooler", api.ACTIVE_KEY, "unknown_key",
                     "hidden_size", "tie_word_embeddings"]
+#: ...in four links. A wrong preset or model type ends the request (nothing else is checked: their
+#: own links), the ignored key's check is the total shown (its own link); the unknown architecture is
+#: not final and the other four are value errors (api.VALUE_ERRORS), so one link shows all five, each
+#: in its own slot with the message its link alone gives (test_query_values_cannot_inject_markup
+#: asserts that).
+INJECTION_LINKS = [("preset",), ("model_type",), ("unknown_key",),
+                   ("architecture", "pooler", api.ACTIVE_KEY, "hidden_size", "tie_word_embeddings")]
 
 
 def assert_not_injected(page, traffic, seen_before: int) -> None:
@@ -279,21 +364,47 @@ def test_every_query_value_at_once_cannot_inject_markup(page, site, traffic):
         assert "<" not in (a.get_attribute("href") or "")
 
 
-@pytest.mark.parametrize("key", INJECTABLE_ALONE)
-def test_query_values_cannot_inject_markup(page, site, traffic, key):
+def test_every_way_of_writing_a_value_has_its_link():
+    keys = [key for link in INJECTION_LINKS for key in link]
+    assert sorted(keys) == sorted(INJECTABLE_ALONE)
+
+
+def error_slot(field: str | None, model_type: str = "bert") -> str:
+    """The id of the slot calculator.js's showErrors puts an error of ``field`` in (errorInput)."""
+    if field is None:
+        return "calc-general-error"
+    page_fields = {"preset", "model_type", "architecture", "pooler", "config", "label", api.ACTIVE_KEY,
+                   *PLANNER_TEXT, *PLANNER_SELECT}
+    return f"calc-{field}-error" if field in page_fields else f"calc-{model_type}-{field}-error"
+
+
+@pytest.mark.parametrize("keys", INJECTION_LINKS, ids=["+".join(k) for k in INJECTION_LINKS])
+def test_query_values_cannot_inject_markup(page, site, traffic, keys):
     seen_before = len(traffic.seen)
-    query = urllib.parse.urlencode({key: PAYLOAD})
-    page.goto(site.url("calculator/", "en", query))
+    params = {key: PAYLOAD for key in keys}
+    expected = api.compute(params, "en")
+    alone = [api.compute({key: PAYLOAD}, "en") for key in keys]
+    if len(keys) > 1:
+        # Each key's own answer, unchanged by the others: an error in its own slot.
+        assert len(expected["errors"]) == len(keys), expected["errors"]
+        for answer in alone:
+            assert not answer["ok"] and answer["error"] in expected["errors"], answer
+        assert len({error_slot(e["field"]) for e in expected["errors"]}) == len(keys)
+    page.goto(site.url("calculator/", "en", urllib.parse.urlencode(params)))
     wait_settled(page)
     page.wait_for_timeout(200)
     assert_not_injected(page, traffic, seen_before)
-    expected = api.compute({key: PAYLOAD}, "en")
     if expected["ok"]:
         wait_total(page, expected["total"])
     else:
-        loc = wait_error(page, expected["error"]["code"])
-        assert loc.text_content() == expected["error"]["message"]
-        assert "<img" in loc.text_content() or "<img" not in expected["error"]["message"]
+        page.wait_for_selector("#calc-root[data-errors]", state="attached", timeout=BOOT_TIMEOUT_MS)
+        assert page.locator("[data-error-code]").count() == len(expected["errors"])
+        for error in expected["errors"]:
+            loc = page.locator(f"#{error_slot(error['field'])}")
+            assert loc.is_visible(), error
+            assert loc.get_attribute("data-error-code") == error["code"], error
+            assert loc.text_content() == error["message"]
+            assert "<img" in loc.text_content() or "<img" not in error["message"]
     # The language links carry the query as an attribute value, not markup.
     for a in page.locator("a[hreflang]").all():
         assert "<" not in (a.get_attribute("href") or "")

@@ -18,12 +18,20 @@ Two things a reader sees as broken, and that no other gate looks at:
 Pages: every built page (``site.pages()``), and the calculator in three states
 (the default answer with every tensor shown, the counts panel for
 ``BertForPreTraining`` whose tools disagree, a LoRA plan with its added
-tensors and the "Training cost" panel open). One browser context per width and language, one page reused for
-every visit: a load of an explainer page is cheap, the calculator's Python
-starts twice per context.
+tensors and the "Training cost" panel open). One browser context per language, one page reused for
+every visit, and each page loaded once: measured at one width, then the page is
+switched to the other width and measured again (a load of an explainer page is
+cheap, the calculator's Python starts twice per language). Switching is the
+same emulation a context made for that width starts with (a phone: a mobile
+viewport, its viewport meta tag honoured, and touch; a desktop: neither), set
+through the DevTools protocol since Playwright fixes ``is_mobile`` and
+``has_touch`` per context. What is measured is layout alone: CSS media queries
+and Material's (``matchMedia`` listeners) follow the switch; no script of the
+site lays anything out from the width it had at load.
 
-The check measures the layout as it is once the page has settled; nothing
-depends on speed. ``content-visibility: auto`` (the calculator's lower tables)
+The check measures the layout as it is once the page has settled (after a
+switch: the new width in effect, two animation frames for resize and media
+listeners, the fonts); nothing depends on speed. ``content-visibility: auto`` (the calculator's lower tables)
 is turned off for the measurement, so every box is laid out, as it is when a
 reader scrolls to it.
 """
@@ -157,6 +165,43 @@ def _measure(page, what: str) -> list[str]:
     return problems
 
 
+def _at_width(page, cdp, width: str) -> None:
+    """Lay the loaded page out at ``width`` as a context made for it would (Playwright's own
+    ``Emulation`` calls for ``viewport``, ``is_mobile`` and ``has_touch``), and let it settle."""
+    w, h = WIDTHS[width]
+    phone = width == "phone"
+    cdp.send("Emulation.setDeviceMetricsOverride", {
+        "width": w, "height": h, "screenWidth": w, "screenHeight": h, "deviceScaleFactor": 1, "mobile": phone,
+        "screenOrientation": {"angle": 0, "type": "portraitPrimary" if phone else "landscapePrimary"}})
+    cdp.send("Emulation.setTouchEmulationEnabled", {"enabled": phone})
+    page.wait_for_function(WIDTH_IN_EFFECT, arg=[w, phone], timeout=HANG_MS)
+    page.evaluate(SETTLE_JS)
+
+
+#: The width (the layout viewport media queries see) and the pointer of ``_at_width`` are in effect.
+WIDTH_IN_EFFECT = """([w, phone]) => matchMedia(`(width: ${w}px)`).matches && screen.width === w
+  && matchMedia("(pointer: coarse)").matches === phone"""
+#: Two animation frames (resize events, media query listeners, resize observers run before the
+#: second), then the fonts any newly shown text needs.
+SETTLE_JS = """() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(
+  () => document.fonts.ready.then(() => resolve(null)))))"""
+
+
+class Widths:
+    """Both widths for each state of a page, starting at the one in effect (one switch per state)."""
+
+    def __init__(self, page, cdp) -> None:
+        self.page, self.cdp = page, cdp
+        self.now: str | None = None  # set on the first page (about:blank has no viewport meta tag)
+
+    def each(self):
+        for width in sorted(WIDTHS, key=lambda w: w != (self.now or list(WIDTHS)[0])):
+            if width != self.now:
+                _at_width(self.page, self.cdp, width)
+                self.now = width
+            yield width
+
+
 def _visit(page, url: str) -> None:
     """Load ``url`` until its layout is final: the load event (Material's script has wrapped the
     tables by then), then the fonts. Not "networkidle": half a second of quiet per page is time only."""
@@ -166,43 +211,49 @@ def _visit(page, url: str) -> None:
 
 
 @pytest.mark.parametrize("lang", LANGS)
-@pytest.mark.parametrize("width", list(WIDTHS), ids=list(WIDTHS))
-def test_every_page_fits_without_broken_words(site, browser, width, lang):
-    """Every page of ``lang`` at ``width``: no word broken that would fit, no sideways page."""
-    w, hgt = WIDTHS[width]
-    ctx = browser.new_context(viewport={"width": w, "height": hgt}, service_workers="block",
-                              is_mobile=width == "phone", has_touch=width == "phone")
+def test_every_page_fits_without_broken_words(site, browser, lang):
+    """Every page of ``lang`` at each width: no word broken that would fit, no sideways page."""
+    w, hgt = WIDTHS["phone"]
+    ctx = browser.new_context(viewport={"width": w, "height": hgt}, service_workers="block")
     ctx.set_default_timeout(HANG_MS)
     problems: list[str] = []
     try:
         page = ctx.new_page()
+        widths = Widths(page, ctx.new_cdp_session(page))
         pages = [rel for rel in site.pages() if site.lang_of(rel) == lang]
         assert len(pages) > 10, pages
         for rel in pages:
             calculator = rel.rstrip("/").split("/")[-1] == "calculator"
             _visit(page, site.url + rel)
-            where = f"{width} /{rel}"
             if not calculator:
-                problems += _measure(page, where)
+                for width in widths.each():
+                    problems += _measure(page, f"{width} /{rel}")
                 continue
             _settle_calculator(page)
             _open_all_details(page)
-            problems += _measure(page, where + " (default)")
+            for width in widths.each():
+                _settle_calculator(page)
+                problems += _measure(page, f"{width} /{rel} (default)")
             page.select_option("#calc-architecture", "BertForPreTraining")
             _settle_calculator(page)
-            page.locator("#calc-counts-title").scroll_into_view_if_needed()
-            problems += _measure(page, where + " (counts panel, BertForPreTraining)")
+            for width in widths.each():
+                page.locator("#calc-counts-title").scroll_into_view_if_needed()
+                problems += _measure(page, f"{width} /{rel} (counts panel, BertForPreTraining)")
             _visit(page, site.url + rel + LORA + COSTS)
             _settle_calculator(page)
             assert page.locator("[data-peft-line]").count() == 1, "the LoRA link gave no plan"
             assert page.locator("#calc-costs-output tr[data-costs]").count() == 8, "the link gave no training cost"
-            # The sticky strip (a phone's) keeps the plan's trainable count in sight, as the result states it.
-            strip = " ".join(page.locator("#calc-mini .calc-mini-plan").all_text_contents())
-            trainable = page.locator('[data-plan="plan_trainable"] dd').text_content()
-            if not trainable or trainable not in strip:
-                problems.append(f"{where} (LoRA plan): the sticky strip says {strip!r}, not the trainable {trainable!r}")
-            _open_all_details(page)
-            problems += _measure(page, where + " (LoRA plan, training cost)")
+            for width in widths.each():
+                where = f"{width} /{rel}"
+                _settle_calculator(page)
+                # The sticky strip (a phone's) keeps the plan's trainable count in sight, as the result states it.
+                strip = " ".join(page.locator("#calc-mini .calc-mini-plan").all_text_contents())
+                trainable = page.locator('[data-plan="plan_trainable"] dd').text_content()
+                if not trainable or trainable not in strip:
+                    problems.append(f"{where} (LoRA plan): the sticky strip says {strip!r}, "
+                                    f"not the trainable {trainable!r}")
+                _open_all_details(page)
+                problems += _measure(page, where + " (LoRA plan, training cost)")
     finally:
         ctx.close()
     assert problems == [], f"{len(problems)} visits with layout problems:\n" + "\n".join(problems)
