@@ -703,6 +703,14 @@ function main(root) {
     if (kind === "markdown") return `${main}\n\n[${title.replace(/[\\[\]]/g, "\\$&")}](<${location.href}>)\n`;
     return `${main}\n\n${title}\n${location.href}\n`;
   }
+  // A copy's status line says what the LAST click did, for a few seconds: an earlier click's
+  // timer must not wipe a newer message (a second copy within 4 s could leave the line empty).
+  const statusTimers = new WeakMap();
+  function sayFor(line, text, ms) {
+    clearTimeout(statusTimers.get(line));
+    line.textContent = text;
+    statusTimers.set(line, setTimeout(() => (line.textContent = ""), ms));
+  }
   for (const button of root.querySelectorAll("button[data-copy]")) {
     // The page has the buttons twice (at the top and after the form): each says what it did beside itself.
     const group = button.closest(".calc-actions");
@@ -715,23 +723,22 @@ function main(root) {
       const state = root.dataset.result;
       if (state !== "fresh" || root.dataset.busy) {
         // The link, Markdown and text all describe the last good result, not what is in the form.
-        copyStatus.textContent =
+        copyStatus.dataset.refused = state || "pending";
+        sayFor(copyStatus,
           state === "stale" ? (fieldMarked ? L.copy_stale : L.copy_stale_general)
           : root.dataset.state === "failed" ? L.copy_not_computed
-          : L.copy_pending;
-        copyStatus.dataset.refused = state || "pending";
-        setTimeout(() => (copyStatus.textContent = ""), 6000);
+          : L.copy_pending, 6000);
         return;
       }
       delete copyStatus.dataset.refused;
       const text = kind === "link" ? location.href : withSource(kind, copies[kind]);
+      let said = L.copied;
       try {
         await copy(text);
-        copyStatus.textContent = L.copied;
       } catch {
-        copyStatus.textContent = L.copy_failed;
+        said = L.copy_failed;
       }
-      setTimeout(() => (copyStatus.textContent = ""), 4000);
+      sayFor(copyStatus, said, 4000);
     });
   }
 
@@ -828,19 +835,18 @@ function main(root) {
         const fresh = root.dataset.result === "fresh" && !root.dataset.busy && costsCopy !== null;
         if (!fresh) {
           const stale = root.dataset.result === "stale" || costsOutput.dataset.state === "stale";
-          costsCopyStatus.textContent = stale ? L.copy_stale : L.copy_pending;
           costsCopyStatus.dataset.refused = stale ? "stale" : "pending";
-          setTimeout(() => (costsCopyStatus.textContent = ""), 6000);
+          sayFor(costsCopyStatus, stale ? L.copy_stale : L.copy_pending, 6000);
           return;
         }
         delete costsCopyStatus.dataset.refused;
+        let said = L.copied;
         try {
           await copy(withSource("markdown", costsCopy));
-          costsCopyStatus.textContent = L.copied;
         } catch {
-          costsCopyStatus.textContent = L.copy_failed;
+          said = L.copy_failed;
         }
-        setTimeout(() => (costsCopyStatus.textContent = ""), 4000);
+        sayFor(costsCopyStatus, said, 4000);
       });
     }
   }
