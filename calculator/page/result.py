@@ -15,7 +15,7 @@ from .. import counts, views
 from ..charts import share_chart_svg
 from ..i18n import colon, label, pick, punct
 from ..model import Inventory
-from .html import Markup, h, join, raw
+from .html import Markup, escape, h, join, raw
 from .labels import norm_lang, ui
 
 
@@ -383,19 +383,38 @@ def keras_summary(inv: Inventory, lang: str = "en") -> str:
 
 
 def tensor_table(inv: Inventory, lang: str = "en") -> str:
-    """One row per ``state_dict`` entry (tied copies marked), for the collapsed "every tensor" block."""
+    """One row per ``state_dict`` entry (tied copies marked), for the collapsed "every tensor" block.
+
+    Written row by row with :func:`escape` rather than :func:`h`: this table is most of an
+    answer's work (bert-base: ~200 rows of four cells; over half of ``api.compute``'s time
+    when built with ``h``, which resolves each cell's children and attributes in general).
+    The markup is ``h``'s to the byte (tests/unit/test_result_html.py compares the two on
+    presets with tied copies, buffers and Keras weights), and every value is escaped as
+    ``h`` would escape it.
+    """
     lang = norm_lang(lang)
+    groups: dict[str, str] = {}
+    buffer_note = f' <span class="calc-tied">{escape("(" + label("buffer_note", lang) + ")")}</span>'
     rows = []
     for t in inv.tensors:
         under = views.listed_under(t)
-        note = (" ", h("span", f"({label('tied_to', lang, name=under)})", class_="calc-tied")) if under else ()
         if t.buffer:
-            note = (" ", h("span", f"({label('buffer_note', lang)})", class_="calc-tied"))
-        rows.append(h(
-            "tr",
-            _td(join([h("code", t.name), *note]), "calc-name"),
-            _td(views.fmt_shape(t.shape), "num"), _td(views.fmt_int(t.count, lang), "num"), _td(label(t.group, lang)),
-            data_name=t.name, data_count=t.count, data_tied="1" if under else None,
+            note = buffer_note
+        elif under:
+            note = f' <span class="calc-tied">{escape("(" + label("tied_to", lang, name=under) + ")")}</span>'
+        else:
+            note = ""
+        group = groups.get(t.group)
+        if group is None:
+            group = groups[t.group] = escape(label(t.group, lang))
+        name = escape(t.name)
+        tied = ' data-tied="1"' if under else ""
+        rows.append(Markup(
+            f'<tr data-name="{name}" data-count="{t.count}"{tied}>'
+            f'<td class="calc-name"><code>{name}</code>{note}</td>'
+            f'<td class="num">{escape(views.fmt_shape(t.shape))}</td>'
+            f'<td class="num">{escape(views.fmt_int(t.count, lang))}</td>'
+            f"<td>{group}</td></tr>"
         ))
     name = label("weight" if inv.keras_layers else "tensor", lang)
     head = [(name, ""), (label("shape", lang), "num"), (label("count", lang), "num"), (label("group", lang), "")]
