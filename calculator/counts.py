@@ -268,23 +268,37 @@ def torchinfo_total(inv: Inventory) -> tuple[int, tuple[str, ...]]:
     remainder, clipped to 0: that is the double count, and the names listed are the
     copies in the later branches.
     """
+    # Each module's chain and children are worked out once, not once per tensor (a weight and
+    # its bias share them); a storage nothing else shares adds its count to each ancestor once
+    # per module, after the loop. ``sizes`` keeps the order modules first appear in: the
+    # order the double-counted names are found in.
     sizes: dict[str, int] = {}
     seen: set[tuple[str, str]] = set()
     children: dict[str, set[str]] = {}
+    chains: dict[str, list[str]] = {}
+    unshared: dict[str, int] = {}
     for t in inv.tensors:
         if t.buffer:
             continue  # torchinfo counts parameters only
-        chain = _ancestors(t.module_name)
+        name = t.module_name
+        chain = chains.get(name)
+        if chain is None:
+            chain = chains[name] = _ancestors(name)
+            for module in chain:
+                sizes.setdefault(module, 0)
+            for parent, module in zip(chain, chain[1:]):
+                children.setdefault(parent, set()).add(module)
+        if t.owner is None and t.tied_to is None:
+            unshared[name] = unshared.get(name, 0) + t.count
+            continue
         key = storage(t)
-        shared = t.owner is not None or t.tied_to is not None
         for module in chain:
-            if shared:
-                if (module, key) in seen:
-                    continue
+            if (module, key) not in seen:
                 seen.add((module, key))
-            sizes[module] = sizes.get(module, 0) + t.count
-        for parent, module in zip(chain, chain[1:]):
-            children.setdefault(parent, set()).add(module)
+                sizes[module] += t.count
+    for name, count in unshared.items():
+        for module in chains[name]:
+            sizes[module] += count
     total = 0
     negative: list[str] = []
     for module, n in sizes.items():
