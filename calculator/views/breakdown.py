@@ -54,17 +54,17 @@ def group_breakdown(inv: Inventory) -> list[Share]:
 def section_breakdown(inv: Inventory) -> list[Section]:
     """The nanoGPT-style hierarchy: sections, each split by component group."""
     total = inv.total
+    # One pass over the tensors (each answer shows this in the page and both copies).
+    sums: dict[str, dict[str, int]] = {}
+    for t in inv.charged:
+        groups = sums.setdefault(section_of(t), {})
+        groups[t.group] = groups.get(t.group, 0) + t.count
     out: list[Section] = []
     for s in SECTIONS:
-        members = [t for t in inv.charged if section_of(t) == s]
-        if not members:
+        if s not in sums:
             continue
-        count = sum(t.count for t in members)
-        children = []
-        for g in GROUPS:
-            n = sum(t.count for t in members if t.group == g)
-            if n:
-                children.append(Share(g, n, _fraction(n, total)))
+        count = sum(sums[s].values())
+        children = [Share(g, sums[s][g], _fraction(sums[s][g], total)) for g in GROUPS if sums[s].get(g)]
         out.append(Section(s, count, _fraction(count, total), tuple(children)))
     return out
 

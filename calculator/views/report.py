@@ -77,10 +77,10 @@ def _model_line(inv: Inventory, lang: str) -> str:
 # --------------------------------------------------------------- tensor tables
 
 
-def _signature(inv: Inventory, layer: int) -> list[tuple[str, tuple[int, ...]]]:
+def _signature(tensors: list[Tensor], layer: int) -> list[tuple[str, tuple[int, ...]]]:
     """A layer's tensors with the index taken out of their names, and their shapes."""
     marker = f".{layer}."
-    return [(t.name.replace(marker, ".{i}.", 1), t.shape) for t in inv.tensors if t.layer == layer]
+    return [(t.name.replace(marker, ".{i}.", 1), t.shape) for t in tensors]
 
 
 def _layer_template(inv: Inventory) -> list[Tensor] | None:
@@ -92,10 +92,14 @@ def _layer_template(inv: Inventory) -> list[Tensor] | None:
     layers = per_layer(inv)
     if len(layers) < 2:
         return None
-    first = _signature(inv, layers[0].layer)
-    if any(_signature(inv, row.layer) != first for row in layers[1:]):
+    by_layer: dict[int, list[Tensor]] = {}
+    for t in inv.tensors:
+        if t.layer is not None:
+            by_layer.setdefault(t.layer, []).append(t)
+    first = _signature(by_layer[layers[0].layer], layers[0].layer)
+    if any(_signature(by_layer[row.layer], row.layer) != first for row in layers[1:]):
         return None
-    return [t for t in inv.tensors if t.layer == layers[0].layer]
+    return by_layer[layers[0].layer]
 
 
 def _count_cell(t: Any, lang: str, frozen: str | None = None) -> str:
