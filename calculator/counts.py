@@ -250,15 +250,6 @@ def hub_count(inv: Inventory, preset: str | None) -> HubCount | None:
 # ------------------------------------------------------------------------ torchinfo
 
 
-def _ancestors(module: str) -> list[str]:
-    """``a.b.c`` → ``["", "a", "a.b", "a.b.c"]``: every module above a parameter, the root first."""
-    out = [""]
-    parts = module.split(".") if module else []
-    for i in range(1, len(parts) + 1):
-        out.append(".".join(parts[:i]))
-    return out
-
-
 def torchinfo_total(inv: Inventory) -> tuple[int, tuple[str, ...]]:
     """torchinfo 1.8.0's ``Total params`` without input, and the names it counts twice.
 
@@ -268,26 +259,30 @@ def torchinfo_total(inv: Inventory) -> tuple[int, tuple[str, ...]]:
     remainder, clipped to 0: that is the double count, and the names listed are the
     copies in the later branches.
     """
-    # Each module's chain and children are worked out once, not once per tensor (a weight and
-    # its bias share them); a storage nothing else shares adds its count to each ancestor once
-    # per module, after the loop. ``sizes`` keeps the order modules first appear in: the
-    # order the double-counted names are found in.
-    sizes: dict[str, int] = {}
+    # Each module's chain is its parent's plus itself, worked out once per module, not once
+    # per tensor (a weight and its bias share it); a storage nothing else shares adds its
+    # count to each ancestor once per module, after the loop. ``sizes`` keeps the order
+    # modules first appear in, the root first: the order the double-counted names are found in.
+    sizes: dict[str, int] = {"": 0}
     seen: set[tuple[str, str]] = set()
     children: dict[str, set[str]] = {}
-    chains: dict[str, list[str]] = {}
+    chains: dict[str, list[str]] = {"": [""]}
     unshared: dict[str, int] = {}
+
+    def chain_of(module: str) -> list[str]:
+        chain = chains.get(module)
+        if chain is None:
+            parent = chain_of(module.rpartition(".")[0])
+            chain = chains[module] = [*parent, module]
+            children.setdefault(parent[-1], set()).add(module)
+            sizes[module] = 0
+        return chain
+
     for t in inv.tensors:
         if t.buffer:
             continue  # torchinfo counts parameters only
         name = t.module_name
-        chain = chains.get(name)
-        if chain is None:
-            chain = chains[name] = _ancestors(name)
-            for module in chain:
-                sizes.setdefault(module, 0)
-            for parent, module in zip(chain, chain[1:]):
-                children.setdefault(parent, set()).add(module)
+        chain = chain_of(name)
         if t.owner is None and t.tied_to is None:
             unshared[name] = unshared.get(name, 0) + t.count
             continue
