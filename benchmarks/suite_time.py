@@ -68,9 +68,10 @@ if pytest is not None and os.environ.get(OUT_ENV):
             while True:
                 with open("/proc/stat", encoding="ascii") as stat:
                     fields = [int(v) for v in stat.readline().split()[1:]]
-                # user nice system idle iowait ...: busy is everything but idle and iowait.
-                out.write(json.dumps({"t": time.time(), "total": sum(fields),
-                                      "idle": fields[3] + fields[4]}) + "\n")
+                # user nice system idle iowait irq softirq steal ...: busy is everything but
+                # idle and iowait; steal (the hypervisor ran another machine) is said apart.
+                out.write(json.dumps({"t": time.time(), "total": sum(fields), "idle": fields[3] + fields[4],
+                                      "steal": fields[7] if len(fields) > 7 else 0}) + "\n")
                 time.sleep(1.0)
 
     def pytest_configure(config):
@@ -88,11 +89,15 @@ def _read(directory: Path) -> tuple[list[dict], list[dict]]:
     return tests, samples
 
 
-def _busy(samples: list[dict]) -> float:
-    """The share of the cores' time spent working between the first and the last sample."""
+def _share(samples: list[dict], key: str) -> float:
+    """The share of the cores' time counted under ``key`` between the first and the last sample."""
     total = samples[-1]["total"] - samples[0]["total"]
-    idle = samples[-1]["idle"] - samples[0]["idle"]
-    return 1 - idle / total if total else 0.0
+    return (samples[-1][key] - samples[0][key]) / total if total else 0.0
+
+
+def _busy(samples: list[dict]) -> float:
+    """The share of the cores' time spent working (not idle, not waiting on the disk)."""
+    return 1 - _share(samples, "idle")
 
 
 def report(tests: list[dict], samples: list[dict], wall: float) -> str:
@@ -108,7 +113,8 @@ def report(tests: list[dict], samples: list[dict], wall: float) -> str:
     lines = [
         f"pytest: {wall:.0f} s wall, {len(tests)} tests, {cores} cores "
         f"{100 * _busy(samples):.0f} % busy over the run "
-        f"(~{_busy(samples) * cores * wall:.0f} core-seconds)",
+        f"(~{_busy(samples) * cores * wall:.0f} core-seconds; stolen by the hypervisor: "
+        f"{100 * _share(samples, 'steal'):.1f} %)",
     ]
     for title, table, shown in (("suite", by_suite, len(by_suite)), ("test file", by_file, SHOWN)):
         lines += ["", f"{title:62s} {'tests':>5s} {'wall, summed':>12s} {'share':>6s}"]
