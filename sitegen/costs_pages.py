@@ -14,7 +14,7 @@ from typing import Any
 
 from calculator import costs
 from calculator.model import Inventory
-from calculator.views import costs as costs_view
+from calculator import views
 
 #: ``aten::layer_norm`` with a weight: fvcore's ``norm_flop_counter(2)`` counts 5 per input element.
 FVCORE_LAYER_NORM = 5
@@ -39,7 +39,7 @@ def training_step(inv: Inventory, batch: int, seq_len: int, dtype: str = "fp32",
 
 def gib(n: int) -> str:
     """Bytes in binary units, as the CLI's and the panel's costs tables print them (and nvidia-smi)."""
-    return costs_view._bytes(int(n))
+    return views.fmt_binary_bytes(int(n))
 
 
 def attention_flops(inv: Inventory, batch: int, seq_len: int) -> int:

@@ -11,7 +11,7 @@ from typing import Any
 from .. import costs
 from ..errors import CalcError
 from ..i18n import L, colon, pick
-from .numbers import display_width
+from .numbers import display_width, fmt_binary_bytes
 from .report import _table
 
 LABELS: dict[str, dict[str, str]] = {
@@ -52,14 +52,6 @@ def _int(n: int) -> str:
     return f"{n:,}"
 
 
-def _bytes(n: int) -> str:
-    """Binary units, as ``nvidia-smi`` and PyTorch's memory summaries print them."""
-    value = float(n)
-    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
-        if value < 1024 or unit == "TiB":
-            return f"{n:,} B" if unit == "B" else f"{value:.1f} {unit}"
-        value /= 1024
-    return f"{n:,} B"
 
 
 def rows(c: costs.Costs, lang: str) -> list[tuple[str, str, str]]:
@@ -68,7 +60,7 @@ def rows(c: costs.Costs, lang: str) -> list[tuple[str, str, str]]:
     memory = [("weights", c.weights), ("gradients", c.gradients), ("optimizer", c.optimizer),
               ("activations", c.activations), ("total", c.memory_total)]
     out = [(f"{label('flops', lang)} · {label(k, lang)}", _int(v), "") for k, v in flops]
-    out += [(f"{label('memory', lang)} · {label(k, lang)}", _int(v), _bytes(v)) for k, v in memory]
+    out += [(f"{label('memory', lang)} · {label(k, lang)}", _int(v), fmt_binary_bytes(v)) for k, v in memory]
     return out
 
 

@@ -92,6 +92,16 @@ def fmt_bytes(n: int, lang: str = "en") -> str:
     return f"{n} B"
 
 
+def fmt_binary_bytes(n: int) -> str:
+    """Binary units, as ``nvidia-smi`` and PyTorch's memory summaries print them: a step's memory."""
+    value = float(n)
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if value < 1024 or unit == "TiB":
+            return f"{n:,} B" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{n:,} B"
+
+
 def fmt_signed(n: int, lang: str = "en") -> str:
     """A difference: "0", "+1,538" or "−98,380,800" (a true minus sign)."""
     if n == 0:
