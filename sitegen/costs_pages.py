@@ -12,9 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from calculator import costs
+from calculator import costs, views
 from calculator.model import Inventory
-from calculator import views
 
 #: ``aten::layer_norm`` with a weight: fvcore's ``norm_flop_counter(2)`` counts 5 per input element.
 FVCORE_LAYER_NORM = 5
@@ -35,11 +34,6 @@ def training_step(inv: Inventory, batch: int, seq_len: int, dtype: str = "fp32",
                   checkpointing: bool = False, plan: Any = None) -> costs.Costs:
     """The engine's figures for one step (``python -m calculator ... --batch B --seq-len L``)."""
     return costs.compute(inv, costs.settings(batch, seq_len, dtype, optimizer, checkpointing), plan)
-
-
-def gib(n: int) -> str:
-    """Bytes in binary units, as the CLI's and the panel's costs tables print them (and nvidia-smi)."""
-    return views.fmt_binary_bytes(int(n))
 
 
 def attention_flops(inv: Inventory, batch: int, seq_len: int) -> int:
@@ -134,7 +128,7 @@ def context() -> dict[str, Any]:
     """The names these pages use (merged into :func:`sitegen.context.page_context`)."""
     return {
         "training_step": training_step,
-        "gib": gib,
+        "gib": views.fmt_binary_bytes,  # binary units, as the CLI's and the panel's costs tables print them
         "attention_flops": attention_flops,
         "layer_norms": layer_norms,
         "hf_estimate": hf_estimate,

@@ -52,8 +52,6 @@ def _int(n: int) -> str:
     return f"{n:,}"
 
 
-
-
 def rows(c: costs.Costs, lang: str) -> list[tuple[str, str, str]]:
     """(label, exact integer, readable) rows: FLOPs forward/backward/total, then memory by component and total."""
     flops = [("forward", c.forward), ("backward", c.backward), ("total", c.forward + c.backward)]
