@@ -36,7 +36,7 @@ from .errors import CalcError
 from .model import Inventory
 from .page import costs as costs_panel
 from .page import form
-from .page.fields import error_dict, internal_error
+from .page.fields import error_dict, internal_error, shown_model_type
 from .i18n import colon, paren
 from .page.labels import UI_LABELS, family_option, field_label, fields_legend, norm_lang, ui
 from .page.planner import plan_of
@@ -149,15 +149,15 @@ def compute(params: Mapping[str, Any], lang: str = "en", tensor_rows: bool = Fal
     "query": {...}, "markdown": str, "markdown_full": str, "text": str, "notes": [str], ...}``
     (``markdown``: the compact summary; ``markdown_full``: the per-tensor table; ``notes``: how
     the config was read, e.g. BERT assumed for a config without ``model_type``) or
-    ``{"ok": False, "error": {"code", "key", "field", "message"}}``. Never raises:
+    ``{"ok": False, "error": {"code", "key", "field", "fields", "slot", "marks", "message"}}``. Never raises:
     anything but a :class:`CalcError` becomes the code ``internal``.
     """
     lang = _lang(lang)
     model_type = None
     try:
         if not isinstance(params, Mapping):
-            raise CalcError("not_an_object", kind=type(params).__name__)
-        model_type = params.get("model_type") or None
+            raise CalcError("not_an_object", fields=("config",), kind=type(params).__name__)
+        model_type = shown_model_type(params)  # the family whose fields the page shows, for the slots
         raw, architecture, pooler, preset_name = _resolve(params)
         model_type = raw["model_type"]
         label = label_of(params)
@@ -239,7 +239,8 @@ def failure(errors: list[dict[str, Any]]) -> dict[str, Any]:
 def compute_costs(params: Mapping[str, Any], lang: str = "en") -> dict[str, Any]:
     """The "Training cost" panel's answer for the page's query (the model's keys plus ``batch``, ``seq_len``,
     ``dtype``, ``optimizer``, ``ckpt``): ``{"ok": True, "costs", "markdown", "text", "series", "query", ...}``
-    or ``{"ok": False, "error": {...}}`` with ``field`` set to the step's field the error belongs beside."""
+    or ``{"ok": False, "error": {...}}`` with ``field`` and ``slot`` the panel's field the error belongs beside
+    (None and the panel's own slot for an error about none of them)."""
     lang = _lang(lang)
     model_type = None
     try:
@@ -249,13 +250,9 @@ def compute_costs(params: Mapping[str, Any], lang: str = "en") -> dict[str, Any]
         _, plan = plan_of(params, inv)
         return {"ok": True, **views.costs.page_answer(inv, plan, params, lang)}
     except CalcError as exc:
-        err = error_dict(exc, lang, model_type)
-        field = views.costs.error_field(exc)
-        if field is not None:
-            err["field"], err["fields"] = field, [field]
-        return {"ok": False, "error": err}
+        return {"ok": False, "error": error_dict(exc, lang, model_type, panel=True)}
     except Exception:  # noqa: BLE001 - the page shows a code, never a traceback
-        return {"ok": False, "error": internal_error(lang), "detail": traceback.format_exc(limit=8)}
+        return {"ok": False, "error": internal_error(lang, panel=True), "detail": traceback.format_exc(limit=8)}
 
 
 def costs_answer(query: Mapping[str, str], panel: Mapping[str, Any], lang: str = "en") -> dict[str, Any]:
@@ -267,7 +264,7 @@ def costs_answer(query: Mapping[str, str], panel: Mapping[str, Any], lang: str =
     try:
         return costs_panel.answer(compute_costs({**query, **keys}, lang), keys, lang)
     except Exception:  # noqa: BLE001 - the page shows a code, never a traceback
-        return {"ok": False, "error": internal_error(lang), "detail": traceback.format_exc(limit=8)}
+        return {"ok": False, "error": internal_error(lang, panel=True), "detail": traceback.format_exc(limit=8)}
 
 
 def compute_config(text: Any, lang: str = "en") -> dict[str, Any]:

@@ -12,7 +12,7 @@ import re
 import sys
 from typing import Any, Sequence
 
-from . import costs, counts, peft, views
+from . import costs, counts, options, peft, views
 from .build import build
 from .config import parse_json
 from .errors import CalcError
@@ -31,7 +31,8 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
-#: The CLI's own words: the usage line's prefix, headings, option help, and argparse's messages.
+#: The CLI's own words: the usage line's prefix, headings, option help, and argparse's messages
+#: (the planner's and the step's options are worded once, in :mod:`calculator.options`).
 WORDS: dict[str, dict[str, str]] = {
     "usage": L("usage: ", "用法："),
     "description": L("Exact parameter counts for BERT-family models, tensor by tensor.",
@@ -58,22 +59,6 @@ WORDS: dict[str, dict[str, str]] = {
     "list_presets": L("print the preset names and exit", "列出全部预设名并退出"),
     "counts": L("text/markdown: every tool's count side by side (torchinfo, state_dict, save_pretrained, ...)",
                 "text/markdown：并列给出各个工具打印的数字（torchinfo、state_dict、save_pretrained 等）"),
-    "lora_r": L("rank r (default {r}, LoraConfig's)", "秩 r（默认 {r}，与 LoraConfig 相同）"),
-    "lora_targets": L("target_modules: module names (query,value), or all-linear; default: peft's for the model_type",
-                      "target_modules：模块名（如 query,value）或 all-linear；默认为 peft 对该 model_type 的默认值"),
-    "lora_bias": L("none (default), all or lora_only", "none（默认）、all 或 lora_only"),
-    "peft_task_type": L("SEQ_CLS, TOKEN_CLS or QUESTION_ANS (adds the head to modules_to_save)",
-                        "SEQ_CLS、TOKEN_CLS 或 QUESTION_ANS（把任务头加入 modules_to_save）"),
-    "modules_to_save": L("modules trained in full, as a copy", "完整训练的模块（peft 会复制一份）"),
-    "freeze_embeddings": L("requires_grad_(False) on the embeddings", "对嵌入层调用 requires_grad_(False)"),
-    "freeze_layers": L("... on the first K encoder layers", "……对前 K 个编码器层"),
-    "freeze_all_but_head": L("... on everything but the task head", "……对任务头以外的全部参数"),
-    "batch": L("batch size: adds the cost of one training step", "批大小：加上训练一步的开销"),
-    "seq_len": L("sequence length (tokens per sequence)", "序列长度（每条序列的 token 数）"),
-    "dtype": L("the model's dtype (model.to(dtype), no autocast); default fp32",
-               "模型的数据类型（model.to(dtype)，不用 autocast）；默认 fp32"),
-    "optimizer": L("adamw (default), sgd, sgd-momentum or adafactor", "adamw（默认）、sgd、sgd-momentum 或 adafactor"),
-    "grad_checkpointing": L("gradient checkpointing (use_reentrant=True)", "梯度检查点（use_reentrant=True）"),
     # What to do after a bad option.
     "see_help": L("See python -m calculator --help for the options.", "全部选项见 python -m calculator --help。"),
 }
@@ -145,28 +130,37 @@ def make_parser(lang: str = "en") -> argparse.ArgumentParser:
     o.add_argument("--lang", choices=("en", "zh"), default="en", help=w("lang"))
     o.add_argument("--list-presets", action="store_true", help=w("list_presets"))
     o.add_argument("--counts", action="store_true", help=w("counts"))
-    lora = p.add_argument_group(w("lora"))
-    lora.add_argument("--lora-r", metavar="R", help=w("lora_r", r=peft.DEFAULT_R))
-    lora.add_argument("--lora-targets", metavar="A,B", help=w("lora_targets"))
-    lora.add_argument("--lora-bias", metavar="MODE", help=w("lora_bias"))
-    lora.add_argument("--peft-task-type", metavar="TYPE", help=w("peft_task_type"))
-    lora.add_argument("--modules-to-save", metavar="A,B", help=w("modules_to_save"))
-    frozen = p.add_argument_group(w("freezing"))
-    frozen.add_argument("--freeze-embeddings", action="store_true", help=w("freeze_embeddings"))
-    frozen.add_argument("--freeze-layers", metavar="K", help=w("freeze_layers"))
-    frozen.add_argument("--freeze-all-but-head", action="store_true", help=w("freeze_all_but_head"))
-    g = p.add_argument_group(w("step"))
+    # The planner's and the step's options, from their one declaration (calculator.options).
     # No choices=: a bad value is a coded error in both languages, as everywhere else.
-    g.add_argument("--batch", metavar="B", help=w("batch"))
-    g.add_argument("--seq-len", metavar="L", help=w("seq_len"))
-    g.add_argument("--dtype", metavar="fp32|bf16", help=w("dtype"))
-    g.add_argument("--optimizer", metavar="NAME", help=w("optimizer"))
-    g.add_argument("--grad-checkpointing", action="store_true", help=w("grad_checkpointing"))
+    headings = {"lora": w("lora"), "freeze": w("freezing"), "step": w("step")}
+    for group, heading in headings.items():
+        g = p.add_argument_group(heading)
+        for opt in options.OPTIONS:
+            if opt.group == group:
+                add_option(g, opt, lang)
     return p
 
 
-LORA_OPTIONS = ("lora_r", "lora_targets", "lora_bias", "peft_task_type", "modules_to_save")
-FREEZE_OPTIONS = ("freeze_embeddings", "freeze_layers", "freeze_all_but_head")
+def add_option(group: Any, opt: options.Option, lang: str) -> None:
+    """``opt`` as argparse options of ``group``: its flag (``dest`` its key), and a flag per menu value that has one."""
+    if opt.cli is not None:
+        text = pick(opt.help or opt.label, lang, r=peft.DEFAULT_R)
+        if opt.kind == "flag":
+            group.add_argument(opt.cli, dest=opt.key, action="store_true", help=text)
+        else:
+            group.add_argument(opt.cli, dest=opt.key, metavar=opt.metavar, help=text)
+    for choice in opt.choices:
+        if choice.cli is not None:
+            group.add_argument(choice.cli, action="store_true", help=pick(choice.help or opt.label, lang))
+
+
+LORA_OPTIONS = options.LORA_KEYS
+
+
+def _freezing(args: argparse.Namespace) -> bool:
+    """Whether any freezing option was given (its menu's flags, or K)."""
+    flags = [c.dest for c in options.FREEZE.choices if c.cli is not None]
+    return any(getattr(args, d) for d in flags) or args.freeze_layers is not None
 
 
 def make_plan(args: argparse.Namespace, inv: Any) -> peft.Plan | None:
@@ -174,7 +168,7 @@ def make_plan(args: argparse.Namespace, inv: Any) -> peft.Plan | None:
     if any(getattr(args, k) is not None for k in LORA_OPTIONS):
         return peft.lora_from_text(inv, args.lora_r, args.lora_targets, args.lora_bias, args.peft_task_type,
                                    args.modules_to_save)
-    if args.freeze_embeddings or args.freeze_layers is not None or args.freeze_all_but_head:
+    if _freezing(args):
         return peft.freeze(inv, args.freeze_embeddings, args.freeze_layers or 0, args.freeze_all_but_head)
     return None
 
@@ -227,17 +221,18 @@ def _option(argv: Sequence[str], name: str) -> str | None:
     return None
 
 
-STEP_OPTIONS = ("batch", "seq_len", "dtype", "optimizer", "grad_checkpointing")
+STEP_OPTIONS = options.keys("step")
 
 
 def training_step(args: argparse.Namespace, inv: Any, plan: Any) -> costs.Costs | None:
     """The step's costs when any of its options is given (B and L are then required), else None."""
     if not any(getattr(args, k) not in (None, False) for k in STEP_OPTIONS):
         return None
-    s = costs.settings(
-        "" if args.batch is None else args.batch, "" if args.seq_len is None else args.seq_len,
-        args.dtype, args.optimizer, args.grad_checkpointing,
-    )
+    # Unset, an option takes its declared default; B and L have none here (cli_required): "" is their error.
+    given = {k: getattr(args, k) for k in STEP_OPTIONS}
+    value = {o.key: ("" if o.cli_required else o.default) if given[o.key] is None else given[o.key]
+             for o in options.OPTIONS if o.key in given}
+    s = costs.settings(value["batch"], value["seq_len"], value["dtype"], value["optimizer"], bool(given["ckpt"]))
     return costs.compute(inv, s, plan)
 
 
@@ -254,7 +249,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("\n".join(PRESETS))
         return 0
     lora_given = any(getattr(args, k) is not None for k in LORA_OPTIONS)
-    if lora_given and (args.freeze_embeddings or args.freeze_layers is not None or args.freeze_all_but_head):
+    if lora_given and _freezing(args):
         return _fail("plan_conflict", CalcError("plan_conflict").message(args.lang), as_json)
     try:
         raw = load_config(args)

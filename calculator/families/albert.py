@@ -41,7 +41,7 @@ def check_groups(c: dict[str, Any]) -> None:
     """The groups × layers per group that ALBERT builds must stay within the layer bound."""
     if c["num_hidden_groups"] * c["inner_group_num"] > MAX_LAYERS:
         raise CalcError(
-            "too_large", key="num_hidden_groups × inner_group_num",
+            "too_large", fields=("num_hidden_groups", "inner_group_num"), key="num_hidden_groups × inner_group_num",
             value=c["num_hidden_groups"] * c["inner_group_num"], maximum=MAX_LAYERS,
         )
 

@@ -114,7 +114,7 @@ def check(c: dict[str, Any]) -> None:
         return
     heads, _ = attention_sizes(c)
     if c["hidden_size"] % heads != 0:
-        raise CalcError("heads_not_divisor", hidden_key="hidden_size", hidden=c["hidden_size"],
+        raise CalcError("heads_not_divisor", fields=("hidden_size",), hidden_key="hidden_size", hidden=c["hidden_size"],
                         heads_key="num_attention_heads // head_ratio", heads=heads)
 
 

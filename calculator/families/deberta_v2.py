@@ -120,7 +120,8 @@ def check_conv(c: dict[str, Any]) -> None:
         raise CalcError("zero", key="conv_groups", value=0)
     if c["hidden_size"] % groups:
         raise CalcError(
-            "heads_not_divisor", hidden_key="hidden_size", hidden=c["hidden_size"], heads_key="conv_groups", heads=groups,
+            "heads_not_divisor", fields=("conv_groups", "hidden_size"), hidden_key="hidden_size", hidden=c["hidden_size"],
+            heads_key="conv_groups", heads=groups,
         )
 
 

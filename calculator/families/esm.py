@@ -83,7 +83,7 @@ def check_padding(c: dict[str, Any]) -> None:
     pad = c["pad_token_id"]
     if pad is not None and c["position_embedding_type"] == "absolute" and c["max_position_embeddings"] <= pad:
         raise CalcError(
-            "padding_idx", key="max_position_embeddings", value=c["max_position_embeddings"], pad=pad,
+            "padding_idx", fields=("max_position_embeddings", "pad_token_id"), key="max_position_embeddings", value=c["max_position_embeddings"], pad=pad,
             pad_key="pad_token_id",
         )
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from .. import charts
+from .. import charts, options
 from ..costs import OPTIMIZERS, _positive
 from ..errors import CalcError
 from ..i18n import L, pick
@@ -26,12 +26,11 @@ from . import dom
 from .html import Markup, h, join, raw
 
 #: The N of "fits in N GB?" (GiB: what a card sold as N GB holds); not a setting of the step.
-GPU_KEY = "gpu_gb"
-#: The panel's keys in the address: the step's (``views.costs.PAGE_KEYS``) and the card's size.
-PANEL_KEYS: tuple[str, ...] = cv.PAGE_KEYS + (GPU_KEY,)
-#: What the panel's fields hold when the address does not say (the CLI's defaults; a 24 GB card).
-DEFAULTS: dict[str, str] = {"batch": "32", "seq_len": "128", "dtype": "fp32", "optimizer": "adamw", "ckpt": "0",
-                            GPU_KEY: "24"}
+GPU_KEY = options.GPU_GB.key
+#: The panel's keys in the address: the step's and the card's size (:mod:`calculator.options`).
+PANEL_KEYS: tuple[str, ...] = options.PANEL_KEYS
+#: What the panel's fields hold when the address does not say (the options' defaults: B 32, L 128, a 24 GB card).
+DEFAULTS: dict[str, str] = options.defaults(*options.PANEL_GROUPS)
 #: Card sizes offered in the field's list (any whole number may be typed).
 GPU_SIZES: tuple[int, ...] = (8, 12, 16, 24, 40, 48, 80, 96)
 GPU_MAX = 100_000
@@ -51,12 +50,6 @@ LABELS: dict[str, dict[str, str]] = {
         "按 PyTorch 的实际执行计算一步训练：eager 注意力，模型整体转换为所选 dtype，执行 loss.backward() "
         "和一次 optimizer.step()（只更新可训练参数，上面的 LoRA 或冻结方案同样生效）。是精确值，不是估算。",
     ),
-    "batch": L("Batch size B", "批大小 B"),
-    "seq_len": L("Sequence length L (tokens)", "序列长度 L（token 数）"),
-    "dtype": L("dtype (the model cast, no autocast)", "dtype（整个模型转换，不用 autocast）"),
-    "optimizer": L("Optimizer", "优化器"),
-    "ckpt": L("Gradient checkpointing", "梯度检查点"),
-    GPU_KEY: L("Fits in N GB? (N)", "N GB 显存放得下吗？（N）"),
     "copy": L("Copy as Markdown", "复制为 Markdown"),
     "loading": L("Calculating the training step…", "正在计算训练一步的开销……"),
     "figures": L("One step, exactly", "一步训练的精确数值"),
@@ -149,20 +142,21 @@ def render_panel(lang: str) -> Markup:
     """The closed panel as the page is built: its fields at their defaults, no answer (the worker fills it)."""
     def field(key: str, control: Markup, check: bool = False) -> Markup:
         fid = dom.field_id(None, key)
+        words = pick(options.BY_KEY[key].label, lang)
         if check:
-            return h("div", control, h("label", label(key, lang), for_=fid), _err(fid),
+            return h("div", control, h("label", words, for_=fid), _err(fid),
                      class_="calc-field calc-check", data_key=key)
-        return h("div", h("label", label(key, lang), for_=fid), control, _err(fid), class_="calc-field", data_key=key)
+        return h("div", h("label", words, for_=fid), control, _err(fid), class_="calc-field", data_key=key)
 
     def text(key: str, mode: str = "numeric", **attrs: Any) -> Markup:
         fid = dom.field_id(None, key)
         return h("input", type="text", inputmode=mode, id=fid, name=key, value=DEFAULTS[key], spellcheck="false",
                  aria_describedby=f"{fid}-error", **attrs)
 
-    def select(key: str, options: tuple[str, ...]) -> Markup:
+    def select(key: str, values: tuple[str, ...]) -> Markup:
         fid = dom.field_id(None, key)
         return h("select", [h("option", cv.OPTIMIZER_NAMES.get(o, o), value=o, selected=o == DEFAULTS[key])
-                            for o in options], id=fid, name=key, aria_describedby=f"{fid}-error")
+                            for o in values], id=fid, name=key, aria_describedby=f"{fid}-error")
 
     ckpt_id = dom.field_id(None, "ckpt")
     gpu_list = f"{dom.field_id(None, GPU_KEY)}-sizes"
@@ -239,9 +233,7 @@ def answer(result: dict[str, Any], panel: Mapping[str, str], lang: str) -> dict[
     except CalcError as exc:
         from .fields import error_dict
 
-        err = error_dict(exc, lang)
-        err["field"], err["fields"] = GPU_KEY, [GPU_KEY]
-        return {"ok": False, "error": err}
+        return {"ok": False, "error": error_dict(exc, lang, panel=True)}
     c = result["costs"]
     verdict, fit_lines = fits(result["total_bytes"], gpu, lang)
     heading = cv.label("settings", lang, batch=c["batch"], seq_len=c["seq_len"], dtype=c["dtype"],

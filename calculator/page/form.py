@@ -11,7 +11,8 @@ from typing import Any, Mapping
 
 from ..build import DEFAULT_MODEL_TYPE
 from ..families import FAMILIES
-from ..i18n import label, paren, punct
+from .. import options
+from ..i18n import label, paren, pick, punct
 from ..presets import PRESETS
 from . import dom
 from .html import Markup, h, join
@@ -195,40 +196,33 @@ def render_form(query: Mapping[str, str], lang: str = "en") -> str:
 
 
 def _planner(query: Mapping[str, str], lang: str) -> Markup:
-    """LoRA (rank, targets, bias, task_type, modules_to_save) or freezing: keys the address carries as they are."""
+    """LoRA (rank, targets, bias, task_type, modules_to_save) or freezing: keys the address carries as they are.
 
-    def text_field(key: str, mode: str = "text") -> Markup:
-        fid = dom.field_id(None, key)
+    One field per option of the planner's groups (:mod:`calculator.options`), with its label and default.
+    """
+
+    def field(opt: options.Option) -> Markup:
+        fid = dom.field_id(None, opt.key)
+        if opt.kind == "choice":
+            chosen = query.get(opt.key, opt.default)
+            items = [h("option", pick(c.label, lang) if c.label else c.value, value=c.value, selected=c.value == chosen)
+                     for c in opt.choices]
+            control = h("select", items, id=fid, name=opt.key, aria_describedby=f"{fid}-error")
+        else:
+            control = h("input", type="text", inputmode="numeric" if opt.kind == "int" else "text", id=fid,
+                        name=opt.key, value=query.get(opt.key, opt.default), spellcheck="false",
+                        aria_describedby=f"{fid}-error")
         return h(
             "div",
-            h("label", h("code", key), " ", ui(key, lang), for_=fid),
-            h("input", type="text", inputmode=mode, id=fid, name=key, value=query.get(key, ""), spellcheck="false",
-              aria_describedby=f"{fid}-error"),
-            _err(fid), class_="calc-field", data_key=key,
-        )
-
-    def select(key: str, options: list[tuple[str, str]], default: str) -> Markup:
-        fid = dom.field_id(None, key)
-        chosen = query.get(key, default)
-        return h(
-            "div",
-            h("label", h("code", key), " ", ui(key, lang), for_=fid),
-            h("select", [h("option", text, value=value, selected=value == chosen) for value, text in options],
-              id=fid, name=key, aria_describedby=f"{fid}-error"),
-            _err(fid), class_="calc-field", data_key=key,
+            h("label", h("code", opt.key), " ", pick(opt.label, lang), for_=fid),
+            control,
+            _err(fid), class_="calc-field", data_key=opt.key,
         )
 
     return h(
         "fieldset",
         h("legend", ui("planner_legend", lang)),
-        text_field("lora_r", "numeric"),
-        text_field("lora_targets"),
-        select("lora_bias", [(b, b) for b in ("none", "all", "lora_only")], "none"),
-        select("peft_task_type", [("", ui("peft_task_none", lang))] + [(t, t) for t in ("SEQ_CLS", "TOKEN_CLS", "QUESTION_ANS")], ""),
-        text_field("modules_to_save"),
-        select("freeze", [("", ui("freeze_none", lang)), ("embeddings", ui("freeze_embeddings", lang)),
-                          ("all_but_head", ui("freeze_all_but_head", lang))], ""),
-        text_field("freeze_layers", "numeric"),
+        [field(o) for o in options.OPTIONS if o.group in options.PLANNER_GROUPS],
         class_="calc-planner", id=dom.IDS["planner"],
     )
 

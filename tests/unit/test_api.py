@@ -25,7 +25,7 @@ def _ok(params, lang="en"):
 def _err(params, lang="en"):
     out = api.compute(params, lang)
     assert not out["ok"], out
-    assert set(out["error"]) == {"code", "key", "field", "fields", "message"}
+    assert set(out["error"]) == {"code", "key", "field", "fields", "slot", "marks", "message"}
     assert out["error"]["fields"][:1] == ([out["error"]["field"]] if out["error"]["field"] else [])
     return out["error"]
 
