@@ -16,10 +16,9 @@ protocol only; the page's parts live in :mod:`calculator.page`:
 * ``labels`` — the page's words in both languages;
 * ``state`` — query parameters in, raw config out, and the canonical share link;
 * ``fields`` — which form fields an error belongs beside;
-* ``html`` — the escape-by-default HTML builder;
 * ``result`` and ``form`` — the markup; ``dom`` — the ids and classes the script relies on.
 
-User input never reaches the markup unescaped (``h()`` escapes every value);
+User input never reaches the markup unescaped (:func:`calculator.html.h` escapes every value);
 error messages, which quote user input, are returned as text and the page
 inserts them with ``textContent``. Standard library only, like the rest of the package.
 """

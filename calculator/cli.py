@@ -114,7 +114,7 @@ class _Formatter(argparse.HelpFormatter):
 def make_parser(lang: str = "en") -> argparse.ArgumentParser:
     """The options; their help, headings and usage line in ``lang`` (``--lang`` read before parsing)."""
     w = lambda key, **params: pick(WORDS[key], lang, **params)  # noqa: E731
-    formatter = type("Formatter", (_Formatter,), {"prefix": w("usage"), "colon": colon(lang).strip()})
+    formatter: Any = type("Formatter", (_Formatter,), {"prefix": w("usage"), "colon": colon(lang).strip()})
     p = _Parser(prog="python -m calculator", description=w("description"), formatter_class=formatter, add_help=False)
     o = p.add_argument_group(w("options"))
     o.add_argument("-h", "--help", action="help", help=w("help"))

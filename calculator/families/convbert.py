@@ -100,7 +100,7 @@ def multiple_choice_head(t: TensorList, c: dict[str, Any], prefix: str) -> None:
     t.linear("classifier", 1, h, "head")
 
 
-def attention_sizes(c: dict[str, Any]) -> tuple[int, int]:
+def attention_sizes(c: Mapping[str, Any]) -> tuple[int, int]:
     """(A', A'·d): the self-attention heads a layer keeps, and the width of Q, K, V and the convolution branch."""
     heads = c["num_attention_heads"] // c["head_ratio"]
     if heads < 1:

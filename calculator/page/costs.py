@@ -9,7 +9,7 @@ the markup (figures, the stacked bar of memory, the charts against L), the
 "fits in N GB?" line and the copies. The figures are :mod:`calculator.costs`'s,
 the table's rows :func:`calculator.views.costs.rows`, the same the CLI prints.
 
-Every value goes through :func:`calculator.page.html.h` (escaped); the SVG is
+Every value goes through :func:`calculator.html.h` (escaped); the SVG is
 :mod:`calculator.charts`'s, escaped there.
 """
 from __future__ import annotations
@@ -23,7 +23,7 @@ from ..i18n import L, pick
 from ..views import costs as cv
 from ..views.numbers import fmt_int, fmt_short
 from . import dom
-from .html import Markup, h, join, raw
+from ..html import Markup, h, join, raw
 
 #: The N of "fits in N GB?" (GiB: what a card sold as N GB holds); not a setting of the step.
 GPU_KEY = options.GPU_GB.key

@@ -1,7 +1,7 @@
 """The form and the widget around it, rendered at build time so they are on screen with the first paint.
 
 The page's script only switches fieldsets and fills values. Every value is
-escaped by :func:`calculator.page.html.h`; the ids and classes the script
+escaped by :func:`calculator.html.h`; the ids and classes the script
 relies on are declared in :mod:`calculator.page.dom`.
 """
 from __future__ import annotations
@@ -15,7 +15,7 @@ from .. import options
 from ..i18n import label, paren, pick, punct
 from ..presets import PRESETS
 from . import dom
-from .html import Markup, h, join
+from ..html import Markup, h, join
 from .labels import UI_LABELS, family_option, field_label, fields_legend, norm_lang, ui
 from .planner import PLANNER_KEYS
 from . import costs as costs_panel

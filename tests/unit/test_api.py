@@ -8,7 +8,7 @@ from calculator.build import build
 from calculator.errors import MESSAGES
 from calculator.families import FAMILIES
 from calculator.presets import PRESETS
-from calculator.page.html import escape
+from calculator.html import escape
 
 from .helpers import HUB_BERT_BASE_UNCASED, HUB_ROBERTA_BASE
 
