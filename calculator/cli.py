@@ -144,7 +144,7 @@ def make_parser(lang: str = "en") -> argparse.ArgumentParser:
 def add_option(group: Any, opt: options.Option, lang: str) -> None:
     """``opt`` as argparse options of ``group``: its flag (``dest`` its key), and a flag per menu value that has one."""
     if opt.cli is not None:
-        text = pick(opt.help or opt.label, lang, r=peft.DEFAULT_R)
+        text = pick(opt.help or opt.label, lang, r=peft.DEFAULT_R)  # --lora-r's help quotes peft's default rank
         if opt.kind == "flag":
             group.add_argument(opt.cli, dest=opt.key, action="store_true", help=text)
         else:
@@ -229,10 +229,12 @@ def training_step(args: argparse.Namespace, inv: Any, plan: Any) -> costs.Costs 
     if not any(getattr(args, k) not in (None, False) for k in STEP_OPTIONS):
         return None
     # Unset, an option takes its declared default; B and L have none here (cli_required): "" is their error.
-    given = {k: getattr(args, k) for k in STEP_OPTIONS}
-    value = {o.key: ("" if o.cli_required else o.default) if given[o.key] is None else given[o.key]
-             for o in options.OPTIONS if o.key in given}
-    s = costs.settings(value["batch"], value["seq_len"], value["dtype"], value["optimizer"], bool(given["ckpt"]))
+    value: dict[str, Any] = {}
+    for o in options.OPTIONS:
+        if o.key in STEP_OPTIONS:
+            given = getattr(args, o.key)
+            value[o.key] = given if given is not None else ("" if o.cli_required else o.default)
+    s = costs.settings(value["batch"], value["seq_len"], value["dtype"], value["optimizer"], bool(value["ckpt"]))
     return costs.compute(inv, s, plan)
 
 
