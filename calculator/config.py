@@ -27,7 +27,7 @@ MAX_TOTAL = 10**15
 
 
 #: A text in both languages: ``{"en": ..., "zh": ...}``.
-Label = dict
+Label = dict[str, str]
 
 
 @dataclass(frozen=True)
