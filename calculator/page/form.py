@@ -17,7 +17,6 @@ from ..presets import PRESETS
 from . import dom
 from ..html import Markup, h, join
 from .labels import UI_LABELS, family_option, field_label, fields_legend, norm_lang, ui
-from .planner import PLANNER_KEYS
 from . import costs as costs_panel
 from .state import ACTIVE_KEY, LABEL_KEY, LABEL_MAX, extra_keys, family_defaults, form_values
 
@@ -54,8 +53,6 @@ def form_schema(lang: str, default_query: Mapping[str, str]) -> dict[str, Any]:
         },
         "labels": {key: entry[lang] for key, entry in UI_LABELS.items()},
         "active": ACTIVE_KEY,
-        # The planner's keys: one field each (``calc-<key>``) whatever the family, so their errors show there.
-        "planner": list(PLANNER_KEYS),
         # The "Training cost" panel's keys (sent, and kept in the link, only while it is open) and defaults.
         "costs": {"keys": list(costs_panel.PANEL_KEYS), "defaults": dict(costs_panel.DEFAULTS)},
         "dom": dom.contract(),
