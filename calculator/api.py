@@ -14,7 +14,9 @@ the first answer and every later one are the same markup. This module is the
 protocol only; the page's parts live in :mod:`calculator.page`:
 
 * ``labels`` — the page's words in both languages;
-* ``state`` — query parameters in, raw config out, and the canonical share link;
+* ``state`` — query parameters in, a :class:`~calculator.page.state.Request` out (:func:`resolve`:
+  the model built, its plan, its name and its share link); this module renders it (:func:`render`),
+  and the per-tensor rows and the copies only when asked (:data:`PARTS`);
 * ``fields`` — which form fields an error belongs beside;
 * ``html`` — the escape-by-default HTML builder;
 * ``result`` and ``form`` — the markup; ``dom`` — the ids and classes the script relies on.
