@@ -60,11 +60,15 @@ TASK_HEADS: dict[str, tuple[str, ...]] = {
 SAVED_BEFORE_INJECTION: tuple[str, ...] = ("SEQ_CLS",)
 #: ``all-linear`` with ``SEQ_CLS`` leaves out the first of these top-level attributes (``SEQ_CLS_HEAD_NAMES``).
 SEQ_CLS_HEAD_NAMES: tuple[str, ...] = ("score", "classifier")
-#: peft's ``TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING``, for the model types this
-#: calculator knows: each family declares its entry (``Family.peft_targets``).
-DEFAULT_TARGETS: dict[str, tuple[str, ...]] = {
-    model_type: family.peft_targets for model_type, family in FAMILIES.items() if family.peft_targets
-}
+
+
+def default_targets(model_type: str) -> tuple[str, ...] | None:
+    """peft's ``TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING`` entry for ``model_type``, None if it has none:
+    each family declares its entry (``Family.peft_targets``; read when asked, so no family is imported for it)."""
+    family = FAMILIES.get(model_type)
+    return family.peft_targets if family is not None and family.peft_targets else None
+
+
 #: The PEFT model's ``state_dict`` names start here (``PeftModel.base_model`` → ``LoraModel.model``).
 PREFIX = "base_model.model."
 ADAPTER = "default"
@@ -419,7 +423,7 @@ def lora(
 
     # 1. which modules the names match
     if targets is None:
-        default = DEFAULT_TARGETS.get(inv.model_type)
+        default = default_targets(inv.model_type)
         if default is None:
             raise CalcError("lora_targets_required", available=_short_list(adaptable))
         targets = list(default)
