@@ -26,6 +26,7 @@ inserts them with ``textContent``. Standard library only, like the rest of the p
 from __future__ import annotations
 
 import json
+import re
 import traceback
 from typing import Any, Callable, Mapping
 
@@ -92,7 +93,8 @@ def _ok(
         # The reader's own name heads the title (and so the copies' footer and the announcement).
         shown = label if shown is None else f"{label} · {shown}"
     plan_query, plan = planned
-    query = canonical_query(inv, preset, active_text, extras, label)
+    # A pasted config's Hub id travels in its link as the name (label=), so the link says which model it was.
+    query = canonical_query(inv, preset, active_text, extras, label or (hub_name(raw) if pasted else None))
     query.update(plan_query)
     # The copies: a summary a forum answer can paste (the page adds the name and the link), the full
     # per-tensor table one click away, and the text report; each ends with the plan's lines.
@@ -101,6 +103,11 @@ def _ok(
     if plan is not None:
         markdown_full += "\n" + views.plan_report(plan, lang, markdown=True)
         text += "\n" + views.plan_report(plan, lang)
+    # How the config was read (BERT assumed, custom code, a key the class ignores): beside the total and
+    # first in every copy, as the CLI prints them (issue 35, H5).
+    notes = views.config_notes(raw, lang, inv)
+    markdown, markdown_full = views.notes_block(notes, True) + markdown, views.notes_block(notes, True) + markdown_full
+    text = views.notes_block(notes) + text
     return {
         "ok": True,
         "total": inv.total,
@@ -114,17 +121,37 @@ def _ok(
         "query": query,
         # The address and Copy link: only what differs from the link's starting point (the form takes `query`).
         "link": share_query(query, inv, preset),
-        "summary_html": render_summary(inv, lang, shown),
+        "summary_html": render_summary(inv, lang, shown, notes),
         # The Hub row quotes the picked preset's published file, whatever the title adds (a label).
         "html": render_result(inv, lang, shown, active, tensor_rows=tensor_rows, plan=plan, hub_preset=preset or ""),
         "tensors_html": tensor_table(inv, lang),
         "markdown": markdown,
         "markdown_full": markdown_full,
         "text": text,
-        "notes": [n["message"] for n in views.config_notes(raw, lang)],
+        "notes": [n["message"] for n in notes],
         "plan": None if plan is None else {"trainable": plan.trainable, "all": plan.all, "line": plan.line},
         "announce": announcement(inv, lang, shown),
     }
+
+
+#: A Hugging Face Hub id, ``organisation/name`` (letters, digits, ``-``, ``_``, ``.``; 96 characters each at most).
+_HUB_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,95}/[A-Za-z0-9][A-Za-z0-9_.-]{0,95}")
+
+
+def hub_name(raw: Mapping[str, Any]) -> str | None:
+    """A pasted config's ``_name_or_path`` when it is a Hub id, the name its link carries as ``label`` (issue 35,
+    reader L6); None for a local path (``/root/.cache/...``, ``./out``, ``C:\\models``) or anything else.
+
+    Only ``organisation/name``: a single word may as well be a local folder. A path under a cache directory
+    names no model either (sentence-transformers' ``BAAI_bge-base-en`` is not a Hub id).
+    """
+    origin = raw.get("_name_or_path")
+    if not isinstance(origin, str):
+        return None
+    text = origin.strip()
+    if not _HUB_ID.fullmatch(text) or "cache" in text.lower() or ".." in text:
+        return None
+    return text
 
 
 def pasted_name(raw: Mapping[str, Any], lang: str) -> str:
@@ -136,7 +163,7 @@ def pasted_name(raw: Mapping[str, Any], lang: str) -> str:
     name = ui("pasted_config", lang)
     origin = raw.get("_name_or_path")
     if isinstance(origin, str) and origin.strip():
-        text = origin.strip()
+        text = " ".join(origin.split())  # one line, as a label is: a line break is no part of a name
         text = text if len(text) <= 80 else text[:77] + "..."
         name += paren(f"_name_or_path{colon(lang)}{text}", lang, aside=True)
     return name
@@ -243,11 +270,18 @@ def compute_costs(params: Mapping[str, Any], lang: str = "en") -> dict[str, Any]
     lang = _lang(lang)
     model_type = None
     try:
-        raw, architecture, pooler, _ = _resolve(params)
+        raw, architecture, pooler, preset_name = _resolve(params)
         model_type = raw["model_type"]
         inv = build(raw, architecture, pooler)
-        _, plan = plan_of(params, inv)
-        return {"ok": True, **views.costs.page_answer(inv, plan, params, lang)}
+        plan_query, plan = plan_of(params, inv)
+        # The copy is one block for a forum answer (issue 35, M2): the reader's name for the model, the notes,
+        # the plan, and a CLI command (--preset when the model is the preset's, unchanged).
+        extras = extra_query(raw, inv.family, inv.config)
+        preset = _matching_preset(preset_name, inv, extras)
+        label = label_of(params)
+        notes = views.config_notes(raw, lang, inv)
+        return {"ok": True, **views.costs.page_answer(inv, plan, params, lang, notes=notes, name=label or preset_name,
+                                                      preset=preset, raw=raw, plan_query=plan_query, cli_label=label)}
     except CalcError as exc:
         err = error_dict(exc, lang, model_type)
         field = views.costs.error_field(exc)

@@ -89,6 +89,21 @@ class Extra:
 
 
 @dataclass(frozen=True)
+class IgnoredKey:
+    """A config.json key that some model code reads to build other tensors, and this family's declaration does not.
+
+    The counts are those of transformers 5.23's class for the config without it; a config that sets it to
+    anything but ``counted`` gets a note saying so beside the total and in every copy
+    (:func:`calculator.views.config_notes`). ``why`` says, in both languages, what that code does with it
+    (``{value}``: the config's value, ``{architecture}``: the class counted).
+    """
+
+    key: str
+    counted: tuple[Any, ...]
+    why: Label
+
+
+@dataclass(frozen=True)
 class Family:
     model_type: str
     base: str
@@ -156,6 +171,14 @@ class Family:
     #: from random weights when loaded (DeBERTa's ContextPooler ``pooler``: its checkpoints
     #: were pre-trained without one). The planner warns when such a module stays frozen.
     untrained_modules: tuple[str, ...] = ()
+    #: The attention transformers 5.23 builds this family's classes with when nothing is asked for: "sdpa"
+    #: where the class supports it (``_supports_sdpa``), else "eager". The training step here is eager
+    #: attention whatever this says; where it says "sdpa", the panel says so beside its figures (issue 35,
+    #: reader H1). Checked against transformers in ``tests/crosscheck/test_config_notes_reference.py``.
+    default_attention: str = "eager"
+    #: Keys some model code reads to build other tensors, which this declaration does not read (issue 35,
+    #: reader H5): counted as the stock class, with a note when a config sets one.
+    ignored_keys: tuple[IgnoredKey, ...] = ()
 
     def __post_init__(self) -> None:
         declare_family_words(self.labels)
