@@ -35,6 +35,7 @@ from .build import build
 from .config import parse_json
 from .errors import CalcError
 from .model import Inventory
+from .presets import PRESETS
 from .page import costs as costs_panel
 from .page import form
 from .page.fields import error_dict, internal_error
@@ -151,7 +152,8 @@ def hub_name(raw: Mapping[str, Any]) -> str | None:
     text = origin.strip()
     if not _HUB_ID.fullmatch(text) or "cache" in text.lower() or ".." in text:
         return None
-    return text
+    # A preset's name there is the checkpoint the model was fine-tuned from, not its own (issue 22, item 1).
+    return None if text in PRESETS else text
 
 
 def pasted_name(raw: Mapping[str, Any], lang: str) -> str:

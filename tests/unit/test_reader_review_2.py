@@ -274,7 +274,9 @@ def test_the_page_prints_bytes_in_binary_units():
 def test_a_pasted_hub_id_travels_in_the_link_and_a_local_path_does_not():
     for name, label in (("BAAI/bge-base-en-v1.5", "BAAI/bge-base-en-v1.5"),
                         ("/root/.cache/torch/sentence_transformers/BAAI_bge-base-en/", None),
-                        ("./checkpoints/run-1", None), ("C:\\models\\bge", None), ("bge-base", None)):
+                        ("./checkpoints/run-1", None), ("C:\\models\\bge", None), ("bge-base", None),
+                        # a preset's name: the checkpoint fine-tuned from, never the result's name (issue 22)
+                        ("BAAI/bge-m3", None)):
         out = api.compute_config(json.dumps({"model_type": "bert", "_name_or_path": name}), "en")
         assert out["link"].get("label") == label and out["query"].get("label") == label, (name, out["link"])
     # The link opened again: the Hub id names the result.
