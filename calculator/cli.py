@@ -70,8 +70,9 @@ WORDS: dict[str, dict[str, str]] = {
     "freeze_all_but_head": L("... on everything but the task head", "……对任务头以外的全部参数"),
     "batch": L("batch size: adds the cost of one training step", "批大小：加上训练一步的开销"),
     "seq_len": L("sequence length (tokens per sequence)", "序列长度（每条序列的 token 数）"),
-    "dtype": L("the model's dtype (model.to(dtype), no autocast); default fp32",
-               "模型的数据类型（model.to(dtype)，不用 autocast）；默认 fp32"),
+    "dtype": L("the whole model cast (model.to(dtype)), not Trainer(bf16=True)'s autocast with fp32 master weights; "
+               "default fp32",
+               "整个模型转换为该数据类型（model.to(dtype)），不是 Trainer(bf16=True) 那种 autocast 加 fp32 主权重；默认 fp32"),
     "optimizer": L("adamw (default), sgd, sgd-momentum or adafactor", "adamw（默认）、sgd、sgd-momentum 或 adafactor"),
     "grad_checkpointing": L("gradient checkpointing (use_reentrant=True)", "梯度检查点（use_reentrant=True）"),
     "gpu_gb": L("the card's memory, N GB: adds the sum against it (read as N GiB)",
