@@ -34,8 +34,7 @@ WORDS: dict[str, dict[str, str]] = {
     # The link's label (and the text copy's last line): a few words after the total.
     "short_custom": L("transformers' {architecture}, not the checkpoint's own code from auto_map",
                       "按 transformers 自带的 {architecture} 计算，不是 auto_map 指向的 checkpoint 自带代码"),
-    "short_ignored": L("transformers' {architecture}, which ignores {keys}",
-                       "按 transformers 自带的 {architecture} 计算，它忽略 {keys}"),
+    "short_ignored": L("{architecture} without what {keys} would change", "{architecture}，未计入 {keys} 带来的变化"),
     "short_assumed": L("read as {model_type}: the config has no model_type", "配置中没有 model_type，按 {model_type} 处理"),
 }
 

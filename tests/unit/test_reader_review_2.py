@@ -102,6 +102,14 @@ def test_a_custom_code_config_is_counted_as_the_stock_class_with_a_note_everywhe
         # The link's label says which class was counted.
         source = re.search(r'data-source-text="([^"]*)"', html).group(1)
         assert "XLMRobertaModel" in source and "auto_map" in source and "567,754,752" in source, source
+    # The link keeps what the notes say: reopened, the page says it again (the custom class, the ignored key).
+    out = api.compute_config(json.dumps(JINA_V3), "en")
+    link = out["link"]
+    assert link["auto_map"] == JINA_V3["auto_map"]["AutoModel"] and link["position_embedding_type"] == "rotary"
+    assert link["label"] == "jinaai/jina-embeddings-v3"
+    again = api.compute(link, "en")
+    assert again["total"] == 567_754_752 and re.findall(r'data-note="([a-z_]+)"', again["summary_html"]) == [
+        "custom_code", "ignored_key"]
     # The CLI: the notes first (JSON: with their codes).
     code, out, err = run_cli("--config", "-", "--format", "json", stdin=json.dumps(JINA_V3))
     assert code == 0 and [n["code"] for n in json.loads(out)["notes"]] == ["custom_code", "ignored_key"]
