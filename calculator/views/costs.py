@@ -206,7 +206,9 @@ def render(c: costs.Costs, lang: str = "en", markdown: bool = False, inv: Any = 
     width = max(display_width(name) for name, _, _ in table) + 2
     digits = max(len(value) for _, value, _ in table)
     lines = [title]
-    lines += [f"{label('assumptions', lang)}{colon(lang)}{a}" for a in assumed]
+    if assumed:
+        lines.append(f"{label('assumptions', lang)}{colon(lang).rstrip()}")
+        lines += [f"- {a}" for a in assumed]
     lines += [f"{name}{' ' * (width - display_width(name))}{value:>{digits}}  {readable}".rstrip() for name, value, readable in table]
     lines.append(label("note", lang))
     lines += card
