@@ -46,7 +46,9 @@ def tie_note(t: Any, lang: str, code: str = "") -> str:
 
 
 #: What Markdown or HTML would act on in a line of text (CommonMark lets any ASCII punctuation be escaped).
-_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>!|~&#])")
+_MD_SPECIAL = re.compile(r"([\\`*\[\]<>!|~&#])")
+#: ``_`` emphasises only where it is not inside a word (CommonMark's flanking rule): ``num_hidden_layers`` stays.
+_MD_UNDERSCORE = re.compile(r"(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
 #: A bare address GitHub-flavoured Markdown would turn into a link (its extended autolinks).
 _MD_AUTOLINK = re.compile(r"(?i)\b(https?|ftp|mailto)(:)|\b(www)(\.)")
 
@@ -59,7 +61,7 @@ def md_text(text: Any) -> str:
     ``**``, ``|``, ``[…](…)``, ``&amp;``), and a bare address is broken so it is not made a link. The page's
     link label and the CLI's ``--format markdown`` both go through here (issue 35, reliability M5, L5).
     """
-    line = _MD_SPECIAL.sub(r"\\\1", " ".join(str(text).split()))
+    line = _MD_UNDERSCORE.sub(r"\\_", _MD_SPECIAL.sub(r"\\\1", " ".join(str(text).split())))
     return _MD_AUTOLINK.sub(lambda m: (m.group(1) or m.group(3)) + "\\" + (m.group(2) or m.group(4)), line)
 
 

@@ -237,7 +237,8 @@ def test_a_crafted_label_or_name_reaches_markdown_as_text():
 
 
 def test_md_text_and_code_by_hand():
-    assert views.md_text("a\n\n# b <i>c</i> [d](e) **f** | g_h") == "a \\# b \\<i\\>c\\</i\\> \\[d\\](e) \\*\\*f\\*\\* \\| g\\_h"
+    assert views.md_text("a\n\n# b <i>c</i> [d](e) **f** | g_h _i_") == (
+        "a \\# b \\<i\\>c\\</i\\> \\[d\\](e) \\*\\*f\\*\\* \\| g_h \\_i\\_")
     assert views.md_text("see www.evil.example or http://x") == "see www\\.evil.example or http\\://x"
     assert views.md_code("a`b") == "``a`b``" and views.md_code("`x") == "`` `x ``"
 
