@@ -15,10 +15,9 @@ jina-embeddings-v3 count is transformers' own, checked in tests/crosscheck/test_
 import contextlib
 import io
 import json
-import os
 import re
 import shlex
-import tempfile
+import sys
 
 from calculator import api, views
 from calculator.families import FAMILIES
@@ -37,24 +36,26 @@ JINA_V3 = {
 }
 
 
+class _Stdin:
+    """What the CLI reads for ``--config -`` (``sys.stdin.buffer``), holding ``text``."""
+
+    def __init__(self, text: str) -> None:
+        self.buffer = io.BytesIO(text.encode("utf-8"))
+
+
 def run_cli(*argv: str, stdin: str | None = None) -> tuple[int, str, str]:
-    """The CLI in this process; ``stdin`` (for ``--config -``) through a file, as a shell's pipe would give it."""
+    """The CLI in this process; ``stdin`` is what a shell's pipe would give ``--config -``."""
     from calculator import cli
 
-    argv = list(argv)
-    path = None
-    if stdin is not None:
-        fd, path = tempfile.mkstemp(suffix=".json")
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(stdin)
-        argv[argv.index("-")] = path
     out, err = io.StringIO(), io.StringIO()
+    before = sys.stdin
     try:
+        if stdin is not None:
+            sys.stdin = _Stdin(stdin)
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            code = cli.main(argv)
+            code = cli.main(list(argv))
     finally:
-        if path:
-            os.remove(path)
+        sys.stdin = before
     return code, out.getvalue(), err.getvalue()
 
 
