@@ -88,6 +88,11 @@ def copies(req: Request, lang: str) -> dict[str, str]:
     if plan is not None:
         markdown_full += "\n" + views.plan_report(plan, lang, markdown=True)
         text += "\n" + views.plan_report(plan, lang)
+    # How the config was read (BERT assumed, custom code, a key the class ignores): first in every copy,
+    # as the CLI prints them (issue 35, H5).
+    notes = views.config_notes(req.raw, lang, inv)
+    markdown, markdown_full = views.notes_block(notes, True) + markdown, views.notes_block(notes, True) + markdown_full
+    text = views.notes_block(notes) + text
     return {"markdown": markdown, "markdown_full": markdown_full, "text": text}
 
 
@@ -99,6 +104,7 @@ def render(req: Request, lang: str, parts: Any = PARTS, tensor_rows: bool = Fals
     """
     inv, plan = req.inv, req.plan
     shown = _title(req, lang)
+    notes = views.config_notes(req.raw, lang, inv)  # beside the total, as in every copy (issue 35, H5)
     out: dict[str, Any] = {
         "ok": True,
         "total": inv.total,
@@ -112,11 +118,11 @@ def render(req: Request, lang: str, parts: Any = PARTS, tensor_rows: bool = Fals
         "query": dict(req.query),
         # The address and Copy link: only what differs from the link's starting point (the form takes `query`).
         "link": dict(req.link),
-        "summary_html": render_summary(inv, lang, shown),
+        "summary_html": render_summary(inv, lang, shown, notes),
         # The Hub row quotes the picked preset's published file, whatever the title adds (a label).
         "html": render_result(inv, lang, shown, req.active, tensor_rows=tensor_rows, plan=plan,
                               hub_preset=req.preset or ""),
-        "notes": [n["message"] for n in views.config_notes(req.raw, lang)],
+        "notes": [n["message"] for n in notes],
         "plan": None if plan is None else {"trainable": plan.trainable, "all": plan.all, "line": plan.line},
         "announce": announcement(inv, lang, shown),
     }
@@ -136,7 +142,7 @@ def pasted_name(raw: Mapping[str, Any], lang: str) -> str:
     name = ui("pasted_config", lang)
     origin = raw.get("_name_or_path")
     if isinstance(origin, str) and origin.strip():
-        text = origin.strip()
+        text = " ".join(origin.split())  # one line, as a label is: a line break is no part of a name
         text = text if len(text) <= 80 else text[:77] + "..."
         name += paren(f"_name_or_path{colon(lang)}{text}", lang, aside=True)
     return name
@@ -243,7 +249,13 @@ def compute_costs(params: Mapping[str, Any], lang: str = "en") -> dict[str, Any]
 def _costs(req: Request, params: Mapping[str, Any], lang: str) -> dict[str, Any]:
     """The panel's data for the model and plan ``req`` already holds; ``params`` gives the step's keys."""
     try:
-        return {"ok": True, **views.costs.page_answer(req.inv, req.plan, params, lang)}
+        # The copy is one block for a forum answer (issue 35, M2): the reader's name for the model, the notes,
+        # the plan, and a CLI command (--preset when the model is the preset's, unchanged).
+        notes = views.config_notes(req.raw, lang, req.inv)
+        preset = None if req.changed else req.preset
+        return {"ok": True, **views.costs.page_answer(
+            req.inv, req.plan, params, lang, notes=notes, name=req.label or req.preset, preset=preset,
+            raw=req.raw, plan_query=req.plan_query, cli_label=req.label)}
     except CalcError as exc:
         err = error_dict(exc, lang, req.inv.model_type)
         field = views.costs.error_field(exc)

@@ -70,10 +70,13 @@ WORDS: dict[str, dict[str, str]] = {
     "freeze_all_but_head": L("... on everything but the task head", "……对任务头以外的全部参数"),
     "batch": L("batch size: adds the cost of one training step", "批大小：加上训练一步的开销"),
     "seq_len": L("sequence length (tokens per sequence)", "序列长度（每条序列的 token 数）"),
-    "dtype": L("the model's dtype (model.to(dtype), no autocast); default fp32",
-               "模型的数据类型（model.to(dtype)，不用 autocast）；默认 fp32"),
+    "dtype": L("the whole model cast (model.to(dtype)), not Trainer(bf16=True)'s autocast with fp32 master weights; "
+               "default fp32",
+               "整个模型转换为该数据类型（model.to(dtype)），不是 Trainer(bf16=True) 那种 autocast 加 fp32 主权重；默认 fp32"),
     "optimizer": L("adamw (default), sgd, sgd-momentum or adafactor", "adamw（默认）、sgd、sgd-momentum 或 adafactor"),
     "grad_checkpointing": L("gradient checkpointing (use_reentrant=True)", "梯度检查点（use_reentrant=True）"),
+    "gpu_gb": L("the card's memory, N GB: adds the sum against it (read as N GiB)",
+                "显卡显存 N GB：加上合计与它的比较（按 N GiB 计算）"),
     # What to do after a bad option.
     "see_help": L("See python -m calculator --help for the options.", "全部选项见 python -m calculator --help。"),
 }
@@ -162,6 +165,7 @@ def make_parser(lang: str = "en") -> argparse.ArgumentParser:
     g.add_argument("--dtype", metavar="fp32|bf16", help=w("dtype"))
     g.add_argument("--optimizer", metavar="NAME", help=w("optimizer"))
     g.add_argument("--grad-checkpointing", action="store_true", help=w("grad_checkpointing"))
+    g.add_argument("--gpu-gb", metavar="N", help=w("gpu_gb"))
     return p
 
 
@@ -227,7 +231,7 @@ def _option(argv: Sequence[str], name: str) -> str | None:
     return None
 
 
-STEP_OPTIONS = ("batch", "seq_len", "dtype", "optimizer", "grad_checkpointing")
+STEP_OPTIONS = ("batch", "seq_len", "dtype", "optimizer", "grad_checkpointing", "gpu_gb")
 
 
 def training_step(args: argparse.Namespace, inv: Any, plan: Any) -> costs.Costs | None:
@@ -261,11 +265,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         inv = build(raw, args.architecture, False if args.no_pooler else None)
         plan = make_plan(args, inv)
         step = training_step(args, inv, plan)
+        gpu = None if args.gpu_gb is None else views.costs.gpu_gb(args.gpu_gb)
     except CalcError as exc:
         return _fail(exc.code, exc.message(args.lang), as_json)
     except FileError as exc:
         return _fail("file", exc.message(args.lang), as_json)
-    told = views.config_notes(raw, args.lang)
+    told = views.config_notes(raw, args.lang, inv)
     if args.format == "json":
         data = views.to_json(inv, plan if plan is not None and plan.method == "lora" else None)
         data["counts"] = counts.counts_json(inv)
@@ -275,6 +280,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             data["peft"]["warnings"] = [w.to_dict(args.lang) for w in plan.warnings]
         if step is not None:
             data["costs"] = step.to_dict()
+            if gpu is not None:
+                verdict, _ = views.costs.fits(step.memory_total, gpu, args.lang)
+                data["costs"].update({"gpu_gb": gpu, "fits": verdict})
         if told:
             data["notes"] = told
         out = json.dumps(data, ensure_ascii=False, indent=2)
@@ -292,8 +300,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if plan is not None and not summary:
             out += "\n" + views.plan_report(plan, args.lang, markdown, args.full)
         if step is not None:
-            out += "\n" + views.costs.render(step, args.lang, markdown)
+            out += "\n" + views.costs.render(step, args.lang, markdown, inv=inv, gpu=gpu)
         if told:
-            out = "".join(("> " if markdown else "") + n["message"] + "\n\n" for n in told) + out
+            out = views.notes_block(told, markdown) + out
     sys.stdout.write(out if out.endswith("\n") else out + "\n")
     return 0

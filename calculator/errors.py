@@ -22,15 +22,15 @@ MESSAGES: dict[str, dict[str, str]] = {
     # A model this calculator cannot count: say so, say what it can count, and give the way forward.
     "unknown_model_type": {
         "en": "model_type \"{value}\" is not supported. Supported model_types (as in config.json): {supported}; "
-        "and, without a config.json, {others}.{custom} To count it with transformers: {one_liner}",
+        "and, without a config.json, {others}.{custom} {one_liner}",
         "zh": "不支持 model_type“{value}”。支持的 model_type（即 config.json 中的写法）：{supported}；"
-        "另外还支持两种没有 config.json 的实现：{others}。{custom}可以用 transformers 直接计算：{one_liner}",
+        "另外还支持两种没有 config.json 的实现：{others}。{custom}{one_liner}",
     },
     "unknown_architecture": {
         "en": "Architecture \"{value}\" is not supported for model_type \"{model_type}\"{assumed}. "
-        "Supported: {supported}.{custom} To count it with transformers: {one_liner}",
+        "Supported: {supported}.{custom} {one_liner}",
         "zh": "model_type 为“{model_type}”{assumed}时不支持架构“{value}”。可选的架构：{supported}。"
-        "{custom}可以用 transformers 直接计算：{one_liner}",
+        "{custom}{one_liner}",
     },
     "unknown_preset": {
         "en": "Unknown preset \"{value}\". {hint}",
@@ -323,13 +323,17 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "在这个配置下（{key} = {value}），transformers 自己的前向计算就会报错，没有可以计算开销的训练步骤。",
     },
     "costs_checkpointing_fails": {
-        "en": "With gradient checkpointing (use_reentrant=True) every layer's recomputation runs a backward "
-        "through {module}, which is computed once before the layers; the second one fails in PyTorch "
-        "(\"Trying to backward through the graph a second time\"). Turn checkpointing off, or freeze "
-        "{module} and the relative embeddings.",
-        "zh": "开启梯度检查点（use_reentrant=True）时，每一层重算后都要经过 {module} 做一次反向传播，"
-        "而它只在所有层之前算一次；第二次反向传播时 PyTorch 会报错"
-        "（“Trying to backward through the graph a second time”）。请关闭梯度检查点，或冻结 {module} 和相对位置嵌入。",
+        "en": "Gradient checkpointing as this calculator runs it (use_reentrant=True) fails here: every layer's "
+        "recomputation runs a backward through {module}, which is computed once before the layers, and the second "
+        "one fails in PyTorch (\"Trying to backward through the graph a second time\"). It fails only with "
+        "use_reentrant=True: transformers 5.23's default, use_reentrant=False (gradient_checkpointing_enable() "
+        "without arguments, Trainer's gradient_checkpointing=True), trains this model. The calculator does not "
+        "model that kind of checkpointing yet, so it gives no figure for it here.",
+        "zh": "本计算器按 use_reentrant=True 运行梯度检查点，在这里会失败：每一层重算后都要经过 {module} 做一次反向传播，"
+        "而它只在所有层之前算一次；第二次反向传播时 PyTorch 会报错（“Trying to backward through the graph a second time”）。"
+        "只有 use_reentrant=True 才会失败：transformers 5.23 的默认值 use_reentrant=False"
+        "（不带参数调用 gradient_checkpointing_enable()，或 Trainer 的 gradient_checkpointing=True）可以正常训练这个模型。"
+        "计算器暂时还没有为这种梯度检查点建模，因此这里不给出数字。",
     },
     "costs_xmod_language": {
         "en": "X-MOD sends every input through one language's adapter, and input_ids alone name none: "
@@ -402,8 +406,16 @@ PRESET_HINTS: dict[str, dict[str, str]] = {
     },
     "cli": {"en": "Run with --list-presets to see them all.", "zh": "加上 --list-presets 可查看全部预设。"},
 }
-#: The way forward for a model this calculator cannot count: transformers counts any model it can build.
-ONE_LINER = "AutoModel.from_config(AutoConfig.from_pretrained(NAME, trust_remote_code=True)).num_parameters()"
+#: The way forward for a model this calculator cannot count: transformers counts any model it can build,
+#: from the config alone (``from_config``: nothing downloaded but config.json). The code a checkpoint ships
+#: (``auto_map``) runs only with ``trust_remote_code=True``, which ``from_config`` asks for a second time;
+#: a model transformers defines needs neither.
+ONE_LINER = "AutoModel.from_config(AutoConfig.from_pretrained(NAME)).num_parameters()"
+ONE_LINER_CUSTOM = ("AutoModel.from_config(AutoConfig.from_pretrained(NAME, trust_remote_code=True), "
+                    "trust_remote_code=True).num_parameters()")
+#: T5-style checkpoints used as text encoders (sentence-t5, the T5-XXL text encoder): ``AutoModel`` builds the
+#: whole encoder-decoder, the encoder is its own class (each exists in transformers 5.23: the cross-check).
+ENCODER_CLASSES: dict[str, str] = {"t5": "T5EncoderModel", "mt5": "MT5EncoderModel", "umt5": "UMT5EncoderModel"}
 #: Parts of the "not supported" messages.
 UNSUPPORTED_WORDS: dict[str, dict[str, str]] = {
     "custom": {
@@ -411,8 +423,23 @@ UNSUPPORTED_WORDS: dict[str, dict[str, str]] = {
         "zh": "这个配置带有 auto_map：模型代码随 checkpoint 一起发布（自定义代码，需要 trust_remote_code=True）。",
     },
     "one_liner": {
-        "en": "{code} (NAME: the model's id on the Hub).",
-        "zh": "{code}（NAME 换成模型在 Hub 上的名称）。",
+        "en": "To count it with transformers: {code} (NAME: the model's id on the Hub; to build a large model without memory, "
+        "run it under with torch.device(\"meta\"):).",
+        "zh": "可以用 transformers 直接计算：{code}（NAME 换成模型在 Hub 上的名称；模型很大时可在 with torch.device(\"meta\"): 下构建，不占内存）。",
+    },
+    "builds": {
+        "en": " transformers 5.23 builds {cls} for model_type \"{value}\".",
+        "zh": "transformers 5.23 会为 model_type“{value}”构建 {cls}。",
+    },
+    "encoder": {
+        "en": " For the encoder alone (a text encoder, sentence-t5): {code}; AutoModel builds the whole encoder-decoder, {cls}.",
+        "zh": "只要编码器时（文本编码器、sentence-t5）：{code}；AutoModel 构建的是完整的编码器-解码器 {cls}。",
+    },
+    "no_code": {
+        "en": "transformers 5.23 defines no model_type \"{value}\", and the config names no code of its own (auto_map), "
+        "so transformers cannot build it from this config either: look for the model's own code where it is published.",
+        "zh": "transformers 5.23 没有定义 model_type“{value}”，配置里也没有指明自带的模型代码（auto_map），"
+        "因此 transformers 也无法根据这个配置构建它：请到模型发布的地方查找它自己的代码。",
     },
     "assumed": {
         "en": " (the config has no model_type, so BERT was assumed)",
@@ -420,6 +447,31 @@ UNSUPPORTED_WORDS: dict[str, dict[str, str]] = {
     },
 }
 
+
+def one_liner(model_type: Any, custom: bool, lang: str, known: bool = False) -> str:
+    """The way forward after "not supported", for this model_type: the code that counts it with transformers.
+
+    ``custom`` (the config has ``auto_map``): ``trust_remote_code=True``, on ``from_pretrained`` and on
+    ``from_config``. A model_type transformers 5.23 defines: plain ``from_config``, naming the class it builds
+    (the T5 family's encoder class too). ``known``: the family is this calculator's (an unknown class of it).
+    Otherwise transformers cannot build it either, and the message says so rather than offer code that fails.
+    """
+    from .hf_model_types import AUTO_MODEL_CLASSES
+
+    words = UNSUPPORTED_WORDS
+    if custom:
+        return pick(words["one_liner"], lang, code=ONE_LINER_CUSTOM)
+    if known:
+        return pick(words["one_liner"], lang, code=ONE_LINER)
+    cls = AUTO_MODEL_CLASSES.get(model_type) if isinstance(model_type, str) else None
+    if cls is None:
+        return pick(words["no_code"], lang, value=_short(model_type))
+    text = pick(words["one_liner"], lang, code=ONE_LINER) + pick(words["builds"], lang, cls=cls, value=model_type)
+    encoder = ENCODER_CLASSES.get(model_type)
+    if encoder is not None:
+        code = f"{encoder}(AutoConfig.from_pretrained(NAME)).num_parameters()"
+        text += pick(words["encoder"], lang, code=code, cls=cls)
+    return text
 
 
 class CalcError(ValueError):
@@ -466,7 +518,8 @@ class CalcError(ValueError):
             return pick(NEGATIVE_PADDING, lang, **params)
         if self.code in ("unknown_model_type", "unknown_architecture"):
             params["custom"] = pick(UNSUPPORTED_WORDS["custom"], lang) if params.get("custom") else ""
-            params["one_liner"] = pick(UNSUPPORTED_WORDS["one_liner"], lang, code=ONE_LINER)
+            params["one_liner"] = one_liner(params.get("value"), bool(params.get("custom")), lang,
+                                            known=self.code == "unknown_architecture")
             params["assumed"] = pick(UNSUPPORTED_WORDS["assumed"], lang) if params.get("assumed") else ""
         return pick(MESSAGES[self.code], lang, **params)
 

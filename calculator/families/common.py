@@ -9,6 +9,7 @@ import random
 from typing import Any
 
 from ..config import MAX_LAYERS, Field
+from .base import IgnoredKey
 from ..i18n import L  # noqa: F401 - L: the one way to write a word in both languages; families import it here
 
 
@@ -45,3 +46,25 @@ def heads_divide(hidden: str = "hidden_size", heads: str = "num_attention_heads"
         config[hidden] = config[heads] * rng.randint(1, 24)
 
     return adjust
+
+
+#: transformers before 5 read ``position_embedding_type`` in these families ("relative_key" and
+#: "relative_key_query" added a distance table to every layer), and custom code (jina-embeddings-v3's
+#: rotary XLM-R) reads it too; transformers 5.23 does not, and builds the learned absolute table.
+POSITION_TYPE = IgnoredKey(
+    "position_embedding_type", ("absolute",),
+    L("position_embedding_type = {value}: transformers 5.23's {architecture} does not read it and builds a learned "
+      "absolute position table, as counted here; code that reads it (transformers before 5, or the checkpoint's "
+      "own) builds other position tensors.",
+      "position_embedding_type = {value}：transformers 5.23 的 {architecture} 不读取这个键，照样构建可学习的绝对位置表，"
+      "这里也按此计算；读取它的代码（transformers 5 之前的版本，或 checkpoint 自带的代码）构建的位置编码张量不同。"),
+)
+#: transformers 5.23 adds a cross-attention block (its own Q/K/V, output and LayerNorm) to every layer of
+#: these classes when ``add_cross_attention`` is set (a decoder, with ``is_decoder``); the counts here do not.
+CROSS_ATTENTION = IgnoredKey(
+    "add_cross_attention", (False,),
+    L("add_cross_attention = {value}: transformers 5.23's {architecture} then adds a cross-attention block to "
+      "every layer (as a decoder, with is_decoder); the counts here leave those blocks out.",
+      "add_cross_attention = {value}：此时 transformers 5.23 的 {architecture} 会给每一层再加一个交叉注意力模块"
+      "（作为解码器使用，配合 is_decoder）；这里的数字不含这些模块。"),
+)

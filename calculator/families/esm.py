@@ -42,6 +42,7 @@ from . import bert
 from .base import Architecture, Extra, Family, Preset
 from .keras_bert import coerce_fraction
 from .common import HEADS, HIDDEN, INTERMEDIATE, LABELS, LAYERS, POSITIONS, TIE, VOCAB, L, heads_divide
+from .common import CROSS_ATTENTION
 
 FIELDS = (
     replace(
@@ -408,6 +409,8 @@ FAMILY = Family(
     ),
     sample=sample,
     rank=80,
+    default_attention="sdpa",
+    ignored_keys=(CROSS_ATTENTION,),
     labels=LABELS_,
     read=read,
     extras=EXTRAS,

@@ -465,5 +465,6 @@ FAMILY = Family(
     presets=(Preset("google/mobilebert-uncased", mobilebert_config(), "MobileBertModel"),),
     sample=sample,
     rank=45,
+    default_attention="sdpa",
     costs=COSTS,
 )

@@ -36,6 +36,7 @@ from ..model import Inventory, TensorList
 from . import bert
 from .base import Architecture, Extra, Family, Preset
 from .common import HEADS, HIDDEN, INTERMEDIATE, LABELS, LAYERS, POSITIONS, TIE, TOKEN_TYPES, VOCAB, L, heads_divide
+from .common import CROSS_ATTENTION
 
 FIELDS = (
     replace(VOCAB, default=50000),
@@ -344,6 +345,7 @@ FAMILY = Family(
     extras=EXTRAS,
     sample=sample,
     rank=58,
+    ignored_keys=(CROSS_ATTENTION,),
     labels=LABELS_,
     costs=COSTS,
 )

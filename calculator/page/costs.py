@@ -17,11 +17,10 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from .. import charts
-from ..costs import OPTIMIZERS, _positive
-from ..errors import CalcError
+from ..costs import OPTIMIZERS
 from ..i18n import L, pick
 from ..views import costs as cv
-from ..views.numbers import fmt_int, fmt_short
+from ..views.numbers import fmt_short
 from . import dom
 from .html import Markup, h, join, raw
 
@@ -34,13 +33,10 @@ DEFAULTS: dict[str, str] = {"batch": "32", "seq_len": "128", "dtype": "fp32", "o
                             GPU_KEY: "24"}
 #: Card sizes offered in the field's list (any whole number may be typed).
 GPU_SIZES: tuple[int, ...] = (8, 12, 16, 24, 40, 48, 80, 96)
-GPU_MAX = 100_000
-GIB = 2**30
-#: The margin for what the exact sum leaves out, an estimate: the CUDA context and kernels
-#: (Hugging Face measured 1.3 GB for them, "Model training anatomy"), and a tenth of the sum
-#: for the framework's workspace and the caching allocator's rounding and fragmentation.
-CONTEXT_ESTIMATE = 13 * GIB // 10
-FRAGMENTATION_SHARE = 10  # percent of the exact sum
+#: The card's bound, the unit and the estimated margin are the views' (the CLI's --gpu-gb prints the same lines).
+GPU_MAX, GIB, CONTEXT_ESTIMATE, FRAGMENTATION_SHARE = cv.GPU_MAX, cv.GIB, cv.CONTEXT_ESTIMATE, cv.FRAGMENTATION_SHARE
+fits = cv.fits
+_gib = cv.gib
 
 LABELS: dict[str, dict[str, str]] = {
     "summary": L("Training cost: FLOPs and memory of one step", "训练开销：一步训练的 FLOPs 和显存"),
@@ -53,10 +49,11 @@ LABELS: dict[str, dict[str, str]] = {
     ),
     "batch": L("Batch size B", "批大小 B"),
     "seq_len": L("Sequence length L (tokens)", "序列长度 L（token 数）"),
-    "dtype": L("dtype (the model cast, no autocast)", "dtype（整个模型转换，不用 autocast）"),
+    "dtype": L("dtype (the whole model cast, not Trainer(bf16=True)'s autocast)",
+               "dtype（整个模型转换，不是 Trainer(bf16=True) 的 autocast）"),
     "optimizer": L("Optimizer", "优化器"),
     "ckpt": L("Gradient checkpointing", "梯度检查点"),
-    GPU_KEY: L("Fits in N GB? (N)", "N GB 显存放得下吗？（N）"),
+    GPU_KEY: L("GPU memory N GB (N)", "显存 N GB（N）"),
     "copy": L("Copy as Markdown", "复制为 Markdown"),
     "loading": L("Calculating the training step…", "正在计算训练一步的开销……"),
     "figures": L("One step, exactly", "一步训练的精确数值"),
@@ -72,31 +69,6 @@ LABELS: dict[str, dict[str, str]] = {
     "flops_axis": L("FLOPs (forward + backward)", "FLOPs（前向 + 反向）"),
     "act_axis": L("Activation memory", "激活值显存"),
     "chart_head": L("{axis} · largest {max}", "{axis} · 最大 {max}"),
-    "fits_sum": L(
-        "The four components sum to {sum} ({exact} bytes) against {gpu} GB ({capacity} bytes).",
-        "四个部分合计 {sum}（{exact} 字节），显存为 {gpu} GB（{capacity} 字节）。",
-    ),
-    "fits_yes": L(
-        "Fits, with {left} to spare for what the sum leaves out.",
-        "放得下，还剩 {left} 留给合计之外的开销。",
-    ),
-    "fits_tight": L(
-        "The exact sum fits, with {left} to spare, but perhaps not what it leaves out (estimated {margin}).",
-        "精确合计放得下，还剩 {left}，但合计之外的开销（估计 {margin}）可能放不下。",
-    ),
-    "fits_no": L(
-        "Does not fit: the exact sum alone is {over} more than the card holds.",
-        "放不下：仅精确合计就比显存多出 {over}。",
-    ),
-    "fits_margin": L(
-        "Left out of the sum: the framework's workspace, the allocator's rounding and fragmentation, and the "
-        "CUDA context. Estimate, not measured here: about {margin} ({context} for the CUDA context and kernels, "
-        "as Hugging Face measured them, plus {share}% of the sum).",
-        "合计没有包含：框架的工作区、显存分配器的取整和碎片，以及 CUDA 上下文。估算值（本站未实测）：约 {margin}"
-        "（CUDA 上下文和内核约 {context}，取自 Hugging Face 的实测，另加合计的 {share}%）。",
-    ),
-    "gb_note": L("N GB is read as N GiB (2^30 bytes), as a card sold as N GB holds.",
-                 "N GB 按 N GiB（2^30 字节）计算，即标称 N GB 的显卡的容量。"),
     "dtype_fp32": L("fp32", "fp32"),
     "dtype_bf16": L("bf16", "bf16"),
 }
@@ -108,34 +80,7 @@ def label(key: str, lang: str, **params: Any) -> str:
 
 def _gpu(panel: Mapping[str, str]) -> int:
     """N of "fits in N GB?": a whole number of at least 1 (its own field's error otherwise)."""
-    return _positive(GPU_KEY, panel.get(GPU_KEY, DEFAULTS[GPU_KEY]).strip() or "", GPU_MAX)
-
-
-def _gib(n: int) -> str:
-    """Bytes in GiB with two decimals, MiB below one GiB (as nvidia-smi and PyTorch's summaries print)."""
-    if n < GIB:
-        return f"{n / 2**20:,.1f} MiB"
-    return f"{n / GIB:,.2f} GiB"
-
-
-def fits(total: int, gpu_gb: int, lang: str) -> tuple[str, list[str]]:
-    """("yes" | "tight" | "no", the sentences): the exact sum against N GiB, and the estimated margin, labelled so."""
-    capacity = gpu_gb * GIB
-    margin = CONTEXT_ESTIMATE + total * FRAGMENTATION_SHARE // 100
-    lines = [label("fits_sum", lang, sum=_gib(total), exact=fmt_int(total, lang), gpu=gpu_gb,
-                   capacity=fmt_int(capacity, lang))]
-    if total > capacity:
-        verdict = "no"
-        lines.append(label("fits_no", lang, over=_gib(total - capacity)))
-    elif total + margin > capacity:
-        verdict = "tight"
-        lines.append(label("fits_tight", lang, left=_gib(capacity - total), margin=_gib(margin)))
-    else:
-        verdict = "yes"
-        lines.append(label("fits_yes", lang, left=_gib(capacity - total)))
-    lines.append(label("fits_margin", lang, margin=_gib(margin), context=_gib(CONTEXT_ESTIMATE),
-                       share=FRAGMENTATION_SHARE))
-    return verdict, lines
+    return cv.gpu_gb(panel.get(GPU_KEY, DEFAULTS[GPU_KEY]))
 
 
 # ------------------------------------------------------------------ the fields
@@ -234,28 +179,23 @@ def answer(result: dict[str, Any], panel: Mapping[str, str], lang: str) -> dict[
     """
     if not result.get("ok"):
         return result
-    try:
-        gpu = _gpu(panel)
-    except CalcError as exc:
-        from .fields import error_dict
-
-        err = error_dict(exc, lang)
-        err["field"], err["fields"] = GPU_KEY, [GPU_KEY]
-        return {"ok": False, "error": err}
     c = result["costs"]
-    verdict, fit_lines = fits(result["total_bytes"], gpu, lang)
+    gpu, verdict, fit_lines = result["gpu_gb"], result["fits"], result["fit_lines"]
     heading = cv.label("settings", lang, batch=c["batch"], seq_len=c["seq_len"], dtype=c["dtype"],
                        optimizer=cv.OPTIMIZER_NAMES[c["optimizer"]],
                        ckpt=cv.label("on" if c["grad_checkpointing"] else "off", lang))
     memory = [(k, c["memory"][k]) for k in ("weights", "gradients", "optimizer", "activations")]
     html = join([
         h("p", h("strong", heading), class_="calc-costs-settings"),
+        # What the step assumes where transformers would run it otherwise, beside the figures (issue 35, H1, H4).
+        h("ul", [h("li", a["text"], data_assumption=a["key"]) for a in result["assumptions"]],
+          class_="calc-costs-assumptions", aria_label=cv.label("assumptions", lang)),
         _table(c, lang),
         h("p", h("strong", label("bar_title", lang)), class_="calc-costs-head"),
         h("figure", raw(charts.memory_bar_svg(memory, lang, {k: cv.label(k, lang) for k, _ in memory},
                                           label("bar_title", lang))),
           class_="calc-chart calc-costs-bar"),
-        h("div", [h("p", line) for line in fit_lines], h("p", label("gb_note", lang), class_="calc-note"),
+        h("div", [h("p", line) for line in fit_lines], h("p", cv.label("gb_note", lang), class_="calc-note"),
           class_="calc-costs-fits", data_fits=verdict,
           data_gpu_gb=gpu),
         h("p", h("strong", label("series_title", lang)), class_="calc-costs-head"),
@@ -264,13 +204,9 @@ def answer(result: dict[str, Any], panel: Mapping[str, str], lang: str) -> dict[
         _series(result["series"], "activations", "act_axis", _gib, c["seq_len"], lang),
         h("p", cv.label("note", lang), class_="calc-note"),
     ])
-    query = dict(result["query"])
-    if str(gpu) != DEFAULTS[GPU_KEY]:
-        query[GPU_KEY] = str(gpu)
-    # The copies: the CLI's table, then the card's line and what the sum leaves out (its margin an estimate).
-    fit_text = "\n".join(fit_lines) + "\n" + label("gb_note", lang) + "\n"
-    return {**result, "html": str(html), "query": query, "gpu_gb": gpu, "fits": verdict,
-            "markdown": result["markdown"] + "\n" + fit_text, "text": result["text"] + "\n" + fit_text}
+    # The copies are the views' (one block for a forum answer, the CLI's text); the page adds the link.
+    out = {k: v for k, v in result.items() if k != "fit_lines"}
+    return {**out, "html": str(html)}
 
 
 __all__ = ["DEFAULTS", "GPU_KEY", "PANEL_KEYS", "answer", "fits", "render_panel"]

@@ -8,6 +8,7 @@ link); :mod:`calculator.api` renders only the parts of it a reader asks for.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, Mapping
 
@@ -325,6 +326,7 @@ class Request:
     extras: Mapping[str, str]
     query: Mapping[str, str]
     link: Mapping[str, str]
+    plan_query: Mapping[str, str]
 
 
 def resolve(params: Mapping[str, Any]) -> Request:
@@ -375,9 +377,32 @@ def _request(
         if keys:
             preset, changed = asked, tuple(keys)
     plan_query, plan = planned
-    query = canonical_query(inv, preset, active_text, extras, label)
+    # A pasted config's Hub id travels in its link as the name (label=), so the link says which model it was.
+    query = canonical_query(inv, preset, active_text, extras, label or (hub_name(raw) if pasted else None))
     query.update(plan_query)
     return Request(
         raw=raw, inv=inv, plan=plan, active=active, active_text=active_text, label=label, preset=preset,
         changed=changed, pasted=pasted, extras=extras, query=query, link=share_query(query, inv, preset),
+        plan_query=plan_query,
     )
+
+
+#: A Hugging Face Hub id, ``organisation/name`` (letters, digits, ``-``, ``_``, ``.``; 96 characters each at most).
+_HUB_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,95}/[A-Za-z0-9][A-Za-z0-9_.-]{0,95}")
+
+
+def hub_name(raw: Mapping[str, Any]) -> str | None:
+    """A pasted config's ``_name_or_path`` when it is a Hub id, the name its link carries as ``label`` (issue 35,
+    reader L6); None for a local path (``/root/.cache/...``, ``./out``, ``C:\\models``) or anything else.
+
+    Only ``organisation/name``: a single word may as well be a local folder. A path under a cache directory
+    names no model either (sentence-transformers' ``BAAI_bge-base-en`` is not a Hub id).
+    """
+    origin = raw.get("_name_or_path")
+    if not isinstance(origin, str):
+        return None
+    text = origin.strip()
+    if not _HUB_ID.fullmatch(text) or "cache" in text.lower() or ".." in text:
+        return None
+    # A preset's name there is the checkpoint the model was fine-tuned from, not its own (issue 22, item 1).
+    return None if text in PRESETS else text

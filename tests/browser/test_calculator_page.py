@@ -307,7 +307,8 @@ def test_copy_buttons(page, context, site, tmp_path):
     page.click('button[data-copy="markdown"]')
     page.wait_for_function("document.getElementById('calc-copy-status').textContent !== ''")
     # The CLI's Markdown summary, then a line naming the model and its total that links back to this result.
-    title = f"bert-base-chinese · BertForMaskedLM · 不含池化层: {expected['total']:,}"
+    # In Chinese with the full-width colon (issue 35, zh M9).
+    title = f"bert-base-chinese · BertForMaskedLM · 不含池化层：{expected['total']:,}"
     table, source = clipboard().rstrip("\n").rsplit("\n\n", 1)
     assert table == run_cli(config, architecture, pooler, fmt="markdown", lang="zh", tmp_path=tmp_path).rstrip("\n")
     assert source == f"[{title}](<{page.url}>)"

@@ -757,11 +757,19 @@ function main(root) {
   // A pasted table should say what it counts and lead back to this exact result:
   // the model line of the summary and the page address follow the table.
   function withSource(kind, body) {
+    // The source line is Python's (result.py's data-source-*): the title, the total and, for a config that
+    // names custom code, which class was counted; its Markdown escaped there, so a crafted label or
+    // _name_or_path reaches a reader's post as text, and in the page's language ("：" in Chinese).
     const model = summary.querySelector(".calc-model");
     const total = summary.querySelector(".calc-total");
-    const title = [model && model.textContent, total && total.textContent].filter(Boolean).join(": ");
+    const title = model && model.dataset.sourceText !== undefined ? model.dataset.sourceText
+      : [model && model.textContent, total && total.textContent].filter(Boolean).join(": ");
     const main = String(body).replace(/\s+$/, "");
-    if (kind === "markdown") return `${main}\n\n[${title.replace(/[\\[\]]/g, "\\$&")}](<${location.href}>)\n`;
+    if (kind === "markdown") {
+      const label = model && model.dataset.sourceMarkdown !== undefined ? model.dataset.sourceMarkdown
+        : title.replace(/[\\[\]]/g, "\\$&");
+      return `${main}\n\n[${label}](<${location.href.replace(/[<>\s]/g, encodeURIComponent)}>)\n`;
+    }
     return `${main}\n\n${title}\n${location.href}\n`;
   }
   // A copy's status line says what the LAST click did, for a few seconds: an earlier click's
