@@ -21,7 +21,7 @@ from ..costs import OPTIMIZERS, _positive
 from ..errors import CalcError
 from ..i18n import L, pick
 from ..views import costs as cv
-from ..views.numbers import fmt_int, fmt_short
+from ..views.numbers import fmt_binary_bytes, fmt_int, fmt_short
 from . import dom
 from .html import Markup, h, join, raw
 
@@ -35,6 +35,8 @@ DEFAULTS: dict[str, str] = {"batch": "32", "seq_len": "128", "dtype": "fp32", "o
 #: Card sizes offered in the field's list (any whole number may be typed).
 GPU_SIZES: tuple[int, ...] = (8, 12, 16, 24, 40, 48, 80, 96)
 GPU_MAX = 100_000
+#: The card's size as an error names it (the field's label is a question; ``gpu_gb`` is only in the address).
+GPU_NAME = L("Card size N (GB)", "显存容量 N")
 GIB = 2**30
 #: The margin for what the exact sum leaves out, an estimate: the CUDA context and kernels
 #: (Hugging Face measured 1.3 GB for them, "Model training anatomy"), and a tenth of the sum
@@ -48,12 +50,12 @@ LABELS: dict[str, dict[str, str]] = {
         "One training step as PyTorch runs it: eager attention, the model cast to the dtype, loss.backward(), "
         "one optimizer.step() over the trainable parameters (with the LoRA or freezing plan above). Exact, "
         "not estimated.",
-        "按 PyTorch 的实际执行计算一步训练：eager 注意力，模型整体转换为所选 dtype，执行 loss.backward() "
+        "按 PyTorch 实际执行的方式计算一个训练步：eager 注意力，整个模型转换为所选的数据类型，执行 loss.backward() "
         "和一次 optimizer.step()（只更新可训练参数，上面的 LoRA 或冻结方案同样生效）。是精确值，不是估算。",
     ),
     "batch": L("Batch size B", "批大小 B"),
     "seq_len": L("Sequence length L (tokens)", "序列长度 L（token 数）"),
-    "dtype": L("dtype (the model cast, no autocast)", "dtype（整个模型转换，不用 autocast）"),
+    "dtype": L("dtype (the model cast, no autocast)", "数据类型（model.to(dtype) 整体转换，不用 autocast）"),
     "optimizer": L("Optimizer", "优化器"),
     "ckpt": L("Gradient checkpointing", "梯度检查点"),
     GPU_KEY: L("Fits in N GB? (N)", "N GB 显存放得下吗？（N）"),
@@ -71,7 +73,7 @@ LABELS: dict[str, dict[str, str]] = {
     ),
     "flops_axis": L("FLOPs (forward + backward)", "FLOPs（前向 + 反向）"),
     "act_axis": L("Activation memory", "激活值显存"),
-    "chart_head": L("{axis} · largest {max}", "{axis} · 最大 {max}"),
+    "chart_head": L("{axis} · largest {max}", "{axis} · 最大值 {max}"),
     "fits_sum": L(
         "The four components sum to {sum} ({exact} bytes) against {gpu} GB ({capacity} bytes).",
         "四个部分合计 {sum}（{exact} 字节），显存为 {gpu} GB（{capacity} 字节）。",
@@ -92,8 +94,8 @@ LABELS: dict[str, dict[str, str]] = {
         "Left out of the sum: the framework's workspace, the allocator's rounding and fragmentation, and the "
         "CUDA context. Estimate, not measured here: about {margin} ({context} for the CUDA context and kernels, "
         "as Hugging Face measured them, plus {share}% of the sum).",
-        "合计没有包含：框架的工作区、显存分配器的取整和碎片，以及 CUDA 上下文。估算值（本站未实测）：约 {margin}"
-        "（CUDA 上下文和内核约 {context}，取自 Hugging Face 的实测，另加合计的 {share}%）。",
+        "合计没有包含：框架的工作区、缓存分配器的取整和碎片，以及 CUDA 上下文。估算值（本站未实测）：约 {margin}"
+        "（CUDA 上下文和加载的 kernel 约 {context}，取自 Hugging Face 的实测，另加合计的 {share}%）。",
     ),
     "gb_note": L("N GB is read as N GiB (2^30 bytes), as a card sold as N GB holds.",
                  "N GB 按 N GiB（2^30 字节）计算，即标称 N GB 的显卡的容量。"),
@@ -108,14 +110,12 @@ def label(key: str, lang: str, **params: Any) -> str:
 
 def _gpu(panel: Mapping[str, str]) -> int:
     """N of "fits in N GB?": a whole number of at least 1 (its own field's error otherwise)."""
-    return _positive(GPU_KEY, panel.get(GPU_KEY, DEFAULTS[GPU_KEY]).strip() or "", GPU_MAX)
+    return _positive(GPU_KEY, panel.get(GPU_KEY, DEFAULTS[GPU_KEY]).strip() or "", GPU_MAX, GPU_NAME)
 
 
 def _gib(n: int) -> str:
-    """Bytes in GiB with two decimals, MiB below one GiB (as nvidia-smi and PyTorch's summaries print)."""
-    if n < GIB:
-        return f"{n / 2**20:,.1f} MiB"
-    return f"{n / GIB:,.2f} GiB"
+    """Bytes in binary units, as the table, the bar and the pages print them (one precision everywhere)."""
+    return fmt_binary_bytes(n)
 
 
 def fits(total: int, gpu_gb: int, lang: str) -> tuple[str, list[str]]:
@@ -161,7 +161,7 @@ def render_panel(lang: str) -> Markup:
 
     def select(key: str, options: tuple[str, ...]) -> Markup:
         fid = dom.field_id(None, key)
-        return h("select", [h("option", cv.OPTIMIZER_NAMES.get(o, o), value=o, selected=o == DEFAULTS[key])
+        return h("select", [h("option", cv.optimizer_name(o, lang), value=o, selected=o == DEFAULTS[key])
                             for o in options], id=fid, name=key, aria_describedby=f"{fid}-error")
 
     ckpt_id = dom.field_id(None, "ckpt")
@@ -198,24 +198,31 @@ def render_panel(lang: str) -> Markup:
 
 
 def _table(c: Mapping[str, Any], lang: str) -> Markup:
-    """The same rows as the CLI's table (:func:`calculator.views.costs.rows`), each with its integer in data-*."""
+    """The CLI's figures (:func:`calculator.views.costs.grouped_rows`), each row with its integer in data-*.
+
+    Two groups ("FLOPs", "Memory"), each under a header row of its own, and short row labels
+    ("forward", "weights"): the first column stays narrow, so on a phone the readable size
+    is on screen beside the exact integer rather than cut off at the right edge.
+    """
     from ..costs import Costs, Settings
 
     costs = Costs(Settings(c["batch"], c["seq_len"], c["dtype"], c["optimizer"], c["grad_checkpointing"]),
                   c["flops"]["forward"], c["flops"]["backward"], c["memory"]["weights"], c["memory"]["gradients"],
                   c["memory"]["optimizer"], c["memory"]["activations"])
-    keys = [("flops", "forward"), ("flops", "backward"), ("flops", "total"), ("memory", "weights"),
-            ("memory", "gradients"), ("memory", "optimizer"), ("memory", "activations"), ("memory", "total")]
-    values = [costs.forward, costs.backward, costs.forward + costs.backward, costs.weights, costs.gradients,
-              costs.optimizer, costs.activations, costs.memory_total]
-    body = [
-        h("tr", h("td", name), h("td", value, class_="num"), h("td", readable, class_="num"),
-          data_costs=f"{kind}.{key}", data_value=n)
-        for (name, value, readable), (kind, key), n in zip(cv.rows(costs, lang), keys, values)
-    ]
+    bodies = []
+    for (group, rows), kind in zip(cv.grouped_rows(costs, lang), ("flops", "memory")):
+        head_row = h("tr", h("th", group, colspan=3, scope="colgroup"), class_="calc-costs-group")
+        body = [
+            h("tr", h("th", name, scope="row", class_="calc-indent"), h("td", fmt_int(n, "en"), class_="num"),
+              h("td", readable, class_="num"), data_costs=f"{kind}.{key}", data_value=n,
+              class_="calc-sum" if key == "total" else None)
+            for key, name, n, readable in rows
+        ]
+        bodies.append(h("tbody", head_row, body))
     head = h("thead", h("tr", h("th", cv.label("item", lang), scope="col"),
-                        h("th", cv.label("value", lang), scope="col", class_="num"), h("th", label("size", lang), scope="col", class_="num")))
-    table = h("table", head, h("tbody", body), class_="calc-table calc-costs-table")
+                        h("th", cv.label("value", lang), scope="col", class_="num"),
+                        h("th", cv.label("size", lang), scope="col", class_="num")))
+    table = h("table", head, bodies, class_="calc-table calc-costs-table")
     return h("div", table, class_="calc-scroll", tabindex="0", role="region", aria_label=label("figures", lang))
 
 
@@ -245,7 +252,7 @@ def answer(result: dict[str, Any], panel: Mapping[str, str], lang: str) -> dict[
     c = result["costs"]
     verdict, fit_lines = fits(result["total_bytes"], gpu, lang)
     heading = cv.label("settings", lang, batch=c["batch"], seq_len=c["seq_len"], dtype=c["dtype"],
-                       optimizer=cv.OPTIMIZER_NAMES[c["optimizer"]],
+                       optimizer=cv.optimizer_name(c["optimizer"], lang),
                        ckpt=cv.label("on" if c["grad_checkpointing"] else "off", lang))
     memory = [(k, c["memory"][k]) for k in ("weights", "gradients", "optimizer", "activations")]
     html = join([
@@ -262,7 +269,7 @@ def answer(result: dict[str, Any], panel: Mapping[str, str], lang: str) -> dict[
         h("p", label("series_note", lang), class_="calc-note"),
         _series(result["series"], "flops", "flops_axis", lambda n: fmt_short(n, lang), c["seq_len"], lang),
         _series(result["series"], "activations", "act_axis", _gib, c["seq_len"], lang),
-        h("p", cv.label("note", lang), class_="calc-note"),
+        h("p", cv.note(lang, bool(result.get("grouped_convolutions"))), class_="calc-note"),
     ])
     query = dict(result["query"])
     if str(gpu) != DEFAULTS[GPU_KEY]:

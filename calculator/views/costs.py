@@ -10,7 +10,7 @@ from typing import Any
 
 from .. import costs
 from ..errors import CalcError
-from ..i18n import L, colon, pick
+from ..i18n import L, colon, pick, punct
 from .numbers import display_width, fmt_binary_bytes
 from .report import _table
 
@@ -30,18 +30,45 @@ LABELS: dict[str, dict[str, str]] = {
     "weights": L("weights", "权重"),
     "gradients": L("gradients", "梯度"),
     "optimizer": L("optimizer state", "优化器状态"),
-    "activations": L("activations (saved for backward)", "激活值（为反向保存）"),
+    "activations": L("activations (saved for backward)", "激活值（为反向传播保存）"),
     "item": L("Item", "项目"),
     "value": L("Value", "数值"),
+    "size": L("Size", "大小"),
     "bytes": L("bytes", "字节"),
+    # What FlopCounterMode counts: matmuls AND convolutions (SqueezeBERT's forward is mostly 1×1
+    # convolutions), not elementwise work; a grouped convolution's weight gradient as if ungrouped.
     "note": {
         "en": "Exact for this step as PyTorch runs it on CPU (FlopCounterMode: 2 FLOPs per multiply-add, "
-        "matmuls only). The sum leaves out the framework's workspace, the allocator's rounding and the CUDA context.",
-        "zh": "这是 PyTorch 在 CPU 上运行这一步的精确值（FlopCounterMode：一次乘加记 2 次浮点运算，只计矩阵乘法）。"
-        "合计不含框架的工作区、分配器的取整和 CUDA 上下文。",
+        "matrix multiplications and convolutions counted, elementwise operations not). The sum leaves out the "
+        "framework's workspace, the caching allocator's rounding and fragmentation, and the CUDA context.",
+        "zh": "这是 PyTorch 在 CPU 上运行这一步的精确值（FlopCounterMode：一次乘加记 2 次浮点运算，统计矩阵乘法和卷积，"
+        "不统计逐元素运算）。合计不含框架的工作区、缓存分配器的取整和碎片，以及 CUDA 上下文。",
+    },
+    "grouped_note": {
+        "en": "Note: this model has grouped convolutions, and FlopCounterMode counts the gradient of a grouped "
+        "convolution's weight as if the convolution were ungrouped (g times its multiply-adds), so the backward "
+        "here is higher than the multiply-adds it performs.",
+        "zh": "注意：这个模型有分组卷积，FlopCounterMode 把分组卷积的权重梯度按不分组的卷积计数（多算 g 倍），"
+        "所以这里的反向 FLOPs 高于实际的乘加次数。",
     },
 }
+#: The optimizers' names as the menu, the heading and the copies print them.
 OPTIMIZER_NAMES = {"adamw": "AdamW", "sgd": "SGD", "sgd-momentum": "SGD (momentum)", "adafactor": "Adafactor"}
+#: Names that differ in Chinese (full-width brackets, the word for momentum).
+OPTIMIZER_NAMES_ZH = {"sgd-momentum": "SGD（带动量）"}
+
+
+def optimizer_name(key: str, lang: str = "en") -> str:
+    """The optimizer's name in ``lang`` ("SGD (momentum)" / "SGD（带动量）")."""
+    if lang == "zh" and key in OPTIMIZER_NAMES_ZH:
+        return OPTIMIZER_NAMES_ZH[key]
+    return OPTIMIZER_NAMES.get(key, key)
+
+
+def grouped_convolutions(inv: Any) -> bool:
+    """Whether the model has a convolution with groups > 1, whose weight gradient FlopCounterMode
+    counts as ungrouped (``conv_backward_flop``): the step's note then says so."""
+    return any(t.module == "conv1d" and t.groups > 1 for t in inv.tensors)
 
 
 def label(key: str, lang: str = "en", **params: Any) -> str:
@@ -62,24 +89,47 @@ def rows(c: costs.Costs, lang: str) -> list[tuple[str, str, str]]:
     return out
 
 
+def grouped_rows(c: costs.Costs, lang: str) -> list[tuple[str, list[tuple[str, str, int, str]]]]:
+    """The same figures as :func:`rows` under their two group names, each row's own label short
+    ("forward", "weights"): (group label, [(key, row label, exact integer, readable)]). The page's
+    table, whose first column then stays narrow enough for a phone."""
+    flops = [("forward", c.forward), ("backward", c.backward), ("total", c.forward + c.backward)]
+    memory = [("weights", c.weights), ("gradients", c.gradients), ("optimizer", c.optimizer),
+              ("activations", c.activations), ("total", c.memory_total)]
+    return [
+        (label("flops", lang), [(k, label(k, lang), v, "") for k, v in flops]),
+        (label("memory", lang), [(k, label(k, lang), v, fmt_binary_bytes(v)) for k, v in memory]),
+    ]
+
+
 def heading(c: costs.Costs, lang: str) -> str:
     s = c.settings
     return label("settings", lang, batch=s.batch, seq_len=s.seq_len, dtype=s.dtype,
-                 optimizer=OPTIMIZER_NAMES[s.optimizer], ckpt=label("on" if s.checkpointing else "off", lang))
+                 optimizer=optimizer_name(s.optimizer, lang), ckpt=label("on" if s.checkpointing else "off", lang))
 
 
-def render(c: costs.Costs, lang: str = "en", markdown: bool = False) -> str:
-    """Text (aligned columns) or a Markdown table, with the settings and what the sum leaves out."""
+def note(lang: str, grouped: bool = False) -> str:
+    """What the figures are and leave out; with ``grouped``, how FlopCounterMode counts grouped convolutions."""
+    if not grouped:
+        return label("note", lang)
+    return label("note", lang) + punct("sentence_gap", lang) + label("grouped_note", lang)
+
+
+def render(c: costs.Costs, lang: str = "en", markdown: bool = False, grouped: bool = False) -> str:
+    """Text (aligned columns) or a Markdown table, with the settings and what the sum leaves out.
+
+    ``grouped``: the model has grouped convolutions (:func:`grouped_convolutions`), which the note explains.
+    """
     title = f"{label('title', lang)}{colon(lang)}{heading(c, lang)}"
     table = rows(c, lang)
     if markdown:
-        head = (label("item", lang), label("value", lang), "")
-        return f"**{title}**\n\n" + _table(head, "lrr", table) + "\n" + label("note", lang) + "\n"
+        head = (label("item", lang), label("value", lang), label("size", lang))
+        return f"**{title}**\n\n" + _table(head, "lrr", table) + "\n" + note(lang, grouped) + "\n"
     width = max(display_width(name) for name, _, _ in table) + 2
     digits = max(len(value) for _, value, _ in table)
     lines = [title]
     lines += [f"{name}{' ' * (width - display_width(name))}{value:>{digits}}  {readable}".rstrip() for name, value, readable in table]
-    lines.append(label("note", lang))
+    lines.append(note(lang, grouped))
     return "\n".join(lines) + "\n"
 
 
@@ -137,6 +187,7 @@ def page_answer(inv: Any, plan: Any, params: Any, lang: str) -> dict[str, Any]:
     """
     s = page_settings(params)
     c = costs.compute(inv, s, plan)
+    grouped = grouped_convolutions(inv)
     query = {"batch": str(s.batch), "seq_len": str(s.seq_len)}
     if s.dtype != "fp32":
         query["dtype"] = s.dtype
@@ -145,6 +196,7 @@ def page_answer(inv: Any, plan: Any, params: Any, lang: str) -> dict[str, Any]:
     if s.checkpointing:
         query["ckpt"] = "1"
     return {
-        "costs": c.to_dict(), "total_bytes": c.memory_total, "markdown": render(c, lang, markdown=True),
-        "text": render(c, lang), "series": series(inv, s, plan), "query": query,
+        "costs": c.to_dict(), "total_bytes": c.memory_total, "markdown": render(c, lang, True, grouped),
+        "text": render(c, lang, grouped=grouped), "series": series(inv, s, plan), "query": query,
+        "grouped_convolutions": grouped,
     }
