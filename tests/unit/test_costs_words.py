@@ -129,3 +129,79 @@ def test_one_precision_for_a_steps_memory():
     out = api.compute_costs({"preset": "bert-base-uncased", "batch": "1", "seq_len": "8", "optimizer": "sgd"}, "en")
     html = panel.answer(out, {"gpu_gb": "24"}, "en")["html"]
     assert "optimizer state · 0 B" in html and "0.0 MiB" not in html
+
+
+def _cli(*argv):
+    import contextlib
+    import io
+
+    from calculator import cli
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = cli.main(list(argv))
+        except SystemExit as exc:  # --help
+            code = exc.code
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_cli_says_which_step_option_is_missing():
+    """M2: a step option without --batch or --seq-len is a usage error naming the missing option, not
+    "batch is empty" (nothing was typed empty)."""
+    cases = (
+        (("--seq-len", "128"), "missing: --batch)", "（缺少 --batch）"),
+        (("--batch", "2", "--dtype", "fp16"), "missing: --seq-len)", "（缺少 --seq-len）"),
+        (("--dtype", "bf16",), "missing: --batch and --seq-len)", "（缺少 --batch 和 --seq-len）"),
+        (("--grad-checkpointing",), "missing: --batch and --seq-len)", "（缺少 --batch 和 --seq-len）"),
+        (("--optimizer", "sgd"), "missing: --batch and --seq-len)", "（缺少 --batch 和 --seq-len）"),
+    )
+    for args, en, zh in cases:
+        for lang, want in (("en", en), ("zh", zh)):
+            code, out, err = _cli("--preset", "bert-base-uncased", *args, "--lang", lang)
+            assert code == 2 and out == "" and err.startswith("error: usage: ") and want in err, (args, err)
+            assert "--help" in err and "batch 为空" not in err and "is empty" not in err, err
+    code, out, err = _cli("--batch", "2", "--format", "json", "--lang", "zh")
+    assert code == 2 and '"code": "usage"' in out and "缺少 --seq-len" in out, out
+
+
+def test_cli_errors_in_chinese_read_as_chinese():
+    """L2 (argparse's choices with "、", the value in Chinese quotes) and L13 (the system's English reason)."""
+    code, _, err = _cli("--format", "yaml", "--lang", "zh")
+    assert code == 2 and "--format 的取值“yaml”无效（可选：text、markdown、json）。" in err, err
+    code, _, err = _cli("--config", "/nonexistent/config.json", "--lang", "zh")
+    assert code == 2 and err.strip() == "error: file: 无法读取 /nonexistent/config.json：文件不存在", err
+    code, _, err = _cli("--config", "/nonexistent/config.json")
+    assert code == 2 and err.strip() == "error: file: cannot read /nonexistent/config.json: no such file", err
+
+
+def test_cli_prints_the_grouped_convolution_caveat():
+    code, out, _ = _cli("--preset", "squeezebert/squeezebert-uncased", "--batch", "1", "--seq-len", "16", "--lang", "zh")
+    assert code == 0 and "按不分组的卷积计数" in out
+    code, out, _ = _cli("--preset", "bert-base-uncased", "--batch", "1", "--seq-len", "16", "--lang", "zh")
+    assert code == 0 and "按不分组的卷积计数" not in out and "统计矩阵乘法和卷积" in out
+
+
+def test_cli_help_in_chinese_fits_the_terminal_and_keeps_identifiers_whole():
+    """L12: argparse measured a Chinese character as one column; at 80 columns its lines ran to ~100 and
+    "save_pretrained" broke over two lines. Also: the help says B and L go together."""
+    import os
+
+    from calculator.views.numbers import display_width
+
+    old = os.environ.get("COLUMNS")
+    os.environ["COLUMNS"] = "80"
+    try:
+        code, out, _ = _cli("--help", "--lang", "zh")
+    finally:
+        if old is None:
+            del os.environ["COLUMNS"]
+        else:
+            os.environ["COLUMNS"] = old
+    assert code == 0
+    too_wide = [line for line in out.splitlines() if display_width(line) > 80]
+    assert too_wide == [], too_wide
+    assert "save_pretrained" in out and "torchinfo、state_dict、save_pretrained" in " ".join(out.split()).replace("、 ", "、")
+    assert "与 --seq-len 一起给出时，输出训练一步的开销" in out and "需与 --batch 同时给出" in out
+    assert "开启梯度检查点（use_reentrant=True）" in out and "训练一步的 FLOPs 和显存" in out
+    assert "加上训练一步的开销" not in out

@@ -342,7 +342,7 @@ def test_the_cli_usage_errors_and_help_are_in_the_chosen_language():
     cases = (
         (("--bogus", "x"), {"en": "unrecognized arguments: --bogus x. ", "zh": "无法识别的参数：--bogus x。"}),
         (("--format", "xml"), {"en": "--format: invalid choice 'xml' (choose from ",
-                               "zh": "--format 的取值 'xml' 无效（可选："}),
+                               "zh": "--format 的取值“xml”无效（可选：text、markdown、json）"}),
         (("--preset",), {"en": "--preset needs a value. ", "zh": "--preset 后面需要一个值。"}),
         (("--preset", "a", "--config", "b"), {"en": "--config cannot be used together with --preset. ",
                                               "zh": "--config 不能与 --preset 同时使用。"}),
