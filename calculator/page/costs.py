@@ -212,16 +212,20 @@ def _table(c: Mapping[str, Any], lang: str) -> Markup:
     bodies = []
     for (group, rows), kind in zip(cv.grouped_rows(costs, lang), ("flops", "memory")):
         head_row = h("tr", h("th", group, colspan=3, scope="colgroup"), class_="calc-costs-group")
+        # On a phone the Size column is hidden and each size shows under its integer instead
+        # (calc-costs-under), so nothing is cut off at the right edge however long the integer.
         body = [
-            h("tr", h("th", name, scope="row", class_="calc-indent"), h("td", fmt_int(n, "en"), class_="num"),
-              h("td", readable, class_="num"), data_costs=f"{kind}.{key}", data_value=n,
+            h("tr", h("th", name, scope="row", class_="calc-indent"),
+              h("td", fmt_int(n, "en"), h("span", readable, class_="calc-costs-under") if readable else None,
+                class_="num"),
+              h("td", readable, class_="num calc-costs-size"), data_costs=f"{kind}.{key}", data_value=n,
               class_="calc-sum" if key == "total" else None)
             for key, name, n, readable in rows
         ]
         bodies.append(h("tbody", head_row, body))
     head = h("thead", h("tr", h("th", cv.label("item", lang), scope="col"),
                         h("th", cv.label("value", lang), scope="col", class_="num"),
-                        h("th", cv.label("size", lang), scope="col", class_="num")))
+                        h("th", cv.label("size", lang), scope="col", class_="num calc-costs-size")))
     table = h("table", head, bodies, class_="calc-table calc-costs-table")
     return h("div", table, class_="calc-scroll", tabindex="0", role="region", aria_label=label("figures", lang))
 

@@ -31,6 +31,8 @@ LABELS: dict[str, dict[str, str]] = {
     "gradients": L("gradients", "梯度"),
     "optimizer": L("optimizer state", "优化器状态"),
     "activations": L("activations (saved for backward)", "激活值（为反向传播保存）"),
+    # The page's table, whose group row already says "Memory": its short row label.
+    "activations_short": L("activations", "激活值"),
     "item": L("Item", "项目"),
     "value": L("Value", "数值"),
     "size": L("Size", "大小"),
@@ -98,7 +100,8 @@ def grouped_rows(c: costs.Costs, lang: str) -> list[tuple[str, list[tuple[str, s
               ("activations", c.activations), ("total", c.memory_total)]
     return [
         (label("flops", lang), [(k, label(k, lang), v, "") for k, v in flops]),
-        (label("memory", lang), [(k, label(k, lang), v, fmt_binary_bytes(v)) for k, v in memory]),
+        (label("memory", lang), [(k, label("activations_short" if k == "activations" else k, lang), v,
+                                  fmt_binary_bytes(v)) for k, v in memory]),
     ]
 
 

@@ -205,3 +205,19 @@ def test_cli_help_in_chinese_fits_the_terminal_and_keeps_identifiers_whole():
     assert "与 --seq-len 一起给出时，输出训练一步的开销" in out and "需与 --batch 同时给出" in out
     assert "开启梯度检查点（use_reentrant=True）" in out and "训练一步的 FLOPs 和显存" in out
     assert "加上训练一步的开销" not in out
+
+
+def test_text_report_names_the_class_difference_and_the_ties_first_name():
+    """L25: the text format says what the Markdown summary and the page say about a class other than the
+    base model. L22: the word table of XLM-R's MLM class, first named lm_head.decoder.weight by
+    named_parameters(), says so on its own row, where its count is."""
+    inv = build(get_preset("google/electra-base-discriminator").config, "ElectraForPreTraining")
+    zh = views.text_report(inv, "zh").splitlines()
+    assert zh[1] == "ElectraForPreTraining 比基础模型 ElectraModel 多 591,361 个参数（新增 discriminator_predictions：591,361）"
+    assert 109_483_009 == 108_891_648 + 591_361 and inv.total == 109_483_009
+    assert views.class_difference_line(build(get_preset("bert-base-uncased").config)) is None
+    inv = build(get_preset("xlm-roberta-base").config, "XLMRobertaForMaskedLM")
+    rows = {line.split()[0]: line for line in views.text_report(inv, "zh").splitlines() if line.startswith(("lm_head.", "roberta.embeddings.word"))}
+    assert rows["roberta.embeddings.word_embeddings.weight"].endswith(
+        "192,001,536  （named_parameters() 中它首次出现的名字是 lm_head.decoder.weight；计在这一行）")
+    assert "与 roberta.embeddings.word_embeddings.weight 共享，只计一次" in rows["lm_head.decoder.weight"]
