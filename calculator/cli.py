@@ -83,6 +83,8 @@ WORDS: dict[str, dict[str, str]] = {
     "step_needs": L("The cost of a training step needs both --batch and --seq-len (missing: {missing}).",
                     "计算训练一步的开销需要同时给出 --batch 和 --seq-len（缺少 {missing}）。"),
     "and": L(" and ", " 和 "),
+    # A value the reader typed, quoted as each language quotes: 'yaml' / “yaml”.
+    "quoted": L("'{value}'", "“{value}”"),
     # Why a config file cannot be read, in the output's language (the system's own words are English).
     "file_missing": L("no such file", "文件不存在"),
     "file_denied": L("permission denied", "没有读取权限"),
@@ -115,9 +117,9 @@ def usage_message(message: str, lang: str) -> str:
             found = m.groupdict()
             if "choices" in found and found["choices"].startswith("--"):  # options: listed as the language lists names
                 found["choices"] = join_list(found["choices"].split(", "), lang)
-            elif "choices" in found and lang == "zh":  # 'text', 'markdown', 'json' → text、markdown、json
+            elif "choices" in found:  # 'text', 'markdown', 'json' → text, markdown, json / text、markdown、json
                 found["choices"] = join_list([c.strip("'\"") for c in found["choices"].split(", ")], lang)
-                found["value"] = "“" + found["value"].strip("'\"") + "”"
+                found["value"] = pick(WORDS["quoted"], lang, value=found["value"].strip("'\""))
             text = pick(entry, lang, **found)
             break
     else:
