@@ -7,6 +7,7 @@ traceback: exit status 2 and one line on stderr, ``error: <code>: <message>``; w
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import re
 import sys
@@ -18,6 +19,7 @@ from .config import parse_json
 from .errors import CalcError
 from .i18n import L, colon, join_list, label, norm_lang, pick, punct
 from .presets import PRESETS, get_preset
+from .views.numbers import display_width
 
 
 class UsageError(Exception):
@@ -34,8 +36,9 @@ class _Parser(argparse.ArgumentParser):
 #: The CLI's own words: the usage line's prefix, headings, option help, and argparse's messages.
 WORDS: dict[str, dict[str, str]] = {
     "usage": L("usage: ", "用法："),
-    "description": L("Exact parameter counts for BERT-family models, tensor by tensor.",
-                     "逐个张量精确计算 BERT 系列模型的参数量。"),
+    "description": L("Exact parameter counts for BERT-family models, tensor by tensor, and the FLOPs and memory of "
+                     "one training step.",
+                     "逐个张量精确计算 BERT 系列模型的参数量，以及训练一步的 FLOPs 和显存。"),
     "options": L("options", "选项"),
     "lora": L("LoRA, as peft's get_peft_model(model, LoraConfig(...)) applies it",
               "LoRA（与 peft 的 get_peft_model(model, LoraConfig(...)) 一致）"),
@@ -68,15 +71,27 @@ WORDS: dict[str, dict[str, str]] = {
     "freeze_embeddings": L("requires_grad_(False) on the embeddings", "对嵌入层调用 requires_grad_(False)"),
     "freeze_layers": L("... on the first K encoder layers", "……对前 K 个编码器层"),
     "freeze_all_but_head": L("... on everything but the task head", "……对任务头以外的全部参数"),
-    "batch": L("batch size: adds the cost of one training step", "批大小：加上训练一步的开销"),
-    "seq_len": L("sequence length (tokens per sequence)", "序列长度（每条序列的 token 数）"),
+    "batch": L("batch size; given with --seq-len, prints the cost of one training step",
+               "批大小；与 --seq-len 一起给出时，输出训练一步的开销"),
+    "seq_len": L("sequence length (tokens per sequence); needs --batch too",
+                 "序列长度（每条序列的 token 数）；需与 --batch 同时给出"),
     "dtype": L("the whole model cast (model.to(dtype)), not Trainer(bf16=True)'s autocast with fp32 master weights; "
                "default fp32",
                "整个模型转换为该数据类型（model.to(dtype)），不是 Trainer(bf16=True) 那种 autocast 加 fp32 主权重；默认 fp32"),
-    "optimizer": L("adamw (default), sgd, sgd-momentum or adafactor", "adamw（默认）、sgd、sgd-momentum 或 adafactor"),
-    "grad_checkpointing": L("gradient checkpointing (use_reentrant=True)", "梯度检查点（use_reentrant=True）"),
     "gpu_gb": L("the card's memory, N GB: adds the sum against it (read as N GiB)",
                 "显卡显存 N GB：加上合计与它的比较（按 N GiB 计算）"),
+    "optimizer": L("adamw (default), sgd, sgd-momentum or adafactor", "adamw（默认）、sgd、sgd-momentum 或 adafactor"),
+    "grad_checkpointing": L("turn on gradient checkpointing (use_reentrant=True)", "开启梯度检查点（use_reentrant=True）"),
+    # A step option without --batch or --seq-len: say which is missing, not that a value is empty.
+    "step_needs": L("The cost of a training step needs both --batch and --seq-len (missing: {missing}).",
+                    "计算训练一步的开销需要同时给出 --batch 和 --seq-len（缺少 {missing}）。"),
+    "and": L(" and ", " 和 "),
+    # A value the reader typed, quoted as each language quotes: 'yaml' / “yaml”.
+    "quoted": L("'{value}'", "“{value}”"),
+    # Why a config file cannot be read, in the output's language (the system's own words are English).
+    "file_missing": L("no such file", "文件不存在"),
+    "file_denied": L("permission denied", "没有读取权限"),
+    "file_is_dir": L("it is a directory", "这是一个目录，不是文件"),
     # What to do after a bad option.
     "see_help": L("See python -m calculator --help for the options.", "全部选项见 python -m calculator --help。"),
 }
@@ -86,7 +101,7 @@ WORDS: dict[str, dict[str, str]] = {
 ARGPARSE_MESSAGES: tuple[tuple[str, dict[str, str]], ...] = (
     (r"unrecognized arguments: (?P<args>.+)", L("unrecognized arguments: {args}.", "无法识别的参数：{args}。")),
     (r"argument (?P<opt>\S+): invalid choice: (?P<value>.+?) \(choose from (?P<choices>.+)\)",
-     L("{opt}: invalid choice {value} (choose from {choices}).", "{opt} 的取值 {value} 无效（可选：{choices}）。")),
+     L("{opt}: invalid choice {value} (choose from {choices}).", "{opt} 的取值{value}无效（可选：{choices}）。")),
     (r"argument (?P<opt>\S+): expected one argument", L("{opt} needs a value.", "{opt} 后面需要一个值。")),
     (r"argument (?P<opt>\S+): not allowed with argument (?P<other>\S+)",
      L("{opt} cannot be used together with {other}.", "{opt} 不能与 {other} 同时使用。")),
@@ -105,6 +120,9 @@ def usage_message(message: str, lang: str) -> str:
             found = m.groupdict()
             if "choices" in found and found["choices"].startswith("--"):  # options: listed as the language lists names
                 found["choices"] = join_list(found["choices"].split(", "), lang)
+            elif "choices" in found:  # 'text', 'markdown', 'json' → text, markdown, json / text、markdown、json
+                found["choices"] = join_list([c.strip("'\"") for c in found["choices"].split(", ")], lang)
+                found["value"] = pick(WORDS["quoted"], lang, value=found["value"].strip("'\""))
             text = pick(entry, lang, **found)
             break
     else:
@@ -121,12 +139,56 @@ class _Formatter(argparse.HelpFormatter):
     def add_usage(self, usage: Any, actions: Any, groups: Any, prefix: str | None = None) -> None:
         super().add_usage(usage, actions, groups, self.prefix if prefix is None else prefix)
 
+    # argparse wraps by len(): a Chinese character is one column to it but two in a terminal, so its
+    # Chinese lines ran past the width and broke identifiers ("save_" / "pretrained"). Wrapped here by
+    # display width, between Chinese characters or at spaces, never inside a Latin word or before a
+    # closing mark.
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        return wrap_display(text, width)
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        return "\n".join(indent + line for line in wrap_display(text, width - len(indent)))
+
     def format_help(self) -> str:
         text = super().format_help()
         if self.colon == ":":
             return text
         # argparse ends each heading with ":"; Chinese ends it with a full-width colon ("选项：").
         return re.sub(r"(?m)^(\S[^\n]*):$", lambda m: m.group(1) + self.colon, text)
+
+
+#: Marks a line may not start with (Chinese typesetting's 避头 rule).
+_NO_LINE_START = "，。、；：）」』”’！？……）"
+#: ...nor end with (避尾).
+_NO_LINE_END = "（「『“‘"
+_TOKENS = re.compile(r"[\u2e80-\u9fff\u3000-\u303f\uff00-\uffef]|[^\s\u2e80-\u9fff\u3000-\u303f\uff00-\uffef]+|\s+")
+
+
+def wrap_display(text: str, width: int) -> list[str]:
+    """``text`` in lines of at most ``width`` terminal columns (CJK characters take two); a Latin word or
+    an identifier is never split (a longer one gets a line of its own)."""
+    lines: list[str] = []
+    line, used, gap = "", 0, False
+    for tok in _TOKENS.findall(" ".join(text.split())):
+        if tok.isspace():
+            gap = bool(line)
+            continue
+        w = display_width(tok) + (1 if gap else 0)
+        if line and used + w > width and tok[0] not in _NO_LINE_START:
+            carry = ""
+            while line and line[-1] in _NO_LINE_END:  # an opening mark goes down with what it opens
+                carry, line = line[-1] + carry, line[:-1]
+            if line:
+                lines.append(line.rstrip())
+            line = carry + tok
+            used = display_width(line)
+        else:
+            line += (" " if gap else "") + tok
+            used += w
+        gap = False
+    if line:
+        lines.append(line)
+    return lines
 
 
 def make_parser(lang: str = "en") -> argparse.ArgumentParser:
@@ -186,12 +248,17 @@ def make_plan(args: argparse.Namespace, inv: Any) -> peft.Plan | None:
 class FileError(Exception):
     """The config file cannot be read (code ``file``)."""
 
-    def __init__(self, path: str, reason: str) -> None:
+    #: errno → the reason in the output's language (others keep the system's words).
+    REASONS = {errno.ENOENT: "file_missing", errno.EACCES: "file_denied", errno.EISDIR: "file_is_dir"}
+
+    def __init__(self, path: str, reason: str, code: int | None = None) -> None:
         super().__init__(path, reason)
-        self.path, self.reason = path, reason
+        self.path, self.reason, self.code = path, reason, code
 
     def message(self, lang: str) -> str:
-        return label("file_unreadable", lang, path=self.path, reason=self.reason)
+        key = self.REASONS.get(self.code) if self.code is not None else None
+        reason = pick(WORDS[key], lang) if key else self.reason
+        return label("file_unreadable", lang, path=self.path, reason=reason)
 
 
 def load_config(args: argparse.Namespace) -> dict[str, Any]:
@@ -203,7 +270,7 @@ def load_config(args: argparse.Namespace) -> dict[str, Any]:
                 with open(args.config, "rb") as fh:
                     data = fh.read()
             except OSError as exc:
-                raise FileError(args.config, exc.strerror or str(exc)) from None
+                raise FileError(args.config, exc.strerror or str(exc), exc.errno) from None
         try:
             text = data.decode("utf-8-sig")
         except UnicodeDecodeError:
@@ -234,6 +301,13 @@ def _option(argv: Sequence[str], name: str) -> str | None:
 STEP_OPTIONS = ("batch", "seq_len", "dtype", "optimizer", "grad_checkpointing", "gpu_gb")
 
 
+def missing_step_options(args: argparse.Namespace) -> list[str]:
+    """``--batch`` / ``--seq-len`` when a step option is given without them (the step needs both)."""
+    if not any(getattr(args, k) not in (None, False) for k in STEP_OPTIONS):
+        return []
+    return [opt for opt, key in (("--batch", "batch"), ("--seq-len", "seq_len")) if getattr(args, key) is None]
+
+
 def training_step(args: argparse.Namespace, inv: Any, plan: Any) -> costs.Costs | None:
     """The step's costs when any of its options is given (B and L are then required), else None."""
     if not any(getattr(args, k) not in (None, False) for k in STEP_OPTIONS):
@@ -257,6 +331,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.list_presets:
         print("\n".join(PRESETS))
         return 0
+    missing = missing_step_options(args)
+    if missing:
+        return _fail("usage", pick(WORDS["step_needs"], args.lang, missing=pick(WORDS["and"], args.lang).join(missing))
+                     + punct("sentence_gap", args.lang) + pick(WORDS["see_help"], args.lang), as_json)
     lora_given = any(getattr(args, k) is not None for k in LORA_OPTIONS)
     if lora_given and (args.freeze_embeddings or args.freeze_layers is not None or args.freeze_all_but_head):
         return _fail("plan_conflict", CalcError("plan_conflict").message(args.lang), as_json)
@@ -300,7 +378,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if plan is not None and not summary:
             out += "\n" + views.plan_report(plan, args.lang, markdown, args.full)
         if step is not None:
-            out += "\n" + views.costs.render(step, args.lang, markdown, inv=inv, gpu=gpu)
+            out += "\n" + views.costs.render(step, args.lang, markdown, views.costs.grouped_convolutions(inv), inv=inv, gpu=gpu)
         if told:
             out = views.notes_block(told, markdown) + out
     sys.stdout.write(out if out.endswith("\n") else out + "\n")

@@ -499,7 +499,7 @@ class Sim:
             return self.gelu_tanh(t)
         if name == "relu":
             return self.keep_output(t)
-        raise CalcError("costs_hidden_act", value=name, supported=", ".join(self.ACTIVATIONS))
+        raise CalcError("costs_hidden_act", value=name, supported=list(self.ACTIVATIONS))
 
     def softmax_float32(self, t: T) -> T:
         """``softmax(x, dim, dtype=torch.float32)``: the input cast first (a copy that keeps nothing), then
@@ -1049,17 +1049,26 @@ class CostModel:
 # ------------------------------------------------------------------ the engine
 
 
-def _positive(key: str, value: Any, maximum: int) -> int:
+#: B and L as the page's fields and the CLI's help name them: an error says "Batch size B", not the query key.
+SETTING_NAMES: dict[str, dict[str, str]] = {
+    "batch": {"en": "Batch size B", "zh": "批大小 B"},
+    "seq_len": {"en": "Sequence length L", "zh": "序列长度 L"},
+}
+
+
+def _positive(key: str, value: Any, maximum: int, name: dict[str, str] | None = None) -> int:
+    """A whole number from 1 to ``maximum``; an error names the field by ``name`` (default :data:`SETTING_NAMES`)."""
     from .config import coerce_int
 
+    named = {"name": name or SETTING_NAMES[key]} if (name or key in SETTING_NAMES) else {}
     try:
         n = coerce_int(key, value)
     except CalcError:
-        raise CalcError("costs_not_positive", key=key, value=value) from None
+        raise CalcError("costs_not_positive", key=key, value=value, **named) from None
     if n <= 0:
-        raise CalcError("costs_not_positive", key=key, value=n)
+        raise CalcError("costs_not_positive", key=key, value=n, **named)
     if n > maximum:
-        raise CalcError("too_large", key=key, value=n, maximum=maximum)
+        raise CalcError("too_large", key=key, value=n, maximum=maximum, **named)
     return n
 
 
@@ -1071,10 +1080,10 @@ def settings(batch: Any, seq_len: Any, dtype: Any = "fp32", optimizer: Any = "ad
     n = _positive("seq_len", seq_len, MAX_SEQ_LEN)
     dtype = "fp32" if dtype in (None, "") else dtype
     if dtype not in DTYPES:
-        raise CalcError("costs_dtype", value=dtype, supported=", ".join(DTYPES))
+        raise CalcError("costs_dtype", value=dtype, choices=list(DTYPES))
     optimizer = "adamw" if optimizer in (None, "") else optimizer
     if optimizer not in OPTIMIZERS:
-        raise CalcError("costs_optimizer", value=optimizer, supported=", ".join(OPTIMIZERS))
+        raise CalcError("costs_optimizer", value=optimizer, supported=OPTIMIZERS)
     return Settings(b, n, dtype, optimizer, coerce_bool("grad_checkpointing", checkpointing or False))
 
 
@@ -1084,11 +1093,11 @@ def cost_model(inv: Inventory) -> CostModel:
 
     model = getattr(inv.family, "costs", None)
     if model is None:
-        supported = ", ".join(mt for mt, f in FAMILIES.items() if getattr(f, "costs", None) is not None)
+        supported = [mt for mt, f in FAMILIES.items() if getattr(f, "costs", None) is not None]
         raise CalcError(getattr(inv.family, "costs_refusal", None) or "costs_family", model_type=inv.model_type,
                         supported=supported)
     if model.architectures is not None and inv.architecture not in model.architectures:
-        raise CalcError("costs_architecture", architecture=inv.architecture, supported=", ".join(model.architectures))
+        raise CalcError("costs_architecture", architecture=inv.architecture, supported=list(model.architectures))
     return model
 
 

@@ -53,8 +53,8 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "{key} 不能为 0，至少为 1。",
     },
     "too_large": {
-        "en": "{key} = {value} is larger than this calculator accepts (at most {maximum}).",
-        "zh": "{key} = {value} 超出了计算器允许的范围（最大 {maximum}）。",
+        "en": "{key} is larger than this calculator accepts (got {value}, at most {maximum}).",
+        "zh": "{key} 超出了计算器允许的范围（当前为 {value}，最大 {maximum}）。",
     },
     "total_too_large": {
         "en": "The model would have {value} parameters; this calculator stops at {maximum}.",
@@ -177,8 +177,8 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "序列长度 {value} 超出了位置嵌入表所能容纳的长度（{maximum} 个 token），模型无法运行。",
     },
     "costs_dtype": {
-        "en": "dtype must be one of {supported} (got {value}).",
-        "zh": "dtype 只能是 {supported} 之一（当前为 {value}）。",
+        "en": "dtype must be {choices} (got {value}).",
+        "zh": "dtype 只能是 {choices}（当前为 {value}）。",
     },
     "costs_optimizer": {
         "en": "Unknown optimizer {value}; choose one of {supported}.",
@@ -242,7 +242,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "counts are exact all the same.",
         "zh": "2018 年的 Transformer 是编码器-解码器结构：前向计算要输入四个张量（源端、目标端的 token 及各自的位置），"
         "训练时对目标端单词算交叉熵；而这里定义的训练步骤是编码器的，输入只有形状为 B × L 的 input_ids。"
-        "计算器没有拿那个仓库的前向计算和损失函数与 PyTorch 做过核对，因此不为它定义训练步骤，也不估算开销。"
+        "计算器没有把这个实现的前向计算和损失函数与 PyTorch 逐项核对过，因此不为它定义训练步骤，也不估算开销。"
         "它的参数量仍是精确的。",
     },
     "costs_hidden_act": {
@@ -337,10 +337,10 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "costs_xmod_language": {
         "en": "X-MOD sends every input through one language's adapter, and input_ids alone name none: "
-        "set default_language to one of its {count} adapters ({languages}), as set_default_language() does (got {value}; "
+        "set default_language to one of its {count} adapters ({languages}{more}), as set_default_language() does (got {value}; "
         "transformers raises without it). The cost is the same whichever language it is.",
         "zh": "X-MOD 的每条输入都要经过某一种语言的适配器，而只给 input_ids 时并没有指定语言："
-        "请把 default_language 设为它的 {count} 个适配器之一（{languages}），相当于调用 set_default_language()"
+        "请把 default_language 设为它的 {count} 个适配器之一（{languages}{more}），相当于调用 set_default_language()"
         "（当前为 {value}；不设置时 transformers 会报错）。选哪种语言，开销都一样。",
     },
     "costs_xmod_no_layers": {
@@ -383,7 +383,7 @@ EMPTY_MESSAGES: dict[str, dict[str, str]] = {
     "not_integer": {"en": "{key} is empty: enter a whole number.", "zh": "{key} 为空：请输入整数。"},
     "not_boolean": {"en": "{key} is empty: enter true or false.", "zh": "{key} 为空：请输入 true 或 false。"},
     "bad_fraction": {"en": "{key} is empty: enter a number between 0 and 1.", "zh": "{key} 为空：请输入 0 到 1 之间的数。"},
-    "costs_not_positive": {"en": "{key} is empty: enter a whole number of at least 1.", "zh": "{key} 为空：请输入不小于 1 的整数。"},
+    "costs_not_positive": {"en": "{key} is empty: enter a whole number of at least 1.", "zh": "请填写{key}（不小于 1 的整数）。"},
 }
 
 #: ``padding_idx`` for a negative ``pad_token_id`` (a row counted from the end of the table):
@@ -492,26 +492,30 @@ class CalcError(ValueError):
         if self.code == "unknown_preset":
             params["hint"] = _preset_hint(params.get("close"), lang, where)
         value = params.get("value")
+        if isinstance(params.get("name"), dict):
+            # A field known to readers by its label, not its query key (the page's
+            # active-neuron share is ``active_fraction`` only in the address; B is ``batch``).
+            params["key"] = pick(params["name"], lang)
         if self.code in EMPTY_MESSAGES and isinstance(value, str) and not value.strip():
             return pick(EMPTY_MESSAGES[self.code], lang, **params)
-        if "value" in params:
+        if self.code == "too_large" and type(value) is int:  # a size reads as the site prints numbers: 2,000,000
+            params["value"] = f"{value:,}"
+        elif "value" in params:
             params["value"] = _short(params["value"])
         if isinstance(params.get("maximum"), int):  # a limit reads as the site prints numbers: 10,000,000
             params["maximum"] = f"{params['maximum']:,}"
         # Lists of names (supported types, modules) read as each language lists them: "a, b" / "a、b".
         for key, item in params.items():
             if key != "value" and isinstance(item, (list, tuple)):
-                params[key] = join_list(item, lang)
+                params[key] = join_choice(item, lang) if key == "choices" else join_list(item, lang)
+        if "more" in params:  # a list shown in part: "a, b, …" / "a、b……"
+            params["more"] = pick(MORE, lang) if params["more"] else ""
         if "kind" in params:
             kind = pick(KINDS[params["kind"]], lang) if params["kind"] in KINDS else params["kind"]
             # "而不是 null": a space between Chinese and a Latin word, none before 数组.
             params["kind"] = (punct("latin_gap", lang) if kind[:1].isascii() else "") + kind
         if "has_pooler" in params:
             params["has"] = pick(HAS_POOLER[bool(params["has_pooler"])], lang)
-        if isinstance(params.get("name"), dict):
-            # A field known to readers by its label, not its query key (the page's
-            # active-neuron share is ``active_fraction`` only in the address).
-            params["key"] = pick(params["name"], lang)
         if "detail" in params or "line" in params:
             params["detail"] = _detail(params, lang)
         if self.code == "padding_idx" and isinstance(params.get("pad"), int) and params["pad"] < 0:
@@ -534,6 +538,9 @@ def _preset_hint(close: Any, lang: str, where: str) -> str:
         return pick(PRESET_HINTS["close"], lang, names=join_choice(close, lang))
     return pick(PRESET_HINTS["page" if where == "page" else "cli"], lang)
 
+
+#: After the first few names of a longer list.
+MORE: dict[str, str] = {"en": ", …", "zh": "……"}
 
 #: What a class with a fixed pooler has, for ``pooler_fixed``.
 HAS_POOLER: dict[bool, dict[str, str]] = {

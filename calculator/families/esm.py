@@ -176,7 +176,7 @@ def formula(inv: Inventory) -> Formula:
 LABELS_ = {
     "rotary_no_table": L(
         "Rotary positions: no table (rotary_embeddings.inv_freq is a buffer, in state_dict only)",
-        "旋转位置编码：没有位置表（rotary_embeddings.inv_freq 是缓冲区，只出现在 state_dict 中）",
+        "旋转位置编码：没有位置表（rotary_embeddings.inv_freq 是 buffer，只出现在 state_dict 中）",
     ),
     "final_layer_norm": L(
         "Final LayerNorm (encoder.emb_layer_norm_after)", "编码器末尾的层归一化（encoder.emb_layer_norm_after）",

@@ -310,8 +310,9 @@ def step_check(inv: Inventory) -> None:
     if c["default_language"] not in c["languages"]:
         value = "null" if c["default_language"] is None else c["default_language"]
         names = list(c["languages"])
-        shown = ", ".join(names[:4]) + (", …" if len(names) > 4 else "")
-        raise CalcError("costs_xmod_language", value=value, count=len(names), languages=shown or "—")
+        # The first four, listed as the language lists names ("a, b" / "a、b"); "more" marks the rest.
+        raise CalcError("costs_xmod_language", value=value, count=len(names), languages=names[:4] or ["—"],
+                        more=len(names) > 4)
 
 
 #: RoBERTa's positions: a table of P rows takes P - 2 tokens.

@@ -20,7 +20,7 @@ from .. import charts
 from ..costs import OPTIMIZERS
 from ..i18n import L, pick
 from ..views import costs as cv
-from ..views.numbers import fmt_short
+from ..views.numbers import fmt_int, fmt_short
 from . import dom
 from .html import Markup, h, join, raw
 
@@ -44,13 +44,13 @@ LABELS: dict[str, dict[str, str]] = {
         "One training step as PyTorch runs it: eager attention, the model cast to the dtype, loss.backward(), "
         "one optimizer.step() over the trainable parameters (with the LoRA or freezing plan above). Exact, "
         "not estimated.",
-        "按 PyTorch 的实际执行计算一步训练：eager 注意力，模型整体转换为所选 dtype，执行 loss.backward() "
+        "按 PyTorch 实际执行的方式计算一个训练步：eager 注意力，整个模型转换为所选的数据类型，执行 loss.backward() "
         "和一次 optimizer.step()（只更新可训练参数，上面的 LoRA 或冻结方案同样生效）。是精确值，不是估算。",
     ),
     "batch": L("Batch size B", "批大小 B"),
     "seq_len": L("Sequence length L (tokens)", "序列长度 L（token 数）"),
     "dtype": L("dtype (the whole model cast, not Trainer(bf16=True)'s autocast)",
-               "dtype（整个模型转换，不是 Trainer(bf16=True) 的 autocast）"),
+               "数据类型（整个模型转换，不是 Trainer(bf16=True) 的 autocast）"),
     "optimizer": L("Optimizer", "优化器"),
     "ckpt": L("Gradient checkpointing", "梯度检查点"),
     GPU_KEY: L("GPU memory N GB (N)", "显存 N GB（N）"),
@@ -68,7 +68,7 @@ LABELS: dict[str, dict[str, str]] = {
     ),
     "flops_axis": L("FLOPs (forward + backward)", "FLOPs（前向 + 反向）"),
     "act_axis": L("Activation memory", "激活值显存"),
-    "chart_head": L("{axis} · largest {max}", "{axis} · 最大 {max}"),
+    "chart_head": L("{axis} · largest {max}", "{axis} · 最大值 {max}"),
     "dtype_fp32": L("fp32", "fp32"),
     "dtype_bf16": L("bf16", "bf16"),
 }
@@ -106,7 +106,7 @@ def render_panel(lang: str) -> Markup:
 
     def select(key: str, options: tuple[str, ...]) -> Markup:
         fid = dom.field_id(None, key)
-        return h("select", [h("option", cv.OPTIMIZER_NAMES.get(o, o), value=o, selected=o == DEFAULTS[key])
+        return h("select", [h("option", cv.optimizer_name(o, lang), value=o, selected=o == DEFAULTS[key])
                             for o in options], id=fid, name=key, aria_describedby=f"{fid}-error")
 
     ckpt_id = dom.field_id(None, "ckpt")
@@ -143,24 +143,35 @@ def render_panel(lang: str) -> Markup:
 
 
 def _table(c: Mapping[str, Any], lang: str) -> Markup:
-    """The same rows as the CLI's table (:func:`calculator.views.costs.rows`), each with its integer in data-*."""
+    """The CLI's figures (:func:`calculator.views.costs.grouped_rows`), each row with its integer in data-*.
+
+    Two groups ("FLOPs", "Memory"), each under a header row of its own, and short row labels
+    ("forward", "weights"): the first column stays narrow, so on a phone the readable size
+    is on screen beside the exact integer rather than cut off at the right edge.
+    """
     from ..costs import Costs, Settings
 
     costs = Costs(Settings(c["batch"], c["seq_len"], c["dtype"], c["optimizer"], c["grad_checkpointing"]),
                   c["flops"]["forward"], c["flops"]["backward"], c["memory"]["weights"], c["memory"]["gradients"],
                   c["memory"]["optimizer"], c["memory"]["activations"])
-    keys = [("flops", "forward"), ("flops", "backward"), ("flops", "total"), ("memory", "weights"),
-            ("memory", "gradients"), ("memory", "optimizer"), ("memory", "activations"), ("memory", "total")]
-    values = [costs.forward, costs.backward, costs.forward + costs.backward, costs.weights, costs.gradients,
-              costs.optimizer, costs.activations, costs.memory_total]
-    body = [
-        h("tr", h("td", name), h("td", value, class_="num"), h("td", readable, class_="num"),
-          data_costs=f"{kind}.{key}", data_value=n)
-        for (name, value, readable), (kind, key), n in zip(cv.rows(costs, lang), keys, values)
-    ]
+    bodies = []
+    for (group, rows), kind in zip(cv.grouped_rows(costs, lang), ("flops", "memory")):
+        head_row = h("tr", h("th", group, colspan=3, scope="colgroup"), class_="calc-costs-group")
+        # On a phone the Size column is hidden and each size shows under its integer instead
+        # (calc-costs-under), so nothing is cut off at the right edge however long the integer.
+        body = [
+            h("tr", h("th", name, scope="row", class_="calc-indent"),
+              h("td", fmt_int(n, "en"), h("span", readable, class_="calc-costs-under") if readable else None,
+                class_="num"),
+              h("td", readable, class_="num calc-costs-size"), data_costs=f"{kind}.{key}", data_value=n,
+              class_="calc-sum" if key == "total" else None)
+            for key, name, n, readable in rows
+        ]
+        bodies.append(h("tbody", head_row, body))
     head = h("thead", h("tr", h("th", cv.label("item", lang), scope="col"),
-                        h("th", cv.label("value", lang), scope="col", class_="num"), h("th", label("size", lang), scope="col", class_="num")))
-    table = h("table", head, h("tbody", body), class_="calc-table calc-costs-table")
+                        h("th", cv.label("value", lang), scope="col", class_="num"),
+                        h("th", cv.label("size", lang), scope="col", class_="num calc-costs-size")))
+    table = h("table", head, bodies, class_="calc-table calc-costs-table")
     return h("div", table, class_="calc-scroll", tabindex="0", role="region", aria_label=label("figures", lang))
 
 
@@ -182,7 +193,7 @@ def answer(result: dict[str, Any], panel: Mapping[str, str], lang: str) -> dict[
     c = result["costs"]
     gpu, verdict, fit_lines = result["gpu_gb"], result["fits"], result["fit_lines"]
     heading = cv.label("settings", lang, batch=c["batch"], seq_len=c["seq_len"], dtype=c["dtype"],
-                       optimizer=cv.OPTIMIZER_NAMES[c["optimizer"]],
+                       optimizer=cv.optimizer_name(c["optimizer"], lang),
                        ckpt=cv.label("on" if c["grad_checkpointing"] else "off", lang))
     memory = [(k, c["memory"][k]) for k in ("weights", "gradients", "optimizer", "activations")]
     html = join([
@@ -202,7 +213,7 @@ def answer(result: dict[str, Any], panel: Mapping[str, str], lang: str) -> dict[
         h("p", label("series_note", lang), class_="calc-note"),
         _series(result["series"], "flops", "flops_axis", lambda n: fmt_short(n, lang), c["seq_len"], lang),
         _series(result["series"], "activations", "act_axis", _gib, c["seq_len"], lang),
-        h("p", cv.label("note", lang), class_="calc-note"),
+        h("p", cv.note(lang, bool(result.get("grouped_convolutions"))), class_="calc-note"),
     ])
     # The copies are the views' (one block for a forum answer, the CLI's text); the page adds the link.
     out = {k: v for k, v in result.items() if k != "fit_lines"}

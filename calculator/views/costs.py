@@ -12,7 +12,7 @@ from typing import Any, Mapping
 
 from .. import costs
 from ..errors import CalcError
-from ..i18n import L, colon, paren, pick
+from ..i18n import L, colon, paren, pick, punct
 from .notes import notes_block
 from .numbers import display_width, fmt_binary_bytes, fmt_int
 from .report import _table, md_text, plan_report
@@ -33,18 +33,31 @@ LABELS: dict[str, dict[str, str]] = {
     "weights": L("weights", "权重"),
     "gradients": L("gradients", "梯度"),
     "optimizer": L("optimizer state", "优化器状态"),
-    "activations": L("activations (saved for backward)", "激活值（为反向保存）"),
+    "activations": L("activations (saved for backward)", "激活值（为反向传播保存）"),
+    # The page's table, whose group row already says "Memory": its short row label.
+    "activations_short": L("activations", "激活值"),
     "item": L("Item", "项目"),
     "value": L("Value", "数值"),
+    "size": L("Size", "大小"),
     "bytes": L("bytes", "字节"),
+    # What FlopCounterMode counts: matmuls AND convolutions (SqueezeBERT's forward is mostly 1×1
+    # convolutions), not elementwise work; a grouped convolution's weight gradient as if ungrouped.
     "note": {
         "en": "Exact for this step as PyTorch runs it on CPU (FlopCounterMode: 2 FLOPs per multiply-add, "
-        "matmuls only). The memory total is the sum of four parts, not the peak: it leaves out the temporaries of the "
-        "forward and backward, the layer being recomputed under gradient checkpointing, the framework's workspace, the "
-        "allocator's rounding and the CUDA context. The peak is not modelled yet.",
-        "zh": "这是 PyTorch 在 CPU 上运行这一步的精确值（FlopCounterMode：一次乘加记 2 次浮点运算，只计矩阵乘法）。"
-        "显存合计是四个部分之和，不是峰值：不含前向和反向传播中的临时张量、开启梯度检查点时正在重算的那一层、框架的工作区、"
-        "分配器的取整和 CUDA 上下文。峰值目前还没有建模。",
+        "matrix multiplications and convolutions counted, elementwise operations not). The memory total is the sum "
+        "of four parts, not the peak: it leaves out the temporaries of the forward and backward, the layer being "
+        "recomputed under gradient checkpointing, the framework's workspace, the caching allocator's rounding and "
+        "fragmentation, and the CUDA context. The peak is not modelled yet.",
+        "zh": "这是 PyTorch 在 CPU 上运行这一步的精确值（FlopCounterMode：一次乘加记 2 次浮点运算，统计矩阵乘法和卷积，"
+        "不统计逐元素运算）。显存合计是四个部分之和，不是峰值：不含前向和反向传播中的临时张量、开启梯度检查点时正在重算的那一层、"
+        "框架的工作区、缓存分配器的取整和碎片，以及 CUDA 上下文。峰值目前还没有建模。",
+    },
+    "grouped_note": {
+        "en": "Note: this model has grouped convolutions, and FlopCounterMode counts the gradient of a grouped "
+        "convolution's weight as if the convolution were ungrouped (g times its multiply-adds), so the backward "
+        "here is higher than the multiply-adds it performs.",
+        "zh": "注意：这个模型有分组卷积，FlopCounterMode 把分组卷积的权重梯度按不分组的卷积计数（多算 g 倍），"
+        "所以这里的反向 FLOPs 高于实际的乘加次数。",
     },
 }
 # The step's assumptions, said beside its figures and in every copy (issue 35, reader H1, H3, H4): what
@@ -98,8 +111,8 @@ LABELS.update({
         "workspace, the allocator's rounding and fragmentation, and the CUDA context. Estimate of the last three, "
         "not measured here: about {margin} ({context} for the CUDA context and kernels, as Hugging Face measured "
         "them, plus {share}% of the sum).",
-        "合计没有包含：前向和反向传播中的临时张量{recomputed}、框架的工作区、显存分配器的取整和碎片，以及 CUDA 上下文。"
-        "后三项的估算值（本站未实测）：约 {margin}（CUDA 上下文和内核约 {context}，取自 Hugging Face 的实测，另加合计的 {share}%）。",
+        "合计没有包含：前向和反向传播中的临时张量{recomputed}、框架的工作区、缓存分配器的取整和碎片，以及 CUDA 上下文。"
+        "后三项的估算值（本站未实测）：约 {margin}（CUDA 上下文和加载的 kernel 约 {context}，取自 Hugging Face 的实测，另加合计的 {share}%）。",
     ),
     "recomputed": L(
         ", the layer recomputed during the backward under gradient checkpointing (its activations and their gradients)",
@@ -109,7 +122,23 @@ LABELS.update({
                  "N GB 按 N GiB（2^30 字节）计算，即标称 N GB 的显卡的容量。"),
     "command": L("The same with the CLI:", "用命令行得到同样的结果："),
 })
+#: The optimizers' names as the menu, the heading and the copies print them.
 OPTIMIZER_NAMES = {"adamw": "AdamW", "sgd": "SGD", "sgd-momentum": "SGD (momentum)", "adafactor": "Adafactor"}
+#: Names that differ in Chinese (full-width brackets, the word for momentum).
+OPTIMIZER_NAMES_ZH = {"sgd-momentum": "SGD（带动量）"}
+
+
+def optimizer_name(key: str, lang: str = "en") -> str:
+    """The optimizer's name in ``lang`` ("SGD (momentum)" / "SGD（带动量）")."""
+    if lang == "zh" and key in OPTIMIZER_NAMES_ZH:
+        return OPTIMIZER_NAMES_ZH[key]
+    return OPTIMIZER_NAMES.get(key, key)
+
+
+def grouped_convolutions(inv: Any) -> bool:
+    """Whether the model has a convolution with groups > 1, whose weight gradient FlopCounterMode
+    counts as ungrouped (``conv_backward_flop``): the step's note then says so."""
+    return any(t.module == "conv1d" and t.groups > 1 for t in inv.tensors)
 
 
 def label(key: str, lang: str = "en", **params: Any) -> str:
@@ -130,10 +159,24 @@ def rows(c: costs.Costs, lang: str) -> list[tuple[str, str, str]]:
     return out
 
 
+def grouped_rows(c: costs.Costs, lang: str) -> list[tuple[str, list[tuple[str, str, int, str]]]]:
+    """The same figures as :func:`rows` under their two group names, each row's own label short
+    ("forward", "weights"): (group label, [(key, row label, exact integer, readable)]). The page's
+    table, whose first column then stays narrow enough for a phone."""
+    flops = [("forward", c.forward), ("backward", c.backward), ("total", c.forward + c.backward)]
+    memory = [("weights", c.weights), ("gradients", c.gradients), ("optimizer", c.optimizer),
+              ("activations", c.activations), ("total", c.memory_total)]
+    return [
+        (label("flops", lang), [(k, label(k, lang), v, "") for k, v in flops]),
+        (label("memory", lang), [(k, label("activations_short" if k == "activations" else k, lang), v,
+                                  fmt_binary_bytes(v)) for k, v in memory]),
+    ]
+
+
 def heading(c: costs.Costs, lang: str) -> str:
     s = c.settings
     return label("settings", lang, batch=s.batch, seq_len=s.seq_len, dtype=s.dtype,
-                 optimizer=OPTIMIZER_NAMES[s.optimizer], ckpt=label("on" if s.checkpointing else "off", lang))
+                 optimizer=optimizer_name(s.optimizer, lang), ckpt=label("on" if s.checkpointing else "off", lang))
 
 
 def assumptions(inv: Any, s: costs.Settings, lang: str) -> list[tuple[str, str]]:
@@ -152,6 +195,8 @@ def assumptions(inv: Any, s: costs.Settings, lang: str) -> list[tuple[str, str]]
 #: The N of "fits in N GB?" (GiB: what a card sold as N GB holds); its bound.
 GIB = 2**30
 GPU_MAX = 100_000
+#: The card's size as an error names it (the field's label is a question; ``gpu_gb`` is only in the address).
+GPU_NAME = L("Card size N (GB)", "显存容量 N")
 #: The margin for what the exact sum leaves out, an estimate: the CUDA context and kernels
 #: (Hugging Face measured 1.3 GB for them, "Model training anatomy"), and a tenth of the sum
 #: for the framework's workspace and the caching allocator's rounding and fragmentation.
@@ -160,15 +205,13 @@ FRAGMENTATION_SHARE = 10  # percent of the exact sum
 
 
 def gib(n: int) -> str:
-    """Bytes in GiB with two decimals, MiB below one GiB (as nvidia-smi and PyTorch's summaries print)."""
-    if n < GIB:
-        return f"{n / 2**20:,.1f} MiB"
-    return f"{n / GIB:,.2f} GiB"
+    """Bytes in binary units, one precision wherever a step's memory is printed (chinese-review-3 L10)."""
+    return fmt_binary_bytes(n)
 
 
 def gpu_gb(value: Any) -> int:
     """N of "fits in N GB?": a whole number of at least 1 (``costs_not_positive``/``too_large`` otherwise)."""
-    return costs._positive("gpu_gb", "" if value is None else str(value).strip(), GPU_MAX)
+    return costs._positive("gpu_gb", "" if value is None else str(value).strip(), GPU_MAX, GPU_NAME)
 
 
 def fits(total: int, gpu: int, lang: str, checkpointing: bool = False) -> tuple[str, list[str]]:
@@ -189,19 +232,30 @@ def fits(total: int, gpu: int, lang: str, checkpointing: bool = False) -> tuple[
     return verdict, lines
 
 
-def render(c: costs.Costs, lang: str = "en", markdown: bool = False, inv: Any = None, gpu: int | None = None) -> str:
+def note(lang: str, grouped: bool = False) -> str:
+    """What the figures are and leave out; with ``grouped``, how FlopCounterMode counts grouped convolutions."""
+    if not grouped:
+        return label("note", lang)
+    return label("note", lang) + punct("sentence_gap", lang) + label("grouped_note", lang)
+
+
+def render(c: costs.Costs, lang: str = "en", markdown: bool = False, grouped: bool = False, inv: Any = None,
+           gpu: int | None = None) -> str:
     """Text (aligned columns) or a Markdown table, with the settings, the step's assumptions (given ``inv``),
-    what the sum leaves out, and (given ``gpu``, the CLI's ``--gpu-gb``) the sum against the card."""
+    what the sum leaves out, and (given ``gpu``, the CLI's ``--gpu-gb``) the sum against the card.
+
+    ``grouped``: the model has grouped convolutions (:func:`grouped_convolutions`), which the note explains.
+    """
     title = f"{label('title', lang)}{colon(lang)}{heading(c, lang)}"
     table = rows(c, lang)
     assumed = [text for _, text in assumptions(inv, c.settings, lang)] if inv is not None else []
     card = fits(c.memory_total, gpu, lang, c.settings.checkpointing)[1] + [label("gb_note", lang)] if gpu else []
     if markdown:
-        head = (label("item", lang), label("value", lang), "")
+        head = (label("item", lang), label("value", lang), label("size", lang))
         out = f"**{title}**\n\n"
         if assumed:
             out += f"{label('assumptions', lang)}{colon(lang).rstrip()}\n\n" + "".join(f"- {a}\n" for a in assumed) + "\n"
-        out += _table(head, "lrr", table) + "\n" + label("note", lang) + "\n"
+        out += _table(head, "lrr", table) + "\n" + note(lang, grouped) + "\n"
         return out + "".join("\n" + line + "\n" for line in card)
     width = max(display_width(name) for name, _, _ in table) + 2
     digits = max(len(value) for _, value, _ in table)
@@ -210,7 +264,7 @@ def render(c: costs.Costs, lang: str = "en", markdown: bool = False, inv: Any = 
         lines.append(f"{label('assumptions', lang)}{colon(lang).rstrip()}")
         lines += [f"- {a}" for a in assumed]
     lines += [f"{name}{' ' * (width - display_width(name))}{value:>{digits}}  {readable}".rstrip() for name, value, readable in table]
-    lines.append(label("note", lang))
+    lines.append(note(lang, grouped))
     lines += card
     return "\n".join(lines) + "\n"
 
@@ -266,7 +320,7 @@ def forum_markdown(inv: Any, c: costs.Costs, lang: str, gpu: int, plan: Any = No
     out += notes_block(list(notes or ()), True)
     if plan is not None:
         out += plan_report(plan, lang, markdown=True) + "\n"
-    out += render(c, lang, markdown=True, inv=inv, gpu=gpu)
+    out += render(c, lang, markdown=True, grouped=grouped_convolutions(inv), inv=inv, gpu=gpu)
     if command:
         fence = "```"
         while fence in command:
@@ -334,6 +388,7 @@ def page_answer(inv: Any, plan: Any, params: Any, lang: str, notes: list[dict[st
     s = page_settings(params)
     c = costs.compute(inv, s, plan)
     gpu = gpu_gb(params.get("gpu_gb", "24"))
+    grouped = grouped_convolutions(inv)
     query = {"batch": str(s.batch), "seq_len": str(s.seq_len)}
     if s.dtype != "fp32":
         query["dtype"] = s.dtype
@@ -351,4 +406,5 @@ def page_answer(inv: Any, plan: Any, params: Any, lang: str, notes: list[dict[st
         "assumptions": [{"key": k, "text": t} for k, t in assumptions(inv, s, lang)],
         "markdown": forum_markdown(inv, c, lang, gpu, plan, notes, name, command), "text": text,
         "command": command, "series": series(inv, s, plan), "query": query,
+        "grouped_convolutions": grouped,
     }

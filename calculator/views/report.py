@@ -38,11 +38,19 @@ def listed_under(t: Any) -> str | None:
 
 
 def tie_note(t: Any, lang: str, code: str = "") -> str:
-    """"tied to `name`, counted once" for a copy of shared storage; what a persistent buffer is; else ""."""
+    """"tied to `name`, counted once" for a copy of shared storage; what a persistent buffer is; else "".
+
+    The owner of a tie whose first name is another (XLM-R's word table, first named
+    ``lm_head.decoder.weight``) says so, since the prose says which name comes first.
+    """
     if getattr(t, "buffer", False) or getattr(t, "kind", "") == "buffer":  # a model's, or a planned model's
         return label("buffer_note", lang)
     under = listed_under(t)
-    return label("tied_to", lang, name=code + under + code) if under else ""
+    if under:
+        return label("tied_to", lang, name=code + under + code)
+    if t.tied_to is not None:
+        return label("first_named", lang, name=code + t.tied_to + code)
+    return ""
 
 
 #: What Markdown or HTML would act on in a line of text (CommonMark lets any ASCII punctuation be escaped).
@@ -141,6 +149,8 @@ def _count_cell(t: Any, lang: str, frozen: str | None = None) -> str:
     """A tensor's count; a copy of shared storage says which name it is counted under."""
     count = fmt_int(t.count, lang)
     note = tie_note(t, lang, code="`")
+    if note and listed_under(t) is None and t.tied_to is not None and not getattr(t, "buffer", False):
+        return count + paren(note, lang, aside=True)  # the tie's owner, first named elsewhere: counted here
     if note:
         return paren(count + colon(lang) + note, lang)
     if frozen and not t.trainable:
@@ -284,8 +294,11 @@ def text_report(inv: Inventory, lang: str = "en", compact: bool = True, tensors:
     ``tensors=False`` stops before the per-tensor listing (the summary the pages quote).
     """
     c = colon(lang)
-    lines = [f"{label('model', lang)}{c}{_model_line(inv, lang)}",
-             f"{label('total', lang)}{c}{_total_with_short(inv.total, lang)}"]
+    lines = [f"{label('model', lang)}{c}{_model_line(inv, lang)}"]
+    difference = class_difference_line(inv, lang)  # as the Markdown summary and the page say it
+    if difference is not None:
+        lines.append(difference)
+    lines.append(f"{label('total', lang)}{c}{_total_with_short(inv.total, lang)}")
     if inv.trainable != inv.total:
         lines.append(f"{label('trainable', lang)}{c}{fmt_int(inv.trainable, lang)}")
     if inv.state_dict_total != inv.total:

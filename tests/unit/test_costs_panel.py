@@ -41,7 +41,9 @@ def test_the_panel_answers_with_the_step_its_rows_and_its_link_keys():
     # The copy: one block, the model first, then the CLI's table of the step and the card's lines.
     assert c["markdown"].startswith("**bert-base-uncased** · `BertModel` (bert)\n")
     assert "**Training step: B = 32, L = 128, fp32, AdamW, gradient checkpointing off**" in c["markdown"]
-    assert "| Memory · total | 5,414,295,324 | 5.0 GiB |" in c["markdown"]
+    # 5,414,295,324 / 2**30 = 5.0425...: two decimals from a GiB up, as the bar and the fits line print it.
+    assert "| Memory · total | 5,414,295,324 | 5.04 GiB |" in c["markdown"]
+    assert "| Item | Value | Size |" in c["markdown"]
     assert "24 GB (25,769,803,776 bytes)" in c["markdown"]
     other = _answer({"batch": "8", "seq_len": "64", "dtype": "bf16", "optimizer": "sgd", "ckpt": "1", "gpu_gb": "80"})
     assert other["costs"]["query"] == {"batch": "8", "seq_len": "64", "dtype": "bf16", "optimizer": "sgd", "ckpt": "1",

@@ -272,7 +272,7 @@ def test_the_cli_states_the_sum_against_the_card():
     assert c["gpu_gb"] == 8 and c["fits"] == "under"
     code, out, err = run_cli("--preset", "bert-base-uncased", "--batch", "1", "--seq-len", "8", "--gpu-gb", "0",
                              "--lang", "zh")
-    assert code == 2 and err.startswith("error: costs_not_positive: gpu_gb")
+    assert code == 2 and err.startswith("error: costs_not_positive: 显存容量 N")
 
 
 def test_the_page_prints_bytes_in_binary_units():
