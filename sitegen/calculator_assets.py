@@ -86,7 +86,7 @@ WORKER = "assets/js/worker.js"
 #: ``calculator.api``; tests/properties/test_layering.py holds that nothing else
 #: imports them), so they are not shipped, and neither are the standard library
 #: modules only they import (argparse and gettext: 38 KB of the stdlib zip).
-CLI_ONLY = ("calculator/__main__.py", "calculator/cli.py")
+CLI_ONLY = ("calculator/__main__.py", "calculator/cli.py", "calculator/hub_fetch.py")
 
 MOUNT = re.compile(r'<div class="calculator-mount" data-lang="(en|zh)"></div>')
 _MARK = "calculator_page"
