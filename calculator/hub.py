@@ -28,10 +28,8 @@ from __future__ import annotations
 
 import json
 import re
-import struct
 from dataclasses import dataclass, field
 from typing import Any, Callable, Generator, Mapping
-from urllib.parse import quote, unquote, urlsplit
 
 from .errors import CalcError
 
@@ -59,6 +57,33 @@ DTYPE_BYTES: dict[str, int] = {
 #: A repo id, as ``huggingface_hub.utils.validate_repo_id`` accepts it: ``name`` or ``owner/name``.
 _NAME = r"[A-Za-z0-9_.\-]{1,96}"
 REPO_ID = re.compile(rf"(?:{_NAME}/)?{_NAME}")
+
+
+# ------------------------------------------------------------------- addresses
+#
+# Three small functions instead of urllib.parse: the page's worker starts on a standard library cut to what
+# the calculator imports (sitegen/compile_stdlib.mjs), and these are all the Hub's addresses need.
+
+#: RFC 3986's unreserved characters, which ``urllib.parse.quote`` leaves as they are.
+_UNRESERVED = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-~")
+
+
+def quote(text: str, safe: str = "/") -> str:
+    """``urllib.parse.quote(text, safe)``: UTF-8, every byte but the unreserved ones and ``safe`` as ``%XX``."""
+    keep = _UNRESERVED | frozenset(safe.encode("ascii"))
+    return "".join(chr(b) if b in keep else f"%{b:02X}" for b in text.encode("utf-8"))
+
+
+def unquote(text: str) -> str:
+    """``urllib.parse.unquote``: ``%XX`` sequences decoded as UTF-8 (invalid bytes replaced)."""
+    return re.sub(r"(?:%[0-9A-Fa-f]{2})+",
+                  lambda m: bytes.fromhex(m.group(0).replace("%", "")).decode("utf-8", "replace"), text)
+
+
+def split_url(url: str) -> tuple[str, str]:
+    """(``scheme://host``, path) of an absolute http(s) address, the query and fragment dropped."""
+    m = re.match(r"(?i)(https?://[^/?#]*)([^?#]*)", url)
+    return (m.group(1), m.group(2)) if m else ("", url)
 
 
 # ------------------------------------------------------------------------ the id
@@ -93,7 +118,7 @@ def parse_model_id(text: Any) -> ModelRef:
         raise CalcError("hub_bad_id", value="" if not isinstance(text, str) else text)
     raw = text.strip()
     if re.match(r"(?i)https?://", raw):
-        parts = [unquote(p) for p in urlsplit(raw).path.split("/") if p]
+        parts = [unquote(p) for p in split_url(raw)[1].split("/") if p]
         if parts[:2] == ["api", "models"]:
             parts = parts[2:]
             if len(parts) >= 4 and parts[2] == "revision":
@@ -309,7 +334,7 @@ class StoredTensor:
 
 def header_length(data: bytes, repo: str, path: str) -> int:
     """The first 8 bytes: N, little-endian unsigned (``struct.unpack("<Q")``), at most :data:`MAX_HEADER`."""
-    (n,) = struct.unpack("<Q", data[:8])
+    n = int.from_bytes(data[:8], "little")  # struct.unpack("<Q", ...), as huggingface_hub reads it
     if n > MAX_HEADER:
         raise CalcError("hub_bad_header", repo=repo, file=path, reason="too_long", detail=f"{n:,}")
     if n < 2:
@@ -570,7 +595,7 @@ async def fetch_browser(req: Request) -> Response:  # pragma: no cover - runs in
     try:
         resp = await js.fetch(req.url, to_js(options, dict_converter=js.Object.fromEntries))
     except Exception as exc:  # a network error or a CORS refusal: fetch rejects with a TypeError
-        raise CalcError("hub_unreachable", endpoint=urlsplit(req.url).scheme + "://" + urlsplit(req.url).netloc,
+        raise CalcError("hub_unreachable", endpoint=split_url(req.url)[0],
                         reason="connection", status="", detail=str(exc)[:200]) from None
     headers = {}
     for name in ("content-range", "content-length", "x-error-code", "content-type"):
