@@ -227,9 +227,14 @@ def check_status(resp: Response, req: Request, endpoint: str, ref: ModelRef) -> 
     raise CalcError("hub_unreachable", endpoint=endpoint, reason="status", status=resp.status)
 
 
+def _text(body: bytes) -> str:
+    """UTF-8 text, a byte-order mark dropped (by hand: the page's standard library has no utf-8-sig codec)."""
+    return (body[3:] if body.startswith(b"\xef\xbb\xbf") else body).decode("utf-8")
+
+
 def _json(body: bytes) -> Any:
     try:
-        return json.loads(body.decode("utf-8-sig"))
+        return json.loads(_text(body))
     except (UnicodeDecodeError, ValueError, RecursionError):
         return None
 
@@ -276,7 +281,7 @@ def parse_config(body: bytes, repo: str, path: str = CONFIG_FILE) -> dict[str, A
     from .config import parse_json
 
     try:
-        text = body.decode("utf-8-sig")
+        text = _text(body)
     except UnicodeDecodeError:
         raise CalcError("invalid_json", detail="not text") from None
     return parse_json(text)

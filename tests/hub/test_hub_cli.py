@@ -251,6 +251,16 @@ def test_refusals_are_coded_in_both_languages(hub, model, code):
     assert messages[0] != messages[1] and all("{" not in m for m in messages)
 
 
+def test_address_helpers_agree_with_urllib():
+    """calculator/hub.py quotes by hand (the page's standard library has no urllib): the same as urllib.parse."""
+    from urllib.parse import quote, unquote
+
+    for text in ("refs/pr/1", "main", "v1.0~rc", "中文/分支", "a b+c&d", "%41", "é\u00a0x", "a/b@c:d"):
+        for safe in ("", "/"):
+            assert calc_hub.quote(text, safe) == quote(text, safe=safe), (text, safe)
+        assert calc_hub.unquote(quote(text, safe="")) == text and calc_hub.unquote(text) == unquote(text)
+
+
 def test_unreachable_endpoint():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
