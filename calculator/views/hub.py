@@ -36,6 +36,7 @@ WORDS: dict[str, dict[str, str]] = {
     "name": L("Tensor", "张量"),
     "count": L("Elements", "元素数"),
     "why": L("Why", "原因"),
+    "sum": L("Sum", "合计"),
     "sentence": L("SentenceTransformer(id) adds, after the transformer:", "SentenceTransformer(id) 在 transformer 之后还有："),
     "dense": L("Dense {path}: nn.Linear({inp}, {out}{bias}): {count} parameters",
                "Dense {path}：nn.Linear({inp}, {out}{bias})，{count} 个参数"),
@@ -110,3 +111,15 @@ def render(data: dict[str, Any], lang: str = "en", markdown: bool = False) -> st
         out += _w("sentence_total", lang, total=fmt_int(st["total"], lang)) + "\n"
     return out.rstrip("\n") + "\n"
 
+
+
+def differences_table(differences: Any, architecture: str, lang: str = "en") -> str:
+    """Tensor | elements | why, for :class:`calculator.hub.Difference` rows (the pages' file-vs-model tables),
+    with their sum; the words are :data:`calculator.hub.REASONS`'."""
+    from ..hub import REASONS
+
+    rows = [[f"`{d.name}`" + (f" ({d.dtype})" if d.dtype and d.dtype != "F32" else ""), fmt_int(d.count, lang),
+             pick(REASONS[d.reason], lang, other=f"`{d.other}`", architecture=f"`{architecture}`")]
+            for d in differences]
+    rows.append([f"**{_w('sum', lang)}**", f"**{fmt_int(sum(d.count for d in differences), lang)}**", ""])
+    return _table([_w("name", lang), _w("count", lang), _w("why", lang)], "lrl", rows)
