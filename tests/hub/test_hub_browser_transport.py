@@ -9,8 +9,6 @@ import json
 import subprocess
 from pathlib import Path
 
-import pytest
-
 from calculator import hub as calc_hub
 from calculator.hub_fetch import transport
 from tests.pyodide.support import node_or_skip
@@ -18,8 +16,10 @@ from tests.pyodide.support import node_or_skip
 HERE = Path(__file__).resolve().parent
 
 
-def in_pyodide(endpoint: str, model: str) -> dict:
-    p = subprocess.run([node_or_skip(), str(HERE / "browser_transport.mjs"), endpoint, model], cwd=HERE.parents[1],
+def in_pyodide(*pairs: tuple[str, str]) -> list[dict]:
+    """Each (endpoint, model) read in one Pyodide, in turn."""
+    args = [x for pair in pairs for x in pair]
+    p = subprocess.run([node_or_skip(), str(HERE / "browser_transport.mjs"), *args], cwd=HERE.parents[1],
                        capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, p.stderr[-3000:]
     return json.loads(p.stdout.strip().splitlines()[-1])
@@ -29,9 +29,13 @@ def in_cpython(endpoint: str, model: str) -> calc_hub.Checkpoint:
     return calc_hub.run(calc_hub.lookup(calc_hub.parse_model_id(model), endpoint), transport(endpoint))
 
 
-@pytest.mark.parametrize("model", ["tiny/bert-pretraining-sharded", "tiny/bert-st"])
-def test_browser_path_reads_what_the_cli_reads(hub, repos, model):
-    got = in_pyodide(hub.hub_url, model)
+def test_browser_path_reads_what_the_cli_reads(hub, repos):
+    models = ["tiny/bert-pretraining-sharded", "tiny/bert-st"]
+    for model, got in zip(models, in_pyodide(*[(hub.hub_url, m) for m in models])):
+        check_same(hub, repos, model, got)
+
+
+def check_same(hub, repos, model: str, got: dict) -> None:
     cp = in_cpython(hub.hub_url, model)
     assert "error" not in got, got
     assert got["sha"] == cp.sha == repos[model].sha
@@ -50,7 +54,7 @@ def test_browser_path_reads_what_the_cli_reads(hub, repos, model):
 def test_browser_path_reads_only_what_it_needs_from_a_mirror_that_ignores_range(hub, repos):
     hub.ignore_range = True
     model = "tiny/bert-mlm"
-    got = in_pyodide(hub.hub_url, model)
+    [got] = in_pyodide((hub.hub_url, model))
     assert got["parameters"] == in_cpython(hub.hub_url, model).parameters
     file = repos[model].folder / "model.safetensors"
     n = int.from_bytes(file.read_bytes()[:8], "little")
@@ -63,9 +67,7 @@ def test_browser_path_reads_only_what_it_needs_from_a_mirror_that_ignores_range(
 
 
 def test_browser_path_refusals(hub):
-    for model, code in (("tiny/bert-gated", "hub_gated"), ("tiny/nope", "hub_not_found"),
-                        ("tiny/bad-offsets", "hub_bad_header")):
-        got = in_pyodide(hub.hub_url, model)
-        assert got.get("error", {}).get("code") == code, got
-    with_nothing = in_pyodide("http://127.0.0.1:9", "tiny/bert-mlm")
-    assert with_nothing["error"]["code"] == "hub_unreachable"
+    cases = [(hub.hub_url, "tiny/bert-gated", "hub_gated"), (hub.hub_url, "tiny/nope", "hub_not_found"),
+             (hub.hub_url, "tiny/bad-offsets", "hub_bad_header"), ("http://127.0.0.1:9", "tiny/bert-mlm", "hub_unreachable")]
+    answers = in_pyodide(*[(endpoint, model) for endpoint, model, _ in cases])
+    assert [a.get("error", {}).get("code") for a in answers] == [code for _, _, code in cases], answers
