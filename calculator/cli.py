@@ -47,6 +47,12 @@ WORDS: dict[str, dict[str, str]] = {
     "help": L("show this help and exit", "显示本帮助并退出"),
     "preset": L("a published checkpoint (--list-presets lists them)", "已发布的预训练模型（--list-presets 列出全部）"),
     "config": L("a Hugging Face config.json ('-' reads stdin)", "Hugging Face 的 config.json（“-”表示从标准输入读取）"),
+    "model": L("a model on the Hugging Face Hub: REPO, REPO@REVISION or its address (reads config.json and the "
+               "safetensors headers; HF_TOKEN for gated or private repos)",
+               "Hugging Face Hub 上的模型：REPO、REPO@版本或其网址（读取 config.json 和 safetensors 文件头；"
+               "受限或私有仓库需设置 HF_TOKEN）"),
+    "endpoint": L("the Hub's address for --model (default: HF_ENDPOINT, else https://huggingface.co)",
+                  "--model 使用的 Hub 地址（默认取 HF_ENDPOINT，否则为 https://huggingface.co）"),
     "architecture": L("model class, e.g. BertForMaskedLM (overrides architectures[0])",
                       "模型类，例如 BertForMaskedLM（覆盖 architectures[0]）"),
     "no_pooler": L("base model without the pooler (add_pooling_layer=False)", "不带池化层的基础模型（add_pooling_layer=False）"),
@@ -201,6 +207,8 @@ def make_parser(lang: str = "en") -> argparse.ArgumentParser:
     source = o.add_mutually_exclusive_group()
     source.add_argument("--preset", metavar="NAME", help=w("preset"))
     source.add_argument("--config", metavar="PATH", help=w("config"))
+    source.add_argument("--model", metavar="REPO[@REV]", help=w("model"))  # issue 33 (hub), a local edit
+    o.add_argument("--endpoint", metavar="URL", help=w("endpoint"))
     o.add_argument("--architecture", metavar="CLASS", help=w("architecture"))
     o.add_argument("--no-pooler", action="store_true", help=w("no_pooler"))
     o.add_argument("--format", choices=("text", "markdown", "json"), default="text", help=w("format"))
@@ -279,6 +287,20 @@ def load_config(args: argparse.Namespace) -> dict[str, Any]:
     return dict(get_preset(args.preset or "bert-base-uncased").config)
 
 
+def from_hub(args: argparse.Namespace) -> tuple[Any, Any, dict[str, Any]]:
+    """``--model``: read the repo (``--endpoint``/``HF_ENDPOINT``, ``HF_TOKEN``), build the base model (or
+    ``--architecture``) from its config.json, and compare the checkpoint file with it."""
+    from . import hub, hub_fetch
+
+    ref = hub.parse_model_id(args.model)
+    endpoint = hub_fetch.endpoint_from(args.endpoint)
+    checkpoint = hub.run(hub.lookup(ref, endpoint), hub_fetch.transport(endpoint, hub_fetch.token_from()))
+    inv, theirs = hub.build_models(checkpoint.config, args.architecture, False if args.no_pooler else None)
+    comparison = hub.compare(inv, checkpoint, theirs)
+    data = hub.to_json(checkpoint, inv, comparison, hub.checkpoint_architecture(checkpoint.config), args.lang)
+    return checkpoint, inv, data
+
+
 def _fail(code: str, message: str, as_json: bool = False) -> int:
     """Report an error: one line on stderr, or (``--format json``) a JSON object on stdout. Exit status 2."""
     if as_json:
@@ -338,9 +360,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     lora_given = any(getattr(args, k) is not None for k in LORA_OPTIONS)
     if lora_given and (args.freeze_embeddings or args.freeze_layers is not None or args.freeze_all_but_head):
         return _fail("plan_conflict", CalcError("plan_conflict").message(args.lang), as_json)
+    checkpoint = hub_data = None
     try:
-        raw = load_config(args)
-        inv = build(raw, args.architecture, False if args.no_pooler else None)
+        if getattr(args, "model", None):  # the Hub: config.json and the checkpoint's headers (calculator/hub.py)
+            checkpoint, inv, hub_data = from_hub(args)
+            raw = checkpoint.config
+        else:
+            raw = load_config(args)
+            inv = build(raw, args.architecture, False if args.no_pooler else None)
         plan = make_plan(args, inv)
         step = training_step(args, inv, plan)
         gpu = None if args.gpu_gb is None else views.costs.gpu_gb(args.gpu_gb)
@@ -363,12 +390,15 @@ def main(argv: Sequence[str] | None = None) -> int:
                 data["costs"].update({"gpu_gb": gpu, "fits": verdict})
         if told:
             data["notes"] = told
+        if hub_data is not None:
+            data["hub"] = hub_data
         out = json.dumps(data, ensure_ascii=False, indent=2)
     else:
         markdown = args.format == "markdown"
         summary = markdown and not (args.table or args.full)
         if summary:
-            out = views.summary_markdown(inv, args.lang, name=args.label or args.preset, plan=plan)
+            out = views.summary_markdown(inv, args.lang, name=args.label or args.preset or (
+                checkpoint.pinned if checkpoint is not None else None), plan=plan)
         elif markdown:
             out = views.markdown_table(inv, args.lang, compact=not args.full)
         else:
@@ -379,6 +409,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             out += "\n" + views.plan_report(plan, args.lang, markdown, args.full)
         if step is not None:
             out += "\n" + views.costs.render(step, args.lang, markdown, views.costs.grouped_convolutions(inv), inv=inv, gpu=gpu)
+        if hub_data is not None:
+            from .views import hub as hub_view
+
+            out += "\n" + hub_view.render(hub_data, args.lang, markdown)
         if told:
             out = views.notes_block(told, markdown) + out
     sys.stdout.write(out if out.endswith("\n") else out + "\n")

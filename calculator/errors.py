@@ -375,7 +375,65 @@ MESSAGES: dict[str, dict[str, str]] = {
         "（block_size = {block} 的整数倍）；位置嵌入表只有 {maximum} 个位置，transformers 的前向计算会报错。"
         "能运行的最长输入为 {longest} 个 token。",
     },
+    # A model id read from the Hugging Face Hub (calculator/hub.py): the CLI's --model.
+    "hub_bad_id": {
+        "en": "\"{value}\" is not a Hub model id: write owner/name (google-bert/bert-base-uncased), "
+        "owner/name@revision, or the model's address on huggingface.co.",
+        "zh": "“{value}”不是 Hub 上的模型名：请写成 owner/name（如 google-bert/bert-base-uncased）、"
+        "owner/name@版本，或模型在 huggingface.co 上的网址。",
+    },
+    "hub_not_found": {
+        "en": "{endpoint} has no model {repo} at revision {revision} (HTTP {status}, reading {file}). "
+        "Check the id and the revision; a private repo needs a token (HF_TOKEN), or paste its config.json.",
+        "zh": "{endpoint} 上找不到版本为 {revision} 的模型 {repo}（读取 {file} 时返回 HTTP {status}）。"
+        "请检查模型名和版本；私有仓库需要令牌（HF_TOKEN），也可以直接粘贴它的 config.json。",
+    },
+    "hub_gated": {
+        "en": "{repo} is gated: its files can be read only with a token that was granted access (HTTP {status}). "
+        "{public}Set HF_TOKEN to such a token, or paste its config.json.",
+        "zh": "{repo} 是受限仓库：只有获准访问的令牌才能读取其中的文件（HTTP {status}）。"
+        "{public}请把 HF_TOKEN 设为这样的令牌，或者直接粘贴它的 config.json。",
+    },
+    "hub_unreachable": {
+        "en": "Could not read the Hub at {endpoint}: {why}. Check the connection, --endpoint or HF_ENDPOINT; "
+        "a pasted config.json works offline.",
+        "zh": "无法读取 {endpoint} 上的 Hub：{why}。请检查网络连接、--endpoint 或 HF_ENDPOINT；"
+        "粘贴 config.json 不需要联网。",
+    },
+    "hub_no_config": {
+        "en": "{repo} at {revision} has no config.json, so there is nothing to count from. "
+        "Paste the config.json of the model it was made from.",
+        "zh": "{repo}（版本 {revision}）中没有 config.json，无从计算。请粘贴它所基于的模型的 config.json。",
+    },
+    "hub_bad_header": {
+        "en": "{file} in {repo} is not a safetensors file this calculator can read: {why}.",
+        "zh": "{repo} 中的 {file} 不是计算器能读取的 safetensors 文件：{why}。",
+    },
 }
+
+#: Why the Hub could not be read or a file not parsed (``reason`` of ``hub_unreachable`` / ``hub_bad_header``).
+HUB_WHY: dict[str, dict[str, str]] = {
+    "connection": {"en": "no connection ({detail})", "zh": "无法连接（{detail}）"},
+    "timeout": {"en": "no answer in {detail} seconds", "zh": "{detail} 秒内没有响应"},
+    "status": {"en": "it answered HTTP {status}", "zh": "服务器返回 HTTP {status}"},
+    "not_api": {"en": "the answer was not the Hub API's model information", "zh": "返回的内容不是 Hub API 的模型信息"},
+    "endpoint": {"en": "it is not an http(s) address", "zh": "这不是 http(s) 网址"},
+    "too_long": {"en": "its header is {detail} bytes long, over the 25,000,000 that huggingface_hub reads",
+                 "zh": "文件头长 {detail} 字节，超过了 huggingface_hub 读取的上限 25,000,000"},
+    "not_json": {"en": "its header is not a JSON object", "zh": "文件头不是 JSON 对象"},
+    "entry": {"en": "the header's entry {detail} has no dtype and shape", "zh": "文件头中的条目 {detail} 缺少 dtype 或 shape"},
+    "offsets": {"en": "the data_offsets of {detail} lie outside the file or do not match its shape",
+                "zh": "{detail} 的 data_offsets 超出了文件范围，或与其形状不符"},
+    "short": {"en": "the file ends inside its header", "zh": "文件在文件头之内就结束了"},
+    "range": {"en": "the server answered another byte range than the one asked for", "zh": "服务器返回的字节范围与请求的不同"},
+    "index": {"en": "its weight_map is not a map of tensor names to shard files", "zh": "其中的 weight_map 不是张量名到分片文件的映射"},
+}
+#: ``hub_gated``: what the Hub shows publicly for a gated repo (its safetensors count), when it does.
+HUB_PUBLIC: dict[str, str] = {
+    "en": "The Hub's public count for it is {total} parameters (its safetensors files). ",
+    "zh": "Hub 公开的参数量为 {total}（按其 safetensors 文件统计）。",
+}
+
 
 #: The same codes when the value is empty (a cleared form field, ``""`` in a config):
 #: quoting an empty value ("got \"\"") tells nobody what to do.
@@ -520,6 +578,11 @@ class CalcError(ValueError):
             params["detail"] = _detail(params, lang)
         if self.code == "padding_idx" and isinstance(params.get("pad"), int) and params["pad"] < 0:
             return pick(NEGATIVE_PADDING, lang, **params)
+        if self.code.startswith("hub_"):
+            why = HUB_WHY.get(str(params.get("reason")))
+            params["why"] = pick(why, lang, detail=params.get("detail", ""), status=params.get("status", "")) if why else ""
+            total = params.get("total")
+            params["public"] = pick(HUB_PUBLIC, lang, total=f"{total:,}") if isinstance(total, int) else ""
         if self.code in ("unknown_model_type", "unknown_architecture"):
             params["custom"] = pick(UNSUPPORTED_WORDS["custom"], lang) if params.get("custom") else ""
             params["one_liner"] = one_liner(params.get("value"), bool(params.get("custom")), lang,

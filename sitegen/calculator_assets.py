@@ -88,7 +88,10 @@ WORKER = "assets/js/worker.js"
 #: ``calculator.api``; tests/properties/test_layering.py holds that nothing else
 #: imports them), so they are not shipped, and neither are the standard library
 #: modules only they import (argparse and gettext: 38 KB of the stdlib zip).
-CLI_ONLY = ("calculator/__main__.py", "calculator/cli.py")
+CLI_ONLY = ("calculator/__main__.py", "calculator/cli.py", "calculator/hub_fetch.py")
+#: Reading a model id from the Hub (issue 33): not part of the page's download, so a shared link's answer
+#: costs the same bytes; the CLI's --model uses them, the page does not yet.
+NOT_SHIPPED = ("calculator/hub.py", "calculator/views/hub.py")
 
 MOUNT = re.compile(r'<div class="calculator-mount" data-lang="(en|zh)"></div>')
 _MARK = "calculator_page"
@@ -163,7 +166,7 @@ def package_sources() -> list[str]:
         dirs[:] = sorted(d for d in dirs if not d.startswith((".", "__pycache__")))
         for name in sorted(names):
             rel = os.path.relpath(os.path.join(folder, name), ROOT).replace(os.sep, "/")
-            if name.endswith(".py") and rel not in CLI_ONLY:
+            if name.endswith(".py") and rel not in CLI_ONLY and rel not in NOT_SHIPPED:
                 found.append(rel)
     return found
 
