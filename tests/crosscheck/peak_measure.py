@@ -79,6 +79,7 @@ class LiveBytes(TorchDispatchMode):
         self.timeline: list[tuple[str, int]] = []  # (op, live bytes after it), one per dispatched op
         self.phase_starts: dict[str, int] = {}  # phase -> index in timeline where it starts
         self.phase_live: dict[str, int] = {}
+        self.phase_events: dict[str, int] = {}
         self._serial = 0
         self._op = "start"
         self._keep: list[Any] = []  # fake storages keyed by identity: kept in a weak map below
@@ -89,6 +90,7 @@ class LiveBytes(TorchDispatchMode):
         self.phase = phase
         self.phase_starts.setdefault(phase, len(self.timeline))
         self.phase_live.setdefault(phase, self.now)  # live bytes as the phase begins (the last phase's end)
+        self.phase_events.setdefault(phase, len(self.events))
 
     def _bytes(self, n: int) -> int:
         return math.ceil(n / self.round_to) * self.round_to
@@ -138,13 +140,18 @@ class LiveBytes(TorchDispatchMode):
 
     def live_at_peak(self) -> dict[int, int]:
         """serial -> bytes of every storage live at the (first) moment of the peak, rebuilt from the event log."""
+        live = self.live_at(self.peak_event)
+        assert sum(live.values()) == self.peak
+        return live
+
+    def live_at(self, event: int) -> dict[int, int]:
+        """serial -> bytes of every storage live after ``events[:event]`` (``phase_events[p]``: as phase p begins)."""
         live: dict[int, int] = {}
-        for serial, n in self.events[: self.peak_event]:
+        for serial, n in self.events[:event]:
             if serial > 0:
                 live[serial] = n
             else:
                 live.pop(-serial, None)
-        assert sum(live.values()) == self.peak
         return live
 
 
@@ -154,7 +161,8 @@ class Step:
 
     ``attention``: "eager", "sdpa" (attention dropout set to 0: PyTorch's fused CPU kernel) or
     "default" (what transformers picks for the class). ``dtype``: the model cast. ``autocast``:
-    ``torch.autocast("cpu", dtype=torch.bfloat16)`` around the forward (weights stay as cast).
+    ``torch.autocast(device, dtype=torch.bfloat16)`` around the forward (weights stay as cast); "fp16" for
+    float16 (``benchmarks/gpu_check.py``'s CUDA runs). ``device``: "cpu" (the definition) or "cuda".
     ``checkpointing``: False, "non-reentrant" (transformers 5.23's default) or "reentrant".
     ``optimizer``: as the existing step (costs_measure.measure), ``foreach`` passed to it when
     not None (True is what CUDA runs by default). ``plan``: "none", "freeze" (``freeze``:
@@ -168,7 +176,7 @@ class Step:
     seq_len: int = 4
     attention: str = "eager"
     dtype: str = "fp32"
-    autocast: bool = False
+    autocast: bool | str = False
     checkpointing: bool | str = False
     optimizer: str = "adamw"
     foreach: bool | None = None
@@ -180,6 +188,7 @@ class Step:
     #: 1: the issue's span. 2: the reader-review's (optimizer.zero_grad() between, set_to_none as PyTorch's
     #: default): the second forward runs with the optimizer state live and no gradients.
     steps: int = 1
+    device: str = "cpu"
 
 
 @dataclass
@@ -232,6 +241,8 @@ def build_model(step: Step):
             _cast_fake(model, DTYPES[step.dtype])
         else:
             model.to(DTYPES[step.dtype])
+    if step.device != "cpu":
+        model.to(step.device)
     model.train()
     return model
 
@@ -285,8 +296,16 @@ def prepare(step: Step):
             warnings.simplefilter("ignore")
             hf_model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": reentrant})
     torch.manual_seed(1)
-    ids = torch.randint(0, hf_model.config.vocab_size, (step.batch, step.seq_len))
+    ids = torch.randint(0, hf_model.config.vocab_size, (step.batch, step.seq_len)).to(step.device)
     return model, hf_model, ids
+
+
+def autocast_context(step: Step):
+    """``torch.autocast`` around the forward when the step asks for it (bf16 unless "fp16"), else nothing."""
+    if not step.autocast:
+        return contextlib.nullcontext()
+    dtype = torch.float16 if step.autocast == "fp16" else torch.bfloat16
+    return torch.autocast(step.device, dtype=dtype)
 
 
 def run_span(step: Step, model, ids, mode, optimizer_box: list | None = None, opt=None) -> None:
@@ -294,7 +313,7 @@ def run_span(step: Step, model, ids, mode, optimizer_box: list | None = None, op
     MemTracker: phases are then not recorded). ``opt``: an optimizer made beforehand (else made here, before
     the span: its state is created lazily by its first ``step()``, inside the span)."""
     set_phase = getattr(mode, "set_phase", lambda phase: None)
-    autocast = torch.autocast("cpu", dtype=torch.bfloat16) if step.autocast else contextlib.nullcontext()
+    autocast = autocast_context(step)
     if step.inference:
         model.eval()
         with warnings.catch_warnings(), torch.no_grad(), mode:
@@ -449,7 +468,7 @@ def backward_ledger(step: Step) -> list[dict[str, Any]]:
         model, _hf, ids = prepare(step)
         mode = LiveBytes([*model.parameters(), *model.buffers(), ids])
         marks: list[tuple[str, str, int, int]] = []  # (pre|post, node name, event index, now)
-        autocast = torch.autocast("cpu", dtype=torch.bfloat16) if step.autocast else contextlib.nullcontext()
+        autocast = autocast_context(step)
         with warnings.catch_warnings(), mode:
             warnings.simplefilter("ignore")
             with autocast:
