@@ -39,6 +39,8 @@ import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_map_only
 
+from .framework import _no_values_to_initialize
+
 DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16}
 PHASES = ("start", "forward", "loss", "backward", "optimizer", "end")
 
@@ -235,7 +237,8 @@ def build_model(step: Step):
         warnings.simplefilter("ignore")
         if step.attention != "default":
             cfg._attn_implementation = step.attention
-        model = cls(cfg, **kwargs)
+        with _no_fake_values() if _in_fake_mode() else contextlib.nullcontext():
+            model = cls(cfg, **kwargs)
     if step.dtype != "fp32":
         if _in_fake_mode():
             _cast_fake(model, DTYPES[step.dtype])
@@ -245,6 +248,25 @@ def build_model(step: Step):
         model.to(step.device)
     model.train()
     return model
+
+
+@contextlib.contextmanager
+def _no_fake_values():
+    """Weight initialisers left out while a model is built on fake tensors: they have no values to draw, and
+    ``trunc_normal_`` (ModernBERT's) asks whether any value fell outside its bounds, which a fake tensor
+    cannot answer. torch's functions as ``framework._no_values_to_initialize`` replaces them, and the
+    originals transformers keeps in its own table (``TORCH_INIT_FUNCTIONS``) too."""
+    from transformers import initialization
+
+    table = initialization.TORCH_INIT_FUNCTIONS
+    saved = dict(table)
+    try:
+        for name in table:
+            table[name] = lambda tensor, *args, **kwargs: tensor
+        with _no_values_to_initialize():
+            yield
+    finally:
+        table.update(saved)
 
 
 def _in_fake_mode() -> bool:
