@@ -69,13 +69,22 @@ def sdpa() -> None:
         for op, outs in log.ops:
             if "scaled_dot_product" in op or "attention" in op:
                 print(f"autocast={autocast}: {op} -> {outs}")
-    mb = {"vocab_size": 50, "hidden_size": 8, "num_attention_heads": 2, "num_hidden_layers": 2,
-          "intermediate_size": 12, "pad_token_id": 0, "global_attn_every_n_layers": 2, "local_attention": 4}
+    mb = {"vocab_size": 50, "hidden_size": 8, "num_attention_heads": 2, "num_hidden_layers": 6,
+          "intermediate_size": 12, "pad_token_id": 0, "global_attn_every_n_layers": 3, "local_attention": 4}
     log = _forward_log(Step("modernbert", "ModernBertModel", mb, batch=2, seq_len=9, attention="sdpa"))
-    print("ModernBERT (layer 0 global, layer 1 sliding window 4), B=2, L=9:")
+    print("ModernBERT, 6 layers (global every 3: layers 0 and 3), sliding window 4, B=2, L=9:")
     for op, outs in log.ops:
-        if "scaled_dot_product" in op:
+        if "scaled_dot_product" in op or op.startswith("aten.where"):
             print(f"  {op} -> {outs}")
+    for dtype in ("fp32", "bf16"):
+        step = Step("modernbert", "ModernBertModel", mb, batch=2, seq_len=9, attention="sdpa", dtype=dtype,
+                    optimizer="sgd")
+        model, _hf, ids = prepare(step)
+        mode = LiveBytes([*model.parameters(), *model.buffers(), ids])
+        run_span(step, model, ids, mode, [])
+        end = mode.live_at(mode.phase_events["loss"])
+        masks = [n for s, n in end.items() if mode.made_by[s] == "aten.where"]
+        print(f"  {dtype}: float masks (aten.where) live at the forward's end: {masks}")
     step = Step("bert", "BertModel", TINY_BERT, batch=2, seq_len=5, attention="sdpa", optimizer="sgd")
     result = measure_peak(step)
     print("saved at the forward's end (sdpa):", sorted(n for name, n in result.at_peak if "flash" in name))
