@@ -15,8 +15,9 @@ for each setup (eager/SDPA × fp32 / autocast fp16 / autocast bf16 × checkpoint
 
     .venv/bin/python benchmarks/gpu_check.py [--quick]
 
-Without a CUDA device it says so and exits 0. On one GPU it runs in well under 5 minutes (a
-BERT-base-sized model at B=8, L=512; ``--quick``: a 2-layer one at L=128).
+Without a CUDA device it says so and exits 0. On one GPU it is meant to run in under 5 minutes: 12
+setups of a BERT-base-sized model at B=8, L=512, a few seconds of GPU each, the CPU side on fake
+tensors (seconds each); ``--quick``: a 2-layer one at L=128. Not yet timed: no GPU where it was written.
 """
 from __future__ import annotations
 

@@ -301,3 +301,29 @@ def test_memtracker_differs_only_by_its_own_module_hooks() -> None:
         run_span(step, model, ids, mode, [])
     assert mode.peak == tracked
     assert plain < tracked
+
+
+def test_inference_span_keeps_its_outputs() -> None:
+    """Inference (eval, no_grad, outputs kept): nothing is saved, so when the span ends only the weights,
+    buffers, input_ids and the two outputs are live: last_hidden_state [1, 4, 8] float32 (128 bytes) and
+    pooler_output [1, 8] (32)."""
+    result = measure_peak(Step("bert", "BertModel", TINY_BERT, batch=1, seq_len=4, inference=True))
+    assert result.end == _bert_weights() + 2 * 16 * 8 + 4 * 8 + 128 + 32
+    assert result.phase == "forward"
+    assert result.by_kind().get("grad", 0) == 0
+
+
+def test_lora_step_by_hand() -> None:
+    """peft LoRA r = 2 on query and value of the tiny BERT, AdamW. The adapters per targeted Linear: A [2, 8]
+    and B [8, 2], (16 + 16) · 4 = 128 bytes; two Linears: 256. With so few trainable weights the peak is
+    the forward's (no gradient, no state yet); when the span ends, live are the weights (base + 256),
+    buffers 256, input_ids 32, the adapters' gradients 256, AdamW's exp_avg and exp_avg_sq 2 · 256 and
+    four 0-d float32 steps 4 · 4."""
+    step = Step("bert", "BertModel", TINY_BERT, batch=1, seq_len=4, plan="lora",
+                lora={"r": 2, "target_modules": ["query", "value"], "bias": "none", "task_type": None,
+                      "modules_to_save": None})
+    result = measure_peak(step)
+    kinds = result.by_kind()
+    assert kinds["param"] == _bert_weights() + 256
+    assert result.phase == "forward" and "grad" not in kinds
+    assert result.end == _bert_weights() + 256 + 256 + 32 + 256 + 2 * 256 + 4 * 4
