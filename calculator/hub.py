@@ -793,7 +793,7 @@ REASONS: dict[str, dict[str, str]] = {
     },
     "old_buffer": {
         "en": "a buffer an older transformers saved (persistent); today's class computes it and does not load it",
-        "zh": "旧版 transformers 保存下来的缓冲区（persistent）；现在的类自己计算它，加载时不读取",
+        "zh": "旧版 transformers 保存下来的持久化 buffer（persistent）；现在的类自己计算它，加载时不读取",
     },
     "unused": {
         "en": "no module of {architecture} holds it: from_pretrained reports it as unexpected and ignores it",
@@ -805,7 +805,7 @@ REASONS: dict[str, dict[str, str]] = {
     },
     "buffer": {
         "en": "a persistent buffer the file does not hold: the class's code fills it when the model is built",
-        "zh": "文件中没有的持久缓冲区：构建模型时由类的代码填入",
+        "zh": "文件中没有的持久化 buffer：构建模型时由类的代码填入",
     },
     "fresh": {
         "en": "not in the file: from_pretrained initialises it at random (a missing key)",

@@ -70,7 +70,9 @@ def cli_inputs(query: dict[str, str]) -> tuple[dict, str | None, bool | None]:
 def cli_short(text: str) -> str:
     """The short form in the CLI's text output (``--format text``)."""
     # "Total parameters: 109,482,240 (109.5M)" or "总参数量：109,482,240（约 1.095 亿）"
-    return re.search(r"[(（](?:约 )?([^()（）]+)[)）]$", text.splitlines()[1]).group(1)
+    # The total's line, wherever it is (a task class's difference to the base model may come first).
+    line = next(x for x in text.splitlines() if x.startswith(("Total parameters", "总参数量")))
+    return re.search(r"[(（](?:约 )?([^()（）]+)[)）]$", line).group(1)
 
 
 def form_state(page) -> dict:
