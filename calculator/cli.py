@@ -342,7 +342,21 @@ def training_step(args: argparse.Namespace, inv: Any, plan: Any) -> costs.Costs 
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """:func:`run`, with anything that is not a coded input error still reported as one line and exit status 2:
+    ``out_of_memory`` (every input is bounded, but a machine may have little memory) or ``internal``."""
     argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        return run(argv)
+    except MemoryError:
+        code, message = "out_of_memory", CalcError("out_of_memory").message(norm_lang(_option(argv, "--lang")))
+    except Exception as exc:  # noqa: BLE001 - one coded line, never a traceback
+        code = "internal"
+        message = CalcError("internal", kind=type(exc).__name__).message(norm_lang(_option(argv, "--lang")))
+    return _fail(code, message, _option(argv, "--format") == "json")
+
+
+def run(argv: list[str]) -> int:
+    """The CLI itself: parse, build, plan, cost, print; coded errors exit with status 2."""
     as_json = _option(argv, "--format") == "json"
     # The language is read before argparse too, so its help and its errors are in it.
     lang = norm_lang(_option(argv, "--lang"))

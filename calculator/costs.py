@@ -45,9 +45,13 @@ INDEX_BYTES = 8
 ADAPTER_BYTES = 4
 #: The per-parameter ``step`` counter of AdamW and Adafactor: a float32 scalar tensor.
 STEP_BYTES = 4
-#: Bounds on B and L (so every figure stays an exact JavaScript number on the page).
+#: Bounds on B and L. They do not by themselves keep every figure below 2^53 (B = 999,999 and L = 511 give a
+#: BERT forward of ~9.7 × 10^16 FLOPs): :data:`MAX_FIGURE` does, checked on the figures themselves.
 MAX_BATCH = 1_000_000
 MAX_SEQ_LEN = 1_000_000
+#: The largest figure a step reports: 2^53 − 1, the largest integer a JavaScript number (the page) or a
+#: JSON reader that parses numbers as doubles keeps exact; above it, ``costs_too_large``.
+MAX_FIGURE = 2**53 - 1
 
 
 @dataclass(frozen=True)
@@ -181,13 +185,13 @@ class Sim:
     """
 
     def __init__(self, inv: Inventory, itemsize: int, trains: Mapping[str, bool], lora: Mapping[str, int],
-                 checkpointing: bool) -> None:
+                 checkpointing: bool, shapes: Mapping[str, tuple[int, ...]] | None = None) -> None:
         self.inv = inv
         self.itemsize = itemsize
         self.trains = trains
         self.lora = lora
         self.checkpointing = checkpointing
-        self.shapes = {t.name: t.shape for t in inv.tensors}
+        self.shapes = shapes if shapes is not None else {t.name: t.shape for t in inv.tensors}
         self.forward = 0
         self.backward = 0
         self.saved: dict[int, int] = {}
@@ -420,9 +424,9 @@ class Sim:
         self.grad_mode = False
         out = fn(self, x)
         self.grad_mode = True
-        replay = Sim(self.inv, self.itemsize, self.trains, self.lora, False)
+        replay = Sim(self.inv, self.itemsize, self.trains, self.lora, False, self.shapes)
         replay._next = self._next
-        replay.storages = dict(self.storages)
+        replay.storages = self.storages
         fn(replay, T(x.shape, x.strides, x.storage, x.grad, x.itemsize))
         self.used |= replay.used
         self.backward += replay.forward + replay.backward
@@ -1201,7 +1205,7 @@ def compute(inv: Inventory, s: Settings, plan: Any = None) -> Costs:
     params, graded = _parameters(inv, plan, itemsize, sim.used)
     if not graded or not any(o.grad for o in outputs):
         raise CalcError("costs_nothing_trainable")
-    return Costs(
+    out = Costs(
         s,
         forward=sim.forward,
         backward=sim.backward,
@@ -1210,3 +1214,8 @@ def compute(inv: Inventory, s: Settings, plan: Any = None) -> Costs:
         optimizer=optimizer_bytes(s.optimizer, graded),
         activations=sum(sim.saved.values()),
     )
+    figures = {"FLOPs": out.forward + out.backward, "memory": out.memory_total}  # each part ≤ its sum
+    for key, value in figures.items():
+        if value > MAX_FIGURE:
+            raise CalcError("costs_too_large", key=key, value=f"{value:,}")
+    return out

@@ -317,6 +317,28 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "block_sizes 中第 {block} 块没有层，而后面的块有层：编码器会为这个空块池化注意力掩码，却不池化隐藏状态，"
         "PyTorch 前向计算因此报错，没有训练步骤可算。",
     },
+    "costs_funnel_decoder_input": {
+        "en": "FunnelModel's decoder adds the first block's last output at full length (hidden_states[block_sizes[0]]); "
+        "with {value} there is none, so transformers' forward pass fails (an index or a size mismatch) and there is "
+        "no training step to cost. Give the first block at least one layer run, or use FunnelBaseModel.",
+        "zh": "FunnelModel 的解码器要加上第一个块最后一层的全长输出（hidden_states[block_sizes[0]]）；"
+        "{value} 时没有这个输出，transformers 的前向计算会报错（索引越界或尺寸不匹配），因此没有训练步骤可算。"
+        "请让第一个块至少运行一层，或改用 FunnelBaseModel。",
+    },
+    "costs_too_large": {
+        "en": "One training step's {key} would be {value}, more than 2^53 − 1 = 9,007,199,254,740,991, the largest "
+        "whole number a JavaScript or JSON reader keeps exact. Use a smaller batch or sequence length.",
+        "zh": "训练一步的 {key} 将达到 {value}，超过 2^53 − 1 = 9,007,199,254,740,991，"
+        "即 JavaScript 和 JSON 读取端能精确表示的最大整数。请减小批大小或序列长度。",
+    },
+    "out_of_memory": {
+        "en": "The calculator ran out of memory on this input. Please report the command that caused it.",
+        "zh": "计算器处理这个输入时内存不足。请报告引起问题的命令。",
+    },
+    "internal": {
+        "en": "Something went wrong inside the calculator ({kind}). Please report the command that caused it.",
+        "zh": "计算器内部出错（{kind}）。请报告引起问题的命令。",
+    },
     "costs_forward_fails": {
         "en": "transformers' own forward pass fails with {key} = {value} in this configuration, so there is "
         "no training step whose cost could be worked out.",

@@ -402,7 +402,7 @@ def lora(
         task_type = None
     elif task_type not in TASK_TYPES:
         raise CalcError("lora_task_type", value=task_type)
-    explicit = [m for m in (modules_to_save or [])]
+    explicit = distinct_names("modules_to_save", list(modules_to_save or []))
     for m in explicit:
         if not isinstance(m, str) or not m:
             raise CalcError("modules_to_save_missing", value=m, architecture=inv.architecture)
@@ -448,7 +448,7 @@ def lora(
         by_name = {targets: matched}
         settings_targets: Any = targets
     else:
-        names = list(targets)
+        names = distinct_names("lora_targets", list(targets))
         if not names:
             raise CalcError("lora_targets_required", available=_short_list(adaptable))
         by_name = {}
@@ -709,6 +709,29 @@ def freeze(inv: Inventory, embeddings: bool = False, layers: Any = 0, all_but_he
 
 
 # ------------------------------------------------------------------ text from users
+
+
+#: Most distinct module names a target or modules_to_save list may give. peft holds ``target_modules`` as a
+#: set; a model has a few dozen distinct module names at most (BERT's classes: 16), so 64 leaves room while
+#: bounding the matching work (names × modules) that a long link or ``--lora-targets`` would otherwise multiply.
+MAX_NAMES = 64
+
+
+def distinct_names(key: str, names: Sequence[Any]) -> list[Any]:
+    """``names`` without repeats, in first-seen order (peft makes a set of ``target_modules``: a repeat adds
+    nothing); more than :data:`MAX_NAMES` distinct ones is ``too_large``, beside the field ``key``.
+    Entries that are not strings are kept as they are (refused by the caller)."""
+    seen: set[str] = set()
+    out: list[Any] = []
+    for name in names:
+        if isinstance(name, str):
+            if name in seen:
+                continue
+            seen.add(name)
+        out.append(name)
+    if len(out) > MAX_NAMES:
+        raise CalcError("too_large", key=key, value=len(out), maximum=MAX_NAMES)
+    return out
 
 
 def split_names(text: str | None) -> list[str] | None:

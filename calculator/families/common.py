@@ -5,11 +5,12 @@ each carries its labels in both languages and the range the cross-check draws fr
 """
 from __future__ import annotations
 
+import json
 import random
-from typing import Any
+from typing import Any, Mapping
 
 from ..config import MAX_LAYERS, Field
-from .base import IgnoredKey
+from .base import Extra, IgnoredKey
 from ..i18n import L  # noqa: F401 - L: the one way to write a word in both languages; families import it here
 
 
@@ -68,3 +69,29 @@ CROSS_ATTENTION = IgnoredKey(
       "add_cross_attention = {value}：此时 transformers 5.23 的 {architecture} 会给每一层再加一个交叉注意力模块"
       "（作为解码器使用，配合 is_decoder）；这里的数字不含这些模块。"),
 )
+
+
+def _link_value(text: str) -> Any:
+    """A link's text for a config key as config.json holds it: a JSON number or list as parsed, else the text."""
+    text = text.strip()
+    if text[:1] in "-[0123456789" and text:
+        try:
+            value = json.loads(text)
+        except ValueError:
+            return text
+        if isinstance(value, (int, float, list)):
+            return value
+    return text
+
+
+def value_extra(key: str, default: Any) -> Extra:
+    """An :class:`Extra` for a config.json key with no form field that the count or the training step reads
+    (BigBird's ``attention_type``, ``block_size``): in the share link as read, left out when it is
+    transformers' ``default``, so the panel costs the config the count read (page and CLI agree)."""
+    def to_query(raw: Mapping[str, Any], config: Mapping[str, Any]) -> str | None:
+        value = config.get(key, default)
+        if value == default and type(value) is type(default):
+            return None
+        return value if isinstance(value, str) else json.dumps(value, separators=(",", ":"))
+
+    return Extra(key, _link_value, to_query)

@@ -63,7 +63,7 @@ def _error_fields(exc: CalcError, model_type: Any) -> list[str]:
     key = exc.params.get("key")
     if not isinstance(key, str):
         return []
-    if key in ("pooler", ACTIVE_KEY, "freeze", "freeze_layers", "r") or key in names:
+    if key in ("pooler", ACTIVE_KEY, "freeze", "freeze_layers", "r", "lora_targets", "modules_to_save") or key in names:
         if key == "r":
             return ["lora_r"]
         return [key]

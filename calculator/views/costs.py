@@ -352,7 +352,10 @@ def page_settings(params: Any) -> costs.Settings:
         value = params.get(key)
         return default if value is None else value
 
-    ckpt = str(get("ckpt", "")).lower() in ("1", "true", "on", "yes")
+    text = str(get("ckpt", "")).strip().lower()
+    if text not in ("", "0", "false", "off", "no", "1", "true", "on", "yes"):
+        raise CalcError("not_boolean", key="ckpt", value=get("ckpt", ""))  # beside the checkbox, not read as off
+    ckpt = text in ("1", "true", "on", "yes")
     return costs.settings(get("batch", "32"), get("seq_len", "128"), get("dtype", "fp32"), get("optimizer", "adamw"),
                           ckpt)
 
@@ -361,17 +364,52 @@ def error_field(exc: CalcError) -> str | None:
     """The field a step error is shown beside (B, L or the card's N for their own errors), or None."""
     if exc.code in ("costs_not_positive", "too_large") and exc.params.get("key") in ("batch", "seq_len", "gpu_gb"):
         return str(exc.params["key"])
+    if exc.code == "not_boolean" and exc.params.get("key") == "ckpt":
+        return "ckpt"
     return ERROR_FIELDS.get(exc.code)
 
 
-def series(inv: Any, s: costs.Settings, plan: Any) -> list[dict[str, int]]:
-    """FLOPs (forward + backward) and activation bytes against L, same B, dtype, optimizer, plan."""
+#: Most layer passes the chart may cost in all (each point is a whole simulated step: a layer is one pass, two
+#: with gradient checkpointing, which replays it). A 12-layer model gets every point; 512 layers get 4 (2 with
+#: checkpointing), so every input within the bounds answers well inside the page's 20 s watchdog
+#: (benchmarks/engine_speed.py prints the figures).
+MAX_SERIES_PASSES = 2048
+
+
+def series_lengths(inv: Any, s: costs.Settings) -> list[int]:
+    """The lengths the chart is drawn at: :data:`SERIES_LENGTHS` the position table takes, and L itself; for
+    deep models fewer, spread over that range, so that points × passes per point ≤ :data:`MAX_SERIES_PASSES`
+    (at least L and one other)."""
     model = costs.cost_model(inv)
     longest = model.max_seq_len(inv.config) if model.max_seq_len is not None else None
     lengths = sorted({n for n in SERIES_LENGTHS if longest is None or n <= longest} | {s.seq_len})
+    passes = max(inv.num_layers, 1) * (2 if s.checkpointing else 1)
+    points = max(2, MAX_SERIES_PASSES // passes)
+    if len(lengths) <= points:
+        return lengths
+    others = [n for n in lengths if n != s.seq_len]
+    if points == 2:
+        picked = [others[-1] if others[-1] > s.seq_len else others[0]]
+    else:
+        picked = [others[round(i * (len(others) - 1) / (points - 2))] for i in range(points - 1)]
+    return sorted(set(picked) | {s.seq_len})
+
+
+def series(inv: Any, s: costs.Settings, plan: Any, first: costs.Costs | None = None) -> list[dict[str, int]]:
+    """FLOPs (forward + backward) and activation bytes against L, same B, dtype, optimizer, plan.
+
+    ``first`` is the step at L itself, already worked out (not run again). A length whose figures pass
+    2^53 (``costs_too_large``) is left out of the chart: the panel's own L was within it.
+    """
     out = []
-    for n in lengths:
-        c = costs.compute(inv, costs.Settings(s.batch, n, s.dtype, s.optimizer, s.checkpointing), plan)
+    for n in series_lengths(inv, s):
+        try:
+            c = first if first is not None and n == s.seq_len else costs.compute(
+                inv, costs.Settings(s.batch, n, s.dtype, s.optimizer, s.checkpointing), plan)
+        except CalcError as exc:
+            if exc.code != "costs_too_large":
+                raise
+            continue
         out.append({"seq_len": n, "flops": c.forward + c.backward, "activations": c.activations})
     return out
 
@@ -405,6 +443,6 @@ def page_answer(inv: Any, plan: Any, params: Any, lang: str, notes: list[dict[st
         "costs": c.to_dict(), "total_bytes": c.memory_total, "gpu_gb": gpu, "fits": verdict, "fit_lines": fit_lines,
         "assumptions": [{"key": k, "text": t} for k, t in assumptions(inv, s, lang)],
         "markdown": forum_markdown(inv, c, lang, gpu, plan, notes, name, command), "text": text,
-        "command": command, "series": series(inv, s, plan), "query": query,
+        "command": command, "series": series(inv, s, plan, c), "query": query,
         "grouped_convolutions": grouped,
     }
