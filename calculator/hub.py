@@ -27,6 +27,7 @@ transformers 5.23's own key renames on load) is :func:`compare`.
 from __future__ import annotations
 
 import json
+import math
 import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Generator, Mapping
@@ -331,10 +332,7 @@ class StoredTensor:
 
     @property
     def count(self) -> int:
-        n = 1
-        for d in self.shape:
-            n *= d
-        return n
+        return math.prod(self.shape)
 
 
 def header_length(data: bytes, repo: str, path: str) -> int:

@@ -98,6 +98,8 @@ NOT_FROM_THE_PAGE = {
     "internal": "no input reaches it; covered by tests/unit/test_api.py",
     # all-linear on a model without any nn.Linear: only a zero-layer DeBERTa has none.
     "lora_no_linear": "only a zero-layer DeBERTa has no nn.Linear; covered by tests/unit/test_peft.py",
+    # The CLI's coded line for a MemoryError; the page's watchdog restarts its worker instead.
+    "out_of_memory": "the CLI's alone; covered by tests/unit/test_reliability_bounds.py",
 }
 # The reader's label over 100 characters: shown beside the label field in tests/browser/test_calculator_label.py.
 NOT_FROM_THE_PAGE["label_too_long"] = "typed into the label field: tests/browser/test_calculator_label.py"
