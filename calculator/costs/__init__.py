@@ -43,7 +43,7 @@ from __future__ import annotations
 
 from .declare import (BERT_KEYS, CostModel, StepKey, activation_key, check_step_keys, classifier_dropout,
                       dropouts, read_step_keys, step_parse, step_query, step_value, unread)
-from .sim import LinearInfo, Sim
+from .sim import LinearInfo, Row, Sim
 from .step import (DTYPES, MAX_BATCH, MAX_FIGURE, MAX_SEQ_LEN, OPTIMIZERS,
                    SETTING_NAMES, STEP_BYTES, Costs, Param, Settings, _positive, compute, cost_model,
                    optimizer_bytes, settings, supported)
@@ -51,7 +51,7 @@ from .tensor import ADAPTER_BYTES, INDEX_BYTES, T, contiguous_strides, is_contig
 
 __all__ = [
     "ADAPTER_BYTES", "BERT_KEYS", "DTYPES", "INDEX_BYTES", "MAX_BATCH", "MAX_FIGURE", "MAX_SEQ_LEN", "OPTIMIZERS",
-    "SETTING_NAMES", "STEP_BYTES", "CostModel", "Costs", "LinearInfo", "Param", "Settings", "Sim", "StepKey", "T",
+    "SETTING_NAMES", "STEP_BYTES", "CostModel", "Costs", "LinearInfo", "Param", "Row", "Settings", "Sim", "StepKey", "T",
     "_positive", "activation_key", "check_step_keys", "classifier_dropout", "compute", "contiguous_strides",
     "cost_model", "dropouts", "is_contiguous", "optimizer_bytes", "read_step_keys", "settings", "step_parse",
     "step_query", "step_value", "supported", "unread", "view_strides",

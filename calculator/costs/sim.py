@@ -9,13 +9,39 @@ p, the activation) it still reads through :func:`.declare.step_value`. Standard 
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Callable, Mapping, Sequence
+from typing import Callable, Iterator, Mapping, Sequence
 
 from ..errors import CalcError
 from ..model import Inventory
 from .declare import step_value
 from .tensor import ADAPTER_BYTES, INDEX_BYTES, T, _dense, _infer, contiguous_strides, is_contiguous, view_strides
+
+
+@dataclass
+class Row:
+    """One line of the simulator's tape: an operation (or a storage autograd keeps) and what it costs.
+
+    ``module``: the inventory name of the module whose call ran it (``bert.encoder.layer.0.attention.self.query``),
+    ``""`` for an operation a program runs between modules (attention's ``bmm``); ``op``: the aten operation as
+    ``FlopCounterMode`` names it (``mm``, ``bmm``, ``convolution``), or ``save`` for a storage autograd keeps;
+    ``forward``/``backward``: its FLOPs (a checkpointed block's replay lands in ``backward``); ``saved``: the
+    bytes of the storage a ``save`` row keeps for the first time (a storage kept twice counts once).
+
+    The step's totals are the tape's sums (:attr:`Sim.forward`, :attr:`Sim.backward`, :attr:`Sim.activations`),
+    so a figure can be traced to the module that made it. Live memory (the next issue) extends the same tape:
+    an allocation row per operation output (:meth:`Sim.new` already sees every one, with its storage id and
+    bytes), and a release when the last tensor reading that storage is gone (no later row reads it and autograd
+    did not save it; a saved storage dies when the backward has passed its row, walking the tape in reverse);
+    the peak is the running maximum of allocations minus releases along the tape, forward then backward.
+    """
+
+    module: str
+    op: str
+    forward: int = 0
+    backward: int = 0
+    saved: int = 0
 
 
 @dataclass(frozen=True)
@@ -45,14 +71,50 @@ class Sim:
         self.lora = lora
         self.checkpointing = checkpointing
         self.shapes = shapes if shapes is not None else {t.name: t.shape for t in inv.tensors}
-        self.forward = 0
-        self.backward = 0
+        #: What the forward ran, in order (:class:`Row`); the figures are its sums.
+        self.tape: list[Row] = []
+        #: Storage id -> bytes, of every storage autograd keeps (each once).
         self.saved: dict[int, int] = {}
+        #: The module whose call is running (:meth:`_in`), "" between modules.
+        self.module = ""
         self.storages: dict[int, int] = {}
         self.grad_mode = True
         self._next = 0
         #: Inventory names of the parameters the forward reads.
         self.used: set[str] = set()
+
+    # -- the tape
+
+    @property
+    def forward(self) -> int:
+        """FLOPs of the forward pass."""
+        return sum(r.forward for r in self.tape)
+
+    @property
+    def backward(self) -> int:
+        """FLOPs of the backward pass (with a checkpointed block's replay)."""
+        return sum(r.backward for r in self.tape)
+
+    @property
+    def activations(self) -> int:
+        """Bytes of the distinct storages autograd keeps in the forward."""
+        return sum(r.saved for r in self.tape)
+
+    def record(self, op: str, forward: int) -> Row:
+        """A row for ``op`` run now in the current module, with its forward FLOPs (the caller adds the
+        backward's to the row it gets back: only the factors that need a gradient count)."""
+        row = Row(self.module, op, forward)
+        self.tape.append(row)
+        return row
+
+    @contextmanager
+    def _in(self, module: str) -> Iterator[None]:
+        """Rows recorded inside name ``module`` (nested calls name the innermost)."""
+        outer, self.module = self.module, module
+        try:
+            yield
+        finally:
+            self.module = outer
 
     # -- tensors
 
@@ -84,8 +146,10 @@ class Sim:
         return T(tuple(shape), strides, t.storage, t.grad, t.itemsize)
 
     def save(self, t: T) -> None:
-        if self.grad_mode:
+        """Autograd keeps ``t``'s storage for the backward: a ``save`` row the first time (a storage counts once)."""
+        if self.grad_mode and t.storage not in self.saved:
             self.saved[t.storage] = self.storages[t.storage]
+            self.tape.append(Row(self.module, "save", saved=self.storages[t.storage]))
 
     def view(self, t: T, shape: Sequence[int]) -> T:
         shape = _infer(t, shape)
@@ -122,12 +186,12 @@ class Sim:
     def mm(self, a: T, b_grad: bool, m: int, k: int, n: int, out_shape: Sequence[int], bias_grad: bool = False,
            itemsize: int | None = None) -> T:
         """``addmm``/``mm`` of ``a`` [m, k] by a weight [k, n]: keeps ``a`` if the weight trains."""
-        self.forward += 2 * m * k * n
+        row = self.record("mm", 2 * m * k * n)
         if self.grad_mode:
             if a.grad:
-                self.backward += 2 * m * k * n
+                row.backward += 2 * m * k * n
             if b_grad:
-                self.backward += 2 * m * k * n
+                row.backward += 2 * m * k * n
                 self.save(a)
         return self.new(out_shape, a.grad or b_grad or bias_grad, itemsize)
 
@@ -135,13 +199,13 @@ class Sim:
         """A matrix product of two tensors that may each need a gradient (``mm``/``bmm``): ``flops`` in the
         forward; in the backward the same again for each factor that needs a gradient, whose formula keeps
         the other factor (derivatives.yaml: ``grad.mm(mat2.t())``, ``self.t().mm(grad)``)."""
-        self.forward += flops
+        row = self.record("bmm" if len(shape) == 3 else "mm", flops)
         if self.grad_mode:
             if a.grad:
-                self.backward += flops
+                row.backward += flops
                 self.save(b)
             if b.grad:
-                self.backward += flops
+                row.backward += flops
                 self.save(a)
         return self.new(shape, a.grad or b.grad)
 
@@ -215,19 +279,20 @@ class Sim:
 
     def linear(self, module: str, x: T) -> T:
         """``nn.Linear`` (or peft's LoRA layer around it): ``addmm`` on the input seen as [tokens, in]."""
-        info = self.linear_info(module)
-        out = self._linear(x, info.in_features, info.out_features, info.weight_trains, info.bias_trains)
-        if info.lora_r is None:
-            return out
-        # peft keeps the adapters in float32 (get_peft_model's autocast_adapter_dtype) and casts
-        # the input to them: x.to(float32) is a new tensor in a bf16 run, and lora_A keeps it.
-        r = info.lora_r
-        wide = x if x.itemsize == ADAPTER_BYTES else self.new(x.shape, x.grad, ADAPTER_BYTES)
-        a = self._linear(wide, info.in_features, r, True, False, ADAPTER_BYTES)  # lora_A (lora_dropout: Identity)
-        b = self._linear(a, r, info.out_features, True, False, ADAPTER_BYTES)  # lora_B
-        scaled = self.pointwise(b)  # * scaling
-        summed = self.new(out.shape, True, max(out.itemsize, scaled.itemsize))  # result + ..., promoted
-        return summed if summed.itemsize == out.itemsize else self.new(out.shape, True, out.itemsize)  # .to(dtype)
+        with self._in(module):
+            info = self.linear_info(module)
+            out = self._linear(x, info.in_features, info.out_features, info.weight_trains, info.bias_trains)
+            if info.lora_r is None:
+                return out
+            # peft keeps the adapters in float32 (get_peft_model's autocast_adapter_dtype) and casts
+            # the input to them: x.to(float32) is a new tensor in a bf16 run, and lora_A keeps it.
+            r = info.lora_r
+            wide = x if x.itemsize == ADAPTER_BYTES else self.new(x.shape, x.grad, ADAPTER_BYTES)
+            a = self._linear(wide, info.in_features, r, True, False, ADAPTER_BYTES)  # lora_A (lora_dropout: Identity)
+            b = self._linear(a, r, info.out_features, True, False, ADAPTER_BYTES)  # lora_B
+            scaled = self.pointwise(b)  # * scaling
+            summed = self.new(out.shape, True, max(out.itemsize, scaled.itemsize))  # result + ..., promoted
+            return summed if summed.itemsize == out.itemsize else self.new(out.shape, True, out.itemsize)  # .to(dtype)
 
     def _linear(self, x: T, in_f: int, out_f: int, w_grad: bool, b_grad: bool, itemsize: int | None = None) -> T:
         tokens = x.numel // in_f if in_f else 0
@@ -241,26 +306,28 @@ class Sim:
         ``enable_input_require_grads()``, whose hook makes this output need a
         gradient even when the table is frozen (so the backward reaches down here).
         """
-        if module in self.lora:
-            raise CalcError("costs_lora_embedding", module=module)
-        rows, dim = self.shapes[module + ".weight"]
-        trains = self.param_trains(module + ".weight")
-        if trains:
-            self.save(ids)
-        return self.new((*ids.shape, dim), trains or (first and self.checkpointing))
+        with self._in(module):
+            if module in self.lora:
+                raise CalcError("costs_lora_embedding", module=module)
+            rows, dim = self.shapes[module + ".weight"]
+            trains = self.param_trains(module + ".weight")
+            if trains:
+                self.save(ids)
+            return self.new((*ids.shape, dim), trains or (first and self.checkpointing))
 
     def layer_norm(self, module: str, x: T) -> T:
         """``nn.LayerNorm``: keeps its input, and the mean and 1/std per row (in the input's dtype)."""
-        weight, bias = self.param_trains(module + ".weight"), self.param_trains(module + ".bias")
-        trains = weight or bias
-        grad = (x.grad or trains) and self.grad_mode
-        out = self.new(x.shape, grad)
-        if grad:
-            self.save(x)
-            rows = x.shape[:-1] + (1,)
-            self.save(self.new(rows, False))
-            self.save(self.new(rows, False))
-        return out
+        with self._in(module):
+            weight, bias = self.param_trains(module + ".weight"), self.param_trains(module + ".bias")
+            trains = weight or bias
+            grad = (x.grad or trains) and self.grad_mode
+            out = self.new(x.shape, grad)
+            if grad:
+                self.save(x)
+                rows = x.shape[:-1] + (1,)
+                self.save(self.new(rows, False))
+                self.save(self.new(rows, False))
+            return out
 
     # -- gradient checkpointing (use_reentrant=True)
 
@@ -277,14 +344,22 @@ class Sim:
         self.grad_mode = False
         out = fn(self, x)
         self.grad_mode = True
-        replay = Sim(self.inv, self.itemsize, self.trains, self.lora, False, self.shapes)
-        replay._next = self._next
-        replay.storages = self.storages
-        fn(replay, T(x.shape, x.strides, x.storage, x.grad, x.itemsize))
-        self.used |= replay.used
-        self.backward += replay.forward + replay.backward
-        self._next = max(self._next, replay._next)
+        for row in self.replay(fn, x):
+            if row.op != "save":
+                self.tape.append(Row(row.module, row.op, 0, row.forward + row.backward))
         return T(out.shape, out.strides, out.storage, x.grad, out.itemsize)
+
+    def replay(self, fn: Callable[["Sim", T], T], x: T) -> list[Row]:
+        """The block ``fn`` run on a fresh tape, with a graph and without checkpointing, as the backward
+        reruns it: its rows (what that run keeps is freed within the backward, so it is no activation)."""
+        tape, saved, checkpointing = self.tape, self.saved, self.checkpointing
+        self.tape, self.saved, self.checkpointing = [], {}, False
+        try:
+            fn(self, T(x.shape, x.strides, x.storage, x.grad, x.itemsize))
+            return self.tape
+        finally:
+            self.tape, self.saved, self.checkpointing = tape, saved, checkpointing
+            self.grad_mode = True
 
     # -- the step's config keys (dropout probabilities, the activation: :class:`StepKey`)
 
@@ -314,9 +389,11 @@ class Sim:
         gradient flows through it, so its backward FLOPs do not count and its
         parameters end the step with ``.grad`` None (no gradient, no optimizer state).
         """
-        backward, used = self.backward, set(self.used)
+        start, used = len(self.tape), set(self.used)
         out = fn()
-        self.backward, self.used = backward, used
+        for row in self.tape[start:]:
+            row.backward = 0
+        self.used = used
         return out
 
     def as_strided(self, t: T, shape: Sequence[int], strides: Sequence[int]) -> T:
@@ -409,46 +486,48 @@ class Sim:
         gradient as an ungrouped convolution: 2·B·L·C_out·C_in, g times more
         (``conv_backward_flop`` passes [C_out, B, L] as the weight shape).
         """
-        out_c, in_per_group = self.shapes[module + ".weight"][:2]
-        w_trains = self.param_trains(module + ".weight")
-        b_trains = module + ".bias" in self.shapes and self.param_trains(module + ".bias")
-        out = self._conv1x1(x, in_per_group, out_c, w_trains, b_trains)
-        r = self.lora.get(module)
-        if r is None:
-            return out
-        # peft's _ConvNd: lora_A = Conv1d(C_in, r, 1), lora_B = Conv1d(r, C_out, 1, groups=g), both float32;
-        # result + lora_B(lora_A(x.to(float32))) * scaling, then .to(dtype).
-        groups = x.shape[1] // in_per_group
-        wide = x if x.itemsize == ADAPTER_BYTES else self.new(x.shape, x.grad, ADAPTER_BYTES)
-        a = self._conv1x1(wide, x.shape[1], r, True, False, ADAPTER_BYTES)
-        b = self._conv1x1(a, r // groups, out_c, True, False, ADAPTER_BYTES)
-        scaled = self.pointwise(b)
-        summed = self.new(out.shape, True, max(out.itemsize, scaled.itemsize))
-        return summed if summed.itemsize == out.itemsize else self.new(out.shape, True, out.itemsize)
+        with self._in(module):
+            out_c, in_per_group = self.shapes[module + ".weight"][:2]
+            w_trains = self.param_trains(module + ".weight")
+            b_trains = module + ".bias" in self.shapes and self.param_trains(module + ".bias")
+            out = self._conv1x1(x, in_per_group, out_c, w_trains, b_trains)
+            r = self.lora.get(module)
+            if r is None:
+                return out
+            # peft's _ConvNd: lora_A = Conv1d(C_in, r, 1), lora_B = Conv1d(r, C_out, 1, groups=g), both float32;
+            # result + lora_B(lora_A(x.to(float32))) * scaling, then .to(dtype).
+            groups = x.shape[1] // in_per_group
+            wide = x if x.itemsize == ADAPTER_BYTES else self.new(x.shape, x.grad, ADAPTER_BYTES)
+            a = self._conv1x1(wide, x.shape[1], r, True, False, ADAPTER_BYTES)
+            b = self._conv1x1(a, r // groups, out_c, True, False, ADAPTER_BYTES)
+            scaled = self.pointwise(b)
+            summed = self.new(out.shape, True, max(out.itemsize, scaled.itemsize))
+            return summed if summed.itemsize == out.itemsize else self.new(out.shape, True, out.itemsize)
 
     def _conv1x1(self, x: T, in_per_group: int, out_c: int, w_grad: bool, b_grad: bool,
                  itemsize: int | None = None, kernel: int = 1) -> T:
         """A stride-1 ``convolution`` whose padding keeps the length (kernel 1, or odd with padding k // 2)."""
         batch, in_c, length = x.shape
         flops = 2 * batch * length * out_c * in_per_group * kernel
-        self.forward += flops
+        row = self.record("convolution", flops)
         if self.grad_mode and (x.grad or w_grad or b_grad):
             self.save(x)
             if x.grad:
-                self.backward += flops
+                row.backward += flops
             if w_grad:
-                self.backward += 2 * batch * length * out_c * in_c * kernel
+                row.backward += 2 * batch * length * out_c * in_c * kernel
         return self.new((batch, out_c, length), x.grad or w_grad or b_grad, itemsize)
 
     def conv1d(self, module: str, x: T) -> T:
         """``nn.Conv1d`` of any odd kernel size k with padding k // 2 (ConvBERT's depthwise convolution):
         what :meth:`conv1x1` keeps and counts, times k (the weight's gradient again as if ungrouped)."""
-        out_c, in_per_group, kernel = self.shapes[module + ".weight"]
-        if module in self.lora:
-            raise CalcError("costs_lora_conv", module=module, kernel=kernel)
-        w_trains = self.param_trains(module + ".weight")
-        b_trains = module + ".bias" in self.shapes and self.param_trains(module + ".bias")
-        return self._conv1x1(x, in_per_group, out_c, w_trains, b_trains, kernel=kernel)
+        with self._in(module):
+            out_c, in_per_group, kernel = self.shapes[module + ".weight"]
+            if module in self.lora:
+                raise CalcError("costs_lora_conv", module=module, kernel=kernel)
+            w_trains = self.param_trains(module + ".weight")
+            b_trains = module + ".bias" in self.shapes and self.param_trains(module + ".bias")
+            return self._conv1x1(x, in_per_group, out_c, w_trains, b_trains, kernel=kernel)
 
     def plus_param(self, t: T, name: str) -> T:
         """``t += parameter`` in place (a bias added by hand): keeps nothing; the result needs a gradient if it trains."""
@@ -470,22 +549,23 @@ class Sim:
         """ConvBERT's ``GroupedLinearLayer`` on [B, L, in]: a view [B·L, G, in/G] permuted to [G, B·L, in/G],
         ``matmul`` by the bare weight [G, in/G, out/G] (a ``bmm``: keeps the input if the weight trains),
         permuted back and reshaped to [B, L, out] (a copy unless B·L = 1), plus the bias (keeps nothing)."""
-        groups, in_g, out_g = self.shapes[module + ".weight"]
-        w_trains = self.param_trains(module + ".weight")
-        b_trains = self.param_trains(module + ".bias")
-        b, n = x.shape[0], x.shape[1]
-        split = self.transpose(self.view(x, (-1, groups, in_g)), 0, 1)
-        flops = 2 * groups * (b * n) * in_g * out_g
-        self.forward += flops
-        if self.grad_mode:
-            if split.grad:
-                self.backward += flops
-            if w_trains:
-                self.backward += flops
-                self.save(split)
-        out = self.new((groups, b * n, out_g), split.grad or w_trains)
-        out = self.reshape(self.transpose(out, 0, 1), (b, n, groups * out_g))
-        return self.new(out.shape, out.grad or b_trains)
+        with self._in(module):
+            groups, in_g, out_g = self.shapes[module + ".weight"]
+            w_trains = self.param_trains(module + ".weight")
+            b_trains = self.param_trains(module + ".bias")
+            b, n = x.shape[0], x.shape[1]
+            split = self.transpose(self.view(x, (-1, groups, in_g)), 0, 1)
+            flops = 2 * groups * (b * n) * in_g * out_g
+            row = self.record("bmm", flops)
+            if self.grad_mode:
+                if split.grad:
+                    row.backward += flops
+                if w_trains:
+                    row.backward += flops
+                    self.save(split)
+            out = self.new((groups, b * n, out_g), split.grad or w_trains)
+            out = self.reshape(self.transpose(out, 0, 1), (b, n, groups * out_g))
+            return self.new(out.shape, out.grad or b_trains)
 
     def permute(self, t: T, dims: Sequence[int]) -> T:
         """``permute``: a view with the dimensions reordered."""
@@ -622,19 +702,20 @@ class Sim:
         the same, and the weight's gradient counted as a convolution of the input with the output's gradient,
         2·B·L_out·C_out·C_in·K (without the groups' 1/G).
         """
-        c_out, c_in_group, k = self.shapes[module + ".weight"]
-        b, c_in, _ = x.shape
-        w_grad = self.param_trains(module + ".weight")
-        b_grad = module + ".bias" in self.shapes and self.param_trains(module + ".bias")
-        flops = 2 * b * out_len * c_out * c_in_group * k
-        self.forward += flops
-        if self.grad_mode and (x.grad or w_grad or b_grad):
-            self.save(x)
-            if x.grad:
-                self.backward += flops
-            if w_grad:
-                self.backward += 2 * b * out_len * c_out * c_in * k
-        return self.new((b, c_out, out_len), x.grad or w_grad or b_grad)
+        with self._in(module):
+            c_out, c_in_group, k = self.shapes[module + ".weight"]
+            b, c_in, _ = x.shape
+            w_grad = self.param_trains(module + ".weight")
+            b_grad = module + ".bias" in self.shapes and self.param_trains(module + ".bias")
+            flops = 2 * b * out_len * c_out * c_in_group * k
+            row = self.record("convolution", flops)
+            if self.grad_mode and (x.grad or w_grad or b_grad):
+                self.save(x)
+                if x.grad:
+                    row.backward += flops
+                if w_grad:
+                    row.backward += 2 * b * out_len * c_out * c_in * k
+            return self.new((b, c_out, out_len), x.grad or w_grad or b_grad)
 
     def elementwise_like(self, t: T, grad: bool) -> T:
         """A pointwise result laid out as its input (TensorIterator keeps a permuted input's dimension order):

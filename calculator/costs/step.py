@@ -233,7 +233,7 @@ def compute(inv: Inventory, s: Settings, plan: Any = None) -> Costs:
         weights=sum(_numel(shape) * size for shape, size in params),
         gradients=sum(_numel(shape) * size for shape, size in graded),
         optimizer=optimizer_bytes(s.optimizer, graded),
-        activations=sum(sim.saved.values()),
+        activations=sim.activations,
     )
     figures = {"FLOPs": out.forward + out.backward, "memory": out.memory_total}  # each part ≤ its sum
     for key, value in figures.items():
