@@ -14,7 +14,7 @@ from ..errors import CalcError
 from ..model import Inventory
 from .declare import CostModel, check_step_keys
 from .sim import Sim
-from .tensor import ADAPTER_BYTES
+from .tensor import ADAPTER_BYTES, T
 
 DTYPES: dict[str, int] = {"fp32": 4, "bf16": 2}
 OPTIMIZERS: tuple[str, ...] = ("adamw", "sgd", "sgd-momentum", "adafactor")
@@ -207,8 +207,9 @@ def optimizer_bytes(optimizer: str, params: Sequence[Param]) -> int:
     return total
 
 
-def compute(inv: Inventory, s: Settings, plan: Any = None) -> Costs:
-    """The exact figures of one training step of ``inv`` (with ``plan``'s LoRA or freezing) under ``s``."""
+def simulate(inv: Inventory, s: Settings, plan: Any = None) -> tuple[Sim, Sequence[T]]:
+    """The family's program run for one step of ``inv`` under ``s``: the simulator (its :attr:`Sim.tape`, a row
+    per operation, names the module each figure comes from) and the program's outputs. Refusals as :func:`compute`."""
     model = cost_model(inv)
     if model.max_seq_len is not None:
         longest = model.max_seq_len(inv.config)
@@ -222,7 +223,13 @@ def compute(inv: Inventory, s: Settings, plan: Any = None) -> Costs:
     itemsize = DTYPES[s.dtype]
     trains, lora = _trainability(inv, plan)
     sim = Sim(inv, itemsize, trains, lora, s.checkpointing)
-    outputs = model.program(sim, inv, s.batch, s.seq_len)
+    return sim, model.program(sim, inv, s.batch, s.seq_len)
+
+
+def compute(inv: Inventory, s: Settings, plan: Any = None) -> Costs:
+    """The exact figures of one training step of ``inv`` (with ``plan``'s LoRA or freezing) under ``s``."""
+    sim, outputs = simulate(inv, s, plan)
+    itemsize = DTYPES[s.dtype]
     params, graded = _parameters(inv, plan, itemsize, sim.used)
     if not graded or not any(o.grad for o in outputs):
         raise CalcError("costs_nothing_trainable")
