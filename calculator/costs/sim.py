@@ -183,30 +183,41 @@ class Sim:
 
     # -- operations (what each saves is its backward formula's need, derivatives.yaml)
 
+    def contract(self, op: str, forward: int, grads: Sequence[tuple[bool, int, T | None]],
+                 kept: T | None = None) -> Row:
+        """The one rule of every product (``mm``, ``addmm``, ``bmm``, ``convolution``): ``forward`` FLOPs, then
+        per operand ``(needs a gradient, the FLOPs of its gradient, what that gradient's formula keeps)``.
+
+        A matrix product's gradient for one factor multiplies by the other factor, so it keeps that one
+        (derivatives.yaml: ``mm``'s ``self: mm_mat1_backward(grad, mat2, ...)``, ``mat2:
+        mm_mat2_backward(grad, self, ...)``); a weight's factor is a parameter, never counted as kept, so it
+        is None. ``convolution`` has one formula for input, weight and bias
+        (``convolution_backward(grad, input, weight, ...)``): it keeps the input (``kept``) whenever any of
+        the three needs a gradient. Nothing is kept or counted backward under no-grad (a checkpointed block's
+        first run)."""
+        row = self.record(op, forward)
+        if self.grad_mode:
+            if kept is not None:
+                self.save(kept)
+            for needed, flops, keeps in grads:
+                if needed:
+                    row.backward += flops
+                    if keeps is not None:
+                        self.save(keeps)
+        return row
+
     def mm(self, a: T, b_grad: bool, m: int, k: int, n: int, out_shape: Sequence[int], bias_grad: bool = False,
            itemsize: int | None = None) -> T:
         """``addmm``/``mm`` of ``a`` [m, k] by a weight [k, n]: keeps ``a`` if the weight trains."""
-        row = self.record("mm", 2 * m * k * n)
-        if self.grad_mode:
-            if a.grad:
-                row.backward += 2 * m * k * n
-            if b_grad:
-                row.backward += 2 * m * k * n
-                self.save(a)
+        flops = 2 * m * k * n
+        self.contract("mm", flops, ((a.grad, flops, None), (b_grad, flops, a)))
         return self.new(out_shape, a.grad or b_grad or bias_grad, itemsize)
 
     def product(self, a: T, b: T, flops: int, shape: Sequence[int]) -> T:
         """A matrix product of two tensors that may each need a gradient (``mm``/``bmm``): ``flops`` in the
         forward; in the backward the same again for each factor that needs a gradient, whose formula keeps
         the other factor (derivatives.yaml: ``grad.mm(mat2.t())``, ``self.t().mm(grad)``)."""
-        row = self.record("bmm" if len(shape) == 3 else "mm", flops)
-        if self.grad_mode:
-            if a.grad:
-                row.backward += flops
-                self.save(b)
-            if b.grad:
-                row.backward += flops
-                self.save(a)
+        self.contract("bmm" if len(shape) == 3 else "mm", flops, ((a.grad, flops, b), (b.grad, flops, a)))
         return self.new(shape, a.grad or b.grad)
 
     def bmm(self, a: T, b: T) -> T:
@@ -509,13 +520,8 @@ class Sim:
         """A stride-1 ``convolution`` whose padding keeps the length (kernel 1, or odd with padding k // 2)."""
         batch, in_c, length = x.shape
         flops = 2 * batch * length * out_c * in_per_group * kernel
-        row = self.record("convolution", flops)
-        if self.grad_mode and (x.grad or w_grad or b_grad):
-            self.save(x)
-            if x.grad:
-                row.backward += flops
-            if w_grad:
-                row.backward += 2 * batch * length * out_c * in_c * kernel
+        self.contract("convolution", flops, ((x.grad, flops, None), (w_grad, 2 * batch * length * out_c * in_c * kernel, None)),
+                      x if (x.grad or w_grad or b_grad) else None)
         return self.new((batch, out_c, length), x.grad or w_grad or b_grad, itemsize)
 
     def conv1d(self, module: str, x: T) -> T:
@@ -556,13 +562,7 @@ class Sim:
             b, n = x.shape[0], x.shape[1]
             split = self.transpose(self.view(x, (-1, groups, in_g)), 0, 1)
             flops = 2 * groups * (b * n) * in_g * out_g
-            row = self.record("bmm", flops)
-            if self.grad_mode:
-                if split.grad:
-                    row.backward += flops
-                if w_trains:
-                    row.backward += flops
-                    self.save(split)
+            self.contract("bmm", flops, ((split.grad, flops, None), (w_trains, flops, split)))
             out = self.new((groups, b * n, out_g), split.grad or w_trains)
             out = self.reshape(self.transpose(out, 0, 1), (b, n, groups * out_g))
             return self.new(out.shape, out.grad or b_trains)
@@ -708,13 +708,8 @@ class Sim:
             w_grad = self.param_trains(module + ".weight")
             b_grad = module + ".bias" in self.shapes and self.param_trains(module + ".bias")
             flops = 2 * b * out_len * c_out * c_in_group * k
-            row = self.record("convolution", flops)
-            if self.grad_mode and (x.grad or w_grad or b_grad):
-                self.save(x)
-                if x.grad:
-                    row.backward += flops
-                if w_grad:
-                    row.backward += 2 * b * out_len * c_out * c_in * k
+            self.contract("convolution", flops, ((x.grad, flops, None), (w_grad, 2 * b * out_len * c_out * c_in * k, None)),
+                          x if (x.grad or w_grad or b_grad) else None)
             return self.new((b, c_out, out_len), x.grad or w_grad or b_grad)
 
     def elementwise_like(self, t: T, grad: bool) -> T:
