@@ -33,17 +33,20 @@ The package's layers, each importing only those before it in this list and
 none of them the families (tests/properties/test_layering.py): :mod:`.tensor`
 (a tensor's shape and strides, ATen's view rule), :mod:`.declare` (what a
 family declares: :class:`CostModel`, its step keys and their values),
-:mod:`.sim` (the simulator the family programs drive), :mod:`.step` (settings,
-the parameters' and the optimizer's bytes, :func:`compute`: the layer above the
-families). This module re-exports their names, so ``from calculator import
-costs`` and ``from ..costs import Sim`` keep working.
+:mod:`.ops` (one method per aten operation, FLOPs and what autograd keeps,
+recorded on a tape), :mod:`.modules` (:class:`Sim`: modules by their inventory
+names, LoRA, checkpointing; what the family programs drive), :mod:`.step`
+(settings, the parameters' and the optimizer's bytes, :func:`compute`: the
+layer above the families). This module re-exports their names, so ``from
+calculator import costs`` and ``from ..costs import Sim`` keep working.
 """
 
 from __future__ import annotations
 
 from .declare import (BERT_KEYS, CostModel, StepKey, activation_key, check_step_keys, classifier_dropout,
                       dropouts, read_step_keys, step_parse, step_query, step_value, unread)
-from .sim import LinearInfo, Row, Sim
+from .modules import LinearInfo, Sim
+from .ops import Ops, Row
 from .step import (DTYPES, MAX_BATCH, MAX_FIGURE, MAX_SEQ_LEN, OPTIMIZERS,
                    SETTING_NAMES, STEP_BYTES, Costs, Param, Settings, _positive, compute, cost_model,
                    optimizer_bytes, settings, simulate, supported)
@@ -51,7 +54,7 @@ from .tensor import ADAPTER_BYTES, INDEX_BYTES, T, contiguous_strides, is_contig
 
 __all__ = [
     "ADAPTER_BYTES", "BERT_KEYS", "DTYPES", "INDEX_BYTES", "MAX_BATCH", "MAX_FIGURE", "MAX_SEQ_LEN", "OPTIMIZERS",
-    "SETTING_NAMES", "STEP_BYTES", "CostModel", "Costs", "LinearInfo", "Param", "Row", "Settings", "Sim", "StepKey", "T",
+    "SETTING_NAMES", "STEP_BYTES", "CostModel", "Costs", "LinearInfo", "Ops", "Param", "Row", "Settings", "Sim", "StepKey", "T",
     "_positive", "activation_key", "check_step_keys", "classifier_dropout", "compute", "contiguous_strides",
     "cost_model", "dropouts", "is_contiguous", "optimizer_bytes", "read_step_keys", "settings", "simulate", "step_parse",
     "step_query", "step_value", "supported", "unread", "view_strides",

@@ -164,7 +164,7 @@ class CostModel:
     ``check(inv)`` may refuse a config the step cannot run (a coded error).
     """
 
-    #: Its first argument is a :class:`calculator.costs.sim.Sim` (typed ``Any``: the simulator imports this module).
+    #: Its first argument is a :class:`calculator.costs.modules.Sim` (typed ``Any``: the simulator imports this module).
     program: Callable[[Any, Inventory, int, int], Sequence[T]]
     max_seq_len: Callable[[Mapping[str, Any]], int | None] | None = None
     architectures: tuple[str, ...] | None = None

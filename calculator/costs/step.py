@@ -13,7 +13,7 @@ from typing import Any, Sequence
 from ..errors import CalcError
 from ..model import Inventory
 from .declare import CostModel, check_step_keys
-from .sim import Sim
+from .modules import Sim
 from .tensor import ADAPTER_BYTES, T
 
 DTYPES: dict[str, int] = {"fp32": 4, "bf16": 2}

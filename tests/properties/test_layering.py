@@ -121,12 +121,12 @@ def test_no_model_type_string_outside_the_families():
 
 
 def test_cost_engine_layers_below_the_families_never_import_them():
-    """calculator/costs/ is layered (its __init__ says how): the families import tensor, declare and sim, so
+    """calculator/costs/ is layered (its __init__ says how): the families import tensor, declare, ops and modules, so
     those import nothing of the families (nor the step above them), and no family imports the step, which
     runs the families' programs: an import circle would load half-built modules in whichever order Python
     meets them."""
     costs = PKG / "costs"
-    below = {"tensor": set(), "declare": {"tensor"}, "sim": {"tensor", "declare"}}
+    below = {"tensor": set(), "declare": {"tensor"}, "ops": {"tensor"}, "modules": {"tensor", "declare", "ops"}}
     for name, allowed in below.items():
         found = {m for m in _imports(costs / f"{name}.py") if m.startswith("calculator.costs")}
         assert found <= {f"calculator.costs.{a}" for a in allowed}, (name, found)
