@@ -161,7 +161,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "{module} is a convolution with groups = {groups}; peft's LoRA needs a rank r it divides (got {value}).",
         "zh": "{module} 是分组数为 {groups} 的卷积；peft 要求 LoRA 的秩 r 能被分组数整除（当前为 {value}）。",
     },
-    # What a training step costs (calculator/costs.py).
+    # What a training step costs (calculator/costs/).
     "costs_not_positive": {
         "en": "{key} must be a whole number of at least 1 (got {value}).",
         "zh": "{key} 必须是不小于 1 的整数（当前为 {value}）。",

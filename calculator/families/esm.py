@@ -33,14 +33,13 @@ import random
 from dataclasses import replace
 from typing import Any, Callable, Mapping
 
-from ..config import Field, coerce_bool, coerce_int, read_fields
+from ..config import Field, coerce_bool, coerce_fraction, coerce_int, read_fields
 from ..costs import CostModel, Sim, T
 from ..errors import CalcError
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
 from . import bert
 from .base import Architecture, Extra, Family, Preset
-from .keras_bert import coerce_fraction
 from .common import HEADS, HIDDEN, INTERMEDIATE, LABELS, LAYERS, POSITIONS, TIE, VOCAB, L, heads_divide
 from .common import CROSS_ATTENTION
 
