@@ -2,8 +2,9 @@
 
 The page recomputes on every input, so this must stay far below one 16 ms
 frame. Two figures: the breakdown (build, JSON, Markdown and SVG: the engine's
-views) and the page's whole answer (``api.compute_json``, the worker's one call:
-the HTML, both copies and the link as well). Prints medians of repeated runs;
+views) and the page's answer to an input (``api.compute_json``, the worker's one call:
+the HTML and the link; the copies and the per-tensor rows are rendered when the reader
+asks for them, ``{"want": [...]}``, and are not in this figure). Prints medians of repeated runs;
 rerun with `make bench` or `.venv/bin/python benchmarks/engine_speed.py`.
 """
 from __future__ import annotations

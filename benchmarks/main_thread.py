@@ -3,7 +3,8 @@
 Chromium's CPU is throttled 4× (DevTools' "mid-range mobile"). For each page,
 several cold loads; each load sums every long task's time over 50 ms in the
 first 12 s (total blocking time, as Lighthouse defines it, over a fixed
-window), and a trace names the longest tasks and what ran in them. The
+window), the pages' runs interleaved so that each run's ratio to the
+baseline is paired, and a trace names the longest tasks and what ran in them. The
 baseline is a page built in the same run with the site's theme, scripts and
 styles and an empty article, so the figure for a page is what the page itself
 adds. Figures only: nothing here is a test.
@@ -132,23 +133,32 @@ def main() -> None:
               f"{args.runs} cold loads per page (medians)")
         server, base = serve(Path(tmp) / "site")
         results: dict[str, float] = {}
+        runs: dict[str, list] = {rel: [] for rel in args.pages}
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
+            # Interleaved (run 1 of every page, then run 2, ...), so each run's ratio is paired.
+            for i in range(args.runs):
+                for rel in args.pages:
+                    runs[rel].append(measure(browser, base + rel, trace=(i == 0)))
+            browser.close()
             for rel in args.pages:
-                runs = [measure(browser, base + rel, trace=(i == 0)) for i in range(args.runs)]
-                blocking = [r[0] for r in runs]
+                blocking = [r[0] for r in runs[rel]]
                 results[rel] = statistics.median(blocking)
-                tasks = runs[0][1]
+                tasks = runs[rel][0][1]
                 print(f"\n/{rel}: blocking {results[rel]:.0f} ms median (runs: {', '.join(f'{b:.0f}' for b in blocking)})")
                 for t in tasks[:5]:
                     print(f"    task {t['ms']} ms: {'; '.join(t['inside'])}")
-            browser.close()
         server.shutdown()
         print()
         for rel, value in results.items():
             base_rel = "zh/baseline/" if rel.startswith("zh/") else "baseline/"
             if base_rel in results and rel != base_rel:
-                print(f"/{rel}: {value - results[base_rel]:+.0f} ms against /{base_rel} ({results[base_rel]:.0f} ms)")
+                pairs = [a[0] / b[0] for a, b in zip(runs[rel], runs[base_rel]) if b[0]]
+                paired = f", paired {statistics.median(pairs):.2f} ×" if pairs else ""
+                ratio = value / results[base_rel] if results[base_rel] else float("inf")
+                goal = "  (issue 31: ≤ 1.5 ×)" if rel.endswith("calculator/") else ""
+                print(f"/{rel}: {value - results[base_rel]:+.0f} ms against /{base_rel} ({results[base_rel]:.0f} ms):"
+                      f" {ratio:.2f} ×{paired}{goal}")
 
 
 if __name__ == "__main__":

@@ -10,10 +10,10 @@ from __future__ import annotations
 import zlib
 from typing import Any
 
-from .i18n import label, paren, punct, colon
+from .i18n import colon, label, paren, pick, punct
 from .model import Inventory, Tensor
 from .html import Markup, h, join
-from .views import fmt_int, fmt_percent, group_breakdown
+from .views import fmt_binary_bytes, fmt_int, fmt_percent, group_breakdown
 
 
 #: One colour per component group; mid-tones with enough contrast on white and on #1e2129.
@@ -134,7 +134,8 @@ def memory_bar_svg(parts: list[tuple[str, int]], lang: str, names: dict[str, str
     total = sum(n for _, n in parts) or 1
     title = f"{title}{colon(lang)}{_bytes(total)}"
     desc = punct("clause_sep", lang).join(
-        f"{names[k]}{colon(lang)}{fmt_int(n, lang)} B{paren(fmt_percent(n / total), lang, aside=True)}" for k, n in parts
+        f"{names[k]}{colon(lang)}{fmt_int(n, lang)}{pick(BYTES_UNIT, lang)}{paren(fmt_percent(n / total), lang, aside=True)}"
+        for k, n in parts
     )
     width, bar_h, row_h = 420, 22, 20
     body: list[Markup] = []
@@ -154,8 +155,12 @@ def memory_bar_svg(parts: list[tuple[str, int]], lang: str, names: dict[str, str
 
 
 def _bytes(n: int) -> str:
-    """GiB with two decimals, MiB below one GiB (as nvidia-smi and PyTorch's memory summaries print)."""
-    return f"{n / 2**20:,.1f} MiB" if n < 2**30 else f"{n / 2**30:,.2f} GiB"
+    """Binary units, one precision with the step's table and fits line (:func:`calculator.views.fmt_binary_bytes`)."""
+    return fmt_binary_bytes(n)
+
+
+#: The unit after an exact count of bytes in a chart's description: "438,057,192 B" / "438,057,192 字节".
+BYTES_UNIT: dict[str, str] = {"en": " B", "zh": " 字节"}
 
 
 def series_svg(series: list[dict[str, int]], key: str, axis: str, heading: str, lang: str, current: int,

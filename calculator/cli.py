@@ -7,6 +7,7 @@ traceback: exit status 2 and one line on stderr, ``error: <code>: <message>``; w
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import re
 import sys
@@ -18,6 +19,7 @@ from .config import parse_json
 from .errors import CalcError
 from .i18n import L, colon, join_list, label, norm_lang, pick, punct
 from .presets import PRESETS, get_preset
+from .views.numbers import display_width
 
 
 class UsageError(Exception):
@@ -35,8 +37,9 @@ class _Parser(argparse.ArgumentParser):
 #: (the planner's and the step's options are worded once, in :mod:`calculator.options`).
 WORDS: dict[str, dict[str, str]] = {
     "usage": L("usage: ", "用法："),
-    "description": L("Exact parameter counts for BERT-family models, tensor by tensor.",
-                     "逐个张量精确计算 BERT 系列模型的参数量。"),
+    "description": L("Exact parameter counts for BERT-family models, tensor by tensor, and the FLOPs and memory of "
+                     "one training step.",
+                     "逐个张量精确计算 BERT 系列模型的参数量，以及训练一步的 FLOPs 和显存。"),
     "options": L("options", "选项"),
     "lora": L("LoRA, as peft's get_peft_model(model, LoraConfig(...)) applies it",
               "LoRA（与 peft 的 get_peft_model(model, LoraConfig(...)) 一致）"),
@@ -59,6 +62,16 @@ WORDS: dict[str, dict[str, str]] = {
     "list_presets": L("print the preset names and exit", "列出全部预设名并退出"),
     "counts": L("text/markdown: every tool's count side by side (torchinfo, state_dict, save_pretrained, ...)",
                 "text/markdown：并列给出各个工具打印的数字（torchinfo、state_dict、save_pretrained 等）"),
+    # A step option without --batch or --seq-len: say which is missing, not that a value is empty.
+    "step_needs": L("The cost of a training step needs both --batch and --seq-len (missing: {missing}).",
+                    "计算训练一步的开销需要同时给出 --batch 和 --seq-len（缺少 {missing}）。"),
+    "and": L(" and ", " 和 "),
+    # A value the reader typed, quoted as each language quotes: 'yaml' / “yaml”.
+    "quoted": L("'{value}'", "“{value}”"),
+    # Why a config file cannot be read, in the output's language (the system's own words are English).
+    "file_missing": L("no such file", "文件不存在"),
+    "file_denied": L("permission denied", "没有读取权限"),
+    "file_is_dir": L("it is a directory", "这是一个目录，不是文件"),
     # What to do after a bad option.
     "see_help": L("See python -m calculator --help for the options.", "全部选项见 python -m calculator --help。"),
 }
@@ -68,7 +81,7 @@ WORDS: dict[str, dict[str, str]] = {
 ARGPARSE_MESSAGES: tuple[tuple[str, dict[str, str]], ...] = (
     (r"unrecognized arguments: (?P<args>.+)", L("unrecognized arguments: {args}.", "无法识别的参数：{args}。")),
     (r"argument (?P<opt>\S+): invalid choice: (?P<value>.+?) \(choose from (?P<choices>.+)\)",
-     L("{opt}: invalid choice {value} (choose from {choices}).", "{opt} 的取值 {value} 无效（可选：{choices}）。")),
+     L("{opt}: invalid choice {value} (choose from {choices}).", "{opt} 的取值{value}无效（可选：{choices}）。")),
     (r"argument (?P<opt>\S+): expected one argument", L("{opt} needs a value.", "{opt} 后面需要一个值。")),
     (r"argument (?P<opt>\S+): not allowed with argument (?P<other>\S+)",
      L("{opt} cannot be used together with {other}.", "{opt} 不能与 {other} 同时使用。")),
@@ -87,6 +100,9 @@ def usage_message(message: str, lang: str) -> str:
             found = m.groupdict()
             if "choices" in found and found["choices"].startswith("--"):  # options: listed as the language lists names
                 found["choices"] = join_list(found["choices"].split(", "), lang)
+            elif "choices" in found:  # 'text', 'markdown', 'json' → text, markdown, json / text、markdown、json
+                found["choices"] = join_list([c.strip("'\"") for c in found["choices"].split(", ")], lang)
+                found["value"] = pick(WORDS["quoted"], lang, value=found["value"].strip("'\""))
             text = pick(entry, lang, **found)
             break
     else:
@@ -103,12 +119,56 @@ class _Formatter(argparse.HelpFormatter):
     def add_usage(self, usage: Any, actions: Any, groups: Any, prefix: str | None = None) -> None:
         super().add_usage(usage, actions, groups, self.prefix if prefix is None else prefix)
 
+    # argparse wraps by len(): a Chinese character is one column to it but two in a terminal, so its
+    # Chinese lines ran past the width and broke identifiers ("save_" / "pretrained"). Wrapped here by
+    # display width, between Chinese characters or at spaces, never inside a Latin word or before a
+    # closing mark.
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        return wrap_display(text, width)
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        return "\n".join(indent + line for line in wrap_display(text, width - len(indent)))
+
     def format_help(self) -> str:
         text = super().format_help()
         if self.colon == ":":
             return text
         # argparse ends each heading with ":"; Chinese ends it with a full-width colon ("选项：").
         return re.sub(r"(?m)^(\S[^\n]*):$", lambda m: m.group(1) + self.colon, text)
+
+
+#: Marks a line may not start with (Chinese typesetting's 避头 rule).
+_NO_LINE_START = "，。、；：）」』”’！？……）"
+#: ...nor end with (避尾).
+_NO_LINE_END = "（「『“‘"
+_TOKENS = re.compile(r"[\u2e80-\u9fff\u3000-\u303f\uff00-\uffef]|[^\s\u2e80-\u9fff\u3000-\u303f\uff00-\uffef]+|\s+")
+
+
+def wrap_display(text: str, width: int) -> list[str]:
+    """``text`` in lines of at most ``width`` terminal columns (CJK characters take two); a Latin word or
+    an identifier is never split (a longer one gets a line of its own)."""
+    lines: list[str] = []
+    line, used, gap = "", 0, False
+    for tok in _TOKENS.findall(" ".join(text.split())):
+        if tok.isspace():
+            gap = bool(line)
+            continue
+        w = display_width(tok) + (1 if gap else 0)
+        if line and used + w > width and tok[0] not in _NO_LINE_START:
+            carry = ""
+            while line and line[-1] in _NO_LINE_END:  # an opening mark goes down with what it opens
+                carry, line = line[-1] + carry, line[:-1]
+            if line:
+                lines.append(line.rstrip())
+            line = carry + tok
+            used = display_width(line)
+        else:
+            line += (" " if gap else "") + tok
+            used += w
+        gap = False
+    if line:
+        lines.append(line)
+    return lines
 
 
 def make_parser(lang: str = "en") -> argparse.ArgumentParser:
@@ -121,6 +181,8 @@ def make_parser(lang: str = "en") -> argparse.ArgumentParser:
     source = o.add_mutually_exclusive_group()
     source.add_argument("--preset", metavar="NAME", help=w("preset"))
     source.add_argument("--config", metavar="PATH", help=w("config"))
+    add_option(source, options.MODEL, lang)  # issue 33 (hub): declared in calculator.options
+    add_option(o, options.ENDPOINT, lang)
     o.add_argument("--architecture", metavar="CLASS", help=w("architecture"))
     o.add_argument("--no-pooler", action="store_true", help=w("no_pooler"))
     o.add_argument("--format", choices=("text", "markdown", "json"), default="text", help=w("format"))
@@ -132,11 +194,12 @@ def make_parser(lang: str = "en") -> argparse.ArgumentParser:
     o.add_argument("--counts", action="store_true", help=w("counts"))
     # The planner's and the step's options, from their one declaration (calculator.options).
     # No choices=: a bad value is a coded error in both languages, as everywhere else.
-    headings = {"lora": w("lora"), "freeze": w("freezing"), "step": w("step")}
-    for group, heading in headings.items():
+    # The step's heading holds the card's size too (--gpu-gb: the sum against it).
+    headings = {("lora",): w("lora"), ("freeze",): w("freezing"), ("step", "card"): w("step")}
+    for groups, heading in headings.items():
         g = p.add_argument_group(heading)
         for opt in options.OPTIONS:
-            if opt.group == group:
+            if opt.group in groups:
                 add_option(g, opt, lang)
     return p
 
@@ -176,12 +239,17 @@ def make_plan(args: argparse.Namespace, inv: Any) -> peft.Plan | None:
 class FileError(Exception):
     """The config file cannot be read (code ``file``)."""
 
-    def __init__(self, path: str, reason: str) -> None:
+    #: errno → the reason in the output's language (others keep the system's words).
+    REASONS = {errno.ENOENT: "file_missing", errno.EACCES: "file_denied", errno.EISDIR: "file_is_dir"}
+
+    def __init__(self, path: str, reason: str, code: int | None = None) -> None:
         super().__init__(path, reason)
-        self.path, self.reason = path, reason
+        self.path, self.reason, self.code = path, reason, code
 
     def message(self, lang: str) -> str:
-        return label("file_unreadable", lang, path=self.path, reason=self.reason)
+        key = self.REASONS.get(self.code) if self.code is not None else None
+        reason = pick(WORDS[key], lang) if key else self.reason
+        return label("file_unreadable", lang, path=self.path, reason=reason)
 
 
 def load_config(args: argparse.Namespace) -> dict[str, Any]:
@@ -193,13 +261,27 @@ def load_config(args: argparse.Namespace) -> dict[str, Any]:
                 with open(args.config, "rb") as fh:
                     data = fh.read()
             except OSError as exc:
-                raise FileError(args.config, exc.strerror or str(exc)) from None
+                raise FileError(args.config, exc.strerror or str(exc), exc.errno) from None
         try:
             text = data.decode("utf-8-sig")
         except UnicodeDecodeError:
             raise CalcError("invalid_json", detail="the file is not UTF-8 text") from None
         return parse_json(text)
     return dict(get_preset(args.preset or "bert-base-uncased").config)
+
+
+def from_hub(args: argparse.Namespace) -> tuple[Any, Any, dict[str, Any]]:
+    """``--model``: read the repo (``--endpoint``/``HF_ENDPOINT``, ``HF_TOKEN``), build the base model (or
+    ``--architecture``) from its config.json, and compare the checkpoint file with it."""
+    from . import hub, hub_fetch
+
+    ref = hub.parse_model_id(args.model)
+    endpoint = hub_fetch.endpoint_from(args.endpoint)
+    checkpoint = hub.run(hub.lookup(ref, endpoint), hub_fetch.transport(endpoint, hub_fetch.token_from()))
+    inv, theirs = hub.build_models(checkpoint.config, args.architecture, False if args.no_pooler else None)
+    comparison = hub.compare(inv, checkpoint, theirs)
+    data = hub.to_json(checkpoint, inv, comparison, hub.checkpoint_architecture(checkpoint.config), args.lang)
+    return checkpoint, inv, data
 
 
 def _fail(code: str, message: str, as_json: bool = False) -> int:
@@ -221,7 +303,15 @@ def _option(argv: Sequence[str], name: str) -> str | None:
     return None
 
 
-STEP_OPTIONS = options.keys("step")
+#: The options that ask for a training step (the card's size only means something against one).
+STEP_OPTIONS = options.keys("step", "card")
+
+
+def missing_step_options(args: argparse.Namespace) -> list[str]:
+    """``--batch`` / ``--seq-len`` when a step option is given without them (the step needs both)."""
+    if not any(getattr(args, k) not in (None, False) for k in STEP_OPTIONS):
+        return []
+    return [o.cli for o in options.OPTIONS if o.cli_required and o.cli and getattr(args, o.key) is None]
 
 
 def training_step(args: argparse.Namespace, inv: Any, plan: Any) -> costs.Costs | None:
@@ -239,7 +329,21 @@ def training_step(args: argparse.Namespace, inv: Any, plan: Any) -> costs.Costs 
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """:func:`run`, with anything that is not a coded input error still reported as one line and exit status 2:
+    ``out_of_memory`` (every input is bounded, but a machine may have little memory) or ``internal``."""
     argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        return run(argv)
+    except MemoryError:
+        code, message = "out_of_memory", CalcError("out_of_memory").message(norm_lang(_option(argv, "--lang")))
+    except Exception as exc:  # noqa: BLE001 - one coded line, never a traceback
+        code = "internal"
+        message = CalcError("internal", kind=type(exc).__name__).message(norm_lang(_option(argv, "--lang")))
+    return _fail(code, message, _option(argv, "--format") == "json")
+
+
+def run(argv: list[str]) -> int:
+    """The CLI itself: parse, build, plan, cost, print; coded errors exit with status 2."""
     as_json = _option(argv, "--format") == "json"
     # The language is read before argparse too, so its help and its errors are in it.
     lang = norm_lang(_option(argv, "--lang"))
@@ -250,19 +354,29 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.list_presets:
         print("\n".join(PRESETS))
         return 0
+    missing = missing_step_options(args)
+    if missing:
+        return _fail("usage", pick(WORDS["step_needs"], args.lang, missing=pick(WORDS["and"], args.lang).join(missing))
+                     + punct("sentence_gap", args.lang) + pick(WORDS["see_help"], args.lang), as_json)
     lora_given = any(getattr(args, k) is not None for k in LORA_OPTIONS)
     if lora_given and _freezing(args):
         return _fail("plan_conflict", CalcError("plan_conflict").message(args.lang), as_json)
+    checkpoint = hub_data = None
     try:
-        raw = load_config(args)
-        inv = build(raw, args.architecture, False if args.no_pooler else None)
+        if getattr(args, "model", None):  # the Hub: config.json and the checkpoint's headers (calculator/hub.py)
+            checkpoint, inv, hub_data = from_hub(args)
+            raw = checkpoint.config
+        else:
+            raw = load_config(args)
+            inv = build(raw, args.architecture, False if args.no_pooler else None)
         plan = make_plan(args, inv)
         step = training_step(args, inv, plan)
+        gpu = None if args.gpu_gb is None else views.costs.gpu_gb(args.gpu_gb)
     except CalcError as exc:
         return _fail(exc.code, exc.message(args.lang), as_json)
     except FileError as exc:
         return _fail("file", exc.message(args.lang), as_json)
-    told = views.config_notes(raw, args.lang)
+    told = views.config_notes(raw, args.lang, inv)
     if args.format == "json":
         data = views.to_json(inv, plan if plan is not None and plan.method == "lora" else None)
         data["counts"] = counts.counts_json(inv)
@@ -272,14 +386,20 @@ def main(argv: Sequence[str] | None = None) -> int:
             data["peft"]["warnings"] = [w.to_dict(args.lang) for w in plan.warnings]
         if step is not None:
             data["costs"] = step.to_dict()
+            if gpu is not None:
+                verdict, _ = views.costs.fits(step.memory_total, gpu, args.lang)
+                data["costs"].update({"gpu_gb": gpu, "fits": verdict})
         if told:
             data["notes"] = told
+        if hub_data is not None:
+            data["hub"] = hub_data
         out = json.dumps(data, ensure_ascii=False, indent=2)
     else:
         markdown = args.format == "markdown"
         summary = markdown and not (args.table or args.full)
         if summary:
-            out = views.summary_markdown(inv, args.lang, name=args.label or args.preset, plan=plan)
+            out = views.summary_markdown(inv, args.lang, name=args.label or args.preset or (
+                checkpoint.pinned if checkpoint is not None else None), plan=plan)
         elif markdown:
             out = views.markdown_table(inv, args.lang, compact=not args.full)
         else:
@@ -289,8 +409,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         if plan is not None and not summary:
             out += "\n" + views.plan_report(plan, args.lang, markdown, args.full)
         if step is not None:
-            out += "\n" + views.costs.render(step, args.lang, markdown)
+            out += "\n" + views.costs.render(step, args.lang, markdown, views.costs.grouped_convolutions(inv), inv=inv, gpu=gpu)
+        if hub_data is not None:
+            from .views import hub as hub_view
+
+            out += "\n" + hub_view.render(hub_data, args.lang, markdown)
         if told:
-            out = "".join(("> " if markdown else "") + n["message"] + "\n\n" for n in told) + out
+            out = views.notes_block(told, markdown) + out
     sys.stdout.write(out if out.endswith("\n") else out + "\n")
     return 0

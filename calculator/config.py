@@ -7,6 +7,7 @@ its share links, so a key cannot be accepted in one place and refused in another
 from __future__ import annotations
 
 import json
+import math
 import re
 from itertools import accumulate
 from dataclasses import dataclass
@@ -254,6 +255,24 @@ def check_heads(values: Mapping[str, int], hidden_key: str, heads_key: str) -> N
     if hidden % heads != 0:
         raise CalcError("heads_not_divisor", fields=(heads_key, hidden_key), hidden_key=hidden_key, hidden=hidden,
                         heads_key=heads_key, heads=heads)
+
+
+def coerce_fraction(key: str, value: Any) -> float:
+    """A rate in [0, 1]: JSON numbers or decimal strings; anything else is ``bad_fraction``."""
+    if isinstance(value, bool):
+        raise CalcError("bad_fraction", key=key, value=value)
+    if isinstance(value, str):
+        try:
+            number = float(value.strip())
+        except ValueError:
+            raise CalcError("bad_fraction", key=key, value=value) from None
+    elif isinstance(value, (int, float)):
+        number = float(value)
+    else:
+        raise CalcError("bad_fraction", key=key, value=value)
+    if math.isnan(number) or not 0.0 <= number <= 1.0:
+        raise CalcError("bad_fraction", key=key, value=value)
+    return number
 
 
 def coerce_ints(f: Field, value: Any) -> tuple[int, ...]:

@@ -243,8 +243,13 @@ def hub_count(inv: Inventory, preset: str | None) -> HubCount | None:
     if any(inv.config.get(k) != v for k, v in published.config.items() if k != "model_type"):
         return None
     architecture, source = HUB_FILES[preset]
-    value = save_pretrained_count(build(published.config, architecture)).value
-    return HubCount(preset, architecture, value, source)
+    if preset not in _HUB_VALUES:  # a preset is immutable: its published file's count is computed once
+        _HUB_VALUES[preset] = save_pretrained_count(build(published.config, architecture)).value
+    return HubCount(preset, architecture, _HUB_VALUES[preset], source)
+
+
+#: :func:`hub_count`'s value per preset, filled on first use (every answer for a picked preset asks).
+_HUB_VALUES: dict[str, int] = {}
 
 
 # ------------------------------------------------------------------------ torchinfo

@@ -22,15 +22,15 @@ MESSAGES: dict[str, dict[str, str]] = {
     # A model this calculator cannot count: say so, say what it can count, and give the way forward.
     "unknown_model_type": {
         "en": "model_type \"{value}\" is not supported. Supported model_types (as in config.json): {supported}; "
-        "and, without a config.json, {others}.{custom} To count it with transformers: {one_liner}",
+        "and, without a config.json, {others}.{custom} {one_liner}",
         "zh": "不支持 model_type“{value}”。支持的 model_type（即 config.json 中的写法）：{supported}；"
-        "另外还支持两种没有 config.json 的实现：{others}。{custom}可以用 transformers 直接计算：{one_liner}",
+        "另外还支持两种没有 config.json 的实现：{others}。{custom}{one_liner}",
     },
     "unknown_architecture": {
         "en": "Architecture \"{value}\" is not supported for model_type \"{model_type}\"{assumed}. "
-        "Supported: {supported}.{custom} To count it with transformers: {one_liner}",
+        "Supported: {supported}.{custom} {one_liner}",
         "zh": "model_type 为“{model_type}”{assumed}时不支持架构“{value}”。可选的架构：{supported}。"
-        "{custom}可以用 transformers 直接计算：{one_liner}",
+        "{custom}{one_liner}",
     },
     "unknown_preset": {
         "en": "Unknown preset \"{value}\". {hint}",
@@ -53,8 +53,8 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "{key} 不能为 0，至少为 1。",
     },
     "too_large": {
-        "en": "{key} = {value} is larger than this calculator accepts (at most {maximum}).",
-        "zh": "{key} = {value} 超出了计算器允许的范围（最大 {maximum}）。",
+        "en": "{key} is larger than this calculator accepts (got {value}, at most {maximum}).",
+        "zh": "{key} 超出了计算器允许的范围（当前为 {value}，最大 {maximum}）。",
     },
     "total_too_large": {
         "en": "The model would have {value} parameters; this calculator stops at {maximum}.",
@@ -161,7 +161,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "{module} is a convolution with groups = {groups}; peft's LoRA needs a rank r it divides (got {value}).",
         "zh": "{module} 是分组数为 {groups} 的卷积；peft 要求 LoRA 的秩 r 能被分组数整除（当前为 {value}）。",
     },
-    # What a training step costs (calculator/costs.py).
+    # What a training step costs (calculator/costs/).
     "costs_not_positive": {
         "en": "{key} must be a whole number of at least 1 (got {value}).",
         "zh": "{key} 必须是不小于 1 的整数（当前为 {value}）。",
@@ -177,8 +177,8 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "序列长度 {value} 超出了位置嵌入表所能容纳的长度（{maximum} 个 token），模型无法运行。",
     },
     "costs_dtype": {
-        "en": "dtype must be one of {supported} (got {value}).",
-        "zh": "dtype 只能是 {supported} 之一（当前为 {value}）。",
+        "en": "dtype must be {choices} (got {value}).",
+        "zh": "dtype 只能是 {choices}（当前为 {value}）。",
     },
     "costs_optimizer": {
         "en": "Unknown optimizer {value}; choose one of {supported}.",
@@ -242,7 +242,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "counts are exact all the same.",
         "zh": "2018 年的 Transformer 是编码器-解码器结构：前向计算要输入四个张量（源端、目标端的 token 及各自的位置），"
         "训练时对目标端单词算交叉熵；而这里定义的训练步骤是编码器的，输入只有形状为 B × L 的 input_ids。"
-        "计算器没有拿那个仓库的前向计算和损失函数与 PyTorch 做过核对，因此不为它定义训练步骤，也不估算开销。"
+        "计算器没有把这个实现的前向计算和损失函数与 PyTorch 逐项核对过，因此不为它定义训练步骤，也不估算开销。"
         "它的参数量仍是精确的。",
     },
     "costs_hidden_act": {
@@ -317,26 +317,52 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "block_sizes 中第 {block} 块没有层，而后面的块有层：编码器会为这个空块池化注意力掩码，却不池化隐藏状态，"
         "PyTorch 前向计算因此报错，没有训练步骤可算。",
     },
+    "costs_funnel_decoder_input": {
+        "en": "FunnelModel's decoder adds the first block's last output at full length (hidden_states[block_sizes[0]]); "
+        "with {value} there is none, so transformers' forward pass fails (an index or a size mismatch) and there is "
+        "no training step to cost. Give the first block at least one layer run, or use FunnelBaseModel.",
+        "zh": "FunnelModel 的解码器要加上第一个块最后一层的全长输出（hidden_states[block_sizes[0]]）；"
+        "{value} 时没有这个输出，transformers 的前向计算会报错（索引越界或尺寸不匹配），因此没有训练步骤可算。"
+        "请让第一个块至少运行一层，或改用 FunnelBaseModel。",
+    },
+    "costs_too_large": {
+        "en": "One training step's {key} would be {value}, more than 2^53 − 1 = 9,007,199,254,740,991, the largest "
+        "whole number a JavaScript or JSON reader keeps exact. Use a smaller batch or sequence length.",
+        "zh": "训练一步的 {key} 将达到 {value}，超过 2^53 − 1 = 9,007,199,254,740,991，"
+        "即 JavaScript 和 JSON 读取端能精确表示的最大整数。请减小批大小或序列长度。",
+    },
+    "out_of_memory": {
+        "en": "The calculator ran out of memory on this input. Please report the command that caused it.",
+        "zh": "计算器处理这个输入时内存不足。请报告引起问题的命令。",
+    },
+    "internal": {
+        "en": "Something went wrong inside the calculator ({kind}). Please report the command that caused it.",
+        "zh": "计算器内部出错（{kind}）。请报告引起问题的命令。",
+    },
     "costs_forward_fails": {
         "en": "transformers' own forward pass fails with {key} = {value} in this configuration, so there is "
         "no training step whose cost could be worked out.",
         "zh": "在这个配置下（{key} = {value}），transformers 自己的前向计算就会报错，没有可以计算开销的训练步骤。",
     },
     "costs_checkpointing_fails": {
-        "en": "With gradient checkpointing (use_reentrant=True) every layer's recomputation runs a backward "
-        "through {module}, which is computed once before the layers; the second one fails in PyTorch "
-        "(\"Trying to backward through the graph a second time\"). Turn checkpointing off, or freeze "
-        "{module} and the relative embeddings.",
-        "zh": "开启梯度检查点（use_reentrant=True）时，每一层重算后都要经过 {module} 做一次反向传播，"
-        "而它只在所有层之前算一次；第二次反向传播时 PyTorch 会报错"
-        "（“Trying to backward through the graph a second time”）。请关闭梯度检查点，或冻结 {module} 和相对位置嵌入。",
+        "en": "Gradient checkpointing as this calculator runs it (use_reentrant=True) fails here: every layer's "
+        "recomputation runs a backward through {module}, which is computed once before the layers, and the second "
+        "one fails in PyTorch (\"Trying to backward through the graph a second time\"). It fails only with "
+        "use_reentrant=True: transformers 5.23's default, use_reentrant=False (gradient_checkpointing_enable() "
+        "without arguments, Trainer's gradient_checkpointing=True), trains this model. The calculator does not "
+        "model that kind of checkpointing yet, so it gives no figure for it here.",
+        "zh": "本计算器按 use_reentrant=True 运行梯度检查点，在这里会失败：每一层重算后都要经过 {module} 做一次反向传播，"
+        "而它只在所有层之前算一次；第二次反向传播时 PyTorch 会报错（“Trying to backward through the graph a second time”）。"
+        "只有 use_reentrant=True 才会失败：transformers 5.23 的默认值 use_reentrant=False"
+        "（不带参数调用 gradient_checkpointing_enable()，或 Trainer 的 gradient_checkpointing=True）可以正常训练这个模型。"
+        "计算器暂时还没有为这种梯度检查点建模，因此这里不给出数字。",
     },
     "costs_xmod_language": {
         "en": "X-MOD sends every input through one language's adapter, and input_ids alone name none: "
-        "set default_language to one of its {count} adapters ({languages}), as set_default_language() does (got {value}; "
+        "set default_language to one of its {count} adapters ({languages}{more}), as set_default_language() does (got {value}; "
         "transformers raises without it). The cost is the same whichever language it is.",
         "zh": "X-MOD 的每条输入都要经过某一种语言的适配器，而只给 input_ids 时并没有指定语言："
-        "请把 default_language 设为它的 {count} 个适配器之一（{languages}），相当于调用 set_default_language()"
+        "请把 default_language 设为它的 {count} 个适配器之一（{languages}{more}），相当于调用 set_default_language()"
         "（当前为 {value}；不设置时 transformers 会报错）。选哪种语言，开销都一样。",
     },
     "costs_xmod_no_layers": {
@@ -371,7 +397,65 @@ MESSAGES: dict[str, dict[str, str]] = {
         "（block_size = {block} 的整数倍）；位置嵌入表只有 {maximum} 个位置，transformers 的前向计算会报错。"
         "能运行的最长输入为 {longest} 个 token。",
     },
+    # A model id read from the Hugging Face Hub (calculator/hub.py): the CLI's --model.
+    "hub_bad_id": {
+        "en": "\"{value}\" is not a Hub model id: write owner/name (google-bert/bert-base-uncased), "
+        "owner/name@revision, or the model's address on huggingface.co.",
+        "zh": "“{value}”不是 Hub 上的模型名：请写成 owner/name（如 google-bert/bert-base-uncased）、"
+        "owner/name@版本，或模型在 huggingface.co 上的网址。",
+    },
+    "hub_not_found": {
+        "en": "{endpoint} has no model {repo} at revision {revision} (HTTP {status}, reading {file}). "
+        "Check the id and the revision; a private repo needs a token (HF_TOKEN), or paste its config.json.",
+        "zh": "{endpoint} 上找不到版本为 {revision} 的模型 {repo}（读取 {file} 时返回 HTTP {status}）。"
+        "请检查模型名和版本；私有仓库需要令牌（HF_TOKEN），也可以直接粘贴它的 config.json。",
+    },
+    "hub_gated": {
+        "en": "{repo} is gated: its files can be read only with a token that was granted access (HTTP {status}). "
+        "{public}Set HF_TOKEN to such a token, or paste its config.json.",
+        "zh": "{repo} 是受限仓库：只有获准访问的令牌才能读取其中的文件（HTTP {status}）。"
+        "{public}请把 HF_TOKEN 设为这样的令牌，或者直接粘贴它的 config.json。",
+    },
+    "hub_unreachable": {
+        "en": "Could not read the Hub at {endpoint}: {why}. Check the connection, --endpoint or HF_ENDPOINT; "
+        "a pasted config.json works offline.",
+        "zh": "无法读取 {endpoint} 上的 Hub：{why}。请检查网络连接、--endpoint 或 HF_ENDPOINT；"
+        "粘贴 config.json 不需要联网。",
+    },
+    "hub_no_config": {
+        "en": "{repo} at {revision} has no config.json, so there is nothing to count from. "
+        "Paste the config.json of the model it was made from.",
+        "zh": "{repo}（版本 {revision}）中没有 config.json，无从计算。请粘贴它所基于的模型的 config.json。",
+    },
+    "hub_bad_header": {
+        "en": "{file} in {repo} is not a safetensors file this calculator can read: {why}.",
+        "zh": "{repo} 中的 {file} 不是计算器能读取的 safetensors 文件：{why}。",
+    },
 }
+
+#: Why the Hub could not be read or a file not parsed (``reason`` of ``hub_unreachable`` / ``hub_bad_header``).
+HUB_WHY: dict[str, dict[str, str]] = {
+    "connection": {"en": "no connection ({detail})", "zh": "无法连接（{detail}）"},
+    "timeout": {"en": "no answer in {detail} seconds", "zh": "{detail} 秒内没有响应"},
+    "status": {"en": "it answered HTTP {status}", "zh": "服务器返回 HTTP {status}"},
+    "not_api": {"en": "the answer was not the Hub API's model information", "zh": "返回的内容不是 Hub API 的模型信息"},
+    "endpoint": {"en": "it is not an http(s) address", "zh": "这不是 http(s) 网址"},
+    "too_long": {"en": "its header is {detail} bytes long, over the 25,000,000 that huggingface_hub reads",
+                 "zh": "文件头长 {detail} 字节，超过了 huggingface_hub 读取的上限 25,000,000"},
+    "not_json": {"en": "its header is not a JSON object", "zh": "文件头不是 JSON 对象"},
+    "entry": {"en": "the header's entry {detail} has no dtype and shape", "zh": "文件头中的条目 {detail} 缺少 dtype 或 shape"},
+    "offsets": {"en": "the data_offsets of {detail} lie outside the file or do not match its shape",
+                "zh": "{detail} 的 data_offsets 超出了文件范围，或与其形状不符"},
+    "short": {"en": "the file ends inside its header", "zh": "文件在文件头之内就结束了"},
+    "range": {"en": "the server answered another byte range than the one asked for", "zh": "服务器返回的字节范围与请求的不同"},
+    "index": {"en": "its weight_map is not a map of tensor names to shard files", "zh": "其中的 weight_map 不是张量名到分片文件的映射"},
+}
+#: ``hub_gated``: what the Hub shows publicly for a gated repo (its safetensors count), when it does.
+HUB_PUBLIC: dict[str, str] = {
+    "en": "The Hub's public count for it is {total} parameters (its safetensors files). ",
+    "zh": "Hub 公开的参数量为 {total}（按其 safetensors 文件统计）。",
+}
+
 
 #: The same codes when the value is empty (a cleared form field, ``""`` in a config):
 #: quoting an empty value ("got \"\"") tells nobody what to do.
@@ -379,7 +463,7 @@ EMPTY_MESSAGES: dict[str, dict[str, str]] = {
     "not_integer": {"en": "{key} is empty: enter a whole number.", "zh": "{key} 为空：请输入整数。"},
     "not_boolean": {"en": "{key} is empty: enter true or false.", "zh": "{key} 为空：请输入 true 或 false。"},
     "bad_fraction": {"en": "{key} is empty: enter a number between 0 and 1.", "zh": "{key} 为空：请输入 0 到 1 之间的数。"},
-    "costs_not_positive": {"en": "{key} is empty: enter a whole number of at least 1.", "zh": "{key} 为空：请输入不小于 1 的整数。"},
+    "costs_not_positive": {"en": "{key} is empty: enter a whole number of at least 1.", "zh": "请填写{key}（不小于 1 的整数）。"},
 }
 
 #: ``padding_idx`` for a negative ``pad_token_id`` (a row counted from the end of the table):
@@ -402,8 +486,16 @@ PRESET_HINTS: dict[str, dict[str, str]] = {
     },
     "cli": {"en": "Run with --list-presets to see them all.", "zh": "加上 --list-presets 可查看全部预设。"},
 }
-#: The way forward for a model this calculator cannot count: transformers counts any model it can build.
-ONE_LINER = "AutoModel.from_config(AutoConfig.from_pretrained(NAME, trust_remote_code=True)).num_parameters()"
+#: The way forward for a model this calculator cannot count: transformers counts any model it can build,
+#: from the config alone (``from_config``: nothing downloaded but config.json). The code a checkpoint ships
+#: (``auto_map``) runs only with ``trust_remote_code=True``, which ``from_config`` asks for a second time;
+#: a model transformers defines needs neither.
+ONE_LINER = "AutoModel.from_config(AutoConfig.from_pretrained(NAME)).num_parameters()"
+ONE_LINER_CUSTOM = ("AutoModel.from_config(AutoConfig.from_pretrained(NAME, trust_remote_code=True), "
+                    "trust_remote_code=True).num_parameters()")
+#: T5-style checkpoints used as text encoders (sentence-t5, the T5-XXL text encoder): ``AutoModel`` builds the
+#: whole encoder-decoder, the encoder is its own class (each exists in transformers 5.23: the cross-check).
+ENCODER_CLASSES: dict[str, str] = {"t5": "T5EncoderModel", "mt5": "MT5EncoderModel", "umt5": "UMT5EncoderModel"}
 #: Parts of the "not supported" messages.
 UNSUPPORTED_WORDS: dict[str, dict[str, str]] = {
     "custom": {
@@ -411,8 +503,23 @@ UNSUPPORTED_WORDS: dict[str, dict[str, str]] = {
         "zh": "这个配置带有 auto_map：模型代码随 checkpoint 一起发布（自定义代码，需要 trust_remote_code=True）。",
     },
     "one_liner": {
-        "en": "{code} (NAME: the model's id on the Hub).",
-        "zh": "{code}（NAME 换成模型在 Hub 上的名称）。",
+        "en": "To count it with transformers: {code} (NAME: the model's id on the Hub; to build a large model without memory, "
+        "run it under with torch.device(\"meta\"):).",
+        "zh": "可以用 transformers 直接计算：{code}（NAME 换成模型在 Hub 上的名称；模型很大时可在 with torch.device(\"meta\"): 下构建，不占内存）。",
+    },
+    "builds": {
+        "en": " transformers 5.23 builds {cls} for model_type \"{value}\".",
+        "zh": "transformers 5.23 会为 model_type“{value}”构建 {cls}。",
+    },
+    "encoder": {
+        "en": " For the encoder alone (a text encoder, sentence-t5): {code}; AutoModel builds the whole encoder-decoder, {cls}.",
+        "zh": "只要编码器时（文本编码器、sentence-t5）：{code}；AutoModel 构建的是完整的编码器-解码器 {cls}。",
+    },
+    "no_code": {
+        "en": "transformers 5.23 defines no model_type \"{value}\", and the config names no code of its own (auto_map), "
+        "so transformers cannot build it from this config either: look for the model's own code where it is published.",
+        "zh": "transformers 5.23 没有定义 model_type“{value}”，配置里也没有指明自带的模型代码（auto_map），"
+        "因此 transformers 也无法根据这个配置构建它：请到模型发布的地方查找它自己的代码。",
     },
     "assumed": {
         "en": " (the config has no model_type, so BERT was assumed)",
@@ -420,6 +527,31 @@ UNSUPPORTED_WORDS: dict[str, dict[str, str]] = {
     },
 }
 
+
+def one_liner(model_type: Any, custom: bool, lang: str, known: bool = False) -> str:
+    """The way forward after "not supported", for this model_type: the code that counts it with transformers.
+
+    ``custom`` (the config has ``auto_map``): ``trust_remote_code=True``, on ``from_pretrained`` and on
+    ``from_config``. A model_type transformers 5.23 defines: plain ``from_config``, naming the class it builds
+    (the T5 family's encoder class too). ``known``: the family is this calculator's (an unknown class of it).
+    Otherwise transformers cannot build it either, and the message says so rather than offer code that fails.
+    """
+    from .hf_model_types import AUTO_MODEL_CLASSES
+
+    words = UNSUPPORTED_WORDS
+    if custom:
+        return pick(words["one_liner"], lang, code=ONE_LINER_CUSTOM)
+    if known:
+        return pick(words["one_liner"], lang, code=ONE_LINER)
+    cls = AUTO_MODEL_CLASSES.get(model_type) if isinstance(model_type, str) else None
+    if cls is None:
+        return pick(words["no_code"], lang, value=_short(model_type))
+    text = pick(words["one_liner"], lang, code=ONE_LINER) + pick(words["builds"], lang, cls=cls, value=model_type)
+    encoder = ENCODER_CLASSES.get(model_type)
+    if encoder is not None:
+        code = f"{encoder}(AutoConfig.from_pretrained(NAME)).num_parameters()"
+        text += pick(words["encoder"], lang, code=code, cls=cls)
+    return text
 
 
 class CalcError(ValueError):
@@ -445,33 +577,43 @@ class CalcError(ValueError):
         if self.code == "unknown_preset":
             params["hint"] = _preset_hint(params.get("close"), lang, where)
         value = params.get("value")
+        if isinstance(params.get("name"), dict):
+            # A field known to readers by its label, not its query key (the page's
+            # active-neuron share is ``active_fraction`` only in the address; B is ``batch``).
+            params["key"] = pick(params["name"], lang)
         if self.code in EMPTY_MESSAGES and isinstance(value, str) and not value.strip():
             return pick(EMPTY_MESSAGES[self.code], lang, **params)
-        if "value" in params:
+        if self.code == "too_large" and type(value) is int:  # a size reads as the site prints numbers: 2,000,000
+            params["value"] = f"{value:,}"
+        elif "value" in params:
             params["value"] = _short(params["value"])
         if isinstance(params.get("maximum"), int):  # a limit reads as the site prints numbers: 10,000,000
             params["maximum"] = f"{params['maximum']:,}"
         # Lists of names (supported types, modules) read as each language lists them: "a, b" / "a、b".
         for key, item in params.items():
             if key != "value" and isinstance(item, (list, tuple)):
-                params[key] = join_list(item, lang)
+                params[key] = join_choice(item, lang) if key == "choices" else join_list(item, lang)
+        if "more" in params:  # a list shown in part: "a, b, …" / "a、b……"
+            params["more"] = pick(MORE, lang) if params["more"] else ""
         if "kind" in params:
             kind = pick(KINDS[params["kind"]], lang) if params["kind"] in KINDS else params["kind"]
             # "而不是 null": a space between Chinese and a Latin word, none before 数组.
             params["kind"] = (punct("latin_gap", lang) if kind[:1].isascii() else "") + kind
         if "has_pooler" in params:
             params["has"] = pick(HAS_POOLER[bool(params["has_pooler"])], lang)
-        if isinstance(params.get("name"), dict):
-            # A field known to readers by its label, not its query key (the page's
-            # active-neuron share is ``active_fraction`` only in the address).
-            params["key"] = pick(params["name"], lang)
         if "detail" in params or "line" in params:
             params["detail"] = _detail(params, lang)
         if self.code == "padding_idx" and isinstance(params.get("pad"), int) and params["pad"] < 0:
             return pick(NEGATIVE_PADDING, lang, **params)
+        if self.code.startswith("hub_"):
+            why = HUB_WHY.get(str(params.get("reason")))
+            params["why"] = pick(why, lang, detail=params.get("detail", ""), status=params.get("status", "")) if why else ""
+            total = params.get("total")
+            params["public"] = pick(HUB_PUBLIC, lang, total=f"{total:,}") if isinstance(total, int) else ""
         if self.code in ("unknown_model_type", "unknown_architecture"):
             params["custom"] = pick(UNSUPPORTED_WORDS["custom"], lang) if params.get("custom") else ""
-            params["one_liner"] = pick(UNSUPPORTED_WORDS["one_liner"], lang, code=ONE_LINER)
+            params["one_liner"] = one_liner(params.get("value"), bool(params.get("custom")), lang,
+                                            known=self.code == "unknown_architecture")
             params["assumed"] = pick(UNSUPPORTED_WORDS["assumed"], lang) if params.get("assumed") else ""
         return pick(MESSAGES[self.code], lang, **params)
 
@@ -486,6 +628,9 @@ def _preset_hint(close: Any, lang: str, where: str) -> str:
         return pick(PRESET_HINTS["close"], lang, names=join_choice(close, lang))
     return pick(PRESET_HINTS["page" if where == "page" else "cli"], lang)
 
+
+#: After the first few names of a longer list.
+MORE: dict[str, str] = {"en": ", …", "zh": "……"}
 
 #: What a class with a fixed pooler has, for ``pooler_fixed``.
 HAS_POOLER: dict[bool, dict[str, str]] = {

@@ -65,9 +65,14 @@ LABELS: dict[str, dict[str, str]] = {
     "decoder_layer_n": {"en": "Decoder layer {n}", "zh": "解码器第 {n} 层"},
     "times_layers": {"en": "{per} × {n} layers = {total}", "zh": "{per} × {n} 层 = {total}"},
     "tied_to": {"en": "tied to {name}, counted once", "zh": "与 {name} 共享，只计一次"},
+    # The owner of a tie whose first name in named_parameters() is another (XLM-R's head comes first).
+    "first_named": {
+        "en": "named {name} first in named_parameters(); counted here",
+        "zh": "named_parameters() 中它首次出现的名字是 {name}；计在这一行",
+    },
     "buffer_note": {
         "en": "a buffer: in state_dict and the saved file, not a parameter",
-        "zh": "缓冲区：在 state_dict 和保存的文件里，不是参数",
+        "zh": "buffer（缓冲区）：在 state_dict 和保存的文件里，不是参数",
     },
     "subtotal": {"en": "Subtotal", "zh": "小计"},
     # The two "backbone" splits. One: the whole embedding layer (its tables, LayerNorm and any

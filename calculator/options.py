@@ -20,11 +20,13 @@ from dataclasses import dataclass
 
 from .i18n import L
 
-#: The groups, in the CLI's order: LoRA and freezing form the page's planner; the step and
+#: The groups, in the CLI's order: the Hub's model id; LoRA and freezing form the page's planner; the step and
 #: the card's size form its "Training cost" panel.
-GROUPS: tuple[str, ...] = ("lora", "freeze", "step", "card")
+GROUPS: tuple[str, ...] = ("hub", "lora", "freeze", "step", "card")
 PLANNER_GROUPS: tuple[str, ...] = ("lora", "freeze")
 PANEL_GROUPS: tuple[str, ...] = ("step", "card")
+#: The groups the page has fields for; the Hub's model id is the CLI's alone so far (the page's field: issue 33).
+PAGE_GROUPS: tuple[str, ...] = PLANNER_GROUPS + PANEL_GROUPS
 
 
 @dataclass(frozen=True)
@@ -72,6 +74,23 @@ class Option:
     codes: tuple[str, ...] = ()
 
 
+#: A model read from the Hugging Face Hub (issue 33; the CLI's, calculator/hub.py). Its errors name it:
+#: the repo's (bad id, not found, gated, no config, a bad header) by code; an endpoint that is not a URL by field.
+MODEL = Option(
+    "model", "hub", cli="--model", metavar="REPO[@REV]",
+    codes=("hub_bad_id", "hub_not_found", "hub_gated", "hub_no_config", "hub_bad_header"),
+    label=L("Model id on the Hugging Face Hub", "Hugging Face Hub 上的模型 id"),
+    help=L("a model on the Hugging Face Hub: REPO, REPO@REVISION or its address (reads config.json and the "
+           "safetensors headers; HF_TOKEN for gated or private repos)",
+           "Hugging Face Hub 上的模型：REPO、REPO@版本或其网址（读取 config.json 和 safetensors 文件头；"
+           "受限或私有仓库需设置 HF_TOKEN）"),
+)
+ENDPOINT = Option(
+    "endpoint", "hub", cli="--endpoint", metavar="URL",
+    label=L("The Hub's address", "Hub 的地址"),
+    help=L("the Hub's address for --model (default: HF_ENDPOINT, else https://huggingface.co)",
+           "--model 使用的 Hub 地址（默认取 HF_ENDPOINT，否则为 https://huggingface.co）"),
+)
 LORA_R = Option(
     "lora_r", "lora", cli="--lora-r", metavar="R", kind="int",
     label=L("LoRA rank r (empty: no LoRA)", "LoRA 的秩 r（留空则不加 LoRA）"),
@@ -122,19 +141,23 @@ FREEZE_LAYERS = Option(
 BATCH = Option(
     "batch", "step", cli="--batch", metavar="B", kind="int", default="32", cli_required=True,
     label=L("Batch size B", "批大小 B"),
-    help=L("batch size: adds the cost of one training step", "批大小：加上训练一步的开销"),
+    help=L("batch size; given with --seq-len, prints the cost of one training step",
+           "批大小；与 --seq-len 一起给出时，输出训练一步的开销"),
 )
 SEQ_LEN = Option(
     "seq_len", "step", cli="--seq-len", metavar="L", kind="int", default="128", cli_required=True,
     codes=("costs_seq_too_long",),
     label=L("Sequence length L (tokens)", "序列长度 L（token 数）"),
-    help=L("sequence length (tokens per sequence)", "序列长度（每条序列的 token 数）"),
+    help=L("sequence length (tokens per sequence); needs --batch too",
+           "序列长度（每条序列的 token 数）；需与 --batch 同时给出"),
 )
 DTYPE = Option(
     "dtype", "step", cli="--dtype", metavar="fp32|bf16", kind="choice", default="fp32", codes=("costs_dtype",),
-    label=L("dtype (the model cast, no autocast)", "dtype（整个模型转换，不用 autocast）"),
-    help=L("the model's dtype (model.to(dtype), no autocast); default fp32",
-           "模型的数据类型（model.to(dtype)，不用 autocast）；默认 fp32"),
+    label=L("dtype (the whole model cast, not Trainer(bf16=True)'s autocast)",
+            "数据类型（整个模型转换，不是 Trainer(bf16=True) 的 autocast）"),
+    help=L("the whole model cast (model.to(dtype)), not Trainer(bf16=True)'s autocast with fp32 master weights; "
+           "default fp32",
+           "整个模型转换为该数据类型（model.to(dtype)），不是 Trainer(bf16=True) 那种 autocast 加 fp32 主权重；默认 fp32"),
 )
 OPTIMIZER = Option(
     "optimizer", "step", cli="--optimizer", metavar="NAME", kind="choice", default="adamw", codes=("costs_optimizer",),
@@ -144,18 +167,19 @@ OPTIMIZER = Option(
 CKPT = Option(
     "ckpt", "step", cli="--grad-checkpointing", kind="flag", default="0", codes=("costs_no_checkpointing",),
     label=L("Gradient checkpointing", "梯度检查点"),
-    help=L("gradient checkpointing (use_reentrant=True)", "梯度检查点（use_reentrant=True）"),
+    help=L("turn on gradient checkpointing (use_reentrant=True)", "开启梯度检查点（use_reentrant=True）"),
 )
 #: The N of "fits in N GB?" (GiB: what a card sold as N GB holds); not a setting of the step itself.
 GPU_GB = Option(
     "gpu_gb", "card", cli="--gpu-gb", metavar="N", kind="int", default="24",
-    label=L("Fits in N GB? (N)", "N GB 显存放得下吗？（N）"),
-    help=L("the card's memory in GB (read as GiB): does one step fit?", "显卡显存（GB，按 GiB 计算）：一步训练放得下吗？"),
+    label=L("GPU memory N GB (N)", "显存 N GB（N）"),
+    help=L("the card's memory, N GB: adds the sum against it (read as N GiB)",
+           "显卡显存 N GB：加上合计与它的比较（按 N GiB 计算）"),
 )
 
 #: Every option, in the CLI's and the page's order.
 OPTIONS: tuple[Option, ...] = (
-    LORA_R, LORA_TARGETS, LORA_BIAS, PEFT_TASK_TYPE, MODULES_TO_SAVE, FREEZE, FREEZE_LAYERS,
+    MODEL, ENDPOINT, LORA_R, LORA_TARGETS, LORA_BIAS, PEFT_TASK_TYPE, MODULES_TO_SAVE, FREEZE, FREEZE_LAYERS,
     BATCH, SEQ_LEN, DTYPE, OPTIMIZER, CKPT, GPU_GB,
 )
 BY_KEY: dict[str, Option] = {o.key: o for o in OPTIONS}

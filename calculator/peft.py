@@ -61,11 +61,15 @@ TASK_HEADS: dict[str, tuple[str, ...]] = {
 SAVED_BEFORE_INJECTION: tuple[str, ...] = ("SEQ_CLS",)
 #: ``all-linear`` with ``SEQ_CLS`` leaves out the first of these top-level attributes (``SEQ_CLS_HEAD_NAMES``).
 SEQ_CLS_HEAD_NAMES: tuple[str, ...] = ("score", "classifier")
-#: peft's ``TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING``, for the model types this
-#: calculator knows: each family declares its entry (``Family.peft_targets``).
-DEFAULT_TARGETS: dict[str, tuple[str, ...]] = {
-    model_type: family.peft_targets for model_type, family in FAMILIES.items() if family.peft_targets
-}
+
+
+def default_targets(model_type: str) -> tuple[str, ...] | None:
+    """peft's ``TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING`` entry for ``model_type``, None if it has none:
+    each family declares its entry (``Family.peft_targets``; read when asked, so no family is imported for it)."""
+    family = FAMILIES.get(model_type)
+    return family.peft_targets if family is not None and family.peft_targets else None
+
+
 #: The PEFT model's ``state_dict`` names start here (``PeftModel.base_model`` → ``LoraModel.model``).
 PREFIX = "base_model.model."
 ADAPTER = "default"
@@ -439,7 +443,7 @@ def _lora_config(inv: Inventory, r: Any, bias: str, task_type: str | None,
         task_type = None
     elif task_type not in TASK_TYPES:
         raise CalcError("lora_task_type", fields=(options.PEFT_TASK_TYPE.key,), value=task_type)
-    explicit = tuple(modules_to_save or ())
+    explicit = tuple(distinct_names(options.MODULES_TO_SAVE.key, list(modules_to_save or ())))
     for m in explicit:
         if not isinstance(m, str) or not m:
             raise CalcError("modules_to_save_missing", fields=_SAVE, value=m, architecture=inv.architecture)
@@ -467,8 +471,8 @@ def _match_targets(cfg: _LoraConfig, targets: str | Sequence[str] | None) -> tup
     inv, keys = cfg.inv, cfg.keys
     missing = {"architecture": inv.architecture, "available": _short_list(cfg.adaptable)}
     if targets is None:
-        default = inv.family.peft_targets if inv.family is not None else ()
-        if not default:
+        default = default_targets(inv.model_type)
+        if default is None:
             raise CalcError("lora_targets_required", fields=_TARGETS, available=missing["available"])
         targets = list(default)
     if isinstance(targets, str):
@@ -486,7 +490,7 @@ def _match_targets(cfg: _LoraConfig, targets: str | Sequence[str] | None) -> tup
                 raise CalcError("lora_no_linear", fields=_TARGETS, architecture=inv.architecture)
             raise CalcError("lora_target_missing", fields=_TARGETS, value=targets, **missing)
         return {targets: matched}, targets
-    names = list(targets)
+    names = distinct_names(options.LORA_TARGETS.key, list(targets))
     if not names:
         raise CalcError("lora_targets_required", fields=_TARGETS, available=missing["available"])
     by_name: dict[str, list[str]] = {}
@@ -754,6 +758,29 @@ def freeze(inv: Inventory, embeddings: bool = False, layers: Any = 0, all_but_he
 
 
 # ------------------------------------------------------------------ text from users
+
+
+#: Most distinct module names a target or modules_to_save list may give. peft holds ``target_modules`` as a
+#: set; a model has a few dozen distinct module names at most (BERT's classes: 16), so 64 leaves room while
+#: bounding the matching work (names × modules) that a long link or ``--lora-targets`` would otherwise multiply.
+MAX_NAMES = 64
+
+
+def distinct_names(key: str, names: Sequence[Any]) -> list[Any]:
+    """``names`` without repeats, in first-seen order (peft makes a set of ``target_modules``: a repeat adds
+    nothing); more than :data:`MAX_NAMES` distinct ones is ``too_large``, beside the field ``key``.
+    Entries that are not strings are kept as they are (refused by the caller)."""
+    seen: set[str] = set()
+    out: list[Any] = []
+    for name in names:
+        if isinstance(name, str):
+            if name in seen:
+                continue
+            seen.add(name)
+        out.append(name)
+    if len(out) > MAX_NAMES:
+        raise CalcError("too_large", key=key, value=len(out), maximum=MAX_NAMES)
+    return out
 
 
 def split_names(text: str | None) -> list[str] | None:

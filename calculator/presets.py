@@ -9,13 +9,37 @@ The presets themselves live with their family (``calculator/families/``).
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Iterator, Mapping
 
 from .errors import CalcError
 from .families import FAMILIES
 from .families.base import Preset
 
-PRESETS: dict[str, Preset] = {p.name: p for family in FAMILIES.values() for p in family.presets}
+
+
+class _Presets(Mapping[str, Preset]):
+    """Preset name → :class:`Preset`, in menu order; a preset's family is imported when it is asked for."""
+
+    def __getitem__(self, name: str) -> Preset:
+        model_type = FAMILIES.preset_family(name)
+        if model_type is None:
+            raise KeyError(name)
+        for preset in FAMILIES[model_type].presets:
+            if preset.name == name:
+                return preset
+        raise KeyError(name)
+
+    def __contains__(self, name: object) -> bool:
+        return FAMILIES.preset_family(name) is not None
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(FAMILIES.preset_names())
+
+    def __len__(self) -> int:
+        return len(FAMILIES.preset_names())
+
+
+PRESETS: Mapping[str, Preset] = _Presets()
 
 DEFAULT_PRESET = "bert-base-uncased"
 

@@ -34,7 +34,9 @@ What it does
     by the same Pyodide (``sitegen/compile_pyc.mjs``), listed under ``bytecode``,
     which the worker unpacks next to the sources: Python uses one only if it was
     compiled from the exact bytes of the ``.py`` beside it, which saves the worker
-    ~40 ms of compiling before its first answer.
+    ~40 ms of compiling before its first answer. A family's module that the default
+    answer does not import has none (:func:`families_left_to_compile`): families are
+    imported when asked for, and compiled then.
     Then ``assets/pyodide-stdlib/python_stdlib.zip``: only the standard library
     modules Pyodide's start and the calculator import, as sourceless ``.pyc`` files
     of npm's sources (``sitegen/compile_stdlib.mjs``, which derives the list from
@@ -92,7 +94,10 @@ WORKER = "assets/js/worker.js"
 #: ``calculator.api``; tests/properties/test_layering.py holds that nothing else
 #: imports them), so they are not shipped, and neither are the standard library
 #: modules only they import (argparse and gettext: 38 KB of the stdlib zip).
-CLI_ONLY = ("calculator/__main__.py", "calculator/cli.py")
+CLI_ONLY = ("calculator/__main__.py", "calculator/cli.py", "calculator/hub_fetch.py")
+#: Reading a model id from the Hub (issue 33): not part of the page's download, so a shared link's answer
+#: costs the same bytes; the CLI's --model uses them, the page does not yet.
+NOT_SHIPPED = ("calculator/hub.py", "calculator/views/hub.py")
 
 MOUNT = re.compile(r'<div class="calculator-mount" data-lang="(en|zh)"></div>')
 _MARK = "calculator_page"
@@ -167,7 +172,7 @@ def package_sources() -> list[str]:
         dirs[:] = sorted(d for d in dirs if not d.startswith((".", "__pycache__")))
         for name in sorted(names):
             rel = os.path.relpath(os.path.join(folder, name), ROOT).replace(os.sep, "/")
-            if name.endswith(".py") and rel not in CLI_ONLY:
+            if name.endswith(".py") and rel not in CLI_ONLY and rel not in NOT_SHIPPED:
                 found.append(rel)
     return found
 
@@ -229,7 +234,8 @@ def copy_sources(site_dir: str, pages: dict[str, list[str]] | None = None, worke
     for script in ("compile_pyc.mjs", "compile_stdlib.mjs"):
         with open(os.path.join(ROOT, "sitegen", script), "rb") as fh:
             scripts.append(_sha256(fh.read()))
-    key = _sha256(json.dumps([pyodide_version, scripts, [(e["path"], e["sha256"]) for e in entries]]).encode())
+    key = _sha256(json.dumps([pyodide_version, scripts, [(e["path"], e["sha256"]) for e in entries],
+                              BYTECODE_RULE]).encode())
     bytecode = compile_bytecode(dest, key)
     old_stdlib = _read_manifest(dest).get("stdlib") or {}
     stdlib = compile_stdlib(site_dir, dest, key, old_stdlib)
@@ -308,6 +314,31 @@ def page_files(site_dir: str, page_url: str) -> list[str]:
 BYTECODE_ARCHIVE = "bytecode.zip"
 
 
+#: Which modules' bytecode is shipped (part of the bytecode's key: a change of rule compiles again).
+BYTECODE_RULE = "every module but the family files the default answer does not import"
+
+
+def families_left_to_compile() -> set[str]:
+    """Family files (``calculator/families/<name>.py``) whose bytecode is not shipped: those a fresh
+    interpreter does not import to answer the page's default request.
+
+    Families are imported when asked for (``calculator/families/__init__.py``), so another
+    family's module is compiled by the worker the first time a reader asks for it (a few
+    milliseconds, once), while every reader would download its bytecode: ~170 KB for the 27
+    other families, 3 % of what a shared link costs on the wire. Derived by running the
+    answer, not listed: a family the default answer starts to import gets its bytecode back.
+    """
+    from calculator.families._index import INDEX
+
+    code = ("import json, sys\nfrom calculator import api\n"
+            "api.compute_json(json.dumps({'params': api.DEFAULT_PARAMS}))\n"
+            "print(json.dumps(sorted(sys.modules)))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    imported = set(json.loads(out.stdout.strip().splitlines()[-1]))
+    return {f"calculator/families/{module}.py" for module, *_ in INDEX
+            if f"calculator.families.{module}" not in imported}
+
+
 def compile_bytecode(dest: str, key: str) -> dict:
     """Checked-hash ``.pyc`` files for the served sources, compiled by the site's Pyodide.
 
@@ -331,6 +362,7 @@ def compile_bytecode(dest: str, key: str) -> dict:
             if name.endswith(".pyc"):
                 os.remove(os.path.join(folder, name))
     written = _node("compile_pyc.mjs", "the calculator's bytecode", dest)
+    later = families_left_to_compile()
     files = []
     archive = os.path.join(dest, BYTECODE_ARCHIVE)
     with zipfile.ZipFile(archive + ".tmp", "w") as zout:
@@ -339,6 +371,8 @@ def compile_bytecode(dest: str, key: str) -> dict:
             with open(path, "rb") as fh:
                 data = fh.read()
             os.remove(path)  # served in the archive only
+            if rel.replace("__pycache__/", "").rsplit(".cpython-", 1)[0] + ".py" in later:
+                continue  # compiled by the worker if a reader asks for that family
             info = zipfile.ZipInfo(rel, (1980, 1, 1, 0, 0, 0))
             info.compress_type = zipfile.ZIP_DEFLATED
             zout.writestr(info, data, compresslevel=9)

@@ -12,7 +12,8 @@ import json
 from pathlib import Path
 from typing import Any, Iterable
 
-from calculator import charts, counts, peft, views
+from calculator import charts, counts, hub, peft, views
+from calculator.views import hub as hub_views
 from calculator.build import build
 from calculator.families import keras_bert, transformer2018
 from calculator.i18n import label as _label
@@ -180,6 +181,26 @@ def total_of(tensors: Iterable[Tensor]) -> int:
     return sum(t.count for t in tensors if t.tied_to is None)
 
 
+def saved_file(inv: Inventory, position_ids: bool = False) -> hub.Checkpoint:
+    """The safetensors file ``save_pretrained`` writes for ``inv``, as the Hub reads it from the header: the
+    names :func:`calculator.counts.saved_names` keeps (a tied weight once, under the embedding's name), each
+    float32; ``position_ids``: plus the int64 ``[1, max_position_embeddings]`` buffer transformers saved
+    before it registered it with ``persistent=False``."""
+    kept = set(counts.saved_names(inv))
+    stored = [hub.StoredTensor(t.name, "F32", tuple(t.shape), hub.SINGLE_FILE) for t in inv.tensors if t.name in kept]
+    if position_ids:
+        prefix = inv.arch.prefix if inv.arch is not None else ""
+        stored.append(hub.StoredTensor(prefix + "embeddings.position_ids", "I64",
+                                       (1, inv.config["max_position_embeddings"]), hub.SINGLE_FILE))
+    return hub.Checkpoint(hub.ModelRef(inv.architecture), hub.DEFAULT_ENDPOINT, "0" * 40, dict(inv.config),
+                          (hub.SINGLE_FILE,), tuple(stored), None, {}, False)
+
+
+def file_vs_model(checkpoint: hub.Checkpoint, inv: Inventory, saved_from: Inventory | None = None) -> hub.Comparison:
+    """:func:`calculator.hub.compare`: the file's names matched as ``from_pretrained`` loads them into ``inv``."""
+    return hub.compare(inv, checkpoint, saved_from)
+
+
 class Lang:
     """The helpers bound to one language."""
 
@@ -236,6 +257,10 @@ class Lang:
     def table(self, inv: Inventory, compact: bool = True) -> str:
         """The per-tensor Markdown table of the views (layer 0 once and × L when ``compact``)."""
         return views.markdown_table(inv, self.lang, compact=compact)
+
+    def differences_table(self, differences: Any, inv: Inventory) -> str:
+        """Tensor | elements | why, for names in the file only or in the model only (``file_vs_model``)."""
+        return hub_views.differences_table(differences, inv.architecture, self.lang)
 
     def breakdown_table(self, inv: Inventory) -> str:
         """Component | parameters | share, one row per group, and the total."""
@@ -312,12 +337,16 @@ def page_context(lang: str) -> dict[str, Any]:
         "ultrafastbert": ULTRAFASTBERT,
         "mistake": mistake,
         "all_mistakes": all_mistakes,
+        # a checkpoint file as the Hub counts it, against the model from_pretrained builds (calculator/hub.py)
+        "saved_file": saved_file,
+        "file_vs_model": file_vs_model,
+        "hub_max_header": hub.MAX_HEADER,
     }
     # one training step's FLOPs and memory, and what other tools print for it
     ctx.update(costs_pages.context())
     for name in (
         "n", "signed", "short", "short_m", "pct", "bytes", "paper", "paper_short", "label", "table", "breakdown_table",
-        "tensor_table", "formula_table", "share_chart", "layer_diagram", "text_report", "text_summary",
+        "tensor_table", "formula_table", "differences_table", "share_chart", "layer_diagram", "text_report", "text_summary",
     ):
         ctx[name] = getattr(helpers, name)
     base_cfg = ctx["base"].config

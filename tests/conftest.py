@@ -42,7 +42,7 @@ SITE_URL = f"https://example.github.io/{SUBPATH}/"
 #: The order the suites run in: those that need no site build first, so that on
 #: several workers (``make test``: pytest-xdist) there is work while the site is
 #: built (in the background, by the controller: ``pytest_sessionstart``).
-ORDER = ("unit", "properties", "goldens", "crosscheck", "packaging", "pyodide", "docs", "browser", "quality")
+ORDER = ("unit", "properties", "goldens", "crosscheck", "hub", "packaging", "pyodide", "docs", "browser", "quality")
 
 
 def _suite(item) -> int:

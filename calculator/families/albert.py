@@ -19,6 +19,7 @@ from ..model import Inventory, TensorList
 from . import bert
 from .base import Architecture, Family, Preset, with_defaults
 from .common import EMBEDDING, HEADS, HIDDEN, INTERMEDIATE, LABELS, LAYERS, POSITIONS, TIE, TOKEN_TYPES, VOCAB, L, heads_divide
+from .common import POSITION_TYPE
 
 FIELDS = with_defaults((
     VOCAB,
@@ -212,5 +213,7 @@ FAMILY = Family(
     per_layer_title="per_group_title",
     sample=sample,
     rank=40,
+    default_attention="sdpa",
+    ignored_keys=(POSITION_TYPE,),
     costs=COSTS,
 )

@@ -15,7 +15,9 @@ way transformers' modular files declare ``XLMRobertaModel(RobertaModel)``.
 """
 from __future__ import annotations
 
+import json
 import random
+import re
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
@@ -89,6 +91,65 @@ class Extra:
 
 
 @dataclass(frozen=True)
+class IgnoredKey:
+    """A config.json key that some model code reads to build other tensors, and this family's declaration does not.
+
+    The counts are those of transformers 5.23's class for the config without it; a config that sets it to
+    anything but ``counted`` gets a note saying so beside the total and in every copy
+    (:func:`calculator.views.config_notes`). ``why`` says, in both languages, what that code does with it
+    (``{value}``: the config's value, ``{architecture}``: the class counted).
+    """
+
+    key: str
+    counted: tuple[Any, ...]
+    why: Label
+
+
+#: What a note's value may be in a link: a word (``rotary``, ``true``, ``3``) or a class path
+#: (``org/repo--module.Class``). Anything else is not carried: a link holds no text of a stranger's.
+_NOTE_TOKEN = re.compile(r"[A-Za-z0-9_.-]{1,40}")
+_CLASS_PATH = re.compile(r"[A-Za-z0-9_./-]{1,200}")
+
+
+def _note_parse(text: str) -> Any:
+    """A link's value of an ignored key, as config.json holds it (true, 3, "rotary"); None for anything else."""
+    if not _NOTE_TOKEN.fullmatch(text):
+        return None
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
+def _ignored_query(item: IgnoredKey) -> Callable[[Mapping[str, Any], Mapping[str, Any]], str | None]:
+    """The link's text for ``item`` when the config sets it to a value the counts do not hold for, else None."""
+    def to_query(raw: Mapping[str, Any], config: Mapping[str, Any]) -> str | None:
+        value = raw.get(item.key)
+        if value is None or value in item.counted:
+            return None
+        text = value if isinstance(value, str) else json.dumps(value)
+        return text if _NOTE_TOKEN.fullmatch(text) else None
+
+    return to_query
+
+
+def _auto_map_query(raw: Mapping[str, Any], config: Mapping[str, Any]) -> str | None:
+    """The class an ``auto_map`` names for AutoModel (else its first), for the link: the note's one fact."""
+    value = raw.get("auto_map")
+    if isinstance(value, Mapping):
+        named = value.get("AutoModel")
+        value = named if isinstance(named, str) else next((v for v in value.values() if isinstance(v, str)), "")
+    if not isinstance(value, str):
+        return None
+    return value.strip() if _CLASS_PATH.fullmatch(value.strip()) else None
+
+
+#: A config's ``auto_map`` in a link: only the class it names, which is all the note quotes.
+AUTO_MAP = Extra("auto_map", lambda text: {"AutoModel": text} if _CLASS_PATH.fullmatch(text) else None,
+                 _auto_map_query)
+
+
+@dataclass(frozen=True)
 class Family:
     model_type: str
     base: str
@@ -156,6 +217,14 @@ class Family:
     #: from random weights when loaded (DeBERTa's ContextPooler ``pooler``: its checkpoints
     #: were pre-trained without one). The planner warns when such a module stays frozen.
     untrained_modules: tuple[str, ...] = ()
+    #: The attention transformers 5.23 builds this family's classes with when nothing is asked for: "sdpa"
+    #: where the class supports it (``_supports_sdpa``), else "eager". The training step here is eager
+    #: attention whatever this says; where it says "sdpa", the panel says so beside its figures (issue 35,
+    #: reader H1). Checked against transformers in ``tests/crosscheck/test_config_notes_reference.py``.
+    default_attention: str = "eager"
+    #: Keys some model code reads to build other tensors, which this declaration does not read (issue 35,
+    #: reader H5): counted as the stock class, with a note when a config sets one.
+    ignored_keys: tuple[IgnoredKey, ...] = ()
 
     def __post_init__(self) -> None:
         declare_family_words(self.labels)
@@ -168,7 +237,11 @@ class Family:
 
         keys = self.costs.keys if self.costs is not None else ()
         mine = {e.key for e in self.extras}
-        return self.extras + tuple(Extra(k.key, step_parse, step_query(k)) for k in keys if k.key not in mine)
+        out = self.extras + tuple(Extra(k.key, step_parse, step_query(k)) for k in keys if k.key not in mine)
+        # Issue 35 (H5): what the notes say travels in the link too (a key the declaration ignores, set otherwise;
+        # the config's auto_map), so a link reopened says again which class its counts are for.
+        out += tuple(Extra(i.key, _note_parse, _ignored_query(i)) for i in self.ignored_keys if i.key not in mine)
+        return out + ((AUTO_MAP,) if self.config_json and "auto_map" not in mine else ())
 
     def missing_words(self, keys: Any) -> list[str]:
         """The keys among ``keys`` that have no words for this family (its own, or the shared ones)."""

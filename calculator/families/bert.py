@@ -13,6 +13,7 @@ from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
 from .base import Architecture, Family, Preset
 from .common import BERT_FIELDS, heads_divide
+from .common import POSITION_TYPE, CROSS_ATTENTION
 
 
 def encoder_layer(t: TensorList, prefix: str, i: int, hidden: int, intermediate: int) -> None:
@@ -375,5 +376,7 @@ FAMILY = Family(
     presets=PRESETS,
     sample=heads_divide(),
     rank=10,
+    default_attention="sdpa",
+    ignored_keys=(POSITION_TYPE, CROSS_ATTENTION),
     costs=COSTS,
 )

@@ -34,7 +34,7 @@ from ..model import Inventory, TensorList
 from . import bert, roberta
 from .base import Architecture, Family, Preset, with_defaults
 from .common import (
-    HEADS, HIDDEN, INTERMEDIATE, LABELS, LAYERS, POSITIONS, TIE, TOKEN_TYPES, VOCAB, L, heads_divide,
+    HEADS, HIDDEN, INTERMEDIATE, LABELS, LAYERS, POSITIONS, TIE, TOKEN_TYPES, VOCAB, L, heads_divide, value_extra,
 )
 
 
@@ -411,6 +411,10 @@ def step_check(inv: Inventory) -> None:
 KEYS = (activation_key("gelu_new"), *dropouts("hidden_dropout_prob", "attention_probs_dropout_prob"),
         classifier_dropout())
 COSTS = CostModel(step_program, bert.absolute_positions(), check=step_check, keys=KEYS)
+#: The keys that shape no tensor but decide the attention a step runs: in the share link, so the panel costs
+#: the config the count read (a pasted ``original_full`` or ``block_size: 32`` is not lost on the way).
+EXTRAS = (value_extra("attention_type", "block_sparse"),
+          *(value_extra(key, default) for key, default in SPARSE_DEFAULTS.items()))
 
 
 def big_bird_config(hidden: int, layers: int, heads: int) -> dict[str, Any]:
@@ -437,6 +441,7 @@ FAMILY = Family(
     backbone=backbone,
     heads_check=("hidden_size", "num_attention_heads"),
     read=read,
+    extras=EXTRAS,
     architectures=(
         Architecture(name="BigBirdModel", prefix="", pooler=None),
         Architecture(

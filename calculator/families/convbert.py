@@ -33,6 +33,7 @@ from ..model import Inventory, TensorList
 from . import bert
 from .base import Architecture, Extra, Family, Preset
 from .common import EMBEDDING, HEADS, HIDDEN, INTERMEDIATE, LABELS, LAYERS, POSITIONS, TIE, TOKEN_TYPES, VOCAB, L
+from .common import CROSS_ATTENTION
 
 FIELDS = (
     VOCAB,
@@ -389,5 +390,6 @@ FAMILY = Family(
     ),
     sample=sample,
     rank=66,
+    ignored_keys=(CROSS_ATTENTION,),
     costs=COSTS,
 )

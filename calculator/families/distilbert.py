@@ -177,5 +177,6 @@ FAMILY = Family(
     ),
     sample=heads_divide("dim", "n_heads"),
     rank=30,
+    default_attention="sdpa",
     costs=COSTS,
 )

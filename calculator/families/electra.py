@@ -15,6 +15,7 @@ from ..model import Inventory, TensorList
 from . import bert
 from .base import Architecture, Family, Preset
 from .common import EMBEDDING, HEADS, HIDDEN, INTERMEDIATE, LABELS, LAYERS, POSITIONS, TIE, TOKEN_TYPES, VOCAB, heads_divide
+from .common import POSITION_TYPE, CROSS_ATTENTION
 from dataclasses import replace
 
 FIELDS = (
@@ -153,5 +154,7 @@ FAMILY = Family(
     ),
     sample=sample,
     rank=50,
+    default_attention="sdpa",
+    ignored_keys=(POSITION_TYPE, CROSS_ATTENTION),
     costs=COSTS,
 )

@@ -18,6 +18,7 @@ from ..model import Inventory, TensorList
 from . import bert
 from .base import Architecture, Family, Preset
 from .common import BERT_FIELDS, L, heads_divide
+from .common import POSITION_TYPE, CROSS_ATTENTION
 
 FIELDS = (
     *BERT_FIELDS[:7],
@@ -110,6 +111,8 @@ FAMILY = Family(
     ),
     sample=heads_divide(),
     rank=60,
+    default_attention="sdpa",
+    ignored_keys=(POSITION_TYPE, CROSS_ATTENTION),
     costs=bert.COSTS,
     labels={"task_type": L("Task-type embeddings", "任务类型嵌入")},
 )

@@ -33,15 +33,15 @@ import random
 from dataclasses import replace
 from typing import Any, Callable, Mapping
 
-from ..config import Field, coerce_bool, coerce_int, read_fields
+from ..config import Field, coerce_bool, coerce_fraction, coerce_int, read_fields
 from ..costs import CostModel, Sim, T
 from ..errors import CalcError
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
 from . import bert
 from .base import Architecture, Extra, Family, Preset, with_defaults
-from .keras_bert import coerce_fraction
 from .common import HEADS, HIDDEN, INTERMEDIATE, LABELS, LAYERS, POSITIONS, TIE, VOCAB, L, heads_divide
+from .common import CROSS_ATTENTION
 
 FIELDS = with_defaults((
     replace(
@@ -175,7 +175,7 @@ def formula(inv: Inventory) -> Formula:
 LABELS_ = {
     "rotary_no_table": L(
         "Rotary positions: no table (rotary_embeddings.inv_freq is a buffer, in state_dict only)",
-        "旋转位置编码：没有位置表（rotary_embeddings.inv_freq 是缓冲区，只出现在 state_dict 中）",
+        "旋转位置编码：没有位置表（rotary_embeddings.inv_freq 是 buffer，只出现在 state_dict 中）",
     ),
     "final_layer_norm": L(
         "Final LayerNorm (encoder.emb_layer_norm_after)", "编码器末尾的层归一化（encoder.emb_layer_norm_after）",
@@ -408,6 +408,8 @@ FAMILY = Family(
     ),
     sample=sample,
     rank=80,
+    default_attention="sdpa",
+    ignored_keys=(CROSS_ATTENTION,),
     labels=LABELS_,
     read=read,
     extras=EXTRAS,

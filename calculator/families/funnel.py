@@ -89,7 +89,17 @@ def read(raw: Mapping[str, Any]) -> dict[str, Any]:
         raise CalcError("bad_value", key="block_repeats", value=list(c["block_repeats"]))
     if sum(c["block_sizes"]) > MAX_LAYERS:
         raise CalcError("too_large", key="sum(block_sizes)", value=sum(c["block_sizes"]), maximum=MAX_LAYERS)
+    runs = sum(layer_runs(c))
+    if runs > MAX_LAYERS:
+        # The encoder runs each layer block_repeats times: a layer count for the step, bounded as one.
+        raise CalcError("too_large", key="sum(block_sizes × block_repeats)", value=runs, maximum=MAX_LAYERS)
     return c
+
+
+def layer_runs(c: Mapping[str, Any]) -> list[int]:
+    """Per block, how many layers the encoder runs: its size times its repeats (``FunnelEncoder``'s two loops)."""
+    repeats = c["block_repeats"] or [1] * len(c["block_sizes"])
+    return [size * times for size, times in zip(c["block_sizes"], repeats)]
 
 
 def funnel_layer(t: TensorList, c: dict[str, Any], p: str, index: int, stack: str) -> None:
@@ -438,11 +448,18 @@ def step_check(inv: Inventory) -> None:
     c = inv.config
     if c["d_model"] % 2:  # the sinusoids are 2·⌊D/2⌋ wide: gathering D columns of them fails
         raise CalcError("costs_widths", module="attention.r_kernel", expected=c["d_model"], got=c["d_model"] - 1)
-    sizes = list(c["block_sizes"])
+    sizes = layer_runs(c)  # a block repeated 0 times runs no layer: as empty as a block of none
     for b in range(1, len(sizes)):
         if sizes[b] == 0 and any(sizes[b + 1:]):
             # The masks are pooled for the empty block, the hidden states are not: a later block fails.
             raise CalcError("costs_funnel_empty_block", block=b)
+    if inv.architecture in FULL:
+        # FunnelModel's decoder adds hidden_states[block_sizes[0]], the first block's last output at full length.
+        if not c["block_sizes"]:  # block_sizes[0]: IndexError
+            raise CalcError("costs_funnel_decoder_input", value="[]")
+        if c["block_sizes"][0] > 0 and sizes[0] == 0:
+            # Block 0 runs no layer: that index is missing (IndexError) or a pooled, shorter state (a size mismatch).
+            raise CalcError("costs_funnel_decoder_input", value="block_repeats[0] = 0")
 
 
 #: FunnelPreTrainedModel does not declare gradient checkpointing; there is no position table.

@@ -57,7 +57,7 @@ from typing import Any, Mapping
 
 import json
 
-from ..config import MAX_LAYERS, Field, check_heads, coerce_bool, loads_bounded, read_fields
+from ..config import MAX_LAYERS, Field, check_heads, coerce_bool, coerce_fraction, loads_bounded, read_fields
 from ..errors import CalcError
 from ..model import KerasLayer, Tensor, section_for
 from .base import Architecture, Extra, Family
@@ -85,24 +85,6 @@ _Row = tuple  # (layer name, class name, list of _Weight)
 
 
 # ------------------------------------------------------------------ reading
-
-
-def coerce_fraction(key: str, value: Any) -> float:
-    """A rate in [0, 1]: JSON numbers or decimal strings; anything else is ``bad_fraction``."""
-    if isinstance(value, bool):
-        raise CalcError("bad_fraction", key=key, value=value)
-    if isinstance(value, str):
-        try:
-            number = float(value.strip())
-        except ValueError:
-            raise CalcError("bad_fraction", key=key, value=value) from None
-    elif isinstance(value, (int, float)):
-        number = float(value)
-    else:
-        raise CalcError("bad_fraction", key=key, value=value)
-    if math.isnan(number) or not 0.0 <= number <= 1.0:
-        raise CalcError("bad_fraction", key=key, value=value)
-    return number
 
 
 def coerce_trainable(value: Any) -> bool | tuple[str, ...] | None:

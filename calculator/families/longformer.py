@@ -24,13 +24,13 @@ from __future__ import annotations
 import random
 from typing import Any, Mapping
 
-from ..config import read_fields
+from ..config import MAX_SIZE, read_fields
 from ..costs import CostModel, Sim, T, activation_key, dropouts
 from ..errors import CalcError
 from ..formula import Formula, head_line, layers_lines
 from ..model import Inventory, TensorList
 from . import bert, roberta
-from .base import Architecture, Family, Preset
+from .base import Architecture, Extra, Family, Preset
 from .common import BERT_FIELDS, heads_divide
 
 FIELDS = BERT_FIELDS
@@ -59,6 +59,10 @@ def read(raw: Mapping[str, Any]) -> dict[str, Any]:
         good = _window_ok(window)
     if not good:
         raise CalcError("bad_value", key="attention_window", value=window)
+    widest = max(window) if isinstance(window, list) and window else window
+    if isinstance(widest, int) and widest > MAX_SIZE:
+        # A window pads every input up to a multiple of itself: bounded as any other size.
+        raise CalcError("too_large", key="attention_window", value=widest, maximum=MAX_SIZE)
     values["attention_window"] = window  # shapes no tensor; the training step's attention depends on it
     return values
 
@@ -352,6 +356,29 @@ KEYS = (activation_key("gelu"), *dropouts("hidden_dropout_prob", "attention_prob
 COSTS = CostModel(step_program, bert.absolute_positions(offset=2), check=step_check, keys=KEYS)
 
 
+def _window_query(raw: Mapping[str, Any], config: Mapping[str, Any]) -> str | None:
+    """The share link's ``attention_window``: left out at 512, one number when every layer has the same
+    (what ``LongformerModel`` makes of an int), else the per-layer list as ``a|b|…``."""
+    window = config["attention_window"]
+    if isinstance(window, list) and not window:
+        return "[]"  # no layers, and the config's empty list
+    ws = set(window) if isinstance(window, list) else {window}
+    if len(ws) == 1:
+        value = next(iter(ws))
+        return None if value == ATTENTION_WINDOW else str(value)
+    return "|".join(str(w) for w in window)
+
+
+def _window_from_query(text: str) -> Any:
+    """``64`` or ``64|128|…`` (one per layer) from a link; anything else is kept for :func:`read` to refuse."""
+    if text.strip() == "[]":
+        return []
+    parts = [p.strip() for p in text.strip().split("|")]
+    if all(p.isdigit() for p in parts):
+        return int(parts[0]) if len(parts) == 1 else [int(p) for p in parts]
+    return text.strip()
+
+
 def longformer_config(hidden: int, layers: int, heads: int) -> dict[str, Any]:
     """A published Longformer config.json's size-relevant keys (RoBERTa's vocabulary, 4096 + 2 positions)."""
     return {
@@ -378,6 +405,8 @@ FAMILY = Family(
     pad_token_id=1,
     positions_padded=True,
     read=read,
+    # The window shapes no tensor but the step's attention: in the link, so the panel costs the pasted one.
+    extras=(Extra("attention_window", _window_from_query, _window_query),),
     architectures=(
         Architecture(name="LongformerModel", prefix="", pooler=None),
         Architecture(

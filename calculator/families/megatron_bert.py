@@ -21,6 +21,7 @@ from ..model import Inventory, TensorList
 from . import bert
 from .base import Architecture, Family, Preset, with_defaults
 from .common import BERT_FIELDS, L, heads_divide
+from .common import POSITION_TYPE, CROSS_ATTENTION
 
 FIELDS = with_defaults(
     BERT_FIELDS, vocab_size=29056, hidden_size=1024, num_hidden_layers=24, num_attention_heads=16,
@@ -195,6 +196,7 @@ FAMILY = Family(
     presets=PRESETS,
     sample=heads_divide(),
     rank=60,
+    ignored_keys=(POSITION_TYPE, CROSS_ATTENTION),
     costs=COSTS,
     labels={
         "final_layer_norm": L(

@@ -26,7 +26,7 @@ import random
 from dataclasses import replace
 from typing import Any, Mapping
 
-from ..config import Field, read_fields
+from ..config import MAX_LAYERS, Field, read_fields
 from ..costs import CostModel, Sim, T, activation_key, classifier_dropout, dropouts, unread
 from ..errors import CalcError
 from ..formula import Formula, FormulaLine, head_line, layers_lines
@@ -69,7 +69,7 @@ FIELDS = (
         "Q、K 共用的瓶颈投影（key_query_shared_bottleneck）",
     ),
     Field(
-        "num_feedforward_networks", 4, minimum=0, label=L("Feed-forward networks per layer (F)", "每层的前馈网络个数（F）"),
+        "num_feedforward_networks", 4, minimum=0, maximum=MAX_LAYERS, label=L("Feed-forward networks per layer (F)", "每层的前馈网络个数（F）"),
         sample=(0, 4),
     ),
     Field(
@@ -106,9 +106,24 @@ def attention_width(c: Mapping[str, Any]) -> int:
     return c["num_attention_heads"] * (width(c) // c["num_attention_heads"])
 
 
+#: Most feed-forward blocks a model may stack in all (layers × F), checked before any tensor is built: each
+#: block is 6 tensors (rows of the per-tensor table, steps of the training-step program). The published
+#: models have 24 × 4 = 96; 4 per layer at the most layers (512) keeps the table near BERT's largest.
+MAX_FFN_BLOCKS = 4 * MAX_LAYERS
+
+
 def read(raw: Mapping[str, Any]) -> dict[str, Any]:
-    """The fields, and the head size every attention layer takes ``** -0.5`` of (0 fails)."""
+    """The fields, and the head size every attention layer takes ``** -0.5`` of (0 fails).
+
+    F is a per-layer count of blocks, bounded like a layer count, and layers × F by
+    :data:`MAX_FFN_BLOCKS` (``too_large`` in milliseconds, before the tensors are listed).
+    """
     values = read_fields(FIELDS, raw, {})
+    blocks = values["num_hidden_layers"] * max(values["num_feedforward_networks"], 1)
+    if blocks > MAX_FFN_BLOCKS:
+        raise CalcError("too_large", fields=("num_hidden_layers", "num_feedforward_networks"),
+                        key="num_hidden_layers × num_feedforward_networks", value=blocks,
+                        maximum=MAX_FFN_BLOCKS)
     if values["num_hidden_layers"] > 0 and width(values) // values["num_attention_heads"] == 0:
         raise CalcError(
             "bad_value", key="true_hidden_size // num_attention_heads", value=0,
@@ -465,5 +480,6 @@ FAMILY = Family(
     presets=(Preset("google/mobilebert-uncased", mobilebert_config(), "MobileBertModel"),),
     sample=sample,
     rank=45,
+    default_attention="sdpa",
     costs=COSTS,
 )

@@ -365,6 +365,7 @@ FAMILY = Family(
     ),
     sample=sample,
     rank=56,
+    default_attention="sdpa",
     labels=LABELS_,
     costs=COSTS,
 )

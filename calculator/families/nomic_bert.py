@@ -263,5 +263,6 @@ FAMILY = Family(
     ),
     sample=sample,
     rank=57,
+    default_attention="sdpa",
     costs=COSTS,
 )

@@ -25,6 +25,7 @@ from ..model import Inventory, TensorList
 from . import bert
 from .base import Architecture, Family, Preset
 from .common import HEADS, HIDDEN, INTERMEDIATE, LABELS, LAYERS, POSITIONS, TOKEN_TYPES, VOCAB, L, heads_divide
+from .common import CROSS_ATTENTION
 
 FIELDS = (
     replace(VOCAB, default=250300),
@@ -183,5 +184,6 @@ FAMILY = Family(
     ),
     sample=sample,
     rank=62,
+    ignored_keys=(CROSS_ATTENTION,),
     costs=COSTS,
 )

@@ -12,6 +12,7 @@ from ..model import Inventory, TensorList
 from . import bert
 from .base import Architecture, Family, Preset, with_defaults
 from .common import BERT_FIELDS, heads_divide
+from .common import POSITION_TYPE, CROSS_ATTENTION
 
 FIELDS = with_defaults(BERT_FIELDS, vocab_size=50265)
 
@@ -115,5 +116,7 @@ FAMILY = Family(
     ),
     sample=heads_divide(),
     rank=20,
+    default_attention="sdpa",
+    ignored_keys=(POSITION_TYPE, CROSS_ATTENTION),
     costs=COSTS,
 )

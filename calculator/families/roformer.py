@@ -36,6 +36,7 @@ from ..model import Inventory, TensorList
 from . import bert
 from .base import Architecture, Extra, Family, Preset
 from .common import HEADS, HIDDEN, INTERMEDIATE, LABELS, LAYERS, POSITIONS, TIE, TOKEN_TYPES, VOCAB, L, heads_divide
+from .common import CROSS_ATTENTION, value_extra
 
 FIELDS = (
     replace(VOCAB, default=50000),
@@ -87,6 +88,8 @@ EXTRAS = (
         _flag_query("summary_proj_to_labels"),
     ),
     Extra("rotary_value", lambda text: coerce_bool("rotary_value", text), _flag_query("rotary_value")),
+    # "attn" makes the multiple-choice class refuse to build: in the link, so the page refuses it too.
+    value_extra("summary_type", "last"),
 )
 
 
@@ -344,6 +347,7 @@ FAMILY = Family(
     extras=EXTRAS,
     sample=sample,
     rank=58,
+    ignored_keys=(CROSS_ATTENTION,),
     labels=LABELS_,
     costs=COSTS,
 )

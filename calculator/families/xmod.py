@@ -26,7 +26,7 @@ import json
 import random
 from typing import Any, Callable, Mapping
 
-from ..config import Field, coerce_bool, read_fields
+from ..config import MAX_LAYERS, Field, coerce_bool, read_fields
 from ..costs import BERT_KEYS, CostModel, Sim, T, unread
 from ..errors import CalcError
 from ..formula import Formula, FormulaLine, head_line, layers_lines
@@ -62,22 +62,44 @@ FIELDS = (
 DEFAULT_LANGUAGES: tuple[str, ...] = ("en_XX",)
 
 
+#: Most languages a config may list. facebook/xmod-base and xmod-large-prenorm have 81 (the paper's
+#: 81 pre-training languages); 128 leaves room for a few more without letting a list grow the page's
+#: table, copies and link without bound.
+MAX_LANGUAGES = 128
+#: Longest language name, in characters. The adapters are named by codes such as ``en_XX`` or ``zh_TW``
+#: (5 characters; a BCP 47 tag such as ``zh-Hant-TW`` has 10); each name is copied into 4 tensor names
+#: per layer, the table and the share link, so 16 keeps a list of 128 within a short link.
+MAX_LANGUAGE_NAME = 16
+#: Most adapters in all (languages × layers): 81 × 24 = 1,944 for xmod-large-prenorm; each adapter is
+#: 4 tensors, so this keeps the table near BERT's largest (checked before any tensor is listed).
+MAX_ADAPTERS = 4 * MAX_LAYERS
+
+
 def read_languages(value: Any, layers: int) -> tuple[str, ...]:
     """The adapters ``nn.ModuleDict`` builds from ``languages``: distinct names, in first-seen order.
 
     ``XmodConfig`` accepts only a list (or tuple) of strings; each layer's
     ``nn.ModuleDict`` refuses an empty name or one with a dot (so without layers
     nothing refuses it), and a repeated name replaces the earlier adapter rather
-    than adding one.
+    than adding one. The calculator's own bounds (:data:`MAX_LANGUAGES`,
+    :data:`MAX_LANGUAGE_NAME`, :data:`MAX_ADAPTERS`) are checked first, on the list as
+    given, so a pasted megabyte is refused (``too_large``) before any work on it.
     """
     if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
         raise CalcError("bad_value", key="languages", value=value)
-    out: list[str] = []
+    if len(value) > MAX_LANGUAGES:
+        raise CalcError("too_large", key="len(languages)", value=len(value), maximum=MAX_LANGUAGES)
+    for i, name in enumerate(value):
+        if len(name) > MAX_LANGUAGE_NAME:
+            raise CalcError("too_large", key=f"len(languages[{i}])", value=len(name), maximum=MAX_LANGUAGE_NAME)
+    out: dict[str, None] = {}  # a dict keeps first-seen order and finds a repeat in constant time
     for name in value:
         if layers > 0 and (not name or "." in name):
             raise CalcError("bad_value", key="languages", value=name)
-        if name not in out:
-            out.append(name)
+        out.setdefault(name)
+    if len(out) * layers > MAX_ADAPTERS:
+        raise CalcError("too_large", key="len(languages) × num_hidden_layers", value=len(out) * layers,
+                        maximum=MAX_ADAPTERS)
     return tuple(out)
 
 
@@ -310,8 +332,9 @@ def step_check(inv: Inventory) -> None:
     if c["default_language"] not in c["languages"]:
         value = "null" if c["default_language"] is None else c["default_language"]
         names = list(c["languages"])
-        shown = ", ".join(names[:4]) + (", …" if len(names) > 4 else "")
-        raise CalcError("costs_xmod_language", value=value, count=len(names), languages=shown or "—")
+        # The first four, listed as the language lists names ("a, b" / "a、b"); "more" marks the rest.
+        raise CalcError("costs_xmod_language", value=value, count=len(names), languages=names[:4] or ["—"],
+                        more=len(names) > 4)
 
 
 #: RoBERTa's positions: a table of P rows takes P - 2 tokens.

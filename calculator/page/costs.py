@@ -17,8 +17,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from .. import charts, options
-from ..costs import OPTIMIZERS, _positive
-from ..errors import CalcError
+from ..costs import OPTIMIZERS
 from ..i18n import L, pick
 from ..views import costs as cv
 from ..views.numbers import fmt_int, fmt_short
@@ -33,13 +32,10 @@ PANEL_KEYS: tuple[str, ...] = options.PANEL_KEYS
 DEFAULTS: dict[str, str] = options.defaults(*options.PANEL_GROUPS)
 #: Card sizes offered in the field's list (any whole number may be typed).
 GPU_SIZES: tuple[int, ...] = (8, 12, 16, 24, 40, 48, 80, 96)
-GPU_MAX = 100_000
-GIB = 2**30
-#: The margin for what the exact sum leaves out, an estimate: the CUDA context and kernels
-#: (Hugging Face measured 1.3 GB for them, "Model training anatomy"), and a tenth of the sum
-#: for the framework's workspace and the caching allocator's rounding and fragmentation.
-CONTEXT_ESTIMATE = 13 * GIB // 10
-FRAGMENTATION_SHARE = 10  # percent of the exact sum
+#: The card's bound, the unit and the estimated margin are the views' (the CLI's --gpu-gb prints the same lines).
+GPU_MAX, GIB, CONTEXT_ESTIMATE, FRAGMENTATION_SHARE = cv.GPU_MAX, cv.GIB, cv.CONTEXT_ESTIMATE, cv.FRAGMENTATION_SHARE
+fits = cv.fits
+_gib = cv.gib
 
 LABELS: dict[str, dict[str, str]] = {
     "summary": L("Training cost: FLOPs and memory of one step", "训练开销：一步训练的 FLOPs 和显存"),
@@ -47,7 +43,7 @@ LABELS: dict[str, dict[str, str]] = {
         "One training step as PyTorch runs it: eager attention, the model cast to the dtype, loss.backward(), "
         "one optimizer.step() over the trainable parameters (with the LoRA or freezing plan above). Exact, "
         "not estimated.",
-        "按 PyTorch 的实际执行计算一步训练：eager 注意力，模型整体转换为所选 dtype，执行 loss.backward() "
+        "按 PyTorch 实际执行的方式计算一个训练步：eager 注意力，整个模型转换为所选的数据类型，执行 loss.backward() "
         "和一次 optimizer.step()（只更新可训练参数，上面的 LoRA 或冻结方案同样生效）。是精确值，不是估算。",
     ),
     "copy": L("Copy as Markdown", "复制为 Markdown"),
@@ -64,32 +60,7 @@ LABELS: dict[str, dict[str, str]] = {
     ),
     "flops_axis": L("FLOPs (forward + backward)", "FLOPs（前向 + 反向）"),
     "act_axis": L("Activation memory", "激活值显存"),
-    "chart_head": L("{axis} · largest {max}", "{axis} · 最大 {max}"),
-    "fits_sum": L(
-        "The four components sum to {sum} ({exact} bytes) against {gpu} GB ({capacity} bytes).",
-        "四个部分合计 {sum}（{exact} 字节），显存为 {gpu} GB（{capacity} 字节）。",
-    ),
-    "fits_yes": L(
-        "Fits, with {left} to spare for what the sum leaves out.",
-        "放得下，还剩 {left} 留给合计之外的开销。",
-    ),
-    "fits_tight": L(
-        "The exact sum fits, with {left} to spare, but perhaps not what it leaves out (estimated {margin}).",
-        "精确合计放得下，还剩 {left}，但合计之外的开销（估计 {margin}）可能放不下。",
-    ),
-    "fits_no": L(
-        "Does not fit: the exact sum alone is {over} more than the card holds.",
-        "放不下：仅精确合计就比显存多出 {over}。",
-    ),
-    "fits_margin": L(
-        "Left out of the sum: the framework's workspace, the allocator's rounding and fragmentation, and the "
-        "CUDA context. Estimate, not measured here: about {margin} ({context} for the CUDA context and kernels, "
-        "as Hugging Face measured them, plus {share}% of the sum).",
-        "合计没有包含：框架的工作区、显存分配器的取整和碎片，以及 CUDA 上下文。估算值（本站未实测）：约 {margin}"
-        "（CUDA 上下文和内核约 {context}，取自 Hugging Face 的实测，另加合计的 {share}%）。",
-    ),
-    "gb_note": L("N GB is read as N GiB (2^30 bytes), as a card sold as N GB holds.",
-                 "N GB 按 N GiB（2^30 字节）计算，即标称 N GB 的显卡的容量。"),
+    "chart_head": L("{axis} · largest {max}", "{axis} · 最大值 {max}"),
     "dtype_fp32": L("fp32", "fp32"),
     "dtype_bf16": L("bf16", "bf16"),
 }
@@ -97,38 +68,6 @@ LABELS: dict[str, dict[str, str]] = {
 
 def label(key: str, lang: str, **params: Any) -> str:
     return pick(LABELS[key], lang, **params)
-
-
-def _gpu(panel: Mapping[str, str]) -> int:
-    """N of "fits in N GB?": a whole number of at least 1 (its own field's error otherwise)."""
-    return _positive(GPU_KEY, panel.get(GPU_KEY, DEFAULTS[GPU_KEY]).strip() or "", GPU_MAX)
-
-
-def _gib(n: int) -> str:
-    """Bytes in GiB with two decimals, MiB below one GiB (as nvidia-smi and PyTorch's summaries print)."""
-    if n < GIB:
-        return f"{n / 2**20:,.1f} MiB"
-    return f"{n / GIB:,.2f} GiB"
-
-
-def fits(total: int, gpu_gb: int, lang: str) -> tuple[str, list[str]]:
-    """("yes" | "tight" | "no", the sentences): the exact sum against N GiB, and the estimated margin, labelled so."""
-    capacity = gpu_gb * GIB
-    margin = CONTEXT_ESTIMATE + total * FRAGMENTATION_SHARE // 100
-    lines = [label("fits_sum", lang, sum=_gib(total), exact=fmt_int(total, lang), gpu=gpu_gb,
-                   capacity=fmt_int(capacity, lang))]
-    if total > capacity:
-        verdict = "no"
-        lines.append(label("fits_no", lang, over=_gib(total - capacity)))
-    elif total + margin > capacity:
-        verdict = "tight"
-        lines.append(label("fits_tight", lang, left=_gib(capacity - total), margin=_gib(margin)))
-    else:
-        verdict = "yes"
-        lines.append(label("fits_yes", lang, left=_gib(capacity - total)))
-    lines.append(label("fits_margin", lang, margin=_gib(margin), context=_gib(CONTEXT_ESTIMATE),
-                       share=FRAGMENTATION_SHARE))
-    return verdict, lines
 
 
 # ------------------------------------------------------------------ the fields
@@ -155,7 +94,7 @@ def render_panel(lang: str) -> Markup:
 
     def select(key: str, values: tuple[str, ...]) -> Markup:
         fid = dom.field_id(None, key)
-        return h("select", [h("option", cv.OPTIMIZER_NAMES.get(o, o), value=o, selected=o == DEFAULTS[key])
+        return h("select", [h("option", cv.optimizer_name(o, lang), value=o, selected=o == DEFAULTS[key])
                             for o in values], id=fid, name=key, aria_describedby=f"{fid}-error")
 
     ckpt_id = dom.field_id(None, "ckpt")
@@ -192,24 +131,35 @@ def render_panel(lang: str) -> Markup:
 
 
 def _table(c: Mapping[str, Any], lang: str) -> Markup:
-    """The same rows as the CLI's table (:func:`calculator.views.costs.rows`), each with its integer in data-*."""
+    """The CLI's figures (:func:`calculator.views.costs.grouped_rows`), each row with its integer in data-*.
+
+    Two groups ("FLOPs", "Memory"), each under a header row of its own, and short row labels
+    ("forward", "weights"): the first column stays narrow, so on a phone the readable size
+    is on screen beside the exact integer rather than cut off at the right edge.
+    """
     from ..costs import Costs, Settings
 
     costs = Costs(Settings(c["batch"], c["seq_len"], c["dtype"], c["optimizer"], c["grad_checkpointing"]),
                   c["flops"]["forward"], c["flops"]["backward"], c["memory"]["weights"], c["memory"]["gradients"],
                   c["memory"]["optimizer"], c["memory"]["activations"])
-    keys = [("flops", "forward"), ("flops", "backward"), ("flops", "total"), ("memory", "weights"),
-            ("memory", "gradients"), ("memory", "optimizer"), ("memory", "activations"), ("memory", "total")]
-    values = [costs.forward, costs.backward, costs.forward + costs.backward, costs.weights, costs.gradients,
-              costs.optimizer, costs.activations, costs.memory_total]
-    body = [
-        h("tr", h("td", name), h("td", value, class_="num"), h("td", readable, class_="num"),
-          data_costs=f"{kind}.{key}", data_value=n)
-        for (name, value, readable), (kind, key), n in zip(cv.rows(costs, lang), keys, values)
-    ]
+    bodies = []
+    for (group, rows), kind in zip(cv.grouped_rows(costs, lang), ("flops", "memory")):
+        head_row = h("tr", h("th", group, colspan=3, scope="colgroup"), class_="calc-costs-group")
+        # On a phone the Size column is hidden and each size shows under its integer instead
+        # (calc-costs-under), so nothing is cut off at the right edge however long the integer.
+        body = [
+            h("tr", h("th", name, scope="row", class_="calc-indent"),
+              h("td", fmt_int(n, "en"), h("span", readable, class_="calc-costs-under") if readable else None,
+                class_="num"),
+              h("td", readable, class_="num calc-costs-size"), data_costs=f"{kind}.{key}", data_value=n,
+              class_="calc-sum" if key == "total" else None)
+            for key, name, n, readable in rows
+        ]
+        bodies.append(h("tbody", head_row, body))
     head = h("thead", h("tr", h("th", cv.label("item", lang), scope="col"),
-                        h("th", cv.label("value", lang), scope="col", class_="num"), h("th", label("size", lang), scope="col", class_="num")))
-    table = h("table", head, h("tbody", body), class_="calc-table calc-costs-table")
+                        h("th", cv.label("value", lang), scope="col", class_="num"),
+                        h("th", cv.label("size", lang), scope="col", class_="num calc-costs-size")))
+    table = h("table", head, bodies, class_="calc-table calc-costs-table")
     return h("div", table, class_="calc-scroll", tabindex="0", role="region", aria_label=label("figures", lang))
 
 
@@ -228,41 +178,34 @@ def answer(result: dict[str, Any], panel: Mapping[str, str], lang: str) -> dict[
     """
     if not result.get("ok"):
         return result
-    try:
-        gpu = _gpu(panel)
-    except CalcError as exc:
-        from .fields import error_dict
-
-        return {"ok": False, "error": error_dict(exc, lang, panel=True)}
     c = result["costs"]
-    verdict, fit_lines = fits(result["total_bytes"], gpu, lang)
+    gpu, verdict, fit_lines = result["gpu_gb"], result["fits"], result["fit_lines"]
     heading = cv.label("settings", lang, batch=c["batch"], seq_len=c["seq_len"], dtype=c["dtype"],
-                       optimizer=cv.OPTIMIZER_NAMES[c["optimizer"]],
+                       optimizer=cv.optimizer_name(c["optimizer"], lang),
                        ckpt=cv.label("on" if c["grad_checkpointing"] else "off", lang))
     memory = [(k, c["memory"][k]) for k in ("weights", "gradients", "optimizer", "activations")]
     html = join([
         h("p", h("strong", heading), class_="calc-costs-settings"),
+        # What the step assumes where transformers would run it otherwise, beside the figures (issue 35, H1, H4).
+        h("ul", [h("li", a["text"], data_assumption=a["key"]) for a in result["assumptions"]],
+          class_="calc-costs-assumptions", aria_label=cv.label("assumptions", lang)),
         _table(c, lang),
         h("p", h("strong", label("bar_title", lang)), class_="calc-costs-head"),
         h("figure", raw(charts.memory_bar_svg(memory, lang, {k: cv.label(k, lang) for k, _ in memory},
                                           label("bar_title", lang))),
           class_="calc-chart calc-costs-bar"),
-        h("div", [h("p", line) for line in fit_lines], h("p", label("gb_note", lang), class_="calc-note"),
+        h("div", [h("p", line) for line in fit_lines], h("p", cv.label("gb_note", lang), class_="calc-note"),
           class_="calc-costs-fits", data_fits=verdict,
           data_gpu_gb=gpu),
         h("p", h("strong", label("series_title", lang)), class_="calc-costs-head"),
         h("p", label("series_note", lang), class_="calc-note"),
         _series(result["series"], "flops", "flops_axis", lambda n: fmt_short(n, lang), c["seq_len"], lang),
         _series(result["series"], "activations", "act_axis", _gib, c["seq_len"], lang),
-        h("p", cv.label("note", lang), class_="calc-note"),
+        h("p", cv.note(lang, bool(result.get("grouped_convolutions"))), class_="calc-note"),
     ])
-    query = dict(result["query"])
-    if str(gpu) != DEFAULTS[GPU_KEY]:
-        query[GPU_KEY] = str(gpu)
-    # The copies: the CLI's table, then the card's line and what the sum leaves out (its margin an estimate).
-    fit_text = "\n".join(fit_lines) + "\n" + label("gb_note", lang) + "\n"
-    return {**result, "html": str(html), "query": query, "gpu_gb": gpu, "fits": verdict,
-            "markdown": result["markdown"] + "\n" + fit_text, "text": result["text"] + "\n" + fit_text}
+    # The copies are the views' (one block for a forum answer, the CLI's text); the page adds the link.
+    out = {k: v for k, v in result.items() if k != "fit_lines"}
+    return {**out, "html": str(html)}
 
 
 __all__ = ["DEFAULTS", "GPU_KEY", "PANEL_KEYS", "answer", "fits", "render_panel"]

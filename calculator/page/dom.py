@@ -57,6 +57,8 @@ CLASSES: tuple[str, ...] = (
 DATA: tuple[str, ...] = (
     "data-total", "data-error-code", "data-rows", "data-family", "data-key", "data-copy", "data-state",
     "data-own-describedby", "data-mini", "data-costs-copy", "data-loading", "data-errors",
+    # The copies' source line under the title (result.py's source_title), plain and as escaped Markdown.
+    "data-source-text", "data-source-markdown",
 )
 
 

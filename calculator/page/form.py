@@ -1,6 +1,8 @@
 """The form and the widget around it, rendered at build time so they are on screen with the first paint.
 
-The page's script only switches fieldsets and fills values. Every value is
+The page carries the fieldset of the family shown only (the default page: BERT's);
+another family's is rendered by :func:`fieldset` in the worker when the reader picks
+it, and inserted by the page's script, which otherwise only switches fieldsets and fills values. Every value is
 escaped by :func:`calculator.html.h`; the ids and classes the script
 relies on are declared in :mod:`calculator.page.dom`.
 """
@@ -17,12 +19,13 @@ from ..presets import PRESETS
 from . import dom
 from ..html import Markup, h, join
 from .labels import UI_LABELS, family_option, field_label, fields_legend, norm_lang, ui
-from . import costs as costs_panel
 from .state import ACTIVE_KEY, LABEL_KEY, LABEL_MAX, extra_keys, family_defaults, form_values
 
 
 def form_schema(lang: str, default_query: Mapping[str, str]) -> dict[str, Any]:
     """What the page's script needs to drive the form: presets, families, fields, labels, the DOM contract."""
+    from . import costs as costs_panel  # build time only: the worker never renders the panel's form
+
     lang = norm_lang(lang)
     return {
         "lang": lang,
@@ -132,8 +135,16 @@ def _family_fields(mt: str, current: str, query: Mapping[str, str], lang: str) -
     return h("fieldset", items, class_="calc-fields", data_family=mt, hidden=not active, disabled=not active)
 
 
+def fieldset(mt: str, query: Mapping[str, str], lang: str = "en") -> str:
+    """Family ``mt``'s fieldset, shown, its fields holding ``query``'s values (else the family's defaults).
+
+    What the worker sends when the page does not have it yet (``calculator.api.compute_json``'s ``forms``).
+    """
+    return str(_family_fields(mt, mt, query, norm_lang(lang)))
+
+
 def render_form(query: Mapping[str, str], lang: str = "en") -> str:
-    """The whole form, with one fieldset per family (all but the current one hidden and disabled)."""
+    """The whole form, with the fieldset of the current family only (others come from :func:`fieldset`)."""
     lang = norm_lang(lang)
     current = query.get("model_type", DEFAULT_MODEL_TYPE)
     arch_name = query.get("architecture", "")
@@ -183,7 +194,7 @@ def render_form(query: Mapping[str, str], lang: str = "en") -> str:
                 families),
         _select(ui("architecture", lang), dom.IDS["architecture"], "architecture", architectures),
         pooler,
-        [_family_fields(mt, current, query, lang) for mt in FAMILIES],
+        _family_fields(current if current in FAMILIES else DEFAULT_MODEL_TYPE, current, query, lang),
         active,
         _planner(query, lang),
         h("p", class_="calc-hint calc-extras", id=dom.IDS["extras"], hidden=True),
@@ -232,6 +243,8 @@ def _json_for_script(value: Any) -> Markup:
 
 def widget(first: Mapping[str, Any], schema: Mapping[str, Any], lang: str) -> str:
     """The calculator as the hook writes it into the page, around ``first`` (the pre-rendered answer)."""
+    from . import costs as costs_panel  # build time only, as form_schema
+
     lang = norm_lang(lang)
 
     def actions(status_id: str | None) -> Markup:

@@ -197,8 +197,9 @@ UI_LABELS: dict[str, dict[str, str]] = {
     "formula_title": {"en": "The formula, with these numbers", "zh": "代入这些数值的公式"},
     "memory_title": {"en": "Memory for the weights alone", "zh": "权重本身占用的内存/显存"},
     "memory_note": {
-        "en": "Weights only: no gradients, optimizer state or activations.",
-        "zh": "仅权重本身：不含梯度、优化器状态和激活值。",
+        "en": "Weights only: no gradients, optimizer state or activations. GiB and MiB are 2^30 and 2^20 bytes, "
+        "as in the Training cost panel.",
+        "zh": "仅权重本身：不含梯度、优化器状态和激活值。GiB、MiB 分别为 2^30、2^20 字节，与“训练开销”面板相同。",
     },
     "bytes_per_param": {"en": "Bytes per parameter", "zh": "每个参数的字节数"},
     "size": {"en": "Size", "zh": "大小"},

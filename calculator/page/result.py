@@ -13,7 +13,7 @@ from typing import Any
 
 from .. import counts, views
 from ..charts import share_chart_svg
-from ..i18n import colon, label, pick, punct
+from ..i18n import colon, label, paren, pick, punct
 from ..model import Inventory
 from ..html import Markup, escape, h, join, raw
 from .labels import norm_lang, ui
@@ -74,13 +74,29 @@ def _render_active(inv: Inventory, active: Any, lang: str) -> Markup:
     ])
 
 
-def render_summary(inv: Inventory, lang: str = "en", preset: str | None = None) -> str:
-    """The answer at the top of the page: which model, and its exact total (``data-total``)."""
+def source_title(inv: Inventory, preset: str | None, lang: str, notes: list[dict[str, str]] | None = None) -> str:
+    """The copies' last line and the link's label: the title, the total and, with notes, which class was counted."""
+    title = model_title(inv, preset, lang) + colon(lang) + views.fmt_int(inv.total, lang)
+    short = views.notes.short_note(list(notes or ()), inv, lang)
+    return title + paren(short, lang, aside=True) if short else title
+
+
+def render_summary(inv: Inventory, lang: str = "en", preset: str | None = None,
+                   notes: list[dict[str, str]] | None = None) -> str:
+    """The answer at the top of the page: which model, and its exact total (``data-total``).
+
+    ``notes`` (:func:`calculator.views.config_notes`) stand under the total. The title line carries the
+    copies' source line (``data-source-text``) and its Markdown, escaped (``data-source-markdown``):
+    ``calculator.js`` appends them with the link, so a crafted label or ``_name_or_path`` reaches a
+    reader's post as text (issue 35, reliability M5) and a custom-code config's label says so (H5).
+    """
     lang = norm_lang(lang)
     total, short = inv.total, views.fmt_short(inv.total, lang)
     d = views.class_difference(inv)
+    source = source_title(inv, preset, lang, notes)
     return join([
-        h("p", model_title(inv, preset, lang), class_="calc-model", data_architecture=inv.architecture),
+        h("p", model_title(inv, preset, lang), class_="calc-model", data_architecture=inv.architecture,
+          data_source_text=" ".join(source.split()), data_source_markdown=views.md_text(source)),
         # A class other than the family's base model says how far it is from it (a preset counts the base).
         h("p", views.class_difference_line(inv, lang), class_="calc-class-diff", data_base=d.base,
           data_difference=d.difference) if d is not None else "",
@@ -92,6 +108,7 @@ def render_summary(inv: Inventory, lang: str = "en", preset: str | None = None) 
             h("span", ui("short_form", lang, short=short), class_="calc-short", data_short=short),
             class_="calc-total-box",
         ),
+        join(h("p", n["message"], class_="calc-config-note", role="note", data_note=n["code"]) for n in notes or ()),
     ])
 
 
@@ -198,7 +215,8 @@ def _memory(inv: Inventory, lang: str) -> Markup:
     rows = [
         h(
             "tr", _td(h("code", m.dtype)), _td(m.bytes_per_param, "num"),
-            _td([h("span", views.fmt_bytes(m.bytes, lang)), " ",
+            # Binary units, as the Training cost panel prints memory: one unit system on the page (issue 35, L3).
+            _td([h("span", views.fmt_binary_bytes(m.bytes)), " ",
                  h("span", ui("exact_bytes", lang, n=views.fmt_int(m.bytes, lang)), class_="calc-memory-exact")], "num"),
             data_dtype=m.dtype, data_bytes=m.bytes,
         )

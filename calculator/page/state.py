@@ -2,13 +2,17 @@
 
 Pure data, no HTML: the address holds every input under Hugging Face's key
 names, a preset supplies starting values, and a result's link is the
-canonical query of the values it was built from.
+canonical query of the values it was built from. :func:`resolve` turns one
+request into a :class:`Request` (the model built, its plan, its name and its
+link); :mod:`calculator.api` renders only the parts of it a reader asks for.
 """
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
 from typing import Any, Mapping
 
-from ..build import DEFAULT_MODEL_TYPE
+from ..build import DEFAULT_MODEL_TYPE, build
 from ..config import coerce_int
 from ..errors import CalcError
 from ..families import FAMILIES
@@ -16,7 +20,7 @@ from ..families.base import Family
 from ..model import Inventory
 from ..presets import DEFAULT_PRESET, PRESETS, get_preset
 from .labels import UI_LABELS
-from .planner import PLANNER_KEYS
+from .planner import PLANNER_KEYS, plan_of
 
 #: Query key of the share of feed-forward neurons active per token (not a config.json key).
 ACTIVE_KEY = "active_fraction"
@@ -278,7 +282,7 @@ def share_query(query: Mapping[str, str], inv: Inventory, preset: str | None) ->
     family = inv.family
     if family is None:
         return dict(query)
-    start = form_values(family, PRESETS[preset].config) if preset in PRESETS else family_defaults(family)
+    start = form_values(family, PRESETS[preset].config) if preset is not None and preset in PRESETS else family_defaults(family)
     fields = [k for k in query if family.field(k) is not None]
     short = {
         k: v for k, v in query.items()
@@ -295,3 +299,110 @@ def share_query(query: Mapping[str, str], inv: Inventory, preset: str | None) ->
             break
         short.update({k: query[k] for k in missing})
     return {k: v for k, v in query.items() if k in short}
+
+
+@dataclass(frozen=True)
+class Request:
+    """One request, resolved: everything an answer says, before any of it is rendered.
+
+    The worker keeps the last one, so the copies, the per-tensor table and the
+    "Training cost" panel are rendered from it when the reader asks for them,
+    without building the model again. ``raw`` is the config as the request gave
+    it (a preset's values with the request's over them), the one ``inv`` was
+    built from; ``preset`` the name the result goes by (the one asked for, when
+    the values are still its own or only ``changed`` differ), ``query`` the
+    canonical query (plan included) and ``link`` its short form for the address.
+    """
+
+    raw: Mapping[str, Any]
+    inv: Inventory
+    plan: Any  # calculator.peft.Plan or None
+    active: Any  # calculator.active.ActiveParameters or None
+    active_text: str | None
+    label: str | None
+    preset: str | None
+    changed: tuple[str, ...]
+    pasted: bool
+    extras: Mapping[str, str]
+    query: Mapping[str, str]
+    link: Mapping[str, str]
+    plan_query: Mapping[str, str]
+
+
+def resolve(params: Mapping[str, Any]) -> Request:
+    """The :class:`Request` of query-style parameters; raises the first :class:`CalcError`.
+
+    Checks in the order the page reports them: the preset and the values, the label,
+    the model itself, the active share, the plan.
+    """
+    raw, architecture, pooler, asked = _resolve(params)
+    label = label_of(params)
+    inv = build(raw, architecture, pooler)
+    active_text, active = _active_of(params, inv)
+    planned = plan_of(params, inv)
+    return _request(raw, inv, asked, active_text, active, planned, label=label)
+
+
+def resolve_config(raw: Mapping[str, Any]) -> Request:
+    """The :class:`Request` of a pasted config.json (already parsed); raises :class:`CalcError`.
+
+    A pasted config is never named after a preset whose tensors it happens to equal
+    (e5-large's are xlm-roberta-large's).
+    """
+    inv = build(raw)
+    active_text, active = _active_of({}, inv)
+    return _request(raw, inv, None, active_text, active, ({}, None), pasted=True)
+
+
+def requested_model_type(params: Any) -> Any:
+    """The family a request is about, for placing its errors: the preset's when only a preset is named."""
+    if not isinstance(params, Mapping):
+        return None
+    try:
+        return _resolve(params)[0]["model_type"]
+    except CalcError:
+        return params.get("model_type") or None
+
+
+def _request(
+    raw: Mapping[str, Any], inv: Inventory, asked: Any, active_text: str | None, active: Any,
+    planned: tuple[dict[str, str], Any], label: str | None = None, pasted: bool = False,
+) -> Request:
+    extras = extra_query(raw, inv.family, inv.config)
+    preset = None if pasted else _matching_preset(asked, inv, extras)
+    changed: tuple[str, ...] = ()
+    if not pasted and preset is None:
+        # A preset the reader picked and then edited keeps its name (and its place in the link), marked as changed.
+        keys = changed_keys(asked, inv, extras)
+        if keys:
+            preset, changed = asked, tuple(keys)
+    plan_query, plan = planned
+    # A pasted config's Hub id travels in its link as the name (label=), so the link says which model it was.
+    query = canonical_query(inv, preset, active_text, extras, label or (hub_name(raw) if pasted else None))
+    query.update(plan_query)
+    return Request(
+        raw=raw, inv=inv, plan=plan, active=active, active_text=active_text, label=label, preset=preset,
+        changed=changed, pasted=pasted, extras=extras, query=query, link=share_query(query, inv, preset),
+        plan_query=plan_query,
+    )
+
+
+#: A Hugging Face Hub id, ``organisation/name`` (letters, digits, ``-``, ``_``, ``.``; 96 characters each at most).
+_HUB_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,95}/[A-Za-z0-9][A-Za-z0-9_.-]{0,95}")
+
+
+def hub_name(raw: Mapping[str, Any]) -> str | None:
+    """A pasted config's ``_name_or_path`` when it is a Hub id, the name its link carries as ``label`` (issue 35,
+    reader L6); None for a local path (``/root/.cache/...``, ``./out``, ``C:\\models``) or anything else.
+
+    Only ``organisation/name``: a single word may as well be a local folder. A path under a cache directory
+    names no model either (sentence-transformers' ``BAAI_bge-base-en`` is not a Hub id).
+    """
+    origin = raw.get("_name_or_path")
+    if not isinstance(origin, str):
+        return None
+    text = origin.strip()
+    if not _HUB_ID.fullmatch(text) or "cache" in text.lower() or ".." in text:
+        return None
+    # A preset's name there is the checkpoint the model was fine-tuned from, not its own (issue 22, item 1).
+    return None if text in PRESETS else text

@@ -34,6 +34,8 @@ from .breakdown import (
 from . import costs as costs  # the training step's renderer: views.costs.render
 from .json import to_json
 from .numbers import SHORT_UNITS, display_width, fmt_binary_bytes, fmt_bytes, fmt_int, fmt_percent, fmt_shape, fmt_short, fmt_signed
+from . import notes
+from .notes import notes_block
 from .report import (
     breakdown_table,
     class_difference_line,
@@ -42,6 +44,8 @@ from .report import (
     formula_table,
     listed_under,
     markdown_table,
+    md_code,
+    md_text,
     plan_lines,
     plan_report,
     split_rows,
@@ -51,7 +55,7 @@ from .report import (
 )
 
 __all__ = [
-    "DTYPES", "SHORT_UNITS", "ClassDifference", "class_difference", "class_difference_line", "LayerRow", "MemoryRow", "Section", "Share", "breakdown_table", "config_notes", "counts_report",
+    "DTYPES", "SHORT_UNITS", "md_code", "md_text", "notes", "notes_block", "ClassDifference", "class_difference", "class_difference_line", "LayerRow", "MemoryRow", "Section", "Share", "breakdown_table", "config_notes", "counts_report",
     "display_width", "embedding_split", "fmt_binary_bytes", "fmt_bytes", "fmt_int", "fmt_percent", "fmt_shape", "fmt_short", "fmt_signed",
     "formula", "formula_label", "formula_terms", "formula_table", "group_breakdown", "listed_under", "markdown_table",
     "memory", "num_parameters", "per_layer", "plan_lines", "plan_report", "section_breakdown", "section_of",

@@ -6,13 +6,16 @@ worker protocol calls :func:`page_answer`.
 """
 from __future__ import annotations
 
-from typing import Any
+import json
+import shlex
+from typing import Any, Mapping
 
 from .. import costs, options
 from ..errors import CalcError
-from ..i18n import L, colon, pick
-from .numbers import display_width, fmt_binary_bytes
-from .report import _table
+from ..i18n import L, colon, paren, pick, punct
+from .notes import notes_block
+from .numbers import display_width, fmt_binary_bytes, fmt_int
+from .report import _table, md_text, plan_report
 
 LABELS: dict[str, dict[str, str]] = {
     "title": L("Training step", "训练一步"),
@@ -30,18 +33,112 @@ LABELS: dict[str, dict[str, str]] = {
     "weights": L("weights", "权重"),
     "gradients": L("gradients", "梯度"),
     "optimizer": L("optimizer state", "优化器状态"),
-    "activations": L("activations (saved for backward)", "激活值（为反向保存）"),
+    "activations": L("activations (saved for backward)", "激活值（为反向传播保存）"),
+    # The page's table, whose group row already says "Memory": its short row label.
+    "activations_short": L("activations", "激活值"),
     "item": L("Item", "项目"),
     "value": L("Value", "数值"),
+    "size": L("Size", "大小"),
     "bytes": L("bytes", "字节"),
+    # What FlopCounterMode counts: matmuls AND convolutions (SqueezeBERT's forward is mostly 1×1
+    # convolutions), not elementwise work; a grouped convolution's weight gradient as if ungrouped.
     "note": {
         "en": "Exact for this step as PyTorch runs it on CPU (FlopCounterMode: 2 FLOPs per multiply-add, "
-        "matmuls only). The sum leaves out the framework's workspace, the allocator's rounding and the CUDA context.",
-        "zh": "这是 PyTorch 在 CPU 上运行这一步的精确值（FlopCounterMode：一次乘加记 2 次浮点运算，只计矩阵乘法）。"
-        "合计不含框架的工作区、分配器的取整和 CUDA 上下文。",
+        "matrix multiplications and convolutions counted, elementwise operations not). The memory total is the sum "
+        "of four parts, not the peak: it leaves out the temporaries of the forward and backward, the layer being "
+        "recomputed under gradient checkpointing, the framework's workspace, the caching allocator's rounding and "
+        "fragmentation, and the CUDA context. The peak is not modelled yet.",
+        "zh": "这是 PyTorch 在 CPU 上运行这一步的精确值（FlopCounterMode：一次乘加记 2 次浮点运算，统计矩阵乘法和卷积，"
+        "不统计逐元素运算）。显存合计是四个部分之和，不是峰值：不含前向和反向传播中的临时张量、开启梯度检查点时正在重算的那一层、"
+        "框架的工作区、缓存分配器的取整和碎片，以及 CUDA 上下文。峰值目前还没有建模。",
+    },
+    "grouped_note": {
+        "en": "Note: this model has grouped convolutions, and FlopCounterMode counts the gradient of a grouped "
+        "convolution's weight as if the convolution were ungrouped (g times its multiply-adds), so the backward "
+        "here is higher than the multiply-adds it performs.",
+        "zh": "注意：这个模型有分组卷积，FlopCounterMode 把分组卷积的权重梯度按不分组的卷积计数（多算 g 倍），"
+        "所以这里的反向 FLOPs 高于实际的乘加次数。",
     },
 }
+# The step's assumptions, said beside its figures and in every copy (issue 35, reader H1, H3, H4): what
+# transformers would run differently, until the peak engine models it.
+LABELS.update({
+    "assumptions": L("Assumptions", "前提"),
+    "attention_sdpa": L(
+        "Attention: eager (attn_implementation=\"eager\"), which keeps the B × heads × L × L attention "
+        "probabilities for the backward. transformers 5.23 builds {architecture} with SDPA by default, which "
+        "keeps far less at long L; these figures are not for that default.",
+        "注意力：eager（attn_implementation=\"eager\"），反向传播要保存 B × 头数 × L × L 的注意力概率。"
+        "transformers 5.23 默认用 SDPA 构建 {architecture}，L 较长时保存的要少得多；这里的数字不是那种默认情况的。",
+    ),
+    "attention_eager": L(
+        "Attention: eager, as transformers 5.23 builds {architecture} (it offers no SDPA).",
+        "注意力：eager，与 transformers 5.23 构建 {architecture} 的方式相同（它不支持 SDPA）。",
+    ),
+    "dtype_fp32": L(
+        "dtype fp32: weights, gradients and optimizer state in float32, no autocast.",
+        "dtype fp32：权重、梯度和优化器状态都是 float32，不用 autocast。",
+    ),
+    "dtype_bf16": L(
+        "dtype bf16: the whole model cast to bf16 (model.to(torch.bfloat16)), so weights, gradients and optimizer "
+        "state are bf16 too. This is not Trainer(bf16=True), which is autocast with fp32 master weights: 16 bytes "
+        "per parameter for the weights, gradients and AdamW's two moments before any activation; not modelled yet.",
+        "dtype bf16：整个模型转换为 bf16（model.to(torch.bfloat16)），权重、梯度和优化器状态也都是 bf16。"
+        "这不是 Trainer(bf16=True)：后者是 autocast 加 fp32 主权重，权重、梯度和 AdamW 的两个动量每个参数共 16 字节，"
+        "还不算激活值；这种情况目前还没有建模。",
+    ),
+    "ckpt_reentrant": L(
+        "Gradient checkpointing with use_reentrant=True; transformers 5.23's default, use_reentrant=False, is not "
+        "modelled yet.",
+        "梯度检查点按 use_reentrant=True 计算；transformers 5.23 的默认值 use_reentrant=False 目前还没有建模。",
+    ),
+    "fits_sum": L(
+        "The four components sum to {sum} ({exact} bytes) against {gpu} GB ({capacity} bytes).",
+        "四个部分合计 {sum}（{exact} 字节），显存为 {gpu} GB（{capacity} 字节）。",
+    ),
+    "fits_under": L(
+        "The sum is {left} less than the card holds. That is no verdict that the step fits: the sum is not the "
+        "peak, and the peak is not modelled yet.",
+        "合计比显存少 {left}。但这并不表示这一步放得下：合计不是峰值，而峰值目前还没有建模。",
+    ),
+    "fits_over": L(
+        "The sum alone is {over} more than the card holds. The peak is not modelled yet, and it can differ from the "
+        "sum either way: not every part is live at once, and what the sum leaves out adds to it.",
+        "仅合计就比显存多出 {over}。峰值目前还没有建模，它与合计可能有出入：各部分不一定同时占用，合计之外的开销又会增加占用。",
+    ),
+    "fits_left_out": L(
+        "Left out of the sum: the temporaries of the forward and backward passes{recomputed}, the framework's "
+        "workspace, the allocator's rounding and fragmentation, and the CUDA context. Estimate of the last three, "
+        "not measured here: about {margin} ({context} for the CUDA context and kernels, as Hugging Face measured "
+        "them, plus {share}% of the sum).",
+        "合计没有包含：前向和反向传播中的临时张量{recomputed}、框架的工作区、缓存分配器的取整和碎片，以及 CUDA 上下文。"
+        "后三项的估算值（本站未实测）：约 {margin}（CUDA 上下文和加载的 kernel 约 {context}，取自 Hugging Face 的实测，另加合计的 {share}%）。",
+    ),
+    "recomputed": L(
+        ", the layer recomputed during the backward under gradient checkpointing (its activations and their gradients)",
+        "、开启梯度检查点时反向传播中重算的那一层（它的激活值及其梯度）",
+    ),
+    "gb_note": L("N GB is read as N GiB (2^30 bytes), as a card sold as N GB holds.",
+                 "N GB 按 N GiB（2^30 字节）计算，即标称 N GB 的显卡的容量。"),
+    "command": L("The same with the CLI:", "用命令行得到同样的结果："),
+})
+#: The optimizers' names as the menu, the heading and the copies print them.
 OPTIMIZER_NAMES = {"adamw": "AdamW", "sgd": "SGD", "sgd-momentum": "SGD (momentum)", "adafactor": "Adafactor"}
+#: Names that differ in Chinese (full-width brackets, the word for momentum).
+OPTIMIZER_NAMES_ZH = {"sgd-momentum": "SGD（带动量）"}
+
+
+def optimizer_name(key: str, lang: str = "en") -> str:
+    """The optimizer's name in ``lang`` ("SGD (momentum)" / "SGD（带动量）")."""
+    if lang == "zh" and key in OPTIMIZER_NAMES_ZH:
+        return OPTIMIZER_NAMES_ZH[key]
+    return OPTIMIZER_NAMES.get(key, key)
+
+
+def grouped_convolutions(inv: Any) -> bool:
+    """Whether the model has a convolution with groups > 1, whose weight gradient FlopCounterMode
+    counts as ungrouped (``conv_backward_flop``): the step's note then says so."""
+    return any(t.module == "conv1d" and t.groups > 1 for t in inv.tensors)
 
 
 def label(key: str, lang: str = "en", **params: Any) -> str:
@@ -62,25 +159,174 @@ def rows(c: costs.Costs, lang: str) -> list[tuple[str, str, str]]:
     return out
 
 
+def grouped_rows(c: costs.Costs, lang: str) -> list[tuple[str, list[tuple[str, str, int, str]]]]:
+    """The same figures as :func:`rows` under their two group names, each row's own label short
+    ("forward", "weights"): (group label, [(key, row label, exact integer, readable)]). The page's
+    table, whose first column then stays narrow enough for a phone."""
+    flops = [("forward", c.forward), ("backward", c.backward), ("total", c.forward + c.backward)]
+    memory = [("weights", c.weights), ("gradients", c.gradients), ("optimizer", c.optimizer),
+              ("activations", c.activations), ("total", c.memory_total)]
+    return [
+        (label("flops", lang), [(k, label(k, lang), v, "") for k, v in flops]),
+        (label("memory", lang), [(k, label("activations_short" if k == "activations" else k, lang), v,
+                                  fmt_binary_bytes(v)) for k, v in memory]),
+    ]
+
+
 def heading(c: costs.Costs, lang: str) -> str:
     s = c.settings
     return label("settings", lang, batch=s.batch, seq_len=s.seq_len, dtype=s.dtype,
-                 optimizer=OPTIMIZER_NAMES[s.optimizer], ckpt=label("on" if s.checkpointing else "off", lang))
+                 optimizer=optimizer_name(s.optimizer, lang), ckpt=label("on" if s.checkpointing else "off", lang))
 
 
-def render(c: costs.Costs, lang: str = "en", markdown: bool = False) -> str:
-    """Text (aligned columns) or a Markdown table, with the settings and what the sum leaves out."""
+def assumptions(inv: Any, s: costs.Settings, lang: str) -> list[tuple[str, str]]:
+    """(key, sentence) for what this step assumes where transformers would run it otherwise: the attention
+    (eager; SDPA is the class's default where :attr:`Family.default_attention` says so), the dtype (a whole-model
+    cast, not Trainer's mixed precision) and reentrant checkpointing."""
+    family = getattr(inv, "family", None)
+    attention = "attention_sdpa" if getattr(family, "default_attention", "eager") == "sdpa" else "attention_eager"
+    out = [(attention, label(attention, lang, architecture=inv.architecture)),
+           (f"dtype_{s.dtype}", label(f"dtype_{s.dtype}", lang))]
+    if s.checkpointing:
+        out.append(("ckpt_reentrant", label("ckpt_reentrant", lang)))
+    return out
+
+
+#: The N of "fits in N GB?" (GiB: what a card sold as N GB holds); its bound.
+GIB = 2**30
+GPU_MAX = 100_000
+#: The card's size as an error names it (the field's label is a question; ``gpu_gb`` is only in the address).
+GPU_NAME = L("Card size N (GB)", "显存容量 N")
+#: The margin for what the exact sum leaves out, an estimate: the CUDA context and kernels
+#: (Hugging Face measured 1.3 GB for them, "Model training anatomy"), and a tenth of the sum
+#: for the framework's workspace and the caching allocator's rounding and fragmentation.
+CONTEXT_ESTIMATE = 13 * GIB // 10
+FRAGMENTATION_SHARE = 10  # percent of the exact sum
+
+
+def gib(n: int) -> str:
+    """Bytes in binary units, one precision wherever a step's memory is printed (chinese-review-3 L10)."""
+    return fmt_binary_bytes(n)
+
+
+def gpu_gb(value: Any) -> int:
+    """N of "fits in N GB?": a whole number of at least 1 (``costs_not_positive``/``too_large`` otherwise)."""
+    return costs._positive("gpu_gb", "" if value is None else str(value).strip(), GPU_MAX, GPU_NAME)
+
+
+def fits(total: int, gpu: int, lang: str, checkpointing: bool = False) -> tuple[str, list[str]]:
+    """("under" | "over", the sentences): the exact sum against N GiB, what it leaves out, and that the peak
+    is not modelled yet. Never "fits": a sum of four parts is not a peak (issue 35: until the peak lands)."""
+    capacity = gpu * GIB
+    margin = CONTEXT_ESTIMATE + total * FRAGMENTATION_SHARE // 100
+    lines = [label("fits_sum", lang, sum=gib(total), exact=fmt_int(total, lang), gpu=gpu,
+                   capacity=fmt_int(capacity, lang))]
+    if total > capacity:
+        verdict = "over"
+        lines.append(label("fits_over", lang, over=gib(total - capacity)))
+    else:
+        verdict = "under"
+        lines.append(label("fits_under", lang, left=gib(capacity - total)))
+    lines.append(label("fits_left_out", lang, recomputed=label("recomputed", lang) if checkpointing else "",
+                       margin=gib(margin), context=gib(CONTEXT_ESTIMATE), share=FRAGMENTATION_SHARE))
+    return verdict, lines
+
+
+def note(lang: str, grouped: bool = False) -> str:
+    """What the figures are and leave out; with ``grouped``, how FlopCounterMode counts grouped convolutions."""
+    if not grouped:
+        return label("note", lang)
+    return label("note", lang) + punct("sentence_gap", lang) + label("grouped_note", lang)
+
+
+def render(c: costs.Costs, lang: str = "en", markdown: bool = False, grouped: bool = False, inv: Any = None,
+           gpu: int | None = None) -> str:
+    """Text (aligned columns) or a Markdown table, with the settings, the step's assumptions (given ``inv``),
+    what the sum leaves out, and (given ``gpu``, the CLI's ``--gpu-gb``) the sum against the card.
+
+    ``grouped``: the model has grouped convolutions (:func:`grouped_convolutions`), which the note explains.
+    """
     title = f"{label('title', lang)}{colon(lang)}{heading(c, lang)}"
     table = rows(c, lang)
+    assumed = [text for _, text in assumptions(inv, c.settings, lang)] if inv is not None else []
+    card = fits(c.memory_total, gpu, lang, c.settings.checkpointing)[1] + [label("gb_note", lang)] if gpu else []
     if markdown:
-        head = (label("item", lang), label("value", lang), "")
-        return f"**{title}**\n\n" + _table(head, "lrr", table) + "\n" + label("note", lang) + "\n"
+        head = (label("item", lang), label("value", lang), label("size", lang))
+        out = f"**{title}**\n\n"
+        if assumed:
+            out += f"{label('assumptions', lang)}{colon(lang).rstrip()}\n\n" + "".join(f"- {a}\n" for a in assumed) + "\n"
+        out += _table(head, "lrr", table) + "\n" + note(lang, grouped) + "\n"
+        return out + "".join("\n" + line + "\n" for line in card)
     width = max(display_width(name) for name, _, _ in table) + 2
     digits = max(len(value) for _, value, _ in table)
     lines = [title]
+    if assumed:
+        lines.append(f"{label('assumptions', lang)}{colon(lang).rstrip()}")
+        lines += [f"- {a}" for a in assumed]
     lines += [f"{name}{' ' * (width - display_width(name))}{value:>{digits}}  {readable}".rstrip() for name, value, readable in table]
-    lines.append(label("note", lang))
+    lines.append(note(lang, grouped))
+    lines += card
     return "\n".join(lines) + "\n"
+
+
+#: The CLI's options for the planner's link keys (the page's keys are the options with underscores).
+_PLAN_OPTIONS = {"lora_r": "--lora-r", "lora_targets": "--lora-targets", "lora_bias": "--lora-bias",
+                 "peft_task_type": "--peft-task-type", "modules_to_save": "--modules-to-save",
+                 "freeze_layers": "--freeze-layers"}
+_FREEZE_FLAGS = {"embeddings": "--freeze-embeddings", "all_but_head": "--freeze-all-but-head"}
+
+
+def cli_command(inv: Any, s: costs.Settings, gpu: int, preset: str | None, raw: Mapping[str, Any],
+                plan_query: Mapping[str, str], name: str | None = None) -> str:
+    """The command that prints this step with the CLI: ``--preset`` when the model is the preset's unchanged
+    (``preset``), else the config on stdin (the values as the model was built with them); the class, the pooler,
+    the plan, the step and the card. Every argument shell-quoted."""
+    args = ["python", "-m", "calculator"]
+    stdin = None
+    if preset:
+        args += ["--preset", preset]
+    else:
+        config = {k: inv.config.get(k, v) for k, v in raw.items() if isinstance(k, str)}
+        config["model_type"] = inv.model_type
+        stdin = json.dumps(config, ensure_ascii=False, separators=(",", ":"))
+        args += ["--config", "-"]
+    args += ["--architecture", inv.architecture]
+    arch = getattr(inv, "arch", None)
+    if arch is not None and arch.pooler is None and not inv.pooler:
+        args.append("--no-pooler")
+    for key, value in plan_query.items():
+        if key == "freeze" and value in _FREEZE_FLAGS:
+            args.append(_FREEZE_FLAGS[value])
+        elif key in _PLAN_OPTIONS:
+            args += [_PLAN_OPTIONS[key], value]
+    args += ["--batch", str(s.batch), "--seq-len", str(s.seq_len), "--dtype", s.dtype, "--optimizer", s.optimizer]
+    if s.checkpointing:
+        args.append("--grad-checkpointing")
+    args += ["--gpu-gb", str(gpu)]
+    if name:
+        args += ["--label", name]
+    args += ["--format", "markdown"]
+    command = " ".join(shlex.quote(a) for a in args)
+    return command if stdin is None else f"echo {shlex.quote(stdin)} | {command}"
+
+
+def forum_markdown(inv: Any, c: costs.Costs, lang: str, gpu: int, plan: Any = None,
+                   notes: list[dict[str, str]] | None = None, name: str | None = None, command: str | None = None) -> str:
+    """One block a forum answer can paste (issue 35, reader M2): the model and class, the notes on how the config
+    was read, the plan (peft's line and its warnings), the step's assumptions and figures, the sum against the
+    card, and the command that prints it; the page appends the link (``calculator.js``)."""
+    model = f"`{inv.architecture}`" + paren(inv.model_type, lang, aside=True)
+    out = (f"**{md_text(name)}** · {model}" if name else model) + "\n\n"
+    out += notes_block(list(notes or ()), True)
+    if plan is not None:
+        out += plan_report(plan, lang, markdown=True) + "\n"
+    out += render(c, lang, markdown=True, grouped=grouped_convolutions(inv), inv=inv, gpu=gpu)
+    if command:
+        fence = "```"
+        while fence in command:
+            fence += "`"
+        out += f"\n{label('command', lang)}\n\n{fence}sh\n{command}\n{fence}\n"
+    return out
 
 
 def error(exc: CalcError, lang: str) -> str:
@@ -103,29 +349,72 @@ def page_settings(params: Any) -> costs.Settings:
         value = params.get(key)
         return defaults[key] if value is None else value
 
-    ckpt = str(get("ckpt")).lower() in ("1", "true", "on", "yes")
+    text = str(get("ckpt")).strip().lower()
+    if text not in ("", "0", "false", "off", "no", "1", "true", "on", "yes"):
+        # beside the checkbox, not read as off
+        raise CalcError("not_boolean", key=options.CKPT.key, value=get("ckpt"))
+    ckpt = text in ("1", "true", "on", "yes")
     return costs.settings(get("batch"), get("seq_len"), get("dtype"), get("optimizer"), ckpt)
 
 
-def series(inv: Any, s: costs.Settings, plan: Any) -> list[dict[str, int]]:
-    """FLOPs (forward + backward) and activation bytes against L, same B, dtype, optimizer, plan."""
+#: Most layer passes the chart may cost in all (each point is a whole simulated step: a layer is one pass, two
+#: with gradient checkpointing, which replays it). A 12-layer model gets every point; 512 layers get 4 (2 with
+#: checkpointing), so every input within the bounds answers well inside the page's 20 s watchdog
+#: (benchmarks/engine_speed.py prints the figures).
+MAX_SERIES_PASSES = 2048
+
+
+def series_lengths(inv: Any, s: costs.Settings) -> list[int]:
+    """The lengths the chart is drawn at: :data:`SERIES_LENGTHS` the position table takes, and L itself; for
+    deep models fewer, spread over that range, so that points × passes per point ≤ :data:`MAX_SERIES_PASSES`
+    (at least L and one other)."""
     model = costs.cost_model(inv)
     longest = model.max_seq_len(inv.config) if model.max_seq_len is not None else None
     lengths = sorted({n for n in SERIES_LENGTHS if longest is None or n <= longest} | {s.seq_len})
+    passes = max(inv.num_layers, 1) * (2 if s.checkpointing else 1)
+    points = max(2, MAX_SERIES_PASSES // passes)
+    if len(lengths) <= points:
+        return lengths
+    others = [n for n in lengths if n != s.seq_len]
+    if points == 2:
+        picked = [others[-1] if others[-1] > s.seq_len else others[0]]
+    else:
+        picked = [others[round(i * (len(others) - 1) / (points - 2))] for i in range(points - 1)]
+    return sorted(set(picked) | {s.seq_len})
+
+
+def series(inv: Any, s: costs.Settings, plan: Any, first: costs.Costs | None = None) -> list[dict[str, int]]:
+    """FLOPs (forward + backward) and activation bytes against L, same B, dtype, optimizer, plan.
+
+    ``first`` is the step at L itself, already worked out (not run again). A length whose figures pass
+    2^53 (``costs_too_large``) is left out of the chart: the panel's own L was within it.
+    """
     out = []
-    for n in lengths:
-        c = costs.compute(inv, costs.Settings(s.batch, n, s.dtype, s.optimizer, s.checkpointing), plan)
+    for n in series_lengths(inv, s):
+        try:
+            c = first if first is not None and n == s.seq_len else costs.compute(
+                inv, costs.Settings(s.batch, n, s.dtype, s.optimizer, s.checkpointing), plan)
+        except CalcError as exc:
+            if exc.code != "costs_too_large":
+                raise
+            continue
         out.append({"seq_len": n, "flops": c.forward + c.backward, "activations": c.activations})
     return out
 
 
-def page_answer(inv: Any, plan: Any, params: Any, lang: str) -> dict[str, Any]:
-    """The panel's data: the figures, their Markdown and text, the chart's series, the query keys for the link.
+def page_answer(inv: Any, plan: Any, params: Any, lang: str, notes: list[dict[str, str]] | None = None,
+                name: str | None = None, preset: str | None = None, raw: Mapping[str, Any] | None = None,
+                plan_query: Mapping[str, str] | None = None, cli_label: str | None = None) -> dict[str, Any]:
+    """The panel's data: the figures, the step's assumptions, the sum against the card (``gpu_gb``, default 24),
+    the one Markdown block a forum answer pastes (:func:`forum_markdown`) and the text, the chart's series, and
+    the query keys for the link.
 
     Raises :class:`CalcError` (the caller places it: :func:`calculator.page.fields.error_dict`).
     """
     s = page_settings(params)
     c = costs.compute(inv, s, plan)
+    gpu = gpu_gb(params.get("gpu_gb", "24"))
+    grouped = grouped_convolutions(inv)
     query = {"batch": str(s.batch), "seq_len": str(s.seq_len)}
     if s.dtype != options.DTYPE.default:
         query["dtype"] = s.dtype
@@ -133,7 +422,15 @@ def page_answer(inv: Any, plan: Any, params: Any, lang: str) -> dict[str, Any]:
         query["optimizer"] = s.optimizer
     if s.checkpointing:
         query["ckpt"] = "1"
+    if gpu != 24:
+        query["gpu_gb"] = str(gpu)
+    verdict, fit_lines = fits(c.memory_total, gpu, lang, s.checkpointing)
+    command = cli_command(inv, s, gpu, preset, raw or {}, plan_query or {}, cli_label)
+    text = notes_block(list(notes or ())) + render(c, lang, inv=inv, gpu=gpu)
     return {
-        "costs": c.to_dict(), "total_bytes": c.memory_total, "markdown": render(c, lang, markdown=True),
-        "text": render(c, lang), "series": series(inv, s, plan), "query": query,
+        "costs": c.to_dict(), "total_bytes": c.memory_total, "gpu_gb": gpu, "fits": verdict, "fit_lines": fit_lines,
+        "assumptions": [{"key": k, "text": t} for k, t in assumptions(inv, s, lang)],
+        "markdown": forum_markdown(inv, c, lang, gpu, plan, notes, name, command), "text": text,
+        "command": command, "series": series(inv, s, plan, c), "query": query,
+        "grouped_convolutions": grouped,
     }

@@ -93,11 +93,17 @@ def fmt_bytes(n: int, lang: str = "en") -> str:
 
 
 def fmt_binary_bytes(n: int) -> str:
-    """Binary units, as ``nvidia-smi`` and PyTorch's memory summaries print them: a step's memory."""
+    """Binary units, as ``nvidia-smi`` and PyTorch's memory summaries print them: a step's memory.
+
+    One precision wherever a step's memory is printed (the table, the bar, the fits line, the
+    pages): one decimal below a GiB, two from a GiB up, where "does it fit in 24 GB" is decided.
+    """
     value = float(n)
     for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
         if value < 1024 or unit == "TiB":
-            return f"{n:,} B" if unit == "B" else f"{value:.1f} {unit}"
+            if unit == "B":
+                return f"{n:,} B"
+            return f"{value:,.2f} {unit}" if unit in ("GiB", "TiB") else f"{value:,.1f} {unit}"
         value /= 1024
     return f"{n:,} B"
 

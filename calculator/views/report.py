@@ -9,14 +9,15 @@ appears.
 """
 from __future__ import annotations
 
+import re
 from typing import Any, Iterable
 
 from .. import counts
-from ..build import DEFAULT_MODEL_TYPE
 from ..i18n import colon, label, paren, punct
 from ..model import Inventory, Tensor
 from .breakdown import embedding_split, formula, formula_label, formula_terms, group_breakdown, num_parameters, per_layer
 from .breakdown import class_difference, section_breakdown, section_of
+from .notes import config_notes  # noqa: F401 - re-exported: the notes have a module of their own
 from .numbers import display_width, fmt_int, fmt_percent, fmt_shape, fmt_short
 
 
@@ -37,17 +38,59 @@ def listed_under(t: Any) -> str | None:
 
 
 def tie_note(t: Any, lang: str, code: str = "") -> str:
-    """"tied to `name`, counted once" for a copy of shared storage; what a persistent buffer is; else ""."""
+    """"tied to `name`, counted once" for a copy of shared storage; what a persistent buffer is; else "".
+
+    The owner of a tie whose first name is another (XLM-R's word table, first named
+    ``lm_head.decoder.weight``) says so, since the prose says which name comes first.
+    """
     if getattr(t, "buffer", False) or getattr(t, "kind", "") == "buffer":  # a model's, or a planned model's
         return label("buffer_note", lang)
     under = listed_under(t)
-    return label("tied_to", lang, name=code + under + code) if under else ""
+    if under:
+        return label("tied_to", lang, name=code + under + code)
+    if t.tied_to is not None:
+        return label("first_named", lang, name=code + t.tied_to + code)
+    return ""
+
+
+#: What Markdown or HTML would act on in a line of text (CommonMark lets any ASCII punctuation be escaped).
+_MD_SPECIAL = re.compile(r"([\\`*\[\]<>!|~&#])")
+#: ``_`` emphasises only where it is not inside a word (CommonMark's flanking rule): ``num_hidden_layers`` stays.
+_MD_UNDERSCORE = re.compile(r"(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
+#: A bare address GitHub-flavoured Markdown would turn into a link (its extended autolinks).
+_MD_AUTOLINK = re.compile(r"(?i)\b(https?|ftp|mailto)(:)|\b(www)(\.)")
+
+
+def md_text(text: Any) -> str:
+    """Text a reader or a config supplied (a label, a ``_name_or_path``) as one line of Markdown that reads as typed.
+
+    Whitespace is collapsed to single spaces (a line break would let the text start a heading, a list or a raw
+    HTML block of its own), every character Markdown or HTML acts on is backslash-escaped (``<img>``,
+    ``**``, ``|``, ``[…](…)``, ``&amp;``), and a bare address is broken so it is not made a link. The page's
+    link label and the CLI's ``--format markdown`` both go through here (issue 35, reliability M5, L5).
+    """
+    line = _MD_UNDERSCORE.sub(r"\\_", _MD_SPECIAL.sub(r"\\\1", " ".join(str(text).split())))
+    return _MD_AUTOLINK.sub(lambda m: (m.group(1) or m.group(3)) + "\\" + (m.group(2) or m.group(4)), line)
+
+
+def md_code(text: Any) -> str:
+    """``text`` as a Markdown code span that holds it whatever it contains (a backtick, ``|`` in a table)."""
+    line = " ".join(str(text).split())
+    runs = [len(r) for r in re.findall(r"`+", line)]
+    fence = "`" * (max(runs, default=0) + 1)
+    pad = " " if line.startswith("`") or line.endswith("`") else ""
+    return f"{fence}{pad}{line}{pad}{fence}"
+
+
+def _cell(text: str) -> str:
+    """A table cell on one line, its ``|`` escaped (GFM splits cells on any other, code spans included)."""
+    return re.sub(r"(?<!\\)\|", r"\\|", " ".join(text.split()))
 
 
 def _table(head: Iterable[str], align: Iterable[str], rows: Iterable[Iterable[str]]) -> str:
     """A GitHub-flavoured Markdown table; ``align`` holds "l" or "r" per column."""
     def line(cells: Iterable[str]) -> str:
-        return "|" + "|".join(f" {c} " if c else " " for c in cells) + "|"
+        return "|" + "|".join(f" {_cell(c)} " if c else " " for c in cells) + "|"
 
     lines = [line(head), "|" + "|".join("---:" if a == "r" else "---" for a in align) + "|"]
     lines.extend(line(cells) for cells in rows)
@@ -106,6 +149,8 @@ def _count_cell(t: Any, lang: str, frozen: str | None = None) -> str:
     """A tensor's count; a copy of shared storage says which name it is counted under."""
     count = fmt_int(t.count, lang)
     note = tie_note(t, lang, code="`")
+    if note and listed_under(t) is None and t.tied_to is not None and not getattr(t, "buffer", False):
+        return count + paren(note, lang, aside=True)  # the tie's owner, first named elsewhere: counted here
     if note:
         return paren(count + colon(lang) + note, lang)
     if frozen and not t.trainable:
@@ -126,7 +171,7 @@ def markdown_table(inv: Inventory, lang: str = "en", compact: bool = True) -> st
     em = punct("emphasis", lang)
 
     def row(t: Tensor) -> list[str]:
-        return [f"`{t.name}`", fmt_shape(t.shape), _count_cell(t, lang)]
+        return [md_code(t.name), fmt_shape(t.shape), _count_cell(t, lang)]
 
     for s in section_breakdown(inv):
         rows.append([_strong(label(s.key, lang)), "", _strong(fmt_int(s.count, lang))])
@@ -155,7 +200,7 @@ def tensor_table(tensors: Iterable[Any], lang: str = "en", total_label: str | No
     ``frozen``: a note added to the count of each non-trainable tensor.
     """
     tensors = list(tensors)
-    rows = [[f"`{t.name}`", fmt_shape(t.shape), _count_cell(t, lang, frozen)] for t in tensors]
+    rows = [[md_code(t.name), fmt_shape(t.shape), _count_cell(t, lang, frozen)] for t in tensors]
     rows.append([_strong(total_label or label("subtotal", lang)), "", _strong(fmt_int(_tensors_total(tensors), lang))])
     return _table([label("tensor", lang), label("shape", lang), label("count", lang)], "llr", rows)
 
@@ -225,7 +270,7 @@ def summary_markdown(inv: Inventory, lang: str = "en", name: str | None = None, 
     """
     title = f"`{inv.architecture}`" + paren(inv.model_type, lang, aside=True)
     if name:
-        title = f"{_strong(name)} · {title}"
+        title = f"{_strong(md_text(name))} · {title}"
     rows = [[label("total", lang), _total_with_short(inv.total, lang, bold=True)]]
     if inv.trainable != inv.total:
         rows.append([label("trainable", lang), fmt_int(inv.trainable, lang)])
@@ -249,8 +294,11 @@ def text_report(inv: Inventory, lang: str = "en", compact: bool = True, tensors:
     ``tensors=False`` stops before the per-tensor listing (the summary the pages quote).
     """
     c = colon(lang)
-    lines = [f"{label('model', lang)}{c}{_model_line(inv, lang)}",
-             f"{label('total', lang)}{c}{_total_with_short(inv.total, lang)}"]
+    lines = [f"{label('model', lang)}{c}{_model_line(inv, lang)}"]
+    difference = class_difference_line(inv, lang)  # as the Markdown summary and the page say it
+    if difference is not None:
+        lines.append(difference)
+    lines.append(f"{label('total', lang)}{c}{_total_with_short(inv.total, lang)}")
     if inv.trainable != inv.total:
         lines.append(f"{label('trainable', lang)}{c}{fmt_int(inv.trainable, lang)}")
     if inv.state_dict_total != inv.total:
@@ -350,12 +398,3 @@ def counts_report(inv: Inventory, lang: str = "en", markdown: bool = False) -> s
     return "".join(
         f"{c.label(lang)}{' ' * (width - display_width(c.label(lang)))}{fmt_int(c.value, lang):>16}\n" for c in rows
     )
-
-
-def config_notes(raw: Any, lang: str = "en") -> list[dict[str, str]]:
-    """What a reader should know about how a config was read (notes, not errors): no ``model_type`` means BERT."""
-    if isinstance(raw, dict) and "model_type" not in raw:
-        message = label("model_type_assumed", lang, model_type=DEFAULT_MODEL_TYPE)
-        return [{"code": "model_type_assumed", "message": message}]
-    return []
-

@@ -84,24 +84,30 @@ def test_a_shared_link_gives_the_clis_step_and_copies_it(page, context, site, la
     charts = page.locator("#calc-costs-output svg.series-chart")
     assert charts.count() == 2 and charts.first.locator("circle").count() == 1
     assert "L = 512" in charts.first.locator("desc").text_content()  # bert's position table: up to 512
-    # The card's line: the exact sum against 16 GiB, and the estimated margin named as such.
+    # The card's line: the exact sum against 16 GiB, what it leaves out (the recomputed layer too), never "fits".
     fits = page.locator("#calc-costs-output .calc-costs-fits")
-    verdict, lines = panel.fits(sum(expected["memory"].values()), 16, lang)
-    assert fits.get_attribute("data-fits") == verdict == "yes"
+    verdict, lines = panel.fits(sum(expected["memory"].values()), 16, lang, checkpointing=True)
+    assert fits.get_attribute("data-fits") == verdict == "under"
     assert [p.text_content() for p in fits.locator("p").all()][:3] == lines
+    # The step's assumptions beside its figures: eager where BERT defaults to SDPA, the cast, reentrant.
+    assumed = page.eval_on_selector_all("#calc-costs-output [data-assumption]", "ls => ls.map(l => l.dataset.assumption)")
+    assert assumed == ["attention_sdpa", "dtype_bf16", "ckpt_reentrant"]
     # The address keeps the step's keys as the link gave them (round trip).
     query = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(page.url).query))
     step_keys = {k: v for k, v in LINK.items() if k in panel.PANEL_KEYS}
     assert {k: query.get(k) for k in step_keys} == step_keys
     assert query["lora_r"] == "8" and query["architecture"] == "BertForSequenceClassification"
-    # Copy as Markdown: the CLI's table of the step, the card's line, then the model and the link.
+    # Copy as Markdown: one block, the model and class first, the CLI's step (assumptions and table), the card's
+    # lines, the command, then the model and the link (issue 35, M2).
     page.click("#calc-costs button[data-costs-copy]")
     page.wait_for_function("document.getElementById('calc-costs-copy-status').textContent !== ''")
     assert page.locator("#calc-costs-copy-status").text_content() == api.UI_LABELS["copied"][lang]
     copied = page.evaluate("navigator.clipboard.readText()")
     markdown = cli_costs(lang, "markdown")
     step = markdown[markdown.index("**" + cv.label("title", lang)):].rstrip("\n")
-    assert copied.startswith(step + "\n\n" + lines[0]), copied
+    assert copied.startswith("**bert-base-uncased** · `BertForSequenceClassification`"), copied
+    assert step + "\n\n" + lines[0] in copied, copied
+    assert "python -m calculator --preset bert-base-uncased" in copied and "--gpu-gb 16" in copied
     assert copied.rstrip("\n").endswith(f"(<{page.url}>)")
     # Closed, the panel leaves the address (and the answer) without its keys.
     page.click("#calc-costs > summary")

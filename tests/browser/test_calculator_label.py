@@ -37,6 +37,18 @@ def test_label_and_changed_preset_name_the_result_and_its_copies(page, context, 
     copied = page.evaluate("navigator.clipboard.readText()")
     assert f"[My model · {MARKER[lang]} · RobertaModel" in copied, copied
     assert "label=My" in copied
+    # A label Markdown or HTML would act on reaches the copied link's label escaped, by Python's md_text
+    # (issue 35, reliability M5), and the Chinese source line has the full-width colon (zh M9).
+    page.fill("#calc-label", "<b>x</b> | **y**")
+    page.wait_for_function("document.querySelector('#calc-summary .calc-model').textContent.startsWith('<b>x</b>')")
+    wait_settled(page)
+    page.evaluate("document.getElementById('calc-copy-status').textContent = ''")
+    page.click('button[data-copy="markdown"]')
+    page.wait_for_function("document.getElementById('calc-copy-status').textContent !== ''")
+    copied = page.evaluate("navigator.clipboard.readText()")
+    source = copied.rstrip("\n").rsplit("\n\n", 1)[1]
+    assert source.startswith("[\\<b\\>x\\</b\\> \\| \\*\\*y\\*\\* · "), source
+    assert ("：" if lang == "zh" else ": ") + "82,118,400](<" in source, source
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])

@@ -70,7 +70,9 @@ def cli_inputs(query: dict[str, str]) -> tuple[dict, str | None, bool | None]:
 def cli_short(text: str) -> str:
     """The short form in the CLI's text output (``--format text``)."""
     # "Total parameters: 109,482,240 (109.5M)" or "总参数量：109,482,240（约 1.095 亿）"
-    return re.search(r"[(（](?:约 )?([^()（）]+)[)）]$", text.splitlines()[1]).group(1)
+    # The total's line, wherever it is (a task class's difference to the base model may come first).
+    line = next(x for x in text.splitlines() if x.startswith(("Total parameters", "总参数量")))
+    return re.search(r"[(（](?:约 )?([^()（）]+)[)）]$", line).group(1)
 
 
 def form_state(page) -> dict:
@@ -307,7 +309,8 @@ def test_copy_buttons(page, context, site, tmp_path):
     page.click('button[data-copy="markdown"]')
     page.wait_for_function("document.getElementById('calc-copy-status').textContent !== ''")
     # The CLI's Markdown summary, then a line naming the model and its total that links back to this result.
-    title = f"bert-base-chinese · BertForMaskedLM · 不含池化层: {expected['total']:,}"
+    # In Chinese with the full-width colon (issue 35, zh M9).
+    title = f"bert-base-chinese · BertForMaskedLM · 不含池化层：{expected['total']:,}"
     table, source = clipboard().rstrip("\n").rsplit("\n\n", 1)
     assert table == run_cli(config, architecture, pooler, fmt="markdown", lang="zh", tmp_path=tmp_path).rstrip("\n")
     assert source == f"[{title}](<{page.url}>)"

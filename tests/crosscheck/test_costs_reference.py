@@ -1,4 +1,4 @@
-"""Cross-check the training-step costs (calculator/costs.py) against PyTorch itself, figure by figure.
+"""Cross-check the training-step costs (calculator/costs/) against PyTorch itself, figure by figure.
 
 Each case draws a tiny random config of a family the engine covers, a class (not
 multiple choice: its inputs are [B, choices, L]), B, L, dtype, optimizer,
@@ -8,7 +8,9 @@ gradient checkpointing, and a plan: none, freezing, or LoRA. The PyTorch side
 step as issue 25 defines it and measures: FlopCounterMode's totals in the forward
 and the backward, the parameters' bytes, the gradients', the optimizer state's
 after one step, and the distinct storages ``saved_tensors_hooks`` sees in the
-forward (parameters and buffers left out). Every figure must be equal.
+forward (parameters and buffers left out). Every figure must be equal; when one is
+not, the failure also prints the FLOPs module by module (the engine's tape against
+``FlopCounterMode.get_flop_counts()``), so a mismatch names the module.
 """
 from __future__ import annotations
 
@@ -437,7 +439,71 @@ def test_step_matches_pytorch(model_type: str, index: int) -> None:
         "forward": got.forward, "backward": got.backward, "weights": got.weights, "gradients": got.gradients,
         "optimizer": got.optimizer, "activations": got.activations,
     }
-    assert figures == expected, case
+    assert figures == expected, (case, by_module(case, inv, plan))
+
+
+def forward_by_module(case: dict[str, Any], inv: Any, plan: Any) -> list[tuple[str, int, int | None]]:
+    """(module, the engine's forward FLOPs, FlopCounterMode's) for every module whose call the engine's tape
+    names with FLOPs: the tape's rows summed by module, against ``get_flop_counts()`` of the module of that
+    name (its key is the root class's name, then peft's ``base_model.model.`` under LoRA, then the inventory
+    name; peft's LoRA wrapper holds its adapters' products as the tape does). Forward only: the module
+    tracker's forward attribution is exact, its backward's is not (an input's gradient can land on the module
+    whose hook ran last), and it can fail under checkpointing, so both sides run without it. Operations a
+    program runs between modules (attention's products) are under "" against None: FlopCounterMode gives them
+    to the enclosing module."""
+    import torch
+
+    from .costs_measure import flop_counter
+
+    s = costs.settings(case["batch"], case["seq_len"], case["dtype"], case["optimizer"], False)
+    sim, _ = costs.simulate(inv, s, plan)
+    ours: dict[str, int] = {}
+    for row in sim.tape:
+        ours[row.module] = ours.get(row.module, 0) + row.forward
+    config = {k: v for k, v in case["raw"].items() if k not in ("model_type", "architectures")}
+    model = make_model(inv.model_type, case["arch"], config, case["dtype"], case["pooler"])
+    if case["plan"] == "freeze":
+        freeze(model, *case["freeze"])
+    elif case["plan"] == "lora":
+        model = lora(model, plan.settings)
+    counter = flop_counter(False)  # the module tracker on
+    with counter:
+        model(input_ids=torch.randint(0, inv.config["vocab_size"], (case["batch"], case["seq_len"])))
+    theirs: dict[str, int] = {}
+    for key, ops in counter.get_flop_counts().items():
+        name = key.split(".", 1)[1] if "." in key else ""
+        theirs[name.removeprefix("base_model.model.")] = sum(ops.values())
+    return [(name, value, theirs.get(name) if name else None) for name, value in ours.items() if value]
+
+
+def by_module(case: dict[str, Any], inv: Any, plan: Any) -> str:
+    """A failed case's diagnostic: :func:`forward_by_module`, the differing modules first."""
+    try:
+        rows = forward_by_module(case, inv, plan)
+    except Exception as exc:  # a diagnostic must not hide the failure it explains
+        return f"per-module FLOPs unavailable: {exc!r}"
+    rows.sort(key=lambda row: row[1] == row[2])
+    return "\n".join(f"{name or '(between modules)'}: engine {ours:,}, FlopCounterMode "
+                      + ("?" if theirs is None else f"{theirs:,}") for name, ours, theirs in rows)
+
+
+@pytest.mark.parametrize("model_type", COVERED)
+def test_forward_by_module_matches_pytorch(model_type: str) -> None:
+    """Each module the engine's tape names costs, in the forward, what FlopCounterMode gives that module:
+    the figures agree where they are made, not only in total (one random step per family)."""
+    rng = random.Random(f"{SEED}-{model_type}-by-module")
+    for _ in range(50):  # redraw a step the engine refuses, or one with no module's product (no layers, no head)
+        case = draw(rng, model_type)
+        try:
+            inv, plan, _ = engine_side(case)
+        except CalcError:
+            continue
+        named = [row for row in forward_by_module(case, inv, plan) if row[0]]
+        if named:
+            break
+    else:
+        pytest.fail("no runnable case drawn")
+    assert [row for row in named if row[1] != row[2]] == [], case
 
 
 def test_every_covered_family_has_a_case() -> None:

@@ -213,7 +213,7 @@ def preset_cases() -> list[tuple[str, str, str | None]]:
 def test_presets_match_peft(preset: str, architecture: str, task_type: str | None) -> None:
     raw = dict(PRESETS[preset].config)
     inv = engine_build(raw, architecture)
-    default = planner.DEFAULT_TARGETS.get(raw["model_type"])
+    default = planner.default_targets(raw["model_type"])
     linear = [m.name.rpartition(".")[2] for m in planner.modules(inv) if m.kind == "linear"]
     targets = list(default) if default else list(dict.fromkeys(linear))[:2]
     assert compare(raw, architecture, 8, targets, "none", task_type, None) == "ok"
@@ -318,7 +318,7 @@ def test_the_calculators_copy_of_peft_constants() -> None:
     mapping = constants.TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING
     for model_type in HF_FAMILIES:
         theirs = mapping.get(model_type)
-        ours = planner.DEFAULT_TARGETS.get(model_type)
+        ours = planner.default_targets(model_type)
         assert (None if theirs is None else sorted(theirs)) == (None if ours is None else sorted(ours)), model_type
     assert tuple(constants.SEQ_CLS_HEAD_NAMES) == planner.SEQ_CLS_HEAD_NAMES
     assert constants.INCLUDE_LINEAR_LAYERS_SHORTHAND == planner.ALL_LINEAR

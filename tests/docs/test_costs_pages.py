@@ -8,6 +8,7 @@ itself for Hugging Face's memory estimator; never from the site's hooks.
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
@@ -15,7 +16,7 @@ import pytest
 
 from calculator import views
 
-from .builtsite import LANGS, ROOT, Site
+from .builtsite import LANGS, ROOT, Site, page_url
 
 #: bert-base-uncased (config.json) and the step of the pages.
 H, I, V, P, LAYERS, HEADS = 768, 3072, 30522, 512, 12, 12
@@ -162,3 +163,35 @@ def test_hf_estimator_is_accelerates_own(site: Site, lang: str):
         assert fmt(max(stages.values())) in text, dtype
         assert fmt(sum(stages.values())) in text, dtype
     assert fmt(total) in text
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_definition_says_convolutions_and_squeezebert_ratio_is_the_clis(site: Site, lang: str):
+    """chinese-review-3 H1: FlopCounterMode counts convolutions too, and a grouped convolution's weight
+    gradient as ungrouped; the ratio the page quotes is the CLI's backward over its forward."""
+    out = subprocess.run([sys.executable, "-m", "calculator", "--preset", "squeezebert/squeezebert-uncased",
+                          "--batch", "1", "--seq-len", "128", "--format", "json"],
+                         cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    flops = json.loads(out)["costs"]["flops"]
+    ratio = f"{flops['backward'] / flops['forward']:.2f}"
+    assert ratio == "4.02"
+    html = site.file_for(page_url("training-step.md", lang)).read_text(encoding="utf-8")
+    text = " ".join(html.split())
+    if lang == "en":
+        assert "matrix multiplications and convolutions" in text and f"is {ratio} times its forward" in text
+        assert "matrix multiplications only" not in text
+    else:
+        assert "统计矩阵乘法和卷积" in text and f"的反向是前向的 {ratio} 倍" in text
+        assert "只统计矩阵乘法" not in text
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_long_inline_code_breaks_only_after_its_dots(site: Site, lang: str):
+    """The layout issue of /training-step/ at 390 px: the dotted path may wrap after a dot, nowhere else
+    (sitegen/codebreak.py); code blocks are left as they are."""
+    html = site.file_for(page_url("training-step.md", lang)).read_text(encoding="utf-8")
+    assert "<code>torch.<wbr>autograd.<wbr>graph.<wbr>saved_tensors_hooks</code>" in html
+    assert "<code>torch.<wbr>nn.<wbr>functional.<wbr>scaled_dot_product_attention</code>" in html
+    assert "<code>model.to(dtype)</code>" in html  # short code: no break points
+    for block in re.findall(r"<pre\b.*?</pre>", html, re.S):
+        assert "<wbr>" not in block

@@ -44,6 +44,9 @@ CASES: dict[str, list[str]] = {
     "xlm-roberta-base-mlm-table": ["--preset", "xlm-roberta-base", "--architecture", "XLMRobertaForMaskedLM", "--table"],
     "bert-seq-cls-lora-table": ["--preset", "bert-base-uncased", "--architecture", "BertForSequenceClassification",
                                 "--lora-r", "8", "--peft-task-type", "SEQ_CLS", "--table"],
+    # A training step set against a card (issue 35): its assumptions, the sum and what it leaves out.
+    "bert-step-gpu": ["--preset", "bert-base-uncased", "--batch", "8", "--seq-len", "128", "--dtype", "bf16",
+                      "--grad-checkpointing", "--gpu-gb", "24"],
 }
 FORMATS = {"text": "txt", "markdown": "md"}
 LANGS = ("en", "zh")

@@ -38,10 +38,11 @@ def _imports(path: Path) -> set[str]:
 
 
 def test_leaf_modules_import_nothing_of_the_package():
-    for name in ("model", "i18n"):
+    for name in ("model", "i18n", "hf_model_types"):
         found = _imports(PKG / f"{name}.py")
         assert not found, (name, found)
-    assert _imports(PKG / "errors.py") <= {"calculator.i18n"}  # the words, and how a language lists names
+    # The words, how a language lists names, and the table of transformers' model types (data) its hint names.
+    assert _imports(PKG / "errors.py") <= {"calculator.i18n", "calculator.hf_model_types"}
     assert _imports(PKG / "config.py") <= {"calculator.errors"}
     # The HTML builder (charts and the page both use it) and the options' declarations: leaves too.
     assert not _imports(PKG / "html.py")
@@ -124,3 +125,20 @@ def test_no_model_type_string_outside_the_families():
     allowed = {"calculator/build.py"}
     hits = [h for h in hits if h.split(":")[0] not in allowed]
     assert not hits, "\n".join(hits)
+
+
+def test_cost_engine_layers_below_the_families_never_import_them():
+    """calculator/costs/ is layered (its __init__ says how): the families import tensor, declare, ops and modules, so
+    those import nothing of the families (nor the step above them), and no family imports the step, which
+    runs the families' programs: an import circle would load half-built modules in whichever order Python
+    meets them."""
+    costs = PKG / "costs"
+    below = {"tensor": set(), "declare": {"tensor"}, "ops": {"tensor"}, "modules": {"tensor", "declare", "ops"}}
+    for name, allowed in below.items():
+        found = {m for m in _imports(costs / f"{name}.py") if m.startswith("calculator.costs")}
+        assert found <= {f"calculator.costs.{a}" for a in allowed}, (name, found)
+        assert not any(m.startswith("calculator.families") for m in _imports(costs / f"{name}.py")), name
+    for path in (PKG / "families").glob("*.py"):
+        found = {m for m in _imports(path) if m.startswith("calculator.costs.step")}
+        assert not found, (path.name, found)
+    assert not (PKG / "costs.py").exists()  # one engine: the package, not a module beside it

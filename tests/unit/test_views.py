@@ -147,7 +147,8 @@ def test_every_compact_markdown_table_adds_up():
     from calculator.presets import PRESETS
 
     def number(text: str) -> int:
-        return int(text.replace(",", "").strip("*"))
+        # A tie's owner first named elsewhere keeps its count with a note after it: "192,001,536 (named …)".
+        return int(text.split(" (")[0].split("（")[0].replace(",", "").strip("*"))
 
     for name, preset in PRESETS.items():
         family = FAMILIES[preset.config["model_type"]]
@@ -245,19 +246,33 @@ def test_an_unsupported_model_says_so_and_gives_the_way_forward():
             return exc
         raise AssertionError(f"{config} was accepted")
 
-    one_liner = "AutoModel.from_config(AutoConfig.from_pretrained(NAME, trust_remote_code=True)).num_parameters()"
+    # Issue 35 (reader M4, zh M8): trust_remote_code only where auto_map says the code ships with the checkpoint,
+    # and then on from_config too (transformers 5.23 asks again there); from_config, never from_pretrained.
+    one_liner = "AutoModel.from_config(AutoConfig.from_pretrained(NAME)).num_parameters()"
+    custom_liner = ("AutoModel.from_config(AutoConfig.from_pretrained(NAME, trust_remote_code=True), "
+                    "trust_remote_code=True).num_parameters()")
     for lang, words in (("en", ("not supported", "albert, bert,", "keras-bert, transformer")),
                         ("zh", ("不支持", "albert、bert、", "keras-bert、transformer"))):
         message = refusal({"model_type": "gpt2"}).message(lang)
         assert one_liner in message and all(w in message for w in words), message
-        assert "auto_map" not in message
-        # A config that needs its own code (jina-embeddings-v2 style) says so.
+        assert "auto_map" not in message and "trust_remote_code" not in message and "GPT2Model" in message
+        # A config that needs its own code (jina-embeddings-v2 style) says so, and the code trusts it twice.
         message = refusal({"model_type": "jina_bert", "auto_map": {"AutoModel": "modeling_bert.JinaBertModel"}}).message(lang)
-        assert "auto_map" in message and "trust_remote_code" in message
+        assert "auto_map" in message and custom_liner in message, message
+        # T5's encoders: the encoder class, not the encoder-decoder AutoModel builds; no remote code.
+        for model_type, encoder, whole in (("t5", "T5EncoderModel", "T5Model"), ("mt5", "MT5EncoderModel", "MT5Model"),
+                                           ("umt5", "UMT5EncoderModel", "UMT5Model")):
+            message = refusal({"model_type": model_type}).message(lang)
+            assert f"{encoder}(AutoConfig.from_pretrained(NAME)).num_parameters()" in message and whole in message
+            assert "trust_remote_code" not in message and "from_pretrained(NAME)).num" in message
+        # A model_type transformers does not define, without auto_map: no code that would fail is offered.
+        message = refusal({"model_type": "new"}).message(lang)
+        assert "AutoModel" not in message and "auto_map" in message and "transformers 5.23" in message, message
         # No model_type: BERT is assumed, and an unknown class says so.
         exc = refusal({"architectures": ["JinaBertModel"]})
         assert exc.code == "unknown_architecture" and one_liner in exc.message(lang)
         assert ("BERT was assumed" if lang == "en" else "按 BERT 处理") in exc.message(lang)
+    assert "torch.device(\"meta\")" in refusal({"model_type": "gpt2"}).message("zh")
 
 
 def test_a_config_without_model_type_is_read_as_bert_with_a_note():
@@ -342,7 +357,7 @@ def test_the_cli_usage_errors_and_help_are_in_the_chosen_language():
     cases = (
         (("--bogus", "x"), {"en": "unrecognized arguments: --bogus x. ", "zh": "无法识别的参数：--bogus x。"}),
         (("--format", "xml"), {"en": "--format: invalid choice 'xml' (choose from ",
-                               "zh": "--format 的取值 'xml' 无效（可选："}),
+                               "zh": "--format 的取值“xml”无效（可选：text、markdown、json）"}),
         (("--preset",), {"en": "--preset needs a value. ", "zh": "--preset 后面需要一个值。"}),
         (("--preset", "a", "--config", "b"), {"en": "--config cannot be used together with --preset. ",
                                               "zh": "--config 不能与 --preset 同时使用。"}),

@@ -97,7 +97,7 @@ def test_a_share_link_carries_the_languages():
     assert "languages" not in default["query"]
 
 
-# ------------------------------------------------------------------ training step (calculator/costs.py)
+# ------------------------------------------------------------------ training step (calculator/costs/)
 # B = 1, L = 4, fp32, H = 8, 2 heads of d = 4, I = 12, two layers, the base model without a pooler. A [1, 4, 8]
 # tensor is 128 bytes, a [1, 4, 12] one 192, the [1, 2, 4, 4] attention maps 128, a LayerNorm's mean and 1/std
 # 2 · 16 bytes, an int64 [1, 4] index 32. With B = 1 every head split reshapes as a view (nothing copied).

@@ -19,7 +19,8 @@
 //    window.__calcWorker and replays the messages queued here.
 // 2. Hold back Material's search index (search/search_index.json: fetched on
 //    every page, then indexed by lunr in a worker) until the calculator's worker
-//    is ready or has failed, the reader reaches for search, or 10 s have passed.
+//    is ready (with a link: has answered it) or has failed, the reader reaches for
+//    search, or 10 s have passed.
 //    Search still works: it starts a little later, unless the reader asks first.
 // 3. Once this visit has its answer, register the service worker
 //    (calculator-sw.js) that keeps the calculator for the next visit and offline.
@@ -106,8 +107,9 @@
     var answered = !location.search.replace(/^\?/, ""); // a link's inputs get an answer: wait for it
     worker.addEventListener("message", function (event) {
       var type = event.data && event.data.type;
-      if (type === "ready" || type === "failed") release();
       if (type === "result") answered = true;
+      // A link's index waits for the link's answer too: its bytes and its indexing are not on the way there.
+      if (type === "failed" || ((type === "ready" || type === "result") && answered)) release();
       if ((type === "ready" || type === "result") && answered) keepForNextTime();
     });
     worker.addEventListener("error", release);

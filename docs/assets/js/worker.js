@@ -17,7 +17,11 @@
 //                                                  the manifest is another build's than the page's
 //   page -> worker  {id, request, lang}            request: {params: {...}} or {config: "..."},
 //                                                  plus costs: {batch, seq_len, ...} while the
-//                                                  "Training cost" panel is open
+//                                                  "Training cost" panel is open, forms: [the
+//                                                  families whose fieldset the page holds], and
+//                                                  want: ["tensors"] while the table is open;
+//                                                  or {want: ["copies"] | ["tensors"]} alone: that
+//                                                  part of the last good answer (Python keeps it)
 //   worker -> page  {type: "result", id, result, ms}
 // A result is calculator.api.compute_json's answer; anything thrown on the way
 // becomes the error code "internal", never a stack trace on the page.

@@ -1,0 +1,61 @@
+"""What one training step costs, exactly: FLOPs of the forward and backward passes, and memory by component.
+
+The step is the one issue 25 defines (and the cross-check measures in PyTorch):
+the architecture's class built from the config with eager attention, cast to
+``dtype`` (no autocast), in training mode (dropout as Hugging Face's defaults
+configure it, p > 0); optionally the planner's LoRA or freezing
+(:mod:`calculator.peft`); optionally gradient checkpointing
+(``use_reentrant=True``); input ``input_ids`` of shape (B, L) only; loss = the
+sum of every floating-point output's ``.float().sum()``; ``loss.backward()``;
+one ``optimizer.step()`` over the trainable parameters.
+
+* ``flops``: what ``torch.utils.flop_counter.FlopCounterMode`` counts, 2 per
+  multiply-add, matmul-family operations only (``mm``, ``addmm``, ``bmm``);
+  the recomputation of gradient checkpointing falls in the backward.
+* ``memory.activations``: bytes of the distinct storages autograd saves during
+  the forward pass (what ``saved_tensors_hooks`` sees), parameters' and
+  buffers' storages left out.
+
+Why a small simulator and not one polynomial: which tensors autograd keeps
+depends on which inputs need a gradient (a frozen Linear keeps no input, a
+Linear whose input needs no gradient keeps no weight), and whether a
+``reshape`` copies depends on strides (a batch of one, or one head, makes the
+attention's reshapes free views). Each family declares its forward pass as a
+short program over the operations below (:attr:`Family.costs`), in the order
+its ``modeling_*.py`` runs them; :class:`Sim` applies PyTorch's own rules for
+each operation (``derivatives.yaml``: what each backward formula needs;
+``computeStride``: when a reshape is a view) and adds up. For a plain
+fine-tuning run the totals reduce to the closed forms the unit tests spell out.
+
+Standard library only (the page runs it in Pyodide).
+
+The package's layers, each importing only those before it in this list and
+none of them the families (tests/properties/test_layering.py): :mod:`.tensor`
+(a tensor's shape and strides, ATen's view rule), :mod:`.declare` (what a
+family declares: :class:`CostModel`, its step keys and their values),
+:mod:`.ops` (one method per aten operation, FLOPs and what autograd keeps,
+recorded on a tape), :mod:`.modules` (:class:`Sim`: modules by their inventory
+names, LoRA, checkpointing; what the family programs drive), :mod:`.step`
+(settings, the parameters' and the optimizer's bytes, :func:`compute`: the
+layer above the families). This module re-exports their names, so ``from
+calculator import costs`` and ``from ..costs import Sim`` keep working.
+"""
+
+from __future__ import annotations
+
+from .declare import (BERT_KEYS, CostModel, StepKey, activation_key, check_step_keys, classifier_dropout,
+                      dropouts, read_step_keys, step_parse, step_query, step_value, unread)
+from .modules import LinearInfo, Sim
+from .ops import Ops, Row
+from .step import (DTYPES, MAX_BATCH, MAX_FIGURE, MAX_SEQ_LEN, OPTIMIZERS,
+                   SETTING_NAMES, STEP_BYTES, Costs, Param, Settings, _positive, compute, cost_model,
+                   optimizer_bytes, settings, simulate, supported)
+from .tensor import ADAPTER_BYTES, INDEX_BYTES, T, contiguous_strides, is_contiguous, view_strides
+
+__all__ = [
+    "ADAPTER_BYTES", "BERT_KEYS", "DTYPES", "INDEX_BYTES", "MAX_BATCH", "MAX_FIGURE", "MAX_SEQ_LEN", "OPTIMIZERS",
+    "SETTING_NAMES", "STEP_BYTES", "CostModel", "Costs", "LinearInfo", "Ops", "Param", "Row", "Settings", "Sim", "StepKey", "T",
+    "_positive", "activation_key", "check_step_keys", "classifier_dropout", "compute", "contiguous_strides",
+    "cost_model", "dropouts", "is_contiguous", "optimizer_bytes", "read_step_keys", "settings", "simulate", "step_parse",
+    "step_query", "step_value", "supported", "unread", "view_strides",
+]

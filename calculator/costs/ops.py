@@ -1,0 +1,549 @@
+"""A training step's operations, one method each, as PyTorch runs them: FLOPs both ways, what autograd keeps.
+
+Each method is one aten operation (or a composite written out as PyTorch's
+Python does it: ``gelu_tanh``, ``rotary``, ``softmax_float32``, ``einsum``); what
+its backward keeps comes from ``derivatives.yaml``, its FLOPs from
+``torch.utils.flop_counter`` (:meth:`Ops.contract` is the one rule every
+product shares). Every operation appends to the tape (:class:`Row`), whose sums
+are the step's figures. Nothing here knows a module's name, the inventory, the
+plan or the config: :class:`calculator.costs.modules.Sim` adds those. Imports
+only :mod:`.tensor` (tests/properties/test_layering.py). Standard library only.
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Iterator, Sequence
+
+from ..errors import CalcError
+from .tensor import INDEX_BYTES, T, _dense, _infer, contiguous_strides, is_contiguous, view_strides
+
+
+@dataclass
+class Row:
+    """One line of the simulator's tape: an operation (or a storage autograd keeps) and what it costs.
+
+    ``module``: the inventory name of the module whose call ran it (``bert.encoder.layer.0.attention.self.query``),
+    ``""`` for an operation a program runs between modules (attention's ``bmm``); ``op``: the aten operation as
+    ``FlopCounterMode`` names it (``mm``, ``bmm``, ``convolution``), or ``save`` for a storage autograd keeps;
+    ``forward``/``backward``: its FLOPs (a checkpointed block's replay lands in ``backward``); ``saved``: the
+    bytes of the storage a ``save`` row keeps for the first time (a storage kept twice counts once).
+
+    The step's totals are the tape's sums (:attr:`Sim.forward`, :attr:`Sim.backward`, :attr:`Sim.activations`),
+    so a figure can be traced to the module that made it. Live memory (the next issue) extends the same tape:
+    an allocation row per operation output (:meth:`Sim.new` already sees every one, with its storage id and
+    bytes), and a release when the last tensor reading that storage is gone (no later row reads it and autograd
+    did not save it; a saved storage dies when the backward has passed its row, walking the tape in reverse);
+    the peak is the running maximum of allocations minus releases along the tape, forward then backward.
+    """
+
+    module: str
+    op: str
+    forward: int = 0
+    backward: int = 0
+    saved: int = 0
+
+
+class Ops:
+    """The operations a family's program runs on tensors, and the tape they record (``itemsize``: the dtype's)."""
+
+    def __init__(self, itemsize: int) -> None:
+        self.itemsize = itemsize
+        #: What the forward ran, in order (:class:`Row`); the figures are its sums.
+        self.tape: list[Row] = []
+        #: Storage id -> bytes, of every storage autograd keeps (each once).
+        self.saved: dict[int, int] = {}
+        #: The module whose call is running (:meth:`_in`), "" between modules.
+        self.module = ""
+        self.storages: dict[int, int] = {}
+        self.grad_mode = True
+        self._next = 0
+
+    # -- the tape
+
+    @property
+    def forward(self) -> int:
+        """FLOPs of the forward pass."""
+        return sum(r.forward for r in self.tape)
+
+    @property
+    def backward(self) -> int:
+        """FLOPs of the backward pass (with a checkpointed block's replay)."""
+        return sum(r.backward for r in self.tape)
+
+    @property
+    def activations(self) -> int:
+        """Bytes of the distinct storages autograd keeps in the forward."""
+        return sum(r.saved for r in self.tape)
+
+    def record(self, op: str, forward: int) -> Row:
+        """A row for ``op`` run now in the current module, with its forward FLOPs (the caller adds the
+        backward's to the row it gets back: only the factors that need a gradient count)."""
+        row = Row(self.module, op, forward)
+        self.tape.append(row)
+        return row
+
+    @contextmanager
+    def _in(self, module: str) -> Iterator[None]:
+        """Rows recorded inside name ``module`` (nested calls name the innermost)."""
+        outer, self.module = self.module, module
+        try:
+            yield
+        finally:
+            self.module = outer
+
+    # -- tensors
+
+    def new(self, shape: Sequence[int], grad: bool, itemsize: int | None = None) -> T:
+        """A fresh contiguous tensor (an operation's output)."""
+        size = self.itemsize if itemsize is None else itemsize
+        self._next += 1
+        shape = tuple(shape)
+        t = T(shape, contiguous_strides(shape), self._next, grad and self.grad_mode, size)
+        n = 1
+        for d in shape:
+            n *= d
+        self.storages[self._next] = n * size
+        return t
+
+    def ids(self, shape: Sequence[int]) -> T:
+        """An int64 index tensor made in the forward (``input_ids``, RoBERTa's position ids, a gather)."""
+        return self.new(shape, False, INDEX_BYTES)
+
+    def buffer(self, shape: Sequence[int]) -> T:
+        """A slice of a registered buffer (BERT's ``position_ids``): its storage is never counted."""
+        t = self.new(shape, False, INDEX_BYTES)
+        self.storages[t.storage] = 0
+        return t
+
+    def expand(self, t: T, shape: Sequence[int]) -> T:
+        """``expand``: a view with stride 0 on the broadcast dimensions."""
+        strides = tuple(0 if old == 1 and new != 1 else st for old, new, st in zip(t.shape, shape, t.strides))
+        return T(tuple(shape), strides, t.storage, t.grad, t.itemsize)
+
+    def save(self, t: T) -> None:
+        """Autograd keeps ``t``'s storage for the backward: a ``save`` row the first time (a storage counts once)."""
+        if self.grad_mode and t.storage not in self.saved:
+            self.saved[t.storage] = self.storages[t.storage]
+            self.tape.append(Row(self.module, "save", saved=self.storages[t.storage]))
+
+    def view(self, t: T, shape: Sequence[int]) -> T:
+        shape = _infer(t, shape)
+        strides = view_strides(t.shape, t.strides, shape)
+        if strides is None:
+            raise AssertionError(f"view of {t.shape} as {shape} needs a copy")
+        return T(shape, strides, t.storage, t.grad, t.itemsize)
+
+    def reshape(self, t: T, shape: Sequence[int]) -> T:
+        """A view when the strides allow it, else a contiguous copy (which autograd keeps nothing for)."""
+        shape = _infer(t, shape)
+        strides = view_strides(t.shape, t.strides, shape)
+        if strides is not None:
+            return T(shape, strides, t.storage, t.grad, t.itemsize)
+        return self.new(shape, t.grad, t.itemsize)
+
+    def transpose(self, t: T, a: int, b: int) -> T:
+        shape, strides = list(t.shape), list(t.strides)
+        shape[a], shape[b] = shape[b], shape[a]
+        strides[a], strides[b] = strides[b], strides[a]
+        return T(tuple(shape), tuple(strides), t.storage, t.grad, t.itemsize)
+
+    def contiguous(self, t: T) -> T:
+        return t if is_contiguous(t) else self.new(t.shape, t.grad, t.itemsize)
+
+    def select(self, t: T, dim: int, index: int = 0) -> T:
+        """``t[:, 0]``: a view without dimension ``dim``."""
+        shape = t.shape[:dim] + t.shape[dim + 1:]
+        strides = t.strides[:dim] + t.strides[dim + 1:]
+        return T(shape, strides, t.storage, t.grad, t.itemsize)
+
+    # -- operations (what each saves is its backward formula's need, derivatives.yaml)
+
+    def contract(self, op: str, forward: int, grads: Sequence[tuple[bool, int, T | None]],
+                 kept: T | None = None) -> Row:
+        """The one rule of every product (``mm``, ``addmm``, ``bmm``, ``convolution``): ``forward`` FLOPs, then
+        per operand ``(needs a gradient, the FLOPs of its gradient, what that gradient's formula keeps)``.
+
+        A matrix product's gradient for one factor multiplies by the other factor, so it keeps that one
+        (derivatives.yaml: ``mm``'s ``self: mm_mat1_backward(grad, mat2, ...)``, ``mat2:
+        mm_mat2_backward(grad, self, ...)``); a weight's factor is a parameter, never counted as kept, so it
+        is None. ``convolution`` has one formula for input, weight and bias
+        (``convolution_backward(grad, input, weight, ...)``): it keeps the input (``kept``) whenever any of
+        the three needs a gradient. Nothing is kept or counted backward under no-grad (a checkpointed block's
+        first run)."""
+        row = self.record(op, forward)
+        if self.grad_mode:
+            if kept is not None:
+                self.save(kept)
+            for needed, flops, keeps in grads:
+                if needed:
+                    row.backward += flops
+                    if keeps is not None:
+                        self.save(keeps)
+        return row
+
+    def mm(self, a: T, b_grad: bool, m: int, k: int, n: int, out_shape: Sequence[int], bias_grad: bool = False,
+           itemsize: int | None = None) -> T:
+        """``addmm``/``mm`` of ``a`` [m, k] by a weight [k, n]: keeps ``a`` if the weight trains."""
+        flops = 2 * m * k * n
+        self.contract("mm", flops, ((a.grad, flops, None), (b_grad, flops, a)))
+        return self.new(out_shape, a.grad or b_grad or bias_grad, itemsize)
+
+    def product(self, a: T, b: T, flops: int, shape: Sequence[int]) -> T:
+        """A matrix product of two tensors that may each need a gradient (``mm``/``bmm``): ``flops`` in the
+        forward; in the backward the same again for each factor that needs a gradient, whose formula keeps
+        the other factor (derivatives.yaml: ``grad.mm(mat2.t())``, ``self.t().mm(grad)``)."""
+        self.contract("bmm" if len(shape) == 3 else "mm", flops, ((a.grad, flops, b), (b.grad, flops, a)))
+        return self.new(shape, a.grad or b.grad)
+
+    def bmm(self, a: T, b: T) -> T:
+        """``torch.matmul`` of two 4-D tensors: both reshaped to 3-D (a copy where strides demand), then ``bmm``."""
+        batch = a.shape[:-2]
+        nb = 1
+        for d in batch:
+            nb *= d
+        n, k, m = a.shape[-2], a.shape[-1], b.shape[-1]
+        a3 = self.reshape(a, (nb, n, k))
+        b3 = self.reshape(b, (nb, k, m))
+        out = self.product(a3, b3, 2 * nb * n * k * m, (nb, n, m))
+        return self.view(out, (*batch, n, m))
+
+    def pointwise(self, t: T) -> T:
+        """An operation that keeps nothing (a product with a Python number, a copy)."""
+        return self.new(t.shape, t.grad, t.itemsize)
+
+    def add(self, a: T, b: T) -> T:
+        return self.new(a.shape if a.numel >= b.numel else b.shape, a.grad or b.grad)
+
+    def keep_input(self, t: T) -> T:
+        """GELU, SiLU...: the backward needs the input."""
+        if t.grad:
+            self.save(t)
+        return self.new(t.shape, t.grad)
+
+    def keep_output(self, t: T) -> T:
+        """tanh, softmax: the backward needs the output."""
+        out = self.new(t.shape, t.grad)
+        if t.grad:
+            self.save(out)
+        return out
+
+    def dropout(self, t: T, active: bool = True) -> T:
+        """Training-mode dropout on CPU: ``input * mask`` with a mask of the input's dtype, kept for the backward.
+
+        ``active=False``: a dropout whose probability is 0 (ALBERT's defaults), which returns its input itself.
+        """
+        if not active:
+            return t
+        if t.grad:
+            self.save(self.new(t.shape, False))
+        return self.new(t.shape, t.grad)
+
+    def gelu_tanh(self, t: T) -> T:
+        """``NewGELUActivation`` (``gelu_new``), written out in Python:
+        ``0.5 * x * (1 + tanh(c * (x + 0.044715 * x**3)))``. ``pow`` keeps x, ``tanh`` its output, and the
+        last product both its factors (``0.5 * x`` and ``1 + tanh``), each a new tensor."""
+        if not t.grad:
+            return self.new(t.shape, False)
+        self.save(t)
+        self.save(self.new(t.shape, True))  # tanh(...)
+        self.save(self.new(t.shape, True))  # 0.5 * x
+        self.save(self.new(t.shape, True))  # 1 + tanh(...)
+        return self.new(t.shape, True)
+
+    # -- the product inside a Linear (its module, LoRA around it: :meth:`.modules.Sim.linear`)
+
+    def _linear(self, x: T, in_f: int, out_f: int, w_grad: bool, b_grad: bool, itemsize: int | None = None) -> T:
+        tokens = x.numel // in_f if in_f else 0
+        flat = x if len(x.shape) == 2 else self.reshape(x, (-1, in_f))
+        return self.mm(flat, w_grad, tokens, in_f, out_f, (*x.shape[:-1], out_f), b_grad, itemsize)
+
+    # -- operations for longformer, big_bird
+
+    #: The ``hidden_act`` values :meth:`activation` covers.
+    ACTIVATIONS: tuple[str, ...] = ("gelu", "gelu_new", "relu")
+
+    def as_strided(self, t: T, shape: Sequence[int], strides: Sequence[int]) -> T:
+        """``as_strided``: a view with the given geometry (overlapping chunks); its backward keeps no data."""
+        return T(tuple(shape), tuple(strides), t.storage, t.grad, t.itemsize)
+
+    def pad(self, t: T, shape: Sequence[int]) -> T:
+        """``nn.functional.pad`` with a constant: a new contiguous tensor; ``constant_pad_nd``'s backward
+        only slices the gradient (derivatives.yaml), so nothing is kept."""
+        return self.new(shape, t.grad, t.itemsize)
+
+    def mask(self, shape: Sequence[int]) -> T:
+        """A bool tensor made in the forward (a comparison, ``.bool()``): one byte a number, no gradient."""
+        return self.new(shape, False, 1)
+
+    def save_if(self, t: T, needed: bool) -> None:
+        """Keep ``t`` when the operation's input needs a gradient (``where``'s and ``masked_fill``'s condition)."""
+        if needed:
+            self.save(t)
+
+    def mul(self, a: T, b: T, shape: Sequence[int]) -> T:
+        """A broadcasting product of two tensors (``einsum`` with a contraction of size 1 becomes one):
+        ``mul``'s backward needs each factor for the other's gradient (derivatives.yaml), and no FLOPs count."""
+        if self.grad_mode:
+            if a.grad:
+                self.save(b)
+            if b.grad:
+                self.save(a)
+        return self.new(shape, a.grad or b.grad)
+
+    def activation(self, name: str, t: T) -> T:
+        """``ACT2FN[name]`` for the activations covered: ``gelu`` keeps its input, ``gelu_new`` is written out
+        (:meth:`gelu_tanh`), ``relu`` keeps its output (``threshold_backward`` reads the result)."""
+        if name == "gelu":
+            return self.keep_input(t)
+        if name == "gelu_new":
+            return self.gelu_tanh(t)
+        if name == "relu":
+            return self.keep_output(t)
+        raise CalcError("costs_hidden_act", value=name, supported=list(self.ACTIVATIONS))
+
+    def softmax_float32(self, t: T) -> T:
+        """``softmax(x, dim, dtype=torch.float32)``: the input cast first (a copy that keeps nothing), then
+        ``_softmax``, whose backward needs its float32 output."""
+        if t.itemsize != 4:
+            t = self.new(t.shape, t.grad, 4)
+        out = self.new(t.shape, t.grad, 4)
+        if t.grad:
+            self.save(out)
+        return out
+
+    # -- operations for mobilebert, squeezebert, convbert, funnel
+
+    def concat(self, parts: Sequence[T], dim: int) -> T:
+        """``torch.cat``: a new tensor; its backward only slices the gradient (``cat``: nothing kept)."""
+        shape = list(parts[0].shape)
+        shape[dim] = sum(p.shape[dim] for p in parts)
+        return self.new(shape, any(p.grad for p in parts), parts[0].itemsize)
+
+    def matmul_by(self, x: T, m: T) -> T:
+        """``x.matmul(m)`` of an [..., k] activation by a computed [k, n] matrix: folded into one ``mm``.
+
+        ``mm`` (derivatives.yaml): ``self``'s gradient needs ``mat2``, ``mat2``'s needs
+        ``self``; ``m`` is a tensor of the forward here (not a parameter), so it is counted.
+        """
+        k, n = m.shape
+        flat = self.reshape(x, (-1, k))
+        rows = flat.shape[0]
+        return self.product(flat, m, 2 * rows * k * n, (*x.shape[:-1], n))
+
+    def _conv1x1(self, x: T, in_per_group: int, out_c: int, w_grad: bool, b_grad: bool,
+                 itemsize: int | None = None, kernel: int = 1) -> T:
+        """A stride-1 ``convolution`` whose padding keeps the length (kernel 1, or odd with padding k // 2)."""
+        batch, in_c, length = x.shape
+        flops = 2 * batch * length * out_c * in_per_group * kernel
+        self.contract("convolution", flops, ((x.grad, flops, None), (w_grad, 2 * batch * length * out_c * in_c * kernel, None)),
+                      x if (x.grad or w_grad or b_grad) else None)
+        return self.new((batch, out_c, length), x.grad or w_grad or b_grad, itemsize)
+
+    def mul_like(self, a: T, b: T) -> T:
+        """``a * b`` of two activations of one shape (``mul.Tensor``: each factor kept for the other's
+        gradient). The output takes ``a``'s layout (TensorIterator orders dimensions by the first input)."""
+        if b.grad:
+            self.save(a)
+        if a.grad:
+            self.save(b)
+        out = self.new(a.shape, a.grad or b.grad)
+        strides = a.strides if _dense(a) else out.strides
+        return T(out.shape, strides, out.storage, out.grad, out.itemsize)
+
+    def permute(self, t: T, dims: Sequence[int]) -> T:
+        """``permute``: a view with the dimensions reordered."""
+        return T(tuple(t.shape[d] for d in dims), tuple(t.strides[d] for d in dims), t.storage, t.grad, t.itemsize)
+
+    def narrow(self, t: T, dim: int, length: int, step: int = 1) -> T:
+        """A slice ``t[..., start:start + length·step:step, ...]`` along ``dim``: a view (its offset does not matter)."""
+        shape, strides = list(t.shape), list(t.strides)
+        shape[dim] = length
+        strides[dim] *= step
+        return T(tuple(shape), tuple(strides), t.storage, t.grad, t.itemsize)
+
+    def einsum(self, spec: str, a: T, b: T) -> T:
+        """``torch.einsum`` of two operands as ATen runs it (``sumproduct_pair``; a plain product when every
+        summed label has size 1): both are permuted to the
+        output's labels followed by the summed ones, then split into the labels both have (not summed,
+        size > 1: the batch), those of the left only, the summed, those of the right only; the left is
+        reshaped to [batch, left, summed], the right to [batch, summed, right] (copies where strides
+        demand), one ``bmm`` (each kept for the other's gradient), its output viewed back."""
+        inputs, out_labels = spec.split("->")
+        la, lb = inputs.split(",")
+        size = {c: d for c, d in zip(la, a.shape)}
+        size.update({c: d for c, d in zip(lb, b.shape)})
+        summed = [c for c in la + lb if c not in out_labels and size[c] != 1]  # size-1 ones are squeezed away
+        summed = list(dict.fromkeys(summed))
+        if not summed:  # nothing left to contract: einsum multiplies (mul.Tensor keeps each for the other)
+            if b.grad:
+                self.save(a)
+            if a.grad:
+                self.save(b)
+            return self.new(tuple(size[c] for c in out_labels), a.grad or b.grad)
+        batch: list[str] = []
+        left: list[str] = []
+        right: list[str] = []
+        for c in out_labels:
+            sl = c in la and size[c] != 1
+            sr = c in lb and size[c] != 1
+            (batch if sl and sr else left if sl else right).append(c)
+
+        def arranged(t: T, labels: str, order: list[str]) -> T:
+            shape = tuple(size[c] if c in labels else 1 for c in order)
+            strides = tuple(t.strides[labels.index(c)] if c in labels else 1 for c in order)
+            return T(shape, strides, t.storage, t.grad, t.itemsize)
+
+        def prod(labels: list[str]) -> int:
+            n = 1
+            for c in labels:
+                n *= size[c]
+            return n
+
+        nb, nl, nk, nr = prod(batch), prod(left), prod(summed), prod(right)
+        a3 = self.reshape(arranged(a, la, batch + left + summed + right), (nb, nl, nk))
+        b3 = self.reshape(arranged(b, lb, batch + summed + right + left), (nb, nk, nr))
+        out = self.product(a3, b3, 2 * nb * nl * nk * nr, (nb, nl, nr))
+        order = batch + left + right
+        stride, strides = 1, {}
+        for c in reversed(order):
+            strides[c] = stride
+            stride *= size[c]
+        return T(tuple(size[c] for c in out_labels), tuple(strides[c] for c in out_labels), out.storage, out.grad,
+                 out.itemsize)
+
+    def keep_other(self, t: T, other: T) -> T:
+        """``t *= other`` in place with ``other`` needing no gradient (Funnel's ``cls_mask``): ``mul_`` keeps
+        ``other`` for ``t``'s gradient."""
+        if t.grad:
+            self.save(other)
+        return t
+
+    def where(self, condition: T, a: T) -> T:
+        """``torch.where(condition, x, y)``: the backward needs only the condition (kept)."""
+        if a.grad:
+            self.save(condition)
+        return self.new(a.shape, a.grad)
+
+    def pool_pairs(self, x: T, mode: str) -> T:
+        """``avg_pool2d`` / ``max_pool2d`` over pairs of positions (kernel and stride (2, 1), ceil_mode) of a
+        [B, 1, L, D] tensor: the mean keeps its input; the max its input and the int64 indices."""
+        b, one, n, d = x.shape
+        out_n = (n + 1) // 2
+        if x.grad:
+            self.save(x)
+            if mode == "max":
+                self.save(self.new((b, one, out_n, d), False, INDEX_BYTES))
+        return self.new((b, one, out_n, d), x.grad)
+
+    # -- operations for deberta, deberta-v2, modernbert
+
+    def constant(self, shape: Sequence[int], itemsize: int) -> T:
+        """A tensor built in the forward that never needs a gradient (an attention mask of ones, a 0-dim scale)."""
+        return self.new(shape, False, itemsize)
+
+    def op_with_constant(self, t: T, other: T) -> T:
+        """``t * other``, ``t / other``, ``t.masked_fill(other, v)`` with ``other`` needing no gradient.
+
+        derivatives.yaml: ``mul.Tensor`` (self: ``grad * other``), ``div.Tensor`` (self: ``grad / other``),
+        ``masked_fill.Scalar`` (self: ``grad.masked_fill(mask, 0)``): the backward for ``t`` keeps ``other``.
+        """
+        if t.grad:
+            self.save(other)
+        return self.new(t.shape, t.grad)
+
+    def divide_by_scale(self, t: T) -> T:
+        """``t / scale.to(t.dtype)`` with a fresh 0-dim tensor (DeBERTa's ``scaled_size_sqrt``): keeps that scalar."""
+        return self.op_with_constant(t, self.constant((), self.itemsize))
+
+    def gather(self, t: T, index: T, shape: Sequence[int]) -> T:
+        """``torch.gather(t, -1, index)``: derivatives.yaml's ``gather_backward(grad, self, dim, index)`` keeps
+        ``self`` and ``index``."""
+        if t.grad:
+            self.save(t)
+            self.save(index)
+        return self.new(shape, t.grad)
+
+    def repeat(self, t: T, shape: Sequence[int]) -> T:
+        """``Tensor.repeat``: a new tensor; ``RepeatBackward0`` keeps only sizes."""
+        return self.new(shape, t.grad)
+
+    def elementwise_like(self, t: T, grad: bool) -> T:
+        """A pointwise result laid out as its input (TensorIterator keeps a permuted input's dimension order):
+        ``q + q_bias`` on DeBERTa's permuted view stays [B, L, A, D] in memory, so a later reshape copies."""
+        order = sorted(range(len(t.shape)), key=lambda i: -t.strides[i])
+        strides = [0] * len(t.shape)
+        step = 1
+        for i in reversed(order):
+            strides[i] = step
+            step *= max(t.shape[i], 1)
+        out = self.new(t.shape, grad)
+        return T(out.shape, tuple(strides), out.storage, out.grad, out.itemsize)
+
+    # -- operations for megatron-bert, xlm-roberta-xl, xmod, rembert, roformer, esm, nomic_bert
+
+    def index_rows(self, t: T, mask: T, rows: int) -> T:
+        """``t[mask]`` with a bool mask over dimension 0 (``index.Tensor``): a new tensor of the ``rows`` chosen.
+
+        derivatives.yaml: ``self: index_backward(grad.new_zeros(self.sizes()), indices, grad)``: the
+        backward needs the indices (the mask itself) and only the input's sizes, so the mask is kept
+        when ``t`` needs a gradient.
+        """
+        if t.grad:
+            self.save(mask)
+        return self.new((rows, *t.shape[1:]), t.grad, t.itemsize)
+
+    def index_put(self, dest: T, mask: T, values: T) -> T:
+        """``dest[mask] = values`` in place (``index_put_``): ``dest`` now needs a gradient if ``values`` does.
+
+        derivatives.yaml: ``self: grad.index_put(indices, zeros_like(values), accumulate)``,
+        ``values: grad.index(indices)``: both need the indices (the mask), kept when either needs a gradient.
+        """
+        grad = (dest.grad or values.grad) and self.grad_mode
+        if grad:
+            self.save(mask)
+        return T(dest.shape, dest.strides, dest.storage, grad, dest.itemsize)
+
+    def rotary(self, t: T, cos: T, sin: T) -> T:
+        """Rotary positions applied as ``t * cos + rotate_half(t) * sin`` (RoFormer, ESM, NomicBERT).
+
+        ``rotate_half`` (a negation, slices, ``stack`` or ``cat``) keeps nothing; each ``mul`` keeps the other
+        factor for the gradient of the one that needs it (derivatives.yaml ``mul.Tensor``: ``self:
+        mul_tensor_backward(grad, other, ...)``), so when ``t`` needs a gradient the backward keeps ``cos``
+        and ``sin`` (tables that need none), not ``t``. The sum is a new contiguous tensor.
+        """
+        if t.grad:
+            self.save(cos)
+            self.save(sin)
+        return self.new(t.shape, t.grad, t.itemsize)
+
+    def scale_by(self, t: T, factor: T, itemsize: int | None = None) -> T:
+        """``t * factor`` or ``t / factor`` where ``factor`` needs no gradient (ESM's token-dropout rescaling).
+
+        derivatives.yaml ``mul.Tensor``/``div.Tensor``: the gradient of ``t`` needs ``factor``
+        (kept when ``t`` needs a gradient); ``t`` itself is needed only for ``factor``'s.
+        """
+        if t.grad:
+            self.save(factor)
+        return self.new(t.shape, t.grad, t.itemsize if itemsize is None else itemsize)
+
+    def masked_fill(self, t: T, mask: T) -> T:
+        """``t.masked_fill(mask, value)``: derivatives.yaml ``self: grad.masked_fill(mask, 0)`` keeps the mask."""
+        if t.grad:
+            self.save(mask)
+        return self.new(t.shape, t.grad, t.itemsize)
+
+    def gelu_erf(self, t: T) -> T:
+        """ESM's ``gelu``, written out in Python: ``x * 0.5 * (1.0 + torch.erf(x / math.sqrt(2.0)))``.
+
+        ``erf`` keeps its input (``x / sqrt(2)``: derivatives.yaml ``erf: 2.0 / sqrt(M_PI) *
+        exp(-(self.pow(2))) * grad``), the last product both its factors (``x * 0.5`` and ``1 + erf``):
+        three new tensors of the input's shape, not the input itself.
+        """
+        if not t.grad:
+            return self.new(t.shape, False)
+        self.save(self.new(t.shape, True))  # x * 0.5
+        self.save(self.new(t.shape, True))  # x / sqrt(2)
+        self.save(self.new(t.shape, True))  # 1 + erf(...)
+        return self.new(t.shape, True)

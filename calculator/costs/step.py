@@ -1,0 +1,249 @@
+"""One training step's figures: checked settings, the parameters' bytes, the optimizer's state, :func:`compute`.
+
+The top layer of :mod:`calculator.costs`, above the families: it runs the
+family's declared program (:class:`~.declare.CostModel`) on the simulator and
+adds up. Standard library only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+from ..errors import CalcError
+from ..model import Inventory
+from .declare import CostModel, check_step_keys
+from .modules import Sim
+from .tensor import ADAPTER_BYTES, T
+
+DTYPES: dict[str, int] = {"fp32": 4, "bf16": 2}
+OPTIMIZERS: tuple[str, ...] = ("adamw", "sgd", "sgd-momentum", "adafactor")
+#: The per-parameter ``step`` counter of AdamW and Adafactor: a float32 scalar tensor.
+STEP_BYTES = 4
+#: Bounds on B and L. They do not by themselves keep every figure below 2^53 (B = 999,999 and L = 511 give a
+#: BERT forward of ~9.7 × 10^16 FLOPs): :data:`MAX_FIGURE` does, checked on the figures themselves.
+MAX_BATCH = 1_000_000
+MAX_SEQ_LEN = 1_000_000
+#: The largest figure a step reports: 2^53 − 1, the largest integer a JavaScript number (the page) or a
+#: JSON reader that parses numbers as doubles keeps exact; above it, ``costs_too_large``.
+MAX_FIGURE = 2**53 - 1
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What a training step is run with (besides the model and the plan)."""
+
+    batch: int
+    seq_len: int
+    dtype: str = "fp32"
+    optimizer: str = "adamw"
+    checkpointing: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "batch": self.batch, "seq_len": self.seq_len, "dtype": self.dtype, "optimizer": self.optimizer,
+            "grad_checkpointing": self.checkpointing,
+        }
+
+
+@dataclass(frozen=True)
+class Costs:
+    """The figures of one training step: FLOPs and bytes, all integers."""
+
+    settings: Settings
+    forward: int
+    backward: int
+    weights: int
+    gradients: int
+    optimizer: int
+    activations: int
+
+    @property
+    def memory_total(self) -> int:
+        return self.weights + self.gradients + self.optimizer + self.activations
+
+    def to_dict(self) -> dict[str, Any]:
+        out = self.settings.to_dict()
+        out["flops"] = {"forward": self.forward, "backward": self.backward}
+        out["memory"] = {
+            "weights": self.weights, "gradients": self.gradients, "optimizer": self.optimizer,
+            "activations": self.activations,
+        }
+        return out
+
+
+
+
+#: B and L as the page's fields and the CLI's help name them: an error says "Batch size B", not the query key.
+SETTING_NAMES: dict[str, dict[str, str]] = {
+    "batch": {"en": "Batch size B", "zh": "批大小 B"},
+    "seq_len": {"en": "Sequence length L", "zh": "序列长度 L"},
+}
+
+
+def _positive(key: str, value: Any, maximum: int, name: dict[str, str] | None = None) -> int:
+    """A whole number from 1 to ``maximum``; an error names the field by ``name`` (default :data:`SETTING_NAMES`)."""
+    from ..config import coerce_int
+
+    named: dict[str, Any] = {"name": name or SETTING_NAMES[key]} if (name or key in SETTING_NAMES) else {}
+    try:
+        n = coerce_int(key, value)
+    except CalcError:
+        raise CalcError("costs_not_positive", key=key, value=value, **named) from None
+    if n <= 0:
+        raise CalcError("costs_not_positive", key=key, value=n, **named)
+    if n > maximum:
+        raise CalcError("too_large", key=key, value=n, maximum=maximum, **named)
+    return n
+
+
+def settings(batch: Any, seq_len: Any, dtype: Any = "fp32", optimizer: Any = "adamw", checkpointing: Any = False) -> Settings:
+    """Checked settings: B and L whole numbers ≥ 1, a known dtype and optimizer."""
+    from ..config import coerce_bool
+
+    b = _positive("batch", batch, MAX_BATCH)
+    n = _positive("seq_len", seq_len, MAX_SEQ_LEN)
+    dtype = "fp32" if dtype in (None, "") else dtype
+    if dtype not in DTYPES:
+        raise CalcError("costs_dtype", value=dtype, choices=list(DTYPES))
+    optimizer = "adamw" if optimizer in (None, "") else optimizer
+    if optimizer not in OPTIMIZERS:
+        raise CalcError("costs_optimizer", value=optimizer, supported=OPTIMIZERS)
+    return Settings(b, n, dtype, optimizer, coerce_bool("grad_checkpointing", checkpointing or False))
+
+
+def cost_model(inv: Inventory) -> CostModel:
+    """The family's declaration, or a coded refusal: never a guess."""
+    from ..families import FAMILIES  # only to list the supported families in the refusal
+
+    model = getattr(inv.family, "costs", None)
+    if model is None:
+        supported = [mt for mt, f in FAMILIES.items() if getattr(f, "costs", None) is not None]
+        raise CalcError(getattr(inv.family, "costs_refusal", None) or "costs_family", model_type=inv.model_type,
+                        supported=supported)
+    if model.architectures is not None and inv.architecture not in model.architectures:
+        raise CalcError("costs_architecture", architecture=inv.architecture, supported=list(model.architectures))
+    return model
+
+
+def supported(inv: Inventory) -> bool:
+    try:
+        cost_model(inv)
+    except CalcError:
+        return False
+    return True
+
+
+Param = tuple[tuple[int, ...], int]  # (shape, bytes per number)
+
+
+def _trainability(inv: Inventory, plan: Any) -> tuple[dict[str, bool], dict[str, int]]:
+    """Per inventory tensor name, whether the storage the forward uses gets a gradient; LoRA's rank per module."""
+    if plan is None:
+        by_storage = {t.name: t.trainable for t in inv.unique}
+        return {t.name: by_storage.get(t.tied_to or t.name, t.trainable) for t in inv.tensors}, {}
+    trains = {}
+    copied = {t.source for t in plan.tensors if t.kind == "copy"}
+    for t in plan.tensors:
+        if t.kind == "copy" or (t.kind == "base" and t.source not in copied):
+            trains[t.source] = t.trainable
+    lora = {}
+    if plan.method == "lora":
+        r = int(plan.settings["r"])
+        lora = {m: r for m in plan.targets}
+    return trains, lora
+
+
+def _parameters(inv: Inventory, plan: Any, itemsize: int, used: set[str]) -> tuple[list[Param], list[Param]]:
+    """Every distinct parameter, and those that end the backward with a ``.grad`` (trainable and read by the
+    forward: an untied MLM head's own vocabulary bias is never read, so it gets none), as (shape, bytes per number)."""
+    storage_of = {t.name: t.tied_to or t.name for t in inv.tensors}
+    read = {storage_of[n] for n in used if n in storage_of}
+    if plan is None:
+        params = [(t.shape, itemsize) for t in inv.unique]
+        return params, [(t.shape, itemsize) for t in inv.unique if t.trainable and t.name in read]
+    params, graded = [], []
+    buffers = {t.name for t in inv.tensors if t.buffer}
+    for t in plan.tensors:
+        if t.tied_to is not None or (t.kind != "lora" and t.source in buffers):  # a buffer (ESM's inv_freq)
+            continue
+        size = ADAPTER_BYTES if t.kind == "lora" else itemsize
+        params.append((t.shape, size))
+        source = t.source + ".weight" if t.kind == "lora" else t.source  # a LoRA tensor's source is its module
+        if t.trainable and storage_of.get(source) in read:
+            graded.append((t.shape, size))
+    return params, graded
+
+
+def _numel(shape: Sequence[int]) -> int:
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
+def optimizer_bytes(optimizer: str, params: Sequence[Param]) -> int:
+    """Bytes of ``optimizer.state`` after one step, per trainable parameter (its own dtype).
+
+    AdamW: ``exp_avg`` and ``exp_avg_sq`` (the parameter's size each) and a float32
+    ``step``; SGD: nothing; SGD with momentum: ``momentum_buffer``; Adafactor
+    (``torch.optim.Adafactor``): for a matrix [r, c] the row and column statistics
+    (r + c numbers), for a vector its full variance, and a float32 ``step``.
+    """
+    total = 0
+    for shape, size in params:
+        n = _numel(shape)
+        if optimizer == "adamw":
+            total += 2 * n * size + STEP_BYTES
+        elif optimizer == "sgd-momentum":
+            total += n * size
+        elif optimizer == "adafactor":
+            if len(shape) >= 2:
+                rows = n // shape[-1] if shape[-1] else _numel(shape[:-1])
+                cols = n // shape[-2] if shape[-2] else _numel(shape[:-2]) * shape[-1]
+                total += (rows + cols) * size + STEP_BYTES
+            else:
+                total += n * size + STEP_BYTES
+    return total
+
+
+def simulate(inv: Inventory, s: Settings, plan: Any = None) -> tuple[Sim, Sequence[T]]:
+    """The family's program run for one step of ``inv`` under ``s``: the simulator (its :attr:`Sim.tape`, a row
+    per operation, names the module each figure comes from) and the program's outputs. Refusals as :func:`compute`."""
+    model = cost_model(inv)
+    if model.max_seq_len is not None:
+        longest = model.max_seq_len(inv.config)
+        if longest is not None and s.seq_len > longest:
+            raise CalcError("costs_seq_too_long", value=s.seq_len, maximum=longest)
+    if model.check is not None:
+        model.check(inv)
+    check_step_keys(inv, model)
+    if s.checkpointing and not model.checkpointing:
+        raise CalcError("costs_no_checkpointing", architecture=inv.architecture)
+    itemsize = DTYPES[s.dtype]
+    trains, lora = _trainability(inv, plan)
+    sim = Sim(inv, itemsize, trains, lora, s.checkpointing)
+    return sim, model.program(sim, inv, s.batch, s.seq_len)
+
+
+def compute(inv: Inventory, s: Settings, plan: Any = None) -> Costs:
+    """The exact figures of one training step of ``inv`` (with ``plan``'s LoRA or freezing) under ``s``."""
+    sim, outputs = simulate(inv, s, plan)
+    itemsize = DTYPES[s.dtype]
+    params, graded = _parameters(inv, plan, itemsize, sim.used)
+    if not graded or not any(o.grad for o in outputs):
+        raise CalcError("costs_nothing_trainable")
+    out = Costs(
+        s,
+        forward=sim.forward,
+        backward=sim.backward,
+        weights=sum(_numel(shape) * size for shape, size in params),
+        gradients=sum(_numel(shape) * size for shape, size in graded),
+        optimizer=optimizer_bytes(s.optimizer, graded),
+        activations=sim.activations,
+    )
+    figures = {"FLOPs": out.forward + out.backward, "memory": out.memory_total}  # each part ≤ its sum
+    for key, value in figures.items():
+        if value > MAX_FIGURE:
+            raise CalcError("costs_too_large", key=key, value=f"{value:,}")
+    return out

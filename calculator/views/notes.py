@@ -1,0 +1,139 @@
+"""What a reader must know about how a config was read: notes beside the total and in every copy (issue 35, H5).
+
+A count is exact for the class it names. A config can ask for something else: no ``model_type`` (BERT is
+assumed); an ``auto_map`` (the checkpoint ships its own model code, loaded with ``trust_remote_code=True``,
+which this calculator does not run: jina-embeddings-v3 says ``xlm-roberta`` and builds rotary positions and
+LoRA adapters of its own); a key that some code reads to build other tensors and the declaration does not
+(:class:`calculator.families.base.IgnoredKey`: ``position_embedding_type = "rotary"``). Each becomes a note
+``{code, message}``: the page shows it under the total, the CLI prints it first (JSON: ``notes``), and the
+copies and the link's label carry it, so a pasted answer never passes a stock class's count off as the
+custom model's.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any, Mapping
+
+from ..build import DEFAULT_MODEL_TYPE
+from ..i18n import L, join_list, label as shared_label, pick
+
+WORDS: dict[str, dict[str, str]] = {
+    "custom_code": L(
+        "Note: the config has auto_map ({classes}): the checkpoint ships its own model code, loaded with "
+        "trust_remote_code=True, which this calculator does not run. These counts are for transformers' own "
+        "{architecture}, built from the same config, not for that code.",
+        "注意：配置中带有 auto_map（{classes}）：checkpoint 自带模型代码，需要 trust_remote_code=True 才能加载，"
+        "本计算器不运行这些代码。这里的数字是按 transformers 自带的 {architecture}、用同一个配置构建得出的，"
+        "不是那份自定义代码构建的模型。",
+    ),
+    "unread_keys": L(
+        " Keys {architecture} does not read (the checkpoint's code may): {keys}.",
+        "{architecture} 不读取的键（checkpoint 自带的代码可能会读取）：{keys}。",
+    ),
+    "ignored_key": L("Note: {why}", "注意：{why}"),
+    # The link's label (and the text copy's last line): a few words after the total.
+    "short_custom": L("transformers' {architecture}, not the checkpoint's own code from auto_map",
+                      "按 transformers 自带的 {architecture} 计算，不是 auto_map 指向的 checkpoint 自带代码"),
+    "short_ignored": L("{architecture} without what {keys} would change", "{architecture}，未计入 {keys} 带来的变化"),
+    "short_assumed": L("read as {model_type}: the config has no model_type", "配置中没有 model_type，按 {model_type} 处理"),
+}
+
+#: Keys every transformers config may hold that shape no tensor of these families, or that their declarations
+#: read elsewhere (token ids, initialisers, epsilons, attention kernels, dropout, bookkeeping). With
+#: :attr:`Family.ignored_keys` and the keys a family reads, they cover every key of every family's
+#: transformers 5.23 config class (``tests/crosscheck/test_config_notes_reference.py``); any other key is one
+#: the stock class does not read.
+KNOWN_KEYS: frozenset[str] = frozenset({
+    # PretrainedConfig's own, and what save_pretrained writes
+    "_name_or_path", "architectures", "auto_map", "model_type", "dtype", "torch_dtype", "transformers_version",
+    "id2label", "label2id", "num_labels", "problem_type", "output_attentions", "output_hidden_states", "return_dict",
+    "chunk_size_feed_forward", "is_encoder_decoder", "tokenizer_class", "prefix", "task_specific_params",
+    "finetuning_task", "tie_word_embeddings", "use_return_dict", "torchscript", "pruned_heads",
+    "gradient_checkpointing", "use_cache", "is_decoder", "add_cross_attention", "cross_attention_hidden_size",
+    "tie_encoder_decoder", "decoder_start_token_id", "forced_bos_token_id", "forced_eos_token_id",
+    # token ids, initialisation, epsilons
+    "pad_token_id", "bos_token_id", "eos_token_id", "sep_token_id", "cls_token_id", "mask_token_id",
+    "initializer_range", "initializer_std", "initializer_cutoff_factor", "layer_norm_eps", "norm_eps",
+    # dropout and activations (the training step's keys where a family's step reads them)
+    "hidden_dropout_prob", "attention_probs_dropout_prob", "classifier_dropout", "hidden_act", "dropout",
+    "attention_dropout",
+    # attention kernels and positions without tensors
+    "attention_type", "block_size", "num_random_blocks", "rescale_embeddings", "attention_window", "onnx_export",
+    "rope_theta", "rope_parameters", "rope_scaling", "max_position_embeddings", "layer_types", "local_attention",
+    "deterministic_flash_attn", "sparse_prediction", "sparse_pred_ignore_index", "pool_q_only", "separate_cls",
+    "truncate_seq", "summary_type", "summary_use_proj", "summary_activation", "summary_last_dropout",
+    "esmfold_config", "is_folding_model", "vocab_list",
+})
+#: At most this many unread keys are named (a custom config can hold dozens).
+MAX_NAMED = 10
+
+
+def _value(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _read_keys(family: Any) -> set[str]:
+    """The keys a family's declaration reads: its fields, their aliases, its link extras and step keys."""
+    keys = {f.key for f in family.fields} | set(family.aliases) | {e.key for e in family.link_extras}
+    if family.costs is not None:
+        keys |= {k.key for k in family.costs.keys}
+    return keys
+
+
+def unread_keys(raw: Mapping[str, Any], family: Any) -> list[str]:
+    """The keys of ``raw`` neither the family reads nor any transformers config of it holds (:data:`KNOWN_KEYS`)."""
+    known = _read_keys(family) | KNOWN_KEYS | {k.key for k in family.ignored_keys}
+    return [k for k in raw if isinstance(k, str) and k not in known]
+
+
+def ignored(raw: Mapping[str, Any], family: Any) -> list[tuple[Any, Any]]:
+    """(IgnoredKey, the config's value) for each declared ignored key the config sets to another value."""
+    out = []
+    for item in family.ignored_keys:
+        value = raw.get(item.key)
+        if value is not None and value not in item.counted:
+            out.append((item, value))
+    return out
+
+
+def config_notes(raw: Any, lang: str = "en", inv: Any = None) -> list[dict[str, str]]:
+    """The notes for ``raw`` as built into ``inv`` (without ``inv``: the no-``model_type`` note alone)."""
+    out: list[dict[str, str]] = []
+    if isinstance(raw, Mapping) and "model_type" not in raw:
+        out.append({"code": "model_type_assumed",
+                    "message": shared_label("model_type_assumed", lang, model_type=DEFAULT_MODEL_TYPE)})
+    family = getattr(inv, "family", None)
+    if not isinstance(raw, Mapping) or family is None:
+        return out
+    architecture = inv.architecture
+    auto_map = raw.get("auto_map")
+    if auto_map is not None:
+        classes = sorted(str(v) for v in auto_map.values()) if isinstance(auto_map, Mapping) else [_value(auto_map)]
+        message = pick(WORDS["custom_code"], lang, classes=join_list(classes[:4], lang), architecture=architecture)
+        unread = unread_keys(raw, family)
+        if unread:
+            names = unread[:MAX_NAMED] + (["…"] if len(unread) > MAX_NAMED else [])
+            message += pick(WORDS["unread_keys"], lang, architecture=architecture, keys=join_list(names, lang))
+        out.append({"code": "custom_code", "message": message})
+    for item, value in ignored(raw, family):
+        why = pick(item.why, lang, value=_value(value), architecture=architecture)
+        out.append({"code": "ignored_key", "key": item.key, "message": pick(WORDS["ignored_key"], lang, why=why)})
+    return out
+
+
+def short_note(notes: list[dict[str, str]], inv: Any, lang: str) -> str | None:
+    """A few words for the link's label after the total (None without notes): which class was counted."""
+    codes = [n["code"] for n in notes]
+    if "custom_code" in codes:
+        return pick(WORDS["short_custom"], lang, architecture=inv.architecture)
+    keys = [n["key"] for n in notes if n["code"] == "ignored_key"]
+    if keys:
+        return pick(WORDS["short_ignored"], lang, architecture=inv.architecture, keys=join_list(keys, lang))
+    if "model_type_assumed" in codes:
+        return pick(WORDS["short_assumed"], lang, model_type=DEFAULT_MODEL_TYPE)
+    return None
+
+
+def notes_block(notes: list[dict[str, str]], markdown: bool = False) -> str:
+    """The notes as a copy or the CLI starts with them: one paragraph each (Markdown: quoted)."""
+    return "".join(("> " if markdown else "") + n["message"] + "\n\n" for n in notes)
