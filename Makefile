@@ -48,9 +48,10 @@ serve: build
 	$(PY) -m http.server --directory site --bind 127.0.0.1 $(PORT)
 
 # The lint gate: a short rule set of real defects (pyproject.toml [tool.ruff]), in
-# a second, before the suites' minutes.
+# a second, then the types of calculator/ and sitegen/ ([tool.mypy]), before the suites' minutes.
 lint: setup-test
 	$(VENV)/bin/ruff check --no-cache .
+	$(VENV)/bin/mypy
 
 # One site build shared by every suite (tests/conftest.py: built_site); the
 # suites run on TEST_WORKERS processes, and work every worker needs (the site

@@ -73,7 +73,7 @@ def parse_fraction(value: Any, key: str = "fraction", name: dict[str, str] | Non
     ``name`` is the field's label in each language, for the message (``key`` stays the code's field).
     A string is checked for length and exponent before it is parsed (:func:`_bounded_text`).
     """
-    named = {"name": name} if name else {}
+    named: dict[str, Any] = {"name": name} if name else {}
     try:
         if isinstance(value, bool):
             raise TypeError

@@ -18,10 +18,9 @@ protocol only; the page's parts live in :mod:`calculator.page`:
   the model built, its plan, its name and its share link); this module renders it (:func:`render`),
   and the per-tensor rows and the copies only when asked (:data:`PARTS`);
 * ``fields`` — which form fields an error belongs beside;
-* ``html`` — the escape-by-default HTML builder;
 * ``result`` and ``form`` — the markup; ``dom`` — the ids and classes the script relies on.
 
-User input never reaches the markup unescaped (``h()`` escapes every value);
+User input never reaches the markup unescaped (:func:`calculator.html.h` escapes every value);
 error messages, which quote user input, are returned as text and the page
 inserts them with ``textContent``. Standard library only, like the rest of the package.
 """
@@ -35,7 +34,7 @@ from . import views
 from .config import parse_json
 from .errors import CalcError
 from .page import form
-from .page.fields import error_dict, internal_error
+from .page.fields import error_dict, internal_error, shown_model_type
 from .i18n import colon, paren
 from .page.labels import UI_LABELS, family_option, field_label, fields_legend, norm_lang, ui
 from .page.result import announcement, keras_summary, render_result, render_summary, tensor_table
@@ -158,14 +157,14 @@ def compute(
     (``markdown``: the compact summary; ``markdown_full``: the per-tensor table; ``notes``: how
     the config was read, e.g. BERT assumed for a config without ``model_type``; ``tensors_html``
     and the copies only with their :data:`PARTS` in ``parts``) or
-    ``{"ok": False, "error": {"code", "key", "field", "message"}}``. Never raises:
+    ``{"ok": False, "error": {"code", "key", "field", "fields", "slot", "marks", "message"}}``. Never raises:
     anything but a :class:`CalcError` becomes the code ``internal``.
     """
     lang = _lang(lang)
     try:
         return render(_resolved(params), lang, parts, tensor_rows)
     except CalcError as exc:
-        return failure(every_error(params, exc, lang, requested_model_type(params), resolve))
+        return failure(every_error(params, exc, lang, _slot_model_type(params), resolve))
     except Exception:  # noqa: BLE001 - the page shows a code, never a traceback
         return {"ok": False, "error": internal_error(lang), "errors": [internal_error(lang)],
                 "detail": traceback.format_exc(limit=8)}
@@ -173,8 +172,13 @@ def compute(
 
 def _resolved(params: Any) -> Request:
     if not isinstance(params, Mapping):
-        raise CalcError("not_an_object", kind=type(params).__name__)
+        raise CalcError("not_an_object", fields=("config",), kind=type(params).__name__)
     return resolve(params)
+
+
+def _slot_model_type(params: Any) -> Any:
+    """The family whose fields an error is placed among: the request's, else the one the page shows."""
+    return requested_model_type(params) or shown_model_type(params)
 
 
 #: Errors about one value alone (its kind, its bounds, its spelling): wrong whatever the other values are,
@@ -189,7 +193,7 @@ _FINAL_ERRORS = frozenset({"unknown_model_type", "unknown_preset", "not_an_objec
 
 
 def every_error(
-    params: Any, first: CalcError, lang: str, model_type: Any, attempt: Callable[[Mapping[str, Any]], None],
+    params: Any, first: CalcError, lang: str, model_type: Any, attempt: Callable[[Mapping[str, Any]], object],
 ) -> list[dict[str, Any]]:
     """Every error of one request (issue 22, item 7: a link or a form shows all its errors at once).
 
@@ -235,14 +239,15 @@ def failure(errors: list[dict[str, Any]]) -> dict[str, Any]:
 def compute_costs(params: Mapping[str, Any], lang: str = "en") -> dict[str, Any]:
     """The "Training cost" panel's answer for the page's query (the model's keys plus ``batch``, ``seq_len``,
     ``dtype``, ``optimizer``, ``ckpt``): ``{"ok": True, "costs", "markdown", "text", "series", "query", ...}``
-    or ``{"ok": False, "error": {...}}`` with ``field`` set to the step's field the error belongs beside."""
+    or ``{"ok": False, "error": {...}}`` with ``field`` and ``slot`` the panel's field the error belongs beside
+    (None and the panel's own slot for an error about none of them)."""
     lang = _lang(lang)
     try:
         req = resolve(params)
     except CalcError as exc:
-        return {"ok": False, "error": error_dict(exc, lang, requested_model_type(params))}
+        return {"ok": False, "error": error_dict(exc, lang, _slot_model_type(params), panel=True)}
     except Exception:  # noqa: BLE001 - the page shows a code, never a traceback
-        return {"ok": False, "error": internal_error(lang), "detail": traceback.format_exc(limit=8)}
+        return {"ok": False, "error": internal_error(lang, panel=True), "detail": traceback.format_exc(limit=8)}
     return _costs(req, params, lang)
 
 
@@ -257,13 +262,10 @@ def _costs(req: Request, params: Mapping[str, Any], lang: str) -> dict[str, Any]
             req.inv, req.plan, params, lang, notes=notes, name=req.label or req.preset, preset=preset,
             raw=req.raw, plan_query=req.plan_query, cli_label=req.label)}
     except CalcError as exc:
-        err = error_dict(exc, lang, req.inv.model_type)
-        field = views.costs.error_field(exc)
-        if field is not None:
-            err["field"], err["fields"] = field, [field]
-        return {"ok": False, "error": err}
+        # The slot comes with the error (its fields, its key, or the option that owns its code).
+        return {"ok": False, "error": error_dict(exc, lang, req.inv.model_type, panel=True)}
     except Exception:  # noqa: BLE001 - the page shows a code, never a traceback
-        return {"ok": False, "error": internal_error(lang), "detail": traceback.format_exc(limit=8)}
+        return {"ok": False, "error": internal_error(lang, panel=True), "detail": traceback.format_exc(limit=8)}
 
 
 def costs_answer(req: Request, panel: Mapping[str, Any], lang: str = "en") -> dict[str, Any]:
@@ -277,7 +279,7 @@ def costs_answer(req: Request, panel: Mapping[str, Any], lang: str = "en") -> di
     try:
         return costs_panel.answer(_costs(req, keys, lang), keys, lang)
     except Exception:  # noqa: BLE001 - the page shows a code, never a traceback
-        return {"ok": False, "error": internal_error(lang), "detail": traceback.format_exc(limit=8)}
+        return {"ok": False, "error": internal_error(lang, panel=True), "detail": traceback.format_exc(limit=8)}
 
 
 def compute_config(text: Any, lang: str = "en", parts: Any = PARTS) -> dict[str, Any]:

@@ -18,7 +18,7 @@ def resolve_architecture(raw: Mapping[str, Any], architecture: str | None) -> tu
     custom = "auto_map" in raw  # the model's code ships with the checkpoint (trust_remote_code)
     if not isinstance(model_type, str) or model_type not in FAMILIES:
         raise CalcError(
-            "unknown_model_type", value=model_type, custom=custom,
+            "unknown_model_type", fields=("model_type",), value=model_type, custom=custom,
             supported=sorted(k for k, f in FAMILIES.items() if f.config_json),
             others=sorted(k for k, f in FAMILIES.items() if not f.config_json),
         )
@@ -34,6 +34,7 @@ def resolve_architecture(raw: Mapping[str, Any], architecture: str | None) -> tu
     if family.architecture(architecture) is None:
         raise CalcError(
             "unknown_architecture",
+            fields=("architecture",),
             value=architecture,
             model_type=model_type,
             supported=family.architecture_names,
@@ -58,7 +59,8 @@ def check_padding(family: Family, raw: Mapping[str, Any], c: Mapping[str, Any]) 
     for key in (k for k in keys if k in c):
         # torch: -num_embeddings <= padding_idx < num_embeddings (a negative one counts from the end)
         if not -c[key] <= pad < c[key]:
-            raise CalcError("padding_idx", key=key, value=c[key], pad=pad, pad_key="pad_token_id")
+            raise CalcError("padding_idx", fields=(key, "pad_token_id"), key=key, value=c[key], pad=pad,
+                                pad_key="pad_token_id")
 
 
 def build(raw: Mapping[str, Any], architecture: str | None = None, pooler: Any = None) -> Inventory:
@@ -84,7 +86,7 @@ def build(raw: Mapping[str, Any], architecture: str | None = None, pooler: Any =
         check(c)
 
     if arch.labels_must_be is not None and c.get("num_labels") != arch.labels_must_be:
-        raise CalcError("labels_fixed", architecture=arch_name, required=arch.labels_must_be, value=c.get("num_labels"))
+        raise CalcError("labels_fixed", fields=("num_labels",), architecture=arch_name, required=arch.labels_must_be, value=c.get("num_labels"))
     check_padding(family, raw, c)
 
     wanted = None if pooler is None else coerce_bool("pooler", pooler)
@@ -94,6 +96,7 @@ def build(raw: Mapping[str, Any], architecture: str | None = None, pooler: Any =
         if wanted is not None and wanted != arch.pooler:
             raise CalcError(
                 "pooler_fixed",
+                fields=("pooler",),
                 architecture=arch_name,
                 has_pooler=arch.pooler,
             )

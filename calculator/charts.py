@@ -12,7 +12,7 @@ from typing import Any
 
 from .i18n import colon, label, paren, pick, punct
 from .model import Inventory, Tensor
-from .page.html import Markup, h, join
+from .html import Markup, h, join
 from .views import fmt_binary_bytes, fmt_int, fmt_percent, group_breakdown
 
 

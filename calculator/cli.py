@@ -13,7 +13,7 @@ import re
 import sys
 from typing import Any, Sequence
 
-from . import costs, counts, peft, views
+from . import costs, counts, options, peft, views
 from .build import build
 from .config import parse_json
 from .errors import CalcError
@@ -33,7 +33,8 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
-#: The CLI's own words: the usage line's prefix, headings, option help, and argparse's messages.
+#: The CLI's own words: the usage line's prefix, headings, option help, and argparse's messages
+#: (the planner's and the step's options are worded once, in :mod:`calculator.options`).
 WORDS: dict[str, dict[str, str]] = {
     "usage": L("usage: ", "用法："),
     "description": L("Exact parameter counts for BERT-family models, tensor by tensor, and the FLOPs and memory of "
@@ -47,12 +48,6 @@ WORDS: dict[str, dict[str, str]] = {
     "help": L("show this help and exit", "显示本帮助并退出"),
     "preset": L("a published checkpoint (--list-presets lists them)", "已发布的预训练模型（--list-presets 列出全部）"),
     "config": L("a Hugging Face config.json ('-' reads stdin)", "Hugging Face 的 config.json（“-”表示从标准输入读取）"),
-    "model": L("a model on the Hugging Face Hub: REPO, REPO@REVISION or its address (reads config.json and the "
-               "safetensors headers; HF_TOKEN for gated or private repos)",
-               "Hugging Face Hub 上的模型：REPO、REPO@版本或其网址（读取 config.json 和 safetensors 文件头；"
-               "受限或私有仓库需设置 HF_TOKEN）"),
-    "endpoint": L("the Hub's address for --model (default: HF_ENDPOINT, else https://huggingface.co)",
-                  "--model 使用的 Hub 地址（默认取 HF_ENDPOINT，否则为 https://huggingface.co）"),
     "architecture": L("model class, e.g. BertForMaskedLM (overrides architectures[0])",
                       "模型类，例如 BertForMaskedLM（覆盖 architectures[0]）"),
     "no_pooler": L("base model without the pooler (add_pooling_layer=False)", "不带池化层的基础模型（add_pooling_layer=False）"),
@@ -67,27 +62,6 @@ WORDS: dict[str, dict[str, str]] = {
     "list_presets": L("print the preset names and exit", "列出全部预设名并退出"),
     "counts": L("text/markdown: every tool's count side by side (torchinfo, state_dict, save_pretrained, ...)",
                 "text/markdown：并列给出各个工具打印的数字（torchinfo、state_dict、save_pretrained 等）"),
-    "lora_r": L("rank r (default {r}, LoraConfig's)", "秩 r（默认 {r}，与 LoraConfig 相同）"),
-    "lora_targets": L("target_modules: module names (query,value), or all-linear; default: peft's for the model_type",
-                      "target_modules：模块名（如 query,value）或 all-linear；默认为 peft 对该 model_type 的默认值"),
-    "lora_bias": L("none (default), all or lora_only", "none（默认）、all 或 lora_only"),
-    "peft_task_type": L("SEQ_CLS, TOKEN_CLS or QUESTION_ANS (adds the head to modules_to_save)",
-                        "SEQ_CLS、TOKEN_CLS 或 QUESTION_ANS（把任务头加入 modules_to_save）"),
-    "modules_to_save": L("modules trained in full, as a copy", "完整训练的模块（peft 会复制一份）"),
-    "freeze_embeddings": L("requires_grad_(False) on the embeddings", "对嵌入层调用 requires_grad_(False)"),
-    "freeze_layers": L("... on the first K encoder layers", "……对前 K 个编码器层"),
-    "freeze_all_but_head": L("... on everything but the task head", "……对任务头以外的全部参数"),
-    "batch": L("batch size; given with --seq-len, prints the cost of one training step",
-               "批大小；与 --seq-len 一起给出时，输出训练一步的开销"),
-    "seq_len": L("sequence length (tokens per sequence); needs --batch too",
-                 "序列长度（每条序列的 token 数）；需与 --batch 同时给出"),
-    "dtype": L("the whole model cast (model.to(dtype)), not Trainer(bf16=True)'s autocast with fp32 master weights; "
-               "default fp32",
-               "整个模型转换为该数据类型（model.to(dtype)），不是 Trainer(bf16=True) 那种 autocast 加 fp32 主权重；默认 fp32"),
-    "gpu_gb": L("the card's memory, N GB: adds the sum against it (read as N GiB)",
-                "显卡显存 N GB：加上合计与它的比较（按 N GiB 计算）"),
-    "optimizer": L("adamw (default), sgd, sgd-momentum or adafactor", "adamw（默认）、sgd、sgd-momentum 或 adafactor"),
-    "grad_checkpointing": L("turn on gradient checkpointing (use_reentrant=True)", "开启梯度检查点（use_reentrant=True）"),
     # A step option without --batch or --seq-len: say which is missing, not that a value is empty.
     "step_needs": L("The cost of a training step needs both --batch and --seq-len (missing: {missing}).",
                     "计算训练一步的开销需要同时给出 --batch 和 --seq-len（缺少 {missing}）。"),
@@ -200,15 +174,15 @@ def wrap_display(text: str, width: int) -> list[str]:
 def make_parser(lang: str = "en") -> argparse.ArgumentParser:
     """The options; their help, headings and usage line in ``lang`` (``--lang`` read before parsing)."""
     w = lambda key, **params: pick(WORDS[key], lang, **params)  # noqa: E731
-    formatter = type("Formatter", (_Formatter,), {"prefix": w("usage"), "colon": colon(lang).strip()})
+    formatter: Any = type("Formatter", (_Formatter,), {"prefix": w("usage"), "colon": colon(lang).strip()})
     p = _Parser(prog="python -m calculator", description=w("description"), formatter_class=formatter, add_help=False)
     o = p.add_argument_group(w("options"))
     o.add_argument("-h", "--help", action="help", help=w("help"))
     source = o.add_mutually_exclusive_group()
     source.add_argument("--preset", metavar="NAME", help=w("preset"))
     source.add_argument("--config", metavar="PATH", help=w("config"))
-    source.add_argument("--model", metavar="REPO[@REV]", help=w("model"))  # issue 33 (hub), a local edit
-    o.add_argument("--endpoint", metavar="URL", help=w("endpoint"))
+    add_option(source, options.MODEL, lang)  # issue 33 (hub): declared in calculator.options
+    add_option(o, options.ENDPOINT, lang)
     o.add_argument("--architecture", metavar="CLASS", help=w("architecture"))
     o.add_argument("--no-pooler", action="store_true", help=w("no_pooler"))
     o.add_argument("--format", choices=("text", "markdown", "json"), default="text", help=w("format"))
@@ -218,29 +192,38 @@ def make_parser(lang: str = "en") -> argparse.ArgumentParser:
     o.add_argument("--lang", choices=("en", "zh"), default="en", help=w("lang"))
     o.add_argument("--list-presets", action="store_true", help=w("list_presets"))
     o.add_argument("--counts", action="store_true", help=w("counts"))
-    lora = p.add_argument_group(w("lora"))
-    lora.add_argument("--lora-r", metavar="R", help=w("lora_r", r=peft.DEFAULT_R))
-    lora.add_argument("--lora-targets", metavar="A,B", help=w("lora_targets"))
-    lora.add_argument("--lora-bias", metavar="MODE", help=w("lora_bias"))
-    lora.add_argument("--peft-task-type", metavar="TYPE", help=w("peft_task_type"))
-    lora.add_argument("--modules-to-save", metavar="A,B", help=w("modules_to_save"))
-    frozen = p.add_argument_group(w("freezing"))
-    frozen.add_argument("--freeze-embeddings", action="store_true", help=w("freeze_embeddings"))
-    frozen.add_argument("--freeze-layers", metavar="K", help=w("freeze_layers"))
-    frozen.add_argument("--freeze-all-but-head", action="store_true", help=w("freeze_all_but_head"))
-    g = p.add_argument_group(w("step"))
+    # The planner's and the step's options, from their one declaration (calculator.options).
     # No choices=: a bad value is a coded error in both languages, as everywhere else.
-    g.add_argument("--batch", metavar="B", help=w("batch"))
-    g.add_argument("--seq-len", metavar="L", help=w("seq_len"))
-    g.add_argument("--dtype", metavar="fp32|bf16", help=w("dtype"))
-    g.add_argument("--optimizer", metavar="NAME", help=w("optimizer"))
-    g.add_argument("--grad-checkpointing", action="store_true", help=w("grad_checkpointing"))
-    g.add_argument("--gpu-gb", metavar="N", help=w("gpu_gb"))
+    # The step's heading holds the card's size too (--gpu-gb: the sum against it).
+    headings = {("lora",): w("lora"), ("freeze",): w("freezing"), ("step", "card"): w("step")}
+    for groups, heading in headings.items():
+        g = p.add_argument_group(heading)
+        for opt in options.OPTIONS:
+            if opt.group in groups:
+                add_option(g, opt, lang)
     return p
 
 
-LORA_OPTIONS = ("lora_r", "lora_targets", "lora_bias", "peft_task_type", "modules_to_save")
-FREEZE_OPTIONS = ("freeze_embeddings", "freeze_layers", "freeze_all_but_head")
+def add_option(group: Any, opt: options.Option, lang: str) -> None:
+    """``opt`` as argparse options of ``group``: its flag (``dest`` its key), and a flag per menu value that has one."""
+    if opt.cli is not None:
+        text = pick(opt.help or opt.label, lang, r=peft.DEFAULT_R)  # --lora-r's help quotes peft's default rank
+        if opt.kind == "flag":
+            group.add_argument(opt.cli, dest=opt.key, action="store_true", help=text)
+        else:
+            group.add_argument(opt.cli, dest=opt.key, metavar=opt.metavar, help=text)
+    for choice in opt.choices:
+        if choice.cli is not None:
+            group.add_argument(choice.cli, action="store_true", help=pick(choice.help or opt.label, lang))
+
+
+LORA_OPTIONS = options.LORA_KEYS
+
+
+def _freezing(args: argparse.Namespace) -> bool:
+    """Whether any freezing option was given (its menu's flags, or K)."""
+    flags = [c.dest for c in options.FREEZE.choices if c.cli is not None]
+    return any(getattr(args, d) for d in flags) or args.freeze_layers is not None
 
 
 def make_plan(args: argparse.Namespace, inv: Any) -> peft.Plan | None:
@@ -248,7 +231,7 @@ def make_plan(args: argparse.Namespace, inv: Any) -> peft.Plan | None:
     if any(getattr(args, k) is not None for k in LORA_OPTIONS):
         return peft.lora_from_text(inv, args.lora_r, args.lora_targets, args.lora_bias, args.peft_task_type,
                                    args.modules_to_save)
-    if args.freeze_embeddings or args.freeze_layers is not None or args.freeze_all_but_head:
+    if _freezing(args):
         return peft.freeze(inv, args.freeze_embeddings, args.freeze_layers or 0, args.freeze_all_but_head)
     return None
 
@@ -320,24 +303,28 @@ def _option(argv: Sequence[str], name: str) -> str | None:
     return None
 
 
-STEP_OPTIONS = ("batch", "seq_len", "dtype", "optimizer", "grad_checkpointing", "gpu_gb")
+#: The options that ask for a training step (the card's size only means something against one).
+STEP_OPTIONS = options.keys("step", "card")
 
 
 def missing_step_options(args: argparse.Namespace) -> list[str]:
     """``--batch`` / ``--seq-len`` when a step option is given without them (the step needs both)."""
     if not any(getattr(args, k) not in (None, False) for k in STEP_OPTIONS):
         return []
-    return [opt for opt, key in (("--batch", "batch"), ("--seq-len", "seq_len")) if getattr(args, key) is None]
+    return [o.cli for o in options.OPTIONS if o.cli_required and o.cli and getattr(args, o.key) is None]
 
 
 def training_step(args: argparse.Namespace, inv: Any, plan: Any) -> costs.Costs | None:
     """The step's costs when any of its options is given (B and L are then required), else None."""
     if not any(getattr(args, k) not in (None, False) for k in STEP_OPTIONS):
         return None
-    s = costs.settings(
-        "" if args.batch is None else args.batch, "" if args.seq_len is None else args.seq_len,
-        args.dtype, args.optimizer, args.grad_checkpointing,
-    )
+    # Unset, an option takes its declared default; B and L have none here (cli_required): "" is their error.
+    value: dict[str, Any] = {}
+    for o in options.OPTIONS:
+        if o.key in STEP_OPTIONS:
+            given = getattr(args, o.key)
+            value[o.key] = given if given is not None else ("" if o.cli_required else o.default)
+    s = costs.settings(value["batch"], value["seq_len"], value["dtype"], value["optimizer"], bool(value["ckpt"]))
     return costs.compute(inv, s, plan)
 
 
@@ -372,7 +359,7 @@ def run(argv: list[str]) -> int:
         return _fail("usage", pick(WORDS["step_needs"], args.lang, missing=pick(WORDS["and"], args.lang).join(missing))
                      + punct("sentence_gap", args.lang) + pick(WORDS["see_help"], args.lang), as_json)
     lora_given = any(getattr(args, k) is not None for k in LORA_OPTIONS)
-    if lora_given and (args.freeze_embeddings or args.freeze_layers is not None or args.freeze_all_but_head):
+    if lora_given and _freezing(args):
         return _fail("plan_conflict", CalcError("plan_conflict").message(args.lang), as_json)
     checkpoint = hub_data = None
     try:

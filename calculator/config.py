@@ -28,7 +28,7 @@ MAX_TOTAL = 10**15
 
 
 #: A text in both languages: ``{"en": ..., "zh": ...}``.
-Label = dict
+Label = dict[str, str]
 
 
 @dataclass(frozen=True)
@@ -253,7 +253,8 @@ def num_labels_of(raw: Mapping[str, Any]) -> Any:
 def check_heads(values: Mapping[str, int], hidden_key: str, heads_key: str) -> None:
     hidden, heads = values[hidden_key], values[heads_key]
     if hidden % heads != 0:
-        raise CalcError("heads_not_divisor", hidden_key=hidden_key, hidden=hidden, heads_key=heads_key, heads=heads)
+        raise CalcError("heads_not_divisor", fields=(heads_key, hidden_key), hidden_key=hidden_key, hidden=hidden,
+                        heads_key=heads_key, heads=heads)
 
 
 def coerce_fraction(key: str, value: Any) -> float:

@@ -557,10 +557,15 @@ def one_liner(model_type: Any, custom: bool, lang: str, known: bool = False) -> 
 class CalcError(ValueError):
     """A user-facing input error: ``code`` is stable, ``message(lang)`` is localized."""
 
-    def __init__(self, code: str, **params: Any) -> None:
+    def __init__(self, code: str, fields: tuple[str, ...] = (), **params: Any) -> None:
+        """``fields``: the inputs the error is about, the one its message goes beside first (the
+        page marks them all), where the rule that fails names more than its ``key`` or another
+        key than the input's (two keys that must divide; ALBERT's groups × layers). Left empty,
+        the error is about its ``key`` parameter's input, if any."""
         if code not in MESSAGES:
             raise KeyError(code)
         self.code = code
+        self.fields = tuple(fields)
         self.params = params
         super().__init__(self.message("en"))
 

@@ -187,7 +187,7 @@ def endpoint_of(value: Any) -> str:
     """An endpoint as ``huggingface_hub`` keeps it (``HF_ENDPOINT``): scheme and host, no trailing slash."""
     text = str(value or DEFAULT_ENDPOINT).strip().rstrip("/")
     if not re.fullmatch(r"(?i)https?://[^\s/?#]+(/[^\s?#]*)?", text):
-        raise CalcError("hub_unreachable", endpoint=text, reason="endpoint", status="")
+        raise CalcError("hub_unreachable", fields=("endpoint",), endpoint=text, reason="endpoint", status="")
     return text
 
 
@@ -215,7 +215,7 @@ def check_status(resp: Response, req: Request, endpoint: str, ref: ModelRef) -> 
     if 200 <= resp.status < 300:
         return
     code = resp.header("x-error-code") or ""
-    where = dict(repo=ref.repo, revision=ref.revision, endpoint=endpoint, status=resp.status, file=req.what)
+    where: dict[str, Any] = dict(repo=ref.repo, revision=ref.revision, endpoint=endpoint, status=resp.status, file=req.what)
     if code == "GatedRepo":
         raise CalcError("hub_gated", **where)
     if code == "EntryNotFound" or (resp.status == 404 and req.what != "api" and code not in ("RepoNotFound",
@@ -537,7 +537,7 @@ def _sentence_modules(fetch: Callable, header: Callable, listed: set[str], repo:
         if not isinstance(entry, dict) or not isinstance(entry.get("type"), str):
             continue
         kind = entry["type"].rsplit(".", 1)[-1]
-        path = entry.get("path") if isinstance(entry.get("path"), str) else ""
+        path: str = entry["path"] if isinstance(entry.get("path"), str) else ""
         modules.append((kind, path))
         if kind != "Dense" or not _safe_path(path):
             continue

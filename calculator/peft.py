@@ -39,6 +39,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
+from . import options
 from .config import MAX_SIZE, MAX_TOTAL, coerce_int
 from .errors import CalcError
 from .families import FAMILIES
@@ -357,17 +358,23 @@ def _short_list(names: Sequence[str], limit: int = 8) -> list[str]:
 # ---------------------------------------------------------------------------- LoRA
 
 
+#: The inputs (the CLI's options, the page's fields) each error of :func:`lora` is about.
+_R = (options.LORA_R.key,)
+_TARGETS = (options.LORA_TARGETS.key,)
+_SAVE = (options.MODULES_TO_SAVE.key,)
+
+
 def _check_rank(r: Any) -> int:
     try:
         value = coerce_int("r", r)
     except CalcError as exc:
         if exc.code == "too_large":  # twenty digits are a whole number, just far too large
-            raise CalcError("too_large", key="r", value=r, maximum=MAX_SIZE) from None
-        raise CalcError("lora_rank", value=r) from None
+            raise CalcError("too_large", fields=_R, key="r", value=r, maximum=MAX_SIZE) from None
+        raise CalcError("lora_rank", fields=_R, value=r) from None
     if value <= 0:
-        raise CalcError("lora_rank", value=value)
+        raise CalcError("lora_rank", fields=_R, value=value)
     if value > MAX_SIZE:
-        raise CalcError("too_large", key="r", value=value, maximum=MAX_SIZE)
+        raise CalcError("too_large", fields=_R, key="r", value=value, maximum=MAX_SIZE)
     return value
 
 
@@ -375,6 +382,24 @@ def _family_ok(inv: Inventory) -> None:
     family = inv.family
     if family is None or not family.transformers:
         raise CalcError("lora_family", model_type=inv.model_type)
+
+
+@dataclass(frozen=True)
+class _LoraConfig:
+    """``LoraConfig`` as :func:`lora` checked it, with the model's module tree: what each of its steps reads."""
+
+    inv: Inventory
+    r: int
+    bias: str
+    task_type: str | None
+    #: ``modules_to_save`` as given; as peft's config holds it when the adapter is injected; and after.
+    explicit: tuple[str, ...]
+    saved_at_injection: tuple[str, ...]
+    saved_final: tuple[str, ...]
+    tree: tuple[Module, ...]
+    kind_of: Mapping[str, str]
+    keys: tuple[str, ...]
+    adaptable: tuple[str, ...]
 
 
 def lora(
@@ -393,104 +418,119 @@ def lora(
     ``lora_targets_required``, ``lora_no_linear``, ``modules_to_save_nested``), and also, stricter than peft (which ignores a name that
     matches nothing as long as another one matches), ``lora_target_missing`` and
     ``modules_to_save_missing`` for a name that matches no module of this class.
+
+    The steps are peft's own, in its order: which modules the names match; modules_to_save
+    known at injection keep LoRA off theirs; the LoRA layers injected; what is trainable;
+    modules_to_save wrapped as trainable copies; the totals.
     """
+    cfg = _lora_config(inv, r, bias, task_type, modules_to_save)
+    by_name, settings_targets = _match_targets(cfg, targets)
+    targeted, skipped = _skip_saved(cfg, by_name)
+    entries = _inject(inv, targeted, cfg.kind_of, cfg.r)
+    trainable = _set_trainable(cfg, entries, set(targeted))
+    entries, wrapped = _wrap_saved(cfg, entries, targeted, trainable)
+    return _finish_plan(cfg, entries, trainable, targeted, wrapped, skipped, settings_targets)
+
+
+def _lora_config(inv: Inventory, r: Any, bias: str, task_type: str | None,
+                 modules_to_save: Sequence[str] | None) -> _LoraConfig:
+    """``LoraConfig``'s own checks (rank, bias, task_type, module names), and the model's module tree."""
     _family_ok(inv)
-    r = _check_rank(r)
+    rank = _check_rank(r)
     if bias not in BIAS_MODES:
-        raise CalcError("lora_bias", value=bias)
+        raise CalcError("lora_bias", fields=(options.LORA_BIAS.key,), value=bias)
     if task_type in ("", None):
         task_type = None
     elif task_type not in TASK_TYPES:
-        raise CalcError("lora_task_type", value=task_type)
-    explicit = distinct_names("modules_to_save", list(modules_to_save or []))
+        raise CalcError("lora_task_type", fields=(options.PEFT_TASK_TYPE.key,), value=task_type)
+    explicit = tuple(distinct_names(options.MODULES_TO_SAVE.key, list(modules_to_save or ())))
     for m in explicit:
         if not isinstance(m, str) or not m:
-            raise CalcError("modules_to_save_missing", value=m, architecture=inv.architecture)
+            raise CalcError("modules_to_save_missing", fields=_SAVE, value=m, architecture=inv.architecture)
         if not _MODULE_NAME.fullmatch(m):
             # peft builds a regex from each entry (_in_saved); a module's name never needs more
             # than these characters, and a crafted pattern could backtrack for hours.
             raise CalcError("module_name", key="modules_to_save", value=m)
-
     tree = modules(inv)
-    kind_of = {m.name: m.kind for m in tree}
-    keys = [m.name for m in tree]
-    adaptable = target_names(inv)
-
     # modules_to_save as peft's config holds it when the adapter is injected
-    heads = list(TASK_HEADS[task_type]) if task_type else []
-    saved_at_injection = explicit + (heads if task_type in SAVED_BEFORE_INJECTION else [])
-    saved_final = explicit + heads
+    heads = TASK_HEADS[task_type] if task_type else ()
+    return _LoraConfig(
+        inv=inv, r=rank, bias=bias, task_type=task_type, explicit=explicit,
+        saved_at_injection=explicit + (heads if task_type in SAVED_BEFORE_INJECTION else ()),
+        saved_final=explicit + heads, tree=tree, kind_of={m.name: m.kind for m in tree},
+        keys=tuple(m.name for m in tree), adaptable=target_names(inv),
+    )
 
-    # 1. which modules the names match
+
+def _match_targets(cfg: _LoraConfig, targets: str | Sequence[str] | None) -> tuple[dict[str, list[str]], Any]:
+    """Which modules the names match (peft's ``check_target_module_exists``), and ``target_modules`` as peft keeps it.
+
+    No names: peft's default for the model type. One string: a regular expression over the whole
+    name, or ``all-linear``; a list: each name a module's last part(s).
+    """
+    inv, keys = cfg.inv, cfg.keys
+    missing = {"architecture": inv.architecture, "available": _short_list(cfg.adaptable)}
     if targets is None:
         default = default_targets(inv.model_type)
         if default is None:
-            raise CalcError("lora_targets_required", available=_short_list(adaptable))
+            raise CalcError("lora_targets_required", fields=_TARGETS, available=missing["available"])
         targets = list(default)
     if isinstance(targets, str):
         shorthand = targets.lower() == ALL_LINEAR
         if shorthand:
-            matched = _all_linear(inv, tree, task_type)
+            matched = _all_linear(inv, cfg.tree, cfg.task_type)
         else:
-            import re
-
             try:
                 pattern = re.compile(targets)
             except re.error:
-                raise CalcError("lora_target_missing", value=targets, architecture=inv.architecture,
-                                available=_short_list(adaptable)) from None
+                raise CalcError("lora_target_missing", fields=_TARGETS, value=targets, **missing) from None
             matched = [k for k in keys if pattern.fullmatch(k)]
         if not matched:
             if shorthand:
-                raise CalcError("lora_no_linear", architecture=inv.architecture)
-            raise CalcError("lora_target_missing", value=targets, architecture=inv.architecture,
-                            available=_short_list(adaptable))
-        by_name = {targets: matched}
-        settings_targets: Any = targets
-    else:
-        names = distinct_names("lora_targets", list(targets))
-        if not names:
-            raise CalcError("lora_targets_required", available=_short_list(adaptable))
-        by_name = {}
-        for name in names:
-            if not isinstance(name, str) or not name:
-                raise CalcError("lora_target_missing", value=name, architecture=inv.architecture,
-                                available=_short_list(adaptable))
-            hits = [k for k in keys if _matches_name(k, name)]
-            if not hits:
-                raise CalcError("lora_target_missing", value=name, architecture=inv.architecture,
-                                available=_short_list(adaptable))
-            by_name[name] = hits
-        settings_targets = names
+                raise CalcError("lora_no_linear", fields=_TARGETS, architecture=inv.architecture)
+            raise CalcError("lora_target_missing", fields=_TARGETS, value=targets, **missing)
+        return {targets: matched}, targets
+    names = distinct_names(options.LORA_TARGETS.key, list(targets))
+    if not names:
+        raise CalcError("lora_targets_required", fields=_TARGETS, available=missing["available"])
+    by_name: dict[str, list[str]] = {}
+    for name in names:
+        hits = [k for k in keys if _matches_name(k, name)] if isinstance(name, str) and name else []
+        if not hits:
+            raise CalcError("lora_target_missing", fields=_TARGETS, value=name, **missing)
+        by_name[name] = hits
+    return by_name, names
 
-    # 2. modules_to_save known at injection keep LoRA off their modules
+
+def _skip_saved(cfg: _LoraConfig, by_name: Mapping[str, list[str]]) -> tuple[list[str], list[str]]:
+    """(the modules LoRA goes on, in model order; those skipped): modules_to_save known at injection
+    keep LoRA off their modules, and peft refuses a kind of layer it has no LoRA for."""
     chosen: list[str] = []
     skipped: list[str] = []
     for hits in by_name.values():
         for k in hits:
             if k in chosen or k in skipped:
                 continue
-            (skipped if _in_saved(k, saved_at_injection) else chosen).append(k)
+            (skipped if _in_saved(k, cfg.saved_at_injection) else chosen).append(k)
     for k in chosen:
-        if kind_of[k] not in LORA_KINDS:
+        if cfg.kind_of[k] not in LORA_KINDS:
             name = next(n for n, hits in by_name.items() if k in hits)
-            raise CalcError("lora_target_unsupported", value=name, module=k)
-        if kind_of[k] == "conv1d":
-            _check_conv_rank(inv, k, r)
+            raise CalcError("lora_target_unsupported", fields=_TARGETS, value=name, module=k)
+        if cfg.kind_of[k] == "conv1d":
+            _check_conv_rank(cfg.inv, k, cfg.r)
     if not chosen:
-        raise CalcError("lora_target_saved", module=_short_list(skipped), saved=_short_list(saved_at_injection))
-    chosen_set = set(chosen)
-    order = {k: i for i, k in enumerate(keys)}
-    targeted = sorted(chosen_set, key=order.__getitem__)
+        raise CalcError("lora_target_saved", fields=_SAVE + _TARGETS, module=_short_list(skipped),
+                        saved=_short_list(cfg.saved_at_injection))
+    order = {k: i for i, k in enumerate(cfg.keys)}
+    return sorted(chosen, key=order.__getitem__), skipped
 
-    # 3. the model with LoRA layers
-    entries = _inject(inv, targeted, kind_of, r)
 
-    # 4. trainability: LoRA parameters, plus the bias mode
+def _set_trainable(cfg: _LoraConfig, entries: Sequence[_Entry], chosen: set[str]) -> dict[str, bool]:
+    """Trainability by storage: the LoRA parameters, plus what the bias mode adds."""
     trainable: dict[str, bool] = {}
     for e in entries:
         trainable.setdefault(e.storage, e.kind == "lora")
-    if bias == "all":
+    if cfg.bias == "all":
         firsts: set[str] = set()
         for e in entries:
             if e.storage in firsts:
@@ -498,42 +538,51 @@ def lora(
             firsts.add(e.storage)
             if e.name == "bias" or e.name.endswith(".bias"):
                 trainable[e.storage] = True
-    elif bias == "lora_only":
+    elif cfg.bias == "lora_only":
         for e in entries:
-            if e.kind == "base" and e.module in chosen_set and e.name.endswith(".base_layer.bias"):
+            if e.kind == "base" and e.module in chosen and e.name.endswith(".base_layer.bias"):
                 trainable[e.storage] = True
+    return trainable
 
-    # 5. modules_to_save: originals frozen, trainable copies
-    for m in explicit:
+
+def _wrap_saved(cfg: _LoraConfig, entries: list[_Entry], targeted: Sequence[str],
+                trainable: dict[str, bool]) -> tuple[list[_Entry], list[str]]:
+    """modules_to_save: the originals frozen, trainable copies beside them (``ModulesToSaveWrapper``)."""
+    keys = cfg.keys
+    for m in cfg.explicit:
         if not any(k.endswith(m) for k in keys):
-            raise CalcError("modules_to_save_missing", value=m, architecture=inv.architecture)
-    lora_keys = [f"{k}.{sub}" for k in targeted for sub in LORA_SUBMODULES[kind_of[k]]]
-    for m in saved_final:
+            raise CalcError("modules_to_save_missing", fields=_SAVE, value=m, architecture=cfg.inv.architecture)
+    lora_keys = [f"{k}.{sub}" for k in targeted for sub in LORA_SUBMODULES[cfg.kind_of[k]]]
+    for m in cfg.saved_final:
         inner = [k for k in lora_keys if k.endswith(m)]
         if inner:
-            raise CalcError("lora_target_saved", module=inner[0].rsplit(".", 1)[0], saved=m)
-    wrapped = [k for k in keys if any(k.endswith(m) for m in saved_final)]
+            raise CalcError("lora_target_saved", fields=_SAVE + _TARGETS, module=inner[0].rsplit(".", 1)[0], saved=m)
+    wrapped = [k for k in keys if any(k.endswith(m) for m in cfg.saved_final)]
     for k in wrapped:
-        if k in chosen_set:
-            raise CalcError("lora_target_saved", module=k, saved=_short_list(saved_final))
+        if k in targeted:
+            raise CalcError("lora_target_saved", fields=_SAVE + _TARGETS, module=k, saved=_short_list(cfg.saved_final))
     for outer in wrapped:
         for inner_key in wrapped:
             if inner_key != outer and inner_key.startswith(outer + "."):
-                raise CalcError("modules_to_save_nested", outer=outer, inner=inner_key)
+                raise CalcError("modules_to_save_nested", fields=_SAVE, outer=outer, inner=inner_key)
     for k in wrapped:
         entries = _wrap(entries, k, trainable)
+    return entries, wrapped
 
+
+def _finish_plan(cfg: _LoraConfig, entries: Sequence[_Entry], trainable: Mapping[str, bool], targeted: Sequence[str],
+                 wrapped: Sequence[str], skipped: Sequence[str], settings_targets: Any) -> Plan:
+    """The PEFT model's tensors and totals (``print_trainable_parameters``), its warnings and its settings."""
     tensors, n_trainable, n_all = _finish(entries, trainable)
     if n_all > MAX_TOTAL:
         raise CalcError("total_too_large", value=f"{n_all:,}", maximum=f"{MAX_TOTAL:,}")
-
     warnings: list[PlanWarning] = []
     if skipped:
         warnings.append(PlanWarning("lora_target_skipped", {"modules": _short_list(skipped)}))
-    warnings.extend(_head_warning(inv, tensors))
+    warnings.extend(_head_warning(cfg.inv, tensors))
     settings = {
-        "r": r, "target_modules": settings_targets, "bias": bias, "task_type": task_type,
-        "modules_to_save": explicit or None,
+        "r": cfg.r, "target_modules": settings_targets, "bias": cfg.bias, "task_type": cfg.task_type,
+        "modules_to_save": list(cfg.explicit) or None,
     }
     return Plan("lora", n_trainable, n_all, tensors, settings, tuple(targeted), tuple(wrapped), tuple(warnings))
 
@@ -687,7 +736,7 @@ def freeze(inv: Inventory, embeddings: bool = False, layers: Any = 0, all_but_he
     if k < 0:
         raise CalcError("negative", key="freeze_layers", value=k)
     if k > inv.num_layers:
-        raise CalcError("freeze_layers", value=k, layers=inv.num_layers)
+        raise CalcError("freeze_layers", fields=(options.FREEZE_LAYERS.key,), value=k, layers=inv.num_layers)
 
     def frozen(t: Tensor) -> bool:
         if embeddings and t.section == "embeddings":
@@ -777,7 +826,7 @@ def _check_conv_rank(inv: Inventory, module: str, r: int) -> None:
     """peft's ``lora.Conv1d`` refuses a rank its layer's ``groups`` does not divide (``ValueError``)."""
     weight = next(t for t in inv.tensors if t.name == module + ".weight")
     if r % weight.groups != 0:
-        raise CalcError("lora_conv_groups", module=module, groups=weight.groups, value=r)
+        raise CalcError("lora_conv_groups", fields=_R + _TARGETS, module=module, groups=weight.groups, value=r)
 
 
 def _lora_conv1d(module: str, weight: Tensor, r: int) -> list[_Entry]:

@@ -75,7 +75,7 @@ def get_preset(name: str) -> Preset:
     try:
         return PRESETS[name]
     except (KeyError, TypeError):
-        raise CalcError("unknown_preset", value=name, close=tuple(close_presets(name))) from None
+        raise CalcError("unknown_preset", fields=("preset",), value=name, close=tuple(close_presets(name))) from None
 
 
 __all__ = ["PRESETS", "DEFAULT_PRESET", "Preset", "close_presets", "get_preset"]

@@ -61,10 +61,16 @@ import subprocess
 import sys
 import zipfile
 from html.parser import HTMLParser
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin, urlsplit
 
 from mkdocs.exceptions import PluginError
 from mkdocs.utils import get_relative_url
+
+if TYPE_CHECKING:
+    from mkdocs.config.defaults import MkDocsConfig
+    from mkdocs.structure.files import Files
+    from mkdocs.structure.pages import Page
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
@@ -103,7 +109,7 @@ SERVICE_WORKER = "calculator-sw.js"
 _CALCULATOR_PAGES: set[str] = set()
 
 
-def on_page_content(html, page, config, files, **kwargs):
+def on_page_content(html: str, page: Page, config: MkDocsConfig, files: Files, **kwargs: Any) -> str:
     match = MOUNT.search(html)
     if match is None:
         return html
@@ -136,7 +142,7 @@ def asset_version(docs_dir: str, rel: str) -> str:
         return _sha256(fh.read())[:12]
 
 
-def on_post_page(output, page, config, **kwargs):
+def on_post_page(output: str, page: Page, config: MkDocsConfig, **kwargs: Any) -> str:
     if not page.meta.get(_MARK):
         return output
     docs = config["docs_dir"]
@@ -206,7 +212,7 @@ def copy_sources(site_dir: str, pages: dict[str, list[str]] | None = None, worke
     loads, for the service worker to keep (see :func:`page_files`).
     """
     dest = os.path.join(site_dir, *SOURCE_DEST.split("/"))
-    entries = []
+    entries: list[dict[str, Any]] = []
     for rel in package_sources():
         with open(os.path.join(ROOT, rel), "rb") as fh:
             data = fh.read()
@@ -272,17 +278,18 @@ def pyodide_lock() -> dict:
 class _Subresources(HTMLParser):
     """The stylesheets, icons, scripts and images an HTML page loads."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__()
         self.found: list[str] = []
 
-    def handle_starttag(self, tag, attrs):
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         a = dict(attrs)
         rel = set((a.get("rel") or "").lower().split())
-        if tag == "link" and rel & {"stylesheet", "icon", "preload", "modulepreload"} and a.get("href"):
-            self.found.append(a["href"])
-        elif tag in ("script", "img") and a.get("src"):
-            self.found.append(a["src"])
+        href, src = a.get("href"), a.get("src")
+        if tag == "link" and rel & {"stylesheet", "icon", "preload", "modulepreload"} and href:
+            self.found.append(href)
+        elif tag in ("script", "img") and src:
+            self.found.append(src)
 
 
 def page_files(site_dir: str, page_url: str) -> list[str]:
@@ -405,7 +412,7 @@ def compile_stdlib(site_dir: str, dest: str, key: str, old: dict) -> dict:
             "debug_ranges": result["debug_ranges"], "dropped": result["dropped"]}
 
 
-def _node(script: str, what: str, *args: str):
+def _node(script: str, what: str, *args: str) -> Any:
     """Run ``node sitegen/<script> <args>``; its last line of output is JSON."""
     path = os.path.join(ROOT, "sitegen", script)
     try:
@@ -433,7 +440,7 @@ def _matches(dest: str, entry: dict) -> bool:
         return _sha256(fh.read()) == entry["sha256"]
 
 
-def on_post_build(config, **kwargs):
+def on_post_build(config: MkDocsConfig, **kwargs: Any) -> None:
     copy_pyodide(config.site_dir)
     site_dir = config.site_dir
     # mkdocs-static-i18n builds each language in turn and calls this after each: the

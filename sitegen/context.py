@@ -87,7 +87,7 @@ def snippet_kwargs(name: str, function: str) -> dict[str, Any]:
     calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and getattr(n.func, "id", None) == function]
     if len(calls) != 1:
         raise ValueError(f"{name}: expected one call to {function}, found {len(calls)}")
-    return {k.arg: ast.literal_eval(k.value) for k in calls[0].keywords}
+    return {k.arg: ast.literal_eval(k.value) for k in calls[0].keywords if k.arg is not None}
 
 
 def keras_model(**overrides: Any) -> Inventory:

@@ -10,11 +10,18 @@ Runs after the i18n plugin's ``on_page_context`` (priority 50).
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from mkdocs.plugins import event_priority
+
+if TYPE_CHECKING:
+    from mkdocs.config.defaults import MkDocsConfig
+    from mkdocs.structure.nav import Navigation
+    from mkdocs.structure.pages import Page
 
 
 @event_priority(-50)
-def on_page_context(context, page, config, nav):
+def on_page_context(context: Any, page: Page, config: MkDocsConfig, nav: Navigation) -> Any:
     alternates = getattr(page.file, "alternates", None)
     # The i18n plugin assigns ``config.extra.alternate`` (an attribute, which
     # is what the theme's template reads), so read it the same way.

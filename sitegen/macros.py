@@ -53,9 +53,15 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import TYPE_CHECKING, Any
 
 import jinja2
 from mkdocs.exceptions import PluginError
+
+if TYPE_CHECKING:
+    from mkdocs.config.defaults import MkDocsConfig
+    from mkdocs.structure.files import Files
+    from mkdocs.structure.pages import Page
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
@@ -105,7 +111,7 @@ def render(markdown: str, lang: str, name: str = "<page>") -> str:
     return template.render(**context_for(lang), page_lang=lang)
 
 
-def on_config(config, **kwargs):
+def on_config(config: MkDocsConfig, **kwargs: Any) -> MkDocsConfig:
     _context.check_paper_figures()
     return config
 
@@ -114,7 +120,7 @@ def on_config(config, **kwargs):
 META_KEYS = ("description", "title")
 
 
-def on_page_markdown(markdown, page, config, files, **kwargs):
+def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Files, **kwargs: Any) -> str:
     lang = page_lang(page)
     try:
         for key in META_KEYS:
@@ -133,7 +139,7 @@ def on_page_markdown(markdown, page, config, files, **kwargs):
 PERMALINK_TITLES = {"zh": "永久链接"}
 
 
-def on_page_content(html, page, config, files, **kwargs):
+def on_page_content(html: str, page: Page, config: MkDocsConfig, files: Files, **kwargs: Any) -> str:
     title = PERMALINK_TITLES.get(page_lang(page))
     if title is None:
         return html

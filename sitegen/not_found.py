@@ -14,18 +14,22 @@ on a page that has no counterpart.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from mkdocs.plugins import event_priority
 
+if TYPE_CHECKING:
+    from mkdocs.config.defaults import MkDocsConfig
+
 _saved: list | None = None
 
 
-def _i18n(config):
+def _i18n(config: MkDocsConfig) -> Any:
     return config.plugins.get("i18n")
 
 
-def _home_links(config) -> list | None:
+def _home_links(config: MkDocsConfig) -> list | None:
     links = getattr(config.extra, "alternate", None)
     plugin = _i18n(config)
     if not links or plugin is None:
@@ -43,22 +47,24 @@ def _home_links(config) -> list | None:
 
 
 @event_priority(-100)  # after mkdocs-static-i18n's own template context (priority 50)
-def on_template_context(context, template_name, config):
+def on_template_context(context: Any, template_name: str, config: MkDocsConfig) -> Any:
     global _saved
     if template_name == "404.html":
         homes = _home_links(config)
         if homes is not None:
-            _saved = config.extra.alternate
-            config.extra.alternate = homes
+            extra: Any = config.extra  # ``alternate`` is the i18n plugin's, set as an attribute
+            _saved = extra.alternate
+            extra.alternate = homes
     return context
 
 
-def on_post_template(output_content, template_name, config):
+def on_post_template(output_content: str, template_name: str, config: MkDocsConfig) -> str:
     global _saved
     if template_name != "404.html":
         return output_content
     if _saved is not None:
-        config.extra.alternate = _saved
+        extra: Any = config.extra
+        extra.alternate = _saved
         _saved = None
     plugin = _i18n(config)
     if plugin is not None and not plugin.is_default_language_build:

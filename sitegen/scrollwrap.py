@@ -26,6 +26,12 @@ from __future__ import annotations
 
 import html as htmllib
 import re
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from mkdocs.config.defaults import MkDocsConfig
+    from mkdocs.structure.files import Files
+    from mkdocs.structure.pages import Page
 
 #: Headings (their id and inner HTML), article tables' start tags, code blocks' start.
 _TOKEN = re.compile(
@@ -67,5 +73,5 @@ def focusable_scrollers(content: str, title: str = "") -> str:
     return _TOKEN.sub(fix, content)
 
 
-def on_page_content(html, page, config, files, **kwargs):
+def on_page_content(html: str, page: Page, config: MkDocsConfig, files: Files, **kwargs: Any) -> str:
     return focusable_scrollers(html, page.title or "")

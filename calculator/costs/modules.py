@@ -48,6 +48,8 @@ class Sim(Ops):
         self.trains = trains
         self.lora = lora
         self.checkpointing = checkpointing
+        #: Checkpointing's ``use_reentrant`` (the step sets it from its settings).
+        self.reentrant = False
         self.shapes = shapes if shapes is not None else {t.name: t.shape for t in inv.tensors}
         #: Inventory names of the parameters the forward reads.
         self.used: set[str] = set()
@@ -127,9 +129,13 @@ class Sim(Ops):
         self.grad_mode = False
         out = fn(self, x)
         self.grad_mode = True
-        for row in self.replay(fn, x):
+        rows = self.replay(fn, x)
+        # Non-reentrant checkpointing stops recomputing once the last tensor the block saves is back
+        # (torch.utils.checkpoint's early stop): what follows is not run again, only its backward runs.
+        last = len(rows) if self.reentrant else max((i for i, r in enumerate(rows) if r.op == "save"), default=-1)
+        for i, row in enumerate(rows):
             if row.op != "save":
-                self.tape.append(Row(row.module, row.op, 0, row.forward + row.backward))
+                self.tape.append(Row(row.module, row.op, 0, (row.forward if i < last else 0) + row.backward))
         return T(out.shape, out.strides, out.storage, x.grad, out.itemsize)
 
     def replay(self, fn: Callable[["Sim", T], T], x: T) -> list[Row]:

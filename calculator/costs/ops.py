@@ -382,7 +382,9 @@ class Ops:
             if a.grad:
                 self.save(b)
             return self.new(tuple(size[c] for c in out_labels), a.grad or b.grad)
-        batch, left, right = [], [], []
+        batch: list[str] = []
+        left: list[str] = []
+        right: list[str] = []
         for c in out_labels:
             sl = c in la and size[c] != 1
             sr = c in lb and size[c] != 1

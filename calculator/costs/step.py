@@ -38,6 +38,14 @@ class Settings:
     dtype: str = "fp32"
     optimizer: str = "adamw"
     checkpointing: bool = False
+    #: Checkpointing's ``use_reentrant``. transformers 5.23 defaults to False (non-reentrant, issue 35 H3); the
+    #: CLI, the page and the JSON still offer the reentrant step only, so it stays the default until they name both.
+    reentrant: bool = True
+
+    @property
+    def checkpointing_mode(self) -> str | bool:
+        """``"non-reentrant"``, ``"reentrant"``, or False (off): the JSON's ``grad_checkpointing``."""
+        return ("reentrant" if self.reentrant else "non-reentrant") if self.checkpointing else False
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -85,7 +93,7 @@ def _positive(key: str, value: Any, maximum: int, name: dict[str, str] | None = 
     """A whole number from 1 to ``maximum``; an error names the field by ``name`` (default :data:`SETTING_NAMES`)."""
     from ..config import coerce_int
 
-    named = {"name": name or SETTING_NAMES[key]} if (name or key in SETTING_NAMES) else {}
+    named: dict[str, Any] = {"name": name or SETTING_NAMES[key]} if (name or key in SETTING_NAMES) else {}
     try:
         n = coerce_int(key, value)
     except CalcError:
@@ -95,6 +103,10 @@ def _positive(key: str, value: Any, maximum: int, name: dict[str, str] | None = 
     if n > maximum:
         raise CalcError("too_large", key=key, value=n, maximum=maximum, **named)
     return n
+
+
+#: Gradient checkpointing's two ways, by ``use_reentrant``: False (transformers 5.23's default) and True.
+CHECKPOINTING_MODES: tuple[str, ...] = ("non-reentrant", "reentrant")
 
 
 def settings(batch: Any, seq_len: Any, dtype: Any = "fp32", optimizer: Any = "adamw", checkpointing: Any = False) -> Settings:
@@ -109,6 +121,10 @@ def settings(batch: Any, seq_len: Any, dtype: Any = "fp32", optimizer: Any = "ad
     optimizer = "adamw" if optimizer in (None, "") else optimizer
     if optimizer not in OPTIMIZERS:
         raise CalcError("costs_optimizer", value=optimizer, supported=OPTIMIZERS)
+    # Checkpointing: off, on (reentrant, as the CLI and the page offer it), or by its name.
+    mode = str(checkpointing).strip().lower() if isinstance(checkpointing, str) else checkpointing
+    if mode in CHECKPOINTING_MODES:
+        return Settings(b, n, dtype, optimizer, True, mode == "reentrant")
     return Settings(b, n, dtype, optimizer, coerce_bool("grad_checkpointing", checkpointing or False))
 
 
@@ -223,6 +239,7 @@ def simulate(inv: Inventory, s: Settings, plan: Any = None) -> tuple[Sim, Sequen
     itemsize = DTYPES[s.dtype]
     trains, lora = _trainability(inv, plan)
     sim = Sim(inv, itemsize, trains, lora, s.checkpointing)
+    sim.reentrant = s.reentrant
     return sim, model.program(sim, inv, s.batch, s.seq_len)
 
 

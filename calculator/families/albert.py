@@ -8,7 +8,6 @@ to ``hidden_size`` (H) once. The encoder owns ``num_hidden_groups`` groups of
 from __future__ import annotations
 
 import random
-from dataclasses import replace
 from typing import Any, Mapping
 
 from ..config import MAX_LAYERS, Field
@@ -18,31 +17,31 @@ from ..formula import Formula, head_line, layers_lines
 from ..i18n import label
 from ..model import Inventory, TensorList
 from . import bert
-from .base import Architecture, Family, Preset
+from .base import Architecture, Family, Preset, with_defaults
 from .common import EMBEDDING, HEADS, HIDDEN, INTERMEDIATE, LABELS, LAYERS, POSITIONS, TIE, TOKEN_TYPES, VOCAB, L, heads_divide
 from .common import POSITION_TYPE
 
-FIELDS = (
-    replace(VOCAB, default=30000),
+FIELDS = with_defaults((
+    VOCAB,
     EMBEDDING,
-    replace(HIDDEN, default=4096),
+    HIDDEN,
     LAYERS,
     Field("num_hidden_groups", 1, maximum=MAX_LAYERS, label=L("Shared layer groups", "共享层组数"), sample=(1, 3)),
     Field("inner_group_num", 1, maximum=MAX_LAYERS, label=L("Layers per group", "每组层数"), sample=(1, 2)),
-    replace(HEADS, default=64),
-    replace(INTERMEDIATE, default=16384),
+    HEADS,
+    INTERMEDIATE,
     POSITIONS,
     TOKEN_TYPES,
     LABELS,
     TIE,
-)
+), vocab_size=30000, hidden_size=4096, num_attention_heads=64, intermediate_size=16384)
 
 
 def check_groups(c: dict[str, Any]) -> None:
     """The groups × layers per group that ALBERT builds must stay within the layer bound."""
     if c["num_hidden_groups"] * c["inner_group_num"] > MAX_LAYERS:
         raise CalcError(
-            "too_large", key="num_hidden_groups × inner_group_num",
+            "too_large", fields=("num_hidden_groups", "inner_group_num"), key="num_hidden_groups × inner_group_num",
             value=c["num_hidden_groups"] * c["inner_group_num"], maximum=MAX_LAYERS,
         )
 

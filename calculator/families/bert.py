@@ -291,7 +291,7 @@ def step_qa(sim: Sim, seq: T) -> list[T]:
 def qa_needs_two_labels(inv: Inventory) -> None:
     """``start_logits, end_logits = logits.split(1, dim=-1)`` needs exactly two labels."""
     if inv.architecture.endswith("ForQuestionAnswering") and inv.config.get("num_labels") != 2:
-        raise CalcError("labels_fixed", architecture=inv.architecture, required=2, value=inv.config.get("num_labels"))
+        raise CalcError("labels_fixed", fields=("num_labels",), architecture=inv.architecture, required=2, value=inv.config.get("num_labels"))
 
 
 def absolute_positions(offset: int = 0) -> Callable[[Mapping[str, Any]], int]:

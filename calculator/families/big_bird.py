@@ -24,7 +24,6 @@ blocks change which blocks are read, never a shape, so the figures are exact.
 from __future__ import annotations
 
 import random
-from dataclasses import replace
 from typing import Any, Callable, Mapping
 
 from ..costs import CostModel, Sim, T, activation_key, classifier_dropout, dropouts
@@ -33,7 +32,7 @@ from ..errors import CalcError
 from ..formula import Formula, head_line, layers_lines
 from ..model import Inventory, TensorList
 from . import bert, roberta
-from .base import Architecture, Family, Preset
+from .base import Architecture, Family, Preset, with_defaults
 from .common import (
     HEADS, HIDDEN, INTERMEDIATE, LABELS, LAYERS, POSITIONS, TIE, TOKEN_TYPES, VOCAB, L, heads_divide, value_extra,
 )
@@ -43,13 +42,13 @@ def _flag(key: str, default: bool, en: str, zh: str) -> Field:
     return Field(key, default, kind="bool", label=L(en, zh), sample=(0, 1))
 
 
-FIELDS = (
-    replace(VOCAB, default=50358),
+FIELDS = with_defaults((
+    VOCAB,
     HIDDEN,
     LAYERS,
     HEADS,
     INTERMEDIATE,
-    replace(POSITIONS, default=4096),
+    POSITIONS,
     TOKEN_TYPES,
     _flag("use_bias", True, "Q, K, V biases (use_bias)", "Q、K、V 投影带偏置（use_bias）"),
     _flag("is_decoder", False, "Used as a decoder (is_decoder)", "作为解码器使用（is_decoder）"),
@@ -59,7 +58,7 @@ FIELDS = (
     ),
     LABELS,
     TIE,
-)
+), vocab_size=50358, max_position_embeddings=4096)
 
 #: The attention kinds ``BigBirdAttention`` knows; any other is a ValueError once a layer is built.
 ATTENTION_TYPES = ("block_sparse", "original_full")

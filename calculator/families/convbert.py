@@ -101,7 +101,7 @@ def multiple_choice_head(t: TensorList, c: dict[str, Any], prefix: str) -> None:
     t.linear("classifier", 1, h, "head")
 
 
-def attention_sizes(c: dict[str, Any]) -> tuple[int, int]:
+def attention_sizes(c: Mapping[str, Any]) -> tuple[int, int]:
     """(A', A'·d): the self-attention heads a layer keeps, and the width of Q, K, V and the convolution branch."""
     heads = c["num_attention_heads"] // c["head_ratio"]
     if heads < 1:
@@ -115,7 +115,7 @@ def check(c: dict[str, Any]) -> None:
         return
     heads, _ = attention_sizes(c)
     if c["hidden_size"] % heads != 0:
-        raise CalcError("heads_not_divisor", hidden_key="hidden_size", hidden=c["hidden_size"],
+        raise CalcError("heads_not_divisor", fields=("hidden_size",), hidden_key="hidden_size", hidden=c["hidden_size"],
                         heads_key="num_attention_heads // head_ratio", heads=heads)
 
 

@@ -120,7 +120,8 @@ def check_conv(c: dict[str, Any]) -> None:
         raise CalcError("zero", key="conv_groups", value=0)
     if c["hidden_size"] % groups:
         raise CalcError(
-            "heads_not_divisor", hidden_key="hidden_size", hidden=c["hidden_size"], heads_key="conv_groups", heads=groups,
+            "heads_not_divisor", fields=("conv_groups", "hidden_size"), hidden_key="hidden_size", hidden=c["hidden_size"],
+            heads_key="conv_groups", heads=groups,
         )
 
 
@@ -331,7 +332,7 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
         if "layer_norm" in c["norm_rel_ebd"]:
             rel = sim.layer_norm(e + "LayerNorm", rel)
             live = any(t in c["pos_att_type"] for t in ("c2p", "p2c"))
-            if sim.checkpointing and rel.grad and live and c["num_hidden_layers"] > 1:
+            if sim.checkpointing and sim.reentrant and rel.grad and live and c["num_hidden_layers"] > 1:
                 # Reentrant checkpointing runs one backward per layer through this LayerNorm, computed once
                 # before the layers: the second finds its saved tensors freed and PyTorch raises.
                 raise CalcError("costs_checkpointing_fails", module=e + "LayerNorm")

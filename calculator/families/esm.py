@@ -39,13 +39,13 @@ from ..errors import CalcError
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
 from . import bert
-from .base import Architecture, Extra, Family, Preset
+from .base import Architecture, Extra, Family, Preset, with_defaults
 from .common import HEADS, HIDDEN, INTERMEDIATE, LABELS, LAYERS, POSITIONS, TIE, VOCAB, L, heads_divide
 from .common import CROSS_ATTENTION
 
-FIELDS = (
+FIELDS = with_defaults((
     replace(
-        VOCAB, default=33,
+        VOCAB,
         label=L("Vocabulary size (V; ESM-2's alphabet is 33 tokens)", "词表大小（V；ESM-2 的字母表为 33 个 token）"),
         sample=(1, 64),
     ),
@@ -64,7 +64,7 @@ FIELDS = (
         sample=(0, 1),
     ),
     replace(
-        POSITIONS, default=1026,
+        POSITIONS,
         label=L("Positions (P; a table only when absolute)", "最大位置数（P；仅 absolute 时有位置表）"),
     ),
     Field(
@@ -75,7 +75,7 @@ FIELDS = (
     ),
     LABELS,
     TIE,
-)
+), vocab_size=33, max_position_embeddings=1026)
 
 
 def check_padding(c: dict[str, Any]) -> None:
@@ -83,7 +83,7 @@ def check_padding(c: dict[str, Any]) -> None:
     pad = c["pad_token_id"]
     if pad is not None and c["position_embedding_type"] == "absolute" and c["max_position_embeddings"] <= pad:
         raise CalcError(
-            "padding_idx", key="max_position_embeddings", value=c["max_position_embeddings"], pad=pad,
+            "padding_idx", fields=("max_position_embeddings", "pad_token_id"), key="max_position_embeddings", value=c["max_position_embeddings"], pad=pad,
             pad_key="pad_token_id",
         )
 

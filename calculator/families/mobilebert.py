@@ -121,7 +121,8 @@ def read(raw: Mapping[str, Any]) -> dict[str, Any]:
     values = read_fields(FIELDS, raw, {})
     blocks = values["num_hidden_layers"] * max(values["num_feedforward_networks"], 1)
     if blocks > MAX_FFN_BLOCKS:
-        raise CalcError("too_large", key="num_hidden_layers × num_feedforward_networks", value=blocks,
+        raise CalcError("too_large", fields=("num_hidden_layers", "num_feedforward_networks"),
+                        key="num_hidden_layers × num_feedforward_networks", value=blocks,
                         maximum=MAX_FFN_BLOCKS)
     if values["num_hidden_layers"] > 0 and width(values) // values["num_attention_heads"] == 0:
         raise CalcError(

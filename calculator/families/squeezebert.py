@@ -76,7 +76,7 @@ def check(c: dict[str, Any]) -> None:
     for groups, cin, cout in CONVOLUTIONS:
         for key in (cin, cout):
             if c[key] % c[groups] != 0:
-                raise CalcError("heads_not_divisor", hidden_key=key, hidden=c[key], heads_key=groups, heads=c[groups])
+                raise CalcError("heads_not_divisor", fields=(groups, key), hidden_key=key, hidden=c[key], heads_key=groups, heads=c[groups])
 
 
 def backbone(t: TensorList, c: dict[str, Any], prefix: str, with_pooler: bool) -> None:

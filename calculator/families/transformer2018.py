@@ -103,7 +103,7 @@ def build_tensors(c: dict[str, Any], architecture: str = ARCHITECTURE) -> tuple[
     share_prj = c["tgt_emb_prj_weight_sharing"]
     share_src_tgt = c["emb_src_tgt_weight_sharing"]
     if share_src_tgt and c["n_src_vocab"] != c["n_tgt_vocab"]:
-        raise CalcError("vocab_mismatch", src=c["n_src_vocab"], tgt=c["n_tgt_vocab"])
+        raise CalcError("vocab_mismatch", fields=("n_tgt_vocab", "n_src_vocab"), src=c["n_src_vocab"], tgt=c["n_tgt_vocab"])
     n, w, positions = c["n_layers"], c["d_word_vec"], c["len_max_seq"] + 1
     src_emb, tgt_emb = "encoder.src_word_emb.weight", "decoder.tgt_word_emb.weight"
 

@@ -9,28 +9,27 @@ the markup (figures, the stacked bar of memory, the charts against L), the
 "fits in N GB?" line and the copies. The figures are :mod:`calculator.costs`'s,
 the table's rows :func:`calculator.views.costs.rows`, the same the CLI prints.
 
-Every value goes through :func:`calculator.page.html.h` (escaped); the SVG is
+Every value goes through :func:`calculator.html.h` (escaped); the SVG is
 :mod:`calculator.charts`'s, escaped there.
 """
 from __future__ import annotations
 
 from typing import Any, Mapping
 
-from .. import charts
+from .. import charts, options
 from ..costs import OPTIMIZERS
 from ..i18n import L, pick
 from ..views import costs as cv
 from ..views.numbers import fmt_int, fmt_short
 from . import dom
-from .html import Markup, h, join, raw
+from ..html import Markup, h, join, raw
 
 #: The N of "fits in N GB?" (GiB: what a card sold as N GB holds); not a setting of the step.
-GPU_KEY = "gpu_gb"
-#: The panel's keys in the address: the step's (``views.costs.PAGE_KEYS``) and the card's size.
-PANEL_KEYS: tuple[str, ...] = cv.PAGE_KEYS + (GPU_KEY,)
-#: What the panel's fields hold when the address does not say (the CLI's defaults; a 24 GB card).
-DEFAULTS: dict[str, str] = {"batch": "32", "seq_len": "128", "dtype": "fp32", "optimizer": "adamw", "ckpt": "0",
-                            GPU_KEY: "24"}
+GPU_KEY = options.GPU_GB.key
+#: The panel's keys in the address: the step's and the card's size (:mod:`calculator.options`).
+PANEL_KEYS: tuple[str, ...] = options.PANEL_KEYS
+#: What the panel's fields hold when the address does not say (the options' defaults: B 32, L 128, a 24 GB card).
+DEFAULTS: dict[str, str] = options.defaults(*options.PANEL_GROUPS)
 #: Card sizes offered in the field's list (any whole number may be typed).
 GPU_SIZES: tuple[int, ...] = (8, 12, 16, 24, 40, 48, 80, 96)
 #: The card's bound, the unit and the estimated margin are the views' (the CLI's --gpu-gb prints the same lines).
@@ -47,13 +46,6 @@ LABELS: dict[str, dict[str, str]] = {
         "按 PyTorch 实际执行的方式计算一个训练步：eager 注意力，整个模型转换为所选的数据类型，执行 loss.backward() "
         "和一次 optimizer.step()（只更新可训练参数，上面的 LoRA 或冻结方案同样生效）。是精确值，不是估算。",
     ),
-    "batch": L("Batch size B", "批大小 B"),
-    "seq_len": L("Sequence length L (tokens)", "序列长度 L（token 数）"),
-    "dtype": L("dtype (the whole model cast, not Trainer(bf16=True)'s autocast)",
-               "数据类型（整个模型转换，不是 Trainer(bf16=True) 的 autocast）"),
-    "optimizer": L("Optimizer", "优化器"),
-    "ckpt": L("Gradient checkpointing", "梯度检查点"),
-    GPU_KEY: L("GPU memory N GB (N)", "显存 N GB（N）"),
     "copy": L("Copy as Markdown", "复制为 Markdown"),
     "loading": L("Calculating the training step…", "正在计算训练一步的开销……"),
     "figures": L("One step, exactly", "一步训练的精确数值"),
@@ -78,11 +70,6 @@ def label(key: str, lang: str, **params: Any) -> str:
     return pick(LABELS[key], lang, **params)
 
 
-def _gpu(panel: Mapping[str, str]) -> int:
-    """N of "fits in N GB?": a whole number of at least 1 (its own field's error otherwise)."""
-    return cv.gpu_gb(panel.get(GPU_KEY, DEFAULTS[GPU_KEY]))
-
-
 # ------------------------------------------------------------------ the fields
 
 
@@ -94,20 +81,21 @@ def render_panel(lang: str) -> Markup:
     """The closed panel as the page is built: its fields at their defaults, no answer (the worker fills it)."""
     def field(key: str, control: Markup, check: bool = False) -> Markup:
         fid = dom.field_id(None, key)
+        words = pick(options.BY_KEY[key].label, lang)
         if check:
-            return h("div", control, h("label", label(key, lang), for_=fid), _err(fid),
+            return h("div", control, h("label", words, for_=fid), _err(fid),
                      class_="calc-field calc-check", data_key=key)
-        return h("div", h("label", label(key, lang), for_=fid), control, _err(fid), class_="calc-field", data_key=key)
+        return h("div", h("label", words, for_=fid), control, _err(fid), class_="calc-field", data_key=key)
 
     def text(key: str, mode: str = "numeric", **attrs: Any) -> Markup:
         fid = dom.field_id(None, key)
         return h("input", type="text", inputmode=mode, id=fid, name=key, value=DEFAULTS[key], spellcheck="false",
                  aria_describedby=f"{fid}-error", **attrs)
 
-    def select(key: str, options: tuple[str, ...]) -> Markup:
+    def select(key: str, values: tuple[str, ...]) -> Markup:
         fid = dom.field_id(None, key)
         return h("select", [h("option", cv.optimizer_name(o, lang), value=o, selected=o == DEFAULTS[key])
-                            for o in options], id=fid, name=key, aria_describedby=f"{fid}-error")
+                            for o in values], id=fid, name=key, aria_describedby=f"{fid}-error")
 
     ckpt_id = dom.field_id(None, "ckpt")
     gpu_list = f"{dom.field_id(None, GPU_KEY)}-sizes"

@@ -3,7 +3,7 @@
 The page carries the fieldset of the family shown only (the default page: BERT's);
 another family's is rendered by :func:`fieldset` in the worker when the reader picks
 it, and inserted by the page's script, which otherwise only switches fieldsets and fills values. Every value is
-escaped by :func:`calculator.page.html.h`; the ids and classes the script
+escaped by :func:`calculator.html.h`; the ids and classes the script
 relies on are declared in :mod:`calculator.page.dom`.
 """
 from __future__ import annotations
@@ -13,12 +13,12 @@ from typing import Any, Mapping
 
 from ..build import DEFAULT_MODEL_TYPE
 from ..families import FAMILIES
-from ..i18n import label, paren, punct
+from .. import options
+from ..i18n import label, paren, pick, punct
 from ..presets import PRESETS
 from . import dom
-from .html import Markup, h, join
+from ..html import Markup, h, join
 from .labels import UI_LABELS, family_option, field_label, fields_legend, norm_lang, ui
-from .planner import PLANNER_KEYS
 from .state import ACTIVE_KEY, LABEL_KEY, LABEL_MAX, extra_keys, family_defaults, form_values
 
 
@@ -56,8 +56,6 @@ def form_schema(lang: str, default_query: Mapping[str, str]) -> dict[str, Any]:
         },
         "labels": {key: entry[lang] for key, entry in UI_LABELS.items()},
         "active": ACTIVE_KEY,
-        # The planner's keys: one field each (``calc-<key>``) whatever the family, so their errors show there.
-        "planner": list(PLANNER_KEYS),
         # The "Training cost" panel's keys (sent, and kept in the link, only while it is open) and defaults.
         "costs": {"keys": list(costs_panel.PANEL_KEYS), "defaults": dict(costs_panel.DEFAULTS)},
         "dom": dom.contract(),
@@ -206,40 +204,33 @@ def render_form(query: Mapping[str, str], lang: str = "en") -> str:
 
 
 def _planner(query: Mapping[str, str], lang: str) -> Markup:
-    """LoRA (rank, targets, bias, task_type, modules_to_save) or freezing: keys the address carries as they are."""
+    """LoRA (rank, targets, bias, task_type, modules_to_save) or freezing: keys the address carries as they are.
 
-    def text_field(key: str, mode: str = "text") -> Markup:
-        fid = dom.field_id(None, key)
+    One field per option of the planner's groups (:mod:`calculator.options`), with its label and default.
+    """
+
+    def field(opt: options.Option) -> Markup:
+        fid = dom.field_id(None, opt.key)
+        if opt.kind == "choice":
+            chosen = query.get(opt.key, opt.default)
+            items = [h("option", pick(c.label, lang) if c.label else c.value, value=c.value, selected=c.value == chosen)
+                     for c in opt.choices]
+            control = h("select", items, id=fid, name=opt.key, aria_describedby=f"{fid}-error")
+        else:
+            control = h("input", type="text", inputmode="numeric" if opt.kind == "int" else "text", id=fid,
+                        name=opt.key, value=query.get(opt.key, opt.default), spellcheck="false",
+                        aria_describedby=f"{fid}-error")
         return h(
             "div",
-            h("label", h("code", key), " ", ui(key, lang), for_=fid),
-            h("input", type="text", inputmode=mode, id=fid, name=key, value=query.get(key, ""), spellcheck="false",
-              aria_describedby=f"{fid}-error"),
-            _err(fid), class_="calc-field", data_key=key,
-        )
-
-    def select(key: str, options: list[tuple[str, str]], default: str) -> Markup:
-        fid = dom.field_id(None, key)
-        chosen = query.get(key, default)
-        return h(
-            "div",
-            h("label", h("code", key), " ", ui(key, lang), for_=fid),
-            h("select", [h("option", text, value=value, selected=value == chosen) for value, text in options],
-              id=fid, name=key, aria_describedby=f"{fid}-error"),
-            _err(fid), class_="calc-field", data_key=key,
+            h("label", h("code", opt.key), " ", pick(opt.label, lang), for_=fid),
+            control,
+            _err(fid), class_="calc-field", data_key=opt.key,
         )
 
     return h(
         "fieldset",
         h("legend", ui("planner_legend", lang)),
-        text_field("lora_r", "numeric"),
-        text_field("lora_targets"),
-        select("lora_bias", [(b, b) for b in ("none", "all", "lora_only")], "none"),
-        select("peft_task_type", [("", ui("peft_task_none", lang))] + [(t, t) for t in ("SEQ_CLS", "TOKEN_CLS", "QUESTION_ANS")], ""),
-        text_field("modules_to_save"),
-        select("freeze", [("", ui("freeze_none", lang)), ("embeddings", ui("freeze_embeddings", lang)),
-                          ("all_but_head", ui("freeze_all_but_head", lang))], ""),
-        text_field("freeze_layers", "numeric"),
+        [field(o) for o in options.OPTIONS if o.group in options.PLANNER_GROUPS],
         class_="calc-planner", id=dom.IDS["planner"],
     )
 

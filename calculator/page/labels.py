@@ -27,24 +27,11 @@ UI_LABELS: dict[str, dict[str, str]] = {
         "zh": "Hub 统计的是发布的文件里实际存了什么，存的可能不是这里这个类。",
     },
     "counts_hub_why": {"en": "Why tools disagree: what the Hub shows", "zh": "为什么各个工具给出的参数量不一样：Hub 上显示的数"},
-    # The fine-tuning planner.
+    # The fine-tuning planner (its fields' words are the options', calculator.options).
     "planner_legend": {
         "en": "Fine-tuning: trainable parameters (LoRA as peft applies it, or freezing)",
         "zh": "微调：可训练参数量（按 peft 的方式加 LoRA，或手动冻结）",
     },
-    "lora_r": {"en": "LoRA rank r (empty: no LoRA)", "zh": "LoRA 的秩 r（留空则不加 LoRA）"},
-    "lora_targets": {"en": "target_modules, comma-separated, or all-linear (empty: peft's default)",
-                     "zh": "target_modules，用逗号分隔，或 all-linear（留空则用 peft 的默认值）"},
-    "lora_bias": {"en": "bias", "zh": "bias（偏置的训练方式）"},
-    "peft_task_type": {"en": "task_type (adds the task head to modules_to_save)",
-                       "zh": "task_type（会把任务头加入 modules_to_save）"},
-    "peft_task_none": {"en": "(none)", "zh": "（不设置）"},
-    "modules_to_save": {"en": "module names, comma-separated", "zh": "模块名，用逗号分隔"},
-    "freeze": {"en": "Freeze (without LoRA)", "zh": "冻结（不加 LoRA 时）"},
-    "freeze_none": {"en": "nothing", "zh": "不冻结"},
-    "freeze_embeddings": {"en": "the embeddings", "zh": "嵌入层"},
-    "freeze_all_but_head": {"en": "everything but the task head", "zh": "除任务头以外的全部参数"},
-    "freeze_layers": {"en": "…and the first K encoder layers (K)", "zh": "……以及前 K 个编码器层（K）"},
     "plan_title_lora": {"en": "Trainable parameters under LoRA", "zh": "加 LoRA 后的可训练参数量"},
     "plan_title_freeze": {"en": "Trainable parameters after freezing", "zh": "冻结后的可训练参数量"},
     "plan_line_note": {

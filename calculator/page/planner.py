@@ -2,22 +2,21 @@
 
 The keys are the CLI's options with underscores (``lora_r``, ``lora_targets``,
 ``lora_bias``, ``peft_task_type``, ``modules_to_save``; ``freeze``, ``freeze_layers``),
-so a share link and a command line say the same thing. The planner is on when
+declared once in :mod:`calculator.options`, so a share link and a command line say the
+same thing. The planner is on when
 ``lora_r`` is given (LoRA) or ``freeze`` / ``freeze_layers`` is (freezing).
 """
 from __future__ import annotations
 
 from typing import Any, Mapping
 
-from .. import peft
+from .. import options, peft
 from ..errors import CalcError
 from ..model import Inventory
+from ..options import FREEZE_KEYS, LORA_KEYS, PLANNER_KEYS
 
-LORA_KEYS: tuple[str, ...] = ("lora_r", "lora_targets", "lora_bias", "peft_task_type", "modules_to_save")
-FREEZE_KEYS: tuple[str, ...] = ("freeze", "freeze_layers")
-PLANNER_KEYS: tuple[str, ...] = LORA_KEYS + FREEZE_KEYS
 #: What the freeze menu offers besides the first K layers.
-FREEZE_CHOICES: tuple[str, ...] = ("", "embeddings", "all_but_head")
+FREEZE_CHOICES: tuple[str, ...] = tuple(c.value for c in options.FREEZE.choices)
 
 
 def planner_query(params: Mapping[str, Any]) -> dict[str, str]:
@@ -36,12 +35,12 @@ def planner_query(params: Mapping[str, Any]) -> dict[str, str]:
 def plan_of(params: Mapping[str, Any], inv: Inventory) -> tuple[dict[str, str], peft.Plan | None]:
     """(the planner's canonical query, the plan or None) for query-style parameters."""
     q = planner_query(params)
-    if q.get("lora_bias") == "none":
+    if q.get("lora_bias") == options.LORA_BIAS.default:
         q.pop("lora_bias")  # peft's default: not worth a key in the link
     lora_on = "lora_r" in q
     freeze_on = any(k in q for k in FREEZE_KEYS)
     if lora_on and freeze_on:
-        raise CalcError("plan_conflict")
+        raise CalcError("plan_conflict", fields=(options.LORA_R.key, options.FREEZE.key))
     if lora_on:
         plan = peft.lora_from_text(inv, q["lora_r"], q.get("lora_targets"), q.get("lora_bias"), q.get("peft_task_type"),
                                    q.get("modules_to_save"))

@@ -1,6 +1,6 @@
 """The result's markup: the summary at the top, then facts, chart, tables, formula, memory and every tensor.
 
-Built with :func:`calculator.page.html.h`, which escapes every value; the only
+Built with :func:`calculator.html.h`, which escapes every value; the only
 raw HTML is the SVG chart this package generates. Numbers also sit in ``data-*``
 attributes (``data-count``, ``data-bytes``, …) so tests read them without
 parsing localized text. Class and id names the page's script relies on are in
@@ -15,7 +15,7 @@ from .. import counts, views
 from ..charts import share_chart_svg
 from ..i18n import colon, label, paren, pick, punct
 from ..model import Inventory
-from .html import Markup, escape, h, join, raw
+from ..html import Markup, escape, h, join, raw
 from .labels import norm_lang, ui
 
 
@@ -346,7 +346,7 @@ def render_result(
     lang = norm_lang(lang)
     hub = preset if hub_preset is None else (hub_preset or None)
     head = [(label("group", lang), ""), (label("count", lang), "num"), (label("share", lang), "num")]
-    out = [
+    out: list[Any] = [
         h("h2", ui("result_title", lang), class_="calc-result-title", id="calc-result-title"),
         _facts(inv, lang),
     ]

@@ -282,7 +282,7 @@ def share_query(query: Mapping[str, str], inv: Inventory, preset: str | None) ->
     family = inv.family
     if family is None:
         return dict(query)
-    start = form_values(family, PRESETS[preset].config) if preset in PRESETS else family_defaults(family)
+    start = form_values(family, PRESETS[preset].config) if preset is not None and preset in PRESETS else family_defaults(family)
     fields = [k for k in query if family.field(k) is not None]
     short = {
         k: v for k, v in query.items()

@@ -10,7 +10,7 @@ import json
 import shlex
 from typing import Any, Mapping
 
-from .. import costs
+from .. import costs, options
 from ..errors import CalcError
 from ..i18n import L, colon, paren, pick, punct
 from .notes import notes_block
@@ -335,38 +335,26 @@ def error(exc: CalcError, lang: str) -> str:
 
 # ------------------------------------------------------------------ the page
 
-#: The page's query keys for the step (kept in the share link) → ``costs.settings`` arguments.
-PAGE_KEYS: tuple[str, ...] = ("batch", "seq_len", "dtype", "optimizer", "ckpt")
-#: Which form field an error of the step belongs beside.
-ERROR_FIELDS: dict[str, str] = {
-    "costs_seq_too_long": "seq_len", "costs_optimizer": "optimizer", "costs_dtype": "dtype",
-    "costs_no_checkpointing": "ckpt",
-}
+#: The page's query keys for the step (kept in the share link), as :mod:`calculator.options` declares them.
+PAGE_KEYS: tuple[str, ...] = options.keys("step")
 #: Sequence lengths the chart plots FLOPs and activation memory at (the L² of eager attention shows).
 SERIES_LENGTHS: tuple[int, ...] = (16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192)
 
 
 def page_settings(params: Any) -> costs.Settings:
-    """The step's settings from the page's query (strings); B and L default to 32 and 128."""
-    def get(key: str, default: str) -> Any:
+    """The step's settings from the page's query (strings); unset, each takes its option's default (B 32, L 128)."""
+    defaults = options.defaults("step")
+
+    def get(key: str) -> Any:
         value = params.get(key)
-        return default if value is None else value
+        return defaults[key] if value is None else value
 
-    text = str(get("ckpt", "")).strip().lower()
+    text = str(get("ckpt")).strip().lower()
     if text not in ("", "0", "false", "off", "no", "1", "true", "on", "yes"):
-        raise CalcError("not_boolean", key="ckpt", value=get("ckpt", ""))  # beside the checkbox, not read as off
+        # beside the checkbox, not read as off
+        raise CalcError("not_boolean", key=options.CKPT.key, value=get("ckpt"))
     ckpt = text in ("1", "true", "on", "yes")
-    return costs.settings(get("batch", "32"), get("seq_len", "128"), get("dtype", "fp32"), get("optimizer", "adamw"),
-                          ckpt)
-
-
-def error_field(exc: CalcError) -> str | None:
-    """The field a step error is shown beside (B, L or the card's N for their own errors), or None."""
-    if exc.code in ("costs_not_positive", "too_large") and exc.params.get("key") in ("batch", "seq_len", "gpu_gb"):
-        return str(exc.params["key"])
-    if exc.code == "not_boolean" and exc.params.get("key") == "ckpt":
-        return "ckpt"
-    return ERROR_FIELDS.get(exc.code)
+    return costs.settings(get("batch"), get("seq_len"), get("dtype"), get("optimizer"), ckpt)
 
 
 #: Most layer passes the chart may cost in all (each point is a whole simulated step: a layer is one pass, two
@@ -421,16 +409,16 @@ def page_answer(inv: Any, plan: Any, params: Any, lang: str, notes: list[dict[st
     the one Markdown block a forum answer pastes (:func:`forum_markdown`) and the text, the chart's series, and
     the query keys for the link.
 
-    Raises :class:`CalcError` (the caller places it beside :func:`error_field`).
+    Raises :class:`CalcError` (the caller places it: :func:`calculator.page.fields.error_dict`).
     """
     s = page_settings(params)
     c = costs.compute(inv, s, plan)
     gpu = gpu_gb(params.get("gpu_gb", "24"))
     grouped = grouped_convolutions(inv)
     query = {"batch": str(s.batch), "seq_len": str(s.seq_len)}
-    if s.dtype != "fp32":
+    if s.dtype != options.DTYPE.default:
         query["dtype"] = s.dtype
-    if s.optimizer != "adamw":
+    if s.optimizer != options.OPTIMIZER.default:
         query["optimizer"] = s.optimizer
     if s.checkpointing:
         query["ckpt"] = "1"

@@ -35,11 +35,6 @@ CLI = ["--preset", "bert-base-uncased", "--architecture", "BertForSequenceClassi
 ROWS = ("flops.forward", "flops.backward", "memory.weights", "memory.gradients", "memory.optimizer",
         "memory.activations")
 
-#: Every costs_* code the engine has, each reached in test_errors_beside_their_fields (test_calculator_errors.py
-#: counts them as reached from the page).
-COSTS_REACHED = {"costs_not_positive", "costs_seq_too_long", "costs_dtype", "costs_optimizer", "costs_no_checkpointing",
-                 "costs_architecture", "costs_lora_embedding", "costs_nothing_trainable", "costs_keras"}
-
 
 def unsupported_family() -> str:
     """keras-bert: a Keras model, whose step (defined in PyTorch) is refused with its own reason."""

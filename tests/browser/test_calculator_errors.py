@@ -1,9 +1,12 @@
 """Bad input on the calculator page: coded, localized, beside the field, never markup.
 
-Every error code the engine can raise is either reached here from the page
-(typed into a field, pasted as a config.json, or opened as a link) or listed in
-``NOT_FROM_THE_PAGE`` with the reason; a new code fails
-``test_every_error_code_is_covered`` until it is placed.
+Which slot each error code goes in is proven for every code in a unit test
+(tests/unit/test_error_slots.py: one request per code, its slot checked against the
+markup). Here Chromium checks that the page puts a message where it is sent, once
+per kind of slot: a family's field, a page field, a planner field, the page-level
+slot (the panel's fields and its own slot: tests/browser/test_calculator_costs.py),
+an error about two fields, and several errors of one link, each in its own; plus
+what a reader types and pastes, and markup injected through a link.
 """
 from __future__ import annotations
 
@@ -14,13 +17,10 @@ import urllib.parse
 import pytest
 
 from calculator import api
-from calculator.errors import MESSAGES
 from calculator.families import FAMILIES
 from calculator.presets import PRESETS
 
 from .support import BOOT_TIMEOUT_MS, open_tensors, wait_error, wait_ready, wait_settled, wait_total
-# The "Training cost" panel's codes, reached from the page there.
-from .test_calculator_costs import COSTS_REACHED
 
 pytestmark = pytest.mark.browser
 
@@ -28,93 +28,32 @@ DEFAULT = dict(api.compute(api.DEFAULT_PARAMS)["query"])
 DEFAULT_TOTAL = 109_482_240
 
 #: Typed into a field of the default form: (field id, value, code). Each is fixed again before the next.
+#: One of a family's fields, its empty value (a message of its own), and one of the page's fields.
 TYPED = [
     ("calc-bert-vocab_size", "abc", "not_integer"),
     ("calc-bert-vocab_size", "", "not_integer"),
-    ("calc-bert-vocab_size", "-5", "negative"),
-    ("calc-bert-hidden_size", "0", "zero"),
-    ("calc-bert-vocab_size", "99999999", "too_large"),
-    ("calc-bert-num_attention_heads", "7", "heads_not_divisor"),
     ("calc-active_fraction", "2", "bad_fraction"),
-    ("calc-active_fraction", "x/0", "bad_fraction"),
 ]
-#: Pasted into the config.json box: (text, code).
+#: Pasted into the config.json box: (text, code): the parser's error and the engine's.
 PASTED = [
     ("{", "invalid_json"),
-    ("[1, 2]", "not_an_object"),
-    ('{"model_type": "gpt2"}', "unknown_model_type"),
-    ('{"model_type": "funnel", "num_hidden_layers": 12}', "derived_key"),
-    ('{"model_type": "bert", "architectures": ["BertForTranslation"]}', "unknown_architecture"),
     ('{"model_type": "bert", "hidden_size": 100, "num_attention_heads": 12}', "heads_not_divisor"),
 ]
-#: Opened as a link: (query, code, the field it shows beside or None for the page-level slot).
-LINKED = [
-    ({"preset": "bert-huge"}, "unknown_preset", "calc-preset"),
-    ({"model_type": "gpt2"}, "unknown_model_type", "calc-model_type"),
-    ({"architecture": "BertForTranslation"}, "unknown_architecture", "calc-architecture"),
-    ({"pooler": "maybe"}, "not_boolean", "calc-pooler"),
-    ({"tie_word_embeddings": "2"}, "not_boolean", "calc-bert-tie_word_embeddings"),
-    ({"architecture": "BertForMaskedLM", "pooler": "1"}, "pooler_fixed", "calc-pooler"),
-    ({"model_type": "albert", "num_hidden_groups": "100", "inner_group_num": "100"}, "too_large",
-     "calc-albert-num_hidden_groups"),
-    ({"vocab_size": "9999999", "hidden_size": "9999996"}, "total_too_large", None),
-    ({"model_type": "transformer", "n_src_vocab": "100", "n_tgt_vocab": "200"}, "vocab_mismatch",
-     "calc-transformer-n_tgt_vocab"),
-    ({"model_type": "roberta", "vocab_size": "1"}, "padding_idx", "calc-roberta-vocab_size"),
-    ({"model_type": "distilbert", "architecture": "DistilBertForQuestionAnswering", "num_labels": "3"},
-     "labels_fixed", "calc-distilbert-num_labels"),
-    # The fine-tuning planner's keys (the CLI's LoRA and freezing options): shown beside the planner's
-    # field the error names; a family LoRA does not apply to names no planner field (page-level slot).
-    ({"model_type": "keras-bert", "lora_r": "8"}, "lora_family", None),
-    ({"lora_r": "0"}, "lora_rank", "calc-lora_r"),
-    ({"lora_r": "8", "lora_bias": "some"}, "lora_bias", "calc-lora_bias"),
-    ({"lora_r": "8", "peft_task_type": "CAUSAL_LM"}, "lora_task_type", "calc-peft_task_type"),
-    ({"model_type": "distilbert", "lora_r": "8"}, "lora_targets_required", "calc-lora_targets"),
-    ({"lora_r": "8", "lora_targets": "nope"}, "lora_target_missing", "calc-lora_targets"),
-    ({"lora_r": "8", "lora_targets": "LayerNorm"}, "lora_target_unsupported", "calc-lora_targets"),
-    ({"preset": "squeezebert/squeezebert-uncased", "lora_r": "3", "lora_targets": "query"}, "lora_conv_groups",
-     "calc-lora_r"),
-    ({"lora_r": "8", "lora_targets": "classifier", "architecture": "BertForSequenceClassification",
-      "modules_to_save": "classifier"}, "lora_target_saved", "calc-modules_to_save"),
-    ({"lora_r": "8", "lora_targets": "query", "modules_to_save": "nope"}, "modules_to_save_missing",
-     "calc-modules_to_save"),
-    ({"lora_r": "8", "lora_targets": "query", "modules_to_save": "pooler,pooler.dense"}, "modules_to_save_nested",
-     "calc-modules_to_save"),
-    # The reliability review's link that hung the worker for good (peft's pattern from the name).
-    ({"lora_r": "8", "modules_to_save": "(.*.*.*.*.*.*.*.*.*.*)Z"}, "module_name", "calc-modules_to_save"),
-    ({"freeze_layers": "13"}, "freeze_layers", "calc-freeze_layers"),
-    ({"lora_r": "8", "freeze": "embeddings"}, "plan_conflict", "calc-lora_r"),
+#: One link per kind of slot: (query, language, [(code, the input it shows beside or None: the page-level slot)]).
+SLOT_LINKS = [
+    # A family's field (ids carry the family).
+    ({"tie_word_embeddings": "2"}, "en", [("not_boolean", "calc-bert-tie_word_embeddings")]),
+    # A field of the page's own (ids carry no family).
+    ({"architecture": "BertForMaskedLM", "pooler": "1"}, "zh", [("pooler_fixed", "calc-pooler")]),
+    # A planner field (the CLI's LoRA and freezing options).
+    ({"lora_r": "8", "lora_targets": "nope"}, "en", [("lora_target_missing", "calc-lora_targets")]),
+    # No input to blame: the page-level slot.
+    ({"vocab_size": "9999999", "hidden_size": "9999996"}, "zh", [("total_too_large", None)]),
 ]
-LINKED = [case for case in LINKED if case[1] in MESSAGES]
 #: The planner's inputs, and the value of each menu that plans nothing: a link's
 #: planner keys stay when a preset is picked (a plan is not part of a model).
 PLANNER_TEXT = ("lora_r", "lora_targets", "modules_to_save", "freeze_layers")
-PLANNER_SELECT = {"lora_bias": "none", "peft_task_type": "", "freeze": ""}  # codes the engine has at this commit
-NOT_FROM_THE_PAGE = {
-    # keras-bert's `trainable` prefix list is a get_model() argument, not a form field.
-    "bad_value": "only keras-bert's trainable list raises it; the page has no such field",
-    # Raised for exceptions that are not CalcError: by construction no input reaches it;
-    # tests/unit/test_api.py forces one and checks the page-facing answer.
-    "internal": "no input reaches it; covered by tests/unit/test_api.py",
-    # all-linear on a model without any nn.Linear: only a zero-layer DeBERTa has none.
-    "lora_no_linear": "only a zero-layer DeBERTa has no nn.Linear; covered by tests/unit/test_peft.py",
-    # The CLI's coded line for a MemoryError; the page's watchdog restarts its worker instead.
-    "out_of_memory": "the CLI's alone; covered by tests/unit/test_reliability_bounds.py",
-}
-# The reader's label over 100 characters: shown beside the label field in tests/browser/test_calculator_label.py.
-NOT_FROM_THE_PAGE["label_too_long"] = "typed into the label field: tests/browser/test_calculator_label.py"
-# The training step's refusals of particular families and configs (issue 25's other items): the panel
-# puts them beside its field or in its own slot as it does the codes above; no browser test of their own yet.
-NOT_FROM_THE_PAGE.update({code: "shown by the panel like costs_family; tests/unit/test_costs*.py"
-                          for code in MESSAGES if code.startswith("costs_") and code not in COSTS_REACHED})
-
-# A model id read from the Hub (issue 33): the CLI's --model, checked against the local stand-in in tests/hub/.
-NOT_FROM_THE_PAGE.update({code: "the CLI's --model: tests/hub/" for code in MESSAGES if code.startswith("hub_")})
-
-def test_every_error_code_is_covered():
-    reached = {c for _, _, c in TYPED} | {c for _, c in PASTED} | {c for _, c, _ in LINKED} | COSTS_REACHED
-    assert reached | set(NOT_FROM_THE_PAGE) == set(MESSAGES) | {"internal"}
-    assert not reached & set(NOT_FROM_THE_PAGE)
+PLANNER_SELECT = {"lora_bias": "none", "peft_task_type": "", "freeze": ""}
 
 
 def assert_error_shown(page, code: str, message: str, slot_for: str | None, lang: str, stale: str = "stale") -> None:
@@ -217,41 +156,6 @@ def check_dropped_config_file(page, tmp_path):
     assert page.input_value("#calc-config") == payload
 
 
-#: Linked cases shown in Chinese (the others in English): each language is checked.
-LINKED_ZH = ("pooler_fixed", "total_too_large", "unknown_preset")
-#: Cases that ride along in another case's link, keyed by that case's (code, slot). The engine reports
-#: every error of a link, but after the first only those wrong on their own (api.VALUE_ERRORS): so a link
-#: carries at most one case that is not a value error, first, and value errors of other slots after it.
-#: test_link_errors asserts that the merged link answers each case's own error (code, message, slot)
-#: exactly as its link alone does, so a grouping that changes any of them fails.
-RIDERS = {
-    ("unknown_architecture", "calc-architecture"): [
-        ("not_boolean", "calc-bert-tie_word_embeddings"), ("lora_bias", "calc-lora_bias"),
-        ("lora_task_type", "calc-peft_task_type"), ("module_name", "calc-modules_to_save")],
-    ("padding_idx", "calc-roberta-vocab_size"): [("not_boolean", "calc-pooler"), ("lora_rank", "calc-lora_r")],
-}
-
-
-def link_groups() -> list[list[tuple]]:
-    """LINKED as links: each case not riding along, with its riders after it (the engine's order)."""
-    by_slot = {(code, slot): case for case in LINKED for (_, code, slot) in [case]}
-    riding = {rider for riders in RIDERS.values() for rider in riders}
-    return [[case] + [by_slot[rider] for rider in RIDERS.get((case[1], case[2]), []) if rider in by_slot]
-            for case in LINKED if (case[1], case[2]) not in riding]
-
-
-LINK_GROUPS = link_groups()
-
-
-def link_lang(case) -> str:
-    return "zh" if case[1] in LINKED_ZH else "en"
-
-
-def test_every_linked_case_is_in_one_link():
-    cases = [case for group in LINK_GROUPS for case in group]
-    assert sorted(map(repr, cases)) == sorted(map(repr, LINKED))
-
-
 def assert_errors_shown(page, shown: list[tuple[str, str, str | None]], lang: str, stale: str = "stale") -> None:
     """Every (code, message, slot_for) of ``shown`` in its slot (``slot_for`` None: the page-level one), and
     nothing else; the result marked stale with the note ``stale`` ("stale", or "stale_link" for a link whose
@@ -282,25 +186,16 @@ def assert_errors_shown(page, shown: list[tuple[str, str, str | None]], lang: st
     assert page.locator(".calc-total").text_content().strip() != ""
 
 
-@pytest.mark.parametrize("group", LINK_GROUPS, ids=["+".join(c for _, c, _ in g) for g in LINK_GROUPS])
-def test_link_errors(page, site, group):
-    """One link per group of LINKED: each case's error beside its slot, as its link alone shows it."""
-    lang = link_lang(group[0])
-    assert {link_lang(case) for case in group} == {lang}
-    query: dict[str, str] = {}
-    for case_query, _, _ in group:
-        assert all(query.get(k, v) == v for k, v in case_query.items()), ("cases disagree on a key", group)
-        query.update(case_query)
+@pytest.mark.parametrize("link", SLOT_LINKS, ids=[case[0][0] for _, _, case in SLOT_LINKS])
+def test_link_errors(page, site, link):
+    """One link per kind of slot: the error in the slot Python sends, as the page shows it."""
+    query, lang, cases = link
     expected = api.compute(query, lang)
-    # The merged link answers exactly each case's own error: its code, message and slot unchanged.
-    assert len(expected["errors"]) == len(group), expected["errors"]
+    assert [e["code"] for e in expected["errors"]] == [code for code, _ in cases]
     shown = []
-    for case_query, code, slot_for in group:
-        alone = api.compute(case_query, lang)["error"]
-        assert alone["code"] == code
-        assert alone in expected["errors"], (code, alone, expected["errors"])
-        shown.append((code, alone["message"], slot_for))
-    assert expected["error"]["code"] == group[0][1]
+    for error, (code, slot_for) in zip(expected["errors"], cases):
+        assert error["slot"] == ("calc-general-error" if slot_for is None else f"{slot_for}-error")
+        shown.append((code, error["message"], slot_for))
     page.goto(site.url("calculator/", lang, urllib.parse.urlencode(query)))
     assert_errors_shown(page, shown, lang, stale="stale_link")
     # The page answers again as soon as the input is fixed: empty the planner, pick a preset.
@@ -373,15 +268,6 @@ def test_every_way_of_writing_a_value_has_its_link():
     assert sorted(keys) == sorted(INJECTABLE_ALONE)
 
 
-def error_slot(field: str | None, model_type: str = "bert") -> str:
-    """The id of the slot calculator.js's showErrors puts an error of ``field`` in (errorInput)."""
-    if field is None:
-        return "calc-general-error"
-    page_fields = {"preset", "model_type", "architecture", "pooler", "config", "label", api.ACTIVE_KEY,
-                   *PLANNER_TEXT, *PLANNER_SELECT}
-    return f"calc-{field}-error" if field in page_fields else f"calc-{model_type}-{field}-error"
-
-
 @pytest.mark.parametrize("keys", INJECTION_LINKS, ids=["+".join(k) for k in INJECTION_LINKS])
 def test_query_values_cannot_inject_markup(page, site, traffic, keys):
     seen_before = len(traffic.seen)
@@ -393,7 +279,7 @@ def test_query_values_cannot_inject_markup(page, site, traffic, keys):
         assert len(expected["errors"]) == len(keys), expected["errors"]
         for answer in alone:
             assert not answer["ok"] and answer["error"] in expected["errors"], answer
-        assert len({error_slot(e["field"]) for e in expected["errors"]}) == len(keys)
+        assert len({e["slot"] for e in expected["errors"]}) == len(keys)
     page.goto(site.url("calculator/", "en", urllib.parse.urlencode(params)))
     wait_settled(page)
     page.wait_for_timeout(200)
@@ -404,7 +290,7 @@ def test_query_values_cannot_inject_markup(page, site, traffic, keys):
         page.wait_for_selector("#calc-root[data-errors]", state="attached", timeout=BOOT_TIMEOUT_MS)
         assert page.locator("[data-error-code]").count() == len(expected["errors"])
         for error in expected["errors"]:
-            loc = page.locator(f"#{error_slot(error['field'])}")
+            loc = page.locator(f"#{error['slot']}")
             assert loc.is_visible(), error
             assert loc.get_attribute("data-error-code") == error["code"], error
             assert loc.text_content() == error["message"]

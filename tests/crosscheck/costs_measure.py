@@ -118,14 +118,16 @@ def flop_counter(checkpointing: bool):
     return counter
 
 
-def measure(model, hf_model, batch: int, seq_len: int, vocab: int, optimizer: str, checkpointing: bool) -> dict[str, int]:
-    """Run one step of ``model`` (``hf_model`` is the transformers model inside it) and measure every figure."""
+def measure(model, hf_model, batch: int, seq_len: int, vocab: int, optimizer: str, checkpointing: bool,
+            reentrant: bool = True) -> dict[str, int]:
+    """Run one step of ``model`` (``hf_model`` is the transformers model inside it) and measure every figure;
+    ``reentrant``: checkpointing's ``use_reentrant`` (transformers 5.23's default is False, issue 35 H3)."""
     import torch
 
     if checkpointing:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            hf_model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": True})
+            hf_model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": reentrant})
     ids = torch.randint(0, vocab, (batch, seq_len))
     own = {t.untyped_storage().data_ptr() for t in [*model.parameters(), *model.buffers()]}
     saved: dict[int, int] = {}

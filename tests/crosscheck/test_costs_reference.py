@@ -343,7 +343,9 @@ def planned(case: dict[str, Any]) -> tuple[Any, Any]:
 
 def engine_side(case: dict[str, Any]) -> tuple[Any, Any, costs.Costs]:
     inv, plan = planned(case)
-    s = costs.settings(case["batch"], case["seq_len"], case["dtype"], case["optimizer"], case["checkpointing"])
+    # Checkpointing both ways: use_reentrant=True unless the case says otherwise (the reference's draws).
+    mode = case["checkpointing"] and ("reentrant" if case.get("reentrant", True) else "non-reentrant")
+    s = costs.settings(case["batch"], case["seq_len"], case["dtype"], case["optimizer"], mode)
     return inv, plan, costs.compute(inv, s, plan)
 
 
@@ -368,7 +370,7 @@ def _torch_side(case: dict[str, Any], inv: Any, plan: Any) -> dict[str, int]:
     elif case["plan"] == "lora":
         model = lora(model, plan.settings)
     return measure(model, hf_model, case["batch"], case["seq_len"], inv.config["vocab_size"], case["optimizer"],
-                   case["checkpointing"])
+                   case["checkpointing"], case.get("reentrant", True))
 
 
 def _longformer(case: dict[str, Any]) -> tuple[Any, Any]:
@@ -440,6 +442,46 @@ def test_step_matches_pytorch(model_type: str, index: int) -> None:
         "optimizer": got.optimizer, "activations": got.activations,
     }
     assert figures == expected, (case, by_module(case, inv, plan))
+
+
+#: Families whose non-reentrant step the engine does not yet match: it counts more backward FLOPs than PyTorch
+#: (xlm-roberta-xl 56,848 against 56,464; modernbert 113,328 against 113,040 in this test's draws), left open.
+NON_REENTRANT_OPEN = ("xlm-roberta-xl", "modernbert")
+
+
+@pytest.mark.parametrize("model_type", [
+    pytest.param(mt, marks=pytest.mark.xfail(strict=True, reason="non-reentrant early stop not matched yet"))
+    if mt in NON_REENTRANT_OPEN else mt
+    for mt in COVERED if FAMILIES[mt].costs.checkpointing])
+def test_non_reentrant_checkpointing_matches_pytorch(model_type: str) -> None:
+    """Issue 35 H3: transformers 5.23 checkpoints non-reentrant by default. The engine's checkpointed step
+    must give every figure PyTorch measures with use_reentrant=False: the block's input kept as reentrant keeps
+    it, and the recomputation stopped after the last tensor the block saves (torch.utils.checkpoint's early
+    stop). DeBERTa's shared LayerNorm, refused under reentrant checkpointing, trains here."""
+    import torch
+
+    rng = random.Random(f"{SEED}-{model_type}-non-reentrant")
+    for _ in range(50):
+        case = draw(rng, model_type)
+        case["checkpointing"], case["reentrant"] = True, False
+        try:
+            inv, plan, got = engine_side(case)
+        except CalcError:
+            continue  # every refusal is checked against PyTorch by test_step_matches_pytorch
+        break
+    else:
+        pytest.fail("no runnable case drawn")
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        expected = _torch_side(case, inv, plan)
+    finally:
+        torch.set_num_threads(threads)
+    figures = {
+        "forward": got.forward, "backward": got.backward, "weights": got.weights, "gradients": got.gradients,
+        "optimizer": got.optimizer, "activations": got.activations,
+    }
+    assert figures == expected, case
 
 
 def forward_by_module(case: dict[str, Any], inv: Any, plan: Any) -> list[tuple[str, int, int | None]]:

@@ -129,6 +129,8 @@ def calculator_strings() -> list[str]:
     tables = (("calculator.i18n", ("LABELS",)), ("calculator.api", ("UI_LABELS", "FIELD_LABELS")),
               # The training step's words: its table (CLI and page) and the page's "Training cost" panel.
               ("calculator.views.costs", ("LABELS",)), ("calculator.page.costs", ("LABELS",)),
+              # The planner's and the step's options, worded once for the CLI and the page.
+              ("calculator.options", ("OPTIONS",)),
               # How a config was read (issue 35, H5): the notes beside the total.
               ("calculator.views.notes", ("WORDS",)))
     for module_name, names in tables:

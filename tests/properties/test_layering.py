@@ -44,6 +44,13 @@ def test_leaf_modules_import_nothing_of_the_package():
     # The words, how a language lists names, and the table of transformers' model types (data) its hint names.
     assert _imports(PKG / "errors.py") <= {"calculator.i18n", "calculator.hf_model_types"}
     assert _imports(PKG / "config.py") <= {"calculator.errors"}
+    # The HTML builder (charts and the page both use it) and the options' declarations: leaves too.
+    assert not _imports(PKG / "html.py")
+    assert _imports(PKG / "options.py") <= {"calculator.i18n"}
+
+
+def test_charts_never_import_the_page():
+    assert not any(m.startswith(("calculator.page", "calculator.api")) for m in _imports(PKG / "charts.py"))
 
 
 def test_families_never_import_the_engine_views_or_page():

@@ -8,8 +8,8 @@ from calculator.build import build
 from calculator.errors import MESSAGES
 from calculator.families import FAMILIES
 from calculator.presets import PRESETS
+from calculator.html import escape
 from calculator.page import form, state
-from calculator.page.html import escape
 
 from .helpers import HUB_BERT_BASE_UNCASED, HUB_ROBERTA_BASE
 
@@ -26,7 +26,7 @@ def _ok(params, lang="en"):
 def _err(params, lang="en"):
     out = api.compute(params, lang)
     assert not out["ok"], out
-    assert set(out["error"]) == {"code", "key", "field", "fields", "message"}
+    assert set(out["error"]) == {"code", "key", "field", "fields", "slot", "marks", "message"}
     assert out["error"]["fields"][:1] == ([out["error"]["field"]] if out["error"]["field"] else [])
     return out["error"]
 

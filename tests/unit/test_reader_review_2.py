@@ -212,10 +212,14 @@ def test_the_attention_note_follows_the_family_default():
 
 
 def test_the_dtype_field_says_it_is_a_cast_not_trainer_bf16():
+    from calculator import options
     from calculator.page import costs as panel
 
+    page = {lang: str(panel.render_panel(lang)) for lang in ("en", "zh")}
     for lang in ("en", "zh"):
-        assert "Trainer(bf16=True)" in panel.label("dtype", lang) and "autocast" in panel.label("dtype", lang)
+        words = options.DTYPE.label[lang]
+        assert "Trainer(bf16=True)" in words and "autocast" in words
+        assert words.replace("'", "&#x27;") in page[lang] or words in page[lang]
 
 
 # ------------------------------------------------------------------ M5, L5: reader-supplied text in Markdown

@@ -1,7 +1,7 @@
 """The per-tensor table, written row by row for speed, is the table ``h`` builds, to the byte.
 
 Standard library only: this file also runs inside Pyodide. The reference below is the
-table as it was written with :func:`calculator.page.html.h` (every cell's text and
+table as it was written with :func:`calculator.html.h` (every cell's text and
 attributes escaped by the general builder) before ``tensor_table`` wrote its rows
 itself; the two must agree on tied copies, buffers and Keras weights, in both
 languages, and on names that need escaping.
@@ -11,7 +11,7 @@ import dataclasses
 from calculator import views
 from calculator.build import build
 from calculator.i18n import label
-from calculator.page.html import h, join
+from calculator.html import h, join
 from calculator.page.result import _table, tensor_table
 from calculator.presets import PRESETS
 

@@ -240,17 +240,10 @@ function main(root) {
     }
   }
 
-  // The input a field name of an error stands for, if it is on screen (else null).
-  function errorInput(field) {
-    let input = null;
-    // Fields of the page, not of a family (their ids carry no family): the planner's included.
-    const pageFields = ["preset", "model_type", "architecture", "pooler", "config", "label", schema.active];
-    if (pageFields.concat(schema.planner || []).includes(field)) {
-      input = byId(`calc-${field}`);
-    }
-    else if (field) input = byId(`calc-${familySel.value}-${field}`);
-    const slot = input && byId(`${input.id}-error`);
-    return slot && !slot.parentElement.closest("[hidden]") ? input : null;
+  // An element an error names by id (its slot, an input it marks), if it is on screen (else null).
+  function onScreen(id) {
+    const el = id ? byId(id) : null;
+    return el && !(el.parentElement || el).closest("[hidden]") ? el : null;
   }
 
   // One message in its slot; a second one for the same slot follows it, with its own code.
@@ -273,10 +266,10 @@ function main(root) {
     showErrors([error]);
   }
 
-  // Every error of a request at once (calculator.api: result.errors, each {code, field, fields,
-  // message}): each beside its field, the same field whether the input came from the link or was
-  // typed (its first field; the others it names are marked and point to it), the ones without a
-  // field on screen together in the page-level slot. All are announced; the first is brought into view.
+  // Every error of a request at once (calculator.api: result.errors, each {code, slot, marks,
+  // message}): each in the slot Python chose (calculator/page/fields.py: beside the input it is about,
+  // the same whether the input came from the link or was typed), its inputs marked and pointing to it;
+  // one whose slot is not on screen goes to the page-level slot. All are announced; the first is brought into view.
   function showErrors(errors) {
     clearErrors();
     const list = Array.isArray(errors) && errors.length ? errors : [null];
@@ -286,10 +279,9 @@ function main(root) {
     for (const error of list) {
       const code = (error && error.code) || "internal";
       const message = (error && error.message) || L.error_internal;
-      const fields = error && Array.isArray(error.fields) ? error.fields : [error && error.field];
-      const inputs = fields.map(errorInput).filter(Boolean);
+      const slot = (error && onScreen(error.slot)) || general;
+      const inputs = slot === general ? [] : (error.marks || []).map(onScreen).filter(Boolean);
       const input = inputs[0] || null;
-      const slot = input ? byId(`${input.id}-error`) : general;
       putMessage(slot, code, message);
       if (!slots.includes(slot)) slots.push(slot);
       messages.push(message);
@@ -888,8 +880,9 @@ function main(root) {
     if (answer.detail) console.error("calculator:", answer.detail);
     // Beside its field in the panel, else in the panel's own slot (a family not worked out yet...).
     const error = answer.error || {};
-    const input = error.field ? costsPanel.querySelector(`[name="${CSS.escape(error.field)}"]`) : null;
-    const slot = byId(input ? `${input.id}-error` : `${schema.dom.ids.costs_panel}-error`);
+    const own = `${schema.dom.ids.costs_panel}-error`;
+    const slot = byId(error.slot && costsPanel.querySelector(`#${CSS.escape(error.slot)}`) ? error.slot : own);
+    const input = slot.id === own ? null : byId(slot.dataset.errorFor);
     slot.textContent = error.message || L.error_internal;
     slot.dataset.errorCode = error.code || "internal";
     slot.hidden = false;

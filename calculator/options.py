@@ -1,0 +1,207 @@
+"""The planner's and the training step's settings, each declared once for the CLI and the page.
+
+A setting is one :class:`Option`: its key (the page's query key and field name,
+argparse's ``dest``), its CLI flag, its default, its words on the page (``label``)
+and in ``--help`` (``help``), and its group. Everything else is derived from
+:data:`OPTIONS`, so the CLI and the page cannot disagree on a name or a default:
+
+* ``cli.py`` adds one argparse option per :attr:`Option.cli` (and per
+  :attr:`Choice.cli`: ``--freeze-embeddings`` picks ``freeze=embeddings``);
+* ``page/form.py`` and ``page/costs.py`` render one field per option of the
+  planner and of the "Training cost" panel, with these labels and defaults;
+* ``page/state.py`` and ``page/costs.py`` keep these keys in a share link;
+* ``page/fields.py`` places an error beside the option it names.
+
+Standard library only; imports nothing but the words helper, so any layer may use it.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .i18n import L
+
+#: The groups, in the CLI's order: the Hub's model id; LoRA and freezing form the page's planner; the step and
+#: the card's size form its "Training cost" panel.
+GROUPS: tuple[str, ...] = ("hub", "lora", "freeze", "step", "card")
+PLANNER_GROUPS: tuple[str, ...] = ("lora", "freeze")
+PANEL_GROUPS: tuple[str, ...] = ("step", "card")
+#: The groups the page has fields for; the Hub's model id is the CLI's alone so far (the page's field: issue 33).
+PAGE_GROUPS: tuple[str, ...] = PLANNER_GROUPS + PANEL_GROUPS
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One value of a menu: its words on the page, and the CLI flag that picks it, if any."""
+
+    value: str
+    #: The menu's words for it (None: the value itself, as code).
+    label: dict[str, str] | None = None
+    #: A CLI flag (``store_true``) that picks this value, and its ``--help``.
+    cli: str | None = None
+    help: dict[str, str] | None = None
+
+    @property
+    def dest(self) -> str:
+        """argparse's ``dest`` for :attr:`cli` (``--freeze-embeddings`` → ``freeze_embeddings``)."""
+        return (self.cli or "").lstrip("-").replace("-", "_")
+
+
+@dataclass(frozen=True)
+class Option:
+    """A setting of the planner or of the step, as the CLI and the page both offer it."""
+
+    #: The query key, the form field's name (id ``calc-<key>``) and argparse's ``dest``.
+    key: str
+    #: One of :data:`GROUPS`.
+    group: str
+    #: The page's label for the field.
+    label: dict[str, str]
+    #: The CLI's ``--help`` for :attr:`cli` (may hold ``{default}``).
+    help: dict[str, str] | None = None
+    #: The CLI's flag (None: the page's only; a menu may still have flags per :class:`Choice`).
+    cli: str | None = None
+    metavar: str | None = None
+    #: What the field holds, and what the setting is, when neither the address nor the command line says.
+    default: str = ""
+    #: "int" (typed, numeric keyboard), "text", "choice" (a menu) or "flag" (a checkbox; CLI store_true).
+    kind: str = "text"
+    choices: tuple[Choice, ...] = ()
+    #: The CLI asks for it whenever its group is used, rather than assuming :attr:`default`
+    #: (a step's B and L are the reader's to choose; the page starts its panel at the default).
+    cli_required: bool = False
+    #: Error codes about this setting raised where the page's field is not known by name
+    #: (the cost engine's checks of the dtype, the optimizer, L against the model, checkpointing).
+    codes: tuple[str, ...] = ()
+
+
+#: A model read from the Hugging Face Hub (issue 33; the CLI's, calculator/hub.py). Its errors name it:
+#: the repo's (bad id, not found, gated, no config, a bad header) by code; an endpoint that is not a URL by field.
+MODEL = Option(
+    "model", "hub", cli="--model", metavar="REPO[@REV]",
+    codes=("hub_bad_id", "hub_not_found", "hub_gated", "hub_no_config", "hub_bad_header"),
+    label=L("Model id on the Hugging Face Hub", "Hugging Face Hub 上的模型 id"),
+    help=L("a model on the Hugging Face Hub: REPO, REPO@REVISION or its address (reads config.json and the "
+           "safetensors headers; HF_TOKEN for gated or private repos)",
+           "Hugging Face Hub 上的模型：REPO、REPO@版本或其网址（读取 config.json 和 safetensors 文件头；"
+           "受限或私有仓库需设置 HF_TOKEN）"),
+)
+ENDPOINT = Option(
+    "endpoint", "hub", cli="--endpoint", metavar="URL",
+    label=L("The Hub's address", "Hub 的地址"),
+    help=L("the Hub's address for --model (default: HF_ENDPOINT, else https://huggingface.co)",
+           "--model 使用的 Hub 地址（默认取 HF_ENDPOINT，否则为 https://huggingface.co）"),
+)
+LORA_R = Option(
+    "lora_r", "lora", cli="--lora-r", metavar="R", kind="int",
+    label=L("LoRA rank r (empty: no LoRA)", "LoRA 的秩 r（留空则不加 LoRA）"),
+    help=L("rank r (default {r}, LoraConfig's)", "秩 r（默认 {r}，与 LoraConfig 相同）"),
+)
+LORA_TARGETS = Option(
+    "lora_targets", "lora", cli="--lora-targets", metavar="A,B",
+    label=L("target_modules, comma-separated, or all-linear (empty: peft's default)",
+            "target_modules，用逗号分隔，或 all-linear（留空则用 peft 的默认值）"),
+    help=L("target_modules: module names (query,value), or all-linear; default: peft's for the model_type",
+           "target_modules：模块名（如 query,value）或 all-linear；默认为 peft 对该 model_type 的默认值"),
+)
+LORA_BIAS = Option(
+    "lora_bias", "lora", cli="--lora-bias", metavar="MODE", kind="choice", default="none",
+    choices=(Choice("none"), Choice("all"), Choice("lora_only")),
+    label=L("bias", "bias（偏置的训练方式）"),
+    help=L("none (default), all or lora_only", "none（默认）、all 或 lora_only"),
+)
+PEFT_TASK_TYPE = Option(
+    "peft_task_type", "lora", cli="--peft-task-type", metavar="TYPE", kind="choice",
+    choices=(Choice("", L("(none)", "（不设置）")), Choice("SEQ_CLS"), Choice("TOKEN_CLS"), Choice("QUESTION_ANS")),
+    label=L("task_type (adds the task head to modules_to_save)", "task_type（会把任务头加入 modules_to_save）"),
+    help=L("SEQ_CLS, TOKEN_CLS or QUESTION_ANS (adds the head to modules_to_save)",
+           "SEQ_CLS、TOKEN_CLS 或 QUESTION_ANS（把任务头加入 modules_to_save）"),
+)
+MODULES_TO_SAVE = Option(
+    "modules_to_save", "lora", cli="--modules-to-save", metavar="A,B",
+    label=L("module names, comma-separated", "模块名，用逗号分隔"),
+    help=L("modules trained in full, as a copy", "完整训练的模块（peft 会复制一份）"),
+)
+#: The page's one menu is the CLI's two flags (the CLI may give both; the page picks one).
+FREEZE = Option(
+    "freeze", "freeze", kind="choice",
+    choices=(
+        Choice("", L("nothing", "不冻结")),
+        Choice("embeddings", L("the embeddings", "嵌入层"), cli="--freeze-embeddings",
+               help=L("requires_grad_(False) on the embeddings", "对嵌入层调用 requires_grad_(False)")),
+        Choice("all_but_head", L("everything but the task head", "除任务头以外的全部参数"), cli="--freeze-all-but-head",
+               help=L("... on everything but the task head", "……对任务头以外的全部参数")),
+    ),
+    label=L("Freeze (without LoRA)", "冻结（不加 LoRA 时）"),
+)
+FREEZE_LAYERS = Option(
+    "freeze_layers", "freeze", cli="--freeze-layers", metavar="K", kind="int",
+    label=L("…and the first K encoder layers (K)", "……以及前 K 个编码器层（K）"),
+    help=L("... on the first K encoder layers", "……对前 K 个编码器层"),
+)
+BATCH = Option(
+    "batch", "step", cli="--batch", metavar="B", kind="int", default="32", cli_required=True,
+    label=L("Batch size B", "批大小 B"),
+    help=L("batch size; given with --seq-len, prints the cost of one training step",
+           "批大小；与 --seq-len 一起给出时，输出训练一步的开销"),
+)
+SEQ_LEN = Option(
+    "seq_len", "step", cli="--seq-len", metavar="L", kind="int", default="128", cli_required=True,
+    codes=("costs_seq_too_long",),
+    label=L("Sequence length L (tokens)", "序列长度 L（token 数）"),
+    help=L("sequence length (tokens per sequence); needs --batch too",
+           "序列长度（每条序列的 token 数）；需与 --batch 同时给出"),
+)
+DTYPE = Option(
+    "dtype", "step", cli="--dtype", metavar="fp32|bf16", kind="choice", default="fp32", codes=("costs_dtype",),
+    label=L("dtype (the whole model cast, not Trainer(bf16=True)'s autocast)",
+            "数据类型（整个模型转换，不是 Trainer(bf16=True) 的 autocast）"),
+    help=L("the whole model cast (model.to(dtype)), not Trainer(bf16=True)'s autocast with fp32 master weights; "
+           "default fp32",
+           "整个模型转换为该数据类型（model.to(dtype)），不是 Trainer(bf16=True) 那种 autocast 加 fp32 主权重；默认 fp32"),
+)
+OPTIMIZER = Option(
+    "optimizer", "step", cli="--optimizer", metavar="NAME", kind="choice", default="adamw", codes=("costs_optimizer",),
+    label=L("Optimizer", "优化器"),
+    help=L("adamw (default), sgd, sgd-momentum or adafactor", "adamw（默认）、sgd、sgd-momentum 或 adafactor"),
+)
+CKPT = Option(
+    "ckpt", "step", cli="--grad-checkpointing", kind="flag", default="0", codes=("costs_no_checkpointing",),
+    label=L("Gradient checkpointing", "梯度检查点"),
+    help=L("turn on gradient checkpointing (use_reentrant=True)", "开启梯度检查点（use_reentrant=True）"),
+)
+#: The N of "fits in N GB?" (GiB: what a card sold as N GB holds); not a setting of the step itself.
+GPU_GB = Option(
+    "gpu_gb", "card", cli="--gpu-gb", metavar="N", kind="int", default="24",
+    label=L("GPU memory N GB (N)", "显存 N GB（N）"),
+    help=L("the card's memory, N GB: adds the sum against it (read as N GiB)",
+           "显卡显存 N GB：加上合计与它的比较（按 N GiB 计算）"),
+)
+
+#: Every option, in the CLI's and the page's order.
+OPTIONS: tuple[Option, ...] = (
+    MODEL, ENDPOINT, LORA_R, LORA_TARGETS, LORA_BIAS, PEFT_TASK_TYPE, MODULES_TO_SAVE, FREEZE, FREEZE_LAYERS,
+    BATCH, SEQ_LEN, DTYPE, OPTIMIZER, CKPT, GPU_GB,
+)
+BY_KEY: dict[str, Option] = {o.key: o for o in OPTIONS}
+
+
+def keys(*groups: str) -> tuple[str, ...]:
+    """The query keys of the options in ``groups``, in declaration order."""
+    return tuple(o.key for o in OPTIONS if o.group in groups)
+
+
+def defaults(*groups: str) -> dict[str, str]:
+    """{key: default} for the options in ``groups``: what the page's fields hold when the address does not say."""
+    return {o.key: o.default for o in OPTIONS if o.group in groups}
+
+
+def owner_of(code: str) -> Option | None:
+    """The option an error code is about when its raiser cannot name it (:attr:`Option.codes`)."""
+    return next((o for o in OPTIONS if code in o.codes), None)
+
+
+#: The planner's keys (LoRA's, then freezing's) and the "Training cost" panel's, as links carry them.
+LORA_KEYS: tuple[str, ...] = keys("lora")
+FREEZE_KEYS: tuple[str, ...] = keys("freeze")
+PLANNER_KEYS: tuple[str, ...] = keys(*PLANNER_GROUPS)
+PANEL_KEYS: tuple[str, ...] = keys(*PANEL_GROUPS)
