@@ -34,7 +34,8 @@ none of them the families (tests/properties/test_layering.py): :mod:`.tensor`
 (a tensor's shape and strides, ATen's view rule), :mod:`.declare` (what a
 family declares: :class:`CostModel`, its step keys and their values),
 :mod:`.ops` (one method per aten operation, FLOPs and what autograd keeps,
-recorded on a tape), :mod:`.modules` (:class:`Sim`: modules by their inventory
+recorded on a tape), :mod:`.peak` (the peak of live memory: the optimizer step exactly, the
+rest bounded; imports only :mod:`.tensor`), :mod:`.modules` (:class:`Sim`: modules by their inventory
 names, LoRA, checkpointing; what the family programs drive), :mod:`.step`
 (settings, the parameters' and the optimizer's bytes, :func:`compute`: the
 layer above the families). This module re-exports their names, so ``from
@@ -44,9 +45,10 @@ calculator import costs`` and ``from ..costs import Sim`` keep working.
 from __future__ import annotations
 
 from .declare import (BERT_KEYS, CostModel, StepKey, activation_key, check_step_keys, classifier_dropout,
-                      dropouts, read_step_keys, step_parse, step_query, step_value, unread)
+                      dropouts, position_buffers, read_step_keys, step_parse, step_query, step_value, unread)
 from .modules import LinearInfo, Sim
 from .ops import Ops, Row
+from .peak import Item, Peak
 from .step import (DTYPES, MAX_BATCH, MAX_FIGURE, MAX_SEQ_LEN, OPTIMIZERS,
                    SETTING_NAMES, STEP_BYTES, Costs, Param, Settings, _positive, compute, cost_model,
                    optimizer_bytes, settings, simulate, supported)
@@ -57,5 +59,5 @@ __all__ = [
     "SETTING_NAMES", "STEP_BYTES", "CostModel", "Costs", "LinearInfo", "Ops", "Param", "Row", "Settings", "Sim", "StepKey", "T",
     "_positive", "activation_key", "check_step_keys", "classifier_dropout", "compute", "contiguous_strides",
     "cost_model", "dropouts", "is_contiguous", "optimizer_bytes", "read_step_keys", "settings", "simulate", "step_parse",
-    "step_query", "step_value", "supported", "unread", "view_strides",
+    "step_query", "step_value", "supported", "unread", "view_strides", "Item", "Peak", "position_buffers",
 ]
