@@ -400,7 +400,7 @@ def run(argv: list[str]) -> int:
         if step is not None:
             data["costs"] = step.to_dict()
             if gpu is not None:
-                verdict, _ = views.costs.fits(step.memory_total, gpu, args.lang)
+                verdict, _ = views.costs.fits(step.memory_total, gpu, args.lang, peak=step.peak.bytes if step.peak else None)
                 data["costs"].update({"gpu_gb": gpu, "fits": verdict})
         if told:
             data["notes"] = told
