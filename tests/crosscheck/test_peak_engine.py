@@ -131,3 +131,37 @@ def test_bert_base_b1_l128_figure() -> None:
     engine = costs.compute(inv, costs.settings(1, 128)).peak
     assert (result.peak, result.phase, result.op) == (1_939_253_020, "optimizer", "aten.div")
     assert (engine.bytes, engine.phase, engine.op) == (result.peak, result.phase, result.op)
+
+
+#: Published configs at full size (fake tensors: the same ops and sizes, no memory), at a batch and length where
+#: the weights make the peak and one where the engine should stay silent; (preset, B, L, dtype, checkpointing).
+FULL_SIZE = (
+    ("bert-base-uncased", 2, 128, "fp32", False), ("bert-base-uncased", 16, 512, "fp32", False),
+    ("roberta-base", 1, 256, "bf16", False), ("xlm-roberta-base", 4, 512, "fp32", True),
+    ("google/electra-base-discriminator", 1, 128, "fp32", False), ("distilbert-base-uncased", 2, 128, "fp32", False),
+    ("microsoft/deberta-v3-base", 1, 128, "fp32", False), ("microsoft/deberta-v3-base", 8, 512, "fp32", False),
+    ("albert-base-v2", 1, 128, "fp32", False), ("sentence-transformers/all-mpnet-base-v2", 2, 128, "bf16", False),
+    ("google/rembert", 1, 128, "fp32", False), ("junnyu/roformer_chinese_base", 1, 128, "fp32", False),
+    ("facebook/esm2_t12_35M_UR50D", 1, 128, "fp32", False), ("YituTech/conv-bert-base", 1, 128, "fp32", False),
+    ("funnel-transformer/small", 1, 128, "fp32", False), ("squeezebert/squeezebert-uncased", 1, 128, "fp32", False),
+)
+
+
+@pytest.mark.parametrize("preset,batch,seq_len,dtype,checkpointing", FULL_SIZE)
+def test_full_size_bound_and_figure(preset: str, batch: int, seq_len: int, dtype: str, checkpointing: bool) -> None:
+    """At published sizes the bound still lies above the measured forward and backward, and a figure is exact."""
+    from calculator.build import build
+    from calculator.presets import get_preset
+
+    raw = dict(get_preset(preset).config)
+    inv = build(raw)
+    engine = costs.compute(inv, costs.settings(batch, seq_len, dtype, "adamw", checkpointing)).peak
+    config = {k: v for k, v in raw.items() if k not in ("model_type", "architectures")}
+    result = measure_peak(Step(inv.model_type, inv.architecture, config, batch, seq_len, dtype=dtype,
+                               checkpointing="non-reentrant" if checkpointing else False, foreach=False,
+                               pooler=None if inv.arch.pooler is not None else inv.pooler), fake=True)
+    before = result.phase_starts.get("optimizer", len(result.timeline))
+    live_before = max([result.phase_live["forward"]] + [now for _, now in result.timeline[:before]])
+    assert engine.bound and live_before <= engine.bound, (preset, live_before, engine.bound)
+    if engine.bytes is not None:
+        assert (engine.bytes, engine.phase, engine.op) == (result.peak, result.phase, result.op), preset
