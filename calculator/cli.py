@@ -86,6 +86,9 @@ WORDS: dict[str, dict[str, str]] = {
                "整个模型转换为该数据类型（model.to(dtype)），不是 Trainer(bf16=True) 那种 autocast 加 fp32 主权重；默认 fp32"),
     "gpu_gb": L("the card's memory, N GB: adds the sum against it (read as N GiB)",
                 "显卡显存 N GB：加上合计与它的比较（按 N GiB 计算）"),
+    "fit_gib": L("a memory budget of X GiB (X·2^30 bytes, rounded down): adds the largest batch at --seq-len and "
+                 "the largest length at --batch whose training peak fits it",
+                 "显存预算 X GiB（X·2^30 字节，向下取整）：加上在 --seq-len 下峰值放得下的最大批大小，以及在 --batch 下的最大序列长度"),
     "optimizer": L("adamw (default), sgd, sgd-momentum or adafactor", "adamw（默认）、sgd、sgd-momentum 或 adafactor"),
     "grad_checkpointing": L("turn on gradient checkpointing (use_reentrant=True)", "开启梯度检查点（use_reentrant=True）"),
     # A step option without --batch or --seq-len: say which is missing, not that a value is empty.
@@ -236,6 +239,7 @@ def make_parser(lang: str = "en") -> argparse.ArgumentParser:
     g.add_argument("--optimizer", metavar="NAME", help=w("optimizer"))
     g.add_argument("--grad-checkpointing", action="store_true", help=w("grad_checkpointing"))
     g.add_argument("--gpu-gb", metavar="N", help=w("gpu_gb"))
+    g.add_argument("--fit-gib", metavar="X", help=w("fit_gib"))
     return p
 
 
@@ -320,7 +324,7 @@ def _option(argv: Sequence[str], name: str) -> str | None:
     return None
 
 
-STEP_OPTIONS = ("batch", "seq_len", "dtype", "optimizer", "grad_checkpointing", "gpu_gb")
+STEP_OPTIONS = ("batch", "seq_len", "dtype", "optimizer", "grad_checkpointing", "gpu_gb", "fit_gib")
 
 
 def missing_step_options(args: argparse.Namespace) -> list[str]:
@@ -385,6 +389,11 @@ def run(argv: list[str]) -> int:
         plan = make_plan(args, inv)
         step = training_step(args, inv, plan)
         gpu = None if args.gpu_gb is None else views.costs.gpu_gb(args.gpu_gb)
+        fitted = None
+        if step is not None and args.fit_gib is not None:
+            from .costs.fit import budget_bytes, fit
+
+            fitted = fit(inv, step.settings, plan, budget_bytes(args.fit_gib), step.weights)
     except CalcError as exc:
         return _fail(exc.code, exc.message(args.lang), as_json)
     except FileError as exc:
@@ -402,6 +411,8 @@ def run(argv: list[str]) -> int:
             if gpu is not None:
                 verdict, _ = views.costs.fits(step.memory_total, gpu, args.lang, peak=step.peak.bytes if step.peak else None)
                 data["costs"].update({"gpu_gb": gpu, "fits": verdict})
+            if fitted is not None:
+                data["costs"]["fit"] = fitted
         if told:
             data["notes"] = told
         if hub_data is not None:
@@ -422,7 +433,8 @@ def run(argv: list[str]) -> int:
         if plan is not None and not summary:
             out += "\n" + views.plan_report(plan, args.lang, markdown, args.full)
         if step is not None:
-            out += "\n" + views.costs.render(step, args.lang, markdown, views.costs.grouped_convolutions(inv), inv=inv, gpu=gpu)
+            out += "\n" + views.costs.render(step, args.lang, markdown, views.costs.grouped_convolutions(inv), inv=inv, gpu=gpu,
+                                            fit=fitted)
         if hub_data is not None:
             from .views import hub as hub_view
 

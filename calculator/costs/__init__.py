@@ -15,6 +15,10 @@ one ``optimizer.step()`` over the trainable parameters.
 * ``memory.activations``: bytes of the distinct storages autograd saves during
   the forward pass (what ``saved_tensors_hooks`` sees), parameters' and
   buffers' storages left out.
+* ``memory.peak`` / ``peak_at``: the peak of live memory (issue 32), given only
+  where it is proven exact against PyTorch (:mod:`.peak`: the optimizer step when
+  it provably exceeds the forward and the backward), else None with a coded note;
+  :mod:`.fit` searches the largest batch and length whose peak fits a budget.
 
 Why a small simulator and not one polynomial: which tensors autograd keeps
 depends on which inputs need a gradient (a frozen Linear keeps no input, a

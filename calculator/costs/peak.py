@@ -99,6 +99,11 @@ class Peak:
     bound: int = 0
     #: Why there is no figure (a short English tag: "adafactor", "forward or backward", "attention sdpa"...).
     reason: str | None = None
+    #: Proven bounds on the peak where there is no figure (equal to it where there is): ``lower`` is what is
+    #: live in the optimizer step (plain SGD: the weights and gradients at the backward's end); ``upper`` the
+    #: larger of the bound and the optimizer step's live bytes (None: not known, Adafactor).
+    lower: int = 0
+    upper: int | None = None
 
     def at_dict(self) -> dict[str, Any] | None:
         """``costs.peak_at``: the phase, the op and parameter at the peak, the largest items and bytes by kind."""
@@ -178,13 +183,20 @@ def step_peak(optimizer: str, params: Sequence[Named], graded: Sequence[Named],
     start_items.append(Item("input_ids", "input_ids", batch * seq_len * INDEX_BYTES))
     if not graded:
         return not_modelled("nothing trains")
-    opt = optimizer_peak(optimizer, start_items, graded)
-    if opt.bytes is None:
-        return opt
     start = sum(i.bytes for i in start_items)
     gradients = sum(n * size for _, n, size in graded)
     largest_param = max(n * size for _, n, size in graded)  # only a parameter that gets a gradient has two
     bound = before_optimizer_bound(start, gradients, activations, storages, outputs, largest_param)
+    # Not the forward's end (start + every saved storage): a storage saved by a node the loss never reaches
+    # is freed before it (measured: DeBERTa with frozen layers), so only the optimizer's live set is certain.
+    opt = optimizer_peak(optimizer, start_items, graded)
+    if opt.bytes is None:
+        if optimizer == "sgd":  # its step allocates nothing: never above the backward's end, so below the bound
+            return Peak(None, note="peak_not_modelled", bound=bound, reason="sgd", lower=start + gradients,
+                        upper=bound)
+        return opt
     if bound >= opt.bytes:
-        return Peak(None, note="peak_not_modelled", bound=bound, reason="forward or backward")
-    return Peak(opt.bytes, opt.phase, opt.op, opt.module, opt.items, opt.by_kind, None, bound)
+        return Peak(None, note="peak_not_modelled", bound=bound, reason="forward or backward",
+                    lower=opt.bytes, upper=bound)
+    return Peak(opt.bytes, opt.phase, opt.op, opt.module, opt.items, opt.by_kind, None, bound, None,
+                opt.bytes, opt.bytes)

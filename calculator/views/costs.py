@@ -161,6 +161,17 @@ LABELS.update({
         "fragmentation, about {margin} by estimate (not measured here){tight}.",
         "峰值不含：CUDA 上下文、框架的工作区、缓存分配器的取整和碎片，估算约 {margin}（本站未实测）{tight}。",
     ),
+    "fit_batch": L("Largest batch at L = {seq_len} whose peak fits {budget} bytes: {answer}.",
+                   "在 L = {seq_len} 下峰值不超过 {budget} 字节的最大批大小：{answer}。"),
+    "fit_length": L("Largest length at B = {batch} whose peak fits {budget} bytes: {answer}.",
+                    "在 B = {batch} 下峰值不超过 {budget} 字节的最大序列长度：{answer}。"),
+    "fit_exact": L("{n}", "{n}"),
+    "fit_none": L("none (even 1 does not fit)", "没有（1 也放不下）"),
+    "fit_between": L("at least {low}{high} (the peak in between is not modelled yet)",
+                     "至少 {low}{high}（中间的峰值尚未建模）"),
+    "fit_below": L(", less than {n}", "，小于 {n}"),
+    "fit_at_least": L("at least {low} (the peak above it is not modelled yet)", "至少 {low}（更大时的峰值尚未建模）"),
+    "fit_unknown": L("not known (the peak is not modelled for this step)", "未知（这一步的峰值尚未建模）"),
     "fits_tight": L("; the room left is less than that, so it may still run out of memory",
                     "；剩余空间比这还少，仍可能显存不足"),
     "gb_note": L("N GB is read as N GiB (2^30 bytes), as a card sold as N GB holds.",
@@ -304,6 +315,27 @@ def peak_line(c: costs.Costs, lang: str) -> str | None:
                  phase=label(f"phase_{p.phase}", lang), op=p.op, module=p.module, items=items)
 
 
+def fit_lines(fit: Mapping[str, Any], lang: str) -> list[str]:
+    """The two sentences of ``--fit-gib``: the largest batch at L and the largest length at B (:mod:`..costs.fit`)."""
+
+    def answer(exact: int | None, low: int, over: int | None) -> str:
+        if exact == 0:
+            return label("fit_none", lang)
+        if exact is not None:
+            return fmt_int(exact, lang)
+        if low == 0 and over is None:
+            return label("fit_unknown", lang)
+        if over is None:
+            return label("fit_at_least", lang, low=fmt_int(low, lang))
+        return label("fit_between", lang, low=fmt_int(low, lang), high=label("fit_below", lang, n=fmt_int(over, lang)))
+
+    budget = fmt_int(fit["budget"], lang)
+    return [label("fit_batch", lang, seq_len=fit["seq_len"], budget=budget,
+                  answer=answer(fit["max_batch"], fit["max_batch_at_least"], fit["batch_does_not_fit"])),
+            label("fit_length", lang, batch=fit["batch"], budget=budget,
+                  answer=answer(fit["max_seq_len"], fit["max_seq_len_at_least"], fit["seq_len_does_not_fit"]))]
+
+
 def note(lang: str, grouped: bool = False) -> str:
     """What the figures are and leave out; with ``grouped``, how FlopCounterMode counts grouped convolutions."""
     if not grouped:
@@ -312,7 +344,7 @@ def note(lang: str, grouped: bool = False) -> str:
 
 
 def render(c: costs.Costs, lang: str = "en", markdown: bool = False, grouped: bool = False, inv: Any = None,
-           gpu: int | None = None) -> str:
+           gpu: int | None = None, fit: Mapping[str, Any] | None = None) -> str:
     """Text (aligned columns) or a Markdown table, with the settings, the step's assumptions (given ``inv``),
     what the sum leaves out, and (given ``gpu``, the CLI's ``--gpu-gb``) the sum against the card.
 
@@ -324,7 +356,7 @@ def render(c: costs.Costs, lang: str = "en", markdown: bool = False, grouped: bo
     peak = c.peak.bytes if c.peak is not None else None
     card = fits(c.memory_total, gpu, lang, c.settings.checkpointing, peak)[1] + [label("gb_note", lang)] if gpu else []
     line = peak_line(c, lang)
-    card = ([line] if line else []) + card
+    card = ([line] if line else []) + card + (fit_lines(fit, lang) if fit is not None else [])
     if markdown:
         head = (label("item", lang), label("value", lang), label("size", lang))
         out = f"**{title}**\n\n"

@@ -95,6 +95,10 @@ def check_case(case: dict[str, Any]) -> bool:
              case["plan"] and case["plan"].method, case["raw"])
     if engine.bound:
         assert live_before <= engine.bound, where
+    # The proven interval the fit search relies on (calculator/costs/fit.py).
+    assert engine.lower <= result.peak, (where, engine.lower, result.peak)
+    if engine.upper is not None:
+        assert result.peak <= engine.upper, (where, result.peak, engine.upper)
     if engine.bytes is None:
         return False
     assert (engine.bytes, engine.phase, engine.op) == (result.peak, result.phase, result.op), where
@@ -163,5 +167,6 @@ def test_full_size_bound_and_figure(preset: str, batch: int, seq_len: int, dtype
     before = result.phase_starts.get("optimizer", len(result.timeline))
     live_before = max([result.phase_live["forward"]] + [now for _, now in result.timeline[:before]])
     assert engine.bound and live_before <= engine.bound, (preset, live_before, engine.bound)
+    assert engine.lower <= result.peak <= engine.upper, (preset, engine.lower, result.peak, engine.upper)
     if engine.bytes is not None:
         assert (engine.bytes, engine.phase, engine.op) == (result.peak, result.phase, result.op), preset

@@ -75,3 +75,74 @@ def test_sgd_momentum_and_sgd() -> None:
     assert optimizer_peak("sgd-momentum", start, graded).bytes == 3 * 30 * F32
     assert optimizer_peak("sgd", start, graded).bytes is None
     assert optimizer_peak("adafactor", start, graded).bytes is None
+
+
+def test_fit_search_by_hand() -> None:
+    """The search over proven bounds: with lower = upper = 10·n and a budget of 55, n = 5 fits and 6 does not:
+    exactly 5. With lower 10·n, upper 20·n and a budget of 100: 5 is proven to fit (20·5 = 100), 11 proven not
+    to (10·11 > 100), 6 to 10 not known: no exact answer."""
+    from calculator.costs.fit import _search
+
+    assert _search(lambda n: (10 * n, 10 * n), 55, 1000) == (5, 5, 6)
+    assert _search(lambda n: (10 * n, 20 * n), 100, 1000) == (None, 5, 11)
+    assert _search(lambda n: (10 * n, 10 * n), 5, 1000) == (0, 0, 1)  # not even 1
+    assert _search(lambda n: (n, n), 10**9, 512) == (512, 512, None)  # every length up to the table's fits
+
+
+def test_fit_budget_errors() -> None:
+    from calculator.costs.fit import budget_bytes, fit
+    from calculator.errors import CalcError
+
+    assert budget_bytes("1.5") == 3 * 2**29 and budget_bytes(2) == 2**31
+    for bad in ("0", "-1", "x", "nan", "inf"):
+        try:
+            budget_bytes(bad)
+        except CalcError as exc:
+            assert exc.code == "peak_budget" and exc.message("zh")
+        else:
+            raise AssertionError(bad)
+    inv = bert_base()
+    s = costs.settings(1, 128)
+    try:
+        fit(inv, s, None, 2**28, 437_928_960)  # 256 MiB < the weights' 437,928,960 bytes
+    except CalcError as exc:
+        assert exc.code == "peak_budget_below_weights"
+    else:
+        raise AssertionError("a budget below the weights must be refused")
+    # 1.8 GiB = 1,932,735,283 bytes < 1,939,253,020, the peak at B = 1 (worked out above): nothing fits.
+    assert fit(inv, s, None, budget_bytes("1.8"), 437_928_960)["max_batch"] == 0
+
+
+def _cli(*argv: str) -> tuple[int, str, str]:
+    import contextlib
+    import io
+
+    from calculator import cli
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = cli.main(list(argv))
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_cli_peak_and_fit() -> None:
+    import json
+
+    code, out, err = _cli("--preset", "bert-base-uncased", "--batch", "1", "--seq-len", "128", "--fit-gib", "1.8",
+                          "--gpu-gb", "2", "--format", "json")
+    assert code == 0 and err == ""
+    c = json.loads(out)["costs"]
+    assert c["memory"]["peak"] == 1_939_253_020 and c["peak_at"]["phase"] == "optimizer" and c["fits"] == "fits"
+    # 1.8 GiB = 1,932,735,283 bytes (rounded down) is below the peak at B = 1 and L = 1 alike: nothing fits.
+    assert c["fit"]["budget"] == 1_932_735_283 and c["fit"]["max_batch"] == 0 and c["fit"]["max_seq_len"] == 0
+    for lang, words in (("en", ("Peak of live memory: 1.81 GiB (1,939,253,020 bytes)", "Largest batch at L = 128")),
+                        ("zh", ("显存峰值（同时存活的张量）：1.81 GiB（1,939,253,020 字节）", "在 L = 128 下峰值不超过"))):
+        code, out, _ = _cli("--preset", "bert-base-uncased", "--batch", "1", "--seq-len", "128", "--fit-gib", "16",
+                            "--lang", lang)
+        assert code == 0 and all(w in out for w in words), (lang, out[-600:])
+    code, out, _ = _cli("--preset", "bert-base-uncased", "--batch", "1", "--seq-len", "128", "--fit-gib", "0",
+                        "--format", "json")
+    assert code == 2 and json.loads(out)["error"]["code"] == "peak_budget"
+    code, _, err = _cli("--preset", "bert-base-uncased", "--batch", "1", "--seq-len", "128", "--fit-gib", "0.25",
+                        "--lang", "zh")
+    assert code == 2 and err.startswith("error: peak_budget_below_weights: 预算")
