@@ -144,6 +144,8 @@ LABELS.update({
     "reason_family": L("the peak is not cross-checked for this family yet", "该模型族的峰值尚未核对"),
     "reason_sgd": L("plain SGD allocates nothing in its step, so the peak lies in the forward or the backward, "
                     "not modelled yet", "不带动量的 SGD 更新时不分配内存，峰值在前向或反向中，目前尚未建模"),
+    "reason_setting": L("the setting {name} is not cross-checked for the peak yet", "设置 {name} 的峰值尚未核对"),
+    "reason_nothing trains": L("nothing trains", "没有可训练的参数"),
     "reason_adafactor": L("Adafactor's step is not modelled yet", "Adafactor 的更新过程尚未建模"),
     "reason_forward or backward": L("the forward or the backward may be higher than the optimizer step, and "
                                     "they are not modelled op by op yet", "前向或反向可能高于优化器更新阶段，而它们尚未逐个算子建模"),
@@ -306,7 +308,7 @@ def peak_line(c: costs.Costs, lang: str) -> str | None:
         return None
     if p.bytes is None:
         key = f"reason_{p.reason}"
-        reason = label(key, lang) if key in LABELS else str(p.reason)
+        reason = label(key, lang) if key in LABELS else label("reason_setting", lang, name=p.reason)
         return label("peak_none", lang, reason=reason)
     sep = "；" if lang == "zh" else "; "
     items = sep.join(f"{label('kind_' + i.kind, lang)} {i.name} {gib(i.bytes)}" for i in p.items[:4])
