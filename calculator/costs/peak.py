@@ -126,10 +126,19 @@ def not_modelled(reason: str) -> Peak:
 
 
 def before_optimizer_bound(start: int, gradients: int, activations: int, storages: Sequence[int],
-                           outputs: Sequence[T], largest_param: int) -> int:
-    """The upper bound on live bytes in the forward, the loss and the backward (see the module's docstring)."""
-    forward = sum(storages)
-    largest = max([largest_param, *storages]) if storages else largest_param
+                           outputs: Sequence[T], largest_param: int,
+                           blocks: Sequence[Sequence[int]] = ()) -> int:
+    """The upper bound on live bytes in the forward, the loss and the backward (see the module's docstring).
+
+    ``blocks``: with gradient checkpointing, the storages each checkpointed block's two runs make (the
+    forward's without a graph, the backward's replay), left out of ``storages``. One block runs at a time
+    (its forward's storages are gone when it returns, but for its output, the next block's saved input, in
+    A; its replay's are released by its backward before the previous block is replayed), so its share of F
+    is the largest block's one run, twice over (its tensors and their gradients pending): the sum of both
+    runs' storages."""
+    forward = sum(storages) + max([sum(b) for b in blocks] or [0])
+    sizes = [*storages, *(n for b in blocks for n in b)]
+    largest = max([largest_param, *sizes])
     loss = sum(o.numel * 4 + 4 for o in outputs) + 4 + 4 * len(outputs)  # float copies, their sums, the sum, ones
     return start + gradients + activations + forward + 3 * largest + loss
 
@@ -170,13 +179,14 @@ def _peak(items: list[Item], phase: str, op: str, module: str) -> Peak:
 
 def step_peak(optimizer: str, params: Sequence[Named], graded: Sequence[Named],
               buffers: Sequence[Named], batch: int, seq_len: int, storages: Sequence[int],
-              outputs: Sequence[T], activations: int) -> Peak:
+              outputs: Sequence[T], activations: int, blocks: Sequence[Sequence[int]] = ()) -> Peak:
     """The peak of the step: the optimizer's when it provably exceeds everything before it, else None.
 
     ``params``: every distinct parameter (name, numel, itemsize); ``graded``: those that get a ``.grad``,
     in ``model.parameters()`` order; ``buffers``: the class's registered buffers; ``storages``: the bytes
     of every storage the program created (:attr:`Ops.storages`); ``outputs``: the program's outputs;
-    ``activations``: the bytes autograd saves (:attr:`Ops.activations`).
+    ``activations``: the bytes autograd saves (:attr:`Ops.activations`); ``blocks``: the storages of each
+    checkpointed block's runs (:attr:`Sim.blocks`), not in ``storages``.
     """
     start_items = [Item("weights", name, n * size) for name, n, size in params]
     start_items += [Item("buffer", name, n * size) for name, n, size in buffers]
@@ -186,7 +196,7 @@ def step_peak(optimizer: str, params: Sequence[Named], graded: Sequence[Named],
     start = sum(i.bytes for i in start_items)
     gradients = sum(n * size for _, n, size in graded)
     largest_param = max(n * size for _, n, size in graded)  # only a parameter that gets a gradient has two
-    bound = before_optimizer_bound(start, gradients, activations, storages, outputs, largest_param)
+    bound = before_optimizer_bound(start, gradients, activations, storages, outputs, largest_param, blocks)
     # Not the forward's end (start + every saved storage): a storage saved by a node the loss never reaches
     # is freed before it (measured: DeBERTa with frozen layers), so only the optimizer's live set is certain.
     opt = optimizer_peak(optimizer, start_items, graded)

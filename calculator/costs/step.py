@@ -254,9 +254,16 @@ def _peak(inv: Inventory, s: Settings, sim: Sim, outputs: Sequence[T], params: S
             return not_modelled(name)
     buffers = [(name, _numel(shape), size) for name, shape, size in model.buffers(inv)]
     buffers += [(t.name, _numel(t.shape), DTYPES[s.dtype]) for t in inv.tensors if t.buffer]
+    in_block = set()
+    blocks = []
+    for first, last in sim.blocks:
+        ids = [i for i in sim.storages if first < i <= last]
+        in_block.update(ids)
+        blocks.append([sim.storages[i] for i in ids])
+    storages = [n for i, n in sim.storages.items() if i not in in_block]
     return step_peak(s.optimizer, [(n, _numel(sh), z) for n, sh, z in params],
                      [(n, _numel(sh), z) for n, sh, z in graded], buffers, s.batch, s.seq_len,
-                     list(sim.storages.values()), outputs, sim.activations)
+                     storages, outputs, sim.activations, blocks)
 
 
 #: The settings whose every value the peak's cross-check covers.

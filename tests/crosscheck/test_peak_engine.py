@@ -148,6 +148,9 @@ FULL_SIZE = (
     ("google/rembert", 1, 128, "fp32", False), ("junnyu/roformer_chinese_base", 1, 128, "fp32", False),
     ("facebook/esm2_t12_35M_UR50D", 1, 128, "fp32", False), ("YituTech/conv-bert-base", 1, 128, "fp32", False),
     ("funnel-transformer/small", 1, 128, "fp32", False), ("squeezebert/squeezebert-uncased", 1, 128, "fp32", False),
+    ("bert-base-uncased", 16, 512, "fp32", True), ("xlm-roberta-base", 8, 512, "bf16", True),
+    ("BAAI/bge-m3", 4, 1024, "bf16", True), ("microsoft/deberta-v3-base", 1, 512, "bf16", False),
+    ("bert-base-uncased", 8, 128, "bf16", True),  # the CLI golden bert-step-gpu: 969,638,684 bytes
 )
 
 
