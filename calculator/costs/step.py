@@ -76,7 +76,9 @@ class Costs:
             out["memory"]["peak"] = self.peak.bytes
             out["peak_at"] = self.peak.at_dict()
             if self.peak.bytes is None:
-                out["peak_note"] = {"code": self.peak.note, "reason": self.peak.reason}
+                # What is proven even so: the peak lies between these (upper None: not known).
+                out["peak_note"] = {"code": self.peak.note, "reason": self.peak.reason,
+                                    "lower": self.peak.lower or None, "upper": self.peak.upper}
         return out
 
 

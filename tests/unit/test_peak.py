@@ -54,6 +54,9 @@ def test_large_batch_gives_no_figure() -> None:
     assert c.peak.bytes is None and c.peak.note == "peak_not_modelled" and c.peak.bound > 1_939_253_020
     d = c.to_dict()
     assert d["memory"]["peak"] is None and d["peak_at"] is None and d["peak_note"]["code"] == "peak_not_modelled"
+    # Proven even so: the optimizer step's live set, the B = 1 figure with input_ids 32·128·8 bytes instead of
+    # 1·128·8 (31 · 1,024 more), is a lower bound; the bound on the forward and backward an upper one.
+    assert d["peak_note"]["lower"] == 1_939_253_020 + 31 * 1024 and d["peak_note"]["upper"] == c.peak.bound
 
 
 def test_adamw_temporaries_follow_the_previous_denom() -> None:
