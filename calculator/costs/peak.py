@@ -52,6 +52,15 @@ what autograd keeps with :meth:`Ops.save`; a view (``view``, ``transpose``, ``ex
 ``select``) makes no storage. Nothing else is needed here: an operation that allocates without
 calling ``new`` would make F too small, which the cross-check would show.
 
+**What remains** (issue 32): the forward, the loss and the backward op by op, so that the peak is exact
+where the activations make it (eager attention at large B·L, autocast, DeBERTa's clones). Each operation
+would also record the storages it reads (a storage not saved dies after its last read, as Python drops
+the name) and its backward node: what the node allocates (each input's gradient; ``addmm``: the input's,
+the weight's in ``W.t()``'s layout, kept as ``.grad``; ``native_layer_norm_backward``: three at once), the
+incoming gradient and saved storages it releases when it returns, and the sum of the gradients of a tensor
+read twice (the residual, q/k/v's input). ``tests/crosscheck/reference/PEAK.md`` lists the measured rules;
+``peak_measure.backward_ledger`` gives a node-by-node ledger to compare with.
+
 Standard library only; imports only :mod:`.tensor` (below the step, above the families).
 """
 
