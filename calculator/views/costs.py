@@ -545,7 +545,7 @@ def page_answer(inv: Any, plan: Any, params: Any, lang: str, notes: list[dict[st
         query["ckpt"] = "1"
     if gpu != 24:
         query["gpu_gb"] = str(gpu)
-    verdict, fit_lines = fits(c.memory_total, gpu, lang, s.checkpointing)
+    verdict, fit_lines = fits(c.memory_total, gpu, lang, s.checkpointing, c.peak.bytes if c.peak is not None else None)
     command = cli_command(inv, s, gpu, preset, raw or {}, plan_query or {}, cli_label)
     text = notes_block(list(notes or ())) + render(c, lang, inv=inv, gpu=gpu)
     return {
