@@ -195,7 +195,7 @@ def make_parser(lang: str = "en") -> argparse.ArgumentParser:
     # The planner's and the step's options, from their one declaration (calculator.options).
     # No choices=: a bad value is a coded error in both languages, as everywhere else.
     # The step's heading holds the card's size too (--gpu-gb: the sum against it).
-    headings = {("lora",): w("lora"), ("freeze",): w("freezing"), ("step", "card"): w("step")}
+    headings = {("lora",): w("lora"), ("freeze",): w("freezing"), ("step", "card", "fit"): w("step")}
     for groups, heading in headings.items():
         g = p.add_argument_group(heading)
         for opt in options.OPTIONS:
@@ -304,7 +304,7 @@ def _option(argv: Sequence[str], name: str) -> str | None:
 
 
 #: The options that ask for a training step (the card's size only means something against one).
-STEP_OPTIONS = options.keys("step", "card")
+STEP_OPTIONS = options.keys("step", "card", "fit")
 
 
 def missing_step_options(args: argparse.Namespace) -> list[str]:
@@ -372,6 +372,11 @@ def run(argv: list[str]) -> int:
         plan = make_plan(args, inv)
         step = training_step(args, inv, plan)
         gpu = None if args.gpu_gb is None else views.costs.gpu_gb(args.gpu_gb)
+        fitted = None
+        if step is not None and args.fit_gib is not None:
+            from .costs.fit import budget_bytes, fit
+
+            fitted = fit(inv, step.settings, plan, budget_bytes(args.fit_gib), step.weights)
     except CalcError as exc:
         return _fail(exc.code, exc.message(args.lang), as_json)
     except FileError as exc:
@@ -387,8 +392,10 @@ def run(argv: list[str]) -> int:
         if step is not None:
             data["costs"] = step.to_dict()
             if gpu is not None:
-                verdict, _ = views.costs.fits(step.memory_total, gpu, args.lang)
+                verdict, _ = views.costs.fits(step.memory_total, gpu, args.lang, peak=step.peak.bytes if step.peak else None)
                 data["costs"].update({"gpu_gb": gpu, "fits": verdict})
+            if fitted is not None:
+                data["costs"]["fit"] = fitted
         if told:
             data["notes"] = told
         if hub_data is not None:
@@ -409,7 +416,8 @@ def run(argv: list[str]) -> int:
         if plan is not None and not summary:
             out += "\n" + views.plan_report(plan, args.lang, markdown, args.full)
         if step is not None:
-            out += "\n" + views.costs.render(step, args.lang, markdown, views.costs.grouped_convolutions(inv), inv=inv, gpu=gpu)
+            out += "\n" + views.costs.render(step, args.lang, markdown, views.costs.grouped_convolutions(inv), inv=inv, gpu=gpu,
+                                            fit=fitted)
         if hub_data is not None:
             from .views import hub as hub_view
 

@@ -431,6 +431,21 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "{file} in {repo} is not a safetensors file this calculator can read: {why}.",
         "zh": "{repo} 中的 {file} 不是计算器能读取的 safetensors 文件：{why}。",
     },
+    "peak_not_modelled": {
+        "en": "No peak of live memory for this step yet: the engine gives the peak only where it is proven exact "
+        "against PyTorch (the optimizer step, when it provably exceeds the forward and the backward), and "
+        "here it is not ({reason}). The four components above are not a peak.",
+        "zh": "这一步暂不给出显存峰值：只有经 PyTorch 逐字节核对、确证精确时（优化器更新阶段，且可证明高于前向与反向）"
+        "才给出峰值，此处不满足（{reason}）。上面四个部分之和并不是峰值。",
+    },
+    "peak_budget": {
+        "en": "The memory budget must be more than 0 GiB; {value} is not.",
+        "zh": "显存预算必须大于 0 GiB，{value} 不符合。",
+    },
+    "peak_budget_below_weights": {
+        "en": "A budget of {budget} bytes is less than the weights alone ({weights} bytes): no batch fits.",
+        "zh": "预算 {budget} 字节小于权重本身（{weights} 字节）：任何批大小都放不下。",
+    },
 }
 
 #: Why the Hub could not be read or a file not parsed (``reason`` of ``hub_unreachable`` / ``hub_bad_header``).

@@ -22,7 +22,7 @@ from .i18n import L
 
 #: The groups, in the CLI's order: the Hub's model id; LoRA and freezing form the page's planner; the step and
 #: the card's size form its "Training cost" panel.
-GROUPS: tuple[str, ...] = ("hub", "lora", "freeze", "step", "card")
+GROUPS: tuple[str, ...] = ("hub", "lora", "freeze", "step", "card", "fit")
 PLANNER_GROUPS: tuple[str, ...] = ("lora", "freeze")
 PANEL_GROUPS: tuple[str, ...] = ("step", "card")
 #: The groups the page has fields for; the Hub's model id is the CLI's alone so far (the page's field: issue 33).
@@ -176,11 +176,20 @@ GPU_GB = Option(
     help=L("the card's memory, N GB: adds the sum against it (read as N GiB)",
            "显卡显存 N GB：加上合计与它的比较（按 N GiB 计算）"),
 )
+#: A memory budget: the largest batch and length whose training peak fits it (issue 32; calculator/costs/fit.py).
+#: The CLI's alone so far: the page's panel shows the peak against its card (``gpu_gb``).
+FIT_GIB = Option(
+    "fit_gib", "fit", cli="--fit-gib", metavar="X", codes=("peak_budget", "peak_budget_below_weights"),
+    label=L("Memory budget X GiB", "显存预算 X GiB"),
+    help=L("a memory budget of X GiB (X·2^30 bytes, rounded down): adds the largest batch at --seq-len and "
+           "the largest length at --batch whose training peak fits it",
+           "显存预算 X GiB（X·2^30 字节，向下取整）：加上在 --seq-len 下峰值放得下的最大批大小，以及在 --batch 下的最大序列长度"),
+)
 
 #: Every option, in the CLI's and the page's order.
 OPTIONS: tuple[Option, ...] = (
     MODEL, ENDPOINT, LORA_R, LORA_TARGETS, LORA_BIAS, PEFT_TASK_TYPE, MODULES_TO_SAVE, FREEZE, FREEZE_LAYERS,
-    BATCH, SEQ_LEN, DTYPE, OPTIMIZER, CKPT, GPU_GB,
+    BATCH, SEQ_LEN, DTYPE, OPTIMIZER, CKPT, GPU_GB, FIT_GIB,
 )
 BY_KEY: dict[str, Option] = {o.key: o for o in OPTIONS}
 

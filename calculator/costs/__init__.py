@@ -15,6 +15,10 @@ one ``optimizer.step()`` over the trainable parameters.
 * ``memory.activations``: bytes of the distinct storages autograd saves during
   the forward pass (what ``saved_tensors_hooks`` sees), parameters' and
   buffers' storages left out.
+* ``memory.peak`` / ``peak_at``: the peak of live memory (issue 32), given only
+  where it is proven exact against PyTorch (:mod:`.peak`: the optimizer step when
+  it provably exceeds the forward and the backward), else None with a coded note;
+  :mod:`.fit` searches the largest batch and length whose peak fits a budget.
 
 Why a small simulator and not one polynomial: which tensors autograd keeps
 depends on which inputs need a gradient (a frozen Linear keeps no input, a
@@ -34,7 +38,8 @@ none of them the families (tests/properties/test_layering.py): :mod:`.tensor`
 (a tensor's shape and strides, ATen's view rule), :mod:`.declare` (what a
 family declares: :class:`CostModel`, its step keys and their values),
 :mod:`.ops` (one method per aten operation, FLOPs and what autograd keeps,
-recorded on a tape), :mod:`.modules` (:class:`Sim`: modules by their inventory
+recorded on a tape), :mod:`.peak` (the peak of live memory: the optimizer step exactly, the
+rest bounded; imports only :mod:`.tensor`), :mod:`.modules` (:class:`Sim`: modules by their inventory
 names, LoRA, checkpointing; what the family programs drive), :mod:`.step`
 (settings, the parameters' and the optimizer's bytes, :func:`compute`: the
 layer above the families). This module re-exports their names, so ``from
@@ -44,9 +49,10 @@ calculator import costs`` and ``from ..costs import Sim`` keep working.
 from __future__ import annotations
 
 from .declare import (BERT_KEYS, CostModel, StepKey, activation_key, check_step_keys, classifier_dropout,
-                      dropouts, read_step_keys, step_parse, step_query, step_value, unread)
+                      dropouts, no_buffers, position_buffers, position_ids_buffer, read_step_keys, step_parse, step_query, step_value, unread)
 from .modules import LinearInfo, Sim
 from .ops import Ops, Row
+from .peak import Item, Peak
 from .step import (DTYPES, MAX_BATCH, MAX_FIGURE, MAX_SEQ_LEN, OPTIMIZERS,
                    CHECKPOINTING_MODES, SETTING_NAMES, STEP_BYTES, Costs, Param, Settings, _positive, compute, cost_model,
                    optimizer_bytes, settings, simulate, supported)
@@ -57,5 +63,5 @@ __all__ = [
     "CHECKPOINTING_MODES", "SETTING_NAMES", "STEP_BYTES", "CostModel", "Costs", "LinearInfo", "Ops", "Param", "Row", "Settings", "Sim", "StepKey", "T",
     "_positive", "activation_key", "check_step_keys", "classifier_dropout", "compute", "contiguous_strides",
     "cost_model", "dropouts", "is_contiguous", "optimizer_bytes", "read_step_keys", "settings", "simulate", "step_parse",
-    "step_query", "step_value", "supported", "unread", "view_strides",
+    "step_query", "step_value", "supported", "unread", "view_strides", "Item", "Peak", "position_buffers", "position_ids_buffer", "no_buffers",
 ]

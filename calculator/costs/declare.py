@@ -173,4 +173,28 @@ class CostModel:
     checkpointing: bool = True
     #: The config keys the step depends on that shape no tensor (:class:`StepKey`), with transformers' defaults.
     keys: tuple[StepKey, ...] = ()
+    #: The class's registered buffers the inventory does not list (non-persistent ones, live from the start of
+    #: the step), as (name, shape, bytes per number), e.g. :func:`position_buffers`. None: the peak of live
+    #: memory (:mod:`.peak`) is not cross-checked for this family yet, so the step reports none.
+    buffers: Callable[[Inventory], Sequence[tuple[str, tuple[int, ...], int]]] | None = None
+
+
+def position_ids_buffer(inv: Inventory) -> list[tuple[str, tuple[int, ...], int]]:
+    """Embeddings that register ``position_ids`` only (int64 [1, max_position_embeddings], non-persistent):
+    DistilBERT, MobileBERT, DeBERTa, DeBERTa-v2, Megatron-BERT, RemBERT, SqueezeBERT, MPNet, ESM."""
+    width = int(inv.config["max_position_embeddings"])
+    return [(inv.arch.prefix + "embeddings.position_ids", (1, width), 8)]
+
+
+def no_buffers(inv: Inventory) -> list[tuple[str, tuple[int, ...], int]]:
+    """A class that registers no buffer beyond the inventory's (Longformer, RoFormer, Funnel)."""
+    return []
+
+
+def position_buffers(inv: Inventory) -> list[tuple[str, tuple[int, ...], int]]:
+    """BERT's embeddings register ``position_ids`` and ``token_type_ids`` (int64 [1, max_position_embeddings],
+    ``persistent=False``): RoBERTa, XLM-R, CamemBERT, Data2VecText, ELECTRA and ERNIE keep them too."""
+    prefix = inv.arch.prefix + "embeddings."
+    width = int(inv.config["max_position_embeddings"])
+    return [(prefix + "position_ids", (1, width), 8), (prefix + "token_type_ids", (1, width), 8)]
 

@@ -53,6 +53,9 @@ class Sim(Ops):
         self.shapes = shapes if shapes is not None else {t.name: t.shape for t in inv.tensors}
         #: Inventory names of the parameters the forward reads.
         self.used: set[str] = set()
+        #: Per checkpointed block, the storage ids its two runs made (the forward's, without a graph, and the
+        #: backward's replay): ``first < id <= last``. The peak's bound (:mod:`.peak`) counts one block's at a time.
+        self.blocks: list[tuple[int, int]] = []
 
     # -- modules, by their inventory names
 
@@ -126,6 +129,7 @@ class Sim(Ops):
         if not self.checkpointing:
             return fn(self, x)
         self.save(x)
+        first = self._next
         self.grad_mode = False
         out = fn(self, x)
         self.grad_mode = True
@@ -136,6 +140,7 @@ class Sim(Ops):
         for i, row in enumerate(rows):
             if row.op != "save":
                 self.tape.append(Row(row.module, row.op, 0, (row.forward if i < last else 0) + row.backward))
+        self.blocks.append((first, self._next))
         return T(out.shape, out.strides, out.storage, x.grad, out.itemsize)
 
     def replay(self, fn: Callable[["Sim", T], T], x: T) -> list[Row]:

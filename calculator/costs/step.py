@@ -14,6 +14,7 @@ from ..errors import CalcError
 from ..model import Inventory
 from .declare import CostModel, check_step_keys
 from .modules import Sim
+from .peak import Peak, not_modelled, step_peak
 from .tensor import ADAPTER_BYTES, T
 
 DTYPES: dict[str, int] = {"fp32": 4, "bf16": 2}
@@ -65,6 +66,8 @@ class Costs:
     gradients: int
     optimizer: int
     activations: int
+    #: The peak of live memory (:mod:`.peak`); its ``bytes`` None where not modelled.
+    peak: Peak | None = None
 
     @property
     def memory_total(self) -> int:
@@ -77,6 +80,13 @@ class Costs:
             "weights": self.weights, "gradients": self.gradients, "optimizer": self.optimizer,
             "activations": self.activations,
         }
+        if self.peak is not None:
+            out["memory"]["peak"] = self.peak.bytes
+            out["peak_at"] = self.peak.at_dict()
+            if self.peak.bytes is None:
+                # What is proven even so: the peak lies between these (upper None: not known).
+                out["peak_note"] = {"code": self.peak.note, "reason": self.peak.reason,
+                                    "lower": self.peak.lower or None, "upper": self.peak.upper}
         return out
 
 
@@ -173,21 +183,29 @@ def _trainability(inv: Inventory, plan: Any) -> tuple[dict[str, bool], dict[str,
 def _parameters(inv: Inventory, plan: Any, itemsize: int, used: set[str]) -> tuple[list[Param], list[Param]]:
     """Every distinct parameter, and those that end the backward with a ``.grad`` (trainable and read by the
     forward: an untied MLM head's own vocabulary bias is never read, so it gets none), as (shape, bytes per number)."""
+    params, graded = _named_parameters(inv, plan, itemsize, used)
+    return [(shape, size) for _, shape, size in params], [(shape, size) for _, shape, size in graded]
+
+
+def _named_parameters(inv: Inventory, plan: Any, itemsize: int,
+                      used: set[str]) -> tuple[list[tuple[str, tuple[int, ...], int]], list[tuple[str, tuple[int, ...], int]]]:
+    """:func:`_parameters` with each parameter's name, in ``model.parameters()`` order (the peak's AdamW
+    temporaries depend on it: :mod:`.peak`)."""
     storage_of = {t.name: t.tied_to or t.name for t in inv.tensors}
     read = {storage_of[n] for n in used if n in storage_of}
     if plan is None:
-        params = [(t.shape, itemsize) for t in inv.unique]
-        return params, [(t.shape, itemsize) for t in inv.unique if t.trainable and t.name in read]
+        params = [(t.name, t.shape, itemsize) for t in inv.unique]
+        return params, [(t.name, t.shape, itemsize) for t in inv.unique if t.trainable and t.name in read]
     params, graded = [], []
     buffers = {t.name for t in inv.tensors if t.buffer}
     for t in plan.tensors:
         if t.tied_to is not None or (t.kind != "lora" and t.source in buffers):  # a buffer (ESM's inv_freq)
             continue
         size = ADAPTER_BYTES if t.kind == "lora" else itemsize
-        params.append((t.shape, size))
+        params.append((t.name, t.shape, size))
         source = t.source + ".weight" if t.kind == "lora" else t.source  # a LoRA tensor's source is its module
         if t.trainable and storage_of.get(source) in read:
-            graded.append((t.shape, size))
+            graded.append((t.name, t.shape, size))
     return params, graded
 
 
@@ -243,6 +261,34 @@ def simulate(inv: Inventory, s: Settings, plan: Any = None) -> tuple[Sim, Sequen
     return sim, model.program(sim, inv, s.batch, s.seq_len)
 
 
+def _peak(inv: Inventory, s: Settings, sim: Sim, outputs: Sequence[T], params: Sequence[tuple[str, tuple[int, ...], int]],
+          graded: Sequence[tuple[str, tuple[int, ...], int]]) -> Peak:
+    """The step's peak (:func:`.peak.step_peak`) for a family that declares its buffers, with the settings the
+    cross-check covers; otherwise a coded "not modelled" (never a figure that was not proven)."""
+    model = cost_model(inv)
+    if model.buffers is None:
+        return not_modelled("family")
+    for name in s.__dataclass_fields__:  # a setting added later (attention, autocast...) is not covered yet
+        if name not in _PEAK_SETTINGS and getattr(s, name) != s.__dataclass_fields__[name].default:
+            return not_modelled(name)
+    buffers = [(name, _numel(shape), size) for name, shape, size in model.buffers(inv)]
+    buffers += [(t.name, _numel(t.shape), DTYPES[s.dtype]) for t in inv.tensors if t.buffer]
+    in_block = set()
+    blocks = []
+    for first, last in sim.blocks:
+        ids = [i for i in sim.storages if first < i <= last]
+        in_block.update(ids)
+        blocks.append([sim.storages[i] for i in ids])
+    storages = [n for i, n in sim.storages.items() if i not in in_block]
+    return step_peak(s.optimizer, [(n, _numel(sh), z) for n, sh, z in params],
+                     [(n, _numel(sh), z) for n, sh, z in graded], buffers, s.batch, s.seq_len,
+                     storages, outputs, sim.activations, blocks)
+
+
+#: The settings whose every value the peak's cross-check covers.
+_PEAK_SETTINGS = ("batch", "seq_len", "dtype", "optimizer", "checkpointing")
+
+
 def compute(inv: Inventory, s: Settings, plan: Any = None) -> Costs:
     """The exact figures of one training step of ``inv`` (with ``plan``'s LoRA or freezing) under ``s``."""
     sim, outputs = simulate(inv, s, plan)
@@ -250,6 +296,7 @@ def compute(inv: Inventory, s: Settings, plan: Any = None) -> Costs:
     params, graded = _parameters(inv, plan, itemsize, sim.used)
     if not graded or not any(o.grad for o in outputs):
         raise CalcError("costs_nothing_trainable")
+    named, named_graded = _named_parameters(inv, plan, itemsize, sim.used)
     out = Costs(
         s,
         forward=sim.forward,
@@ -258,6 +305,7 @@ def compute(inv: Inventory, s: Settings, plan: Any = None) -> Costs:
         gradients=sum(_numel(shape) * size for shape, size in graded),
         optimizer=optimizer_bytes(s.optimizer, graded),
         activations=sim.activations,
+        peak=_peak(inv, s, sim, outputs, named, named_graded),
     )
     figures = {"FLOPs": out.forward + out.backward, "memory": out.memory_total}  # each part ≤ its sum
     for key, value in figures.items():

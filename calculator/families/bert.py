@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping
 
-from ..costs import BERT_KEYS, CostModel, Sim, T
+from ..costs import BERT_KEYS, CostModel, Sim, T, position_buffers
 from ..errors import CalcError
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
@@ -310,7 +310,7 @@ def step_check(inv: Inventory) -> None:
     qa_needs_two_labels(inv)
 
 
-COSTS = CostModel(step_program, absolute_positions(), check=step_check, keys=BERT_KEYS)
+COSTS = CostModel(step_program, absolute_positions(), check=step_check, keys=BERT_KEYS, buffers=position_buffers)
 
 
 def bert_config(vocab: int, hidden: int = 768, layers: int = 12, heads: int = 12, inter: int | None = None) -> dict[str, Any]:

@@ -26,7 +26,7 @@ from dataclasses import replace
 from typing import Any, Mapping
 
 from ..config import Field, coerce_bool, read_fields
-from ..costs import BERT_KEYS, CostModel, Sim, T, unread
+from ..costs import BERT_KEYS, CostModel, Sim, T, unread, position_buffers
 from ..errors import CalcError
 from ..formula import Formula, head_line, layers_lines
 from ..model import Inventory, TensorList
@@ -345,7 +345,7 @@ def step_check(inv: Inventory) -> None:
                                 got=groups * (width_out // groups))
 
 
-COSTS = CostModel(step_program, bert.absolute_positions(), check=step_check, keys=unread(BERT_KEYS))
+COSTS = CostModel(step_program, bert.absolute_positions(), check=step_check, keys=unread(BERT_KEYS), buffers=position_buffers)
 
 
 def convbert_config(vocab: int, embedding: int, hidden: int, heads: int, inter: int) -> dict[str, Any]:

@@ -29,7 +29,7 @@ from dataclasses import replace
 from typing import Any, Callable, Mapping
 
 from ..config import Field, read_fields
-from ..costs import CostModel, Sim, T, activation_key, contiguous_strides, dropouts, unread
+from ..costs import CostModel, Sim, T, activation_key, contiguous_strides, dropouts, unread, position_ids_buffer
 from ..errors import CalcError
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
@@ -543,7 +543,7 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     return step_heads(sim, inv, prefix, x)
 
 
-COSTS = CostModel(step_program, step_max_seq_len, check=step_check_heads, keys=unread((activation_key("gelu"), *dropouts("hidden_dropout_prob", "attention_probs_dropout_prob"), *dropouts("pooler_dropout", default=0.0), activation_key("gelu", key="pooler_hidden_act"))))
+COSTS = CostModel(step_program, step_max_seq_len, check=step_check_heads, keys=unread((activation_key("gelu"), *dropouts("hidden_dropout_prob", "attention_probs_dropout_prob"), *dropouts("pooler_dropout", default=0.0), activation_key("gelu", key="pooler_hidden_act"))), buffers=position_ids_buffer)
 
 
 # ------------------------------------------------------------------ random configs

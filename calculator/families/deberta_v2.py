@@ -28,7 +28,7 @@ from dataclasses import replace
 from typing import Any
 
 from ..config import Field, read_fields
-from ..costs import CostModel, Sim, T, activation_key, dropouts, unread
+from ..costs import CostModel, Sim, T, activation_key, dropouts, unread, position_ids_buffer
 from ..errors import CalcError
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
@@ -444,7 +444,7 @@ FAMILY = Family(
     ),
     sample=sample,
     rank=54,
-    costs=CostModel(step_program, deberta.step_max_seq_len, check=step_check, keys=unread((activation_key("gelu"), *dropouts("hidden_dropout_prob", "attention_probs_dropout_prob"), *dropouts("pooler_dropout", default=0.0), activation_key("gelu", key="pooler_hidden_act")))),
+    costs=CostModel(step_program, deberta.step_max_seq_len, check=step_check, keys=unread((activation_key("gelu"), *dropouts("hidden_dropout_prob", "attention_probs_dropout_prob"), *dropouts("pooler_dropout", default=0.0), activation_key("gelu", key="pooler_hidden_act"))), buffers=position_ids_buffer),
     labels=LABELS_,
     untrained_modules=("pooler",),
 )

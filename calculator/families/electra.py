@@ -10,7 +10,7 @@ from typing import Any
 import random
 
 from ..formula import Formula, head_line, layers_lines
-from ..costs import BERT_KEYS, CostModel, Sim, T
+from ..costs import BERT_KEYS, CostModel, Sim, T, position_buffers
 from ..model import Inventory, TensorList
 from . import bert
 from .base import Architecture, Family, Preset
@@ -109,7 +109,7 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     raise AssertionError(inv.architecture)
 
 
-COSTS = CostModel(step_program, bert.absolute_positions(), check=bert.step_check, keys=BERT_KEYS)
+COSTS = CostModel(step_program, bert.absolute_positions(), check=bert.step_check, keys=BERT_KEYS, buffers=position_buffers)
 
 
 def electra_config(embedding: int, hidden: int, layers: int, heads: int, inter: int) -> dict[str, Any]:

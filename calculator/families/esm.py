@@ -34,7 +34,7 @@ from dataclasses import replace
 from typing import Any, Callable, Mapping
 
 from ..config import Field, coerce_bool, coerce_fraction, coerce_int, read_fields
-from ..costs import CostModel, Sim, T
+from ..costs import CostModel, Sim, T, position_ids_buffer
 from ..errors import CalcError
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
@@ -351,7 +351,7 @@ def _longest(c: Mapping[str, Any]) -> int | None:
     return c["max_position_embeddings"] - c["pad_token_id"] - 1
 
 
-COSTS = CostModel(step_program, _longest, check=step_check)
+COSTS = CostModel(step_program, _longest, check=step_check, buffers=position_ids_buffer)
 
 
 def esm2_config(hidden: int, layers: int, heads: int) -> dict[str, Any]:

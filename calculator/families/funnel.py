@@ -24,7 +24,7 @@ from dataclasses import replace
 from typing import Any, Mapping
 
 from ..config import MAX_LAYERS, Field, read_fields
-from ..costs import CostModel, Sim, T, activation_key, dropouts, unread
+from ..costs import CostModel, Sim, T, activation_key, dropouts, unread, no_buffers
 from ..errors import CalcError
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..i18n import pick
@@ -463,7 +463,7 @@ def step_check(inv: Inventory) -> None:
 
 
 #: FunnelPreTrainedModel does not declare gradient checkpointing; there is no position table.
-COSTS = CostModel(step_program, None, check=step_check, checkpointing=False, keys=unread((activation_key("gelu_new"), *dropouts("hidden_dropout", "attention_dropout"), *dropouts("activation_dropout", default=0.0))))
+COSTS = CostModel(step_program, None, check=step_check, checkpointing=False, keys=unread((activation_key("gelu_new"), *dropouts("hidden_dropout", "attention_dropout"), *dropouts("activation_dropout", default=0.0))), buffers=no_buffers)
 
 
 def funnel_config(blocks: tuple[int, ...], d: int, heads: int, inner: int,

@@ -25,7 +25,7 @@ import random
 from typing import Any, Mapping
 
 from ..config import MAX_SIZE, read_fields
-from ..costs import CostModel, Sim, T, activation_key, dropouts
+from ..costs import CostModel, Sim, T, activation_key, dropouts, no_buffers
 from ..errors import CalcError
 from ..formula import Formula, head_line, layers_lines
 from ..model import Inventory, TensorList
@@ -353,7 +353,7 @@ def step_check(inv: Inventory) -> None:
 #: Positions start after the padding row (``padding_idx + 1``), as RoBERTa's.
 #: LongformerConfig's defaults: ``hidden_act`` "gelu", hidden and attention dropout 0.1 (no classifier_dropout).
 KEYS = (activation_key("gelu"), *dropouts("hidden_dropout_prob", "attention_probs_dropout_prob"))
-COSTS = CostModel(step_program, bert.absolute_positions(offset=2), check=step_check, keys=KEYS)
+COSTS = CostModel(step_program, bert.absolute_positions(offset=2), check=step_check, keys=KEYS, buffers=no_buffers)
 
 
 def _window_query(raw: Mapping[str, Any], config: Mapping[str, Any]) -> str | None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from ..costs import CostModel, Sim, T, activation_key, dropouts, unread
+from ..costs import CostModel, Sim, T, activation_key, dropouts, unread, position_ids_buffer
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
 from . import bert
@@ -141,7 +141,7 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     return step_heads(sim, inv, seq, pooled)
 
 
-COSTS = CostModel(step_program, bert.absolute_positions(), check=bert.step_check, keys=unread((activation_key("gelu"), *dropouts("hidden_dropout_prob", "attention_probs_dropout_prob"))))
+COSTS = CostModel(step_program, bert.absolute_positions(), check=bert.step_check, keys=unread((activation_key("gelu"), *dropouts("hidden_dropout_prob", "attention_probs_dropout_prob"))), buffers=position_ids_buffer)
 
 
 def megatron_config(vocab: int, hidden: int, layers: int, heads: int, inter: int) -> dict[str, Any]:

@@ -20,7 +20,7 @@ from dataclasses import replace
 from typing import Any
 
 from ..config import Field
-from ..costs import CostModel, Sim, T, activation_key, dropouts
+from ..costs import CostModel, Sim, T, activation_key, dropouts, position_ids_buffer
 from ..errors import CalcError
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
@@ -172,7 +172,7 @@ def step_check(inv: Inventory) -> None:
 #: Positions start after the padding row (1): a table of P rows takes P - 2 tokens.
 #: MPNetConfig's defaults: ``hidden_act`` "gelu", hidden and attention dropout 0.1 (its heads use the hidden one).
 KEYS = (activation_key("gelu"), *dropouts("hidden_dropout_prob", "attention_probs_dropout_prob"))
-COSTS = CostModel(step_program, bert.absolute_positions(offset=2), check=step_check, checkpointing=False, keys=KEYS)
+COSTS = CostModel(step_program, bert.absolute_positions(offset=2), check=step_check, checkpointing=False, keys=KEYS, buffers=position_ids_buffer)
 
 
 FAMILY = Family(

@@ -19,7 +19,7 @@ from dataclasses import replace
 from typing import Any, Callable
 
 from ..config import Field
-from ..costs import CostModel, Sim, T, activation_key, dropouts, unread
+from ..costs import CostModel, Sim, T, activation_key, dropouts, unread, position_ids_buffer
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
 from . import bert
@@ -149,7 +149,7 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     raise AssertionError(inv.architecture)
 
 
-COSTS = CostModel(step_program, bert.absolute_positions(), check=bert.step_check, keys=unread((activation_key("gelu"), *dropouts("hidden_dropout_prob", "attention_probs_dropout_prob", default=0.0), *dropouts("classifier_dropout_prob", default=0.1))))
+COSTS = CostModel(step_program, bert.absolute_positions(), check=bert.step_check, keys=unread((activation_key("gelu"), *dropouts("hidden_dropout_prob", "attention_probs_dropout_prob", default=0.0), *dropouts("classifier_dropout_prob", default=0.1))), buffers=position_ids_buffer)
 
 
 FAMILY = Family(

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..costs import BERT_KEYS, CostModel, Sim, T
+from ..costs import BERT_KEYS, CostModel, Sim, T, position_buffers
 from ..model import Inventory, TensorList
 from . import bert
 from .base import Architecture, Family, Preset, with_defaults
@@ -70,7 +70,7 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
 
 
 #: Positions start after the padding row (``padding_idx + 1``): a table of P rows takes P - 2 tokens.
-COSTS = CostModel(step_program, bert.absolute_positions(offset=2), check=bert.step_check, keys=BERT_KEYS)
+COSTS = CostModel(step_program, bert.absolute_positions(offset=2), check=bert.step_check, keys=BERT_KEYS, buffers=position_buffers)
 
 
 def roberta_config(hidden: int, layers: int, heads: int, vocab: int = 50265, model_type: str = "roberta") -> dict[str, Any]:

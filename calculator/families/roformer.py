@@ -29,7 +29,7 @@ from dataclasses import replace
 from typing import Any, Callable, Mapping
 
 from ..config import Field, coerce_bool, read_fields
-from ..costs import CostModel, Sim, T, activation_key, dropouts, unread
+from ..costs import CostModel, Sim, T, activation_key, dropouts, unread, no_buffers
 from ..errors import CalcError
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
@@ -277,7 +277,7 @@ def step_check(inv: Inventory) -> None:
         raise CalcError("costs_rotary_odd_head", head_size=d)
 
 
-COSTS = CostModel(step_program, bert.absolute_positions(), check=step_check, keys=unread((activation_key("gelu"), *dropouts("hidden_dropout_prob", "attention_probs_dropout_prob"))))
+COSTS = CostModel(step_program, bert.absolute_positions(), check=step_check, keys=unread((activation_key("gelu"), *dropouts("hidden_dropout_prob", "attention_probs_dropout_prob"))), buffers=no_buffers)
 
 
 def roformer_config(

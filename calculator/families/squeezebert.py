@@ -20,7 +20,7 @@ from dataclasses import replace
 from typing import Any
 
 from ..config import Field, check_heads
-from ..costs import CostModel, Sim, T, activation_key, dropouts, unread
+from ..costs import CostModel, Sim, T, activation_key, dropouts, unread, position_ids_buffer
 from ..errors import CalcError
 from ..formula import Formula, head_line, layers_lines
 from ..model import Inventory, TensorList
@@ -204,7 +204,7 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
 
 
 #: SqueezeBertPreTrainedModel does not declare gradient checkpointing: transformers refuses to turn it on.
-COSTS = CostModel(step_program, bert.absolute_positions(), check=bert.step_check, checkpointing=False, keys=unread((activation_key("gelu"), *dropouts("hidden_dropout_prob", "attention_probs_dropout_prob"))))
+COSTS = CostModel(step_program, bert.absolute_positions(), check=bert.step_check, checkpointing=False, keys=unread((activation_key("gelu"), *dropouts("hidden_dropout_prob", "attention_probs_dropout_prob"))), buffers=position_ids_buffer)
 
 
 def squeezebert_config() -> dict[str, Any]:

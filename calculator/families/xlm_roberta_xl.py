@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from ..costs import BERT_KEYS, CostModel, Sim, T, unread
+from ..costs import BERT_KEYS, CostModel, Sim, T, unread, position_buffers
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
 from . import bert, roberta
@@ -137,7 +137,7 @@ def step_heads(sim: Sim, inv: Inventory, seq: T, pooled: T | None) -> list[T]:
 
 
 #: RoBERTa's positions: a table of P rows takes P - 2 tokens (they start after the padding row).
-COSTS = CostModel(step_program, bert.absolute_positions(offset=2), check=bert.step_check, keys=unread(BERT_KEYS))
+COSTS = CostModel(step_program, bert.absolute_positions(offset=2), check=bert.step_check, keys=unread(BERT_KEYS), buffers=position_buffers)
 
 
 def xl_config(hidden: int, layers: int, heads: int) -> dict[str, Any]:

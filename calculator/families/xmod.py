@@ -27,7 +27,7 @@ import random
 from typing import Any, Callable, Mapping
 
 from ..config import MAX_LAYERS, Field, coerce_bool, read_fields
-from ..costs import BERT_KEYS, CostModel, Sim, T, unread
+from ..costs import BERT_KEYS, CostModel, Sim, T, unread, position_buffers
 from ..errors import CalcError
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
@@ -338,7 +338,7 @@ def step_check(inv: Inventory) -> None:
 
 
 #: RoBERTa's positions: a table of P rows takes P - 2 tokens.
-COSTS = CostModel(step_program, bert.absolute_positions(offset=2), check=step_check, keys=unread(BERT_KEYS))
+COSTS = CostModel(step_program, bert.absolute_positions(offset=2), check=step_check, keys=unread(BERT_KEYS), buffers=position_buffers)
 
 
 #: facebook/xmod-base's adapters, in the order of its model card's table (index = lang_id).

@@ -47,10 +47,10 @@ LABELS: dict[str, dict[str, str]] = {
         "matrix multiplications and convolutions counted, elementwise operations not). The memory total is the sum "
         "of four parts, not the peak: it leaves out the temporaries of the forward and backward, the layer being "
         "recomputed under gradient checkpointing, the framework's workspace, the caching allocator's rounding and "
-        "fragmentation, and the CUDA context. The peak is not modelled yet.",
+        "fragmentation, and the CUDA context. The peak is a separate figure, given only where it is proven exact.",
         "zh": "这是 PyTorch 在 CPU 上运行这一步的精确值（FlopCounterMode：一次乘加记 2 次浮点运算，统计矩阵乘法和卷积，"
         "不统计逐元素运算）。显存合计是四个部分之和，不是峰值：不含前向和反向传播中的临时张量、开启梯度检查点时正在重算的那一层、"
-        "框架的工作区、缓存分配器的取整和碎片，以及 CUDA 上下文。峰值目前还没有建模。",
+        "框架的工作区、缓存分配器的取整和碎片，以及 CUDA 上下文。峰值另行给出，且只在确证精确时给出。",
     },
     "grouped_note": {
         "en": "Note: this model has grouped convolutions, and FlopCounterMode counts the gradient of a grouped "
@@ -118,6 +118,64 @@ LABELS.update({
         ", the layer recomputed during the backward under gradient checkpointing (its activations and their gradients)",
         "、开启梯度检查点时反向传播中重算的那一层（它的激活值及其梯度）",
     ),
+    "peak_line": L(
+        "Peak of live memory: {peak} ({exact} bytes), in the {phase} ({op}, at {module}); largest live then: {items}.",
+        "显存峰值（同时存活的张量）：{peak}（{exact} 字节），出现在{phase}（{op}，{module}）；此时最大的几项：{items}。",
+    ),
+    "peak_none": L(
+        "Peak of live memory: not given for this step ({reason}): the engine gives the peak only where it is proven "
+        "exact against PyTorch (so far: the optimizer step, when it provably exceeds the forward and the backward).",
+        "显存峰值（同时存活的张量）：这一步暂不给出（{reason}）：只有经 PyTorch 核对、确证精确时才给出峰值"
+        "（目前：优化器更新阶段，且可证明高于前向与反向）。",
+    ),
+    "phase_optimizer": L("optimizer step", "优化器更新阶段"),
+    "phase_forward": L("forward pass", "前向传播"),
+    "phase_backward": L("backward pass", "反向传播"),
+    "phase_loss": L("loss", "损失计算"),
+    "kind_weights": L("weights", "权重"),
+    "kind_gradient": L("gradient", "梯度"),
+    "kind_exp_avg": L("exp_avg", "exp_avg"),
+    "kind_exp_avg_sq": L("exp_avg_sq", "exp_avg_sq"),
+    "kind_momentum_buffer": L("momentum buffer", "动量缓冲"),
+    "kind_temporary": L("temporary", "临时张量"),
+    "kind_step": L("step", "step"),
+    "kind_buffer": L("buffer", "缓冲区"),
+    "kind_input_ids": L("input_ids", "input_ids"),
+    "reason_family": L("the peak is not cross-checked for this family yet", "该模型族的峰值尚未核对"),
+    "reason_sgd": L("plain SGD allocates nothing in its step, so the peak lies in the forward or the backward, "
+                    "not modelled yet", "不带动量的 SGD 更新时不分配内存，峰值在前向或反向中，目前尚未建模"),
+    "reason_setting": L("the setting {name} is not cross-checked for the peak yet", "设置 {name} 的峰值尚未核对"),
+    "reason_nothing trains": L("nothing trains", "没有可训练的参数"),
+    "reason_adafactor": L("Adafactor's step is not modelled yet", "Adafactor 的更新过程尚未建模"),
+    "reason_forward or backward": L("the forward or the backward may be higher than the optimizer step, and "
+                                    "they are not modelled op by op yet", "前向或反向可能高于优化器更新阶段，而它们尚未逐个算子建模"),
+    "fits_peak": L(
+        "The peak, {peak} ({exact} bytes), is {left} below {gpu} GB ({capacity} bytes): the step fits, as PyTorch "
+        "counts live tensors.",
+        "峰值 {peak}（{exact} 字节）比 {gpu} GB（{capacity} 字节）少 {left}：按 PyTorch 统计的存活张量，这一步放得下。",
+    ),
+    "fits_peak_over": L(
+        "The peak, {peak} ({exact} bytes), is {over} above {gpu} GB ({capacity} bytes): the step does not fit.",
+        "峰值 {peak}（{exact} 字节）比 {gpu} GB（{capacity} 字节）多 {over}：这一步放不下。",
+    ),
+    "fits_peak_margin": L(
+        "Not in the peak: the CUDA context, the framework's workspace and the allocator's rounding and "
+        "fragmentation, about {margin} by estimate (not measured here){tight}.",
+        "峰值不含：CUDA 上下文、框架的工作区、缓存分配器的取整和碎片，估算约 {margin}（本站未实测）{tight}。",
+    ),
+    "fit_batch": L("Largest batch at L = {seq_len} whose peak fits {budget} bytes: {answer}.",
+                   "在 L = {seq_len} 下峰值不超过 {budget} 字节的最大批大小：{answer}。"),
+    "fit_length": L("Largest length at B = {batch} whose peak fits {budget} bytes: {answer}.",
+                    "在 B = {batch} 下峰值不超过 {budget} 字节的最大序列长度：{answer}。"),
+    "fit_exact": L("{n}", "{n}"),
+    "fit_none": L("none (even 1 does not fit)", "没有（1 也放不下）"),
+    "fit_between": L("at least {low}{high} (the peak in between is not modelled yet)",
+                     "至少 {low}{high}（中间的峰值尚未建模）"),
+    "fit_below": L(", less than {n}", "，小于 {n}"),
+    "fit_at_least": L("at least {low} (the peak above it is not modelled yet)", "至少 {low}（更大时的峰值尚未建模）"),
+    "fit_unknown": L("not known (the peak is not modelled for this step)", "未知（这一步的峰值尚未建模）"),
+    "fits_tight": L("; the room left is less than that, so it may still run out of memory",
+                    "；剩余空间比这还少，仍可能显存不足"),
     "gb_note": L("N GB is read as N GiB (2^30 bytes), as a card sold as N GB holds.",
                  "N GB 按 N GiB（2^30 字节）计算，即标称 N GB 的显卡的容量。"),
     "command": L("The same with the CLI:", "用命令行得到同样的结果："),
@@ -214,10 +272,21 @@ def gpu_gb(value: Any) -> int:
     return costs._positive("gpu_gb", "" if value is None else str(value).strip(), GPU_MAX, GPU_NAME)
 
 
-def fits(total: int, gpu: int, lang: str, checkpointing: bool = False) -> tuple[str, list[str]]:
+def fits(total: int, gpu: int, lang: str, checkpointing: bool = False, peak: int | None = None) -> tuple[str, list[str]]:
     """("under" | "over", the sentences): the exact sum against N GiB, what it leaves out, and that the peak
-    is not modelled yet. Never "fits": a sum of four parts is not a peak (issue 35: until the peak lands)."""
+    is not modelled yet. Never "fits" from the sum: a sum of four parts is not a peak (issue 35).
+
+    Given ``peak`` (the step's proven peak, :mod:`calculator.costs.peak`): ("fits" | "does_not_fit") by the
+    peak against N GiB, and what the peak leaves out (the CUDA context, workspace, rounding: an estimate)."""
     capacity = gpu * GIB
+    if peak is not None:
+        margin = CONTEXT_ESTIMATE + peak * FRAGMENTATION_SHARE // 100
+        common = {"peak": gib(peak), "exact": fmt_int(peak, lang), "gpu": gpu, "capacity": fmt_int(capacity, lang)}
+        if peak > capacity:
+            return "does_not_fit", [label("fits_peak_over", lang, over=gib(peak - capacity), **common)]
+        tight = label("fits_tight", lang) if capacity - peak < margin else ""
+        return "fits", [label("fits_peak", lang, left=gib(capacity - peak), **common),
+                        label("fits_peak_margin", lang, margin=gib(margin), tight=tight)]
     margin = CONTEXT_ESTIMATE + total * FRAGMENTATION_SHARE // 100
     lines = [label("fits_sum", lang, sum=gib(total), exact=fmt_int(total, lang), gpu=gpu,
                    capacity=fmt_int(capacity, lang))]
@@ -232,6 +301,43 @@ def fits(total: int, gpu: int, lang: str, checkpointing: bool = False) -> tuple[
     return verdict, lines
 
 
+def peak_line(c: costs.Costs, lang: str) -> str | None:
+    """One sentence: the step's peak, where and what is largest then; or why it is not given. None: no peak."""
+    p = c.peak
+    if p is None:
+        return None
+    if p.bytes is None:
+        key = f"reason_{p.reason}"
+        reason = label(key, lang) if key in LABELS else label("reason_setting", lang, name=p.reason)
+        return label("peak_none", lang, reason=reason)
+    sep = "；" if lang == "zh" else "; "
+    items = sep.join(f"{label('kind_' + i.kind, lang)} {i.name} {gib(i.bytes)}" for i in p.items[:4])
+    items = items.replace("; ", ", ") if lang == "en" else items.replace("；", "、")
+    return label("peak_line", lang, peak=gib(p.bytes), exact=fmt_int(p.bytes, lang),
+                 phase=label(f"phase_{p.phase}", lang), op=p.op, module=p.module, items=items)
+
+
+def fit_lines(fit: Mapping[str, Any], lang: str) -> list[str]:
+    """The two sentences of ``--fit-gib``: the largest batch at L and the largest length at B (:mod:`..costs.fit`)."""
+
+    def answer(exact: int | None, low: int, over: int | None) -> str:
+        if exact == 0:
+            return label("fit_none", lang)
+        if exact is not None:
+            return fmt_int(exact, lang)
+        if low == 0 and over is None:
+            return label("fit_unknown", lang)
+        if over is None:
+            return label("fit_at_least", lang, low=fmt_int(low, lang))
+        return label("fit_between", lang, low=fmt_int(low, lang), high=label("fit_below", lang, n=fmt_int(over, lang)))
+
+    budget = fmt_int(fit["budget"], lang)
+    return [label("fit_batch", lang, seq_len=fit["seq_len"], budget=budget,
+                  answer=answer(fit["max_batch"], fit["max_batch_at_least"], fit["batch_does_not_fit"])),
+            label("fit_length", lang, batch=fit["batch"], budget=budget,
+                  answer=answer(fit["max_seq_len"], fit["max_seq_len_at_least"], fit["seq_len_does_not_fit"]))]
+
+
 def note(lang: str, grouped: bool = False) -> str:
     """What the figures are and leave out; with ``grouped``, how FlopCounterMode counts grouped convolutions."""
     if not grouped:
@@ -240,7 +346,7 @@ def note(lang: str, grouped: bool = False) -> str:
 
 
 def render(c: costs.Costs, lang: str = "en", markdown: bool = False, grouped: bool = False, inv: Any = None,
-           gpu: int | None = None) -> str:
+           gpu: int | None = None, fit: Mapping[str, Any] | None = None) -> str:
     """Text (aligned columns) or a Markdown table, with the settings, the step's assumptions (given ``inv``),
     what the sum leaves out, and (given ``gpu``, the CLI's ``--gpu-gb``) the sum against the card.
 
@@ -249,7 +355,10 @@ def render(c: costs.Costs, lang: str = "en", markdown: bool = False, grouped: bo
     title = f"{label('title', lang)}{colon(lang)}{heading(c, lang)}"
     table = rows(c, lang)
     assumed = [text for _, text in assumptions(inv, c.settings, lang)] if inv is not None else []
-    card = fits(c.memory_total, gpu, lang, c.settings.checkpointing)[1] + [label("gb_note", lang)] if gpu else []
+    peak = c.peak.bytes if c.peak is not None else None
+    card = fits(c.memory_total, gpu, lang, c.settings.checkpointing, peak)[1] + [label("gb_note", lang)] if gpu else []
+    line = peak_line(c, lang)
+    card = ([line] if line else []) + card + (fit_lines(fit, lang) if fit is not None else [])
     if markdown:
         head = (label("item", lang), label("value", lang), label("size", lang))
         out = f"**{title}**\n\n"
@@ -424,7 +533,7 @@ def page_answer(inv: Any, plan: Any, params: Any, lang: str, notes: list[dict[st
         query["ckpt"] = "1"
     if gpu != 24:
         query["gpu_gb"] = str(gpu)
-    verdict, fit_lines = fits(c.memory_total, gpu, lang, s.checkpointing)
+    verdict, fit_lines = fits(c.memory_total, gpu, lang, s.checkpointing, c.peak.bytes if c.peak is not None else None)
     command = cli_command(inv, s, gpu, preset, raw or {}, plan_query or {}, cli_label)
     text = notes_block(list(notes or ())) + render(c, lang, inv=inv, gpu=gpu)
     return {

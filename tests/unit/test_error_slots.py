@@ -134,6 +134,11 @@ NOT_FROM_THE_PAGE: dict[str, str] = {
     "out_of_memory": "the CLI's alone; tests/unit/test_reliability_bounds.py",
     # ...and anything that is not a CalcError: no input reaches it by construction (test_api.py forces one).
     "internal": "no input reaches it; tests/unit/test_api.py",
+    # The peak's note when no exact figure is proven (a note in the panel, never an error)...
+    "peak_not_modelled": "a note, not an error; tests/unit/test_peak.py",
+    # ...and the memory budget's, the CLI's --fit-gib alone so far (its slot: options.FIT_GIB.codes).
+    "peak_budget": "the CLI's --fit-gib; tests/unit/test_peak.py",
+    "peak_budget_below_weights": "the CLI's --fit-gib; tests/unit/test_peak.py",
 }
 # A model read from the Hub: the CLI's --model (its slot: options.MODEL.codes, tests/unit/test_options.py).
 NOT_FROM_THE_PAGE.update({code: "the CLI's --model: tests/hub/" for code in MESSAGES if code.startswith("hub_")})

@@ -145,6 +145,10 @@ def test_a_key_the_class_ignores_is_said_only_when_set_otherwise():
 # ------------------------------------------------------------------ M2: one block for a forum answer
 
 
+#: The memory total's four parts (``memory`` also holds the peak, no part of the sum).
+PARTS = ("weights", "gradients", "optimizer", "activations")
+
+
 def test_the_panel_copy_is_one_block_whose_command_prints_the_same_figures():
     params = {"preset": "microsoft/deberta-v3-base", "architecture": "DebertaV2ForSequenceClassification",
               "lora_r": "8", "lora_targets": "query_proj,value_proj", "peft_task_type": "SEQ_CLS"}
@@ -160,7 +164,7 @@ def test_the_panel_copy_is_one_block_whose_command_prints_the_same_figures():
         for w in words:
             assert w in block, (lang, w)
         total = c["costs"]["memory"]
-        exact = f"{sum(total.values()):,}"
+        exact = f"{sum(total[k] for k in PARTS):,}"
         assert f"| {exact} |" in block and "16 GB" in block
         assert ("not the peak" if lang == "en" else "不是峰值") in block
         command = c["command"]
@@ -180,7 +184,7 @@ def test_an_edited_model_travels_in_the_command_as_its_config():
     assert command.startswith("echo ") and "--config -" in command and "--grad-checkpointing" in command
     assert "--label 'my <b>model</b> line'" in command  # shell-quoted, one line
     code, printed, _ = run_command(command)
-    assert code == 0 and f"| {sum(c['costs']['memory'].values()):,} |" in printed
+    assert code == 0 and f"| {sum(c['costs']['memory'][k] for k in PARTS):,} |" in printed
     # The name heads the block as text: escaped, on one line.
     assert c["markdown"].startswith("**my \\<b\\>model\\</b\\> line** · `BertModel`")
     assert "use_reentrant=True" in c["markdown"]
@@ -267,13 +271,21 @@ def test_the_cli_markdown_escapes_its_label_and_keeps_table_columns():
 
 
 def test_the_cli_states_the_sum_against_the_card():
-    code, out, err = run_cli("--preset", "bert-base-uncased", "--batch", "1", "--seq-len", "8", "--gpu-gb", "8")
-    assert code == 0 and "against 8 GB (8,589,934,592 bytes)" in out and "not the peak" in out
-    assert "Fits" not in out and "Attention: eager" in out and "SDPA" in out
-    code, out, _ = run_cli("--preset", "bert-base-uncased", "--batch", "1", "--seq-len", "8", "--gpu-gb", "8",
+    # B = 64, L = 512: the activations may make the peak, not modelled yet: the sum, and no verdict.
+    code, out, err = run_cli("--preset", "bert-base-uncased", "--batch", "64", "--seq-len", "512", "--gpu-gb", "80")
+    assert code == 0 and "against 80 GB (85,899,345,920 bytes)" in out and "not the peak" in out
+    assert "the step fits, as" not in out and "Attention: eager" in out and "SDPA" in out
+    code, out, _ = run_cli("--preset", "bert-base-uncased", "--batch", "64", "--seq-len", "512", "--gpu-gb", "80",
                            "--format", "json")
     c = json.loads(out)["costs"]
-    assert c["gpu_gb"] == 8 and c["fits"] == "under"
+    assert c["gpu_gb"] == 80 and c["fits"] == "under" and c["memory"]["peak"] is None
+    # B = 1, L = 8: the peak is proven (the optimizer step), and the verdict is the peak's.
+    code, out, err = run_cli("--preset", "bert-base-uncased", "--batch", "1", "--seq-len", "8", "--gpu-gb", "8")
+    assert code == 0 and "the step fits, as PyTorch counts" in out and "against 8 GB" not in out
+    code, out, _ = run_cli("--preset", "bert-base-uncased", "--batch", "1", "--seq-len", "8", "--gpu-gb", "1",
+                           "--format", "json")
+    c = json.loads(out)["costs"]
+    assert c["fits"] == "does_not_fit" and c["memory"]["peak"] > 2**30
     code, out, err = run_cli("--preset", "bert-base-uncased", "--batch", "1", "--seq-len", "8", "--gpu-gb", "0",
                              "--lang", "zh")
     assert code == 2 and err.startswith("error: costs_not_positive: 显存容量 N")

@@ -1,0 +1,221 @@
+"""The peak of live memory of one training step (issue 32), where the engine can prove it exactly.
+
+**The definition** (the cross-check measures exactly this, ``tests/crosscheck/peak_measure.py``):
+the largest sum, at any moment, of the bytes of live tensor storages as a ``TorchDispatchMode``
+sees them; parameters, buffers and ``input_ids`` live from the start; a storage counted once
+however many views share it; freed when CPython frees it. The span: ``out = model(input_ids=ids)``,
+``loss = sum(o.float().sum())``, ``del out``, ``loss.backward()``, ``del loss``, ``optimizer.step()``.
+
+**What this layer models exactly: the optimizer step.** When the backward has returned, what is
+live is known to the byte and needs no knowledge of the forward: every parameter (trainable or
+not, tied ones once), the registered buffers (declared by the family: :attr:`CostModel.buffers`,
+as they are not in the inventory), ``input_ids`` (int64), and one ``.grad`` per parameter the loss
+reached (``AccumulateGrad`` keeps the incoming gradient itself, so exactly its size). Then
+PyTorch's CPU optimizers (the for-loop implementation, CPU's default) allocate:
+
+* AdamW: ``_init_group`` creates every parameter's state first (``step``, a 0-dim float32 of 4
+  bytes; ``exp_avg`` and ``exp_avg_sq``, ``zeros_like``), then updates one parameter at a time;
+  ``denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)`` holds two temporaries the
+  size of parameter i (the square root, then the division) while the previous parameter's
+  ``denom`` is still bound to the loop's variable. The peak is at the division (``aten.div``) of
+  the i maximising ``denom_{i-1} + 2·p_i``, in the order of ``model.parameters()`` (parameters
+  without a gradient are skipped: they are not in the optimizer's list).
+* SGD with momentum: ``momentum_buffer = clone(grad)`` one parameter at a time: the peak is at
+  the last ``aten.clone``, every buffer live.
+* SGD without momentum updates in place: the optimizer step allocates nothing, so its live bytes
+  never exceed the backward's end, and the peak lies before it (not modelled: ``None``).
+* Adafactor: not modelled yet (``None``).
+
+**The bound on everything before.** The forward, the loss and the backward are not yet modelled
+op by op here. Instead the layer bounds them from above and gives the optimizer's figure only
+when it is larger than that bound, so the figure is the peak itself and never a guess:
+
+    start (weights, buffers, ids) + gradients (G) + A + F + 3·max(largest forward tensor,
+    largest trained parameter) + the loss's float copies and sums
+
+where F is the bytes of every storage the simulator's program creates (:attr:`Ops.storages`,
+forward and a checkpointed block's replay) and A the bytes autograd saves (:attr:`Ops.activations`).
+In the forward at most F is live besides the start. After it only what autograd saved (A) and the
+outputs survive (``del out`` frees the outputs nothing saved); in the backward the gradients of the
+activations pending in the engine's buffers are at most one per forward tensor (F), a checkpointed
+block's recomputation at most its share of F, a node's own temporaries and the sum of two
+gradients of a multi-use tensor (a tied weight's two gradients and their sum) at most three of the
+largest, and the parameters' gradients at most G. When the bound is not below the optimizer's figure,
+the peak is ``None`` with the note ``peak_not_modelled``: the cross-check
+(``tests/crosscheck/test_peak_engine.py``) holds the bound above the measured forward and
+backward of every drawn case, and the figure equal to the measured peak.
+
+**How an operation takes part** (for whoever adds one to :mod:`.ops`, e.g. SDPA with outputs
+``[B, A, L, d]`` and a float32 logsumexp ``[B, A, L]``): create every tensor the operation
+returns with :meth:`Ops.new` (its bytes go into :attr:`Ops.storages`, hence into F), and declare
+what autograd keeps with :meth:`Ops.save`; a view (``view``, ``transpose``, ``expand``,
+``select``) makes no storage. Nothing else is needed here: an operation that allocates without
+calling ``new`` would make F too small, which the cross-check would show.
+
+**What remains** (issue 32): the forward, the loss and the backward op by op, so that the peak is exact
+where the activations make it (eager attention at large B·L, autocast, DeBERTa's clones). Each operation
+would also record the storages it reads (a storage not saved dies after its last read, as Python drops
+the name) and its backward node: what the node allocates (each input's gradient; ``addmm``: the input's,
+the weight's in ``W.t()``'s layout, kept as ``.grad``; ``native_layer_norm_backward``: three at once), the
+incoming gradient and saved storages it releases when it returns, and the sum of the gradients of a tensor
+read twice (the residual, q/k/v's input). ``tests/crosscheck/reference/PEAK.md`` lists the measured rules;
+``peak_measure.backward_ledger`` gives a node-by-node ledger to compare with.
+
+Standard library only; imports only :mod:`.tensor` (below the step, above the families).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+from .tensor import INDEX_BYTES, T
+
+#: AdamW's and Adafactor's per-parameter ``step``: a 0-dim float32.
+STEP_BYTES = 4
+#: How many of the largest live items ``peak_at`` lists.
+TOP_ITEMS = 6
+
+#: A parameter as this layer needs it: (name, number of elements, bytes per element).
+Named = tuple[str, int, int]
+
+
+@dataclass(frozen=True)
+class Item:
+    """A storage live at the peak: ``kind`` is weights, buffer, input_ids, gradient, exp_avg, exp_avg_sq,
+    step, momentum_buffer or temporary; ``name`` the parameter (or buffer, or the op of a temporary)."""
+
+    kind: str
+    name: str
+    bytes: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "name": self.name, "bytes": self.bytes}
+
+
+@dataclass(frozen=True)
+class Peak:
+    """The step's peak: ``bytes`` None when not modelled (``note`` says why, an error code)."""
+
+    bytes: int | None
+    phase: str | None = None
+    op: str | None = None
+    module: str | None = None
+    items: tuple[Item, ...] = ()
+    by_kind: dict[str, int] = field(default_factory=dict)
+    note: str | None = None
+    #: The upper bound on the forward, the loss and the backward (0 when not worked out).
+    bound: int = 0
+    #: Why there is no figure (a short English tag: "adafactor", "forward or backward", "attention sdpa"...).
+    reason: str | None = None
+    #: Proven bounds on the peak where there is no figure (equal to it where there is): ``lower`` is what is
+    #: live in the optimizer step (plain SGD: the weights and gradients at the backward's end); ``upper`` the
+    #: larger of the bound and the optimizer step's live bytes (None: not known, Adafactor).
+    lower: int = 0
+    upper: int | None = None
+
+    def at_dict(self) -> dict[str, Any] | None:
+        """``costs.peak_at``: the phase, the op and parameter at the peak, the largest items and bytes by kind."""
+        if self.bytes is None:
+            return None
+        return {"phase": self.phase, "op": self.op, "module": self.module,
+                "items": [i.to_dict() for i in self.items], "by_kind": dict(self.by_kind)}
+
+
+def _numel(shape: Sequence[int]) -> int:
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
+def not_modelled(reason: str) -> Peak:
+    """No figure: ``reason`` is a short English tag the note carries (the message is ``peak_not_modelled``)."""
+    return Peak(None, note="peak_not_modelled", reason=reason)
+
+
+def before_optimizer_bound(start: int, gradients: int, activations: int, storages: Sequence[int],
+                           outputs: Sequence[T], largest_param: int,
+                           blocks: Sequence[Sequence[int]] = ()) -> int:
+    """The upper bound on live bytes in the forward, the loss and the backward (see the module's docstring).
+
+    ``blocks``: with gradient checkpointing, the storages each checkpointed block's two runs make (the
+    forward's without a graph, the backward's replay), left out of ``storages``. One block runs at a time
+    (its forward's storages are gone when it returns, but for its output, the next block's saved input, in
+    A; its replay's are released by its backward before the previous block is replayed), so its share of F
+    is the largest block's one run, twice over (its tensors and their gradients pending): the sum of both
+    runs' storages."""
+    forward = sum(storages) + max([sum(b) for b in blocks] or [0])
+    sizes = [*storages, *(n for b in blocks for n in b)]
+    largest = max([largest_param, *sizes])
+    loss = sum(o.numel * 4 + 4 for o in outputs) + 4 + 4 * len(outputs)  # float copies, their sums, the sum, ones
+    return start + gradients + activations + forward + 3 * largest + loss
+
+
+def optimizer_peak(optimizer: str, start_items: Sequence[Item], graded: Sequence[Named]) -> Peak:
+    """The live bytes' maximum inside ``optimizer.step()`` (for-loop implementation), with what is live then."""
+    grads = [Item("gradient", name, n * size) for name, n, size in graded]
+    base = list(start_items) + grads
+    if optimizer == "adamw":
+        state: list[Item] = []
+        for name, n, size in graded:
+            state += [Item("step", name, STEP_BYTES), Item("exp_avg", name, n * size),
+                      Item("exp_avg_sq", name, n * size)]
+        best, at = -1, 0
+        for i, (_, n, size) in enumerate(graded):
+            previous = graded[i - 1][1] * graded[i - 1][2] if i else 0
+            value = previous + 2 * n * size
+            if value > best:
+                best, at = value, i
+        name, n, size = graded[at]
+        temps = [Item("temporary", "sqrt", n * size), Item("temporary", "div", n * size)]
+        if at:
+            temps.append(Item("temporary", "denom of " + graded[at - 1][0], graded[at - 1][1] * graded[at - 1][2]))
+        return _peak(base + state + temps, "optimizer", "aten.div", name)
+    if optimizer == "sgd-momentum":
+        buffers = [Item("momentum_buffer", name, n * size) for name, n, size in graded]
+        return _peak(base + buffers, "optimizer", "aten.clone", graded[-1][0])
+    return not_modelled(optimizer)
+
+
+def _peak(items: list[Item], phase: str, op: str, module: str) -> Peak:
+    kinds: dict[str, int] = {}
+    for i in items:
+        kinds[i.kind] = kinds.get(i.kind, 0) + i.bytes
+    top = sorted((i for i in items if i.bytes), key=lambda i: (-i.bytes, i.kind, i.name))[:TOP_ITEMS]
+    return Peak(sum(i.bytes for i in items), phase, op, module, tuple(top), kinds)
+
+
+def step_peak(optimizer: str, params: Sequence[Named], graded: Sequence[Named],
+              buffers: Sequence[Named], batch: int, seq_len: int, storages: Sequence[int],
+              outputs: Sequence[T], activations: int, blocks: Sequence[Sequence[int]] = ()) -> Peak:
+    """The peak of the step: the optimizer's when it provably exceeds everything before it, else None.
+
+    ``params``: every distinct parameter (name, numel, itemsize); ``graded``: those that get a ``.grad``,
+    in ``model.parameters()`` order; ``buffers``: the class's registered buffers; ``storages``: the bytes
+    of every storage the program created (:attr:`Ops.storages`); ``outputs``: the program's outputs;
+    ``activations``: the bytes autograd saves (:attr:`Ops.activations`); ``blocks``: the storages of each
+    checkpointed block's runs (:attr:`Sim.blocks`), not in ``storages``.
+    """
+    start_items = [Item("weights", name, n * size) for name, n, size in params]
+    start_items += [Item("buffer", name, n * size) for name, n, size in buffers]
+    start_items.append(Item("input_ids", "input_ids", batch * seq_len * INDEX_BYTES))
+    if not graded:
+        return not_modelled("nothing trains")
+    start = sum(i.bytes for i in start_items)
+    gradients = sum(n * size for _, n, size in graded)
+    largest_param = max(n * size for _, n, size in graded)  # only a parameter that gets a gradient has two
+    bound = before_optimizer_bound(start, gradients, activations, storages, outputs, largest_param, blocks)
+    # Not the forward's end (start + every saved storage): a storage saved by a node the loss never reaches
+    # is freed before it (measured: DeBERTa with frozen layers), so only the optimizer's live set is certain.
+    opt = optimizer_peak(optimizer, start_items, graded)
+    if opt.bytes is None:
+        if optimizer == "sgd":  # its step allocates nothing: never above the backward's end, so below the bound
+            return Peak(None, note="peak_not_modelled", bound=bound, reason="sgd", lower=start + gradients,
+                        upper=bound)
+        return opt
+    if bound >= opt.bytes:
+        return Peak(None, note="peak_not_modelled", bound=bound, reason="forward or backward",
+                    lower=opt.bytes, upper=bound)
+    return Peak(opt.bytes, opt.phase, opt.op, opt.module, opt.items, opt.by_kind, None, bound, None,
+                opt.bytes, opt.bytes)

@@ -1,0 +1,175 @@
+"""Cross-check the engine's peak of live memory (calculator/costs/peak.py) against PyTorch, to the byte.
+
+Each case is a random tiny config of a family whose cost model declares its buffers (the families the
+peak covers: BERT and those running BERT's step code), a class, B, L, dtype, optimizer, checkpointing
+(non-reentrant or reentrant, drawn) and a plan (none, freezing, LoRA), drawn as the costs cross-check
+draws them (``test_costs_reference.draw``), half of them with a larger vocabulary (the realistic case where
+the weights, not the activations, make the peak). The PyTorch side is ``peak_measure.measure_peak``:
+issue 32's ``LiveBytes`` over the real step. Two things must hold for every case:
+
+* the engine's bound on the forward, the loss and the backward is at least the largest live bytes
+  measured there (the bound is what lets the engine give a figure only where it is the peak);
+* where the engine gives a figure, it is the measured peak to the byte, with its phase and op, and the
+  bytes by kind at the peak equal the measured ones (weights, gradients, state, temporaries).
+
+Where the engine gives no figure (``peak_not_modelled``) it made no claim beyond its bound. The count of
+figures checked is asserted to be non-zero per family, so the cross-check cannot pass by refusing everything.
+"""
+from __future__ import annotations
+
+import os
+import random
+from typing import Any
+
+import pytest
+
+from calculator import costs
+from calculator.errors import CalcError
+from calculator.families import FAMILIES
+
+from .test_costs_reference import ADJUST, ADJUST_BEFORE, draw, planned
+
+torch = pytest.importorskip("torch")
+
+from .peak_measure import Step, measure_peak  # noqa: E402
+
+PEAK_FAMILIES = tuple(mt for mt, f in FAMILIES.items() if f.costs is not None and f.costs.buffers is not None)
+PER_FAMILY = int(os.environ.get("PEAK_RANDOM", "16"))
+SEED = int(os.environ.get("CROSSCHECK_SEED", "20261125"))
+KIND = {"weights": "param", "gradient": "grad", "exp_avg": "exp_avg", "exp_avg_sq": "exp_avg_sq", "step": "step",
+        "momentum_buffer": "momentum_buffer", "buffer": "buffer", "input_ids": "input_ids", "temporary": "act"}
+
+
+def case_for(model_type: str, index: int) -> dict[str, Any] | None:
+    """A drawn case the engine accepts (refused draws are the costs cross-check's business), or None."""
+    rng = random.Random(f"{SEED}-peak-{model_type}-{index}")
+    for _ in range(20):
+        case = draw(rng, model_type)
+        if index % 2:  # the weights make the peak: a wider vocabulary, a short input
+            raw = case["raw"]
+            raw["vocab_size"] = rng.randint(600, 4000)
+            plain = model_type not in ADJUST and model_type not in ADJUST_BEFORE  # no width constraints of its own
+            if plain and "num_attention_heads" in raw and rng.random() < 0.7:
+                raw["hidden_size"] = raw["num_attention_heads"] * rng.randint(8, 16)
+                raw.pop("embedding_size", None)
+            case["batch"], case["seq_len"] = 1, min(case["seq_len"], 4)
+            if rng.random() < 0.8:
+                case["optimizer"] = rng.choice(["adamw", "adamw", "sgd-momentum"])
+            if case["plan"] == "lora" and rng.random() < 0.5:
+                case["plan"] = "none"
+        if case["checkpointing"]:
+            case["checkpointing"] = rng.choice(["non-reentrant", "reentrant"])
+        try:
+            inv, plan = planned(case)
+            s = costs.settings(case["batch"], case["seq_len"], case["dtype"], case["optimizer"],
+                               bool(case["checkpointing"]))
+            case["costs"] = costs.compute(inv, s, plan)
+        except CalcError:
+            continue
+        case["inv"], case["plan"] = inv, plan
+        return case
+    return None
+
+
+def measured(case: dict[str, Any]):
+    config = {k: v for k, v in case["raw"].items() if k not in ("model_type", "architectures")}
+    plan = case["plan"]
+    step = Step(case["inv"].model_type, case["arch"], config, case["batch"], case["seq_len"], dtype=case["dtype"],
+                checkpointing=case["checkpointing"], optimizer=case["optimizer"],
+                plan="none" if plan is None else plan.method if plan.method == "lora" else "freeze",
+                freeze=case["freeze"], lora=dict(plan.settings) if plan is not None and plan.method == "lora" else {},
+                pooler=case["pooler"], foreach=False)
+    return measure_peak(step)
+
+
+def check_case(case: dict[str, Any]) -> bool:
+    """One case: the bound above what was measured before the optimizer; the figure (if any) the measured peak.
+    Returns whether the engine gave a figure."""
+    engine = case["costs"].peak
+    if engine.bytes is None and not engine.bound:
+        return False  # no claim at all (Adafactor, plain SGD): nothing to measure
+    result = measured(case)
+    before = result.phase_starts.get("optimizer", len(result.timeline))
+    live_before = max([result.phase_live["forward"]] + [now for _, now in result.timeline[:before]])
+    where = (case["arch"], case["batch"], case["seq_len"], case["dtype"], case["optimizer"], case["checkpointing"],
+             case["plan"] and case["plan"].method, case["raw"])
+    if engine.bound:
+        assert live_before <= engine.bound, where
+    # The proven interval the fit search relies on (calculator/costs/fit.py).
+    assert engine.lower <= result.peak, (where, engine.lower, result.peak)
+    if engine.upper is not None:
+        assert result.peak <= engine.upper, (where, result.peak, engine.upper)
+    if engine.bytes is None:
+        return False
+    assert (engine.bytes, engine.phase, engine.op) == (result.peak, result.phase, result.op), where
+    kinds: dict[str, int] = {}
+    for kind, n in engine.by_kind.items():
+        kinds[KIND[kind]] = kinds.get(KIND[kind], 0) + n
+    assert kinds == result.by_kind(), where
+    return True
+
+
+@pytest.mark.parametrize("model_type", PEAK_FAMILIES)
+def test_peak_equals_pytorch(model_type: str) -> None:
+    """PER_FAMILY drawn cases of the family; at least one must give a figure (else nothing was checked)."""
+    figures = 0
+    for index in range(PER_FAMILY):
+        case = case_for(model_type, index)
+        if case is not None:
+            figures += check_case(case)
+    assert figures > 0 or PER_FAMILY < 4, f"no figure checked for {model_type}"
+
+
+def test_bert_base_b1_l128_figure() -> None:
+    """The unit test's hand-worked figure (tests/unit/test_peak.py), measured once: bert-base (BertModel), B 1,
+    L 128, fp32, AdamW, on fake tensors (the same ops and sizes, no memory)."""
+    import transformers
+
+    from calculator.build import build
+
+    keys = ("vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
+            "max_position_embeddings", "type_vocab_size")
+    config = {k: v for k, v in transformers.BertConfig().to_dict().items() if k in keys}
+    result = measure_peak(Step("bert", "BertModel", config, 1, 128, foreach=False), fake=True)
+    inv = build(dict(config, model_type="bert"), "BertModel", None)
+    engine = costs.compute(inv, costs.settings(1, 128)).peak
+    assert (result.peak, result.phase, result.op) == (1_939_253_020, "optimizer", "aten.div")
+    assert (engine.bytes, engine.phase, engine.op) == (result.peak, result.phase, result.op)
+
+
+#: Published configs at full size (fake tensors: the same ops and sizes, no memory), at a batch and length where
+#: the weights make the peak and one where the engine should stay silent; (preset, B, L, dtype, checkpointing).
+FULL_SIZE = (
+    ("bert-base-uncased", 2, 128, "fp32", False), ("bert-base-uncased", 16, 512, "fp32", False),
+    ("roberta-base", 1, 256, "bf16", False), ("xlm-roberta-base", 4, 512, "fp32", True),
+    ("google/electra-base-discriminator", 1, 128, "fp32", False), ("distilbert-base-uncased", 2, 128, "fp32", False),
+    ("microsoft/deberta-v3-base", 1, 128, "fp32", False), ("microsoft/deberta-v3-base", 8, 512, "fp32", False),
+    ("albert-base-v2", 1, 128, "fp32", False), ("sentence-transformers/all-mpnet-base-v2", 2, 128, "bf16", False),
+    ("google/rembert", 1, 128, "fp32", False), ("junnyu/roformer_chinese_base", 1, 128, "fp32", False),
+    ("facebook/esm2_t12_35M_UR50D", 1, 128, "fp32", False), ("YituTech/conv-bert-base", 1, 128, "fp32", False),
+    ("funnel-transformer/small", 1, 128, "fp32", False), ("squeezebert/squeezebert-uncased", 1, 128, "fp32", False),
+    ("bert-base-uncased", 16, 512, "fp32", True), ("xlm-roberta-base", 8, 512, "bf16", True),
+    ("BAAI/bge-m3", 4, 1024, "bf16", True), ("microsoft/deberta-v3-base", 1, 512, "bf16", False),
+    ("bert-base-uncased", 8, 128, "bf16", True),  # the CLI golden bert-step-gpu: 969,638,684 bytes
+)
+
+
+@pytest.mark.parametrize("preset,batch,seq_len,dtype,checkpointing", FULL_SIZE)
+def test_full_size_bound_and_figure(preset: str, batch: int, seq_len: int, dtype: str, checkpointing: bool) -> None:
+    """At published sizes the bound still lies above the measured forward and backward, and a figure is exact."""
+    from calculator.build import build
+    from calculator.presets import get_preset
+
+    raw = dict(get_preset(preset).config)
+    inv = build(raw)
+    engine = costs.compute(inv, costs.settings(batch, seq_len, dtype, "adamw", checkpointing)).peak
+    config = {k: v for k, v in raw.items() if k not in ("model_type", "architectures")}
+    result = measure_peak(Step(inv.model_type, inv.architecture, config, batch, seq_len, dtype=dtype,
+                               checkpointing="non-reentrant" if checkpointing else False, foreach=False,
+                               pooler=None if inv.arch.pooler is not None else inv.pooler), fake=True)
+    before = result.phase_starts.get("optimizer", len(result.timeline))
+    live_before = max([result.phase_live["forward"]] + [now for _, now in result.timeline[:before]])
+    assert engine.bound and live_before <= engine.bound, (preset, live_before, engine.bound)
+    assert engine.lower <= result.peak <= engine.upper, (preset, engine.lower, result.peak, engine.upper)
+    if engine.bytes is not None:
+        assert (engine.bytes, engine.phase, engine.op) == (result.peak, result.phase, result.op), preset
