@@ -547,3 +547,27 @@ class Ops:
         self.save(self.new(t.shape, True))  # x / sqrt(2)
         self.save(self.new(t.shape, True))  # 1 + erf(...)
         return self.new(t.shape, True)
+
+    def sdpa(self, q: T, k: T, v: T, mask: T | None = None) -> T:
+        """``scaled_dot_product_attention`` as CPU runs it with attention dropout 0: the flash kernel
+        ``_scaled_dot_product_flash_attention_for_cpu`` (PEAK.md section 4). FLOPs are
+        ``torch.utils.flop_counter``'s sdpa rules: forward the two products ``QKᵀ`` and ``PV``; backward five
+        (the scores recomputed, then the gradients of the scores, of V, of Q and of K). FlopCounterMode itself
+        registers those rules for CUDA's kernels only and counts 0 for the CPU kernel (measured,
+        tests/crosscheck/test_costs_sdpa_op.py). Its backward keeps q, k, v (their storages, views
+        included), the output [B, A, L, d] and a float32 logsumexp [B, A, L], plus a float mask if one is
+        passed (ModernBERT's local layers). Not yet called by any family's step (issue 32, item 1)."""
+        b, h, s_q, d_q = q.shape
+        s_k, d_v = k.shape[-2], v.shape[-1]
+        forward = 2 * b * h * s_q * d_q * s_k + 2 * b * h * s_q * s_k * d_v
+        grad = q.grad or k.grad or v.grad
+        row = self.record("_scaled_dot_product_flash_attention_for_cpu", forward)
+        out = self.new((b, h, s_q, d_v), grad)
+        if grad and self.grad_mode:
+            row.backward += 2 * b * h * s_q * s_k * (3 * d_q + 2 * d_v)
+            lse = self.new((b, h, s_q), False, 4)
+            for t in (q, k, v, out, lse):
+                self.save(t)
+            if mask is not None:
+                self.save(mask)
+        return out
