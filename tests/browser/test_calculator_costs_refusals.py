@@ -45,3 +45,26 @@ def test_no_calculating_beside_an_error_and_the_refusal_names_it(page, site, lan
     said = refusal(page)
     assert said in (ui("copy_costs_none", lang), ui("copy_costs_general", lang)), said
     assert page.locator("#calc-costs [aria-invalid]").count() == 0
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_link_over_8_kb_is_not_written_and_the_reader_is_told(page, site, lang):
+    """Reliability review 2 L6: X-MOD's languages within their bounds (128 names of 16 characters), in CJK,
+    make a 15 KB link; servers answer 414 over about 8 KB. The address keeps no query, a coded message in the
+    reader's language says why, Copy link refuses with it, and the result is shown and current."""
+    import urllib.parse
+
+    languages = ",".join("語" * 13 + f"{i:03d}" for i in range(128))
+    query = urllib.parse.urlencode({"model_type": "xmod", "languages": languages})
+    assert len(query) > 8192
+    page.goto(site.url("calculator/", lang, query))
+    loc = wait_error(page, "link_too_long")
+    assert "8 KB" in loc.text_content()
+    assert loc.text_content().startswith(ui("error_link_too_long", lang, kb=0).split("0", 1)[0])
+    assert len(page.url) <= 8192 and "?" not in page.url
+    assert page.locator("#calc-summary [data-total]").count() == 1
+    assert page.locator("#calc-output.calc-stale").count() == 0
+    page.click("button[data-copy=link] >> nth=0")
+    status = page.locator(".calc-copy-status[data-refused=link_too_long]").first
+    status.wait_for(state="attached")
+    assert "8 KB" in status.text_content()

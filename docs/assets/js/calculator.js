@@ -76,6 +76,9 @@ function main(root) {
   let costsCopy = null; // the panel's Markdown, while its answer is the current inputs'
   // The step's error shown, for Copy's refusal to name (issue 35 L3): {field: its label or null}.
   let costsError = null;
+  // A shown result whose link is over LINK_MAX bytes (issue 35 L6): its size in KB, else 0.
+  const LINK_MAX = 8192;
+  let linkTooLong = 0;
 
   const fill = (text, params) => text.replace(/\{(\w+)\}/g, (m, k) => (Object.hasOwn(params, k) ? String(params[k]) : m));
   // Names from the address or the reader are looked up only among the schema's own keys:
@@ -412,8 +415,18 @@ function main(root) {
     }
     // The address (and so Copy link) holds only what differs from the link's starting point (result.link),
     // and the Training cost panel's keys while it is open.
-    const query = new URLSearchParams({ ...(result.link || result.query), ...costsLinkQuery(result.costs) }).toString();
-    history.replaceState(history.state, "", `${location.pathname}?${query}${location.hash}`);
+    let query = new URLSearchParams({ ...(result.link || result.query), ...costsLinkQuery(result.costs) }).toString();
+    // Servers refuse addresses much over 8 KB (414): such a link is not written, and the reader is told why
+    // (the query is ASCII once encoded, so its length is its size in bytes).
+    const href = `${location.origin}${location.pathname}?${query}${location.hash}`;
+    linkTooLong = href.length > LINK_MAX ? Math.ceil(href.length / 1024) : 0;
+    if (linkTooLong) {
+      query = "";
+      general.textContent = fill(L.error_link_too_long, { kb: linkTooLong });
+      general.dataset.errorCode = "link_too_long";
+      general.hidden = false;
+    }
+    history.replaceState(history.state, "", `${location.pathname}${query ? `?${query}` : ""}${location.hash}`);
     patchLanguageLinks();
     live.textContent = result.announce;
   }
@@ -816,6 +829,11 @@ function main(root) {
           sayFor(copyStatus, L.copy_pending, 6000);
           return;
         }
+      }
+      if (kind === "link" && linkTooLong) {
+        copyStatus.dataset.refused = "link_too_long";
+        sayFor(copyStatus, fill(L.error_link_too_long, { kb: linkTooLong }), 6000);
+        return;
       }
       delete copyStatus.dataset.refused;
       const text = kind === "link" ? location.href : withSource(kind, copies[kind]);
