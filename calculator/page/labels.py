@@ -114,6 +114,35 @@ UI_LABELS: dict[str, dict[str, str]] = {
         "en": "Not copied: the inputs have an error (see the message above); the result shown is out of date.",
         "zh": "未复制：输入有误（见上方提示），当前结果未更新。",
     },
+    # The training-cost panel's Copy refused after the step's own error (issue 35: reliability L3, zh M3):
+    # it names the field by its label, or says that the model class or plan is the cause.
+    "copy_costs_field": {
+        "en": "Not copied: fix “{field}” first (see the message beside it); the training cost shown is not for these inputs.",
+        "zh": "未复制：请先修正“{field}”（见其旁边的说明），当前显示的训练开销并不对应这些输入。",
+    },
+    "copy_costs_general": {
+        "en": "Not copied: the training cost cannot be calculated for this model class or fine-tuning plan "
+        "(see the message above); the figures shown are the last valid result.",
+        "zh": "未复制：当前模型类或微调方案无法计算训练开销（见上方说明），下面显示的是上一个有效结果。",
+    },
+    "copy_costs_none": {
+        "en": "Not copied: the training cost cannot be calculated for these inputs (see the message above).",
+        "zh": "未复制：当前输入无法计算训练开销（见上方说明）。",
+    },
+    # A result whose link would outgrow what web servers accept (issue 35: reliability review 2 L6): the address
+    # keeps no query, Copy link refuses, and this says why and what still works. Code: link_too_long.
+    "error_link_too_long": {
+        "en": "This result's link would be {kb} KB long, more than the 8 KB that web servers accept, so the address "
+        "does not hold it and Copy link is off for this result. Copy as Markdown or as text keeps the figures; "
+        "to come back to it, paste the same config.json.",
+        "zh": "这个结果的链接长达 {kb} KB，超过网页服务器接受的 8 KB，因此地址栏中不保存它，这个结果也不能“复制链接”。"
+        "“复制为 Markdown”和“复制为纯文本”仍可保留这些数字；以后要重新得到它，请再次粘贴同一个 config.json。",
+    },
+    # Stands in the panel instead of "Calculating the training step…" once an error answers it.
+    "costs_unavailable": {
+        "en": "Cannot cost this step: the reason is in the message above.",
+        "zh": "无法计算这一步的开销：原因见上方说明。",
+    },
     # Copy while the result shown is not yet the current inputs' (reliability review #6).
     "copy_pending": {
         "en": "Not copied: the result for these inputs is still being calculated; try again in a moment.",

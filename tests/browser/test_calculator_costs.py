@@ -135,7 +135,8 @@ def assert_costs_error(page, code: str, beside: str | None, lang: str) -> None:
         assert page.get_attribute(f"#{beside}", "aria-invalid") == "true"
     assert page.locator("#calc-summary [data-total]").count() == 1
     assert page.locator("#calc-output.calc-stale").count() == 0
-    assert page.locator("#calc-costs-output.calc-stale").count() == 1
+    # Figures shown before stay, dimmed; with none, a line saying none will come (issue 35 L3), not "Calculating…".
+    assert page.locator("#calc-costs-output.calc-stale, #calc-costs-output[data-state=error]").count() == 1
 
 
 def assert_costs_fixed(page, lang: str) -> None:

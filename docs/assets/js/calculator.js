@@ -74,6 +74,11 @@ function main(root) {
   let costsSentOpen = false; // whether the last request carried the panel's keys
   let costsAsked = null; // the panel's keys of the request in flight (its answer's, when it comes)
   let costsCopy = null; // the panel's Markdown, while its answer is the current inputs'
+  // The step's error shown, for Copy's refusal to name (issue 35 L3): {field: its label or null}.
+  let costsError = null;
+  // A shown result whose link is over LINK_MAX bytes (issue 35 L6): its size in KB, else 0.
+  const LINK_MAX = 8192;
+  let linkTooLong = 0;
 
   const fill = (text, params) => text.replace(/\{(\w+)\}/g, (m, k) => (Object.hasOwn(params, k) ? String(params[k]) : m));
   // Names from the address or the reader are looked up only among the schema's own keys:
@@ -402,8 +407,18 @@ function main(root) {
     }
     // The address (and so Copy link) holds only what differs from the link's starting point (result.link),
     // and the Training cost panel's keys while it is open.
-    const query = new URLSearchParams({ ...(result.link || result.query), ...costsLinkQuery(result.costs) }).toString();
-    history.replaceState(history.state, "", `${location.pathname}?${query}${location.hash}`);
+    let query = new URLSearchParams({ ...(result.link || result.query), ...costsLinkQuery(result.costs) }).toString();
+    // Servers refuse addresses much over 8 KB (414): such a link is not written, and the reader is told why
+    // (the query is ASCII once encoded, so its length is its size in bytes).
+    const href = `${location.origin}${location.pathname}?${query}${location.hash}`;
+    linkTooLong = href.length > LINK_MAX ? Math.ceil(href.length / 1024) : 0;
+    if (linkTooLong) {
+      query = "";
+      general.textContent = fill(L.error_link_too_long, { kb: linkTooLong });
+      general.dataset.errorCode = "link_too_long";
+      general.hidden = false;
+    }
+    history.replaceState(history.state, "", `${location.pathname}${query ? `?${query}` : ""}${location.hash}`);
     patchLanguageLinks();
     live.textContent = result.announce;
   }
@@ -554,7 +569,10 @@ function main(root) {
       } else {
         if (result.detail) console.error("calculator:", result.detail);
         showErrors(Array.isArray(result.errors) ? result.errors : [result.error]);
-        if (costsOutput) costsOutput.classList.add("calc-stale"); // the panel's answer is the last good model's
+        if (costsOutput) {
+          costsOutput.classList.add("calc-stale"); // the panel's answer is the last good model's
+          costsUnavailable();
+        }
       }
     }
   }
@@ -804,6 +822,11 @@ function main(root) {
           return;
         }
       }
+      if (kind === "link" && linkTooLong) {
+        copyStatus.dataset.refused = "link_too_long";
+        sayFor(copyStatus, fill(L.error_link_too_long, { kb: linkTooLong }), 6000);
+        return;
+      }
       delete copyStatus.dataset.refused;
       const text = kind === "link" ? location.href : withSource(kind, copies[kind]);
       let said = L.copied;
@@ -864,6 +887,7 @@ function main(root) {
   function showCosts(answer, origin) {
     if (!costsPanel) return;
     costsCopy = null;
+    costsError = null;
     if (!answer) {
       if (!costsPanel.open) costsOutput.replaceChildren();
       return;
@@ -887,9 +911,22 @@ function main(root) {
     slot.dataset.errorCode = error.code || "internal";
     slot.hidden = false;
     if (input) input.setAttribute("aria-invalid", "true");
+    const labelEl = input ? costsPanel.querySelector(`label[for="${CSS.escape(input.id)}"]`) : null;
+    costsError = { field: labelEl ? labelEl.textContent.trim() : null };
     costsOutput.classList.add("calc-stale");
     costsOutput.dataset.state = "stale";
+    costsUnavailable();
     live.textContent = slot.textContent;
+  }
+
+  // An error answered before any figures were shown: "Calculating the training step…" gives way to
+  // a line that says none will come (issue 35 L3 / zh M3); figures shown earlier stay, dimmed.
+  function costsUnavailable() {
+    if (!costsPanel || costsOutput.querySelector("table")) return;
+    if (!costsOutput.firstChild) return; // the panel was never opened: nothing to replace
+    costsOutput.textContent = L.costs_unavailable;
+    costsOutput.classList.remove("calc-stale");
+    costsOutput.dataset.state = "error";
   }
 
   if (costsPanel) {
@@ -909,9 +946,15 @@ function main(root) {
       button.addEventListener("click", async () => {
         const fresh = root.dataset.result === "fresh" && !root.dataset.busy && costsCopy !== null;
         if (!fresh) {
-          const stale = root.dataset.result === "stale" || costsOutput.dataset.state === "stale";
+          const stale = root.dataset.result === "stale" || ["stale", "error"].includes(costsOutput.dataset.state);
           costsCopyStatus.dataset.refused = stale ? "stale" : "pending";
-          sayFor(costsCopyStatus, stale ? L.copy_stale : L.copy_pending, 6000);
+          // What is wrong, by name: the step's field, the step itself, or the form's inputs.
+          let said = L.copy_pending;
+          if (stale && costsError && !root.dataset.busy) {
+            said = costsError.field ? fill(L.copy_costs_field, { field: costsError.field })
+              : costsOutput.dataset.state === "error" ? L.copy_costs_none : L.copy_costs_general;
+          } else if (stale) said = fieldMarked ? L.copy_stale : L.copy_stale_general;
+          sayFor(costsCopyStatus, said, 6000);
           return;
         }
         delete costsCopyStatus.dataset.refused;
