@@ -100,6 +100,11 @@ INDEX: tuple[tuple[str, str, int, tuple[str, ...]], ...] = (
         "sentence-transformers/all-mpnet-base-v2",
         "microsoft/mpnet-base",
     )),
+    ("mt5", "mt5", 86, (
+        "google/mt5-xxl",
+        "google/mt5-xl",
+        "google/mt5-base",
+    )),
     ("nomic_bert", "nomic_bert", 57, (
         "nomic-ai/nomic-embed-text-v1.5",
         "nomic-ai/nomic-embed-text-v1",
@@ -119,7 +124,19 @@ INDEX: tuple[tuple[str, str, int, tuple[str, ...]], ...] = (
     ("squeezebert", "squeezebert", 64, (
         "squeezebert/squeezebert-uncased",
     )),
+    ("t5", "t5", 85, (
+        "google/t5-v1_1-xxl",
+        "google/t5-v1_1-xl",
+        "google/flan-t5-xl",
+        "google/flan-t5-base",
+        "google-t5/t5-base",
+        "google-t5/t5-large",
+    )),
     ("transformer2018", "transformer", 95, (
+    )),
+    ("umt5", "umt5", 87, (
+        "google/umt5-xxl",
+        "google/umt5-base",
     )),
     ("xlm_roberta", "xlm-roberta", 22, (
         "xlm-roberta-base",

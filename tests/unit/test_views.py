@@ -259,9 +259,11 @@ def test_an_unsupported_model_says_so_and_gives_the_way_forward():
         # A config that needs its own code (jina-embeddings-v2 style) says so, and the code trusts it twice.
         message = refusal({"model_type": "jina_bert", "auto_map": {"AutoModel": "modeling_bert.JinaBertModel"}}).message(lang)
         assert "auto_map" in message and custom_liner in message, message
-        # T5's encoders: the encoder class, not the encoder-decoder AutoModel builds; no remote code.
-        for model_type, encoder, whole in (("t5", "T5EncoderModel", "T5Model"), ("mt5", "MT5EncoderModel", "MT5Model"),
-                                           ("umt5", "UMT5EncoderModel", "UMT5Model")):
+        # T5-shaped encoder-decoders still refused: the encoder class, not the encoder-decoder AutoModel builds; no
+        # remote code. (T5, mT5 and umT5 are families: their encoder classes are counted.)
+        for model_type, encoder, whole in (("longt5", "LongT5EncoderModel", "LongT5Model"),
+                                           ("switch_transformers", "SwitchTransformersEncoderModel",
+                                            "SwitchTransformersModel")):
             message = refusal({"model_type": model_type}).message(lang)
             assert f"{encoder}(AutoConfig.from_pretrained(NAME)).num_parameters()" in message and whole in message
             assert "trust_remote_code" not in message and "from_pretrained(NAME)).num" in message
