@@ -71,6 +71,12 @@ INDEX: tuple[tuple[str, str, int, tuple[str, ...]], ...] = (
         "facebook/esm2_t33_650M_UR50D",
         "facebook/esm2_t36_3B_UR50D",
     )),
+    ("flaubert", "flaubert", 73, (
+        "flaubert/flaubert_base_cased",
+        "flaubert/flaubert_base_uncased",
+        "flaubert/flaubert_small_cased",
+        "flaubert/flaubert_large_cased",
+    )),
     ("funnel", "funnel", 68, (
         "funnel-transformer/small",
         "funnel-transformer/medium",
@@ -137,6 +143,10 @@ INDEX: tuple[tuple[str, str, int, tuple[str, ...]], ...] = (
     ("umt5", "umt5", 87, (
         "google/umt5-xxl",
         "google/umt5-base",
+    )),
+    ("xlm", "xlm", 72, (
+        "FacebookAI/xlm-mlm-en-2048",
+        "FacebookAI/xlm-mlm-enfr-1024",
     )),
     ("xlm_roberta", "xlm-roberta", 22, (
         "xlm-roberta-base",

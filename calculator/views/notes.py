@@ -71,6 +71,10 @@ KNOWN_KEYS: frozenset[str] = frozenset({
     # T5, mT5, umT5 (the encoder classes): no tensor; dropout_rate and dense_act_fn are the training step's
     "dropout_rate", "dense_act_fn", "initializer_factor", "layer_norm_epsilon", "relative_attention_max_distance",
     "scale_decoder_outputs",
+    # XLM, FlauBERT: no tensor (gelu_activation and layerdrop change the step; is_encoder False is refused by
+    # transformers itself, which builds encoders only)
+    "causal", "embed_init_std", "end_n_top", "gelu_activation", "init_std", "is_encoder", "lang_id", "mask_index",
+    "start_n_top", "summary_first_dropout", "unk_index", "layerdrop",
 })
 #: At most this many unread keys are named (a custom config can hold dozens).
 MAX_NAMED = 10

@@ -116,7 +116,8 @@ def test_cli_json_and_errors():
     code, out, err = run_cli("--list-presets")
     assert code == 0 and "bert-base-uncased" in out and "albert-xxlarge-v2" in out
     code, out, err = run_cli("--preset", "bert-base-uncase")
-    assert err.endswith("Did you mean bert-base-uncased or distilbert-base-uncased?\n")
+    # flaubert/flaubert_base_uncased contains what was typed (case and _/- aside): close too, listed last.
+    assert err.endswith("Did you mean bert-base-uncased, distilbert-base-uncased or flaubert/flaubert_base_uncased?\n")
     code, out, err = run_cli("--preset", "bert-base-uncased", "--architecture", "Nope", "--lang", "zh")
     assert code == 2 and err.startswith("error: unknown_architecture:") and "不支持" in err
     code, out, err = run_cli("--preset", "bert-base-uncased", "--no-pooler")

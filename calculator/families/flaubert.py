@@ -1,0 +1,54 @@
+"""FlauBERT (``modeling_flaubert.py``): XLM's tensors (:mod:`.xlm`) under ``Flaubert`` class names, for French.
+
+``FlaubertConfig`` adds two keys that change how the layers run, not what they hold: ``pre_norm`` (each
+LayerNorm before its sub-layer instead of after; flaubert_large_cased) and ``layerdrop`` (in training, each
+layer is skipped with that probability). Its defaults are XLM's; the published checkpoints have 68,729 tokens
+(67,542 uncased), 512 positions and one language, so no language table.
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from ..config import Field, read_fields
+from . import xlm
+from .base import Preset
+from .common import L
+
+FIELDS = xlm.FIELDS[:8] + (
+    Field("pre_norm", False, kind="bool", sample=(0, 1),
+          label=L("LayerNorm before each sub-layer (pre_norm; adds no parameters)",
+                  "层归一化放在每个子层之前（pre_norm；不增加参数）")),
+) + xlm.FIELDS[8:]
+
+
+def read(raw: Mapping[str, Any]) -> dict[str, Any]:
+    """XLM's reading (the adaptive softmax's divisor too) with FlauBERT's one more field."""
+    values = read_fields(FIELDS, raw, xlm.ALIASES)
+    values["asm_div_value"] = xlm._div_value(raw)
+    return values
+
+
+def flaubert_config(vocab: int, d: int, layers: int, heads: int) -> dict[str, Any]:
+    return xlm.xlm_config(vocab, d, layers, heads, model_type="flaubert")
+
+
+FAMILY = xlm.FAMILY.derive(
+    model_type="flaubert",
+    base="FlaubertModel",
+    fields=FIELDS,
+    read=read,
+    architectures=xlm.architectures("Flaubert"),
+    title=L("FlauBERT", "FlauBERT"),
+    presets=(
+        # https://huggingface.co/flaubert/flaubert_base_cased/blob/main/config.json (FlaubertWithLMHeadModel);
+        # its model card: 12 layers, 12 heads, 768 wide, "138 M" parameters.
+        Preset("flaubert/flaubert_base_cased", flaubert_config(68729, 768, 12, 12), "FlaubertWithLMHeadModel"),
+        # https://huggingface.co/flaubert/flaubert_base_uncased/blob/main/config.json ("137 M")
+        Preset("flaubert/flaubert_base_uncased", flaubert_config(67542, 768, 12, 12), "FlaubertWithLMHeadModel"),
+        # https://huggingface.co/flaubert/flaubert_small_cased/blob/main/config.json ("54 M")
+        Preset("flaubert/flaubert_small_cased", flaubert_config(68729, 512, 6, 8), "FlaubertWithLMHeadModel"),
+        # https://huggingface.co/flaubert/flaubert_large_cased/blob/main/config.json ("373 M"; pre_norm)
+        Preset("flaubert/flaubert_large_cased", flaubert_config(68729, 1024, 24, 16), "FlaubertWithLMHeadModel"),
+    ),
+    rank=73,
+)
