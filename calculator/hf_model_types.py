@@ -287,7 +287,6 @@ AUTO_MODEL_CLASSES: dict[str, str] = {
     'llava_onevision': 'LlavaOnevisionModel',
     'longcat_flash': 'LongcatFlashModel',
     'longt5': 'LongT5Model',
-    'luke': 'LukeModel',
     'lw_detr': 'LwDetrModel',
     'lxmert': 'LxmertModel',
     'm2m_100': 'M2M100Model',

@@ -90,6 +90,10 @@ INDEX: tuple[tuple[str, str, int, tuple[str, ...]], ...] = (
     ("longformer", "longformer", 25, (
         "allenai/longformer-base-4096",
     )),
+    ("luke", "luke", 74, (
+        "studio-ousia/luke-base",
+        "studio-ousia/luke-large",
+    )),
     ("megatron_bert", "megatron-bert", 60, (
         "UFNLP/gatortron-base",
         "UFNLP/gatortron-medium",
