@@ -10,6 +10,9 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from ..config import Field, read_fields
+from ..costs import CostModel, dropouts, unread
+from ..errors import CalcError
+from ..model import Inventory
 from . import xlm
 from .base import Preset
 from .common import L
@@ -26,6 +29,21 @@ def read(raw: Mapping[str, Any]) -> dict[str, Any]:
     values = read_fields(FIELDS, raw, xlm.ALIASES)
     values["asm_div_value"] = xlm._div_value(raw)
     return values
+
+
+def step_check(inv: Inventory) -> None:
+    """XLM's refusals, and ``pre_norm``: transformers 5.23's FlaubertModel then passes ``cache[i]`` to each
+    attention, and its cache cannot be indexed (a TypeError): no step to cost (flaubert_large_cased has it)."""
+    if inv.config["pre_norm"] and inv.config["n_layers"] > 0:  # no layer, no cache[i]: it runs
+        raise CalcError("costs_forward_fails", key="pre_norm", value=True)
+    xlm.step_check(inv)
+
+
+#: XLM's keys, and ``layerdrop`` (default 0): in training it skips each layer at random, so the step has no one
+#: cost; a value above 0 is refused (``costs_step_value``) rather than costed as if no layer were skipped.
+KEYS = xlm.KEYS + unread(dropouts("layerdrop", default=0.0))
+COSTS = CostModel(xlm.step_program, xlm.COSTS.max_seq_len, architectures=xlm.covered("Flaubert"), check=step_check,
+                  checkpointing=False, keys=KEYS)
 
 
 def flaubert_config(vocab: int, d: int, layers: int, heads: int) -> dict[str, Any]:
@@ -51,4 +69,5 @@ FAMILY = xlm.FAMILY.derive(
         Preset("flaubert/flaubert_large_cased", flaubert_config(68729, 1024, 24, 16), "FlaubertWithLMHeadModel"),
     ),
     rank=73,
+    costs=COSTS,
 )

@@ -25,6 +25,7 @@ from dataclasses import replace
 from typing import Any, Mapping
 
 from ..config import Field, read_fields
+from ..costs import CostModel, Sim, T, dropouts
 from ..errors import CalcError
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
@@ -50,6 +51,8 @@ FIELDS = (
           "语言嵌入（use_lang_emb；仅在 n_langs 大于 1 时生效）"),
     _flag("sinusoidal_embeddings", False, "Sinusoidal positions (sinusoidal_embeddings; still a trainable table)",
           "正弦位置编码（sinusoidal_embeddings；仍是可训练的参数表）"),
+    _flag("gelu_activation", True, "GELU activation (gelu_activation; else ReLU; adds no parameters)",
+          "GELU 激活函数（gelu_activation；否则为 ReLU；不增加参数）"),
     _flag("asm", False, "Adaptive softmax head (asm; XLMWithLMHeadModel)", "自适应 softmax 输出层（asm；XLMWithLMHeadModel）"),
     Field("asm_cutoffs", None, kind="ints", optional=True,
           label=L("Adaptive softmax cutoffs (asm_cutoffs, e.g. 8000|20000; with asm)",
@@ -205,6 +208,87 @@ def sample(rng: random.Random, config: dict[str, Any]) -> None:
         config.pop("asm_cutoffs")
 
 
+# --------------------------------------------------------------- training step
+
+
+def step_attention(sim: Sim, x: T, heads: int, p: str) -> T:
+    """``MultiHeadAttention``: q scaled by 1/sqrt(d) before the product; the padding mask filled in place
+    (``masked_fill_`` keeps a fresh ``mask == 0``, [B, L] bools, per layer); softmax in float32 then back
+    (``.type_as``); dropout; the context made contiguous again for ``out_lin``."""
+    b, n, width = x.shape
+    d = width // heads
+
+    def split(t: T) -> T:
+        return sim.transpose(sim.view(t, (b, n, heads, d)), 1, 2)
+
+    q = sim.pointwise(split(sim.linear(p + "q_lin", x)))  # q / math.sqrt(head_dim)
+    k = split(sim.linear(p + "k_lin", x))
+    v = split(sim.linear(p + "v_lin", x))
+    scores = sim.masked_fill(sim.bmm(q, sim.transpose(k, 2, 3)), sim.mask((b, n)))
+    weights = sim.softmax_float32(scores)
+    if weights.itemsize != scores.itemsize:  # .type_as(scores): a copy back to bf16, keeps nothing
+        weights = sim.new(weights.shape, weights.grad, scores.itemsize)
+    weights = sim.dropout(weights, sim.drops("attention_dropout"))
+    context = sim.contiguous(sim.transpose(sim.bmm(weights, v), 1, 2))
+    return sim.linear(p + "out_lin", sim.view(context, (b, n, width)))
+
+
+def padding_mask(sim: Sim, x: T) -> T:
+    """``tensor *= mask.unsqueeze(-1).to(tensor.dtype)``: a fresh [B, L, 1] factor, kept by the in-place product."""
+    return sim.scale_by(x, sim.new((x.shape[0], x.shape[1], 1), False))
+
+
+def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
+    """XLM's (and FlauBERT's post-norm) classes the step covers: tokens + positions (a slice of a buffer),
+    LayerNorm, dropout, the padding mask; per layer attention, dropout, residual, LayerNorm, the feed-forward
+    network (GELU or ReLU, dropout), residual, LayerNorm, the padding mask; then the head."""
+    c = inv.config
+    prefix = bert.step_prefix(inv)
+    x = sim.embedding(prefix + "embeddings", sim.ids((b, n)), first=True)
+    x = sim.add(x, sim.embedding(prefix + "position_embeddings", sim.buffer((1, n))))
+    x = padding_mask(sim, sim.dropout(sim.layer_norm(prefix + "layer_norm_emb", x), sim.drops("dropout")))
+    act = "gelu" if c["gelu_activation"] else "relu"
+    for i in range(c["n_layers"]):
+        attn = sim.dropout(step_attention(sim, x, c["n_heads"], f"{prefix}attentions.{i}."), sim.drops("dropout"))
+        x = sim.layer_norm(f"{prefix}layer_norm1.{i}", sim.add(x, attn))
+        inner = sim.activation(act, sim.linear(f"{prefix}ffns.{i}.lin1", x))
+        out = sim.dropout(sim.linear(f"{prefix}ffns.{i}.lin2", inner), sim.drops("dropout"))
+        x = padding_mask(sim, sim.layer_norm(f"{prefix}layer_norm2.{i}", sim.add(x, out)))
+    arch = inv.architecture
+    if arch.endswith("WithLMHeadModel"):
+        return [sim.linear("pred_layer.proj", x)]
+    if arch.endswith("ForTokenClassification"):
+        return [sim.linear("classifier", sim.dropout(x, sim.drops("dropout")))]
+    if arch.endswith("ForQuestionAnsweringSimple"):
+        return bert.step_qa(sim, x)
+    if not prefix:
+        return [x]
+    raise AssertionError(inv.architecture)
+
+
+def step_check(inv: Inventory) -> None:
+    """What transformers' own step cannot run: the adaptive softmax's ``log_prob`` takes [N, D] rows, not the
+    [B, L, D] states (a RuntimeError); the simple QA head splits its logits into exactly two."""
+    c = inv.config
+    if c["asm"] and inv.architecture.endswith("WithLMHeadModel"):
+        raise CalcError("costs_forward_fails", key="asm", value=True)
+    if inv.architecture.endswith("ForQuestionAnsweringSimple") and c["num_labels"] != 2:
+        raise CalcError("labels_fixed", architecture=inv.architecture, required=2, value=c["num_labels"])
+
+
+def covered(name: str) -> tuple[str, ...]:
+    """The classes the step covers: the base model, the LM head, token classification and the simple QA head
+    (the summary heads' summary_type and summary_activation, and the SQuAD head's beam search, are not modelled)."""
+    return tuple(f"{name}{suffix}" for suffix in ("Model", "WithLMHeadModel", "ForTokenClassification",
+                                                  "ForQuestionAnsweringSimple"))
+
+
+#: XLMConfig's defaults: ``dropout`` and ``attention_dropout`` 0.1 (``gelu_activation`` is a field).
+KEYS = dropouts("dropout", "attention_dropout")
+COSTS = CostModel(step_program, bert.absolute_positions(), architectures=covered("XLM"), check=step_check,
+                  checkpointing=False, keys=KEYS)
+
+
 def xlm_config(vocab: int, d: int, layers: int, heads: int, langs: int = 1, lang_emb: bool = True,
                model_type: str = "xlm") -> dict[str, Any]:
     """A published XLM-shaped config.json's size-relevant keys."""
@@ -252,4 +336,5 @@ FAMILY = Family(
     ),
     sample=sample,
     rank=72,
+    costs=COSTS,
 )

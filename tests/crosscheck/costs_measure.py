@@ -47,7 +47,14 @@ def freeze(model, embeddings: bool, layers: int, all_but_head: bool) -> None:
             module = base.get_submodule(name) if _has(base, name) else None
             if module is not None:
                 module.requires_grad_(False)
-    if hasattr(base, "transformer"):
+    if hasattr(base, "attentions"):  # XLM, FlauBERT: a layer is the i-th module of four ModuleLists
+        if embeddings:
+            for name in ("position_embeddings", "lang_embeddings", "layer_norm_emb"):
+                if hasattr(base, name):
+                    getattr(base, name).requires_grad_(False)
+        blocks = [torch.nn.ModuleList([base.attentions[i], base.layer_norm1[i], base.ffns[i], base.layer_norm2[i]])
+                  for i in range(len(base.attentions))]
+    elif hasattr(base, "transformer"):
         blocks = base.transformer.layer  # DistilBERT
     elif hasattr(base, "layers"):
         blocks = base.layers  # ModernBERT, Nomic BERT: no encoder module

@@ -95,3 +95,21 @@ def test_generic_names_are_read_as_xlms_own():
                "num_attention_heads": 2, "max_position_embeddings": 6}
     assert build(generic).total == build(SMALL).total
     expect_error("heads_not_divisor", build, dict(SMALL, n_heads=3))
+
+
+def test_training_step_refusals_are_the_steps_transformers_cannot_run():
+    """The step is worked out for the base model, the LM head, token classification and the simple QA head;
+    it refuses what transformers' own forward fails on (asm's log_prob on [B, L, D]; FlauBERT's pre_norm, which
+    indexes its cache) and a layerdrop, which skips layers at random."""
+    from calculator import costs
+
+    s = costs.settings(2, 4)
+    assert costs.compute(build(SMALL, "XLMWithLMHeadModel"), s).forward > 0
+    asm = dict(SMALL, asm=True, asm_cutoffs=[5, 10], asm_div_value=2.0)
+    exc = expect_error("costs_forward_fails", costs.compute, build(asm, "XLMWithLMHeadModel"), s)
+    assert "asm" in exc.message("en")
+    expect_error("costs_architecture", costs.compute, build(SMALL, "XLMForQuestionAnswering"), s)
+    flaubert = dict(SMALL, model_type="flaubert")
+    assert costs.compute(build(flaubert), s).forward == costs.compute(build(SMALL), s).forward
+    expect_error("costs_forward_fails", costs.compute, build(dict(flaubert, pre_norm=True)), s)
+    expect_error("costs_step_value", costs.compute, build(dict(flaubert, layerdrop=0.2)), s)
