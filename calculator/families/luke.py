@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..config import Field
+from ..costs import BERT_KEYS, CostModel, Sim, T
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
 from . import bert
@@ -112,6 +113,42 @@ def formula(inv: Inventory) -> Formula:
     return Formula(symbols, tuple(lines + head_line(inv)))
 
 
+# --------------------------------------------------------------- training step
+
+
+def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
+    """LUKE's classes with ``input_ids`` alone: no entity enters, so the embeddings and layers run as RoBERTa's
+    (positions from the ids, a [B, L] zero token-type tensor; the word queries, keys and values only: the three
+    entity queries and the entity block get no gradient); the pooler runs where the class has one."""
+    prefix = bert.step_prefix(inv)
+    x = bert.step_embeddings(sim, inv, prefix, b, n, positions_from_ids=True)
+    seq = bert.step_encoder(sim, inv, prefix, x)
+    arch = inv.architecture
+    if arch.endswith("ForMaskedLM"):
+        # the pooler runs, its output is dropped; with no entity, only the word head predicts
+        sim.unused(lambda: bert.step_pooler(sim, prefix, seq))
+        return [bert.step_mlm(sim, "lm_head", seq)]
+    pooled = bert.step_pooler(sim, prefix, seq) if inv.pooler else None
+    if not prefix:
+        return [seq] + ([pooled] if pooled is not None else [])
+    if arch.endswith("ForSequenceClassification"):
+        assert pooled is not None
+        return [sim.linear("classifier", sim.dropout(pooled, sim.drops("classifier_dropout")))]
+    if arch.endswith("ForTokenClassification"):
+        return [sim.linear("classifier", sim.dropout(seq, sim.drops("classifier_dropout")))]
+    if arch.endswith("ForQuestionAnswering"):
+        return bert.step_qa(sim, seq)
+    raise AssertionError(arch)
+
+
+#: The classes whose step is input_ids alone; the entity classes read entity states (entity_ids, their spans).
+COVERED = ("LukeModel", "LukeForMaskedLM", "LukeForSequenceClassification", "LukeForTokenClassification",
+           "LukeForQuestionAnswering")
+#: LukeConfig's defaults: BERT's (hidden_act "gelu", dropouts 0.1, classifier_dropout None).
+COSTS = CostModel(step_program, bert.absolute_positions(offset=2), architectures=COVERED, check=bert.step_check,
+                  keys=BERT_KEYS)
+
+
 def luke_config(hidden: int, layers: int, heads: int) -> dict[str, Any]:
     """studio-ousia's published LUKE configs: RoBERTa's 50,267-token vocabulary (+ 2 entity markers), 514
     positions, one token type, 500,000 entities of 256."""
@@ -162,4 +199,5 @@ FAMILY = Family(
     sample=heads_divide(),
     rank=74,
     labels=WORDS,
+    costs=COSTS,
 )

@@ -61,3 +61,20 @@ def test_entity_task_heads():
     assert build(dict(SMALL, num_labels=3), "LukeForEntityPairClassification").total == base + 3 * 16  # 2H, no bias
     assert build(dict(SMALL, num_labels=3), "LukeForEntitySpanClassification").total == base + 3 * 24 + 3
     assert build(dict(SMALL, num_labels=3), "LukeForTokenClassification").total == base - (8 * 8 + 8) + 3 * 8 + 3
+
+
+def test_training_step_covers_the_classes_that_run_on_input_ids_alone():
+    """Without entity inputs the layers run as RoBERTa's: the three entity queries get no gradient, so the step
+    costs what it costs without entity-aware attention (same FLOPs and activations; fewer weight bytes)."""
+    from calculator import costs
+    from .helpers import expect_error
+
+    s = costs.settings(2, 4)
+    with_queries = costs.compute(build(SMALL), s)
+    without = costs.compute(build(dict(SMALL, use_entity_aware_attention=False)), s)
+    assert (with_queries.forward, with_queries.backward, with_queries.activations) == (
+        without.forward, without.backward, without.activations)
+    assert with_queries.weights - without.weights == 4 * 3 * (8 * 8 + 8)  # fp32 bytes of the unused queries
+    assert with_queries.gradients == without.gradients  # no gradient reaches them
+    for arch in ("LukeForEntityClassification", "LukeForEntityPairClassification", "LukeForEntitySpanClassification"):
+        expect_error("costs_architecture", costs.compute, build(SMALL, arch), s)
