@@ -26,6 +26,8 @@ import random
 from typing import Any, Callable, Mapping
 
 from ..config import Field, coerce_bool, read_fields
+from ..errors import CalcError
+from ..costs import CostModel, Sim, T, dropouts
 from ..formula import Formula, FormulaLine, layers_lines
 from ..model import Inventory, TensorList
 from .base import Architecture, Extra, Family, IgnoredKey, Preset
@@ -71,6 +73,12 @@ def reader(fields_: tuple[Field, ...]) -> Callable[[Mapping[str, Any]], dict[str
         given = raw.get("is_gated_act")
         derived = values["feed_forward_proj"].startswith("gated-")
         values["is_gated_act"] = derived if given is None else coerce_bool("is_gated_act", given)
+        # The activation: the config's dense_act_fn when it has one (applied last, as is_gated_act), else the
+        # part after "gated-" ("gated-gelu" is gelu_new). It shapes no tensor; the training step reads it.
+        act = raw.get("dense_act_fn")
+        proj = values["feed_forward_proj"]
+        implied = "gelu_new" if proj == "gated-gelu" else proj.split("-")[-1]
+        values["dense_act_fn"] = act.strip() if isinstance(act, str) and act.strip() else implied
         return values
 
     return read
@@ -92,6 +100,130 @@ def _gated_query(raw: Mapping[str, Any], config: Mapping[str, Any]) -> str | Non
 
 #: A config's ``is_gated_act`` (saved by transformers beside ``feed_forward_proj``) travels in the share link.
 GATED = Extra("is_gated_act", lambda text: text.strip().lower() in ("1", "true"), _gated_query)
+
+
+def _act_query(raw: Mapping[str, Any], config: Mapping[str, Any]) -> str | None:
+    """``dense_act_fn`` in a link only where it overrides what ``feed_forward_proj`` implies."""
+    act, proj = config.get("dense_act_fn"), str(config.get("feed_forward_proj", ""))
+    implied = "gelu_new" if proj == "gated-gelu" else proj.split("-")[-1]
+    return None if act is None or act == implied else str(act)
+
+
+#: A config's own ``dense_act_fn`` (ComfyUI's copies have it instead of ``feed_forward_proj``) in the link.
+ACTIVATION = Extra("dense_act_fn", lambda text: text.strip(), _act_query)
+
+
+# --------------------------------------------------------------- training step
+
+
+def rms_norm(sim: Sim, module: str, x: T) -> T:
+    """``T5LayerNorm``: ``x.to(float32).pow(2).mean(-1)`` (pow keeps its float32 input: x itself in fp32, a copy
+    in bf16), ``rsqrt`` (keeps its [B, L, 1] output), ``x * rsqrt`` (keeps x and the rsqrt; float32 by
+    promotion), back to the weight's dtype in bf16 (a copy), then ``weight *`` (keeps that if the weight trains)."""
+    w = sim.param_trains(module + ".weight")
+    g = x.grad
+    wide = x if x.itemsize == 4 else sim.new(x.shape, g, 4)
+    rows = sim.new(x.shape[:-1] + (1,), g, 4)
+    if g:
+        sim.save(wide)
+        sim.save(rows)
+        sim.save(x)
+    scaled = sim.new(x.shape, g, 4)
+    if x.itemsize != 4:
+        scaled = sim.new(x.shape, g, x.itemsize)
+    if w:
+        sim.save(scaled)
+    return sim.new(x.shape, g or w, x.itemsize)
+
+
+def relative_bias(sim: Sim, module: str, n: int) -> T:
+    """``compute_bias``: integer buckets [L, L] (no gradient), the table looked up (keeps the buckets if it
+    trains), permuted and unsqueezed to [1, heads, L, L] (a view)."""
+    values = sim.embedding(module, sim.ids((n, n)))
+    heads = values.shape[-1]
+    return T((1, heads, n, n), (heads * n * n, 1, n * heads, heads), values.storage, values.grad, values.itemsize)
+
+
+def attention(sim: Sim, x: T, p: str, heads: int, d_kv: int, bias: T) -> T:
+    """``eager_attention_forward``: scores (times a scaling of 1.0: a copy), plus the bias, softmax (keeps its
+    output), dropout, the context made contiguous, ``o``."""
+    b, n, _ = x.shape
+
+    def split(t: T) -> T:
+        return sim.transpose(sim.view(t, (b, n, heads, d_kv)), 1, 2)
+
+    q = split(sim.linear(p + "q", x))
+    k = split(sim.linear(p + "k", x))
+    v = split(sim.linear(p + "v", x))
+    scores = sim.add(sim.pointwise(sim.bmm(q, sim.transpose(k, 2, 3))), bias)
+    probs = sim.dropout(sim.keep_output(scores), sim.drops("dropout_rate"))
+    context = sim.contiguous(sim.transpose(sim.bmm(probs, v), 1, 2))
+    return sim.linear(p + "o", sim.view(context, (b, n, heads * d_kv)))
+
+
+def feed_forward(sim: Sim, x: T, p: str, c: Mapping[str, Any]) -> T:
+    """``T5DenseActDense`` (wi, act, dropout, wo) or ``T5DenseGatedActDense`` (act(wi_0) * wi_1, dropout, wo)."""
+    act = c["dense_act_fn"]
+    if c["is_gated_act"]:
+        gate = sim.activation(act, sim.linear(p + "wi_0", x))
+        h = sim.mul(gate, sim.linear(p + "wi_1", x), gate.shape)
+    else:
+        h = sim.activation(act, sim.linear(p + "wi", x))
+    return sim.linear(p + "wo", sim.dropout(h, sim.drops("dropout_rate")))
+
+
+def step_program_for(bias_every_layer: bool) -> Callable[[Sim, Inventory, int, int], list[T]]:
+    """The encoder's step: the table, dropout, the blocks (each pre-norm, two residuals), the final norm, dropout.
+
+    T5 computes the relative bias in block 0 and hands it to the others; under (reentrant) checkpointing it is
+    then an output of block 0's checkpoint, which each later block's checkpoint keeps as an input. umT5 computes
+    one per block."""
+
+    def program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
+        c = inv.config
+        prefix = inv.arch.prefix
+        drop = sim.drops("dropout_rate")
+        x = sim.dropout(sim.embedding(prefix + "encoder.embed_tokens", sim.ids((b, n)), first=True), drop)
+        state: dict[str, T] = {}
+
+        def block(i: int) -> Callable[[Sim, T], T]:
+            p = f"{prefix}encoder.block.{i}.layer."
+
+            def run(sim: Sim, x: T) -> T:
+                normed = rms_norm(sim, p + "0.layer_norm", x)
+                if i == 0 or bias_every_layer:
+                    state["bias"] = relative_bias(sim, p + "0.SelfAttention.relative_attention_bias", n)
+                att = attention(sim, normed, p + "0.SelfAttention.", c["num_heads"], c["d_kv"], state["bias"])
+                x = sim.add(x, sim.dropout(att, drop))
+                ff = feed_forward(sim, rms_norm(sim, p + "1.layer_norm", x), p + "1.DenseReluDense.", c)
+                return sim.add(x, sim.dropout(ff, drop))
+
+            return run
+
+        for i in range(c["num_layers"]):
+            if sim.checkpointing and i > 0 and not bias_every_layer:
+                bias = state["bias"]  # block 0's checkpoint output: needs a gradient, kept as a later input
+                state["bias"] = T(bias.shape, bias.strides, bias.storage, x.grad or bias.grad, bias.itemsize)
+                sim.save(state["bias"])
+            x = sim.layer(block(i), x)
+        x = sim.dropout(rms_norm(sim, prefix + "encoder.final_layer_norm", x), drop)
+        return [x]
+
+    return program
+
+
+def step_check(inv: Inventory) -> None:
+    """Fewer than 4 buckets: ``_relative_position_bucket`` divides by ``log(max_distance / max_exact)`` with
+    ``max_exact`` = buckets // 2 // 2 = 0 (a ZeroDivisionError in transformers' forward), once a block runs."""
+    c = inv.config
+    if c["num_layers"] > 0 and c["relative_attention_num_buckets"] < 4:
+        raise CalcError("costs_forward_fails", key="relative_attention_num_buckets",
+                        value=c["relative_attention_num_buckets"])
+
+
+def costs_for(bias_every_layer: bool) -> CostModel:
+    """No position table (``max_seq_len`` None); T5Config's ``dropout_rate`` 0.1 is every dropout."""
+    return CostModel(step_program_for(bias_every_layer), None, check=step_check, keys=dropouts("dropout_rate"))
 
 
 def backbone_for(bias_every_layer: bool) -> Callable[[TensorList, dict[str, Any], str, bool], None]:
@@ -195,7 +327,7 @@ FAMILY = Family(
     title=L("T5 (T5EncoderModel)", "T5（T5EncoderModel）"),
     legend="fields_legend_encoder",
     formula=formula_for(False),
-    extras=(GATED,),
+    extras=(GATED, ACTIVATION),
     sample=sample,
     presets=(
         # The text encoder of FLUX.1 and Stable Diffusion 3: the encoder of google/t5-v1_1-xxl,
@@ -220,6 +352,7 @@ FAMILY = Family(
     default_attention="sdpa",
     labels=WORDS,
     ignored_keys=(DECODER, AS_DECODER),
+    costs=costs_for(False),
     # A config.json of the whole model (what the checkpoints list) is counted as the encoder class, with a note.
     encoder_of=("T5Model", "T5ForConditionalGeneration", "T5WithLMHeadModel"),
 )

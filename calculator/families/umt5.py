@@ -18,6 +18,7 @@ FAMILY = t5.FAMILY.derive(
     read=t5.reader(FIELDS),
     backbone=t5.backbone_for(True),
     formula=t5.formula_for(True),
+    costs=t5.costs_for(True),
     architectures=(Architecture(name="UMT5EncoderModel", prefix="", pooler=False),),
     title=L("umT5 (UMT5EncoderModel)", "umT5（UMT5EncoderModel）"),
     presets=(

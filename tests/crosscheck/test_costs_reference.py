@@ -44,6 +44,9 @@ KEYS = {
     "distilbert": ("dim", "n_heads", "n_layers", "hidden_dim"),
     "funnel": ("d_model", "n_head", "num_decoder_layers", "d_inner"),
     # XLM, FlauBERT: the feed-forward is 4·emb_dim (no key; the draw's value goes to a key nothing reads)
+    "t5": ("d_model", "num_heads", "num_layers", "d_ff"),
+    "mt5": ("d_model", "num_heads", "num_layers", "d_ff"),
+    "umt5": ("d_model", "num_heads", "num_layers", "d_ff"),
     "xlm": ("emb_dim", "n_heads", "n_layers", "intermediate_size"),
     "flaubert": ("emb_dim", "n_heads", "n_layers", "intermediate_size"),
 }
@@ -262,15 +265,28 @@ def adjust_xlm(rng: random.Random, raw: dict[str, Any]) -> None:
             raw["layerdrop"] = 0.2
 
 
+def adjust_t5(rng: random.Random, raw: dict[str, Any]) -> None:
+    """T5's encoders: feed-forward kinds whose activation the step models (the others are refused); the
+    config's own is_gated_act and dense_act_fn now and then, as saved configs carry them."""
+    raw["feed_forward_proj"] = rng.choice(["relu", "gated-gelu", "gelu", "gelu_new", "gated-relu", "gated-gelu_new"])
+    if rng.random() < 0.2:
+        raw["dense_act_fn"] = rng.choice(["gelu", "gelu_new", "relu"])
+    # fewer than 4 buckets divide by zero in transformers' bucketing (refused, checked)
+    raw["relative_attention_num_buckets"] = rng.randint(1, 3) if rng.random() < 0.1 else rng.randint(4, 40)
+    if rng.random() < 0.3:
+        raw["relative_attention_max_distance"] = rng.randint(2, 20)
+
+
 #: Per family, its own tweaks of the drawn config (after the common ones).
 #: Per family, its own tweaks of the drawn config: before the common clamps of ``draw`` (which they are
 #: chosen to survive), or after them (tweaks the clamps would undo).
 ADJUST_BEFORE = {"mobilebert": adjust_mobilebert, "squeezebert": adjust_squeezebert,
-                 "convbert": adjust_convbert, "funnel": adjust_funnel}
+                 "convbert": adjust_convbert, "funnel": adjust_funnel,
+                 **{mt: lambda rng, raw: raw.setdefault("num_heads", rng.randint(1, 4)) for mt in ("t5", "mt5", "umt5")}}
 ADJUST = {"big_bird": adjust_big_bird, "longformer": adjust_longformer, "deberta-v2": adjust_deberta_v2,
           "modernbert": adjust_modernbert, "deberta": adjust_deberta, "xmod": adjust_xmod,
           "roformer": adjust_roformer, "esm": adjust_esm, "nomic_bert": adjust_nomic_bert,
-          "xlm": adjust_xlm, "flaubert": adjust_xlm}
+          "xlm": adjust_xlm, "flaubert": adjust_xlm, "t5": adjust_t5, "mt5": adjust_t5, "umt5": adjust_t5}
 
 #: A family's own draw of the sequence length (BigBird's block-sparse attention runs only past a length).
 SEQ_LEN = {"big_bird": big_bird_length}

@@ -128,3 +128,25 @@ def test_a_config_of_the_whole_model_is_counted_as_its_encoder_with_a_note():
     # The encoder's own config (a diffusion pipeline's text_encoder_2) needs no such note.
     own = dict(raw, architectures=["T5EncoderModel"])
     assert [n["code"] for n in views.config_notes(own, "en", build(own))] == ["ignored_key"]
+
+
+def test_training_step_of_the_encoder():
+    """The step runs for the three encoder classes (exact against PyTorch: tests/crosscheck/test_costs_reference.py);
+    the gated network's extra input projection costs 2·B·L·d_model·d_ff more forward FLOPs; fewer than 4
+    relative-position buckets are refused, as transformers' bucketing divides by zero."""
+    from calculator import costs
+    from .helpers import expect_error
+
+    small = {"model_type": "t5", "vocab_size": 10, "d_model": 8, "d_kv": 3, "d_ff": 5, "num_layers": 2, "num_heads": 2}
+    s = costs.settings(2, 4)
+    plain = costs.compute(build(small), s)
+    gated = costs.compute(build(dict(small, feed_forward_proj="gated-gelu")), s)
+    assert gated.forward - plain.forward == 2 * (2 * 2 * 4 * 8 * 5)  # wi_1 in each of the 2 blocks
+    for model_type in ("mt5", "umt5"):
+        assert costs.compute(build(dict(small, model_type=model_type)), s).forward == gated.forward
+    expect_error("costs_forward_fails", costs.compute, build(dict(small, relative_attention_num_buckets=3)), s)
+    assert costs.compute(build(dict(small, relative_attention_num_buckets=3, num_layers=0)), s).forward == 0
+    # The activation: the config's dense_act_fn when it has one, else what feed_forward_proj implies.
+    assert build(dict(small, feed_forward_proj="gated-gelu")).config["dense_act_fn"] == "gelu_new"
+    assert build(dict(small, dense_act_fn="gelu_pytorch_tanh", is_gated_act=True)).config["dense_act_fn"] == \
+        "gelu_pytorch_tanh"
