@@ -273,8 +273,8 @@ def adjust_t5(rng: random.Random, raw: dict[str, Any]) -> None:
         raw["dense_act_fn"] = rng.choice(["gelu", "gelu_new", "relu"])
     # fewer than 4 buckets divide by zero in transformers' bucketing (refused, checked)
     raw["relative_attention_num_buckets"] = rng.randint(1, 3) if rng.random() < 0.1 else rng.randint(4, 40)
-    if rng.random() < 0.3:
-        raw["relative_attention_max_distance"] = rng.randint(2, 20)
+    if rng.random() < 0.3:  # above buckets // 4 (max_exact): at or below it the bucketing takes log(1) / 0
+        raw["relative_attention_max_distance"] = raw["relative_attention_num_buckets"] // 4 + rng.randint(1, 20)
 
 
 #: Per family, its own tweaks of the drawn config (after the common ones).
