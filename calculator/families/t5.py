@@ -161,14 +161,20 @@ def attention(sim: Sim, x: T, p: str, heads: int, d_kv: int, bias: T) -> T:
     return sim.linear(p + "o", sim.view(context, (b, n, heads * d_kv)))
 
 
+def activation(sim: Sim, name: str, t: T) -> T:
+    """``ACT2FN[dense_act_fn]``; ``gelu_pytorch_tanh`` (ComfyUI's T5 and umT5 configs) is ``F.gelu(approximate=
+    "tanh")``, one kernel whose backward needs its input, as exact GELU's does."""
+    return sim.keep_input(t) if name == "gelu_pytorch_tanh" else sim.activation(name, t)
+
+
 def feed_forward(sim: Sim, x: T, p: str, c: Mapping[str, Any]) -> T:
     """``T5DenseActDense`` (wi, act, dropout, wo) or ``T5DenseGatedActDense`` (act(wi_0) * wi_1, dropout, wo)."""
     act = c["dense_act_fn"]
     if c["is_gated_act"]:
-        gate = sim.activation(act, sim.linear(p + "wi_0", x))
+        gate = activation(sim, act, sim.linear(p + "wi_0", x))
         h = sim.mul(gate, sim.linear(p + "wi_1", x), gate.shape)
     else:
-        h = sim.activation(act, sim.linear(p + "wi", x))
+        h = activation(sim, act, sim.linear(p + "wi", x))
     return sim.linear(p + "wo", sim.dropout(h, sim.drops("dropout_rate")))
 
 

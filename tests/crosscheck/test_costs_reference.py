@@ -270,7 +270,7 @@ def adjust_t5(rng: random.Random, raw: dict[str, Any]) -> None:
     config's own is_gated_act and dense_act_fn now and then, as saved configs carry them."""
     raw["feed_forward_proj"] = rng.choice(["relu", "gated-gelu", "gelu", "gelu_new", "gated-relu", "gated-gelu_new"])
     if rng.random() < 0.2:
-        raw["dense_act_fn"] = rng.choice(["gelu", "gelu_new", "relu"])
+        raw["dense_act_fn"] = rng.choice(["gelu", "gelu_new", "relu", "gelu_pytorch_tanh"])
     # fewer than 4 buckets divide by zero in transformers' bucketing (refused, checked)
     raw["relative_attention_num_buckets"] = rng.randint(1, 3) if rng.random() < 0.1 else rng.randint(4, 40)
     if rng.random() < 0.3:  # above buckets // 4 (max_exact): at or below it the bucketing takes log(1) / 0

@@ -62,3 +62,20 @@ def test_the_whole_models_config_is_counted_as_its_encoder_with_a_note() -> None
     assert "encoder_of" in codes and "T5ForConditionalGeneration" in ours["notes"][codes.index("encoder_of")]["message"]
     assert cli_json(FLUX_TEXT_ENCODER_2)["total"] == 4_762_310_656
     assert "encoder_of" not in [n["code"] for n in cli_json(FLUX_TEXT_ENCODER_2)["notes"]]
+
+
+def test_comfyui_style_configs_cost_what_pytorch_measures() -> None:
+    """ComfyUI's T5-XXL and umT5-XXL configs, shrunk (same keys: is_gated_act, dense_act_fn "gelu_pytorch_tanh",
+    no feed_forward_proj), one training step each in bf16 with checkpointing, against PyTorch."""
+    from .test_costs_reference import engine_side, torch_side
+
+    small = {"d_model": 16, "d_ff": 24, "d_kv": 4, "num_heads": 4, "num_layers": 2, "vocab_size": 64}
+    for config in (COMFY_T5_XXL, COMFY_UMT5_XXL):
+        raw = {k: v for k, v in config.items() if k not in ("num_decoder_layers",)} | small
+        case = {"raw": raw, "arch": "UMT5EncoderModel" if raw["model_type"] == "umt5" else "T5EncoderModel",
+                "pooler": None, "batch": 2, "seq_len": 7, "dtype": "bf16", "optimizer": "adamw",
+                "checkpointing": True, "plan": "none"}
+        inv, plan, got = engine_side(case)
+        figures = {"forward": got.forward, "backward": got.backward, "weights": got.weights,
+                   "gradients": got.gradients, "optimizer": got.optimizer, "activations": got.activations}
+        assert figures == torch_side(case, inv, plan), raw["model_type"]
