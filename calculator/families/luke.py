@@ -69,11 +69,13 @@ def mlm_head(t: TensorList, c: dict[str, Any], prefix: str) -> None:
     """``LukeLMHead`` (its decoder's bias is the head's ``bias``) and ``EntityPredictionHead`` (decoder tied to
     the entity table), each tie only with ``tie_word_embeddings``."""
     h, v, ee, tie = c["hidden_size"], c["vocab_size"], c["entity_emb_size"], c["tie_word_embeddings"]
-    t.add("lm_head.bias", (v,), "head")
+    # _tied_weights_keys ties lm_head.bias to lm_head.decoder.bias: the decoder's is the one save_pretrained
+    # keeps (the owner), though lm_head.bias comes first in state_dict.
+    t.add("lm_head.bias", (v,), "head", shares="lm_head.decoder.bias" if tie else None)
     t.linear("lm_head.dense", h, h, "head")
     t.layer_norm("lm_head.layer_norm", h, group="head")
     t.add("lm_head.decoder.weight", (v, h), "head", module="linear")
-    t.add("lm_head.decoder.bias", (v,), "head", shares="lm_head.bias" if tie else None, module="linear")
+    t.add("lm_head.decoder.bias", (v,), "head", module="linear")
     t.add("entity_predictions.bias", (c["entity_vocab_size"],), "head")
     t.linear("entity_predictions.transform.dense", ee, h, "head")
     t.layer_norm("entity_predictions.transform.LayerNorm", ee, group="head")

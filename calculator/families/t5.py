@@ -318,6 +318,7 @@ WORDS = {"final_layer_norm": L("Final RMS norm (final_layer_norm)", "最后的 R
 FIELDS = fields(32128, 512, 2048, 6, 8, "relu")
 
 FAMILY = Family(
+    peft_targets=("q", "v"),
     model_type="t5",
     base="T5EncoderModel",
     fields=FIELDS,

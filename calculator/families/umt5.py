@@ -19,6 +19,7 @@ FAMILY = t5.FAMILY.derive(
     backbone=t5.backbone_for(True),
     formula=t5.formula_for(True),
     costs=t5.costs_for(True),
+    peft_targets=(),  # peft 0.21.2 names no default LoRA targets for umt5 (it does for t5 and mt5: q, v)
     architectures=(Architecture(name="UMT5EncoderModel", prefix="", pooler=False),),
     title=L("umT5 (UMT5EncoderModel)", "umT5（UMT5EncoderModel）"),
     presets=(
