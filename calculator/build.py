@@ -28,7 +28,8 @@ def resolve_architecture(raw: Mapping[str, Any], architecture: str | None) -> tu
         if isinstance(listed, str):  # a hand-written config sometimes gives the class without the list
             listed = [listed]
         if isinstance(listed, list) and listed and isinstance(listed[0], str):
-            architecture = listed[0]
+            # An encoder-decoder's class whose encoder the family counts (T5): its base class, noted by the views.
+            architecture = family.base if listed[0] in family.encoder_of else listed[0]
         else:
             architecture = family.base
     if family.architecture(architecture) is None:

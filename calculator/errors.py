@@ -508,9 +508,10 @@ PRESET_HINTS: dict[str, dict[str, str]] = {
 ONE_LINER = "AutoModel.from_config(AutoConfig.from_pretrained(NAME)).num_parameters()"
 ONE_LINER_CUSTOM = ("AutoModel.from_config(AutoConfig.from_pretrained(NAME, trust_remote_code=True), "
                     "trust_remote_code=True).num_parameters()")
-#: T5-style checkpoints used as text encoders (sentence-t5, the T5-XXL text encoder): ``AutoModel`` builds the
-#: whole encoder-decoder, the encoder is its own class (each exists in transformers 5.23: the cross-check).
-ENCODER_CLASSES: dict[str, str] = {"t5": "T5EncoderModel", "mt5": "MT5EncoderModel", "umt5": "UMT5EncoderModel"}
+#: T5-style encoder-decoders whose encoder is also used alone: ``AutoModel`` builds the whole encoder-decoder,
+#: the encoder is its own class (each exists in transformers 5.23: the cross-check). T5, mT5 and umT5 are
+#: families here (their encoder classes are counted), so only the T5-shaped types still refused are left.
+ENCODER_CLASSES: dict[str, str] = {"longt5": "LongT5EncoderModel", "switch_transformers": "SwitchTransformersEncoderModel"}
 #: Parts of the "not supported" messages.
 UNSUPPORTED_WORDS: dict[str, dict[str, str]] = {
     "custom": {
@@ -527,8 +528,8 @@ UNSUPPORTED_WORDS: dict[str, dict[str, str]] = {
         "zh": "transformers 5.23 会为 model_type“{value}”构建 {cls}。",
     },
     "encoder": {
-        "en": " For the encoder alone (a text encoder, sentence-t5): {code}; AutoModel builds the whole encoder-decoder, {cls}.",
-        "zh": "只要编码器时（文本编码器、sentence-t5）：{code}；AutoModel 构建的是完整的编码器-解码器 {cls}。",
+        "en": " For the encoder alone (used as a text encoder): {code}; AutoModel builds the whole encoder-decoder, {cls}.",
+        "zh": "只要编码器时（用作文本编码器）：{code}；AutoModel 构建的是完整的编码器-解码器 {cls}。",
     },
     "no_code": {
         "en": "transformers 5.23 defines no model_type \"{value}\", and the config names no code of its own (auto_map), "

@@ -289,7 +289,9 @@ def output_embedding(inv: Inventory) -> str | None:
     arch = inv.arch
     if arch is None or not arch.ties_embeddings:
         return None
-    word = next((t for t in inv.tensors if t.embedding), None)
+    # The word table: the embedding with V rows (XLM lists its position table first), else the first embedding.
+    tables = [t for t in inv.tensors if t.embedding]
+    word = next((t for t in tables if t.shape[0] == inv.config.get("vocab_size")), tables[0] if tables else None)
     if word is None:
         return None
     found = None

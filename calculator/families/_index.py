@@ -71,6 +71,12 @@ INDEX: tuple[tuple[str, str, int, tuple[str, ...]], ...] = (
         "facebook/esm2_t33_650M_UR50D",
         "facebook/esm2_t36_3B_UR50D",
     )),
+    ("flaubert", "flaubert", 73, (
+        "flaubert/flaubert_base_cased",
+        "flaubert/flaubert_base_uncased",
+        "flaubert/flaubert_small_cased",
+        "flaubert/flaubert_large_cased",
+    )),
     ("funnel", "funnel", 68, (
         "funnel-transformer/small",
         "funnel-transformer/medium",
@@ -83,6 +89,10 @@ INDEX: tuple[tuple[str, str, int, tuple[str, ...]], ...] = (
     )),
     ("longformer", "longformer", 25, (
         "allenai/longformer-base-4096",
+    )),
+    ("luke", "luke", 74, (
+        "studio-ousia/luke-base",
+        "studio-ousia/luke-large",
     )),
     ("megatron_bert", "megatron-bert", 60, (
         "UFNLP/gatortron-base",
@@ -99,6 +109,11 @@ INDEX: tuple[tuple[str, str, int, tuple[str, ...]], ...] = (
     ("mpnet", "mpnet", 70, (
         "sentence-transformers/all-mpnet-base-v2",
         "microsoft/mpnet-base",
+    )),
+    ("mt5", "mt5", 86, (
+        "google/mt5-xxl",
+        "google/mt5-xl",
+        "google/mt5-base",
     )),
     ("nomic_bert", "nomic_bert", 57, (
         "nomic-ai/nomic-embed-text-v1.5",
@@ -119,7 +134,23 @@ INDEX: tuple[tuple[str, str, int, tuple[str, ...]], ...] = (
     ("squeezebert", "squeezebert", 64, (
         "squeezebert/squeezebert-uncased",
     )),
+    ("t5", "t5", 85, (
+        "google/t5-v1_1-xxl",
+        "google/t5-v1_1-xl",
+        "google/flan-t5-xl",
+        "google/flan-t5-base",
+        "google-t5/t5-base",
+        "google-t5/t5-large",
+    )),
     ("transformer2018", "transformer", 95, (
+    )),
+    ("umt5", "umt5", 87, (
+        "google/umt5-xxl",
+        "google/umt5-base",
+    )),
+    ("xlm", "xlm", 72, (
+        "FacebookAI/xlm-mlm-en-2048",
+        "FacebookAI/xlm-mlm-enfr-1024",
     )),
     ("xlm_roberta", "xlm-roberta", 22, (
         "xlm-roberta-base",

@@ -225,6 +225,10 @@ class Family:
     #: Keys some model code reads to build other tensors, which this declaration does not read (issue 35,
     #: reader H5): counted as the stock class, with a note when a config sets one.
     ignored_keys: tuple[IgnoredKey, ...] = ()
+    #: Classes a config.json's ``architectures`` may name whose encoder is this family's base class (T5's
+    #: ``T5ForConditionalGeneration``): without ``--architecture`` such a config is counted as the base class,
+    #: with a note saying so (``encoder_of``), rather than refused. Asked for by name, they stay refused.
+    encoder_of: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         declare_family_words(self.labels)

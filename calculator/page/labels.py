@@ -76,6 +76,11 @@ UI_LABELS: dict[str, dict[str, str]] = {
         "en": "{family}: arguments of Transformer() in attention-is-all-you-need-pytorch",
         "zh": "{family}：attention-is-all-you-need-pytorch 中 Transformer() 的构造参数",
     },
+    # T5, mT5, umT5: the config.json is an encoder-decoder's, the class counted its encoder alone.
+    "fields_legend_encoder": {
+        "en": "{family} hyperparameters (config.json keys; counted: the encoder only, without the decoder)",
+        "zh": "{family} 超参数（config.json 中的键；只计编码器，不含解码器）",
+    },
     "not_used": {"en": "Not used by {architecture}.", "zh": "{architecture} 不使用此项。"},
     "config_title": {"en": "Paste or drop a config.json", "zh": "粘贴或拖入 config.json"},
     "config_label": {

@@ -31,6 +31,11 @@ WORDS: dict[str, dict[str, str]] = {
         "{architecture} 不读取的键（checkpoint 自带的代码可能会读取）：{keys}。",
     ),
     "ignored_key": L("Note: {why}", "注意：{why}"),
+    "encoder_of": L(
+        "Note: the config names {listed}, an encoder-decoder; counted here: {architecture}, its encoder alone "
+        "(the text encoder diffusion pipelines and sentence encoders load).",
+        "注意：配置中写的是 {listed}，这是编码器-解码器模型；这里计算的是 {architecture}，即只含它的编码器"
+        "（扩散模型管线和句向量模型加载的文本编码器就是它）。"),
     # The link's label (and the text copy's last line): a few words after the total.
     "short_custom": L("transformers' {architecture}, not the checkpoint's own code from auto_map",
                       "按 transformers 自带的 {architecture} 计算，不是 auto_map 指向的 checkpoint 自带代码"),
@@ -63,6 +68,13 @@ KNOWN_KEYS: frozenset[str] = frozenset({
     "deterministic_flash_attn", "sparse_prediction", "sparse_pred_ignore_index", "pool_q_only", "separate_cls",
     "truncate_seq", "summary_type", "summary_use_proj", "summary_activation", "summary_last_dropout",
     "esmfold_config", "is_folding_model", "vocab_list",
+    # T5, mT5, umT5 (the encoder classes): no tensor; dropout_rate and dense_act_fn are the training step's
+    "dropout_rate", "dense_act_fn", "initializer_factor", "layer_norm_epsilon", "relative_attention_max_distance",
+    "scale_decoder_outputs",
+    # XLM, FlauBERT: no tensor (gelu_activation and layerdrop change the step; is_encoder False is refused by
+    # transformers itself, which builds encoders only)
+    "causal", "embed_init_std", "end_n_top", "gelu_activation", "init_std", "is_encoder", "lang_id", "mask_index",
+    "start_n_top", "summary_first_dropout", "unk_index", "layerdrop",
 })
 #: At most this many unread keys are named (a custom config can hold dozens).
 MAX_NAMED = 10
@@ -115,6 +127,12 @@ def config_notes(raw: Any, lang: str = "en", inv: Any = None) -> list[dict[str, 
             names = unread[:MAX_NAMED] + (["…"] if len(unread) > MAX_NAMED else [])
             message += pick(WORDS["unread_keys"], lang, architecture=architecture, keys=join_list(names, lang))
         out.append({"code": "custom_code", "message": message})
+    listed = raw.get("architectures")
+    listed = [listed] if isinstance(listed, str) else listed
+    if (isinstance(listed, list) and listed and listed[0] in getattr(family, "encoder_of", ())
+            and architecture == family.base):
+        out.append({"code": "encoder_of", "message": pick(WORDS["encoder_of"], lang, listed=listed[0],
+                                                          architecture=architecture)})
     for item, value in ignored(raw, family):
         why = pick(item.why, lang, value=_value(value), architecture=architecture)
         out.append({"code": "ignored_key", "key": item.key, "message": pick(WORDS["ignored_key"], lang, why=why)})

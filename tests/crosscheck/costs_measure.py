@@ -41,13 +41,24 @@ def freeze(model, embeddings: bool, layers: int, all_but_head: bool) -> None:
         base.requires_grad_(False)
         if base is not model and isinstance(getattr(model, "pooler", None), torch.nn.Module):
             model.pooler.requires_grad_(False)  # DeBERTa's ContextPooler: the planner's body, not its head
-    if embeddings:  # the embedding layer with its projection to the hidden size (ELECTRA, ALBERT)
+    if embeddings and hasattr(base, "embeddings"):  # the embedding layer with its projection to the hidden size (ELECTRA, ALBERT)
         base.embeddings.requires_grad_(False)
         for name in ("embeddings_project", "encoder.embedding_hidden_mapping_in"):
             module = base.get_submodule(name) if _has(base, name) else None
             if module is not None:
                 module.requires_grad_(False)
-    if hasattr(base, "transformer"):
+    if hasattr(base, "encoder") and hasattr(base.encoder, "block"):  # T5's encoder classes: the shared table
+        if embeddings:
+            base.shared.requires_grad_(False)
+        blocks = base.encoder.block
+    elif hasattr(base, "attentions"):  # XLM, FlauBERT: a layer is the i-th module of four ModuleLists
+        if embeddings:
+            for name in ("position_embeddings", "lang_embeddings", "layer_norm_emb"):
+                if hasattr(base, name):
+                    getattr(base, name).requires_grad_(False)
+        blocks = [torch.nn.ModuleList([base.attentions[i], base.layer_norm1[i], base.ffns[i], base.layer_norm2[i]])
+                  for i in range(len(base.attentions))]
+    elif hasattr(base, "transformer"):
         blocks = base.transformer.layer  # DistilBERT
     elif hasattr(base, "layers"):
         blocks = base.layers  # ModernBERT, Nomic BERT: no encoder module

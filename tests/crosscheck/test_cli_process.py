@@ -33,7 +33,7 @@ def test_json_output_from_stdin_config():
         ('{"hidden_size": 770}', [], "heads_not_divisor"),
         ('{"hidden_size": -1}', [], "negative"),
         ('{"hidden_size": "768px"}', [], "not_integer"),
-        ('{"model_type": "t5"}', [], "unknown_model_type"),
+        ('{"model_type": "longt5"}', [], "unknown_model_type"),
         ("{}", ["--architecture", "BertForTranslation"], "unknown_architecture"),
         ('{"vocab_size": 100000000000}', [], "too_large"),
         ("\udcff", [], "invalid_json"),

@@ -78,6 +78,26 @@ def test_ignored_keys_are_what_the_note_says(model_type: str) -> None:
             assert len(crossed) > len(plain) and any("crossattention" in n for n, _ in crossed), model_type
             assert [(t.name, t.shape) for t in engine_build(dict(raw, add_cross_attention=True, is_decoder=True),
                                                              family.base).tensors] == ours
+        elif item.key == "num_decoder_layers":
+            # T5's encoder classes: the decoder's depth changes none of their tensors (and not our count); the
+            # encoder-decoder AutoModel builds has that many decoder blocks (the note's claim).
+            import transformers
+
+            deeper = dict(raw, num_decoder_layers=3)
+            assert _shapes(model_type, family.base, deeper) == plain
+            assert [(t.name, t.shape) for t in engine_build(deeper, family.base).tensors] == ours
+            whole = _shapes(model_type, transformers.AutoModel._model_mapping[type(
+                transformers.AutoConfig.for_model(model_type))].__name__, deeper)
+            assert {n.split(".")[2] for n, _ in whole if n.startswith("decoder.block.")} == {"0", "1", "2"}
+        elif item.key == "is_decoder":
+            # T5's encoder classes given a decoder's config: a cross-attention block in every block (the note's
+            # claim); the count here is the encoder's without them.
+            layered = {k: v for k, v in raw.items() if k != "num_hidden_layers"} | {"num_layers": 2}
+            crossed = _shapes(model_type, family.base, dict(layered, is_decoder=True))
+            assert len(crossed) > len(_shapes(model_type, family.base, layered)), model_type
+            assert any("EncDecAttention" in n for n, _ in crossed), model_type
+            assert ([(t.name, t.shape) for t in engine_build(dict(layered, is_decoder=True), family.base).tensors]
+                    == [(t.name, t.shape) for t in engine_build(layered, family.base).tensors])
         else:
             raise AssertionError(f"no check written for ignored key {item.key}")
 

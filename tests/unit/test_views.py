@@ -116,7 +116,8 @@ def test_cli_json_and_errors():
     code, out, err = run_cli("--list-presets")
     assert code == 0 and "bert-base-uncased" in out and "albert-xxlarge-v2" in out
     code, out, err = run_cli("--preset", "bert-base-uncase")
-    assert err.endswith("Did you mean bert-base-uncased or distilbert-base-uncased?\n")
+    # flaubert/flaubert_base_uncased contains what was typed (case and _/- aside): close too, listed last.
+    assert err.endswith("Did you mean bert-base-uncased, distilbert-base-uncased or flaubert/flaubert_base_uncased?\n")
     code, out, err = run_cli("--preset", "bert-base-uncased", "--architecture", "Nope", "--lang", "zh")
     assert code == 2 and err.startswith("error: unknown_architecture:") and "不支持" in err
     code, out, err = run_cli("--preset", "bert-base-uncased", "--no-pooler")
@@ -259,9 +260,11 @@ def test_an_unsupported_model_says_so_and_gives_the_way_forward():
         # A config that needs its own code (jina-embeddings-v2 style) says so, and the code trusts it twice.
         message = refusal({"model_type": "jina_bert", "auto_map": {"AutoModel": "modeling_bert.JinaBertModel"}}).message(lang)
         assert "auto_map" in message and custom_liner in message, message
-        # T5's encoders: the encoder class, not the encoder-decoder AutoModel builds; no remote code.
-        for model_type, encoder, whole in (("t5", "T5EncoderModel", "T5Model"), ("mt5", "MT5EncoderModel", "MT5Model"),
-                                           ("umt5", "UMT5EncoderModel", "UMT5Model")):
+        # T5-shaped encoder-decoders still refused: the encoder class, not the encoder-decoder AutoModel builds; no
+        # remote code. (T5, mT5 and umT5 are families: their encoder classes are counted.)
+        for model_type, encoder, whole in (("longt5", "LongT5EncoderModel", "LongT5Model"),
+                                           ("switch_transformers", "SwitchTransformersEncoderModel",
+                                            "SwitchTransformersModel")):
             message = refusal({"model_type": model_type}).message(lang)
             assert f"{encoder}(AutoConfig.from_pretrained(NAME)).num_parameters()" in message and whole in message
             assert "trust_remote_code" not in message and "from_pretrained(NAME)).num" in message

@@ -1,0 +1,205 @@
+"""LUKE (``modeling_luke.py``, Studio Ousia 2020): RoBERTa with a second input, entities, and their own table.
+
+* Word embeddings are RoBERTa's (``padding_idx`` = ``pad_token_id``, 1, on the word *and* the position table).
+* ``entity_embeddings`` is a second embedding block: a table of ``entity_vocab_size`` × ``entity_emb_size``
+  (500,000 × 256 = 128,000,000 parameters in luke-base and luke-large: a third of luke-base), projected to the
+  hidden size by a bias-free ``entity_embedding_dense`` when the two differ, with its own position and
+  token-type tables and LayerNorm.
+* Entity-aware attention (``use_entity_aware_attention``, on by default): three more query projections per
+  layer, ``w2e_query``, ``e2w_query``, ``e2e_query`` (word-to-entity, entity-to-word, entity-to-entity).
+* ``LukeForMaskedLM`` predicts words and entities: ``lm_head`` (its decoder is not tied to the word table in
+  transformers 5.23; its bias is the head's ``bias``) and ``entity_predictions`` (a transform to
+  ``entity_emb_size``, then a decoder tied to the entity table), both ties only with ``tie_word_embeddings``.
+* The entity task classes read entity states: pair classification concatenates two (2H, no bias), span
+  classification a word start, a word end and the entity (3H).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from ..config import Field
+from ..costs import BERT_KEYS, CostModel, Sim, T
+from ..formula import Formula, FormulaLine, head_line, layers_lines
+from ..model import Inventory, TensorList
+from . import bert
+from .base import Architecture, Family, Preset, with_defaults
+from .common import BERT_FIELDS, L, heads_divide
+
+FIELDS = with_defaults(BERT_FIELDS, vocab_size=50267)[:7] + (
+    Field("entity_vocab_size", 500000, label=L("Entity vocabulary (N_e, entity_vocab_size)", "实体词表大小（N_e，entity_vocab_size）"),
+          sample=(1, 3000)),
+    Field("entity_emb_size", 256, label=L("Entity embedding size (E_e, entity_emb_size)", "实体嵌入维度（E_e，entity_emb_size）"),
+          sample=(1, 48)),
+    Field("use_entity_aware_attention", True, kind="bool", sample=(0, 1),
+          label=L("Entity-aware attention (three more query projections per layer)",
+                  "实体感知注意力（每层多三个查询投影）")),
+) + with_defaults(BERT_FIELDS, vocab_size=50267)[7:]
+
+
+def backbone(t: TensorList, c: dict[str, Any], prefix: str, with_pooler: bool) -> None:
+    h, ee = c["hidden_size"], c["entity_emb_size"]
+    e = prefix + "embeddings."
+    t.embedding(e + "word_embeddings", c["vocab_size"], h)
+    t.embedding(e + "position_embeddings", c["max_position_embeddings"], h)
+    t.embedding(e + "token_type_embeddings", c["type_vocab_size"], h)
+    t.layer_norm(e + "LayerNorm", h, group="embeddings")
+    x = prefix + "entity_embeddings."
+    t.embedding(x + "entity_embeddings", c["entity_vocab_size"], ee)
+    if ee != h:
+        t.linear(x + "entity_embedding_dense", h, ee, "embeddings", bias=False)
+    t.embedding(x + "position_embeddings", c["max_position_embeddings"], h)
+    t.embedding(x + "token_type_embeddings", c["type_vocab_size"], h)
+    t.layer_norm(x + "LayerNorm", h, group="embeddings")
+    for i in range(c["num_hidden_layers"]):
+        p = f"{prefix}encoder.layer.{i}."
+        queries = ("query", "key", "value") + (("w2e_query", "e2w_query", "e2e_query")
+                                               if c["use_entity_aware_attention"] else ())
+        for proj in queries:
+            t.linear(p + "attention.self." + proj, h, h, "attention_qkv", i)
+        t.linear(p + "attention.output.dense", h, h, "attention_output", i)
+        t.layer_norm(p + "attention.output.LayerNorm", h, layer=i)
+        t.linear(p + "intermediate.dense", c["intermediate_size"], h, "feed_forward", i)
+        t.linear(p + "output.dense", h, c["intermediate_size"], "feed_forward", i)
+        t.layer_norm(p + "output.LayerNorm", h, layer=i)
+    if with_pooler:
+        bert.pooler(t, c, prefix)
+
+
+def mlm_head(t: TensorList, c: dict[str, Any], prefix: str) -> None:
+    """``LukeLMHead`` (its decoder's bias is the head's ``bias``) and ``EntityPredictionHead`` (decoder tied to
+    the entity table), each tie only with ``tie_word_embeddings``."""
+    h, v, ee, tie = c["hidden_size"], c["vocab_size"], c["entity_emb_size"], c["tie_word_embeddings"]
+    # _tied_weights_keys ties lm_head.bias to lm_head.decoder.bias: the decoder's is the one save_pretrained
+    # keeps (the owner), though lm_head.bias comes first in state_dict.
+    t.add("lm_head.bias", (v,), "head", shares="lm_head.decoder.bias" if tie else None)
+    t.linear("lm_head.dense", h, h, "head")
+    t.layer_norm("lm_head.layer_norm", h, group="head")
+    t.add("lm_head.decoder.weight", (v, h), "head", module="linear")
+    t.add("lm_head.decoder.bias", (v,), "head", module="linear")
+    t.add("entity_predictions.bias", (c["entity_vocab_size"],), "head")
+    t.linear("entity_predictions.transform.dense", ee, h, "head")
+    t.layer_norm("entity_predictions.transform.LayerNorm", ee, group="head")
+    table = prefix + "entity_embeddings.entity_embeddings.weight"
+    t.add("entity_predictions.decoder.weight", (c["entity_vocab_size"], ee), "head",
+          shares=table if tie else None, module="linear")
+
+
+def entity_pair_head(t: TensorList, c: dict[str, Any], prefix: str) -> None:
+    t.linear("classifier", c["num_labels"], 2 * c["hidden_size"], "head", bias=False)
+
+
+def entity_span_head(t: TensorList, c: dict[str, Any], prefix: str) -> None:
+    """A Linear over [word start; word end; entity] (3H), with a bias."""
+    t.linear("classifier", c["num_labels"], 3 * c["hidden_size"], "head")
+
+
+def formula(inv: Inventory) -> Formula:
+    """RoBERTa's word embeddings and layers, the entity block, three more queries per layer, pooler, head."""
+    c = inv.config
+    v, h, p, t, n, i = (c["vocab_size"], c["hidden_size"], c["max_position_embeddings"], c["type_vocab_size"],
+                        c["num_hidden_layers"], c["intermediate_size"])
+    ne, ee = c["entity_vocab_size"], c["entity_emb_size"]
+    if ee != h:
+        ent = FormulaLine("entity_embeddings", "N_e·E_e + E_e·H + (P + T)·H + 2H",
+                          f"{ne}·{ee} + {ee}·{h} + ({p} + {t})·{h} + 2·{h}", ne * ee + ee * h + (p + t) * h + 2 * h)
+    else:
+        ent = FormulaLine("entity_embeddings", "N_e·H + (P + T)·H + 2H", f"{ne}·{h} + ({p} + {t})·{h} + 2·{h}",
+                          ne * h + (p + t) * h + 2 * h)
+    sym, sub, per = bert.layer_terms(h, i)
+    if c["use_entity_aware_attention"]:
+        sym, sub, per = sym + " + 3(H² + H)", sub + f" + 3·({h}² + {h})", per + 3 * (h * h + h)
+    lines = [bert.embeddings_line(v, p, t, h), ent, *layers_lines(sym, sub, per, n)]
+    if inv.pooler:
+        lines.append(bert.pooler_line(h))
+    symbols = {"V": v, "P": p, "T": t, "H": h, "I": i, "L": n, "N_e": ne, "E_e": ee}
+    return Formula(symbols, tuple(lines + head_line(inv)))
+
+
+# --------------------------------------------------------------- training step
+
+
+def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
+    """LUKE's classes with ``input_ids`` alone: no entity enters, so the embeddings and layers run as RoBERTa's
+    (positions from the ids, a [B, L] zero token-type tensor; the word queries, keys and values only: the three
+    entity queries and the entity block get no gradient); the pooler runs where the class has one."""
+    prefix = bert.step_prefix(inv)
+    x = bert.step_embeddings(sim, inv, prefix, b, n, positions_from_ids=True)
+    seq = bert.step_encoder(sim, inv, prefix, x)
+    arch = inv.architecture
+    if arch.endswith("ForMaskedLM"):
+        # the pooler runs, its output is dropped; with no entity, only the word head predicts
+        sim.unused(lambda: bert.step_pooler(sim, prefix, seq))
+        return [bert.step_mlm(sim, "lm_head", seq)]
+    pooled = bert.step_pooler(sim, prefix, seq) if inv.pooler else None
+    if not prefix:
+        return [seq] + ([pooled] if pooled is not None else [])
+    if arch.endswith("ForSequenceClassification"):
+        assert pooled is not None
+        return [sim.linear("classifier", sim.dropout(pooled, sim.drops("classifier_dropout")))]
+    if arch.endswith("ForTokenClassification"):
+        return [sim.linear("classifier", sim.dropout(seq, sim.drops("classifier_dropout")))]
+    if arch.endswith("ForQuestionAnswering"):
+        return bert.step_qa(sim, seq)
+    raise AssertionError(arch)
+
+
+#: The classes whose step is input_ids alone; the entity classes read entity states (entity_ids, their spans).
+COVERED = ("LukeModel", "LukeForMaskedLM", "LukeForSequenceClassification", "LukeForTokenClassification",
+           "LukeForQuestionAnswering")
+#: LukeConfig's defaults: BERT's (hidden_act "gelu", dropouts 0.1, classifier_dropout None).
+COSTS = CostModel(step_program, bert.absolute_positions(offset=2), architectures=COVERED, check=bert.step_check,
+                  keys=BERT_KEYS)
+
+
+def luke_config(hidden: int, layers: int, heads: int) -> dict[str, Any]:
+    """studio-ousia's published LUKE configs: RoBERTa's 50,267-token vocabulary (+ 2 entity markers), 514
+    positions, one token type, 500,000 entities of 256."""
+    return {"model_type": "luke", "vocab_size": 50267, "hidden_size": hidden, "num_hidden_layers": layers,
+            "num_attention_heads": heads, "intermediate_size": 4 * hidden, "max_position_embeddings": 514,
+            "type_vocab_size": 1, "entity_vocab_size": 500000, "entity_emb_size": 256,
+            "use_entity_aware_attention": True}
+
+
+#: The family's own word (its formula's entity line).
+WORDS = {"entity_embeddings": L("Entity embeddings (entity_embeddings)", "实体嵌入（entity_embeddings）")}
+
+P = "luke."
+
+FAMILY = Family(
+    model_type="luke",
+    base="LukeModel",
+    fields=FIELDS,
+    backbone=backbone,
+    pad_token_id=1,
+    positions_padded=True,
+    architectures=(
+        Architecture(name="LukeModel", prefix="", pooler=None),
+        Architecture(name="LukeForMaskedLM", prefix=P, pooler=True, head=mlm_head, ties_embeddings=True),
+        Architecture(name="LukeForEntityClassification", prefix=P, pooler=True,
+                     head=bert.linear_head("classifier", "num_labels"), uses_num_labels=True),
+        Architecture(name="LukeForEntityPairClassification", prefix=P, pooler=True, head=entity_pair_head,
+                     uses_num_labels=True),
+        Architecture(name="LukeForEntitySpanClassification", prefix=P, pooler=True,
+                     head=entity_span_head,
+                     uses_num_labels=True),
+        Architecture(name="LukeForSequenceClassification", prefix=P, pooler=True,
+                     head=bert.linear_head("classifier", "num_labels"), uses_num_labels=True),
+        Architecture(name="LukeForTokenClassification", prefix=P, pooler=False,
+                     head=bert.linear_head("classifier", "num_labels"), uses_num_labels=True),
+        Architecture(name="LukeForQuestionAnswering", prefix=P, pooler=False,
+                     head=bert.linear_head("qa_outputs", "num_labels"), uses_num_labels=True),
+        Architecture(name="LukeForMultipleChoice", prefix=P, pooler=True, head=bert.linear_head("classifier", 1)),
+    ),
+    title=L("LUKE", "LUKE"),
+    formula=formula,
+    presets=(
+        # https://huggingface.co/studio-ousia/luke-base/blob/main/config.json (LukeForMaskedLM)
+        Preset("studio-ousia/luke-base", luke_config(768, 12, 12), "LukeForMaskedLM"),
+        # https://huggingface.co/studio-ousia/luke-large/blob/main/config.json (LukeForMaskedLM)
+        Preset("studio-ousia/luke-large", luke_config(1024, 24, 16), "LukeForMaskedLM"),
+    ),
+    sample=heads_divide(),
+    rank=74,
+    labels=WORDS,
+    costs=COSTS,
+)
