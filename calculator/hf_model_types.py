@@ -265,7 +265,6 @@ AUTO_MODEL_CLASSES: dict[str, str] = {
     'laguna': 'LagunaModel',
     'lasr_ctc': 'LasrForCTC',
     'lasr_encoder': 'LasrEncoder',
-    'layoutlm': 'LayoutLMModel',
     'layoutlmv2': 'LayoutLMv2Model',
     'layoutlmv3': 'LayoutLMv3Model',
     'led': 'LEDModel',

@@ -81,6 +81,10 @@ INDEX: tuple[tuple[str, str, int, tuple[str, ...]], ...] = (
     )),
     ("keras_bert", "keras-bert", 90, (
     )),
+    ("layoutlm", "layoutlm", 70, (
+        "microsoft/layoutlm-base-uncased",
+        "microsoft/layoutlm-large-uncased",
+    )),
     ("longformer", "longformer", 25, (
         "allenai/longformer-base-4096",
     )),
