@@ -115,6 +115,9 @@ INDEX: tuple[tuple[str, str, int, tuple[str, ...]], ...] = (
         "roberta-base",
         "roberta-large",
     )),
+    ("roberta_prelayernorm", "roberta-prelayernorm", 71, (
+        "andreasmadsen/efficient_mlm_m0.40",
+    )),
     ("roformer", "roformer", 58, (
         "junnyu/roformer_chinese_base",
         "junnyu/roformer_chinese_small",
