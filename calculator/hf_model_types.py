@@ -467,7 +467,6 @@ AUTO_MODEL_CLASSES: dict[str, str] = {
     'regnet': 'RegNetModel',
     'resnet': 'ResNetModel',
     'rf_detr': 'RfDetrModel',
-    'roc_bert': 'RoCBertModel',
     'rt_detr': 'RTDetrModel',
     'rt_detr_v2': 'RTDetrV2Model',
     'rwkv': 'RwkvModel',

@@ -118,6 +118,9 @@ INDEX: tuple[tuple[str, str, int, tuple[str, ...]], ...] = (
     ("roberta_prelayernorm", "roberta-prelayernorm", 71, (
         "andreasmadsen/efficient_mlm_m0.40",
     )),
+    ("roc_bert", "roc_bert", 72, (
+        "roc_bert (RoCBertConfig defaults)",
+    )),
     ("roformer", "roformer", 58, (
         "junnyu/roformer_chinese_base",
         "junnyu/roformer_chinese_small",
