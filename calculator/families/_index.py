@@ -119,7 +119,7 @@ INDEX: tuple[tuple[str, str, int, tuple[str, ...]], ...] = (
         "andreasmadsen/efficient_mlm_m0.40",
     )),
     ("roc_bert", "roc_bert", 72, (
-        "roc_bert (RoCBertConfig defaults)",
+        "roc-bert-config-defaults",
     )),
     ("roformer", "roformer", 58, (
         "junnyu/roformer_chinese_base",
