@@ -231,7 +231,6 @@ AUTO_MODEL_CLASSES: dict[str, str] = {
     'hy_v4': 'HYV4Model',
     'hyperclovax': 'HyperCLOVAXModel',
     'hyperclovax_vision_v2': 'HyperCLOVAXVisionV2Model',
-    'ibert': 'IBertModel',
     'idefics': 'IdeficsModel',
     'idefics2': 'Idefics2Model',
     'idefics3': 'Idefics3Model',

@@ -79,6 +79,10 @@ INDEX: tuple[tuple[str, str, int, tuple[str, ...]], ...] = (
         "funnel-transformer/large",
         "funnel-transformer/xlarge",
     )),
+    ("ibert", "ibert", 73, (
+        "kssteven/ibert-roberta-base",
+        "kssteven/ibert-roberta-large",
+    )),
     ("keras_bert", "keras-bert", 90, (
     )),
     ("layoutlm", "layoutlm", 70, (

@@ -67,7 +67,6 @@ def formula(inv: Inventory) -> Formula:
 P = "roberta_prelayernorm."
 
 FAMILY = Family(
-    peft_targets=("query", "value"),
     model_type="roberta-prelayernorm",
     base="RobertaPreLayerNormModel",
     fields=FIELDS,

@@ -89,7 +89,6 @@ def formula(inv: Inventory) -> Formula:
 P = "roc_bert."
 
 FAMILY = Family(
-    peft_targets=("query", "value"),
     model_type="roc_bert",
     base="RoCBertModel",
     fields=FIELDS,
