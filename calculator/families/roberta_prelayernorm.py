@@ -9,8 +9,9 @@ after ``attention.output``) and before the feed-forward (``intermediate.LayerNor
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
+from ..costs import BERT_KEYS, CostModel, Sim, T
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
 from . import bert, roberta
@@ -64,6 +65,51 @@ def formula(inv: Inventory) -> Formula:
     return Formula({"V": v, "P": p, "T": t, "H": h, "I": i, "L": n}, tuple(lines + head_line(inv)))
 
 
+def step_layer(prefix: str, i: int, heads: int) -> Callable[[Sim, T], T]:
+    """One ``RobertaPreLayerNormLayer``: LayerNorm, attention, dropout, + x; LayerNorm, feed-forward, dropout, + x."""
+    p = f"{prefix}encoder.layer.{i}."
+
+    def run(sim: Sim, x: T) -> T:
+        s = p + "attention.self."
+        hidden = sim.drops("hidden_dropout_prob")
+        normed = sim.layer_norm(p + "attention.LayerNorm", x)
+        context = bert.step_attention(sim, normed, heads, s + "query", s + "key", s + "value")
+        attended = sim.add(sim.dropout(sim.linear(p + "attention.output.dense", context), hidden), x)
+        normed = sim.layer_norm(p + "intermediate.LayerNorm", attended)
+        inner = sim.act("hidden_act", sim.linear(p + "intermediate.dense", normed))
+        return sim.add(sim.dropout(sim.linear(p + "output.dense", inner), hidden), attended)
+
+    return run
+
+
+def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
+    """RoBERTa's embeddings and heads around the pre-LN layers and the final LayerNorm."""
+    prefix = bert.step_prefix(inv)
+    x = bert.step_embeddings(sim, inv, prefix, b, n, positions_from_ids=True)
+    heads = inv.config["num_attention_heads"]
+    for i in range(inv.config["num_hidden_layers"]):
+        x = sim.layer(step_layer(prefix, i, heads), x)
+    seq = sim.layer_norm(prefix + "LayerNorm", x)
+    pooled = bert.step_pooler(sim, prefix, seq) if inv.pooler else None
+    kind = bert.step_task(inv)
+    if kind == "":
+        return [seq] + ([pooled] if pooled is not None else [])
+    if kind in ("ForMaskedLM", "ForCausalLM"):
+        return [bert.step_mlm(sim, "lm_head", seq)]
+    if kind == "ForSequenceClassification":
+        drop = sim.drops("classifier_dropout")
+        x = sim.dropout(sim.select(seq, 1), drop)
+        x = sim.dropout(sim.keep_output(sim.linear("classifier.dense", x)), drop)
+        return [sim.linear("classifier.out_proj", x)]
+    if kind == "ForTokenClassification":
+        return [sim.linear("classifier", sim.dropout(seq, sim.drops("classifier_dropout")))]
+    if kind == "ForQuestionAnswering":
+        return bert.step_qa(sim, seq)
+    raise AssertionError(inv.architecture)
+
+
+COSTS = CostModel(step_program, bert.absolute_positions(offset=2), check=bert.step_check, keys=BERT_KEYS)
+
 P = "roberta_prelayernorm."
 
 FAMILY = Family(
@@ -103,5 +149,6 @@ FAMILY = Family(
     rank=71,
     default_attention="sdpa",
     ignored_keys=(POSITION_TYPE, CROSS_ATTENTION),
+    costs=COSTS,
     labels={"final_layer_norm": L("Final LayerNorm (after the encoder)", "编码器之后的最终 LayerNorm")},
 )
