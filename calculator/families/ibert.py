@@ -27,14 +27,14 @@ QUANT_MODE = IgnoredKey(
     L("quant_mode = {value}: transformers 5.23's {architecture} holds the same parameters and buffers either way, "
       "as counted here; it then runs the integer-only path (integer GELU, softmax and LayerNorm), which this "
       "calculator does not cost.",
-      "quant_mode = {value}：无论取值如何，transformers 5.23 的 {architecture} 都持有同样的参数和缓冲区，这里也照此计数；"
+      "quant_mode = {value}：无论取值如何，transformers 5.23 的 {architecture} 都持有同样的参数和 buffer（缓冲区），这里也照此计数；"
       "此时它走纯整数计算路径（整数 GELU、softmax 与 LayerNorm），本计算器不估算这条路径的训练开销。"),
 )
 FORCE_DEQUANT = IgnoredKey(
     "force_dequant", ("none",),
     L("force_dequant = {value}: transformers 5.23's {architecture} holds the same parameters and buffers, as counted "
       "here; it only makes the named non-linear operations run in floating point under quant_mode.",
-      "force_dequant = {value}：transformers 5.23 的 {architecture} 持有同样的参数和缓冲区，这里也照此计数；"
+      "force_dequant = {value}：transformers 5.23 的 {architecture} 持有同样的参数和 buffer（缓冲区），这里也照此计数；"
       "它只让 quant_mode 下指定的非线性运算改用浮点计算。"),
 )
 
