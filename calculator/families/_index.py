@@ -85,7 +85,15 @@ INDEX: tuple[tuple[str, str, int, tuple[str, ...]], ...] = (
         "funnel-transformer/large",
         "funnel-transformer/xlarge",
     )),
+    ("ibert", "ibert", 73, (
+        "kssteven/ibert-roberta-base",
+        "kssteven/ibert-roberta-large",
+    )),
     ("keras_bert", "keras-bert", 90, (
+    )),
+    ("layoutlm", "layoutlm", 70, (
+        "microsoft/layoutlm-base-uncased",
+        "microsoft/layoutlm-large-uncased",
     )),
     ("longformer", "longformer", 25, (
         "allenai/longformer-base-4096",
@@ -125,6 +133,12 @@ INDEX: tuple[tuple[str, str, int, tuple[str, ...]], ...] = (
     ("roberta", "roberta", 20, (
         "roberta-base",
         "roberta-large",
+    )),
+    ("roberta_prelayernorm", "roberta-prelayernorm", 71, (
+        "andreasmadsen/efficient_mlm_m0.40",
+    )),
+    ("roc_bert", "roc_bert", 72, (
+        "roc-bert-config-defaults",
     )),
     ("roformer", "roformer", 58, (
         "junnyu/roformer_chinese_base",

@@ -98,6 +98,12 @@ def test_ignored_keys_are_what_the_note_says(model_type: str) -> None:
             assert any("EncDecAttention" in n for n, _ in crossed), model_type
             assert ([(t.name, t.shape) for t in engine_build(dict(layered, is_decoder=True), family.base).tensors]
                     == [(t.name, t.shape) for t in engine_build(layered, family.base).tensors])
+        elif item.key in ("quant_mode", "force_dequant"):
+            # I-BERT: every quantised module builds its parameters and buffers whatever these say.
+            value = True if item.key == "quant_mode" else "nonlinear"
+            assert _shapes(model_type, family.base, dict(raw, **{item.key: value})) == plain
+            assert [(t.name, t.shape) for t in engine_build(dict(raw, **{item.key: value}),
+                                                             family.base).tensors] == ours
         else:
             raise AssertionError(f"no check written for ignored key {item.key}")
 

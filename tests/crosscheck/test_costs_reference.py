@@ -585,7 +585,7 @@ def test_every_covered_family_has_a_case() -> None:
     assert {"bert", "roberta", "xlm-roberta", "camembert", "electra", "ernie", "distilbert", "albert", "mpnet",
             "megatron-bert", "xlm-roberta-xl", "xmod", "rembert", "roformer", "esm", "nomic_bert",
             "big_bird", "longformer", "mobilebert", "squeezebert", "convbert", "funnel", "deberta", "deberta-v2",
-            "modernbert"} <= set(COVERED)
+            "modernbert", "roberta-prelayernorm"} <= set(COVERED)
 
 
 #: A tiny BigBird whose block-sparse attention runs past (5 + 2·1)·2 = 14 tokens.

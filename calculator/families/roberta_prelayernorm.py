@@ -1,0 +1,154 @@
+"""RoBERTa-PreLayerNorm (``modeling_roberta_prelayernorm.py``): RoBERTa with each LayerNorm moved before its block.
+
+fairseq's ``--encoder-normalize-before``: the embeddings are RoBERTa's (LayerNorm included,
+positions registered last); each layer normalises before attention (``attention.LayerNorm``,
+after ``attention.output``) and before the feed-forward (``intermediate.LayerNorm``, before
+``intermediate.dense``), and ``output`` has no LayerNorm. The model adds one final
+``LayerNorm`` after the encoder, before the pooler. The heads are RoBERTa's, under
+``roberta_prelayernorm.``. A layer holds the same tensors as BERT's, in another order.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from ..costs import BERT_KEYS, CostModel, Sim, T
+from ..formula import Formula, FormulaLine, head_line, layers_lines
+from ..model import Inventory, TensorList
+from . import bert, roberta
+from .base import Architecture, Family, Preset, with_defaults
+from .common import BERT_FIELDS, L, heads_divide
+from .common import POSITION_TYPE, CROSS_ATTENTION
+
+FIELDS = with_defaults(BERT_FIELDS, vocab_size=50265)
+
+
+def encoder_layer(t: TensorList, prefix: str, i: int, hidden: int, intermediate: int) -> None:
+    """One ``RobertaPreLayerNormLayer``: Q, K, V, output, the attention's LayerNorm; LayerNorm, feed-forward pair."""
+    p = f"{prefix}encoder.layer.{i}."
+    for proj in ("query", "key", "value"):
+        t.linear(p + "attention.self." + proj, hidden, hidden, "attention_qkv", i)
+    t.linear(p + "attention.output.dense", hidden, hidden, "attention_output", i)
+    t.layer_norm(p + "attention.LayerNorm", hidden, layer=i)
+    t.layer_norm(p + "intermediate.LayerNorm", hidden, layer=i)
+    t.linear(p + "intermediate.dense", intermediate, hidden, "feed_forward", i)
+    t.linear(p + "output.dense", hidden, intermediate, "feed_forward", i)
+
+
+def backbone(t: TensorList, c: dict[str, Any], prefix: str, with_pooler: bool) -> None:
+    h = c["hidden_size"]
+    e = prefix + "embeddings."
+    t.embedding(e + "word_embeddings", c["vocab_size"], h, "embeddings")
+    t.embedding(e + "token_type_embeddings", c["type_vocab_size"], h, "embeddings")
+    t.layer_norm(e + "LayerNorm", h, group="embeddings")
+    t.embedding(e + "position_embeddings", c["max_position_embeddings"], h, "embeddings")
+    for i in range(c["num_hidden_layers"]):
+        encoder_layer(t, prefix, i, h, c["intermediate_size"])
+    t.layer_norm(prefix + "LayerNorm", h, section="encoder")
+    if with_pooler:
+        bert.pooler(t, c, prefix)
+
+
+def formula(inv: Inventory) -> Formula:
+    """BERT's terms (a pre-LN layer holds the same tensors), and 2H for the final LayerNorm."""
+    c = inv.config
+    v, h, p, t, n, i = (
+        c["vocab_size"], c["hidden_size"], c["max_position_embeddings"], c["type_vocab_size"],
+        c["num_hidden_layers"], c["intermediate_size"],
+    )
+    lines = [
+        bert.embeddings_line(v, p, t, h),
+        *layers_lines(*bert.layer_terms(h, i), n),
+        FormulaLine("final_layer_norm", "2H", f"2·{h}", 2 * h),
+    ]
+    if inv.pooler:
+        lines.append(bert.pooler_line(h))
+    return Formula({"V": v, "P": p, "T": t, "H": h, "I": i, "L": n}, tuple(lines + head_line(inv)))
+
+
+def step_layer(prefix: str, i: int, heads: int) -> Callable[[Sim, T], T]:
+    """One ``RobertaPreLayerNormLayer``: LayerNorm, attention, dropout, + x; LayerNorm, feed-forward, dropout, + x."""
+    p = f"{prefix}encoder.layer.{i}."
+
+    def run(sim: Sim, x: T) -> T:
+        s = p + "attention.self."
+        hidden = sim.drops("hidden_dropout_prob")
+        normed = sim.layer_norm(p + "attention.LayerNorm", x)
+        context = bert.step_attention(sim, normed, heads, s + "query", s + "key", s + "value")
+        attended = sim.add(sim.dropout(sim.linear(p + "attention.output.dense", context), hidden), x)
+        normed = sim.layer_norm(p + "intermediate.LayerNorm", attended)
+        inner = sim.act("hidden_act", sim.linear(p + "intermediate.dense", normed))
+        return sim.add(sim.dropout(sim.linear(p + "output.dense", inner), hidden), attended)
+
+    return run
+
+
+def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
+    """RoBERTa's embeddings and heads around the pre-LN layers and the final LayerNorm."""
+    prefix = bert.step_prefix(inv)
+    x = bert.step_embeddings(sim, inv, prefix, b, n, positions_from_ids=True)
+    heads = inv.config["num_attention_heads"]
+    for i in range(inv.config["num_hidden_layers"]):
+        x = sim.layer(step_layer(prefix, i, heads), x)
+    seq = sim.layer_norm(prefix + "LayerNorm", x)
+    pooled = bert.step_pooler(sim, prefix, seq) if inv.pooler else None
+    kind = bert.step_task(inv)
+    if kind == "":
+        return [seq] + ([pooled] if pooled is not None else [])
+    if kind in ("ForMaskedLM", "ForCausalLM"):
+        return [bert.step_mlm(sim, "lm_head", seq)]
+    if kind == "ForSequenceClassification":
+        drop = sim.drops("classifier_dropout")
+        x = sim.dropout(sim.select(seq, 1), drop)
+        x = sim.dropout(sim.keep_output(sim.linear("classifier.dense", x)), drop)
+        return [sim.linear("classifier.out_proj", x)]
+    if kind == "ForTokenClassification":
+        return [sim.linear("classifier", sim.dropout(seq, sim.drops("classifier_dropout")))]
+    if kind == "ForQuestionAnswering":
+        return bert.step_qa(sim, seq)
+    raise AssertionError(inv.architecture)
+
+
+COSTS = CostModel(step_program, bert.absolute_positions(offset=2), check=bert.step_check, keys=BERT_KEYS)
+
+P = "roberta_prelayernorm."
+
+FAMILY = Family(
+    model_type="roberta-prelayernorm",
+    base="RobertaPreLayerNormModel",
+    fields=FIELDS,
+    backbone=backbone,
+    pad_token_id=1,
+    positions_padded=True,
+    architectures=(
+        Architecture(name="RobertaPreLayerNormModel", prefix="", pooler=None),
+        Architecture(name="RobertaPreLayerNormForCausalLM", prefix=P, pooler=False, head=roberta.lm_head,
+                     ties_embeddings=True),
+        Architecture(name="RobertaPreLayerNormForMaskedLM", prefix=P, pooler=False, head=roberta.lm_head,
+                     ties_embeddings=True),
+        Architecture(name="RobertaPreLayerNormForSequenceClassification", prefix=P, pooler=False,
+                     head=roberta.classification_head, uses_num_labels=True),
+        Architecture(name="RobertaPreLayerNormForMultipleChoice", prefix=P, pooler=True,
+                     head=bert.linear_head("classifier", 1)),
+        Architecture(name="RobertaPreLayerNormForTokenClassification", prefix=P, pooler=False,
+                     head=bert.linear_head("classifier", "num_labels"), uses_num_labels=True),
+        Architecture(name="RobertaPreLayerNormForQuestionAnswering", prefix=P, pooler=False,
+                     head=bert.linear_head("qa_outputs", "num_labels"), uses_num_labels=True),
+    ),
+    title={"en": "RoBERTa-PreLayerNorm", "zh": "RoBERTa-PreLayerNorm"},
+    formula=formula,
+    # andreasmadsen/efficient_mlm_m0.40 (https://huggingface.co/andreasmadsen/efficient_mlm_m0.40), the
+    # checkpoint transformers' docs use: RoBERTa-large's shape (Wettig et al. 2022, "Should You Mask 15%
+    # in MLM?", trained large models), 514 positions, one token type. Not fetched here (no Hub access):
+    # the shape is the paper's and roberta-large's config.json's.
+    presets=(
+        Preset("andreasmadsen/efficient_mlm_m0.40",
+               roberta.roberta_config(1024, 24, 16, model_type="roberta-prelayernorm"),
+               "RobertaPreLayerNormForMaskedLM"),
+    ),
+    sample=heads_divide(),
+    rank=71,
+    default_attention="sdpa",
+    ignored_keys=(POSITION_TYPE, CROSS_ATTENTION),
+    costs=COSTS,
+    labels={"final_layer_norm": L("Final LayerNorm (after the encoder)", "编码器之后的最终 LayerNorm")},
+)

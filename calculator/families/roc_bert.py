@@ -1,0 +1,125 @@
+"""RoCBert (``modeling_roc_bert.py``): BERT, plus pronunciation and glyph-shape tables and a mixing Linear.
+
+``RoCBertEmbeddings`` registers, after the word table, a pronunciation table
+(``pronunciation_vocab_size`` × ``pronunciation_embed_dim``) and a shape table
+(``shape_vocab_size`` × ``shape_embed_dim``): both are always built, whatever
+``enable_pronunciation`` / ``enable_shape`` say. With ``concat_input`` (the default) a
+``map_inputs_layer`` Linear maps the concatenated word (+ pronunciation when enabled, + shape
+when enabled) vectors back to H. Encoder, pooler and MLM head are BERT's, under ``roc_bert.``;
+``RoCBertForPreTraining`` holds the MLM head only (its contrastive loss adds no tensors).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from ..config import Field
+from ..formula import Formula, FormulaLine, head_line, layers_lines
+from ..model import Inventory, TensorList
+from . import bert
+from .base import Architecture, Family, Preset
+from .common import BERT_FIELDS, L, heads_divide
+from .common import POSITION_TYPE, CROSS_ATTENTION
+
+FIELDS = (
+    *BERT_FIELDS[:7],
+    Field("pronunciation_vocab_size", 910, label=L("Pronunciation entries (Vp)", "读音词表大小（Vp）"), sample=(1, 300)),
+    Field("pronunciation_embed_dim", 768, label=L("Pronunciation width (Ep)", "读音嵌入维度（Ep）"), sample=(1, 40)),
+    Field("shape_vocab_size", 24858, label=L("Shape entries (Vs)", "字形词表大小（Vs）"), sample=(1, 300)),
+    Field("shape_embed_dim", 512, label=L("Shape width (Es)", "字形嵌入维度（Es）"), sample=(1, 40)),
+    Field("enable_pronunciation", True, kind="bool",
+          label=L("Use pronunciation (enable_pronunciation)", "使用读音（enable_pronunciation）"), sample=(0, 1)),
+    Field("enable_shape", True, kind="bool",
+          label=L("Use shape (enable_shape)", "使用字形（enable_shape）"), sample=(0, 1)),
+    Field("concat_input", True, kind="bool",
+          label=L("Concatenate and project (concat_input)", "拼接后投影（concat_input）"), sample=(0, 1)),
+    *BERT_FIELDS[7:],
+)
+
+
+def map_width(c: dict[str, Any]) -> int:
+    """``map_inputs_layer``'s input: H, + Ep when pronunciation is enabled, + Es when shape is."""
+    width = c["hidden_size"]
+    if c["enable_pronunciation"]:
+        width += c["pronunciation_embed_dim"]
+    if c["enable_shape"]:
+        width += c["shape_embed_dim"]
+    return width
+
+
+def backbone(t: TensorList, c: dict[str, Any], prefix: str, with_pooler: bool) -> None:
+    h = c["hidden_size"]
+    e = prefix + "embeddings."
+    t.embedding(e + "word_embeddings", c["vocab_size"], h, "embeddings")
+    t.embedding(e + "pronunciation_embed", c["pronunciation_vocab_size"], c["pronunciation_embed_dim"], "embeddings")
+    t.embedding(e + "shape_embed", c["shape_vocab_size"], c["shape_embed_dim"], "embeddings")
+    t.embedding(e + "position_embeddings", c["max_position_embeddings"], h, "embeddings")
+    t.embedding(e + "token_type_embeddings", c["type_vocab_size"], h, "embeddings")
+    if c["concat_input"]:
+        t.linear(e + "map_inputs_layer", h, map_width(c), "embeddings")
+    t.layer_norm(e + "LayerNorm", h, group="embeddings")
+    bert.encoder(t, c, prefix)
+    if with_pooler:
+        bert.pooler(t, c, prefix)
+
+
+def formula(inv: Inventory) -> Formula:
+    """BERT's terms, the two extra tables, and the mixing Linear when ``concat_input`` is set."""
+    c = inv.config
+    v, h, p, t, n, i = (
+        c["vocab_size"], c["hidden_size"], c["max_position_embeddings"], c["type_vocab_size"],
+        c["num_hidden_layers"], c["intermediate_size"],
+    )
+    vp, ep, vs, es = (c["pronunciation_vocab_size"], c["pronunciation_embed_dim"], c["shape_vocab_size"],
+                      c["shape_embed_dim"])
+    symbols = {"V": v, "P": p, "T": t, "H": h, "I": i, "L": n, "Vp": vp, "Ep": ep, "Vs": vs, "Es": es}
+    lines = [
+        bert.embeddings_line(v, p, t, h),
+        FormulaLine("pronunciation_shape", "Vp·Ep + Vs·Es", f"{vp}·{ep} + {vs}·{es}", vp * ep + vs * es),
+    ]
+    if c["concat_input"]:
+        m = map_width(c)
+        symbols["M"] = m
+        lines.append(FormulaLine("map_inputs", "M·H + H", f"{m}·{h} + {h}", m * h + h))
+    lines += layers_lines(*bert.layer_terms(h, i), n)
+    if inv.pooler:
+        lines.append(bert.pooler_line(h))
+    return Formula(symbols, tuple(lines + head_line(inv)))
+
+
+P = "roc_bert."
+
+FAMILY = Family(
+    model_type="roc_bert",
+    base="RoCBertModel",
+    fields=FIELDS,
+    backbone=backbone,
+    architectures=(
+        Architecture(name="RoCBertModel", prefix="", pooler=None),
+        Architecture(name="RoCBertForPreTraining", prefix=P, pooler=True, head=bert.mlm_head, ties_embeddings=True),
+        Architecture(name="RoCBertForMaskedLM", prefix=P, pooler=False, head=bert.mlm_head, ties_embeddings=True),
+        Architecture(name="RoCBertForCausalLM", prefix=P, pooler=False, head=bert.mlm_head, ties_embeddings=True),
+        Architecture(name="RoCBertForSequenceClassification", prefix=P, pooler=True,
+                     head=bert.linear_head("classifier", "num_labels"), uses_num_labels=True),
+        Architecture(name="RoCBertForMultipleChoice", prefix=P, pooler=True, head=bert.linear_head("classifier", 1)),
+        Architecture(name="RoCBertForTokenClassification", prefix=P, pooler=False,
+                     head=bert.linear_head("classifier", "num_labels"), uses_num_labels=True),
+        Architecture(name="RoCBertForQuestionAnswering", prefix=P, pooler=False,
+                     head=bert.linear_head("qa_outputs", "num_labels"), uses_num_labels=True),
+    ),
+    title={"en": "RoCBert", "zh": "RoCBert"},
+    formula=formula,
+    # RoCBertConfig's defaults, which transformers documents as "weiweishi/roc-bert-base-zh style"
+    # (configuration_roc_bert.py, @auto_docstring(checkpoint="weiweishi/roc-bert-base-zh")). The
+    # checkpoint's own config.json was not reachable here, so the preset is named for the defaults.
+    presets=(
+        Preset("roc-bert-config-defaults", {"model_type": "roc_bert"}, "RoCBertForMaskedLM"),
+    ),
+    sample=heads_divide(),
+    rank=72,
+    default_attention="sdpa",
+    ignored_keys=(POSITION_TYPE, CROSS_ATTENTION),
+    labels={
+        "pronunciation_shape": L("Pronunciation and shape tables", "读音表与字形表"),
+        "map_inputs": L("Input projection (map_inputs_layer)", "输入投影（map_inputs_layer）"),
+    },
+)
