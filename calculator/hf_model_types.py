@@ -254,7 +254,6 @@ AUTO_MODEL_CLASSES: dict[str, str] = {
     'jamba': 'JambaModel',
     'janus': 'JanusModel',
     'jetmoe': 'JetMoeModel',
-    'jina_embeddings_v3': 'JinaEmbeddingsV3Model',
     'kimi_k25': 'Kimi_K25Model',
     'kimi_k25_vision': 'Kimi_K25VisionModel',
     'kimi_linear': 'KimiLinearModel',

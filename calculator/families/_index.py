@@ -79,6 +79,9 @@ INDEX: tuple[tuple[str, str, int, tuple[str, ...]], ...] = (
         "funnel-transformer/large",
         "funnel-transformer/xlarge",
     )),
+    ("jina_embeddings_v3", "jina_embeddings_v3", 23, (
+        "jinaai/jina-embeddings-v3-hf",
+    )),
     ("keras_bert", "keras-bert", 90, (
     )),
     ("longformer", "longformer", 25, (
