@@ -124,7 +124,6 @@ AUTO_MODEL_CLASSES: dict[str, str] = {
     'ernie4_5_moe': 'Ernie4_5_MoeModel',
     'ernie4_5_vl_moe': 'Ernie4_5_VLMoeModel',
     'esmc': 'EsmcModel',
-    'eurobert': 'EuroBertModel',
     'evolla': 'EvollaModel',
     'exaone4': 'Exaone4Model',
     'exaone4_5': 'Exaone4_5_Model',

@@ -71,6 +71,9 @@ INDEX: tuple[tuple[str, str, int, tuple[str, ...]], ...] = (
         "facebook/esm2_t33_650M_UR50D",
         "facebook/esm2_t36_3B_UR50D",
     )),
+    ("eurobert", "eurobert", 58, (
+        "EuroBERT/EuroBERT-210m",
+    )),
     ("funnel", "funnel", 68, (
         "funnel-transformer/small",
         "funnel-transformer/medium",
