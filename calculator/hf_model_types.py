@@ -213,7 +213,6 @@ AUTO_MODEL_CLASSES: dict[str, str] = {
     'granitemoeshared': 'GraniteMoeSharedModel',
     'grounding-dino': 'GroundingDinoModel',
     'groupvit': 'GroupViTModel',
-    'gte': 'GteModel',
     'helium': 'HeliumModel',
     'hgnet_v2': 'HGNetV2Backbone',
     'hiera': 'HieraModel',

@@ -82,6 +82,10 @@ INDEX: tuple[tuple[str, str, int, tuple[str, ...]], ...] = (
         "funnel-transformer/large",
         "funnel-transformer/xlarge",
     )),
+    ("gte", "gte", 59, (
+        "alibaba-nlp-community/gte-multilingual-base",
+        "Alibaba-NLP/gte-base-en-v1.5",
+    )),
     ("jina_embeddings_v3", "jina_embeddings_v3", 23, (
         "jinaai/jina-embeddings-v3-hf",
     )),
