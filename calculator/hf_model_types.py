@@ -123,7 +123,6 @@ AUTO_MODEL_CLASSES: dict[str, str] = {
     'ernie4_5': 'Ernie4_5Model',
     'ernie4_5_moe': 'Ernie4_5_MoeModel',
     'ernie4_5_vl_moe': 'Ernie4_5_VLMoeModel',
-    'esmc': 'EsmcModel',
     'evolla': 'EvollaModel',
     'exaone4': 'Exaone4Model',
     'exaone4_5': 'Exaone4_5_Model',

@@ -71,6 +71,11 @@ INDEX: tuple[tuple[str, str, int, tuple[str, ...]], ...] = (
         "facebook/esm2_t33_650M_UR50D",
         "facebook/esm2_t36_3B_UR50D",
     )),
+    ("esmc", "esmc", 61, (
+        "biohub/ESMC-300M",
+        "biohub/ESMC-600M",
+        "biohub/ESMC-6B",
+    )),
     ("eurobert", "eurobert", 58, (
         "EuroBERT/EuroBERT-210m",
     )),
