@@ -530,7 +530,6 @@ AUTO_MODEL_CLASSES: dict[str, str] = {
     'tipsv2_vision_model': 'Tipsv2VisionModel',
     'tvp': 'TvpModel',
     'udop': 'UdopModel',
-    'ultrabert': 'UltrabertModel',
     'ultravbert': 'UltraVBertModel',
     'umt5': 'UMT5Model',
     'unispeech': 'UniSpeechModel',

@@ -136,6 +136,8 @@ INDEX: tuple[tuple[str, str, int, tuple[str, ...]], ...] = (
     )),
     ("transformer2018", "transformer", 95, (
     )),
+    ("ultrabert", "ultrabert", 62, (
+    )),
     ("xlm_roberta", "xlm-roberta", 22, (
         "xlm-roberta-base",
         "xlm-roberta-large",
