@@ -24,7 +24,7 @@ from ..config import Field, read_fields
 from ..formula import Formula, head_line
 from ..model import Inventory, TensorList
 from . import bert, eurobert
-from .base import Architecture, Family, Preset
+from .base import Architecture, Family
 from .common import HEADS, HIDDEN, LABELS, LAYERS, TIE, VOCAB, L
 
 FIELDS = (
