@@ -20,11 +20,12 @@ from __future__ import annotations
 
 import random
 from dataclasses import replace
-from typing import Any
+from typing import Any, Callable
 
+from ..costs import CostModel, Sim, T, activation_key, classifier_dropout, dropouts
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
-from . import bert
+from . import bert, jina_embeddings_v3 as jina
 from .base import Architecture, Family, Preset
 from .common import HEADS, HIDDEN, INTERMEDIATE, LABELS, LAYERS, TIE, TOKEN_TYPES, VOCAB, L, heads_divide
 
@@ -96,6 +97,69 @@ def sample(rng: random.Random, config: dict[str, Any]) -> None:
         config["max_position_embeddings"] = rng.randint(1, 600)
 
 
+# --------------------------------------------------------------- training step
+
+
+def step_layer(inv: Inventory, prefix: str, i: int, rotary: tuple[T, T]) -> Callable[[Sim, T], T]:
+    """One ``GteLayer``: jina-v3's post-norm layer whose MLP is ``down(dropout(act(gate(x)) * up(x)))``."""
+    p = f"{prefix}layers.{i}."
+    heads = inv.config["num_attention_heads"]
+    d = inv.config["hidden_size"] // heads
+
+    def run(sim: Sim, x: T) -> T:
+        hidden = sim.drops("hidden_dropout_prob")
+        context = jina.rotary_attention(sim, x, p + "self_attn.", heads, heads, d, rotary,
+                                        sim.drops("attention_probs_dropout_prob"))
+        out = sim.dropout(sim.linear(p + "self_attn.o_proj", context), hidden)
+        attended = sim.layer_norm(p + "post_attention_layernorm", sim.add(x, out))
+        m = p + "mlp."
+        gated = sim.mul_like(sim.act("hidden_act", sim.linear(m + "gate_proj", attended)),
+                             sim.linear(m + "up_proj", attended))
+        out = sim.dropout(sim.linear(m + "down_proj", sim.dropout(gated, hidden)), hidden)
+        return sim.layer_norm(p + "post_mlp_layernorm", sim.add(attended, out))
+
+    return run
+
+
+def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
+    """The native classes: word (+ token types, zeros [B, L], when there is a table), LayerNorm, dropout;
+    cos and sin once; the layers; the pooler; BERT's heads or jina-v3's MLM head without its bias."""
+    prefix = bert.step_prefix(inv)
+    c = inv.config
+    e = prefix + "embeddings."
+    x = sim.embedding(e + "word_embeddings", sim.ids((b, n)), first=True)
+    if c["type_vocab_size"]:
+        x = sim.add(x, sim.embedding(e + "token_type_embeddings", sim.ids((b, n))))
+    x = sim.dropout(sim.layer_norm(e + "LayerNorm", x), sim.drops("hidden_dropout_prob"))
+    rotary = jina.rotary_tables(sim, n, c["hidden_size"] // c["num_attention_heads"])
+    for i in range(c["num_hidden_layers"]):
+        x = sim.layer(step_layer(inv, prefix, i, rotary), x)
+    seq = x
+    pooled = bert.step_pooler(sim, prefix, seq) if inv.pooler else None
+    kind = bert.step_task(inv)
+    if kind == "":
+        return [seq] + ([pooled] if pooled is not None else [])
+    if kind == "ForMaskedLM":
+        return [bert.step_mlm(sim, "lm_head", seq)]
+    if kind == "ForSequenceClassification":
+        assert pooled is not None
+        return [sim.linear("classifier", sim.dropout(pooled, sim.drops("classifier_dropout")))]
+    if kind == "ForTokenClassification":
+        return [sim.linear("classifier", sim.dropout(seq, sim.drops("classifier_dropout")))]
+    raise AssertionError(inv.architecture)
+
+
+def step_check(inv: Inventory) -> None:
+    c = inv.config
+    jina.rotary_check(c["hidden_size"] // c["num_attention_heads"], c["num_hidden_layers"])
+
+
+#: GteConfig's defaults: GELU, hidden dropout 0.1, attention dropout 0.0; rotary, so no length bound.
+COSTS = CostModel(step_program, None, check=step_check, keys=(
+    activation_key("gelu"), *dropouts("hidden_dropout_prob"), *dropouts("attention_probs_dropout_prob", default=0.0),
+    classifier_dropout()))
+
+
 def gte_config(vocab: int, type_vocab: int) -> dict[str, Any]:
     """A GTE base config's size-relevant keys under the native model_type (12 × 768, FFN 3072)."""
     return {"model_type": "gte", "vocab_size": vocab, "hidden_size": 768, "num_hidden_layers": 12,
@@ -132,4 +196,5 @@ FAMILY = Family(
     sample=sample,
     rank=59,
     default_attention="sdpa",
+    costs=COSTS,
 )
