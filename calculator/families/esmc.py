@@ -20,13 +20,14 @@ from __future__ import annotations
 
 import random
 from dataclasses import replace
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from ..config import read_fields
+from ..costs import CostModel, Sim, T, activation_key, dropouts, unread
 from ..errors import CalcError
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
-from . import bert, eurobert, roberta
+from . import bert, eurobert, jina_embeddings_v3 as jina, roberta
 from .base import Architecture, Family, Preset
 from .common import HEADS, HIDDEN, LABELS, LAYERS, VOCAB
 
@@ -103,6 +104,85 @@ def sample(rng: random.Random, config: dict[str, Any]) -> None:
         config["intermediate_size"] = rng.randint(1, 300)  # the default 6912 is slow to build 200 times
 
 
+# --------------------------------------------------------------- training step
+
+
+def step_layer(inv: Inventory, prefix: str, i: int, rotary: tuple[T, T]) -> Callable[[Sim, T], T]:
+    """One ``EsmcLayer`` (pre-norm): LayerNorm, attention with Q and K LayerNormed before the split and
+    rotation, o_proj, ÷ √(L/36) (a number: keeps nothing), + input; LayerNorm, SwiGLU (SiLU), ÷ √(L/36),
+    + input."""
+    p = f"{prefix}layers.{i}."
+    c = inv.config
+    heads, d = c["num_attention_heads"], eurobert.head_size(c)
+
+    def run(sim: Sim, x: T) -> T:
+        a = p + "self_attn."
+        b, n, _ = x.shape
+        normed = sim.layer_norm(p + "input_layernorm", x)
+
+        def split(t: T) -> T:
+            return sim.transpose(sim.view(t, (b, n, heads, d)), 1, 2)
+
+        q = split(sim.layer_norm(a + "q_norm", sim.linear(a + "q_proj", normed)))
+        k = split(sim.layer_norm(a + "k_norm", sim.linear(a + "k_proj", normed)))
+        v = split(sim.linear(a + "v_proj", normed))
+        cos, sin = rotary
+        q, k = sim.rotary(q, cos, sin), sim.rotary(k, cos, sin)
+        if cos.shape[-1] != d:  # d = 1: cos and sin have 2 columns, and the products broadcast Q and K to them
+            q, k = sim.new((*q.shape[:-1], 2), q.grad), sim.new((*k.shape[:-1], 2), k.grad)
+        scores = sim.pointwise(sim.bmm(q, sim.transpose(k, 2, 3)))  # * scaling
+        probs = sim.dropout(sim.keep_output(scores), sim.drops("attention_dropout"))
+        context = sim.contiguous(sim.transpose(sim.bmm(probs, v), 1, 2))
+        context = sim.contiguous(sim.reshape(context, (b, n, heads * d)))
+        x = sim.add(x, sim.pointwise(sim.linear(a + "o_proj", context)))
+        m = p + "mlp."
+        normed = sim.layer_norm(p + "post_attention_layernorm", x)
+        gated = sim.mul_like(sim.keep_input(sim.linear(m + "gate_proj", normed)), sim.linear(m + "up_proj", normed))
+        return sim.add(x, sim.pointwise(sim.linear(m + "down_proj", gated)))
+
+    return run
+
+
+def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
+    """ESM C's classes: the token table, cos and sin once, the layers, the final norm, the heads."""
+    prefix = bert.step_prefix(inv)
+    c = inv.config
+    x = sim.embedding(prefix + "embed_tokens", sim.ids((b, n)), first=True)
+    rotary = jina.rotary_tables(sim, n, eurobert.head_size(c))
+    for i in range(c["num_hidden_layers"]):
+        x = sim.layer(step_layer(inv, prefix, i, rotary), x)
+    seq = sim.layer_norm(prefix + "norm", x)
+    kind = bert.step_task(inv)
+    if kind == "":
+        return [seq]
+    if kind == "ForMaskedLM":
+        return [bert.step_mlm(sim, "lm_head", seq)]  # dense, F.gelu, layer_norm, decoder
+    drop = sim.drops("classifier_dropout")
+    if kind == "ForSequenceClassification":
+        h = sim.dropout(sim.select(seq, 1), drop)
+        h = sim.dropout(sim.keep_output(sim.linear("classifier.dense", h)), drop)
+        return [sim.linear("classifier.out_proj", h)]
+    if kind == "ForTokenClassification":
+        return [sim.linear("score", sim.dropout(seq, drop))]
+    raise AssertionError(inv.architecture)
+
+
+def step_check(inv: Inventory) -> None:
+    """Odd head sizes (rotary), and a head_dim with A·d ≠ H: q_norm normalises H numbers, and the forward fails."""
+    c = inv.config
+    d = eurobert.head_size(c)
+    jina.rotary_check(d, c["num_hidden_layers"])
+    if c["num_hidden_layers"] > 0 and c["num_attention_heads"] * d != c["hidden_size"]:
+        raise CalcError("costs_esmc_head_dim", head_size=d, heads=c["num_attention_heads"], hidden=c["hidden_size"])
+
+
+#: EsmcConfig's defaults: SiLU (the program's; another is refused until read), attention dropout 0,
+#: classifier dropout 0.1. Rotary: no length bound.
+COSTS = CostModel(step_program, None, check=step_check, keys=(
+    *unread((activation_key("silu"),)), *dropouts("attention_dropout", default=0.0),
+    *dropouts("classifier_dropout", default=0.1)))
+
+
 def esmc_config(hidden: int, layers: int, heads: int) -> dict[str, Any]:
     """An ESM C config.json's size-relevant keys: 64 tokens, the SwiGLU width the ESM C code derives."""
     return {"model_type": "esmc", "vocab_size": 64, "hidden_size": hidden, "num_hidden_layers": layers,
@@ -140,4 +220,5 @@ FAMILY = Family(
     sample=sample,
     rank=61,
     default_attention="sdpa",
+    costs=COSTS,
 )
