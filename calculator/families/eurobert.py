@@ -20,13 +20,14 @@ from __future__ import annotations
 
 import random
 from dataclasses import replace
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from ..config import Field, read_fields
+from ..costs import CostModel, Sim, T, activation_key, dropouts, unread
 from ..errors import CalcError
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
-from . import bert
+from . import bert, jina_embeddings_v3 as jina
 from .base import Architecture, Family, Preset
 from .common import HEADS, HIDDEN, INTERMEDIATE, LABELS, LAYERS, TIE, VOCAB, L
 
@@ -71,6 +72,11 @@ FIELDS = (
     replace(SWIGLU_INTERMEDIATE, default=3072),
     ATTENTION_BIAS,
     MLP_BIAS,
+    Field(
+        "classifier_pooling", "late", kind="choice", choices=("late", "bos", "mean"),
+        label=L("Classifier pooling (classifier_pooling; adds no parameters)", "分类池化方式（classifier_pooling；不增加参数）"),
+        sample=(0, 1),
+    ),
     LABELS,
     replace(TIE, default=False),
 )
@@ -209,6 +215,101 @@ def sample(rng: random.Random, config: dict[str, Any]) -> None:
         config["pad_token_id"] = rng.randrange(vocab)
 
 
+# --------------------------------------------------------------- training step
+
+
+def rms_norm(sim: Sim, module: str, x: T) -> T:
+    """``LlamaRMSNorm``: ``x.to(float32)``; ``pow(2)`` keeps it; ``mean``, ``+ eps`` keep nothing; ``rsqrt``
+    keeps its output [.., 1]; ``x · rsqrt`` keeps both factors; ``.to(input dtype)``; ``weight ·`` keeps the
+    normalised rows for the weight's gradient (and the weight, a parameter, for theirs). No FLOPs counted
+    (FlopCounterMode counts none of these)."""
+    trains = sim.param_trains(module + ".weight")
+    x32 = x if sim.itemsize == 4 else sim.new(x.shape, x.grad, 4)
+    if x32.grad:
+        sim.save(x32)  # pow
+    r = sim.new(x.shape[:-1] + (1,), x32.grad, 4)
+    if r.grad:
+        sim.save(r)  # rsqrt keeps its result; the product keeps both factors
+        sim.save(x32)
+    h = sim.new(x.shape, r.grad, 4)
+    h = h if sim.itemsize == 4 else sim.new(x.shape, h.grad)
+    if trains:
+        sim.save(h)
+    return sim.new(x.shape, h.grad or trains)
+
+
+def step_swiglu(sim: Sim, m: str, x: T) -> T:
+    """``down(silu(gate(x)) * up(x))``: SiLU keeps its input, the product both factors."""
+    gated = sim.mul_like(sim.keep_input(sim.linear(m + "gate_proj", x)), sim.linear(m + "up_proj", x))
+    return sim.linear(m + "down_proj", gated)
+
+
+def step_layer(inv: Inventory, prefix: str, i: int, rotary: tuple[T, T]) -> Callable[[Sim, T], T]:
+    """One ``EuroBertDecoderLayer`` (pre-norm): RMSNorm, GQA attention with rotary Q and K, + input;
+    RMSNorm, SwiGLU, + input. Dropout only in the attention (``attention_dropout``, default 0)."""
+    p = f"{prefix}layers.{i}."
+    c = inv.config
+    heads, kv, d = c["num_attention_heads"], kv_heads(c), head_size(c)
+
+    def run(sim: Sim, x: T) -> T:
+        a = p + "self_attn."
+        context = jina.rotary_attention(sim, rms_norm(sim, p + "input_layernorm", x), a, heads, kv, d, rotary,
+                                        sim.drops("attention_dropout"), softmax_fp32=True)
+        x = sim.add(x, sim.linear(a + "o_proj", context))
+        return sim.add(x, step_swiglu(sim, p + "mlp.", rms_norm(sim, p + "post_attention_layernorm", x)))
+
+    return run
+
+
+def step_body(sim: Sim, inv: Inventory, b: int, n: int, layer: Callable[..., Callable[[Sim, T], T]] = step_layer) -> T:
+    """The token table, cos and sin once (no graph), the layers, the final RMSNorm."""
+    prefix = bert.step_prefix(inv)
+    c = inv.config
+    x = sim.embedding(prefix + "embed_tokens", sim.ids((b, n)), first=True)
+    rotary = jina.rotary_tables(sim, n, head_size(c))
+    for i in range(c["num_hidden_layers"]):
+        x = sim.layer(layer(inv, prefix, i, rotary), x)
+    return rms_norm(sim, prefix + "norm", x)
+
+
+def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
+    """EuroBERT's classes. Sequence classification pools as ``classifier_pooling`` says: "late" runs
+    dense, GELU and the classifier on every token, then averages the logits; "bos" takes the first
+    token, "mean" averages the tokens, before them."""
+    seq = step_body(sim, inv, b, n)
+    kind = bert.step_task(inv)
+    if kind == "":
+        return [seq]
+    if kind == "ForMaskedLM":
+        return [sim.linear("lm_head", seq)]
+    if kind == "ForTokenClassification":
+        return [sim.linear("classifier", seq)]
+    if kind == "ForSequenceClassification":
+        pooling = inv.config["classifier_pooling"]
+        if pooling == "late":
+            logits = sim.linear("classifier", sim.keep_input(sim.linear("dense", seq)))
+            return [sim.pointwise(sim.select(logits, 1))]  # mean over the tokens: keeps nothing
+        pooled = sim.select(seq, 1) if pooling == "bos" else sim.pointwise(sim.select(seq, 1))
+        return [sim.linear("classifier", sim.keep_input(sim.linear("dense", pooled)))]
+    raise AssertionError(inv.architecture)
+
+
+def step_check(inv: Inventory) -> None:
+    """Odd head sizes (rotary); K/V heads that do not divide the heads (``repeat_kv`` then makes a head
+    count Q cannot be multiplied with): transformers fails on both."""
+    c = inv.config
+    jina.rotary_check(head_size(c), c["num_hidden_layers"])
+    kv = kv_heads(c)
+    if c["num_hidden_layers"] > 0 and c["num_attention_heads"] % kv:
+        raise CalcError("costs_kv_heads", heads=c["num_attention_heads"], kv_heads=kv)
+
+
+#: EuroBertConfig's defaults: SiLU (the program's; another is refused until read), attention dropout 0.
+#: Rotary: no length bound.
+COSTS = CostModel(step_program, None, check=step_check, keys=(
+    *unread((activation_key("silu"),)), *dropouts("attention_dropout", default=0.0)))
+
+
 def eurobert_config(hidden: int, layers: int, heads: int, inter: int, kv: int | None = None) -> dict[str, Any]:
     """A EuroBERT config.json's size-relevant keys (vocabulary 128,256; untied head unless it says so)."""
     out = {"model_type": "eurobert", "vocab_size": 128256, "hidden_size": hidden, "num_hidden_layers": layers,
@@ -243,4 +344,5 @@ FAMILY = Family(
     sample=sample,
     rank=58,
     default_attention="sdpa",
+    costs=COSTS,
 )

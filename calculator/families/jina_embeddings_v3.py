@@ -93,10 +93,14 @@ def rotary_tables(sim: Sim, n: int, d: int) -> tuple[T, T]:
 
 
 def rotary_attention(sim: Sim, x: T, a: str, heads: int, kv_heads: int, d: int, rotary: tuple[T, T],
-                     dropout: bool) -> T:
+                     dropout: bool, softmax_fp32: bool = False) -> T:
     """Llama-style eager attention up to the context [B, L, A·d]: Q, K, V projected and split into heads,
     Q and K rotated, ``repeat_kv`` when K/V have fewer heads (an expand and a reshape: a copy), scores
-    scaled, softmax, dropout, the weighted sum, then ``transpose(1, 2).contiguous()`` and the reshape."""
+    scaled, softmax, dropout, the weighted sum, then ``transpose(1, 2).contiguous()`` and the reshape.
+
+    ``softmax_fp32``: Llama's ``eager_attention_forward`` (EuroBERT, UltraBERT) takes the softmax in float32
+    and casts it back (``softmax(..., dtype=float32).to(query.dtype)``): below float32 it keeps the float32
+    output and the weighted sum keeps the cast copy."""
     b, n, _ = x.shape
 
     def split(t: T, count: int) -> T:
@@ -117,7 +121,14 @@ def rotary_attention(sim: Sim, x: T, a: str, heads: int, kv_heads: int, d: int, 
         v = sim.contiguous(sim.expand(sim.view(v, (b, kv_heads, 1, n, d)), (b, kv_heads, groups, n, d)))
         v = sim.view(v, (b, heads, n, d))
     scores = sim.pointwise(sim.bmm(q, sim.transpose(k, 2, 3)))  # * scaling
-    probs = sim.dropout(sim.keep_output(scores), dropout)  # softmax, dropout
+    if softmax_fp32 and sim.itemsize != 4:
+        probs = sim.new(scores.shape, scores.grad, 4)  # softmax in float32: keeps its output
+        if probs.grad:
+            sim.save(probs)
+        probs = sim.new(scores.shape, probs.grad)  # .to(query.dtype)
+    else:
+        probs = sim.keep_output(scores)  # softmax
+    probs = sim.dropout(probs, dropout)
     context = sim.contiguous(sim.transpose(sim.bmm(probs, v), 1, 2))
     return sim.contiguous(sim.reshape(context, (b, n, heads * d)))
 

@@ -216,10 +216,10 @@ def adjust_llama_style(rng: random.Random, raw: dict[str, Any]) -> None:
     elif "head_dim" in raw:
         raw["head_dim"] = rng.randint(1, 4) * 2
     implied = raw["hidden_size"] // heads
-    if implied % 2 and implied > 1 and rng.random() < 0.8:
+    if implied % 2 and (implied > 4 or (implied == 3 and rng.random() < 0.7)):  # 5, 7: refused by the config
         raw["hidden_size"] = heads * (implied + 1)
-    if raw.get("pad_token_id") is not None and raw["pad_token_id"] >= raw["vocab_size"] and rng.random() < 0.9:
-        raw["pad_token_id"] = rng.randrange(raw["vocab_size"])
+    if raw["model_type"] != "esmc" and (raw.get("pad_token_id", 1 << 20) or 0) >= raw["vocab_size"]:
+        raw["pad_token_id"] = rng.randrange(raw["vocab_size"])  # the defaults (128001, 0) or a drawn one
 
 
 def adjust_deberta_v2(rng: random.Random, raw: dict[str, Any]) -> None:
@@ -346,7 +346,7 @@ def draw(rng: random.Random, model_type: str) -> dict[str, Any]:
 #: Refusals where transformers itself cannot run the step: the crosscheck asserts that it fails too.
 REFUSED_BY_TORCH = {"costs_xmod_language": (ValueError,), "costs_xmod_no_layers": (IndexError,),
                     "costs_rotary_odd_head": (RuntimeError, ValueError),
-                    "costs_esmc_head_dim": (RuntimeError,), "costs_esm_padding": (TypeError,),
+                    "costs_esmc_head_dim": (RuntimeError,), "costs_kv_heads": (RuntimeError,), "costs_esm_padding": (TypeError,),
                     "costs_esm_mask_token": (AttributeError, TypeError)}
 
 
