@@ -18,12 +18,13 @@ from __future__ import annotations
 
 import random
 from dataclasses import replace
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from ..config import Field, read_fields
+from ..costs import CostModel, Sim, T, activation_key, dropouts, unread
 from ..formula import Formula, head_line
 from ..model import Inventory, TensorList
-from . import bert, eurobert
+from . import bert, eurobert, jina_embeddings_v3 as jina
 from .base import Architecture, Family
 from .common import HEADS, HIDDEN, LABELS, LAYERS, TIE, VOCAB, L
 
@@ -46,6 +47,11 @@ FIELDS = (
         "prediction_head_size", 768,
         label=L("Masked-LM head width (prediction_head_size)", "掩码语言模型头的宽度（prediction_head_size）"),
         sample=(1, 64),
+    ),
+    Field(
+        "classifier_pooling", "cls", kind="choice", choices=("cls", "mean"),
+        label=L("Classifier pooling (classifier_pooling; adds no parameters)", "分类池化方式（classifier_pooling；不增加参数）"),
+        sample=(0, 1),
     ),
     LABELS,
     replace(TIE, default=False),
@@ -95,6 +101,59 @@ def sample(rng: random.Random, config: dict[str, Any]) -> None:
         config["pad_token_id"] = rng.randrange(vocab)
 
 
+# --------------------------------------------------------------- training step
+
+
+def layer_types(layers: int) -> list[str]:
+    """``UltrabertConfig``'s default ``layer_types``: every third layer full attention, the others sliding."""
+    return ["sliding_attention" if (i + 1) % 3 else "full_attention" for i in range(layers)]
+
+
+def step_layer(inv: Inventory, prefix: str, i: int, rotary: tuple[T, T]) -> Callable[[Sim, T], T]:
+    """EuroBERT's layer with its own rotary tables per layer kind. The sliding window masks scores (an
+    addition that keeps nothing), so the saved tensors and FLOPs are those of full attention."""
+    return eurobert.step_layer(inv, prefix, i, rotary)
+
+
+def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
+    """UltraBERT's classes: the body (cos and sin once per layer kind present), the final RMSNorm, the heads."""
+    prefix = bert.step_prefix(inv)
+    c = inv.config
+    x = sim.embedding(prefix + "embed_tokens", sim.ids((b, n)), first=True)
+    kinds = layer_types(c["num_hidden_layers"])
+    tables = {kind: jina.rotary_tables(sim, n, eurobert.head_size(c)) for kind in sorted(set(kinds))}
+    for i, kind in enumerate(kinds):
+        x = sim.layer(step_layer(inv, prefix, i, tables[kind]), x)
+    seq = eurobert.rms_norm(sim, prefix + "norm", x)
+    kind = bert.step_task(inv)
+    if kind == "":
+        return [seq]
+    if kind == "ForMaskedLM":  # linear1, GELU (tanh), linear2, GELU (tanh), decoder
+        h = sim.keep_input(sim.linear("head.linear1", seq))
+        return [sim.linear("head.decoder", sim.keep_input(sim.linear("head.linear2", h)))]
+    drop = sim.drops("classifier_dropout")
+    if kind == "ForSequenceClassification":
+        if c["classifier_pooling"] == "cls":
+            pooled = sim.select(seq, 1)
+        else:  # (h · mask[..., None]).sum(1) / mask.sum(1, keepdim): the product keeps the bool mask,
+            mask = sim.new((b, n, 1), False, 1)  # the division its int64 denominator
+            sim.save(mask)
+            pooled = sim.new((b, c["hidden_size"]), seq.grad)
+            sim.save(sim.new((b, 1), False, 8))
+        return [sim.linear("classifier", sim.dropout(pooled, drop))]
+    if kind == "ForTokenClassification":
+        return [sim.linear("classifier", sim.dropout(seq, drop))]
+    if kind == "ForQuestionAnswering":
+        return bert.step_qa(sim, seq)
+    raise AssertionError(inv.architecture)
+
+
+#: UltrabertConfig's defaults: SiLU (the program's; another is refused until read), attention and classifier
+#: dropout 0. Rotary: no length bound.
+COSTS = CostModel(step_program, None, check=eurobert.step_check, keys=(
+    *unread((activation_key("silu"),)), *dropouts("attention_dropout", "classifier_dropout", default=0.0)))
+
+
 FAMILY = Family(
     model_type="ultrabert",
     base="UltrabertModel",
@@ -118,4 +177,5 @@ FAMILY = Family(
     sample=sample,
     rank=62,
     default_attention="sdpa",
+    costs=COSTS,
 )
