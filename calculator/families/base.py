@@ -225,6 +225,12 @@ class Family:
     #: Keys some model code reads to build other tensors, which this declaration does not read (issue 35,
     #: reader H5): counted as the stock class, with a note when a config sets one.
     ignored_keys: tuple[IgnoredKey, ...] = ()
+    #: Where this family is transformers' native port of a checkpoint's custom code (:mod:`._ports`), what its
+    #: tensors are beside that code's (issue 34 item 4), in both languages: said in the ``custom_code`` note.
+    port_words: Label | None = None
+    #: Built-in adapters a custom-code config declares (jina-embeddings-v3's task LoRAs), reported apart from
+    #: the count: a sentence in ``lang`` for the config (None when it declares none).
+    adapters: Callable[[Mapping[str, Any], str], str | None] | None = None
 
     def __post_init__(self) -> None:
         declare_family_words(self.labels)

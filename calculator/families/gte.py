@@ -167,6 +167,17 @@ def gte_config(vocab: int, type_vocab: int) -> dict[str, Any]:
             "max_position_embeddings": 8192}
 
 
+#: What the native class is beside Alibaba-NLP's own code (``NewModel``, model_type "new"), from transformers
+#: 5.23's ``conversion_mapping.py`` (its "gte" entry).
+PORT_WORDS = L(
+    "counted as that class here. Its tensors are the custom code's under other names: transformers' "
+    "conversion_mapping.py renames them and splits the fused attention.qkv_proj and mlp.up_gate_proj, so the "
+    "counts are the same.",
+    "这里就按这个类计算。它的张量就是自定义代码的张量，只是名字不同：transformers 的 conversion_mapping.py "
+    "会改名，并拆开合并的 attention.qkv_proj 和 mlp.up_gate_proj，所以参数量相同。",
+)
+
+
 FAMILY = Family(
     model_type="gte",
     base="GteModel",
@@ -197,4 +208,5 @@ FAMILY = Family(
     rank=59,
     default_attention="sdpa",
     costs=COSTS,
+    port_words=PORT_WORDS,
 )

@@ -21,15 +21,16 @@ from __future__ import annotations
 
 import random
 from dataclasses import replace
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 from ..costs import BERT_KEYS, CostModel, Sim, T
 from ..errors import CalcError
+from ..i18n import join_list, pick
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
 from . import bert, roberta
 from .base import Architecture, Family, Preset
-from .common import HEADS, HIDDEN, INTERMEDIATE, LABELS, LAYERS, TIE, TOKEN_TYPES, VOCAB, heads_divide
+from .common import HEADS, HIDDEN, INTERMEDIATE, LABELS, LAYERS, TIE, TOKEN_TYPES, VOCAB, L, heads_divide
 
 FIELDS = (
     replace(VOCAB, default=250002),
@@ -200,6 +201,67 @@ def step_check(inv: Inventory) -> None:
 COSTS = CostModel(step_program, None, check=step_check, keys=BERT_KEYS)
 
 
+# --------------------------------------------------------------- the checkpoint's custom code
+
+
+#: What the native class is beside jinaai/jina-embeddings-v3's own code (``XLMRobertaLoRA``), from
+#: transformers 5.23's ``conversion_mapping.py`` (its "jina_embeddings_v3" entry) and the two models' code.
+PORT_WORDS = L(
+    "its tensors are that code's base tensors under other names (transformers' conversion_mapping.py renames "
+    "them and splits the fused mixer.Wqkv into q_proj, k_proj and v_proj), with rotary positions and so no "
+    "position table, where {architecture} counted here has one. Set model_type to \"jina_embeddings_v3\" to "
+    "count the native class.",
+    "它的张量就是那份代码的基座张量，只是名字不同（transformers 的 conversion_mapping.py 会改名，并把合并的 "
+    "mixer.Wqkv 拆成 q_proj、k_proj、v_proj）；它用旋转位置编码，没有位置嵌入表，而这里计算的 {architecture} "
+    "有一张。把 model_type 改成“jina_embeddings_v3”即可按原生类计算。",
+)
+
+ADAPTER_WORDS = L(
+    "Its {count} task LoRA adapters ({tasks}; rank {rank}) are not in any transformers class: the custom code "
+    "puts them on every Linear and Embedding (the word and token-type tables; Wqkv, out_proj, fc1, fc2 of each "
+    "layer; the pooler), r·(fan-in + fan-out) per module and task, stacked one slice per task. Base (native "
+    "{native}): {base} parameters; each task's adapter: {per}; all {count}: {all}; one task's forward uses the "
+    "base and that task's {per} ({used} in all).",
+    "它的 {count} 个任务 LoRA 适配器（{tasks}；秩 {rank}）不在任何 transformers 类里：自定义代码把它们挂在每个 "
+    "Linear 和 Embedding 上（词表与分段类型表；每层的 Wqkv、out_proj、fc1、fc2；池化层），每个模块每个任务 "
+    "r·(输入维度 + 输出维度) 个参数，按任务堆叠，每个任务一片。基座（原生 {native}）：{base} 个参数；每个任务的"
+    "适配器：{per} 个；全部 {count} 个：{all} 个；某一任务的前向只用基座加该任务的 {per} 个（共 {used} 个）。",
+)
+
+
+def adapter_sizes(raw: Mapping[str, Any]) -> tuple[int, int]:
+    """(one task's adapter, the native base with its pooler) for a jina-embeddings-v3 custom config.
+
+    ``LoRAParametrization`` (the checkpoint's ``modeling_lora.py``): a Linear [out, in] gets lora_A
+    [tasks, r, in] and lora_B [tasks, out, r]; an Embedding [rows, dim] lora_A [tasks, rows, r] and lora_B
+    [tasks, r, dim]: r·(in + out) per task either way.
+    """
+    from ..build import build  # the families do not import the engine at module level
+
+    c = FAMILY.read_config(raw)
+    r = raw.get("lora_rank", 4)
+    r = r if isinstance(r, int) and not isinstance(r, bool) and r > 0 else 4
+    h, v, t, i, n = (c["hidden_size"], c["vocab_size"], c["type_vocab_size"], c["intermediate_size"],
+                     c["num_hidden_layers"])
+    per_layer = (h + 3 * h) + (h + h) + (h + i) + (i + h)  # Wqkv, out_proj, fc1, fc2
+    per_task = r * ((v + h) + (t + h) + n * per_layer + (h + h))  # tables, layers, the pooler
+    native = {k: val for k, val in raw.items() if k not in ("auto_map", "architectures")}
+    native["model_type"] = "jina_embeddings_v3"
+    return per_task, build(native).total
+
+
+def adapters(raw: Mapping[str, Any], lang: str) -> str | None:
+    """The task adapters of a config that lists them (``lora_adaptations``), apart from the count; else None."""
+    tasks = raw.get("lora_adaptations")
+    if not isinstance(tasks, list) or not tasks or not all(isinstance(x, str) for x in tasks):
+        return None
+    per, base = adapter_sizes(raw)
+    rank = raw.get("lora_rank", 4)
+    return pick(ADAPTER_WORDS, lang, count=len(tasks), tasks=join_list([str(x)[:40] for x in tasks[:8]], lang),
+                rank=rank if isinstance(rank, int) else 4, native=FAMILY.base, base=f"{base:,}", per=f"{per:,}",
+                all=f"{len(tasks) * per:,}", used=f"{base + per:,}")
+
+
 def _arch(name: str, pooler: bool | None, **kw: Any) -> Architecture:
     return Architecture(name=name, prefix="" if name.endswith("Model") else "roberta.", pooler=pooler, **kw)
 
@@ -236,4 +298,6 @@ FAMILY = Family(
     rank=23,
     default_attention="sdpa",
     costs=COSTS,
+    port_words=PORT_WORDS,
+    adapters=adapters,
 )
