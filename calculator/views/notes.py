@@ -69,6 +69,8 @@ KNOWN_KEYS: frozenset[str] = frozenset({
     "deterministic_flash_attn", "sparse_prediction", "sparse_pred_ignore_index", "pool_q_only", "separate_cls",
     "truncate_seq", "summary_type", "summary_use_proj", "summary_activation", "summary_last_dropout",
     "esmfold_config", "is_folding_model", "vocab_list",
+    # Llama-style bodies (EuroBERT, UltraBERT): an epsilon, a tensor-parallel setting, a window without tensors
+    "rms_norm_eps", "pretraining_tp", "sliding_window",
 })
 #: At most this many unread keys are named (a custom config can hold dozens).
 MAX_NAMED = 10
