@@ -236,8 +236,6 @@ def adapter_sizes(raw: Mapping[str, Any]) -> tuple[int, int]:
     [tasks, r, in] and lora_B [tasks, out, r]; an Embedding [rows, dim] lora_A [tasks, rows, r] and lora_B
     [tasks, r, dim]: r·(in + out) per task either way.
     """
-    from ..build import build  # the families do not import the engine at module level
-
     c = FAMILY.read_config(raw)
     r = raw.get("lora_rank", 4)
     r = r if isinstance(r, int) and not isinstance(r, bool) and r > 0 else 4
@@ -245,9 +243,9 @@ def adapter_sizes(raw: Mapping[str, Any]) -> tuple[int, int]:
                      c["num_hidden_layers"])
     per_layer = (h + 3 * h) + (h + h) + (h + i) + (i + h)  # Wqkv, out_proj, fc1, fc2
     per_task = r * ((v + h) + (t + h) + n * per_layer + (h + h))  # tables, layers, the pooler
-    native = {k: val for k, val in raw.items() if k not in ("auto_map", "architectures")}
-    native["model_type"] = "jina_embeddings_v3"
-    return per_task, build(native).total
+    # The native JinaEmbeddingsV3Model of these sizes, with its pooler (the backbone's terms, as :func:`formula`)
+    base = (v + t) * h + 2 * h + (h * h + h) + n * (4 * h * h + 2 * h * i + i + 9 * h)
+    return per_task, base
 
 
 def adapters(raw: Mapping[str, Any], lang: str) -> str | None:
