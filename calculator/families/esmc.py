@@ -204,7 +204,7 @@ FAMILY = Family(
         Architecture(name="EsmcForTokenClassification", prefix="esmc.", pooler=False,
                      head=bert.linear_head("score", "num_labels"), uses_num_labels=True),
     ),
-    title={"en": "ESM C (protein)", "zh": "ESM C（蛋白质）"},
+    title={"en": "ESM C", "zh": "ESM C"},
     formula=formula,
     presets=(
         # Sizes of EvolutionaryScale's esm package (ESMC(d_model=960, n_heads=15, n_layers=30) and
