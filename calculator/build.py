@@ -5,6 +5,7 @@ from typing import Any, Mapping
 
 from .config import MAX_TOTAL, check_heads, coerce_bool, num_labels_of
 from .errors import CalcError
+from .families._ports import port_of
 from .families import FAMILIES, Family
 from .model import Inventory, TensorList
 
@@ -16,6 +17,18 @@ def resolve_architecture(raw: Mapping[str, Any], architecture: str | None) -> tu
     """Pick (model_type, architecture): explicit option, else ``architectures[0]``, else the base model."""
     model_type = raw.get("model_type", DEFAULT_MODEL_TYPE)
     custom = "auto_map" in raw  # the model's code ships with the checkpoint (trust_remote_code)
+    ported = port_of(raw)
+    if ported is not None and model_type not in FAMILIES:
+        # A model_type only custom code knows (gte's "new"), whose code transformers ports natively: counted as
+        # that class, and the custom_code note says so (never silently).
+        family = FAMILIES[ported]
+        listed = raw.get("architectures")
+        listed = listed[0] if isinstance(listed, list) and listed and isinstance(listed[0], str) else None
+        chosen = architecture or (listed if listed and family.architecture(listed) else family.base)
+        if family.architecture(chosen) is None:
+            raise CalcError("unknown_architecture", value=chosen, model_type=ported,
+                            supported=family.architecture_names, custom=custom, assumed=False)
+        return ported, chosen
     if not isinstance(model_type, str) or model_type not in FAMILIES:
         raise CalcError(
             "unknown_model_type", fields=("model_type",), value=model_type, custom=custom,

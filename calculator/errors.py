@@ -371,6 +371,20 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "没有编码层的 X-MOD 无法只凭 input_ids 运行：XmodModel 要在第 0 层的适配器里查找默认语言，"
         "而第 0 层并不存在（transformers 会抛出 IndexError）。",
     },
+    "costs_esmc_head_dim": {
+        "en": "ESM C normalises the whole query and key projections with LayerNorms of hidden_size numbers, so "
+        "head_dim × num_attention_heads must equal hidden_size; it is {head_size} × {heads}, not {hidden}, and "
+        "transformers fails on the first forward pass.",
+        "zh": "ESM C 用宽度为 hidden_size 的 LayerNorm 对整个 query、key 投影做归一化，因此 head_dim × num_attention_heads "
+        "必须等于 hidden_size；当前为 {head_size} × {heads}，不等于 {hidden}，transformers 在第一次前向传播时就会报错。",
+    },
+    "costs_kv_heads": {
+        "en": "Grouped-query attention repeats each key/value head num_attention_heads / num_key_value_heads times, "
+        "so num_key_value_heads must divide num_attention_heads; {kv_heads} does not divide {heads}, and "
+        "transformers fails on the first forward pass.",
+        "zh": "分组查询注意力把每个键/值头重复 num_attention_heads / num_key_value_heads 次，因此 num_key_value_heads "
+        "必须整除 num_attention_heads；{kv_heads} 不能整除 {heads}，transformers 在第一次前向传播时就会报错。",
+    },
     "costs_rotary_odd_head": {
         "en": "Rotary positions rotate a head's numbers in pairs, so the head size (hidden_size / num_attention_heads) "
         "must be even; it is {head_size}, and transformers fails on the first forward pass.",

@@ -71,6 +71,14 @@ INDEX: tuple[tuple[str, str, int, tuple[str, ...]], ...] = (
         "facebook/esm2_t33_650M_UR50D",
         "facebook/esm2_t36_3B_UR50D",
     )),
+    ("esmc", "esmc", 61, (
+        "biohub/ESMC-300M",
+        "biohub/ESMC-600M",
+        "biohub/ESMC-6B",
+    )),
+    ("eurobert", "eurobert", 58, (
+        "EuroBERT/EuroBERT-210m",
+    )),
     ("flaubert", "flaubert", 73, (
         "flaubert/flaubert_base_cased",
         "flaubert/flaubert_base_uncased",
@@ -85,9 +93,16 @@ INDEX: tuple[tuple[str, str, int, tuple[str, ...]], ...] = (
         "funnel-transformer/large",
         "funnel-transformer/xlarge",
     )),
+    ("gte", "gte", 59, (
+        "alibaba-nlp-community/gte-multilingual-base",
+        "Alibaba-NLP/gte-base-en-v1.5",
+    )),
     ("ibert", "ibert", 73, (
         "kssteven/ibert-roberta-base",
         "kssteven/ibert-roberta-large",
+    )),
+    ("jina_embeddings_v3", "jina_embeddings_v3", 23, (
+        "jinaai/jina-embeddings-v3-hf",
     )),
     ("keras_bert", "keras-bert", 90, (
     )),
@@ -157,6 +172,8 @@ INDEX: tuple[tuple[str, str, int, tuple[str, ...]], ...] = (
         "google-t5/t5-large",
     )),
     ("transformer2018", "transformer", 95, (
+    )),
+    ("ultrabert", "ultrabert", 62, (
     )),
     ("umt5", "umt5", 87, (
         "google/umt5-xxl",

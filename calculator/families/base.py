@@ -229,6 +229,12 @@ class Family:
     #: ``T5ForConditionalGeneration``): without ``--architecture`` such a config is counted as the base class,
     #: with a note saying so (``encoder_of``), rather than refused. Asked for by name, they stay refused.
     encoder_of: tuple[str, ...] = ()
+    #: Where this family is transformers' native port of a checkpoint's custom code (:mod:`._ports`), what its
+    #: tensors are beside that code's (issue 34 item 4), in both languages: said in the ``custom_code`` note.
+    port_words: Label | None = None
+    #: Built-in adapters a custom-code config declares (jina-embeddings-v3's task LoRAs), reported apart from
+    #: the count: a sentence in ``lang`` for the config (None when it declares none).
+    adapters: Callable[[Mapping[str, Any], str], str | None] | None = None
 
     def __post_init__(self) -> None:
         declare_family_words(self.labels)

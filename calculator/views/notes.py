@@ -15,6 +15,8 @@ import json
 from typing import Any, Mapping
 
 from ..build import DEFAULT_MODEL_TYPE
+from ..families import FAMILIES
+from ..families._ports import port_of
 from ..i18n import L, join_list, label as shared_label, pick
 
 WORDS: dict[str, dict[str, str]] = {
@@ -29,6 +31,10 @@ WORDS: dict[str, dict[str, str]] = {
     "unread_keys": L(
         " Keys {architecture} does not read (the checkpoint's code may): {keys}.",
         "{architecture} 不读取的键（checkpoint 自带的代码可能会读取）：{keys}。",
+    ),
+    "port": L(
+        " transformers 5.23 ports this code natively as {native} (model_type \"{model_type}\"): {words}",
+        "transformers 5.23 已把这份代码原生移植为 {native}（model_type 为“{model_type}”）：{words}",
     ),
     "ignored_key": L("Note: {why}", "注意：{why}"),
     "encoder_of": L(
@@ -75,6 +81,8 @@ KNOWN_KEYS: frozenset[str] = frozenset({
     # transformers itself, which builds encoders only)
     "causal", "embed_init_std", "end_n_top", "gelu_activation", "init_std", "is_encoder", "lang_id", "mask_index",
     "start_n_top", "summary_first_dropout", "unk_index", "layerdrop",
+    # Llama-style bodies (EuroBERT, UltraBERT): an epsilon, a tensor-parallel setting, a window without tensors
+    "rms_norm_eps", "pretraining_tp", "sliding_window",
 })
 #: At most this many unread keys are named (a custom config can hold dozens).
 MAX_NAMED = 10
@@ -126,7 +134,18 @@ def config_notes(raw: Any, lang: str = "en", inv: Any = None) -> list[dict[str, 
         if unread:
             names = unread[:MAX_NAMED] + (["…"] if len(unread) > MAX_NAMED else [])
             message += pick(WORDS["unread_keys"], lang, architecture=architecture, keys=join_list(names, lang))
-        out.append({"code": "custom_code", "message": message})
+        note = {"code": "custom_code", "message": message}
+        ported = port_of(raw)
+        if ported is not None:  # issue 34 item 4: the native class, and whether its tensors are the code's
+            native = FAMILIES[ported]
+            if native.port_words is not None:
+                note["message"] += pick(WORDS["port"], lang, native=native.base, model_type=native.model_type,
+                                        words=pick(native.port_words, lang, architecture=architecture))
+            adapters = native.adapters(raw, lang) if native.adapters is not None else None
+            if adapters:
+                note["message"] += ("" if lang == "zh" else " ") + adapters
+            note["port"] = native.model_type
+        out.append(note)
     listed = raw.get("architectures")
     listed = [listed] if isinstance(listed, str) else listed
     if (isinstance(listed, list) and listed and listed[0] in getattr(family, "encoder_of", ())

@@ -41,7 +41,9 @@ def freeze(model, embeddings: bool, layers: int, all_but_head: bool) -> None:
         base.requires_grad_(False)
         if base is not model and isinstance(getattr(model, "pooler", None), torch.nn.Module):
             model.pooler.requires_grad_(False)  # DeBERTa's ContextPooler: the planner's body, not its head
-    if embeddings and hasattr(base, "embeddings"):  # the embedding layer with its projection to the hidden size (ELECTRA, ALBERT)
+    if embeddings and hasattr(base, "embed_tokens"):  # Llama-style bodies (EuroBERT, ESM C): a bare table
+        base.embed_tokens.requires_grad_(False)
+    elif embeddings and hasattr(base, "embeddings"):  # the embedding layer with its projection to the hidden size (ELECTRA, ALBERT)
         base.embeddings.requires_grad_(False)
         for name in ("embeddings_project", "encoder.embedding_hidden_mapping_in"):
             module = base.get_submodule(name) if _has(base, name) else None

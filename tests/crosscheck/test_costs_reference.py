@@ -209,6 +209,25 @@ def adjust_nomic_bert(rng: random.Random, raw: dict[str, Any]) -> None:
     if raw.get("head_dim") is None and ((implied > 4 and implied % 2) or (implied == 3 and rng.random() < 0.7)):
         raw["hidden_size"] = raw["num_attention_heads"] * (implied + 1)
 
+def adjust_llama_style(rng: random.Random, raw: dict[str, Any]) -> None:
+    """EuroBERT, UltraBERT, ESM C: K/V heads that divide the (redrawn) heads (ESM C: equal to them); mostly
+    the implied head size, now and then a head_dim of its own; odd sizes now and then (refused on both sides)."""
+    heads = raw["num_attention_heads"]
+    if raw.get("model_type") == "esmc":
+        raw["num_key_value_heads"] = heads
+    elif "num_key_value_heads" in raw:
+        raw["num_key_value_heads"] = rng.choice([k for k in range(1, heads + 1) if heads % k == 0])
+    if "head_dim" in raw and rng.random() < 0.7:
+        raw.pop("head_dim")
+    elif "head_dim" in raw:
+        raw["head_dim"] = rng.randint(1, 4) * 2
+    implied = raw["hidden_size"] // heads
+    if implied % 2 and (implied > 4 or (implied == 3 and rng.random() < 0.7)):  # 5, 7: refused by the config
+        raw["hidden_size"] = heads * (implied + 1)
+    if raw["model_type"] != "esmc" and (raw.get("pad_token_id", 1 << 20) or 0) >= raw["vocab_size"]:
+        raw["pad_token_id"] = rng.randrange(raw["vocab_size"])  # the defaults (128001, 0) or a drawn one
+
+
 def adjust_deberta_v2(rng: random.Random, raw: dict[str, Any]) -> None:
     """Mostly configurations transformers runs (a published head width, pooler width, odd kernel, bucket count
     other than 1), now and then one its forward fails on (refused on both sides), and more relative attention."""
@@ -286,7 +305,8 @@ ADJUST_BEFORE = {"mobilebert": adjust_mobilebert, "squeezebert": adjust_squeezeb
 ADJUST = {"big_bird": adjust_big_bird, "longformer": adjust_longformer, "deberta-v2": adjust_deberta_v2,
           "modernbert": adjust_modernbert, "deberta": adjust_deberta, "xmod": adjust_xmod,
           "roformer": adjust_roformer, "esm": adjust_esm, "nomic_bert": adjust_nomic_bert,
-          "xlm": adjust_xlm, "flaubert": adjust_xlm, "t5": adjust_t5, "mt5": adjust_t5, "umt5": adjust_t5}
+          "xlm": adjust_xlm, "flaubert": adjust_xlm, "t5": adjust_t5, "mt5": adjust_t5, "umt5": adjust_t5,
+          "esmc": adjust_llama_style, "eurobert": adjust_llama_style, "ultrabert": adjust_llama_style}
 
 #: A family's own draw of the sequence length (BigBird's block-sparse attention runs only past a length).
 SEQ_LEN = {"big_bird": big_bird_length}
@@ -358,7 +378,8 @@ def draw(rng: random.Random, model_type: str) -> dict[str, Any]:
 
 #: Refusals where transformers itself cannot run the step: the crosscheck asserts that it fails too.
 REFUSED_BY_TORCH = {"costs_xmod_language": (ValueError,), "costs_xmod_no_layers": (IndexError,),
-                    "costs_rotary_odd_head": (RuntimeError, ValueError), "costs_esm_padding": (TypeError,),
+                    "costs_rotary_odd_head": (RuntimeError, ValueError),
+                    "costs_esmc_head_dim": (RuntimeError,), "costs_kv_heads": (RuntimeError,), "costs_esm_padding": (TypeError,),
                     "costs_esm_mask_token": (AttributeError, TypeError)}
 
 

@@ -1,0 +1,224 @@
+"""ESM C (``modeling_esmc.py``, native in transformers 5.23): EvolutionaryScale's / Biohub's protein encoder.
+
+transformers 5.23 generates it from ``modular_esmc.py`` (Llama's classes with LayerNorms):
+
+* ``embed_tokens`` [V, H] (64 tokens; no padding row), the layers, a final ``norm``: a LayerNorm
+  **without** bias. Positions are rotary: no table.
+* Each layer registers ``self_attn`` (Llama's ``q_proj``, ``k_proj``, ``v_proj``, ``o_proj``, biases only
+  with ``attention_bias``; then the QK LayerNorms ``q_norm`` and ``k_norm``, [H] weights without bias,
+  applied to the whole projection), then the SwiGLU ``mlp`` (biases only with ``mlp_bias``), then
+  ``input_layernorm`` and ``post_attention_layernorm`` (LayerNorms with biases). The residual scaling
+  √(L/36) is a number, not a tensor.
+* ``EsmcConfig`` refuses grouped-query attention (``num_key_value_heads`` must equal the heads).
+  ``intermediate_size`` is a plain default in 5.23 (6,912, ESMC-6B's); the ESM C code derives it as
+  ``(8/3·H + 255) // 256 · 256`` (2,560 at H = 960, 3,072 at 1,152), and the published configs write it.
+* The MLM head (``EsmcMaskedLMHead``) is ``dense`` [H, H], ``layer_norm`` [H], ``decoder`` [V, H], all
+  with biases and never tied; sequence classification is ESM's ``classifier.dense`` / ``out_proj``;
+  token classification a ``score`` Linear.
+"""
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+from typing import Any, Callable, Mapping
+
+from ..config import read_fields
+from ..costs import CostModel, Sim, T, activation_key, dropouts, unread
+from ..errors import CalcError
+from ..formula import Formula, FormulaLine, head_line, layers_lines
+from ..model import Inventory, TensorList
+from . import bert, eurobert, jina_embeddings_v3 as jina, roberta
+from .base import Architecture, Family, Preset
+from .common import HEADS, HIDDEN, LABELS, LAYERS, VOCAB
+
+FIELDS = (
+    replace(VOCAB, default=64),
+    replace(HIDDEN, default=2560),
+    replace(LAYERS, default=80),
+    replace(HEADS, default=40),
+    eurobert.KV_HEADS,
+    eurobert.HEAD_DIM,
+    replace(eurobert.SWIGLU_INTERMEDIATE, default=6912),
+    eurobert.ATTENTION_BIAS,
+    eurobert.MLP_BIAS,
+    LABELS,
+)
+
+
+def read(raw: Mapping[str, Any]) -> dict[str, Any]:
+    """The fields; transformers refuses grouped-query attention and odd head sizes above 4."""
+    values = read_fields(FIELDS, raw, {})
+    k = values["num_key_value_heads"]
+    if k is not None and k != values["num_attention_heads"]:
+        raise CalcError("bad_value", key="num_key_value_heads", value=k)
+    eurobert.check_kv(values)
+    return values
+
+
+def backbone(t: TensorList, c: dict[str, Any], prefix: str, with_pooler: bool) -> None:
+    """``EsmcModel``: the token table, the layers, the final LayerNorm without bias."""
+    h = c["hidden_size"]
+    t.embedding(prefix + "embed_tokens", c["vocab_size"], h, "embeddings")
+    for i in range(c["num_hidden_layers"]):
+        p = f"{prefix}layers.{i}."
+        eurobert.llama_attention(t, c, p + "self_attn.", i, c["attention_bias"])
+        t.layer_norm(p + "self_attn.q_norm", h, layer=i, bias=False)
+        t.layer_norm(p + "self_attn.k_norm", h, layer=i, bias=False)
+        eurobert.swiglu(t, c, p + "mlp.", i, c["mlp_bias"])
+        t.layer_norm(p + "input_layernorm", h, layer=i)
+        t.layer_norm(p + "post_attention_layernorm", h, layer=i)
+    t.layer_norm(prefix + "norm", h, bias=False, section="encoder")
+
+
+def mlm_head(t: TensorList, c: dict[str, Any], prefix: str) -> None:
+    """``EsmcMaskedLMHead``: dense, layer_norm, decoder, each with its bias; no tying."""
+    h, v = c["hidden_size"], c["vocab_size"]
+    t.linear("lm_head.dense", h, h, "head")
+    t.layer_norm("lm_head.layer_norm", h, group="head")
+    t.linear("lm_head.decoder", v, h, "head")
+
+
+def formula(inv: Inventory) -> Formula:
+    """Token table; per layer attention + QK norms (2H), SwiGLU, two LayerNorms (4H); the final norm (H)."""
+    c = inv.config
+    v, h, n, i = c["vocab_size"], c["hidden_size"], c["num_hidden_layers"], c["intermediate_size"]
+    a, d = c["num_attention_heads"], eurobert.head_size(c)
+    ab, mb = bool(c["attention_bias"]), bool(c["mlp_bias"])
+    per = 4 * h * a * d + (3 * a * d + h if ab else 0) + 3 * h * i + (2 * i + h if mb else 0) + 6 * h
+    sym = "4HAd" + (" + 3Ad + H" if ab else "") + " + 3HI" + (" + 2I + H" if mb else "") + " + 6H"
+    sub = f"4·{h}·{a}·{d}" + (f" + 3·{a}·{d} + {h}" if ab else "") + f" + 3·{h}·{i}" + (
+        f" + 2·{i} + {h}" if mb else "") + f" + 6·{h}"
+    lines = [FormulaLine("embeddings", "V·H", f"{v}·{h}", v * h)]
+    lines.extend(layers_lines(sym, sub, per, n))
+    lines.append(FormulaLine("final_norm", "H", f"{h}", h))
+    symbols = {"V": v, "H": h, "A": a, "d": d, "I": i, "L": n}
+    return Formula(symbols, tuple(lines + head_line(inv)))
+
+
+def sample(rng: random.Random, config: dict[str, Any]) -> None:
+    """Heads that divide the hidden size; K/V heads mostly equal to them (others refused), now and then a head_dim."""
+    eurobert.sample_heads(rng, config)
+    if "num_key_value_heads" in config and rng.random() < 0.7:
+        config["num_key_value_heads"] = config["num_attention_heads"]
+    if rng.random() < 0.6:
+        config["intermediate_size"] = rng.randint(1, 300)  # the default 6912 is slow to build 200 times
+
+
+# --------------------------------------------------------------- training step
+
+
+def step_layer(inv: Inventory, prefix: str, i: int, rotary: tuple[T, T]) -> Callable[[Sim, T], T]:
+    """One ``EsmcLayer`` (pre-norm): LayerNorm, attention with Q and K LayerNormed before the split and
+    rotation, o_proj, ÷ √(L/36) (a number: keeps nothing), + input; LayerNorm, SwiGLU (SiLU), ÷ √(L/36),
+    + input."""
+    p = f"{prefix}layers.{i}."
+    c = inv.config
+    heads, d = c["num_attention_heads"], eurobert.head_size(c)
+
+    def run(sim: Sim, x: T) -> T:
+        a = p + "self_attn."
+        b, n, _ = x.shape
+        normed = sim.layer_norm(p + "input_layernorm", x)
+
+        def split(t: T) -> T:
+            return sim.transpose(sim.view(t, (b, n, heads, d)), 1, 2)
+
+        q = split(sim.layer_norm(a + "q_norm", sim.linear(a + "q_proj", normed)))
+        k = split(sim.layer_norm(a + "k_norm", sim.linear(a + "k_proj", normed)))
+        v = split(sim.linear(a + "v_proj", normed))
+        cos, sin = rotary
+        q, k = sim.rotary(q, cos, sin), sim.rotary(k, cos, sin)
+        if cos.shape[-1] != d:  # d = 1: cos and sin have 2 columns, and the products broadcast Q and K to them
+            q, k = sim.new((*q.shape[:-1], 2), q.grad), sim.new((*k.shape[:-1], 2), k.grad)
+        scores = sim.pointwise(sim.bmm(q, sim.transpose(k, 2, 3)))  # * scaling
+        probs = sim.dropout(sim.keep_output(scores), sim.drops("attention_dropout"))
+        context = sim.contiguous(sim.transpose(sim.bmm(probs, v), 1, 2))
+        context = sim.contiguous(sim.reshape(context, (b, n, heads * d)))
+        x = sim.add(x, sim.pointwise(sim.linear(a + "o_proj", context)))
+        m = p + "mlp."
+        normed = sim.layer_norm(p + "post_attention_layernorm", x)
+        gated = sim.mul_like(sim.keep_input(sim.linear(m + "gate_proj", normed)), sim.linear(m + "up_proj", normed))
+        return sim.add(x, sim.pointwise(sim.linear(m + "down_proj", gated)))
+
+    return run
+
+
+def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
+    """ESM C's classes: the token table, cos and sin once, the layers, the final norm, the heads."""
+    prefix = bert.step_prefix(inv)
+    c = inv.config
+    x = sim.embedding(prefix + "embed_tokens", sim.ids((b, n)), first=True)
+    rotary = jina.rotary_tables(sim, n, eurobert.head_size(c))
+    for i in range(c["num_hidden_layers"]):
+        x = sim.layer(step_layer(inv, prefix, i, rotary), x)
+    seq = sim.layer_norm(prefix + "norm", x)
+    kind = bert.step_task(inv)
+    if kind == "":
+        return [seq]
+    if kind == "ForMaskedLM":
+        return [bert.step_mlm(sim, "lm_head", seq)]  # dense, F.gelu, layer_norm, decoder
+    drop = sim.drops("classifier_dropout")
+    if kind == "ForSequenceClassification":
+        h = sim.dropout(sim.select(seq, 1), drop)
+        h = sim.dropout(sim.keep_output(sim.linear("classifier.dense", h)), drop)
+        return [sim.linear("classifier.out_proj", h)]
+    if kind == "ForTokenClassification":
+        return [sim.linear("score", sim.dropout(seq, drop))]
+    raise AssertionError(inv.architecture)
+
+
+def step_check(inv: Inventory) -> None:
+    """Odd head sizes (rotary), and a head_dim with A·d ≠ H: q_norm normalises H numbers, and the forward fails."""
+    c = inv.config
+    d = eurobert.head_size(c)
+    jina.rotary_check(d, c["num_hidden_layers"])
+    if c["num_hidden_layers"] > 0 and c["num_attention_heads"] * d != c["hidden_size"]:
+        raise CalcError("costs_esmc_head_dim", head_size=d, heads=c["num_attention_heads"], hidden=c["hidden_size"])
+
+
+#: EsmcConfig's defaults: SiLU (the program's; another is refused until read), attention dropout 0,
+#: classifier dropout 0.1. Rotary: no length bound.
+COSTS = CostModel(step_program, None, check=step_check, keys=(
+    *unread((activation_key("silu"),)), *dropouts("attention_dropout", default=0.0),
+    *dropouts("classifier_dropout", default=0.1)))
+
+
+def esmc_config(hidden: int, layers: int, heads: int) -> dict[str, Any]:
+    """An ESM C config.json's size-relevant keys: 64 tokens, the SwiGLU width the ESM C code derives."""
+    return {"model_type": "esmc", "vocab_size": 64, "hidden_size": hidden, "num_hidden_layers": layers,
+            "num_attention_heads": heads, "intermediate_size": (hidden * 8 // 3 + 255) // 256 * 256}
+
+
+FAMILY = Family(
+    model_type="esmc",
+    base="EsmcModel",
+    fields=FIELDS,
+    backbone=backbone,
+    read=read,
+    pad_token_id=None,
+    architectures=(
+        Architecture(name="EsmcModel", prefix="", pooler=False),
+        Architecture(name="EsmcForMaskedLM", prefix="esmc.", pooler=False, head=mlm_head),
+        Architecture(name="EsmcForSequenceClassification", prefix="esmc.", pooler=False,
+                     head=roberta.classification_head, uses_num_labels=True),
+        Architecture(name="EsmcForTokenClassification", prefix="esmc.", pooler=False,
+                     head=bert.linear_head("score", "num_labels"), uses_num_labels=True),
+    ),
+    title={"en": "ESM C", "zh": "ESM C"},
+    formula=formula,
+    presets=(
+        # Sizes of EvolutionaryScale's esm package (ESMC(d_model=960, n_heads=15, n_layers=30) and
+        # (1152, 18, 36), esm/pretrained.py, https://github.com/evolutionaryscale/esm), copied as
+        # https://huggingface.co/biohub/ESMC-300M and https://huggingface.co/biohub/ESMC-600M;
+        # ESMC-6B's are EsmcConfig's defaults ("biohub/ESMC-6B" in configuration_esmc.py, transformers 5.23).
+        Preset("biohub/ESMC-300M", esmc_config(960, 30, 15), "EsmcForMaskedLM"),
+        Preset("biohub/ESMC-600M", esmc_config(1152, 36, 18), "EsmcForMaskedLM"),
+        Preset("biohub/ESMC-6B", {"model_type": "esmc", "vocab_size": 64, "hidden_size": 2560,
+                                  "num_hidden_layers": 80, "num_attention_heads": 40, "intermediate_size": 6912},
+               "EsmcForMaskedLM"),
+    ),
+    sample=sample,
+    rank=61,
+    default_attention="sdpa",
+    costs=COSTS,
+)

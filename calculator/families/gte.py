@@ -1,0 +1,212 @@
+"""GTE (``modeling_gte.py``, native in transformers 5.23): gte-multilingual-base and gte-*-en-v1.5.
+
+transformers 5.23 generates it from ``modular_gte.py``, built on jina-embeddings-v3's classes:
+
+* Embeddings: the word table, the token-type table (**none** when ``type_vocab_size`` is 0, as
+  gte-base-en-v1.5 sets it), their LayerNorm. Positions are rotary (θ 160000): no table.
+* Each layer is jina-v3's post-norm layer with a gated MLP (``GteMLP``, Gemma's): it registers
+  ``post_attention_layernorm``, then ``mlp.gate_proj`` and ``mlp.up_proj`` [I, H] without bias and
+  ``mlp.down_proj`` [H, I] with one, then ``self_attn`` (Q, K, V, O, all with biases), then
+  ``post_mlp_layernorm``.
+* ``GteModel`` has no pooler unless asked (``add_pooling_layer=False``); sequence classification
+  builds it (BERT's head: ``classifier`` after the backbone). The MLM head is jina-v3's without its
+  separate bias: ``lm_head.dense``, ``lm_head.layer_norm``, ``lm_head.decoder`` (its own bias), the
+  decoder's weight tied to the word table.
+
+The published checkpoints (``Alibaba-NLP/gte-multilingual-base``, ``gte-base-en-v1.5``) say
+``model_type: "new"`` and name their own code in ``auto_map``; this declaration is the native class.
+"""
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+from typing import Any, Callable
+
+from ..costs import CostModel, Sim, T, activation_key, classifier_dropout, dropouts
+from ..formula import Formula, FormulaLine, head_line, layers_lines
+from ..model import Inventory, TensorList
+from . import bert, jina_embeddings_v3 as jina
+from .base import Architecture, Family, Preset
+from .common import HEADS, HIDDEN, INTERMEDIATE, LABELS, LAYERS, TIE, TOKEN_TYPES, VOCAB, L, heads_divide
+
+FIELDS = (
+    replace(VOCAB, default=250048),
+    HIDDEN,
+    LAYERS,
+    HEADS,
+    replace(
+        INTERMEDIATE,
+        label=L("Feed-forward inner size (I; gate, up and down are I wide)",
+                "前馈网络中间层维度（I；gate、up、down 三个矩阵都是 I 宽）"),
+    ),
+    replace(TOKEN_TYPES, default=1,
+            label=L("Token types (T; 0: no table)", "分段类型数（T；为 0 时没有这张表）")),
+    LABELS,
+    TIE,
+)
+
+
+def backbone(t: TensorList, c: dict[str, Any], prefix: str, with_pooler: bool) -> None:
+    """Word (and token-type) tables, LayerNorm; the pooler when built (before the layers); the layers."""
+    h, inter = c["hidden_size"], c["intermediate_size"]
+    e = prefix + "embeddings."
+    t.embedding(e + "word_embeddings", c["vocab_size"], h, "embeddings")
+    if c["type_vocab_size"]:
+        t.embedding(e + "token_type_embeddings", c["type_vocab_size"], h, "embeddings")
+    t.layer_norm(e + "LayerNorm", h, group="embeddings")
+    if with_pooler:
+        bert.pooler(t, c, prefix)
+    for i in range(c["num_hidden_layers"]):
+        p = f"{prefix}layers.{i}."
+        t.layer_norm(p + "post_attention_layernorm", h, layer=i)
+        t.linear(p + "mlp.gate_proj", inter, h, "feed_forward", i, bias=False)
+        t.linear(p + "mlp.up_proj", inter, h, "feed_forward", i, bias=False)
+        t.linear(p + "mlp.down_proj", h, inter, "feed_forward", i)
+        for proj in ("q_proj", "k_proj", "v_proj"):
+            t.linear(p + "self_attn." + proj, h, h, "attention_qkv", i)
+        t.linear(p + "self_attn.o_proj", h, h, "attention_output", i)
+        t.layer_norm(p + "post_mlp_layernorm", h, layer=i)
+
+
+def mlm_head(t: TensorList, c: dict[str, Any], prefix: str) -> None:
+    """``GteLMHead``: dense, layer_norm, and the decoder (its own bias), tied to the word table."""
+    h, v = c["hidden_size"], c["vocab_size"]
+    t.linear("lm_head.dense", h, h, "head")
+    t.layer_norm("lm_head.layer_norm", h, group="head")
+    bert.tied_decoder(t, "lm_head.decoder", v, h, prefix + "embeddings.word_embeddings.weight", None,
+                      c["tie_word_embeddings"])
+
+
+def formula(inv: Inventory) -> Formula:
+    """Word and type tables; per layer 4H² + 4H attention, 3HI + H gated MLP, two LayerNorms (4H)."""
+    c = inv.config
+    v, h, t, n, i = (c["vocab_size"], c["hidden_size"], c["type_vocab_size"], c["num_hidden_layers"],
+                     c["intermediate_size"])
+    lines = [FormulaLine("embeddings", "(V + T)·H + 2H", f"({v} + {t})·{h} + 2·{h}", (v + t) * h + 2 * h)]
+    if inv.pooler:
+        lines.append(bert.pooler_line(h))
+    per = 4 * h * h + 3 * h * i + 9 * h
+    lines.extend(layers_lines("4H² + 3HI + 9H", f"4·{h}² + 3·{h}·{i} + 9·{h}", per, n))
+    return Formula({"V": v, "T": t, "H": h, "I": i, "L": n}, tuple(lines + head_line(inv)))
+
+
+def sample(rng: random.Random, config: dict[str, Any]) -> None:
+    """Heads divide the hidden size; now and then a position count, which shapes no tensor here."""
+    heads_divide()(rng, config)
+    if rng.random() < 0.3:
+        config["max_position_embeddings"] = rng.randint(1, 600)
+
+
+# --------------------------------------------------------------- training step
+
+
+def step_layer(inv: Inventory, prefix: str, i: int, rotary: tuple[T, T]) -> Callable[[Sim, T], T]:
+    """One ``GteLayer``: jina-v3's post-norm layer whose MLP is ``down(dropout(act(gate(x)) * up(x)))``."""
+    p = f"{prefix}layers.{i}."
+    heads = inv.config["num_attention_heads"]
+    d = inv.config["hidden_size"] // heads
+
+    def run(sim: Sim, x: T) -> T:
+        hidden = sim.drops("hidden_dropout_prob")
+        context = jina.rotary_attention(sim, x, p + "self_attn.", heads, heads, d, rotary,
+                                        sim.drops("attention_probs_dropout_prob"))
+        out = sim.dropout(sim.linear(p + "self_attn.o_proj", context), hidden)
+        attended = sim.layer_norm(p + "post_attention_layernorm", sim.add(x, out))
+        m = p + "mlp."
+        gated = sim.mul_like(sim.act("hidden_act", sim.linear(m + "gate_proj", attended)),
+                             sim.linear(m + "up_proj", attended))
+        out = sim.dropout(sim.linear(m + "down_proj", sim.dropout(gated, hidden)), hidden)
+        return sim.layer_norm(p + "post_mlp_layernorm", sim.add(attended, out))
+
+    return run
+
+
+def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
+    """The native classes: word (+ token types, zeros [B, L], when there is a table), LayerNorm, dropout;
+    cos and sin once; the layers; the pooler; BERT's heads or jina-v3's MLM head without its bias."""
+    prefix = bert.step_prefix(inv)
+    c = inv.config
+    e = prefix + "embeddings."
+    x = sim.embedding(e + "word_embeddings", sim.ids((b, n)), first=True)
+    if c["type_vocab_size"]:
+        x = sim.add(x, sim.embedding(e + "token_type_embeddings", sim.ids((b, n))))
+    x = sim.dropout(sim.layer_norm(e + "LayerNorm", x), sim.drops("hidden_dropout_prob"))
+    rotary = jina.rotary_tables(sim, n, c["hidden_size"] // c["num_attention_heads"])
+    for i in range(c["num_hidden_layers"]):
+        x = sim.layer(step_layer(inv, prefix, i, rotary), x)
+    seq = x
+    pooled = bert.step_pooler(sim, prefix, seq) if inv.pooler else None
+    kind = bert.step_task(inv)
+    if kind == "":
+        return [seq] + ([pooled] if pooled is not None else [])
+    if kind == "ForMaskedLM":
+        return [bert.step_mlm(sim, "lm_head", seq)]
+    if kind == "ForSequenceClassification":
+        assert pooled is not None
+        return [sim.linear("classifier", sim.dropout(pooled, sim.drops("classifier_dropout")))]
+    if kind == "ForTokenClassification":
+        return [sim.linear("classifier", sim.dropout(seq, sim.drops("classifier_dropout")))]
+    raise AssertionError(inv.architecture)
+
+
+def step_check(inv: Inventory) -> None:
+    c = inv.config
+    jina.rotary_check(c["hidden_size"] // c["num_attention_heads"], c["num_hidden_layers"])
+
+
+#: GteConfig's defaults: GELU, hidden dropout 0.1, attention dropout 0.0; rotary, so no length bound.
+COSTS = CostModel(step_program, None, check=step_check, keys=(
+    activation_key("gelu"), *dropouts("hidden_dropout_prob"), *dropouts("attention_probs_dropout_prob", default=0.0),
+    classifier_dropout()))
+
+
+def gte_config(vocab: int, type_vocab: int) -> dict[str, Any]:
+    """A GTE base config's size-relevant keys under the native model_type (12 × 768, FFN 3072)."""
+    return {"model_type": "gte", "vocab_size": vocab, "hidden_size": 768, "num_hidden_layers": 12,
+            "num_attention_heads": 12, "intermediate_size": 3072, "type_vocab_size": type_vocab,
+            "max_position_embeddings": 8192}
+
+
+#: What the native class is beside Alibaba-NLP's own code (``NewModel``, model_type "new"), from transformers
+#: 5.23's ``conversion_mapping.py`` (its "gte" entry).
+PORT_WORDS = L(
+    "counted as that class here. Its tensors are the custom code's under other names: transformers' "
+    "conversion_mapping.py renames them and splits the fused attention.qkv_proj and mlp.up_gate_proj, so the "
+    "counts are the same.",
+    "这里就按这个类计算。它的张量就是自定义代码的张量，只是名字不同：transformers 的 conversion_mapping.py "
+    "会改名，并拆开合并的 attention.qkv_proj 和 mlp.up_gate_proj，所以参数量相同。",
+)
+
+
+FAMILY = Family(
+    model_type="gte",
+    base="GteModel",
+    fields=FIELDS,
+    backbone=backbone,
+    pad_token_id=1,
+    architectures=(
+        # add_pooling_layer defaults to False: the calculator counts the class as AutoModel builds it
+        Architecture(name="GteModel", prefix="", pooler=False),
+        Architecture(name="GteForMaskedLM", prefix="gte.", pooler=False, head=mlm_head, ties_embeddings=True),
+        Architecture(name="GteForSequenceClassification", prefix="gte.", pooler=True,
+                     head=bert.linear_head("classifier", "num_labels"), uses_num_labels=True),
+        Architecture(name="GteForTokenClassification", prefix="gte.", pooler=False,
+                     head=bert.linear_head("classifier", "num_labels"), uses_num_labels=True),
+    ),
+    title={"en": "GTE", "zh": "GTE"},
+    formula=formula,
+    presets=(
+        # The native copy alibaba-nlp-community/gte-multilingual-base: GteConfig's defaults are its sizes
+        # (configuration_gte.py, transformers 5.23). https://huggingface.co/alibaba-nlp-community/gte-multilingual-base
+        Preset("alibaba-nlp-community/gte-multilingual-base", gte_config(250048, 1), "GteModel"),
+        # Alibaba-NLP/gte-base-en-v1.5 (custom code, model_type "new"): BERT's uncased vocabulary padded to
+        # 30,528 and type_vocab_size 0 ("Only gte-base-en-v1.5 sets type_vocab_size=0", modular_gte.py).
+        # https://huggingface.co/Alibaba-NLP/gte-base-en-v1.5/blob/main/config.json
+        Preset("Alibaba-NLP/gte-base-en-v1.5", gte_config(30528, 0), "GteModel"),
+    ),
+    sample=sample,
+    rank=59,
+    default_attention="sdpa",
+    costs=COSTS,
+    port_words=PORT_WORDS,
+)

@@ -1,0 +1,301 @@
+"""jina-embeddings-v3 (``modeling_jina_embeddings_v3.py``, native in transformers 5.23): a rotary XLM-R.
+
+transformers 5.23 generates it from ``modular_jina_embeddings_v3.py``, which takes
+XLM-RoBERTa's classes and changes three things:
+
+* The embeddings are the word table, the token-type table and their LayerNorm:
+  ``del self.position_embeddings``: positions are rotary (θ 20000), computed from
+  non-persistent buffers, so ``max_position_embeddings`` (8194) shapes no tensor.
+* Each layer (``JinaEmbeddingsV3Layer``, GPT-NeoX's layer reworked) is post-norm: it registers
+  ``post_attention_layernorm``, then the GELU MLP ``mlp.fc1`` [I, H] / ``mlp.fc2`` [H, I]
+  (CLIP's MLP), then ``self_attn`` (``q_proj``, ``k_proj``, ``v_proj``, ``o_proj``, all with
+  biases, Llama's attention with biases forced on), then ``post_mlp_layernorm``.
+* The layers live in ``layers`` directly (``del self.encoder``), after the pooler.
+
+Every task class keeps XLM-R's order (head registered before ``roberta``), and the
+checkpoint's five task LoRA adapters are *not* part of the native classes: the
+published ``jinaai/jina-embeddings-v3`` ships them in its own code
+(``XLMRobertaLoRA``); this declaration counts the native class.
+"""
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+from typing import Any, Callable, Mapping
+
+from ..costs import BERT_KEYS, CostModel, Sim, T
+from ..errors import CalcError
+from ..i18n import join_list, pick
+from ..formula import Formula, FormulaLine, head_line, layers_lines
+from ..model import Inventory, TensorList
+from . import bert, roberta
+from .base import Architecture, Family, Preset
+from .common import HEADS, HIDDEN, INTERMEDIATE, LABELS, LAYERS, TIE, TOKEN_TYPES, VOCAB, L, heads_divide
+
+FIELDS = (
+    replace(VOCAB, default=250002),
+    replace(HIDDEN, default=1024),
+    replace(LAYERS, default=24),
+    replace(HEADS, default=16),
+    replace(INTERMEDIATE, default=4096),
+    replace(TOKEN_TYPES, default=1),
+    LABELS,
+    TIE,
+)
+
+
+def backbone(t: TensorList, c: dict[str, Any], prefix: str, with_pooler: bool) -> None:
+    """Word and token-type tables, LayerNorm; the pooler (registered before the layers); the layers."""
+    h, inter = c["hidden_size"], c["intermediate_size"]
+    e = prefix + "embeddings."
+    t.embedding(e + "word_embeddings", c["vocab_size"], h, "embeddings")
+    t.embedding(e + "token_type_embeddings", c["type_vocab_size"], h, "embeddings")
+    t.layer_norm(e + "LayerNorm", h, group="embeddings")
+    if with_pooler:
+        bert.pooler(t, c, prefix)
+    for i in range(c["num_hidden_layers"]):
+        p = f"{prefix}layers.{i}."
+        t.layer_norm(p + "post_attention_layernorm", h, layer=i)
+        t.linear(p + "mlp.fc1", inter, h, "feed_forward", i)
+        t.linear(p + "mlp.fc2", h, inter, "feed_forward", i)
+        for proj in ("q_proj", "k_proj", "v_proj"):
+            t.linear(p + "self_attn." + proj, h, h, "attention_qkv", i)
+        t.linear(p + "self_attn.o_proj", h, h, "attention_output", i)
+        t.layer_norm(p + "post_mlp_layernorm", h, layer=i)
+
+
+def formula(inv: Inventory) -> Formula:
+    """Word and type tables; per layer 4H² + 4H attention, 2HI + I + H MLP, two LayerNorms (4H)."""
+    c = inv.config
+    v, h, t, n, i = (c["vocab_size"], c["hidden_size"], c["type_vocab_size"], c["num_hidden_layers"],
+                     c["intermediate_size"])
+    lines = [FormulaLine("embeddings", "(V + T)·H + 2H", f"({v} + {t})·{h} + 2·{h}", (v + t) * h + 2 * h)]
+    if inv.pooler:
+        lines.append(bert.pooler_line(h))
+    per = 4 * h * h + 2 * h * i + i + 9 * h
+    lines.extend(layers_lines("4H² + 2HI + I + 9H", f"4·{h}² + 2·{h}·{i} + {i} + 9·{h}", per, n))
+    return Formula({"V": v, "T": t, "H": h, "I": i, "L": n}, tuple(lines + head_line(inv)))
+
+
+def sample(rng: random.Random, config: dict[str, Any]) -> None:
+    """Heads divide the hidden size; now and then a position count, which shapes no tensor here."""
+    heads_divide()(rng, config)
+    if rng.random() < 0.3:
+        config["max_position_embeddings"] = rng.randint(1, 600)
+
+
+# --------------------------------------------------------------- training step
+
+
+def rotary_tables(sim: Sim, n: int, d: int) -> tuple[T, T]:
+    """``LlamaRotaryEmbedding`` under ``no_grad``: cos and sin [1, L, 2·ceil(d/2)], shared by every layer."""
+    width = 2 * ((d + 1) // 2)
+    return sim.new((1, 1, n, width), False), sim.new((1, 1, n, width), False)
+
+
+def rotary_attention(sim: Sim, x: T, a: str, heads: int, kv_heads: int, d: int, rotary: tuple[T, T],
+                     dropout: bool, softmax_fp32: bool = False) -> T:
+    """Llama-style eager attention up to the context [B, L, A·d]: Q, K, V projected and split into heads,
+    Q and K rotated, ``repeat_kv`` when K/V have fewer heads (an expand and a reshape: a copy), scores
+    scaled, softmax, dropout, the weighted sum, then ``transpose(1, 2).contiguous()`` and the reshape.
+
+    ``softmax_fp32``: Llama's ``eager_attention_forward`` (EuroBERT, UltraBERT) takes the softmax in float32
+    and casts it back (``softmax(..., dtype=float32).to(query.dtype)``): below float32 it keeps the float32
+    output and the weighted sum keeps the cast copy."""
+    b, n, _ = x.shape
+
+    def split(t: T, count: int) -> T:
+        return sim.transpose(sim.view(t, (b, n, count, d)), 1, 2)
+
+    q = split(sim.linear(a + "q_proj", x), heads)
+    k = split(sim.linear(a + "k_proj", x), kv_heads)
+    v = split(sim.linear(a + "v_proj", x), kv_heads)
+    cos, sin = rotary
+    q, k = sim.rotary(q, cos, sin), sim.rotary(k, cos, sin)
+    if cos.shape[-1] != d:  # d = 1: cos and sin have 2 columns, and the products broadcast Q and K to them
+        q, k = sim.new((*q.shape[:-1], 2), q.grad), sim.new((*k.shape[:-1], 2), k.grad)
+    if kv_heads != heads:
+        groups = heads // kv_heads
+        k = sim.contiguous(sim.expand(sim.view(k, (b, kv_heads, 1, n, k.shape[-1])),
+                                      (b, kv_heads, groups, n, k.shape[-1])))
+        k = sim.view(k, (b, heads, n, k.shape[-1]))
+        v = sim.contiguous(sim.expand(sim.view(v, (b, kv_heads, 1, n, d)), (b, kv_heads, groups, n, d)))
+        v = sim.view(v, (b, heads, n, d))
+    scores = sim.pointwise(sim.bmm(q, sim.transpose(k, 2, 3)))  # * scaling
+    if softmax_fp32 and sim.itemsize != 4:
+        probs = sim.new(scores.shape, scores.grad, 4)  # softmax in float32: keeps its output
+        if probs.grad:
+            sim.save(probs)
+        probs = sim.new(scores.shape, probs.grad)  # .to(query.dtype)
+    else:
+        probs = sim.keep_output(scores)  # softmax
+    probs = sim.dropout(probs, dropout)
+    context = sim.contiguous(sim.transpose(sim.bmm(probs, v), 1, 2))
+    return sim.contiguous(sim.reshape(context, (b, n, heads * d)))
+
+
+def step_layer(inv: Inventory, prefix: str, i: int, rotary: tuple[T, T]) -> Callable[[Sim, T], T]:
+    """One ``JinaEmbeddingsV3Layer``: attention, dropout, + input, LayerNorm; fc1, the activation, fc2,
+    dropout, + input, LayerNorm."""
+    p = f"{prefix}layers.{i}."
+    heads = inv.config["num_attention_heads"]
+    d = inv.config["hidden_size"] // heads
+
+    def run(sim: Sim, x: T) -> T:
+        hidden = sim.drops("hidden_dropout_prob")
+        context = rotary_attention(sim, x, p + "self_attn.", heads, heads, d, rotary,
+                                   sim.drops("attention_probs_dropout_prob"))
+        out = sim.dropout(sim.linear(p + "self_attn.o_proj", context), hidden)
+        attended = sim.layer_norm(p + "post_attention_layernorm", sim.add(x, out))
+        inner = sim.act("hidden_act", sim.linear(p + "mlp.fc1", attended))
+        out = sim.dropout(sim.linear(p + "mlp.fc2", inner), hidden)
+        return sim.layer_norm(p + "post_mlp_layernorm", sim.add(attended, out))
+
+    return run
+
+
+def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
+    """The native classes: word + token types (zeros [B, L]), LayerNorm, dropout; cos and sin once;
+    the layers; the pooler; XLM-R's heads."""
+    prefix = bert.step_prefix(inv)
+    c = inv.config
+    e = prefix + "embeddings."
+    x = sim.embedding(e + "word_embeddings", sim.ids((b, n)), first=True)
+    x = sim.add(x, sim.embedding(e + "token_type_embeddings", sim.ids((b, n))))
+    x = sim.dropout(sim.layer_norm(e + "LayerNorm", x), sim.drops("hidden_dropout_prob"))
+    rotary = rotary_tables(sim, n, c["hidden_size"] // c["num_attention_heads"])
+    for i in range(c["num_hidden_layers"]):
+        x = sim.layer(step_layer(inv, prefix, i, rotary), x)
+    seq = x
+    pooled = bert.step_pooler(sim, prefix, seq) if inv.pooler else None
+    kind = bert.step_task(inv)
+    if kind == "":
+        return [seq] + ([pooled] if pooled is not None else [])
+    if kind == "ForMaskedLM":
+        return [bert.step_mlm(sim, "lm_head", seq)]
+    if kind == "ForSequenceClassification":
+        drop = sim.drops("classifier_dropout")
+        h = sim.dropout(sim.select(seq, 1), drop)
+        h = sim.dropout(sim.keep_output(sim.linear("classifier.dense", h)), drop)
+        return [sim.linear("classifier.out_proj", h)]
+    if kind == "ForTokenClassification":
+        return [sim.linear("classifier", sim.dropout(seq, sim.drops("classifier_dropout")))]
+    if kind == "ForQuestionAnswering":
+        return bert.step_qa(sim, seq)
+    raise AssertionError(inv.architecture)
+
+
+def rotary_check(d: int, layers: int) -> None:
+    """An odd head size above 1 makes cos and sin one column wider than Q and K: transformers fails."""
+    if d % 2 and d > 1 and layers > 0:
+        raise CalcError("costs_rotary_odd_head", head_size=d)
+
+
+def step_check(inv: Inventory) -> None:
+    bert.qa_needs_two_labels(inv)
+    c = inv.config
+    rotary_check(c["hidden_size"] // c["num_attention_heads"], c["num_hidden_layers"])
+
+
+#: Rotary positions: no table bounds the input.
+COSTS = CostModel(step_program, None, check=step_check, keys=BERT_KEYS)
+
+
+# --------------------------------------------------------------- the checkpoint's custom code
+
+
+#: What the native class is beside jinaai/jina-embeddings-v3's own code (``XLMRobertaLoRA``), from
+#: transformers 5.23's ``conversion_mapping.py`` (its "jina_embeddings_v3" entry) and the two models' code.
+PORT_WORDS = L(
+    "its tensors are that code's base tensors under other names (transformers' conversion_mapping.py renames "
+    "them and splits the fused mixer.Wqkv into q_proj, k_proj and v_proj), with rotary positions and so no "
+    "position table, where {architecture} counted here has one. Set model_type to \"jina_embeddings_v3\" to "
+    "count the native class.",
+    "它的张量就是那份代码的基座张量，只是名字不同（transformers 的 conversion_mapping.py 会改名，并把合并的 "
+    "mixer.Wqkv 拆成 q_proj、k_proj、v_proj）；它用旋转位置编码，没有位置嵌入表，而这里计算的 {architecture} "
+    "有一张。把 model_type 改成“jina_embeddings_v3”即可按原生类计算。",
+)
+
+ADAPTER_WORDS = L(
+    "Its {count} task LoRA adapters ({tasks}; rank {rank}) are not in any transformers class: the custom code "
+    "puts them on every Linear and Embedding (the word and token-type tables; Wqkv, out_proj, fc1, fc2 of each "
+    "layer; the pooler), r·(fan-in + fan-out) per module and task, stacked one slice per task. Base (native "
+    "{native}): {base} parameters; each task's adapter: {per}; all {count}: {all}; one task's forward uses the "
+    "base and that task's {per} ({used} in all).",
+    "它的 {count} 个任务 LoRA 适配器（{tasks}；秩 {rank}）不在任何 transformers 类里：自定义代码把它们挂在每个 "
+    "Linear 和 Embedding 上（词表与分段类型表；每层的 Wqkv、out_proj、fc1、fc2；池化层），每个模块每个任务 "
+    "r·(输入维度 + 输出维度) 个参数，按任务堆叠，每个任务一片。基座（原生 {native}）：{base} 个参数；每个任务的"
+    "适配器：{per} 个；全部 {count} 个：{all} 个；某一任务的前向只用基座加该任务的 {per} 个（共 {used} 个）。",
+)
+
+
+def adapter_sizes(raw: Mapping[str, Any]) -> tuple[int, int]:
+    """(one task's adapter, the native base with its pooler) for a jina-embeddings-v3 custom config.
+
+    ``LoRAParametrization`` (the checkpoint's ``modeling_lora.py``): a Linear [out, in] gets lora_A
+    [tasks, r, in] and lora_B [tasks, out, r]; an Embedding [rows, dim] lora_A [tasks, rows, r] and lora_B
+    [tasks, r, dim]: r·(in + out) per task either way.
+    """
+    c = FAMILY.read_config(raw)
+    r = raw.get("lora_rank", 4)
+    r = r if isinstance(r, int) and not isinstance(r, bool) and r > 0 else 4
+    h, v, t, i, n = (c["hidden_size"], c["vocab_size"], c["type_vocab_size"], c["intermediate_size"],
+                     c["num_hidden_layers"])
+    per_layer = (h + 3 * h) + (h + h) + (h + i) + (i + h)  # Wqkv, out_proj, fc1, fc2
+    per_task = r * ((v + h) + (t + h) + n * per_layer + (h + h))  # tables, layers, the pooler
+    # The native JinaEmbeddingsV3Model of these sizes, with its pooler (the backbone's terms, as :func:`formula`)
+    base = (v + t) * h + 2 * h + (h * h + h) + n * (4 * h * h + 2 * h * i + i + 9 * h)
+    return per_task, base
+
+
+def adapters(raw: Mapping[str, Any], lang: str) -> str | None:
+    """The task adapters of a config that lists them (``lora_adaptations``), apart from the count; else None."""
+    tasks = raw.get("lora_adaptations")
+    if not isinstance(tasks, list) or not tasks or not all(isinstance(x, str) for x in tasks):
+        return None
+    per, base = adapter_sizes(raw)
+    rank = raw.get("lora_rank", 4)
+    return pick(ADAPTER_WORDS, lang, count=len(tasks), tasks=join_list([str(x)[:40] for x in tasks[:8]], lang),
+                rank=rank if isinstance(rank, int) else 4, native=FAMILY.base, base=f"{base:,}", per=f"{per:,}",
+                all=f"{len(tasks) * per:,}", used=f"{base + per:,}")
+
+
+def _arch(name: str, pooler: bool | None, **kw: Any) -> Architecture:
+    return Architecture(name=name, prefix="" if name.endswith("Model") else "roberta.", pooler=pooler, **kw)
+
+
+FAMILY = Family(
+    model_type="jina_embeddings_v3",
+    base="JinaEmbeddingsV3Model",
+    fields=FIELDS,
+    backbone=backbone,
+    pad_token_id=1,
+    architectures=(
+        _arch("JinaEmbeddingsV3Model", None),
+        _arch("JinaEmbeddingsV3ForMaskedLM", False, head=roberta.lm_head, ties_embeddings=True, head_first=True),
+        _arch("JinaEmbeddingsV3ForSequenceClassification", False, head=roberta.classification_head,
+              uses_num_labels=True, head_first=True),
+        _arch("JinaEmbeddingsV3ForTokenClassification", False, head=bert.linear_head("classifier", "num_labels"),
+              uses_num_labels=True, head_first=True),
+        _arch("JinaEmbeddingsV3ForQuestionAnswering", False, head=bert.linear_head("qa_outputs", "num_labels"),
+              uses_num_labels=True, head_first=True),
+    ),
+    title={"en": "jina-embeddings-v3", "zh": "jina-embeddings-v3"},
+    formula=formula,
+    presets=(
+        # jinaai/jina-embeddings-v3-hf (the native port; its sizes are JinaEmbeddingsV3Config's defaults,
+        # "jinaai/jina-embeddings-v3-hf style" in configuration_jina_embeddings_v3.py, transformers 5.23):
+        # https://huggingface.co/jinaai/jina-embeddings-v3-hf/blob/main/config.json
+        Preset("jinaai/jina-embeddings-v3-hf", {
+            "model_type": "jina_embeddings_v3", "vocab_size": 250002, "hidden_size": 1024, "num_hidden_layers": 24,
+            "num_attention_heads": 16, "intermediate_size": 4096, "type_vocab_size": 1,
+            "max_position_embeddings": 8194,
+        }, "JinaEmbeddingsV3Model"),
+    ),
+    sample=sample,
+    rank=23,
+    default_attention="sdpa",
+    costs=COSTS,
+    port_words=PORT_WORDS,
+    adapters=adapters,
+)

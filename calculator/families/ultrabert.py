@@ -1,0 +1,181 @@
+"""UltraBERT (``modeling_ultrabert.py``, native in transformers 5.23): EuroBERT's body with sliding windows.
+
+transformers 5.23 generates it from ``modular_ultrabert.py``: ``UltrabertModel(EuroBertModel)``, so the
+tensors are EuroBERT's (``embed_tokens`` with ``padding_idx = pad_token_id``, default 0; per layer
+Llama's attention with grouped K/V, the SwiGLU MLP, two RMSNorms; a final RMSNorm ``norm``), and:
+
+* Layers alternate sliding-window and full attention (``layer_types``, ``sliding_window`` 128), each
+  kind with its own rotary base: non-persistent buffers, no tensor.
+* The masked-LM class is ModernBERT's with its own head (``UltrabertPredictionHead``):
+  ``head.linear1`` [P, H] and ``head.linear2`` [H, P] (P = ``prediction_head_size``, 768; no biases),
+  then ``head.decoder`` [V, H] without bias, tied to ``model.embed_tokens`` only when
+  ``tie_word_embeddings`` (default False).
+* Sequence and token classification are ModernBERT's with the head removed (``nn.Identity``): one
+  ``classifier`` [labels, H] with its bias. Question answering is the generic class: ``qa_outputs``
+  [2, H], two outputs whatever ``num_labels`` says.
+"""
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+from typing import Any, Callable, Mapping
+
+from ..config import Field, read_fields
+from ..costs import CostModel, Sim, T, activation_key, dropouts, unread
+from ..formula import Formula, head_line
+from ..model import Inventory, TensorList
+from . import bert, eurobert, jina_embeddings_v3 as jina
+from .base import Architecture, Family
+from .common import HEADS, HIDDEN, LABELS, LAYERS, TIE, VOCAB, L
+
+FIELDS = (
+    replace(VOCAB, default=32000),
+    Field(
+        "pad_token_id", 0, minimum=0, optional=True,
+        label=L("Padding token id (pad_token_id; that row must exist, so V > it)",
+                "填充符的 token id（pad_token_id；词嵌入表里必须有这一行，所以 V 要大于它）"),
+    ),
+    replace(HIDDEN, default=4096),
+    replace(LAYERS, default=32),
+    replace(HEADS, default=32),
+    eurobert.KV_HEADS,
+    eurobert.HEAD_DIM,
+    replace(eurobert.SWIGLU_INTERMEDIATE, default=11008),
+    eurobert.ATTENTION_BIAS,
+    eurobert.MLP_BIAS,
+    Field(
+        "prediction_head_size", 768,
+        label=L("Masked-LM head width (prediction_head_size)", "掩码语言模型头的宽度（prediction_head_size）"),
+        sample=(1, 64),
+    ),
+    Field(
+        "classifier_pooling", "cls", kind="choice", choices=("cls", "mean"),
+        label=L("Classifier pooling (classifier_pooling; adds no parameters)", "分类池化方式（classifier_pooling；不增加参数）"),
+        sample=(0, 1),
+    ),
+    LABELS,
+    replace(TIE, default=False),
+)
+
+
+def read(raw: Mapping[str, Any]) -> dict[str, Any]:
+    """The fields, and the head sizes transformers refuses (EuroBERT's checks)."""
+    values = read_fields(FIELDS, raw, {})
+    eurobert.check_kv(values)
+    return values
+
+
+def backbone(t: TensorList, c: dict[str, Any], prefix: str, with_pooler: bool) -> None:
+    """EuroBERT's body, unchanged."""
+    eurobert.backbone(t, c, prefix, with_pooler)
+
+
+def mlm_head(t: TensorList, c: dict[str, Any], prefix: str) -> None:
+    """``UltrabertPredictionHead``: linear1, linear2 (no biases), the decoder (no bias, tied when asked)."""
+    h, p, v = c["hidden_size"], c["prediction_head_size"], c["vocab_size"]
+    t.linear("head.linear1", p, h, "head", bias=False)
+    t.linear("head.linear2", h, p, "head", bias=False)
+    tie = prefix + "embed_tokens.weight" if c["tie_word_embeddings"] else None
+    t.add("head.decoder.weight", (v, h), "head", shares=tie, module="linear")
+
+
+def formula(inv: Inventory) -> Formula:
+    """EuroBERT's body as named terms, then the head tensor by tensor."""
+    c = inv.config
+    symbols = {"V": c["vocab_size"], "H": c["hidden_size"], "A": c["num_attention_heads"],
+               "K": eurobert.kv_heads(c), "d": eurobert.head_size(c), "I": c["intermediate_size"],
+               "L": c["num_hidden_layers"]}
+    return Formula(symbols, tuple(eurobert.body_lines(c) + head_line(inv)))
+
+
+def sample(rng: random.Random, config: dict[str, Any]) -> None:
+    """EuroBERT's heads; a padding row inside the drawn vocabulary mostly; a small body (the defaults are 7B)."""
+    eurobert.sample_heads(rng, config)
+    vocab = config.get("vocab_size", 32000)
+    choice = rng.random()
+    if choice < 0.1:
+        config["pad_token_id"] = None
+    elif choice < 0.15:
+        config["pad_token_id"] = vocab  # outside the table: both sides refuse it
+    else:
+        config["pad_token_id"] = rng.randrange(vocab)
+
+
+# --------------------------------------------------------------- training step
+
+
+def layer_types(layers: int) -> list[str]:
+    """``UltrabertConfig``'s default ``layer_types``: every third layer full attention, the others sliding."""
+    return ["sliding_attention" if (i + 1) % 3 else "full_attention" for i in range(layers)]
+
+
+def step_layer(inv: Inventory, prefix: str, i: int, rotary: tuple[T, T]) -> Callable[[Sim, T], T]:
+    """EuroBERT's layer with its own rotary tables per layer kind. The sliding window masks scores (an
+    addition that keeps nothing), so the saved tensors and FLOPs are those of full attention."""
+    return eurobert.step_layer(inv, prefix, i, rotary)
+
+
+def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
+    """UltraBERT's classes: the body (cos and sin once per layer kind present), the final RMSNorm, the heads."""
+    prefix = bert.step_prefix(inv)
+    c = inv.config
+    x = sim.embedding(prefix + "embed_tokens", sim.ids((b, n)), first=True)
+    kinds = layer_types(c["num_hidden_layers"])
+    tables = {kind: jina.rotary_tables(sim, n, eurobert.head_size(c)) for kind in sorted(set(kinds))}
+    for i, kind in enumerate(kinds):
+        x = sim.layer(step_layer(inv, prefix, i, tables[kind]), x)
+    seq = eurobert.rms_norm(sim, prefix + "norm", x)
+    kind = bert.step_task(inv)
+    if kind == "":
+        return [seq]
+    if kind == "ForMaskedLM":  # linear1, GELU (tanh), linear2, GELU (tanh), decoder
+        h = sim.keep_input(sim.linear("head.linear1", seq))
+        return [sim.linear("head.decoder", sim.keep_input(sim.linear("head.linear2", h)))]
+    drop = sim.drops("classifier_dropout")
+    if kind == "ForSequenceClassification":
+        if c["classifier_pooling"] == "cls":
+            pooled = sim.select(seq, 1)
+        else:  # (h · mask[..., None]).sum(1) / mask.sum(1, keepdim): the product keeps the bool mask,
+            mask = sim.new((b, n, 1), False, 1)  # the division its int64 denominator
+            sim.save(mask)
+            pooled = sim.new((b, c["hidden_size"]), seq.grad)
+            sim.save(sim.new((b, 1), False, 8))
+        return [sim.linear("classifier", sim.dropout(pooled, drop))]
+    if kind == "ForTokenClassification":
+        return [sim.linear("classifier", sim.dropout(seq, drop))]
+    if kind == "ForQuestionAnswering":
+        return bert.step_qa(sim, seq)
+    raise AssertionError(inv.architecture)
+
+
+#: UltrabertConfig's defaults: SiLU (the program's; another is refused until read), attention and classifier
+#: dropout 0. Rotary: no length bound.
+COSTS = CostModel(step_program, None, check=eurobert.step_check, keys=(
+    *unread((activation_key("silu"),)), *dropouts("attention_dropout", "classifier_dropout", default=0.0)))
+
+
+FAMILY = Family(
+    model_type="ultrabert",
+    base="UltrabertModel",
+    fields=FIELDS,
+    backbone=backbone,
+    read=read,
+    pad_token_id=0,
+    architectures=(
+        Architecture(name="UltrabertModel", prefix="", pooler=False),
+        Architecture(name="UltrabertForMaskedLM", prefix="model.", pooler=False, head=mlm_head, ties_embeddings=True),
+        Architecture(name="UltrabertForSequenceClassification", prefix="model.", pooler=False,
+                     head=bert.linear_head("classifier", "num_labels"), uses_num_labels=True),
+        Architecture(name="UltrabertForTokenClassification", prefix="model.", pooler=False,
+                     head=bert.linear_head("classifier", "num_labels"), uses_num_labels=True),
+        Architecture(name="UltrabertForQuestionAnswering", prefix="model.", pooler=False,
+                     head=bert.linear_head("qa_outputs", 2)),
+    ),
+    title={"en": "UltraBERT", "zh": "UltraBERT"},
+    formula=formula,
+    presets=(),
+    sample=sample,
+    rank=62,
+    default_attention="sdpa",
+    costs=COSTS,
+)
