@@ -372,7 +372,6 @@ AUTO_MODEL_CLASSES: dict[str, str] = {
     'neomme': 'NeoMMEModel',
     'neucodec': 'NeuCodecModel',
     'nllb-moe': 'NllbMoeModel',
-    'nystromformer': 'NystromformerModel',
     'olmo': 'OlmoModel',
     'olmo2': 'Olmo2Model',
     'olmo3': 'Olmo3Model',

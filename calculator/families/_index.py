@@ -104,6 +104,9 @@ INDEX: tuple[tuple[str, str, int, tuple[str, ...]], ...] = (
         "nomic-ai/nomic-embed-text-v1.5",
         "nomic-ai/nomic-embed-text-v1",
     )),
+    ("nystromformer", "nystromformer", 82, (
+        "uw-madison/nystromformer-512",
+    )),
     ("rembert", "rembert", 62, (
         "google/rembert",
     )),

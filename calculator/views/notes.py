@@ -63,6 +63,8 @@ KNOWN_KEYS: frozenset[str] = frozenset({
     "deterministic_flash_attn", "sparse_prediction", "sparse_pred_ignore_index", "pool_q_only", "separate_cls",
     "truncate_seq", "summary_type", "summary_use_proj", "summary_activation", "summary_last_dropout",
     "esmfold_config", "is_folding_model", "vocab_list",
+    # approximate attention without tensors of its own (issue 34: Nyströmformer, FNet, YOSO, MRA, Reformer)
+    "inv_coeff_init_option",
 })
 #: At most this many unread keys are named (a custom config can hold dozens).
 MAX_NAMED = 10
