@@ -141,7 +141,6 @@ AUTO_MODEL_CLASSES: dict[str, str] = {
     'flex_olmo': 'FlexOlmoModel',
     'flint': 'FlintModel',
     'florence2': 'Florence2Model',
-    'fnet': 'FNetModel',
     'focalnet': 'FocalNetModel',
     'fsmt': 'FSMTModel',
     'fun_asr_nano': 'FunAsrNanoModel',

@@ -71,6 +71,10 @@ INDEX: tuple[tuple[str, str, int, tuple[str, ...]], ...] = (
         "facebook/esm2_t33_650M_UR50D",
         "facebook/esm2_t36_3B_UR50D",
     )),
+    ("fnet", "fnet", 83, (
+        "google/fnet-base",
+        "google/fnet-large",
+    )),
     ("funnel", "funnel", 68, (
         "funnel-transformer/small",
         "funnel-transformer/medium",
