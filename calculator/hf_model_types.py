@@ -581,7 +581,6 @@ AUTO_MODEL_CLASSES: dict[str, str] = {
     'xlnet': 'XLNetModel',
     'xlstm': 'xLSTMModel',
     'yolos': 'YolosModel',
-    'yoso': 'YosoModel',
     'youtu': 'YoutuModel',
     'zamba': 'ZambaModel',
     'zamba2': 'Zamba2Model',

@@ -140,4 +140,7 @@ INDEX: tuple[tuple[str, str, int, tuple[str, ...]], ...] = (
     ("xmod", "xmod", 28, (
         "facebook/xmod-base",
     )),
+    ("yoso", "yoso", 84, (
+        "uw-madison/yoso-4096",
+    )),
 )

@@ -37,25 +37,33 @@ FIELDS = with_defaults(BERT_FIELDS, vocab_size=30000, max_position_embeddings=51
 )
 
 
-def backbone(t: TensorList, c: dict[str, Any], prefix: str, with_pooler: bool) -> None:
-    """``NystromformerEmbeddings`` (P + 2 positions) and the layers; no pooler in any class."""
-    h, heads, kernel = c["hidden_size"], c["num_attention_heads"], c["conv_kernel_size"]
-    e = prefix + "embeddings."
-    t.embedding(e + "word_embeddings", c["vocab_size"], h, "embeddings")
-    t.embedding(e + "position_embeddings", c["max_position_embeddings"] + 2, h, "embeddings")
-    t.embedding(e + "token_type_embeddings", c["type_vocab_size"], h, "embeddings")
-    t.layer_norm(e + "LayerNorm", h, group="embeddings")
-    for i in range(c["num_hidden_layers"]):
-        p = f"{prefix}encoder.layer.{i}."
-        for proj in ("query", "key", "value"):
-            t.linear(p + "attention.self." + proj, h, h, "attention_qkv", i)
-        # nn.Conv2d(A, A, (k, 1), groups=A, bias=False): weight [A, 1, k, 1]
-        t.add(p + "attention.self.conv.weight", (heads, 1, kernel, 1), "attention_qkv", i)
-        t.linear(p + "attention.output.dense", h, h, "attention_output", i)
-        t.layer_norm(p + "attention.output.LayerNorm", h, layer=i)
-        t.linear(p + "intermediate.dense", c["intermediate_size"], h, "feed_forward", i)
-        t.linear(p + "output.dense", h, c["intermediate_size"], "feed_forward", i)
-        t.layer_norm(p + "output.LayerNorm", h, layer=i)
+def backbone_with(kernel_key: str) -> Any:
+    """The backbone of Nyströmformer (``conv_kernel_size``) and YOSO (``conv_window``, null: no convolution)."""
+
+    def backbone(t: TensorList, c: dict[str, Any], prefix: str, with_pooler: bool) -> None:
+        """The embeddings (P + 2 positions) and the layers; no pooler in any class."""
+        h, heads, kernel = c["hidden_size"], c["num_attention_heads"], c[kernel_key]
+        e = prefix + "embeddings."
+        t.embedding(e + "word_embeddings", c["vocab_size"], h, "embeddings")
+        t.embedding(e + "position_embeddings", c["max_position_embeddings"] + 2, h, "embeddings")
+        t.embedding(e + "token_type_embeddings", c["type_vocab_size"], h, "embeddings")
+        t.layer_norm(e + "LayerNorm", h, group="embeddings")
+        for i in range(c["num_hidden_layers"]):
+            p = f"{prefix}encoder.layer.{i}."
+            for proj in ("query", "key", "value"):
+                t.linear(p + "attention.self." + proj, h, h, "attention_qkv", i)
+            if kernel is not None:  # nn.Conv2d(A, A, (k, 1), groups=A, bias=False): weight [A, 1, k, 1]
+                t.add(p + "attention.self.conv.weight", (heads, 1, kernel, 1), "attention_qkv", i)
+            t.linear(p + "attention.output.dense", h, h, "attention_output", i)
+            t.layer_norm(p + "attention.output.LayerNorm", h, layer=i)
+            t.linear(p + "intermediate.dense", c["intermediate_size"], h, "feed_forward", i)
+            t.linear(p + "output.dense", h, c["intermediate_size"], "feed_forward", i)
+            t.layer_norm(p + "output.LayerNorm", h, layer=i)
+
+    return backbone
+
+
+backbone = backbone_with("conv_kernel_size")
 
 
 def multiple_choice_head(t: TensorList, c: dict[str, Any], prefix: str) -> None:
@@ -64,19 +72,28 @@ def multiple_choice_head(t: TensorList, c: dict[str, Any], prefix: str) -> None:
     t.linear("classifier", 1, c["hidden_size"], "head")
 
 
-def formula(inv: Inventory) -> Formula:
-    """BERT's layer plus A·k convolution weights; P + 2 position rows; no pooler."""
-    c = inv.config
-    v, p, t, h, n, i, a = (c["vocab_size"], c["max_position_embeddings"], c["type_vocab_size"], c["hidden_size"],
-                           c["num_hidden_layers"], c["intermediate_size"], c["num_attention_heads"])
-    k = c["conv_kernel_size"]
-    symbolic, substituted, per = bert.layer_terms(h, i)
-    lines = [
-        FormulaLine("embeddings", "(V + P + 2 + T)·H + 2H", f"({v} + {p} + 2 + {t})·{h} + 2·{h}",
-                    (v + p + 2 + t) * h + 2 * h),
-        *layers_lines(f"{symbolic} + A·k", f"{substituted} + {a}·{k}", per + a * k, n),
-    ]
-    return Formula({"V": v, "P": p, "T": t, "H": h, "I": i, "L": n, "A": a, "k": k}, tuple(lines + head_line(inv)))
+def formula_with(kernel_key: str) -> Any:
+    """BERT's layer plus A·k convolution weights (k = 0 without one); P + 2 position rows; no pooler."""
+
+    def formula(inv: Inventory) -> Formula:
+        c = inv.config
+        v, p, t, h, n, i, a = (c["vocab_size"], c["max_position_embeddings"], c["type_vocab_size"],
+                               c["hidden_size"], c["num_hidden_layers"], c["intermediate_size"],
+                               c["num_attention_heads"])
+        k = c[kernel_key] or 0
+        symbolic, substituted, per = bert.layer_terms(h, i)
+        lines = [
+            FormulaLine("embeddings", "(V + P + 2 + T)·H + 2H", f"({v} + {p} + 2 + {t})·{h} + 2·{h}",
+                        (v + p + 2 + t) * h + 2 * h),
+            *layers_lines(f"{symbolic} + A·k", f"{substituted} + {a}·{k}", per + a * k, n),
+        ]
+        symbols = {"V": v, "P": p, "T": t, "H": h, "I": i, "L": n, "A": a, "k": k}
+        return Formula(symbols, tuple(lines + head_line(inv)))
+
+    return formula
+
+
+formula = formula_with("conv_kernel_size")
 
 
 def sample(rng: random.Random, config: dict[str, Any]) -> None:

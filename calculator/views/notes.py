@@ -64,7 +64,7 @@ KNOWN_KEYS: frozenset[str] = frozenset({
     "truncate_seq", "summary_type", "summary_use_proj", "summary_activation", "summary_last_dropout",
     "esmfold_config", "is_folding_model", "vocab_list",
     # approximate attention without tensors of its own (issue 34: Nyströmformer, FNet, YOSO, MRA, Reformer)
-    "inv_coeff_init_option", "tpu_short_seq_length",
+    "inv_coeff_init_option", "tpu_short_seq_length", "use_fast_hash", "lsh_backward",
 })
 #: At most this many unread keys are named (a custom config can hold dozens).
 MAX_NAMED = 10
