@@ -104,6 +104,9 @@ INDEX: tuple[tuple[str, str, int, tuple[str, ...]], ...] = (
         "sentence-transformers/all-mpnet-base-v2",
         "microsoft/mpnet-base",
     )),
+    ("mra", "mra", 85, (
+        "uw-madison/mra-base-512-4",
+    )),
     ("nomic_bert", "nomic_bert", 57, (
         "nomic-ai/nomic-embed-text-v1.5",
         "nomic-ai/nomic-embed-text-v1",

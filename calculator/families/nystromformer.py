@@ -37,12 +37,14 @@ FIELDS = with_defaults(BERT_FIELDS, vocab_size=30000, max_position_embeddings=51
 )
 
 
-def backbone_with(kernel_key: str) -> Any:
-    """The backbone of Nyströmformer (``conv_kernel_size``) and YOSO (``conv_window``, null: no convolution)."""
+def backbone_with(kernel_key: str | None) -> Any:
+    """The backbone of Nyströmformer (``conv_kernel_size``), YOSO (``conv_window``, null: no convolution) and
+    MRA (None: never a convolution)."""
 
     def backbone(t: TensorList, c: dict[str, Any], prefix: str, with_pooler: bool) -> None:
         """The embeddings (P + 2 positions) and the layers; no pooler in any class."""
-        h, heads, kernel = c["hidden_size"], c["num_attention_heads"], c[kernel_key]
+        h, heads = c["hidden_size"], c["num_attention_heads"]
+        kernel = c[kernel_key] if kernel_key is not None else None
         e = prefix + "embeddings."
         t.embedding(e + "word_embeddings", c["vocab_size"], h, "embeddings")
         t.embedding(e + "position_embeddings", c["max_position_embeddings"] + 2, h, "embeddings")
@@ -72,22 +74,26 @@ def multiple_choice_head(t: TensorList, c: dict[str, Any], prefix: str) -> None:
     t.linear("classifier", 1, c["hidden_size"], "head")
 
 
-def formula_with(kernel_key: str) -> Any:
-    """BERT's layer plus A·k convolution weights (k = 0 without one); P + 2 position rows; no pooler."""
+def formula_with(kernel_key: str | None) -> Any:
+    """BERT's layer plus A·k convolution weights (k = 0 without one; no term at all for MRA, ``None``);
+    P + 2 position rows; no pooler."""
 
     def formula(inv: Inventory) -> Formula:
         c = inv.config
         v, p, t, h, n, i, a = (c["vocab_size"], c["max_position_embeddings"], c["type_vocab_size"],
                                c["hidden_size"], c["num_hidden_layers"], c["intermediate_size"],
                                c["num_attention_heads"])
-        k = c[kernel_key] or 0
         symbolic, substituted, per = bert.layer_terms(h, i)
+        symbols = {"V": v, "P": p, "T": t, "H": h, "I": i, "L": n}
+        if kernel_key is not None:
+            k = c[kernel_key] or 0
+            symbolic, substituted, per = f"{symbolic} + A·k", f"{substituted} + {a}·{k}", per + a * k
+            symbols.update(A=a, k=k)
         lines = [
             FormulaLine("embeddings", "(V + P + 2 + T)·H + 2H", f"({v} + {p} + 2 + {t})·{h} + 2·{h}",
                         (v + p + 2 + t) * h + 2 * h),
-            *layers_lines(f"{symbolic} + A·k", f"{substituted} + {a}·{k}", per + a * k, n),
+            *layers_lines(symbolic, substituted, per, n),
         ]
-        symbols = {"V": v, "P": p, "T": t, "H": h, "I": i, "L": n, "A": a, "k": k}
         return Formula(symbols, tuple(lines + head_line(inv)))
 
     return formula

@@ -65,6 +65,7 @@ KNOWN_KEYS: frozenset[str] = frozenset({
     "esmfold_config", "is_folding_model", "vocab_list",
     # approximate attention without tensors of its own (issue 34: Nyströmformer, FNet, YOSO, MRA, Reformer)
     "inv_coeff_init_option", "tpu_short_seq_length", "use_fast_hash", "lsh_backward",
+    "initial_prior_first_n_blocks", "initial_prior_diagonal_n_blocks",
 })
 #: At most this many unread keys are named (a custom config can hold dozens).
 MAX_NAMED = 10
