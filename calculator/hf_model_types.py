@@ -399,7 +399,6 @@ AUTO_MODEL_CLASSES: dict[str, str] = {
     'pe_video_encoder': 'PeVideoEncoder',
     'pegasus': 'PegasusModel',
     'pegasus_x': 'PegasusXModel',
-    'perceiver': 'PerceiverModel',
     'perception_lm': 'PerceptionLMModel',
     'persimmon': 'PersimmonModel',
     'phi': 'PhiModel',

@@ -114,6 +114,9 @@ INDEX: tuple[tuple[str, str, int, tuple[str, ...]], ...] = (
     ("nystromformer", "nystromformer", 82, (
         "uw-madison/nystromformer-512",
     )),
+    ("perceiver", "perceiver", 86, (
+        "deepmind/language-perceiver",
+    )),
     ("rembert", "rembert", 62, (
         "google/rembert",
     )),

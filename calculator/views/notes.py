@@ -66,6 +66,9 @@ KNOWN_KEYS: frozenset[str] = frozenset({
     # approximate attention without tensors of its own (issue 34: Nyströmformer, FNet, YOSO, MRA, Reformer)
     "inv_coeff_init_option", "tpu_short_seq_length", "use_fast_hash", "lsh_backward",
     "initial_prior_first_n_blocks", "initial_prior_diagonal_n_blocks",
+    # Perceiver: read only by its image, optical-flow and multimodal classes, which are not counted here
+    "use_query_residual", "image_size", "train_size", "num_frames", "audio_samples_per_frame", "samples_per_patch",
+    "output_shape", "output_num_channels", "_label_trainable_num_channels",
 })
 #: At most this many unread keys are named (a custom config can hold dozens).
 MAX_NAMED = 10
