@@ -460,7 +460,6 @@ AUTO_MODEL_CLASSES: dict[str, str] = {
     'qwen4_exp_vision': 'Qwen4ExpVisionModel',
     'radio': 'RadioModel',
     'recurrent_gemma': 'RecurrentGemmaModel',
-    'reformer': 'ReformerModel',
     'regnet': 'RegNetModel',
     'resnet': 'ResNetModel',
     'rf_detr': 'RfDetrModel',

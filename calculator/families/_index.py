@@ -117,6 +117,10 @@ INDEX: tuple[tuple[str, str, int, tuple[str, ...]], ...] = (
     ("perceiver", "perceiver", 86, (
         "deepmind/language-perceiver",
     )),
+    ("reformer", "reformer", 87, (
+        "google/reformer-crime-and-punishment",
+        "google/reformer-enwik8",
+    )),
     ("rembert", "rembert", 62, (
         "google/rembert",
     )),

@@ -69,6 +69,10 @@ KNOWN_KEYS: frozenset[str] = frozenset({
     # Perceiver: read only by its image, optical-flow and multimodal classes, which are not counted here
     "use_query_residual", "image_size", "train_size", "num_frames", "audio_samples_per_frame", "samples_per_patch",
     "output_shape", "output_num_channels", "_label_trainable_num_channels",
+    # Reformer: hashing, chunking and initialisation, no tensors
+    "axial_norm_std", "chunk_size_lm_head", "hash_seed", "local_num_chunks_before", "local_attention_probs_dropout_prob",
+    "local_attn_chunk_length", "lsh_attn_chunk_length", "lsh_attention_probs_dropout_prob", "lsh_num_chunks_before",
+    "num_buckets", "num_hashes",
 })
 #: At most this many unread keys are named (a custom config can hold dozens).
 MAX_NAMED = 10

@@ -55,7 +55,7 @@ def test_default_attention_is_transformers_own(model_type: str) -> None:
     for arch in family.architectures:
         if arch.labels_must_be is not None:
             config = dict(config, num_labels=arch.labels_must_be)
-        model = hf_build(model_type, arch.name, config)
+        model = hf_build(model_type, arch.name, dict(config, **dict(arch.requires)))
         assert model.config._attn_implementation == family.default_attention, (model_type, arch.name)
 
 
