@@ -221,11 +221,11 @@ def sample(rng: random.Random, config: dict[str, Any]) -> None:
 def perceiver_config() -> dict[str, Any]:
     """deepmind/language-perceiver's config.json, size-relevant keys (PerceiverConfig's defaults are documented
     as this checkpoint's: https://huggingface.co/deepmind/language-perceiver/blob/main/config.json; byte vocabulary
-    of 256 + 6 special tokens)."""
+    of 256 + 6 special tokens; qk_channels and v_channels null, so left out)."""
     return {
         "model_type": "perceiver", "vocab_size": 262, "max_position_embeddings": 2048, "d_model": 768,
         "num_latents": 256, "d_latents": 1280, "num_blocks": 1, "num_self_attends_per_block": 26,
-        "num_self_attention_heads": 8, "num_cross_attention_heads": 8, "qk_channels": None, "v_channels": None,
+        "num_self_attention_heads": 8, "num_cross_attention_heads": 8,
         "cross_attention_shape_for_attention": "kv", "self_attention_widening_factor": 1,
         "cross_attention_widening_factor": 1,
     }
@@ -246,7 +246,7 @@ FAMILY = Family(
         Architecture(name="PerceiverForSequenceClassification", prefix=_P, pooler=False, head=classification_head,
                      uses_num_labels=True),
     ),
-    title={"en": "Perceiver IO (text)", "zh": "Perceiver IO（文本）"},
+    title={"en": "Perceiver IO", "zh": "Perceiver IO"},
     formula=formula,
     presets=(Preset("deepmind/language-perceiver", perceiver_config(), "PerceiverForMaskedLM"),),
     sample=sample,
