@@ -24,7 +24,7 @@ from __future__ import annotations
 import random
 from typing import Any, Mapping
 
-from ..config import MAX_LAYERS, Field, coerce_int, read_fields
+from ..config import MAX_LAYERS, Field, read_fields
 from ..errors import CalcError
 from ..formula import Formula, FormulaLine, head_line
 from ..model import Inventory, TensorList
