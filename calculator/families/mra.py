@@ -70,4 +70,6 @@ FAMILY = Family(
     presets=(Preset("uw-madison/mra-base-512-4", mra_config(), "MraForMaskedLM"),),
     sample=heads_divide(),
     rank=85,
+    # On CPU the attention is zeros (no kernels): tests/crosscheck/test_costs_refusals_approx.py runs it.
+    costs_refusal="costs_cuda_kernel",
 )

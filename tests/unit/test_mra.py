@@ -21,3 +21,12 @@ def test_mra_base_512_4_by_hand():
     assert inv.state_dict_total == inv.total + v * h + v + p
     first = inv.tensors[0]
     assert (first.name, first.shape, first.buffer) == ("mra.embeddings.position_ids", (1, 512), True)
+
+
+def test_training_step_is_refused_for_its_cuda_only_attention():
+    from calculator.costs import cost_model
+
+    from .helpers import expect_error
+
+    error = expect_error("costs_cuda_kernel", cost_model, build(PRESETS["uw-madison/mra-base-512-4"].config))
+    assert "mra" in error.message("en") and "CUDA" in error.message("zh")
