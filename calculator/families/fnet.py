@@ -16,6 +16,8 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from ..costs import CostModel, Sim, T, activation_key, dropouts
+from ..errors import CalcError
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
 from . import bert
@@ -80,6 +82,78 @@ def sample(rng: random.Random, config: dict[str, Any]) -> None:
         config["vocab_size"] = max(config["vocab_size"], 4)
 
 
+# --------------------------------------------------------------- training step
+#
+# FNetConfig's defaults: ``hidden_act`` "gelu_new", ``hidden_dropout_prob`` 0.1 (the only dropout: there is no
+# attention, and the task heads' dropouts use it too).
+
+
+def step_embeddings(sim: Sim, prefix: str, b: int, n: int) -> T:
+    """``FNetEmbeddings``: word + token type (a buffer's slice, expanded) + position, LayerNorm, projection,
+    dropout."""
+    e = prefix + "embeddings."
+    ids, types, positions = sim.ids((b, n)), sim.expand(sim.buffer((1, n)), (b, n)), sim.buffer((1, n))
+    x = sim.embedding(e + "word_embeddings", ids, first=True)
+    x = sim.add(x, sim.embedding(e + "token_type_embeddings", types))
+    x = sim.add(x, sim.embedding(e + "position_embeddings", positions))  # ``embeddings += ...``: nothing kept
+    x = sim.linear(e + "projection", sim.layer_norm(e + "LayerNorm", x))
+    return sim.dropout(x, sim.drops("hidden_dropout_prob"))
+
+
+def step_layer(prefix: str, i: int) -> Any:
+    """One ``FNetLayer``: ``fftn(x, dim=(1, 2)).real``, LayerNorm(x + it), then BERT's feed-forward block.
+
+    The FFT keeps nothing for its backward (``_fft_r2c`` and ``_fft_c2c`` need only sizes; ``.real`` is a
+    view), and PyTorch's FlopCounterMode has no formula for it: it counts 0 FLOPs, and so does this step."""
+    p = f"{prefix}encoder.layer.{i}."
+
+    def run(sim: Sim, x: T) -> T:
+        mixed = sim.pointwise(x)  # the FFT's real part: a fresh [B, L, H] tensor, no FLOPs counted, nothing kept
+        attended = sim.layer_norm(p + "fourier.output.LayerNorm", sim.add(x, mixed))
+        inner = sim.act("hidden_act", sim.linear(p + "intermediate.dense", attended))
+        out = sim.dropout(sim.linear(p + "output.dense", inner), sim.drops("hidden_dropout_prob"))
+        return sim.layer_norm(p + "output.LayerNorm", sim.add(out, attended))
+
+    return run
+
+
+def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
+    """FNet's classes: every one computes the pooler (returned by the base model and the classes that read it)."""
+    if sim.itemsize != 4 and inv.config["num_hidden_layers"]:  # torch.fft: "Unsupported dtype BFloat16" on a CPU
+        raise CalcError("costs_forward_fails", key="dtype", value="bf16")
+    prefix = bert.step_prefix(inv)
+    x = step_embeddings(sim, prefix, b, n)
+    for i in range(inv.config["num_hidden_layers"]):
+        x = sim.layer(step_layer(prefix, i), x)
+    kind = bert.step_task(inv)
+    if kind in ("ForMaskedLM", "ForTokenClassification", "ForQuestionAnswering"):  # pooled, never returned
+        pooled = sim.unused(lambda: bert.step_pooler(sim, prefix, x)) if inv.pooler else None
+    else:
+        pooled = bert.step_pooler(sim, prefix, x) if inv.pooler else None
+    if kind == "":
+        return [x] + ([pooled] if pooled is not None else [])
+    if kind == "ForMaskedLM":
+        return [bert.step_mlm(sim, "cls.predictions", x, act_key="hidden_act")]
+    if kind == "ForPreTraining":
+        assert pooled is not None
+        return [bert.step_mlm(sim, "cls.predictions", x, act_key="hidden_act"), sim.linear("cls.seq_relationship", pooled)]
+    if kind == "ForNextSentencePrediction":
+        assert pooled is not None
+        return [sim.linear("cls.seq_relationship", pooled)]
+    if kind == "ForSequenceClassification":
+        assert pooled is not None
+        return [sim.linear("classifier", sim.dropout(pooled, sim.drops("hidden_dropout_prob")))]
+    if kind == "ForTokenClassification":
+        return [sim.linear("classifier", sim.dropout(x, sim.drops("hidden_dropout_prob")))]
+    if kind == "ForQuestionAnswering":
+        return bert.step_qa(sim, x)
+    raise AssertionError(inv.architecture)
+
+
+COSTS = CostModel(step_program, bert.absolute_positions(), check=bert.step_check,
+                  keys=(activation_key("gelu_new"), *dropouts("hidden_dropout_prob")))
+
+
 def fnet_config(hidden: int, layers: int, inter: int) -> dict[str, Any]:
     """A published FNet config.json's size-relevant keys (google/fnet-base, google/fnet-large)."""
     return {
@@ -121,4 +195,12 @@ FAMILY = Family(
     sample=sample,
     rank=83,
     ignored_keys=(TPU_FOURIER,),
+    costs=COSTS,
+    labels={"costs_mixing": L(
+        "Token mixing: {architecture} has no attention. Each layer's torch.fft.fftn counts 0 FLOPs here, as PyTorch's "
+        "FlopCounterMode counts it (it has no formula for FFTs), so the FLOPs leave the Fourier transforms out; "
+        "they keep nothing for the backward. On a CPU torch.fft refuses bf16, so that dtype is refused too.",
+        "词元混合：{architecture} 没有注意力。每层的 torch.fft.fftn 在这里记为 0 FLOPs，与 PyTorch 的 FlopCounterMode "
+        "一致（它没有 FFT 的计算公式），所以 FLOPs 不含傅里叶变换；FFT 反向传播时不保存任何张量。"
+        "在 CPU 上 torch.fft 不支持 bf16，所以这个 dtype 也会被拒绝。")},
 )

@@ -250,11 +250,20 @@ def adjust_deberta(rng: random.Random, raw: dict[str, Any]) -> None:
 #: Per family, its own tweaks of the drawn config (after the common ones).
 #: Per family, its own tweaks of the drawn config: before the common clamps of ``draw`` (which they are
 #: chosen to survive), or after them (tweaks the clamps would undo).
+def heads_for_the_draw(rng: random.Random, raw: dict[str, Any]) -> None:
+    """FNet has no attention: one head while the draw sizes H as heads × width, removed again after."""
+    raw["num_attention_heads"] = 1
+
+
+def no_heads(rng: random.Random, raw: dict[str, Any]) -> None:
+    raw.pop("num_attention_heads", None)
+
+
 ADJUST_BEFORE = {"mobilebert": adjust_mobilebert, "squeezebert": adjust_squeezebert,
-                 "convbert": adjust_convbert, "funnel": adjust_funnel}
+                 "convbert": adjust_convbert, "funnel": adjust_funnel, "fnet": heads_for_the_draw}
 ADJUST = {"big_bird": adjust_big_bird, "longformer": adjust_longformer, "deberta-v2": adjust_deberta_v2,
           "modernbert": adjust_modernbert, "deberta": adjust_deberta, "xmod": adjust_xmod,
-          "roformer": adjust_roformer, "esm": adjust_esm, "nomic_bert": adjust_nomic_bert}
+          "roformer": adjust_roformer, "esm": adjust_esm, "nomic_bert": adjust_nomic_bert, "fnet": no_heads}
 
 #: A family's own draw of the sequence length (BigBird's block-sparse attention runs only past a length).
 SEQ_LEN = {"big_bird": big_bird_length}

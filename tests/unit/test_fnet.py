@@ -29,3 +29,19 @@ def test_fnet_base_by_hand():
 def test_every_class_keeps_the_pooler():
     inv = build({"model_type": "fnet", "num_hidden_layers": 0}, "FNetForMaskedLM")
     assert "fnet.pooler.dense.weight" in {t.name for t in inv.tensors}
+
+
+def test_training_step_flops_leave_the_fft_out():
+    """Forward FLOPs by hand (2 per multiply-add, as FlopCounterMode counts; the FFT counts none): the
+    embeddings' projection, each layer's two feed-forward Linears, the pooler on the first token."""
+    from calculator.costs import compute, settings
+
+    from .helpers import expect_error
+
+    b, n, h, i, layers = 2, 8, 16, 8, 2
+    inv = build({"model_type": "fnet", "vocab_size": 50, "hidden_size": h, "intermediate_size": i,
+                 "num_hidden_layers": layers}, "FNetModel")
+    step = compute(inv, settings(b, n))
+    assert step.forward == 2 * b * n * h * h + layers * 2 * (2 * b * n * h * i) + 2 * b * h * h == 25_600
+    assert step.backward == 2 * step.forward  # every weight trains, and no Linear's input is a leaf
+    expect_error("costs_forward_fails", compute, inv, settings(b, n, dtype="bf16"))  # torch.fft has no CPU bf16
