@@ -101,6 +101,9 @@ def build(raw: Mapping[str, Any], architecture: str | None = None, pooler: Any =
 
     if arch.labels_must_be is not None and c.get("num_labels") != arch.labels_must_be:
         raise CalcError("labels_fixed", fields=("num_labels",), architecture=arch_name, required=arch.labels_must_be, value=c.get("num_labels"))
+    for key, value in arch.requires:
+        if c.get(key) != value:
+            raise CalcError("bad_value", fields=(key,), key=key, value=c.get(key))
     check_padding(family, raw, c)
 
     wanted = None if pooler is None else coerce_bool("pooler", pooler)

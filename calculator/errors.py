@@ -403,6 +403,13 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "token_dropout 按掩码 token 所占比例缩放嵌入，因此需要 mask_token_id；"
         "缺少它时 transformers 处理 input_ids 会报错。请设置 mask_token_id（ESM-2 中为 32），或关闭 token_dropout。",
     },
+    "costs_cuda_kernel": {
+        "en": "{model_type}'s attention runs only through custom CUDA kernels; on a CPU, without them, transformers "
+        "returns zeros in its place, so the step PyTorch runs there is not this model's and its cost is not worked "
+        "out. Its parameter counts are exact all the same.",
+        "zh": "{model_type} 的注意力只能通过自定义的 CUDA 内核计算；在 CPU 上没有这些内核时，transformers 直接用全零代替注意力的结果，"
+        "PyTorch 在那里跑的并不是这个模型的训练步，因此不计算它的开销。它的参数量仍是精确的。",
+    },
     "costs_block_padding": {
         "en": "At sequence length {value} BigBird runs its block-sparse attention, which first pads the input "
         "to {padded} tokens (a multiple of block_size = {block}); the position table holds only {maximum} "

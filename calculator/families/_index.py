@@ -85,6 +85,10 @@ INDEX: tuple[tuple[str, str, int, tuple[str, ...]], ...] = (
         "flaubert/flaubert_small_cased",
         "flaubert/flaubert_large_cased",
     )),
+    ("fnet", "fnet", 83, (
+        "google/fnet-base",
+        "google/fnet-large",
+    )),
     ("funnel", "funnel", 68, (
         "funnel-transformer/small",
         "funnel-transformer/medium",
@@ -133,6 +137,9 @@ INDEX: tuple[tuple[str, str, int, tuple[str, ...]], ...] = (
         "sentence-transformers/all-mpnet-base-v2",
         "microsoft/mpnet-base",
     )),
+    ("mra", "mra", 85, (
+        "uw-madison/mra-base-512-4",
+    )),
     ("mt5", "mt5", 86, (
         "google/mt5-xxl",
         "google/mt5-xl",
@@ -141,6 +148,16 @@ INDEX: tuple[tuple[str, str, int, tuple[str, ...]], ...] = (
     ("nomic_bert", "nomic_bert", 57, (
         "nomic-ai/nomic-embed-text-v1.5",
         "nomic-ai/nomic-embed-text-v1",
+    )),
+    ("nystromformer", "nystromformer", 82, (
+        "uw-madison/nystromformer-512",
+    )),
+    ("perceiver", "perceiver", 86, (
+        "deepmind/language-perceiver",
+    )),
+    ("reformer", "reformer", 87, (
+        "google/reformer-crime-and-punishment",
+        "google/reformer-enwik8",
     )),
     ("rembert", "rembert", 62, (
         "google/rembert",
@@ -194,5 +211,8 @@ INDEX: tuple[tuple[str, str, int, tuple[str, ...]], ...] = (
     )),
     ("xmod", "xmod", 28, (
         "facebook/xmod-base",
+    )),
+    ("yoso", "yoso", 84, (
+        "uw-madison/yoso-4096",
     )),
 )

@@ -56,6 +56,9 @@ class Architecture:
     #: The class registers its head before its backbone (transformers 5.23's XLM-R task
     #: classes, from its modular file), so the head comes first in ``state_dict``.
     head_first: bool = False
+    #: Config values the class asserts in its ``__init__`` (``ReformerModelWithLMHead``: ``is_decoder`` true;
+    #: ``ReformerForMaskedLM``: false): any other value is refused, as transformers refuses it.
+    requires: tuple[tuple[str, Any], ...] = ()
 
 
 def plain_layer_row(n: int, config: Mapping[str, Any], lang: str) -> str:

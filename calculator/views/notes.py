@@ -83,6 +83,16 @@ KNOWN_KEYS: frozenset[str] = frozenset({
     "start_n_top", "summary_first_dropout", "unk_index", "layerdrop",
     # Llama-style bodies (EuroBERT, UltraBERT): an epsilon, a tensor-parallel setting, a window without tensors
     "rms_norm_eps", "pretraining_tp", "sliding_window",
+    # approximate attention without tensors of its own (issue 34: Nyströmformer, FNet, YOSO, MRA, Reformer)
+    "inv_coeff_init_option", "tpu_short_seq_length", "use_fast_hash", "lsh_backward",
+    "initial_prior_first_n_blocks", "initial_prior_diagonal_n_blocks",
+    # Perceiver: read only by its image, optical-flow and multimodal classes, which are not counted here
+    "use_query_residual", "image_size", "train_size", "num_frames", "audio_samples_per_frame", "samples_per_patch",
+    "output_shape", "output_num_channels", "_label_trainable_num_channels",
+    # Reformer: hashing, chunking and initialisation, no tensors
+    "axial_norm_std", "chunk_size_lm_head", "hash_seed", "local_num_chunks_before", "local_attention_probs_dropout_prob",
+    "local_attn_chunk_length", "lsh_attn_chunk_length", "lsh_attention_probs_dropout_prob", "lsh_num_chunks_before",
+    "num_buckets", "num_hashes",
 })
 #: At most this many unread keys are named (a custom config can hold dozens).
 MAX_NAMED = 10

@@ -299,14 +299,24 @@ def adjust_t5(rng: random.Random, raw: dict[str, Any]) -> None:
 #: Per family, its own tweaks of the drawn config (after the common ones).
 #: Per family, its own tweaks of the drawn config: before the common clamps of ``draw`` (which they are
 #: chosen to survive), or after them (tweaks the clamps would undo).
+def heads_for_the_draw(rng: random.Random, raw: dict[str, Any]) -> None:
+    """FNet has no attention: one head while the draw sizes H as heads × width, removed again after."""
+    raw["num_attention_heads"] = 1
+
+
+def no_heads(rng: random.Random, raw: dict[str, Any]) -> None:
+    raw.pop("num_attention_heads", None)
+
+
 ADJUST_BEFORE = {"mobilebert": adjust_mobilebert, "squeezebert": adjust_squeezebert,
-                 "convbert": adjust_convbert, "funnel": adjust_funnel,
+                 "convbert": adjust_convbert, "funnel": adjust_funnel, "fnet": heads_for_the_draw,
                  **{mt: lambda rng, raw: raw.setdefault("num_heads", rng.randint(1, 4)) for mt in ("t5", "mt5", "umt5")}}
 ADJUST = {"big_bird": adjust_big_bird, "longformer": adjust_longformer, "deberta-v2": adjust_deberta_v2,
           "modernbert": adjust_modernbert, "deberta": adjust_deberta, "xmod": adjust_xmod,
           "roformer": adjust_roformer, "esm": adjust_esm, "nomic_bert": adjust_nomic_bert,
           "xlm": adjust_xlm, "flaubert": adjust_xlm, "t5": adjust_t5, "mt5": adjust_t5, "umt5": adjust_t5,
-          "esmc": adjust_llama_style, "eurobert": adjust_llama_style, "ultrabert": adjust_llama_style}
+          "esmc": adjust_llama_style, "eurobert": adjust_llama_style, "ultrabert": adjust_llama_style,
+          "fnet": no_heads}
 
 #: A family's own draw of the sequence length (BigBird's block-sparse attention runs only past a length).
 SEQ_LEN = {"big_bird": big_bird_length}

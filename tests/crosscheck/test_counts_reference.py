@@ -104,7 +104,7 @@ def small(model_type: str) -> dict[str, Any]:
 )
 def test_every_class(model_type: str, architecture: str, tie: bool) -> None:
     arch = FAMILIES[model_type].architecture(architecture)
-    raw = dict(small(model_type), tie_word_embeddings=tie, num_labels=arch.labels_must_be or 3)
+    raw = dict(small(model_type), tie_word_embeddings=tie, num_labels=arch.labels_must_be or 3, **dict(arch.requires))
     assert check(raw, architecture) == "ok"
 
 
@@ -142,7 +142,8 @@ TINY = {"vocab_size": 37, "hidden_size": 8, "num_attention_heads": 2, "intermedi
         "max_position_embeddings": 20, "num_hidden_layers": 1, "embedding_size": 4, "num_labels": 3,
         "dim": 8, "n_layers": 1, "n_heads": 2, "hidden_dim": 12, "pad_token_id": 1, "bos_token_id": 0,
         "eos_token_id": 2, "cls_token_id": 0, "sep_token_id": 2, "global_attn_every_n_layers": 1,
-        "pooler_hidden_size": 8}
+        "pooler_hidden_size": 8, "axial_pos_shape": [4, 5], "axial_pos_embds_dim": [4, 4], "attention_head_size": 4,
+        "feed_forward_size": 12}
 
 
 def tiny(model_type: str, tie: bool, labels: int | None) -> dict[str, Any]:
@@ -168,7 +169,7 @@ def test_save_pretrained_writes_what_we_say(model_type: str, architecture: str, 
     import transformers
 
     arch = FAMILIES[model_type].architecture(architecture)
-    raw = tiny(model_type, tie, arch.labels_must_be)
+    raw = dict(tiny(model_type, tie, arch.labels_must_be), **dict(arch.requires))
     inv = engine_build(raw, architecture)
     torch.manual_seed(0)
     config = transformers.AutoConfig.for_model(model_type).__class__(**hf_config(raw))

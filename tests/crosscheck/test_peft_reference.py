@@ -346,7 +346,7 @@ def test_output_embedding_is_what_transformers_returns() -> None:
         raw = with_layers(family, {"model_type": model_type}, 1)
         raw["tie_word_embeddings"] = False  # the module is the same whether or not its weight is tied
         for arch in family.architectures:
-            case = dict(raw, num_labels=arch.labels_must_be or 2)
+            case = dict(raw, num_labels=arch.labels_must_be or 2, **dict(arch.requires))
             model = hf_model(case, arch.name)
             out = model.get_output_embeddings()
             theirs = None

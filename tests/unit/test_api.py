@@ -89,6 +89,7 @@ def round_trip(pairs):
         params = {"preset": name, "architecture": arch.name}
         if arch.labels_must_be:
             params["num_labels"] = str(arch.labels_must_be)
+        params.update({k: str(v).lower() for k, v in arch.requires})  # Reformer's is_decoder, as a link writes it
         # The state alone (resolve): rendering is proved by the tests above, a round trip is about the query.
         req = state.resolve(params)
         q = dict(req.query)
@@ -103,6 +104,7 @@ def round_trip(pairs):
         assert dict(again.query) == q and again.inv.total == req.inv.total, (name, arch.name)
         raw = dict(preset.config)
         raw.update({k: v for k, v in params.items() if k == "num_labels"})
+        raw.update(arch.requires)
         assert req.inv.total == build(raw, arch.name).total
 
 

@@ -35,6 +35,7 @@ def _raw(family, architecture, **values):
     arch = family.architecture(architecture)
     if arch.labels_must_be is not None:
         raw["num_labels"] = arch.labels_must_be
+    raw.update(arch.requires)
     return raw
 
 

@@ -21,6 +21,7 @@ def test_group_sums_equal_total_for_every_preset_and_architecture():
             raw = dict(preset.config)
             if arch.labels_must_be:
                 raw["num_labels"] = arch.labels_must_be
+            raw.update(arch.requires)
             inv = build(raw, arch.name)
             assert sum(s.count for s in views.group_breakdown(inv)) == inv.total, (name, arch.name)
             assert sum(s.count for s in views.section_breakdown(inv)) == inv.total

@@ -1,0 +1,206 @@
+"""FNet (``modeling_fnet.py``, 2021): BERT with every self-attention replaced by a Fourier transform.
+
+Each layer mixes tokens with ``torch.fft.fftn(x, dim=(1, 2)).real``, which has no weights: a layer is the
+mixing's LayerNorm and BERT's feed-forward block (dense, dense, LayerNorm), 2HI + I + 5H. The embeddings
+end in a ``projection`` (H → H, with bias) after their LayerNorm; every class keeps the pooler
+(``FNetModel(config)``, no ``add_pooling_layer=False``).
+
+With ``use_tpu_fourier_optimizations`` and SciPy installed, transformers registers two complex64 DFT
+matrices (``dft_mat_hidden`` [H, H], ``dft_mat_seq`` [s, s]) as persistent buffers of every layer:
+they are in ``state_dict``, not in ``parameters()``. Without SciPy (the pinned environment) its fallback calls
+``logging.warning``, which transformers' logging module lacks, and the build fails (P ≤ 4096). The counts here
+are the build without the key (FFT, no buffers); a config setting it gets a note.
+"""
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from ..costs import CostModel, Sim, T, activation_key, dropouts
+from ..errors import CalcError
+from ..formula import Formula, FormulaLine, head_line, layers_lines
+from ..model import Inventory, TensorList
+from . import bert
+from .base import Architecture, Family, IgnoredKey, Preset
+from .common import HIDDEN, INTERMEDIATE, LABELS, LAYERS, POSITIONS, TIE, TOKEN_TYPES, VOCAB, L
+from .base import with_defaults
+
+FIELDS = with_defaults((VOCAB, HIDDEN, LAYERS, INTERMEDIATE, POSITIONS, TOKEN_TYPES, LABELS, TIE),
+                       vocab_size=32000, type_vocab_size=4)
+
+#: The DFT-matrix buffers transformers registers only with SciPy installed (see the module's docstring).
+TPU_FOURIER = IgnoredKey(
+    "use_tpu_fourier_optimizations", (False,),
+    L("use_tpu_fourier_optimizations = {value}: where SciPy is installed, transformers 5.23's {architecture} then "
+      "registers two complex64 DFT matrices per layer (dft_mat_hidden [H, H], dft_mat_seq [s, s]) as buffers: "
+      "saved in state_dict, not parameters (without SciPy, its fallback fails to build). The counts here are the "
+      "build without this key, which uses the FFT and registers none.",
+      "use_tpu_fourier_optimizations = {value}：装有 SciPy 时，transformers 5.23 的 {architecture} 会在每层注册两个 "
+      "complex64 的 DFT 矩阵（dft_mat_hidden [H, H]、dft_mat_seq [s, s]）作为 buffer：它们进 state_dict，不算参数。"
+      "（未装 SciPy 时，它的回退分支会构建失败。）这里的数字按不设此键的构建计算：用 FFT，不注册任何 buffer。"),
+)
+
+
+def backbone(t: TensorList, c: dict[str, Any], prefix: str, with_pooler: bool) -> None:
+    """``FNetEmbeddings`` (tables, LayerNorm, projection), the layers (no attention weights), the pooler."""
+    h, inter = c["hidden_size"], c["intermediate_size"]
+    e = prefix + "embeddings."
+    t.embedding(e + "word_embeddings", c["vocab_size"], h, "embeddings")
+    t.embedding(e + "position_embeddings", c["max_position_embeddings"], h, "embeddings")
+    t.embedding(e + "token_type_embeddings", c["type_vocab_size"], h, "embeddings")
+    t.layer_norm(e + "LayerNorm", h, group="embeddings")
+    t.linear(e + "projection", h, h, "embeddings")
+    for i in range(c["num_hidden_layers"]):
+        p = f"{prefix}encoder.layer.{i}."
+        t.layer_norm(p + "fourier.output.LayerNorm", h, layer=i)
+        t.linear(p + "intermediate.dense", inter, h, "feed_forward", i)
+        t.linear(p + "output.dense", h, inter, "feed_forward", i)
+        t.layer_norm(p + "output.LayerNorm", h, layer=i)
+    if with_pooler:
+        bert.pooler(t, c, prefix)
+
+
+def formula(inv: Inventory) -> Formula:
+    """BERT's terms without the attention's 4H² + 4H: the Fourier mixing has no weights."""
+    c = inv.config
+    v, p, t, h, n, i = (c["vocab_size"], c["max_position_embeddings"], c["type_vocab_size"], c["hidden_size"],
+                        c["num_hidden_layers"], c["intermediate_size"])
+    lines = [
+        FormulaLine("embeddings", "(V + P + T)·H + 2H + H² + H", f"({v} + {p} + {t})·{h} + 2·{h} + {h}² + {h}",
+                    (v + p + t) * h + 2 * h + h * h + h),
+        *layers_lines("2H + 2HI + I + H + 2H", f"2·{h} + 2·{h}·{i} + {i} + {h} + 2·{h}",
+                      2 * h + 2 * h * i + i + h + 2 * h, n),
+    ]
+    if inv.pooler:
+        lines.append(bert.pooler_line(h))
+    return Formula({"V": v, "P": p, "T": t, "H": h, "I": i, "L": n}, tuple(lines + head_line(inv)))
+
+
+def sample(rng: random.Random, config: dict[str, Any]) -> None:
+    """A vocabulary above the padding row (index 3), most of the time."""
+    if "vocab_size" in config and rng.random() < 0.95:
+        config["vocab_size"] = max(config["vocab_size"], 4)
+
+
+# --------------------------------------------------------------- training step
+#
+# FNetConfig's defaults: ``hidden_act`` "gelu_new", ``hidden_dropout_prob`` 0.1 (the only dropout: there is no
+# attention, and the task heads' dropouts use it too).
+
+
+def step_embeddings(sim: Sim, prefix: str, b: int, n: int) -> T:
+    """``FNetEmbeddings``: word + token type (a buffer's slice, expanded) + position, LayerNorm, projection,
+    dropout."""
+    e = prefix + "embeddings."
+    ids, types, positions = sim.ids((b, n)), sim.expand(sim.buffer((1, n)), (b, n)), sim.buffer((1, n))
+    x = sim.embedding(e + "word_embeddings", ids, first=True)
+    x = sim.add(x, sim.embedding(e + "token_type_embeddings", types))
+    x = sim.add(x, sim.embedding(e + "position_embeddings", positions))  # ``embeddings += ...``: nothing kept
+    x = sim.linear(e + "projection", sim.layer_norm(e + "LayerNorm", x))
+    return sim.dropout(x, sim.drops("hidden_dropout_prob"))
+
+
+def step_layer(prefix: str, i: int) -> Any:
+    """One ``FNetLayer``: ``fftn(x, dim=(1, 2)).real``, LayerNorm(x + it), then BERT's feed-forward block.
+
+    The FFT keeps nothing for its backward (``_fft_r2c`` and ``_fft_c2c`` need only sizes; ``.real`` is a
+    view), and PyTorch's FlopCounterMode has no formula for it: it counts 0 FLOPs, and so does this step."""
+    p = f"{prefix}encoder.layer.{i}."
+
+    def run(sim: Sim, x: T) -> T:
+        mixed = sim.pointwise(x)  # the FFT's real part: a fresh [B, L, H] tensor, no FLOPs counted, nothing kept
+        attended = sim.layer_norm(p + "fourier.output.LayerNorm", sim.add(x, mixed))
+        inner = sim.act("hidden_act", sim.linear(p + "intermediate.dense", attended))
+        out = sim.dropout(sim.linear(p + "output.dense", inner), sim.drops("hidden_dropout_prob"))
+        return sim.layer_norm(p + "output.LayerNorm", sim.add(out, attended))
+
+    return run
+
+
+def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
+    """FNet's classes: every one computes the pooler (returned by the base model and the classes that read it)."""
+    if sim.itemsize != 4 and inv.config["num_hidden_layers"]:  # torch.fft: "Unsupported dtype BFloat16" on a CPU
+        raise CalcError("costs_forward_fails", key="dtype", value="bf16")
+    prefix = bert.step_prefix(inv)
+    x = step_embeddings(sim, prefix, b, n)
+    for i in range(inv.config["num_hidden_layers"]):
+        x = sim.layer(step_layer(prefix, i), x)
+    kind = bert.step_task(inv)
+    if kind in ("ForMaskedLM", "ForTokenClassification", "ForQuestionAnswering"):  # pooled, never returned
+        pooled = sim.unused(lambda: bert.step_pooler(sim, prefix, x)) if inv.pooler else None
+    else:
+        pooled = bert.step_pooler(sim, prefix, x) if inv.pooler else None
+    if kind == "":
+        return [x] + ([pooled] if pooled is not None else [])
+    if kind == "ForMaskedLM":
+        return [bert.step_mlm(sim, "cls.predictions", x, act_key="hidden_act")]
+    if kind == "ForPreTraining":
+        assert pooled is not None
+        return [bert.step_mlm(sim, "cls.predictions", x, act_key="hidden_act"), sim.linear("cls.seq_relationship", pooled)]
+    if kind == "ForNextSentencePrediction":
+        assert pooled is not None
+        return [sim.linear("cls.seq_relationship", pooled)]
+    if kind == "ForSequenceClassification":
+        assert pooled is not None
+        return [sim.linear("classifier", sim.dropout(pooled, sim.drops("hidden_dropout_prob")))]
+    if kind == "ForTokenClassification":
+        return [sim.linear("classifier", sim.dropout(x, sim.drops("hidden_dropout_prob")))]
+    if kind == "ForQuestionAnswering":
+        return bert.step_qa(sim, x)
+    raise AssertionError(inv.architecture)
+
+
+COSTS = CostModel(step_program, bert.absolute_positions(), check=bert.step_check,
+                  keys=(activation_key("gelu_new"), *dropouts("hidden_dropout_prob")))
+
+
+def fnet_config(hidden: int, layers: int, inter: int) -> dict[str, Any]:
+    """A published FNet config.json's size-relevant keys (google/fnet-base, google/fnet-large)."""
+    return {
+        "model_type": "fnet", "vocab_size": 32000, "hidden_size": hidden, "num_hidden_layers": layers,
+        "intermediate_size": inter, "max_position_embeddings": 512, "type_vocab_size": 4,
+    }
+
+
+_P = "fnet."
+FAMILY = Family(
+    model_type="fnet",
+    base="FNetModel",
+    fields=FIELDS,
+    backbone=backbone,
+    heads_check=None,  # no attention, no heads
+    pad_token_id=3,
+    architectures=(
+        Architecture(name="FNetModel", prefix="", pooler=None),
+        Architecture(name="FNetForPreTraining", prefix=_P, pooler=True, head=bert.pretraining_head,
+                     ties_embeddings=True),
+        Architecture(name="FNetForMaskedLM", prefix=_P, pooler=True, head=bert.mlm_head, ties_embeddings=True),
+        Architecture(name="FNetForNextSentencePrediction", prefix=_P, pooler=True, head=bert.nsp_head),
+        Architecture(name="FNetForSequenceClassification", prefix=_P, pooler=True,
+                     head=bert.linear_head("classifier", "num_labels"), uses_num_labels=True),
+        Architecture(name="FNetForMultipleChoice", prefix=_P, pooler=True, head=bert.linear_head("classifier", 1)),
+        Architecture(name="FNetForTokenClassification", prefix=_P, pooler=True,
+                     head=bert.linear_head("classifier", "num_labels"), uses_num_labels=True),
+        Architecture(name="FNetForQuestionAnswering", prefix=_P, pooler=True,
+                     head=bert.linear_head("qa_outputs", "num_labels"), uses_num_labels=True),
+    ),
+    title={"en": "FNet", "zh": "FNet"},
+    formula=formula,
+    presets=(
+        # https://huggingface.co/google/fnet-base/blob/main/config.json (FNetConfig's defaults are documented as it)
+        Preset("google/fnet-base", fnet_config(768, 12, 3072), "FNetForPreTraining"),
+        # https://huggingface.co/google/fnet-large/blob/main/config.json
+        Preset("google/fnet-large", fnet_config(1024, 24, 4096), "FNetForPreTraining"),
+    ),
+    sample=sample,
+    rank=83,
+    ignored_keys=(TPU_FOURIER,),
+    costs=COSTS,
+    labels={"costs_mixing": L(
+        "Token mixing: {architecture} has no attention. Each layer's torch.fft.fftn counts 0 FLOPs here, as PyTorch's "
+        "FlopCounterMode counts it (it has no formula for FFTs), so the FLOPs leave the Fourier transforms out; "
+        "they keep nothing for the backward. On a CPU torch.fft refuses bf16, so that dtype is refused too.",
+        "词元混合：{architecture} 没有注意力。每层的 torch.fft.fftn 在这里记为 0 FLOPs，与 PyTorch 的 FlopCounterMode "
+        "一致（它没有 FFT 的计算公式），所以 FLOPs 不含傅里叶变换；FFT 反向传播时不保存任何张量。"
+        "在 CPU 上 torch.fft 不支持 bf16，所以这个 dtype 也会被拒绝。")},
+)
