@@ -245,7 +245,7 @@ def assumptions(inv: Any, s: costs.Settings, lang: str) -> list[tuple[str, str]]
     attention = "attention_sdpa" if getattr(family, "default_attention", "eager") == "sdpa" else "attention_eager"
     out = [(attention, label(attention, lang, architecture=inv.architecture)),
            (f"dtype_{s.dtype}", label(f"dtype_{s.dtype}", lang))]
-    if "costs_mixing" in getattr(family, "labels", {}):  # a family without attention (FNet) says what mixes instead
+    if family is not None and "costs_mixing" in family.labels:  # a family without attention (FNet) says what mixes instead
         out[0] = ("costs_mixing", family.label("costs_mixing", lang, architecture=inv.architecture))
     if s.checkpointing:
         out.append(("ckpt_reentrant", label("ckpt_reentrant", lang)))

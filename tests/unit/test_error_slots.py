@@ -118,6 +118,11 @@ CASES: dict[str, tuple[dict, str]] = {
                          "costs": {"batch": "999999", "seq_len": "511"}}, PANEL),
     "costs_funnel_decoder_input": ({"params": {"model_type": "funnel", "block_sizes": ""}, "costs": P}, PANEL),
     "costs_xmod_language": ({"params": {"model_type": "xmod"}, "costs": P}, PANEL),
+    "costs_cuda_kernel": ({"params": {"model_type": "mra"}, "costs": P}, PANEL),
+    "costs_kv_heads": ({"params": {"model_type": "eurobert", "hidden_size": "64", "num_attention_heads": "4",
+                                   "num_key_value_heads": "3"}, "costs": P}, PANEL),
+    "costs_esmc_head_dim": ({"params": {"model_type": "esmc", "hidden_size": "96", "num_attention_heads": "3",
+                                        "head_dim": "30"}, "costs": P}, PANEL),
     "costs_xmod_no_layers": ({"params": {"model_type": "xmod", "num_hidden_layers": "0", "default_language": "en_XX"},
                               "costs": P}, PANEL),
 }
