@@ -27,7 +27,7 @@ from ..i18n import LABELS, declare_family_words, label, pick
 from ..model import Inventory, KerasLayer, Tensor, TensorList
 
 if TYPE_CHECKING:
-    from ..costs import CostModel
+    from ..costs.declare import CostModel
 
 #: A head adds the task-specific tensors (names relative to the class, backbone under ``prefix``).
 HeadBuilder = Callable[[TensorList, dict[str, Any], str], None]
@@ -246,7 +246,7 @@ class Family:
     def link_extras(self) -> tuple[Extra, ...]:
         """:attr:`extras`, and the training step's config keys (:attr:`CostModel.keys`): the keys a share
         link carries besides the form's fields (each only when it is not transformers' default)."""
-        from ..costs import step_parse, step_query  # costs imports the model, not the families
+        from ..costs.declare import step_parse, step_query  # the declarations, below the step (no circle)
 
         keys = self.costs.keys if self.costs is not None else ()
         mine = {e.key for e in self.extras}
@@ -282,7 +282,7 @@ class Family:
         The training step's keys (:attr:`CostModel.keys`: dropouts, the activation) are kept
         too: they shape no tensor, but the step's cost depends on them.
         """
-        from ..costs import read_step_keys  # costs imports the model, not the families
+        from ..costs.declare import read_step_keys  # the declarations, below the step (no circle)
 
         values = self.read(raw) if self.read is not None else read_fields(self.fields, raw, self.aliases)
         if self.costs is not None:
