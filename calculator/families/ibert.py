@@ -135,7 +135,8 @@ FAMILY = Family(
     positions_padded=True,
     architectures=(
         Architecture(name="IBertModel", prefix="", pooler=None),
-        Architecture(name="IBertForMaskedLM", prefix=P, pooler=False, head=roberta.lm_head, ties_embeddings=True),
+        Architecture(name="IBertForMaskedLM", prefix=P, pooler=False, head=roberta.lm_head, ties_embeddings=True,
+                     output_embeddings="lm_head.decoder"),  # its word table is a QuantEmbedding
         Architecture(name="IBertForSequenceClassification", prefix=P, pooler=False,
                      head=roberta.classification_head, uses_num_labels=True),
         Architecture(name="IBertForMultipleChoice", prefix=P, pooler=True, head=bert.linear_head("classifier", 1)),
