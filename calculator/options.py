@@ -169,6 +169,20 @@ CKPT = Option(
     label=L("Gradient checkpointing", "梯度检查点"),
     help=L("turn on gradient checkpointing (use_reentrant=True)", "开启梯度检查点（use_reentrant=True）"),
 )
+#: Mixed precision (issue 32): fp32 weights, ``torch.autocast("cpu", dtype=torch.bfloat16)`` around the forward
+#: only, as Trainer(bf16=True) runs it; off by default. With dtype bf16 it is refused (``costs_autocast_dtype``).
+MIXED_PRECISION = Option(
+    "mixed_precision", "step", cli="--mixed-precision", metavar="bf16", kind="choice", default="",
+    choices=(Choice("", L("off", "关闭")),
+             Choice("bf16", L("bf16 autocast, fp32 weights (Trainer(bf16=True))",
+                              "bf16 autocast，fp32 权重（Trainer(bf16=True)）"))),
+    codes=("costs_mixed_precision", "costs_autocast_dtype", "costs_autocast_family"),
+    label=L("Mixed precision (autocast)", "混合精度（autocast）"),
+    help=L("bf16: weights in float32, torch.autocast(\"cpu\", dtype=torch.bfloat16) around the forward only, as "
+           "Trainer(bf16=True) runs it; needs --dtype fp32; default off",
+           "bf16：权重保持 float32，只在前向传播外层套 torch.autocast(\"cpu\", dtype=torch.bfloat16)，"
+           "与 Trainer(bf16=True) 相同；需配合 --dtype fp32；默认关闭"),
+)
 #: The N of "fits in N GB?" (GiB: what a card sold as N GB holds); not a setting of the step itself.
 GPU_GB = Option(
     "gpu_gb", "card", cli="--gpu-gb", metavar="N", kind="int", default="24",
@@ -189,7 +203,7 @@ FIT_GIB = Option(
 #: Every option, in the CLI's and the page's order.
 OPTIONS: tuple[Option, ...] = (
     MODEL, ENDPOINT, LORA_R, LORA_TARGETS, LORA_BIAS, PEFT_TASK_TYPE, MODULES_TO_SAVE, FREEZE, FREEZE_LAYERS,
-    BATCH, SEQ_LEN, DTYPE, OPTIMIZER, CKPT, GPU_GB, FIT_GIB,
+    BATCH, SEQ_LEN, DTYPE, OPTIMIZER, CKPT, MIXED_PRECISION, GPU_GB, FIT_GIB,
 )
 BY_KEY: dict[str, Option] = {o.key: o for o in OPTIONS}
 

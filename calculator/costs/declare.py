@@ -177,6 +177,9 @@ class CostModel:
     #: the step), as (name, shape, bytes per number), e.g. :func:`position_buffers`. None: the peak of live
     #: memory (:mod:`.peak`) is not cross-checked for this family yet, so the step reports none.
     buffers: Callable[[Inventory], Sequence[tuple[str, tuple[int, ...], int]]] | None = None
+    #: Whether the step under mixed precision (``torch.autocast`` bf16 around the forward) is cross-checked for
+    #: this family (tests/crosscheck/test_costs_autocast.py); False: refused (``costs_autocast_family``).
+    autocast: bool = False
 
 
 def position_ids_buffer(inv: Inventory) -> list[tuple[str, tuple[int, ...], int]]:

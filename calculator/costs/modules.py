@@ -56,8 +56,16 @@ class Sim(Ops):
         #: Per checkpointed block, the storage ids its two runs made (the forward's, without a graph, and the
         #: backward's replay): ``first < id <= last``. The peak's bound (:mod:`.peak`) counts one block's at a time.
         self.blocks: list[tuple[int, int]] = []
+        self._owners: dict[str, str] | None = None  # :meth:`storage_name`'s map, made when first asked
 
     # -- modules, by their inventory names
+
+    def storage_name(self, name: str) -> str:
+        """The inventory name owning ``name``'s storage (a tied decoder reads the word embeddings'): the key of
+        autocast's cast cache, which caches by tensor."""
+        if self._owners is None:
+            self._owners = {t.name: t.tied_to or t.name for t in self.inv.tensors}
+        return self._owners.get(name, name)
 
     def param_trains(self, name: str) -> bool:
         """Whether the parameter ``name`` gets a gradient; noted as used (an unused one gets no ``.grad``)."""
@@ -74,15 +82,17 @@ class Sim(Ops):
         """``nn.Linear`` (or peft's LoRA layer around it): ``addmm`` on the input seen as [tokens, in]."""
         with self._in(module):
             info = self.linear_info(module)
-            out = self._linear(x, info.in_features, info.out_features, info.weight_trains, info.bias_trains)
+            out = self._linear(x, info.in_features, info.out_features, info.weight_trains, info.bias_trains,
+                               weight=self.storage_name(module + ".weight") if self.lower else None)
             if info.lora_r is None:
                 return out
             # peft keeps the adapters in float32 (get_peft_model's autocast_adapter_dtype) and casts
             # the input to them: x.to(float32) is a new tensor in a bf16 run, and lora_A keeps it.
             r = info.lora_r
             wide = x if x.itemsize == ADAPTER_BYTES else self.new(x.shape, x.grad, ADAPTER_BYTES)
-            a = self._linear(wide, info.in_features, r, True, False, ADAPTER_BYTES)  # lora_A (lora_dropout: Identity)
-            b = self._linear(a, r, info.out_features, True, False, ADAPTER_BYTES)  # lora_B
+            a = self._linear(wide, info.in_features, r, True, False, ADAPTER_BYTES,
+                             weight=module + ".lora_A")  # lora_A (lora_dropout: Identity)
+            b = self._linear(a, r, info.out_features, True, False, ADAPTER_BYTES, weight=module + ".lora_B")  # lora_B
             scaled = self.pointwise(b)  # * scaling
             summed = self.new(out.shape, True, max(out.itemsize, scaled.itemsize))  # result + ..., promoted
             return summed if summed.itemsize == out.itemsize else self.new(out.shape, True, out.itemsize)  # .to(dtype)
@@ -109,7 +119,7 @@ class Sim(Ops):
             weight, bias = self.param_trains(module + ".weight"), self.param_trains(module + ".bias")
             trains = weight or bias
             grad = (x.grad or trains) and self.grad_mode
-            out = self.new(x.shape, grad)
+            out = self.new(x.shape, grad, self._result(x))  # under autocast in the input's dtype (mean, 1/std float32)
             if grad:
                 self.save(x)
                 rows = x.shape[:-1] + (1,)

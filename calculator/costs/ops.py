@@ -59,6 +59,10 @@ class Ops:
         self.storages: dict[int, int] = {}
         self.grad_mode = True
         self._next = 0
+        #: Mixed precision: autocast's lower dtype's bytes per number (2: bf16), None without autocast.
+        self.lower: int | None = None
+        #: autocast's cast cache (one region: the forward): a parameter's lower-precision copy, by its storage's name.
+        self.cast_cache: dict[str, T] = {}
 
     # -- the tape
 
@@ -158,6 +162,39 @@ class Ops:
         strides = t.strides[:dim] + t.strides[dim + 1:]
         return T(shape, strides, t.storage, t.grad, t.itemsize)
 
+    # -- mixed precision: torch.autocast("cpu", dtype=torch.bfloat16) around the forward (aten/src/ATen/autocast_mode.cpp)
+
+    def _result(self, *ts: T) -> int | None:
+        """The dtype's bytes of an operation autocast does not list: it runs in its inputs' dtype, promoted
+        (bf16 + fp32 → fp32: the residual adds). None without autocast (the model's dtype, as before)."""
+        if self.lower is None:
+            return None
+        return max(t.itemsize for t in ts)
+
+    def lowered(self, t: T) -> T:
+        """An input of an operation on autocast's lower-precision list (``mm``, ``addmm``, ``bmm``, ``linear``,
+        ``matmul``, ``conv1d``...): ``cached_cast`` casts a float32 tensor to bf16, a fresh copy (``_to_copy``
+        keeps a dense input's strides); a bf16 one passes as is. Activations are never cached (only leaves)."""
+        if self.lower is None or t.itemsize != 4:
+            return t
+        out = self.new(t.shape, t.grad, self.lower)
+        return T(t.shape, t.strides, out.storage, out.grad, out.itemsize) if _dense(t) else out
+
+    def weight_copy(self, key: str, shape: Sequence[int], trains: bool) -> T | None:
+        """A float32 parameter as a lower-precision operation reads it under autocast: a bf16 copy, which the
+        operation's backward keeps (for the input's gradient) as it would keep the parameter itself; it is not
+        the parameter's storage, so it counts. ``cached_cast`` caches it for the region when the parameter is a
+        leaf that requires grad (a trained one: ALBERT's shared layers read one copy); a frozen one is cast
+        afresh at every use. None without autocast."""
+        if self.lower is None:
+            return None
+        if trains and key in self.cast_cache:
+            return self.cast_cache[key]
+        t = self.new(shape, trains, self.lower)
+        if trains:
+            self.cast_cache[key] = t
+        return t
+
     # -- operations (what each saves is its backward formula's need, derivatives.yaml)
 
     def contract(self, op: str, forward: int, grads: Sequence[tuple[bool, int, T | None]],
@@ -184,18 +221,20 @@ class Ops:
         return row
 
     def mm(self, a: T, b_grad: bool, m: int, k: int, n: int, out_shape: Sequence[int], bias_grad: bool = False,
-           itemsize: int | None = None) -> T:
-        """``addmm``/``mm`` of ``a`` [m, k] by a weight [k, n]: keeps ``a`` if the weight trains."""
+           itemsize: int | None = None, w: T | None = None) -> T:
+        """``addmm``/``mm`` of ``a`` [m, k] by a weight [k, n]: keeps ``a`` if the weight trains; ``w``: the
+        weight's autocast copy (:meth:`weight_copy`), kept for ``a``'s gradient (the parameter itself is not counted)."""
         flops = 2 * m * k * n
-        self.contract("mm", flops, ((a.grad, flops, None), (b_grad, flops, a)))
+        self.contract("mm", flops, ((a.grad, flops, w), (b_grad, flops, a)))
         return self.new(out_shape, a.grad or b_grad or bias_grad, itemsize)
 
     def product(self, a: T, b: T, flops: int, shape: Sequence[int]) -> T:
         """A matrix product of two tensors that may each need a gradient (``mm``/``bmm``): ``flops`` in the
         forward; in the backward the same again for each factor that needs a gradient, whose formula keeps
         the other factor (derivatives.yaml: ``grad.mm(mat2.t())``, ``self.t().mm(grad)``)."""
+        a, b = self.lowered(a), self.lowered(b)
         self.contract("bmm" if len(shape) == 3 else "mm", flops, ((a.grad, flops, b), (b.grad, flops, a)))
-        return self.new(shape, a.grad or b.grad)
+        return self.new(shape, a.grad or b.grad, self.lower)
 
     def bmm(self, a: T, b: T) -> T:
         """``torch.matmul`` of two 4-D tensors: both reshaped to 3-D (a copy where strides demand), then ``bmm``."""
@@ -204,6 +243,7 @@ class Ops:
         for d in batch:
             nb *= d
         n, k, m = a.shape[-2], a.shape[-1], b.shape[-1]
+        a, b = self.lowered(a), self.lowered(b)  # autocast casts matmul's operands, before its reshapes
         a3 = self.reshape(a, (nb, n, k))
         b3 = self.reshape(b, (nb, k, m))
         out = self.product(a3, b3, 2 * nb * n * k * m, (nb, n, m))
@@ -214,17 +254,17 @@ class Ops:
         return self.new(t.shape, t.grad, t.itemsize)
 
     def add(self, a: T, b: T) -> T:
-        return self.new(a.shape if a.numel >= b.numel else b.shape, a.grad or b.grad)
+        return self.new(a.shape if a.numel >= b.numel else b.shape, a.grad or b.grad, self._result(a, b))
 
     def keep_input(self, t: T) -> T:
         """GELU, SiLU...: the backward needs the input."""
         if t.grad:
             self.save(t)
-        return self.new(t.shape, t.grad)
+        return self.new(t.shape, t.grad, self._result(t))
 
     def keep_output(self, t: T) -> T:
         """tanh, softmax: the backward needs the output."""
-        out = self.new(t.shape, t.grad)
+        out = self.new(t.shape, t.grad, self._result(t))
         if t.grad:
             self.save(out)
         return out
@@ -237,27 +277,36 @@ class Ops:
         if not active:
             return t
         if t.grad:
-            self.save(self.new(t.shape, False))
-        return self.new(t.shape, t.grad)
+            self.save(self.new(t.shape, False, self._result(t)))
+        return self.new(t.shape, t.grad, self._result(t))
 
     def gelu_tanh(self, t: T) -> T:
         """``NewGELUActivation`` (``gelu_new``), written out in Python:
         ``0.5 * x * (1 + tanh(c * (x + 0.044715 * x**3)))``. ``pow`` keeps x, ``tanh`` its output, and the
         last product both its factors (``0.5 * x`` and ``1 + tanh``), each a new tensor."""
+        size = self._result(t)
         if not t.grad:
-            return self.new(t.shape, False)
+            return self.new(t.shape, False, size)
         self.save(t)
-        self.save(self.new(t.shape, True))  # tanh(...)
-        self.save(self.new(t.shape, True))  # 0.5 * x
-        self.save(self.new(t.shape, True))  # 1 + tanh(...)
-        return self.new(t.shape, True)
+        self.save(self.new(t.shape, True, size))  # tanh(...)
+        self.save(self.new(t.shape, True, size))  # 0.5 * x
+        self.save(self.new(t.shape, True, size))  # 1 + tanh(...)
+        return self.new(t.shape, True, size)
 
     # -- the product inside a Linear (its module, LoRA around it: :meth:`.modules.Sim.linear`)
 
-    def _linear(self, x: T, in_f: int, out_f: int, w_grad: bool, b_grad: bool, itemsize: int | None = None) -> T:
+    def _linear(self, x: T, in_f: int, out_f: int, w_grad: bool, b_grad: bool, itemsize: int | None = None,
+                weight: str | None = None) -> T:
+        """``linear``; under autocast (``weight``: the name its cast is cached by) on bf16 copies of a float32
+        input and of the weight, with a bf16 output."""
+        w = None
+        if self.lower is not None:
+            x = self.lowered(x)
+            w = self.weight_copy(weight or self.module + ".weight", (out_f, in_f), w_grad)
+            itemsize = self.lower
         tokens = x.numel // in_f if in_f else 0
         flat = x if len(x.shape) == 2 else self.reshape(x, (-1, in_f))
-        return self.mm(flat, w_grad, tokens, in_f, out_f, (*x.shape[:-1], out_f), b_grad, itemsize)
+        return self.mm(flat, w_grad, tokens, in_f, out_f, (*x.shape[:-1], out_f), b_grad, itemsize, w)
 
     # -- operations for longformer, big_bird
 

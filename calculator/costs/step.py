@@ -42,6 +42,9 @@ class Settings:
     #: Checkpointing's ``use_reentrant``. transformers 5.23 defaults to False (non-reentrant, issue 35 H3); the
     #: CLI, the page and the JSON still offer the reentrant step only, so it stays the default until they name both.
     reentrant: bool = True
+    #: Mixed precision (issue 32): None, or "bf16": weights float32 and ``torch.autocast("cpu",
+    #: dtype=torch.bfloat16)`` around the forward only, as Trainer(bf16=True) runs it (:data:`AUTOCAST`).
+    autocast: str | None = None
 
     @property
     def checkpointing_mode(self) -> str | bool:
@@ -51,7 +54,7 @@ class Settings:
     def to_dict(self) -> dict[str, Any]:
         return {
             "batch": self.batch, "seq_len": self.seq_len, "dtype": self.dtype, "optimizer": self.optimizer,
-            "grad_checkpointing": self.checkpointing,
+            "grad_checkpointing": self.checkpointing, "mixed_precision": self.autocast,
         }
 
 
@@ -119,8 +122,35 @@ def _positive(key: str, value: Any, maximum: int, name: dict[str, str] | None = 
 CHECKPOINTING_MODES: tuple[str, ...] = ("non-reentrant", "reentrant")
 
 
-def settings(batch: Any, seq_len: Any, dtype: Any = "fp32", optimizer: Any = "adamw", checkpointing: Any = False) -> Settings:
-    """Checked settings: B and L whole numbers ≥ 1, a known dtype and optimizer."""
+#: ``--mixed-precision`` values: autocast's lower dtype -> its bytes per number (off: None, "" or "off").
+AUTOCAST: dict[str, int] = {"bf16": 2}
+
+
+def _autocast(value: Any, dtype: str) -> str | None:
+    """The mixed-precision setting checked: off, or "bf16" with fp32 weights (autocast over a model already
+    cast to bf16 is not Trainer's mixed precision, and not a step this engine defines: refused)."""
+    text = "" if value in (None, False) else str(value).strip().lower()
+    if text in ("", "off", "none", "0", "false", "no"):
+        return None
+    if text not in AUTOCAST:
+        raise CalcError("costs_mixed_precision", value=value, choices=list(AUTOCAST))
+    if dtype != "fp32":
+        raise CalcError("costs_autocast_dtype", value=text, dtype=dtype)
+    return text
+
+
+def settings(batch: Any, seq_len: Any, dtype: Any = "fp32", optimizer: Any = "adamw", checkpointing: Any = False,
+             autocast: Any = None) -> Settings:
+    """Checked settings: B and L whole numbers ≥ 1, a known dtype and optimizer, mixed precision off or bf16
+    (with fp32 weights only)."""
+    from dataclasses import replace
+
+    s = _settings(batch, seq_len, dtype, optimizer, checkpointing)
+    mixed = _autocast(autocast, s.dtype)
+    return s if mixed is None else replace(s, autocast=mixed)
+
+
+def _settings(batch: Any, seq_len: Any, dtype: Any, optimizer: Any, checkpointing: Any) -> Settings:
     from ..config import coerce_bool
 
     b = _positive("batch", batch, MAX_BATCH)
@@ -258,6 +288,13 @@ def simulate(inv: Inventory, s: Settings, plan: Any = None) -> tuple[Sim, Sequen
     trains, lora = _trainability(inv, plan)
     sim = Sim(inv, itemsize, trains, lora, s.checkpointing)
     sim.reentrant = s.reentrant
+    if s.autocast is not None:
+        if not model.autocast:
+            from ..families import FAMILIES  # only to list the families checked under autocast in the refusal
+
+            raise CalcError("costs_autocast_family", model_type=inv.model_type,
+                            supported=[mt for mt, f in FAMILIES.items() if getattr(f.costs, "autocast", False)])
+        sim.lower = AUTOCAST[s.autocast]
     return sim, model.program(sim, inv, s.batch, s.seq_len)
 
 

@@ -310,7 +310,8 @@ def step_check(inv: Inventory) -> None:
     qa_needs_two_labels(inv)
 
 
-COSTS = CostModel(step_program, absolute_positions(), check=step_check, keys=BERT_KEYS, buffers=position_buffers)
+COSTS = CostModel(step_program, absolute_positions(), check=step_check, keys=BERT_KEYS, buffers=position_buffers,
+                  autocast=True)
 
 
 def bert_config(vocab: int, hidden: int = 768, layers: int = 12, heads: int = 12, inter: int | None = None) -> dict[str, Any]:

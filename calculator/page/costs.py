@@ -97,6 +97,13 @@ def render_panel(lang: str) -> Markup:
         return h("select", [h("option", cv.optimizer_name(o, lang), value=o, selected=o == DEFAULTS[key])
                             for o in values], id=fid, name=key, aria_describedby=f"{fid}-error")
 
+    def menu(key: str) -> Markup:
+        """A menu with its option's own words per value (:attr:`Option.choices`)."""
+        fid = dom.field_id(None, key)
+        return h("select", [h("option", pick(c.label, lang) if c.label else c.value, value=c.value,
+                              selected=c.value == DEFAULTS[key]) for c in options.BY_KEY[key].choices],
+                 id=fid, name=key, aria_describedby=f"{fid}-error")
+
     ckpt_id = dom.field_id(None, "ckpt")
     gpu_list = f"{dom.field_id(None, GPU_KEY)}-sizes"
     fields = h(
@@ -107,6 +114,7 @@ def render_panel(lang: str) -> Markup:
         field("optimizer", select("optimizer", OPTIMIZERS)),
         field("ckpt", h("input", type="checkbox", id=ckpt_id, name="ckpt", value="1",
                         aria_describedby=f"{ckpt_id}-error"), check=True),
+        field("mixed_precision", menu("mixed_precision")),
         field(GPU_KEY, join([text(GPU_KEY, list=gpu_list),
                              h("datalist", [h("option", value=str(n)) for n in GPU_SIZES], id=gpu_list)])),
         class_="calc-form calc-costs-fields",
@@ -139,7 +147,8 @@ def _table(c: Mapping[str, Any], lang: str) -> Markup:
     """
     from ..costs import Costs, Settings
 
-    costs = Costs(Settings(c["batch"], c["seq_len"], c["dtype"], c["optimizer"], c["grad_checkpointing"]),
+    costs = Costs(Settings(c["batch"], c["seq_len"], c["dtype"], c["optimizer"], c["grad_checkpointing"],
+                           autocast=c.get("mixed_precision")),
                   c["flops"]["forward"], c["flops"]["backward"], c["memory"]["weights"], c["memory"]["gradients"],
                   c["memory"]["optimizer"], c["memory"]["activations"])
     bodies = []

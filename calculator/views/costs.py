@@ -413,6 +413,8 @@ def cli_command(inv: Any, s: costs.Settings, gpu: int, preset: str | None, raw: 
     args += ["--batch", str(s.batch), "--seq-len", str(s.seq_len), "--dtype", s.dtype, "--optimizer", s.optimizer]
     if s.checkpointing:
         args.append("--grad-checkpointing")
+    if s.autocast:
+        args += ["--mixed-precision", s.autocast]
     args += ["--gpu-gb", str(gpu)]
     if name:
         args += ["--label", name]
@@ -465,7 +467,7 @@ def page_settings(params: Any) -> costs.Settings:
         # beside the checkbox, not read as off
         raise CalcError("not_boolean", key=options.CKPT.key, value=get("ckpt"))
     ckpt = text in ("1", "true", "on", "yes")
-    return costs.settings(get("batch"), get("seq_len"), get("dtype"), get("optimizer"), ckpt)
+    return costs.settings(get("batch"), get("seq_len"), get("dtype"), get("optimizer"), ckpt, get("mixed_precision"))
 
 
 #: Most layer passes the chart may cost in all (each point is a whole simulated step: a layer is one pass, two
@@ -504,7 +506,7 @@ def series(inv: Any, s: costs.Settings, plan: Any, first: costs.Costs | None = N
     for n in series_lengths(inv, s):
         try:
             c = first if first is not None and n == s.seq_len else costs.compute(
-                inv, costs.Settings(s.batch, n, s.dtype, s.optimizer, s.checkpointing), plan)
+                inv, costs.Settings(s.batch, n, s.dtype, s.optimizer, s.checkpointing, autocast=s.autocast), plan)
         except CalcError as exc:
             if exc.code != "costs_too_large":
                 raise
@@ -533,6 +535,8 @@ def page_answer(inv: Any, plan: Any, params: Any, lang: str, notes: list[dict[st
         query["optimizer"] = s.optimizer
     if s.checkpointing:
         query["ckpt"] = "1"
+    if s.autocast:
+        query["mixed_precision"] = s.autocast
     if gpu != 24:
         query["gpu_gb"] = str(gpu)
     verdict, fit_lines = fits(c.memory_total, gpu, lang, s.checkpointing, c.peak.bytes if c.peak is not None else None)
