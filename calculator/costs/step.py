@@ -275,6 +275,11 @@ def simulate(inv: Inventory, s: Settings, plan: Any = None) -> tuple[Sim, Sequen
     """The family's program run for one step of ``inv`` under ``s``: the simulator (its :attr:`Sim.tape`, a row
     per operation, names the module each figure comes from) and the program's outputs. Refusals as :func:`compute`."""
     model = cost_model(inv)
+    if s.autocast is not None and not model.autocast:  # before any other check: the step itself is not matched
+        from ..families import FAMILIES  # only to list the families checked under autocast in the refusal
+
+        raise CalcError("costs_autocast_family", model_type=inv.model_type,
+                        supported=[mt for mt, f in FAMILIES.items() if getattr(f.costs, "autocast", False)])
     if model.max_seq_len is not None:
         longest = model.max_seq_len(inv.config)
         if longest is not None and s.seq_len > longest:
@@ -289,11 +294,6 @@ def simulate(inv: Inventory, s: Settings, plan: Any = None) -> tuple[Sim, Sequen
     sim = Sim(inv, itemsize, trains, lora, s.checkpointing)
     sim.reentrant = s.reentrant
     if s.autocast is not None:
-        if not model.autocast:
-            from ..families import FAMILIES  # only to list the families checked under autocast in the refusal
-
-            raise CalcError("costs_autocast_family", model_type=inv.model_type,
-                            supported=[mt for mt, f in FAMILIES.items() if getattr(f.costs, "autocast", False)])
         sim.lower = AUTOCAST[s.autocast]
     return sim, model.program(sim, inv, s.batch, s.seq_len)
 
