@@ -300,6 +300,12 @@ class Sim(Ops):
             w_grad = self.param_trains(module + ".weight")
             b_grad = module + ".bias" in self.shapes and self.param_trains(module + ".bias")
             flops = 2 * b * out_len * c_out * c_in_group * k
+            w = None
+            if self.lower is not None:  # autocast: conv1d on bf16 copies; convolution_backward keeps both
+                x = self.lowered(x)
+                w = self.weight_copy(self.storage_name(module + ".weight"), (c_out, c_in_group, k), w_grad)
             self.contract("convolution", flops, ((x.grad, flops, None), (w_grad, 2 * b * out_len * c_out * c_in * k, None)),
                           x if (x.grad or w_grad or b_grad) else None)
-            return self.new((b, c_out, out_len), x.grad or w_grad or b_grad)
+            if w is not None and (x.grad or w_grad or b_grad) and self.grad_mode:
+                self.save(w)
+            return self.new((b, c_out, out_len), x.grad or w_grad or b_grad, self.lower)

@@ -225,6 +225,10 @@ class Ops:
         """``addmm``/``mm`` of ``a`` [m, k] by a weight [k, n]: keeps ``a`` if the weight trains; ``w``: the
         weight's autocast copy (:meth:`weight_copy`), kept for ``a``'s gradient (the parameter itself is not counted)."""
         flops = 2 * m * k * n
+        if self.lower is not None and w is None:  # a bare ``matmul`` by a parameter's view (``weight.t()``): a
+            a = self.lowered(a)  # view is never cached, so autocast copies it afresh
+            w = self.new((k, n), b_grad, self.lower)
+            itemsize = self.lower
         self.contract("mm", flops, ((a.grad, flops, w), (b_grad, flops, a)))
         return self.new(out_shape, a.grad or b_grad or bias_grad, itemsize)
 
@@ -339,7 +343,7 @@ class Ops:
                 self.save(b)
             if b.grad:
                 self.save(a)
-        return self.new(shape, a.grad or b.grad)
+        return self.new(shape, a.grad or b.grad, self._result(a, b))
 
     def activation(self, name: str, t: T) -> T:
         """``ACT2FN[name]`` for the activations covered: ``gelu`` keeps its input, ``gelu_new`` is written out
@@ -386,8 +390,15 @@ class Ops:
         """A stride-1 ``convolution`` whose padding keeps the length (kernel 1, or odd with padding k // 2)."""
         batch, in_c, length = x.shape
         flops = 2 * batch * length * out_c * in_per_group * kernel
+        w = None
+        if self.lower is not None:  # autocast: conv1d on bf16 copies; convolution_backward keeps input and weight
+            x = self.lowered(x)
+            w = self.weight_copy(self.module + ".weight", (out_c, in_per_group, kernel), w_grad)
+            itemsize = self.lower
         self.contract("convolution", flops, ((x.grad, flops, None), (w_grad, 2 * batch * length * out_c * in_c * kernel, None)),
                       x if (x.grad or w_grad or b_grad) else None)
+        if w is not None and (x.grad or w_grad or b_grad) and self.grad_mode:
+            self.save(w)
         return self.new((batch, out_c, length), x.grad or w_grad or b_grad, itemsize)
 
     def mul_like(self, a: T, b: T) -> T:
@@ -397,7 +408,7 @@ class Ops:
             self.save(a)
         if a.grad:
             self.save(b)
-        out = self.new(a.shape, a.grad or b.grad)
+        out = self.new(a.shape, a.grad or b.grad, self._result(a, b))
         strides = a.strides if _dense(a) else out.strides
         return T(out.shape, strides, out.storage, out.grad, out.itemsize)
 
@@ -473,7 +484,7 @@ class Ops:
         """``torch.where(condition, x, y)``: the backward needs only the condition (kept)."""
         if a.grad:
             self.save(condition)
-        return self.new(a.shape, a.grad)
+        return self.new(a.shape, a.grad, self._result(a))
 
     def pool_pairs(self, x: T, mode: str) -> T:
         """``avg_pool2d`` / ``max_pool2d`` over pairs of positions (kernel and stride (2, 1), ceil_mode) of a
@@ -500,11 +511,11 @@ class Ops:
         """
         if t.grad:
             self.save(other)
-        return self.new(t.shape, t.grad)
+        return self.new(t.shape, t.grad, self._result(t))
 
     def divide_by_scale(self, t: T) -> T:
         """``t / scale.to(t.dtype)`` with a fresh 0-dim tensor (DeBERTa's ``scaled_size_sqrt``): keeps that scalar."""
-        return self.op_with_constant(t, self.constant((), self.itemsize))
+        return self.op_with_constant(t, self.constant((), self._result(t) or self.itemsize))
 
     def gather(self, t: T, index: T, shape: Sequence[int]) -> T:
         """``torch.gather(t, -1, index)``: derivatives.yaml's ``gather_backward(grad, self, dim, index)`` keeps
@@ -512,11 +523,11 @@ class Ops:
         if t.grad:
             self.save(t)
             self.save(index)
-        return self.new(shape, t.grad)
+        return self.new(shape, t.grad, self._result(t))
 
     def repeat(self, t: T, shape: Sequence[int]) -> T:
         """``Tensor.repeat``: a new tensor; ``RepeatBackward0`` keeps only sizes."""
-        return self.new(shape, t.grad)
+        return self.new(shape, t.grad, self._result(t))
 
     def elementwise_like(self, t: T, grad: bool) -> T:
         """A pointwise result laid out as its input (TensorIterator keeps a permuted input's dimension order):
@@ -527,7 +538,7 @@ class Ops:
         for i in reversed(order):
             strides[i] = step
             step *= max(t.shape[i], 1)
-        out = self.new(t.shape, grad)
+        out = self.new(t.shape, grad, self._result(t))
         return T(out.shape, tuple(strides), out.storage, out.grad, out.itemsize)
 
     # -- operations for megatron-bert, xlm-roberta-xl, xmod, rembert, roformer, esm, nomic_bert

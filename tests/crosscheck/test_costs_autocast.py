@@ -63,7 +63,7 @@ def torch_side(case, inv, plan) -> dict[str, int]:
 @pytest.mark.parametrize(("model_type", "index"), [(mt, i) for mt in CHECKED for i in range(PER_FAMILY)])
 def test_autocast_step_matches_pytorch(model_type: str, index: int) -> None:
     rng = random.Random(f"{SEED}-{model_type}-autocast-{index}")
-    for _ in range(50):
+    for _ in range(300):  # many draws hold a step value the program refuses (checked by the reference test)
         case = draw(rng, model_type)
         try:
             inv, plan, got = engine_side(case)
