@@ -200,7 +200,7 @@ def step_rotary(sim: Sim, x: T, cos: T, sin: T) -> T:
     if x.grad:
         sim.save(cos)
         sim.save(sin)
-    return sim.new(x.shape, x.grad)
+    return sim.new(x.shape, x.grad, x.itemsize)  # .to(x's dtype): bf16 under autocast
 
 
 def step_layer(p: str, i: int, heads: int, rotary: tuple[T, T]) -> Any:
@@ -224,8 +224,8 @@ def step_layer(p: str, i: int, heads: int, rotary: tuple[T, T]) -> Any:
         probs = sim.new(scores.shape, scores.grad, 4)  # softmax(dtype=float32) keeps its float32 output
         if probs.grad:
             sim.save(probs)
-        if sim.itemsize != 4:
-            probs = sim.new(probs.shape, probs.grad)  # .to(query.dtype)
+        if q.itemsize != 4:  # .to(query.dtype): the model's, or autocast's bf16
+            probs = sim.new(probs.shape, probs.grad, q.itemsize)
         context = sim.contiguous(sim.transpose(sim.bmm(probs, v), 1, 2))
         context = sim.reshape(context, (b, n, h))
         x = sim.add(x, sim.linear(p + "attn.Wo", context))
@@ -292,7 +292,7 @@ def step_check(inv: Inventory) -> None:
         raise CalcError("costs_forward_fails", key="num_attention_heads", value=c["num_attention_heads"])
 
 
-COSTS = CostModel(step_program, None, check=step_check, keys=unread((activation_key("gelu", key="hidden_activation"), *dropouts("embedding_dropout", "attention_dropout", "mlp_dropout", "classifier_dropout", default=0.0), activation_key("gelu", key="classifier_activation"))))
+COSTS = CostModel(step_program, None, check=step_check, keys=unread((activation_key("gelu", key="hidden_activation"), *dropouts("embedding_dropout", "attention_dropout", "mlp_dropout", "classifier_dropout", default=0.0), activation_key("gelu", key="classifier_activation"))), autocast=True)
 
 
 # ------------------------------------------------------------------ random configs
