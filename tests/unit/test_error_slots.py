@@ -85,6 +85,11 @@ CASES: dict[str, tuple[dict, str]] = {
     "costs_dtype": ({"params": {}, "costs": {**P, "dtype": "fp16"}}, "calc-dtype-error"),
     "costs_optimizer": ({"params": {}, "costs": {**P, "optimizer": "adam"}}, "calc-optimizer-error"),
     "costs_no_checkpointing": ({"params": {"preset": "albert-base-v2"}, "costs": {**P, "ckpt": "1"}}, "calc-ckpt-error"),
+    "costs_mixed_precision": ({"params": {}, "costs": {**P, "mixed_precision": "fp16"}}, "calc-mixed_precision-error"),
+    "costs_autocast_dtype": ({"params": {}, "costs": {**P, "dtype": "bf16", "mixed_precision": "bf16"}},
+                             "calc-mixed_precision-error"),
+    "costs_autocast_family": ({"params": {"preset": "albert-base-v2"}, "costs": {**P, "mixed_precision": "bf16"}},
+                              "calc-mixed_precision-error"),
     # ...and its own slot for the step's refusals of a model, a class or a plan.
     "costs_keras": ({"params": {"model_type": "keras-bert"}, "costs": P}, PANEL),
     "costs_seq2seq": ({"params": {"model_type": "transformer"}, "costs": P}, PANEL),
