@@ -234,8 +234,8 @@ class Sim(Ops):
             # result + lora_B(lora_A(x.to(float32))) * scaling, then .to(dtype).
             groups = x.shape[1] // in_per_group
             wide = x if x.itemsize == ADAPTER_BYTES else self.new(x.shape, x.grad, ADAPTER_BYTES)
-            a = self._conv1x1(wide, x.shape[1], r, True, False, ADAPTER_BYTES)
-            b = self._conv1x1(a, r // groups, out_c, True, False, ADAPTER_BYTES)
+            a = self._conv1x1(wide, x.shape[1], r, True, False, ADAPTER_BYTES, weight=module + ".lora_A")
+            b = self._conv1x1(a, r // groups, out_c, True, False, ADAPTER_BYTES, weight=module + ".lora_B")
             scaled = self.pointwise(b)
             summed = self.new(out.shape, True, max(out.itemsize, scaled.itemsize))
             return summed if summed.itemsize == out.itemsize else self.new(out.shape, True, out.itemsize)
@@ -267,8 +267,12 @@ class Sim(Ops):
             b, n = x.shape[0], x.shape[1]
             split = self.transpose(self.view(x, (-1, groups, in_g)), 0, 1)
             flops = 2 * groups * (b * n) * in_g * out_g
-            self.contract("bmm", flops, ((split.grad, flops, None), (w_trains, flops, split)))
-            out = self.new((groups, b * n, out_g), split.grad or w_trains)
+            w = None
+            if self.lower is not None:  # autocast: matmul on bf16 copies (kept), the bias add promotes to fp32
+                split = self.lowered(split)
+                w = self.weight_copy(self.storage_name(module + ".weight"), (groups, in_g, out_g), w_trains)
+            self.contract("bmm", flops, ((split.grad, flops, w), (w_trains, flops, split)))
+            out = self.new((groups, b * n, out_g), split.grad or w_trains, self.lower)
             out = self.reshape(self.transpose(out, 0, 1), (b, n, groups * out_g))
             return self.new(out.shape, out.grad or b_trains)
 

@@ -386,14 +386,14 @@ class Ops:
         return self.product(flat, m, 2 * rows * k * n, (*x.shape[:-1], n))
 
     def _conv1x1(self, x: T, in_per_group: int, out_c: int, w_grad: bool, b_grad: bool,
-                 itemsize: int | None = None, kernel: int = 1) -> T:
+                 itemsize: int | None = None, kernel: int = 1, weight: str | None = None) -> T:
         """A stride-1 ``convolution`` whose padding keeps the length (kernel 1, or odd with padding k // 2)."""
         batch, in_c, length = x.shape
         flops = 2 * batch * length * out_c * in_per_group * kernel
         w = None
         if self.lower is not None:  # autocast: conv1d on bf16 copies; convolution_backward keeps input and weight
             x = self.lowered(x)
-            w = self.weight_copy(self.module + ".weight", (out_c, in_per_group, kernel), w_grad)
+            w = self.weight_copy(weight or self.module + ".weight", (out_c, in_per_group, kernel), w_grad)
             itemsize = self.lower
         self.contract("convolution", flops, ((x.grad, flops, None), (w_grad, 2 * batch * length * out_c * in_c * kernel, None)),
                       x if (x.grad or w_grad or b_grad) else None)
@@ -565,7 +565,7 @@ class Ops:
             self.save(mask)
         return T(dest.shape, dest.strides, dest.storage, grad, dest.itemsize)
 
-    def rotary(self, t: T, cos: T, sin: T) -> T:
+    def rotary(self, t: T, cos: T, sin: T, promote: bool = False) -> T:
         """Rotary positions applied as ``t * cos + rotate_half(t) * sin`` (RoFormer, ESM, NomicBERT).
 
         ``rotate_half`` (a negation, slices, ``stack`` or ``cat``) keeps nothing; each ``mul`` keeps the other
@@ -576,6 +576,8 @@ class Ops:
         if t.grad:
             self.save(cos)
             self.save(sin)
+        if promote and self.lower is not None:  # Llama's apply_rotary_pos_emb, not cast back: bf16 × fp32 cos is fp32
+            return self.new(t.shape, t.grad, max(t.itemsize, cos.itemsize))
         return self.new(t.shape, t.grad, t.itemsize)
 
     def scale_by(self, t: T, factor: T, itemsize: int | None = None) -> T:
@@ -601,12 +603,13 @@ class Ops:
         exp(-(self.pow(2))) * grad``), the last product both its factors (``x * 0.5`` and ``1 + erf``):
         three new tensors of the input's shape, not the input itself.
         """
+        size = self._result(t)
         if not t.grad:
-            return self.new(t.shape, False)
-        self.save(self.new(t.shape, True))  # x * 0.5
-        self.save(self.new(t.shape, True))  # x / sqrt(2)
-        self.save(self.new(t.shape, True))  # 1 + erf(...)
-        return self.new(t.shape, True)
+            return self.new(t.shape, False, size)
+        self.save(self.new(t.shape, True, size))  # x * 0.5
+        self.save(self.new(t.shape, True, size))  # x / sqrt(2)
+        self.save(self.new(t.shape, True, size))  # 1 + erf(...)
+        return self.new(t.shape, True, size)
 
     def sdpa(self, q: T, k: T, v: T, mask: T | None = None) -> T:
         """``scaled_dot_product_attention`` as CPU runs it with attention dropout 0: the flash kernel

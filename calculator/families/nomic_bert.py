@@ -224,7 +224,7 @@ def step_check(inv: Inventory) -> None:
         raise CalcError("costs_rotary_odd_head", head_size=d)
 
 
-COSTS = CostModel(step_program, None, check=step_check, keys=unread((activation_key("silu"), *dropouts("hidden_dropout_prob", "attention_probs_dropout_prob", default=0.0), classifier_dropout())))
+COSTS = CostModel(step_program, None, check=step_check, keys=unread((activation_key("silu"), *dropouts("hidden_dropout_prob", "attention_probs_dropout_prob", default=0.0), classifier_dropout())), autocast=True)
 
 
 def nomic_config(vocab: int = 30528) -> dict[str, Any]:
