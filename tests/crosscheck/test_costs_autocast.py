@@ -21,7 +21,7 @@ from calculator.errors import CalcError
 from calculator.families import FAMILIES
 
 from .costs_measure import freeze, lora, make_model, measure
-from .test_costs_reference import draw, planned
+from .test_costs_reference import NON_REENTRANT_OPEN, draw, planned
 
 pytest.importorskip("torch")
 
@@ -36,7 +36,7 @@ REDRAW = ("costs_nothing_trainable", "lora_target_missing", "lora_target_saved",
 
 def engine_side(case):
     inv, plan = planned(case)
-    mode = case["checkpointing"] and "reentrant"
+    mode = case["checkpointing"] and ("reentrant" if case.get("reentrant", True) else "non-reentrant")
     s = costs.settings(case["batch"], case["seq_len"], "fp32", case["optimizer"], mode, "bf16")
     return inv, plan, costs.compute(inv, s, plan)
 
@@ -55,7 +55,7 @@ def torch_side(case, inv, plan) -> dict[str, int]:
         elif case["plan"] == "lora":
             model = lora(model, plan.settings)
         return measure(model, hf_model, case["batch"], case["seq_len"], inv.config["vocab_size"], case["optimizer"],
-                       case["checkpointing"], True, autocast="bf16")
+                       case["checkpointing"], case.get("reentrant", True), autocast="bf16")
     finally:
         torch.set_num_threads(threads)
 
@@ -74,6 +74,11 @@ def test_autocast_step_matches_pytorch(model_type: str, index: int) -> None:
         break
     else:
         pytest.fail("no runnable case drawn")
+    if case["checkpointing"] and model_type not in NON_REENTRANT_OPEN and rng.random() < 0.5:
+        # transformers 5.23's default, use_reentrant=False, half the time (its step is not matched for the
+        # families test_costs_reference.py leaves open, with or without autocast)
+        case["reentrant"] = False
+        inv, plan, got = engine_side(case)
     expected = torch_side(case, inv, plan)
     figures = {
         "forward": got.forward, "backward": got.backward, "weights": got.weights, "gradients": got.gradients,

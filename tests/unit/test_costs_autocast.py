@@ -87,7 +87,24 @@ def test_settings_are_checked() -> None:
 
 
 def test_a_family_not_checked_under_autocast_is_refused() -> None:
-    """ALBERT's step is exact without autocast, but not yet matched under it: refused, never costed as fp32."""
-    inv = build({"model_type": "albert"}, "AlbertModel")
+    """FNet's step is exact without autocast, but not yet matched under it: refused, never costed as fp32."""
+    inv = build({"model_type": "fnet"}, "FNetModel")
     exc = expect_error("costs_autocast_family", costs.compute, inv, costs.settings(1, 8, "fp32", "adamw", False, "bf16"))
     assert "bert" in exc.message("en")
+
+
+def test_the_page_keeps_mixed_precision_in_its_link_and_command() -> None:
+    """The panel's ``mixed_precision`` key: in the share link's query, the CLI command and the figures' JSON, and
+    the assumption the copied Markdown states, in both languages."""
+    from calculator.views import costs as cv
+
+    inv = build(dict(TINY), "BertModel")
+    for lang, words in (("en", "autocast bf16, fp32 weights"), ("zh", "autocast bf16，fp32 权重")):
+        answer = cv.page_answer(inv, None, {"batch": "1", "seq_len": "8", "mixed_precision": "bf16"}, lang)
+        assert answer["query"] == {"batch": "1", "seq_len": "8", "mixed_precision": "bf16"}
+        assert "--mixed-precision bf16" in answer["command"]
+        assert answer["costs"]["mixed_precision"] == "bf16" and answer["costs"]["memory"]["peak"] is None
+        assert words in answer["markdown"], lang
+    off = cv.page_answer(inv, None, {"batch": "1", "seq_len": "8"}, "en")
+    assert "mixed_precision" not in off["query"] and "--mixed-precision" not in off["command"]
+    expect_error("costs_autocast_dtype", cv.page_settings, {"dtype": "bf16", "mixed_precision": "bf16"})
