@@ -88,7 +88,7 @@ CASES: dict[str, tuple[dict, str]] = {
     "costs_mixed_precision": ({"params": {}, "costs": {**P, "mixed_precision": "fp16"}}, "calc-mixed_precision-error"),
     "costs_autocast_dtype": ({"params": {}, "costs": {**P, "dtype": "bf16", "mixed_precision": "bf16"}},
                              "calc-mixed_precision-error"),
-    "costs_autocast_family": ({"params": {"preset": "albert-base-v2"}, "costs": {**P, "mixed_precision": "bf16"}},
+    "costs_autocast_family": ({"params": {"model_type": "fnet"}, "costs": {**P, "mixed_precision": "bf16"}},
                               "calc-mixed_precision-error"),
     # ...and its own slot for the step's refusals of a model, a class or a plan.
     "costs_keras": ({"params": {"model_type": "keras-bert"}, "costs": P}, PANEL),
