@@ -146,7 +146,9 @@ class Sim(Ops):
         rows = self.replay(fn, x)
         # Non-reentrant checkpointing stops recomputing once the last tensor the block saves is back
         # (torch.utils.checkpoint's early stop): what follows is not run again, only its backward runs.
-        last = len(rows) if self.reentrant else max((i for i, r in enumerate(rows) if r.op == "save"), default=-1)
+        # Under autocast a frozen weight's bf16 copy, kept for the input's gradient, is not waited for (measured).
+        last = len(rows) if self.reentrant else max((i for i, r in enumerate(rows) if r.op == "save" and not r.frozen_copy),
+                                                    default=-1)
         for i, row in enumerate(rows):
             if row.op != "save":
                 self.tape.append(Row(row.module, row.op, 0, (row.forward if i < last else 0) + row.backward))

@@ -43,6 +43,9 @@ class Row:
     forward: int = 0
     backward: int = 0
     saved: int = 0
+    #: A ``save`` row of a frozen weight's autocast copy (:meth:`Ops.weight_copy`): non-reentrant checkpointing's
+    #: early stop does not wait for it (measured, tests/crosscheck/test_costs_autocast.py).
+    frozen_copy: bool = False
 
 
 class Ops:
@@ -63,6 +66,8 @@ class Ops:
         self.lower: int | None = None
         #: autocast's cast cache (one region: the forward): a parameter's lower-precision copy, by its storage's name.
         self.cast_cache: dict[str, T] = {}
+        #: Storage ids of frozen weights' autocast copies (never cached: a fresh one per use).
+        self.frozen_copies: set[int] = set()
 
     # -- the tape
 
@@ -130,7 +135,8 @@ class Ops:
         """Autograd keeps ``t``'s storage for the backward: a ``save`` row the first time (a storage counts once)."""
         if self.grad_mode and t.storage not in self.saved:
             self.saved[t.storage] = self.storages[t.storage]
-            self.tape.append(Row(self.module, "save", saved=self.storages[t.storage]))
+            self.tape.append(Row(self.module, "save", saved=self.storages[t.storage],
+                                 frozen_copy=t.storage in self.frozen_copies))
 
     def view(self, t: T, shape: Sequence[int]) -> T:
         shape = _infer(t, shape)
@@ -193,6 +199,8 @@ class Ops:
         t = self.new(shape, trains, self.lower)
         if trains:
             self.cast_cache[key] = t
+        else:
+            self.frozen_copies.add(t.storage)
         return t
 
     # -- operations (what each saves is its backward formula's need, derivatives.yaml)
