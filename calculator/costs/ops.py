@@ -571,3 +571,18 @@ class Ops:
             if mask is not None:
                 self.save(mask)
         return out
+
+    # -- op-by-op lifetimes (issue 32): no-ops here, recorded by :class:`calculator.costs.lifetime.LiveSim`
+
+    def exact_lifetimes(self) -> None:
+        """Called by a family's program whose every operation the lifetime simulator models (BERT's classes):
+        the peak is then worked out op by op (:mod:`.lifetime`). Nothing to do on the plain tape."""
+
+    def scope(self) -> int:
+        """Where a Python function of the model begins (a mark for :meth:`end_scope`)."""
+        return self._next
+
+    def end_scope(self, mark: int, out: T) -> T:
+        """That function returns ``out``: a storage it made that nothing saved and it does not return is gone
+        (its names die with the frame). Only the lifetime simulator's bound on the forward uses it."""
+        return out
