@@ -126,6 +126,7 @@ class LiveSim(Sim):
         self.input_ids: int | None = None
         self.scopes: list[tuple[int, int, int]] = []  # (mark, last storage id, storage returned)
         self.made_in: dict[int, str] = {}
+        self.extra: dict[int, int] = {}  # storages only the forward's bound counts (:meth:`transients`)
         self.accumulators: dict[str, int] = {}
         self._op_name: str | None = None
         self.storage_of = {t.name: t.tied_to or t.name for t in self.inv.tensors}
@@ -141,6 +142,11 @@ class LiveSim(Sim):
 
     def scope(self) -> int:
         return self._next
+
+    def transients(self, sizes: Sequence[int]) -> None:
+        for n in sizes:
+            self._next += 1
+            self.extra[self._next] = n
 
     def end_scope(self, mark: int, out: T) -> T:
         self.scopes.append((mark, self._next, out.storage))
@@ -433,6 +439,7 @@ def run_step(sim: LiveSim, outputs: Sequence[T], start_items: Sequence[Item], gr
             if s != returned and s not in saved and s not in out_sids and s not in death:
                 death[s] = last
     sizes = {s: n for s, n in sim.storages.items() if n and s != sim.input_ids}
+    sizes.update(sim.extra)
     order = sorted(sizes)
     forward_bound, live = 0, 0
     ends: list[tuple[int, int]] = []

@@ -578,6 +578,10 @@ class Ops:
         """Called by a family's program whose every operation the lifetime simulator models (BERT's classes):
         the peak is then worked out op by op (:mod:`.lifetime`). Nothing to do on the plain tape."""
 
+    def transients(self, sizes: Sequence[int]) -> None:
+        """Storages of these sizes (bytes) made and dropped inside the current scope, which no figure of the tape
+        counts (RoBERTa's position ids computed from ``input_ids``): only the lifetime simulator's bound sees them."""
+
     def scope(self) -> int:
         """Where a Python function of the model begins (a mark for :meth:`end_scope`)."""
         return self._next

@@ -160,6 +160,8 @@ def step_embeddings(sim: Sim, inv: Inventory, prefix: str, b: int, n: int, posit
     mark = sim.scope()  # BertEmbeddings.forward: its locals die when it returns
     ids = sim.ids((b, n))
     if positions_from_ids:
+        # create_position_ids_from_input_ids: ne (bool), int(), cumsum (int64), type_as, + 0, * mask, long()
+        sim.transients((b * n, 4 * b * n, 8 * b * n, 4 * b * n, 4 * b * n, 4 * b * n, 8 * b * n))
         positions = sim.ids((b, n))
         types = sim.ids((b, n))
     else:
