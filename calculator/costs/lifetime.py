@@ -279,7 +279,7 @@ class LiveSim(Sim):
         return self._pointwise_backward("MulBackward0", "aten.mul", t, out)
 
     def activation(self, name: str, t: T) -> T:
-        if name not in ("gelu", "relu"):
+        if name not in ("gelu", "relu", "gelu_new"):
             self.fail("activation " + name)
         self._op_name = "aten.threshold_backward" if name == "relu" else None
         try:
@@ -387,11 +387,52 @@ class LiveSim(Sim):
                  self._accumulator(module + ".bias") if bias else None]
         return self._node("NativeLayerNormBackward0", nexts, run, out)
 
-    # -- what the lifetime simulator does not model (the step keeps its other answers)
-
     def gelu_tanh(self, t: T) -> T:
-        self.fail("gelu_tanh")
-        return super().gelu_tanh(t)
+        """``NewGELUActivation``: ``0.5 * x * (1.0 + tanh(c * (x + 0.044715 * pow(x, 3.0))))`` as Python runs it,
+        one node per operation: t1 = 0.5·x, t2 = x³ (PowBackward0 keeps x), t3 = 0.044715·t2, t4 = x + t3,
+        t5 = c·t4, t6 = tanh (keeps its output), t7 = 1 + t6, out = t1·t7 (keeps both). t2 to t5 are
+        temporaries of the expression, each gone once the next is made. PowBackward0 computes
+        ``grad * (3 * x.pow(2))``: three tensors at once, the first two freed at the end of the expression."""
+        if not t.grad:
+            return super().gelu_tanh(t)
+        self._begin()
+        shape, size = t.shape, t.itemsize
+
+        def alloc(op: str) -> Callable[[Backward, T], list[T | None]]:
+            return lambda bw, g: [bw.alloc(shape, size, op)]
+
+        def pow_backward(bw: Backward, g: T) -> list[T | None]:
+            square = bw.alloc(shape, size, "aten.pow")
+            scaled = bw.alloc(shape, size, "aten.mul")
+            out = bw.alloc(shape, size, "aten.mul")
+            bw.drop(square.storage)
+            bw.drop(scaled.storage)
+            return [out]
+
+        def passed(k: int) -> Callable[[Backward, T], list[T | None]]:
+            return lambda bw, g: [bw.alias(g, g.shape, g.strides) for _ in range(k)]
+
+        def product(bw: Backward, g: T) -> list[T | None]:
+            return [bw.alloc(shape, size, "aten.mul"), bw.alloc(shape, size, "aten.mul")]
+
+        t1 = self._node("MulBackward1", [self._edge(t)], alloc("aten.mul"), self.new(shape, True), [])
+        self.save(t)
+        t2 = self._node("PowBackward0", [self._edge(t)], pow_backward, self.new(shape, True))
+        t3 = self._node("MulBackward1", [self._edge(t2)], alloc("aten.mul"), self.new(shape, True), [])
+        t4 = self._node("AddBackward0", [self._edge(t), self._edge(t3)], passed(2), self.new(shape, True), [])
+        t5 = self._node("MulBackward1", [self._edge(t4)], alloc("aten.mul"), self.new(shape, True), [])
+        t6 = self.new(shape, True)
+        self.save(t6)
+        t6 = self._node("TanhBackward0", [self._edge(t5)], alloc("aten.tanh_backward"), t6)
+        t7 = self._node("AddBackward1", [self._edge(t6)], passed(1), self.new(shape, True), [])
+        self.save(t1)
+        self.save(t7)
+        out = self._node("MulBackward0", [self._edge(t1), self._edge(t7)], product, self.new(shape, True))
+        for a, b in ((t2, t3), (t3, t4), (t4, t5), (t5, t6)):  # each temporary gone once the next is made
+            self.scopes.append((a.storage - 1, b.storage, b.storage))
+        return out
+
+    # -- what the lifetime simulator does not model (the step keeps its other answers)
 
     def layer(self, fn: Callable[[Sim, T], T], x: T) -> T:
         if self.checkpointing:
@@ -479,7 +520,10 @@ def run_step(sim: LiveSim, outputs: Sequence[T], start_items: Sequence[Item], gr
     if sim.failed or previous is None:
         sim.fail(sim.failed or "no output needs a gradient")
         return None
-    _run(sim.nodes, previous, bw, ones)
+    ran = _run(sim.nodes, previous, bw, ones)
+    if any(node.saved and i not in ran for i, node in enumerate(sim.nodes)):
+        sim.fail("a node the loss never reaches holds saved storages")  # PyTorch frees them earlier
+        return None
     grads = {sim.nodes[i].param for i in sim.accumulators.values()}
     if grads != set(graded):
         sim.fail("the graph's gradients differ from the step's")
@@ -515,7 +559,7 @@ def _passed(k: int) -> Callable[[Backward, T], list[T | None]]:
     return lambda bw, g: [bw.alias(g, g.shape, g.strides) for _ in range(k)]
 
 
-def _run(nodes: list[Node], root: int, bw: Backward, ones: int) -> None:
+def _run(nodes: list[Node], root: int, bw: Backward, ones: int) -> set[int]:
     """The autograd engine on one thread: dependencies counted from the root, then ready nodes by sequence
     number, highest first (AccumulateGrad at once); each runs, releases, and hands its gradients on."""
     deps: dict[int, int] = {}
@@ -531,8 +575,10 @@ def _run(nodes: list[Node], root: int, bw: Backward, ones: int) -> None:
     buffers: dict[int, T] = {root: T((), (), ones, True, SCALAR)}
     bw.hold(ones)
     ready = [(-nodes[root].seq, root)]
+    ran: set[int] = set()
     while ready:
         _, i = heapq.heappop(ready)
+        ran.add(i)
         node = nodes[i]
         g = buffers.pop(i)
         bw.module = node.module
@@ -568,6 +614,7 @@ def _run(nodes: list[Node], root: int, bw: Backward, ones: int) -> None:
                 if not deps[j]:
                     heapq.heappush(ready, (-nodes[j].seq, j))
     bw.drop(ones)
+    return ran
 
 
 def live_peak(timeline: Timeline, optimizer: Peak | None, sgd: bool) -> Peak | None:

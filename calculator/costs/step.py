@@ -280,8 +280,8 @@ def _peak(inv: Inventory, s: Settings, sim: Sim, outputs: Sequence[T], params: S
         in_block.update(ids)
         blocks.append([sim.storages[i] for i in ids])
     storages = [n for i, n in sim.storages.items() if i not in in_block]
-    if plan is None and not s.checkpointing:
-        exact = _op_by_op(inv, s, params, graded, buffers)
+    if not s.checkpointing and (plan is None or plan.method != "lora"):
+        exact = _op_by_op(inv, s, plan, params, graded, buffers)
         if exact is not None:
             return exact
     return step_peak(s.optimizer, [(n, _numel(sh), z) for n, sh, z in params],
@@ -318,16 +318,16 @@ def compute(inv: Inventory, s: Settings, plan: Any = None) -> Costs:
     return out
 
 
-def _op_by_op(inv: Inventory, s: Settings, params: Sequence[tuple[str, tuple[int, ...], int]],
+def _op_by_op(inv: Inventory, s: Settings, plan: Any, params: Sequence[tuple[str, tuple[int, ...], int]],
               graded: Sequence[tuple[str, tuple[int, ...], int]], buffers: Sequence[tuple[str, int, int]]) -> Peak | None:
     """The peak worked out op by op (:mod:`.lifetime`) when the family's program is modelled so (BERT's classes,
-    every parameter trained): the program run again on :class:`~.lifetime.LiveSim`; None when it is not."""
+    frozen parameters or not): the program run again on :class:`~.lifetime.LiveSim`; None when it is not."""
     from .lifetime import LiveSim, live_peak, run_step
     from .peak import Item, optimizer_peak
 
     if s.optimizer not in ("adamw", "sgd", "sgd-momentum") or not graded:
         return None
-    trains, lora = _trainability(inv, None)
+    trains, lora = _trainability(inv, plan)
     sim = LiveSim(inv, DTYPES[s.dtype], trains, lora, False)
     outputs = cost_model(inv).program(sim, inv, s.batch, s.seq_len)
     start = [Item("weights", name, _numel(shape) * size) for name, shape, size in params]

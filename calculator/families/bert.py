@@ -293,7 +293,7 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
 
 #: BERT's classes whose every operation the lifetime simulator models (:mod:`calculator.costs.lifetime`).
 EXACT_LIFETIMES = ("", "ForMaskedLM", "ForPreTraining", "ForNextSentencePrediction", "ForSequenceClassification",
-                   "ForTokenClassification")
+                   "ForTokenClassification", "LMHeadModel", "ForCausalLM")
 
 
 def step_qa(sim: Sim, seq: T) -> list[T]:

@@ -153,8 +153,6 @@ def activation_case(model_type: str, index: int) -> dict[str, Any] | None:
         case.update(plan="none", checkpointing=False, batch=rng.randint(2, 8), seq_len=rng.randint(4, 24),
                     optimizer=rng.choice(["adamw", "sgd", "sgd-momentum"]))
         raw = case["raw"]
-        if raw.get("hidden_act") == "gelu_new" and rng.random() < 0.7:  # written out in Python: not modelled
-            raw["hidden_act"] = "gelu"
         raw["max_position_embeddings"] = max(raw.get("max_position_embeddings", 0), case["seq_len"] + 2)
         raw["vocab_size"] = rng.randint(8, 40)
         try:
