@@ -350,9 +350,11 @@ class LiveSim(Sim):
             ga = bw.alloc((m, k), a.itemsize, "aten.mm") if a.grad else None
             gw = bw.alloc((n, k), size, "aten.mm") if b_grad else None
             gb = bw.alloc((n,), size, "aten.sum") if bias_grad else None
-            return [ga, gw, gb]
-        nexts = [self._edge(a), self._accumulator(module + ".weight") if b_grad else None,
-                 self._accumulator(module + ".bias") if bias_grad else None]
+            return [gb, ga, gw]
+        # Handed on in addmm's order (bias, input, then W.t()'s TBackward0, which passes the weight's on): with a
+        # shared weight (ALBERT) the bias's sum is done and freed before the weight's is made.
+        nexts = [self._accumulator(module + ".bias") if bias_grad else None, self._edge(a),
+                 self._accumulator(module + ".weight") if b_grad else None]
         if out.shape == flat:
             return self._node("AddmmBackward0", nexts, run, out)
         product = self._node("AddmmBackward0", nexts, run, T(flat, contiguous_strides(flat), out.storage, True, size))

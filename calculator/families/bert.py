@@ -177,7 +177,7 @@ def step_embeddings(sim: Sim, inv: Inventory, prefix: str, b: int, n: int, posit
 
 
 def step_attention(sim: Sim, x: T, heads: int, query: str, key: str, value: str, dropout: bool = True,
-                   bias: T | None = None, dropout_key: str = "attention_probs_dropout_prob") -> T:
+                   bias: T | None = None, dropout_key: str = "attention_probs_dropout_prob", frame: bool = True) -> T:
     """Eager self-attention up to the context [B, L, H] (``eager_attention_forward``, then the reshape).
 
     Q, K, V are split into heads (a view, then a transpose); ``matmul`` reshapes them
@@ -185,7 +185,7 @@ def step_attention(sim: Sim, x: T, heads: int, query: str, key: str, value: str,
     output, dropout its mask; the context is made contiguous again (a copy).
     """
     b, n, h = x.shape
-    mark = sim.scope()  # BertSelfAttention.forward
+    mark = sim.scope()  # BertSelfAttention.forward (``frame``: its own Python function, not part of a larger one)
     width = sim.linear_info(query).out_features
     d = width // heads
 
@@ -201,7 +201,8 @@ def step_attention(sim: Sim, x: T, heads: int, query: str, key: str, value: str,
         scores = T(scores.shape, scores.strides, scores.storage, scores.grad or bias.grad, scores.itemsize)
     probs = sim.dropout(sim.end_scope(temporaries, sim.keep_output(scores)), dropout and sim.drops(dropout_key))
     context = sim.contiguous(sim.transpose(sim.bmm(probs, v), 1, 2))
-    return sim.end_scope(mark, sim.contiguous(sim.reshape(context, (b, n, width))))
+    out = sim.contiguous(sim.reshape(context, (b, n, width)))
+    return sim.end_scope(mark, out) if frame else out
 
 
 def step_layer(prefix: str, i: int, heads: int) -> Callable[[Sim, T], T]:
