@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
 from .modules import Sim
+from .ops import Ops
 from .peak import Item, Peak
 from .tensor import T, contiguous_strides, is_contiguous, view_strides
 
@@ -53,6 +54,8 @@ class Node:
     run: Callable[["Backward", T], list[T | None]]
     param: str | None = None  # AccumulateGrad: the parameter (its storage's name)
     grad_sids: list[int] = field(default_factory=list)  # AccumulateGrad, once run: the storage kept as .grad
+    #: A node of several outputs (``SplitBackward0``): each gradient arriving fills its own slot, none is summed.
+    slots: bool = False
 
 
 @dataclass
@@ -434,6 +437,24 @@ class LiveSim(Sim):
             self.scopes.append((a.storage - 1, b.storage, b.storage))
         return out
 
+    def split_columns(self, t: T) -> list[T]:
+        """``split(1, -1)``: one ``SplitBackward0`` for all parts (its backward ``cat``s their gradients into a
+        new tensor of ``t``'s shape), then per part ``SqueezeBackward1`` and ``CloneBackward0`` (views of the
+        gradient)."""
+        self._begin()
+        parts = [Ops.pointwise(self, Ops.select(self, t, len(t.shape) - 1)) for _ in range(t.shape[-1])]
+        if not t.grad:
+            return parts
+        shape, size = t.shape, t.itemsize
+        handle = T(t.shape, t.strides, t.storage, True, t.itemsize)
+        self._node("SplitBackward0", [self._edge(t)], lambda bw, g: [bw.alloc(shape, size, "aten.cat")], handle, [])
+        node = self.edge.pop(id(handle))
+        self.nodes[node].slots = True
+        for part in parts:
+            self.edge[id(part)] = node  # the squeeze's and the copy's backward are views: straight to the split
+            self.keep.append(part)
+        return parts
+
     # -- what the lifetime simulator does not model (the step keeps its other answers)
 
     def layer(self, fn: Callable[[Sim, T], T], x: T) -> T:
@@ -575,6 +596,7 @@ def _run(nodes: list[Node], root: int, bw: Backward, ones: int) -> set[int]:
                     seen.add(j)
                     stack.append(j)
     buffers: dict[int, T] = {root: T((), (), ones, True, SCALAR)}
+    parts: dict[int, list[T]] = {}  # the slots of a node of several outputs
     bw.hold(ones)
     ready = [(-nodes[root].seq, root)]
     ran: set[int] = set()
@@ -582,12 +604,14 @@ def _run(nodes: list[Node], root: int, bw: Backward, ones: int) -> set[int]:
         _, i = heapq.heappop(ready)
         ran.add(i)
         node = nodes[i]
-        g = buffers.pop(i)
+        held = parts.pop(i) if node.slots else [buffers.pop(i)]
+        g = held[0]
         bw.module = node.module
         outs = node.run(bw, g)
         if node.param is not None:
             node.grad_sids = [g.storage]
-        bw.drop(g.storage)
+        for h in held:
+            bw.drop(h.storage)
         for s in node.saved:
             bw.drop(s)
         for j, out in zip(node.nexts, outs):
@@ -599,7 +623,9 @@ def _run(nodes: list[Node], root: int, bw: Backward, ones: int) -> set[int]:
                     if not deps[j]:
                         heapq.heappush(ready, (-nodes[j].seq, j))
                 continue
-            if j in buffers:
+            if nodes[j].slots:
+                parts.setdefault(j, []).append(out)
+            elif j in buffers:
                 old = buffers[j]
                 total = bw.alloc(old.shape, old.itemsize, "aten.add")
                 bw.drop(old.storage)

@@ -590,3 +590,8 @@ class Ops:
         """That function returns ``out``: a storage it made that nothing saved and it does not return is gone
         (its names die with the frame). Only the lifetime simulator's bound on the forward uses it."""
         return out
+
+    def split_columns(self, t: T) -> list[T]:
+        """``t.split(1, dim=-1)``, each part ``squeeze(-1).contiguous()`` (the QA heads' start and end logits): a
+        copy per column (``split`` and ``squeeze`` are views; the copy keeps nothing)."""
+        return [self.pointwise(self.select(t, len(t.shape) - 1)) for _ in range(t.shape[-1])]

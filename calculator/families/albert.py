@@ -180,7 +180,8 @@ def step_layer(sim: Sim, p: str, x: T, heads: int) -> T:
 
 
 #: The classes whose every operation the lifetime simulator models (:mod:`calculator.costs.lifetime`).
-LIFETIMES = ("", "ForMaskedLM", "ForPreTraining", "ForSequenceClassification", "ForTokenClassification")
+LIFETIMES = ("", "ForMaskedLM", "ForPreTraining", "ForSequenceClassification", "ForTokenClassification",
+             "ForQuestionAnswering")
 
 #: ``AlbertPreTrainedModel`` does not declare ``supports_gradient_checkpointing``.
 #: AlbertConfig's defaults: ``hidden_act`` "gelu_new", no hidden or attention dropout, ``classifier_dropout_prob``

@@ -294,13 +294,12 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
 
 #: BERT's classes whose every operation the lifetime simulator models (:mod:`calculator.costs.lifetime`).
 EXACT_LIFETIMES = ("", "ForMaskedLM", "ForPreTraining", "ForNextSentencePrediction", "ForSequenceClassification",
-                   "ForTokenClassification", "LMHeadModel", "ForCausalLM")
+                   "ForTokenClassification", "LMHeadModel", "ForCausalLM", "ForQuestionAnswering")
 
 
 def step_qa(sim: Sim, seq: T) -> list[T]:
     """``qa_outputs`` then ``split(1, -1)``, ``squeeze(-1).contiguous()``: two [B, L] outputs."""
-    logits = sim.linear("qa_outputs", seq)
-    return [sim.pointwise(sim.select(logits, 2)), sim.pointwise(sim.select(logits, 2))]
+    return sim.split_columns(sim.linear("qa_outputs", seq))
 
 
 def qa_needs_two_labels(inv: Inventory) -> None:

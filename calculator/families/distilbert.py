@@ -135,7 +135,7 @@ def step_block(prefix: str, i: int, heads: int) -> Callable[[Sim, T], T]:
 
 
 #: The classes whose every operation the lifetime simulator models (:mod:`calculator.costs.lifetime`).
-LIFETIMES = ("", "ForMaskedLM", "ForSequenceClassification", "ForTokenClassification")
+LIFETIMES = ("", "ForMaskedLM", "ForSequenceClassification", "ForTokenClassification", "ForQuestionAnswering")
 
 #: DistilBertConfig's defaults: ``activation`` "gelu", ``dropout``, ``attention_dropout`` and ``qa_dropout`` 0.1,
 #: ``seq_classif_dropout`` 0.2.

@@ -112,7 +112,8 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
 
 
 #: The classes whose every operation the lifetime simulator models (:mod:`calculator.costs.lifetime`).
-LIFETIMES = ("", "ForPreTraining", "ForMaskedLM", "ForSequenceClassification", "ForTokenClassification")
+LIFETIMES = ("", "ForPreTraining", "ForMaskedLM", "ForSequenceClassification", "ForTokenClassification",
+             "ForQuestionAnswering")
 
 COSTS = CostModel(step_program, bert.absolute_positions(), check=bert.step_check, keys=BERT_KEYS, buffers=position_buffers)
 

@@ -72,7 +72,8 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
 
 
 #: The classes whose every operation the lifetime simulator models (:mod:`calculator.costs.lifetime`).
-LIFETIMES = ("", "ForMaskedLM", "ForSequenceClassification", "ForTokenClassification", "ForCausalLM")
+LIFETIMES = ("", "ForMaskedLM", "ForSequenceClassification", "ForTokenClassification", "ForCausalLM",
+             "ForQuestionAnswering")
 
 #: Positions start after the padding row (``padding_idx + 1``): a table of P rows takes P - 2 tokens.
 COSTS = CostModel(step_program, bert.absolute_positions(offset=2), check=bert.step_check, keys=BERT_KEYS, buffers=position_buffers)
