@@ -28,7 +28,8 @@ from __future__ import annotations
 
 import heapq
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator, Sequence
 
 from .modules import Sim
 from .ops import Ops
@@ -132,6 +133,8 @@ class LiveSim(Sim):
         self.extra: dict[int, int] = {}  # storages only the forward's bound counts (:meth:`transients`)
         self.accumulators: dict[str, int] = {}
         self._op_name: str | None = None
+        self._last = ""  # the last module an operation ran in
+        self._label = ""  # the operation running between modules
         self.storage_of = {t.name: t.tied_to or t.name for t in self.inv.tensors}
 
     # -- bookkeeping
@@ -157,8 +160,19 @@ class LiveSim(Sim):
 
     def new(self, shape: Sequence[int], grad: bool, itemsize: int | None = None) -> T:
         t = super().new(shape, grad, itemsize)
-        self.made_in[t.storage] = self.module
+        # What the page names it by: its module, or for an operation between modules (attention's bmm, softmax)
+        # the function it ran in (the last module's parent) and the operation.
+        self.made_in[t.storage] = self.module or (self._last.rsplit(".", 1)[0] + ": " + self._label).lstrip(": ")
         return t
+
+    @contextmanager
+    def _in(self, module: str) -> Iterator[None]:
+        self._last = module
+        with super()._in(module):
+            yield
+
+    def _labelled(self, label: str) -> None:
+        self._label = label
 
     def ids(self, shape: Sequence[int]) -> T:
         t = super().ids(shape)
@@ -213,6 +227,7 @@ class LiveSim(Sim):
 
     def reshape(self, t: T, shape: Sequence[int]) -> T:
         self._begin()
+        self._labelled("reshape")
         out = super().reshape(t, shape)
         return self._viewed(t, out)
 
@@ -253,6 +268,7 @@ class LiveSim(Sim):
                           lambda bw, g: [bw.alloc(shape, size, "aten.select_backward")], out, [])
 
     def contiguous(self, t: T) -> T:
+        self._labelled("contiguous")
         out = super().contiguous(t)
         if out is t or not out.grad:
             return out
@@ -267,6 +283,7 @@ class LiveSim(Sim):
 
     def pointwise(self, t: T) -> T:
         self._begin()
+        self._labelled("mul" if len(t.shape) == 4 else "contiguous")
         out = super().pointwise(t)
         if not out.grad:
             return out
@@ -276,6 +293,7 @@ class LiveSim(Sim):
 
     def dropout(self, t: T, active: bool = True) -> T:
         self._begin()
+        self._labelled("dropout")
         out = super().dropout(t, active)
         if out is t or not out.grad:
             return out
@@ -292,17 +310,20 @@ class LiveSim(Sim):
 
     def keep_input(self, t: T) -> T:
         self._begin()
+        self._labelled("gelu")
         out = super().keep_input(t)
         return self._pointwise_backward("GeluBackward0", "aten.gelu_backward", t, out) if out.grad else out
 
     def keep_output(self, t: T) -> T:
         self._begin()
         op = self._op_name or ("aten._softmax_backward_data" if len(t.shape) == 4 else "aten.tanh_backward")
+        self._labelled(op.split("_backward")[0].replace("aten._", "").replace("aten.", "").replace("threshold", "relu"))
         out = super().keep_output(t)
         return self._pointwise_backward("OutputBackward", op, t, out) if out.grad else out
 
     def add(self, a: T, b: T) -> T:
         self._begin()
+        self._labelled("add")
         out = super().add(a, b)
         if not out.grad:
             return out
@@ -323,6 +344,7 @@ class LiveSim(Sim):
 
     def product(self, a: T, b: T, flops: int, shape: Sequence[int]) -> T:
         self._begin()
+        self._labelled("matmul")
         out = super().product(a, b, flops, shape)
         if len(shape) != 3:
             self.fail("mm of two activations")
@@ -401,6 +423,7 @@ class LiveSim(Sim):
         if not t.grad:
             return super().gelu_tanh(t)
         self._begin()
+        self._labelled("gelu_new")
         shape, size = t.shape, t.itemsize
 
         def alloc(op: str) -> Callable[[Backward, T], list[T | None]]:
