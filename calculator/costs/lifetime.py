@@ -34,7 +34,7 @@ from typing import Any, Callable, Iterator, Sequence
 from .modules import Sim
 from .ops import Ops
 from .peak import Item, Peak
-from .tensor import T, contiguous_strides, is_contiguous, view_strides
+from .tensor import ADAPTER_BYTES, T, contiguous_strides, is_contiguous, view_strides
 
 #: ``AccumulateGrad`` nodes have the largest sequence number: they run as soon as they are ready.
 ACCUMULATE = 1 << 62
@@ -134,6 +134,7 @@ class LiveSim(Sim):
         self.accumulators: dict[str, int] = {}
         self._op_name: str | None = None
         self._last = ""  # the last module an operation ran in
+        self._adapter: str | None = None  # "lora_A" or "lora_B" while peft's factor runs
         self._label = ""  # the operation running between modules
         self.storage_of = {t.name: t.tied_to or t.name for t in self.inv.tensors}
 
@@ -366,10 +367,11 @@ class LiveSim(Sim):
         out = super().mm(a, b_grad, m, k, n, out_shape, bias_grad, itemsize)
         if not out.grad:
             return out
-        if itemsize is not None or module in self.lora:
-            self.fail("LoRA")
         size = out.itemsize
         flat = (m, n)
+        adapter = self._adapter
+        if adapter is not None:  # a LoRA factor: lora_A or lora_B, no bias
+            module = module + "." + adapter
 
         def run(bw: Backward, g: T) -> list[T | None]:
             ga = bw.alloc((m, k), a.itemsize, "aten.mm") if a.grad else None
@@ -477,6 +479,30 @@ class LiveSim(Sim):
             self.edge[id(part)] = node  # the squeeze's and the copy's backward are views: straight to the split
             self.keep.append(part)
         return parts
+
+    def linear(self, module: str, x: T) -> T:
+        """peft's LoRA ``Linear`` as its forward runs: ``result = base_layer(x)``; ``x`` cast to the adapters'
+        float32 (a bf16 model); ``result = result + lora_B(lora_A(x)) * scaling`` (promoted to float32 in a bf16
+        model); ``result.to(dtype)``. Its names die when that function returns."""
+        r = self.lora.get(module)
+        if r is None:
+            return super().linear(module, x)
+        if self.itemsize != ADAPTER_BYTES:
+            self.fail("LoRA in bf16")
+        mark = self.scope()
+        with self._in(module):
+            info = self.linear_info(module)
+            base = self._linear(x, info.in_features, info.out_features, info.weight_trains, info.bias_trains)
+            try:
+                self._adapter = "lora_A"
+                a = self._linear(x, info.in_features, r, True, False, ADAPTER_BYTES)
+                self._adapter = "lora_B"
+                b = self._linear(a, r, info.out_features, True, False, ADAPTER_BYTES)
+            finally:
+                self._adapter = None
+            scaled = self.pointwise(b)
+            out = self.add(base, scaled)
+        return self.end_scope(mark, out)
 
     # -- what the lifetime simulator does not model (the step keeps its other answers)
 

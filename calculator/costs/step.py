@@ -280,7 +280,7 @@ def _peak(inv: Inventory, s: Settings, sim: Sim, outputs: Sequence[T], params: S
         in_block.update(ids)
         blocks.append([sim.storages[i] for i in ids])
     storages = [n for i, n in sim.storages.items() if i not in in_block]
-    if not s.checkpointing and (plan is None or plan.method != "lora"):
+    if not s.checkpointing:
         exact = _op_by_op(inv, s, plan, params, graded, buffers)
         if exact is not None:
             return exact
@@ -333,7 +333,13 @@ def _op_by_op(inv: Inventory, s: Settings, plan: Any, params: Sequence[tuple[str
     start = [Item("weights", name, _numel(shape) * size) for name, shape, size in params]
     start += [Item("buffer", name, n * size) for name, n, size in buffers]
     start.append(Item("input_ids", "input_ids", s.batch * s.seq_len * 8))
-    timeline = run_step(sim, outputs, start, [name for name, _, _ in graded])
+    # The graph names a parameter by the inventory's name (a LoRA factor by its module's + ".lora_A.weight"); the
+    # plan by peft's (base_model.model.…).
+    engine_name = {}
+    for t in (plan.tensors if plan is not None else ()):
+        factor = ".lora_A.weight" if ".lora_A." in t.name else ".lora_B.weight"
+        engine_name[t.name] = t.source + factor if t.kind == "lora" else t.source
+    timeline = run_step(sim, outputs, start, [engine_name.get(name, name) for name, _, _ in graded])
     if timeline is None:
         return None
     named = [(name, _numel(shape), size) for name, shape, size in graded]

@@ -145,12 +145,14 @@ ACTIVATION_RANDOM = int(os.environ.get("PEAK_ACTIVATION_RANDOM", str(max(2, PER_
 
 
 def activation_case(model_type: str, index: int) -> dict[str, Any] | None:
-    """A drawn case where the activations, not the weights, tend to make the peak: no plan or freezing, no
+    """A drawn case where the activations, not the weights, tend to make the peak: no plan, freezing or LoRA, no
     checkpointing, a tiny vocabulary, B up to 8 and L up to 24, any optimizer the engine covers."""
     rng = random.Random(f"{SEED}-lifetime-{model_type}-{index}")
     for _ in range(30):
         case = draw(rng, model_type)
-        case.update(plan=rng.choice(["none", "none", "none", "freeze"]), checkpointing=False, batch=rng.randint(2, 8),
+        lora = case["plan"] == "lora" and rng.random() < 0.5  # LoRA as drawn (fp32: its adapters are modelled)
+        case.update(plan="lora" if lora else rng.choice(["none", "none", "none", "freeze"]), checkpointing=False,
+                    batch=rng.randint(2, 8),
                     seq_len=rng.randint(4, 24), optimizer=rng.choice(["adamw", "sgd", "sgd-momentum"]),
                     freeze=(rng.random() < 0.5, rng.randint(0, 3), rng.random() < 0.2))
         raw = case["raw"]
