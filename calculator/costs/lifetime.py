@@ -329,19 +329,28 @@ class LiveSim(Sim):
         if not out.grad:
             return out
         if a.itemsize != b.itemsize:
-            self.fail("a promoting add")
+            self.fail("a promoting add")  # Ops.add makes the model's dtype
+        return self._node("AddBackward0", [self._edge(a), self._edge(b)], self._add_backward(a, b), out)
+
+    def _add_backward(self, a: T, b: T) -> Callable[[Backward, T], list[T | None]]:
+        """``AddBackward0``: the gradient to each input, summed to its shape (``sum_to``) or cast to its dtype by
+        ``validate_outputs`` where the add broadcast or promoted it (each a new tensor)."""
 
         def run(bw: Backward, g: T) -> list[T | None]:
             grads: list[T | None] = []
             for t in (a, b):
                 if not t.grad:
                     grads.append(None)
+                elif t.itemsize != g.itemsize:  # a promoted add: validate_outputs casts the gradient back
+                    if t.shape != g.shape:
+                        self.fail("a promoting add with a reduction")
+                    grads.append(bw.alloc(t.shape, t.itemsize, "aten._to_copy"))
                 elif t.shape == g.shape:
                     grads.append(bw.alias(g, g.shape, g.strides))
                 else:
                     grads.append(bw.alloc(t.shape, t.itemsize, "aten.sum"))  # validate_outputs' sum_to
             return grads
-        return self._node("AddBackward0", [self._edge(a), self._edge(b)], run, out)
+        return run
 
     def product(self, a: T, b: T, flops: int, shape: Sequence[int]) -> T:
         self._begin()
@@ -487,22 +496,39 @@ class LiveSim(Sim):
         r = self.lora.get(module)
         if r is None:
             return super().linear(module, x)
-        if self.itemsize != ADAPTER_BYTES:
-            self.fail("LoRA in bf16")
         mark = self.scope()
         with self._in(module):
             info = self.linear_info(module)
             base = self._linear(x, info.in_features, info.out_features, info.weight_trains, info.bias_trains)
+            wide = x if x.itemsize == ADAPTER_BYTES else self._cast(x, ADAPTER_BYTES)
             try:
                 self._adapter = "lora_A"
-                a = self._linear(x, info.in_features, r, True, False, ADAPTER_BYTES)
+                a = self._linear(wide, info.in_features, r, True, False, ADAPTER_BYTES)
                 self._adapter = "lora_B"
                 b = self._linear(a, r, info.out_features, True, False, ADAPTER_BYTES)
             finally:
                 self._adapter = None
             scaled = self.pointwise(b)
-            out = self.add(base, scaled)
+            self._begin()
+            self._labelled("add")
+            out = self.new(base.shape, True, max(base.itemsize, scaled.itemsize))  # promoted to float32 in bf16
+            out = self._node("AddBackward0", [self._edge(base), self._edge(scaled)], self._add_backward(base, scaled),
+                             out)
+            if out.itemsize != base.itemsize:
+                out = self._cast(out, base.itemsize)  # result.to(torch_result_dtype)
         return self.end_scope(mark, out)
+
+    def _cast(self, t: T, itemsize: int) -> T:
+        """``t.to(dtype)``: a new tensor; ``ToCopyBackward0`` casts the gradient back (a new tensor of ``t``'s
+        dtype)."""
+        self._begin()
+        self._labelled("to")
+        out = self.new(t.shape, t.grad, itemsize)
+        if not out.grad:
+            return out
+        shape, size = t.shape, t.itemsize
+        return self._node("ToCopyBackward0", [self._edge(t)], lambda bw, g: [bw.alloc(shape, size, "aten._to_copy")],
+                          out, [])
 
     # -- what the lifetime simulator does not model (the step keeps its other answers)
 

@@ -60,12 +60,12 @@ the forward and the loss through the model's Python scopes. Its figure is the la
 maximum and the optimizer step's above, given when the forward's and the loss's bounds lie strictly below:
 the peak in the backward is then exact (bert-base B8 L512 eager fp32: 6,867,854,344 bytes, measured equal).
 Covered: BERT, ERNIE, RoBERTa, XLM-R, CamemBERT, Data2VecText, ELECTRA, DistilBERT and ALBERT, their base
-models and heads but question answering (its ``split``) and causal decoders (their mask), fp32 and bf16,
-AdamW, SGD with or without momentum, frozen parameters. Everything else falls back to this module's
+models and heads (question answering's ``split`` included) but causal decoders (their mask), fp32 and bf16,
+AdamW, SGD with or without momentum, frozen parameters, LoRA. Everything else falls back to this module's
 answer above (the optimizer step when provable, else no figure).
 
-**What remains** (issue 32): gradient checkpointing (the recomputed layer inside the backward), LoRA's
-adapters, the QA heads' ``split`` (a node with two inputs), causal masks, SDPA and autocast, the other
+**What remains** (issue 32): gradient checkpointing (the recomputed layer inside the backward), causal
+masks, SDPA and autocast, Megatron-BERT (its attention keeps the scores until it returns), the other
 families (DeBERTa's clones, ModernBERT, Longformer...); the loss phase exactly (today bounded, so a peak in the
 loss, a bf16 model's float32 copy of a large output, gives no figure); and the forward exactly (today bounded
 by scopes: a peak inside the forward, e.g. at a tiny hidden size, gives no figure).
