@@ -327,6 +327,9 @@ def _op_by_op(inv: Inventory, s: Settings, plan: Any, params: Sequence[tuple[str
 
     if s.optimizer not in ("adamw", "sgd", "sgd-momentum") or not graded:
         return None
+    for name in s.__dataclass_fields__:  # a setting the lifetime simulator does not model (SDPA, autocast...)
+        if name not in _LIFETIME_SETTINGS and getattr(s, name) != s.__dataclass_fields__[name].default:
+            return None
     trains, lora = _trainability(inv, plan)
     sim = LiveSim(inv, DTYPES[s.dtype], trains, lora, False)
     outputs = cost_model(inv).program(sim, inv, s.batch, s.seq_len)
@@ -345,3 +348,8 @@ def _op_by_op(inv: Inventory, s: Settings, plan: Any, params: Sequence[tuple[str
     named = [(name, _numel(shape), size) for name, shape, size in graded]
     optimizer = None if s.optimizer == "sgd" else optimizer_peak(s.optimizer, start, named)
     return live_peak(timeline, optimizer, s.optimizer == "sgd")
+
+
+#: The settings whose every value the lifetime simulator models (another one away from its default, e.g. SDPA
+#: attention, leaves the peak to :func:`.peak.step_peak`).
+_LIFETIME_SETTINGS = ("batch", "seq_len", "dtype", "optimizer", "checkpointing", "reentrant")
