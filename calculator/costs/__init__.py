@@ -53,13 +53,13 @@ from .declare import (BERT_KEYS, CostModel, StepKey, activation_key, check_step_
 from .modules import LinearInfo, Sim
 from .ops import Ops, Row
 from .peak import Item, Peak
-from .step import (DTYPES, MAX_BATCH, MAX_FIGURE, MAX_SEQ_LEN, OPTIMIZERS,
+from .step import (ATTENTIONS, DTYPES, MAX_BATCH, MAX_FIGURE, MAX_SEQ_LEN, OPTIMIZERS,
                    CHECKPOINTING_MODES, SETTING_NAMES, STEP_BYTES, Costs, Param, Settings, _positive, compute, cost_model,
                    optimizer_bytes, settings, simulate, supported)
 from .tensor import ADAPTER_BYTES, INDEX_BYTES, T, contiguous_strides, is_contiguous, view_strides
 
 __all__ = [
-    "ADAPTER_BYTES", "BERT_KEYS", "DTYPES", "INDEX_BYTES", "MAX_BATCH", "MAX_FIGURE", "MAX_SEQ_LEN", "OPTIMIZERS",
+    "ADAPTER_BYTES", "ATTENTIONS", "BERT_KEYS", "DTYPES", "INDEX_BYTES", "MAX_BATCH", "MAX_FIGURE", "MAX_SEQ_LEN", "OPTIMIZERS",
     "CHECKPOINTING_MODES", "SETTING_NAMES", "STEP_BYTES", "CostModel", "Costs", "LinearInfo", "Ops", "Param", "Row", "Settings", "Sim", "StepKey", "T",
     "_positive", "activation_key", "check_step_keys", "classifier_dropout", "compute", "contiguous_strides",
     "cost_model", "dropouts", "is_contiguous", "optimizer_bytes", "read_step_keys", "settings", "simulate", "step_parse",

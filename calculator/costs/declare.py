@@ -177,6 +177,12 @@ class CostModel:
     #: the step), as (name, shape, bytes per number), e.g. :func:`position_buffers`. None: the peak of live
     #: memory (:mod:`.peak`) is not cross-checked for this family yet, so the step reports none.
     buffers: Callable[[Inventory], Sequence[tuple[str, tuple[int, ...], int]]] | None = None
+    #: Whether the program models ``attn_implementation="sdpa"`` (``sim.attention``: PyTorch's CPU flash kernel,
+    #: :meth:`.ops.Ops.sdpa`), cross-checked in tests/crosscheck/test_costs_sdpa_reference.py. False: SDPA refused
+    #: (``costs_sdpa_not_modelled``) for a class that supports it, rather than costed as eager.
+    sdpa: bool = False
+    #: The attention-dropout keys SDPA receives as ``dropout_p``: each must be 0 (else ``costs_sdpa_dropout``).
+    sdpa_dropout: tuple[str, ...] = ("attention_probs_dropout_prob",)
 
 
 def position_ids_buffer(inv: Inventory) -> list[tuple[str, tuple[int, ...], int]]:

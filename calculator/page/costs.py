@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from .. import charts, options
-from ..costs import OPTIMIZERS
+from ..costs import ATTENTIONS, OPTIMIZERS
 from ..i18n import L, pick
 from ..views import costs as cv
 from ..views.numbers import fmt_int, fmt_short
@@ -107,6 +107,7 @@ def render_panel(lang: str) -> Markup:
         field("optimizer", select("optimizer", OPTIMIZERS)),
         field("ckpt", h("input", type="checkbox", id=ckpt_id, name="ckpt", value="1",
                         aria_describedby=f"{ckpt_id}-error"), check=True),
+        field("attention", select("attention", ATTENTIONS)),
         field(GPU_KEY, join([text(GPU_KEY, list=gpu_list),
                              h("datalist", [h("option", value=str(n)) for n in GPU_SIZES], id=gpu_list)])),
         class_="calc-form calc-costs-fields",

@@ -6,6 +6,7 @@ worker protocol calls :func:`page_answer`.
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import shlex
 from typing import Any, Mapping
@@ -413,6 +414,8 @@ def cli_command(inv: Any, s: costs.Settings, gpu: int, preset: str | None, raw: 
     args += ["--batch", str(s.batch), "--seq-len", str(s.seq_len), "--dtype", s.dtype, "--optimizer", s.optimizer]
     if s.checkpointing:
         args.append("--grad-checkpointing")
+    if s.attention != options.ATTENTION.default:
+        args += ["--attention", s.attention]
     args += ["--gpu-gb", str(gpu)]
     if name:
         args += ["--label", name]
@@ -465,7 +468,7 @@ def page_settings(params: Any) -> costs.Settings:
         # beside the checkbox, not read as off
         raise CalcError("not_boolean", key=options.CKPT.key, value=get("ckpt"))
     ckpt = text in ("1", "true", "on", "yes")
-    return costs.settings(get("batch"), get("seq_len"), get("dtype"), get("optimizer"), ckpt)
+    return costs.settings(get("batch"), get("seq_len"), get("dtype"), get("optimizer"), ckpt, get("attention"))
 
 
 #: Most layer passes the chart may cost in all (each point is a whole simulated step: a layer is one pass, two
@@ -504,7 +507,7 @@ def series(inv: Any, s: costs.Settings, plan: Any, first: costs.Costs | None = N
     for n in series_lengths(inv, s):
         try:
             c = first if first is not None and n == s.seq_len else costs.compute(
-                inv, costs.Settings(s.batch, n, s.dtype, s.optimizer, s.checkpointing), plan)
+                inv, dataclasses.replace(s, seq_len=n), plan)
         except CalcError as exc:
             if exc.code != "costs_too_large":
                 raise
@@ -533,6 +536,8 @@ def page_answer(inv: Any, plan: Any, params: Any, lang: str, notes: list[dict[st
         query["optimizer"] = s.optimizer
     if s.checkpointing:
         query["ckpt"] = "1"
+    if s.attention != options.ATTENTION.default:
+        query["attention"] = s.attention
     if gpu != 24:
         query["gpu_gb"] = str(gpu)
     verdict, fit_lines = fits(c.memory_total, gpu, lang, s.checkpointing, c.peak.bytes if c.peak is not None else None)

@@ -82,6 +82,12 @@ CASES: dict[str, tuple[dict, str]] = {
     "costs_dtype": ({"params": {}, "costs": {**P, "dtype": "fp16"}}, "calc-dtype-error"),
     "costs_optimizer": ({"params": {}, "costs": {**P, "optimizer": "adam"}}, "calc-optimizer-error"),
     "costs_no_checkpointing": ({"params": {"preset": "albert-base-v2"}, "costs": {**P, "ckpt": "1"}}, "calc-ckpt-error"),
+    "costs_attention": ({"params": {}, "costs": {**P, "attention": "flash"}}, "calc-attention-error"),
+    "costs_no_sdpa": ({"params": {"preset": "microsoft/deberta-v3-base"}, "costs": {**P, "attention": "sdpa"}},
+                      "calc-attention-error"),
+    "costs_sdpa_dropout": ({"params": {}, "costs": {**P, "attention": "sdpa"}}, "calc-attention-error"),
+    "costs_sdpa_not_modelled": ({"params": {"model_type": "modernbert"}, "costs": {**P, "attention": "sdpa"}},
+                                "calc-attention-error"),
     # ...and its own slot for the step's refusals of a model, a class or a plan.
     "costs_keras": ({"params": {"model_type": "keras-bert"}, "costs": P}, PANEL),
     "costs_seq2seq": ({"params": {"model_type": "transformer"}, "costs": P}, PANEL),
