@@ -72,6 +72,19 @@ LABELS.update({
         "注意力：eager（attn_implementation=\"eager\"），反向传播要保存 B × 头数 × L × L 的注意力概率。"
         "transformers 5.23 默认用 SDPA 构建 {architecture}，L 较长时保存的要少得多；这里的数字不是那种默认情况的。",
     ),
+    "attention_sdpa_run": L(
+        "Attention: SDPA (attn_implementation=\"sdpa\"), transformers 5.23's default for {architecture}, with "
+        "attention dropout 0: on CPU PyTorch's fused flash kernel, whose backward keeps q, k, v, its output and a "
+        "float32 logsumexp per head and token, not the B × heads × L × L probabilities; its backward computes "
+        "the scores again (five matrix products, against eager's four). With attention dropout > 0 PyTorch on "
+        "CPU runs its math path instead, while a GPU's fused kernels apply the dropout inside: that step is not "
+        "modelled here.",
+        "注意力：SDPA（attn_implementation=\"sdpa\"），即 transformers 5.23 构建 {architecture} 时的默认方式，"
+        "注意力 dropout 为 0：在 CPU 上走 PyTorch 的融合 flash kernel，反向传播只保存 q、k、v、输出和每个头每个 token "
+        "一个 float32 的 logsumexp，不保存 B × 头数 × L × L 的注意力概率；反向传播会重新计算注意力分数"
+        "（五次矩阵乘法，eager 是四次）。注意力 dropout 大于 0 时，PyTorch 在 CPU 上改走 math 路径，而 GPU 的融合 "
+        "kernel 在内部做 dropout：这种情况这里没有建模。",
+    ),
     "attention_eager": L(
         "Attention: eager, as transformers 5.23 builds {architecture} (it offers no SDPA).",
         "注意力：eager，与 transformers 5.23 构建 {architecture} 的方式相同（它不支持 SDPA）。",
@@ -240,10 +253,13 @@ def heading(c: costs.Costs, lang: str) -> str:
 
 def assumptions(inv: Any, s: costs.Settings, lang: str) -> list[tuple[str, str]]:
     """(key, sentence) for what this step assumes where transformers would run it otherwise: the attention
-    (eager; SDPA is the class's default where :attr:`Family.default_attention` says so), the dtype (a whole-model
+    (eager, where SDPA is the class's default as :attr:`Family.default_attention` says, or the SDPA step that
+    ran: ``attention_sdpa_run``), the dtype (a whole-model
     cast, not Trainer's mixed precision) and reentrant checkpointing."""
     family = getattr(inv, "family", None)
     attention = "attention_sdpa" if getattr(family, "default_attention", "eager") == "sdpa" else "attention_eager"
+    if s.attention == "sdpa":  # the step ran SDPA (only where the class has it: costs_no_sdpa otherwise)
+        attention = "attention_sdpa_run"
     out = [(attention, label(attention, lang, architecture=inv.architecture)),
            (f"dtype_{s.dtype}", label(f"dtype_{s.dtype}", lang))]
     if family is not None and "costs_mixing" in family.labels:  # a family without attention (FNet) says what mixes instead
