@@ -219,6 +219,13 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "注意力 dropout 为 {value}（{dropout_key}）时的 SDPA 尚未算出：此时 PyTorch 在 CPU 上不用融合 kernel，"
         "改走 math 路径（GPU 的融合 kernel 则在内部做 dropout），所以这里拒绝计算而不是估算。请把 {dropout_key} 设为 0，或选择 eager。",
     },
+    "costs_sdpa_math": {
+        "en": "With these sizes PyTorch on CPU does not run SDPA's flash kernel but its math path (the head sizes "
+        "of query, key and value are {sizes}; the kernel needs one size), which is not modelled; choose eager "
+        "attention.",
+        "zh": "在这组尺寸下，PyTorch 在 CPU 上不走 SDPA 的 flash kernel，而是走 math 路径（query、key、value 的每头维度"
+        "分别为 {sizes}，该 kernel 要求三者相同），这种情况没有建模，请选择 eager。",
+    },
     "costs_sdpa_not_modelled": {
         "en": "{architecture} supports SDPA, but its training step with SDPA is not worked out yet, and this "
         "calculator does not guess; choose eager attention. SDPA is exact for: {supported}.",

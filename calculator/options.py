@@ -175,7 +175,7 @@ CKPT = Option(
 ATTENTION = Option(
     "attention", "step", cli="--attention", metavar="eager|sdpa", kind="choice", default="eager",
     choices=(Choice("eager"), Choice("sdpa")),
-    codes=("costs_attention", "costs_no_sdpa", "costs_sdpa_dropout", "costs_sdpa_not_modelled"),
+    codes=("costs_attention", "costs_no_sdpa", "costs_sdpa_dropout", "costs_sdpa_not_modelled", "costs_sdpa_math"),
     label=L("Attention (attn_implementation)", "注意力实现（attn_implementation）"),
     help=L("eager (default) or sdpa: attn_implementation=\"sdpa\", PyTorch's scaled_dot_product_attention "
            "(needs attention dropout 0)",

@@ -562,6 +562,9 @@ class Ops:
         storage. Called by the families whose :attr:`CostModel.sdpa` is True when ``sim.attention`` is "sdpa"."""
         b, h, s_q, d_q = q.shape
         s_k, d_v = k.shape[-2], v.shape[-1]
+        if not d_q == k.shape[-1] == d_v:
+            # check_head_dim_size_cpp: the flash kernel needs one head size; PyTorch runs its math path instead.
+            raise CalcError("costs_sdpa_math", sizes=[d_q, k.shape[-1], d_v])
         forward = 2 * b * h * s_q * d_q * s_k + 2 * b * h * s_q * s_k * d_v
         grad = (q.grad or k.grad or v.grad) and self.grad_mode
         row = self.record("_scaled_dot_product_flash_attention_for_cpu", forward)

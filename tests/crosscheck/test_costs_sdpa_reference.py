@@ -92,7 +92,7 @@ def test_sdpa_step_matches_pytorch(model_type: str) -> None:
     """Every figure of a few random SDPA steps per family equals PyTorch's."""
     rng = random.Random(f"{SEED}-{model_type}-sdpa")
     failures, done, layered = [], 0, 0
-    for _ in range(PER_FAMILY * 10):
+    for _ in range(PER_FAMILY * 30):
         if done == PER_FAMILY:
             break
         case = sdpa_case(rng, model_type)
@@ -108,7 +108,7 @@ def test_sdpa_step_matches_pytorch(model_type: str) -> None:
             failures.append((case, {k: (figures[k], expected[k]) for k in FIGURES if figures[k] != expected[k]}))
     assert done == PER_FAMILY, f"only {done} runnable cases drawn"
     assert layered, "no drawn case had an attention layer"
-    assert not failures, failures
+    assert not failures, "\n".join(f"{case!r}: {diff}" for case, diff in failures)
 
 
 def test_the_step_runs_the_cpu_flash_kernel_and_its_flops_are_torchs_rules() -> None:
@@ -151,6 +151,41 @@ def test_the_step_runs_the_cpu_flash_kernel_and_its_flops_are_torchs_rules() -> 
         shape = (2, 3, 5, 4)
         assert [(r.forward, r.backward) for r in rows] == [
             (sdpa_flop_count(shape, shape, shape), sdpa_backward_flop_count(shape, shape, shape, shape))] * 2
+
+
+def test_sdpa_math_path_is_where_pytorch_leaves_the_kernel() -> None:
+    """``costs_sdpa_math``: Nomic BERT with one-wide heads rotates Q and K into two columns (V keeps one), and
+    PyTorch then runs SDPA's math path, never the flash kernel (what the engine models); refused."""
+    import torch
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    class Calls(TorchDispatchMode):
+        def __init__(self) -> None:
+            super().__init__()
+            self.names: list[str] = []
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            self.names.append(str(func.overloadpacket.__name__))
+            return func(*args, **(kwargs or {}))
+
+    for heads, refused in ((8, True), (4, False)):
+        raw = {"model_type": "nomic_bert", "vocab_size": 30, "hidden_size": 8, "num_attention_heads": heads,
+               "num_hidden_layers": 1, "intermediate_size": 10, "max_position_embeddings": 16}
+        model = make_model("nomic_bert", "NomicBertModel", {k: v for k, v in raw.items() if k != "model_type"},
+                           "fp32", attention="sdpa")
+        mode = Calls()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            with mode:
+                model(input_ids=torch.zeros((1, 5), dtype=torch.long))
+        assert ("_scaled_dot_product_flash_attention_for_cpu" in mode.names) is not refused, heads
+        inv = engine_build(raw, "NomicBertModel", None)
+        if refused:
+            with pytest.raises(CalcError) as caught:
+                costs.compute(inv, costs.settings(1, 5, attention="sdpa"))
+            assert caught.value.code == "costs_sdpa_math"
+        else:
+            assert costs.compute(inv, costs.settings(1, 5, attention="sdpa")).backward > 0
 
 
 def test_no_sdpa_is_a_class_transformers_builds_without_it() -> None:

@@ -106,8 +106,8 @@ def test_sdpa_refusals_are_coded():
     exc = expect_error("costs_no_sdpa", costs.compute, deberta, costs.settings(B, L, attention="sdpa"))
     assert deberta.architecture in exc.message("en") and deberta.architecture in exc.message("zh")
     # ModernBERT has SDPA, but its program does not model it yet: refused, not costed as eager.
-    modern = build({"model_type": "modernbert"})
-    exc = expect_error("costs_sdpa_not_modelled", costs.compute, modern, costs.settings(B, L, attention="sdpa"))
+    mobile = build({"model_type": "mobilebert"})
+    exc = expect_error("costs_sdpa_not_modelled", costs.compute, mobile, costs.settings(B, L, attention="sdpa"))
     assert "bert" in exc.message("en")
     expect_error("costs_attention", costs.settings, B, L, attention="flash")
     # ALBERT's attention dropout is 0 by default: SDPA runs as published.
