@@ -317,7 +317,7 @@ def _peak(inv: Inventory, s: Settings, sim: Sim, outputs: Sequence[T], params: S
 
 
 #: The settings whose every value the peak's cross-check covers.
-_PEAK_SETTINGS = ("batch", "seq_len", "dtype", "optimizer", "checkpointing")
+_PEAK_SETTINGS = ("batch", "seq_len", "dtype", "optimizer", "checkpointing", "attention")
 
 
 def compute(inv: Inventory, s: Settings, plan: Any = None) -> Costs:
