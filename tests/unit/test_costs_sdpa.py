@@ -143,3 +143,22 @@ def test_sdpa_setting_in_json_cli_and_page():
     request["params"]["attention_probs_dropout_prob"] = "0"
     c = json.loads(api.compute_json(json.dumps(request), "zh"))["costs"]
     assert c["ok"] and c["query"]["attention"] == "sdpa" and c["costs"]["attention"] == "sdpa", c
+
+
+def test_cli_attention_option():
+    from .test_costs import run_cli
+
+    code, out, err = run_cli("--preset", "albert-base-v2", "--batch", "1", "--seq-len", "8", "--attention", "sdpa",
+                             "--format", "json")
+    assert code == 0 and err == "" and json.loads(out)["costs"]["attention"] == "sdpa"
+    for args, name in ((("--attention", "flash"), "costs_attention"), (("--attention", "sdpa"), "costs_sdpa_dropout")):
+        messages = []
+        for lang in ("en", "zh"):
+            code, out, err = run_cli("--preset", "bert-base-uncased", "--batch", "1", "--seq-len", "8", *args,
+                                     "--lang", lang)
+            assert code == 2 and out == "" and err.startswith(f"error: {name}: "), (args, err)
+            messages.append(err)
+        assert messages[0] != messages[1], args
+    code, out, err = run_cli("--preset", "microsoft/deberta-v3-base", "--batch", "1", "--seq-len", "8",
+                             "--attention", "sdpa", "--format", "json", "--lang", "zh")
+    assert code == 2 and json.loads(out)["error"]["code"] == "costs_no_sdpa"
