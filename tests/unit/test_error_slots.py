@@ -86,7 +86,7 @@ CASES: dict[str, tuple[dict, str]] = {
     "costs_no_sdpa": ({"params": {"preset": "microsoft/deberta-v3-base"}, "costs": {**P, "attention": "sdpa"}},
                       "calc-attention-error"),
     "costs_sdpa_dropout": ({"params": {}, "costs": {**P, "attention": "sdpa"}}, "calc-attention-error"),
-    "costs_sdpa_not_modelled": ({"params": {"model_type": "mobilebert"}, "costs": {**P, "attention": "sdpa"}},
+    "costs_sdpa_not_modelled": ({"params": {"model_type": "t5"}, "costs": {**P, "attention": "sdpa"}},
                                 "calc-attention-error"),
     "costs_sdpa_math": ({"params": {"model_type": "nomic_bert", "hidden_size": "8", "num_attention_heads": "8"},
                          "costs": {**P, "attention": "sdpa"}}, "calc-attention-error"),
