@@ -1,7 +1,8 @@
 """What one training step costs, exactly: FLOPs of the forward and backward passes, and memory by component.
 
 The step is the one issue 25 defines (and the cross-check measures in PyTorch):
-the architecture's class built from the config with eager attention, cast to
+the architecture's class built from the config with eager attention (or SDPA, ``Settings.attention``: attention
+dropout 0, CPU's flash kernel, :meth:`Ops.sdpa`; refused where PyTorch would leave that kernel), cast to
 ``dtype`` (no autocast), in training mode (dropout as Hugging Face's defaults
 configure it, p > 0); optionally the planner's LoRA or freezing
 (:mod:`calculator.peft`); optionally gradient checkpointing
