@@ -44,6 +44,10 @@ def sdpa_case(rng: random.Random, model_type: str) -> dict[str, Any]:
     """A drawn step with the attention dropout SDPA receives set to 0 (now and then the key left at a default
     of 0 where the family's is 0, ALBERT's)."""
     case = draw(rng, model_type)
+    # Reentrant checkpointing, as the CLI and the page offer it. Non-reentrant (the engine's API) is not drawn here:
+    # its early stop is still open for some families with eager attention too (same cases, same gaps: EuroBERT,
+    # MobileBERT, ESM C, ModernBERT, XLM-R-XL), which test_costs_reference.py's non-reentrant test tracks.
+    case["reentrant"] = True
     family = FAMILIES[model_type]
     for key in family.costs.sdpa_dropout:
         default = next((k.default for k in family.costs.keys if k.key == key), 0.1)
@@ -62,8 +66,8 @@ def engine(case: dict[str, Any]) -> tuple[Any, Any, costs.Costs]:
     elif case["plan"] == "lora":
         o = case["lora"]
         plan = planner.lora_from_text(inv, o["r"], o["targets"], o["bias"], o["task_type"])
-    s = costs.settings(case["batch"], case["seq_len"], case["dtype"], case["optimizer"], case["checkpointing"],
-                       attention="sdpa")
+    mode = case["checkpointing"] and ("reentrant" if case.get("reentrant", True) else "non-reentrant")
+    s = costs.settings(case["batch"], case["seq_len"], case["dtype"], case["optimizer"], mode, attention="sdpa")
     return inv, plan, costs.compute(inv, s, plan)
 
 
@@ -82,7 +86,7 @@ def pytorch(case: dict[str, Any], inv: Any, plan: Any) -> dict[str, int]:
         elif case["plan"] == "lora":
             model = lora(model, plan.settings)
         return measure(model, hf_model, case["batch"], case["seq_len"], inv.config["vocab_size"], case["optimizer"],
-                       case["checkpointing"])
+                       case["checkpointing"], case.get("reentrant", True))
     finally:
         torch.set_num_threads(threads)
 
