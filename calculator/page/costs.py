@@ -58,6 +58,14 @@ LABELS: dict[str, dict[str, str]] = {
         "实线：每个 L 下的精确值（B、dtype、优化器和微调方案不变）。虚线：假如从第一个点起与 L 成正比增长时的值；"
         "两者之间的差距就是 eager 注意力中 L × L 项带来的。",
     ),
+    # With SDPA (issue 32) no probabilities are kept: the gap left is mostly the FLOPs' (QKᵀ and PV).
+    "series_note_sdpa": L(
+        "Solid: the exact figure at each L (same B, dtype, optimizer and plan). Dashed: what it would be if it "
+        "grew in proportion to L from the first point; with SDPA the attention keeps no B × heads × L × L "
+        "probabilities, so the gap is mostly in the FLOPs (its matrix products), not in the activations.",
+        "实线：每个 L 下的精确值（B、dtype、优化器和微调方案不变）。虚线：假如从第一个点起与 L 成正比增长时的值；"
+        "SDPA 不保存 B × 头数 × L × L 的注意力概率，所以差距主要出现在 FLOPs（注意力的矩阵乘法）上，而不在激活值上。",
+    ),
     "flops_axis": L("FLOPs (forward + backward)", "FLOPs（前向 + 反向）"),
     "act_axis": L("Activation memory", "激活值显存"),
     "chart_head": L("{axis} · largest {max}", "{axis} · 最大值 {max}"),
@@ -199,7 +207,7 @@ def answer(result: dict[str, Any], panel: Mapping[str, str], lang: str) -> dict[
           class_="calc-costs-fits", data_fits=verdict,
           data_gpu_gb=gpu),
         h("p", h("strong", label("series_title", lang)), class_="calc-costs-head"),
-        h("p", label("series_note", lang), class_="calc-note"),
+        h("p", label("series_note_sdpa" if c.get("attention") == "sdpa" else "series_note", lang), class_="calc-note"),
         _series(result["series"], "flops", "flops_axis", lambda n: fmt_short(n, lang), c["seq_len"], lang),
         _series(result["series"], "activations", "act_axis", _gib, c["seq_len"], lang),
         h("p", cv.note(lang, bool(result.get("grouped_convolutions"))), class_="calc-note"),

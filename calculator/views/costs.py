@@ -75,13 +75,14 @@ LABELS.update({
     "attention_sdpa_run": L(
         "Attention: SDPA (attn_implementation=\"sdpa\"), transformers 5.23's default for {architecture}, with "
         "attention dropout 0: on CPU PyTorch's fused flash kernel, whose backward keeps q, k, v, its output and a "
-        "float32 logsumexp per head and token, not the B × heads × L × L probabilities; its backward computes "
+        "float32 logsumexp per head and token (and the additive mask where one is passed), not the B × heads × L × L "
+        "probabilities; its backward computes "
         "the scores again (five matrix products, against eager's four). With attention dropout > 0 PyTorch on "
         "CPU runs its math path instead, while a GPU's fused kernels apply the dropout inside: that step is not "
         "modelled here.",
         "注意力：SDPA（attn_implementation=\"sdpa\"），即 transformers 5.23 构建 {architecture} 时的默认方式，"
         "注意力 dropout 为 0：在 CPU 上走 PyTorch 的融合 flash kernel，反向传播只保存 q、k、v、输出和每个头每个 token "
-        "一个 float32 的 logsumexp，不保存 B × 头数 × L × L 的注意力概率；反向传播会重新计算注意力分数"
+        "一个 float32 的 logsumexp（传入加性掩码时还有掩码），不保存 B × 头数 × L × L 的注意力概率；反向传播会重新计算注意力分数"
         "（五次矩阵乘法，eager 是四次）。注意力 dropout 大于 0 时，PyTorch 在 CPU 上改走 math 路径，而 GPU 的融合 "
         "kernel 在内部做 dropout：这种情况这里没有建模。",
     ),
