@@ -163,3 +163,16 @@ def test_cli_attention_option():
     code, out, err = run_cli("--preset", "microsoft/deberta-v3-base", "--batch", "1", "--seq-len", "8",
                              "--attention", "sdpa", "--format", "json", "--lang", "zh")
     assert code == 2 and json.loads(out)["error"]["code"] == "costs_no_sdpa"
+
+
+def test_the_panel_says_what_sdpa_keeps():
+    from calculator.page import costs as panel
+
+    for lang in ("en", "zh"):
+        request = {"params": {"preset": "albert-base-v2"}, "costs": {"batch": "1", "seq_len": "8", "attention": "sdpa"}}
+        c = json.loads(api.compute_json(json.dumps(request), lang))["costs"]
+        assert c["ok"] and panel.LABELS["series_note_sdpa"][lang] in c["html"]
+        assert 'data-assumption="attention_sdpa_run"' in c["html"]
+        request["costs"].pop("attention")
+        c = json.loads(api.compute_json(json.dumps(request), lang))["costs"]
+        assert panel.LABELS["series_note"][lang] in c["html"] and "attention_sdpa_run" not in c["html"]
