@@ -175,4 +175,4 @@ def test_the_panel_says_what_sdpa_keeps():
         assert 'data-assumption="attention_sdpa_run"' in c["html"]
         request["costs"].pop("attention")
         c = json.loads(api.compute_json(json.dumps(request), lang))["costs"]
-        assert panel.LABELS["series_note"][lang] in c["html"] and "attention_sdpa_run" not in c["html"]
+        assert panel.LABELS["series_note_sdpa"][lang] not in c["html"] and "attention_sdpa_run" not in c["html"]
