@@ -122,9 +122,12 @@ class Sim(Ops):
     def layer(self, fn: Callable[["Sim", T], T], x: T) -> T:
         """One checkpointable block: run as is, or under ``torch.utils.checkpoint`` when checkpointing is on.
 
-        Checkpointed, the forward runs without a graph (nothing kept but the block's
-        input, which ``CheckpointFunction`` saves); the backward runs the block's
-        forward again with a graph, then its backward: both counted in the backward.
+        Checkpointed, the forward keeps nothing but the block's input (reentrant:
+        ``CheckpointFunction`` saves it and runs the block without a graph; non-reentrant:
+        the block runs with a graph whose saved tensors are dropped, as the same activations);
+        the backward runs the block's forward again with a graph, then its backward: both
+        counted in the backward. Reentrant reruns the whole block; non-reentrant stops at its
+        last pack (:meth:`replay`), so a product that packs it is not run again.
         """
         if not self.checkpointing:
             return fn(self, x)
