@@ -2,7 +2,7 @@
 
 Each case draws a tiny random config of a family the engine covers, a class (not
 multiple choice: its inputs are [B, choices, L]), B, L, dtype, optimizer,
-gradient checkpointing, and a plan: none, freezing, or LoRA. The PyTorch side
+gradient checkpointing (non-reentrant or reentrant), and a plan: none, freezing, or LoRA. The PyTorch side
 (``costs_measure``) builds the real transformers model on CPU, applies peft's
 ``get_peft_model`` (LoRA) or ``requires_grad_(False)`` (freezing) itself, runs one
 step as issue 25 defines it and measures: FlopCounterMode's totals in the forward
@@ -478,6 +478,9 @@ def test_step_matches_pytorch(model_type: str, index: int) -> None:
     rng = random.Random(f"{SEED}-{model_type}-{index}")
     for _ in range(50):  # redraw the few plans the step cannot run (nothing trains, LoRA on nothing)
         case = draw(rng, model_type)
+        # Checkpointing of both kinds, half the draws each (by index: the draws themselves stay as they were):
+        # even indices non-reentrant, transformers 5.23's default; odd ones reentrant (DeBERTa's refusal).
+        case["reentrant"] = index % 2 == 1
         try:
             inv, plan, got = engine_side(case)
         except CalcError as exc:
