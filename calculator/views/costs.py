@@ -471,9 +471,9 @@ SERIES_LENGTHS: tuple[int, ...] = (16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 
 
 
 def ckpt_query(s: costs.Settings) -> str:
-    """The link's ``ckpt`` for checkpointing that is on: ``1`` (non-reentrant, transformers' default) or
-    ``reentrant`` (the page's menu values, :data:`calculator.options.CKPT`)."""
-    return "reentrant" if s.reentrant else "1"
+    """The link's ``ckpt`` for checkpointing that is on: the page menu's value for its kind
+    (:data:`calculator.options.CKPT`: ``1``, non-reentrant, transformers' default; ``reentrant``)."""
+    return next(c.value for c in options.CKPT.choices if costs.checkpointing_mode(c.value) == s.checkpointing_mode)
 
 
 def page_settings(params: Any) -> costs.Settings:
