@@ -352,17 +352,23 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "在这个配置下（{key} = {value}），transformers 自己的前向计算就会报错，没有可以计算开销的训练步骤。",
     },
     "costs_checkpointing_fails": {
-        "en": "Gradient checkpointing as this calculator runs it (use_reentrant=True) fails here: every layer's "
+        "en": "Gradient checkpointing with use_reentrant=True fails here: every layer's "
         "recomputation runs a backward through {module}, which is computed once before the layers, and the second "
         "one fails in PyTorch (\"Trying to backward through the graph a second time\"). It fails only with "
         "use_reentrant=True: transformers 5.23's default, use_reentrant=False (gradient_checkpointing_enable() "
-        "without arguments, Trainer's gradient_checkpointing=True), trains this model. The calculator does not "
-        "model that kind of checkpointing yet, so it gives no figure for it here.",
-        "zh": "本计算器按 use_reentrant=True 运行梯度检查点，在这里会失败：每一层重算后都要经过 {module} 做一次反向传播，"
+        "without arguments, Trainer's gradient_checkpointing=True), trains this model: choose non-reentrant "
+        "checkpointing (--grad-checkpointing without a value, ckpt=1 in a link).",
+        "zh": "按 use_reentrant=True 运行梯度检查点在这里会失败：每一层重算后都要经过 {module} 做一次反向传播，"
         "而它只在所有层之前算一次；第二次反向传播时 PyTorch 会报错（“Trying to backward through the graph a second time”）。"
         "只有 use_reentrant=True 才会失败：transformers 5.23 的默认值 use_reentrant=False"
-        "（不带参数调用 gradient_checkpointing_enable()，或 Trainer 的 gradient_checkpointing=True）可以正常训练这个模型。"
-        "计算器暂时还没有为这种梯度检查点建模，因此这里不给出数字。",
+        "（不带参数调用 gradient_checkpointing_enable()，或 Trainer 的 gradient_checkpointing=True）可以正常训练这个模型："
+        "请选择非重入式梯度检查点（--grad-checkpointing 不带值，或链接中的 ckpt=1）。",
+    },
+    "costs_checkpointing_mode": {
+        "en": "Gradient checkpointing is off, non-reentrant (use_reentrant=False, transformers' default) or reentrant "
+        "(use_reentrant=True), not {value}; choose one of {choices}.",
+        "zh": "梯度检查点只能是关闭、非重入式（use_reentrant=False，transformers 的默认值）或重入式（use_reentrant=True），"
+        "不能是 {value}；可选：{choices}。",
     },
     "costs_xmod_language": {
         "en": "X-MOD sends every input through one language's adapter, and input_ids alone name none: "
