@@ -151,5 +151,5 @@ FAMILY = Family(
     default_attention="sdpa",
     ignored_keys=(POSITION_TYPE, CROSS_ATTENTION),
     costs=COSTS,
-    labels={"final_layer_norm": L("Final LayerNorm (after the encoder)", "编码器之后的最终 LayerNorm")},
+    labels={"final_layer_norm": L("Final LayerNorm (after the encoder)", "最后的层归一化（编码器之后）")},
 )
