@@ -72,6 +72,9 @@ class Option:
     #: Error codes about this setting raised where the page's field is not known by name
     #: (the cost engine's checks of the dtype, the optimizer, L against the model, checkpointing).
     codes: tuple[str, ...] = ()
+    #: What the CLI's flag alone means (argparse ``nargs="?"``, ``const``): ``--grad-checkpointing`` is
+    #: transformers' default, non-reentrant; ``--grad-checkpointing reentrant`` names the other. None: a value is due.
+    cli_const: str | None = None
 
 
 #: A model read from the Hugging Face Hub (issue 33; the CLI's, calculator/hub.py). Its errors name it:
@@ -164,10 +167,22 @@ OPTIMIZER = Option(
     label=L("Optimizer", "优化器"),
     help=L("adamw (default), sgd, sgd-momentum or adafactor", "adamw（默认）、sgd、sgd-momentum 或 adafactor"),
 )
+#: Gradient checkpointing: off, non-reentrant (use_reentrant=False, transformers 5.23's default: a link's ``ckpt=1``,
+#: the CLI's flag alone) or reentrant (``ckpt=reentrant``, ``--grad-checkpointing reentrant``); issue 35 H3.
 CKPT = Option(
-    "ckpt", "step", cli="--grad-checkpointing", kind="flag", default="0", codes=("costs_no_checkpointing",),
+    "ckpt", "step", cli="--grad-checkpointing", metavar="non-reentrant|reentrant", kind="choice", default="0",
+    cli_const="non-reentrant", codes=("costs_no_checkpointing", "costs_checkpointing_mode"),
+    choices=(
+        Choice("0", L("off", "关闭")),
+        Choice("1", L("non-reentrant (use_reentrant=False, transformers' default)",
+                      "非重入式（use_reentrant=False，transformers 的默认值）")),
+        Choice("reentrant", L("reentrant (use_reentrant=True)", "重入式（use_reentrant=True）")),
+    ),
     label=L("Gradient checkpointing", "梯度检查点"),
-    help=L("turn on gradient checkpointing (use_reentrant=True)", "开启梯度检查点（use_reentrant=True）"),
+    help=L("gradient checkpointing; alone: non-reentrant (use_reentrant=False), transformers 5.23's default; "
+           "reentrant: use_reentrant=True",
+           "梯度检查点；不带值时为非重入式（use_reentrant=False），即 transformers 5.23 的默认值；"
+           "reentrant：use_reentrant=True"),
 )
 #: The attention the step runs (issue 32): eager, or PyTorch's SDPA as transformers calls it
 #: (``attn_implementation="sdpa"``; on CPU, with attention dropout 0, the fused flash kernel). The default stays

@@ -6,7 +6,7 @@ dropout 0, CPU's flash kernel, :meth:`Ops.sdpa`; refused where PyTorch would lea
 ``dtype`` (no autocast), in training mode (dropout as Hugging Face's defaults
 configure it, p > 0); optionally the planner's LoRA or freezing
 (:mod:`calculator.peft`); optionally gradient checkpointing
-(``use_reentrant=True``); input ``input_ids`` of shape (B, L) only; loss = the
+(``use_reentrant=False``, transformers 5.23's default, or ``True``); input ``input_ids`` of shape (B, L) only; loss = the
 sum of every floating-point output's ``.float().sum()``; ``loss.backward()``;
 one ``optimizer.step()`` over the trainable parameters.
 
@@ -56,14 +56,15 @@ from .modules import LinearInfo, Sim
 from .ops import Ops, Row
 from .peak import Item, Peak
 from .step import (ATTENTIONS, DTYPES, MAX_BATCH, MAX_FIGURE, MAX_SEQ_LEN, OPTIMIZERS,
-                   CHECKPOINTING_MODES, SETTING_NAMES, STEP_BYTES, Costs, Param, Settings, _positive, compute, cost_model,
+                   CHECKPOINTING_MODES, SETTING_NAMES, STEP_BYTES, Costs, Param, Settings, _positive, checkpointing_mode,
+                   compute, cost_model,
                    optimizer_bytes, settings, simulate, supported)
 from .tensor import ADAPTER_BYTES, INDEX_BYTES, T, contiguous_strides, is_contiguous, view_strides
 
 __all__ = [
     "ADAPTER_BYTES", "ATTENTIONS", "BERT_KEYS", "DTYPES", "INDEX_BYTES", "MAX_BATCH", "MAX_FIGURE", "MAX_SEQ_LEN", "OPTIMIZERS",
     "CHECKPOINTING_MODES", "SETTING_NAMES", "STEP_BYTES", "CostModel", "Costs", "LinearInfo", "Ops", "Param", "Row", "Settings", "Sim", "StepKey", "T",
-    "_positive", "activation_key", "check_step_keys", "classifier_dropout", "compute", "contiguous_strides",
+    "_positive", "activation_key", "check_step_keys", "checkpointing_mode", "classifier_dropout", "compute", "contiguous_strides",
     "cost_model", "dropouts", "is_contiguous", "optimizer_bytes", "read_step_keys", "settings", "simulate", "size_key", "step_parse",
     "step_query", "step_value", "supported", "unread", "view_strides", "Item", "Peak", "position_buffers", "position_ids_buffer", "no_buffers",
 ]

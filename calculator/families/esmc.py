@@ -201,7 +201,8 @@ FAMILY = Family(
     pad_token_id=None,
     architectures=(
         Architecture(name="EsmcModel", prefix="", pooler=False),
-        Architecture(name="EsmcForMaskedLM", prefix="esmc.", pooler=False, head=mlm_head),
+        Architecture(name="EsmcForMaskedLM", prefix="esmc.", pooler=False, head=mlm_head,
+                     output_embeddings="lm_head.decoder"),
         Architecture(name="EsmcForSequenceClassification", prefix="esmc.", pooler=False,
                      head=roberta.classification_head, uses_num_labels=True),
         Architecture(name="EsmcForTokenClassification", prefix="esmc.", pooler=False,

@@ -220,7 +220,7 @@ PORT_WORDS = L(
     "them and splits the fused mixer.Wqkv into q_proj, k_proj and v_proj), with rotary positions and so no "
     "position table, where {architecture} counted here has one. Set model_type to \"jina_embeddings_v3\" to "
     "count the native class.",
-    "它的张量就是那份代码的基座张量，只是名字不同（transformers 的 conversion_mapping.py 会改名，并把合并的 "
+    "它的张量就是自定义代码里基座模型的张量，只是名字不同（transformers 的 conversion_mapping.py 会改名，并把合并的 "
     "mixer.Wqkv 拆成 q_proj、k_proj、v_proj）；它用旋转位置编码，没有位置嵌入表，而这里计算的 {architecture} "
     "有一张。把 model_type 改成“jina_embeddings_v3”即可按原生类计算。",
 )
@@ -232,9 +232,10 @@ ADAPTER_WORDS = L(
     "{native}): {base} parameters; each task's adapter: {per}; all {count}: {all}; one task's forward uses the "
     "base and that task's {per} ({used} in all).",
     "它的 {count} 个任务 LoRA 适配器（{tasks}；秩 {rank}）不在任何 transformers 类里：自定义代码把它们挂在每个 "
-    "Linear 和 Embedding 上（词表与分段类型表；每层的 Wqkv、out_proj、fc1、fc2；池化层），每个模块每个任务 "
-    "r·(输入维度 + 输出维度) 个参数，按任务堆叠，每个任务一片。基座（原生 {native}）：{base} 个参数；每个任务的"
-    "适配器：{per} 个；全部 {count} 个：{all} 个；某一任务的前向只用基座加该任务的 {per} 个（共 {used} 个）。",
+    "Linear 和 Embedding 上（词嵌入表和分段嵌入表；每层的 Wqkv、out_proj、fc1、fc2；池化层），每个模块、每个任务 "
+    "r ×（输入维度 + 输出维度）个参数，按任务堆叠，每个任务一片。基座模型（即原生的 {native}）：{base} 个参数；"
+    "每个任务的适配器：{per} 个；全部 {count} 个：{all} 个；做某个任务的前向传播时只用到基座模型和该任务的 {per} 个"
+    "（共 {used} 个）。",
 )
 
 

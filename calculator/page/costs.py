@@ -105,7 +105,13 @@ def render_panel(lang: str) -> Markup:
         return h("select", [h("option", cv.optimizer_name(o, lang), value=o, selected=o == DEFAULTS[key])
                             for o in values], id=fid, name=key, aria_describedby=f"{fid}-error")
 
-    ckpt_id = dom.field_id(None, "ckpt")
+    def menu(key: str) -> Markup:
+        """A menu of an option's choices with their words (gradient checkpointing: off, non-reentrant, reentrant)."""
+        fid = dom.field_id(None, key)
+        return h("select", [h("option", pick(c.label, lang) if c.label else c.value, value=c.value,
+                              selected=c.value == DEFAULTS[key]) for c in options.BY_KEY[key].choices],
+                 id=fid, name=key, aria_describedby=f"{fid}-error")
+
     gpu_list = f"{dom.field_id(None, GPU_KEY)}-sizes"
     fields = h(
         "div",
@@ -113,8 +119,7 @@ def render_panel(lang: str) -> Markup:
         field("seq_len", text("seq_len")),
         field("dtype", select("dtype", ("fp32", "bf16"))),
         field("optimizer", select("optimizer", OPTIMIZERS)),
-        field("ckpt", h("input", type="checkbox", id=ckpt_id, name="ckpt", value="1",
-                        aria_describedby=f"{ckpt_id}-error"), check=True),
+        field("ckpt", menu("ckpt")),
         field("attention", select("attention", ATTENTIONS)),
         field(GPU_KEY, join([text(GPU_KEY, list=gpu_list),
                              h("datalist", [h("option", value=str(n)) for n in GPU_SIZES], id=gpu_list)])),
@@ -146,9 +151,9 @@ def _table(c: Mapping[str, Any], lang: str) -> Markup:
     ("forward", "weights"): the first column stays narrow, so on a phone the readable size
     is on screen beside the exact integer rather than cut off at the right edge.
     """
-    from ..costs import Costs, Settings
+    from ..costs import Costs, settings
 
-    costs = Costs(Settings(c["batch"], c["seq_len"], c["dtype"], c["optimizer"], c["grad_checkpointing"]),
+    costs = Costs(settings(c["batch"], c["seq_len"], c["dtype"], c["optimizer"], c["grad_checkpointing"]),
                   c["flops"]["forward"], c["flops"]["backward"], c["memory"]["weights"], c["memory"]["gradients"],
                   c["memory"]["optimizer"], c["memory"]["activations"])
     bodies = []
@@ -191,7 +196,7 @@ def answer(result: dict[str, Any], panel: Mapping[str, str], lang: str) -> dict[
     gpu, verdict, fit_lines = result["gpu_gb"], result["fits"], result["fit_lines"]
     heading = cv.label("settings", lang, batch=c["batch"], seq_len=c["seq_len"], dtype=c["dtype"],
                        optimizer=cv.optimizer_name(c["optimizer"], lang),
-                       ckpt=cv.label("on" if c["grad_checkpointing"] else "off", lang))
+                       ckpt=cv.ckpt_name(c["grad_checkpointing"], lang))
     memory = [(k, c["memory"][k]) for k in ("weights", "gradients", "optimizer", "activations")]
     html = join([
         h("p", h("strong", heading), class_="calc-costs-settings"),

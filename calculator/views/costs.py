@@ -6,9 +6,9 @@ worker protocol calls :func:`page_answer`.
 """
 from __future__ import annotations
 
-import dataclasses
 import json
 import shlex
+from dataclasses import replace
 from typing import Any, Mapping
 
 from .. import costs, options
@@ -26,6 +26,9 @@ LABELS: dict[str, dict[str, str]] = {
     },
     "on": L("on", "开启"),
     "off": L("off", "关闭"),
+    # The heading's word for each checkpointing mode (Settings.checkpointing_mode).
+    "ckpt_mode_non-reentrant": L("on (non-reentrant)", "开启（非重入式）"),
+    "ckpt_mode_reentrant": L("on (reentrant)", "开启（重入式）"),
     "flops": L("FLOPs", "浮点运算量（FLOPs）"),
     "forward": L("forward", "前向"),
     "backward": L("backward", "反向"),
@@ -102,10 +105,17 @@ LABELS.update({
         "这不是 Trainer(bf16=True)：后者是 autocast 加 fp32 主权重，权重、梯度和 AdamW 的两个动量每个参数共 16 字节，"
         "还不算激活值；这种情况目前还没有建模。",
     ),
+    "ckpt_non-reentrant": L(
+        "Gradient checkpointing non-reentrant (use_reentrant=False), transformers 5.23's default: in the backward "
+        "each layer runs its forward again only up to the last tensor it saves for the backward.",
+        "梯度检查点为非重入式（use_reentrant=False），即 transformers 5.23 的默认值：反向传播时每一层只把前向"
+        "重算到它为反向传播保存的最后一个张量为止。",
+    ),
     "ckpt_reentrant": L(
-        "Gradient checkpointing with use_reentrant=True; transformers 5.23's default, use_reentrant=False, is not "
-        "modelled yet.",
-        "梯度检查点按 use_reentrant=True 计算；transformers 5.23 的默认值 use_reentrant=False 目前还没有建模。",
+        "Gradient checkpointing reentrant (use_reentrant=True), as chosen; transformers 5.23's default is "
+        "use_reentrant=False. Each layer's recomputation in the backward runs the whole layer again.",
+        "梯度检查点为重入式（use_reentrant=True，按所选）；transformers 5.23 的默认值是 use_reentrant=False。"
+        "反向传播中每一层的重算会把整层再跑一遍。",
     ),
     "fits_sum": L(
         "The four components sum to {sum} ({exact} bytes) against {gpu} GB ({capacity} bytes).",
@@ -154,9 +164,9 @@ LABELS.update({
     "kind_momentum_buffer": L("momentum buffer", "动量缓冲"),
     "kind_temporary": L("temporary", "临时张量"),
     "kind_step": L("step", "step"),
-    "kind_buffer": L("buffer", "缓冲区"),
+    "kind_buffer": L("buffer", "buffer"),
     "kind_input_ids": L("input_ids", "input_ids"),
-    "reason_family": L("the peak is not cross-checked for this family yet", "该模型族的峰值尚未核对"),
+    "reason_family": L("the peak is not cross-checked for this family yet", "这个系列的峰值尚未核对"),
     "reason_sgd": L("plain SGD allocates nothing in its step, so the peak lies in the forward or the backward, "
                     "not modelled yet", "不带动量的 SGD 更新时不分配内存，峰值在前向或反向中，目前尚未建模"),
     "reason_setting": L("the setting {name} is not cross-checked for the peak yet", "设置 {name} 的峰值尚未核对"),
@@ -249,14 +259,19 @@ def grouped_rows(c: costs.Costs, lang: str) -> list[tuple[str, list[tuple[str, s
 def heading(c: costs.Costs, lang: str) -> str:
     s = c.settings
     return label("settings", lang, batch=s.batch, seq_len=s.seq_len, dtype=s.dtype,
-                 optimizer=optimizer_name(s.optimizer, lang), ckpt=label("on" if s.checkpointing else "off", lang))
+                 optimizer=optimizer_name(s.optimizer, lang), ckpt=ckpt_name(s.checkpointing_mode, lang))
+
+
+def ckpt_name(mode: str | bool, lang: str) -> str:
+    """The heading's word for a checkpointing mode (the JSON's ``grad_checkpointing``): off, or on and which way."""
+    return label(f"ckpt_mode_{mode}", lang) if mode else label("off", lang)
 
 
 def assumptions(inv: Any, s: costs.Settings, lang: str) -> list[tuple[str, str]]:
     """(key, sentence) for what this step assumes where transformers would run it otherwise: the attention
     (eager, where SDPA is the class's default as :attr:`Family.default_attention` says, or the SDPA step that
-    ran: ``attention_sdpa_run``), the dtype (a whole-model
-    cast, not Trainer's mixed precision) and reentrant checkpointing."""
+    ran: ``attention_sdpa_run``), the dtype (a whole-model cast, not Trainer's mixed precision) and which
+    checkpointing (non-reentrant, transformers' default, or reentrant), one sentence per mode."""
     family = getattr(inv, "family", None)
     attention = "attention_sdpa" if getattr(family, "default_attention", "eager") == "sdpa" else "attention_eager"
     if s.attention == "sdpa":  # the step ran SDPA (only where the class has it: costs_no_sdpa otherwise)
@@ -266,7 +281,8 @@ def assumptions(inv: Any, s: costs.Settings, lang: str) -> list[tuple[str, str]]
     if family is not None and "costs_mixing" in family.labels:  # a family without attention (FNet) says what mixes instead
         out[0] = ("costs_mixing", family.label("costs_mixing", lang, architecture=inv.architecture))
     if s.checkpointing:
-        out.append(("ckpt_reentrant", label("ckpt_reentrant", lang)))
+        key = f"ckpt_{s.checkpointing_mode}"
+        out.append((key, label(key, lang)))
     return out
 
 
@@ -430,7 +446,7 @@ def cli_command(inv: Any, s: costs.Settings, gpu: int, preset: str | None, raw: 
             args += [_PLAN_OPTIONS[key], value]
     args += ["--batch", str(s.batch), "--seq-len", str(s.seq_len), "--dtype", s.dtype, "--optimizer", s.optimizer]
     if s.checkpointing:
-        args.append("--grad-checkpointing")
+        args += ["--grad-checkpointing"] + (["reentrant"] if s.reentrant else [])
     if s.attention != options.ATTENTION.default:
         args += ["--attention", s.attention]
     args += ["--gpu-gb", str(gpu)]
@@ -472,6 +488,12 @@ PAGE_KEYS: tuple[str, ...] = options.keys("step")
 SERIES_LENGTHS: tuple[int, ...] = (16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192)
 
 
+def ckpt_query(s: costs.Settings) -> str:
+    """The link's ``ckpt`` for checkpointing that is on: the page menu's value for its kind
+    (:data:`calculator.options.CKPT`: ``1``, non-reentrant, transformers' default; ``reentrant``)."""
+    return next(c.value for c in options.CKPT.choices if costs.checkpointing_mode(c.value) == s.checkpointing_mode)
+
+
 def page_settings(params: Any) -> costs.Settings:
     """The step's settings from the page's query (strings); unset, each takes its option's default (B 32, L 128)."""
     defaults = options.defaults("step")
@@ -480,12 +502,9 @@ def page_settings(params: Any) -> costs.Settings:
         value = params.get(key)
         return defaults[key] if value is None else value
 
-    text = str(get("ckpt")).strip().lower()
-    if text not in ("", "0", "false", "off", "no", "1", "true", "on", "yes"):
-        # beside the checkbox, not read as off
-        raise CalcError("not_boolean", key=options.CKPT.key, value=get("ckpt"))
-    ckpt = text in ("1", "true", "on", "yes")
-    return costs.settings(get("batch"), get("seq_len"), get("dtype"), get("optimizer"), ckpt, get("attention"))
+    # ckpt: 0 (off), 1 (non-reentrant, transformers' default) or reentrant; any other value is an error beside
+    # its field (costs_checkpointing_mode), never read as off.
+    return costs.settings(get("batch"), get("seq_len"), get("dtype"), get("optimizer"), get("ckpt"), get("attention"))
 
 
 #: Most layer passes the chart may cost in all (each point is a whole simulated step: a layer is one pass, two
@@ -523,8 +542,7 @@ def series(inv: Any, s: costs.Settings, plan: Any, first: costs.Costs | None = N
     out = []
     for n in series_lengths(inv, s):
         try:
-            c = first if first is not None and n == s.seq_len else costs.compute(
-                inv, dataclasses.replace(s, seq_len=n), plan)
+            c = first if first is not None and n == s.seq_len else costs.compute(inv, replace(s, seq_len=n), plan)
         except CalcError as exc:
             if exc.code != "costs_too_large":
                 raise
@@ -552,7 +570,7 @@ def page_answer(inv: Any, plan: Any, params: Any, lang: str, notes: list[dict[st
     if s.optimizer != options.OPTIMIZER.default:
         query["optimizer"] = s.optimizer
     if s.checkpointing:
-        query["ckpt"] = "1"
+        query["ckpt"] = ckpt_query(s)
     if s.attention != options.ATTENTION.default:
         query["attention"] = s.attention
     if gpu != 24:

@@ -3,7 +3,7 @@
 Everything here is issue 25's definition, run: the class built from the config with
 eager attention (or SDPA, issue 32: torch's sdpa FLOP rules registered for the CPU kernel, :func:`cpu_sdpa_rules`), cast to the dtype, in training mode; optionally peft's LoRA or
 freezing by ``requires_grad_(False)``; optionally gradient checkpointing
-(``use_reentrant=True``); ``input_ids`` (B, L) only; the loss is the sum of every
+(``use_reentrant`` False, transformers 5.23's default, or True, as the case says); ``input_ids`` (B, L) only; the loss is the sum of every
 floating-point output's ``.float().sum()``; one optimizer step. Nothing comes from
 ``calculator``.
 """

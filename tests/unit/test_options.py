@@ -43,7 +43,10 @@ def test_the_cli_has_each_option_under_its_key():
                 assert flags[c.cli] == c.dest, c.cli
     # Defaults the CLI applies: the step's, unless asked for (B and L).
     args = parser.parse_args(["--dtype", "bf16"])
-    assert args.batch is None and args.ckpt is False
+    assert args.batch is None and args.ckpt is None  # unset: the option's default, "0" (off)
+    # --grad-checkpointing alone is transformers 5.23's default, non-reentrant; a value names the mode.
+    assert parser.parse_args(["--grad-checkpointing", "--batch", "2"]).ckpt == "non-reentrant"
+    assert parser.parse_args(["--grad-checkpointing", "reentrant"]).ckpt == "reentrant"
 
 
 def test_the_page_has_each_option_at_its_default():

@@ -187,7 +187,7 @@ def test_an_edited_model_travels_in_the_command_as_its_config():
     assert code == 0 and f"| {sum(c['costs']['memory'][k] for k in PARTS):,} |" in printed
     # The name heads the block as text: escaped, on one line.
     assert c["markdown"].startswith("**my \\<b\\>model\\</b\\> line** · `BertModel`")
-    assert "use_reentrant=True" in c["markdown"]
+    assert "use_reentrant=False" in c["markdown"] and "use_reentrant=True" not in c["markdown"]  # ckpt=1: the default
 
 
 # ------------------------------------------------------------------ H1, H4: the assumptions beside the figures
@@ -202,10 +202,12 @@ def test_the_attention_note_follows_the_family_default():
             continue
         inv = build(family.presets[0].config)
         keys = [k for k, _ in views.costs.assumptions(inv, Settings(1, 8, "bf16", "adamw", True), "en")]
+        reentrant = [k for k, _ in views.costs.assumptions(inv, Settings(1, 8, "bf16", "adamw", True, True), "en")]
         expected = "attention_sdpa" if family.default_attention == "sdpa" else "attention_eager"
         if "costs_mixing" in family.labels:  # FNet: no attention; the note says what mixes the tokens instead
             expected = "costs_mixing"
-        assert keys == [expected, "dtype_bf16", "ckpt_reentrant"], (model_type, keys)
+        assert keys == [expected, "dtype_bf16", "ckpt_non-reentrant"], (model_type, keys)
+        assert reentrant == [expected, "dtype_bf16", "ckpt_reentrant"], (model_type, reentrant)
     for preset, expected in (("bert-base-uncased", "attention_sdpa"), ("microsoft/deberta-v3-base", "attention_eager")):
         _, c = _panel({"preset": preset}, {"batch": "1", "seq_len": "8"})
         assert [a["key"] for a in c["assumptions"]] == [expected, "dtype_fp32"]
