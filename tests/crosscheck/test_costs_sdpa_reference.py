@@ -44,10 +44,8 @@ def sdpa_case(rng: random.Random, model_type: str) -> dict[str, Any]:
     """A drawn step with the attention dropout SDPA receives set to 0 (now and then the key left at a default
     of 0 where the family's is 0, ALBERT's)."""
     case = draw(rng, model_type)
-    # Reentrant checkpointing, as the CLI and the page offer it. Non-reentrant (the engine's API) is not drawn here:
-    # its early stop is still open for some families with eager attention too (same cases, same gaps: EuroBERT,
-    # MobileBERT, ESM C, ModernBERT, XLM-R-XL), which test_costs_reference.py's non-reentrant test tracks.
-    case["reentrant"] = True
+    # Checkpointing both ways: non-reentrant (transformers 5.23's default, the CLI's --grad-checkpointing) or reentrant.
+    case["reentrant"] = rng.random() < 0.5
     family = FAMILIES[model_type]
     for key in family.costs.sdpa_dropout:
         default = next((k.default for k in family.costs.keys if k.key == key), 0.1)
@@ -104,9 +102,15 @@ def test_sdpa_step_matches_pytorch(model_type: str) -> None:
             inv, plan, got = engine(case)
         except CalcError:
             continue  # a config the eager cross-check refuses (and proves refused); redraw
+        try:
+            expected = pytorch(case, inv, plan)
+        except ZeroDivisionError:
+            # torch.optim.Adafactor divides by an empty parameter's size (MobileBERT's MLM head with E = H keeps a
+            # [0, V] weight): PyTorch cannot run that step with eager attention either, an engine gap apart from SDPA.
+            assert case["optimizer"] == "adafactor", case
+            continue
         done += 1
         layered += inv.num_layers > 0
-        expected = pytorch(case, inv, plan)
         figures = {k: getattr(got, k) for k in FIGURES}
         if figures != expected:
             failures.append((case, {k: (figures[k], expected[k]) for k in FIGURES if figures[k] != expected[k]}))
