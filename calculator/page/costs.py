@@ -115,9 +115,6 @@ def render_panel(lang: str) -> Markup:
                         aria_describedby=f"{ckpt_id}-error"), check=True),
         field(GPU_KEY, join([text(GPU_KEY, list=gpu_list),
                              h("datalist", [h("option", value=str(n)) for n in GPU_SIZES], id=gpu_list)])),
-        # The search tries many steps: only when asked (options.FIT), so a keystroke elsewhere stays quick.
-        field(options.FIT.key, h("input", type="checkbox", id=fit_id, name=options.FIT.key, value="1",
-                                 aria_describedby=f"{fit_id}-error"), check=True),
         class_="calc-form calc-costs-fields",
     )
     return h(
@@ -125,6 +122,14 @@ def render_panel(lang: str) -> Markup:
         h("summary", label("summary", lang)),
         h("p", label("intro", lang), class_="calc-note"),
         fields,
+        # "Find the largest batch and length that fit" (options.FIT): the search tries tens of whole steps (seconds
+        # in the page: benchmarks/fit_search.py), so it runs once per click, not at every keystroke. The click sets
+        # the hidden field to 1 (the request's and the link's fit=1); the panel's next change sets it back to 0
+        # (calculator.js), so a link with fit=1 opens the search's answer and a reader's edit is quick again.
+        h("div", h("input", type="hidden", id=fit_id, name=options.FIT.key, value=DEFAULTS[options.FIT.key]),
+          h("button", pick(options.FIT.label, lang), type="button", class_="md-button", data_costs_fit="1",
+            aria_describedby=f"{fit_id}-error"),
+          _err(fit_id), class_="calc-field calc-costs-find", data_key=options.FIT.key),
         # The step's errors without a field of their own (a family not worked out yet, a class, LoRA on an embedding).
         _err(dom.IDS["costs_panel"]),
         # Not a live region: a table read out at every keystroke; the page announces the step's errors.
