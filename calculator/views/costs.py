@@ -139,7 +139,7 @@ LABELS.update({
     "kind_momentum_buffer": L("momentum buffer", "动量缓冲"),
     "kind_temporary": L("temporary", "临时张量"),
     "kind_step": L("step", "step"),
-    "kind_buffer": L("buffer", "缓冲区"),
+    "kind_buffer": L("buffer", "buffer"),  # the site's term (tests/docs/terminology.toml): buffer
     "kind_input_ids": L("input_ids", "input_ids"),
     "reason_family": L("the peak is not cross-checked for this family yet", "该模型族的峰值尚未核对"),
     "reason_sgd": L("plain SGD allocates nothing in its step, so the peak lies in the forward or the backward, "
