@@ -601,7 +601,7 @@ def series(inv: Any, s: costs.Settings, plan: Any, first: costs.Costs | None = N
 #: Most layer passes the page's search for the largest batch and length may cost per step (a layer is one pass,
 #: two under gradient checkpointing). The search tries some 30 to 80 steps (doubling, then bisection, for the
 #: batch and for the length); DeBERTa-v3-large's 24 layers take well under a second in CPython, a 512-layer model
-#: many seconds, too long for the page's watchdog inside Pyodide (benchmarks/engine_speed.py prints the figures).
+#: many seconds, too long for the page's watchdog inside Pyodide (benchmarks/fit_search.py prints the figures).
 #: Deeper, the panel says so and gives the CLI's command, which searches with the same engine.
 MAX_FIT_PASSES = 64
 

@@ -948,6 +948,8 @@ function main(root) {
       costsFitButton.addEventListener("click", () => {
         const fit = costsPanel.querySelector("input[type=hidden][name=fit]");
         if (fit) fit.value = "1";
+        // Seconds of work (benchmarks/fit_search.py): the figures shown are dimmed until the answer comes.
+        if (costsOutput.firstChild) costsOutput.classList.add("calc-stale");
         fromForm();
       });
     }
