@@ -395,7 +395,7 @@ def run(argv: list[str]) -> int:
         if step is not None:
             data["costs"] = step.to_dict()
             if gpu is not None:
-                verdict, _ = views.costs.fits(step.memory_total, gpu, args.lang, peak=step.peak.bytes if step.peak else None)
+                verdict, _ = views.costs.step_fits(step, gpu, args.lang)  # the peak, else its proven bounds, else the sum
                 data["costs"].update({"gpu_gb": gpu, "fits": verdict})
             if fitted is not None:
                 data["costs"]["fit"] = fitted

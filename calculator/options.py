@@ -22,9 +22,10 @@ from .i18n import L
 
 #: The groups, in the CLI's order: the Hub's model id; LoRA and freezing form the page's planner; the step and
 #: the card's size form its "Training cost" panel.
-GROUPS: tuple[str, ...] = ("hub", "lora", "freeze", "step", "card", "fit")
+GROUPS: tuple[str, ...] = ("hub", "lora", "freeze", "step", "card", "fit", "find")
 PLANNER_GROUPS: tuple[str, ...] = ("lora", "freeze")
-PANEL_GROUPS: tuple[str, ...] = ("step", "card")
+#: "find": the panel's asking for the largest batch and length that fit its card (the CLI's is --fit-gib).
+PANEL_GROUPS: tuple[str, ...] = ("step", "card", "find")
 #: The groups the page has fields for; the Hub's model id is the CLI's alone so far (the page's field: issue 33).
 PAGE_GROUPS: tuple[str, ...] = PLANNER_GROUPS + PANEL_GROUPS
 
@@ -213,11 +214,19 @@ FIT_GIB = Option(
            "the largest length at --batch whose training peak fits it",
            "显存预算 X GiB（X·2^30 字节，向下取整）：加上在 --seq-len 下峰值放得下的最大批大小，以及在 --batch 下的最大序列长度"),
 )
+#: The panel's "find the largest batch and length that fit in N GB" (issue 32 item 3): the budget is the card's N
+#: GiB; a search runs many steps, so only when asked (off by default, kept in the link as ``fit=1``). The page's
+#: alone: the CLI asks with ``--fit-gib`` (any budget).
+FIT = Option(
+    "fit", "find", kind="flag", default="0",
+    label=L("Find the largest batch (at L) and length (at B) that fit in N GB",
+            "找出 N GB 放得下的最大批大小（L 不变）和最大序列长度（B 不变）"),
+)
 
 #: Every option, in the CLI's and the page's order.
 OPTIONS: tuple[Option, ...] = (
     MODEL, ENDPOINT, LORA_R, LORA_TARGETS, LORA_BIAS, PEFT_TASK_TYPE, MODULES_TO_SAVE, FREEZE, FREEZE_LAYERS,
-    BATCH, SEQ_LEN, DTYPE, OPTIMIZER, CKPT, ATTENTION, GPU_GB, FIT_GIB,
+    BATCH, SEQ_LEN, DTYPE, OPTIMIZER, CKPT, ATTENTION, GPU_GB, FIT_GIB, FIT,
 )
 BY_KEY: dict[str, Option] = {o.key: o for o in OPTIONS}
 

@@ -69,6 +69,11 @@ LABELS: dict[str, dict[str, str]] = {
     "flops_axis": L("FLOPs (forward + backward)", "FLOPs（前向 + 反向）"),
     "act_axis": L("Activation memory", "激活值显存"),
     "chart_head": L("{axis} · largest {max}", "{axis} · 最大值 {max}"),
+    "peak_title": L("Peak of live memory", "显存峰值"),
+    "peak_items": L("Largest live at the peak", "峰值时刻最大的几项"),
+    "peak_kind": L("What", "类别"),
+    "peak_name": L("Tensor", "张量"),
+    "fit_title": L("What fits in {gpu} GB", "{gpu} GB 放得下什么"),
     "dtype_fp32": L("fp32", "fp32"),
     "dtype_bf16": L("bf16", "bf16"),
 }
@@ -112,6 +117,7 @@ def render_panel(lang: str) -> Markup:
                               selected=c.value == DEFAULTS[key]) for c in options.BY_KEY[key].choices],
                  id=fid, name=key, aria_describedby=f"{fid}-error")
 
+    fit_id = dom.field_id(None, options.FIT.key)
     gpu_list = f"{dom.field_id(None, GPU_KEY)}-sizes"
     fields = h(
         "div",
@@ -130,6 +136,14 @@ def render_panel(lang: str) -> Markup:
         h("summary", label("summary", lang)),
         h("p", label("intro", lang), class_="calc-note"),
         fields,
+        # "Find the largest batch and length that fit" (options.FIT): the search tries tens of whole steps (seconds
+        # in the page: benchmarks/fit_search.py), so it runs once per click, not at every keystroke. The click sets
+        # the hidden field to 1 (the request's and the link's fit=1); the panel's next change sets it back to 0
+        # (calculator.js), so a link with fit=1 opens the search's answer and a reader's edit is quick again.
+        h("div", h("input", type="hidden", id=fit_id, name=options.FIT.key, value=DEFAULTS[options.FIT.key]),
+          h("button", pick(options.FIT.label, lang), type="button", class_="md-button", data_costs_fit="1",
+            aria_describedby=f"{fit_id}-error"),
+          _err(fit_id), class_="calc-field calc-costs-find", data_key=options.FIT.key),
         # The step's errors without a field of their own (a family not worked out yet, a class, LoRA on an embedding).
         _err(dom.IDS["costs_panel"]),
         # Not a live region: a table read out at every keystroke; the page announces the step's errors.
@@ -184,6 +198,48 @@ def _series(series: list[dict[str, int]], key: str, axis: str, fmt: Any, current
     return h("figure", raw(svg), class_="calc-chart calc-costs-series")
 
 
+def _peak(peak: Mapping[str, Any] | None, lang: str) -> Markup:
+    """The step's peak (:func:`calculator.views.costs.peak_dict`): the CLI's sentence (the figure, its phase, op and
+    tensor; or why there is none and the proven bounds), and, where exact, a table of the largest items live then.
+    Each item's bytes in data-bytes, the figure and bounds in data-*, for whoever reads the page's markup."""
+    if peak is None:
+        return join([])
+    at = peak.get("at")
+    table = None
+    if at and at.get("items"):
+        rows = [h("tr", h("td", cv.label("kind_" + i["kind"], lang) if "kind_" + i["kind"] in cv.LABELS else i["kind"]),
+                  h("td", h("code", i["name"])),
+                  h("td", fmt_int(i["bytes"], "en"), class_="num"), h("td", _gib(i["bytes"]), class_="num calc-costs-size"),
+                  data_peak_item=i["kind"], data_bytes=i["bytes"])
+                for i in at["items"]]
+        head = h("thead", h("tr", h("th", label("peak_kind", lang), scope="col"),
+                            h("th", label("peak_name", lang), scope="col"),
+                            h("th", cv.label("bytes", lang), scope="col", class_="num"),
+                            h("th", cv.label("size", lang), scope="col", class_="num calc-costs-size")))
+        table = h("div", h("table", head, h("tbody", rows), class_="calc-table calc-costs-items"),
+                  class_="calc-scroll", tabindex="0", role="region", aria_label=label("peak_items", lang))
+    return join([
+        h("p", h("strong", label("peak_title", lang)), class_="calc-costs-head"),
+        h("p", peak["line"], class_="calc-costs-peak", data_peak=peak["bytes"] if peak["bytes"] is not None else "",
+          data_lower=peak["lower"] if peak["lower"] is not None else "",
+          data_upper=peak["upper"] if peak["upper"] is not None else "",
+          data_phase=(at or {}).get("phase") or ""),
+        table,
+    ])
+
+
+def _search(result: Mapping[str, Any], lang: str) -> Markup:
+    """The largest batch and length that fit the card (asked for with the ``fit`` box), or why there is none."""
+    if not result.get("fit_asked"):
+        return join([])
+    found = result.get("fit") or {}
+    keys = ("max_batch", "max_batch_at_least", "batch_does_not_fit", "max_seq_len", "max_seq_len_at_least",
+            "seq_len_does_not_fit")
+    data = {f"data_{k}": "" if found.get(k) is None else found[k] for k in keys} if found else {}
+    return h("div", h("p", h("strong", label("fit_title", lang, gpu=result["gpu_gb"])), class_="calc-costs-head"),
+             [h("p", line) for line in result["search_lines"]], class_="calc-costs-search", **data)
+
+
 def answer(result: dict[str, Any], panel: Mapping[str, str], lang: str) -> dict[str, Any]:
     """:func:`calculator.api.compute_costs`'s answer with the panel's markup, its copies and the card size added.
 
@@ -208,9 +264,12 @@ def answer(result: dict[str, Any], panel: Mapping[str, str], lang: str) -> dict[
         h("figure", raw(charts.memory_bar_svg(memory, lang, {k: cv.label(k, lang) for k, _ in memory},
                                           label("bar_title", lang))),
           class_="calc-chart calc-costs-bar"),
+        # The peak (issue 32): exact where proven, else its bounds; then the one verdict (views.costs.fits).
+        _peak(result.get("peak"), lang),
         h("div", [h("p", line) for line in fit_lines], h("p", cv.label("gb_note", lang), class_="calc-note"),
           class_="calc-costs-fits", data_fits=verdict,
           data_gpu_gb=gpu),
+        _search(result, lang),
         h("p", h("strong", label("series_title", lang)), class_="calc-costs-head"),
         h("p", label("series_note_sdpa" if c.get("attention") == "sdpa" else "series_note", lang), class_="calc-note"),
         _series(result["series"], "flops", "flops_axis", lambda n: fmt_short(n, lang), c["seq_len"], lang),
