@@ -326,7 +326,8 @@ def training_step(args: argparse.Namespace, inv: Any, plan: Any) -> costs.Costs 
         if o.key in STEP_OPTIONS:
             given = getattr(args, o.key)
             value[o.key] = given if given is not None else ("" if o.cli_required else o.default)
-    s = costs.settings(value["batch"], value["seq_len"], value["dtype"], value["optimizer"], value["ckpt"])
+    s = costs.settings(value["batch"], value["seq_len"], value["dtype"], value["optimizer"], value["ckpt"],
+                       attention=value["attention"])
     return costs.compute(inv, s, plan)
 
 

@@ -210,6 +210,35 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "{architecture} does not support gradient checkpointing (transformers raises); run it without.",
         "zh": "{architecture} 不支持梯度检查点（transformers 会报错），请关闭该选项。",
     },
+    "costs_attention": {
+        "en": "Attention must be {choices} (got {value}).",
+        "zh": "注意力实现只能是 {choices}（当前为 {value}）。",
+    },
+    "costs_no_sdpa": {
+        "en": "{architecture} has no SDPA attention in transformers 5.23 (its class does not support "
+        "attn_implementation=\"sdpa\"); choose eager attention.",
+        "zh": "transformers 5.23 中 {architecture} 没有 SDPA 注意力（该类不支持 attn_implementation=\"sdpa\"），请选择 eager。",
+    },
+    "costs_sdpa_dropout": {
+        "en": "SDPA with attention dropout {value} ({dropout_key}) is not worked out: on CPU PyTorch then leaves the fused "
+        "kernel for its math path (a GPU's fused kernels apply the dropout inside), so this calculator refuses "
+        "rather than guess. Set {dropout_key} to 0, or choose eager attention.",
+        "zh": "注意力 dropout 为 {value}（{dropout_key}）时的 SDPA 尚未算出：此时 PyTorch 在 CPU 上不用融合 kernel，"
+        "改走 math 路径（GPU 的融合 kernel 则在内部做 dropout），所以这里拒绝计算而不是估算。请把 {dropout_key} 设为 0，或选择 eager。",
+    },
+    "costs_sdpa_math": {
+        "en": "With these sizes PyTorch on CPU does not run SDPA's flash kernel but its math path (the head sizes "
+        "of query, key and value are {sizes}; the kernel needs one size), which is not modelled; choose eager "
+        "attention.",
+        "zh": "在这组尺寸下，PyTorch 在 CPU 上不走 SDPA 的 flash kernel，而是走 math 路径（query、key、value 的每头维度"
+        "分别为 {sizes}，该 kernel 要求三者相同），这种情况没有建模，请选择 eager。",
+    },
+    "costs_sdpa_not_modelled": {
+        "en": "{architecture} supports SDPA, but its training step with SDPA is not worked out yet, and this "
+        "calculator does not guess; choose eager attention. SDPA is exact for: {supported}.",
+        "zh": "{architecture} 支持 SDPA，但它用 SDPA 时的训练开销还没有算出，这里不做估算，请选择 eager。"
+        "已精确支持 SDPA 的有：{supported}。",
+    },
     "costs_nothing_trainable": {
         "en": "Nothing trains, so there is no backward pass: loss.backward() fails when no parameter needs a gradient.",
         "zh": "没有可训练的参数，也就没有反向传播：没有参数需要梯度时 loss.backward() 会报错。",

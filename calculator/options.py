@@ -185,6 +185,19 @@ CKPT = Option(
            "梯度检查点；不带值时为非重入式（use_reentrant=False），即 transformers 5.23 的默认值；"
            "reentrant：use_reentrant=True"),
 )
+#: The attention the step runs (issue 32): eager, or PyTorch's SDPA as transformers calls it
+#: (``attn_implementation="sdpa"``; on CPU, with attention dropout 0, the fused flash kernel). The default stays
+#: eager until every family's SDPA path is proven (transformers 5.23 picks sdpa where the class supports it).
+ATTENTION = Option(
+    "attention", "step", cli="--attention", metavar="eager|sdpa", kind="choice", default="eager",
+    choices=(Choice("eager"), Choice("sdpa")),
+    codes=("costs_attention", "costs_no_sdpa", "costs_sdpa_dropout", "costs_sdpa_not_modelled", "costs_sdpa_math"),
+    label=L("Attention (attn_implementation)", "注意力实现（attn_implementation）"),
+    help=L("eager (default) or sdpa: attn_implementation=\"sdpa\", PyTorch's scaled_dot_product_attention "
+           "(needs attention dropout 0)",
+           "eager（默认）或 sdpa：attn_implementation=\"sdpa\"，即 PyTorch 的 scaled_dot_product_attention"
+           "（要求注意力 dropout 为 0）"),
+)
 #: The N of "fits in N GB?" (GiB: what a card sold as N GB holds); not a setting of the step itself.
 GPU_GB = Option(
     "gpu_gb", "card", cli="--gpu-gb", metavar="N", kind="int", default="24",
@@ -213,7 +226,7 @@ FIT = Option(
 #: Every option, in the CLI's and the page's order.
 OPTIONS: tuple[Option, ...] = (
     MODEL, ENDPOINT, LORA_R, LORA_TARGETS, LORA_BIAS, PEFT_TASK_TYPE, MODULES_TO_SAVE, FREEZE, FREEZE_LAYERS,
-    BATCH, SEQ_LEN, DTYPE, OPTIMIZER, CKPT, GPU_GB, FIT_GIB, FIT,
+    BATCH, SEQ_LEN, DTYPE, OPTIMIZER, CKPT, ATTENTION, GPU_GB, FIT_GIB, FIT,
 )
 BY_KEY: dict[str, Option] = {o.key: o for o in OPTIONS}
 

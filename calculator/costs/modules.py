@@ -50,6 +50,8 @@ class Sim(Ops):
         self.checkpointing = checkpointing
         #: Checkpointing's ``use_reentrant`` (the step sets it from its settings).
         self.reentrant = False
+        #: The attention the programs run: "eager" or "sdpa" (the step sets it from its settings).
+        self.attention = "eager"
         self.shapes = shapes if shapes is not None else {t.name: t.shape for t in inv.tensors}
         #: Inventory names of the parameters the forward reads.
         self.used: set[str] = set()

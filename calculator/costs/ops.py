@@ -574,13 +574,19 @@ class Ops:
         registers those rules for CUDA's kernels only and counts 0 for the CPU kernel (measured,
         tests/crosscheck/test_costs_sdpa_op.py). Its backward keeps q, k, v (their storages, views
         included), the output [B, A, L, d] and a float32 logsumexp [B, A, L], plus a float mask if one is
-        passed (ModernBERT's local layers). Not yet called by any family's step (issue 32, item 1)."""
+        passed (ModernBERT's local layers). The kernel allocates its output as [B, L, A, d] and returns it
+        transposed to [B, A, L, d] (measured: strides (L·A·d, d, A·d, 1)), so transformers'
+        ``attn_output.transpose(1, 2).contiguous()`` copies nothing and the output projection keeps this very
+        storage. Called by the families whose :attr:`CostModel.sdpa` is True when ``sim.attention`` is "sdpa"."""
         b, h, s_q, d_q = q.shape
         s_k, d_v = k.shape[-2], v.shape[-1]
+        if not d_q == k.shape[-1] == d_v:
+            # check_head_dim_size_cpp: the flash kernel needs one head size; PyTorch runs its math path instead.
+            raise CalcError("costs_sdpa_math", sizes=[d_q, k.shape[-1], d_v])
         forward = 2 * b * h * s_q * d_q * s_k + 2 * b * h * s_q * s_k * d_v
-        grad = q.grad or k.grad or v.grad
+        grad = (q.grad or k.grad or v.grad) and self.grad_mode
         row = self.record("_scaled_dot_product_flash_attention_for_cpu", forward)
-        out = self.new((b, h, s_q, d_v), grad)
+        out = self.transpose(self.new((b, s_q, h, d_v), grad), 1, 2)
         if grad and self.grad_mode:
             row.backward += 2 * b * h * s_q * s_k * (3 * d_q + 2 * d_v)
             lse = self.new((b, h, s_q), False, 4)

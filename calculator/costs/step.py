@@ -12,7 +12,7 @@ from typing import Any, Sequence
 
 from ..errors import CalcError
 from ..model import Inventory
-from .declare import CostModel, check_step_keys
+from .declare import CostModel, check_step_keys, step_value
 from .modules import Sim
 from .peak import Peak, not_modelled, step_peak
 from .tensor import ADAPTER_BYTES, T
@@ -42,6 +42,9 @@ class Settings:
     #: Checkpointing's ``use_reentrant``: False, transformers 5.23's default (``gradient_checkpointing_enable()``
     #: without arguments, Trainer's ``gradient_checkpointing=True``; issue 35 H3), or True, the older way.
     reentrant: bool = False
+    #: The attention: "eager" or "sdpa" (:data:`ATTENTIONS`). Eager stays the default until every family's SDPA
+    #: path is proven; transformers 5.23 itself picks sdpa where the class supports it (``Family.default_attention``).
+    attention: str = "eager"
 
     @property
     def checkpointing_mode(self) -> str | bool:
@@ -51,7 +54,7 @@ class Settings:
     def to_dict(self) -> dict[str, Any]:
         return {
             "batch": self.batch, "seq_len": self.seq_len, "dtype": self.dtype, "optimizer": self.optimizer,
-            "grad_checkpointing": self.checkpointing_mode,
+            "grad_checkpointing": self.checkpointing_mode, "attention": self.attention,
         }
 
 
@@ -138,8 +141,13 @@ def checkpointing_mode(value: Any) -> str | bool:
     raise CalcError("costs_checkpointing_mode", key="ckpt", value=value, choices=CHECKPOINTING_MODES)
 
 
-def settings(batch: Any, seq_len: Any, dtype: Any = "fp32", optimizer: Any = "adamw", checkpointing: Any = False) -> Settings:
-    """Checked settings: B and L whole numbers ≥ 1, a known dtype and optimizer, checkpointing by
+#: The attention implementations the step runs: transformers' ``attn_implementation`` values.
+ATTENTIONS: tuple[str, ...] = ("eager", "sdpa")
+
+
+def settings(batch: Any, seq_len: Any, dtype: Any = "fp32", optimizer: Any = "adamw", checkpointing: Any = False,
+             attention: Any = "eager") -> Settings:
+    """Checked settings: B and L whole numbers ≥ 1, a known dtype, optimizer and attention, checkpointing by
     :func:`checkpointing_mode` (True: non-reentrant, transformers' default)."""
     b = _positive("batch", batch, MAX_BATCH)
     n = _positive("seq_len", seq_len, MAX_SEQ_LEN)
@@ -149,8 +157,11 @@ def settings(batch: Any, seq_len: Any, dtype: Any = "fp32", optimizer: Any = "ad
     optimizer = "adamw" if optimizer in (None, "") else optimizer
     if optimizer not in OPTIMIZERS:
         raise CalcError("costs_optimizer", value=optimizer, supported=OPTIMIZERS)
+    attention = "eager" if attention in (None, "") else (attention.strip().lower() if isinstance(attention, str) else attention)
+    if attention not in ATTENTIONS:
+        raise CalcError("costs_attention", value=attention, choices=list(ATTENTIONS))
     mode = checkpointing_mode(checkpointing)
-    return Settings(b, n, dtype, optimizer, bool(mode), mode == "reentrant")
+    return Settings(b, n, dtype, optimizer, bool(mode), mode == "reentrant", attention)
 
 
 def cost_model(inv: Inventory) -> CostModel:
@@ -269,11 +280,31 @@ def simulate(inv: Inventory, s: Settings, plan: Any = None) -> tuple[Sim, Sequen
     check_step_keys(inv, model)
     if s.checkpointing and not model.checkpointing:
         raise CalcError("costs_no_checkpointing", architecture=inv.architecture)
+    if s.attention == "sdpa":
+        check_sdpa(inv, model)
     itemsize = DTYPES[s.dtype]
     trains, lora = _trainability(inv, plan)
     sim = Sim(inv, itemsize, trains, lora, s.checkpointing)
     sim.reentrant = s.reentrant
+    sim.attention = s.attention
     return sim, model.program(sim, inv, s.batch, s.seq_len)
+
+
+def check_sdpa(inv: Inventory, model: CostModel) -> None:
+    """Refuse SDPA where it is not this step: a class transformers builds without SDPA (``costs_no_sdpa``), a
+    program that does not model it yet (``costs_sdpa_not_modelled``), or attention dropout > 0, with which
+    PyTorch on CPU leaves the fused kernel for its math path (``costs_sdpa_dropout``: not modelled, refused)."""
+    from ..families import FAMILIES  # only to list the families whose SDPA step is worked out
+
+    if getattr(inv.family, "default_attention", "eager") != "sdpa":
+        raise CalcError("costs_no_sdpa", architecture=inv.architecture)
+    if not model.sdpa:
+        supported = [mt for mt, f in FAMILIES.items() if getattr(getattr(f, "costs", None), "sdpa", False)]
+        raise CalcError("costs_sdpa_not_modelled", architecture=inv.architecture, supported=supported)
+    for key in model.sdpa_dropout:
+        value = step_value(inv, key, 0.1)
+        if value > 0:
+            raise CalcError("costs_sdpa_dropout", dropout_key=key, value=value)
 
 
 def _peak(inv: Inventory, s: Settings, sim: Sim, outputs: Sequence[T], params: Sequence[tuple[str, tuple[int, ...], int]],
@@ -301,8 +332,9 @@ def _peak(inv: Inventory, s: Settings, sim: Sim, outputs: Sequence[T], params: S
 
 
 #: The settings whose every value the peak's cross-check covers (checkpointing both ways: the bound counts every
-#: storage of a block's whole replay, which a non-reentrant recomputation that stops early only makes less of).
-_PEAK_SETTINGS = ("batch", "seq_len", "dtype", "optimizer", "checkpointing", "reentrant")
+#: storage of a block's whole replay, which a non-reentrant recomputation that stops early only makes less of;
+#: attention both ways: tests/crosscheck/test_peak_engine.py draws SDPA steps too).
+_PEAK_SETTINGS = ("batch", "seq_len", "dtype", "optimizer", "checkpointing", "reentrant", "attention")
 
 
 def compute(inv: Inventory, s: Settings, plan: Any = None) -> Costs:

@@ -95,7 +95,8 @@ def rotary_tables(sim: Sim, n: int, d: int) -> tuple[T, T]:
 
 def rotary_attention(sim: Sim, x: T, a: str, heads: int, kv_heads: int, d: int, rotary: tuple[T, T],
                      dropout: bool, softmax_fp32: bool = False) -> T:
-    """Llama-style eager attention up to the context [B, L, A·d]: Q, K, V projected and split into heads,
+    """Llama-style attention up to the context [B, L, A·d] (eager, or SDPA as ``sim.attention`` says):
+    Q, K, V projected and split into heads,
     Q and K rotated, ``repeat_kv`` when K/V have fewer heads (an expand and a reshape: a copy), scores
     scaled, softmax, dropout, the weighted sum, then ``transpose(1, 2).contiguous()`` and the reshape.
 
@@ -114,13 +115,21 @@ def rotary_attention(sim: Sim, x: T, a: str, heads: int, kv_heads: int, d: int, 
     q, k = sim.rotary(q, cos, sin), sim.rotary(k, cos, sin)
     if cos.shape[-1] != d:  # d = 1: cos and sin have 2 columns, and the products broadcast Q and K to them
         q, k = sim.new((*q.shape[:-1], 2), q.grad), sim.new((*k.shape[:-1], 2), k.grad)
-    if kv_heads != heads:
+    if sim.attention == "sdpa" and (kv_heads == heads or k.shape[-1] == d <= 256):
+        # sdpa_attention_forward: no mask, so fewer K/V heads go to the flash kernel as they are
+        # (``enable_gqa``, use_gqa_in_sdpa); dropout 0 (checked); one head size, else the math path (refused).
+        context = sim.contiguous(sim.transpose(sim.sdpa(q, k, v), 1, 2))
+        return sim.contiguous(sim.reshape(context, (b, n, heads * d)))
+    if kv_heads != heads:  # repeat_kv (SDPA too, past 256-wide heads)
         groups = heads // kv_heads
         k = sim.contiguous(sim.expand(sim.view(k, (b, kv_heads, 1, n, k.shape[-1])),
                                       (b, kv_heads, groups, n, k.shape[-1])))
         k = sim.view(k, (b, heads, n, k.shape[-1]))
         v = sim.contiguous(sim.expand(sim.view(v, (b, kv_heads, 1, n, d)), (b, kv_heads, groups, n, d)))
         v = sim.view(v, (b, heads, n, d))
+    if sim.attention == "sdpa":
+        context = sim.contiguous(sim.transpose(sim.sdpa(q, k, v), 1, 2))
+        return sim.contiguous(sim.reshape(context, (b, n, heads * d)))
     scores = sim.pointwise(sim.bmm(q, sim.transpose(k, 2, 3)))  # * scaling
     if softmax_fp32 and sim.itemsize != 4:
         probs = sim.new(scores.shape, scores.grad, 4)  # softmax in float32: keeps its output
@@ -198,7 +207,7 @@ def step_check(inv: Inventory) -> None:
 
 
 #: Rotary positions: no table bounds the input.
-COSTS = CostModel(step_program, None, check=step_check, keys=BERT_KEYS)
+COSTS = CostModel(step_program, None, check=step_check, keys=BERT_KEYS, sdpa=True)
 
 
 # --------------------------------------------------------------- the checkpoint's custom code

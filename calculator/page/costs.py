@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from .. import charts, options
-from ..costs import OPTIMIZERS
+from ..costs import ATTENTIONS, OPTIMIZERS
 from ..i18n import L, pick
 from ..views import costs as cv
 from ..views.numbers import fmt_int, fmt_short
@@ -40,10 +40,10 @@ _gib = cv.gib
 LABELS: dict[str, dict[str, str]] = {
     "summary": L("Training cost: FLOPs and memory of one step", "训练开销：一步训练的 FLOPs 和显存"),
     "intro": L(
-        "One training step as PyTorch runs it: eager attention, the model cast to the dtype, loss.backward(), "
+        "One training step as PyTorch runs it: eager attention (or SDPA, below), the model cast to the dtype, loss.backward(), "
         "one optimizer.step() over the trainable parameters (with the LoRA or freezing plan above). Exact, "
         "not estimated.",
-        "按 PyTorch 实际执行的方式计算一个训练步：eager 注意力，整个模型转换为所选的数据类型，执行 loss.backward() "
+        "按 PyTorch 实际执行的方式计算一个训练步：eager 注意力（或下方选择的 SDPA），整个模型转换为所选的数据类型，执行 loss.backward() "
         "和一次 optimizer.step()（只更新可训练参数，上面的 LoRA 或冻结方案同样生效）。是精确值，不是估算。",
     ),
     "copy": L("Copy as Markdown", "复制为 Markdown"),
@@ -57,6 +57,14 @@ LABELS: dict[str, dict[str, str]] = {
         "grew in proportion to L from the first point; the gap between them is eager attention's L × L term.",
         "实线：每个 L 下的精确值（B、dtype、优化器和微调方案不变）。虚线：假如从第一个点起与 L 成正比增长时的值；"
         "两者之间的差距就是 eager 注意力中 L × L 项带来的。",
+    ),
+    # With SDPA (issue 32) no probabilities are kept: the gap left is mostly the FLOPs' (QKᵀ and PV).
+    "series_note_sdpa": L(
+        "Solid: the exact figure at each L (same B, dtype, optimizer and plan). Dashed: what it would be if it "
+        "grew in proportion to L from the first point; with SDPA the attention keeps no B × heads × L × L "
+        "probabilities, so the gap is mostly in the FLOPs (its matrix products), not in the activations.",
+        "实线：每个 L 下的精确值（B、dtype、优化器和微调方案不变）。虚线：假如从第一个点起与 L 成正比增长时的值；"
+        "SDPA 不保存 B × 头数 × L × L 的注意力概率，所以差距主要出现在 FLOPs（注意力的矩阵乘法）上，而不在激活值上。",
     ),
     "flops_axis": L("FLOPs (forward + backward)", "FLOPs（前向 + 反向）"),
     "act_axis": L("Activation memory", "激活值显存"),
@@ -118,6 +126,7 @@ def render_panel(lang: str) -> Markup:
         field("dtype", select("dtype", ("fp32", "bf16"))),
         field("optimizer", select("optimizer", OPTIMIZERS)),
         field("ckpt", menu("ckpt")),
+        field("attention", select("attention", ATTENTIONS)),
         field(GPU_KEY, join([text(GPU_KEY, list=gpu_list),
                              h("datalist", [h("option", value=str(n)) for n in GPU_SIZES], id=gpu_list)])),
         class_="calc-form calc-costs-fields",
@@ -262,7 +271,7 @@ def answer(result: dict[str, Any], panel: Mapping[str, str], lang: str) -> dict[
           data_gpu_gb=gpu),
         _search(result, lang),
         h("p", h("strong", label("series_title", lang)), class_="calc-costs-head"),
-        h("p", label("series_note", lang), class_="calc-note"),
+        h("p", label("series_note_sdpa" if c.get("attention") == "sdpa" else "series_note", lang), class_="calc-note"),
         _series(result["series"], "flops", "flops_axis", lambda n: fmt_short(n, lang), c["seq_len"], lang),
         _series(result["series"], "activations", "act_axis", _gib, c["seq_len"], lang),
         h("p", cv.note(lang, bool(result.get("grouped_convolutions"))), class_="calc-note"),

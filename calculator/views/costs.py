@@ -75,6 +75,20 @@ LABELS.update({
         "注意力：eager（attn_implementation=\"eager\"），反向传播要保存 B × 头数 × L × L 的注意力概率。"
         "transformers 5.23 默认用 SDPA 构建 {architecture}，L 较长时保存的要少得多；这里的数字不是那种默认情况的。",
     ),
+    "attention_sdpa_run": L(
+        "Attention: SDPA (attn_implementation=\"sdpa\"), transformers 5.23's default for {architecture}, with "
+        "attention dropout 0: on CPU PyTorch's fused flash kernel, whose backward keeps q, k, v, its output and a "
+        "float32 logsumexp per head and token (and the additive mask where one is passed), not the B × heads × L × L "
+        "probabilities; its backward computes "
+        "the scores again (five matrix products, against eager's four). With attention dropout > 0 PyTorch on "
+        "CPU runs its math path instead, while a GPU's fused kernels apply the dropout inside: that step is not "
+        "modelled here.",
+        "注意力：SDPA（attn_implementation=\"sdpa\"），即 transformers 5.23 构建 {architecture} 时的默认方式，"
+        "注意力 dropout 为 0：在 CPU 上走 PyTorch 的融合 flash kernel，反向传播只保存 q、k、v、输出和每个头每个 token "
+        "一个 float32 的 logsumexp（传入加性掩码时还有掩码），不保存 B × 头数 × L × L 的注意力概率；反向传播会重新计算注意力分数"
+        "（五次矩阵乘法，eager 是四次）。注意力 dropout 大于 0 时，PyTorch 在 CPU 上改走 math 路径，而 GPU 的融合 "
+        "kernel 在内部做 dropout：这种情况这里没有建模。",
+    ),
     "attention_eager": L(
         "Attention: eager, as transformers 5.23 builds {architecture} (it offers no SDPA).",
         "注意力：eager，与 transformers 5.23 构建 {architecture} 的方式相同（它不支持 SDPA）。",
@@ -288,11 +302,13 @@ def ckpt_name(mode: str | bool, lang: str) -> str:
 
 def assumptions(inv: Any, s: costs.Settings, lang: str) -> list[tuple[str, str]]:
     """(key, sentence) for what this step assumes where transformers would run it otherwise: the attention
-    (eager; SDPA is the class's default where :attr:`Family.default_attention` says so), the dtype (a whole-model
-    cast, not Trainer's mixed precision) and which checkpointing (non-reentrant, transformers' default, or
-    reentrant), one sentence per mode."""
+    (eager, where SDPA is the class's default as :attr:`Family.default_attention` says, or the SDPA step that
+    ran: ``attention_sdpa_run``), the dtype (a whole-model cast, not Trainer's mixed precision) and which
+    checkpointing (non-reentrant, transformers' default, or reentrant), one sentence per mode."""
     family = getattr(inv, "family", None)
     attention = "attention_sdpa" if getattr(family, "default_attention", "eager") == "sdpa" else "attention_eager"
+    if s.attention == "sdpa":  # the step ran SDPA (only where the class has it: costs_no_sdpa otherwise)
+        attention = "attention_sdpa_run"
     out = [(attention, label(attention, lang, architecture=inv.architecture)),
            (f"dtype_{s.dtype}", label(f"dtype_{s.dtype}", lang))]
     if family is not None and "costs_mixing" in family.labels:  # a family without attention (FNet) says what mixes instead
@@ -512,6 +528,8 @@ def cli_command(inv: Any, s: costs.Settings, gpu: int, preset: str | None, raw: 
     args += ["--batch", str(s.batch), "--seq-len", str(s.seq_len), "--dtype", s.dtype, "--optimizer", s.optimizer]
     if s.checkpointing:
         args += ["--grad-checkpointing"] + (["reentrant"] if s.reentrant else [])
+    if s.attention != options.ATTENTION.default:
+        args += ["--attention", s.attention]
     args += ["--gpu-gb", str(gpu)]
     if fit:  # the panel's search: its budget is the card's N GiB
         args += ["--fit-gib", str(gpu)]
@@ -571,7 +589,7 @@ def page_settings(params: Any) -> costs.Settings:
 
     # ckpt: 0 (off), 1 (non-reentrant, transformers' default) or reentrant; any other value is an error beside
     # its field (costs_checkpointing_mode), never read as off.
-    return costs.settings(get("batch"), get("seq_len"), get("dtype"), get("optimizer"), get("ckpt"))
+    return costs.settings(get("batch"), get("seq_len"), get("dtype"), get("optimizer"), get("ckpt"), get("attention"))
 
 
 #: Most layer passes the chart may cost in all (each point is a whole simulated step: a layer is one pass, two
@@ -687,6 +705,8 @@ def page_answer(inv: Any, plan: Any, params: Any, lang: str, notes: list[dict[st
         query["optimizer"] = s.optimizer
     if s.checkpointing:
         query["ckpt"] = ckpt_query(s)
+    if s.attention != options.ATTENTION.default:
+        query["attention"] = s.attention
     if gpu != 24:
         query["gpu_gb"] = str(gpu)
     asked = page_flag(params, options.FIT.key)

@@ -331,6 +331,11 @@ def draw_step_keys(rng: random.Random, family: Any, raw: dict[str, Any]) -> None
     simulator models. A key the program does not read is drawn too: the engine must refuse a value
     that does not cost as the default (``costs_step_value``)."""
     for spec in family.costs.keys:
+        if spec.kind == "size":  # ModernBERT's local_attention: a window the drawn L (≤ 9) reaches or not, drawn
+            own = random.Random(f"{spec.key}-{sorted(map(str, raw.items()))}")  # apart: the other draws stay as they were
+            if own.random() < 0.65:
+                raw[spec.key] = own.choice([2, 4, 6, 8, 12, 16, spec.default])
+            continue
         if rng.random() < 0.35:
             continue
         if spec.kind == "activation":

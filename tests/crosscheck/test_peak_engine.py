@@ -40,12 +40,18 @@ KIND = {"weights": "param", "gradient": "grad", "exp_avg": "exp_avg", "exp_avg_s
         "momentum_buffer": "momentum_buffer", "buffer": "buffer", "input_ids": "input_ids", "temporary": "act"}
 
 
-def case_for(model_type: str, index: int, mode: str | None = None) -> dict[str, Any] | None:
+def case_for(model_type: str, index: int, mode: str | None = None, attention: str = "eager") -> dict[str, Any] | None:
     """A drawn case the engine accepts (refused draws are the costs cross-check's business), or None;
-    ``mode``: checkpointing forced on in that mode ("non-reentrant" or "reentrant")."""
-    rng = random.Random(f"{SEED}-peak-{model_type}-{index}" + (f"-{mode}" if mode else ""))
+    ``mode``: checkpointing forced on in that mode ("non-reentrant" or "reentrant"); ``attention`` "sdpa": the
+    attention dropout SDPA receives set to 0 (as ``peak_measure.build_model`` does)."""
+    rng = random.Random(f"{SEED}-peak-{model_type}-{index}" + (f"-{mode}" if mode else "")
+                        + ("" if attention == "eager" else f"-{attention}"))
     for _ in range(20):
         case = draw(rng, model_type)
+        case["attention"] = attention
+        if attention == "sdpa":
+            for key in FAMILIES[model_type].costs.sdpa_dropout:
+                case["raw"][key] = 0.0
         if index % 2:  # the weights make the peak: a wider vocabulary, a short input
             raw = case["raw"]
             raw["vocab_size"] = rng.randint(600, 4000)
@@ -65,7 +71,8 @@ def case_for(model_type: str, index: int, mode: str | None = None) -> dict[str, 
         try:
             inv, plan = planned(case)
             # The engine runs the drawn mode, as PyTorch does: each mode's bound and figure proven on its own.
-            s = costs.settings(case["batch"], case["seq_len"], case["dtype"], case["optimizer"], case["checkpointing"])
+            s = costs.settings(case["batch"], case["seq_len"], case["dtype"], case["optimizer"], case["checkpointing"],
+                               attention)
             case["costs"] = costs.compute(inv, s, plan)
         except CalcError:
             continue
@@ -81,7 +88,7 @@ def measured(case: dict[str, Any]):
                 checkpointing=case["checkpointing"], optimizer=case["optimizer"],
                 plan="none" if plan is None else plan.method if plan.method == "lora" else "freeze",
                 freeze=case["freeze"], lora=dict(plan.settings) if plan is not None and plan.method == "lora" else {},
-                pooler=case["pooler"], foreach=False)
+                pooler=case["pooler"], foreach=False, attention=case.get("attention", "eager"))
     return measure_peak(step)
 
 
@@ -142,6 +149,23 @@ def test_peak_with_checkpointing_each_mode(mode: str) -> None:
     assert bounds > 0 and (figures > 0 or PER_FAMILY < 4), (mode, bounds, figures)
 
 
+SDPA_PEAK = tuple(mt for mt in PEAK_FAMILIES if FAMILIES[mt].costs.sdpa)
+PER_FAMILY_SDPA = int(os.environ.get("PEAK_SDPA_RANDOM", "6"))
+
+
+@pytest.mark.parametrize("model_type", SDPA_PEAK)
+def test_peak_with_sdpa_equals_pytorch(model_type: str) -> None:
+    """Issue 32: the same two claims with ``attn_implementation="sdpa"`` (CPU's flash kernel): the bound holds
+    over the measured forward and backward, and a figure is the measured peak (at least one per family)."""
+    figures = 0
+    for index in range(PER_FAMILY_SDPA):
+        case = case_for(model_type, index, attention="sdpa")
+        if case is not None:
+            assert case["costs"].settings.attention == "sdpa"
+            figures += check_case(case)
+    assert figures > 0 or PER_FAMILY_SDPA < 4, f"no figure checked for {model_type} with SDPA"
+
+
 def test_bert_base_b1_l128_figure() -> None:
     """The unit test's hand-worked figure (tests/unit/test_peak.py), measured once: bert-base (BertModel), B 1,
     L 128, fp32, AdamW, on fake tensors (the same ops and sizes, no memory)."""
@@ -192,6 +216,43 @@ def test_full_size_bound_and_figure(preset: str, batch: int, seq_len: int, dtype
                                pooler=None if inv.arch.pooler is not None else inv.pooler), fake=True)
     before = result.phase_starts.get("optimizer", len(result.timeline))
     live_before = max([result.phase_live["forward"]] + [now for _, now in result.timeline[:before]])
+    assert engine.bound and live_before <= engine.bound, (preset, live_before, engine.bound)
+    assert engine.lower <= result.peak <= engine.upper, (preset, engine.lower, result.peak, engine.upper)
+    if engine.bytes is not None:
+        assert (engine.bytes, engine.phase, engine.op) == (result.peak, result.phase, result.op), preset
+
+
+#: Published configs at full size with SDPA (attention dropout 0): (preset, B, L, dtype, checkpointing).
+FULL_SIZE_SDPA = (
+    ("bert-base-uncased", 1, 128, "fp32", False), ("bert-base-uncased", 16, 512, "fp32", False),
+    ("BAAI/bge-m3", 4, 1024, "bf16", True), ("distilbert-base-uncased", 2, 128, "fp32", False),
+)
+
+
+@pytest.mark.parametrize("preset,batch,seq_len,dtype,checkpointing", FULL_SIZE_SDPA)
+def test_full_size_sdpa_bound_and_figure(preset: str, batch: int, seq_len: int, dtype: str, checkpointing: bool) -> None:
+    """With SDPA at published sizes (fake tensors), the bound lies above the measured forward and backward, the
+    proven interval holds the peak, and a figure is exact."""
+    from calculator.build import build
+    from calculator.presets import get_preset
+
+    raw = dict(get_preset(preset).config)
+    inv = build(raw)
+    for key in inv.family.costs.sdpa_dropout:
+        raw[key] = 0.0
+    inv = build(raw)
+    mode = "non-reentrant" if checkpointing else False
+    engine = costs.compute(inv, costs.settings(batch, seq_len, dtype, "adamw", mode, attention="sdpa")).peak
+    config = {k: v for k, v in raw.items() if k not in ("model_type", "architectures")}
+    result = measure_peak(Step(inv.model_type, inv.architecture, config, batch, seq_len, dtype=dtype,
+                               checkpointing=mode, foreach=False, attention="sdpa",
+                               pooler=None if inv.arch.pooler is not None else inv.pooler), fake=True)
+    assert result.attention == "sdpa"
+    before = result.phase_starts.get("optimizer", len(result.timeline))
+    live_before = max([result.phase_live["forward"]] + [now for _, now in result.timeline[:before]])
+    if engine.bytes is None and not engine.bound:
+        assert engine.reason, preset  # no claim (non-reentrant checkpointing is not covered yet)
+        return
     assert engine.bound and live_before <= engine.bound, (preset, live_before, engine.bound)
     assert engine.lower <= result.peak <= engine.upper, (preset, engine.lower, result.peak, engine.upper)
     if engine.bytes is not None:

@@ -120,7 +120,7 @@ def test_the_page_as_built_holds_the_panel_closed_and_empty():
     assert 'id="calc-costs-error"' in html
     assert panel.LABELS["summary"]["zh"] in html
     schema = json.loads(html[html.index('id="calc-schema">') + len('id="calc-schema">'):html.rindex("</script>")])
-    assert schema["costs"]["keys"] == ["batch", "seq_len", "dtype", "optimizer", "ckpt", "gpu_gb", "fit"]
+    assert schema["costs"]["keys"] == ["batch", "seq_len", "dtype", "optimizer", "ckpt", "attention", "gpu_gb", "fit"]
 
 
 def test_charts_say_every_figure_and_show_the_square_term():
