@@ -7,6 +7,7 @@ LayerNorm in float32, dropout keeps a bool mask (``native_dropout``), AdamW runs
 temporary the size of all states, SDPA picks flash / memory-efficient kernels. This script runs,
 for each setup (eager/SDPA × fp32 / autocast fp16 / autocast bf16 × checkpointing off / non-reentrant):
 
+* ``engine``: the calculator's own peak and FLOPs (``calculator.costs``), where it takes the setting;
 * ``cpu def``: the step as defined, on fake CPU tensors (no memory needed), exact and 512-rounded;
 * ``cuda live``: the same definition (LiveBytes) measured on the GPU's real tensors;
 * ``cuda max``: ``torch.cuda.max_memory_allocated()`` over the span, from a reset after the model,
@@ -72,6 +73,25 @@ def flops(step, fake: bool) -> tuple[int, int]:
         return int(forward), int(counter.get_total_flops())
 
 
+def engine(options: dict) -> tuple[str, str, str]:
+    """The calculator's own figures for the setup (peak GiB, forward and backward FLOPs), or why it has none:
+    "—" where the engine does not take the setting yet (SDPA, autocast), its coded refusal or note otherwise."""
+    from calculator import build, costs
+    from calculator.errors import CalcError
+
+    if options["attention"] != "eager" or options["autocast"]:
+        return ("not modelled", "—", "—")
+    raw = dict(options["config"], model_type=options["model_type"])
+    try:
+        s = costs.settings(options["batch"], options["seq_len"], "fp32", "adamw", options["checkpointing"])
+        c = costs.compute(build(raw, options["architecture"]), s)
+    except CalcError as exc:
+        return (exc.code, "—", "—")
+    peak = c.peak.bytes if c.peak is not None else None
+    shown = f"{peak / GIB:.3f}" if peak is not None else (c.peak.note if c.peak is not None else "—")
+    return (shown, f"{c.forward:,}", f"{c.backward:,}")
+
+
 def cuda_max(step) -> int:
     """``torch.cuda.max_memory_allocated()`` over the issue's span, model, input and optimizer included."""
     import torch
@@ -111,8 +131,9 @@ def main() -> int:
     from tests.crosscheck.peak_measure import Step, measure_peak
 
     print(f"gpu_check on {torch.cuda.get_device_name(0)}, torch {torch.__version__}")
-    header = ("attention", "precision", "ckpt", "cpu def GiB", "cpu 512 GiB", "cuda live GiB", "cuda max GiB",
-              "max/def", "fwd FLOPs cpu", "fwd FLOPs cuda", "bwd FLOPs cpu", "bwd FLOPs cuda", "s")
+    header = ("attention", "precision", "ckpt", "engine GiB", "cpu def GiB", "cpu 512 GiB", "cuda live GiB",
+              "cuda max GiB", "max/def", "fwd FLOPs engine", "fwd FLOPs cpu", "fwd FLOPs cuda", "bwd FLOPs engine",
+              "bwd FLOPs cpu", "bwd FLOPs cuda", "s")
     print("| " + " | ".join(header) + " |")
     print("|" + "---|" * len(header))
     start = time.perf_counter()
@@ -128,10 +149,11 @@ def main() -> int:
         peak = cuda_max(cuda_step)
         f_cpu = flops(cpu_step, fake=True)
         f_cuda = flops(cuda_step, fake=False)
-        row = (options["attention"], options["autocast"] or "fp32", options["checkpointing"] or "off",
+        ours = engine(options)
+        row = (options["attention"], options["autocast"] or "fp32", options["checkpointing"] or "off", ours[0],
                f"{cpu.peak / GIB:.3f}", f"{cpu512.peak / GIB:.3f}", f"{live.peak / GIB:.3f}", f"{peak / GIB:.3f}",
-               f"{peak / cpu.peak:.3f}", f"{f_cpu[0]:,}", f"{f_cuda[0]:,}", f"{f_cpu[1]:,}", f"{f_cuda[1]:,}",
-               f"{time.perf_counter() - t0:.1f}")
+               f"{peak / cpu.peak:.3f}", ours[1], f"{f_cpu[0]:,}", f"{f_cuda[0]:,}", ours[2], f"{f_cpu[1]:,}",
+               f"{f_cuda[1]:,}", f"{time.perf_counter() - t0:.1f}")
         print("| " + " | ".join(row) + " |", flush=True)
     print(f"total {time.perf_counter() - start:.0f} s")
     return 0

@@ -334,8 +334,6 @@ AUTO_MODEL_CLASSES: dict[str, str] = {
     'moss_transcribe_diarize': 'MossTranscribeDiarizeModel',
     'moss_transcribe_diarize_audio': 'MossTranscribeDiarizeAudioModel',
     'mpt': 'MptModel',
-    'mra': 'MraModel',
-    'mt5': 'MT5Model',
     'muse_glimmer': 'MuseGlimmerModel',
     'muse_glimmer_assistant': 'MuseGlimmerAssistantModel',
     'muse_glimmer_text': 'MuseGlimmerTextModel',

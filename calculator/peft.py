@@ -287,6 +287,8 @@ def output_embedding(inv: Inventory) -> str | None:
     have one: the last Linear of the head whose weight has the word embedding's shape.
     """
     arch = inv.arch
+    if arch is not None and arch.output_embeddings is not None:
+        return arch.output_embeddings
     if arch is None or not arch.ties_embeddings:
         return None
     # The word table: the embedding with V rows (XLM lists its position table first), else the first embedding.
@@ -306,6 +308,9 @@ def output_embedding(inv: Inventory) -> str | None:
         found = DEBERTA_LM_DENSE
     return found
 
+
+#: Names peft's own wrapper answers to (``PeftModel.base_model.model``): as modules_to_save they name it too.
+PEFT_WRAPPER_NAMES: tuple[str, ...] = ("model", "base_model.model")
 
 #: DeBERTa's non-legacy MLM head multiplies by the word table in ``forward`` and has no decoder Linear;
 #: its ``get_output_embeddings()`` returns this dense layer, so ``all-linear`` leaves it out.
@@ -453,6 +458,11 @@ def _lora_config(inv: Inventory, r: Any, bias: str, task_type: str | None,
             # peft builds a regex from each entry (_in_saved); a module's name never needs more
             # than these characters, and a crafted pattern could backtrack for hours.
             raise CalcError("module_name", key="modules_to_save", value=m)
+        if m in PEFT_WRAPPER_NAMES:
+            # peft matches modules_to_save against its own PeftModel's names too, where the model it wraps
+            # is ``base_model.model``: "model" (a Llama-style backbone's name) copies the whole model,
+            # LoRA layers and all (tests/crosscheck/test_peft_reference.py shows it), not the backbone.
+            raise CalcError("modules_to_save_wrapper", fields=_SAVE, value=m, architecture=inv.architecture)
     tree = modules(inv)
     # modules_to_save as peft's config holds it when the adapter is injected
     heads = TASK_HEADS[task_type] if task_type else ()

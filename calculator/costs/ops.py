@@ -59,6 +59,10 @@ class Ops:
         self.storages: dict[int, int] = {}
         self.grad_mode = True
         self._next = 0
+        #: The tape's length when autograd last packed a tensor for the backward (an activation, one already
+        #: kept, or a parameter): non-reentrant checkpointing's recomputation stops at the block's last pack,
+        #: so only the rows before it run again (:meth:`~.modules.Sim.layer`).
+        self.last_pack = 0
 
     # -- the tape
 
@@ -127,6 +131,13 @@ class Ops:
         if self.grad_mode and t.storage not in self.saved:
             self.saved[t.storage] = self.storages[t.storage]
             self.tape.append(Row(self.module, "save", saved=self.storages[t.storage]))
+        self.pack()
+
+    def pack(self) -> None:
+        """Autograd packs a tensor here (what :meth:`save` keeps, or a parameter, which is no activation): only
+        non-reentrant checkpointing's early stop (:attr:`last_pack`) notices the parameter's."""
+        if self.grad_mode:
+            self.last_pack = len(self.tape)
 
     def view(self, t: T, shape: Sequence[int]) -> T:
         shape = _infer(t, shape)
@@ -171,7 +182,12 @@ class Ops:
         is None. ``convolution`` has one formula for input, weight and bias
         (``convolution_backward(grad, input, weight, ...)``): it keeps the input (``kept``) whenever any of
         the three needs a gradient. Nothing is kept or counted backward under no-grad (a checkpointed block's
-        first run)."""
+        first run).
+
+        Autograd packs a product's inputs (``keeps``, or the parameter a None stands for) when it builds the
+        node, before the kernel runs: a non-reentrant recomputation that stops at that pack does not run the
+        product again (:attr:`last_pack` is this row's index, not the tape's end)."""
+        at = len(self.tape)
         row = self.record(op, forward)
         if self.grad_mode:
             if kept is not None:
@@ -181,6 +197,8 @@ class Ops:
                     row.backward += flops
                     if keeps is not None:
                         self.save(keeps)
+            if kept is not None or any(needed for needed, _, _ in grads):
+                self.last_pack = at
         return row
 
     def mm(self, a: T, b_grad: bool, m: int, k: int, n: int, out_shape: Sequence[int], bias_grad: bool = False,
@@ -556,13 +574,19 @@ class Ops:
         registers those rules for CUDA's kernels only and counts 0 for the CPU kernel (measured,
         tests/crosscheck/test_costs_sdpa_op.py). Its backward keeps q, k, v (their storages, views
         included), the output [B, A, L, d] and a float32 logsumexp [B, A, L], plus a float mask if one is
-        passed (ModernBERT's local layers). Not yet called by any family's step (issue 32, item 1)."""
+        passed (ModernBERT's local layers). The kernel allocates its output as [B, L, A, d] and returns it
+        transposed to [B, A, L, d] (measured: strides (L·A·d, d, A·d, 1)), so transformers'
+        ``attn_output.transpose(1, 2).contiguous()`` copies nothing and the output projection keeps this very
+        storage. Called by the families whose :attr:`CostModel.sdpa` is True when ``sim.attention`` is "sdpa"."""
         b, h, s_q, d_q = q.shape
         s_k, d_v = k.shape[-2], v.shape[-1]
+        if not d_q == k.shape[-1] == d_v:
+            # check_head_dim_size_cpp: the flash kernel needs one head size; PyTorch runs its math path instead.
+            raise CalcError("costs_sdpa_math", sizes=[d_q, k.shape[-1], d_v])
         forward = 2 * b * h * s_q * d_q * s_k + 2 * b * h * s_q * s_k * d_v
-        grad = q.grad or k.grad or v.grad
+        grad = (q.grad or k.grad or v.grad) and self.grad_mode
         row = self.record("_scaled_dot_product_flash_attention_for_cpu", forward)
-        out = self.new((b, h, s_q, d_v), grad)
+        out = self.transpose(self.new((b, s_q, h, d_v), grad), 1, 2)
         if grad and self.grad_mode:
             row.backward += 2 * b * h * s_q * s_k * (3 * d_q + 2 * d_v)
             lse = self.new((b, h, s_q), False, 4)

@@ -12,7 +12,7 @@ from typing import Any, Sequence
 
 from ..errors import CalcError
 from ..model import Inventory
-from .declare import CostModel, check_step_keys
+from .declare import CostModel, check_step_keys, step_value
 from .modules import Sim
 from .peak import Peak, not_modelled, step_peak
 from .tensor import ADAPTER_BYTES, T
@@ -39,9 +39,12 @@ class Settings:
     dtype: str = "fp32"
     optimizer: str = "adamw"
     checkpointing: bool = False
-    #: Checkpointing's ``use_reentrant``. transformers 5.23 defaults to False (non-reentrant, issue 35 H3); the
-    #: CLI, the page and the JSON still offer the reentrant step only, so it stays the default until they name both.
-    reentrant: bool = True
+    #: Checkpointing's ``use_reentrant``: False, transformers 5.23's default (``gradient_checkpointing_enable()``
+    #: without arguments, Trainer's ``gradient_checkpointing=True``; issue 35 H3), or True, the older way.
+    reentrant: bool = False
+    #: The attention: "eager" or "sdpa" (:data:`ATTENTIONS`). Eager stays the default until every family's SDPA
+    #: path is proven; transformers 5.23 itself picks sdpa where the class supports it (``Family.default_attention``).
+    attention: str = "eager"
 
     @property
     def checkpointing_mode(self) -> str | bool:
@@ -51,7 +54,7 @@ class Settings:
     def to_dict(self) -> dict[str, Any]:
         return {
             "batch": self.batch, "seq_len": self.seq_len, "dtype": self.dtype, "optimizer": self.optimizer,
-            "grad_checkpointing": self.checkpointing,
+            "grad_checkpointing": self.checkpointing_mode, "attention": self.attention,
         }
 
 
@@ -117,12 +120,35 @@ def _positive(key: str, value: Any, maximum: int, name: dict[str, str] | None = 
 
 #: Gradient checkpointing's two ways, by ``use_reentrant``: False (transformers 5.23's default) and True.
 CHECKPOINTING_MODES: tuple[str, ...] = ("non-reentrant", "reentrant")
+#: How a link, a form or the CLI may say "off" and "on" (on: transformers' default, non-reentrant).
+CHECKPOINTING_OFF: tuple[str, ...] = ("", "0", "false", "off", "no")
+CHECKPOINTING_ON: tuple[str, ...] = ("1", "true", "on", "yes")
 
 
-def settings(batch: Any, seq_len: Any, dtype: Any = "fp32", optimizer: Any = "adamw", checkpointing: Any = False) -> Settings:
-    """Checked settings: B and L whole numbers ≥ 1, a known dtype and optimizer."""
-    from ..config import coerce_bool
+def checkpointing_mode(value: Any) -> str | bool:
+    """Gradient checkpointing as the CLI, a link or the API give it: False (off: None, False, ``0``, ``off``…),
+    ``"non-reentrant"`` (True, ``1``, ``on``…, or its name: transformers 5.23's default) or ``"reentrant"``;
+    any other value is ``costs_checkpointing_mode``, never read as off."""
+    if value is None or value is False:
+        return False
+    if value is True:
+        return "non-reentrant"
+    text = str(value).strip().lower()
+    if text in CHECKPOINTING_MODES:
+        return text
+    if text in CHECKPOINTING_OFF or text in CHECKPOINTING_ON:
+        return "non-reentrant" if text in CHECKPOINTING_ON else False
+    raise CalcError("costs_checkpointing_mode", key="ckpt", value=value, choices=CHECKPOINTING_MODES)
 
+
+#: The attention implementations the step runs: transformers' ``attn_implementation`` values.
+ATTENTIONS: tuple[str, ...] = ("eager", "sdpa")
+
+
+def settings(batch: Any, seq_len: Any, dtype: Any = "fp32", optimizer: Any = "adamw", checkpointing: Any = False,
+             attention: Any = "eager") -> Settings:
+    """Checked settings: B and L whole numbers ≥ 1, a known dtype, optimizer and attention, checkpointing by
+    :func:`checkpointing_mode` (True: non-reentrant, transformers' default)."""
     b = _positive("batch", batch, MAX_BATCH)
     n = _positive("seq_len", seq_len, MAX_SEQ_LEN)
     dtype = "fp32" if dtype in (None, "") else dtype
@@ -131,11 +157,11 @@ def settings(batch: Any, seq_len: Any, dtype: Any = "fp32", optimizer: Any = "ad
     optimizer = "adamw" if optimizer in (None, "") else optimizer
     if optimizer not in OPTIMIZERS:
         raise CalcError("costs_optimizer", value=optimizer, supported=OPTIMIZERS)
-    # Checkpointing: off, on (reentrant, as the CLI and the page offer it), or by its name.
-    mode = str(checkpointing).strip().lower() if isinstance(checkpointing, str) else checkpointing
-    if mode in CHECKPOINTING_MODES:
-        return Settings(b, n, dtype, optimizer, True, mode == "reentrant")
-    return Settings(b, n, dtype, optimizer, coerce_bool("grad_checkpointing", checkpointing or False))
+    attention = "eager" if attention in (None, "") else (attention.strip().lower() if isinstance(attention, str) else attention)
+    if attention not in ATTENTIONS:
+        raise CalcError("costs_attention", value=attention, choices=list(ATTENTIONS))
+    mode = checkpointing_mode(checkpointing)
+    return Settings(b, n, dtype, optimizer, bool(mode), mode == "reentrant", attention)
 
 
 def cost_model(inv: Inventory) -> CostModel:
@@ -254,11 +280,31 @@ def simulate(inv: Inventory, s: Settings, plan: Any = None) -> tuple[Sim, Sequen
     check_step_keys(inv, model)
     if s.checkpointing and not model.checkpointing:
         raise CalcError("costs_no_checkpointing", architecture=inv.architecture)
+    if s.attention == "sdpa":
+        check_sdpa(inv, model)
     itemsize = DTYPES[s.dtype]
     trains, lora = _trainability(inv, plan)
     sim = Sim(inv, itemsize, trains, lora, s.checkpointing)
     sim.reentrant = s.reentrant
+    sim.attention = s.attention
     return sim, model.program(sim, inv, s.batch, s.seq_len)
+
+
+def check_sdpa(inv: Inventory, model: CostModel) -> None:
+    """Refuse SDPA where it is not this step: a class transformers builds without SDPA (``costs_no_sdpa``), a
+    program that does not model it yet (``costs_sdpa_not_modelled``), or attention dropout > 0, with which
+    PyTorch on CPU leaves the fused kernel for its math path (``costs_sdpa_dropout``: not modelled, refused)."""
+    from ..families import FAMILIES  # only to list the families whose SDPA step is worked out
+
+    if getattr(inv.family, "default_attention", "eager") != "sdpa":
+        raise CalcError("costs_no_sdpa", architecture=inv.architecture)
+    if not model.sdpa:
+        supported = [mt for mt, f in FAMILIES.items() if getattr(getattr(f, "costs", None), "sdpa", False)]
+        raise CalcError("costs_sdpa_not_modelled", architecture=inv.architecture, supported=supported)
+    for key in model.sdpa_dropout:
+        value = step_value(inv, key, 0.1)
+        if value > 0:
+            raise CalcError("costs_sdpa_dropout", dropout_key=key, value=value)
 
 
 def _peak(inv: Inventory, s: Settings, sim: Sim, outputs: Sequence[T], params: Sequence[tuple[str, tuple[int, ...], int]],
@@ -289,8 +335,10 @@ def _peak(inv: Inventory, s: Settings, sim: Sim, outputs: Sequence[T], params: S
                      storages, outputs, sim.activations, blocks)
 
 
-#: The settings whose every value the peak's cross-check covers.
-_PEAK_SETTINGS = ("batch", "seq_len", "dtype", "optimizer", "checkpointing")
+#: The settings whose every value the peak's cross-check covers (checkpointing both ways: the bound counts every
+#: storage of a block's whole replay, which a non-reentrant recomputation that stops early only makes less of;
+#: attention both ways: tests/crosscheck/test_peak_engine.py draws SDPA steps too).
+_PEAK_SETTINGS = ("batch", "seq_len", "dtype", "optimizer", "checkpointing", "reentrant", "attention")
 
 
 def compute(inv: Inventory, s: Settings, plan: Any = None) -> Costs:

@@ -188,7 +188,8 @@ LIFETIMES = ("", "ForMaskedLM", "ForPreTraining", "ForSequenceClassification", "
 #: 0.1 (a number: AlbertConfig refuses None, so the token classifier's fallback to hidden_dropout_prob never runs).
 KEYS = (activation_key("gelu_new"), *dropouts("hidden_dropout_prob", "attention_probs_dropout_prob", default=0.0),
         *dropouts("classifier_dropout_prob", default=0.1))
-COSTS = CostModel(step_program, bert.absolute_positions(), check=bert.step_check, checkpointing=False, keys=KEYS, buffers=position_buffers)
+COSTS = CostModel(step_program, bert.absolute_positions(), check=bert.step_check, checkpointing=False, keys=KEYS, buffers=position_buffers,
+                  sdpa=True)
 
 
 FAMILY = Family(

@@ -59,6 +59,9 @@ class Architecture:
     #: Config values the class asserts in its ``__init__`` (``ReformerModelWithLMHead``: ``is_decoder`` true;
     #: ``ReformerForMaskedLM``: false): any other value is refused, as transformers refuses it.
     requires: tuple[tuple[str, Any], ...] = ()
+    #: The module ``get_output_embeddings()`` returns where the class names one without tying it (ESM C's
+    #: ``lm_head.decoder``); None: found from :attr:`ties_embeddings` (:func:`calculator.peft.output_embedding`).
+    output_embeddings: str | None = None
 
 
 def plain_layer_row(n: int, config: Mapping[str, Any], lang: str) -> str:

@@ -178,7 +178,8 @@ def step_embeddings(sim: Sim, inv: Inventory, prefix: str, b: int, n: int, posit
 
 def step_attention(sim: Sim, x: T, heads: int, query: str, key: str, value: str, dropout: bool = True,
                    bias: T | None = None, dropout_key: str = "attention_probs_dropout_prob", frame: bool = True) -> T:
-    """Eager self-attention up to the context [B, L, H] (``eager_attention_forward``, then the reshape).
+    """Self-attention up to the context [B, L, H]: eager (``eager_attention_forward``, then the reshape), or
+    SDPA when ``sim.attention`` is "sdpa" (:meth:`Sim.sdpa`).
 
     Q, K, V are split into heads (a view, then a transpose); ``matmul`` reshapes them
     to 3-D for ``bmm``, copying unless B or the heads are 1; softmax keeps its
@@ -195,6 +196,14 @@ def step_attention(sim: Sim, x: T, heads: int, query: str, key: str, value: str,
     q = split(sim.linear(query, x))
     k = split(sim.linear(key, x))
     v = split(sim.linear(value, x))
+    if sim.attention == "sdpa":
+        # sdpa_attention_forward: no mask (input_ids alone), dropout 0 (the step refuses more), CPU's flash
+        # kernel; its output is [B, L, A, d] in memory, so ``transpose(1, 2).contiguous()`` and the reshape
+        # are views (the output projection keeps the kernel's own output storage).
+        assert bias is None, "MPNet's position bias has no SDPA path here"
+        context = sim.contiguous(sim.transpose(sim.sdpa(q, k, v), 1, 2))
+        out = sim.contiguous(sim.reshape(context, (b, n, width)))
+        return sim.end_scope(mark, out) if frame else out
     temporaries = sim.scope()  # matmul(...) * scaling: the product is a temporary; softmax rebinds the name
     scores = sim.end_scope(temporaries, sim.pointwise(sim.bmm(q, sim.transpose(k, 2, 3))))  # * scaling
     if bias is not None:  # MPNet: scores += position_bias, in place (keeps nothing)
@@ -324,7 +333,8 @@ def step_check(inv: Inventory) -> None:
     qa_needs_two_labels(inv)
 
 
-COSTS = CostModel(step_program, absolute_positions(), check=step_check, keys=BERT_KEYS, buffers=position_buffers)
+COSTS = CostModel(step_program, absolute_positions(), check=step_check, keys=BERT_KEYS, buffers=position_buffers,
+                  sdpa=True)
 
 
 def bert_config(vocab: int, hidden: int = 768, layers: int = 12, heads: int = 12, inter: int | None = None) -> dict[str, Any]:

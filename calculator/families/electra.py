@@ -115,7 +115,8 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
 LIFETIMES = ("", "ForPreTraining", "ForMaskedLM", "ForSequenceClassification", "ForTokenClassification",
              "ForQuestionAnswering")
 
-COSTS = CostModel(step_program, bert.absolute_positions(), check=bert.step_check, keys=BERT_KEYS, buffers=position_buffers)
+COSTS = CostModel(step_program, bert.absolute_positions(), check=bert.step_check, keys=BERT_KEYS, buffers=position_buffers,
+                  sdpa=True)
 
 
 def electra_config(embedding: int, hidden: int, layers: int, heads: int, inter: int) -> dict[str, Any]:

@@ -38,7 +38,7 @@ from .base import Architecture, Family, Preset
 from .common import LABELS, L
 
 FIELDS = (
-    Field("vocab_size", 262, label=L("Vocabulary size (V; bytes + specials)", "词表大小（V；字节加特殊符号）"),
+    Field("vocab_size", 262, label=L("Vocabulary size (V; bytes + specials)", "词表大小（V；字节加特殊 token）"),
           sample=(1, 300)),
     Field("max_position_embeddings", 2048, label=L("Positions (P)", "最大位置数（P）"), sample=(1, 64)),
     Field("d_model", 768, label=L("Input width (d_model)", "输入宽度（d_model）"), sample=(1, 16)),
@@ -52,10 +52,10 @@ FIELDS = (
     Field("num_self_attention_heads", 8, label=L("Self-attention heads", "自注意力头数"), sample=(1, 4)),
     Field("num_cross_attention_heads", 8, label=L("Cross-attention heads", "交叉注意力头数"), sample=(1, 4)),
     Field("qk_channels", None, optional=True,
-          label=L("Q/K channels (qk_channels; null: from the widths)", "Q/K 通道数（qk_channels；null 表示按宽度推出）"),
+          label=L("Q/K channels (qk_channels; null: from the widths)", "Q/K 维度（qk_channels；null 表示按宽度推出）"),
           sample=(1, 24)),
     Field("v_channels", None, optional=True,
-          label=L("V channels (v_channels; null: as Q/K)", "V 通道数（v_channels；null 表示同 Q/K）"), sample=(1, 24)),
+          label=L("V channels (v_channels; null: as Q/K)", "V 维度（v_channels；null 表示同 Q/K）"), sample=(1, 24)),
     Field("cross_attention_shape_for_attention", "kv", kind="choice", choices=("kv", "q"),
           label=L("Q/K width of the cross-attention from (kv: the input; q: the latents)",
                   "交叉注意力的 Q/K 宽度取自（kv：输入；q：潜变量）")),

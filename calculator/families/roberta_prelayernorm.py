@@ -108,7 +108,7 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     raise AssertionError(inv.architecture)
 
 
-COSTS = CostModel(step_program, bert.absolute_positions(offset=2), check=bert.step_check, keys=BERT_KEYS)
+COSTS = CostModel(step_program, bert.absolute_positions(offset=2), check=bert.step_check, keys=BERT_KEYS, sdpa=True)
 
 P = "roberta_prelayernorm."
 
@@ -134,7 +134,8 @@ FAMILY = Family(
         Architecture(name="RobertaPreLayerNormForQuestionAnswering", prefix=P, pooler=False,
                      head=bert.linear_head("qa_outputs", "num_labels"), uses_num_labels=True),
     ),
-    title={"en": "RoBERTa-PreLayerNorm", "zh": "RoBERTa-PreLayerNorm"},
+    # The menu shows the title beside the model_type (roberta-prelayernorm): the short name keeps it on one line.
+    title={"en": "RoBERTa-PreLN", "zh": "RoBERTa-PreLN"},
     formula=formula,
     # andreasmadsen/efficient_mlm_m0.40 (https://huggingface.co/andreasmadsen/efficient_mlm_m0.40), the
     # checkpoint transformers' docs use: RoBERTa-large's shape (Wettig et al. 2022, "Should You Mask 15%
@@ -150,5 +151,5 @@ FAMILY = Family(
     default_attention="sdpa",
     ignored_keys=(POSITION_TYPE, CROSS_ATTENTION),
     costs=COSTS,
-    labels={"final_layer_norm": L("Final LayerNorm (after the encoder)", "编码器之后的最终 LayerNorm")},
+    labels={"final_layer_norm": L("Final LayerNorm (after the encoder)", "最后的层归一化（编码器之后）")},
 )

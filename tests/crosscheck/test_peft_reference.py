@@ -145,7 +145,10 @@ def random_plan(rng: random.Random, model, architecture: str) -> dict[str, Any]:
         task_type = rng.choice([None, None, *planner.TASK_TYPES])
     modules_to_save = None
     if rng.random() < 0.2:
-        top = [name for name, child in model.named_children() if any(True for _ in child.parameters())]
+        # Not "model" (a Llama-style backbone's name): peft also matches its own wrapper by it, which the planner
+        # refuses (test_modules_to_save_model_names_the_wrapper).
+        top = [name for name, child in model.named_children()
+               if any(True for _ in child.parameters()) and name not in planner.PEFT_WRAPPER_NAMES]
         modules_to_save = [rng.choice(top)]
     r = rng.randint(1, 16)
     # peft's LoRA on a grouped convolution needs a rank the groups divide: mostly draw one
@@ -184,6 +187,21 @@ def test_random_plans_match_peft(model_type: str, index: int) -> None:
     OUTCOMES[outcome] = OUTCOMES.get(outcome, 0) + 1
 
 
+def test_modules_to_save_model_names_the_wrapper() -> None:
+    """modules_to_save=["model"] on a class whose backbone is ``model``: peft copies its own wrapper (the whole
+    model, LoRA layers included) rather than the backbone; the planner refuses with modules_to_save_wrapper."""
+    raw = with_layers(FAMILIES["ultrabert"], {"model_type": "ultrabert"}, 1)
+    arch, targets = "UltrabertForQuestionAnswering", ["mlp.gate_proj", "qa_outputs"]
+    with pytest.raises(CalcError) as refused:
+        planner.lora(engine_build(raw, arch), 4, targets, "none", "QUESTION_ANS", ["model"])
+    assert refused.value.code == "modules_to_save_wrapper"
+    theirs = peft_side(hf_model(raw, arch), 4, targets, "none", "QUESTION_ANS", ["model"])
+    names = [name for name, *_ in theirs["tensors"]]
+    # The copy is of the wrapped model: LoRA's own tensors (and the head) inside the trainable copy.
+    copied = [n for n in names if n.startswith("base_model.modules_to_save.default.model.")]
+    assert any(".lora_A." in n for n in copied) and any(".qa_outputs." in n for n in copied), copied[:5]
+
+
 def test_random_plans_are_mostly_accepted() -> None:
     """Guard against drawing only settings peft refuses (which would check little)."""
     if not OUTCOMES:
@@ -218,6 +236,8 @@ def test_presets_match_peft(preset: str, architecture: str, task_type: str | Non
     # otherwise offer the head's, which the task type also saves)
     linear = [m.name.rpartition(".")[2] for m in planner.modules(inv)
               if m.kind == "linear" and m.name.startswith(inv.arch.prefix)]
+    # ...or, where the backbone has none (I-BERT's are QuantLinear), the head's, as REFUSED_PRESETS says.
+    linear = linear or [m.name.rpartition(".")[2] for m in planner.modules(inv) if m.kind == "linear"]
     targets = list(default) if default else list(dict.fromkeys(linear))[:2]
     assert compare(raw, architecture, 8, targets, "none", task_type, None) == REFUSED_PRESETS.get(preset, "ok")
 

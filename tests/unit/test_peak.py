@@ -149,14 +149,14 @@ def test_cli_peak_and_fit() -> None:
     assert code == 2 and json.loads(out)["error"]["code"] == "peak_budget"
     code, _, err = _cli("--preset", "bert-base-uncased", "--batch", "1", "--seq-len", "128", "--fit-gib", "0.25",
                         "--lang", "zh")
-    assert code == 2 and err.startswith("error: peak_budget_below_weights: 预算")
+    assert code == 2 and err.startswith("error: peak_budget_below_weights: 显存预算")
 
 
 def test_no_figure_says_why_in_both_languages() -> None:
     from calculator.views.costs import peak_line
 
     modern = build(get_preset("answerdotai/ModernBERT-base").config)
-    cases = ((costs.compute(modern, costs.settings(1, 8)), "not cross-checked for this family", "该模型族的峰值尚未核对"),
+    cases = ((costs.compute(modern, costs.settings(1, 8)), "not cross-checked for this family", "这个系列的峰值尚未核对"),
              (costs.compute(bert_base(), costs.settings(1, 8, optimizer="sgd", checkpointing=True)), "plain SGD",
               "不带动量的 SGD"),
              (costs.compute(bert_base(), costs.settings(1, 8, optimizer="adafactor")), "Adafactor", "Adafactor"))
