@@ -18,7 +18,8 @@ one ``optimizer.step()`` over the trainable parameters.
   buffers' storages left out.
 * ``memory.peak`` / ``peak_at``: the peak of live memory (issue 32), given only
   where it is proven exact against PyTorch (:mod:`.peak`: the optimizer step when
-  it provably exceeds the forward and the backward), else None with a coded note;
+  it provably exceeds the forward and the backward; :mod:`.lifetime`: the backward
+  op by op for BERT-like encoders), else None with a coded note;
   :mod:`.fit` searches the largest batch and length whose peak fits a budget.
 
 Why a small simulator and not one polynomial: which tensors autograd keeps
@@ -41,7 +42,8 @@ family declares: :class:`CostModel`, its step keys and their values),
 :mod:`.ops` (one method per aten operation, FLOPs and what autograd keeps,
 recorded on a tape), :mod:`.peak` (the peak of live memory: the optimizer step exactly, the
 rest bounded; imports only :mod:`.tensor`), :mod:`.modules` (:class:`Sim`: modules by their inventory
-names, LoRA, checkpointing; what the family programs drive), :mod:`.step`
+names, LoRA, checkpointing; what the family programs drive), :mod:`.lifetime` (the peak op by op: the
+simulator recording autograd's nodes, the backward replayed node by node), :mod:`.step`
 (settings, the parameters' and the optimizer's bytes, :func:`compute`: the
 layer above the families). This module re-exports their names, so ``from
 calculator import costs`` and ``from ..costs import Sim`` keep working.

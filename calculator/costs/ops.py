@@ -595,3 +595,27 @@ class Ops:
             if mask is not None:
                 self.save(mask)
         return out
+
+    # -- op-by-op lifetimes (issue 32): no-ops here, recorded by :class:`calculator.costs.lifetime.LiveSim`
+
+    def exact_lifetimes(self) -> None:
+        """Called by a family's program whose every operation the lifetime simulator models (BERT's classes):
+        the peak is then worked out op by op (:mod:`.lifetime`). Nothing to do on the plain tape."""
+
+    def transients(self, sizes: Sequence[int]) -> None:
+        """Storages of these sizes (bytes) made and dropped inside the current scope, which no figure of the tape
+        counts (RoBERTa's position ids computed from ``input_ids``): only the lifetime simulator's bound sees them."""
+
+    def scope(self) -> int:
+        """Where a Python function of the model begins (a mark for :meth:`end_scope`)."""
+        return self._next
+
+    def end_scope(self, mark: int, out: T) -> T:
+        """That function returns ``out``: a storage it made that nothing saved and it does not return is gone
+        (its names die with the frame). Only the lifetime simulator's bound on the forward uses it."""
+        return out
+
+    def split_columns(self, t: T) -> list[T]:
+        """``t.split(1, dim=-1)``, each part ``squeeze(-1).contiguous()`` (the QA heads' start and end logits): a
+        copy per column (``split`` and ``squeeze`` are views; the copy keeps nothing)."""
+        return [self.pointwise(self.select(t, len(t.shape) - 1)) for _ in range(t.shape[-1])]

@@ -308,7 +308,7 @@ def check_sdpa(inv: Inventory, model: CostModel) -> None:
 
 
 def _peak(inv: Inventory, s: Settings, sim: Sim, outputs: Sequence[T], params: Sequence[tuple[str, tuple[int, ...], int]],
-          graded: Sequence[tuple[str, tuple[int, ...], int]]) -> Peak:
+          graded: Sequence[tuple[str, tuple[int, ...], int]], plan: Any = None) -> Peak:
     """The step's peak (:func:`.peak.step_peak`) for a family that declares its buffers, with the settings the
     cross-check covers; otherwise a coded "not modelled" (never a figure that was not proven)."""
     model = cost_model(inv)
@@ -326,6 +326,10 @@ def _peak(inv: Inventory, s: Settings, sim: Sim, outputs: Sequence[T], params: S
         in_block.update(ids)
         blocks.append([sim.storages[i] for i in ids])
     storages = [n for i, n in sim.storages.items() if i not in in_block]
+    if not s.checkpointing:
+        exact = _op_by_op(inv, s, plan, params, graded, buffers)
+        if exact is not None:
+            return exact
     return step_peak(s.optimizer, [(n, _numel(sh), z) for n, sh, z in params],
                      [(n, _numel(sh), z) for n, sh, z in graded], buffers, s.batch, s.seq_len,
                      storages, outputs, sim.activations, blocks)
@@ -353,10 +357,47 @@ def compute(inv: Inventory, s: Settings, plan: Any = None) -> Costs:
         gradients=sum(_numel(shape) * size for shape, size in graded),
         optimizer=optimizer_bytes(s.optimizer, graded),
         activations=sim.activations,
-        peak=_peak(inv, s, sim, outputs, named, named_graded),
+        peak=_peak(inv, s, sim, outputs, named, named_graded, plan),
     )
     figures = {"FLOPs": out.forward + out.backward, "memory": out.memory_total}  # each part ≤ its sum
     for key, value in figures.items():
         if value > MAX_FIGURE:
             raise CalcError("costs_too_large", key=key, value=f"{value:,}")
     return out
+
+
+def _op_by_op(inv: Inventory, s: Settings, plan: Any, params: Sequence[tuple[str, tuple[int, ...], int]],
+              graded: Sequence[tuple[str, tuple[int, ...], int]], buffers: Sequence[tuple[str, int, int]]) -> Peak | None:
+    """The peak worked out op by op (:mod:`.lifetime`) when the family's program is modelled so (BERT's classes,
+    frozen parameters or not): the program run again on :class:`~.lifetime.LiveSim`; None when it is not."""
+    from .lifetime import LiveSim, live_peak, run_step
+    from .peak import Item, optimizer_peak
+
+    if s.optimizer not in ("adamw", "sgd", "sgd-momentum") or not graded:
+        return None
+    for name in s.__dataclass_fields__:  # a setting the lifetime simulator does not model (SDPA, autocast...)
+        if name not in _LIFETIME_SETTINGS and getattr(s, name) != s.__dataclass_fields__[name].default:
+            return None
+    trains, lora = _trainability(inv, plan)
+    sim = LiveSim(inv, DTYPES[s.dtype], trains, lora, False)
+    outputs = cost_model(inv).program(sim, inv, s.batch, s.seq_len)
+    start = [Item("weights", name, _numel(shape) * size) for name, shape, size in params]
+    start += [Item("buffer", name, n * size) for name, n, size in buffers]
+    start.append(Item("input_ids", "input_ids", s.batch * s.seq_len * 8))
+    # The graph names a parameter by the inventory's name (a LoRA factor by its module's + ".lora_A.weight"); the
+    # plan by peft's (base_model.model.…).
+    engine_name = {}
+    for t in (plan.tensors if plan is not None else ()):
+        factor = ".lora_A.weight" if ".lora_A." in t.name else ".lora_B.weight"
+        engine_name[t.name] = t.source + factor if t.kind == "lora" else t.source
+    timeline = run_step(sim, outputs, start, [engine_name.get(name, name) for name, _, _ in graded])
+    if timeline is None:
+        return None
+    named = [(name, _numel(shape), size) for name, shape, size in graded]
+    optimizer = None if s.optimizer == "sgd" else optimizer_peak(s.optimizer, start, named)
+    return live_peak(timeline, optimizer, s.optimizer == "sgd")
+
+
+#: The settings whose every value the lifetime simulator models (another one away from its default, e.g. SDPA
+#: attention, leaves the peak to :func:`.peak.step_peak`).
+_LIFETIME_SETTINGS = ("batch", "seq_len", "dtype", "optimizer", "checkpointing", "reentrant")

@@ -149,9 +149,10 @@ LABELS.update({
     ),
     "peak_none": L(
         "Peak of live memory: not given for this step ({reason}): the engine gives the peak only where it is proven "
-        "exact against PyTorch (so far: the optimizer step, when it provably exceeds the forward and the backward).",
+        "exact against PyTorch (so far: the optimizer step, when it provably exceeds the forward and the backward, "
+        "and the backward of BERT-like encoders, worked out operation by operation).",
         "显存峰值（同时存活的张量）：这一步暂不给出（{reason}）：只有经 PyTorch 核对、确证精确时才给出峰值"
-        "（目前：优化器更新阶段，且可证明高于前向与反向）。",
+        "（目前：优化器更新阶段，且可证明高于前向与反向；以及逐个算子推算的 BERT 类编码器的反向传播）。",
     ),
     "phase_optimizer": L("optimizer step", "优化器更新阶段"),
     "phase_forward": L("forward pass", "前向传播"),
@@ -163,6 +164,7 @@ LABELS.update({
     "kind_exp_avg_sq": L("exp_avg_sq", "exp_avg_sq"),
     "kind_momentum_buffer": L("momentum buffer", "动量缓冲"),
     "kind_temporary": L("temporary", "临时张量"),
+    "kind_activation": L("activation", "激活值"),
     "kind_step": L("step", "step"),
     "kind_buffer": L("buffer", "buffer"),  # the site's term (tests/docs/terminology.toml): buffer
     "kind_input_ids": L("input_ids", "input_ids"),

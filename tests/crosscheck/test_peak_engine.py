@@ -37,7 +37,8 @@ PEAK_FAMILIES = tuple(mt for mt, f in FAMILIES.items() if f.costs is not None an
 PER_FAMILY = int(os.environ.get("PEAK_RANDOM", "16"))
 SEED = int(os.environ.get("CROSSCHECK_SEED", "20261125"))
 KIND = {"weights": "param", "gradient": "grad", "exp_avg": "exp_avg", "exp_avg_sq": "exp_avg_sq", "step": "step",
-        "momentum_buffer": "momentum_buffer", "buffer": "buffer", "input_ids": "input_ids", "temporary": "act"}
+        "momentum_buffer": "momentum_buffer", "buffer": "buffer", "input_ids": "input_ids", "temporary": "act",
+        "activation": "act"}
 
 
 def case_for(model_type: str, index: int, mode: str | None = None, attention: str = "eager") -> dict[str, Any] | None:
@@ -181,6 +182,73 @@ def test_bert_base_b1_l128_figure() -> None:
     engine = costs.compute(inv, costs.settings(1, 128)).peak
     assert (result.peak, result.phase, result.op) == (1_939_253_020, "optimizer", "aten.div")
     assert (engine.bytes, engine.phase, engine.op) == (result.peak, result.phase, result.op)
+
+
+#: The families whose step the lifetime simulator models op by op (calculator/costs/lifetime.py): their peak is
+#: exact in the forward and the backward too, for the classes their program opts in (``sim.exact_lifetimes()``).
+LIFETIME_FAMILIES = ("bert", "ernie", "roberta", "xlm-roberta", "camembert", "data2vec-text", "electra", "distilbert", "albert")
+ACTIVATION_RANDOM = int(os.environ.get("PEAK_ACTIVATION_RANDOM", str(max(2, PER_FAMILY * 3 // 4))))
+
+
+def activation_case(model_type: str, index: int) -> dict[str, Any] | None:
+    """A drawn case where the activations, not the weights, tend to make the peak: no plan, freezing or LoRA, no
+    checkpointing, a tiny vocabulary, B up to 8 and L up to 24, any optimizer the engine covers."""
+    rng = random.Random(f"{SEED}-lifetime-{model_type}-{index}")
+    for _ in range(30):
+        case = draw(rng, model_type)
+        lora = case["plan"] == "lora" and rng.random() < 0.5  # LoRA as drawn (fp32: its adapters are modelled)
+        case.update(plan="lora" if lora else rng.choice(["none", "none", "none", "freeze"]), checkpointing=False,
+                    batch=rng.randint(2, 8),
+                    seq_len=rng.randint(4, 24), optimizer=rng.choice(["adamw", "sgd", "sgd-momentum"]),
+                    freeze=(rng.random() < 0.5, rng.randint(0, 3), rng.random() < 0.2))
+        raw = case["raw"]
+        raw["max_position_embeddings"] = max(raw.get("max_position_embeddings", 0), case["seq_len"] + 2)
+        raw["vocab_size"] = rng.randint(8, 40)
+        try:
+            inv, plan = planned(case)
+            case["costs"] = costs.compute(inv, costs.settings(case["batch"], case["seq_len"], case["dtype"],
+                                                              case["optimizer"]), plan)
+        except CalcError:
+            continue
+        case["inv"], case["plan"] = inv, plan
+        return case
+    return None
+
+
+@pytest.mark.parametrize("model_type", LIFETIME_FAMILIES)
+def test_peak_op_by_op_equals_pytorch(model_type: str) -> None:
+    """ACTIVATION_RANDOM drawn cases of the family where the activations weigh: every figure the engine gives is
+    the measured peak (phase, op, bytes by kind), and some of them lie in the backward (else the op-by-op
+    engine was not exercised)."""
+    phases: dict[str, int] = {}
+    for index in range(ACTIVATION_RANDOM):
+        case = activation_case(model_type, index)
+        if case is not None and check_case(case):
+            phase = case["costs"].peak.phase
+            phases[phase] = phases.get(phase, 0) + 1
+    assert phases.get("backward", 0) > 0 or ACTIVATION_RANDOM < 4, (model_type, phases)
+
+
+def test_bert_base_b8_l512_in_the_backward() -> None:
+    """The unit test's hand-worked backward figure (tests/unit/test_peak.py), measured once on fake tensors:
+    BertModel bert-base, B 8, L 512, fp32, eager, AdamW: 6,867,854,344 bytes in the backward (``aten.sum``)."""
+    import transformers
+
+    from calculator.build import build
+
+    keys = ("vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
+            "max_position_embeddings", "type_vocab_size")
+    config = {k: v for k, v in transformers.BertConfig().to_dict().items() if k in keys}
+    inv = build(dict(config, model_type="bert"), "BertModel", None)
+    for batch, seq_len, figure in ((8, 512, 6_867_854_344), (32, 128, 4_149_942_280)):  # the second: test_costs.py
+        result = measure_peak(Step("bert", "BertModel", config, batch, seq_len, foreach=False), fake=True)
+        engine = costs.compute(inv, costs.settings(batch, seq_len)).peak
+        assert (result.peak, result.phase, result.op) == (figure, "backward", "aten.sum")
+        assert (engine.bytes, engine.phase, engine.op) == (result.peak, result.phase, result.op)
+        kinds = {KIND[k]: 0 for k in engine.by_kind}
+        for kind, n in engine.by_kind.items():
+            kinds[KIND[kind]] += n
+        assert kinds == result.by_kind()
 
 
 #: Published configs at full size (fake tensors: the same ops and sizes, no memory), at a batch and length where
