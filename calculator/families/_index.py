@@ -188,6 +188,8 @@ INDEX: tuple[tuple[str, str, int, tuple[str, ...]], ...] = (
         "google-t5/t5-base",
         "google-t5/t5-large",
     )),
+    ("tapas", "tapas", 71, (
+    )),
     ("transformer2018", "transformer", 95, (
     )),
     ("ultrabert", "ultrabert", 62, (
