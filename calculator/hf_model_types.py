@@ -358,7 +358,6 @@ AUTO_MODEL_CLASSES: dict[str, str] = {
     'nemotron_asr_streaming': 'NemotronAsrStreamingForRNNT',
     'nemotron_asr_streaming_encoder': 'NemotronAsrStreamingEncoder',
     'nemotron_h': 'NemotronHModel',
-    'neomme': 'NeoMMEModel',
     'neucodec': 'NeuCodecModel',
     'nllb-moe': 'NllbMoeModel',
     'olmo': 'OlmoModel',

@@ -145,6 +145,8 @@ INDEX: tuple[tuple[str, str, int, tuple[str, ...]], ...] = (
         "google/mt5-xl",
         "google/mt5-base",
     )),
+    ("neomme", "neomme", 72, (
+    )),
     ("nomic_bert", "nomic_bert", 57, (
         "nomic-ai/nomic-embed-text-v1.5",
         "nomic-ai/nomic-embed-text-v1",

@@ -100,6 +100,8 @@ KNOWN_KEYS: frozenset[str] = frozenset({
     "max_num_columns", "max_num_rows", "no_aggregation_label_index", "positive_label_weight",
     "reset_position_index_per_cell", "select_one_column", "temperature", "use_answer_as_supervision",
     "use_gumbel_for_aggregation", "use_gumbel_for_cells", "use_normalized_answer_loss",
+    # NeoMME: the image and document markers' token ids, each layer's window, the residual branches' scale
+    "document_token_id", "image_token_id", "per_layer_config", "residual_multiplier",
 })
 #: At most this many unread keys are named (a custom config can hold dozens).
 MAX_NAMED = 10
