@@ -325,7 +325,6 @@ AUTO_MODEL_CLASSES: dict[str, str] = {
     'mobilevit': 'MobileViTModel',
     'mobilevitv2': 'MobileViTV2Model',
     'modernbert-decoder': 'ModernBertDecoderModel',
-    'modernvbert': 'ModernVBertModel',
     'molmo2': 'Molmo2Model',
     'molmo2_text': 'Molmo2TextModel',
     'moonshine': 'MoonshineModel',

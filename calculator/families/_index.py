@@ -133,6 +133,8 @@ INDEX: tuple[tuple[str, str, int, tuple[str, ...]], ...] = (
         "answerdotai/ModernBERT-base",
         "answerdotai/ModernBERT-large",
     )),
+    ("modernvbert", "modernvbert", 73, (
+    )),
     ("mpnet", "mpnet", 70, (
         "sentence-transformers/all-mpnet-base-v2",
         "microsoft/mpnet-base",

@@ -82,7 +82,7 @@ def read_config(raw: Mapping[str, Any]) -> dict[str, Any]:
     n = values["num_hidden_layers"]
     given = raw.get("layer_types")
     if given is None:
-        kinds = default_layer_types(n)
+        kinds: tuple[str, ...] = default_layer_types(n)
     elif (not isinstance(given, (list, tuple)) or len(given) != n
           or any(k not in LAYER_TYPES for k in given) or "full_attention" not in given):
         raise CalcError("bad_value", fields=("num_hidden_layers",), key="layer_types", value=given)
@@ -100,8 +100,7 @@ def read_config(raw: Mapping[str, Any]) -> dict[str, Any]:
             raise CalcError("bad_value", fields=("head_dim",), key="head_dim", value=values["head_dim"])
     if raw.get("hidden_act", "relu2") != "relu2":
         raise CalcError("bad_value", key="hidden_act", value=raw.get("hidden_act"))
-    values["layer_types"] = kinds
-    return values
+    return values  # the layer kinds shape no tensor: checked, not kept (a link carries only what counts)
 
 
 def backbone(t: TensorList, c: dict[str, Any], prefix: str, with_pooler: bool) -> None:

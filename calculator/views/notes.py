@@ -102,6 +102,8 @@ KNOWN_KEYS: frozenset[str] = frozenset({
     "use_gumbel_for_aggregation", "use_gumbel_for_cells", "use_normalized_answer_loss",
     # NeoMME: the image and document markers' token ids, each layer's window, the residual branches' scale
     "document_token_id", "image_token_id", "per_layer_config", "residual_multiplier",
+    # ModernVBERT's top level: the pooling, and its own classifier_bias, which no head reads (they read text_config's)
+    "classifier_pooling", "classifier_bias",
 })
 #: At most this many unread keys are named (a custom config can hold dozens).
 MAX_NAMED = 10
