@@ -514,7 +514,6 @@ AUTO_MODEL_CLASSES: dict[str, str] = {
     'tipsv2_vision_model': 'Tipsv2VisionModel',
     'tvp': 'TvpModel',
     'udop': 'UdopModel',
-    'ultravbert': 'UltraVBertModel',
     'unispeech': 'UniSpeechModel',
     'unispeech-sat': 'UniSpeechSatModel',
     'univnet': 'UnivNetModel',

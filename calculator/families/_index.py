@@ -198,6 +198,8 @@ INDEX: tuple[tuple[str, str, int, tuple[str, ...]], ...] = (
     )),
     ("ultrabert", "ultrabert", 62, (
     )),
+    ("ultravbert", "ultravbert", 74, (
+    )),
     ("umt5", "umt5", 87, (
         "google/umt5-xxl",
         "google/umt5-base",
