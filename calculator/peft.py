@@ -291,7 +291,10 @@ def output_embedding(inv: Inventory) -> str | None:
         return None
     # The word table: the embedding with V rows (XLM lists its position table first), else the first embedding.
     tables = [t for t in inv.tensors if t.embedding]
-    word = next((t for t in tables if t.shape[0] == inv.config.get("vocab_size")), tables[0] if tables else None)
+    # A composite's words are its text encoder's (ModernVBERT, UltraVBERT: text_vocab_size; the vision tower's
+    # position table comes first).
+    vocab = inv.config.get("vocab_size", inv.config.get("text_vocab_size"))
+    word = next((t for t in tables if t.shape[0] == vocab), tables[0] if tables else None)
     if word is None:
         return None
     found = None

@@ -173,13 +173,15 @@ def sample(rng: random.Random, config: dict[str, Any]) -> None:
     config["num_key_value_heads"] = k
     config["num_attention_heads"] = k * rng.randint(1, 4) + (1 if rng.random() < 0.05 else 0)
     roll = rng.random()
-    if roll < 0.6:  # full attention rotates a quarter of the head: a multiple of 4 needs d a multiple of 16
+    if roll < 0.8:  # full attention rotates a quarter of the head: a multiple of 4 needs d a multiple of 16
         config["head_dim"] = 16 * rng.randint(1, 3)
-    elif roll < 0.8:  # the quarter still a multiple of 4; the sliding layers' whole head not (one layer: none)
+    elif roll < 0.9:  # the quarter still a multiple of 4; the sliding layers' whole head not (one layer: none)
         config["head_dim"] = 16 * rng.randint(1, 3) + rng.randint(1, 3)
     if rng.random() < 0.25:  # layer kinds of the config's own (some without a full layer, some of another length)
         n = config.get("num_hidden_layers", 17) + (1 if rng.random() < 0.1 else 0)
         config["layer_types"] = [rng.choice(LAYER_TYPES) for _ in range(n)]
+        if rng.random() < 0.8:  # mostly with the full-attention layer NeoMMEConfig requires
+            config["layer_types"][-1] = "full_attention"
     if rng.random() < 0.1:
         config["rope_parameters"] = {"full_attention": {"rope_type": "default", "rope_theta": 10000.0,
                                                         "partial_rotary_factor": rng.choice([0.5, 1.0])}}

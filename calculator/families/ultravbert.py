@@ -126,6 +126,9 @@ def sample(rng: random.Random, config: dict[str, Any]) -> None:
     sometimes no vision_config at all (UltraVBertConfig's own, without the pooling head)."""
     text = {k[len("text_"):]: config.pop(k) for k in list(config) if k.startswith("text_")}
     ultrabert.sample(rng, text)
+    if rng.random() < 0.7:  # mostly an even head size (RoPE refuses an odd one above 4): more configs that build
+        text.pop("head_dim", None)
+        text["hidden_size"] = text["num_attention_heads"] * 2 * rng.randint(1, 8)
     config["text_config"] = text
     vision = {k[len("vision_"):]: config.pop(k) for k in list(config) if k.startswith("vision_")}
     if rng.random() < 0.15:
