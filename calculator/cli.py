@@ -210,6 +210,8 @@ def add_option(group: Any, opt: options.Option, lang: str) -> None:
         text = pick(opt.help or opt.label, lang, r=peft.DEFAULT_R)  # --lora-r's help quotes peft's default rank
         if opt.kind == "flag":
             group.add_argument(opt.cli, dest=opt.key, action="store_true", help=text)
+        elif opt.cli_const is not None:  # the flag alone means cli_const (--grad-checkpointing: non-reentrant)
+            group.add_argument(opt.cli, dest=opt.key, metavar=opt.metavar, nargs="?", const=opt.cli_const, help=text)
         else:
             group.add_argument(opt.cli, dest=opt.key, metavar=opt.metavar, help=text)
     for choice in opt.choices:
@@ -324,8 +326,8 @@ def training_step(args: argparse.Namespace, inv: Any, plan: Any) -> costs.Costs 
         if o.key in STEP_OPTIONS:
             given = getattr(args, o.key)
             value[o.key] = given if given is not None else ("" if o.cli_required else o.default)
-    s = costs.settings(value["batch"], value["seq_len"], value["dtype"], value["optimizer"], bool(value["ckpt"]),
-                       value["mixed_precision"])
+    s = costs.settings(value["batch"], value["seq_len"], value["dtype"], value["optimizer"], value["ckpt"],
+                       attention=value["attention"], autocast=value["mixed_precision"])
     return costs.compute(inv, s, plan)
 
 
@@ -393,7 +395,7 @@ def run(argv: list[str]) -> int:
         if step is not None:
             data["costs"] = step.to_dict()
             if gpu is not None:
-                verdict, _ = views.costs.fits(step.memory_total, gpu, args.lang, peak=step.peak.bytes if step.peak else None)
+                verdict, _ = views.costs.step_fits(step, gpu, args.lang)  # the peak, else its proven bounds, else the sum
                 data["costs"].update({"gpu_gb": gpu, "fits": verdict})
             if fitted is not None:
                 data["costs"]["fit"] = fitted

@@ -147,8 +147,8 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "modules_to_save \"{value}\" also names peft's own wrapper of the model (base_model.model), so peft "
         "would copy the whole model, LoRA layers included, not {architecture}'s {value}; name the modules inside it "
         "instead (their full names, such as {value}.layers).",
-        "zh": "modules_to_save 中的“{value}”同时也是 peft 自己包装模型时用的名字（base_model.model），peft 会把整个模型"
-        "连同 LoRA 层复制一份，而不是只复制 {architecture} 的 {value}；请改为列出它里面的模块（写全名，例如 {value}.layers）。",
+        "zh": "modules_to_save 中的“{value}”也是 peft 包装模型时自己用的名字（base_model.model）：peft 会把整个模型"
+        "连同 LoRA 层复制一份，而不是只复制 {architecture} 的 {value}；请改为列出它内部的模块（写全名，例如 {value}.layers）。",
     },
     "plan_conflict": {
         "en": "LoRA and freezing exclude each other: peft freezes the base model itself. Clear one of them.",
@@ -208,6 +208,13 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "{model_type} 在 autocast 下的训练一步还没有与 PyTorch 核对过，计算器不做估算；请关闭混合精度。"
         "已在 autocast 下核对：{supported}。",
     },
+    "costs_autocast_sdpa": {
+        "en": "Mixed precision {value} with SDPA attention (attn_implementation=\"sdpa\") has not been checked "
+        "against PyTorch yet, and this calculator does not guess; use eager attention with mixed precision, or SDPA "
+        "without it.",
+        "zh": "混合精度 {value} 与 SDPA 注意力（attn_implementation=\"sdpa\"）的组合还没有与 PyTorch 核对过，计算器不做估算；"
+        "请在混合精度下使用 eager 注意力，或关闭混合精度使用 SDPA。",
+    },
     "costs_family": {
         "en": "The training-step cost of {model_type} is not worked out yet, and this calculator does not guess. "
         "Exact for: {supported}.",
@@ -226,6 +233,35 @@ MESSAGES: dict[str, dict[str, str]] = {
     "costs_no_checkpointing": {
         "en": "{architecture} does not support gradient checkpointing (transformers raises); run it without.",
         "zh": "{architecture} 不支持梯度检查点（transformers 会报错），请关闭该选项。",
+    },
+    "costs_attention": {
+        "en": "Attention must be {choices} (got {value}).",
+        "zh": "注意力实现只能是 {choices}（当前为 {value}）。",
+    },
+    "costs_no_sdpa": {
+        "en": "{architecture} has no SDPA attention in transformers 5.23 (its class does not support "
+        "attn_implementation=\"sdpa\"); choose eager attention.",
+        "zh": "transformers 5.23 中 {architecture} 没有 SDPA 注意力（该类不支持 attn_implementation=\"sdpa\"），请选择 eager。",
+    },
+    "costs_sdpa_dropout": {
+        "en": "SDPA with attention dropout {value} ({dropout_key}) is not worked out: on CPU PyTorch then leaves the fused "
+        "kernel for its math path (a GPU's fused kernels apply the dropout inside), so this calculator refuses "
+        "rather than guess. Set {dropout_key} to 0, or choose eager attention.",
+        "zh": "注意力 dropout 为 {value}（{dropout_key}）时的 SDPA 尚未算出：此时 PyTorch 在 CPU 上不用融合 kernel，"
+        "改走 math 路径（GPU 的融合 kernel 则在内部做 dropout），所以这里拒绝计算而不是估算。请把 {dropout_key} 设为 0，或选择 eager。",
+    },
+    "costs_sdpa_math": {
+        "en": "With these sizes PyTorch on CPU does not run SDPA's flash kernel but its math path (the head sizes "
+        "of query, key and value are {sizes}; the kernel needs one size), which is not modelled; choose eager "
+        "attention.",
+        "zh": "在这组尺寸下，PyTorch 在 CPU 上不走 SDPA 的 flash kernel，而是走 math 路径（query、key、value 的每头维度"
+        "分别为 {sizes}，该 kernel 要求三者相同），这种情况没有建模，请选择 eager。",
+    },
+    "costs_sdpa_not_modelled": {
+        "en": "{architecture} supports SDPA, but its training step with SDPA is not worked out yet, and this "
+        "calculator does not guess; choose eager attention. SDPA is exact for: {supported}.",
+        "zh": "{architecture} 支持 SDPA，但它用 SDPA 时的训练开销还没有算出，这里不做估算，请选择 eager。"
+        "已精确支持 SDPA 的有：{supported}。",
     },
     "costs_nothing_trainable": {
         "en": "Nothing trains, so there is no backward pass: loss.backward() fails when no parameter needs a gradient.",
@@ -369,17 +405,23 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "在这个配置下（{key} = {value}），transformers 自己的前向计算就会报错，没有可以计算开销的训练步骤。",
     },
     "costs_checkpointing_fails": {
-        "en": "Gradient checkpointing as this calculator runs it (use_reentrant=True) fails here: every layer's "
+        "en": "Gradient checkpointing with use_reentrant=True fails here: every layer's "
         "recomputation runs a backward through {module}, which is computed once before the layers, and the second "
         "one fails in PyTorch (\"Trying to backward through the graph a second time\"). It fails only with "
         "use_reentrant=True: transformers 5.23's default, use_reentrant=False (gradient_checkpointing_enable() "
-        "without arguments, Trainer's gradient_checkpointing=True), trains this model. The calculator does not "
-        "model that kind of checkpointing yet, so it gives no figure for it here.",
-        "zh": "本计算器按 use_reentrant=True 运行梯度检查点，在这里会失败：每一层重算后都要经过 {module} 做一次反向传播，"
+        "without arguments, Trainer's gradient_checkpointing=True), trains this model: choose non-reentrant "
+        "checkpointing (--grad-checkpointing without a value, ckpt=1 in a link).",
+        "zh": "按 use_reentrant=True 运行梯度检查点在这里会失败：每一层重算后都要经过 {module} 做一次反向传播，"
         "而它只在所有层之前算一次；第二次反向传播时 PyTorch 会报错（“Trying to backward through the graph a second time”）。"
         "只有 use_reentrant=True 才会失败：transformers 5.23 的默认值 use_reentrant=False"
-        "（不带参数调用 gradient_checkpointing_enable()，或 Trainer 的 gradient_checkpointing=True）可以正常训练这个模型。"
-        "计算器暂时还没有为这种梯度检查点建模，因此这里不给出数字。",
+        "（不带参数调用 gradient_checkpointing_enable()，或 Trainer 的 gradient_checkpointing=True）可以正常训练这个模型："
+        "请选择非重入式梯度检查点（--grad-checkpointing 不带值，或链接中的 ckpt=1）。",
+    },
+    "costs_checkpointing_mode": {
+        "en": "Gradient checkpointing is off, non-reentrant (use_reentrant=False, transformers' default) or reentrant "
+        "(use_reentrant=True), not {value}; choose one of {choices}.",
+        "zh": "梯度检查点只能是关闭、非重入式（use_reentrant=False，transformers 的默认值）或重入式（use_reentrant=True），"
+        "不能是 {value}；可选：{choices}。",
     },
     "costs_xmod_language": {
         "en": "X-MOD sends every input through one language's adapter, and input_ids alone name none: "
@@ -406,13 +448,13 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "Grouped-query attention repeats each key/value head num_attention_heads / num_key_value_heads times, "
         "so num_key_value_heads must divide num_attention_heads; {kv_heads} does not divide {heads}, and "
         "transformers fails on the first forward pass.",
-        "zh": "分组查询注意力把每个键/值头重复 num_attention_heads / num_key_value_heads 次，因此 num_key_value_heads "
-        "必须整除 num_attention_heads；{kv_heads} 不能整除 {heads}，transformers 在第一次前向传播时就会报错。",
+        "zh": "分组查询注意力（GQA）把每个键/值头重复 num_attention_heads / num_key_value_heads 次，因此 num_attention_heads "
+        "必须能被 num_key_value_heads 整除；当前 {heads} 不能被 {kv_heads} 整除，transformers 在第一次前向传播时就会报错。",
     },
     "costs_rotary_odd_head": {
         "en": "Rotary positions rotate a head's numbers in pairs, so the head size (hidden_size / num_attention_heads) "
         "must be even; it is {head_size}, and transformers fails on the first forward pass.",
-        "zh": "旋转位置编码把每个头的数值两两配对旋转，因此头维度（hidden_size / num_attention_heads）必须是偶数；"
+        "zh": "旋转位置编码把每个注意力头的向量按维度两两配对旋转，因此每个头的维度（hidden_size / num_attention_heads）必须是偶数；"
         "当前为 {head_size}，transformers 在第一次前向传播时就会报错。",
     },
     "costs_esm_padding": {
@@ -431,8 +473,8 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "{model_type}'s attention runs only through custom CUDA kernels; on a CPU, without them, transformers "
         "returns zeros in its place, so the step PyTorch runs there is not this model's and its cost is not worked "
         "out. Its parameter counts are exact all the same.",
-        "zh": "{model_type} 的注意力只能通过自定义的 CUDA kernel计算；在 CPU 上没有这些 kernel 时，transformers 直接用全零代替注意力的结果，"
-        "PyTorch 在那里跑的并不是这个模型的训练步，因此不计算它的开销。它的参数量仍是精确的。",
+        "zh": "{model_type} 的注意力只能用自定义的 CUDA kernel 计算；在 CPU 上没有这些 kernel，transformers 会直接用全零代替注意力的输出，"
+        "这时 PyTorch 跑的并不是这个模型真正的训练一步，因此不计算它的开销。参数量不受影响，仍是精确值。",
     },
     "costs_block_padding": {
         "en": "At sequence length {value} BigBird runs its block-sparse attention, which first pads the input "
@@ -480,16 +522,16 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "No peak of live memory for this step yet: the engine gives the peak only where it is proven exact "
         "against PyTorch (the optimizer step, when it provably exceeds the forward and the backward), and "
         "here it is not ({reason}). The four components above are not a peak.",
-        "zh": "这一步暂不给出显存峰值：只有经 PyTorch 逐字节核对、确证精确时（优化器更新阶段，且可证明高于前向与反向）"
-        "才给出峰值，此处不满足（{reason}）。上面四个部分之和并不是峰值。",
+        "zh": "这一步暂不给出显存峰值：计算器只在峰值已与 PyTorch 核对、可证明精确时才给出（即峰值出现在优化器更新阶段，"
+        "且可证明高于前向和反向传播），这里不满足（{reason}）。上面四个部分之和并不是峰值。",
     },
     "peak_budget": {
         "en": "The memory budget must be more than 0 GiB; {value} is not.",
-        "zh": "显存预算必须大于 0 GiB，{value} 不符合。",
+        "zh": "显存预算必须大于 0 GiB（当前为 {value}）。",
     },
     "peak_budget_below_weights": {
         "en": "A budget of {budget} bytes is less than the weights alone ({weights} bytes): no batch fits.",
-        "zh": "预算 {budget} 字节小于权重本身（{weights} 字节）：任何批大小都放不下。",
+        "zh": "显存预算 {budget} 字节，比权重本身（{weights} 字节）还小：批大小取多少都放不下。",
     },
 }
 

@@ -22,9 +22,10 @@ from .i18n import L
 
 #: The groups, in the CLI's order: the Hub's model id; LoRA and freezing form the page's planner; the step and
 #: the card's size form its "Training cost" panel.
-GROUPS: tuple[str, ...] = ("hub", "lora", "freeze", "step", "card", "fit")
+GROUPS: tuple[str, ...] = ("hub", "lora", "freeze", "step", "card", "fit", "find")
 PLANNER_GROUPS: tuple[str, ...] = ("lora", "freeze")
-PANEL_GROUPS: tuple[str, ...] = ("step", "card")
+#: "find": the panel's asking for the largest batch and length that fit its card (the CLI's is --fit-gib).
+PANEL_GROUPS: tuple[str, ...] = ("step", "card", "find")
 #: The groups the page has fields for; the Hub's model id is the CLI's alone so far (the page's field: issue 33).
 PAGE_GROUPS: tuple[str, ...] = PLANNER_GROUPS + PANEL_GROUPS
 
@@ -72,6 +73,9 @@ class Option:
     #: Error codes about this setting raised where the page's field is not known by name
     #: (the cost engine's checks of the dtype, the optimizer, L against the model, checkpointing).
     codes: tuple[str, ...] = ()
+    #: What the CLI's flag alone means (argparse ``nargs="?"``, ``const``): ``--grad-checkpointing`` is
+    #: transformers' default, non-reentrant; ``--grad-checkpointing reentrant`` names the other. None: a value is due.
+    cli_const: str | None = None
 
 
 #: A model read from the Hugging Face Hub (issue 33; the CLI's, calculator/hub.py). Its errors name it:
@@ -164,10 +168,35 @@ OPTIMIZER = Option(
     label=L("Optimizer", "优化器"),
     help=L("adamw (default), sgd, sgd-momentum or adafactor", "adamw（默认）、sgd、sgd-momentum 或 adafactor"),
 )
+#: Gradient checkpointing: off, non-reentrant (use_reentrant=False, transformers 5.23's default: a link's ``ckpt=1``,
+#: the CLI's flag alone) or reentrant (``ckpt=reentrant``, ``--grad-checkpointing reentrant``); issue 35 H3.
 CKPT = Option(
-    "ckpt", "step", cli="--grad-checkpointing", kind="flag", default="0", codes=("costs_no_checkpointing",),
+    "ckpt", "step", cli="--grad-checkpointing", metavar="non-reentrant|reentrant", kind="choice", default="0",
+    cli_const="non-reentrant", codes=("costs_no_checkpointing", "costs_checkpointing_mode"),
+    choices=(
+        Choice("0", L("off", "关闭")),
+        Choice("1", L("non-reentrant (use_reentrant=False, transformers' default)",
+                      "非重入式（use_reentrant=False，transformers 的默认值）")),
+        Choice("reentrant", L("reentrant (use_reentrant=True)", "重入式（use_reentrant=True）")),
+    ),
     label=L("Gradient checkpointing", "梯度检查点"),
-    help=L("turn on gradient checkpointing (use_reentrant=True)", "开启梯度检查点（use_reentrant=True）"),
+    help=L("gradient checkpointing; alone: non-reentrant (use_reentrant=False), transformers 5.23's default; "
+           "reentrant: use_reentrant=True",
+           "梯度检查点；不带值时为非重入式（use_reentrant=False），即 transformers 5.23 的默认值；"
+           "reentrant：use_reentrant=True"),
+)
+#: The attention the step runs (issue 32): eager, or PyTorch's SDPA as transformers calls it
+#: (``attn_implementation="sdpa"``; on CPU, with attention dropout 0, the fused flash kernel). The default stays
+#: eager until every family's SDPA path is proven (transformers 5.23 picks sdpa where the class supports it).
+ATTENTION = Option(
+    "attention", "step", cli="--attention", metavar="eager|sdpa", kind="choice", default="eager",
+    choices=(Choice("eager"), Choice("sdpa")),
+    codes=("costs_attention", "costs_no_sdpa", "costs_sdpa_dropout", "costs_sdpa_not_modelled", "costs_sdpa_math"),
+    label=L("Attention (attn_implementation)", "注意力实现（attn_implementation）"),
+    help=L("eager (default) or sdpa: attn_implementation=\"sdpa\", PyTorch's scaled_dot_product_attention "
+           "(needs attention dropout 0)",
+           "eager（默认）或 sdpa：attn_implementation=\"sdpa\"，即 PyTorch 的 scaled_dot_product_attention"
+           "（要求注意力 dropout 为 0）"),
 )
 #: Mixed precision (issue 32): fp32 weights, ``torch.autocast("cpu", dtype=torch.bfloat16)`` around the forward
 #: only, as Trainer(bf16=True) runs it; off by default. With dtype bf16 it is refused (``costs_autocast_dtype``).
@@ -176,7 +205,7 @@ MIXED_PRECISION = Option(
     choices=(Choice("", L("off", "关闭")),
              Choice("bf16", L("bf16 autocast, fp32 weights (Trainer(bf16=True))",
                               "bf16 autocast，fp32 权重（Trainer(bf16=True)）"))),
-    codes=("costs_mixed_precision", "costs_autocast_dtype", "costs_autocast_family"),
+    codes=("costs_mixed_precision", "costs_autocast_dtype", "costs_autocast_family", "costs_autocast_sdpa"),
     label=L("Mixed precision (autocast)", "混合精度（autocast）"),
     help=L("bf16: weights in float32, torch.autocast(\"cpu\", dtype=torch.bfloat16) around the forward only, as "
            "Trainer(bf16=True) runs it; needs --dtype fp32; default off",
@@ -199,11 +228,19 @@ FIT_GIB = Option(
            "the largest length at --batch whose training peak fits it",
            "显存预算 X GiB（X·2^30 字节，向下取整）：加上在 --seq-len 下峰值放得下的最大批大小，以及在 --batch 下的最大序列长度"),
 )
+#: The panel's "find the largest batch and length that fit in N GB" (issue 32 item 3): the budget is the card's N
+#: GiB; a search runs many steps, so only when asked (off by default, kept in the link as ``fit=1``). The page's
+#: alone: the CLI asks with ``--fit-gib`` (any budget).
+FIT = Option(
+    "fit", "find", kind="flag", default="0",
+    label=L("Find the largest batch (at L) and length (at B) that fit in N GB",
+            "找出 N GB 放得下的最大批大小（L 不变）和最大序列长度（B 不变）"),
+)
 
 #: Every option, in the CLI's and the page's order.
 OPTIONS: tuple[Option, ...] = (
     MODEL, ENDPOINT, LORA_R, LORA_TARGETS, LORA_BIAS, PEFT_TASK_TYPE, MODULES_TO_SAVE, FREEZE, FREEZE_LAYERS,
-    BATCH, SEQ_LEN, DTYPE, OPTIMIZER, CKPT, MIXED_PRECISION, GPU_GB, FIT_GIB,
+    BATCH, SEQ_LEN, DTYPE, OPTIMIZER, CKPT, ATTENTION, MIXED_PRECISION, GPU_GB, FIT_GIB, FIT,
 )
 BY_KEY: dict[str, Option] = {o.key: o for o in OPTIONS}
 

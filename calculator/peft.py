@@ -293,7 +293,10 @@ def output_embedding(inv: Inventory) -> str | None:
         return None
     # The word table: the embedding with V rows (XLM lists its position table first), else the first embedding.
     tables = [t for t in inv.tensors if t.embedding]
-    word = next((t for t in tables if t.shape[0] == inv.config.get("vocab_size")), tables[0] if tables else None)
+    # A composite's words are its text encoder's (ModernVBERT, UltraVBERT: text_vocab_size; the vision tower's
+    # position table comes first).
+    vocab = inv.config.get("vocab_size", inv.config.get("text_vocab_size"))
+    word = next((t for t in tables if t.shape[0] == vocab), tables[0] if tables else None)
     if word is None:
         return None
     found = None
@@ -569,6 +572,14 @@ def _wrap_saved(cfg: _LoraConfig, entries: list[_Entry], targeted: Sequence[str]
         inner = [k for k in lora_keys if k.endswith(m)]
         if inner:
             raise CalcError("lora_target_saved", fields=_SAVE + _TARGETS, module=inner[0].rsplit(".", 1)[0], saved=m)
+    if cfg.task_type in ("SEQ_CLS", "TOKEN_CLS", "QUESTION_ANS"):
+        # These task types match modules_to_save a second time over the PeftModel itself (peft_model.py, its
+        # _set_trainable(self, ...)), by a plain ``endswith``: a name that ends its own "base_model" or
+        # "base_model.model" ("model": the backbone of EuroBERT, NeoMME…) wraps the whole model, copies in copies.
+        for m in cfg.saved_final:
+            for own in ("base_model.model", "base_model"):
+                if own.endswith(m):
+                    raise CalcError("modules_to_save_nested", fields=_SAVE, outer=own, inner=m)
     wrapped = [k for k in keys if any(k.endswith(m) for m in cfg.saved_final)]
     for k in wrapped:
         if k in targeted:

@@ -19,7 +19,7 @@ from calculator.families import keras_bert, transformer2018
 from calculator.i18n import label as _label
 from calculator.model import Inventory, Tensor
 from calculator.presets import PRESETS
-from sitegen import costs_pages
+from sitegen import costs_pages, fits_pages
 
 #: Figures quoted from elsewhere (not computed by us): the BERT paper's rounded
 #: totals. The build checks that our exact totals round to them.
@@ -344,6 +344,8 @@ def page_context(lang: str) -> dict[str, Any]:
     }
     # one training step's FLOPs and memory, and what other tools print for it
     ctx.update(costs_pages.context())
+    # the peak against a card and the largest batch that fits (what-fits.md)
+    ctx.update(fits_pages.context())
     for name in (
         "n", "signed", "short", "short_m", "pct", "bytes", "paper", "paper_short", "label", "table", "breakdown_table",
         "tensor_table", "formula_table", "differences_table", "share_chart", "layer_diagram", "text_report", "text_summary",

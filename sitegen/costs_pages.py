@@ -31,8 +31,9 @@ FP32_BYTES = 4
 
 
 def training_step(inv: Inventory, batch: int, seq_len: int, dtype: str = "fp32", optimizer: str = "adamw",
-                  checkpointing: bool = False, plan: Any = None) -> costs.Costs:
-    """The engine's figures for one step (``python -m calculator ... --batch B --seq-len L``)."""
+                  checkpointing: bool | str = False, plan: Any = None) -> costs.Costs:
+    """The engine's figures for one step (``python -m calculator ... --batch B --seq-len L``); ``checkpointing``
+    True is non-reentrant (transformers' default), ``"reentrant"`` the other kind."""
     return costs.compute(inv, costs.settings(batch, seq_len, dtype, optimizer, checkpointing), plan)
 
 

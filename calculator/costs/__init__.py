@@ -1,11 +1,12 @@
 """What one training step costs, exactly: FLOPs of the forward and backward passes, and memory by component.
 
 The step is the one issue 25 defines (and the cross-check measures in PyTorch):
-the architecture's class built from the config with eager attention, cast to
+the architecture's class built from the config with eager attention (or SDPA, ``Settings.attention``: attention
+dropout 0, CPU's flash kernel, :meth:`Ops.sdpa`; refused where PyTorch would leave that kernel), cast to
 ``dtype`` (no autocast), in training mode (dropout as Hugging Face's defaults
 configure it, p > 0); optionally the planner's LoRA or freezing
 (:mod:`calculator.peft`); optionally gradient checkpointing
-(``use_reentrant=True``); input ``input_ids`` of shape (B, L) only; loss = the
+(``use_reentrant=False``, transformers 5.23's default, or ``True``); input ``input_ids`` of shape (B, L) only; loss = the
 sum of every floating-point output's ``.float().sum()``; ``loss.backward()``;
 one ``optimizer.step()`` over the trainable parameters.
 
@@ -17,7 +18,8 @@ one ``optimizer.step()`` over the trainable parameters.
   buffers' storages left out.
 * ``memory.peak`` / ``peak_at``: the peak of live memory (issue 32), given only
   where it is proven exact against PyTorch (:mod:`.peak`: the optimizer step when
-  it provably exceeds the forward and the backward), else None with a coded note;
+  it provably exceeds the forward and the backward; :mod:`.lifetime`: the backward
+  op by op for BERT-like encoders), else None with a coded note;
   :mod:`.fit` searches the largest batch and length whose peak fits a budget.
 
 Why a small simulator and not one polynomial: which tensors autograd keeps
@@ -40,7 +42,8 @@ family declares: :class:`CostModel`, its step keys and their values),
 :mod:`.ops` (one method per aten operation, FLOPs and what autograd keeps,
 recorded on a tape), :mod:`.peak` (the peak of live memory: the optimizer step exactly, the
 rest bounded; imports only :mod:`.tensor`), :mod:`.modules` (:class:`Sim`: modules by their inventory
-names, LoRA, checkpointing; what the family programs drive), :mod:`.step`
+names, LoRA, checkpointing; what the family programs drive), :mod:`.lifetime` (the peak op by op: the
+simulator recording autograd's nodes, the backward replayed node by node), :mod:`.step`
 (settings, the parameters' and the optimizer's bytes, :func:`compute`: the
 layer above the families). This module re-exports their names, so ``from
 calculator import costs`` and ``from ..costs import Sim`` keep working.
@@ -49,19 +52,21 @@ calculator import costs`` and ``from ..costs import Sim`` keep working.
 from __future__ import annotations
 
 from .declare import (BERT_KEYS, CostModel, StepKey, activation_key, check_step_keys, classifier_dropout,
-                      dropouts, no_buffers, position_buffers, position_ids_buffer, read_step_keys, step_parse, step_query, step_value, unread)
+                      dropouts, no_buffers, position_buffers, position_ids_buffer, read_step_keys, size_key, step_parse, step_query,
+                      step_value, unread)
 from .modules import LinearInfo, Sim
 from .ops import Ops, Row
 from .peak import Item, Peak
-from .step import (DTYPES, MAX_BATCH, MAX_FIGURE, MAX_SEQ_LEN, OPTIMIZERS,
-                   CHECKPOINTING_MODES, SETTING_NAMES, STEP_BYTES, Costs, Param, Settings, _positive, compute, cost_model,
+from .step import (ATTENTIONS, DTYPES, MAX_BATCH, MAX_FIGURE, MAX_SEQ_LEN, OPTIMIZERS,
+                   CHECKPOINTING_MODES, SETTING_NAMES, STEP_BYTES, Costs, Param, Settings, _positive, checkpointing_mode,
+                   compute, cost_model,
                    optimizer_bytes, settings, simulate, supported)
 from .tensor import ADAPTER_BYTES, INDEX_BYTES, T, contiguous_strides, is_contiguous, view_strides
 
 __all__ = [
-    "ADAPTER_BYTES", "BERT_KEYS", "DTYPES", "INDEX_BYTES", "MAX_BATCH", "MAX_FIGURE", "MAX_SEQ_LEN", "OPTIMIZERS",
+    "ADAPTER_BYTES", "ATTENTIONS", "BERT_KEYS", "DTYPES", "INDEX_BYTES", "MAX_BATCH", "MAX_FIGURE", "MAX_SEQ_LEN", "OPTIMIZERS",
     "CHECKPOINTING_MODES", "SETTING_NAMES", "STEP_BYTES", "CostModel", "Costs", "LinearInfo", "Ops", "Param", "Row", "Settings", "Sim", "StepKey", "T",
-    "_positive", "activation_key", "check_step_keys", "classifier_dropout", "compute", "contiguous_strides",
-    "cost_model", "dropouts", "is_contiguous", "optimizer_bytes", "read_step_keys", "settings", "simulate", "step_parse",
+    "_positive", "activation_key", "check_step_keys", "checkpointing_mode", "classifier_dropout", "compute", "contiguous_strides",
+    "cost_model", "dropouts", "is_contiguous", "optimizer_bytes", "read_step_keys", "settings", "simulate", "size_key", "step_parse",
     "step_query", "step_value", "supported", "unread", "view_strides", "Item", "Peak", "position_buffers", "position_ids_buffer", "no_buffers",
 ]

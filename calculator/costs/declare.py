@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
-from ..config import coerce_fraction
+from ..config import coerce_fraction, coerce_int
 from ..errors import CalcError
 from ..model import Inventory
 from .tensor import T
@@ -24,7 +24,8 @@ class StepKey:
     ``build`` keeps it in ``inv.config`` (checked: a probability in [0, 1], an
     activation a string), the share link carries it when it is not ``default``
     (transformers' default for the family), and the crosscheck draws it. ``kind``:
-    ``"dropout"`` (p = 0 returns its input, p > 0 keeps a mask) or ``"activation"``.
+    ``"dropout"`` (p = 0 returns its input, p > 0 keeps a mask), ``"activation"``, or ``"size"`` (a whole
+    number ≥ 1 only some step reads: ModernBERT's ``local_attention``, whose mask SDPA keeps past half of it).
     ``fallback``: the key whose value a None means (``classifier_dropout`` None is
     ``hidden_dropout_prob``). ``read``: whether the family's program reads it; when
     False the step refuses (``costs_step_value``) any value that would not cost as
@@ -53,6 +54,11 @@ def classifier_dropout(key: str = "classifier_dropout", fallback: str = "hidden_
                        read: bool = True) -> StepKey:
     """transformers' ``config.classifier_dropout if not None else config.hidden_dropout_prob``."""
     return StepKey(key, None, "dropout", fallback, read)
+
+
+def size_key(key: str, default: int, read: bool = True) -> StepKey:
+    """A whole number ≥ 1 the step reads (ModernBERT's ``local_attention``), transformers' default for the family."""
+    return StepKey(key, default, "size", None, read)
 
 
 def activation_key(default: str, key: str = "hidden_act", read: bool = True) -> StepKey:
@@ -106,6 +112,11 @@ def read_step_keys(keys: Sequence[StepKey], raw: Mapping[str, Any]) -> dict[str,
                 out[spec.key] = None
             else:
                 out[spec.key] = coerce_fraction(spec.key, value)
+        elif spec.kind == "size":
+            number = coerce_int(spec.key, value)
+            if number < 1:
+                raise CalcError("bad_value", key=spec.key, value=value)
+            out[spec.key] = number
         else:
             if not isinstance(value, str) or not value.strip():
                 raise CalcError("bad_value", key=spec.key, value=value)
@@ -180,6 +191,12 @@ class CostModel:
     #: Whether the step under mixed precision (``torch.autocast`` bf16 around the forward) is cross-checked for
     #: this family (tests/crosscheck/test_costs_autocast.py); False: refused (``costs_autocast_family``).
     autocast: bool = False
+    #: Whether the program models ``attn_implementation="sdpa"`` (``sim.attention``: PyTorch's CPU flash kernel,
+    #: :meth:`.ops.Ops.sdpa`), cross-checked in tests/crosscheck/test_costs_sdpa_reference.py. False: SDPA refused
+    #: (``costs_sdpa_not_modelled``) for a class that supports it, rather than costed as eager.
+    sdpa: bool = False
+    #: The attention-dropout keys SDPA receives as ``dropout_p``: each must be 0 (else ``costs_sdpa_dropout``).
+    sdpa_dropout: tuple[str, ...] = ("attention_probs_dropout_prob",)
 
 
 def position_ids_buffer(inv: Inventory) -> list[tuple[str, tuple[int, ...], int]]:

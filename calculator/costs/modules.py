@@ -50,6 +50,8 @@ class Sim(Ops):
         self.checkpointing = checkpointing
         #: Checkpointing's ``use_reentrant`` (the step sets it from its settings).
         self.reentrant = False
+        #: The attention the programs run: "eager" or "sdpa" (the step sets it from its settings).
+        self.attention = "eager"
         self.shapes = shapes if shapes is not None else {t.name: t.shape for t in inv.tensors}
         #: Inventory names of the parameters the forward reads.
         self.used: set[str] = set()
@@ -127,14 +129,17 @@ class Sim(Ops):
                 self.save(self.new(rows, False))
             return out
 
-    # -- gradient checkpointing (use_reentrant=True)
+    # -- gradient checkpointing (use_reentrant True or False)
 
     def layer(self, fn: Callable[["Sim", T], T], x: T) -> T:
         """One checkpointable block: run as is, or under ``torch.utils.checkpoint`` when checkpointing is on.
 
-        Checkpointed, the forward runs without a graph (nothing kept but the block's
-        input, which ``CheckpointFunction`` saves); the backward runs the block's
-        forward again with a graph, then its backward: both counted in the backward.
+        Checkpointed, the forward keeps nothing but the block's input (reentrant:
+        ``CheckpointFunction`` saves it and runs the block without a graph; non-reentrant:
+        the block runs with a graph whose saved tensors are dropped, as the same activations);
+        the backward runs the block's forward again with a graph, then its backward: both
+        counted in the backward. Reentrant reruns the whole block; non-reentrant stops at its
+        last pack (:meth:`replay`), so a product that packs it is not run again.
         """
         if not self.checkpointing:
             return fn(self, x)
@@ -143,28 +148,30 @@ class Sim(Ops):
         self.grad_mode = False
         out = fn(self, x)
         self.grad_mode = True
-        rows = self.replay(fn, x)
-        # Non-reentrant checkpointing stops recomputing once the last tensor the block saves is back
-        # (torch.utils.checkpoint's early stop): what follows is not run again, only its backward runs.
-        # Under autocast a frozen weight's bf16 copy, kept for the input's gradient, is not waited for (measured).
-        last = len(rows) if self.reentrant else max((i for i, r in enumerate(rows) if r.op == "save" and not r.frozen_copy),
-                                                    default=-1)
+        rows, packed = self.replay(fn, x)
+        # Non-reentrant checkpointing stops recomputing at the pack of the last tensor the block saves
+        # (torch.utils.checkpoint's early stop counts packs, parameters and repeats included): what follows,
+        # and a product whose inputs are that pack, is not run again; only its backward runs.
+        # Under autocast a frozen weight's bf16 copy is not waited for (:meth:`~.ops.Ops.save`).
+        last = len(rows) if self.reentrant else packed
         for i, row in enumerate(rows):
             if row.op != "save":
                 self.tape.append(Row(row.module, row.op, 0, (row.forward if i < last else 0) + row.backward))
         self.blocks.append((first, self._next))
         return T(out.shape, out.strides, out.storage, x.grad, out.itemsize)
 
-    def replay(self, fn: Callable[["Sim", T], T], x: T) -> list[Row]:
+    def replay(self, fn: Callable[["Sim", T], T], x: T) -> tuple[list[Row], int]:
         """The block ``fn`` run on a fresh tape, with a graph and without checkpointing, as the backward
-        reruns it: its rows (what that run keeps is freed within the backward, so it is no activation)."""
-        tape, saved, checkpointing = self.tape, self.saved, self.checkpointing
-        self.tape, self.saved, self.checkpointing = [], {}, False
+        reruns it: its rows (what that run keeps is freed within the backward, so it is no activation), and
+        how many of them run before its last pack (:attr:`~.ops.Ops.last_pack`: where a non-reentrant
+        recomputation stops)."""
+        tape, saved, checkpointing, packed = self.tape, self.saved, self.checkpointing, self.last_pack
+        self.tape, self.saved, self.checkpointing, self.last_pack = [], {}, False, 0
         try:
             fn(self, T(x.shape, x.strides, x.storage, x.grad, x.itemsize))
-            return self.tape
+            return self.tape, self.last_pack
         finally:
-            self.tape, self.saved, self.checkpointing = tape, saved, checkpointing
+            self.tape, self.saved, self.checkpointing, self.last_pack = tape, saved, checkpointing, packed
             self.grad_mode = True
 
     # -- the step's config keys (dropout probabilities, the activation: :class:`StepKey`)
@@ -211,6 +218,8 @@ class Sim(Ops):
         w_trains, b_trains = self.param_trains(weight), self.param_trains(bias)
         if w_trains and self.grad_mode:
             self.save(x)
+        if x.grad:
+            self.pack()  # the weight, for x's gradient
         scaled = self.new(x.shape, x.grad or w_trains)
         return self.new(x.shape, scaled.grad or b_trains)
 

@@ -68,6 +68,10 @@ class Ops:
         self.cast_cache: dict[str, T] = {}
         #: Storage ids of frozen weights' autocast copies (never cached: a fresh one per use).
         self.frozen_copies: set[int] = set()
+        #: The tape's length when autograd last packed a tensor for the backward (an activation, one already
+        #: kept, or a parameter): non-reentrant checkpointing's recomputation stops at the block's last pack,
+        #: so only the rows before it run again (:meth:`~.modules.Sim.layer`).
+        self.last_pack = 0
 
     # -- the tape
 
@@ -137,6 +141,16 @@ class Ops:
             self.saved[t.storage] = self.storages[t.storage]
             self.tape.append(Row(self.module, "save", saved=self.storages[t.storage],
                                  frozen_copy=t.storage in self.frozen_copies))
+        if t.storage not in self.frozen_copies:
+            # Under autocast a frozen weight's bf16 copy, kept for the input's gradient, is not waited for by
+            # non-reentrant checkpointing's early stop (measured on the amp branch): it is no pack that counts.
+            self.pack()
+
+    def pack(self) -> None:
+        """Autograd packs a tensor here (what :meth:`save` keeps, or a parameter, which is no activation): only
+        non-reentrant checkpointing's early stop (:attr:`last_pack`) notices the parameter's."""
+        if self.grad_mode:
+            self.last_pack = len(self.tape)
 
     def view(self, t: T, shape: Sequence[int]) -> T:
         shape = _infer(t, shape)
@@ -216,7 +230,12 @@ class Ops:
         is None. ``convolution`` has one formula for input, weight and bias
         (``convolution_backward(grad, input, weight, ...)``): it keeps the input (``kept``) whenever any of
         the three needs a gradient. Nothing is kept or counted backward under no-grad (a checkpointed block's
-        first run)."""
+        first run).
+
+        Autograd packs a product's inputs (``keeps``, or the parameter a None stands for) when it builds the
+        node, before the kernel runs: a non-reentrant recomputation that stops at that pack does not run the
+        product again (:attr:`last_pack` is this row's index, not the tape's end)."""
+        at = len(self.tape)
         row = self.record(op, forward)
         if self.grad_mode:
             if kept is not None:
@@ -226,6 +245,11 @@ class Ops:
                     row.backward += flops
                     if keeps is not None:
                         self.save(keeps)
+            packs: list[T | None] = [kept] if kept is not None else []
+            packs += [keeps for needed, _, keeps in grads if needed]
+            # A None stands for a parameter (packed); an autocast copy of a frozen weight is not waited for.
+            if any(p is None or p.storage not in self.frozen_copies for p in packs):
+                self.last_pack = at
         return row
 
     def mm(self, a: T, b_grad: bool, m: int, k: int, n: int, out_shape: Sequence[int], bias_grad: bool = False,
@@ -627,13 +651,19 @@ class Ops:
         registers those rules for CUDA's kernels only and counts 0 for the CPU kernel (measured,
         tests/crosscheck/test_costs_sdpa_op.py). Its backward keeps q, k, v (their storages, views
         included), the output [B, A, L, d] and a float32 logsumexp [B, A, L], plus a float mask if one is
-        passed (ModernBERT's local layers). Not yet called by any family's step (issue 32, item 1)."""
+        passed (ModernBERT's local layers). The kernel allocates its output as [B, L, A, d] and returns it
+        transposed to [B, A, L, d] (measured: strides (L·A·d, d, A·d, 1)), so transformers'
+        ``attn_output.transpose(1, 2).contiguous()`` copies nothing and the output projection keeps this very
+        storage. Called by the families whose :attr:`CostModel.sdpa` is True when ``sim.attention`` is "sdpa"."""
         b, h, s_q, d_q = q.shape
         s_k, d_v = k.shape[-2], v.shape[-1]
+        if not d_q == k.shape[-1] == d_v:
+            # check_head_dim_size_cpp: the flash kernel needs one head size; PyTorch runs its math path instead.
+            raise CalcError("costs_sdpa_math", sizes=[d_q, k.shape[-1], d_v])
         forward = 2 * b * h * s_q * d_q * s_k + 2 * b * h * s_q * s_k * d_v
-        grad = q.grad or k.grad or v.grad
+        grad = (q.grad or k.grad or v.grad) and self.grad_mode
         row = self.record("_scaled_dot_product_flash_attention_for_cpu", forward)
-        out = self.new((b, h, s_q, d_v), grad)
+        out = self.transpose(self.new((b, s_q, h, d_v), grad), 1, 2)
         if grad and self.grad_mode:
             row.backward += 2 * b * h * s_q * s_k * (3 * d_q + 2 * d_v)
             lse = self.new((b, h, s_q), False, 4)
@@ -642,3 +672,27 @@ class Ops:
             if mask is not None:
                 self.save(mask)
         return out
+
+    # -- op-by-op lifetimes (issue 32): no-ops here, recorded by :class:`calculator.costs.lifetime.LiveSim`
+
+    def exact_lifetimes(self) -> None:
+        """Called by a family's program whose every operation the lifetime simulator models (BERT's classes):
+        the peak is then worked out op by op (:mod:`.lifetime`). Nothing to do on the plain tape."""
+
+    def transients(self, sizes: Sequence[int]) -> None:
+        """Storages of these sizes (bytes) made and dropped inside the current scope, which no figure of the tape
+        counts (RoBERTa's position ids computed from ``input_ids``): only the lifetime simulator's bound sees them."""
+
+    def scope(self) -> int:
+        """Where a Python function of the model begins (a mark for :meth:`end_scope`)."""
+        return self._next
+
+    def end_scope(self, mark: int, out: T) -> T:
+        """That function returns ``out``: a storage it made that nothing saved and it does not return is gone
+        (its names die with the frame). Only the lifetime simulator's bound on the forward uses it."""
+        return out
+
+    def split_columns(self, t: T) -> list[T]:
+        """``t.split(1, dim=-1)``, each part ``squeeze(-1).contiguous()`` (the QA heads' start and end logits): a
+        copy per column (``split`` and ``squeeze`` are views; the copy keeps nothing)."""
+        return [self.pointwise(self.select(t, len(t.shape) - 1)) for _ in range(t.shape[-1])]

@@ -52,14 +52,23 @@ what autograd keeps with :meth:`Ops.save`; a view (``view``, ``transpose``, ``ex
 ``select``) makes no storage. Nothing else is needed here: an operation that allocates without
 calling ``new`` would make F too small, which the cross-check would show.
 
-**What remains** (issue 32): the forward, the loss and the backward op by op, so that the peak is exact
-where the activations make it (eager attention at large B·L, autocast, DeBERTa's clones). Each operation
-would also record the storages it reads (a storage not saved dies after its last read, as Python drops
-the name) and its backward node: what the node allocates (each input's gradient; ``addmm``: the input's,
-the weight's in ``W.t()``'s layout, kept as ``.grad``; ``native_layer_norm_backward``: three at once), the
-incoming gradient and saved storages it releases when it returns, and the sum of the gradients of a tensor
-read twice (the residual, q/k/v's input). ``tests/crosscheck/reference/PEAK.md`` lists the measured rules;
-``peak_measure.backward_ledger`` gives a node-by-node ledger to compare with.
+**Op by op, where a family's program is modelled so** (:mod:`.lifetime`, issue 32 item 1): the step first
+tries :class:`~.lifetime.LiveSim`, which replays the backward node by node as the autograd engine runs it
+(each node's gradients, ``sum_to``'s reductions, the out-of-place sum of a tensor's gradients, the
+release of the incoming gradient and the saved storages, ``AccumulateGrad`` keeping ``.grad``) and bounds
+the forward and the loss through the model's Python scopes. Its figure is the larger of the backward's exact
+maximum and the optimizer step's above, given when the forward's and the loss's bounds lie strictly below:
+the peak in the backward is then exact (bert-base B8 L512 eager fp32: 6,867,854,344 bytes, measured equal).
+Covered: BERT, ERNIE, RoBERTa, XLM-R, CamemBERT, Data2VecText, ELECTRA, DistilBERT and ALBERT, their base
+models and heads (question answering's ``split`` included) but causal decoders (their mask), fp32 and bf16,
+AdamW, SGD with or without momentum, frozen parameters, LoRA. Everything else falls back to this module's
+answer above (the optimizer step when provable, else no figure).
+
+**What remains** (issue 32): gradient checkpointing (the recomputed layer inside the backward), causal
+masks, SDPA and autocast, Megatron-BERT (its attention keeps the scores until it returns), the other
+families (DeBERTa's clones, ModernBERT, Longformer...); the loss phase exactly (today bounded, so a peak in the
+loss, a bf16 model's float32 copy of a large output, gives no figure); and the forward exactly (today bounded
+by scopes: a peak inside the forward, e.g. at a tiny hidden size, gives no figure).
 
 Standard library only; imports only :mod:`.tensor` (below the step, above the families).
 """

@@ -12,7 +12,7 @@ from typing import Any, Sequence
 
 from ..errors import CalcError
 from ..model import Inventory
-from .declare import CostModel, check_step_keys
+from .declare import CostModel, check_step_keys, step_value
 from .modules import Sim
 from .peak import Peak, not_modelled, step_peak
 from .tensor import ADAPTER_BYTES, T
@@ -39,9 +39,12 @@ class Settings:
     dtype: str = "fp32"
     optimizer: str = "adamw"
     checkpointing: bool = False
-    #: Checkpointing's ``use_reentrant``. transformers 5.23 defaults to False (non-reentrant, issue 35 H3); the
-    #: CLI, the page and the JSON still offer the reentrant step only, so it stays the default until they name both.
-    reentrant: bool = True
+    #: Checkpointing's ``use_reentrant``: False, transformers 5.23's default (``gradient_checkpointing_enable()``
+    #: without arguments, Trainer's ``gradient_checkpointing=True``; issue 35 H3), or True, the older way.
+    reentrant: bool = False
+    #: The attention: "eager" or "sdpa" (:data:`ATTENTIONS`). Eager stays the default until every family's SDPA
+    #: path is proven; transformers 5.23 itself picks sdpa where the class supports it (``Family.default_attention``).
+    attention: str = "eager"
     #: Mixed precision (issue 32): None, or "bf16": weights float32 and ``torch.autocast("cpu",
     #: dtype=torch.bfloat16)`` around the forward only, as Trainer(bf16=True) runs it (:data:`AUTOCAST`).
     autocast: str | None = None
@@ -54,7 +57,8 @@ class Settings:
     def to_dict(self) -> dict[str, Any]:
         return {
             "batch": self.batch, "seq_len": self.seq_len, "dtype": self.dtype, "optimizer": self.optimizer,
-            "grad_checkpointing": self.checkpointing, "mixed_precision": self.autocast,
+            "grad_checkpointing": self.checkpointing_mode, "attention": self.attention,
+            "mixed_precision": self.autocast,
         }
 
 
@@ -120,6 +124,9 @@ def _positive(key: str, value: Any, maximum: int, name: dict[str, str] | None = 
 
 #: Gradient checkpointing's two ways, by ``use_reentrant``: False (transformers 5.23's default) and True.
 CHECKPOINTING_MODES: tuple[str, ...] = ("non-reentrant", "reentrant")
+#: How a link, a form or the CLI may say "off" and "on" (on: transformers' default, non-reentrant).
+CHECKPOINTING_OFF: tuple[str, ...] = ("", "0", "false", "off", "no")
+CHECKPOINTING_ON: tuple[str, ...] = ("1", "true", "on", "yes")
 
 
 #: ``--mixed-precision`` values: autocast's lower dtype -> its bytes per number (off: None, "" or "off").
@@ -139,20 +146,31 @@ def _autocast(value: Any, dtype: str) -> str | None:
     return text
 
 
+def checkpointing_mode(value: Any) -> str | bool:
+    """Gradient checkpointing as the CLI, a link or the API give it: False (off: None, False, ``0``, ``off``…),
+    ``"non-reentrant"`` (True, ``1``, ``on``…, or its name: transformers 5.23's default) or ``"reentrant"``;
+    any other value is ``costs_checkpointing_mode``, never read as off."""
+    if value is None or value is False:
+        return False
+    if value is True:
+        return "non-reentrant"
+    text = str(value).strip().lower()
+    if text in CHECKPOINTING_MODES:
+        return text
+    if text in CHECKPOINTING_OFF or text in CHECKPOINTING_ON:
+        return "non-reentrant" if text in CHECKPOINTING_ON else False
+    raise CalcError("costs_checkpointing_mode", key="ckpt", value=value, choices=CHECKPOINTING_MODES)
+
+
+#: The attention implementations the step runs: transformers' ``attn_implementation`` values.
+ATTENTIONS: tuple[str, ...] = ("eager", "sdpa")
+
+
 def settings(batch: Any, seq_len: Any, dtype: Any = "fp32", optimizer: Any = "adamw", checkpointing: Any = False,
-             autocast: Any = None) -> Settings:
-    """Checked settings: B and L whole numbers ≥ 1, a known dtype and optimizer, mixed precision off or bf16
-    (with fp32 weights only)."""
-    from dataclasses import replace
-
-    s = _settings(batch, seq_len, dtype, optimizer, checkpointing)
-    mixed = _autocast(autocast, s.dtype)
-    return s if mixed is None else replace(s, autocast=mixed)
-
-
-def _settings(batch: Any, seq_len: Any, dtype: Any, optimizer: Any, checkpointing: Any) -> Settings:
-    from ..config import coerce_bool
-
+             attention: Any = "eager", autocast: Any = None) -> Settings:
+    """Checked settings: B and L whole numbers ≥ 1, a known dtype, optimizer and attention, checkpointing by
+    :func:`checkpointing_mode` (True: non-reentrant, transformers' default), mixed precision off or bf16 (with
+    fp32 weights only)."""
     b = _positive("batch", batch, MAX_BATCH)
     n = _positive("seq_len", seq_len, MAX_SEQ_LEN)
     dtype = "fp32" if dtype in (None, "") else dtype
@@ -161,11 +179,11 @@ def _settings(batch: Any, seq_len: Any, dtype: Any, optimizer: Any, checkpointin
     optimizer = "adamw" if optimizer in (None, "") else optimizer
     if optimizer not in OPTIMIZERS:
         raise CalcError("costs_optimizer", value=optimizer, supported=OPTIMIZERS)
-    # Checkpointing: off, on (reentrant, as the CLI and the page offer it), or by its name.
-    mode = str(checkpointing).strip().lower() if isinstance(checkpointing, str) else checkpointing
-    if mode in CHECKPOINTING_MODES:
-        return Settings(b, n, dtype, optimizer, True, mode == "reentrant")
-    return Settings(b, n, dtype, optimizer, coerce_bool("grad_checkpointing", checkpointing or False))
+    attention = "eager" if attention in (None, "") else (attention.strip().lower() if isinstance(attention, str) else attention)
+    if attention not in ATTENTIONS:
+        raise CalcError("costs_attention", value=attention, choices=list(ATTENTIONS))
+    mode = checkpointing_mode(checkpointing)
+    return Settings(b, n, dtype, optimizer, bool(mode), mode == "reentrant", attention, _autocast(autocast, dtype))
 
 
 def cost_model(inv: Inventory) -> CostModel:
@@ -289,17 +307,39 @@ def simulate(inv: Inventory, s: Settings, plan: Any = None) -> tuple[Sim, Sequen
     check_step_keys(inv, model)
     if s.checkpointing and not model.checkpointing:
         raise CalcError("costs_no_checkpointing", architecture=inv.architecture)
+    if s.attention == "sdpa":
+        if s.autocast is not None:  # SDPA's bf16 kernel under autocast is not cross-checked: refused, not guessed
+            raise CalcError("costs_autocast_sdpa", value=s.autocast)
+        check_sdpa(inv, model)
     itemsize = DTYPES[s.dtype]
     trains, lora = _trainability(inv, plan)
     sim = Sim(inv, itemsize, trains, lora, s.checkpointing)
     sim.reentrant = s.reentrant
+    sim.attention = s.attention
     if s.autocast is not None:
         sim.lower = AUTOCAST[s.autocast]
     return sim, model.program(sim, inv, s.batch, s.seq_len)
 
 
+def check_sdpa(inv: Inventory, model: CostModel) -> None:
+    """Refuse SDPA where it is not this step: a class transformers builds without SDPA (``costs_no_sdpa``), a
+    program that does not model it yet (``costs_sdpa_not_modelled``), or attention dropout > 0, with which
+    PyTorch on CPU leaves the fused kernel for its math path (``costs_sdpa_dropout``: not modelled, refused)."""
+    from ..families import FAMILIES  # only to list the families whose SDPA step is worked out
+
+    if getattr(inv.family, "default_attention", "eager") != "sdpa":
+        raise CalcError("costs_no_sdpa", architecture=inv.architecture)
+    if not model.sdpa:
+        supported = [mt for mt, f in FAMILIES.items() if getattr(getattr(f, "costs", None), "sdpa", False)]
+        raise CalcError("costs_sdpa_not_modelled", architecture=inv.architecture, supported=supported)
+    for key in model.sdpa_dropout:
+        value = step_value(inv, key, 0.1)
+        if value > 0:
+            raise CalcError("costs_sdpa_dropout", dropout_key=key, value=value)
+
+
 def _peak(inv: Inventory, s: Settings, sim: Sim, outputs: Sequence[T], params: Sequence[tuple[str, tuple[int, ...], int]],
-          graded: Sequence[tuple[str, tuple[int, ...], int]]) -> Peak:
+          graded: Sequence[tuple[str, tuple[int, ...], int]], plan: Any = None) -> Peak:
     """The step's peak (:func:`.peak.step_peak`) for a family that declares its buffers, with the settings the
     cross-check covers; otherwise a coded "not modelled" (never a figure that was not proven)."""
     model = cost_model(inv)
@@ -317,13 +357,19 @@ def _peak(inv: Inventory, s: Settings, sim: Sim, outputs: Sequence[T], params: S
         in_block.update(ids)
         blocks.append([sim.storages[i] for i in ids])
     storages = [n for i, n in sim.storages.items() if i not in in_block]
+    if not s.checkpointing:
+        exact = _op_by_op(inv, s, plan, params, graded, buffers)
+        if exact is not None:
+            return exact
     return step_peak(s.optimizer, [(n, _numel(sh), z) for n, sh, z in params],
                      [(n, _numel(sh), z) for n, sh, z in graded], buffers, s.batch, s.seq_len,
                      storages, outputs, sim.activations, blocks)
 
 
-#: The settings whose every value the peak's cross-check covers.
-_PEAK_SETTINGS = ("batch", "seq_len", "dtype", "optimizer", "checkpointing")
+#: The settings whose every value the peak's cross-check covers (checkpointing both ways: the bound counts every
+#: storage of a block's whole replay, which a non-reentrant recomputation that stops early only makes less of;
+#: attention both ways: tests/crosscheck/test_peak_engine.py draws SDPA steps too).
+_PEAK_SETTINGS = ("batch", "seq_len", "dtype", "optimizer", "checkpointing", "reentrant", "attention")
 
 
 def compute(inv: Inventory, s: Settings, plan: Any = None) -> Costs:
@@ -342,10 +388,47 @@ def compute(inv: Inventory, s: Settings, plan: Any = None) -> Costs:
         gradients=sum(_numel(shape) * size for shape, size in graded),
         optimizer=optimizer_bytes(s.optimizer, graded),
         activations=sim.activations,
-        peak=_peak(inv, s, sim, outputs, named, named_graded),
+        peak=_peak(inv, s, sim, outputs, named, named_graded, plan),
     )
     figures = {"FLOPs": out.forward + out.backward, "memory": out.memory_total}  # each part ≤ its sum
     for key, value in figures.items():
         if value > MAX_FIGURE:
             raise CalcError("costs_too_large", key=key, value=f"{value:,}")
     return out
+
+
+def _op_by_op(inv: Inventory, s: Settings, plan: Any, params: Sequence[tuple[str, tuple[int, ...], int]],
+              graded: Sequence[tuple[str, tuple[int, ...], int]], buffers: Sequence[tuple[str, int, int]]) -> Peak | None:
+    """The peak worked out op by op (:mod:`.lifetime`) when the family's program is modelled so (BERT's classes,
+    frozen parameters or not): the program run again on :class:`~.lifetime.LiveSim`; None when it is not."""
+    from .lifetime import LiveSim, live_peak, run_step
+    from .peak import Item, optimizer_peak
+
+    if s.optimizer not in ("adamw", "sgd", "sgd-momentum") or not graded:
+        return None
+    for name in s.__dataclass_fields__:  # a setting the lifetime simulator does not model (SDPA, autocast...)
+        if name not in _LIFETIME_SETTINGS and getattr(s, name) != s.__dataclass_fields__[name].default:
+            return None
+    trains, lora = _trainability(inv, plan)
+    sim = LiveSim(inv, DTYPES[s.dtype], trains, lora, False)
+    outputs = cost_model(inv).program(sim, inv, s.batch, s.seq_len)
+    start = [Item("weights", name, _numel(shape) * size) for name, shape, size in params]
+    start += [Item("buffer", name, n * size) for name, n, size in buffers]
+    start.append(Item("input_ids", "input_ids", s.batch * s.seq_len * 8))
+    # The graph names a parameter by the inventory's name (a LoRA factor by its module's + ".lora_A.weight"); the
+    # plan by peft's (base_model.model.…).
+    engine_name = {}
+    for t in (plan.tensors if plan is not None else ()):
+        factor = ".lora_A.weight" if ".lora_A." in t.name else ".lora_B.weight"
+        engine_name[t.name] = t.source + factor if t.kind == "lora" else t.source
+    timeline = run_step(sim, outputs, start, [engine_name.get(name, name) for name, _, _ in graded])
+    if timeline is None:
+        return None
+    named = [(name, _numel(shape), size) for name, shape, size in graded]
+    optimizer = None if s.optimizer == "sgd" else optimizer_peak(s.optimizer, start, named)
+    return live_peak(timeline, optimizer, s.optimizer == "sgd")
+
+
+#: The settings whose every value the lifetime simulator models (another one away from its default, e.g. SDPA
+#: attention, leaves the peak to :func:`.peak.step_peak`).
+_LIFETIME_SETTINGS = ("batch", "seq_len", "dtype", "optimizer", "checkpointing", "reentrant")

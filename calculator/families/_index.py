@@ -133,6 +133,8 @@ INDEX: tuple[tuple[str, str, int, tuple[str, ...]], ...] = (
         "answerdotai/ModernBERT-base",
         "answerdotai/ModernBERT-large",
     )),
+    ("modernvbert", "modernvbert", 73, (
+    )),
     ("mpnet", "mpnet", 70, (
         "sentence-transformers/all-mpnet-base-v2",
         "microsoft/mpnet-base",
@@ -144,6 +146,8 @@ INDEX: tuple[tuple[str, str, int, tuple[str, ...]], ...] = (
         "google/mt5-xxl",
         "google/mt5-xl",
         "google/mt5-base",
+    )),
+    ("neomme", "neomme", 72, (
     )),
     ("nomic_bert", "nomic_bert", 57, (
         "nomic-ai/nomic-embed-text-v1.5",
@@ -188,9 +192,13 @@ INDEX: tuple[tuple[str, str, int, tuple[str, ...]], ...] = (
         "google-t5/t5-base",
         "google-t5/t5-large",
     )),
+    ("tapas", "tapas", 71, (
+    )),
     ("transformer2018", "transformer", 95, (
     )),
     ("ultrabert", "ultrabert", 62, (
+    )),
+    ("ultravbert", "ultravbert", 74, (
     )),
     ("umt5", "umt5", 87, (
         "google/umt5-xxl",

@@ -133,6 +133,8 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     """
     c = inv.config
     prefix = bert.step_prefix(inv)
+    if bert.step_task(inv) in LIFETIMES:  # every operation modelled by the lifetime simulator
+        sim.exact_lifetimes()
     x = bert.step_embeddings(sim, inv, prefix, b, n)
     x = sim.linear(prefix + "encoder.embedding_hidden_mapping_in", x)
     layers, groups = c["num_hidden_layers"], c["num_hidden_groups"]
@@ -166,19 +168,28 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
 def step_layer(sim: Sim, p: str, x: T, heads: int) -> T:
     """One ``AlbertLayer`` (not a checkpointable layer in transformers 5.23): the attention's ``output_dropout``
     (hidden_dropout_prob) after its dense; the layer's own ``dropout`` is never called by ``ff_chunk``."""
-    context = bert.step_attention(sim, x, heads, p + "attention.query", p + "attention.key", p + "attention.value")
+    layer = sim.scope()  # AlbertLayer.forward
+    attention = sim.scope()  # AlbertAttention.forward: q, k, v, the attention, dense, dropout, LayerNorm
+    context = bert.step_attention(sim, x, heads, p + "attention.query", p + "attention.key", p + "attention.value",
+                                  frame=False)
     out = sim.dropout(sim.linear(p + "attention.dense", context), sim.drops("hidden_dropout_prob"))
-    attended = sim.layer_norm(p + "attention.LayerNorm", sim.add(x, out))
+    attended = sim.end_scope(attention, sim.layer_norm(p + "attention.LayerNorm", sim.add(x, out)))
     inner = sim.act("hidden_act", sim.linear(p + "ffn", attended))
-    return sim.layer_norm(p + "full_layer_layer_norm", sim.add(sim.linear(p + "ffn_output", inner), attended))
+    out = sim.layer_norm(p + "full_layer_layer_norm", sim.add(sim.linear(p + "ffn_output", inner), attended))
+    return sim.end_scope(layer, out)
 
+
+#: The classes whose every operation the lifetime simulator models (:mod:`calculator.costs.lifetime`).
+LIFETIMES = ("", "ForMaskedLM", "ForPreTraining", "ForSequenceClassification", "ForTokenClassification",
+             "ForQuestionAnswering")
 
 #: ``AlbertPreTrainedModel`` does not declare ``supports_gradient_checkpointing``.
 #: AlbertConfig's defaults: ``hidden_act`` "gelu_new", no hidden or attention dropout, ``classifier_dropout_prob``
 #: 0.1 (a number: AlbertConfig refuses None, so the token classifier's fallback to hidden_dropout_prob never runs).
 KEYS = (activation_key("gelu_new"), *dropouts("hidden_dropout_prob", "attention_probs_dropout_prob", default=0.0),
         *dropouts("classifier_dropout_prob", default=0.1))
-COSTS = CostModel(step_program, bert.absolute_positions(), check=bert.step_check, checkpointing=False, keys=KEYS, buffers=position_buffers, autocast=True)
+COSTS = CostModel(step_program, bert.absolute_positions(), check=bert.step_check, checkpointing=False, keys=KEYS, buffers=position_buffers,
+                  autocast=True, sdpa=True)
 
 
 FAMILY = Family(

@@ -157,8 +157,11 @@ def step_embeddings(sim: Sim, inv: Inventory, prefix: str, b: int, n: int, posit
     [B, L], and its token types gathered at them, [B, L].
     """
     e = prefix + "embeddings."
+    mark = sim.scope()  # BertEmbeddings.forward: its locals die when it returns
     ids = sim.ids((b, n))
     if positions_from_ids:
+        # create_position_ids_from_input_ids: ne (bool), int(), cumsum (int64), type_as, + 0, * mask, long()
+        sim.transients((b * n, 4 * b * n, 8 * b * n, 4 * b * n, 4 * b * n, 4 * b * n, 8 * b * n))
         positions = sim.ids((b, n))
         types = sim.ids((b, n))
     else:
@@ -170,18 +173,20 @@ def step_embeddings(sim: Sim, inv: Inventory, prefix: str, b: int, n: int, posit
     if inv.config.get("use_task_id"):
         x = sim.add(x, sim.embedding(e + "task_type_embeddings", sim.ids((b, n))))
     x = sim.layer_norm(e + "LayerNorm", x)
-    return sim.dropout(x, dropout and sim.drops(dropout_key))
+    return sim.end_scope(mark, sim.dropout(x, dropout and sim.drops(dropout_key)))
 
 
 def step_attention(sim: Sim, x: T, heads: int, query: str, key: str, value: str, dropout: bool = True,
-                   bias: T | None = None, dropout_key: str = "attention_probs_dropout_prob") -> T:
-    """Eager self-attention up to the context [B, L, H] (``eager_attention_forward``, then the reshape).
+                   bias: T | None = None, dropout_key: str = "attention_probs_dropout_prob", frame: bool = True) -> T:
+    """Self-attention up to the context [B, L, H]: eager (``eager_attention_forward``, then the reshape), or
+    SDPA when ``sim.attention`` is "sdpa" (:meth:`Sim.sdpa`).
 
     Q, K, V are split into heads (a view, then a transpose); ``matmul`` reshapes them
     to 3-D for ``bmm``, copying unless B or the heads are 1; softmax keeps its
     output, dropout its mask; the context is made contiguous again (a copy).
     """
     b, n, h = x.shape
+    mark = sim.scope()  # BertSelfAttention.forward (``frame``: its own Python function, not part of a larger one)
     width = sim.linear_info(query).out_features
     d = width // heads
 
@@ -191,12 +196,22 @@ def step_attention(sim: Sim, x: T, heads: int, query: str, key: str, value: str,
     q = split(sim.linear(query, x))
     k = split(sim.linear(key, x))
     v = split(sim.linear(value, x))
-    scores = sim.pointwise(sim.bmm(q, sim.transpose(k, 2, 3)))  # * scaling
+    if sim.attention == "sdpa":
+        # sdpa_attention_forward: no mask (input_ids alone), dropout 0 (the step refuses more), CPU's flash
+        # kernel; its output is [B, L, A, d] in memory, so ``transpose(1, 2).contiguous()`` and the reshape
+        # are views (the output projection keeps the kernel's own output storage).
+        assert bias is None, "MPNet's position bias has no SDPA path here"
+        context = sim.contiguous(sim.transpose(sim.sdpa(q, k, v), 1, 2))
+        out = sim.contiguous(sim.reshape(context, (b, n, width)))
+        return sim.end_scope(mark, out) if frame else out
+    temporaries = sim.scope()  # matmul(...) * scaling: the product is a temporary; softmax rebinds the name
+    scores = sim.end_scope(temporaries, sim.pointwise(sim.bmm(q, sim.transpose(k, 2, 3))))  # * scaling
     if bias is not None:  # MPNet: scores += position_bias, in place (keeps nothing)
         scores = T(scores.shape, scores.strides, scores.storage, scores.grad or bias.grad, scores.itemsize)
-    probs = sim.dropout(sim.keep_output(scores), dropout and sim.drops(dropout_key))  # softmax, dropout
+    probs = sim.dropout(sim.end_scope(temporaries, sim.keep_output(scores)), dropout and sim.drops(dropout_key))
     context = sim.contiguous(sim.transpose(sim.bmm(probs, v), 1, 2))
-    return sim.contiguous(sim.reshape(context, (b, n, width)))
+    out = sim.contiguous(sim.reshape(context, (b, n, width)))
+    return sim.end_scope(mark, out) if frame else out
 
 
 def step_layer(prefix: str, i: int, heads: int) -> Callable[[Sim, T], T]:
@@ -207,11 +222,13 @@ def step_layer(prefix: str, i: int, heads: int) -> Callable[[Sim, T], T]:
         s = p + "attention.self."
         hidden = sim.drops("hidden_dropout_prob")
         context = step_attention(sim, x, heads, s + "query", s + "key", s + "value")
+        mark = sim.scope()  # BertSelfOutput.forward
         out = sim.dropout(sim.linear(p + "attention.output.dense", context), hidden)
-        attended = sim.layer_norm(p + "attention.output.LayerNorm", sim.add(out, x))
+        attended = sim.end_scope(mark, sim.layer_norm(p + "attention.output.LayerNorm", sim.add(out, x)))
         inner = sim.act("hidden_act", sim.linear(p + "intermediate.dense", attended))
+        mark = sim.scope()  # BertOutput.forward
         out = sim.dropout(sim.linear(p + "output.dense", inner), hidden)
-        return sim.layer_norm(p + "output.LayerNorm", sim.add(out, attended))
+        return sim.end_scope(mark, sim.layer_norm(p + "output.LayerNorm", sim.add(out, attended)))
 
     return run
 
@@ -258,10 +275,12 @@ def step_task(inv: Inventory) -> str:
 def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     """BERT's classes (ERNIE's are the same under ``ernie.``): the outputs each returns."""
     prefix = step_prefix(inv)
+    kind = step_task(inv)
+    if kind in EXACT_LIFETIMES and not inv.config.get("is_decoder"):  # no causal mask: every op is modelled
+        sim.exact_lifetimes()
     x = step_embeddings(sim, inv, prefix, b, n)
     seq = step_encoder(sim, inv, prefix, x)
     pooled = step_pooler(sim, prefix, seq) if inv.pooler else None
-    kind = step_task(inv)
     if kind == "":
         return [seq] + ([pooled] if pooled is not None else [])
     if kind in ("ForMaskedLM", "LMHeadModel", "ForCausalLM"):
@@ -282,10 +301,14 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     raise AssertionError(inv.architecture)
 
 
+#: BERT's classes whose every operation the lifetime simulator models (:mod:`calculator.costs.lifetime`).
+EXACT_LIFETIMES = ("", "ForMaskedLM", "ForPreTraining", "ForNextSentencePrediction", "ForSequenceClassification",
+                   "ForTokenClassification", "LMHeadModel", "ForCausalLM", "ForQuestionAnswering")
+
+
 def step_qa(sim: Sim, seq: T) -> list[T]:
     """``qa_outputs`` then ``split(1, -1)``, ``squeeze(-1).contiguous()``: two [B, L] outputs."""
-    logits = sim.linear("qa_outputs", seq)
-    return [sim.pointwise(sim.select(logits, 2)), sim.pointwise(sim.select(logits, 2))]
+    return sim.split_columns(sim.linear("qa_outputs", seq))
 
 
 def qa_needs_two_labels(inv: Inventory) -> None:
@@ -311,7 +334,7 @@ def step_check(inv: Inventory) -> None:
 
 
 COSTS = CostModel(step_program, absolute_positions(), check=step_check, keys=BERT_KEYS, buffers=position_buffers,
-                  autocast=True)
+                  autocast=True, sdpa=True)
 
 
 def bert_config(vocab: int, hidden: int = 768, layers: int = 12, heads: int = 12, inter: int | None = None) -> dict[str, Any]:

@@ -91,10 +91,13 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     """DistilBERT's classes: word + position (a buffer slice), LayerNorm, dropout; six blocks without a
     dropout after the attention's projection; heads with their own dropouts (all > 0 by default)."""
     prefix = bert.step_prefix(inv)
+    if bert.step_task(inv) in LIFETIMES:  # every operation modelled by the lifetime simulator
+        sim.exact_lifetimes()
     e = prefix + "embeddings."
+    mark = sim.scope()  # Embeddings.forward
     x = sim.embedding(e + "word_embeddings", sim.ids((b, n)), first=True)
     x = sim.add(x, sim.embedding(e + "position_embeddings", sim.buffer((1, n))))
-    x = sim.dropout(sim.layer_norm(e + "LayerNorm", x), sim.drops("dropout"))
+    x = sim.end_scope(mark, sim.dropout(sim.layer_norm(e + "LayerNorm", x), sim.drops("dropout")))
     heads = inv.config["n_heads"]
     for i in range(inv.config["n_layers"]):
         x = sim.layer(step_block(prefix, i, heads), x)
@@ -105,7 +108,7 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
         y = sim.act("activation", sim.linear("vocab_transform", x))  # get_activation(config.activation)
         return [sim.linear("vocab_projector", sim.layer_norm("vocab_layer_norm", y))]
     if kind == "ForSequenceClassification":
-        y = sim.keep_output(sim.linear("pre_classifier", sim.select(x, 1)))  # ReLU keeps its output
+        y = sim.activation("relu", sim.linear("pre_classifier", sim.select(x, 1)))  # ReLU keeps its output
         return [sim.linear("classifier", sim.dropout(y, sim.drops("seq_classif_dropout")))]
     if kind == "ForTokenClassification":
         return [sim.linear("classifier", sim.dropout(x, sim.drops("dropout")))]
@@ -119,21 +122,27 @@ def step_block(prefix: str, i: int, heads: int) -> Callable[[Sim, T], T]:
 
     def run(sim: Sim, x: T) -> T:
         a = p + "attention."
+        block = sim.scope()  # TransformerBlock.forward
         context = bert.step_attention(sim, x, heads, a + "q_lin", a + "k_lin", a + "v_lin",
                                       dropout_key="attention_dropout")
         attended = sim.layer_norm(p + "sa_layer_norm", sim.add(sim.linear(a + "out_lin", context), x))
+        mark = sim.scope()  # FFN.forward
         inner = sim.act("activation", sim.linear(p + "ffn.lin1", attended))
-        out = sim.dropout(sim.linear(p + "ffn.lin2", inner), sim.drops("dropout"))
-        return sim.layer_norm(p + "output_layer_norm", sim.add(out, attended))
+        out = sim.end_scope(mark, sim.dropout(sim.linear(p + "ffn.lin2", inner), sim.drops("dropout")))
+        return sim.end_scope(block, sim.layer_norm(p + "output_layer_norm", sim.add(out, attended)))
 
     return run
 
+
+#: The classes whose every operation the lifetime simulator models (:mod:`calculator.costs.lifetime`).
+LIFETIMES = ("", "ForMaskedLM", "ForSequenceClassification", "ForTokenClassification", "ForQuestionAnswering")
 
 #: DistilBertConfig's defaults: ``activation`` "gelu", ``dropout``, ``attention_dropout`` and ``qa_dropout`` 0.1,
 #: ``seq_classif_dropout`` 0.2.
 KEYS = (activation_key("gelu", key="activation"), *dropouts("dropout", "attention_dropout", "qa_dropout"),
         *dropouts("seq_classif_dropout", default=0.2))
-COSTS = CostModel(step_program, bert.absolute_positions(), check=bert.step_check, keys=KEYS, buffers=position_ids_buffer, autocast=True)
+COSTS = CostModel(step_program, bert.absolute_positions(), check=bert.step_check, keys=KEYS, buffers=position_ids_buffer,
+                  autocast=True, sdpa=True, sdpa_dropout=("attention_dropout",))
 
 
 def distilbert_config(vocab: int) -> dict[str, Any]:

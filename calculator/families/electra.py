@@ -82,6 +82,8 @@ def sample(rng: random.Random, config: dict) -> None:
 def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     """ELECTRA's classes: BERT's embeddings at width E, the projection to H when E ≠ H, BERT's encoder, no pooler."""
     prefix = bert.step_prefix(inv)
+    if bert.step_task(inv) in LIFETIMES and not inv.config.get("is_decoder"):  # no causal mask: every op is modelled
+        sim.exact_lifetimes()
     x = bert.step_embeddings(sim, inv, prefix, b, n)
     if inv.config["embedding_size"] != inv.config["hidden_size"]:
         x = sim.linear(prefix + "embeddings_project", x)
@@ -109,7 +111,12 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     raise AssertionError(inv.architecture)
 
 
-COSTS = CostModel(step_program, bert.absolute_positions(), check=bert.step_check, keys=BERT_KEYS, buffers=position_buffers, autocast=True)
+#: The classes whose every operation the lifetime simulator models (:mod:`calculator.costs.lifetime`).
+LIFETIMES = ("", "ForPreTraining", "ForMaskedLM", "ForSequenceClassification", "ForTokenClassification",
+             "ForQuestionAnswering")
+
+COSTS = CostModel(step_program, bert.absolute_positions(), check=bert.step_check, keys=BERT_KEYS, buffers=position_buffers,
+                  autocast=True, sdpa=True)
 
 
 def electra_config(embedding: int, hidden: int, layers: int, heads: int, inter: int) -> dict[str, Any]:

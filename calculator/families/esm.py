@@ -267,9 +267,12 @@ def step_layer(inv: Inventory, prefix: str, i: int, rotary: tuple[T, T] | None) 
             q, k = sim.rotary(q, cos, sin), sim.rotary(k, cos, sin)  # in float32, back to the dtype: copies only
             if cos.shape[-1] != d:  # d = 1: cos and sin have 2 columns, and the products broadcast Q and K to them
                 q, k = sim.new((*q.shape[:-1], 2), q.grad), sim.new((*k.shape[:-1], 2), k.grad)
-        scores = sim.pointwise(sim.bmm(q, sim.transpose(k, 2, 3)))  # * scaling (1.0)
-        probs = sim.dropout(sim.keep_output(scores), attention_drop)
-        context = sim.contiguous(sim.transpose(sim.bmm(probs, v), 1, 2))
+        if sim.attention == "sdpa":  # sdpa_attention_forward: no mask, dropout 0 (checked), CPU's flash kernel
+            context = sim.contiguous(sim.transpose(sim.sdpa(q, k, v), 1, 2))
+        else:
+            scores = sim.pointwise(sim.bmm(q, sim.transpose(k, 2, 3)))  # * scaling (1.0)
+            probs = sim.dropout(sim.keep_output(scores), attention_drop)
+            context = sim.contiguous(sim.transpose(sim.bmm(probs, v), 1, 2))
         context = sim.contiguous(sim.reshape(context, (b, n, width)))
         attended = sim.add(sim.dropout(sim.linear(p + "attention.output.dense", context), hidden_drop), x)
         inner = sim.gelu_erf(sim.linear(p + "intermediate.dense", sim.layer_norm(p + "LayerNorm", attended)))
@@ -351,7 +354,7 @@ def _longest(c: Mapping[str, Any]) -> int | None:
     return c["max_position_embeddings"] - c["pad_token_id"] - 1
 
 
-COSTS = CostModel(step_program, _longest, check=step_check, buffers=position_ids_buffer, autocast=True)
+COSTS = CostModel(step_program, _longest, check=step_check, buffers=position_ids_buffer, autocast=True, sdpa=True)
 
 
 def esm2_config(hidden: int, layers: int, heads: int) -> dict[str, Any]:

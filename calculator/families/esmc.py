@@ -130,9 +130,12 @@ def step_layer(inv: Inventory, prefix: str, i: int, rotary: tuple[T, T]) -> Call
         q, k = sim.rotary(q, cos, sin), sim.rotary(k, cos, sin)
         if cos.shape[-1] != d:  # d = 1: cos and sin have 2 columns, and the products broadcast Q and K to them
             q, k = sim.new((*q.shape[:-1], 2), q.grad), sim.new((*k.shape[:-1], 2), k.grad)
-        scores = sim.pointwise(sim.bmm(q, sim.transpose(k, 2, 3)))  # * scaling
-        probs = sim.dropout(sim.keep_output(scores), sim.drops("attention_dropout"))
-        context = sim.contiguous(sim.transpose(sim.bmm(probs, v), 1, 2))
+        if sim.attention == "sdpa":  # sdpa_attention_forward: no mask, dropout 0 (checked), CPU's flash kernel
+            context = sim.contiguous(sim.transpose(sim.sdpa(q, k, v), 1, 2))
+        else:
+            scores = sim.pointwise(sim.bmm(q, sim.transpose(k, 2, 3)))  # * scaling
+            probs = sim.dropout(sim.keep_output(scores), sim.drops("attention_dropout"))
+            context = sim.contiguous(sim.transpose(sim.bmm(probs, v), 1, 2))
         context = sim.contiguous(sim.reshape(context, (b, n, heads * d)))
         x = sim.add(x, sim.pointwise(sim.linear(a + "o_proj", context)))
         m = p + "mlp."
@@ -180,7 +183,7 @@ def step_check(inv: Inventory) -> None:
 #: classifier dropout 0.1. Rotary: no length bound.
 COSTS = CostModel(step_program, None, check=step_check, keys=(
     *unread((activation_key("silu"),)), *dropouts("attention_dropout", default=0.0),
-    *dropouts("classifier_dropout", default=0.1)), autocast=True)
+    *dropouts("classifier_dropout", default=0.1)), autocast=True, sdpa=True, sdpa_dropout=("attention_dropout",))
 
 
 def esmc_config(hidden: int, layers: int, heads: int) -> dict[str, Any]:

@@ -307,7 +307,8 @@ def step_check(inv: Inventory) -> None:
 #: EuroBertConfig's defaults: SiLU (the program's; another is refused until read), attention dropout 0.
 #: Rotary: no length bound.
 COSTS = CostModel(step_program, None, check=step_check, keys=(
-    *unread((activation_key("silu"),)), *dropouts("attention_dropout", default=0.0)), autocast=True)
+    *unread((activation_key("silu"),)), *dropouts("attention_dropout", default=0.0)),
+    autocast=True, sdpa=True, sdpa_dropout=("attention_dropout",))
 
 
 def eurobert_config(hidden: int, layers: int, heads: int, inter: int, kv: int | None = None) -> dict[str, Any]:

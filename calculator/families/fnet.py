@@ -36,8 +36,8 @@ TPU_FOURIER = IgnoredKey(
       "saved in state_dict, not parameters (without SciPy, its fallback fails to build). The counts here are the "
       "build without this key, which uses the FFT and registers none.",
       "use_tpu_fourier_optimizations = {value}：装有 SciPy 时，transformers 5.23 的 {architecture} 会在每层注册两个 "
-      "complex64 的 DFT 矩阵（dft_mat_hidden [H, H]、dft_mat_seq [s, s]）作为 buffer：它们进 state_dict，不算参数。"
-      "（未装 SciPy 时，它的回退分支会构建失败。）这里的数字按不设此键的构建计算：用 FFT，不注册任何 buffer。"),
+      "complex64 的 DFT 矩阵（dft_mat_hidden [H, H]、dft_mat_seq [s, s]）作为 buffer：它们会写进 state_dict，但不是参数。"
+      "（未装 SciPy 时，它的备用实现无法构建。）这里的数字按不设此键时的构建计算：用 FFT，不注册任何 buffer。"),
 )
 
 
@@ -200,7 +200,7 @@ FAMILY = Family(
         "Token mixing: {architecture} has no attention. Each layer's torch.fft.fftn counts 0 FLOPs here, as PyTorch's "
         "FlopCounterMode counts it (it has no formula for FFTs), so the FLOPs leave the Fourier transforms out; "
         "they keep nothing for the backward. On a CPU torch.fft refuses bf16, so that dtype is refused too.",
-        "词元混合：{architecture} 没有注意力。每层的 torch.fft.fftn 在这里记为 0 FLOPs，与 PyTorch 的 FlopCounterMode "
-        "一致（它没有 FFT 的计算公式），所以 FLOPs 不含傅里叶变换；FFT 反向传播时不保存任何张量。"
-        "在 CPU 上 torch.fft 不支持 bf16，所以这个 dtype 也会被拒绝。")},
+        "token 混合：{architecture} 没有注意力。每层的 torch.fft.fftn 在这里记为 0 FLOPs，与 PyTorch 的 FlopCounterMode "
+        "一致（它没有 FFT 的计算公式），所以 FLOPs 不含傅里叶变换；傅里叶变换也不为反向传播保存任何张量。"
+        "在 CPU 上 torch.fft 不支持 bf16，所以 bf16 下也不计算训练一步的开销。")},
 )

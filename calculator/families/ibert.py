@@ -28,7 +28,7 @@ QUANT_MODE = IgnoredKey(
       "as counted here; it then runs the integer-only path (integer GELU, softmax and LayerNorm), which this "
       "calculator does not cost.",
       "quant_mode = {value}：无论取值如何，transformers 5.23 的 {architecture} 都持有同样的参数和 buffer（缓冲区），这里也照此计数；"
-      "此时它走纯整数计算路径（整数 GELU、softmax 与 LayerNorm），本计算器不估算这条路径的训练开销。"),
+      "此时它走纯整数计算路径（整数 GELU、softmax 与 LayerNorm），本计算器不计算这条路径下训练一步的开销。"),
 )
 FORCE_DEQUANT = IgnoredKey(
     "force_dequant", ("none",),

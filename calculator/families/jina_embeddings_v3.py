@@ -95,7 +95,8 @@ def rotary_tables(sim: Sim, n: int, d: int) -> tuple[T, T]:
 
 def rotary_attention(sim: Sim, x: T, a: str, heads: int, kv_heads: int, d: int, rotary: tuple[T, T],
                      dropout: bool, softmax_fp32: bool = False) -> T:
-    """Llama-style eager attention up to the context [B, L, A·d]: Q, K, V projected and split into heads,
+    """Llama-style attention up to the context [B, L, A·d] (eager, or SDPA as ``sim.attention`` says):
+    Q, K, V projected and split into heads,
     Q and K rotated, ``repeat_kv`` when K/V have fewer heads (an expand and a reshape: a copy), scores
     scaled, softmax, dropout, the weighted sum, then ``transpose(1, 2).contiguous()`` and the reshape.
 
@@ -114,13 +115,21 @@ def rotary_attention(sim: Sim, x: T, a: str, heads: int, kv_heads: int, d: int, 
     q, k = sim.rotary(q, cos, sin, softmax_fp32), sim.rotary(k, cos, sin, softmax_fp32)  # Llama's promotes
     if cos.shape[-1] != d:  # d = 1: cos and sin have 2 columns, and the products broadcast Q and K to them
         q, k = sim.new((*q.shape[:-1], 2), q.grad), sim.new((*k.shape[:-1], 2), k.grad)
-    if kv_heads != heads:
+    if sim.attention == "sdpa" and (kv_heads == heads or k.shape[-1] == d <= 256):
+        # sdpa_attention_forward: no mask, so fewer K/V heads go to the flash kernel as they are
+        # (``enable_gqa``, use_gqa_in_sdpa); dropout 0 (checked); one head size, else the math path (refused).
+        context = sim.contiguous(sim.transpose(sim.sdpa(q, k, v), 1, 2))
+        return sim.contiguous(sim.reshape(context, (b, n, heads * d)))
+    if kv_heads != heads:  # repeat_kv (SDPA too, past 256-wide heads)
         groups = heads // kv_heads
         # repeat_kv's reshape of the expanded view: a copy, except when computeStride can view it (one K/V
         # head at B = 1: the broadcast dimension merges with size-1 ones, stride 0, nothing copied).
         k = sim.reshape(sim.expand(sim.view(k, (b, kv_heads, 1, n, k.shape[-1])),
                                    (b, kv_heads, groups, n, k.shape[-1])), (b, heads, n, k.shape[-1]))
         v = sim.reshape(sim.expand(sim.view(v, (b, kv_heads, 1, n, d)), (b, kv_heads, groups, n, d)), (b, heads, n, d))
+    if sim.attention == "sdpa":
+        context = sim.contiguous(sim.transpose(sim.sdpa(q, k, v), 1, 2))
+        return sim.contiguous(sim.reshape(context, (b, n, heads * d)))
     scores = sim.pointwise(sim.bmm(q, sim.transpose(k, 2, 3)))  # * scaling
     if softmax_fp32 and sim.lower is not None:
         # Under autocast Q is float32 (bf16 × the float32 cos promotes), so the float32 softmax's output, kept,
@@ -204,7 +213,7 @@ def step_check(inv: Inventory) -> None:
 
 
 #: Rotary positions: no table bounds the input.
-COSTS = CostModel(step_program, None, check=step_check, keys=BERT_KEYS, autocast=True)
+COSTS = CostModel(step_program, None, check=step_check, keys=BERT_KEYS, autocast=True, sdpa=True)
 
 
 # --------------------------------------------------------------- the checkpoint's custom code
@@ -217,7 +226,7 @@ PORT_WORDS = L(
     "them and splits the fused mixer.Wqkv into q_proj, k_proj and v_proj), with rotary positions and so no "
     "position table, where {architecture} counted here has one. Set model_type to \"jina_embeddings_v3\" to "
     "count the native class.",
-    "它的张量就是那份代码的基座张量，只是名字不同（transformers 的 conversion_mapping.py 会改名，并把合并的 "
+    "它的张量就是自定义代码里基座模型的张量，只是名字不同（transformers 的 conversion_mapping.py 会改名，并把合并的 "
     "mixer.Wqkv 拆成 q_proj、k_proj、v_proj）；它用旋转位置编码，没有位置嵌入表，而这里计算的 {architecture} "
     "有一张。把 model_type 改成“jina_embeddings_v3”即可按原生类计算。",
 )
@@ -229,9 +238,10 @@ ADAPTER_WORDS = L(
     "{native}): {base} parameters; each task's adapter: {per}; all {count}: {all}; one task's forward uses the "
     "base and that task's {per} ({used} in all).",
     "它的 {count} 个任务 LoRA 适配器（{tasks}；秩 {rank}）不在任何 transformers 类里：自定义代码把它们挂在每个 "
-    "Linear 和 Embedding 上（词表与分段类型表；每层的 Wqkv、out_proj、fc1、fc2；池化层），每个模块每个任务 "
-    "r·(输入维度 + 输出维度) 个参数，按任务堆叠，每个任务一片。基座（原生 {native}）：{base} 个参数；每个任务的"
-    "适配器：{per} 个；全部 {count} 个：{all} 个；某一任务的前向只用基座加该任务的 {per} 个（共 {used} 个）。",
+    "Linear 和 Embedding 上（词嵌入表和分段嵌入表；每层的 Wqkv、out_proj、fc1、fc2；池化层），每个模块、每个任务 "
+    "r ×（输入维度 + 输出维度）个参数，按任务堆叠，每个任务一片。基座模型（即原生的 {native}）：{base} 个参数；"
+    "每个任务的适配器：{per} 个；全部 {count} 个：{all} 个；做某个任务的前向传播时只用到基座模型和该任务的 {per} 个"
+    "（共 {used} 个）。",
 )
 
 

@@ -107,5 +107,5 @@ FAMILY = Family(
     rank=70,
     default_attention="sdpa",
     ignored_keys=(POSITION_TYPE,),
-    labels={"layout_2d": L("2-D position embeddings (x, y, h, w)", "二维位置嵌入（x、y、h、w）")},
+    labels={"layout_2d": L("2-D position embeddings (x, y, h, w)", "边界框位置嵌入（x、y、h、w）")},
 )

@@ -289,7 +289,7 @@ def step_embeddings(sim: Sim, inv: Inventory, prefix: str, b: int, n: int) -> T:
 
 
 def step_attention(sim: Sim, heads: int, p: str, query_in: T, key_in: T, value_in: T) -> T:
-    """Eager self-attention whose query, key and value read three tensors (two of them the same with the
+    """Self-attention (eager, or SDPA as ``sim.attention`` says) whose query, key and value read three tensors (two of them the same with the
     shared bottleneck); the heads' width A·⌊W/A⌋ may differ from the inputs'."""
     b, n = query_in.shape[0], query_in.shape[1]
     width = sim.linear_info(p + "query").out_features
@@ -301,8 +301,11 @@ def step_attention(sim: Sim, heads: int, p: str, query_in: T, key_in: T, value_i
     q = split(sim.linear(p + "query", query_in))
     k = split(sim.linear(p + "key", key_in))
     v = split(sim.linear(p + "value", value_in))
+    if sim.attention == "sdpa":  # sdpa_attention_forward: no mask, dropout 0 (checked), CPU's flash kernel
+        context = sim.contiguous(sim.transpose(sim.sdpa(q, k, v), 1, 2))
+        return sim.contiguous(sim.reshape(context, (b, n, width)))
     scores = sim.pointwise(sim.bmm(q, sim.transpose(k, 2, 3)))  # * scaling
-    probs = sim.dropout(sim.keep_output(scores))  # softmax, dropout (0.1)
+    probs = sim.dropout(sim.keep_output(scores), sim.drops("attention_probs_dropout_prob"))  # softmax, dropout
     context = sim.contiguous(sim.transpose(sim.bmm(probs, v), 1, 2))
     return sim.contiguous(sim.reshape(context, (b, n, width)))
 
@@ -421,7 +424,9 @@ def step_check(inv: Inventory) -> None:
             raise CalcError("costs_widths", module=module, expected=w, got=got)
 
 
-COSTS = CostModel(step_program, bert.absolute_positions(), check=step_check, keys=unread((activation_key("relu"), *dropouts("hidden_dropout_prob", default=0.0), *dropouts("attention_probs_dropout_prob"), classifier_dropout())), autocast=True)
+COSTS = CostModel(step_program, bert.absolute_positions(), check=step_check, keys=(
+    *unread((activation_key("relu"), *dropouts("hidden_dropout_prob", default=0.0))),
+    *dropouts("attention_probs_dropout_prob"), *unread((classifier_dropout(),))), autocast=True, sdpa=True)
 # No buffers declared, so no peak: with E = H the MLM head's empty dense.weight gets a gradient that is a view of
 # the whole concatenated gradient and keeps it live (measured: 55,460 bytes more), which the peak does not model.
 

@@ -22,7 +22,7 @@ from dataclasses import replace
 from typing import Any
 
 from ..config import Field, read_fields
-from ..costs import CostModel, Sim, T, activation_key, dropouts, unread
+from ..costs import CostModel, Sim, T, activation_key, dropouts, size_key, step_value, unread
 from ..errors import CalcError
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
@@ -203,13 +203,18 @@ def step_rotary(sim: Sim, x: T, cos: T, sin: T) -> T:
     return sim.new(x.shape, x.grad, x.itemsize)  # .to(x's dtype): bf16 under autocast
 
 
-def step_layer(p: str, i: int, heads: int, rotary: tuple[T, T]) -> Any:
+def step_layer(p: str, i: int, heads: int, rotary: tuple[T, T], sliding: bool = False, window: int = 128) -> Any:
     """One ``ModernBertEncoderLayer`` in eager attention (dropouts at their default 0: the input itself).
 
     Pre-norm (layer 0 has none before attention): fused ``Wqkv`` viewed [B, L, 3, A, D] and unbound, rotary on
     Q and K, ``matmul`` (which copies V to 3-D unless B or A is 1), softmax in float32 (kept in float32, then
     cast back), ``Wo``; then ``mlp_norm``, ``Wi`` chunked into input and gate, ``GELU(input) * gate`` (GELU keeps
     the whole ``Wi`` output, the product both factors), ``Wo``. A sliding window only changes the added mask.
+
+    With SDPA (``sim.attention``): CPU's flash kernel on Q, K, V; a sliding-window layer (``sliding``) passes
+    a [B, 1, L, L] boolean mask unless L < ``local_attention`` // 2 (``window``: transformers then skips it,
+    ``_ignore_bidirectional_mask_sdpa``), which ``scaled_dot_product_attention`` turns into a new additive mask
+    in the query's dtype for each call (``convert_boolean_attn_mask``), kept by the kernel's backward.
     """
 
     def run(sim: Sim, x: T) -> T:
@@ -220,6 +225,10 @@ def step_layer(p: str, i: int, heads: int, rotary: tuple[T, T]) -> Any:
         parts = sim.view(qkv, (b, n, 3, heads, d))
         q, k, v = (sim.transpose(sim.select(parts, 2), 1, 2) for _ in range(3))
         q, k = step_rotary(sim, q, *rotary), step_rotary(sim, k, *rotary)
+        if sim.attention == "sdpa":
+            mask = sim.constant((b, 1, n, n), sim.itemsize) if sliding and n >= window // 2 else None
+            context = sim.reshape(sim.contiguous(sim.transpose(sim.sdpa(q, k, v, mask), 1, 2)), (b, n, h))
+            return mlp(sim, x, context)
         scores = sim.pointwise(sim.bmm(q, sim.transpose(k, 2, 3)))  # * scaling (+ the mask: nothing kept)
         probs = sim.new(scores.shape, scores.grad, 4)  # softmax(dtype=float32) keeps its float32 output
         if probs.grad:
@@ -228,6 +237,10 @@ def step_layer(p: str, i: int, heads: int, rotary: tuple[T, T]) -> Any:
             probs = sim.new(probs.shape, probs.grad, q.itemsize)
         context = sim.contiguous(sim.transpose(sim.bmm(probs, v), 1, 2))
         context = sim.reshape(context, (b, n, h))
+        return mlp(sim, x, context)
+
+    def mlp(sim: Sim, x: T, context: T) -> T:
+        b, n, _ = x.shape
         x = sim.add(x, sim.linear(p + "attn.Wo", context))
         wide = sim.linear(p + "mlp.Wi", sim.layer_norm(p + "mlp_norm", x))
         half = wide.shape[-1] // 2
@@ -253,7 +266,8 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     # The rotary cos and sin, [1, L, D] in the model's dtype, once per kind of layer (no gradient).
     rotary = {kind: (sim.constant((1, n, d), sim.itemsize), sim.constant((1, n, d), sim.itemsize)) for kind in sorted(set(kinds))}
     for i, kind in enumerate(kinds):
-        x = sim.layer(step_layer(f"{prefix}layers.{i}.", i, heads, rotary[kind]), x)
+        x = sim.layer(step_layer(f"{prefix}layers.{i}.", i, heads, rotary[kind], kind == "sliding_attention",
+                                 step_value(inv, "local_attention", 128)), x)
     x = sim.layer_norm(prefix + "final_norm", x)
     kind = bert.step_task(inv)
     if kind == "":
@@ -292,7 +306,8 @@ def step_check(inv: Inventory) -> None:
         raise CalcError("costs_forward_fails", key="num_attention_heads", value=c["num_attention_heads"])
 
 
-COSTS = CostModel(step_program, None, check=step_check, keys=unread((activation_key("gelu", key="hidden_activation"), *dropouts("embedding_dropout", "attention_dropout", "mlp_dropout", "classifier_dropout", default=0.0), activation_key("gelu", key="classifier_activation"))), autocast=True)
+COSTS = CostModel(step_program, None, check=step_check, keys=unread((activation_key("gelu", key="hidden_activation"), *dropouts("embedding_dropout", "attention_dropout", "mlp_dropout", "classifier_dropout", default=0.0), activation_key("gelu", key="classifier_activation"))) + (size_key("local_attention", 128),),
+                  autocast=True, sdpa=True, sdpa_dropout=("attention_dropout",))
 
 
 # ------------------------------------------------------------------ random configs

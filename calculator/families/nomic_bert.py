@@ -173,9 +173,12 @@ def step_layer(inv: Inventory, prefix: str, i: int, rotary: tuple[T, T]) -> Call
         q, k = sim.rotary(q, cos, sin), sim.rotary(k, cos, sin)
         if cos.shape[-1] != d:  # d = 1: cos and sin have 2 columns, and the products broadcast Q and K to them
             q, k = sim.new((*q.shape[:-1], 2), q.grad), sim.new((*k.shape[:-1], 2), k.grad)
-        scores = sim.pointwise(sim.bmm(q, sim.transpose(k, 2, 3)))  # * scaling
-        probs = sim.dropout(sim.keep_output(scores), False)  # softmax; attention dropout 0
-        context = sim.contiguous(sim.transpose(sim.bmm(probs, v), 1, 2))
+        if sim.attention == "sdpa":  # sdpa_attention_forward: no mask, dropout 0, CPU's flash kernel
+            context = sim.contiguous(sim.transpose(sim.sdpa(q, k, v), 1, 2))
+        else:
+            scores = sim.pointwise(sim.bmm(q, sim.transpose(k, 2, 3)))  # * scaling
+            probs = sim.dropout(sim.keep_output(scores), False)  # softmax; attention dropout 0
+            context = sim.contiguous(sim.transpose(sim.bmm(probs, v), 1, 2))
         context = sim.contiguous(sim.reshape(context, (b, n, width)))
         attended = sim.layer_norm(p + "post_attention_layernorm", sim.add(x, sim.linear(a + "o_proj", context)))
         m = p + "mlp."
@@ -224,7 +227,8 @@ def step_check(inv: Inventory) -> None:
         raise CalcError("costs_rotary_odd_head", head_size=d)
 
 
-COSTS = CostModel(step_program, None, check=step_check, keys=unread((activation_key("silu"), *dropouts("hidden_dropout_prob", "attention_probs_dropout_prob", default=0.0), classifier_dropout())), autocast=True)
+COSTS = CostModel(step_program, None, check=step_check, keys=unread((activation_key("silu"), *dropouts("hidden_dropout_prob", "attention_probs_dropout_prob", default=0.0), classifier_dropout())),
+                  autocast=True, sdpa=True)
 
 
 def nomic_config(vocab: int = 30528) -> dict[str, Any]:

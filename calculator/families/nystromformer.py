@@ -29,11 +29,11 @@ FIELDS = with_defaults(BERT_FIELDS, vocab_size=30000, max_position_embeddings=51
     # ``int`` and refuses null: so does the calculator.
     Field("conv_kernel_size", 65,
           label=L("Depthwise convolution kernel over the values (conv_kernel_size)",
-                  "值向量上的逐通道卷积核长度（conv_kernel_size）"), sample=(1, 9)),
-    Field("num_landmarks", 64, label=L("Landmarks (num_landmarks)", "地标数（num_landmarks）")),
+                  "V 上逐通道卷积的卷积核长度（conv_kernel_size）"), sample=(1, 9)),
+    Field("num_landmarks", 64, label=L("Landmarks (num_landmarks)", "地标点数（num_landmarks）")),
     Field("segment_means_seq_len", 64,
           label=L("Sequence length the landmarks assume (segment_means_seq_len)",
-                  "地标所按的序列长度（segment_means_seq_len）")),
+                  "计算地标点时假定的序列长度（segment_means_seq_len）")),
 )
 
 

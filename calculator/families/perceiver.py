@@ -38,7 +38,7 @@ from .base import Architecture, Family, Preset
 from .common import LABELS, L
 
 FIELDS = (
-    Field("vocab_size", 262, label=L("Vocabulary size (V; bytes + specials)", "词表大小（V；字节加特殊符号）"),
+    Field("vocab_size", 262, label=L("Vocabulary size (V; bytes + specials)", "词表大小（V；字节加特殊 token）"),
           sample=(1, 300)),
     Field("max_position_embeddings", 2048, label=L("Positions (P)", "最大位置数（P）"), sample=(1, 64)),
     Field("d_model", 768, label=L("Input width (d_model)", "输入宽度（d_model）"), sample=(1, 16)),

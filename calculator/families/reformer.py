@@ -243,6 +243,6 @@ FAMILY = Family(
     labels={
         "lsh_layers": L("LSH attention layers", "LSH 注意力层"),
         "local_layers": L("Local attention layers", "局部注意力层"),
-        "final_norm": L("Final LayerNorm (2H)", "最后的 LayerNorm（2H）"),
+        "final_norm": L("Final LayerNorm (2H)", "最后的层归一化（2H）"),
     },
 )

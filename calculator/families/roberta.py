@@ -48,6 +48,8 @@ def classification_head(t: TensorList, c: dict[str, Any], prefix: str) -> None:
 def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     """RoBERTa's classes (XLM-R's and CamemBERT's too): BERT's encoder, positions computed from the ids."""
     prefix = bert.step_prefix(inv)
+    if bert.step_task(inv) in LIFETIMES and not inv.config.get("is_decoder"):  # no causal mask: every op is modelled
+        sim.exact_lifetimes()
     x = bert.step_embeddings(sim, inv, prefix, b, n, positions_from_ids=True)
     seq = bert.step_encoder(sim, inv, prefix, x)
     pooled = bert.step_pooler(sim, prefix, seq) if inv.pooler else None
@@ -69,8 +71,13 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     raise AssertionError(inv.architecture)
 
 
+#: The classes whose every operation the lifetime simulator models (:mod:`calculator.costs.lifetime`).
+LIFETIMES = ("", "ForMaskedLM", "ForSequenceClassification", "ForTokenClassification", "ForCausalLM",
+             "ForQuestionAnswering")
+
 #: Positions start after the padding row (``padding_idx + 1``): a table of P rows takes P - 2 tokens.
-COSTS = CostModel(step_program, bert.absolute_positions(offset=2), check=bert.step_check, keys=BERT_KEYS, buffers=position_buffers, autocast=True)
+COSTS = CostModel(step_program, bert.absolute_positions(offset=2), check=bert.step_check, keys=BERT_KEYS, buffers=position_buffers,
+                  autocast=True, sdpa=True)
 
 
 def roberta_config(hidden: int, layers: int, heads: int, vocab: int = 50265, model_type: str = "roberta") -> dict[str, Any]:

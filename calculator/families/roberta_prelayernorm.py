@@ -108,7 +108,7 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     raise AssertionError(inv.architecture)
 
 
-COSTS = CostModel(step_program, bert.absolute_positions(offset=2), check=bert.step_check, keys=BERT_KEYS, autocast=True)
+COSTS = CostModel(step_program, bert.absolute_positions(offset=2), check=bert.step_check, keys=BERT_KEYS, autocast=True, sdpa=True)
 
 P = "roberta_prelayernorm."
 
@@ -151,5 +151,5 @@ FAMILY = Family(
     default_attention="sdpa",
     ignored_keys=(POSITION_TYPE, CROSS_ATTENTION),
     costs=COSTS,
-    labels={"final_layer_norm": L("Final LayerNorm (after the encoder)", "编码器之后的最终 LayerNorm")},
+    labels={"final_layer_norm": L("Final LayerNorm (after the encoder)", "最后的层归一化（编码器之后）")},
 )

@@ -119,7 +119,7 @@ FAMILY = Family(
     default_attention="sdpa",
     ignored_keys=(POSITION_TYPE, CROSS_ATTENTION),
     labels={
-        "pronunciation_shape": L("Pronunciation and shape tables", "读音表与字形表"),
+        "pronunciation_shape": L("Pronunciation and shape tables", "读音嵌入表与字形嵌入表"),
         "map_inputs": L("Input projection (map_inputs_layer)", "输入投影（map_inputs_layer）"),
     },
 )

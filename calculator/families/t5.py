@@ -42,7 +42,7 @@ def fields(vocab: int, d_model: int, d_ff: int, layers: int, heads: int, proj: s
     """T5Config's size keys with one config class's defaults (T5's, mT5's and umT5's differ)."""
     return (
         Field("vocab_size", vocab, label=L("Vocabulary size (V)", "词表大小（V）"), sample=(1, 5000)),
-        Field("d_model", d_model, label=L("Model width (H, d_model)", "模型宽度（H，d_model）"), sample=(1, 48)),
+        Field("d_model", d_model, label=L("Model width (H, d_model)", "隐藏层维度（H，d_model）"), sample=(1, 48)),
         Field("d_kv", 64, label=L("Width of one head (K, d_kv)", "每个注意力头的维度（K，d_kv）"), sample=(1, 16)),
         Field("d_ff", d_ff, label=L("Feed-forward inner size (F, d_ff)", "前馈网络中间层维度（F，d_ff）"),
               sample=(1, 300)),
@@ -51,7 +51,7 @@ def fields(vocab: int, d_model: int, d_ff: int, layers: int, heads: int, proj: s
         Field("num_heads", heads, label=L("Attention heads (A, num_heads)", "注意力头数（A，num_heads）"),
               sample=(1, 16)),
         Field("relative_attention_num_buckets", 32,
-              label=L("Relative position buckets (B)", "相对位置桶数（B）"), sample=(1, 64)),
+              label=L("Relative position buckets (B)", "相对位置分桶数（B）"), sample=(1, 64)),
         Field("feed_forward_proj", proj, kind="choice", choices=FEED_FORWARD,
               label=L("Feed-forward kind (feed_forward_proj; gated-…: wi_0 and wi_1)",
                       "前馈网络类型（feed_forward_proj；gated-… 即 wi_0 和 wi_1 两个输入投影）"),
@@ -297,7 +297,7 @@ DECODER = IgnoredKey(
     L("num_decoder_layers = {value}: {architecture} is the encoder alone, as diffusion pipelines and sentence "
       "encoders load it; AutoModel and the checkpoint's encoder-decoder class add a decoder of that many blocks "
       "(and its own relative bias and final norm), not counted here.",
-      "num_decoder_layers = {value}：{architecture} 只含编码器，扩散模型管线和句向量模型就是这样加载的；"
+      "num_decoder_layers = {value}：{architecture} 只含编码器，扩散模型管线和句向量模型都是这样加载它的；"
       "AutoModel 以及 checkpoint 自己的编码器-解码器类还会再加上这么多层解码器（连同它自己的相对位置偏置和最后的归一化），"
       "这里不计入。"),
 )

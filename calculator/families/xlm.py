@@ -60,7 +60,7 @@ FIELDS = (
     _flag("summary_use_proj", True, "Projection in the summary head (summary_use_proj)",
           "序列汇总头带投影层（summary_use_proj）"),
     _flag("summary_proj_to_labels", True, "Summary projection onto the labels (summary_proj_to_labels; else onto D)",
-          "汇总投影输出到标签数（summary_proj_to_labels；否则输出 D 维）"),
+          "汇总投影的输出维度为标签数（summary_proj_to_labels；否则为 D）"),
     LABELS,
     TIE,
 )

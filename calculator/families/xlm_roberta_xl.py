@@ -137,7 +137,11 @@ def step_heads(sim: Sim, inv: Inventory, seq: T, pooled: T | None) -> list[T]:
 
 
 #: RoBERTa's positions: a table of P rows takes P - 2 tokens (they start after the padding row).
-COSTS = CostModel(step_program, bert.absolute_positions(offset=2), check=bert.step_check, keys=unread(BERT_KEYS), buffers=position_buffers, autocast=True)
+#: The attention dropout is read (bert.step_attention's, SDPA's dropout_p); the others are refused unless they cost as
+#: the default.
+COSTS = CostModel(step_program, bert.absolute_positions(offset=2), check=bert.step_check,
+                  keys=(*unread(BERT_KEYS[:2]), BERT_KEYS[2], *unread(BERT_KEYS[3:])), buffers=position_buffers,
+                  autocast=True, sdpa=True)
 
 
 def xl_config(hidden: int, layers: int, heads: int) -> dict[str, Any]:

@@ -338,7 +338,11 @@ def step_check(inv: Inventory) -> None:
 
 
 #: RoBERTa's positions: a table of P rows takes P - 2 tokens.
-COSTS = CostModel(step_program, bert.absolute_positions(offset=2), check=step_check, keys=unread(BERT_KEYS), buffers=position_buffers)
+#: The attention dropout is read (bert.step_attention's, SDPA's dropout_p); the others are refused unless they cost as
+#: the default.
+COSTS = CostModel(step_program, bert.absolute_positions(offset=2), check=step_check,
+                  keys=(*unread(BERT_KEYS[:2]), BERT_KEYS[2], *unread(BERT_KEYS[3:])), buffers=position_buffers,
+                  sdpa=True)
 
 
 #: facebook/xmod-base's adapters, in the order of its model card's table (index = lang_id).

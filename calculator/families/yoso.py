@@ -23,7 +23,7 @@ from .nystromformer import backbone_with, formula_with, multiple_choice_head
 FIELDS = with_defaults(BERT_FIELDS, vocab_size=50265, max_position_embeddings=4096, type_vocab_size=1) + (
     Field("conv_window", None, optional=True,
           label=L("Depthwise convolution kernel over the values (conv_window; null: none)",
-                  "值向量上的逐通道卷积核长度（conv_window；null 表示不用）"), sample=(1, 9)),
+                  "V 上逐通道卷积的卷积核长度（conv_window；null 表示没有卷积）"), sample=(1, 9)),
     Field("hash_code_len", 9, label=L("Hash code length (hash_code_len)", "哈希码长度（hash_code_len）")),
     Field("num_hash", 64, label=L("Hashes (num_hash)", "哈希次数（num_hash）")),
     Field("use_expectation", True, kind="bool",

@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from .. import charts, options
-from ..costs import OPTIMIZERS
+from ..costs import ATTENTIONS, OPTIMIZERS
 from ..i18n import L, pick
 from ..views import costs as cv
 from ..views.numbers import fmt_int, fmt_short
@@ -40,10 +40,10 @@ _gib = cv.gib
 LABELS: dict[str, dict[str, str]] = {
     "summary": L("Training cost: FLOPs and memory of one step", "训练开销：一步训练的 FLOPs 和显存"),
     "intro": L(
-        "One training step as PyTorch runs it: eager attention, the model cast to the dtype, loss.backward(), "
+        "One training step as PyTorch runs it: eager attention (or SDPA, below), the model cast to the dtype, loss.backward(), "
         "one optimizer.step() over the trainable parameters (with the LoRA or freezing plan above). Exact, "
         "not estimated.",
-        "按 PyTorch 实际执行的方式计算一个训练步：eager 注意力，整个模型转换为所选的数据类型，执行 loss.backward() "
+        "按 PyTorch 实际执行的方式计算一个训练步：eager 注意力（或下方选择的 SDPA），整个模型转换为所选的数据类型，执行 loss.backward() "
         "和一次 optimizer.step()（只更新可训练参数，上面的 LoRA 或冻结方案同样生效）。是精确值，不是估算。",
     ),
     "copy": L("Copy as Markdown", "复制为 Markdown"),
@@ -58,9 +58,22 @@ LABELS: dict[str, dict[str, str]] = {
         "实线：每个 L 下的精确值（B、dtype、优化器和微调方案不变）。虚线：假如从第一个点起与 L 成正比增长时的值；"
         "两者之间的差距就是 eager 注意力中 L × L 项带来的。",
     ),
+    # With SDPA (issue 32) no probabilities are kept: the gap left is mostly the FLOPs' (QKᵀ and PV).
+    "series_note_sdpa": L(
+        "Solid: the exact figure at each L (same B, dtype, optimizer and plan). Dashed: what it would be if it "
+        "grew in proportion to L from the first point; with SDPA the attention keeps no B × heads × L × L "
+        "probabilities, so the gap is mostly in the FLOPs (its matrix products), not in the activations.",
+        "实线：每个 L 下的精确值（B、dtype、优化器和微调方案不变）。虚线：假如从第一个点起与 L 成正比增长时的值；"
+        "SDPA 不保存 B × 头数 × L × L 的注意力概率，所以差距主要出现在 FLOPs（注意力的矩阵乘法）上，而不在激活值上。",
+    ),
     "flops_axis": L("FLOPs (forward + backward)", "FLOPs（前向 + 反向）"),
     "act_axis": L("Activation memory", "激活值显存"),
     "chart_head": L("{axis} · largest {max}", "{axis} · 最大值 {max}"),
+    "peak_title": L("Peak of live memory", "显存峰值"),
+    "peak_items": L("Largest live at the peak", "峰值时刻最大的几项"),
+    "peak_kind": L("What", "类别"),
+    "peak_name": L("Tensor", "张量"),
+    "fit_title": L("What fits in {gpu} GB", "{gpu} GB 放得下什么"),
     "dtype_fp32": L("fp32", "fp32"),
     "dtype_bf16": L("bf16", "bf16"),
 }
@@ -98,13 +111,13 @@ def render_panel(lang: str) -> Markup:
                             for o in values], id=fid, name=key, aria_describedby=f"{fid}-error")
 
     def menu(key: str) -> Markup:
-        """A menu with its option's own words per value (:attr:`Option.choices`)."""
+        """A menu of an option's choices with their words (gradient checkpointing: off, non-reentrant, reentrant)."""
         fid = dom.field_id(None, key)
         return h("select", [h("option", pick(c.label, lang) if c.label else c.value, value=c.value,
                               selected=c.value == DEFAULTS[key]) for c in options.BY_KEY[key].choices],
                  id=fid, name=key, aria_describedby=f"{fid}-error")
 
-    ckpt_id = dom.field_id(None, "ckpt")
+    fit_id = dom.field_id(None, options.FIT.key)
     gpu_list = f"{dom.field_id(None, GPU_KEY)}-sizes"
     fields = h(
         "div",
@@ -112,8 +125,8 @@ def render_panel(lang: str) -> Markup:
         field("seq_len", text("seq_len")),
         field("dtype", select("dtype", ("fp32", "bf16"))),
         field("optimizer", select("optimizer", OPTIMIZERS)),
-        field("ckpt", h("input", type="checkbox", id=ckpt_id, name="ckpt", value="1",
-                        aria_describedby=f"{ckpt_id}-error"), check=True),
+        field("ckpt", menu("ckpt")),
+        field("attention", select("attention", ATTENTIONS)),
         field("mixed_precision", menu("mixed_precision")),
         field(GPU_KEY, join([text(GPU_KEY, list=gpu_list),
                              h("datalist", [h("option", value=str(n)) for n in GPU_SIZES], id=gpu_list)])),
@@ -124,6 +137,14 @@ def render_panel(lang: str) -> Markup:
         h("summary", label("summary", lang)),
         h("p", label("intro", lang), class_="calc-note"),
         fields,
+        # "Find the largest batch and length that fit" (options.FIT): the search tries tens of whole steps (seconds
+        # in the page: benchmarks/fit_search.py), so it runs once per click, not at every keystroke. The click sets
+        # the hidden field to 1 (the request's and the link's fit=1); the panel's next change sets it back to 0
+        # (calculator.js), so a link with fit=1 opens the search's answer and a reader's edit is quick again.
+        h("div", h("input", type="hidden", id=fit_id, name=options.FIT.key, value=DEFAULTS[options.FIT.key]),
+          h("button", pick(options.FIT.label, lang), type="button", class_="md-button", data_costs_fit="1",
+            aria_describedby=f"{fit_id}-error"),
+          _err(fit_id), class_="calc-field calc-costs-find", data_key=options.FIT.key),
         # The step's errors without a field of their own (a family not worked out yet, a class, LoRA on an embedding).
         _err(dom.IDS["costs_panel"]),
         # Not a live region: a table read out at every keystroke; the page announces the step's errors.
@@ -145,9 +166,9 @@ def _table(c: Mapping[str, Any], lang: str) -> Markup:
     ("forward", "weights"): the first column stays narrow, so on a phone the readable size
     is on screen beside the exact integer rather than cut off at the right edge.
     """
-    from ..costs import Costs, Settings
+    from ..costs import Costs, settings
 
-    costs = Costs(Settings(c["batch"], c["seq_len"], c["dtype"], c["optimizer"], c["grad_checkpointing"],
+    costs = Costs(settings(c["batch"], c["seq_len"], c["dtype"], c["optimizer"], c["grad_checkpointing"],
                            autocast=c.get("mixed_precision")),
                   c["flops"]["forward"], c["flops"]["backward"], c["memory"]["weights"], c["memory"]["gradients"],
                   c["memory"]["optimizer"], c["memory"]["activations"])
@@ -179,6 +200,48 @@ def _series(series: list[dict[str, int]], key: str, axis: str, fmt: Any, current
     return h("figure", raw(svg), class_="calc-chart calc-costs-series")
 
 
+def _peak(peak: Mapping[str, Any] | None, lang: str) -> Markup:
+    """The step's peak (:func:`calculator.views.costs.peak_dict`): the CLI's sentence (the figure, its phase, op and
+    tensor; or why there is none and the proven bounds), and, where exact, a table of the largest items live then.
+    Each item's bytes in data-bytes, the figure and bounds in data-*, for whoever reads the page's markup."""
+    if peak is None:
+        return join([])
+    at = peak.get("at")
+    table = None
+    if at and at.get("items"):
+        rows = [h("tr", h("td", cv.label("kind_" + i["kind"], lang) if "kind_" + i["kind"] in cv.LABELS else i["kind"]),
+                  h("td", h("code", i["name"])),
+                  h("td", fmt_int(i["bytes"], "en"), class_="num"), h("td", _gib(i["bytes"]), class_="num calc-costs-size"),
+                  data_peak_item=i["kind"], data_bytes=i["bytes"])
+                for i in at["items"]]
+        head = h("thead", h("tr", h("th", label("peak_kind", lang), scope="col"),
+                            h("th", label("peak_name", lang), scope="col"),
+                            h("th", cv.label("bytes", lang), scope="col", class_="num"),
+                            h("th", cv.label("size", lang), scope="col", class_="num calc-costs-size")))
+        table = h("div", h("table", head, h("tbody", rows), class_="calc-table calc-costs-items"),
+                  class_="calc-scroll", tabindex="0", role="region", aria_label=label("peak_items", lang))
+    return join([
+        h("p", h("strong", label("peak_title", lang)), class_="calc-costs-head"),
+        h("p", peak["line"], class_="calc-costs-peak", data_peak=peak["bytes"] if peak["bytes"] is not None else "",
+          data_lower=peak["lower"] if peak["lower"] is not None else "",
+          data_upper=peak["upper"] if peak["upper"] is not None else "",
+          data_phase=(at or {}).get("phase") or ""),
+        table,
+    ])
+
+
+def _search(result: Mapping[str, Any], lang: str) -> Markup:
+    """The largest batch and length that fit the card (asked for with the ``fit`` box), or why there is none."""
+    if not result.get("fit_asked"):
+        return join([])
+    found = result.get("fit") or {}
+    keys = ("max_batch", "max_batch_at_least", "batch_does_not_fit", "max_seq_len", "max_seq_len_at_least",
+            "seq_len_does_not_fit")
+    data = {f"data_{k}": "" if found.get(k) is None else found[k] for k in keys} if found else {}
+    return h("div", h("p", h("strong", label("fit_title", lang, gpu=result["gpu_gb"])), class_="calc-costs-head"),
+             [h("p", line) for line in result["search_lines"]], class_="calc-costs-search", **data)
+
+
 def answer(result: dict[str, Any], panel: Mapping[str, str], lang: str) -> dict[str, Any]:
     """:func:`calculator.api.compute_costs`'s answer with the panel's markup, its copies and the card size added.
 
@@ -191,7 +254,7 @@ def answer(result: dict[str, Any], panel: Mapping[str, str], lang: str) -> dict[
     gpu, verdict, fit_lines = result["gpu_gb"], result["fits"], result["fit_lines"]
     heading = cv.label("settings", lang, batch=c["batch"], seq_len=c["seq_len"], dtype=c["dtype"],
                        optimizer=cv.optimizer_name(c["optimizer"], lang),
-                       ckpt=cv.label("on" if c["grad_checkpointing"] else "off", lang))
+                       ckpt=cv.ckpt_name(c["grad_checkpointing"], lang))
     memory = [(k, c["memory"][k]) for k in ("weights", "gradients", "optimizer", "activations")]
     html = join([
         h("p", h("strong", heading), class_="calc-costs-settings"),
@@ -203,11 +266,14 @@ def answer(result: dict[str, Any], panel: Mapping[str, str], lang: str) -> dict[
         h("figure", raw(charts.memory_bar_svg(memory, lang, {k: cv.label(k, lang) for k, _ in memory},
                                           label("bar_title", lang))),
           class_="calc-chart calc-costs-bar"),
+        # The peak (issue 32): exact where proven, else its bounds; then the one verdict (views.costs.fits).
+        _peak(result.get("peak"), lang),
         h("div", [h("p", line) for line in fit_lines], h("p", cv.label("gb_note", lang), class_="calc-note"),
           class_="calc-costs-fits", data_fits=verdict,
           data_gpu_gb=gpu),
+        _search(result, lang),
         h("p", h("strong", label("series_title", lang)), class_="calc-costs-head"),
-        h("p", label("series_note", lang), class_="calc-note"),
+        h("p", label("series_note_sdpa" if c.get("attention") == "sdpa" else "series_note", lang), class_="calc-note"),
         _series(result["series"], "flops", "flops_axis", lambda n: fmt_short(n, lang), c["seq_len"], lang),
         _series(result["series"], "activations", "act_axis", _gib, c["seq_len"], lang),
         h("p", cv.note(lang, bool(result.get("grouped_convolutions"))), class_="calc-note"),

@@ -59,6 +59,8 @@ DATA: tuple[str, ...] = (
     "data-own-describedby", "data-mini", "data-costs-copy", "data-loading", "data-errors",
     # The copies' source line under the title (result.py's source_title), plain and as escaped Markdown.
     "data-source-text", "data-source-markdown",
+    # The training-cost panel's "find the largest batch and length that fit" button (issue 32).
+    "data-costs-fit",
 )
 
 

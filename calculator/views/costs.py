@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import shlex
+from dataclasses import replace
 from typing import Any, Mapping
 
 from .. import costs, options
@@ -25,6 +26,9 @@ LABELS: dict[str, dict[str, str]] = {
     },
     "on": L("on", "开启"),
     "off": L("off", "关闭"),
+    # The heading's word for each checkpointing mode (Settings.checkpointing_mode).
+    "ckpt_mode_non-reentrant": L("on (non-reentrant)", "开启（非重入式）"),
+    "ckpt_mode_reentrant": L("on (reentrant)", "开启（重入式）"),
     "flops": L("FLOPs", "浮点运算量（FLOPs）"),
     "forward": L("forward", "前向"),
     "backward": L("backward", "反向"),
@@ -71,6 +75,20 @@ LABELS.update({
         "注意力：eager（attn_implementation=\"eager\"），反向传播要保存 B × 头数 × L × L 的注意力概率。"
         "transformers 5.23 默认用 SDPA 构建 {architecture}，L 较长时保存的要少得多；这里的数字不是那种默认情况的。",
     ),
+    "attention_sdpa_run": L(
+        "Attention: SDPA (attn_implementation=\"sdpa\"), transformers 5.23's default for {architecture}, with "
+        "attention dropout 0: on CPU PyTorch's fused flash kernel, whose backward keeps q, k, v, its output and a "
+        "float32 logsumexp per head and token (and the additive mask where one is passed), not the B × heads × L × L "
+        "probabilities; its backward computes "
+        "the scores again (five matrix products, against eager's four). With attention dropout > 0 PyTorch on "
+        "CPU runs its math path instead, while a GPU's fused kernels apply the dropout inside: that step is not "
+        "modelled here.",
+        "注意力：SDPA（attn_implementation=\"sdpa\"），即 transformers 5.23 构建 {architecture} 时的默认方式，"
+        "注意力 dropout 为 0：在 CPU 上走 PyTorch 的融合 flash kernel，反向传播只保存 q、k、v、输出和每个头每个 token "
+        "一个 float32 的 logsumexp（传入加性掩码时还有掩码），不保存 B × 头数 × L × L 的注意力概率；反向传播会重新计算注意力分数"
+        "（五次矩阵乘法，eager 是四次）。注意力 dropout 大于 0 时，PyTorch 在 CPU 上改走 math 路径，而 GPU 的融合 "
+        "kernel 在内部做 dropout：这种情况这里没有建模。",
+    ),
     "attention_eager": L(
         "Attention: eager, as transformers 5.23 builds {architecture} (it offers no SDPA).",
         "注意力：eager，与 transformers 5.23 构建 {architecture} 的方式相同（它不支持 SDPA）。",
@@ -101,10 +119,17 @@ LABELS.update({
         "按 PyTorch 2.13 CPU 上的 autocast 规则计算；CUDA 的规则把更多运算放在 float32 中（softmax、layer_norm 等），这里没有测量。",
     ),
     "autocast_heading": L("fp32 weights, autocast {autocast}", "fp32 权重，autocast {autocast}"),
+    "ckpt_non-reentrant": L(
+        "Gradient checkpointing non-reentrant (use_reentrant=False), transformers 5.23's default: in the backward "
+        "each layer runs its forward again only up to the last tensor it saves for the backward.",
+        "梯度检查点为非重入式（use_reentrant=False），即 transformers 5.23 的默认值：反向传播时每一层只把前向"
+        "重算到它为反向传播保存的最后一个张量为止。",
+    ),
     "ckpt_reentrant": L(
-        "Gradient checkpointing with use_reentrant=True; transformers 5.23's default, use_reentrant=False, is not "
-        "modelled yet.",
-        "梯度检查点按 use_reentrant=True 计算；transformers 5.23 的默认值 use_reentrant=False 目前还没有建模。",
+        "Gradient checkpointing reentrant (use_reentrant=True), as chosen; transformers 5.23's default is "
+        "use_reentrant=False. Each layer's recomputation in the backward runs the whole layer again.",
+        "梯度检查点为重入式（use_reentrant=True，按所选）；transformers 5.23 的默认值是 use_reentrant=False。"
+        "反向传播中每一层的重算会把整层再跑一遍。",
     ),
     "fits_sum": L(
         "The four components sum to {sum} ({exact} bytes) against {gpu} GB ({capacity} bytes).",
@@ -138,9 +163,10 @@ LABELS.update({
     ),
     "peak_none": L(
         "Peak of live memory: not given for this step ({reason}): the engine gives the peak only where it is proven "
-        "exact against PyTorch (so far: the optimizer step, when it provably exceeds the forward and the backward).",
+        "exact against PyTorch (so far: the optimizer step, when it provably exceeds the forward and the backward, "
+        "and the backward of BERT-like encoders, worked out operation by operation).",
         "显存峰值（同时存活的张量）：这一步暂不给出（{reason}）：只有经 PyTorch 核对、确证精确时才给出峰值"
-        "（目前：优化器更新阶段，且可证明高于前向与反向）。",
+        "（目前：优化器更新阶段，且可证明高于前向与反向；以及逐个算子推算的 BERT 类编码器的反向传播）。",
     ),
     "phase_optimizer": L("optimizer step", "优化器更新阶段"),
     "phase_forward": L("forward pass", "前向传播"),
@@ -152,10 +178,11 @@ LABELS.update({
     "kind_exp_avg_sq": L("exp_avg_sq", "exp_avg_sq"),
     "kind_momentum_buffer": L("momentum buffer", "动量缓冲"),
     "kind_temporary": L("temporary", "临时张量"),
+    "kind_activation": L("activation", "激活值"),
     "kind_step": L("step", "step"),
-    "kind_buffer": L("buffer", "buffer"),
+    "kind_buffer": L("buffer", "buffer"),  # the site's term (tests/docs/terminology.toml): buffer
     "kind_input_ids": L("input_ids", "input_ids"),
-    "reason_family": L("the peak is not cross-checked for this family yet", "该模型族的峰值尚未核对"),
+    "reason_family": L("the peak is not cross-checked for this family yet", "这个系列的峰值尚未核对"),
     "reason_sgd": L("plain SGD allocates nothing in its step, so the peak lies in the forward or the backward, "
                     "not modelled yet", "不带动量的 SGD 更新时不分配内存，峰值在前向或反向中，目前尚未建模"),
     "reason_setting": L("the setting {name} is not cross-checked for the peak yet", "设置 {name} 的峰值尚未核对"),
@@ -190,6 +217,39 @@ LABELS.update({
     "fit_unknown": L("not known (the peak is not modelled for this step)", "未知（这一步的峰值尚未建模）"),
     "fits_tight": L("; the room left is less than that, so it may still run out of memory",
                     "；剩余空间比这还少，仍可能显存不足"),
+    # Where the peak has no exact figure but proven bounds (costs.peak.Peak.lower/upper): the verdict from them.
+    "peak_bounds": L("Proven bounds: {lower} ({lower_exact} bytes) ≤ peak ≤ {upper}.",
+                     "已证明的范围：{lower}（{lower_exact} 字节）≤ 峰值 ≤ {upper}。"),
+    "peak_upper": L("{upper} ({upper_exact} bytes)", "{upper}（{upper_exact} 字节）"),
+    "peak_upper_unknown": L("not known", "未知"),
+    "fits_bounds": L(
+        "The exact peak is not worked out for this step, but it is at most {upper} ({exact} bytes), {left} below "
+        "{gpu} GB ({capacity} bytes): the step fits, as PyTorch counts live tensors.",
+        "这一步的峰值还没有精确算出，但它至多为 {upper}（{exact} 字节），比 {gpu} GB（{capacity} 字节）少 {left}："
+        "按 PyTorch 统计的存活张量，这一步放得下。",
+    ),
+    "fits_bounds_over": L(
+        "The exact peak is not worked out for this step, but it is at least {lower} ({exact} bytes), {over} above "
+        "{gpu} GB ({capacity} bytes): the step does not fit.",
+        "这一步的峰值还没有精确算出，但它至少为 {lower}（{exact} 字节），比 {gpu} GB（{capacity} 字节）多 {over}："
+        "这一步放不下。",
+    ),
+    "fits_bounds_unknown": L(
+        "The exact peak is not worked out for this step: it lies between {lower} and {upper}, and {gpu} GB "
+        "({capacity} bytes) is within that range, so whether the step fits is not known yet. It fits for sure "
+        "if the card holds the upper bound, and does not fit if the lower bound exceeds the card.",
+        "这一步的峰值还没有精确算出：它介于 {lower} 和 {upper} 之间，而 {gpu} GB（{capacity} 字节）落在这个范围内，"
+        "所以目前还不知道放不放得下。显存不小于上界时一定放得下，下界超过显存时一定放不下。",
+    ),
+    "fit_weights": L("Largest batch and length that fit in {gpu} GB: none: the weights alone, {weights}, are more "
+                     "than the card holds.",
+                     "{gpu} GB 放得下的最大批大小和序列长度：没有，仅权重（{weights}）就超过了显存。"),
+    "fit_too_deep": L("The page does not search for the largest batch and length of a model this deep ({layers} "
+                      "layers{ckpt}: each try is a whole step). The CLI does, with the same engine: {option}, as in "
+                      "the command the copy ends with.",
+                      "这个模型太深（{layers} 层{ckpt}，每试一次就要算一整步），页面不搜索最大批大小和序列长度。"
+                      "命令行可以，用的是同一个引擎：{option}，见复制内容末尾的命令。"),
+    "fit_too_deep_ckpt": L(", each run twice under gradient checkpointing", "，开启梯度检查点时每层算两遍"),
     "gb_note": L("N GB is read as N GiB (2^30 bytes), as a card sold as N GB holds.",
                  "N GB 按 N GiB（2^30 字节）计算，即标称 N GB 的显卡的容量。"),
     "command": L("The same with the CLI:", "用命令行得到同样的结果："),
@@ -249,15 +309,23 @@ def heading(c: costs.Costs, lang: str) -> str:
     s = c.settings
     dtype = label("autocast_heading", lang, autocast=s.autocast) if s.autocast else s.dtype
     return label("settings", lang, batch=s.batch, seq_len=s.seq_len, dtype=dtype,
-                 optimizer=optimizer_name(s.optimizer, lang), ckpt=label("on" if s.checkpointing else "off", lang))
+                 optimizer=optimizer_name(s.optimizer, lang), ckpt=ckpt_name(s.checkpointing_mode, lang))
+
+
+def ckpt_name(mode: str | bool, lang: str) -> str:
+    """The heading's word for a checkpointing mode (the JSON's ``grad_checkpointing``): off, or on and which way."""
+    return label(f"ckpt_mode_{mode}", lang) if mode else label("off", lang)
 
 
 def assumptions(inv: Any, s: costs.Settings, lang: str) -> list[tuple[str, str]]:
     """(key, sentence) for what this step assumes where transformers would run it otherwise: the attention
-    (eager; SDPA is the class's default where :attr:`Family.default_attention` says so), the dtype (a whole-model
-    cast, not Trainer's mixed precision) and reentrant checkpointing."""
+    (eager, where SDPA is the class's default as :attr:`Family.default_attention` says, or the SDPA step that
+    ran: ``attention_sdpa_run``), the dtype (a whole-model cast, not Trainer's mixed precision) and which
+    checkpointing (non-reentrant, transformers' default, or reentrant), one sentence per mode."""
     family = getattr(inv, "family", None)
     attention = "attention_sdpa" if getattr(family, "default_attention", "eager") == "sdpa" else "attention_eager"
+    if s.attention == "sdpa":  # the step ran SDPA (only where the class has it: costs_no_sdpa otherwise)
+        attention = "attention_sdpa_run"
     out = [(attention, label(attention, lang, architecture=inv.architecture)),
            (f"dtype_{s.dtype}", label(f"dtype_{s.dtype}", lang))]
     if s.autocast:  # the dtype sentence says mixed precision: fp32 weights, the forward under autocast
@@ -265,7 +333,8 @@ def assumptions(inv: Any, s: costs.Settings, lang: str) -> list[tuple[str, str]]
     if family is not None and "costs_mixing" in family.labels:  # a family without attention (FNet) says what mixes instead
         out[0] = ("costs_mixing", family.label("costs_mixing", lang, architecture=inv.architecture))
     if s.checkpointing:
-        out.append(("ckpt_reentrant", label("ckpt_reentrant", lang)))
+        key = f"ckpt_{s.checkpointing_mode}"
+        out.append((key, label(key, lang)))
     return out
 
 
@@ -291,12 +360,31 @@ def gpu_gb(value: Any) -> int:
     return costs._positive("gpu_gb", "" if value is None else str(value).strip(), GPU_MAX, GPU_NAME)
 
 
-def fits(total: int, gpu: int, lang: str, checkpointing: bool = False, peak: int | None = None) -> tuple[str, list[str]]:
-    """("under" | "over", the sentences): the exact sum against N GiB, what it leaves out, and that the peak
-    is not modelled yet. Never "fits" from the sum: a sum of four parts is not a peak (issue 35).
+def peak_bounds(p: Any) -> tuple[int, int | None] | None:
+    """The proven (lower, upper) of a step's peak (:class:`calculator.costs.peak.Peak`): both the figure where it
+    is exact; ``upper`` None where only a lower bound is known; None where not even that (no peak, nothing trains)."""
+    if p is None:
+        return None
+    if p.bytes is not None:
+        return p.bytes, p.bytes
+    if not p.lower:
+        return None
+    return p.lower, p.upper
+
+
+def fits(total: int, gpu: int, lang: str, checkpointing: bool = False, peak: int | None = None,
+         bounds: tuple[int, int | None] | None = None) -> tuple[str, list[str]]:
+    """The one verdict of "fits in N GB?" (the CLI's ``--gpu-gb`` and the page's panel), and its sentences.
 
     Given ``peak`` (the step's proven peak, :mod:`calculator.costs.peak`): ("fits" | "does_not_fit") by the
-    peak against N GiB, and what the peak leaves out (the CUDA context, workspace, rounding: an estimate)."""
+    peak against N GiB, and what the peak leaves out (the CUDA context, workspace, rounding: an estimate).
+
+    Else given ``bounds`` (the proven lower and upper bound of the peak, :func:`peak_bounds`): "fits" when even
+    the upper bound is within N GiB, "does_not_fit" when the lower bound exceeds it, else "unknown" (N GiB lies
+    between them): never a verdict the bounds do not prove.
+
+    Else: ("under" | "over", the sentences): the exact sum against N GiB, what it leaves out, and that the peak
+    is not modelled yet. Never "fits" from the sum: a sum of four parts is not a peak (issue 35)."""
     capacity = gpu * GIB
     if peak is not None:
         margin = CONTEXT_ESTIMATE + peak * FRAGMENTATION_SHARE // 100
@@ -306,6 +394,20 @@ def fits(total: int, gpu: int, lang: str, checkpointing: bool = False, peak: int
         tight = label("fits_tight", lang) if capacity - peak < margin else ""
         return "fits", [label("fits_peak", lang, left=gib(capacity - peak), **common),
                         label("fits_peak_margin", lang, margin=gib(margin), tight=tight)]
+    if bounds is not None:
+        lower, upper = bounds
+        card = {"gpu": gpu, "capacity": fmt_int(capacity, lang)}
+        if upper is not None and upper <= capacity:
+            margin = CONTEXT_ESTIMATE + upper * FRAGMENTATION_SHARE // 100
+            tight = label("fits_tight", lang) if capacity - upper < margin else ""
+            return "fits", [label("fits_bounds", lang, upper=gib(upper), exact=fmt_int(upper, lang),
+                                  left=gib(capacity - upper), **card),
+                            label("fits_peak_margin", lang, margin=gib(margin), tight=tight)]
+        if lower > capacity:
+            return "does_not_fit", [label("fits_bounds_over", lang, lower=gib(lower), exact=fmt_int(lower, lang),
+                                          over=gib(lower - capacity), **card)]
+        high = gib(upper) if upper is not None else label("peak_upper_unknown", lang)
+        return "unknown", [label("fits_bounds_unknown", lang, lower=gib(lower), upper=high, **card)]
     margin = CONTEXT_ESTIMATE + total * FRAGMENTATION_SHARE // 100
     lines = [label("fits_sum", lang, sum=gib(total), exact=fmt_int(total, lang), gpu=gpu,
                    capacity=fmt_int(capacity, lang))]
@@ -320,6 +422,13 @@ def fits(total: int, gpu: int, lang: str, checkpointing: bool = False, peak: int
     return verdict, lines
 
 
+def step_fits(c: costs.Costs, gpu: int, lang: str) -> tuple[str, list[str]]:
+    """:func:`fits` for a computed step: its peak where exact, else its proven bounds, else its sum."""
+    p = c.peak
+    return fits(c.memory_total, gpu, lang, c.settings.checkpointing, p.bytes if p is not None else None,
+                peak_bounds(p))
+
+
 def peak_line(c: costs.Costs, lang: str) -> str | None:
     """One sentence: the step's peak, where and what is largest then; or why it is not given. None: no peak."""
     p = c.peak
@@ -328,7 +437,15 @@ def peak_line(c: costs.Costs, lang: str) -> str | None:
     if p.bytes is None:
         key = f"reason_{p.reason}"
         reason = label(key, lang) if key in LABELS else label("reason_setting", lang, name=p.reason)
-        return label("peak_none", lang, reason=reason)
+        line = label("peak_none", lang, reason=reason)
+        bounds = peak_bounds(p)
+        if bounds is None:
+            return line
+        lower, upper = bounds
+        high = (label("peak_upper", lang, upper=gib(upper), upper_exact=fmt_int(upper, lang)) if upper is not None
+                else label("peak_upper_unknown", lang))
+        return line + punct("sentence_gap", lang) + label("peak_bounds", lang, lower=gib(lower),
+                                                             lower_exact=fmt_int(lower, lang), upper=high)
     sep = "；" if lang == "zh" else "; "
     items = sep.join(f"{label('kind_' + i.kind, lang)} {i.name} {gib(i.bytes)}" for i in p.items[:4])
     items = items.replace("; ", ", ") if lang == "en" else items.replace("；", "、")
@@ -365,7 +482,7 @@ def note(lang: str, grouped: bool = False) -> str:
 
 
 def render(c: costs.Costs, lang: str = "en", markdown: bool = False, grouped: bool = False, inv: Any = None,
-           gpu: int | None = None, fit: Mapping[str, Any] | None = None) -> str:
+           gpu: int | None = None, fit: Mapping[str, Any] | None = None, fit_note: str | None = None) -> str:
     """Text (aligned columns) or a Markdown table, with the settings, the step's assumptions (given ``inv``),
     what the sum leaves out, and (given ``gpu``, the CLI's ``--gpu-gb``) the sum against the card.
 
@@ -374,10 +491,10 @@ def render(c: costs.Costs, lang: str = "en", markdown: bool = False, grouped: bo
     title = f"{label('title', lang)}{colon(lang)}{heading(c, lang)}"
     table = rows(c, lang)
     assumed = [text for _, text in assumptions(inv, c.settings, lang)] if inv is not None else []
-    peak = c.peak.bytes if c.peak is not None else None
-    card = fits(c.memory_total, gpu, lang, c.settings.checkpointing, peak)[1] + [label("gb_note", lang)] if gpu else []
+    card = step_fits(c, gpu, lang)[1] + [label("gb_note", lang)] if gpu else []
     line = peak_line(c, lang)
     card = ([line] if line else []) + card + (fit_lines(fit, lang) if fit is not None else [])
+    card += [fit_note] if fit_note else []
     if markdown:
         head = (label("item", lang), label("value", lang), label("size", lang))
         out = f"**{title}**\n\n"
@@ -405,7 +522,7 @@ _FREEZE_FLAGS = {"embeddings": "--freeze-embeddings", "all_but_head": "--freeze-
 
 
 def cli_command(inv: Any, s: costs.Settings, gpu: int, preset: str | None, raw: Mapping[str, Any],
-                plan_query: Mapping[str, str], name: str | None = None) -> str:
+                plan_query: Mapping[str, str], name: str | None = None, fit: bool = False) -> str:
     """The command that prints this step with the CLI: ``--preset`` when the model is the preset's unchanged
     (``preset``), else the config on stdin (the values as the model was built with them); the class, the pooler,
     the plan, the step and the card. Every argument shell-quoted."""
@@ -429,10 +546,14 @@ def cli_command(inv: Any, s: costs.Settings, gpu: int, preset: str | None, raw: 
             args += [_PLAN_OPTIONS[key], value]
     args += ["--batch", str(s.batch), "--seq-len", str(s.seq_len), "--dtype", s.dtype, "--optimizer", s.optimizer]
     if s.checkpointing:
-        args.append("--grad-checkpointing")
+        args += ["--grad-checkpointing"] + (["reentrant"] if s.reentrant else [])
+    if s.attention != options.ATTENTION.default:
+        args += ["--attention", s.attention]
     if s.autocast:
         args += ["--mixed-precision", s.autocast]
     args += ["--gpu-gb", str(gpu)]
+    if fit:  # the panel's search: its budget is the card's N GiB
+        args += ["--fit-gib", str(gpu)]
     if name:
         args += ["--label", name]
     args += ["--format", "markdown"]
@@ -441,7 +562,8 @@ def cli_command(inv: Any, s: costs.Settings, gpu: int, preset: str | None, raw: 
 
 
 def forum_markdown(inv: Any, c: costs.Costs, lang: str, gpu: int, plan: Any = None,
-                   notes: list[dict[str, str]] | None = None, name: str | None = None, command: str | None = None) -> str:
+                   notes: list[dict[str, str]] | None = None, name: str | None = None, command: str | None = None,
+                   fit: Mapping[str, Any] | None = None, fit_note: str | None = None) -> str:
     """One block a forum answer can paste (issue 35, reader M2): the model and class, the notes on how the config
     was read, the plan (peft's line and its warnings), the step's assumptions and figures, the sum against the
     card, and the command that prints it; the page appends the link (``calculator.js``)."""
@@ -450,7 +572,8 @@ def forum_markdown(inv: Any, c: costs.Costs, lang: str, gpu: int, plan: Any = No
     out += notes_block(list(notes or ()), True)
     if plan is not None:
         out += plan_report(plan, lang, markdown=True) + "\n"
-    out += render(c, lang, markdown=True, grouped=grouped_convolutions(inv), inv=inv, gpu=gpu)
+    out += render(c, lang, markdown=True, grouped=grouped_convolutions(inv), inv=inv, gpu=gpu, fit=fit,
+                  fit_note=fit_note)
     if command:
         fence = "```"
         while fence in command:
@@ -471,6 +594,12 @@ PAGE_KEYS: tuple[str, ...] = options.keys("step")
 SERIES_LENGTHS: tuple[int, ...] = (16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192)
 
 
+def ckpt_query(s: costs.Settings) -> str:
+    """The link's ``ckpt`` for checkpointing that is on: the page menu's value for its kind
+    (:data:`calculator.options.CKPT`: ``1``, non-reentrant, transformers' default; ``reentrant``)."""
+    return next(c.value for c in options.CKPT.choices if costs.checkpointing_mode(c.value) == s.checkpointing_mode)
+
+
 def page_settings(params: Any) -> costs.Settings:
     """The step's settings from the page's query (strings); unset, each takes its option's default (B 32, L 128)."""
     defaults = options.defaults("step")
@@ -479,12 +608,10 @@ def page_settings(params: Any) -> costs.Settings:
         value = params.get(key)
         return defaults[key] if value is None else value
 
-    text = str(get("ckpt")).strip().lower()
-    if text not in ("", "0", "false", "off", "no", "1", "true", "on", "yes"):
-        # beside the checkbox, not read as off
-        raise CalcError("not_boolean", key=options.CKPT.key, value=get("ckpt"))
-    ckpt = text in ("1", "true", "on", "yes")
-    return costs.settings(get("batch"), get("seq_len"), get("dtype"), get("optimizer"), ckpt, get("mixed_precision"))
+    # ckpt: 0 (off), 1 (non-reentrant, transformers' default) or reentrant; any other value is an error beside
+    # its field (costs_checkpointing_mode), never read as off.
+    return costs.settings(get("batch"), get("seq_len"), get("dtype"), get("optimizer"), get("ckpt"), get("attention"),
+                          get("mixed_precision"))
 
 
 #: Most layer passes the chart may cost in all (each point is a whole simulated step: a layer is one pass, two
@@ -522,14 +649,62 @@ def series(inv: Any, s: costs.Settings, plan: Any, first: costs.Costs | None = N
     out = []
     for n in series_lengths(inv, s):
         try:
-            c = first if first is not None and n == s.seq_len else costs.compute(
-                inv, costs.Settings(s.batch, n, s.dtype, s.optimizer, s.checkpointing, autocast=s.autocast), plan)
+            c = first if first is not None and n == s.seq_len else costs.compute(inv, replace(s, seq_len=n), plan)
         except CalcError as exc:
             if exc.code != "costs_too_large":
                 raise
             continue
         out.append({"seq_len": n, "flops": c.forward + c.backward, "activations": c.activations})
     return out
+
+
+#: Most layer passes the page's search for the largest batch and length may cost per step (a layer is one pass,
+#: two under gradient checkpointing). The search tries some 30 to 80 steps (doubling, then bisection, for the
+#: batch and for the length); DeBERTa-v3-large's 24 layers take well under a second in CPython, a 512-layer model
+#: many seconds, too long for the page's watchdog inside Pyodide (benchmarks/fit_search.py prints the figures).
+#: Deeper, the panel says so and gives the CLI's command, which searches with the same engine.
+MAX_FIT_PASSES = 64
+
+
+def page_flag(params: Any, key: str) -> bool:
+    """A checkbox of the panel from the query: on for 1/true/on/yes, off for ""/0/false/off/no (``not_boolean``
+    beside it otherwise, never read as off)."""
+    value = params.get(key)
+    text = "" if value is None else str(value).strip().lower()
+    if text not in ("", "0", "false", "off", "no", "1", "true", "on", "yes"):
+        raise CalcError("not_boolean", key=key, value=value)
+    return text in ("1", "true", "on", "yes")
+
+
+def page_fit(inv: Any, s: costs.Settings, plan: Any, gpu: int, c: costs.Costs,
+             lang: str) -> tuple[dict[str, Any] | None, str | None]:
+    """The panel's search (:func:`calculator.costs.fit.fit`) with the card's N GiB as the budget: (``costs.fit``,
+    None), or (None, the sentence saying why there is no search: the weights alone exceed the card, or the model
+    is deeper than :data:`MAX_FIT_PASSES` allows the page)."""
+    from ..costs.fit import fit as search
+
+    passes = max(inv.num_layers, 1) * (2 if s.checkpointing else 1)
+    if passes > MAX_FIT_PASSES:
+        return None, label("fit_too_deep", lang, layers=inv.num_layers,
+                           ckpt=label("fit_too_deep_ckpt", lang) if s.checkpointing else "",
+                           option=f"--fit-gib {gpu}")
+    try:
+        return search(inv, s, plan, gpu * GIB, c.weights), None
+    except CalcError as exc:
+        if exc.code != "peak_budget_below_weights":
+            raise
+        return None, label("fit_weights", lang, gpu=gpu, weights=gib(c.weights))
+
+
+def peak_dict(c: costs.Costs, lang: str) -> dict[str, Any] | None:
+    """The panel's peak: the figure (None where not exact), its proven bounds, where it is and the largest items
+    live then (``costs.peak_at``), and the sentence the CLI prints (:func:`peak_line`)."""
+    p = c.peak
+    if p is None:
+        return None
+    bounds = peak_bounds(p)
+    return {"bytes": p.bytes, "lower": bounds[0] if bounds else None, "upper": bounds[1] if bounds else None,
+            "at": p.at_dict(), "line": peak_line(c, lang)}
 
 
 def page_answer(inv: Any, plan: Any, params: Any, lang: str, notes: list[dict[str, str]] | None = None,
@@ -551,18 +726,26 @@ def page_answer(inv: Any, plan: Any, params: Any, lang: str, notes: list[dict[st
     if s.optimizer != options.OPTIMIZER.default:
         query["optimizer"] = s.optimizer
     if s.checkpointing:
-        query["ckpt"] = "1"
+        query["ckpt"] = ckpt_query(s)
+    if s.attention != options.ATTENTION.default:
+        query["attention"] = s.attention
     if s.autocast:
         query["mixed_precision"] = s.autocast
     if gpu != 24:
         query["gpu_gb"] = str(gpu)
-    verdict, fit_lines = fits(c.memory_total, gpu, lang, s.checkpointing, c.peak.bytes if c.peak is not None else None)
-    command = cli_command(inv, s, gpu, preset, raw or {}, plan_query or {}, cli_label)
-    text = notes_block(list(notes or ())) + render(c, lang, inv=inv, gpu=gpu)
+    asked = page_flag(params, options.FIT.key)
+    if asked:
+        query[options.FIT.key] = "1"
+    verdict, verdict_lines = step_fits(c, gpu, lang)
+    command = cli_command(inv, s, gpu, preset, raw or {}, plan_query or {}, cli_label, fit=asked)
+    searched, fit_note = page_fit(inv, s, plan, gpu, c, lang) if asked else (None, None)
+    text = notes_block(list(notes or ())) + render(c, lang, inv=inv, gpu=gpu, fit=searched, fit_note=fit_note)
+    search_lines = (fit_lines(searched, lang) if searched is not None else [fit_note or ""]) if asked else []
     return {
-        "costs": c.to_dict(), "total_bytes": c.memory_total, "gpu_gb": gpu, "fits": verdict, "fit_lines": fit_lines,
+        "costs": c.to_dict(), "total_bytes": c.memory_total, "gpu_gb": gpu, "fits": verdict, "fit_lines": verdict_lines,
         "assumptions": [{"key": k, "text": t} for k, t in assumptions(inv, s, lang)],
-        "markdown": forum_markdown(inv, c, lang, gpu, plan, notes, name, command), "text": text,
+        "markdown": forum_markdown(inv, c, lang, gpu, plan, notes, name, command, searched, fit_note), "text": text,
         "command": command, "series": series(inv, s, plan, c), "query": query,
-        "grouped_convolutions": grouped,
+        "grouped_convolutions": grouped, "peak": peak_dict(c, lang),
+        "fit": searched, "fit_asked": asked, "search_lines": search_lines,
     }

@@ -93,6 +93,17 @@ KNOWN_KEYS: frozenset[str] = frozenset({
     "axial_norm_std", "chunk_size_lm_head", "hash_seed", "local_num_chunks_before", "local_attention_probs_dropout_prob",
     "local_attn_chunk_length", "lsh_attn_chunk_length", "lsh_attention_probs_dropout_prob", "lsh_num_chunks_before",
     "num_buckets", "num_hashes",
+    # TAPAS: its losses, cell selection, aggregation's labels and the table's limits (the tokenizer's), no tensor
+    "aggregation_labels", "aggregation_loss_weight", "aggregation_temperature", "allow_empty_column_selection",
+    "answer_loss_cutoff", "answer_loss_importance", "average_approximation_function", "average_logits_per_cell",
+    "cell_selection_preference", "disable_per_token_loss", "huber_loss_delta", "init_cell_selection_weights_to_zero",
+    "max_num_columns", "max_num_rows", "no_aggregation_label_index", "positive_label_weight",
+    "reset_position_index_per_cell", "select_one_column", "temperature", "use_answer_as_supervision",
+    "use_gumbel_for_aggregation", "use_gumbel_for_cells", "use_normalized_answer_loss",
+    # NeoMME: the image and document markers' token ids, each layer's window, the residual branches' scale
+    "document_token_id", "image_token_id", "per_layer_config", "residual_multiplier",
+    # ModernVBERT's top level: the pooling, and its own classifier_bias, which no head reads (they read text_config's)
+    "classifier_pooling", "classifier_bias",
 })
 #: At most this many unread keys are named (a custom config can hold dozens).
 MAX_NAMED = 10

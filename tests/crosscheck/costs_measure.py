@@ -1,9 +1,9 @@
 """The independent side of the training-step cross-check: one step measured in PyTorch itself.
 
 Everything here is issue 25's definition, run: the class built from the config with
-eager attention, cast to the dtype, in training mode; optionally peft's LoRA or
+eager attention (or SDPA, issue 32: torch's sdpa FLOP rules registered for the CPU kernel, :func:`cpu_sdpa_rules`), cast to the dtype, in training mode; optionally peft's LoRA or
 freezing by ``requires_grad_(False)``; optionally gradient checkpointing
-(``use_reentrant=True``); ``input_ids`` (B, L) only; the loss is the sum of every
+(``use_reentrant`` False, transformers 5.23's default, or True, as the case says); ``input_ids`` (B, L) only; the loss is the sum of every
 floating-point output's ``.float().sum()``; one optimizer step. Nothing comes from
 ``calculator``.
 """
@@ -15,7 +15,10 @@ from typing import Any
 DTYPES = {"fp32": "float32", "bf16": "bfloat16"}
 
 
-def make_model(model_type: str, architecture: str, config: dict[str, Any], dtype: str, pooler: bool | None = None):
+def make_model(model_type: str, architecture: str, config: dict[str, Any], dtype: str, pooler: bool | None = None,
+               attention: str = "eager"):
+    """The class built from ``config`` with ``attn_implementation=attention`` (issue 32: "sdpa" as well), cast,
+    in training mode."""
     import torch
     import transformers
 
@@ -25,8 +28,9 @@ def make_model(model_type: str, architecture: str, config: dict[str, Any], dtype
     kwargs = {} if pooler is None else {"add_pooling_layer": pooler}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        cfg._attn_implementation = "eager"
+        cfg._attn_implementation = attention
         model = cls(cfg, **kwargs)
+    assert model.config._attn_implementation == attention, (architecture, model.config._attn_implementation)
     model.to(getattr(torch, DTYPES[dtype]))
     model.train()
     return model
@@ -121,11 +125,36 @@ class _GlobalOnly:
         return None
 
 
+def _cpu_sdpa_flop(query_shape, key_shape, value_shape, *args, out_shape=None, **kwargs) -> int:
+    from torch.utils.flop_counter import sdpa_flop_count
+
+    return sdpa_flop_count(query_shape, key_shape, value_shape)
+
+
+def _cpu_sdpa_backward_flop(grad_out_shape, query_shape, key_shape, value_shape, *args, out_shape=None, **kwargs) -> int:
+    from torch.utils.flop_counter import sdpa_backward_flop_count
+
+    return sdpa_backward_flop_count(grad_out_shape, query_shape, key_shape, value_shape)
+
+
+def cpu_sdpa_rules() -> dict[Any, Any]:
+    """torch.utils.flop_counter's own sdpa rules (``sdpa_flop_count``, ``sdpa_backward_flop_count``) registered
+    for the CPU flash kernel and its backward, whose arguments start as the CUDA kernels' do (query, key,
+    value; grad_out, query, key, value). FlopCounterMode registers them for the CUDA kernels only, so without
+    this it counts 0 for SDPA on CPU (tests/crosscheck/test_costs_sdpa_op.py); eager steps never call these ops."""
+    import torch
+
+    aten = torch.ops.aten
+    return {aten._scaled_dot_product_flash_attention_for_cpu: _cpu_sdpa_flop,
+            aten._scaled_dot_product_flash_attention_for_cpu_backward: _cpu_sdpa_backward_flop}
+
+
 def flop_counter(checkpointing: bool):
-    """FlopCounterMode; under checkpointing with its module tracker replaced (same totals, see _GlobalOnly)."""
+    """FlopCounterMode with torch's sdpa rules registered for the CPU kernel too (:func:`cpu_sdpa_rules`); under
+    checkpointing with its module tracker replaced (same totals, see _GlobalOnly)."""
     from torch.utils.flop_counter import FlopCounterMode
 
-    counter = FlopCounterMode(display=False)
+    counter = FlopCounterMode(display=False, custom_mapping=cpu_sdpa_rules())
     if checkpointing:
         counter.mod_tracker = _GlobalOnly()
     return counter

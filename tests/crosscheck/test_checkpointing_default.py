@@ -1,9 +1,10 @@
 """The DeBERTa checkpointing refusal's claim (issue 35, reader H3), shown in PyTorch with transformers 5.23.
 
-The calculator's step uses ``use_reentrant=True``, with which DeBERTa-v2 fails ("Trying to backward through the
-graph a second time"); its message says that only that kind fails and that transformers' default trains. Here,
-on a tiny DebertaV2ForSequenceClassification: ``gradient_checkpointing_enable()`` without arguments trains (one
-backward, every trainable parameter gets a gradient), and the reentrant kind fails as the refusal says.
+With ``use_reentrant=True`` (the calculator's ``--grad-checkpointing reentrant``, ``ckpt=reentrant``) DeBERTa-v2
+fails ("Trying to backward through the graph a second time"); the refusal says that only that kind fails and that
+transformers' default, which the calculator's checkpointing now is, trains. Here, on a tiny
+DebertaV2ForSequenceClassification: ``gradient_checkpointing_enable()`` without arguments trains (one backward,
+every trainable parameter gets a gradient), and the reentrant kind fails as the refusal says.
 """
 from __future__ import annotations
 

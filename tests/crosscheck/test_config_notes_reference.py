@@ -179,3 +179,18 @@ def test_jina_v3_is_stock_xlm_roberta_in_transformers() -> None:
             "max_position_embeddings", "type_vocab_size", "pad_token_id", "layer_norm_eps", "position_embedding_type")
     model = hf_build("xlm-roberta", "XLMRobertaModel", {k: JINA_V3[k] for k in keys})
     assert describe(model).total == 567_754_752 == engine_build(JINA_V3).total
+
+
+def test_modernvbert_top_level_classifier_bias_builds_nothing() -> None:
+    """ModernVBERT's config has a classifier_bias of its own (a known key here); its heads are built from
+    text_config, so the top-level value changes no tensor of any class (the base-class check above sees none)."""
+    small = {"text_config": {"vocab_size": 40, "pad_token_id": 0, "hidden_size": 8, "num_hidden_layers": 1,
+                             "num_attention_heads": 2, "intermediate_size": 12},
+             "vision_config": {"hidden_size": 4, "intermediate_size": 6, "num_hidden_layers": 1,
+                               "num_attention_heads": 2, "image_size": 8, "patch_size": 4}}
+    for arch in FAMILIES["modernvbert"].architectures:
+        plain = _shapes("modernvbert", arch.name, dict(small, classifier_bias=False))
+        assert _shapes("modernvbert", arch.name, dict(small, classifier_bias=True)) == plain, arch.name
+        with_text_bias = dict(small, text_config=dict(small["text_config"], classifier_bias=True))
+        if arch.head is not None:  # the text config's own does add the heads' dense bias
+            assert _shapes("modernvbert", arch.name, with_text_bias) != plain, arch.name

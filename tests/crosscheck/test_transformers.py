@@ -150,6 +150,14 @@ def with_layers(family: Family, raw: dict[str, Any], layers: int) -> dict[str, A
     Funnel sets its layers with ``block_sizes`` and refuses the key (so do transformers and the
     engine), so it is left out there. The vocabulary is written as every config.json writes it:
     EsmConfig has no default vocabulary."""
+    if family.field("text_num_hidden_layers") is not None:
+        # A composite (ModernVBERT, UltraVBERT): its sizes live in the nested sub-configs, so the layers and any
+        # size given flat go there, as config.json nests them (else every sub-config keeps its full default).
+        text = {k: v for k, v in raw.items() if family.field("text_" + k) is not None}
+        vision = {k: v for k, v in raw.items() if family.field("vision_" + k) is not None}
+        rest = {k: v for k, v in raw.items() if k not in text and k not in vision and k != "num_hidden_layers"}
+        return dict(rest, text_config=dict(text, num_hidden_layers=layers),
+                    vision_config=dict(vision, num_hidden_layers=layers))
     vocab = family.field("vocab_size")
     if vocab is not None and "vocab_size" not in raw:
         raw = dict(raw, vocab_size=vocab.default)

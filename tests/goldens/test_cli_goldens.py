@@ -50,6 +50,8 @@ CASES: dict[str, list[str]] = {
     # Mixed precision (issue 32): fp32 weights, autocast bf16 around the forward; its sentence, no peak.
     "bert-step-autocast": ["--preset", "bert-base-uncased", "--batch", "8", "--seq-len", "128",
                            "--mixed-precision", "bf16", "--gpu-gb", "24"],
+    # The step with SDPA (issue 32): ALBERT's attention dropout is 0 as published, so it runs the flash kernel.
+    "albert-step-sdpa": ["--preset", "albert-base-v2", "--batch", "2", "--seq-len", "64", "--attention", "sdpa"],
 }
 FORMATS = {"text": "txt", "markdown": "md"}
 LANGS = ("en", "zh")

@@ -18,7 +18,7 @@ TINY = {"model_type": "bert", "hidden_size": 16, "num_hidden_layers": 1, "num_at
 
 def tiny_step(autocast: str | None = "bf16") -> costs.Costs:
     inv = build(dict(TINY), "BertModel")
-    return costs.compute(inv, costs.settings(1, 8, "fp32", "adamw", False, autocast))
+    return costs.compute(inv, costs.settings(1, 8, "fp32", "adamw", False, autocast=autocast))
 
 
 def test_a_bert_layer_under_autocast_keeps_bf16_copies_by_hand() -> None:
@@ -79,18 +79,30 @@ def test_the_peak_is_not_given_under_autocast() -> None:
 
 
 def test_settings_are_checked() -> None:
-    assert costs.settings(1, 8, "fp32", "adamw", False, "bf16").autocast == "bf16"
+    assert costs.settings(1, 8, "fp32", "adamw", False, autocast="bf16").autocast == "bf16"
     for off in (None, "", "off"):
-        assert costs.settings(1, 8, "fp32", "adamw", False, off).autocast is None
-    expect_error("costs_autocast_dtype", costs.settings, 1, 8, "bf16", "adamw", False, "bf16")
-    expect_error("costs_mixed_precision", costs.settings, 1, 8, "fp32", "adamw", False, "fp16")
+        assert costs.settings(1, 8, "fp32", "adamw", False, autocast=off).autocast is None
+    expect_error("costs_autocast_dtype", costs.settings, 1, 8, "bf16", "adamw", False, autocast="bf16")
+    expect_error("costs_mixed_precision", costs.settings, 1, 8, "fp32", "adamw", False, autocast="fp16")
 
 
 def test_a_family_not_checked_under_autocast_is_refused() -> None:
     """FNet's step is exact without autocast, but not yet matched under it: refused, never costed as fp32."""
     inv = build({"model_type": "fnet"}, "FNetModel")
-    exc = expect_error("costs_autocast_family", costs.compute, inv, costs.settings(1, 8, "fp32", "adamw", False, "bf16"))
+    exc = expect_error("costs_autocast_family", costs.compute, inv, costs.settings(1, 8, "fp32", "adamw", False, autocast="bf16"))
     assert "bert" in exc.message("en")
+
+
+def test_autocast_with_sdpa_is_refused_not_guessed() -> None:
+    """SDPA's kernel under autocast is not cross-checked: a coded refusal (en+zh), never the eager or fp32 figure;
+    each setting alone still costs."""
+    inv = build({"model_type": "bert", "hidden_size": 32, "num_hidden_layers": 1, "num_attention_heads": 2,
+                 "intermediate_size": 64, "vocab_size": 50, "attention_probs_dropout_prob": 0.0}, "BertModel")
+    both = costs.settings(1, 8, "fp32", "adamw", False, attention="sdpa", autocast="bf16")
+    exc = expect_error("costs_autocast_sdpa", costs.compute, inv, both)
+    assert "bf16" in exc.message("en") and "bf16" in exc.message("zh")
+    assert costs.compute(inv, costs.settings(1, 8, attention="sdpa")).forward > 0
+    assert costs.compute(inv, costs.settings(1, 8, autocast="bf16")).forward > 0
 
 
 def test_the_page_keeps_mixed_precision_in_its_link_and_command() -> None:

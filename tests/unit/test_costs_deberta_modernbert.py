@@ -68,16 +68,21 @@ def test_deberta_v3_checkpointing_with_trained_relative_norm_is_refused():
     # The relative table's LayerNorm runs once before the layers; reentrant checkpointing backpropagates
     # through it once per layer, and the second time PyTorch raises. LoRA (which freezes it) runs.
     inv = build(get_preset("microsoft/deberta-v3-base").config)
-    exc = expect_error("costs_checkpointing_fails", step, inv, checkpointing=True)
+    exc = expect_error("costs_checkpointing_fails", step, inv, checkpointing="reentrant")
     assert "encoder.LayerNorm" in exc.message("en") and "encoder.LayerNorm" in exc.message("zh")
     # Issue 35, reader H3: it fails only with use_reentrant=True; transformers 5.23's default trains it, and
-    # the refusal says so instead of advising to turn checkpointing off or freeze as the fix.
-    for lang, default, not_yet in (("en", "use_reentrant=False", "does not model"), ("zh", "use_reentrant=False", "暂时还没有")):
+    # the refusal says so and names the choice that trains it, instead of advising to turn checkpointing off or
+    # freeze as the fix.
+    for lang, default, choose in (("en", "use_reentrant=False", "ckpt=1"), ("zh", "use_reentrant=False", "ckpt=1")):
         message = exc.message(lang)
-        assert "use_reentrant=True" in message and default in message and not_yet in message, message
+        assert "use_reentrant=True" in message and default in message and choose in message, message
         assert "Turn checkpointing off" not in message and "请关闭梯度检查点" not in message and "freeze" not in message
+    # Non-reentrant (the default, checkpointing=True) trains it: no refusal, every layer recomputed (test_costs_reference
+    # proves the figures against PyTorch with use_reentrant=False, DeBERTa-v2 included).
+    assert step(inv, checkpointing=True).settings.checkpointing_mode == "non-reentrant"
+    assert step(inv, checkpointing=True).backward > step(inv).backward
     plan = peft.lora(inv, 8, ["query_proj", "value_proj"])
-    c = step(inv, checkpointing=True, plan=plan)
+    c = step(inv, checkpointing="reentrant", plan=plan)
     assert c.backward > 0 and c.activations < step(inv, plan=plan).activations
 
 

@@ -202,7 +202,7 @@ def test_cli_help_in_chinese_fits_the_terminal_and_keeps_identifiers_whole():
     assert too_wide == [], too_wide
     assert "save_pretrained" in out and "torchinfo、state_dict、save_pretrained" in " ".join(out.split()).replace("、 ", "、")
     assert "与 --seq-len 一起给出时，输出训练一步的开销" in out and "需与 --batch 同时给出" in out
-    assert "开启梯度检查点（use_reentrant=True）" in out and "训练一步的 FLOPs 和显存" in out
+    assert "不带值时为非重入式（use_reentrant=False）" in out and "训练一步的 FLOPs 和显存" in out
     assert "加上训练一步的开销" not in out
 
 

@@ -43,7 +43,10 @@ def test_the_cli_has_each_option_under_its_key():
                 assert flags[c.cli] == c.dest, c.cli
     # Defaults the CLI applies: the step's, unless asked for (B and L).
     args = parser.parse_args(["--dtype", "bf16"])
-    assert args.batch is None and args.ckpt is False
+    assert args.batch is None and args.ckpt is None  # unset: the option's default, "0" (off)
+    # --grad-checkpointing alone is transformers 5.23's default, non-reentrant; a value names the mode.
+    assert parser.parse_args(["--grad-checkpointing", "--batch", "2"]).ckpt == "non-reentrant"
+    assert parser.parse_args(["--grad-checkpointing", "reentrant"]).ckpt == "reentrant"
 
 
 def test_the_page_has_each_option_at_its_default():
@@ -55,7 +58,7 @@ def test_the_page_has_each_option_at_its_default():
         assert f'id="calc-{o.key}"' in page, o.key
         assert f'id="calc-{o.key}-error"' in page, o.key
     assert panel.DEFAULTS == {"batch": "32", "seq_len": "128", "dtype": "fp32", "optimizer": "adamw", "ckpt": "0",
-                              "gpu_gb": "24"}
+                              "attention": "eager", "mixed_precision": "", "gpu_gb": "24", "fit": "0"}
     assert options.PLANNER_KEYS == ("lora_r", "lora_targets", "lora_bias", "peft_task_type", "modules_to_save", "freeze",
                                     "freeze_layers")
     assert '<option value="none" selected>none</option>' in page  # lora_bias at peft's default

@@ -48,9 +48,10 @@ def test_bert_base_b1_l128_peak_by_hand() -> None:
     assert 0 < peak.bound < expected
 
 
-def test_large_batch_gives_no_figure() -> None:
-    """B = 32: the activations (about 3.6 GB) may put the peak in the backward, not modelled yet: no figure."""
-    c = costs.compute(bert_base(), costs.settings(32, 128))
+def test_checkpointing_gives_no_figure() -> None:
+    """B = 32 with gradient checkpointing (the layer's recomputation is not modelled op by op): the activations
+    may put the peak in the backward, which is then only bounded: no figure."""
+    c = costs.compute(bert_base(), costs.settings(32, 128, checkpointing=True))
     assert c.peak.bytes is None and c.peak.note == "peak_not_modelled" and c.peak.bound > 1_939_253_020
     d = c.to_dict()
     assert d["memory"]["peak"] is None and d["peak_at"] is None and d["peak_note"]["code"] == "peak_not_modelled"
@@ -148,16 +149,58 @@ def test_cli_peak_and_fit() -> None:
     assert code == 2 and json.loads(out)["error"]["code"] == "peak_budget"
     code, _, err = _cli("--preset", "bert-base-uncased", "--batch", "1", "--seq-len", "128", "--fit-gib", "0.25",
                         "--lang", "zh")
-    assert code == 2 and err.startswith("error: peak_budget_below_weights: 预算")
+    assert code == 2 and err.startswith("error: peak_budget_below_weights: 显存预算")
 
 
 def test_no_figure_says_why_in_both_languages() -> None:
     from calculator.views.costs import peak_line
 
     modern = build(get_preset("answerdotai/ModernBERT-base").config)
-    cases = ((costs.compute(modern, costs.settings(1, 8)), "not cross-checked for this family", "该模型族的峰值尚未核对"),
-             (costs.compute(bert_base(), costs.settings(1, 8, optimizer="sgd")), "plain SGD", "不带动量的 SGD"),
+    cases = ((costs.compute(modern, costs.settings(1, 8)), "not cross-checked for this family", "这个系列的峰值尚未核对"),
+             (costs.compute(bert_base(), costs.settings(1, 8, optimizer="sgd", checkpointing=True)), "plain SGD",
+              "不带动量的 SGD"),
              (costs.compute(bert_base(), costs.settings(1, 8, optimizer="adafactor")), "Adafactor", "Adafactor"))
     for c, en, zh in cases:
         assert c.peak.bytes is None and c.peak.note == "peak_not_modelled"
         assert en in peak_line(c, "en") and zh in peak_line(c, "zh")
+
+
+def test_bert_base_b8_l512_peak_in_the_backward_by_hand() -> None:
+    """BertModel bert-base, B = 8, L = 512, fp32, eager attention, dropout 0.1, AdamW: the attention
+    probabilities make the activations, and the peak is in the backward of the last layer's feed-forward
+    (measured in PyTorch: tests/crosscheck/test_peak_engine.py::test_bert_base_b8_l512_in_the_backward).
+
+    Sizes (bytes): a [B·L, H] tensor BLH = 8·512·768·4 = 12,582,912; a [B, A, L, L] one BAL2 = 8·12·512·512·4 =
+    100,663,296; a [B·L, I] one BLI = 8·512·3072·4 = 50,331,648; LayerNorm's mean and 1/std [B, L, 1]: 16,384 each.
+    """
+    B, L, A = 8, 512, 12
+    BLH, BAL2, BLI, ROW = B * L * H * F32, B * A * L * L * F32, B * L * I * F32, B * L * F32
+    assert (BLH, BAL2, BLI, ROW) == (12_582_912, 100_663_296, 50_331_648, 16_384)
+    start = 109_482_240 * F32 + 2 * P * INT64 + B * L * INT64  # weights, position/token-type ids, input_ids
+    # What autograd saves, per layer: q and kᵀ copied for bmm, softmax's output, the dropout's mask and its output
+    # (kept by the second bmm), v's copy, the context (contiguous copy), the output projection's dropout mask, the
+    # residual sum (LayerNorm's input), mean and 1/std, the LayerNorm's output (the feed-forward's input), the
+    # feed-forward's two [B·L, I] (GELU's input and output), its dropout mask, residual sum, mean and 1/std, and
+    # the layer's output (the next layer's input, kept by q, k and v; the last one by the pooler's addmm).
+    layer = 10 * BLH + 3 * BAL2 + 2 * BLI + 4 * ROW
+    embeddings = 1 * L * INT64 + 3 * BLH + 2 * ROW  # token types [1, L] gathered; the sum, mask, dropout's output
+    pooler = B * H * F32  # tanh keeps its output
+    saved = LAYERS * layer + embeddings + pooler
+    assert saved == 6_380_384_256
+    loss_and_ones = 4 + 4
+    # The backward, node by node, until the peak: the pooler's tanh and addmm free tanh's output and the
+    # sequence output (its last holder); the last LayerNorm frees its input, mean and 1/std; the dropout before it
+    # frees its mask. Freed: pooler + 3·BLH + 2·ROW.
+    freed = pooler + 3 * BLH + 2 * ROW
+    # Live gradients when the feed-forward's output projection (AddmmBackward0) has made its three: the pooler's
+    # weight and bias (.grad), the last LayerNorm's (.grad), its input's gradient (held for the residual), the
+    # dropout's gradient (the node's incoming one), then grad input [B·L, I], grad weight [H, I] and grad bias [H]
+    # (``aten.sum``: the moment of the peak, before the node releases anything).
+    grads = (H * H + H) * F32 + 2 * H * F32 + 2 * BLH + BLI + (I * H + H) * F32
+    expected = start + saved - freed + grads + loss_and_ones
+    assert expected == 6_867_854_344
+    peak = costs.compute(build(get_preset("bert-base-uncased").config, "BertModel"), costs.settings(B, L)).peak
+    assert (peak.bytes, peak.phase, peak.op, peak.module) == (expected, "backward", "aten.sum",
+                                                               "encoder.layer.11.output.dense")
+    assert peak.by_kind["gradient"] == (H * H + H + 2 * H + I * H + H) * F32  # those that end as .grad
+    assert peak.lower == peak.upper == expected

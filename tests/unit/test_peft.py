@@ -260,3 +260,26 @@ def test_cli_bad_lora_input_is_one_coded_line():
     _, _, en = run_cli("--preset", "bert-base-uncased", "--lora-r", "0", "--lora-targets", "query")
     _, _, zh = run_cli("--preset", "bert-base-uncased", "--lora-r", "0", "--lora-targets", "query", "--lang", "zh")
     assert en != zh and "当前为 0" in zh
+
+
+def test_task_types_refuse_a_saved_name_that_ends_peft_s_own_wrapper():
+    # PeftModelForSequenceClassification (and the token and QA ones) match modules_to_save again over the
+    # PeftModel itself by ``key.endswith(name)``: "model" (NeoMME's and EuroBERT's backbone) also ends
+    # "base_model" and "base_model.model", and peft then wraps the whole model in copies of itself.
+    from calculator import peft as lora_planner
+    from calculator.build import build as build_inv
+    from calculator.errors import CalcError as Refused
+
+    raw = {"model_type": "neomme", "vocab_size": 50, "embedding_rank": 8, "hidden_size": 16, "num_hidden_layers": 1,
+           "num_attention_heads": 2, "num_key_value_heads": 1, "head_dim": 16, "patch_size": 2, "embedding_dim": 4}
+    inv = build_inv(raw, "NeoMMEForMaskedLM")
+    for task in ("SEQ_CLS", "TOKEN_CLS", "QUESTION_ANS"):
+        try:
+            lora_planner.lora(inv, 4, ["unembedding_projection"], "none", task, ["model"])
+        except Refused as exc:
+            assert exc.code == "modules_to_save_nested", (task, exc.code)
+        else:
+            raise AssertionError(f"{task}: saving 'model' accepted")
+    # Without a task type peft matches over the model alone: "model" is the backbone, saved once.
+    plan = lora_planner.lora(inv, 4, ["unembedding_projection"], "none", None, ["model"])
+    assert plan.all > inv.total

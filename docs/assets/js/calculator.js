@@ -448,6 +448,10 @@ function main(root) {
     const panel = origin === "url" && req.params && costsParams() ? linkCosts(req.params) : costsParams();
     costsSentOpen = Boolean(panel);
     if (panel) req = { ...req, costs: panel };
+    // The search for the largest batch that fits is one request's (the button's, or a link's fit=1): the next asks
+    // without it, so editing stays quick (applyCosts leaves the hidden field alone).
+    const fitField = costsPanel && costsPanel.querySelector("input[type=hidden][name=fit]");
+    if (fitField) fitField.value = "0";
     // The families whose fieldset the page holds (another's comes with the answer), and the per-tensor
     // rows only while their block is open (else they are asked for when it is opened).
     req = { ...req, forms: forms() };
@@ -864,6 +868,7 @@ function main(root) {
     costsPanel.open = true;
     if (!costsOutput.firstChild) costsOutput.textContent = costsPanel.dataset.loading;
     for (const el of costsPanel.querySelectorAll("input[name], select[name]")) {
+      if (el.type === "hidden") continue; // the search's fit: one request's (request())
       const value = Object.hasOwn(q, el.name) ? String(q[el.name]) : costsDefaults[el.name];
       if (value === undefined) continue;
       if (el.type === "checkbox") el.checked = ["1", "true", "on", "yes"].includes(value.toLowerCase());
@@ -936,6 +941,18 @@ function main(root) {
       if (costsPanel.open && !costsOutput.firstChild) costsOutput.textContent = costsPanel.dataset.loading;
       fromForm();
     });
+    // "Find the largest batch and length that fit" (calculator/page/costs.py): a search of many steps, asked
+    // for by one request (this click's; request() sets the field back to 0 once it has read it).
+    const costsFitButton = costsPanel.querySelector("button[data-costs-fit]");
+    if (costsFitButton) {
+      costsFitButton.addEventListener("click", () => {
+        const fit = costsPanel.querySelector("input[type=hidden][name=fit]");
+        if (fit) fit.value = "1";
+        // Seconds of work (benchmarks/fit_search.py): the figures shown are dimmed until the answer comes.
+        if (costsOutput.firstChild) costsOutput.classList.add("calc-stale");
+        fromForm();
+      });
+    }
     costsPanel.addEventListener("input", (event) => {
       if (event.target.matches("input[type=text]")) fromForm();
     });

@@ -1,0 +1,751 @@
+"""The peak of live memory op by op (issue 32): every storage's lifetime through the forward and the backward.
+
+:class:`LiveSim` is the simulator of :mod:`.modules` that also records, for every operation a family's
+program runs, the autograd node PyTorch creates: which inputs it sends gradients to, which storages it
+saves (held until the node has run), and what its backward allocates (the measured rules of
+``tests/crosscheck/reference/PEAK.md``). :func:`backward_timeline` then runs the backward as the autograd
+engine does on one CPU thread: the ready node of highest sequence number first (``AccumulateGrad`` at
+once); each node allocates its gradients (and ``sum_to``'s reductions), then releases its incoming
+gradient and its saved storages; a gradient sent to a tensor that already has one pending is added out
+of place (``InputBuffer::accumulate``: a new storage, both summands freed); ``AccumulateGrad`` keeps the
+incoming gradient itself as ``.grad``. The live bytes are known at every allocation, so the backward's
+maximum is exact.
+
+**The forward is bounded, not replayed.** A storage nothing saves dies when Python drops its last name,
+which depends on the model's Python code. The family's program marks the model's functions
+(:meth:`~.ops.Ops.scope` / :meth:`~.ops.Ops.end_scope`); a storage made inside one, not saved and not
+returned, is counted live until that function returns, any other until the forward's end: an upper bound
+on every moment of the forward. The peak is given only where that bound (and the loss's) lies strictly
+below the exact maximum of the backward or the optimizer step, so it is the peak itself.
+
+What is modelled: the operations BERT's classes run (a program opts in with :meth:`exact_lifetimes`), every
+parameter trained, no checkpointing, no LoRA. Anything else (an operation without its node, an input
+whose producer is unknown, a saved storage no node holds) makes :attr:`LiveSim.failed` say why, and the
+step keeps the optimizer-step figure or no figure. Standard library only.
+"""
+
+from __future__ import annotations
+
+import heapq
+from dataclasses import dataclass, field
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator, Sequence
+
+from .modules import Sim
+from .ops import Ops
+from .peak import Item, Peak
+from .tensor import ADAPTER_BYTES, T, contiguous_strides, is_contiguous, view_strides
+
+#: ``AccumulateGrad`` nodes have the largest sequence number: they run as soon as they are ready.
+ACCUMULATE = 1 << 62
+#: The loss tensor and ``ones_like(loss)``: 4 bytes each, live through the backward.
+SCALAR = 4
+
+
+@dataclass
+class Node:
+    """An autograd node: where its gradients go (``nexts``: node indices, None for an input needing none),
+    the storages it saves, and ``run`` (the incoming gradient -> one gradient per next, allocating)."""
+
+    seq: int
+    name: str
+    module: str
+    nexts: list[int | None]
+    saved: list[int]
+    run: Callable[["Backward", T], list[T | None]]
+    param: str | None = None  # AccumulateGrad: the parameter (its storage's name)
+    grad_sids: list[int] = field(default_factory=list)  # AccumulateGrad, once run: the storage kept as .grad
+    #: A node of several outputs (``SplitBackward0``): each gradient arriving fills its own slot, none is summed.
+    slots: bool = False
+
+
+@dataclass
+class Backward:
+    """The backward's ledger: storages by id with their holders' count, live bytes, the maximum."""
+
+    live: int
+    sizes: dict[int, int] = field(default_factory=dict)
+    refs: dict[int, int] = field(default_factory=dict)
+    best: int = -1
+    best_op: str = ""
+    best_module: str = ""
+    best_live: dict[int, int] = field(default_factory=dict)
+    module: str = ""
+    _next: int = 0
+
+    def check(self, op: str) -> None:
+        if self.live > self.best:
+            self.best, self.best_op, self.best_module = self.live, op, self.module
+            self.best_live = {s: self.sizes[s] for s in self.refs}
+
+    def alloc(self, shape: Sequence[int], itemsize: int, op: str, strides: Sequence[int] | None = None) -> T:
+        """A new gradient storage (its holder: the caller), counted at once."""
+        self._next -= 1
+        n = 1
+        for d in shape:
+            n *= d
+        self.sizes[self._next] = n * itemsize
+        self.refs[self._next] = 1
+        self.live += n * itemsize
+        self.check(op)
+        shape = tuple(shape)
+        return T(shape, tuple(strides) if strides is not None else contiguous_strides(shape), self._next, True,
+                 itemsize)
+
+    def hold(self, sid: int) -> None:
+        if sid in self.refs:
+            self.refs[sid] += 1
+
+    def drop(self, sid: int) -> None:
+        if sid in self.refs:
+            self.refs[sid] -= 1
+            if not self.refs[sid]:
+                del self.refs[sid]
+                self.live -= self.sizes[sid]
+
+    def alias(self, g: T, shape: Sequence[int], strides: Sequence[int]) -> T:
+        """A view of ``g`` (its storage held once more)."""
+        self.hold(g.storage)
+        return T(tuple(shape), tuple(strides), g.storage, True, g.itemsize)
+
+    def reshape(self, g: T, shape: Sequence[int], op: str = "aten.clone") -> T:
+        """``grad.reshape(shape)``: a view when the strides allow it, else a contiguous copy."""
+        strides = view_strides(g.shape, g.strides, shape)
+        if strides is not None:
+            return self.alias(g, shape, strides)
+        return self.alloc(shape, g.itemsize, op)
+
+
+class LiveSim(Sim):
+    """:class:`~.modules.Sim` recording the autograd graph and each storage's holders (see the module's doc)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.nodes: list[Node] = []
+        self.edge: dict[int, int] = {}  # id(T) -> the node its gradient goes to
+        self.keep: list[T] = []  # the T objects ``edge`` refers to, kept alive so ids stay theirs
+        self.pending: list[int] = []  # storages saved by the operation being recorded
+        self.failed: str | None = None
+        self.opted = False
+        self.input_ids: int | None = None
+        self.scopes: list[tuple[int, int, int]] = []  # (mark, last storage id, storage returned)
+        self.made_in: dict[int, str] = {}
+        self.extra: dict[int, int] = {}  # storages only the forward's bound counts (:meth:`transients`)
+        self.accumulators: dict[str, int] = {}
+        self._op_name: str | None = None
+        self._last = ""  # the last module an operation ran in
+        self._adapter: str | None = None  # "lora_A" or "lora_B" while peft's factor runs
+        self._label = ""  # the operation running between modules
+        self.storage_of = {t.name: t.tied_to or t.name for t in self.inv.tensors}
+
+    # -- bookkeeping
+
+    def fail(self, why: str) -> None:
+        if self.failed is None:
+            self.failed = why
+
+    def exact_lifetimes(self) -> None:
+        self.opted = True
+
+    def scope(self) -> int:
+        return self._next
+
+    def transients(self, sizes: Sequence[int]) -> None:
+        for n in sizes:
+            self._next += 1
+            self.extra[self._next] = n
+
+    def end_scope(self, mark: int, out: T) -> T:
+        self.scopes.append((mark, self._next, out.storage))
+        return out
+
+    def new(self, shape: Sequence[int], grad: bool, itemsize: int | None = None) -> T:
+        t = super().new(shape, grad, itemsize)
+        # What the page names it by: its module, or for an operation between modules (attention's bmm, softmax)
+        # the function it ran in (the last module's parent) and the operation.
+        self.made_in[t.storage] = self.module or (self._last.rsplit(".", 1)[0] + ": " + self._label).lstrip(": ")
+        return t
+
+    @contextmanager
+    def _in(self, module: str) -> Iterator[None]:
+        self._last = module
+        with super()._in(module):
+            yield
+
+    def _labelled(self, label: str) -> None:
+        self._label = label
+
+    def ids(self, shape: Sequence[int]) -> T:
+        t = super().ids(shape)
+        if self.input_ids is None:
+            self.input_ids = t.storage  # the program's first index tensor is ``input_ids``, live from the start
+        return t
+
+    def save(self, t: T) -> None:
+        if self.grad_mode:
+            self.pending.append(t.storage)
+        super().save(t)
+
+    def _edge(self, t: T) -> int | None:
+        if not t.grad:
+            return None
+        e = self.edge.get(id(t))
+        if e is None:
+            self.fail("an input whose producer is not modelled")
+        return e
+
+    def _accumulator(self, name: str) -> int:
+        storage = self.storage_of.get(name, name)
+        if storage not in self.accumulators:
+            def keep(bw: Backward, g: T) -> list[T | None]:
+                bw.hold(g.storage)  # .grad: the incoming gradient itself, kept
+                return []
+            self.nodes.append(Node(ACCUMULATE, "AccumulateGrad", storage, [], [], keep, storage))
+            self.accumulators[storage] = len(self.nodes) - 1
+        return self.accumulators[storage]
+
+    def _node(self, name: str, nexts: list[int | None], run: Callable[[Backward, T], list[T | None]],
+              out: T, saved: list[int] | None = None) -> T:
+        if not self.grad_mode:
+            self.fail("no-grad region")
+        self.nodes.append(Node(len(self.nodes), name, self.module, nexts, self.pending if saved is None else saved,
+                               run))
+        self.pending = []
+        self.edge[id(out)] = len(self.nodes) - 1
+        self.keep.append(out)
+        return out
+
+    def _begin(self) -> None:
+        if self.pending:
+            self.fail("a saved storage no node holds")
+            self.pending = []
+
+    # -- views
+
+    def view(self, t: T, shape: Sequence[int]) -> T:
+        out = super().view(t, shape)
+        return self._viewed(t, out)
+
+    def reshape(self, t: T, shape: Sequence[int]) -> T:
+        self._begin()
+        self._labelled("reshape")
+        out = super().reshape(t, shape)
+        return self._viewed(t, out)
+
+    def _viewed(self, t: T, out: T) -> T:
+        """``view``/``reshape`` (ViewBackward0), or a reshape's copy (CloneBackward0 + UnsafeViewBackward0): the
+        gradient reshaped back to the input's sizes, a copy when its strides do not allow a view."""
+        if not out.grad:
+            return out
+        shape = t.shape
+        return self._node("ViewBackward0", [self._edge(t)], lambda bw, g: [bw.reshape(g, shape)], out, [])
+
+    def transpose(self, t: T, a: int, b: int) -> T:
+        out = super().transpose(t, a, b)
+        if not out.grad:
+            return out
+
+        def run(bw: Backward, g: T) -> list[T | None]:
+            shape, strides = list(g.shape), list(g.strides)
+            shape[a], shape[b] = shape[b], shape[a]
+            strides[a], strides[b] = strides[b], strides[a]
+            return [bw.alias(g, shape, strides)]
+        return self._node("TransposeBackward0", [self._edge(t)], run, out, [])
+
+    def expand(self, t: T, shape: Sequence[int]) -> T:
+        out = super().expand(t, shape)
+        if not out.grad:
+            return out
+        if tuple(shape) != t.shape:
+            self.fail("expand with a reduction")
+        return self._node("ExpandBackward0", [self._edge(t)], lambda bw, g: [bw.alias(g, g.shape, g.strides)], out, [])
+
+    def select(self, t: T, dim: int, index: int = 0) -> T:
+        out = super().select(t, dim, index)
+        if not out.grad:
+            return out
+        shape, size = t.shape, t.itemsize
+        return self._node("SelectBackward0", [self._edge(t)],
+                          lambda bw, g: [bw.alloc(shape, size, "aten.select_backward")], out, [])
+
+    def contiguous(self, t: T) -> T:
+        self._labelled("contiguous")
+        out = super().contiguous(t)
+        if out is t or not out.grad:
+            return out
+        return self._node("CloneBackward0", [self._edge(t)], lambda bw, g: [bw.alias(g, g.shape, g.strides)], out, [])
+
+    # -- operations
+
+    def _pointwise_backward(self, name: str, op: str, t: T, out: T) -> T:
+        """A node whose one gradient is a new tensor of its input's shape (``grad * mask``, ``gelu_backward``...)."""
+        shape, size = t.shape, t.itemsize
+        return self._node(name, [self._edge(t)], lambda bw, g: [bw.alloc(shape, size, op)], out)
+
+    def pointwise(self, t: T) -> T:
+        self._begin()
+        self._labelled("mul" if len(t.shape) == 4 else "contiguous")
+        out = super().pointwise(t)
+        if not out.grad:
+            return out
+        if not is_contiguous(t):
+            self.fail("a copy of a strided view")  # the QA head's split: another backward
+        return self._pointwise_backward("MulBackward1", "aten.mul", t, out)
+
+    def dropout(self, t: T, active: bool = True) -> T:
+        self._begin()
+        self._labelled("dropout")
+        out = super().dropout(t, active)
+        if out is t or not out.grad:
+            return out
+        return self._pointwise_backward("MulBackward0", "aten.mul", t, out)
+
+    def activation(self, name: str, t: T) -> T:
+        if name not in ("gelu", "relu", "gelu_new"):
+            self.fail("activation " + name)
+        self._op_name = "aten.threshold_backward" if name == "relu" else None
+        try:
+            return super().activation(name, t)
+        finally:
+            self._op_name = None
+
+    def keep_input(self, t: T) -> T:
+        self._begin()
+        self._labelled("gelu")
+        out = super().keep_input(t)
+        return self._pointwise_backward("GeluBackward0", "aten.gelu_backward", t, out) if out.grad else out
+
+    def keep_output(self, t: T) -> T:
+        self._begin()
+        op = self._op_name or ("aten._softmax_backward_data" if len(t.shape) == 4 else "aten.tanh_backward")
+        self._labelled(op.split("_backward")[0].replace("aten._", "").replace("aten.", "").replace("threshold", "relu"))
+        out = super().keep_output(t)
+        return self._pointwise_backward("OutputBackward", op, t, out) if out.grad else out
+
+    def add(self, a: T, b: T) -> T:
+        self._begin()
+        self._labelled("add")
+        out = super().add(a, b)
+        if not out.grad:
+            return out
+        if a.itemsize != b.itemsize:
+            self.fail("a promoting add")  # Ops.add makes the model's dtype
+        return self._node("AddBackward0", [self._edge(a), self._edge(b)], self._add_backward(a, b), out)
+
+    def _add_backward(self, a: T, b: T) -> Callable[[Backward, T], list[T | None]]:
+        """``AddBackward0``: the gradient to each input, summed to its shape (``sum_to``) or cast to its dtype by
+        ``validate_outputs`` where the add broadcast or promoted it (each a new tensor)."""
+
+        def run(bw: Backward, g: T) -> list[T | None]:
+            grads: list[T | None] = []
+            for t in (a, b):
+                if not t.grad:
+                    grads.append(None)
+                elif t.itemsize != g.itemsize:  # a promoted add: validate_outputs casts the gradient back
+                    if t.shape != g.shape:
+                        self.fail("a promoting add with a reduction")
+                    grads.append(bw.alloc(t.shape, t.itemsize, "aten._to_copy"))
+                elif t.shape == g.shape:
+                    grads.append(bw.alias(g, g.shape, g.strides))
+                else:
+                    grads.append(bw.alloc(t.shape, t.itemsize, "aten.sum"))  # validate_outputs' sum_to
+            return grads
+        return run
+
+    def product(self, a: T, b: T, flops: int, shape: Sequence[int]) -> T:
+        self._begin()
+        self._labelled("matmul")
+        out = super().product(a, b, flops, shape)
+        if len(shape) != 3:
+            self.fail("mm of two activations")
+        if not out.grad:
+            return out
+
+        def run(bw: Backward, g: T) -> list[T | None]:
+            gb = bw.alloc(b.shape, b.itemsize, "aten.bmm") if b.grad else None  # measured: mat2's first
+            ga = bw.alloc(a.shape, a.itemsize, "aten.bmm") if a.grad else None
+            return [ga, gb]
+        return self._node("BmmBackward0", [self._edge(a), self._edge(b)], run, out)
+
+    def mm(self, a: T, b_grad: bool, m: int, k: int, n: int, out_shape: Sequence[int], bias_grad: bool = False,
+           itemsize: int | None = None, w: T | None = None) -> T:
+        """``addmm`` (``nn.Linear``): the input's gradient ``grad.mm(W)``, the weight's in ``W.t()``'s layout
+        (kept as ``.grad`` through ``TBackward0``'s view), the bias's ``sum_to`` [out], in that order. ``w`` (an
+        autocast copy) is always None here: the lifetime simulator never runs under autocast
+        (``step._LIFETIME_SETTINGS`` leaves mixed precision out, so its peak stays null)."""
+        self._begin()
+        module = self.module
+        out = super().mm(a, b_grad, m, k, n, out_shape, bias_grad, itemsize, w)
+        if not out.grad:
+            return out
+        size = out.itemsize
+        flat = (m, n)
+        adapter = self._adapter
+        if adapter is not None:  # a LoRA factor: lora_A or lora_B, no bias
+            module = module + "." + adapter
+
+        def run(bw: Backward, g: T) -> list[T | None]:
+            ga = bw.alloc((m, k), a.itemsize, "aten.mm") if a.grad else None
+            gw = bw.alloc((n, k), size, "aten.mm") if b_grad else None
+            gb = bw.alloc((n,), size, "aten.sum") if bias_grad else None
+            return [gb, ga, gw]
+        # Handed on in addmm's order (bias, input, then W.t()'s TBackward0, which passes the weight's on): with a
+        # shared weight (ALBERT) the bias's sum is done and freed before the weight's is made.
+        nexts = [self._accumulator(module + ".bias") if bias_grad else None, self._edge(a),
+                 self._accumulator(module + ".weight") if b_grad else None]
+        if out.shape == flat:
+            return self._node("AddmmBackward0", nexts, run, out)
+        product = self._node("AddmmBackward0", nexts, run, T(flat, contiguous_strides(flat), out.storage, True, size))
+        return self._node("ViewBackward0", [self.edge[id(product)]], lambda bw, g: [bw.reshape(g, flat)], out, [])
+
+    def embedding(self, module: str, ids: T, first: bool = False) -> T:
+        self._begin()
+        out = super().embedding(module, ids, first)
+        if not out.grad:
+            return out
+        if not self.trains.get(module + ".weight"):
+            self.fail("a frozen table's output needing a gradient")
+        shape, size = self.shapes[module + ".weight"], out.itemsize
+        return self._node("EmbeddingBackward0", [self._accumulator(module + ".weight")],
+                          lambda bw, g: [bw.alloc(shape, size, "aten.embedding_dense_backward")], out)
+
+    def layer_norm(self, module: str, x: T) -> T:
+        self._begin()
+        out = super().layer_norm(module, x)
+        if not out.grad:
+            return out
+        weight, bias = bool(self.trains.get(module + ".weight")), bool(self.trains.get(module + ".bias"))
+        width = x.shape[-1]
+
+        def run(bw: Backward, g: T) -> list[T | None]:
+            op = "aten.native_layer_norm_backward"
+            gx = bw.alloc(x.shape, x.itemsize, op) if x.grad else None
+            gw = bw.alloc((width,), out.itemsize, op) if weight else None
+            gb = bw.alloc((width,), out.itemsize, op) if bias else None
+            return [gx, gw, gb]
+        nexts = [self._edge(x), self._accumulator(module + ".weight") if weight else None,
+                 self._accumulator(module + ".bias") if bias else None]
+        return self._node("NativeLayerNormBackward0", nexts, run, out)
+
+    def gelu_tanh(self, t: T) -> T:
+        """``NewGELUActivation``: ``0.5 * x * (1.0 + tanh(c * (x + 0.044715 * pow(x, 3.0))))`` as Python runs it,
+        one node per operation: t1 = 0.5·x, t2 = x³ (PowBackward0 keeps x), t3 = 0.044715·t2, t4 = x + t3,
+        t5 = c·t4, t6 = tanh (keeps its output), t7 = 1 + t6, out = t1·t7 (keeps both). t2 to t5 are
+        temporaries of the expression, each gone once the next is made. PowBackward0 computes
+        ``grad * (3 * x.pow(2))``: three tensors at once, the first two freed at the end of the expression."""
+        if not t.grad:
+            return super().gelu_tanh(t)
+        self._begin()
+        self._labelled("gelu_new")
+        shape, size = t.shape, t.itemsize
+
+        def alloc(op: str) -> Callable[[Backward, T], list[T | None]]:
+            return lambda bw, g: [bw.alloc(shape, size, op)]
+
+        def pow_backward(bw: Backward, g: T) -> list[T | None]:
+            square = bw.alloc(shape, size, "aten.pow")
+            scaled = bw.alloc(shape, size, "aten.mul")
+            out = bw.alloc(shape, size, "aten.mul")
+            bw.drop(square.storage)
+            bw.drop(scaled.storage)
+            return [out]
+
+        def passed(k: int) -> Callable[[Backward, T], list[T | None]]:
+            return lambda bw, g: [bw.alias(g, g.shape, g.strides) for _ in range(k)]
+
+        def product(bw: Backward, g: T) -> list[T | None]:
+            return [bw.alloc(shape, size, "aten.mul"), bw.alloc(shape, size, "aten.mul")]
+
+        t1 = self._node("MulBackward1", [self._edge(t)], alloc("aten.mul"), self.new(shape, True), [])
+        self.save(t)
+        t2 = self._node("PowBackward0", [self._edge(t)], pow_backward, self.new(shape, True))
+        t3 = self._node("MulBackward1", [self._edge(t2)], alloc("aten.mul"), self.new(shape, True), [])
+        t4 = self._node("AddBackward0", [self._edge(t), self._edge(t3)], passed(2), self.new(shape, True), [])
+        t5 = self._node("MulBackward1", [self._edge(t4)], alloc("aten.mul"), self.new(shape, True), [])
+        t6 = self.new(shape, True)
+        self.save(t6)
+        t6 = self._node("TanhBackward0", [self._edge(t5)], alloc("aten.tanh_backward"), t6)
+        t7 = self._node("AddBackward1", [self._edge(t6)], passed(1), self.new(shape, True), [])
+        self.save(t1)
+        self.save(t7)
+        out = self._node("MulBackward0", [self._edge(t1), self._edge(t7)], product, self.new(shape, True))
+        for a, b in ((t2, t3), (t3, t4), (t4, t5), (t5, t6)):  # each temporary gone once the next is made
+            self.scopes.append((a.storage - 1, b.storage, b.storage))
+        return out
+
+    def split_columns(self, t: T) -> list[T]:
+        """``split(1, -1)``: one ``SplitBackward0`` for all parts (its backward ``cat``s their gradients into a
+        new tensor of ``t``'s shape), then per part ``SqueezeBackward1`` and ``CloneBackward0`` (views of the
+        gradient)."""
+        self._begin()
+        parts = [Ops.pointwise(self, Ops.select(self, t, len(t.shape) - 1)) for _ in range(t.shape[-1])]
+        if not t.grad:
+            return parts
+        shape, size = t.shape, t.itemsize
+        handle = T(t.shape, t.strides, t.storage, True, t.itemsize)
+        self._node("SplitBackward0", [self._edge(t)], lambda bw, g: [bw.alloc(shape, size, "aten.cat")], handle, [])
+        node = self.edge.pop(id(handle))
+        self.nodes[node].slots = True
+        for part in parts:
+            self.edge[id(part)] = node  # the squeeze's and the copy's backward are views: straight to the split
+            self.keep.append(part)
+        return parts
+
+    def linear(self, module: str, x: T) -> T:
+        """peft's LoRA ``Linear`` as its forward runs: ``result = base_layer(x)``; ``x`` cast to the adapters'
+        float32 (a bf16 model); ``result = result + lora_B(lora_A(x)) * scaling`` (promoted to float32 in a bf16
+        model); ``result.to(dtype)``. Its names die when that function returns."""
+        r = self.lora.get(module)
+        if r is None:
+            return super().linear(module, x)
+        mark = self.scope()
+        with self._in(module):
+            info = self.linear_info(module)
+            base = self._linear(x, info.in_features, info.out_features, info.weight_trains, info.bias_trains)
+            wide = x if x.itemsize == ADAPTER_BYTES else self._cast(x, ADAPTER_BYTES)
+            try:
+                self._adapter = "lora_A"
+                a = self._linear(wide, info.in_features, r, True, False, ADAPTER_BYTES)
+                self._adapter = "lora_B"
+                b = self._linear(a, r, info.out_features, True, False, ADAPTER_BYTES)
+            finally:
+                self._adapter = None
+            scaled = self.pointwise(b)
+            self._begin()
+            self._labelled("add")
+            out = self.new(base.shape, True, max(base.itemsize, scaled.itemsize))  # promoted to float32 in bf16
+            out = self._node("AddBackward0", [self._edge(base), self._edge(scaled)], self._add_backward(base, scaled),
+                             out)
+            if out.itemsize != base.itemsize:
+                out = self._cast(out, base.itemsize)  # result.to(torch_result_dtype)
+        return self.end_scope(mark, out)
+
+    def _cast(self, t: T, itemsize: int) -> T:
+        """``t.to(dtype)``: a new tensor; ``ToCopyBackward0`` casts the gradient back (a new tensor of ``t``'s
+        dtype)."""
+        self._begin()
+        self._labelled("to")
+        out = self.new(t.shape, t.grad, itemsize)
+        if not out.grad:
+            return out
+        shape, size = t.shape, t.itemsize
+        return self._node("ToCopyBackward0", [self._edge(t)], lambda bw, g: [bw.alloc(shape, size, "aten._to_copy")],
+                          out, [])
+
+    # -- what the lifetime simulator does not model (the step keeps its other answers)
+
+    def layer(self, fn: Callable[[Sim, T], T], x: T) -> T:
+        if self.checkpointing:
+            self.fail("checkpointing")
+        return super().layer(fn, x)
+
+
+@dataclass(frozen=True)
+class Timeline:
+    """What :func:`run_step` works out: the forward's bound, the backward's exact maximum and the live set then."""
+
+    forward_bound: int
+    loss_bound: int
+    backward: int
+    op: str
+    module: str
+    items: tuple[Item, ...]
+    end: int  # live bytes when the backward has returned (before ``del loss``)
+
+
+def run_step(sim: LiveSim, outputs: Sequence[T], start_items: Sequence[Item], graded: Sequence[str]) -> Timeline | None:
+    """The forward's bound and the backward's exact maximum for a program run on ``sim``; None (with
+    ``sim.failed`` set) when something in it is not modelled. ``graded``: the parameters (storage names) that
+    end with a ``.grad``, in the step's own reckoning: the graph must give exactly those."""
+    if not sim.opted:
+        sim.fail("program not modelled op by op")
+    sim._begin()
+    if sim.failed:
+        return None
+    start = sum(i.bytes for i in start_items)
+    saved: dict[int, int] = {}
+    for node in sim.nodes:
+        for s in node.saved:
+            if sim.storages.get(s, 0) and s != sim.input_ids:
+                saved[s] = saved.get(s, 0) + 1
+    if set(saved) != {s for s, n in sim.saved.items() if n and s != sim.input_ids}:
+        sim.fail("saved storages and nodes disagree")
+        return None
+    out_sids = {o.storage for o in outputs}
+    # The forward's bound: a storage lives from its creation to its scope's end (not saved, not returned) or to
+    # the forward's end.
+    death: dict[int, int] = {}
+    for mark, last, returned in sim.scopes:
+        for s in range(mark + 1, last + 1):
+            if s != returned and s not in saved and s not in out_sids and s not in death:
+                death[s] = last
+    sizes = {s: n for s, n in sim.storages.items() if n and s != sim.input_ids}
+    sizes.update(sim.extra)
+    order = sorted(sizes)
+    forward_bound, live = 0, 0
+    ends: list[tuple[int, int]] = []
+    for s in order:
+        live += sizes[s]
+        if s in death:
+            heapq.heappush(ends, (death[s], s))
+        forward_bound = max(forward_bound, live)
+        while ends and ends[0][0] <= s:  # storages whose scope ended with this one's creation are gone after it
+            live -= sizes[heapq.heappop(ends)[1]]
+    forward_bound += start
+    # The loss: what the forward leaves (its bound at the end), one output's float32 copy at a time, the sums.
+    floats = [o.numel * 4 for o in outputs if o.itemsize != 4]
+    loss_bound = start + live + max(floats or [0]) + SCALAR * (len(outputs) + 2)
+
+    # The loss: sum over outputs of o.float().sum(); its nodes come after the forward's.
+    bw = Backward(live=0)
+    for s, n in saved.items():
+        bw.sizes[s], bw.refs[s] = sizes[s], n
+    bw.live = start + sum(sizes[s] for s in saved) + SCALAR  # the loss tensor
+    ones = -(1 << 40)
+    bw.sizes[ones], bw.refs[ones] = SCALAR, 1
+    bw.live += SCALAR
+    bw.check("aten.ones_like")
+    previous: int | None = None
+    for o in outputs:
+        if not o.grad:
+            continue
+        target = sim._edge(o)
+        if o.itemsize != 4:  # o.float(): ToCopyBackward0 casts the gradient back
+            sim.nodes.append(Node(len(sim.nodes), "ToCopyBackward0", "", [target], [], _cast_back(o)))
+            target = len(sim.nodes) - 1
+        sim.nodes.append(Node(len(sim.nodes), "SumBackward0", "", [target], [], _expand(o)))
+        nexts: list[int | None] = [len(sim.nodes) - 1] if previous is None else [previous, len(sim.nodes) - 1]
+        sim.nodes.append(Node(len(sim.nodes), "AddBackward0", "", nexts, [], _passed(len(nexts))))  # 0 + s1, + s2...
+        previous = len(sim.nodes) - 1
+    if sim.failed or previous is None:
+        sim.fail(sim.failed or "no output needs a gradient")
+        return None
+    ran = _run(sim.nodes, previous, bw, ones)
+    if any(node.saved and i not in ran for i, node in enumerate(sim.nodes)):
+        sim.fail("a node the loss never reaches holds saved storages")  # PyTorch frees them earlier
+        return None
+    grads = {sim.nodes[i].param for i in sim.accumulators.values()}
+    if grads != set(graded):
+        sim.fail("the graph's gradients differ from the step's")
+        return None
+    kept: dict[int, str] = {}  # gradient storages that end as .grad
+    for i in sim.accumulators.values():
+        node = sim.nodes[i]
+        kept.update({s: node.param or "" for s in node.grad_sids})
+    items = list(start_items)
+    for s, n in bw.best_live.items():
+        if s in kept:
+            items.append(Item("gradient", kept[s] or "", n))
+        elif s > 0:
+            items.append(Item("activation", sim.made_in.get(s, ""), n))
+        else:
+            items.append(Item("temporary", "gradient" if s != ones else "ones_like(loss)", n))
+    items.append(Item("temporary", "loss", SCALAR))
+    return Timeline(forward_bound, loss_bound, bw.best, bw.best_op, bw.best_module, tuple(items), bw.live)
+
+
+def _cast_back(o: T) -> Callable[[Backward, T], list[T | None]]:
+    """``ToCopyBackward0`` of ``o.float()``: the gradient cast back to ``o``'s dtype, a new tensor."""
+    return lambda bw, g: [bw.alloc(o.shape, o.itemsize, "aten._to_copy")]
+
+
+def _expand(o: T) -> Callable[[Backward, T], list[T | None]]:
+    """``SumBackward0``: the scalar gradient expanded to ``o``'s shape (a view, strides 0)."""
+    return lambda bw, g: [bw.alias(g, o.shape, (0,) * len(o.shape))]
+
+
+def _passed(k: int) -> Callable[[Backward, T], list[T | None]]:
+    """``AddBackward0``: the same gradient to each of its ``k`` inputs."""
+    return lambda bw, g: [bw.alias(g, g.shape, g.strides) for _ in range(k)]
+
+
+def _run(nodes: list[Node], root: int, bw: Backward, ones: int) -> set[int]:
+    """The autograd engine on one thread: dependencies counted from the root, then ready nodes by sequence
+    number, highest first (AccumulateGrad at once); each runs, releases, and hands its gradients on."""
+    deps: dict[int, int] = {}
+    seen, stack = {root}, [root]
+    while stack:
+        i = stack.pop()
+        for j in nodes[i].nexts:
+            if j is not None:
+                deps[j] = deps.get(j, 0) + 1
+                if j not in seen:
+                    seen.add(j)
+                    stack.append(j)
+    buffers: dict[int, T] = {root: T((), (), ones, True, SCALAR)}
+    parts: dict[int, list[T]] = {}  # the slots of a node of several outputs
+    bw.hold(ones)
+    ready = [(-nodes[root].seq, root)]
+    ran: set[int] = set()
+    while ready:
+        _, i = heapq.heappop(ready)
+        ran.add(i)
+        node = nodes[i]
+        held = parts.pop(i) if node.slots else [buffers.pop(i)]
+        g = held[0]
+        bw.module = node.module
+        outs = node.run(bw, g)
+        if node.param is not None:
+            node.grad_sids = [g.storage]
+        for h in held:
+            bw.drop(h.storage)
+        for s in node.saved:
+            bw.drop(s)
+        for j, out in zip(node.nexts, outs):
+            if j is None or out is None:
+                if out is not None:
+                    bw.drop(out.storage)
+                if j is not None:
+                    deps[j] -= 1
+                    if not deps[j]:
+                        heapq.heappush(ready, (-nodes[j].seq, j))
+                continue
+            if nodes[j].slots:
+                parts.setdefault(j, []).append(out)
+            elif j in buffers:
+                old = buffers[j]
+                total = bw.alloc(old.shape, old.itemsize, "aten.add")
+                bw.drop(old.storage)
+                bw.drop(out.storage)
+                buffers[j] = total
+            else:
+                buffers[j] = out
+            deps[j] -= 1
+            if not deps[j]:
+                heapq.heappush(ready, (-nodes[j].seq, j))
+        for j in node.nexts[len(outs):]:
+            if j is not None:  # a next that got no gradient (AccumulateGrad has none)
+                deps[j] -= 1
+                if not deps[j]:
+                    heapq.heappush(ready, (-nodes[j].seq, j))
+    bw.drop(ones)
+    return ran
+
+
+def live_peak(timeline: Timeline, optimizer: Peak | None, sgd: bool) -> Peak | None:
+    """The step's peak from the backward's exact maximum and the optimizer step's (None: plain SGD, whose step
+    allocates nothing): the larger, if the forward's and the loss's bounds lie strictly below it."""
+    back = Peak(timeline.backward, "backward", timeline.op, timeline.module, *_top(timeline.items))
+    if optimizer is not None and optimizer.bytes is not None and optimizer.bytes > timeline.backward:
+        best = optimizer
+    elif optimizer is not None and optimizer.bytes is None and not sgd:
+        return None
+    else:
+        best = back
+    assert best.bytes is not None
+    if max(timeline.forward_bound, timeline.loss_bound) >= best.bytes:
+        return None
+    # The bound on everything before the optimizer step: the forward's and the loss's, the backward's maximum.
+    bound = max(timeline.forward_bound, timeline.loss_bound, timeline.backward)
+    return Peak(best.bytes, best.phase, best.op, best.module, best.items, best.by_kind, None, bound, None,
+                best.bytes, best.bytes)
+
+
+def _top(items: Sequence[Item]) -> tuple[tuple[Item, ...], dict[str, int]]:
+    from .peak import TOP_ITEMS
+
+    kinds: dict[str, int] = {}
+    for i in items:
+        kinds[i.kind] = kinds.get(i.kind, 0) + i.bytes
+    top = sorted((i for i in items if i.bytes), key=lambda i: (-i.bytes, i.kind, i.name))[:TOP_ITEMS]
+    return tuple(top), kinds

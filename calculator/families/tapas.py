@@ -1,0 +1,122 @@
+"""TAPAS (``modeling_tapas.py``): BERT over a flattened table, with one token-type table per kind of index.
+
+``TapasEmbeddings`` registers, after BERT's word and position tables, one table per entry of
+``type_vocab_sizes`` (``token_type_embeddings_0`` … ``_6`` for the default [3, 256, 256, 2, 256, 256, 10]:
+segment, column, row, previous label, column rank, inverted rank, numeric relation), each ``[size, H]``, then
+the LayerNorm. The encoder, pooler and MLM head are BERT's. There is no ``type_vocab_size``: a config's list
+decides how many tables there are.
+
+``TapasForQuestionAnswering`` holds its cell-selection head as Parameters of the class itself
+(``output_weights`` [H], ``column_output_weights`` [H], ``output_bias`` and ``column_output_bias``, two
+scalars of shape []), which PyTorch lists before any submodule, so before ``tapas.*``; the aggregation
+classifier (``nn.Linear(H, num_aggregation_labels)``, only when that is > 0) is a submodule registered after
+the backbone.
+"""
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from ..config import MAX_LAYERS, Field
+from ..formula import Formula, FormulaLine, head_line, layers_lines
+from ..model import Inventory, TensorList
+from . import bert
+from .base import Architecture, Family, with_defaults
+from .common import BERT_FIELDS, CROSS_ATTENTION, L, heads_divide
+
+#: TapasConfig's default, the SQA checkpoints' seven kinds of table index.
+TYPE_VOCAB_SIZES = (3, 256, 256, 2, 256, 256, 10)
+
+FIELDS = (
+    *with_defaults(BERT_FIELDS[:6], max_position_embeddings=1024),
+    Field(
+        "type_vocab_sizes", TYPE_VOCAB_SIZES, kind="ints", minimum=0, maximum=MAX_LAYERS * 64,
+        label=L("Token-type tables' sizes (type_vocab_sizes, e.g. 3|256|256|2|256|256|10)",
+                "各分段类型表的行数（type_vocab_sizes，例如 3|256|256|2|256|256|10）"),
+    ),
+    *BERT_FIELDS[7:8],
+    Field(
+        "num_aggregation_labels", 0, minimum=0,
+        label=L("Aggregation operators (num_aggregation_labels; 0: no aggregation head)",
+                "聚合运算符个数（num_aggregation_labels；0 表示没有聚合头）"),
+        sample=(0, 5),
+    ),
+    *BERT_FIELDS[8:],
+)
+
+
+def backbone(t: TensorList, c: dict[str, Any], prefix: str, with_pooler: bool) -> None:
+    h = c["hidden_size"]
+    e = prefix + "embeddings."
+    t.embedding(e + "word_embeddings", c["vocab_size"], h, "embeddings")
+    t.embedding(e + "position_embeddings", c["max_position_embeddings"], h, "embeddings")
+    for i, rows in enumerate(c["type_vocab_sizes"]):
+        t.embedding(f"{e}token_type_embeddings_{i}", rows, h, "embeddings")
+    t.layer_norm(e + "LayerNorm", h, group="embeddings")
+    bert.encoder(t, c, prefix)
+    if with_pooler:
+        bert.pooler(t, c, prefix)
+
+
+def qa_head(t: TensorList, c: dict[str, Any], prefix: str) -> None:
+    """``TapasForQuestionAnswering``'s heads: cell selection (the class's own Parameters), then aggregation.
+
+    The head is declared after the backbone, as the class registers it, but the four cell-selection
+    Parameters belong to the class itself, and ``named_parameters()`` / ``state_dict`` list a module's own
+    Parameters before its submodules': they go to the front of the list, before ``tapas.*``.
+    """
+    h = c["hidden_size"]
+    own = TensorList()
+    own.add("output_weights", (h,), "head")
+    own.add("column_output_weights", (h,), "head")
+    own.add("output_bias", (), "head")
+    own.add("column_output_bias", (), "head")
+    t.items[0:0] = own.items
+    if c["num_aggregation_labels"] > 0:
+        t.linear("aggregation_classifier", c["num_aggregation_labels"], h, "head")
+
+
+def formula(inv: Inventory) -> Formula:
+    """BERT's terms, with the sum S of the token-type tables' rows in place of T."""
+    c = inv.config
+    v, h, p, n, i = (
+        c["vocab_size"], c["hidden_size"], c["max_position_embeddings"], c["num_hidden_layers"],
+        c["intermediate_size"],
+    )
+    s = sum(c["type_vocab_sizes"])
+    lines = [
+        FormulaLine("embeddings", "(V + P + S)·H + 2H", f"({v} + {p} + {s})·{h} + 2·{h}", (v + p + s) * h + 2 * h),
+        *layers_lines(*bert.layer_terms(h, i), n),
+    ]
+    if inv.pooler:
+        lines.append(bert.pooler_line(h))
+    return Formula({"V": v, "P": p, "S": s, "H": h, "I": i, "L": n}, tuple(lines + head_line(inv)))
+
+
+def sample(rng: random.Random, config: dict[str, Any]) -> None:
+    """Heads that divide the hidden size, and a list of 0 to 8 token-type tables (some of 0 rows)."""
+    heads_divide()(rng, config)
+    if rng.random() < 0.85:
+        config["type_vocab_sizes"] = [rng.randint(0, 40) for _ in range(rng.randint(0, 8))]
+
+
+FAMILY = Family(
+    model_type="tapas",
+    base="TapasModel",
+    fields=FIELDS,
+    backbone=backbone,
+    architectures=(
+        Architecture(name="TapasModel", prefix="", pooler=None),
+        Architecture(name="TapasForMaskedLM", prefix="tapas.", pooler=False, head=bert.mlm_head,
+                     ties_embeddings=True),
+        Architecture(name="TapasForSequenceClassification", prefix="tapas.", pooler=True,
+                     head=bert.linear_head("classifier", "num_labels"), uses_num_labels=True),
+        Architecture(name="TapasForQuestionAnswering", prefix="tapas.", pooler=True, head=qa_head),
+    ),
+    title={"en": "TAPAS", "zh": "TAPAS"},
+    formula=formula,
+    sample=sample,
+    rank=71,
+    ignored_keys=(CROSS_ATTENTION,),
+    labels={"S": L("token-type rows, all tables (S)", "所有分段类型表的行数之和（S）")},
+)

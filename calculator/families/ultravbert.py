@@ -1,0 +1,172 @@
+"""UltraVBERT (``modeling_ultravbert.py``, native in transformers 5.23): ModernVBERT's layout with an UltraBERT
+text encoder.
+
+``UltraVBertModel`` registers, in this order:
+
+* ``vision_model``: a ``SiglipVisionModel`` exactly as in ModernVBERT (:func:`modernvbert.vision_tower`), except
+  that its attention-pooling head is off by default: ``UltraVBertConfig`` builds its default vision config with
+  ``vision_use_head=False``. A config.json that gives ``vision_config`` without ``vision_use_head`` gets SigLIP's
+  own default, True, and the head (built, never called);
+* ``connector``: ``modality_projection`` [H, Hv·f²] without bias, then an RMSNorm ``norm`` [H] (UltraBERT does
+  not normalise its input embeddings, so the image tokens get their scale here);
+* ``text_model``: an ``UltrabertModel``, exactly as the ultrabert family declares it. This is the text encoder.
+
+``UltraVBertForMaskedLM`` adds ``projection_head.linear1`` [P, H] and ``linear2`` [H, P] (no biases,
+P = ``text_config.prediction_head_size``) and ``lm_head`` [V, H] without bias, the token table's storage only
+with the top-level ``tie_word_embeddings`` (default False). The sequence and token classifiers have an identity
+``head`` and one ``classifier`` [labels, H] with its bias.
+"""
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+from typing import Any, Mapping
+
+from ..config import Field, check_heads, read_fields
+from ..errors import CalcError
+from ..formula import Formula, FormulaLine, head_line
+from ..model import Inventory, TensorList
+from . import eurobert, modernvbert, ultrabert
+from .base import Architecture, Extra, Family
+from .common import LABELS, TIE, L
+
+#: UltraBERT's fields that shape the text encoder (pooling, labels and tie are the top level's here).
+TEXT_KEYS = ("vocab_size", "pad_token_id", "hidden_size", "num_hidden_layers", "num_attention_heads",
+             "num_key_value_heads", "head_dim", "intermediate_size", "attention_bias", "mlp_bias",
+             "prediction_head_size")
+
+TEXT_FIELDS = tuple(
+    modernvbert._prefixed(f, "text_", "Text encoder", "文本编码器") for f in ultrabert.FIELDS if f.key in TEXT_KEYS
+)
+VISION_FIELDS_PLAIN = tuple(
+    replace(f, default=False) if f.key == "vision_use_head" else f for f in modernvbert.VISION_FIELDS_PLAIN
+)
+VISION_FIELDS = tuple(
+    replace(f, default=False) if f.key == "vision_use_head" else f for f in modernvbert.VISION_FIELDS
+)
+TOP_FIELDS = (
+    Field("pixel_shuffle_factor", 4, label=L("Pixel-shuffle factor (f; f² patches per vector)",
+                                             "像素重排因子（f；每 f² 个图像块拼成一个向量）"), sample=(1, 3)),
+    LABELS,
+    replace(TIE, default=False),
+)
+FIELDS = (*TEXT_FIELDS, *VISION_FIELDS, *TOP_FIELDS)
+
+
+def read_config(raw: Mapping[str, Any]) -> dict[str, Any]:
+    """The top level's fields, UltraBERT's read of ``text_config`` (its checks included), SigLIP's fields; the
+    pooling head's default is False only where UltraVBertConfig makes the vision config itself."""
+    values = read_fields(TOP_FIELDS, raw, {})
+    text = ultrabert.read(modernvbert._sub(raw, "text_config", "text_"))
+    values.update({"text_" + k: text[k] for k in TEXT_KEYS})
+    sub = modernvbert._sub(raw, "vision_config", "vision_")
+    if "use_head" in sub:
+        sub["vision_use_head"] = sub.pop("use_head")
+    fields = VISION_FIELDS_PLAIN
+    if isinstance(raw.get("vision_config"), Mapping):  # SiglipVisionConfig(**given): its own default, True
+        fields = modernvbert.VISION_FIELDS_PLAIN
+    vision = read_fields(fields, sub, {})
+    values.update({"vision_" + k.removeprefix("vision_"): v for k, v in vision.items()})
+    return values
+
+
+def check(c: dict[str, Any]) -> None:
+    """SigLIP's heads must divide its width; the text table's padding row must exist (UltraBERT's own checks ran)."""
+    check_heads(c, "text_hidden_size", "text_num_attention_heads")  # the ultrabert family's heads check
+    check_heads(c, "vision_hidden_size", "vision_num_attention_heads")
+    pad, vocab = c["text_pad_token_id"], c["text_vocab_size"]
+    if pad is not None and not -vocab <= pad < vocab:
+        raise CalcError("padding_idx", fields=("text_vocab_size", "text_pad_token_id"), key="text_vocab_size",
+                        value=vocab, pad=pad, pad_key="text_pad_token_id")
+
+
+def text_values(c: Mapping[str, Any]) -> dict[str, Any]:
+    """The text encoder's values under UltraBERT's own keys."""
+    return {k: c["text_" + k] for k in TEXT_KEYS}
+
+
+def backbone(t: TensorList, c: dict[str, Any], prefix: str, with_pooler: bool) -> None:
+    modernvbert.vision_tower(t, c, prefix + "vision_model.")
+    f, h = c["pixel_shuffle_factor"], c["text_hidden_size"]
+    t.linear(prefix + "connector.modality_projection", h, c["vision_hidden_size"] * f * f, "embeddings", bias=False)
+    t.layer_norm(prefix + "connector.norm", h, group="embeddings", bias=False)
+    ultrabert.backbone(t, text_values(c), prefix + "text_model.", False)
+
+
+def mlm_head(t: TensorList, c: dict[str, Any], prefix: str) -> None:
+    h, p, v = c["text_hidden_size"], c["text_prediction_head_size"], c["text_vocab_size"]
+    t.linear("projection_head.linear1", p, h, "head", bias=False)
+    t.linear("projection_head.linear2", h, p, "head", bias=False)
+    owner = prefix + "text_model.embed_tokens.weight"
+    t.add("lm_head.weight", (v, h), "head", shares=owner if c["tie_word_embeddings"] else None, module="linear")
+
+
+def classifier_head(t: TensorList, c: dict[str, Any], prefix: str) -> None:
+    t.linear("classifier", c["num_labels"], c["text_hidden_size"], "head")
+
+
+def formula(inv: Inventory) -> Formula:
+    """The vision tower (ModernVBERT's line), the connector with its norm, then EuroBERT's body lines."""
+    c = inv.config
+    f, h, hv = c["pixel_shuffle_factor"], c["text_hidden_size"], c["vision_hidden_size"]
+    text = text_values(c)
+    lines = [
+        modernvbert.vision_line(c),
+        FormulaLine("connector", "H·Hv·f² + H", f"{h}·{hv}·{f}² + {h}", h * hv * f * f + h),
+        *eurobert.body_lines(text),
+    ]
+    symbols = {"Hv": hv, "f": f, "V": text["vocab_size"], "H": h, "A": text["num_attention_heads"],
+               "K": eurobert.kv_heads(text), "d": eurobert.head_size(text), "I": text["intermediate_size"],
+               "L": text["num_hidden_layers"]}
+    return Formula(symbols, tuple(lines + head_line(inv)))
+
+
+def sample(rng: random.Random, config: dict[str, Any]) -> None:
+    """UltraBERT's draw for the text keys, SigLIP's heads for the vision keys, nested as config.json nests them;
+    sometimes no vision_config at all (UltraVBertConfig's own, without the pooling head)."""
+    text = {k[len("text_"):]: config.pop(k) for k in list(config) if k.startswith("text_")}
+    ultrabert.sample(rng, text)
+    if rng.random() < 0.7:  # mostly an even head size (RoPE refuses an odd one above 4): more configs that build
+        text.pop("head_dim", None)
+        text["hidden_size"] = text["num_attention_heads"] * 2 * rng.randint(1, 8)
+    config["text_config"] = text
+    vision = {k[len("vision_"):]: config.pop(k) for k in list(config) if k.startswith("vision_")}
+    if rng.random() < 0.15:
+        return  # the default vision tower (12 layers of 768): rare, it is large
+    heads = rng.choice([1, 2, 4])
+    vision["num_attention_heads"] = heads
+    vision["hidden_size"] = heads * rng.randint(1, 6)
+    if "use_head" in vision:
+        vision["vision_use_head"] = vision.pop("use_head")
+    config["vision_config"] = vision
+
+
+FAMILY = Family(
+    model_type="ultravbert",
+    base="UltraVBertModel",
+    fields=FIELDS,
+    backbone=backbone,
+    read=read_config,
+    architectures=(
+        Architecture(name="UltraVBertModel", prefix="", pooler=False),
+        Architecture(name="UltraVBertForMaskedLM", prefix="model.", pooler=False, head=mlm_head, ties_embeddings=True),
+        Architecture(name="UltraVBertForSequenceClassification", prefix="model.", pooler=False,
+                     head=classifier_head, uses_num_labels=True),
+        Architecture(name="UltraVBertForTokenClassification", prefix="model.", pooler=False,
+                     head=classifier_head, uses_num_labels=True),
+    ),
+    title={"en": "UltraVBERT", "zh": "UltraVBERT"},
+    formula=formula,
+    heads_check=None,  # the text heads are UltraBERT's read (EuroBERT's checks), the vision heads check()'s
+    checks=(check,),
+    pad_token_id=None,  # the padding row is text_config's (check())
+    extras=(Extra("text_config", modernvbert._nested_read, lambda raw, c: None),
+            Extra("vision_config", modernvbert._nested_read, lambda raw, c: None)),
+    sample=sample,
+    rank=74,
+    default_attention="sdpa",
+    labels={
+        "vision_tower": modernvbert.FAMILY.labels["vision_tower"],
+        "connector": L("Connector (pixel shuffle, one projection, an RMSNorm)", "连接层（像素重排、一个投影、一个 RMSNorm）"),
+    },
+)

@@ -1,0 +1,111 @@
+"""Names for the "What fits" page (what-fits.md): the peak of one training step against a card, and the largest
+batch that fits, as the engine gives them today.
+
+Every figure comes from :mod:`calculator.costs` (the step, its peak or the peak's proven bounds) and
+:mod:`calculator.costs.fit` (the search), and every verdict from :func:`calculator.views.costs.step_fits`, the
+CLI's and the panel's one definition. Where the engine has no exact peak for a setting, or refuses the setting, the
+page says so from what is returned here, so it follows the engine as it grows. tests/docs/test_what_fits.py checks
+the page against the CLI's ``--format json``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from calculator import costs, peft
+from calculator.build import build
+from calculator.costs.fit import GIB, fit
+from calculator.errors import CalcError
+from calculator.presets import PRESETS
+from calculator.views import costs as cv
+
+
+@dataclass(frozen=True)
+class Case:
+    """One step of a preset's base model, or the engine's refusal of it (``refused``: the error code)."""
+
+    preset: str
+    batch: int
+    seq_len: int
+    checkpointing: bool
+    lora: bool
+    step: costs.Costs | None
+    refused: str | None = None
+    #: The refusal's message in each language (the CLI's), where the engine refuses the step.
+    messages: tuple[tuple[str, str], ...] = ()
+
+    def message(self, lang: str) -> str:
+        return dict(self.messages).get(lang, "")
+
+    @property
+    def exact(self) -> bool:
+        return self.step is not None and self.step.peak is not None and self.step.peak.bytes is not None
+
+    @property
+    def bounds(self) -> tuple[int, int | None] | None:
+        """The peak's proven (lower, upper): both the figure where it is exact (:func:`views.costs.peak_bounds`)."""
+        return cv.peak_bounds(self.step.peak) if self.step is not None else None
+
+    def verdict(self, gib: int) -> str:
+        """fits / does_not_fit / unknown (or under / over: only the sum), as the CLI's ``--gpu-gb`` says it;
+        "refused" where the engine gives no step."""
+        if self.step is None:
+            return "refused"
+        return cv.step_fits(self.step, gib, "en")[0]
+
+
+@lru_cache(maxsize=None)
+def _inventory(preset: str) -> Any:
+    return build(PRESETS[preset].config)
+
+
+def _plan(preset: str, lora: bool) -> Any:
+    """peft's LoRA at its default rank on the model_type's default targets (``LoraConfig(r=8)``), or no plan."""
+    return peft.lora(_inventory(preset)) if lora else None
+
+
+@lru_cache(maxsize=None)
+def fit_case(preset: str, batch: int, seq_len: int, checkpointing: bool = False, lora: bool = False) -> Case:
+    """The step (fp32, AdamW) at B, L with the options, for both languages' pages (kept: one run per build)."""
+    try:
+        step = costs.compute(_inventory(preset), costs.settings(batch, seq_len, "fp32", "adamw", checkpointing),
+                             _plan(preset, lora))
+    except CalcError as exc:
+        return Case(preset, batch, seq_len, checkpointing, lora, None, exc.code,
+                    (("en", exc.message("en")), ("zh", exc.message("zh"))))
+    return Case(preset, batch, seq_len, checkpointing, lora, step)
+
+
+@dataclass(frozen=True)
+class Largest:
+    """The largest batch at L that fits ``gib`` GiB: ``kind`` exact (``low`` = it; 0: none fits), range (at least
+    ``low``, less than ``high``), at_least (``low``, nothing proven above), unknown, refused (``code``)."""
+
+    kind: str
+    low: int = 0
+    high: int | None = None
+    code: str | None = None
+
+
+@lru_cache(maxsize=None)
+def largest_batch(preset: str, seq_len: int, gib: int, checkpointing: bool = False, lora: bool = False) -> Largest:
+    """``--fit-gib gib`` with ``--seq-len seq_len``: ``costs.fit.max_batch`` and its bounds."""
+    case = fit_case(preset, 1, seq_len, checkpointing, lora)
+    if case.step is None:
+        return Largest("refused", code=case.refused)
+    try:
+        found = fit(_inventory(preset), case.step.settings, _plan(preset, lora), gib * GIB, case.step.weights)
+    except CalcError as exc:
+        return Largest("refused", code=exc.code)
+    if found["max_batch"] is not None:
+        return Largest("exact", found["max_batch"])
+    low, over = found["max_batch_at_least"], found["batch_does_not_fit"]
+    if over is not None:
+        return Largest("range", low, over)
+    return Largest("at_least", low) if low else Largest("unknown")
+
+
+def context() -> dict[str, Any]:
+    """The names the page uses (merged into :func:`sitegen.context.page_context`)."""
+    return {"fit_case": fit_case, "largest_batch": largest_batch, "peak_bounds": cv.peak_bounds}

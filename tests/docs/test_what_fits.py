@@ -1,0 +1,159 @@
+"""The "What fits" page (issue 32 item 4) and the peak paragraph of "Why cost tools disagree" show the CLI's figures.
+
+Expected values come from the command line as a reader runs it (``python -m calculator ... --gpu-gb N --format
+json``, ``--fit-gib X``), and, for bert-base at B = 1, L = 128, from the peak worked out by hand in
+tests/unit/test_peak.py; never from the site's hooks. Whatever the engine gives (an exact peak, proven bounds, a
+refusal), the page must say the same: so these tests hold as the engine grows.
+"""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from calculator import views
+
+from .builtsite import LANGS, ROOT, Site
+
+DEB, BGE = "microsoft/deberta-v3-large", "BAAI/bge-m3"
+B, DEB_LEN, BGE_LEN = 16, 512, 1024
+BUDGETS = (24, 80)
+#: The page's three settings, as CLI options.
+SETTINGS = {"full": [], "ckpt": ["--grad-checkpointing"], "lora": ["--lora-r", "8"]}
+#: bert-base-uncased (BertModel), B = 1, L = 128, fp32 AdamW: the peak derived in tests/unit/test_peak.py.
+BERT_B1_PEAK = 1_939_253_020
+
+#: The page's words for each verdict and each kind of answer, by language.
+VERDICT = {"en": {"fits": "fits", "does_not_fit": "does not fit", "unknown": "not known yet", "refused": "refused"},
+           "zh": {"fits": "放得下", "does_not_fit": "放不下", "unknown": "暂不确定", "refused": "不支持"}}
+TO = {"en": " to ", "zh": " 至 "}
+AT_LEAST = {"en": "at least ", "zh": "至少 "}
+REFUSED_CELL = {"en": "refused (below)", "zh": "不支持（见下文）"}
+REFUSED = {"en": "refused", "zh": "不支持"}
+
+
+def fmt(n: int) -> str:
+    return views.fmt_int(n)
+
+
+def cli(*args: str, lang: str = "en") -> tuple[int, dict | None, str]:
+    """(exit status, the JSON costs object or None, the error message) of one CLI run."""
+    proc = subprocess.run([sys.executable, "-m", "calculator", *args, "--format", "json", "--lang", lang], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+    data = json.loads(proc.stdout)
+    if proc.returncode:
+        return proc.returncode, None, data["error"]["message"]
+    return 0, data["costs"], ""
+
+
+@pytest.fixture(scope="module")
+def runs() -> dict:
+    """Every step and search the page shows, as the CLI answers it (both card sizes, both languages' messages)."""
+    out: dict = {}
+    for preset, length in ((DEB, DEB_LEN), (BGE, BGE_LEN)):
+        for key, options in SETTINGS.items():
+            for gib in BUDGETS:
+                step = ["--preset", preset, "--seq-len", str(length), *options]
+                out[(preset, key, gib)] = cli(*step, "--batch", str(B), "--gpu-gb", str(gib))
+                out[(preset, key, gib, "fit")] = cli(*step, "--batch", "1", "--fit-gib", str(gib))
+            out[(preset, key, "zh")] = cli("--preset", preset, "--seq-len", str(length), *options, "--batch", str(B),
+                                           lang="zh")
+    return out
+
+
+def peak_cell(costs: dict, lang: str) -> str:
+    if costs["memory"]["peak"] is not None:
+        return fmt(costs["memory"]["peak"])
+    note = costs["peak_note"]
+    upper = fmt(note["upper"]) if note["upper"] is not None else {"en": "not known", "zh": "未知"}[lang]
+    return fmt(note["lower"]) + TO[lang] + upper
+
+
+def largest_cell(fit: dict | None, lang: str) -> str:
+    if fit is None:
+        return REFUSED[lang]
+    if fit["max_batch"] is not None:
+        return {"en": "none", "zh": "没有"}[lang] if fit["max_batch"] == 0 else fmt(fit["max_batch"])
+    low, over = fit["max_batch_at_least"], fit["batch_does_not_fit"]
+    if over is not None:
+        return fmt(low) + TO[lang] + fmt(over - 1)
+    return AT_LEAST[lang] + fmt(low) if low else {"en": "not known", "zh": "未知"}[lang]
+
+
+def table_starting(page, first: str) -> list[list[str]]:
+    for table in page.tables:
+        if len(table) > 1 and table[1][0].startswith(first):
+            return table
+    raise AssertionError(f"no table whose first row starts with {first!r}")
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_two_models_tables_are_the_clis(site: Site, runs, lang: str):
+    page = site.page("what-fits.md", lang)
+    first = {"en": "every parameter trained", "zh": "全部参数参与训练"}[lang]
+    tables = [t for t in page.tables if len(t) == 4 and t[1][0] == first]
+    assert len(tables) == 2, [t[:2] for t in page.tables]
+    for table, preset in zip(tables, (DEB, BGE)):
+        for row, key in zip(table[1:], SETTINGS):
+            status, costs, message = runs[(preset, key, BUDGETS[0])]
+            if status:  # the engine refuses the setting: the page says so, with the CLI's reason below the table
+                assert row[1:] == [REFUSED_CELL[lang]] * 2 + [VERDICT[lang]["refused"]] * 2, (preset, key, row)
+                zh_message = runs[(preset, key, "zh")][2]
+                assert (message if lang == "en" else zh_message) in page.text, (preset, key)
+                continue
+            parts = sum(costs["memory"][k] for k in ("weights", "gradients", "optimizer", "activations"))
+            assert row[1] == fmt(parts), (preset, key)
+            assert row[2] == peak_cell(costs, lang), (preset, key)
+            verdicts = [runs[(preset, key, gib)][1]["fits"] for gib in BUDGETS]
+            assert row[3:] == [VERDICT[lang][v] for v in verdicts], (preset, key, row)
+            if costs["memory"]["peak"] is None:  # said in words, generated: it goes when the engine has the figure
+                said = {"en": "the exact figure is not worked out yet", "zh": "目前还没有精确算出峰值"}[lang]
+                assert said in page.text
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_largest_batch_is_the_clis_search(site: Site, runs, lang: str):
+    page = site.page("what-fits.md", lang)
+    table = table_starting(page, "DeBERTa-v3-large")
+    assert len(table) == 1 + 2 * len(SETTINGS)
+    rows = iter(table[1:])
+    for preset in (DEB, BGE):
+        for key in SETTINGS:
+            row = next(rows)
+            expected = [largest_cell(runs[(preset, key, gib, "fit")][1] and runs[(preset, key, gib, "fit")][1]["fit"],
+                                     lang) for gib in BUDGETS]
+            assert row[1:] == expected, (preset, key, row)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_peak_against_the_sum_for_bert_base(site: Site, lang: str):
+    page = site.page("what-fits.md", lang)
+    status, costs, _ = cli("--preset", "bert-base-uncased", "--batch", "1", "--seq-len", "128")
+    assert status == 0 and costs["memory"]["peak"] == BERT_B1_PEAK
+    table = table_starting(page, {"en": "weights", "zh": "权重"}[lang])
+    total = table[-1]
+    parts = sum(costs["memory"][k] for k in ("weights", "gradients", "optimizer", "activations"))
+    assert total[1:] == [fmt(parts), fmt(BERT_B1_PEAK)]
+    by_kind = costs["peak_at"]["by_kind"]
+    assert table[1][1:] == [fmt(costs["memory"]["weights"])] * 2
+    assert table[5][1:] == [fmt(costs["memory"]["activations"]), "0"]  # freed by the backward before the update
+    assert table[6][2] == fmt(by_kind["temporary"])
+    assert costs["peak_at"]["module"] in page.text
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_why_costs_disagree_says_the_peak(site: Site, lang: str):
+    page = site.page("why-costs-disagree.md", lang)
+    assert "peak-not-sum" in [h.id for h in page.headings]
+    status, costs, _ = cli("--preset", "bert-base-uncased", "--architecture", "BertForMaskedLM", "--batch", "32",
+                           "--seq-len", "128")
+    assert status == 0
+    if costs["memory"]["peak"] is not None:
+        assert fmt(costs["memory"]["peak"]) in page.text
+    else:
+        note = costs["peak_note"]
+        assert fmt(note["lower"]) in page.text
+        if note["upper"] is not None:
+            assert fmt(note["upper"]) in page.text

@@ -1,0 +1,178 @@
+"""The training step with SDPA attention (issue 32) against hand arithmetic for bert-base at B = 1, L = 128.
+
+The step is ``attn_implementation="sdpa"`` with attention dropout 0: on CPU PyTorch's flash kernel
+``_scaled_dot_product_flash_attention_for_cpu``. Its FLOPs are torch.utils.flop_counter's sdpa rules
+(``sdpa_flop_count``: QKᵀ and PV; ``sdpa_backward_flop_count``: five products), written out below;
+what its backward keeps: q, k, v, its output [B, A, L, d] and a float32 logsumexp [B, A, L]. The
+cross-check (tests/crosscheck/test_costs_sdpa_reference.py) measures the same figures in PyTorch.
+
+Standard library only, no fixtures: it runs inside Pyodide too.
+"""
+from __future__ import annotations
+
+import json
+
+from calculator import api, costs
+from calculator.build import build
+from calculator.presets import get_preset
+from calculator.views import costs as cv
+
+from .helpers import expect_error
+
+H, I, LAYERS, A, D = 768, 3072, 12, 12, 64
+B, L = 1, 128
+T = B * L  # tokens
+
+
+def bert_base(**keys):
+    """bert-base-uncased (BertModel, with its pooler), with attention dropout 0 unless ``keys`` say otherwise."""
+    return build({**get_preset("bert-base-uncased").config, "attention_probs_dropout_prob": 0.0, **keys})
+
+
+def sdpa_step(inv=None, **settings) -> costs.Costs:
+    return costs.compute(inv or bert_base(), costs.settings(B, L, attention="sdpa", **settings))
+
+
+def test_sdpa_flops_of_one_layer_by_hand():
+    # torch.utils.flop_counter.sdpa_flop_count(q [B, A, L, d], k [B, A, L, d], v [B, A, L, d]):
+    #   QKᵀ: bmm of [B·A, L, d] by [B·A, d, L] = 2·B·A·L·d·L;  PV: [B·A, L, L] by [B·A, L, d] = 2·B·A·L·L·d
+    #   = 4·1·12·128²·64 = 50,331,648
+    # sdpa_backward_flop_count: the scores again (QKᵀ), dV = Pᵀ·dO, dP = dO·Vᵀ, dQ = dS·K, dK = dSᵀ·Q:
+    #   five products of 2·B·A·L·L·d = 10·1·12·128²·64 = 125,829,120
+    attention_forward = 2 * B * A * L * D * L + 2 * B * A * L * L * D
+    attention_backward = 5 * 2 * B * A * L * L * D
+    assert (attention_forward, attention_backward) == (50_331_648, 125_829_120)
+    sim, _ = costs.simulate(bert_base(), costs.settings(B, L, attention="sdpa"))
+    rows = [r for r in sim.tape if r.op == "_scaled_dot_product_flash_attention_for_cpu"]
+    assert [(r.forward, r.backward) for r in rows] == [(attention_forward, attention_backward)] * LAYERS
+    # The layer's products: Q, K, V and output projections 4·2·T·H·H, the feed-forward pair 2·2·T·H·I.
+    linear = 4 * 2 * T * H * H + 2 * 2 * T * H * I
+    assert sum(r.forward for r in sim.tape if r.module.startswith("encoder.layer.0.")) == linear == 1_811_939_328
+    # The attention runs between modules (``sdpa_attention_forward`` is a function), as eager's bmm do.
+    assert {r.module for r in rows} == {""}
+
+
+def test_sdpa_step_bert_base_by_hand():
+    c = sdpa_step()
+    linear = 4 * 2 * T * H * H + 2 * 2 * T * H * I  # per layer, as above
+    attention_forward, attention_backward = 4 * B * A * L * L * D, 10 * B * A * L * L * D
+    pooler = 2 * B * H * H  # one token per sequence
+    # Forward: the same products as eager attention (SDPA multiplies the same matrices).
+    assert c.forward == LAYERS * (linear + attention_forward) + pooler == 22_348_431_360
+    # Backward: every Linear's input and weight gradients (2× its forward; the embeddings' LayerNorm trains,
+    # so even layer 0's input needs one), SDPA's five products, the pooler's two.
+    assert c.backward == LAYERS * (2 * linear + attention_backward) + 2 * pooler == 44_998_852_608
+    # Eager keeps 4 products' worth in the backward (two bmm, each factor's gradient): SDPA recomputes QKᵀ,
+    # one product of 2·B·A·L²·d per layer more.
+    eager = costs.compute(bert_base(), costs.settings(B, L))
+    assert c.backward - eager.backward == LAYERS * 2 * B * A * L * L * D == 301_989_888
+    assert c.forward == eager.forward
+
+
+def test_sdpa_activations_bert_base_by_hand():
+    # Bytes autograd keeps, fp32 (4 bytes), per layer (hidden dropout 0.1: a mask, attention dropout 0):
+    #   the layer's input x [T, H] (Q, K, V's Linear keeps it)                      1·T·H
+    #   q, k, v [T, H] each (SDPA keeps them: views of the three Linear outputs)     3·T·H
+    #   SDPA's output [B, A, L, d] laid out [B, L, A, d]: the output projection reads
+    #   it through views, so one storage                                            1·T·H
+    #   logsumexp [B, A, L], float32                                                A·L
+    #   dropout mask, LayerNorm input, its mean and rstd [T, 1] each                2·T·H + 2·T
+    #   intermediate input (the LayerNorm output), GELU input, output dense input   1·T·H + 2·T·I
+    #   dropout mask, LayerNorm input, mean and rstd                                2·T·H + 2·T
+    per_layer = 4 * (10 * T * H + 2 * T * I + A * L + 4 * T)
+    assert per_layer == 7_086_080
+    # Embeddings: input_ids and token types [1, L] (int64), the LayerNorm's input and stats, the dropout mask.
+    embeddings = 8 * T + 8 * L + 4 * (2 * T * H + 2 * T)
+    # Pooler: its Linear keeps the last LayerNorm's output storage (the first token is a view of it), tanh its output.
+    pooler = 4 * T * H + 4 * B * H
+    c = sdpa_step()
+    assert c.activations == LAYERS * per_layer + embeddings + pooler == 86_218_752
+    # Eager keeps, per layer, the probabilities [B, A, L, L] and the copies matmul makes of q, k, v, context
+    # instead: far more, and growing with L².
+    assert costs.compute(bert_base(), costs.settings(B, L)).activations > c.activations
+
+
+def test_sdpa_refusals_are_coded():
+    # BERT's default attention dropout (0.1): PyTorch on CPU then runs SDPA's math path, not modelled.
+    exc = expect_error("costs_sdpa_dropout", costs.compute, build(get_preset("bert-base-uncased").config),
+                       costs.settings(B, L, attention="sdpa"))
+    assert "attention_probs_dropout_prob" in exc.message("en") and "attention_probs_dropout_prob" in exc.message("zh")
+    # DistilBERT names its own: attention_dropout.
+    distil = build(get_preset("distilbert-base-uncased").config)
+    exc = expect_error("costs_sdpa_dropout", costs.compute, distil, costs.settings(B, L, attention="sdpa"))
+    assert "attention_dropout" in exc.message("zh")
+    # DeBERTa-v2 has no SDPA in transformers 5.23.
+    deberta = build(get_preset("microsoft/deberta-v3-base").config)
+    exc = expect_error("costs_no_sdpa", costs.compute, deberta, costs.settings(B, L, attention="sdpa"))
+    assert deberta.architecture in exc.message("en") and deberta.architecture in exc.message("zh")
+    # T5's encoder has SDPA, but its program does not model it yet (its trained position bias is a mask that
+    # needs a gradient, which sends PyTorch to the math path): refused, not costed as eager.
+    t5 = build({"model_type": "t5"})
+    exc = expect_error("costs_sdpa_not_modelled", costs.compute, t5, costs.settings(B, L, attention="sdpa"))
+    assert "bert" in exc.message("en")
+    expect_error("costs_attention", costs.settings, B, L, attention="flash")
+    # ALBERT's attention dropout is 0 by default: SDPA runs as published.
+    assert costs.compute(build(get_preset("albert-base-v2").config), costs.settings(1, 8, attention="sdpa")).forward > 0
+
+
+def test_sdpa_setting_in_json_cli_and_page():
+    c = sdpa_step()
+    assert c.to_dict()["attention"] == "sdpa"
+    assert costs.compute(bert_base(), costs.settings(B, L)).to_dict()["attention"] == "eager"
+    # The peak (cross-checked with SDPA in tests/crosscheck/test_peak_engine.py): here AdamW's step, whose live
+    # set (weights, buffers, input_ids, gradients, state, the division's temporaries) no attention changes, so it
+    # is eager's figure (tests/unit/test_peak.py works it out by hand): 1,939,253,020 bytes.
+    eager = costs.compute(bert_base(), costs.settings(B, L))
+    assert c.peak is not None and c.peak.bytes == eager.peak.bytes == 1_939_253_020
+    assert c.to_dict()["peak_at"]["phase"] == "optimizer"
+    # At B = 16, L = 512 the activations may make it: no figure, the proven interval only.
+    long = costs.compute(bert_base(), costs.settings(16, 512, attention="sdpa")).peak
+    assert long.bytes is None and long.lower <= long.upper
+    # The page: the menu's key in the answer's link, and the sentence that says which attention ran.
+    raw = {**get_preset("bert-base-uncased").config, "attention_probs_dropout_prob": 0.0}
+    answer = cv.page_answer(bert_base(), None, {"batch": "1", "seq_len": "128", "attention": "sdpa"}, "en", raw=raw)
+    assert answer["query"]["attention"] == "sdpa" and answer["costs"]["attention"] == "sdpa"
+    assert "--attention sdpa" in answer["command"]
+    keys = [a["key"] for a in answer["assumptions"]]
+    assert "attention_sdpa_run" in keys
+    eager = cv.page_answer(bert_base(), None, {"batch": "1", "seq_len": "128"}, "zh", raw=raw)
+    assert "attention" not in eager["query"] and "--attention" not in eager["command"]
+    # Through the worker's protocol, an error beside the menu.
+    request = {"params": {"preset": "bert-base-uncased"}, "costs": {"batch": "1", "seq_len": "8", "attention": "sdpa"}}
+    c = json.loads(api.compute_json(json.dumps(request), "zh"))["costs"]
+    assert not c["ok"] and c["error"]["code"] == "costs_sdpa_dropout" and c["error"]["field"] == "attention", c
+    request["params"]["attention_probs_dropout_prob"] = "0"
+    c = json.loads(api.compute_json(json.dumps(request), "zh"))["costs"]
+    assert c["ok"] and c["query"]["attention"] == "sdpa" and c["costs"]["attention"] == "sdpa", c
+
+
+def test_cli_attention_option():
+    from .test_costs import run_cli
+
+    code, out, err = run_cli("--preset", "albert-base-v2", "--batch", "1", "--seq-len", "8", "--attention", "sdpa",
+                             "--format", "json")
+    assert code == 0 and err == "" and json.loads(out)["costs"]["attention"] == "sdpa"
+    for args, name in ((("--attention", "flash"), "costs_attention"), (("--attention", "sdpa"), "costs_sdpa_dropout")):
+        messages = []
+        for lang in ("en", "zh"):
+            code, out, err = run_cli("--preset", "bert-base-uncased", "--batch", "1", "--seq-len", "8", *args,
+                                     "--lang", lang)
+            assert code == 2 and out == "" and err.startswith(f"error: {name}: "), (args, err)
+            messages.append(err)
+        assert messages[0] != messages[1], args
+    code, out, err = run_cli("--preset", "microsoft/deberta-v3-base", "--batch", "1", "--seq-len", "8",
+                             "--attention", "sdpa", "--format", "json", "--lang", "zh")
+    assert code == 2 and json.loads(out)["error"]["code"] == "costs_no_sdpa"
+
+
+def test_the_panel_says_what_sdpa_keeps():
+    from calculator.page import costs as panel
+
+    for lang in ("en", "zh"):
+        request = {"params": {"preset": "albert-base-v2"}, "costs": {"batch": "1", "seq_len": "8", "attention": "sdpa"}}
+        c = json.loads(api.compute_json(json.dumps(request), lang))["costs"]
+        assert c["ok"] and panel.LABELS["series_note_sdpa"][lang] in c["html"]
+        assert 'data-assumption="attention_sdpa_run"' in c["html"]
+        request["costs"].pop("attention")
+        c = json.loads(api.compute_json(json.dumps(request), lang))["costs"]
+        assert panel.LABELS["series_note_sdpa"][lang] not in c["html"] and "attention_sdpa_run" not in c["html"]

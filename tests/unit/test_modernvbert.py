@@ -1,0 +1,66 @@
+"""ModernVBERT facts. Standard library only: this file also runs inside Pyodide.
+
+Expected numbers are arithmetic written out here from ModernVBertConfig's defaults (its sub-configs' defaults: a
+SigLIP vision tower of width 768, 12 layers, 224-pixel images in 16-pixel patches, with its pooling head; a
+ModernBERT-base text encoder, 149,014,272 parameters; a pixel-shuffle factor of 4), never values the code produced.
+"""
+from calculator.build import build
+from calculator.errors import CalcError
+
+DEFAULT = {"model_type": "modernvbert"}
+
+
+def _vision(hv=768, iv=3072, lv=12, c=3, p=16, image=224, head=True):
+    g = (image // p) ** 2
+    layer = 4 * hv * hv + 4 * hv + 2 * 2 * hv + 2 * hv * iv + iv + hv  # attention, two norms, MLP
+    pool = hv + 3 * hv * hv + 3 * hv + hv * hv + hv + 2 * hv + 2 * hv * iv + iv + hv
+    return hv * c * p * p + hv + g * hv + lv * layer + 2 * hv + (pool if head else 0)
+
+
+def _modernbert_base():
+    v, h, i, n = 50368, 768, 1152, 22
+    return v * h + h + n * (4 * h * h + 3 * h * i + h) + (n - 1) * h + h
+
+
+def test_default_model_is_vision_tower_connector_and_text_encoder():
+    assert _modernbert_base() == 149_014_272
+    vision = _vision()
+    assert vision == 92_884_224
+    connector = 768 * 768 * 4 * 4
+    total = vision + connector + _modernbert_base()
+    assert build(dict(DEFAULT), "ModernVBertModel").total == total == 251_335_680
+
+
+def test_the_text_encoder_is_modernbert_tensor_for_tensor():
+    ours = [(t.name[len("text_model."):], t.shape) for t in build(dict(DEFAULT), "ModernVBertModel").tensors
+            if t.name.startswith("text_model.")]
+    theirs = [(t.name, t.shape) for t in build({"model_type": "modernbert"}, "ModernBertModel").tensors]
+    assert ours == theirs
+
+
+def test_nested_config_and_form_keys_read_the_same():
+    nested = dict(DEFAULT, text_config={"hidden_size": 64, "num_attention_heads": 4},
+                  vision_config={"num_hidden_layers": 2, "vision_use_head": False})
+    flat = dict(DEFAULT, text_hidden_size=64, text_num_attention_heads=4, vision_num_hidden_layers=2,
+                vision_vision_use_head=False)
+    flat = {k.replace("vision_vision_", "vision_"): v for k, v in flat.items()}
+    assert build(nested).total == build(flat).total
+    text = 50368 * 64 + 64 + 22 * (4 * 64 * 64 + 3 * 64 * 1152 + 64) + 21 * 64 + 64
+    assert build(nested).total == _vision(lv=2, head=False) + 64 * 768 * 4 * 4 + text
+
+
+def test_masked_lm_head_is_untied_by_default():
+    base = build(dict(DEFAULT), "ModernVBertModel").total
+    h, v = 768, 50368
+    head = h * h + h + v * h + v  # projection_head dense (no bias) and norm, lm_head with its bias
+    assert build(dict(DEFAULT), "ModernVBertForMaskedLM").total == base + head
+    assert build(dict(DEFAULT, tie_word_embeddings=True), "ModernVBertForMaskedLM").total == base + head - v * h
+
+
+def test_vision_heads_must_divide_the_vision_width():
+    try:
+        build(dict(DEFAULT, vision_config={"hidden_size": 10, "num_attention_heads": 4}))
+    except CalcError as exc:
+        assert exc.code == "heads_not_divisor"
+    else:
+        raise AssertionError("accepted 4 heads for a width of 10")
