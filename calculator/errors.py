@@ -143,13 +143,6 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "modules_to_save would wrap {inner} inside {outer}, a copy inside a copy; keep only one of them.",
         "zh": "modules_to_save 会把 {outer} 和其中的 {inner} 各包装一次，副本里再套副本；请只保留其中一个。",
     },
-    "modules_to_save_wrapper": {
-        "en": "modules_to_save \"{value}\" also names peft's own wrapper of the model (base_model.model), so peft "
-        "would copy the whole model, LoRA layers included, not {architecture}'s {value}; name the modules inside it "
-        "instead (their full names, such as {value}.layers).",
-        "zh": "modules_to_save 中的“{value}”也是 peft 包装模型时自己用的名字（base_model.model）：peft 会把整个模型"
-        "连同 LoRA 层复制一份，而不是只复制 {architecture} 的 {value}；请改为列出它内部的模块（写全名，例如 {value}.layers）。",
-    },
     "plan_conflict": {
         "en": "LoRA and freezing exclude each other: peft freezes the base model itself. Clear one of them.",
         "zh": "LoRA 和手动冻结不能同时使用：peft 会自己冻结基础模型。请清空其中一项。",
