@@ -412,6 +412,8 @@ function main(root) {
     // The address (and so Copy link) holds only what differs from the link's starting point (result.link),
     // and the Training cost panel's keys while it is open.
     let query = new URLSearchParams({ ...(result.link || result.query), ...costsLinkQuery(result.costs) }).toString();
+    // A model id reads as one in the address (model=owner/name@sha): "/" and "@" need no escaping in a query.
+    if (result.hub) query = query.replace(/%2F/g, "/").replace(/%40/g, "@");
     // Servers refuse addresses much over 8 KB (414): such a link is not written, and the reader is told why
     // (the query is ASCII once encoded, so its length is its size in bytes).
     const href = `${location.origin}${location.pathname}?${query}${location.hash}`;

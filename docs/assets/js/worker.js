@@ -184,18 +184,31 @@ function loadHub() {
     hubModule = (async () => {
       const { pyodide, manifest } = runtime;
       const m = await manifest;
-      const files = await Promise.all((m.on_demand || []).map((file) => fetchChecked(file, SOURCE_PATH)));
+      let files;
+      try {
+        files = await Promise.all((m.on_demand || []).map((file) => fetchChecked(file, SOURCE_PATH)));
+      } catch (error) {
+        throw new HubOffline(error);
+      }
       for (const [path, data] of files) {
         const full = MOUNT + path;
         pyodide.FS.mkdirTree(full.slice(0, full.lastIndexOf("/")));
         pyodide.FS.writeFile(full, data);
       }
-      pyodide.runPython("import importlib\nimportlib.invalidate_caches()");
+      // The folders' listings the import system cached before these files were written.
+      pyodide.runPython("import sys\nsys.path_importer_cache.clear()");
       return pyodide.pyimport("calculator.page.hub");
     })();
     hubModule.catch(() => (hubModule = null));
   }
   return hubModule;
+}
+
+// The Hub's modules did not download (offline, before a first model id): said beside the field.
+class HubOffline extends Error {
+  constructor(cause) {
+    super(String((cause && cause.message) || cause));
+  }
 }
 
 // A model id: read from the Hub (progress posted after each answer), then answered. Every error is
@@ -206,6 +219,7 @@ async function computeHub(id, request, lang) {
   try {
     module = await loadHub();
   } catch (error) {
+    if (!(error instanceof HubOffline)) throw error; // a fault of this code: "internal", as any other
     const at = { field: "model", fields: ["model"], slot: "calc-model-error", marks: ["calc-model"], key: null };
     const e = { code: "hub_unreachable", message: null, ...at };
     return { ok: false, error: e, errors: [e], detail: String((error && error.message) || error).slice(0, 300) };
