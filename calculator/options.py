@@ -25,8 +25,11 @@ from .i18n import L
 GROUPS: tuple[str, ...] = ("hub", "lora", "freeze", "step", "card", "fit")
 PLANNER_GROUPS: tuple[str, ...] = ("lora", "freeze")
 PANEL_GROUPS: tuple[str, ...] = ("step", "card")
-#: The groups the page has fields for; the Hub's model id is the CLI's alone so far (the page's field: issue 33).
+#: The groups the page has fields for.
 PAGE_GROUPS: tuple[str, ...] = PLANNER_GROUPS + PANEL_GROUPS
+#: The Hub's options the page has a field for: the model id, above the paste box (issue 33, item 4;
+#: calculator/page/hub.py). The endpoint stays the CLI's: the page reads huggingface.co, with no token.
+PAGE_HUB_KEYS: tuple[str, ...] = ("model",)
 
 
 @dataclass(frozen=True)
