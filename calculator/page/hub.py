@@ -101,7 +101,8 @@ def answer(checkpoint: hub.Checkpoint, request: Mapping[str, Any], lang: str = "
     active_text, active = _active_of({}, inv)
     resolved = _request(checkpoint.config, inv, None, active_text, active, ({}, None),
                         label=repo if len(repo) <= LABEL_MAX else None, pasted=True)
-    resolved = replace(resolved, pasted=False)
+    resolved = replace(resolved, pasted=False,
+                       appendix=(hub_view.render(data, lang, markdown=True), hub_view.render(data, lang)))
     api._remember(resolved)
     want = tuple(w for w in request.get("want") or () if w in api.PARTS)
     out = api.render(resolved, lang, want)

@@ -74,6 +74,12 @@ def test_a_model_id_answers_as_the_base_model_named_by_its_id_and_pinned():
     # the class the checkpoint was saved from, one click away, pinned
     assert f'href="?model=a/b@{SHA}&amp;architecture=BertForMaskedLM"' in html
     assert out["hub"]["data"]["only_in_file"] == ["cls.predictions.bias", "bert.embeddings.position_ids"]
+    # the copies end with the file against the model, as the CLI's report does
+    from calculator import api
+
+    parts = api._parts_of_last(("copies",), "en")
+    for kind in ("markdown", "markdown_full", "text"):
+        assert "a/b" in parts[kind] and SHA in parts[kind] and "cls.predictions.bias" in parts[kind], kind
 
 
 def test_the_checkpoint_class_and_a_pinned_id_read_nothing_again():

@@ -694,8 +694,9 @@ function main(root) {
 
   // ------------------------------------------------------------ model id
 
-  const numberFormat = new Intl.NumberFormat(lang === "zh" ? "zh-CN" : "en-US");
+  let numberFormat = null; // made on the first model id, not on every load
   function sayProgress(template, model, requests, bytes) {
+    numberFormat ||= new Intl.NumberFormat(lang === "zh" ? "zh-CN" : "en-US");
     modelProgress.textContent = fill(template, {
       model: String(model || "").slice(0, 200), requests: numberFormat.format(requests || 0), bytes: numberFormat.format(bytes || 0),
     });
