@@ -42,6 +42,7 @@ ENDPOINT = hub.DEFAULT_ENDPOINT
 #: Checkpoints read in this worker, by ``repo@sha``: a pinned id asked again (a link reopened in the same
 #: tab, the class changed) is answered without reading anything again; a commit never changes.
 _READ: dict[str, hub.Checkpoint] = {}
+KEEP = 8
 _PINNED = re.compile(r"[0-9a-f]{40}")
 
 #: The section's own words (the rest are :data:`calculator.views.hub.WORDS`, the CLI's): here, not in the
@@ -80,6 +81,8 @@ async def read(model: Any, progress: Callable[[int, int], Any] | None = None,
         return _READ[ref.text]
     checkpoint = await hub.run_async(hub.lookup(ref, ENDPOINT), transport or hub.fetch_browser, progress)
     _READ[checkpoint.pinned] = checkpoint
+    while len(_READ) > KEEP:  # the oldest read goes (a large model's header lists thousands of tensors)
+        del _READ[next(iter(_READ))]
     return checkpoint
 
 

@@ -141,3 +141,13 @@ def test_the_page_says_the_hub_codes_without_the_clis_options():
             page, cli = exc.message(lang, "page"), exc.message(lang)
             assert page != cli and "HF_TOKEN" not in page and "HF_ENDPOINT" not in page, (code, lang)
         assert exc.message("en", "page") != exc.message("zh", "page")
+
+
+def test_the_worker_keeps_the_last_few_checkpoints_only():
+    page_hub._READ.clear()
+    fake = FakeHub({"config.json": json.dumps(CONFIG).encode(), "model.safetensors": _file()})
+    names = [f"a/m{i}" for i in range(page_hub.KEEP + 1)]
+    for name in names:
+        assert ask(fake, {"model": name})["ok"]
+    assert list(page_hub._READ) == [f"{n}@{SHA}" for n in names[1:]]
+    page_hub._READ.clear()
