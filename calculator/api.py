@@ -87,6 +87,9 @@ def copies(req: Request, lang: str) -> dict[str, str]:
     if plan is not None:
         markdown_full += "\n" + views.plan_report(plan, lang, markdown=True)
         text += "\n" + views.plan_report(plan, lang)
+    if req.appendix is not None:  # a model id read from the Hub: the file against the model, as the CLI ends
+        markdown, markdown_full, text = (markdown + "\n" + req.appendix[0], markdown_full + "\n" + req.appendix[0],
+                                         text + "\n" + req.appendix[1])
     # How the config was read (BERT assumed, custom code, a key the class ignores): first in every copy,
     # as the CLI prints them (issue 35, H5).
     notes = views.config_notes(req.raw, lang, inv)

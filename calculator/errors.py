@@ -143,13 +143,6 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "modules_to_save would wrap {inner} inside {outer}, a copy inside a copy; keep only one of them.",
         "zh": "modules_to_save 会把 {outer} 和其中的 {inner} 各包装一次，副本里再套副本；请只保留其中一个。",
     },
-    "modules_to_save_wrapper": {
-        "en": "modules_to_save \"{value}\" also names peft's own wrapper of the model (base_model.model), so peft "
-        "would copy the whole model, LoRA layers included, not {architecture}'s {value}; name the modules inside it "
-        "instead (their full names, such as {value}.layers).",
-        "zh": "modules_to_save 中的“{value}”也是 peft 包装模型时自己用的名字（base_model.model）：peft 会把整个模型"
-        "连同 LoRA 层复制一份，而不是只复制 {architecture} 的 {value}；请改为列出它内部的模块（写全名，例如 {value}.layers）。",
-    },
     "plan_conflict": {
         "en": "LoRA and freezing exclude each other: peft freezes the base model itself. Clear one of them.",
         "zh": "LoRA 和手动冻结不能同时使用：peft 会自己冻结基础模型。请清空其中一项。",
@@ -559,6 +552,29 @@ HUB_PUBLIC: dict[str, str] = {
 }
 
 
+#: The Hub's codes as the page says them (issue 33, item 4): the page never asks for a token, offers no
+#: --endpoint, and a gated or private repo's way forward is to paste its config.json in the box below.
+HUB_PAGE_MESSAGES: dict[str, dict[str, str]] = {
+    "hub_not_found": {
+        "en": "{endpoint} has no model {repo} at revision {revision} (HTTP {status}, reading {file}). "
+        "Check the id and the revision; for a private repo, paste its config.json below.",
+        "zh": "{endpoint} 上找不到版本为 {revision} 的模型 {repo}（读取 {file} 时返回 HTTP {status}）。"
+        "请检查模型名和版本；私有仓库请在下面粘贴它的 config.json。",
+    },
+    "hub_gated": {
+        "en": "{repo} is gated: its files can be read only by an account that was granted access (HTTP {status}), "
+        "and this page sends no token. {public}Paste its config.json below to count it.",
+        "zh": "{repo} 是受限仓库：只有获准访问的账号才能读取其中的文件（HTTP {status}），本页面不发送任何令牌。"
+        "{public}请在下面粘贴它的 config.json 来计算。",
+    },
+    "hub_unreachable": {
+        "en": "Could not read the Hub at {endpoint}: {why}. Check the connection; a config.json pasted below "
+        "works offline.",
+        "zh": "无法读取 {endpoint} 上的 Hub：{why}。请检查网络连接；在下面粘贴 config.json 不需要联网。",
+    },
+}
+
+
 #: The same codes when the value is empty (a cleared form field, ``""`` in a config):
 #: quoting an empty value ("got \"\"") tells nobody what to do.
 EMPTY_MESSAGES: dict[str, dict[str, str]] = {
@@ -718,6 +734,8 @@ class CalcError(ValueError):
             params["one_liner"] = one_liner(params.get("value"), bool(params.get("custom")), lang,
                                             known=self.code == "unknown_architecture")
             params["assumed"] = pick(UNSUPPORTED_WORDS["assumed"], lang) if params.get("assumed") else ""
+        if where == "page" and self.code in HUB_PAGE_MESSAGES:  # the page has no HF_TOKEN or --endpoint to offer
+            return pick(HUB_PAGE_MESSAGES[self.code], lang, **params)
         return pick(MESSAGES[self.code], lang, **params)
 
     def to_dict(self, lang: str = "en", where: str = "cli") -> dict[str, Any]:

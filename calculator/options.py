@@ -26,8 +26,11 @@ GROUPS: tuple[str, ...] = ("hub", "lora", "freeze", "step", "card", "fit", "find
 PLANNER_GROUPS: tuple[str, ...] = ("lora", "freeze")
 #: "find": the panel's asking for the largest batch and length that fit its card (the CLI's is --fit-gib).
 PANEL_GROUPS: tuple[str, ...] = ("step", "card", "find")
-#: The groups the page has fields for; the Hub's model id is the CLI's alone so far (the page's field: issue 33).
+#: The groups the page has fields for (the Hub's model id: PAGE_HUB_KEYS).
 PAGE_GROUPS: tuple[str, ...] = PLANNER_GROUPS + PANEL_GROUPS
+#: The Hub's options the page has a field for: the model id, above the paste box (issue 33, item 4;
+#: calculator/page/hub.py). The endpoint stays the CLI's: the page reads huggingface.co, with no token.
+PAGE_HUB_KEYS: tuple[str, ...] = ("model",)
 
 
 @dataclass(frozen=True)

@@ -461,11 +461,6 @@ def _lora_config(inv: Inventory, r: Any, bias: str, task_type: str | None,
             # peft builds a regex from each entry (_in_saved); a module's name never needs more
             # than these characters, and a crafted pattern could backtrack for hours.
             raise CalcError("module_name", key="modules_to_save", value=m)
-        if m in PEFT_WRAPPER_NAMES:
-            # peft matches modules_to_save against its own PeftModel's names too, where the model it wraps
-            # is ``base_model.model``: "model" (a Llama-style backbone's name) copies the whole model,
-            # LoRA layers and all (tests/crosscheck/test_peft_reference.py shows it), not the backbone.
-            raise CalcError("modules_to_save_wrapper", fields=_SAVE, value=m, architecture=inv.architecture)
     tree = modules(inv)
     # modules_to_save as peft's config holds it when the adapter is injected
     heads = TASK_HEADS[task_type] if task_type else ()

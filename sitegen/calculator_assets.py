@@ -36,7 +36,9 @@ What it does
     compiled from the exact bytes of the ``.py`` beside it, which saves the worker
     ~40 ms of compiling before its first answer. A family's module that the default
     answer does not import has none (:func:`families_left_to_compile`): families are
-    imported when asked for, and compiled then.
+    imported when asked for, and compiled then. The Hub's modules (:data:`ON_DEMAND`)
+    are copied too but listed apart (``on_demand``), without bytecode: the worker
+    fetches them the first time a reader asks for a model id.
     Then ``assets/pyodide-stdlib/python_stdlib.zip``: only the standard library
     modules Pyodide's start and the calculator import, as sourceless ``.pyc`` files
     of npm's sources (``sitegen/compile_stdlib.mjs``, which derives the list from
@@ -95,9 +97,10 @@ WORKER = "assets/js/worker.js"
 #: imports them), so they are not shipped, and neither are the standard library
 #: modules only they import (argparse and gettext: 38 KB of the stdlib zip).
 CLI_ONLY = ("calculator/__main__.py", "calculator/cli.py", "calculator/hub_fetch.py")
-#: Reading a model id from the Hub (issue 33): not part of the page's download, so a shared link's answer
-#: costs the same bytes; the CLI's --model uses them, the page does not yet.
-NOT_SHIPPED = ("calculator/hub.py", "calculator/views/hub.py")
+#: Reading a model id from the Hub (issue 33, item 4): shipped beside the others but listed apart in the
+#: manifest (``on_demand``), with no bytecode, so the worker downloads them only when a reader asks for a
+#: model id: a shared link without one costs the same bytes as before.
+ON_DEMAND = ("calculator/hub.py", "calculator/views/hub.py", "calculator/page/hub.py")
 
 MOUNT = re.compile(r'<div class="calculator-mount" data-lang="(en|zh)"></div>')
 _MARK = "calculator_page"
@@ -130,7 +133,7 @@ def build_id() -> str:
     files, so two builds that could give different numbers have different ids.
     """
     listed = []
-    for rel in package_sources():
+    for rel in package_sources() + list(ON_DEMAND):
         with open(os.path.join(ROOT, rel), "rb") as fh:
             listed.append((rel, _sha256(fh.read())))
     return _sha256(json.dumps(listed).encode())[:16]
@@ -172,7 +175,7 @@ def package_sources() -> list[str]:
         dirs[:] = sorted(d for d in dirs if not d.startswith((".", "__pycache__")))
         for name in sorted(names):
             rel = os.path.relpath(os.path.join(folder, name), ROOT).replace(os.sep, "/")
-            if name.endswith(".py") and rel not in CLI_ONLY and rel not in NOT_SHIPPED:
+            if name.endswith(".py") and rel not in CLI_ONLY and rel not in ON_DEMAND:
                 found.append(rel)
     return found
 
@@ -218,9 +221,15 @@ def copy_sources(site_dir: str, pages: dict[str, list[str]] | None = None, worke
             data = fh.read()
         _write_if_changed(os.path.join(dest, rel), data)
         entries.append({"path": rel, "size": len(data), "sha256": _sha256(data)})
+    on_demand: list[dict[str, Any]] = []
+    for rel in ON_DEMAND:
+        with open(os.path.join(ROOT, rel), "rb") as fh:
+            data = fh.read()
+        _write_if_changed(os.path.join(dest, rel), data)
+        on_demand.append({"path": rel, "size": len(data), "sha256": _sha256(data)})
     # A module deleted from the package must not linger in the served copy
     # (its bytecode goes too: compile_bytecode sees the changed key).
-    keep = {os.path.normpath(os.path.join(dest, e["path"])) for e in entries}
+    keep = {os.path.normpath(os.path.join(dest, e["path"])) for e in entries + on_demand}
     for folder, _dirs, names in os.walk(os.path.join(dest, "calculator")):
         for name in names:
             path = os.path.normpath(os.path.join(folder, name))
@@ -234,12 +243,12 @@ def copy_sources(site_dir: str, pages: dict[str, list[str]] | None = None, worke
     for script in ("compile_pyc.mjs", "compile_stdlib.mjs"):
         with open(os.path.join(ROOT, "sitegen", script), "rb") as fh:
             scripts.append(_sha256(fh.read()))
-    key = _sha256(json.dumps([pyodide_version, scripts, [(e["path"], e["sha256"]) for e in entries],
+    key = _sha256(json.dumps([pyodide_version, scripts, [(e["path"], e["sha256"]) for e in entries + on_demand],
                               BYTECODE_RULE]).encode())
     bytecode = compile_bytecode(dest, key)
     old_stdlib = _read_manifest(dest).get("stdlib") or {}
     stdlib = compile_stdlib(site_dir, dest, key, old_stdlib)
-    manifest = {"package": "calculator", "pyodide": pyodide_version, "files": entries,
+    manifest = {"package": "calculator", "pyodide": pyodide_version, "files": entries, "on_demand": on_demand,
                 "bytecode": bytecode, "bytecode_key": key, "stdlib": stdlib,
                 "runtime": runtime_entries(), "pyodide_lock": pyodide_lock(), "pages": pages or {},
                 "build": build_id()}
@@ -371,8 +380,8 @@ def compile_bytecode(dest: str, key: str) -> dict:
             with open(path, "rb") as fh:
                 data = fh.read()
             os.remove(path)  # served in the archive only
-            if rel.replace("__pycache__/", "").rsplit(".cpython-", 1)[0] + ".py" in later:
-                continue  # compiled by the worker if a reader asks for that family
+            if rel.replace("__pycache__/", "").rsplit(".cpython-", 1)[0] + ".py" in later | set(ON_DEMAND):
+                continue  # compiled by the worker if a reader asks for that family (or a model id)
             info = zipfile.ZipInfo(rel, (1980, 1, 1, 0, 0, 0))
             info.compress_type = zipfile.ZIP_DEFLATED
             zout.writestr(info, data, compresslevel=9)

@@ -30,6 +30,11 @@ IDS: dict[str, str] = {
     "pooler": "calc-pooler",
     "pooler_hint": "calc-pooler-hint",
     "extras": "calc-extras",
+    # The model-id field above the paste box (issue 33, item 4): its own form, button and progress line.
+    "model_form": "calc-model-form",
+    "model": "calc-model",
+    "model_read": "calc-model-read",
+    "model_progress": "calc-model-progress",
     "config_box": "calc-config-box",
     "config": "calc-config",
     "config_apply": "calc-config-apply",
@@ -51,6 +56,8 @@ CLASSES: tuple[str, ...] = (
     "calc-tensors", "calc-total", "calc-model", "calc-mini-short", "calc-hint", "calc-config",
     "calc-stale", "calc-failed", "calc-drop", "calc-unused", "calc-mini-off",
     "calc-mini-plan", "calc-plan", "calc-costs-fields", "calc-err-more", "calc-actions", "calc-copy-status",
+    # The Hub section's link to the checkpoint's own class (calculator/page/hub.py): read without leaving the page.
+    "calc-hub-class",
 )
 
 #: Data attributes the script reads: totals, error codes, the lazily filled tensor rows, families, copies.

@@ -91,6 +91,27 @@ def _config_box(lang: str) -> Markup:
     )
 
 
+def _model_field(query: Mapping[str, str], lang: str) -> Markup:
+    """The model-id field (``model=`` in a link): above the paste box, in a form of its own, so typing an id
+    computes nothing until it is read (Enter or the button). Its errors go in ``calc-model-error``."""
+    fid = dom.IDS["model"]
+    return h(
+        "form",
+        h("label", pick(options.MODEL.label, lang), for_=fid),
+        h("div",
+          h("input", type="text", id=fid, name=options.MODEL.key, value=query.get(options.MODEL.key, ""),
+            spellcheck="false", autocapitalize="off", placeholder="google-bert/bert-base-uncased",
+            aria_describedby=f"{fid}-hint {fid}-error"),
+          h("button", ui("model_read", lang), type="submit", class_="md-button", id=dom.IDS["model_read"]),
+          class_="calc-model-row"),
+        h("p", ui("model_hint", lang), class_="calc-hint", id=f"{fid}-hint"),
+        h("p", class_="calc-hint", id=dom.IDS["model_progress"], role="status"),
+        _err(fid),
+        class_="calc-model-form calc-field", id=dom.IDS["model_form"], novalidate=True, autocomplete="off",
+        data_key=options.MODEL.key,
+    )
+
+
 def _select(label_content: Any, field_id: str, name: str, options: list[Markup], wide: bool = False) -> Markup:
     return h(
         "div",
@@ -200,7 +221,7 @@ def render_form(query: Mapping[str, str], lang: str = "en") -> str:
         h("p", class_="calc-hint calc-extras", id=dom.IDS["extras"], hidden=True),
         class_="calc-form", id=dom.IDS["form"], novalidate=True, autocomplete="off",
     )
-    return join([_config_box(lang), form])
+    return join([_model_field(query, lang), _config_box(lang), form])
 
 
 def _planner(query: Mapping[str, str], lang: str) -> Markup:

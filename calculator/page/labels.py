@@ -50,6 +50,22 @@ UI_LABELS: dict[str, dict[str, str]] = {
         "en": "modules_to_save copies (trainable, and counted again in all params)",
         "zh": "modules_to_save 副本（可训练，且在 all params 中再算一次）",
     },
+    # The model-id field above the paste box (issue 33, item 4; calculator/page/hub.py answers it).
+    "model_hint": {
+        "en": "owner/name, owner/name@revision or the model's address; reads config.json and the safetensors headers "
+        "from huggingface.co",
+        "zh": "owner/name、owner/name@版本或模型的网址；从 huggingface.co 读取 config.json 和 safetensors 文件头",
+    },
+    "model_read": {"en": "Read from the Hub", "zh": "从 Hub 读取"},
+    "model_progress": {"en": "Reading {model}: {requests} requests, {bytes} bytes read",
+                       "zh": "正在读取 {model}：已发出 {requests} 个请求，已读取 {bytes} 字节"},
+    "model_done": {"en": "Read {model}: {requests} requests, {bytes} bytes",
+                   "zh": "已读取 {model}：共 {requests} 个请求，{bytes} 字节"},
+    # The Hub's modules could not be downloaded (offline before a first model id): worker.js says only the code.
+    "model_offline": {
+        "en": "Could not read the Hub: this page is offline. A config.json pasted below works offline.",
+        "zh": "无法读取 Hub：本页面处于离线状态。在下面粘贴 config.json 不需要联网。",
+    },
     # The name of a result computed from a pasted config.json (never a preset's, whatever its tensors).
     "pasted_config": {"en": "pasted config", "zh": "自定义配置"},
     # The reader's own name for the result (label= in the link): it heads the title and the copies.

@@ -327,6 +327,9 @@ class Request:
     query: Mapping[str, str]
     link: Mapping[str, str]
     plan_query: Mapping[str, str]
+    #: What the copies add after the report: (Markdown, text), e.g. a model id's file against the model
+    #: (calculator/page/hub.py, as the CLI prints it after its report).
+    appendix: tuple[str, str] | None = None
 
 
 def resolve(params: Mapping[str, Any]) -> Request:

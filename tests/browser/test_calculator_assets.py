@@ -30,8 +30,9 @@ def fetch(url: str) -> bytes:
 
 #: The command line's own modules: the page does not run them, so the site does not ship them.
 CLI = {"calculator/__main__.py", "calculator/cli.py", "calculator/hub_fetch.py"}
-#: The Hub's reader and its view: the page has no model-id field yet (issue 33, item 6), so they are not shipped.
-HUB = {"calculator/hub.py", "calculator/views/hub.py"}
+#: The Hub's reader, its view and the page's answer: listed apart in the manifest (``on_demand``), downloaded
+#: only when a reader asks for a model id (issue 33, item 4).
+HUB = {"calculator/hub.py", "calculator/views/hub.py", "calculator/page/hub.py"}
 
 
 def repo_sources() -> list[str]:
@@ -61,6 +62,12 @@ def test_served_calculator_sources_are_the_repository_files(site):
     compiled = {e["path"].replace("__pycache__/", "").rsplit(".cpython-", 1)[0] + ".py"
                 for e in manifest["bytecode"]["files"]}
     assert compiled <= set(listed) and all(p.startswith("calculator/families/") for p in set(listed) - compiled)
+    # The Hub's modules: served as the repository has them, listed apart, and never in the bytecode.
+    assert sorted(e["path"] for e in manifest["on_demand"]) == sorted(HUB)
+    for entry in manifest["on_demand"]:
+        served = fetch(site.root + "assets/calculator-src/" + entry["path"])
+        assert served == (ROOT / entry["path"]).read_bytes() and hashlib.sha256(served).hexdigest() == entry["sha256"]
+    assert not compiled & HUB
     archive = fetch(site.root + "assets/calculator-src/" + manifest["bytecode"]["path"])
     assert hashlib.sha256(archive).hexdigest() == manifest["bytecode"]["sha256"]
 

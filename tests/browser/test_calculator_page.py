@@ -328,7 +328,7 @@ def test_copy_buttons(page, context, site, tmp_path):
 def check_keyboard_only_and_announced(page, tmp_path):
     # Every control has a label.
     unlabelled = page.evaluate("""() => Array.from(document.querySelectorAll(
-        '#calc-root input, #calc-root select, #calc-root textarea')).filter(
+        '#calc-root input:not([type=hidden]), #calc-root select, #calc-root textarea')).filter(
         el => !el.closest('[hidden]') && el.labels.length === 0 && !el.getAttribute('aria-label')).map(el => el.id)""")
     assert unlabelled == []
     # Reach the layer count with Tab alone, type, and hear the result.

@@ -189,12 +189,12 @@ def test_random_plans_match_peft(model_type: str, index: int) -> None:
 
 def test_modules_to_save_model_names_the_wrapper() -> None:
     """modules_to_save=["model"] on a class whose backbone is ``model``: peft copies its own wrapper (the whole
-    model, LoRA layers included) rather than the backbone; the planner refuses with modules_to_save_wrapper."""
+    model, LoRA layers included) rather than the backbone; the planner refuses with modules_to_save_nested."""
     raw = with_layers(FAMILIES["ultrabert"], {"model_type": "ultrabert"}, 1)
     arch, targets = "UltrabertForQuestionAnswering", ["mlp.gate_proj", "qa_outputs"]
     with pytest.raises(CalcError) as refused:
         planner.lora(engine_build(raw, arch), 4, targets, "none", "QUESTION_ANS", ["model"])
-    assert refused.value.code == "modules_to_save_wrapper"
+    assert refused.value.code == "modules_to_save_nested"
     theirs = peft_side(hf_model(raw, arch), 4, targets, "none", "QUESTION_ANS", ["model"])
     names = [name for name, *_ in theirs["tensors"]]
     # The copy is of the wrapped model: LoRA's own tensors (and the head) inside the trainable copy.

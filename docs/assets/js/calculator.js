@@ -42,6 +42,10 @@ function main(root) {
   const configBox = byId("calc-config-box");
   const configText = byId("calc-config");
   const configFile = byId("calc-config-file");
+  // The model-id field (issue 33, item 4): a form of its own above the paste box.
+  const modelForm = byId("calc-model-form");
+  const modelInput = byId("calc-model");
+  const modelProgress = byId("calc-model-progress");
   const activeInput = schema.active ? byId(`calc-${schema.active}`) : null;
   // The fine-tuning planner (LoRA or freezing): its keys travel in the address as they are.
   const planner = byId(schema.dom.ids.planner);
@@ -408,6 +412,8 @@ function main(root) {
     // The address (and so Copy link) holds only what differs from the link's starting point (result.link),
     // and the Training cost panel's keys while it is open.
     let query = new URLSearchParams({ ...(result.link || result.query), ...costsLinkQuery(result.costs) }).toString();
+    // A model id reads as one in the address (model=owner/name@sha): "/" and "@" need no escaping in a query.
+    if (result.hub) query = query.replace(/%2F/g, "/").replace(/%40/g, "@");
     // Servers refuse addresses much over 8 KB (414): such a link is not written, and the reader is told why
     // (the query is ASCII once encoded, so its length is its size in bytes).
     const href = `${location.origin}${location.pathname}?${query}${location.hash}`;
@@ -549,12 +555,17 @@ function main(root) {
       mismatch(msg);
     } else if (msg.type === "failed") {
       fail(msg.detail);
+    } else if (msg.type === "progress" && inFlight && msg.id === inFlight.id) {
+      // A model id being read: requests made and bytes read so far; each answer from the Hub re-arms the watchdog.
+      modelTotals = { requests: msg.requests, bytes: msg.bytes };
+      sayProgress(L.model_progress, inFlight.req.model, msg.requests, msg.bytes);
+      armWatchdog();
     } else if (msg.type === "result" && partsWaiting.has(msg.id)) {
       const resolve = partsWaiting.get(msg.id);
       partsWaiting.delete(msg.id);
       resolve(msg.result || null);
     } else if (msg.type === "result" && inFlight && msg.id === inFlight.id) {
-      const { origin } = inFlight;
+      const { origin, req: asked } = inFlight;
       inFlight = null;
       clearTimeout(watchdog);
       root.dataset.computeMs = Math.round(msg.ms);
@@ -570,9 +581,16 @@ function main(root) {
       if (result.ok) {
         showResult(result, origin);
         showCosts(result.costs, origin);
+        if (result.hub) showModel(result.hub);
       } else {
         if (result.detail) console.error("calculator:", result.detail);
-        showErrors(Array.isArray(result.errors) ? result.errors : [result.error]);
+        const errors = Array.isArray(result.errors) ? result.errors : [result.error];
+        if (asked && typeof asked.model === "string") {
+          modelProgress.textContent = ""; // the error is beside the field
+          // The Hub's modules did not download (offline before a first model id): worker.js gives the code only.
+          for (const e of errors) if (e && e.code === "hub_unreachable" && !e.message) e.message = L.model_offline;
+        }
+        showErrors(errors);
         if (costsOutput) {
           costsOutput.classList.add("calc-stale"); // the panel's answer is the last good model's
           costsUnavailable();
@@ -612,6 +630,7 @@ function main(root) {
     status.classList.add("calc-failed");
     status.setAttribute("role", "alert");
     for (const el of form.querySelectorAll("select, input, fieldset")) el.disabled = true;
+    for (const el of modelForm.querySelectorAll("input, button")) el.disabled = true;
     if (costsPanel) for (const el of costsPanel.querySelectorAll("select, input, button")) el.disabled = true;
     for (const el of root.querySelectorAll(".calc-config textarea, .calc-config input, .calc-config button")) {
       el.disabled = true;
@@ -677,6 +696,49 @@ function main(root) {
     }).observe(summary);
   }
 
+  // ------------------------------------------------------------ model id
+
+  let numberFormat = null; // made on the first model id, not on every load
+  function sayProgress(template, model, requests, bytes) {
+    numberFormat ||= new Intl.NumberFormat(lang === "zh" ? "zh-CN" : "en-US");
+    modelProgress.textContent = fill(template, {
+      model: String(model || "").slice(0, 200), requests: numberFormat.format(requests || 0), bytes: numberFormat.format(bytes || 0),
+    });
+  }
+  let modelTotals = null; // {requests, bytes} of the read in flight, for the line said when it is done
+  // Read a model id (the field, a link's model=, a Hub address pasted in the config box): the worker reads it
+  // from the Hub (calculator/page/hub.py) and answers as for a pasted config, named by its id.
+  function readModel(text, origin, architecture) {
+    const model = String(text || "").trim();
+    modelInput.value = model;
+    modelTotals = { requests: 0, bytes: 0 };
+    sayProgress(L.model_progress, model, 0, 0);
+    const req = { model };
+    if (typeof architecture === "string" && architecture) req.architecture = architecture;
+    request(req, origin);
+  }
+  // The answer: the config that came back goes in the paste box (editable, applied like a pasted one), the
+  // field holds the id pinned to its commit (the address too: showResult wrote result.link).
+  function showModel(hub) {
+    configText.value = hub.config;
+    modelInput.value = hub.pinned;
+    // What the read cost (none when the worker had read this commit already).
+    sayProgress(L.model_done, hub.pinned, modelTotals ? modelTotals.requests : 0, modelTotals ? modelTotals.bytes : 0);
+  }
+  modelForm.addEventListener("submit", (event) => {
+    event.preventDefault();
+    if (modelInput.value.trim()) readModel(modelInput.value, "model");
+  });
+  // The section's "Count <class>" link: the same pinned id, another class, without leaving the page.
+  output.addEventListener("click", (event) => {
+    const a = event.target.closest && event.target.closest("a.calc-hub-class");
+    if (!a) return;
+    const q = new URL(a.href, location.href).searchParams;
+    if (!q.get("model")) return;
+    event.preventDefault();
+    readModel(q.get("model"), "model", q.get("architecture"));
+  });
+
   // ---------------------------------------------------------------- events
 
   const fromForm = () => request({ params: formParams() }, "input");
@@ -684,6 +746,10 @@ function main(root) {
   // The pasted text describes the state it set; once the form is changed by other
   // means it no longer does, so it goes (with its error, if it had one).
   function clearPasted() {
+    if (modelInput.value || modelProgress.textContent) {
+      modelInput.value = "";
+      modelProgress.textContent = "";
+    }
     if (!configText.value) return;
     configText.value = "";
     configFile.value = "";
@@ -729,6 +795,13 @@ function main(root) {
 
   async function applyConfigText(text) {
     configText.value = text;
+    // A Hub address pasted here is a model id, not a config (issue 33, item 4): read it from the Hub.
+    if (/^\s*https?:\/\/\S+\s*$/i.test(text)) {
+      readModel(text, "model");
+      return;
+    }
+    modelInput.value = "";
+    modelProgress.textContent = "";
     request({ config: text }, "config");
   }
   byId("calc-config-apply").addEventListener("click", () => applyConfigText(configText.value));
@@ -1012,7 +1085,7 @@ function main(root) {
     const same =
       Object.keys(urlParams).every((k) => urlParams[k] === schema.default[k]) &&
       Object.keys(schema.default).every((k) => k === "preset" || urlParams[k] === schema.default[k]);
-    applyQuery(urlParams);
+    if (typeof urlParams.model !== "string") applyQuery(urlParams);
     applyCosts(urlParams);
     if (!same) {
       // The pre-rendered result is bert-base-uncased's: say so until Python answers for the link.
@@ -1023,7 +1096,9 @@ function main(root) {
       status.textContent = L.status_loading_other;
     }
     patchLanguageLinks();
-    request({ params: urlParams }, "url");
+    // A model id in the link (model=REPO@SHA): read from the Hub; the page's other keys are the answer's.
+    if (typeof urlParams.model === "string") readModel(urlParams.model, "url", urlParams.architecture);
+    else request({ params: urlParams }, "url");
   } else {
     syncArchitecture(pooler.checked);
   }

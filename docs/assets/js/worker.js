@@ -23,6 +23,14 @@
 //                                                  or {want: ["copies"] | ["tensors"]} alone: that
 //                                                  part of the last good answer (Python keeps it)
 //   worker -> page  {type: "result", id, result, ms}
+//   page -> worker  {id, request: {model: "REPO[@REV]" | a Hub address, architecture?, costs?, forms, want?}, lang}
+//                                                  a model id (issue 33, item 4): calculator/page/hub.py reads
+//                                                  it from the Hub through fetch (calculator.hub.fetch_browser)
+//                                                  and answers as compute_json does, plus "hub"; the Hub's
+//                                                  modules (the manifest's "on_demand") are fetched the first
+//                                                  time, never before: a link without a model id costs nothing more
+//   worker -> page  {type: "progress", id, requests, bytes}
+//                                                  while a model id is read: after each answer from the Hub
 // A result is calculator.api.compute_json's answer; anything thrown on the way
 // becomes the error code "internal", never a stack trace on the page.
 import { loadPyodide } from "../pyodide/pyodide.mjs";
@@ -162,7 +170,62 @@ del _unpack
   pyodide.runPython(`import sys\nsys.path.insert(0, ${JSON.stringify(MOUNT)})\nimport calculator.api`);
   const api = pyodide.pyimport("calculator.api");
   mark("imported");
+  runtime = { pyodide, manifest };
   return api.compute_json;
+}
+
+// The runtime and the manifest, once booted: what the Hub's modules are loaded with, on demand.
+let runtime = null;
+let hubModule = null;
+// calculator/page/hub.py and the modules it imports (the manifest's "on_demand"), fetched and checked as the
+// others were, the first time a model id is asked for. A failed download is tried again on the next ask.
+function loadHub() {
+  if (!hubModule) {
+    hubModule = (async () => {
+      const { pyodide, manifest } = runtime;
+      const m = await manifest;
+      let files;
+      try {
+        files = await Promise.all((m.on_demand || []).map((file) => fetchChecked(file, SOURCE_PATH)));
+      } catch (error) {
+        throw new HubOffline(error);
+      }
+      for (const [path, data] of files) {
+        const full = MOUNT + path;
+        pyodide.FS.mkdirTree(full.slice(0, full.lastIndexOf("/")));
+        pyodide.FS.writeFile(full, data);
+      }
+      // The folders' listings the import system cached before these files were written.
+      pyodide.runPython("import sys\nsys.path_importer_cache.clear()");
+      return pyodide.pyimport("calculator.page.hub");
+    })();
+    hubModule.catch(() => (hubModule = null));
+  }
+  return hubModule;
+}
+
+// The Hub's modules did not download (offline, before a first model id): said beside the field.
+class HubOffline extends Error {
+  constructor(cause) {
+    super(String((cause && cause.message) || cause));
+  }
+}
+
+// A model id: read from the Hub (progress posted after each answer), then answered. Every error is
+// Python's, beside the field; only the Hub's modules failing to download (offline before a first
+// model id) is said here, with the code the page words (calculator.js: L.model_offline).
+async function computeHub(id, request, lang) {
+  let module;
+  try {
+    module = await loadHub();
+  } catch (error) {
+    if (!(error instanceof HubOffline)) throw error; // a fault of this code: "internal", as any other
+    const at = { field: "model", fields: ["model"], slot: "calc-model-error", marks: ["calc-model"], key: null };
+    const e = { code: "hub_unreachable", message: null, ...at };
+    return { ok: false, error: e, errors: [e], detail: String((error && error.message) || error).slice(0, 300) };
+  }
+  const progress = (requests, bytes) => postMessage({ type: "progress", id, requests, bytes });
+  return JSON.parse(await module.compute_json(JSON.stringify(request), lang, progress));
 }
 
 const ready = boot().then(
@@ -186,7 +249,9 @@ self.onmessage = async (event) => {
   const t0 = performance.now();
   let result;
   try {
-    result = JSON.parse(compute(JSON.stringify(request), lang === "zh" ? "zh" : "en"));
+    const language = lang === "zh" ? "zh" : "en";
+    if (request && typeof request.model === "string") result = await computeHub(id, request, language);
+    else result = JSON.parse(compute(JSON.stringify(request), language));
   } catch (error) {
     result = {
       ok: false,
