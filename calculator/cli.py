@@ -327,7 +327,7 @@ def training_step(args: argparse.Namespace, inv: Any, plan: Any) -> costs.Costs 
             given = getattr(args, o.key)
             value[o.key] = given if given is not None else ("" if o.cli_required else o.default)
     s = costs.settings(value["batch"], value["seq_len"], value["dtype"], value["optimizer"], value["ckpt"],
-                       attention=value["attention"])
+                       attention=value["attention"], autocast=value["mixed_precision"])
     return costs.compute(inv, s, plan)
 
 

@@ -184,6 +184,30 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "Unknown optimizer {value}; choose one of {supported}.",
         "zh": "不支持的优化器 {value}；可选：{supported}。",
     },
+    "costs_mixed_precision": {
+        "en": "Mixed precision must be off or {choices} (got {value}).",
+        "zh": "混合精度只能是关闭或 {choices}（当前为 {value}）。",
+    },
+    "costs_autocast_dtype": {
+        "en": "Mixed precision {value} keeps the weights in float32 and runs autocast around the forward; "
+        "with dtype {dtype} the model is already cast whole. Choose one: dtype fp32 with mixed precision {value}, "
+        "or dtype {dtype} without it.",
+        "zh": "混合精度 {value} 让权重保持 float32，只在前向传播外层套 autocast；而 dtype {dtype} 已把整个模型转换过了。"
+        "请二选一：dtype fp32 加混合精度 {value}，或 dtype {dtype} 不加混合精度。",
+    },
+    "costs_autocast_family": {
+        "en": "The training step of {model_type} under autocast has not been checked against PyTorch yet, and this "
+        "calculator does not guess; run it without mixed precision. Checked under autocast: {supported}.",
+        "zh": "{model_type} 在 autocast 下的训练一步还没有与 PyTorch 核对过，计算器不做估算；请关闭混合精度。"
+        "已在 autocast 下核对：{supported}。",
+    },
+    "costs_autocast_sdpa": {
+        "en": "Mixed precision {value} with SDPA attention (attn_implementation=\"sdpa\") has not been checked "
+        "against PyTorch yet, and this calculator does not guess; use eager attention with mixed precision, or SDPA "
+        "without it.",
+        "zh": "混合精度 {value} 与 SDPA 注意力（attn_implementation=\"sdpa\"）的组合还没有与 PyTorch 核对过，计算器不做估算；"
+        "请在混合精度下使用 eager 注意力，或关闭混合精度使用 SDPA。",
+    },
     "costs_family": {
         "en": "The training-step cost of {model_type} is not worked out yet, and this calculator does not guess. "
         "Exact for: {supported}.",

@@ -201,6 +201,20 @@ ATTENTION = Option(
            "eager（默认）或 sdpa：attn_implementation=\"sdpa\"，即 PyTorch 的 scaled_dot_product_attention"
            "（要求注意力 dropout 为 0）"),
 )
+#: Mixed precision (issue 32): fp32 weights, ``torch.autocast("cpu", dtype=torch.bfloat16)`` around the forward
+#: only, as Trainer(bf16=True) runs it; off by default. With dtype bf16 it is refused (``costs_autocast_dtype``).
+MIXED_PRECISION = Option(
+    "mixed_precision", "step", cli="--mixed-precision", metavar="bf16", kind="choice", default="",
+    choices=(Choice("", L("off", "关闭")),
+             Choice("bf16", L("bf16 autocast, fp32 weights (Trainer(bf16=True))",
+                              "bf16 autocast，fp32 权重（Trainer(bf16=True)）"))),
+    codes=("costs_mixed_precision", "costs_autocast_dtype", "costs_autocast_family", "costs_autocast_sdpa"),
+    label=L("Mixed precision (autocast)", "混合精度（autocast）"),
+    help=L("bf16: weights in float32, torch.autocast(\"cpu\", dtype=torch.bfloat16) around the forward only, as "
+           "Trainer(bf16=True) runs it; needs --dtype fp32; default off",
+           "bf16：权重保持 float32，只在前向传播外层套 torch.autocast(\"cpu\", dtype=torch.bfloat16)，"
+           "与 Trainer(bf16=True) 相同；需配合 --dtype fp32；默认关闭"),
+)
 #: The N of "fits in N GB?" (GiB: what a card sold as N GB holds); not a setting of the step itself.
 GPU_GB = Option(
     "gpu_gb", "card", cli="--gpu-gb", metavar="N", kind="int", default="24",
@@ -229,7 +243,7 @@ FIT = Option(
 #: Every option, in the CLI's and the page's order.
 OPTIONS: tuple[Option, ...] = (
     MODEL, ENDPOINT, LORA_R, LORA_TARGETS, LORA_BIAS, PEFT_TASK_TYPE, MODULES_TO_SAVE, FREEZE, FREEZE_LAYERS,
-    BATCH, SEQ_LEN, DTYPE, OPTIMIZER, CKPT, ATTENTION, GPU_GB, FIT_GIB, FIT,
+    BATCH, SEQ_LEN, DTYPE, OPTIMIZER, CKPT, ATTENTION, MIXED_PRECISION, GPU_GB, FIT_GIB, FIT,
 )
 BY_KEY: dict[str, Option] = {o.key: o for o in OPTIONS}
 

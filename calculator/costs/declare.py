@@ -188,6 +188,9 @@ class CostModel:
     #: the step), as (name, shape, bytes per number), e.g. :func:`position_buffers`. None: the peak of live
     #: memory (:mod:`.peak`) is not cross-checked for this family yet, so the step reports none.
     buffers: Callable[[Inventory], Sequence[tuple[str, tuple[int, ...], int]]] | None = None
+    #: Whether the step under mixed precision (``torch.autocast`` bf16 around the forward) is cross-checked for
+    #: this family (tests/crosscheck/test_costs_autocast.py); False: refused (``costs_autocast_family``).
+    autocast: bool = False
     #: Whether the program models ``attn_implementation="sdpa"`` (``sim.attention``: PyTorch's CPU flash kernel,
     #: :meth:`.ops.Ops.sdpa`), cross-checked in tests/crosscheck/test_costs_sdpa_reference.py. False: SDPA refused
     #: (``costs_sdpa_not_modelled``) for a class that supports it, rather than costed as eager.

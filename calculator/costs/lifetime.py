@@ -368,12 +368,14 @@ class LiveSim(Sim):
         return self._node("BmmBackward0", [self._edge(a), self._edge(b)], run, out)
 
     def mm(self, a: T, b_grad: bool, m: int, k: int, n: int, out_shape: Sequence[int], bias_grad: bool = False,
-           itemsize: int | None = None) -> T:
+           itemsize: int | None = None, w: T | None = None) -> T:
         """``addmm`` (``nn.Linear``): the input's gradient ``grad.mm(W)``, the weight's in ``W.t()``'s layout
-        (kept as ``.grad`` through ``TBackward0``'s view), the bias's ``sum_to`` [out], in that order."""
+        (kept as ``.grad`` through ``TBackward0``'s view), the bias's ``sum_to`` [out], in that order. ``w`` (an
+        autocast copy) is always None here: the lifetime simulator never runs under autocast
+        (``step._LIFETIME_SETTINGS`` leaves mixed precision out, so its peak stays null)."""
         self._begin()
         module = self.module
-        out = super().mm(a, b_grad, m, k, n, out_shape, bias_grad, itemsize)
+        out = super().mm(a, b_grad, m, k, n, out_shape, bias_grad, itemsize, w)
         if not out.grad:
             return out
         size = out.itemsize

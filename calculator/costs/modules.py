@@ -58,8 +58,16 @@ class Sim(Ops):
         #: Per checkpointed block, the storage ids its two runs made (the forward's, without a graph, and the
         #: backward's replay): ``first < id <= last``. The peak's bound (:mod:`.peak`) counts one block's at a time.
         self.blocks: list[tuple[int, int]] = []
+        self._owners: dict[str, str] | None = None  # :meth:`storage_name`'s map, made when first asked
 
     # -- modules, by their inventory names
+
+    def storage_name(self, name: str) -> str:
+        """The inventory name owning ``name``'s storage (a tied decoder reads the word embeddings'): the key of
+        autocast's cast cache, which caches by tensor."""
+        if self._owners is None:
+            self._owners = {t.name: t.tied_to or t.name for t in self.inv.tensors}
+        return self._owners.get(name, name)
 
     def param_trains(self, name: str) -> bool:
         """Whether the parameter ``name`` gets a gradient; noted as used (an unused one gets no ``.grad``)."""
@@ -76,15 +84,17 @@ class Sim(Ops):
         """``nn.Linear`` (or peft's LoRA layer around it): ``addmm`` on the input seen as [tokens, in]."""
         with self._in(module):
             info = self.linear_info(module)
-            out = self._linear(x, info.in_features, info.out_features, info.weight_trains, info.bias_trains)
+            out = self._linear(x, info.in_features, info.out_features, info.weight_trains, info.bias_trains,
+                               weight=self.storage_name(module + ".weight") if self.lower else None)
             if info.lora_r is None:
                 return out
             # peft keeps the adapters in float32 (get_peft_model's autocast_adapter_dtype) and casts
             # the input to them: x.to(float32) is a new tensor in a bf16 run, and lora_A keeps it.
             r = info.lora_r
             wide = x if x.itemsize == ADAPTER_BYTES else self.new(x.shape, x.grad, ADAPTER_BYTES)
-            a = self._linear(wide, info.in_features, r, True, False, ADAPTER_BYTES)  # lora_A (lora_dropout: Identity)
-            b = self._linear(a, r, info.out_features, True, False, ADAPTER_BYTES)  # lora_B
+            a = self._linear(wide, info.in_features, r, True, False, ADAPTER_BYTES,
+                             weight=module + ".lora_A")  # lora_A (lora_dropout: Identity)
+            b = self._linear(a, r, info.out_features, True, False, ADAPTER_BYTES, weight=module + ".lora_B")  # lora_B
             scaled = self.pointwise(b)  # * scaling
             summed = self.new(out.shape, True, max(out.itemsize, scaled.itemsize))  # result + ..., promoted
             return summed if summed.itemsize == out.itemsize else self.new(out.shape, True, out.itemsize)  # .to(dtype)
@@ -111,7 +121,7 @@ class Sim(Ops):
             weight, bias = self.param_trains(module + ".weight"), self.param_trains(module + ".bias")
             trains = weight or bias
             grad = (x.grad or trains) and self.grad_mode
-            out = self.new(x.shape, grad)
+            out = self.new(x.shape, grad, self._result(x))  # under autocast in the input's dtype (mean, 1/std float32)
             if grad:
                 self.save(x)
                 rows = x.shape[:-1] + (1,)
@@ -142,6 +152,7 @@ class Sim(Ops):
         # Non-reentrant checkpointing stops recomputing at the pack of the last tensor the block saves
         # (torch.utils.checkpoint's early stop counts packs, parameters and repeats included): what follows,
         # and a product whose inputs are that pack, is not run again; only its backward runs.
+        # Under autocast a frozen weight's bf16 copy is not waited for (:meth:`~.ops.Ops.save`).
         last = len(rows) if self.reentrant else packed
         for i, row in enumerate(rows):
             if row.op != "save":
@@ -234,8 +245,8 @@ class Sim(Ops):
             # result + lora_B(lora_A(x.to(float32))) * scaling, then .to(dtype).
             groups = x.shape[1] // in_per_group
             wide = x if x.itemsize == ADAPTER_BYTES else self.new(x.shape, x.grad, ADAPTER_BYTES)
-            a = self._conv1x1(wide, x.shape[1], r, True, False, ADAPTER_BYTES)
-            b = self._conv1x1(a, r // groups, out_c, True, False, ADAPTER_BYTES)
+            a = self._conv1x1(wide, x.shape[1], r, True, False, ADAPTER_BYTES, weight=module + ".lora_A")
+            b = self._conv1x1(a, r // groups, out_c, True, False, ADAPTER_BYTES, weight=module + ".lora_B")
             scaled = self.pointwise(b)
             summed = self.new(out.shape, True, max(out.itemsize, scaled.itemsize))
             return summed if summed.itemsize == out.itemsize else self.new(out.shape, True, out.itemsize)
@@ -267,8 +278,12 @@ class Sim(Ops):
             b, n = x.shape[0], x.shape[1]
             split = self.transpose(self.view(x, (-1, groups, in_g)), 0, 1)
             flops = 2 * groups * (b * n) * in_g * out_g
-            self.contract("bmm", flops, ((split.grad, flops, None), (w_trains, flops, split)))
-            out = self.new((groups, b * n, out_g), split.grad or w_trains)
+            w = None
+            if self.lower is not None:  # autocast: matmul on bf16 copies (kept), the bias add promotes to fp32
+                split = self.lowered(split)
+                w = self.weight_copy(self.storage_name(module + ".weight"), (groups, in_g, out_g), w_trains)
+            self.contract("bmm", flops, ((split.grad, flops, w), (w_trains, flops, split)))
+            out = self.new((groups, b * n, out_g), split.grad or w_trains, self.lower)
             out = self.reshape(self.transpose(out, 0, 1), (b, n, groups * out_g))
             return self.new(out.shape, out.grad or b_trains)
 
@@ -300,6 +315,12 @@ class Sim(Ops):
             w_grad = self.param_trains(module + ".weight")
             b_grad = module + ".bias" in self.shapes and self.param_trains(module + ".bias")
             flops = 2 * b * out_len * c_out * c_in_group * k
+            w = None
+            if self.lower is not None:  # autocast: conv1d on bf16 copies; convolution_backward keeps both
+                x = self.lowered(x)
+                w = self.weight_copy(self.storage_name(module + ".weight"), (c_out, c_in_group, k), w_grad)
             self.contract("convolution", flops, ((x.grad, flops, None), (w_grad, 2 * b * out_len * c_out * c_in * k, None)),
                           x if (x.grad or w_grad or b_grad) else None)
-            return self.new((b, c_out, out_len), x.grad or w_grad or b_grad)
+            if w is not None and (x.grad or w_grad or b_grad) and self.grad_mode:
+                self.save(w)
+            return self.new((b, c_out, out_len), x.grad or w_grad or b_grad, self.lower)

@@ -43,6 +43,9 @@ class Row:
     forward: int = 0
     backward: int = 0
     saved: int = 0
+    #: A ``save`` row of a frozen weight's autocast copy (:meth:`Ops.weight_copy`): non-reentrant checkpointing's
+    #: early stop does not wait for it (measured, tests/crosscheck/test_costs_autocast.py).
+    frozen_copy: bool = False
 
 
 class Ops:
@@ -59,6 +62,12 @@ class Ops:
         self.storages: dict[int, int] = {}
         self.grad_mode = True
         self._next = 0
+        #: Mixed precision: autocast's lower dtype's bytes per number (2: bf16), None without autocast.
+        self.lower: int | None = None
+        #: autocast's cast cache (one region: the forward): a parameter's lower-precision copy, by its storage's name.
+        self.cast_cache: dict[str, T] = {}
+        #: Storage ids of frozen weights' autocast copies (never cached: a fresh one per use).
+        self.frozen_copies: set[int] = set()
         #: The tape's length when autograd last packed a tensor for the backward (an activation, one already
         #: kept, or a parameter): non-reentrant checkpointing's recomputation stops at the block's last pack,
         #: so only the rows before it run again (:meth:`~.modules.Sim.layer`).
@@ -130,8 +139,12 @@ class Ops:
         """Autograd keeps ``t``'s storage for the backward: a ``save`` row the first time (a storage counts once)."""
         if self.grad_mode and t.storage not in self.saved:
             self.saved[t.storage] = self.storages[t.storage]
-            self.tape.append(Row(self.module, "save", saved=self.storages[t.storage]))
-        self.pack()
+            self.tape.append(Row(self.module, "save", saved=self.storages[t.storage],
+                                 frozen_copy=t.storage in self.frozen_copies))
+        if t.storage not in self.frozen_copies:
+            # Under autocast a frozen weight's bf16 copy, kept for the input's gradient, is not waited for by
+            # non-reentrant checkpointing's early stop (measured on the amp branch): it is no pack that counts.
+            self.pack()
 
     def pack(self) -> None:
         """Autograd packs a tensor here (what :meth:`save` keeps, or a parameter, which is no activation): only
@@ -169,6 +182,41 @@ class Ops:
         strides = t.strides[:dim] + t.strides[dim + 1:]
         return T(shape, strides, t.storage, t.grad, t.itemsize)
 
+    # -- mixed precision: torch.autocast("cpu", dtype=torch.bfloat16) around the forward (aten/src/ATen/autocast_mode.cpp)
+
+    def _result(self, *ts: T) -> int | None:
+        """The dtype's bytes of an operation autocast does not list: it runs in its inputs' dtype, promoted
+        (bf16 + fp32 → fp32: the residual adds). None without autocast (the model's dtype, as before)."""
+        if self.lower is None:
+            return None
+        return max(t.itemsize for t in ts)
+
+    def lowered(self, t: T) -> T:
+        """An input of an operation on autocast's lower-precision list (``mm``, ``addmm``, ``bmm``, ``linear``,
+        ``matmul``, ``conv1d``...): ``cached_cast`` casts a float32 tensor to bf16, a fresh copy (``_to_copy``
+        keeps a dense input's strides); a bf16 one passes as is. Activations are never cached (only leaves)."""
+        if self.lower is None or t.itemsize != 4:
+            return t
+        out = self.new(t.shape, t.grad, self.lower)
+        return T(t.shape, t.strides, out.storage, out.grad, out.itemsize) if _dense(t) else out
+
+    def weight_copy(self, key: str, shape: Sequence[int], trains: bool) -> T | None:
+        """A float32 parameter as a lower-precision operation reads it under autocast: a bf16 copy, which the
+        operation's backward keeps (for the input's gradient) as it would keep the parameter itself; it is not
+        the parameter's storage, so it counts. ``cached_cast`` caches it for the region when the parameter is a
+        leaf that requires grad (a trained one: ALBERT's shared layers read one copy); a frozen one is cast
+        afresh at every use. None without autocast."""
+        if self.lower is None:
+            return None
+        if trains and key in self.cast_cache:
+            return self.cast_cache[key]
+        t = self.new(shape, trains, self.lower)
+        if trains:
+            self.cast_cache[key] = t
+        else:
+            self.frozen_copies.add(t.storage)
+        return t
+
     # -- operations (what each saves is its backward formula's need, derivatives.yaml)
 
     def contract(self, op: str, forward: int, grads: Sequence[tuple[bool, int, T | None]],
@@ -197,23 +245,32 @@ class Ops:
                     row.backward += flops
                     if keeps is not None:
                         self.save(keeps)
-            if kept is not None or any(needed for needed, _, _ in grads):
+            packs: list[T | None] = [kept] if kept is not None else []
+            packs += [keeps for needed, _, keeps in grads if needed]
+            # A None stands for a parameter (packed); an autocast copy of a frozen weight is not waited for.
+            if any(p is None or p.storage not in self.frozen_copies for p in packs):
                 self.last_pack = at
         return row
 
     def mm(self, a: T, b_grad: bool, m: int, k: int, n: int, out_shape: Sequence[int], bias_grad: bool = False,
-           itemsize: int | None = None) -> T:
-        """``addmm``/``mm`` of ``a`` [m, k] by a weight [k, n]: keeps ``a`` if the weight trains."""
+           itemsize: int | None = None, w: T | None = None) -> T:
+        """``addmm``/``mm`` of ``a`` [m, k] by a weight [k, n]: keeps ``a`` if the weight trains; ``w``: the
+        weight's autocast copy (:meth:`weight_copy`), kept for ``a``'s gradient (the parameter itself is not counted)."""
         flops = 2 * m * k * n
-        self.contract("mm", flops, ((a.grad, flops, None), (b_grad, flops, a)))
+        if self.lower is not None and w is None:  # a bare ``matmul`` by a parameter's view (``weight.t()``): a
+            a = self.lowered(a)  # view is never cached, so autocast copies it afresh
+            w = self.new((k, n), b_grad, self.lower)
+            itemsize = self.lower
+        self.contract("mm", flops, ((a.grad, flops, w), (b_grad, flops, a)))
         return self.new(out_shape, a.grad or b_grad or bias_grad, itemsize)
 
     def product(self, a: T, b: T, flops: int, shape: Sequence[int]) -> T:
         """A matrix product of two tensors that may each need a gradient (``mm``/``bmm``): ``flops`` in the
         forward; in the backward the same again for each factor that needs a gradient, whose formula keeps
         the other factor (derivatives.yaml: ``grad.mm(mat2.t())``, ``self.t().mm(grad)``)."""
+        a, b = self.lowered(a), self.lowered(b)
         self.contract("bmm" if len(shape) == 3 else "mm", flops, ((a.grad, flops, b), (b.grad, flops, a)))
-        return self.new(shape, a.grad or b.grad)
+        return self.new(shape, a.grad or b.grad, self.lower)
 
     def bmm(self, a: T, b: T) -> T:
         """``torch.matmul`` of two 4-D tensors: both reshaped to 3-D (a copy where strides demand), then ``bmm``."""
@@ -222,6 +279,7 @@ class Ops:
         for d in batch:
             nb *= d
         n, k, m = a.shape[-2], a.shape[-1], b.shape[-1]
+        a, b = self.lowered(a), self.lowered(b)  # autocast casts matmul's operands, before its reshapes
         a3 = self.reshape(a, (nb, n, k))
         b3 = self.reshape(b, (nb, k, m))
         out = self.product(a3, b3, 2 * nb * n * k * m, (nb, n, m))
@@ -232,17 +290,17 @@ class Ops:
         return self.new(t.shape, t.grad, t.itemsize)
 
     def add(self, a: T, b: T) -> T:
-        return self.new(a.shape if a.numel >= b.numel else b.shape, a.grad or b.grad)
+        return self.new(a.shape if a.numel >= b.numel else b.shape, a.grad or b.grad, self._result(a, b))
 
     def keep_input(self, t: T) -> T:
         """GELU, SiLU...: the backward needs the input."""
         if t.grad:
             self.save(t)
-        return self.new(t.shape, t.grad)
+        return self.new(t.shape, t.grad, self._result(t))
 
     def keep_output(self, t: T) -> T:
         """tanh, softmax: the backward needs the output."""
-        out = self.new(t.shape, t.grad)
+        out = self.new(t.shape, t.grad, self._result(t))
         if t.grad:
             self.save(out)
         return out
@@ -255,27 +313,36 @@ class Ops:
         if not active:
             return t
         if t.grad:
-            self.save(self.new(t.shape, False))
-        return self.new(t.shape, t.grad)
+            self.save(self.new(t.shape, False, self._result(t)))
+        return self.new(t.shape, t.grad, self._result(t))
 
     def gelu_tanh(self, t: T) -> T:
         """``NewGELUActivation`` (``gelu_new``), written out in Python:
         ``0.5 * x * (1 + tanh(c * (x + 0.044715 * x**3)))``. ``pow`` keeps x, ``tanh`` its output, and the
         last product both its factors (``0.5 * x`` and ``1 + tanh``), each a new tensor."""
+        size = self._result(t)
         if not t.grad:
-            return self.new(t.shape, False)
+            return self.new(t.shape, False, size)
         self.save(t)
-        self.save(self.new(t.shape, True))  # tanh(...)
-        self.save(self.new(t.shape, True))  # 0.5 * x
-        self.save(self.new(t.shape, True))  # 1 + tanh(...)
-        return self.new(t.shape, True)
+        self.save(self.new(t.shape, True, size))  # tanh(...)
+        self.save(self.new(t.shape, True, size))  # 0.5 * x
+        self.save(self.new(t.shape, True, size))  # 1 + tanh(...)
+        return self.new(t.shape, True, size)
 
     # -- the product inside a Linear (its module, LoRA around it: :meth:`.modules.Sim.linear`)
 
-    def _linear(self, x: T, in_f: int, out_f: int, w_grad: bool, b_grad: bool, itemsize: int | None = None) -> T:
+    def _linear(self, x: T, in_f: int, out_f: int, w_grad: bool, b_grad: bool, itemsize: int | None = None,
+                weight: str | None = None) -> T:
+        """``linear``; under autocast (``weight``: the name its cast is cached by) on bf16 copies of a float32
+        input and of the weight, with a bf16 output."""
+        w = None
+        if self.lower is not None:
+            x = self.lowered(x)
+            w = self.weight_copy(weight or self.module + ".weight", (out_f, in_f), w_grad)
+            itemsize = self.lower
         tokens = x.numel // in_f if in_f else 0
         flat = x if len(x.shape) == 2 else self.reshape(x, (-1, in_f))
-        return self.mm(flat, w_grad, tokens, in_f, out_f, (*x.shape[:-1], out_f), b_grad, itemsize)
+        return self.mm(flat, w_grad, tokens, in_f, out_f, (*x.shape[:-1], out_f), b_grad, itemsize, w)
 
     # -- operations for longformer, big_bird
 
@@ -308,7 +375,7 @@ class Ops:
                 self.save(b)
             if b.grad:
                 self.save(a)
-        return self.new(shape, a.grad or b.grad)
+        return self.new(shape, a.grad or b.grad, self._result(a, b))
 
     def activation(self, name: str, t: T) -> T:
         """``ACT2FN[name]`` for the activations covered: ``gelu`` keeps its input, ``gelu_new`` is written out
@@ -351,12 +418,19 @@ class Ops:
         return self.product(flat, m, 2 * rows * k * n, (*x.shape[:-1], n))
 
     def _conv1x1(self, x: T, in_per_group: int, out_c: int, w_grad: bool, b_grad: bool,
-                 itemsize: int | None = None, kernel: int = 1) -> T:
+                 itemsize: int | None = None, kernel: int = 1, weight: str | None = None) -> T:
         """A stride-1 ``convolution`` whose padding keeps the length (kernel 1, or odd with padding k // 2)."""
         batch, in_c, length = x.shape
         flops = 2 * batch * length * out_c * in_per_group * kernel
+        w = None
+        if self.lower is not None:  # autocast: conv1d on bf16 copies; convolution_backward keeps input and weight
+            x = self.lowered(x)
+            w = self.weight_copy(weight or self.module + ".weight", (out_c, in_per_group, kernel), w_grad)
+            itemsize = self.lower
         self.contract("convolution", flops, ((x.grad, flops, None), (w_grad, 2 * batch * length * out_c * in_c * kernel, None)),
                       x if (x.grad or w_grad or b_grad) else None)
+        if w is not None and (x.grad or w_grad or b_grad) and self.grad_mode:
+            self.save(w)
         return self.new((batch, out_c, length), x.grad or w_grad or b_grad, itemsize)
 
     def mul_like(self, a: T, b: T) -> T:
@@ -366,7 +440,7 @@ class Ops:
             self.save(a)
         if a.grad:
             self.save(b)
-        out = self.new(a.shape, a.grad or b.grad)
+        out = self.new(a.shape, a.grad or b.grad, self._result(a, b))
         strides = a.strides if _dense(a) else out.strides
         return T(out.shape, strides, out.storage, out.grad, out.itemsize)
 
@@ -442,7 +516,7 @@ class Ops:
         """``torch.where(condition, x, y)``: the backward needs only the condition (kept)."""
         if a.grad:
             self.save(condition)
-        return self.new(a.shape, a.grad)
+        return self.new(a.shape, a.grad, self._result(a))
 
     def pool_pairs(self, x: T, mode: str) -> T:
         """``avg_pool2d`` / ``max_pool2d`` over pairs of positions (kernel and stride (2, 1), ceil_mode) of a
@@ -469,11 +543,11 @@ class Ops:
         """
         if t.grad:
             self.save(other)
-        return self.new(t.shape, t.grad)
+        return self.new(t.shape, t.grad, self._result(t))
 
     def divide_by_scale(self, t: T) -> T:
         """``t / scale.to(t.dtype)`` with a fresh 0-dim tensor (DeBERTa's ``scaled_size_sqrt``): keeps that scalar."""
-        return self.op_with_constant(t, self.constant((), self.itemsize))
+        return self.op_with_constant(t, self.constant((), self._result(t) or self.itemsize))
 
     def gather(self, t: T, index: T, shape: Sequence[int]) -> T:
         """``torch.gather(t, -1, index)``: derivatives.yaml's ``gather_backward(grad, self, dim, index)`` keeps
@@ -481,11 +555,11 @@ class Ops:
         if t.grad:
             self.save(t)
             self.save(index)
-        return self.new(shape, t.grad)
+        return self.new(shape, t.grad, self._result(t))
 
     def repeat(self, t: T, shape: Sequence[int]) -> T:
         """``Tensor.repeat``: a new tensor; ``RepeatBackward0`` keeps only sizes."""
-        return self.new(shape, t.grad)
+        return self.new(shape, t.grad, self._result(t))
 
     def elementwise_like(self, t: T, grad: bool) -> T:
         """A pointwise result laid out as its input (TensorIterator keeps a permuted input's dimension order):
@@ -496,7 +570,7 @@ class Ops:
         for i in reversed(order):
             strides[i] = step
             step *= max(t.shape[i], 1)
-        out = self.new(t.shape, grad)
+        out = self.new(t.shape, grad, self._result(t))
         return T(out.shape, tuple(strides), out.storage, out.grad, out.itemsize)
 
     # -- operations for megatron-bert, xlm-roberta-xl, xmod, rembert, roformer, esm, nomic_bert
@@ -523,7 +597,7 @@ class Ops:
             self.save(mask)
         return T(dest.shape, dest.strides, dest.storage, grad, dest.itemsize)
 
-    def rotary(self, t: T, cos: T, sin: T) -> T:
+    def rotary(self, t: T, cos: T, sin: T, promote: bool = False) -> T:
         """Rotary positions applied as ``t * cos + rotate_half(t) * sin`` (RoFormer, ESM, NomicBERT).
 
         ``rotate_half`` (a negation, slices, ``stack`` or ``cat``) keeps nothing; each ``mul`` keeps the other
@@ -534,6 +608,8 @@ class Ops:
         if t.grad:
             self.save(cos)
             self.save(sin)
+        if promote and self.lower is not None:  # Llama's apply_rotary_pos_emb, not cast back: bf16 × fp32 cos is fp32
+            return self.new(t.shape, t.grad, max(t.itemsize, cos.itemsize))
         return self.new(t.shape, t.grad, t.itemsize)
 
     def scale_by(self, t: T, factor: T, itemsize: int | None = None) -> T:
@@ -559,12 +635,13 @@ class Ops:
         exp(-(self.pow(2))) * grad``), the last product both its factors (``x * 0.5`` and ``1 + erf``):
         three new tensors of the input's shape, not the input itself.
         """
+        size = self._result(t)
         if not t.grad:
-            return self.new(t.shape, False)
-        self.save(self.new(t.shape, True))  # x * 0.5
-        self.save(self.new(t.shape, True))  # x / sqrt(2)
-        self.save(self.new(t.shape, True))  # 1 + erf(...)
-        return self.new(t.shape, True)
+            return self.new(t.shape, False, size)
+        self.save(self.new(t.shape, True, size))  # x * 0.5
+        self.save(self.new(t.shape, True, size))  # x / sqrt(2)
+        self.save(self.new(t.shape, True, size))  # 1 + erf(...)
+        return self.new(t.shape, True, size)
 
     def sdpa(self, q: T, k: T, v: T, mask: T | None = None) -> T:
         """``scaled_dot_product_attention`` as CPU runs it with attention dropout 0: the flash kernel

@@ -45,6 +45,9 @@ class Settings:
     #: The attention: "eager" or "sdpa" (:data:`ATTENTIONS`). Eager stays the default until every family's SDPA
     #: path is proven; transformers 5.23 itself picks sdpa where the class supports it (``Family.default_attention``).
     attention: str = "eager"
+    #: Mixed precision (issue 32): None, or "bf16": weights float32 and ``torch.autocast("cpu",
+    #: dtype=torch.bfloat16)`` around the forward only, as Trainer(bf16=True) runs it (:data:`AUTOCAST`).
+    autocast: str | None = None
 
     @property
     def checkpointing_mode(self) -> str | bool:
@@ -55,6 +58,7 @@ class Settings:
         return {
             "batch": self.batch, "seq_len": self.seq_len, "dtype": self.dtype, "optimizer": self.optimizer,
             "grad_checkpointing": self.checkpointing_mode, "attention": self.attention,
+            "mixed_precision": self.autocast,
         }
 
 
@@ -125,6 +129,23 @@ CHECKPOINTING_OFF: tuple[str, ...] = ("", "0", "false", "off", "no")
 CHECKPOINTING_ON: tuple[str, ...] = ("1", "true", "on", "yes")
 
 
+#: ``--mixed-precision`` values: autocast's lower dtype -> its bytes per number (off: None, "" or "off").
+AUTOCAST: dict[str, int] = {"bf16": 2}
+
+
+def _autocast(value: Any, dtype: str) -> str | None:
+    """The mixed-precision setting checked: off, or "bf16" with fp32 weights (autocast over a model already
+    cast to bf16 is not Trainer's mixed precision, and not a step this engine defines: refused)."""
+    text = "" if value in (None, False) else str(value).strip().lower()
+    if text in ("", "off", "none", "0", "false", "no"):
+        return None
+    if text not in AUTOCAST:
+        raise CalcError("costs_mixed_precision", value=value, choices=list(AUTOCAST))
+    if dtype != "fp32":
+        raise CalcError("costs_autocast_dtype", value=text, dtype=dtype)
+    return text
+
+
 def checkpointing_mode(value: Any) -> str | bool:
     """Gradient checkpointing as the CLI, a link or the API give it: False (off: None, False, ``0``, ``off``…),
     ``"non-reentrant"`` (True, ``1``, ``on``…, or its name: transformers 5.23's default) or ``"reentrant"``;
@@ -146,9 +167,10 @@ ATTENTIONS: tuple[str, ...] = ("eager", "sdpa")
 
 
 def settings(batch: Any, seq_len: Any, dtype: Any = "fp32", optimizer: Any = "adamw", checkpointing: Any = False,
-             attention: Any = "eager") -> Settings:
+             attention: Any = "eager", autocast: Any = None) -> Settings:
     """Checked settings: B and L whole numbers ≥ 1, a known dtype, optimizer and attention, checkpointing by
-    :func:`checkpointing_mode` (True: non-reentrant, transformers' default)."""
+    :func:`checkpointing_mode` (True: non-reentrant, transformers' default), mixed precision off or bf16 (with
+    fp32 weights only)."""
     b = _positive("batch", batch, MAX_BATCH)
     n = _positive("seq_len", seq_len, MAX_SEQ_LEN)
     dtype = "fp32" if dtype in (None, "") else dtype
@@ -161,7 +183,7 @@ def settings(batch: Any, seq_len: Any, dtype: Any = "fp32", optimizer: Any = "ad
     if attention not in ATTENTIONS:
         raise CalcError("costs_attention", value=attention, choices=list(ATTENTIONS))
     mode = checkpointing_mode(checkpointing)
-    return Settings(b, n, dtype, optimizer, bool(mode), mode == "reentrant", attention)
+    return Settings(b, n, dtype, optimizer, bool(mode), mode == "reentrant", attention, _autocast(autocast, dtype))
 
 
 def cost_model(inv: Inventory) -> CostModel:
@@ -271,6 +293,11 @@ def simulate(inv: Inventory, s: Settings, plan: Any = None) -> tuple[Sim, Sequen
     """The family's program run for one step of ``inv`` under ``s``: the simulator (its :attr:`Sim.tape`, a row
     per operation, names the module each figure comes from) and the program's outputs. Refusals as :func:`compute`."""
     model = cost_model(inv)
+    if s.autocast is not None and not model.autocast:  # before any other check: the step itself is not matched
+        from ..families import FAMILIES  # only to list the families checked under autocast in the refusal
+
+        raise CalcError("costs_autocast_family", model_type=inv.model_type,
+                        supported=[mt for mt, f in FAMILIES.items() if getattr(f.costs, "autocast", False)])
     if model.max_seq_len is not None:
         longest = model.max_seq_len(inv.config)
         if longest is not None and s.seq_len > longest:
@@ -281,12 +308,16 @@ def simulate(inv: Inventory, s: Settings, plan: Any = None) -> tuple[Sim, Sequen
     if s.checkpointing and not model.checkpointing:
         raise CalcError("costs_no_checkpointing", architecture=inv.architecture)
     if s.attention == "sdpa":
+        if s.autocast is not None:  # SDPA's bf16 kernel under autocast is not cross-checked: refused, not guessed
+            raise CalcError("costs_autocast_sdpa", value=s.autocast)
         check_sdpa(inv, model)
     itemsize = DTYPES[s.dtype]
     trains, lora = _trainability(inv, plan)
     sim = Sim(inv, itemsize, trains, lora, s.checkpointing)
     sim.reentrant = s.reentrant
     sim.attention = s.attention
+    if s.autocast is not None:
+        sim.lower = AUTOCAST[s.autocast]
     return sim, model.program(sim, inv, s.batch, s.seq_len)
 
 

@@ -189,7 +189,7 @@ LIFETIMES = ("", "ForMaskedLM", "ForPreTraining", "ForSequenceClassification", "
 KEYS = (activation_key("gelu_new"), *dropouts("hidden_dropout_prob", "attention_probs_dropout_prob", default=0.0),
         *dropouts("classifier_dropout_prob", default=0.1))
 COSTS = CostModel(step_program, bert.absolute_positions(), check=bert.step_check, checkpointing=False, keys=KEYS, buffers=position_buffers,
-                  sdpa=True)
+                  autocast=True, sdpa=True)
 
 
 FAMILY = Family(

@@ -366,13 +366,15 @@ def step_embeddings(sim: Sim, inv: Inventory, prefix: str, b: int, n: int, mask:
     if c["embedding_size"] != c["hidden_size"]:
         x = sim.linear(e + "embed_proj", x)
     x = (norm or Sim.layer_norm)(sim, e + "LayerNorm", x)
-    x = sim.op_with_constant(x, mask_as(sim, mask))
+    x = sim.op_with_constant(x, mask_as(sim, mask, x))
     return sim.dropout(x)
 
 
-def mask_as(sim: Sim, mask: T) -> T:
-    """``attention_mask.unsqueeze(-1).to(dtype)``: the float32 mask itself, or a new copy in another dtype."""
-    return mask if mask.itemsize == sim.itemsize else sim.constant((*mask.shape, 1), sim.itemsize)
+def mask_as(sim: Sim, mask: T, like: T | None = None) -> T:
+    """``attention_mask.unsqueeze(-1).to(dtype)``: the float32 mask itself, or a new copy in another dtype
+    (``like``'s under autocast: ``mask.to(embeddings.dtype)``, bf16 after a projection)."""
+    size = like.itemsize if like is not None and sim.lower is not None else sim.itemsize
+    return mask if mask.itemsize == size else sim.constant((*mask.shape, 1), size)
 
 
 def step_heads(sim: Sim, inv: Inventory, prefix: str, seq: T) -> list[T]:

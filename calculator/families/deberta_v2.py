@@ -314,7 +314,7 @@ def step_conv(sim: Sim, e: str, embedded: T, x: T, mask: T) -> T:
         sim.save(sim.constant((b, n), 1))  # masked_fill_ keeps (1 - input_mask).bool()
     out = sim.keep_output(sim.dropout(out))  # tanh
     y = sim.layer_norm(e + "conv.LayerNorm", sim.add(x, out))
-    return sim.op_with_constant(y, deberta.mask_as(sim, mask))
+    return sim.op_with_constant(y, deberta.mask_as(sim, mask, y))
 
 
 def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
@@ -444,7 +444,7 @@ FAMILY = Family(
     ),
     sample=sample,
     rank=54,
-    costs=CostModel(step_program, deberta.step_max_seq_len, check=step_check, keys=unread((activation_key("gelu"), *dropouts("hidden_dropout_prob", "attention_probs_dropout_prob"), *dropouts("pooler_dropout", default=0.0), activation_key("gelu", key="pooler_hidden_act"))), buffers=position_ids_buffer),
+    costs=CostModel(step_program, deberta.step_max_seq_len, check=step_check, keys=unread((activation_key("gelu"), *dropouts("hidden_dropout_prob", "attention_probs_dropout_prob"), *dropouts("pooler_dropout", default=0.0), activation_key("gelu", key="pooler_hidden_act"))), buffers=position_ids_buffer, autocast=True),
     labels=LABELS_,
     untrained_modules=("pooler",),
 )

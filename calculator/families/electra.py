@@ -116,7 +116,7 @@ LIFETIMES = ("", "ForPreTraining", "ForMaskedLM", "ForSequenceClassification", "
              "ForQuestionAnswering")
 
 COSTS = CostModel(step_program, bert.absolute_positions(), check=bert.step_check, keys=BERT_KEYS, buffers=position_buffers,
-                  sdpa=True)
+                  autocast=True, sdpa=True)
 
 
 def electra_config(embedding: int, hidden: int, layers: int, heads: int, inter: int) -> dict[str, Any]:

@@ -183,7 +183,7 @@ def step_check(inv: Inventory) -> None:
 #: classifier dropout 0.1. Rotary: no length bound.
 COSTS = CostModel(step_program, None, check=step_check, keys=(
     *unread((activation_key("silu"),)), *dropouts("attention_dropout", default=0.0),
-    *dropouts("classifier_dropout", default=0.1)), sdpa=True, sdpa_dropout=("attention_dropout",))
+    *dropouts("classifier_dropout", default=0.1)), autocast=True, sdpa=True, sdpa_dropout=("attention_dropout",))
 
 
 def esmc_config(hidden: int, layers: int, heads: int) -> dict[str, Any]:

@@ -308,7 +308,7 @@ def step_check(inv: Inventory) -> None:
 #: Rotary: no length bound.
 COSTS = CostModel(step_program, None, check=step_check, keys=(
     *unread((activation_key("silu"),)), *dropouts("attention_dropout", default=0.0)),
-    sdpa=True, sdpa_dropout=("attention_dropout",))
+    autocast=True, sdpa=True, sdpa_dropout=("attention_dropout",))
 
 
 def eurobert_config(hidden: int, layers: int, heads: int, inter: int, kv: int | None = None) -> dict[str, Any]:

@@ -43,7 +43,7 @@ def step_check(inv: Inventory) -> None:
 #: cost; a value above 0 is refused (``costs_step_value``) rather than costed as if no layer were skipped.
 KEYS = xlm.KEYS + unread(dropouts("layerdrop", default=0.0))
 COSTS = CostModel(xlm.step_program, xlm.COSTS.max_seq_len, architectures=xlm.covered("Flaubert"), check=step_check,
-                  checkpointing=False, keys=KEYS)
+                  checkpointing=False, keys=KEYS, autocast=True)
 
 
 def flaubert_config(vocab: int, d: int, layers: int, heads: int) -> dict[str, Any]:

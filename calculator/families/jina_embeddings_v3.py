@@ -112,7 +112,7 @@ def rotary_attention(sim: Sim, x: T, a: str, heads: int, kv_heads: int, d: int, 
     k = split(sim.linear(a + "k_proj", x), kv_heads)
     v = split(sim.linear(a + "v_proj", x), kv_heads)
     cos, sin = rotary
-    q, k = sim.rotary(q, cos, sin), sim.rotary(k, cos, sin)
+    q, k = sim.rotary(q, cos, sin, softmax_fp32), sim.rotary(k, cos, sin, softmax_fp32)  # Llama's promotes
     if cos.shape[-1] != d:  # d = 1: cos and sin have 2 columns, and the products broadcast Q and K to them
         q, k = sim.new((*q.shape[:-1], 2), q.grad), sim.new((*k.shape[:-1], 2), k.grad)
     if sim.attention == "sdpa" and (kv_heads == heads or k.shape[-1] == d <= 256):
@@ -122,16 +122,22 @@ def rotary_attention(sim: Sim, x: T, a: str, heads: int, kv_heads: int, d: int, 
         return sim.contiguous(sim.reshape(context, (b, n, heads * d)))
     if kv_heads != heads:  # repeat_kv (SDPA too, past 256-wide heads)
         groups = heads // kv_heads
-        k = sim.contiguous(sim.expand(sim.view(k, (b, kv_heads, 1, n, k.shape[-1])),
-                                      (b, kv_heads, groups, n, k.shape[-1])))
-        k = sim.view(k, (b, heads, n, k.shape[-1]))
-        v = sim.contiguous(sim.expand(sim.view(v, (b, kv_heads, 1, n, d)), (b, kv_heads, groups, n, d)))
-        v = sim.view(v, (b, heads, n, d))
+        # repeat_kv's reshape of the expanded view: a copy, except when computeStride can view it (one K/V
+        # head at B = 1: the broadcast dimension merges with size-1 ones, stride 0, nothing copied).
+        k = sim.reshape(sim.expand(sim.view(k, (b, kv_heads, 1, n, k.shape[-1])),
+                                   (b, kv_heads, groups, n, k.shape[-1])), (b, heads, n, k.shape[-1]))
+        v = sim.reshape(sim.expand(sim.view(v, (b, kv_heads, 1, n, d)), (b, kv_heads, groups, n, d)), (b, heads, n, d))
     if sim.attention == "sdpa":
         context = sim.contiguous(sim.transpose(sim.sdpa(q, k, v), 1, 2))
         return sim.contiguous(sim.reshape(context, (b, n, heads * d)))
     scores = sim.pointwise(sim.bmm(q, sim.transpose(k, 2, 3)))  # * scaling
-    if softmax_fp32 and sim.itemsize != 4:
+    if softmax_fp32 and sim.lower is not None:
+        # Under autocast Q is float32 (bf16 × the float32 cos promotes), so the float32 softmax's output, kept,
+        # is not cast back; the weighted sum's matmul reads (and keeps) a bf16 copy of it.
+        probs = sim.new(scores.shape, scores.grad, 4)
+        if probs.grad:
+            sim.save(probs)
+    elif softmax_fp32 and sim.itemsize != 4:
         probs = sim.new(scores.shape, scores.grad, 4)  # softmax in float32: keeps its output
         if probs.grad:
             sim.save(probs)
@@ -207,7 +213,7 @@ def step_check(inv: Inventory) -> None:
 
 
 #: Rotary positions: no table bounds the input.
-COSTS = CostModel(step_program, None, check=step_check, keys=BERT_KEYS, sdpa=True)
+COSTS = CostModel(step_program, None, check=step_check, keys=BERT_KEYS, autocast=True, sdpa=True)
 
 
 # --------------------------------------------------------------- the checkpoint's custom code

@@ -426,7 +426,7 @@ def step_check(inv: Inventory) -> None:
 
 COSTS = CostModel(step_program, bert.absolute_positions(), check=step_check, keys=(
     *unread((activation_key("relu"), *dropouts("hidden_dropout_prob", default=0.0))),
-    *dropouts("attention_probs_dropout_prob"), *unread((classifier_dropout(),))), sdpa=True)
+    *dropouts("attention_probs_dropout_prob"), *unread((classifier_dropout(),))), autocast=True, sdpa=True)
 # No buffers declared, so no peak: with E = H the MLM head's empty dense.weight gets a gradient that is a view of
 # the whole concatenated gradient and keeps it live (measured: 55,460 bytes more), which the peak does not model.
 

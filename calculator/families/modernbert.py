@@ -200,7 +200,7 @@ def step_rotary(sim: Sim, x: T, cos: T, sin: T) -> T:
     if x.grad:
         sim.save(cos)
         sim.save(sin)
-    return sim.new(x.shape, x.grad)
+    return sim.new(x.shape, x.grad, x.itemsize)  # .to(x's dtype): bf16 under autocast
 
 
 def step_layer(p: str, i: int, heads: int, rotary: tuple[T, T], sliding: bool = False, window: int = 128) -> Any:
@@ -233,8 +233,8 @@ def step_layer(p: str, i: int, heads: int, rotary: tuple[T, T], sliding: bool = 
         probs = sim.new(scores.shape, scores.grad, 4)  # softmax(dtype=float32) keeps its float32 output
         if probs.grad:
             sim.save(probs)
-        if sim.itemsize != 4:
-            probs = sim.new(probs.shape, probs.grad)  # .to(query.dtype)
+        if q.itemsize != 4:  # .to(query.dtype): the model's, or autocast's bf16
+            probs = sim.new(probs.shape, probs.grad, q.itemsize)
         context = sim.contiguous(sim.transpose(sim.bmm(probs, v), 1, 2))
         context = sim.reshape(context, (b, n, h))
         return mlp(sim, x, context)
@@ -307,7 +307,7 @@ def step_check(inv: Inventory) -> None:
 
 
 COSTS = CostModel(step_program, None, check=step_check, keys=unread((activation_key("gelu", key="hidden_activation"), *dropouts("embedding_dropout", "attention_dropout", "mlp_dropout", "classifier_dropout", default=0.0), activation_key("gelu", key="classifier_activation"))) + (size_key("local_attention", 128),),
-                  sdpa=True, sdpa_dropout=("attention_dropout",))
+                  autocast=True, sdpa=True, sdpa_dropout=("attention_dropout",))
 
 
 # ------------------------------------------------------------------ random configs

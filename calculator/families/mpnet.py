@@ -172,7 +172,7 @@ def step_check(inv: Inventory) -> None:
 #: Positions start after the padding row (1): a table of P rows takes P - 2 tokens.
 #: MPNetConfig's defaults: ``hidden_act`` "gelu", hidden and attention dropout 0.1 (its heads use the hidden one).
 KEYS = (activation_key("gelu"), *dropouts("hidden_dropout_prob", "attention_probs_dropout_prob"))
-COSTS = CostModel(step_program, bert.absolute_positions(offset=2), check=step_check, checkpointing=False, keys=KEYS, buffers=position_ids_buffer)
+COSTS = CostModel(step_program, bert.absolute_positions(offset=2), check=step_check, checkpointing=False, keys=KEYS, buffers=position_ids_buffer, autocast=True)
 
 
 FAMILY = Family(

@@ -228,7 +228,7 @@ def step_check(inv: Inventory) -> None:
 
 
 COSTS = CostModel(step_program, None, check=step_check, keys=unread((activation_key("silu"), *dropouts("hidden_dropout_prob", "attention_probs_dropout_prob", default=0.0), classifier_dropout())),
-                  sdpa=True)
+                  autocast=True, sdpa=True)
 
 
 def nomic_config(vocab: int = 30528) -> dict[str, Any]:

@@ -149,7 +149,7 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     raise AssertionError(inv.architecture)
 
 
-COSTS = CostModel(step_program, bert.absolute_positions(), check=bert.step_check, keys=unread((activation_key("gelu"), *dropouts("hidden_dropout_prob", "attention_probs_dropout_prob", default=0.0), *dropouts("classifier_dropout_prob", default=0.1))), buffers=position_ids_buffer)
+COSTS = CostModel(step_program, bert.absolute_positions(), check=bert.step_check, keys=unread((activation_key("gelu"), *dropouts("hidden_dropout_prob", "attention_probs_dropout_prob", default=0.0), *dropouts("classifier_dropout_prob", default=0.1))), buffers=position_ids_buffer, autocast=True)
 
 
 FAMILY = Family(

@@ -77,7 +77,7 @@ LIFETIMES = ("", "ForMaskedLM", "ForSequenceClassification", "ForTokenClassifica
 
 #: Positions start after the padding row (``padding_idx + 1``): a table of P rows takes P - 2 tokens.
 COSTS = CostModel(step_program, bert.absolute_positions(offset=2), check=bert.step_check, keys=BERT_KEYS, buffers=position_buffers,
-                  sdpa=True)
+                  autocast=True, sdpa=True)
 
 
 def roberta_config(hidden: int, layers: int, heads: int, vocab: int = 50265, model_type: str = "roberta") -> dict[str, Any]:

@@ -108,7 +108,7 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     raise AssertionError(inv.architecture)
 
 
-COSTS = CostModel(step_program, bert.absolute_positions(offset=2), check=bert.step_check, keys=BERT_KEYS, sdpa=True)
+COSTS = CostModel(step_program, bert.absolute_positions(offset=2), check=bert.step_check, keys=BERT_KEYS, autocast=True, sdpa=True)
 
 P = "roberta_prelayernorm."
 

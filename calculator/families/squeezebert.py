@@ -204,7 +204,7 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
 
 
 #: SqueezeBertPreTrainedModel does not declare gradient checkpointing: transformers refuses to turn it on.
-COSTS = CostModel(step_program, bert.absolute_positions(), check=bert.step_check, checkpointing=False, keys=unread((activation_key("gelu"), *dropouts("hidden_dropout_prob", "attention_probs_dropout_prob"))), buffers=position_ids_buffer)
+COSTS = CostModel(step_program, bert.absolute_positions(), check=bert.step_check, checkpointing=False, keys=unread((activation_key("gelu"), *dropouts("hidden_dropout_prob", "attention_probs_dropout_prob"))), buffers=position_ids_buffer, autocast=True)
 
 
 def squeezebert_config() -> dict[str, Any]:

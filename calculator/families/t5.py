@@ -229,7 +229,7 @@ def step_check(inv: Inventory) -> None:
 
 def costs_for(bias_every_layer: bool) -> CostModel:
     """No position table (``max_seq_len`` None); T5Config's ``dropout_rate`` 0.1 is every dropout."""
-    return CostModel(step_program_for(bias_every_layer), None, check=step_check, keys=dropouts("dropout_rate"))
+    return CostModel(step_program_for(bias_every_layer), None, check=step_check, keys=dropouts("dropout_rate"), autocast=True)
 
 
 def backbone_for(bias_every_layer: bool) -> Callable[[TensorList, dict[str, Any], str, bool], None]:

@@ -151,7 +151,7 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
 #: UltrabertConfig's defaults: SiLU (the program's; another is refused until read), attention and classifier
 #: dropout 0. Rotary: no length bound.
 COSTS = CostModel(step_program, None, check=eurobert.step_check, keys=(
-    *unread((activation_key("silu"),)), *dropouts("attention_dropout", "classifier_dropout", default=0.0)))
+    *unread((activation_key("silu"),)), *dropouts("attention_dropout", "classifier_dropout", default=0.0)), autocast=True)
 
 
 FAMILY = Family(

@@ -286,7 +286,7 @@ def covered(name: str) -> tuple[str, ...]:
 #: XLMConfig's defaults: ``dropout`` and ``attention_dropout`` 0.1 (``gelu_activation`` is a field).
 KEYS = dropouts("dropout", "attention_dropout")
 COSTS = CostModel(step_program, bert.absolute_positions(), architectures=covered("XLM"), check=step_check,
-                  checkpointing=False, keys=KEYS)
+                  checkpointing=False, keys=KEYS, autocast=True)
 
 
 def xlm_config(vocab: int, d: int, layers: int, heads: int, langs: int = 1, lang_emb: bool = True,

@@ -141,7 +141,7 @@ def step_heads(sim: Sim, inv: Inventory, seq: T, pooled: T | None) -> list[T]:
 #: the default.
 COSTS = CostModel(step_program, bert.absolute_positions(offset=2), check=bert.step_check,
                   keys=(*unread(BERT_KEYS[:2]), BERT_KEYS[2], *unread(BERT_KEYS[3:])), buffers=position_buffers,
-                  sdpa=True)
+                  autocast=True, sdpa=True)
 
 
 def xl_config(hidden: int, layers: int, heads: int) -> dict[str, Any]:

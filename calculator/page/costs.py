@@ -127,6 +127,7 @@ def render_panel(lang: str) -> Markup:
         field("optimizer", select("optimizer", OPTIMIZERS)),
         field("ckpt", menu("ckpt")),
         field("attention", select("attention", ATTENTIONS)),
+        field("mixed_precision", menu("mixed_precision")),
         field(GPU_KEY, join([text(GPU_KEY, list=gpu_list),
                              h("datalist", [h("option", value=str(n)) for n in GPU_SIZES], id=gpu_list)])),
         class_="calc-form calc-costs-fields",
@@ -167,7 +168,8 @@ def _table(c: Mapping[str, Any], lang: str) -> Markup:
     """
     from ..costs import Costs, settings
 
-    costs = Costs(settings(c["batch"], c["seq_len"], c["dtype"], c["optimizer"], c["grad_checkpointing"]),
+    costs = Costs(settings(c["batch"], c["seq_len"], c["dtype"], c["optimizer"], c["grad_checkpointing"],
+                           autocast=c.get("mixed_precision")),
                   c["flops"]["forward"], c["flops"]["backward"], c["memory"]["weights"], c["memory"]["gradients"],
                   c["memory"]["optimizer"], c["memory"]["activations"])
     bodies = []

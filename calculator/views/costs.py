@@ -100,11 +100,25 @@ LABELS.update({
     "dtype_bf16": L(
         "dtype bf16: the whole model cast to bf16 (model.to(torch.bfloat16)), so weights, gradients and optimizer "
         "state are bf16 too. This is not Trainer(bf16=True), which is autocast with fp32 master weights: 16 bytes "
-        "per parameter for the weights, gradients and AdamW's two moments before any activation; not modelled yet.",
+        "per parameter for the weights, gradients and AdamW's two moments before any activation: the mixed-precision "
+        "setting (autocast bf16) gives that step.",
         "dtype bf16：整个模型转换为 bf16（model.to(torch.bfloat16)），权重、梯度和优化器状态也都是 bf16。"
         "这不是 Trainer(bf16=True)：后者是 autocast 加 fp32 主权重，权重、梯度和 AdamW 的两个动量每个参数共 16 字节，"
-        "还不算激活值；这种情况目前还没有建模。",
+        "还不算激活值；混合精度设置（autocast bf16）给出的就是这种情况。",
     ),
+    "dtype_autocast_bf16": L(
+        "Mixed precision: autocast bf16, fp32 weights: the weights, gradients and optimizer state stay float32 "
+        "(Trainer(bf16=True)); the forward runs under torch.autocast(\"cpu\", dtype=torch.bfloat16), the loss and "
+        "the backward outside it. Matrix products read bf16 copies of their float32 inputs and of the weights, and "
+        "keep those copies for the backward, so the activations include a bf16 copy of every weight the backward "
+        "multiplies by. CPU's autocast rules as PyTorch 2.13 lists them; CUDA's lists more float32 operations "
+        "(softmax, layer_norm, ...), not measured here.",
+        "混合精度：autocast bf16，fp32 权重：权重、梯度和优化器状态仍为 float32（即 Trainer(bf16=True)）；前向传播在 "
+        "torch.autocast(\"cpu\", dtype=torch.bfloat16) 下运行，损失和反向传播在其外。矩阵乘法读取 float32 输入和权重的 "
+        "bf16 副本，并为反向传播保存这些副本，所以激活值里包含反向传播要乘的每个权重的一份 bf16 副本。"
+        "按 PyTorch 2.13 CPU 上的 autocast 规则计算；CUDA 的规则把更多运算放在 float32 中（softmax、layer_norm 等），这里没有测量。",
+    ),
+    "autocast_heading": L("fp32 weights, autocast {autocast}", "fp32 权重，autocast {autocast}"),
     "ckpt_non-reentrant": L(
         "Gradient checkpointing non-reentrant (use_reentrant=False), transformers 5.23's default: in the backward "
         "each layer runs its forward again only up to the last tensor it saves for the backward.",
@@ -293,7 +307,8 @@ def grouped_rows(c: costs.Costs, lang: str) -> list[tuple[str, list[tuple[str, s
 
 def heading(c: costs.Costs, lang: str) -> str:
     s = c.settings
-    return label("settings", lang, batch=s.batch, seq_len=s.seq_len, dtype=s.dtype,
+    dtype = label("autocast_heading", lang, autocast=s.autocast) if s.autocast else s.dtype
+    return label("settings", lang, batch=s.batch, seq_len=s.seq_len, dtype=dtype,
                  optimizer=optimizer_name(s.optimizer, lang), ckpt=ckpt_name(s.checkpointing_mode, lang))
 
 
@@ -313,6 +328,8 @@ def assumptions(inv: Any, s: costs.Settings, lang: str) -> list[tuple[str, str]]
         attention = "attention_sdpa_run"
     out = [(attention, label(attention, lang, architecture=inv.architecture)),
            (f"dtype_{s.dtype}", label(f"dtype_{s.dtype}", lang))]
+    if s.autocast:  # the dtype sentence says mixed precision: fp32 weights, the forward under autocast
+        out[1] = (f"dtype_autocast_{s.autocast}", label(f"dtype_autocast_{s.autocast}", lang))
     if family is not None and "costs_mixing" in family.labels:  # a family without attention (FNet) says what mixes instead
         out[0] = ("costs_mixing", family.label("costs_mixing", lang, architecture=inv.architecture))
     if s.checkpointing:
@@ -532,6 +549,8 @@ def cli_command(inv: Any, s: costs.Settings, gpu: int, preset: str | None, raw: 
         args += ["--grad-checkpointing"] + (["reentrant"] if s.reentrant else [])
     if s.attention != options.ATTENTION.default:
         args += ["--attention", s.attention]
+    if s.autocast:
+        args += ["--mixed-precision", s.autocast]
     args += ["--gpu-gb", str(gpu)]
     if fit:  # the panel's search: its budget is the card's N GiB
         args += ["--fit-gib", str(gpu)]
@@ -591,7 +610,8 @@ def page_settings(params: Any) -> costs.Settings:
 
     # ckpt: 0 (off), 1 (non-reentrant, transformers' default) or reentrant; any other value is an error beside
     # its field (costs_checkpointing_mode), never read as off.
-    return costs.settings(get("batch"), get("seq_len"), get("dtype"), get("optimizer"), get("ckpt"), get("attention"))
+    return costs.settings(get("batch"), get("seq_len"), get("dtype"), get("optimizer"), get("ckpt"), get("attention"),
+                          get("mixed_precision"))
 
 
 #: Most layer passes the chart may cost in all (each point is a whole simulated step: a layer is one pass, two
@@ -709,6 +729,8 @@ def page_answer(inv: Any, plan: Any, params: Any, lang: str, notes: list[dict[st
         query["ckpt"] = ckpt_query(s)
     if s.attention != options.ATTENTION.default:
         query["attention"] = s.attention
+    if s.autocast:
+        query["mixed_precision"] = s.autocast
     if gpu != 24:
         query["gpu_gb"] = str(gpu)
     asked = page_flag(params, options.FIT.key)

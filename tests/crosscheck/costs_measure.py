@@ -161,10 +161,16 @@ def flop_counter(checkpointing: bool):
 
 
 def measure(model, hf_model, batch: int, seq_len: int, vocab: int, optimizer: str, checkpointing: bool,
-            reentrant: bool = True) -> dict[str, int]:
+            reentrant: bool = True, autocast: str | None = None) -> dict[str, int]:
     """Run one step of ``model`` (``hf_model`` is the transformers model inside it) and measure every figure;
-    ``reentrant``: checkpointing's ``use_reentrant`` (transformers 5.23's default is False, issue 35 H3)."""
+    ``reentrant``: checkpointing's ``use_reentrant`` (transformers 5.23's default is False, issue 35 H3);
+    ``autocast``: "bf16" runs the forward (only) under ``torch.autocast("cpu", dtype=torch.bfloat16)``, as
+    Trainer(bf16=True) does, the model left in float32; the loss and the backward outside it."""
+    import contextlib
+
     import torch
+
+    region = torch.autocast("cpu", dtype=torch.bfloat16) if autocast == "bf16" else contextlib.nullcontext()
 
     if checkpointing:
         with warnings.catch_warnings():
@@ -187,7 +193,7 @@ def measure(model, hf_model, batch: int, seq_len: int, vocab: int, optimizer: st
     counter = flop_counter(checkpointing)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        with counter, torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        with counter, torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t), region:
             out = model(input_ids=ids)
     forward = counter.get_total_flops()
     values = out.to_tuple() if hasattr(out, "to_tuple") else tuple(out)

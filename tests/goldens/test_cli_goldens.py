@@ -47,6 +47,9 @@ CASES: dict[str, list[str]] = {
     # A training step set against a card (issue 35): its assumptions, the sum and what it leaves out.
     "bert-step-gpu": ["--preset", "bert-base-uncased", "--batch", "8", "--seq-len", "128", "--dtype", "bf16",
                       "--grad-checkpointing", "--gpu-gb", "24"],
+    # Mixed precision (issue 32): fp32 weights, autocast bf16 around the forward; its sentence, no peak.
+    "bert-step-autocast": ["--preset", "bert-base-uncased", "--batch", "8", "--seq-len", "128",
+                           "--mixed-precision", "bf16", "--gpu-gb", "24"],
     # The step with SDPA (issue 32): ALBERT's attention dropout is 0 as published, so it runs the flash kernel.
     "albert-step-sdpa": ["--preset", "albert-base-v2", "--batch", "2", "--seq-len", "64", "--attention", "sdpa"],
 }

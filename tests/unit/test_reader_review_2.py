@@ -153,9 +153,9 @@ def test_the_panel_copy_is_one_block_whose_command_prints_the_same_figures():
     params = {"preset": "microsoft/deberta-v3-base", "architecture": "DebertaV2ForSequenceClassification",
               "lora_r": "8", "lora_targets": "query_proj,value_proj", "peft_task_type": "SEQ_CLS"}
     costs = {"batch": "2", "seq_len": "16", "dtype": "bf16", "gpu_gb": "16"}
-    for lang, words in (("en", ("Assumptions:", "offers no SDPA", "Trainer(bf16=True)", "not modelled yet",
+    for lang, words in (("en", ("Assumptions:", "offers no SDPA", "Trainer(bf16=True)", "the mixed-precision setting",
                                 "The same with the CLI:")),
-                        ("zh", ("前提：", "不支持 SDPA", "Trainer(bf16=True)", "还没有建模", "用命令行得到同样的结果："))):
+                        ("zh", ("前提：", "不支持 SDPA", "Trainer(bf16=True)", "混合精度设置", "用命令行得到同样的结果："))):
         out, c = _panel(params, costs, lang)
         block = c["markdown"]
         # Model and class first; the plan with peft's line and its warning (DeBERTa's random pooler); the step.
