@@ -53,6 +53,11 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     x = bert.step_embeddings(sim, inv, prefix, b, n, positions_from_ids=True)
     seq = bert.step_encoder(sim, inv, prefix, x)
     pooled = bert.step_pooler(sim, prefix, seq) if inv.pooler else None
+    return step_heads(sim, inv, seq, pooled)
+
+
+def step_heads(sim: Sim, inv: Inventory, seq: T, pooled: T | None) -> list[T]:
+    """RoBERTa's task heads on the encoder's output (written once: RoBERTa-PreLayerNorm's classes run them too)."""
     kind = bert.step_task(inv)
     if kind == "":
         return [seq] + ([pooled] if pooled is not None else [])

@@ -91,21 +91,7 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
         x = sim.layer(step_layer(prefix, i, heads), x)
     seq = sim.layer_norm(prefix + "LayerNorm", x)
     pooled = bert.step_pooler(sim, prefix, seq) if inv.pooler else None
-    kind = bert.step_task(inv)
-    if kind == "":
-        return [seq] + ([pooled] if pooled is not None else [])
-    if kind in ("ForMaskedLM", "ForCausalLM"):
-        return [bert.step_mlm(sim, "lm_head", seq)]
-    if kind == "ForSequenceClassification":
-        drop = sim.drops("classifier_dropout")
-        x = sim.dropout(sim.select(seq, 1), drop)
-        x = sim.dropout(sim.keep_output(sim.linear("classifier.dense", x)), drop)
-        return [sim.linear("classifier.out_proj", x)]
-    if kind == "ForTokenClassification":
-        return [sim.linear("classifier", sim.dropout(seq, sim.drops("classifier_dropout")))]
-    if kind == "ForQuestionAnswering":
-        return bert.step_qa(sim, seq)
-    raise AssertionError(inv.architecture)
+    return roberta.step_heads(sim, inv, seq, pooled)
 
 
 COSTS = CostModel(step_program, bert.absolute_positions(offset=2), check=bert.step_check, keys=BERT_KEYS, autocast=True, sdpa=True)
