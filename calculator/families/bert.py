@@ -208,10 +208,10 @@ def step_attention(sim: Sim, x: T, heads: int, query: str, key: str, value: str,
     temporaries = sim.scope()  # matmul(...) * scaling: the product is a temporary; softmax rebinds the name
     scores = sim.end_scope(temporaries, sim.pointwise(sim.bmm(q, sim.transpose(k, 2, 3))))  # * scaling
     if mask is not None or softmax32:
-        assert sim.attention == "eager" and bias is None, "the masked, float32-softmax attention is eager only here"
+        assert sim.attention == "eager" and bias is None, "the masked or float32-softmax attention is eager only here"
         if mask is not None:
             scores = sim.add(scores, mask)
-        probs = sim.softmax_float32(scores)
+        probs = sim.softmax_float32(scores) if softmax32 else sim.keep_output(scores)
         if probs.itemsize != q.itemsize:
             probs = sim.new(probs.shape, probs.grad, q.itemsize)  # .to(query.dtype)
         probs = sim.dropout(probs, dropout and sim.drops(dropout_key))
