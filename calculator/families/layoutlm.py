@@ -134,7 +134,7 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
 KEYS = (activation_key("gelu"), *dropouts("hidden_dropout_prob", "attention_probs_dropout_prob"))
 
 COSTS = CostModel(step_program, bert.absolute_positions(), check=bert.step_check, keys=KEYS,
-                  buffers=position_ids_buffer)
+                  buffers=position_ids_buffer, autocast=True)
 
 
 def layoutlm_config(hidden: int, layers: int, heads: int) -> dict[str, Any]:
