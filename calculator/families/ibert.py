@@ -250,9 +250,13 @@ FAMILY = Family(
     ),
     title={"en": "I-BERT", "zh": "I-BERT"},
     formula=bert.formula,
-    # https://huggingface.co/kssteven/ibert-roberta-base and -large: RoBERTa checkpoints converted to
-    # I-BERT (the research notes, section B); their config.json is roberta-{base,large}'s with
-    # model_type "ibert" and quant_mode false. Not fetched here (no Hub access).
+    # https://huggingface.co/kssteven/ibert-roberta-base and -large: RoBERTa checkpoints converted to I-BERT
+    # (the research notes, section B). Base checked offline: the I-BERT authors' README
+    # (github.com/kssteven418/I-BERT, README.md, "Model Quantization") prints the config.json of a checkpoint
+    # fine-tuned from kssteven/ibert-roberta-base: 50265 entries, 768 wide, 12 layers, 12 heads, 3072,
+    # 514 positions, one token type (quant_mode set to true by hand for integer-only fine-tuning, as that
+    # README says: the published file is false, IBertConfig's default). Large: not verified offline (no Hub
+    # access, no copy of its config.json found); roberta-large's shape, as the conversion keeps it.
     presets=(
         Preset("kssteven/ibert-roberta-base", ibert_config(768, 12, 12), "IBertForMaskedLM"),
         Preset("kssteven/ibert-roberta-large", ibert_config(1024, 24, 16), "IBertForMaskedLM"),

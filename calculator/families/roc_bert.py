@@ -183,7 +183,11 @@ FAMILY = Family(
     formula=formula,
     # RoCBertConfig's defaults, which transformers documents as "weiweishi/roc-bert-base-zh style"
     # (configuration_roc_bert.py, @auto_docstring(checkpoint="weiweishi/roc-bert-base-zh")). The
-    # checkpoint's own config.json was not reachable here, so the preset is named for the defaults.
+    # checkpoint's own config.json was not reachable here, so the preset is named for the defaults, not
+    # for the checkpoint: transformers' own example (RoCBertForPreTraining's docstring in modeling_roc_bert.py)
+    # shows that checkpoint's logits as [1, 11, 21128], a 21,128-entry vocabulary (bert-base-chinese's), not
+    # the default 30,522; its other sizes (the shape and pronunciation tables: the research notes' 24,858 × 512
+    # and 910 × 768 are these defaults) are not verified offline.
     presets=(
         Preset("roc-bert-config-defaults", {"model_type": "roc_bert"}, "RoCBertForMaskedLM"),
     ),
