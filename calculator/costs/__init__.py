@@ -52,7 +52,7 @@ calculator import costs`` and ``from ..costs import Sim`` keep working.
 from __future__ import annotations
 
 from .declare import (BERT_KEYS, CostModel, StepKey, activation_key, check_step_keys, classifier_dropout,
-                      dropouts, no_buffers, position_buffers, position_ids_buffer, read_step_keys, size_key, step_parse, step_query,
+                      dropouts, flag_key, no_buffers, position_buffers, position_ids_buffer, read_step_keys, size_key, step_parse, step_query,
                       step_value, unread)
 from .modules import LinearInfo, Sim
 from .ops import Ops, Row
@@ -67,6 +67,6 @@ __all__ = [
     "ADAPTER_BYTES", "ATTENTIONS", "BERT_KEYS", "DTYPES", "INDEX_BYTES", "MAX_BATCH", "MAX_FIGURE", "MAX_SEQ_LEN", "OPTIMIZERS",
     "CHECKPOINTING_MODES", "SETTING_NAMES", "STEP_BYTES", "CostModel", "Costs", "LinearInfo", "Ops", "Param", "Row", "Settings", "Sim", "StepKey", "T",
     "_positive", "activation_key", "check_step_keys", "checkpointing_mode", "classifier_dropout", "compute", "contiguous_strides",
-    "cost_model", "dropouts", "is_contiguous", "optimizer_bytes", "read_step_keys", "settings", "simulate", "size_key", "step_parse",
+    "cost_model", "dropouts", "flag_key", "is_contiguous", "optimizer_bytes", "read_step_keys", "settings", "simulate", "size_key", "step_parse",
     "step_query", "step_value", "supported", "unread", "view_strides", "Item", "Peak", "position_buffers", "position_ids_buffer", "no_buffers",
 ]

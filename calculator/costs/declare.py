@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
-from ..config import coerce_fraction, coerce_int
+from ..config import coerce_bool, coerce_fraction, coerce_int
 from ..errors import CalcError
 from ..model import Inventory
 from .tensor import T
@@ -25,7 +25,8 @@ class StepKey:
     activation a string), the share link carries it when it is not ``default``
     (transformers' default for the family), and the crosscheck draws it. ``kind``:
     ``"dropout"`` (p = 0 returns its input, p > 0 keeps a mask), ``"activation"``, or ``"size"`` (a whole
-    number ≥ 1 only some step reads: ModernBERT's ``local_attention``, whose mask SDPA keeps past half of it).
+    number ≥ 1 only some step reads: ModernBERT's ``local_attention``, whose mask SDPA keeps past half of it), or
+    ``"flag"`` (a boolean: TAPAS's ``reset_position_index_per_cell``, whether positions are computed per batch row).
     ``fallback``: the key whose value a None means (``classifier_dropout`` None is
     ``hidden_dropout_prob``). ``read``: whether the family's program reads it; when
     False the step refuses (``costs_step_value``) any value that would not cost as
@@ -59,6 +60,11 @@ def classifier_dropout(key: str = "classifier_dropout", fallback: str = "hidden_
 def size_key(key: str, default: int, read: bool = True) -> StepKey:
     """A whole number ≥ 1 the step reads (ModernBERT's ``local_attention``), transformers' default for the family."""
     return StepKey(key, default, "size", None, read)
+
+
+def flag_key(key: str, default: bool, read: bool = True) -> StepKey:
+    """A boolean the step reads (TAPAS's ``reset_position_index_per_cell``), transformers' default for the family."""
+    return StepKey(key, default, "flag", None, read)
 
 
 def activation_key(default: str, key: str = "hidden_act", read: bool = True) -> StepKey:
@@ -112,6 +118,8 @@ def read_step_keys(keys: Sequence[StepKey], raw: Mapping[str, Any]) -> dict[str,
                 out[spec.key] = None
             else:
                 out[spec.key] = coerce_fraction(spec.key, value)
+        elif spec.kind == "flag":
+            out[spec.key] = coerce_bool(spec.key, value)
         elif spec.kind == "size":
             number = coerce_int(spec.key, value)
             if number < 1:

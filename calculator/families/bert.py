@@ -177,7 +177,8 @@ def step_embeddings(sim: Sim, inv: Inventory, prefix: str, b: int, n: int, posit
 
 
 def step_attention(sim: Sim, x: T, heads: int, query: str, key: str, value: str, dropout: bool = True,
-                   bias: T | None = None, dropout_key: str = "attention_probs_dropout_prob", frame: bool = True) -> T:
+                   bias: T | None = None, dropout_key: str = "attention_probs_dropout_prob", frame: bool = True,
+                   mask: T | None = None, softmax32: bool = False) -> T:
     """Self-attention up to the context [B, L, H]: eager (``eager_attention_forward``, then the reshape), or
     SDPA when ``sim.attention`` is "sdpa" (:meth:`Sim.sdpa`).
 
@@ -206,6 +207,17 @@ def step_attention(sim: Sim, x: T, heads: int, query: str, key: str, value: str,
         return sim.end_scope(mark, out) if frame else out
     temporaries = sim.scope()  # matmul(...) * scaling: the product is a temporary; softmax rebinds the name
     scores = sim.end_scope(temporaries, sim.pointwise(sim.bmm(q, sim.transpose(k, 2, 3))))  # * scaling
+    if mask is not None or softmax32:
+        assert sim.attention == "eager" and bias is None, "the masked or float32-softmax attention is eager only here"
+        if mask is not None:
+            scores = sim.add(scores, mask)
+        probs = sim.softmax_float32(scores) if softmax32 else sim.keep_output(scores)
+        if probs.itemsize != q.itemsize:
+            probs = sim.new(probs.shape, probs.grad, q.itemsize)  # .to(query.dtype)
+        probs = sim.dropout(probs, dropout and sim.drops(dropout_key))
+        context = sim.contiguous(sim.transpose(sim.bmm(probs, v), 1, 2))
+        out = sim.contiguous(sim.reshape(context, (b, n, width)))
+        return sim.end_scope(mark, out) if frame else out
     if bias is not None:  # MPNet: scores += position_bias, in place (keeps nothing)
         scores = T(scores.shape, scores.strides, scores.storage, scores.grad or bias.grad, scores.itemsize)
     probs = sim.dropout(sim.end_scope(temporaries, sim.keep_output(scores)), dropout and sim.drops(dropout_key))
@@ -214,14 +226,15 @@ def step_attention(sim: Sim, x: T, heads: int, query: str, key: str, value: str,
     return sim.end_scope(mark, out) if frame else out
 
 
-def step_layer(prefix: str, i: int, heads: int) -> Callable[[Sim, T], T]:
-    """One ``BertLayer`` in eager attention, as ``modeling_bert.py`` runs it (``hidden_act``, the two dropouts)."""
+def step_layer(prefix: str, i: int, heads: int, mask: T | None = None, softmax32: bool = False) -> Callable[[Sim, T], T]:
+    """One ``BertLayer`` in eager attention, as ``modeling_bert.py`` runs it (``hidden_act``, the two dropouts);
+    ``mask``, ``softmax32``: :func:`step_attention`'s (LayoutLM's layers)."""
     p = f"{prefix}encoder.layer.{i}."
 
     def run(sim: Sim, x: T) -> T:
         s = p + "attention.self."
         hidden = sim.drops("hidden_dropout_prob")
-        context = step_attention(sim, x, heads, s + "query", s + "key", s + "value")
+        context = step_attention(sim, x, heads, s + "query", s + "key", s + "value", mask=mask, softmax32=softmax32)
         mark = sim.scope()  # BertSelfOutput.forward
         out = sim.dropout(sim.linear(p + "attention.output.dense", context), hidden)
         attended = sim.end_scope(mark, sim.layer_norm(p + "attention.output.LayerNorm", sim.add(out, x)))
@@ -233,10 +246,10 @@ def step_layer(prefix: str, i: int, heads: int) -> Callable[[Sim, T], T]:
     return run
 
 
-def step_encoder(sim: Sim, inv: Inventory, prefix: str, x: T) -> T:
+def step_encoder(sim: Sim, inv: Inventory, prefix: str, x: T, mask: T | None = None, softmax32: bool = False) -> T:
     heads = inv.config["num_attention_heads"]
     for i in range(inv.config["num_hidden_layers"]):
-        x = sim.layer(step_layer(prefix, i, heads), x)
+        x = sim.layer(step_layer(prefix, i, heads, mask, softmax32), x)
     return x
 
 

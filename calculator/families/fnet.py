@@ -189,7 +189,9 @@ FAMILY = Family(
     presets=(
         # https://huggingface.co/google/fnet-base/blob/main/config.json (FNetConfig's defaults are documented as it)
         Preset("google/fnet-base", fnet_config(768, 12, 3072), "FNetForPreTraining"),
-        # https://huggingface.co/google/fnet-large/blob/main/config.json
+        # https://huggingface.co/google/fnet-large/blob/main/config.json, not fetched here; checked offline against
+        # PaddleNLP's conversion of these weights (PaddlePaddle/PaddleNLP, paddlenlp/transformers/fnet/
+        # configuration.py, "fnet-large"): 32000, 1024, 24 layers, 4096, 512 positions, 4 token types.
         Preset("google/fnet-large", fnet_config(1024, 24, 4096), "FNetForPreTraining"),
     ),
     sample=sample,

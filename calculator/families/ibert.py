@@ -12,9 +12,12 @@ then its own buffers, then its children: the order below. The pooler and heads a
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Mapping
 
-from ..model import TensorList
+from ..costs import CostModel, Sim, T, activation_key, dropouts
+from ..config import read_fields
+from ..errors import CalcError
+from ..model import Inventory, TensorList
 from . import bert, roberta
 from .base import Architecture, Family, Preset, with_defaults
 from .common import BERT_FIELDS, L, heads_divide
@@ -119,6 +122,105 @@ def backbone(t: TensorList, c: dict[str, Any], prefix: str, with_pooler: bool) -
         bert.pooler(t, c, prefix)
 
 
+# --------------------------------------------------------------- training step
+#
+# quant_mode false (the published checkpoints', the default): every quantised module runs in floating point
+# (``QuantLinear``: ``F.linear``; ``QuantEmbedding``: ``F.embedding``; ``IntGELU``: ``nn.GELU``; ``IntSoftmax``:
+# ``softmax``), ``QuantAct`` returns its input (plus its ``identity``, the residual), after updating its running
+# minimum and maximum on ``.data`` in training (no graph, no FLOPs FlopCounterMode counts); ``IntLayerNorm``
+# is written out in Python (:func:`step_int_layer_norm`). quant_mode true is refused (``costs_step_value``):
+# PyTorch runs it, but its integer path is not modelled (tests/crosscheck/test_costs_reference.py shows it costs otherwise).
+
+
+def step_int_layer_norm(sim: Sim, module: str, x: T) -> T:
+    """``IntLayerNorm`` with quant_mode false: ``mean``, ``y = x - mean``, ``var = mean(y ** 2)``,
+    ``x = y / sqrt(eps + var)``, ``x * weight + bias``.
+
+    What autograd keeps (derivatives.yaml): ``pow`` its input ``y``; ``sqrt`` its result ``s`` [B, L, 1];
+    ``div`` both ``y`` and ``s`` (``y``'s gradient needs ``s``, ``s``'s both); ``mul`` by the weight the
+    quotient when the weight trains (the weight itself, for the quotient's gradient, is a parameter). The
+    means, the subtraction and the two additions keep nothing. No matrix product: no FLOPs.
+    """
+    with sim._in(module):
+        w_trains, b_trains = sim.param_trains(module + ".weight"), sim.param_trains(module + ".bias")
+        rows = x.shape[:-1] + (1,)
+        mean = sim.new(rows, x.grad)
+        y = sim.add(x, mean)  # x - mean
+        squared = sim.keep_input(y)  # y ** 2: pow keeps y
+        var = sim.new(rows, squared.grad)  # mean(..., keepdim=True)
+        sim.keep_output(sim.new(rows, var.grad))  # sqrt(eps + var): keeps its result
+        if y.grad:
+            sim.save(y)
+        quotient = sim.new(x.shape, y.grad)  # y / root
+        if w_trains and sim.grad_mode:
+            sim.save(quotient)
+        scaled = sim.new(x.shape, quotient.grad or w_trains)
+        return sim.new(x.shape, scaled.grad or b_trains)
+
+
+def step_layer(prefix: str, i: int, heads: int) -> Any:
+    """One ``IBertLayer``: BERT's attention (its scores ``/ sqrt(d)``, a plain softmax),
+    ``QuantAct`` residual adds, :func:`step_int_layer_norm`, ``nn.GELU``."""
+    p = f"{prefix}encoder.layer.{i}."
+
+    def run(sim: Sim, x: T) -> T:
+        s = p + "attention.self."
+        hidden = sim.drops("hidden_dropout_prob")
+        # scores / sqrt(d), then + attention_mask (create_bidirectional_mask's): an add that keeps nothing, no FLOPs
+        context = bert.step_attention(sim, x, heads, s + "query", s + "key", s + "value")
+        out = sim.dropout(sim.linear(p + "attention.output.dense", context), hidden)
+        attended = step_int_layer_norm(sim, p + "attention.output.LayerNorm", sim.add(x, out))
+        inner = sim.keep_input(sim.linear(p + "intermediate.dense", attended))  # IntGELU: nn.GELU
+        out = sim.dropout(sim.linear(p + "output.dense", inner), hidden)
+        return step_int_layer_norm(sim, p + "output.LayerNorm", sim.add(attended, out))
+
+    return run
+
+
+def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
+    """I-BERT's classes: ``IBertEmbeddings`` (RoBERTa's positions from the ids, ``torch.zeros`` token types; word +
+    types, + positions, :func:`step_int_layer_norm`, dropout), the layers, BERT's pooler, RoBERTa's heads."""
+    prefix = bert.step_prefix(inv)
+    e = prefix + "embeddings."
+    ids = sim.ids((b, n))
+    types = sim.ids((b, n))
+    x = sim.add(sim.embedding(e + "word_embeddings", ids, first=True), sim.embedding(e + "token_type_embeddings", types))
+    x = sim.add(x, sim.embedding(e + "position_embeddings", sim.ids((b, n))))
+    x = sim.dropout(step_int_layer_norm(sim, e + "LayerNorm", x), sim.drops("hidden_dropout_prob"))
+    heads = inv.config["num_attention_heads"]
+    for i in range(inv.config["num_hidden_layers"]):
+        x = step_layer(prefix, i, heads)(sim, x)
+    pooled = bert.step_pooler(sim, prefix, x) if inv.pooler else None
+    return roberta.step_heads(sim, inv, x, pooled, dropout_key="hidden_dropout_prob")
+
+
+def step_check(inv: Inventory) -> None:
+    """quant_mode true runs the integer-only path (integer GELU, softmax and LayerNorm, straight-through floors):
+    not modelled, refused; multiple choice and question answering as BERT's."""
+    if inv.config.get("quant_mode"):
+        raise CalcError("costs_step_value", model_type=inv.model_type, key="quant_mode", value="true",
+                        modelled="= false")
+    bert.step_check(inv)
+
+
+def read_config(raw: Mapping[str, Any]) -> dict[str, Any]:
+    """The fields, and ``quant_mode`` only when it is true: it shapes no tensor (:data:`QUANT_MODE`'s note says
+    so), but the step is worked out for the floating-point path alone and refuses the integer one."""
+    values = read_fields(FIELDS, raw, {})
+    if raw.get("quant_mode") is True:
+        values["quant_mode"] = True
+    return values
+
+
+#: ``IBertConfig``'s: BERT's two dropouts (every head's dropout is ``hidden_dropout_prob``: I-BERT reads no
+#: ``classifier_dropout``); ``hidden_act`` must be "gelu" (IBertIntermediate raises otherwise), so another value
+#: is refused as not read.
+KEYS = (activation_key("gelu", read=False), *dropouts("hidden_dropout_prob", "attention_probs_dropout_prob"))
+
+#: I-BERT does not support gradient checkpointing (``gradient_checkpointing_enable`` raises).
+COSTS = CostModel(step_program, bert.absolute_positions(offset=2), check=step_check, keys=KEYS, checkpointing=False)
+
+
 def ibert_config(hidden: int, layers: int, heads: int) -> dict[str, Any]:
     """kssteven/ibert-roberta-{base,large}: roberta-{base,large}'s shape (50265 entries, 514 positions, one type)."""
     return dict(roberta.roberta_config(hidden, layers, heads, model_type="ibert"), quant_mode=False)
@@ -131,6 +233,7 @@ FAMILY = Family(
     base="IBertModel",
     fields=FIELDS,
     backbone=backbone,
+    read=read_config,
     pad_token_id=1,
     positions_padded=True,
     architectures=(
@@ -147,9 +250,13 @@ FAMILY = Family(
     ),
     title={"en": "I-BERT", "zh": "I-BERT"},
     formula=bert.formula,
-    # https://huggingface.co/kssteven/ibert-roberta-base and -large: RoBERTa checkpoints converted to
-    # I-BERT (the research notes, section B); their config.json is roberta-{base,large}'s with
-    # model_type "ibert" and quant_mode false. Not fetched here (no Hub access).
+    # https://huggingface.co/kssteven/ibert-roberta-base and -large: RoBERTa checkpoints converted to I-BERT
+    # (the research notes, section B). Base checked offline: the I-BERT authors' README
+    # (github.com/kssteven418/I-BERT, README.md, "Model Quantization") prints the config.json of a checkpoint
+    # fine-tuned from kssteven/ibert-roberta-base: 50265 entries, 768 wide, 12 layers, 12 heads, 3072,
+    # 514 positions, one token type (quant_mode set to true by hand for integer-only fine-tuning, as that
+    # README says: the published file is false, IBertConfig's default). Large: not verified offline (no Hub
+    # access, no copy of its config.json found); roberta-large's shape, as the conversion keeps it.
     presets=(
         Preset("kssteven/ibert-roberta-base", ibert_config(768, 12, 12), "IBertForMaskedLM"),
         Preset("kssteven/ibert-roberta-large", ibert_config(1024, 24, 16), "IBertForMaskedLM"),
@@ -158,4 +265,5 @@ FAMILY = Family(
     rank=73,
     default_attention="eager",
     ignored_keys=(POSITION_TYPE, QUANT_MODE, FORCE_DEQUANT),
+    costs=COSTS,
 )

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..config import Field
+from ..costs import CostModel, Sim, T, activation_key, dropouts, position_ids_buffer
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
 from . import bert
@@ -62,6 +63,80 @@ def formula(inv: Inventory) -> Formula:
     return Formula({"V": v, "P": p, "T": t, "D": d, "H": h, "I": i, "L": n}, tuple(lines + head_line(inv)))
 
 
+# --------------------------------------------------------------- training step
+
+
+def step_embeddings(sim: Sim, inv: Inventory, prefix: str, ids: T, bbox: T, types: T) -> T:
+    """``LayoutLMEmbeddings``: word, position (a slice of the buffer, [1, L]), the four corner lookups (``bbox[:, :,
+    k]``: views of the one [B, L, 4] box tensor, which each table that trains keeps), the height and width lookups
+    (``bbox[:, :, 3] - bbox[:, :, 1]``, ``bbox[:, :, 2] - bbox[:, :, 0]``: new int64 [B, L] each), the token types;
+    summed in that order (eight adds), LayerNorm, dropout."""
+    e = prefix + "embeddings."
+    mark = sim.scope()  # LayoutLMEmbeddings.forward: its locals die when it returns
+    b, n = ids.shape
+    parts = [sim.embedding(e + "word_embeddings", ids, first=True),
+             sim.embedding(e + "position_embeddings", sim.buffer((1, n)))]
+    for table, column in (("x", 0), ("y", 1), ("x", 2), ("y", 3)):
+        parts.append(sim.embedding(f"{e}{table}_position_embeddings", sim.select(bbox, 2, column)))
+    parts.append(sim.embedding(e + "h_position_embeddings", sim.ids((b, n))))
+    parts.append(sim.embedding(e + "w_position_embeddings", sim.ids((b, n))))
+    parts.append(sim.embedding(e + "token_type_embeddings", types))
+    x = parts[0]
+    for part in parts[1:]:
+        x = sim.add(x, part)
+    x = sim.layer_norm(e + "LayerNorm", x)
+    return sim.end_scope(mark, sim.dropout(x, sim.drops("hidden_dropout_prob")))
+
+
+def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
+    """LayoutLM's classes with ``input_ids`` alone, as ``LayoutLMModel.forward`` fills in what is absent.
+
+    No ``bbox`` given: transformers uses ``torch.zeros(B, L, 4)`` (every box at the origin), so the step
+    looks up row 0 of each 2-D table, as a forward without boxes does; a page's real boxes index other rows
+    of the same tables and cost the same. The attention mask is ``torch.ones`` (float32 [B, L]), made
+    additive in the model's dtype ([B, 1, 1, L]: ``.to(dtype)``, a copy only when that is not float32, then
+    ``(1.0 - mask) * finfo.min``) and added to every layer's scores; the softmax is ALIGN's float32 one
+    (:func:`bert.step_attention`'s ``softmax32``). ``LayoutLMModel`` always pools, so under the masked-LM,
+    token-classification and question-answering heads the pooler runs but no gradient reaches it. The
+    classifier's dropout is ``hidden_dropout_prob`` (LayoutLM reads no ``classifier_dropout``).
+    """
+    prefix = bert.step_prefix(inv)
+    kind = bert.step_task(inv)
+    ids = sim.ids((b, n))
+    ones = sim.constant((b, n), 4)  # attention_mask = torch.ones(input_shape)
+    types = sim.ids((b, n))  # token_type_ids = torch.zeros(...)
+    bbox = sim.ids((b, n, 4))  # bbox = torch.zeros(input_shape + (4,))
+    mask = ones if sim.itemsize == 4 else sim.constant((b, 1, 1, n), sim.itemsize)  # .to(dtype=self.dtype)
+    sim.constant((b, 1, 1, n), sim.itemsize)  # 1.0 - mask
+    mask = sim.constant((b, 1, 1, n), sim.itemsize)  # * torch.finfo(dtype).min
+    x = step_embeddings(sim, inv, prefix, ids, bbox, types)
+    if sim.checkpointing and inv.config["num_hidden_layers"]:
+        sim.save(mask)  # checkpointing of either kind keeps the block's tensor arguments: the hidden states and this mask
+    seq = bert.step_encoder(sim, inv, prefix, x, mask=mask, softmax32=True)
+    if kind in ("", "ForSequenceClassification"):
+        pooled = bert.step_pooler(sim, prefix, seq)
+    else:
+        sim.unused(lambda: bert.step_pooler(sim, prefix, seq))
+    if kind == "":
+        return [seq, pooled]
+    if kind == "ForMaskedLM":
+        return [bert.step_mlm(sim, "cls.predictions", seq, act_key="hidden_act")]
+    if kind == "ForSequenceClassification":
+        return [sim.linear("classifier", sim.dropout(pooled, sim.drops("hidden_dropout_prob")))]
+    if kind == "ForTokenClassification":
+        return [sim.linear("classifier", sim.dropout(seq, sim.drops("hidden_dropout_prob")))]
+    if kind == "ForQuestionAnswering":
+        return bert.step_qa(sim, seq)
+    raise AssertionError(inv.architecture)
+
+
+#: BERT's step keys but ``classifier_dropout``, which ``LayoutLMConfig`` does not have.
+KEYS = (activation_key("gelu"), *dropouts("hidden_dropout_prob", "attention_probs_dropout_prob"))
+
+COSTS = CostModel(step_program, bert.absolute_positions(), check=bert.step_check, keys=KEYS,
+                  buffers=position_ids_buffer, autocast=True)
+
+
 def layoutlm_config(hidden: int, layers: int, heads: int) -> dict[str, Any]:
     """microsoft/layoutlm-{base,large}-uncased's config.json, size-relevant keys (BERT's vocabulary, 1024 2-D rows)."""
     return {
@@ -107,5 +182,6 @@ FAMILY = Family(
     rank=70,
     default_attention="sdpa",
     ignored_keys=(POSITION_TYPE,),
+    costs=COSTS,
     labels={"layout_2d": L("2-D position embeddings (x, y, h, w)", "边界框位置嵌入（x、y、h、w）")},
 )

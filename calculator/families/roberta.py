@@ -56,8 +56,9 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     return step_heads(sim, inv, seq, pooled)
 
 
-def step_heads(sim: Sim, inv: Inventory, seq: T, pooled: T | None) -> list[T]:
-    """RoBERTa's task heads on the encoder's output (written once: RoBERTa-PreLayerNorm's classes run them too)."""
+def step_heads(sim: Sim, inv: Inventory, seq: T, pooled: T | None, dropout_key: str = "classifier_dropout") -> list[T]:
+    """RoBERTa's task heads on the encoder's output (written once: RoBERTa-PreLayerNorm's and I-BERT's classes run
+    them too); ``dropout_key``: the heads' dropout (I-BERT's is ``hidden_dropout_prob``)."""
     kind = bert.step_task(inv)
     if kind == "":
         return [seq] + ([pooled] if pooled is not None else [])
@@ -65,12 +66,12 @@ def step_heads(sim: Sim, inv: Inventory, seq: T, pooled: T | None) -> list[T]:
         return [bert.step_mlm(sim, "lm_head", seq)]
     if kind == "ForSequenceClassification":
         # RobertaClassificationHead: the first token, dropout, dense, tanh, dropout, out_proj
-        drop = sim.drops("classifier_dropout")
+        drop = sim.drops(dropout_key)
         x = sim.dropout(sim.select(seq, 1), drop)
         x = sim.dropout(sim.keep_output(sim.linear("classifier.dense", x)), drop)
         return [sim.linear("classifier.out_proj", x)]
     if kind == "ForTokenClassification":
-        return [sim.linear("classifier", sim.dropout(seq, sim.drops("classifier_dropout")))]
+        return [sim.linear("classifier", sim.dropout(seq, sim.drops(dropout_key)))]
     if kind == "ForQuestionAnswering":
         return bert.step_qa(sim, seq)
     raise AssertionError(inv.architecture)

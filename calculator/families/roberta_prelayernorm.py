@@ -125,8 +125,12 @@ FAMILY = Family(
     formula=formula,
     # andreasmadsen/efficient_mlm_m0.40 (https://huggingface.co/andreasmadsen/efficient_mlm_m0.40), the
     # checkpoint transformers' docs use: RoBERTa-large's shape (Wettig et al. 2022, "Should You Mask 15%
-    # in MLM?", trained large models), 514 positions, one token type. Not fetched here (no Hub access):
-    # the shape is the paper's and roberta-large's config.json's.
+    # in MLM?", trained large models), 514 positions, one token type. Checked offline: the 50265-entry
+    # vocabulary (transformers' integration test, tests/models/roberta_prelayernorm/
+    # test_modeling_roberta_prelayernorm.py, expects MLM logits [1, 11, 50265]). Not verified offline (no Hub
+    # access, no copy of its config.json found): the width, depth and heads, which are the paper's and
+    # roberta-large's config.json's (a third-party table lists the checkpoint as 1.63 GB, a large model's
+    # size in float32, though it says "dim 768": not taken as evidence either way).
     presets=(
         Preset("andreasmadsen/efficient_mlm_m0.40",
                roberta.roberta_config(1024, 24, 16, model_type="roberta-prelayernorm"),

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..config import Field
+from ..costs import BERT_KEYS, CostModel, Sim, T, position_buffers
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
 from . import bert
@@ -86,6 +87,78 @@ def formula(inv: Inventory) -> Formula:
     return Formula(symbols, tuple(lines + head_line(inv)))
 
 
+# --------------------------------------------------------------- training step
+
+
+def step_embeddings(sim: Sim, inv: Inventory, prefix: str, b: int, n: int) -> T:
+    """``RoCBertEmbeddings`` with ``input_ids`` alone (the step's input).
+
+    Token types are gathered from the registered buffer as BERT's are ([1, L], expanded), positions a slice of
+    one. With ``concat_input`` (``map_inputs_layer``): the word vectors cloned, the shape and then the
+    pronunciation vectors concatenated when enabled (their ids default to zeros [B, L], ``torch.zeros``: the
+    forward looks up row 0 of each table), projected to H, then token types and positions added in place
+    (``+=``: nothing kept), LayerNorm, dropout. Without it: BERT's embeddings, then ``torch.clone`` and
+    ``/= denominator`` in place; with no shape or pronunciation ids given neither table is read and the
+    denominator is 1 (a ``div_`` whose backward allocates the gradient once, as the clone's copy is modelled).
+    """
+    if not inv.config["concat_input"]:
+        return sim.pointwise(bert.step_embeddings(sim, inv, prefix, b, n))
+    c = inv.config
+    e = prefix + "embeddings."
+    positions = sim.buffer((1, n))
+    types = sim.expand(sim.ids((1, n)), (b, n))
+    x = sim.pointwise(sim.embedding(e + "word_embeddings", sim.ids((b, n)), first=True))  # torch.clone
+    if c["enable_shape"]:
+        x = sim.concat([x, sim.embedding(e + "shape_embed", sim.ids((b, n)))], -1)
+    if c["enable_pronunciation"]:
+        x = sim.concat([x, sim.embedding(e + "pronunciation_embed", sim.ids((b, n)))], -1)
+    x = sim.linear(e + "map_inputs_layer", x)
+    for table, index in (("token_type_embeddings", types), ("position_embeddings", positions)):
+        added = sim.embedding(e + table, index)  # embedding_in += ...: in place, AddBackward keeps nothing
+        x = T(x.shape, x.strides, x.storage, (x.grad or added.grad) and sim.grad_mode, x.itemsize)
+    x = sim.layer_norm(e + "LayerNorm", x)
+    return sim.dropout(x, sim.drops("hidden_dropout_prob"))
+
+
+def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
+    """RoCBert's classes: its embeddings, then BERT's encoder, pooler and heads (``bert.step_program``'s, by task).
+
+    ``RoCBertForPreTraining`` returns the MLM logits only (its contrastive loss needs the attack and label inputs
+    the step does not give): the pooler it builds runs, but no gradient reaches it.
+    """
+    prefix = bert.step_prefix(inv)
+    kind = bert.step_task(inv)
+    if kind in LIFETIMES and not inv.config["concat_input"] and not inv.config.get("is_decoder"):
+        # BERT's operations and one clone. Not modelled op by op: the concatenation and the in-place adds of
+        # concat_input, and ForPreTraining's pooler, whose graph no output holds.
+        sim.exact_lifetimes()
+    x = step_embeddings(sim, inv, prefix, b, n)
+    seq = bert.step_encoder(sim, inv, prefix, x)
+    if kind == "ForPreTraining":
+        sim.unused(lambda: bert.step_pooler(sim, prefix, seq))
+        return [bert.step_mlm(sim, "cls.predictions", seq, act_key="hidden_act")]
+    pooled = bert.step_pooler(sim, prefix, seq) if inv.pooler else None
+    if kind == "":
+        return [seq] + ([pooled] if pooled is not None else [])
+    if kind in ("ForMaskedLM", "ForCausalLM"):
+        return [bert.step_mlm(sim, "cls.predictions", seq, act_key="hidden_act")]
+    if kind == "ForSequenceClassification":
+        assert pooled is not None
+        return [sim.linear("classifier", sim.dropout(pooled, sim.drops("classifier_dropout")))]
+    if kind == "ForTokenClassification":
+        return [sim.linear("classifier", sim.dropout(seq, sim.drops("classifier_dropout")))]
+    if kind == "ForQuestionAnswering":
+        return bert.step_qa(sim, seq)
+    raise AssertionError(inv.architecture)
+
+
+#: The classes whose every operation the lifetime simulator models (:mod:`calculator.costs.lifetime`).
+LIFETIMES = tuple(kind for kind in bert.EXACT_LIFETIMES if kind != "ForPreTraining")
+
+COSTS = CostModel(step_program, bert.absolute_positions(), check=bert.step_check, keys=BERT_KEYS,
+                  buffers=position_buffers, autocast=True, sdpa=True)
+
+
 P = "roc_bert."
 
 FAMILY = Family(
@@ -110,7 +183,11 @@ FAMILY = Family(
     formula=formula,
     # RoCBertConfig's defaults, which transformers documents as "weiweishi/roc-bert-base-zh style"
     # (configuration_roc_bert.py, @auto_docstring(checkpoint="weiweishi/roc-bert-base-zh")). The
-    # checkpoint's own config.json was not reachable here, so the preset is named for the defaults.
+    # checkpoint's own config.json was not reachable here, so the preset is named for the defaults, not
+    # for the checkpoint: transformers' own example (RoCBertForPreTraining's docstring in modeling_roc_bert.py)
+    # shows that checkpoint's logits as [1, 11, 21128], a 21,128-entry vocabulary (bert-base-chinese's), not
+    # the default 30,522; its other sizes (the shape and pronunciation tables: the research notes' 24,858 × 512
+    # and 910 × 768 are these defaults) are not verified offline.
     presets=(
         Preset("roc-bert-config-defaults", {"model_type": "roc_bert"}, "RoCBertForMaskedLM"),
     ),
@@ -118,6 +195,7 @@ FAMILY = Family(
     rank=72,
     default_attention="sdpa",
     ignored_keys=(POSITION_TYPE, CROSS_ATTENTION),
+    costs=COSTS,
     labels={
         "pronunciation_shape": L("Pronunciation and shape tables", "读音嵌入表与字形嵌入表"),
         "map_inputs": L("Input projection (map_inputs_layer)", "输入投影（map_inputs_layer）"),

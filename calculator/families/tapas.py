@@ -18,6 +18,8 @@ import random
 from typing import Any
 
 from ..config import MAX_LAYERS, Field
+from ..costs import CostModel, Sim, T, activation_key, dropouts, flag_key
+from ..errors import CalcError
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
 from . import bert
@@ -100,6 +102,74 @@ def sample(rng: random.Random, config: dict[str, Any]) -> None:
         config["type_vocab_sizes"] = [rng.randint(0, 40) for _ in range(rng.randint(0, 8))]
 
 
+# --------------------------------------------------------------- training step
+
+
+def step_embeddings(sim: Sim, inv: Inventory, prefix: str, b: int, n: int, types: T) -> T:
+    """``TapasEmbeddings`` with ``input_ids`` alone: positions ``arange(L)`` expanded to [B, L] (a view of L
+    numbers), or with ``reset_position_index_per_cell`` (the default) recomputed per cell from the column and
+    row ids (all 0 here, one cell): ``torch.min(P - 1, position - first_position)``, a new int64 [B, L]; the
+    word and position vectors added, then each token-type table's lookup of ``token_type_ids[:, :, i]`` (views
+    of the one zeros [B, L, T] tensor, which every table that trains keeps) added in place (nothing kept);
+    LayerNorm, dropout. No product: no FLOPs."""
+    e = prefix + "embeddings."
+    ids = sim.ids((b, n))
+    positions = sim.ids((b, n)) if inv.config["reset_position_index_per_cell"] else sim.expand(sim.ids((1, n)), (b, n))
+    x = sim.add(sim.embedding(e + "word_embeddings", ids, first=True), sim.embedding(e + "position_embeddings", positions))
+    for i in range(len(inv.config["type_vocab_sizes"])):
+        added = sim.embedding(f"{e}token_type_embeddings_{i}", sim.select(types, 2, i))
+        x = T(x.shape, x.strides, x.storage, (x.grad or added.grad) and sim.grad_mode, x.itemsize)  # += in place
+    x = sim.layer_norm(e + "LayerNorm", x)
+    return sim.dropout(x, sim.drops("hidden_dropout_prob"))
+
+
+def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
+    """TAPAS's classes but question answering: ``TapasModel`` fills in ``token_type_ids`` as zeros [B, L, T] (one
+    column per table), then BERT's encoder (its attention divides the scores by sqrt(d) and adds the all-ones
+    mask ``create_bidirectional_mask`` makes: nothing kept either way), BERT's pooler and MLM head; the
+    classifier's dropout is ``hidden_dropout_prob``."""
+    prefix = bert.step_prefix(inv)
+    kind = bert.step_task(inv)
+    b_types = sim.ids((b, n, len(inv.config["type_vocab_sizes"])))  # torch.zeros(*input_shape, T), made first
+    x = step_embeddings(sim, inv, prefix, b, n, b_types)
+    seq = bert.step_encoder(sim, inv, prefix, x)
+    pooled = bert.step_pooler(sim, prefix, seq) if inv.pooler else None
+    if kind == "":
+        return [seq] + ([pooled] if pooled is not None else [])
+    if kind == "ForMaskedLM":
+        return [bert.step_mlm(sim, "cls.predictions", seq, act_key="hidden_act")]
+    if kind == "ForSequenceClassification":
+        assert pooled is not None
+        return [sim.linear("classifier", sim.dropout(pooled, sim.drops("hidden_dropout_prob")))]
+    raise AssertionError(inv.architecture)
+
+
+def step_check(inv: Inventory) -> None:
+    """A token-type table of 0 rows cannot look up type 0 (the zeros the step's forward makes), and positions
+    reset per cell read the column and row ids (``token_type_ids[:, :, 1]`` and ``[:, :, 2]``), which fewer than
+    three tables do not have: PyTorch's forward fails (IndexError), so there is no step to cost."""
+    sizes = list(inv.config["type_vocab_sizes"])
+    if any(rows == 0 for rows in sizes):
+        raise CalcError("costs_forward_fails", key="type_vocab_sizes", value=sizes)
+    if inv.config["reset_position_index_per_cell"] and len(sizes) < 3:  # reads the column (1) and row (2) ids
+        raise CalcError("costs_forward_fails", key="type_vocab_sizes", value=sizes)
+
+
+#: ``TapasConfig``'s: BERT's activation and two dropouts (no ``classifier_dropout``), and whether positions restart
+#: in each cell (its default True; computed per batch row, so kept as [B, L] by the position table).
+KEYS = (activation_key("gelu"), *dropouts("hidden_dropout_prob", "attention_probs_dropout_prob"),
+        flag_key("reset_position_index_per_cell", True))
+
+#: No peak of live memory (``buffers`` None): positions reset per cell run segmented reductions over
+#: ``type_vocab_sizes[1] × type_vocab_sizes[2]`` cells whose temporaries the simulator does not model.
+#: ``TapasForQuestionAnswering`` is left out (``costs_architecture``): its training step reads the table's
+#: structure (column and row ids in ``token_type_ids``, the answer coordinates, the aggregation labels), which
+#: ``input_ids`` alone do not give; its segmented reductions over cells are not modelled.
+COSTS = CostModel(step_program, bert.absolute_positions(), check=step_check, keys=KEYS,
+                  architectures=("TapasModel", "TapasForMaskedLM", "TapasForSequenceClassification"),
+                  autocast=True)
+
+
 FAMILY = Family(
     model_type="tapas",
     base="TapasModel",
@@ -118,5 +188,6 @@ FAMILY = Family(
     sample=sample,
     rank=71,
     ignored_keys=(CROSS_ATTENTION,),
+    costs=COSTS,
     labels={"S": L("token-type rows, all tables (S)", "所有分段类型表的行数之和（S）")},
 )

@@ -177,7 +177,10 @@ def measure(model, hf_model, batch: int, seq_len: int, vocab: int, optimizer: st
             warnings.simplefilter("ignore")
             hf_model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": reentrant})
     ids = torch.randint(0, vocab, (batch, seq_len))
-    own = {t.untyped_storage().data_ptr() for t in [*model.parameters(), *model.buffers()]}
+    # The parameters and buffers themselves held for the whole step: I-BERT's QuantAct replaces its buffers in the
+    # forward (self.x_min = ...), and an activation allocated at a freed buffer's address would be left out.
+    own_tensors = [*model.parameters(), *model.buffers()]
+    own = {t.untyped_storage().data_ptr() for t in own_tensors}
     saved: dict[int, int] = {}
     # Hold every saved storage until the end: a part of the graph no output depends on (DeBERTa's relative
     # table when no relative term reads it) is freed at once, and its address reused would be counted once.

@@ -186,7 +186,8 @@ def test_bert_base_b1_l128_figure() -> None:
 
 #: The families whose step the lifetime simulator models op by op (calculator/costs/lifetime.py): their peak is
 #: exact in the forward and the backward too, for the classes their program opts in (``sim.exact_lifetimes()``).
-LIFETIME_FAMILIES = ("bert", "ernie", "roberta", "xlm-roberta", "camembert", "data2vec-text", "electra", "distilbert", "albert")
+LIFETIME_FAMILIES = ("bert", "ernie", "roberta", "xlm-roberta", "camembert", "data2vec-text", "electra", "distilbert", "albert",
+                     "roc_bert")
 ACTIVATION_RANDOM = int(os.environ.get("PEAK_ACTIVATION_RANDOM", str(max(2, PER_FAMILY * 3 // 4))))
 
 

@@ -36,3 +36,25 @@ def test_state_dict_adds_the_integer_copies_and_scaling_factors():
     inv = build(dict(BASE), "IBertModel", True)
     assert inv.state_dict_total == inv.total + buffers
     assert inv.state_dict_total == 124_645_632 + 124_100_128
+
+
+def test_step_refuses_quant_mode_and_checkpointing():
+    """quant_mode true: the integer path is not worked out (costs_step_value, in both languages); I-BERT does not
+    support gradient checkpointing; quant_mode false is costed with RoBERTa's products (the same forward FLOPs)."""
+    from calculator import costs
+    from calculator.errors import CalcError
+
+    def code(fn):
+        try:
+            fn()
+        except CalcError as exc:
+            return exc.code, exc.message("en"), exc.message("zh")
+        return ("no error", "", "")
+
+    inv = build(dict(BASE, quant_mode=True), "IBertForMaskedLM")
+    got = code(lambda: costs.compute(inv, costs.settings(1, 8)))
+    assert got[0] == "costs_step_value" and "quant_mode" in got[1] and "quant_mode" in got[2]
+    inv = build(BASE, "IBertModel")
+    assert code(lambda: costs.compute(inv, costs.settings(1, 8, checkpointing=True)))[0] == "costs_no_checkpointing"
+    roberta = build(PRESETS["roberta-base"].config, "RobertaModel")
+    assert costs.compute(inv, costs.settings(2, 8)).forward == costs.compute(roberta, costs.settings(2, 8)).forward

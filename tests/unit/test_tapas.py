@@ -55,3 +55,56 @@ def test_masked_lm_has_no_pooler_and_ties_its_decoder():
     h, v = 768, 30522
     base_without_pooler = build(dict(DEFAULT), "TapasModel").total - (h * h + h)
     assert inv.total == base_without_pooler + v + h * h + h + 2 * h
+
+
+def _code(fn) -> str:
+    from calculator.errors import CalcError
+
+    try:
+        fn()
+    except CalcError as exc:
+        return exc.code
+    return "no error"
+
+
+def test_step_reads_reset_position_index_per_cell_as_a_boolean():
+    """The step key of the boolean kind: kept as a bool whatever spelling a config or link gives, a bad value refused;
+    the link carries it only when it is not TapasConfig's default (True)."""
+    from calculator import costs
+
+    for given, kept in ((True, True), (False, False), ("false", False), ("True", True), (0, False), (1, True)):
+        assert build(dict(DEFAULT, reset_position_index_per_cell=given), "TapasModel").config[
+            "reset_position_index_per_cell"] is kept
+    assert _code(lambda: build(dict(DEFAULT, reset_position_index_per_cell="maybe"), "TapasModel")) == "not_boolean"
+    spec = [k for k in build(dict(DEFAULT), "TapasModel").family.costs.keys if k.key == "reset_position_index_per_cell"][0]
+    query = costs.step_query(spec)
+    assert query({}, {"reset_position_index_per_cell": True}) is None
+    assert query({}, {"reset_position_index_per_cell": False}) == "False"
+
+
+def test_step_positions_per_cell_keep_a_b_by_l_index():
+    """Positions reset per cell are a new int64 [B, L] the position table keeps; without the reset, a view of
+    arange(L): 8·B·L against 8·L bytes of activations, all else equal (B = 2, L = 4: 64 against 32)."""
+    from calculator import costs
+
+    small = dict(DEFAULT, vocab_size=30, hidden_size=8, num_attention_heads=2, num_hidden_layers=1,
+                 intermediate_size=12, max_position_embeddings=16)
+    on = costs.compute(build(dict(small, reset_position_index_per_cell=True), "TapasModel"), costs.settings(2, 4))
+    off = costs.compute(build(dict(small, reset_position_index_per_cell=False), "TapasModel"), costs.settings(2, 4))
+    assert on.activations - off.activations == 8 * 2 * 4 - 8 * 4
+    assert on.forward == off.forward and on.backward == off.backward
+
+
+def test_step_refusals():
+    """Tables of 0 rows and per-cell positions with fewer than three tables: PyTorch's forward fails (the crosscheck
+    shows it); question answering reads the table's structure: not this step."""
+    from calculator import costs
+
+    step = costs.settings(2, 4)
+    assert _code(lambda: costs.compute(build(dict(DEFAULT, type_vocab_sizes=[3, 0, 5]), "TapasModel"), step)) == \
+        "costs_forward_fails"
+    assert _code(lambda: costs.compute(build(dict(DEFAULT, type_vocab_sizes=[3, 4]), "TapasModel"), step)) == \
+        "costs_forward_fails"
+    assert _code(lambda: costs.compute(build(dict(DEFAULT, type_vocab_sizes=[3, 4], reset_position_index_per_cell=False),
+                                             "TapasModel"), step)) == "no error"
+    assert _code(lambda: costs.compute(build(dict(DEFAULT), "TapasForQuestionAnswering"), step)) == "costs_architecture"
