@@ -11,7 +11,7 @@ from ..costs import BERT_KEYS, CostModel, Sim, T, position_buffers
 from ..errors import CalcError
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
-from .base import Architecture, Family, Preset
+from .base import Architecture, Family, Preset, Task
 from .common import BERT_FIELDS, heads_divide
 from .common import POSITION_TYPE, CROSS_ATTENTION
 
@@ -265,11 +265,12 @@ def step_prefix(inv: Inventory) -> str:
 
 
 def step_task(inv: Inventory) -> str:
-    """The class's task suffix: ``ForMaskedLM``, ``LMHeadModel``, ``ForCausalLM``..., or ``""`` for the base model."""
-    arch = inv.architecture
-    if "For" in arch:
-        return arch[arch.index("For"):]
-    return "LMHeadModel" if arch.endswith("LMHeadModel") else ""
+    """What the class's head does, as its :class:`Architecture` declares it (a :class:`Task` value:
+    ``ForMaskedLM``, ``LMHeadModel``, ``ForCausalLM``..., ``""`` for the base model); never read off its name."""
+    task = inv.arch.task
+    if task is None:
+        raise AssertionError(f"{inv.architecture} declares no task (Architecture(task=Task...))")
+    return task
 
 
 def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
@@ -313,7 +314,7 @@ def step_qa(sim: Sim, seq: T) -> list[T]:
 
 def qa_needs_two_labels(inv: Inventory) -> None:
     """``start_logits, end_logits = logits.split(1, dim=-1)`` needs exactly two labels."""
-    if inv.architecture.endswith("ForQuestionAnswering") and inv.config.get("num_labels") != 2:
+    if inv.arch.task == Task.QUESTION_ANSWERING and inv.config.get("num_labels") != 2:
         raise CalcError("labels_fixed", fields=("num_labels",), architecture=inv.architecture, required=2, value=inv.config.get("num_labels"))
 
 
@@ -328,7 +329,7 @@ def absolute_positions(offset: int = 0) -> Callable[[Mapping[str, Any]], int]:
 
 def step_check(inv: Inventory) -> None:
     """Classes whose step is not the issue's: multiple choice wants [B, choices, L] inputs; QA needs two labels."""
-    if inv.architecture.endswith("ForMultipleChoice"):
+    if inv.arch.task == Task.MULTIPLE_CHOICE:
         raise CalcError("costs_architecture", architecture=inv.architecture)
     qa_needs_two_labels(inv)
 
@@ -381,18 +382,18 @@ FAMILY = Family(
     fields=BERT_FIELDS,
     backbone=backbone,
     architectures=(
-        Architecture(name="BertModel", prefix="", pooler=None),
-        Architecture(name="BertForPreTraining", prefix="bert.", pooler=True,
+        Architecture(name="BertModel", task=Task.MODEL, prefix="", pooler=None),
+        Architecture(name="BertForPreTraining", task=Task.PRETRAINING, prefix="bert.", pooler=True,
                      head=pretraining_head, ties_embeddings=True),
-        Architecture(name="BertForMaskedLM", prefix="bert.", pooler=False, head=mlm_head, ties_embeddings=True),
-        Architecture(name="BertLMHeadModel", prefix="bert.", pooler=False, head=mlm_head, ties_embeddings=True),
-        Architecture(name="BertForNextSentencePrediction", prefix="bert.", pooler=True, head=nsp_head),
-        Architecture(name="BertForSequenceClassification", prefix="bert.", pooler=True,
+        Architecture(name="BertForMaskedLM", task=Task.MASKED_LM, prefix="bert.", pooler=False, head=mlm_head, ties_embeddings=True),
+        Architecture(name="BertLMHeadModel", task=Task.LM_HEAD_MODEL, prefix="bert.", pooler=False, head=mlm_head, ties_embeddings=True),
+        Architecture(name="BertForNextSentencePrediction", task=Task.NEXT_SENTENCE_PREDICTION, prefix="bert.", pooler=True, head=nsp_head),
+        Architecture(name="BertForSequenceClassification", task=Task.SEQUENCE_CLASSIFICATION, prefix="bert.", pooler=True,
                      head=linear_head("classifier", "num_labels"), uses_num_labels=True),
-        Architecture(name="BertForMultipleChoice", prefix="bert.", pooler=True, head=linear_head("classifier", 1)),
-        Architecture(name="BertForTokenClassification", prefix="bert.", pooler=False,
+        Architecture(name="BertForMultipleChoice", task=Task.MULTIPLE_CHOICE, prefix="bert.", pooler=True, head=linear_head("classifier", 1)),
+        Architecture(name="BertForTokenClassification", task=Task.TOKEN_CLASSIFICATION, prefix="bert.", pooler=False,
                      head=linear_head("classifier", "num_labels"), uses_num_labels=True),
-        Architecture(name="BertForQuestionAnswering", prefix="bert.", pooler=False,
+        Architecture(name="BertForQuestionAnswering", task=Task.QUESTION_ANSWERING, prefix="bert.", pooler=False,
                      head=linear_head("qa_outputs", "num_labels"), uses_num_labels=True),
     ),
     title={"en": "BERT", "zh": "BERT"},

@@ -26,7 +26,7 @@ from ..costs import CostModel, Sim, T, activation_key, classifier_dropout, dropo
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
 from . import bert, jina_embeddings_v3 as jina
-from .base import Architecture, Family, Preset
+from .base import Architecture, Family, Preset, Task
 from .common import HEADS, HIDDEN, INTERMEDIATE, LABELS, LAYERS, TIE, TOKEN_TYPES, VOCAB, L, heads_divide
 
 FIELDS = (
@@ -186,11 +186,11 @@ FAMILY = Family(
     pad_token_id=1,
     architectures=(
         # add_pooling_layer defaults to False: the calculator counts the class as AutoModel builds it
-        Architecture(name="GteModel", prefix="", pooler=False),
-        Architecture(name="GteForMaskedLM", prefix="gte.", pooler=False, head=mlm_head, ties_embeddings=True),
-        Architecture(name="GteForSequenceClassification", prefix="gte.", pooler=True,
+        Architecture(name="GteModel", task=Task.MODEL, prefix="", pooler=False),
+        Architecture(name="GteForMaskedLM", task=Task.MASKED_LM, prefix="gte.", pooler=False, head=mlm_head, ties_embeddings=True),
+        Architecture(name="GteForSequenceClassification", task=Task.SEQUENCE_CLASSIFICATION, prefix="gte.", pooler=True,
                      head=bert.linear_head("classifier", "num_labels"), uses_num_labels=True),
-        Architecture(name="GteForTokenClassification", prefix="gte.", pooler=False,
+        Architecture(name="GteForTokenClassification", task=Task.TOKEN_CLASSIFICATION, prefix="gte.", pooler=False,
                      head=bert.linear_head("classifier", "num_labels"), uses_num_labels=True),
     ),
     title={"en": "GTE", "zh": "GTE"},

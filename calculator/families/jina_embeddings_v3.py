@@ -29,7 +29,7 @@ from ..i18n import join_list, pick
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
 from . import bert, roberta
-from .base import Architecture, Family, Preset
+from .base import Architecture, Family, Preset, Task
 from .common import HEADS, HIDDEN, INTERMEDIATE, LABELS, LAYERS, TIE, TOKEN_TYPES, VOCAB, L, heads_divide
 
 FIELDS = (
@@ -276,8 +276,9 @@ def adapters(raw: Mapping[str, Any], lang: str) -> str | None:
                 all=f"{len(tasks) * per:,}", used=f"{base + per:,}")
 
 
-def _arch(name: str, pooler: bool | None, **kw: Any) -> Architecture:
-    return Architecture(name=name, prefix="" if name.endswith("Model") else "roberta.", pooler=pooler, **kw)
+def _arch(name: str, task: str, pooler: bool | None, **kw: Any) -> Architecture:
+    """A class of the port: the bare model holds the backbone at the top, the task classes under ``roberta.``."""
+    return Architecture(name=name, task=task, prefix="" if task == Task.MODEL else "roberta.", pooler=pooler, **kw)
 
 
 FAMILY = Family(
@@ -287,13 +288,13 @@ FAMILY = Family(
     backbone=backbone,
     pad_token_id=1,
     architectures=(
-        _arch("JinaEmbeddingsV3Model", None),
-        _arch("JinaEmbeddingsV3ForMaskedLM", False, head=roberta.lm_head, ties_embeddings=True, head_first=True),
-        _arch("JinaEmbeddingsV3ForSequenceClassification", False, head=roberta.classification_head,
+        _arch("JinaEmbeddingsV3Model", Task.MODEL, None),
+        _arch("JinaEmbeddingsV3ForMaskedLM", Task.MASKED_LM, False, head=roberta.lm_head, ties_embeddings=True, head_first=True),
+        _arch("JinaEmbeddingsV3ForSequenceClassification", Task.SEQUENCE_CLASSIFICATION, False, head=roberta.classification_head,
               uses_num_labels=True, head_first=True),
-        _arch("JinaEmbeddingsV3ForTokenClassification", False, head=bert.linear_head("classifier", "num_labels"),
+        _arch("JinaEmbeddingsV3ForTokenClassification", Task.TOKEN_CLASSIFICATION, False, head=bert.linear_head("classifier", "num_labels"),
               uses_num_labels=True, head_first=True),
-        _arch("JinaEmbeddingsV3ForQuestionAnswering", False, head=bert.linear_head("qa_outputs", "num_labels"),
+        _arch("JinaEmbeddingsV3ForQuestionAnswering", Task.QUESTION_ANSWERING, False, head=bert.linear_head("qa_outputs", "num_labels"),
               uses_num_labels=True, head_first=True),
     ),
     title={"en": "jina-embeddings-v3", "zh": "jina-embeddings-v3"},

@@ -19,7 +19,7 @@ from ..costs import CostModel, Sim, T, activation_key, dropouts, unread, positio
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
 from . import bert
-from .base import Architecture, Family, Preset, with_defaults
+from .base import Architecture, Family, Preset, with_defaults, Task
 from .common import BERT_FIELDS, L, heads_divide
 from .common import POSITION_TYPE, CROSS_ATTENTION
 
@@ -174,21 +174,21 @@ FAMILY = Family(
     backbone=backbone,
     heads_check=("hidden_size", "num_attention_heads"),
     architectures=(
-        Architecture(name="MegatronBertModel", prefix="", pooler=None),
-        Architecture(name="MegatronBertForPreTraining", prefix="bert.", pooler=True, head=bert.pretraining_head,
+        Architecture(name="MegatronBertModel", task=Task.MODEL, prefix="", pooler=None),
+        Architecture(name="MegatronBertForPreTraining", task=Task.PRETRAINING, prefix="bert.", pooler=True, head=bert.pretraining_head,
                      ties_embeddings=True),
-        Architecture(name="MegatronBertForCausalLM", prefix="bert.", pooler=False, head=bert.mlm_head,
+        Architecture(name="MegatronBertForCausalLM", task=Task.CAUSAL_LM, prefix="bert.", pooler=False, head=bert.mlm_head,
                      ties_embeddings=True),
-        Architecture(name="MegatronBertForMaskedLM", prefix="bert.", pooler=False, head=bert.mlm_head,
+        Architecture(name="MegatronBertForMaskedLM", task=Task.MASKED_LM, prefix="bert.", pooler=False, head=bert.mlm_head,
                      ties_embeddings=True),
-        Architecture(name="MegatronBertForNextSentencePrediction", prefix="bert.", pooler=True, head=bert.nsp_head),
-        Architecture(name="MegatronBertForSequenceClassification", prefix="bert.", pooler=True,
+        Architecture(name="MegatronBertForNextSentencePrediction", task=Task.NEXT_SENTENCE_PREDICTION, prefix="bert.", pooler=True, head=bert.nsp_head),
+        Architecture(name="MegatronBertForSequenceClassification", task=Task.SEQUENCE_CLASSIFICATION, prefix="bert.", pooler=True,
                      head=bert.linear_head("classifier", "num_labels"), uses_num_labels=True),
-        Architecture(name="MegatronBertForMultipleChoice", prefix="bert.", pooler=True,
+        Architecture(name="MegatronBertForMultipleChoice", task=Task.MULTIPLE_CHOICE, prefix="bert.", pooler=True,
                      head=bert.linear_head("classifier", 1)),
-        Architecture(name="MegatronBertForTokenClassification", prefix="bert.", pooler=False,
+        Architecture(name="MegatronBertForTokenClassification", task=Task.TOKEN_CLASSIFICATION, prefix="bert.", pooler=False,
                      head=bert.linear_head("classifier", "num_labels"), uses_num_labels=True),
-        Architecture(name="MegatronBertForQuestionAnswering", prefix="bert.", pooler=False,
+        Architecture(name="MegatronBertForQuestionAnswering", task=Task.QUESTION_ANSWERING, prefix="bert.", pooler=False,
                      head=bert.linear_head("qa_outputs", "num_labels"), uses_num_labels=True),
     ),
     title={"en": "Megatron-BERT", "zh": "Megatron-BERT"},

@@ -35,7 +35,7 @@ from ..errors import CalcError
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
 from . import modernbert
-from .base import Architecture, Extra, Family
+from .base import Architecture, Extra, Family, Task
 from .common import LABELS, TIE, L
 
 #: ModernBERT's fields that shape the text encoder (its pooling, labels and tie are the top level's here).
@@ -238,11 +238,11 @@ FAMILY = Family(
     backbone=backbone,
     read=read_config,
     architectures=(
-        Architecture(name="ModernVBertModel", prefix="", pooler=False),
-        Architecture(name="ModernVBertForMaskedLM", prefix="model.", pooler=False, head=mlm_head, ties_embeddings=True),
-        Architecture(name="ModernVBertForSequenceClassification", prefix="model.", pooler=False,
+        Architecture(name="ModernVBertModel", task=Task.MODEL, prefix="", pooler=False),
+        Architecture(name="ModernVBertForMaskedLM", task=Task.MASKED_LM, prefix="model.", pooler=False, head=mlm_head, ties_embeddings=True),
+        Architecture(name="ModernVBertForSequenceClassification", task=Task.SEQUENCE_CLASSIFICATION, prefix="model.", pooler=False,
                      head=classifier_head, uses_num_labels=True),
-        Architecture(name="ModernVBertForTokenClassification", prefix="model.", pooler=False,
+        Architecture(name="ModernVBertForTokenClassification", task=Task.TOKEN_CLASSIFICATION, prefix="model.", pooler=False,
                      head=classifier_head, uses_num_labels=True),
     ),
     title={"en": "ModernVBERT", "zh": "ModernVBERT"},

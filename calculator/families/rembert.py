@@ -23,7 +23,7 @@ from ..costs import CostModel, Sim, T, activation_key, dropouts, unread, positio
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
 from . import bert
-from .base import Architecture, Family, Preset
+from .base import Architecture, Family, Preset, Task
 from .common import HEADS, HIDDEN, INTERMEDIATE, LABELS, LAYERS, POSITIONS, TOKEN_TYPES, VOCAB, L, heads_divide
 from .common import CROSS_ATTENTION
 
@@ -159,17 +159,17 @@ FAMILY = Family(
     backbone=backbone,
     heads_check=("hidden_size", "num_attention_heads"),
     architectures=(
-        Architecture(name="RemBertModel", prefix="", pooler=None),
+        Architecture(name="RemBertModel", task=Task.MODEL, prefix="", pooler=None),
         # ties_embeddings: these classes have an output embedding (get_output_embeddings), though not a tied one
-        Architecture(name="RemBertForMaskedLM", prefix="rembert.", pooler=False, head=mlm_head, ties_embeddings=True),
-        Architecture(name="RemBertForCausalLM", prefix="rembert.", pooler=False, head=mlm_head, ties_embeddings=True),
-        Architecture(name="RemBertForSequenceClassification", prefix="rembert.", pooler=True,
+        Architecture(name="RemBertForMaskedLM", task=Task.MASKED_LM, prefix="rembert.", pooler=False, head=mlm_head, ties_embeddings=True),
+        Architecture(name="RemBertForCausalLM", task=Task.CAUSAL_LM, prefix="rembert.", pooler=False, head=mlm_head, ties_embeddings=True),
+        Architecture(name="RemBertForSequenceClassification", task=Task.SEQUENCE_CLASSIFICATION, prefix="rembert.", pooler=True,
                      head=bert.linear_head("classifier", "num_labels"), uses_num_labels=True),
-        Architecture(name="RemBertForMultipleChoice", prefix="rembert.", pooler=True,
+        Architecture(name="RemBertForMultipleChoice", task=Task.MULTIPLE_CHOICE, prefix="rembert.", pooler=True,
                      head=bert.linear_head("classifier", 1)),
-        Architecture(name="RemBertForTokenClassification", prefix="rembert.", pooler=False,
+        Architecture(name="RemBertForTokenClassification", task=Task.TOKEN_CLASSIFICATION, prefix="rembert.", pooler=False,
                      head=bert.linear_head("classifier", "num_labels"), uses_num_labels=True),
-        Architecture(name="RemBertForQuestionAnswering", prefix="rembert.", pooler=False,
+        Architecture(name="RemBertForQuestionAnswering", task=Task.QUESTION_ANSWERING, prefix="rembert.", pooler=False,
                      head=bert.linear_head("qa_outputs", "num_labels"), uses_num_labels=True),
     ),
     title={"en": "RemBERT", "zh": "RemBERT"},

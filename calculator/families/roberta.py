@@ -10,7 +10,7 @@ from typing import Any
 from ..costs import BERT_KEYS, CostModel, Sim, T, position_buffers
 from ..model import Inventory, TensorList
 from . import bert
-from .base import Architecture, Family, Preset, with_defaults
+from .base import Architecture, Family, Preset, with_defaults, Task
 from .common import BERT_FIELDS, heads_divide
 from .common import POSITION_TYPE, CROSS_ATTENTION
 
@@ -108,16 +108,16 @@ FAMILY = Family(
     pad_token_id=1,
     positions_padded=True,
     architectures=(
-        Architecture(name="RobertaModel", prefix="", pooler=None),
-        Architecture(name="RobertaForMaskedLM", prefix="roberta.", pooler=False, head=lm_head, ties_embeddings=True),
-        Architecture(name="RobertaForCausalLM", prefix="roberta.", pooler=False, head=lm_head, ties_embeddings=True),
-        Architecture(name="RobertaForSequenceClassification", prefix="roberta.", pooler=False,
+        Architecture(name="RobertaModel", task=Task.MODEL, prefix="", pooler=None),
+        Architecture(name="RobertaForMaskedLM", task=Task.MASKED_LM, prefix="roberta.", pooler=False, head=lm_head, ties_embeddings=True),
+        Architecture(name="RobertaForCausalLM", task=Task.CAUSAL_LM, prefix="roberta.", pooler=False, head=lm_head, ties_embeddings=True),
+        Architecture(name="RobertaForSequenceClassification", task=Task.SEQUENCE_CLASSIFICATION, prefix="roberta.", pooler=False,
                      head=classification_head, uses_num_labels=True),
-        Architecture(name="RobertaForMultipleChoice", prefix="roberta.", pooler=True,
+        Architecture(name="RobertaForMultipleChoice", task=Task.MULTIPLE_CHOICE, prefix="roberta.", pooler=True,
                      head=bert.linear_head("classifier", 1)),
-        Architecture(name="RobertaForTokenClassification", prefix="roberta.", pooler=False,
+        Architecture(name="RobertaForTokenClassification", task=Task.TOKEN_CLASSIFICATION, prefix="roberta.", pooler=False,
                      head=bert.linear_head("classifier", "num_labels"), uses_num_labels=True),
-        Architecture(name="RobertaForQuestionAnswering", prefix="roberta.", pooler=False,
+        Architecture(name="RobertaForQuestionAnswering", task=Task.QUESTION_ANSWERING, prefix="roberta.", pooler=False,
                      head=bert.linear_head("qa_outputs", "num_labels"), uses_num_labels=True),
     ),
     title={"en": "RoBERTa", "zh": "RoBERTa"},

@@ -25,7 +25,7 @@ from ..errors import CalcError
 from ..formula import Formula, head_line, layers_lines
 from ..model import Inventory, TensorList
 from . import bert
-from .base import Architecture, Family, Preset
+from .base import Architecture, Family, Preset, Task
 from .common import EMBEDDING, HEADS, HIDDEN, INTERMEDIATE, LABELS, LAYERS, POSITIONS, TIE, TOKEN_TYPES, VOCAB, L
 
 
@@ -225,16 +225,16 @@ FAMILY = Family(
     heads_check=None,  # check() makes it, only when there is a layer to refuse it
     checks=(check,),
     architectures=(
-        Architecture(name="SqueezeBertModel", prefix="", pooler=True),
-        Architecture(name="SqueezeBertForMaskedLM", prefix="transformer.", pooler=True, head=bert.mlm_head,
+        Architecture(name="SqueezeBertModel", task=Task.MODEL, prefix="", pooler=True),
+        Architecture(name="SqueezeBertForMaskedLM", task=Task.MASKED_LM, prefix="transformer.", pooler=True, head=bert.mlm_head,
                      ties_embeddings=True),
-        Architecture(name="SqueezeBertForSequenceClassification", prefix="transformer.", pooler=True,
+        Architecture(name="SqueezeBertForSequenceClassification", task=Task.SEQUENCE_CLASSIFICATION, prefix="transformer.", pooler=True,
                      head=bert.linear_head("classifier", "num_labels"), uses_num_labels=True),
-        Architecture(name="SqueezeBertForMultipleChoice", prefix="transformer.", pooler=True,
+        Architecture(name="SqueezeBertForMultipleChoice", task=Task.MULTIPLE_CHOICE, prefix="transformer.", pooler=True,
                      head=bert.linear_head("classifier", 1)),
-        Architecture(name="SqueezeBertForTokenClassification", prefix="transformer.", pooler=True,
+        Architecture(name="SqueezeBertForTokenClassification", task=Task.TOKEN_CLASSIFICATION, prefix="transformer.", pooler=True,
                      head=bert.linear_head("classifier", "num_labels"), uses_num_labels=True),
-        Architecture(name="SqueezeBertForQuestionAnswering", prefix="transformer.", pooler=True,
+        Architecture(name="SqueezeBertForQuestionAnswering", task=Task.QUESTION_ANSWERING, prefix="transformer.", pooler=True,
                      head=bert.linear_head("qa_outputs", "num_labels"), uses_num_labels=True),
     ),
     title={"en": "SqueezeBERT", "zh": "SqueezeBERT"},

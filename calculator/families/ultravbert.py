@@ -27,7 +27,7 @@ from ..errors import CalcError
 from ..formula import Formula, FormulaLine, head_line
 from ..model import Inventory, TensorList
 from . import eurobert, modernvbert, ultrabert
-from .base import Architecture, Extra, Family
+from .base import Architecture, Extra, Family, Task
 from .common import LABELS, TIE, L
 
 #: UltraBERT's fields that shape the text encoder (pooling, labels and tie are the top level's here).
@@ -148,11 +148,11 @@ FAMILY = Family(
     backbone=backbone,
     read=read_config,
     architectures=(
-        Architecture(name="UltraVBertModel", prefix="", pooler=False),
-        Architecture(name="UltraVBertForMaskedLM", prefix="model.", pooler=False, head=mlm_head, ties_embeddings=True),
-        Architecture(name="UltraVBertForSequenceClassification", prefix="model.", pooler=False,
+        Architecture(name="UltraVBertModel", task=Task.MODEL, prefix="", pooler=False),
+        Architecture(name="UltraVBertForMaskedLM", task=Task.MASKED_LM, prefix="model.", pooler=False, head=mlm_head, ties_embeddings=True),
+        Architecture(name="UltraVBertForSequenceClassification", task=Task.SEQUENCE_CLASSIFICATION, prefix="model.", pooler=False,
                      head=classifier_head, uses_num_labels=True),
-        Architecture(name="UltraVBertForTokenClassification", prefix="model.", pooler=False,
+        Architecture(name="UltraVBertForTokenClassification", task=Task.TOKEN_CLASSIFICATION, prefix="model.", pooler=False,
                      head=classifier_head, uses_num_labels=True),
     ),
     title={"en": "UltraVBERT", "zh": "UltraVBERT"},
