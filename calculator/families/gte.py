@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import replace
-from typing import Any, Callable
+from typing import Any
 
 from ..costs import CostModel, Sim, T, activation_key, classifier_dropout, dropouts
 from ..formula import Formula, FormulaLine, head_line, layers_lines
@@ -46,26 +46,24 @@ FIELDS = (
 )
 
 
-def backbone(t: TensorList, c: dict[str, Any], prefix: str, with_pooler: bool) -> None:
-    """Word (and token-type) tables, LayerNorm; the pooler when built (before the layers); the layers."""
-    h, inter = c["hidden_size"], c["intermediate_size"]
-    e = prefix + "embeddings."
-    t.embedding(e + "word_embeddings", c["vocab_size"], h, "embeddings")
-    if c["type_vocab_size"]:
-        t.embedding(e + "token_type_embeddings", c["type_vocab_size"], h, "embeddings")
-    t.layer_norm(e + "LayerNorm", h, group="embeddings")
-    if with_pooler:
-        bert.pooler(t, c, prefix)
-    for i in range(c["num_hidden_layers"]):
-        p = f"{prefix}layers.{i}."
-        t.layer_norm(p + "post_attention_layernorm", h, layer=i)
-        t.linear(p + "mlp.gate_proj", inter, h, "feed_forward", i, bias=False)
-        t.linear(p + "mlp.up_proj", inter, h, "feed_forward", i, bias=False)
-        t.linear(p + "mlp.down_proj", h, inter, "feed_forward", i)
-        for proj in ("q_proj", "k_proj", "v_proj"):
-            t.linear(p + "self_attn." + proj, h, h, "attention_qkv", i)
-        t.linear(p + "self_attn.o_proj", h, h, "attention_output", i)
-        t.layer_norm(p + "post_mlp_layernorm", h, layer=i)
+def _gated_tensors(t: TensorList, p: str, i: int, h: int, inter: int) -> None:
+    t.linear(p + "mlp.gate_proj", inter, h, "feed_forward", i, bias=False)
+    t.linear(p + "mlp.up_proj", inter, h, "feed_forward", i, bias=False)
+    t.linear(p + "mlp.down_proj", h, inter, "feed_forward", i)
+
+
+def _gated_step(sim: Sim, p: str, x: T, hidden: bool) -> T:
+    """``down(dropout(act(gate(x)) * up(x)))``."""
+    m = p + "mlp."
+    gated = sim.mul_like(sim.act("hidden_act", sim.linear(m + "gate_proj", x)), sim.linear(m + "up_proj", x))
+    return sim.linear(m + "down_proj", sim.dropout(gated, hidden))
+
+
+#: ``GteMLP`` (Gemma's): gate and up without bias, down with one.
+GATED_MLP = jina.MLP(_gated_tensors, _gated_step)
+#: jina-v3's backbone with the gated MLP, and no token-type table when ``type_vocab_size`` is 0.
+MODEL = jina.RotaryPostNormModel(GATED_MLP, types_optional=True)
+backbone = MODEL.backbone
 
 
 def mlm_head(t: TensorList, c: dict[str, Any], prefix: str) -> None:
@@ -100,42 +98,9 @@ def sample(rng: random.Random, config: dict[str, Any]) -> None:
 # --------------------------------------------------------------- training step
 
 
-def step_layer(inv: Inventory, prefix: str, i: int, rotary: tuple[T, T]) -> Callable[[Sim, T], T]:
-    """One ``GteLayer``: jina-v3's post-norm layer whose MLP is ``down(dropout(act(gate(x)) * up(x)))``."""
-    p = f"{prefix}layers.{i}."
-    heads = inv.config["num_attention_heads"]
-    d = inv.config["hidden_size"] // heads
-
-    def run(sim: Sim, x: T) -> T:
-        hidden = sim.drops("hidden_dropout_prob")
-        context = jina.rotary_attention(sim, x, p + "self_attn.", heads, heads, d, rotary,
-                                        sim.drops("attention_probs_dropout_prob"))
-        out = sim.dropout(sim.linear(p + "self_attn.o_proj", context), hidden)
-        attended = sim.layer_norm(p + "post_attention_layernorm", sim.add(x, out))
-        m = p + "mlp."
-        gated = sim.mul_like(sim.act("hidden_act", sim.linear(m + "gate_proj", attended)),
-                             sim.linear(m + "up_proj", attended))
-        out = sim.dropout(sim.linear(m + "down_proj", sim.dropout(gated, hidden)), hidden)
-        return sim.layer_norm(p + "post_mlp_layernorm", sim.add(attended, out))
-
-    return run
-
-
 def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
-    """The native classes: word (+ token types, zeros [B, L], when there is a table), LayerNorm, dropout;
-    cos and sin once; the layers; the pooler; BERT's heads or jina-v3's MLM head without its bias."""
-    prefix = bert.step_prefix(inv)
-    c = inv.config
-    e = prefix + "embeddings."
-    x = sim.embedding(e + "word_embeddings", sim.ids((b, n)), first=True)
-    if c["type_vocab_size"]:
-        x = sim.add(x, sim.embedding(e + "token_type_embeddings", sim.ids((b, n))))
-    x = sim.dropout(sim.layer_norm(e + "LayerNorm", x), sim.drops("hidden_dropout_prob"))
-    rotary = jina.rotary_tables(sim, n, c["hidden_size"] // c["num_attention_heads"])
-    for i in range(c["num_hidden_layers"]):
-        x = sim.layer(step_layer(inv, prefix, i, rotary), x)
-    seq = x
-    pooled = bert.step_pooler(sim, prefix, seq) if inv.pooler else None
+    """The native classes: the backbone (:data:`MODEL`); BERT's heads or jina-v3's MLM head without its bias."""
+    seq, pooled = MODEL.step(sim, inv, b, n)
     kind = bert.step_task(inv)
     if kind == "":
         return [seq] + ([pooled] if pooled is not None else [])
