@@ -282,6 +282,13 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     x = step_embeddings(sim, inv, prefix, b, n)
     seq = step_encoder(sim, inv, prefix, x)
     pooled = step_pooler(sim, prefix, seq) if inv.pooler else None
+    return step_heads(sim, inv, seq, pooled)
+
+
+def step_heads(sim: Sim, inv: Inventory, seq: T, pooled: T | None) -> list[T]:
+    """BERT's task heads on the encoder's output, as the class's task declares (written once: Megatron-BERT's
+    classes run them too): ``cls.predictions``, ``cls.seq_relationship``, ``classifier``, ``qa_outputs``."""
+    kind = step_task(inv)
     if kind == "":
         return [seq] + ([pooled] if pooled is not None else [])
     if kind in ("ForMaskedLM", "LMHeadModel", "ForCausalLM"):

@@ -69,35 +69,12 @@ def step_embeddings(sim: Sim, inv: Inventory, prefix: str, b: int, n: int) -> T:
     return sim.dropout(x)
 
 
-def step_heads(sim: Sim, inv: Inventory, seq: T, pooled: T | None) -> list[T]:
-    """The outputs of each class: BERT's heads (under ``cls.``, ``classifier``, ``qa_outputs``)."""
-    kind = bert.step_task(inv)
-    if kind == "":
-        return [seq] + ([pooled] if pooled is not None else [])
-    if kind in ("ForMaskedLM", "ForCausalLM"):
-        return [bert.step_mlm(sim, "cls.predictions", seq)]
-    if kind == "ForPreTraining":
-        assert pooled is not None
-        return [bert.step_mlm(sim, "cls.predictions", seq), sim.linear("cls.seq_relationship", pooled)]
-    if kind == "ForNextSentencePrediction":
-        assert pooled is not None
-        return [sim.linear("cls.seq_relationship", pooled)]
-    if kind == "ForSequenceClassification":
-        assert pooled is not None
-        return [sim.linear("classifier", sim.dropout(pooled))]
-    if kind == "ForTokenClassification":
-        return [sim.linear("classifier", sim.dropout(seq))]
-    if kind == "ForQuestionAnswering":
-        return bert.step_qa(sim, seq)
-    raise AssertionError(inv.architecture)
-
-
 def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     """Megatron-BERT's classes: the embeddings, L pre-LN layers, the encoder's final ``ln``, BERT's pooler and heads."""
     prefix = bert.step_prefix(inv)
     seq = ENCODER.step(sim, inv, prefix, step_embeddings(sim, inv, prefix, b, n))
     pooled = bert.step_pooler(sim, prefix, seq) if inv.pooler else None
-    return step_heads(sim, inv, seq, pooled)
+    return bert.step_heads(sim, inv, seq, pooled)  # BERT's heads: GELU and dropouts at the keys' defaults
 
 
 COSTS = CostModel(step_program, bert.absolute_positions(), check=bert.step_check, keys=unread((activation_key("gelu"), *dropouts("hidden_dropout_prob", "attention_probs_dropout_prob"))), buffers=position_ids_buffer, autocast=True)

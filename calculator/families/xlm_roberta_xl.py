@@ -76,23 +76,9 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     return step_heads(sim, inv, seq, pooled)
 
 
-def step_heads(sim: Sim, inv: Inventory, seq: T, pooled: T | None) -> list[T]:
-    """The outputs of RoBERTa's classes (X-MOD's too): ``lm_head``, the classification head, ``classifier``, ``qa_outputs``."""
-    kind = bert.step_task(inv)
-    if kind == "":
-        return [seq] + ([pooled] if pooled is not None else [])
-    if kind in ("ForMaskedLM", "ForCausalLM"):
-        return [bert.step_mlm(sim, "lm_head", seq)]  # dense, gelu, layer_norm, decoder
-    if kind == "ForSequenceClassification":
-        # the classification head: the first token, dropout, dense, tanh, dropout, out_proj
-        x = sim.dropout(sim.select(seq, 1))
-        x = sim.dropout(sim.keep_output(sim.linear("classifier.dense", x)))
-        return [sim.linear("classifier.out_proj", x)]
-    if kind == "ForTokenClassification":
-        return [sim.linear("classifier", sim.dropout(seq))]
-    if kind == "ForQuestionAnswering":
-        return bert.step_qa(sim, seq)
-    raise AssertionError(inv.architecture)
+#: RoBERTa's heads (X-MOD's too): the classifier dropout read where RoBERTa reads it, at its default here (the key
+#: is declared unread, so a value that would cost otherwise is refused).
+step_heads = roberta.step_heads
 
 
 #: RoBERTa's positions: a table of P rows takes P - 2 tokens (they start after the padding row).
