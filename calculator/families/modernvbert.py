@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import replace
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from ..config import Field, check_heads, read_fields
 from ..errors import CalcError
@@ -68,14 +68,14 @@ VISION_FIELDS = tuple(
     for f in VISION_FIELDS_PLAIN
 )
 
-FIELDS = (
-    *TEXT_FIELDS,
-    *VISION_FIELDS,
+#: The top level's own keys (UltraVBERT's too): the connector's factor, the labels, the tie (default False).
+TOP_FIELDS = (
     Field("pixel_shuffle_factor", 4, label=L("Pixel-shuffle factor (f; f² patches per vector)",
                                              "像素重排因子（f；每 f² 个图像块拼成一个向量）"), sample=(1, 3)),
     LABELS,
     replace(TIE, default=False),
 )
+FIELDS = (*TEXT_FIELDS, *VISION_FIELDS, *TOP_FIELDS)
 
 
 def _sub(raw: Mapping[str, Any], nested: str, prefix: str) -> dict[str, Any]:
@@ -87,21 +87,30 @@ def _sub(raw: Mapping[str, Any], nested: str, prefix: str) -> dict[str, Any]:
     return out
 
 
-def read_config(raw: Mapping[str, Any]) -> dict[str, Any]:
-    """The top level's fields, ModernBERT's read of ``text_config`` (its own checks included), SigLIP's fields."""
-    values = read_fields(FIELDS[len(TEXT_FIELDS) + len(VISION_FIELDS):], raw, {})
-    text = modernbert.read(_sub(raw, "text_config", "text_"))
-    values.update({"text_" + k: text[k] for k in TEXT_KEYS})
+def read_nested(raw: Mapping[str, Any], read_text: Callable[[Mapping[str, Any]], dict[str, Any]],
+                text_keys: tuple[str, ...], vision_fields: tuple[Field, ...]) -> dict[str, Any]:
+    """A composite's values (ModernVBERT's, UltraVBERT's): the top level's fields; ``read_text`` of
+    ``text_config`` (the text family's own read, its checks included), kept under ``text_``; SigLIP's
+    ``vision_fields`` of ``vision_config``, under ``vision_``."""
+    values = read_fields(TOP_FIELDS, raw, {})
+    text = read_text(_sub(raw, "text_config", "text_"))
+    values.update({"text_" + k: text[k] for k in text_keys})
     sub = _sub(raw, "vision_config", "vision_")
     if "use_head" in sub:  # the form's vision_use_head, stripped of its prefix like the others
         sub["vision_use_head"] = sub.pop("use_head")
-    vision = read_fields(VISION_FIELDS_PLAIN, sub, {})
+    vision = read_fields(vision_fields, sub, {})
     values.update({"vision_" + k.removeprefix("vision_"): v for k, v in vision.items()})
     return values
 
 
+def read_config(raw: Mapping[str, Any]) -> dict[str, Any]:
+    """The top level's fields, ModernBERT's read of ``text_config`` (its own checks included), SigLIP's fields."""
+    return read_nested(raw, modernbert.read, TEXT_KEYS, VISION_FIELDS_PLAIN)
+
+
 def check(c: dict[str, Any]) -> None:
-    """What ModernBERT and SigLIP refuse: heads that do not divide a width, a padding row outside the table."""
+    """What the text encoder and SigLIP refuse (ModernVBERT's and UltraVBERT's): heads that do not divide a width,
+    a padding row outside the table."""
     check_heads(c, "text_hidden_size", "text_num_attention_heads")
     check_heads(c, "vision_hidden_size", "vision_num_attention_heads")
     pad, vocab = c["text_pad_token_id"], c["text_vocab_size"]
@@ -110,9 +119,9 @@ def check(c: dict[str, Any]) -> None:
                         value=vocab, pad=pad, pad_key="text_pad_token_id")
 
 
-def text_values(c: Mapping[str, Any]) -> dict[str, Any]:
-    """The text encoder's values under ModernBERT's own keys."""
-    return {k: c["text_" + k] for k in TEXT_KEYS}
+def text_values(c: Mapping[str, Any], keys: tuple[str, ...] = TEXT_KEYS) -> dict[str, Any]:
+    """The text encoder's values under its own family's keys (ModernBERT's here, UltraBERT's for UltraVBERT)."""
+    return {k: c["text_" + k] for k in keys}
 
 
 def vision_tower(t: TensorList, c: Mapping[str, Any], prefix: str) -> None:
@@ -211,24 +220,37 @@ def formula(inv: Inventory) -> Formula:
     return Formula(symbols, tuple(lines + head_line(inv)))
 
 
-def sample(rng: random.Random, config: dict[str, Any]) -> None:
-    """ModernBERT's draw for the text keys and SigLIP's heads for the vision keys, then nested as config.json
-    nests them (``text_config``, ``vision_config``), so the cross-check hands transformers a real config."""
-    text = {k[len("text_"):]: config.pop(k) for k in list(config) if k.startswith("text_")}
-    modernbert.sample(rng, text)
+def nest_vision(rng: random.Random, config: dict[str, Any], absent: float = 0.0) -> None:
+    """SigLIP's heads for the drawn vision keys, nested as config.json nests them (``vision_config``); with
+    probability ``absent`` no vision_config at all (the composite's own default tower)."""
     vision = {k[len("vision_"):]: config.pop(k) for k in list(config) if k.startswith("vision_")}
+    if absent and rng.random() < absent:
+        return
     heads = rng.choice([1, 2, 4])
     vision["num_attention_heads"] = heads
     vision["hidden_size"] = heads * rng.randint(1, 6)
     if "use_head" in vision:
         vision["vision_use_head"] = vision.pop("use_head")
-    config["text_config"] = text
     config["vision_config"] = vision
+
+
+def sample(rng: random.Random, config: dict[str, Any]) -> None:
+    """ModernBERT's draw for the text keys and SigLIP's heads for the vision keys, then nested as config.json
+    nests them (``text_config``, ``vision_config``), so the cross-check hands transformers a real config."""
+    text = {k[len("text_"):]: config.pop(k) for k in list(config) if k.startswith("text_")}
+    modernbert.sample(rng, text)
+    config["text_config"] = text
+    nest_vision(rng, config)
 
 
 def _nested_read(text: str) -> Any:
     """A nested sub-config never travels in a link (its keys do, as fields)."""
     return None
+
+
+#: The nested sub-configs are read (their keys are the text_/vision_ fields); a link carries the fields.
+NESTED = (Extra("text_config", _nested_read, lambda raw, c: None),
+          Extra("vision_config", _nested_read, lambda raw, c: None))
 
 
 FAMILY = Family(
@@ -250,9 +272,7 @@ FAMILY = Family(
     heads_check=None,  # two widths, each with its heads: check() tests both
     checks=(check,),
     pad_token_id=None,  # the padding row is text_config's (check())
-    # The nested sub-configs are read (their keys are the text_/vision_ fields); a link carries the fields.
-    extras=(Extra("text_config", _nested_read, lambda raw, c: None),
-            Extra("vision_config", _nested_read, lambda raw, c: None)),
+    extras=NESTED,
     sample=sample,
     rank=73,
     default_attention="sdpa",
