@@ -125,30 +125,31 @@ def text_values(c: Mapping[str, Any], keys: tuple[str, ...] = TEXT_KEYS) -> dict
 
 
 def vision_tower(t: TensorList, c: Mapping[str, Any], prefix: str) -> None:
-    """``SiglipVisionModel``'s tensors, listed with the embeddings (they turn an image into the text's inputs)."""
+    """``SiglipVisionModel``'s tensors: their own group (``vision``) in the section of the embeddings (they turn an
+    image into the text's inputs, and freezing the embeddings freezes them)."""
     h, i, ch, p = c["vision_hidden_size"], c["vision_intermediate_size"], c["vision_num_channels"], c["vision_patch_size"]
     e = prefix + "embeddings."
-    t.add(e + "patch_embedding.weight", (h, ch, p, p), "embeddings")
-    t.add(e + "patch_embedding.bias", (h,), "embeddings")
-    t.embedding(e + "position_embedding", (c["vision_image_size"] // p) ** 2, h)
+    t.add(e + "patch_embedding.weight", (h, ch, p, p), "vision")
+    t.add(e + "patch_embedding.bias", (h,), "vision")
+    t.embedding(e + "position_embedding", (c["vision_image_size"] // p) ** 2, h, "vision")
     for n in range(c["vision_num_hidden_layers"]):
         layer = f"{prefix}encoder.layers.{n}."
-        t.layer_norm(layer + "layer_norm1", h, group="embeddings")
+        t.layer_norm(layer + "layer_norm1", h, group="vision")
         for proj in ("k_proj", "v_proj", "q_proj", "out_proj"):
-            t.linear(layer + "self_attn." + proj, h, h, "embeddings")
-        t.layer_norm(layer + "layer_norm2", h, group="embeddings")
-        t.linear(layer + "mlp.fc1", i, h, "embeddings")
-        t.linear(layer + "mlp.fc2", h, i, "embeddings")
-    t.layer_norm(prefix + "post_layernorm", h, group="embeddings")
+            t.linear(layer + "self_attn." + proj, h, h, "vision")
+        t.layer_norm(layer + "layer_norm2", h, group="vision")
+        t.linear(layer + "mlp.fc1", i, h, "vision")
+        t.linear(layer + "mlp.fc2", h, i, "vision")
+    t.layer_norm(prefix + "post_layernorm", h, group="vision")
     if c["vision_use_head"]:
         head = prefix + "head."
-        t.add(head + "probe", (1, 1, h), "embeddings")
-        t.add(head + "attention.in_proj_weight", (3 * h, h), "embeddings")
-        t.add(head + "attention.in_proj_bias", (3 * h,), "embeddings")
-        t.linear(head + "attention.out_proj", h, h, "embeddings")
-        t.layer_norm(head + "layernorm", h, group="embeddings")
-        t.linear(head + "mlp.fc1", i, h, "embeddings")
-        t.linear(head + "mlp.fc2", h, i, "embeddings")
+        t.add(head + "probe", (1, 1, h), "vision")
+        t.add(head + "attention.in_proj_weight", (3 * h, h), "vision")
+        t.add(head + "attention.in_proj_bias", (3 * h,), "vision")
+        t.linear(head + "attention.out_proj", h, h, "vision")
+        t.layer_norm(head + "layernorm", h, group="vision")
+        t.linear(head + "mlp.fc1", i, h, "vision")
+        t.linear(head + "mlp.fc2", h, i, "vision")
 
 
 def backbone(t: TensorList, c: dict[str, Any], prefix: str, with_pooler: bool) -> None:
