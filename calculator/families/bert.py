@@ -5,13 +5,14 @@ are BERT's with other names only for the embeddings and heads.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
 from ..costs import BERT_KEYS, CostModel, Sim, T, position_buffers
 from ..errors import CalcError
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
-from .base import Architecture, Family, Preset, Task
+from .base import Architecture, Family, HeadBuilder, Preset, Task
 from .common import BERT_FIELDS, heads_divide
 from .common import POSITION_TYPE, CROSS_ATTENTION
 
@@ -100,6 +101,54 @@ def linear_head(name: str, out: str | int, width: str = "hidden_size") -> Any:
         t.linear(name, c[out] if isinstance(out, str) else out, c[width], "head")
 
     return head
+
+
+@dataclass(frozen=True)
+class Head:
+    """What a BERT-style task class adds to the backbone, by task: whether it builds the pooler (None: the
+    caller's choice, the bare model), its head's tensors, and the two flags the planner and views read."""
+
+    pooler: bool | None
+    head: HeadBuilder | None = None
+    uses_num_labels: bool = False
+    ties_embeddings: bool = False
+
+
+#: BERT's task classes, by :class:`Task` (Megatron-BERT's too, and RoBERTa's where it keeps them).
+BERT_HEADS: dict[str, Head] = {
+    Task.MODEL: Head(None),
+    Task.PRETRAINING: Head(True, pretraining_head, ties_embeddings=True),
+    Task.MASKED_LM: Head(False, mlm_head, ties_embeddings=True),
+    Task.LM_HEAD_MODEL: Head(False, mlm_head, ties_embeddings=True),
+    Task.CAUSAL_LM: Head(False, mlm_head, ties_embeddings=True),
+    Task.NEXT_SENTENCE_PREDICTION: Head(True, nsp_head),
+    Task.SEQUENCE_CLASSIFICATION: Head(True, linear_head("classifier", "num_labels"), uses_num_labels=True),
+    Task.MULTIPLE_CHOICE: Head(True, linear_head("classifier", 1)),
+    Task.TOKEN_CLASSIFICATION: Head(False, linear_head("classifier", "num_labels"), uses_num_labels=True),
+    Task.QUESTION_ANSWERING: Head(False, linear_head("qa_outputs", "num_labels"), uses_num_labels=True),
+}
+
+
+def task_classes(stem: str, prefix: str, tasks: tuple[str, ...], heads: Mapping[str, Head] = BERT_HEADS,
+                 **more: Any) -> tuple[Architecture, ...]:
+    """A family's classes, in ``tasks`` order, named as transformers names them (``MegatronBert`` +
+    ``ForMaskedLM``; ``Model`` for the bare one), the backbone under ``prefix`` (the bare model's at the top),
+    each task's head from ``heads``: the list BERT-style families used to restate line by line. ``more``: the
+    same extra keywords on every task class (``head_first``)."""
+    out = []
+    for task in tasks:
+        h = heads[task]
+        if task == Task.MODEL:
+            out.append(Architecture(name=stem + "Model", task=task, prefix="", pooler=h.pooler))
+            continue
+        out.append(Architecture(name=stem + task, task=task, prefix=prefix, pooler=h.pooler, head=h.head,
+                                uses_num_labels=h.uses_num_labels, ties_embeddings=h.ties_embeddings, **more))
+    return tuple(out)
+
+
+#: BERT's nine classes in transformers' order.
+BERT_TASKS = (Task.MODEL, Task.PRETRAINING, Task.MASKED_LM, Task.LM_HEAD_MODEL, Task.NEXT_SENTENCE_PREDICTION,
+              Task.SEQUENCE_CLASSIFICATION, Task.MULTIPLE_CHOICE, Task.TOKEN_CLASSIFICATION, Task.QUESTION_ANSWERING)
 
 
 # --------------------------------------------------------------------- formula
@@ -388,21 +437,7 @@ FAMILY = Family(
     base="BertModel",
     fields=BERT_FIELDS,
     backbone=backbone,
-    architectures=(
-        Architecture(name="BertModel", task=Task.MODEL, prefix="", pooler=None),
-        Architecture(name="BertForPreTraining", task=Task.PRETRAINING, prefix="bert.", pooler=True,
-                     head=pretraining_head, ties_embeddings=True),
-        Architecture(name="BertForMaskedLM", task=Task.MASKED_LM, prefix="bert.", pooler=False, head=mlm_head, ties_embeddings=True),
-        Architecture(name="BertLMHeadModel", task=Task.LM_HEAD_MODEL, prefix="bert.", pooler=False, head=mlm_head, ties_embeddings=True),
-        Architecture(name="BertForNextSentencePrediction", task=Task.NEXT_SENTENCE_PREDICTION, prefix="bert.", pooler=True, head=nsp_head),
-        Architecture(name="BertForSequenceClassification", task=Task.SEQUENCE_CLASSIFICATION, prefix="bert.", pooler=True,
-                     head=linear_head("classifier", "num_labels"), uses_num_labels=True),
-        Architecture(name="BertForMultipleChoice", task=Task.MULTIPLE_CHOICE, prefix="bert.", pooler=True, head=linear_head("classifier", 1)),
-        Architecture(name="BertForTokenClassification", task=Task.TOKEN_CLASSIFICATION, prefix="bert.", pooler=False,
-                     head=linear_head("classifier", "num_labels"), uses_num_labels=True),
-        Architecture(name="BertForQuestionAnswering", task=Task.QUESTION_ANSWERING, prefix="bert.", pooler=False,
-                     head=linear_head("qa_outputs", "num_labels"), uses_num_labels=True),
-    ),
+    architectures=task_classes("Bert", "bert.", BERT_TASKS),
     title={"en": "BERT", "zh": "BERT"},
     formula=formula,
     presets=PRESETS,

@@ -18,7 +18,7 @@ from typing import Any
 from ..costs import CostModel, Sim, T, activation_key, dropouts, unread, position_ids_buffer
 from ..model import Inventory, TensorList
 from . import bert, blocks
-from .base import Architecture, Family, Preset, with_defaults, Task
+from .base import Family, Preset, with_defaults, Task
 from .common import BERT_FIELDS, L, heads_divide
 from .common import POSITION_TYPE, CROSS_ATTENTION
 
@@ -109,24 +109,10 @@ FAMILY = Family(
     fields=FIELDS,
     backbone=backbone,
     heads_check=("hidden_size", "num_attention_heads"),
-    architectures=(
-        Architecture(name="MegatronBertModel", task=Task.MODEL, prefix="", pooler=None),
-        Architecture(name="MegatronBertForPreTraining", task=Task.PRETRAINING, prefix="bert.", pooler=True, head=bert.pretraining_head,
-                     ties_embeddings=True),
-        Architecture(name="MegatronBertForCausalLM", task=Task.CAUSAL_LM, prefix="bert.", pooler=False, head=bert.mlm_head,
-                     ties_embeddings=True),
-        Architecture(name="MegatronBertForMaskedLM", task=Task.MASKED_LM, prefix="bert.", pooler=False, head=bert.mlm_head,
-                     ties_embeddings=True),
-        Architecture(name="MegatronBertForNextSentencePrediction", task=Task.NEXT_SENTENCE_PREDICTION, prefix="bert.", pooler=True, head=bert.nsp_head),
-        Architecture(name="MegatronBertForSequenceClassification", task=Task.SEQUENCE_CLASSIFICATION, prefix="bert.", pooler=True,
-                     head=bert.linear_head("classifier", "num_labels"), uses_num_labels=True),
-        Architecture(name="MegatronBertForMultipleChoice", task=Task.MULTIPLE_CHOICE, prefix="bert.", pooler=True,
-                     head=bert.linear_head("classifier", 1)),
-        Architecture(name="MegatronBertForTokenClassification", task=Task.TOKEN_CLASSIFICATION, prefix="bert.", pooler=False,
-                     head=bert.linear_head("classifier", "num_labels"), uses_num_labels=True),
-        Architecture(name="MegatronBertForQuestionAnswering", task=Task.QUESTION_ANSWERING, prefix="bert.", pooler=False,
-                     head=bert.linear_head("qa_outputs", "num_labels"), uses_num_labels=True),
-    ),
+    # BERT's heads under "bert."; ForCausalLM (BERT's LMHeadModel) before ForMaskedLM, as transformers lists them
+    architectures=bert.task_classes("MegatronBert", "bert.", (
+        Task.MODEL, Task.PRETRAINING, Task.CAUSAL_LM, Task.MASKED_LM, Task.NEXT_SENTENCE_PREDICTION,
+        Task.SEQUENCE_CLASSIFICATION, Task.MULTIPLE_CHOICE, Task.TOKEN_CLASSIFICATION, Task.QUESTION_ANSWERING)),
     title={"en": "Megatron-BERT", "zh": "Megatron-BERT"},
     formula=formula,
     presets=PRESETS,

@@ -15,7 +15,7 @@ from ..costs import BERT_KEYS, CostModel, Sim, T
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
 from . import bert, blocks, roberta
-from .base import Architecture, Family, Preset, with_defaults, Task
+from .base import Family, Preset, with_defaults, Task
 from .common import BERT_FIELDS, L, heads_divide
 from .common import POSITION_TYPE, CROSS_ATTENTION
 
@@ -76,21 +76,10 @@ FAMILY = Family(
     backbone=backbone,
     pad_token_id=1,
     positions_padded=True,
-    architectures=(
-        Architecture(name="RobertaPreLayerNormModel", task=Task.MODEL, prefix="", pooler=None),
-        Architecture(name="RobertaPreLayerNormForCausalLM", task=Task.CAUSAL_LM, prefix=P, pooler=False, head=roberta.lm_head,
-                     ties_embeddings=True),
-        Architecture(name="RobertaPreLayerNormForMaskedLM", task=Task.MASKED_LM, prefix=P, pooler=False, head=roberta.lm_head,
-                     ties_embeddings=True),
-        Architecture(name="RobertaPreLayerNormForSequenceClassification", task=Task.SEQUENCE_CLASSIFICATION, prefix=P, pooler=False,
-                     head=roberta.classification_head, uses_num_labels=True),
-        Architecture(name="RobertaPreLayerNormForMultipleChoice", task=Task.MULTIPLE_CHOICE, prefix=P, pooler=True,
-                     head=bert.linear_head("classifier", 1)),
-        Architecture(name="RobertaPreLayerNormForTokenClassification", task=Task.TOKEN_CLASSIFICATION, prefix=P, pooler=False,
-                     head=bert.linear_head("classifier", "num_labels"), uses_num_labels=True),
-        Architecture(name="RobertaPreLayerNormForQuestionAnswering", task=Task.QUESTION_ANSWERING, prefix=P, pooler=False,
-                     head=bert.linear_head("qa_outputs", "num_labels"), uses_num_labels=True),
-    ),
+    # RoBERTa's heads; ForCausalLM before ForMaskedLM, as transformers lists them
+    architectures=bert.task_classes("RobertaPreLayerNorm", P, (
+        Task.MODEL, Task.CAUSAL_LM, Task.MASKED_LM, Task.SEQUENCE_CLASSIFICATION, Task.MULTIPLE_CHOICE,
+        Task.TOKEN_CLASSIFICATION, Task.QUESTION_ANSWERING), roberta.ROBERTA_HEADS),
     # The menu shows the title beside the model_type (roberta-prelayernorm): the short name keeps it on one line.
     title={"en": "RoBERTa-PreLN", "zh": "RoBERTa-PreLN"},
     formula=formula,
