@@ -351,7 +351,7 @@ class Family:
         family can exist (XLM-R-XL's pre-LN layers once ran RoBERTa's program until the cross-check caught it).
         """
         if self.costs is not None and "costs" not in changes:
-            changed = [key for key in ("backbone", "builder") if key in changes and changes[key] is not getattr(self, key)]
+            changed: list[str] = [k for k in ("backbone", "builder") if k in changes and changes[k] is not getattr(self, k)]
             heads = {(a.task, a.head) for a in self.architectures}
             if any((a.task, a.head) not in heads for a in changes.get("architectures", ())):
                 changed.append("architectures")
