@@ -18,16 +18,14 @@ The published checkpoints (``Alibaba-NLP/gte-multilingual-base``, ``gte-base-en-
 """
 from __future__ import annotations
 
-import random
 from dataclasses import replace
 from typing import Any
 
 from ..costs import CostModel, Sim, T, activation_key, classifier_dropout, dropouts
-from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
 from . import bert, jina_embeddings_v3 as jina
 from .base import Architecture, Family, Preset, Task
-from .common import HEADS, HIDDEN, INTERMEDIATE, LABELS, LAYERS, TIE, TOKEN_TYPES, VOCAB, L, heads_divide
+from .common import HEADS, HIDDEN, INTERMEDIATE, LABELS, LAYERS, TIE, TOKEN_TYPES, VOCAB, L
 
 FIELDS = (
     replace(VOCAB, default=250048),
@@ -75,24 +73,10 @@ def mlm_head(t: TensorList, c: dict[str, Any], prefix: str) -> None:
                       c["tie_word_embeddings"])
 
 
-def formula(inv: Inventory) -> Formula:
-    """Word and type tables; per layer 4H² + 4H attention, 3HI + H gated MLP, two LayerNorms (4H)."""
-    c = inv.config
-    v, h, t, n, i = (c["vocab_size"], c["hidden_size"], c["type_vocab_size"], c["num_hidden_layers"],
-                     c["intermediate_size"])
-    lines = [FormulaLine("embeddings", "(V + T)·H + 2H", f"({v} + {t})·{h} + 2·{h}", (v + t) * h + 2 * h)]
-    if inv.pooler:
-        lines.append(bert.pooler_line(h))
-    per = 4 * h * h + 3 * h * i + 9 * h
-    lines.extend(layers_lines("4H² + 3HI + 9H", f"4·{h}² + 3·{h}·{i} + 9·{h}", per, n))
-    return Formula({"V": v, "T": t, "H": h, "I": i, "L": n}, tuple(lines + head_line(inv)))
-
-
-def sample(rng: random.Random, config: dict[str, Any]) -> None:
-    """Heads divide the hidden size; now and then a position count, which shapes no tensor here."""
-    heads_divide()(rng, config)
-    if rng.random() < 0.3:
-        config["max_position_embeddings"] = rng.randint(1, 600)
+#: Word and type tables; per layer 4H² + 4H attention, 3HI + H gated MLP, two LayerNorms (4H): jina-v3's form.
+formula = jina.formula_with("3HI", lambda h, i: f"3·{h}·{i}", lambda h, i: 3 * h * i)
+#: Heads divide the hidden size; now and then a position count (jina-v3's draw).
+sample = jina.sample
 
 
 # --------------------------------------------------------------- training step

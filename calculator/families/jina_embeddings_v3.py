@@ -142,17 +142,27 @@ MODEL = RotaryPostNormModel(FC_MLP)
 backbone = MODEL.backbone
 
 
-def formula(inv: Inventory) -> Formula:
-    """Word and type tables; per layer 4H² + 4H attention, 2HI + I + H MLP, two LayerNorms (4H)."""
-    c = inv.config
-    v, h, t, n, i = (c["vocab_size"], c["hidden_size"], c["type_vocab_size"], c["num_hidden_layers"],
-                     c["intermediate_size"])
-    lines = [FormulaLine("embeddings", "(V + T)·H + 2H", f"({v} + {t})·{h} + 2·{h}", (v + t) * h + 2 * h)]
-    if inv.pooler:
-        lines.append(bert.pooler_line(h))
-    per = 4 * h * h + 2 * h * i + i + 9 * h
-    lines.extend(layers_lines("4H² + 2HI + I + 9H", f"4·{h}² + 2·{h}·{i} + {i} + 9·{h}", per, n))
-    return Formula({"V": v, "T": t, "H": h, "I": i, "L": n}, tuple(lines + head_line(inv)))
+def formula_with(mlp: str, mlp_sub: Callable[[int, int], str], mlp_count: Callable[[int, int], int]) -> Callable[[Inventory], Formula]:
+    """The backbone's closed form with the MLP's term (``mlp``, its figures from H and I): word and type tables
+    and their LayerNorm; the pooler; per layer 4H² + 4H attention, the MLP, two LayerNorms and the MLP's output
+    bias (5H). GTE's formula is this one with its gated MLP's term."""
+
+    def formula(inv: Inventory) -> Formula:
+        c = inv.config
+        v, h, t, n, i = (c["vocab_size"], c["hidden_size"], c["type_vocab_size"], c["num_hidden_layers"],
+                         c["intermediate_size"])
+        lines = [FormulaLine("embeddings", "(V + T)·H + 2H", f"({v} + {t})·{h} + 2·{h}", (v + t) * h + 2 * h)]
+        if inv.pooler:
+            lines.append(bert.pooler_line(h))
+        per = 4 * h * h + mlp_count(h, i) + 9 * h
+        lines.extend(layers_lines(f"4H² + {mlp} + 9H", f"4·{h}² + {mlp_sub(h, i)} + 9·{h}", per, n))
+        return Formula({"V": v, "T": t, "H": h, "I": i, "L": n}, tuple(lines + head_line(inv)))
+
+    return formula
+
+
+#: Word and type tables; per layer 4H² + 4H attention, 2HI + I + H MLP, two LayerNorms (4H).
+formula = formula_with("2HI + I", lambda h, i: f"2·{h}·{i} + {i}", lambda h, i: 2 * h * i + i)
 
 
 def sample(rng: random.Random, config: dict[str, Any]) -> None:
