@@ -34,8 +34,8 @@ from ..config import Field, check_heads, read_fields
 from ..errors import CalcError
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
-from . import modernbert
-from .base import Architecture, Extra, Family, Task
+from . import bert, modernbert
+from .base import Extra, Family, Task
 from .common import LABELS, TIE, L
 
 #: ModernBERT's fields that shape the text encoder (its pooling, labels and tie are the top level's here).
@@ -249,6 +249,9 @@ def _nested_read(text: str) -> Any:
     return None
 
 
+#: A composite's four classes (UltraVBERT's too), the backbone under ``model.``, no pooler.
+TASKS = (Task.MODEL, Task.MASKED_LM, Task.SEQUENCE_CLASSIFICATION, Task.TOKEN_CLASSIFICATION)
+
 #: The nested sub-configs are read (their keys are the text_/vision_ fields); a link carries the fields.
 NESTED = (Extra("text_config", _nested_read, lambda raw, c: None),
           Extra("vision_config", _nested_read, lambda raw, c: None))
@@ -260,14 +263,12 @@ FAMILY = Family(
     fields=FIELDS,
     backbone=backbone,
     read=read_config,
-    architectures=(
-        Architecture(name="ModernVBertModel", task=Task.MODEL, prefix="", pooler=False),
-        Architecture(name="ModernVBertForMaskedLM", task=Task.MASKED_LM, prefix="model.", pooler=False, head=mlm_head, ties_embeddings=True),
-        Architecture(name="ModernVBertForSequenceClassification", task=Task.SEQUENCE_CLASSIFICATION, prefix="model.", pooler=False,
-                     head=classifier_head, uses_num_labels=True),
-        Architecture(name="ModernVBertForTokenClassification", task=Task.TOKEN_CLASSIFICATION, prefix="model.", pooler=False,
-                     head=classifier_head, uses_num_labels=True),
-    ),
+    architectures=bert.task_classes("ModernVBert", "model.", TASKS, {
+        Task.MODEL: bert.Head(False),
+        Task.MASKED_LM: bert.Head(False, mlm_head, ties_embeddings=True),
+        Task.SEQUENCE_CLASSIFICATION: bert.Head(False, classifier_head, uses_num_labels=True),
+        Task.TOKEN_CLASSIFICATION: bert.Head(False, classifier_head, uses_num_labels=True),
+    }),
     title={"en": "ModernVBERT", "zh": "ModernVBERT"},
     formula=formula,
     heads_check=None,  # two widths, each with its heads: check() tests both

@@ -24,8 +24,8 @@ from typing import Any, Mapping
 
 from ..formula import Formula, FormulaLine, head_line
 from ..model import Inventory, TensorList
-from . import eurobert, modernvbert, ultrabert
-from .base import Architecture, Family, Task
+from . import bert, eurobert, modernvbert, ultrabert
+from .base import Family, Task
 from .common import L
 
 #: UltraBERT's fields that shape the text encoder (pooling, labels and tie are the top level's here).
@@ -118,14 +118,12 @@ FAMILY = Family(
     fields=FIELDS,
     backbone=backbone,
     read=read_config,
-    architectures=(
-        Architecture(name="UltraVBertModel", task=Task.MODEL, prefix="", pooler=False),
-        Architecture(name="UltraVBertForMaskedLM", task=Task.MASKED_LM, prefix="model.", pooler=False, head=mlm_head, ties_embeddings=True),
-        Architecture(name="UltraVBertForSequenceClassification", task=Task.SEQUENCE_CLASSIFICATION, prefix="model.", pooler=False,
-                     head=classifier_head, uses_num_labels=True),
-        Architecture(name="UltraVBertForTokenClassification", task=Task.TOKEN_CLASSIFICATION, prefix="model.", pooler=False,
-                     head=classifier_head, uses_num_labels=True),
-    ),
+    architectures=bert.task_classes("UltraVBert", "model.", modernvbert.TASKS, {
+        Task.MODEL: bert.Head(False),
+        Task.MASKED_LM: bert.Head(False, mlm_head, ties_embeddings=True),
+        Task.SEQUENCE_CLASSIFICATION: bert.Head(False, classifier_head, uses_num_labels=True),
+        Task.TOKEN_CLASSIFICATION: bert.Head(False, classifier_head, uses_num_labels=True),
+    }),
     title={"en": "UltraVBERT", "zh": "UltraVBERT"},
     formula=formula,
     heads_check=None,  # the text heads are UltraBERT's read (EuroBERT's checks), the vision heads check()'s
