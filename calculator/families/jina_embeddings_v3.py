@@ -238,23 +238,9 @@ def rotary_attention(sim: Sim, x: T, a: str, heads: int, kv_heads: int, d: int, 
 
 
 def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
-    """The native classes: the backbone (:data:`MODEL`), XLM-R's heads."""
+    """The native classes: the backbone (:data:`MODEL`), then XLM-R's heads (RoBERTa's, written once there)."""
     seq, pooled = MODEL.step(sim, inv, b, n)
-    kind = bert.step_task(inv)
-    if kind == "":
-        return [seq] + ([pooled] if pooled is not None else [])
-    if kind == "ForMaskedLM":
-        return [bert.step_mlm(sim, "lm_head", seq)]
-    if kind == "ForSequenceClassification":
-        drop = sim.drops("classifier_dropout")
-        h = sim.dropout(sim.select(seq, 1), drop)
-        h = sim.dropout(sim.keep_output(sim.linear("classifier.dense", h)), drop)
-        return [sim.linear("classifier.out_proj", h)]
-    if kind == "ForTokenClassification":
-        return [sim.linear("classifier", sim.dropout(seq, sim.drops("classifier_dropout")))]
-    if kind == "ForQuestionAnswering":
-        return bert.step_qa(sim, seq)
-    raise AssertionError(inv.architecture)
+    return roberta.step_heads(sim, inv, seq, pooled)
 
 
 def rotary_check(d: int, layers: int) -> None:
