@@ -19,6 +19,7 @@ from .views import fmt_binary_bytes, fmt_int, fmt_percent, group_breakdown
 #: One colour per component group; mid-tones with enough contrast on white and on #1e2129.
 COLOURS: dict[str, str] = {
     "embeddings": "#3f7fd8",
+    "vision": "#c45a3b",
     "attention_qkv": "#d9822b",
     "attention_output": "#b7791f",
     "feed_forward": "#2f9e6e",

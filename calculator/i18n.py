@@ -35,6 +35,7 @@ def pick(entry: Mapping[str, str], lang: Any, **params: object) -> str:
 LABELS: dict[str, dict[str, str]] = {
     # component groups (calculator.model.GROUPS)
     "embeddings": {"en": "Embeddings", "zh": "嵌入层"},
+    "vision": {"en": "Vision tower", "zh": "视觉塔"},
     "attention_qkv": {"en": "Attention Q, K, V", "zh": "注意力 Q、K、V"},
     "attention_output": {"en": "Attention output", "zh": "注意力输出投影"},
     "feed_forward": {"en": "Feed-forward", "zh": "前馈网络"},

@@ -13,6 +13,7 @@ from typing import Any
 
 #: Component groups, in the order the views list them.
 GROUPS: tuple[str, ...] = (
+    "vision",  # a composite's vision tower (ModernVBERT's, UltraVBERT's SigLIP), before the text it feeds
     "embeddings",
     "attention_qkv",
     "attention_output",

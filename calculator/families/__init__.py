@@ -23,7 +23,7 @@ from ._index import INDEX
 from .base import Architecture, Family, Preset
 
 #: Files of this folder that are not families.
-_NOT_FAMILIES = ("base.py", "common.py")
+_NOT_FAMILIES = ("base.py", "common.py", "blocks.py")
 
 
 def _family_files() -> list[str]:

@@ -17,7 +17,7 @@ from ..formula import Formula, head_line, layers_lines
 from ..i18n import label
 from ..model import Inventory, TensorList
 from . import bert
-from .base import Architecture, Family, Preset, with_defaults
+from .base import Architecture, Family, Preset, with_defaults, Task
 from .common import EMBEDDING, HEADS, HIDDEN, INTERMEDIATE, LABELS, LAYERS, POSITIONS, TIE, TOKEN_TYPES, VOCAB, L, heads_divide
 from .common import POSITION_TYPE
 
@@ -198,17 +198,17 @@ FAMILY = Family(
     fields=FIELDS,
     backbone=backbone,
     architectures=(
-        Architecture(name="AlbertModel", prefix="", pooler=None),
-        Architecture(name="AlbertForPreTraining", prefix="albert.", pooler=True,
+        Architecture(name="AlbertModel", task=Task.MODEL, prefix="", pooler=None),
+        Architecture(name="AlbertForPreTraining", task=Task.PRETRAINING, prefix="albert.", pooler=True,
                      head=pretraining_head, uses_num_labels=True, ties_embeddings=True),
-        Architecture(name="AlbertForMaskedLM", prefix="albert.", pooler=False, head=mlm_head, ties_embeddings=True),
-        Architecture(name="AlbertForSequenceClassification", prefix="albert.", pooler=True,
+        Architecture(name="AlbertForMaskedLM", task=Task.MASKED_LM, prefix="albert.", pooler=False, head=mlm_head, ties_embeddings=True),
+        Architecture(name="AlbertForSequenceClassification", task=Task.SEQUENCE_CLASSIFICATION, prefix="albert.", pooler=True,
                      head=bert.linear_head("classifier", "num_labels"), uses_num_labels=True),
-        Architecture(name="AlbertForMultipleChoice", prefix="albert.", pooler=True,
+        Architecture(name="AlbertForMultipleChoice", task=Task.MULTIPLE_CHOICE, prefix="albert.", pooler=True,
                      head=bert.linear_head("classifier", 1)),
-        Architecture(name="AlbertForTokenClassification", prefix="albert.", pooler=False,
+        Architecture(name="AlbertForTokenClassification", task=Task.TOKEN_CLASSIFICATION, prefix="albert.", pooler=False,
                      head=bert.linear_head("classifier", "num_labels"), uses_num_labels=True),
-        Architecture(name="AlbertForQuestionAnswering", prefix="albert.", pooler=False,
+        Architecture(name="AlbertForQuestionAnswering", task=Task.QUESTION_ANSWERING, prefix="albert.", pooler=False,
                      head=bert.linear_head("qa_outputs", "num_labels"), uses_num_labels=True),
     ),
     title={"en": "ALBERT", "zh": "ALBERT"},

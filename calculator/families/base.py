@@ -35,6 +35,45 @@ HeadBuilder = Callable[[TensorList, dict[str, Any], str], None]
 BackboneBuilder = Callable[[TensorList, dict[str, Any], str, bool], None]
 
 
+class Task:
+    """What an architecture's head does: declared on each :class:`Architecture` (``task=Task.MASKED_LM``), never
+    read off its class name (issue 31: the head comes from the declaration, so ``RoFormerForMaskedLM``'s own
+    "For" or a new suffix cannot pick the wrong program).
+
+    The values are the words transformers ends its task classes with (``BertForMaskedLM``), so a step program's
+    ``kind == "ForMaskedLM"`` reads as the task it names; ``tests/properties/test_tasks.py`` checks every
+    declaration against its class name and that no family module parses a class name again.
+    """
+
+    #: The bare backbone (``BertModel``, ``FunnelBaseModel``, ``T5EncoderModel``): its outputs, no head.
+    MODEL = ""
+    MASKED_LM = "ForMaskedLM"
+    CAUSAL_LM = "ForCausalLM"
+    #: A language-modelling head class named ``…LMHeadModel`` (``BertLMHeadModel``, ``XLMWithLMHeadModel``).
+    LM_HEAD_MODEL = "LMHeadModel"
+    PRETRAINING = "ForPreTraining"
+    NEXT_SENTENCE_PREDICTION = "ForNextSentencePrediction"
+    SEQUENCE_CLASSIFICATION = "ForSequenceClassification"
+    MULTIPLE_CHOICE = "ForMultipleChoice"
+    TOKEN_CLASSIFICATION = "ForTokenClassification"
+    QUESTION_ANSWERING = "ForQuestionAnswering"
+    #: XLM's and FlauBERT's plain span head (``…ForQuestionAnsweringSimple``), beside their SQuAD head.
+    QUESTION_ANSWERING_SIMPLE = "ForQuestionAnsweringSimple"
+    ENTITY_CLASSIFICATION = "ForEntityClassification"
+    ENTITY_PAIR_CLASSIFICATION = "ForEntityPairClassification"
+    ENTITY_SPAN_CLASSIFICATION = "ForEntitySpanClassification"
+    RETRIEVAL = "ForRetrieval"
+
+
+#: Every :class:`Task` value (what an :attr:`Architecture.task` may be).
+TASKS: tuple[str, ...] = (
+    Task.MODEL, Task.MASKED_LM, Task.CAUSAL_LM, Task.LM_HEAD_MODEL, Task.PRETRAINING, Task.NEXT_SENTENCE_PREDICTION,
+    Task.SEQUENCE_CLASSIFICATION, Task.MULTIPLE_CHOICE, Task.TOKEN_CLASSIFICATION, Task.QUESTION_ANSWERING,
+    Task.QUESTION_ANSWERING_SIMPLE, Task.ENTITY_CLASSIFICATION, Task.ENTITY_PAIR_CLASSIFICATION,
+    Task.ENTITY_SPAN_CLASSIFICATION, Task.RETRIEVAL,
+)
+
+
 @dataclass(frozen=True, kw_only=True)
 class Architecture:
     """One model class of a family, declared with keywords (``pooler`` is tri-state, so positions misread).
@@ -48,6 +87,9 @@ class Architecture:
     name: str
     prefix: str
     pooler: bool | None
+    #: What the head does (a :class:`Task` value): the step program and the checks choose the head's forward
+    #: from this, never from :attr:`name`. None only where a family has not declared it yet (its step refuses).
+    task: str | None = None
     head: HeadBuilder | None = None
     uses_num_labels: bool = False
     ties_embeddings: bool = False
@@ -300,7 +342,22 @@ class Family:
         return pick(entry, lang, **params)
 
     def derive(self, **changes: Any) -> "Family":
-        """A sibling family: this one with some attributes replaced (XLM-R is RoBERTa under other names)."""
+        """A sibling family: this one with some attributes replaced (XLM-R is RoBERTa under other names).
+
+        The step program (:attr:`costs`) runs over the tensors the backbone and the heads build, by name: a
+        sibling that builds other tensors (another ``backbone`` or ``builder``, or a class whose head or task
+        is not one of this family's) must say which program runs them, ``costs=`` (its own, or None to refuse),
+        else it would inherit a forward that disagrees with its tensors. Refused here, at import, so no such
+        family can exist (XLM-R-XL's pre-LN layers once ran RoBERTa's program until the cross-check caught it).
+        """
+        if self.costs is not None and "costs" not in changes:
+            changed: list[str] = [k for k in ("backbone", "builder") if k in changes and changes[k] is not getattr(self, k)]
+            heads = {(a.task, a.head) for a in self.architectures}
+            if any((a.task, a.head) not in heads for a in changes.get("architectures", ())):
+                changed.append("architectures")
+            if changed:
+                raise TypeError(f"derive() from {self.model_type!r} changes {', '.join(changed)}: restate costs= "
+                                f"(the step program for those tensors, or None to refuse it)")
         return replace(self, **changes)
 
 

@@ -5,13 +5,14 @@ are BERT's with other names only for the embeddings and heads.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
 from ..costs import BERT_KEYS, CostModel, Sim, T, position_buffers
 from ..errors import CalcError
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
-from .base import Architecture, Family, Preset
+from .base import Architecture, Family, HeadBuilder, Preset, Task
 from .common import BERT_FIELDS, heads_divide
 from .common import POSITION_TYPE, CROSS_ATTENTION
 
@@ -100,6 +101,54 @@ def linear_head(name: str, out: str | int, width: str = "hidden_size") -> Any:
         t.linear(name, c[out] if isinstance(out, str) else out, c[width], "head")
 
     return head
+
+
+@dataclass(frozen=True)
+class Head:
+    """What a BERT-style task class adds to the backbone, by task: whether it builds the pooler (None: the
+    caller's choice, the bare model), its head's tensors, and the two flags the planner and views read."""
+
+    pooler: bool | None
+    head: HeadBuilder | None = None
+    uses_num_labels: bool = False
+    ties_embeddings: bool = False
+
+
+#: BERT's task classes, by :class:`Task` (Megatron-BERT's too, and RoBERTa's where it keeps them).
+BERT_HEADS: dict[str, Head] = {
+    Task.MODEL: Head(None),
+    Task.PRETRAINING: Head(True, pretraining_head, ties_embeddings=True),
+    Task.MASKED_LM: Head(False, mlm_head, ties_embeddings=True),
+    Task.LM_HEAD_MODEL: Head(False, mlm_head, ties_embeddings=True),
+    Task.CAUSAL_LM: Head(False, mlm_head, ties_embeddings=True),
+    Task.NEXT_SENTENCE_PREDICTION: Head(True, nsp_head),
+    Task.SEQUENCE_CLASSIFICATION: Head(True, linear_head("classifier", "num_labels"), uses_num_labels=True),
+    Task.MULTIPLE_CHOICE: Head(True, linear_head("classifier", 1)),
+    Task.TOKEN_CLASSIFICATION: Head(False, linear_head("classifier", "num_labels"), uses_num_labels=True),
+    Task.QUESTION_ANSWERING: Head(False, linear_head("qa_outputs", "num_labels"), uses_num_labels=True),
+}
+
+
+def task_classes(stem: str, prefix: str, tasks: tuple[str, ...], heads: Mapping[str, Head] = BERT_HEADS,
+                 **more: Any) -> tuple[Architecture, ...]:
+    """A family's classes, in ``tasks`` order, named as transformers names them (``MegatronBert`` +
+    ``ForMaskedLM``; ``Model`` for the bare one), the backbone under ``prefix`` (the bare model's at the top),
+    each task's head from ``heads``: the list BERT-style families used to restate line by line. ``more``: the
+    same extra keywords on every task class (``head_first``)."""
+    out = []
+    for task in tasks:
+        h = heads[task]
+        if task == Task.MODEL:
+            out.append(Architecture(name=stem + "Model", task=task, prefix="", pooler=h.pooler))
+            continue
+        out.append(Architecture(name=stem + task, task=task, prefix=prefix, pooler=h.pooler, head=h.head,
+                                uses_num_labels=h.uses_num_labels, ties_embeddings=h.ties_embeddings, **more))
+    return tuple(out)
+
+
+#: BERT's nine classes in transformers' order.
+BERT_TASKS = (Task.MODEL, Task.PRETRAINING, Task.MASKED_LM, Task.LM_HEAD_MODEL, Task.NEXT_SENTENCE_PREDICTION,
+              Task.SEQUENCE_CLASSIFICATION, Task.MULTIPLE_CHOICE, Task.TOKEN_CLASSIFICATION, Task.QUESTION_ANSWERING)
 
 
 # --------------------------------------------------------------------- formula
@@ -278,11 +327,12 @@ def step_prefix(inv: Inventory) -> str:
 
 
 def step_task(inv: Inventory) -> str:
-    """The class's task suffix: ``ForMaskedLM``, ``LMHeadModel``, ``ForCausalLM``..., or ``""`` for the base model."""
-    arch = inv.architecture
-    if "For" in arch:
-        return arch[arch.index("For"):]
-    return "LMHeadModel" if arch.endswith("LMHeadModel") else ""
+    """What the class's head does, as its :class:`Architecture` declares it (a :class:`Task` value:
+    ``ForMaskedLM``, ``LMHeadModel``, ``ForCausalLM``..., ``""`` for the base model); never read off its name."""
+    task = inv.arch.task
+    if task is None:
+        raise AssertionError(f"{inv.architecture} declares no task (Architecture(task=Task...))")
+    return task
 
 
 def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
@@ -294,6 +344,13 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     x = step_embeddings(sim, inv, prefix, b, n)
     seq = step_encoder(sim, inv, prefix, x)
     pooled = step_pooler(sim, prefix, seq) if inv.pooler else None
+    return step_heads(sim, inv, seq, pooled)
+
+
+def step_heads(sim: Sim, inv: Inventory, seq: T, pooled: T | None) -> list[T]:
+    """BERT's task heads on the encoder's output, as the class's task declares (written once: Megatron-BERT's
+    classes run them too): ``cls.predictions``, ``cls.seq_relationship``, ``classifier``, ``qa_outputs``."""
+    kind = step_task(inv)
     if kind == "":
         return [seq] + ([pooled] if pooled is not None else [])
     if kind in ("ForMaskedLM", "LMHeadModel", "ForCausalLM"):
@@ -326,7 +383,7 @@ def step_qa(sim: Sim, seq: T) -> list[T]:
 
 def qa_needs_two_labels(inv: Inventory) -> None:
     """``start_logits, end_logits = logits.split(1, dim=-1)`` needs exactly two labels."""
-    if inv.architecture.endswith("ForQuestionAnswering") and inv.config.get("num_labels") != 2:
+    if inv.arch.task == Task.QUESTION_ANSWERING and inv.config.get("num_labels") != 2:
         raise CalcError("labels_fixed", fields=("num_labels",), architecture=inv.architecture, required=2, value=inv.config.get("num_labels"))
 
 
@@ -341,7 +398,7 @@ def absolute_positions(offset: int = 0) -> Callable[[Mapping[str, Any]], int]:
 
 def step_check(inv: Inventory) -> None:
     """Classes whose step is not the issue's: multiple choice wants [B, choices, L] inputs; QA needs two labels."""
-    if inv.architecture.endswith("ForMultipleChoice"):
+    if inv.arch.task == Task.MULTIPLE_CHOICE:
         raise CalcError("costs_architecture", architecture=inv.architecture)
     qa_needs_two_labels(inv)
 
@@ -393,21 +450,7 @@ FAMILY = Family(
     base="BertModel",
     fields=BERT_FIELDS,
     backbone=backbone,
-    architectures=(
-        Architecture(name="BertModel", prefix="", pooler=None),
-        Architecture(name="BertForPreTraining", prefix="bert.", pooler=True,
-                     head=pretraining_head, ties_embeddings=True),
-        Architecture(name="BertForMaskedLM", prefix="bert.", pooler=False, head=mlm_head, ties_embeddings=True),
-        Architecture(name="BertLMHeadModel", prefix="bert.", pooler=False, head=mlm_head, ties_embeddings=True),
-        Architecture(name="BertForNextSentencePrediction", prefix="bert.", pooler=True, head=nsp_head),
-        Architecture(name="BertForSequenceClassification", prefix="bert.", pooler=True,
-                     head=linear_head("classifier", "num_labels"), uses_num_labels=True),
-        Architecture(name="BertForMultipleChoice", prefix="bert.", pooler=True, head=linear_head("classifier", 1)),
-        Architecture(name="BertForTokenClassification", prefix="bert.", pooler=False,
-                     head=linear_head("classifier", "num_labels"), uses_num_labels=True),
-        Architecture(name="BertForQuestionAnswering", prefix="bert.", pooler=False,
-                     head=linear_head("qa_outputs", "num_labels"), uses_num_labels=True),
-    ),
+    architectures=task_classes("Bert", "bert.", BERT_TASKS),
     title={"en": "BERT", "zh": "BERT"},
     formula=formula,
     presets=PRESETS,

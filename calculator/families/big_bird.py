@@ -32,7 +32,7 @@ from ..errors import CalcError
 from ..formula import Formula, head_line, layers_lines
 from ..model import Inventory, TensorList
 from . import bert, roberta
-from .base import Architecture, Family, Preset, with_defaults
+from .base import Architecture, Family, Preset, with_defaults, Task
 from .common import (
     HEADS, HIDDEN, INTERMEDIATE, LABELS, LAYERS, POSITIONS, TIE, TOKEN_TYPES, VOCAB, L, heads_divide, value_extra,
 )
@@ -402,7 +402,7 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
 
 def step_check(inv: Inventory) -> None:
     """Multiple choice wants [B, choices, L] inputs (not the step defined here)."""
-    if inv.architecture.endswith("ForMultipleChoice"):
+    if inv.arch.task == Task.MULTIPLE_CHOICE:
         raise CalcError("costs_architecture", architecture=inv.architecture)
 
 
@@ -443,26 +443,26 @@ FAMILY = Family(
     read=read,
     extras=EXTRAS,
     architectures=(
-        Architecture(name="BigBirdModel", prefix="", pooler=None),
+        Architecture(name="BigBirdModel", task=Task.MODEL, prefix="", pooler=None),
         Architecture(
-            name="BigBirdForPreTraining", prefix="bert.", pooler=True, head=bert.pretraining_head,
+            name="BigBirdForPreTraining", task=Task.PRETRAINING, prefix="bert.", pooler=True, head=bert.pretraining_head,
             ties_embeddings=True,
         ),
-        Architecture(name="BigBirdForMaskedLM", prefix="bert.", pooler=True, head=bert.mlm_head, ties_embeddings=True),
-        Architecture(name="BigBirdForCausalLM", prefix="bert.", pooler=True, head=bert.mlm_head, ties_embeddings=True),
+        Architecture(name="BigBirdForMaskedLM", task=Task.MASKED_LM, prefix="bert.", pooler=True, head=bert.mlm_head, ties_embeddings=True),
+        Architecture(name="BigBirdForCausalLM", task=Task.CAUSAL_LM, prefix="bert.", pooler=True, head=bert.mlm_head, ties_embeddings=True),
         Architecture(
-            name="BigBirdForSequenceClassification", prefix="bert.", pooler=True,
+            name="BigBirdForSequenceClassification", task=Task.SEQUENCE_CLASSIFICATION, prefix="bert.", pooler=True,
             head=roberta.classification_head, uses_num_labels=True,
         ),
         Architecture(
-            name="BigBirdForMultipleChoice", prefix="bert.", pooler=True, head=bert.linear_head("classifier", 1),
+            name="BigBirdForMultipleChoice", task=Task.MULTIPLE_CHOICE, prefix="bert.", pooler=True, head=bert.linear_head("classifier", 1),
         ),
         Architecture(
-            name="BigBirdForTokenClassification", prefix="bert.", pooler=True,
+            name="BigBirdForTokenClassification", task=Task.TOKEN_CLASSIFICATION, prefix="bert.", pooler=True,
             head=bert.linear_head("classifier", "num_labels"), uses_num_labels=True,
         ),
         # add_pooling_layer defaults to False here (the calculator counts the class as AutoModel builds it)
-        Architecture(name="BigBirdForQuestionAnswering", prefix="bert.", pooler=False, head=qa_head),
+        Architecture(name="BigBirdForQuestionAnswering", task=Task.QUESTION_ANSWERING, prefix="bert.", pooler=False, head=qa_head),
     ),
     title={"en": "BigBird", "zh": "BigBird"},
     formula=formula,

@@ -31,7 +31,7 @@ from ..errors import CalcError
 from ..formula import Formula, head_line, layers_lines
 from ..model import Inventory, TensorList
 from . import bert
-from .base import Architecture, Extra, Family, Preset
+from .base import Architecture, Extra, Family, Preset, Task
 from .common import EMBEDDING, HEADS, HIDDEN, INTERMEDIATE, LABELS, LAYERS, POSITIONS, TIE, TOKEN_TYPES, VOCAB, L
 from .common import CROSS_ATTENTION
 
@@ -368,16 +368,16 @@ FAMILY = Family(
     extras=EXTRAS,
     pad_token_id=1,
     architectures=(
-        Architecture(name="ConvBertModel", prefix="", pooler=False),
-        Architecture(name="ConvBertForMaskedLM", prefix="convbert.", pooler=False, head=mlm_head,
+        Architecture(name="ConvBertModel", task=Task.MODEL, prefix="", pooler=False),
+        Architecture(name="ConvBertForMaskedLM", task=Task.MASKED_LM, prefix="convbert.", pooler=False, head=mlm_head,
                      ties_embeddings=True),
-        Architecture(name="ConvBertForSequenceClassification", prefix="convbert.", pooler=False,
+        Architecture(name="ConvBertForSequenceClassification", task=Task.SEQUENCE_CLASSIFICATION, prefix="convbert.", pooler=False,
                      head=classification_head, uses_num_labels=True),
-        Architecture(name="ConvBertForMultipleChoice", prefix="convbert.", pooler=False,
+        Architecture(name="ConvBertForMultipleChoice", task=Task.MULTIPLE_CHOICE, prefix="convbert.", pooler=False,
                      head=multiple_choice_head),
-        Architecture(name="ConvBertForTokenClassification", prefix="convbert.", pooler=False,
+        Architecture(name="ConvBertForTokenClassification", task=Task.TOKEN_CLASSIFICATION, prefix="convbert.", pooler=False,
                      head=bert.linear_head("classifier", "num_labels"), uses_num_labels=True),
-        Architecture(name="ConvBertForQuestionAnswering", prefix="convbert.", pooler=False,
+        Architecture(name="ConvBertForQuestionAnswering", task=Task.QUESTION_ANSWERING, prefix="convbert.", pooler=False,
                      head=bert.linear_head("qa_outputs", "num_labels"), uses_num_labels=True),
     ),
     title={"en": "ConvBERT", "zh": "ConvBERT"},

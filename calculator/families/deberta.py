@@ -34,7 +34,7 @@ from ..errors import CalcError
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
 from . import bert
-from .base import Architecture, Family, Preset
+from .base import Architecture, Family, Preset, Task
 from .common import HEADS, HIDDEN, INTERMEDIATE, LABELS, LAYERS, POSITIONS, TIE, VOCAB, L, heads_divide
 
 # ------------------------------------------------------------------ fields shared with DeBERTa-v2
@@ -281,7 +281,7 @@ def pooler_line(c: dict[str, Any]) -> FormulaLine:
 
 def has_context_pooler(inv: Inventory) -> bool:
     """The sequence-classification and multiple-choice classes carry a ContextPooler."""
-    return inv.architecture.endswith(("ForSequenceClassification", "ForMultipleChoice"))
+    return inv.arch.task in (Task.SEQUENCE_CLASSIFICATION, Task.MULTIPLE_CHOICE)
 
 
 def symbols(c: dict[str, Any]) -> dict[str, int]:
@@ -414,9 +414,9 @@ def step_check_heads(inv: Inventory) -> None:
     """
     c = inv.config
     bert.step_check(inv)
-    if inv.architecture.endswith("ForSequenceClassification") and c["pooler_hidden_size"] != c["hidden_size"]:
+    if inv.arch.task == Task.SEQUENCE_CLASSIFICATION and c["pooler_hidden_size"] != c["hidden_size"]:
         raise CalcError("costs_forward_fails", key="pooler_hidden_size", value=c["pooler_hidden_size"])
-    if (inv.architecture.endswith("ForMaskedLM") and not c["legacy"]
+    if (inv.arch.task == Task.MASKED_LM and not c["legacy"]
             and c["embedding_size"] != c["hidden_size"]):
         raise CalcError("costs_forward_fails", key="embedding_size", value=c["embedding_size"])
 
@@ -599,13 +599,13 @@ FAMILY = Family(
     backbone=backbone,
     read=read,
     architectures=(
-        Architecture(name="DebertaModel", prefix="", pooler=False),
-        Architecture(name="DebertaForMaskedLM", prefix="deberta.", pooler=False, head=mlm_head, ties_embeddings=True),
-        Architecture(name="DebertaForSequenceClassification", prefix="deberta.", pooler=False,
+        Architecture(name="DebertaModel", task=Task.MODEL, prefix="", pooler=False),
+        Architecture(name="DebertaForMaskedLM", task=Task.MASKED_LM, prefix="deberta.", pooler=False, head=mlm_head, ties_embeddings=True),
+        Architecture(name="DebertaForSequenceClassification", task=Task.SEQUENCE_CLASSIFICATION, prefix="deberta.", pooler=False,
                      head=sequence_classification_head, uses_num_labels=True),
-        Architecture(name="DebertaForTokenClassification", prefix="deberta.", pooler=False,
+        Architecture(name="DebertaForTokenClassification", task=Task.TOKEN_CLASSIFICATION, prefix="deberta.", pooler=False,
                      head=bert.linear_head("classifier", "num_labels"), uses_num_labels=True),
-        Architecture(name="DebertaForQuestionAnswering", prefix="deberta.", pooler=False,
+        Architecture(name="DebertaForQuestionAnswering", task=Task.QUESTION_ANSWERING, prefix="deberta.", pooler=False,
                      head=bert.linear_head("qa_outputs", "num_labels"), uses_num_labels=True),
     ),
     title={"en": "DeBERTa", "zh": "DeBERTa"},

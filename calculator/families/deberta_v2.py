@@ -33,7 +33,7 @@ from ..errors import CalcError
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
 from . import bert, deberta
-from .base import Architecture, Family, Preset
+from .base import Architecture, Family, Preset, Task
 from .common import HEADS, HIDDEN, INTERMEDIATE, LABELS, LAYERS, POSITIONS, TIE, VOCAB, L
 
 FIELDS = (
@@ -419,19 +419,19 @@ FAMILY = Family(
     checks=(check_conv,),
     read=read,
     architectures=(
-        Architecture(name="DebertaV2Model", prefix="", pooler=False),
-        Architecture(name="DebertaV2ForMaskedLM", prefix="deberta.", pooler=False,
+        Architecture(name="DebertaV2Model", task=Task.MODEL, prefix="", pooler=False),
+        Architecture(name="DebertaV2ForMaskedLM", task=Task.MASKED_LM, prefix="deberta.", pooler=False,
                      head=deberta.mlm_head, ties_embeddings=True),
         Architecture(
-            name="DebertaV2ForSequenceClassification", prefix="deberta.", pooler=False, head=deberta.sequence_classification_head, uses_num_labels=True,
+            name="DebertaV2ForSequenceClassification", task=Task.SEQUENCE_CLASSIFICATION, prefix="deberta.", pooler=False, head=deberta.sequence_classification_head, uses_num_labels=True,
         ),
         Architecture(
-            name="DebertaV2ForTokenClassification", prefix="deberta.", pooler=False, head=bert.linear_head("classifier", "num_labels"), uses_num_labels=True,
+            name="DebertaV2ForTokenClassification", task=Task.TOKEN_CLASSIFICATION, prefix="deberta.", pooler=False, head=bert.linear_head("classifier", "num_labels"), uses_num_labels=True,
         ),
         Architecture(
-            name="DebertaV2ForQuestionAnswering", prefix="deberta.", pooler=False, head=bert.linear_head("qa_outputs", "num_labels"), uses_num_labels=True,
+            name="DebertaV2ForQuestionAnswering", task=Task.QUESTION_ANSWERING, prefix="deberta.", pooler=False, head=bert.linear_head("qa_outputs", "num_labels"), uses_num_labels=True,
         ),
-        Architecture(name="DebertaV2ForMultipleChoice", prefix="deberta.", pooler=False,
+        Architecture(name="DebertaV2ForMultipleChoice", task=Task.MULTIPLE_CHOICE, prefix="deberta.", pooler=False,
                      head=deberta.multiple_choice_head),
     ),
     title={"en": "DeBERTa-v2 / v3", "zh": "DeBERTa-v2 / v3"},

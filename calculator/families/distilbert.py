@@ -17,7 +17,7 @@ from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..costs import CostModel, Sim, T, activation_key, dropouts, position_ids_buffer
 from ..model import Inventory, TensorList
 from . import bert
-from .base import Architecture, Family, Preset
+from .base import Architecture, Family, Preset, Task
 from .common import HEADS, HIDDEN, INTERMEDIATE, LABELS, LAYERS, POSITIONS, TIE, VOCAB, L, heads_divide
 
 FIELDS = (
@@ -166,15 +166,15 @@ FAMILY = Family(
     aliases={"hidden_size": "dim", "num_attention_heads": "n_heads", "num_hidden_layers": "n_layers"},
     heads_check=("dim", "n_heads"),
     architectures=(
-        Architecture(name="DistilBertModel", prefix="", pooler=False),
-        Architecture(name="DistilBertForMaskedLM", prefix="distilbert.", pooler=False,
+        Architecture(name="DistilBertModel", task=Task.MODEL, prefix="", pooler=False),
+        Architecture(name="DistilBertForMaskedLM", task=Task.MASKED_LM, prefix="distilbert.", pooler=False,
                      head=mlm_head, ties_embeddings=True),
-        Architecture(name="DistilBertForSequenceClassification", prefix="distilbert.", pooler=False,
+        Architecture(name="DistilBertForSequenceClassification", task=Task.SEQUENCE_CLASSIFICATION, prefix="distilbert.", pooler=False,
                      head=classifier_head("num_labels"), uses_num_labels=True),
-        Architecture(name="DistilBertForMultipleChoice", prefix="distilbert.", pooler=False, head=classifier_head(1)),
-        Architecture(name="DistilBertForTokenClassification", prefix="distilbert.", pooler=False,
+        Architecture(name="DistilBertForMultipleChoice", task=Task.MULTIPLE_CHOICE, prefix="distilbert.", pooler=False, head=classifier_head(1)),
+        Architecture(name="DistilBertForTokenClassification", task=Task.TOKEN_CLASSIFICATION, prefix="distilbert.", pooler=False,
                      head=bert.linear_head("classifier", "num_labels", "dim"), uses_num_labels=True),
-        Architecture(name="DistilBertForQuestionAnswering", prefix="distilbert.", pooler=False,
+        Architecture(name="DistilBertForQuestionAnswering", task=Task.QUESTION_ANSWERING, prefix="distilbert.", pooler=False,
                      head=bert.linear_head("qa_outputs", "num_labels", "dim"), uses_num_labels=True, labels_must_be=2),
     ),
     title={"en": "DistilBERT", "zh": "DistilBERT"},

@@ -13,7 +13,7 @@ from ..formula import Formula, head_line, layers_lines
 from ..costs import BERT_KEYS, CostModel, Sim, T, position_buffers
 from ..model import Inventory, TensorList
 from . import bert
-from .base import Architecture, Family, Preset
+from .base import Architecture, Family, Preset, Task
 from .common import EMBEDDING, HEADS, HIDDEN, INTERMEDIATE, LABELS, LAYERS, POSITIONS, TIE, TOKEN_TYPES, VOCAB, heads_divide
 from .common import POSITION_TYPE, CROSS_ATTENTION
 from dataclasses import replace
@@ -140,15 +140,15 @@ FAMILY = Family(
     fields=FIELDS,
     backbone=backbone,
     architectures=(
-        Architecture(name="ElectraModel", prefix="", pooler=False),
-        Architecture(name="ElectraForPreTraining", prefix="electra.", pooler=False, head=discriminator_head),
-        Architecture(name="ElectraForMaskedLM", prefix="electra.", pooler=False,
+        Architecture(name="ElectraModel", task=Task.MODEL, prefix="", pooler=False),
+        Architecture(name="ElectraForPreTraining", task=Task.PRETRAINING, prefix="electra.", pooler=False, head=discriminator_head),
+        Architecture(name="ElectraForMaskedLM", task=Task.MASKED_LM, prefix="electra.", pooler=False,
                      head=generator_head, ties_embeddings=True),
-        Architecture(name="ElectraForSequenceClassification", prefix="electra.", pooler=False,
+        Architecture(name="ElectraForSequenceClassification", task=Task.SEQUENCE_CLASSIFICATION, prefix="electra.", pooler=False,
                      head=classification_head, uses_num_labels=True),
-        Architecture(name="ElectraForTokenClassification", prefix="electra.", pooler=False,
+        Architecture(name="ElectraForTokenClassification", task=Task.TOKEN_CLASSIFICATION, prefix="electra.", pooler=False,
                      head=bert.linear_head("classifier", "num_labels"), uses_num_labels=True),
-        Architecture(name="ElectraForQuestionAnswering", prefix="electra.", pooler=False,
+        Architecture(name="ElectraForQuestionAnswering", task=Task.QUESTION_ANSWERING, prefix="electra.", pooler=False,
                      head=bert.linear_head("qa_outputs", "num_labels"), uses_num_labels=True),
     ),
     title={"en": "ELECTRA", "zh": "ELECTRA"},

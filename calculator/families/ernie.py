@@ -16,7 +16,7 @@ from ..config import Field
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
 from . import bert
-from .base import Architecture, Family, Preset
+from .base import Architecture, Family, Preset, Task
 from .common import BERT_FIELDS, L, heads_divide
 from .common import POSITION_TYPE, CROSS_ATTENTION
 
@@ -71,8 +71,10 @@ def _architectures() -> tuple[Architecture, ...]:
     """BERT's classes under ERNIE's names and prefix; ``BertLMHeadModel`` is ``ErnieForCausalLM``."""
     out = []
     for arch in bert.FAMILY.architectures:
-        name = "ErnieForCausalLM" if arch.name == "BertLMHeadModel" else arch.name.replace("Bert", "Ernie", 1)
-        out.append(replace(arch, name=name, prefix="ernie." if arch.prefix else ""))
+        if arch.task == Task.LM_HEAD_MODEL:  # BertLMHeadModel: ERNIE names it as the causal LM it is
+            out.append(replace(arch, name="ErnieForCausalLM", task=Task.CAUSAL_LM, prefix="ernie."))
+            continue
+        out.append(replace(arch, name=arch.name.replace("Bert", "Ernie", 1), prefix="ernie." if arch.prefix else ""))
     return tuple(out)
 
 

@@ -39,7 +39,7 @@ from ..errors import CalcError
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
 from . import bert
-from .base import Architecture, Extra, Family, Preset, with_defaults
+from .base import Architecture, Extra, Family, Preset, with_defaults, Task
 from .common import HEADS, HIDDEN, INTERMEDIATE, LABELS, LAYERS, POSITIONS, TIE, VOCAB, L, heads_divide
 from .common import CROSS_ATTENTION
 
@@ -386,14 +386,14 @@ FAMILY = Family(
     checks=(check_padding,),
     pad_token_id=None,
     architectures=(
-        Architecture(name="EsmModel", prefix="", pooler=None),
-        Architecture(name="EsmForMaskedLM", prefix="esm.", pooler=False, head=mlm_head, ties_embeddings=True),
+        Architecture(name="EsmModel", task=Task.MODEL, prefix="", pooler=None),
+        Architecture(name="EsmForMaskedLM", task=Task.MASKED_LM, prefix="esm.", pooler=False, head=mlm_head, ties_embeddings=True),
         Architecture(
-            name="EsmForSequenceClassification", prefix="esm.", pooler=False, head=classification_head,
+            name="EsmForSequenceClassification", task=Task.SEQUENCE_CLASSIFICATION, prefix="esm.", pooler=False, head=classification_head,
             uses_num_labels=True,
         ),
         Architecture(
-            name="EsmForTokenClassification", prefix="esm.", pooler=False,
+            name="EsmForTokenClassification", task=Task.TOKEN_CLASSIFICATION, prefix="esm.", pooler=False,
             head=bert.linear_head("classifier", "num_labels"), uses_num_labels=True,
         ),
     ),

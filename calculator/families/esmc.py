@@ -28,7 +28,7 @@ from ..errors import CalcError
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
 from . import bert, eurobert, jina_embeddings_v3 as jina, roberta
-from .base import Architecture, Family, Preset
+from .base import Architecture, Family, Preset, Task
 from .common import HEADS, HIDDEN, LABELS, LAYERS, VOCAB
 
 FIELDS = (
@@ -200,12 +200,12 @@ FAMILY = Family(
     read=read,
     pad_token_id=None,
     architectures=(
-        Architecture(name="EsmcModel", prefix="", pooler=False),
-        Architecture(name="EsmcForMaskedLM", prefix="esmc.", pooler=False, head=mlm_head,
+        Architecture(name="EsmcModel", task=Task.MODEL, prefix="", pooler=False),
+        Architecture(name="EsmcForMaskedLM", task=Task.MASKED_LM, prefix="esmc.", pooler=False, head=mlm_head,
                      output_embeddings="lm_head.decoder"),
-        Architecture(name="EsmcForSequenceClassification", prefix="esmc.", pooler=False,
+        Architecture(name="EsmcForSequenceClassification", task=Task.SEQUENCE_CLASSIFICATION, prefix="esmc.", pooler=False,
                      head=roberta.classification_head, uses_num_labels=True),
-        Architecture(name="EsmcForTokenClassification", prefix="esmc.", pooler=False,
+        Architecture(name="EsmcForTokenClassification", task=Task.TOKEN_CLASSIFICATION, prefix="esmc.", pooler=False,
                      head=bert.linear_head("score", "num_labels"), uses_num_labels=True),
     ),
     title={"en": "ESM C", "zh": "ESM C"},

@@ -28,7 +28,7 @@ from ..errors import CalcError
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
 from . import bert, jina_embeddings_v3 as jina
-from .base import Architecture, Family, Preset
+from .base import Architecture, Family, Preset, Task
 from .common import HEADS, HIDDEN, INTERMEDIATE, LABELS, LAYERS, TIE, VOCAB, L
 
 
@@ -328,11 +328,11 @@ FAMILY = Family(
     read=read,
     pad_token_id=PAD_TOKEN_ID,
     architectures=(
-        Architecture(name="EuroBertModel", prefix="", pooler=False),
-        Architecture(name="EuroBertForMaskedLM", prefix="model.", pooler=False, head=lm_head, ties_embeddings=True),
-        Architecture(name="EuroBertForSequenceClassification", prefix="model.", pooler=False, head=sequence_head,
+        Architecture(name="EuroBertModel", task=Task.MODEL, prefix="", pooler=False),
+        Architecture(name="EuroBertForMaskedLM", task=Task.MASKED_LM, prefix="model.", pooler=False, head=lm_head, ties_embeddings=True),
+        Architecture(name="EuroBertForSequenceClassification", task=Task.SEQUENCE_CLASSIFICATION, prefix="model.", pooler=False, head=sequence_head,
                      uses_num_labels=True),
-        Architecture(name="EuroBertForTokenClassification", prefix="model.", pooler=False,
+        Architecture(name="EuroBertForTokenClassification", task=Task.TOKEN_CLASSIFICATION, prefix="model.", pooler=False,
                      head=bert.linear_head("classifier", "num_labels"), uses_num_labels=True),
     ),
     title={"en": "EuroBERT", "zh": "EuroBERT"},

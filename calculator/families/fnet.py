@@ -21,7 +21,7 @@ from ..errors import CalcError
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
 from . import bert
-from .base import Architecture, Family, IgnoredKey, Preset
+from .base import Architecture, Family, IgnoredKey, Preset, Task
 from .common import HIDDEN, INTERMEDIATE, LABELS, LAYERS, POSITIONS, TIE, TOKEN_TYPES, VOCAB, L
 from .base import with_defaults
 
@@ -171,17 +171,17 @@ FAMILY = Family(
     heads_check=None,  # no attention, no heads
     pad_token_id=3,
     architectures=(
-        Architecture(name="FNetModel", prefix="", pooler=None),
-        Architecture(name="FNetForPreTraining", prefix=_P, pooler=True, head=bert.pretraining_head,
+        Architecture(name="FNetModel", task=Task.MODEL, prefix="", pooler=None),
+        Architecture(name="FNetForPreTraining", task=Task.PRETRAINING, prefix=_P, pooler=True, head=bert.pretraining_head,
                      ties_embeddings=True),
-        Architecture(name="FNetForMaskedLM", prefix=_P, pooler=True, head=bert.mlm_head, ties_embeddings=True),
-        Architecture(name="FNetForNextSentencePrediction", prefix=_P, pooler=True, head=bert.nsp_head),
-        Architecture(name="FNetForSequenceClassification", prefix=_P, pooler=True,
+        Architecture(name="FNetForMaskedLM", task=Task.MASKED_LM, prefix=_P, pooler=True, head=bert.mlm_head, ties_embeddings=True),
+        Architecture(name="FNetForNextSentencePrediction", task=Task.NEXT_SENTENCE_PREDICTION, prefix=_P, pooler=True, head=bert.nsp_head),
+        Architecture(name="FNetForSequenceClassification", task=Task.SEQUENCE_CLASSIFICATION, prefix=_P, pooler=True,
                      head=bert.linear_head("classifier", "num_labels"), uses_num_labels=True),
-        Architecture(name="FNetForMultipleChoice", prefix=_P, pooler=True, head=bert.linear_head("classifier", 1)),
-        Architecture(name="FNetForTokenClassification", prefix=_P, pooler=True,
+        Architecture(name="FNetForMultipleChoice", task=Task.MULTIPLE_CHOICE, prefix=_P, pooler=True, head=bert.linear_head("classifier", 1)),
+        Architecture(name="FNetForTokenClassification", task=Task.TOKEN_CLASSIFICATION, prefix=_P, pooler=True,
                      head=bert.linear_head("classifier", "num_labels"), uses_num_labels=True),
-        Architecture(name="FNetForQuestionAnswering", prefix=_P, pooler=True,
+        Architecture(name="FNetForQuestionAnswering", task=Task.QUESTION_ANSWERING, prefix=_P, pooler=True,
                      head=bert.linear_head("qa_outputs", "num_labels"), uses_num_labels=True),
     ),
     title={"en": "FNet", "zh": "FNet"},

@@ -30,7 +30,7 @@ from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..i18n import pick
 from ..model import Inventory, TensorList
 from . import bert
-from .base import Architecture, Family, Preset
+from .base import Architecture, Family, Preset, Task
 from .common import HIDDEN, INTERMEDIATE, LABELS, TIE, VOCAB, L
 
 FIELDS = (
@@ -486,17 +486,17 @@ FAMILY = Family(
     pad_token_id=None,
     aliases={"hidden_size": "d_model", "num_attention_heads": "n_head"},
     architectures=(
-        Architecture(name="FunnelModel", prefix="", pooler=False, head=with_decoder()),
-        Architecture(name="FunnelBaseModel", prefix="", pooler=False),
-        Architecture(name="FunnelForPreTraining", prefix="funnel.", pooler=False, head=with_decoder(discriminator)),
-        Architecture(name="FunnelForMaskedLM", prefix="funnel.", pooler=False, head=with_decoder(lm_head),
+        Architecture(name="FunnelModel", task=Task.MODEL, prefix="", pooler=False, head=with_decoder()),
+        Architecture(name="FunnelBaseModel", task=Task.MODEL, prefix="", pooler=False),
+        Architecture(name="FunnelForPreTraining", task=Task.PRETRAINING, prefix="funnel.", pooler=False, head=with_decoder(discriminator)),
+        Architecture(name="FunnelForMaskedLM", task=Task.MASKED_LM, prefix="funnel.", pooler=False, head=with_decoder(lm_head),
                      ties_embeddings=True),
-        Architecture(name="FunnelForSequenceClassification", prefix="funnel.", pooler=False,
+        Architecture(name="FunnelForSequenceClassification", task=Task.SEQUENCE_CLASSIFICATION, prefix="funnel.", pooler=False,
                      head=classifier("num_labels"), uses_num_labels=True),
-        Architecture(name="FunnelForMultipleChoice", prefix="funnel.", pooler=False, head=classifier(1)),
-        Architecture(name="FunnelForTokenClassification", prefix="funnel.", pooler=False,
+        Architecture(name="FunnelForMultipleChoice", task=Task.MULTIPLE_CHOICE, prefix="funnel.", pooler=False, head=classifier(1)),
+        Architecture(name="FunnelForTokenClassification", task=Task.TOKEN_CLASSIFICATION, prefix="funnel.", pooler=False,
                      head=with_decoder(linear("classifier", "num_labels")), uses_num_labels=True),
-        Architecture(name="FunnelForQuestionAnswering", prefix="funnel.", pooler=False,
+        Architecture(name="FunnelForQuestionAnswering", task=Task.QUESTION_ANSWERING, prefix="funnel.", pooler=False,
                      head=with_decoder(linear("qa_outputs", "num_labels")), uses_num_labels=True),
     ),
     title={"en": "Funnel Transformer", "zh": "Funnel Transformer"},

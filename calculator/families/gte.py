@@ -18,16 +18,14 @@ The published checkpoints (``Alibaba-NLP/gte-multilingual-base``, ``gte-base-en-
 """
 from __future__ import annotations
 
-import random
 from dataclasses import replace
-from typing import Any, Callable
+from typing import Any
 
 from ..costs import CostModel, Sim, T, activation_key, classifier_dropout, dropouts
-from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
 from . import bert, jina_embeddings_v3 as jina
-from .base import Architecture, Family, Preset
-from .common import HEADS, HIDDEN, INTERMEDIATE, LABELS, LAYERS, TIE, TOKEN_TYPES, VOCAB, L, heads_divide
+from .base import Architecture, Family, Preset, Task
+from .common import HEADS, HIDDEN, INTERMEDIATE, LABELS, LAYERS, TIE, TOKEN_TYPES, VOCAB, L
 
 FIELDS = (
     replace(VOCAB, default=250048),
@@ -46,26 +44,24 @@ FIELDS = (
 )
 
 
-def backbone(t: TensorList, c: dict[str, Any], prefix: str, with_pooler: bool) -> None:
-    """Word (and token-type) tables, LayerNorm; the pooler when built (before the layers); the layers."""
-    h, inter = c["hidden_size"], c["intermediate_size"]
-    e = prefix + "embeddings."
-    t.embedding(e + "word_embeddings", c["vocab_size"], h, "embeddings")
-    if c["type_vocab_size"]:
-        t.embedding(e + "token_type_embeddings", c["type_vocab_size"], h, "embeddings")
-    t.layer_norm(e + "LayerNorm", h, group="embeddings")
-    if with_pooler:
-        bert.pooler(t, c, prefix)
-    for i in range(c["num_hidden_layers"]):
-        p = f"{prefix}layers.{i}."
-        t.layer_norm(p + "post_attention_layernorm", h, layer=i)
-        t.linear(p + "mlp.gate_proj", inter, h, "feed_forward", i, bias=False)
-        t.linear(p + "mlp.up_proj", inter, h, "feed_forward", i, bias=False)
-        t.linear(p + "mlp.down_proj", h, inter, "feed_forward", i)
-        for proj in ("q_proj", "k_proj", "v_proj"):
-            t.linear(p + "self_attn." + proj, h, h, "attention_qkv", i)
-        t.linear(p + "self_attn.o_proj", h, h, "attention_output", i)
-        t.layer_norm(p + "post_mlp_layernorm", h, layer=i)
+def _gated_tensors(t: TensorList, p: str, i: int, h: int, inter: int) -> None:
+    t.linear(p + "mlp.gate_proj", inter, h, "feed_forward", i, bias=False)
+    t.linear(p + "mlp.up_proj", inter, h, "feed_forward", i, bias=False)
+    t.linear(p + "mlp.down_proj", h, inter, "feed_forward", i)
+
+
+def _gated_step(sim: Sim, p: str, x: T, hidden: bool) -> T:
+    """``down(dropout(act(gate(x)) * up(x)))``."""
+    m = p + "mlp."
+    gated = sim.mul_like(sim.act("hidden_act", sim.linear(m + "gate_proj", x)), sim.linear(m + "up_proj", x))
+    return sim.linear(m + "down_proj", sim.dropout(gated, hidden))
+
+
+#: ``GteMLP`` (Gemma's): gate and up without bias, down with one.
+GATED_MLP = jina.MLP(_gated_tensors, _gated_step)
+#: jina-v3's backbone with the gated MLP, and no token-type table when ``type_vocab_size`` is 0.
+MODEL = jina.RotaryPostNormModel(GATED_MLP, types_optional=True)
+backbone = MODEL.backbone
 
 
 def mlm_head(t: TensorList, c: dict[str, Any], prefix: str) -> None:
@@ -77,65 +73,18 @@ def mlm_head(t: TensorList, c: dict[str, Any], prefix: str) -> None:
                       c["tie_word_embeddings"])
 
 
-def formula(inv: Inventory) -> Formula:
-    """Word and type tables; per layer 4H² + 4H attention, 3HI + H gated MLP, two LayerNorms (4H)."""
-    c = inv.config
-    v, h, t, n, i = (c["vocab_size"], c["hidden_size"], c["type_vocab_size"], c["num_hidden_layers"],
-                     c["intermediate_size"])
-    lines = [FormulaLine("embeddings", "(V + T)·H + 2H", f"({v} + {t})·{h} + 2·{h}", (v + t) * h + 2 * h)]
-    if inv.pooler:
-        lines.append(bert.pooler_line(h))
-    per = 4 * h * h + 3 * h * i + 9 * h
-    lines.extend(layers_lines("4H² + 3HI + 9H", f"4·{h}² + 3·{h}·{i} + 9·{h}", per, n))
-    return Formula({"V": v, "T": t, "H": h, "I": i, "L": n}, tuple(lines + head_line(inv)))
-
-
-def sample(rng: random.Random, config: dict[str, Any]) -> None:
-    """Heads divide the hidden size; now and then a position count, which shapes no tensor here."""
-    heads_divide()(rng, config)
-    if rng.random() < 0.3:
-        config["max_position_embeddings"] = rng.randint(1, 600)
+#: Word and type tables; per layer 4H² + 4H attention, 3HI + H gated MLP, two LayerNorms (4H): jina-v3's form.
+formula = jina.formula_with("3HI", lambda h, i: f"3·{h}·{i}", lambda h, i: 3 * h * i)
+#: Heads divide the hidden size; now and then a position count (jina-v3's draw).
+sample = jina.sample
 
 
 # --------------------------------------------------------------- training step
 
 
-def step_layer(inv: Inventory, prefix: str, i: int, rotary: tuple[T, T]) -> Callable[[Sim, T], T]:
-    """One ``GteLayer``: jina-v3's post-norm layer whose MLP is ``down(dropout(act(gate(x)) * up(x)))``."""
-    p = f"{prefix}layers.{i}."
-    heads = inv.config["num_attention_heads"]
-    d = inv.config["hidden_size"] // heads
-
-    def run(sim: Sim, x: T) -> T:
-        hidden = sim.drops("hidden_dropout_prob")
-        context = jina.rotary_attention(sim, x, p + "self_attn.", heads, heads, d, rotary,
-                                        sim.drops("attention_probs_dropout_prob"))
-        out = sim.dropout(sim.linear(p + "self_attn.o_proj", context), hidden)
-        attended = sim.layer_norm(p + "post_attention_layernorm", sim.add(x, out))
-        m = p + "mlp."
-        gated = sim.mul_like(sim.act("hidden_act", sim.linear(m + "gate_proj", attended)),
-                             sim.linear(m + "up_proj", attended))
-        out = sim.dropout(sim.linear(m + "down_proj", sim.dropout(gated, hidden)), hidden)
-        return sim.layer_norm(p + "post_mlp_layernorm", sim.add(attended, out))
-
-    return run
-
-
 def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
-    """The native classes: word (+ token types, zeros [B, L], when there is a table), LayerNorm, dropout;
-    cos and sin once; the layers; the pooler; BERT's heads or jina-v3's MLM head without its bias."""
-    prefix = bert.step_prefix(inv)
-    c = inv.config
-    e = prefix + "embeddings."
-    x = sim.embedding(e + "word_embeddings", sim.ids((b, n)), first=True)
-    if c["type_vocab_size"]:
-        x = sim.add(x, sim.embedding(e + "token_type_embeddings", sim.ids((b, n))))
-    x = sim.dropout(sim.layer_norm(e + "LayerNorm", x), sim.drops("hidden_dropout_prob"))
-    rotary = jina.rotary_tables(sim, n, c["hidden_size"] // c["num_attention_heads"])
-    for i in range(c["num_hidden_layers"]):
-        x = sim.layer(step_layer(inv, prefix, i, rotary), x)
-    seq = x
-    pooled = bert.step_pooler(sim, prefix, seq) if inv.pooler else None
+    """The native classes: the backbone (:data:`MODEL`); BERT's heads or jina-v3's MLM head without its bias."""
+    seq, pooled = MODEL.step(sim, inv, b, n)
     kind = bert.step_task(inv)
     if kind == "":
         return [seq] + ([pooled] if pooled is not None else [])
@@ -186,11 +135,11 @@ FAMILY = Family(
     pad_token_id=1,
     architectures=(
         # add_pooling_layer defaults to False: the calculator counts the class as AutoModel builds it
-        Architecture(name="GteModel", prefix="", pooler=False),
-        Architecture(name="GteForMaskedLM", prefix="gte.", pooler=False, head=mlm_head, ties_embeddings=True),
-        Architecture(name="GteForSequenceClassification", prefix="gte.", pooler=True,
+        Architecture(name="GteModel", task=Task.MODEL, prefix="", pooler=False),
+        Architecture(name="GteForMaskedLM", task=Task.MASKED_LM, prefix="gte.", pooler=False, head=mlm_head, ties_embeddings=True),
+        Architecture(name="GteForSequenceClassification", task=Task.SEQUENCE_CLASSIFICATION, prefix="gte.", pooler=True,
                      head=bert.linear_head("classifier", "num_labels"), uses_num_labels=True),
-        Architecture(name="GteForTokenClassification", prefix="gte.", pooler=False,
+        Architecture(name="GteForTokenClassification", task=Task.TOKEN_CLASSIFICATION, prefix="gte.", pooler=False,
                      head=bert.linear_head("classifier", "num_labels"), uses_num_labels=True),
     ),
     title={"en": "GTE", "zh": "GTE"},

@@ -20,7 +20,7 @@ published ``jinaai/jina-embeddings-v3`` ships them in its own code
 from __future__ import annotations
 
 import random
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any, Callable, Mapping
 
 from ..costs import BERT_KEYS, CostModel, Sim, T
@@ -29,7 +29,7 @@ from ..i18n import join_list, pick
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
 from . import bert, roberta
-from .base import Architecture, Family, Preset
+from .base import Architecture, Family, Preset, Task
 from .common import HEADS, HIDDEN, INTERMEDIATE, LABELS, LAYERS, TIE, TOKEN_TYPES, VOCAB, L, heads_divide
 
 FIELDS = (
@@ -44,37 +44,125 @@ FIELDS = (
 )
 
 
-def backbone(t: TensorList, c: dict[str, Any], prefix: str, with_pooler: bool) -> None:
-    """Word and token-type tables, LayerNorm; the pooler (registered before the layers); the layers."""
-    h, inter = c["hidden_size"], c["intermediate_size"]
-    e = prefix + "embeddings."
-    t.embedding(e + "word_embeddings", c["vocab_size"], h, "embeddings")
-    t.embedding(e + "token_type_embeddings", c["type_vocab_size"], h, "embeddings")
-    t.layer_norm(e + "LayerNorm", h, group="embeddings")
-    if with_pooler:
-        bert.pooler(t, c, prefix)
-    for i in range(c["num_hidden_layers"]):
+@dataclass(frozen=True)
+class MLP:
+    """A layer's feed-forward, its tensors and its forward together (under ``{layer}mlp.``).
+
+    ``tensors(t, p, i, H, I)`` registers it; ``step(sim, p, x, hidden)`` runs it up to the output the layer
+    drops out and adds (``hidden``: whether the hidden dropout is on).
+    """
+
+    tensors: Callable[[TensorList, str, int, int, int], None]
+    step: Callable[[Sim, str, T, bool], T]
+
+
+def _fc_tensors(t: TensorList, p: str, i: int, h: int, inter: int) -> None:
+    t.linear(p + "mlp.fc1", inter, h, "feed_forward", i)
+    t.linear(p + "mlp.fc2", h, inter, "feed_forward", i)
+
+
+def _fc_step(sim: Sim, p: str, x: T, hidden: bool) -> T:
+    return sim.linear(p + "mlp.fc2", sim.act("hidden_act", sim.linear(p + "mlp.fc1", x)))
+
+
+#: ``JinaEmbeddingsV3MLP`` (CLIP's): fc1, the config's activation, fc2.
+FC_MLP = MLP(_fc_tensors, _fc_step)
+
+
+@dataclass(frozen=True)
+class RotaryPostNormModel:
+    """jina-v3's backbone, which GTE's modular file takes whole but for the MLP: word (and token-type) tables,
+    their LayerNorm, the pooler (registered before the layers), then layers that register
+    ``post_attention_layernorm``, the MLP, ``self_attn`` (Q, K, V, O with biases), ``post_mlp_layernorm``;
+    rotary positions (no table). Tensors and forward from the same declaration.
+
+    ``types_optional``: no token-type table (and no lookup) when ``type_vocab_size`` is 0 (GTE's); jina-v3
+    builds it whatever its size.
+    """
+
+    mlp: MLP
+    types_optional: bool = False
+
+    def _types(self, c: Mapping[str, Any]) -> bool:
+        return not self.types_optional or bool(c["type_vocab_size"])
+
+    def backbone(self, t: TensorList, c: dict[str, Any], prefix: str, with_pooler: bool) -> None:
+        h, inter = c["hidden_size"], c["intermediate_size"]
+        e = prefix + "embeddings."
+        t.embedding(e + "word_embeddings", c["vocab_size"], h, "embeddings")
+        if self._types(c):
+            t.embedding(e + "token_type_embeddings", c["type_vocab_size"], h, "embeddings")
+        t.layer_norm(e + "LayerNorm", h, group="embeddings")
+        if with_pooler:
+            bert.pooler(t, c, prefix)
+        for i in range(c["num_hidden_layers"]):
+            p = f"{prefix}layers.{i}."
+            t.layer_norm(p + "post_attention_layernorm", h, layer=i)
+            self.mlp.tensors(t, p, i, h, inter)
+            for proj in ("q_proj", "k_proj", "v_proj"):
+                t.linear(p + "self_attn." + proj, h, h, "attention_qkv", i)
+            t.linear(p + "self_attn.o_proj", h, h, "attention_output", i)
+            t.layer_norm(p + "post_mlp_layernorm", h, layer=i)
+
+    def step_layer(self, inv: Inventory, prefix: str, i: int, rotary: tuple[T, T]) -> Callable[[Sim, T], T]:
+        """One layer: attention, dropout, + input, LayerNorm; the MLP, dropout, + input, LayerNorm."""
         p = f"{prefix}layers.{i}."
-        t.layer_norm(p + "post_attention_layernorm", h, layer=i)
-        t.linear(p + "mlp.fc1", inter, h, "feed_forward", i)
-        t.linear(p + "mlp.fc2", h, inter, "feed_forward", i)
-        for proj in ("q_proj", "k_proj", "v_proj"):
-            t.linear(p + "self_attn." + proj, h, h, "attention_qkv", i)
-        t.linear(p + "self_attn.o_proj", h, h, "attention_output", i)
-        t.layer_norm(p + "post_mlp_layernorm", h, layer=i)
+        heads = inv.config["num_attention_heads"]
+        d = inv.config["hidden_size"] // heads
+
+        def run(sim: Sim, x: T) -> T:
+            hidden = sim.drops("hidden_dropout_prob")
+            context = rotary_attention(sim, x, p + "self_attn.", heads, heads, d, rotary,
+                                       sim.drops("attention_probs_dropout_prob"))
+            out = sim.dropout(sim.linear(p + "self_attn.o_proj", context), hidden)
+            attended = sim.layer_norm(p + "post_attention_layernorm", sim.add(x, out))
+            out = sim.dropout(self.mlp.step(sim, p, attended, hidden), hidden)
+            return sim.layer_norm(p + "post_mlp_layernorm", sim.add(attended, out))
+
+        return run
+
+    def step(self, sim: Sim, inv: Inventory, b: int, n: int) -> tuple[T, T | None]:
+        """Word (+ token types, zeros [B, L]), LayerNorm, dropout; cos and sin once; the layers; the pooler.
+        The sequence and the pooled output (None without a pooler)."""
+        prefix = bert.step_prefix(inv)
+        c = inv.config
+        e = prefix + "embeddings."
+        x = sim.embedding(e + "word_embeddings", sim.ids((b, n)), first=True)
+        if self._types(c):
+            x = sim.add(x, sim.embedding(e + "token_type_embeddings", sim.ids((b, n))))
+        x = sim.dropout(sim.layer_norm(e + "LayerNorm", x), sim.drops("hidden_dropout_prob"))
+        rotary = rotary_tables(sim, n, c["hidden_size"] // c["num_attention_heads"])
+        for i in range(c["num_hidden_layers"]):
+            x = sim.layer(self.step_layer(inv, prefix, i, rotary), x)
+        return x, bert.step_pooler(sim, prefix, x) if inv.pooler else None
 
 
-def formula(inv: Inventory) -> Formula:
-    """Word and type tables; per layer 4H² + 4H attention, 2HI + I + H MLP, two LayerNorms (4H)."""
-    c = inv.config
-    v, h, t, n, i = (c["vocab_size"], c["hidden_size"], c["type_vocab_size"], c["num_hidden_layers"],
-                     c["intermediate_size"])
-    lines = [FormulaLine("embeddings", "(V + T)·H + 2H", f"({v} + {t})·{h} + 2·{h}", (v + t) * h + 2 * h)]
-    if inv.pooler:
-        lines.append(bert.pooler_line(h))
-    per = 4 * h * h + 2 * h * i + i + 9 * h
-    lines.extend(layers_lines("4H² + 2HI + I + 9H", f"4·{h}² + 2·{h}·{i} + {i} + 9·{h}", per, n))
-    return Formula({"V": v, "T": t, "H": h, "I": i, "L": n}, tuple(lines + head_line(inv)))
+#: jina-embeddings-v3's backbone: the token-type table always, CLIP's MLP.
+MODEL = RotaryPostNormModel(FC_MLP)
+backbone = MODEL.backbone
+
+
+def formula_with(mlp: str, mlp_sub: Callable[[int, int], str], mlp_count: Callable[[int, int], int]) -> Callable[[Inventory], Formula]:
+    """The backbone's closed form with the MLP's term (``mlp``, its figures from H and I): word and type tables
+    and their LayerNorm; the pooler; per layer 4H² + 4H attention, the MLP, two LayerNorms and the MLP's output
+    bias (5H). GTE's formula is this one with its gated MLP's term."""
+
+    def formula(inv: Inventory) -> Formula:
+        c = inv.config
+        v, h, t, n, i = (c["vocab_size"], c["hidden_size"], c["type_vocab_size"], c["num_hidden_layers"],
+                         c["intermediate_size"])
+        lines = [FormulaLine("embeddings", "(V + T)·H + 2H", f"({v} + {t})·{h} + 2·{h}", (v + t) * h + 2 * h)]
+        if inv.pooler:
+            lines.append(bert.pooler_line(h))
+        per = 4 * h * h + mlp_count(h, i) + 9 * h
+        lines.extend(layers_lines(f"4H² + {mlp} + 9H", f"4·{h}² + {mlp_sub(h, i)} + 9·{h}", per, n))
+        return Formula({"V": v, "T": t, "H": h, "I": i, "L": n}, tuple(lines + head_line(inv)))
+
+    return formula
+
+
+#: Word and type tables; per layer 4H² + 4H attention, 2HI + I + H MLP, two LayerNorms (4H).
+formula = formula_with("2HI + I", lambda h, i: f"2·{h}·{i} + {i}", lambda h, i: 2 * h * i + i)
 
 
 def sample(rng: random.Random, config: dict[str, Any]) -> None:
@@ -149,55 +237,10 @@ def rotary_attention(sim: Sim, x: T, a: str, heads: int, kv_heads: int, d: int, 
     return sim.contiguous(sim.reshape(context, (b, n, heads * d)))
 
 
-def step_layer(inv: Inventory, prefix: str, i: int, rotary: tuple[T, T]) -> Callable[[Sim, T], T]:
-    """One ``JinaEmbeddingsV3Layer``: attention, dropout, + input, LayerNorm; fc1, the activation, fc2,
-    dropout, + input, LayerNorm."""
-    p = f"{prefix}layers.{i}."
-    heads = inv.config["num_attention_heads"]
-    d = inv.config["hidden_size"] // heads
-
-    def run(sim: Sim, x: T) -> T:
-        hidden = sim.drops("hidden_dropout_prob")
-        context = rotary_attention(sim, x, p + "self_attn.", heads, heads, d, rotary,
-                                   sim.drops("attention_probs_dropout_prob"))
-        out = sim.dropout(sim.linear(p + "self_attn.o_proj", context), hidden)
-        attended = sim.layer_norm(p + "post_attention_layernorm", sim.add(x, out))
-        inner = sim.act("hidden_act", sim.linear(p + "mlp.fc1", attended))
-        out = sim.dropout(sim.linear(p + "mlp.fc2", inner), hidden)
-        return sim.layer_norm(p + "post_mlp_layernorm", sim.add(attended, out))
-
-    return run
-
-
 def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
-    """The native classes: word + token types (zeros [B, L]), LayerNorm, dropout; cos and sin once;
-    the layers; the pooler; XLM-R's heads."""
-    prefix = bert.step_prefix(inv)
-    c = inv.config
-    e = prefix + "embeddings."
-    x = sim.embedding(e + "word_embeddings", sim.ids((b, n)), first=True)
-    x = sim.add(x, sim.embedding(e + "token_type_embeddings", sim.ids((b, n))))
-    x = sim.dropout(sim.layer_norm(e + "LayerNorm", x), sim.drops("hidden_dropout_prob"))
-    rotary = rotary_tables(sim, n, c["hidden_size"] // c["num_attention_heads"])
-    for i in range(c["num_hidden_layers"]):
-        x = sim.layer(step_layer(inv, prefix, i, rotary), x)
-    seq = x
-    pooled = bert.step_pooler(sim, prefix, seq) if inv.pooler else None
-    kind = bert.step_task(inv)
-    if kind == "":
-        return [seq] + ([pooled] if pooled is not None else [])
-    if kind == "ForMaskedLM":
-        return [bert.step_mlm(sim, "lm_head", seq)]
-    if kind == "ForSequenceClassification":
-        drop = sim.drops("classifier_dropout")
-        h = sim.dropout(sim.select(seq, 1), drop)
-        h = sim.dropout(sim.keep_output(sim.linear("classifier.dense", h)), drop)
-        return [sim.linear("classifier.out_proj", h)]
-    if kind == "ForTokenClassification":
-        return [sim.linear("classifier", sim.dropout(seq, sim.drops("classifier_dropout")))]
-    if kind == "ForQuestionAnswering":
-        return bert.step_qa(sim, seq)
-    raise AssertionError(inv.architecture)
+    """The native classes: the backbone (:data:`MODEL`), then XLM-R's heads (RoBERTa's, written once there)."""
+    seq, pooled = MODEL.step(sim, inv, b, n)
+    return roberta.step_heads(sim, inv, seq, pooled)
 
 
 def rotary_check(d: int, layers: int) -> None:
@@ -276,8 +319,9 @@ def adapters(raw: Mapping[str, Any], lang: str) -> str | None:
                 all=f"{len(tasks) * per:,}", used=f"{base + per:,}")
 
 
-def _arch(name: str, pooler: bool | None, **kw: Any) -> Architecture:
-    return Architecture(name=name, prefix="" if name.endswith("Model") else "roberta.", pooler=pooler, **kw)
+def _arch(name: str, task: str, pooler: bool | None, **kw: Any) -> Architecture:
+    """A class of the port: the bare model holds the backbone at the top, the task classes under ``roberta.``."""
+    return Architecture(name=name, task=task, prefix="" if task == Task.MODEL else "roberta.", pooler=pooler, **kw)
 
 
 FAMILY = Family(
@@ -287,13 +331,13 @@ FAMILY = Family(
     backbone=backbone,
     pad_token_id=1,
     architectures=(
-        _arch("JinaEmbeddingsV3Model", None),
-        _arch("JinaEmbeddingsV3ForMaskedLM", False, head=roberta.lm_head, ties_embeddings=True, head_first=True),
-        _arch("JinaEmbeddingsV3ForSequenceClassification", False, head=roberta.classification_head,
+        _arch("JinaEmbeddingsV3Model", Task.MODEL, None),
+        _arch("JinaEmbeddingsV3ForMaskedLM", Task.MASKED_LM, False, head=roberta.lm_head, ties_embeddings=True, head_first=True),
+        _arch("JinaEmbeddingsV3ForSequenceClassification", Task.SEQUENCE_CLASSIFICATION, False, head=roberta.classification_head,
               uses_num_labels=True, head_first=True),
-        _arch("JinaEmbeddingsV3ForTokenClassification", False, head=bert.linear_head("classifier", "num_labels"),
+        _arch("JinaEmbeddingsV3ForTokenClassification", Task.TOKEN_CLASSIFICATION, False, head=bert.linear_head("classifier", "num_labels"),
               uses_num_labels=True, head_first=True),
-        _arch("JinaEmbeddingsV3ForQuestionAnswering", False, head=bert.linear_head("qa_outputs", "num_labels"),
+        _arch("JinaEmbeddingsV3ForQuestionAnswering", Task.QUESTION_ANSWERING, False, head=bert.linear_head("qa_outputs", "num_labels"),
               uses_num_labels=True, head_first=True),
     ),
     title={"en": "jina-embeddings-v3", "zh": "jina-embeddings-v3"},

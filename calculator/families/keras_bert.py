@@ -60,7 +60,7 @@ import json
 from ..config import MAX_LAYERS, Field, check_heads, coerce_bool, coerce_fraction, loads_bounded, read_fields
 from ..errors import CalcError
 from ..model import KerasLayer, Tensor, section_for
-from .base import Architecture, Extra, Family
+from .base import Architecture, Extra, Family, Task
 from .common import L
 
 MODEL_TYPE = "keras-bert"
@@ -257,7 +257,7 @@ FAMILY = Family(
     model_type=MODEL_TYPE,
     base=ARCHITECTURE,
     fields=FIELDS,
-    architectures=(Architecture(name=ARCHITECTURE, prefix="", pooler=False),),
+    architectures=(Architecture(name=ARCHITECTURE, task=Task.MODEL, prefix="", pooler=False),),
     heads_check=("embed_dim", "head_num"),
     builder=build_tensors,
     read=read_config,

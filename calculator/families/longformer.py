@@ -30,7 +30,7 @@ from ..errors import CalcError
 from ..formula import Formula, head_line, layers_lines
 from ..model import Inventory, TensorList
 from . import bert, roberta
-from .base import Architecture, Extra, Family, Preset
+from .base import Architecture, Extra, Family, Preset, Task
 from .common import BERT_FIELDS, heads_divide
 
 FIELDS = BERT_FIELDS
@@ -343,9 +343,8 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
 def step_check(inv: Inventory) -> None:
     """Multiple choice (not the step defined here) and a layerless model (it cannot run); the refusals that
     depend on L (windows) and those transformers reaches only past them (global attention) are the program's."""
-    arch = inv.architecture
-    if arch.endswith("ForMultipleChoice"):
-        raise CalcError("costs_architecture", architecture=arch)
+    if inv.arch.task == Task.MULTIPLE_CHOICE:
+        raise CalcError("costs_architecture", architecture=inv.architecture)
     if not windows(inv.config):
         raise CalcError("costs_longformer_no_layers")
 
@@ -408,25 +407,25 @@ FAMILY = Family(
     # The window shapes no tensor but the step's attention: in the link, so the panel costs the pasted one.
     extras=(Extra("attention_window", _window_from_query, _window_query),),
     architectures=(
-        Architecture(name="LongformerModel", prefix="", pooler=None),
+        Architecture(name="LongformerModel", task=Task.MODEL, prefix="", pooler=None),
         Architecture(
-            name="LongformerForMaskedLM", prefix="longformer.", pooler=False, head=roberta.lm_head,
+            name="LongformerForMaskedLM", task=Task.MASKED_LM, prefix="longformer.", pooler=False, head=roberta.lm_head,
             ties_embeddings=True,
         ),
         Architecture(
-            name="LongformerForSequenceClassification", prefix="longformer.", pooler=False,
+            name="LongformerForSequenceClassification", task=Task.SEQUENCE_CLASSIFICATION, prefix="longformer.", pooler=False,
             head=roberta.classification_head, uses_num_labels=True,
         ),
         Architecture(
-            name="LongformerForMultipleChoice", prefix="longformer.", pooler=True,
+            name="LongformerForMultipleChoice", task=Task.MULTIPLE_CHOICE, prefix="longformer.", pooler=True,
             head=bert.linear_head("classifier", 1),
         ),
         Architecture(
-            name="LongformerForTokenClassification", prefix="longformer.", pooler=False,
+            name="LongformerForTokenClassification", task=Task.TOKEN_CLASSIFICATION, prefix="longformer.", pooler=False,
             head=bert.linear_head("classifier", "num_labels"), uses_num_labels=True,
         ),
         Architecture(
-            name="LongformerForQuestionAnswering", prefix="longformer.", pooler=False,
+            name="LongformerForQuestionAnswering", task=Task.QUESTION_ANSWERING, prefix="longformer.", pooler=False,
             head=bert.linear_head("qa_outputs", "num_labels"), uses_num_labels=True,
         ),
     ),

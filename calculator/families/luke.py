@@ -22,7 +22,7 @@ from ..costs import BERT_KEYS, CostModel, Sim, T
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
 from . import bert
-from .base import Architecture, Family, Preset, with_defaults
+from .base import Architecture, Family, Preset, with_defaults, Task
 from .common import BERT_FIELDS, L, heads_divide
 
 FIELDS = with_defaults(BERT_FIELDS, vocab_size=50267)[:7] + (
@@ -125,22 +125,22 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     prefix = bert.step_prefix(inv)
     x = bert.step_embeddings(sim, inv, prefix, b, n, positions_from_ids=True)
     seq = bert.step_encoder(sim, inv, prefix, x)
-    arch = inv.architecture
-    if arch.endswith("ForMaskedLM"):
+    kind = bert.step_task(inv)
+    if kind == Task.MASKED_LM:
         # the pooler runs, its output is dropped; with no entity, only the word head predicts
         sim.unused(lambda: bert.step_pooler(sim, prefix, seq))
         return [bert.step_mlm(sim, "lm_head", seq)]
     pooled = bert.step_pooler(sim, prefix, seq) if inv.pooler else None
     if not prefix:
         return [seq] + ([pooled] if pooled is not None else [])
-    if arch.endswith("ForSequenceClassification"):
+    if kind == Task.SEQUENCE_CLASSIFICATION:
         assert pooled is not None
         return [sim.linear("classifier", sim.dropout(pooled, sim.drops("classifier_dropout")))]
-    if arch.endswith("ForTokenClassification"):
+    if kind == Task.TOKEN_CLASSIFICATION:
         return [sim.linear("classifier", sim.dropout(seq, sim.drops("classifier_dropout")))]
-    if arch.endswith("ForQuestionAnswering"):
+    if kind == Task.QUESTION_ANSWERING:
         return bert.step_qa(sim, seq)
-    raise AssertionError(arch)
+    raise AssertionError(inv.architecture)
 
 
 #: The classes whose step is input_ids alone; the entity classes read entity states (entity_ids, their spans).
@@ -173,22 +173,22 @@ FAMILY = Family(
     pad_token_id=1,
     positions_padded=True,
     architectures=(
-        Architecture(name="LukeModel", prefix="", pooler=None),
-        Architecture(name="LukeForMaskedLM", prefix=P, pooler=True, head=mlm_head, ties_embeddings=True),
-        Architecture(name="LukeForEntityClassification", prefix=P, pooler=True,
+        Architecture(name="LukeModel", task=Task.MODEL, prefix="", pooler=None),
+        Architecture(name="LukeForMaskedLM", task=Task.MASKED_LM, prefix=P, pooler=True, head=mlm_head, ties_embeddings=True),
+        Architecture(name="LukeForEntityClassification", task=Task.ENTITY_CLASSIFICATION, prefix=P, pooler=True,
                      head=bert.linear_head("classifier", "num_labels"), uses_num_labels=True),
-        Architecture(name="LukeForEntityPairClassification", prefix=P, pooler=True, head=entity_pair_head,
+        Architecture(name="LukeForEntityPairClassification", task=Task.ENTITY_PAIR_CLASSIFICATION, prefix=P, pooler=True, head=entity_pair_head,
                      uses_num_labels=True),
-        Architecture(name="LukeForEntitySpanClassification", prefix=P, pooler=True,
+        Architecture(name="LukeForEntitySpanClassification", task=Task.ENTITY_SPAN_CLASSIFICATION, prefix=P, pooler=True,
                      head=entity_span_head,
                      uses_num_labels=True),
-        Architecture(name="LukeForSequenceClassification", prefix=P, pooler=True,
+        Architecture(name="LukeForSequenceClassification", task=Task.SEQUENCE_CLASSIFICATION, prefix=P, pooler=True,
                      head=bert.linear_head("classifier", "num_labels"), uses_num_labels=True),
-        Architecture(name="LukeForTokenClassification", prefix=P, pooler=False,
+        Architecture(name="LukeForTokenClassification", task=Task.TOKEN_CLASSIFICATION, prefix=P, pooler=False,
                      head=bert.linear_head("classifier", "num_labels"), uses_num_labels=True),
-        Architecture(name="LukeForQuestionAnswering", prefix=P, pooler=False,
+        Architecture(name="LukeForQuestionAnswering", task=Task.QUESTION_ANSWERING, prefix=P, pooler=False,
                      head=bert.linear_head("qa_outputs", "num_labels"), uses_num_labels=True),
-        Architecture(name="LukeForMultipleChoice", prefix=P, pooler=True, head=bert.linear_head("classifier", 1)),
+        Architecture(name="LukeForMultipleChoice", task=Task.MULTIPLE_CHOICE, prefix=P, pooler=True, head=bert.linear_head("classifier", 1)),
     ),
     title=L("LUKE", "LUKE"),
     formula=formula,

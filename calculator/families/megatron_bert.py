@@ -13,13 +13,12 @@ LayerNorm (2H) moved to the end of the encoder. The heads are BERT's, under ``be
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
 
 from ..costs import CostModel, Sim, T, activation_key, dropouts, unread, position_ids_buffer
-from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
-from . import bert
-from .base import Architecture, Family, Preset, with_defaults
+from . import bert, blocks
+from .base import Family, Preset, with_defaults, Task
 from .common import BERT_FIELDS, L, heads_divide
 from .common import POSITION_TYPE, CROSS_ATTENTION
 
@@ -29,46 +28,25 @@ FIELDS = with_defaults(
 )
 
 
-def encoder_layer(t: TensorList, prefix: str, i: int, hidden: int, intermediate: int) -> None:
-    """One ``MegatronBertLayer``: ln, Q/K/V, output dense; ln, the feed-forward pair."""
-    p = f"{prefix}encoder.layer.{i}."
-    t.layer_norm(p + "attention.ln", hidden, layer=i)
-    for proj in ("query", "key", "value"):
-        t.linear(p + "attention.self." + proj, hidden, hidden, "attention_qkv", i)
-    t.linear(p + "attention.output.dense", hidden, hidden, "attention_output", i)
-    t.layer_norm(p + "ln", hidden, layer=i)
-    t.linear(p + "intermediate.dense", intermediate, hidden, "feed_forward", i)
-    t.linear(p + "output.dense", hidden, intermediate, "feed_forward", i)
+#: ``MegatronBertLayer``: ``attention.ln`` registered first, then the attention; ``ln`` before the feed-forward
+#: pair; ``x + sublayer``; GELU and the dropouts fixed by the model's code.
+LAYER = blocks.PreLNLayer(
+    "attention.ln", "ln",
+    (blocks.ATTENTION_NORM, blocks.QKV, blocks.ATTENTION_OUTPUT, blocks.FFN_NORM, blocks.INTERMEDIATE, blocks.OUTPUT),
+    residual_first=True,
+)
+#: The layers and ``encoder.ln`` after the last.
+ENCODER = blocks.PreLNEncoder(LAYER, "encoder.ln")
 
 
 def backbone(t: TensorList, c: dict[str, Any], prefix: str, with_pooler: bool) -> None:
-    h = c["hidden_size"]
-    e = prefix + "embeddings."
-    t.embedding(e + "word_embeddings", c["vocab_size"], h, "embeddings")
-    t.embedding(e + "position_embeddings", c["max_position_embeddings"], h, "embeddings")
-    t.embedding(e + "token_type_embeddings", c["type_vocab_size"], h, "embeddings")
-    for i in range(c["num_hidden_layers"]):
-        encoder_layer(t, prefix, i, h, c["intermediate_size"])
-    t.layer_norm(prefix + "encoder.ln", h, section="encoder")
+    blocks.embeddings(t, c, prefix, ("word_embeddings", "position_embeddings", "token_type_embeddings"))
+    ENCODER.tensors(t, c, prefix)
     if with_pooler:
         bert.pooler(t, c, prefix)
 
 
-def formula(inv: Inventory) -> Formula:
-    """Three tables without a LayerNorm; L pre-LN layers (BERT's terms); the encoder's final LayerNorm."""
-    c = inv.config
-    v, h, p, t, n, i = (
-        c["vocab_size"], c["hidden_size"], c["max_position_embeddings"], c["type_vocab_size"],
-        c["num_hidden_layers"], c["intermediate_size"],
-    )
-    lines = [
-        FormulaLine("embeddings", "(V + P + T)·H", f"({v} + {p} + {t})·{h}", (v + p + t) * h),
-        *layers_lines(*bert.layer_terms(h, i), n),
-        FormulaLine("final_layer_norm", "2H", f"2·{h}", 2 * h),
-    ]
-    if inv.pooler:
-        lines.append(bert.pooler_line(h))
-    return Formula({"V": v, "P": p, "T": t, "H": h, "I": i, "L": n}, tuple(lines + head_line(inv)))
+formula = blocks.formula_without_embedding_norm
 
 
 # --------------------------------------------------------------- training step
@@ -91,54 +69,12 @@ def step_embeddings(sim: Sim, inv: Inventory, prefix: str, b: int, n: int) -> T:
     return sim.dropout(x)
 
 
-def step_layer(prefix: str, i: int, heads: int) -> Callable[[Sim, T], T]:
-    """One ``MegatronBertLayer``: ln, attention, dense, dropout, + input; ln, the feed-forward pair, dropout, + residual."""
-    p = f"{prefix}encoder.layer.{i}."
-
-    def run(sim: Sim, x: T) -> T:
-        s = p + "attention.self."
-        normed = sim.layer_norm(p + "attention.ln", x)
-        context = bert.step_attention(sim, normed, heads, s + "query", s + "key", s + "value")
-        attended = sim.add(x, sim.dropout(sim.linear(p + "attention.output.dense", context)))
-        inner = sim.keep_input(sim.linear(p + "intermediate.dense", sim.layer_norm(p + "ln", attended)))  # GELU
-        return sim.add(attended, sim.dropout(sim.linear(p + "output.dense", inner)))
-
-    return run
-
-
-def step_heads(sim: Sim, inv: Inventory, seq: T, pooled: T | None) -> list[T]:
-    """The outputs of each class: BERT's heads (under ``cls.``, ``classifier``, ``qa_outputs``)."""
-    kind = bert.step_task(inv)
-    if kind == "":
-        return [seq] + ([pooled] if pooled is not None else [])
-    if kind in ("ForMaskedLM", "ForCausalLM"):
-        return [bert.step_mlm(sim, "cls.predictions", seq)]
-    if kind == "ForPreTraining":
-        assert pooled is not None
-        return [bert.step_mlm(sim, "cls.predictions", seq), sim.linear("cls.seq_relationship", pooled)]
-    if kind == "ForNextSentencePrediction":
-        assert pooled is not None
-        return [sim.linear("cls.seq_relationship", pooled)]
-    if kind == "ForSequenceClassification":
-        assert pooled is not None
-        return [sim.linear("classifier", sim.dropout(pooled))]
-    if kind == "ForTokenClassification":
-        return [sim.linear("classifier", sim.dropout(seq))]
-    if kind == "ForQuestionAnswering":
-        return bert.step_qa(sim, seq)
-    raise AssertionError(inv.architecture)
-
-
 def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     """Megatron-BERT's classes: the embeddings, L pre-LN layers, the encoder's final ``ln``, BERT's pooler and heads."""
     prefix = bert.step_prefix(inv)
-    x = step_embeddings(sim, inv, prefix, b, n)
-    heads = inv.config["num_attention_heads"]
-    for i in range(inv.config["num_hidden_layers"]):
-        x = sim.layer(step_layer(prefix, i, heads), x)
-    seq = sim.layer_norm(prefix + "encoder.ln", x)
+    seq = ENCODER.step(sim, inv, prefix, step_embeddings(sim, inv, prefix, b, n))
     pooled = bert.step_pooler(sim, prefix, seq) if inv.pooler else None
-    return step_heads(sim, inv, seq, pooled)
+    return bert.step_heads(sim, inv, seq, pooled)  # BERT's heads: GELU and dropouts at the keys' defaults
 
 
 COSTS = CostModel(step_program, bert.absolute_positions(), check=bert.step_check, keys=unread((activation_key("gelu"), *dropouts("hidden_dropout_prob", "attention_probs_dropout_prob"))), buffers=position_ids_buffer, autocast=True)
@@ -173,24 +109,10 @@ FAMILY = Family(
     fields=FIELDS,
     backbone=backbone,
     heads_check=("hidden_size", "num_attention_heads"),
-    architectures=(
-        Architecture(name="MegatronBertModel", prefix="", pooler=None),
-        Architecture(name="MegatronBertForPreTraining", prefix="bert.", pooler=True, head=bert.pretraining_head,
-                     ties_embeddings=True),
-        Architecture(name="MegatronBertForCausalLM", prefix="bert.", pooler=False, head=bert.mlm_head,
-                     ties_embeddings=True),
-        Architecture(name="MegatronBertForMaskedLM", prefix="bert.", pooler=False, head=bert.mlm_head,
-                     ties_embeddings=True),
-        Architecture(name="MegatronBertForNextSentencePrediction", prefix="bert.", pooler=True, head=bert.nsp_head),
-        Architecture(name="MegatronBertForSequenceClassification", prefix="bert.", pooler=True,
-                     head=bert.linear_head("classifier", "num_labels"), uses_num_labels=True),
-        Architecture(name="MegatronBertForMultipleChoice", prefix="bert.", pooler=True,
-                     head=bert.linear_head("classifier", 1)),
-        Architecture(name="MegatronBertForTokenClassification", prefix="bert.", pooler=False,
-                     head=bert.linear_head("classifier", "num_labels"), uses_num_labels=True),
-        Architecture(name="MegatronBertForQuestionAnswering", prefix="bert.", pooler=False,
-                     head=bert.linear_head("qa_outputs", "num_labels"), uses_num_labels=True),
-    ),
+    # BERT's heads under "bert."; ForCausalLM (BERT's LMHeadModel) before ForMaskedLM, as transformers lists them
+    architectures=bert.task_classes("MegatronBert", "bert.", (
+        Task.MODEL, Task.PRETRAINING, Task.CAUSAL_LM, Task.MASKED_LM, Task.NEXT_SENTENCE_PREDICTION,
+        Task.SEQUENCE_CLASSIFICATION, Task.MULTIPLE_CHOICE, Task.TOKEN_CLASSIFICATION, Task.QUESTION_ANSWERING)),
     title={"en": "Megatron-BERT", "zh": "Megatron-BERT"},
     formula=formula,
     presets=PRESETS,

@@ -32,7 +32,7 @@ from ..errors import CalcError
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
 from . import bert
-from .base import Architecture, Family, Preset
+from .base import Architecture, Family, Preset, Task
 from .common import EMBEDDING, HEADS, HIDDEN, INTERMEDIATE, LABELS, LAYERS, POSITIONS, TIE, TOKEN_TYPES, VOCAB, L
 
 
@@ -455,8 +455,8 @@ def mobilebert_config() -> dict[str, Any]:
     }
 
 
-def _arch(name: str, pooler: bool | None, head: Any = None, **more: Any) -> Architecture:
-    return Architecture(name=name, prefix="" if name == "MobileBertModel" else "mobilebert.", pooler=pooler,
+def _arch(name: str, task: str, pooler: bool | None, head: Any = None, **more: Any) -> Architecture:
+    return Architecture(name=name, task=task, prefix="" if task == Task.MODEL else "mobilebert.", pooler=pooler,
                         head=head, **more)
 
 
@@ -469,16 +469,16 @@ FAMILY = Family(
     backbone=backbone,
     read=read,
     architectures=(
-        _arch("MobileBertModel", None),
-        _arch("MobileBertForPreTraining", True, pretraining_head, ties_embeddings=True),
-        _arch("MobileBertForMaskedLM", False, mlm_head, ties_embeddings=True),
-        _arch("MobileBertForNextSentencePrediction", True, bert.linear_head("cls.seq_relationship", 2)),
-        _arch("MobileBertForSequenceClassification", True, bert.linear_head("classifier", "num_labels"),
+        _arch("MobileBertModel", Task.MODEL, None),
+        _arch("MobileBertForPreTraining", Task.PRETRAINING, True, pretraining_head, ties_embeddings=True),
+        _arch("MobileBertForMaskedLM", Task.MASKED_LM, False, mlm_head, ties_embeddings=True),
+        _arch("MobileBertForNextSentencePrediction", Task.NEXT_SENTENCE_PREDICTION, True, bert.linear_head("cls.seq_relationship", 2)),
+        _arch("MobileBertForSequenceClassification", Task.SEQUENCE_CLASSIFICATION, True, bert.linear_head("classifier", "num_labels"),
               uses_num_labels=True),
-        _arch("MobileBertForMultipleChoice", True, bert.linear_head("classifier", 1)),
-        _arch("MobileBertForTokenClassification", False, bert.linear_head("classifier", "num_labels"),
+        _arch("MobileBertForMultipleChoice", Task.MULTIPLE_CHOICE, True, bert.linear_head("classifier", 1)),
+        _arch("MobileBertForTokenClassification", Task.TOKEN_CLASSIFICATION, False, bert.linear_head("classifier", "num_labels"),
               uses_num_labels=True),
-        _arch("MobileBertForQuestionAnswering", False, bert.linear_head("qa_outputs", "num_labels"),
+        _arch("MobileBertForQuestionAnswering", Task.QUESTION_ANSWERING, False, bert.linear_head("qa_outputs", "num_labels"),
               uses_num_labels=True),
     ),
     title={"en": "MobileBERT", "zh": "MobileBERT"},

@@ -27,7 +27,7 @@ from ..errors import CalcError
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
 from . import bert
-from .base import Architecture, Family, Preset
+from .base import Architecture, Family, Preset, Task
 from .common import HEADS, HIDDEN, INTERMEDIATE, LABELS, LAYERS, TIE, VOCAB, L, heads_divide
 
 
@@ -362,15 +362,15 @@ FAMILY = Family(
     pad_token_id=PAD_TOKEN_ID,
     read=read,
     architectures=(
-        Architecture(name="ModernBertModel", prefix="", pooler=False),
-        Architecture(name="ModernBertForMaskedLM", prefix="model.", pooler=False, head=mlm_head, ties_embeddings=True),
-        Architecture(name="ModernBertForSequenceClassification", prefix="model.", pooler=False,
+        Architecture(name="ModernBertModel", task=Task.MODEL, prefix="", pooler=False),
+        Architecture(name="ModernBertForMaskedLM", task=Task.MASKED_LM, prefix="model.", pooler=False, head=mlm_head, ties_embeddings=True),
+        Architecture(name="ModernBertForSequenceClassification", task=Task.SEQUENCE_CLASSIFICATION, prefix="model.", pooler=False,
                      head=classifier_head("num_labels"), uses_num_labels=True),
-        Architecture(name="ModernBertForTokenClassification", prefix="model.", pooler=False,
+        Architecture(name="ModernBertForTokenClassification", task=Task.TOKEN_CLASSIFICATION, prefix="model.", pooler=False,
                      head=classifier_head("num_labels"), uses_num_labels=True),
-        Architecture(name="ModernBertForQuestionAnswering", prefix="model.", pooler=False,
+        Architecture(name="ModernBertForQuestionAnswering", task=Task.QUESTION_ANSWERING, prefix="model.", pooler=False,
                      head=classifier_head("num_labels"), uses_num_labels=True),
-        Architecture(name="ModernBertForMultipleChoice", prefix="model.", pooler=False, head=classifier_head(1)),
+        Architecture(name="ModernBertForMultipleChoice", task=Task.MULTIPLE_CHOICE, prefix="model.", pooler=False, head=classifier_head(1)),
     ),
     title={"en": "ModernBERT", "zh": "ModernBERT"},
     formula=formula,

@@ -28,14 +28,14 @@ from __future__ import annotations
 
 import random
 from dataclasses import replace
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from ..config import Field, check_heads, read_fields
 from ..errors import CalcError
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
-from . import modernbert
-from .base import Architecture, Extra, Family
+from . import bert, modernbert
+from .base import Extra, Family, Task
 from .common import LABELS, TIE, L
 
 #: ModernBERT's fields that shape the text encoder (its pooling, labels and tie are the top level's here).
@@ -68,14 +68,14 @@ VISION_FIELDS = tuple(
     for f in VISION_FIELDS_PLAIN
 )
 
-FIELDS = (
-    *TEXT_FIELDS,
-    *VISION_FIELDS,
+#: The top level's own keys (UltraVBERT's too): the connector's factor, the labels, the tie (default False).
+TOP_FIELDS = (
     Field("pixel_shuffle_factor", 4, label=L("Pixel-shuffle factor (f; f² patches per vector)",
                                              "像素重排因子（f；每 f² 个图像块拼成一个向量）"), sample=(1, 3)),
     LABELS,
     replace(TIE, default=False),
 )
+FIELDS = (*TEXT_FIELDS, *VISION_FIELDS, *TOP_FIELDS)
 
 
 def _sub(raw: Mapping[str, Any], nested: str, prefix: str) -> dict[str, Any]:
@@ -87,21 +87,30 @@ def _sub(raw: Mapping[str, Any], nested: str, prefix: str) -> dict[str, Any]:
     return out
 
 
-def read_config(raw: Mapping[str, Any]) -> dict[str, Any]:
-    """The top level's fields, ModernBERT's read of ``text_config`` (its own checks included), SigLIP's fields."""
-    values = read_fields(FIELDS[len(TEXT_FIELDS) + len(VISION_FIELDS):], raw, {})
-    text = modernbert.read(_sub(raw, "text_config", "text_"))
-    values.update({"text_" + k: text[k] for k in TEXT_KEYS})
+def read_nested(raw: Mapping[str, Any], read_text: Callable[[Mapping[str, Any]], dict[str, Any]],
+                text_keys: tuple[str, ...], vision_fields: tuple[Field, ...]) -> dict[str, Any]:
+    """A composite's values (ModernVBERT's, UltraVBERT's): the top level's fields; ``read_text`` of
+    ``text_config`` (the text family's own read, its checks included), kept under ``text_``; SigLIP's
+    ``vision_fields`` of ``vision_config``, under ``vision_``."""
+    values = read_fields(TOP_FIELDS, raw, {})
+    text = read_text(_sub(raw, "text_config", "text_"))
+    values.update({"text_" + k: text[k] for k in text_keys})
     sub = _sub(raw, "vision_config", "vision_")
     if "use_head" in sub:  # the form's vision_use_head, stripped of its prefix like the others
         sub["vision_use_head"] = sub.pop("use_head")
-    vision = read_fields(VISION_FIELDS_PLAIN, sub, {})
+    vision = read_fields(vision_fields, sub, {})
     values.update({"vision_" + k.removeprefix("vision_"): v for k, v in vision.items()})
     return values
 
 
+def read_config(raw: Mapping[str, Any]) -> dict[str, Any]:
+    """The top level's fields, ModernBERT's read of ``text_config`` (its own checks included), SigLIP's fields."""
+    return read_nested(raw, modernbert.read, TEXT_KEYS, VISION_FIELDS_PLAIN)
+
+
 def check(c: dict[str, Any]) -> None:
-    """What ModernBERT and SigLIP refuse: heads that do not divide a width, a padding row outside the table."""
+    """What the text encoder and SigLIP refuse (ModernVBERT's and UltraVBERT's): heads that do not divide a width,
+    a padding row outside the table."""
     check_heads(c, "text_hidden_size", "text_num_attention_heads")
     check_heads(c, "vision_hidden_size", "vision_num_attention_heads")
     pad, vocab = c["text_pad_token_id"], c["text_vocab_size"]
@@ -110,36 +119,37 @@ def check(c: dict[str, Any]) -> None:
                         value=vocab, pad=pad, pad_key="text_pad_token_id")
 
 
-def text_values(c: Mapping[str, Any]) -> dict[str, Any]:
-    """The text encoder's values under ModernBERT's own keys."""
-    return {k: c["text_" + k] for k in TEXT_KEYS}
+def text_values(c: Mapping[str, Any], keys: tuple[str, ...] = TEXT_KEYS) -> dict[str, Any]:
+    """The text encoder's values under its own family's keys (ModernBERT's here, UltraBERT's for UltraVBERT)."""
+    return {k: c["text_" + k] for k in keys}
 
 
 def vision_tower(t: TensorList, c: Mapping[str, Any], prefix: str) -> None:
-    """``SiglipVisionModel``'s tensors, listed with the embeddings (they turn an image into the text's inputs)."""
+    """``SiglipVisionModel``'s tensors: their own group (``vision``) in the section of the embeddings (they turn an
+    image into the text's inputs, and freezing the embeddings freezes them)."""
     h, i, ch, p = c["vision_hidden_size"], c["vision_intermediate_size"], c["vision_num_channels"], c["vision_patch_size"]
     e = prefix + "embeddings."
-    t.add(e + "patch_embedding.weight", (h, ch, p, p), "embeddings")
-    t.add(e + "patch_embedding.bias", (h,), "embeddings")
-    t.embedding(e + "position_embedding", (c["vision_image_size"] // p) ** 2, h)
+    t.add(e + "patch_embedding.weight", (h, ch, p, p), "vision")
+    t.add(e + "patch_embedding.bias", (h,), "vision")
+    t.embedding(e + "position_embedding", (c["vision_image_size"] // p) ** 2, h, "vision")
     for n in range(c["vision_num_hidden_layers"]):
         layer = f"{prefix}encoder.layers.{n}."
-        t.layer_norm(layer + "layer_norm1", h, group="embeddings")
+        t.layer_norm(layer + "layer_norm1", h, group="vision")
         for proj in ("k_proj", "v_proj", "q_proj", "out_proj"):
-            t.linear(layer + "self_attn." + proj, h, h, "embeddings")
-        t.layer_norm(layer + "layer_norm2", h, group="embeddings")
-        t.linear(layer + "mlp.fc1", i, h, "embeddings")
-        t.linear(layer + "mlp.fc2", h, i, "embeddings")
-    t.layer_norm(prefix + "post_layernorm", h, group="embeddings")
+            t.linear(layer + "self_attn." + proj, h, h, "vision")
+        t.layer_norm(layer + "layer_norm2", h, group="vision")
+        t.linear(layer + "mlp.fc1", i, h, "vision")
+        t.linear(layer + "mlp.fc2", h, i, "vision")
+    t.layer_norm(prefix + "post_layernorm", h, group="vision")
     if c["vision_use_head"]:
         head = prefix + "head."
-        t.add(head + "probe", (1, 1, h), "embeddings")
-        t.add(head + "attention.in_proj_weight", (3 * h, h), "embeddings")
-        t.add(head + "attention.in_proj_bias", (3 * h,), "embeddings")
-        t.linear(head + "attention.out_proj", h, h, "embeddings")
-        t.layer_norm(head + "layernorm", h, group="embeddings")
-        t.linear(head + "mlp.fc1", i, h, "embeddings")
-        t.linear(head + "mlp.fc2", h, i, "embeddings")
+        t.add(head + "probe", (1, 1, h), "vision")
+        t.add(head + "attention.in_proj_weight", (3 * h, h), "vision")
+        t.add(head + "attention.in_proj_bias", (3 * h,), "vision")
+        t.linear(head + "attention.out_proj", h, h, "vision")
+        t.layer_norm(head + "layernorm", h, group="vision")
+        t.linear(head + "mlp.fc1", i, h, "vision")
+        t.linear(head + "mlp.fc2", h, i, "vision")
 
 
 def backbone(t: TensorList, c: dict[str, Any], prefix: str, with_pooler: bool) -> None:
@@ -211,24 +221,40 @@ def formula(inv: Inventory) -> Formula:
     return Formula(symbols, tuple(lines + head_line(inv)))
 
 
-def sample(rng: random.Random, config: dict[str, Any]) -> None:
-    """ModernBERT's draw for the text keys and SigLIP's heads for the vision keys, then nested as config.json
-    nests them (``text_config``, ``vision_config``), so the cross-check hands transformers a real config."""
-    text = {k[len("text_"):]: config.pop(k) for k in list(config) if k.startswith("text_")}
-    modernbert.sample(rng, text)
+def nest_vision(rng: random.Random, config: dict[str, Any], absent: float = 0.0) -> None:
+    """SigLIP's heads for the drawn vision keys, nested as config.json nests them (``vision_config``); with
+    probability ``absent`` no vision_config at all (the composite's own default tower)."""
     vision = {k[len("vision_"):]: config.pop(k) for k in list(config) if k.startswith("vision_")}
+    if absent and rng.random() < absent:
+        return
     heads = rng.choice([1, 2, 4])
     vision["num_attention_heads"] = heads
     vision["hidden_size"] = heads * rng.randint(1, 6)
     if "use_head" in vision:
         vision["vision_use_head"] = vision.pop("use_head")
-    config["text_config"] = text
     config["vision_config"] = vision
+
+
+def sample(rng: random.Random, config: dict[str, Any]) -> None:
+    """ModernBERT's draw for the text keys and SigLIP's heads for the vision keys, then nested as config.json
+    nests them (``text_config``, ``vision_config``), so the cross-check hands transformers a real config."""
+    text = {k[len("text_"):]: config.pop(k) for k in list(config) if k.startswith("text_")}
+    modernbert.sample(rng, text)
+    config["text_config"] = text
+    nest_vision(rng, config)
 
 
 def _nested_read(text: str) -> Any:
     """A nested sub-config never travels in a link (its keys do, as fields)."""
     return None
+
+
+#: A composite's four classes (UltraVBERT's too), the backbone under ``model.``, no pooler.
+TASKS = (Task.MODEL, Task.MASKED_LM, Task.SEQUENCE_CLASSIFICATION, Task.TOKEN_CLASSIFICATION)
+
+#: The nested sub-configs are read (their keys are the text_/vision_ fields); a link carries the fields.
+NESTED = (Extra("text_config", _nested_read, lambda raw, c: None),
+          Extra("vision_config", _nested_read, lambda raw, c: None))
 
 
 FAMILY = Family(
@@ -237,22 +263,18 @@ FAMILY = Family(
     fields=FIELDS,
     backbone=backbone,
     read=read_config,
-    architectures=(
-        Architecture(name="ModernVBertModel", prefix="", pooler=False),
-        Architecture(name="ModernVBertForMaskedLM", prefix="model.", pooler=False, head=mlm_head, ties_embeddings=True),
-        Architecture(name="ModernVBertForSequenceClassification", prefix="model.", pooler=False,
-                     head=classifier_head, uses_num_labels=True),
-        Architecture(name="ModernVBertForTokenClassification", prefix="model.", pooler=False,
-                     head=classifier_head, uses_num_labels=True),
-    ),
+    architectures=bert.task_classes("ModernVBert", "model.", TASKS, {
+        Task.MODEL: bert.Head(False),
+        Task.MASKED_LM: bert.Head(False, mlm_head, ties_embeddings=True),
+        Task.SEQUENCE_CLASSIFICATION: bert.Head(False, classifier_head, uses_num_labels=True),
+        Task.TOKEN_CLASSIFICATION: bert.Head(False, classifier_head, uses_num_labels=True),
+    }),
     title={"en": "ModernVBERT", "zh": "ModernVBERT"},
     formula=formula,
     heads_check=None,  # two widths, each with its heads: check() tests both
     checks=(check,),
     pad_token_id=None,  # the padding row is text_config's (check())
-    # The nested sub-configs are read (their keys are the text_/vision_ fields); a link carries the fields.
-    extras=(Extra("text_config", _nested_read, lambda raw, c: None),
-            Extra("vision_config", _nested_read, lambda raw, c: None)),
+    extras=NESTED,
     sample=sample,
     rank=73,
     default_attention="sdpa",

@@ -25,7 +25,7 @@ from ..errors import CalcError
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
 from . import bert, roberta
-from .base import Architecture, Family, Preset
+from .base import Architecture, Family, Preset, Task
 from .common import HEADS, HIDDEN, INTERMEDIATE, LABELS, LAYERS, POSITIONS, TIE, VOCAB, L, heads_divide
 
 #: ``MPNetEmbeddings`` and ``MPNetModel`` pass this, not ``config.pad_token_id``, as ``padding_idx``.
@@ -185,16 +185,16 @@ FAMILY = Family(
     pad_token_id=1,
     positions_padded=True,
     architectures=(
-        Architecture(name="MPNetModel", prefix="", pooler=None),
-        Architecture(name="MPNetForMaskedLM", prefix="mpnet.", pooler=False,
+        Architecture(name="MPNetModel", task=Task.MODEL, prefix="", pooler=None),
+        Architecture(name="MPNetForMaskedLM", task=Task.MASKED_LM, prefix="mpnet.", pooler=False,
                      head=roberta.lm_head, ties_embeddings=True),
-        Architecture(name="MPNetForSequenceClassification", prefix="mpnet.", pooler=False,
+        Architecture(name="MPNetForSequenceClassification", task=Task.SEQUENCE_CLASSIFICATION, prefix="mpnet.", pooler=False,
                      head=roberta.classification_head, uses_num_labels=True),
-        Architecture(name="MPNetForMultipleChoice", prefix="mpnet.", pooler=True,
+        Architecture(name="MPNetForMultipleChoice", task=Task.MULTIPLE_CHOICE, prefix="mpnet.", pooler=True,
                      head=bert.linear_head("classifier", 1)),
-        Architecture(name="MPNetForTokenClassification", prefix="mpnet.", pooler=False,
+        Architecture(name="MPNetForTokenClassification", task=Task.TOKEN_CLASSIFICATION, prefix="mpnet.", pooler=False,
                      head=bert.linear_head("classifier", "num_labels"), uses_num_labels=True),
-        Architecture(name="MPNetForQuestionAnswering", prefix="mpnet.", pooler=False,
+        Architecture(name="MPNetForQuestionAnswering", task=Task.QUESTION_ANSWERING, prefix="mpnet.", pooler=False,
                      head=bert.linear_head("qa_outputs", "num_labels"), uses_num_labels=True),
     ),
     title={"en": "MPNet", "zh": "MPNet"},

@@ -17,7 +17,7 @@ from typing import Any
 from ..config import Field
 from ..model import TensorList
 from . import bert, roberta
-from .base import Architecture, Family, Preset, with_defaults
+from .base import Architecture, Family, Preset, with_defaults, Task
 from .common import BERT_FIELDS, L, heads_divide
 from .nystromformer import backbone_with, formula_with, multiple_choice_head
 
@@ -55,15 +55,15 @@ FAMILY = Family(
     backbone=backbone,
     pad_token_id=1,
     architectures=(
-        Architecture(name="MraModel", prefix="", pooler=False),
-        Architecture(name="MraForMaskedLM", prefix=_P, pooler=False, head=bert.mlm_head, ties_embeddings=True),
-        Architecture(name="MraForSequenceClassification", prefix=_P, pooler=False,
+        Architecture(name="MraModel", task=Task.MODEL, prefix="", pooler=False),
+        Architecture(name="MraForMaskedLM", task=Task.MASKED_LM, prefix=_P, pooler=False, head=bert.mlm_head, ties_embeddings=True),
+        Architecture(name="MraForSequenceClassification", task=Task.SEQUENCE_CLASSIFICATION, prefix=_P, pooler=False,
                      head=roberta.classification_head, uses_num_labels=True),
-        Architecture(name="MraForMultipleChoice", prefix=_P, pooler=False, head=multiple_choice_head),
-        Architecture(name="MraForTokenClassification", prefix=_P, pooler=False,
+        Architecture(name="MraForMultipleChoice", task=Task.MULTIPLE_CHOICE, prefix=_P, pooler=False, head=multiple_choice_head),
+        Architecture(name="MraForTokenClassification", task=Task.TOKEN_CLASSIFICATION, prefix=_P, pooler=False,
                      head=bert.linear_head("classifier", "num_labels"), uses_num_labels=True),
         # its __init__ sets config.num_labels = 2 first, whatever the config says
-        Architecture(name="MraForQuestionAnswering", prefix=_P, pooler=False, head=bert.linear_head("qa_outputs", 2)),
+        Architecture(name="MraForQuestionAnswering", task=Task.QUESTION_ANSWERING, prefix=_P, pooler=False, head=bert.linear_head("qa_outputs", 2)),
     ),
     title={"en": "MRA", "zh": "MRA"},
     formula=formula_with(None),

@@ -6,7 +6,7 @@ feed-forward network ("gated-gelu"); the tensors are T5's, the relative bias in 
 from __future__ import annotations
 
 from . import t5
-from .base import Architecture, Preset
+from .base import Architecture, Preset, Task
 from .common import L
 
 FIELDS = t5.fields(250112, 512, 1024, 8, 6, "gated-gelu")
@@ -16,7 +16,7 @@ FAMILY = t5.FAMILY.derive(
     base="MT5EncoderModel",
     fields=FIELDS,
     read=t5.reader(FIELDS),
-    architectures=(Architecture(name="MT5EncoderModel", prefix="", pooler=False),),
+    architectures=(Architecture(name="MT5EncoderModel", task=Task.MODEL, prefix="", pooler=False),),
     title=L("mT5 (MT5EncoderModel)", "mT5（MT5EncoderModel）"),
     presets=(
         # https://huggingface.co/google/mt5-xxl/blob/main/config.json (MT5ForConditionalGeneration)

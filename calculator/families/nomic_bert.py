@@ -33,7 +33,7 @@ from ..errors import CalcError
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
 from . import bert
-from .base import Architecture, Family, Preset
+from .base import Architecture, Family, Preset, Task
 from .common import HEADS, HIDDEN, INTERMEDIATE, LABELS, LAYERS, TIE, TOKEN_TYPES, VOCAB, L
 
 FIELDS = (
@@ -246,16 +246,16 @@ FAMILY = Family(
     read=read,
     architectures=(
         # add_pooling_layer defaults to False: the calculator counts the class as AutoModel builds it
-        Architecture(name="NomicBertModel", prefix="", pooler=False),
+        Architecture(name="NomicBertModel", task=Task.MODEL, prefix="", pooler=False),
         Architecture(
-            name="NomicBertForMaskedLM", prefix="nomic_bert.", pooler=False, head=mlm_head, ties_embeddings=True,
+            name="NomicBertForMaskedLM", task=Task.MASKED_LM, prefix="nomic_bert.", pooler=False, head=mlm_head, ties_embeddings=True,
         ),
         Architecture(
-            name="NomicBertForSequenceClassification", prefix="nomic_bert.", pooler=True,
+            name="NomicBertForSequenceClassification", task=Task.SEQUENCE_CLASSIFICATION, prefix="nomic_bert.", pooler=True,
             head=bert.linear_head("classifier", "num_labels"), uses_num_labels=True,
         ),
         Architecture(
-            name="NomicBertForTokenClassification", prefix="nomic_bert.", pooler=False,
+            name="NomicBertForTokenClassification", task=Task.TOKEN_CLASSIFICATION, prefix="nomic_bert.", pooler=False,
             head=bert.linear_head("classifier", "num_labels"), uses_num_labels=True,
         ),
     ),

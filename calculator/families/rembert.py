@@ -23,7 +23,7 @@ from ..costs import CostModel, Sim, T, activation_key, dropouts, unread, positio
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
 from . import bert
-from .base import Architecture, Family, Preset
+from .base import Family, Preset, Task
 from .common import HEADS, HIDDEN, INTERMEDIATE, LABELS, LAYERS, POSITIONS, TOKEN_TYPES, VOCAB, L, heads_divide
 from .common import CROSS_ATTENTION
 
@@ -158,20 +158,14 @@ FAMILY = Family(
     fields=FIELDS,
     backbone=backbone,
     heads_check=("hidden_size", "num_attention_heads"),
-    architectures=(
-        Architecture(name="RemBertModel", prefix="", pooler=None),
-        # ties_embeddings: these classes have an output embedding (get_output_embeddings), though not a tied one
-        Architecture(name="RemBertForMaskedLM", prefix="rembert.", pooler=False, head=mlm_head, ties_embeddings=True),
-        Architecture(name="RemBertForCausalLM", prefix="rembert.", pooler=False, head=mlm_head, ties_embeddings=True),
-        Architecture(name="RemBertForSequenceClassification", prefix="rembert.", pooler=True,
-                     head=bert.linear_head("classifier", "num_labels"), uses_num_labels=True),
-        Architecture(name="RemBertForMultipleChoice", prefix="rembert.", pooler=True,
-                     head=bert.linear_head("classifier", 1)),
-        Architecture(name="RemBertForTokenClassification", prefix="rembert.", pooler=False,
-                     head=bert.linear_head("classifier", "num_labels"), uses_num_labels=True),
-        Architecture(name="RemBertForQuestionAnswering", prefix="rembert.", pooler=False,
-                     head=bert.linear_head("qa_outputs", "num_labels"), uses_num_labels=True),
-    ),
+    # BERT's heads under "rembert.", but its own LM head (decoupled: an output embedding, though not a tied one)
+    architectures=bert.task_classes("RemBert", "rembert.", (
+        Task.MODEL, Task.MASKED_LM, Task.CAUSAL_LM, Task.SEQUENCE_CLASSIFICATION, Task.MULTIPLE_CHOICE,
+        Task.TOKEN_CLASSIFICATION, Task.QUESTION_ANSWERING), {
+        **bert.BERT_HEADS,
+        Task.MASKED_LM: bert.Head(False, mlm_head, ties_embeddings=True),
+        Task.CAUSAL_LM: bert.Head(False, mlm_head, ties_embeddings=True),
+    }),
     title={"en": "RemBERT", "zh": "RemBERT"},
     formula=formula,
     presets=(

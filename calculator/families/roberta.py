@@ -10,7 +10,7 @@ from typing import Any
 from ..costs import BERT_KEYS, CostModel, Sim, T, position_buffers
 from ..model import Inventory, TensorList
 from . import bert
-from .base import Architecture, Family, Preset, with_defaults
+from .base import Family, Preset, with_defaults, Task
 from .common import BERT_FIELDS, heads_divide
 from .common import POSITION_TYPE, CROSS_ATTENTION
 
@@ -86,6 +86,19 @@ COSTS = CostModel(step_program, bert.absolute_positions(offset=2), check=bert.st
                   autocast=True, sdpa=True)
 
 
+#: RoBERTa's task classes: BERT's, but the LM head and the classification head are RoBERTa's own and the
+#: sequence classifier reads the first token without the pooler (RoBERTa-PreLayerNorm's the same).
+ROBERTA_HEADS: dict[str, bert.Head] = {
+    **bert.BERT_HEADS,
+    Task.MASKED_LM: bert.Head(False, lm_head, ties_embeddings=True),
+    Task.CAUSAL_LM: bert.Head(False, lm_head, ties_embeddings=True),
+    Task.SEQUENCE_CLASSIFICATION: bert.Head(False, classification_head, uses_num_labels=True),
+}
+#: RoBERTa's seven classes in transformers' order.
+ROBERTA_TASKS = (Task.MODEL, Task.MASKED_LM, Task.CAUSAL_LM, Task.SEQUENCE_CLASSIFICATION, Task.MULTIPLE_CHOICE,
+                 Task.TOKEN_CLASSIFICATION, Task.QUESTION_ANSWERING)
+
+
 def roberta_config(hidden: int, layers: int, heads: int, vocab: int = 50265, model_type: str = "roberta") -> dict[str, Any]:
     """A published RoBERTa-shaped config.json's size-relevant keys (514 positions: 512 + the padding offset)."""
     return {
@@ -108,19 +121,7 @@ FAMILY = Family(
     backbone=backbone,
     pad_token_id=1,
     positions_padded=True,
-    architectures=(
-        Architecture(name="RobertaModel", prefix="", pooler=None),
-        Architecture(name="RobertaForMaskedLM", prefix="roberta.", pooler=False, head=lm_head, ties_embeddings=True),
-        Architecture(name="RobertaForCausalLM", prefix="roberta.", pooler=False, head=lm_head, ties_embeddings=True),
-        Architecture(name="RobertaForSequenceClassification", prefix="roberta.", pooler=False,
-                     head=classification_head, uses_num_labels=True),
-        Architecture(name="RobertaForMultipleChoice", prefix="roberta.", pooler=True,
-                     head=bert.linear_head("classifier", 1)),
-        Architecture(name="RobertaForTokenClassification", prefix="roberta.", pooler=False,
-                     head=bert.linear_head("classifier", "num_labels"), uses_num_labels=True),
-        Architecture(name="RobertaForQuestionAnswering", prefix="roberta.", pooler=False,
-                     head=bert.linear_head("qa_outputs", "num_labels"), uses_num_labels=True),
-    ),
+    architectures=bert.task_classes("Roberta", "roberta.", ROBERTA_TASKS, ROBERTA_HEADS),
     title={"en": "RoBERTa", "zh": "RoBERTa"},
     formula=bert.formula,
     presets=(

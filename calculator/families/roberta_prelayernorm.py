@@ -9,41 +9,33 @@ after ``attention.output``) and before the feed-forward (``intermediate.LayerNor
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
 
 from ..costs import BERT_KEYS, CostModel, Sim, T
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
-from . import bert, roberta
-from .base import Architecture, Family, Preset, with_defaults
+from . import bert, blocks, roberta
+from .base import Family, Preset, with_defaults, Task
 from .common import BERT_FIELDS, L, heads_divide
 from .common import POSITION_TYPE, CROSS_ATTENTION
 
 FIELDS = with_defaults(BERT_FIELDS, vocab_size=50265)
 
 
-def encoder_layer(t: TensorList, prefix: str, i: int, hidden: int, intermediate: int) -> None:
-    """One ``RobertaPreLayerNormLayer``: Q, K, V, output, the attention's LayerNorm; LayerNorm, feed-forward pair."""
-    p = f"{prefix}encoder.layer.{i}."
-    for proj in ("query", "key", "value"):
-        t.linear(p + "attention.self." + proj, hidden, hidden, "attention_qkv", i)
-    t.linear(p + "attention.output.dense", hidden, hidden, "attention_output", i)
-    t.layer_norm(p + "attention.LayerNorm", hidden, layer=i)
-    t.layer_norm(p + "intermediate.LayerNorm", hidden, layer=i)
-    t.linear(p + "intermediate.dense", intermediate, hidden, "feed_forward", i)
-    t.linear(p + "output.dense", hidden, intermediate, "feed_forward", i)
+#: ``RobertaPreLayerNormLayer``: the attention, then its ``attention.LayerNorm``; ``intermediate.LayerNorm``
+#: before ``intermediate.dense``; the config's activation and hidden dropout.
+LAYER = blocks.PreLNLayer(
+    "attention.LayerNorm", "intermediate.LayerNorm",
+    (blocks.QKV, blocks.ATTENTION_OUTPUT, blocks.ATTENTION_NORM, blocks.FFN_NORM, blocks.INTERMEDIATE, blocks.OUTPUT),
+    act_key="hidden_act", dropout_key="hidden_dropout_prob",
+)
+#: The layers and the model's ``LayerNorm`` after the encoder (before the pooler).
+ENCODER = blocks.PreLNEncoder(LAYER, "LayerNorm")
 
 
 def backbone(t: TensorList, c: dict[str, Any], prefix: str, with_pooler: bool) -> None:
-    h = c["hidden_size"]
-    e = prefix + "embeddings."
-    t.embedding(e + "word_embeddings", c["vocab_size"], h, "embeddings")
-    t.embedding(e + "token_type_embeddings", c["type_vocab_size"], h, "embeddings")
-    t.layer_norm(e + "LayerNorm", h, group="embeddings")
-    t.embedding(e + "position_embeddings", c["max_position_embeddings"], h, "embeddings")
-    for i in range(c["num_hidden_layers"]):
-        encoder_layer(t, prefix, i, h, c["intermediate_size"])
-    t.layer_norm(prefix + "LayerNorm", h, section="encoder")
+    blocks.embeddings(t, c, prefix, ("word_embeddings", "token_type_embeddings", "LayerNorm", "position_embeddings"))
+    ENCODER.tensors(t, c, prefix)
     if with_pooler:
         bert.pooler(t, c, prefix)
 
@@ -65,31 +57,10 @@ def formula(inv: Inventory) -> Formula:
     return Formula({"V": v, "P": p, "T": t, "H": h, "I": i, "L": n}, tuple(lines + head_line(inv)))
 
 
-def step_layer(prefix: str, i: int, heads: int) -> Callable[[Sim, T], T]:
-    """One ``RobertaPreLayerNormLayer``: LayerNorm, attention, dropout, + x; LayerNorm, feed-forward, dropout, + x."""
-    p = f"{prefix}encoder.layer.{i}."
-
-    def run(sim: Sim, x: T) -> T:
-        s = p + "attention.self."
-        hidden = sim.drops("hidden_dropout_prob")
-        normed = sim.layer_norm(p + "attention.LayerNorm", x)
-        context = bert.step_attention(sim, normed, heads, s + "query", s + "key", s + "value")
-        attended = sim.add(sim.dropout(sim.linear(p + "attention.output.dense", context), hidden), x)
-        normed = sim.layer_norm(p + "intermediate.LayerNorm", attended)
-        inner = sim.act("hidden_act", sim.linear(p + "intermediate.dense", normed))
-        return sim.add(sim.dropout(sim.linear(p + "output.dense", inner), hidden), attended)
-
-    return run
-
-
 def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     """RoBERTa's embeddings and heads around the pre-LN layers and the final LayerNorm."""
     prefix = bert.step_prefix(inv)
-    x = bert.step_embeddings(sim, inv, prefix, b, n, positions_from_ids=True)
-    heads = inv.config["num_attention_heads"]
-    for i in range(inv.config["num_hidden_layers"]):
-        x = sim.layer(step_layer(prefix, i, heads), x)
-    seq = sim.layer_norm(prefix + "LayerNorm", x)
+    seq = ENCODER.step(sim, inv, prefix, bert.step_embeddings(sim, inv, prefix, b, n, positions_from_ids=True))
     pooled = bert.step_pooler(sim, prefix, seq) if inv.pooler else None
     return roberta.step_heads(sim, inv, seq, pooled)
 
@@ -105,21 +76,10 @@ FAMILY = Family(
     backbone=backbone,
     pad_token_id=1,
     positions_padded=True,
-    architectures=(
-        Architecture(name="RobertaPreLayerNormModel", prefix="", pooler=None),
-        Architecture(name="RobertaPreLayerNormForCausalLM", prefix=P, pooler=False, head=roberta.lm_head,
-                     ties_embeddings=True),
-        Architecture(name="RobertaPreLayerNormForMaskedLM", prefix=P, pooler=False, head=roberta.lm_head,
-                     ties_embeddings=True),
-        Architecture(name="RobertaPreLayerNormForSequenceClassification", prefix=P, pooler=False,
-                     head=roberta.classification_head, uses_num_labels=True),
-        Architecture(name="RobertaPreLayerNormForMultipleChoice", prefix=P, pooler=True,
-                     head=bert.linear_head("classifier", 1)),
-        Architecture(name="RobertaPreLayerNormForTokenClassification", prefix=P, pooler=False,
-                     head=bert.linear_head("classifier", "num_labels"), uses_num_labels=True),
-        Architecture(name="RobertaPreLayerNormForQuestionAnswering", prefix=P, pooler=False,
-                     head=bert.linear_head("qa_outputs", "num_labels"), uses_num_labels=True),
-    ),
+    # RoBERTa's heads; ForCausalLM before ForMaskedLM, as transformers lists them
+    architectures=bert.task_classes("RobertaPreLayerNorm", P, (
+        Task.MODEL, Task.CAUSAL_LM, Task.MASKED_LM, Task.SEQUENCE_CLASSIFICATION, Task.MULTIPLE_CHOICE,
+        Task.TOKEN_CLASSIFICATION, Task.QUESTION_ANSWERING), roberta.ROBERTA_HEADS),
     # The menu shows the title beside the model_type (roberta-prelayernorm): the short name keeps it on one line.
     title={"en": "RoBERTa-PreLN", "zh": "RoBERTa-PreLN"},
     formula=formula,

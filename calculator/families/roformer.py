@@ -34,7 +34,7 @@ from ..errors import CalcError
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
 from . import bert
-from .base import Architecture, Extra, Family, Preset
+from .base import Architecture, Extra, Family, Preset, Task
 from .common import HEADS, HIDDEN, INTERMEDIATE, LABELS, LAYERS, POSITIONS, TIE, TOKEN_TYPES, VOCAB, L, heads_divide
 from .common import CROSS_ATTENTION, value_extra
 
@@ -249,9 +249,7 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
             sim.save(table)
         x = sim.layer(step_layer(inv, prefix, i), x)
     seq = x
-    # "RoFormer" itself holds "For": the task is what follows the model's name (bert.step_task would stop at "Former")
-    kind = inv.architecture[len("RoFormer"):]
-    kind = kind[kind.index("For"):] if "For" in kind else ""
+    kind = bert.step_task(inv)  # declared: "RoFormer"'s own "For" cannot mislead it
     if kind == "":
         return [seq]
     if kind in ("ForMaskedLM", "ForCausalLM"):
@@ -270,7 +268,7 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
 
 def step_check(inv: Inventory) -> None:
     """Multiple choice is not the step; the rotation needs an even head size (it pairs the head's numbers)."""
-    if inv.architecture.endswith("ForMultipleChoice"):
+    if inv.arch.task == Task.MULTIPLE_CHOICE:
         raise CalcError("costs_architecture", architecture=inv.architecture)
     d = inv.config["hidden_size"] // inv.config["num_attention_heads"]
     if d % 2 and inv.config["num_hidden_layers"] > 0:
@@ -307,23 +305,23 @@ FAMILY = Family(
     backbone=backbone,
     heads_check=("hidden_size", "num_attention_heads"),
     architectures=(
-        Architecture(name="RoFormerModel", prefix="", pooler=False),
-        Architecture(name="RoFormerForMaskedLM", prefix="roformer.", pooler=False, head=mlm_head, ties_embeddings=True),
-        Architecture(name="RoFormerForCausalLM", prefix="roformer.", pooler=False, head=mlm_head, ties_embeddings=True),
+        Architecture(name="RoFormerModel", task=Task.MODEL, prefix="", pooler=False),
+        Architecture(name="RoFormerForMaskedLM", task=Task.MASKED_LM, prefix="roformer.", pooler=False, head=mlm_head, ties_embeddings=True),
+        Architecture(name="RoFormerForCausalLM", task=Task.CAUSAL_LM, prefix="roformer.", pooler=False, head=mlm_head, ties_embeddings=True),
         Architecture(
-            name="RoFormerForSequenceClassification", prefix="roformer.", pooler=False, head=classification_head,
+            name="RoFormerForSequenceClassification", task=Task.SEQUENCE_CLASSIFICATION, prefix="roformer.", pooler=False, head=classification_head,
             uses_num_labels=True,
         ),
         Architecture(
-            name="RoFormerForMultipleChoice", prefix="roformer.", pooler=False, head=multiple_choice_head,
+            name="RoFormerForMultipleChoice", task=Task.MULTIPLE_CHOICE, prefix="roformer.", pooler=False, head=multiple_choice_head,
             uses_num_labels=True,
         ),
         Architecture(
-            name="RoFormerForTokenClassification", prefix="roformer.", pooler=False,
+            name="RoFormerForTokenClassification", task=Task.TOKEN_CLASSIFICATION, prefix="roformer.", pooler=False,
             head=bert.linear_head("classifier", "num_labels"), uses_num_labels=True,
         ),
         Architecture(
-            name="RoFormerForQuestionAnswering", prefix="roformer.", pooler=False,
+            name="RoFormerForQuestionAnswering", task=Task.QUESTION_ANSWERING, prefix="roformer.", pooler=False,
             head=bert.linear_head("qa_outputs", 2),  # its __init__ sets config.num_labels = 2, whatever was given
         ),
     ),

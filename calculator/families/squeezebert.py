@@ -25,7 +25,7 @@ from ..errors import CalcError
 from ..formula import Formula, head_line, layers_lines
 from ..model import Inventory, TensorList
 from . import bert
-from .base import Architecture, Family, Preset
+from .base import Family, Preset, Task
 from .common import EMBEDDING, HEADS, HIDDEN, INTERMEDIATE, LABELS, LAYERS, POSITIONS, TIE, TOKEN_TYPES, VOCAB, L
 
 
@@ -224,19 +224,10 @@ FAMILY = Family(
     backbone=backbone,
     heads_check=None,  # check() makes it, only when there is a layer to refuse it
     checks=(check,),
-    architectures=(
-        Architecture(name="SqueezeBertModel", prefix="", pooler=True),
-        Architecture(name="SqueezeBertForMaskedLM", prefix="transformer.", pooler=True, head=bert.mlm_head,
-                     ties_embeddings=True),
-        Architecture(name="SqueezeBertForSequenceClassification", prefix="transformer.", pooler=True,
-                     head=bert.linear_head("classifier", "num_labels"), uses_num_labels=True),
-        Architecture(name="SqueezeBertForMultipleChoice", prefix="transformer.", pooler=True,
-                     head=bert.linear_head("classifier", 1)),
-        Architecture(name="SqueezeBertForTokenClassification", prefix="transformer.", pooler=True,
-                     head=bert.linear_head("classifier", "num_labels"), uses_num_labels=True),
-        Architecture(name="SqueezeBertForQuestionAnswering", prefix="transformer.", pooler=True,
-                     head=bert.linear_head("qa_outputs", "num_labels"), uses_num_labels=True),
-    ),
+    # BERT's heads under "transformer.", every class (the bare model too) with the pooler
+    architectures=bert.task_classes("SqueezeBert", "transformer.", (
+        Task.MODEL, Task.MASKED_LM, Task.SEQUENCE_CLASSIFICATION, Task.MULTIPLE_CHOICE, Task.TOKEN_CLASSIFICATION,
+        Task.QUESTION_ANSWERING), {task: replace(head, pooler=True) for task, head in bert.BERT_HEADS.items()}),
     title={"en": "SqueezeBERT", "zh": "SqueezeBERT"},
     formula=formula,
     presets=(

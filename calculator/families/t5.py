@@ -30,7 +30,7 @@ from ..errors import CalcError
 from ..costs import CostModel, Sim, T, dropouts
 from ..formula import Formula, FormulaLine, layers_lines
 from ..model import Inventory, TensorList
-from .base import Architecture, Extra, Family, IgnoredKey, Preset
+from .base import Architecture, Extra, Family, IgnoredKey, Preset, Task
 from .common import L
 
 #: ``feed_forward_proj``: "ACT" or "gated-ACT" (``T5Config.validate_architecture``); ACT is a key of
@@ -329,7 +329,7 @@ FAMILY = Family(
     pad_token_id=None,
     # d_kv is its own key: transformers never asks the heads to divide d_model.
     heads_check=None,
-    architectures=(Architecture(name="T5EncoderModel", prefix="", pooler=False),),
+    architectures=(Architecture(name="T5EncoderModel", task=Task.MODEL, prefix="", pooler=False),),
     # The menu names the class; the legend says it is the encoder alone (T5EncoderModel: the encoder only).
     title=L("T5 (T5EncoderModel)", "T5（T5EncoderModel）"),
     legend="fields_legend_encoder",

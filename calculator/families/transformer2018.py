@@ -39,7 +39,7 @@ from ..config import MAX_LAYERS, Field
 from ..errors import CalcError
 from ..i18n import label
 from ..model import KerasLayer, Tensor, TensorList
-from .base import Architecture, Family
+from .base import Architecture, Family, Task
 from .common import L
 
 MODEL_TYPE = "transformer"
@@ -131,7 +131,7 @@ FAMILY = Family(
     model_type=MODEL_TYPE,
     base=ARCHITECTURE,
     fields=FIELDS,
-    architectures=(Architecture(name=ARCHITECTURE, prefix="", pooler=False),),
+    architectures=(Architecture(name=ARCHITECTURE, task=Task.MODEL, prefix="", pooler=False),),
     builder=build_tensors,
     pad_token_id=None,
     title={"en": "Transformer (2018, PyTorch)", "zh": "Transformer（2018 PyTorch 实现）"},

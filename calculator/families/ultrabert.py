@@ -25,7 +25,7 @@ from ..costs import CostModel, Sim, T, activation_key, dropouts, unread
 from ..formula import Formula, head_line
 from ..model import Inventory, TensorList
 from . import bert, eurobert, jina_embeddings_v3 as jina
-from .base import Architecture, Family
+from .base import Architecture, Family, Task
 from .common import HEADS, HIDDEN, LABELS, LAYERS, TIE, VOCAB, L
 
 FIELDS = (
@@ -162,13 +162,13 @@ FAMILY = Family(
     read=read,
     pad_token_id=0,
     architectures=(
-        Architecture(name="UltrabertModel", prefix="", pooler=False),
-        Architecture(name="UltrabertForMaskedLM", prefix="model.", pooler=False, head=mlm_head, ties_embeddings=True),
-        Architecture(name="UltrabertForSequenceClassification", prefix="model.", pooler=False,
+        Architecture(name="UltrabertModel", task=Task.MODEL, prefix="", pooler=False),
+        Architecture(name="UltrabertForMaskedLM", task=Task.MASKED_LM, prefix="model.", pooler=False, head=mlm_head, ties_embeddings=True),
+        Architecture(name="UltrabertForSequenceClassification", task=Task.SEQUENCE_CLASSIFICATION, prefix="model.", pooler=False,
                      head=bert.linear_head("classifier", "num_labels"), uses_num_labels=True),
-        Architecture(name="UltrabertForTokenClassification", prefix="model.", pooler=False,
+        Architecture(name="UltrabertForTokenClassification", task=Task.TOKEN_CLASSIFICATION, prefix="model.", pooler=False,
                      head=bert.linear_head("classifier", "num_labels"), uses_num_labels=True),
-        Architecture(name="UltrabertForQuestionAnswering", prefix="model.", pooler=False,
+        Architecture(name="UltrabertForQuestionAnswering", task=Task.QUESTION_ANSWERING, prefix="model.", pooler=False,
                      head=bert.linear_head("qa_outputs", 2)),
     ),
     title={"en": "UltraBERT", "zh": "UltraBERT"},

@@ -22,13 +22,11 @@ import random
 from dataclasses import replace
 from typing import Any, Mapping
 
-from ..config import Field, check_heads, read_fields
-from ..errors import CalcError
 from ..formula import Formula, FormulaLine, head_line
 from ..model import Inventory, TensorList
-from . import eurobert, modernvbert, ultrabert
-from .base import Architecture, Extra, Family
-from .common import LABELS, TIE, L
+from . import bert, eurobert, modernvbert, ultrabert
+from .base import Family, Task
+from .common import L
 
 #: UltraBERT's fields that shape the text encoder (pooling, labels and tie are the top level's here).
 TEXT_KEYS = ("vocab_size", "pad_token_id", "hidden_size", "num_hidden_layers", "num_attention_heads",
@@ -44,45 +42,26 @@ VISION_FIELDS_PLAIN = tuple(
 VISION_FIELDS = tuple(
     replace(f, default=False) if f.key == "vision_use_head" else f for f in modernvbert.VISION_FIELDS
 )
-TOP_FIELDS = (
-    Field("pixel_shuffle_factor", 4, label=L("Pixel-shuffle factor (f; f² patches per vector)",
-                                             "像素重排因子（f；每 f² 个图像块拼成一个向量）"), sample=(1, 3)),
-    LABELS,
-    replace(TIE, default=False),
-)
+TOP_FIELDS = modernvbert.TOP_FIELDS
 FIELDS = (*TEXT_FIELDS, *VISION_FIELDS, *TOP_FIELDS)
 
 
 def read_config(raw: Mapping[str, Any]) -> dict[str, Any]:
-    """The top level's fields, UltraBERT's read of ``text_config`` (its checks included), SigLIP's fields; the
-    pooling head's default is False only where UltraVBertConfig makes the vision config itself."""
-    values = read_fields(TOP_FIELDS, raw, {})
-    text = ultrabert.read(modernvbert._sub(raw, "text_config", "text_"))
-    values.update({"text_" + k: text[k] for k in TEXT_KEYS})
-    sub = modernvbert._sub(raw, "vision_config", "vision_")
-    if "use_head" in sub:
-        sub["vision_use_head"] = sub.pop("use_head")
-    fields = VISION_FIELDS_PLAIN
-    if isinstance(raw.get("vision_config"), Mapping):  # SiglipVisionConfig(**given): its own default, True
-        fields = modernvbert.VISION_FIELDS_PLAIN
-    vision = read_fields(fields, sub, {})
-    values.update({"vision_" + k.removeprefix("vision_"): v for k, v in vision.items()})
-    return values
+    """ModernVBERT's read with UltraBERT's of ``text_config``; the pooling head's default is False only where
+    UltraVBertConfig makes the vision config itself."""
+    given = isinstance(raw.get("vision_config"), Mapping)  # SiglipVisionConfig(**given): its own default, True
+    return modernvbert.read_nested(raw, ultrabert.read, TEXT_KEYS,
+                                   modernvbert.VISION_FIELDS_PLAIN if given else VISION_FIELDS_PLAIN)
 
 
-def check(c: dict[str, Any]) -> None:
-    """SigLIP's heads must divide its width; the text table's padding row must exist (UltraBERT's own checks ran)."""
-    check_heads(c, "text_hidden_size", "text_num_attention_heads")  # the ultrabert family's heads check
-    check_heads(c, "vision_hidden_size", "vision_num_attention_heads")
-    pad, vocab = c["text_pad_token_id"], c["text_vocab_size"]
-    if pad is not None and not -vocab <= pad < vocab:
-        raise CalcError("padding_idx", fields=("text_vocab_size", "text_pad_token_id"), key="text_vocab_size",
-                        value=vocab, pad=pad, pad_key="text_pad_token_id")
+#: SigLIP's heads must divide its width, the text table's padding row must exist (UltraBERT's own checks ran
+#: in its read): ModernVBERT's check.
+check = modernvbert.check
 
 
 def text_values(c: Mapping[str, Any]) -> dict[str, Any]:
     """The text encoder's values under UltraBERT's own keys."""
-    return {k: c["text_" + k] for k in TEXT_KEYS}
+    return modernvbert.text_values(c, TEXT_KEYS)
 
 
 def backbone(t: TensorList, c: dict[str, Any], prefix: str, with_pooler: bool) -> None:
@@ -130,15 +109,7 @@ def sample(rng: random.Random, config: dict[str, Any]) -> None:
         text.pop("head_dim", None)
         text["hidden_size"] = text["num_attention_heads"] * 2 * rng.randint(1, 8)
     config["text_config"] = text
-    vision = {k[len("vision_"):]: config.pop(k) for k in list(config) if k.startswith("vision_")}
-    if rng.random() < 0.15:
-        return  # the default vision tower (12 layers of 768): rare, it is large
-    heads = rng.choice([1, 2, 4])
-    vision["num_attention_heads"] = heads
-    vision["hidden_size"] = heads * rng.randint(1, 6)
-    if "use_head" in vision:
-        vision["vision_use_head"] = vision.pop("use_head")
-    config["vision_config"] = vision
+    modernvbert.nest_vision(rng, config, absent=0.15)  # the default vision tower (12 layers of 768): rare, it is large
 
 
 FAMILY = Family(
@@ -147,21 +118,18 @@ FAMILY = Family(
     fields=FIELDS,
     backbone=backbone,
     read=read_config,
-    architectures=(
-        Architecture(name="UltraVBertModel", prefix="", pooler=False),
-        Architecture(name="UltraVBertForMaskedLM", prefix="model.", pooler=False, head=mlm_head, ties_embeddings=True),
-        Architecture(name="UltraVBertForSequenceClassification", prefix="model.", pooler=False,
-                     head=classifier_head, uses_num_labels=True),
-        Architecture(name="UltraVBertForTokenClassification", prefix="model.", pooler=False,
-                     head=classifier_head, uses_num_labels=True),
-    ),
+    architectures=bert.task_classes("UltraVBert", "model.", modernvbert.TASKS, {
+        Task.MODEL: bert.Head(False),
+        Task.MASKED_LM: bert.Head(False, mlm_head, ties_embeddings=True),
+        Task.SEQUENCE_CLASSIFICATION: bert.Head(False, classifier_head, uses_num_labels=True),
+        Task.TOKEN_CLASSIFICATION: bert.Head(False, classifier_head, uses_num_labels=True),
+    }),
     title={"en": "UltraVBERT", "zh": "UltraVBERT"},
     formula=formula,
     heads_check=None,  # the text heads are UltraBERT's read (EuroBERT's checks), the vision heads check()'s
     checks=(check,),
     pad_token_id=None,  # the padding row is text_config's (check())
-    extras=(Extra("text_config", modernvbert._nested_read, lambda raw, c: None),
-            Extra("vision_config", modernvbert._nested_read, lambda raw, c: None)),
+    extras=modernvbert.NESTED,
     sample=sample,
     rank=74,
     default_attention="sdpa",

@@ -6,7 +6,7 @@ Wan 2.1's and 2.2's text encoder is umt5-xxl's encoder (256,384 rows, 24 blocks 
 from __future__ import annotations
 
 from . import t5
-from .base import Architecture, Preset
+from .base import Architecture, Preset, Task
 from .common import L
 
 FIELDS = t5.fields(250112, 512, 1024, 8, 6, "gated-gelu")
@@ -20,7 +20,7 @@ FAMILY = t5.FAMILY.derive(
     formula=t5.formula_for(True),
     costs=t5.costs_for(True),
     peft_targets=(),  # peft 0.21.2 names no default LoRA targets for umt5 (it does for t5 and mt5: q, v)
-    architectures=(Architecture(name="UMT5EncoderModel", prefix="", pooler=False),),
+    architectures=(Architecture(name="UMT5EncoderModel", task=Task.MODEL, prefix="", pooler=False),),
     title=L("umT5 (UMT5EncoderModel)", "umT5（UMT5EncoderModel）"),
     presets=(
         # https://huggingface.co/google/umt5-xxl/blob/main/config.json (UMT5ForConditionalGeneration); the encoder

@@ -30,7 +30,7 @@ from ..errors import CalcError
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
 from . import bert
-from .base import Architecture, Family, Preset
+from .base import Architecture, Family, Preset, Task
 from .common import HEADS, HIDDEN, LABELS, LAYERS, POSITIONS, TIE, VOCAB, L, heads_divide, value_extra
 
 
@@ -254,12 +254,12 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
         inner = sim.activation(act, sim.linear(f"{prefix}ffns.{i}.lin1", x))
         out = sim.dropout(sim.linear(f"{prefix}ffns.{i}.lin2", inner), sim.drops("dropout"))
         x = padding_mask(sim, sim.layer_norm(f"{prefix}layer_norm2.{i}", sim.add(x, out)))
-    arch = inv.architecture
-    if arch.endswith("WithLMHeadModel"):
+    kind = bert.step_task(inv)
+    if kind == Task.LM_HEAD_MODEL:
         return [sim.linear("pred_layer.proj", x)]
-    if arch.endswith("ForTokenClassification"):
+    if kind == Task.TOKEN_CLASSIFICATION:
         return [sim.linear("classifier", sim.dropout(x, sim.drops("dropout")))]
-    if arch.endswith("ForQuestionAnsweringSimple"):
+    if kind == Task.QUESTION_ANSWERING_SIMPLE:
         return bert.step_qa(sim, x)
     if not prefix:
         return [x]
@@ -270,9 +270,9 @@ def step_check(inv: Inventory) -> None:
     """What transformers' own step cannot run: the adaptive softmax's ``log_prob`` takes [N, D] rows, not the
     [B, L, D] states (a RuntimeError); the simple QA head splits its logits into exactly two."""
     c = inv.config
-    if c["asm"] and inv.architecture.endswith("WithLMHeadModel"):
+    if c["asm"] and inv.arch.task == Task.LM_HEAD_MODEL:
         raise CalcError("costs_forward_fails", key="asm", value=True)
-    if inv.architecture.endswith("ForQuestionAnsweringSimple") and c["num_labels"] != 2:
+    if inv.arch.task == Task.QUESTION_ANSWERING_SIMPLE and c["num_labels"] != 2:
         raise CalcError("labels_fixed", architecture=inv.architecture, required=2, value=c["num_labels"])
 
 
@@ -300,16 +300,16 @@ def architectures(name: str) -> tuple[Architecture, ...]:
     """XLM's seven classes under ``name`` (FlauBERT's are the same with ``Flaubert``), backbone under ``transformer.``."""
     p = "transformer."
     return (
-        Architecture(name=f"{name}Model", prefix="", pooler=False),
-        Architecture(name=f"{name}WithLMHeadModel", prefix=p, pooler=False, head=lm_head, ties_embeddings=True),
-        Architecture(name=f"{name}ForSequenceClassification", prefix=p, pooler=False, head=summary_head,
+        Architecture(name=f"{name}Model", task=Task.MODEL, prefix="", pooler=False),
+        Architecture(name=f"{name}WithLMHeadModel", task=Task.LM_HEAD_MODEL, prefix=p, pooler=False, head=lm_head, ties_embeddings=True),
+        Architecture(name=f"{name}ForSequenceClassification", task=Task.SEQUENCE_CLASSIFICATION, prefix=p, pooler=False, head=summary_head,
                      uses_num_labels=True),
-        Architecture(name=f"{name}ForMultipleChoice", prefix=p, pooler=False, head=choice_head, uses_num_labels=True),
-        Architecture(name=f"{name}ForTokenClassification", prefix=p, pooler=False,
+        Architecture(name=f"{name}ForMultipleChoice", task=Task.MULTIPLE_CHOICE, prefix=p, pooler=False, head=choice_head, uses_num_labels=True),
+        Architecture(name=f"{name}ForTokenClassification", task=Task.TOKEN_CLASSIFICATION, prefix=p, pooler=False,
                      head=bert.linear_head("classifier", "num_labels", "emb_dim"), uses_num_labels=True),
-        Architecture(name=f"{name}ForQuestionAnsweringSimple", prefix=p, pooler=False,
+        Architecture(name=f"{name}ForQuestionAnsweringSimple", task=Task.QUESTION_ANSWERING_SIMPLE, prefix=p, pooler=False,
                      head=bert.linear_head("qa_outputs", "num_labels", "emb_dim"), uses_num_labels=True),
-        Architecture(name=f"{name}ForQuestionAnswering", prefix=p, pooler=False, head=squad_head),
+        Architecture(name=f"{name}ForQuestionAnswering", task=Task.QUESTION_ANSWERING, prefix=p, pooler=False, head=squad_head),
     )
 
 

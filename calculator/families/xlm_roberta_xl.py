@@ -17,12 +17,11 @@ XL checkpoint's own sizes (vocabulary 250,880, H 2560, 36 layers).
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
 
 from ..costs import BERT_KEYS, CostModel, Sim, T, unread, position_buffers
-from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
-from . import bert, roberta
+from . import bert, blocks, roberta
 from .base import Preset, renamed, with_defaults
 from .common import BERT_FIELDS, L
 
@@ -32,43 +31,25 @@ FIELDS = with_defaults(
 )
 
 
-def encoder_layer(t: TensorList, prefix: str, i: int, hidden: int, intermediate: int) -> None:
-    """One ``XLMRobertaXLLayer``: Q, K, V, output; the pre-attention norm; the feed-forward pair; the pre-FFN norm."""
-    p = f"{prefix}encoder.layer.{i}."
-    for proj in ("query", "key", "value"):
-        t.linear(p + "attention.self." + proj, hidden, hidden, "attention_qkv", i)
-    t.linear(p + "attention.output.dense", hidden, hidden, "attention_output", i)
-    t.layer_norm(p + "attention.self_attn_layer_norm", hidden, layer=i)
-    t.linear(p + "intermediate.dense", intermediate, hidden, "feed_forward", i)
-    t.linear(p + "output.dense", hidden, intermediate, "feed_forward", i)
-    t.layer_norm(p + "LayerNorm", hidden, layer=i)
+#: ``XLMRobertaXLLayer``: the attention, then its ``self_attn_layer_norm``; the feed-forward pair, then the
+#: layer's ``LayerNorm`` (registered last, run before the pair); ``XLMRobertaXLOutput`` has no dropout.
+LAYER = blocks.PreLNLayer(
+    "attention.self_attn_layer_norm", "LayerNorm",
+    (blocks.QKV, blocks.ATTENTION_OUTPUT, blocks.ATTENTION_NORM, blocks.INTERMEDIATE, blocks.OUTPUT, blocks.FFN_NORM),
+    output_dropout=False,
+)
+#: The layers and ``encoder.LayerNorm`` after the last.
+ENCODER = blocks.PreLNEncoder(LAYER, "encoder.LayerNorm")
 
 
 def backbone(t: TensorList, c: dict[str, Any], prefix: str, with_pooler: bool) -> None:
-    h = c["hidden_size"]
-    e = prefix + "embeddings."
-    t.embedding(e + "word_embeddings", c["vocab_size"], h, "embeddings")
-    t.embedding(e + "token_type_embeddings", c["type_vocab_size"], h, "embeddings")
-    t.embedding(e + "position_embeddings", c["max_position_embeddings"], h, "embeddings")
-    for i in range(c["num_hidden_layers"]):
-        encoder_layer(t, prefix, i, h, c["intermediate_size"])
-    t.layer_norm(prefix + "encoder.LayerNorm", h, section="encoder")
+    blocks.embeddings(t, c, prefix, ("word_embeddings", "token_type_embeddings", "position_embeddings"))
+    ENCODER.tensors(t, c, prefix)
     if with_pooler:
         bert.pooler(t, c, prefix)
 
 
-def formula(inv: Inventory) -> Formula:
-    """Three tables and no embedding LayerNorm; BERT's layer terms (two norms each, now before each block); a final norm."""
-    c = inv.config
-    v, h, p, t, n, i = (
-        c["vocab_size"], c["hidden_size"], c["max_position_embeddings"], c["type_vocab_size"],
-        c["num_hidden_layers"], c["intermediate_size"],
-    )
-    emb = FormulaLine("embeddings", "(V + P + T)·H", f"({v} + {p} + {t})·{h}", (v + p + t) * h)
-    lines = [emb, *layers_lines(*bert.layer_terms(h, i), n), FormulaLine("final_layer_norm", "2H", f"2·{h}", 2 * h)]
-    if inv.pooler:
-        lines.append(bert.pooler_line(h))
-    return Formula({"V": v, "P": p, "T": t, "H": h, "I": i, "L": n}, tuple(lines + head_line(inv)))
+formula = blocks.formula_without_embedding_norm
 
 
 # --------------------------------------------------------------- training step
@@ -87,53 +68,17 @@ def step_embeddings(sim: Sim, inv: Inventory, prefix: str, b: int, n: int) -> T:
     return sim.dropout(x)
 
 
-def step_layer(prefix: str, i: int, heads: int) -> Callable[[Sim, T], T]:
-    """One ``XLMRobertaXLLayer``: norm, attention, dense, dropout, + input; norm, the feed-forward pair, + residual.
-
-    ``XLMRobertaXLOutput`` has no dropout (RoBERTa's has): the second sum adds ``output.dense`` as it is.
-    """
-    p = f"{prefix}encoder.layer.{i}."
-
-    def run(sim: Sim, x: T) -> T:
-        s = p + "attention.self."
-        normed = sim.layer_norm(p + "attention.self_attn_layer_norm", x)
-        context = bert.step_attention(sim, normed, heads, s + "query", s + "key", s + "value")
-        attended = sim.add(sim.dropout(sim.linear(p + "attention.output.dense", context)), x)
-        inner = sim.keep_input(sim.linear(p + "intermediate.dense", sim.layer_norm(p + "LayerNorm", attended)))  # GELU
-        return sim.add(sim.linear(p + "output.dense", inner), attended)
-
-    return run
-
-
 def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     """XLM-RoBERTa-XL's classes: the embeddings, L pre-LN layers, ``encoder.LayerNorm``, RoBERTa's pooler and heads."""
     prefix = bert.step_prefix(inv)
-    x = step_embeddings(sim, inv, prefix, b, n)
-    heads = inv.config["num_attention_heads"]
-    for i in range(inv.config["num_hidden_layers"]):
-        x = sim.layer(step_layer(prefix, i, heads), x)
-    seq = sim.layer_norm(prefix + "encoder.LayerNorm", x)
+    seq = ENCODER.step(sim, inv, prefix, step_embeddings(sim, inv, prefix, b, n))
     pooled = bert.step_pooler(sim, prefix, seq) if inv.pooler else None
     return step_heads(sim, inv, seq, pooled)
 
 
-def step_heads(sim: Sim, inv: Inventory, seq: T, pooled: T | None) -> list[T]:
-    """The outputs of RoBERTa's classes (X-MOD's too): ``lm_head``, the classification head, ``classifier``, ``qa_outputs``."""
-    kind = bert.step_task(inv)
-    if kind == "":
-        return [seq] + ([pooled] if pooled is not None else [])
-    if kind in ("ForMaskedLM", "ForCausalLM"):
-        return [bert.step_mlm(sim, "lm_head", seq)]  # dense, gelu, layer_norm, decoder
-    if kind == "ForSequenceClassification":
-        # the classification head: the first token, dropout, dense, tanh, dropout, out_proj
-        x = sim.dropout(sim.select(seq, 1))
-        x = sim.dropout(sim.keep_output(sim.linear("classifier.dense", x)))
-        return [sim.linear("classifier.out_proj", x)]
-    if kind == "ForTokenClassification":
-        return [sim.linear("classifier", sim.dropout(seq))]
-    if kind == "ForQuestionAnswering":
-        return bert.step_qa(sim, seq)
-    raise AssertionError(inv.architecture)
+#: RoBERTa's heads (X-MOD's too): the classifier dropout read where RoBERTa reads it, at its default here (the key
+#: is declared unread, so a value that would cost otherwise is refused).
+step_heads = roberta.step_heads
 
 
 #: RoBERTa's positions: a table of P rows takes P - 2 tokens (they start after the padding row).

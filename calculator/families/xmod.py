@@ -31,7 +31,7 @@ from ..costs import BERT_KEYS, CostModel, Sim, T, unread, position_buffers
 from ..errors import CalcError
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
-from . import bert, roberta, xlm_roberta_xl
+from . import bert, blocks, roberta, xlm_roberta_xl
 from .base import Extra, Preset, renamed
 from .common import BERT_FIELDS, L
 
@@ -163,10 +163,23 @@ def bottleneck(c: Mapping[str, Any]) -> int:
     return c["hidden_size"] // c["adapter_reduction_factor"]
 
 
+#: ``XmodLayer`` with ``pre_norm``: BERT's tensors under BERT's names (``attention.output.LayerNorm`` now runs
+#: before the attention, ``output.LayerNorm`` before the feed-forward pair), GELU, the dropouts fixed; the
+#: adapters run on its output (:func:`step_adapters`).
+PRE_LN_LAYER = blocks.PreLNLayer(
+    "attention.output.LayerNorm", "output.LayerNorm",
+    (blocks.QKV, blocks.ATTENTION_OUTPUT, blocks.ATTENTION_NORM, blocks.INTERMEDIATE, blocks.OUTPUT, blocks.FFN_NORM),
+)
+
+
 def encoder_layer(t: TensorList, c: dict[str, Any], prefix: str, i: int) -> None:
-    """BERT's layer, then the adapters' LayerNorm (if any) and one adapter per language in ``output``."""
+    """BERT's layer (post-LN, or the pre-LN layer: the same tensors), then the adapters' LayerNorm (if any) and
+    one adapter per language in ``output``."""
     h, b = c["hidden_size"], bottleneck(c)
-    bert.encoder_layer(t, prefix, i, h, c["intermediate_size"])
+    if c["pre_norm"]:
+        PRE_LN_LAYER.tensors(t, prefix, i, h, c["intermediate_size"])
+    else:
+        bert.encoder_layer(t, prefix, i, h, c["intermediate_size"])
     p = f"{prefix}encoder.layer.{i}.output."
     if c["adapter_layer_norm"]:
         t.layer_norm(p + "adapter_layer_norm", h, layer=i)
@@ -279,25 +292,26 @@ def step_adapters(sim: Sim, inv: Inventory, p: str, x: T, chosen: int) -> T:
 
 
 def step_layer(inv: Inventory, prefix: str, i: int, chosen: int) -> Callable[[Sim, T], T]:
-    """One ``XmodLayer``: RoBERTa's layer (post-LN, or pre-LN with ``pre_norm``) with the adapters after the
-    feed-forward sum (before the post-LN ``output.LayerNorm``)."""
+    """One ``XmodLayer``: RoBERTa's post-LN layer with the adapters after the feed-forward sum (before
+    ``output.LayerNorm``), or with ``pre_norm`` the pre-LN layer (:data:`PRE_LN_LAYER`) with the adapters on its
+    output."""
     p = f"{prefix}encoder.layer.{i}."
-    pre = inv.config["pre_norm"]
     heads = inv.config["num_attention_heads"]
+
+    def adapters(sim: Sim, out: T) -> T:
+        return step_adapters(sim, inv, p + "output.", out, chosen)
+
+    if inv.config["pre_norm"]:
+        return PRE_LN_LAYER.step(prefix, i, heads, after=adapters)
 
     def run(sim: Sim, x: T) -> T:
         s = p + "attention.self."
-        norm = p + "attention.output.LayerNorm"
-        h = sim.layer_norm(norm, x) if pre else x
-        context = bert.step_attention(sim, h, heads, s + "query", s + "key", s + "value")
+        context = bert.step_attention(sim, x, heads, s + "query", s + "key", s + "value")
         attended = sim.add(sim.dropout(sim.linear(p + "attention.output.dense", context)), x)
-        if not pre:
-            attended = sim.layer_norm(norm, attended)
-        h = sim.layer_norm(p + "output.LayerNorm", attended) if pre else attended
-        inner = sim.keep_input(sim.linear(p + "intermediate.dense", h))  # GELU
+        attended = sim.layer_norm(p + "attention.output.LayerNorm", attended)
+        inner = sim.keep_input(sim.linear(p + "intermediate.dense", attended))  # GELU
         out = sim.add(sim.dropout(sim.linear(p + "output.dense", inner)), attended)
-        out = step_adapters(sim, inv, p + "output.", out, chosen)
-        return out if pre else sim.layer_norm(p + "output.LayerNorm", out)
+        return sim.layer_norm(p + "output.LayerNorm", adapters(sim, out))
 
     return run
 

@@ -201,3 +201,29 @@ def test_architectures_are_declared_with_keywords():
         raise AssertionError("Architecture accepted positional arguments")
     arch = Architecture(name="BertModel", prefix="", pooler=None)
     assert arch.head is None and not arch.uses_num_labels and not arch.head_first
+
+
+def test_derive_refuses_new_tensors_under_the_inherited_step():
+    """A sibling that builds other tensors must name its step program: derive() refuses to hand it the parent's
+    (issue 31 item 1; XLM-R-XL's pre-LN layers once ran RoBERTa's program)."""
+    from dataclasses import replace
+
+    from calculator.families import megatron_bert, roberta
+    from calculator.families.base import Task
+
+    parent = roberta.FAMILY
+    other_head = tuple(replace(a, head=megatron_bert.bert.nsp_head) if a.task == Task.MASKED_LM else a
+                       for a in parent.architectures)
+    for changes in ({"backbone": megatron_bert.backbone}, {"architectures": other_head}):
+        try:
+            parent.derive(model_type="x", **changes)
+        except TypeError as exc:
+            assert "costs=" in str(exc) and next(iter(changes)) in str(exc), exc
+        else:
+            raise AssertionError(f"derive() kept RoBERTa's step for {sorted(changes)}")
+        # Said, it is taken: its own program, or None (the step refused).
+        assert parent.derive(model_type="x", costs=None, **changes).costs is None
+        assert parent.derive(model_type="x", costs=megatron_bert.COSTS, **changes).costs is megatron_bert.COSTS
+    # Renamed classes with the same heads and tasks (XLM-R, CamemBERT) keep the parent's program.
+    same = tuple(replace(a, name=a.name.replace("Roberta", "Y", 1)) for a in parent.architectures)
+    assert parent.derive(model_type="y", architectures=same).costs is parent.costs

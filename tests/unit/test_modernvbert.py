@@ -64,3 +64,21 @@ def test_vision_heads_must_divide_the_vision_width():
         assert exc.code == "heads_not_divisor"
     else:
         raise AssertionError("accepted 4 heads for a width of 10")
+
+
+def test_the_vision_tower_is_its_own_group_in_both_composites():
+    """Issue 34: the vision tower is not counted as embeddings in the groups (its own, "vision"), still in the
+    embeddings' section (freezing the embeddings freezes it, as before); both languages name it."""
+    from calculator.i18n import label
+    from calculator.views import group_breakdown, section_breakdown
+
+    for model_type, vision in (("modernvbert", _vision()), ("ultravbert", _vision(head=False))):
+        inv = build({"model_type": model_type})
+        groups = {s.key: s.count for s in group_breakdown(inv)}
+        assert groups["vision"] == vision, model_type
+        for t in inv.tensors:
+            assert (t.group == "vision") == t.name.startswith("vision_model."), t.name
+        assert [s.key for s in section_breakdown(inv)][0] == "embeddings"
+        first = section_breakdown(inv)[0]
+        assert [c.key for c in first.children][:2] == ["vision", "embeddings"], model_type
+    assert label("vision", "en") == "Vision tower" and label("vision", "zh") == "视觉塔"
