@@ -19,7 +19,7 @@ from ..config import read_fields
 from ..errors import CalcError
 from ..model import Inventory, TensorList
 from . import bert, roberta
-from .base import Architecture, Family, Preset, with_defaults
+from .base import Architecture, Family, Preset, with_defaults, Task
 from .common import BERT_FIELDS, L, heads_divide
 from .base import IgnoredKey
 from .common import POSITION_TYPE
@@ -237,15 +237,15 @@ FAMILY = Family(
     pad_token_id=1,
     positions_padded=True,
     architectures=(
-        Architecture(name="IBertModel", prefix="", pooler=None),
-        Architecture(name="IBertForMaskedLM", prefix=P, pooler=False, head=roberta.lm_head, ties_embeddings=True,
+        Architecture(name="IBertModel", task=Task.MODEL, prefix="", pooler=None),
+        Architecture(name="IBertForMaskedLM", task=Task.MASKED_LM, prefix=P, pooler=False, head=roberta.lm_head, ties_embeddings=True,
                      output_embeddings="lm_head.decoder"),  # its word table is a QuantEmbedding
-        Architecture(name="IBertForSequenceClassification", prefix=P, pooler=False,
+        Architecture(name="IBertForSequenceClassification", task=Task.SEQUENCE_CLASSIFICATION, prefix=P, pooler=False,
                      head=roberta.classification_head, uses_num_labels=True),
-        Architecture(name="IBertForMultipleChoice", prefix=P, pooler=True, head=bert.linear_head("classifier", 1)),
-        Architecture(name="IBertForTokenClassification", prefix=P, pooler=False,
+        Architecture(name="IBertForMultipleChoice", task=Task.MULTIPLE_CHOICE, prefix=P, pooler=True, head=bert.linear_head("classifier", 1)),
+        Architecture(name="IBertForTokenClassification", task=Task.TOKEN_CLASSIFICATION, prefix=P, pooler=False,
                      head=bert.linear_head("classifier", "num_labels"), uses_num_labels=True),
-        Architecture(name="IBertForQuestionAnswering", prefix=P, pooler=False,
+        Architecture(name="IBertForQuestionAnswering", task=Task.QUESTION_ANSWERING, prefix=P, pooler=False,
                      head=bert.linear_head("qa_outputs", "num_labels"), uses_num_labels=True),
     ),
     title={"en": "I-BERT", "zh": "I-BERT"},

@@ -15,7 +15,7 @@ from ..costs import CostModel, Sim, T, activation_key, dropouts, position_ids_bu
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
 from . import bert
-from .base import Architecture, Family, Preset
+from .base import Architecture, Family, Preset, Task
 from .common import BERT_FIELDS, L, heads_divide
 from .common import POSITION_TYPE
 
@@ -159,14 +159,14 @@ FAMILY = Family(
     fields=FIELDS,
     backbone=backbone,
     architectures=(
-        Architecture(name="LayoutLMModel", prefix="", pooler=True),
-        Architecture(name="LayoutLMForMaskedLM", prefix="layoutlm.", pooler=True, head=bert.mlm_head,
+        Architecture(name="LayoutLMModel", task=Task.MODEL, prefix="", pooler=True),
+        Architecture(name="LayoutLMForMaskedLM", task=Task.MASKED_LM, prefix="layoutlm.", pooler=True, head=bert.mlm_head,
                      ties_embeddings=True),
-        Architecture(name="LayoutLMForSequenceClassification", prefix="layoutlm.", pooler=True,
+        Architecture(name="LayoutLMForSequenceClassification", task=Task.SEQUENCE_CLASSIFICATION, prefix="layoutlm.", pooler=True,
                      head=bert.linear_head("classifier", "num_labels"), uses_num_labels=True),
-        Architecture(name="LayoutLMForTokenClassification", prefix="layoutlm.", pooler=True,
+        Architecture(name="LayoutLMForTokenClassification", task=Task.TOKEN_CLASSIFICATION, prefix="layoutlm.", pooler=True,
                      head=bert.linear_head("classifier", "num_labels"), uses_num_labels=True),
-        Architecture(name="LayoutLMForQuestionAnswering", prefix="layoutlm.", pooler=True,
+        Architecture(name="LayoutLMForQuestionAnswering", task=Task.QUESTION_ANSWERING, prefix="layoutlm.", pooler=True,
                      head=bert.linear_head("qa_outputs", "num_labels"), uses_num_labels=True),
     ),
     title={"en": "LayoutLM", "zh": "LayoutLM"},

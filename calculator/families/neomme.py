@@ -38,7 +38,7 @@ from ..config import Field, read_fields
 from ..errors import CalcError
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
-from .base import Architecture, Family
+from .base import Architecture, Family, Task
 from .common import HEADS, HIDDEN, INTERMEDIATE, LAYERS, TIE, VOCAB, L
 
 
@@ -194,9 +194,9 @@ FAMILY = Family(
     backbone=backbone,
     read=read_config,
     architectures=(
-        Architecture(name="NeoMMEModel", prefix="", pooler=False),
-        Architecture(name="NeoMMEForMaskedLM", prefix="model.", pooler=False, head=mlm_head, ties_embeddings=True),
-        Architecture(name="NeoMMEForRetrieval", prefix="model.", pooler=False, head=retrieval_head),
+        Architecture(name="NeoMMEModel", task=Task.MODEL, prefix="", pooler=False),
+        Architecture(name="NeoMMEForMaskedLM", task=Task.MASKED_LM, prefix="model.", pooler=False, head=mlm_head, ties_embeddings=True),
+        Architecture(name="NeoMMEForRetrieval", task=Task.RETRIEVAL, prefix="model.", pooler=False, head=retrieval_head),
     ),
     title={"en": "NeoMME", "zh": "NeoMME"},
     formula=formula,

@@ -17,7 +17,7 @@ from ..costs import BERT_KEYS, CostModel, Sim, T, position_buffers
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
 from . import bert
-from .base import Architecture, Family, Preset
+from .base import Architecture, Family, Preset, Task
 from .common import BERT_FIELDS, L, heads_divide
 from .common import POSITION_TYPE, CROSS_ATTENTION
 
@@ -167,16 +167,16 @@ FAMILY = Family(
     fields=FIELDS,
     backbone=backbone,
     architectures=(
-        Architecture(name="RoCBertModel", prefix="", pooler=None),
-        Architecture(name="RoCBertForPreTraining", prefix=P, pooler=True, head=bert.mlm_head, ties_embeddings=True),
-        Architecture(name="RoCBertForMaskedLM", prefix=P, pooler=False, head=bert.mlm_head, ties_embeddings=True),
-        Architecture(name="RoCBertForCausalLM", prefix=P, pooler=False, head=bert.mlm_head, ties_embeddings=True),
-        Architecture(name="RoCBertForSequenceClassification", prefix=P, pooler=True,
+        Architecture(name="RoCBertModel", task=Task.MODEL, prefix="", pooler=None),
+        Architecture(name="RoCBertForPreTraining", task=Task.PRETRAINING, prefix=P, pooler=True, head=bert.mlm_head, ties_embeddings=True),
+        Architecture(name="RoCBertForMaskedLM", task=Task.MASKED_LM, prefix=P, pooler=False, head=bert.mlm_head, ties_embeddings=True),
+        Architecture(name="RoCBertForCausalLM", task=Task.CAUSAL_LM, prefix=P, pooler=False, head=bert.mlm_head, ties_embeddings=True),
+        Architecture(name="RoCBertForSequenceClassification", task=Task.SEQUENCE_CLASSIFICATION, prefix=P, pooler=True,
                      head=bert.linear_head("classifier", "num_labels"), uses_num_labels=True),
-        Architecture(name="RoCBertForMultipleChoice", prefix=P, pooler=True, head=bert.linear_head("classifier", 1)),
-        Architecture(name="RoCBertForTokenClassification", prefix=P, pooler=False,
+        Architecture(name="RoCBertForMultipleChoice", task=Task.MULTIPLE_CHOICE, prefix=P, pooler=True, head=bert.linear_head("classifier", 1)),
+        Architecture(name="RoCBertForTokenClassification", task=Task.TOKEN_CLASSIFICATION, prefix=P, pooler=False,
                      head=bert.linear_head("classifier", "num_labels"), uses_num_labels=True),
-        Architecture(name="RoCBertForQuestionAnswering", prefix=P, pooler=False,
+        Architecture(name="RoCBertForQuestionAnswering", task=Task.QUESTION_ANSWERING, prefix=P, pooler=False,
                      head=bert.linear_head("qa_outputs", "num_labels"), uses_num_labels=True),
     ),
     title={"en": "RoCBert", "zh": "RoCBert"},

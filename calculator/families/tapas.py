@@ -23,7 +23,7 @@ from ..errors import CalcError
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
 from . import bert
-from .base import Architecture, Family, with_defaults
+from .base import Architecture, Family, with_defaults, Task
 from .common import BERT_FIELDS, CROSS_ATTENTION, L, heads_divide
 
 #: TapasConfig's default, the SQA checkpoints' seven kinds of table index.
@@ -176,12 +176,12 @@ FAMILY = Family(
     fields=FIELDS,
     backbone=backbone,
     architectures=(
-        Architecture(name="TapasModel", prefix="", pooler=None),
-        Architecture(name="TapasForMaskedLM", prefix="tapas.", pooler=False, head=bert.mlm_head,
+        Architecture(name="TapasModel", task=Task.MODEL, prefix="", pooler=None),
+        Architecture(name="TapasForMaskedLM", task=Task.MASKED_LM, prefix="tapas.", pooler=False, head=bert.mlm_head,
                      ties_embeddings=True),
-        Architecture(name="TapasForSequenceClassification", prefix="tapas.", pooler=True,
+        Architecture(name="TapasForSequenceClassification", task=Task.SEQUENCE_CLASSIFICATION, prefix="tapas.", pooler=True,
                      head=bert.linear_head("classifier", "num_labels"), uses_num_labels=True),
-        Architecture(name="TapasForQuestionAnswering", prefix="tapas.", pooler=True, head=qa_head),
+        Architecture(name="TapasForQuestionAnswering", task=Task.QUESTION_ANSWERING, prefix="tapas.", pooler=True, head=qa_head),
     ),
     title={"en": "TAPAS", "zh": "TAPAS"},
     formula=formula,
