@@ -477,6 +477,16 @@ MESSAGES: dict[str, dict[str, str]] = {
         "（block_size = {block} 的整数倍）；位置嵌入表只有 {maximum} 个位置，transformers 的前向计算会报错。"
         "能运行的最长输入为 {longest} 个 token。",
     },
+    "costs_nystrom_length": {
+        "en": "Nyströmformer's landmarks are the means of {landmarks} segments of segment_means_seq_len // num_landmarks "
+        "positions, reshaped from the queries and keys as if every sequence had {expected} tokens; with L = {value} "
+        "that reshape fails in PyTorch or mixes the sequences of the batch, so the step is costed at L = {expected} "
+        "only (num_landmarks = {landmarks}, segment_means_seq_len = {seq_len}). Pad the input to {expected} tokens.",
+        "zh": "Nyströmformer 的地标点是 {landmarks} 个分段的均值，每段 segment_means_seq_len // num_landmarks 个位置；"
+        "它按每条序列恰有 {expected} 个 token 的假定重排 query 和 key。L = {value} 时，这次重排在 PyTorch 中会报错，"
+        "或者把同一批里不同序列的数据混在一起，因此只在 L = {expected} 时计算训练开销"
+        "（num_landmarks = {landmarks}，segment_means_seq_len = {seq_len}）。请把输入补齐到 {expected} 个 token。",
+    },
     # A model id read from the Hugging Face Hub (calculator/hub.py): the CLI's --model.
     "hub_bad_id": {
         "en": "\"{value}\" is not a Hub model id: write owner/name (google-bert/bert-base-uncased), "

@@ -296,6 +296,28 @@ def adjust_t5(rng: random.Random, raw: dict[str, Any]) -> None:
         raw["relative_attention_max_distance"] = raw["relative_attention_num_buckets"] // 4 + rng.randint(1, 20)
 
 
+def adjust_nystromformer(rng: random.Random, raw: dict[str, Any]) -> None:
+    """Nyströmformer: mostly an odd convolution kernel (an even one fails in transformers: refused); the Nyström
+    path more than half the time, with landmarks and a segment length the drawn L can match (the defaults, 64
+    and 64, are softmax attention over every key), now and then as many landmarks as positions."""
+    if raw.get("conv_kernel_size", 1) % 2 == 0 and rng.random() < 0.8:
+        raw["conv_kernel_size"] = rng.choice([1, 3, 5])
+    roll = rng.random()
+    if roll < 0.6:
+        m = raw["num_landmarks"] = rng.randint(1, 4)
+        raw["segment_means_seq_len"] = rng.randint(m + 1, 9)
+    elif roll < 0.75:
+        raw["num_landmarks"] = raw["segment_means_seq_len"] = rng.randint(1, 9)
+
+
+def nystromformer_length(rng: random.Random, raw: dict[str, Any]) -> int:
+    """On the Nyström path mostly the length the landmarks assume, m·⌊S/m⌋ (another is refused: checked)."""
+    m, s = raw.get("num_landmarks", 64), raw.get("segment_means_seq_len", 64)
+    if m != s and rng.random() < 0.85:
+        return m * (s // m)
+    return rng.randint(1, 9)
+
+
 #: Per family, its own tweaks of the drawn config (after the common ones).
 #: Per family, its own tweaks of the drawn config: before the common clamps of ``draw`` (which they are
 #: chosen to survive), or after them (tweaks the clamps would undo).
@@ -316,10 +338,10 @@ ADJUST = {"big_bird": adjust_big_bird, "longformer": adjust_longformer, "deberta
           "roformer": adjust_roformer, "esm": adjust_esm, "nomic_bert": adjust_nomic_bert,
           "xlm": adjust_xlm, "flaubert": adjust_xlm, "t5": adjust_t5, "mt5": adjust_t5, "umt5": adjust_t5,
           "esmc": adjust_llama_style, "eurobert": adjust_llama_style, "ultrabert": adjust_llama_style,
-          "fnet": no_heads}
+          "fnet": no_heads, "nystromformer": adjust_nystromformer}
 
 #: A family's own draw of the sequence length (BigBird's block-sparse attention runs only past a length).
-SEQ_LEN = {"big_bird": big_bird_length}
+SEQ_LEN = {"big_bird": big_bird_length, "nystromformer": nystromformer_length}
 
 #: Refusals of configurations transformers' own step fails on: the cross-check asserts PyTorch fails too.
 FAILS_IN_TORCH = ("costs_forward_fails", "costs_checkpointing_fails")
@@ -468,10 +490,36 @@ def not_modelled(case: dict[str, Any]) -> None:
     assert off, case
 
 
+def nystrom_length_refused(case: dict[str, Any]) -> None:
+    """Refused at a length other than the landmarks' m·⌊S/m⌋: PyTorch's step fails there (the landmarks' reshape
+    or a broadcast), or runs something else: an output batch of another size, or sequence 0's output changed
+    by a change to another sequence of the batch (the landmarks averaged across sequences)."""
+    import torch
+
+    raw, b, n = case["raw"], case["batch"], case["seq_len"]
+    config = {k: v for k, v in raw.items() if k not in ("model_type", "architectures")}
+    model = make_model("nystromformer", "NystromformerModel", config, "fp32")
+    model.eval()
+    ids = torch.randint(0, raw["vocab_size"], (b, n))
+    try:
+        with torch.no_grad():
+            out = model(input_ids=ids).last_hidden_state
+    except RuntimeError:
+        return
+    if out.shape[0] != b:
+        return
+    assert b > 1, case
+    other = ids.clone()
+    other[1:] = (other[1:] + 1) % raw["vocab_size"]
+    with torch.no_grad():
+        changed = model(input_ids=other).last_hidden_state
+    assert not torch.allclose(out[0], changed[0]), case
+
+
 #: Refusals the draw may hit on purpose, each with what PyTorch must show for it to be right.
 REFUSALS = {"costs_step_value": not_modelled, "costs_longformer_window": longformer_fails,
             "costs_longformer_no_layers": longformer_fails, "costs_longformer_small_window": longformer_fails,
-            "costs_data_dependent": longformer_fails}
+            "costs_data_dependent": longformer_fails, "costs_nystrom_length": nystrom_length_refused}
 
 
 def cases() -> list[tuple[str, int]]:
