@@ -53,6 +53,16 @@ def freeze(model, embeddings: bool, layers: int, all_but_head: bool) -> None:
             module = base.get_submodule(name) if _has(base, name) else None
             if module is not None:
                 module.requires_grad_(False)
+    if hasattr(base, "encoder") and hasattr(base.encoder, "self_attends"):  # Perceiver: latents, cross, self-attends
+        if all_but_head and getattr(base, "decoder", None) is not None:
+            base.decoder.requires_grad_(True)  # the decoder is the head (the planner's), not the body
+        if embeddings:
+            base.embeddings.requires_grad_(False)
+            if base.input_preprocessor is not None:
+                base.input_preprocessor.requires_grad_(False)
+        for layer in [base.encoder.cross_attention, *base.encoder.self_attends][:layers]:
+            layer.requires_grad_(False)
+        return
     if hasattr(base, "encoder") and hasattr(base.encoder, "block"):  # T5's encoder classes: the shared table
         if embeddings:
             base.shared.requires_grad_(False)

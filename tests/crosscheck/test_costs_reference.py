@@ -49,6 +49,7 @@ KEYS = {
     "umt5": ("d_model", "num_heads", "num_layers", "d_ff"),
     "xlm": ("emb_dim", "n_heads", "n_layers", "intermediate_size"),
     "flaubert": ("emb_dim", "n_heads", "n_layers", "intermediate_size"),
+    "perceiver": ("d_latents", "num_self_attention_heads", "num_self_attends_per_block", "self_attention_widening_factor"),
 }
 
 
@@ -310,6 +311,25 @@ def adjust_nystromformer(rng: random.Random, raw: dict[str, Any]) -> None:
         raw["num_landmarks"] = raw["segment_means_seq_len"] = rng.randint(1, 9)
 
 
+def adjust_perceiver(rng: random.Random, raw: dict[str, Any]) -> None:
+    """Perceiver: widths every head count divides (d_latents by both, d_model by the MLM decoder's 8), small MLP
+    widenings, one or two blocks; the channels mostly from the widths, now and then Q/K channels of their own
+    with values d_latents wide, now and then values of another width (a self-attention layer then fails in
+    transformers: refused, checked)."""
+    self_heads, cross_heads = rng.choice([1, 2, 4]), rng.choice([1, 2, 4])
+    raw.update(num_self_attention_heads=self_heads, num_cross_attention_heads=cross_heads,
+               d_latents=4 * rng.randint(1, 4), d_model=8 * rng.randint(1, 2), num_latents=rng.randint(1, 5),
+               num_blocks=rng.randint(1, 2), self_attention_widening_factor=rng.randint(1, 3),
+               cross_attention_widening_factor=rng.randint(1, 3))
+    roll = rng.random()
+    if roll < 0.7:
+        raw["qk_channels"] = raw["v_channels"] = None
+    elif roll < 0.9:
+        raw["qk_channels"], raw["v_channels"] = 4 * rng.randint(1, 4), raw["d_latents"]
+    else:
+        raw["qk_channels"], raw["v_channels"] = 4 * rng.randint(1, 4), 4 * rng.randint(1, 4)
+
+
 def nystromformer_length(rng: random.Random, raw: dict[str, Any]) -> int:
     """On the Nyström path mostly the length the landmarks assume, m·⌊S/m⌋ (another is refused: checked)."""
     m, s = raw.get("num_landmarks", 64), raw.get("segment_means_seq_len", 64)
@@ -338,7 +358,8 @@ ADJUST = {"big_bird": adjust_big_bird, "longformer": adjust_longformer, "deberta
           "roformer": adjust_roformer, "esm": adjust_esm, "nomic_bert": adjust_nomic_bert,
           "xlm": adjust_xlm, "flaubert": adjust_xlm, "t5": adjust_t5, "mt5": adjust_t5, "umt5": adjust_t5,
           "esmc": adjust_llama_style, "eurobert": adjust_llama_style, "ultrabert": adjust_llama_style,
-          "fnet": no_heads, "nystromformer": adjust_nystromformer}
+          "fnet": no_heads, "nystromformer": adjust_nystromformer,
+          "perceiver": adjust_perceiver}
 
 #: A family's own draw of the sequence length (BigBird's block-sparse attention runs only past a length).
 SEQ_LEN = {"big_bird": big_bird_length, "nystromformer": nystromformer_length}
