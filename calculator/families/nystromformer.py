@@ -215,13 +215,15 @@ def step_attention(sim: Sim, inv: Inventory, p: str, x: T) -> T:
     return sim.contiguous(sim.reshape(sim.contiguous(sim.permute(context, (0, 2, 1, 3))), (b, n, h)))
 
 
-def step_layer(inv: Inventory, prefix: str, i: int) -> Any:
-    """One ``NystromformerLayer``: BERT's, with the attention above (``hidden_act`` and the hidden dropout)."""
+def step_layer(inv: Inventory, prefix: str, i: int, attention: Any = None) -> Any:
+    """One ``NystromformerLayer``: BERT's, with the attention above (``hidden_act`` and the hidden dropout);
+    YOSO's layer is the same around its own ``attention(sim, inv, p, x)``."""
     p = f"{prefix}encoder.layer.{i}."
+    attend = attention if attention is not None else step_attention
 
     def run(sim: Sim, x: T) -> T:
         hidden = sim.drops("hidden_dropout_prob")
-        context = step_attention(sim, inv, p, x)
+        context = attend(sim, inv, p, x)
         out = sim.dropout(sim.linear(p + "attention.output.dense", context), hidden)
         attended = sim.layer_norm(p + "attention.output.LayerNorm", sim.add(out, x))
         inner = sim.act("hidden_act", sim.linear(p + "intermediate.dense", attended))
