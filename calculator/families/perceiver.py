@@ -323,7 +323,7 @@ def step_check(inv: Inventory) -> None:
 
 COSTS = CostModel(step_program, lambda c: c["max_position_embeddings"],
                   architectures=("PerceiverForMaskedLM", "PerceiverForSequenceClassification"),
-                  check=step_check, checkpointing=False,
+                  check=step_check, checkpointing=False, autocast=True,
                   keys=(activation_key("gelu"), *dropouts("attention_probs_dropout_prob")))
 
 
