@@ -487,6 +487,15 @@ MESSAGES: dict[str, dict[str, str]] = {
         "或者把同一批里不同序列的数据混在一起，因此只在 L = {expected} 时计算训练开销"
         "（num_landmarks = {landmarks}，segment_means_seq_len = {seq_len}）。请把输入补齐到 {expected} 个 token。",
     },
+    "costs_reformer_length": {
+        "en": "Reformer trains only at lengths its forward accepts: with axial positions exactly the product of "
+        "axial_pos_shape ({axial}; - without them), and, past the shortest chunk ({shortest}), a multiple of the chunk "
+        "lengths' least common multiple ({lcm}). L = {value} is not such a length: transformers raises a ValueError, "
+        "so there is no training step to cost.",
+        "zh": "Reformer 训练时只接受特定的序列长度：使用轴向位置编码时必须恰好等于 axial_pos_shape 各维之积"
+        "（{axial}；不使用时为 -）；超过最短分块长度（{shortest}）时，还必须是各分块长度最小公倍数（{lcm}）的整数倍。"
+        "L = {value} 不满足，transformers 会抛出 ValueError，因此没有可以计算开销的训练步骤。",
+    },
     # A model id read from the Hugging Face Hub (calculator/hub.py): the CLI's --model.
     "hub_bad_id": {
         "en": "\"{value}\" is not a Hub model id: write owner/name (google-bert/bert-base-uncased), "

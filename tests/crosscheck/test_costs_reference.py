@@ -339,6 +339,45 @@ def adjust_yoso(rng: random.Random, raw: dict[str, Any]) -> None:
         raw["use_expectation"] = False
 
 
+def adjust_reformer(rng: random.Random, raw: dict[str, Any]) -> None:
+    """Reformer: a length its training forward takes (the product of the axial shape, or any with a flat table),
+    written into the config as ``_length`` for :func:`reformer_length`; chunk lengths that divide it (or equal
+    it: every query attends every key), chunks before and after, hashing rounds, buckets (null: set from L) of
+    each kind; the layers ``attn_layers`` names; H the sum of the axial widths."""
+    raw["num_hidden_layers"] = len(raw.setdefault("attn_layers", ["lsh", "local"]))
+    raw.update(num_attention_heads=rng.randint(1, 3), attention_head_size=rng.randint(1, 4),
+               feed_forward_size=rng.randint(1, 12))
+    if raw.get("axial_pos_embds", True):
+        axes = rng.choice([1, 2, 2, 2, 3])
+        shape = [rng.randint(1, 3) for _ in range(axes)]
+        dims = [rng.randint(1, 4) for _ in range(rng.randint(1, axes))]
+        raw.update(axial_pos_shape=shape, axial_pos_embds_dim=dims, hidden_size=sum(dims))
+        length = math.prod(shape)
+    else:
+        raw["hidden_size"] = rng.randint(1, 8)
+        length = rng.randint(1, 9)
+    divisors = [k for k in range(1, length + 1) if length % k == 0]
+    if rng.random() < 0.2:  # both chunks at least L: every query attends every key, whatever their lcm
+        raw["lsh_attn_chunk_length"], raw["local_attn_chunk_length"] = length + rng.randint(0, 3), length + rng.randint(0, 3)
+    else:
+        raw["lsh_attn_chunk_length"], raw["local_attn_chunk_length"] = rng.choice(divisors), rng.choice(divisors)
+    raw["lsh_num_chunks_before"], raw["local_num_chunks_before"] = rng.randint(0, 2), rng.randint(0, 2)
+    raw["lsh_num_chunks_after"], raw["local_num_chunks_after"] = rng.randint(0, 1), rng.randint(0, 1)
+    raw["num_hashes"] = rng.randint(1, 3)
+    raw["num_buckets"] = rng.choice([None, 2, 4, [2, 2]])
+    raw["_length"] = length
+
+
+def reformer_arch(rng: random.Random, raw: dict[str, Any], architecture: str) -> None:
+    """The causal LM class looks at no chunk after the current one (transformers asserts it)."""
+    if raw.get("is_decoder"):
+        raw["lsh_num_chunks_after"] = raw["local_num_chunks_after"] = 0
+
+
+def reformer_length(rng: random.Random, raw: dict[str, Any]) -> int:
+    return raw.pop("_length")
+
+
 def nystromformer_length(rng: random.Random, raw: dict[str, Any]) -> int:
     """On the Nyström path mostly the length the landmarks assume, m·⌊S/m⌋ (another is refused: checked)."""
     m, s = raw.get("num_landmarks", 64), raw.get("segment_means_seq_len", 64)
@@ -361,6 +400,7 @@ def no_heads(rng: random.Random, raw: dict[str, Any]) -> None:
 
 ADJUST_BEFORE = {"mobilebert": adjust_mobilebert, "squeezebert": adjust_squeezebert,
                  "convbert": adjust_convbert, "funnel": adjust_funnel, "fnet": heads_for_the_draw,
+                 "reformer": lambda rng, raw: raw.setdefault("num_attention_heads", 1),
                  **{mt: lambda rng, raw: raw.setdefault("num_heads", rng.randint(1, 4)) for mt in ("t5", "mt5", "umt5")}}
 ADJUST = {"big_bird": adjust_big_bird, "longformer": adjust_longformer, "deberta-v2": adjust_deberta_v2,
           "modernbert": adjust_modernbert, "deberta": adjust_deberta, "xmod": adjust_xmod,
@@ -368,10 +408,12 @@ ADJUST = {"big_bird": adjust_big_bird, "longformer": adjust_longformer, "deberta
           "xlm": adjust_xlm, "flaubert": adjust_xlm, "t5": adjust_t5, "mt5": adjust_t5, "umt5": adjust_t5,
           "esmc": adjust_llama_style, "eurobert": adjust_llama_style, "ultrabert": adjust_llama_style,
           "fnet": no_heads, "nystromformer": adjust_nystromformer,
-          "perceiver": adjust_perceiver, "yoso": adjust_yoso}
+          "perceiver": adjust_perceiver, "yoso": adjust_yoso, "reformer": adjust_reformer}
 
 #: A family's own draw of the sequence length (BigBird's block-sparse attention runs only past a length).
-SEQ_LEN = {"big_bird": big_bird_length, "nystromformer": nystromformer_length}
+SEQ_LEN = {"big_bird": big_bird_length, "nystromformer": nystromformer_length, "reformer": reformer_length}
+#: A family's own tweaks once the class is drawn (after ``arch.requires``, e.g. Reformer's is_decoder).
+ARCH_ADJUST = {"reformer": reformer_arch}
 
 #: Refusals of configurations transformers' own step fails on: the cross-check asserts PyTorch fails too.
 FAILS_IN_TORCH = ("costs_forward_fails", "costs_checkpointing_fails")
@@ -422,6 +464,8 @@ def draw(rng: random.Random, model_type: str) -> dict[str, Any]:
     if arch.name.endswith(("ForQuestionAnswering", "ForQuestionAnsweringSimple")):
         raw.pop("id2label", None)
         raw["num_labels"] = 2
+    raw.update(arch.requires)  # a class that needs a value (ReformerModelWithLMHead: is_decoder)
+    ARCH_ADJUST.get(model_type, lambda rng, raw, name: None)(rng, raw, arch.name)
     pooler = rng.choice([None, False]) if arch.pooler is None else None
     seq_len = SEQ_LEN.get(model_type, lambda rng, raw: rng.randint(1, 9))(rng, raw)
     raw["max_position_embeddings"] = max(raw.get("max_position_embeddings", 0) % 40, seq_len + 2)
@@ -674,7 +718,12 @@ def by_module(case: dict[str, Any], inv: Any, plan: Any) -> str:
                       + ("?" if theirs is None else f"{theirs:,}") for name, ours, theirs in rows)
 
 
-@pytest.mark.parametrize("model_type", COVERED)
+#: Families whose forward FlopCounterMode's module tracker cannot follow: Reformer's reversible layers run
+#: inside a custom autograd Function ("Expected gradient function to be set"); their totals are checked above.
+NO_MODULE_TRACKER = ("reformer",)
+
+
+@pytest.mark.parametrize("model_type", [mt for mt in COVERED if mt not in NO_MODULE_TRACKER])
 def test_forward_by_module_matches_pytorch(model_type: str) -> None:
     """Each module the engine's tape names costs, in the forward, what FlopCounterMode gives that module:
     the figures agree where they are made, not only in total (one random step per family)."""
@@ -860,3 +909,29 @@ def test_step_key_defaults_are_transformers() -> None:
         cfg = transformers.AutoConfig.for_model(mt)
         for spec in FAMILIES[mt].costs.keys:
             assert getattr(cfg, spec.key) == spec.default, (mt, spec.key)
+
+
+#: A tiny Reformer whose training forward runs at L = 4 (axial 2 × 2, chunks of 2).
+TINY_REFORMER = {"model_type": "reformer", "vocab_size": 20, "hidden_size": 4, "num_attention_heads": 1,
+                 "attention_head_size": 2, "feed_forward_size": 4, "axial_pos_shape": [2, 2],
+                 "axial_pos_embds_dim": [2, 2], "max_position_embeddings": 8, "attn_layers": ["lsh", "local"],
+                 "lsh_attn_chunk_length": 2, "local_attn_chunk_length": 2, "num_buckets": 2}
+
+
+def test_reformer_refusals_are_steps_pytorch_cannot_run() -> None:
+    """Reformer's training forward refuses a length that is no multiple of the chunk lengths' lcm (past the
+    shortest), one that is not the axial shape's product, and an odd bucket count: refused, and PyTorch fails."""
+    import torch
+
+    for changes, seq_len, code in (({"axial_pos_embds": False, "local_attn_chunk_length": 3}, 4, "costs_reformer_length"),
+                                   ({}, 2, "costs_reformer_length"), ({"num_buckets": 3}, 4, "costs_forward_fails")):
+        raw = dict(TINY_REFORMER, **changes)
+        inv = engine_build(raw, "ReformerModel", None)
+        with pytest.raises(CalcError) as caught:
+            costs.compute(inv, costs.settings(2, seq_len))
+        assert caught.value.code == code, changes
+        model = make_model("reformer", "ReformerModel", {k: v for k, v in raw.items() if k != "model_type"}, "fp32")
+        with pytest.raises((ValueError, AssertionError)):
+            model(input_ids=torch.zeros((2, seq_len), dtype=torch.long))
+    inv = engine_build(TINY_REFORMER, "ReformerModel", None)
+    assert costs.compute(inv, costs.settings(2, 4)).forward > 0

@@ -135,6 +135,7 @@ CASES: dict[str, tuple[dict, str]] = {
     "costs_funnel_decoder_input": ({"params": {"model_type": "funnel", "block_sizes": ""}, "costs": P}, PANEL),
     "costs_xmod_language": ({"params": {"model_type": "xmod"}, "costs": P}, PANEL),
     "costs_cuda_kernel": ({"params": {"model_type": "mra"}, "costs": P}, PANEL),
+    "costs_reformer_length": ({"params": {"model_type": "reformer"}, "costs": P}, PANEL),
     "costs_nystrom_length": ({"params": {"model_type": "nystromformer", "num_landmarks": "2",
                                          "segment_means_seq_len": "4"}, "costs": P}, PANEL),
     "costs_kv_heads": ({"params": {"model_type": "eurobert", "hidden_size": "64", "num_attention_heads": "4",
