@@ -342,6 +342,12 @@ class Sim(Ops):
             w_grad = self.param_trains(module + ".weight")
             b, a, n, d = x.shape
             flops = 2 * b * n * d * a * kernel
+            w = None
+            if self.lower is not None:  # autocast: conv2d on bf16 copies; convolution_backward keeps both
+                x = self.lowered(x)
+                w = self.weight_copy(self.storage_name(module + ".weight"), (heads, 1, kernel, 1), w_grad)
             self.contract("convolution", flops, ((x.grad, flops, None), (w_grad, flops * heads, None)),
                           x if (x.grad or w_grad) else None)
-            return self.new(x.shape, x.grad or w_grad)
+            if w is not None and (x.grad or w_grad) and self.grad_mode:
+                self.save(w)
+            return self.new(x.shape, x.grad or w_grad, self.lower)

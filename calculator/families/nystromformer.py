@@ -153,8 +153,8 @@ def iterative_inv(sim: Sim, kernel: T) -> T:
     ``c·I - …`` (``eye`` and its multiples need no gradient, the subtractions keep nothing), the last one by
     ``0.25 * v`` (a product with a number: nothing kept). Each product keeps both factors."""
     x, a, m, _ = kernel.shape
-    sums = sim.new((x, a, m), kernel.grad)
-    top = sim.new((), kernel.grad)
+    sums = sim.new((x, a, m), kernel.grad, kernel.itemsize)
+    top = sim.new((), kernel.grad, kernel.itemsize)
     if kernel.grad:
         sim.save(sums)
         sim.save(top)
@@ -201,8 +201,8 @@ def step_attention(sim: Sim, inv: Inventory, p: str, x: T) -> T:
     else:
         m = c["num_landmarks"]
         segment = c["segment_means_seq_len"] // m
-        q_marks = sim.new((b, heads, m, d), q.grad)  # reshape(-1, A, m, S // m, d).mean(dim=-2)
-        k_marks = sim.new((b, heads, m, d), k.grad)
+        q_marks = sim.new((b, heads, m, d), q.grad, q.itemsize)  # reshape(-1, A, m, S // m, d).mean(dim=-2)
+        k_marks = sim.new((b, heads, m, d), k.grad, k.itemsize)
         assert m * segment == n
         kernel_1 = sim.keep_output(sim.bmm(q, sim.transpose(k_marks, 2, 3)))
         kernel_2 = sim.keep_output(sim.bmm(q_marks, sim.transpose(k_marks, 2, 3)))
@@ -280,7 +280,7 @@ def step_check(inv: Inventory) -> None:
 
 
 COSTS = CostModel(step_program, bert.absolute_positions(), check=step_check,
-                  keys=(activation_key("gelu_new"), *dropouts("hidden_dropout_prob")))
+                  keys=(activation_key("gelu_new"), *dropouts("hidden_dropout_prob")), autocast=True)
 
 
 _P = "nystromformer."

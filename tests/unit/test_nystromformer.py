@@ -58,6 +58,6 @@ def test_training_step_flops_by_hand():
     expect_error("costs_nystrom_length", compute, build(nystrom, "NystromformerModel"), settings(b, 3))
     expect_error("costs_forward_fails", compute, build(nystrom, "NystromformerModel"), settings(b, n, dtype="bf16"))
     expect_error("costs_forward_fails", compute, build(dict(raw, conv_kernel_size=2), "NystromformerModel"), settings(b, n))
-    # No SDPA in NystromformerSelfAttention, and mixed precision is not cross-checked: both refused.
+    # No SDPA in NystromformerSelfAttention: refused. Mixed precision keeps bf16 copies, the products' sizes stay.
     expect_error("costs_no_sdpa", compute, build(raw, "NystromformerModel"), settings(b, n, attention="sdpa"))
-    expect_error("costs_autocast_family", compute, build(raw, "NystromformerModel"), settings(b, n, autocast="bf16"))
+    assert compute(build(nystrom, "NystromformerModel"), settings(b, n, autocast="bf16")).forward == 1504
