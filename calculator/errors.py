@@ -477,6 +477,25 @@ MESSAGES: dict[str, dict[str, str]] = {
         "（block_size = {block} 的整数倍）；位置嵌入表只有 {maximum} 个位置，transformers 的前向计算会报错。"
         "能运行的最长输入为 {longest} 个 token。",
     },
+    "costs_nystrom_length": {
+        "en": "Nyströmformer's landmarks are the means of {landmarks} segments of segment_means_seq_len // num_landmarks "
+        "positions, reshaped from the queries and keys as if every sequence had {expected} tokens; with L = {value} "
+        "that reshape fails in PyTorch or mixes the sequences of the batch, so the step is costed at L = {expected} "
+        "only (num_landmarks = {landmarks}, segment_means_seq_len = {seq_len}). Pad the input to {expected} tokens.",
+        "zh": "Nyströmformer 的地标点是 {landmarks} 个分段的均值，每段 segment_means_seq_len // num_landmarks 个位置；"
+        "它按每条序列恰有 {expected} 个 token 的假定重排 query 和 key。L = {value} 时，这次重排在 PyTorch 中会报错，"
+        "或者把同一批里不同序列的数据混在一起，因此只在 L = {expected} 时计算训练开销"
+        "（num_landmarks = {landmarks}，segment_means_seq_len = {seq_len}）。请把输入补齐到 {expected} 个 token。",
+    },
+    "costs_reformer_length": {
+        "en": "Reformer trains only at lengths its forward accepts: with axial positions exactly the product of "
+        "axial_pos_shape ({axial}; - without them), and, past the shortest chunk ({shortest}), a multiple of the chunk "
+        "lengths' least common multiple ({lcm}). L = {value} is not such a length: transformers raises a ValueError, "
+        "so there is no training step to cost.",
+        "zh": "Reformer 训练时只接受特定的序列长度：使用轴向位置编码时必须恰好等于 axial_pos_shape 各维之积"
+        "（{axial}；不使用时为 -）；超过最短分块长度（{shortest}）时，还必须是各分块长度最小公倍数（{lcm}）的整数倍。"
+        "L = {value} 不满足，transformers 会抛出 ValueError，因此没有可以计算开销的训练步骤。",
+    },
     # A model id read from the Hugging Face Hub (calculator/hub.py): the CLI's --model.
     "hub_bad_id": {
         "en": "\"{value}\" is not a Hub model id: write owner/name (google-bert/bert-base-uncased), "

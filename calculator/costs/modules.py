@@ -324,3 +324,30 @@ class Sim(Ops):
             if w is not None and (x.grad or w_grad or b_grad) and self.grad_mode:
                 self.save(w)
             return self.new((b, c_out, out_len), x.grad or w_grad or b_grad, self.lower)
+
+    # -- operations for nystromformer, yoso
+
+    def conv_heads(self, module: str, x: T) -> T:
+        """Nyströmformer's and YOSO's skip convolution over the values: ``nn.Conv2d(A, A, (k, 1), padding=(k // 2,
+        0), groups=A, bias=False)`` on ``x`` [B, A, L, d] (an odd k keeps the shape).
+
+        ``convolution`` keeps its input whenever the input or the weight needs a gradient (one formula,
+        derivatives.yaml). FlopCounterMode's ``conv_flop``: forward 2·B·(L·d)·A·1·k (one input channel per
+        group); the input's gradient the same; the weight's gradient as an ungrouped convolution of the input
+        with the output's gradient, 2·B·(L·d)·A·A·k (``conv_backward_flop``, as :meth:`conv1d_length`)."""
+        with self._in(module):
+            heads, _, kernel, _ = self.shapes[module + ".weight"]
+            if module in self.lora:
+                raise CalcError("costs_lora_conv", module=module, kernel=kernel)
+            w_grad = self.param_trains(module + ".weight")
+            b, a, n, d = x.shape
+            flops = 2 * b * n * d * a * kernel
+            w = None
+            if self.lower is not None:  # autocast: conv2d on bf16 copies; convolution_backward keeps both
+                x = self.lowered(x)
+                w = self.weight_copy(self.storage_name(module + ".weight"), (heads, 1, kernel, 1), w_grad)
+            self.contract("convolution", flops, ((x.grad, flops, None), (w_grad, flops * heads, None)),
+                          x if (x.grad or w_grad) else None)
+            if w is not None and (x.grad or w_grad) and self.grad_mode:
+                self.save(w)
+            return self.new(x.shape, x.grad or w_grad, self.lower)

@@ -18,10 +18,12 @@ import random
 from typing import Any
 
 from ..config import Field
+from ..costs import CostModel, Sim, T, activation_key, dropouts
+from ..errors import CalcError
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
 from . import bert, roberta
-from .base import Architecture, Family, Preset, with_defaults
+from .base import Architecture, Family, Preset, with_defaults, Task
 from .common import BERT_FIELDS, L
 
 FIELDS = with_defaults(BERT_FIELDS, vocab_size=30000, max_position_embeddings=510) + (
@@ -119,6 +121,168 @@ def nystromformer_config() -> dict[str, Any]:
     }
 
 
+# --------------------------------------------------------------- training step
+#
+# NystromformerConfig's defaults: ``hidden_act`` "gelu_new", ``hidden_dropout_prob`` 0.1. Its
+# ``attention_probs_dropout_prob`` builds an ``nn.Dropout`` the attention never calls: the step does not read it.
+
+
+def step_embeddings(sim: Sim, prefix: str, b: int, n: int) -> T:
+    """``NystromformerEmbeddings``: word + token type (the buffer's slice, expanded) + position (the buffer's
+    slice, which starts at 2), LayerNorm, dropout. Only ``input_ids`` are kept (for the word table's backward):
+    both other index tensors are views of buffers."""
+    e = prefix + "embeddings."
+    ids, types, positions = sim.ids((b, n)), sim.expand(sim.buffer((1, n)), (b, n)), sim.buffer((1, n))
+    x = sim.embedding(e + "word_embeddings", ids, first=True)
+    x = sim.add(x, sim.embedding(e + "token_type_embeddings", types))
+    x = sim.add(x, sim.embedding(e + "position_embeddings", positions))  # ``embeddings += ...``: nothing kept
+    return sim.dropout(sim.layer_norm(e + "LayerNorm", x), sim.drops("hidden_dropout_prob"))
+
+
+def landmarks_run(c: dict[str, Any]) -> bool:
+    """Whether the attention takes the Nyström path (``num_landmarks != segment_means_seq_len``); equal, it is
+    softmax attention over every key."""
+    return bool(c["num_landmarks"] != c["segment_means_seq_len"])
+
+
+def iterative_inv(sim: Sim, kernel: T) -> T:
+    """``NystromformerSelfAttention.iterative_inv`` (``init_option`` "original"), six iterations, as autograd
+    records it: ``sum`` over dim -2 (keeps sizes), ``max`` of everything (keeps its input and its 0-dim result),
+    ``1 / that`` (``reciprocal``, keeps its result, then ``* 1``), times ``kernel``'s transpose (``mul``: each
+    factor kept for the other's gradient); then per iteration ``kv = kernel @ v`` and three products with
+    ``c·I - …`` (``eye`` and its multiples need no gradient, the subtractions keep nothing), the last one by
+    ``0.25 * v`` (a product with a number: nothing kept). Each product keeps both factors."""
+    x, a, m, _ = kernel.shape
+    sums = sim.new((x, a, m), kernel.grad, kernel.itemsize)
+    top = sim.new((), kernel.grad, kernel.itemsize)
+    if kernel.grad:
+        sim.save(sums)
+        sim.save(top)
+    inverse = sim.keep_output(top)  # reciprocal
+    inverse = sim.pointwise(inverse)  # * 1
+    v = sim.mul(inverse, sim.transpose(kernel, 2, 3), kernel.shape)
+    for _ in range(6):
+        kv = sim.bmm(kernel, v)
+        quarter = sim.pointwise(v)  # 0.25 * value
+        inner = sim.add(sim.constant((m, m), sim.itemsize), kv)  # 7 * I - kv
+        inner = sim.add(sim.constant((m, m), sim.itemsize), sim.bmm(kv, inner))  # 15 * I - kv @ (...)
+        inner = sim.add(sim.constant((m, m), sim.itemsize), sim.bmm(kv, inner))  # 13 * I - kv @ (...)
+        v = sim.bmm(quarter, inner)
+    return v
+
+
+def step_attention(sim: Sim, inv: Inventory, p: str, x: T) -> T:
+    """``NystromformerSelfAttention`` up to the context [B, L, H] (no mask: ``input_ids`` alone give none in eager
+    attention; no dropout: the module's is never called).
+
+    Q, K, V are split into heads (views); Q and K are divided by d^(1/4) (new tensors laid out as their
+    [B, L, A, d] inputs, so ``matmul``'s reshapes copy them unless B or A is 1). With as many landmarks as
+    ``segment_means_seq_len``: softmax(QKᵀ)V. Otherwise the landmarks are the means of Q and K over segments of
+    ``segment_means_seq_len // num_landmarks`` positions (a view, then ``mean``, which keeps sizes only), and
+    the context is softmax(Q K̃ᵀ) · pinv(softmax(Q̃ K̃ᵀ)) · (softmax(Q̃ Kᵀ) V). The convolution over the values
+    is added in place (keeps nothing); the context is permuted back and made contiguous (a copy)."""
+    c = inv.config
+    b, n, h = x.shape
+    heads = c["num_attention_heads"]
+    d = h // heads
+    s = p + "attention.self."
+
+    def split(t: T) -> T:
+        return sim.transpose(sim.view(t, (b, n, heads, d)), 1, 2)
+
+    q = split(sim.linear(s + "query", x))
+    k = split(sim.linear(s + "key", x))
+    v = split(sim.linear(s + "value", x))
+    q = sim.elementwise_like(q, q.grad)  # / sqrt(sqrt(d))
+    k = sim.elementwise_like(k, k.grad)
+    if not landmarks_run(c):
+        probs = sim.keep_output(sim.bmm(q, sim.transpose(k, 2, 3)))
+        context = sim.bmm(probs, v)
+    else:
+        m = c["num_landmarks"]
+        segment = c["segment_means_seq_len"] // m
+        q_marks = sim.new((b, heads, m, d), q.grad, q.itemsize)  # reshape(-1, A, m, S // m, d).mean(dim=-2)
+        k_marks = sim.new((b, heads, m, d), k.grad, k.itemsize)
+        assert m * segment == n
+        kernel_1 = sim.keep_output(sim.bmm(q, sim.transpose(k_marks, 2, 3)))
+        kernel_2 = sim.keep_output(sim.bmm(q_marks, sim.transpose(k_marks, 2, 3)))
+        kernel_3 = sim.keep_output(sim.bmm(q_marks, sim.transpose(k, 2, 3)))
+        probs = sim.bmm(kernel_1, iterative_inv(sim, kernel_2))
+        context = sim.bmm(probs, sim.bmm(kernel_3, v))
+    if s + "conv.weight" in sim.shapes:
+        conv = sim.conv_heads(s + "conv", v)
+        context = T(context.shape, context.strides, context.storage, context.grad or conv.grad, context.itemsize)
+    return sim.contiguous(sim.reshape(sim.contiguous(sim.permute(context, (0, 2, 1, 3))), (b, n, h)))
+
+
+def step_layer(inv: Inventory, prefix: str, i: int, attention: Any = None) -> Any:
+    """One ``NystromformerLayer``: BERT's, with the attention above (``hidden_act`` and the hidden dropout);
+    YOSO's layer is the same around its own ``attention(sim, inv, p, x)``."""
+    p = f"{prefix}encoder.layer.{i}."
+    attend = attention if attention is not None else step_attention
+
+    def run(sim: Sim, x: T) -> T:
+        hidden = sim.drops("hidden_dropout_prob")
+        context = attend(sim, inv, p, x)
+        out = sim.dropout(sim.linear(p + "attention.output.dense", context), hidden)
+        attended = sim.layer_norm(p + "attention.output.LayerNorm", sim.add(out, x))
+        inner = sim.act("hidden_act", sim.linear(p + "intermediate.dense", attended))
+        out = sim.dropout(sim.linear(p + "output.dense", inner), hidden)
+        return sim.layer_norm(p + "output.LayerNorm", sim.add(out, attended))
+
+    return run
+
+
+def step_heads(sim: Sim, inv: Inventory, seq: T) -> list[T]:
+    """The task heads of Nyströmformer and YOSO (the same code): BERT's MLM head; RoBERTa's classification head
+    with ``ACT2FN[hidden_act]`` (not tanh) and the hidden dropout; dropout then ``classifier``; ``qa_outputs``."""
+    kind = bert.step_task(inv)
+    hidden = sim.drops("hidden_dropout_prob")
+    if kind == "":
+        return [seq]
+    if kind == "ForMaskedLM":
+        return [bert.step_mlm(sim, "cls.predictions", seq, act_key="hidden_act")]
+    if kind == "ForSequenceClassification":
+        x = sim.dropout(sim.select(seq, 1), hidden)
+        x = sim.dropout(sim.act("hidden_act", sim.linear("classifier.dense", x)), hidden)
+        return [sim.linear("classifier.out_proj", x)]
+    if kind == "ForTokenClassification":
+        return [sim.linear("classifier", sim.dropout(seq, hidden))]
+    if kind == "ForQuestionAnswering":
+        return bert.step_qa(sim, seq)
+    raise AssertionError(inv.architecture)
+
+
+def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
+    """Nyströmformer's classes (multiple choice refused by :func:`step_check`)."""
+    prefix = bert.step_prefix(inv)
+    c = inv.config
+    if c["num_hidden_layers"] and landmarks_run(c):
+        if sim.itemsize != 4:  # the pseudo-inverse subtracts from a float32 torch.eye: matmul of bf16 by float32
+            raise CalcError("costs_forward_fails", key="dtype", value="bf16")
+        m, s = c["num_landmarks"], c["segment_means_seq_len"]
+        if m * (s // m) != n:
+            raise CalcError("costs_nystrom_length", value=n, landmarks=m, seq_len=s, expected=m * (s // m))
+    x = step_embeddings(sim, prefix, b, n)
+    for i in range(c["num_hidden_layers"]):
+        x = sim.layer(step_layer(inv, prefix, i), x)
+    return step_heads(sim, inv, x)
+
+
+def step_check(inv: Inventory) -> None:
+    """Multiple choice wants [B, choices, L] inputs; an even convolution kernel gives L + 1 positions, which
+    the in-place sum with the context cannot take (transformers' forward fails)."""
+    if inv.arch.task == Task.MULTIPLE_CHOICE:
+        raise CalcError("costs_architecture", architecture=inv.architecture)
+    kernel = inv.config.get("conv_kernel_size")
+    if kernel is not None and kernel % 2 == 0 and inv.config["num_hidden_layers"]:
+        raise CalcError("costs_forward_fails", key="conv_kernel_size", value=kernel)
+
+
+COSTS = CostModel(step_program, bert.absolute_positions(), check=step_check,
+                  keys=(activation_key("gelu_new"), *dropouts("hidden_dropout_prob")), autocast=True)
+
+
 _P = "nystromformer."
 FAMILY = Family(
     model_type="nystromformer",
@@ -127,16 +291,16 @@ FAMILY = Family(
     backbone=backbone,
     pad_token_id=1,
     architectures=(
-        Architecture(name="NystromformerModel", prefix="", pooler=False),
-        Architecture(name="NystromformerForMaskedLM", prefix=_P, pooler=False, head=bert.mlm_head,
+        Architecture(name="NystromformerModel", task=Task.MODEL, prefix="", pooler=False),
+        Architecture(name="NystromformerForMaskedLM", task=Task.MASKED_LM, prefix=_P, pooler=False, head=bert.mlm_head,
                      ties_embeddings=True),
-        Architecture(name="NystromformerForSequenceClassification", prefix=_P, pooler=False,
+        Architecture(name="NystromformerForSequenceClassification", task=Task.SEQUENCE_CLASSIFICATION, prefix=_P, pooler=False,
                      head=roberta.classification_head, uses_num_labels=True),
-        Architecture(name="NystromformerForMultipleChoice", prefix=_P, pooler=False, head=multiple_choice_head),
-        Architecture(name="NystromformerForTokenClassification", prefix=_P, pooler=False,
+        Architecture(name="NystromformerForMultipleChoice", task=Task.MULTIPLE_CHOICE, prefix=_P, pooler=False, head=multiple_choice_head),
+        Architecture(name="NystromformerForTokenClassification", task=Task.TOKEN_CLASSIFICATION, prefix=_P, pooler=False,
                      head=bert.linear_head("classifier", "num_labels"), uses_num_labels=True),
         # its __init__ sets config.num_labels = 2 first, whatever the config says
-        Architecture(name="NystromformerForQuestionAnswering", prefix=_P, pooler=False,
+        Architecture(name="NystromformerForQuestionAnswering", task=Task.QUESTION_ANSWERING, prefix=_P, pooler=False,
                      head=bert.linear_head("qa_outputs", 2)),
     ),
     title={"en": "Nyströmformer", "zh": "Nyströmformer"},
@@ -144,4 +308,5 @@ FAMILY = Family(
     presets=(Preset("uw-madison/nystromformer-512", nystromformer_config(), "NystromformerForMaskedLM"),),
     sample=sample,
     rank=82,
+    costs=COSTS,
 )

@@ -30,11 +30,12 @@ import random
 from typing import Any, Mapping
 
 from ..config import MAX_LAYERS, Field
+from ..costs import CostModel, Sim, T, activation_key, dropouts
 from ..errors import CalcError
 from ..formula import Formula, FormulaLine, head_line
 from ..i18n import pick
 from ..model import Inventory, TensorList
-from .base import Architecture, Family, Preset
+from .base import Architecture, Family, Preset, Task
 from .common import LABELS, L
 
 FIELDS = (
@@ -231,6 +232,101 @@ def perceiver_config() -> dict[str, Any]:
     }
 
 
+# --------------------------------------------------------------- training step
+#
+# PerceiverConfig's defaults: ``hidden_act`` "gelu" (every MLP), ``attention_probs_dropout_prob`` 0.1 (every
+# attention, the decoders' too); there is no other dropout. Text classes only: ``PerceiverModel(config)`` has no
+# preprocessor and takes embedded inputs, not ``input_ids``.
+
+
+def expanded(sim: Sim, name: str, b: int) -> T:
+    """A parameter [n, w] as ``param.expand(B, -1, -1)`` reads it (the latents, a decoder's query positions): a
+    view of the parameter's storage, which no figure counts."""
+    p = sim.param(name)
+    n, w = p.shape
+    return T((b, n, w), (0, w, 1), p.storage, p.grad, p.itemsize)
+
+
+def step_layer(sim: Sim, p: str, x: T, inputs: T | None, heads: int, residual: bool = True) -> T:
+    """One ``PerceiverLayer`` on queries ``x`` [B, N, q_dim] (cross-attention: keys and values from ``inputs``).
+
+    ``PerceiverSelfAttention``: ``layernorm1`` on the queries (``layernorm2`` on the inputs), Q, K, V split into
+    heads (views), ``matmul`` (copies where strides demand, as BERT's), ``/ sqrt(d)`` (keeps nothing), no mask
+    (``input_ids`` alone give none), softmax (keeps its output), dropout, ``matmul`` by V, permuted back (a copy);
+    the output dense, the query residual where the layer has one; then ``layernorm``, the MLP (``hidden_act``)
+    and the residual."""
+    a = p + "attention.self."
+    drop = sim.drops("attention_probs_dropout_prob")
+    b, nq, _ = x.shape
+    q_in = sim.layer_norm(a + "layernorm1", x)
+    kv = sim.layer_norm(a + "layernorm2", inputs) if inputs is not None else q_in
+    nk = kv.shape[1]
+
+    def split(t: T, n: int) -> T:
+        return sim.transpose(sim.view(t, (b, n, heads, t.shape[-1] // heads)), 1, 2)
+
+    q = split(sim.linear(a + "query", q_in), nq)
+    k = split(sim.linear(a + "key", kv), nk)
+    v = split(sim.linear(a + "value", kv), nk)
+    scores = sim.pointwise(sim.bmm(q, sim.transpose(k, 2, 3)))  # / sqrt(d)
+    probs = sim.dropout(sim.keep_output(scores), drop)
+    context = sim.contiguous(sim.transpose(sim.bmm(probs, v), 1, 2))
+    out = sim.linear(p + "attention.output.dense", sim.reshape(context, (b, nq, v.shape[1] * v.shape[3])))
+    if residual:
+        out = sim.add(out, x)
+    inner = sim.act("hidden_act", sim.linear(p + "mlp.dense1", sim.layer_norm(p + "layernorm", out)))
+    return sim.add(sim.linear(p + "mlp.dense2", inner), out)
+
+
+def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
+    """``PerceiverForMaskedLM`` and ``PerceiverForSequenceClassification``: ``PerceiverTextPreprocessor`` (the
+    byte table, plus a position table read at ``torch.arange(L)``, a fresh int64 tensor), the latents expanded
+    to the batch, the cross-attention, ``num_blocks`` × the self-attention layers (shared weights), then the
+    decoder. The masked-LM decoder's queries are its P trainable positions, whatever L: logits [B, P, V], the
+    byte table's transpose as the output projection (``matmul``), plus ``embedding_decoder.bias``."""
+    c = inv.config
+    prefix = inv.arch.prefix
+    e = prefix + "input_preprocessor."
+    x = sim.embedding(e + "embeddings", sim.ids((b, n)), first=True)
+    x = sim.add(x, sim.embedding(e + "position_embeddings", sim.ids((n,))))
+    z = expanded(sim, prefix + "embeddings.latents", b)
+    z = step_layer(sim, prefix + "encoder.cross_attention.", z, x, c["num_cross_attention_heads"],
+                   c.get("use_query_residual", True))
+    for _ in range(c["num_blocks"]):
+        for i in range(c["num_self_attends_per_block"]):
+            z = step_layer(sim, f"{prefix}encoder.self_attends.{i}.", z, None, c["num_self_attention_heads"])
+    if inv.arch.task == Task.MASKED_LM:
+        d = prefix + "decoder."
+        queries = expanded(sim, d + "output_position_encodings.position_embeddings", b)
+        out = step_layer(sim, d + "decoding_cross_attention.", queries, z, 8, residual=False)
+        rows, width = out.shape[0] * out.shape[1], out.shape[2]
+        table = e + "embeddings.weight"
+        logits = sim.mm(sim.reshape(out, (rows, width)), sim.param_trains(table), rows, width, c["vocab_size"],
+                        (rows, c["vocab_size"]))
+        logits = sim.add(logits, sim.param("embedding_decoder.bias"))
+        return [sim.reshape(logits, (out.shape[0], out.shape[1], c["vocab_size"]))]
+    d = prefix + "decoder.decoder."
+    queries = expanded(sim, d + "output_position_encodings.position_embeddings", b)
+    out = step_layer(sim, d + "decoding_cross_attention.", queries, z, 1)
+    return [sim.select(sim.linear(d + "final_layer", out), 1)]
+
+
+def step_check(inv: Inventory) -> None:
+    """A self-attention layer whose values are not ``d_latents`` wide: its output (``v_channels``) cannot be
+    added to the latents (transformers' forward fails)."""
+    c = inv.config
+    _, v = _channels(c, c["d_latents"])
+    if c["num_self_attends_per_block"] and c["num_blocks"] and v != c["d_latents"]:
+        raise CalcError("costs_forward_fails", key="v_channels" if c["v_channels"] is not None else "qk_channels",
+                        value=v)
+
+
+COSTS = CostModel(step_program, lambda c: c["max_position_embeddings"],
+                  architectures=("PerceiverForMaskedLM", "PerceiverForSequenceClassification"),
+                  check=step_check, checkpointing=False, autocast=True,
+                  keys=(activation_key("gelu"), *dropouts("attention_probs_dropout_prob")))
+
+
 _P = "perceiver."
 FAMILY = Family(
     model_type="perceiver",
@@ -241,9 +337,9 @@ FAMILY = Family(
     checks=(check,),
     pad_token_id=None,
     architectures=(
-        Architecture(name="PerceiverModel", prefix="", pooler=False),
-        Architecture(name="PerceiverForMaskedLM", prefix=_P, pooler=False, head=mlm_head),
-        Architecture(name="PerceiverForSequenceClassification", prefix=_P, pooler=False, head=classification_head,
+        Architecture(name="PerceiverModel", task=Task.MODEL, prefix="", pooler=False),
+        Architecture(name="PerceiverForMaskedLM", task=Task.MASKED_LM, prefix=_P, pooler=False, head=mlm_head),
+        Architecture(name="PerceiverForSequenceClassification", task=Task.SEQUENCE_CLASSIFICATION, prefix=_P, pooler=False, head=classification_head,
                      uses_num_labels=True),
     ),
     title={"en": "Perceiver IO", "zh": "Perceiver IO"},
@@ -253,4 +349,5 @@ FAMILY = Family(
     rank=86,
     layer_row=layer_row,
     labels={"cross_attention": WORDS["cross_attention"]},
+    costs=COSTS,
 )

@@ -21,14 +21,18 @@ bias of its own and is never tied (a separate ``lm_head.bias`` [V] is added); se
 """
 from __future__ import annotations
 
+import math
 import random
 from typing import Any, Mapping
 
-from ..config import MAX_LAYERS, Field, read_fields
+from ..config import MAX_LAYERS, Field, coerce_int, read_fields
+from ..costs import CostModel, Sim, T, classifier_dropout, dropouts
+from ..costs.ops import Row
 from ..errors import CalcError
 from ..formula import Formula, FormulaLine, head_line
 from ..model import Inventory, TensorList
-from .base import Architecture, Family, Preset
+from . import bert
+from .base import Architecture, Family, Preset, Task
 from .common import LABELS, L, value_extra
 
 ATTN_LAYERS = ("local", "lsh", "local", "lsh", "local", "lsh")
@@ -77,11 +81,36 @@ def read_attn_layers(value: Any) -> tuple[str, ...]:
     return tuple(value)
 
 
+#: The keys the training step reads that shape no tensor, with ReformerConfig's defaults: chunk lengths, chunks
+#: looked at before the current one, hashing rounds, buckets (None: set from the first input's length).
+STEP_DEFAULTS: dict[str, Any] = {"lsh_attn_chunk_length": 64, "local_attn_chunk_length": 64,
+                                 "lsh_num_chunks_before": 1, "local_num_chunks_before": 1, "num_hashes": 1,
+                                 "num_buckets": None}
+
+
+def read_step_value(key: str, value: Any) -> Any:
+    """A step key's value: a whole number ≥ 0 (≥ 1 for chunk lengths and hashes), ``num_buckets`` also a list of
+    them or null; a chunk length may be null too (transformers' types allow it; the step refuses it)."""
+    if value is None and key in ("num_buckets", "lsh_attn_chunk_length"):
+        return None
+    if key == "num_buckets" and isinstance(value, (list, tuple)):
+        if not value or len(value) > 8:
+            raise CalcError("bad_value", key=key, value=value)
+        return tuple(read_step_value("num_hashes", v) for v in value)
+    number = coerce_int(key, value)
+    if number < (0 if key.endswith("chunks_before") else 1):
+        raise CalcError("bad_value", key=key, value=value)
+    return number
+
+
 def read_config(raw: Mapping[str, Any]) -> dict[str, Any]:
-    """The fields, and ``attn_layers`` (a list of names in order, repeats kept: no field kind reads that)."""
+    """The fields, ``attn_layers`` (a list of names in order, repeats kept: no field kind reads that), and the keys
+    the training step reads (:data:`STEP_DEFAULTS`)."""
     values = read_fields(FIELDS, raw, {})
     layers = raw.get("attn_layers")
     values["attn_layers"] = read_attn_layers(list(ATTN_LAYERS) if layers is None else layers)
+    for key, default in STEP_DEFAULTS.items():
+        values[key] = read_step_value(key, raw.get(key, default))
     return values
 
 
@@ -202,26 +231,218 @@ def reformer_config(vocab: int, hidden: int, heads: int, head_size: int, ff: int
     }
 
 
+# --------------------------------------------------------------- training step
+#
+# ReformerConfig's defaults: ``hidden_dropout_prob`` 0.05 (the embeddings', the axial positions' and the
+# encoder's output dropout), ``classifier_dropout`` None. The layers run their forward without a graph inside
+# ``_ReversibleFunction`` (so their dropouts and activations keep nothing and count nothing), and its backward runs
+# each layer again, feed-forward then attention, with a graph, then their backward.
+
+
+def kinds_present(c: Mapping[str, Any]) -> set[str]:
+    return set(layer_kinds(c))
+
+
+def chunk_length(c: Mapping[str, Any], kind: str) -> int:
+    return int(c["lsh_attn_chunk_length"] if kind == "lsh" else c["local_attn_chunk_length"])
+
+
+def buckets_rotation(c: Mapping[str, Any], n: int) -> int:
+    """``rotation_size`` of ``_hash_vectors``: ``num_buckets``, or the sum of its factors; when null,
+    ``_set_num_buckets(L)`` picks it from the length on the first forward."""
+    buckets = c["num_buckets"]
+    if buckets is None:
+        chunk = c["lsh_attn_chunk_length"]
+        power = (2 * (n // chunk)).bit_length() - 1
+        count = 2 ** power
+        limit = 2 * max(int((c["max_position_embeddings"] // chunk) ** 0.5), chunk)
+        if count > limit:
+            buckets = (2 ** (power // 2), 2 ** (power - power // 2))
+        else:
+            buckets = count
+    return int(buckets) if isinstance(buckets, int) else int(sum(buckets))
+
+
+def products(sim: Sim, flops: int, grad: bool) -> None:
+    """One attention product whose two factors need a gradient when ``grad`` (the keys and queries, the
+    probabilities and the values): ``flops`` forward, the same again for each factor backward."""
+    row = sim.record("bmm", flops)
+    if grad and sim.grad_mode:
+        row.backward += 2 * flops
+
+
+def step_attention(sim: Sim, inv: Inventory, kind: str, p: str, x: T, hashing: bool) -> T:
+    """``ReformerAttention``: LayerNorm, the projections (no biases), the two attention products, the output
+    projection. With L > chunk length the queries attend their chunk and ``*_num_chunks_before``/``after`` chunks
+    around it (LSH: per hashing round, after sorting by bucket; ``hashing``: the first forward also rotates the
+    keys, ``einsum`` 2·B·A·L·d·rounds·rotation/2, on detached vectors; the backward's run reuses the buckets);
+    with L ≤ chunk length every query attends every key."""
+    c = inv.config
+    b, n, _ = x.shape
+    heads, d = c["num_attention_heads"], c["attention_head_size"]
+    a = p + "attention."
+    h = sim.layer_norm(a + "layer_norm", x)
+    names = ("query_key", "value") if kind == "lsh" else ("query", "key", "value")
+    projected = [sim.linear(a + "self_attention." + name, h) for name in names]
+    grad = any(t.grad for t in projected)
+    chunk = chunk_length(c, kind)
+    rounds = c["num_hashes"] if kind == "lsh" else 1
+    if n <= chunk:
+        keys = n
+        rounds = 1
+    else:
+        before = c["lsh_num_chunks_before"] if kind == "lsh" else c["local_num_chunks_before"]
+        after = c["lsh_num_chunks_after"] if kind == "lsh" else c["local_num_chunks_after"]
+        keys = chunk * (1 + before + after)
+        if kind == "lsh" and hashing and d > 1:  # with d = 1 einsum multiplies instead: no product counted
+            sim.record("bmm", 2 * b * heads * n * d * rounds * (buckets_rotation(c, n) // 2))
+    flops = 2 * b * heads * rounds * n * d * keys
+    products(sim, flops, grad)  # Q·Kᵀ
+    products(sim, flops, grad)  # probabilities · V
+    context = sim.new((b, n, heads * d), grad)
+    return sim.linear(a + "output.dense", context)
+
+
+def step_feed_forward(sim: Sim, p: str, x: T) -> T:
+    """``ChunkReformerFeedForward``: LayerNorm, dense (its activation and dropout keep nothing here), output."""
+    f = p + "feed_forward."
+    h = sim.linear(f + "dense.dense", sim.layer_norm(f + "layer_norm", x))
+    return sim.linear(f + "output.dense", sim.pointwise(h))
+
+
+def step_encoder(sim: Sim, inv: Inventory, prefix: str, x: T) -> T:
+    """``ReformerEncoder``: the two streams (``cat``), ``_ReversibleFunction`` (it keeps its two outputs, B·L·H
+    each, and only when its input needs a gradient: otherwise no layer gets one), the final LayerNorm over 2H,
+    dropout.
+
+    Each layer's forward runs without a graph; the backward runs the feed-forward block, then the attention,
+    again with a graph on inputs that need a gradient (``requires_grad = True``), and their backward."""
+    b, n, h = x.shape
+    grad = x.grad
+    streams = sim.new((b, n, 2 * h), grad)
+    used = set(sim.used)
+    for i, kind in enumerate(layer_kinds(inv.config)):
+        p = f"{prefix}encoder.layers.{i}."
+        sim.grad_mode = False
+        half = sim.new((b, n, h), False)
+        step_attention(sim, inv, kind, p, half, hashing=True)
+        step_feed_forward(sim, p, half)
+        sim.grad_mode = True
+        if not grad:
+            continue
+        start = T((b, n, h), (n * h, h, 1), sim.new((b, n, h), True).storage, True, sim.itemsize)
+        for fn in (lambda s, t, p=p: step_feed_forward(s, p, t),
+                   lambda s, t, p=p, kind=kind: step_attention(s, inv, kind, p, t, False)):
+            rows, _ = sim.replay(fn, start)
+            for row in rows:
+                if row.op != "save":
+                    sim.tape.append(Row(row.module, row.op, 0, row.forward + row.backward))
+    if not grad:
+        sim.used = used  # no gradient reaches the layers: their parameters end the step without one
+    else:
+        sim.save(sim.new((b, n, h), True))  # attn_output.detach()
+        sim.save(sim.new((b, n, h), True))  # hidden_states.detach()
+    out = sim.new(streams.shape, grad)  # torch.cat([attn_output, hidden_states], dim=-1)
+    out = sim.layer_norm(prefix + "encoder.layer_norm", out)
+    return sim.dropout(out, sim.drops("hidden_dropout_prob"))
+
+
+def step_embeddings(sim: Sim, inv: Inventory, prefix: str, b: int, n: int) -> T:
+    """``ReformerEmbeddings``: the word table, dropout, plus the positions. Axial: each axis' weights broadcast
+    and concatenated (nothing kept) and, with dropout, ``dropout2d`` on them with the first two axes swapped:
+    a noise of B × s_2 numbers kept (one per sample and channel), of B × H for one axis (a 3-D input, which
+    ``dropout2d`` drops as ``dropout1d``, channels H). A flat table: looked up at ``arange(L)`` expanded to B rows (L int64s kept), its own
+    dropout."""
+    c = inv.config
+    e = prefix + "embeddings."
+    drop = sim.drops("hidden_dropout_prob")
+    x = sim.dropout(sim.embedding(e + "word_embeddings", sim.ids((b, n)), first=True), drop)
+    if c["axial_pos_embds"]:
+        shape = c["axial_pos_shape"]
+        trains = any([sim.param_trains(f"{e}position_embeddings.weights.{k}") for k in range(len(c["axial_pos_embds_dim"]))])
+        if drop and trains:
+            sim.save(sim.new((b, shape[1]) if len(shape) > 1 else (b, c["hidden_size"]), False))
+        positions = sim.new((b, n, c["hidden_size"]), trains)
+    else:
+        ids = sim.expand(sim.ids((1, n)), (b, n))  # arange(L).unsqueeze(0).expand(B, L): L int64s
+        positions = sim.dropout(sim.embedding(e + "position_embeddings.embedding", ids), drop)
+    return sim.add(x, positions)
+
+
+def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
+    """Reformer's classes: the embeddings, the reversible encoder, the head on its 2H-wide output."""
+    prefix = inv.arch.prefix
+    x = step_embeddings(sim, inv, prefix, b, n)
+    seq = step_encoder(sim, inv, prefix, x)
+    kind = Task.MASKED_LM if inv.arch.task == Task.LM_HEAD_MODEL else bert.step_task(inv)
+    if kind == "ForMaskedLM":  # ReformerOnlyLMHead: the decoder alone (its bias Parameter is never read)
+        return [sim.linear("lm_head.decoder", seq)]
+    if kind == "ForSequenceClassification":
+        drop = sim.drops("classifier_dropout")
+        x = sim.dropout(sim.select(seq, 1), drop)
+        x = sim.dropout(sim.keep_output(sim.linear("classifier.dense", x)), drop)
+        return [sim.linear("classifier.out_proj", x)]
+    if kind == "ForQuestionAnswering":
+        return bert.step_qa(sim, seq)
+    return [seq]
+
+
+def step_check(inv: Inventory) -> None:
+    """What transformers' training forward refuses, or what the step does not model (``costs_step_value``)."""
+    c = inv.config
+    bert.qa_needs_two_labels(inv)
+    if c["lsh_attn_chunk_length"] is None:
+        raise CalcError("costs_step_value", model_type=inv.model_type, key="lsh_attn_chunk_length", value=None,
+                        modelled="≥ 1")
+
+
+def step_length(inv: Inventory, n: int) -> None:
+    """Training refuses a length that is not a multiple of the chunk lengths' least common multiple (past the
+    shortest chunk), and, with axial positions, one that is not the product of ``axial_pos_shape``."""
+    c = inv.config
+    kinds = kinds_present(c)
+    chunks = [chunk_length(c, k) for k in sorted(kinds)]
+    lcm = chunks[0] if len(chunks) == 1 else math.lcm(*chunks)
+    axial = math.prod(c["axial_pos_shape"]) if c["axial_pos_embds"] else None
+    if (n % lcm and n > min(chunks)) or (axial is not None and axial != n):
+        raise CalcError("costs_reformer_length", value=n, axial="-" if axial is None else f"{axial:,}",
+                        shortest=min(chunks), lcm=lcm)
+    rotation = buckets_rotation(c, n) if "lsh" in kinds and n > c["lsh_attn_chunk_length"] else 2
+    buckets = c["num_buckets"]
+    if rotation == 0 or any(v % 2 for v in ((buckets,) if isinstance(buckets, int) else buckets or ())):
+        raise CalcError("costs_forward_fails", key="num_buckets", value=buckets)
+
+
+def program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
+    step_length(inv, n)
+    return step_program(sim, inv, b, n)
+
+
+COSTS = CostModel(program, lambda c: c["max_position_embeddings"], check=step_check, checkpointing=False,
+                  keys=(*dropouts("hidden_dropout_prob", default=0.05), classifier_dropout()))
+
+
 FAMILY = Family(
     model_type="reformer",
     base="ReformerModel",
     fields=FIELDS,
     read=read_config,
-    extras=(value_extra("attn_layers", list(ATTN_LAYERS)),),
+    extras=(value_extra("attn_layers", list(ATTN_LAYERS)),
+            *(value_extra(key, default) for key, default in STEP_DEFAULTS.items())),
     backbone=backbone,
     heads_check=None,  # a head's width is attention_head_size, not H / A
     checks=(check,),
     pad_token_id=None,  # the word table has no padding row
     architectures=(
-        Architecture(name="ReformerModel", prefix="", pooler=False),
+        Architecture(name="ReformerModel", task=Task.MODEL, prefix="", pooler=False),
         # ties_embeddings: these classes have an output embedding (get_output_embeddings), though not a tied one
-        Architecture(name="ReformerModelWithLMHead", prefix="reformer.", pooler=False, head=lm_head(True),
+        Architecture(name="ReformerModelWithLMHead", task=Task.LM_HEAD_MODEL, prefix="reformer.", pooler=False, head=lm_head(True),
                      ties_embeddings=True, requires=(("is_decoder", True),)),
-        Architecture(name="ReformerForMaskedLM", prefix="reformer.", pooler=False, head=lm_head(False),
+        Architecture(name="ReformerForMaskedLM", task=Task.MASKED_LM, prefix="reformer.", pooler=False, head=lm_head(False),
                      ties_embeddings=True, requires=(("is_decoder", False),)),
-        Architecture(name="ReformerForSequenceClassification", prefix="reformer.", pooler=False,
+        Architecture(name="ReformerForSequenceClassification", task=Task.SEQUENCE_CLASSIFICATION, prefix="reformer.", pooler=False,
                      head=classification_head, uses_num_labels=True),
-        Architecture(name="ReformerForQuestionAnswering", prefix="reformer.", pooler=False, head=qa_head,
+        Architecture(name="ReformerForQuestionAnswering", task=Task.QUESTION_ANSWERING, prefix="reformer.", pooler=False, head=qa_head,
                      uses_num_labels=True),
     ),
     title={"en": "Reformer", "zh": "Reformer"},
@@ -244,5 +465,17 @@ FAMILY = Family(
         "lsh_layers": L("LSH attention layers", "LSH 注意力层"),
         "local_layers": L("Local attention layers", "局部注意力层"),
         "final_norm": L("Final LayerNorm (2H)", "最后的层归一化（2H）"),
+        "costs_mixing": L(
+            "Attention: LSH and chunked local attention, as transformers 5.23 builds {architecture} (it offers no "
+            "SDPA). FLOPs as FlopCounterMode counts them: the products, and the random rotations that hash the "
+            "keys into buckets (an einsum); the sorting and gathering by bucket count none. The layers are "
+            "reversible: their forward keeps nothing, and the backward runs each layer's forward again, so the "
+            "backward's FLOPs include a second forward (without the hashing), and the activations are only what "
+            "is kept outside the layers.",
+            "注意力：LSH 注意力和分块的局部注意力，与 transformers 5.23 构建 {architecture} 的方式相同（它不支持 SDPA）。"
+            "FLOPs 与 FlopCounterMode 的统计一致：计入矩阵乘法，以及把键哈希到桶里的随机旋转（一次 einsum）；"
+            "按桶排序和收集不计 FLOPs。各层是可逆的：前向不为反向传播保存任何张量，反向传播时把每层的前向重新算一遍，"
+            "所以反向 FLOPs 包含第二次前向（不再哈希），激活值只有各层之外保存的张量。"),
     },
+    costs=COSTS,
 )

@@ -15,10 +15,13 @@ import random
 from typing import Any
 
 from ..config import Field
+from ..costs import CostModel, Sim, T, activation_key, dropouts
+from ..errors import CalcError
+from ..model import Inventory
 from . import bert, roberta
-from .base import Architecture, Family, Preset, with_defaults
+from .base import Architecture, Family, Preset, with_defaults, Task
 from .common import BERT_FIELDS, L
-from .nystromformer import backbone_with, formula_with, multiple_choice_head
+from .nystromformer import backbone_with, formula_with, multiple_choice_head, step_embeddings, step_heads, step_layer
 
 FIELDS = with_defaults(BERT_FIELDS, vocab_size=50265, max_position_embeddings=4096, type_vocab_size=1) + (
     Field("conv_window", None, optional=True,
@@ -50,6 +53,117 @@ def yoso_config() -> dict[str, Any]:
     }
 
 
+# --------------------------------------------------------------- training step
+#
+# YosoConfig's defaults: ``hidden_act`` "gelu", ``hidden_dropout_prob`` 0.1. Its ``attention_probs_dropout_prob``
+# builds an ``nn.Dropout`` the attention never calls: the step does not read it.
+
+
+def normalize(sim: Sim, t: T) -> T:
+    """``F.normalize(t, p=2, dim=-1)``: ``t / t.norm(dim=-1).clamp_min(eps)``; the norm keeps its input and its
+    output, the division its two operands: ``t``, and the norm and the clamped norm, one number per row."""
+    rows = t.shape[:-1] + (1,)
+    if t.grad:
+        sim.save(t)
+        sim.save(sim.new(rows, True))  # the norm
+        sim.save(sim.new(rows, True))  # clamp_min(eps)
+    return sim.new(t.shape, t.grad)
+
+
+def cumulation(sim: Sim, mask: T, q: T, k: T, v: T) -> T:
+    """``YosoCumulation`` (``use_expectation``), a custom autograd Function: its forward, run without a graph,
+    computes E = (1 - acos(Q Kᵀ) / π)^hash_code_len, masked, and E·V (two ``bmm``, 2·BA·L·L·d each); it saves the
+    mask, E, Q, K and V. Its own backward runs four ``bmm`` of the same size (∂L/∂out·Vᵀ, then the gradients of
+    Q, K and V), whichever inputs need a gradient."""
+    ba, n, d = q.shape
+    flops = 2 * ba * n * d * n
+    grad = (q.grad or k.grad or v.grad) and sim.grad_mode
+    first = sim.record("bmm", flops)  # Q Kᵀ
+    expectation = sim.new((ba, n, n), False)
+    second = sim.record("bmm", flops)  # E V
+    if grad:
+        first.backward += 2 * flops
+        second.backward += 2 * flops
+        for t in (mask, expectation, q, k, v):
+            sim.save(t)
+    return sim.new((ba, n, d), grad)
+
+
+def step_attention(sim: Sim, inv: Inventory, p: str, x: T, mask: T) -> T:
+    """``YosoSelfAttention`` with ``use_expectation`` (the only path PyTorch runs on a CPU: the other needs the
+    ``kernels-community/yoso`` CUDA kernels), up to the context [B, L, H].
+
+    ``mask`` is the model's ``torch.ones(B, L)`` (float32, made once for every layer), not extended. With ``conv_window``, the values
+    are multiplied by it (``mul`` keeps the mask) and convolved (:meth:`Sim.conv_heads`). Q, K, V are reshaped to
+    [B·A, L, d] (copies unless B or A is 1); the mask becomes int32 [B·A, L]; Q and K are normalized, then
+    :func:`cumulation`, the context normalized, viewed as [B, A, L, d], the convolution added in place, permuted
+    back (a copy)."""
+    c = inv.config
+    b, n, h = x.shape
+    heads = c["num_attention_heads"]
+    d = h // heads
+    s = p + "attention.self."
+
+    def split(t: T) -> T:
+        return sim.transpose(sim.view(t, (b, n, heads, d)), 1, 2)
+
+    q = split(sim.linear(s + "query", x))
+    k = split(sim.linear(s + "key", x))
+    v = split(sim.linear(s + "value", x))
+    conv = None
+    if s + "conv.weight" in sim.shapes:
+        conv = sim.conv_heads(s + "conv", sim.op_with_constant(v, mask))  # value_layer * attention_mask[:, None, :, None]
+    q, k, v = (sim.reshape(t, (b * heads, n, d)) for t in (q, k, v))
+    hashed_mask = sim.constant((b * heads, n), 4)  # (1.0 + mask / 10000.0)...repeat_interleave(A).reshape().int()
+    q, k = normalize(sim, q), normalize(sim, k)
+    context = normalize(sim, cumulation(sim, hashed_mask, q, k, v))
+    context = sim.view(context, (b, heads, n, d))
+    if conv is not None:
+        context = T(context.shape, context.strides, context.storage, context.grad or conv.grad, context.itemsize)
+    return sim.contiguous(sim.reshape(sim.contiguous(sim.permute(context, (0, 2, 1, 3))), (b, n, h)))
+
+
+def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
+    """YOSO's classes (multiple choice refused by :func:`step_check`): Nyströmformer's embeddings, layers and
+    heads around YOSO's attention."""
+    prefix = bert.step_prefix(inv)
+    c = inv.config
+    if c["num_hidden_layers"] and c.get("conv_window") is not None and sim.itemsize != 4:
+        # value_layer (bf16) * the float32 mask is float32, and the bf16 convolution refuses it
+        raise CalcError("costs_forward_fails", key="dtype", value="bf16")
+    mask = sim.constant((b, n), 4)  # YosoModel: torch.ones((B, L)), float32
+
+    def attention(sim: Sim, inv: Inventory, p: str, x: T) -> T:
+        return step_attention(sim, inv, p, x, mask)
+
+    x = step_embeddings(sim, prefix, b, n)
+    if sim.checkpointing and c["num_hidden_layers"]:
+        sim.save(mask)  # a checkpointed layer's tensor arguments are kept, the mask with the hidden states (both kinds)
+    for i in range(c["num_hidden_layers"]):
+        x = sim.layer(step_layer(inv, prefix, i, attention), x)
+    return step_heads(sim, inv, x)
+
+
+def step_check(inv: Inventory) -> None:
+    """Multiple choice wants [B, choices, L] inputs; without ``use_expectation`` the attention calls the
+    ``kernels-community/yoso`` CUDA kernels, which a CPU does not have (transformers' forward fails); an even
+    ``conv_window`` gives L + 1 positions, which the in-place sum with the context cannot take."""
+    if inv.arch.task == Task.MULTIPLE_CHOICE:
+        raise CalcError("costs_architecture", architecture=inv.architecture)
+    c = inv.config
+    if not c["num_hidden_layers"]:
+        return
+    if not c["use_expectation"]:
+        raise CalcError("costs_forward_fails", key="use_expectation", value=False)
+    window = c.get("conv_window")
+    if window is not None and window % 2 == 0:
+        raise CalcError("costs_forward_fails", key="conv_window", value=window)
+
+
+COSTS = CostModel(step_program, bert.absolute_positions(), check=step_check,
+                  keys=(activation_key("gelu"), *dropouts("hidden_dropout_prob")))
+
+
 _P = "yoso."
 FAMILY = Family(
     model_type="yoso",
@@ -58,19 +172,29 @@ FAMILY = Family(
     backbone=backbone_with("conv_window"),
     pad_token_id=1,
     architectures=(
-        Architecture(name="YosoModel", prefix="", pooler=False),
-        Architecture(name="YosoForMaskedLM", prefix=_P, pooler=False, head=bert.mlm_head, ties_embeddings=True),
-        Architecture(name="YosoForSequenceClassification", prefix=_P, pooler=False,
+        Architecture(name="YosoModel", task=Task.MODEL, prefix="", pooler=False),
+        Architecture(name="YosoForMaskedLM", task=Task.MASKED_LM, prefix=_P, pooler=False, head=bert.mlm_head, ties_embeddings=True),
+        Architecture(name="YosoForSequenceClassification", task=Task.SEQUENCE_CLASSIFICATION, prefix=_P, pooler=False,
                      head=roberta.classification_head, uses_num_labels=True),
-        Architecture(name="YosoForMultipleChoice", prefix=_P, pooler=False, head=multiple_choice_head),
-        Architecture(name="YosoForTokenClassification", prefix=_P, pooler=False,
+        Architecture(name="YosoForMultipleChoice", task=Task.MULTIPLE_CHOICE, prefix=_P, pooler=False, head=multiple_choice_head),
+        Architecture(name="YosoForTokenClassification", task=Task.TOKEN_CLASSIFICATION, prefix=_P, pooler=False,
                      head=bert.linear_head("classifier", "num_labels"), uses_num_labels=True),
         # its __init__ sets config.num_labels = 2 first, whatever the config says
-        Architecture(name="YosoForQuestionAnswering", prefix=_P, pooler=False, head=bert.linear_head("qa_outputs", 2)),
+        Architecture(name="YosoForQuestionAnswering", task=Task.QUESTION_ANSWERING, prefix=_P, pooler=False, head=bert.linear_head("qa_outputs", 2)),
     ),
     title={"en": "YOSO", "zh": "YOSO"},
     formula=formula_with("conv_window"),
     presets=(Preset("uw-madison/yoso-4096", yoso_config(), "YosoForMaskedLM"),),
     sample=sample,
     rank=84,
+    costs=COSTS,
+    labels={"costs_mixing": L(
+        "Attention: YOSO's expected collisions (use_expectation), as transformers 5.23 builds {architecture} (it "
+        "offers no SDPA): no hash is drawn; each layer counts its two products, Q·Kᵀ and E·V, and the four of its "
+        "custom backward, as FlopCounterMode counts them (acos and the power are elementwise: no FLOPs). "
+        "Without use_expectation the LSH attention needs CUDA kernels a CPU does not have, so that step is refused.",
+        "注意力：YOSO 的碰撞概率期望（use_expectation），与 transformers 5.23 构建 {architecture} 的方式相同（它不支持 SDPA）："
+        "不抽取任何哈希；每层计入两次矩阵乘法 Q·Kᵀ 和 E·V，以及自定义反向传播中的四次，与 FlopCounterMode 的统计一致"
+        "（acos 和幂运算是逐元素运算，不计 FLOPs）。关闭 use_expectation 时，LSH 注意力需要 CPU 上没有的 CUDA kernel，"
+        "因此不计算那种训练步骤的开销。")},
 )

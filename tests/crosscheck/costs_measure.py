@@ -53,6 +53,16 @@ def freeze(model, embeddings: bool, layers: int, all_but_head: bool) -> None:
             module = base.get_submodule(name) if _has(base, name) else None
             if module is not None:
                 module.requires_grad_(False)
+    if hasattr(base, "encoder") and hasattr(base.encoder, "self_attends"):  # Perceiver: latents, cross, self-attends
+        if all_but_head and getattr(base, "decoder", None) is not None:
+            base.decoder.requires_grad_(True)  # the decoder is the head (the planner's), not the body
+        if embeddings:
+            base.embeddings.requires_grad_(False)
+            if base.input_preprocessor is not None:
+                base.input_preprocessor.requires_grad_(False)
+        for layer in [base.encoder.cross_attention, *base.encoder.self_attends][:layers]:
+            layer.requires_grad_(False)
+        return
     if hasattr(base, "encoder") and hasattr(base.encoder, "block"):  # T5's encoder classes: the shared table
         if embeddings:
             base.shared.requires_grad_(False)
@@ -193,7 +203,10 @@ def measure(model, hf_model, batch: int, seq_len: int, vocab: int, optimizer: st
             held.append(storage)
         return t
 
-    counter = flop_counter(checkpointing)
+    # Reformer's reversible layers rerun their forward by hand in the backward (``backward_pass``), on inputs
+    # made to require a gradient there: the module tracker fails on them as under checkpointing (same totals).
+    rerun = checkpointing or any(hasattr(m, "backward_pass") for m in model.modules())
+    counter = flop_counter(rerun)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         with counter, torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t), region:
@@ -201,7 +214,7 @@ def measure(model, hf_model, batch: int, seq_len: int, vocab: int, optimizer: st
     forward = counter.get_total_flops()
     values = out.to_tuple() if hasattr(out, "to_tuple") else tuple(out)
     loss = sum(v.float().sum() for v in values if torch.is_tensor(v) and v.is_floating_point())
-    counter = flop_counter(checkpointing)
+    counter = flop_counter(rerun)
     with counter:
         loss.backward()
     backward = counter.get_total_flops()

@@ -49,6 +49,7 @@ KEYS = {
     "umt5": ("d_model", "num_heads", "num_layers", "d_ff"),
     "xlm": ("emb_dim", "n_heads", "n_layers", "intermediate_size"),
     "flaubert": ("emb_dim", "n_heads", "n_layers", "intermediate_size"),
+    "perceiver": ("d_latents", "num_self_attention_heads", "num_self_attends_per_block", "self_attention_widening_factor"),
 }
 
 
@@ -296,6 +297,95 @@ def adjust_t5(rng: random.Random, raw: dict[str, Any]) -> None:
         raw["relative_attention_max_distance"] = raw["relative_attention_num_buckets"] // 4 + rng.randint(1, 20)
 
 
+def adjust_nystromformer(rng: random.Random, raw: dict[str, Any]) -> None:
+    """Nyströmformer: mostly an odd convolution kernel (an even one fails in transformers: refused); the Nyström
+    path more than half the time, with landmarks and a segment length the drawn L can match (the defaults, 64
+    and 64, are softmax attention over every key), now and then as many landmarks as positions."""
+    if raw.get("conv_kernel_size", 1) % 2 == 0 and rng.random() < 0.8:
+        raw["conv_kernel_size"] = rng.choice([1, 3, 5])
+    roll = rng.random()
+    if roll < 0.6:
+        m = raw["num_landmarks"] = rng.randint(1, 4)
+        raw["segment_means_seq_len"] = rng.randint(m + 1, 9)
+    elif roll < 0.75:
+        raw["num_landmarks"] = raw["segment_means_seq_len"] = rng.randint(1, 9)
+
+
+def adjust_perceiver(rng: random.Random, raw: dict[str, Any]) -> None:
+    """Perceiver: widths every head count divides (d_latents by both, d_model by the MLM decoder's 8), small MLP
+    widenings, one or two blocks; the channels mostly from the widths, now and then Q/K channels of their own
+    with values d_latents wide, now and then values of another width (a self-attention layer then fails in
+    transformers: refused, checked)."""
+    self_heads, cross_heads = rng.choice([1, 2, 4]), rng.choice([1, 2, 4])
+    raw.update(num_self_attention_heads=self_heads, num_cross_attention_heads=cross_heads,
+               d_latents=4 * rng.randint(1, 4), d_model=8 * rng.randint(1, 2), num_latents=rng.randint(1, 5),
+               num_blocks=rng.randint(1, 2), self_attention_widening_factor=rng.randint(1, 3),
+               cross_attention_widening_factor=rng.randint(1, 3))
+    roll = rng.random()
+    if roll < 0.7:
+        raw["qk_channels"] = raw["v_channels"] = None
+    elif roll < 0.9:
+        raw["qk_channels"], raw["v_channels"] = 4 * rng.randint(1, 4), raw["d_latents"]
+    else:
+        raw["qk_channels"], raw["v_channels"] = 4 * rng.randint(1, 4), 4 * rng.randint(1, 4)
+
+
+def adjust_yoso(rng: random.Random, raw: dict[str, Any]) -> None:
+    """YOSO: mostly an odd convolution window when there is one (an even one fails in transformers: refused);
+    now and then use_expectation off, whose LSH kernels a CPU does not have (refused: transformers fails)."""
+    if raw.get("conv_window") is not None and raw["conv_window"] % 2 == 0 and rng.random() < 0.8:
+        raw["conv_window"] = rng.choice([1, 3, 5])
+    if rng.random() < 0.1:
+        raw["use_expectation"] = False
+
+
+def adjust_reformer(rng: random.Random, raw: dict[str, Any]) -> None:
+    """Reformer: a length its training forward takes (the product of the axial shape, or any with a flat table),
+    written into the config as ``_length`` for :func:`reformer_length`; chunk lengths that divide it (or equal
+    it: every query attends every key), chunks before and after, hashing rounds, buckets (null: set from L) of
+    each kind; the layers ``attn_layers`` names; H the sum of the axial widths."""
+    raw["num_hidden_layers"] = len(raw.setdefault("attn_layers", ["lsh", "local"]))
+    raw.update(num_attention_heads=rng.randint(1, 3), attention_head_size=rng.randint(1, 4),
+               feed_forward_size=rng.randint(1, 12))
+    if raw.get("axial_pos_embds", True):
+        axes = rng.choice([1, 2, 2, 2, 3])
+        shape = [rng.randint(1, 3) for _ in range(axes)]
+        dims = [rng.randint(1, 4) for _ in range(rng.randint(1, axes))]
+        raw.update(axial_pos_shape=shape, axial_pos_embds_dim=dims, hidden_size=sum(dims))
+        length = math.prod(shape)
+    else:
+        raw["hidden_size"] = rng.randint(1, 8)
+        length = rng.randint(1, 9)
+    divisors = [k for k in range(1, length + 1) if length % k == 0]
+    if rng.random() < 0.2:  # both chunks at least L: every query attends every key, whatever their lcm
+        raw["lsh_attn_chunk_length"], raw["local_attn_chunk_length"] = length + rng.randint(0, 3), length + rng.randint(0, 3)
+    else:
+        raw["lsh_attn_chunk_length"], raw["local_attn_chunk_length"] = rng.choice(divisors), rng.choice(divisors)
+    raw["lsh_num_chunks_before"], raw["local_num_chunks_before"] = rng.randint(0, 2), rng.randint(0, 2)
+    raw["lsh_num_chunks_after"], raw["local_num_chunks_after"] = rng.randint(0, 1), rng.randint(0, 1)
+    raw["num_hashes"] = rng.randint(1, 3)
+    raw["num_buckets"] = rng.choice([None, 2, 4, [2, 2]])
+    raw["_length"] = length
+
+
+def reformer_arch(rng: random.Random, raw: dict[str, Any], architecture: str) -> None:
+    """The causal LM class looks at no chunk after the current one (transformers asserts it)."""
+    if raw.get("is_decoder"):
+        raw["lsh_num_chunks_after"] = raw["local_num_chunks_after"] = 0
+
+
+def reformer_length(rng: random.Random, raw: dict[str, Any]) -> int:
+    return raw.pop("_length")
+
+
+def nystromformer_length(rng: random.Random, raw: dict[str, Any]) -> int:
+    """On the Nyström path mostly the length the landmarks assume, m·⌊S/m⌋ (another is refused: checked)."""
+    m, s = raw.get("num_landmarks", 64), raw.get("segment_means_seq_len", 64)
+    if m != s and rng.random() < 0.85:
+        return m * (s // m)
+    return rng.randint(1, 9)
+
+
 #: Per family, its own tweaks of the drawn config (after the common ones).
 #: Per family, its own tweaks of the drawn config: before the common clamps of ``draw`` (which they are
 #: chosen to survive), or after them (tweaks the clamps would undo).
@@ -310,16 +400,20 @@ def no_heads(rng: random.Random, raw: dict[str, Any]) -> None:
 
 ADJUST_BEFORE = {"mobilebert": adjust_mobilebert, "squeezebert": adjust_squeezebert,
                  "convbert": adjust_convbert, "funnel": adjust_funnel, "fnet": heads_for_the_draw,
+                 "reformer": lambda rng, raw: raw.setdefault("num_attention_heads", 1),
                  **{mt: lambda rng, raw: raw.setdefault("num_heads", rng.randint(1, 4)) for mt in ("t5", "mt5", "umt5")}}
 ADJUST = {"big_bird": adjust_big_bird, "longformer": adjust_longformer, "deberta-v2": adjust_deberta_v2,
           "modernbert": adjust_modernbert, "deberta": adjust_deberta, "xmod": adjust_xmod,
           "roformer": adjust_roformer, "esm": adjust_esm, "nomic_bert": adjust_nomic_bert,
           "xlm": adjust_xlm, "flaubert": adjust_xlm, "t5": adjust_t5, "mt5": adjust_t5, "umt5": adjust_t5,
           "esmc": adjust_llama_style, "eurobert": adjust_llama_style, "ultrabert": adjust_llama_style,
-          "fnet": no_heads}
+          "fnet": no_heads, "nystromformer": adjust_nystromformer,
+          "perceiver": adjust_perceiver, "yoso": adjust_yoso, "reformer": adjust_reformer}
 
 #: A family's own draw of the sequence length (BigBird's block-sparse attention runs only past a length).
-SEQ_LEN = {"big_bird": big_bird_length}
+SEQ_LEN = {"big_bird": big_bird_length, "nystromformer": nystromformer_length, "reformer": reformer_length}
+#: A family's own tweaks once the class is drawn (after ``arch.requires``, e.g. Reformer's is_decoder).
+ARCH_ADJUST = {"reformer": reformer_arch}
 
 #: Refusals of configurations transformers' own step fails on: the cross-check asserts PyTorch fails too.
 FAILS_IN_TORCH = ("costs_forward_fails", "costs_checkpointing_fails")
@@ -372,6 +466,8 @@ def draw(rng: random.Random, model_type: str) -> dict[str, Any]:
     if arch.name.endswith(("ForQuestionAnswering", "ForQuestionAnsweringSimple")):
         raw.pop("id2label", None)
         raw["num_labels"] = 2
+    raw.update(arch.requires)  # a class that needs a value (ReformerModelWithLMHead: is_decoder)
+    ARCH_ADJUST.get(model_type, lambda rng, raw, name: None)(rng, raw, arch.name)
     pooler = rng.choice([None, False]) if arch.pooler is None else None
     seq_len = SEQ_LEN.get(model_type, lambda rng, raw: rng.randint(1, 9))(rng, raw)
     raw["max_position_embeddings"] = max(raw.get("max_position_embeddings", 0) % 40, seq_len + 2)
@@ -470,10 +566,36 @@ def not_modelled(case: dict[str, Any]) -> None:
     assert off, case
 
 
+def nystrom_length_refused(case: dict[str, Any]) -> None:
+    """Refused at a length other than the landmarks' m·⌊S/m⌋: PyTorch's step fails there (the landmarks' reshape
+    or a broadcast), or runs something else: an output batch of another size, or sequence 0's output changed
+    by a change to another sequence of the batch (the landmarks averaged across sequences)."""
+    import torch
+
+    raw, b, n = case["raw"], case["batch"], case["seq_len"]
+    config = {k: v for k, v in raw.items() if k not in ("model_type", "architectures")}
+    model = make_model("nystromformer", "NystromformerModel", config, "fp32")
+    model.eval()
+    ids = torch.randint(0, raw["vocab_size"], (b, n))
+    try:
+        with torch.no_grad():
+            out = model(input_ids=ids).last_hidden_state
+    except RuntimeError:
+        return
+    if out.shape[0] != b:
+        return
+    assert b > 1, case
+    other = ids.clone()
+    other[1:] = (other[1:] + 1) % raw["vocab_size"]
+    with torch.no_grad():
+        changed = model(input_ids=other).last_hidden_state
+    assert not torch.allclose(out[0], changed[0]), case
+
+
 #: Refusals the draw may hit on purpose, each with what PyTorch must show for it to be right.
 REFUSALS = {"costs_step_value": not_modelled, "costs_longformer_window": longformer_fails,
             "costs_longformer_no_layers": longformer_fails, "costs_longformer_small_window": longformer_fails,
-            "costs_data_dependent": longformer_fails}
+            "costs_data_dependent": longformer_fails, "costs_nystrom_length": nystrom_length_refused}
 
 
 def cases() -> list[tuple[str, int]]:
@@ -504,7 +626,9 @@ def test_step_matches_pytorch(model_type: str, index: int) -> None:
                 continue
             if exc.code in FAILS_IN_TORCH:  # refused because PyTorch fails: check that it does, then redraw
                 # IndexError: TAPAS's token-type table of 0 rows, which the step's type 0 cannot look up
-                with pytest.raises((RuntimeError, ZeroDivisionError, UnboundLocalError, TypeError, IndexError)):
+                # AttributeError: YOSO's LSH path calls CUDA kernels a CPU never loaded (None)
+                with pytest.raises((RuntimeError, ZeroDivisionError, UnboundLocalError, TypeError, IndexError,
+                                    AttributeError)):
                     torch_side(case, *planned(case))
                 continue
             raise
@@ -598,7 +722,12 @@ def by_module(case: dict[str, Any], inv: Any, plan: Any) -> str:
                       + ("?" if theirs is None else f"{theirs:,}") for name, ours, theirs in rows)
 
 
-@pytest.mark.parametrize("model_type", COVERED)
+#: Families whose forward FlopCounterMode's module tracker cannot follow: Reformer's reversible layers run
+#: inside a custom autograd Function ("Expected gradient function to be set"); their totals are checked above.
+NO_MODULE_TRACKER = ("reformer",)
+
+
+@pytest.mark.parametrize("model_type", [mt for mt in COVERED if mt not in NO_MODULE_TRACKER])
 def test_forward_by_module_matches_pytorch(model_type: str) -> None:
     """Each module the engine's tape names costs, in the forward, what FlopCounterMode gives that module:
     the figures agree where they are made, not only in total (one random step per family)."""
@@ -784,3 +913,29 @@ def test_step_key_defaults_are_transformers() -> None:
         cfg = transformers.AutoConfig.for_model(mt)
         for spec in FAMILIES[mt].costs.keys:
             assert getattr(cfg, spec.key) == spec.default, (mt, spec.key)
+
+
+#: A tiny Reformer whose training forward runs at L = 4 (axial 2 × 2, chunks of 2).
+TINY_REFORMER = {"model_type": "reformer", "vocab_size": 20, "hidden_size": 4, "num_attention_heads": 1,
+                 "attention_head_size": 2, "feed_forward_size": 4, "axial_pos_shape": [2, 2],
+                 "axial_pos_embds_dim": [2, 2], "max_position_embeddings": 8, "attn_layers": ["lsh", "local"],
+                 "lsh_attn_chunk_length": 2, "local_attn_chunk_length": 2, "num_buckets": 2}
+
+
+def test_reformer_refusals_are_steps_pytorch_cannot_run() -> None:
+    """Reformer's training forward refuses a length that is no multiple of the chunk lengths' lcm (past the
+    shortest), one that is not the axial shape's product, and an odd bucket count: refused, and PyTorch fails."""
+    import torch
+
+    for changes, seq_len, code in (({"axial_pos_embds": False, "local_attn_chunk_length": 3}, 4, "costs_reformer_length"),
+                                   ({}, 2, "costs_reformer_length"), ({"num_buckets": 3}, 4, "costs_forward_fails")):
+        raw = dict(TINY_REFORMER, **changes)
+        inv = engine_build(raw, "ReformerModel", None)
+        with pytest.raises(CalcError) as caught:
+            costs.compute(inv, costs.settings(2, seq_len))
+        assert caught.value.code == code, changes
+        model = make_model("reformer", "ReformerModel", {k: v for k, v in raw.items() if k != "model_type"}, "fp32")
+        with pytest.raises((ValueError, AssertionError)):
+            model(input_ids=torch.zeros((2, seq_len), dtype=torch.long))
+    inv = engine_build(TINY_REFORMER, "ReformerModel", None)
+    assert costs.compute(inv, costs.settings(2, 4)).forward > 0

@@ -32,3 +32,32 @@ def test_question_answering_has_two_outputs_whatever_num_labels_says():
     inv = build({"model_type": "nystromformer", "num_labels": 7, "num_hidden_layers": 0},
                 "NystromformerForQuestionAnswering")
     assert {t.name: t.shape for t in inv.tensors}["qa_outputs.weight"] == (2, 768)
+
+
+def test_training_step_flops_by_hand():
+    """Forward FLOPs by hand (2 per multiply-add, FlopCounterMode's products and convolutions), B = 1, L = 4,
+    H = 4, one head (d = 4), I = 4, one layer, a 1-long value convolution. Softmax attention (as many landmarks
+    as segment_means_seq_len): QKᵀ and PV, 2·L·d·L each. The Nyström path (m = 2 landmarks of S = 4): Q K̃ᵀ,
+    Q̃ K̃ᵀ, Q̃ Kᵀ, the pseudo-inverse's 6 × 4 products of m × m matrices, then the three products of the context."""
+    from calculator.costs import compute, settings
+
+    from .helpers import expect_error
+
+    b, n, h, i, d, m = 1, 4, 4, 4, 4, 2
+    raw = {"model_type": "nystromformer", "vocab_size": 20, "hidden_size": h, "num_attention_heads": 1,
+           "intermediate_size": i, "num_hidden_layers": 1, "conv_kernel_size": 1, "max_position_embeddings": 8}
+    linears = 4 * 2 * b * n * h * h + 2 * 2 * b * n * h * i
+    conv = 2 * b * n * d * 1
+    full = compute(build(raw, "NystromformerModel"), settings(b, n))
+    assert full.forward == linears + 2 * (2 * n * d * n) + conv == 1056
+    nystrom = dict(raw, num_landmarks=m, segment_means_seq_len=4)
+    attention = 2 * n * d * m + 2 * m * d * m + 2 * m * d * n + 24 * 2 * m ** 3 + 2 * n * m * m + 2 * m * n * d + 2 * n * m * d
+    landmarks = compute(build(nystrom, "NystromformerModel"), settings(b, n))
+    assert landmarks.forward == linears + attention + conv == 1504
+    # Other lengths than m·⌊S/m⌋ reshape the landmarks across the batch; bf16 meets the float32 torch.eye.
+    expect_error("costs_nystrom_length", compute, build(nystrom, "NystromformerModel"), settings(b, 3))
+    expect_error("costs_forward_fails", compute, build(nystrom, "NystromformerModel"), settings(b, n, dtype="bf16"))
+    expect_error("costs_forward_fails", compute, build(dict(raw, conv_kernel_size=2), "NystromformerModel"), settings(b, n))
+    # No SDPA in NystromformerSelfAttention: refused. Mixed precision keeps bf16 copies, the products' sizes stay.
+    expect_error("costs_no_sdpa", compute, build(raw, "NystromformerModel"), settings(b, n, attention="sdpa"))
+    assert compute(build(nystrom, "NystromformerModel"), settings(b, n, autocast="bf16")).forward == 1504

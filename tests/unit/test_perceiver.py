@@ -40,3 +40,33 @@ def test_masked_lm_needs_d_model_divisible_by_eight():
     assert build(small, "PerceiverModel").total > 0  # the encoder's heads (4) divide 12 and 16
     error = expect_error("heads_not_divisor", build, small, "PerceiverForMaskedLM")  # the decoder's 8 heads do not
     assert "d_model" in error.message("en")
+
+
+def test_training_step_flops_by_hand():
+    """Forward FLOPs by hand (2 per multiply-add) of PerceiverForSequenceClassification, B = 1, L = 2 bytes,
+    d_model 8, N = 2 latents of D = 4, one head everywhere, one self-attention layer, widenings 1. The
+    cross-attention's Q/K are d_model wide ("kv"): Q 2·N·D·8, K and V 2·L·8·8 each, QKᵀ and PV 2·N·8·L each,
+    the output 2·N·8·D, the MLP 2 × 2·N·D·D. A self-attention layer: Q, K, V and the output 2·N·D·D each, QKᵀ
+    and PV 2·N·D·N each, the MLP. The decoder: one query, keys and values from the latents, ``final_layer``."""
+    from calculator.costs import compute, settings
+
+    from .helpers import expect_error
+
+    b, n, dm, lat, d, labels = 1, 2, 8, 2, 4, 2
+    raw = {"model_type": "perceiver", "vocab_size": 20, "max_position_embeddings": 4, "d_model": dm,
+           "num_latents": lat, "d_latents": d, "num_self_attends_per_block": 1, "num_self_attention_heads": 1,
+           "num_cross_attention_heads": 1, "num_labels": labels}
+    cross = 2 * lat * d * dm + 2 * (2 * n * dm * dm) + 2 * (2 * lat * dm * n) + 2 * lat * dm * d + 2 * (2 * lat * d * d)
+    own = 4 * (2 * lat * d * d) + 2 * (2 * lat * d * lat) + 2 * (2 * lat * d * d)
+    decoder = 2 * d * d + 2 * (2 * lat * d * d) + 2 * (2 * d * lat) + 2 * d * d + 2 * (2 * d * d) + 2 * d * labels
+    inv = build(raw, "PerceiverForSequenceClassification")
+    assert compute(inv, settings(b, n)).forward == cross + own + decoder == 1776
+    # Mixed precision changes which copies are kept, not the products' sizes (tests/crosscheck: exact).
+    assert compute(inv, settings(b, n, autocast="bf16")).forward == 1776
+    # PerceiverModel takes embedded inputs, not input_ids; no gradient checkpointing, no SDPA in transformers:
+    # each refused with its code.
+    expect_error("costs_architecture", compute, build(raw, "PerceiverModel"), settings(b, n))
+    expect_error("costs_no_checkpointing", compute, inv, settings(b, n, checkpointing=True))
+    expect_error("costs_no_sdpa", compute, inv, settings(b, n, attention="sdpa"))
+    expect_error("costs_forward_fails", compute, build(dict(raw, v_channels=8), "PerceiverForSequenceClassification"),
+                 settings(b, n))

@@ -34,3 +34,33 @@ def test_the_causal_checkpoints_are_refused_as_masked_lm():
     expect_error("bad_value", build, config, "ReformerForMaskedLM")
     expect_error("bad_value", build, dict(config, is_decoder=False), "ReformerModelWithLMHead")
     expect_error("bad_value", build, dict(config, axial_pos_embds_dim=[64, 64]), "ReformerModel")  # sums to 128 ≠ H
+
+
+def test_training_step_flops_by_hand():
+    """FLOPs by hand (2 per multiply-add), B = 1, L = 4, H = 4 (axial 2 × 2, widths 2 + 2), one head of d = 2,
+    I = 4, chunks of 2 with one chunk before (each query sees 2 · 2 keys). A local layer: Q, K, V 2·L·H·d each,
+    the two products 2·L·d·4 each, the output 2·L·d·H, the feed-forward pair 2·L·H·I each. The backward runs the
+    layer's forward again, then its backward: every Linear's input and weight, both factors of each product,
+    so three times the forward. An LSH layer shares Q and K, and its first forward alone hashes the keys:
+    2·L·d·rounds·(buckets / 2)."""
+    from calculator.costs import compute, settings
+
+    from .helpers import expect_error
+
+    b, n, h, d, i = 1, 4, 4, 2, 4
+    raw = {"model_type": "reformer", "vocab_size": 20, "hidden_size": h, "num_attention_heads": 1,
+           "attention_head_size": d, "feed_forward_size": i, "axial_pos_shape": [2, 2], "axial_pos_embds_dim": [2, 2],
+           "max_position_embeddings": 8, "attn_layers": ["local"], "local_attn_chunk_length": 2,
+           "lsh_attn_chunk_length": 2, "num_buckets": 2}
+    common = 2 * (2 * n * d * 4) + 2 * n * d * h + 2 * (2 * n * h * i)
+    local = compute(build(raw, "ReformerModel"), settings(b, n))
+    assert (local.forward, local.backward) == (3 * 2 * n * h * d + common, 3 * (3 * 2 * n * h * d + common)) == (640, 1920)
+    lsh = compute(build(dict(raw, attn_layers=["lsh"]), "ReformerModel"), settings(b, n))
+    hashing = 2 * n * d * 1 * (2 // 2)
+    assert (lsh.forward, lsh.backward) == (2 * 2 * n * h * d + common + hashing, 3 * (2 * 2 * n * h * d + common)) == (592, 1728)
+    # Training refuses L = 2 here (the axial shape's product is 4); no checkpointing, SDPA or autocast is offered.
+    error = expect_error("costs_reformer_length", compute, build(raw, "ReformerModel"), settings(b, 2))
+    assert "(4;" in error.message("en") and "L = 2" in error.message("zh")
+    expect_error("costs_no_checkpointing", compute, build(raw, "ReformerModel"), settings(b, n, checkpointing=True))
+    expect_error("costs_no_sdpa", compute, build(raw, "ReformerModel"), settings(b, n, attention="sdpa"))
+    expect_error("costs_autocast_family", compute, build(raw, "ReformerModel"), settings(b, n, autocast="bf16"))

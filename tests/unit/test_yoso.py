@@ -28,3 +28,28 @@ def test_conv_window_adds_heads_times_window_per_layer():
     convolved = build(dict(small, conv_window=5), "YosoModel")
     assert convolved.total - plain == 3 * 2 * 5
     assert {t.name: t.shape for t in convolved.tensors}["encoder.layer.0.attention.self.conv.weight"] == (2, 1, 5, 1)
+
+
+def test_training_step_flops_by_hand():
+    """FLOPs by hand (2 per multiply-add), B = 1, L = 4, H = 4, one head (d = 4), I = 4, one layer, no
+    convolution. YosoCumulation's forward: Q·Kᵀ and E·V, 2·L·d·L each; its own backward: four products of that
+    size. Every weight trains and every Linear's input needs a gradient (the embeddings' LayerNorm trains), so
+    each Linear costs twice its forward in the backward."""
+    from calculator.costs import compute, settings
+
+    from .helpers import expect_error
+
+    b, n, h, i, d = 1, 4, 4, 4, 4
+    raw = {"model_type": "yoso", "vocab_size": 20, "hidden_size": h, "num_attention_heads": 1, "intermediate_size": i,
+           "num_hidden_layers": 1, "max_position_embeddings": 8}
+    linears = 4 * 2 * b * n * h * h + 2 * 2 * b * n * h * i
+    product = 2 * b * n * d * n
+    step = compute(build(raw, "YosoModel"), settings(b, n))
+    assert (step.forward, step.backward) == (linears + 2 * product, 2 * linears + 4 * product) == (1024, 2048)
+    # The LSH path needs CUDA kernels; an even window gives L + 1 positions; bf16 values times the float32 mask
+    # meet a bf16 convolution: transformers fails on each. No SDPA in YosoSelfAttention, autocast not cross-checked.
+    expect_error("costs_forward_fails", compute, build(dict(raw, use_expectation=False), "YosoModel"), settings(b, n))
+    expect_error("costs_forward_fails", compute, build(dict(raw, conv_window=4), "YosoModel"), settings(b, n))
+    expect_error("costs_forward_fails", compute, build(dict(raw, conv_window=3), "YosoModel"), settings(b, n, dtype="bf16"))
+    expect_error("costs_no_sdpa", compute, build(raw, "YosoModel"), settings(b, n, attention="sdpa"))
+    expect_error("costs_autocast_family", compute, build(raw, "YosoModel"), settings(b, n, autocast="bf16"))
