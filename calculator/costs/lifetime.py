@@ -20,12 +20,13 @@ it (``x = self.dropout(x)``, an expression's temporary), and a composite operati
 (``matmul``'s reshape copies, ``native_layer_norm``'s mean and 1/std, dropout's noise, ``gelu_new``'s
 intermediate tensors) unless autograd keeps them. :func:`replay_forward` frees each storage right after the
 allocation at which its last name goes. A program that declares all of them calls
-:meth:`~.ops.Ops.exact_forward` (BERT's and RoBERTa's classes: bert, ernie, roberta, xlm-roberta, camembert,
-data2vec-text): the forward's maximum and the loss's (``sum(o.float().sum() for o in outputs)``, each temporary
-replayed) are then exact, and the step's peak is the largest of the four phases wherever it lies (a frozen
-backbone, LoRA, a tiny batch: in the forward). Elsewhere (ELECTRA's, DistilBERT's and ALBERT's programs) a storage
-is counted until its scope's end at the latest: an upper bound, and the peak is given only where that bound (and
-the loss's) lies strictly below the exact maximum of the backward or the optimizer step. The inference span
+:meth:`~.ops.Ops.exact_forward` (every program that opts in here, in eager attention: BERT's, ERNIE's,
+RoBERTa's, XLM-R's, CamemBERT's, Data2VecText's, ELECTRA's, DistilBERT's and ALBERT's classes): the forward's
+maximum and the loss's (``sum(o.float().sum() for o in outputs)``, each temporary replayed) are then exact, and
+the step's peak is the largest of the four phases wherever it lies (a frozen backbone, LoRA, a tiny batch: in the
+forward). A program that does not (none today) has each storage counted until its scope's end at the latest: an
+upper bound, and the peak is given only where that bound (and the loss's) lies strictly below the exact maximum of
+the backward or the optimizer step. The inference span
 (:mod:`.inference`) replays the same forward without a graph.
 
 What is modelled: the operations BERT's classes run (a program opts in with :meth:`exact_lifetimes`), every

@@ -66,8 +66,8 @@ answer above (the optimizer step when provable, else no figure).
 
 **What remains** (issue 32): gradient checkpointing (the recomputed layer inside the backward), causal
 masks, SDPA and autocast, Megatron-BERT (its attention keeps the scores until it returns), the other
-families (DeBERTa's clones, ModernBERT, Longformer...); the forward and the loss exactly for ELECTRA's,
-DistilBERT's and ALBERT's programs (BERT's and RoBERTa's are replayed exactly: :mod:`.lifetime`).
+families (DeBERTa's clones, ModernBERT, Longformer...). The forward and the loss of the classes above are
+replayed exactly (:mod:`.lifetime`), so their peak is given in every phase.
 
 Standard library only; imports only :mod:`.tensor` (below the step, above the families).
 """

@@ -181,9 +181,14 @@ def step_embeddings(sim: Sim, inv: Inventory, prefix: str, b: int, n: int, posit
 
 
 def step_attention(sim: Sim, x: T, heads: int, query: str, key: str, value: str, dropout: bool = True,
-                   bias: T | None = None, dropout_key: str = "attention_probs_dropout_prob", frame: bool = True) -> T:
+                   bias: T | None = None, dropout_key: str = "attention_probs_dropout_prob", frame: bool = True,
+                   held: list[T] | None = None) -> T:
     """Self-attention up to the context [B, L, H]: eager (``eager_attention_forward``, then the reshape), or
     SDPA when ``sim.attention`` is "sdpa" (:meth:`Sim.sdpa`).
+
+    ``frame``: the function is the model's own (its scope ends here, returning the context and the
+    probabilities); else it is part of the caller's, which gets the probabilities in ``held`` (eager) to name them
+    as returned where its own function returns them.
 
     Q, K, V are split into heads (a view, then a transpose); ``matmul`` reshapes them
     to 3-D for ``bmm``, copying unless B or the heads are 1; softmax keeps its
@@ -221,6 +226,8 @@ def step_attention(sim: Sim, x: T, heads: int, query: str, key: str, value: str,
     context = sim.bmm(probs, v)
     context = sim.rebind(context, sim.contiguous(sim.transpose(context, 1, 2)))
     out = sim.contiguous(sim.reshape(context, (b, n, width)))
+    if held is not None:
+        held.append(probs)
     return sim.end_scope(mark, out, probs) if frame else out
 
 

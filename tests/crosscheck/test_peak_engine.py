@@ -329,7 +329,8 @@ def test_full_size_sdpa_bound_and_figure(preset: str, batch: int, seq_len: int, 
 
 #: The families whose program declares every release of the forward (``sim.exact_forward()``): the forward and
 #: the loss are replayed exactly, so the peak is given wherever it lies.
-FORWARD_EXACT = ("bert", "ernie", "roberta", "xlm-roberta", "camembert", "data2vec-text")
+FORWARD_EXACT = ("bert", "ernie", "roberta", "xlm-roberta", "camembert", "data2vec-text", "electra", "distilbert",
+                 "albert")
 FORWARD_RANDOM = int(os.environ.get("PEAK_FORWARD_RANDOM", str(max(4, PER_FAMILY // 2))))
 
 
