@@ -29,8 +29,17 @@ upper bound, and the peak is given only where that bound (and the loss's) lies s
 the backward or the optimizer step. The inference span
 (:mod:`.inference`) replays the same forward without a graph.
 
+**Non-reentrant checkpointing** (transformers 5.23's default) is replayed too (:meth:`LiveSim.layer`): in the
+forward a checkpointed layer's saved tensors are packed into holders, not kept (each storage dies when Python
+drops it), and its input is kept by the checkpoint's frame; in the backward the layer's first node holding saved
+tensors recomputes it (:func:`_recompute`: the same storages in the same order, each gone where Python drops it
+unless the layer's nodes hold it, up to its last pack, where the early stop unwinds it); each node drops what it
+unpacked as its ``apply`` returns (:meth:`Backward.applied`: before ``validate_outputs`` sums a bias's
+gradient); the frame, and the input, go with the layer's last node holding saved tensors. Reentrant checkpointing
+is not replayed (no figure where the bound does not decide).
+
 What is modelled: the operations BERT's classes run (a program opts in with :meth:`exact_lifetimes`), every
-parameter trained, no checkpointing, no LoRA. Anything else (an operation without its node, an input
+parameter trained or some frozen, LoRA, non-reentrant checkpointing. Anything else (an operation without its node, an input
 whose producer is unknown, a saved storage no node holds) makes :attr:`LiveSim.failed` say why, and the
 step keeps the optimizer-step figure or no figure. Standard library only.
 """
@@ -68,6 +77,20 @@ class Node:
     grad_sids: list[int] = field(default_factory=list)  # AccumulateGrad, once run: the storage kept as .grad
     #: A node of several outputs (``SplitBackward0``): each gradient arriving fills its own slot, none is summed.
     slots: bool = False
+    #: The non-reentrant checkpointed block the node was made in (:class:`Block`), None outside one.
+    block: int | None = None
+
+
+@dataclass
+class Block:
+    """A layer under non-reentrant ``torch.utils.checkpoint``: its input (kept by the checkpoint's frame until the
+    last of the block's nodes holding saved tensors has run), the storage ids its forward made (``first < id <=
+    last``), and ``stop``: the last storage made before its last pack, where the recomputation stops early."""
+
+    input: int
+    first: int
+    last: int
+    stop: int
 
 
 @dataclass
@@ -83,6 +106,9 @@ class Backward:
     best_live: dict[int, int] = field(default_factory=dict)
     module: str = ""
     _next: int = 0
+    #: A checkpointed block's node running: the recomputed storages it unpacked, dropped as its ``apply`` returns
+    #: (:meth:`applied`), before ``validate_outputs`` sums a broadcast gradient (not at ``release_variables``).
+    unpacked: list[int] = field(default_factory=list)
 
     def check(self, op: str) -> None:
         if self.live > self.best:
@@ -102,6 +128,22 @@ class Backward:
         shape = tuple(shape)
         return T(shape, tuple(strides) if strides is not None else contiguous_strides(shape), self._next, True,
                  itemsize)
+
+    def new_storage(self, nbytes: int, op: str, refs: int = 1) -> int:
+        """A storage of ``nbytes`` made in the backward that is no gradient (a checkpointed block's recomputed
+        tensor), held ``refs`` times, counted at once."""
+        self._next -= 1
+        self.sizes[self._next] = nbytes
+        self.refs[self._next] = refs
+        self.live += nbytes
+        self.check(op)
+        return self._next
+
+    def applied(self) -> None:
+        """The node's ``apply`` has returned: a checkpointed block's unpacked tensors (its locals) are gone."""
+        for s in self.unpacked:
+            self.drop(s)
+        self.unpacked = []
 
     def hold(self, sid: int) -> None:
         if sid in self.refs:
@@ -147,6 +189,10 @@ class LiveSim(Sim):
         #: Storage id -> the aten operation that returned it (what ``LiveBytes`` names the peak's op by).
         self.op_of: dict[int, str] = {}
         self._aten = ""  # the aten operation whose outputs :meth:`new` is making
+        #: The layers run under non-reentrant checkpointing (:meth:`layer`), and the one running (its index).
+        self.blocks_run: list[Block] = []
+        self._block: int | None = None
+        self._stop = 0
         self.made_in: dict[int, str] = {}
         self.extra: dict[int, int] = {}  # storages only the forward's bound counts (:meth:`transients`)
         self.accumulators: dict[str, int] = {}
@@ -222,6 +268,7 @@ class LiveSim(Sim):
     def save(self, t: T) -> None:
         if self.grad_mode:
             self.pending.append(t.storage)
+            self._stop = self._next  # a pack: a recomputation stopping here has made every storage up to now
         super().save(t)
 
     def _edge(self, t: T) -> int | None:
@@ -247,7 +294,7 @@ class LiveSim(Sim):
         if not self.grad_mode:
             self.fail("no-grad region")
         self.nodes.append(Node(len(self.nodes), name, self.module, nexts, self.pending if saved is None else saved,
-                               run))
+                               run, block=self._block))
         self.pending = []
         self.edge[id(out)] = len(self.nodes) - 1
         self.keep.append(out)
@@ -341,8 +388,8 @@ class LiveSim(Sim):
         noise = self.new(t.shape, False, t.itemsize)  # as Ops.dropout (no autocast here)
         self._aten = "aten.mul"
         out = self.new(t.shape, t.grad, t.itemsize)
+        self.release(noise)  # Python's name goes as dropout returns (MulBackward0 keeps it when t needs a gradient)
         if not t.grad:
-            self.release(noise)
             return out
         self.save(noise)
         return self._pointwise_backward("MulBackward0", "aten.mul", t, out)
@@ -453,6 +500,7 @@ class LiveSim(Sim):
         def run(bw: Backward, g: T) -> list[T | None]:
             ga = bw.alloc((m, k), a.itemsize, "aten.mm") if a.grad else None
             gw = bw.alloc((n, k), size, "aten.mm") if b_grad else None
+            bw.applied()  # the bias's gradient is the incoming one, summed to [out] by validate_outputs
             gb = bw.alloc((n,), size, "aten.sum") if bias_grad else None
             return [gb, ga, gw]
         # Handed on in addmm's order (bias, input, then W.t()'s TBackward0, which passes the weight's on): with a
@@ -486,6 +534,9 @@ class LiveSim(Sim):
             rows = x.shape[:-1] + (1,)
             self.release(self.new(rows, False), self.new(rows, False))
             return out
+        # The mean and 1/std are saved (the last two storages made); Python drops its own names of them at once.
+        self.deaths.setdefault(self._next - 1, self._next)
+        self.deaths.setdefault(self._next, self._next)
         weight, bias = bool(self.trains.get(module + ".weight")), bool(self.trains.get(module + ".bias"))
         width = x.shape[-1]
 
@@ -543,6 +594,9 @@ class LiveSim(Sim):
         out = self._node("MulBackward0", [self._edge(t1), self._edge(t7)], product, self.new(shape, True))
         for a, b in ((t2, t3), (t3, t4), (t4, t5), (t5, t6)):  # each temporary gone once the next is made
             self.scopes.append((a.storage - 1, b.storage, frozenset([b.storage])))
+        self._die(t6.storage, t7.storage)  # Python's names (autograd keeps these three)
+        self._die(t1.storage, out.storage)
+        self._die(t7.storage, out.storage)
         return out
 
     def _gelu_tanh_no_grad(self, t: T) -> T:
@@ -630,9 +684,23 @@ class LiveSim(Sim):
     # -- what the lifetime simulator does not model (the step keeps its other answers)
 
     def layer(self, fn: Callable[[Sim, T], T], x: T) -> T:
-        if self.checkpointing:
-            self.fail("checkpointing")
-        return super().layer(fn, x)
+        """Non-reentrant checkpointing (transformers 5.23's default): the block runs once with a graph whose saved
+        tensors are packed into the checkpoint's holders, not kept (each storage dies when Python drops it), its
+        input kept by the checkpoint's frame; the backward recomputes it (:func:`_recompute`) at its first unpack.
+        Reentrant checkpointing is not modelled here."""
+        if not self.checkpointing:
+            return super().layer(fn, x)
+        if self.reentrant or self._block is not None:
+            self.fail("reentrant checkpointing")
+            return super().layer(fn, x)
+        self._block, first = len(self.blocks_run), self._next
+        self._stop = first
+        try:
+            out = fn(self, x)
+        finally:
+            self._block = None
+        self.blocks_run.append(Block(x.storage, first, self._next, self._stop))
+        return out
 
 
 @dataclass(frozen=True)
@@ -663,13 +731,19 @@ def run_step(sim: LiveSim, outputs: Sequence[T], start_items: Sequence[Item], gr
         return None
     start = sum(i.bytes for i in start_items)
     saved: dict[int, int] = {}
+    # Saved by a checkpointed block's node: a holder in the forward, recomputed later (per block: how many hold it).
+    packed: dict[int, dict[int, int]] = {}
     for node in sim.nodes:
         for s in node.saved:
             if sim.storages.get(s, 0) and s != sim.input_ids:
-                saved[s] = saved.get(s, 0) + 1
-    if set(saved) != {s for s, n in sim.saved.items() if n and s != sim.input_ids}:
+                into = saved if node.block is None else packed.setdefault(node.block, {})
+                into[s] = into.get(s, 0) + 1
+    if set(saved).union(*packed.values()) != {s for s, n in sim.saved.items() if n and s != sim.input_ids}:
         sim.fail("saved storages and nodes disagree")
         return None
+    inputs = {b.input for b in sim.blocks_run}  # kept by their checkpoint's frame
+    for s in inputs:
+        saved[s] = saved.get(s, 0) + 1
     out_sids = {o.storage for o in outputs}
     sizes = {s: n for s, n in sim.storages.items() if n and s != sim.input_ids}
     replay = replay_forward(sim, set(saved) | out_sids, start_items)
@@ -709,7 +783,7 @@ def run_step(sim: LiveSim, outputs: Sequence[T], start_items: Sequence[Item], gr
     if sim.failed or previous is None:
         sim.fail(sim.failed or "no output needs a gradient")
         return None
-    ran = _run(sim.nodes, previous, bw, ones)
+    ran = _run(sim.nodes, previous, bw, ones, _recompute(sim, packed), [b.input for b in sim.blocks_run])
     if any(node.saved and i not in ran for i, node in enumerate(sim.nodes)):
         sim.fail("a node the loss never reaches holds saved storages")  # PyTorch frees them earlier
         return None
@@ -839,9 +913,44 @@ def _passed(k: int) -> Callable[[Backward, T], list[T | None]]:
     return lambda bw, g: [bw.alias(g, g.shape, g.strides) for _ in range(k)]
 
 
-def _run(nodes: list[Node], root: int, bw: Backward, ones: int) -> set[int]:
+def _recompute(sim: LiveSim, packed: dict[int, dict[int, int]]) -> Callable[[Backward, int], dict[int, int]]:
+    """A checkpointed block's recomputation (non-reentrant), as its first unpack runs it in the backward: the
+    block's forward again, storage by storage in the same order, each dropped where Python drops it (as in the
+    forward, :func:`_deaths` without autograd's keeping) unless the block's nodes hold it (``packed``: how many),
+    up to its last pack (:attr:`Block.stop`), where ``_StopRecomputationError`` unwinds the function and every
+    storage not held goes. Returns the forward's storage ids mapped to the recomputed ones."""
+    death = _deaths(sim, set())
+    sizes = {s: n for s, n in sim.storages.items() if n and s != sim.input_ids}
+    sizes.update(sim.extra)
+
+    def run(bw: Backward, k: int) -> dict[int, int]:
+        block = sim.blocks_run[k]
+        made: dict[int, int] = {}
+        named: set[int] = set()  # storages Python still names
+        ends: list[tuple[int, int]] = []
+        for s in sorted(i for i in sizes if block.first < i <= block.stop):
+            held = packed.get(k, {}).get(s, 0)  # the block's own nodes' holders (a later block's are its own)
+            made[s] = bw.new_storage(sizes[s], sim.op_of.get(s, ""), held + 1)  # + Python's name
+            named.add(s)
+            if s in death:
+                heapq.heappush(ends, (death[s], s))
+            while ends and ends[0][0] <= s:
+                gone = heapq.heappop(ends)[1]
+                named.discard(gone)
+                bw.drop(made[gone])
+        for s in sorted(named):  # the early stop unwinds the block's functions: every name goes
+            bw.drop(made[s])
+        return made
+    return run
+
+
+def _run(nodes: list[Node], root: int, bw: Backward, ones: int,
+         recompute: Callable[[Backward, int], dict[int, int]] | None = None,
+         inputs: Sequence[int] | None = None) -> set[int]:
     """The autograd engine on one thread: dependencies counted from the root, then ready nodes by sequence
-    number, highest first (AccumulateGrad at once); each runs, releases, and hands its gradients on."""
+    number, highest first (AccumulateGrad at once); each runs, releases, and hands its gradients on. A node of a
+    checkpointed block holding saved tensors first has its block recomputed (``recompute``), once; the block's
+    input goes when the last of those nodes has run (the checkpoint's frame with it)."""
     deps: dict[int, int] = {}
     seen, stack = {root}, [root]
     while stack:
@@ -857,6 +966,12 @@ def _run(nodes: list[Node], root: int, bw: Backward, ones: int) -> set[int]:
     bw.hold(ones)
     ready = [(-nodes[root].seq, root)]
     ran: set[int] = set()
+    holding: dict[int, list[int]] = {}  # per checkpointed block, its reachable nodes that hold saved tensors
+    for j in sorted(seen):
+        if nodes[j].block is not None and nodes[j].saved:
+            holding.setdefault(nodes[j].block or 0, []).append(j)
+    remaining = {k: len(js) for k, js in holding.items()}
+    holders = {j for js in holding.values() for j in js}
     while ready:
         _, i = heapq.heappop(ready)
         ran.add(i)
@@ -864,13 +979,31 @@ def _run(nodes: list[Node], root: int, bw: Backward, ones: int) -> set[int]:
         held = parts.pop(i) if node.slots else [buffers.pop(i)]
         g = held[0]
         bw.module = node.module
+        k = node.block
+        if i in holders and recompute is not None:
+            assert k is not None
+            if remaining[k] == len(holding[k]):  # the block's first unpack: it runs its forward again
+                made = recompute(bw, k)
+                for j in holding[k]:  # what it did not make again (its input) is the frame's to keep
+                    nodes[j].saved = [made[s] for s in nodes[j].saved if s in made]
+        recomputed = k is not None and recompute is not None
+        if recomputed:
+            bw.unpacked = list(node.saved)
         outs = node.run(bw, g)
         if node.param is not None:
             node.grad_sids = [g.storage]
         for h in held:
             bw.drop(h.storage)
-        for s in node.saved:
-            bw.drop(s)
+        if recomputed:
+            bw.applied()
+        else:
+            for s in node.saved:
+                bw.drop(s)
+        if i in holders and recompute is not None:
+            assert k is not None
+            remaining[k] -= 1
+            if not remaining[k] and inputs is not None:  # the checkpoint's frame goes, and the input it kept
+                bw.drop(inputs[k])
         for j, out in zip(node.nexts, outs):
             if j is None or out is None:
                 if out is not None:

@@ -64,8 +64,8 @@ models and heads (question answering's ``split`` included) but causal decoders (
 AdamW, SGD with or without momentum, frozen parameters, LoRA. Everything else falls back to this module's
 answer above (the optimizer step when provable, else no figure).
 
-**What remains** (issue 32): gradient checkpointing (the recomputed layer inside the backward), causal
-masks, SDPA and autocast, Megatron-BERT (its attention keeps the scores until it returns), the other
+**What remains** (issue 32): reentrant checkpointing (non-reentrant, transformers' default, is replayed with
+its recomputation: :mod:`.lifetime`), causal masks, SDPA and autocast, Megatron-BERT (its attention keeps the scores until it returns), the other
 families (DeBERTa's clones, ModernBERT, Longformer...). The forward and the loss of the classes above are
 replayed exactly (:mod:`.lifetime`), so their peak is given in every phase.
 

@@ -360,7 +360,7 @@ def _peak(inv: Inventory, s: Settings, sim: Sim, outputs: Sequence[T], params: S
         in_block.update(ids)
         blocks.append([sim.storages[i] for i in ids])
     storages = [n for i, n in sim.storages.items() if i not in in_block]
-    if not s.checkpointing:
+    if not (s.checkpointing and s.reentrant):  # non-reentrant checkpointing replayed too (its recomputation)
         exact = _op_by_op(inv, s, plan, params, graded, buffers)
         if exact is not None:
             return exact
@@ -430,7 +430,8 @@ def lifetime_timeline(inv: Inventory, s: Settings, plan: Any, params: Sequence[t
         if name not in _LIFETIME_SETTINGS and getattr(s, name) != s.__dataclass_fields__[name].default:
             return None
     trains, lora = _trainability(inv, plan)
-    sim = LiveSim(inv, DTYPES[s.dtype], trains, lora, False)
+    sim = LiveSim(inv, DTYPES[s.dtype], trains, lora, s.checkpointing)
+    sim.reentrant = s.reentrant
     outputs = cost_model(inv).program(sim, inv, s.batch, s.seq_len)
     start = [Item("weights", name, _numel(shape) * size) for name, shape, size in params]
     start += [Item("buffer", name, n * size) for name, n, size in buffers]
