@@ -11,15 +11,35 @@ of place (``InputBuffer::accumulate``: a new storage, both summands freed); ``Ac
 incoming gradient itself as ``.grad``. The live bytes are known at every allocation, so the backward's
 maximum is exact.
 
-**The forward is bounded, not replayed.** A storage nothing saves dies when Python drops its last name,
-which depends on the model's Python code. The family's program marks the model's functions
-(:meth:`~.ops.Ops.scope` / :meth:`~.ops.Ops.end_scope`); a storage made inside one, not saved and not
-returned, is counted live until that function returns, any other until the forward's end: an upper bound
-on every moment of the forward. The peak is given only where that bound (and the loss's) lies strictly
-below the exact maximum of the backward or the optimizer step, so it is the peak itself.
+**The forward is replayed where the program declares every release.** A storage nothing saves dies when
+Python drops its last name, which depends on the model's Python code (transformers 5.23's modeling files). The
+family's program says so: :meth:`~.ops.Ops.scope` / :meth:`~.ops.Ops.end_scope` mark a function of the model
+(a storage made inside, not saved and not returned, is gone when it returns; ``end_scope`` names every tensor
+returned, a tuple's too), :meth:`~.ops.Ops.release` / :meth:`~.ops.Ops.rebind` a name dropped or rebound inside
+it (``x = self.dropout(x)``, an expression's temporary), and a composite operation drops its own temporaries
+(``matmul``'s reshape copies, ``native_layer_norm``'s mean and 1/std, dropout's noise, ``gelu_new``'s
+intermediate tensors) unless autograd keeps them. :func:`replay_forward` frees each storage right after the
+allocation at which its last name goes. A program that declares all of them calls
+:meth:`~.ops.Ops.exact_forward` (every program that opts in here, in eager attention: BERT's, ERNIE's,
+RoBERTa's, XLM-R's, CamemBERT's, Data2VecText's, ELECTRA's, DistilBERT's and ALBERT's classes): the forward's
+maximum and the loss's (``sum(o.float().sum() for o in outputs)``, each temporary replayed) are then exact, and
+the step's peak is the largest of the four phases wherever it lies (a frozen backbone, LoRA, a tiny batch: in the
+forward). A program that does not (none today) has each storage counted until its scope's end at the latest: an
+upper bound, and the peak is given only where that bound (and the loss's) lies strictly below the exact maximum of
+the backward or the optimizer step. The inference span
+(:mod:`.inference`) replays the same forward without a graph.
+
+**Non-reentrant checkpointing** (transformers 5.23's default) is replayed too (:meth:`LiveSim.layer`): in the
+forward a checkpointed layer's saved tensors are packed into holders, not kept (each storage dies when Python
+drops it), and its input is kept by the checkpoint's frame; in the backward the layer's first node holding saved
+tensors recomputes it (:func:`_recompute`: the same storages in the same order, each gone where Python drops it
+unless the layer's nodes hold it, up to its last pack, where the early stop unwinds it); each node drops what it
+unpacked as its ``apply`` returns (:meth:`Backward.applied`: before ``validate_outputs`` sums a bias's
+gradient); the frame, and the input, go with the layer's last node holding saved tensors. Reentrant checkpointing
+is not replayed (no figure where the bound does not decide).
 
 What is modelled: the operations BERT's classes run (a program opts in with :meth:`exact_lifetimes`), every
-parameter trained, no checkpointing, no LoRA. Anything else (an operation without its node, an input
+parameter trained or some frozen, LoRA, non-reentrant checkpointing. Anything else (an operation without its node, an input
 whose producer is unknown, a saved storage no node holds) makes :attr:`LiveSim.failed` say why, and the
 step keeps the optimizer-step figure or no figure. Standard library only.
 """
@@ -57,6 +77,20 @@ class Node:
     grad_sids: list[int] = field(default_factory=list)  # AccumulateGrad, once run: the storage kept as .grad
     #: A node of several outputs (``SplitBackward0``): each gradient arriving fills its own slot, none is summed.
     slots: bool = False
+    #: The non-reentrant checkpointed block the node was made in (:class:`Block`), None outside one.
+    block: int | None = None
+
+
+@dataclass
+class Block:
+    """A layer under non-reentrant ``torch.utils.checkpoint``: its input (kept by the checkpoint's frame until the
+    last of the block's nodes holding saved tensors has run), the storage ids its forward made (``first < id <=
+    last``), and ``stop``: the last storage made before its last pack, where the recomputation stops early."""
+
+    input: int
+    first: int
+    last: int
+    stop: int
 
 
 @dataclass
@@ -72,6 +106,9 @@ class Backward:
     best_live: dict[int, int] = field(default_factory=dict)
     module: str = ""
     _next: int = 0
+    #: A checkpointed block's node running: the recomputed storages it unpacked, dropped as its ``apply`` returns
+    #: (:meth:`applied`), before ``validate_outputs`` sums a broadcast gradient (not at ``release_variables``).
+    unpacked: list[int] = field(default_factory=list)
 
     def check(self, op: str) -> None:
         if self.live > self.best:
@@ -91,6 +128,22 @@ class Backward:
         shape = tuple(shape)
         return T(shape, tuple(strides) if strides is not None else contiguous_strides(shape), self._next, True,
                  itemsize)
+
+    def new_storage(self, nbytes: int, op: str, refs: int = 1) -> int:
+        """A storage of ``nbytes`` made in the backward that is no gradient (a checkpointed block's recomputed
+        tensor), held ``refs`` times, counted at once."""
+        self._next -= 1
+        self.sizes[self._next] = nbytes
+        self.refs[self._next] = refs
+        self.live += nbytes
+        self.check(op)
+        return self._next
+
+    def applied(self) -> None:
+        """The node's ``apply`` has returned: a checkpointed block's unpacked tensors (its locals) are gone."""
+        for s in self.unpacked:
+            self.drop(s)
+        self.unpacked = []
 
     def hold(self, sid: int) -> None:
         if sid in self.refs:
@@ -128,7 +181,18 @@ class LiveSim(Sim):
         self.failed: str | None = None
         self.opted = False
         self.input_ids: int | None = None
-        self.scopes: list[tuple[int, int, int]] = []  # (mark, last storage id, storage returned)
+        self.scopes: list[tuple[int, int, frozenset[int]]] = []  # (mark, last storage id, storages returned)
+        #: Storage id -> the storage after whose allocation the model's Python drops its last name (:meth:`release`).
+        self.deaths: dict[int, int] = {}
+        #: The program declares every release (:meth:`~.ops.Ops.exact_forward`): the forward is replayed exactly.
+        self.forward_exact = False
+        #: Storage id -> the aten operation that returned it (what ``LiveBytes`` names the peak's op by).
+        self.op_of: dict[int, str] = {}
+        self._aten = ""  # the aten operation whose outputs :meth:`new` is making
+        #: The layers run under non-reentrant checkpointing (:meth:`layer`), and the one running (its index).
+        self.blocks_run: list[Block] = []
+        self._block: int | None = None
+        self._stop = 0
         self.made_in: dict[int, str] = {}
         self.extra: dict[int, int] = {}  # storages only the forward's bound counts (:meth:`transients`)
         self.accumulators: dict[str, int] = {}
@@ -150,17 +214,34 @@ class LiveSim(Sim):
     def scope(self) -> int:
         return self._next
 
-    def transients(self, sizes: Sequence[int]) -> None:
-        for n in sizes:
+    def exact_forward(self) -> None:
+        self.forward_exact = True
+
+    def transients(self, sizes: Sequence[int], deaths: Sequence[int] | None = None, ops: Sequence[str] = ()) -> None:
+        base = self._next
+        for i, n in enumerate(sizes):
             self._next += 1
             self.extra[self._next] = n
+            self.op_of[self._next] = ops[i] if i < len(ops) else "transient"
+            if deaths is not None:
+                self._die(self._next, base + 1 + deaths[i])
 
-    def end_scope(self, mark: int, out: T) -> T:
-        self.scopes.append((mark, self._next, out.storage))
+    def _die(self, sid: int, at: int) -> None:
+        """A candidate death of storage ``sid``: after the allocation of storage ``at`` (the earliest wins)."""
+        if at < self.deaths.get(sid, at + 1):
+            self.deaths[sid] = at
+
+    def release(self, *ts: T) -> None:
+        for t in ts:
+            self._die(t.storage, self._next)
+
+    def end_scope(self, mark: int, out: T, *also: T) -> T:
+        self.scopes.append((mark, self._next, frozenset([out.storage, *(t.storage for t in also)])))
         return out
 
     def new(self, shape: Sequence[int], grad: bool, itemsize: int | None = None) -> T:
         t = super().new(shape, grad, itemsize)
+        self.op_of[t.storage] = self._aten
         # What the page names it by: its module, or for an operation between modules (attention's bmm, softmax)
         # the function it ran in (the last module's parent) and the operation.
         self.made_in[t.storage] = self.module or (self._last.rsplit(".", 1)[0] + ": " + self._label).lstrip(": ")
@@ -172,10 +253,13 @@ class LiveSim(Sim):
         with super()._in(module):
             yield
 
-    def _labelled(self, label: str) -> None:
+    def _labelled(self, label: str, aten: str | None = None) -> None:
         self._label = label
+        if aten is not None:
+            self._aten = aten
 
     def ids(self, shape: Sequence[int]) -> T:
+        self._aten = "aten.gather"
         t = super().ids(shape)
         if self.input_ids is None:
             self.input_ids = t.storage  # the program's first index tensor is ``input_ids``, live from the start
@@ -184,6 +268,7 @@ class LiveSim(Sim):
     def save(self, t: T) -> None:
         if self.grad_mode:
             self.pending.append(t.storage)
+            self._stop = self._next  # a pack: a recomputation stopping here has made every storage up to now
         super().save(t)
 
     def _edge(self, t: T) -> int | None:
@@ -209,7 +294,7 @@ class LiveSim(Sim):
         if not self.grad_mode:
             self.fail("no-grad region")
         self.nodes.append(Node(len(self.nodes), name, self.module, nexts, self.pending if saved is None else saved,
-                               run))
+                               run, block=self._block))
         self.pending = []
         self.edge[id(out)] = len(self.nodes) - 1
         self.keep.append(out)
@@ -228,7 +313,7 @@ class LiveSim(Sim):
 
     def reshape(self, t: T, shape: Sequence[int]) -> T:
         self._begin()
-        self._labelled("reshape")
+        self._labelled("reshape", "aten.clone")
         out = super().reshape(t, shape)
         return self._viewed(t, out)
 
@@ -269,7 +354,7 @@ class LiveSim(Sim):
                           lambda bw, g: [bw.alloc(shape, size, "aten.select_backward")], out, [])
 
     def contiguous(self, t: T) -> T:
-        self._labelled("contiguous")
+        self._labelled("contiguous", "aten.clone")
         out = super().contiguous(t)
         if out is t or not out.grad:
             return out
@@ -284,7 +369,7 @@ class LiveSim(Sim):
 
     def pointwise(self, t: T) -> T:
         self._begin()
-        self._labelled("mul" if len(t.shape) == 4 else "contiguous")
+        self._labelled("mul" if len(t.shape) == 4 else "contiguous", "aten.mul")
         out = super().pointwise(t)
         if not out.grad:
             return out
@@ -293,12 +378,27 @@ class LiveSim(Sim):
         return self._pointwise_backward("MulBackward1", "aten.mul", t, out)
 
     def dropout(self, t: T, active: bool = True) -> T:
+        """CPU's dropout in training (``_dropout_impl``): ``noise = empty_like(input)``, filled in place, then
+        ``input * noise``; the noise is kept by ``MulBackward0`` when the input needs a gradient, else dropped as the
+        function returns. In ``model.eval()`` (or p = 0) it returns its input."""
         self._begin()
-        self._labelled("dropout")
-        out = super().dropout(t, active)
-        if out is t or not out.grad:
+        self._labelled("dropout", "aten.empty_like")
+        if not active or not self.training:
+            return t
+        noise = self.new(t.shape, False, t.itemsize)  # as Ops.dropout (no autocast here)
+        self._aten = "aten.mul"
+        out = self.new(t.shape, t.grad, t.itemsize)
+        self.release(noise)  # Python's name goes as dropout returns (MulBackward0 keeps it when t needs a gradient)
+        if not t.grad:
             return out
+        self.save(noise)
         return self._pointwise_backward("MulBackward0", "aten.mul", t, out)
+
+    def bmm(self, a: T, b: T) -> T:
+        """``torch.matmul`` of two 4-D tensors: the copies its reshapes make are dropped when it returns (unless
+        ``bmm`` keeps them)."""
+        mark = self.scope()
+        return self.end_scope(mark, super().bmm(a, b))
 
     def activation(self, name: str, t: T) -> T:
         if name not in ("gelu", "relu", "gelu_new"):
@@ -311,25 +411,37 @@ class LiveSim(Sim):
 
     def keep_input(self, t: T) -> T:
         self._begin()
-        self._labelled("gelu")
+        self._labelled("gelu", "aten.gelu")
         out = super().keep_input(t)
         return self._pointwise_backward("GeluBackward0", "aten.gelu_backward", t, out) if out.grad else out
 
     def keep_output(self, t: T) -> T:
         self._begin()
         op = self._op_name or ("aten._softmax_backward_data" if len(t.shape) == 4 else "aten.tanh_backward")
-        self._labelled(op.split("_backward")[0].replace("aten._", "").replace("aten.", "").replace("threshold", "relu"))
+        self._labelled(op.split("_backward")[0].replace("aten._", "").replace("aten.", "").replace("threshold", "relu"),
+                       {"aten._softmax_backward_data": "aten._softmax", "aten.tanh_backward": "aten.tanh",
+                        "aten.threshold_backward": "aten.relu"}.get(op, op))
         out = super().keep_output(t)
         return self._pointwise_backward("OutputBackward", op, t, out) if out.grad else out
 
     def add(self, a: T, b: T) -> T:
         self._begin()
-        self._labelled("add")
+        self._labelled("add", "aten.add")
         out = super().add(a, b)
         if not out.grad:
             return out
         if a.itemsize != b.itemsize:
             self.fail("a promoting add")  # Ops.add makes the model's dtype
+        return self._node("AddBackward0", [self._edge(a), self._edge(b)], self._add_backward(a, b), out)
+
+    def add_(self, a: T, b: T) -> T:
+        """``a += b`` in place: ``AddBackward0`` as for :meth:`add` (autograd rebases ``a``'s history on it)."""
+        self._begin()
+        out = super().add_(a, b)
+        if not out.grad:
+            return out
+        if a.itemsize != b.itemsize or a.shape != b.shape:
+            self.fail("a promoting or broadcasting in-place add")
         return self._node("AddBackward0", [self._edge(a), self._edge(b)], self._add_backward(a, b), out)
 
     def _add_backward(self, a: T, b: T) -> Callable[[Backward, T], list[T | None]]:
@@ -354,7 +466,7 @@ class LiveSim(Sim):
 
     def product(self, a: T, b: T, flops: int, shape: Sequence[int]) -> T:
         self._begin()
-        self._labelled("matmul")
+        self._labelled("matmul", "aten.bmm")
         out = super().product(a, b, flops, shape)
         if len(shape) != 3:
             self.fail("mm of two activations")
@@ -375,6 +487,7 @@ class LiveSim(Sim):
         (``step._LIFETIME_SETTINGS`` leaves mixed precision out, so its peak stays null)."""
         self._begin()
         module = self.module
+        self._aten = "aten.addmm" if self._adapter is None and module + ".bias" in self.shapes else "aten.mm"
         out = super().mm(a, b_grad, m, k, n, out_shape, bias_grad, itemsize, w)
         if not out.grad:
             return out
@@ -387,6 +500,7 @@ class LiveSim(Sim):
         def run(bw: Backward, g: T) -> list[T | None]:
             ga = bw.alloc((m, k), a.itemsize, "aten.mm") if a.grad else None
             gw = bw.alloc((n, k), size, "aten.mm") if b_grad else None
+            bw.applied()  # the bias's gradient is the incoming one, summed to [out] by validate_outputs
             gb = bw.alloc((n,), size, "aten.sum") if bias_grad else None
             return [gb, ga, gw]
         # Handed on in addmm's order (bias, input, then W.t()'s TBackward0, which passes the weight's on): with a
@@ -400,6 +514,7 @@ class LiveSim(Sim):
 
     def embedding(self, module: str, ids: T, first: bool = False) -> T:
         self._begin()
+        self._aten = "aten.embedding"
         out = super().embedding(module, ids, first)
         if not out.grad:
             return out
@@ -411,9 +526,17 @@ class LiveSim(Sim):
 
     def layer_norm(self, module: str, x: T) -> T:
         self._begin()
+        self._aten = "aten.native_layer_norm"
         out = super().layer_norm(module, x)
         if not out.grad:
+            # ``native_layer_norm`` returns the mean and 1/std even when nothing keeps them: made with the output,
+            # dropped at once.
+            rows = x.shape[:-1] + (1,)
+            self.release(self.new(rows, False), self.new(rows, False))
             return out
+        # The mean and 1/std are saved (the last two storages made); Python drops its own names of them at once.
+        self.deaths.setdefault(self._next - 1, self._next)
+        self.deaths.setdefault(self._next, self._next)
         weight, bias = bool(self.trains.get(module + ".weight")), bool(self.trains.get(module + ".bias"))
         width = x.shape[-1]
 
@@ -434,7 +557,7 @@ class LiveSim(Sim):
         temporaries of the expression, each gone once the next is made. PowBackward0 computes
         ``grad * (3 * x.pow(2))``: three tensors at once, the first two freed at the end of the expression."""
         if not t.grad:
-            return super().gelu_tanh(t)
+            return self._gelu_tanh_no_grad(t)
         self._begin()
         self._labelled("gelu_new")
         shape, size = t.shape, t.itemsize
@@ -470,7 +593,29 @@ class LiveSim(Sim):
         self.save(t7)
         out = self._node("MulBackward0", [self._edge(t1), self._edge(t7)], product, self.new(shape, True))
         for a, b in ((t2, t3), (t3, t4), (t4, t5), (t5, t6)):  # each temporary gone once the next is made
-            self.scopes.append((a.storage - 1, b.storage, b.storage))
+            self.scopes.append((a.storage - 1, b.storage, frozenset([b.storage])))
+        self._die(t6.storage, t7.storage)  # Python's names (autograd keeps these three)
+        self._die(t1.storage, out.storage)
+        self._die(t7.storage, out.storage)
+        return out
+
+    def _gelu_tanh_no_grad(self, t: T) -> T:
+        """The same expression where nothing needs a gradient: eight tensors, each temporary dropped once the next
+        operation has used it (``0.5 * x`` and ``1 + tanh`` at the last product)."""
+        self._begin()
+        self._labelled("gelu_new")
+
+        def op(aten: str) -> T:
+            self._aten = aten
+            return self.new(t.shape, False, t.itemsize)
+        t1 = op("aten.mul")
+        prev = op("aten.pow")
+        for aten in ("aten.mul", "aten.add", "aten.mul", "aten.tanh", "aten.add"):
+            nxt = op(aten)
+            self.release(prev)
+            prev = nxt
+        out = op("aten.mul")
+        self.release(t1, prev)
         return out
 
     def split_columns(self, t: T) -> list[T]:
@@ -478,6 +623,7 @@ class LiveSim(Sim):
         new tensor of ``t``'s shape), then per part ``SqueezeBackward1`` and ``CloneBackward0`` (views of the
         gradient)."""
         self._begin()
+        self._aten = "aten.clone"
         parts = [Ops.pointwise(self, Ops.select(self, t, len(t.shape) - 1)) for _ in range(t.shape[-1])]
         if not t.grad:
             return parts
@@ -508,23 +654,26 @@ class LiveSim(Sim):
                 a = self._linear(wide, info.in_features, r, True, False, ADAPTER_BYTES)
                 self._adapter = "lora_B"
                 b = self._linear(a, r, info.out_features, True, False, ADAPTER_BYTES)
+                self.release(a)  # lora_B(lora_A(x)): an argument, kept only by lora_B's backward
             finally:
                 self._adapter = None
             scaled = self.pointwise(b)
+            self.release(b)  # lora_B(lora_A(x)) * scaling: the product's operands are temporaries
             self._begin()
-            self._labelled("add")
+            self._labelled("add", "aten.add")
             out = self.new(base.shape, True, max(base.itemsize, scaled.itemsize))  # promoted to float32 in bf16
             out = self._node("AddBackward0", [self._edge(base), self._edge(scaled)], self._add_backward(base, scaled),
                              out)
+            self.release(base, scaled)  # result = result + ...: the old result and the summand are dropped
             if out.itemsize != base.itemsize:
-                out = self._cast(out, base.itemsize)  # result.to(torch_result_dtype)
+                out = self.rebind(out, self._cast(out, base.itemsize))  # result = result.to(torch_result_dtype)
         return self.end_scope(mark, out)
 
     def _cast(self, t: T, itemsize: int) -> T:
         """``t.to(dtype)``: a new tensor; ``ToCopyBackward0`` casts the gradient back (a new tensor of ``t``'s
         dtype)."""
         self._begin()
-        self._labelled("to")
+        self._labelled("to", "aten._to_copy")
         out = self.new(t.shape, t.grad, itemsize)
         if not out.grad:
             return out
@@ -535,9 +684,23 @@ class LiveSim(Sim):
     # -- what the lifetime simulator does not model (the step keeps its other answers)
 
     def layer(self, fn: Callable[[Sim, T], T], x: T) -> T:
-        if self.checkpointing:
-            self.fail("checkpointing")
-        return super().layer(fn, x)
+        """Non-reentrant checkpointing (transformers 5.23's default): the block runs once with a graph whose saved
+        tensors are packed into the checkpoint's holders, not kept (each storage dies when Python drops it), its
+        input kept by the checkpoint's frame; the backward recomputes it (:func:`_recompute`) at its first unpack.
+        Reentrant checkpointing is not modelled here."""
+        if not self.checkpointing:
+            return super().layer(fn, x)
+        if self.reentrant or self._block is not None:
+            self.fail("reentrant checkpointing")
+            return super().layer(fn, x)
+        self._block, first = len(self.blocks_run), self._next
+        self._stop = first
+        try:
+            out = fn(self, x)
+        finally:
+            self._block = None
+        self.blocks_run.append(Block(x.storage, first, self._next, self._stop))
+        return out
 
 
 @dataclass(frozen=True)
@@ -551,6 +714,10 @@ class Timeline:
     module: str
     items: tuple[Item, ...]
     end: int  # live bytes when the backward has returned (before ``del loss``)
+    #: Where the program declares every release (:meth:`LiveSim.exact_forward`): the forward's and the loss's
+    #: maxima, exact (their ``bytes`` equal ``forward_bound`` and ``loss_bound``), with the op and what is live.
+    forward: Peak | None = None
+    loss: Peak | None = None
 
 
 def run_step(sim: LiveSim, outputs: Sequence[T], start_items: Sequence[Item], graded: Sequence[str]) -> Timeline | None:
@@ -564,37 +731,33 @@ def run_step(sim: LiveSim, outputs: Sequence[T], start_items: Sequence[Item], gr
         return None
     start = sum(i.bytes for i in start_items)
     saved: dict[int, int] = {}
+    # Saved by a checkpointed block's node: a holder in the forward, recomputed later (per block: how many hold it).
+    packed: dict[int, dict[int, int]] = {}
     for node in sim.nodes:
         for s in node.saved:
             if sim.storages.get(s, 0) and s != sim.input_ids:
-                saved[s] = saved.get(s, 0) + 1
-    if set(saved) != {s for s, n in sim.saved.items() if n and s != sim.input_ids}:
+                into = saved if node.block is None else packed.setdefault(node.block, {})
+                into[s] = into.get(s, 0) + 1
+    if set(saved).union(*packed.values()) != {s for s, n in sim.saved.items() if n and s != sim.input_ids}:
         sim.fail("saved storages and nodes disagree")
         return None
+    inputs = {b.input for b in sim.blocks_run}  # kept by their checkpoint's frame
+    for s in inputs:
+        saved[s] = saved.get(s, 0) + 1
     out_sids = {o.storage for o in outputs}
-    # The forward's bound: a storage lives from its creation to its scope's end (not saved, not returned) or to
-    # the forward's end.
-    death: dict[int, int] = {}
-    for mark, last, returned in sim.scopes:
-        for s in range(mark + 1, last + 1):
-            if s != returned and s not in saved and s not in out_sids and s not in death:
-                death[s] = last
     sizes = {s: n for s, n in sim.storages.items() if n and s != sim.input_ids}
-    sizes.update(sim.extra)
-    order = sorted(sizes)
-    forward_bound, live = 0, 0
-    ends: list[tuple[int, int]] = []
-    for s in order:
-        live += sizes[s]
-        if s in death:
-            heapq.heappush(ends, (death[s], s))
-        forward_bound = max(forward_bound, live)
-        while ends and ends[0][0] <= s:  # storages whose scope ended with this one's creation are gone after it
-            live -= sizes[heapq.heappop(ends)[1]]
-    forward_bound += start
-    # The loss: what the forward leaves (its bound at the end), one output's float32 copy at a time, the sums.
-    floats = [o.numel * 4 for o in outputs if o.itemsize != 4]
-    loss_bound = start + live + max(floats or [0]) + SCALAR * (len(outputs) + 2)
+    replay = replay_forward(sim, set(saved) | out_sids, start_items)
+    forward_bound = replay.bytes
+    assert forward_bound is not None
+    live = replay.end - start
+    loss_peak: Peak | None = None
+    if sim.forward_exact:
+        loss_peak = _loss(outputs, replay.end, start_items, sim, set(saved) | out_sids)
+        assert loss_peak.bytes is not None
+        loss_bound = loss_peak.bytes
+    else:  # what the forward leaves (its bound at the end), one output's float32 copy at a time, the sums
+        floats = [o.numel * 4 for o in outputs if o.itemsize != 4]
+        loss_bound = start + live + max(floats or [0]) + SCALAR * (len(outputs) + 2)
 
     # The loss: sum over outputs of o.float().sum(); its nodes come after the forward's.
     bw = Backward(live=0)
@@ -620,7 +783,7 @@ def run_step(sim: LiveSim, outputs: Sequence[T], start_items: Sequence[Item], gr
     if sim.failed or previous is None:
         sim.fail(sim.failed or "no output needs a gradient")
         return None
-    ran = _run(sim.nodes, previous, bw, ones)
+    ran = _run(sim.nodes, previous, bw, ones, _recompute(sim, packed), [b.input for b in sim.blocks_run])
     if any(node.saved and i not in ran for i, node in enumerate(sim.nodes)):
         sim.fail("a node the loss never reaches holds saved storages")  # PyTorch frees them earlier
         return None
@@ -641,7 +804,98 @@ def run_step(sim: LiveSim, outputs: Sequence[T], start_items: Sequence[Item], gr
         else:
             items.append(Item("temporary", "gradient" if s != ones else "ones_like(loss)", n))
     items.append(Item("temporary", "loss", SCALAR))
-    return Timeline(forward_bound, loss_bound, bw.best, bw.best_op, bw.best_module, tuple(items), bw.live)
+    return Timeline(forward_bound, loss_bound, bw.best, bw.best_op, bw.best_module, tuple(items), bw.live,
+                    replay if sim.forward_exact else None, loss_peak)
+
+
+def _deaths(sim: LiveSim, keep: set[int]) -> dict[int, int]:
+    """Per storage made in the forward, the storage after whose allocation it is gone: the earliest of its
+    releases (:meth:`LiveSim.release`) and the end of the innermost function that made it without returning it;
+    none for what ``keep`` holds (saved by autograd, returned by the forward) or a local of the model's own
+    ``forward`` (gone at its end)."""
+    death = {s: at for s, at in sim.deaths.items() if s not in keep}
+    for mark, last, returned in sim.scopes:
+        for s in range(mark + 1, last + 1):
+            if s not in returned and s not in keep and last < death.get(s, last + 1):
+                death[s] = last
+    return death
+
+
+def replay_forward(sim: LiveSim, keep: set[int], start_items: Sequence[Item], phase: str = "forward") -> "Replay":
+    """The forward replayed allocation by allocation: each storage live from its operation until its death
+    (:func:`_deaths`). ``bytes`` is the maximum of the live bytes (``start_items`` live throughout), with the op
+    that reached it and what was live then; exact where the program declares every release
+    (:attr:`LiveSim.forward_exact`), else an upper bound (a storage counted until its scope's end at the
+    latest). ``end``-ing live bytes (what ``keep`` holds, and the model's locals when not exact) in
+    :attr:`Replay.end`."""
+    death = _deaths(sim, keep)
+    sizes = {s: n for s, n in sim.storages.items() if n and s != sim.input_ids}
+    sizes.update(sim.extra)
+    start = sum(i.bytes for i in start_items)
+    live, best, at = start, -1, 0
+    alive: dict[int, int] = {}
+    best_live: dict[int, int] = {}
+    ends: list[tuple[int, int]] = []
+    for s in sorted(sizes):
+        live += sizes[s]
+        alive[s] = sizes[s]
+        if s in death:
+            heapq.heappush(ends, (death[s], s))
+        if live > best:
+            best, at, best_live = live, s, dict(alive)
+        while ends and ends[0][0] <= s:  # storages whose last name went with this one's creation are gone after it
+            gone = heapq.heappop(ends)[1]
+            live -= sizes[gone]
+            del alive[gone]
+    if best < 0:
+        best = start
+    if sim.forward_exact:  # the model's forward returns: its locals go, what autograd saved and the outputs stay
+        live = start + sum(n for s, n in alive.items() if s in keep)
+    items = list(start_items) + [Item("activation", sim.made_in.get(s) or sim.op_of.get(s, ""), n)
+                                 for s, n in best_live.items()]
+    top, kinds = _top(items)
+    return Replay(best, phase, sim.op_of.get(at, ""), sim.made_in.get(at, ""), top, kinds, end=live)
+
+
+@dataclass(frozen=True)
+class Replay(Peak):
+    """:func:`replay_forward`'s answer: a :class:`~.peak.Peak` and the live bytes when the forward has returned."""
+
+    end: int = 0
+
+
+def _loss(outputs: Sequence[T], forward_end: int, start_items: Sequence[Item], sim: LiveSim,
+          kept: set[int]) -> Peak:
+    """``loss = sum(o.float().sum() for o in outputs)`` from the forward's end: per output its float32 copy
+    (``aten._to_copy``, a bf16 output only), its sum (4 bytes; the copy dropped), then ``0 + s1`` or
+    ``loss + s_i`` (``aten.add``, a new 4-byte tensor; the previous one and ``s_i`` dropped)."""
+    live, best, op = forward_end, -1, ""
+    peak_extra: list[Item] = []
+    running: list[Item] = []
+
+    def check(name: str, now: list[Item]) -> None:
+        nonlocal best, op, peak_extra
+        if live > best:
+            best, op, peak_extra = live, name, list(now)
+    for o in outputs:
+        copy = o.numel * 4 if o.itemsize != 4 else 0
+        now = list(running)
+        if copy:
+            live += copy
+            now.append(Item("temporary", "float()", copy))
+            check("aten._to_copy", now)
+        live += SCALAR
+        now.append(Item("temporary", "sum", SCALAR))
+        check("aten.sum", now)
+        live -= copy
+        live += SCALAR
+        check("aten.add", [*running, Item("temporary", "sum", SCALAR), Item("temporary", "loss", SCALAR)])
+        live -= SCALAR * (1 + len(running))
+        running = [Item("temporary", "loss", SCALAR)]
+    acts = [Item("activation", sim.made_in.get(s) or sim.op_of.get(s, ""), sim.storages.get(s, 0))
+            for s in sorted(kept) if sim.storages.get(s, 0) and s != sim.input_ids]
+    top, kinds = _top(list(start_items) + acts + peak_extra)
+    return Peak(best, "loss", op, "", top, kinds)
 
 
 def _cast_back(o: T) -> Callable[[Backward, T], list[T | None]]:
@@ -659,9 +913,44 @@ def _passed(k: int) -> Callable[[Backward, T], list[T | None]]:
     return lambda bw, g: [bw.alias(g, g.shape, g.strides) for _ in range(k)]
 
 
-def _run(nodes: list[Node], root: int, bw: Backward, ones: int) -> set[int]:
+def _recompute(sim: LiveSim, packed: dict[int, dict[int, int]]) -> Callable[[Backward, int], dict[int, int]]:
+    """A checkpointed block's recomputation (non-reentrant), as its first unpack runs it in the backward: the
+    block's forward again, storage by storage in the same order, each dropped where Python drops it (as in the
+    forward, :func:`_deaths` without autograd's keeping) unless the block's nodes hold it (``packed``: how many),
+    up to its last pack (:attr:`Block.stop`), where ``_StopRecomputationError`` unwinds the function and every
+    storage not held goes. Returns the forward's storage ids mapped to the recomputed ones."""
+    death = _deaths(sim, set())
+    sizes = {s: n for s, n in sim.storages.items() if n and s != sim.input_ids}
+    sizes.update(sim.extra)
+
+    def run(bw: Backward, k: int) -> dict[int, int]:
+        block = sim.blocks_run[k]
+        made: dict[int, int] = {}
+        named: set[int] = set()  # storages Python still names
+        ends: list[tuple[int, int]] = []
+        for s in sorted(i for i in sizes if block.first < i <= block.stop):
+            held = packed.get(k, {}).get(s, 0)  # the block's own nodes' holders (a later block's are its own)
+            made[s] = bw.new_storage(sizes[s], sim.op_of.get(s, ""), held + 1)  # + Python's name
+            named.add(s)
+            if s in death:
+                heapq.heappush(ends, (death[s], s))
+            while ends and ends[0][0] <= s:
+                gone = heapq.heappop(ends)[1]
+                named.discard(gone)
+                bw.drop(made[gone])
+        for s in sorted(named):  # the early stop unwinds the block's functions: every name goes
+            bw.drop(made[s])
+        return made
+    return run
+
+
+def _run(nodes: list[Node], root: int, bw: Backward, ones: int,
+         recompute: Callable[[Backward, int], dict[int, int]] | None = None,
+         inputs: Sequence[int] | None = None) -> set[int]:
     """The autograd engine on one thread: dependencies counted from the root, then ready nodes by sequence
-    number, highest first (AccumulateGrad at once); each runs, releases, and hands its gradients on."""
+    number, highest first (AccumulateGrad at once); each runs, releases, and hands its gradients on. A node of a
+    checkpointed block holding saved tensors first has its block recomputed (``recompute``), once; the block's
+    input goes when the last of those nodes has run (the checkpoint's frame with it)."""
     deps: dict[int, int] = {}
     seen, stack = {root}, [root]
     while stack:
@@ -677,6 +966,12 @@ def _run(nodes: list[Node], root: int, bw: Backward, ones: int) -> set[int]:
     bw.hold(ones)
     ready = [(-nodes[root].seq, root)]
     ran: set[int] = set()
+    holding: dict[int, list[int]] = {}  # per checkpointed block, its reachable nodes that hold saved tensors
+    for j in sorted(seen):
+        if nodes[j].block is not None and nodes[j].saved:
+            holding.setdefault(nodes[j].block or 0, []).append(j)
+    remaining = {k: len(js) for k, js in holding.items()}
+    holders = {j for js in holding.values() for j in js}
     while ready:
         _, i = heapq.heappop(ready)
         ran.add(i)
@@ -684,13 +979,31 @@ def _run(nodes: list[Node], root: int, bw: Backward, ones: int) -> set[int]:
         held = parts.pop(i) if node.slots else [buffers.pop(i)]
         g = held[0]
         bw.module = node.module
+        k = node.block
+        if i in holders and recompute is not None:
+            assert k is not None
+            if remaining[k] == len(holding[k]):  # the block's first unpack: it runs its forward again
+                made = recompute(bw, k)
+                for j in holding[k]:  # what it did not make again (its input) is the frame's to keep
+                    nodes[j].saved = [made[s] for s in nodes[j].saved if s in made]
+        recomputed = k is not None and recompute is not None
+        if recomputed:
+            bw.unpacked = list(node.saved)
         outs = node.run(bw, g)
         if node.param is not None:
             node.grad_sids = [g.storage]
         for h in held:
             bw.drop(h.storage)
-        for s in node.saved:
-            bw.drop(s)
+        if recomputed:
+            bw.applied()
+        else:
+            for s in node.saved:
+                bw.drop(s)
+        if i in holders and recompute is not None:
+            assert k is not None
+            remaining[k] -= 1
+            if not remaining[k] and inputs is not None:  # the checkpoint's frame goes, and the input it kept
+                bw.drop(inputs[k])
         for j, out in zip(node.nexts, outs):
             if j is None or out is None:
                 if out is not None:
@@ -724,7 +1037,9 @@ def _run(nodes: list[Node], root: int, bw: Backward, ones: int) -> set[int]:
 
 def live_peak(timeline: Timeline, optimizer: Peak | None, sgd: bool) -> Peak | None:
     """The step's peak from the backward's exact maximum and the optimizer step's (None: plain SGD, whose step
-    allocates nothing): the larger, if the forward's and the loss's bounds lie strictly below it."""
+    allocates nothing): the larger, if the forward's and the loss's bounds lie strictly below it; where the forward
+    and the loss are replayed exactly too (:attr:`Timeline.forward`), the largest of the four phases, the first of
+    equal maxima (as ``LiveBytes`` keeps the first moment)."""
     back = Peak(timeline.backward, "backward", timeline.op, timeline.module, *_top(timeline.items))
     if optimizer is not None and optimizer.bytes is not None and optimizer.bytes > timeline.backward:
         best = optimizer
@@ -732,13 +1047,18 @@ def live_peak(timeline: Timeline, optimizer: Peak | None, sgd: bool) -> Peak | N
         return None
     else:
         best = back
-    assert best.bytes is not None
-    if max(timeline.forward_bound, timeline.loss_bound) >= best.bytes:
-        return None
+    figure = best.bytes
+    assert figure is not None
     # The bound on everything before the optimizer step: the forward's and the loss's, the backward's maximum.
     bound = max(timeline.forward_bound, timeline.loss_bound, timeline.backward)
-    return Peak(best.bytes, best.phase, best.op, best.module, best.items, best.by_kind, None, bound, None,
-                best.bytes, best.bytes)
+    if timeline.forward is not None and timeline.loss is not None:
+        for phase in (timeline.loss, timeline.forward):  # earlier phases win ties
+            assert phase.bytes is not None
+            if phase.bytes >= figure:
+                best, figure = phase, phase.bytes
+    elif max(timeline.forward_bound, timeline.loss_bound) >= figure:
+        return None
+    return Peak(figure, best.phase, best.op, best.module, best.items, best.by_kind, None, bound, None, figure, figure)
 
 
 def _top(items: Sequence[Item]) -> tuple[tuple[Item, ...], dict[str, int]]:

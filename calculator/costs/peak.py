@@ -64,11 +64,10 @@ models and heads (question answering's ``split`` included) but causal decoders (
 AdamW, SGD with or without momentum, frozen parameters, LoRA. Everything else falls back to this module's
 answer above (the optimizer step when provable, else no figure).
 
-**What remains** (issue 32): gradient checkpointing (the recomputed layer inside the backward), causal
-masks, SDPA and autocast, Megatron-BERT (its attention keeps the scores until it returns), the other
-families (DeBERTa's clones, ModernBERT, Longformer...); the loss phase exactly (today bounded, so a peak in the
-loss, a bf16 model's float32 copy of a large output, gives no figure); and the forward exactly (today bounded
-by scopes: a peak inside the forward, e.g. at a tiny hidden size, gives no figure).
+**What remains** (issue 32): reentrant checkpointing (non-reentrant, transformers' default, is replayed with
+its recomputation: :mod:`.lifetime`), causal masks, SDPA and autocast, Megatron-BERT (its attention keeps the scores until it returns), the other
+families (DeBERTa's clones, ModernBERT, Longformer...). The forward and the loss of the classes above are
+replayed exactly (:mod:`.lifetime`), so their peak is given in every phase.
 
 Standard library only; imports only :mod:`.tensor` (below the step, above the families).
 """

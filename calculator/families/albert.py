@@ -135,25 +135,43 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     prefix = bert.step_prefix(inv)
     if bert.step_task(inv) in LIFETIMES:  # every operation modelled by the lifetime simulator
         sim.exact_lifetimes()
+        if sim.attention == "eager":
+            sim.exact_forward()  # every name's release declared below
+    model = sim.scope()  # AlbertModel.forward: ``embedding_output`` held until it returns
     x = bert.step_embeddings(sim, inv, prefix, b, n)
+    encoder = sim.scope()  # AlbertTransformer.forward
     x = sim.linear(prefix + "encoder.embedding_hidden_mapping_in", x)
     layers, groups = c["num_hidden_layers"], c["num_hidden_groups"]
     for i in range(layers):
         g = int(i / (layers / groups))
-        for j in range(c["inner_group_num"]):
-            x = step_layer(sim, f"{prefix}encoder.albert_layer_groups.{g}.albert_layers.{j}.", x,
+        group_input = x  # the transformer's ``hidden_states``, held until the group returns
+        for j in range(c["inner_group_num"]):  # AlbertLayerGroup.forward rebinds its own ``hidden_states``
+            y = step_layer(sim, f"{prefix}encoder.albert_layer_groups.{g}.albert_layers.{j}.", x,
                            c["num_attention_heads"])
-    pooled = sim.keep_output(sim.linear(prefix + "pooler", sim.select(x, 1))) if inv.pooler else None
+            if j:
+                sim.rebind(x, y)
+            x = y
+        sim.rebind(group_input, x)
+    x = sim.end_scope(encoder, x)
+    pooled = None
+    if inv.pooler:  # pooler_activation(pooler(sequence_output[:, 0])): the Linear's output a temporary
+        dense = sim.linear(prefix + "pooler", sim.select(x, 1))
+        pooled = sim.rebind(dense, sim.keep_output(dense))
+    sim.end_scope(model, x, *([pooled] if pooled is not None else []))
     kind = bert.step_task(inv)
     classify = sim.drops("classifier_dropout_prob")
     if kind == "":
         return [x] + ([pooled] if pooled is not None else [])
     if kind in ("ForMaskedLM", "ForPreTraining"):
-        y = sim.act("hidden_act", sim.linear("predictions.dense", x))
-        out = [sim.linear("predictions.decoder", sim.layer_norm("predictions.LayerNorm", y))]
+        mark = sim.scope()  # AlbertMLMHead.forward: ``hidden_states`` rebound at each line
+        y = sim.linear("predictions.dense", x)
+        y = sim.rebind(y, sim.act("hidden_act", y))
+        y = sim.rebind(y, sim.layer_norm("predictions.LayerNorm", y))
+        out = [sim.end_scope(mark, sim.rebind(y, sim.linear("predictions.decoder", y)))]
         if kind == "ForPreTraining":
             assert pooled is not None
-            out.append(sim.linear("sop_classifier.classifier", sim.dropout(pooled, classify)))
+            mark = sim.scope()  # AlbertSOPHead.forward
+            out.append(sim.end_scope(mark, sim.linear("sop_classifier.classifier", sim.dropout(pooled, classify))))
         return out
     if kind == "ForSequenceClassification":
         assert pooled is not None
@@ -168,14 +186,24 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
 def step_layer(sim: Sim, p: str, x: T, heads: int) -> T:
     """One ``AlbertLayer`` (not a checkpointable layer in transformers 5.23): the attention's ``output_dropout``
     (hidden_dropout_prob) after its dense; the layer's own ``dropout`` is never called by ``ff_chunk``."""
-    layer = sim.scope()  # AlbertLayer.forward
+    layer = sim.scope()  # AlbertLayer.forward: holds ``_`` (the probabilities) and attention_output
     attention = sim.scope()  # AlbertAttention.forward: q, k, v, the attention, dense, dropout, LayerNorm
+    held: list[T] = []
     context = bert.step_attention(sim, x, heads, p + "attention.query", p + "attention.key", p + "attention.value",
-                                  frame=False)
-    out = sim.dropout(sim.linear(p + "attention.dense", context), sim.drops("hidden_dropout_prob"))
-    attended = sim.end_scope(attention, sim.layer_norm(p + "attention.LayerNorm", sim.add(x, out)))
-    inner = sim.act("hidden_act", sim.linear(p + "ffn", attended))
-    out = sim.layer_norm(p + "full_layer_layer_norm", sim.add(sim.linear(p + "ffn_output", inner), attended))
+                                  frame=False, held=held)
+    out = sim.rebind(context, sim.linear(p + "attention.dense", context))  # ``attn_output`` rebound at each line
+    out = sim.rebind(out, sim.dropout(out, sim.drops("hidden_dropout_prob")))
+    total = sim.add(x, out)
+    attended = sim.layer_norm(p + "attention.LayerNorm", total)
+    sim.release(out, total)
+    attended = sim.end_scope(attention, attended, *held)
+    chunk = sim.scope()  # ff_chunk: ``ffn_output`` rebound at each line
+    inner = sim.linear(p + "ffn", attended)
+    inner = sim.rebind(inner, sim.act("hidden_act", inner))
+    inner = sim.end_scope(chunk, sim.rebind(inner, sim.linear(p + "ffn_output", inner)))
+    total = sim.add(inner, attended)
+    out = sim.layer_norm(p + "full_layer_layer_norm", total)
+    sim.release(inner, total)
     return sim.end_scope(layer, out)
 
 

@@ -93,23 +93,35 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     prefix = bert.step_prefix(inv)
     if bert.step_task(inv) in LIFETIMES:  # every operation modelled by the lifetime simulator
         sim.exact_lifetimes()
+        if sim.attention == "eager":
+            sim.exact_forward()  # every name's release declared below
     e = prefix + "embeddings."
-    mark = sim.scope()  # Embeddings.forward
-    x = sim.embedding(e + "word_embeddings", sim.ids((b, n)), first=True)
-    x = sim.add(x, sim.embedding(e + "position_embeddings", sim.buffer((1, n))))
-    x = sim.end_scope(mark, sim.dropout(sim.layer_norm(e + "LayerNorm", x), sim.drops("dropout")))
+    model = sim.scope()  # DistilBertModel.forward: ``embeddings`` held until it returns
+    mark = sim.scope()  # Embeddings.forward: inputs_embeds, position_embeddings held; ``embeddings`` rebound
+    words = sim.embedding(e + "word_embeddings", sim.ids((b, n)), first=True)
+    x = sim.add(words, sim.embedding(e + "position_embeddings", sim.buffer((1, n))))
+    x = sim.rebind(x, sim.layer_norm(e + "LayerNorm", x))
+    x = sim.end_scope(mark, sim.rebind(x, sim.dropout(x, sim.drops("dropout"))))
     heads = inv.config["n_heads"]
     for i in range(inv.config["n_layers"]):
-        x = sim.layer(step_block(prefix, i, heads), x)
+        y = sim.layer(step_block(prefix, i, heads), x)
+        if i:  # Transformer.forward rebinds ``hidden_states``
+            sim.rebind(x, y)
+        x = y
+    x = sim.end_scope(model, x)
     kind = bert.step_task(inv)
     if kind == "":
         return [x]
-    if kind == "ForMaskedLM":
-        y = sim.act("activation", sim.linear("vocab_transform", x))  # get_activation(config.activation)
-        return [sim.linear("vocab_projector", sim.layer_norm("vocab_layer_norm", y))]
-    if kind == "ForSequenceClassification":
-        y = sim.activation("relu", sim.linear("pre_classifier", sim.select(x, 1)))  # ReLU keeps its output
-        return [sim.linear("classifier", sim.dropout(y, sim.drops("seq_classif_dropout")))]
+    if kind == "ForMaskedLM":  # prediction_logits rebound at each line
+        y = sim.linear("vocab_transform", x)
+        y = sim.rebind(y, sim.act("activation", y))  # get_activation(config.activation)
+        y = sim.rebind(y, sim.layer_norm("vocab_layer_norm", y))
+        return [sim.rebind(y, sim.linear("vocab_projector", y))]
+    if kind == "ForSequenceClassification":  # pooled_output rebound at each line
+        y = sim.linear("pre_classifier", sim.select(x, 1))
+        y = sim.rebind(y, sim.activation("relu", y))  # ReLU keeps its output
+        y = sim.rebind(y, sim.dropout(y, sim.drops("seq_classif_dropout")))
+        return [sim.linear("classifier", y)]
     if kind == "ForTokenClassification":
         return [sim.linear("classifier", sim.dropout(x, sim.drops("dropout")))]
     if kind == "ForQuestionAnswering":
@@ -122,14 +134,25 @@ def step_block(prefix: str, i: int, heads: int) -> Callable[[Sim, T], T]:
 
     def run(sim: Sim, x: T) -> T:
         a = p + "attention."
-        block = sim.scope()  # TransformerBlock.forward
+        block = sim.scope()  # TransformerBlock.forward: holds the probabilities (``_``) until it returns
+        attention = sim.scope()  # DistilBertSelfAttention.forward: q, k, v until out_lin has run
+        held: list[T] = []
         context = bert.step_attention(sim, x, heads, a + "q_lin", a + "k_lin", a + "v_lin",
-                                      dropout_key="attention_dropout")
-        attended = sim.layer_norm(p + "sa_layer_norm", sim.add(sim.linear(a + "out_lin", context), x))
-        mark = sim.scope()  # FFN.forward
-        inner = sim.act("activation", sim.linear(p + "ffn.lin1", attended))
-        out = sim.end_scope(mark, sim.dropout(sim.linear(p + "ffn.lin2", inner), sim.drops("dropout")))
-        return sim.end_scope(block, sim.layer_norm(p + "output_layer_norm", sim.add(out, attended)))
+                                      dropout_key="attention_dropout", frame=False, held=held)
+        out = sim.rebind(context, sim.linear(a + "out_lin", context))
+        out = sim.end_scope(attention, out, *held)
+        total = sim.add(out, x)
+        attended = sim.layer_norm(p + "sa_layer_norm", total)  # ``attention_output`` rebound
+        sim.release(out, total)
+        mark = sim.scope()  # FFN.forward (ff_chunk): ``x`` rebound at each line
+        inner = sim.linear(p + "ffn.lin1", attended)
+        inner = sim.rebind(inner, sim.act("activation", inner))
+        inner = sim.rebind(inner, sim.linear(p + "ffn.lin2", inner))
+        out = sim.end_scope(mark, sim.rebind(inner, sim.dropout(inner, sim.drops("dropout"))))
+        total = sim.add(out, attended)
+        result = sim.layer_norm(p + "output_layer_norm", total)  # ``ffn_output`` rebound
+        sim.release(out, total)
+        return sim.end_scope(block, result)
 
     return run
 

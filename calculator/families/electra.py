@@ -84,26 +84,36 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     prefix = bert.step_prefix(inv)
     if bert.step_task(inv) in LIFETIMES and not inv.config.get("is_decoder"):  # no causal mask: every op is modelled
         sim.exact_lifetimes()
+        if sim.attention == "eager":
+            sim.exact_forward()  # every name's release declared below (and in bert's functions)
+    model = sim.scope()  # ElectraModel.forward: ``embedding_output`` (projected, if so) held until it returns
     x = bert.step_embeddings(sim, inv, prefix, b, n)
     if inv.config["embedding_size"] != inv.config["hidden_size"]:
-        x = sim.linear(prefix + "embeddings_project", x)
-    seq = bert.step_encoder(sim, inv, prefix, x)
+        x = sim.rebind(x, sim.linear(prefix + "embeddings_project", x))
+    seq = sim.end_scope(model, bert.step_encoder(sim, inv, prefix, x))
     kind = bert.step_task(inv)
     if kind == "":
         return [seq]
-    if kind == "ForPreTraining":
-        x = sim.act("hidden_act", sim.linear("discriminator_predictions.dense", seq))
-        return [sim.linear("discriminator_predictions.dense_prediction", x)]
-    if kind == "ForMaskedLM":
-        x = sim.keep_input(sim.linear("generator_predictions.dense", seq))  # get_activation("gelu"), fixed
-        x = sim.layer_norm("generator_predictions.LayerNorm", x)
-        return [sim.linear("generator_lm_head", x)]
+    if kind == "ForPreTraining":  # ElectraDiscriminatorPredictions: dense, activation (rebinding), dense_prediction
+        mark = sim.scope()
+        x = sim.linear("discriminator_predictions.dense", seq)
+        x = sim.rebind(x, sim.act("hidden_act", x))
+        return [sim.end_scope(mark, sim.linear("discriminator_predictions.dense_prediction", x))]
+    if kind == "ForMaskedLM":  # ElectraGeneratorPredictions, then generator_lm_head rebinding prediction_scores
+        mark = sim.scope()
+        x = sim.linear("generator_predictions.dense", seq)
+        x = sim.rebind(x, sim.keep_input(x))  # get_activation("gelu"), fixed
+        x = sim.end_scope(mark, sim.rebind(x, sim.layer_norm("generator_predictions.LayerNorm", x)))
+        return [sim.rebind(x, sim.linear("generator_lm_head", x))]
     if kind == "ForSequenceClassification":
-        # ElectraClassificationHead: BERT's tanh is a GELU here
+        # ElectraClassificationHead: BERT's tanh is a GELU here; each line rebinds ``x``
         drop = sim.drops("classifier_dropout")
+        mark = sim.scope()
         x = sim.dropout(sim.select(seq, 1), drop)
-        x = sim.dropout(sim.keep_input(sim.linear("classifier.dense", x)), drop)
-        return [sim.linear("classifier.out_proj", x)]
+        x = sim.rebind(x, sim.linear("classifier.dense", x))
+        x = sim.rebind(x, sim.keep_input(x))
+        x = sim.rebind(x, sim.dropout(x, drop))
+        return [sim.end_scope(mark, sim.rebind(x, sim.linear("classifier.out_proj", x)))]
     if kind == "ForTokenClassification":
         return [sim.linear("classifier", sim.dropout(seq, sim.drops("classifier_dropout")))]
     if kind == "ForQuestionAnswering":
