@@ -399,6 +399,8 @@ def run(argv: list[str]) -> int:
                 data["costs"].update({"gpu_gb": gpu, "fits": verdict})
             if fitted is not None:
                 data["costs"]["fit"] = fitted
+        if step is not None:  # the step's notes (SDPA with attention dropout > 0); text and Markdown: its assumptions
+            told = told + views.costs.step_notes(inv, step.settings, args.lang)
         if told:
             data["notes"] = told
         if hub_data is not None:

@@ -201,13 +201,6 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "{model_type} 在 autocast 下的训练一步还没有与 PyTorch 核对过，计算器不做估算；请关闭混合精度。"
         "已在 autocast 下核对：{supported}。",
     },
-    "costs_autocast_sdpa": {
-        "en": "Mixed precision {value} with SDPA attention (attn_implementation=\"sdpa\") has not been checked "
-        "against PyTorch yet, and this calculator does not guess; use eager attention with mixed precision, or SDPA "
-        "without it.",
-        "zh": "混合精度 {value} 与 SDPA 注意力（attn_implementation=\"sdpa\"）的组合还没有与 PyTorch 核对过，计算器不做估算；"
-        "请在混合精度下使用 eager 注意力，或关闭混合精度使用 SDPA。",
-    },
     "costs_family": {
         "en": "The training-step cost of {model_type} is not worked out yet, and this calculator does not guess. "
         "Exact for: {supported}.",
@@ -235,13 +228,6 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "{architecture} has no SDPA attention in transformers 5.23 (its class does not support "
         "attn_implementation=\"sdpa\"); choose eager attention.",
         "zh": "transformers 5.23 中 {architecture} 没有 SDPA 注意力（该类不支持 attn_implementation=\"sdpa\"），请选择 eager。",
-    },
-    "costs_sdpa_dropout": {
-        "en": "SDPA with attention dropout {value} ({dropout_key}) is not worked out: on CPU PyTorch then leaves the fused "
-        "kernel for its math path (a GPU's fused kernels apply the dropout inside), so this calculator refuses "
-        "rather than guess. Set {dropout_key} to 0, or choose eager attention.",
-        "zh": "注意力 dropout 为 {value}（{dropout_key}）时的 SDPA 尚未算出：此时 PyTorch 在 CPU 上不用融合 kernel，"
-        "改走 math 路径（GPU 的融合 kernel 则在内部做 dropout），所以这里拒绝计算而不是估算。请把 {dropout_key} 设为 0，或选择 eager。",
     },
     "costs_sdpa_math": {
         "en": "With these sizes PyTorch on CPU does not run SDPA's flash kernel but its math path (the head sizes "

@@ -52,6 +52,10 @@ CASES: dict[str, list[str]] = {
                            "--mixed-precision", "bf16", "--gpu-gb", "24"],
     # The step with SDPA (issue 32): ALBERT's attention dropout is 0 as published, so it runs the flash kernel.
     "albert-step-sdpa": ["--preset", "albert-base-v2", "--batch", "2", "--seq-len", "64", "--attention", "sdpa"],
+    # SDPA with attention dropout 0.1 (issue 35, reader H1): the fused kernel's figures at attention dropout 0 and
+    # the note that says so (what a GPU adds, what CPU's math path would keep).
+    "bert-step-sdpa-dropout": ["--preset", "bert-base-uncased", "--batch", "1", "--seq-len", "128", "--attention",
+                               "sdpa"],
 }
 FORMATS = {"text": "txt", "markdown": "md"}
 LANGS = ("en", "zh")
