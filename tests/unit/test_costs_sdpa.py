@@ -216,3 +216,21 @@ def test_the_panel_says_what_sdpa_keeps():
         request["costs"].pop("attention")
         c = json.loads(api.compute_json(json.dumps(request), lang))["costs"]
         assert panel.LABELS["series_note_sdpa"][lang] not in c["html"] and "attention_sdpa_run" not in c["html"]
+
+
+def test_ultrabert_sliding_layers_keep_their_mask_under_sdpa():
+    # UltraBERT (layers 0 and 1 sliding-window, layer 2 full, by UltrabertConfig's default layer_types). With SDPA,
+    # from L = sliding_window on transformers passes a [B, 1, L, L] boolean mask to each sliding layer, which
+    # scaled_dot_product_attention turns into a new float mask in the query's dtype, kept by the kernel: at B = 2,
+    # L = 9, two layers × 2·1·9·9 × 4 bytes = 1,296 more than with a window past L (no mask: the flash kernel
+    # alone). PyTorch measures the same 1,296 (tests/crosscheck/test_costs_sdpa_reference.py draws UltraBERT).
+    raw = {"model_type": "ultrabert", "vocab_size": 40, "hidden_size": 16, "num_hidden_layers": 3,
+           "num_attention_heads": 2, "intermediate_size": 24}
+    s = costs.settings(2, 9, attention="sdpa")
+    masked = costs.compute(build({**raw, "sliding_window": 9}, "UltrabertModel"), s)
+    open_window = costs.compute(build({**raw, "sliding_window": 10}, "UltrabertModel"), s)
+    assert masked.activations - open_window.activations == 2 * (2 * 1 * 9 * 9 * 4) == 1296
+    assert (masked.forward, masked.backward) == (open_window.forward, open_window.backward)
+    # Eager attention adds the mask to the scores, which keeps nothing: the window changes no figure.
+    eager = [costs.compute(build({**raw, "sliding_window": w}, "UltrabertModel"), costs.settings(2, 9)) for w in (9, 10)]
+    assert eager[0].activations == eager[1].activations
