@@ -670,7 +670,10 @@ class Ops:
         forward = 2 * b * h * s_q * d_q * s_k + 2 * b * h * s_q * s_k * d_v
         grad = (q.grad or k.grad or v.grad) and self.grad_mode
         row = self.record("_scaled_dot_product_flash_attention_for_cpu", forward)
-        out = self.transpose(self.new((b, s_q, h, d_v), grad, q.itemsize), 1, 2)
+        # One tensor, laid out [B, L, A, d] and returned as [B, A, L, d] (no TransposeBackward0 of its own).
+        raw = self.new((b, s_q, h, d_v), grad, q.itemsize)
+        out = T((b, h, s_q, d_v), (raw.strides[0], raw.strides[2], raw.strides[1], raw.strides[3]), raw.storage,
+                raw.grad, raw.itemsize)
         if grad and self.grad_mode:
             row.backward += 2 * b * h * s_q * s_k * (3 * d_q + 2 * d_v)
             lse = self.new((b, h, s_q), False, 4)

@@ -422,11 +422,12 @@ def _op_by_op(inv: Inventory, s: Settings, plan: Any, params: Sequence[tuple[str
 
     if s.optimizer not in ("adamw", "sgd", "sgd-momentum") or not graded:
         return None
-    for name in s.__dataclass_fields__:  # a setting the lifetime simulator does not model (SDPA, autocast...)
+    for name in s.__dataclass_fields__:  # a setting the lifetime simulator does not model (autocast...)
         if name not in _LIFETIME_SETTINGS and getattr(s, name) != s.__dataclass_fields__[name].default:
             return None
     trains, lora = _trainability(inv, plan)
     sim = LiveSim(inv, DTYPES[s.dtype], trains, lora, False)
+    sim.attention = s.attention  # SDPA: LiveSim.sdpa, the flash kernel's node
     outputs = cost_model(inv).program(sim, inv, s.batch, s.seq_len)
     start = [Item("weights", name, _numel(shape) * size) for name, shape, size in params]
     start += [Item("buffer", name, n * size) for name, n, size in buffers]
@@ -445,6 +446,6 @@ def _op_by_op(inv: Inventory, s: Settings, plan: Any, params: Sequence[tuple[str
     return live_peak(timeline, optimizer, s.optimizer == "sgd")
 
 
-#: The settings whose every value the lifetime simulator models (another one away from its default, e.g. SDPA
-#: attention, leaves the peak to :func:`.peak.step_peak`).
-_LIFETIME_SETTINGS = ("batch", "seq_len", "dtype", "optimizer", "checkpointing", "reentrant")
+#: The settings whose every value the lifetime simulator models (another one away from its default, e.g. mixed
+#: precision, leaves the peak to :func:`.peak.step_peak`); SDPA is :meth:`.lifetime.LiveSim.sdpa`.
+_LIFETIME_SETTINGS = ("batch", "seq_len", "dtype", "optimizer", "checkpointing", "reentrant", "attention")
