@@ -133,11 +133,21 @@ def test_sdpa_refusals_are_coded():
     deberta = build(get_preset("microsoft/deberta-v3-base").config)
     exc = expect_error("costs_no_sdpa", costs.compute, deberta, costs.settings(B, L, attention="sdpa"))
     assert deberta.architecture in exc.message("en") and deberta.architecture in exc.message("zh")
-    # T5's encoder has SDPA, but its program does not model it yet (its trained position bias is a mask that
-    # needs a gradient, which sends PyTorch to the math path): refused, not costed as eager.
+    # T5's encoder: its relative position bias is SDPA's mask; trained, the mask needs a gradient, which sends
+    # PyTorch on CPU to the math path (a GPU to the memory-efficient kernel): refused, not costed as eager.
     t5 = build({"model_type": "t5"})
-    exc = expect_error("costs_sdpa_not_modelled", costs.compute, t5, costs.settings(B, L, attention="sdpa"))
-    assert "bert" in exc.message("en")
+    exc = expect_error("costs_sdpa_t5_bias", costs.compute, t5, costs.settings(B, L, attention="sdpa"))
+    assert "T5EncoderModel" in exc.message("en") and "T5EncoderModel" in exc.message("zh")
+    # With LoRA the bias is frozen: CPU's flash kernel with the bias as its mask, a contiguous [1, A, L, L] copy
+    # per layer that the kernel keeps (T5Config's defaults, t5-small's sizes).
+    from calculator import peft as planner
+
+    small = t5
+    lora = planner.lora(small)
+    c = costs.compute(small, costs.settings(B, L, attention="sdpa"), lora)
+    eager = costs.compute(small, costs.settings(B, L), lora)
+    assert c.forward == eager.forward and c.activations < eager.activations
+    assert c.sdpa_dropout == (("dropout_rate", 0.1),)  # T5's dropout_rate: measured at 0 in the kernel, said so
     expect_error("costs_attention", costs.settings, B, L, attention="flash")
     # ALBERT's attention dropout is 0 by default: SDPA runs as published.
     assert costs.compute(build(get_preset("albert-base-v2").config), costs.settings(1, 8, attention="sdpa")).forward > 0
