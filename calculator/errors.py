@@ -238,12 +238,12 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "costs_sdpa_t5_bias": {
         "en": "With SDPA, {architecture}'s relative position bias is the attention's mask, and here it needs a "
-        "gradient (the bias trains, or reentrant checkpointing makes it a checkpoint's output): PyTorch on CPU then "
+        "gradient (the bias trains, or reentrant gradient checkpointing hands it from layer to layer): PyTorch on CPU then "
         "runs SDPA's math path, and a GPU its memory-efficient kernel, which computes the bias's gradient inside. "
         "Neither is modelled, and this calculator does not guess; choose eager attention, or freeze the bias "
         "(LoRA, or freezing its layer).",
         "zh": "使用 SDPA 时，{architecture} 的相对位置偏置就是注意力的掩码，而这里它需要梯度（偏置参与训练，或重入式梯度检查点"
-        "让它成为检查点的输出）：此时 PyTorch 在 CPU 上改走 SDPA 的 math 路径，GPU 上则走内存高效 kernel，在 kernel 内部"
+        "让它逐层传递）：此时 PyTorch 在 CPU 上改走 SDPA 的 math 路径，GPU 上则走内存高效 kernel，在 kernel 内部"
         "计算偏置的梯度。这两种情况都没有建模，计算器不做估算；请选择 eager，或冻结该偏置（LoRA，或冻结它所在的层）。",
     },
     "costs_sdpa_not_modelled": {
