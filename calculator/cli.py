@@ -439,6 +439,8 @@ def run(argv: list[str]) -> int:
             if gpu is not None:
                 verdict, _ = views.inference.fits(inference, gpu, args.lang)  # the peak, else its proven bounds
                 data["costs"].update({"gpu_gb": gpu, "fits": verdict})
+        if step is not None:  # the step's notes (SDPA with attention dropout > 0); text and Markdown: its assumptions
+            told = told + views.costs.step_notes(inv, step.settings, args.lang)
         if told:
             data["notes"] = told
         if hub_data is not None:

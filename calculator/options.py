@@ -189,17 +189,18 @@ CKPT = Option(
            "reentrant：use_reentrant=True"),
 )
 #: The attention the step runs (issue 32): eager, or PyTorch's SDPA as transformers calls it
-#: (``attn_implementation="sdpa"``; on CPU, with attention dropout 0, the fused flash kernel). The default stays
+#: (``attn_implementation="sdpa"``; the fused kernel, with attention dropout measured at 0 as a GPU's fused kernels keep it). The default stays
 #: eager until every family's SDPA path is proven (transformers 5.23 picks sdpa where the class supports it).
 ATTENTION = Option(
     "attention", "step", cli="--attention", metavar="eager|sdpa", kind="choice", default="eager",
     choices=(Choice("eager"), Choice("sdpa")),
-    codes=("costs_attention", "costs_no_sdpa", "costs_sdpa_dropout", "costs_sdpa_not_modelled", "costs_sdpa_math"),
+    codes=("costs_attention", "costs_no_sdpa", "costs_sdpa_not_modelled", "costs_sdpa_math",
+           "costs_sdpa_t5_bias"),
     label=L("Attention (attn_implementation)", "注意力实现（attn_implementation）"),
     help=L("eager (default) or sdpa: attn_implementation=\"sdpa\", PyTorch's scaled_dot_product_attention "
-           "(needs attention dropout 0)",
+           "(its fused kernel; attention dropout measured at 0, as a GPU's fused kernels keep no mask)",
            "eager（默认）或 sdpa：attn_implementation=\"sdpa\"，即 PyTorch 的 scaled_dot_product_attention"
-           "（要求注意力 dropout 为 0）"),
+           "（融合 kernel；注意力 dropout 按 0 计算，GPU 的融合 kernel 不保存掩码）"),
 )
 #: Mixed precision (issue 32): fp32 weights, ``torch.autocast("cpu", dtype=torch.bfloat16)`` around the forward
 #: only, as Trainer(bf16=True) runs it; off by default. With dtype bf16 it is refused (``costs_autocast_dtype``).
@@ -208,7 +209,7 @@ MIXED_PRECISION = Option(
     choices=(Choice("", L("off", "关闭")),
              Choice("bf16", L("bf16 autocast, fp32 weights (Trainer(bf16=True))",
                               "bf16 autocast，fp32 权重（Trainer(bf16=True)）"))),
-    codes=("costs_mixed_precision", "costs_autocast_dtype", "costs_autocast_family", "costs_autocast_sdpa"),
+    codes=("costs_mixed_precision", "costs_autocast_dtype", "costs_autocast_family"),
     label=L("Mixed precision (autocast)", "混合精度（autocast）"),
     help=L("bf16: weights in float32, torch.autocast(\"cpu\", dtype=torch.bfloat16) around the forward only, as "
            "Trainer(bf16=True) runs it; needs --dtype fp32; default off",

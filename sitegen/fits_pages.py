@@ -34,6 +34,8 @@ class Case:
     refused: str | None = None
     #: The refusal's message in each language (the CLI's), where the engine refuses the step.
     messages: tuple[tuple[str, str], ...] = ()
+    #: The attention (``--attention``): "eager", or "sdpa" (transformers' default for BGE-M3's class).
+    attention: str = "eager"
 
     def message(self, lang: str) -> str:
         return dict(self.messages).get(lang, "")
@@ -66,15 +68,16 @@ def _plan(preset: str, lora: bool) -> Any:
 
 
 @lru_cache(maxsize=None)
-def fit_case(preset: str, batch: int, seq_len: int, checkpointing: bool = False, lora: bool = False) -> Case:
+def fit_case(preset: str, batch: int, seq_len: int, checkpointing: bool = False, lora: bool = False,
+             attention: str = "eager") -> Case:
     """The step (fp32, AdamW) at B, L with the options, for both languages' pages (kept: one run per build)."""
     try:
-        step = costs.compute(_inventory(preset), costs.settings(batch, seq_len, "fp32", "adamw", checkpointing),
-                             _plan(preset, lora))
+        step = costs.compute(_inventory(preset), costs.settings(batch, seq_len, "fp32", "adamw", checkpointing,
+                                                                attention=attention), _plan(preset, lora))
     except CalcError as exc:
         return Case(preset, batch, seq_len, checkpointing, lora, None, exc.code,
-                    (("en", exc.message("en")), ("zh", exc.message("zh"))))
-    return Case(preset, batch, seq_len, checkpointing, lora, step)
+                    (("en", exc.message("en")), ("zh", exc.message("zh"))), attention)
+    return Case(preset, batch, seq_len, checkpointing, lora, step, attention=attention)
 
 
 @dataclass(frozen=True)

@@ -203,7 +203,8 @@ class CostModel:
     #: :meth:`.ops.Ops.sdpa`), cross-checked in tests/crosscheck/test_costs_sdpa_reference.py. False: SDPA refused
     #: (``costs_sdpa_not_modelled``) for a class that supports it, rather than costed as eager.
     sdpa: bool = False
-    #: The attention-dropout keys SDPA receives as ``dropout_p``: each must be 0 (else ``costs_sdpa_dropout``).
+    #: The attention-dropout keys SDPA receives as ``dropout_p``: > 0, the step is the fused kernel's with them at 0,
+    #: and says so (:func:`.step.sdpa_dropout`).
     sdpa_dropout: tuple[str, ...] = ("attention_probs_dropout_prob",)
 
 

@@ -683,6 +683,27 @@ class LiveSim(Sim):
 
     # -- what the lifetime simulator does not model (the step keeps its other answers)
 
+    def sdpa(self, q: T, k: T, v: T, mask: T | None = None) -> T:
+        """``ScaledDotProductFlashAttentionForCpuBackward0`` (sdpa2, issue 32): the node saves q, k, v, the output,
+        the float32 logsumexp (and a mask); its backward, ``_scaled_dot_product_flash_attention_for_cpu_backward``,
+        returns the three gradients at once, each allocated [B, L, A, d] and returned as [B, A, L, d] (measured,
+        whatever the inputs' layout), even for an input that needs none (dropped at once)."""
+        self._begin()
+        self._labelled("scaled_dot_product_attention")
+        out = super().sdpa(q, k, v, mask)
+        if not out.grad:
+            return out
+
+        def grad_like(bw: Backward, t: T) -> T:
+            b, h, n, d = t.shape
+            return bw.alloc((b, h, n, d), t.itemsize, "aten._scaled_dot_product_flash_attention_for_cpu_backward",
+                            (n * h * d, d, h * d, 1))
+
+        def run(bw: Backward, g: T) -> list[T | None]:
+            return [grad_like(bw, q), grad_like(bw, k), grad_like(bw, v)]
+        return self._node("ScaledDotProductFlashAttentionForCpuBackward0", [self._edge(q), self._edge(k), self._edge(v)],
+                          run, out)
+
     def layer(self, fn: Callable[[Sim, T], T], x: T) -> T:
         """Non-reentrant checkpointing (transformers 5.23's default): the block runs once with a graph whose saved
         tensors are packed into the checkpoint's holders, not kept (each storage dies when Python drops it), its

@@ -661,7 +661,14 @@ class Ops:
         passed (ModernBERT's local layers). The kernel allocates its output as [B, L, A, d] and returns it
         transposed to [B, A, L, d] (measured: strides (L·A·d, d, A·d, 1)), so transformers'
         ``attn_output.transpose(1, 2).contiguous()`` copies nothing and the output projection keeps this very
-        storage. Called by the families whose :attr:`CostModel.sdpa` is True when ``sim.attention`` is "sdpa"."""
+        storage. Called by the families whose :attr:`CostModel.sdpa` is True when ``sim.attention`` is "sdpa".
+
+        Under autocast CPU lists ``scaled_dot_product_attention`` as a lower-precision operation: a float32 q, k, v
+        or float mask is cast to bf16 first (a copy, :meth:`lowered`), the kernel runs in bf16 and returns a bf16
+        output and a float32 logsumexp (measured, tests/crosscheck/test_costs_sdpa_reference.py)."""
+        q, k, v = self.lowered(q), self.lowered(k), self.lowered(v)
+        if mask is not None:
+            mask = self.lowered(mask)
         b, h, s_q, d_q = q.shape
         s_k, d_v = k.shape[-2], v.shape[-1]
         if not d_q == k.shape[-1] == d_v:
@@ -670,7 +677,10 @@ class Ops:
         forward = 2 * b * h * s_q * d_q * s_k + 2 * b * h * s_q * s_k * d_v
         grad = (q.grad or k.grad or v.grad) and self.grad_mode
         row = self.record("_scaled_dot_product_flash_attention_for_cpu", forward)
-        out = self.transpose(self.new((b, s_q, h, d_v), grad), 1, 2)
+        # One tensor, laid out [B, L, A, d] and returned as [B, A, L, d] (no TransposeBackward0 of its own).
+        raw = self.new((b, s_q, h, d_v), grad, q.itemsize)
+        out = T((b, h, s_q, d_v), (raw.strides[0], raw.strides[2], raw.strides[1], raw.strides[3]), raw.storage,
+                raw.grad, raw.itemsize)
         if grad and self.grad_mode:
             row.backward += 2 * b * h * s_q * s_k * (3 * d_q + 2 * d_v)
             lse = self.new((b, h, s_q), False, 4)

@@ -75,6 +75,11 @@ class Costs:
     activations: int
     #: The peak of live memory (:mod:`.peak`); its ``bytes`` None where not modelled.
     peak: Peak | None = None
+    #: SDPA with attention dropout > 0 (issue 35, reader H1): the (key, value) of each attention dropout the
+    #: figures were measured without. PyTorch's fused kernel on CPU has no dropout (CPU runs the math path
+    #: instead); a GPU's fused kernels apply it inside and keep no mask, so the figures are the fused kernel's
+    #: with attention dropout 0, every other dropout as configured, and the answer says so (``sdpa_dropout_gpu``).
+    sdpa_dropout: tuple[tuple[str, float], ...] = ()
 
     @property
     def memory_total(self) -> int:
@@ -309,8 +314,6 @@ def simulate(inv: Inventory, s: Settings, plan: Any = None, inference: bool = Fa
     if s.checkpointing and not model.checkpointing:
         raise CalcError("costs_no_checkpointing", architecture=inv.architecture)
     if s.attention == "sdpa":
-        if s.autocast is not None:  # SDPA's bf16 kernel under autocast is not cross-checked: refused, not guessed
-            raise CalcError("costs_autocast_sdpa", value=s.autocast)
         check_sdpa(inv, model)
     itemsize = DTYPES[s.dtype]
     trains, lora = _trainability(inv, plan)
@@ -325,9 +328,9 @@ def simulate(inv: Inventory, s: Settings, plan: Any = None, inference: bool = Fa
 
 
 def check_sdpa(inv: Inventory, model: CostModel) -> None:
-    """Refuse SDPA where it is not this step: a class transformers builds without SDPA (``costs_no_sdpa``), a
-    program that does not model it yet (``costs_sdpa_not_modelled``), or attention dropout > 0, with which
-    PyTorch on CPU leaves the fused kernel for its math path (``costs_sdpa_dropout``: not modelled, refused)."""
+    """Refuse SDPA where it is not this step: a class transformers builds without SDPA (``costs_no_sdpa``), or a
+    program that does not model it yet (``costs_sdpa_not_modelled``). Attention dropout > 0 is not refused: the
+    step is the fused kernel's with attention dropout 0 (:func:`sdpa_dropout`), as a GPU runs it."""
     from ..families import FAMILIES  # only to list the families whose SDPA step is worked out
 
     if getattr(inv.family, "default_attention", "eager") != "sdpa":
@@ -335,10 +338,22 @@ def check_sdpa(inv: Inventory, model: CostModel) -> None:
     if not model.sdpa:
         supported = [mt for mt, f in FAMILIES.items() if getattr(getattr(f, "costs", None), "sdpa", False)]
         raise CalcError("costs_sdpa_not_modelled", architecture=inv.architecture, supported=supported)
-    for key in model.sdpa_dropout:
-        value = step_value(inv, key, 0.1)
-        if value > 0:
-            raise CalcError("costs_sdpa_dropout", dropout_key=key, value=value)
+
+
+def sdpa_dropout(inv: Inventory, s: Settings) -> tuple[tuple[str, float], ...]:
+    """The attention dropouts > 0 an SDPA step is measured without, as (key, value).
+
+    SDPA's fused kernels keep no dropout mask: on a GPU flash and memory-efficient attention apply the dropout
+    inside the kernel and keep only their random-number state (``philox_seed``/``philox_offset``, flash's
+    ``rng_state``: a few bytes per layer); PyTorch's CPU fused kernel has no dropout, and CPU runs SDPA's math
+    path (which keeps the mask) instead. The programs model the fused kernel, with attention dropout 0 and every
+    other dropout as configured, and ``tests/crosscheck/test_costs_sdpa_reference.py`` proves each figure equal
+    to PyTorch's step with ``dropout_p`` 0 in ``scaled_dot_product_attention`` alone."""
+    if s.attention != "sdpa":
+        return ()
+    model = cost_model(inv)
+    values = ((key, step_value(inv, key, 0.1)) for key in model.sdpa_dropout)
+    return tuple((key, value) for key, value in values if value > 0)
 
 
 def _peak(inv: Inventory, s: Settings, sim: Sim, outputs: Sequence[T], params: Sequence[tuple[str, tuple[int, ...], int]],
@@ -392,6 +407,7 @@ def compute(inv: Inventory, s: Settings, plan: Any = None) -> Costs:
         optimizer=optimizer_bytes(s.optimizer, graded),
         activations=sim.activations,
         peak=_peak(inv, s, sim, outputs, named, named_graded, plan),
+        sdpa_dropout=sdpa_dropout(inv, s),
     )
     figures = {"FLOPs": out.forward + out.backward, "memory": out.memory_total}  # each part ≤ its sum
     for key, value in figures.items():
@@ -426,12 +442,13 @@ def lifetime_timeline(inv: Inventory, s: Settings, plan: Any, params: Sequence[t
     from .lifetime import LiveSim, run_step
     from .peak import Item
 
-    for name in s.__dataclass_fields__:  # a setting the lifetime simulator does not model (SDPA, autocast...)
+    for name in s.__dataclass_fields__:  # a setting the lifetime simulator does not model (autocast...)
         if name not in _LIFETIME_SETTINGS and getattr(s, name) != s.__dataclass_fields__[name].default:
             return None
     trains, lora = _trainability(inv, plan)
     sim = LiveSim(inv, DTYPES[s.dtype], trains, lora, s.checkpointing)
     sim.reentrant = s.reentrant
+    sim.attention = s.attention  # SDPA: LiveSim.sdpa, the flash kernel's node
     outputs = cost_model(inv).program(sim, inv, s.batch, s.seq_len)
     start = [Item("weights", name, _numel(shape) * size) for name, shape, size in params]
     start += [Item("buffer", name, n * size) for name, n, size in buffers]
@@ -446,6 +463,6 @@ def lifetime_timeline(inv: Inventory, s: Settings, plan: Any, params: Sequence[t
     return None if timeline is None else (timeline, start)
 
 
-#: The settings whose every value the lifetime simulator models (another one away from its default, e.g. SDPA
-#: attention, leaves the peak to :func:`.peak.step_peak`).
-_LIFETIME_SETTINGS = ("batch", "seq_len", "dtype", "optimizer", "checkpointing", "reentrant")
+#: The settings whose every value the lifetime simulator models (another one away from its default, e.g. mixed
+#: precision, leaves the peak to :func:`.peak.step_peak`); SDPA is :meth:`.lifetime.LiveSim.sdpa`.
+_LIFETIME_SETTINGS = ("batch", "seq_len", "dtype", "optimizer", "checkpointing", "reentrant", "attention")

@@ -182,7 +182,7 @@ def rotary_tables(sim: Sim, n: int, d: int) -> tuple[T, T]:
 
 
 def rotary_attention(sim: Sim, x: T, a: str, heads: int, kv_heads: int, d: int, rotary: tuple[T, T],
-                     dropout: bool, softmax_fp32: bool = False) -> T:
+                     dropout: bool, softmax_fp32: bool = False, mask: T | None = None) -> T:
     """Llama-style attention up to the context [B, L, A·d] (eager, or SDPA as ``sim.attention`` says):
     Q, K, V projected and split into heads,
     Q and K rotated, ``repeat_kv`` when K/V have fewer heads (an expand and a reshape: a copy), scores
@@ -190,7 +190,11 @@ def rotary_attention(sim: Sim, x: T, a: str, heads: int, kv_heads: int, d: int, 
 
     ``softmax_fp32``: Llama's ``eager_attention_forward`` (EuroBERT, UltraBERT) takes the softmax in float32
     and casts it back (``softmax(..., dtype=float32).to(query.dtype)``): below float32 it keeps the float32
-    output and the weighted sum keeps the cast copy."""
+    output and the weighted sum keeps the cast copy.
+
+    ``mask``: the additive mask SDPA is given (UltraBERT's sliding-window layers, :func:`.ultrabert.step_layer`),
+    which the kernel's backward keeps; with one, transformers repeats fewer K/V heads first (``use_gqa_in_sdpa``
+    needs no mask). Eager attention adds its mask to the scores, which keeps nothing."""
     b, n, _ = x.shape
 
     def split(t: T, count: int) -> T:
@@ -203,7 +207,7 @@ def rotary_attention(sim: Sim, x: T, a: str, heads: int, kv_heads: int, d: int, 
     q, k = sim.rotary(q, cos, sin, softmax_fp32), sim.rotary(k, cos, sin, softmax_fp32)  # Llama's promotes
     if cos.shape[-1] != d:  # d = 1: cos and sin have 2 columns, and the products broadcast Q and K to them
         q, k = sim.new((*q.shape[:-1], 2), q.grad), sim.new((*k.shape[:-1], 2), k.grad)
-    if sim.attention == "sdpa" and (kv_heads == heads or k.shape[-1] == d <= 256):
+    if sim.attention == "sdpa" and mask is None and (kv_heads == heads or k.shape[-1] == d <= 256):
         # sdpa_attention_forward: no mask, so fewer K/V heads go to the flash kernel as they are
         # (``enable_gqa``, use_gqa_in_sdpa); dropout 0 (checked); one head size, else the math path (refused).
         context = sim.contiguous(sim.transpose(sim.sdpa(q, k, v), 1, 2))
@@ -216,7 +220,7 @@ def rotary_attention(sim: Sim, x: T, a: str, heads: int, kv_heads: int, d: int, 
                                    (b, kv_heads, groups, n, k.shape[-1])), (b, heads, n, k.shape[-1]))
         v = sim.reshape(sim.expand(sim.view(v, (b, kv_heads, 1, n, d)), (b, kv_heads, groups, n, d)), (b, heads, n, d))
     if sim.attention == "sdpa":
-        context = sim.contiguous(sim.transpose(sim.sdpa(q, k, v), 1, 2))
+        context = sim.contiguous(sim.transpose(sim.sdpa(q, k, v, mask), 1, 2))
         return sim.contiguous(sim.reshape(context, (b, n, heads * d)))
     scores = sim.pointwise(sim.bmm(q, sim.transpose(k, 2, 3)))  # * scaling
     if softmax_fp32 and sim.lower is not None:

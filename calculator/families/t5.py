@@ -155,6 +155,15 @@ def attention(sim: Sim, x: T, p: str, heads: int, d_kv: int, bias: T) -> T:
     q = split(sim.linear(p + "q", x))
     k = split(sim.linear(p + "k", x))
     v = split(sim.linear(p + "v", x))
+    if sim.attention == "sdpa":
+        # sdpa_attention_forward: the position bias is the mask (create_position_bias_mask: ``.contiguous()``, a
+        # copy per call of the permuted [1, heads, L, L] view), scaling 1.0. A mask that needs a gradient sends
+        # PyTorch on CPU to SDPA's math path (a GPU to the memory-efficient kernel): refused. Without one, CPU's
+        # flash kernel, which keeps the mask.
+        if bias.grad:
+            raise CalcError("costs_sdpa_t5_bias", architecture=sim.inv.architecture)
+        context = sim.contiguous(sim.transpose(sim.sdpa(q, k, v, sim.contiguous(bias)), 1, 2))
+        return sim.linear(p + "o", sim.view(context, (b, n, heads * d_kv)))
     scores = sim.add(sim.pointwise(sim.bmm(q, sim.transpose(k, 2, 3))), bias)
     probs = sim.dropout(sim.keep_output(scores), sim.drops("dropout_rate"))
     context = sim.contiguous(sim.transpose(sim.bmm(probs, v), 1, 2))
@@ -229,7 +238,8 @@ def step_check(inv: Inventory) -> None:
 
 def costs_for(bias_every_layer: bool) -> CostModel:
     """No position table (``max_seq_len`` None); T5Config's ``dropout_rate`` 0.1 is every dropout."""
-    return CostModel(step_program_for(bias_every_layer), None, check=step_check, keys=dropouts("dropout_rate"), autocast=True)
+    return CostModel(step_program_for(bias_every_layer), None, check=step_check, keys=dropouts("dropout_rate"), autocast=True,
+                     sdpa=True, sdpa_dropout=("dropout_rate",))
 
 
 def backbone_for(bias_every_layer: bool) -> Callable[[TensorList, dict[str, Any], str, bool], None]:

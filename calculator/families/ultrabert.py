@@ -21,7 +21,7 @@ from dataclasses import replace
 from typing import Any, Callable, Mapping
 
 from ..config import Field, read_fields
-from ..costs import CostModel, Sim, T, activation_key, dropouts, unread
+from ..costs import CostModel, Sim, T, activation_key, dropouts, size_key, step_value, unread
 from ..formula import Formula, head_line
 from ..model import Inventory, TensorList
 from . import bert, eurobert, jina_embeddings_v3 as jina
@@ -109,10 +109,12 @@ def layer_types(layers: int) -> list[str]:
     return ["sliding_attention" if (i + 1) % 3 else "full_attention" for i in range(layers)]
 
 
-def step_layer(inv: Inventory, prefix: str, i: int, rotary: tuple[T, T]) -> Callable[[Sim, T], T]:
-    """EuroBERT's layer with its own rotary tables per layer kind. The sliding window masks scores (an
-    addition that keeps nothing), so the saved tensors and FLOPs are those of full attention."""
-    return eurobert.step_layer(inv, prefix, i, rotary)
+def step_layer(inv: Inventory, prefix: str, i: int, rotary: tuple[T, T], sliding: bool = False) -> Callable[[Sim, T], T]:
+    """EuroBERT's layer with its own rotary tables per layer kind. In eager attention the sliding window masks
+    scores (an addition that keeps nothing), so the saved tensors and FLOPs are those of full attention; under
+    SDPA a sliding layer passes its mask from L = ``sliding_window`` on, which the kernel keeps
+    (:func:`.eurobert.step_layer`)."""
+    return eurobert.step_layer(inv, prefix, i, rotary, step_value(inv, "sliding_window", 128) if sliding else None)
 
 
 def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
@@ -123,7 +125,7 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     kinds = layer_types(c["num_hidden_layers"])
     tables = {kind: jina.rotary_tables(sim, n, eurobert.head_size(c)) for kind in sorted(set(kinds))}
     for i, kind in enumerate(kinds):
-        x = sim.layer(step_layer(inv, prefix, i, tables[kind]), x)
+        x = sim.layer(step_layer(inv, prefix, i, tables[kind], kind == "sliding_attention"), x)
     seq = eurobert.rms_norm(sim, prefix + "norm", x)
     kind = bert.step_task(inv)
     if kind == "":
@@ -151,7 +153,8 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
 #: UltrabertConfig's defaults: SiLU (the program's; another is refused until read), attention and classifier
 #: dropout 0. Rotary: no length bound.
 COSTS = CostModel(step_program, None, check=eurobert.step_check, keys=(
-    *unread((activation_key("silu"),)), *dropouts("attention_dropout", "classifier_dropout", default=0.0)), autocast=True)
+    *unread((activation_key("silu"),)), *dropouts("attention_dropout", "classifier_dropout", default=0.0),
+    size_key("sliding_window", 128)), autocast=True, sdpa=True, sdpa_dropout=("attention_dropout",))
 
 
 FAMILY = Family(

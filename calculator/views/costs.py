@@ -81,13 +81,33 @@ LABELS.update({
         "float32 logsumexp per head and token (and the additive mask where one is passed), not the B × heads × L × L "
         "probabilities; its backward computes "
         "the scores again (five matrix products, against eager's four). With attention dropout > 0 PyTorch on "
-        "CPU runs its math path instead, while a GPU's fused kernels apply the dropout inside: that step is not "
-        "modelled here.",
+        "CPU runs its math path instead, while a GPU's fused kernels apply the dropout inside: the figures are "
+        "then the fused kernel's with attention dropout 0, and a note says so.",
         "注意力：SDPA（attn_implementation=\"sdpa\"），即 transformers 5.23 构建 {architecture} 时的默认方式，"
         "注意力 dropout 为 0：在 CPU 上走 PyTorch 的融合 flash kernel，反向传播只保存 q、k、v、输出和每个头每个 token "
         "一个 float32 的 logsumexp（传入加性掩码时还有掩码），不保存 B × 头数 × L × L 的注意力概率；反向传播会重新计算注意力分数"
         "（五次矩阵乘法，eager 是四次）。注意力 dropout 大于 0 时，PyTorch 在 CPU 上改走 math 路径，而 GPU 的融合 "
-        "kernel 在内部做 dropout：这种情况这里没有建模。",
+        "kernel 在内部做 dropout：这时给出的是融合 kernel 在注意力 dropout 为 0 时的数字，并另加说明。",
+    ),
+    # SDPA with attention dropout > 0 (issue 35, reader H1): what the figures are, what a GPU adds, what CPU runs.
+    # The GPU kernels' outputs: torch/_meta_registrations.py (meta__scaled_dot_product_flash_attention,
+    # meta__scaled_dot_product_efficient_attention) and the saved variables of ScaledDotProductFlashAttentionBackward0
+    # and ScaledDotProductEfficientAttentionBackward0 (torch/csrc/autograd/generated/Functions.h), PyTorch 2.13;
+    # checked in tests/crosscheck/test_costs_sdpa_reference.py.
+    "sdpa_dropout_gpu": L(
+        "Attention dropout {value} ({dropout_key}) with SDPA: these figures are PyTorch's CPU fused kernel "
+        "(_scaled_dot_product_flash_attention_for_cpu) measured with attention dropout 0, every other dropout as "
+        "configured. A GPU's fused kernels keep no dropout mask either: flash and memory-efficient attention apply "
+        "the dropout inside the kernel and keep for the backward only its random-number state, a few bytes per layer "
+        "(flash: rng_state, 16 bytes, and an 8-byte tensor; memory-efficient: an 8-byte Philox seed and an 8-byte "
+        "offset), not measured here. On CPU PyTorch runs this step on SDPA's math path instead, which keeps, as "
+        "eager attention does, the B × heads × L × L probabilities and a dropout mask of that size.",
+        "SDPA 下注意力 dropout 为 {value}（{dropout_key}）：这里的数字是 PyTorch 在 CPU 上的融合 kernel"
+        "（_scaled_dot_product_flash_attention_for_cpu）在注意力 dropout 为 0 时测得的，其余 dropout 按配置计算。"
+        "GPU 的融合 kernel 同样不保存 dropout 掩码：flash 和内存高效注意力在 kernel 内部做 dropout，为反向传播只保存"
+        "随机数状态，每层几个字节（flash：16 字节的 rng_state 和一个 8 字节的张量；内存高效注意力：各 8 字节的 "
+        "Philox 种子和偏移量），这里没有测量。在 CPU 上，PyTorch 这一步改走 SDPA 的 math 路径，它和 eager 注意力一样，"
+        "要保存 B × 头数 × L × L 的注意力概率和同样大小的 dropout 掩码。",
     ),
     "attention_eager": L(
         "Attention: eager, as transformers 5.23 builds {architecture} (it offers no SDPA).",
@@ -337,7 +357,18 @@ def assumptions(inv: Any, s: costs.Settings, lang: str) -> list[tuple[str, str]]
     if s.checkpointing:
         key = f"ckpt_{s.checkpointing_mode}"
         out.append((key, label(key, lang)))
+    out += [(n["code"], n["message"]) for n in step_notes(inv, s, lang)]
     return out
+
+
+def step_notes(inv: Any, s: costs.Settings, lang: str) -> list[dict[str, Any]]:
+    """The step's notes, ``{code, key, value, message}``: SDPA with attention dropout > 0 (``sdpa_dropout_gpu``),
+    whose figures are the fused kernel's with attention dropout 0 (:func:`calculator.costs.step.sdpa_dropout`). The
+    CLI's JSON adds them to ``notes``; text, Markdown and the panel list them with the assumptions."""
+    from ..costs.step import sdpa_dropout
+
+    return [{"code": "sdpa_dropout_gpu", "key": key, "value": value,
+             "message": label("sdpa_dropout_gpu", lang, dropout_key=key, value=value)} for key, value in sdpa_dropout(inv, s)]
 
 
 #: The N of "fits in N GB?" (GiB: what a card sold as N GB holds); its bound.

@@ -189,13 +189,16 @@ def test_errors_beside_their_fields(page, site):
     assert_costs_error(page, "costs_no_checkpointing", "calc-ckpt", lang)
     page.select_option("#calc-ckpt", "0")
     assert_costs_fixed(page, lang)
-    # SDPA (issue 32): ALBERT's attention dropout is 0, so its step runs; BERT's is 0.1, refused beside the menu.
+    # SDPA (issue 32): ALBERT's attention dropout is 0, so its step runs; BERT's is 0.1: the fused kernel's figures
+    # at attention dropout 0, with the note beside them (issue 35, reader H1).
     page.select_option("#calc-attention", "sdpa")
     assert_costs_fixed(page, lang)
     assert state(page)["attention"] == "sdpa"
     assert page.locator("#calc-costs-output [data-assumption='attention_sdpa_run']").count() == 1
+    assert page.locator("#calc-costs-output [data-assumption='sdpa_dropout_gpu']").count() == 0
     page.select_option("#calc-model_type", "bert")
-    assert_costs_error(page, "costs_sdpa_dropout", "calc-attention", lang)
+    assert_costs_fixed(page, lang)
+    assert page.locator("#calc-costs-output [data-assumption='sdpa_dropout_gpu']").count() == 1
     page.select_option("#calc-attention", "eager")
     assert_costs_fixed(page, lang)
     # A family whose step is not worked out: the refusal in the panel, the rest of the page whole.

@@ -11,12 +11,18 @@ kernel** ``_scaled_dot_product_flash_attention_for_cpu`` and its backward throug
 only and counts 0 on CPU (tests/crosscheck/test_costs_sdpa_op.py). The test also checks that the kernel the
 step runs is that flash kernel (the rules would not see a fallback to the math path).
 
-The refusals are checked against transformers and PyTorch too: attention dropout > 0 (``costs_sdpa_dropout``)
-makes PyTorch on CPU leave the flash kernel for its math path; a class without SDPA (``costs_no_sdpa``) is one
-transformers will not build with ``attn_implementation="sdpa"``.
+Attention dropout > 0 (issue 35, reader H1): PyTorch on CPU then leaves the flash kernel for its math path, which
+keeps the probabilities and a dropout mask; a GPU's fused kernels apply the dropout inside and keep no mask, only a
+random-number state (checked here on PyTorch's own meta kernels and autograd nodes for
+``_scaled_dot_product_flash_attention`` and ``_scaled_dot_product_efficient_attention``). The step is then the fused
+kernel's with attention dropout 0, every other dropout as configured, proven equal to PyTorch's step with
+``dropout_p`` forced to 0 in ``scaled_dot_product_attention`` alone (:func:`attention_dropout_0`).
+
+A class without SDPA (``costs_no_sdpa``) is one transformers will not build with ``attn_implementation="sdpa"``.
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import warnings
@@ -54,6 +60,37 @@ def sdpa_case(rng: random.Random, model_type: str) -> dict[str, Any]:
         else:
             case["raw"][key] = 0.0
     return case
+
+
+def sdpa_dropout_case(rng: random.Random, model_type: str) -> dict[str, Any]:
+    """A drawn step (as :func:`sdpa_case`) with every attention dropout SDPA receives > 0."""
+    case = sdpa_case(rng, model_type)
+    for key in FAMILIES[model_type].costs.sdpa_dropout:
+        case["raw"][key] = rng.choice((0.1, 0.25, 0.5))
+    return case
+
+
+@contextlib.contextmanager
+def attention_dropout_0():
+    """``torch.nn.functional.scaled_dot_product_attention`` with ``dropout_p`` 0 whatever the model passes: the
+    fused kernel with attention dropout 0, every other dropout (hidden, ModernBERT's output dropout...) as the
+    config sets it. transformers' ``sdpa_attention_forward`` looks the function up at each call."""
+    import torch
+
+    original = torch.nn.functional.scaled_dot_product_attention
+
+    def fused(*args: Any, **kwargs: Any) -> Any:
+        if len(args) > 4:  # query, key, value, attn_mask, dropout_p given by position
+            args = (*args[:4], 0.0, *args[5:])
+        else:
+            kwargs["dropout_p"] = 0.0
+        return original(*args, **kwargs)
+
+    torch.nn.functional.scaled_dot_product_attention = fused
+    try:
+        yield
+    finally:
+        torch.nn.functional.scaled_dot_product_attention = original
 
 
 def engine(case: dict[str, Any]) -> tuple[Any, Any, costs.Costs]:
@@ -119,10 +156,108 @@ def test_sdpa_step_matches_pytorch(model_type: str) -> None:
     assert not failures, "\n".join(f"{case!r}: {diff}" for case, diff in failures)
 
 
+SDPA_DROPOUT_PER_FAMILY = int(os.environ.get("COSTS_SDPA_DROPOUT_RANDOM", "2"))
+
+
+@pytest.mark.parametrize("model_type", SDPA)
+def test_sdpa_with_attention_dropout_is_pytorchs_step_with_dropout_p_0(model_type: str) -> None:
+    """Attention dropout > 0 with SDPA: every figure equals PyTorch's step on the same config with
+    ``scaled_dot_product_attention``'s ``dropout_p`` set to 0 (the fused kernel, which the registered rules and
+    the kernel check see), and the step carries the note's (key, value)."""
+    family = FAMILIES[model_type]
+    arch = next(a.name for a in family.architectures
+                if family.costs.architectures is None or a.name in family.costs.architectures)
+    dropped = engine_build({"model_type": model_type, **{k: 0.1 for k in family.costs.sdpa_dropout}}, arch, None)
+    refused = []
+    for attention in ("eager", "sdpa"):
+        try:
+            costs.compute(dropped, costs.settings(1, 8, attention=attention))
+        except CalcError as exc:
+            refused.append(exc.code)
+    if refused == ["costs_step_value"] * 2:
+        # The family's program refuses attention dropout > 0 whatever the attention (ModernBERT's, Nomic BERT's:
+        # its step keys), a refusal test_costs_reference.py proves: no SDPA step to draw.
+        return
+    rng = random.Random(f"{SEED}-{model_type}-sdpa-dropout")
+    failures, done = [], 0
+    for _ in range(SDPA_DROPOUT_PER_FAMILY * 30):
+        if done == SDPA_DROPOUT_PER_FAMILY:
+            break
+        case = sdpa_dropout_case(rng, model_type)
+        try:
+            inv, plan, got = engine(case)
+        except CalcError:
+            continue  # a config the eager cross-check refuses (and proves refused); redraw
+        try:
+            with attention_dropout_0():
+                expected = pytorch(case, inv, plan)
+        except ZeroDivisionError:  # Adafactor on an empty parameter, as in test_sdpa_step_matches_pytorch
+            assert case["optimizer"] == "adafactor", case
+            continue
+        done += 1
+        assert got.sdpa_dropout == tuple((k, case["raw"][k]) for k in FAMILIES[model_type].costs.sdpa_dropout), case
+        figures = {k: getattr(got, k) for k in FIGURES}
+        if figures != expected:
+            failures.append((case, {k: (figures[k], expected[k]) for k in FIGURES if figures[k] != expected[k]}))
+    assert done == SDPA_DROPOUT_PER_FAMILY, f"only {done} runnable cases drawn"
+    assert not failures, "\n".join(f"{case!r}: {diff}" for case, diff in failures)
+
+
+def test_gpu_fused_kernels_keep_a_random_number_state_and_cpu_math_keeps_the_mask() -> None:
+    """What the ``sdpa_dropout_gpu`` note says, from PyTorch 2.13 itself.
+
+    On a GPU: CUDA's flash and memory-efficient kernels, run on meta tensors (their registrations in
+    ``torch/_meta_registrations.py``), with dropout 0.1 and inputs that need gradients: their autograd nodes
+    (``ScaledDotProductFlashAttentionBackward0``, ``ScaledDotProductEfficientAttentionBackward0``) save q, k, v, the
+    output, a float32 logsumexp and a random-number state (flash: ``rng_state``, 2 uint64, and ``unused``, one
+    uint64; memory-efficient: ``philox_seed`` and ``philox_offset``, one int64 each): no [B, A, L, L] mask. On CPU:
+    with dropout > 0 the step keeps two [B, A, L, L] tensors per layer (the probabilities and the dropout mask,
+    SDPA's math path as eager does), with dropout 0 none."""
+    import torch
+
+    from .costs_measure import make_model
+
+    b, a, n, d = 2, 3, 40, 4
+    q, k, v = (torch.empty(b, a, n, d, device="meta", requires_grad=True) for _ in range(3))
+    out = torch.ops.aten._scaled_dot_product_flash_attention(q, k, v, 0.1)
+    node = out[0].grad_fn
+    assert node.name() == "ScaledDotProductFlashAttentionBackward0"
+    kept = {name[len("_saved_"):]: getattr(node, name) for name in dir(node) if name.startswith("_saved_")}
+    tensors = {name: t for name, t in kept.items() if isinstance(t, torch.Tensor)}
+    assert set(tensors) == {"query", "key", "value", "output", "logsumexp", "rng_state", "unused"}, kept
+    assert tuple(tensors["logsumexp"].shape) == (b, a, n) and tensors["logsumexp"].dtype == torch.float32
+    rng = {name: tensors[name].numel() * tensors[name].element_size() for name in ("rng_state", "unused")}
+    assert rng == {"rng_state": 16, "unused": 8}  # the note's "rng_state, 16 bytes, and an 8-byte tensor"
+    out = torch.ops.aten._scaled_dot_product_efficient_attention(q, k, v, None, True, 0.1)
+    node = out[0].grad_fn
+    assert node.name() == "ScaledDotProductEfficientAttentionBackward0"
+    kept = {name[len("_saved_"):]: getattr(node, name) for name in dir(node) if name.startswith("_saved_")}
+    tensors = {name: t for name, t in kept.items() if isinstance(t, torch.Tensor)}
+    assert set(tensors) == {"query", "key", "value", "output", "log_sumexp", "philox_seed", "philox_offset"}, kept
+    assert kept["attn_bias"] is None
+    rng = {name: tensors[name].numel() * tensors[name].element_size() for name in ("philox_seed", "philox_offset")}
+    assert rng == {"philox_seed": 8, "philox_offset": 8}  # "an 8-byte Philox seed and an 8-byte offset"
+    # (Its logsumexp is padded to a multiple of 32 positions on CUDA: the docs' SDPA section says so.)
+    assert tuple(tensors["log_sumexp"].shape) == (b, a, 64)
+    # CPU: what the math path keeps with dropout, per layer.
+    raw = {"vocab_size": 30, "hidden_size": 12, "num_attention_heads": a, "num_hidden_layers": 2,
+           "intermediate_size": 10, "max_position_embeddings": 16, "hidden_dropout_prob": 0.0}
+    for p, square in ((0.1, 2), (0.0, 0)):
+        model = make_model("bert", "BertModel", {**raw, "attention_probs_dropout_prob": p}, "fp32", attention="sdpa")
+        shapes = []
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            with torch.autograd.graph.saved_tensors_hooks(lambda t, seen=shapes: seen.append(tuple(t.shape)) or t,
+                                                          lambda t: t):
+                model(input_ids=torch.zeros((b, 7), dtype=torch.long))
+        assert shapes.count((b, a, 7, 7)) == 2 * square, (p, shapes)
+
+
 def test_the_step_runs_the_cpu_flash_kernel_and_its_flops_are_torchs_rules() -> None:
     """With dropout 0 the step calls ``_scaled_dot_product_flash_attention_for_cpu`` once per layer (what the
-    registered rules count), and with dropout > 0 never (PyTorch's math path: what ``costs_sdpa_dropout``
-    refuses); the engine's attention row is torch's ``sdpa_flop_count`` on the layer's shapes."""
+    registered rules count), and with dropout > 0 never (PyTorch's math path, which the engine does not cost: it
+    gives the fused kernel's figures at dropout 0, with a note); the engine's attention row is torch's
+    ``sdpa_flop_count`` on the layer's shapes."""
     import torch
     from torch.utils._python_dispatch import TorchDispatchMode
     from torch.utils.flop_counter import sdpa_backward_flop_count, sdpa_flop_count
@@ -149,11 +284,8 @@ def test_the_step_runs_the_cpu_flash_kernel_and_its_flops_are_torchs_rules() -> 
                 model(input_ids=torch.zeros((2, 5), dtype=torch.long))
         assert mode.names.count(kernel) == calls, p
         inv = engine_build({**raw, "attention_probs_dropout_prob": p}, "BertModel", None)
-        if p > 0:
-            with pytest.raises(CalcError) as caught:
-                costs.compute(inv, costs.settings(2, 5, attention="sdpa"))
-            assert caught.value.code == "costs_sdpa_dropout"
-            continue
+        assert costs.compute(inv, costs.settings(2, 5, attention="sdpa")).sdpa_dropout == (
+            (("attention_probs_dropout_prob", p),) if p > 0 else ())
         sim, _ = costs.simulate(inv, costs.settings(2, 5, attention="sdpa"))
         rows = [r for r in sim.tape if r.op == kernel]
         shape = (2, 3, 5, 4)
@@ -194,6 +326,46 @@ def test_sdpa_math_path_is_where_pytorch_leaves_the_kernel() -> None:
             assert caught.value.code == "costs_sdpa_math"
         else:
             assert costs.compute(inv, costs.settings(1, 5, attention="sdpa")).backward > 0
+
+
+def test_t5_bias_mask_decides_the_kernel() -> None:
+    """``costs_sdpa_t5_bias``: T5's position bias is SDPA's mask. Trained (every parameter), PyTorch runs SDPA's
+    math path (``_safe_softmax``), never the flash kernel, and the engine refuses; frozen (LoRA), the flash kernel,
+    and the engine's figures are PyTorch's (the drawn cases of test_sdpa_step_matches_pytorch[t5])."""
+    import torch
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    class Calls(TorchDispatchMode):
+        def __init__(self) -> None:
+            super().__init__()
+            self.names: list[str] = []
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            self.names.append(str(func.overloadpacket.__name__))
+            return func(*args, **(kwargs or {}))
+
+    for mt, arch in (("t5", "T5EncoderModel"), ("umt5", "UMT5EncoderModel")):
+        raw = {"model_type": mt, "vocab_size": 30, "d_model": 8, "d_kv": 4, "d_ff": 10, "num_layers": 2, "num_heads": 2,
+               "relative_attention_num_buckets": 8, "dropout_rate": 0.0}
+        for frozen in (False, True):
+            model = make_model(mt, arch, {k: v for k, v in raw.items() if k != "model_type"}, "fp32", attention="sdpa")
+            if frozen:
+                for name, p in model.named_parameters():
+                    if "relative_attention_bias" in name:
+                        p.requires_grad_(False)
+            mode = Calls()
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                with mode:
+                    model(input_ids=torch.zeros((2, 5), dtype=torch.long))
+            flash = mode.names.count("_scaled_dot_product_flash_attention_for_cpu")
+            assert (flash, mode.names.count("_safe_softmax")) == ((2, 0) if frozen else (0, 2)), (mt, frozen)
+        inv = engine_build(raw, arch, None)
+        with pytest.raises(CalcError) as caught:
+            costs.compute(inv, costs.settings(2, 5, attention="sdpa"))
+        assert caught.value.code == "costs_sdpa_t5_bias"
+        lora_plan = planner.lora_from_text(inv, 4, "q,v", "none", None)
+        assert costs.compute(inv, costs.settings(2, 5, attention="sdpa"), lora_plan).activations > 0
 
 
 def test_no_sdpa_is_a_class_transformers_builds_without_it() -> None:
@@ -237,3 +409,61 @@ def test_sdpa_families_are_the_classes_that_support_it() -> None:
             check_sdpa(inv, family.costs)
         assert caught.value.code == "costs_sdpa_not_modelled", mt
         assert arch in caught.value.message("zh") and "bert" in caught.value.message("zh")
+
+
+#: T5's encoders are left out: their eager step under autocast already differs from PyTorch's when a layer is
+#: frozen (T5DenseActDense casts its hidden state to ``wo``'s float32 before ``wo``, which autocast casts back: a bf16
+#: copy the program does not keep; measured with eager attention too, reported apart from SDPA).
+SDPA_AUTOCAST = tuple(mt for mt in SDPA if FAMILIES[mt].costs.autocast and mt not in ("t5", "mt5", "umt5"))
+SDPA_AUTOCAST_PER_FAMILY = int(os.environ.get("COSTS_SDPA_AUTOCAST_RANDOM", "3"))
+
+
+@pytest.mark.parametrize("model_type", SDPA_AUTOCAST)
+def test_sdpa_under_autocast_matches_pytorch(model_type: str) -> None:
+    """SDPA with mixed precision (``--attention sdpa --mixed-precision bf16``): the model in float32, its forward
+    under ``torch.autocast("cpu", dtype=torch.bfloat16)``, ``attn_implementation="sdpa"``. CPU's autocast lists
+    ``scaled_dot_product_attention`` as a lower-precision operation (a float32 q, k, v or float mask is copied to
+    bf16, the kernel keeps bf16 q, k, v and output and a float32 logsumexp): every figure equals PyTorch's, with the
+    attention dropout 0 or, now and then, > 0 (``dropout_p`` forced to 0, as above)."""
+    rng = random.Random(f"{SEED}-{model_type}-sdpa-autocast")
+    failures, done = [], 0
+    for _ in range(SDPA_AUTOCAST_PER_FAMILY * 40):
+        if done == SDPA_AUTOCAST_PER_FAMILY:
+            break
+        case = sdpa_dropout_case(rng, model_type) if rng.random() < 0.3 else sdpa_case(rng, model_type)
+        case["dtype"] = "fp32"
+        try:
+            inv, plan, _ = engine(case)  # the refusals of the step without autocast: redraw
+            mode = case["checkpointing"] and ("reentrant" if case.get("reentrant", True) else "non-reentrant")
+            s = costs.settings(case["batch"], case["seq_len"], "fp32", case["optimizer"], mode, attention="sdpa",
+                               autocast="bf16")
+            got = costs.compute(inv, s, plan)
+        except CalcError:
+            continue
+        import torch
+
+        threads = torch.get_num_threads()
+        torch.set_num_threads(1)
+        try:
+            config = {k: v for k, v in case["raw"].items() if k not in ("model_type", "architectures")}
+            model = make_model(inv.model_type, case["arch"], config, "fp32", case["pooler"], attention="sdpa")
+            hf_model = model
+            if case["plan"] == "freeze":
+                freeze(model, *case["freeze"])
+            elif case["plan"] == "lora":
+                model = lora(model, plan.settings)
+            with attention_dropout_0():
+                expected = measure(model, hf_model, case["batch"], case["seq_len"], inv.config["vocab_size"],
+                                   case["optimizer"], case["checkpointing"], case.get("reentrant", True),
+                                   autocast="bf16")
+        except ZeroDivisionError:  # Adafactor on an empty parameter, as in test_sdpa_step_matches_pytorch
+            assert case["optimizer"] == "adafactor", case
+            continue
+        finally:
+            torch.set_num_threads(threads)
+        done += 1
+        figures = {k: getattr(got, k) for k in FIGURES}
+        if figures != expected:
+            failures.append((case, {k: (figures[k], expected[k]) for k in FIGURES if figures[k] != expected[k]}))
+    assert done == SDPA_AUTOCAST_PER_FAMILY, f"only {done} runnable cases drawn"
+    assert not failures, "\n".join(f"{case!r}: {diff}" for case, diff in failures)

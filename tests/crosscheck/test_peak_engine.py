@@ -361,6 +361,33 @@ def forward_case(model_type: str, index: int) -> dict[str, Any] | None:
     return None
 
 
+def sdpa_activation_case(model_type: str, index: int) -> dict[str, Any] | None:
+    """:func:`activation_case` with ``attn_implementation="sdpa"``: the attention dropout SDPA receives set to 0
+    (CPU's flash kernel; ``peak_measure.build_model`` does the same), every other dropout as drawn."""
+    rng = random.Random(f"{SEED}-lifetime-sdpa-{model_type}-{index}")
+    for _ in range(30):
+        case = draw(rng, model_type)
+        lora = case["plan"] == "lora" and rng.random() < 0.5
+        case.update(plan="lora" if lora else rng.choice(["none", "none", "none", "freeze"]), checkpointing=False,
+                    batch=rng.randint(2, 8), seq_len=rng.randint(4, 24),
+                    optimizer=rng.choice(["adamw", "sgd", "sgd-momentum"]),
+                    freeze=(rng.random() < 0.5, rng.randint(0, 3), rng.random() < 0.2), attention="sdpa")
+        raw = case["raw"]
+        raw["max_position_embeddings"] = max(raw.get("max_position_embeddings", 0), case["seq_len"] + 2)
+        raw["vocab_size"] = rng.randint(8, 40)
+        for key in FAMILIES[model_type].costs.sdpa_dropout:
+            raw[key] = 0.0
+        try:
+            inv, plan = planned(case)
+            case["costs"] = costs.compute(inv, costs.settings(case["batch"], case["seq_len"], case["dtype"],
+                                                              case["optimizer"], attention="sdpa"), plan)
+        except CalcError:
+            continue
+        case["inv"], case["plan"] = inv, plan
+        return case
+    return None
+
+
 def engine_timeline(case: dict[str, Any]):
     """The engine's op-by-op timeline of the case (calculator/costs/step.py ``lifetime_timeline``)."""
     from calculator.costs import step as st
@@ -446,3 +473,17 @@ def test_non_reentrant_checkpointing_replayed_exactly(model_type: str) -> None:
         assert check_case(case), where
         phases[result.phase] = phases.get(result.phase, 0) + 1
     assert phases.get("backward", 0) > 0 or FORWARD_RANDOM < 4, (model_type, phases)
+
+
+@pytest.mark.parametrize("model_type", [mt for mt in LIFETIME_FAMILIES if FAMILIES[mt].costs.sdpa])
+def test_peak_op_by_op_with_sdpa_equals_pytorch(model_type: str) -> None:
+    """The op-by-op peak under SDPA (``LiveSim.sdpa``: the flash kernel's node, what it saves, the three gradients
+    its backward returns): every figure the engine gives is LiveBytes' measured peak, and some lie in the
+    backward."""
+    phases: dict[str, int] = {}
+    for index in range(ACTIVATION_RANDOM):
+        case = sdpa_activation_case(model_type, index)
+        if case is not None and check_case(case):
+            phase = case["costs"].peak.phase
+            phases[phase] = phases.get(phase, 0) + 1
+    assert phases.get("backward", 0) > 0 or ACTIVATION_RANDOM < 4, (model_type, phases)

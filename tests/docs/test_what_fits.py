@@ -157,3 +157,28 @@ def test_why_costs_disagree_says_the_peak(site: Site, lang: str):
         assert fmt(note["lower"]) in page.text
         if note["upper"] is not None:
             assert fmt(note["upper"]) in page.text
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_bge_m3_with_sdpa_is_the_clis_and_says_the_attention_dropout(site: Site, lang: str):
+    """BGE-M3 at B = 16, L = 1024 with ``--attention sdpa`` (issue 35, reader H1): the row is the CLI's, and its
+    attention dropout (0.1) is measured at 0, which the CLI's JSON notes (``sdpa_dropout_gpu``) and the page say."""
+    page = site.page("what-fits.md", lang)
+    first = {"en": "SDPA attention, every parameter trained", "zh": "SDPA 注意力，全部参数参与训练"}[lang]
+    tables = [t for t in page.tables if len(t) == 2 and t[1][0] == first]
+    assert len(tables) == 1, [t[:2] for t in page.tables]
+    row = tables[0][1]
+    verdicts, notes = [], None
+    for gib in BUDGETS:
+        proc = subprocess.run([sys.executable, "-m", "calculator", "--preset", BGE, "--seq-len", str(BGE_LEN), "--batch",
+                               str(B), "--attention", "sdpa", "--gpu-gb", str(gib), "--format", "json", "--lang", lang],
+                              cwd=ROOT, capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 0, proc.stdout
+        data = json.loads(proc.stdout)
+        costs, notes = data["costs"], data["notes"]
+        verdicts.append(costs["fits"])
+    parts = sum(costs["memory"][k] for k in ("weights", "gradients", "optimizer", "activations"))
+    assert row[1:] == [fmt(parts), peak_cell(costs, lang)] + [VERDICT[lang][v] for v in verdicts], row
+    assert [(n["code"], n["key"], n["value"]) for n in notes] == [("sdpa_dropout_gpu", "attention_probs_dropout_prob", 0.1)]
+    said = {"en": "fused kernel's figures with attention dropout 0", "zh": "融合 kernel 在注意力 dropout 为 0 时的数字"}[lang]
+    assert said in " ".join(page.text.split())

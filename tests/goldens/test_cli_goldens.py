@@ -58,6 +58,10 @@ CASES: dict[str, list[str]] = {
                        "--gpu-gb", "24"],
     "mpnet-inference": ["--preset", "sentence-transformers/all-mpnet-base-v2", "--inference", "--batch", "4",
                         "--seq-len", "256"],
+    # SDPA with attention dropout 0.1 (issue 35, reader H1): the fused kernel's figures at attention dropout 0 and
+    # the note that says so (what a GPU adds, what CPU's math path would keep).
+    "bert-step-sdpa-dropout": ["--preset", "bert-base-uncased", "--batch", "1", "--seq-len", "128", "--attention",
+                               "sdpa"],
 }
 FORMATS = {"text": "txt", "markdown": "md"}
 LANGS = ("en", "zh")

@@ -93,16 +93,40 @@ def test_a_family_not_checked_under_autocast_is_refused() -> None:
     assert "bert" in exc.message("en")
 
 
-def test_autocast_with_sdpa_is_refused_not_guessed() -> None:
-    """SDPA's kernel under autocast is not cross-checked: a coded refusal (en+zh), never the eager or fp32 figure;
-    each setting alone still costs."""
-    inv = build({"model_type": "bert", "hidden_size": 32, "num_hidden_layers": 1, "num_attention_heads": 2,
-                 "intermediate_size": 64, "vocab_size": 50, "attention_probs_dropout_prob": 0.0}, "BertModel")
-    both = costs.settings(1, 8, "fp32", "adamw", False, attention="sdpa", autocast="bf16")
-    exc = expect_error("costs_autocast_sdpa", costs.compute, inv, both)
-    assert "bf16" in exc.message("en") and "bf16" in exc.message("zh")
-    assert costs.compute(inv, costs.settings(1, 8, attention="sdpa")).forward > 0
-    assert costs.compute(inv, costs.settings(1, 8, autocast="bf16")).forward > 0
+def test_sdpa_under_autocast_by_hand() -> None:
+    """``--attention sdpa --mixed-precision bf16`` on the tiny BERT (B = 1, L = 8, H = 16, 2 heads): as the eager
+    layer above, but CPU's autocast lists ``scaled_dot_product_attention`` as a lower-precision operation, so the
+    flash kernel runs on the projections' bf16 outputs as they are (no copy) and keeps q, k, v, its bf16 output and
+    a float32 logsumexp [B, heads, L] instead of the probabilities, the dropout mask and QKᵀ's operands. The
+    attention dropout (BERT's default, 0.1) is measured at 0 (a GPU's fused kernel keeps no mask) and said so.
+    PyTorch measures 10,688 bytes too (tests/crosscheck/test_costs_sdpa_reference.py draws such steps)."""
+    f32, b16 = 4, 2
+    tokens, h, inner, heads = 8, 16, 32, 2
+    embeddings = tokens * 8 + tokens * 8 + tokens * h * f32 + 2 * tokens * f32 + tokens * h * f32  # as above: 1216
+    linear_hh = tokens * h * b16 + h * h * b16
+    layer = (
+        3 * linear_hh  # query, key, value: a bf16 copy of the float32 input each, and of each weight
+        + 3 * tokens * h * b16  # the kernel keeps q, k, v: the projections' bf16 outputs (views of them)
+        + tokens * h * b16 + heads * tokens * f32  # its bf16 output [B, L, heads, d] and float32 logsumexp
+        + h * h * b16  # attention.output.dense reads that output as is (B = 1: no copy) and a weight copy
+        + tokens * h * b16  # hidden dropout's bf16 mask
+        + tokens * h * f32 + 2 * tokens * f32  # LayerNorm, float32
+        + tokens * h * b16 + inner * h * b16  # intermediate.dense
+        + tokens * inner * b16  # GELU's bf16 input
+        + tokens * inner * b16 + h * inner * b16  # output.dense
+        + tokens * h * b16  # dropout's bf16 mask
+        + tokens * h * f32 + 2 * tokens * f32  # LayerNorm
+    )
+    assert layer == 8896
+    pooler = h * b16 + h * h * b16 + h * b16
+    inv = build(dict(TINY), "BertModel")
+    got = costs.compute(inv, costs.settings(1, 8, "fp32", "adamw", False, attention="sdpa", autocast="bf16"))
+    assert got.activations == embeddings + layer + pooler == 10688
+    assert got.sdpa_dropout == (("attention_probs_dropout_prob", 0.1),)
+    # FLOPs: SDPA's (its backward recomputes QKᵀ), unchanged by autocast.
+    assert (got.forward, got.backward) == (
+        lambda s: (s.forward, s.backward))(costs.compute(inv, costs.settings(1, 8, attention="sdpa")))
+    assert got.peak is not None and got.peak.bytes is None  # no peak under autocast (not modelled)
 
 
 def test_the_page_keeps_mixed_precision_in_its_link_and_command() -> None:

@@ -87,14 +87,11 @@ CASES: dict[str, tuple[dict, str]] = {
                              "calc-mixed_precision-error"),
     "costs_autocast_family": ({"params": {"model_type": "fnet"}, "costs": {**P, "mixed_precision": "bf16"}},
                               "calc-mixed_precision-error"),
-    "costs_autocast_sdpa": ({"params": {}, "costs": {**P, "attention": "sdpa", "mixed_precision": "bf16",
-                                                      "attention_probs_dropout_prob": "0"}}, "calc-mixed_precision-error"),
     "costs_attention": ({"params": {}, "costs": {**P, "attention": "flash"}}, "calc-attention-error"),
     "costs_no_sdpa": ({"params": {"preset": "microsoft/deberta-v3-base"}, "costs": {**P, "attention": "sdpa"}},
                       "calc-attention-error"),
-    "costs_sdpa_dropout": ({"params": {}, "costs": {**P, "attention": "sdpa"}}, "calc-attention-error"),
-    "costs_sdpa_not_modelled": ({"params": {"model_type": "t5"}, "costs": {**P, "attention": "sdpa"}},
-                                "calc-attention-error"),
+    "costs_sdpa_t5_bias": ({"params": {"model_type": "t5"}, "costs": {**P, "attention": "sdpa"}},
+                           "calc-attention-error"),
     "costs_sdpa_math": ({"params": {"model_type": "nomic_bert", "hidden_size": "8", "num_attention_heads": "8"},
                          "costs": {**P, "attention": "sdpa"}}, "calc-attention-error"),
     # ...and its own slot for the step's refusals of a model, a class or a plan.
@@ -150,6 +147,8 @@ CASES: dict[str, tuple[dict, str]] = {
 NOT_FROM_THE_PAGE: dict[str, str] = {
     # Every family without a cost model says why in its own words (costs_keras, costs_seq2seq).
     "costs_family": "no family is left without a cost model and without its own refusal; tests/unit/test_costs.py",
+    "costs_sdpa_not_modelled": "every family whose classes have SDPA models it now (T5's and UltraBERT's too); "
+    "tests/crosscheck/test_costs_sdpa_reference.py::test_sdpa_families_are_the_classes_that_support_it",
     # Longformer's per-layer attention_window is neither a field nor a link key: a pasted config's panel
     # is computed from the canonical link, which has every layer at the family's window.
     "costs_longformer_small_window": "attention_window is not on the page; CLI only (tests/unit/test_costs_long_inputs.py)",
