@@ -135,8 +135,7 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     prefix = bert.step_prefix(inv)
     if bert.step_task(inv) in LIFETIMES:  # every operation modelled by the lifetime simulator
         sim.exact_lifetimes()
-        if sim.attention == "eager":
-            sim.exact_forward()  # every name's release declared below
+        sim.exact_forward()  # every name's release declared below
     model = sim.scope()  # AlbertModel.forward: ``embedding_output`` held until it returns
     x = bert.step_embeddings(sim, inv, prefix, b, n)
     encoder = sim.scope()  # AlbertTransformer.forward

@@ -387,8 +387,7 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     kind = step_task(inv)
     if kind in EXACT_LIFETIMES and not inv.config.get("is_decoder"):  # no causal mask: every op is modelled
         sim.exact_lifetimes()
-        if sim.attention == "eager":
-            sim.exact_forward()  # every name's release declared below
+        sim.exact_forward()  # every name's release declared below
     seq, pooled = step_backbone(sim, inv, prefix, b, n)
     return step_heads(sim, inv, seq, pooled)
 

@@ -93,8 +93,7 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     prefix = bert.step_prefix(inv)
     if bert.step_task(inv) in LIFETIMES:  # every operation modelled by the lifetime simulator
         sim.exact_lifetimes()
-        if sim.attention == "eager":
-            sim.exact_forward()  # every name's release declared below
+        sim.exact_forward()  # every name's release declared below
     e = prefix + "embeddings."
     model = sim.scope()  # DistilBertModel.forward: ``embeddings`` held until it returns
     mark = sim.scope()  # Embeddings.forward: inputs_embeds, position_embeddings held; ``embeddings`` rebound
