@@ -33,7 +33,7 @@ from typing import Any, Callable, Iterator, Sequence
 
 from .modules import Sim
 from .ops import Ops
-from .peak import Item, Peak
+from .peak import Item, Peak, rounded
 from .tensor import ADAPTER_BYTES, T, contiguous_strides, is_contiguous, view_strides
 
 #: ``AccumulateGrad`` nodes have the largest sequence number: they run as soon as they are ready.
@@ -72,8 +72,15 @@ class Backward:
     best_live: dict[int, int] = field(default_factory=dict)
     module: str = ""
     _next: int = 0
+    #: The live bytes at every observation (each allocation), and the ledger's storages each rounded up to CUDA's
+    #: 512-byte block then (:func:`.peak.rounded`): the step's timeline and its 512-rounded peak (issue 32, 35).
+    trace: list[tuple[int, int]] = field(default_factory=list)
+    rounded: int | None = None
 
     def check(self, op: str) -> None:
+        if self.rounded is None:  # the first observation: the ledger as the caller set it up, rounded
+            self.rounded = sum(rounded(self.sizes[s]) for s in self.refs)
+        self.trace.append((self.live, self.rounded))
         if self.live > self.best:
             self.best, self.best_op, self.best_module = self.live, op, self.module
             self.best_live = {s: self.sizes[s] for s in self.refs}
@@ -87,6 +94,8 @@ class Backward:
         self.sizes[self._next] = n * itemsize
         self.refs[self._next] = 1
         self.live += n * itemsize
+        if self.rounded is not None:
+            self.rounded += rounded(n * itemsize)
         self.check(op)
         shape = tuple(shape)
         return T(shape, tuple(strides) if strides is not None else contiguous_strides(shape), self._next, True,
@@ -102,6 +111,8 @@ class Backward:
             if not self.refs[sid]:
                 del self.refs[sid]
                 self.live -= self.sizes[sid]
+                if self.rounded is not None:
+                    self.rounded -= rounded(self.sizes[sid])
 
     def alias(self, g: T, shape: Sequence[int], strides: Sequence[int]) -> T:
         """A view of ``g`` (its storage held once more)."""
@@ -551,6 +562,8 @@ class Timeline:
     module: str
     items: tuple[Item, ...]
     end: int  # live bytes when the backward has returned (before ``del loss``)
+    #: :attr:`Backward.trace`: (live bytes, the ledger's storages rounded to 512) at every allocation.
+    trace: tuple[tuple[int, int], ...] = ()
 
 
 def run_step(sim: LiveSim, outputs: Sequence[T], start_items: Sequence[Item], graded: Sequence[str]) -> Timeline | None:
@@ -641,7 +654,8 @@ def run_step(sim: LiveSim, outputs: Sequence[T], start_items: Sequence[Item], gr
         else:
             items.append(Item("temporary", "gradient" if s != ones else "ones_like(loss)", n))
     items.append(Item("temporary", "loss", SCALAR))
-    return Timeline(forward_bound, loss_bound, bw.best, bw.best_op, bw.best_module, tuple(items), bw.live)
+    return Timeline(forward_bound, loss_bound, bw.best, bw.best_op, bw.best_module, tuple(items), bw.live,
+                    tuple(bw.trace) + ((bw.live, bw.rounded or 0),))
 
 
 def _cast_back(o: T) -> Callable[[Backward, T], list[T | None]]:

@@ -161,6 +161,13 @@ LABELS.update({
         "Peak of live memory: {peak} ({exact} bytes), in the {phase} ({op}, at {module}); largest live then: {items}.",
         "显存峰值（同时存活的张量）：{peak}（{exact} 字节），出现在{phase}（{op}，{module}）；此时最大的几项：{items}。",
     ),
+    # Issue 35: the same peak as CUDA's caching allocator holds it (each block a multiple of 512 bytes).
+    "peak_512": L(
+        "With every storage rounded up to CUDA's 512-byte block, as torch.cuda.max_memory_allocated() and PyTorch's "
+        "MemTracker count it: {peak} ({exact} bytes).",
+        "把每个存储按 CUDA 的 512 字节块向上取整（即 torch.cuda.max_memory_allocated() 和 PyTorch 的 MemTracker "
+        "的统计方式）：{peak}（{exact} 字节）。",
+    ),
     "peak_none": L(
         "Peak of live memory: not given for this step ({reason}): the engine gives the peak only where it is proven "
         "exact against PyTorch (so far: the optimizer step, when it provably exceeds the forward and the backward, "
@@ -449,8 +456,12 @@ def peak_line(c: costs.Costs, lang: str) -> str | None:
     sep = "；" if lang == "zh" else "; "
     items = sep.join(f"{label('kind_' + i.kind, lang)} {i.name} {gib(i.bytes)}" for i in p.items[:4])
     items = items.replace("; ", ", ") if lang == "en" else items.replace("；", "、")
-    return label("peak_line", lang, peak=gib(p.bytes), exact=fmt_int(p.bytes, lang),
+    line = label("peak_line", lang, peak=gib(p.bytes), exact=fmt_int(p.bytes, lang),
                  phase=label(f"phase_{p.phase}", lang), op=p.op, module=p.module, items=items)
+    if p.bytes_512 is not None:
+        line += punct("sentence_gap", lang) + label("peak_512", lang, peak=gib(p.bytes_512),
+                                                    exact=fmt_int(p.bytes_512, lang))
+    return line
 
 
 def fit_lines(fit: Mapping[str, Any], lang: str) -> list[str]:
