@@ -230,6 +230,21 @@ def _peak(peak: Mapping[str, Any] | None, lang: str) -> Markup:
     ])
 
 
+def _timeline(timeline: Mapping[str, Any] | None, gpu: int, lang: str) -> Markup:
+    """The live memory through the step (``costs.timeline``, where the peak is exact), with the card's capacity
+    and a note saying what is exact and what is only bounded; nothing where there is no timeline."""
+    if not timeline:
+        return join([])
+    from . import timeline as chart  # drawn only here: the page's first load never imports it
+
+    return join([
+        h("p", h("strong", chart.word("title", lang)), class_="calc-costs-head"),
+        h("figure", raw(chart.timeline_svg(timeline, lang, gpu)), class_="calc-chart calc-costs-timeline",
+          data_peak=timeline["peak"]),
+        h("p", chart.word("note", lang), class_="calc-note"),
+    ])
+
+
 def _search(result: Mapping[str, Any], lang: str) -> Markup:
     """The largest batch and length that fit the card (asked for with the ``fit`` box), or why there is none."""
     if not result.get("fit_asked"):
@@ -268,6 +283,7 @@ def answer(result: dict[str, Any], panel: Mapping[str, str], lang: str) -> dict[
           class_="calc-chart calc-costs-bar"),
         # The peak (issue 32): exact where proven, else its bounds; then the one verdict (views.costs.fits).
         _peak(result.get("peak"), lang),
+        _timeline(c.get("timeline"), gpu, lang),
         h("div", [h("p", line) for line in fit_lines], h("p", cv.label("gb_note", lang), class_="calc-note"),
           class_="calc-costs-fits", data_fits=verdict,
           data_gpu_gb=gpu),
