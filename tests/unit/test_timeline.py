@@ -111,3 +111,26 @@ def test_no_timeline_without_a_figure() -> None:
     c = costs.compute(build(get_preset("bert-base-uncased").config), costs.settings(32, 128, checkpointing=True))
     d = c.to_dict()
     assert d["memory"]["peak"] is None and d["memory"]["peak_512"] is None and d["timeline"] is None
+
+
+def test_autocast_fit_says_why_there_is_no_peak() -> None:
+    """Under autocast there is no peak and no bound, so the search proves nothing either way: the answer says why
+    (autocast's cache, the forward not replayed), in both languages, once under the two lines; a step whose search
+    proves something (fp32) gets no such line."""
+    from calculator.costs.fit import fit
+    from calculator.views import costs as cv
+
+    inv = build(get_preset("bert-base-uncased").config)
+    s = costs.settings(8, 128, autocast="bf16")
+    c = costs.compute(inv, s)
+    assert c.peak.bytes is None and c.peak.reason == "autocast"
+    found = fit(inv, s, None, 24 * 2**30, c.weights)
+    assert found["max_batch_at_least"] == 0 and found["batch_does_not_fit"] is None
+    for lang, cache in (("en", "autocast's cache"), ("zh", "autocast 的缓存")):
+        lines = cv.fit_lines(found, lang, cv.unknown_reason(c, lang))
+        assert len(lines) == 3 and cache in lines[2] and "bf16" in lines[2]
+        assert cache in cv.peak_line(c, lang)
+        assert "0" not in lines[2].replace("bf16", "")  # never "at least 0"
+    plain = costs.compute(inv, costs.settings(8, 128))
+    assert cv.unknown_reason(plain, "en") is None
+    assert len(cv.fit_lines(fit(inv, plain.settings, None, 24 * 2**30, plain.weights), "en", None)) == 2
