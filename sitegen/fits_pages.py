@@ -9,6 +9,7 @@ the page against the CLI's ``--format json``.
 """
 from __future__ import annotations
 
+import html
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -106,6 +107,19 @@ def largest_batch(preset: str, seq_len: int, gib: int, checkpointing: bool = Fal
     return Largest("at_least", low) if low else Largest("unknown")
 
 
+def timeline_figure(case: Case, lang: str, gib: int | None = None) -> str:
+    """The panel's chart of live memory through ``case``'s step (:mod:`calculator.page.timeline`), with the card of
+    ``gib`` GiB, as one line of HTML; fails the build where the step has no timeline (its peak is not exact)."""
+    from calculator.page.timeline import timeline_svg, word
+
+    timeline = case.step.peak.timeline_dict() if case.exact else None
+    if timeline is None:
+        raise AssertionError(f"{case.preset} B={case.batch} L={case.seq_len}: no exact peak, so no timeline to draw")
+    return (f'<figure class="bp-figure">{timeline_svg(timeline, lang, gib)}'
+            f'<figcaption>{html.escape(word("note", lang), quote=False)}</figcaption></figure>')
+
+
 def context() -> dict[str, Any]:
     """The names the page uses (merged into :func:`sitegen.context.page_context`)."""
-    return {"fit_case": fit_case, "largest_batch": largest_batch, "peak_bounds": cv.peak_bounds}
+    return {"fit_case": fit_case, "largest_batch": largest_batch, "peak_bounds": cv.peak_bounds,
+            "timeline_figure": timeline_figure}

@@ -225,7 +225,8 @@ def _peak(peak: Mapping[str, Any] | None, lang: str) -> Markup:
         h("p", peak["line"], class_="calc-costs-peak", data_peak=peak["bytes"] if peak["bytes"] is not None else "",
           data_lower=peak["lower"] if peak["lower"] is not None else "",
           data_upper=peak["upper"] if peak["upper"] is not None else "",
-          data_phase=(at or {}).get("phase") or ""),
+          data_phase=(at or {}).get("phase") or "",
+          data_peak_512=peak["bytes_512"] if peak.get("bytes_512") is not None else ""),
         table,
     ])
 

@@ -738,7 +738,7 @@ def peak_dict(c: costs.Costs, lang: str) -> dict[str, Any] | None:
         return None
     bounds = peak_bounds(p)
     return {"bytes": p.bytes, "lower": bounds[0] if bounds else None, "upper": bounds[1] if bounds else None,
-            "at": p.at_dict(), "line": peak_line(c, lang)}
+            "at": p.at_dict(), "line": peak_line(c, lang), "bytes_512": p.bytes_512}
 
 
 def page_answer(inv: Any, plan: Any, params: Any, lang: str, notes: list[dict[str, str]] | None = None,

@@ -67,3 +67,13 @@ def test_chart_escapes_and_draws_a_bounded_backward() -> None:
         assert "<script>" not in chart.timeline_svg(timeline, "en", 1)
     finally:
         chart.WORDS["title"] = saved
+
+
+def test_panel_shows_the_512_figure_beside_the_peak() -> None:
+    """Issue 35: the peak's paragraph carries the 512-rounded figure (data-peak-512) and says it, both languages."""
+    for lang, words in (("en", "512-byte block"), ("zh", "512 字节块")):
+        out = _panel(lang, batch="1", seq_len="128")
+        figure = out["costs"]["memory"]["peak_512"]
+        assert figure is not None and figure > out["costs"]["memory"]["peak"]
+        assert f'data-peak-512="{figure}"' in out["html"] and words in out["peak"]["line"]
+        assert (f"{figure:,}") in out["peak"]["line"]
