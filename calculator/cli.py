@@ -195,7 +195,7 @@ def make_parser(lang: str = "en") -> argparse.ArgumentParser:
     # The planner's and the step's options, from their one declaration (calculator.options).
     # No choices=: a bad value is a coded error in both languages, as everywhere else.
     # The step's heading holds the card's size too (--gpu-gb: the sum against it).
-    headings = {("lora",): w("lora"), ("freeze",): w("freezing"), ("step", "card", "fit"): w("step")}
+    headings = {("lora",): w("lora"), ("freeze",): w("freezing"), ("step", "card", "fit", "inference"): w("step")}
     for groups, heading in headings.items():
         g = p.add_argument_group(heading)
         for opt in options.OPTIONS:
@@ -305,8 +305,12 @@ def _option(argv: Sequence[str], name: str) -> str | None:
     return None
 
 
-#: The options that ask for a training step (the card's size only means something against one).
-STEP_OPTIONS = options.keys("step", "card", "fit")
+#: The options that ask for a training step (the card's size only means something against one), or for the
+#: inference span (``--inference``, which also needs B and L).
+STEP_OPTIONS = options.keys("step", "card", "fit", "inference")
+#: What ``--inference`` refuses beside it: the options of training alone (their CLI flags, for the message).
+TRAINING_ONLY = {o.key: o.cli for o in options.OPTIONS if o.key in ("optimizer", "ckpt", "fit_gib") or
+                 o.group in options.PLANNER_GROUPS}
 
 
 def missing_step_options(args: argparse.Namespace) -> list[str]:
@@ -316,9 +320,35 @@ def missing_step_options(args: argparse.Namespace) -> list[str]:
     return [o.cli for o in options.OPTIONS if o.cli_required and o.cli and getattr(args, o.key) is None]
 
 
+def inference_refusal(args: argparse.Namespace) -> str | None:
+    """With ``--inference``, the first training option given too (its flag), which is refused: inference has no
+    optimizer, no backward, no checkpointing, no fine-tuning plan, and ``--fit-gib`` searches a training peak."""
+    if not getattr(args, "inference", False):
+        return None
+    for key, flag in TRAINING_ONLY.items():
+        if getattr(args, key, None) not in (None, False):
+            return flag
+    for o in options.OPTIONS:  # a menu's own flags (--freeze-embeddings, --freeze-all-but-head)
+        if o.group in options.PLANNER_GROUPS:
+            for choice in o.choices:
+                if choice.cli is not None and getattr(args, choice.dest, False):
+                    return choice.cli
+    return None
+
+
+def inference_span(args: argparse.Namespace, inv: Any) -> Any:
+    """``--inference``: the inference span's costs (:func:`calculator.costs.compute_inference`), else None."""
+    if not getattr(args, "inference", False):
+        return None
+    s = costs.settings(args.batch if args.batch is not None else "", args.seq_len if args.seq_len is not None else "",
+                       args.dtype or options.DTYPE.default, attention=args.attention or options.ATTENTION.default,
+                       autocast=args.mixed_precision or options.MIXED_PRECISION.default)
+    return costs.compute_inference(inv, s)
+
+
 def training_step(args: argparse.Namespace, inv: Any, plan: Any) -> costs.Costs | None:
     """The step's costs when any of its options is given (B and L are then required), else None."""
-    if not any(getattr(args, k) not in (None, False) for k in STEP_OPTIONS):
+    if not any(getattr(args, k) not in (None, False) for k in STEP_OPTIONS) or getattr(args, "inference", False):
         return None
     # Unset, an option takes its declared default; B and L have none here (cli_required): "" is their error.
     value: dict[str, Any] = {}
@@ -361,6 +391,10 @@ def run(argv: list[str]) -> int:
     if missing:
         return _fail("usage", pick(WORDS["step_needs"], args.lang, missing=pick(WORDS["and"], args.lang).join(missing))
                      + punct("sentence_gap", args.lang) + pick(WORDS["see_help"], args.lang), as_json)
+    refused = inference_refusal(args)
+    if refused is not None:
+        return _fail("costs_inference_option", CalcError("costs_inference_option", option=refused).message(args.lang),
+                     as_json)
     lora_given = any(getattr(args, k) is not None for k in LORA_OPTIONS)
     if lora_given and _freezing(args):
         return _fail("plan_conflict", CalcError("plan_conflict").message(args.lang), as_json)
@@ -374,6 +408,7 @@ def run(argv: list[str]) -> int:
             inv = build(raw, args.architecture, False if args.no_pooler else None)
         plan = make_plan(args, inv)
         step = training_step(args, inv, plan)
+        inference = inference_span(args, inv)
         gpu = None if args.gpu_gb is None else views.costs.gpu_gb(args.gpu_gb)
         fitted = None
         if step is not None and args.fit_gib is not None:
@@ -399,6 +434,11 @@ def run(argv: list[str]) -> int:
                 data["costs"].update({"gpu_gb": gpu, "fits": verdict})
             if fitted is not None:
                 data["costs"]["fit"] = fitted
+        if inference is not None:
+            data["costs"] = inference.to_dict()
+            if gpu is not None:
+                verdict, _ = views.inference.fits(inference, gpu, args.lang)  # the peak, else its proven bounds
+                data["costs"].update({"gpu_gb": gpu, "fits": verdict})
         if told:
             data["notes"] = told
         if hub_data is not None:
@@ -421,6 +461,8 @@ def run(argv: list[str]) -> int:
         if step is not None:
             out += "\n" + views.costs.render(step, args.lang, markdown, views.costs.grouped_convolutions(inv), inv=inv, gpu=gpu,
                                             fit=fitted)
+        if inference is not None:
+            out += "\n" + views.inference.render(inference, args.lang, markdown, gpu)
         if hub_data is not None:
             from .views import hub as hub_view
 

@@ -526,6 +526,13 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "A budget of {budget} bytes is less than the weights alone ({weights} bytes): no batch fits.",
         "zh": "显存预算 {budget} 字节，比权重本身（{weights} 字节）还小：批大小取多少都放不下。",
     },
+    "costs_inference_option": {
+        "en": "{option} is an option of a training step; inference (model.eval(), one forward under torch.no_grad()) "
+        "has no optimizer, no backward and trains nothing, so it is refused rather than ignored. Leave {option} out, "
+        "or drop --inference for a training step.",
+        "zh": "{option} 是训练步的选项；推理（model.eval()，在 torch.no_grad() 下做一次前向传播）没有优化器、"
+        "没有反向传播，也不训练任何参数，因此计算器拒绝而不是忽略它。请去掉 {option}，或去掉 --inference 计算训练步。",
+    },
 }
 
 #: Why the Hub could not be read or a file not parsed (``reason`` of ``hub_unreachable`` / ``hub_bad_header``).

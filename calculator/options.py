@@ -22,7 +22,7 @@ from .i18n import L
 
 #: The groups, in the CLI's order: the Hub's model id; LoRA and freezing form the page's planner; the step and
 #: the card's size form its "Training cost" panel.
-GROUPS: tuple[str, ...] = ("hub", "lora", "freeze", "step", "card", "fit", "find")
+GROUPS: tuple[str, ...] = ("hub", "lora", "freeze", "step", "card", "fit", "find", "inference")
 PLANNER_GROUPS: tuple[str, ...] = ("lora", "freeze")
 #: "find": the panel's asking for the largest batch and length that fit its card (the CLI's is --fit-gib).
 PANEL_GROUPS: tuple[str, ...] = ("step", "card", "find")
@@ -240,10 +240,22 @@ FIT = Option(
             "找出 N GB 放得下的最大批大小（L 不变）和最大序列长度（B 不变）"),
 )
 
+#: The inference span instead of a training step (issue 32): ``model.eval()``, one forward under
+#: ``torch.no_grad()``, its outputs kept (calculator/costs/inference.py). The CLI's alone so far (group "inference",
+#: not a panel group); with a training option (optimizer, checkpointing, LoRA, freezing, --fit-gib) it is refused.
+INFERENCE = Option(
+    "inference", "inference", cli="--inference", kind="flag", default="0", codes=("costs_inference_option",),
+    label=L("Inference: one forward (model.eval(), torch.no_grad())", "推理：一次前向传播（model.eval()，torch.no_grad()）"),
+    help=L("cost inference instead of a training step: model.eval(), one forward under torch.no_grad(), its outputs "
+           "kept: forward FLOPs and the peak of live memory (needs --batch and --seq-len)",
+           "计算推理而不是训练步：model.eval()，在 torch.no_grad() 下做一次前向传播并保留输出：前向 FLOPs 和显存峰值"
+           "（需要 --batch 和 --seq-len）"),
+)
+
 #: Every option, in the CLI's and the page's order.
 OPTIONS: tuple[Option, ...] = (
     MODEL, ENDPOINT, LORA_R, LORA_TARGETS, LORA_BIAS, PEFT_TASK_TYPE, MODULES_TO_SAVE, FREEZE, FREEZE_LAYERS,
-    BATCH, SEQ_LEN, DTYPE, OPTIMIZER, CKPT, ATTENTION, MIXED_PRECISION, GPU_GB, FIT_GIB, FIT,
+    BATCH, SEQ_LEN, DTYPE, OPTIMIZER, CKPT, ATTENTION, MIXED_PRECISION, GPU_GB, FIT_GIB, FIT, INFERENCE,
 )
 BY_KEY: dict[str, Option] = {o.key: o for o in OPTIONS}
 

@@ -45,7 +45,7 @@ rest bounded; imports only :mod:`.tensor`), :mod:`.modules` (:class:`Sim`: modul
 names, LoRA, checkpointing; what the family programs drive), :mod:`.lifetime` (the peak op by op: the
 simulator recording autograd's nodes, the backward replayed node by node), :mod:`.step`
 (settings, the parameters' and the optimizer's bytes, :func:`compute`: the
-layer above the families). This module re-exports their names, so ``from
+layer above the families), :mod:`.inference` (the inference span: one forward under no_grad). This module re-exports their names, so ``from
 calculator import costs`` and ``from ..costs import Sim`` keep working.
 """
 
@@ -62,6 +62,7 @@ from .step import (ATTENTIONS, DTYPES, MAX_BATCH, MAX_FIGURE, MAX_SEQ_LEN, OPTIM
                    compute, cost_model,
                    optimizer_bytes, settings, simulate, supported)
 from .tensor import ADAPTER_BYTES, INDEX_BYTES, T, contiguous_strides, is_contiguous, view_strides
+from .inference import InferenceCosts, compute_inference
 
 __all__ = [
     "ADAPTER_BYTES", "ATTENTIONS", "BERT_KEYS", "DTYPES", "INDEX_BYTES", "MAX_BATCH", "MAX_FIGURE", "MAX_SEQ_LEN", "OPTIMIZERS",
@@ -69,4 +70,5 @@ __all__ = [
     "_positive", "activation_key", "check_step_keys", "checkpointing_mode", "classifier_dropout", "compute", "contiguous_strides",
     "cost_model", "dropouts", "is_contiguous", "optimizer_bytes", "read_step_keys", "settings", "simulate", "size_key", "step_parse",
     "step_query", "step_value", "supported", "unread", "view_strides", "Item", "Peak", "position_buffers", "position_ids_buffer", "no_buffers",
+    "InferenceCosts", "compute_inference",
 ]

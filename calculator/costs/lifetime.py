@@ -11,12 +11,22 @@ of place (``InputBuffer::accumulate``: a new storage, both summands freed); ``Ac
 incoming gradient itself as ``.grad``. The live bytes are known at every allocation, so the backward's
 maximum is exact.
 
-**The forward is bounded, not replayed.** A storage nothing saves dies when Python drops its last name,
-which depends on the model's Python code. The family's program marks the model's functions
-(:meth:`~.ops.Ops.scope` / :meth:`~.ops.Ops.end_scope`); a storage made inside one, not saved and not
-returned, is counted live until that function returns, any other until the forward's end: an upper bound
-on every moment of the forward. The peak is given only where that bound (and the loss's) lies strictly
-below the exact maximum of the backward or the optimizer step, so it is the peak itself.
+**The forward is replayed where the program declares every release.** A storage nothing saves dies when
+Python drops its last name, which depends on the model's Python code (transformers 5.23's modeling files). The
+family's program says so: :meth:`~.ops.Ops.scope` / :meth:`~.ops.Ops.end_scope` mark a function of the model
+(a storage made inside, not saved and not returned, is gone when it returns; ``end_scope`` names every tensor
+returned, a tuple's too), :meth:`~.ops.Ops.release` / :meth:`~.ops.Ops.rebind` a name dropped or rebound inside
+it (``x = self.dropout(x)``, an expression's temporary), and a composite operation drops its own temporaries
+(``matmul``'s reshape copies, ``native_layer_norm``'s mean and 1/std, dropout's noise, ``gelu_new``'s
+intermediate tensors) unless autograd keeps them. :func:`replay_forward` frees each storage right after the
+allocation at which its last name goes. A program that declares all of them calls
+:meth:`~.ops.Ops.exact_forward` (BERT's and RoBERTa's classes: bert, ernie, roberta, xlm-roberta, camembert,
+data2vec-text): the forward's maximum and the loss's (``sum(o.float().sum() for o in outputs)``, each temporary
+replayed) are then exact, and the step's peak is the largest of the four phases wherever it lies (a frozen
+backbone, LoRA, a tiny batch: in the forward). Elsewhere (ELECTRA's, DistilBERT's and ALBERT's programs) a storage
+is counted until its scope's end at the latest: an upper bound, and the peak is given only where that bound (and
+the loss's) lies strictly below the exact maximum of the backward or the optimizer step. The inference span
+(:mod:`.inference`) replays the same forward without a graph.
 
 What is modelled: the operations BERT's classes run (a program opts in with :meth:`exact_lifetimes`), every
 parameter trained, no checkpointing, no LoRA. Anything else (an operation without its node, an input
@@ -139,7 +149,14 @@ class LiveSim(Sim):
         self.failed: str | None = None
         self.opted = False
         self.input_ids: int | None = None
-        self.scopes: list[tuple[int, int, int]] = []  # (mark, last storage id, storage returned)
+        self.scopes: list[tuple[int, int, frozenset[int]]] = []  # (mark, last storage id, storages returned)
+        #: Storage id -> the storage after whose allocation the model's Python drops its last name (:meth:`release`).
+        self.deaths: dict[int, int] = {}
+        #: The program declares every release (:meth:`~.ops.Ops.exact_forward`): the forward is replayed exactly.
+        self.forward_exact = False
+        #: Storage id -> the aten operation that returned it (what ``LiveBytes`` names the peak's op by).
+        self.op_of: dict[int, str] = {}
+        self._aten = ""  # the aten operation whose outputs :meth:`new` is making
         self.made_in: dict[int, str] = {}
         self.extra: dict[int, int] = {}  # storages only the forward's bound counts (:meth:`transients`)
         self.accumulators: dict[str, int] = {}
@@ -161,17 +178,34 @@ class LiveSim(Sim):
     def scope(self) -> int:
         return self._next
 
-    def transients(self, sizes: Sequence[int]) -> None:
-        for n in sizes:
+    def exact_forward(self) -> None:
+        self.forward_exact = True
+
+    def transients(self, sizes: Sequence[int], deaths: Sequence[int] | None = None, ops: Sequence[str] = ()) -> None:
+        base = self._next
+        for i, n in enumerate(sizes):
             self._next += 1
             self.extra[self._next] = n
+            self.op_of[self._next] = ops[i] if i < len(ops) else "transient"
+            if deaths is not None:
+                self._die(self._next, base + 1 + deaths[i])
 
-    def end_scope(self, mark: int, out: T) -> T:
-        self.scopes.append((mark, self._next, out.storage))
+    def _die(self, sid: int, at: int) -> None:
+        """A candidate death of storage ``sid``: after the allocation of storage ``at`` (the earliest wins)."""
+        if at < self.deaths.get(sid, at + 1):
+            self.deaths[sid] = at
+
+    def release(self, *ts: T) -> None:
+        for t in ts:
+            self._die(t.storage, self._next)
+
+    def end_scope(self, mark: int, out: T, *also: T) -> T:
+        self.scopes.append((mark, self._next, frozenset([out.storage, *(t.storage for t in also)])))
         return out
 
     def new(self, shape: Sequence[int], grad: bool, itemsize: int | None = None) -> T:
         t = super().new(shape, grad, itemsize)
+        self.op_of[t.storage] = self._aten
         # What the page names it by: its module, or for an operation between modules (attention's bmm, softmax)
         # the function it ran in (the last module's parent) and the operation.
         self.made_in[t.storage] = self.module or (self._last.rsplit(".", 1)[0] + ": " + self._label).lstrip(": ")
@@ -183,10 +217,13 @@ class LiveSim(Sim):
         with super()._in(module):
             yield
 
-    def _labelled(self, label: str) -> None:
+    def _labelled(self, label: str, aten: str | None = None) -> None:
         self._label = label
+        if aten is not None:
+            self._aten = aten
 
     def ids(self, shape: Sequence[int]) -> T:
+        self._aten = "aten.gather"
         t = super().ids(shape)
         if self.input_ids is None:
             self.input_ids = t.storage  # the program's first index tensor is ``input_ids``, live from the start
@@ -239,7 +276,7 @@ class LiveSim(Sim):
 
     def reshape(self, t: T, shape: Sequence[int]) -> T:
         self._begin()
-        self._labelled("reshape")
+        self._labelled("reshape", "aten.clone")
         out = super().reshape(t, shape)
         return self._viewed(t, out)
 
@@ -280,7 +317,7 @@ class LiveSim(Sim):
                           lambda bw, g: [bw.alloc(shape, size, "aten.select_backward")], out, [])
 
     def contiguous(self, t: T) -> T:
-        self._labelled("contiguous")
+        self._labelled("contiguous", "aten.clone")
         out = super().contiguous(t)
         if out is t or not out.grad:
             return out
@@ -295,7 +332,7 @@ class LiveSim(Sim):
 
     def pointwise(self, t: T) -> T:
         self._begin()
-        self._labelled("mul" if len(t.shape) == 4 else "contiguous")
+        self._labelled("mul" if len(t.shape) == 4 else "contiguous", "aten.mul")
         out = super().pointwise(t)
         if not out.grad:
             return out
@@ -304,12 +341,27 @@ class LiveSim(Sim):
         return self._pointwise_backward("MulBackward1", "aten.mul", t, out)
 
     def dropout(self, t: T, active: bool = True) -> T:
+        """CPU's dropout in training (``_dropout_impl``): ``noise = empty_like(input)``, filled in place, then
+        ``input * noise``; the noise is kept by ``MulBackward0`` when the input needs a gradient, else dropped as the
+        function returns. In ``model.eval()`` (or p = 0) it returns its input."""
         self._begin()
-        self._labelled("dropout")
-        out = super().dropout(t, active)
-        if out is t or not out.grad:
+        self._labelled("dropout", "aten.empty_like")
+        if not active or not self.training:
+            return t
+        noise = self.new(t.shape, False, t.itemsize)  # as Ops.dropout (no autocast here)
+        self._aten = "aten.mul"
+        out = self.new(t.shape, t.grad, t.itemsize)
+        if not t.grad:
+            self.release(noise)
             return out
+        self.save(noise)
         return self._pointwise_backward("MulBackward0", "aten.mul", t, out)
+
+    def bmm(self, a: T, b: T) -> T:
+        """``torch.matmul`` of two 4-D tensors: the copies its reshapes make are dropped when it returns (unless
+        ``bmm`` keeps them)."""
+        mark = self.scope()
+        return self.end_scope(mark, super().bmm(a, b))
 
     def activation(self, name: str, t: T) -> T:
         if name not in ("gelu", "relu", "gelu_new"):
@@ -322,25 +374,37 @@ class LiveSim(Sim):
 
     def keep_input(self, t: T) -> T:
         self._begin()
-        self._labelled("gelu")
+        self._labelled("gelu", "aten.gelu")
         out = super().keep_input(t)
         return self._pointwise_backward("GeluBackward0", "aten.gelu_backward", t, out) if out.grad else out
 
     def keep_output(self, t: T) -> T:
         self._begin()
         op = self._op_name or ("aten._softmax_backward_data" if len(t.shape) == 4 else "aten.tanh_backward")
-        self._labelled(op.split("_backward")[0].replace("aten._", "").replace("aten.", "").replace("threshold", "relu"))
+        self._labelled(op.split("_backward")[0].replace("aten._", "").replace("aten.", "").replace("threshold", "relu"),
+                       {"aten._softmax_backward_data": "aten._softmax", "aten.tanh_backward": "aten.tanh",
+                        "aten.threshold_backward": "aten.relu"}.get(op, op))
         out = super().keep_output(t)
         return self._pointwise_backward("OutputBackward", op, t, out) if out.grad else out
 
     def add(self, a: T, b: T) -> T:
         self._begin()
-        self._labelled("add")
+        self._labelled("add", "aten.add")
         out = super().add(a, b)
         if not out.grad:
             return out
         if a.itemsize != b.itemsize:
             self.fail("a promoting add")  # Ops.add makes the model's dtype
+        return self._node("AddBackward0", [self._edge(a), self._edge(b)], self._add_backward(a, b), out)
+
+    def add_(self, a: T, b: T) -> T:
+        """``a += b`` in place: ``AddBackward0`` as for :meth:`add` (autograd rebases ``a``'s history on it)."""
+        self._begin()
+        out = super().add_(a, b)
+        if not out.grad:
+            return out
+        if a.itemsize != b.itemsize or a.shape != b.shape:
+            self.fail("a promoting or broadcasting in-place add")
         return self._node("AddBackward0", [self._edge(a), self._edge(b)], self._add_backward(a, b), out)
 
     def _add_backward(self, a: T, b: T) -> Callable[[Backward, T], list[T | None]]:
@@ -365,7 +429,7 @@ class LiveSim(Sim):
 
     def product(self, a: T, b: T, flops: int, shape: Sequence[int]) -> T:
         self._begin()
-        self._labelled("matmul")
+        self._labelled("matmul", "aten.bmm")
         out = super().product(a, b, flops, shape)
         if len(shape) != 3:
             self.fail("mm of two activations")
@@ -386,6 +450,7 @@ class LiveSim(Sim):
         (``step._LIFETIME_SETTINGS`` leaves mixed precision out, so its peak stays null)."""
         self._begin()
         module = self.module
+        self._aten = "aten.addmm" if self._adapter is None and module + ".bias" in self.shapes else "aten.mm"
         out = super().mm(a, b_grad, m, k, n, out_shape, bias_grad, itemsize, w)
         if not out.grad:
             return out
@@ -411,6 +476,7 @@ class LiveSim(Sim):
 
     def embedding(self, module: str, ids: T, first: bool = False) -> T:
         self._begin()
+        self._aten = "aten.embedding"
         out = super().embedding(module, ids, first)
         if not out.grad:
             return out
@@ -422,8 +488,13 @@ class LiveSim(Sim):
 
     def layer_norm(self, module: str, x: T) -> T:
         self._begin()
+        self._aten = "aten.native_layer_norm"
         out = super().layer_norm(module, x)
         if not out.grad:
+            # ``native_layer_norm`` returns the mean and 1/std even when nothing keeps them: made with the output,
+            # dropped at once.
+            rows = x.shape[:-1] + (1,)
+            self.release(self.new(rows, False), self.new(rows, False))
             return out
         weight, bias = bool(self.trains.get(module + ".weight")), bool(self.trains.get(module + ".bias"))
         width = x.shape[-1]
@@ -445,7 +516,7 @@ class LiveSim(Sim):
         temporaries of the expression, each gone once the next is made. PowBackward0 computes
         ``grad * (3 * x.pow(2))``: three tensors at once, the first two freed at the end of the expression."""
         if not t.grad:
-            return super().gelu_tanh(t)
+            return self._gelu_tanh_no_grad(t)
         self._begin()
         self._labelled("gelu_new")
         shape, size = t.shape, t.itemsize
@@ -481,7 +552,26 @@ class LiveSim(Sim):
         self.save(t7)
         out = self._node("MulBackward0", [self._edge(t1), self._edge(t7)], product, self.new(shape, True))
         for a, b in ((t2, t3), (t3, t4), (t4, t5), (t5, t6)):  # each temporary gone once the next is made
-            self.scopes.append((a.storage - 1, b.storage, b.storage))
+            self.scopes.append((a.storage - 1, b.storage, frozenset([b.storage])))
+        return out
+
+    def _gelu_tanh_no_grad(self, t: T) -> T:
+        """The same expression where nothing needs a gradient: eight tensors, each temporary dropped once the next
+        operation has used it (``0.5 * x`` and ``1 + tanh`` at the last product)."""
+        self._begin()
+        self._labelled("gelu_new")
+
+        def op(aten: str) -> T:
+            self._aten = aten
+            return self.new(t.shape, False, t.itemsize)
+        t1 = op("aten.mul")
+        prev = op("aten.pow")
+        for aten in ("aten.mul", "aten.add", "aten.mul", "aten.tanh", "aten.add"):
+            nxt = op(aten)
+            self.release(prev)
+            prev = nxt
+        out = op("aten.mul")
+        self.release(t1, prev)
         return out
 
     def split_columns(self, t: T) -> list[T]:
@@ -489,6 +579,7 @@ class LiveSim(Sim):
         new tensor of ``t``'s shape), then per part ``SqueezeBackward1`` and ``CloneBackward0`` (views of the
         gradient)."""
         self._begin()
+        self._aten = "aten.clone"
         parts = [Ops.pointwise(self, Ops.select(self, t, len(t.shape) - 1)) for _ in range(t.shape[-1])]
         if not t.grad:
             return parts
@@ -519,23 +610,26 @@ class LiveSim(Sim):
                 a = self._linear(wide, info.in_features, r, True, False, ADAPTER_BYTES)
                 self._adapter = "lora_B"
                 b = self._linear(a, r, info.out_features, True, False, ADAPTER_BYTES)
+                self.release(a)  # lora_B(lora_A(x)): an argument, kept only by lora_B's backward
             finally:
                 self._adapter = None
             scaled = self.pointwise(b)
+            self.release(b)  # lora_B(lora_A(x)) * scaling: the product's operands are temporaries
             self._begin()
-            self._labelled("add")
+            self._labelled("add", "aten.add")
             out = self.new(base.shape, True, max(base.itemsize, scaled.itemsize))  # promoted to float32 in bf16
             out = self._node("AddBackward0", [self._edge(base), self._edge(scaled)], self._add_backward(base, scaled),
                              out)
+            self.release(base, scaled)  # result = result + ...: the old result and the summand are dropped
             if out.itemsize != base.itemsize:
-                out = self._cast(out, base.itemsize)  # result.to(torch_result_dtype)
+                out = self.rebind(out, self._cast(out, base.itemsize))  # result = result.to(torch_result_dtype)
         return self.end_scope(mark, out)
 
     def _cast(self, t: T, itemsize: int) -> T:
         """``t.to(dtype)``: a new tensor; ``ToCopyBackward0`` casts the gradient back (a new tensor of ``t``'s
         dtype)."""
         self._begin()
-        self._labelled("to")
+        self._labelled("to", "aten._to_copy")
         out = self.new(t.shape, t.grad, itemsize)
         if not out.grad:
             return out
@@ -562,8 +656,14 @@ class Timeline:
     module: str
     items: tuple[Item, ...]
     end: int  # live bytes when the backward has returned (before ``del loss``)
+    #: Where the program declares every release (:meth:`LiveSim.exact_forward`): the forward's and the loss's
+    #: maxima, exact (their ``bytes`` equal ``forward_bound`` and ``loss_bound``), with the op and what is live.
+    forward: Peak | None = None
+    loss: Peak | None = None
     #: :attr:`Backward.trace`: (live bytes, the ledger's storages rounded to 512) at every allocation.
     trace: tuple[tuple[int, int], ...] = ()
+    #: An upper bound on how many storages the forward's and the loss's figures count (rounding each to 512 adds ≤ 511).
+    storages: int = 0
 
 
 def run_step(sim: LiveSim, outputs: Sequence[T], start_items: Sequence[Item], graded: Sequence[str]) -> Timeline | None:
@@ -585,29 +685,19 @@ def run_step(sim: LiveSim, outputs: Sequence[T], start_items: Sequence[Item], gr
         sim.fail("saved storages and nodes disagree")
         return None
     out_sids = {o.storage for o in outputs}
-    # The forward's bound: a storage lives from its creation to its scope's end (not saved, not returned) or to
-    # the forward's end.
-    death: dict[int, int] = {}
-    for mark, last, returned in sim.scopes:
-        for s in range(mark + 1, last + 1):
-            if s != returned and s not in saved and s not in out_sids and s not in death:
-                death[s] = last
     sizes = {s: n for s, n in sim.storages.items() if n and s != sim.input_ids}
-    sizes.update(sim.extra)
-    order = sorted(sizes)
-    forward_bound, live = 0, 0
-    ends: list[tuple[int, int]] = []
-    for s in order:
-        live += sizes[s]
-        if s in death:
-            heapq.heappush(ends, (death[s], s))
-        forward_bound = max(forward_bound, live)
-        while ends and ends[0][0] <= s:  # storages whose scope ended with this one's creation are gone after it
-            live -= sizes[heapq.heappop(ends)[1]]
-    forward_bound += start
-    # The loss: what the forward leaves (its bound at the end), one output's float32 copy at a time, the sums.
-    floats = [o.numel * 4 for o in outputs if o.itemsize != 4]
-    loss_bound = start + live + max(floats or [0]) + SCALAR * (len(outputs) + 2)
+    replay = replay_forward(sim, set(saved) | out_sids, start_items)
+    forward_bound = replay.bytes
+    assert forward_bound is not None
+    live = replay.end - start
+    loss_peak: Peak | None = None
+    if sim.forward_exact:
+        loss_peak = _loss(outputs, replay.end, start_items, sim, set(saved) | out_sids)
+        assert loss_peak.bytes is not None
+        loss_bound = loss_peak.bytes
+    else:  # what the forward leaves (its bound at the end), one output's float32 copy at a time, the sums
+        floats = [o.numel * 4 for o in outputs if o.itemsize != 4]
+        loss_bound = start + live + max(floats or [0]) + SCALAR * (len(outputs) + 2)
 
     # The loss: sum over outputs of o.float().sum(); its nodes come after the forward's.
     bw = Backward(live=0)
@@ -655,7 +745,99 @@ def run_step(sim: LiveSim, outputs: Sequence[T], start_items: Sequence[Item], gr
             items.append(Item("temporary", "gradient" if s != ones else "ones_like(loss)", n))
     items.append(Item("temporary", "loss", SCALAR))
     return Timeline(forward_bound, loss_bound, bw.best, bw.best_op, bw.best_module, tuple(items), bw.live,
-                    tuple(bw.trace) + ((bw.live, bw.rounded or 0),))
+                    replay if sim.forward_exact else None, loss_peak,
+                    trace=tuple(bw.trace) + ((bw.live, bw.rounded or 0),),
+                    storages=len(sim.storages) + len(sim.extra) + 2 * len(outputs) + 3)
+
+
+def _deaths(sim: LiveSim, keep: set[int]) -> dict[int, int]:
+    """Per storage made in the forward, the storage after whose allocation it is gone: the earliest of its
+    releases (:meth:`LiveSim.release`) and the end of the innermost function that made it without returning it;
+    none for what ``keep`` holds (saved by autograd, returned by the forward) or a local of the model's own
+    ``forward`` (gone at its end)."""
+    death = {s: at for s, at in sim.deaths.items() if s not in keep}
+    for mark, last, returned in sim.scopes:
+        for s in range(mark + 1, last + 1):
+            if s not in returned and s not in keep and last < death.get(s, last + 1):
+                death[s] = last
+    return death
+
+
+def replay_forward(sim: LiveSim, keep: set[int], start_items: Sequence[Item], phase: str = "forward") -> "Replay":
+    """The forward replayed allocation by allocation: each storage live from its operation until its death
+    (:func:`_deaths`). ``bytes`` is the maximum of the live bytes (``start_items`` live throughout), with the op
+    that reached it and what was live then; exact where the program declares every release
+    (:attr:`LiveSim.forward_exact`), else an upper bound (a storage counted until its scope's end at the
+    latest). ``end``-ing live bytes (what ``keep`` holds, and the model's locals when not exact) in
+    :attr:`Replay.end`."""
+    death = _deaths(sim, keep)
+    sizes = {s: n for s, n in sim.storages.items() if n and s != sim.input_ids}
+    sizes.update(sim.extra)
+    start = sum(i.bytes for i in start_items)
+    live, best, at = start, -1, 0
+    alive: dict[int, int] = {}
+    best_live: dict[int, int] = {}
+    ends: list[tuple[int, int]] = []
+    for s in sorted(sizes):
+        live += sizes[s]
+        alive[s] = sizes[s]
+        if s in death:
+            heapq.heappush(ends, (death[s], s))
+        if live > best:
+            best, at, best_live = live, s, dict(alive)
+        while ends and ends[0][0] <= s:  # storages whose last name went with this one's creation are gone after it
+            gone = heapq.heappop(ends)[1]
+            live -= sizes[gone]
+            del alive[gone]
+    if best < 0:
+        best = start
+    if sim.forward_exact:  # the model's forward returns: its locals go, what autograd saved and the outputs stay
+        live = start + sum(n for s, n in alive.items() if s in keep)
+    items = list(start_items) + [Item("activation", sim.made_in.get(s) or sim.op_of.get(s, ""), n)
+                                 for s, n in best_live.items()]
+    top, kinds = _top(items)
+    return Replay(best, phase, sim.op_of.get(at, ""), sim.made_in.get(at, ""), top, kinds, end=live)
+
+
+@dataclass(frozen=True)
+class Replay(Peak):
+    """:func:`replay_forward`'s answer: a :class:`~.peak.Peak` and the live bytes when the forward has returned."""
+
+    end: int = 0
+
+
+def _loss(outputs: Sequence[T], forward_end: int, start_items: Sequence[Item], sim: LiveSim,
+          kept: set[int]) -> Peak:
+    """``loss = sum(o.float().sum() for o in outputs)`` from the forward's end: per output its float32 copy
+    (``aten._to_copy``, a bf16 output only), its sum (4 bytes; the copy dropped), then ``0 + s1`` or
+    ``loss + s_i`` (``aten.add``, a new 4-byte tensor; the previous one and ``s_i`` dropped)."""
+    live, best, op = forward_end, -1, ""
+    peak_extra: list[Item] = []
+    running: list[Item] = []
+
+    def check(name: str, now: list[Item]) -> None:
+        nonlocal best, op, peak_extra
+        if live > best:
+            best, op, peak_extra = live, name, list(now)
+    for o in outputs:
+        copy = o.numel * 4 if o.itemsize != 4 else 0
+        now = list(running)
+        if copy:
+            live += copy
+            now.append(Item("temporary", "float()", copy))
+            check("aten._to_copy", now)
+        live += SCALAR
+        now.append(Item("temporary", "sum", SCALAR))
+        check("aten.sum", now)
+        live -= copy
+        live += SCALAR
+        check("aten.add", [*running, Item("temporary", "sum", SCALAR), Item("temporary", "loss", SCALAR)])
+        live -= SCALAR * (1 + len(running))
+        running = [Item("temporary", "loss", SCALAR)]
+    acts = [Item("activation", sim.made_in.get(s) or sim.op_of.get(s, ""), sim.storages.get(s, 0))
+            for s in sorted(kept) if sim.storages.get(s, 0) and s != sim.input_ids]
+    top, kinds = _top(list(start_items) + acts + peak_extra)
+    return Peak(best, "loss", op, "", top, kinds)
 
 
 def _cast_back(o: T) -> Callable[[Backward, T], list[T | None]]:
@@ -738,7 +920,9 @@ def _run(nodes: list[Node], root: int, bw: Backward, ones: int) -> set[int]:
 
 def live_peak(timeline: Timeline, optimizer: Peak | None, sgd: bool) -> Peak | None:
     """The step's peak from the backward's exact maximum and the optimizer step's (None: plain SGD, whose step
-    allocates nothing): the larger, if the forward's and the loss's bounds lie strictly below it."""
+    allocates nothing): the larger, if the forward's and the loss's bounds lie strictly below it; where the forward
+    and the loss are replayed exactly too (:attr:`Timeline.forward`), the largest of the four phases, the first of
+    equal maxima (as ``LiveBytes`` keeps the first moment)."""
     back = Peak(timeline.backward, "backward", timeline.op, timeline.module, *_top(timeline.items))
     if optimizer is not None and optimizer.bytes is not None and optimizer.bytes > timeline.backward:
         best = optimizer
@@ -746,13 +930,18 @@ def live_peak(timeline: Timeline, optimizer: Peak | None, sgd: bool) -> Peak | N
         return None
     else:
         best = back
-    assert best.bytes is not None
-    if max(timeline.forward_bound, timeline.loss_bound) >= best.bytes:
-        return None
+    figure = best.bytes
+    assert figure is not None
     # The bound on everything before the optimizer step: the forward's and the loss's, the backward's maximum.
     bound = max(timeline.forward_bound, timeline.loss_bound, timeline.backward)
-    return Peak(best.bytes, best.phase, best.op, best.module, best.items, best.by_kind, None, bound, None,
-                best.bytes, best.bytes)
+    if timeline.forward is not None and timeline.loss is not None:
+        for phase in (timeline.loss, timeline.forward):  # earlier phases win ties
+            assert phase.bytes is not None
+            if phase.bytes >= figure:
+                best, figure = phase, phase.bytes
+    elif max(timeline.forward_bound, timeline.loss_bound) >= figure:
+        return None
+    return Peak(figure, best.phase, best.op, best.module, best.items, best.by_kind, None, bound, None, figure, figure)
 
 
 def _top(items: Sequence[Item]) -> tuple[tuple[Item, ...], dict[str, int]]:

@@ -61,6 +61,8 @@ class Ops:
         self.module = ""
         self.storages: dict[int, int] = {}
         self.grad_mode = True
+        #: ``model.train()``; False for the inference span's ``model.eval()`` (dropout returns its input).
+        self.training = True
         self._next = 0
         #: Mixed precision: autocast's lower dtype's bytes per number (2: bf16), None without autocast.
         self.lower: int | None = None
@@ -292,6 +294,10 @@ class Ops:
     def add(self, a: T, b: T) -> T:
         return self.new(a.shape if a.numel >= b.numel else b.shape, a.grad or b.grad, self._result(a, b))
 
+    def add_(self, a: T, b: T) -> T:
+        """``a += b`` in place, ``b`` of ``a``'s shape (ERNIE's task embeddings): no new storage, nothing kept."""
+        return T(a.shape, a.strides, a.storage, (a.grad or b.grad) and self.grad_mode, a.itemsize)
+
     def keep_input(self, t: T) -> T:
         """GELU, SiLU...: the backward needs the input."""
         if t.grad:
@@ -308,9 +314,10 @@ class Ops:
     def dropout(self, t: T, active: bool = True) -> T:
         """Training-mode dropout on CPU: ``input * mask`` with a mask of the input's dtype, kept for the backward.
 
-        ``active=False``: a dropout whose probability is 0 (ALBERT's defaults), which returns its input itself.
+        ``active=False``: a dropout whose probability is 0 (ALBERT's defaults), which returns its input itself, as
+        every dropout does in ``model.eval()`` (:attr:`training` False).
         """
-        if not active:
+        if not active or not self.training:
             return t
         if t.grad:
             self.save(self.new(t.shape, False, self._result(t)))
@@ -679,17 +686,37 @@ class Ops:
         """Called by a family's program whose every operation the lifetime simulator models (BERT's classes):
         the peak is then worked out op by op (:mod:`.lifetime`). Nothing to do on the plain tape."""
 
-    def transients(self, sizes: Sequence[int]) -> None:
-        """Storages of these sizes (bytes) made and dropped inside the current scope, which no figure of the tape
-        counts (RoBERTa's position ids computed from ``input_ids``): only the lifetime simulator's bound sees them."""
+    def transients(self, sizes: Sequence[int], deaths: Sequence[int] | None = None, ops: Sequence[str] = ()) -> None:
+        """Storages of these sizes (bytes) made one after another and dropped inside the current scope, which no
+        figure of the tape counts (RoBERTa's position ids computed from ``input_ids``): only the lifetime
+        simulator sees them. ``deaths[i]``: the index in ``sizes`` after whose allocation storage i is dropped
+        (``len(sizes)``: after the program's next storage); None: each lives until the scope's end. ``ops``: the
+        aten operation that makes each (what the peak names when it lies there)."""
+
+    def exact_forward(self) -> None:
+        """Called by a family's program that declares every point where the model's Python drops a name
+        (:meth:`release`, :meth:`end_scope`): the lifetime simulator then replays the forward exactly instead of
+        bounding it. Nothing to do on the plain tape."""
+
+    def release(self, *ts: T) -> None:
+        """The model's Python drops its last name of each of ``ts`` here (a name rebound, a temporary of an
+        expression consumed): its storage is gone after the last allocation, unless autograd saved it or the
+        forward returns it. Only the lifetime simulator uses it."""
+
+    def rebind(self, old: T, new: T) -> T:
+        """``x = f(x)``: the name moves from ``old`` to ``new`` (``old`` released unless ``f`` returned it, as an
+        inactive dropout does). Returns ``new``."""
+        if old.storage != new.storage:
+            self.release(old)
+        return new
 
     def scope(self) -> int:
         """Where a Python function of the model begins (a mark for :meth:`end_scope`)."""
         return self._next
 
-    def end_scope(self, mark: int, out: T) -> T:
-        """That function returns ``out``: a storage it made that nothing saved and it does not return is gone
-        (its names die with the frame). Only the lifetime simulator's bound on the forward uses it."""
+    def end_scope(self, mark: int, out: T, *also: T) -> T:
+        """That function returns ``out`` (and ``also``, a tuple's other members): a storage it made that nothing
+        saved and it does not return is gone (its names die with the frame). Only the lifetime simulator uses it."""
         return out
 
     def split_columns(self, t: T) -> list[T]:

@@ -66,9 +66,8 @@ answer above (the optimizer step when provable, else no figure).
 
 **What remains** (issue 32): gradient checkpointing (the recomputed layer inside the backward), causal
 masks, SDPA and autocast, Megatron-BERT (its attention keeps the scores until it returns), the other
-families (DeBERTa's clones, ModernBERT, Longformer...); the loss phase exactly (today bounded, so a peak in the
-loss, a bf16 model's float32 copy of a large output, gives no figure); and the forward exactly (today bounded
-by scopes: a peak inside the forward, e.g. at a tiny hidden size, gives no figure).
+families (DeBERTa's clones, ModernBERT, Longformer...); the forward and the loss exactly for ELECTRA's,
+DistilBERT's and ALBERT's programs (BERT's and RoBERTa's are replayed exactly: :mod:`.lifetime`).
 
 Standard library only; imports only :mod:`.tensor` (below the step, above the families).
 """

@@ -291,9 +291,10 @@ def optimizer_bytes(optimizer: str, params: Sequence[Param]) -> int:
     return total
 
 
-def simulate(inv: Inventory, s: Settings, plan: Any = None) -> tuple[Sim, Sequence[T]]:
+def simulate(inv: Inventory, s: Settings, plan: Any = None, inference: bool = False) -> tuple[Sim, Sequence[T]]:
     """The family's program run for one step of ``inv`` under ``s``: the simulator (its :attr:`Sim.tape`, a row
-    per operation, names the module each figure comes from) and the program's outputs. Refusals as :func:`compute`."""
+    per operation, names the module each figure comes from) and the program's outputs. Refusals as :func:`compute`.
+    ``inference``: the inference span's forward (``model.eval()`` under ``torch.no_grad()``: no graph, no dropout)."""
     model = cost_model(inv)
     if s.autocast is not None and not model.autocast:  # before any other check: the step itself is not matched
         from ..families import FAMILIES  # only to list the families checked under autocast in the refusal
@@ -320,6 +321,8 @@ def simulate(inv: Inventory, s: Settings, plan: Any = None) -> tuple[Sim, Sequen
     sim.attention = s.attention
     if s.autocast is not None:
         sim.lower = AUTOCAST[s.autocast]
+    if inference:
+        sim.grad_mode = sim.training = False
     return sim, model.program(sim, inv, s.batch, s.seq_len)
 
 
@@ -411,11 +414,35 @@ def _op_by_op(inv: Inventory, s: Settings, plan: Any, params: Sequence[tuple[str
               graded: Sequence[tuple[str, tuple[int, ...], int]], buffers: Sequence[tuple[str, int, int]]) -> Peak | None:
     """The peak worked out op by op (:mod:`.lifetime`) when the family's program is modelled so (BERT's classes,
     frozen parameters or not): the program run again on :class:`~.lifetime.LiveSim`; None when it is not."""
-    from .lifetime import SCALAR, LiveSim, live_peak, run_step
-    from .peak import BLOCK, Item, optimizer_peak, rounded, with_timeline
+    from .lifetime import SCALAR, live_peak
+    from .peak import BLOCK, optimizer_peak, rounded, with_timeline
 
     if s.optimizer not in ("adamw", "sgd", "sgd-momentum") or not graded:
         return None
+    found = lifetime_timeline(inv, s, plan, params, graded, buffers)
+    if found is None:
+        return None
+    timeline, start = found
+    named = [(name, _numel(shape), size) for name, shape, size in graded]
+    optimizer = None if s.optimizer == "sgd" else optimizer_peak(s.optimizer, start, named)
+    peak = live_peak(timeline, optimizer, s.optimizer == "sgd")
+    if peak is None:
+        return None
+    # The forward (and the loss) as one bound, the backward and the optimizer step exact. Rounding to 512 adds at
+    # most 511 bytes to each storage the forward's and the loss's figures count (the start apart).
+    loss_512 = sum(rounded(i.bytes) for i in start) + rounded(SCALAR)  # what the rounded ledger leaves out
+    return with_timeline(peak, s.optimizer, start, named, max(timeline.forward_bound, timeline.loss_bound),
+                         (BLOCK - 1) * timeline.storages, timeline.trace, loss_512)
+
+
+def lifetime_timeline(inv: Inventory, s: Settings, plan: Any, params: Sequence[tuple[str, tuple[int, ...], int]],
+                      graded: Sequence[tuple[str, tuple[int, ...], int]],
+                      buffers: Sequence[tuple[str, int, int]]) -> tuple[Any, list[Any]] | None:
+    """The step replayed op by op (:func:`.lifetime.run_step`): its :class:`~.lifetime.Timeline` and the storages
+    live from the start; None where the lifetime simulator does not model it."""
+    from .lifetime import LiveSim, run_step
+    from .peak import Item
+
     for name in s.__dataclass_fields__:  # a setting the lifetime simulator does not model (SDPA, autocast...)
         if name not in _LIFETIME_SETTINGS and getattr(s, name) != s.__dataclass_fields__[name].default:
             return None
@@ -432,20 +459,7 @@ def _op_by_op(inv: Inventory, s: Settings, plan: Any, params: Sequence[tuple[str
         factor = ".lora_A.weight" if ".lora_A." in t.name else ".lora_B.weight"
         engine_name[t.name] = t.source + factor if t.kind == "lora" else t.source
     timeline = run_step(sim, outputs, start, [engine_name.get(name, name) for name, _, _ in graded])
-    if timeline is None:
-        return None
-    named = [(name, _numel(shape), size) for name, shape, size in graded]
-    optimizer = None if s.optimizer == "sgd" else optimizer_peak(s.optimizer, start, named)
-    peak = live_peak(timeline, optimizer, s.optimizer == "sgd")
-    if peak is None:
-        return None
-    # The forward (and the loss) bounded, the backward and the optimizer step exact. Rounding to 512 adds at most
-    # 511 bytes to each storage the forward's and the loss's bounds count (the start apart): every storage the
-    # program made, the outputs' float copies and the scalars.
-    made = sum(1 for i, n in sim.storages.items() if n and i != sim.input_ids) + len(sim.extra)
-    loss_512 = sum(rounded(i.bytes) for i in start) + rounded(SCALAR)  # what the rounded ledger leaves out
-    return with_timeline(peak, s.optimizer, start, named, max(timeline.forward_bound, timeline.loss_bound),
-                         (BLOCK - 1) * (made + 2 * len(outputs) + 3), timeline.trace, loss_512)
+    return None if timeline is None else (timeline, start)
 
 
 #: The settings whose every value the lifetime simulator models (another one away from its default, e.g. SDPA

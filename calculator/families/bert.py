@@ -160,20 +160,24 @@ def step_embeddings(sim: Sim, inv: Inventory, prefix: str, b: int, n: int, posit
     mark = sim.scope()  # BertEmbeddings.forward: its locals die when it returns
     ids = sim.ids((b, n))
     if positions_from_ids:
-        # create_position_ids_from_input_ids: ne (bool), int(), cumsum (int64), type_as, + 0, * mask, long()
-        sim.transients((b * n, 4 * b * n, 8 * b * n, 4 * b * n, 4 * b * n, 4 * b * n, 8 * b * n))
+        # create_position_ids_from_input_ids: mask = ne (bool) .int(); (cumsum (int64) .type_as(mask) + 0) * mask;
+        # .long() + padding_idx: each temporary dropped once the next operation has used it, mask at the return.
+        sim.transients((b * n, 4 * b * n, 8 * b * n, 4 * b * n, 4 * b * n, 4 * b * n, 8 * b * n), (1, 7, 3, 4, 5, 6, 7),
+                       ("aten.ne", "aten._to_copy", "aten.cumsum", "aten._to_copy", "aten.add", "aten.mul",
+                        "aten._to_copy"))
         positions = sim.ids((b, n))
         types = sim.ids((b, n))
     else:
         positions = sim.buffer((1, n))
         types = sim.expand(sim.ids((1, n)), (b, n))
-    x = sim.embedding(e + "word_embeddings", ids, first=True)
-    x = sim.add(x, sim.embedding(e + "token_type_embeddings", types))
-    x = sim.add(x, sim.embedding(e + "position_embeddings", positions))
-    if inv.config.get("use_task_id"):
-        x = sim.add(x, sim.embedding(e + "task_type_embeddings", sim.ids((b, n))))
-    x = sim.layer_norm(e + "LayerNorm", x)
-    return sim.end_scope(mark, sim.dropout(x, dropout and sim.drops(dropout_key)))
+    # inputs_embeds, token_type_embeddings, position_embeddings: names until the return; ``embeddings`` rebound.
+    words = sim.embedding(e + "word_embeddings", ids, first=True)
+    x = sim.add(words, sim.embedding(e + "token_type_embeddings", types))
+    x = sim.rebind(x, sim.add(x, sim.embedding(e + "position_embeddings", positions)))
+    if inv.config.get("use_task_id"):  # ERNIE: task_type_ids = zeros (int64); ``embeddings += ...`` in place
+        x = sim.add_(x, sim.embedding(e + "task_type_embeddings", sim.ids((b, n))))
+    x = sim.rebind(x, sim.layer_norm(e + "LayerNorm", x))
+    return sim.end_scope(mark, sim.rebind(x, sim.dropout(x, dropout and sim.drops(dropout_key))))
 
 
 def step_attention(sim: Sim, x: T, heads: int, query: str, key: str, value: str, dropout: bool = True,
@@ -204,14 +208,20 @@ def step_attention(sim: Sim, x: T, heads: int, query: str, key: str, value: str,
         context = sim.contiguous(sim.transpose(sim.sdpa(q, k, v), 1, 2))
         out = sim.contiguous(sim.reshape(context, (b, n, width)))
         return sim.end_scope(mark, out) if frame else out
-    temporaries = sim.scope()  # matmul(...) * scaling: the product is a temporary; softmax rebinds the name
-    scores = sim.end_scope(temporaries, sim.pointwise(sim.bmm(q, sim.transpose(k, 2, 3))))  # * scaling
+    # eager_attention_forward: ``matmul(...) * scaling`` (the product a temporary); softmax, dropout and the
+    # transpose's copy rebind their names; it returns the context and the probabilities, which the caller's
+    # caller holds (BertLayer's ``_``) until it returns.
+    product = sim.bmm(q, sim.transpose(k, 2, 3))
+    scores = sim.pointwise(product)  # * scaling
+    sim.release(product)
     if bias is not None:  # MPNet: scores += position_bias, in place (keeps nothing)
         scores = T(scores.shape, scores.strides, scores.storage, scores.grad or bias.grad, scores.itemsize)
-    probs = sim.dropout(sim.end_scope(temporaries, sim.keep_output(scores)), dropout and sim.drops(dropout_key))
-    context = sim.contiguous(sim.transpose(sim.bmm(probs, v), 1, 2))
+    probs = sim.rebind(scores, sim.keep_output(scores))
+    probs = sim.rebind(probs, sim.dropout(probs, dropout and sim.drops(dropout_key)))
+    context = sim.bmm(probs, v)
+    context = sim.rebind(context, sim.contiguous(sim.transpose(context, 1, 2)))
     out = sim.contiguous(sim.reshape(context, (b, n, width)))
-    return sim.end_scope(mark, out) if frame else out
+    return sim.end_scope(mark, out, probs) if frame else out
 
 
 def step_layer(prefix: str, i: int, heads: int) -> Callable[[Sim, T], T]:
@@ -221,28 +231,57 @@ def step_layer(prefix: str, i: int, heads: int) -> Callable[[Sim, T], T]:
     def run(sim: Sim, x: T) -> T:
         s = p + "attention.self."
         hidden = sim.drops("hidden_dropout_prob")
+        layer = sim.scope()  # BertLayer.forward: holds the attention's probabilities (``_``) until it returns
         context = step_attention(sim, x, heads, s + "query", s + "key", s + "value")
-        mark = sim.scope()  # BertSelfOutput.forward
-        out = sim.dropout(sim.linear(p + "attention.output.dense", context), hidden)
-        attended = sim.end_scope(mark, sim.layer_norm(p + "attention.output.LayerNorm", sim.add(out, x)))
-        inner = sim.act("hidden_act", sim.linear(p + "intermediate.dense", attended))
-        mark = sim.scope()  # BertOutput.forward
-        out = sim.dropout(sim.linear(p + "output.dense", inner), hidden)
-        return sim.end_scope(mark, sim.layer_norm(p + "output.LayerNorm", sim.add(out, attended)))
+        attended = self_output(sim, p + "attention.output.", context, x, hidden)
+        sim.release(context)  # BertAttention: ``attention_output = self.output(attention_output, ...)``
+        chunk = sim.scope()  # feed_forward_chunk
+        inner = sim.linear(p + "intermediate.dense", attended)
+        inner = sim.rebind(inner, sim.act("hidden_act", inner))
+        out = sim.end_scope(chunk, self_output(sim, p + "output.", inner, attended, hidden))
+        return sim.end_scope(layer, out)
 
     return run
 
 
+def self_output(sim: Sim, p: str, x: T, residual: T, dropout: bool) -> T:
+    """``BertSelfOutput`` / ``BertOutput``: dense, dropout, ``LayerNorm(hidden_states + input_tensor)``; the dense
+    output dropped at the dropout's rebinding, the sum and the dropout's output once the LayerNorm has run."""
+    mark = sim.scope()
+    h = sim.linear(p + "dense", x)
+    h = sim.rebind(h, sim.dropout(h, dropout))
+    total = sim.add(h, residual)
+    out = sim.layer_norm(p + "LayerNorm", total)
+    sim.release(h, total)
+    return sim.end_scope(mark, out)
+
+
 def step_encoder(sim: Sim, inv: Inventory, prefix: str, x: T) -> T:
+    """``BertEncoder``: ``hidden_states`` rebound by every layer (the embeddings' output stays: BertModel's name)."""
     heads = inv.config["num_attention_heads"]
     for i in range(inv.config["num_hidden_layers"]):
-        x = sim.layer(step_layer(prefix, i, heads), x)
+        y = sim.layer(step_layer(prefix, i, heads), x)
+        if i:
+            sim.rebind(x, y)
+        x = y
     return x
 
 
 def step_pooler(sim: Sim, prefix: str, x: T) -> T:
-    """``BertPooler``: the first token, a Linear, tanh."""
-    return sim.keep_output(sim.linear(prefix + "pooler.dense", sim.select(x, 1)))
+    """``BertPooler``: the first token, a Linear, tanh (rebinding the Linear's output)."""
+    dense = sim.linear(prefix + "pooler.dense", sim.select(x, 1))
+    return sim.rebind(dense, sim.keep_output(dense))
+
+
+def step_backbone(sim: Sim, inv: Inventory, prefix: str, b: int, n: int, positions_from_ids: bool = False) -> tuple[T, T | None]:
+    """``BertModel.forward`` (RoBERTa's): embeddings, encoder, pooler; its name of the embeddings' output goes when it
+    returns (the sequence and the pooled output)."""
+    mark = sim.scope()
+    x = step_embeddings(sim, inv, prefix, b, n, positions_from_ids)
+    seq = step_encoder(sim, inv, prefix, x)
+    pooled = step_pooler(sim, prefix, seq) if inv.pooler else None
+    sim.end_scope(mark, seq, *([pooled] if pooled is not None else []))
+    return seq, pooled
 
 
 def step_mlm(sim: Sim, module: str, x: T, decoder: str = "decoder", act_key: str | None = None) -> T:
@@ -253,10 +292,11 @@ def step_mlm(sim: Sim, module: str, x: T, decoder: str = "decoder", act_key: str
     """
     names = {"cls.predictions": ("transform.dense", "transform.LayerNorm"), "lm_head": ("dense", "layer_norm")}
     dense, norm = names[module]
+    mark = sim.scope()
     x = sim.linear(f"{module}.{dense}", x)
-    x = sim.keep_input(x) if act_key is None else sim.act(act_key, x)
-    x = sim.layer_norm(f"{module}.{norm}", x)
-    return sim.linear(f"{module}.{decoder}", x)
+    x = sim.rebind(x, sim.keep_input(x) if act_key is None else sim.act(act_key, x))
+    x = sim.rebind(x, sim.layer_norm(f"{module}.{norm}", x))
+    return sim.end_scope(mark, sim.rebind(x, sim.linear(f"{module}.{decoder}", x)))
 
 
 def step_prefix(inv: Inventory) -> str:
@@ -278,9 +318,9 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     kind = step_task(inv)
     if kind in EXACT_LIFETIMES and not inv.config.get("is_decoder"):  # no causal mask: every op is modelled
         sim.exact_lifetimes()
-    x = step_embeddings(sim, inv, prefix, b, n)
-    seq = step_encoder(sim, inv, prefix, x)
-    pooled = step_pooler(sim, prefix, seq) if inv.pooler else None
+        if sim.attention == "eager":
+            sim.exact_forward()  # every name's release declared below
+    seq, pooled = step_backbone(sim, inv, prefix, b, n)
     if kind == "":
         return [seq] + ([pooled] if pooled is not None else [])
     if kind in ("ForMaskedLM", "LMHeadModel", "ForCausalLM"):

@@ -50,9 +50,9 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     prefix = bert.step_prefix(inv)
     if bert.step_task(inv) in LIFETIMES and not inv.config.get("is_decoder"):  # no causal mask: every op is modelled
         sim.exact_lifetimes()
-    x = bert.step_embeddings(sim, inv, prefix, b, n, positions_from_ids=True)
-    seq = bert.step_encoder(sim, inv, prefix, x)
-    pooled = bert.step_pooler(sim, prefix, seq) if inv.pooler else None
+        if sim.attention == "eager":
+            sim.exact_forward()  # every name's release declared (bert.step_backbone, the heads below)
+    seq, pooled = bert.step_backbone(sim, inv, prefix, b, n, positions_from_ids=True)
     return step_heads(sim, inv, seq, pooled)
 
 
@@ -65,10 +65,14 @@ def step_heads(sim: Sim, inv: Inventory, seq: T, pooled: T | None) -> list[T]:
         return [bert.step_mlm(sim, "lm_head", seq)]
     if kind == "ForSequenceClassification":
         # RobertaClassificationHead: the first token, dropout, dense, tanh, dropout, out_proj
+        # (each line rebinds ``x``: the previous tensor dropped unless autograd keeps it)
         drop = sim.drops("classifier_dropout")
+        mark = sim.scope()
         x = sim.dropout(sim.select(seq, 1), drop)
-        x = sim.dropout(sim.keep_output(sim.linear("classifier.dense", x)), drop)
-        return [sim.linear("classifier.out_proj", x)]
+        x = sim.rebind(x, sim.linear("classifier.dense", x))
+        x = sim.rebind(x, sim.keep_output(x))
+        x = sim.rebind(x, sim.dropout(x, drop))
+        return [sim.end_scope(mark, sim.rebind(x, sim.linear("classifier.out_proj", x)))]
     if kind == "ForTokenClassification":
         return [sim.linear("classifier", sim.dropout(seq, sim.drops("classifier_dropout")))]
     if kind == "ForQuestionAnswering":

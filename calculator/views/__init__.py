@@ -32,6 +32,7 @@ from .breakdown import (
     section_of,
 )
 from . import costs as costs  # the training step's renderer: views.costs.render
+from . import inference as inference  # the inference span's renderer: views.inference.render
 from .json import to_json
 from .numbers import SHORT_UNITS, display_width, fmt_binary_bytes, fmt_bytes, fmt_int, fmt_percent, fmt_shape, fmt_short, fmt_signed
 from . import notes

@@ -170,10 +170,12 @@ LABELS.update({
     ),
     "peak_none": L(
         "Peak of live memory: not given for this step ({reason}): the engine gives the peak only where it is proven "
-        "exact against PyTorch (so far: the optimizer step, when it provably exceeds the forward and the backward, "
-        "and the backward of BERT-like encoders, worked out operation by operation).",
+        "exact against PyTorch (so far: the optimizer step, when it provably exceeds the forward and the backward; "
+        "the backward of BERT-like encoders, worked out operation by operation; and every phase of BERT's and "
+        "RoBERTa's classes, their forward replayed tensor by tensor).",
         "显存峰值（同时存活的张量）：这一步暂不给出（{reason}）：只有经 PyTorch 核对、确证精确时才给出峰值"
-        "（目前：优化器更新阶段，且可证明高于前向与反向；以及逐个算子推算的 BERT 类编码器的反向传播）。",
+        "（目前：优化器更新阶段，且可证明高于前向与反向；逐个算子推算的 BERT 类编码器的反向传播；以及 BERT 和 "
+        "RoBERTa 各个类的所有阶段，其前向传播逐个张量重放）。",
     ),
     "phase_optimizer": L("optimizer step", "优化器更新阶段"),
     "phase_forward": L("forward pass", "前向传播"),

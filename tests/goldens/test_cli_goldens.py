@@ -52,6 +52,12 @@ CASES: dict[str, list[str]] = {
                            "--mixed-precision", "bf16", "--gpu-gb", "24"],
     # The step with SDPA (issue 32): ALBERT's attention dropout is 0 as published, so it runs the flash kernel.
     "albert-step-sdpa": ["--preset", "albert-base-v2", "--batch", "2", "--seq-len", "64", "--attention", "sdpa"],
+    # The inference span (issue 32): one forward under no_grad, its exact peak (BERT's forward replayed) against a
+    # card; and ELECTRA's, whose forward is only bounded: no figure, the proven bounds.
+    "bert-inference": ["--preset", "bert-base-uncased", "--inference", "--batch", "8", "--seq-len", "128",
+                       "--gpu-gb", "24"],
+    "electra-inference": ["--preset", "google/electra-base-discriminator", "--inference", "--batch", "4",
+                          "--seq-len", "256"],
 }
 FORMATS = {"text": "txt", "markdown": "md"}
 LANGS = ("en", "zh")

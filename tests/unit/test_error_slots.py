@@ -160,6 +160,8 @@ NOT_FROM_THE_PAGE: dict[str, str] = {
     # ...and the memory budget's, the CLI's --fit-gib alone so far (its slot: options.FIT_GIB.codes).
     "peak_budget": "the CLI's --fit-gib; tests/unit/test_peak.py",
     "peak_budget_below_weights": "the CLI's --fit-gib; tests/unit/test_peak.py",
+    # The CLI's --inference with a training option (its slot: options.INFERENCE.codes).
+    "costs_inference_option": "the CLI's --inference; tests/unit/test_inference.py",
 }
 # A model read from the Hub: the CLI's --model (its slot: options.MODEL.codes, tests/unit/test_options.py).
 NOT_FROM_THE_PAGE.update({code: "the CLI's --model: tests/hub/" for code in MESSAGES if code.startswith("hub_")})
