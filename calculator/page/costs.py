@@ -130,6 +130,10 @@ def render_panel(lang: str) -> Markup:
         field("mixed_precision", menu("mixed_precision")),
         field(GPU_KEY, join([text(GPU_KEY, list=gpu_list),
                              h("datalist", [h("option", value=str(n)) for n in GPU_SIZES], id=gpu_list)])),
+        # The inference mode (issue 32 item 3): "embed N passages of L tokens" (calculator/views/embed.py).
+        field(options.MODE.key, menu(options.MODE.key)),
+        field(options.PASSAGES.key, text(options.PASSAGES.key)),
+        field(options.TFLOPS.key, text(options.TFLOPS.key, "decimal")),
         class_="calc-form calc-costs-fields",
     )
     return h(
@@ -266,6 +270,10 @@ def answer(result: dict[str, Any], panel: Mapping[str, str], lang: str) -> dict[
     """
     if not result.get("ok"):
         return result
+    if result["costs"].get("mode") == "inference":  # the inference mode: its own markup (page/embed.py)
+        from . import embed
+
+        return embed.answer(result, lang)
     c = result["costs"]
     gpu, verdict, fit_lines = result["gpu_gb"], result["fits"], result["fit_lines"]
     heading = cv.label("settings", lang, batch=c["batch"], seq_len=c["seq_len"], dtype=c["dtype"],

@@ -752,6 +752,10 @@ def page_answer(inv: Any, plan: Any, params: Any, lang: str, notes: list[dict[st
 
     Raises :class:`CalcError` (the caller places it: :func:`calculator.page.fields.error_dict`).
     """
+    from . import embed  # the panel's inference mode (issue 32 item 3): "embed N passages of L tokens"
+
+    if embed.page_mode(params) == "inference":
+        return embed.page_answer(inv, plan, params, lang, notes, name, preset, raw, cli_label)
     s = page_settings(params)
     c = costs.compute(inv, s, plan)
     gpu = gpu_gb(params.get("gpu_gb", "24"))
