@@ -119,7 +119,28 @@ def timeline_figure(case: Case, lang: str, gib: int | None = None) -> str:
             f'<figcaption>{html.escape(word("note", lang), quote=False)}</figcaption></figure>')
 
 
+@lru_cache(maxsize=None)
+def embed_case(preset: str, batch: int, seq_len: int, passages: int) -> dict[str, Any]:
+    """The panel's inference mode (:func:`calculator.views.embed.embed`) for a preset's base model, fp32, eager: the
+    FLOPs of all passages, the forwards run, and the inference span at ``min(B, N)`` (``one``)."""
+    from calculator.views import embed
+
+    return embed.embed(_inventory(preset), costs.settings(batch, seq_len), passages)
+
+
+def embed_time(flops: int, lang: str, tflops: float | None = None) -> str:
+    """The panel's estimated time for ``flops`` at ``tflops`` (default: the panel's field's default)."""
+    from calculator import options
+    from calculator.views import embed
+
+    rate = tflops if tflops is not None else float(options.TFLOPS.default)
+    return embed.duration(flops / (rate * 1e12), lang)
+
+
 def context() -> dict[str, Any]:
     """The names the page uses (merged into :func:`sitegen.context.page_context`)."""
+    from calculator import options
+
     return {"fit_case": fit_case, "largest_batch": largest_batch, "peak_bounds": cv.peak_bounds,
-            "timeline_figure": timeline_figure}
+            "timeline_figure": timeline_figure, "embed_case": embed_case, "embed_time": embed_time,
+            "tflops_default": options.TFLOPS.default}

@@ -778,8 +778,10 @@ def replay_forward(sim: LiveSim, keep: set[int], start_items: Sequence[Item], ph
     alive: dict[int, int] = {}
     best_live: dict[int, int] = {}
     ends: list[tuple[int, int]] = []
+    trace = [start]  # the live bytes at each allocation (the timeline's points: .peak.with_timeline)
     for s in sorted(sizes):
         live += sizes[s]
+        trace.append(live)
         alive[s] = sizes[s]
         if s in death:
             heapq.heappush(ends, (death[s], s))
@@ -796,7 +798,8 @@ def replay_forward(sim: LiveSim, keep: set[int], start_items: Sequence[Item], ph
     items = list(start_items) + [Item("activation", sim.made_in.get(s) or sim.op_of.get(s, ""), n)
                                  for s, n in best_live.items()]
     top, kinds = _top(items)
-    return Replay(best, phase, sim.op_of.get(at, ""), sim.made_in.get(at, ""), top, kinds, end=live)
+    return Replay(best, phase, sim.op_of.get(at, ""), sim.made_in.get(at, ""), top, kinds, end=live,
+                  trace=tuple(trace) + (live,))
 
 
 @dataclass(frozen=True)
@@ -815,8 +818,11 @@ def _loss(outputs: Sequence[T], forward_end: int, start_items: Sequence[Item], s
     peak_extra: list[Item] = []
     running: list[Item] = []
 
+    trace: list[int] = []
+
     def check(name: str, now: list[Item]) -> None:
         nonlocal best, op, peak_extra
+        trace.append(live)
         if live > best:
             best, op, peak_extra = live, name, list(now)
     for o in outputs:
@@ -837,7 +843,7 @@ def _loss(outputs: Sequence[T], forward_end: int, start_items: Sequence[Item], s
     acts = [Item("activation", sim.made_in.get(s) or sim.op_of.get(s, ""), sim.storages.get(s, 0))
             for s in sorted(kept) if sim.storages.get(s, 0) and s != sim.input_ids]
     top, kinds = _top(list(start_items) + acts + peak_extra)
-    return Peak(best, "loss", op, "", top, kinds)
+    return Peak(best, "loss", op, "", top, kinds, trace=tuple(trace))
 
 
 def _cast_back(o: T) -> Callable[[Backward, T], list[T | None]]:

@@ -138,6 +138,9 @@ class Peak:
     #: The peak with every storage rounded up to :data:`BLOCK` bytes, as CUDA's allocator counts it: its own
     #: maximum (it may fall at another moment than ``bytes``); None where not proven.
     bytes_512: int | None = None
+    #: Where this peak is a replayed phase's (the forward's, the loss's: :mod:`.lifetime`): the live bytes at each of
+    #: its observations, in order (the timeline's points for that phase).
+    trace: tuple[int, ...] = ()
 
     def timeline_dict(self) -> dict[str, Any] | None:
         """``costs.timeline``: the phases in order, each exact (its points) or bounded (its bound only)."""
@@ -225,7 +228,7 @@ def optimizer_series(optimizer: str, start_items: Sequence[Item], graded: Sequen
 
 def with_timeline(p: Peak, optimizer: str, start_items: Sequence[Item], graded: Sequence[Named],
                   before: int, before_slack: int, backward: Sequence[tuple[int, int]] | None = None,
-                  backward_offset_512: int = 0) -> Peak:
+                  backward_offset_512: int = 0, forward: Sequence[int] = ()) -> Peak:
     """``p`` (a peak with a figure) with its timeline and its 512-rounded figure.
 
     ``before``: the proven upper bound on everything not replayed exactly (the forward and the loss; the backward
@@ -234,15 +237,21 @@ def with_timeline(p: Peak, optimizer: str, start_items: Sequence[Item], graded: 
     (live bytes, the ledger's storages rounded) per observation; ``backward_offset_512``: what the rounded ledger
     leaves out (the start's and the loss's storages, rounded). The timeline's largest value is ``p.bytes`` (else
     ``p`` is returned as it is: no chart that disagrees with the figure); the 512 figure is given only where the
-    rounded bound on ``before`` lies strictly below it, as the figure itself is."""
+    rounded bound on ``before`` lies strictly below it, as the figure itself is. ``forward``: where the forward and
+    the loss are replayed exactly too, their live bytes at each observation (the phase is then exact, its maximum
+    ``before``)."""
     if p.bytes is None:
         return p
     exact = optimizer_series(optimizer, start_items, graded)
     exact_512 = optimizer_series(optimizer, start_items, graded, BLOCK)
     if exact is None or exact_512 is None:
         return p
-    phases = [Phase("forward", False, before)]
     maxima, maxima_512 = [max(exact)], [max(exact_512)]
+    if forward and max(forward) == before:
+        phases = [Phase("forward", True, before, len(forward), downsample(list(forward)))]
+        maxima.append(before)
+    else:
+        phases = [Phase("forward", False, before)]
     if backward:
         live = [v for v, _ in backward]
         phases.append(Phase("backward", True, max(live), len(live), downsample(live)))

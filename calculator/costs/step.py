@@ -431,8 +431,10 @@ def _op_by_op(inv: Inventory, s: Settings, plan: Any, params: Sequence[tuple[str
     # The forward (and the loss) as one bound, the backward and the optimizer step exact. Rounding to 512 adds at
     # most 511 bytes to each storage the forward's and the loss's figures count (the start apart).
     loss_512 = sum(rounded(i.bytes) for i in start) + rounded(SCALAR)  # what the rounded ledger leaves out
+    replayed = timeline.forward is not None and timeline.loss is not None  # the forward and the loss exact too
+    forward = (timeline.forward.trace + timeline.loss.trace) if replayed else ()
     return with_timeline(peak, s.optimizer, start, named, max(timeline.forward_bound, timeline.loss_bound),
-                         (BLOCK - 1) * timeline.storages, timeline.trace, loss_512)
+                         (BLOCK - 1) * timeline.storages, timeline.trace, loss_512, forward)
 
 
 def lifetime_timeline(inv: Inventory, s: Settings, plan: Any, params: Sequence[tuple[str, tuple[int, ...], int]],

@@ -25,15 +25,19 @@ def test_panel_draws_the_timeline_with_its_peak_and_the_card() -> None:
         assert 'class="timeline-chart"' in html
         svg = html[html.index('<svg class="timeline-chart"'):]
         svg = svg[:svg.index("</svg>")]
-        # The marked peak is the JSON's figure; the card's line is 8 GiB; the forward is drawn as a bound.
+        # The marked peak is the JSON's figure; the card's line is 8 GiB; each exact phase is a line, each bounded
+        # one a bound.
         assert f'data-peak="{peak}"' in svg
         assert f'data-budget="{8 * 2**30}"' in svg
+        phases = c["timeline"]["phases"]
         bounds = [int(b) for b in re.findall(r'data-bound="(\d+)"', svg)]
-        forward = c["timeline"]["phases"][0]
-        assert forward["phase"] == "forward" and not forward["exact"] and bounds == [forward["bound"]]
-        assert len(re.findall(r"<polyline", svg)) == 2  # the backward and the optimizer step, exact
+        assert bounds == [p["bound"] for p in phases if not p["exact"]]
+        assert re.findall(r'<polyline[^>]*data-phase="(\w+)"', svg) == [p["phase"] for p in phases if p["exact"]]
+        assert [p["phase"] for p in phases] == ["forward", "backward", "optimizer"]
         desc = re.search(r"<desc[^>]*>(.*?)</desc>", svg).group(1)
-        assert f"{peak:,}" in desc and f"{8 * 2**30:,}" in desc and f"{forward['bound']:,}" in desc
+        assert f"{peak:,}" in desc and f"{8 * 2**30:,}" in desc
+        for p in phases:
+            assert f"{p['max'] if p['exact'] else p['bound']:,}" in desc
         assert chart.word("note", lang) in html
     en, zh = (_panel(lang, batch="8", seq_len="512")["html"] for lang in ("en", "zh"))
     assert "backward" in en and "反向" in zh and "反向" not in en
