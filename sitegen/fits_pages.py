@@ -17,6 +17,7 @@ from typing import Any
 from calculator import costs, peft
 from calculator.build import build
 from calculator.costs.fit import GIB, fit
+from calculator.costs.peak import BLOCK
 from calculator.errors import CalcError
 from calculator.presets import PRESETS
 from calculator.views import costs as cv
@@ -143,4 +144,4 @@ def context() -> dict[str, Any]:
 
     return {"fit_case": fit_case, "largest_batch": largest_batch, "peak_bounds": cv.peak_bounds,
             "timeline_figure": timeline_figure, "embed_case": embed_case, "embed_time": embed_time,
-            "tflops_default": options.TFLOPS.default}
+            "tflops_default": options.TFLOPS.default, "cuda_block": BLOCK}
