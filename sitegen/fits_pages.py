@@ -113,7 +113,8 @@ def timeline_figure(case: Case, lang: str, gib: int | None = None) -> str:
     ``gib`` GiB, as one line of HTML; fails the build where the step has no timeline (its peak is not exact)."""
     from calculator.page.timeline import timeline_svg, word
 
-    timeline = case.step.peak.timeline_dict() if case.exact else None
+    peak = case.step.peak if case.step is not None else None
+    timeline = peak.timeline_dict() if peak is not None and case.exact else None
     if timeline is None:
         raise AssertionError(f"{case.preset} B={case.batch} L={case.seq_len}: no exact peak, so no timeline to draw")
     return (f'<figure class="bp-figure">{timeline_svg(timeline, lang, gib)}'

@@ -70,10 +70,10 @@ def timeline_svg(timeline: Mapping[str, Any], lang: str, gpu_gb: int | None = No
     top = max([peak] + [int(p.get("bound", 0)) for p in phases])
     budget = gpu_gb * 2**30 if gpu_gb else None
     budget_inside = budget is not None and budget <= 2 * top
-    y_max = max(top, budget) if budget is not None and budget_inside else top
+    highest = max(top, budget) if budget is not None and budget_inside else top
     width, height, left, right, head, foot = 420, 236, 6, 6, 42, 24
     plot_w, plot_h = width - left - right, height - head - foot
-    y_max = y_max * 1.08 or 1
+    y_max = highest * 1.08 or 1.0
 
     def py(v: float) -> float:
         return head + plot_h * (1 - v / y_max)
