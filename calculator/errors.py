@@ -541,6 +541,25 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "A budget of {budget} bytes is less than the weights alone ({weights} bytes): no batch fits.",
         "zh": "显存预算 {budget} 字节，比权重本身（{weights} 字节）还小：批大小取多少都放不下。",
     },
+    "costs_tflops": {
+        "en": "The GPU's peak TFLOPS must be a number greater than 0 and at most {maximum}; {value} is not.",
+        "zh": "GPU 的峰值 TFLOPS 必须是大于 0、不超过 {maximum} 的数；{value} 不是。",
+    },
+    "costs_embed_too_large": {
+        "en": "Embedding {passages} passages would take {value} FLOPs, more than 2^53 − 1 = 9,007,199,254,740,991, the "
+        "largest whole number a JavaScript or JSON reader keeps exact. Use fewer passages.",
+        "zh": "为 {passages} 段文本生成嵌入需要 {value} FLOPs，超过 2^53 − 1 = 9,007,199,254,740,991，"
+        "即 JavaScript 或 JSON 读取方能精确保存的最大整数。请减少文本段数。",
+    },
+    "costs_mode": {
+        "en": "What to cost must be \"train\" (a training step) or \"inference\" (embedding N passages); {value} is neither.",
+        "zh": "计算什么只能是“train”（训练一步）或“inference”（为 N 段文本生成嵌入）；{value} 都不是。",
+    },
+    "costs_inference_plan": {
+        "en": "Inference costs the model as built, without a LoRA or freezing plan (peft's adapters change the forward); "
+        "clear the plan above to cost inference, or choose the training step.",
+        "zh": "推理按构建出的模型计算，不带 LoRA 或冻结方案（peft 的适配器会改变前向传播）；请清除上方的方案再计算推理，或改为计算训练一步。",
+    },
     "costs_inference_option": {
         "en": "{option} is an option of a training step; inference (model.eval(), one forward under torch.no_grad()) "
         "has no optimizer, no backward and trains nothing, so it is refused rather than ignored. Leave {option} out, "

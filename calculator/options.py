@@ -22,10 +22,10 @@ from .i18n import L
 
 #: The groups, in the CLI's order: the Hub's model id; LoRA and freezing form the page's planner; the step and
 #: the card's size form its "Training cost" panel.
-GROUPS: tuple[str, ...] = ("hub", "lora", "freeze", "step", "card", "fit", "find", "inference")
+GROUPS: tuple[str, ...] = ("hub", "lora", "freeze", "step", "card", "fit", "find", "inference", "embed")
 PLANNER_GROUPS: tuple[str, ...] = ("lora", "freeze")
 #: "find": the panel's asking for the largest batch and length that fit its card (the CLI's is --fit-gib).
-PANEL_GROUPS: tuple[str, ...] = ("step", "card", "find")
+PANEL_GROUPS: tuple[str, ...] = ("step", "card", "find", "embed")
 #: The groups the page has fields for (the Hub's model id: PAGE_HUB_KEYS).
 PAGE_GROUPS: tuple[str, ...] = PLANNER_GROUPS + PANEL_GROUPS
 #: The Hub's options the page has a field for: the model id, above the paste box (issue 33, item 4;
@@ -253,10 +253,30 @@ INFERENCE = Option(
            "（需要 --batch 和 --seq-len）"),
 )
 
+#: The panel's inference mode (issue 32 item 3, "embed N passages of L tokens"): the page's alone (the CLI's is
+#: ``--inference``, one forward of B × L): the mode, how many passages, and the GPU's stated peak TFLOPS for an
+#: estimated time (calculator/views/embed.py).
+MODE = Option(
+    "mode", "embed", kind="choice", default="train", codes=("costs_mode",),
+    choices=(Choice("train", L("training step", "训练一步")),
+             Choice("inference", L("inference: embed N passages (model.eval(), torch.no_grad())",
+                                   "推理：为 N 段文本生成嵌入（model.eval()，torch.no_grad()）"))),
+    label=L("What to cost", "计算什么"),
+)
+PASSAGES = Option(
+    "passages", "embed", kind="int", default="10000", codes=("costs_embed_too_large",),
+    label=L("Passages N (inference)", "文本段数 N（推理）"),
+)
+TFLOPS = Option(
+    "tflops", "embed", kind="text", default="100", codes=("costs_tflops",),
+    label=L("GPU's stated peak TFLOPS (inference, for an estimated time)", "GPU 标称峰值 TFLOPS（推理，用于估算时间）"),
+)
+
 #: Every option, in the CLI's and the page's order.
 OPTIONS: tuple[Option, ...] = (
     MODEL, ENDPOINT, LORA_R, LORA_TARGETS, LORA_BIAS, PEFT_TASK_TYPE, MODULES_TO_SAVE, FREEZE, FREEZE_LAYERS,
     BATCH, SEQ_LEN, DTYPE, OPTIMIZER, CKPT, ATTENTION, MIXED_PRECISION, GPU_GB, FIT_GIB, FIT, INFERENCE,
+    MODE, PASSAGES, TFLOPS,
 )
 BY_KEY: dict[str, Option] = {o.key: o for o in OPTIONS}
 

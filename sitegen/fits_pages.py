@@ -9,6 +9,7 @@ the page against the CLI's ``--format json``.
 """
 from __future__ import annotations
 
+import html
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -16,6 +17,7 @@ from typing import Any
 from calculator import costs, peft
 from calculator.build import build
 from calculator.costs.fit import GIB, fit
+from calculator.costs.peak import BLOCK
 from calculator.errors import CalcError
 from calculator.presets import PRESETS
 from calculator.views import costs as cv
@@ -109,6 +111,41 @@ def largest_batch(preset: str, seq_len: int, gib: int, checkpointing: bool = Fal
     return Largest("at_least", low) if low else Largest("unknown")
 
 
+def timeline_figure(case: Case, lang: str, gib: int | None = None) -> str:
+    """The panel's chart of live memory through ``case``'s step (:mod:`calculator.page.timeline`), with the card of
+    ``gib`` GiB, as one line of HTML; fails the build where the step has no timeline (its peak is not exact)."""
+    from calculator.page.timeline import timeline_svg, word
+
+    peak = case.step.peak if case.step is not None else None
+    timeline = peak.timeline_dict() if peak is not None and case.exact else None
+    if timeline is None:
+        raise AssertionError(f"{case.preset} B={case.batch} L={case.seq_len}: no exact peak, so no timeline to draw")
+    return (f'<figure class="bp-figure">{timeline_svg(timeline, lang, gib)}'
+            f'<figcaption>{html.escape(word("note", lang), quote=False)}</figcaption></figure>')
+
+
+@lru_cache(maxsize=None)
+def embed_case(preset: str, batch: int, seq_len: int, passages: int) -> dict[str, Any]:
+    """The panel's inference mode (:func:`calculator.views.embed.embed`) for a preset's base model, fp32, eager: the
+    FLOPs of all passages, the forwards run, and the inference span at ``min(B, N)`` (``one``)."""
+    from calculator.views import embed
+
+    return embed.embed(_inventory(preset), costs.settings(batch, seq_len), passages)
+
+
+def embed_time(flops: int, lang: str, tflops: float | None = None) -> str:
+    """The panel's estimated time for ``flops`` at ``tflops`` (default: the panel's field's default)."""
+    from calculator import options
+    from calculator.views import embed
+
+    rate = tflops if tflops is not None else float(options.TFLOPS.default)
+    return embed.duration(flops / (rate * 1e12), lang)
+
+
 def context() -> dict[str, Any]:
     """The names the page uses (merged into :func:`sitegen.context.page_context`)."""
-    return {"fit_case": fit_case, "largest_batch": largest_batch, "peak_bounds": cv.peak_bounds}
+    from calculator import options
+
+    return {"fit_case": fit_case, "largest_batch": largest_batch, "peak_bounds": cv.peak_bounds,
+            "timeline_figure": timeline_figure, "embed_case": embed_case, "embed_time": embed_time,
+            "tflops_default": options.TFLOPS.default, "cuda_block": BLOCK}

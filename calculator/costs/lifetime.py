@@ -53,7 +53,7 @@ from typing import Any, Callable, Iterator, Sequence
 
 from .modules import Sim
 from .ops import Ops
-from .peak import Item, Peak
+from .peak import Item, Peak, rounded
 from .tensor import ADAPTER_BYTES, T, contiguous_strides, is_contiguous, view_strides
 
 #: ``AccumulateGrad`` nodes have the largest sequence number: they run as soon as they are ready.
@@ -109,8 +109,15 @@ class Backward:
     #: A checkpointed block's node running: the recomputed storages it unpacked, dropped as its ``apply`` returns
     #: (:meth:`applied`), before ``validate_outputs`` sums a broadcast gradient (not at ``release_variables``).
     unpacked: list[int] = field(default_factory=list)
+    #: The live bytes at every observation (each allocation), and the ledger's storages each rounded up to CUDA's
+    #: 512-byte block then (:func:`.peak.rounded`): the step's timeline and its 512-rounded peak (issue 32, 35).
+    trace: list[tuple[int, int]] = field(default_factory=list)
+    rounded: int | None = None
 
     def check(self, op: str) -> None:
+        if self.rounded is None:  # the first observation: the ledger as the caller set it up, rounded
+            self.rounded = sum(rounded(self.sizes[s]) for s in self.refs)
+        self.trace.append((self.live, self.rounded))
         if self.live > self.best:
             self.best, self.best_op, self.best_module = self.live, op, self.module
             self.best_live = {s: self.sizes[s] for s in self.refs}
@@ -124,6 +131,8 @@ class Backward:
         self.sizes[self._next] = n * itemsize
         self.refs[self._next] = 1
         self.live += n * itemsize
+        if self.rounded is not None:
+            self.rounded += rounded(n * itemsize)
         self.check(op)
         shape = tuple(shape)
         return T(shape, tuple(strides) if strides is not None else contiguous_strides(shape), self._next, True,
@@ -155,6 +164,8 @@ class Backward:
             if not self.refs[sid]:
                 del self.refs[sid]
                 self.live -= self.sizes[sid]
+                if self.rounded is not None:
+                    self.rounded -= rounded(self.sizes[sid])
 
     def alias(self, g: T, shape: Sequence[int], strides: Sequence[int]) -> T:
         """A view of ``g`` (its storage held once more)."""
@@ -739,6 +750,10 @@ class Timeline:
     #: maxima, exact (their ``bytes`` equal ``forward_bound`` and ``loss_bound``), with the op and what is live.
     forward: Peak | None = None
     loss: Peak | None = None
+    #: :attr:`Backward.trace`: (live bytes, the ledger's storages rounded to 512) at every allocation.
+    trace: tuple[tuple[int, int], ...] = ()
+    #: An upper bound on how many storages the forward's and the loss's figures count (rounding each to 512 adds ≤ 511).
+    storages: int = 0
 
 
 def run_step(sim: LiveSim, outputs: Sequence[T], start_items: Sequence[Item], graded: Sequence[str]) -> Timeline | None:
@@ -826,7 +841,9 @@ def run_step(sim: LiveSim, outputs: Sequence[T], start_items: Sequence[Item], gr
             items.append(Item("temporary", "gradient" if s != ones else "ones_like(loss)", n))
     items.append(Item("temporary", "loss", SCALAR))
     return Timeline(forward_bound, loss_bound, bw.best, bw.best_op, bw.best_module, tuple(items), bw.live,
-                    replay if sim.forward_exact else None, loss_peak)
+                    replay if sim.forward_exact else None, loss_peak,
+                    trace=tuple(bw.trace) + ((bw.live, bw.rounded or 0),),
+                    storages=len(sim.storages) + len(sim.extra) + 2 * len(outputs) + 3)
 
 
 def _deaths(sim: LiveSim, keep: set[int]) -> dict[int, int]:
@@ -857,8 +874,10 @@ def replay_forward(sim: LiveSim, keep: set[int], start_items: Sequence[Item], ph
     alive: dict[int, int] = {}
     best_live: dict[int, int] = {}
     ends: list[tuple[int, int]] = []
+    trace = [start]  # the live bytes at each allocation (the timeline's points: .peak.with_timeline)
     for s in sorted(sizes):
         live += sizes[s]
+        trace.append(live)
         alive[s] = sizes[s]
         if s in death:
             heapq.heappush(ends, (death[s], s))
@@ -875,7 +894,8 @@ def replay_forward(sim: LiveSim, keep: set[int], start_items: Sequence[Item], ph
     items = list(start_items) + [Item("activation", sim.made_in.get(s) or sim.op_of.get(s, ""), n)
                                  for s, n in best_live.items()]
     top, kinds = _top(items)
-    return Replay(best, phase, sim.op_of.get(at, ""), sim.made_in.get(at, ""), top, kinds, end=live)
+    return Replay(best, phase, sim.op_of.get(at, ""), sim.made_in.get(at, ""), top, kinds, end=live,
+                  trace=tuple(trace) + (live,))
 
 
 @dataclass(frozen=True)
@@ -894,8 +914,11 @@ def _loss(outputs: Sequence[T], forward_end: int, start_items: Sequence[Item], s
     peak_extra: list[Item] = []
     running: list[Item] = []
 
+    trace: list[int] = []
+
     def check(name: str, now: list[Item]) -> None:
         nonlocal best, op, peak_extra
+        trace.append(live)
         if live > best:
             best, op, peak_extra = live, name, list(now)
     for o in outputs:
@@ -916,7 +939,7 @@ def _loss(outputs: Sequence[T], forward_end: int, start_items: Sequence[Item], s
     acts = [Item("activation", sim.made_in.get(s) or sim.op_of.get(s, ""), sim.storages.get(s, 0))
             for s in sorted(kept) if sim.storages.get(s, 0) and s != sim.input_ids]
     top, kinds = _top(list(start_items) + acts + peak_extra)
-    return Peak(best, "loss", op, "", top, kinds)
+    return Peak(best, "loss", op, "", top, kinds, trace=tuple(trace))
 
 
 def _cast_back(o: T) -> Callable[[Backward, T], list[T | None]]:

@@ -74,7 +74,7 @@ Standard library only; imports only :mod:`.tensor` (below the step, above the fa
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Sequence
 
 from .tensor import INDEX_BYTES, T
@@ -83,6 +83,17 @@ from .tensor import INDEX_BYTES, T
 STEP_BYTES = 4
 #: How many of the largest live items ``peak_at`` lists.
 TOP_ITEMS = 6
+#: CUDA's caching allocator's smallest block (``kMinBlockSize``): every allocation is rounded up to a multiple of
+#: it, which is what ``torch.cuda.max_memory_allocated()`` and PyTorch's ``MemTracker`` count (issue 35).
+BLOCK = 512
+#: Most points a phase of the timeline keeps (``costs.timeline``): the page draws it and JSON carries it, so it is
+#: bounded whatever the model's depth; each phase's first, last and largest values are always among them.
+TIMELINE_POINTS = 240
+
+
+def rounded(n: int, block: int = BLOCK) -> int:
+    """``n`` bytes rounded up to a multiple of ``block`` (0 stays 0: an empty storage allocates nothing)."""
+    return -(-n // block) * block
 
 #: A parameter as this layer needs it: (name, number of elements, bytes per element).
 Named = tuple[str, int, int]
@@ -121,6 +132,21 @@ class Peak:
     #: larger of the bound and the optimizer step's live bytes (None: not known, Adafactor).
     lower: int = 0
     upper: int | None = None
+    #: The live bytes through the step (:func:`with_timeline`): one :class:`Phase` each for the forward, the
+    #: backward and the optimizer step; empty where the peak has no figure.
+    timeline: tuple["Phase", ...] = ()
+    #: The peak with every storage rounded up to :data:`BLOCK` bytes, as CUDA's allocator counts it: its own
+    #: maximum (it may fall at another moment than ``bytes``); None where not proven.
+    bytes_512: int | None = None
+    #: Where this peak is a replayed phase's (the forward's, the loss's: :mod:`.lifetime`): the live bytes at each of
+    #: its observations, in order (the timeline's points for that phase).
+    trace: tuple[int, ...] = ()
+
+    def timeline_dict(self) -> dict[str, Any] | None:
+        """``costs.timeline``: the phases in order, each exact (its points) or bounded (its bound only)."""
+        if not self.timeline:
+            return None
+        return {"peak": self.bytes, "peak_512": self.bytes_512, "phases": [p.to_dict() for p in self.timeline]}
 
     def at_dict(self) -> dict[str, Any] | None:
         """``costs.peak_at``: the phase, the op and parameter at the peak, the largest items and bytes by kind."""
@@ -128,6 +154,119 @@ class Peak:
             return None
         return {"phase": self.phase, "op": self.op, "module": self.module,
                 "items": [i.to_dict() for i in self.items], "by_kind": dict(self.by_kind)}
+
+
+@dataclass(frozen=True)
+class Phase:
+    """One phase of the step's timeline. ``exact``: ``points`` are (the observation's index within the phase, the
+    live bytes then), downsampled (:func:`downsample`) from ``events`` observations (one per allocation), and
+    ``maximum`` is theirs. Not exact: the phase is only bounded, ``maximum`` is the proven upper bound on its live
+    bytes and there are no points (a bound is drawn as a bound, never as a measurement)."""
+
+    name: str
+    exact: bool
+    maximum: int
+    events: int = 0
+    points: tuple[tuple[int, int], ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"phase": self.name, "exact": self.exact}
+        if self.exact:
+            out.update({"max": self.maximum, "events": self.events, "points": [list(p) for p in self.points]})
+        else:
+            out["bound"] = self.maximum
+        return out
+
+
+def downsample(values: Sequence[int], limit: int = TIMELINE_POINTS) -> tuple[tuple[int, int], ...]:
+    """At most ``limit`` (index, value) pairs of ``values``, in order: all of them when they fit; else the first,
+    the last, and per bucket of the indices between them its smallest and largest (so the largest of all, and
+    every dip and rise wider than a bucket, stay). ``limit`` ≥ 4."""
+    n = len(values)
+    if n <= limit:
+        return tuple(enumerate(values))
+    buckets = (limit - 2) // 2
+    keep = {0, n - 1}
+    inner = n - 2
+    for b in range(buckets):
+        lo, hi = 1 + b * inner // buckets, 1 + (b + 1) * inner // buckets
+        if lo < hi:
+            span = range(lo, hi)
+            keep.add(max(span, key=lambda i: values[i]))
+            keep.add(min(span, key=lambda i: values[i]))
+    return tuple((i, values[i]) for i in sorted(keep))
+
+
+def optimizer_series(optimizer: str, start_items: Sequence[Item], graded: Sequence[Named],
+                     block: int = 1) -> list[int] | None:
+    """The live bytes at every allocation inside ``optimizer.step()`` (the for-loop implementation the module's
+    docstring describes), the first value being what is live as it begins (start, every ``.grad``); each storage
+    rounded up to ``block``. None where the step is not modelled (Adafactor). Plain SGD allocates nothing: one
+    value. Its maximum is :func:`optimizer_peak`'s figure (``block`` 1)."""
+    live = sum(rounded(i.bytes, block) for i in start_items) + sum(rounded(n * size, block) for _, n, size in graded)
+    out = [live]
+    if optimizer == "adamw":
+        for _, n, size in graded:  # _init_group: step, exp_avg, exp_avg_sq for every parameter first
+            for b in (STEP_BYTES, n * size, n * size):
+                live += rounded(b, block)
+                out.append(live)
+        previous = 0
+        for _, n, size in graded:
+            b = rounded(n * size, block)
+            out += [live + previous + b, live + previous + 2 * b]  # the square root, then the division
+            previous = b  # the square root freed; the division (denom) replaces the previous denom
+        return out
+    if optimizer == "sgd-momentum":
+        for _, n, size in graded:
+            live += rounded(n * size, block)
+            out.append(live)
+        return out
+    if optimizer == "sgd":
+        return out
+    return None
+
+
+def with_timeline(p: Peak, optimizer: str, start_items: Sequence[Item], graded: Sequence[Named],
+                  before: int, before_slack: int, backward: Sequence[tuple[int, int]] | None = None,
+                  backward_offset_512: int = 0, forward: Sequence[int] = ()) -> Peak:
+    """``p`` (a peak with a figure) with its timeline and its 512-rounded figure.
+
+    ``before``: the proven upper bound on everything not replayed exactly (the forward and the loss; the backward
+    too where ``backward`` is None); ``before_slack``: how much rounding every storage in that bound up to
+    :data:`BLOCK` can add to it (511 bytes per storage it counts). ``backward``: :attr:`.lifetime.Backward.trace`,
+    (live bytes, the ledger's storages rounded) per observation; ``backward_offset_512``: what the rounded ledger
+    leaves out (the start's and the loss's storages, rounded). The timeline's largest value is ``p.bytes`` (else
+    ``p`` is returned as it is: no chart that disagrees with the figure); the 512 figure is given only where the
+    rounded bound on ``before`` lies strictly below it, as the figure itself is. ``forward``: where the forward and
+    the loss are replayed exactly too, their live bytes at each observation (the phase is then exact, its maximum
+    ``before``)."""
+    if p.bytes is None:
+        return p
+    exact = optimizer_series(optimizer, start_items, graded)
+    exact_512 = optimizer_series(optimizer, start_items, graded, BLOCK)
+    if exact is None or exact_512 is None:
+        return p
+    maxima, maxima_512 = [max(exact)], [max(exact_512)]
+    if forward and max(forward) == before:
+        phases = [Phase("forward", True, before, len(forward), downsample(list(forward)))]
+        maxima.append(before)
+    else:
+        phases = [Phase("forward", False, before)]
+    if backward:
+        live = [v for v, _ in backward]
+        phases.append(Phase("backward", True, max(live), len(live), downsample(live)))
+        maxima.append(max(live))
+        maxima_512.append(max(r for _, r in backward) + backward_offset_512)
+    else:
+        phases.append(Phase("backward", False, before))
+    phases.append(Phase("optimizer", True, max(exact), len(exact), downsample(exact)))
+    if max(maxima) != p.bytes:
+        return p
+    start_512 = sum(rounded(i.bytes, BLOCK) for i in start_items)
+    start = sum(i.bytes for i in start_items)
+    bound_512 = before + before_slack + (start_512 - start)
+    figure_512 = max(maxima_512) if bound_512 < max(maxima_512) else None
+    return replace(p, timeline=tuple(phases), bytes_512=figure_512)
 
 
 def _numel(shape: Sequence[int]) -> int:

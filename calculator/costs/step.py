@@ -14,7 +14,7 @@ from ..errors import CalcError
 from ..model import Inventory
 from .declare import CostModel, check_step_keys, step_value
 from .modules import Sim
-from .peak import Peak, not_modelled, step_peak
+from .peak import BLOCK, Item, Peak, not_modelled, step_peak, with_timeline
 from .tensor import ADAPTER_BYTES, T
 
 DTYPES: dict[str, int] = {"fp32": 4, "bf16": 2}
@@ -94,7 +94,9 @@ class Costs:
         }
         if self.peak is not None:
             out["memory"]["peak"] = self.peak.bytes
+            out["memory"]["peak_512"] = self.peak.bytes_512  # every storage rounded to CUDA's 512-byte block
             out["peak_at"] = self.peak.at_dict()
+            out["timeline"] = self.peak.timeline_dict()  # the live bytes through the step, where the peak is exact
             if self.peak.bytes is None:
                 # What is proven even so: the peak lies between these (upper None: not known).
                 out["peak_note"] = {"code": self.peak.note, "reason": self.peak.reason,
@@ -379,9 +381,17 @@ def _peak(inv: Inventory, s: Settings, sim: Sim, outputs: Sequence[T], params: S
         exact = _op_by_op(inv, s, plan, params, graded, buffers)
         if exact is not None:
             return exact
-    return step_peak(s.optimizer, [(n, _numel(sh), z) for n, sh, z in params],
+    peak = step_peak(s.optimizer, [(n, _numel(sh), z) for n, sh, z in params],
                      [(n, _numel(sh), z) for n, sh, z in graded], buffers, s.batch, s.seq_len,
                      storages, outputs, sim.activations, blocks)
+    # The timeline: the optimizer step exact, everything before it under the one bound. Rounding each storage the
+    # bound counts (the start apart) adds at most 511 bytes: start, gradients, A and F (each ≤ the storages),
+    # the blocks' runs twice, the three largest, the loss's copies and sums.
+    start = [Item("weights", n, _numel(sh) * z) for n, sh, z in params]
+    start += [Item("buffer", n, size * k) for n, k, size in buffers] + [Item("input_ids", "input_ids", s.batch * s.seq_len * 8)]
+    terms = len(graded) + 2 * len(storages) + 2 * sum(len(b) for b in blocks) + 3 + 2 * len(outputs) + 2
+    return with_timeline(peak, s.optimizer, start, [(n, _numel(sh), z) for n, sh, z in graded], peak.bound,
+                         (BLOCK - 1) * terms)
 
 
 #: The settings whose every value the peak's cross-check covers (checkpointing both ways: the bound counts every
@@ -420,8 +430,8 @@ def _op_by_op(inv: Inventory, s: Settings, plan: Any, params: Sequence[tuple[str
               graded: Sequence[tuple[str, tuple[int, ...], int]], buffers: Sequence[tuple[str, int, int]]) -> Peak | None:
     """The peak worked out op by op (:mod:`.lifetime`) when the family's program is modelled so (BERT's classes,
     frozen parameters or not): the program run again on :class:`~.lifetime.LiveSim`; None when it is not."""
-    from .lifetime import live_peak
-    from .peak import optimizer_peak
+    from .lifetime import SCALAR, live_peak
+    from .peak import BLOCK, optimizer_peak, rounded, with_timeline
 
     if s.optimizer not in ("adamw", "sgd", "sgd-momentum") or not graded:
         return None
@@ -431,7 +441,16 @@ def _op_by_op(inv: Inventory, s: Settings, plan: Any, params: Sequence[tuple[str
     timeline, start = found
     named = [(name, _numel(shape), size) for name, shape, size in graded]
     optimizer = None if s.optimizer == "sgd" else optimizer_peak(s.optimizer, start, named)
-    return live_peak(timeline, optimizer, s.optimizer == "sgd")
+    peak = live_peak(timeline, optimizer, s.optimizer == "sgd")
+    if peak is None:
+        return None
+    # The forward (and the loss) as one bound, the backward and the optimizer step exact. Rounding to 512 adds at
+    # most 511 bytes to each storage the forward's and the loss's figures count (the start apart).
+    loss_512 = sum(rounded(i.bytes) for i in start) + rounded(SCALAR)  # what the rounded ledger leaves out
+    replayed = timeline.forward is not None and timeline.loss is not None  # the forward and the loss exact too
+    forward = (timeline.forward.trace + timeline.loss.trace) if replayed else ()
+    return with_timeline(peak, s.optimizer, start, named, max(timeline.forward_bound, timeline.loss_bound),
+                         (BLOCK - 1) * timeline.storages, timeline.trace, loss_512, forward)
 
 
 def lifetime_timeline(inv: Inventory, s: Settings, plan: Any, params: Sequence[tuple[str, tuple[int, ...], int]],

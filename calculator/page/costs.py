@@ -130,6 +130,10 @@ def render_panel(lang: str) -> Markup:
         field("mixed_precision", menu("mixed_precision")),
         field(GPU_KEY, join([text(GPU_KEY, list=gpu_list),
                              h("datalist", [h("option", value=str(n)) for n in GPU_SIZES], id=gpu_list)])),
+        # The inference mode (issue 32 item 3): "embed N passages of L tokens" (calculator/views/embed.py).
+        field(options.MODE.key, menu(options.MODE.key)),
+        field(options.PASSAGES.key, text(options.PASSAGES.key)),
+        field(options.TFLOPS.key, text(options.TFLOPS.key, "decimal")),
         class_="calc-form calc-costs-fields",
     )
     return h(
@@ -225,8 +229,24 @@ def _peak(peak: Mapping[str, Any] | None, lang: str) -> Markup:
         h("p", peak["line"], class_="calc-costs-peak", data_peak=peak["bytes"] if peak["bytes"] is not None else "",
           data_lower=peak["lower"] if peak["lower"] is not None else "",
           data_upper=peak["upper"] if peak["upper"] is not None else "",
-          data_phase=(at or {}).get("phase") or ""),
+          data_phase=(at or {}).get("phase") or "",
+          data_peak_512=peak["bytes_512"] if peak.get("bytes_512") is not None else ""),
         table,
+    ])
+
+
+def _timeline(timeline: Mapping[str, Any] | None, gpu: int, lang: str) -> Markup:
+    """The live memory through the step (``costs.timeline``, where the peak is exact), with the card's capacity
+    and a note saying what is exact and what is only bounded; nothing where there is no timeline."""
+    if not timeline:
+        return join([])
+    from . import timeline as chart  # drawn only here: the page's first load never imports it
+
+    return join([
+        h("p", h("strong", chart.word("title", lang)), class_="calc-costs-head"),
+        h("figure", raw(chart.timeline_svg(timeline, lang, gpu)), class_="calc-chart calc-costs-timeline",
+          data_peak=timeline["peak"]),
+        h("p", chart.word("note", lang), class_="calc-note"),
     ])
 
 
@@ -250,6 +270,10 @@ def answer(result: dict[str, Any], panel: Mapping[str, str], lang: str) -> dict[
     """
     if not result.get("ok"):
         return result
+    if result["costs"].get("mode") == "inference":  # the inference mode: its own markup (page/embed.py)
+        from . import embed
+
+        return embed.answer(result, lang)
     c = result["costs"]
     gpu, verdict, fit_lines = result["gpu_gb"], result["fits"], result["fit_lines"]
     heading = cv.label("settings", lang, batch=c["batch"], seq_len=c["seq_len"], dtype=c["dtype"],
@@ -268,6 +292,7 @@ def answer(result: dict[str, Any], panel: Mapping[str, str], lang: str) -> dict[
           class_="calc-chart calc-costs-bar"),
         # The peak (issue 32): exact where proven, else its bounds; then the one verdict (views.costs.fits).
         _peak(result.get("peak"), lang),
+        _timeline(c.get("timeline"), gpu, lang),
         h("div", [h("p", line) for line in fit_lines], h("p", cv.label("gb_note", lang), class_="calc-note"),
           class_="calc-costs-fits", data_fits=verdict,
           data_gpu_gb=gpu),

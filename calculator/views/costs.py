@@ -181,6 +181,13 @@ LABELS.update({
         "Peak of live memory: {peak} ({exact} bytes), in the {phase} ({op}, at {module}); largest live then: {items}.",
         "显存峰值（同时存活的张量）：{peak}（{exact} 字节），出现在{phase}（{op}，{module}）；此时最大的几项：{items}。",
     ),
+    # Issue 35: the same peak as CUDA's caching allocator holds it (each block a multiple of 512 bytes).
+    "peak_512": L(
+        "With every storage rounded up to CUDA's 512-byte block, as torch.cuda.max_memory_allocated() and PyTorch's "
+        "MemTracker count it: {peak} ({exact} bytes).",
+        "把每个存储按 CUDA 的 512 字节块向上取整（即 torch.cuda.max_memory_allocated() 和 PyTorch 的 MemTracker "
+        "的统计方式）：{peak}（{exact} 字节）。",
+    ),
     "peak_none": L(
         "Peak of live memory: not given for this step ({reason}): the engine gives the peak only where it is proven "
         "exact against PyTorch (so far: the optimizer step, when it provably exceeds the forward and the backward; "
@@ -209,6 +216,17 @@ LABELS.update({
                     "not modelled yet", "不带动量的 SGD 更新时不分配内存，峰值在前向或反向中，目前尚未建模"),
     "reason_setting": L("the setting {name} is not cross-checked for the peak yet", "设置 {name} 的峰值尚未核对"),
     "reason_nothing trains": L("nothing trains", "没有可训练的参数"),
+    # Issue 32: why mixed precision has no peak and no bound (PEAK.md: the autocast cache, freed as the region exits).
+    "reason_autocast": L(
+        "under autocast the forward can peak above its end: autocast's cache holds a bf16 copy of every weight it "
+        "casts until the autocast region exits, beside each matrix product's own bf16 copy of its input; the engine "
+        "does not yet replay that forward operation by operation, so it proves neither a figure nor a bound",
+        "autocast 下前向传播中途的显存可能高于前向结束时：autocast 的缓存为它转换过的每个权重保留一份 bf16 副本，"
+        "直到退出 autocast 区域才释放，此外每个矩阵乘法还各自保存一份输入的 bf16 副本；引擎还不能逐个算子重放这样的前向传播，"
+        "所以既不能证明峰值，也不能证明上下界",
+    ),
+    "fit_why": L("Why neither is known: {why}; so no batch or length is proven to fit or not to fit.",
+                 "为什么两者都未知：{why}；因此没有哪个批大小或长度能被证明放得下或放不下。"),
     "reason_adafactor": L("Adafactor's step is not modelled yet", "Adafactor 的更新过程尚未建模"),
     "reason_forward or backward": L("the forward or the backward may be higher than the optimizer step, and "
                                     "they are not modelled op by op yet", "前向或反向可能高于优化器更新阶段，而它们尚未逐个算子建模"),
@@ -482,12 +500,17 @@ def peak_line(c: costs.Costs, lang: str) -> str | None:
     sep = "；" if lang == "zh" else "; "
     items = sep.join(f"{label('kind_' + i.kind, lang)} {i.name} {gib(i.bytes)}" for i in p.items[:4])
     items = items.replace("; ", ", ") if lang == "en" else items.replace("；", "、")
-    return label("peak_line", lang, peak=gib(p.bytes), exact=fmt_int(p.bytes, lang),
+    line = label("peak_line", lang, peak=gib(p.bytes), exact=fmt_int(p.bytes, lang),
                  phase=label(f"phase_{p.phase}", lang), op=p.op, module=p.module, items=items)
+    if p.bytes_512 is not None:
+        line += punct("sentence_gap", lang) + label("peak_512", lang, peak=gib(p.bytes_512),
+                                                    exact=fmt_int(p.bytes_512, lang))
+    return line
 
 
-def fit_lines(fit: Mapping[str, Any], lang: str) -> list[str]:
-    """The two sentences of ``--fit-gib``: the largest batch at L and the largest length at B (:mod:`..costs.fit`)."""
+def fit_lines(fit: Mapping[str, Any], lang: str, why: str | None = None) -> list[str]:
+    """The two sentences of ``--fit-gib``: the largest batch at L and the largest length at B (:mod:`..costs.fit`);
+    ``why``: where nothing is proven either way, the reason the step has no peak (:func:`unknown_reason`)."""
 
     def answer(exact: int | None, low: int, over: int | None) -> str:
         if exact == 0:
@@ -501,10 +524,21 @@ def fit_lines(fit: Mapping[str, Any], lang: str) -> list[str]:
         return label("fit_between", lang, low=fmt_int(low, lang), high=label("fit_below", lang, n=fmt_int(over, lang)))
 
     budget = fmt_int(fit["budget"], lang)
-    return [label("fit_batch", lang, seq_len=fit["seq_len"], budget=budget,
-                  answer=answer(fit["max_batch"], fit["max_batch_at_least"], fit["batch_does_not_fit"])),
-            label("fit_length", lang, batch=fit["batch"], budget=budget,
-                  answer=answer(fit["max_seq_len"], fit["max_seq_len_at_least"], fit["seq_len_does_not_fit"]))]
+    lines = [label("fit_batch", lang, seq_len=fit["seq_len"], budget=budget,
+                   answer=answer(fit["max_batch"], fit["max_batch_at_least"], fit["batch_does_not_fit"])),
+             label("fit_length", lang, batch=fit["batch"], budget=budget,
+                   answer=answer(fit["max_seq_len"], fit["max_seq_len_at_least"], fit["seq_len_does_not_fit"]))]
+    unknown = all(fit[k] is None for k in ("max_batch", "batch_does_not_fit", "max_seq_len", "seq_len_does_not_fit"))
+    if why and unknown and not fit["max_batch_at_least"] and not fit["max_seq_len_at_least"]:
+        lines.append(label("fit_why", lang, why=why))
+    return lines
+
+
+def unknown_reason(c: costs.Costs, lang: str) -> str | None:
+    """Why the step has no peak, where its reason has words of its own (mixed precision: ``reason_autocast``)."""
+    p = c.peak
+    key = f"reason_{p.reason}" if p is not None and p.bytes is None and p.reason else ""
+    return label(key, lang) if key == "reason_autocast" else None
 
 
 def note(lang: str, grouped: bool = False) -> str:
@@ -526,7 +560,7 @@ def render(c: costs.Costs, lang: str = "en", markdown: bool = False, grouped: bo
     assumed = [text for _, text in assumptions(inv, c.settings, lang)] if inv is not None else []
     card = step_fits(c, gpu, lang)[1] + [label("gb_note", lang)] if gpu else []
     line = peak_line(c, lang)
-    card = ([line] if line else []) + card + (fit_lines(fit, lang) if fit is not None else [])
+    card = ([line] if line else []) + card + (fit_lines(fit, lang, unknown_reason(c, lang)) if fit is not None else [])
     card += [fit_note] if fit_note else []
     if markdown:
         head = (label("item", lang), label("value", lang), label("size", lang))
@@ -737,7 +771,7 @@ def peak_dict(c: costs.Costs, lang: str) -> dict[str, Any] | None:
         return None
     bounds = peak_bounds(p)
     return {"bytes": p.bytes, "lower": bounds[0] if bounds else None, "upper": bounds[1] if bounds else None,
-            "at": p.at_dict(), "line": peak_line(c, lang)}
+            "at": p.at_dict(), "line": peak_line(c, lang), "bytes_512": p.bytes_512}
 
 
 def page_answer(inv: Any, plan: Any, params: Any, lang: str, notes: list[dict[str, str]] | None = None,
@@ -749,6 +783,10 @@ def page_answer(inv: Any, plan: Any, params: Any, lang: str, notes: list[dict[st
 
     Raises :class:`CalcError` (the caller places it: :func:`calculator.page.fields.error_dict`).
     """
+    from . import embed  # the panel's inference mode (issue 32 item 3): "embed N passages of L tokens"
+
+    if embed.page_mode(params) == "inference":
+        return embed.page_answer(inv, plan, params, lang, notes, name, preset, raw, cli_label)
     s = page_settings(params)
     c = costs.compute(inv, s, plan)
     gpu = gpu_gb(params.get("gpu_gb", "24"))
@@ -773,7 +811,7 @@ def page_answer(inv: Any, plan: Any, params: Any, lang: str, notes: list[dict[st
     command = cli_command(inv, s, gpu, preset, raw or {}, plan_query or {}, cli_label, fit=asked)
     searched, fit_note = page_fit(inv, s, plan, gpu, c, lang) if asked else (None, None)
     text = notes_block(list(notes or ())) + render(c, lang, inv=inv, gpu=gpu, fit=searched, fit_note=fit_note)
-    search_lines = (fit_lines(searched, lang) if searched is not None else [fit_note or ""]) if asked else []
+    search_lines = (fit_lines(searched, lang, unknown_reason(c, lang)) if searched is not None else [fit_note or ""]) if asked else []
     return {
         "costs": c.to_dict(), "total_bytes": c.memory_total, "gpu_gb": gpu, "fits": verdict, "fit_lines": verdict_lines,
         "assumptions": [{"key": k, "text": t} for k, t in assumptions(inv, s, lang)],

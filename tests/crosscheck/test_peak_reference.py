@@ -105,6 +105,29 @@ def test_linear_rounded_to_cuda_blocks_equals_memtracker() -> None:
     assert snap["Total"] == 14 * 512
 
 
+def test_memtracker_measures_a_cpu_step_but_rounds_only_cuda() -> None:
+    """Issue 35's reference on the CPU with torch 2.13: MemTracker runs a CPU step (the Linear's, worked out by
+    hand above: 376 bytes unrounded) and measures it, but rounds a storage to 512 bytes only when its device is
+    ``cuda`` (``_WeakRefInfo._calculate_mem_consumed``): unpatched, its CPU peak is the unrounded 376, not 14
+    blocks. So the 512 figure is cross-checked against MemTracker with ``_cuda_rounding`` (above) and against
+    ``LiveBytes(round_to=512)`` (tests/crosscheck/test_peak_engine.py: the engine's ``peak_512``)."""
+    from torch.distributed._tools.mem_tracker import MemTracker
+
+    lin, x, opt = _linear()
+    tracker = MemTracker()
+    with _cuda_rounding(False):
+        tracker.track_external(lin, x, opt)
+        with tracker:
+            out = lin(x)
+            loss = out.sum()
+            del out
+            loss.backward()
+            del loss
+            opt.step()
+    (snap,) = tracker.get_tracker_snapshot("peak").values()
+    assert x.device.type == "cpu" and snap["Total"] == 376
+
+
 def test_two_layer_mlp_sgd_peaks_in_backward_by_hand() -> None:
     """Linear(4, 8), ReLU, Linear(8, 3); x [2, 4]; plain SGD (updates in place: no state, no temporary).
 

@@ -115,13 +115,14 @@ def test_the_page_as_built_holds_the_panel_closed_and_empty():
     tag = html[html.rindex("<details", 0, start):html.index(">", start)]
     assert " open" not in tag
     assert "data-costs=" not in html and "memory-bar" not in html and "series-chart" not in html
-    for key in ("batch", "seq_len", "dtype", "optimizer", "ckpt", "mixed_precision", "gpu_gb", "fit"):
+    for key in ("batch", "seq_len", "dtype", "optimizer", "ckpt", "mixed_precision", "gpu_gb", "fit", "mode", "passages",
+                "tflops"):
         assert f'id="calc-{key}"' in html and f'id="calc-{key}-error"' in html
     assert 'id="calc-costs-error"' in html
     assert panel.LABELS["summary"]["zh"] in html
     schema = json.loads(html[html.index('id="calc-schema">') + len('id="calc-schema">'):html.rindex("</script>")])
     assert schema["costs"]["keys"] == ["batch", "seq_len", "dtype", "optimizer", "ckpt", "attention", "mixed_precision",
-                                       "gpu_gb", "fit"]
+                                       "gpu_gb", "fit", "mode", "passages", "tflops"]
 
 
 def test_charts_say_every_figure_and_show_the_square_term():
@@ -132,7 +133,8 @@ def test_charts_say_every_figure_and_show_the_square_term():
     first, last = series[0], series[-1]
     assert last["activations"] * first["seq_len"] > first["activations"] * last["seq_len"]
     html = c["html"]
-    assert html.count('stroke-dasharray="5 4"') == 2 and html.count("<polyline") == 2
+    timeline = len(re.findall(r"<polyline[^>]*data-phase=", html))  # the live-memory timeline's own lines
+    assert html.count('stroke-dasharray="5 4"') == 2 and html.count("<polyline") - timeline == 2
     desc = re.findall(r'<desc id="series-chart-[0-9a-f]+-d">([^<]*)</desc>', html)
     assert len(desc) == 2 and all(f"L = {p['seq_len']}" in desc[0] for p in series)
     bar = re.search(r'<desc id="memory-bar-[0-9a-f]+-d">([^<]*)</desc>', html).group(1)

@@ -141,6 +141,12 @@ CASES: dict[str, tuple[dict, str]] = {
                                         "head_dim": "30"}, "costs": P}, PANEL),
     "costs_xmod_no_layers": ({"params": {"model_type": "xmod", "num_hidden_layers": "0", "default_language": "en_XX"},
                               "costs": P}, PANEL),
+    # The panel's inference mode (calculator/views/embed.py; tests/unit/test_embed_mode.py).
+    "costs_mode": ({"params": {}, "costs": {**P, "mode": "bogus"}}, "calc-mode-error"),
+    "costs_tflops": ({"params": {}, "costs": {**P, "mode": "inference", "tflops": "x"}}, "calc-tflops-error"),
+    "costs_embed_too_large": ({"params": {}, "costs": {**P, "mode": "inference", "passages": "999999999999"}},
+                              "calc-passages-error"),
+    "costs_inference_plan": ({"params": {"lora_r": "8"}, "costs": {**P, "mode": "inference"}}, PANEL),
 }
 
 #: Codes the page cannot produce, and why (each is proven where it can be raised).
