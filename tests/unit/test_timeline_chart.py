@@ -50,8 +50,8 @@ def test_card_far_above_the_step_is_a_note_not_a_squashed_chart() -> None:
 
 
 def test_no_timeline_no_chart() -> None:
-    """Checkpointing at B = 32: no exact peak (costs.timeline null), so no chart at all."""
-    out = _panel("en", batch="32", seq_len="128", ckpt="1")
+    """Reentrant checkpointing at B = 32: not replayed, no exact peak (costs.timeline null), so no chart at all."""
+    out = _panel("en", batch="32", seq_len="128", ckpt="reentrant")
     assert out["costs"]["timeline"] is None and "timeline-chart" not in out["html"]
 
 
