@@ -255,6 +255,9 @@ def answer(result: dict[str, Any], panel: Mapping[str, str], lang: str) -> dict[
     heading = cv.label("settings", lang, batch=c["batch"], seq_len=c["seq_len"], dtype=c["dtype"],
                        optimizer=cv.optimizer_name(c["optimizer"], lang),
                        ckpt=cv.ckpt_name(c["grad_checkpointing"], lang))
+    # The class first (chinese-review-3 M3 b): figures kept, dimmed, under a later refusal still say whose they are.
+    if result.get("architecture"):
+        heading = f"{result['architecture']} · {heading}"
     memory = [(k, c["memory"][k]) for k in ("weights", "gradients", "optimizer", "activations")]
     html = join([
         h("p", h("strong", heading), class_="calc-costs-settings"),

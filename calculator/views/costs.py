@@ -746,6 +746,6 @@ def page_answer(inv: Any, plan: Any, params: Any, lang: str, notes: list[dict[st
         "assumptions": [{"key": k, "text": t} for k, t in assumptions(inv, s, lang)],
         "markdown": forum_markdown(inv, c, lang, gpu, plan, notes, name, command, searched, fit_note), "text": text,
         "command": command, "series": series(inv, s, plan, c), "query": query,
-        "grouped_convolutions": grouped, "peak": peak_dict(c, lang),
+        "grouped_convolutions": grouped, "peak": peak_dict(c, lang), "architecture": inv.architecture,
         "fit": searched, "fit_asked": asked, "search_lines": search_lines,
     }

@@ -13,3 +13,21 @@ def test_gpu_gb_help_says_the_verdict_comes_from_the_peak():
     assert "peak" in en and "proven bounds" in en, en
     assert "峰值" in zh and "上下界" in zh, zh
     assert "N GiB" in en and "N GiB" in zh
+
+
+def test_the_panel_heading_names_the_class_its_figures_are_for():
+    """chinese-review-3 M3 (b): after an edit the panel refuses (BertForMultipleChoice), the last figures stay,
+    dimmed, under the error; their heading must say which class they were for ("BertModel · B = 32, …")."""
+    import json
+
+    from calculator import api
+
+    for lang, sep in (("en", ", "), ("zh", "，")):
+        for arch in ("BertModel", "BertForSequenceClassification"):
+            request = {"params": {"preset": "bert-base-uncased", "architecture": arch},
+                       "costs": {"batch": "32", "seq_len": "128"}}
+            out = json.loads(api.compute_json(json.dumps(request), lang))
+            c = out["costs"]
+            assert c["ok"], c
+            head = c["html"].split('class="calc-costs-settings"', 1)[1].split("</p>", 1)[0]
+            assert f"<strong>{arch} · B = 32{sep}L = 128" in head, head
