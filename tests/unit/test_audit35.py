@@ -31,3 +31,13 @@ def test_the_panel_heading_names_the_class_its_figures_are_for():
             assert c["ok"], c
             head = c["html"].split('class="calc-costs-settings"', 1)[1].split("</p>", 1)[0]
             assert f"<strong>{arch} · B = 32{sep}L = 128" in head, head
+
+
+def test_the_panel_intro_names_mixed_precision_beside_the_cast():
+    """reader-review-2 H4 (second read): the panel offers Trainer(bf16=True)'s mixed precision now; its intro still
+    said only "the model cast to the dtype", the very reading H4 was about. Both languages name both."""
+    from calculator.page import costs as panel
+
+    en, zh = panel.label("intro", "en"), panel.label("intro", "zh")
+    assert "the model cast to the dtype" in en and "mixed precision" in en, en
+    assert "整个模型转换为所选的数据类型" in zh and "混合精度" in zh, zh
