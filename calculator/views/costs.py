@@ -341,8 +341,8 @@ def assumptions(inv: Any, s: costs.Settings, lang: str) -> list[tuple[str, str]]
 #: The N of "fits in N GB?" (GiB: what a card sold as N GB holds); its bound.
 GIB = 2**30
 GPU_MAX = 100_000
-#: The card's size as an error names it (the field's label is a question; ``gpu_gb`` is only in the address).
-GPU_NAME = L("Card size N (GB)", "显存容量 N")
+#: The card's size as an error names it: its field's label without the gloss (``gpu_gb`` is only in the address).
+GPU_NAME = L("GPU memory N GB", "显存 N GB")
 #: The margin for what the exact sum leaves out, an estimate: the CUDA context and kernels
 #: (Hugging Face measured 1.3 GB for them, "Model training anatomy"), and a tenth of the sum
 #: for the framework's workspace and the caching allocator's rounding and fragmentation.

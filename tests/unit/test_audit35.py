@@ -41,3 +41,17 @@ def test_the_panel_intro_names_mixed_precision_beside_the_cast():
     en, zh = panel.label("intro", "en"), panel.label("intro", "zh")
     assert "the model cast to the dtype" in en and "mixed precision" in en, en
     assert "整个模型转换为所选的数据类型" in zh and "混合精度" in zh, zh
+
+
+def test_the_card_error_names_the_field_as_its_label_does():
+    """chinese-review-3 M1 (second read): errors name a field as its label does. The card's label became
+    "GPU memory N GB (N)" / "显存 N GB（N）", its error still said "Card size N (GB)" / "显存容量 N". Each step
+    field's error begins with its label's words (the label's own trailing gloss left out)."""
+    from calculator import api
+
+    cases = (("batch", "0", options.BATCH), ("seq_len", "0", options.SEQ_LEN), ("gpu_gb", "abc", options.GPU_GB))
+    for key, value, option in cases:
+        for lang in ("en", "zh"):
+            message = api.compute_costs({"preset": "bert-base-uncased", key: value}, lang)["error"]["message"]
+            words = option.label[lang].split(" (")[0].split("（")[0]
+            assert message.startswith(words + " "), (key, lang, words, message)
