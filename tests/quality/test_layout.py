@@ -82,6 +82,19 @@ PASTES = (
      '[data-error-code="unknown_model_type"]'),
 )
 
+#: The training cost table's readable sizes that lie beyond its box's right edge ([] when none; on a phone each shows
+#: under its integer, the Size column hidden), and whether the box scrolls sideways at all.
+COSTS_TABLE_CUT = r"""() => {
+  const table = document.querySelector("#calc-costs-output .calc-costs-table");
+  if (!table) return ["no table"];
+  const box = table.closest(".calc-scroll");
+  const right = box.getBoundingClientRect().right;
+  const cut = [...table.querySelectorAll(".calc-costs-size, .calc-costs-under")]
+    .filter((e) => e.getClientRects().length && e.getBoundingClientRect().right > right + 1)
+    .map((e) => e.textContent);
+  return box.scrollWidth > box.clientWidth + 1 ? [`scrollWidth ${box.scrollWidth} > ${box.clientWidth}`, ...cut] : cut;
+}"""
+
 #: The measurement, in the page. Returns {"sideways": [scrollWidth, clientWidth] | null, "broken": [...]}.
 MEASURE = r"""() => {
   const root = document.scrollingElement;
@@ -292,6 +305,10 @@ def test_every_page_fits_without_broken_words(site, browser, lang):
                                     f"not the trainable {trainable!r}")
                 _open_all_details(page)
                 problems += _measure(page, where + " (LoRA plan, training cost)")
+                # reader-review-2 L2: the step's table never scrolls sideways, so every readable size is on screen.
+                cut = page.evaluate(COSTS_TABLE_CUT)
+                if cut:
+                    problems.append(f"{where} (training cost): its table scrolls sideways, sizes cut off: {cut}")
             problems += _more_states(page, widths, site.url + rel)
     finally:
         ctx.close()
