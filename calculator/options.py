@@ -220,8 +220,9 @@ MIXED_PRECISION = Option(
 GPU_GB = Option(
     "gpu_gb", "card", cli="--gpu-gb", metavar="N", kind="int", default="24",
     label=L("GPU memory N GB (N)", "显存 N GB（N）"),
-    help=L("the card's memory, N GB: adds the sum against it (read as N GiB)",
-           "显卡显存 N GB：加上合计与它的比较（按 N GiB 计算）"),
+    help=L("the card's memory, N GB (read as N GiB): whether the step fits, from its peak or, where the peak "
+           "has no figure, its proven bounds",
+           "显卡显存 N GB（按 N GiB 计算）：按这一步的峰值判断放不放得下；峰值没有精确值时，按已证明的上下界判断"),
 )
 #: A memory budget: the largest batch and length whose training peak fits it (issue 32; calculator/costs/fit.py).
 #: The CLI's alone so far: the page's panel shows the peak against its card (``gpu_gb``).

@@ -40,10 +40,12 @@ _gib = cv.gib
 LABELS: dict[str, dict[str, str]] = {
     "summary": L("Training cost: FLOPs and memory of one step", "训练开销：一步训练的 FLOPs 和显存"),
     "intro": L(
-        "One training step as PyTorch runs it: eager attention (or SDPA, below), the model cast to the dtype, loss.backward(), "
+        "One training step as PyTorch runs it: eager attention (or SDPA, below), the model cast to the dtype "
+        "(or mixed precision, below), loss.backward(), "
         "one optimizer.step() over the trainable parameters (with the LoRA or freezing plan above). Exact, "
         "not estimated.",
-        "按 PyTorch 实际执行的方式计算一个训练步：eager 注意力（或下方选择的 SDPA），整个模型转换为所选的数据类型，执行 loss.backward() "
+        "按 PyTorch 实际执行的方式计算一个训练步：eager 注意力（或下方选择的 SDPA），整个模型转换为所选的数据类型"
+        "（或下方选择的混合精度），执行 loss.backward() "
         "和一次 optimizer.step()（只更新可训练参数，上面的 LoRA 或冻结方案同样生效）。是精确值，不是估算。",
     ),
     "copy": L("Copy as Markdown", "复制为 Markdown"),
@@ -279,6 +281,9 @@ def answer(result: dict[str, Any], panel: Mapping[str, str], lang: str) -> dict[
     heading = cv.label("settings", lang, batch=c["batch"], seq_len=c["seq_len"], dtype=c["dtype"],
                        optimizer=cv.optimizer_name(c["optimizer"], lang),
                        ckpt=cv.ckpt_name(c["grad_checkpointing"], lang))
+    # The class first (chinese-review-3 M3 b): figures kept, dimmed, under a later refusal still say whose they are.
+    if result.get("architecture"):
+        heading = f"{result['architecture']} · {heading}"
     memory = [(k, c["memory"][k]) for k in ("weights", "gradients", "optimizer", "activations")]
     html = join([
         h("p", h("strong", heading), class_="calc-costs-settings"),

@@ -392,8 +392,8 @@ def step_notes(inv: Any, s: costs.Settings, lang: str) -> list[dict[str, Any]]:
 #: The N of "fits in N GB?" (GiB: what a card sold as N GB holds); its bound.
 GIB = 2**30
 GPU_MAX = 100_000
-#: The card's size as an error names it (the field's label is a question; ``gpu_gb`` is only in the address).
-GPU_NAME = L("Card size N (GB)", "显存容量 N")
+#: The card's size as an error names it: its field's label without the gloss (``gpu_gb`` is only in the address).
+GPU_NAME = L("GPU memory N GB", "显存 N GB")
 #: The margin for what the exact sum leaves out, an estimate: the CUDA context and kernels
 #: (Hugging Face measured 1.3 GB for them, "Model training anatomy"), and a tenth of the sum
 #: for the framework's workspace and the caching allocator's rounding and fragmentation.
@@ -817,6 +817,6 @@ def page_answer(inv: Any, plan: Any, params: Any, lang: str, notes: list[dict[st
         "assumptions": [{"key": k, "text": t} for k, t in assumptions(inv, s, lang)],
         "markdown": forum_markdown(inv, c, lang, gpu, plan, notes, name, command, searched, fit_note), "text": text,
         "command": command, "series": series(inv, s, plan, c), "query": query,
-        "grouped_convolutions": grouped, "peak": peak_dict(c, lang),
+        "grouped_convolutions": grouped, "peak": peak_dict(c, lang), "architecture": inv.architecture,
         "fit": searched, "fit_asked": asked, "search_lines": search_lines,
     }

@@ -20,13 +20,16 @@ Two things a reader sees as broken, and that no other gate looks at:
 * **A page that scrolls sideways**: ``document.scrollingElement.scrollWidth`` >
   ``clientWidth``. Wide content scrolls inside its own box, never the page.
 
-Pages: every built page (``site.pages()``), and the calculator in three states
-(the default answer with every tensor shown, the counts panel for
+Pages: every built page (``site.pages()``), and the calculator in the states
+readers and reviewers named (the default answer with every tensor shown, the counts panel for
 ``BertForPreTraining`` whose tools disagree, a LoRA plan with its added
-tensors and the "Training cost" panel open). One browser context per language, one page reused for
-every visit, and each page loaded once: measured at one width, then the page is
-switched to the other width and measured again (a load of an explainer page is
-cheap, the calculator's Python starts twice per language). Switching is the
+tensors and the "Training cost" panel open; issue 35: the exact peak with its largest
+items and the search for what fits, an error beside a panel menu, a refusal in the
+panel's own slot, a pasted custom-code config's notes and the unsupported-model hint).
+One browser context per language, one page reused for every visit, and each page
+loaded once: measured at one width, then the page is switched to the other width and
+measured again (a load of an explainer page is cheap, the calculator's Python starts
+four times per language; the other states are reached through the form). Switching is the
 same emulation a context made for that width starts with (a phone: a mobile
 viewport, its viewport meta tag honoured, and touch; a desktop: neither), set
 through the DevTools protocol since Playwright fixes ``is_mobile`` and
@@ -60,6 +63,37 @@ LORA = ("?preset=bert-base-uncased&architecture=BertForSequenceClassification"
         "&lora_r=8&lora_targets=query,value&peft_task_type=SEQ_CLS")
 #: ...with the "Training cost" panel open (its table, memory bar, charts and fits line; issue 25).
 COSTS = "&batch=8&seq_len=256&dtype=bf16&optimizer=sgd-momentum&ckpt=1&gpu_gb=8"
+
+#: More states the reviews named (issue 35), each measured at both widths: the exact peak, its largest live items
+#: (module paths) and the search for the largest batch and length; then, on that page, SDPA asked for (BERT's
+#: attention dropout: an error beside the panel's menu, in its narrow column at 1280 px).
+PEAK = "?preset=bert-base-uncased&architecture=BertForSequenceClassification&batch=8&seq_len=512&fit=1"
+#: A refusal in the panel's own slot (DeBERTa with reentrant checkpointing); then, pasted on that page, a config
+#: naming custom code (its notes under the total) and an unknown model_type with auto_map (the one-liner hint).
+REFUSED = ("?preset=microsoft%2Fdeberta-v3-large&architecture=DebertaV2ForSequenceClassification&pooler=0"
+           "&batch=16&seq_len=512&dtype=bf16&ckpt=reentrant")
+PASTES = (
+    ("custom code, ignored key", '{"model_type": "xlm-roberta", "_name_or_path": "jinaai/jina-embeddings-v3", '
+     '"auto_map": {"AutoModel": "jinaai/xlm-roberta-flash-implementation--modeling_lora.XLMRobertaLoRA"}, '
+     '"position_embedding_type": "rotary", "lora_adaptations": ["retrieval.query", "retrieval.passage"], '
+     '"lora_rank": 4}', "[data-note]"),
+    ("unsupported model_type", '{"model_type": "acme_bert", "auto_map": {"AutoConfig": '
+     '"acme/acme-bert--configuration_acme.AcmeConfig", "AutoModel": "acme/acme-bert--modeling_acme.AcmeModel"}}',
+     '[data-error-code="unknown_model_type"]'),
+)
+
+#: The training cost table's readable sizes that lie beyond its box's right edge ([] when none; on a phone each shows
+#: under its integer, the Size column hidden), and whether the box scrolls sideways at all.
+COSTS_TABLE_CUT = r"""() => {
+  const table = document.querySelector("#calc-costs-output .calc-costs-table");
+  if (!table) return ["no table"];
+  const box = table.closest(".calc-scroll");
+  const right = box.getBoundingClientRect().right;
+  const cut = [...table.querySelectorAll(".calc-costs-size, .calc-costs-under")]
+    .filter((e) => e.getClientRects().length && e.getBoundingClientRect().right > right + 1)
+    .map((e) => e.textContent);
+  return box.scrollWidth > box.clientWidth + 1 ? [`scrollWidth ${box.scrollWidth} > ${box.clientWidth}`, ...cut] : cut;
+}"""
 
 #: The measurement, in the page. Returns {"sideways": [scrollWidth, clientWidth] | null, "broken": [...]}.
 MEASURE = r"""() => {
@@ -271,6 +305,44 @@ def test_every_page_fits_without_broken_words(site, browser, lang):
                                     f"not the trainable {trainable!r}")
                 _open_all_details(page)
                 problems += _measure(page, where + " (LoRA plan, training cost)")
+                # reader-review-2 L2: the step's table never scrolls sideways, so every readable size is on screen.
+                cut = page.evaluate(COSTS_TABLE_CUT)
+                if cut:
+                    problems.append(f"{where} (training cost): its table scrolls sideways, sizes cut off: {cut}")
+            problems += _more_states(page, widths, site.url + rel)
     finally:
         ctx.close()
     assert problems == [], f"{len(problems)} visits with layout problems:\n" + "\n".join(problems)
+
+
+def _more_states(page, widths: Widths, url: str) -> list[str]:
+    """The calculator states of :data:`PEAK`, :data:`REFUSED` and :data:`PASTES`, each at both widths."""
+    problems: list[str] = []
+
+    def measure(what: str) -> None:
+        for width in widths.each():
+            _settle_calculator(page)
+            problems.extend(_measure(page, f"{width} {url} ({what})"))
+
+    _visit(page, url + PEAK)
+    _settle_calculator(page)
+    assert page.locator("#calc-costs-output .calc-costs-items tr[data-peak-item]").count() > 0, "no peak items"
+    assert page.locator("#calc-costs-output .calc-costs-search p").count() > 1, "no search lines"
+    measure("peak, its items, the search")
+    page.select_option("#calc-attention", "sdpa")
+    # Answered: refused beside the menu, or (once SDPA with dropout is worked out) its figures, in the address.
+    page.wait_for_function("() => !document.getElementById('calc-attention-error').hidden"
+                           " || location.search.includes('attention=sdpa')", timeout=HANG_MS)
+    measure("SDPA asked for")
+    _visit(page, url + REFUSED)
+    _settle_calculator(page)
+    page.wait_for_selector("#calc-costs-error[data-error-code]", state="attached", timeout=HANG_MS)
+    measure("a refusal in the panel's slot")
+    for what, config, shown in PASTES:
+        if page.get_attribute("#calc-config-box", "open") is None:
+            page.click("#calc-config-box summary")
+        page.fill("#calc-config", config)
+        page.click("#calc-config-apply")
+        page.wait_for_selector(shown, state="attached", timeout=HANG_MS)
+        measure(f"pasted: {what}")
+    return problems

@@ -77,10 +77,10 @@ def test_errors_name_the_fields_by_their_labels_not_the_query_keys():
         for lang, want in (("en", en), ("zh", zh)):
             e = api.compute_costs({"preset": "bert-base-uncased", **params}, lang)["error"]
             assert e["message"] == want, (params, e["message"])
-    for value, en, zh in (("abc", "Card size N (GB) must be a whole number of at least 1 (got abc).",
-                           "显存容量 N 必须是不小于 1 的整数（当前为 abc）。"),
-                          ("", "Card size N (GB) is empty: enter a whole number of at least 1.",
-                           "请填写显存容量 N（不小于 1 的整数）。")):
+    for value, en, zh in (("abc", "GPU memory N GB must be a whole number of at least 1 (got abc).",
+                           "显存 N GB 必须是不小于 1 的整数（当前为 abc）。"),
+                          ("", "GPU memory N GB is empty: enter a whole number of at least 1.",
+                           "请填写显存 N GB（不小于 1 的整数）。")):
         for lang, want in (("en", en), ("zh", zh)):
             e = api.compute_costs({"preset": "bert-base-uncased", "gpu_gb": value}, lang)["error"]
             assert e["message"] == want and e["field"] == "gpu_gb", e

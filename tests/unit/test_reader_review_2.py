@@ -303,7 +303,7 @@ def test_the_cli_states_the_sum_against_the_card():
     assert c["fits"] == "does_not_fit" and c["memory"]["peak"] > 2**30
     code, out, err = run_cli("--preset", "bert-base-uncased", "--batch", "1", "--seq-len", "8", "--gpu-gb", "0",
                              "--lang", "zh")
-    assert code == 2 and err.startswith("error: costs_not_positive: 显存容量 N")
+    assert code == 2 and err.startswith("error: costs_not_positive: 显存 N GB")
 
 
 def test_the_page_prints_bytes_in_binary_units():

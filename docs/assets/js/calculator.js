@@ -255,16 +255,34 @@ function main(root) {
     return el && !(el.parentElement || el).closest("[hidden]") ? el : null;
   }
 
+  // A message's text, where a long name (attention_probs_dropout_prob, a module path) may end a line only
+  // after its dots, slashes and underscores, never inside a part, as sitegen/codebreak.py does for the pages'
+  // inline code: a narrow slot (the panel's column at 1280 px) otherwise cut it anywhere (issue 35 layout rule).
+  // <wbr> adds no character: the text read, announced and copied is the message itself.
+  function setMessage(el, message) {
+    el.textContent = "";
+    for (const part of String(message).split(/([\w./-]{20,})/)) {
+      if (part.length < 20 || !/^[\w./-]+$/.test(part)) {
+        if (part) el.append(part);
+        continue;
+      }
+      part.split(/(?<=[._/])(?=[A-Za-z])/).forEach((piece, i) => {
+        if (i) el.append(document.createElement("wbr"));
+        el.append(piece);
+      });
+    }
+  }
+
   // One message in its slot; a second one for the same slot follows it, with its own code.
   function putMessage(slot, code, message) {
     if (slot.dataset.errorCode) {
       const more = document.createElement("span");
       more.className = "calc-err-more";
       more.dataset.errorCode = code;
-      more.textContent = message;
+      setMessage(more, message);
       slot.append(more);
     } else {
-      slot.textContent = message;
+      setMessage(slot, message);
       slot.dataset.errorCode = code;
     }
     slot.hidden = false;
@@ -985,7 +1003,7 @@ function main(root) {
     const own = `${schema.dom.ids.costs_panel}-error`;
     const slot = byId(error.slot && costsPanel.querySelector(`#${CSS.escape(error.slot)}`) ? error.slot : own);
     const input = slot.id === own ? null : byId(slot.dataset.errorFor);
-    slot.textContent = error.message || L.error_internal;
+    setMessage(slot, error.message || L.error_internal);
     slot.dataset.errorCode = error.code || "internal";
     slot.hidden = false;
     if (input) input.setAttribute("aria-invalid", "true");
