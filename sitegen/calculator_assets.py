@@ -92,6 +92,9 @@ CSS = "assets/css/calculator.css"
 SCRIPT = "assets/js/calculator.js"
 STARTER = "assets/js/calculator-start.js"
 WORKER = "assets/js/worker.js"
+#: The model-id field's module (issue 33), imported by calculator.js only when a model id is wanted; its
+#: version goes in the page's meta tag (``data-model``), as the worker's does.
+MODEL_SCRIPT = "assets/js/calculator-model.js"
 #: The command line's own modules. The page never imports them (the worker calls
 #: ``calculator.api``; tests/properties/test_layering.py holds that nothing else
 #: imports them), so they are not shipped, and neither are the standard library
@@ -156,7 +159,8 @@ def on_post_page(output: str, page: Page, config: MkDocsConfig, **kwargs: Any) -
         raise PluginError(f"calculator_assets: no </head> in {page.file.src_uri}")
     _CALCULATOR_PAGES.add(page.url)
     tags = (
-        f'<meta name="calculator-build" content="{build_id()}" data-worker="{asset_version(docs, WORKER)}">\n'
+        f'<meta name="calculator-build" content="{build_id()}" data-worker="{asset_version(docs, WORKER)}" '
+        f'data-model="{asset_version(docs, MODEL_SCRIPT)}">\n'
         f'<link rel="stylesheet" href="{css}">\n<script src="{starter}"></script>\n'
         f'<script type="module" src="{script}"></script>\n'
     )
