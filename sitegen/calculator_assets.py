@@ -252,8 +252,12 @@ def copy_sources(site_dir: str, pages: dict[str, list[str]] | None = None, worke
     bytecode = compile_bytecode(dest, key)
     old_stdlib = _read_manifest(dest).get("stdlib") or {}
     stdlib = compile_stdlib(site_dir, dest, key, old_stdlib)
+    # The sources the default answer does not import (those without bytecode): the worker fetches them after
+    # its first answer, or when an answer asks for one of them first (docs/assets/js/worker.js: "later").
+    compiled = {f["path"].replace("__pycache__/", "").rsplit(".cpython-", 1)[0] + ".py" for f in bytecode["files"]}
+    later = sorted(e["path"] for e in entries if e["path"] not in compiled)
     manifest = {"package": "calculator", "pyodide": pyodide_version, "files": entries, "on_demand": on_demand,
-                "bytecode": bytecode, "bytecode_key": key, "stdlib": stdlib,
+                "later": later, "bytecode": bytecode, "bytecode_key": key, "stdlib": stdlib,
                 "runtime": runtime_entries(), "pyodide_lock": pyodide_lock(), "pages": pages or {},
                 "build": build_id()}
     if worker:

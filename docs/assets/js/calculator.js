@@ -555,6 +555,8 @@ function main(root) {
       mismatch(msg);
     } else if (msg.type === "failed") {
       fail(msg.detail);
+    } else if (msg.type === "later") {
+      root.dataset.later = "loaded"; // the worker holds every source now (worker.js: loadLater)
     } else if (msg.type === "progress" && inFlight && msg.id === inFlight.id) {
       // A model id being read: requests made and bytes read so far; each answer from the Hub re-arms the watchdog.
       if (model) model.progress(msg, inFlight.req);
