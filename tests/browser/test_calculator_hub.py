@@ -217,3 +217,35 @@ def test_the_field_says_offline_when_its_script_cannot_download(browser, site, h
     finally:
         page.close()
         ctx.close()
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_sentence_transformers_repo_says_what_sentence_transformer_adds(browser, site, hub, repos, lang):
+    """Issue 33, item 5: a repo with modules.json. The answer is AutoModel's, and the section adds what
+    SentenceTransformer(id) builds after it: the Dense layer's nn.Linear (its parameters counted by torch on the
+    layer saved in the repo's 2_Dense folder), pooling and normalisation adding none."""
+    from safetensors.torch import load_file
+
+    model = "tiny/bert-st"
+    folder = repos[model].folder
+    base = transformers_total(folder)
+    dense_config = json.loads((folder / "2_Dense" / "config.json").read_text())
+    linear = torch.nn.Linear(dense_config["in_features"], dense_config["out_features"], bias=dense_config["bias"])
+    linear.load_state_dict({k[len("linear."):]: v for k, v in load_file(str(folder / "2_Dense" / "model.safetensors")).items()})
+    dense = sum(p.numel() for p in linear.parameters())
+    ctx, traffic = hub_context(browser, hub)
+    page = ctx.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    try:
+        page.goto(site.url("calculator/", lang, f"model={model}"))
+        wait_total(page, base)
+        st = page.locator("#calc-output [data-st-total]")
+        assert int(st.get_attribute("data-st-total")) == base + dense
+        section = page.text_content("#calc-output .calc-hub")
+        assert "SentenceTransformer" in section and "nn.Linear(32, 16" in section, section
+        assert f"{dense:,}" in section or str(dense) in section, section
+    finally:
+        page.close()
+        ctx.close()
+    assert errors == [], errors
