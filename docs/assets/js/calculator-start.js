@@ -15,10 +15,8 @@
 //    block a throttled phone's main thread 450-750 ms longer than an empty page
 //    of the site; started after "load", about as long as that page
 //    (benchmarks/main_thread.py). The answer comes ~0.1 s later on a desktop
-//    (benchmarks/calculator_page.py). A shared link (a query) starts it at once: its
-//    answer is Python's, not the pre-rendered one, so the worker is on its way.
-//    calculator.js adopts the worker through window.__calcWorker and replays the
-//    messages queued here.
+//    (benchmarks/calculator_page.py). calculator.js adopts the worker through
+//    window.__calcWorker and replays the messages queued here.
 // 2. Hold back Material's search index (search/search_index.json: fetched on
 //    every page, then indexed by lunr in a worker) until the calculator's worker
 //    is ready (with a link: has answered it) or has failed, the reader reaches for
@@ -145,11 +143,7 @@
     if (window.requestIdleCallback) window.requestIdleCallback(go, { timeout: 1000 });
     else setTimeout(go, 0);
   }
-  // A link with inputs (a query) is answered by Python, not by the pre-rendered total: its worker starts at
-  // once, its runtime's download and compile beside the page's own start (benchmarks/calculator_page.py,
-  // "shared link answers"). The page without a query waits, as item 1 says (benchmarks/main_thread.py).
-  if (location.search.replace(/^\?/, "")) go();
-  else if (document.readyState === "complete") whenIdle();
+  if (document.readyState === "complete") whenIdle();
   else window.addEventListener("load", whenIdle);
   // A subresource that never finishes loading must not keep the calculator from starting.
   setTimeout(go, 4000);
