@@ -34,9 +34,9 @@ What it does
     by the same Pyodide (``sitegen/compile_pyc.mjs``), listed under ``bytecode``,
     which the worker unpacks next to the sources: Python uses one only if it was
     compiled from the exact bytes of the ``.py`` beside it, which saves the worker
-    ~40 ms of compiling before its first answer. A family's module that the default
-    answer does not import has none (:func:`families_left_to_compile`): families are
-    imported when asked for, and compiled then. The Hub's modules (:data:`ON_DEMAND`)
+    ~40 ms of compiling before its first answer. A module that the default answer does
+    not import has none (:func:`modules_left_to_compile`): families, the panel's modules
+    and the rest are imported when asked for, and compiled then. The Hub's modules (:data:`ON_DEMAND`)
     are copied too but listed apart (``on_demand``), without bytecode: the worker
     fetches them the first time a reader asks for a model id.
     Then ``assets/pyodide-stdlib/python_stdlib.zip``: only the standard library
@@ -92,6 +92,9 @@ CSS = "assets/css/calculator.css"
 SCRIPT = "assets/js/calculator.js"
 STARTER = "assets/js/calculator-start.js"
 WORKER = "assets/js/worker.js"
+#: The model-id field's module (issue 33), imported by calculator.js only when a model id is wanted; its
+#: version goes in the page's meta tag (``data-model``), as the worker's does.
+MODEL_SCRIPT = "assets/js/calculator-model.js"
 #: The command line's own modules. The page never imports them (the worker calls
 #: ``calculator.api``; tests/properties/test_layering.py holds that nothing else
 #: imports them), so they are not shipped, and neither are the standard library
@@ -156,7 +159,8 @@ def on_post_page(output: str, page: Page, config: MkDocsConfig, **kwargs: Any) -
         raise PluginError(f"calculator_assets: no </head> in {page.file.src_uri}")
     _CALCULATOR_PAGES.add(page.url)
     tags = (
-        f'<meta name="calculator-build" content="{build_id()}" data-worker="{asset_version(docs, WORKER)}">\n'
+        f'<meta name="calculator-build" content="{build_id()}" data-worker="{asset_version(docs, WORKER)}" '
+        f'data-model="{asset_version(docs, MODEL_SCRIPT)}">\n'
         f'<link rel="stylesheet" href="{css}">\n<script src="{starter}"></script>\n'
         f'<script type="module" src="{script}"></script>\n'
     )
@@ -248,8 +252,12 @@ def copy_sources(site_dir: str, pages: dict[str, list[str]] | None = None, worke
     bytecode = compile_bytecode(dest, key)
     old_stdlib = _read_manifest(dest).get("stdlib") or {}
     stdlib = compile_stdlib(site_dir, dest, key, old_stdlib)
+    # The sources the default answer does not import (those without bytecode): the worker fetches them after
+    # its first answer, or when an answer asks for one of them first (docs/assets/js/worker.js: "later").
+    compiled = {f["path"].replace("__pycache__/", "").rsplit(".cpython-", 1)[0] + ".py" for f in bytecode["files"]}
+    later = sorted(e["path"] for e in entries if e["path"] not in compiled)
     manifest = {"package": "calculator", "pyodide": pyodide_version, "files": entries, "on_demand": on_demand,
-                "bytecode": bytecode, "bytecode_key": key, "stdlib": stdlib,
+                "later": later, "bytecode": bytecode, "bytecode_key": key, "stdlib": stdlib,
                 "runtime": runtime_entries(), "pyodide_lock": pyodide_lock(), "pages": pages or {},
                 "build": build_id()}
     if worker:
@@ -324,28 +332,31 @@ BYTECODE_ARCHIVE = "bytecode.zip"
 
 
 #: Which modules' bytecode is shipped (part of the bytecode's key: a change of rule compiles again).
-BYTECODE_RULE = "every module but the family files the default answer does not import"
+BYTECODE_RULE = "only the modules the default answer imports"
 
 
-def families_left_to_compile() -> set[str]:
-    """Family files (``calculator/families/<name>.py``) whose bytecode is not shipped: those a fresh
-    interpreter does not import to answer the page's default request.
+def modules_left_to_compile() -> set[str]:
+    """Served modules (``calculator/**.py``) whose bytecode is not shipped: those a fresh interpreter
+    does not import to answer the page's default request.
 
-    Families are imported when asked for (``calculator/families/__init__.py``), so another
-    family's module is compiled by the worker the first time a reader asks for it (a few
-    milliseconds, once), while every reader would download its bytecode: ~170 KB for the 27
-    other families, 3 % of what a shared link costs on the wire. Derived by running the
-    answer, not listed: a family the default answer starts to import gets its bytecode back.
+    Families are imported when asked for (``calculator/families/__init__.py``), and so are the
+    modules of the "Training cost" panel's page side, the lifetime simulator, the largest-batch
+    search and the hf_model_types table: such a module is compiled by the worker the first time a
+    reader asks for what needs it (a few milliseconds, once), while every reader would download its
+    bytecode: ~170 KB for the 27 other families, ~46 KB for the rest, 4 % of what a shared link
+    costs on the wire. Derived by running the answer, not listed: a module the default answer
+    starts to import gets its bytecode back.
     """
-    from calculator.families._index import INDEX
-
     code = ("import json, sys\nfrom calculator import api\n"
             "api.compute_json(json.dumps({'params': api.DEFAULT_PARAMS}))\n"
             "print(json.dumps(sorted(sys.modules)))")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     imported = set(json.loads(out.stdout.strip().splitlines()[-1]))
-    return {f"calculator/families/{module}.py" for module, *_ in INDEX
-            if f"calculator.families.{module}" not in imported}
+
+    def module(rel: str) -> str:
+        return rel[:-3].replace("/", ".").removesuffix(".__init__")
+
+    return {rel for rel in package_sources() if module(rel) not in imported}
 
 
 def compile_bytecode(dest: str, key: str) -> dict:
@@ -371,7 +382,7 @@ def compile_bytecode(dest: str, key: str) -> dict:
             if name.endswith(".pyc"):
                 os.remove(os.path.join(folder, name))
     written = _node("compile_pyc.mjs", "the calculator's bytecode", dest)
-    later = families_left_to_compile()
+    later = modules_left_to_compile()
     files = []
     archive = os.path.join(dest, BYTECODE_ARCHIVE)
     with zipfile.ZipFile(archive + ".tmp", "w") as zout:
@@ -381,7 +392,7 @@ def compile_bytecode(dest: str, key: str) -> dict:
                 data = fh.read()
             os.remove(path)  # served in the archive only
             if rel.replace("__pycache__/", "").rsplit(".cpython-", 1)[0] + ".py" in later | set(ON_DEMAND):
-                continue  # compiled by the worker if a reader asks for that family (or a model id)
+                continue  # compiled by the worker if a reader asks for what imports it (a family, the panel, a model id)
             info = zipfile.ZipInfo(rel, (1980, 1, 1, 0, 0, 0))
             info.compress_type = zipfile.ZIP_DEFLATED
             zout.writestr(info, data, compresslevel=9)

@@ -86,7 +86,9 @@ class Registry(Mapping[str, Family]):
 def _registry() -> Registry:
     files = _family_files()
     indexed = {e[0]: e for e in INDEX}
-    entries = [indexed[name] for name in files if name in indexed]
+    # Every indexed family, its file read or not: the page's worker writes the files of families its first
+    # answer does not import only after that answer (docs/assets/js/worker.js, "later").
+    entries = list(INDEX)
     loaded: dict[str, Family] = {}
     for name in files:
         if name in indexed:

@@ -58,10 +58,13 @@ def test_served_calculator_sources_are_the_repository_files(site):
         assert entry["size"] == len(local)
     # The checked-hash bytecode, one zip served beside them (tests/pyodide/test_bytecode.py
     # checks what is in it and what it can do).
-    # (all but the family files the default answer does not import: compiled when a reader asks for them)
+    # (all but the modules the default answer does not import: the manifest's "later", which the worker fetches
+    # after its first answer and compiles when a reader asks for them)
     compiled = {e["path"].replace("__pycache__/", "").rsplit(".cpython-", 1)[0] + ".py"
                 for e in manifest["bytecode"]["files"]}
-    assert compiled <= set(listed) and all(p.startswith("calculator/families/") for p in set(listed) - compiled)
+    assert compiled <= set(listed) and set(listed) - compiled == set(manifest["later"])
+    assert {"calculator/families/roberta.py", "calculator/page/costs.py"} <= set(manifest["later"])
+    assert not {"calculator/families/bert.py", "calculator/api.py"} & set(manifest["later"])
     # The Hub's modules: served as the repository has them, listed apart, and never in the bytecode.
     assert sorted(e["path"] for e in manifest["on_demand"]) == sorted(HUB)
     for entry in manifest["on_demand"]:

@@ -98,6 +98,9 @@ def test_model_ids_read_from_the_hub(browser, site, hub, repos, lang):
         # 1. A link with a model id: transformers' total, the address pinned to the commit, the config in the box.
         page.goto(site.url("calculator/", lang, f"model={single}"))
         wait_total(page, expected[single])
+        # the field's script came on demand, once, versioned as the page's other scripts are
+        scripts = [u for u in traffic.seen if "calculator-model.js" in u]
+        assert len(scripts) == 1 and re.search(r"calculator-model\.js\?v=[0-9a-f]{12}$", scripts[0]), scripts
         sha = repos[single].sha
         assert re.fullmatch(r"[0-9a-f]{40}", sha)
         assert query(page) == {"model": f"{single}@{sha}"}, page.url
@@ -164,8 +167,9 @@ def test_the_service_worker_keeps_nothing_the_hub_answered(browser, site, hub, r
         wait_ready(page)
         scopes = page.evaluate(KEPT)  # both registrations (the page's, the worker's) active: their install is done
         assert len(scopes) == 2, scopes
-        # a page without a model id downloads none of the Hub's modules, and the service worker keeps none
-        assert not [u for u in traffic.seen if "hub.py" in u], traffic.seen
+        # a page without a model id downloads none of the Hub's modules, nor the field's own script
+        # (calculator-model.js, imported on demand), and the service worker keeps none of them
+        assert not [u for u in traffic.seen if "hub.py" in u or "calculator-model.js" in u], traffic.seen
         since = len(hub.log)
         # a second load: the page and its worker under the service worker, then a model id read through it
         page.goto(site.url("calculator/", "en", "model=tiny/bert-mlm"))
@@ -184,3 +188,64 @@ def test_the_service_worker_keeps_nothing_the_hub_answered(browser, site, hub, r
     finally:
         page.close()
         ctx.close()
+
+
+def test_the_field_says_offline_when_its_script_cannot_download(browser, site, hub):
+    """The field's script comes on demand (calculator-model.js): focusing the field asks for it, and when it
+    cannot download (offline before a first model id) the field says so with its code, as for the Hub's modules."""
+    from calculator.page.labels import UI_LABELS
+
+    ctx, traffic = hub_context(browser, hub)
+    asked: list[str] = []
+
+    def offline(route):
+        asked.append(route.request.url)
+        route.abort()
+
+    ctx.route("**/assets/js/calculator-model.js*", offline)
+    page = ctx.new_page()
+    try:
+        page.goto(site.url("calculator/"))
+        wait_ready(page)
+        assert asked == []  # a page load without a model id does not ask for it
+        page.focus("#calc-model")
+        since = len(hub.log)
+        read(page, "tiny/bert-mlm")
+        assert model_error(page, "hub_unreachable") == UI_LABELS["model_offline"]["en"]
+        assert asked, "focusing the field asked for its script"
+        assert hub.log[since:] == []  # nothing reached the Hub
+    finally:
+        page.close()
+        ctx.close()
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_sentence_transformers_repo_says_what_sentence_transformer_adds(browser, site, hub, repos, lang):
+    """Issue 33, item 5: a repo with modules.json. The answer is AutoModel's, and the section adds what
+    SentenceTransformer(id) builds after it: the Dense layer's nn.Linear (its parameters counted by torch on the
+    layer saved in the repo's 2_Dense folder), pooling and normalisation adding none."""
+    from safetensors.torch import load_file
+
+    model = "tiny/bert-st"
+    folder = repos[model].folder
+    base = transformers_total(folder)
+    dense_config = json.loads((folder / "2_Dense" / "config.json").read_text())
+    linear = torch.nn.Linear(dense_config["in_features"], dense_config["out_features"], bias=dense_config["bias"])
+    linear.load_state_dict({k[len("linear."):]: v for k, v in load_file(str(folder / "2_Dense" / "model.safetensors")).items()})
+    dense = sum(p.numel() for p in linear.parameters())
+    ctx, traffic = hub_context(browser, hub)
+    page = ctx.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    try:
+        page.goto(site.url("calculator/", lang, f"model={model}"))
+        wait_total(page, base)
+        st = page.locator("#calc-output [data-st-total]")
+        assert int(st.get_attribute("data-st-total")) == base + dense
+        section = page.text_content("#calc-output .calc-hub")
+        assert "SentenceTransformer" in section and "nn.Linear(32, 16" in section, section
+        assert f"{dense:,}" in section or str(dense) in section, section
+    finally:
+        page.close()
+        ctx.close()
+    assert errors == [], errors

@@ -128,6 +128,8 @@ def first_visit(ctx, server: Recorded, lang: str = "en"):
     page.goto(server.url + ("zh/" if lang == "zh" else "") + "calculator/")
     wait_ready(page)
     wait_kept(page, server.url, lang)
+    # the worker's later sources (fetched a moment after "ready") are in, so none is asked for after this visit
+    page.wait_for_function("document.getElementById('calc-root').dataset.later === 'loaded'")
     assert page.evaluate("navigator.serviceWorker.controller") is None, "the first visit runs from the network"
     page.close()
     assert errors == []

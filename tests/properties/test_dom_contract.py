@@ -13,7 +13,7 @@ from calculator import api
 from calculator.page import dom
 
 ROOT = Path(__file__).resolve().parents[2]
-SCRIPTS = [ROOT / "docs" / "assets" / "js" / name for name in ("calculator.js", "calculator-start.js")]
+SCRIPTS = [ROOT / "docs" / "assets" / "js" / name for name in ("calculator.js", "calculator-start.js", "calculator-model.js")]
 
 
 def _script_names() -> set[str]:

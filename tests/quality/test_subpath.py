@@ -29,6 +29,8 @@ import json
 
 import pytest
 
+from tests.harness import HANG_MS
+
 from .browsing import open_page, switch_language, wait_calculator
 from .pages import HTML_LANG, LANGS, ident, nav_sources, page_url
 
@@ -144,6 +146,11 @@ def test_every_calculator_request_answers_200_under_the_subpath(site, context, l
     wanted += [assets + "calculator-src/" + f["path"] for f in manifest["files"]]
     wanted += [assets + "pyodide/" + name for name in ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm")]
     wanted += [assets + "pyodide-stdlib/python_stdlib.zip"]
+    # The sources of "later" come after the worker is ready (docs/assets/js/worker.js): waited for, not raced.
+    for _ in range(HANG_MS // 250):
+        if all(statuses.get(u) == 200 for u in wanted):
+            break
+        page.wait_for_timeout(250)
     missing = [u for u in wanted if statuses.get(u) != 200]
     assert missing == [], "not loaded with 200 under the subpath"
 

@@ -573,10 +573,11 @@ function main(root) {
       mismatch(msg);
     } else if (msg.type === "failed") {
       fail(msg.detail);
+    } else if (msg.type === "later") {
+      root.dataset.later = "loaded"; // the worker holds every source now (worker.js: loadLater)
     } else if (msg.type === "progress" && inFlight && msg.id === inFlight.id) {
       // A model id being read: requests made and bytes read so far; each answer from the Hub re-arms the watchdog.
-      modelTotals = { requests: msg.requests, bytes: msg.bytes };
-      sayProgress(L.model_progress, inFlight.req.model, msg.requests, msg.bytes);
+      if (model) model.progress(msg, inFlight.req);
       armWatchdog();
     } else if (msg.type === "result" && partsWaiting.has(msg.id)) {
       const resolve = partsWaiting.get(msg.id);
@@ -599,15 +600,11 @@ function main(root) {
       if (result.ok) {
         showResult(result, origin);
         showCosts(result.costs, origin);
-        if (result.hub) showModel(result.hub);
+        if (result.hub && model) model.done(result.hub);
       } else {
         if (result.detail) console.error("calculator:", result.detail);
         const errors = Array.isArray(result.errors) ? result.errors : [result.error];
-        if (asked && typeof asked.model === "string") {
-          modelProgress.textContent = ""; // the error is beside the field
-          // The Hub's modules did not download (offline before a first model id): worker.js gives the code only.
-          for (const e of errors) if (e && e.code === "hub_unreachable" && !e.message) e.message = L.model_offline;
-        }
+        if (asked && typeof asked.model === "string" && model) model.failed(errors);
         showErrors(errors);
         if (costsOutput) {
           costsOutput.classList.add("calc-stale"); // the panel's answer is the last good model's
@@ -716,46 +713,38 @@ function main(root) {
 
   // ------------------------------------------------------------ model id
 
-  let numberFormat = null; // made on the first model id, not on every load
-  function sayProgress(template, model, requests, bytes) {
-    numberFormat ||= new Intl.NumberFormat(lang === "zh" ? "zh-CN" : "en-US");
-    modelProgress.textContent = fill(template, {
-      model: String(model || "").slice(0, 200), requests: numberFormat.format(requests || 0), bytes: numberFormat.format(bytes || 0),
-    });
+  // The field's script is a module of its own (calculator-model.js), loaded the first time a model id is
+  // wanted: the field focused or sent, a link's model=, a Hub address pasted in the config box. A page load
+  // without a model id downloads none of it (issue 33: what a link costs is unchanged when no model id is used).
+  let model = null; // the module's handlers, once loaded
+  let modelLoading = null;
+  function loadModel() {
+    if (!modelLoading) {
+      const url = new URL("calculator-model.js", import.meta.url);
+      url.search = buildMeta && buildMeta.dataset.model ? `?v=${encodeURIComponent(buildMeta.dataset.model)}` : "";
+      modelLoading = import(url.href).then((m) => (model = m.modelId({
+        L, lang, fill, request, output, configText, input: modelInput, progress: modelProgress,
+      })));
+      modelLoading.catch(() => (modelLoading = null)); // tried again on the next ask
+    }
+    return modelLoading;
   }
-  let modelTotals = null; // {requests, bytes} of the read in flight, for the line said when it is done
   // Read a model id (the field, a link's model=, a Hub address pasted in the config box): the worker reads it
   // from the Hub (calculator/page/hub.py) and answers as for a pasted config, named by its id.
   function readModel(text, origin, architecture) {
-    const model = String(text || "").trim();
-    modelInput.value = model;
-    modelTotals = { requests: 0, bytes: 0 };
-    sayProgress(L.model_progress, model, 0, 0);
-    const req = { model };
-    if (typeof architecture === "string" && architecture) req.architecture = architecture;
-    request(req, origin);
-  }
-  // The answer: the config that came back goes in the paste box (editable, applied like a pasted one), the
-  // field holds the id pinned to its commit (the address too: showResult wrote result.link).
-  function showModel(hub) {
-    configText.value = hub.config;
-    modelInput.value = hub.pinned;
-    // What the read cost (none when the worker had read this commit already).
-    sayProgress(L.model_done, hub.pinned, modelTotals ? modelTotals.requests : 0, modelTotals ? modelTotals.bytes : 0);
+    loadModel().then((m) => m.read(text, origin, architecture), () => {
+      // The module did not download (offline before a first model id): the code worker.js gives in that case.
+      modelInput.value = String(text || "").trim();
+      modelProgress.textContent = "";
+      const at = { field: "model", fields: ["model"], slot: `${modelInput.id}-error`, marks: [modelInput.id], key: null };
+      showErrors([{ code: "hub_unreachable", message: L.model_offline, ...at }]);
+    });
   }
   modelForm.addEventListener("submit", (event) => {
     event.preventDefault();
     if (modelInput.value.trim()) readModel(modelInput.value, "model");
   });
-  // The section's "Count <class>" link: the same pinned id, another class, without leaving the page.
-  output.addEventListener("click", (event) => {
-    const a = event.target.closest && event.target.closest("a.calc-hub-class");
-    if (!a) return;
-    const q = new URL(a.href, location.href).searchParams;
-    if (!q.get("model")) return;
-    event.preventDefault();
-    readModel(q.get("model"), "model", q.get("architecture"));
-  });
+  modelInput.addEventListener("focus", () => loadModel().catch(() => {}), { once: true });
 
   // ---------------------------------------------------------------- events
 

@@ -29,8 +29,11 @@
 //                                                  and answers as compute_json does, plus "hub"; the Hub's
 //                                                  modules (the manifest's "on_demand") are fetched the first
 //                                                  time, never before: a link without a model id costs nothing more
+//   worker -> page  {type: "later"}                 the sources the default answer does not import are written
 //   worker -> page  {type: "progress", id, requests, bytes}
 //                                                  while a model id is read: after each answer from the Hub
+// The sources the default answer does not import (the manifest's "later") are fetched after the first answer;
+// an answer that imported one of them before that is computed again once they are written.
 // A result is calculator.api.compute_json's answer; anything thrown on the way
 // becomes the error code "internal", never a stack trace on the page.
 import { loadPyodide } from "../pyodide/pyodide.mjs";
@@ -90,8 +93,11 @@ async function loadSources(manifestPromise) {
   for (const file of bytecode ? bytecode.files : []) {
     if (!BYTECODE_PATH.test(file.path)) throw new Error(`bad path in manifest: ${file.path}`);
   }
+  // The sources the default answer does not import ("later": other families, the panel's modules) come after
+  // the first answer (loadLater), not on a shared link's way.
+  const later = new Set(manifest.later || []);
   const [sources, archive] = await Promise.all([
-    Promise.all(manifest.files.map((file) => fetchChecked(file, SOURCE_PATH))),
+    Promise.all(manifest.files.filter((file) => !later.has(file.path)).map((file) => fetchChecked(file, SOURCE_PATH))),
     bytecode ? fetchChecked(bytecode, ARCHIVE_PATH) : null,
   ]);
   return { sources, archive, members: bytecode ? bytecode.files.map((file) => file.path) : [] };
@@ -167,7 +173,22 @@ _unpack("/tmp/calculator-bytecode.zip", ${JSON.stringify(loaded.members)}, ${JSO
 del _unpack
 `);
   }
-  pyodide.runPython(`import sys\nsys.path.insert(0, ${JSON.stringify(MOUNT)})\nimport calculator.api`);
+  // A module of "later" imported before loadLater has written it is noted here (Python raises as for any
+  // missing module, and the answer is the error "internal"); the worker then loads them and asks again.
+  pyodide.runPython(`
+import sys
+class _Later:
+    """Finds nothing: notes the calculator's modules asked for before the worker has fetched them."""
+    names = ${JSON.stringify((await manifest).later || [])}
+    missing = []
+    def find_spec(self, name, path=None, target=None):
+        if name.replace(".", "/") + ".py" in self.names or name.replace(".", "/") + "/__init__.py" in self.names:
+            self.missing.append(name)
+        return None
+_later = _Later()
+sys.meta_path.append(_later)
+sys.path.insert(0, ${JSON.stringify(MOUNT)})
+import calculator.api`);
   const api = pyodide.pyimport("calculator.api");
   mark("imported");
   runtime = { pyodide, manifest };
@@ -176,6 +197,32 @@ del _unpack
 
 // The runtime and the manifest, once booted: what the Hub's modules are loaded with, on demand.
 let runtime = null;
+// The manifest's "later" sources, fetched and checked as the others were, written where Python looks: after
+// the first answer (a moment later, off its way), or at once when an answer needs one of them.
+let laterLoaded = null;
+function loadLater() {
+  if (!laterLoaded) {
+    laterLoaded = (async () => {
+      const { pyodide, manifest } = runtime;
+      const m = await manifest;
+      const later = new Set(m.later || []);
+      const files = await Promise.all(m.files.filter((file) => later.has(file.path)).map((file) => fetchChecked(file, SOURCE_PATH)));
+      for (const [path, data] of files) {
+        const full = MOUNT + path;
+        pyodide.FS.mkdirTree(full.slice(0, full.lastIndexOf("/")));
+        pyodide.FS.writeFile(full, data);
+      }
+      pyodide.runPython("import sys\nsys.path_importer_cache.clear()\n_later.names = []");
+      postMessage({ type: "later" }); // for whoever waits on it (the browser tests: root's data-later)
+    })();
+    laterLoaded.catch(() => (laterLoaded = null)); // tried again on the next ask
+  }
+  return laterLoaded;
+}
+// Whether the last answer asked for a module not fetched yet (and forgets it).
+function askedForLater(pyodide) {
+  return pyodide.runPython("_asked = bool(_later.missing)\n_later.missing.clear()\n_asked");
+}
 let hubModule = null;
 // calculator/page/hub.py and the modules it imports (the manifest's "on_demand"), fetched and checked as the
 // others were, the first time a model id is asked for. A failed download is tried again on the next ask.
@@ -232,6 +279,9 @@ const ready = boot().then(
   (compute) => {
     booted = true;
     postMessage({ type: "ready", ms: performance.now() - started, timings });
+    // A page without a link asks nothing yet: the later sources come a moment after "ready" (a link's
+    // answer, asked at once, is on its way first).
+    setTimeout(() => loadLater().catch(() => {}), 2000);
     return compute;
   },
   (error) => {
@@ -250,8 +300,24 @@ self.onmessage = async (event) => {
   let result;
   try {
     const language = lang === "zh" ? "zh" : "en";
-    if (request && typeof request.model === "string") result = await computeHub(id, request, language);
-    else result = JSON.parse(compute(JSON.stringify(request), language));
+    if (request && typeof request.model === "string") {
+      await loadLater().catch(() => {}); // the Hub's answer may be any family's (unloaded: said as the Hub's modules are)
+      result = await computeHub(id, request, language);
+    } else {
+      const answer = () => JSON.parse(compute(JSON.stringify(request), language));
+      let thrown = null;
+      try {
+        result = answer();
+      } catch (error) {
+        thrown = error;
+      }
+      if (askedForLater(runtime.pyodide)) {
+        await loadLater();
+        result = answer(); // the same request, now with every module there
+      } else if (thrown) {
+        throw thrown;
+      }
+    }
   } catch (error) {
     result = {
       ok: false,
