@@ -138,18 +138,7 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
         sim.unused(lambda: bert.step_pooler(sim, prefix, seq))
         return [bert.step_mlm(sim, "cls.predictions", seq, act_key="hidden_act")]
     pooled = bert.step_pooler(sim, prefix, seq) if inv.pooler else None
-    if kind == "":
-        return [seq] + ([pooled] if pooled is not None else [])
-    if kind in ("ForMaskedLM", "ForCausalLM"):
-        return [bert.step_mlm(sim, "cls.predictions", seq, act_key="hidden_act")]
-    if kind == "ForSequenceClassification":
-        assert pooled is not None
-        return [sim.linear("classifier", sim.dropout(pooled, sim.drops("classifier_dropout")))]
-    if kind == "ForTokenClassification":
-        return [sim.linear("classifier", sim.dropout(seq, sim.drops("classifier_dropout")))]
-    if kind == "ForQuestionAnswering":
-        return bert.step_qa(sim, seq)
-    raise AssertionError(inv.architecture)
+    return bert.step_heads(sim, inv, seq, pooled)
 
 
 #: The classes whose every operation the lifetime simulator models (:mod:`calculator.costs.lifetime`).
