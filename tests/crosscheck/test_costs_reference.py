@@ -433,7 +433,8 @@ ADJUST = {"big_bird": adjust_big_bird, "longformer": adjust_longformer, "deberta
           "esmc": adjust_llama_style, "eurobert": adjust_llama_style, "ultrabert": adjust_llama_style,
           "fnet": no_heads, "nystromformer": adjust_nystromformer,
           "perceiver": adjust_perceiver, "yoso": adjust_yoso, "reformer": adjust_reformer,
-          "modernvbert": adjust_composite(adjust_modernbert, "modernbert")}
+          "modernvbert": adjust_composite(adjust_modernbert, "modernbert"),
+          "ultravbert": adjust_composite(adjust_llama_style, "ultrabert")}
 
 #: A family's own draw of the sequence length (BigBird's block-sparse attention runs only past a length).
 SEQ_LEN = {"big_bird": big_bird_length, "nystromformer": nystromformer_length, "reformer": reformer_length}
@@ -999,3 +1000,18 @@ def test_modernvbert_head_size_1_runs_wider_than_its_heads() -> None:
     assert cos.shape[-1] == 2
     assert mb.apply_rotary_pos_emb(q, q, cos, sin)[0].shape[-1] == 2
     assert model(input_ids=torch.zeros((1, 3), dtype=torch.long)).last_hidden_state.shape == (1, 3, 2)
+
+
+def test_ultrabert_mean_pooling_of_a_frozen_body_keeps_nothing() -> None:
+    """UltraBERT's (and UltraVBERT's) mean pooling keeps its bool mask and int64 count only where the body's
+    output needs a gradient: with all but the head frozen PyTorch builds no graph there (the step once kept them)."""
+    raw = {"model_type": "ultrabert", "vocab_size": 40, "pad_token_id": 0, "hidden_size": 16, "num_attention_heads": 2,
+           "num_key_value_heads": 1, "num_hidden_layers": 1, "intermediate_size": 8, "classifier_pooling": "mean",
+           "num_labels": 3}
+    for frozen in ((True, 0, True), (False, 0, False)):
+        case = {"raw": raw, "arch": "UltrabertForSequenceClassification", "pooler": None, "batch": 3, "seq_len": 8,
+                "dtype": "bf16", "optimizer": "adamw", "checkpointing": False, "plan": "freeze", "freeze": frozen}
+        inv, plan, got = engine_side(case)
+        figures = {"forward": got.forward, "backward": got.backward, "weights": got.weights,
+                   "gradients": got.gradients, "optimizer": got.optimizer, "activations": got.activations}
+        assert figures == torch_side(case, inv, plan), frozen
