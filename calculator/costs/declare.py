@@ -38,6 +38,9 @@ class StepKey:
     kind: str = "dropout"
     fallback: str | None = None
     read: bool = True
+    #: Where a composite's config.json nests it: (sub-config, its key there), e.g. ("text_config",
+    #: "local_attention") for ModernVBERT's ``text_local_attention`` (the form's and the link's prefixed key wins).
+    nested: tuple[str, str] | None = None
 
     def same_step(self, value: Any, default: Any) -> bool:
         """Whether ``value`` costs what ``default`` costs: a dropout only matters by p > 0, an activation by name."""
@@ -82,7 +85,22 @@ BERT_KEYS: tuple[StepKey, ...] = (
 def unread(keys: Sequence[StepKey]) -> tuple[StepKey, ...]:
     """The same keys declared as not read by the program: kept, linked and checked, but a value that would
     not cost as the default is refused (``costs_step_value``) until the program reads it."""
-    return tuple(StepKey(k.key, k.default, k.kind, k.fallback, False) for k in keys)
+    return tuple(StepKey(k.key, k.default, k.kind, k.fallback, False, k.nested) for k in keys)
+
+
+def nested_keys(keys: Sequence[StepKey], sub: str, prefix: str) -> tuple[StepKey, ...]:
+    """A sub-config's step keys as a composite reads them (ModernVBERT's ``text_config``): each key under
+    ``prefix`` (the form's name for the sub-config's fields), read from ``raw[sub]`` when not given prefixed."""
+    return tuple(StepKey(prefix + k.key, k.default, k.kind, prefix + k.fallback if k.fallback else None, k.read,
+                         (sub, k.key)) for k in keys)
+
+
+def _raw_value(spec: StepKey, raw: Mapping[str, Any]) -> Any:
+    """The key's value in a raw config: its own key, else (a nested key) the sub-config's, else the default."""
+    if spec.key in raw or spec.nested is None:
+        return raw.get(spec.key, spec.default)
+    sub = raw.get(spec.nested[0])
+    return sub.get(spec.nested[1], spec.default) if isinstance(sub, Mapping) else spec.default
 
 
 def _step_key(inv: Inventory, key: str) -> StepKey | None:
@@ -112,7 +130,7 @@ def read_step_keys(keys: Sequence[StepKey], raw: Mapping[str, Any]) -> dict[str,
     """
     out: dict[str, Any] = {}
     for spec in keys:
-        value = raw.get(spec.key, spec.default)
+        value = _raw_value(spec, raw)
         if spec.kind == "dropout":
             if value is None and spec.fallback is not None:
                 out[spec.key] = None

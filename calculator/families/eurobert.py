@@ -245,14 +245,15 @@ def step_swiglu(sim: Sim, m: str, x: T) -> T:
 
 
 def step_layer(inv: Inventory, prefix: str, i: int, rotary: tuple[T, T],
-               window: int | None = None) -> Callable[[Sim, T], T]:
+               window: int | None = None, drop: bool | None = None) -> Callable[[Sim, T], T]:
     """One ``EuroBertDecoderLayer`` (pre-norm): RMSNorm, GQA attention with rotary Q and K, + input;
     RMSNorm, SwiGLU, + input. Dropout only in the attention (``attention_dropout``, default 0).
 
     ``window``: UltraBERT's sliding-window layer (its ``sliding_window``): under SDPA, from L = ``window`` on,
     transformers passes a [B, 1, L, L] boolean mask (``_ignore_bidirectional_mask_sdpa`` skips it below), which
     ``scaled_dot_product_attention`` turns into a new additive mask in the query's dtype for each call
-    (``convert_boolean_attn_mask``), kept by the kernel's backward."""
+    (``convert_boolean_attn_mask``), kept by the kernel's backward. ``drop``: whether the attention dropout is
+    active, where the key is another's (UltraVBERT's ``text_config``); None: this config's ``attention_dropout``."""
     p = f"{prefix}layers.{i}."
     c = inv.config
     heads, kv, d = c["num_attention_heads"], kv_heads(c), head_size(c)
@@ -264,7 +265,8 @@ def step_layer(inv: Inventory, prefix: str, i: int, rotary: tuple[T, T],
         if sim.attention == "sdpa" and window is not None and n >= window:
             mask = sim.constant((b, 1, n, n), sim.lower or sim.itemsize)
         context = jina.rotary_attention(sim, rms_norm(sim, p + "input_layernorm", x), a, heads, kv, d, rotary,
-                                        sim.drops("attention_dropout"), softmax_fp32=True, mask=mask)
+                                        sim.drops("attention_dropout") if drop is None else drop, softmax_fp32=True,
+                                        mask=mask)
         x = sim.add(x, sim.linear(a + "o_proj", context))
         return sim.add(x, step_swiglu(sim, p + "mlp.", rms_norm(sim, p + "post_attention_layernorm", x)))
 

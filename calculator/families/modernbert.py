@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import replace
-from typing import Any
+from typing import Any, Mapping
 
 from ..config import Field, read_fields
 from ..costs import CostModel, Sim, T, activation_key, dropouts, size_key, step_value, unread
@@ -257,30 +257,45 @@ def step_layer(p: str, i: int, heads: int, rotary: tuple[T, T], sliding: bool = 
 def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     """ModernBERT's classes: token table, LayerNorm, the layers, ``final_norm``, the task head."""
     c = inv.config
-    prefix = bert.step_prefix(inv)
+    x = step_body(sim, c, bert.step_prefix(inv), b, n, layer_kinds(c), step_value(inv, "local_attention", 128))
+    return step_head(sim, bert.step_task(inv), x, c, b, n, c["classifier_pooling"])
+
+
+def step_body(sim: Sim, c: Mapping[str, Any], prefix: str, b: int, n: int, kinds: list[str], window: int) -> T:
+    """``ModernBertModel`` on input ids: token table, LayerNorm, the layers (``kinds``: each one's attention,
+    ``window``: ``local_attention``), ``final_norm``. ``c`` holds ModernBERT's own keys (ModernVBERT's text
+    encoder passes its ``text_config``'s values, ``prefix`` its ``text_model.``)."""
     x = sim.layer_norm(prefix + "embeddings.norm", sim.embedding(prefix + "embeddings.tok_embeddings",
                                                                    sim.ids((b, n)), first=True))
     heads = c["num_attention_heads"]
     d = c["hidden_size"] // heads
-    kinds = layer_kinds(c)
     # The rotary cos and sin, [1, L, D] in the model's dtype, once per kind of layer (no gradient).
     rotary = {kind: (sim.constant((1, n, d), sim.itemsize), sim.constant((1, n, d), sim.itemsize)) for kind in sorted(set(kinds))}
     for i, kind in enumerate(kinds):
         x = sim.layer(step_layer(f"{prefix}layers.{i}.", i, heads, rotary[kind], kind == "sliding_attention",
-                                 step_value(inv, "local_attention", 128)), x)
-    x = sim.layer_norm(prefix + "final_norm", x)
-    kind = bert.step_task(inv)
+                                 window), x)
+    return sim.layer_norm(prefix + "final_norm", x)
+
+
+def step_head(sim: Sim, kind: str, x: T, c: Mapping[str, Any], b: int, n: int, pooling: str, head: str = "head",
+              decoder: str = "decoder", drop: bool | None = None) -> list[T]:
+    """The task head on the final norm's output (``kind``: :func:`bert.step_task`'s): pooling (``pooling``, cls or
+    mean) for sequence classification, ``head`` (dense, GELU, norm), then ``decoder`` or ``classifier``. ``drop``:
+    whether the classifier's dropout is active (ModernVBERT's ``classifier_dropout``); None: no dropout module
+    modelled (ModernBERT's, refused above 0 by its keys)."""
     if kind == "":
         return [x]
     if kind == "ForSequenceClassification":
-        if c["classifier_pooling"] == "cls":
+        if pooling == "cls":
             x = sim.select(x, 1)
         else:  # (x * mask.unsqueeze(-1)).sum(1) / mask.sum(1): a bool [B, L] mask and an int64 [B, 1] count kept
             x = sim.op_with_constant(sim.op_with_constant(x, sim.constant((b, n), 1)), sim.ids((b, 1)))
             x = sim.new((b, c["hidden_size"]), x.grad)
-    x = sim.layer_norm("head.norm", sim.keep_input(sim.linear("head.dense", x)))  # dense, GELU, norm
+    x = sim.layer_norm(head + ".norm", sim.keep_input(sim.linear(head + ".dense", x)))  # dense, GELU, norm
     if kind == "ForMaskedLM":
-        return [sim.linear("decoder", x)]
+        return [sim.linear(decoder, x)]
+    if drop is not None:
+        x = sim.dropout(x, drop)
     logits = sim.linear("classifier", x)  # classifier_dropout 0 by default: the input itself
     if kind == "ForQuestionAnswering":
         return [sim.pointwise(sim.select(logits, 2)), sim.pointwise(sim.select(logits, 2))]

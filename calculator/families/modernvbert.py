@@ -31,6 +31,8 @@ from dataclasses import replace
 from typing import Any, Callable, Mapping
 
 from ..config import Field, check_heads, read_fields
+from ..costs import CostModel, Sim, T, activation_key, dropouts, size_key, step_value, unread
+from ..costs.declare import nested_keys
 from ..errors import CalcError
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
@@ -74,6 +76,8 @@ TOP_FIELDS = (
                                              "像素重排因子（f；每 f² 个图像块拼成一个向量）"), sample=(1, 3)),
     LABELS,
     replace(TIE, default=False),
+    # The top level's, not text_config's: the classifiers pool as ModernVBertConfig says (UltraVBERT's too).
+    next(f for f in modernbert.FIELDS if f.key == "classifier_pooling"),
 )
 FIELDS = (*TEXT_FIELDS, *VISION_FIELDS, *TOP_FIELDS)
 
@@ -104,8 +108,18 @@ def read_nested(raw: Mapping[str, Any], read_text: Callable[[Mapping[str, Any]],
 
 
 def read_config(raw: Mapping[str, Any]) -> dict[str, Any]:
-    """The top level's fields, ModernBERT's read of ``text_config`` (its own checks included), SigLIP's fields."""
-    return read_nested(raw, modernbert.read, TEXT_KEYS, VISION_FIELDS_PLAIN)
+    """The top level's fields, ModernBERT's read of ``text_config`` (its own checks included), SigLIP's fields;
+    the text layers' attention kinds kept as ModernBERT keeps them (``layer_kinds``, for the training step)."""
+    kinds: list[tuple[str, ...]] = []
+
+    def read_text(sub: Mapping[str, Any]) -> dict[str, Any]:
+        text = modernbert.read(sub)
+        kinds.append(getattr(text, "layer_kinds", ()))
+        return text
+
+    values = modernbert.Values(read_nested(raw, read_text, TEXT_KEYS, VISION_FIELDS_PLAIN))
+    values.layer_kinds = kinds[0]
+    return values
 
 
 def check(c: dict[str, Any]) -> None:
@@ -244,6 +258,50 @@ def sample(rng: random.Random, config: dict[str, Any]) -> None:
     nest_vision(rng, config)
 
 
+# ------------------------------------------------------------------ training step
+
+
+def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
+    """``ModernVBertModel`` on input ids alone: ``text_model``'s token table (called by the composite, then handed
+    to ``text_model`` as ``inputs_embeds``: the same operations), ModernBERT's body with ``text_config``'s values,
+    the task head (``projection_head`` and ``lm_head``; or ``head``, the top level's ``classifier_dropout`` and
+    ``classifier``, after the top level's ``classifier_pooling``). No pixels: the vision tower and the connector
+    never run, their parameters end the step without gradients."""
+    c = inv.config
+    text = modernbert.Values(text_values(c))
+    text.layer_kinds = getattr(c, "layer_kinds", ())
+    x = modernbert.step_body(sim, text, bert.step_prefix(inv) + "text_model.", b, n, modernbert.layer_kinds(text),
+                             step_value(inv, "text_local_attention", 128))
+    kind = bert.step_task(inv)
+    if kind == "ForMaskedLM":
+        return modernbert.step_head(sim, kind, x, text, b, n, "cls", head="projection_head", decoder="lm_head")
+    return modernbert.step_head(sim, kind, x, text, b, n, c["classifier_pooling"],
+                                drop=sim.drops("classifier_dropout") if kind else None)
+
+
+def step_check(inv: Inventory) -> None:
+    """An odd text head size makes the rotary tables one wider than the heads (``arange(0, D, 2)`` frequencies,
+    doubled): from 3 on ``apply_rotary_pos_emb`` fails; at 1 it runs by broadcasting Q and K to 2 wide, a step
+    the program does not model (refused, not costed as if 1 wide)."""
+    c = inv.config
+    heads = c["text_num_attention_heads"]
+    d = c["text_hidden_size"] // heads
+    if d == 1:
+        raise CalcError("costs_widths", module="apply_rotary_pos_emb", expected=1, got=2)
+    if d % 2:
+        raise CalcError("costs_forward_fails", key="text_num_attention_heads", value=heads)
+
+
+#: ModernBERT's keys, read inside ``text_config`` (its classifier dropout is unused here: the top level's is the
+#: classifiers'), and the top level's ``classifier_dropout`` (ModernVBertConfig: 0.0), which the program reads.
+COSTS = CostModel(step_program, None, check=step_check, keys=nested_keys(
+    unread((activation_key("gelu", key="hidden_activation"),
+            *dropouts("embedding_dropout", "attention_dropout", "mlp_dropout", default=0.0),
+            activation_key("gelu", key="classifier_activation"))) + (size_key("local_attention", 128),),
+    "text_config", "text_") + dropouts("classifier_dropout", default=0.0),
+                  autocast=True, sdpa=True, sdpa_dropout=("text_attention_dropout",))
+
+
 def _nested_read(text: str) -> Any:
     """A nested sub-config never travels in a link (its keys do, as fields)."""
     return None
@@ -278,6 +336,7 @@ FAMILY = Family(
     sample=sample,
     rank=73,
     default_attention="sdpa",
+    costs=COSTS,
     labels={
         "vision_tower": L("Vision tower (SigLIP: patches, positions, Lv layers, post-norm, pooling head)",
                           "视觉塔（SigLIP：图像块、位置、Lv 层、最后的层归一化、池化头）"),

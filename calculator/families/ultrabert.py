@@ -109,45 +109,65 @@ def layer_types(layers: int) -> list[str]:
     return ["sliding_attention" if (i + 1) % 3 else "full_attention" for i in range(layers)]
 
 
-def step_layer(inv: Inventory, prefix: str, i: int, rotary: tuple[T, T], sliding: bool = False) -> Callable[[Sim, T], T]:
+def step_layer(inv: Inventory, prefix: str, i: int, rotary: tuple[T, T], sliding: bool = False,
+               drop: bool | None = None) -> Callable[[Sim, T], T]:
     """EuroBERT's layer with its own rotary tables per layer kind. In eager attention the sliding window masks
     scores (an addition that keeps nothing), so the saved tensors and FLOPs are those of full attention; under
     SDPA a sliding layer passes its mask from L = ``sliding_window`` on, which the kernel keeps
-    (:func:`.eurobert.step_layer`)."""
-    return eurobert.step_layer(inv, prefix, i, rotary, step_value(inv, "sliding_window", 128) if sliding else None)
+    (:func:`.eurobert.step_layer`). ``drop``: the attention dropout's activity where the key is another's
+    (UltraVBERT's ``text_config``)."""
+    return eurobert.step_layer(inv, prefix, i, rotary, step_value(inv, "sliding_window", 128) if sliding else None,
+                               drop)
 
 
 def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     """UltraBERT's classes: the body (cos and sin once per layer kind present), the final RMSNorm, the heads."""
-    prefix = bert.step_prefix(inv)
+    c = inv.config
+    seq = step_body(sim, inv, bert.step_prefix(inv), b, n)
+    kind = bert.step_task(inv)
+    if kind == "ForQuestionAnswering":
+        return bert.step_qa(sim, seq)
+    return step_head(sim, kind, seq, c, b, n, c["classifier_pooling"], "classifier_dropout",
+                     ("head.linear1", "head.linear2", "head.decoder"))
+
+
+def step_body(sim: Sim, inv: Inventory, prefix: str, b: int, n: int, drop: bool | None = None) -> T:
+    """``UltrabertModel`` on input ids: the token table, the layers (cos and sin once per layer kind present),
+    the final RMSNorm. ``inv.config`` holds UltraBERT's own keys (UltraVBERT passes a view of its
+    ``text_config``'s, and ``drop``, its attention dropout's activity)."""
     c = inv.config
     x = sim.embedding(prefix + "embed_tokens", sim.ids((b, n)), first=True)
     kinds = layer_types(c["num_hidden_layers"])
     tables = {kind: jina.rotary_tables(sim, n, eurobert.head_size(c)) for kind in sorted(set(kinds))}
     for i, kind in enumerate(kinds):
-        x = sim.layer(step_layer(inv, prefix, i, tables[kind], kind == "sliding_attention"), x)
-    seq = eurobert.rms_norm(sim, prefix + "norm", x)
-    kind = bert.step_task(inv)
+        x = sim.layer(step_layer(inv, prefix, i, tables[kind], kind == "sliding_attention", drop), x)
+    return eurobert.rms_norm(sim, prefix + "norm", x)
+
+
+def step_head(sim: Sim, kind: str, seq: T, c: Mapping[str, Any], b: int, n: int, pooling: str, drop_key: str,
+              mlm: tuple[str, str, str]) -> list[T]:
+    """The heads on the final norm's output: the masked-LM head (``mlm``: its two projections and the decoder),
+    or pooling (``pooling``), the dropout ``drop_key`` names, ``classifier``."""
     if kind == "":
         return [seq]
     if kind == "ForMaskedLM":  # linear1, GELU (tanh), linear2, GELU (tanh), decoder
-        h = sim.keep_input(sim.linear("head.linear1", seq))
-        return [sim.linear("head.decoder", sim.keep_input(sim.linear("head.linear2", h)))]
-    drop = sim.drops("classifier_dropout")
+        h = sim.keep_input(sim.linear(mlm[0], seq))
+        return [sim.linear(mlm[2], sim.keep_input(sim.linear(mlm[1], h)))]
+    drop = sim.drops(drop_key)
     if kind == "ForSequenceClassification":
-        if c["classifier_pooling"] == "cls":
+        if pooling == "cls":
             pooled = sim.select(seq, 1)
         else:  # (h · mask[..., None]).sum(1) / mask.sum(1, keepdim): the product keeps the bool mask,
-            mask = sim.new((b, n, 1), False, 1)  # the division its int64 denominator
-            sim.save(mask)
+            mask = sim.new((b, n, 1), False, 1)  # the division its int64 denominator (only where h needs a
+            if seq.grad:  # gradient: a frozen body's output, all but the head frozen, builds no graph)
+                sim.save(mask)
             pooled = sim.new((b, c["hidden_size"]), seq.grad)
-            sim.save(sim.new((b, 1), False, 8))
+            if seq.grad:
+                sim.save(sim.new((b, 1), False, 8))
         return [sim.linear("classifier", sim.dropout(pooled, drop))]
     if kind == "ForTokenClassification":
         return [sim.linear("classifier", sim.dropout(seq, drop))]
-    if kind == "ForQuestionAnswering":
-        return bert.step_qa(sim, seq)
-    raise AssertionError(inv.architecture)
+    raise AssertionError(kind)
 
 
 #: UltrabertConfig's defaults: SiLU (the program's; another is refused until read), attention and classifier

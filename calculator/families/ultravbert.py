@@ -22,6 +22,9 @@ import random
 from dataclasses import replace
 from typing import Any, Mapping
 
+from ..costs import CostModel, Sim, T, activation_key, dropouts, size_key, step_value, unread
+from ..costs.declare import nested_keys
+from ..errors import CalcError
 from ..formula import Formula, FormulaLine, head_line
 from ..model import Inventory, TensorList
 from . import bert, eurobert, modernvbert, ultrabert
@@ -100,6 +103,42 @@ def formula(inv: Inventory) -> Formula:
     return Formula(symbols, tuple(lines + head_line(inv)))
 
 
+# --------------------------------------------------------------- training step
+
+
+def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
+    """``UltraVBertModel`` on input ids alone: ``text_model``'s token table (called by the composite, then handed
+    to ``text_model`` as ``inputs_embeds``: the same operations), UltraBERT's body with ``text_config``'s values
+    (its ``sliding_window``, its ``attention_dropout``), then ``projection_head`` and ``lm_head``, or the top
+    level's ``classifier_pooling``, ``classifier_dropout`` and ``classifier``. No pixels: the vision tower and
+    the connector (its RMSNorm too) never run, their parameters end the step without gradients."""
+    c = inv.config
+    text = dict(text_values(c), sliding_window=step_value(inv, "text_sliding_window", 128))
+    view = replace(inv, config=text)
+    seq = ultrabert.step_body(sim, view, bert.step_prefix(inv) + "text_model.", b, n,
+                              sim.drops("text_attention_dropout"))
+    return ultrabert.step_head(sim, bert.step_task(inv), seq, text, b, n, c["classifier_pooling"],
+                               "classifier_dropout", ("projection_head.linear1", "projection_head.linear2", "lm_head"))
+
+
+def step_check(inv: Inventory) -> None:
+    """UltraBERT's (EuroBERT's): odd head sizes (rotary), K/V heads that do not divide the heads; and a text
+    encoder without layers, which UltraVBertPreTrainedModel cannot even initialise (the connector's and the
+    heads' standard deviation divides by √(2·layers)). transformers fails on all three."""
+    layers = inv.config["text_num_hidden_layers"]
+    if layers == 0:
+        raise CalcError("costs_forward_fails", key="text_num_hidden_layers", value=layers)
+    eurobert.step_check(replace(inv, config=text_values(inv.config)))
+
+
+#: UltraBERT's keys, read inside ``text_config`` (its classifier dropout is unused here: the top level's is the
+#: classifiers'), and the top level's ``classifier_dropout`` (UltraVBertConfig: 0.0).
+COSTS = CostModel(step_program, None, check=step_check, keys=nested_keys(
+    (*unread((activation_key("silu"),)), *dropouts("attention_dropout", default=0.0), size_key("sliding_window", 128)),
+    "text_config", "text_") + dropouts("classifier_dropout", default=0.0),
+                  autocast=True, sdpa=True, sdpa_dropout=("text_attention_dropout",))
+
+
 def sample(rng: random.Random, config: dict[str, Any]) -> None:
     """UltraBERT's draw for the text keys, SigLIP's heads for the vision keys, nested as config.json nests them;
     sometimes no vision_config at all (UltraVBertConfig's own, without the pooling head)."""
@@ -133,6 +172,7 @@ FAMILY = Family(
     sample=sample,
     rank=74,
     default_attention="sdpa",
+    costs=COSTS,
     labels={
         "vision_tower": modernvbert.FAMILY.labels["vision_tower"],
         "connector": L("Connector (pixel shuffle, one projection, an RMSNorm)", "连接层（像素重排、一个投影、一个 RMSNorm）"),

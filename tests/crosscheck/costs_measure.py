@@ -45,6 +45,11 @@ def freeze(model, embeddings: bool, layers: int, all_but_head: bool) -> None:
         base.requires_grad_(False)
         if base is not model and isinstance(getattr(model, "pooler", None), torch.nn.Module):
             model.pooler.requires_grad_(False)  # DeBERTa's ContextPooler: the planner's body, not its head
+    if hasattr(base, "text_model"):  # ModernVBERT, UltraVBERT: the vision tower and the connector are embeddings
+        if embeddings:
+            base.vision_model.requires_grad_(False)
+            base.connector.requires_grad_(False)
+        base = base.text_model
     if embeddings and hasattr(base, "embed_tokens"):  # Llama-style bodies (EuroBERT, ESM C): a bare table
         base.embed_tokens.requires_grad_(False)
     elif embeddings and hasattr(base, "embeddings"):  # the embedding layer with its projection to the hidden size (ELECTRA, ALBERT)

@@ -318,7 +318,7 @@ def prepare(step: Step):
             warnings.simplefilter("ignore")
             hf_model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": reentrant})
     torch.manual_seed(1)
-    ids = torch.randint(0, hf_model.config.vocab_size, (step.batch, step.seq_len)).to(step.device)
+    ids = torch.randint(0, hf_model.config.get_text_config().vocab_size, (step.batch, step.seq_len)).to(step.device)
     return model, hf_model, ids
 
 

@@ -21,7 +21,7 @@ from calculator.errors import CalcError
 from calculator.families import FAMILIES
 
 from .costs_measure import freeze, lora, make_model, measure
-from .test_costs_reference import draw, planned
+from .test_costs_reference import draw, planned, vocab_of
 
 pytest.importorskip("torch")
 
@@ -59,7 +59,7 @@ def torch_side(case, inv, plan) -> dict[str, int]:
             freeze(model, *case["freeze"])
         elif case["plan"] == "lora":
             model = lora(model, plan.settings)
-        return measure(model, hf_model, case["batch"], case["seq_len"], inv.config["vocab_size"], case["optimizer"],
+        return measure(model, hf_model, case["batch"], case["seq_len"], vocab_of(inv), case["optimizer"],
                        case["checkpointing"], case.get("reentrant", True), autocast="bf16")
     finally:
         torch.set_num_threads(threads)

@@ -265,6 +265,30 @@ def adjust_modernbert(rng: random.Random, raw: dict[str, Any]) -> None:
         raw["hidden_size"] = heads * 2 * rng.randint(1, 4)
 
 
+def adjust_composite(adjust: Any, text_type: str) -> Any:
+    """ModernVBERT, UltraVBERT: the common clamps of ``draw`` applied inside ``text_config`` (the text encoder's
+    keys live there; the ones ``draw`` wrote at the top level are removed, transformers would only keep them as
+    attributes), then the text family's own tweaks (``adjust``)."""
+
+    def run(rng: random.Random, raw: dict[str, Any]) -> None:
+        for key in ("vocab_size", "intermediate_size", "hidden_size", "num_attention_heads", "num_hidden_layers"):
+            raw.pop(key, None)
+        text = raw["text_config"]
+        text["vocab_size"] = max(8, text.get("vocab_size", 8) % 600)
+        text["intermediate_size"] = text.get("intermediate_size", 37) % 64 + 1
+        if "hidden_size" not in text or "num_attention_heads" not in text:
+            text["num_attention_heads"] = 2
+            text["hidden_size"] = 2 * rng.randint(1, 12)
+        text["hidden_size"] = text["num_attention_heads"] * max(1, min(text["hidden_size"] // text["num_attention_heads"], 8))
+        text["num_hidden_layers"] = rng.randint(0, 3)
+        text["model_type"] = text_type
+        adjust(rng, text)
+        if text["hidden_size"] == text["num_attention_heads"]:  # head size 1: refused (not modelled), tested apart
+            text["hidden_size"] *= 2
+
+    return run
+
+
 def adjust_deberta(rng: random.Random, raw: dict[str, Any]) -> None:
     """Mostly a ContextPooler as wide as H (another width fails in transformers: refused), more relative attention."""
     if rng.random() < 0.85:
@@ -408,7 +432,9 @@ ADJUST = {"big_bird": adjust_big_bird, "longformer": adjust_longformer, "deberta
           "xlm": adjust_xlm, "flaubert": adjust_xlm, "t5": adjust_t5, "mt5": adjust_t5, "umt5": adjust_t5,
           "esmc": adjust_llama_style, "eurobert": adjust_llama_style, "ultrabert": adjust_llama_style,
           "fnet": no_heads, "nystromformer": adjust_nystromformer,
-          "perceiver": adjust_perceiver, "yoso": adjust_yoso, "reformer": adjust_reformer}
+          "perceiver": adjust_perceiver, "yoso": adjust_yoso, "reformer": adjust_reformer,
+          "modernvbert": adjust_composite(adjust_modernbert, "modernbert"),
+          "ultravbert": adjust_composite(adjust_llama_style, "ultrabert")}
 
 #: A family's own draw of the sequence length (BigBird's block-sparse attention runs only past a length).
 SEQ_LEN = {"big_bird": big_bird_length, "nystromformer": nystromformer_length, "reformer": reformer_length}
@@ -425,19 +451,21 @@ def draw_step_keys(rng: random.Random, family: Any, raw: dict[str, Any]) -> None
     simulator models. A key the program does not read is drawn too: the engine must refuse a value
     that does not cost as the default (``costs_step_value``)."""
     for spec in family.costs.keys:
+        # A composite's text_config keys (ModernVBERT's) are drawn where config.json nests them.
+        where, name = (raw.setdefault(spec.nested[0], {}), spec.nested[1]) if spec.nested else (raw, spec.key)
         if spec.kind == "size":  # ModernBERT's local_attention: a window the drawn L (≤ 9) reaches or not, drawn
-            own = random.Random(f"{spec.key}-{sorted(map(str, raw.items()))}")  # apart: the other draws stay as they were
+            own = random.Random(f"{spec.key}-{sorted(map(str, where.items()))}")  # apart: the other draws stay as they were
             if own.random() < 0.65:
-                raw[spec.key] = own.choice([2, 4, 6, 8, 12, 16, spec.default])
+                where[name] = own.choice([2, 4, 6, 8, 12, 16, spec.default])
             continue
         if rng.random() < 0.35:
             continue
         if spec.kind == "activation":
-            raw[spec.key] = rng.choice(costs.Sim.ACTIVATIONS)
+            where[name] = rng.choice(costs.Sim.ACTIVATIONS)
         elif spec.kind == "flag":  # TAPAS's reset_position_index_per_cell
-            raw[spec.key] = rng.random() < 0.5
+            where[name] = rng.random() < 0.5
         else:
-            raw[spec.key] = rng.choice([0.0, 0.0, 0.3] + ([None] if spec.fallback is not None else []))
+            where[name] = rng.choice([0.0, 0.0, 0.3] + ([None] if spec.fallback is not None else []))
 
 
 def draw(rng: random.Random, model_type: str) -> dict[str, Any]:
@@ -477,7 +505,9 @@ def draw(rng: random.Random, model_type: str) -> dict[str, Any]:
         "checkpointing": family.costs.checkpointing and rng.random() < 0.4, "plan": rng.choice(["none", "freeze", "lora"]),
     }
     task = next((t for suffix, t in TASK_TYPES.items() if arch.name.endswith(suffix)), None)
-    blocks = raw.get("num_hidden_groups", 1) if model_type == "albert" else raw[layers]  # ALBERT: shared groups
+    blocks = raw.get("num_hidden_groups", 1) if model_type == "albert" else raw.get(layers, 0)  # ALBERT: shared groups
+    if "text_config" in raw:  # ModernVBERT, UltraVBERT: the text encoder's layers
+        blocks = raw["text_config"]["num_hidden_layers"]
     case["freeze"] = (rng.random() < 0.5, rng.randint(0, blocks), bool(arch.head) and rng.random() < 0.3)
     names = ["query", "key", "value", "dense", "all-linear"]
     case["lora"] = {
@@ -536,8 +566,13 @@ def _torch_side(case: dict[str, Any], inv: Any, plan: Any) -> dict[str, int]:
         freeze(model, *case["freeze"])
     elif case["plan"] == "lora":
         model = lora(model, plan.settings)
-    return measure(model, hf_model, case["batch"], case["seq_len"], inv.config["vocab_size"], case["optimizer"],
+    return measure(model, hf_model, case["batch"], case["seq_len"], vocab_of(inv), case["optimizer"],
                    case["checkpointing"], case.get("reentrant", True))
+
+
+def vocab_of(inv: Any) -> int:
+    """The token table's rows: the config's, or a composite's text encoder's (ModernVBERT, UltraVBERT)."""
+    return inv.config["vocab_size"] if "vocab_size" in inv.config else inv.config["text_vocab_size"]
 
 
 def _longformer(case: dict[str, Any]) -> tuple[Any, Any]:
@@ -703,7 +738,7 @@ def forward_by_module(case: dict[str, Any], inv: Any, plan: Any) -> list[tuple[s
         model = lora(model, plan.settings)
     counter = flop_counter(False)  # the module tracker on
     with counter:
-        model(input_ids=torch.randint(0, inv.config["vocab_size"], (case["batch"], case["seq_len"])))
+        model(input_ids=torch.randint(0, vocab_of(inv), (case["batch"], case["seq_len"])))
     theirs: dict[str, int] = {}
     for key, ops in counter.get_flop_counts().items():
         name = key.split(".", 1)[1] if "." in key else ""
@@ -912,6 +947,9 @@ def test_step_key_defaults_are_transformers() -> None:
     for mt in COVERED:
         cfg = transformers.AutoConfig.for_model(mt)
         for spec in FAMILIES[mt].costs.keys:
+            if spec.nested is not None:  # a composite's sub-config key (ModernVBERT's text_config)
+                assert getattr(getattr(cfg, spec.nested[0]), spec.nested[1]) == spec.default, (mt, spec.key)
+                continue
             assert getattr(cfg, spec.key) == spec.default, (mt, spec.key)
 
 
@@ -939,3 +977,41 @@ def test_reformer_refusals_are_steps_pytorch_cannot_run() -> None:
             model(input_ids=torch.zeros((2, seq_len), dtype=torch.long))
     inv = engine_build(TINY_REFORMER, "ReformerModel", None)
     assert costs.compute(inv, costs.settings(2, 4)).forward > 0
+
+
+def test_modernvbert_head_size_1_runs_wider_than_its_heads() -> None:
+    """ModernVBERT's text head size 1 is refused (``costs_widths``), not costed as 1 wide: PyTorch's rotary step
+    turns a 1-wide query into a 2-wide one (one frequency, doubled, and broadcasting), so the step runs, on other
+    shapes than the program's; 3 fails outright (``costs_forward_fails``, drawn by test_step_matches_pytorch)."""
+    import torch
+    from transformers.models.modernbert import modeling_modernbert as mb
+
+    raw = {"model_type": "modernvbert", "text_config": {"vocab_size": 20, "pad_token_id": 0, "hidden_size": 2,
+                                                        "num_attention_heads": 2, "num_hidden_layers": 1,
+                                                        "intermediate_size": 4},
+           "vision_config": {"hidden_size": 2, "num_attention_heads": 1, "num_hidden_layers": 0}}
+    inv = engine_build(raw, "ModernVBertModel", None)
+    with pytest.raises(CalcError) as caught:
+        costs.compute(inv, costs.settings(1, 3))
+    assert caught.value.code == "costs_widths"
+    model = make_model("modernvbert", "ModernVBertModel", {k: v for k, v in raw.items() if k != "model_type"}, "fp32")
+    q = torch.ones(1, 2, 3, 1)
+    cos, sin = model.text_model.rotary_emb(q, torch.arange(3)[None], "full_attention")
+    assert cos.shape[-1] == 2
+    assert mb.apply_rotary_pos_emb(q, q, cos, sin)[0].shape[-1] == 2
+    assert model(input_ids=torch.zeros((1, 3), dtype=torch.long)).last_hidden_state.shape == (1, 3, 2)
+
+
+def test_ultrabert_mean_pooling_of_a_frozen_body_keeps_nothing() -> None:
+    """UltraBERT's (and UltraVBERT's) mean pooling keeps its bool mask and int64 count only where the body's
+    output needs a gradient: with all but the head frozen PyTorch builds no graph there (the step once kept them)."""
+    raw = {"model_type": "ultrabert", "vocab_size": 40, "pad_token_id": 0, "hidden_size": 16, "num_attention_heads": 2,
+           "num_key_value_heads": 1, "num_hidden_layers": 1, "intermediate_size": 8, "classifier_pooling": "mean",
+           "num_labels": 3}
+    for frozen in ((True, 0, True), (False, 0, False)):
+        case = {"raw": raw, "arch": "UltrabertForSequenceClassification", "pooler": None, "batch": 3, "seq_len": 8,
+                "dtype": "bf16", "optimizer": "adamw", "checkpointing": False, "plan": "freeze", "freeze": frozen}
+        inv, plan, got = engine_side(case)
+        figures = {"forward": got.forward, "backward": got.backward, "weights": got.weights,
+                   "gradients": got.gradients, "optimizer": got.optimizer, "activations": got.activations}
+        assert figures == torch_side(case, inv, plan), frozen

@@ -37,7 +37,7 @@ from calculator.errors import CalcError
 from calculator.families import FAMILIES
 
 from .costs_measure import freeze, lora, make_model, measure
-from .test_costs_reference import SEED, draw
+from .test_costs_reference import SEED, draw, vocab_of
 
 pytest.importorskip("torch")
 
@@ -55,18 +55,29 @@ def sdpa_case(rng: random.Random, model_type: str) -> dict[str, Any]:
     family = FAMILIES[model_type]
     for key in family.costs.sdpa_dropout:
         default = next((k.default for k in family.costs.keys if k.key == key), 0.1)
+        where, name = dropout_key(model_type, case["raw"], key)
         if default == 0 and rng.random() < 0.5:
-            case["raw"].pop(key, None)
+            where.pop(name, None)
         else:
-            case["raw"][key] = 0.0
+            where[name] = 0.0
     return case
+
+
+def dropout_key(model_type: str, raw: dict[str, Any], key: str) -> tuple[dict[str, Any], str]:
+    """Where the drawn config holds a step key: at the top level, or in the sub-config a composite nests it in
+    (ModernVBERT's ``text_attention_dropout`` is ``text_config["attention_dropout"]``)."""
+    spec = next((k for k in FAMILIES[model_type].costs.keys if k.key == key), None)
+    if spec is not None and spec.nested is not None:
+        return raw.setdefault(spec.nested[0], {}), spec.nested[1]
+    return raw, key
 
 
 def sdpa_dropout_case(rng: random.Random, model_type: str) -> dict[str, Any]:
     """A drawn step (as :func:`sdpa_case`) with every attention dropout SDPA receives > 0."""
     case = sdpa_case(rng, model_type)
     for key in FAMILIES[model_type].costs.sdpa_dropout:
-        case["raw"][key] = rng.choice((0.1, 0.25, 0.5))
+        where, name = dropout_key(model_type, case["raw"], key)
+        where[name] = rng.choice((0.1, 0.25, 0.5))
     return case
 
 
@@ -120,7 +131,7 @@ def pytorch(case: dict[str, Any], inv: Any, plan: Any) -> dict[str, int]:
             freeze(model, *case["freeze"])
         elif case["plan"] == "lora":
             model = lora(model, plan.settings)
-        return measure(model, hf_model, case["batch"], case["seq_len"], inv.config["vocab_size"], case["optimizer"],
+        return measure(model, hf_model, case["batch"], case["seq_len"], vocab_of(inv), case["optimizer"],
                        case["checkpointing"], case.get("reentrant", True))
     finally:
         torch.set_num_threads(threads)
@@ -195,7 +206,8 @@ def test_sdpa_with_attention_dropout_is_pytorchs_step_with_dropout_p_0(model_typ
             assert case["optimizer"] == "adafactor", case
             continue
         done += 1
-        assert got.sdpa_dropout == tuple((k, case["raw"][k]) for k in FAMILIES[model_type].costs.sdpa_dropout), case
+        assert got.sdpa_dropout == tuple((k, dict.__getitem__(*dropout_key(model_type, case["raw"], k)))
+                                         for k in FAMILIES[model_type].costs.sdpa_dropout), case
         figures = {k: getattr(got, k) for k in FIGURES}
         if figures != expected:
             failures.append((case, {k: (figures[k], expected[k]) for k in FIGURES if figures[k] != expected[k]}))
@@ -453,7 +465,7 @@ def test_sdpa_under_autocast_matches_pytorch(model_type: str) -> None:
             elif case["plan"] == "lora":
                 model = lora(model, plan.settings)
             with attention_dropout_0():
-                expected = measure(model, hf_model, case["batch"], case["seq_len"], inv.config["vocab_size"],
+                expected = measure(model, hf_model, case["batch"], case["seq_len"], vocab_of(inv),
                                    case["optimizer"], case["checkpointing"], case.get("reentrant", True),
                                    autocast="bf16")
         except ZeroDivisionError:  # Adafactor on an empty parameter, as in test_sdpa_step_matches_pytorch

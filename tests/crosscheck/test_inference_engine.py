@@ -46,7 +46,7 @@ def inference_case(model_type: str, index: int) -> dict[str, Any] | None:
         case["plan"] = "none"
         raw = case["raw"]
         if index % 2:
-            raw["vocab_size"] = rng.randint(600, 4000)
+            (raw["text_config"] if "text_config" in raw else raw)["vocab_size"] = rng.randint(600, 4000)  # composites
             case["batch"], case["seq_len"] = 1, min(case["seq_len"], 4)
         else:
             case["batch"] = rng.randint(1, 8)
@@ -71,7 +71,7 @@ def measured_flops(case: dict[str, Any]) -> int:
     model = build_model(step)
     model.eval()
     torch.manual_seed(1)
-    ids = torch.randint(0, model.config.vocab_size, (step.batch, step.seq_len))
+    ids = torch.randint(0, model.config.get_text_config().vocab_size, (step.batch, step.seq_len))
     # Its module tracker replaced (same totals): under no_grad it would hook a parameter a module returns as it is
     # (DeBERTa-v2's relative embeddings), which has no grad_fn, and fail.
     counter = flop_counter(True)

@@ -28,6 +28,7 @@ from calculator.errors import CalcError
 from calculator.families import FAMILIES
 
 from .test_costs_reference import ADJUST, ADJUST_BEFORE, draw, planned
+from .test_costs_sdpa_reference import dropout_key
 
 torch = pytest.importorskip("torch")
 
@@ -52,10 +53,11 @@ def case_for(model_type: str, index: int, mode: str | None = None, attention: st
         case["attention"] = attention
         if attention == "sdpa":
             for key in FAMILIES[model_type].costs.sdpa_dropout:
-                case["raw"][key] = 0.0
+                where, name = dropout_key(model_type, case["raw"], key)  # a composite's: in its text_config
+                where[name] = 0.0
         if index % 2:  # the weights make the peak: a wider vocabulary, a short input
             raw = case["raw"]
-            raw["vocab_size"] = rng.randint(600, 4000)
+            (raw["text_config"] if "text_config" in raw else raw)["vocab_size"] = rng.randint(600, 4000)
             plain = model_type not in ADJUST and model_type not in ADJUST_BEFORE  # no width constraints of its own
             if plain and "num_attention_heads" in raw and rng.random() < 0.7:
                 raw["hidden_size"] = raw["num_attention_heads"] * rng.randint(8, 16)

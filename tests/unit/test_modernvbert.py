@@ -82,3 +82,20 @@ def test_the_vision_tower_is_its_own_group_in_both_composites():
         first = section_breakdown(inv)[0]
         assert [c.key for c in first.children][:2] == ["vision", "embeddings"], model_type
     assert label("vision", "en") == "Vision tower" and label("vision", "zh") == "视觉塔"
+
+
+def test_step_keys_are_read_inside_text_config():
+    """The training step's keys of the text encoder live in text_config (config.json nests them); the form's
+    and the link's prefixed key wins over the nested one; classifier_pooling and classifier_dropout are the top
+    level's. Expected values are the ones written in the configs below."""
+    text = {"vocab_size": 20, "pad_token_id": 0, "hidden_size": 8, "num_attention_heads": 2, "num_hidden_layers": 2,
+            "local_attention": 6, "attention_dropout": 0.2, "layer_types": ["sliding_attention", "full_attention"]}
+    c = build({"model_type": "modernvbert", "text_config": text, "classifier_pooling": "mean",
+               "classifier_dropout": 0.3}).config
+    assert (c["text_local_attention"], c["text_attention_dropout"]) == (6, 0.2)
+    assert (c["classifier_pooling"], c["classifier_dropout"]) == ("mean", 0.3)
+    assert c.layer_kinds == ("sliding_attention", "full_attention")
+    c = build({"model_type": "modernvbert", "text_config": text, "text_local_attention": 10}).config
+    assert c["text_local_attention"] == 10
+    c = build({"model_type": "modernvbert"}).config
+    assert (c["text_local_attention"], c["text_attention_dropout"], c["classifier_pooling"]) == (128, 0.0, "cls")
