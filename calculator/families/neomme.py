@@ -27,6 +27,10 @@ storage as the two embedding matrices when ``tie_word_embeddings`` (the default)
 length than the layers or without a full-attention layer, and a rotated width (head_dim × each layer type's
 ``partial_rotary_factor``, 0.25 for full and 1.0 for sliding attention unless ``rope_parameters`` says) that is
 not a positive multiple of four; the calculator refuses the same configs.
+
+The training step (:func:`step_program`) is the forward transformers runs with ``input_ids`` alone, under eager
+attention (the patch stem is never called); SDPA and autocast are refused until cross-checked. It reads
+``layer_types`` and each kind's ``partial_rotary_factor``, which :func:`read_config` keeps for it.
 """
 from __future__ import annotations
 
