@@ -22,6 +22,11 @@ from .ops import Ops, Row
 from .tensor import ADAPTER_BYTES, T
 
 
+#: Marks in :attr:`Sim.used` a module whose LoRA adapters ran (``module + ADAPTED``): only those get a ``.grad``
+#: (NeoMME's decoder reads ``unembedding_projection.weight`` without calling the module, so its adapters get none).
+ADAPTED = ".<lora>"
+
+
 @dataclass(frozen=True)
 class LinearInfo:
     """How the step treats one ``nn.Linear``: shape, which of its tensors train, LoRA's rank on it."""
@@ -90,6 +95,7 @@ class Sim(Ops):
                 return out
             # peft keeps the adapters in float32 (get_peft_model's autocast_adapter_dtype) and casts
             # the input to them: x.to(float32) is a new tensor in a bf16 run, and lora_A keeps it.
+            self.used.add(module + ADAPTED)
             r = info.lora_r
             wide = x if x.itemsize == ADAPTER_BYTES else self.new(x.shape, x.grad, ADAPTER_BYTES)
             a = self._linear(wide, info.in_features, r, True, False, ADAPTER_BYTES,
@@ -241,6 +247,7 @@ class Sim(Ops):
             r = self.lora.get(module)
             if r is None:
                 return out
+            self.used.add(module + ADAPTED)
             # peft's _ConvNd: lora_A = Conv1d(C_in, r, 1), lora_B = Conv1d(r, C_out, 1, groups=g), both float32;
             # result + lora_B(lora_A(x.to(float32))) * scaling, then .to(dtype).
             groups = x.shape[1] // in_per_group

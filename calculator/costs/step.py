@@ -13,7 +13,7 @@ from typing import Any, Sequence
 from ..errors import CalcError
 from ..model import Inventory
 from .declare import CostModel, check_step_keys, step_value
-from .modules import Sim
+from .modules import ADAPTED, Sim
 from .peak import BLOCK, Item, Peak, not_modelled, step_peak, with_timeline
 from .tensor import ADAPTER_BYTES, T
 
@@ -258,8 +258,11 @@ def _named_parameters(inv: Inventory, plan: Any, itemsize: int,
             continue
         size = ADAPTER_BYTES if t.kind == "lora" else itemsize
         params.append((t.name, t.shape, size))
-        source = t.source + ".weight" if t.kind == "lora" else t.source  # a LoRA tensor's source is its module
-        if t.trainable and storage_of.get(source) in read:
+        if t.kind == "lora":  # a LoRA tensor's source is its module: a .grad only if its adapters ran
+            if t.trainable and t.source + ADAPTED in used:
+                graded.append((t.name, t.shape, size))
+            continue
+        if t.trainable and storage_of.get(t.source) in read:
             graded.append((t.name, t.shape, size))
     return params, graded
 

@@ -27,19 +27,26 @@ storage as the two embedding matrices when ``tie_word_embeddings`` (the default)
 length than the layers or without a full-attention layer, and a rotated width (head_dim × each layer type's
 ``partial_rotary_factor``, 0.25 for full and 1.0 for sliding attention unless ``rope_parameters`` says) that is
 not a positive multiple of four; the calculator refuses the same configs.
+
+The training step (:func:`step_program`) is the forward transformers runs with ``input_ids`` alone, under eager
+attention (the patch stem is never called); SDPA and autocast are refused until cross-checked. It reads
+``layer_types`` and each kind's ``partial_rotary_factor``, which :func:`read_config` keeps for it.
 """
 from __future__ import annotations
 
+import json
 import random
 from dataclasses import replace
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from ..config import Field, read_fields
+from ..costs import CostModel, Sim, T, dropouts
 from ..errors import CalcError
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
-from .base import Architecture, Family, Task
-from .common import HEADS, HIDDEN, INTERMEDIATE, LAYERS, TIE, VOCAB, L
+from . import bert
+from .base import Architecture, Extra, Family, Task
+from .common import HEADS, HIDDEN, INTERMEDIATE, LAYERS, TIE, VOCAB, L, value_extra
 
 
 def flag(key: str, default: bool, en: str, zh: str) -> Field:
@@ -75,32 +82,70 @@ def default_layer_types(n: int) -> tuple[str, ...]:
     return tuple("full_attention" if (i + 1) % 6 == 0 or i == n - 1 else "sliding_attention" for i in range(n))
 
 
+def layer_kinds(c: Mapping[str, Any]) -> tuple[str, ...]:
+    """Each layer's kind: the config's ``layer_types`` (kept by :func:`read_config`), else NeoMMEConfig's default."""
+    given = c.get("layer_types")
+    return tuple(given) if given is not None else default_layer_types(c["num_hidden_layers"])
+
+
+def rotated_width(c: Mapping[str, Any], kind: str) -> int:
+    """The rotated part of each head in a layer of ``kind``: ``int(head_dim × partial_rotary_factor)``, the
+    factor from ``rope_parameters`` (as kept by :func:`read_config`) or NeoMMEConfig's default for the kind."""
+    factor: Any = PARTIAL_ROTARY[kind]
+    rope = c.get("rope_parameters")
+    if isinstance(rope, Mapping) and isinstance(rope.get(kind), Mapping):
+        factor = rope[kind].get("partial_rotary_factor", factor)
+    if isinstance(factor, bool) or not isinstance(factor, (int, float)) or not 0.0 < factor <= 1.0:
+        raise CalcError("bad_value", key="partial_rotary_factor", value=factor)
+    return int(c["head_dim"] * factor)
+
+
 def read_config(raw: Mapping[str, Any]) -> dict[str, Any]:
     """The fields, then what ``NeoMMEConfig`` validates and no field kind reads (it shapes no tensor, but a config
-    it refuses builds nothing): ``layer_types``, the rotated widths, the one activation it accepts."""
+    it refuses builds nothing): ``layer_types``, the rotated widths, the one activation it accepts.
+
+    ``layer_types`` and each kind's ``partial_rotary_factor`` are kept (the training step reads them: which
+    layers attend fully, take the value embeddings and how much of each head they rotate) and travel in the
+    share link (:data:`EXTRAS`); ``rope_theta`` and the rest of ``rope_parameters`` change no figure: dropped."""
     values = read_fields(FIELDS, raw, {})
     n = values["num_hidden_layers"]
     given = raw.get("layer_types")
-    if given is None:
-        kinds: tuple[str, ...] = default_layer_types(n)
-    elif (not isinstance(given, (list, tuple)) or len(given) != n
-          or any(k not in LAYER_TYPES for k in given) or "full_attention" not in given):
+    if given is not None and (not isinstance(given, (list, tuple)) or len(given) != n
+                              or any(k not in LAYER_TYPES for k in given) or "full_attention" not in given):
         raise CalcError("bad_value", fields=("num_hidden_layers",), key="layer_types", value=given)
-    else:
-        kinds = tuple(given)
+    values["layer_types"] = list(given) if given is not None else None
     rope = raw.get("rope_parameters")
-    for kind in sorted(set(kinds)):
-        factor: Any = PARTIAL_ROTARY[kind]
-        if isinstance(rope, Mapping) and isinstance(rope.get(kind), Mapping):
-            factor = rope[kind].get("partial_rotary_factor", factor)
-        if isinstance(factor, bool) or not isinstance(factor, (int, float)) or not 0.0 < factor <= 1.0:
-            raise CalcError("bad_value", key="partial_rotary_factor", value=factor)
-        rotated = int(values["head_dim"] * factor)
+    kept: dict[str, dict[str, Any]] = {}
+    if isinstance(rope, Mapping):
+        for kind in LAYER_TYPES:
+            if isinstance(rope.get(kind), Mapping) and "partial_rotary_factor" in rope[kind]:
+                kept[kind] = {"partial_rotary_factor": rope[kind]["partial_rotary_factor"]}
+    values["rope_parameters"] = kept or None
+    for kind in sorted(set(layer_kinds(values))):
+        rotated = rotated_width(values, kind)
         if rotated < 4 or rotated % 4:
             raise CalcError("bad_value", fields=("head_dim",), key="head_dim", value=values["head_dim"])
     if raw.get("hidden_act", "relu2") != "relu2":
         raise CalcError("bad_value", key="hidden_act", value=raw.get("hidden_act"))
-    return values  # the layer kinds shape no tensor: checked, not kept (a link carries only what counts)
+    return values
+
+
+def _rope_query(raw: Mapping[str, Any], config: Mapping[str, Any]) -> str | None:
+    """The share link's text for the kept rotary factors (left out when none was given)."""
+    kept = config.get("rope_parameters")
+    return None if not kept else json.dumps(kept, separators=(",", ":"), sort_keys=True)
+
+
+def _rope_parse(text: str) -> Any:
+    """A link's ``rope_parameters`` back as config.json holds it (a JSON object; anything else as text, refused)."""
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text.strip()
+
+
+#: What the share link carries besides the fields: the layer kinds and the rotary factors the step reads.
+EXTRAS = (value_extra("layer_types", None), Extra("rope_parameters", _rope_parse, _rope_query))
 
 
 def backbone(t: TensorList, c: dict[str, Any], prefix: str, with_pooler: bool) -> None:
@@ -187,6 +232,162 @@ def sample(rng: random.Random, config: dict[str, Any]) -> None:
                                                         "partial_rotary_factor": rng.choice([0.5, 1.0])}}
 
 
+# --------------------------------------------------------------- training step (eager attention, input_ids alone)
+
+
+def rms_norm(sim: Sim, x: T) -> T:
+    """``NeoMMERMSNorm`` without a scale: ``x.float()``; ``pow(2)`` keeps it; ``mean``, ``+ eps`` keep nothing;
+    ``torch.pow(·, -0.5)`` keeps its input [.., 1]; ``x · that`` keeps both factors (the power's output a second
+    [.., 1] float32 tensor, unlike Llama's ``rsqrt``, which keeps one); ``.type_as(x)``. No FLOPs counted."""
+    x32 = x if sim.itemsize == 4 else sim.new(x.shape, x.grad, 4)
+    rows = x.shape[:-1] + (1,)
+    mean = sim.new(rows, x32.grad, 4)
+    power = sim.new(rows, x32.grad, 4)
+    if x32.grad:
+        sim.save(x32)  # pow(2)
+        sim.save(mean)  # pow(mean + eps, -0.5)
+        sim.save(power)  # the product: both factors
+    out = sim.new(x.shape, x32.grad, 4)
+    return out if sim.itemsize == 4 else sim.new(x.shape, out.grad)
+
+
+def normalize(sim: Sim, x: T) -> T:
+    """``F.normalize(x, dim=-1)``: ``x / x.norm(dim=-1, keepdim=True).clamp_min(eps).expand_as(x)``. The norm keeps
+    its input and output, ``clamp_min`` its input (the norm), the division both operands; no FLOPs counted."""
+    rows = x.shape[:-1] + (1,)
+    norm = sim.new(rows, x.grad, x.itemsize)
+    clamped = sim.new(rows, x.grad, x.itemsize)
+    if x.grad:
+        sim.save(x)
+        sim.save(norm)
+        sim.save(clamped)
+    return sim.new(x.shape, x.grad, x.itemsize)
+
+
+def repeat_kv(sim: Sim, t: T, heads: int) -> T:
+    """``repeat_kv``: an expand and a reshape, a copy unless it can view (as :func:`.jina_embeddings_v3.rotary_attention`)."""
+    b, kv, n, d = t.shape
+    if kv == heads:
+        return t
+    return sim.reshape(sim.expand(sim.view(t, (b, kv, 1, n, d)), (b, kv, heads // kv, n, d)), (b, heads, n, d))
+
+
+def rotate(sim: Sim, t: T, rotary: tuple[T, T]) -> T:
+    """``apply_rotary_pos_emb`` on the first ``rotated`` columns of each head (cos and sin kept), then ``cat``
+    with the rest (a new tensor, even when the whole head rotates)."""
+    cos, sin = rotary
+    turned = sim.rotary(sim.narrow(t, 3, cos.shape[-1]), cos, sin)
+    return sim.concat([turned, sim.narrow(t, 3, t.shape[-1] - cos.shape[-1])], 3)
+
+
+def step_attention(sim: Sim, x: T, a: str, c: Mapping[str, Any], rotary: tuple[T, T], values: T | None) -> T:
+    """``NeoMMEAttention`` under eager attention: Q, K, V; the scale-less RMSNorms on Q and K; rotary; the value
+    embeddings added to V; ``repeat_kv``; scores, a float32 softmax cast back, dropout, the weighted sum;
+    exclusive self-attention; the sigmoid-gated output projection."""
+    b, n, _ = x.shape
+    heads, kv, d = c["num_attention_heads"], c["num_key_value_heads"], c["head_dim"]
+
+    def split(t: T, count: int) -> T:
+        return sim.transpose(sim.view(t, (b, n, count, d)), 1, 2)
+
+    q = split(sim.linear(a + "q_proj", x), heads)
+    k = split(sim.linear(a + "k_proj", x), kv)
+    v = split(sim.linear(a + "v_proj", x), kv)
+    q, k = rotate(sim, rms_norm(sim, q), rotary), rotate(sim, rms_norm(sim, k), rotary)
+    if values is not None:
+        added = sim.add(v, split(values, kv))  # in V's layout ([B, L, K, d] in memory: TensorIterator's order)
+        v = T(added.shape, v.strides, added.storage, added.grad, added.itemsize)
+    scores = sim.pointwise(sim.bmm(q, sim.transpose(repeat_kv(sim, k, heads), 2, 3)))  # * scaling (+ mask)
+    probs = sim.softmax_float32(scores)
+    if sim.itemsize != 4:
+        probs = sim.new(probs.shape, probs.grad)  # .to(query.dtype)
+    probs = sim.dropout(probs, sim.drops("attention_dropout"))
+    context = sim.contiguous(sim.transpose(sim.bmm(probs, repeat_kv(sim, v, heads)), 1, 2))  # [B, L, A, d]
+    # NeoMMEExclusiveSelfAttention: V repeated again, its unit vectors (float32), the part along them removed
+    unit = sim.transpose(repeat_kv(sim, v, heads), 1, 2)
+    unit = normalize(sim, unit if sim.itemsize == 4 else sim.new(unit.shape, unit.grad, 4))
+    if sim.itemsize != 4:
+        unit = sim.new(unit.shape, unit.grad)
+    projection = sim.mul_like(context, unit)
+    projection = sim.new((b, n, heads, 1), projection.grad)  # .sum(-1, keepdim=True)
+    scale = sim.view(sim.keep_output(sim.param(a + "exclusive_self_attention.alpha")), (1, 1, heads, 1))  # tanh
+    along = sim.mul(sim.mul(scale, projection, (b, n, heads, 1)), unit, (b, n, heads, d))
+    context = sim.reshape(sim.add(context, along), (b, n, heads * d))  # attn_output - ...
+    o = a + "output_projection."
+    gate = sim.keep_output(sim.linear(o + "gate_proj", x))  # sigmoid
+    return sim.linear(o + "o_proj", sim.mul_like(context, gate))
+
+
+def step_layer(c: Mapping[str, Any], p: str, initial: T, rotary: tuple[T, T], values: T | None) -> Callable[[Sim, T], T]:
+    """``NeoMMEEncoderLayer``: the input mixed with the first hidden state by ``lambdas``, RMSNorm, attention,
+    scaled residual; RMSNorm, the ReLU² MLP (``relu`` keeps its output, ``square`` the same tensor), scaled residual."""
+
+    def run(sim: Sim, x: T) -> T:
+        first = sim.mul(sim.param(p + "lambdas"), x, x.shape)
+        mixed = sim.add(first, sim.mul(sim.param(p + "lambdas"), initial, initial.shape))
+        attn = step_attention(sim, rms_norm(sim, mixed), p + "self_attn.", c, rotary, values)
+        x = sim.add(x, sim.pointwise(attn))  # + residual_multiplier * attn_output
+        up = sim.keep_output(sim.linear(p + "mlp.up_proj", rms_norm(sim, x)))  # relu
+        mlp = sim.linear(p + "mlp.down_proj", sim.keep_input(up))  # square
+        return sim.add(x, sim.pointwise(mlp))
+
+    return run
+
+
+def step_body(sim: Sim, inv: Inventory, b: int, n: int) -> T:
+    """``NeoMMEModel`` on ``input_ids`` alone: the factorised table, the embedding RMSNorm (the layers' first
+    hidden state), cos and sin per layer kind (no graph; [B, L, rotated]), the value table, the layers (the value
+    embeddings in the first and last full-attention ones), the final RMSNorm."""
+    prefix = bert.step_prefix(inv)
+    c = inv.config
+    ids = sim.ids((b, n))
+    x = sim.embedding(prefix + "embed_tokens.word_embeddings", ids, first=True)
+    x = initial = rms_norm(sim, sim.linear(prefix + "embed_tokens.embedding_projection", x))
+    kinds = layer_kinds(c)
+    tables = {kind: (sim.new((b, 1, n, rotated_width(c, kind)), False), sim.new((b, 1, n, rotated_width(c, kind)), False))
+              for kind in sorted(set(kinds))}
+    values = sim.embedding(prefix + "value_embeddings", ids)
+    full = [i for i, kind in enumerate(kinds) if kind == "full_attention"]
+    for i, kind in enumerate(kinds):
+        extra = values if i in (full[0], full[-1]) else None
+        if sim.checkpointing:  # checkpointed, the block's tensor arguments are kept (as its input, sim.layer)
+            sim.save(initial)
+            if extra is not None:
+                sim.save(extra)
+        x = sim.layer(step_layer(c, f"{prefix}layers.{i}.", initial, tables[kind], extra), x)
+    return rms_norm(sim, x)
+
+
+def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
+    """The three classes: the bare model's last hidden state; the factorised decoder (``hidden @
+    unembedding_projection.weight``, then ``lm_head``); retrieval's normalised token vectors (``proj``,
+    ``F.normalize``, ``masked_fill`` by the all-ones mask) and its mean-pooled dense vector, beside the hidden state."""
+    seq = step_body(sim, inv, b, n)
+    kind = bert.step_task(inv)
+    if kind == "":
+        return [seq]
+    if kind == "ForMaskedLM":
+        low = sim.matmul_by(seq, sim.param("unembedding_projection.weight"))
+        return [sim.linear("lm_head", low)]
+    h = inv.config["hidden_size"]
+    tokens = normalize(sim, sim.linear("multi_vector_head.proj", seq))
+    tokens = sim.masked_fill(tokens, sim.mask((b, n, 1)))  # ~attention_mask.bool().unsqueeze(-1)
+    weights = sim.new((b, n, h), False)  # the mask expanded and cast: a full [B, L, H] tensor
+    summed = sim.new((b, h), seq.grad)
+    if seq.grad:
+        sim.save(weights)  # hidden * mask
+    count = sim.new((b, h), False)  # mask.sum(1).clamp_min(1e-9)
+    if summed.grad:
+        sim.save(count)  # the division keeps the divisor
+    dense = normalize(sim, sim.new((b, h), summed.grad))
+    return [seq, tokens, dense]
+
+
+#: NeoMMEConfig's ``attention_dropout`` (0.0). Its ``hidden_act`` is "relu2" only (the config refuses another).
+#: Rotary: no length bound. Eager attention only (SDPA, autocast: refused until cross-checked).
+COSTS = CostModel(step_program, None, keys=dropouts("attention_dropout", default=0.0))
+
+
 FAMILY = Family(
     model_type="neomme",
     base="NeoMMEModel",
@@ -205,6 +406,8 @@ FAMILY = Family(
     sample=sample,
     rank=72,
     default_attention="sdpa",
+    extras=EXTRAS,
+    costs=COSTS,
     labels={
         "neomme_patches": L("Image patch stem (LayerNorm, up, down)", "图像块输入层（LayerNorm、up、down）"),
         "neomme_values": L("Value embeddings (V × K·d)", "值嵌入表（V × K·d）"),

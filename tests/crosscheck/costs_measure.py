@@ -52,6 +52,9 @@ def freeze(model, embeddings: bool, layers: int, all_but_head: bool) -> None:
         base = base.text_model
     if embeddings and hasattr(base, "embed_tokens"):  # Llama-style bodies (EuroBERT, ESM C): a bare table
         base.embed_tokens.requires_grad_(False)
+        for name in ("value_embeddings", "patch_embeddings"):  # NeoMME's other token table and its image stem
+            if isinstance(getattr(base, name, None), torch.nn.Module):
+                getattr(base, name).requires_grad_(False)
     elif embeddings and hasattr(base, "embeddings"):  # the embedding layer with its projection to the hidden size (ELECTRA, ALBERT)
         base.embeddings.requires_grad_(False)
         for name in ("embeddings_project", "encoder.embedding_hidden_mapping_in"):

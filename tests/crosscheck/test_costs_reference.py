@@ -229,6 +229,29 @@ def adjust_llama_style(rng: random.Random, raw: dict[str, Any]) -> None:
         raw["pad_token_id"] = rng.randrange(raw["vocab_size"])  # the defaults (128001, 0) or a drawn one
 
 
+def adjust_neomme(rng: random.Random, raw: dict[str, Any]) -> None:
+    """NeoMME: at least one layer (the config refuses none), K/V heads that divide the heads, head sizes whose
+    rotated widths are multiples of four (both refused by the config, tested by the parameter cross-check), layer
+    kinds of the drawn length with a full-attention layer (one or several: the value embeddings' two layers),
+    now and then other rotary factors."""
+    layers = raw["num_hidden_layers"] = rng.randint(1, 3)
+    kv = raw["num_key_value_heads"] = rng.randint(1, 3)
+    raw["num_attention_heads"] = kv * rng.randint(1, 3)
+    raw["hidden_size"] = raw["num_attention_heads"] * rng.randint(1, 4)
+    raw["head_dim"] = rng.choice([16, 16, 32])
+    raw.pop("layer_types", None)
+    raw.pop("rope_parameters", None)
+    if rng.random() < 0.6:
+        kinds = [rng.choice(["full_attention", "sliding_attention"]) for _ in range(layers)]
+        kinds[rng.randrange(layers)] = "full_attention"
+        raw["layer_types"] = kinds
+    if rng.random() < 0.3:
+        raw["rope_parameters"] = {"full_attention": {"rope_type": "default", "rope_theta": 10000.0,
+                                                     "partial_rotary_factor": rng.choice([0.5, 1.0])},
+                                  "sliding_attention": {"rope_type": "default", "rope_theta": 10000.0,
+                                                        "partial_rotary_factor": rng.choice([0.25, 0.5, 1.0])}}
+
+
 def adjust_deberta_v2(rng: random.Random, raw: dict[str, Any]) -> None:
     """Mostly configurations transformers runs (a published head width, pooler width, odd kernel, bucket count
     other than 1), now and then one its forward fails on (refused on both sides), and more relative attention."""
@@ -434,7 +457,8 @@ ADJUST = {"big_bird": adjust_big_bird, "longformer": adjust_longformer, "deberta
           "fnet": no_heads, "nystromformer": adjust_nystromformer,
           "perceiver": adjust_perceiver, "yoso": adjust_yoso, "reformer": adjust_reformer,
           "modernvbert": adjust_composite(adjust_modernbert, "modernbert"),
-          "ultravbert": adjust_composite(adjust_llama_style, "ultrabert")}
+          "ultravbert": adjust_composite(adjust_llama_style, "ultrabert"),
+          "neomme": adjust_neomme}
 
 #: A family's own draw of the sequence length (BigBird's block-sparse attention runs only past a length).
 SEQ_LEN = {"big_bird": big_bird_length, "nystromformer": nystromformer_length, "reformer": reformer_length}

@@ -58,3 +58,61 @@ def test_what_the_config_class_refuses():
     ok = dict(DEFAULT, head_dim=4, num_hidden_layers=1,
               rope_parameters={"full_attention": {"partial_rotary_factor": 1.0}})
     assert build(ok).total > 0
+
+
+# -- the training step (issue 34): its figures against PyTorch are tests/crosscheck/test_costs_reference.py's
+
+
+SMALL = {"model_type": "neomme", "vocab_size": 40, "embedding_rank": 6, "hidden_size": 8, "intermediate_size": 12,
+         "num_hidden_layers": 3, "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 16,
+         "layer_types": ["sliding_attention", "full_attention", "full_attention"],
+         "rope_parameters": {"full_attention": {"rope_type": "default", "rope_theta": 10000.0,
+                                                "partial_rotary_factor": 0.5}}}
+
+
+def test_step_forward_flops_are_the_products_written_out():
+    """Per token: the factor R→H, per layer Q, gate and output (A·d·H each), K and V (K·d·H each), up and down
+    (H·I each), QKᵀ and probabilities·V (L·A·d each), then the decoder's two factors H→R and R→V; 2 FLOPs each."""
+    from calculator.costs import compute, settings
+
+    b, n = 2, 5
+    r, h, i, a, k, d, v = 6, 8, 12, 4, 2, 16, 40
+    per_layer = 3 * a * d * h + 2 * k * d * h + 2 * h * i + 2 * n * a * d
+    per_token = 2 * (r * h + 3 * per_layer + h * r + r * v)
+    got = compute(build(SMALL, "NeoMMEForMaskedLM"), settings(b, n))
+    assert got.forward == b * n * per_token
+    # everything trains, so each product's two operands need a gradient (the table's output too: the table
+    # trains): two products of the same size each in the backward
+    assert got.backward == 2 * got.forward
+    untied = compute(build(dict(SMALL, tie_word_embeddings=False), "NeoMMEForMaskedLM"), settings(b, n))
+    assert untied.forward == got.forward  # the same products, tied or not
+
+
+def test_layer_kinds_and_rotary_factors_are_kept_and_travel_in_the_link():
+    from calculator.page.state import _resolve, extra_query
+
+    inv = build(SMALL)
+    assert inv.config["layer_types"] == SMALL["layer_types"]
+    assert inv.config["rope_parameters"] == {"full_attention": {"partial_rotary_factor": 0.5}}  # rope_theta: no figure
+    query = extra_query(SMALL, inv.family, inv.config)
+    assert set(query) >= {"layer_types", "rope_parameters"}
+    params = {key: value for key, value in SMALL.items() if key not in ("layer_types", "rope_parameters")}
+    raw, _, _, _ = _resolve({**{key: str(value) for key, value in params.items()}, **query})
+    again = build(raw)
+    assert again.config["layer_types"] == SMALL["layer_types"]
+    assert again.config["rope_parameters"] == inv.config["rope_parameters"]
+    # the defaults travel as nothing
+    assert not {"layer_types", "rope_parameters"} & set(extra_query(DEFAULT, build(DEFAULT).family, build(DEFAULT).config))
+
+
+def test_sdpa_and_autocast_are_refused_until_cross_checked():
+    from calculator.costs import compute, settings
+
+    inv = build(SMALL)
+    for kwargs, code in (({"attention": "sdpa"}, "costs_sdpa_not_modelled"), ({"autocast": "bf16"}, "costs_autocast_family")):
+        try:
+            compute(inv, settings(1, 4, **kwargs))
+        except CalcError as exc:
+            assert exc.code == code, exc.code
+        else:
+            raise AssertionError(kwargs)
