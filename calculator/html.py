@@ -8,6 +8,8 @@ escape a user value is no longer possible, only writing ``raw(...)`` on purpose.
 """
 from __future__ import annotations
 
+import re
+
 from typing import Any, Iterable
 
 
@@ -51,6 +53,26 @@ def text(value: Any) -> str:
     if isinstance(value, (list, tuple)):
         return "".join([text(v) for v in value])
     return escape(str(value))
+
+
+#: A run of 20 or more name characters (``attention_probs_dropout_prob``, a module path) and, inside one, the
+#: places a line may end: after a dot, slash or underscore followed by a letter.
+_LONG_NAME = re.compile(r"([\w./-]{20,})", re.ASCII)
+_NAME_BREAK = re.compile(r"(?<=[._/])(?=[A-Za-z])")
+
+
+def breakable(value: str) -> Markup:
+    """``value`` escaped, with ``<wbr>`` after the dots, slashes and underscores of its long names: a narrow box
+    (the panel's column, a phone) may end a line there and never inside a part of the name, as
+    ``sitegen/codebreak.py`` does for the pages' inline code and ``setMessage`` in calculator.js for messages.
+    ``<wbr>`` adds no character: the text read, copied and announced is ``value`` itself."""
+    parts = []
+    for part in _LONG_NAME.split(value):
+        if _LONG_NAME.fullmatch(part):
+            parts.append("<wbr>".join(escape(piece) for piece in _NAME_BREAK.split(part)))
+        else:
+            parts.append(escape(part))
+    return Markup("".join(parts))
 
 
 def attribute_name(name: str) -> str:

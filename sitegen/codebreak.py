@@ -5,7 +5,8 @@ than a phone's line. Material lets code break anywhere (``word-break:
 break-word``), so the browser cut it wherever the line ended ("saved_tens" /
 "ors_hooks"), in both languages. Here every inline ``<code>`` (not a code
 block) whose text is at least :data:`MIN_CHARS` long gets a ``<wbr>`` after
-each dot or slash that is followed by a letter: a line may then end after
+each dot or slash that is followed by a letter (and after the underscores and
+at the word ends of snake_case and CamelCase names): a line may then end after
 ``torch.autograd.graph.`` and nothing else of the name is split. Short code
 (``model.to(dtype)``) is left alone; it fits any line. A ``<wbr>`` adds no
 character: copying the code, searching the page and screen readers get the
@@ -24,8 +25,12 @@ import re
 MIN_CHARS = 24
 #: ``<code>`` outside ``<pre>``, with text only inside (highlighted or linked code is left alone).
 _CODE = re.compile(r"(<pre\b.*?</pre>)|<code(?P<attrs>(?:\s[^>]*)?)>(?P<text>[^<]*)</code>", re.S)
-#: A dot or slash followed by a letter or an underscore: the end of one part of a path.
-_BREAK = re.compile(r"([./])(?=[A-Za-z_])")
+#: A dot or slash followed by a letter or an underscore, or an underscore inside a name followed by a letter: the
+#: end of one part of a path or of a snake_case name (``_scaled_dot_product_flash_attention_for_cpu``).
+_BREAK = re.compile(r"([./]|(?<=[A-Za-z0-9])_)(?=[A-Za-z_])")
+#: A lower-case letter followed by a capital: a word's end inside a CamelCase name
+#: (``ScaledDotProductEfficientAttentionBackward0``, wider than a phone's line).
+_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 
 
 def break_points(content: str) -> str:
@@ -37,7 +42,7 @@ def break_points(content: str) -> str:
         text = m.group("text")
         if len(htmllib.unescape(text)) < MIN_CHARS:
             return m.group(0)
-        broken = _BREAK.sub(r"\1<wbr>", text)
+        broken = _CAMEL.sub("<wbr>", _BREAK.sub(r"\1<wbr>", text))
         return f'<code{m.group("attrs") or ""}>{broken}</code>'
 
     return _CODE.sub(fix, content)

@@ -22,7 +22,7 @@ from ..i18n import L, pick
 from ..views import costs as cv
 from ..views.numbers import fmt_int, fmt_short
 from . import dom
-from ..html import Markup, h, join, raw
+from ..html import Markup, breakable, h, join, raw
 
 #: The N of "fits in N GB?" (GiB: what a card sold as N GB holds); not a setting of the step.
 GPU_KEY = options.GPU_GB.key
@@ -288,7 +288,7 @@ def answer(result: dict[str, Any], panel: Mapping[str, str], lang: str) -> dict[
     html = join([
         h("p", h("strong", heading), class_="calc-costs-settings"),
         # What the step assumes where transformers would run it otherwise, beside the figures (issue 35, H1, H4).
-        h("ul", [h("li", a["text"], data_assumption=a["key"]) for a in result["assumptions"]],
+        h("ul", [h("li", breakable(a["text"]), data_assumption=a["key"]) for a in result["assumptions"]],
           class_="calc-costs-assumptions", aria_label=cv.label("assumptions", lang)),
         _table(c, lang),
         h("p", h("strong", label("bar_title", lang)), class_="calc-costs-head"),
