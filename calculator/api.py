@@ -261,6 +261,11 @@ def _costs(req: Request, params: Mapping[str, Any], lang: str) -> dict[str, Any]
         # the plan, and a CLI command (--preset when the model is the preset's, unchanged).
         notes = views.config_notes(req.raw, lang, req.inv)
         preset = None if req.changed else req.preset
+        from .views import embed  # the panel's inference mode (issue 32 item 3), imported when asked for
+
+        if embed.page_mode(params) == "inference":
+            return {"ok": True, **embed.page_answer(req.inv, req.plan, params, lang, notes, req.label or req.preset,
+                                                    preset, req.raw, req.label)}
         return {"ok": True, **views.costs.page_answer(
             req.inv, req.plan, params, lang, notes=notes, name=req.label or req.preset, preset=preset,
             raw=req.raw, plan_query=req.plan_query, cli_label=req.label)}

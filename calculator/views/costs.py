@@ -777,16 +777,13 @@ def peak_dict(c: costs.Costs, lang: str) -> dict[str, Any] | None:
 def page_answer(inv: Any, plan: Any, params: Any, lang: str, notes: list[dict[str, str]] | None = None,
                 name: str | None = None, preset: str | None = None, raw: Mapping[str, Any] | None = None,
                 plan_query: Mapping[str, str] | None = None, cli_label: str | None = None) -> dict[str, Any]:
-    """The panel's data: the figures, the step's assumptions, the sum against the card (``gpu_gb``, default 24),
+    """The panel's data for a training step (inference mode is :func:`.embed.page_answer`, which the worker's
+    :func:`calculator.api.costs_answer` picks): the figures, the step's assumptions, the sum against the card (``gpu_gb``, default 24),
     the one Markdown block a forum answer pastes (:func:`forum_markdown`) and the text, the chart's series, and
     the query keys for the link.
 
     Raises :class:`CalcError` (the caller places it: :func:`calculator.page.fields.error_dict`).
     """
-    from . import embed  # the panel's inference mode (issue 32 item 3): "embed N passages of L tokens"
-
-    if embed.page_mode(params) == "inference":
-        return embed.page_answer(inv, plan, params, lang, notes, name, preset, raw, cli_label)
     s = page_settings(params)
     c = costs.compute(inv, s, plan)
     gpu = gpu_gb(params.get("gpu_gb", "24"))
