@@ -237,6 +237,15 @@ class LiveSim(Sim):
             if deaths is not None:
                 self._die(self._next, base + 1 + deaths[i])
 
+    def named_transient(self, nbytes: int, op: str) -> int:
+        self._next += 1
+        self.extra[self._next] = nbytes
+        self.op_of[self._next] = op
+        return self._next
+
+    def drop_transient(self, handle: int) -> None:
+        self._die(handle, self._next)
+
     def _die(self, sid: int, at: int) -> None:
         """A candidate death of storage ``sid``: after the allocation of storage ``at`` (the earliest wins)."""
         if at < self.deaths.get(sid, at + 1):
@@ -451,8 +460,9 @@ class LiveSim(Sim):
         out = super().add_(a, b)
         if not out.grad:
             return out
-        if a.itemsize != b.itemsize or a.shape != b.shape:
-            self.fail("a promoting or broadcasting in-place add")
+        if a.itemsize != b.itemsize or len(a.shape) != len(b.shape) or any(
+                m != n and n != 1 for m, n in zip(a.shape, b.shape)):
+            self.fail("a promoting in-place add, or one broadcasting its destination")  # ``b`` may broadcast
         return self._node("AddBackward0", [self._edge(a), self._edge(b)], self._add_backward(a, b), out)
 
     def _add_backward(self, a: T, b: T) -> Callable[[Backward, T], list[T | None]]:

@@ -729,6 +729,15 @@ class Ops:
         saved and it does not return is gone (its names die with the frame). Only the lifetime simulator uses it."""
         return out
 
+    def named_transient(self, nbytes: int, op: str) -> int:
+        """A storage of ``nbytes`` no figure of the tape counts (as :meth:`transients`), named by the model's Python
+        until :meth:`drop_transient` (Megatron-BERT's ``attention_mask = torch.ones(...)``, dropped once the mask
+        function has read it); a handle for that call. Only the lifetime simulator sees it."""
+        return 0
+
+    def drop_transient(self, handle: int) -> None:
+        """The model's Python drops its name of the :meth:`named_transient` ``handle`` here."""
+
     def split_columns(self, t: T) -> list[T]:
         """``t.split(1, dim=-1)``, each part ``squeeze(-1).contiguous()`` (the QA heads' start and end logits): a
         copy per column (``split`` and ``squeeze`` are views; the copy keeps nothing)."""

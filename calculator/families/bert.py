@@ -195,10 +195,11 @@ def formula(inv: Inventory) -> Formula:
 
 
 def step_embeddings(sim: Sim, inv: Inventory, prefix: str, b: int, n: int, positions_from_ids: bool = False,
-                    dropout: bool = True, dropout_key: str = "hidden_dropout_prob") -> T:
+                    dropout: bool = True, dropout_key: str = "hidden_dropout_prob", norm: bool = True) -> T:
     """``BertEmbeddings`` (and RoBERTa's, ERNIE's): word + token type + position, LayerNorm, dropout.
 
-    The dropout is active when the class has one (``dropout``) and ``dropout_key``'s probability is > 0.
+    The dropout is active when the class has one (``dropout``) and ``dropout_key``'s probability is > 0;
+    ``norm`` False: no LayerNorm (XLM-RoBERTa-XL's embeddings, whose norm moved into the pre-LN layers).
 
     The indices autograd keeps for a table's backward: ``input_ids`` [B, L]; BERT's
     token types are a gather from a buffer, [1, L] (then expanded), and its positions
@@ -225,15 +226,20 @@ def step_embeddings(sim: Sim, inv: Inventory, prefix: str, b: int, n: int, posit
     x = sim.rebind(x, sim.add(x, sim.embedding(e + "position_embeddings", positions)))
     if inv.config.get("use_task_id"):  # ERNIE: task_type_ids = zeros (int64); ``embeddings += ...`` in place
         x = sim.add_(x, sim.embedding(e + "task_type_embeddings", sim.ids((b, n))))
-    x = sim.rebind(x, sim.layer_norm(e + "LayerNorm", x))
+    if norm:
+        x = sim.rebind(x, sim.layer_norm(e + "LayerNorm", x))
     return sim.end_scope(mark, sim.rebind(x, sim.dropout(x, dropout and sim.drops(dropout_key))))
 
 
 def step_attention(sim: Sim, x: T, heads: int, query: str, key: str, value: str, dropout: bool = True,
                    bias: T | None = None, dropout_key: str = "attention_probs_dropout_prob", frame: bool = True,
-                   mask: T | None = None, softmax32: bool = False, held: list[T] | None = None) -> T:
+                   mask: T | None = None, softmax32: bool = False, held: list[T] | None = None,
+                   keep_scores: bool = False) -> T:
     """Self-attention up to the context [B, L, H]: eager (``eager_attention_forward``, then the reshape), or
     SDPA when ``sim.attention`` is "sdpa" (:meth:`Sim.sdpa`).
+
+    ``keep_scores``: the scaled scores keep their name until the function returns (Megatron-BERT's
+    ``attention_probs = softmax(attention_scores)`` names the probabilities anew; BERT's rebinds one name).
 
     ``frame``: the function is the model's own (its scope ends here, returning the context and the
     probabilities); else it is part of the caller's, which gets the probabilities in ``held`` (eager) to name them
@@ -281,7 +287,7 @@ def step_attention(sim: Sim, x: T, heads: int, query: str, key: str, value: str,
         return sim.end_scope(mark, out) if frame else out
     if bias is not None:  # MPNet: scores += position_bias, in place (keeps nothing)
         scores = T(scores.shape, scores.strides, scores.storage, scores.grad or bias.grad, scores.itemsize)
-    probs = sim.rebind(scores, sim.keep_output(scores))
+    probs = sim.keep_output(scores) if keep_scores else sim.rebind(scores, sim.keep_output(scores))
     probs = sim.rebind(probs, sim.dropout(probs, dropout and sim.drops(dropout_key)))
     context = sim.bmm(probs, v)
     context = sim.rebind(context, sim.contiguous(sim.transpose(context, 1, 2)))

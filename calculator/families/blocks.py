@@ -48,6 +48,17 @@ class PreLNLayer:
     #: The sums written ``input + sublayer`` (Megatron's) rather than ``sublayer + input``: the same figures,
     #: kept in transformers' own order for the op-by-op replay.
     residual_first: bool = False
+    #: Megatron-BERT's hand-written attention: ``attention_probs = softmax(attention_scores)`` gives the
+    #: probabilities a new name, so the scaled scores stay named until the attention returns.
+    keep_scores: bool = False
+    #: Megatron-BERT's layer returns ``(layer_output, attention_probs)``: the encoder's ``layer_outputs`` holds the
+    #: probabilities until the next layer returns (elsewhere the layer's ``_`` drops them as it returns).
+    returns_probs: bool = False
+    #: Where the feed-forward's norm output loses its last name (its storage then goes unless the dense keeps it):
+    #: "dense" (RoBERTa-PreLN's ``Intermediate`` rebinds it to the dense's output), "act" (XLM-R-XL's
+    #: ``feed_forward_chunk`` rebinds it to the intermediate's result), "chunk" (Megatron's ``ln_output``,
+    #: named until the chunk returns).
+    ffn_norm_dies: str = "chunk"
 
     def tensors(self, t: TensorList, prefix: str, i: int, hidden: int, intermediate: int) -> None:
         """The layer's tensors under ``{prefix}encoder.layer.{i}.``, in :attr:`order`."""
@@ -69,25 +80,56 @@ class PreLNLayer:
             else:
                 raise ValueError(f"no such part of a pre-LN layer: {role!r}")
 
-    def step(self, prefix: str, i: int, heads: int,
-             after: Callable[[Sim, T], T] | None = None) -> Callable[[Sim, T], T]:
-        """The layer's forward as a checkpointable block; ``after`` runs on its output (X-MOD's adapters)."""
+    def step(self, prefix: str, i: int, heads: int, after: Callable[[Sim, T], T] | None = None,
+             returned: list[T] | None = None) -> Callable[[Sim, T], T]:
+        """The layer's forward as a checkpointable block; ``after`` runs on its output (X-MOD's adapters).
+
+        Every name is dropped where the modeling files drop it (the op-by-op replay, :mod:`..costs.lifetime`): the
+        attention's norm output is a local of ``*Attention.forward``, the context goes when the self-output has
+        used it, the probabilities with the layer's frame (or, :attr:`returns_probs`, into ``returned`` for the
+        encoder to drop)."""
         p = f"{prefix}encoder.layer.{i}."
+
+        def residual(sim: Sim, x: T, out: T) -> T:
+            return sim.add(x, out) if self.residual_first else sim.add(out, x)
+
+        def sublayer_output(sim: Sim, dense: str, x: T, residual_input: T, drop: bool) -> T:
+            """``*SelfOutput`` / ``*Output``: dense, dropout (rebinding), the sum; their locals go as it returns."""
+            mark = sim.scope()
+            h = sim.linear(dense, x)
+            if drop:
+                h = sim.rebind(h, sim.dropout(h, True))
+            return sim.end_scope(mark, residual(sim, residual_input, h))
 
         def run(sim: Sim, x: T) -> T:
             s = p + "attention.self."
             drop = sim.drops(self.dropout_key) if self.dropout_key is not None else True
+            layer = sim.scope()  # *Layer.forward
+            attention = sim.scope()  # *Attention.forward: the norm's output named until it returns
             normed = sim.layer_norm(p + self.attention_norm, x)
-            context = bert.step_attention(sim, normed, heads, s + "query", s + "key", s + "value")
-            out = sim.dropout(sim.linear(p + "attention.output.dense", context), drop)
-            attended = sim.add(x, out) if self.residual_first else sim.add(out, x)
-            inner = sim.linear(p + "intermediate.dense", sim.layer_norm(p + self.ffn_norm, attended))
-            inner = sim.keep_input(inner) if self.act_key is None else sim.act(self.act_key, inner)  # GELU: its input
-            out = sim.linear(p + "output.dense", inner)
-            if self.output_dropout:
-                out = sim.dropout(out, drop)
-            out = sim.add(attended, out) if self.residual_first else sim.add(out, attended)
-            return after(sim, out) if after is not None else out
+            probs: list[T] = []
+            context = bert.step_attention(sim, normed, heads, s + "query", s + "key", s + "value", held=probs,
+                                          keep_scores=self.keep_scores)
+            attended = sublayer_output(sim, p + "attention.output.dense", context, x, drop)
+            sim.release(context)  # ``attention_output = self.output(attention_output, ...)``
+            attended = sim.end_scope(attention, attended, *probs)
+            chunk = sim.scope()  # feed_forward_chunk
+            normed = sim.layer_norm(p + self.ffn_norm, attended)
+            inner = sim.linear(p + "intermediate.dense", normed)
+            if self.ffn_norm_dies == "dense":
+                sim.release(normed)
+            # GELU whatever the config says (keeps its input), or the config's activation; rebinding the dense's output
+            inner = sim.rebind(inner, sim.keep_input(inner) if self.act_key is None else sim.act(self.act_key, inner))
+            if self.ffn_norm_dies == "act":
+                sim.release(normed)
+            out = sim.end_scope(chunk, sublayer_output(sim, p + "output.dense", inner, attended,
+                                                       drop and self.output_dropout))
+            if after is not None:
+                out = after(sim, out)
+            if self.returns_probs and returned is not None:
+                returned.extend(probs)
+                return sim.end_scope(layer, out, *probs)
+            return sim.end_scope(layer, out)
 
         return run
 
@@ -98,6 +140,10 @@ class PreLNEncoder:
 
     layer: PreLNLayer
     final_norm: str
+    #: Whether ``final_norm`` runs in the encoder's ``forward`` (Megatron-BERT, XLM-R-XL) or in the model's, after
+    #: the encoder has returned (RoBERTa-PreLN: ``encoder_outputs`` names the last layer's output until the model
+    #: returns).
+    norm_in_encoder: bool = True
 
     def tensors(self, t: TensorList, c: dict[str, Any], prefix: str) -> None:
         for i in range(c["num_hidden_layers"]):
@@ -105,9 +151,23 @@ class PreLNEncoder:
         t.layer_norm(prefix + self.final_norm, c["hidden_size"], section="encoder")
 
     def step(self, sim: Sim, inv: Inventory, prefix: str, x: T) -> T:
+        """The encoder's forward, then the final norm: ``hidden_states`` rebound by every layer (the embeddings'
+        output stays named by the model's ``embedding_output``), a layer's returned probabilities dropped when the
+        next layer returns (``layer_outputs`` rebound); the final norm's input named until the function that
+        runs it returns."""
         heads = inv.config["num_attention_heads"]
+        mark = sim.scope()  # *Encoder.forward
+        held: list[T] = []
         for i in range(inv.config["num_hidden_layers"]):
-            x = sim.layer(self.layer.step(prefix, i, heads), x)
+            returned: list[T] = []
+            y = sim.layer(self.layer.step(prefix, i, heads, returned=returned), x)
+            if i:
+                sim.release(x)
+            sim.release(*held)
+            held, x = returned, y
+        if self.norm_in_encoder:
+            return sim.end_scope(mark, sim.layer_norm(prefix + self.final_norm, x))
+        x = sim.end_scope(mark, x)
         return sim.layer_norm(prefix + self.final_norm, x)
 
 

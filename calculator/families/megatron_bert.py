@@ -29,11 +29,12 @@ FIELDS = with_defaults(
 
 
 #: ``MegatronBertLayer``: ``attention.ln`` registered first, then the attention; ``ln`` before the feed-forward
-#: pair; ``x + sublayer``; GELU and the dropouts fixed by the model's code.
+#: pair; ``x + sublayer``; GELU and the dropouts fixed by the model's code. Its attention (not BERT's
+#: ``eager_attention_forward``) names the probabilities apart from the scores, and the layer returns them.
 LAYER = blocks.PreLNLayer(
     "attention.ln", "ln",
     (blocks.ATTENTION_NORM, blocks.QKV, blocks.ATTENTION_OUTPUT, blocks.FFN_NORM, blocks.INTERMEDIATE, blocks.OUTPUT),
-    residual_first=True,
+    residual_first=True, keep_scores=True, returns_probs=True, ffn_norm_dies="chunk",
 )
 #: The layers and ``encoder.ln`` after the last.
 ENCODER = blocks.PreLNEncoder(LAYER, "encoder.ln")
@@ -52,28 +53,43 @@ formula = blocks.formula_without_embedding_norm
 # --------------------------------------------------------------- training step
 
 
-def step_embeddings(sim: Sim, inv: Inventory, prefix: str, b: int, n: int) -> T:
-    """``MegatronBertEmbeddings``: word + token type + position, dropout; no LayerNorm.
-
-    ``MegatronBertModel.forward`` makes the token types ``torch.zeros(input_shape)``,
-    a [B, L] int64 tensor the type table's backward keeps (not BERT's [1, L] gather
-    from a buffer); the positions are a slice of the ``position_ids`` buffer.
-    """
+def step_embeddings(sim: Sim, inv: Inventory, prefix: str, ids: T, types: T) -> T:
+    """``MegatronBertEmbeddings``: word + token type + position (``+=``, in place), dropout; no LayerNorm. The
+    positions are a slice of the ``position_ids`` buffer; the lookups' outputs go as it returns."""
     e = prefix + "embeddings."
-    ids = sim.ids((b, n))
-    types = sim.ids((b, n))
-    positions = sim.buffer((1, n))
-    x = sim.embedding(e + "word_embeddings", ids, first=True)
-    x = sim.add(x, sim.embedding(e + "token_type_embeddings", types))
-    x = sim.add(x, sim.embedding(e + "position_embeddings", positions))  # in place (+=): keeps nothing
-    return sim.dropout(x)
+    mark = sim.scope()
+    positions = sim.buffer((1, types.shape[1]))
+    words = sim.embedding(e + "word_embeddings", ids, first=True)
+    x = sim.add(words, sim.embedding(e + "token_type_embeddings", types))
+    x = sim.add_(x, sim.embedding(e + "position_embeddings", positions))
+    return sim.end_scope(mark, sim.rebind(x, sim.dropout(x)))
 
 
 def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
-    """Megatron-BERT's classes: the embeddings, L pre-LN layers, the encoder's final ``ln``, BERT's pooler and heads."""
+    """Megatron-BERT's classes: the embeddings, L pre-LN layers, the encoder's final ``ln``, BERT's pooler and heads.
+
+    ``MegatronBertModel.forward`` first checks the ids' first and last columns for padding
+    (``warn_if_padding_and_no_attention_mask``: ``pad_token_id in input_ids[:, [-1, 0]]``, four temporaries), makes
+    ``attention_mask = torch.ones((B, L))`` (float32) and the token types ``torch.zeros(input_shape)`` (a [B, L]
+    int64 tensor the type table's backward keeps, not BERT's [1, L] gather from a buffer); the bidirectional mask
+    function reads the ones (``.to(bool)``, ``.all()``) and returns None, dropping them.
+    """
     prefix = bert.step_prefix(inv)
-    seq = ENCODER.step(sim, inv, prefix, step_embeddings(sim, inv, prefix, b, n))
+    if bert.step_task(inv) in bert.EXACT_LIFETIMES and not inv.config.get("is_decoder"):
+        sim.exact_lifetimes()
+        sim.exact_forward()  # every name's release declared (blocks.PreLNLayer, the heads: BERT's)
+    mark = sim.scope()  # MegatronBertModel.forward
+    ids = sim.ids((b, n))  # input_ids (the program's first index tensor: live from the start)
+    if inv.config.get("pad_token_id") is not None:
+        sim.transients((16, 16 * b, 2 * b, 1), (1, 3, 3, 3), ("aten.lift_fresh", "aten.index", "aten.eq", "aten.any"))
+    ones = sim.named_transient(4 * b * n, "aten.ones")
+    types = sim.ids((b, n))
+    x = step_embeddings(sim, inv, prefix, ids, types)
+    sim.transients((b * n, 1), (1, 1), ("aten._to_copy", "aten.all"))
+    sim.drop_transient(ones)
+    seq = ENCODER.step(sim, inv, prefix, x)
     pooled = bert.step_pooler(sim, prefix, seq) if inv.pooler else None
+    sim.end_scope(mark, seq, *([pooled] if pooled is not None else []))
     return bert.step_heads(sim, inv, seq, pooled)  # BERT's heads: GELU and dropouts at the keys' defaults
 
 

@@ -220,6 +220,7 @@ def test_bert_base_b1_l128_figure() -> None:
 #: exact in the forward and the backward too, for the classes their program opts in (``sim.exact_lifetimes()``).
 LIFETIME_FAMILIES = ("bert", "ernie", "roberta", "xlm-roberta", "camembert", "data2vec-text", "electra", "distilbert", "albert",
                      "roc_bert")
+LIFETIME_FAMILIES += ("megatron-bert",)  # the pre-LN layer (families/blocks.py)
 ACTIVATION_RANDOM = int(os.environ.get("PEAK_ACTIVATION_RANDOM", str(max(2, PER_FAMILY * 3 // 4))))
 
 
@@ -299,6 +300,11 @@ FULL_SIZE = (
     ("BAAI/bge-m3", 4, 1024, "bf16", True), ("microsoft/deberta-v3-base", 1, 512, "bf16", False),
     ("bert-base-uncased", 8, 128, "bf16", True),  # the CLI golden bert-step-gpu: 969,638,684 bytes
 )
+# Megatron-BERT passes its own ``torch.ones`` mask, which transformers drops when ``.all()`` (real tensors); a fake
+# tensor counts as tracing (``is_tracing``), so there a [B, 1, L, L] mask is made and kept through the forward (and
+# by checkpointing's frames): rows where the backward or the optimizer step make the peak (the forward exact on
+# real tensors: test_forward_and_loss_replayed_exactly).
+FULL_SIZE += (("UFNLP/gatortron-base", 8, 512, "fp32", False), ("UFNLP/gatortron-base", 2, 512, "bf16", True))
 
 
 @pytest.mark.parametrize("preset,batch,seq_len,dtype,checkpointing", FULL_SIZE)
@@ -412,6 +418,7 @@ def test_peak_512_equals_memtracker() -> None:
 #: the loss are replayed exactly, so the peak is given wherever it lies.
 FORWARD_EXACT = ("bert", "ernie", "roberta", "xlm-roberta", "camembert", "data2vec-text", "electra", "distilbert",
                  "albert")
+FORWARD_EXACT += ("megatron-bert",)  # the pre-LN layer (families/blocks.py)
 FORWARD_RANDOM = int(os.environ.get("PEAK_FORWARD_RANDOM", str(max(4, PER_FAMILY // 2))))
 
 
