@@ -36,7 +36,7 @@ FIELDS = with_defaults(
 LAYER = blocks.PreLNLayer(
     "attention.self_attn_layer_norm", "LayerNorm",
     (blocks.QKV, blocks.ATTENTION_OUTPUT, blocks.ATTENTION_NORM, blocks.INTERMEDIATE, blocks.OUTPUT, blocks.FFN_NORM),
-    output_dropout=False,
+    output_dropout=False, ffn_norm_dies="act",
 )
 #: The layers and ``encoder.LayerNorm`` after the last.
 ENCODER = blocks.PreLNEncoder(LAYER, "encoder.LayerNorm")
@@ -56,23 +56,23 @@ formula = blocks.formula_without_embedding_norm
 
 
 def step_embeddings(sim: Sim, inv: Inventory, prefix: str, b: int, n: int) -> T:
-    """``XLMRobertaXLEmbeddings``: RoBERTa's lookups (positions computed from the ids, token types gathered at
-    them, both [B, L] int64 tensors the tables' backward keeps), summed, dropout; no LayerNorm."""
-    e = prefix + "embeddings."
-    ids = sim.ids((b, n))
-    positions = sim.ids((b, n))
-    types = sim.ids((b, n))
-    x = sim.embedding(e + "word_embeddings", ids, first=True)
-    x = sim.add(x, sim.embedding(e + "token_type_embeddings", types))
-    x = sim.add(x, sim.embedding(e + "position_embeddings", positions))
-    return sim.dropout(x)
+    """``XLMRobertaXLEmbeddings``: RoBERTa's (positions computed from the ids, token types gathered at them, both
+    [B, L] int64 tensors the tables' backward keeps, the temporaries of the positions' computation), summed,
+    dropout; no LayerNorm."""
+    return bert.step_embeddings(sim, inv, prefix, b, n, positions_from_ids=True, norm=False)
 
 
 def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
-    """XLM-RoBERTa-XL's classes: the embeddings, L pre-LN layers, ``encoder.LayerNorm``, RoBERTa's pooler and heads."""
+    """XLM-RoBERTa-XL's classes: the embeddings, L pre-LN layers, ``encoder.LayerNorm``, RoBERTa's pooler and heads
+    (the embeddings' output named by the model until it returns)."""
     prefix = bert.step_prefix(inv)
+    if bert.step_task(inv) in roberta.LIFETIMES and not inv.config.get("is_decoder"):  # no causal mask
+        sim.exact_lifetimes()
+        sim.exact_forward()  # every name's release declared (blocks.PreLNLayer, RoBERTa's heads)
+    mark = sim.scope()  # XLMRobertaXLModel.forward
     seq = ENCODER.step(sim, inv, prefix, step_embeddings(sim, inv, prefix, b, n))
     pooled = bert.step_pooler(sim, prefix, seq) if inv.pooler else None
+    sim.end_scope(mark, seq, *([pooled] if pooled is not None else []))
     return step_heads(sim, inv, seq, pooled)
 
 
