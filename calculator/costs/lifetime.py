@@ -412,6 +412,9 @@ class LiveSim(Sim):
         if not t.grad:
             return out
         self.save(noise)
+        # MulBackward0 saves its input before the product is made: a recomputation stopping at this pack (a pre-LN
+        # layer's last dropout) never makes the product.
+        self._stop = noise.storage
         return self._pointwise_backward("MulBackward0", "aten.mul", t, out)
 
     def bmm(self, a: T, b: T) -> T:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..costs import BERT_KEYS, CostModel, Sim, T
+from ..costs import BERT_KEYS, CostModel, Sim, T, position_buffers
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
 from . import bert, blocks, roberta
@@ -27,10 +27,10 @@ FIELDS = with_defaults(BERT_FIELDS, vocab_size=50265)
 LAYER = blocks.PreLNLayer(
     "attention.LayerNorm", "intermediate.LayerNorm",
     (blocks.QKV, blocks.ATTENTION_OUTPUT, blocks.ATTENTION_NORM, blocks.FFN_NORM, blocks.INTERMEDIATE, blocks.OUTPUT),
-    act_key="hidden_act", dropout_key="hidden_dropout_prob",
+    act_key="hidden_act", dropout_key="hidden_dropout_prob", ffn_norm_dies="dense",
 )
-#: The layers and the model's ``LayerNorm`` after the encoder (before the pooler).
-ENCODER = blocks.PreLNEncoder(LAYER, "LayerNorm")
+#: The layers and the model's ``LayerNorm`` after the encoder (before the pooler), run in the model's ``forward``.
+ENCODER = blocks.PreLNEncoder(LAYER, "LayerNorm", norm_in_encoder=False)
 
 
 def backbone(t: TensorList, c: dict[str, Any], prefix: str, with_pooler: bool) -> None:
@@ -58,14 +58,22 @@ def formula(inv: Inventory) -> Formula:
 
 
 def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
-    """RoBERTa's embeddings and heads around the pre-LN layers and the final LayerNorm."""
+    """RoBERTa's embeddings and heads around the pre-LN layers and the final LayerNorm (the embeddings' output and
+    the encoder's named by the model until it returns)."""
     prefix = bert.step_prefix(inv)
+    if bert.step_task(inv) in roberta.LIFETIMES and not inv.config.get("is_decoder"):  # no causal mask
+        sim.exact_lifetimes()
+        sim.exact_forward()  # every name's release declared (blocks.PreLNLayer, RoBERTa's heads)
+    mark = sim.scope()  # RobertaPreLayerNormModel.forward
     seq = ENCODER.step(sim, inv, prefix, bert.step_embeddings(sim, inv, prefix, b, n, positions_from_ids=True))
     pooled = bert.step_pooler(sim, prefix, seq) if inv.pooler else None
+    sim.end_scope(mark, seq, *([pooled] if pooled is not None else []))
     return roberta.step_heads(sim, inv, seq, pooled)
 
 
-COSTS = CostModel(step_program, bert.absolute_positions(offset=2), check=bert.step_check, keys=BERT_KEYS, autocast=True, sdpa=True)
+#: Its embeddings register BERT's two int64 buffers (``position_ids``, ``token_type_ids``).
+COSTS = CostModel(step_program, bert.absolute_positions(offset=2), check=bert.step_check, keys=BERT_KEYS, autocast=True, sdpa=True,
+                  buffers=position_buffers)
 
 P = "roberta_prelayernorm."
 

@@ -220,7 +220,7 @@ def test_bert_base_b1_l128_figure() -> None:
 #: exact in the forward and the backward too, for the classes their program opts in (``sim.exact_lifetimes()``).
 LIFETIME_FAMILIES = ("bert", "ernie", "roberta", "xlm-roberta", "camembert", "data2vec-text", "electra", "distilbert", "albert",
                      "roc_bert")
-LIFETIME_FAMILIES += ("megatron-bert", "xlm-roberta-xl")  # the pre-LN layer (families/blocks.py)
+LIFETIME_FAMILIES += ("megatron-bert", "xlm-roberta-xl", "roberta-prelayernorm")  # the pre-LN layer (families/blocks.py)
 ACTIVATION_RANDOM = int(os.environ.get("PEAK_ACTIVATION_RANDOM", str(max(2, PER_FAMILY * 3 // 4))))
 
 
@@ -305,7 +305,8 @@ FULL_SIZE = (
 # by checkpointing's frames): rows where the backward or the optimizer step make the peak (the forward exact on
 # real tensors: test_forward_and_loss_replayed_exactly).
 FULL_SIZE += (("UFNLP/gatortron-base", 8, 512, "fp32", False), ("UFNLP/gatortron-base", 2, 512, "bf16", True))
-FULL_SIZE += (("facebook/xlm-roberta-xl", 16, 512, "bf16", False),)
+FULL_SIZE += (("facebook/xlm-roberta-xl", 16, 512, "bf16", False), ("andreasmadsen/efficient_mlm_m0.40", 16, 512, "fp32", False),
+              ("andreasmadsen/efficient_mlm_m0.40", 8, 512, "fp32", True))
 
 
 @pytest.mark.parametrize("preset,batch,seq_len,dtype,checkpointing", FULL_SIZE)
@@ -335,7 +336,8 @@ FULL_SIZE_SDPA = (
     ("bert-base-uncased", 1, 128, "fp32", False), ("bert-base-uncased", 16, 512, "fp32", False),
     ("BAAI/bge-m3", 4, 1024, "bf16", True), ("distilbert-base-uncased", 2, 128, "fp32", False),
 )
-FULL_SIZE_SDPA += (("facebook/xlm-roberta-xl", 16, 512, "bf16", False), ("facebook/xlm-roberta-xl", 8, 512, "bf16", True))
+FULL_SIZE_SDPA += (("facebook/xlm-roberta-xl", 16, 512, "bf16", False), ("facebook/xlm-roberta-xl", 8, 512, "bf16", True),
+                   ("andreasmadsen/efficient_mlm_m0.40", 16, 512, "bf16", False))
 
 
 @pytest.mark.parametrize("preset,batch,seq_len,dtype,checkpointing", FULL_SIZE_SDPA)
@@ -420,7 +422,7 @@ def test_peak_512_equals_memtracker() -> None:
 #: the loss are replayed exactly, so the peak is given wherever it lies.
 FORWARD_EXACT = ("bert", "ernie", "roberta", "xlm-roberta", "camembert", "data2vec-text", "electra", "distilbert",
                  "albert")
-FORWARD_EXACT += ("megatron-bert", "xlm-roberta-xl")  # the pre-LN layer (families/blocks.py)
+FORWARD_EXACT += ("megatron-bert", "xlm-roberta-xl", "roberta-prelayernorm")  # the pre-LN layer (families/blocks.py)
 FORWARD_RANDOM = int(os.environ.get("PEAK_FORWARD_RANDOM", str(max(4, PER_FAMILY // 2))))
 
 
