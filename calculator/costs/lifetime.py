@@ -246,6 +246,10 @@ class LiveSim(Sim):
     def drop_transient(self, handle: int) -> None:
         self._die(handle, self._next)
 
+    def made_by(self, t: T, aten: str) -> T:
+        self.op_of[t.storage] = aten
+        return t
+
     def _die(self, sid: int, at: int) -> None:
         """A candidate death of storage ``sid``: after the allocation of storage ``at`` (the earliest wins)."""
         if at < self.deaths.get(sid, at + 1):
@@ -361,8 +365,10 @@ class LiveSim(Sim):
         out = super().expand(t, shape)
         if not out.grad:
             return out
-        if tuple(shape) != t.shape:
-            self.fail("expand with a reduction")
+        if tuple(shape) != t.shape:  # ExpandBackward0: ``sum_to`` the input's sizes, a new tensor (MPNet's bias)
+            size, old = t.itemsize, t.shape
+            return self._node("ExpandBackward0", [self._edge(t)], lambda bw, g: [bw.alloc(old, size, "aten.sum")], out,
+                              [])
         return self._node("ExpandBackward0", [self._edge(t)], lambda bw, g: [bw.alias(g, g.shape, g.strides)], out, [])
 
     def select(self, t: T, dim: int, index: int = 0) -> T:

@@ -738,6 +738,12 @@ class Ops:
     def drop_transient(self, handle: int) -> None:
         """The model's Python drops its name of the :meth:`named_transient` ``handle`` here."""
 
+    def made_by(self, t: T, aten: str) -> T:
+        """``t`` was made by the aten operation ``aten`` (what ``LiveBytes`` names the peak by) rather than the one
+        the simulator's own operation names (Megatron-BERT's and MPNet's ``scores / sqrt(d)``: ``aten.div``).
+        Only the lifetime simulator uses it."""
+        return t
+
     def split_columns(self, t: T) -> list[T]:
         """``t.split(1, dim=-1)``, each part ``squeeze(-1).contiguous()`` (the QA heads' start and end logits): a
         copy per column (``split`` and ``squeeze`` are views; the copy keeps nothing)."""

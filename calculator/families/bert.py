@@ -285,8 +285,10 @@ def step_attention(sim: Sim, x: T, heads: int, query: str, key: str, value: str,
         context = sim.contiguous(sim.transpose(sim.bmm(probs, v), 1, 2))
         out = sim.contiguous(sim.reshape(context, (b, n, width)))
         return sim.end_scope(mark, out) if frame else out
-    if bias is not None:  # MPNet: scores += position_bias, in place (keeps nothing)
-        scores = T(scores.shape, scores.strides, scores.storage, scores.grad or bias.grad, scores.itemsize)
+    if keep_scores:  # ``attention_scores / math.sqrt(self.attention_head_size)``
+        scores = sim.made_by(scores, "aten.div")
+    if bias is not None:  # MPNet: scores += position_bias, in place (AddBackward0 keeps nothing)
+        scores = sim.add_(scores, bias)
     probs = sim.keep_output(scores) if keep_scores else sim.rebind(scores, sim.keep_output(scores))
     probs = sim.rebind(probs, sim.dropout(probs, dropout and sim.drops(dropout_key)))
     context = sim.bmm(probs, v)

@@ -117,48 +117,102 @@ def mpnet_config(vocab: int = 30527, positions: int = 514) -> dict[str, Any]:
     }
 
 
+def step_embeddings(sim: Sim, inv: Inventory, prefix: str, ids: T) -> T:
+    """``MPNetEmbeddings``: positions from the ids (``create_position_ids_from_input_ids``: ``ne`` (bool),
+    ``.int()``, ``cumsum`` (int64), ``.type_as``, ``* mask``, ``.long()``, ``+ padding_idx``, each temporary dropped
+    once the next operation has used it, the mask as the function returns), word + position lookups, LayerNorm,
+    dropout; its locals go as it returns."""
+    e = prefix + "embeddings."
+    b, n = ids.shape
+    mark = sim.scope()
+    sim.transients((b * n, 4 * b * n, 8 * b * n, 4 * b * n, 4 * b * n, 8 * b * n), (1, 6, 3, 4, 6, 6),
+                   ("aten.ne", "aten._to_copy", "aten.cumsum", "aten._to_copy", "aten.mul", "aten._to_copy"))
+    positions = sim.made_by(sim.ids((b, n)), "aten.add")
+    words = sim.embedding(e + "word_embeddings", ids, first=True)
+    x = sim.add(words, sim.embedding(e + "position_embeddings", positions))
+    x = sim.rebind(x, sim.layer_norm(e + "LayerNorm", x))
+    return sim.end_scope(mark, sim.rebind(x, sim.dropout(x, sim.drops("hidden_dropout_prob"))))
+
+
+def step_position_bias(sim: Sim, prefix: str, b: int, n: int, heads: int) -> T:
+    """``MPNetEncoder.compute_position_bias``: two ``arange`` s, their difference [L, L] (int64), the buckets
+    (``relative_position_bucket``'s temporaries, each dropped as Python drops it), the lookup of the [L, L] bucket
+    table (kept by its backward when the table trains), permuted, expanded to [B, A, L, L] and copied
+    (``contiguous``): the bias every layer adds in place."""
+    cpb = sim.scope()
+    sim.transients((8 * n, 8 * n, 8 * n * n), None, ("aten.arange", "aten.arange", "aten.sub"))
+    rpb = sim.scope()  # relative_position_bucket
+    negated = sim.named_transient(8 * n * n, "aten.neg")  # n = -relative_position
+    # ret = 0 + (n < 0).to(long) * num_buckets: each temporary gone once the next is made
+    sim.transients((n * n, 8 * n * n, 8 * n * n), (1, 2, 3), ("aten.lt", "aten._to_copy", "aten.mul"))
+    buckets = sim.made_by(sim.ids((n, n)), "aten.add")
+    sim.named_transient(8 * n * n, "aten.abs")  # n = torch.abs(n): named until the function returns
+    sim.drop_transient(negated)
+    sim.transients((n * n,), None, ("aten.lt",))  # is_small
+    # val_if_large: float(), / max_exact, log, / log(...), * (...), .to(long), max_exact + ...; full_like, min
+    sim.transients((4 * n * n,) * 5 + (8 * n * n,) * 3, (1, 2, 3, 4, 5, 6, 8, 8),
+                   ("aten._to_copy", "aten.div", "aten.log", "aten.div", "aten.mul", "aten._to_copy", "aten.add",
+                    "aten.full_like"))
+    sim.transients((8 * n * n,), None, ("aten.minimum",))
+    sim.transients((8 * n * n,), (0,), ("aten.where",))  # ret += torch.where(...): in place, the operand dropped
+    buckets = sim.end_scope(rpb, buckets)
+    values = sim.embedding(prefix + "encoder.relative_attention_bias", buckets)
+    # values.permute([2, 0, 1]).unsqueeze(0).expand((bsz, -1, qlen, klen)).contiguous(): views, then the copy
+    viewed = sim.transpose(sim.transpose(values, 0, 2), 1, 2)
+    viewed = sim.expand(sim.view(viewed, (1, heads, n, n)), (b, heads, n, n))
+    bias = sim.rebind(values, sim.contiguous(viewed))
+    return sim.end_scope(cpb, bias)
+
+
 def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     """MPNet's classes: RoBERTa-style positions from the ids, one relative-position bias for all layers
-    (a lookup of an [L, L] bucket table, kept if the table trains), BERT's layer otherwise."""
+    (a lookup of an [L, L] bucket table, kept if the table trains, named by the encoder until it returns), BERT's
+    layer otherwise; every name dropped where ``modeling_mpnet.py`` drops it."""
     c = inv.config
     prefix = bert.step_prefix(inv)
-    e = prefix + "embeddings."
-    x = sim.embedding(e + "word_embeddings", sim.ids((b, n)), first=True)
-    x = sim.add(x, sim.embedding(e + "position_embeddings", sim.ids((b, n))))
-    hidden = sim.drops("hidden_dropout_prob")
-    x = sim.dropout(sim.layer_norm(e + "LayerNorm", x), hidden)
+    if bert.step_task(inv) in roberta.LIFETIMES:  # MPNet has no decoder mode
+        sim.exact_lifetimes()
+        sim.exact_forward()  # every name's release declared below (the heads: RoBERTa's)
+    model = sim.scope()  # MPNetModel.forward
+    ids = sim.ids((b, n))  # input_ids (the program's first index tensor: live from the start)
+    x = step_embeddings(sim, inv, prefix, ids)
     heads = c["num_attention_heads"]
-    table = sim.embedding(prefix + "encoder.relative_attention_bias", sim.ids((n, n)))
-    bias = sim.new((b, heads, n, n), table.grad)  # permute, expand, contiguous: a copy nothing keeps
+    encoder = sim.scope()  # MPNetEncoder.forward: ``position_bias`` named until it returns
+    bias = step_position_bias(sim, prefix, b, n, heads)
     for i in range(c["num_hidden_layers"]):
-        x = step_layer(sim, f"{prefix}encoder.layer.{i}.", x, heads, bias)
+        y = step_layer(sim, f"{prefix}encoder.layer.{i}.", x, heads, bias)
+        if i:
+            sim.release(x)  # hidden_states = layer_outputs[0]
+        x = y
+    x = sim.end_scope(encoder, x)
     if not c["num_hidden_layers"]:  # computed, kept, but no loss depends on it: the table gets no .grad
         sim.used.discard(prefix + "encoder.relative_attention_bias.weight")
     pooled = bert.step_pooler(sim, prefix, x) if inv.pooler else None
-    kind = bert.step_task(inv)
-    if kind == "":
-        return [x] + ([pooled] if pooled is not None else [])
-    if kind == "ForMaskedLM":
-        return [bert.step_mlm(sim, "lm_head", x)]
-    if kind == "ForSequenceClassification":
-        y = sim.keep_output(sim.linear("classifier.dense", sim.dropout(sim.select(x, 1), hidden)))
-        return [sim.linear("classifier.out_proj", sim.dropout(y, hidden))]
-    if kind == "ForTokenClassification":
-        return [sim.linear("classifier", sim.dropout(x, hidden))]
-    if kind == "ForQuestionAnswering":
-        return bert.step_qa(sim, x)
-    raise AssertionError(inv.architecture)
+    sim.end_scope(model, x, *([pooled] if pooled is not None else []))
+    return roberta.step_heads(sim, inv, x, pooled, dropout_key="hidden_dropout_prob")
 
 
 def step_layer(sim: Sim, p: str, x: T, heads: int, bias: T) -> T:
-    """One ``MPNetLayer`` (not a checkpointable layer in transformers 5.23)."""
+    """One ``MPNetLayer`` (not a checkpointable layer in transformers 5.23): its attention computes the output
+    projection ``o`` itself and keeps the scores named until it returns; ``MPNetAttention`` adds
+    ``dropout(o) + hidden_states`` under its LayerNorm (the two temporaries gone after it), BERT's feed-forward."""
     a = p + "attention.attn."
-    context = bert.step_attention(sim, x, heads, a + "q", a + "k", a + "v", bias=bias)
     hidden = sim.drops("hidden_dropout_prob")
-    attended = sim.layer_norm(p + "attention.LayerNorm", sim.add(sim.dropout(sim.linear(a + "o", context), hidden), x))
-    inner = sim.act("hidden_act", sim.linear(p + "intermediate.dense", attended))
-    out = sim.dropout(sim.linear(p + "output.dense", inner), hidden)
-    return sim.layer_norm(p + "output.LayerNorm", sim.add(out, attended))
+    layer = sim.scope()  # MPNetLayer.forward
+    attention = sim.scope()  # MPNetAttention.forward
+    inner = sim.scope()  # MPNetSelfAttention.forward
+    context = bert.step_attention(sim, x, heads, a + "q", a + "k", a + "v", bias=bias, frame=False,
+                                  keep_scores=True)
+    o = sim.end_scope(inner, sim.linear(a + "o", context))
+    dropped = sim.dropout(o, hidden)
+    total = sim.add(dropped, x)
+    attended = sim.layer_norm(p + "attention.LayerNorm", total)
+    sim.release(dropped, total)
+    attended = sim.end_scope(attention, attended)
+    hidden_states = sim.linear(p + "intermediate.dense", attended)
+    hidden_states = sim.rebind(hidden_states, sim.act("hidden_act", hidden_states))
+    out = bert.self_output(sim, p + "output.", hidden_states, attended, hidden)  # MPNetOutput: BERT's
+    return sim.end_scope(layer, out)
 
 
 def step_check(inv: Inventory) -> None:

@@ -221,6 +221,9 @@ def test_bert_base_b1_l128_figure() -> None:
 LIFETIME_FAMILIES = ("bert", "ernie", "roberta", "xlm-roberta", "camembert", "data2vec-text", "electra", "distilbert", "albert",
                      "roc_bert")
 LIFETIME_FAMILIES += ("megatron-bert", "xlm-roberta-xl", "roberta-prelayernorm")  # the pre-LN layer (families/blocks.py)
+# MPNet is modelled op by op too (FORWARD_EXACT below), but none of these drawn cases peaks in its backward (the
+# [B, A, L, L] bias and each attention's kept scores make the forward the highest): its backward's maximum is checked
+# against the measured one in every figure there (check_timeline), not here.
 ACTIVATION_RANDOM = int(os.environ.get("PEAK_ACTIVATION_RANDOM", str(max(2, PER_FAMILY * 3 // 4))))
 
 
@@ -306,7 +309,8 @@ FULL_SIZE = (
 # real tensors: test_forward_and_loss_replayed_exactly).
 FULL_SIZE += (("UFNLP/gatortron-base", 8, 512, "fp32", False), ("UFNLP/gatortron-base", 2, 512, "bf16", True))
 FULL_SIZE += (("facebook/xlm-roberta-xl", 16, 512, "bf16", False), ("andreasmadsen/efficient_mlm_m0.40", 16, 512, "fp32", False),
-              ("andreasmadsen/efficient_mlm_m0.40", 8, 512, "fp32", True))
+              ("andreasmadsen/efficient_mlm_m0.40", 8, 512, "fp32", True),
+              ("sentence-transformers/all-mpnet-base-v2", 32, 512, "fp32", False))
 
 
 @pytest.mark.parametrize("preset,batch,seq_len,dtype,checkpointing", FULL_SIZE)
@@ -422,7 +426,7 @@ def test_peak_512_equals_memtracker() -> None:
 #: the loss are replayed exactly, so the peak is given wherever it lies.
 FORWARD_EXACT = ("bert", "ernie", "roberta", "xlm-roberta", "camembert", "data2vec-text", "electra", "distilbert",
                  "albert")
-FORWARD_EXACT += ("megatron-bert", "xlm-roberta-xl", "roberta-prelayernorm")  # the pre-LN layer (families/blocks.py)
+FORWARD_EXACT += ("megatron-bert", "xlm-roberta-xl", "roberta-prelayernorm", "mpnet")  # the pre-LN layer (families/blocks.py)
 FORWARD_RANDOM = int(os.environ.get("PEAK_FORWARD_RANDOM", str(max(4, PER_FAMILY // 2))))
 
 
