@@ -128,10 +128,10 @@ def test_cli_inference_json_text_and_refusals() -> None:
 
 
 def test_inference_without_an_exact_forward_gives_bounds() -> None:
-    """MPNet's forward is not replayed tensor by tensor yet: no figure, the proven bounds (the start and the
+    """SqueezeBERT's forward is not replayed tensor by tensor yet: no figure, the proven bounds (the start and the
     outputs below; the start, every storage and three of the largest above), the FLOPs all the same. A family
     whose peak is not cross-checked at all (ModernBERT) has no bounds either."""
-    inv = build(get_preset("sentence-transformers/all-mpnet-base-v2").config)
+    inv = build(get_preset("squeezebert/squeezebert-uncased").config)
     c = costs.compute_inference(inv, costs.settings(1, 8))
     d = c.to_dict()
     assert d["memory"]["peak"] is None and d["peak_at"] is None and d["flops"]["forward"] > 0
