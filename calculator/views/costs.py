@@ -199,11 +199,11 @@ LABELS.update({
     "peak_none": L(
         "Peak of live memory: not given for this step ({reason}): the engine gives the peak only where it is proven "
         "exact against PyTorch (so far: the optimizer step, when it provably exceeds the forward and the backward; "
-        "and every phase of BERT-like encoders (BERT, RoBERTa, ELECTRA, DistilBERT, ALBERT), their forward "
-        "replayed tensor by tensor and their backward operation by operation).",
+        "and every phase of the families whose forward is replayed tensor by tensor and whose backward operation "
+        "by operation, listed on the \"What fits\" page).",
         "显存峰值（同时存活的张量）：这一步暂不给出（{reason}）：只有经 PyTorch 核对、确证精确时才给出峰值"
-        "（目前：优化器更新阶段，且可证明高于前向与反向；以及 BERT 类编码器（BERT、RoBERTa、ELECTRA、"
-        "DistilBERT、ALBERT）的所有阶段：前向传播逐个张量重放，反向传播逐个算子推算）。",
+        "（目前：优化器更新阶段，且可证明高于前向与反向；以及前向传播逐个张量重放、反向传播逐个算子推算的"
+        "那些模型族的所有阶段，名单见“放得下吗”页面）。",
     ),
     "phase_optimizer": L("optimizer step", "优化器更新阶段"),
     "phase_forward": L("forward pass", "前向传播"),
