@@ -203,7 +203,7 @@ LABELS.update({
         "by operation, listed on the \"What fits\" page).",
         "显存峰值（同时存活的张量）：这一步暂不给出（{reason}）：只有经 PyTorch 核对、确证精确时才给出峰值"
         "（目前：优化器更新阶段，且可证明高于前向与反向；以及前向传播逐个张量重放、反向传播逐个算子推算的"
-        "那些模型族的所有阶段，名单见“放得下吗”页面）。",
+        "那些模型系列的所有阶段，名单见“放得下吗”页面）。",
     ),
     "phase_optimizer": L("optimizer step", "优化器更新阶段"),
     "phase_forward": L("forward pass", "前向传播"),
