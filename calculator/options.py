@@ -188,18 +188,22 @@ CKPT = Option(
            "梯度检查点；不带值时为非重入式（use_reentrant=False），即 transformers 5.23 的默认值；"
            "reentrant：use_reentrant=True"),
 )
-#: The attention the step runs (issue 32): eager, or PyTorch's SDPA as transformers calls it
-#: (``attn_implementation="sdpa"``; the fused kernel, with attention dropout measured at 0 as a GPU's fused kernels keep it). The default stays
-#: eager until every family's SDPA path is proven (transformers 5.23 picks sdpa where the class supports it).
+#: The attention the step runs (issue 32): by default what transformers 5.23 builds the class with (SDPA where the
+#: class supports it and its SDPA step is worked out here, else eager; the answer's assumptions say which ran),
+#: or eager, or PyTorch's SDPA as transformers calls it (``attn_implementation="sdpa"``; the fused kernel, with
+#: attention dropout measured at 0 as a GPU's fused kernels keep it).
 ATTENTION = Option(
-    "attention", "step", cli="--attention", metavar="eager|sdpa", kind="choice", default="eager",
-    choices=(Choice("eager"), Choice("sdpa")),
+    "attention", "step", cli="--attention", metavar="default|eager|sdpa", kind="choice", default="default",
+    choices=(Choice("default", L("transformers' default for the class", "transformers 对该类的默认实现")),
+             Choice("eager"), Choice("sdpa")),
     codes=("costs_attention", "costs_no_sdpa", "costs_sdpa_not_modelled", "costs_sdpa_math",
            "costs_sdpa_t5_bias"),
     label=L("Attention (attn_implementation)", "注意力实现（attn_implementation）"),
-    help=L("eager (default) or sdpa: attn_implementation=\"sdpa\", PyTorch's scaled_dot_product_attention "
+    help=L("default: what transformers 5.23 builds the class with (sdpa where the class supports it, else eager); "
+           "eager; or sdpa: attn_implementation=\"sdpa\", PyTorch's scaled_dot_product_attention "
            "(its fused kernel; attention dropout measured at 0, as a GPU's fused kernels keep no mask)",
-           "eager（默认）或 sdpa：attn_implementation=\"sdpa\"，即 PyTorch 的 scaled_dot_product_attention"
+           "default（默认）：transformers 5.23 构建该类时的实现（支持 SDPA 的类用 sdpa，否则用 eager）；"
+           "eager；或 sdpa：attn_implementation=\"sdpa\"，即 PyTorch 的 scaled_dot_product_attention"
            "（融合 kernel；注意力 dropout 按 0 计算，GPU 的融合 kernel 不保存掩码）"),
 )
 #: Mixed precision (issue 32): fp32 weights, ``torch.autocast("cpu", dtype=torch.bfloat16)`` around the forward

@@ -142,10 +142,35 @@ def embed_time(flops: int, lang: str, tflops: float | None = None) -> str:
     return embed.duration(flops / (rate * 1e12), lang)
 
 
+def replayed_families(lang: str, attention: str = "eager") -> str:
+    """The families whose forward the peak engine replays tensor by tensor (so the peak is exact in every phase),
+    found by asking the engine, never listed by hand: each family's first preset at B = 1, L = 8 with ``attention``,
+    listed when its timeline's forward phase is exact. Their titles joined as the language writes a list."""
+    from calculator import costs
+    from calculator.build import build
+    from calculator.errors import CalcError
+    from calculator.families import FAMILIES
+    from calculator.i18n import pick
+
+    names = []
+    for family in sorted(FAMILIES.values(), key=lambda f: f.rank):
+        if family.costs is None or not family.presets:
+            continue
+        try:
+            peak = costs.compute(build(family.presets[0].config), costs.settings(1, 8, attention=attention)).peak
+        except CalcError:
+            continue
+        if peak is not None and any(p.name == "forward" and p.exact for p in peak.timeline):
+            names.append(pick(family.title, lang))
+    if lang == "zh":
+        return "、".join(names[:-1]) + " 和 " + names[-1] if len(names) > 1 else "".join(names)
+    return ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else "".join(names)
+
+
 def context() -> dict[str, Any]:
     """The names the page uses (merged into :func:`sitegen.context.page_context`)."""
     from calculator import options
 
     return {"fit_case": fit_case, "largest_batch": largest_batch, "peak_bounds": cv.peak_bounds,
-            "timeline_figure": timeline_figure, "embed_case": embed_case, "embed_time": embed_time,
+            "timeline_figure": timeline_figure, "embed_case": embed_case, "replayed_families": replayed_families, "embed_time": embed_time,
             "tflops_default": options.TFLOPS.default, "cuda_block": BLOCK}

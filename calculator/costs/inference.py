@@ -28,7 +28,8 @@ from typing import Any
 from ..errors import CalcError
 from ..model import Inventory
 from .peak import Item, Peak, not_modelled
-from .step import DTYPES, MAX_FIGURE, Settings, _named_parameters, _numel, _trainability, cost_model, simulate
+from .step import (DTYPES, MAX_FIGURE, Settings, _named_parameters, _numel, _trainability, cost_model, simulate,
+                   with_attention)
 from .tensor import INDEX_BYTES
 
 
@@ -40,6 +41,8 @@ class InferenceCosts:
     forward: int
     weights: int
     peak: Peak
+    #: As :attr:`~.step.Costs.attention_fallback`: the SDPA refusal that made the default attention eager.
+    attention_fallback: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """``costs`` in the CLI's JSON: ``mode`` "inference", the settings that apply, ``flops.forward``,
@@ -51,6 +54,8 @@ class InferenceCosts:
                                "flops": {"forward": self.forward},
                                "memory": {"weights": self.weights, "peak": self.peak.bytes},
                                "peak_at": self.peak.at_dict()}
+        if self.attention_fallback:
+            out["attention_fallback"] = self.attention_fallback
         if self.peak.bytes is None:
             out["peak_note"] = {"code": self.peak.note, "reason": self.peak.reason,
                                 "lower": self.peak.lower or None, "upper": self.peak.upper}
@@ -59,7 +64,10 @@ class InferenceCosts:
 
 def compute_inference(inv: Inventory, s: Settings) -> InferenceCosts:
     """The inference span of ``inv`` at ``s`` (batch, length, dtype, attention, mixed precision; the training
-    options must be their defaults: :func:`check_settings`)."""
+    options must be their defaults: :func:`check_settings`; attention ``default`` resolved for the class as the
+    training step resolves it: :func:`~.step.with_attention`)."""
+    if s.attention == "default":
+        return with_attention(inv, s, lambda chosen: compute_inference(inv, chosen))
     check_settings(s)
     sim, outputs = simulate(inv, s, None, inference=True)
     itemsize = DTYPES[s.dtype]

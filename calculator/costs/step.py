@@ -7,8 +7,8 @@ adds up. Standard library only.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Sequence
+from dataclasses import dataclass, replace
+from typing import Any, Callable, Sequence, TypeVar
 
 from ..errors import CalcError
 from ..model import Inventory
@@ -16,6 +16,8 @@ from .declare import CostModel, check_step_keys, step_value
 from .modules import ADAPTED, Sim
 from .peak import BLOCK, Item, Peak, not_modelled, step_peak, with_timeline
 from .tensor import ADAPTER_BYTES, T
+
+R = TypeVar("R")
 
 DTYPES: dict[str, int] = {"fp32": 4, "bf16": 2}
 OPTIMIZERS: tuple[str, ...] = ("adamw", "sgd", "sgd-momentum", "adafactor")
@@ -80,6 +82,9 @@ class Costs:
     #: instead); a GPU's fused kernels apply it inside and keep no mask, so the figures are the fused kernel's
     #: with attention dropout 0, every other dropout as configured, and the answer says so (``sdpa_dropout_gpu``).
     sdpa_dropout: tuple[tuple[str, float], ...] = ()
+    #: The attention asked was ``default``, the class's default is SDPA, and its SDPA step was refused with this
+    #: code (:data:`SDPA_REFUSALS`): the figures are eager attention's, and the answer says why.
+    attention_fallback: str | None = None
 
     @property
     def memory_total(self) -> int:
@@ -92,6 +97,8 @@ class Costs:
             "weights": self.weights, "gradients": self.gradients, "optimizer": self.optimizer,
             "activations": self.activations,
         }
+        if self.attention_fallback:
+            out["attention_fallback"] = self.attention_fallback
         if self.peak is not None:
             out["memory"]["peak"] = self.peak.bytes
             out["memory"]["peak_512"] = self.peak.bytes_512  # every storage rounded to CUDA's 512-byte block
@@ -171,6 +178,12 @@ def checkpointing_mode(value: Any) -> str | bool:
 
 #: The attention implementations the step runs: transformers' ``attn_implementation`` values.
 ATTENTIONS: tuple[str, ...] = ("eager", "sdpa")
+#: What a reader may ask for: one of :data:`ATTENTIONS`, or ``default``: what transformers 5.23 picks for the
+#: class (``sdpa`` where the class supports it, else ``eager``; :func:`with_attention` resolves it).
+ATTENTION_CHOICES: tuple[str, ...] = ("default",) + ATTENTIONS
+#: The refusals of an SDPA step that the default attention answers with eager instead (the class offers no SDPA,
+#: its SDPA step is not worked out here, or PyTorch would not run the fused kernel): the answer then says so.
+SDPA_REFUSALS: tuple[str, ...] = ("costs_no_sdpa", "costs_sdpa_not_modelled", "costs_sdpa_math", "costs_sdpa_t5_bias")
 
 
 def settings(batch: Any, seq_len: Any, dtype: Any = "fp32", optimizer: Any = "adamw", checkpointing: Any = False,
@@ -187,10 +200,28 @@ def settings(batch: Any, seq_len: Any, dtype: Any = "fp32", optimizer: Any = "ad
     if optimizer not in OPTIMIZERS:
         raise CalcError("costs_optimizer", value=optimizer, supported=OPTIMIZERS)
     attention = "eager" if attention in (None, "") else (attention.strip().lower() if isinstance(attention, str) else attention)
-    if attention not in ATTENTIONS:
-        raise CalcError("costs_attention", value=attention, choices=list(ATTENTIONS))
+    if attention not in ATTENTION_CHOICES:
+        raise CalcError("costs_attention", value=attention, choices=list(ATTENTION_CHOICES))
     mode = checkpointing_mode(checkpointing)
     return Settings(b, n, dtype, optimizer, bool(mode), mode == "reentrant", attention, _autocast(autocast, dtype))
+
+
+def with_attention(inv: Inventory, s: Settings, run: Callable[[Settings], R]) -> R:
+    """``run(s)`` with ``s.attention`` resolved: as asked, or for ``default`` what transformers 5.23 builds the
+    class with (``Family.default_attention``: sdpa where the class supports it). Where the SDPA step is refused
+    (:data:`SDPA_REFUSALS`: not worked out for the class, or a shape PyTorch's fused kernel does not take) the
+    default is eager, and the answer's assumptions say that transformers would run SDPA. The result's settings
+    are the resolved ones (the JSON's ``attention`` is what ran)."""
+    if s.attention != "default":
+        return run(s)
+    if getattr(inv.family, "default_attention", "eager") == "sdpa":
+        try:
+            return run(replace(s, attention="sdpa"))
+        except CalcError as e:
+            if e.code not in SDPA_REFUSALS:
+                raise
+            return replace(run(replace(s, attention="eager")), attention_fallback=e.code)  # type: ignore[type-var]
+    return run(replace(s, attention="eager"))
 
 
 def cost_model(inv: Inventory) -> CostModel:
@@ -404,7 +435,10 @@ _PEAK_SETTINGS = ("batch", "seq_len", "dtype", "optimizer", "checkpointing", "re
 
 
 def compute(inv: Inventory, s: Settings, plan: Any = None) -> Costs:
-    """The exact figures of one training step of ``inv`` (with ``plan``'s LoRA or freezing) under ``s``."""
+    """The exact figures of one training step of ``inv`` (with ``plan``'s LoRA or freezing) under ``s`` (its
+    attention ``default`` resolved for the class: :func:`with_attention`)."""
+    if s.attention == "default":
+        return with_attention(inv, s, lambda chosen: compute(inv, chosen, plan))
     sim, outputs = simulate(inv, s, plan)
     itemsize = DTYPES[s.dtype]
     params, graded = _parameters(inv, plan, itemsize, sim.used)

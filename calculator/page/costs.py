@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from .. import charts, options
-from ..costs import ATTENTIONS, OPTIMIZERS
+from ..costs import OPTIMIZERS
 from ..i18n import L, pick
 from ..views import costs as cv
 from ..views.numbers import fmt_int, fmt_short
@@ -128,7 +128,7 @@ def render_panel(lang: str) -> Markup:
         field("dtype", select("dtype", ("fp32", "bf16"))),
         field("optimizer", select("optimizer", OPTIMIZERS)),
         field("ckpt", menu("ckpt")),
-        field("attention", select("attention", ATTENTIONS)),
+        field("attention", menu("attention")),
         field("mixed_precision", menu("mixed_precision")),
         field(GPU_KEY, join([text(GPU_KEY, list=gpu_list),
                              h("datalist", [h("option", value=str(n)) for n in GPU_SIZES], id=gpu_list)])),

@@ -109,6 +109,14 @@ LABELS.update({
         "Philox 种子和偏移量），这里没有测量。在 CPU 上，PyTorch 这一步改走 SDPA 的 math 路径，它和 eager 注意力一样，"
         "要保存 B × 头数 × L × L 的注意力概率和同样大小的 dropout 掩码。",
     ),
+    "attention_sdpa_fallback": L(
+        "Attention: eager. transformers 5.23 builds {architecture} with SDPA by default, but that step is not "
+        "worked out here for this model ({code}), so these figures are eager attention's, which keeps the "
+        "B × heads × L × L attention probabilities for the backward; choose eager or sdpa to say which you mean.",
+        "注意力：eager。transformers 5.23 默认用 SDPA 构建 {architecture}，但这里还没有为这个模型算出 SDPA 下的一步"
+        "（{code}），所以这些数字是 eager 注意力的，反向传播要保存 B × 头数 × L × L 的注意力概率；"
+        "可以明确选择 eager 或 sdpa。",
+    ),
     "attention_eager": L(
         "Attention: eager, as transformers 5.23 builds {architecture} (it offers no SDPA).",
         "注意力：eager，与 transformers 5.23 构建 {architecture} 的方式相同（它不支持 SDPA）。",
@@ -191,11 +199,11 @@ LABELS.update({
     "peak_none": L(
         "Peak of live memory: not given for this step ({reason}): the engine gives the peak only where it is proven "
         "exact against PyTorch (so far: the optimizer step, when it provably exceeds the forward and the backward; "
-        "and every phase of BERT-like encoders (BERT, RoBERTa, ELECTRA, DistilBERT, ALBERT), their forward "
-        "replayed tensor by tensor and their backward operation by operation).",
+        "and every phase of the families whose forward is replayed tensor by tensor and whose backward operation "
+        "by operation, listed on the \"What fits\" page).",
         "显存峰值（同时存活的张量）：这一步暂不给出（{reason}）：只有经 PyTorch 核对、确证精确时才给出峰值"
-        "（目前：优化器更新阶段，且可证明高于前向与反向；以及 BERT 类编码器（BERT、RoBERTa、ELECTRA、"
-        "DistilBERT、ALBERT）的所有阶段：前向传播逐个张量重放，反向传播逐个算子推算）。",
+        "（目前：优化器更新阶段，且可证明高于前向与反向；以及前向传播逐个张量重放、反向传播逐个算子推算的"
+        "那些模型系列的所有阶段，名单见“放得下吗”页面）。",
     ),
     "phase_optimizer": L("optimizer step", "优化器更新阶段"),
     "phase_forward": L("forward pass", "前向传播"),
@@ -357,7 +365,7 @@ def ckpt_name(mode: str | bool, lang: str) -> str:
     return label(f"ckpt_mode_{mode}", lang) if mode else label("off", lang)
 
 
-def assumptions(inv: Any, s: costs.Settings, lang: str) -> list[tuple[str, str]]:
+def assumptions(inv: Any, s: costs.Settings, lang: str, fallback: str | None = None) -> list[tuple[str, str]]:
     """(key, sentence) for what this step assumes where transformers would run it otherwise: the attention
     (eager, where SDPA is the class's default as :attr:`Family.default_attention` says, or the SDPA step that
     ran: ``attention_sdpa_run``), the dtype (a whole-model cast, not Trainer's mixed precision) and which
@@ -366,7 +374,9 @@ def assumptions(inv: Any, s: costs.Settings, lang: str) -> list[tuple[str, str]]
     attention = "attention_sdpa" if getattr(family, "default_attention", "eager") == "sdpa" else "attention_eager"
     if s.attention == "sdpa":  # the step ran SDPA (only where the class has it: costs_no_sdpa otherwise)
         attention = "attention_sdpa_run"
-    out = [(attention, label(attention, lang, architecture=inv.architecture)),
+    elif fallback:  # the default attention: SDPA refused for this model (``Costs.attention_fallback``), eager ran
+        attention = "attention_sdpa_fallback"
+    out = [(attention, label(attention, lang, architecture=inv.architecture, code=fallback or "")),
            (f"dtype_{s.dtype}", label(f"dtype_{s.dtype}", lang))]
     if s.autocast:  # the dtype sentence says mixed precision: fp32 weights, the forward under autocast
         out[1] = (f"dtype_autocast_{s.autocast}", label(f"dtype_autocast_{s.autocast}", lang))
@@ -557,7 +567,7 @@ def render(c: costs.Costs, lang: str = "en", markdown: bool = False, grouped: bo
     """
     title = f"{label('title', lang)}{colon(lang)}{heading(c, lang)}"
     table = rows(c, lang)
-    assumed = [text for _, text in assumptions(inv, c.settings, lang)] if inv is not None else []
+    assumed = [text for _, text in assumptions(inv, c.settings, lang, c.attention_fallback)] if inv is not None else []
     card = step_fits(c, gpu, lang)[1] + [label("gb_note", lang)] if gpu else []
     line = peak_line(c, lang)
     card = ([line] if line else []) + card + (fit_lines(fit, lang, unknown_reason(c, lang)) if fit is not None else [])
@@ -811,7 +821,7 @@ def page_answer(inv: Any, plan: Any, params: Any, lang: str, notes: list[dict[st
     search_lines = (fit_lines(searched, lang, unknown_reason(c, lang)) if searched is not None else [fit_note or ""]) if asked else []
     return {
         "costs": c.to_dict(), "total_bytes": c.memory_total, "gpu_gb": gpu, "fits": verdict, "fit_lines": verdict_lines,
-        "assumptions": [{"key": k, "text": t} for k, t in assumptions(inv, s, lang)],
+        "assumptions": [{"key": k, "text": t} for k, t in assumptions(inv, c.settings, lang, c.attention_fallback)],
         "markdown": forum_markdown(inv, c, lang, gpu, plan, notes, name, command, searched, fit_note), "text": text,
         "command": command, "series": series(inv, s, plan, c), "query": query,
         "grouped_convolutions": grouped, "peak": peak_dict(c, lang), "architecture": inv.architecture,

@@ -92,9 +92,10 @@ def test_a_shared_link_gives_the_clis_step_and_copies_it(page, context, site, la
     verdict, lines = panel.fits(parts, 16, lang, True, expected["memory"].get("peak"), bounds)
     assert fits.get_attribute("data-fits") == verdict
     assert [p.text_content() for p in fits.locator("p").all()][:len(lines)] == lines
-    # The step's assumptions beside its figures: eager where BERT defaults to SDPA, the cast, reentrant (as asked).
+    # The step's assumptions beside its figures: SDPA, BERT's default attention (issue 32), the cast, reentrant (as
+    # asked), and the note that the fused kernel's figures leave BERT's attention dropout 0.1 out.
     assumed = page.eval_on_selector_all("#calc-costs-output [data-assumption]", "ls => ls.map(l => l.dataset.assumption)")
-    assert assumed == ["attention_sdpa", "dtype_bf16", "ckpt_reentrant"]
+    assert assumed == ["attention_sdpa_run", "dtype_bf16", "ckpt_reentrant", "sdpa_dropout_gpu"]
     # The address keeps the step's keys as the link gave them (round trip).
     query = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(page.url).query))
     step_keys = {k: v for k, v in LINK.items() if k in panel.PANEL_KEYS}

@@ -30,8 +30,9 @@ NON_EMBEDDING = MLM_TOTAL - (V + P + 2) * H
 
 
 def cli(*args: str) -> dict:
-    """The JSON ``costs`` object the CLI prints for one step of BertForMaskedLM."""
-    out = subprocess.run([sys.executable, "-m", "calculator", *MLM, "--format", "json", *args],
+    """The JSON ``costs`` object the CLI prints for one step of BertForMaskedLM, in eager attention (the page's
+    worked step: it explains the L × L probabilities; the CLI's default would be SDPA, BertModel's)."""
+    out = subprocess.run([sys.executable, "-m", "calculator", *MLM, "--attention", "eager", "--format", "json", *args],
                          cwd=ROOT, capture_output=True, text=True, check=True).stdout
     data = json.loads(out)
     assert data["total"] == MLM_TOTAL

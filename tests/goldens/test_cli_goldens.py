@@ -46,16 +46,21 @@ CASES: dict[str, list[str]] = {
                                 "--lora-r", "8", "--peft-task-type", "SEQ_CLS", "--table"],
     # A training step set against a card (issue 35): its assumptions, the sum and what it leaves out.
     "bert-step-gpu": ["--preset", "bert-base-uncased", "--batch", "8", "--seq-len", "128", "--dtype", "bf16",
-                      "--grad-checkpointing", "--gpu-gb", "24"],
+                      "--grad-checkpointing", "--gpu-gb", "24", "--attention", "eager"],
     # Mixed precision (issue 32): fp32 weights, autocast bf16 around the forward; its sentence, no peak.
     "bert-step-autocast": ["--preset", "bert-base-uncased", "--batch", "8", "--seq-len", "128",
-                           "--mixed-precision", "bf16", "--gpu-gb", "24"],
+                           "--mixed-precision", "bf16", "--gpu-gb", "24", "--attention", "eager"],
     # The step with SDPA (issue 32): ALBERT's attention dropout is 0 as published, so it runs the flash kernel.
     "albert-step-sdpa": ["--preset", "albert-base-v2", "--batch", "2", "--seq-len", "64", "--attention", "sdpa"],
     # The inference span (issue 32): one forward under no_grad, its exact peak (BERT's forward replayed) against a
     # card; and MPNet's, whose forward is only bounded: no figure, the proven bounds.
     "bert-inference": ["--preset", "bert-base-uncased", "--inference", "--batch", "8", "--seq-len", "128",
-                       "--gpu-gb", "24"],
+                       "--gpu-gb", "24", "--attention", "eager"],
+    # The default attention (issue 32): what transformers 5.23 builds the class with, SDPA for BertModel, whose
+    # attention dropout 0.1 the fused kernel's figures leave out (the note says so); T5's encoder falls back to eager
+    # (its trainable relative bias has no SDPA step here) and says why.
+    "bert-step-default": ["--preset", "bert-base-uncased", "--batch", "8", "--seq-len", "128", "--gpu-gb", "24"],
+    "t5-step-default": ["--preset", "google/flan-t5-base", "--batch", "2", "--seq-len", "64"],
     "mpnet-inference": ["--preset", "sentence-transformers/all-mpnet-base-v2", "--inference", "--batch", "4",
                         "--seq-len", "256"],
     # SDPA with attention dropout 0.1 (issue 35, reader H1): the fused kernel's figures at attention dropout 0 and

@@ -26,14 +26,14 @@ def _answer(costs, params=None, lang="en"):
 def test_the_panel_answers_with_the_step_its_rows_and_its_link_keys():
     assert FORWARD_32_128 == 715_149_803_520
     out = _answer({"batch": "32", "seq_len": "128", "dtype": "fp32", "optimizer": "adamw", "ckpt": "0",
-                   "gpu_gb": "24"})
+                   "gpu_gb": "24", "attention": "eager"})  # eager: the figures below are worked out for it
     assert out["ok"] and out["total"] == 109_482_240
     c = out["costs"]
     assert c["ok"], c
     assert c["costs"]["flops"]["forward"] == FORWARD_32_128
     assert f'data-costs="flops.forward" data-value="{FORWARD_32_128}"' in c["html"]
     # Only B and L (the panel's presence) and the values away from their defaults go to the link.
-    assert c["query"] == {"batch": "32", "seq_len": "128"}
+    assert c["query"] == {"batch": "32", "seq_len": "128", "attention": "eager"}
     # The verdict is the peak's (issue 32): its proven upper bound at B = 32, L = 128 is within 24 GiB (the sum of
     # the four parts is 5.04 GiB), so it fits; tests/unit/test_panel_peak_fit.py works the verdict out by hand.
     assert c["gpu_gb"] == 24 and c["fits"] == "fits"
@@ -126,7 +126,7 @@ def test_the_page_as_built_holds_the_panel_closed_and_empty():
 
 
 def test_charts_say_every_figure_and_show_the_square_term():
-    c = _answer({"batch": "2", "seq_len": "128"})["costs"]
+    c = _answer({"batch": "2", "seq_len": "128", "attention": "eager"})["costs"]  # eager: the L × L term
     series = c["series"]
     assert [p["seq_len"] for p in series] == [16, 32, 64, 128, 256, 512]
     # Activations grow faster than L (the B × heads × L × L probabilities): the dashed line stays below.

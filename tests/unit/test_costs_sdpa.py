@@ -227,9 +227,13 @@ def test_the_panel_says_what_sdpa_keeps():
         c = json.loads(api.compute_json(json.dumps(request), lang))["costs"]
         assert c["ok"] and panel.LABELS["series_note_sdpa"][lang] in c["html"]
         assert 'data-assumption="attention_sdpa_run"' in c["html"]
-        request["costs"].pop("attention")
+        request["costs"]["attention"] = "eager"
         c = json.loads(api.compute_json(json.dumps(request), lang))["costs"]
         assert panel.LABELS["series_note_sdpa"][lang] not in c["html"] and "attention_sdpa_run" not in c["html"]
+        request["costs"].pop("attention")  # the default: SDPA, as transformers 5.23 builds AlbertModel
+        c = json.loads(api.compute_json(json.dumps(request), lang))["costs"]
+        assert panel.LABELS["series_note_sdpa"][lang] in c["html"] and 'data-assumption="attention_sdpa_run"' in c["html"]
+        assert "attention" not in c["query"]
 
 
 def test_ultrabert_sliding_layers_keep_their_mask_under_sdpa():

@@ -58,7 +58,7 @@ def test_the_page_has_each_option_at_its_default():
         assert f'id="calc-{o.key}"' in page, o.key
         assert f'id="calc-{o.key}-error"' in page, o.key
     assert panel.DEFAULTS == {"batch": "32", "seq_len": "128", "dtype": "fp32", "optimizer": "adamw", "ckpt": "0",
-                              "attention": "eager", "mixed_precision": "", "gpu_gb": "24", "fit": "0",
+                              "attention": "default", "mixed_precision": "", "gpu_gb": "24", "fit": "0",
                               "mode": "train", "passages": "10000", "tflops": "100"}
     assert options.PLANNER_KEYS == ("lora_r", "lora_targets", "lora_bias", "peft_task_type", "modules_to_save", "freeze",
                                     "freeze_layers")
