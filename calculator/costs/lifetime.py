@@ -212,6 +212,10 @@ class LiveSim(Sim):
         self._adapter: str | None = None  # "lora_A" or "lora_B" while peft's factor runs
         self._label = ""  # the operation running between modules
         self.storage_of = {t.name: t.tied_to or t.name for t in self.inv.tensors}
+        #: A view's storage -> the ``CopySlices`` node its base's history ends in (:meth:`add_to_view`).
+        self._view_bases: dict[int, int] = {}
+        #: Storages saved by nodes the loss never reaches (:meth:`unused`): freed with the forward's locals.
+        self.unreached: set[int] = set()
 
     # -- bookkeeping
 
@@ -734,6 +738,130 @@ class LiveSim(Sim):
         self.blocks_run.append(Block(x.storage, first, self._next, self._stop))
         return out
 
+    # -- RoCBert's embeddings (issue 32): the concatenation, the clone, the in-place adds into a Linear's view
+
+    def concat(self, parts: Sequence[T], dim: int) -> T:
+        """``torch.cat``: ``CatBackward0`` saves nothing; its backward hands each input a slice of the gradient
+        (``narrow``: a view, no allocation; measured with ``backward_ledger``)."""
+        self._begin()
+        self._labelled("cat", "aten.cat")
+        out = super().concat(parts, dim)
+        if not out.grad:
+            return out
+        if any(p.itemsize != out.itemsize for p in parts):
+            self.fail("a promoting concatenation")
+        shapes = [p.shape for p in parts]
+
+        def run(bw: Backward, g: T) -> list[T | None]:
+            return [bw.alias(g, shape, g.strides) if p.grad else None for p, shape in zip(parts, shapes)]
+        return self._node("CatBackward0", [self._edge(p) for p in parts], run, out, [])
+
+    def clone(self, t: T) -> T:
+        """``torch.clone``: a new storage; ``CloneBackward0`` passes the gradient on (a view)."""
+        self._begin()
+        self._labelled("clone", "aten.clone")
+        out = Ops.pointwise(self, t)
+        if not out.grad:
+            return out
+        return self._node("CloneBackward0", [self._edge(t)], lambda bw, g: [bw.alias(g, g.shape, g.strides)], out, [])
+
+    def add_to_view(self, a: T, b: T) -> T:
+        """``a += b`` where ``a`` is a Linear's 3-D output (a view of ``addmm``'s [N, out]) and ``b`` may broadcast
+        (RoCBert's ``embedding_in += token_type_embeddings``, ``+= position_embeddings``). Autograd rebases the
+        view's base: a ``CopySlices`` node (wrapping ``AddBackward0``) becomes the base's history, and the view's
+        own grad_fn an ``AsStridedBackward0`` on it. Measured (``backward_ledger``): ``AsStridedBackward0``
+        allocates the base's gradient (zeros, then the copy); ``CopySlices`` allocates ``result`` (the base's
+        size, a copy of the incoming gradient) and a contiguous clone of the view's slice, which ``AddBackward0``
+        hands to both inputs: ``b``'s gradient is that clone (summed to ``b``'s shape by ``validate_outputs``
+        where ``b`` broadcasts, the clone then dropped), or the clone is dropped as ``apply`` returns when ``b``
+        needs none. Nothing is saved; the forward allocates nothing."""
+        self._begin()
+        out = super().add_to_view(a, b)
+        if not out.grad:
+            return out
+        if not a.grad or a.itemsize != b.itemsize:
+            self.fail("an in-place add into a view that needed no gradient, or promoting")
+            return out
+        base = self._view_bases.get(a.storage)
+        if base is None:  # the first in-place add: the view's history is the Linear's ViewBackward0 on addmm's
+            view = self.edge.get(id(a))
+            node = self.nodes[view] if view is not None else None
+            if node is not None and node.name in ("AddBackward0", "ToCopyBackward0"):
+                # peft's LoRA Linear returns ``result + ...`` (or its ``.to(dtype)``): no view, so autograd's
+                # in-place ``AddBackward0`` is the tensor's history (``b``'s gradient summed where it broadcasts)
+                return self._node("AddBackward0", [self._edge(a), self._edge(b)], self._add_backward(a, b), out)
+            if node is None or node.name != "ViewBackward0" or node.nexts[0] is None:
+                self.fail("an in-place add into a view of an unmodelled base")
+                return out
+            base = node.nexts[0]
+        numel = 1
+        for d in a.shape:
+            numel *= d
+        flat = (numel,)
+        size, view_shape, b_shape, b_grad = a.itemsize, a.shape, b.shape, b.grad
+
+        def copy_slices(bw: Backward, g: T) -> list[T | None]:
+            result = bw.alloc(flat, size, "aten.new_empty_strided")
+            grad_slice = bw.alloc(view_shape, size, "aten.clone")
+            if not b_grad:
+                bw.drop(grad_slice.storage)
+                return [result, None]
+            if tuple(b_shape) == tuple(view_shape):
+                return [result, grad_slice]
+            summed = bw.alloc(b_shape, size, "aten.sum")  # validate_outputs' sum_to
+            bw.drop(grad_slice.storage)
+            return [result, summed]
+        handle = T(flat, (1,), a.storage, True, size)
+        self._node("CopySlices", [base, self._edge(b)], copy_slices, handle, [])
+        copy = self.edge.pop(id(handle))
+        self._view_bases[a.storage] = copy
+        self._node("AsStridedBackward0", [copy], lambda bw, g: [bw.alloc(flat, size, "aten.as_strided_backward")],
+                   out, [])
+        return out
+
+    def scale_in_place(self, t: T) -> T:
+        """``t /= number`` in place: ``DivBackward1`` (the gradient divided: a new tensor of ``t``'s shape) becomes
+        ``t``'s history; nothing is saved, nothing allocated in the forward."""
+        self._begin()
+        out = super().scale_in_place(t)
+        if not out.grad:
+            return out
+        return self._pointwise_backward("DivBackward1", "aten.div", t, out)
+
+    # -- LayoutLM's attention (ALIGN's eager_attention_forward): the float32 softmax and the cast back
+
+    def to_dtype(self, t: T, itemsize: int) -> T:
+        """``t.to(dtype)``: ``ToCopyBackward0`` (:meth:`_cast`)."""
+        return self._cast(t, itemsize)
+
+    def softmax_float32(self, t: T) -> T:
+        """``softmax(x, dim, dtype=torch.float32)`` on CPU (``at::softmax``): ``x.toType(float32)`` (a copy,
+        ``ToCopyBackward0``, dropped as softmax returns; none for a float32 input), then ``_softmax``, whose
+        ``SoftmaxBackward0`` keeps its float32 output and allocates a float32 gradient."""
+        self._begin()
+        wide = t if t.itemsize == 4 else self._cast(t, 4)
+        self._begin()
+        self._labelled("softmax", "aten._softmax")
+        out = self.new(wide.shape, wide.grad, 4)
+        if wide is not t:
+            self.release(wide)
+        if not out.grad:
+            return out
+        self.save(out)
+        return self._pointwise_backward("SoftmaxBackward0", "aten._softmax_backward_data", wide, out)
+
+    def unused(self, fn: Callable[[], T]) -> T:
+        """A branch the loss never reaches (an MLM class's pooler): its nodes are recorded but never run; what they
+        save is freed with them when the model's forward returns (the storage then dies as any local of the
+        class's forward does), and its parameters get no ``.grad`` (their accumulators are forgotten)."""
+        first, accumulators = len(self.nodes), dict(self.accumulators)
+        out = super().unused(fn)
+        for node in self.nodes[first:]:
+            self.unreached.update(node.saved)
+            node.saved = []
+        self.accumulators = accumulators
+        return out
+
 
 @dataclass(frozen=True)
 class Timeline:
@@ -774,7 +902,9 @@ def run_step(sim: LiveSim, outputs: Sequence[T], start_items: Sequence[Item], gr
             if sim.storages.get(s, 0) and s != sim.input_ids:
                 into = saved if node.block is None else packed.setdefault(node.block, {})
                 into[s] = into.get(s, 0) + 1
-    if set(saved).union(*packed.values()) != {s for s, n in sim.saved.items() if n and s != sim.input_ids}:
+    held = set(saved).union(*packed.values())
+    expected = {s for s, n in sim.saved.items() if n and s != sim.input_ids}
+    if held != expected - (sim.unreached - held):  # a storage only an unreached node saved is no saved one
         sim.fail("saved storages and nodes disagree")
         return None
     inputs = {b.input for b in sim.blocks_run}  # kept by their checkpoint's frame

@@ -195,10 +195,12 @@ def formula(inv: Inventory) -> Formula:
 
 
 def step_embeddings(sim: Sim, inv: Inventory, prefix: str, b: int, n: int, positions_from_ids: bool = False,
-                    dropout: bool = True, dropout_key: str = "hidden_dropout_prob") -> T:
+                    dropout: bool = True, dropout_key: str = "hidden_dropout_prob", frame: bool = True) -> T:
     """``BertEmbeddings`` (and RoBERTa's, ERNIE's): word + token type + position, LayerNorm, dropout.
 
     The dropout is active when the class has one (``dropout``) and ``dropout_key``'s probability is > 0.
+    ``frame``: the function is the model's own (its locals die as it returns); else it is the start of the
+    caller's (RoCBert's embeddings go on after it in the same function), which ends the scope itself.
 
     The indices autograd keeps for a table's backward: ``input_ids`` [B, L]; BERT's
     token types are a gather from a buffer, [1, L] (then expanded), and its positions
@@ -226,7 +228,8 @@ def step_embeddings(sim: Sim, inv: Inventory, prefix: str, b: int, n: int, posit
     if inv.config.get("use_task_id"):  # ERNIE: task_type_ids = zeros (int64); ``embeddings += ...`` in place
         x = sim.add_(x, sim.embedding(e + "task_type_embeddings", sim.ids((b, n))))
     x = sim.rebind(x, sim.layer_norm(e + "LayerNorm", x))
-    return sim.end_scope(mark, sim.rebind(x, sim.dropout(x, dropout and sim.drops(dropout_key))))
+    x = sim.rebind(x, sim.dropout(x, dropout and sim.drops(dropout_key)))
+    return sim.end_scope(mark, x) if frame else x
 
 
 def step_attention(sim: Sim, x: T, heads: int, query: str, key: str, value: str, dropout: bool = True,
@@ -268,20 +271,22 @@ def step_attention(sim: Sim, x: T, heads: int, query: str, key: str, value: str,
     product = sim.bmm(q, sim.transpose(k, 2, 3))
     scores = sim.pointwise(product)  # * scaling
     sim.release(product)
-    if mask is not None or softmax32:  # LayoutLM's layers (not replayed name by name: its forward is bounded)
+    if mask is not None or softmax32:  # LayoutLM's layers (ALIGN's eager_attention_forward)
         assert sim.attention == "eager" and bias is None, "the masked or float32-softmax attention is eager only here"
-        if mask is not None:
-            scores = sim.add(scores, mask)
-        probs = sim.softmax_float32(scores) if softmax32 else sim.keep_output(scores)
-        if probs.itemsize != q.itemsize:
-            probs = sim.new(probs.shape, probs.grad, q.itemsize)  # .to(query.dtype)
-        probs = sim.dropout(probs, dropout and sim.drops(dropout_key))
-        context = sim.contiguous(sim.transpose(sim.bmm(probs, v), 1, 2))
-        out = sim.contiguous(sim.reshape(context, (b, n, width)))
-        return sim.end_scope(mark, out) if frame else out
-    if bias is not None:  # MPNet: scores += position_bias, in place (keeps nothing)
-        scores = T(scores.shape, scores.strides, scores.storage, scores.grad or bias.grad, scores.itemsize)
-    probs = sim.rebind(scores, sim.keep_output(scores))
+        if mask is not None:  # attn_weights = attn_weights + attention_mask
+            scores = sim.rebind(scores, sim.add(scores, mask))
+        if softmax32:  # softmax(attn_weights, dim=-1, dtype=torch.float32).to(query.dtype): the float32 one a temporary
+            wide = sim.softmax_float32(scores)
+            probs = wide if wide.itemsize == q.itemsize else sim.to_dtype(wide, q.itemsize)
+            if probs.storage != wide.storage:
+                sim.release(wide)
+            probs = sim.rebind(scores, probs)
+        else:
+            probs = sim.rebind(scores, sim.keep_output(scores))
+    else:
+        if bias is not None:  # MPNet: scores += position_bias, in place (keeps nothing)
+            scores = T(scores.shape, scores.strides, scores.storage, scores.grad or bias.grad, scores.itemsize)
+        probs = sim.rebind(scores, sim.keep_output(scores))
     probs = sim.rebind(probs, sim.dropout(probs, dropout and sim.drops(dropout_key)))
     context = sim.bmm(probs, v)
     context = sim.rebind(context, sim.contiguous(sim.transpose(context, 1, 2)))

@@ -298,6 +298,7 @@ FULL_SIZE = (
     ("bert-base-uncased", 16, 512, "fp32", True), ("xlm-roberta-base", 8, 512, "bf16", True),
     ("BAAI/bge-m3", 4, 1024, "bf16", True), ("microsoft/deberta-v3-base", 1, 512, "bf16", False),
     ("bert-base-uncased", 8, 128, "bf16", True),  # the CLI golden bert-step-gpu: 969,638,684 bytes
+    ("roc-bert-config-defaults", 8, 512, "fp32", False), ("roc-bert-config-defaults", 4, 512, "bf16", True),
 )
 
 
@@ -411,7 +412,8 @@ def test_peak_512_equals_memtracker() -> None:
 #: The families whose program declares every release of the forward (``sim.exact_forward()``): the forward and
 #: the loss are replayed exactly, so the peak is given wherever it lies.
 FORWARD_EXACT = ("bert", "ernie", "roberta", "xlm-roberta", "camembert", "data2vec-text", "electra", "distilbert",
-                 "albert")
+                 "albert",
+                 "roc_bert")
 FORWARD_RANDOM = int(os.environ.get("PEAK_FORWARD_RANDOM", str(max(4, PER_FAMILY // 2))))
 
 
