@@ -91,6 +91,8 @@ class Block:
     first: int
     last: int
     stop: int
+    #: The block's other tensor arguments (:meth:`LiveSim.checkpoint_argument`), kept by its frame as its input is.
+    held: tuple[int, ...] = ()
 
 
 @dataclass
@@ -216,6 +218,8 @@ class LiveSim(Sim):
         self._view_bases: dict[int, int] = {}
         #: Storages saved by nodes the loss never reaches (:meth:`unused`): freed with the forward's locals.
         self.unreached: set[int] = set()
+        #: Tensors every later checkpointed block gets besides its input (:meth:`checkpoint_argument`).
+        self._block_args: list[int] = []
 
     # -- bookkeeping
 
@@ -735,7 +739,7 @@ class LiveSim(Sim):
             out = fn(self, x)
         finally:
             self._block = None
-        self.blocks_run.append(Block(x.storage, first, self._next, self._stop))
+        self.blocks_run.append(Block(x.storage, first, self._next, self._stop, tuple(self._block_args)))
         return out
 
     # -- RoCBert's embeddings (issue 32): the concatenation, the clone, the in-place adds into a Linear's view
@@ -850,10 +854,19 @@ class LiveSim(Sim):
         self.save(out)
         return self._pointwise_backward("SoftmaxBackward0", "aten._softmax_backward_data", wide, out)
 
+    def checkpoint_argument(self, t: T) -> None:
+        """A tensor every later checkpointed block gets besides its hidden states (LayoutLM's mask): under
+        non-reentrant checkpointing each block's frame keeps it, as it keeps the input, until the block's last node
+        holding saved tensors has run (:func:`_run`); nothing is saved by a node."""
+        if self.checkpointing and not self.reentrant:
+            self._block_args.append(t.storage)
+        elif self.checkpointing:
+            self.fail("reentrant checkpointing")
+
     def unused(self, fn: Callable[[], T]) -> T:
         """A branch the loss never reaches (an MLM class's pooler): its nodes are recorded but never run; what they
-        save is freed with them when the model's forward returns (the storage then dies as any local of the
-        class's forward does), and its parameters get no ``.grad`` (their accumulators are forgotten)."""
+        save lives with them until the class's forward returns (:func:`replay_forward`: no earlier death), then is
+        freed with the forward's locals, and its parameters get no ``.grad`` (their accumulators are forgotten)."""
         first, accumulators = len(self.nodes), dict(self.accumulators)
         out = super().unused(fn)
         for node in self.nodes[first:]:
@@ -910,6 +923,9 @@ def run_step(sim: LiveSim, outputs: Sequence[T], start_items: Sequence[Item], gr
     inputs = {b.input for b in sim.blocks_run}  # kept by their checkpoint's frame
     for s in inputs:
         saved[s] = saved.get(s, 0) + 1
+    for b in sim.blocks_run:  # the blocks' other arguments, kept by each frame
+        for s in b.held:
+            saved[s] = saved.get(s, 0) + 1
     out_sids = {o.storage for o in outputs}
     sizes = {s: n for s, n in sim.storages.items() if n and s != sim.input_ids}
     replay = replay_forward(sim, set(saved) | out_sids, start_items)
@@ -949,7 +965,8 @@ def run_step(sim: LiveSim, outputs: Sequence[T], start_items: Sequence[Item], gr
     if sim.failed or previous is None:
         sim.fail(sim.failed or "no output needs a gradient")
         return None
-    ran = _run(sim.nodes, previous, bw, ones, _recompute(sim, packed), [b.input for b in sim.blocks_run])
+    ran = _run(sim.nodes, previous, bw, ones, _recompute(sim, packed), [b.input for b in sim.blocks_run],
+               [b.held for b in sim.blocks_run])
     if any(node.saved and i not in ran for i, node in enumerate(sim.nodes)):
         sim.fail("a node the loss never reaches holds saved storages")  # PyTorch frees them earlier
         return None
@@ -996,7 +1013,8 @@ def replay_forward(sim: LiveSim, keep: set[int], start_items: Sequence[Item], ph
     (:attr:`LiveSim.forward_exact`), else an upper bound (a storage counted until its scope's end at the
     latest). ``end``-ing live bytes (what ``keep`` holds, and the model's locals when not exact) in
     :attr:`Replay.end`."""
-    death = _deaths(sim, keep)
+    # What an unreached node saved (:meth:`LiveSim.unused`) lives with the graph until the forward returns.
+    death = _deaths(sim, keep | sim.unreached)
     sizes = {s: n for s, n in sim.storages.items() if n and s != sim.input_ids}
     sizes.update(sim.extra)
     start = sum(i.bytes for i in start_items)
@@ -1120,7 +1138,7 @@ def _recompute(sim: LiveSim, packed: dict[int, dict[int, int]]) -> Callable[[Bac
 
 def _run(nodes: list[Node], root: int, bw: Backward, ones: int,
          recompute: Callable[[Backward, int], dict[int, int]] | None = None,
-         inputs: Sequence[int] | None = None) -> set[int]:
+         inputs: Sequence[int] | None = None, args: Sequence[tuple[int, ...]] = ()) -> set[int]:
     """The autograd engine on one thread: dependencies counted from the root, then ready nodes by sequence
     number, highest first (AccumulateGrad at once); each runs, releases, and hands its gradients on. A node of a
     checkpointed block holding saved tensors first has its block recomputed (``recompute``), once; the block's
@@ -1178,6 +1196,8 @@ def _run(nodes: list[Node], root: int, bw: Backward, ones: int,
             remaining[k] -= 1
             if not remaining[k] and inputs is not None:  # the checkpoint's frame goes, and the input it kept
                 bw.drop(inputs[k])
+                for s in args[k] if k < len(args) else ():  # and the block's other arguments
+                    bw.drop(s)
         for j, out in zip(node.nexts, outs):
             if j is None or out is None:
                 if out is not None:

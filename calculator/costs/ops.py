@@ -755,3 +755,8 @@ class Ops:
     def to_dtype(self, t: T, itemsize: int) -> T:
         """``t.to(dtype)`` to another dtype: a new tensor that keeps nothing (its backward casts the gradient back)."""
         return self.new(t.shape, t.grad, itemsize)
+
+    def checkpoint_argument(self, t: T) -> None:
+        """``t`` is passed to every checkpointed block after this point besides its hidden states (LayoutLM's
+        additive mask): checkpointing of either kind keeps it (a ``save`` here, once)."""
+        self.save(t)

@@ -258,11 +258,11 @@ def step_attention(sim: Sim, x: T, heads: int, query: str, key: str, value: str,
     k = split(sim.linear(key, x))
     v = split(sim.linear(value, x))
     if sim.attention == "sdpa":
-        # sdpa_attention_forward: no mask (input_ids alone), dropout 0 (the step refuses more), CPU's flash
-        # kernel; its output is [B, L, A, d] in memory, so ``transpose(1, 2).contiguous()`` and the reshape
-        # are views (the output projection keeps the kernel's own output storage).
+        # sdpa_attention_forward: no mask (input_ids alone; LayoutLM's additive one), dropout 0 (the step refuses
+        # more), CPU's flash kernel; its output is [B, L, A, d] in memory, so ``transpose(1, 2).contiguous()`` and
+        # the reshape are views (the output projection keeps the kernel's own output storage).
         assert bias is None, "MPNet's position bias has no SDPA path here"
-        context = sim.contiguous(sim.transpose(sim.sdpa(q, k, v), 1, 2))
+        context = sim.contiguous(sim.transpose(sim.sdpa(q, k, v, mask), 1, 2))  # LayoutLM's additive mask too
         out = sim.contiguous(sim.reshape(context, (b, n, width)))
         return sim.end_scope(mark, out) if frame else out
     # eager_attention_forward: ``matmul(...) * scaling`` (the product a temporary); softmax, dropout and the

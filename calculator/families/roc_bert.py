@@ -141,8 +141,7 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     x = step_embeddings(sim, inv, prefix, b, n)
     seq = bert.step_encoder(sim, inv, prefix, x)
     if kind == "ForPreTraining":
-        pooled = sim.unused(lambda: bert.step_pooler(sim, prefix, seq))
-        sim.end_scope(mark, seq, pooled)
+        sim.end_scope(mark, seq, sim.unused(lambda: bert.step_pooler(sim, prefix, seq)))
         return [bert.step_mlm(sim, "cls.predictions", seq, act_key="hidden_act")]
     pooled = bert.step_pooler(sim, prefix, seq) if inv.pooler else None
     sim.end_scope(mark, seq, *([pooled] if pooled is not None else []))
