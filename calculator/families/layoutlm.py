@@ -143,6 +143,8 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     if inv.config.get("pad_token_id", 0) is not None:
         # warn_if_padding_and_no_attention_mask: ``pad_token_id in input_ids[:, [-1, 0]]``: the index list (int64
         # [2]), the columns (int64 [B, 2]), ``==`` (bool [B, 2]), ``.any()`` (one byte); gone once ``.item()`` ran.
+        # (Skipped by a config whose pad_token_id is null; LayoutLM's is 0. These 35 + 18·B bytes lie below the
+        # embeddings' later ones, 44·B·L bytes of ids and mask alone, so they never decide the forward's maximum.)
         sim.transients((16, 16 * b, 2 * b, 1), (1, 3, 3, 3), ("aten.lift_fresh", "aten.index", "aten.eq", "aten.any"))
     ones = sim.constant((b, n), 4)  # attention_mask = torch.ones(input_shape)
     types = sim.ids((b, n))  # token_type_ids = torch.zeros(...)
