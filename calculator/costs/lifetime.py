@@ -859,9 +859,61 @@ class LiveSim(Sim):
         non-reentrant checkpointing each block's frame keeps it, as it keeps the input, until the block's last node
         holding saved tensors has run (:func:`_run`); nothing is saved by a node."""
         if self.checkpointing and not self.reentrant:
-            self._block_args.append(t.storage)
+            if t.storage not in self._block_args:  # passed to every layer: one holder per frame
+                self._block_args.append(t.storage)
         elif self.checkpointing:
             self.fail("reentrant checkpointing")
+
+    # -- X-MOD's language adapters: ``hidden_states[lang_mask]`` and ``new_hidden_states[lang_mask] = ...``
+
+    def index_rows(self, t: T, mask: T, rows: int) -> T:
+        """``t[mask]`` (``IndexBackward0``, saving the bool mask): its backward, ``index_backward``, makes
+        ``grad.new_zeros(t.shape)``, then ``.index_put(indices, grad, accumulate=True)`` out of place (a second
+        tensor of ``t``'s shape), and drops the zeros (measured, even for no rows)."""
+        self._begin()
+        self._labelled("index", "aten.index")
+        out = super().index_rows(t, mask, rows)
+        if not out.grad:
+            return out
+        shape, size = t.shape, t.itemsize
+
+        def run(bw: Backward, g: T) -> list[T | None]:
+            zeros = bw.alloc(shape, size, "aten.new_zeros")
+            result = bw.alloc(shape, size, "aten.index_put")
+            bw.drop(zeros.storage)
+            return [result]
+        return self._node("IndexBackward0", [self._edge(t)], run, out)
+
+    def index_put(self, dest: T, mask: T, values: T) -> T:
+        """``dest[mask] = values`` in place (``IndexPutBackward0``, saving the mask): its backward gives ``dest``
+        ``grad.index_put(indices, zeros_like(values))`` (the zeros, then a tensor of ``dest``'s shape, the zeros
+        dropped) where ``dest`` needs a gradient, then ``values`` ``grad.index(indices)`` (measured)."""
+        self._begin()
+        self._labelled("index_put_", "aten.index_put_")
+        out = super().index_put(dest, mask, values)
+        if not out.grad:
+            return out
+        if dest.itemsize != values.itemsize:
+            self.fail("a promoting index_put_")
+        dshape, vshape, size = dest.shape, values.shape, dest.itemsize
+        dgrad, vgrad = dest.grad, values.grad
+
+        def run(bw: Backward, g: T) -> list[T | None]:
+            gd = gv = None
+            if dgrad:
+                zeros = bw.alloc(vshape, size, "aten.zeros_like")
+                gd = bw.alloc(dshape, size, "aten.index_put")
+                bw.drop(zeros.storage)
+            if vgrad:
+                gv = bw.alloc(vshape, size, "aten.index")
+            return [gd, gv]
+        return self._node("IndexPutBackward0", [self._edge(dest), self._edge(values)], run, out)
+
+    def zeros_like(self, t: T) -> T:
+        """``torch.zeros_like``: named as the aten operation that makes it."""
+        self._begin()
+        self._labelled("zeros_like", "aten.zeros_like")
+        return super().zeros_like(t)
 
     def unused(self, fn: Callable[[], T]) -> T:
         """A branch the loss never reaches (an MLM class's pooler): its nodes are recorded but never run; what they
@@ -1024,6 +1076,10 @@ def replay_forward(sim: LiveSim, keep: set[int], start_items: Sequence[Item], ph
     ends: list[tuple[int, int]] = []
     trace = [start]  # the live bytes at each allocation (the timeline's points: .peak.with_timeline)
     for s in sorted(sizes):
+        while ends and ends[0][0] < s:  # gone after an allocation of no bytes (an empty tensor), before this one
+            gone = heapq.heappop(ends)[1]
+            live -= sizes[gone]
+            del alive[gone]
         live += sizes[s]
         trace.append(live)
         alive[s] = sizes[s]
@@ -1121,6 +1177,10 @@ def _recompute(sim: LiveSim, packed: dict[int, dict[int, int]]) -> Callable[[Bac
         named: set[int] = set()  # storages Python still names
         ends: list[tuple[int, int]] = []
         for s in sorted(i for i in sizes if block.first < i <= block.stop):
+            while ends and ends[0][0] < s:  # gone after an allocation of no bytes, before this one
+                gone = heapq.heappop(ends)[1]
+                named.discard(gone)
+                bw.drop(made[gone])
             held = packed.get(k, {}).get(s, 0)  # the block's own nodes' holders (a later block's are its own)
             made[s] = bw.new_storage(sizes[s], sim.op_of.get(s, ""), held + 1)  # + Python's name
             named.add(s)

@@ -760,3 +760,9 @@ class Ops:
         """``t`` is passed to every checkpointed block after this point besides its hidden states (LayoutLM's
         additive mask): checkpointing of either kind keeps it (a ``save`` here, once)."""
         self.save(t)
+
+    # -- operations for xmod (issue 32: its language adapters replayed op by op)
+
+    def zeros_like(self, t: T) -> T:
+        """``torch.zeros_like(t)``: a new tensor needing no gradient."""
+        return self.new(t.shape, False, t.itemsize)

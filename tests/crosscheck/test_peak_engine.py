@@ -219,7 +219,7 @@ def test_bert_base_b1_l128_figure() -> None:
 #: The families whose step the lifetime simulator models op by op (calculator/costs/lifetime.py): their peak is
 #: exact in the forward and the backward too, for the classes their program opts in (``sim.exact_lifetimes()``).
 LIFETIME_FAMILIES = ("bert", "ernie", "roberta", "xlm-roberta", "camembert", "data2vec-text", "electra", "distilbert", "albert",
-                     "roc_bert", "layoutlm")
+                     "roc_bert", "layoutlm", "xmod")
 ACTIVATION_RANDOM = int(os.environ.get("PEAK_ACTIVATION_RANDOM", str(max(2, PER_FAMILY * 3 // 4))))
 
 
@@ -572,3 +572,30 @@ def test_peak_op_by_op_with_sdpa_equals_pytorch(model_type: str) -> None:
             phase = case["costs"].peak.phase
             phases[phase] = phases.get(phase, 0) + 1
     assert phases.get("backward", 0) > 0 or ACTIVATION_RANDOM < 4, (model_type, phases)
+
+
+def test_xmod_post_ln_forward_and_checkpointing_replayed_exactly() -> None:
+    """X-MOD's post-LN layers (``pre_norm`` false, its published checkpoints') declare every release, its pre-LN ones
+    keep their bounds (so X-MOD is not in FORWARD_EXACT): on drawn post-LN cases the forward's and the loss's maxima
+    are the measured ones to the byte and the figure is the measured peak, without checkpointing and under
+    non-reentrant checkpointing (each layer's frame keeping ``lang_ids`` too)."""
+    checked = checkpointed = 0
+    for index in range(2 * FORWARD_RANDOM):
+        case = forward_case("xmod", index)
+        if case is None or case["inv"].config["pre_norm"]:
+            continue
+        timeline = engine_timeline(case)
+        assert timeline is not None and timeline.forward is not None and timeline.loss is not None, case["arch"]
+        result = measured(case)
+        starts = result.phase_starts
+        forward = max(now for _, now in result.timeline[starts["forward"]:starts["loss"]])
+        loss = max(now for _, now in result.timeline[starts["loss"]:starts["backward"]])
+        assert (timeline.forward.bytes, timeline.loss.bytes) == (forward, loss), (case["arch"], case["raw"])
+        assert check_case(case), (case["arch"], case["raw"])
+        checked += 1
+    for index in range(FORWARD_RANDOM):
+        case = case_for("xmod", index, "non-reentrant")
+        if case is None or case["inv"].config["pre_norm"]:
+            continue
+        checkpointed += check_case(case)  # a frozen table under checkpointing keeps its bounds (as BERT's does)
+    assert (checked > 0 and checkpointed > 0) or FORWARD_RANDOM < 4, (checked, checkpointed)
