@@ -91,6 +91,8 @@ class Block:
     first: int
     last: int
     stop: int
+    #: The block's other tensor arguments (:meth:`LiveSim.checkpoint_argument`), kept by its frame as its input is.
+    held: tuple[int, ...] = ()
 
 
 @dataclass
@@ -212,6 +214,12 @@ class LiveSim(Sim):
         self._adapter: str | None = None  # "lora_A" or "lora_B" while peft's factor runs
         self._label = ""  # the operation running between modules
         self.storage_of = {t.name: t.tied_to or t.name for t in self.inv.tensors}
+        #: A view's storage -> the ``CopySlices`` node its base's history ends in (:meth:`add_to_view`).
+        self._view_bases: dict[int, int] = {}
+        #: Storages saved by nodes the loss never reaches (:meth:`unused`): freed with the forward's locals.
+        self.unreached: set[int] = set()
+        #: Tensors every later checkpointed block gets besides its input (:meth:`checkpoint_argument`).
+        self._block_args: list[int] = []
 
     # -- bookkeeping
 
@@ -750,7 +758,192 @@ class LiveSim(Sim):
             out = fn(self, x)
         finally:
             self._block = None
-        self.blocks_run.append(Block(x.storage, first, self._next, self._stop))
+        self.blocks_run.append(Block(x.storage, first, self._next, self._stop, tuple(self._block_args)))
+        return out
+
+    # -- RoCBert's embeddings (issue 32): the concatenation, the clone, the in-place adds into a Linear's view
+
+    def concat(self, parts: Sequence[T], dim: int) -> T:
+        """``torch.cat``: ``CatBackward0`` saves nothing; its backward hands each input a slice of the gradient
+        (``narrow``: a view, no allocation; measured with ``backward_ledger``)."""
+        self._begin()
+        self._labelled("cat", "aten.cat")
+        out = super().concat(parts, dim)
+        if not out.grad:
+            return out
+        if any(p.itemsize != out.itemsize for p in parts):
+            self.fail("a promoting concatenation")
+        shapes = [p.shape for p in parts]
+
+        def run(bw: Backward, g: T) -> list[T | None]:
+            return [bw.alias(g, shape, g.strides) if p.grad else None for p, shape in zip(parts, shapes)]
+        return self._node("CatBackward0", [self._edge(p) for p in parts], run, out, [])
+
+    def clone(self, t: T) -> T:
+        """``torch.clone``: a new storage; ``CloneBackward0`` passes the gradient on (a view)."""
+        self._begin()
+        self._labelled("clone", "aten.clone")
+        out = Ops.pointwise(self, t)
+        if not out.grad:
+            return out
+        return self._node("CloneBackward0", [self._edge(t)], lambda bw, g: [bw.alias(g, g.shape, g.strides)], out, [])
+
+    def add_to_view(self, a: T, b: T) -> T:
+        """``a += b`` where ``a`` is a Linear's 3-D output (a view of ``addmm``'s [N, out]) and ``b`` may broadcast
+        (RoCBert's ``embedding_in += token_type_embeddings``, ``+= position_embeddings``). Autograd rebases the
+        view's base: a ``CopySlices`` node (wrapping ``AddBackward0``) becomes the base's history, and the view's
+        own grad_fn an ``AsStridedBackward0`` on it. Measured (``backward_ledger``): ``AsStridedBackward0``
+        allocates the base's gradient (zeros, then the copy); ``CopySlices`` allocates ``result`` (the base's
+        size, a copy of the incoming gradient) and a contiguous clone of the view's slice, which ``AddBackward0``
+        hands to both inputs: ``b``'s gradient is that clone (summed to ``b``'s shape by ``validate_outputs``
+        where ``b`` broadcasts, the clone then dropped), or the clone is dropped as ``apply`` returns when ``b``
+        needs none. Nothing is saved; the forward allocates nothing."""
+        self._begin()
+        out = super().add_to_view(a, b)
+        if not out.grad:
+            return out
+        if not a.grad or a.itemsize != b.itemsize:
+            self.fail("an in-place add into a view that needed no gradient, or promoting")
+            return out
+        base = self._view_bases.get(a.storage)
+        if base is None:  # the first in-place add: the view's history is the Linear's ViewBackward0 on addmm's
+            view = self.edge.get(id(a))
+            node = self.nodes[view] if view is not None else None
+            if node is not None and node.name in ("AddBackward0", "ToCopyBackward0"):
+                # peft's LoRA Linear returns ``result + ...`` (or its ``.to(dtype)``): no view, so autograd's
+                # in-place ``AddBackward0`` is the tensor's history (``b``'s gradient summed where it broadcasts)
+                return self._node("AddBackward0", [self._edge(a), self._edge(b)], self._add_backward(a, b), out)
+            if node is None or node.name != "ViewBackward0" or node.nexts[0] is None:
+                self.fail("an in-place add into a view of an unmodelled base")
+                return out
+            base = node.nexts[0]
+        numel = 1
+        for d in a.shape:
+            numel *= d
+        flat = (numel,)
+        size, view_shape, b_shape, b_grad = a.itemsize, a.shape, b.shape, b.grad
+
+        def copy_slices(bw: Backward, g: T) -> list[T | None]:
+            result = bw.alloc(flat, size, "aten.new_empty_strided")
+            grad_slice = bw.alloc(view_shape, size, "aten.clone")
+            if not b_grad:
+                bw.drop(grad_slice.storage)
+                return [result, None]
+            if tuple(b_shape) == tuple(view_shape):
+                return [result, grad_slice]
+            summed = bw.alloc(b_shape, size, "aten.sum")  # validate_outputs' sum_to
+            bw.drop(grad_slice.storage)
+            return [result, summed]
+        handle = T(flat, (1,), a.storage, True, size)
+        self._node("CopySlices", [base, self._edge(b)], copy_slices, handle, [])
+        copy = self.edge.pop(id(handle))
+        self._view_bases[a.storage] = copy
+        self._node("AsStridedBackward0", [copy], lambda bw, g: [bw.alloc(flat, size, "aten.as_strided_backward")],
+                   out, [])
+        return out
+
+    def scale_in_place(self, t: T) -> T:
+        """``t /= number`` in place: ``DivBackward1`` (the gradient divided: a new tensor of ``t``'s shape) becomes
+        ``t``'s history; nothing is saved, nothing allocated in the forward."""
+        self._begin()
+        out = super().scale_in_place(t)
+        if not out.grad:
+            return out
+        return self._pointwise_backward("DivBackward1", "aten.div", t, out)
+
+    # -- LayoutLM's attention (ALIGN's eager_attention_forward): the float32 softmax and the cast back
+
+    def to_dtype(self, t: T, itemsize: int) -> T:
+        """``t.to(dtype)``: ``ToCopyBackward0`` (:meth:`_cast`)."""
+        return self._cast(t, itemsize)
+
+    def softmax_float32(self, t: T) -> T:
+        """``softmax(x, dim, dtype=torch.float32)`` on CPU (``at::softmax``): ``x.toType(float32)`` (a copy,
+        ``ToCopyBackward0``, dropped as softmax returns; none for a float32 input), then ``_softmax``, whose
+        ``SoftmaxBackward0`` keeps its float32 output and allocates a float32 gradient."""
+        self._begin()
+        wide = t if t.itemsize == 4 else self._cast(t, 4)
+        self._begin()
+        self._labelled("softmax", "aten._softmax")
+        out = self.new(wide.shape, wide.grad, 4)
+        if wide is not t:
+            self.release(wide)
+        if not out.grad:
+            return out
+        self.save(out)
+        return self._pointwise_backward("SoftmaxBackward0", "aten._softmax_backward_data", wide, out)
+
+    def checkpoint_argument(self, t: T) -> None:
+        """A tensor every later checkpointed block gets besides its hidden states (LayoutLM's mask): under
+        non-reentrant checkpointing each block's frame keeps it, as it keeps the input, until the block's last node
+        holding saved tensors has run (:func:`_run`); nothing is saved by a node."""
+        if self.checkpointing and not self.reentrant:
+            if t.storage not in self._block_args:  # passed to every layer: one holder per frame
+                self._block_args.append(t.storage)
+        elif self.checkpointing:
+            self.fail("reentrant checkpointing")
+
+    # -- X-MOD's language adapters: ``hidden_states[lang_mask]`` and ``new_hidden_states[lang_mask] = ...``
+
+    def index_rows(self, t: T, mask: T, rows: int) -> T:
+        """``t[mask]`` (``IndexBackward0``, saving the bool mask): its backward, ``index_backward``, makes
+        ``grad.new_zeros(t.shape)``, then ``.index_put(indices, grad, accumulate=True)`` out of place (a second
+        tensor of ``t``'s shape), and drops the zeros (measured, even for no rows)."""
+        self._begin()
+        self._labelled("index", "aten.index")
+        out = super().index_rows(t, mask, rows)
+        if not out.grad:
+            return out
+        shape, size = t.shape, t.itemsize
+
+        def run(bw: Backward, g: T) -> list[T | None]:
+            zeros = bw.alloc(shape, size, "aten.new_zeros")
+            result = bw.alloc(shape, size, "aten.index_put")
+            bw.drop(zeros.storage)
+            return [result]
+        return self._node("IndexBackward0", [self._edge(t)], run, out)
+
+    def index_put(self, dest: T, mask: T, values: T) -> T:
+        """``dest[mask] = values`` in place (``IndexPutBackward0``, saving the mask): its backward gives ``dest``
+        ``grad.index_put(indices, zeros_like(values))`` (the zeros, then a tensor of ``dest``'s shape, the zeros
+        dropped) where ``dest`` needs a gradient, then ``values`` ``grad.index(indices)`` (measured)."""
+        self._begin()
+        self._labelled("index_put_", "aten.index_put_")
+        out = super().index_put(dest, mask, values)
+        if not out.grad:
+            return out
+        if dest.itemsize != values.itemsize:
+            self.fail("a promoting index_put_")
+        dshape, vshape, size = dest.shape, values.shape, dest.itemsize
+        dgrad, vgrad = dest.grad, values.grad
+
+        def run(bw: Backward, g: T) -> list[T | None]:
+            gd = gv = None
+            if dgrad:
+                zeros = bw.alloc(vshape, size, "aten.zeros_like")
+                gd = bw.alloc(dshape, size, "aten.index_put")
+                bw.drop(zeros.storage)
+            if vgrad:
+                gv = bw.alloc(vshape, size, "aten.index")
+            return [gd, gv]
+        return self._node("IndexPutBackward0", [self._edge(dest), self._edge(values)], run, out)
+
+    def zeros_like(self, t: T) -> T:
+        """``torch.zeros_like``: named as the aten operation that makes it."""
+        self._begin()
+        self._labelled("zeros_like", "aten.zeros_like")
+        return super().zeros_like(t)
+
+    def unused(self, fn: Callable[[], T]) -> T:
+        """A branch the loss never reaches (an MLM class's pooler): its nodes are recorded but never run; what they
+        save lives with them until the class's forward returns (:func:`replay_forward`: no earlier death), then is
+        freed with the forward's locals, and its parameters get no ``.grad`` (their accumulators are forgotten)."""
+        first, accumulators = len(self.nodes), dict(self.accumulators)
+        out = super().unused(fn)
+        for node in self.nodes[first:]:
+            self.unreached.update(node.saved)
+            node.saved = []
+        self.accumulators = accumulators
         return out
 
 
@@ -793,12 +986,17 @@ def run_step(sim: LiveSim, outputs: Sequence[T], start_items: Sequence[Item], gr
             if sim.storages.get(s, 0) and s != sim.input_ids:
                 into = saved if node.block is None else packed.setdefault(node.block, {})
                 into[s] = into.get(s, 0) + 1
-    if set(saved).union(*packed.values()) != {s for s, n in sim.saved.items() if n and s != sim.input_ids}:
+    held = set(saved).union(*packed.values())
+    expected = {s for s, n in sim.saved.items() if n and s != sim.input_ids}
+    if held != expected - (sim.unreached - held):  # a storage only an unreached node saved is no saved one
         sim.fail("saved storages and nodes disagree")
         return None
     inputs = {b.input for b in sim.blocks_run}  # kept by their checkpoint's frame
     for s in inputs:
         saved[s] = saved.get(s, 0) + 1
+    for b in sim.blocks_run:  # the blocks' other arguments, kept by each frame
+        for s in b.held:
+            saved[s] = saved.get(s, 0) + 1
     out_sids = {o.storage for o in outputs}
     sizes = {s: n for s, n in sim.storages.items() if n and s != sim.input_ids}
     replay = replay_forward(sim, set(saved) | out_sids, start_items)
@@ -838,7 +1036,8 @@ def run_step(sim: LiveSim, outputs: Sequence[T], start_items: Sequence[Item], gr
     if sim.failed or previous is None:
         sim.fail(sim.failed or "no output needs a gradient")
         return None
-    ran = _run(sim.nodes, previous, bw, ones, _recompute(sim, packed), [b.input for b in sim.blocks_run])
+    ran = _run(sim.nodes, previous, bw, ones, _recompute(sim, packed), [b.input for b in sim.blocks_run],
+               [b.held for b in sim.blocks_run])
     if any(node.saved and i not in ran for i, node in enumerate(sim.nodes)):
         sim.fail("a node the loss never reaches holds saved storages")  # PyTorch frees them earlier
         return None
@@ -885,7 +1084,8 @@ def replay_forward(sim: LiveSim, keep: set[int], start_items: Sequence[Item], ph
     (:attr:`LiveSim.forward_exact`), else an upper bound (a storage counted until its scope's end at the
     latest). ``end``-ing live bytes (what ``keep`` holds, and the model's locals when not exact) in
     :attr:`Replay.end`."""
-    death = _deaths(sim, keep)
+    # What an unreached node saved (:meth:`LiveSim.unused`) lives with the graph until the forward returns.
+    death = _deaths(sim, keep | sim.unreached)
     sizes = {s: n for s, n in sim.storages.items() if n and s != sim.input_ids}
     sizes.update(sim.extra)
     start = sum(i.bytes for i in start_items)
@@ -895,6 +1095,10 @@ def replay_forward(sim: LiveSim, keep: set[int], start_items: Sequence[Item], ph
     ends: list[tuple[int, int]] = []
     trace = [start]  # the live bytes at each allocation (the timeline's points: .peak.with_timeline)
     for s in sorted(sizes):
+        while ends and ends[0][0] < s:  # gone after an allocation of no bytes (an empty tensor), before this one
+            gone = heapq.heappop(ends)[1]
+            live -= sizes[gone]
+            del alive[gone]
         live += sizes[s]
         trace.append(live)
         alive[s] = sizes[s]
@@ -992,6 +1196,10 @@ def _recompute(sim: LiveSim, packed: dict[int, dict[int, int]]) -> Callable[[Bac
         named: set[int] = set()  # storages Python still names
         ends: list[tuple[int, int]] = []
         for s in sorted(i for i in sizes if block.first < i <= block.stop):
+            while ends and ends[0][0] < s:  # gone after an allocation of no bytes, before this one
+                gone = heapq.heappop(ends)[1]
+                named.discard(gone)
+                bw.drop(made[gone])
             held = packed.get(k, {}).get(s, 0)  # the block's own nodes' holders (a later block's are its own)
             made[s] = bw.new_storage(sizes[s], sim.op_of.get(s, ""), held + 1)  # + Python's name
             named.add(s)
@@ -1009,7 +1217,7 @@ def _recompute(sim: LiveSim, packed: dict[int, dict[int, int]]) -> Callable[[Bac
 
 def _run(nodes: list[Node], root: int, bw: Backward, ones: int,
          recompute: Callable[[Backward, int], dict[int, int]] | None = None,
-         inputs: Sequence[int] | None = None) -> set[int]:
+         inputs: Sequence[int] | None = None, args: Sequence[tuple[int, ...]] = ()) -> set[int]:
     """The autograd engine on one thread: dependencies counted from the root, then ready nodes by sequence
     number, highest first (AccumulateGrad at once); each runs, releases, and hands its gradients on. A node of a
     checkpointed block holding saved tensors first has its block recomputed (``recompute``), once; the block's
@@ -1067,6 +1275,8 @@ def _run(nodes: list[Node], root: int, bw: Backward, ones: int,
             remaining[k] -= 1
             if not remaining[k] and inputs is not None:  # the checkpoint's frame goes, and the input it kept
                 bw.drop(inputs[k])
+                for s in args[k] if k < len(args) else ():  # and the block's other arguments
+                    bw.drop(s)
         for j, out in zip(node.nexts, outs):
             if j is None or out is None:
                 if out is not None:

@@ -748,3 +748,36 @@ class Ops:
         """``t.split(1, dim=-1)``, each part ``squeeze(-1).contiguous()`` (the QA heads' start and end logits): a
         copy per column (``split`` and ``squeeze`` are views; the copy keeps nothing)."""
         return [self.pointwise(self.select(t, len(t.shape) - 1)) for _ in range(t.shape[-1])]
+
+    # -- operations for roc_bert (issue 32: its embeddings replayed op by op)
+
+    def clone(self, t: T) -> T:
+        """``torch.clone(t)``: a copy that keeps nothing (its backward passes the gradient on)."""
+        return self.pointwise(t)
+
+    def add_to_view(self, a: T, b: T) -> T:
+        """``a += b`` in place where ``a`` is a view (a Linear's 3-D output, a view of ``addmm``'s 2-D one) and
+        ``b`` may broadcast: no new storage, nothing kept; autograd rebases the view's base (``CopySlices``,
+        :meth:`calculator.costs.lifetime.LiveSim.add_to_view`)."""
+        return Ops.add_(self, a, b)
+
+    def scale_in_place(self, t: T) -> T:
+        """``t /= number`` in place (RoCBert's ``embedding_in /= denominator``): no new storage, nothing kept."""
+        return T(t.shape, t.strides, t.storage, t.grad and self.grad_mode, t.itemsize)
+
+    # -- operations for layoutlm (issue 32: ALIGN's attention replayed op by op)
+
+    def to_dtype(self, t: T, itemsize: int) -> T:
+        """``t.to(dtype)`` to another dtype: a new tensor that keeps nothing (its backward casts the gradient back)."""
+        return self.new(t.shape, t.grad, itemsize)
+
+    def checkpoint_argument(self, t: T) -> None:
+        """``t`` is passed to every checkpointed block after this point besides its hidden states (LayoutLM's
+        additive mask): checkpointing of either kind keeps it (a ``save`` here, once)."""
+        self.save(t)
+
+    # -- operations for xmod (issue 32: its language adapters replayed op by op)
+
+    def zeros_like(self, t: T) -> T:
+        """``torch.zeros_like(t)``: a new tensor needing no gradient."""
+        return self.new(t.shape, False, t.itemsize)

@@ -195,11 +195,14 @@ def formula(inv: Inventory) -> Formula:
 
 
 def step_embeddings(sim: Sim, inv: Inventory, prefix: str, b: int, n: int, positions_from_ids: bool = False,
-                    dropout: bool = True, dropout_key: str = "hidden_dropout_prob", norm: bool = True) -> T:
+                    dropout: bool = True, dropout_key: str = "hidden_dropout_prob", norm: bool = True,
+                    frame: bool = True) -> T:
     """``BertEmbeddings`` (and RoBERTa's, ERNIE's): word + token type + position, LayerNorm, dropout.
 
     The dropout is active when the class has one (``dropout``) and ``dropout_key``'s probability is > 0;
     ``norm`` False: no LayerNorm (XLM-RoBERTa-XL's embeddings, whose norm moved into the pre-LN layers).
+    ``frame``: the function is the model's own (its locals die as it returns); else it is the start of the
+    caller's (RoCBert's embeddings go on after it in the same function), which ends the scope itself.
 
     The indices autograd keeps for a table's backward: ``input_ids`` [B, L]; BERT's
     token types are a gather from a buffer, [1, L] (then expanded), and its positions
@@ -228,7 +231,8 @@ def step_embeddings(sim: Sim, inv: Inventory, prefix: str, b: int, n: int, posit
         x = sim.add_(x, sim.embedding(e + "task_type_embeddings", sim.ids((b, n))))
     if norm:
         x = sim.rebind(x, sim.layer_norm(e + "LayerNorm", x))
-    return sim.end_scope(mark, sim.rebind(x, sim.dropout(x, dropout and sim.drops(dropout_key))))
+    x = sim.rebind(x, sim.dropout(x, dropout and sim.drops(dropout_key)))
+    return sim.end_scope(mark, x) if frame else x
 
 
 def step_attention(sim: Sim, x: T, heads: int, query: str, key: str, value: str, dropout: bool = True,
@@ -261,11 +265,11 @@ def step_attention(sim: Sim, x: T, heads: int, query: str, key: str, value: str,
     k = split(sim.linear(key, x))
     v = split(sim.linear(value, x))
     if sim.attention == "sdpa":
-        # sdpa_attention_forward: no mask (input_ids alone), dropout 0 (the step refuses more), CPU's flash
-        # kernel; its output is [B, L, A, d] in memory, so ``transpose(1, 2).contiguous()`` and the reshape
-        # are views (the output projection keeps the kernel's own output storage).
+        # sdpa_attention_forward: no mask (input_ids alone; LayoutLM's additive one), dropout 0 (the step refuses
+        # more), CPU's flash kernel; its output is [B, L, A, d] in memory, so ``transpose(1, 2).contiguous()`` and
+        # the reshape are views (the output projection keeps the kernel's own output storage).
         assert bias is None, "MPNet's position bias has no SDPA path here"
-        context = sim.contiguous(sim.transpose(sim.sdpa(q, k, v), 1, 2))
+        context = sim.contiguous(sim.transpose(sim.sdpa(q, k, v, mask), 1, 2))  # LayoutLM's additive mask too
         out = sim.contiguous(sim.reshape(context, (b, n, width)))
         return sim.end_scope(mark, out) if frame else out
     # eager_attention_forward: ``matmul(...) * scaling`` (the product a temporary); softmax, dropout and the
@@ -274,22 +278,24 @@ def step_attention(sim: Sim, x: T, heads: int, query: str, key: str, value: str,
     product = sim.bmm(q, sim.transpose(k, 2, 3))
     scores = sim.pointwise(product)  # * scaling
     sim.release(product)
-    if mask is not None or softmax32:  # LayoutLM's layers (not replayed name by name: its forward is bounded)
+    if mask is not None or softmax32:  # LayoutLM's layers (ALIGN's eager_attention_forward)
         assert sim.attention == "eager" and bias is None, "the masked or float32-softmax attention is eager only here"
-        if mask is not None:
-            scores = sim.add(scores, mask)
-        probs = sim.softmax_float32(scores) if softmax32 else sim.keep_output(scores)
-        if probs.itemsize != q.itemsize:
-            probs = sim.new(probs.shape, probs.grad, q.itemsize)  # .to(query.dtype)
-        probs = sim.dropout(probs, dropout and sim.drops(dropout_key))
-        context = sim.contiguous(sim.transpose(sim.bmm(probs, v), 1, 2))
-        out = sim.contiguous(sim.reshape(context, (b, n, width)))
-        return sim.end_scope(mark, out) if frame else out
-    if keep_scores:  # ``attention_scores / math.sqrt(self.attention_head_size)``
-        scores = sim.made_by(scores, "aten.div")
-    if bias is not None:  # MPNet: scores += position_bias, in place (AddBackward0 keeps nothing)
-        scores = sim.add_(scores, bias)
-    probs = sim.keep_output(scores) if keep_scores else sim.rebind(scores, sim.keep_output(scores))
+        if mask is not None:  # attn_weights = attn_weights + attention_mask
+            scores = sim.rebind(scores, sim.add(scores, mask))
+        if softmax32:  # softmax(attn_weights, dim=-1, dtype=torch.float32).to(query.dtype): the float32 one a temporary
+            wide = sim.softmax_float32(scores)
+            probs = wide if wide.itemsize == q.itemsize else sim.to_dtype(wide, q.itemsize)
+            if probs.storage != wide.storage:
+                sim.release(wide)
+            probs = sim.rebind(scores, probs)
+        else:
+            probs = sim.rebind(scores, sim.keep_output(scores))
+    else:
+        if keep_scores:  # ``attention_scores / math.sqrt(self.attention_head_size)``
+            scores = sim.made_by(scores, "aten.div")
+        if bias is not None:  # MPNet: scores += position_bias, in place (AddBackward0 keeps nothing)
+            scores = sim.add_(scores, bias)
+        probs = sim.keep_output(scores) if keep_scores else sim.rebind(scores, sim.keep_output(scores))
     probs = sim.rebind(probs, sim.dropout(probs, dropout and sim.drops(dropout_key)))
     context = sim.bmm(probs, v)
     context = sim.rebind(context, sim.contiguous(sim.transpose(context, 1, 2)))

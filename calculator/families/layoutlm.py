@@ -8,7 +8,7 @@ BERT's (copied "with Bert->LayoutLM"). ``LayoutLMModel`` always builds its poole
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from ..config import Field
 from ..costs import CostModel, Sim, T, activation_key, dropouts, position_ids_buffer
@@ -69,8 +69,10 @@ def formula(inv: Inventory) -> Formula:
 def step_embeddings(sim: Sim, inv: Inventory, prefix: str, ids: T, bbox: T, types: T) -> T:
     """``LayoutLMEmbeddings``: word, position (a slice of the buffer, [1, L]), the four corner lookups (``bbox[:, :,
     k]``: views of the one [B, L, 4] box tensor, which each table that trains keeps), the height and width lookups
-    (``bbox[:, :, 3] - bbox[:, :, 1]``, ``bbox[:, :, 2] - bbox[:, :, 0]``: new int64 [B, L] each), the token types;
-    summed in that order (eight adds), LayerNorm, dropout."""
+    (``bbox[:, :, 3] - bbox[:, :, 1]``, ``bbox[:, :, 2] - bbox[:, :, 0]``: new int64 [B, L] each, an argument dropped
+    once the lookup has run unless its table keeps it), the token types; summed in that order in one expression
+    (eight adds, each partial sum dropped once the next is made; the lookups named until the return), LayerNorm,
+    dropout."""
     e = prefix + "embeddings."
     mark = sim.scope()  # LayoutLMEmbeddings.forward: its locals die when it returns
     b, n = ids.shape
@@ -78,14 +80,43 @@ def step_embeddings(sim: Sim, inv: Inventory, prefix: str, ids: T, bbox: T, type
              sim.embedding(e + "position_embeddings", sim.buffer((1, n)))]
     for table, column in (("x", 0), ("y", 1), ("x", 2), ("y", 3)):
         parts.append(sim.embedding(f"{e}{table}_position_embeddings", sim.select(bbox, 2, column)))
-    parts.append(sim.embedding(e + "h_position_embeddings", sim.ids((b, n))))
-    parts.append(sim.embedding(e + "w_position_embeddings", sim.ids((b, n))))
+    for table in ("h_position_embeddings", "w_position_embeddings"):
+        extent = sim.ids((b, n))  # bbox[:, :, 3] - bbox[:, :, 1] (the width's: 2 - 0)
+        parts.append(sim.embedding(e + table, extent))
+        sim.release(extent)
     parts.append(sim.embedding(e + "token_type_embeddings", types))
     x = parts[0]
     for part in parts[1:]:
-        x = sim.add(x, part)
-    x = sim.layer_norm(e + "LayerNorm", x)
-    return sim.end_scope(mark, sim.dropout(x, sim.drops("hidden_dropout_prob")))
+        total = sim.add(x, part)
+        if x is not parts[0]:
+            sim.release(x)  # a partial sum of the expression
+        x = total
+    x = sim.rebind(x, sim.layer_norm(e + "LayerNorm", x))
+    return sim.end_scope(mark, sim.rebind(x, sim.dropout(x, sim.drops("hidden_dropout_prob"))))
+
+
+def step_layer(prefix: str, i: int, heads: int, mask: T) -> Callable[[Sim, T], T]:
+    """One ``LayoutLMLayer`` (ALIGN's): BERT's but for where the attention's probabilities die:
+    ``LayoutLMAttention.forward`` holds them (``hidden_states, _ = self.self(...)``) until it returns, after the
+    output's LayerNorm (BERT's layer holds them to its own end)."""
+    p = f"{prefix}encoder.layer.{i}."
+
+    def run(sim: Sim, x: T) -> T:
+        s = p + "attention.self."
+        hidden = sim.drops("hidden_dropout_prob")
+        layer = sim.scope()  # LayoutLMLayer.forward
+        attention = sim.scope()  # LayoutLMAttention.forward: ``_`` (the probabilities) dies as it returns
+        context = bert.step_attention(sim, x, heads, s + "query", s + "key", s + "value", mask=mask, softmax32=True)
+        attended = bert.self_output(sim, p + "attention.output.", context, x, hidden)
+        sim.release(context)  # hidden_states = self.output(hidden_states, residual)
+        attended = sim.end_scope(attention, attended)
+        chunk = sim.scope()  # feed_forward_chunk
+        inner = sim.linear(p + "intermediate.dense", attended)
+        inner = sim.rebind(inner, sim.act("hidden_act", inner))
+        out = sim.end_scope(chunk, bert.self_output(sim, p + "output.", inner, attended, hidden))
+        return sim.end_scope(layer, out)
+
+    return run
 
 
 def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
@@ -95,28 +126,50 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     looks up row 0 of each 2-D table, as a forward without boxes does; a page's real boxes index other rows
     of the same tables and cost the same. The attention mask is ``torch.ones`` (float32 [B, L]), made
     additive in the model's dtype ([B, 1, 1, L]: ``.to(dtype)``, a copy only when that is not float32, then
-    ``(1.0 - mask) * finfo.min``) and added to every layer's scores; the softmax is ALIGN's float32 one
-    (:func:`bert.step_attention`'s ``softmax32``). ``LayoutLMModel`` always pools, so under the masked-LM,
-    token-classification and question-answering heads the pooler runs but no gradient reaches it. The
-    classifier's dropout is ``hidden_dropout_prob`` (LayoutLM reads no ``classifier_dropout``).
+    ``(1.0 - mask) * finfo.min``, the temporaries dropped once the product is made) and added to every layer's
+    scores; the softmax is ALIGN's float32 one (:func:`bert.step_attention`'s ``softmax32``). ``LayoutLMModel``
+    always pools, so under the masked-LM, token-classification and question-answering heads the pooler runs but no
+    gradient reaches it. The classifier's dropout is ``hidden_dropout_prob`` (LayoutLM reads no
+    ``classifier_dropout``). Every name's release is declared (the forward and the backward replayed op by op; under
+    non-reentrant checkpointing each block's frame keeps the mask too).
     """
     prefix = bert.step_prefix(inv)
     kind = bert.step_task(inv)
+    if kind in LIFETIMES:
+        sim.exact_lifetimes()
+        sim.exact_forward()
+    model = sim.scope()  # LayoutLMModel.forward
     ids = sim.ids((b, n))
+    if inv.config.get("pad_token_id", 0) is not None:
+        # warn_if_padding_and_no_attention_mask: ``pad_token_id in input_ids[:, [-1, 0]]``: the index list (int64
+        # [2]), the columns (int64 [B, 2]), ``==`` (bool [B, 2]), ``.any()`` (one byte); gone once ``.item()`` ran.
+        # (Skipped by a config whose pad_token_id is null; LayoutLM's is 0. These 35 + 18·B bytes lie below the
+        # embeddings' later ones, 44·B·L bytes of ids and mask alone, so they never decide the forward's maximum.)
+        sim.transients((16, 16 * b, 2 * b, 1), (1, 3, 3, 3), ("aten.lift_fresh", "aten.index", "aten.eq", "aten.any"))
     ones = sim.constant((b, n), 4)  # attention_mask = torch.ones(input_shape)
     types = sim.ids((b, n))  # token_type_ids = torch.zeros(...)
     bbox = sim.ids((b, n, 4))  # bbox = torch.zeros(input_shape + (4,))
-    mask = ones if sim.itemsize == 4 else sim.constant((b, 1, 1, n), sim.itemsize)  # .to(dtype=self.dtype)
-    sim.constant((b, 1, 1, n), sim.itemsize)  # 1.0 - mask
+    cast = ones if sim.itemsize == 4 else sim.constant((b, 1, 1, n), sim.itemsize)  # .to(dtype=self.dtype)
+    flipped = sim.constant((b, 1, 1, n), sim.itemsize)  # 1.0 - mask
     mask = sim.constant((b, 1, 1, n), sim.itemsize)  # * torch.finfo(dtype).min
+    sim.release(flipped)
+    if cast is not ones:
+        sim.release(cast)
     x = step_embeddings(sim, inv, prefix, ids, bbox, types)
     if sim.checkpointing and inv.config["num_hidden_layers"]:
-        sim.save(mask)  # checkpointing of either kind keeps the block's tensor arguments: the hidden states and this mask
-    seq = bert.step_encoder(sim, inv, prefix, x, mask=mask, softmax32=True)
+        sim.checkpoint_argument(mask)  # checkpointing of either kind keeps the block's tensor arguments: this mask too
+    heads = inv.config["num_attention_heads"]
+    seq = x
+    for i in range(inv.config["num_hidden_layers"]):  # LayoutLMEncoder: hidden_states rebound by every layer
+        y = sim.layer(step_layer(prefix, i, heads, mask), seq)
+        if i:
+            sim.rebind(seq, y)
+        seq = y
     if kind in ("", "ForSequenceClassification"):
         pooled = bert.step_pooler(sim, prefix, seq)
     else:
-        sim.unused(lambda: bert.step_pooler(sim, prefix, seq))
+        pooled = sim.unused(lambda: bert.step_pooler(sim, prefix, seq))
+    sim.end_scope(model, seq, pooled)
     if kind == "":
         return [seq, pooled]
     if kind == "ForMaskedLM":
@@ -130,11 +183,15 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     raise AssertionError(inv.architecture)
 
 
+#: The classes whose every operation the lifetime simulator models (:mod:`calculator.costs.lifetime`).
+LIFETIMES = ("", "ForMaskedLM", "ForSequenceClassification", "ForTokenClassification", "ForQuestionAnswering")
+
+
 #: BERT's step keys but ``classifier_dropout``, which ``LayoutLMConfig`` does not have.
 KEYS = (activation_key("gelu"), *dropouts("hidden_dropout_prob", "attention_probs_dropout_prob"))
 
 COSTS = CostModel(step_program, bert.absolute_positions(), check=bert.step_check, keys=KEYS,
-                  buffers=position_ids_buffer, autocast=True)
+                  buffers=position_ids_buffer, autocast=True, sdpa=True)
 
 
 def layoutlm_config(hidden: int, layers: int, heads: int) -> dict[str, Any]:

@@ -91,58 +91,65 @@ def formula(inv: Inventory) -> Formula:
 
 
 def step_embeddings(sim: Sim, inv: Inventory, prefix: str, b: int, n: int) -> T:
-    """``RoCBertEmbeddings`` with ``input_ids`` alone (the step's input).
+    """``RoCBertEmbeddings`` with ``input_ids`` alone (the step's input), every name dropped where its forward drops it.
 
     Token types are gathered from the registered buffer as BERT's are ([1, L], expanded), positions a slice of
     one. With ``concat_input`` (``map_inputs_layer``): the word vectors cloned, the shape and then the
     pronunciation vectors concatenated when enabled (their ids default to zeros [B, L], ``torch.zeros``: the
-    forward looks up row 0 of each table), projected to H, then token types and positions added in place
-    (``+=``: nothing kept), LayerNorm, dropout. Without it: BERT's embeddings, then ``torch.clone`` and
-    ``/= denominator`` in place; with no shape or pronunciation ids given neither table is read and the
-    denominator is 1 (a ``div_`` whose backward allocates the gradient once, as the clone's copy is modelled).
+    forward looks up row 0 of each table; ``embedding_in`` rebound at each ``cat``), projected to H, then token
+    types and positions added in place into the Linear's 3-D view (``+=``: nothing kept; autograd's
+    ``CopySlices``, :meth:`~calculator.costs.ops.Ops.add_to_view`), LayerNorm, dropout; the lookups' names live
+    until the function returns. Without it: BERT's embeddings, then ``torch.clone`` and ``/= denominator`` in place
+    (the dropout's output named until the return); with no shape or pronunciation ids given neither table is read
+    and the denominator is 1 (a ``div_`` whose backward allocates the gradient once, as the clone's copy is
+    modelled).
     """
+    mark = sim.scope()  # RoCBertEmbeddings.forward: its locals die when it returns
     if not inv.config["concat_input"]:
-        return sim.pointwise(bert.step_embeddings(sim, inv, prefix, b, n))
+        embeddings = bert.step_embeddings(sim, inv, prefix, b, n, frame=False)  # the same function goes on
+        return sim.end_scope(mark, sim.scale_in_place(sim.clone(embeddings)))  # torch.clone, then /= 1 in place
     c = inv.config
     e = prefix + "embeddings."
+    ids = sim.ids((b, n))
     positions = sim.buffer((1, n))
-    types = sim.expand(sim.ids((1, n)), (b, n))
-    x = sim.pointwise(sim.embedding(e + "word_embeddings", sim.ids((b, n)), first=True))  # torch.clone
+    types = sim.expand(sim.ids((1, n)), (b, n))  # torch.gather from the buffer, then expanded
+    x = sim.clone(sim.embedding(e + "word_embeddings", ids, first=True))  # embedding_in = torch.clone(inputs_embeds)
     if c["enable_shape"]:
-        x = sim.concat([x, sim.embedding(e + "shape_embed", sim.ids((b, n)))], -1)
+        x = sim.rebind(x, sim.concat([x, sim.embedding(e + "shape_embed", sim.ids((b, n)))], -1))
     if c["enable_pronunciation"]:
-        x = sim.concat([x, sim.embedding(e + "pronunciation_embed", sim.ids((b, n)))], -1)
-    x = sim.linear(e + "map_inputs_layer", x)
+        x = sim.rebind(x, sim.concat([x, sim.embedding(e + "pronunciation_embed", sim.ids((b, n)))], -1))
+    x = sim.rebind(x, sim.linear(e + "map_inputs_layer", x))
     for table, index in (("token_type_embeddings", types), ("position_embeddings", positions)):
-        added = sim.embedding(e + table, index)  # embedding_in += ...: in place, AddBackward keeps nothing
-        x = T(x.shape, x.strides, x.storage, (x.grad or added.grad) and sim.grad_mode, x.itemsize)
-    x = sim.layer_norm(e + "LayerNorm", x)
-    return sim.dropout(x, sim.drops("hidden_dropout_prob"))
+        x = sim.add_to_view(x, sim.embedding(e + table, index))  # embedding_in += ...
+    x = sim.rebind(x, sim.layer_norm(e + "LayerNorm", x))
+    return sim.end_scope(mark, sim.rebind(x, sim.dropout(x, sim.drops("hidden_dropout_prob"))))
 
 
 def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     """RoCBert's classes: its embeddings, then BERT's encoder, pooler and heads (``bert.step_program``'s, by task).
 
     ``RoCBertForPreTraining`` returns the MLM logits only (its contrastive loss needs the attack and label inputs
-    the step does not give): the pooler it builds runs, but no gradient reaches it.
+    the step does not give): the pooler it builds runs, but no gradient reaches it; its output lives until the
+    class's forward returns.
     """
     prefix = bert.step_prefix(inv)
     kind = bert.step_task(inv)
-    if kind in LIFETIMES and not inv.config["concat_input"] and not inv.config.get("is_decoder"):
-        # BERT's operations and one clone. Not modelled op by op: the concatenation and the in-place adds of
-        # concat_input, and ForPreTraining's pooler, whose graph no output holds.
+    if kind in LIFETIMES and not inv.config.get("is_decoder"):  # no causal mask: every op is modelled
         sim.exact_lifetimes()
+        sim.exact_forward()  # every name's release declared below
+    mark = sim.scope()  # RoCBertModel.forward: its name of the embeddings' output goes when it returns
     x = step_embeddings(sim, inv, prefix, b, n)
     seq = bert.step_encoder(sim, inv, prefix, x)
     if kind == "ForPreTraining":
-        sim.unused(lambda: bert.step_pooler(sim, prefix, seq))
+        sim.end_scope(mark, seq, sim.unused(lambda: bert.step_pooler(sim, prefix, seq)))
         return [bert.step_mlm(sim, "cls.predictions", seq, act_key="hidden_act")]
     pooled = bert.step_pooler(sim, prefix, seq) if inv.pooler else None
+    sim.end_scope(mark, seq, *([pooled] if pooled is not None else []))
     return bert.step_heads(sim, inv, seq, pooled)
 
 
 #: The classes whose every operation the lifetime simulator models (:mod:`calculator.costs.lifetime`).
-LIFETIMES = tuple(kind for kind in bert.EXACT_LIFETIMES if kind != "ForPreTraining")
+LIFETIMES = bert.EXACT_LIFETIMES
 
 COSTS = CostModel(step_program, bert.absolute_positions(), check=bert.step_check, keys=BERT_KEYS,
                   buffers=position_buffers, autocast=True, sdpa=True)

@@ -263,17 +263,20 @@ def sample(rng: random.Random, config: dict[str, Any]) -> None:
 
 
 def step_adapters(sim: Sim, inv: Inventory, p: str, x: T, chosen: int) -> T:
-    """``XmodOutput.lang_adapter`` for a batch in one language (``lang_ids`` all ``chosen``).
+    """``XmodOutput.lang_adapter`` for a batch in one language (``lang_ids`` all ``chosen``), every name dropped
+    where it drops it.
 
     Every adapter runs, in the order of ``adapter_modules``: ``lang_ids == i`` (a [B]
     bool mask), the rows of that language (all B for the chosen one, none for the
     others), dense1, the activation, dense2, written back into a ``zeros_like`` tensor;
     an adapter given no rows costs no FLOPs and keeps 0 bytes, but its mask is kept
     and its weights are in the graph (their ``.grad`` is zeros, not None). Then dropout
-    and the residual, taken after the adapters' LayerNorm by default (``ln_before_adapter``).
+    and the residual (``+=``, in place), taken after the adapters' LayerNorm by default (``ln_before_adapter``).
+    The loop's names (the mask, the rows, the adapter's output) are rebound at each language.
     """
     c = inv.config
     b = x.shape[0]
+    mark = sim.scope()  # lang_adapter
     residual = x
     if c["adapter_layer_norm"]:
         x = sim.layer_norm(p + "adapter_layer_norm", x)
@@ -281,20 +284,38 @@ def step_adapters(sim: Sim, inv: Inventory, p: str, x: T, chosen: int) -> T:
         x = sim.layer_norm(p + "LayerNorm", x)
     if c["ln_before_adapter"]:
         residual = x
-    new = sim.new(x.shape, False)  # torch.zeros_like
+    new = sim.zeros_like(x)
+    named: list[T] = []  # lang_mask, lang_hidden_states, adapted_lang_hidden_states of the previous language
     for i, language in enumerate(c["languages"]):
+        # Each name is rebound as its own line runs: the previous language's tensor goes then.
         mask = sim.mask((b,))
+        if named:
+            sim.release(named[0])
         rows = sim.index_rows(x, mask, b if i == chosen else 0)
+        if named:
+            sim.release(named[1])
         a = f"{p}adapter_modules.{language}."
-        out = sim.linear(a + "dense2", sim.keep_input(sim.linear(a + "dense1", rows)))  # GELU between
+        adapter = sim.scope()  # XmodAdapter.forward
+        h = sim.linear(a + "dense1", rows)
+        h = sim.rebind(h, sim.keep_input(h))  # GELU
+        out = sim.end_scope(adapter, sim.rebind(h, sim.linear(a + "dense2", h)))
+        if named:
+            sim.release(named[2])
+        named = [mask, rows, out]
         new = sim.index_put(new, mask, out)
-    return sim.add(sim.dropout(new), residual)  # += residual, in place: keeps nothing
+    hidden = sim.dropout(new)  # hidden_states = self.dropout(new_hidden_states)
+    if x is not residual:  # the adapters' LayerNorm output, no longer named
+        sim.release(x)
+    return sim.end_scope(mark, sim.add_(hidden, residual))  # hidden_states += residual
 
 
 def step_layer(inv: Inventory, prefix: str, i: int, chosen: int) -> Callable[[Sim, T], T]:
     """One ``XmodLayer``: RoBERTa's post-LN layer with the adapters after the feed-forward sum (before
     ``output.LayerNorm``), or with ``pre_norm`` the pre-LN layer (:data:`PRE_LN_LAYER`) with the adapters on its
-    output."""
+    output. The post-LN layer declares every name's release: ``XmodAttention`` returns its probabilities, which
+    ``XmodLayer`` holds (``_``) until it returns; ``feed_forward_chunk`` returns the intermediate activation, named
+    until the layer returns; ``XmodSelfOutput`` and ``XmodOutput`` add the residual without a LayerNorm, which their
+    callers apply (rebinding)."""
     p = f"{prefix}encoder.layer.{i}."
     heads = inv.config["num_attention_heads"]
 
@@ -304,14 +325,33 @@ def step_layer(inv: Inventory, prefix: str, i: int, chosen: int) -> Callable[[Si
     if inv.config["pre_norm"]:
         return PRE_LN_LAYER.step(prefix, i, heads, after=adapters)
 
+    def output(sim: Sim, dense: str, x: T, residual: T) -> T:
+        """``XmodSelfOutput`` (and the start of ``XmodOutput``): dense, dropout, ``+ input_tensor``."""
+        mark = sim.scope()
+        h = sim.linear(dense, x)
+        h = sim.rebind(h, sim.dropout(h))
+        total = sim.add(h, residual)
+        sim.release(h)
+        return sim.end_scope(mark, total)
+
     def run(sim: Sim, x: T) -> T:
         s = p + "attention.self."
-        context = bert.step_attention(sim, x, heads, s + "query", s + "key", s + "value")
-        attended = sim.add(sim.dropout(sim.linear(p + "attention.output.dense", context)), x)
-        attended = sim.layer_norm(p + "attention.output.LayerNorm", attended)
-        inner = sim.keep_input(sim.linear(p + "intermediate.dense", attended))  # GELU
-        out = sim.add(sim.dropout(sim.linear(p + "output.dense", inner)), attended)
-        return sim.layer_norm(p + "output.LayerNorm", adapters(sim, out))
+        layer = sim.scope()  # XmodLayer.forward
+        attention = sim.scope()  # XmodAttention.forward: returns the output and the probabilities
+        held: list[T] = []
+        context = bert.step_attention(sim, x, heads, s + "query", s + "key", s + "value", held=held)
+        attended = output(sim, p + "attention.output.dense", context, x)
+        sim.release(context)
+        attended = sim.rebind(attended, sim.layer_norm(p + "attention.output.LayerNorm", attended))
+        attended = sim.end_scope(attention, attended, *held)
+        chunk = sim.scope()  # feed_forward_chunk: XmodIntermediate
+        inner = sim.linear(p + "intermediate.dense", attended)
+        inner = sim.end_scope(chunk, sim.rebind(inner, sim.keep_input(inner)))  # GELU
+        out_mark = sim.scope()  # XmodOutput.forward
+        out = output(sim, p + "output.dense", inner, attended)
+        out = sim.end_scope(out_mark, sim.rebind(out, adapters(sim, out)))
+        out = sim.rebind(out, sim.layer_norm(p + "output.LayerNorm", out))
+        return sim.end_scope(layer, out)
 
     return run
 
@@ -320,20 +360,32 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     """X-MOD's classes: RoBERTa's embeddings, the layers with their adapters, the pre-norm final LayerNorm, RoBERTa's heads.
 
     Without ``lang_ids`` ``XmodModel`` makes ``default_language``'s index times
-    ``torch.ones(B)`` (float32); with gradient checkpointing every layer is called
-    with it as an argument, so ``CheckpointFunction`` keeps it too.
+    ``torch.ones(B)`` (float32; the ones dropped once the product is made); with gradient checkpointing every layer
+    is called with it as an argument, so the checkpoint keeps it too. The post-LN layers declare every release (the
+    forward and the backward replayed op by op); ``pre_norm``'s layers keep their bounds.
     """
     prefix = bert.step_prefix(inv)
     c = inv.config
+    if not c["pre_norm"] and bert.step_task(inv) in roberta.LIFETIMES and not c.get("is_decoder"):
+        sim.exact_lifetimes()
+        sim.exact_forward()
     chosen = list(c["languages"]).index(c["default_language"])
+    model = sim.scope()  # XmodModel.forward
+    sim.transients((4 * b,), (1,), ("aten.ones",))  # torch.ones(batch_size), gone once multiplied
     lang_ids = sim.new((b,), False, 4)
     x = bert.step_embeddings(sim, inv, prefix, b, n, positions_from_ids=True)
+    seq = x
     for i in range(c["num_hidden_layers"]):
         if sim.checkpointing:
-            sim.save(lang_ids)
-        x = sim.layer(step_layer(inv, prefix, i, chosen), x)
-    seq = sim.layer_norm(prefix + "encoder.LayerNorm", x) if c["pre_norm"] else x
+            sim.checkpoint_argument(lang_ids)
+        y = sim.layer(step_layer(inv, prefix, i, chosen), seq)
+        if i:
+            sim.rebind(seq, y)
+        seq = y
+    if c["pre_norm"]:
+        seq = sim.rebind(seq, sim.layer_norm(prefix + "encoder.LayerNorm", seq))
     pooled = bert.step_pooler(sim, prefix, seq) if inv.pooler else None
+    sim.end_scope(model, seq, *([pooled] if pooled is not None else []))
     return xlm_roberta_xl.step_heads(sim, inv, seq, pooled)
 
 

@@ -219,7 +219,7 @@ def test_bert_base_b1_l128_figure() -> None:
 #: The families whose step the lifetime simulator models op by op (calculator/costs/lifetime.py): their peak is
 #: exact in the forward and the backward too, for the classes their program opts in (``sim.exact_lifetimes()``).
 LIFETIME_FAMILIES = ("bert", "ernie", "roberta", "xlm-roberta", "camembert", "data2vec-text", "electra", "distilbert", "albert",
-                     "roc_bert")
+                     "roc_bert", "layoutlm", "xmod")
 LIFETIME_FAMILIES += ("megatron-bert", "xlm-roberta-xl", "roberta-prelayernorm")  # the pre-LN layer (families/blocks.py)
 # MPNet is modelled op by op too (FORWARD_EXACT below), but none of these drawn cases peaks in its backward (the
 # [B, A, L, L] bias and each attention's kept scores make the forward the highest): its backward's maximum is checked
@@ -302,6 +302,8 @@ FULL_SIZE = (
     ("bert-base-uncased", 16, 512, "fp32", True), ("xlm-roberta-base", 8, 512, "bf16", True),
     ("BAAI/bge-m3", 4, 1024, "bf16", True), ("microsoft/deberta-v3-base", 1, 512, "bf16", False),
     ("bert-base-uncased", 8, 128, "bf16", True),  # the CLI golden bert-step-gpu: 969,638,684 bytes
+    ("roc-bert-config-defaults", 8, 512, "fp32", False), ("roc-bert-config-defaults", 4, 512, "bf16", True),
+    ("microsoft/layoutlm-base-uncased", 8, 512, "fp32", False), ("microsoft/layoutlm-large-uncased", 4, 512, "bf16", True),
 )
 # Megatron-BERT passes its own ``torch.ones`` mask, which transformers drops when ``.all()`` (real tensors); a fake
 # tensor counts as tracing (``is_tracing``), so there a [B, 1, L, L] mask is made and kept through the forward (and
@@ -339,6 +341,7 @@ def test_full_size_bound_and_figure(preset: str, batch: int, seq_len: int, dtype
 FULL_SIZE_SDPA = (
     ("bert-base-uncased", 1, 128, "fp32", False), ("bert-base-uncased", 16, 512, "fp32", False),
     ("BAAI/bge-m3", 4, 1024, "bf16", True), ("distilbert-base-uncased", 2, 128, "fp32", False),
+    ("microsoft/layoutlm-base-uncased", 8, 512, "fp32", False), ("roc-bert-config-defaults", 4, 512, "bf16", True),
 )
 FULL_SIZE_SDPA += (("facebook/xlm-roberta-xl", 16, 512, "bf16", False), ("facebook/xlm-roberta-xl", 8, 512, "bf16", True),
                    ("andreasmadsen/efficient_mlm_m0.40", 16, 512, "bf16", False))
@@ -377,7 +380,8 @@ def test_full_size_sdpa_bound_and_figure(preset: str, batch: int, seq_len: int, 
 PER_FAMILY_512 = int(os.environ.get("PEAK_512_RANDOM", "4"))
 
 
-@pytest.mark.parametrize("model_type", ("bert", "roberta", "distilbert", "albert", "electra"))
+@pytest.mark.parametrize("model_type", ("bert", "roberta", "distilbert", "albert", "electra",
+                                        "roc_bert", "layoutlm"))
 def test_peak_512_equals_pytorch(model_type: str) -> None:
     """Issue 35: ``costs.memory.peak_512``, every storage rounded up to CUDA's 512-byte block, equals issue 32's
     ``LiveBytes`` with ``round_to=512`` over the real step, on drawn cases where the activations weigh and where
@@ -425,7 +429,7 @@ def test_peak_512_equals_memtracker() -> None:
 #: The families whose program declares every release of the forward (``sim.exact_forward()``): the forward and
 #: the loss are replayed exactly, so the peak is given wherever it lies.
 FORWARD_EXACT = ("bert", "ernie", "roberta", "xlm-roberta", "camembert", "data2vec-text", "electra", "distilbert",
-                 "albert")
+                 "albert", "roc_bert", "layoutlm")
 FORWARD_EXACT += ("megatron-bert", "xlm-roberta-xl", "roberta-prelayernorm", "mpnet")  # the pre-LN layer (families/blocks.py)
 FORWARD_RANDOM = int(os.environ.get("PEAK_FORWARD_RANDOM", str(max(4, PER_FAMILY // 2))))
 
@@ -582,3 +586,30 @@ def test_peak_op_by_op_with_sdpa_equals_pytorch(model_type: str) -> None:
             phase = case["costs"].peak.phase
             phases[phase] = phases.get(phase, 0) + 1
     assert phases.get("backward", 0) > 0 or ACTIVATION_RANDOM < 4, (model_type, phases)
+
+
+def test_xmod_post_ln_forward_and_checkpointing_replayed_exactly() -> None:
+    """X-MOD's post-LN layers (``pre_norm`` false, its published checkpoints') declare every release, its pre-LN ones
+    keep their bounds (so X-MOD is not in FORWARD_EXACT): on drawn post-LN cases the forward's and the loss's maxima
+    are the measured ones to the byte and the figure is the measured peak, without checkpointing and under
+    non-reentrant checkpointing (each layer's frame keeping ``lang_ids`` too)."""
+    checked = checkpointed = 0
+    for index in range(2 * FORWARD_RANDOM):
+        case = forward_case("xmod", index)
+        if case is None or case["inv"].config["pre_norm"]:
+            continue
+        timeline = engine_timeline(case)
+        assert timeline is not None and timeline.forward is not None and timeline.loss is not None, case["arch"]
+        result = measured(case)
+        starts = result.phase_starts
+        forward = max(now for _, now in result.timeline[starts["forward"]:starts["loss"]])
+        loss = max(now for _, now in result.timeline[starts["loss"]:starts["backward"]])
+        assert (timeline.forward.bytes, timeline.loss.bytes) == (forward, loss), (case["arch"], case["raw"])
+        assert check_case(case), (case["arch"], case["raw"])
+        checked += 1
+    for index in range(FORWARD_RANDOM):
+        case = case_for("xmod", index, "non-reentrant")
+        if case is None or case["inv"].config["pre_norm"]:
+            continue
+        checkpointed += check_case(case)  # a frozen table under checkpointing keeps its bounds (as BERT's does)
+    assert (checked > 0 and checkpointed > 0) or FORWARD_RANDOM < 4, (checked, checkpointed)
