@@ -85,6 +85,7 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     if bert.step_task(inv) in LIFETIMES and not inv.config.get("is_decoder"):  # no causal mask: every op is modelled
         sim.exact_lifetimes()
         sim.exact_forward()  # every name's release declared below (and in bert's functions)
+        sim.exact_autocast()  # and under autocast (each Linear's bf16 copies: costs.lifetime)
     model = sim.scope()  # ElectraModel.forward: ``embedding_output`` (projected, if so) held until it returns
     x = bert.step_embeddings(sim, inv, prefix, b, n)
     if inv.config["embedding_size"] != inv.config["hidden_size"]:

@@ -51,6 +51,7 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     if bert.step_task(inv) in LIFETIMES and not inv.config.get("is_decoder"):  # no causal mask: every op is modelled
         sim.exact_lifetimes()
         sim.exact_forward()  # every name's release declared (bert.step_backbone, the heads below)
+        sim.exact_autocast()  # and under autocast (each Linear's bf16 copies: costs.lifetime)
     seq, pooled = bert.step_backbone(sim, inv, prefix, b, n, positions_from_ids=True)
     return step_heads(sim, inv, seq, pooled)
 
