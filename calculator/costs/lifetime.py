@@ -38,8 +38,15 @@ unpacked as its ``apply`` returns (:meth:`Backward.applied`: before ``validate_o
 gradient); the frame, and the input, go with the layer's last node holding saved tensors. Reentrant checkpointing
 is not replayed (no figure where the bound does not decide).
 
+**Mixed precision** (``torch.autocast("cpu", dtype=torch.bfloat16)`` around the forward, weights float32; a program
+opts in with :meth:`~.ops.Ops.exact_autocast`): each Linear casts its bias, its weight and a float32 input to bf16,
+in that order (:meth:`LiveSim._linear`); a trained parameter's copy is cached (held to the forward's end, or by the
+node that saves it until its backward; its ``ToCopyBackward0`` casts the gradient back to float32), a frozen one's and
+the input's are the Linear's temporaries unless saved; bf16 + float32 residual adds promote (the gradient cast back
+for the bf16 side). The inference span keeps every cached copy to its end.
+
 What is modelled: the operations BERT's classes run (a program opts in with :meth:`exact_lifetimes`), every
-parameter trained or some frozen, LoRA, non-reentrant checkpointing. Anything else (an operation without its node, an input
+parameter trained or some frozen, LoRA, non-reentrant checkpointing, SDPA, bf16 autocast. Anything else (an operation without its node, an input
 whose producer is unknown, a saved storage no node holds) makes :attr:`LiveSim.failed` say why, and the
 step keeps the optimizer-step figure or no figure. Standard library only.
 """
@@ -217,6 +224,7 @@ class LiveSim(Sim):
         self.cached: set[int] = set()
         #: The program models autocast's copies too (:meth:`~.ops.Ops.exact_autocast`); else no figure under it.
         self.autocast_exact = False
+        self._bias_copy: T | None = None  # the bias's autocast copy :meth:`_linear` made for :meth:`mm`
         self._casting = False  # inside a Linear under autocast (:meth:`_linear`): its input's copy is released there
 
     # -- bookkeeping
@@ -504,19 +512,14 @@ class LiveSim(Sim):
            itemsize: int | None = None, w: T | None = None) -> T:
         """``addmm`` (``nn.Linear``): the input's gradient ``grad.mm(W)``, the weight's in ``W.t()``'s layout
         (kept as ``.grad`` through ``TBackward0``'s view), the bias's ``sum_to`` [out], in that order. ``w``: under
-        autocast the weight's bf16 copy (:meth:`weight_copy`), made after the input's; the bias's copy is made
-        next (``cached_cast`` casts linear's arguments in order), and the weight's and the bias's gradients, bf16,
-        go to their copies' ``ToCopyBackward0``, which casts them back to float32."""
+        autocast the weight's bf16 copy (:meth:`weight_copy`; the bias's, :meth:`_linear`'s), and the weight's and the
+        bias's gradients, bf16, go to their copies' ``ToCopyBackward0``, which casts them back to float32."""
         self._begin()
         module = self.module
         self._aten = "aten.addmm" if self._adapter is None and module + ".bias" in self.shapes else "aten.mm"
-        bias_copy = None
-        if self.lower is not None:
-            if w is None:
-                self.fail("a bare matmul by a parameter under autocast")
-            elif self._adapter is None and module + ".bias" in self.shapes:
-                bias_copy = self.weight_copy(self.storage_name(module + ".bias"), (n,), bias_grad)
-                self._aten = "aten.addmm"
+        bias_copy, self._bias_copy = self._bias_copy, None
+        if self.lower is not None and w is None:
+            self.fail("a bare matmul by a parameter under autocast")
         out = super().mm(a, b_grad, m, k, n, out_shape, bias_grad, itemsize, w)
         if not out.grad:
             return out
@@ -767,9 +770,18 @@ class LiveSim(Sim):
         mark = self._next
         self._casting = True
         try:
-            out = super()._linear(x, in_f, out_f, w_grad, b_grad, itemsize, weight)
+            # autocast's linear casts its arguments last first (measured: bias, weight, input; a C++ argument pack
+            # evaluated right to left), so the copies' ToCopyBackward0 nodes run input, weight, bias in the backward.
+            if self._adapter is None and self.module + ".bias" in self.shapes:
+                self._bias_copy = self.weight_copy(self.storage_name(self.module + ".bias"), (out_f,), b_grad)
+            w = self.weight_copy(weight or self.module + ".weight", (out_f, in_f), w_grad)
+            x = self.lowered(x)
+            tokens = x.numel // in_f if in_f else 0
+            flat = x if len(x.shape) == 2 else self.reshape(x, (-1, in_f))
+            out = self.mm(flat, w_grad, tokens, in_f, out_f, (*x.shape[:-1], out_f), b_grad, self.lower, w)
         finally:
             self._casting = False
+            self._bias_copy = None
         for s in range(mark + 1, self._next):
             if s not in self.cached:
                 self._die(s, self._next)
