@@ -152,6 +152,8 @@ class Backward:
         self.sizes[self._next] = nbytes
         self.refs[self._next] = refs
         self.live += nbytes
+        if self.rounded is not None:  # counted in the 512-rounded ledger too (drop takes it off there)
+            self.rounded += rounded(nbytes)
         self.check(op)
         return self._next
 
