@@ -128,7 +128,7 @@ def test_autocast_fit_says_why_there_is_no_peak() -> None:
     bert = build(get_preset("bert-base-uncased").config)
     mixed = costs.compute(bert, costs.settings(8, 128, autocast="bf16"))
     assert mixed.peak.bytes is not None and cv.unknown_reason(mixed, "en") is None
-    exact = fit(bert, mixed.settings, None, 24 * 2**30, mixed.weights)
+    exact = fit(bert, mixed.settings, None, 4 * 2**30, mixed.weights)
     assert exact["max_batch"] == exact["max_batch_at_least"] > 0 and exact["batch_does_not_fit"] == exact["max_batch"] + 1
     inv = build(get_preset("YituTech/conv-bert-base").config)
     s = costs.settings(8, 128, autocast="bf16")
