@@ -170,6 +170,7 @@ PUNCTUATION: dict[str, dict[str, str]] = {
     #: Lists: "a, b, c" / "a、b、c"; the last of a choice: "a, b or c" / "a、b 或 c".
     "list_sep": L(", ", "、"),
     "or": L(" or ", " 或 "),
+    "and": L(" and ", " 和 "),
     #: Emphasis in Markdown: italics in English, bold in Chinese (no synthetic italics on CJK).
     "emphasis": L("*", "**"),
     #: Before a Latin word inside a sentence: Chinese sets it off with a space.
@@ -196,6 +197,14 @@ def paren(text: str, lang: Any, aside: bool = False) -> str:
 def join_list(items: Any, lang: Any) -> str:
     """Names in a sentence: "a, b, c" in English, "a、b、c" in Chinese."""
     return punct("list_sep", lang).join(str(i) for i in items)
+
+
+def join_all(items: Any, lang: Any) -> str:
+    """"a, b and c" / "a、b 和 c" (a single name alone)."""
+    items = [str(i) for i in items]
+    if len(items) < 2:
+        return "".join(items)
+    return join_list(items[:-1], lang) + punct("and", lang) + items[-1]
 
 
 def join_choice(items: Any, lang: Any) -> str:

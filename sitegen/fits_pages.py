@@ -142,29 +142,29 @@ def embed_time(flops: int, lang: str, tflops: float | None = None) -> str:
     return embed.duration(flops / (rate * 1e12), lang)
 
 
-def replayed_families(lang: str, attention: str = "eager") -> str:
+def replayed_families(lang: str, attention: str = "eager", autocast: str | None = None) -> str:
     """The families whose forward the peak engine replays tensor by tensor (so the peak is exact in every phase),
     found by asking the engine, never listed by hand: each family's first preset at B = 1, L = 8 with ``attention``,
-    listed when its timeline's forward phase is exact. Their titles joined as the language writes a list."""
+    listed when its timeline's forward phase is exact (``autocast`` "bf16": under mixed precision, fp32 weights). Their
+    titles joined as the language writes a list."""
     from calculator import costs
     from calculator.build import build
     from calculator.errors import CalcError
     from calculator.families import FAMILIES
-    from calculator.i18n import pick
+    from calculator.i18n import join_all, pick
 
     names = []
     for family in sorted(FAMILIES.values(), key=lambda f: f.rank):
         if family.costs is None or not family.presets:
             continue
         try:
-            peak = costs.compute(build(family.presets[0].config), costs.settings(1, 8, attention=attention)).peak
+            settings = costs.settings(1, 8, attention=attention, autocast=autocast)
+            peak = costs.compute(build(family.presets[0].config), settings).peak
         except CalcError:
             continue
         if peak is not None and any(p.name == "forward" and p.exact for p in peak.timeline):
             names.append(pick(family.title, lang))
-    if lang == "zh":
-        return "、".join(names[:-1]) + " 和 " + names[-1] if len(names) > 1 else "".join(names)
-    return ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else "".join(names)
+    return join_all(names, lang)
 
 
 def context() -> dict[str, Any]:

@@ -7,8 +7,8 @@ the forward makes live from its operation until the model's Python drops its las
 backward; dropout returns its input in eval mode), the outputs kept to the end.
 
 **The peak.** Where the family's program declares every release (:meth:`~.ops.Ops.exact_forward`: BERT's,
-ERNIE's, RoBERTa's and its clones', ELECTRA's, DistilBERT's and ALBERT's classes in eager attention, fp32 or bf16
-without autocast), :class:`~.lifetime.LiveSim` replays the
+ERNIE's, RoBERTa's and its clones', ELECTRA's, DistilBERT's and ALBERT's classes, eager or SDPA, fp32 or bf16, with
+or without autocast), :class:`~.lifetime.LiveSim` replays the
 forward allocation by allocation (:func:`~.lifetime.replay_forward`) and the maximum is the peak, with the op
 that reached it and what is live then. Elsewhere the peak is ``None`` (``peak_not_modelled``) with proven bounds:
 
@@ -28,8 +28,8 @@ from typing import Any
 from ..errors import CalcError
 from ..model import Inventory
 from .peak import Item, Peak, not_modelled
-from .step import (DTYPES, MAX_FIGURE, Settings, _named_parameters, _numel, _trainability, cost_model, simulate,
-                   with_attention)
+from .step import (AUTOCAST, DTYPES, MAX_FIGURE, Settings, _named_parameters, _numel, _trainability, cost_model,
+                   simulate, with_attention)
 from .tensor import INDEX_BYTES
 
 
@@ -117,14 +117,15 @@ def _replayed(inv: Inventory, s: Settings, start_items: list[Item]) -> Peak | No
     """The forward replayed exactly (:func:`.lifetime.replay_forward`) where the program declares every release."""
     from .lifetime import LiveSim, replay_forward
 
-    if s.attention != "eager" or s.autocast is not None:
-        return None
     trains, lora = _trainability(inv, None)
     sim = LiveSim(inv, DTYPES[s.dtype], trains, lora, False)
     sim.grad_mode = False
     sim.training = False
+    sim.attention = s.attention  # SDPA: the flash kernel's output and its logsumexp, dropped at once
+    if s.autocast is not None:  # the cast cache keeps every trained weight's and bias's copy to the end
+        sim.lower = AUTOCAST[s.autocast]
     outputs = cost_model(inv).program(sim, inv, s.batch, s.seq_len)
-    if sim.failed or not (sim.opted and sim.forward_exact):
+    if sim.failed or not (sim.opted and sim.forward_exact) or (s.autocast is not None and not sim.autocast_exact):
         return None
     replay = replay_forward(sim, {o.storage for o in outputs}, start_items)
     assert replay.bytes is not None

@@ -38,8 +38,15 @@ unpacked as its ``apply`` returns (:meth:`Backward.applied`: before ``validate_o
 gradient); the frame, and the input, go with the layer's last node holding saved tensors. Reentrant checkpointing
 is not replayed (no figure where the bound does not decide).
 
+**Mixed precision** (``torch.autocast("cpu", dtype=torch.bfloat16)`` around the forward, weights float32; a program
+opts in with :meth:`~.ops.Ops.exact_autocast`): each Linear casts its bias, its weight and a float32 input to bf16,
+in that order (:meth:`LiveSim._linear`); a trained parameter's copy is cached (held to the forward's end, or by the
+node that saves it until its backward; its ``ToCopyBackward0`` casts the gradient back to float32), a frozen one's and
+the input's are the Linear's temporaries unless saved; bf16 + float32 residual adds promote (the gradient cast back
+for the bf16 side). The inference span keeps every cached copy to its end.
+
 What is modelled: the operations BERT's classes run (a program opts in with :meth:`exact_lifetimes`), every
-parameter trained or some frozen, LoRA, non-reentrant checkpointing. Anything else (an operation without its node, an input
+parameter trained or some frozen, LoRA, non-reentrant checkpointing, SDPA, bf16 autocast. Anything else (an operation without its node, an input
 whose producer is unknown, a saved storage no node holds) makes :attr:`LiveSim.failed` say why, and the
 step keeps the optimizer-step figure or no figure. Standard library only.
 """
@@ -147,6 +154,8 @@ class Backward:
         self.sizes[self._next] = nbytes
         self.refs[self._next] = refs
         self.live += nbytes
+        if self.rounded is not None:  # counted in the 512-rounded ledger too (drop takes it off there)
+            self.rounded += rounded(nbytes)
         self.check(op)
         return self._next
 
@@ -220,6 +229,13 @@ class LiveSim(Sim):
         self.unreached: set[int] = set()
         #: Tensors every later checkpointed block gets besides its input (:meth:`checkpoint_argument`).
         self._block_args: list[int] = []
+        #: Autocast's cached copies (a trained parameter's bf16 copy): the cache, not Python, holds them until the
+        #: autocast region exits (the forward's end), so no scope's end frees them (:func:`_deaths`).
+        self.cached: set[int] = set()
+        #: The program models autocast's copies too (:meth:`~.ops.Ops.exact_autocast`); else no figure under it.
+        self.autocast_exact = False
+        self._bias_copy: T | None = None  # the bias's autocast copy :meth:`_linear` made for :meth:`mm`
+        self._casting = False  # inside a Linear under autocast (:meth:`_linear`): its input's copy is released there
 
     # -- bookkeeping
 
@@ -235,6 +251,9 @@ class LiveSim(Sim):
 
     def exact_forward(self) -> None:
         self.forward_exact = True
+
+    def exact_autocast(self) -> None:
+        self.autocast_exact = True
 
     def transients(self, sizes: Sequence[int], deaths: Sequence[int] | None = None, ops: Sequence[str] = ()) -> None:
         base = self._next
@@ -300,7 +319,8 @@ class LiveSim(Sim):
     def save(self, t: T) -> None:
         if self.grad_mode:
             self.pending.append(t.storage)
-            self._stop = self._next  # a pack: a recomputation stopping here has made every storage up to now
+            if t.storage not in self.frozen_copies:  # a frozen weight's autocast copy is no pack the stop waits for
+                self._stop = self._next  # a pack: a recomputation stopping here has made every storage up to now
         super().save(t)
 
     def _edge(self, t: T) -> int | None:
@@ -467,8 +487,8 @@ class LiveSim(Sim):
         out = super().add(a, b)
         if not out.grad:
             return out
-        if a.itemsize != b.itemsize:
-            self.fail("a promoting add")  # Ops.add makes the model's dtype
+        if a.itemsize != b.itemsize and self.lower is None:
+            self.fail("a promoting add")  # Ops.add makes the model's dtype (under autocast: the wider, _add_backward)
         return self._node("AddBackward0", [self._edge(a), self._edge(b)], self._add_backward(a, b), out)
 
     def add_(self, a: T, b: T) -> T:
@@ -520,12 +540,15 @@ class LiveSim(Sim):
     def mm(self, a: T, b_grad: bool, m: int, k: int, n: int, out_shape: Sequence[int], bias_grad: bool = False,
            itemsize: int | None = None, w: T | None = None) -> T:
         """``addmm`` (``nn.Linear``): the input's gradient ``grad.mm(W)``, the weight's in ``W.t()``'s layout
-        (kept as ``.grad`` through ``TBackward0``'s view), the bias's ``sum_to`` [out], in that order. ``w`` (an
-        autocast copy) is always None here: the lifetime simulator never runs under autocast
-        (``step._LIFETIME_SETTINGS`` leaves mixed precision out, so its peak stays null)."""
+        (kept as ``.grad`` through ``TBackward0``'s view), the bias's ``sum_to`` [out], in that order. ``w``: under
+        autocast the weight's bf16 copy (:meth:`weight_copy`; the bias's, :meth:`_linear`'s), and the weight's and the
+        bias's gradients, bf16, go to their copies' ``ToCopyBackward0``, which casts them back to float32."""
         self._begin()
         module = self.module
         self._aten = "aten.addmm" if self._adapter is None and module + ".bias" in self.shapes else "aten.mm"
+        bias_copy, self._bias_copy = self._bias_copy, None
+        if self.lower is not None and w is None:
+            self.fail("a bare matmul by a parameter under autocast")
         out = super().mm(a, b_grad, m, k, n, out_shape, bias_grad, itemsize, w)
         if not out.grad:
             return out
@@ -545,6 +568,9 @@ class LiveSim(Sim):
         # shared weight (ALBERT) the bias's sum is done and freed before the weight's is made.
         nexts = [self._accumulator(module + ".bias") if bias_grad else None, self._edge(a),
                  self._accumulator(module + ".weight") if b_grad else None]
+        if w is not None:  # autocast: to the copies' ToCopyBackward0
+            nexts = [self._edge(bias_copy) if bias_grad and bias_copy is not None else None, self._edge(a),
+                     self._edge(w) if b_grad else None]
         if out.shape == flat:
             return self._node("AddmmBackward0", nexts, run, out)
         product = self._node("AddmmBackward0", nexts, run, T(flat, contiguous_strides(flat), out.storage, True, size))
@@ -577,12 +603,14 @@ class LiveSim(Sim):
         self.deaths.setdefault(self._next, self._next)
         weight, bias = bool(self.trains.get(module + ".weight")), bool(self.trains.get(module + ".bias"))
         width = x.shape[-1]
+        # A bf16 input under autocast (an MLM head's LayerNorm): the float32 weight's gradients stay float32.
+        param_size = out.itemsize if self.lower is None else self.itemsize
 
         def run(bw: Backward, g: T) -> list[T | None]:
             op = "aten.native_layer_norm_backward"
             gx = bw.alloc(x.shape, x.itemsize, op) if x.grad else None
-            gw = bw.alloc((width,), out.itemsize, op) if weight else None
-            gb = bw.alloc((width,), out.itemsize, op) if bias else None
+            gw = bw.alloc((width,), param_size, op) if weight else None
+            gb = bw.alloc((width,), param_size, op) if bias else None
             return [gx, gw, gb]
         nexts = [self._edge(x), self._accumulator(module + ".weight") if weight else None,
                  self._accumulator(module + ".bias") if bias else None]
@@ -617,19 +645,19 @@ class LiveSim(Sim):
         def product(bw: Backward, g: T) -> list[T | None]:
             return [bw.alloc(shape, size, "aten.mul"), bw.alloc(shape, size, "aten.mul")]
 
-        t1 = self._node("MulBackward1", [self._edge(t)], alloc("aten.mul"), self.new(shape, True), [])
+        t1 = self._node("MulBackward1", [self._edge(t)], alloc("aten.mul"), self.new(shape, True, size), [])
         self.save(t)
-        t2 = self._node("PowBackward0", [self._edge(t)], pow_backward, self.new(shape, True))
-        t3 = self._node("MulBackward1", [self._edge(t2)], alloc("aten.mul"), self.new(shape, True), [])
-        t4 = self._node("AddBackward0", [self._edge(t), self._edge(t3)], passed(2), self.new(shape, True), [])
-        t5 = self._node("MulBackward1", [self._edge(t4)], alloc("aten.mul"), self.new(shape, True), [])
-        t6 = self.new(shape, True)
+        t2 = self._node("PowBackward0", [self._edge(t)], pow_backward, self.new(shape, True, size))
+        t3 = self._node("MulBackward1", [self._edge(t2)], alloc("aten.mul"), self.new(shape, True, size), [])
+        t4 = self._node("AddBackward0", [self._edge(t), self._edge(t3)], passed(2), self.new(shape, True, size), [])
+        t5 = self._node("MulBackward1", [self._edge(t4)], alloc("aten.mul"), self.new(shape, True, size), [])
+        t6 = self.new(shape, True, size)
         self.save(t6)
         t6 = self._node("TanhBackward0", [self._edge(t5)], alloc("aten.tanh_backward"), t6)
-        t7 = self._node("AddBackward1", [self._edge(t6)], passed(1), self.new(shape, True), [])
+        t7 = self._node("AddBackward1", [self._edge(t6)], passed(1), self.new(shape, True, size), [])
         self.save(t1)
         self.save(t7)
-        out = self._node("MulBackward0", [self._edge(t1), self._edge(t7)], product, self.new(shape, True))
+        out = self._node("MulBackward0", [self._edge(t1), self._edge(t7)], product, self.new(shape, True, size))
         for a, b in ((t2, t3), (t3, t4), (t4, t5), (t5, t6)):  # each temporary gone once the next is made
             self.scopes.append((a.storage - 1, b.storage, frozenset([b.storage])))
         self._die(t6.storage, t7.storage)  # Python's names (autograd keeps these three)
@@ -685,13 +713,14 @@ class LiveSim(Sim):
         mark = self.scope()
         with self._in(module):
             info = self.linear_info(module)
-            base = self._linear(x, info.in_features, info.out_features, info.weight_trains, info.bias_trains)
+            base = self._linear(x, info.in_features, info.out_features, info.weight_trains, info.bias_trains,
+                                weight=self.storage_name(module + ".weight") if self.lower else None)
             wide = x if x.itemsize == ADAPTER_BYTES else self._cast(x, ADAPTER_BYTES)
             try:
                 self._adapter = "lora_A"
-                a = self._linear(wide, info.in_features, r, True, False, ADAPTER_BYTES)
+                a = self._linear(wide, info.in_features, r, True, False, ADAPTER_BYTES, weight=module + ".lora_A")
                 self._adapter = "lora_B"
-                b = self._linear(a, r, info.out_features, True, False, ADAPTER_BYTES)
+                b = self._linear(a, r, info.out_features, True, False, ADAPTER_BYTES, weight=module + ".lora_B")
                 self.release(a)  # lora_B(lora_A(x)): an argument, kept only by lora_B's backward
             finally:
                 self._adapter = None
@@ -719,17 +748,88 @@ class LiveSim(Sim):
         return self._node("ToCopyBackward0", [self._edge(t)], lambda bw, g: [bw.alloc(shape, size, "aten._to_copy")],
                           out, [])
 
+    # -- autocast (torch.autocast("cpu", dtype=torch.bfloat16) around the forward; reference/PEAK.md section 5)
+
+    def lowered(self, t: T) -> T:
+        """A float32 activation cast to bf16 for a Linear (:meth:`.ops.Ops.lowered`): ``ToCopyBackward0`` casts the
+        gradient back (a new float32 tensor). The copy is a temporary of the Linear (:meth:`_linear` releases it):
+        kept only if the product saves it. A copy made anywhere else is not modelled."""
+        if self.lower is None or t.itemsize != 4:
+            return t
+        if not self._casting:
+            self.fail("an autocast copy outside a Linear")
+        self._begin()
+        self._labelled("to", "aten._to_copy")
+        out = super().lowered(t)
+        if not out.grad:
+            return out
+        shape, size = t.shape, t.itemsize
+        return self._node("ToCopyBackward0", [self._edge(t)], lambda bw, g: [bw.alloc(shape, size, "aten._to_copy")],
+                          out, [])
+
+    def weight_copy(self, key: str, shape: Sequence[int], trains: bool) -> T | None:
+        """A parameter's bf16 copy (:meth:`.ops.Ops.weight_copy`; a bias's too, from :meth:`mm`): a trained one's
+        is cached (:attr:`cached`: the cache holds it to the forward's end, a node that saves it to its backward)
+        and its ``ToCopyBackward0`` casts the gradient back to the float32 parameter's ``AccumulateGrad``; a
+        frozen one's is made afresh at each use, a temporary of the Linear."""
+        if self.lower is None:
+            return None
+        if trains and key in self.cast_cache:
+            return self.cast_cache[key]
+        self._labelled("to", "aten._to_copy")
+        t = super().weight_copy(key, shape, trains)
+        assert t is not None
+        if not trains:
+            return t
+        self.cached.add(t.storage)
+        if t.grad:
+            param = key + ".weight" if key.endswith((".lora_A", ".lora_B")) else key
+            grad_shape, size = tuple(shape), self.itemsize if not key.endswith((".lora_A", ".lora_B")) else ADAPTER_BYTES
+            t = self._node("ToCopyBackward0", [self._accumulator(param)],
+                           lambda bw, g: [bw.alloc(grad_shape, size, "aten._to_copy")], t, [])
+            self.cast_cache[key] = t
+        return t
+
+    def _linear(self, x: T, in_f: int, out_f: int, w_grad: bool, b_grad: bool, itemsize: int | None = None,
+                weight: str | None = None) -> T:
+        """:meth:`.ops.Ops._linear`; under autocast the copies it makes (the input's, a frozen parameter's) are
+        C++ temporaries of ``linear``: gone as it returns unless its node saved them; the cached ones stay."""
+        if self.lower is None:
+            return super()._linear(x, in_f, out_f, w_grad, b_grad, itemsize, weight)
+        mark = self._next
+        self._casting = True
+        try:
+            # autocast's linear casts its arguments last first (measured: bias, weight, input; a C++ argument pack
+            # evaluated right to left), so the copies' ToCopyBackward0 nodes run input, weight, bias in the backward.
+            if self._adapter is None and self.module + ".bias" in self.shapes:
+                self._bias_copy = self.weight_copy(self.storage_name(self.module + ".bias"), (out_f,), b_grad)
+            w = self.weight_copy(weight or self.module + ".weight", (out_f, in_f), w_grad)
+            x = self.lowered(x)
+            tokens = x.numel // in_f if in_f else 0
+            flat = x if len(x.shape) == 2 else self.reshape(x, (-1, in_f))
+            out = self.mm(flat, w_grad, tokens, in_f, out_f, (*x.shape[:-1], out_f), b_grad, self.lower, w)
+        finally:
+            self._casting = False
+            self._bias_copy = None
+        for s in range(mark + 1, self._next):
+            if s not in self.cached:
+                self._die(s, self._next)
+        return out
+
     # -- what the lifetime simulator does not model (the step keeps its other answers)
 
     def sdpa(self, q: T, k: T, v: T, mask: T | None = None) -> T:
         """``ScaledDotProductFlashAttentionForCpuBackward0`` (sdpa2, issue 32): the node saves q, k, v, the output,
         the float32 logsumexp (and a mask); its backward, ``_scaled_dot_product_flash_attention_for_cpu_backward``,
         returns the three gradients at once, each allocated [B, L, A, d] and returned as [B, A, L, d] (measured,
-        whatever the inputs' layout), even for an input that needs none (dropped at once)."""
+        whatever the inputs' layout), even for an input that needs none (dropped at once). Where nothing needs a
+        gradient (inference) the kernel still returns its logsumexp, dropped as ``scaled_dot_product_attention``
+        returns."""
         self._begin()
-        self._labelled("scaled_dot_product_attention")
+        self._labelled("scaled_dot_product_attention", "aten._scaled_dot_product_flash_attention_for_cpu")
         out = super().sdpa(q, k, v, mask)
         if not out.grad:
+            self.release(self.new((q.shape[0], q.shape[1], q.shape[2]), False, 4))  # the logsumexp, float32
             return out
 
         def grad_like(bw: Backward, t: T) -> T:
@@ -974,6 +1074,8 @@ def run_step(sim: LiveSim, outputs: Sequence[T], start_items: Sequence[Item], gr
     end with a ``.grad``, in the step's own reckoning: the graph must give exactly those."""
     if not sim.opted:
         sim.fail("program not modelled op by op")
+    if sim.lower is not None and not (sim.autocast_exact and sim.forward_exact):
+        sim.fail("autocast not modelled for this program")
     sim._begin()
     if sim.failed:
         return None
@@ -1069,6 +1171,7 @@ def _deaths(sim: LiveSim, keep: set[int]) -> dict[int, int]:
     releases (:meth:`LiveSim.release`) and the end of the innermost function that made it without returning it;
     none for what ``keep`` holds (saved by autograd, returned by the forward) or a local of the model's own
     ``forward`` (gone at its end)."""
+    keep = keep | sim.cached  # autocast's cache holds them to the region's end (replay_forward's ``end``)
     death = {s: at for s, at in sim.deaths.items() if s not in keep}
     for mark, last, returned in sim.scopes:
         for s in range(mark + 1, last + 1):

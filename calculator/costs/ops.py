@@ -708,6 +708,11 @@ class Ops:
         (:meth:`release`, :meth:`end_scope`): the lifetime simulator then replays the forward exactly instead of
         bounding it. Nothing to do on the plain tape."""
 
+    def exact_autocast(self) -> None:
+        """Called by a family's program (with :meth:`exact_forward`) whose every operation the lifetime simulator
+        also models under autocast (each Linear's bf16 copies, the promoting residual adds): only then is the peak
+        under mixed precision worked out op by op. Nothing to do on the plain tape."""
+
     def release(self, *ts: T) -> None:
         """The model's Python drops its last name of each of ``ts`` here (a name rebound, a temporary of an
         expression consumed): its storage is gone after the last allocation, unless autograd saved it or the

@@ -399,8 +399,8 @@ def _peak(inv: Inventory, s: Settings, sim: Sim, outputs: Sequence[T], params: S
     model = cost_model(inv)
     if model.buffers is None:
         return not_modelled("family")
-    for name in s.__dataclass_fields__:  # a setting added later (attention, autocast...) is not covered yet
-        if name not in _PEAK_SETTINGS and getattr(s, name) != s.__dataclass_fields__[name].default:
+    for name in s.__dataclass_fields__:  # a setting added later is not covered yet
+        if name not in _PEAK_SETTINGS + ("autocast",) and getattr(s, name) != s.__dataclass_fields__[name].default:
             return not_modelled(name)
     buffers = [(name, _numel(shape), size) for name, shape, size in model.buffers(inv)]
     buffers += [(t.name, _numel(t.shape), DTYPES[s.dtype]) for t in inv.tensors if t.buffer]
@@ -415,6 +415,8 @@ def _peak(inv: Inventory, s: Settings, sim: Sim, outputs: Sequence[T], params: S
         exact = _op_by_op(inv, s, plan, params, graded, buffers)
         if exact is not None:
             return exact
+    if s.autocast is not None:  # mixed precision: only the op-by-op replay is proven (no bound under autocast)
+        return not_modelled("autocast")
     peak = step_peak(s.optimizer, [(n, _numel(sh), z) for n, sh, z in params],
                      [(n, _numel(sh), z) for n, sh, z in graded], buffers, s.batch, s.seq_len,
                      storages, outputs, sim.activations, blocks)
@@ -505,6 +507,8 @@ def lifetime_timeline(inv: Inventory, s: Settings, plan: Any, params: Sequence[t
     sim = LiveSim(inv, DTYPES[s.dtype], trains, lora, s.checkpointing)
     sim.reentrant = s.reentrant
     sim.attention = s.attention  # SDPA: LiveSim.sdpa, the flash kernel's node
+    if s.autocast is not None:  # mixed precision: LiveSim's autocast copies (lowered, weight_copy)
+        sim.lower = AUTOCAST[s.autocast]
     outputs = cost_model(inv).program(sim, inv, s.batch, s.seq_len)
     start = [Item("weights", name, _numel(shape) * size) for name, shape, size in params]
     start += [Item("buffer", name, n * size) for name, n, size in buffers]
@@ -521,4 +525,4 @@ def lifetime_timeline(inv: Inventory, s: Settings, plan: Any, params: Sequence[t
 
 #: The settings whose every value the lifetime simulator models (another one away from its default, e.g. mixed
 #: precision, leaves the peak to :func:`.peak.step_peak`); SDPA is :meth:`.lifetime.LiveSim.sdpa`.
-_LIFETIME_SETTINGS = ("batch", "seq_len", "dtype", "optimizer", "checkpointing", "reentrant", "attention")
+_LIFETIME_SETTINGS = ("batch", "seq_len", "dtype", "optimizer", "checkpointing", "reentrant", "attention", "autocast")

@@ -136,6 +136,7 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     if bert.step_task(inv) in LIFETIMES:  # every operation modelled by the lifetime simulator
         sim.exact_lifetimes()
         sim.exact_forward()  # every name's release declared below
+        sim.exact_autocast()  # and under autocast (each Linear's bf16 copies: costs.lifetime)
     model = sim.scope()  # AlbertModel.forward: ``embedding_output`` held until it returns
     x = bert.step_embeddings(sim, inv, prefix, b, n)
     encoder = sim.scope()  # AlbertTransformer.forward

@@ -402,6 +402,7 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     if kind in EXACT_LIFETIMES and not inv.config.get("is_decoder"):  # no causal mask: every op is modelled
         sim.exact_lifetimes()
         sim.exact_forward()  # every name's release declared below
+        sim.exact_autocast()  # and under autocast (each Linear's bf16 copies: costs.lifetime)
     seq, pooled = step_backbone(sim, inv, prefix, b, n)
     return step_heads(sim, inv, seq, pooled)
 

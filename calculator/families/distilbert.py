@@ -94,6 +94,7 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     if bert.step_task(inv) in LIFETIMES:  # every operation modelled by the lifetime simulator
         sim.exact_lifetimes()
         sim.exact_forward()  # every name's release declared below
+        sim.exact_autocast()  # and under autocast (each Linear's bf16 copies: costs.lifetime)
     e = prefix + "embeddings."
     model = sim.scope()  # DistilBertModel.forward: ``embeddings`` held until it returns
     mark = sim.scope()  # Embeddings.forward: inputs_embeds, position_embeddings held; ``embeddings`` rebound

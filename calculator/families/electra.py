@@ -85,6 +85,7 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     if bert.step_task(inv) in LIFETIMES and not inv.config.get("is_decoder"):  # no causal mask: every op is modelled
         sim.exact_lifetimes()
         sim.exact_forward()  # every name's release declared below (and in bert's functions)
+        sim.exact_autocast()  # and under autocast (each Linear's bf16 copies: costs.lifetime)
     model = sim.scope()  # ElectraModel.forward: ``embedding_output`` (projected, if so) held until it returns
     x = bert.step_embeddings(sim, inv, prefix, b, n)
     if inv.config["embedding_size"] != inv.config["hidden_size"]:
@@ -108,8 +109,12 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
         # ElectraClassificationHead: BERT's tanh is a GELU here; each line rebinds ``x``
         drop = sim.drops("classifier_dropout")
         mark = sim.scope()
-        x = sim.dropout(sim.select(seq, 1), drop)
-        x = sim.rebind(x, sim.linear("classifier.dense", x))
+        first = sim.select(seq, 1)
+        x = sim.dropout(first, drop)
+        dense = sim.linear("classifier.dense", x)
+        # ``x = self.dense(x)`` drops the dropout's output; an inactive dropout (p = 0, eval) returned ``features``
+        # itself, which the callers still name (its storage lives on: the autocast copy, not it, is what dense keeps)
+        x = dense if x.storage == first.storage else sim.rebind(x, dense)
         x = sim.rebind(x, sim.keep_input(x))
         x = sim.rebind(x, sim.dropout(x, drop))
         return [sim.end_scope(mark, sim.rebind(x, sim.linear("classifier.out_proj", x)))]

@@ -51,6 +51,7 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     if bert.step_task(inv) in LIFETIMES and not inv.config.get("is_decoder"):  # no causal mask: every op is modelled
         sim.exact_lifetimes()
         sim.exact_forward()  # every name's release declared (bert.step_backbone, the heads below)
+        sim.exact_autocast()  # and under autocast (each Linear's bf16 copies: costs.lifetime)
     seq, pooled = bert.step_backbone(sim, inv, prefix, b, n, positions_from_ids=True)
     return step_heads(sim, inv, seq, pooled)
 
@@ -68,8 +69,12 @@ def step_heads(sim: Sim, inv: Inventory, seq: T, pooled: T | None, dropout_key: 
         # (each line rebinds ``x``: the previous tensor dropped unless autograd keeps it)
         drop = sim.drops(dropout_key)
         mark = sim.scope()
-        x = sim.dropout(sim.select(seq, 1), drop)
-        x = sim.rebind(x, sim.linear("classifier.dense", x))
+        first = sim.select(seq, 1)
+        x = sim.dropout(first, drop)
+        dense = sim.linear("classifier.dense", x)
+        # ``x = self.dense(x)`` drops the dropout's output; an inactive dropout (p = 0, eval) returned ``features``
+        # itself, which the callers still name (its storage lives on: the autocast copy, not it, is what dense keeps)
+        x = dense if x.storage == first.storage else sim.rebind(x, dense)
         x = sim.rebind(x, sim.keep_output(x))
         x = sim.rebind(x, sim.dropout(x, drop))
         return [sim.end_scope(mark, sim.rebind(x, sim.linear("classifier.out_proj", x)))]

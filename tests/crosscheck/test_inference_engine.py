@@ -65,7 +65,8 @@ def inference_case(model_type: str, index: int) -> dict[str, Any] | None:
 def step_of(case: dict[str, Any]) -> Step:
     config = {k: v for k, v in case["raw"].items() if k not in ("model_type", "architectures")}
     return Step(case["inv"].model_type, case["arch"], config, case["batch"], case["seq_len"], dtype=case["dtype"],
-                pooler=case["pooler"], inference=True)
+                pooler=case["pooler"], inference=True, attention=case.get("attention", "eager"),
+                autocast=bool(case.get("autocast")))
 
 
 def measured_flops(case: dict[str, Any]) -> int:
@@ -164,3 +165,63 @@ def test_xmod_post_ln_inference_peak_equals_pytorch() -> None:
         assert case["costs"].peak.bytes is not None, (case["arch"], case["costs"].peak.reason)
         figures += check_peak(case)
     assert figures > 0 or PER_FAMILY < 2
+
+
+def variant_case(model_type: str, index: int, attention: str, autocast: bool) -> dict[str, Any] | None:
+    """:func:`inference_case` with ``attention`` (SDPA: its dropout keys 0, as ``peak_measure.build_model`` sets
+    them) and bf16 autocast around the forward (weights fp32)."""
+    rng = random.Random(f"{SEED}-inference-{attention}-{autocast}-{model_type}-{index}")
+    for _ in range(60):
+        case = draw(rng, model_type)
+        case.update(plan="none", attention=attention, autocast=autocast)
+        raw = case["raw"]
+        if autocast:
+            case["dtype"] = "fp32"
+        if attention == "sdpa":
+            for key in FAMILIES[model_type].costs.sdpa_dropout:
+                raw[key] = 0.0
+        if index % 2:
+            raw["vocab_size"] = rng.randint(600, 4000)
+            case["batch"], case["seq_len"] = 1, min(case["seq_len"], 4)
+        else:
+            case["batch"] = rng.randint(1, 8)
+        try:
+            inv, _ = planned(case)
+            case["costs"] = costs.compute_inference(inv, costs.settings(
+                case["batch"], case["seq_len"], case["dtype"], attention=attention, autocast="bf16" if autocast else None))
+        except CalcError:
+            continue
+        case["inv"] = inv
+        return case
+    return None
+
+
+@pytest.mark.parametrize("model_type,attention,autocast",
+                         [(mt, a, m) for mt in EXACT for a, m in (("sdpa", False), ("eager", True), ("sdpa", True))
+                          if a == "eager" or FAMILIES[mt].costs.sdpa])
+def test_inference_peak_under_sdpa_and_autocast_equals_pytorch(model_type: str, attention: str, autocast: bool) -> None:
+    """The inference span under SDPA (the flash kernel's output, its float32 logsumexp dropped at once) and under
+    bf16 autocast (the cast cache keeps every weight's and bias's copy to the forward's end): every drawn case of an
+    exact family gives a figure, and it is the measured peak (op, bytes by kind)."""
+    figures = 0
+    for index in range(PER_FAMILY):
+        case = variant_case(model_type, index, attention, autocast)
+        if case is not None:
+            assert case["costs"].peak.bytes is not None, (model_type, case["arch"], case["costs"].peak.reason)
+            figures += check_peak(case)
+    assert figures > 0 or PER_FAMILY < 2, model_type
+
+
+def test_bge_m3_inference_under_autocast_with_sdpa() -> None:
+    """bge-m3 (XLMRobertaModel) embedding 16 passages of 1,024 tokens with SDPA under bf16 autocast, on fake
+    tensors: the engine's figure is LiveBytes' peak."""
+    from calculator.build import build
+    from calculator.presets import get_preset
+
+    raw = dict(get_preset("BAAI/bge-m3").config)
+    inv = build(raw)
+    engine = costs.compute_inference(inv, costs.settings(16, 1024, attention="sdpa", autocast="bf16")).peak
+    config = {k: v for k, v in raw.items() if k not in ("model_type", "architectures")}
+    result = measure_peak(Step(inv.model_type, inv.architecture, config, 16, 1024, attention="sdpa", autocast=True,
+                               inference=True, pooler=None if inv.arch.pooler is not None else inv.pooler), fake=True)
+    assert (engine.bytes, engine.phase, engine.op) == (result.peak, result.phase, result.op)

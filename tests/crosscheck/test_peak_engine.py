@@ -91,7 +91,8 @@ def measured(case: dict[str, Any]):
                 checkpointing=case["checkpointing"], optimizer=case["optimizer"],
                 plan="none" if plan is None else plan.method if plan.method == "lora" else "freeze",
                 freeze=case["freeze"], lora=dict(plan.settings) if plan is not None and plan.method == "lora" else {},
-                pooler=case["pooler"], foreach=False, attention=case.get("attention", "eager"))
+                pooler=case["pooler"], foreach=False, attention=case.get("attention", "eager"),
+                autocast=bool(case.get("autocast")))
     return measure_peak(step)
 
 
@@ -613,3 +614,180 @@ def test_xmod_post_ln_forward_and_checkpointing_replayed_exactly() -> None:
             continue
         checkpointed += check_case(case)  # a frozen table under checkpointing keeps its bounds (as BERT's does)
     assert (checked > 0 and checkpointed > 0) or FORWARD_RANDOM < 4, (checked, checkpointed)
+
+
+#: The families whose program models autocast's copies too (``sim.exact_autocast()``): the peak under mixed
+#: precision (fp32 weights, ``torch.autocast("cpu", dtype=torch.bfloat16)`` around the forward) replayed op by op.
+AUTOCAST_EXACT = ("bert", "ernie", "roberta", "xlm-roberta", "camembert", "data2vec-text", "electra", "distilbert",
+                  "albert")
+AUTOCAST_RANDOM = int(os.environ.get("PEAK_AUTOCAST_RANDOM", str(max(4, PER_FAMILY // 2))))
+
+
+def autocast_case(model_type: str, index: int, attention: str) -> dict[str, Any] | None:
+    """A drawn mixed-precision case: weights fp32, the forward under bf16 autocast, ``attention`` eager or SDPA (its
+    dropout 0); plans in turn none, freezing, LoRA (its settings as drawn) and none, the last with non-reentrant
+    checkpointing where the class has it (and one freezing in eight); B up to 8, L up to 24, half with a tiny vocabulary (the activations
+    weigh), any optimizer the op-by-op engine covers."""
+    rng = random.Random(f"{SEED}-autocast-{attention}-{model_type}-{index}")
+    for _ in range(30):
+        case = draw(rng, model_type)
+        plan = ["none", "freeze", "lora", "none"][index % 4]
+        ckpt = "non-reentrant" if index % 4 == 3 or index % 8 == 5 else False
+        ckpt = ckpt if FAMILIES[model_type].costs.checkpointing else False
+        case.update(plan=plan,
+                    dtype="fp32", checkpointing=ckpt, batch=rng.randint(1, 8), seq_len=rng.randint(2, 24),
+                    optimizer=rng.choice(["adamw", "sgd", "sgd-momentum"]), attention=attention, autocast=True,
+                    freeze=(rng.random() < 0.5, rng.randint(0, 3), rng.random() < 0.3))
+        raw = case["raw"]
+        raw["max_position_embeddings"] = max(raw.get("max_position_embeddings", 0), case["seq_len"] + 2)
+        if rng.random() < 0.5:
+            raw["vocab_size"] = rng.randint(8, 40)
+        if attention == "sdpa":
+            for key in FAMILIES[model_type].costs.sdpa_dropout:
+                raw[key] = 0.0
+        try:
+            inv, plan_ = planned(case)
+            case["costs"] = costs.compute(inv, costs.settings(case["batch"], case["seq_len"], "fp32", case["optimizer"],
+                                                              ckpt, attention, autocast="bf16"), plan_)
+        except CalcError:
+            continue
+        case["inv"], case["plan"] = inv, plan_
+        return case
+    return None
+
+
+def check_autocast(model_type: str, attention: str) -> None:
+    """Every drawn case gives a figure (the program opts in), the forward's, the loss's and the backward's maxima
+    are the measured ones to the byte, the step's figure is the measured peak (phase, op, bytes by kind), and the
+    peaks fall in more than one phase (the forward's autocast transients and the backward both exercised)."""
+    phases: dict[str, int] = {}
+    for index in range(AUTOCAST_RANDOM):
+        case = autocast_case(model_type, index, attention)
+        if case is None:
+            continue
+        where = (case["arch"], case["batch"], case["seq_len"], case["optimizer"], case["checkpointing"],
+                 case["plan"] and case["plan"].method, case["raw"])
+        timeline = engine_timeline(case)
+        if timeline is None:  # not replayed even without autocast (a frozen embedding under checkpointing)
+            s = case["costs"].settings
+            plain = dict(case, costs=costs.compute(case["inv"], costs.settings(
+                s.batch, s.seq_len, "fp32", s.optimizer, s.checkpointing_mode, s.attention), case["plan"]))
+            assert engine_timeline(plain) is None and case["costs"].peak.bytes is None, where
+            continue
+        assert case["costs"].peak.bytes is not None, (where, case["costs"].peak.reason)
+        assert timeline is not None and timeline.forward is not None and timeline.loss is not None, where
+        result = measured(case)
+        starts = result.phase_starts
+        spans = {"forward": ("forward", "loss"), "loss": ("loss", "backward"), "backward": ("backward", "optimizer")}
+        got = {name: max(now for _, now in result.timeline[starts[a]:starts[b]]) for name, (a, b) in spans.items()}
+        assert (timeline.forward.bytes, timeline.loss.bytes, timeline.backward) == (
+            got["forward"], got["loss"], got["backward"]), where
+        assert check_case(case), where
+        phases[result.phase] = phases.get(result.phase, 0) + 1
+    assert len(phases) > 1 or AUTOCAST_RANDOM < 4, (model_type, attention, phases)
+
+
+@pytest.mark.parametrize("model_type", AUTOCAST_EXACT)
+def test_peak_under_autocast_equals_pytorch(model_type: str) -> None:
+    """Issue 32's mixed precision, eager attention: the step replayed op by op equals LiveBytes to the byte."""
+    check_autocast(model_type, "eager")
+
+
+@pytest.mark.parametrize("model_type", [mt for mt in AUTOCAST_EXACT if FAMILIES[mt].costs.sdpa])
+def test_peak_under_autocast_with_sdpa_equals_pytorch(model_type: str) -> None:
+    """Mixed precision with SDPA (the flash kernel on the projections' bf16 outputs, a float32 logsumexp)."""
+    check_autocast(model_type, "sdpa")
+
+
+#: Published configs at full size under mixed precision (fake tensors): (preset, B, L, attention, checkpointing).
+#: bge-m3 at the issue's B 16, L 1024 with SDPA: the peak in the forward's last LayerNorm without checkpointing,
+#: in AdamW's update of the word embeddings with it.
+FULL_SIZE_AUTOCAST = (
+    ("BAAI/bge-m3", 16, 1024, "sdpa", False), ("BAAI/bge-m3", 16, 1024, "sdpa", True),
+    ("bert-base-uncased", 8, 512, "eager", False), ("bert-base-uncased", 8, 512, "sdpa", True),
+)
+
+
+@pytest.mark.parametrize("preset,batch,seq_len,attention,checkpointing", FULL_SIZE_AUTOCAST)
+def test_full_size_autocast_figure(preset: str, batch: int, seq_len: int, attention: str, checkpointing: bool) -> None:
+    """At published sizes under bf16 autocast the engine gives the figure, and it is LiveBytes' peak to the byte
+    (phase, op)."""
+    from calculator.build import build
+    from calculator.presets import get_preset
+
+    raw = dict(get_preset(preset).config)
+    inv = build(raw)
+    if attention == "sdpa":
+        for key in inv.family.costs.sdpa_dropout:
+            raw[key] = 0.0
+        inv = build(raw)
+    mode = "non-reentrant" if checkpointing else False
+    engine = costs.compute(inv, costs.settings(batch, seq_len, "fp32", "adamw", mode, attention, autocast="bf16")).peak
+    config = {k: v for k, v in raw.items() if k not in ("model_type", "architectures")}
+    result = measure_peak(Step(inv.model_type, inv.architecture, config, batch, seq_len, attention=attention,
+                               autocast=True, checkpointing=mode, foreach=False,
+                               pooler=None if inv.arch.pooler is not None else inv.pooler), fake=True)
+    assert engine.bytes is not None, (preset, engine.reason)
+    assert (engine.bytes, engine.phase, engine.op) == (result.peak, result.phase, result.op), preset
+
+
+def test_albert_base_widths_under_autocast_on_real_tensors() -> None:
+    """ALBERT's residual stream is bf16 under autocast (``embedding_hidden_mapping_in`` is a Linear), so its layers'
+    LayerNorms take a bf16 input with float32 weights: CPU's kernel returns float32 mean and 1/std there (the engine's
+    figure), while the fake-tensor (meta) kernel returns them in bf16, half the bytes (reference/PEAK.md section 1):
+    no fake-tensor row for ALBERT. albert-base-v2's widths with 2 layers, B 4, L 512, eager, AdamW, real tensors."""
+    from calculator.build import build
+    from calculator.presets import get_preset
+
+    raw = dict(get_preset("albert-base-v2").config, num_hidden_layers=2)
+    inv = build(raw)
+    engine = costs.compute(inv, costs.settings(4, 512, "fp32", "adamw", False, "eager", autocast="bf16")).peak
+    config = {k: v for k, v in raw.items() if k not in ("model_type", "architectures")}
+    result = measure_peak(Step(inv.model_type, inv.architecture, config, 4, 512, autocast=True, foreach=False,
+                               pooler=None if inv.arch.pooler is not None else inv.pooler))
+    assert (engine.bytes, engine.phase, engine.op) == (result.peak, result.phase, result.op)
+
+
+def test_fit_under_autocast_is_pytorchs_largest_batch() -> None:
+    """``--fit-gib`` under mixed precision (issue 32): with a budget of exactly the measured peak at B = 3 (a tiny
+    BERT classifier, L 16, SDPA, bf16 autocast, AdamW), the largest batch that fits is 3: PyTorch's peak at B = 3
+    is within the budget and at B = 4 above it, and the search over the engine's exact peak says 3, exactly."""
+    from calculator.build import build
+    from calculator.costs.fit import fit
+
+    config = dict(vocab_size=60, hidden_size=32, num_hidden_layers=2, num_attention_heads=4, intermediate_size=48,
+                  max_position_embeddings=40, type_vocab_size=2, attention_probs_dropout_prob=0.0)
+    inv = build(dict(config, model_type="bert"), "BertForSequenceClassification", None)
+
+    def peak(batch: int) -> int:
+        return measure_peak(Step("bert", "BertForSequenceClassification", config, batch, 16, attention="sdpa",
+                                 autocast=True, foreach=False)).peak
+
+    budget = peak(3)
+    assert peak(4) > budget
+    s = costs.settings(2, 16, "fp32", "adamw", False, "sdpa", autocast="bf16")
+    answer = fit(inv, s, None, budget, costs.compute(inv, s).weights)
+    assert (answer["max_batch"], answer["max_batch_at_least"], answer["batch_does_not_fit"]) == (3, 3, 4)
+
+
+@pytest.mark.parametrize("model_type", ("bert", "roberta", "distilbert", "albert", "electra"))
+def test_peak_512_under_autocast_equals_pytorch(model_type: str) -> None:
+    """Issue 35's ``peak_512`` under mixed precision: where the engine gives it, LiveBytes with ``round_to=512``
+    over the real step (eager and SDPA drawn cases) measures the same figure (at least one per family)."""
+    figures = 0
+    for index in range(PER_FAMILY_512):
+        for attention in ("eager", "sdpa"):
+            case = autocast_case(model_type, index, attention)
+            if case is None or case["costs"].peak.bytes_512 is None:
+                continue
+            config = {k: v for k, v in case["raw"].items() if k not in ("model_type", "architectures")}
+            plan = case["plan"]
+            step = Step(case["inv"].model_type, case["arch"], config, case["batch"], case["seq_len"],
+                        checkpointing=case["checkpointing"], optimizer=case["optimizer"],
+                        plan="none" if plan is None else plan.method if plan.method == "lora" else "freeze",
+                        freeze=case["freeze"],
+                        lora=dict(plan.settings) if plan is not None and plan.method == "lora" else {},
+                        pooler=case["pooler"], foreach=False, attention=attention, autocast=True)
+            assert case["costs"].peak.bytes_512 == measure_peak(step, round_to=512).peak, (case["arch"], case["raw"])
+            figures += 1
+    assert figures > 0 or PER_FAMILY_512 < 2, model_type

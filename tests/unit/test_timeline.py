@@ -118,13 +118,19 @@ def test_no_timeline_without_a_figure() -> None:
 
 
 def test_autocast_fit_says_why_there_is_no_peak() -> None:
-    """Under autocast there is no peak and no bound, so the search proves nothing either way: the answer says why
-    (autocast's cache, the forward not replayed), in both languages, once under the two lines; a step whose search
-    proves something (fp32) gets no such line."""
+    """Under autocast, where the program does not model autocast's copies (ConvBERT's), there is no peak and no
+    bound, so the search proves nothing either way: the answer says why (autocast's cache, the forward not
+    replayed), in both languages, once under the two lines; a step whose search proves something (fp32, or BERT
+    under autocast, replayed op by op) gets no such line."""
     from calculator.costs.fit import fit
     from calculator.views import costs as cv
 
-    inv = build(get_preset("bert-base-uncased").config)
+    bert = build(get_preset("bert-base-uncased").config)
+    mixed = costs.compute(bert, costs.settings(8, 128, autocast="bf16"))
+    assert mixed.peak.bytes is not None and cv.unknown_reason(mixed, "en") is None
+    exact = fit(bert, mixed.settings, None, 4 * 2**30, mixed.weights)
+    assert exact["max_batch"] == exact["max_batch_at_least"] > 0 and exact["batch_does_not_fit"] == exact["max_batch"] + 1
+    inv = build(get_preset("YituTech/conv-bert-base").config)
     s = costs.settings(8, 128, autocast="bf16")
     c = costs.compute(inv, s)
     assert c.peak.bytes is None and c.peak.reason == "autocast"
@@ -135,6 +141,6 @@ def test_autocast_fit_says_why_there_is_no_peak() -> None:
         assert len(lines) == 3 and cache in lines[2] and "bf16" in lines[2]
         assert cache in cv.peak_line(c, lang)
         assert "0" not in lines[2].replace("bf16", "")  # never "at least 0"
-    plain = costs.compute(inv, costs.settings(8, 128))
+    plain = costs.compute(bert, costs.settings(8, 128))
     assert cv.unknown_reason(plain, "en") is None
-    assert len(cv.fit_lines(fit(inv, plain.settings, None, 24 * 2**30, plain.weights), "en", None)) == 2
+    assert len(cv.fit_lines(fit(bert, plain.settings, None, 24 * 2**30, plain.weights), "en", None)) == 2
