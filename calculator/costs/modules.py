@@ -137,8 +137,10 @@ class Sim(Ops):
 
     # -- gradient checkpointing (use_reentrant True or False)
 
-    def layer(self, fn: Callable[["Sim", T], T], x: T) -> T:
+    def layer(self, fn: Callable[["Sim", T], T], x: T, also: Sequence[T] = ()) -> T:
         """One checkpointable block: run as is, or under ``torch.utils.checkpoint`` when checkpointing is on.
+        ``also``: the block's other tensor arguments, which a non-reentrant checkpoint's frame keeps until the
+        block's backward is done (ModernBERT's rotary tables and mask); only :class:`~.lifetime.LiveSim` uses them.
 
         Checkpointed, the forward keeps nothing but the block's input (reentrant:
         ``CheckpointFunction`` saves it and runs the block without a graph; non-reentrant:

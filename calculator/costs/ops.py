@@ -733,3 +733,57 @@ class Ops:
         """``t.split(1, dim=-1)``, each part ``squeeze(-1).contiguous()`` (the QA heads' start and end logits): a
         copy per column (``split`` and ``squeeze`` are views; the copy keeps nothing)."""
         return [self.pointwise(self.select(t, len(t.shape) - 1)) for _ in range(t.shape[-1])]
+
+    # -- operations for modernbert (issue 32: each one's autograd node in :class:`~.lifetime.LiveSim`)
+
+    def constant_by(self, aten: str, shape: Sequence[int], itemsize: int) -> T:
+        """:meth:`constant` made by the aten operation ``aten`` (what the peak names when it lies there: ModernBERT's
+        rotary tables, its window mask)."""
+        return self.constant(shape, itemsize)
+
+    def rotary_float(self, q: T, k: T, cos: T, sin: T) -> tuple[T, T]:
+        """ModernBERT's ``apply_rotary_pos_emb``: ``q.float() * cos + rotate_half(q.float()) * sin`` and the same for
+        ``k``, each cast back to its dtype. Each ``mul`` by a table keeps the table (it needs no gradient), nothing
+        else is kept; the results keep the layout of q and k (a transposed [B, L, A, D] view of the fused
+        projection: TensorIterator follows the first input), so ``matmul`` copies them."""
+        if q.grad or k.grad:
+            self.save(cos)
+            self.save(sin)
+        return self.elementwise_like(q, q.grad), self.elementwise_like(k, k.grad)
+
+    def unbind_heads(self, t: T, dim: int) -> list[T]:
+        """``t.unbind(dim)``: a view per index (``UnbindBackward0`` stacks their gradients)."""
+        return [self.select(t, dim, i) for i in range(t.shape[dim])]
+
+    def chunk_halves(self, t: T) -> list[T]:
+        """``t.chunk(2, dim=-1)``: two views of half the last dimension (``SplitBackward0`` concatenates their
+        gradients)."""
+        half = t.shape[-1] // 2
+        return [T(t.shape[:-1] + (half,), t.strides, t.storage, t.grad, t.itemsize) for _ in range(2)]
+
+    def glu_product(self, a: T, b: T) -> T:
+        """``act(input) * gate`` of two activations (``mul.Tensor``: each factor kept for the other's gradient), a
+        new contiguous tensor."""
+        if self.grad_mode:
+            if b.grad:
+                self.save(a)
+            if a.grad:
+                self.save(b)
+        return self.new(a.shape, a.grad or b.grad, self._result(a, b))
+
+    def to_dtype(self, t: T, itemsize: int) -> T:
+        """``t.to(dtype)``: a copy in ``itemsize`` bytes a number that keeps nothing."""
+        return self.new(t.shape, t.grad, itemsize)
+
+    def softmax_to_float(self, t: T) -> T:
+        """``softmax(t, dim=-1, dtype=torch.float32)`` (ModernBERT's eager attention): :meth:`softmax_float32`."""
+        return self.softmax_float32(t)
+
+    def masked_mean(self, t: T) -> T:
+        """ModernBERT's mean pooling without a mask given: ``(t * mask.unsqueeze(-1)).sum(1) / mask.sum(1,
+        keepdim=True)`` with ``mask`` a bool [B, L] of ones; the product keeps the mask, the division the int64
+        [B, 1] count."""
+        b, n, h = t.shape
+        product = self.op_with_constant(t, self.constant((b, n), 1))
+        summed = self.new((b, h), product.grad, product.itemsize)
+        return self.op_with_constant(summed, self.constant((b, 1), INDEX_BYTES))
