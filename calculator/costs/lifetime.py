@@ -21,8 +21,8 @@ it (``x = self.dropout(x)``, an expression's temporary), and a composite operati
 intermediate tensors) unless autograd keeps them. :func:`replay_forward` frees each storage right after the
 allocation at which its last name goes. A program that declares all of them calls
 :meth:`~.ops.Ops.exact_forward` (every program that opts in here, in eager attention: BERT's, ERNIE's,
-RoBERTa's, XLM-R's, CamemBERT's, Data2VecText's, ELECTRA's, DistilBERT's and ALBERT's classes; ModernBERT's,
-eager and SDPA): the forward's
+RoBERTa's, XLM-R's, CamemBERT's, Data2VecText's, ELECTRA's, DistilBERT's and ALBERT's classes; ModernBERT's
+and EuroBERT's (as many K/V heads as heads), eager and SDPA): the forward's
 maximum and the loss's (``sum(o.float().sum() for o in outputs)``, each temporary replayed) are then exact, and
 the step's peak is the largest of the four phases wherever it lies (a frozen backbone, LoRA, a tiny batch: in the
 forward). A program that does not (none today) has each storage counted until its scope's end at the latest: an
@@ -929,6 +929,157 @@ class LiveSim(Sim):
         out = self._times_table(summed, count, "aten.div")
         self.release(summed, count)
         return out
+
+
+    # -- EuroBERT's operations (issue 32; facts measured with tests/crosscheck/peak_measure.backward_ledger)
+
+    def rotary_plain(self, q: T, k: T, cos: T, sin: T) -> tuple[T, T]:
+        """Llama's ``apply_rotary_pos_emb`` op by op in the model's dtype: per input, ``x * cos``,
+        ``rotate_half(x)`` (slices, ``neg``, ``cat``; the negation gone as it returns), ``* sin`` (the ``cat`` gone
+        after it), the sum (both products gone). Backward as :meth:`rotary_float`'s."""
+        first = len(self.nodes)
+        outs = [self._rotate(x, cos, sin) for x in (q, k)]
+        self._name_nodes(first, "rotary")
+        return outs[0], outs[1]
+
+    def _rotate(self, x: T, cos: T, sin: T) -> T:
+        a = self._times_table(x, cos)
+        half = x.shape[-1] // 2
+        grad, shape, size = x.grad, x.shape, x.itemsize
+
+        def whole(bw: Backward, g: T) -> list[T | None]:
+            return [bw.alloc(shape, size, "aten.slice_backward")]
+        parts = []
+        for _ in range(2):
+            part = T(x.shape[:-1] + (half,), x.strides, x.storage, grad, size)
+            if grad:
+                part = self._node("SliceBackward0", [self._edge(x)], whole, part, [])
+            parts.append(part)
+        self._begin()
+        self._labelled("neg", "aten.neg")
+        neg = self._like(parts[1], grad, size)
+        if grad:
+            neg = self._pointwise_backward("NegBackward0", "aten.neg", parts[1], neg)
+        self._labelled("cat", "aten.cat")
+        cat = self.new(x.shape, grad, size)
+        if grad:
+            half_shape = parts[0].shape
+
+            def halves(bw: Backward, g: T) -> list[T | None]:
+                return [bw.alias(g, half_shape, g.strides), bw.alias(g, half_shape, g.strides)]
+            cat = self._node("CatBackward0", [self._edge(neg), self._edge(parts[0])], halves, cat, [])
+        self.release(neg)
+        m = self._times_table(cat, sin)
+        self.release(cat)
+        self._begin()
+        self._labelled("add", "aten.add")
+        total = self._like(a, a.grad or m.grad, a.itemsize)
+        if total.grad:
+            total = self._node("AddBackward0", [self._edge(a), self._edge(m)], self._add_backward(a, m), total)
+        self.release(a, m)
+        return total
+
+    def silu(self, t: T) -> T:
+        """SiLU: ``SiluBackward0`` keeps the input and allocates its gradient."""
+        self._begin()
+        self._labelled("silu", "aten.silu")
+        out = self.new(t.shape, t.grad, t.itemsize)
+        if not out.grad:
+            return out
+        self.save(t)
+        return self._pointwise_backward("SiluBackward0", "aten.silu_backward", t, out)
+
+    def mean_tokens(self, t: T) -> T:
+        """``t.mean(dim=1)``: ``MeanBackward1`` allocates the expanded gradient divided by L (``t``'s shape)."""
+        self._begin()
+        self._labelled("mean", "aten.mean")
+        out = self.new(t.shape[:1] + t.shape[2:], t.grad, t.itemsize)
+        if not out.grad:
+            return out
+        return self._pointwise_backward("MeanBackward1", "aten.div", t, out)
+
+    def rms_norm_llama(self, module: str, x: T) -> T:
+        """``LlamaRMSNorm`` op by op (:meth:`~.modules.Sim.rms_norm_llama`): ``x.to(float32)`` (a copy below
+        float32), ``pow(2)`` (gone after the mean), ``mean`` (named until the return), ``+ eps`` (gone after
+        ``rsqrt``), ``rsqrt``, the product (named until the return), ``.to(dtype)``, ``weight *`` (the cast a
+        temporary). Backward (measured): ``PowBackward0`` three tensors of x's shape, two freed; ``MeanBackward1``
+        one; ``RsqrtBackward0`` three rows, two freed; the products both gradients, a broadcast factor's summed
+        (``sum_to``: the full one freed)."""
+        trains = self.param_trains(module + ".weight")
+        mark = self.scope()
+        with self._in(module):
+            x32 = x if x.itemsize == 4 else self.to_dtype(x, 4)
+            shape, rows = x.shape, x.shape[:-1] + (1,)
+
+            def three(dims: Sequence[int]) -> Callable[[Backward, T], list[T | None]]:
+                def run(bw: Backward, g: T) -> list[T | None]:
+                    first, second = bw.alloc(dims, 4, "aten.pow"), bw.alloc(dims, 4, "aten.mul")
+                    out = bw.alloc(dims, 4, "aten.mul")
+                    bw.drop(first.storage)
+                    bw.drop(second.storage)
+                    return [out]
+                return run
+            self._begin()
+            self._labelled("pow", "aten.pow")
+            power = self.new(shape, x32.grad, 4)
+            if power.grad:
+                self.save(x32)
+                power = self._node("PowBackward0", [self._edge(x32)], three(shape), power)
+            self._labelled("mean", "aten.mean")
+            variance = self.new(rows, power.grad, 4)
+            if variance.grad:
+                variance = self._pointwise_backward("MeanBackward1", "aten.div", power, variance)
+            self.release(power)
+            self._labelled("add", "aten.add")
+            shifted = self.new(rows, variance.grad, 4)
+            if shifted.grad:
+                shifted = self._node("AddBackward1", [self._edge(variance)],
+                                     lambda bw, g: [bw.alias(g, g.shape, g.strides)], shifted, [])
+            self._labelled("rsqrt", "aten.rsqrt")
+            root = self.new(rows, shifted.grad, 4)
+            if root.grad:
+                self.save(root)
+                root = self._node("RsqrtBackward0", [self._edge(shifted)], three(rows), root)
+            self.release(shifted)
+            self._begin()
+            self._labelled("mul", "aten.mul")
+            normed = self.new(shape, x32.grad, 4)
+            if normed.grad:
+                self.save(x32)
+                self.save(root)
+
+                def product(bw: Backward, g: T) -> list[T | None]:
+                    gx = bw.alloc(shape, 4, "aten.mul")
+                    full = bw.alloc(shape, 4, "aten.mul")
+                    gr = bw.alloc(rows, 4, "aten.sum")
+                    bw.drop(full.storage)
+                    return [gx, gr]
+                normed = self._node("MulBackward0", [self._edge(x32), self._edge(root)], product, normed)
+            self.release(root)  # hidden_states * torch.rsqrt(...): a temporary (unless kept)
+            if x32 is not x:
+                self.release(x32)  # hidden_states rebound
+            cast = normed if x.itemsize == 4 else self.to_dtype(normed, x.itemsize)
+            self._begin()
+            self._labelled("mul", "aten.mul")
+            out = self.new(shape, cast.grad or trains, x.itemsize)
+            if out.grad:
+                if trains:
+                    self.save(cast)
+                width, size = shape[-1], x.itemsize
+
+                def weighted(bw: Backward, g: T) -> list[T | None]:
+                    full = bw.alloc(shape, size, "aten.mul") if trains else None
+                    gh = bw.alloc(shape, size, "aten.mul") if cast.grad else None
+                    gw = None
+                    if full is not None:
+                        gw = bw.alloc((width,), size, "aten.sum")
+                        bw.drop(full.storage)
+                    return [gw, gh]
+                nexts = [self._accumulator(module + ".weight") if trains else None, self._edge(cast)]
+                out = self._node("MulBackward0", nexts, weighted, out)
+            if cast is not normed:
+                self.release(cast)
+        return self.end_scope(mark, out)
 
 
 @dataclass(frozen=True)

@@ -787,3 +787,21 @@ class Ops:
         product = self.op_with_constant(t, self.constant((b, n), 1))
         summed = self.new((b, h), product.grad, product.itemsize)
         return self.op_with_constant(summed, self.constant((b, 1), INDEX_BYTES))
+
+    # -- operations for eurobert (issue 32: each one's autograd node in :class:`~.lifetime.LiveSim`)
+
+    def rotary_plain(self, q: T, k: T, cos: T, sin: T) -> tuple[T, T]:
+        """Llama's ``apply_rotary_pos_emb`` in the model's dtype (EuroBERT): ``q * cos + rotate_half(q) * sin``, the
+        same for ``k``; each ``mul`` by a table keeps the table; the results keep the layout of q and k."""
+        if q.grad or k.grad:
+            self.save(cos)
+            self.save(sin)
+        return self.elementwise_like(q, q.grad), self.elementwise_like(k, k.grad)
+
+    def silu(self, t: T) -> T:
+        """SiLU: the backward needs the input (:meth:`keep_input`)."""
+        return self.keep_input(t)
+
+    def mean_tokens(self, t: T) -> T:
+        """``t.mean(dim=1)``: a new tensor without the token dimension; ``MeanBackward1`` keeps nothing."""
+        return self.pointwise(self.select(t, 1))
