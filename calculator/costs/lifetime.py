@@ -22,7 +22,7 @@ intermediate tensors) unless autograd keeps them. :func:`replay_forward` frees e
 allocation at which its last name goes. A program that declares all of them calls
 :meth:`~.ops.Ops.exact_forward` (every program that opts in here, in eager attention: BERT's, ERNIE's,
 RoBERTa's, XLM-R's, CamemBERT's, Data2VecText's, ELECTRA's, DistilBERT's and ALBERT's classes; ModernBERT's
-and EuroBERT's (as many K/V heads as heads), eager and SDPA): the forward's
+and EuroBERT's (an even head size), eager and SDPA): the forward's
 maximum and the loss's (``sum(o.float().sum() for o in outputs)``, each temporary replayed) are then exact, and
 the step's peak is the largest of the four phases wherever it lies (a frozen backbone, LoRA, a tiny batch: in the
 forward). A program that does not (none today) has each storage counted until its scope's end at the latest: an
@@ -1080,6 +1080,18 @@ class LiveSim(Sim):
             if cast is not normed:
                 self.release(cast)
         return self.end_scope(mark, out)
+
+
+    def expand_summed(self, t: T, shape: Sequence[int]) -> T:
+        """``expand`` over a broadcast dimension (``repeat_kv``): ``ExpandBackward0`` sums the gradient back to
+        ``t``'s shape (``sum_to``: a new tensor, measured)."""
+        out = Ops.expand(self, t, shape)
+        if not out.grad:
+            return out
+        self._begin()
+        self._labelled("expand", "aten.expand")
+        size, dims = t.itemsize, t.shape
+        return self._node("ExpandBackward0", [self._edge(t)], lambda bw, g: [bw.alloc(dims, size, "aten.sum")], out, [])
 
 
 @dataclass(frozen=True)

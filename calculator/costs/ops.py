@@ -805,3 +805,7 @@ class Ops:
     def mean_tokens(self, t: T) -> T:
         """``t.mean(dim=1)``: a new tensor without the token dimension; ``MeanBackward1`` keeps nothing."""
         return self.pointwise(self.select(t, 1))
+
+    def expand_summed(self, t: T, shape: Sequence[int]) -> T:
+        """``expand`` over a broadcast dimension (``repeat_kv``): a view; its backward sums the gradient back."""
+        return self.expand(t, shape)

@@ -240,13 +240,14 @@ def step_swiglu(sim: Sim, m: str, x: T) -> T:
 
 
 def exact_layer(c: Mapping[str, Any]) -> bool:
-    """Whether the lifetime simulator replays a layer op by op (issue 32): as many K/V heads as heads (no
-    ``repeat_kv``, no grouped SDPA) and an even head size (cos and sin as wide as Q and K)."""
+    """Whether the lifetime simulator replays a layer op by op (issue 32): an even head size (cos and sin as wide
+    as Q and K; a head size of 1 broadcasts Q and K to two columns, not modelled)."""
     d = head_size(c)
-    return kv_heads(c) == c["num_attention_heads"] and d % 2 == 0 and d > 0
+    return d % 2 == 0 and d > 0
 
 
-def step_attention(sim: Sim, x: T, a: str, heads: int, d: int, rotary: tuple[T, T], dropout: bool) -> tuple[T, T | None]:
+def step_attention(sim: Sim, x: T, a: str, heads: int, kv: int, d: int, rotary: tuple[T, T],
+                   dropout: bool) -> tuple[T, T | None]:
     """``EuroBertAttention`` as :func:`exact_layer` allows, every name dropped where the modeling file drops it:
     Q, K, V projected and split into heads, rotated (the projections gone once both are), then SDPA's flash kernel
     or eager attention (``matmul``, ``* scaling``, softmax in float32 cast back, dropout, ``matmul``, the context
@@ -254,18 +255,30 @@ def step_attention(sim: Sim, x: T, a: str, heads: int, d: int, rotary: tuple[T, 
     b, n, _ = x.shape
     mark = sim.scope()  # EuroBertAttention.forward
 
-    def split(t: T) -> T:
-        return sim.transpose(sim.view(t, (b, n, heads, d)), 1, 2)
+    def split(t: T, count: int) -> T:
+        return sim.transpose(sim.view(t, (b, n, count, d)), 1, 2)
+
+    def repeat(t: T) -> T:  # repeat_kv: [:, :, None] (a view), expand, reshape (a copy unless it can view)
+        if kv == heads:
+            return t
+        wide = sim.expand_summed(sim.view(t, (b, kv, 1, n, d)), (b, kv, heads // kv, n, d))
+        return sim.reshape(wide, (b, heads, n, d))
 
     q_lin, k_lin = sim.linear(a + "q_proj", x), sim.linear(a + "k_proj", x)
-    q, k, v = split(q_lin), split(k_lin), split(sim.linear(a + "v_proj", x))
+    q, k, v = split(q_lin, heads), split(k_lin, kv), split(sim.linear(a + "v_proj", x), kv)
     q, k = sim.rotary_plain(q, k, *rotary)
     sim.release(q_lin, k_lin)  # query_states, key_states rebound
     probs = None
     if sim.attention == "sdpa":
-        context = sim.reshape(sim.contiguous(sim.transpose(sim.sdpa(q, k, v), 1, 2)), (b, n, heads * d))
+        inner = sim.scope()  # sdpa_attention_forward: fewer K/V heads go to the kernel as they are up to d = 256
+        if d > 256:
+            k, v = repeat(k), repeat(v)
+        out = sim.sdpa(q, k, v)
+        sim.end_scope(inner, out)
+        context = sim.reshape(sim.contiguous(sim.transpose(out, 1, 2)), (b, n, heads * d))
     else:
         inner = sim.scope()  # eager_attention_forward
+        k, v = repeat(k), repeat(v)
         product = sim.bmm(q, sim.transpose(k, 2, 3))
         scores = sim.pointwise(product)  # * scaling
         sim.release(product)
@@ -303,7 +316,7 @@ def step_layer(inv: Inventory, prefix: str, i: int, rotary: tuple[T, T],
         if window is None and sim.lower is None and exact_layer(c):  # EuroBertDecoderLayer.forward, name by name
             layer = sim.scope()
             normed = rms_norm(sim, p + "input_layernorm", x)
-            out, _ = step_attention(sim, normed, a, heads, d, rotary,
+            out, _ = step_attention(sim, normed, a, heads, kv, d, rotary,
                                     sim.drops("attention_dropout") if drop is None else drop)
             sim.release(normed)
             first = sim.add(x, out)

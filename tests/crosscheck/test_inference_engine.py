@@ -35,8 +35,8 @@ SEED = int(os.environ.get("CROSSCHECK_SEED", "20261125"))
 #: The families whose inference peak is exact: their program declares every release (``sim.exact_forward()``).
 EXACT = ("bert", "ernie", "roberta", "xlm-roberta", "camembert", "data2vec-text", "electra", "distilbert", "albert",
          "modernbert", "eurobert")
-#: Exact families whose program opts in only for some configs (EuroBERT: as many K/V heads as heads, an even head
-#: size): another draw keeps the bounds, checked as :func:`test_inference_bounds_hold` checks them.
+#: Exact families whose program opts in only for some configs (EuroBERT: an even head size, not 1 broadcast to
+#: 2): another draw keeps the bounds, checked as :func:`test_inference_bounds_hold` checks them.
 PARTIAL = ("eurobert",)
 PEAK_FAMILIES = tuple(mt for mt, f in FAMILIES.items() if f.costs is not None and f.costs.buffers is not None)
 KIND = {"weights": "param", "buffer": "buffer", "input_ids": "input_ids", "activation": "act"}

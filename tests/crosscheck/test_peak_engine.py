@@ -425,7 +425,7 @@ FORWARD_RANDOM = int(os.environ.get("PEAK_FORWARD_RANDOM", str(max(4, PER_FAMILY
 #: Families drawn more often there: half of ModernBERT's draws are refused (LoRA targets BERT's names), and its peak
 #: lies in the forward only where little is saved.
 FORWARD_MORE = {"modernbert": 2}
-#: Families replayed only where their program opts in (EuroBERT: as many K/V heads as heads, an even head size);
+#: Families replayed only where their program opts in (EuroBERT: an even head size, not 1 broadcast to 2);
 #: their other drawn cases keep the bounds, which test_peak_equals_pytorch checks.
 FORWARD_PARTIAL = ("eurobert",)
 
