@@ -148,6 +148,8 @@ class Backward:
         self.sizes[self._next] = nbytes
         self.refs[self._next] = refs
         self.live += nbytes
+        if self.rounded is not None:  # counted rounded too (its drop subtracts the rounded size)
+            self.rounded += rounded(nbytes)
         self.check(op)
         return self._next
 

@@ -371,7 +371,7 @@ def test_full_size_sdpa_bound_and_figure(preset: str, batch: int, seq_len: int, 
 PER_FAMILY_512 = int(os.environ.get("PEAK_512_RANDOM", "4"))
 
 
-@pytest.mark.parametrize("model_type", ("bert", "roberta", "distilbert", "albert", "electra"))
+@pytest.mark.parametrize("model_type", ("bert", "roberta", "distilbert", "albert", "electra", "modernbert", "eurobert"))
 def test_peak_512_equals_pytorch(model_type: str) -> None:
     """Issue 35: ``costs.memory.peak_512``, every storage rounded up to CUDA's 512-byte block, equals issue 32's
     ``LiveBytes`` with ``round_to=512`` over the real step, on drawn cases where the activations weigh and where
