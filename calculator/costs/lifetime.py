@@ -21,7 +21,8 @@ it (``x = self.dropout(x)``, an expression's temporary), and a composite operati
 intermediate tensors) unless autograd keeps them. :func:`replay_forward` frees each storage right after the
 allocation at which its last name goes. A program that declares all of them calls
 :meth:`~.ops.Ops.exact_forward` (every program that opts in here, in eager attention: BERT's, ERNIE's,
-RoBERTa's, XLM-R's, CamemBERT's, Data2VecText's, ELECTRA's, DistilBERT's and ALBERT's classes): the forward's
+RoBERTa's, XLM-R's, CamemBERT's, Data2VecText's, ELECTRA's, DistilBERT's and ALBERT's classes; ModernBERT's
+and EuroBERT's (an even head size), eager and SDPA): the forward's
 maximum and the loss's (``sum(o.float().sum() for o in outputs)``, each temporary replayed) are then exact, and
 the step's peak is the largest of the four phases wherever it lies (a frozen backbone, LoRA, a tiny batch: in the
 forward). A program that does not (none today) has each storage counted until its scope's end at the latest: an
@@ -100,6 +101,8 @@ class Block:
     stop: int
     #: The block's other tensor arguments (:meth:`LiveSim.checkpoint_argument`), kept by its frame as its input is.
     held: tuple[int, ...] = ()
+    #: The block's other tensor arguments (storage ids), kept by the frame with its input (:meth:`LiveSim.layer`).
+    also: tuple[int, ...] = ()
 
 
 @dataclass
@@ -842,7 +845,7 @@ class LiveSim(Sim):
         return self._node("ScaledDotProductFlashAttentionForCpuBackward0", [self._edge(q), self._edge(k), self._edge(v)],
                           run, out)
 
-    def layer(self, fn: Callable[[Sim, T], T], x: T) -> T:
+    def layer(self, fn: Callable[[Sim, T], T], x: T, also: Sequence[T] = ()) -> T:
         """Non-reentrant checkpointing (transformers 5.23's default): the block runs once with a graph whose saved
         tensors are packed into the checkpoint's holders, not kept (each storage dies when Python drops it), its
         input kept by the checkpoint's frame; the backward recomputes it (:func:`_recompute`) at its first unpack.
@@ -858,7 +861,8 @@ class LiveSim(Sim):
             out = fn(self, x)
         finally:
             self._block = None
-        self.blocks_run.append(Block(x.storage, first, self._next, self._stop, tuple(self._block_args)))
+        self.blocks_run.append(Block(x.storage, first, self._next, self._stop, tuple(self._block_args),
+                                     tuple(t.storage for t in also)))
         return out
 
     # -- RoCBert's embeddings (issue 32): the concatenation, the clone, the in-place adds into a Linear's view
@@ -953,9 +957,6 @@ class LiveSim(Sim):
 
     # -- LayoutLM's attention (ALIGN's eager_attention_forward): the float32 softmax and the cast back
 
-    def to_dtype(self, t: T, itemsize: int) -> T:
-        """``t.to(dtype)``: ``ToCopyBackward0`` (:meth:`_cast`)."""
-        return self._cast(t, itemsize)
 
     def softmax_float32(self, t: T) -> T:
         """``softmax(x, dim, dtype=torch.float32)`` on CPU (``at::softmax``): ``x.toType(float32)`` (a copy,
@@ -1046,6 +1047,362 @@ class LiveSim(Sim):
         self.accumulators = accumulators
         return out
 
+    # -- ModernBERT's operations (issue 32; facts measured with tests/crosscheck/peak_measure.backward_ledger)
+
+    def _name_nodes(self, first: int, label: str) -> None:
+        """The nodes made since ``first`` between modules named by the function they ran in and ``label``
+        (``layers.3.mlp: mul``), as :meth:`new` names their storages: what the page says a backward peak lies at."""
+        where = self._last.rsplit(".", 1)[0] + ": " + label
+        for node in self.nodes[first:]:
+            if not node.module and node.param is None:
+                node.module = where.lstrip(": ")
+
+    def constant_by(self, aten: str, shape: Sequence[int], itemsize: int) -> T:
+        """A tensor needing no gradient made by ``aten`` (ModernBERT's rotary tables, its window mask)."""
+        self._begin()
+        self._labelled(aten.replace("aten.", "").lstrip("_"), aten)
+        return self.new(shape, False, itemsize)
+
+    def _like(self, t: T, grad: bool, itemsize: int) -> T:
+        """A new tensor laid out as ``t`` (a pointwise result or ``.to()``: TensorIterator keeps a dense input's
+        dimension order, :meth:`~.ops.Ops.elementwise_like`), in ``itemsize`` bytes a number."""
+        out = self.new(t.shape, grad, itemsize)
+        order = sorted(range(len(t.shape)), key=lambda i: -t.strides[i])
+        strides = [0] * len(t.shape)
+        step = 1
+        for i in reversed(order):
+            strides[i] = step
+            step *= max(t.shape[i], 1)
+        return T(out.shape, tuple(strides), out.storage, out.grad, itemsize)
+
+    def to_dtype(self, t: T, itemsize: int) -> T:
+        """``t.to(dtype)`` (or ``.float()``): a copy keeping ``t``'s layout; ``ToCopyBackward0`` casts the gradient
+        back (a new tensor in ``t``'s dtype)."""
+        self._begin()
+        self._labelled("to", "aten._to_copy")
+        out = self._like(t, t.grad, itemsize)
+        if not out.grad:
+            return out
+        shape, size = t.shape, t.itemsize
+        return self._node("ToCopyBackward0", [self._edge(t)], lambda bw, g: [bw.alloc(shape, size, "aten._to_copy")],
+                          out, [])
+
+    def _times_table(self, t: T, table: T, aten: str = "aten.mul") -> T:
+        """``t * table`` (or ``t / table``: ``aten``) with a table needing no gradient: ``MulBackward0`` keeps the
+        table, its backward allocates ``grad * table`` in ``t``'s shape and dtype."""
+        self._begin()
+        self._labelled(aten.replace("aten.", ""), aten)
+        integral = table.itemsize in (1, 8)  # a bool or int64 table: the result in t's floating dtype
+        out = self._like(t, t.grad, t.itemsize if integral else max(t.itemsize, table.itemsize))
+        if not out.grad:
+            return out
+        self.save(table)
+        return self._pointwise_backward("MulBackward0", aten, t, out)
+
+    def rotary_float(self, q: T, k: T, cos: T, sin: T) -> tuple[T, T]:
+        """ModernBERT's ``apply_rotary_pos_emb`` op by op: per input ``x``, ``x.float()`` (a copy in bf16, dropped
+        after the product), ``* cos``, ``rotate_half(x.float())`` (two slices, ``neg``, ``cat``: the negation and
+        the second copy gone as it returns), ``* sin`` (the ``cat`` gone after it), the sum (both products gone);
+        then both sums cast back (gone after the second cast). Backward (measured): ``SliceBackward0`` allocates
+        its input's whole shape, ``CatBackward0`` hands on views, ``NegBackward0`` allocates its input's."""
+        first = len(self.nodes)
+        outs = [self._rotate_float(x, cos, sin) for x in (q, k)]
+        if q.itemsize != 4:
+            cast = (self.to_dtype(outs[0], q.itemsize), self.to_dtype(outs[1], k.itemsize))
+            self.release(*outs)
+            outs = list(cast)
+        self._name_nodes(first, "rotary")
+        return outs[0], outs[1]
+
+    def _rotate_float(self, x: T, cos: T, sin: T) -> T:
+        wide = x if x.itemsize == 4 else self.to_dtype(x, 4)
+        a = self._times_table(wide, cos)
+        if wide is not x:
+            self.release(wide)
+        wide = x if x.itemsize == 4 else self.to_dtype(x, 4)
+        half = x.shape[-1] // 2
+        grad = wide.grad
+        shape = wide.shape
+
+        def whole(bw: Backward, g: T) -> list[T | None]:
+            return [bw.alloc(shape, 4, "aten.slice_backward")]
+        parts = []
+        for _ in range(2):  # x[..., :half], x[..., half:]: views whose backward allocates the whole input
+            part = T(x.shape[:-1] + (half,), wide.strides, wide.storage, grad, 4)
+            if grad:
+                part = self._node("SliceBackward0", [self._edge(wide)], whole, part, [])
+            parts.append(part)
+        self._begin()
+        self._labelled("neg", "aten.neg")
+        neg = self._like(parts[1], grad, 4)
+        if grad:
+            neg = self._pointwise_backward("NegBackward0", "aten.neg", parts[1], neg)
+        self._labelled("cat", "aten.cat")
+        cat = self.new(wide.shape, grad, 4)
+        if grad:
+            shape = parts[0].shape
+
+            def halves(bw: Backward, g: T) -> list[T | None]:
+                return [bw.alias(g, shape, g.strides), bw.alias(g, shape, g.strides)]
+            cat = self._node("CatBackward0", [self._edge(neg), self._edge(parts[0])], halves, cat, [])
+        self.release(neg)
+        if wide is not x:
+            self.release(wide)
+        m = self._times_table(cat, sin)
+        self.release(cat)
+        self._begin()
+        self._labelled("add", "aten.add")
+        total = self._like(a, a.grad or m.grad, 4)
+        if total.grad:
+            total = self._node("AddBackward0", [self._edge(a), self._edge(m)], self._add_backward(a, m), total)
+        self.release(a, m)
+        return total
+
+    def unbind_heads(self, t: T, dim: int) -> list[T]:
+        """``unbind``: one ``UnbindBackward0`` for all parts (its backward stacks their gradients into a new tensor
+        of ``t``'s shape)."""
+        parts = Ops.unbind_heads(self, t, dim)
+        if not t.grad:
+            return parts
+        return self._slotted("UnbindBackward0", "aten.stack", t, parts)
+
+    def chunk_halves(self, t: T) -> list[T]:
+        """``chunk(2, -1)``: one ``SplitBackward0`` (its backward concatenates both gradients: a new tensor)."""
+        parts = Ops.chunk_halves(self, t)
+        if not t.grad:
+            return parts
+        return self._slotted("SplitBackward0", "aten.cat", t, parts)
+
+    def _slotted(self, name: str, op: str, t: T, parts: list[T]) -> list[T]:
+        self._begin()
+        shape, size = t.shape, t.itemsize
+        handle = T(t.shape, t.strides, t.storage, True, t.itemsize)
+        self._node(name, [self._edge(t)], lambda bw, g: [bw.alloc(shape, size, op)], handle, [])
+        node = self.edge.pop(id(handle))
+        self.nodes[node].slots = True
+        for part in parts:
+            self.edge[id(part)] = node
+            self.keep.append(part)
+        return parts
+
+    def glu_product(self, a: T, b: T) -> T:
+        """``act(input) * gate``: ``MulBackward0`` keeps both factors and allocates both gradients (self's first)."""
+        self._begin()
+        self._labelled("mul", "aten.mul")
+        out = Ops.glu_product(self, a, b)
+        if not out.grad:
+            return out
+
+        def run(bw: Backward, g: T) -> list[T | None]:
+            ga = bw.alloc(a.shape, a.itemsize, "aten.mul") if a.grad else None
+            gb = bw.alloc(b.shape, b.itemsize, "aten.mul") if b.grad else None
+            return [ga, gb]
+        out = self._node("MulBackward0", [self._edge(a), self._edge(b)], run, out)
+        self._name_nodes(len(self.nodes) - 1, "mul")
+        return out
+
+
+    def softmax_to_float(self, t: T) -> T:
+        """``softmax(t, dtype=torch.float32)``: a bf16 input cast first (``ToCopyBackward0``; the copy gone once
+        ``_softmax`` has run), then ``_softmax``, which keeps its float32 output."""
+        first = len(self.nodes)
+        x = t if t.itemsize == 4 else self.to_dtype(t, 4)
+        self._begin()
+        self._labelled("softmax", "aten._softmax")
+        out = self.new(x.shape, x.grad, 4)
+        if out.grad:
+            self.save(out)
+            out = self._pointwise_backward("SoftmaxBackward0", "aten._softmax_backward_data", x, out)
+        if x is not t:
+            self.release(x)
+        self._name_nodes(first, "softmax")
+        return out
+
+
+    def masked_mean(self, t: T) -> T:
+        """ModernBERT's mean pooling (:meth:`~.ops.Ops.masked_mean`): the bool mask of ones (``aten.ones``, named
+        until the class's forward returns), the product (``MulBackward0`` keeps the mask), ``sum(1)``
+        (``SumBackward1`` hands on an expanded view), the int64 count, the division (``DivBackward0`` keeps the
+        count); the product, the sum and the count are temporaries of the expression."""
+        b, n, h = t.shape
+        mask = self.constant_by("aten.ones", (b, n), 1)
+        product = self._times_table(t, mask)
+        self._begin()
+        self._labelled("sum", "aten.sum")
+        summed = self.new((b, h), product.grad, product.itemsize)
+        if summed.grad:
+            shape = product.shape
+            summed = self._node("SumBackward1", [self._edge(product)],
+                                lambda bw, g: [bw.alias(g, shape, (g.strides[0], 0, g.strides[1]))], summed, [])
+        self.release(product)
+        count = self.constant_by("aten.sum", (b, 1), 8)
+        out = self._times_table(summed, count, "aten.div")
+        self.release(summed, count)
+        return out
+
+
+    # -- EuroBERT's operations (issue 32; facts measured with tests/crosscheck/peak_measure.backward_ledger)
+
+    def rotary_plain(self, q: T, k: T, cos: T, sin: T) -> tuple[T, T]:
+        """Llama's ``apply_rotary_pos_emb`` op by op in the model's dtype: per input, ``x * cos``,
+        ``rotate_half(x)`` (slices, ``neg``, ``cat``; the negation gone as it returns), ``* sin`` (the ``cat`` gone
+        after it), the sum (both products gone). Backward as :meth:`rotary_float`'s."""
+        first = len(self.nodes)
+        outs = [self._rotate(x, cos, sin) for x in (q, k)]
+        self._name_nodes(first, "rotary")
+        return outs[0], outs[1]
+
+    def _rotate(self, x: T, cos: T, sin: T) -> T:
+        a = self._times_table(x, cos)
+        half = x.shape[-1] // 2
+        grad, shape, size = x.grad, x.shape, x.itemsize
+
+        def whole(bw: Backward, g: T) -> list[T | None]:
+            return [bw.alloc(shape, size, "aten.slice_backward")]
+        parts = []
+        for _ in range(2):
+            part = T(x.shape[:-1] + (half,), x.strides, x.storage, grad, size)
+            if grad:
+                part = self._node("SliceBackward0", [self._edge(x)], whole, part, [])
+            parts.append(part)
+        self._begin()
+        self._labelled("neg", "aten.neg")
+        neg = self._like(parts[1], grad, size)
+        if grad:
+            neg = self._pointwise_backward("NegBackward0", "aten.neg", parts[1], neg)
+        self._labelled("cat", "aten.cat")
+        cat = self.new(x.shape, grad, size)
+        if grad:
+            half_shape = parts[0].shape
+
+            def halves(bw: Backward, g: T) -> list[T | None]:
+                return [bw.alias(g, half_shape, g.strides), bw.alias(g, half_shape, g.strides)]
+            cat = self._node("CatBackward0", [self._edge(neg), self._edge(parts[0])], halves, cat, [])
+        self.release(neg)
+        m = self._times_table(cat, sin)
+        self.release(cat)
+        self._begin()
+        self._labelled("add", "aten.add")
+        total = self._like(a, a.grad or m.grad, a.itemsize)
+        if total.grad:
+            total = self._node("AddBackward0", [self._edge(a), self._edge(m)], self._add_backward(a, m), total)
+        self.release(a, m)
+        return total
+
+    def silu(self, t: T) -> T:
+        """SiLU: ``SiluBackward0`` keeps the input and allocates its gradient."""
+        self._begin()
+        self._labelled("silu", "aten.silu")
+        out = self.new(t.shape, t.grad, t.itemsize)
+        if not out.grad:
+            return out
+        self.save(t)
+        return self._pointwise_backward("SiluBackward0", "aten.silu_backward", t, out)
+
+    def mean_tokens(self, t: T) -> T:
+        """``t.mean(dim=1)``: ``MeanBackward1`` allocates the expanded gradient divided by L (``t``'s shape)."""
+        self._begin()
+        self._labelled("mean", "aten.mean")
+        out = self.new(t.shape[:1] + t.shape[2:], t.grad, t.itemsize)
+        if not out.grad:
+            return out
+        return self._pointwise_backward("MeanBackward1", "aten.div", t, out)
+
+    def rms_norm_llama(self, module: str, x: T) -> T:
+        """``LlamaRMSNorm`` op by op (:meth:`~.modules.Sim.rms_norm_llama`): ``x.to(float32)`` (a copy below
+        float32), ``pow(2)`` (gone after the mean), ``mean`` (named until the return), ``+ eps`` (gone after
+        ``rsqrt``), ``rsqrt``, the product (named until the return), ``.to(dtype)``, ``weight *`` (the cast a
+        temporary). Backward (measured): ``PowBackward0`` three tensors of x's shape, two freed; ``MeanBackward1``
+        one; ``RsqrtBackward0`` three rows, two freed; the products both gradients, a broadcast factor's summed
+        (``sum_to``: the full one freed)."""
+        trains = self.param_trains(module + ".weight")
+        mark = self.scope()
+        with self._in(module):
+            x32 = x if x.itemsize == 4 else self.to_dtype(x, 4)
+            shape, rows = x.shape, x.shape[:-1] + (1,)
+
+            def three(dims: Sequence[int]) -> Callable[[Backward, T], list[T | None]]:
+                def run(bw: Backward, g: T) -> list[T | None]:
+                    first, second = bw.alloc(dims, 4, "aten.pow"), bw.alloc(dims, 4, "aten.mul")
+                    out = bw.alloc(dims, 4, "aten.mul")
+                    bw.drop(first.storage)
+                    bw.drop(second.storage)
+                    return [out]
+                return run
+            self._begin()
+            self._labelled("pow", "aten.pow")
+            power = self.new(shape, x32.grad, 4)
+            if power.grad:
+                self.save(x32)
+                power = self._node("PowBackward0", [self._edge(x32)], three(shape), power)
+            self._labelled("mean", "aten.mean")
+            variance = self.new(rows, power.grad, 4)
+            if variance.grad:
+                variance = self._pointwise_backward("MeanBackward1", "aten.div", power, variance)
+            self.release(power)
+            self._labelled("add", "aten.add")
+            shifted = self.new(rows, variance.grad, 4)
+            if shifted.grad:
+                shifted = self._node("AddBackward1", [self._edge(variance)],
+                                     lambda bw, g: [bw.alias(g, g.shape, g.strides)], shifted, [])
+            self._labelled("rsqrt", "aten.rsqrt")
+            root = self.new(rows, shifted.grad, 4)
+            if root.grad:
+                self.save(root)
+                root = self._node("RsqrtBackward0", [self._edge(shifted)], three(rows), root)
+            self.release(shifted)
+            self._begin()
+            self._labelled("mul", "aten.mul")
+            normed = self.new(shape, x32.grad, 4)
+            if normed.grad:
+                self.save(x32)
+                self.save(root)
+
+                def product(bw: Backward, g: T) -> list[T | None]:
+                    gx = bw.alloc(shape, 4, "aten.mul")
+                    full = bw.alloc(shape, 4, "aten.mul")
+                    gr = bw.alloc(rows, 4, "aten.sum")
+                    bw.drop(full.storage)
+                    return [gx, gr]
+                normed = self._node("MulBackward0", [self._edge(x32), self._edge(root)], product, normed)
+            self.release(root)  # hidden_states * torch.rsqrt(...): a temporary (unless kept)
+            if x32 is not x:
+                self.release(x32)  # hidden_states rebound
+            cast = normed if x.itemsize == 4 else self.to_dtype(normed, x.itemsize)
+            self._begin()
+            self._labelled("mul", "aten.mul")
+            out = self.new(shape, cast.grad or trains, x.itemsize)
+            if out.grad:
+                if trains:
+                    self.save(cast)
+                width, size = shape[-1], x.itemsize
+
+                def weighted(bw: Backward, g: T) -> list[T | None]:
+                    full = bw.alloc(shape, size, "aten.mul") if trains else None
+                    gh = bw.alloc(shape, size, "aten.mul") if cast.grad else None
+                    gw = None
+                    if full is not None:
+                        gw = bw.alloc((width,), size, "aten.sum")
+                        bw.drop(full.storage)
+                    return [gw, gh]
+                nexts = [self._accumulator(module + ".weight") if trains else None, self._edge(cast)]
+                out = self._node("MulBackward0", nexts, weighted, out)
+            if cast is not normed:
+                self.release(cast)
+        return self.end_scope(mark, out)
+
+
+    def expand_summed(self, t: T, shape: Sequence[int]) -> T:
+        """``expand`` over a broadcast dimension (``repeat_kv``): ``ExpandBackward0`` sums the gradient back to
+        ``t``'s shape (``sum_to``: a new tensor, measured)."""
+        out = Ops.expand(self, t, shape)
+        if not out.grad:
+            return out
+        self._begin()
+        self._labelled("expand", "aten.expand")
+        size, dims = t.itemsize, t.shape
+        return self._node("ExpandBackward0", [self._edge(t)], lambda bw, g: [bw.alloc(dims, size, "aten.sum")], out, [])
+
 
 @dataclass(frozen=True)
 class Timeline:
@@ -1096,8 +1453,8 @@ def run_step(sim: LiveSim, outputs: Sequence[T], start_items: Sequence[Item], gr
     inputs = {b.input for b in sim.blocks_run}  # kept by their checkpoint's frame
     for s in inputs:
         saved[s] = saved.get(s, 0) + 1
-    for b in sim.blocks_run:  # the blocks' other arguments, kept by each frame
-        for s in b.held:
+    for b in sim.blocks_run:  # the blocks' other arguments, kept by each frame (checkpoint_argument's, layer's also)
+        for s in b.held + b.also:
             saved[s] = saved.get(s, 0) + 1
     out_sids = {o.storage for o in outputs}
     sizes = {s: n for s, n in sim.storages.items() if n and s != sim.input_ids}
@@ -1139,7 +1496,7 @@ def run_step(sim: LiveSim, outputs: Sequence[T], start_items: Sequence[Item], gr
         sim.fail(sim.failed or "no output needs a gradient")
         return None
     ran = _run(sim.nodes, previous, bw, ones, _recompute(sim, packed), [b.input for b in sim.blocks_run],
-               [b.held for b in sim.blocks_run])
+               [b.held + b.also for b in sim.blocks_run])
     if any(node.saved and i not in ran for i, node in enumerate(sim.nodes)):
         sim.fail("a node the loss never reaches holds saved storages")  # PyTorch frees them earlier
         return None

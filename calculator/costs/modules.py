@@ -135,10 +135,31 @@ class Sim(Ops):
                 self.save(self.new(rows, False))
             return out
 
+    def rms_norm_llama(self, module: str, x: T) -> T:
+        """``LlamaRMSNorm`` (EuroBERT's, UltraBERT's): ``x.to(float32)``; ``pow(2)`` keeps it; ``mean``, ``+ eps``
+        keep nothing; ``rsqrt`` keeps its output [.., 1]; ``x · rsqrt`` keeps both factors; ``.to(input dtype)``;
+        ``weight ·`` keeps the normalised rows for the weight's gradient (and the weight, a parameter, for theirs).
+        No FLOPs counted (FlopCounterMode counts none of these)."""
+        trains = self.param_trains(module + ".weight")
+        x32 = x if self.itemsize == 4 else self.new(x.shape, x.grad, 4)
+        if x32.grad:
+            self.save(x32)  # pow
+        r = self.new(x.shape[:-1] + (1,), x32.grad, 4)
+        if r.grad:
+            self.save(r)  # rsqrt keeps its result; the product keeps both factors
+            self.save(x32)
+        h = self.new(x.shape, r.grad, 4)
+        h = h if self.itemsize == 4 else self.new(x.shape, h.grad)
+        if trains:
+            self.save(h)
+        return self.new(x.shape, h.grad or trains)
+
     # -- gradient checkpointing (use_reentrant True or False)
 
-    def layer(self, fn: Callable[["Sim", T], T], x: T) -> T:
+    def layer(self, fn: Callable[["Sim", T], T], x: T, also: Sequence[T] = ()) -> T:
         """One checkpointable block: run as is, or under ``torch.utils.checkpoint`` when checkpointing is on.
+        ``also``: the block's other tensor arguments, which a non-reentrant checkpoint's frame keeps until the
+        block's backward is done (ModernBERT's rotary tables and mask); only :class:`~.lifetime.LiveSim` uses them.
 
         Checkpointed, the forward keeps nothing but the block's input (reentrant:
         ``CheckpointFunction`` saves it and runs the block without a graph; non-reentrant:

@@ -772,10 +772,6 @@ class Ops:
 
     # -- operations for layoutlm (issue 32: ALIGN's attention replayed op by op)
 
-    def to_dtype(self, t: T, itemsize: int) -> T:
-        """``t.to(dtype)`` to another dtype: a new tensor that keeps nothing (its backward casts the gradient back)."""
-        return self.new(t.shape, t.grad, itemsize)
-
     def checkpoint_argument(self, t: T) -> None:
         """``t`` is passed to every checkpointed block after this point besides its hidden states (LayoutLM's
         additive mask): checkpointing of either kind keeps it (a ``save`` here, once)."""
@@ -786,3 +782,79 @@ class Ops:
     def zeros_like(self, t: T) -> T:
         """``torch.zeros_like(t)``: a new tensor needing no gradient."""
         return self.new(t.shape, False, t.itemsize)
+
+    # -- operations for modernbert (issue 32: each one's autograd node in :class:`~.lifetime.LiveSim`)
+
+    def constant_by(self, aten: str, shape: Sequence[int], itemsize: int) -> T:
+        """:meth:`constant` made by the aten operation ``aten`` (what the peak names when it lies there: ModernBERT's
+        rotary tables, its window mask)."""
+        return self.constant(shape, itemsize)
+
+    def rotary_float(self, q: T, k: T, cos: T, sin: T) -> tuple[T, T]:
+        """ModernBERT's ``apply_rotary_pos_emb``: ``q.float() * cos + rotate_half(q.float()) * sin`` and the same for
+        ``k``, each cast back to its dtype. Each ``mul`` by a table keeps the table (it needs no gradient), nothing
+        else is kept; the results keep the layout of q and k (a transposed [B, L, A, D] view of the fused
+        projection: TensorIterator follows the first input), so ``matmul`` copies them."""
+        if q.grad or k.grad:
+            self.save(cos)
+            self.save(sin)
+        return self.elementwise_like(q, q.grad), self.elementwise_like(k, k.grad)
+
+    def unbind_heads(self, t: T, dim: int) -> list[T]:
+        """``t.unbind(dim)``: a view per index (``UnbindBackward0`` stacks their gradients)."""
+        return [self.select(t, dim, i) for i in range(t.shape[dim])]
+
+    def chunk_halves(self, t: T) -> list[T]:
+        """``t.chunk(2, dim=-1)``: two views of half the last dimension (``SplitBackward0`` concatenates their
+        gradients)."""
+        half = t.shape[-1] // 2
+        return [T(t.shape[:-1] + (half,), t.strides, t.storage, t.grad, t.itemsize) for _ in range(2)]
+
+    def glu_product(self, a: T, b: T) -> T:
+        """``act(input) * gate`` of two activations (``mul.Tensor``: each factor kept for the other's gradient), a
+        new contiguous tensor."""
+        if self.grad_mode:
+            if b.grad:
+                self.save(a)
+            if a.grad:
+                self.save(b)
+        return self.new(a.shape, a.grad or b.grad, self._result(a, b))
+
+    def to_dtype(self, t: T, itemsize: int) -> T:
+        """``t.to(dtype)``: a copy in ``itemsize`` bytes a number that keeps nothing."""
+        return self.new(t.shape, t.grad, itemsize)
+
+    def softmax_to_float(self, t: T) -> T:
+        """``softmax(t, dim=-1, dtype=torch.float32)`` (ModernBERT's eager attention): :meth:`softmax_float32`."""
+        return self.softmax_float32(t)
+
+    def masked_mean(self, t: T) -> T:
+        """ModernBERT's mean pooling without a mask given: ``(t * mask.unsqueeze(-1)).sum(1) / mask.sum(1,
+        keepdim=True)`` with ``mask`` a bool [B, L] of ones; the product keeps the mask, the division the int64
+        [B, 1] count."""
+        b, n, h = t.shape
+        product = self.op_with_constant(t, self.constant((b, n), 1))
+        summed = self.new((b, h), product.grad, product.itemsize)
+        return self.op_with_constant(summed, self.constant((b, 1), INDEX_BYTES))
+
+    # -- operations for eurobert (issue 32: each one's autograd node in :class:`~.lifetime.LiveSim`)
+
+    def rotary_plain(self, q: T, k: T, cos: T, sin: T) -> tuple[T, T]:
+        """Llama's ``apply_rotary_pos_emb`` in the model's dtype (EuroBERT): ``q * cos + rotate_half(q) * sin``, the
+        same for ``k``; each ``mul`` by a table keeps the table; the results keep the layout of q and k."""
+        if q.grad or k.grad:
+            self.save(cos)
+            self.save(sin)
+        return self.elementwise_like(q, q.grad), self.elementwise_like(k, k.grad)
+
+    def silu(self, t: T) -> T:
+        """SiLU: the backward needs the input (:meth:`keep_input`)."""
+        return self.keep_input(t)
+
+    def mean_tokens(self, t: T) -> T:
+        """``t.mean(dim=1)``: a new tensor without the token dimension; ``MeanBackward1`` keeps nothing."""
+        return self.pointwise(self.select(t, 1))
+
+    def expand_summed(self, t: T, shape: Sequence[int]) -> T:
+        """``expand`` over a broadcast dimension (``repeat_kv``): a view; its backward sums the gradient back."""
+        return self.expand(t, shape)

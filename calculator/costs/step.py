@@ -402,7 +402,8 @@ def _peak(inv: Inventory, s: Settings, sim: Sim, outputs: Sequence[T], params: S
     for name in s.__dataclass_fields__:  # a setting added later is not covered yet
         if name not in _PEAK_SETTINGS + ("autocast",) and getattr(s, name) != s.__dataclass_fields__[name].default:
             return not_modelled(name)
-    buffers = [(name, _numel(shape), size) for name, shape, size in model.buffers(inv)]
+    # size 0: a floating buffer, cast with the model (ModernBERT's rotary inv_freq)
+    buffers = [(name, _numel(shape), size or DTYPES[s.dtype]) for name, shape, size in model.buffers(inv)]
     buffers += [(t.name, _numel(t.shape), DTYPES[s.dtype]) for t in inv.tensors if t.buffer]
     in_block = set()
     blocks = []

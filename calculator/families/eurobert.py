@@ -27,7 +27,7 @@ from ..costs import CostModel, Sim, T, activation_key, dropouts, unread
 from ..errors import CalcError
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
-from . import bert, jina_embeddings_v3 as jina
+from . import bert, jina_embeddings_v3 as jina, modernbert
 from .base import Architecture, Family, Preset, Task
 from .common import HEADS, HIDDEN, INTERMEDIATE, LABELS, LAYERS, TIE, VOCAB, L
 
@@ -219,29 +219,81 @@ def sample(rng: random.Random, config: dict[str, Any]) -> None:
 
 
 def rms_norm(sim: Sim, module: str, x: T) -> T:
-    """``LlamaRMSNorm``: ``x.to(float32)``; ``pow(2)`` keeps it; ``mean``, ``+ eps`` keep nothing; ``rsqrt``
-    keeps its output [.., 1]; ``x · rsqrt`` keeps both factors; ``.to(input dtype)``; ``weight ·`` keeps the
-    normalised rows for the weight's gradient (and the weight, a parameter, for theirs). No FLOPs counted
-    (FlopCounterMode counts none of these)."""
-    trains = sim.param_trains(module + ".weight")
-    x32 = x if sim.itemsize == 4 else sim.new(x.shape, x.grad, 4)
-    if x32.grad:
-        sim.save(x32)  # pow
-    r = sim.new(x.shape[:-1] + (1,), x32.grad, 4)
-    if r.grad:
-        sim.save(r)  # rsqrt keeps its result; the product keeps both factors
-        sim.save(x32)
-    h = sim.new(x.shape, r.grad, 4)
-    h = h if sim.itemsize == 4 else sim.new(x.shape, h.grad)
-    if trains:
-        sim.save(h)
-    return sim.new(x.shape, h.grad or trains)
+    """``LlamaRMSNorm`` (:meth:`~calculator.costs.modules.Sim.rms_norm_llama`: what it keeps, and op by op in the
+    lifetime simulator)."""
+    return sim.rms_norm_llama(module, x)
 
 
 def step_swiglu(sim: Sim, m: str, x: T) -> T:
-    """``down(silu(gate(x)) * up(x))``: SiLU keeps its input, the product both factors."""
-    gated = sim.mul_like(sim.keep_input(sim.linear(m + "gate_proj", x)), sim.linear(m + "up_proj", x))
-    return sim.linear(m + "down_proj", gated)
+    """``down(silu(gate(x)) * up(x))``: SiLU keeps its input, the product both factors; the gate's activation, the
+    up projection and the product are temporaries of the expression."""
+    mark = sim.scope()  # EuroBertMLP.forward
+    gate = sim.linear(m + "gate_proj", x)
+    act = sim.silu(gate)
+    sim.release(gate)
+    up = sim.linear(m + "up_proj", x)
+    gated = sim.glu_product(act, up)
+    sim.release(act, up)
+    out = sim.linear(m + "down_proj", gated)
+    sim.release(gated)
+    return sim.end_scope(mark, out)
+
+
+def exact_layer(c: Mapping[str, Any]) -> bool:
+    """Whether the lifetime simulator replays a layer op by op (issue 32): an even head size (cos and sin as wide
+    as Q and K; a head size of 1 broadcasts Q and K to two columns, not modelled)."""
+    d = head_size(c)
+    return d % 2 == 0 and d > 0
+
+
+def step_attention(sim: Sim, x: T, a: str, heads: int, kv: int, d: int, rotary: tuple[T, T],
+                   dropout: bool) -> tuple[T, T | None]:
+    """``EuroBertAttention`` as :func:`exact_layer` allows, every name dropped where the modeling file drops it:
+    Q, K, V projected and split into heads, rotated (the projections gone once both are), then SDPA's flash kernel
+    or eager attention (``matmul``, ``* scaling``, softmax in float32 cast back, dropout, ``matmul``, the context
+    made contiguous), ``o_proj``. Returns its output and the probabilities (eager), which the layer holds."""
+    b, n, _ = x.shape
+    mark = sim.scope()  # EuroBertAttention.forward
+
+    def split(t: T, count: int) -> T:
+        return sim.transpose(sim.view(t, (b, n, count, d)), 1, 2)
+
+    def repeat(t: T) -> T:  # repeat_kv: [:, :, None] (a view), expand, reshape (a copy unless it can view)
+        if kv == heads:
+            return t
+        wide = sim.expand_summed(sim.view(t, (b, kv, 1, n, d)), (b, kv, heads // kv, n, d))
+        return sim.reshape(wide, (b, heads, n, d))
+
+    q_lin, k_lin = sim.linear(a + "q_proj", x), sim.linear(a + "k_proj", x)
+    q, k, v = split(q_lin, heads), split(k_lin, kv), split(sim.linear(a + "v_proj", x), kv)
+    q, k = sim.rotary_plain(q, k, *rotary)
+    sim.release(q_lin, k_lin)  # query_states, key_states rebound
+    probs = None
+    if sim.attention == "sdpa":
+        inner = sim.scope()  # sdpa_attention_forward: fewer K/V heads go to the kernel as they are up to d = 256
+        if d > 256:
+            k, v = repeat(k), repeat(v)
+        out = sim.sdpa(q, k, v)
+        sim.end_scope(inner, out)
+        context = sim.reshape(sim.contiguous(sim.transpose(out, 1, 2)), (b, n, heads * d))
+    else:
+        inner = sim.scope()  # eager_attention_forward
+        k, v = repeat(k), repeat(v)
+        product = sim.bmm(q, sim.transpose(k, 2, 3))
+        scores = sim.pointwise(product)  # * scaling
+        sim.release(product)
+        probs = sim.softmax_to_float(scores)
+        if q.itemsize != 4:
+            probs = sim.rebind(probs, sim.to_dtype(probs, q.itemsize))
+        sim.release(scores)
+        probs = sim.rebind(probs, sim.dropout(probs, dropout))
+        context = sim.bmm(probs, v)
+        context = sim.rebind(context, sim.contiguous(sim.transpose(context, 1, 2)))
+        sim.end_scope(inner, context, probs)
+        context = sim.reshape(context, (b, n, heads * d))
+    out = sim.linear(a + "o_proj", context)
+    sim.release(context)
+    return sim.end_scope(mark, out, *([probs] if probs is not None else [])), probs
 
 
 def step_layer(inv: Inventory, prefix: str, i: int, rotary: tuple[T, T],
@@ -261,6 +313,20 @@ def step_layer(inv: Inventory, prefix: str, i: int, rotary: tuple[T, T],
     def run(sim: Sim, x: T) -> T:
         a = p + "self_attn."
         b, n = x.shape[0], x.shape[1]
+        if window is None and sim.lower is None and exact_layer(c):  # EuroBertDecoderLayer.forward, name by name
+            layer = sim.scope()
+            normed = rms_norm(sim, p + "input_layernorm", x)
+            out, _ = step_attention(sim, normed, a, heads, kv, d, rotary,
+                                    sim.drops("attention_dropout") if drop is None else drop)
+            sim.release(normed)
+            first = sim.add(x, out)
+            sim.release(out)
+            normed = rms_norm(sim, p + "post_attention_layernorm", first)
+            m = step_swiglu(sim, p + "mlp.", normed)
+            sim.release(normed)
+            total = sim.add(first, m)
+            sim.release(m)
+            return sim.end_scope(layer, total)  # the residuals and the probabilities (``_``) go
         mask = None
         if sim.attention == "sdpa" and window is not None and n >= window:
             mask = sim.constant((b, 1, n, n), sim.lower or sim.itemsize)
@@ -277,17 +343,26 @@ def step_body(sim: Sim, inv: Inventory, b: int, n: int, layer: Callable[..., Cal
     """The token table, cos and sin once (no graph), the layers, the final RMSNorm."""
     prefix = bert.step_prefix(inv)
     c = inv.config
+    mark = sim.scope()  # EuroBertModel.forward: inputs_embeds and position_ids named until it returns
     x = sim.embedding(prefix + "embed_tokens", sim.ids((b, n)), first=True)
-    rotary = jina.rotary_tables(sim, n, head_size(c))
+    positions = sim.constant_by("aten.arange", (1, n), 8)
+    rotary = modernbert.step_rotary_tables(sim, n, 2 * ((head_size(c) + 1) // 2))
     for i in range(c["num_hidden_layers"]):
-        x = sim.layer(layer(inv, prefix, i, rotary), x)
-    return rms_norm(sim, prefix + "norm", x)
+        # Under non-reentrant checkpointing the frame keeps the layer's keyword arguments too (tables, positions).
+        y = sim.layer(layer(inv, prefix, i, rotary), x, (*rotary, positions))
+        if i:
+            sim.release(x)  # hidden_states rebound (the embeddings' output stays: inputs_embeds names it)
+        x = y
+    return sim.end_scope(mark, rms_norm(sim, prefix + "norm", x))
 
 
 def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     """EuroBERT's classes. Sequence classification pools as ``classifier_pooling`` says: "late" runs
     dense, GELU and the classifier on every token, then averages the logits; "bos" takes the first
     token, "mean" averages the tokens, before them."""
+    if exact_layer(inv.config) and not (sim.checkpointing and sim.reentrant):  # issue 32: replayed op by op
+        sim.exact_lifetimes()
+        sim.exact_forward()
     seq = step_body(sim, inv, b, n)
     kind = bert.step_task(inv)
     if kind == "":
@@ -299,11 +374,24 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     if kind == "ForSequenceClassification":
         pooling = inv.config["classifier_pooling"]
         if pooling == "late":
-            logits = sim.linear("classifier", sim.keep_input(sim.linear("dense", seq)))
-            return [sim.pointwise(sim.select(logits, 1))]  # mean over the tokens: keeps nothing
-        pooled = sim.select(seq, 1) if pooling == "bos" else sim.pointwise(sim.select(seq, 1))
-        return [sim.linear("classifier", sim.keep_input(sim.linear("dense", pooled)))]
+            x = sim.linear("dense", seq)
+            x = sim.rebind(x, sim.keep_input(x))  # GELU
+            logits = sim.linear("classifier", x)
+            return [sim.rebind(logits, sim.mean_tokens(logits))]  # mean over the tokens: keeps nothing
+        pooled = sim.select(seq, 1) if pooling == "bos" else sim.mean_tokens(seq)
+        x = sim.linear("dense", pooled)
+        if pooling == "mean":
+            sim.release(pooled)  # pooled_output rebound (bos's is a view of the encoder's output, still named)
+        return [sim.linear("classifier", sim.rebind(x, sim.keep_input(x)))]
     raise AssertionError(inv.architecture)
+
+
+def rotary_buffers(inv: Inventory) -> list[tuple[str, tuple[int, ...], int]]:
+    """``EuroBertRotaryEmbedding``'s non-persistent ``inv_freq`` and ``original_inv_freq`` [ceil(d / 2)], floating
+    (0: cast with the model, as ``model.to(dtype)`` casts them)."""
+    half = (head_size(inv.config) + 1) // 2
+    prefix = inv.arch.prefix + "rotary_emb."
+    return [(prefix + "inv_freq", (half,), 0), (prefix + "original_inv_freq", (half,), 0)]
 
 
 def step_check(inv: Inventory) -> None:
@@ -320,7 +408,7 @@ def step_check(inv: Inventory) -> None:
 #: Rotary: no length bound.
 COSTS = CostModel(step_program, None, check=step_check, keys=(
     *unread((activation_key("silu"),)), *dropouts("attention_dropout", default=0.0)),
-    autocast=True, sdpa=True, sdpa_dropout=("attention_dropout",))
+    autocast=True, sdpa=True, sdpa_dropout=("attention_dropout",), buffers=rotary_buffers)
 
 
 def eurobert_config(hidden: int, layers: int, heads: int, inter: int, kv: int | None = None) -> dict[str, Any]:

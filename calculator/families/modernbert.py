@@ -191,90 +191,163 @@ LABELS_ = {
 # ------------------------------------------------------------------ training step
 
 
-def step_rotary(sim: Sim, x: T, cos: T, sin: T) -> T:
-    """``apply_rotary_pos_emb`` on Q or K: ``x.float() * cos + rotate_half(x.float()) * sin``, back to the dtype.
-
-    The two products keep ``cos`` and ``sin`` ([1, L, D], made once per layer kind and shared by its layers);
-    the float32 copies, ``rotate_half``'s ``cat`` and the sum keep nothing.
-    """
-    if x.grad:
-        sim.save(cos)
-        sim.save(sin)
-    return sim.new(x.shape, x.grad, x.itemsize)  # .to(x's dtype): bf16 under autocast
-
-
-def step_layer(p: str, i: int, heads: int, rotary: tuple[T, T], sliding: bool = False, window: int = 128) -> Any:
-    """One ``ModernBertEncoderLayer`` in eager attention (dropouts at their default 0: the input itself).
+def step_layer(p: str, i: int, heads: int, rotary: tuple[T, T], mask: T | None = None) -> Any:
+    """One ``ModernBertEncoderLayer`` (dropouts at their default 0: the input itself), every name dropped where
+    ``modeling_modernbert.py`` drops it (issue 32: the forward replayed storage by storage).
 
     Pre-norm (layer 0 has none before attention): fused ``Wqkv`` viewed [B, L, 3, A, D] and unbound, rotary on
-    Q and K, ``matmul`` (which copies V to 3-D unless B or A is 1), softmax in float32 (kept in float32, then
-    cast back), ``Wo``; then ``mlp_norm``, ``Wi`` chunked into input and gate, ``GELU(input) * gate`` (GELU keeps
-    the whole ``Wi`` output, the product both factors), ``Wo``. A sliding window only changes the added mask.
+    Q and K in float32 (:meth:`~calculator.costs.ops.Ops.rotary_float`), then eager attention: ``matmul`` (which
+    copies Q, K and V to 3-D unless B or A is 1), ``* scaling``, ``+ mask`` (``mask``: a sliding-window layer's
+    float [B, 1, L, L] mask, made once in ``ModernBertModel.forward``), softmax in float32 (kept), cast back, the
+    context made contiguous, ``Wo``. The attention returns its probabilities too, which the layer holds (``_``) until
+    it returns. Then ``mlp_norm``, ``Wi`` chunked into input and gate, ``GELU(input) * gate`` (GELU keeps the
+    whole ``Wi`` output, the product both factors), ``Wo``.
 
-    With SDPA (``sim.attention``): CPU's flash kernel on Q, K, V; a sliding-window layer (``sliding``) passes
-    a [B, 1, L, L] boolean mask unless L < ``local_attention`` // 2 (``window``: transformers then skips it,
-    ``_ignore_bidirectional_mask_sdpa``), which ``scaled_dot_product_attention`` turns into a new additive mask
-    in the query's dtype for each call (``convert_boolean_attn_mask``), kept by the kernel's backward.
+    With SDPA (``sim.attention``): CPU's flash kernel on Q, K, V; a sliding-window layer given a mask (``mask``:
+    the boolean [1, 1, L, L] window, made unless L < ``local_attention`` // 2, when transformers skips it,
+    ``_ignore_bidirectional_mask_sdpa``) has ``scaled_dot_product_attention`` turn it into a new additive mask in
+    the query's dtype for each call (two scalars, then ``where``), kept by the kernel's backward.
     """
 
     def run(sim: Sim, x: T) -> T:
-        b, n, h = x.shape
+        layer = sim.scope()  # ModernBertEncoderLayer.forward
         y = x if i == 0 else sim.layer_norm(p + "attn_norm", x)
+        out, probs = attention(sim, y)
+        if y is not x:
+            sim.release(y)  # self.attn(self.attn_norm(hidden_states)): the argument goes as attn returns
+        first = sim.add(x, out)
+        normed = sim.layer_norm(p + "mlp_norm", first)
+        m = mlp(sim, normed)
+        sim.release(normed)
+        total = sim.add(first, m)
+        sim.release(m, first)  # the MLP's output (a temporary), and the rebound hidden_states
+        del probs  # ``_``: the layer's name of the probabilities goes with its frame
+        return sim.end_scope(layer, total)
+
+    def attention(sim: Sim, y: T) -> tuple[T, T | None]:
+        b, n, h = y.shape
+        mark = sim.scope()  # ModernBertAttention.forward
         qkv = sim.linear(p + "attn.Wqkv", y)
         d = qkv.shape[-1] // (3 * heads)
-        parts = sim.view(qkv, (b, n, 3, heads, d))
-        q, k, v = (sim.transpose(sim.select(parts, 2), 1, 2) for _ in range(3))
-        q, k = step_rotary(sim, q, *rotary), step_rotary(sim, k, *rotary)
+        q, k, v = (sim.transpose(t, 1, 2) for t in sim.unbind_heads(sim.view(qkv, (b, n, 3, heads, d)), 2))
+        q, k = sim.rotary_float(q, k, *rotary)
         if sim.attention == "sdpa":
-            mask = sim.constant((b, 1, n, n), sim.itemsize) if sliding and n >= window // 2 else None
-            context = sim.reshape(sim.contiguous(sim.transpose(sim.sdpa(q, k, v, mask), 1, 2)), (b, n, h))
-            return mlp(sim, x, context)
-        scores = sim.pointwise(sim.bmm(q, sim.transpose(k, 2, 3)))  # * scaling (+ the mask: nothing kept)
-        probs = sim.new(scores.shape, scores.grad, 4)  # softmax(dtype=float32) keeps its float32 output
-        if probs.grad:
-            sim.save(probs)
-        if q.itemsize != 4:  # .to(query.dtype): the model's, or autocast's bf16
-            probs = sim.new(probs.shape, probs.grad, q.itemsize)
-        context = sim.contiguous(sim.transpose(sim.bmm(probs, v), 1, 2))
-        context = sim.reshape(context, (b, n, h))
-        return mlp(sim, x, context)
+            float_mask = None
+            if mask is not None:  # convert_boolean_attn_mask: two scalars, then where (in the query's dtype)
+                sim.transients((4, 4), (2, 2), ("aten.scalar_tensor", "aten.scalar_tensor"))
+                float_mask = sim.constant_by("aten.where", (b, 1, n, n), sim.itemsize)
+            context = sim.reshape(sim.contiguous(sim.transpose(sim.sdpa(q, k, v, float_mask), 1, 2)), (b, n, h))
+            out = sim.linear(p + "attn.Wo", context)
+            sim.release(context)
+            return sim.end_scope(mark, out), None
+        inner = sim.scope()  # eager_attention_forward
+        product = sim.bmm(q, sim.transpose(k, 2, 3))
+        scores = sim.pointwise(product)  # * scaling
+        sim.release(product)
+        if mask is not None:
+            scores = sim.rebind(scores, sim.add(scores, mask))
+        probs = sim.softmax_to_float(scores)
+        if q.itemsize != 4:  # .to(query.dtype): the float32 probabilities a temporary of the expression
+            probs = sim.rebind(probs, sim.to_dtype(probs, q.itemsize))
+        sim.release(scores)
+        context = sim.bmm(probs, v)
+        context = sim.rebind(context, sim.contiguous(sim.transpose(context, 1, 2)))
+        sim.end_scope(inner, context, probs)
+        out = sim.linear(p + "attn.Wo", sim.reshape(context, (b, n, h)))
+        sim.release(context)  # attn_output = self.out_drop(self.Wo(attn_output)): rebound
+        return sim.end_scope(mark, out, probs), probs
 
-    def mlp(sim: Sim, x: T, context: T) -> T:
-        b, n, _ = x.shape
-        x = sim.add(x, sim.linear(p + "attn.Wo", context))
-        wide = sim.linear(p + "mlp.Wi", sim.layer_norm(p + "mlp_norm", x))
-        half = wide.shape[-1] // 2
-        inner = T((b, n, half), wide.strides, wide.storage, wide.grad, wide.itemsize)  # chunk: two views
+    def mlp(sim: Sim, x: T) -> T:
+        mark = sim.scope()  # ModernBertMLP.forward
+        inner, gate = sim.chunk_halves(sim.linear(p + "mlp.Wi", x))
         act = sim.keep_input(inner)  # GELU keeps its input: the Wi output's storage
-        if inner.grad:
-            sim.save(act)  # act * gate keeps act for the gate's gradient
-        gated = sim.op_with_constant(act, inner) if act.grad else sim.new((b, n, half), False)
-        return sim.add(x, sim.linear(p + "mlp.Wo", gated))
+        gated = sim.glu_product(act, gate)
+        sim.release(act)
+        out = sim.linear(p + "mlp.Wo", gated)
+        sim.release(gated)
+        return sim.end_scope(mark, out)
 
     return run
 
 
 def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
-    """ModernBERT's classes: token table, LayerNorm, the layers, ``final_norm``, the task head."""
+    """ModernBERT's classes: token table, LayerNorm, the layers, ``final_norm``, the task head. The forward is
+    replayed op by op (issue 32) for every class, without checkpointing or with its non-reentrant kind."""
     c = inv.config
+    task = bert.step_task(inv)
+    if not (sim.checkpointing and (sim.reentrant or not EXACT_CHECKPOINTING)):
+        sim.exact_lifetimes()
+        sim.exact_forward()
     x = step_body(sim, c, bert.step_prefix(inv), b, n, layer_kinds(c), step_value(inv, "local_attention", 128))
-    return step_head(sim, bert.step_task(inv), x, c, b, n, c["classifier_pooling"])
+    return step_head(sim, task, x, c, b, n, c["classifier_pooling"])
+
+
+#: Whether non-reentrant checkpointing's replay is proven for ModernBERT (its layers' extra inputs kept by the frame).
+EXACT_CHECKPOINTING = True
 
 
 def step_body(sim: Sim, c: Mapping[str, Any], prefix: str, b: int, n: int, kinds: list[str], window: int) -> T:
-    """``ModernBertModel`` on input ids: token table, LayerNorm, the layers (``kinds``: each one's attention,
-    ``window``: ``local_attention``), ``final_norm``. ``c`` holds ModernBERT's own keys (ModernVBERT's text
+    """``ModernBertModel`` on input ids (``kinds``: each layer's attention, ``window``: ``local_attention``):
+    ``position_ids`` (an int64 arange), the embeddings (token table, LayerNorm), the sliding-window mask (made unless
+    L < ``local_attention`` // 2, whether or not a layer uses it), one pair of rotary tables per kind of layer, the
+    layers, ``final_norm``; its locals go as it returns. ``c`` holds ModernBERT's own keys (ModernVBERT's text
     encoder passes its ``text_config``'s values, ``prefix`` its ``text_model.``)."""
-    x = sim.layer_norm(prefix + "embeddings.norm", sim.embedding(prefix + "embeddings.tok_embeddings",
-                                                                   sim.ids((b, n)), first=True))
+    mark = sim.scope()  # ModernBertModel.forward
+    ids = sim.ids((b, n))  # input_ids
+    sim.constant_by("aten.arange", (1, n), 8)  # position_ids, held until the forward returns
+    words = sim.embedding(prefix + "embeddings.tok_embeddings", ids, first=True)
+    x = sim.layer_norm(prefix + "embeddings.norm", words)
+    sim.release(words)  # self.norm(self.tok_embeddings(input_ids)): a temporary
+    size = sim.itemsize
+    mask = None
+    if n >= window // 2:
+        # sdpa_mask: aranges over batch, head, query and key positions, |q - kv| <= window, combined; the boolean
+        # [1, 1, L, L] mask expanded to B. Each index a step of the returned list's order (the boolean mask's next).
+        sim.transients((8 * b, 8, 8 * n, 8 * n, 8 * n, 8 * n, 1, 8 * n * n, 8 * n * n, n * n, n * n, n),
+                       (12, 12, 3, 12, 5, 12, 10, 8, 9, 10, 12, 12),
+                       ("aten.arange", "aten.arange", "aten.arange", "aten.add", "aten.arange", "aten.add",
+                        "aten.new_ones", "aten.sub", "aten.abs", "aten.le", "aten.bitwise_and", "aten.ge"))
+        mask = sim.constant_by("aten.bitwise_and", (1, 1, n, n), 1)
+        if sim.attention != "sdpa":  # eager_mask: where(mask, 0, min) in the model's dtype; the boolean one goes
+            sim.transients((size, size), (2, 2), ("aten.zeros", "aten.scalar_tensor"))
+            boolean, mask = mask, sim.constant_by("aten.where", (b, 1, n, n), size)
+            sim.release(boolean)
     heads = c["num_attention_heads"]
     d = c["hidden_size"] // heads
-    # The rotary cos and sin, [1, L, D] in the model's dtype, once per kind of layer (no gradient).
-    rotary = {kind: (sim.constant((1, n, d), sim.itemsize), sim.constant((1, n, d), sim.itemsize)) for kind in sorted(set(kinds))}
+    rotary = {kind: step_rotary_tables(sim, n, d) for kind in sorted(set(kinds))}
     for i, kind in enumerate(kinds):
-        x = sim.layer(step_layer(f"{prefix}layers.{i}.", i, heads, rotary[kind], kind == "sliding_attention",
-                                 window), x)
-    return sim.layer_norm(prefix + "final_norm", x)
+        sliding = kind == "sliding_attention"
+        # Under non-reentrant checkpointing the frame keeps the layer's keyword arguments too (tables, mask).
+        own = mask if sliding else None
+        y = sim.layer(step_layer(f"{prefix}layers.{i}.", i, heads, rotary[kind], own), x,
+                      (*rotary[kind], *([own] if own is not None else [])))
+        if i:  # hidden_states rebound (the embeddings' output stays: ``mask_kwargs["inputs_embeds"]`` names it)
+            sim.release(x)
+        x = y
+    return sim.end_scope(mark, sim.layer_norm(prefix + "final_norm", x))
+
+
+def step_rotary_tables(sim: Sim, n: int, d: int) -> tuple[T, T]:
+    """``ModernBertRotaryEmbedding.forward`` (no gradient): ``position_ids[..., None].float() * inv_freq`` (the
+    float32 copy of a bf16 ``inv_freq`` too), ``cat`` twice, ``cos() * scaling`` and ``sin() * scaling`` (each raw
+    result gone after its product), cast to the model's dtype; the cos and sin tables [1, L, D] returned."""
+    mark = sim.scope()
+    size = sim.itemsize
+    pos = sim.constant_by("aten._to_copy", (1, n, 1), 4)
+    casts = [pos] if size == 4 else [pos, sim.constant_by("aten._to_copy", (d // 2,), 4)]
+    freqs = sim.constant_by("aten.mul", (1, n, d // 2), 4)
+    sim.release(*casts)
+    sim.constant_by("aten.cat", (1, n, d), 4)
+    tables = []
+    for name in ("aten.cos", "aten.sin"):
+        raw = sim.constant_by(name, (1, n, d), 4)
+        tables.append(sim.constant_by("aten.mul", (1, n, d), 4))
+        sim.release(raw)
+    if size != 4:
+        tables = [sim.constant_by("aten._to_copy", (1, n, d), size) for _ in tables]
+    del freqs
+    sim.end_scope(mark, tables[0], tables[1])
+    return tables[0], tables[1]
 
 
 def step_head(sim: Sim, kind: str, x: T, c: Mapping[str, Any], b: int, n: int, pooling: str, head: str = "head",
@@ -289,16 +362,23 @@ def step_head(sim: Sim, kind: str, x: T, c: Mapping[str, Any], b: int, n: int, p
         if pooling == "cls":
             x = sim.select(x, 1)
         else:  # (x * mask.unsqueeze(-1)).sum(1) / mask.sum(1): a bool [B, L] mask and an int64 [B, 1] count kept
-            x = sim.op_with_constant(sim.op_with_constant(x, sim.constant((b, n), 1)), sim.ids((b, 1)))
-            x = sim.new((b, c["hidden_size"]), x.grad)
-    x = sim.layer_norm(head + ".norm", sim.keep_input(sim.linear(head + ".dense", x)))  # dense, GELU, norm
+            x = sim.masked_mean(x)
+    mark = sim.scope()  # ModernBertPredictionHead.forward: norm(act(dense(x)))
+    dense = sim.linear(head + ".dense", x)
+    act = sim.keep_input(dense)  # GELU
+    sim.release(dense)
+    x = sim.layer_norm(head + ".norm", act)
+    sim.release(act)
+    x = sim.end_scope(mark, x)
     if kind == "ForMaskedLM":
-        return [sim.linear(decoder, x)]
+        logits = sim.linear(decoder, x)
+        sim.release(x)  # self.decoder(self.head(...)): the head's output a temporary
+        return [logits]
     if drop is not None:
         x = sim.dropout(x, drop)
     logits = sim.linear("classifier", x)  # classifier_dropout 0 by default: the input itself
     if kind == "ForQuestionAnswering":
-        return [sim.pointwise(sim.select(logits, 2)), sim.pointwise(sim.select(logits, 2))]
+        return sim.split_columns(logits)
     return [logits]
 
 
@@ -321,7 +401,17 @@ def step_check(inv: Inventory) -> None:
         raise CalcError("costs_forward_fails", key="num_attention_heads", value=c["num_attention_heads"])
 
 
-COSTS = CostModel(step_program, None, check=step_check, keys=unread((activation_key("gelu", key="hidden_activation"), *dropouts("embedding_dropout", "attention_dropout", "mlp_dropout", "classifier_dropout", default=0.0), activation_key("gelu", key="classifier_activation"))) + (size_key("local_attention", 128),),
+def rotary_buffers(inv: Inventory) -> list[tuple[str, tuple[int, ...], int]]:
+    """``ModernBertRotaryEmbedding``'s non-persistent buffers: per kind of layer (``layer_types``), ``inv_freq`` and
+    ``original_inv_freq`` [D / 2], floating (0: cast with the model, as ``model.to(dtype)`` casts them)."""
+    c = inv.config
+    half = c["hidden_size"] // c["num_attention_heads"] // 2
+    prefix = inv.arch.prefix + "rotary_emb."
+    return [(f"{prefix}{kind}_{name}", (half,), 0) for kind in sorted(set(layer_kinds(c)))
+            for name in ("inv_freq", "original_inv_freq")]
+
+
+COSTS = CostModel(step_program, None, check=step_check, buffers=rotary_buffers, keys=unread((activation_key("gelu", key="hidden_activation"), *dropouts("embedding_dropout", "attention_dropout", "mlp_dropout", "classifier_dropout", default=0.0), activation_key("gelu", key="classifier_activation"))) + (size_key("local_attention", 128),),
                   autocast=True, sdpa=True, sdpa_dropout=("attention_dropout",))
 
 

@@ -34,8 +34,11 @@ PER_FAMILY = int(os.environ.get("INFERENCE_RANDOM", "6"))
 SEED = int(os.environ.get("CROSSCHECK_SEED", "20261125"))
 #: The families whose inference peak is exact: their program declares every release (``sim.exact_forward()``).
 EXACT = ("bert", "ernie", "roberta", "xlm-roberta", "camembert", "data2vec-text", "electra", "distilbert", "albert",
-         "roc_bert", "layoutlm")
+         "roc_bert", "layoutlm", "modernbert", "eurobert")
 EXACT += ("megatron-bert", "xlm-roberta-xl", "roberta-prelayernorm", "mpnet")  # the pre-LN layer (families/blocks.py)
+#: Exact families whose program opts in only for some configs (EuroBERT: an even head size, not 1 broadcast to
+#: 2): another draw keeps the bounds, checked as :func:`test_inference_bounds_hold` checks them.
+PARTIAL = ("eurobert",)
 PEAK_FAMILIES = tuple(mt for mt, f in FAMILIES.items() if f.costs is not None and f.costs.buffers is not None)
 KIND = {"weights": "param", "buffer": "buffer", "input_ids": "input_ids", "activation": "act"}
 
@@ -107,7 +110,8 @@ def test_inference_peak_equals_pytorch(model_type: str) -> None:
     for index in range(PER_FAMILY):
         case = inference_case(model_type, index)
         if case is not None:
-            assert case["costs"].peak.bytes is not None, (model_type, case["arch"], case["costs"].peak.reason)
+            assert case["costs"].peak.bytes is not None or model_type in PARTIAL, (
+                model_type, case["arch"], case["costs"].peak.reason)
             figures += check_peak(case)
     assert figures > 0 or PER_FAMILY < 2, model_type
 

@@ -220,7 +220,7 @@ def test_bert_base_b1_l128_figure() -> None:
 #: The families whose step the lifetime simulator models op by op (calculator/costs/lifetime.py): their peak is
 #: exact in the forward and the backward too, for the classes their program opts in (``sim.exact_lifetimes()``).
 LIFETIME_FAMILIES = ("bert", "ernie", "roberta", "xlm-roberta", "camembert", "data2vec-text", "electra", "distilbert", "albert",
-                     "roc_bert", "layoutlm", "xmod")
+                     "roc_bert", "layoutlm", "xmod", "modernbert", "eurobert")
 LIFETIME_FAMILIES += ("megatron-bert", "xlm-roberta-xl", "roberta-prelayernorm")  # the pre-LN layer (families/blocks.py)
 # MPNet is modelled op by op too (FORWARD_EXACT below), but none of these drawn cases peaks in its backward (the
 # [B, A, L, L] bias and each attention's kept scores make the forward the highest): its backward's maximum is checked
@@ -305,6 +305,8 @@ FULL_SIZE = (
     ("bert-base-uncased", 8, 128, "bf16", True),  # the CLI golden bert-step-gpu: 969,638,684 bytes
     ("roc-bert-config-defaults", 8, 512, "fp32", False), ("roc-bert-config-defaults", 4, 512, "bf16", True),
     ("microsoft/layoutlm-base-uncased", 8, 512, "fp32", False), ("microsoft/layoutlm-large-uncased", 4, 512, "bf16", True),
+    ("answerdotai/ModernBERT-large", 16, 512, "fp32", False),  # 26,462,167,560 bytes in the backward (aten.mul)
+    ("EuroBERT/EuroBERT-210m", 16, 512, "fp32", False),
 )
 # Megatron-BERT passes its own ``torch.ones`` mask, which transformers drops when ``.all()`` (real tensors); a fake
 # tensor counts as tracing (``is_tracing``), so there a [B, 1, L, L] mask is made and kept through the forward (and
@@ -343,6 +345,11 @@ FULL_SIZE_SDPA = (
     ("bert-base-uncased", 1, 128, "fp32", False), ("bert-base-uncased", 16, 512, "fp32", False),
     ("BAAI/bge-m3", 4, 1024, "bf16", True), ("distilbert-base-uncased", 2, 128, "fp32", False),
     ("microsoft/layoutlm-base-uncased", 8, 512, "fp32", False), ("roc-bert-config-defaults", 4, 512, "bf16", True),
+    # ModernBERT-large: 21,141,692,936 bytes (backward, aten.mul); 12,856,445,184 (forward, aten.add);
+    # 3,364,627,368 (optimizer, aten.div).
+    ("answerdotai/ModernBERT-large", 16, 512, "fp32", False), ("answerdotai/ModernBERT-large", 1, 8192, "bf16", False),
+    ("answerdotai/ModernBERT-large", 16, 512, "bf16", True),
+    ("EuroBERT/EuroBERT-210m", 16, 512, "fp32", False), ("EuroBERT/EuroBERT-210m", 4, 2048, "bf16", True),
 )
 FULL_SIZE_SDPA += (("facebook/xlm-roberta-xl", 16, 512, "bf16", False), ("facebook/xlm-roberta-xl", 8, 512, "bf16", True),
                    ("andreasmadsen/efficient_mlm_m0.40", 16, 512, "bf16", False))
@@ -382,7 +389,7 @@ PER_FAMILY_512 = int(os.environ.get("PEAK_512_RANDOM", "4"))
 
 
 @pytest.mark.parametrize("model_type", ("bert", "roberta", "distilbert", "albert", "electra",
-                                        "roc_bert", "layoutlm"))
+                                        "roc_bert", "layoutlm", "modernbert", "eurobert"))
 def test_peak_512_equals_pytorch(model_type: str) -> None:
     """Issue 35: ``costs.memory.peak_512``, every storage rounded up to CUDA's 512-byte block, equals issue 32's
     ``LiveBytes`` with ``round_to=512`` over the real step, on drawn cases where the activations weigh and where
@@ -430,9 +437,15 @@ def test_peak_512_equals_memtracker() -> None:
 #: The families whose program declares every release of the forward (``sim.exact_forward()``): the forward and
 #: the loss are replayed exactly, so the peak is given wherever it lies.
 FORWARD_EXACT = ("bert", "ernie", "roberta", "xlm-roberta", "camembert", "data2vec-text", "electra", "distilbert",
-                 "albert", "roc_bert", "layoutlm")
+                 "albert", "roc_bert", "layoutlm", "modernbert", "eurobert")
 FORWARD_EXACT += ("megatron-bert", "xlm-roberta-xl", "roberta-prelayernorm", "mpnet")  # the pre-LN layer (families/blocks.py)
 FORWARD_RANDOM = int(os.environ.get("PEAK_FORWARD_RANDOM", str(max(4, PER_FAMILY // 2))))
+#: Families drawn more often there: half of ModernBERT's draws are refused (LoRA targets BERT's names), and its peak
+#: lies in the forward only where little is saved.
+FORWARD_MORE = {"modernbert": 2}
+#: Families replayed only where their program opts in (EuroBERT: an even head size, not 1 broadcast to 2);
+#: their other drawn cases keep the bounds, which test_peak_equals_pytorch checks.
+FORWARD_PARTIAL = ("eurobert",)
 
 
 def forward_case(model_type: str, index: int) -> dict[str, Any] | None:
@@ -496,7 +509,7 @@ def engine_timeline(case: dict[str, Any]):
     sim, _ = st.simulate(inv, s, plan)
     named, graded = st._named_parameters(inv, plan, st.DTYPES[s.dtype], sim.used)
     model = st.cost_model(inv)
-    buffers = [(name, st._numel(shape), size) for name, shape, size in model.buffers(inv)]
+    buffers = [(name, st._numel(shape), size or st.DTYPES[s.dtype]) for name, shape, size in model.buffers(inv)]
     buffers += [(t.name, st._numel(t.shape), st.DTYPES[s.dtype]) for t in inv.tensors if t.buffer]
     found = st.lifetime_timeline(inv, s, plan, named, graded, buffers)
     return None if found is None else found[0]
@@ -508,11 +521,13 @@ def test_forward_and_loss_replayed_exactly(model_type: str) -> None:
     byte, with the op at the forward's; the step's figure is the measured peak wherever it lies; and among the
     drawn cases some peaks lie in the forward (else the claim would not be exercised)."""
     phases: dict[str, int] = {}
-    for index in range(FORWARD_RANDOM):
+    for index in range(FORWARD_RANDOM * FORWARD_MORE.get(model_type, 1)):
         case = forward_case(model_type, index)
         if case is None:
             continue
         timeline = engine_timeline(case)
+        if timeline is None and model_type in FORWARD_PARTIAL:
+            continue
         assert timeline is not None and timeline.forward is not None and timeline.loss is not None, case["arch"]
         result = measured(case)
         starts = result.phase_starts

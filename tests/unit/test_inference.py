@@ -130,7 +130,7 @@ def test_cli_inference_json_text_and_refusals() -> None:
 def test_inference_without_an_exact_forward_gives_bounds() -> None:
     """SqueezeBERT's forward is not replayed tensor by tensor yet: no figure, the proven bounds (the start and the
     outputs below; the start, every storage and three of the largest above), the FLOPs all the same. A family
-    whose peak is not cross-checked at all (ModernBERT) has no bounds either."""
+    whose peak is not cross-checked at all (BigBird) has no bounds either."""
     inv = build(get_preset("squeezebert/squeezebert-uncased").config)
     c = costs.compute_inference(inv, costs.settings(1, 8))
     d = c.to_dict()
@@ -138,5 +138,5 @@ def test_inference_without_an_exact_forward_gives_bounds() -> None:
     note = d["peak_note"]
     assert note["code"] == "peak_not_modelled" and note["lower"] < note["upper"]
     assert note["lower"] > c.weights and note["reason"] == "forward"
-    modern = costs.compute_inference(build(get_preset("answerdotai/ModernBERT-base").config), costs.settings(1, 8))
-    assert modern.peak.bytes is None and modern.peak.reason == "family" and modern.peak.upper is None
+    bird = costs.compute_inference(build(get_preset("google/bigbird-roberta-base").config), costs.settings(1, 8))
+    assert bird.peak.bytes is None and bird.peak.reason == "family" and bird.peak.upper is None
