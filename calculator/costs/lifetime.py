@@ -735,6 +735,79 @@ class LiveSim(Sim):
         return out
 
 
+    # -- DeBERTa-v2's disentangled attention (the facts measured with ``peak_measure.backward_ledger``)
+
+    def constant(self, shape: Sequence[int], itemsize: int, op: str = "") -> T:
+        """A tensor made in the forward that needs no gradient, named by the aten operation that makes it."""
+        if op:
+            self._aten = op
+        return super().constant(shape, itemsize, op)
+
+    def parameter(self, name: str, shape: Sequence[int]) -> T:
+        """A parameter read as a tensor (``rel_embeddings.weight``): its gradient goes to its ``AccumulateGrad``."""
+        out = super().parameter(name, shape)
+        if out.grad:
+            self.edge[id(out)] = self._accumulator(name)
+            self.keep.append(out)
+        return out
+
+    def op_with_constant(self, t: T, other: T) -> T:
+        """``t * other``, ``t / other`` (``MulBackward0``, ``DivBackward0``: keep ``other``; the gradient
+        ``grad * other`` a new tensor of ``t``'s shape)."""
+        self._begin()
+        self._labelled("mul", "aten.mul")
+        out = super().op_with_constant(t, other)
+        if not out.grad:
+            return out
+        if other.grad:
+            self.fail("a product whose both factors need a gradient")
+        return self._pointwise_backward("MulBackward0", "aten.mul", t, out)
+
+    def masked_fill(self, t: T, mask: T) -> T:
+        """``MaskedFillBackward0``: keeps the mask; ``grad.masked_fill(mask, 0)`` a new tensor of ``t``'s shape."""
+        self._begin()
+        self._labelled("masked_fill", "aten.masked_fill")
+        out = super().masked_fill(t, mask)
+        if not out.grad:
+            return out
+        return self._pointwise_backward("MaskedFillBackward0", "aten.masked_fill", t, out)
+
+    def plus_scalar(self, t: T) -> T:
+        """``t + 0`` (``score += x`` with ``score = 0``): a new tensor; ``AddBackward`` hands the gradient on."""
+        self._begin()
+        self._labelled("add", "aten.add")
+        out = super().plus_scalar(t)
+        if not out.grad:
+            return out
+        return self._node("AddBackward0", [self._edge(t)], _passed(1), out, [])
+
+    def repeat(self, t: T, shape: Sequence[int]) -> T:
+        """``RepeatBackward0``: the gradient summed back to ``t``'s shape, a new tensor (keeps only sizes)."""
+        self._begin()
+        self._labelled("repeat", "aten.repeat")
+        out = super().repeat(t, shape)
+        if not out.grad:
+            return out
+        return self._pointwise_backward("RepeatBackward0", "aten.sum", t, out)
+
+    def gather(self, t: T, index: T, shape: Sequence[int]) -> T:
+        """``GatherBackward0`` keeps ``t`` and the index; ``gather_backward`` makes ``zeros`` of ``t``'s shape, then
+        ``scatter_add`` into a new tensor, and frees the zeros (measured: two allocations of ``t``'s size)."""
+        self._begin()
+        self._labelled("gather", "aten.gather")
+        out = super().gather(t, index, shape)
+        if not out.grad:
+            return out
+        size, full = t.itemsize, t.shape
+
+        def run(bw: Backward, g: T) -> list[T | None]:
+            zeros = bw.alloc(full, size, "aten.zeros")
+            result = bw.alloc(full, size, "aten.scatter_add")
+            bw.drop(zeros.storage)
+            return [result]
+        return self._node("GatherBackward0", [self._edge(t)], run, out)
+
+
 @dataclass(frozen=True)
 class Timeline:
     """What :func:`run_step` works out: the forward's bound, the backward's exact maximum and the live set then."""

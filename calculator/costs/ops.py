@@ -538,9 +538,14 @@ class Ops:
 
     # -- operations for deberta, deberta-v2, modernbert
 
-    def constant(self, shape: Sequence[int], itemsize: int) -> T:
-        """A tensor built in the forward that never needs a gradient (an attention mask of ones, a 0-dim scale)."""
+    def constant(self, shape: Sequence[int], itemsize: int, op: str = "") -> T:
+        """A tensor built in the forward that never needs a gradient (an attention mask of ones, a 0-dim scale);
+        ``op``: the aten operation that makes it (what the lifetime simulator names it by)."""
         return self.new(shape, False, itemsize)
+
+    def plus_scalar(self, t: T) -> T:
+        """``t + 0`` (DeBERTa's ``score += x`` while ``score`` is still the number 0): a new tensor, nothing kept."""
+        return self.new(t.shape, t.grad, t.itemsize)
 
     def op_with_constant(self, t: T, other: T) -> T:
         """``t * other``, ``t / other``, ``t.masked_fill(other, v)`` with ``other`` needing no gradient.

@@ -396,9 +396,11 @@ def step_heads(sim: Sim, inv: Inventory, prefix: str, seq: T) -> list[T]:
         return [sim.add(logits, sim.parameter(h + "bias", (vocab,)))]
     if kind == "ForSequenceClassification":
         # ContextPooler: the first token, dropout (pooler_dropout, 0 by default: the input itself), dense, GELU.
+        mark = sim.scope()
         first = sim.dropout(sim.select(seq, 1), bool(c.get("pooler_dropout", 0)))
-        pooled = sim.keep_input(sim.linear("pooler.dense", first))
-        return [sim.linear("classifier", sim.dropout(pooled))]
+        dense = sim.linear("pooler.dense", first)
+        pooled = sim.end_scope(mark, sim.rebind(dense, sim.keep_input(dense)))
+        return [sim.linear("classifier", sim.rebind(pooled, sim.dropout(pooled)))]  # pooled_output rebound
     if kind == "ForTokenClassification":
         return [sim.linear("classifier", sim.dropout(seq))]
     if kind == "ForQuestionAnswering":

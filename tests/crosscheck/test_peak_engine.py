@@ -220,7 +220,23 @@ def test_bert_base_b1_l128_figure() -> None:
 #: exact in the forward and the backward too, for the classes their program opts in (``sim.exact_lifetimes()``).
 LIFETIME_FAMILIES = ("bert", "ernie", "roberta", "xlm-roberta", "camembert", "data2vec-text", "electra", "distilbert", "albert",
                      "roc_bert")
+LIFETIME_FAMILIES += ("deberta-v2",)
 ACTIVATION_RANDOM = int(os.environ.get("PEAK_ACTIVATION_RANDOM", str(max(2, PER_FAMILY * 3 // 4))))
+
+
+def _deberta_v2_modelled(raw: dict[str, Any]) -> None:
+    """DeBERTa-v2's configurations its program models op by op (``deberta_v2.modelled``; the others keep their
+    bounds, checked by ``test_peak_equals_pytorch``): no convolution layer, the legacy MLM head, relative attention
+    with its terms read (both when the projections are shared)."""
+    raw["conv_kernel_size"] = 0
+    raw["legacy"] = True
+    terms = [t for t in ("c2p", "p2c") if t in raw.get("pos_att_type", ())]
+    if raw.get("relative_attention") and (not terms or (raw.get("share_att_key") and len(terms) < 2)):
+        raw["pos_att_type"] = "p2c|c2p"
+
+
+#: Per family, the drawn config narrowed to what its program opts in for (the op-by-op and forward tests).
+LIFETIME_DRAW = {"deberta-v2": _deberta_v2_modelled}
 
 
 def activation_case(model_type: str, index: int) -> dict[str, Any] | None:
@@ -237,6 +253,7 @@ def activation_case(model_type: str, index: int) -> dict[str, Any] | None:
         raw = case["raw"]
         raw["max_position_embeddings"] = max(raw.get("max_position_embeddings", 0), case["seq_len"] + 2)
         raw["vocab_size"] = rng.randint(8, 40)
+        LIFETIME_DRAW.get(model_type, lambda raw: None)(raw)
         try:
             inv, plan = planned(case)
             case["costs"] = costs.compute(inv, costs.settings(case["batch"], case["seq_len"], case["dtype"],
@@ -412,6 +429,7 @@ def test_peak_512_equals_memtracker() -> None:
 #: the loss are replayed exactly, so the peak is given wherever it lies.
 FORWARD_EXACT = ("bert", "ernie", "roberta", "xlm-roberta", "camembert", "data2vec-text", "electra", "distilbert",
                  "albert")
+FORWARD_EXACT += ("deberta-v2",)
 FORWARD_RANDOM = int(os.environ.get("PEAK_FORWARD_RANDOM", str(max(4, PER_FAMILY // 2))))
 
 
@@ -430,6 +448,7 @@ def forward_case(model_type: str, index: int) -> dict[str, Any] | None:
         raw["max_position_embeddings"] = max(raw.get("max_position_embeddings", 0), case["seq_len"] + 2)
         if rng.random() < 0.5:
             raw["vocab_size"] = rng.randint(8, 40)
+        LIFETIME_DRAW.get(model_type, lambda raw: None)(raw)
         try:
             inv, plan_ = planned(case)
             case["costs"] = costs.compute(inv, costs.settings(case["batch"], case["seq_len"], case["dtype"],
@@ -527,6 +546,7 @@ def test_non_reentrant_checkpointing_replayed_exactly(model_type: str) -> None:
             raw["max_position_embeddings"] = max(raw.get("max_position_embeddings", 0), drawn["seq_len"] + 2)
             if rng.random() < 0.5:
                 raw["vocab_size"] = rng.randint(8, 40)
+            LIFETIME_DRAW.get(model_type, lambda raw: None)(raw)
             try:
                 inv, plan = planned(drawn)
                 drawn["costs"] = costs.compute(inv, costs.settings(drawn["batch"], drawn["seq_len"], drawn["dtype"],
