@@ -91,6 +91,9 @@ class Block:
     first: int
     last: int
     stop: int
+    #: The function's other tensor arguments and the ``partial``'s keywords (DeBERTa-v2's mask, relative positions
+    #: and table), which its frame keeps too (:meth:`LiveSim.frame_keeps`).
+    also: tuple[int, ...] = ()
 
 
 @dataclass
@@ -202,6 +205,7 @@ class LiveSim(Sim):
         self._aten = ""  # the aten operation whose outputs :meth:`new` is making
         #: The layers run under non-reentrant checkpointing (:meth:`layer`), and the one running (its index).
         self.blocks_run: list[Block] = []
+        self.frame_kept: tuple[int, ...] = ()  # :meth:`frame_keeps`
         self._block: int | None = None
         self._stop = 0
         self.made_in: dict[int, str] = {}
@@ -277,6 +281,8 @@ class LiveSim(Sim):
         return t
 
     def save(self, t: T) -> None:
+        if t.storage in self.frame_kept and self.checkpointing and not self.reentrant:
+            return  # the non-reentrant checkpoint's frame keeps it (:meth:`frame_keeps`), no node
         if self.grad_mode:
             self.pending.append(t.storage)
             self._stop = self._next  # a pack: a recomputation stopping here has made every storage up to now
@@ -731,11 +737,16 @@ class LiveSim(Sim):
             out = fn(self, x)
         finally:
             self._block = None
-        self.blocks_run.append(Block(x.storage, first, self._next, self._stop))
+        self.blocks_run.append(Block(x.storage, first, self._next, self._stop, self.frame_kept))
         return out
 
 
     # -- DeBERTa-v2's disentangled attention (the facts measured with ``peak_measure.backward_ledger``)
+
+    def frame_keeps(self, *ts: T) -> None:
+        """The tensors every checkpointed layer from here reads besides its input (an argument, a ``partial``'s
+        keyword): under non-reentrant checkpointing each layer's frame keeps them until the backward has run it."""
+        self.frame_kept = tuple(t.storage for t in ts if self.storages.get(t.storage, 0))
 
     def constant(self, shape: Sequence[int], itemsize: int, op: str = "") -> T:
         """A tensor made in the forward that needs no gradient, named by the aten operation that makes it."""
@@ -850,9 +861,9 @@ def run_step(sim: LiveSim, outputs: Sequence[T], start_items: Sequence[Item], gr
     if set(saved).union(*packed.values()) != {s for s, n in sim.saved.items() if n and s != sim.input_ids}:
         sim.fail("saved storages and nodes disagree")
         return None
-    inputs = {b.input for b in sim.blocks_run}  # kept by their checkpoint's frame
-    for s in inputs:
-        saved[s] = saved.get(s, 0) + 1
+    for b in sim.blocks_run:  # kept by their checkpoint's frame: the input, the function's other tensors
+        for s in (b.input, *b.also):
+            saved[s] = saved.get(s, 0) + 1
     out_sids = {o.storage for o in outputs}
     sizes = {s: n for s, n in sim.storages.items() if n and s != sim.input_ids}
     replay = replay_forward(sim, set(saved) | out_sids, start_items)
@@ -892,7 +903,8 @@ def run_step(sim: LiveSim, outputs: Sequence[T], start_items: Sequence[Item], gr
     if sim.failed or previous is None:
         sim.fail(sim.failed or "no output needs a gradient")
         return None
-    ran = _run(sim.nodes, previous, bw, ones, _recompute(sim, packed), [b.input for b in sim.blocks_run])
+    ran = _run(sim.nodes, previous, bw, ones, _recompute(sim, packed), [b.input for b in sim.blocks_run],
+               [b.also for b in sim.blocks_run])
     if any(node.saved and i not in ran for i, node in enumerate(sim.nodes)):
         sim.fail("a node the loss never reaches holds saved storages")  # PyTorch frees them earlier
         return None
@@ -1063,7 +1075,7 @@ def _recompute(sim: LiveSim, packed: dict[int, dict[int, int]]) -> Callable[[Bac
 
 def _run(nodes: list[Node], root: int, bw: Backward, ones: int,
          recompute: Callable[[Backward, int], dict[int, int]] | None = None,
-         inputs: Sequence[int] | None = None) -> set[int]:
+         inputs: Sequence[int] | None = None, frames: Sequence[tuple[int, ...]] | None = None) -> set[int]:
     """The autograd engine on one thread: dependencies counted from the root, then ready nodes by sequence
     number, highest first (AccumulateGrad at once); each runs, releases, and hands its gradients on. A node of a
     checkpointed block holding saved tensors first has its block recomputed (``recompute``), once; the block's
@@ -1121,6 +1133,8 @@ def _run(nodes: list[Node], root: int, bw: Backward, ones: int,
             remaining[k] -= 1
             if not remaining[k] and inputs is not None:  # the checkpoint's frame goes, and the input it kept
                 bw.drop(inputs[k])
+                for s in frames[k] if frames is not None else ():
+                    bw.drop(s)
         for j, out in zip(node.nexts, outs):
             if j is None or out is None:
                 if out is not None:

@@ -543,6 +543,10 @@ class Ops:
         ``op``: the aten operation that makes it (what the lifetime simulator names it by)."""
         return self.new(shape, False, itemsize)
 
+    def frame_keeps(self, *ts: T) -> None:
+        """The tensors every checkpointed layer from here reads besides its input: kept by non-reentrant
+        checkpointing's frames. Only the lifetime simulator uses it."""
+
     def plus_scalar(self, t: T) -> T:
         """``t + 0`` (DeBERTa's ``score += x`` while ``score`` is still the number 0): a new tensor, nothing kept."""
         return self.new(t.shape, t.grad, t.itemsize)

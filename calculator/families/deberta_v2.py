@@ -442,7 +442,10 @@ def step_encoder(sim: Sim, inv: Inventory, prefix: str, x: T, mask: T) -> T:
             sim.used.discard(e + "LayerNorm.weight")
             sim.used.discard(e + "LayerNorm.bias")
     if sim.checkpointing:
-        sim.save(extended)  # CheckpointFunction keeps its tensor arguments: hidden states and this mask
+        # checkpoint(partial(forward, self, **kwargs), hidden_states, attention_mask): the frame keeps the mask, the
+        # relative positions and table (the partial's keywords) too; CheckpointFunction saves the mask.
+        sim.frame_keeps(extended, *(t for t in (rel_pos, rel) if t is not None))
+        sim.save(extended)
     embedded = x
     outputs = []  # all_hidden_states: every layer's output, returned to the model
     for i in range(c["num_hidden_layers"]):
