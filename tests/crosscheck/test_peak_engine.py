@@ -316,6 +316,7 @@ FULL_SIZE = (
     ("BAAI/bge-m3", 4, 1024, "bf16", True), ("microsoft/deberta-v3-base", 1, 512, "bf16", False),
     ("bert-base-uncased", 8, 128, "bf16", True),  # the CLI golden bert-step-gpu: 969,638,684 bytes
 )
+FULL_SIZE += (("microsoft/deberta-v3-large", 16, 512, "fp32", False), ("microsoft/deberta-v3-large", 16, 512, "fp32", True))
 
 
 @pytest.mark.parametrize("preset,batch,seq_len,dtype,checkpointing", FULL_SIZE)
@@ -587,3 +588,30 @@ def test_peak_op_by_op_with_sdpa_equals_pytorch(model_type: str) -> None:
             phase = case["costs"].peak.phase
             phases[phase] = phases.get(phase, 0) + 1
     assert phases.get("backward", 0) > 0 or ACTIVATION_RANDOM < 4, (model_type, phases)
+
+
+@pytest.mark.parametrize("plan,checkpointing", [("none", False), ("none", True), ("lora", False)])
+def test_deberta_v3_large_b16_l512(plan: str, checkpointing: bool) -> None:
+    """Issue 32's worked example, measured on fake tensors: DeBERTa-v3-large (DebertaV2Model), B 16, L 512, fp32,
+    AdamW; plain (51,391,471,904 bytes in the forward: the clone of the last layer's context, while its
+    disentangled attention's transients are live), with non-reentrant checkpointing (7,993,660,952 bytes in the
+    optimizer step) and with peft's default LoRA (46,592,463,132 bytes in the forward). The engine gives a figure,
+    and it is the measured peak (phase, op, bytes by kind)."""
+    from calculator import peft as planner
+    from calculator.build import build
+    from calculator.presets import get_preset
+
+    raw = dict(get_preset("microsoft/deberta-v3-large").config)
+    inv = build(raw)
+    lora = planner.lora_from_text(inv) if plan == "lora" else None
+    mode = "non-reentrant" if checkpointing else False
+    engine = costs.compute(inv, costs.settings(16, 512, "fp32", "adamw", mode), lora).peak
+    config = {k: v for k, v in raw.items() if k not in ("model_type", "architectures")}
+    result = measure_peak(Step(inv.model_type, inv.architecture, config, 16, 512, checkpointing=mode, foreach=False,
+                               plan=plan, lora=dict(lora.settings) if lora is not None else {}), fake=True)
+    assert engine.bytes is not None, engine.reason
+    assert (engine.bytes, engine.phase, engine.op) == (result.peak, result.phase, result.op)
+    kinds: dict[str, int] = {}
+    for kind, n in engine.by_kind.items():
+        kinds[KIND[kind]] = kinds.get(KIND[kind], 0) + n
+    assert kinds == result.by_kind()
