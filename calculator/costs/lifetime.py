@@ -214,6 +214,7 @@ class LiveSim(Sim):
         self._op_name: str | None = None
         self._last = ""  # the last module an operation ran in
         self._adapter: str | None = None  # "lora_A" or "lora_B" while peft's factor runs
+        self._weight: str | None = None  # :meth:`matmul_param`'s parameter, read by :meth:`mm`
         self._label = ""  # the operation running between modules
         self.storage_of = {t.name: t.tied_to or t.name for t in self.inv.tensors}
 
@@ -523,7 +524,7 @@ class LiveSim(Sim):
         # Handed on in addmm's order (bias, input, then W.t()'s TBackward0, which passes the weight's on): with a
         # shared weight (ALBERT) the bias's sum is done and freed before the weight's is made.
         nexts = [self._accumulator(module + ".bias") if bias_grad else None, self._edge(a),
-                 self._accumulator(module + ".weight") if b_grad else None]
+                 self._accumulator(self._weight or module + ".weight") if b_grad else None]
         if out.shape == flat:
             return self._node("AddmmBackward0", nexts, run, out)
         product = self._node("AddmmBackward0", nexts, run, T(flat, contiguous_strides(flat), out.storage, True, size))
@@ -742,6 +743,14 @@ class LiveSim(Sim):
 
 
     # -- DeBERTa-v2's disentangled attention (the facts measured with ``peak_measure.backward_ledger``)
+
+    def matmul_param(self, x: T, name: str) -> T:
+        """``matmul(x, param.t())``: :meth:`mm`'s node, its weight's gradient sent to ``name``'s ``AccumulateGrad``."""
+        self._weight = name
+        try:
+            return super().matmul_param(x, name)
+        finally:
+            self._weight = None
 
     def frame_keeps(self, *ts: T) -> None:
         """The tensors every checkpointed layer from here reads besides its input (an argument, a ``partial``'s

@@ -461,8 +461,7 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     the embeddings, the encoder; every layer's output named until it returns the last), then the task head.
 
     Every release is declared (the forward is replayed exactly, :meth:`~.ops.Ops.exact_forward`) for the classes
-    and configurations whose every operation the lifetime simulator models: no convolution layer, the legacy MLM
-    head."""
+    and configurations whose every operation the lifetime simulator models (:func:`modelled`)."""
     c = inv.config
     prefix = bert.step_prefix(inv)
     kind = bert.step_task(inv)
@@ -478,12 +477,12 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
 
 
 def modelled(c: dict[str, Any], kind: str) -> bool:
-    """Whether the lifetime simulator models every operation of this configuration: no convolution layer, the
-    legacy MLM head, and relative attention only where each projection it makes is read (a term asked for; with
-    ``share_att_key`` both, since both projections are made: an unread one's nodes are freed with its output)."""
+    """Whether the lifetime simulator models every operation of this configuration: no convolution layer, and
+    relative attention only where each projection it makes is read (a term asked for; with ``share_att_key`` both,
+    since both projections are made: an unread one's nodes are freed with its output)."""
     terms = [t for t in ("c2p", "p2c") if t in c["pos_att_type"]]
     relative = not c["relative_attention"] or (len(terms) == 2 or (terms and not c["share_att_key"]))
-    return c["conv_kernel_size"] <= 0 and (kind != Task.MASKED_LM or c["legacy"]) and bool(relative)
+    return c["conv_kernel_size"] <= 0 and bool(relative)
 
 
 #: DeBERTa-v2's classes whose every operation the lifetime simulator models (:mod:`calculator.costs.lifetime`).
