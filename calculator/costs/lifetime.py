@@ -21,7 +21,8 @@ it (``x = self.dropout(x)``, an expression's temporary), and a composite operati
 intermediate tensors) unless autograd keeps them. :func:`replay_forward` frees each storage right after the
 allocation at which its last name goes. A program that declares all of them calls
 :meth:`~.ops.Ops.exact_forward` (every program that opts in here, in eager attention: BERT's, ERNIE's,
-RoBERTa's, XLM-R's, CamemBERT's, Data2VecText's, ELECTRA's, DistilBERT's and ALBERT's classes): the forward's
+RoBERTa's, XLM-R's, CamemBERT's, Data2VecText's, ELECTRA's, DistilBERT's and ALBERT's classes; DeBERTa-v2's, whose
+disentangled attention adds ``gather``, ``repeat``, ``masked_fill`` and the scale's division): the forward's
 maximum and the loss's (``sum(o.float().sum() for o in outputs)``, each temporary replayed) are then exact, and
 the step's peak is the largest of the four phases wherever it lies (a frozen backbone, LoRA, a tiny batch: in the
 forward). A program that does not (none today) has each storage counted until its scope's end at the latest: an
@@ -743,6 +744,38 @@ class LiveSim(Sim):
 
 
     # -- DeBERTa-v2's disentangled attention (the facts measured with ``peak_measure.backward_ledger``)
+
+    def masked_fill_(self, t: T, mask: T) -> T:
+        """In place: ``MaskedFillBackward0`` (keeps the mask; ``grad.masked_fill(mask, 0)`` a new tensor)."""
+        self._begin()
+        out = super().masked_fill_(t, mask)
+        if not out.grad:
+            return out
+        return self._pointwise_backward("MaskedFillBackward0", "aten.masked_fill", t, out)
+
+    def conv1d_length(self, module: str, x: T, out_len: int) -> T:
+        """``ConvolutionBackward0`` (keeps the input; the weight is a parameter): ``convolution_backward`` returns
+        the input's, the weight's and the bias's gradients, each a new tensor (one operation)."""
+        self._begin()
+        self._labelled("convolution", "aten.convolution")
+        out = super().conv1d_length(module, x, out_len)
+        if not out.grad:
+            return out
+        weight, bias = module + ".weight", module + ".bias"
+        shape, size = self.shapes[weight], out.itemsize
+        w_grad, b_grad = self.param_trains(weight), bias in self.shapes and self.param_trains(bias)
+        if module in self.lora:
+            self.fail("LoRA on a convolution")
+
+        def run(bw: Backward, g: T) -> list[T | None]:
+            op = "aten.convolution_backward"
+            gx = bw.alloc(x.shape, x.itemsize, op) if x.grad else None
+            gw = bw.alloc(shape, size, op) if w_grad else None
+            gb = bw.alloc((shape[0],), size, op) if b_grad else None
+            return [gx, gw, gb]
+        nexts = [self._edge(x), self._accumulator(weight) if w_grad else None,
+                 self._accumulator(bias) if b_grad else None]
+        return self._node("ConvolutionBackward0", nexts, run, out)
 
     def matmul_param(self, x: T, name: str) -> T:
         """``matmul(x, param.t())``: :meth:`mm`'s node, its weight's gradient sent to ``name``'s ``AccumulateGrad``."""

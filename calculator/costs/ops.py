@@ -543,6 +543,12 @@ class Ops:
         ``op``: the aten operation that makes it (what the lifetime simulator names it by)."""
         return self.new(shape, False, itemsize)
 
+    def masked_fill_(self, t: T, mask: T) -> T:
+        """``t.masked_fill_(mask, v)`` in place: no new storage; keeps the mask when ``t`` needs a gradient."""
+        if t.grad:
+            self.save(mask)
+        return T(t.shape, t.strides, t.storage, t.grad, t.itemsize)
+
     def frame_keeps(self, *ts: T) -> None:
         """The tensors every checkpointed layer from here reads besides its input: kept by non-reentrant
         checkpointing's frames. Only the lifetime simulator uses it."""

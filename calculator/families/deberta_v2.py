@@ -338,9 +338,11 @@ def step_relative_bias(sim: Sim, a: str, c: dict[str, Any], q: T, k: T, rel: T, 
     mark = sim.scope()
     rows = rel.shape[0]
     r3 = sim.view(rel, (1, rows, rel.shape[1]))
-    if c["share_att_key"]:
-        pos_q = step_position_layer(sim, a, "query_proj", r3, heads, b)
-        pos_k = step_position_layer(sim, a, "key_proj", r3, heads, b)
+    if c["share_att_key"]:  # both made; one no term reads gets no gradient (:meth:`Sim.unused`)
+        def position(module: str) -> T:
+            return step_position_layer(sim, a, module, r3, heads, b)
+        pos_q = position("query_proj") if "p2c" in terms else sim.unused(lambda: position("query_proj"))
+        pos_k = position("key_proj") if "c2p" in terms else sim.unused(lambda: position("key_proj"))
     else:
         pos_k = step_position_layer(sim, a, "pos_key_proj", r3, heads, b) if "c2p" in terms else None
         pos_q = step_position_layer(sim, a, "pos_query_proj", r3, heads, b) if "p2c" in terms else None
@@ -451,7 +453,7 @@ def step_encoder(sim: Sim, inv: Inventory, prefix: str, x: T, mask: T) -> T:
     for i in range(c["num_hidden_layers"]):
         x = sim.layer(step_layer(f"{e}layer.{i}.", c, rel, rel_pos, extended), x)
         if i == 0 and c["conv_kernel_size"] > 0:
-            x = step_conv(sim, e, embedded, x, mask)
+            x = sim.rebind(x, step_conv(sim, e, embedded, x, mask))  # ``output_states`` rebound
         outputs.append(x)
     return sim.end_scope(mark, x, *outputs)
 
@@ -477,12 +479,12 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
 
 
 def modelled(c: dict[str, Any], kind: str) -> bool:
-    """Whether the lifetime simulator models every operation of this configuration: no convolution layer, and
-    relative attention only where each projection it makes is read (a term asked for; with ``share_att_key`` both,
+    """Whether the lifetime simulator models every operation of this configuration: relative attention only where
+    each projection it makes is read (a term asked for; with ``share_att_key`` both,
     since both projections are made: an unread one's nodes are freed with its output)."""
     terms = [t for t in ("c2p", "p2c") if t in c["pos_att_type"]]
     relative = not c["relative_attention"] or (len(terms) == 2 or (terms and not c["share_att_key"]))
-    return c["conv_kernel_size"] <= 0 and bool(relative)
+    return bool(relative)
 
 
 #: DeBERTa-v2's classes whose every operation the lifetime simulator models (:mod:`calculator.costs.lifetime`).
@@ -491,19 +493,27 @@ EXACT_LIFETIMES = (Task.MODEL, Task.MASKED_LM, Task.SEQUENCE_CLASSIFICATION, Tas
 
 
 def step_conv(sim: Sim, e: str, embedded: T, x: T, mask: T) -> T:
-    """``ConvLayer`` after layer 0, on the embeddings' output: Conv1d (a contiguous [B, H, L] copy in), back to
-    [B, L, H], ``masked_fill_`` of the padding (keeps the bool mask [B, L]), dropout, tanh, + the layer's
-    output, LayerNorm, ``* input_mask`` (the float32 mask, or its copy in the model's dtype)."""
+    """``ConvLayer`` after layer 0, on the embeddings' output, as its forward drops names: Conv1d on a contiguous
+    [B, H, L] copy (kept by the convolution), back to [B, L, H] (a copy; the convolution's output gone),
+    ``(1 - input_mask).bool()`` (a float32 temporary, then the bool mask [B, L] ``masked_fill_`` keeps), dropout,
+    tanh (``out`` rebound: the copy and the dropout's output gone), + the layer's output, LayerNorm, ``* input_mask``
+    (the float32 mask, or its copy in the model's dtype); the LayerNorm's output goes as it returns."""
     b, n, h = embedded.shape
     k = sim.shapes[e + "conv.conv.weight"][2]
     out_len = n + 2 * ((k - 1) // 2) - k + 1
-    out = sim.conv1d_length(e + "conv.conv", sim.contiguous(sim.transpose(embedded, 1, 2)), out_len)
-    out = sim.contiguous(sim.transpose(out, 1, 2))
-    if out.grad:
-        sim.save(sim.constant((b, n), 1))  # masked_fill_ keeps (1 - input_mask).bool()
-    out = sim.keep_output(sim.dropout(out))  # tanh
+    mark = sim.scope()
+    moved = sim.contiguous(sim.transpose(embedded, 1, 2))
+    conv = sim.conv1d_length(e + "conv.conv", moved, out_len)
+    sim.release(moved)
+    out = sim.contiguous(sim.transpose(conv, 1, 2))
+    sim.release(conv)
+    sim.transients((4 * b * n,), (1,), ("aten.rsub",))
+    out = sim.masked_fill_(out, sim.constant((b, n), 1, "aten._to_copy"))
+    dropped = sim.dropout(out)
+    out = sim.rebind(out, sim.keep_output(dropped))  # tanh
+    sim.release(dropped)
     y = sim.layer_norm(e + "conv.LayerNorm", sim.add(x, out))
-    return sim.op_with_constant(y, deberta.mask_as(sim, mask, y))
+    return sim.end_scope(mark, sim.op_with_constant(y, deberta.mask_as(sim, mask, y)))
 
 
 def step_check(inv: Inventory) -> None:

@@ -226,9 +226,8 @@ ACTIVATION_RANDOM = int(os.environ.get("PEAK_ACTIVATION_RANDOM", str(max(2, PER_
 
 def _deberta_v2_modelled(raw: dict[str, Any]) -> None:
     """DeBERTa-v2's configurations its program models op by op (``deberta_v2.modelled``; the others keep their
-    bounds, checked by ``test_peak_equals_pytorch``): no convolution layer, relative attention with its terms read
-    (both when the projections are shared)."""
-    raw["conv_kernel_size"] = 0
+    bounds, checked by ``test_peak_equals_pytorch``): relative attention with its terms read (both when the
+    projections are shared)."""
     terms = [t for t in ("c2p", "p2c") if t in raw.get("pos_att_type", ())]
     if raw.get("relative_attention") and (not terms or (raw.get("share_att_key") and len(terms) < 2)):
         raw["pos_att_type"] = "p2c|c2p"
