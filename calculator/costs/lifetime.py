@@ -804,17 +804,17 @@ class LiveSim(Sim):
             self.keep.append(out)
         return out
 
-    def op_with_constant(self, t: T, other: T) -> T:
+    def op_with_constant(self, t: T, other: T, op: str = "aten.mul") -> T:
         """``t * other``, ``t / other`` (``MulBackward0``, ``DivBackward0``: keep ``other``; the gradient
         ``grad * other`` a new tensor of ``t``'s shape)."""
         self._begin()
-        self._labelled("mul", "aten.mul")
-        out = super().op_with_constant(t, other)
+        self._labelled(op.replace("aten.", ""), op)
+        out = super().op_with_constant(t, other, op)
         if not out.grad:
             return out
         if other.grad:
             self.fail("a product whose both factors need a gradient")
-        return self._pointwise_backward("MulBackward0", "aten.mul", t, out)
+        return self._pointwise_backward("DivBackward0" if op == "aten.div" else "MulBackward0", op, t, out)
 
     def masked_fill(self, t: T, mask: T) -> T:
         """``MaskedFillBackward0``: keeps the mask; ``grad.masked_fill(mask, 0)`` a new tensor of ``t``'s shape."""

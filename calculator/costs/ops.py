@@ -557,11 +557,12 @@ class Ops:
         """``t + 0`` (DeBERTa's ``score += x`` while ``score`` is still the number 0): a new tensor, nothing kept."""
         return self.new(t.shape, t.grad, t.itemsize)
 
-    def op_with_constant(self, t: T, other: T) -> T:
+    def op_with_constant(self, t: T, other: T, op: str = "aten.mul") -> T:
         """``t * other``, ``t / other``, ``t.masked_fill(other, v)`` with ``other`` needing no gradient.
 
         derivatives.yaml: ``mul.Tensor`` (self: ``grad * other``), ``div.Tensor`` (self: ``grad / other``),
         ``masked_fill.Scalar`` (self: ``grad.masked_fill(mask, 0)``): the backward for ``t`` keeps ``other``.
+        ``op``: the aten operation (``aten.div`` for a division), what the lifetime simulator names it by.
         """
         if t.grad:
             self.save(other)

@@ -247,7 +247,7 @@ def step_divide(sim: Sim, t: T, scale: T) -> T:
     """``t / scale.to(t.dtype)``: ``DivBackward0`` keeps the scalar it reads (in bf16 a 2-byte copy, a temporary of
     the expression)."""
     read = scale if t.itemsize == scale.itemsize else sim.constant((), t.itemsize, "aten._to_copy")
-    out = sim.op_with_constant(t, read)
+    out = sim.op_with_constant(t, read, "aten.div")
     if read is not scale:
         sim.release(read)
     return out
@@ -504,9 +504,11 @@ def step_conv(sim: Sim, e: str, embedded: T, x: T, mask: T) -> T:
     mark = sim.scope()
     moved = sim.contiguous(sim.transpose(embedded, 1, 2))
     conv = sim.conv1d_length(e + "conv.conv", moved, out_len)
-    sim.release(moved)
+    if moved.storage != embedded.storage:  # L = 1: already contiguous, no copy
+        sim.release(moved)
     out = sim.contiguous(sim.transpose(conv, 1, 2))
-    sim.release(conv)
+    if out.storage != conv.storage:
+        sim.release(conv)
     sim.transients((4 * b * n,), (1,), ("aten.rsub",))
     out = sim.masked_fill_(out, sim.constant((b, n), 1, "aten._to_copy"))
     dropped = sim.dropout(out)
