@@ -7,7 +7,7 @@ the forward makes live from its operation until the model's Python drops its las
 backward; dropout returns its input in eval mode), the outputs kept to the end.
 
 **The peak.** Where the family's program declares every release (:meth:`~.ops.Ops.exact_forward`: BERT's,
-ERNIE's, RoBERTa's and its clones', ELECTRA's, DistilBERT's and ALBERT's classes, eager or SDPA, fp32 or bf16, with
+ERNIE's, RoBERTa's and its clones', ELECTRA's, DistilBERT's, ALBERT's and DeBERTa-v2's classes among others, eager or SDPA, fp32 or bf16, with
 or without autocast), :class:`~.lifetime.LiveSim` replays the
 forward allocation by allocation (:func:`~.lifetime.replay_forward`) and the maximum is the peak, with the op
 that reached it and what is live then. Elsewhere the peak is ``None`` (``peak_not_modelled``) with proven bounds:

@@ -22,7 +22,8 @@ intermediate tensors) unless autograd keeps them. :func:`replay_forward` frees e
 allocation at which its last name goes. A program that declares all of them calls
 :meth:`~.ops.Ops.exact_forward` (every program that opts in here, in eager attention: BERT's, ERNIE's,
 RoBERTa's, XLM-R's, CamemBERT's, Data2VecText's, ELECTRA's, DistilBERT's and ALBERT's classes; ModernBERT's
-and EuroBERT's (an even head size), eager and SDPA): the forward's
+and EuroBERT's (an even head size), eager and SDPA; DeBERTa-v2's, whose disentangled attention adds ``gather``,
+``repeat``, ``masked_fill`` and the scale's division): the forward's
 maximum and the loss's (``sum(o.float().sum() for o in outputs)``, each temporary replayed) are then exact, and
 the step's peak is the largest of the four phases wherever it lies (a frozen backbone, LoRA, a tiny batch: in the
 forward). A program that does not (none today) has each storage counted until its scope's end at the latest: an
@@ -101,7 +102,8 @@ class Block:
     stop: int
     #: The block's other tensor arguments (:meth:`LiveSim.checkpoint_argument`), kept by its frame as its input is.
     held: tuple[int, ...] = ()
-    #: The block's other tensor arguments (storage ids), kept by the frame with its input (:meth:`LiveSim.layer`).
+    #: The block's other tensor arguments (storage ids), kept by the frame with its input (:meth:`LiveSim.layer`), and
+    #: the ``partial``'s keywords (DeBERTa-v2's mask, relative positions and table: :meth:`LiveSim.frame_keeps`).
     also: tuple[int, ...] = ()
 
 
@@ -216,6 +218,7 @@ class LiveSim(Sim):
         self._aten = ""  # the aten operation whose outputs :meth:`new` is making
         #: The layers run under non-reentrant checkpointing (:meth:`layer`), and the one running (its index).
         self.blocks_run: list[Block] = []
+        self.frame_kept: tuple[int, ...] = ()  # :meth:`frame_keeps`
         self._block: int | None = None
         self._stop = 0
         self.made_in: dict[int, str] = {}
@@ -224,6 +227,7 @@ class LiveSim(Sim):
         self._op_name: str | None = None
         self._last = ""  # the last module an operation ran in
         self._adapter: str | None = None  # "lora_A" or "lora_B" while peft's factor runs
+        self._weight: str | None = None  # :meth:`matmul_param`'s parameter, read by :meth:`mm`
         self._label = ""  # the operation running between modules
         self.storage_of = {t.name: t.tied_to or t.name for t in self.inv.tensors}
         #: A view's storage -> the ``CopySlices`` node its base's history ends in (:meth:`add_to_view`).
@@ -320,6 +324,8 @@ class LiveSim(Sim):
         return t
 
     def save(self, t: T) -> None:
+        if t.storage in self.frame_kept and self.checkpointing and not self.reentrant:
+            return  # the non-reentrant checkpoint's frame keeps it (:meth:`frame_keeps`), no node
         if self.grad_mode:
             self.pending.append(t.storage)
             if t.storage not in self.frozen_copies:  # a frozen weight's autocast copy is no pack the stop waits for
@@ -570,7 +576,7 @@ class LiveSim(Sim):
         # Handed on in addmm's order (bias, input, then W.t()'s TBackward0, which passes the weight's on): with a
         # shared weight (ALBERT) the bias's sum is done and freed before the weight's is made.
         nexts = [self._accumulator(module + ".bias") if bias_grad else None, self._edge(a),
-                 self._accumulator(module + ".weight") if b_grad else None]
+                 self._accumulator(self._weight or module + ".weight") if b_grad else None]
         if w is not None:  # autocast: to the copies' ToCopyBackward0
             nexts = [self._edge(bias_copy) if bias_grad and bias_copy is not None else None, self._edge(a),
                      self._edge(w) if b_grad else None]
@@ -862,7 +868,7 @@ class LiveSim(Sim):
         finally:
             self._block = None
         self.blocks_run.append(Block(x.storage, first, self._next, self._stop, tuple(self._block_args),
-                                     tuple(t.storage for t in also)))
+                                     tuple(t.storage for t in also) + self.frame_kept))
         return out
 
     # -- RoCBert's embeddings (issue 32): the concatenation, the clone, the in-place adds into a Linear's view
@@ -1402,6 +1408,124 @@ class LiveSim(Sim):
         self._labelled("expand", "aten.expand")
         size, dims = t.itemsize, t.shape
         return self._node("ExpandBackward0", [self._edge(t)], lambda bw, g: [bw.alloc(dims, size, "aten.sum")], out, [])
+
+
+    # -- DeBERTa-v2's disentangled attention (the facts measured with ``peak_measure.backward_ledger``)
+
+    def masked_fill_(self, t: T, mask: T) -> T:
+        """In place: ``MaskedFillBackward0`` (keeps the mask; ``grad.masked_fill(mask, 0)`` a new tensor)."""
+        self._begin()
+        out = super().masked_fill_(t, mask)
+        if not out.grad:
+            return out
+        return self._pointwise_backward("MaskedFillBackward0", "aten.masked_fill", t, out)
+
+    def conv1d_length(self, module: str, x: T, out_len: int) -> T:
+        """``ConvolutionBackward0`` (keeps the input; the weight is a parameter): ``convolution_backward`` returns
+        the input's, the weight's and the bias's gradients, each a new tensor (one operation)."""
+        self._begin()
+        self._labelled("convolution", "aten.convolution")
+        out = super().conv1d_length(module, x, out_len)
+        if not out.grad:
+            return out
+        weight, bias = module + ".weight", module + ".bias"
+        shape, size = self.shapes[weight], out.itemsize
+        w_grad, b_grad = self.param_trains(weight), bias in self.shapes and self.param_trains(bias)
+        if module in self.lora:
+            self.fail("LoRA on a convolution")
+
+        def run(bw: Backward, g: T) -> list[T | None]:
+            op = "aten.convolution_backward"
+            gx = bw.alloc(x.shape, x.itemsize, op) if x.grad else None
+            gw = bw.alloc(shape, size, op) if w_grad else None
+            gb = bw.alloc((shape[0],), size, op) if b_grad else None
+            return [gx, gw, gb]
+        nexts = [self._edge(x), self._accumulator(weight) if w_grad else None,
+                 self._accumulator(bias) if b_grad else None]
+        return self._node("ConvolutionBackward0", nexts, run, out)
+
+    def matmul_param(self, x: T, name: str) -> T:
+        """``matmul(x, param.t())``: :meth:`mm`'s node, its weight's gradient sent to ``name``'s ``AccumulateGrad``."""
+        self._weight = name
+        try:
+            return super().matmul_param(x, name)
+        finally:
+            self._weight = None
+
+    def frame_keeps(self, *ts: T) -> None:
+        """The tensors every checkpointed layer from here reads besides its input (an argument, a ``partial``'s
+        keyword): under non-reentrant checkpointing each layer's frame keeps them until the backward has run it."""
+        self.frame_kept = tuple(t.storage for t in ts if self.storages.get(t.storage, 0))
+
+    def constant(self, shape: Sequence[int], itemsize: int, op: str = "") -> T:
+        """A tensor made in the forward that needs no gradient, named by the aten operation that makes it."""
+        if op:
+            self._aten = op
+        return super().constant(shape, itemsize, op)
+
+    def parameter(self, name: str, shape: Sequence[int]) -> T:
+        """A parameter read as a tensor (``rel_embeddings.weight``): its gradient goes to its ``AccumulateGrad``."""
+        out = super().parameter(name, shape)
+        if out.grad:
+            self.edge[id(out)] = self._accumulator(name)
+            self.keep.append(out)
+        return out
+
+    def op_with_constant(self, t: T, other: T, op: str = "aten.mul") -> T:
+        """``t * other``, ``t / other`` (``MulBackward0``, ``DivBackward0``: keep ``other``; the gradient
+        ``grad * other`` a new tensor of ``t``'s shape)."""
+        self._begin()
+        self._labelled(op.replace("aten.", ""), op)
+        out = super().op_with_constant(t, other, op)
+        if not out.grad:
+            return out
+        if other.grad:
+            self.fail("a product whose both factors need a gradient")
+        return self._pointwise_backward("DivBackward0" if op == "aten.div" else "MulBackward0", op, t, out)
+
+    def masked_fill(self, t: T, mask: T) -> T:
+        """``MaskedFillBackward0``: keeps the mask; ``grad.masked_fill(mask, 0)`` a new tensor of ``t``'s shape."""
+        self._begin()
+        self._labelled("masked_fill", "aten.masked_fill")
+        out = super().masked_fill(t, mask)
+        if not out.grad:
+            return out
+        return self._pointwise_backward("MaskedFillBackward0", "aten.masked_fill", t, out)
+
+    def plus_scalar(self, t: T) -> T:
+        """``t + 0`` (``score += x`` with ``score = 0``): a new tensor; ``AddBackward`` hands the gradient on."""
+        self._begin()
+        self._labelled("add", "aten.add")
+        out = super().plus_scalar(t)
+        if not out.grad:
+            return out
+        return self._node("AddBackward0", [self._edge(t)], _passed(1), out, [])
+
+    def repeat(self, t: T, shape: Sequence[int]) -> T:
+        """``RepeatBackward0``: the gradient summed back to ``t``'s shape, a new tensor (keeps only sizes)."""
+        self._begin()
+        self._labelled("repeat", "aten.repeat")
+        out = super().repeat(t, shape)
+        if not out.grad:
+            return out
+        return self._pointwise_backward("RepeatBackward0", "aten.sum", t, out)
+
+    def gather(self, t: T, index: T, shape: Sequence[int]) -> T:
+        """``GatherBackward0`` keeps ``t`` and the index; ``gather_backward`` makes ``zeros`` of ``t``'s shape, then
+        ``scatter_add`` into a new tensor, and frees the zeros (measured: two allocations of ``t``'s size)."""
+        self._begin()
+        self._labelled("gather", "aten.gather")
+        out = super().gather(t, index, shape)
+        if not out.grad:
+            return out
+        size, full = t.itemsize, t.shape
+
+        def run(bw: Backward, g: T) -> list[T | None]:
+            zeros = bw.alloc(full, size, "aten.zeros")
+            result = bw.alloc(full, size, "aten.scatter_add")
+            bw.drop(zeros.storage)
+            return [result]
+        return self._node("GatherBackward0", [self._edge(t)], run, out)
 
 
 @dataclass(frozen=True)

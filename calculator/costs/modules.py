@@ -330,6 +330,13 @@ class Sim(Ops):
         self.storages[t.storage] = 0
         return t
 
+    def matmul_param(self, x: T, name: str) -> T:
+        """``torch.matmul(x, param.t())`` with ``x`` [..., k] and a parameter [n, k] (DeBERTa's non-legacy MLM head
+        by the word table): one ``mm`` on ``x`` viewed [rows, k], whose backward keeps ``x`` if the table trains."""
+        n, k = self.shapes[name]
+        flat = self.reshape(x, (-1, k))
+        return self.mm(flat, self.param_trains(name), flat.shape[0], k, n, (*x.shape[:-1], n))
+
     def conv1d_length(self, module: str, x: T, out_len: int) -> T:
         """``nn.Conv1d`` on ``x`` [B, C_in, L]: ``convolution_backward`` keeps the input (and the weight).
 

@@ -538,15 +538,31 @@ class Ops:
 
     # -- operations for deberta, deberta-v2, modernbert
 
-    def constant(self, shape: Sequence[int], itemsize: int) -> T:
-        """A tensor built in the forward that never needs a gradient (an attention mask of ones, a 0-dim scale)."""
+    def constant(self, shape: Sequence[int], itemsize: int, op: str = "") -> T:
+        """A tensor built in the forward that never needs a gradient (an attention mask of ones, a 0-dim scale);
+        ``op``: the aten operation that makes it (what the lifetime simulator names it by)."""
         return self.new(shape, False, itemsize)
 
-    def op_with_constant(self, t: T, other: T) -> T:
+    def masked_fill_(self, t: T, mask: T) -> T:
+        """``t.masked_fill_(mask, v)`` in place: no new storage; keeps the mask when ``t`` needs a gradient."""
+        if t.grad:
+            self.save(mask)
+        return T(t.shape, t.strides, t.storage, t.grad, t.itemsize)
+
+    def frame_keeps(self, *ts: T) -> None:
+        """The tensors every checkpointed layer from here reads besides its input: kept by non-reentrant
+        checkpointing's frames. Only the lifetime simulator uses it."""
+
+    def plus_scalar(self, t: T) -> T:
+        """``t + 0`` (DeBERTa's ``score += x`` while ``score`` is still the number 0): a new tensor, nothing kept."""
+        return self.new(t.shape, t.grad, t.itemsize)
+
+    def op_with_constant(self, t: T, other: T, op: str = "aten.mul") -> T:
         """``t * other``, ``t / other``, ``t.masked_fill(other, v)`` with ``other`` needing no gradient.
 
         derivatives.yaml: ``mul.Tensor`` (self: ``grad * other``), ``div.Tensor`` (self: ``grad / other``),
         ``masked_fill.Scalar`` (self: ``grad.masked_fill(mask, 0)``): the backward for ``t`` keeps ``other``.
+        ``op``: the aten operation (``aten.div`` for a division), what the lifetime simulator names it by.
         """
         if t.grad:
             self.save(other)

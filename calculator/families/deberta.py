@@ -387,18 +387,24 @@ def step_heads(sim: Sim, inv: Inventory, prefix: str, seq: T) -> list[T]:
         if c["legacy"]:
             return [bert.step_mlm(sim, "cls.predictions", seq)]
         # DebertaLMPredictionHead: dense, GELU, LayerNorm, matmul by the word table (transposed), + bias.
+        # Each step rebinds ``hidden_states``; the product is a temporary of ``matmul(...) + self.bias``.
         h = "lm_predictions.lm_head."
-        x = sim.layer_norm(h + "LayerNorm", sim.keep_input(sim.linear(h + "dense", seq)))
-        vocab, width = sim.shapes[prefix + "embeddings.word_embeddings.weight"]
-        flat = sim.reshape(x, (-1, width))
-        logits = sim.mm(flat, sim.param_trains(prefix + "embeddings.word_embeddings.weight"), flat.shape[0], width,
-                        vocab, (*x.shape[:-1], vocab))
-        return [sim.add(logits, sim.parameter(h + "bias", (vocab,)))]
+        mark = sim.scope()
+        x = sim.linear(h + "dense", seq)
+        x = sim.rebind(x, sim.keep_input(x))
+        x = sim.rebind(x, sim.layer_norm(h + "LayerNorm", x))
+        word = prefix + "embeddings.word_embeddings.weight"
+        logits = sim.matmul_param(x, word)
+        out = sim.add(logits, sim.parameter(h + "bias", (sim.shapes[word][0],)))
+        sim.release(logits, x)
+        return [sim.end_scope(mark, out)]
     if kind == "ForSequenceClassification":
         # ContextPooler: the first token, dropout (pooler_dropout, 0 by default: the input itself), dense, GELU.
+        mark = sim.scope()
         first = sim.dropout(sim.select(seq, 1), bool(c.get("pooler_dropout", 0)))
-        pooled = sim.keep_input(sim.linear("pooler.dense", first))
-        return [sim.linear("classifier", sim.dropout(pooled))]
+        dense = sim.linear("pooler.dense", first)
+        pooled = sim.end_scope(mark, sim.rebind(dense, sim.keep_input(dense)))
+        return [sim.linear("classifier", sim.rebind(pooled, sim.dropout(pooled)))]  # pooled_output rebound
     if kind == "ForTokenClassification":
         return [sim.linear("classifier", sim.dropout(seq))]
     if kind == "ForQuestionAnswering":

@@ -226,108 +226,211 @@ LABELS_ = {
 
 
 def step_heads_split(sim: Sim, t: T, heads: int) -> T:
-    """``transpose_for_scores``: view [B, L, A, D], permute to [B, A, L, D], ``contiguous()``, view [B·A, L, D]."""
+    """``transpose_for_scores``: view [B, L, A, D], permute to [B, A, L, D], ``contiguous()``, view [B·A, L, D]; the
+    projection's output (its argument, a temporary of the caller's expression) dropped once the copy is made."""
     b, n, width = t.shape
     d = width // heads
     x = sim.contiguous(sim.transpose(sim.view(t, (b, n, heads, d)), 1, 2))
+    if x.storage != t.storage:  # one head: already contiguous, the view is of the projection itself
+        sim.release(t)
     return sim.view(x, (b * heads, n, d))
 
 
-def step_attention(sim: Sim, p: str, c: dict[str, Any], x: T, rel: T | None) -> T:
-    """``DisentangledSelfAttention`` up to the context [B, L, A·D], as ``modeling_deberta_v2.py`` writes it.
+def step_scale(sim: Sim) -> T:
+    """``scaled_size_sqrt(...)``: ``torch.tensor(d, dtype=float)``, ``* scale_factor``, ``sqrt``: three float32
+    scalars, each temporary gone once the next is made; the square root is the caller's ``scale``."""
+    sim.transients((4, 4), (1, 2), ("aten.lift_fresh", "aten.mul"))
+    return sim.constant((), 4, "aten.sqrt")
 
-    The content scores ``bmm(Q, Kᵀ / scale)``; with relative attention, the dropped-out relative table is
-    projected (by the layer's own Q/K projections when ``share_att_key``), split into heads and repeated B
-    times, and each term asked for is a ``bmm`` against the content, a ``gather`` at the clamped relative
-    positions (which keeps its input and the [1, L, L] index) and a division by its scale. Then the bool mask
-    (``masked_fill`` keeps it), softmax, dropout, ``bmm`` with V, back to [B, L, A·D].
+
+def step_divide(sim: Sim, t: T, scale: T) -> T:
+    """``t / scale.to(t.dtype)``: ``DivBackward0`` keeps the scalar it reads (in bf16 a 2-byte copy, a temporary of
+    the expression)."""
+    read = scale if t.itemsize == scale.itemsize else sim.constant((), t.itemsize, "aten._to_copy")
+    out = sim.op_with_constant(t, read, "aten.div")
+    if read is not scale:
+        sim.release(read)
+    return out
+
+
+def step_relative_positions(sim: Sim, c: dict[str, Any], n: int) -> T:
+    """``build_relative_position`` (int64 [1, L, L]), with ``make_log_bucket_position`` when buckets are set: every
+    temporary as the Python drops it (measured: ``aten.lt`` ... ``aten.where``, float32 whatever the dtype)."""
+    ll = n * n
+    buckets = c["position_buckets"]
+    if buckets > 0:  # max_position is max_relative_positions or P: always > 0
+        # q_ids, k_ids (arange), rel_pos_ids (sub); make_log_bucket_position: sign, lt, gt, and (lt, gt gone),
+        # tensor(mid - 1), abs, where (and, the tensor, abs gone), abs_pos / mid, log (div gone), tensor, log (tensor
+        # gone), div (log, log gone), * (mid - 1) (div gone), ceil (mul gone), + mid (ceil gone), le, type_as, mul,
+        # where (le, type_as, mul gone); it returns: sign, abs_pos, log_pos gone; rel_pos_ids rebound (sub gone);
+        # .to(long) (the float bucket_pos gone); q_ids and k_ids gone as the function returns.
+        sizes = (8 * n, 8 * n, 8 * ll, 8 * ll, ll, ll, ll, 8, 8 * ll, 8 * ll, 4 * ll, 4 * ll, 4, 4, 4 * ll, 4 * ll,
+                 4 * ll, 4 * ll, ll, 4 * ll, 4 * ll, 4 * ll)
+        ops = ("aten.arange", "aten.arange", "aten.sub", "aten.sign", "aten.lt", "aten.gt", "aten.bitwise_and",
+               "aten.lift_fresh", "aten.abs", "aten.where", "aten.div", "aten.log", "aten.lift_fresh", "aten.log",
+               "aten.div", "aten.mul", "aten.ceil", "aten.add", "aten.le", "aten._to_copy", "aten.mul", "aten.where")
+        # index: 0 q 1 k 2 sub 3 sign 4 lt 5 gt 6 and 7 t 8 abs 9 where 10 div 11 log 12 t 13 log 14 div 15 mul
+        # 16 ceil 17 add 18 le 19 to 20 mul 21 where; 22: the .to(long) copy (the caller's storage)
+        deaths = (22, 22, 21, 21, 6, 6, 9, 9, 9, 21, 11, 14, 13, 14, 15, 16, 17, 21, 21, 21, 21, 22)
+        sim.transients(sizes, deaths, ops)
+        return sim.constant((1, n, n), 8, "aten._to_copy")
+    sim.transients((8 * n, 8 * n), (2, 2), ("aten.arange", "aten.arange"))
+    return sim.constant((1, n, n), 8, "aten.sub")
+
+
+def step_attention(sim: Sim, p: str, c: dict[str, Any], x: T, rel: T | None, rel_pos: T | None, mask: T) -> T:
+    """``DisentangledSelfAttention.forward`` up to the context [B, L, A·D], as ``modeling_deberta_v2.py`` writes it,
+    every name dropped where its Python drops it.
+
+    The content scores ``bmm(Q, Kᵀ / scale)``; with relative attention, the dropped-out relative table
+    (``pos_dropout``) goes to :func:`step_relative_bias` and its sum is added (``rel_att`` named until the function
+    returns). Then ``attention_mask.bool()`` (a bool copy of the float32 [B, 1, L, L] mask, named until the return),
+    ``masked_fill(~mask, min)`` (keeps the inverted mask; its output named ``attention_scores`` until the return),
+    softmax, dropout, ``bmm`` with V, back to [B, L, A·D] (a copy; the product dropped).
     """
     a = p + "attention.self."
     heads = c["num_attention_heads"]
     b, n, _ = x.shape
-    terms = [t for t in ("c2p", "p2c") if t in c["pos_att_type"]]
+    mark = sim.scope()
     q = step_heads_split(sim, sim.linear(a + "query_proj", x), heads)
     k = step_heads_split(sim, sim.linear(a + "key_proj", x), heads)
     v = step_heads_split(sim, sim.linear(a + "value_proj", x), heads)
-    scores = sim.bmm(q, sim.divide_by_scale(sim.transpose(k, 1, 2)))
+    scale = step_scale(sim)
+    divided = step_divide(sim, sim.transpose(k, 1, 2), scale)
+    scores = sim.bmm(q, divided)
+    sim.release(divided)
     if rel is not None:
-        r = sim.dropout(rel)  # pos_dropout
-        rows = r.shape[0]
-        r3 = sim.view(r, (1, rows, r.shape[1]))
-
-        def position_layer(module: str) -> T:
-            split = step_heads_split(sim, sim.linear(a + module, r3), heads)
-            return sim.repeat(split, (b * heads, rows, split.shape[2]))
-
-        if c["share_att_key"]:
-            pos_q = position_layer("query_proj") if "p2c" in terms else sim.unused(lambda: position_layer("query_proj"))
-            pos_k = position_layer("key_proj") if "c2p" in terms else sim.unused(lambda: position_layer("key_proj"))
-        else:
-            pos_k = position_layer("pos_key_proj") if "c2p" in terms else None
-            pos_q = position_layer("pos_query_proj") if "p2c" in terms else None
-        score: T | None = None
-        if pos_k is not None and "c2p" in terms:
-            c2p = sim.bmm(q, sim.transpose(pos_k, 1, 2))
-            c2p = sim.gather(c2p, sim.ids((1, 1, n, n)), (b * heads, n, n))
-            score = sim.pointwise(sim.divide_by_scale(c2p))  # 0 + ...: a new tensor
-        if pos_q is not None and "p2c" in terms:
-            p2c = sim.bmm(k, sim.transpose(pos_q, 1, 2))
-            p2c = sim.transpose(sim.gather(p2c, sim.ids((1, 1, n, n)), (b * heads, n, n)), 1, 2)
-            term = sim.divide_by_scale(p2c)
-            if score is None:
-                score = sim.pointwise(term)
-            else:  # score += term, in place
-                score = T(score.shape, score.strides, score.storage, score.grad or term.grad, score.itemsize)
-        scores = sim.add(scores, score) if score is not None else sim.pointwise(scores)  # + rel_att (or + 0)
+        assert rel_pos is not None
+        dropped = sim.dropout(rel)  # pos_dropout: ``rel_embeddings`` rebound in this function
+        bias = step_relative_bias(sim, a, c, q, k, dropped, rel_pos, b)
+        scores = sim.rebind(scores, sim.add(scores, bias) if bias is not None else sim.plus_scalar(scores))
     scores = sim.view(scores, (b, heads, n, n))
-    scores = sim.op_with_constant(scores, sim.constant((b, 1, n, n), 1))  # masked_fill(~mask.bool(), min)
-    probs = sim.dropout(sim.keep_output(scores))
+    sim.constant((b, 1, n, n), 1, "aten._to_copy")  # attention_mask.bool(): named until the return
+    inverted = sim.constant((b, 1, n, n), 1, "aten.bitwise_not")  # ~mask: kept by masked_fill
+    scores = sim.rebind(scores, sim.masked_fill(scores, inverted))
+    sim.release(inverted)
+    probs = sim.keep_output(scores)
+    probs = sim.rebind(probs, sim.dropout(probs))
     context = sim.bmm(sim.view(probs, (b * heads, n, n)), v)
-    context = sim.contiguous(sim.transpose(sim.view(context, (b, heads, n, context.shape[2])), 1, 2))
-    return sim.view(context, (b, n, -1))
+    context = sim.rebind(context, sim.contiguous(sim.transpose(sim.view(context, (b, heads, n, context.shape[2])), 1, 2)))
+    return sim.end_scope(mark, sim.view(context, (b, n, -1)))
 
 
-def step_layer(p: str, c: dict[str, Any], rel: T | None) -> Any:
-    """One ``DebertaV2Layer``: disentangled attention, then BERT's output, intermediate (GELU) and output."""
+def step_position_layer(sim: Sim, a: str, module: str, r3: T, heads: int, b: int) -> T:
+    """``transpose_for_scores(proj(rel_embeddings)).repeat(B, 1, 1)``: the head split's copy dropped once repeated."""
+    split = step_heads_split(sim, sim.linear(a + module, r3), heads)
+    rows = split.shape[1]
+    out = sim.repeat(split, (b * heads, rows, split.shape[2]))
+    sim.release(split)
+    return out
+
+
+def step_relative_bias(sim: Sim, a: str, c: dict[str, Any], q: T, k: T, rel: T, rel_pos: T, b: int) -> T | None:
+    """``disentangled_attention_bias``: the relative table projected (by the layer's own Q/K projections when
+    ``share_att_key``: both, whatever the terms), split into heads and repeated B times; per term asked for a
+    ``bmm`` against the content, the clamped relative positions (int64 [1, 1, L, L]: an ``add`` or ``neg`` and
+    ``add``, then ``clamp``, each temporary gone once the next is made), a ``gather`` (keeps its input and that
+    index; the product's name rebound to its output) and a division by its own ``scale``; ``score`` starts as the
+    number 0 (``0 + x``, a new tensor), then ``+=`` in place. Every local goes when it returns ``score``."""
+    heads = c["num_attention_heads"]
+    n = q.shape[1]
+    terms = [t for t in ("c2p", "p2c") if t in c["pos_att_type"]]
+    mark = sim.scope()
+    rows = rel.shape[0]
+    r3 = sim.view(rel, (1, rows, rel.shape[1]))
+    if c["share_att_key"]:  # both made; one no term reads gets no gradient (:meth:`Sim.unused`)
+        def position(module: str) -> T:
+            return step_position_layer(sim, a, module, r3, heads, b)
+        pos_q = position("query_proj") if "p2c" in terms else sim.unused(lambda: position("query_proj"))
+        pos_k = position("key_proj") if "c2p" in terms else sim.unused(lambda: position("key_proj"))
+    else:
+        pos_k = step_position_layer(sim, a, "pos_key_proj", r3, heads, b) if "c2p" in terms else None
+        pos_q = step_position_layer(sim, a, "pos_query_proj", r3, heads, b) if "p2c" in terms else None
+    ll = 8 * n * n
+    score: T | None = None
+    scale: T | None = None
+    if "c2p" in terms:
+        assert pos_k is not None
+        scale = step_scale(sim)
+        att = sim.bmm(q, sim.transpose(pos_k, 1, 2))
+        sim.transients((ll,), (1,), ("aten.add",))  # relative_pos + att_span
+        index = sim.constant((1, 1, n, n), 8, "aten.clamp")
+        att = sim.rebind(att, sim.gather(att, index, (q.shape[0], n, n)))
+        term = step_divide(sim, att, scale)
+        score = sim.plus_scalar(term)
+        sim.release(term)
+    if "p2c" in terms:
+        assert pos_q is not None
+        old = scale
+        scale = step_scale(sim)
+        if old is not None:
+            sim.release(old)  # ``scale`` rebound
+        sim.transients((ll, ll), (1, 2), ("aten.neg", "aten.add"))  # -r_pos + att_span
+        index = sim.constant((1, 1, n, n), 8, "aten.clamp")
+        att = sim.bmm(k, sim.transpose(pos_q, 1, 2))
+        att = sim.rebind(att, sim.transpose(sim.gather(att, index, (q.shape[0], n, n)), 1, 2))
+        term = step_divide(sim, att, scale)
+        score = sim.add_(score, term) if score is not None else sim.plus_scalar(term)
+        sim.release(term)
+    if score is None:
+        return None
+    return sim.end_scope(mark, score)
+
+
+def step_layer(p: str, c: dict[str, Any], rel: T | None, rel_pos: T | None, mask: T) -> Any:
+    """One ``DebertaV2Layer``: disentangled attention, then BERT's output, intermediate (GELU) and output, each name
+    dropped where ``modeling_deberta_v2.py`` drops it (the same functions as BERT's: :func:`bert.self_output`)."""
 
     def run(sim: Sim, x: T) -> T:
-        context = step_attention(sim, p, c, x, rel)
-        out = sim.dropout(sim.linear(p + "attention.output.dense", context))
-        attended = sim.layer_norm(p + "attention.output.LayerNorm", sim.add(out, x))
-        inner = sim.keep_input(sim.linear(p + "intermediate.dense", attended))
-        out = sim.dropout(sim.linear(p + "output.dense", inner))
-        return sim.layer_norm(p + "output.LayerNorm", sim.add(out, attended))
+        layer = sim.scope()
+        context = step_attention(sim, p, c, x, rel, rel_pos, mask)
+        attended = bert.self_output(sim, p + "attention.output.", context, x, True)
+        sim.release(context)  # DebertaV2Attention returns: ``self_output`` gone
+        inner = sim.linear(p + "intermediate.dense", attended)
+        inner = sim.rebind(inner, sim.act("hidden_act", inner))
+        out = bert.self_output(sim, p + "output.", inner, attended, True)
+        return sim.end_scope(layer, out)
 
     return run
 
 
-def step_conv(sim: Sim, e: str, embedded: T, x: T, mask: T) -> T:
-    """``ConvLayer`` after layer 0, on the embeddings' output: Conv1d (a contiguous [B, H, L] copy in), back to
-    [B, L, H], ``masked_fill_`` of the padding (keeps the bool mask [B, L]), dropout, tanh, + the layer's
-    output, LayerNorm, ``* input_mask`` (the float32 mask, or its copy in the model's dtype)."""
-    b, n, h = embedded.shape
-    k = sim.shapes[e + "conv.conv.weight"][2]
-    out_len = n + 2 * ((k - 1) // 2) - k + 1
-    out = sim.conv1d_length(e + "conv.conv", sim.contiguous(sim.transpose(embedded, 1, 2)), out_len)
-    out = sim.contiguous(sim.transpose(out, 1, 2))
-    if out.grad:
-        sim.save(sim.constant((b, n), 1))  # masked_fill_ keeps (1 - input_mask).bool()
-    out = sim.keep_output(sim.dropout(out))  # tanh
-    y = sim.layer_norm(e + "conv.LayerNorm", sim.add(x, out))
-    return sim.op_with_constant(y, deberta.mask_as(sim, mask, y))
-
-
-def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
-    """DeBERTa-v2's classes: embeddings, the encoder (relative table, optionally normalised, shared by all
-    layers; the convolution after layer 0), the task head."""
+def step_embeddings(sim: Sim, inv: Inventory, prefix: str, b: int, n: int, mask: T, types: T) -> T:
+    """``DebertaV2Embeddings`` as its forward drops names: word [+ position, or ``zeros_like`` of the word output
+    when the position table is off: made, never read, named until the return] [+ token type], ``embed_proj``,
+    LayerNorm, ``* mask`` (the float32 mask, or its copy in the model's dtype, kept by the product), dropout."""
     c = inv.config
-    prefix = bert.step_prefix(inv)
+    e = prefix + "embeddings."
+    mark = sim.scope()
+    ids = sim.ids((b, n))
+    x = words = sim.embedding(e + "word_embeddings", ids, first=True)
+    if c["position_biased_input"]:
+        x = sim.add(x, sim.embedding(e + "position_embeddings", sim.buffer((1, n))))
+    else:
+        sim.constant(words.shape, words.itemsize, "aten.zeros_like")
+    if c["type_vocab_size"] > 0:
+        summed = sim.add(x, sim.embedding(e + "token_type_embeddings", types))
+        x = summed if x is words else sim.rebind(x, summed)
+    if c["embedding_size"] != c["hidden_size"]:
+        projected = sim.linear(e + "embed_proj", x)
+        x = projected if x is words else sim.rebind(x, projected)
+    normed = sim.layer_norm(e + "LayerNorm", x)
+    x = normed if x is words else sim.rebind(x, normed)
+    x = sim.rebind(x, sim.op_with_constant(x, deberta.mask_as(sim, mask, x)))
+    return sim.end_scope(mark, sim.rebind(x, sim.dropout(x)))
+
+
+def step_encoder(sim: Sim, inv: Inventory, prefix: str, x: T, mask: T) -> T:
+    """``DebertaV2Encoder``: the float32 mask [B, 1, L, L] (``get_attention_mask``), the relative positions, the
+    relative table (optionally normalised), every layer; the layers' outputs stay named (``all_hidden_states``,
+    returned to the model) and the rest of its locals go when it returns the last."""
+    c = inv.config
+    b, n = x.shape[0], x.shape[1]
     e = prefix + "encoder."
-    mask = sim.constant((b, n), 4)  # torch.ones(input_shape): float32 whatever the model's dtype
-    x = embedded = deberta.step_embeddings(sim, inv, prefix, b, n, mask)
-    extended = sim.constant((b, 1, n, n), 4)  # get_attention_mask: float32 [B, 1, L, L]
-    rel = None
+    mark = sim.scope()
+    extended = sim.constant((b, 1, n, n), 4, "aten.mul")  # get_attention_mask: float32 [B, 1, L, L]
+    rel = rel_pos = None
     if c["relative_attention"]:
+        rel_pos = step_relative_positions(sim, c, n)
         rel = sim.parameter(e + "rel_embeddings.weight", sim.shapes[e + "rel_embeddings.weight"])
         if "layer_norm" in c["norm_rel_ebd"]:
             rel = sim.layer_norm(e + "LayerNorm", rel)
@@ -341,12 +444,78 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
             sim.used.discard(e + "LayerNorm.weight")
             sim.used.discard(e + "LayerNorm.bias")
     if sim.checkpointing:
-        sim.save(extended)  # CheckpointFunction keeps its tensor arguments: hidden states and this mask
+        # checkpoint(partial(forward, self, **kwargs), hidden_states, attention_mask): the frame keeps the mask, the
+        # relative positions and table (the partial's keywords) too; CheckpointFunction saves the mask.
+        sim.frame_keeps(extended, *(t for t in (rel_pos, rel) if t is not None))
+        sim.save(extended)
+    embedded = x
+    outputs = []  # all_hidden_states: every layer's output, returned to the model
     for i in range(c["num_hidden_layers"]):
-        x = sim.layer(step_layer(f"{e}layer.{i}.", c, rel), x)
+        x = sim.layer(step_layer(f"{e}layer.{i}.", c, rel, rel_pos, extended), x)
         if i == 0 and c["conv_kernel_size"] > 0:
-            x = step_conv(sim, e, embedded, x, mask)
-    return deberta.step_heads(sim, inv, prefix, x)
+            x = sim.rebind(x, step_conv(sim, e, embedded, x, mask))  # ``output_states`` rebound
+        outputs.append(x)
+    return sim.end_scope(mark, x, *outputs)
+
+
+def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
+    """DeBERTa-v2's classes: ``DebertaV2Model.forward`` (the float32 mask of ones and the int64 token types it makes,
+    the embeddings, the encoder; every layer's output named until it returns the last), then the task head.
+
+    Every release is declared (the forward is replayed exactly, :meth:`~.ops.Ops.exact_forward`) for the classes
+    and configurations whose every operation the lifetime simulator models (:func:`modelled`)."""
+    c = inv.config
+    prefix = bert.step_prefix(inv)
+    kind = bert.step_task(inv)
+    if kind in EXACT_LIFETIMES and modelled(c, kind):
+        sim.exact_lifetimes()
+        sim.exact_forward()
+    mark = sim.scope()
+    mask = sim.constant((b, n), 4, "aten.ones")  # torch.ones(input_shape): float32 whatever the model's dtype
+    types = sim.constant((b, n), 8, "aten.zeros")  # token_type_ids
+    x = step_embeddings(sim, inv, prefix, b, n, mask, types)
+    seq = sim.end_scope(mark, step_encoder(sim, inv, prefix, x, mask))
+    return deberta.step_heads(sim, inv, prefix, seq)
+
+
+def modelled(c: dict[str, Any], kind: str) -> bool:
+    """Whether the lifetime simulator models every operation of this configuration: relative attention only where
+    each projection it makes is read (a term asked for; with ``share_att_key`` both,
+    since both projections are made: an unread one's nodes are freed with its output)."""
+    terms = [t for t in ("c2p", "p2c") if t in c["pos_att_type"]]
+    relative = not c["relative_attention"] or (len(terms) == 2 or (terms and not c["share_att_key"]))
+    return bool(relative)
+
+
+#: DeBERTa-v2's classes whose every operation the lifetime simulator models (:mod:`calculator.costs.lifetime`).
+EXACT_LIFETIMES = (Task.MODEL, Task.MASKED_LM, Task.SEQUENCE_CLASSIFICATION, Task.TOKEN_CLASSIFICATION,
+                   Task.QUESTION_ANSWERING)
+
+
+def step_conv(sim: Sim, e: str, embedded: T, x: T, mask: T) -> T:
+    """``ConvLayer`` after layer 0, on the embeddings' output, as its forward drops names: Conv1d on a contiguous
+    [B, H, L] copy (kept by the convolution), back to [B, L, H] (a copy; the convolution's output gone),
+    ``(1 - input_mask).bool()`` (a float32 temporary, then the bool mask [B, L] ``masked_fill_`` keeps), dropout,
+    tanh (``out`` rebound: the copy and the dropout's output gone), + the layer's output, LayerNorm, ``* input_mask``
+    (the float32 mask, or its copy in the model's dtype); the LayerNorm's output goes as it returns."""
+    b, n, h = embedded.shape
+    k = sim.shapes[e + "conv.conv.weight"][2]
+    out_len = n + 2 * ((k - 1) // 2) - k + 1
+    mark = sim.scope()
+    moved = sim.contiguous(sim.transpose(embedded, 1, 2))
+    conv = sim.conv1d_length(e + "conv.conv", moved, out_len)
+    if moved.storage != embedded.storage:  # L = 1: already contiguous, no copy
+        sim.release(moved)
+    out = sim.contiguous(sim.transpose(conv, 1, 2))
+    if out.storage != conv.storage:
+        sim.release(conv)
+    sim.transients((4 * b * n,), (1,), ("aten.rsub",))
+    out = sim.masked_fill_(out, sim.constant((b, n), 1, "aten._to_copy"))
+    dropped = sim.dropout(out)
+    out = sim.rebind(out, sim.keep_output(dropped))  # tanh
+    sim.release(dropped)
+    y = sim.layer_norm(e + "conv.LayerNorm", sim.add(x, out))
+    return sim.end_scope(mark, sim.op_with_constant(y, deberta.mask_as(sim, mask, y)))
 
 
 def step_check(inv: Inventory) -> None:

@@ -269,6 +269,29 @@ def _no_fake_values():
         table.update(saved)
 
 
+@contextlib.contextmanager
+def _fake_adapter_moves():
+    """peft moves each new adapter to its base layer's device and dtype (``Module.to``), which on fake tensors swaps
+    the parameters and fails (a fake tensor has a weak reference). Where a move changes nothing (every parameter
+    and buffer already on that device, in that dtype: a float32 model on the CPU) it returns the module as
+    ``Module.to`` would, so a LoRA step can be measured on fake tensors; any other move runs as PyTorch writes it."""
+    original = torch.nn.Module.to
+
+    def to(self, *args, **kwargs):
+        device, dtype, _, _ = torch._C._nn._parse_to(*args, **kwargs)
+        tensors = [*self.parameters(), *self.buffers()]
+        if all((device is None or t.device == device)
+               and (dtype is None or t.dtype == dtype or not t.is_floating_point()) for t in tensors):
+            return self
+        return original(self, *args, **kwargs)
+
+    torch.nn.Module.to = to
+    try:
+        yield
+    finally:
+        torch.nn.Module.to = original
+
+
 def _in_fake_mode() -> bool:
     from torch._guards import active_fake_mode
 
@@ -311,7 +334,8 @@ def prepare(step: Step):
     if step.plan == "freeze":
         freeze(model, *step.freeze)
     elif step.plan == "lora":
-        model = lora(model, step.lora)
+        with _fake_adapter_moves() if _in_fake_mode() else contextlib.nullcontext():
+            model = lora(model, step.lora)
     if step.checkpointing:
         reentrant = step.checkpointing == "reentrant"
         with warnings.catch_warnings():

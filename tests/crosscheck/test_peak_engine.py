@@ -225,7 +225,21 @@ LIFETIME_FAMILIES += ("megatron-bert", "xlm-roberta-xl", "roberta-prelayernorm")
 # MPNet is modelled op by op too (FORWARD_EXACT below), but none of these drawn cases peaks in its backward (the
 # [B, A, L, L] bias and each attention's kept scores make the forward the highest): its backward's maximum is checked
 # against the measured one in every figure there (check_timeline), not here.
+LIFETIME_FAMILIES += ("deberta-v2",)
 ACTIVATION_RANDOM = int(os.environ.get("PEAK_ACTIVATION_RANDOM", str(max(2, PER_FAMILY * 3 // 4))))
+
+
+def _deberta_v2_modelled(raw: dict[str, Any]) -> None:
+    """DeBERTa-v2's configurations its program models op by op (``deberta_v2.modelled``; the others keep their
+    bounds, checked by ``test_peak_equals_pytorch``): relative attention with its terms read (both when the
+    projections are shared)."""
+    terms = [t for t in ("c2p", "p2c") if t in raw.get("pos_att_type", ())]
+    if raw.get("relative_attention") and (not terms or (raw.get("share_att_key") and len(terms) < 2)):
+        raw["pos_att_type"] = "p2c|c2p"
+
+
+#: Per family, the drawn config narrowed to what its program opts in for (the op-by-op and forward tests).
+LIFETIME_DRAW = {"deberta-v2": _deberta_v2_modelled}
 
 
 def activation_case(model_type: str, index: int) -> dict[str, Any] | None:
@@ -242,6 +256,7 @@ def activation_case(model_type: str, index: int) -> dict[str, Any] | None:
         raw = case["raw"]
         raw["max_position_embeddings"] = max(raw.get("max_position_embeddings", 0), case["seq_len"] + 2)
         raw["vocab_size"] = rng.randint(8, 40)
+        LIFETIME_DRAW.get(model_type, lambda raw: None)(raw)
         try:
             inv, plan = planned(case)
             case["costs"] = costs.compute(inv, costs.settings(case["batch"], case["seq_len"], case["dtype"],
@@ -316,6 +331,7 @@ FULL_SIZE += (("UFNLP/gatortron-base", 8, 512, "fp32", False), ("UFNLP/gatortron
 FULL_SIZE += (("facebook/xlm-roberta-xl", 16, 512, "bf16", False), ("andreasmadsen/efficient_mlm_m0.40", 16, 512, "fp32", False),
               ("andreasmadsen/efficient_mlm_m0.40", 8, 512, "fp32", True),
               ("sentence-transformers/all-mpnet-base-v2", 32, 512, "fp32", False))
+FULL_SIZE += (("microsoft/deberta-v3-large", 16, 512, "fp32", False), ("microsoft/deberta-v3-large", 16, 512, "fp32", True))
 
 
 @pytest.mark.parametrize("preset,batch,seq_len,dtype,checkpointing", FULL_SIZE)
@@ -439,6 +455,7 @@ def test_peak_512_equals_memtracker() -> None:
 FORWARD_EXACT = ("bert", "ernie", "roberta", "xlm-roberta", "camembert", "data2vec-text", "electra", "distilbert",
                  "albert", "roc_bert", "layoutlm", "modernbert", "eurobert")
 FORWARD_EXACT += ("megatron-bert", "xlm-roberta-xl", "roberta-prelayernorm", "mpnet")  # the pre-LN layer (families/blocks.py)
+FORWARD_EXACT += ("deberta-v2",)
 FORWARD_RANDOM = int(os.environ.get("PEAK_FORWARD_RANDOM", str(max(4, PER_FAMILY // 2))))
 #: Families drawn more often there: half of ModernBERT's draws are refused (LoRA targets BERT's names), and its peak
 #: lies in the forward only where little is saved.
@@ -463,6 +480,7 @@ def forward_case(model_type: str, index: int) -> dict[str, Any] | None:
         raw["max_position_embeddings"] = max(raw.get("max_position_embeddings", 0), case["seq_len"] + 2)
         if rng.random() < 0.5:
             raw["vocab_size"] = rng.randint(8, 40)
+        LIFETIME_DRAW.get(model_type, lambda raw: None)(raw)
         try:
             inv, plan_ = planned(case)
             case["costs"] = costs.compute(inv, costs.settings(case["batch"], case["seq_len"], case["dtype"],
@@ -562,6 +580,7 @@ def test_non_reentrant_checkpointing_replayed_exactly(model_type: str) -> None:
             raw["max_position_embeddings"] = max(raw.get("max_position_embeddings", 0), drawn["seq_len"] + 2)
             if rng.random() < 0.5:
                 raw["vocab_size"] = rng.randint(8, 40)
+            LIFETIME_DRAW.get(model_type, lambda raw: None)(raw)
             try:
                 inv, plan = planned(drawn)
                 drawn["costs"] = costs.compute(inv, costs.settings(drawn["batch"], drawn["seq_len"], drawn["dtype"],
@@ -806,3 +825,30 @@ def test_peak_512_under_autocast_equals_pytorch(model_type: str) -> None:
             assert case["costs"].peak.bytes_512 == measure_peak(step, round_to=512).peak, (case["arch"], case["raw"])
             figures += 1
     assert figures > 0 or PER_FAMILY_512 < 2, model_type
+
+
+@pytest.mark.parametrize("plan,checkpointing", [("none", False), ("none", True), ("lora", False)])
+def test_deberta_v3_large_b16_l512(plan: str, checkpointing: bool) -> None:
+    """Issue 32's worked example, measured on fake tensors: DeBERTa-v3-large (DebertaV2Model), B 16, L 512, fp32,
+    AdamW; plain (51,391,471,904 bytes in the forward: the clone of the last layer's context, while its
+    disentangled attention's transients are live), with non-reentrant checkpointing (7,993,660,952 bytes in the
+    optimizer step) and with peft's default LoRA (46,592,463,132 bytes in the forward). The engine gives a figure,
+    and it is the measured peak (phase, op, bytes by kind)."""
+    from calculator import peft as planner
+    from calculator.build import build
+    from calculator.presets import get_preset
+
+    raw = dict(get_preset("microsoft/deberta-v3-large").config)
+    inv = build(raw)
+    lora = planner.lora_from_text(inv) if plan == "lora" else None
+    mode = "non-reentrant" if checkpointing else False
+    engine = costs.compute(inv, costs.settings(16, 512, "fp32", "adamw", mode), lora).peak
+    config = {k: v for k, v in raw.items() if k not in ("model_type", "architectures")}
+    result = measure_peak(Step(inv.model_type, inv.architecture, config, 16, 512, checkpointing=mode, foreach=False,
+                               plan=plan, lora=dict(lora.settings) if lora is not None else {}), fake=True)
+    assert engine.bytes is not None, engine.reason
+    assert (engine.bytes, engine.phase, engine.op) == (result.peak, result.phase, result.op)
+    kinds: dict[str, int] = {}
+    for kind, n in engine.by_kind.items():
+        kinds[KIND[kind]] = kinds.get(KIND[kind], 0) + n
+    assert kinds == result.by_kind()
