@@ -194,8 +194,7 @@ CKPT = Option(
 ATTENTION = Option(
     "attention", "step", cli="--attention", metavar="eager|sdpa", kind="choice", default="eager",
     choices=(Choice("eager"), Choice("sdpa")),
-    codes=("costs_attention", "costs_no_sdpa", "costs_sdpa_not_modelled", "costs_sdpa_math",
-           "costs_sdpa_t5_bias"),
+    codes=("costs_attention", "costs_no_sdpa", "costs_sdpa_not_modelled"),
     label=L("Attention (attn_implementation)", "注意力实现（attn_implementation）"),
     help=L("eager (default) or sdpa: attn_implementation=\"sdpa\", PyTorch's scaled_dot_product_attention "
            "(its fused kernel; attention dropout measured at 0, as a GPU's fused kernels keep no mask)",

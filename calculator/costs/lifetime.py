@@ -715,6 +715,12 @@ class LiveSim(Sim):
         return self._node("ScaledDotProductFlashAttentionForCpuBackward0", [self._edge(q), self._edge(k), self._edge(v)],
                           run, out)
 
+    def sdpa_math(self, q: T, k: T, v: T, mask: T | None = None) -> T:
+        """SDPA's math path (:meth:`~.ops.Ops.sdpa_math`): its autograd nodes are not recorded here, so the peak is
+        not claimed exact (the step's four figures are)."""
+        self.fail("SDPA's math path")
+        return super().sdpa_math(q, k, v, mask)
+
     def layer(self, fn: Callable[[Sim, T], T], x: T) -> T:
         """Non-reentrant checkpointing (transformers 5.23's default): the block runs once with a graph whose saved
         tensors are packed into the checkpoint's holders, not kept (each storage dies when Python drops it), its

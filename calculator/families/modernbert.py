@@ -200,7 +200,8 @@ def step_rotary(sim: Sim, x: T, cos: T, sin: T) -> T:
     if x.grad:
         sim.save(cos)
         sim.save(sin)
-    return sim.new(x.shape, x.grad, x.itemsize)  # .to(x's dtype): bf16 under autocast
+    # .to(x's dtype): bf16 under autocast. One-wide heads broadcast against the two-wide tables: two columns.
+    return sim.new(x.shape[:-1] + (cos.shape[-1],), x.grad, x.itemsize)
 
 
 def step_layer(p: str, i: int, heads: int, rotary: tuple[T, T], sliding: bool = False, window: int = 128) -> Any:
@@ -269,8 +270,10 @@ def step_body(sim: Sim, c: Mapping[str, Any], prefix: str, b: int, n: int, kinds
                                                                    sim.ids((b, n)), first=True))
     heads = c["num_attention_heads"]
     d = c["hidden_size"] // heads
-    # The rotary cos and sin, [1, L, D] in the model's dtype, once per kind of layer (no gradient).
-    rotary = {kind: (sim.constant((1, n, d), sim.itemsize), sim.constant((1, n, d), sim.itemsize)) for kind in sorted(set(kinds))}
+    # The rotary cos and sin, [1, L, D] in the model's dtype, once per kind of layer (no gradient); D = 1 gives
+    # one frequency, doubled: two columns.
+    w = d + d % 2
+    rotary = {kind: (sim.constant((1, n, w), sim.itemsize), sim.constant((1, n, w), sim.itemsize)) for kind in sorted(set(kinds))}
     for i, kind in enumerate(kinds):
         x = sim.layer(step_layer(f"{prefix}layers.{i}.", i, heads, rotary[kind], kind == "sliding_attention",
                                  window), x)
@@ -313,11 +316,12 @@ def layer_kinds(c: dict[str, Any]) -> list[str]:
 
 def step_check(inv: Inventory) -> None:
     """Multiple choice and QA's label count as for BERT; an odd head size makes the rotary tables one wider
-    than the heads (``arange(0, D, 2)`` frequencies, doubled), and ``apply_rotary_pos_emb`` fails."""
+    than the heads (``arange(0, D, 2)`` frequencies, doubled), and ``apply_rotary_pos_emb`` fails, except for
+    one-wide heads, which broadcast against the two-wide tables (Q and K two columns, V one: PyTorch runs it)."""
     bert.step_check(inv)
     c = inv.config
     d = c["hidden_size"] // c["num_attention_heads"]
-    if d % 2:
+    if d % 2 and d != 1:
         raise CalcError("costs_forward_fails", key="num_attention_heads", value=c["num_attention_heads"])
 
 
@@ -329,8 +333,11 @@ COSTS = CostModel(step_program, None, check=step_check, keys=unread((activation_
 
 
 def sample(rng: random.Random, config: dict[str, Any]) -> None:
-    """Valid heads; a padding row inside the drawn vocabulary (HF's default 50283 is not), or none."""
+    """Valid heads (now and then one-wide: rotary makes Q and K two columns, SDPA's math path); a padding row
+    inside the drawn vocabulary (HF's default 50283 is not), or none."""
     heads_divide()(rng, config)
+    if rng.random() < 0.1:
+        config["hidden_size"] = config["num_attention_heads"]
     vocab = config.get("vocab_size", 50368)
     choice = rng.random()
     if choice < 0.1:
