@@ -227,6 +227,12 @@ def adjust_llama_style(rng: random.Random, raw: dict[str, Any]) -> None:
         raw["hidden_size"] = heads * (implied + 1)
     if raw["model_type"] != "esmc" and (raw.get("pad_token_id", 1 << 20) or 0) >= raw["vocab_size"]:
         raw["pad_token_id"] = rng.randrange(raw["vocab_size"])  # the defaults (128001, 0) or a drawn one
+    layers = raw.get("num_hidden_layers", 0)
+    if "layer_types" in raw:  # UltraBERT: the kinds of the clamped depth, now and then all one kind
+        one = rng.choice(["full_attention", "sliding_attention"]) if rng.random() < 0.3 else None
+        raw["layer_types"] = [one or rng.choice(["full_attention", "sliding_attention"]) for _ in range(layers)]
+    if "attention_windows" in raw:  # a legacy window per layer (0: full attention), often one within L
+        raw["attention_windows"] = [rng.choice([0, rng.randint(1, 6)]) for _ in range(layers)]
 
 
 def adjust_neomme(rng: random.Random, raw: dict[str, Any]) -> None:
