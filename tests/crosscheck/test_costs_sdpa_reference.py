@@ -490,3 +490,16 @@ def test_sdpa_under_autocast_matches_pytorch(model_type: str) -> None:
             failures.append((case, {k: (figures[k], expected[k]) for k in FIGURES if figures[k] != expected[k]}))
     assert done == SDPA_AUTOCAST_PER_FAMILY, f"only {done} runnable cases drawn"
     assert not failures, "\n".join(f"{case!r}: {diff}" for case, diff in failures)
+
+
+def test_neomme_windows_are_the_configs() -> None:
+    """NeoMME's sliding layers under SDPA: the windows the step reads (``neomme.layer_windows``) are those
+    ``NeoMMEConfig`` derives (``per_layer_config``), its long default included."""
+    import transformers
+
+    from calculator.families import neomme
+
+    kinds = ["sliding_attention", "full_attention", "sliding_attention", "sliding_attention", "full_attention"]
+    cfg = transformers.NeoMMEConfig(num_hidden_layers=5, layer_types=kinds, sliding_window=3)
+    assert neomme.LONG_WINDOW == transformers.NeoMMEConfig.default_long_sliding_window
+    assert neomme.layer_windows(tuple(kinds), 3) == [c.sliding_window for c in cfg.per_layer_config]
