@@ -29,7 +29,7 @@ length than the layers or without a full-attention layer, and a rotated width (h
 not a positive multiple of four; the calculator refuses the same configs.
 
 The training step (:func:`step_program`) is the forward transformers runs with ``input_ids`` alone, under eager
-attention or SDPA (the patch stem is never called); autocast is refused until cross-checked. It reads
+attention or SDPA, in float32, bf16 or under autocast (the patch stem is never called). It reads
 ``layer_types`` and each kind's ``partial_rotary_factor``, which :func:`read_config` keeps for it, and under SDPA
 ``sliding_window`` (the sliding layers' masks).
 """
@@ -241,7 +241,7 @@ def rms_norm(sim: Sim, x: T) -> T:
     """``NeoMMERMSNorm`` without a scale: ``x.float()``; ``pow(2)`` keeps it; ``mean``, ``+ eps`` keep nothing;
     ``torch.pow(·, -0.5)`` keeps its input [.., 1]; ``x · that`` keeps both factors (the power's output a second
     [.., 1] float32 tensor, unlike Llama's ``rsqrt``, which keeps one); ``.type_as(x)``. No FLOPs counted."""
-    x32 = x if sim.itemsize == 4 else sim.new(x.shape, x.grad, 4)
+    x32 = x if x.itemsize == 4 else sim.new(x.shape, x.grad, 4)  # bf16: the model's, or autocast's
     rows = x.shape[:-1] + (1,)
     mean = sim.new(rows, x32.grad, 4)
     power = sim.new(rows, x32.grad, 4)
@@ -250,7 +250,7 @@ def rms_norm(sim: Sim, x: T) -> T:
         sim.save(mean)  # pow(mean + eps, -0.5)
         sim.save(power)  # the product: both factors
     out = sim.new(x.shape, x32.grad, 4)
-    return out if sim.itemsize == 4 else sim.new(x.shape, out.grad)
+    return out if x.itemsize == 4 else sim.new(x.shape, out.grad, x.itemsize)  # .type_as(x)
 
 
 def normalize(sim: Sim, x: T) -> T:
@@ -320,17 +320,25 @@ def step_attention(sim: Sim, x: T, a: str, c: Mapping[str, Any], rotary: tuple[T
         context = sim.contiguous(sim.transpose(sim.bmm(probs, repeat_kv(sim, v, heads)), 1, 2))  # [B, L, A, d]
     # NeoMMEExclusiveSelfAttention: V repeated again, its unit vectors (float32), the part along them removed
     unit = sim.transpose(repeat_kv(sim, v, heads), 1, 2)
-    unit = normalize(sim, unit if sim.itemsize == 4 else sim.new(unit.shape, unit.grad, 4))
-    if sim.itemsize != 4:
-        unit = sim.new(unit.shape, unit.grad)
+    unit = normalize(sim, unit if unit.itemsize == 4 else sim.new(unit.shape, unit.grad, 4))
+    if context.itemsize != 4:  # .to(attn_output.dtype): the model's bf16, or autocast's
+        unit = sim.new(unit.shape, unit.grad, context.itemsize)
     projection = sim.mul_like(context, unit)
-    projection = sim.new((b, n, heads, 1), projection.grad)  # .sum(-1, keepdim=True)
-    scale = sim.view(sim.keep_output(sim.param(a + "exclusive_self_attention.alpha")), (1, 1, heads, 1))  # tanh
+    projection = sim.new((b, n, heads, 1), projection.grad, context.itemsize)  # .sum(-1, keepdim=True)
+    scale = sim.keep_output(sim.param(a + "exclusive_self_attention.alpha"))  # tanh, float32
+    if context.itemsize != scale.itemsize:  # .to(attn_output.dtype): a copy
+        scale = sim.new(scale.shape, scale.grad, context.itemsize)
+    scale = sim.view(scale, (1, 1, heads, 1))
     along = sim.mul(sim.mul(scale, projection, (b, n, heads, 1)), unit, (b, n, heads, d))
     context = sim.reshape(sim.add(context, along), (b, n, heads * d))  # attn_output - ...
     o = a + "output_projection."
     gate = sim.keep_output(sim.linear(o + "gate_proj", x))  # sigmoid
     return sim.linear(o + "o_proj", sim.mul_like(context, gate))
+
+
+def relabel(t: T, itemsize: int) -> T:
+    """``t`` in another dtype where a 0-dim factor does not promote (``lambdas[0] * x``): the same new tensor."""
+    return T(t.shape, t.strides, t.storage, t.grad, itemsize) if t.itemsize != itemsize else t
 
 
 def step_layer(c: Mapping[str, Any], p: str, initial: T, rotary: tuple[T, T], values: T | None,
@@ -339,8 +347,9 @@ def step_layer(c: Mapping[str, Any], p: str, initial: T, rotary: tuple[T, T], va
     scaled residual; RMSNorm, the ReLU² MLP (``relu`` keeps its output, ``square`` the same tensor), scaled residual."""
 
     def run(sim: Sim, x: T) -> T:
-        first = sim.mul(sim.param(p + "lambdas"), x, x.shape)
-        mixed = sim.add(first, sim.mul(sim.param(p + "lambdas"), initial, initial.shape))
+        # lambdas[0] * x: a 0-dim factor, so the product keeps x's dtype (bf16 under autocast)
+        first = relabel(sim.mul(sim.param(p + "lambdas"), x, x.shape), x.itemsize)
+        mixed = sim.add(first, relabel(sim.mul(sim.param(p + "lambdas"), initial, initial.shape), initial.itemsize))
         attn = step_attention(sim, rms_norm(sim, mixed), p + "self_attn.", c, rotary, values, window)
         x = sim.add(x, sim.pointwise(attn))  # + residual_multiplier * attn_output
         up = sim.keep_output(sim.linear(p + "mlp.up_proj", rms_norm(sim, x)))  # relu
@@ -360,8 +369,9 @@ def step_body(sim: Sim, inv: Inventory, b: int, n: int) -> T:
     x = sim.embedding(prefix + "embed_tokens.word_embeddings", ids, first=True)
     x = initial = rms_norm(sim, sim.linear(prefix + "embed_tokens.embedding_projection", x))
     kinds = layer_kinds(c)
-    tables = {kind: (sim.new((b, 1, n, rotated_width(c, kind)), False), sim.new((b, 1, n, rotated_width(c, kind)), False))
-              for kind in sorted(set(kinds))}
+    # cos and sin .to(x.dtype), x the embedding norm's output: bf16 under autocast
+    tables = {kind: (sim.new((b, 1, n, rotated_width(c, kind)), False, initial.itemsize),
+                     sim.new((b, 1, n, rotated_width(c, kind)), False, initial.itemsize)) for kind in sorted(set(kinds))}
     values = sim.embedding(prefix + "value_embeddings", ids)
     full = [i for i, kind in enumerate(kinds) if kind == "full_attention"]
     windows = layer_windows(kinds, step_value(inv, "sliding_window", 256))
@@ -402,27 +412,32 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     if kind == "":
         return [seq]
     if kind == "ForMaskedLM":
-        low = sim.matmul_by(seq, sim.param("unembedding_projection.weight"))
+        name = "unembedding_projection.weight"
+        w = sim.param(name)
+        # under autocast ``hidden @ weight`` reads the weight itself: a trained one's bf16 copy is autocast's cached
+        # one (the embedding projection's, when tied), a frozen one's a fresh copy
+        copy = sim.weight_copy(sim.storage_name(name), w.shape, w.grad)
+        low = sim.matmul_by(seq, w if copy is None else copy)
         return [sim.linear("lm_head", low)]
     h = inv.config["hidden_size"]
     tokens = normalize(sim, sim.linear("multi_vector_head.proj", seq))
     tokens = sim.masked_fill(tokens, sim.mask((b, n, 1)))  # ~attention_mask.bool().unsqueeze(-1)
-    weights = sim.new((b, n, h), False)  # the mask expanded and cast: a full [B, L, H] tensor
-    summed = sim.new((b, h), seq.grad)
+    weights = sim.new((b, n, h), False, seq.itemsize)  # the mask expanded and cast: a full [B, L, H] tensor
+    summed = sim.new((b, h), seq.grad, seq.itemsize)
     if seq.grad:
         sim.save(weights)  # hidden * mask
-    count = sim.new((b, h), False)  # mask.sum(1).clamp_min(1e-9)
+    count = sim.new((b, h), False, seq.itemsize)  # mask.sum(1).clamp_min(1e-9)
     if summed.grad:
         sim.save(count)  # the division keeps the divisor
-    dense = normalize(sim, sim.new((b, h), summed.grad))
+    dense = normalize(sim, sim.new((b, h), summed.grad, summed.itemsize))
     return [seq, tokens, dense]
 
 
 #: NeoMMEConfig's ``attention_dropout`` (0.0). Its ``hidden_act`` is "relu2" only (the config refuses another).
-#: Its ``sliding_window`` (256) is the short sliding layers' window (SDPA's mask). Rotary: no length bound. Autocast:
-#: refused until cross-checked.
+#: Its ``sliding_window`` (256) is the short sliding layers' window (SDPA's mask). Rotary: no length bound. Under
+#: autocast the residual stream stays bf16 (``lambdas[0] * x`` is by a 0-dim factor), cos and sin too.
 COSTS = CostModel(step_program, None, keys=(*dropouts("attention_dropout", default=0.0), size_key("sliding_window", 256)),
-                  sdpa=True, sdpa_dropout=("attention_dropout",))
+                  autocast=True, sdpa=True, sdpa_dropout=("attention_dropout",))
 
 
 FAMILY = Family(
