@@ -229,23 +229,6 @@ MESSAGES: dict[str, dict[str, str]] = {
         "attn_implementation=\"sdpa\"); choose eager attention.",
         "zh": "transformers 5.23 中 {architecture} 没有 SDPA 注意力（该类不支持 attn_implementation=\"sdpa\"），请选择 eager。",
     },
-    "costs_sdpa_math": {
-        "en": "With these sizes PyTorch on CPU does not run SDPA's flash kernel but its math path (the head sizes "
-        "of query, key and value are {sizes}; the kernel needs one size), which is not modelled; choose eager "
-        "attention.",
-        "zh": "在这组尺寸下，PyTorch 在 CPU 上不走 SDPA 的 flash kernel，而是走 math 路径（query、key、value 的每头维度"
-        "分别为 {sizes}，该 kernel 要求三者相同），这种情况没有建模，请选择 eager。",
-    },
-    "costs_sdpa_t5_bias": {
-        "en": "With SDPA, {architecture}'s relative position bias is the attention's mask, and here it needs a "
-        "gradient (the bias trains, or reentrant gradient checkpointing hands it from layer to layer): PyTorch on CPU then "
-        "runs SDPA's math path, and a GPU its memory-efficient kernel, which computes the bias's gradient inside. "
-        "Neither is modelled, and this calculator does not guess; choose eager attention, or freeze the bias "
-        "(LoRA, or freezing its layer).",
-        "zh": "使用 SDPA 时，{architecture} 的相对位置偏置就是注意力的掩码，而这里它需要梯度（偏置参与训练，或重入式梯度检查点"
-        "让它逐层传递）：此时 PyTorch 在 CPU 上改走 SDPA 的 math 路径，GPU 上则走内存高效 kernel，在 kernel 内部"
-        "计算偏置的梯度。这两种情况都没有建模，计算器不做估算；请选择 eager，或冻结该偏置（LoRA，或冻结它所在的层）。",
-    },
     "costs_sdpa_not_modelled": {
         "en": "{architecture} supports SDPA, but its training step with SDPA is not worked out yet, and this "
         "calculator does not guess; choose eager attention. SDPA is exact for: {supported}.",

@@ -196,8 +196,7 @@ ATTENTION = Option(
     "attention", "step", cli="--attention", metavar="default|eager|sdpa", kind="choice", default="default",
     choices=(Choice("default", L("transformers' default for the class", "transformers 对该类的默认实现")),
              Choice("eager"), Choice("sdpa")),
-    codes=("costs_attention", "costs_no_sdpa", "costs_sdpa_not_modelled", "costs_sdpa_math",
-           "costs_sdpa_t5_bias"),
+    codes=("costs_attention", "costs_no_sdpa", "costs_sdpa_not_modelled"),
     label=L("Attention (attn_implementation)", "注意力实现（attn_implementation）"),
     help=L("default: what transformers 5.23 builds the class with (sdpa where the class supports it, else eager); "
            "eager; or sdpa: attn_implementation=\"sdpa\", PyTorch's scaled_dot_product_attention "

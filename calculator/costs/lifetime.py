@@ -851,6 +851,12 @@ class LiveSim(Sim):
         return self._node("ScaledDotProductFlashAttentionForCpuBackward0", [self._edge(q), self._edge(k), self._edge(v)],
                           run, out)
 
+    def sdpa_math(self, q: T, k: T, v: T, mask: T | None = None) -> T:
+        """SDPA's math path (:meth:`~.ops.Ops.sdpa_math`): its autograd nodes are not recorded here, so the peak is
+        not claimed exact (the step's four figures are)."""
+        self.fail("SDPA's math path")
+        return super().sdpa_math(q, k, v, mask)
+
     def layer(self, fn: Callable[[Sim, T], T], x: T, also: Sequence[T] = ()) -> T:
         """Non-reentrant checkpointing (transformers 5.23's default): the block runs once with a graph whose saved
         tensors are packed into the checkpoint's holders, not kept (each storage dies when Python drops it), its
@@ -1111,6 +1117,9 @@ class LiveSim(Sim):
         the second copy gone as it returns), ``* sin`` (the ``cat`` gone after it), the sum (both products gone);
         then both sums cast back (gone after the second cast). Backward (measured): ``SliceBackward0`` allocates
         its input's whole shape, ``CatBackward0`` hands on views, ``NegBackward0`` allocates its input's."""
+        if cos.shape[-1] != q.shape[-1]:  # one-wide heads broadcast to two columns: not recorded op by op
+            self.fail("one-wide heads broadcast against the rotary tables")
+            return super().rotary_float(q, k, cos, sin)
         first = len(self.nodes)
         outs = [self._rotate_float(x, cos, sin) for x in (q, k)]
         if q.itemsize != 4:

@@ -682,14 +682,14 @@ class Ops:
         Under autocast CPU lists ``scaled_dot_product_attention`` as a lower-precision operation: a float32 q, k, v
         or float mask is cast to bf16 first (a copy, :meth:`lowered`), the kernel runs in bf16 and returns a bf16
         output and a float32 logsumexp (measured, tests/crosscheck/test_costs_sdpa_reference.py)."""
+        if not q.shape[-1] == k.shape[-1] == v.shape[-1]:
+            # check_head_dim_size_cpp: the flash kernel needs one head size; PyTorch runs its math path instead.
+            return self.sdpa_math(q, k, v, mask)
         q, k, v = self.lowered(q), self.lowered(k), self.lowered(v)
         if mask is not None:
             mask = self.lowered(mask)
         b, h, s_q, d_q = q.shape
         s_k, d_v = k.shape[-2], v.shape[-1]
-        if not d_q == k.shape[-1] == d_v:
-            # check_head_dim_size_cpp: the flash kernel needs one head size; PyTorch runs its math path instead.
-            raise CalcError("costs_sdpa_math", sizes=[d_q, k.shape[-1], d_v])
         forward = 2 * b * h * s_q * d_q * s_k + 2 * b * h * s_q * s_k * d_v
         grad = (q.grad or k.grad or v.grad) and self.grad_mode
         row = self.record("_scaled_dot_product_flash_attention_for_cpu", forward)
@@ -705,6 +705,61 @@ class Ops:
             if mask is not None:
                 self.save(mask)
         return out
+
+    def sdpa_math(self, q: T, k: T, v: T, mask: T | None = None) -> T:
+        """``scaled_dot_product_attention`` where CPU leaves the flash kernel for ``_scaled_dot_product_attention_math``
+        (attention dropout 0): heads of different sizes (``check_head_dim_size_cpp``: ModernBERT's and Nomic BERT's
+        one-wide heads, whose rotary gives Q and K two columns), or a mask that needs a gradient (T5's trained
+        position bias). Measured on PyTorch 2.13 (tests/crosscheck/test_costs_sdpa_reference.py):
+
+        autocast casts q, k, v (and a float mask) to bf16 first, as for the kernel; the math path then computes in
+        float32 (a bf16 q, k, v is copied to float32, each copy keeping its input's order of strides); ``q * √scale``
+        and ``kᵀ * √scale`` (``mul.Scalar``, keeping nothing, their outputs laid out as their inputs); ``matmul``
+        (``bmm``, each operand reshaped to 3-D, a copy where strides demand, kept for the other's gradient); the
+        mask added (keeps nothing); ``_safe_softmax`` (keeps its float32 output); ``matmul`` by V; the output cast
+        back to the inputs' dtype (a copy). Autocast is off inside the operation: the products stay float32."""
+        q, k, v = self.lowered(q), self.lowered(k), self.lowered(v)
+        if mask is not None:
+            mask = self.lowered(mask)
+        origin = q.itemsize
+        if origin != 4:
+            q, k, v = self._copy_like(q, 4), self._copy_like(k, 4), self._copy_like(v, 4)
+        scaled_q = self._copy_like(q, 4)
+        scaled_k = self._copy_like(self.transpose(k, -2 + len(k.shape), -1 + len(k.shape)), 4)
+        scores = self._math_bmm(scaled_q, scaled_k)
+        if mask is not None:
+            grad = (scores.grad or mask.grad) and self.grad_mode
+            scores = self.new(scores.shape, grad, 4) if mask.grad else T(
+                scores.shape, scores.strides, scores.storage, grad, 4)  # add (a mask needing a gradient) or add_
+        probs = self.new(scores.shape, scores.grad, 4)  # _safe_softmax: its backward needs its output
+        if probs.grad:
+            self.save(probs)
+        out = self._math_bmm(probs, v)
+        return out if origin == 4 else self.new(out.shape, out.grad, origin)
+
+    def _copy_like(self, t: T, itemsize: int) -> T:
+        """A pointwise result or ``_to_copy`` of ``t``: a new storage laid out in ``t``'s order of strides (dense:
+        its very strides; PyTorch's ``empty_like`` with ``preserve_format``), which keeps nothing."""
+        out = self.new(t.shape, t.grad, itemsize)
+        order = sorted(range(len(t.shape)), key=lambda d: (t.strides[d], -d))
+        strides = [0] * len(t.shape)
+        step = 1
+        for d in order:
+            strides[d] = step
+            step *= t.shape[d]
+        return T(t.shape, tuple(strides), out.storage, out.grad, itemsize)
+
+    def _math_bmm(self, a: T, b: T) -> T:
+        """The math path's ``matmul`` of two 4-D float32 tensors, autocast off: :meth:`bmm` without the casts."""
+        batch = a.shape[:-2]
+        nb = 1
+        for d in batch:
+            nb *= d
+        n, k, m = a.shape[-2], a.shape[-1], b.shape[-1]
+        a3, b3 = self.reshape(a, (nb, n, k)), self.reshape(b, (nb, k, m))
+        flops = 2 * nb * n * k * m
+        self.contract("bmm", flops, ((a3.grad, flops, b3), (b3.grad, flops, a3)))
+        return self.view(self.new((nb, n, m), a3.grad or b3.grad, 4), (*batch, n, m))
 
     # -- op-by-op lifetimes (issue 32): no-ops here, recorded by :class:`calculator.costs.lifetime.LiveSim`
 
@@ -814,6 +869,9 @@ class Ops:
         if q.grad or k.grad:
             self.save(cos)
             self.save(sin)
+        if cos.shape[-1] != q.shape[-1]:  # one-wide heads broadcast against the two-wide tables: two columns
+            return (self.new(q.shape[:-1] + (cos.shape[-1],), q.grad, q.itemsize),
+                    self.new(k.shape[:-1] + (cos.shape[-1],), k.grad, k.itemsize))
         return self.elementwise_like(q, q.grad), self.elementwise_like(k, k.grad)
 
     def unbind_heads(self, t: T, dim: int) -> list[T]:

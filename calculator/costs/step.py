@@ -183,7 +183,7 @@ ATTENTIONS: tuple[str, ...] = ("eager", "sdpa")
 ATTENTION_CHOICES: tuple[str, ...] = ("default",) + ATTENTIONS
 #: The refusals of an SDPA step that the default attention answers with eager instead (the class offers no SDPA,
 #: its SDPA step is not worked out here, or PyTorch would not run the fused kernel): the answer then says so.
-SDPA_REFUSALS: tuple[str, ...] = ("costs_no_sdpa", "costs_sdpa_not_modelled", "costs_sdpa_math", "costs_sdpa_t5_bias")
+SDPA_REFUSALS: tuple[str, ...] = ("costs_no_sdpa", "costs_sdpa_not_modelled")
 
 
 def settings(batch: Any, seq_len: Any, dtype: Any = "fp32", optimizer: Any = "adamw", checkpointing: Any = False,

@@ -333,18 +333,20 @@ def step_rotary_tables(sim: Sim, n: int, d: int) -> tuple[T, T]:
     result gone after its product), cast to the model's dtype; the cos and sin tables [1, L, D] returned."""
     mark = sim.scope()
     size = sim.itemsize
+    half = (d + 1) // 2  # ``arange(0, D, 2)``: one frequency for a one-wide head, doubled to two columns
+    w = 2 * half
     pos = sim.constant_by("aten._to_copy", (1, n, 1), 4)
-    casts = [pos] if size == 4 else [pos, sim.constant_by("aten._to_copy", (d // 2,), 4)]
-    freqs = sim.constant_by("aten.mul", (1, n, d // 2), 4)
+    casts = [pos] if size == 4 else [pos, sim.constant_by("aten._to_copy", (half,), 4)]
+    freqs = sim.constant_by("aten.mul", (1, n, half), 4)
     sim.release(*casts)
-    sim.constant_by("aten.cat", (1, n, d), 4)
+    sim.constant_by("aten.cat", (1, n, w), 4)
     tables = []
     for name in ("aten.cos", "aten.sin"):
-        raw = sim.constant_by(name, (1, n, d), 4)
-        tables.append(sim.constant_by("aten.mul", (1, n, d), 4))
+        raw = sim.constant_by(name, (1, n, w), 4)
+        tables.append(sim.constant_by("aten.mul", (1, n, w), 4))
         sim.release(raw)
     if size != 4:
-        tables = [sim.constant_by("aten._to_copy", (1, n, d), size) for _ in tables]
+        tables = [sim.constant_by("aten._to_copy", (1, n, w), size) for _ in tables]
     del freqs
     sim.end_scope(mark, tables[0], tables[1])
     return tables[0], tables[1]
@@ -393,11 +395,12 @@ def layer_kinds(c: dict[str, Any]) -> list[str]:
 
 def step_check(inv: Inventory) -> None:
     """Multiple choice and QA's label count as for BERT; an odd head size makes the rotary tables one wider
-    than the heads (``arange(0, D, 2)`` frequencies, doubled), and ``apply_rotary_pos_emb`` fails."""
+    than the heads (``arange(0, D, 2)`` frequencies, doubled), and ``apply_rotary_pos_emb`` fails, except for
+    one-wide heads, which broadcast against the two-wide tables (Q and K two columns, V one: PyTorch runs it)."""
     bert.step_check(inv)
     c = inv.config
     d = c["hidden_size"] // c["num_attention_heads"]
-    if d % 2:
+    if d % 2 and d != 1:
         raise CalcError("costs_forward_fails", key="num_attention_heads", value=c["num_attention_heads"])
 
 
@@ -419,8 +422,11 @@ COSTS = CostModel(step_program, None, check=step_check, buffers=rotary_buffers, 
 
 
 def sample(rng: random.Random, config: dict[str, Any]) -> None:
-    """Valid heads; a padding row inside the drawn vocabulary (HF's default 50283 is not), or none."""
+    """Valid heads (now and then one-wide: rotary makes Q and K two columns, SDPA's math path); a padding row
+    inside the drawn vocabulary (HF's default 50283 is not), or none."""
     heads_divide()(rng, config)
+    if rng.random() < 0.1:
+        config["hidden_size"] = config["num_attention_heads"]
     vocab = config.get("vocab_size", 50368)
     choice = rng.random()
     if choice < 0.1:

@@ -29,8 +29,9 @@ length than the layers or without a full-attention layer, and a rotated width (h
 not a positive multiple of four; the calculator refuses the same configs.
 
 The training step (:func:`step_program`) is the forward transformers runs with ``input_ids`` alone, under eager
-attention (the patch stem is never called); SDPA and autocast are refused until cross-checked. It reads
-``layer_types`` and each kind's ``partial_rotary_factor``, which :func:`read_config` keeps for it.
+attention or SDPA, in float32, bf16 or under autocast (the patch stem is never called). It reads
+``layer_types`` and each kind's ``partial_rotary_factor``, which :func:`read_config` keeps for it, and under SDPA
+``sliding_window`` (the sliding layers' masks).
 """
 from __future__ import annotations
 
@@ -40,7 +41,8 @@ from dataclasses import replace
 from typing import Any, Callable, Mapping
 
 from ..config import Field, read_fields
-from ..costs import CostModel, Sim, T, dropouts
+from ..costs import CostModel, Sim, T, dropouts, size_key, step_value
+from ..costs.tensor import contiguous_strides
 from ..errors import CalcError
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
@@ -239,7 +241,7 @@ def rms_norm(sim: Sim, x: T) -> T:
     """``NeoMMERMSNorm`` without a scale: ``x.float()``; ``pow(2)`` keeps it; ``mean``, ``+ eps`` keep nothing;
     ``torch.pow(·, -0.5)`` keeps its input [.., 1]; ``x · that`` keeps both factors (the power's output a second
     [.., 1] float32 tensor, unlike Llama's ``rsqrt``, which keeps one); ``.type_as(x)``. No FLOPs counted."""
-    x32 = x if sim.itemsize == 4 else sim.new(x.shape, x.grad, 4)
+    x32 = x if x.itemsize == 4 else sim.new(x.shape, x.grad, 4)  # bf16: the model's, or autocast's
     rows = x.shape[:-1] + (1,)
     mean = sim.new(rows, x32.grad, 4)
     power = sim.new(rows, x32.grad, 4)
@@ -248,7 +250,7 @@ def rms_norm(sim: Sim, x: T) -> T:
         sim.save(mean)  # pow(mean + eps, -0.5)
         sim.save(power)  # the product: both factors
     out = sim.new(x.shape, x32.grad, 4)
-    return out if sim.itemsize == 4 else sim.new(x.shape, out.grad)
+    return out if x.itemsize == 4 else sim.new(x.shape, out.grad, x.itemsize)  # .type_as(x)
 
 
 def normalize(sim: Sim, x: T) -> T:
@@ -280,7 +282,8 @@ def rotate(sim: Sim, t: T, rotary: tuple[T, T]) -> T:
     return sim.concat([turned, sim.narrow(t, 3, t.shape[-1] - cos.shape[-1])], 3)
 
 
-def step_attention(sim: Sim, x: T, a: str, c: Mapping[str, Any], rotary: tuple[T, T], values: T | None) -> T:
+def step_attention(sim: Sim, x: T, a: str, c: Mapping[str, Any], rotary: tuple[T, T], values: T | None,
+                   window: int | None = None) -> T:
     """``NeoMMEAttention`` under eager attention: Q, K, V; the scale-less RMSNorms on Q and K; rotary; the value
     embeddings added to V; ``repeat_kv``; scores, a float32 softmax cast back, dropout, the weighted sum;
     exclusive self-attention; the sigmoid-gated output projection."""
@@ -297,20 +300,35 @@ def step_attention(sim: Sim, x: T, a: str, c: Mapping[str, Any], rotary: tuple[T
     if values is not None:
         added = sim.add(v, split(values, kv))  # in V's layout ([B, L, K, d] in memory: TensorIterator's order)
         v = T(added.shape, v.strides, added.storage, added.grad, added.itemsize)
-    scores = sim.pointwise(sim.bmm(q, sim.transpose(repeat_kv(sim, k, heads), 2, 3)))  # * scaling (+ mask)
-    probs = sim.softmax_float32(scores)
-    if sim.itemsize != 4:
-        probs = sim.new(probs.shape, probs.grad)  # .to(query.dtype)
-    probs = sim.dropout(probs, sim.drops("attention_dropout"))
-    context = sim.contiguous(sim.transpose(sim.bmm(probs, repeat_kv(sim, v, heads)), 1, 2))  # [B, L, A, d]
+    if sim.attention == "sdpa":
+        # sdpa_attention_forward: without a mask fewer K/V heads go to the kernel as they are (use_gqa_in_sdpa);
+        # a sliding layer from L = its window on passes a [B, 1, L, L] mask (_ignore_bidirectional_mask_sdpa),
+        # which scaled_dot_product_attention turns into an additive one in the query's dtype, kept by the kernel
+        mask = sim.constant((b, 1, n, n), sim.lower or sim.itemsize) if window is not None and n >= window else None
+        kk, vv = (k, v) if mask is None else (repeat_kv(sim, k, heads), repeat_kv(sim, v, heads))
+        out = sim.sdpa(q, kk, vv, mask)
+        # CPU's flash kernel lays its output out as the query is laid out (measured): rotate's cat made Q a
+        # contiguous [B, A, L, d], so the output is too, and transformers' transpose(1, 2).contiguous() copies it
+        out = T(out.shape, contiguous_strides(out.shape), out.storage, out.grad, out.itemsize)
+        context = sim.contiguous(sim.transpose(out, 1, 2))  # [B, L, A, d]
+    else:
+        scores = sim.pointwise(sim.bmm(q, sim.transpose(repeat_kv(sim, k, heads), 2, 3)))  # * scaling (+ mask)
+        probs = sim.softmax_float32(scores)
+        if q.itemsize != 4:
+            probs = sim.new(probs.shape, probs.grad, q.itemsize)  # .to(query.dtype)
+        probs = sim.dropout(probs, sim.drops("attention_dropout"))
+        context = sim.contiguous(sim.transpose(sim.bmm(probs, repeat_kv(sim, v, heads)), 1, 2))  # [B, L, A, d]
     # NeoMMEExclusiveSelfAttention: V repeated again, its unit vectors (float32), the part along them removed
     unit = sim.transpose(repeat_kv(sim, v, heads), 1, 2)
-    unit = normalize(sim, unit if sim.itemsize == 4 else sim.new(unit.shape, unit.grad, 4))
-    if sim.itemsize != 4:
-        unit = sim.new(unit.shape, unit.grad)
+    unit = normalize(sim, unit if unit.itemsize == 4 else sim.new(unit.shape, unit.grad, 4))
+    if context.itemsize != 4:  # .to(attn_output.dtype): the model's bf16, or autocast's
+        unit = sim.new(unit.shape, unit.grad, context.itemsize)
     projection = sim.mul_like(context, unit)
-    projection = sim.new((b, n, heads, 1), projection.grad)  # .sum(-1, keepdim=True)
-    scale = sim.view(sim.keep_output(sim.param(a + "exclusive_self_attention.alpha")), (1, 1, heads, 1))  # tanh
+    projection = sim.new((b, n, heads, 1), projection.grad, context.itemsize)  # .sum(-1, keepdim=True)
+    scale = sim.keep_output(sim.param(a + "exclusive_self_attention.alpha"))  # tanh, float32
+    if context.itemsize != scale.itemsize:  # .to(attn_output.dtype): a copy
+        scale = sim.new(scale.shape, scale.grad, context.itemsize)
+    scale = sim.view(scale, (1, 1, heads, 1))
     along = sim.mul(sim.mul(scale, projection, (b, n, heads, 1)), unit, (b, n, heads, d))
     context = sim.reshape(sim.add(context, along), (b, n, heads * d))  # attn_output - ...
     o = a + "output_projection."
@@ -318,14 +336,21 @@ def step_attention(sim: Sim, x: T, a: str, c: Mapping[str, Any], rotary: tuple[T
     return sim.linear(o + "o_proj", sim.mul_like(context, gate))
 
 
-def step_layer(c: Mapping[str, Any], p: str, initial: T, rotary: tuple[T, T], values: T | None) -> Callable[[Sim, T], T]:
+def relabel(t: T, itemsize: int) -> T:
+    """``t`` in another dtype where a 0-dim factor does not promote (``lambdas[0] * x``): the same new tensor."""
+    return T(t.shape, t.strides, t.storage, t.grad, itemsize) if t.itemsize != itemsize else t
+
+
+def step_layer(c: Mapping[str, Any], p: str, initial: T, rotary: tuple[T, T], values: T | None,
+               window: int | None = None) -> Callable[[Sim, T], T]:
     """``NeoMMEEncoderLayer``: the input mixed with the first hidden state by ``lambdas``, RMSNorm, attention,
     scaled residual; RMSNorm, the ReLU² MLP (``relu`` keeps its output, ``square`` the same tensor), scaled residual."""
 
     def run(sim: Sim, x: T) -> T:
-        first = sim.mul(sim.param(p + "lambdas"), x, x.shape)
-        mixed = sim.add(first, sim.mul(sim.param(p + "lambdas"), initial, initial.shape))
-        attn = step_attention(sim, rms_norm(sim, mixed), p + "self_attn.", c, rotary, values)
+        # lambdas[0] * x: a 0-dim factor, so the product keeps x's dtype (bf16 under autocast)
+        first = relabel(sim.mul(sim.param(p + "lambdas"), x, x.shape), x.itemsize)
+        mixed = sim.add(first, relabel(sim.mul(sim.param(p + "lambdas"), initial, initial.shape), initial.itemsize))
+        attn = step_attention(sim, rms_norm(sim, mixed), p + "self_attn.", c, rotary, values, window)
         x = sim.add(x, sim.pointwise(attn))  # + residual_multiplier * attn_output
         up = sim.keep_output(sim.linear(p + "mlp.up_proj", rms_norm(sim, x)))  # relu
         mlp = sim.linear(p + "mlp.down_proj", sim.keep_input(up))  # square
@@ -344,18 +369,38 @@ def step_body(sim: Sim, inv: Inventory, b: int, n: int) -> T:
     x = sim.embedding(prefix + "embed_tokens.word_embeddings", ids, first=True)
     x = initial = rms_norm(sim, sim.linear(prefix + "embed_tokens.embedding_projection", x))
     kinds = layer_kinds(c)
-    tables = {kind: (sim.new((b, 1, n, rotated_width(c, kind)), False), sim.new((b, 1, n, rotated_width(c, kind)), False))
-              for kind in sorted(set(kinds))}
+    # cos and sin .to(x.dtype), x the embedding norm's output: bf16 under autocast
+    tables = {kind: (sim.new((b, 1, n, rotated_width(c, kind)), False, initial.itemsize),
+                     sim.new((b, 1, n, rotated_width(c, kind)), False, initial.itemsize)) for kind in sorted(set(kinds))}
     values = sim.embedding(prefix + "value_embeddings", ids)
     full = [i for i, kind in enumerate(kinds) if kind == "full_attention"]
+    windows = layer_windows(kinds, step_value(inv, "sliding_window", 256))
     for i, kind in enumerate(kinds):
         extra = values if i in (full[0], full[-1]) else None
         if sim.checkpointing:  # checkpointed, the block's tensor arguments are kept (as its input, sim.layer)
             sim.save(initial)
             if extra is not None:
                 sim.save(extra)
-        x = sim.layer(step_layer(c, f"{prefix}layers.{i}.", initial, tables[kind], extra), x)
+        x = sim.layer(step_layer(c, f"{prefix}layers.{i}.", initial, tables[kind], extra, windows[i]), x)
     return rms_norm(sim, x)
+
+
+#: ``NeoMMEConfig.default_long_sliding_window``: the window of every second sliding layer.
+LONG_WINDOW = 1024
+
+
+def layer_windows(kinds: tuple[str, ...], window: int) -> list[int | None]:
+    """``NeoMMEConfig``'s ``per_layer_config`` when the config gives none: no window for a full layer; the sliding
+    layers alternate ``sliding_window`` and :data:`LONG_WINDOW`, starting with the short one."""
+    out: list[int | None] = []
+    sliding = 0
+    for kind in kinds:
+        if kind == "full_attention":
+            out.append(None)
+        else:
+            out.append(LONG_WINDOW if sliding % 2 else window)
+            sliding += 1
+    return out
 
 
 def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
@@ -367,25 +412,32 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     if kind == "":
         return [seq]
     if kind == "ForMaskedLM":
-        low = sim.matmul_by(seq, sim.param("unembedding_projection.weight"))
+        name = "unembedding_projection.weight"
+        w = sim.param(name)
+        # under autocast ``hidden @ weight`` reads the weight itself: a trained one's bf16 copy is autocast's cached
+        # one (the embedding projection's, when tied), a frozen one's a fresh copy
+        copy = sim.weight_copy(sim.storage_name(name), w.shape, w.grad)
+        low = sim.matmul_by(seq, w if copy is None else copy)
         return [sim.linear("lm_head", low)]
     h = inv.config["hidden_size"]
     tokens = normalize(sim, sim.linear("multi_vector_head.proj", seq))
     tokens = sim.masked_fill(tokens, sim.mask((b, n, 1)))  # ~attention_mask.bool().unsqueeze(-1)
-    weights = sim.new((b, n, h), False)  # the mask expanded and cast: a full [B, L, H] tensor
-    summed = sim.new((b, h), seq.grad)
+    weights = sim.new((b, n, h), False, seq.itemsize)  # the mask expanded and cast: a full [B, L, H] tensor
+    summed = sim.new((b, h), seq.grad, seq.itemsize)
     if seq.grad:
         sim.save(weights)  # hidden * mask
-    count = sim.new((b, h), False)  # mask.sum(1).clamp_min(1e-9)
+    count = sim.new((b, h), False, seq.itemsize)  # mask.sum(1).clamp_min(1e-9)
     if summed.grad:
         sim.save(count)  # the division keeps the divisor
-    dense = normalize(sim, sim.new((b, h), summed.grad))
+    dense = normalize(sim, sim.new((b, h), summed.grad, summed.itemsize))
     return [seq, tokens, dense]
 
 
 #: NeoMMEConfig's ``attention_dropout`` (0.0). Its ``hidden_act`` is "relu2" only (the config refuses another).
-#: Rotary: no length bound. Eager attention only (SDPA, autocast: refused until cross-checked).
-COSTS = CostModel(step_program, None, keys=dropouts("attention_dropout", default=0.0))
+#: Its ``sliding_window`` (256) is the short sliding layers' window (SDPA's mask). Rotary: no length bound. Under
+#: autocast the residual stream stays bf16 (``lambdas[0] * x`` is by a 0-dim factor), cos and sin too.
+COSTS = CostModel(step_program, None, keys=(*dropouts("attention_dropout", default=0.0), size_key("sliding_window", 256)),
+                  autocast=True, sdpa=True, sdpa_dropout=("attention_dropout",))
 
 
 FAMILY = Family(

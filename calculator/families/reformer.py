@@ -418,7 +418,7 @@ def program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     return step_program(sim, inv, b, n)
 
 
-COSTS = CostModel(program, lambda c: c["max_position_embeddings"], check=step_check, checkpointing=False,
+COSTS = CostModel(program, lambda c: c["max_position_embeddings"], check=step_check, checkpointing=False, autocast=True,
                   keys=(*dropouts("hidden_dropout_prob", default=0.05), classifier_dropout()))
 
 

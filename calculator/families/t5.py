@@ -157,12 +157,12 @@ def attention(sim: Sim, x: T, p: str, heads: int, d_kv: int, bias: T) -> T:
     v = split(sim.linear(p + "v", x))
     if sim.attention == "sdpa":
         # sdpa_attention_forward: the position bias is the mask (create_position_bias_mask: ``.contiguous()``, a
-        # copy per call of the permuted [1, heads, L, L] view), scaling 1.0. A mask that needs a gradient sends
-        # PyTorch on CPU to SDPA's math path (a GPU to the memory-efficient kernel): refused. Without one, CPU's
-        # flash kernel, which keeps the mask.
-        if bias.grad:
-            raise CalcError("costs_sdpa_t5_bias", architecture=sim.inv.architecture)
-        context = sim.contiguous(sim.transpose(sim.sdpa(q, k, v, sim.contiguous(bias)), 1, 2))
+        # copy per call of the permuted [1, heads, L, L] view), scaling 1.0. A mask that needs a gradient (the bias
+        # trains) sends PyTorch on CPU to SDPA's math path (Sim.sdpa_math). Without one, CPU's flash kernel, which
+        # keeps the mask.
+        mask = sim.contiguous(bias)
+        out = sim.sdpa_math(q, k, v, mask) if mask.grad else sim.sdpa(q, k, v, mask)
+        context = sim.contiguous(sim.transpose(out, 1, 2))
         return sim.linear(p + "o", sim.view(context, (b, n, heads * d_kv)))
     scores = sim.add(sim.pointwise(sim.bmm(q, sim.transpose(k, 2, 3))), bias)
     probs = sim.dropout(sim.keep_output(scores), sim.drops("dropout_rate"))
@@ -184,7 +184,12 @@ def feed_forward(sim: Sim, x: T, p: str, c: Mapping[str, Any]) -> T:
         h = sim.mul(gate, sim.linear(p + "wi_1", x), gate.shape)
     else:
         h = activation(sim, act, sim.linear(p + "wi", x))
-    return sim.linear(p + "wo", sim.dropout(h, sim.drops("dropout_rate")))
+    h = sim.dropout(h, sim.drops("dropout_rate"))
+    if h.itemsize != sim.itemsize:
+        # ``hidden_states.to(self.wo.weight.dtype)``: under autocast the bf16 hidden state is copied to float32, which
+        # ``wo`` casts back (a second copy, kept if ``wo`` trains, apart from what the activation keeps)
+        h = sim.new(h.shape, h.grad, sim.itemsize)
+    return sim.linear(p + "wo", h)
 
 
 def step_program_for(bias_every_layer: bool) -> Callable[[Sim, Inventory, int, int], list[T]]:
@@ -217,8 +222,11 @@ def step_program_for(bias_every_layer: bool) -> Callable[[Sim, Inventory, int, i
 
         for i in range(c["num_layers"]):
             if sim.checkpointing and i > 0 and not bias_every_layer:
-                bias = state["bias"]  # block 0's checkpoint output: needs a gradient, kept as a later input
-                state["bias"] = T(bias.shape, bias.strides, bias.storage, x.grad or bias.grad, bias.itemsize)
+                # block 0's checkpoint output, kept as a later input: under reentrant checkpointing it needs a
+                # gradient when the hidden states do (a Function's outputs), non-reentrant only when the table trains
+                bias = state["bias"]
+                grad = (x.grad and sim.reentrant) or bias.grad
+                state["bias"] = T(bias.shape, bias.strides, bias.storage, grad, bias.itemsize)
                 sim.save(state["bias"])
             x = sim.layer(block(i), x)
         x = sim.dropout(rms_norm(sim, prefix + "encoder.final_layer_norm", x), drop)

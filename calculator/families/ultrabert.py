@@ -21,6 +21,7 @@ from dataclasses import replace
 from typing import Any, Callable, Mapping
 
 from ..config import Field, read_fields
+from ..errors import CalcError
 from ..costs import CostModel, Sim, T, activation_key, dropouts, size_key, step_value, unread
 from ..formula import Formula, head_line
 from ..model import Inventory, TensorList
@@ -58,11 +59,42 @@ FIELDS = (
 )
 
 
+#: The layer kinds ``UltrabertConfig`` accepts (``validate_layer_type``).
+LAYER_TYPES = ("full_attention", "sliding_attention")
+
+
+class Values(dict):
+    """The values read, plus each layer's attention kind (``layer_kinds``) and, from a legacy
+    ``attention_windows``, the window it sets (``window``): not tensor sizes, so not fields, but the training
+    step's (one pair of rotary tables per kind, SDPA's mask on sliding layers)."""
+
+    layer_kinds: tuple[str, ...] = ()
+    window: int | None = None
+
+
 def read(raw: Mapping[str, Any]) -> dict[str, Any]:
-    """The fields, and the head sizes transformers refuses (EuroBERT's checks)."""
+    """The fields, the head sizes transformers refuses (EuroBERT's checks), and each layer's attention kind as
+    ``UltrabertConfig.__post_init__`` sets it: ``layer_types``; else a legacy ``attention_windows`` (a window
+    per layer: 0 full attention, else sliding, the first nonzero one becoming ``sliding_window``); else every
+    third layer full. ``validate_layer_type`` refuses a list of another length or with another kind."""
     values = read_fields(FIELDS, raw, {})
     eurobert.check_kv(values)
-    return values
+    layers = values["num_hidden_layers"]
+    kinds, key, window = raw.get("layer_types"), "layer_types", None
+    windows = raw.get("attention_windows")
+    if windows is not None:
+        if not isinstance(windows, list) or any(isinstance(w, bool) or not isinstance(w, int) or w < 0 for w in windows):
+            raise CalcError("bad_value", key="attention_windows", value=windows)
+        window = next((w for w in windows if w), None)
+        if kinds is None:
+            kinds, key = ["sliding_attention" if w else "full_attention" for w in windows], "attention_windows"
+    if kinds is not None and (not isinstance(kinds, list) or len(kinds) != layers
+                              or any(k not in LAYER_TYPES for k in kinds)):
+        raise CalcError("bad_value", fields=("num_hidden_layers",), key=key, value=kinds)
+    out = Values(values)
+    out.layer_kinds = tuple(kinds) if kinds is not None else tuple(layer_types(layers))
+    out.window = window
+    return out
 
 
 def backbone(t: TensorList, c: dict[str, Any], prefix: str, with_pooler: bool) -> None:
@@ -89,7 +121,8 @@ def formula(inv: Inventory) -> Formula:
 
 
 def sample(rng: random.Random, config: dict[str, Any]) -> None:
-    """EuroBERT's heads; a padding row inside the drawn vocabulary mostly; a small body (the defaults are 7B)."""
+    """EuroBERT's heads; a padding row inside the drawn vocabulary mostly; a small body (the defaults are 7B);
+    now and then ``layer_types`` or a legacy ``attention_windows``."""
     eurobert.sample_heads(rng, config)
     vocab = config.get("vocab_size", 32000)
     choice = rng.random()
@@ -99,6 +132,12 @@ def sample(rng: random.Random, config: dict[str, Any]) -> None:
         config["pad_token_id"] = vocab  # outside the table: both sides refuse it
     else:
         config["pad_token_id"] = rng.randrange(vocab)
+    choice = rng.random()
+    layers = config.get("num_hidden_layers", 32)
+    if choice < 0.2:  # each layer's kind given (now and then one too many: refused on both sides)
+        config["layer_types"] = [rng.choice(LAYER_TYPES) for _ in range(layers + rng.choice([0, 0, 0, 1]))]
+    elif choice < 0.3:  # a legacy checkpoint's windows per layer (0: full attention)
+        config["attention_windows"] = [rng.choice([0, rng.randint(1, 8)]) for _ in range(layers)]
 
 
 # --------------------------------------------------------------- training step
@@ -116,8 +155,8 @@ def step_layer(inv: Inventory, prefix: str, i: int, rotary: tuple[T, T], sliding
     SDPA a sliding layer passes its mask from L = ``sliding_window`` on, which the kernel keeps
     (:func:`.eurobert.step_layer`). ``drop``: the attention dropout's activity where the key is another's
     (UltraVBERT's ``text_config``)."""
-    return eurobert.step_layer(inv, prefix, i, rotary, step_value(inv, "sliding_window", 128) if sliding else None,
-                               drop)
+    window = getattr(inv.config, "window", None) or step_value(inv, "sliding_window", 128)
+    return eurobert.step_layer(inv, prefix, i, rotary, window if sliding else None, drop)
 
 
 def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
@@ -137,7 +176,9 @@ def step_body(sim: Sim, inv: Inventory, prefix: str, b: int, n: int, drop: bool 
     ``text_config``'s, and ``drop``, its attention dropout's activity)."""
     c = inv.config
     x = sim.embedding(prefix + "embed_tokens", sim.ids((b, n)), first=True)
-    kinds = layer_types(c["num_hidden_layers"])
+    kinds = list(getattr(c, "layer_kinds", ()))  # the config's layer_types (read), else UltrabertConfig's default
+    if len(kinds) != c["num_hidden_layers"]:
+        kinds = layer_types(c["num_hidden_layers"])
     tables = {kind: jina.rotary_tables(sim, n, eurobert.head_size(c)) for kind in sorted(set(kinds))}
     for i, kind in enumerate(kinds):
         x = sim.layer(step_layer(inv, prefix, i, tables[kind], kind == "sliding_attention", drop), x)

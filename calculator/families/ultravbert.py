@@ -53,8 +53,17 @@ def read_config(raw: Mapping[str, Any]) -> dict[str, Any]:
     """ModernVBERT's read with UltraBERT's of ``text_config``; the pooling head's default is False only where
     UltraVBertConfig makes the vision config itself."""
     given = isinstance(raw.get("vision_config"), Mapping)  # SiglipVisionConfig(**given): its own default, True
-    return modernvbert.read_nested(raw, ultrabert.read, TEXT_KEYS,
-                                   modernvbert.VISION_FIELDS_PLAIN if given else VISION_FIELDS_PLAIN)
+    texts: list[Any] = []
+
+    def read_text(sub: Mapping[str, Any]) -> dict[str, Any]:
+        texts.append(ultrabert.read(sub))
+        return texts[-1]
+
+    values = ultrabert.Values(modernvbert.read_nested(raw, read_text, TEXT_KEYS,
+                                                      modernvbert.VISION_FIELDS_PLAIN if given else VISION_FIELDS_PLAIN))
+    # text_config's layer kinds (its layer_types or attention_windows), kept for the step as UltraBERT keeps them
+    values.layer_kinds, values.window = texts[0].layer_kinds, texts[0].window
+    return values
 
 
 #: SigLIP's heads must divide its width, the text table's padding row must exist (UltraBERT's own checks ran
@@ -113,7 +122,8 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     level's ``classifier_pooling``, ``classifier_dropout`` and ``classifier``. No pixels: the vision tower and
     the connector (its RMSNorm too) never run, their parameters end the step without gradients."""
     c = inv.config
-    text = dict(text_values(c), sliding_window=step_value(inv, "text_sliding_window", 128))
+    text = ultrabert.Values(text_values(c), sliding_window=step_value(inv, "text_sliding_window", 128))
+    text.layer_kinds, text.window = getattr(c, "layer_kinds", ()), getattr(c, "window", None)
     view = replace(inv, config=text)
     seq = ultrabert.step_body(sim, view, bert.step_prefix(inv) + "text_model.", b, n,
                               sim.drops("text_attention_dropout"))

@@ -63,11 +63,12 @@ def normalize(sim: Sim, t: T) -> T:
     """``F.normalize(t, p=2, dim=-1)``: ``t / t.norm(dim=-1).clamp_min(eps)``; the norm keeps its input and its
     output, the division its two operands: ``t``, and the norm and the clamped norm, one number per row."""
     rows = t.shape[:-1] + (1,)
+    size = t.itemsize  # under autocast the norm and the division run in the input's dtype (bf16 after a linear)
     if t.grad:
         sim.save(t)
-        sim.save(sim.new(rows, True))  # the norm
-        sim.save(sim.new(rows, True))  # clamp_min(eps)
-    return sim.new(t.shape, t.grad)
+        sim.save(sim.new(rows, True, size))  # the norm
+        sim.save(sim.new(rows, True, size))  # clamp_min(eps)
+    return sim.new(t.shape, t.grad, size)
 
 
 def cumulation(sim: Sim, mask: T, q: T, k: T, v: T) -> T:
@@ -79,14 +80,17 @@ def cumulation(sim: Sim, mask: T, q: T, k: T, v: T) -> T:
     flops = 2 * ba * n * d * n
     grad = (q.grad or k.grad or v.grad) and sim.grad_mode
     first = sim.record("bmm", flops)  # Q Kᵀ
-    expectation = sim.new((ba, n, n), False)
+    # Under autocast both matmuls run in bf16 (the Function's forward is inside the autocast region): E and the
+    # output are bf16, and Q, K, V reach it already bf16 (each a linear's output, normalized in its dtype).
+    size = sim.lower or q.itemsize
+    expectation = sim.new((ba, n, n), False, size)
     second = sim.record("bmm", flops)  # E V
     if grad:
         first.backward += 2 * flops
         second.backward += 2 * flops
         for t in (mask, expectation, q, k, v):
             sim.save(t)
-    return sim.new((ba, n, d), grad)
+    return sim.new((ba, n, d), grad, size)
 
 
 def step_attention(sim: Sim, inv: Inventory, p: str, x: T, mask: T) -> T:
@@ -160,7 +164,7 @@ def step_check(inv: Inventory) -> None:
         raise CalcError("costs_forward_fails", key="conv_window", value=window)
 
 
-COSTS = CostModel(step_program, bert.absolute_positions(), check=step_check,
+COSTS = CostModel(step_program, bert.absolute_positions(), check=step_check, autocast=True,
                   keys=(activation_key("gelu"), *dropouts("hidden_dropout_prob")))
 
 

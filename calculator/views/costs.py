@@ -96,14 +96,15 @@ LABELS.update({
     # checked in tests/crosscheck/test_costs_sdpa_reference.py.
     "sdpa_dropout_gpu": L(
         "Attention dropout {value} ({dropout_key}) with SDPA: these figures are PyTorch's CPU fused kernel "
-        "(_scaled_dot_product_flash_attention_for_cpu) measured with attention dropout 0, every other dropout as "
-        "configured. A GPU's fused kernels keep no dropout mask either: flash and memory-efficient attention apply "
+        "(_scaled_dot_product_flash_attention_for_cpu; SDPA's math path where that kernel cannot run) measured with "
+        "attention dropout 0, every other dropout as configured. A GPU's fused kernels keep no dropout mask either: flash and memory-efficient attention apply "
         "the dropout inside the kernel and keep for the backward only its random-number state, a few bytes per layer "
         "(flash: rng_state, 16 bytes, and an 8-byte tensor; memory-efficient: an 8-byte Philox seed and an 8-byte "
         "offset), not measured here. On CPU PyTorch runs this step on SDPA's math path instead, which keeps, as "
         "eager attention does, the B × heads × L × L probabilities and a dropout mask of that size.",
         "SDPA 下注意力 dropout 为 {value}（{dropout_key}）：这里的数字是 PyTorch 在 CPU 上的融合 kernel"
-        "（_scaled_dot_product_flash_attention_for_cpu）在注意力 dropout 为 0 时测得的，其余 dropout 按配置计算。"
+        "（_scaled_dot_product_flash_attention_for_cpu；该 kernel 无法运行时为 SDPA 的 math 路径）在注意力 dropout 为 0 "
+        "时测得的，其余 dropout 按配置计算。"
         "GPU 的融合 kernel 同样不保存 dropout 掩码：flash 和内存高效注意力在 kernel 内部做 dropout，为反向传播只保存"
         "随机数状态，每层几个字节（flash：16 字节的 rng_state 和一个 8 字节的张量；内存高效注意力：各 8 字节的 "
         "Philox 种子和偏移量），这里没有测量。在 CPU 上，PyTorch 这一步改走 SDPA 的 math 路径，它和 eager 注意力一样，"

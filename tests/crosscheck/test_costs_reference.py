@@ -227,6 +227,12 @@ def adjust_llama_style(rng: random.Random, raw: dict[str, Any]) -> None:
         raw["hidden_size"] = heads * (implied + 1)
     if raw["model_type"] != "esmc" and (raw.get("pad_token_id", 1 << 20) or 0) >= raw["vocab_size"]:
         raw["pad_token_id"] = rng.randrange(raw["vocab_size"])  # the defaults (128001, 0) or a drawn one
+    layers = raw.get("num_hidden_layers", 0)
+    if "layer_types" in raw:  # UltraBERT: the kinds of the clamped depth, now and then all one kind
+        one = rng.choice(["full_attention", "sliding_attention"]) if rng.random() < 0.3 else None
+        raw["layer_types"] = [one or rng.choice(["full_attention", "sliding_attention"]) for _ in range(layers)]
+    if "attention_windows" in raw:  # a legacy window per layer (0: full attention), often one within L
+        raw["attention_windows"] = [rng.choice([0, rng.randint(1, 6)]) for _ in range(layers)]
 
 
 def adjust_neomme(rng: random.Random, raw: dict[str, Any]) -> None:
@@ -306,8 +312,6 @@ def adjust_composite(adjust: Any, text_type: str) -> Any:
         text["num_hidden_layers"] = rng.randint(0, 3)
         text["model_type"] = text_type
         adjust(rng, text)
-        if text["hidden_size"] == text["num_attention_heads"]:  # head size 1: refused (not modelled), tested apart
-            text["hidden_size"] *= 2
 
     return run
 
@@ -1003,27 +1007,33 @@ def test_reformer_refusals_are_steps_pytorch_cannot_run() -> None:
     assert costs.compute(inv, costs.settings(2, 4)).forward > 0
 
 
-def test_modernvbert_head_size_1_runs_wider_than_its_heads() -> None:
-    """ModernVBERT's text head size 1 is refused (``costs_widths``), not costed as 1 wide: PyTorch's rotary step
-    turns a 1-wide query into a 2-wide one (one frequency, doubled, and broadcasting), so the step runs, on other
-    shapes than the program's; 3 fails outright (``costs_forward_fails``, drawn by test_step_matches_pytorch)."""
+def test_head_size_1_runs_wider_than_its_heads() -> None:
+    """ModernBERT's (and ModernVBERT's text) head size 1: PyTorch's rotary step turns a 1-wide query into a 2-wide
+    one (one frequency, doubled, and broadcasting), so the step runs with Q and K two columns wide, V one; the
+    program models exactly that, every figure PyTorch's (fp32 and bf16, checkpointing both ways). 3 fails outright
+    (``costs_forward_fails``, drawn by test_step_matches_pytorch)."""
     import torch
     from transformers.models.modernbert import modeling_modernbert as mb
 
-    raw = {"model_type": "modernvbert", "text_config": {"vocab_size": 20, "pad_token_id": 0, "hidden_size": 2,
-                                                        "num_attention_heads": 2, "num_hidden_layers": 1,
-                                                        "intermediate_size": 4},
-           "vision_config": {"hidden_size": 2, "num_attention_heads": 1, "num_hidden_layers": 0}}
-    inv = engine_build(raw, "ModernVBertModel", None)
-    with pytest.raises(CalcError) as caught:
-        costs.compute(inv, costs.settings(1, 3))
-    assert caught.value.code == "costs_widths"
-    model = make_model("modernvbert", "ModernVBertModel", {k: v for k, v in raw.items() if k != "model_type"}, "fp32")
+    text = {"vocab_size": 20, "pad_token_id": 0, "hidden_size": 2, "num_attention_heads": 2, "num_hidden_layers": 2,
+            "intermediate_size": 4}
+    composite = {"model_type": "modernvbert", "text_config": text,
+                 "vision_config": {"hidden_size": 2, "num_attention_heads": 1, "num_hidden_layers": 0}}
+    model = make_model("modernvbert", "ModernVBertModel", {k: v for k, v in composite.items() if k != "model_type"},
+                       "fp32")
     q = torch.ones(1, 2, 3, 1)
     cos, sin = model.text_model.rotary_emb(q, torch.arange(3)[None], "full_attention")
     assert cos.shape[-1] == 2
     assert mb.apply_rotary_pos_emb(q, q, cos, sin)[0].shape[-1] == 2
     assert model(input_ids=torch.zeros((1, 3), dtype=torch.long)).last_hidden_state.shape == (1, 3, 2)
+    for raw, arch in ((composite, "ModernVBertModel"), ({"model_type": "modernbert", **text}, "ModernBertForMaskedLM")):
+        for dtype, checkpointing, reentrant in (("fp32", False, True), ("bf16", True, False), ("fp32", True, True)):
+            case = {"raw": raw, "arch": arch, "pooler": None, "batch": 2, "seq_len": 3, "dtype": dtype,
+                    "optimizer": "adamw", "checkpointing": checkpointing, "reentrant": reentrant, "plan": "none"}
+            inv, plan, got = engine_side(case)
+            figures = {"forward": got.forward, "backward": got.backward, "weights": got.weights,
+                       "gradients": got.gradients, "optimizer": got.optimizer, "activations": got.activations}
+            assert figures == torch_side(case, inv, plan), (arch, dtype, checkpointing, reentrant)
 
 
 def test_ultrabert_mean_pooling_of_a_frozen_body_keeps_nothing() -> None:

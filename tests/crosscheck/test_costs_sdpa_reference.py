@@ -305,56 +305,74 @@ def test_the_step_runs_the_cpu_flash_kernel_and_its_flops_are_torchs_rules() -> 
             (sdpa_flop_count(shape, shape, shape), sdpa_backward_flop_count(shape, shape, shape, shape))] * 2
 
 
-def test_sdpa_math_path_is_where_pytorch_leaves_the_kernel() -> None:
-    """``costs_sdpa_math``: Nomic BERT with one-wide heads rotates Q and K into two columns (V keeps one), and
-    PyTorch then runs SDPA's math path, never the flash kernel (what the engine models); refused."""
-    import torch
-    from torch.utils._python_dispatch import TorchDispatchMode
+class _Calls:
+    """The aten operations a forward calls, by name (a TorchDispatchMode made on first use: torch is imported late)."""
 
-    class Calls(TorchDispatchMode):
-        def __init__(self) -> None:
-            super().__init__()
-            self.names: list[str] = []
+    @staticmethod
+    def names(model, ids) -> list[str]:
+        from torch.utils._python_dispatch import TorchDispatchMode
 
-        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-            self.names.append(str(func.overloadpacket.__name__))
-            return func(*args, **(kwargs or {}))
+        class Calls(TorchDispatchMode):
+            def __init__(self) -> None:
+                super().__init__()
+                self.names: list[str] = []
 
-    for heads, refused in ((8, True), (4, False)):
-        raw = {"model_type": "nomic_bert", "vocab_size": 30, "hidden_size": 8, "num_attention_heads": heads,
-               "num_hidden_layers": 1, "intermediate_size": 10, "max_position_embeddings": 16}
-        model = make_model("nomic_bert", "NomicBertModel", {k: v for k, v in raw.items() if k != "model_type"},
-                           "fp32", attention="sdpa")
+            def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+                self.names.append(str(func.overloadpacket.__name__))
+                return func(*args, **(kwargs or {}))
+
         mode = Calls()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             with mode:
-                model(input_ids=torch.zeros((1, 5), dtype=torch.long))
-        assert ("_scaled_dot_product_flash_attention_for_cpu" in mode.names) is not refused, heads
-        inv = engine_build(raw, "NomicBertModel", None)
-        if refused:
-            with pytest.raises(CalcError) as caught:
-                costs.compute(inv, costs.settings(1, 5, attention="sdpa"))
-            assert caught.value.code == "costs_sdpa_math"
-        else:
-            assert costs.compute(inv, costs.settings(1, 5, attention="sdpa")).backward > 0
+                model(input_ids=ids)
+        return mode.names
+
+
+def _step_figures(raw: dict[str, Any], arch: str, dtype: str, autocast: str | None, plan_of=None,
+                  checkpointing: Any = False) -> tuple[dict[str, int], dict[str, int]]:
+    """The engine's six figures and PyTorch's for one SDPA step of ``raw`` (B = 2, L = 5, AdamW)."""
+    inv = engine_build(raw, arch, None)
+    plan = plan_of(inv) if plan_of is not None else None
+    s = costs.settings(2, 5, dtype, "adamw", checkpointing, attention="sdpa", autocast=autocast)
+    got = costs.compute(inv, s, plan)
+    model = make_model(raw["model_type"], arch, {k: v for k, v in raw.items() if k != "model_type"}, dtype,
+                       attention="sdpa")
+    hf_model = model
+    if plan is not None:
+        model = lora(model, plan.settings)
+    expected = measure(model, hf_model, 2, 5, raw["vocab_size"], "adamw", bool(checkpointing),
+                       checkpointing == "reentrant", autocast=autocast)
+    return {k: getattr(got, k) for k in FIGURES}, expected
+
+
+def test_sdpa_math_path_is_where_pytorch_leaves_the_kernel() -> None:
+    """One-wide heads (Nomic BERT, ModernBERT): rotary turns Q and K into two columns while V keeps one, and PyTorch
+    leaves the flash kernel for SDPA's math path (``_safe_softmax``, two ``bmm``). The engine models that path
+    (``Ops.sdpa_math``): every figure equals PyTorch's in float32, bf16 and under autocast; two-wide heads run the
+    kernel."""
+    for mt, arch, extra in (("nomic_bert", "NomicBertModel", {}), ("modernbert", "ModernBertModel", {"pad_token_id": 0})):
+        for heads, math in ((8, True), (4, False)):
+            raw = {"model_type": mt, "vocab_size": 30, "hidden_size": 8, "num_attention_heads": heads,
+                   "num_hidden_layers": 2, "intermediate_size": 10, "max_position_embeddings": 16, **extra}
+            model = make_model(mt, arch, {k: v for k, v in raw.items() if k != "model_type"}, "fp32", attention="sdpa")
+            import torch
+
+            names = _Calls.names(model, torch.zeros((1, 5), dtype=torch.long))
+            assert ("_scaled_dot_product_flash_attention_for_cpu" in names) is not math, (mt, heads)
+            assert ("_safe_softmax" in names) is math, (mt, heads)
+            for dtype, autocast in (("fp32", None), ("bf16", None), ("fp32", "bf16")):
+                got, expected = _step_figures(raw, arch, dtype, autocast)
+                assert got == expected, (mt, heads, dtype, autocast)
 
 
 def test_t5_bias_mask_decides_the_kernel() -> None:
-    """``costs_sdpa_t5_bias``: T5's position bias is SDPA's mask. Trained (every parameter), PyTorch runs SDPA's
-    math path (``_safe_softmax``), never the flash kernel, and the engine refuses; frozen (LoRA), the flash kernel,
-    and the engine's figures are PyTorch's (the drawn cases of test_sdpa_step_matches_pytorch[t5])."""
+    """T5's position bias is SDPA's mask. Trained (every parameter), PyTorch runs SDPA's math path
+    (``_safe_softmax``), never the flash kernel; frozen (LoRA), the flash kernel. The engine follows it both
+    ways (``Ops.sdpa_math``), every figure PyTorch's (random cases: test_sdpa_step_matches_pytorch[t5])."""
     import torch
-    from torch.utils._python_dispatch import TorchDispatchMode
 
-    class Calls(TorchDispatchMode):
-        def __init__(self) -> None:
-            super().__init__()
-            self.names: list[str] = []
-
-        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-            self.names.append(str(func.overloadpacket.__name__))
-            return func(*args, **(kwargs or {}))
+    from calculator import peft as planner
 
     for mt, arch in (("t5", "T5EncoderModel"), ("umt5", "UMT5EncoderModel")):
         raw = {"model_type": mt, "vocab_size": 30, "d_model": 8, "d_kv": 4, "d_ff": 10, "num_layers": 2, "num_heads": 2,
@@ -365,19 +383,15 @@ def test_t5_bias_mask_decides_the_kernel() -> None:
                 for name, p in model.named_parameters():
                     if "relative_attention_bias" in name:
                         p.requires_grad_(False)
-            mode = Calls()
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                with mode:
-                    model(input_ids=torch.zeros((2, 5), dtype=torch.long))
-            flash = mode.names.count("_scaled_dot_product_flash_attention_for_cpu")
-            assert (flash, mode.names.count("_safe_softmax")) == ((2, 0) if frozen else (0, 2)), (mt, frozen)
-        inv = engine_build(raw, arch, None)
-        with pytest.raises(CalcError) as caught:
-            costs.compute(inv, costs.settings(2, 5, attention="sdpa"))
-        assert caught.value.code == "costs_sdpa_t5_bias"
-        lora_plan = planner.lora_from_text(inv, 4, "q,v", "none", None)
-        assert costs.compute(inv, costs.settings(2, 5, attention="sdpa"), lora_plan).activations > 0
+            names = _Calls.names(model, torch.zeros((2, 5), dtype=torch.long))
+            flash = names.count("_scaled_dot_product_flash_attention_for_cpu")
+            assert (flash, names.count("_safe_softmax")) == ((2, 0) if frozen else (0, 2)), (mt, frozen)
+        for dtype, autocast, ckpt in (("fp32", None, False), ("bf16", None, "reentrant"), ("fp32", "bf16", False),
+                                      ("fp32", None, "non-reentrant")):
+            got, expected = _step_figures(raw, arch, dtype, autocast, checkpointing=ckpt)
+            assert got == expected, (mt, dtype, autocast, ckpt)
+        got, expected = _step_figures(raw, arch, "fp32", None, lambda inv: planner.lora_from_text(inv, 4, "q,v", "none", None))
+        assert got == expected, (mt, "lora")
 
 
 def test_no_sdpa_is_a_class_transformers_builds_without_it() -> None:
@@ -423,10 +437,7 @@ def test_sdpa_families_are_the_classes_that_support_it() -> None:
         assert arch in caught.value.message("zh") and "bert" in caught.value.message("zh")
 
 
-#: T5's encoders are left out: their eager step under autocast already differs from PyTorch's when a layer is
-#: frozen (T5DenseActDense casts its hidden state to ``wo``'s float32 before ``wo``, which autocast casts back: a bf16
-#: copy the program does not keep; measured with eager attention too, reported apart from SDPA).
-SDPA_AUTOCAST = tuple(mt for mt in SDPA if FAMILIES[mt].costs.autocast and mt not in ("t5", "mt5", "umt5"))
+SDPA_AUTOCAST = tuple(mt for mt in SDPA if FAMILIES[mt].costs.autocast)
 SDPA_AUTOCAST_PER_FAMILY = int(os.environ.get("COSTS_SDPA_AUTOCAST_RANDOM", "3"))
 
 
@@ -479,3 +490,16 @@ def test_sdpa_under_autocast_matches_pytorch(model_type: str) -> None:
             failures.append((case, {k: (figures[k], expected[k]) for k in FIGURES if figures[k] != expected[k]}))
     assert done == SDPA_AUTOCAST_PER_FAMILY, f"only {done} runnable cases drawn"
     assert not failures, "\n".join(f"{case!r}: {diff}" for case, diff in failures)
+
+
+def test_neomme_windows_are_the_configs() -> None:
+    """NeoMME's sliding layers under SDPA: the windows the step reads (``neomme.layer_windows``) are those
+    ``NeoMMEConfig`` derives (``per_layer_config``), its long default included."""
+    import transformers
+
+    from calculator.families import neomme
+
+    kinds = ["sliding_attention", "full_attention", "sliding_attention", "sliding_attention", "full_attention"]
+    cfg = transformers.NeoMMEConfig(num_hidden_layers=5, layer_types=kinds, sliding_window=3)
+    assert neomme.LONG_WINDOW == transformers.NeoMMEConfig.default_long_sliding_window
+    assert neomme.layer_windows(tuple(kinds), 3) == [c.sliding_window for c in cfg.per_layer_config]

@@ -134,10 +134,15 @@ def test_sdpa_refusals_are_coded():
     exc = expect_error("costs_no_sdpa", costs.compute, deberta, costs.settings(B, L, attention="sdpa"))
     assert deberta.architecture in exc.message("en") and deberta.architecture in exc.message("zh")
     # T5's encoder: its relative position bias is SDPA's mask; trained, the mask needs a gradient, which sends
-    # PyTorch on CPU to the math path (a GPU to the memory-efficient kernel): refused, not costed as eager.
+    # PyTorch on CPU to SDPA's math path (cross-checked in tests/crosscheck/test_costs_sdpa_reference.py): the
+    # scores' and the context's products as eager runs them, each factor kept (q and kᵀ scaled by 1.0, the
+    # float32 probabilities, V), the mask added in place: with attention dropout 0, eager's figures exactly.
     t5 = build({"model_type": "t5"})
-    exc = expect_error("costs_sdpa_t5_bias", costs.compute, t5, costs.settings(B, L, attention="sdpa"))
-    assert "T5EncoderModel" in exc.message("en") and "T5EncoderModel" in exc.message("zh")
+    still = build({"model_type": "t5", "dropout_rate": 0.0})
+    math, eager = (costs.compute(still, costs.settings(B, L, attention=a)) for a in ("sdpa", "eager"))
+    assert (math.forward, math.backward, math.activations) == (eager.forward, eager.backward, eager.activations)
+    # T5's one dropout_rate is also SDPA's dropout_p: measured at 0 there (every other dropout as configured), said so
+    assert costs.compute(t5, costs.settings(B, L, attention="sdpa")).sdpa_dropout == (("dropout_rate", 0.1),)
     # With LoRA the bias is frozen: CPU's flash kernel with the bias as its mask, a contiguous [1, A, L, L] copy
     # per layer that the kernel keeps (T5Config's defaults, t5-small's sizes).
     from calculator import peft as planner

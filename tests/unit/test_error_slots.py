@@ -90,10 +90,6 @@ CASES: dict[str, tuple[dict, str]] = {
     "costs_attention": ({"params": {}, "costs": {**P, "attention": "flash"}}, "calc-attention-error"),
     "costs_no_sdpa": ({"params": {"preset": "microsoft/deberta-v3-base"}, "costs": {**P, "attention": "sdpa"}},
                       "calc-attention-error"),
-    "costs_sdpa_t5_bias": ({"params": {"model_type": "t5"}, "costs": {**P, "attention": "sdpa"}},
-                           "calc-attention-error"),
-    "costs_sdpa_math": ({"params": {"model_type": "nomic_bert", "hidden_size": "8", "num_attention_heads": "8"},
-                         "costs": {**P, "attention": "sdpa"}}, "calc-attention-error"),
     # ...and its own slot for the step's refusals of a model, a class or a plan.
     "costs_keras": ({"params": {"model_type": "keras-bert"}, "costs": P}, PANEL),
     "costs_seq2seq": ({"params": {"model_type": "transformer"}, "costs": P}, PANEL),

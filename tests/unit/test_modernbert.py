@@ -135,3 +135,18 @@ def test_layer_kinds_change_nothing_but_must_be_readable():
     # with the kinds given, the period is never used
     assert _preset("answerdotai/ModernBERT-base", "ModernBertModel", layer_types=kinds,
                    global_attn_every_n_layers=0).total == base.total
+
+
+def test_one_wide_heads_are_costed_two_wide():
+    """Head size 1: one rotary frequency, doubled, broadcasts Q and K to two columns (V keeps one), as PyTorch
+    runs it (tests/crosscheck/test_costs_reference.py::test_head_size_1_runs_wider_than_its_heads). H = A = 2,
+    I = 4, one layer, B = 1, L = 3: Wqkv 2·3·2·6, Wo 2·3·2·2, Wi 2·3·2·8, the MLP's Wo 2·3·4·2, Q·Kᵀ over two
+    columns 2·2·3·2·3, P·V over one 2·2·3·3·1; the backward twice each (both factors need a gradient)."""
+    from calculator import costs
+
+    inv = build({"model_type": "modernbert", "vocab_size": 20, "pad_token_id": 0, "hidden_size": 2,
+                 "num_attention_heads": 2, "num_hidden_layers": 1, "intermediate_size": 4}, "ModernBertModel")
+    forward = 2 * 3 * 2 * 6 + 2 * 3 * 2 * 2 + 2 * 3 * 2 * 8 + 2 * 3 * 4 * 2 + 2 * 2 * 3 * 2 * 3 + 2 * 2 * 3 * 3 * 1
+    for attention in ("eager", "sdpa"):  # SDPA: the math path (heads of two sizes), the same two products
+        step = costs.compute(inv, costs.settings(1, 3, attention=attention))
+        assert (step.forward, step.backward) == (forward, 2 * forward) == (348, 696)

@@ -105,14 +105,17 @@ def test_layer_kinds_and_rotary_factors_are_kept_and_travel_in_the_link():
     assert not {"layer_types", "rope_parameters"} & set(extra_query(DEFAULT, build(DEFAULT).family, build(DEFAULT).config))
 
 
-def test_sdpa_and_autocast_are_refused_until_cross_checked():
+def test_sdpa_is_the_flash_kernel_and_autocast_the_same_products():
+    """SDPA (cross-checked in tests/crosscheck/test_costs_sdpa_reference.py): the same two products forward; the
+    kernel's backward computes the scores again, one product of 2·B·A·L·L·d more per layer than eager's four.
+    Under autocast (tests/crosscheck/test_costs_autocast.py) the products are the same products."""
     from calculator.costs import compute, settings
 
     inv = build(SMALL)
-    for kwargs, code in (({"attention": "sdpa"}, "costs_sdpa_not_modelled"), ({"autocast": "bf16"}, "costs_autocast_family")):
-        try:
-            compute(inv, settings(1, 4, **kwargs))
-        except CalcError as exc:
-            assert exc.code == code, exc.code
-        else:
-            raise AssertionError(kwargs)
+    b, n = 2, 4
+    eager, sdpa = compute(inv, settings(b, n)), compute(inv, settings(b, n, attention="sdpa"))
+    c = inv.config
+    extra = c["num_hidden_layers"] * 2 * b * c["num_attention_heads"] * n * n * c["head_dim"]
+    assert (sdpa.forward, sdpa.backward) == (eager.forward, eager.backward + extra)
+    mixed = compute(inv, settings(b, n, autocast="bf16"))
+    assert (mixed.forward, mixed.backward) == (eager.forward, eager.backward)

@@ -34,3 +34,24 @@ def test_config_defaults_by_hand():
     layer = 4 * h * h + 3 * h * i + 2 * h
     assert layer == 202383360
     assert build({"model_type": "ultrabert"}).total == v * h + n * layer + h == 6607343616
+
+
+def test_layer_types_are_read_as_transformers_reads_them():
+    """``layer_types`` (else a legacy ``attention_windows``: 0 full attention, else sliding; else every third
+    layer full) decides each layer's kind, which the step reads (cross-checked against PyTorch in
+    tests/crosscheck/test_costs_reference.py); UltrabertConfig refuses a list of another length or kind."""
+    from .helpers import expect_error
+
+    raw = {"model_type": "ultrabert", "vocab_size": 20, "hidden_size": 8, "num_attention_heads": 2,
+           "num_hidden_layers": 3, "intermediate_size": 8}
+    assert build(raw).config.layer_kinds == ("sliding_attention", "sliding_attention", "full_attention")
+    given = ["full_attention", "sliding_attention", "full_attention"]
+    assert build(dict(raw, layer_types=given)).config.layer_kinds == tuple(given)
+    legacy = build(dict(raw, attention_windows=[0, 4, 6]))
+    assert legacy.config.layer_kinds == ("full_attention", "sliding_attention", "sliding_attention")
+    assert legacy.config.window == 4  # the first nonzero window becomes sliding_window
+    for bad in (given[:2], given + ["full_attention"], ["full_attention", "local", "full_attention"], "full_attention"):
+        expect_error("bad_value", build, dict(raw, layer_types=bad))
+    expect_error("bad_value", build, dict(raw, attention_windows=[0, 4]))
+    # the counts do not change: the kinds shape no tensor
+    assert build(dict(raw, layer_types=given)).total == build(raw).total
