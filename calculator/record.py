@@ -20,7 +20,7 @@ from typing import Any
 class Record:
     """The base of the written-out frozen records: fields are the subclass's ``__slots__``, in order."""
 
-    __slots__ = ()
+    __slots__: tuple[str, ...] = ()
 
     def _set(self, **values: Any) -> None:
         """Set fields from ``__init__`` (the only place they are set: assignment afterwards raises)."""
