@@ -42,6 +42,10 @@ Measured (all in ms from navigation start, ``performance.now()``):
   most 50 ms. (The bare page's, for scale: it runs Pyodide on its main thread.)
 * ``input → total p50/p95``: once ready, 40 inputs in a row, each from the input
   event until the new exact total is in the DOM. Target: p95 at most 50 ms.
+
+``--against DIR``: another built site (say, ``main``'s), served beside the first; each run
+also opens the shared link on it, in the same rotation, and the link's figure is printed
+for both sites with the paired ratio of the two (a before/after on a shared machine).
 """
 from __future__ import annotations
 
@@ -418,6 +422,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--site", type=Path, help="an already built site (default: build one)")
     parser.add_argument("--json", type=Path, help="also write every measurement here")
     parser.add_argument("--bytes-only", action="store_true", help="only the bytes on the wire (no timed runs)")
+    parser.add_argument("--against", type=Path, help="another built site: its shared link measured in the same runs")
     args = parser.parse_args(argv)
     if args.runs < 5:
         parser.error("--runs must be at least 5")
@@ -438,6 +443,10 @@ def main(argv: list[str] | None = None) -> int:
         shutil.copy(ROOT / "benchmarks" / "bare_pyodide_worker.html", site / "bench-bare-worker" / "index.html")
         shutil.copy(ROOT / "benchmarks" / "bare_pyodide_worker.js", site / "bench-bare-worker" / "worker.js")
         server, url = serve(site)
+        other_url, other_runs = None, []
+        if args.against:
+            shutil.copytree(args.against, tmp / "against")
+            other_server, other_url = serve(tmp / "against")
         bare_runs, worker_runs, pyc_runs, calc_runs, link_runs = [], [], [], [], []
         with sync_playwright() as pw:
             wire = measure_bytes(pw, chrome, url, server)
@@ -446,10 +455,12 @@ def main(argv: list[str] | None = None) -> int:
                 if args.json:
                     args.json.write_text(json.dumps({"bytes": wire}, indent=1))
                 return 0
-            pages = ["bare", "worker", "pyc", "calc", "link"]
+            pages = ["bare", "worker", "pyc", "calc", "link"] + (["against"] if other_url else [])
             for i in range(args.runs):
-                for which in pages[i % 5:] + pages[: i % 5]:
-                    if which == "bare":
+                for which in pages[i % len(pages):] + pages[: i % len(pages)]:
+                    if which == "against":
+                        other_runs.append(measure_link(pw, chrome, other_url))
+                    elif which == "bare":
                         bare_runs.append(measure_bare(pw, chrome, url))
                     elif which == "worker":
                         worker_runs.append(measure_bare(pw, chrome, url, "bench-bare-worker/"))
@@ -465,6 +476,8 @@ def main(argv: list[str] | None = None) -> int:
                       f"calculator answers at {calc_runs[-1]['answered']:.0f} ms, "
                       f"the shared link at {link_runs[-1]['answered']:.0f} ms", file=sys.stderr)
         server.shutdown()
+        if other_url:
+            other_server.shutdown()
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
@@ -519,6 +532,12 @@ def main(argv: list[str] | None = None) -> int:
     if boots and all(boots):
         print("  worker (ms since it started, medians): "
               + ", ".join(f"{k} {med(b[k] for b in boots):.0f}" for k in boots[0]))
+    if other_runs:
+        other = med(r["answered"] for r in other_runs)
+        other_ratio = med(k["answered"] / w["first_result"] for w, k in zip(pyc_runs, other_runs))
+        pair = med(k["answered"] / o["answered"] for k, o in zip(link_runs, other_runs))
+        print(f"  shared link, --against {args.against}: {other:.0f} ms, {other / bare_pyc:.2f} × precompiled "
+              f"(paired {other_ratio:.2f}); this site's link against it: paired {pair:.2f} ×")
     if args.json:
         args.json.write_text(json.dumps({"bare": bare_runs, "bare_worker": worker_runs, "bytes": wire,
                                          "bare_worker_precompiled": pyc_runs, "calculator": calc_runs,

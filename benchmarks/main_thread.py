@@ -10,6 +10,10 @@ styles and an empty article, so the figure for a page is what the page itself
 adds. Figures only: nothing here is a test.
 
     .venv/bin/python benchmarks/main_thread.py [--runs 5] [--pages calculator/ zh/calculator/ ...]
+
+``--keep DIR`` keeps the built site (baseline page included); ``--site DIR`` measures such a site instead of
+building one; ``--against DIR``, a second such site (say, ``main``'s), measured in the same interleaved runs:
+each page is then printed for both sites, with the paired ratio of the two (a before/after on a shared machine).
 """
 from __future__ import annotations
 
@@ -123,23 +127,38 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--pages", nargs="*", default=PAGES)
+    parser.add_argument("--site", type=Path, help="a site built by --keep (with its baseline page): no build")
+    parser.add_argument("--against", type=Path, help="a second such site, measured in the same runs")
+    parser.add_argument("--keep", type=Path, help="keep the built site here")
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
 
     with tempfile.TemporaryDirectory() as tmp:
         started = time.time()
-        build(Path(tmp))
+        if args.site:
+            site = args.site
+        else:
+            build(Path(tmp))
+            site = Path(tmp) / "site"
+            if args.keep:
+                shutil.copytree(site, args.keep)
         print(f"built in {time.time() - started:.0f} s; CPU throttled {THROTTLE}×, first {WINDOW_MS / 1000:.0f} s, "
               f"{args.runs} cold loads per page (medians)")
-        server, base = serve(Path(tmp) / "site")
+        server, base = serve(site)
+        other = serve(args.against) if args.against else None
         results: dict[str, float] = {}
         runs: dict[str, list] = {rel: [] for rel in args.pages}
+        against: dict[str, list] = {rel: [] for rel in args.pages}
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
             # Interleaved (run 1 of every page, then run 2, ...), so each run's ratio is paired.
             for i in range(args.runs):
                 for rel in args.pages:
+                    if other and i % 2:  # the two sites in turn, each first every other run
+                        against[rel].append(measure(browser, other[1] + rel, trace=False))
                     runs[rel].append(measure(browser, base + rel, trace=(i == 0)))
+                    if other and not i % 2:
+                        against[rel].append(measure(browser, other[1] + rel, trace=False))
             browser.close()
             for rel in args.pages:
                 blocking = [r[0] for r in runs[rel]]
@@ -149,8 +168,16 @@ def main() -> None:
                 for t in tasks[:5]:
                     print(f"    task {t['ms']} ms: {'; '.join(t['inside'])}")
         server.shutdown()
+        if other:
+            other[0].shutdown()
         print()
         for rel, value in results.items():
+            if other and against[rel]:
+                b = [r[0] for r in against[rel]]
+                pairs_ab = [x[0] / y[0] for x, y in zip(runs[rel], against[rel]) if y[0]]
+                print(f"/{rel}: --against {args.against}: {statistics.median(b):.0f} ms median (runs: "
+                      f"{', '.join(f'{x:.0f}' for x in b)}); this site's against it: paired "
+                      f"{statistics.median(pairs_ab):.2f} ×" if pairs_ab else "")
             base_rel = "zh/baseline/" if rel.startswith("zh/") else "baseline/"
             if base_rel in results and rel != base_rel:
                 pairs = [a[0] / b[0] for a, b in zip(runs[rel], runs[base_rel]) if b[0]]
@@ -159,6 +186,10 @@ def main() -> None:
                 goal = "  (issue 31: ≤ 1.5 ×)" if rel.endswith("calculator/") else ""
                 print(f"/{rel}: {value - results[base_rel]:+.0f} ms against /{base_rel} ({results[base_rel]:.0f} ms):"
                       f" {ratio:.2f} ×{paired}{goal}")
+                if other:
+                    pairs_b = [a[0] / c[0] for a, c in zip(against[rel], against[base_rel]) if c[0]]
+                    if pairs_b:
+                        print(f"    --against: against its /{base_rel}, paired {statistics.median(pairs_b):.2f} ×")
 
 
 if __name__ == "__main__":

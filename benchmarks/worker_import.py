@@ -11,7 +11,10 @@ waits for before "ready") and the shared link's answer (:data:`LINK`, the one
 ``benchmarks/calculator_page.py`` opens). It also lists which of the calculator's
 modules that answer imported, and the bytes of the shipped ones it did not.
 ``--importtime``: Python's own ``-X importtime`` report of one run, the twenty
-largest cumulative entries (what to look at first).
+largest cumulative entries (what to look at first). ``--against DIR``: another built
+site (say, ``main``'s), run interleaved with ``--site`` (one process of each in turn),
+and each figure's paired ratio printed (the median of each pair's own ratio): a
+before/after on a shared machine.
 
 The times are medians over the runs; on a shared machine compare runs made one
 after the other, not against a figure written down elsewhere.
@@ -75,7 +78,11 @@ def main() -> None:
     parser.add_argument("--site", type=Path, default=ROOT / "site")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--importtime", action="store_true", help="also print -X importtime's largest entries")
+    parser.add_argument("--against", type=Path, help="another built site, run interleaved; paired ratios printed")
     args = parser.parse_args()
+    if args.against:
+        compare(args.site, args.against, args.runs)
+        return
     node = shutil.which("node")
     if node is None:
         sys.exit("node is needed")
@@ -124,6 +131,42 @@ def main() -> None:
         print("  -X importtime, largest cumulative (µs, self µs):")
         for cumulative, self_us, mod in sorted(rows, reverse=True)[:25]:
             print(f"    {cumulative:8d} {self_us:8d}  {mod}")
+
+
+def compare(site: Path, other: Path, runs: int) -> None:
+    """``site`` against ``other``, one fresh process of each in turn: medians and paired ratios."""
+    node = shutil.which("node")
+    if node is None:
+        sys.exit("node is needed")
+    with tempfile.TemporaryDirectory() as tmp:
+        trees = {}
+        for label, where in (("site", site), ("against", other)):
+            trees[label] = (Path(tmp) / label, where / "assets" / "pyodide-stdlib" / "python_stdlib.zip")
+            unpack(where, trees[label][0])
+        script = ROOT / "benchmarks" / ".worker_import.mjs"
+        script.write_text(SCRIPT.replace("LINK", json.dumps(LINK)), encoding="utf-8")
+        results: dict[str, list[dict]] = {"site": [], "against": []}
+        try:
+            for i in range(runs):
+                order = ("site", "against") if i % 2 == 0 else ("against", "site")
+                for label in order:
+                    tree, stdlib = trees[label]
+                    out = subprocess.run([node, str(script), str(tree), str(stdlib), "0"], cwd=ROOT,
+                                         capture_output=True, text=True, timeout=300, check=True)
+                    results[label].append(json.loads(out.stdout.strip().splitlines()[-1]))
+        finally:
+            script.unlink()
+    totals = {label: [r["import_ms"] + r["answer_ms"] for r in rs] for label, rs in results.items()}
+    print(f"Pyodide under Node, {runs} interleaved pairs of fresh processes (medians; load average "
+          f"{' '.join(f'{x:.1f}' for x in os.getloadavg())}):")
+    print(f"  {'':28s} {str(site):>24s} {str(other):>24s}  paired ratio")
+    for key, values in (("runtime", None), ("import_ms", None), ("answer_ms", None), ("import + answer", totals)):
+        a = values["site"] if values else [r[key] for r in results["site"]]
+        b = values["against"] if values else [r[key] for r in results["against"]]
+        paired = statistics.median(x / y for x, y in zip(a, b) if y)
+        print(f"  {key:28s} {statistics.median(a):21.0f} ms {statistics.median(b):21.0f} ms  {paired:.2f} ×")
+    print(f"  modules imported: {len(results['site'][0]['modules'])} against {len(results['against'][0]['modules'])}; "
+          f"same total: {results['site'][0]['total'] == results['against'][0]['total']}")
 
 
 if __name__ == "__main__":

@@ -35,39 +35,42 @@ How each count is worked out (and where it was checked against the real library,
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from .i18n import L, pick
 from .model import Inventory, Tensor
+from .record import Record
 from .views.breakdown import num_parameters
 
 
-@dataclass(frozen=True)
-class Count:
+class Count(Record):
     """One tool's count.
 
     ``value`` = the ``parameters()`` total + the elements of ``added`` − those of
     ``removed`` (both lists of ``state_dict`` names). ``labels`` is the tool's own
     name for the number, ``code`` the call that prints it, ``note`` why it differs
-    (or not), each in English and Chinese.
+    (or not), each in English and Chinese. A frozen record (:mod:`calculator.record`).
     """
 
+    __slots__ = ("key", "value", "code", "labels", "note", "added", "removed", "base")
     key: str
     value: int
     code: str
     labels: dict[str, str]
     note: dict[str, str]
-    added: tuple[str, ...] = ()
-    removed: tuple[str, ...] = ()
+    added: tuple[str, ...]
+    removed: tuple[str, ...]
+    #: Set by :func:`reconcile`: the ``parameters()`` total the delta is taken from.
+    base: int
+
+    def __init__(self, key: str, value: int, code: str, labels: dict[str, str], note: dict[str, str],
+                 added: tuple[str, ...] = (), removed: tuple[str, ...] = (), base: int = 0) -> None:
+        self._set(key=key, value=value, code=code, labels=labels, note=note, added=added, removed=removed, base=base)
 
     @property
     def delta(self) -> int:
         """``value`` minus the ``parameters()`` total."""
         return self.value - self.base
-
-    #: Set by :func:`reconcile`: the ``parameters()`` total the delta is taken from.
-    base: int = 0
 
     def label(self, lang: str = "en") -> str:
         return pick(self.labels, lang)
@@ -216,14 +219,17 @@ HUB_FILES: dict[str, tuple[str, str]] = {
 }
 
 
-@dataclass(frozen=True)
-class HubCount:
-    """What the Hub shows for a preset: the parameters its published file stores."""
+class HubCount(Record):
+    """What the Hub shows for a preset: the parameters its published file stores (a frozen record)."""
 
+    __slots__ = ("preset", "architecture", "value", "source")
     preset: str
     architecture: str
     value: int
     source: str
+
+    def __init__(self, preset: str, architecture: str, value: int, source: str) -> None:
+        self._set(preset=preset, architecture=architecture, value=value, source=source)
 
 
 def hub_count(inv: Inventory, preset: str | None) -> HubCount | None:

@@ -7,23 +7,26 @@ A line's ``key`` is a label key (:data:`calculator.i18n.LABELS`).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Iterable
 
 from .i18n import has_words
 from .model import Inventory, Tensor
+from .record import Record
 
 
-@dataclass(frozen=True)
-class FormulaLine:
+class FormulaLine(Record):
+    """One line of a closed form: its label key, symbols, the numbers put in, its value (a frozen record)."""
+
+    __slots__ = ("key", "symbolic", "substituted", "value", "counted")
     key: str  # an i18n label key
     symbolic: str
     substituted: str
     value: int
     #: A line that explains another and is not added to the total (one layer, before × L).
-    counted: bool = True
+    counted: bool
 
-    def __post_init__(self) -> None:
+    def __init__(self, key: str, symbolic: str, substituted: str, value: int, counted: bool = True) -> None:
+        self._set(key=key, symbolic=symbolic, substituted=substituted, value=value, counted=counted)
         # A line without words would only fail when the CLI or the page prints it: fail where it is written.
         if not has_words(self.key):
             raise ValueError(
@@ -32,10 +35,15 @@ class FormulaLine:
             )
 
 
-@dataclass(frozen=True)
-class Formula:
+class Formula(Record):
+    """A family's closed form: its symbols' values and its lines (a frozen record: :mod:`calculator.record`)."""
+
+    __slots__ = ("symbols", "lines")
     symbols: dict[str, int]
     lines: tuple[FormulaLine, ...]
+
+    def __init__(self, symbols: dict[str, int], lines: tuple[FormulaLine, ...]) -> None:
+        self._set(symbols=symbols, lines=lines)
 
     @property
     def total(self) -> int:

@@ -16,9 +16,8 @@ Standard library only; imports nothing but the words helper, so any layer may us
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from .i18n import L
+from .record import Record
 
 #: The groups, in the CLI's order: the Hub's model id; LoRA and freezing form the page's planner; the step and
 #: the card's size form its "Training cost" panel.
@@ -33,16 +32,20 @@ PAGE_GROUPS: tuple[str, ...] = PLANNER_GROUPS + PANEL_GROUPS
 PAGE_HUB_KEYS: tuple[str, ...] = ("model",)
 
 
-@dataclass(frozen=True)
-class Choice:
-    """One value of a menu: its words on the page, and the CLI flag that picks it, if any."""
+class Choice(Record):
+    """One value of a menu: its words on the page, and the CLI flag that picks it, if any (a frozen record)."""
 
+    __slots__ = ("value", "label", "cli", "help")
     value: str
     #: The menu's words for it (None: the value itself, as code).
-    label: dict[str, str] | None = None
+    label: dict[str, str] | None
     #: A CLI flag (``store_true``) that picks this value, and its ``--help``.
-    cli: str | None = None
-    help: dict[str, str] | None = None
+    cli: str | None
+    help: dict[str, str] | None
+
+    def __init__(self, value: str, label: dict[str, str] | None = None, cli: str | None = None,
+                 help: dict[str, str] | None = None) -> None:  # noqa: A002 - the field's name (argparse's word)
+        self._set(value=value, label=label, cli=cli, help=help)
 
     @property
     def dest(self) -> str:
@@ -50,10 +53,12 @@ class Choice:
         return (self.cli or "").lstrip("-").replace("-", "_")
 
 
-@dataclass(frozen=True)
-class Option:
-    """A setting of the planner or of the step, as the CLI and the page both offer it."""
+class Option(Record):
+    """A setting of the planner or of the step, as the CLI and the page both offer it (a frozen record:
+    :mod:`calculator.record`; its fields in order, with their defaults in ``__init__``)."""
 
+    __slots__ = ("key", "group", "label", "help", "cli", "metavar", "default", "kind", "choices", "cli_required",
+                 "codes", "cli_const")
     #: The query key, the form field's name (id ``calc-<key>``) and argparse's ``dest``.
     key: str
     #: One of :data:`GROUPS`.
@@ -61,24 +66,31 @@ class Option:
     #: The page's label for the field.
     label: dict[str, str]
     #: The CLI's ``--help`` for :attr:`cli` (may hold ``{default}``).
-    help: dict[str, str] | None = None
+    help: dict[str, str] | None
     #: The CLI's flag (None: the page's only; a menu may still have flags per :class:`Choice`).
-    cli: str | None = None
-    metavar: str | None = None
+    cli: str | None
+    metavar: str | None
     #: What the field holds, and what the setting is, when neither the address nor the command line says.
-    default: str = ""
+    default: str
     #: "int" (typed, numeric keyboard), "text", "choice" (a menu) or "flag" (a checkbox; CLI store_true).
-    kind: str = "text"
-    choices: tuple[Choice, ...] = ()
+    kind: str
+    choices: tuple[Choice, ...]
     #: The CLI asks for it whenever its group is used, rather than assuming :attr:`default`
     #: (a step's B and L are the reader's to choose; the page starts its panel at the default).
-    cli_required: bool = False
+    cli_required: bool
     #: Error codes about this setting raised where the page's field is not known by name
     #: (the cost engine's checks of the dtype, the optimizer, L against the model, checkpointing).
-    codes: tuple[str, ...] = ()
+    codes: tuple[str, ...]
     #: What the CLI's flag alone means (argparse ``nargs="?"``, ``const``): ``--grad-checkpointing`` is
     #: transformers' default, non-reentrant; ``--grad-checkpointing reentrant`` names the other. None: a value is due.
-    cli_const: str | None = None
+    cli_const: str | None
+
+    def __init__(self, key: str, group: str, label: dict[str, str], help: dict[str, str] | None = None,  # noqa: A002
+                 cli: str | None = None, metavar: str | None = None, default: str = "", kind: str = "text",
+                 choices: tuple[Choice, ...] = (), cli_required: bool = False, codes: tuple[str, ...] = (),
+                 cli_const: str | None = None) -> None:
+        self._set(key=key, group=group, label=label, help=help, cli=cli, metavar=metavar, default=default, kind=kind,
+                  choices=choices, cli_required=cli_required, codes=codes, cli_const=cli_const)
 
 
 #: A model read from the Hugging Face Hub (issue 33; the CLI's, calculator/hub.py). Its errors name it:

@@ -51,18 +51,40 @@ calculator import costs`` and ``from ..costs import Sim`` keep working.
 
 from __future__ import annotations
 
+import importlib
+from typing import Any
+
 from .declare import (BERT_KEYS, CostModel, StepKey, activation_key, check_step_keys, classifier_dropout,
                       dropouts, flag_key, no_buffers, position_buffers, position_ids_buffer, read_step_keys, size_key, step_parse, step_query,
                       step_value, unread)
-from .modules import LinearInfo, Sim
-from .ops import Ops, Row
-from .peak import Item, Peak
-from .step import (ATTENTIONS, DTYPES, MAX_BATCH, MAX_FIGURE, MAX_SEQ_LEN, OPTIMIZERS,
-                   CHECKPOINTING_MODES, SETTING_NAMES, STEP_BYTES, Costs, Param, Settings, _positive, checkpointing_mode,
-                   compute, cost_model,
-                   optimizer_bytes, settings, simulate, supported)
 from .tensor import ADAPTER_BYTES, INDEX_BYTES, T, contiguous_strides, is_contiguous, view_strides
-from .inference import InferenceCosts, compute_inference
+
+#: The engine's names, by the module that defines them, imported on first use (:func:`__getattr__`): a family
+#: module imports this package for its declarations (:mod:`.declare`, :mod:`.tensor`) when the page's default
+#: answer, which counts parameters only, imports the family; the simulator, the peak and the step (~200 ms of
+#: Pyodide's CPU before the first answer, mostly their dataclasses) wait until a step is costed (issue 31).
+_ENGINE: dict[str, tuple[str, ...]] = {
+    "modules": ("LinearInfo", "Sim"),
+    "ops": ("Ops", "Row"),
+    "peak": ("Item", "Peak"),
+    "step": ("ATTENTIONS", "DTYPES", "MAX_BATCH", "MAX_FIGURE", "MAX_SEQ_LEN", "OPTIMIZERS", "CHECKPOINTING_MODES",
+             "SETTING_NAMES", "STEP_BYTES", "Costs", "Param", "Settings", "_positive", "checkpointing_mode", "compute",
+             "cost_model", "optimizer_bytes", "settings", "simulate", "supported"),
+    "inference": ("InferenceCosts", "compute_inference"),
+}
+_HOME = {name: module for module, names in _ENGINE.items() for name in names}
+
+
+def __getattr__(name: str) -> Any:
+    """``costs.Sim``, ``from ..costs import compute``: the engine's module imported on first use (PEP 562), its
+    name then kept here, so later lookups are plain attribute reads."""
+    module = _HOME.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "ADAPTER_BYTES", "ATTENTIONS", "BERT_KEYS", "DTYPES", "INDEX_BYTES", "MAX_BATCH", "MAX_FIGURE", "MAX_SEQ_LEN", "OPTIMIZERS",

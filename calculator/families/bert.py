@@ -6,15 +6,18 @@ are BERT's with other names only for the embeddings and heads.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
-from ..costs import BERT_KEYS, CostModel, Sim, T, position_buffers
+from ..costs import BERT_KEYS, CostModel, T, position_buffers  # the declarations: the simulator (Sim) waits for a step
 from ..errors import CalcError
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
 from .base import Architecture, Family, HeadBuilder, Preset, Task
 from .common import BERT_FIELDS, heads_divide
 from .common import POSITION_TYPE, CROSS_ATTENTION
+
+if TYPE_CHECKING:  # the page's default answer counts parameters only: the simulator is imported when a step is costed
+    from ..costs import Sim
 
 
 def encoder_layer(t: TensorList, prefix: str, i: int, hidden: int, intermediate: int) -> None:

@@ -8,12 +8,15 @@ same thing. The planner is on when
 """
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
-from .. import options, peft
+from .. import options
 from ..errors import CalcError
 from ..model import Inventory
 from ..options import FREEZE_KEYS, LORA_KEYS, PLANNER_KEYS
+
+if TYPE_CHECKING:
+    from .. import peft
 
 #: What the freeze menu offers besides the first K layers.
 FREEZE_CHOICES: tuple[str, ...] = tuple(c.value for c in options.FREEZE.choices)
@@ -41,6 +44,8 @@ def plan_of(params: Mapping[str, Any], inv: Inventory) -> tuple[dict[str, str], 
     freeze_on = any(k in q for k in FREEZE_KEYS)
     if lora_on and freeze_on:
         raise CalcError("plan_conflict", fields=(options.LORA_R.key, options.FREEZE.key))
+    if lora_on or freeze_on:
+        from .. import peft  # a plan only: the page's default answer has none, and peft's dataclasses wait (issue 31)
     if lora_on:
         plan = peft.lora_from_text(inv, q["lora_r"], q.get("lora_targets"), q.get("lora_bias"), q.get("peft_task_type"),
                                    q.get("modules_to_save"))

@@ -12,6 +12,9 @@ HTML is :mod:`calculator.page`'s, SVG :mod:`calculator.charts`'.
 """
 from __future__ import annotations
 
+import importlib
+from typing import Any
+
 from .breakdown import (
     DTYPES,
     ClassDifference,
@@ -31,8 +34,6 @@ from .breakdown import (
     section_breakdown,
     section_of,
 )
-from . import costs as costs  # the training step's renderer: views.costs.render
-from . import inference as inference  # the inference span's renderer: views.inference.render
 from .json import to_json
 from .numbers import SHORT_UNITS, display_width, fmt_binary_bytes, fmt_bytes, fmt_int, fmt_percent, fmt_shape, fmt_short, fmt_signed
 from . import notes
@@ -62,3 +63,15 @@ __all__ = [
     "memory", "num_parameters", "per_layer", "plan_lines", "plan_report", "section_breakdown", "section_of",
     "split_rows", "summary_markdown", "tensor_table", "text_report", "to_json",
 ]
+
+#: Submodules imported on first use (:func:`__getattr__`): the training step's renderer (``views.costs.render``)
+#: and the inference span's (``views.inference.render``). The page's default answer counts parameters only, so
+#: the worker does not run them before its first answer (issue 31).
+_LATER = ("costs", "inference")
+
+
+def __getattr__(name: str) -> Any:
+    """``views.costs``, ``views.inference``: the submodule imported on first use (PEP 562)."""
+    if name not in _LATER:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return importlib.import_module(f"{__name__}.{name}")

@@ -1,36 +1,45 @@
 """Breakdowns of an :class:`~calculator.model.Inventory`: groups, sections, layers, the embedding split,
 ``num_parameters()``, weight memory and the family's formula.
 
-Plain data (dataclasses and integers): the report, JSON, HTML and SVG renderers all
+Plain data (frozen records and integers): the report, JSON, HTML and SVG renderers all
 read these, so they cannot disagree.
 """
 from __future__ import annotations
-
-from dataclasses import dataclass, field
 
 from ..build import base_model
 from ..formula import Formula, FormulaLine
 from ..i18n import label
 from ..model import GROUPS, SECTIONS, Inventory, Tensor
+from ..record import Record
 from .numbers import fmt_int
 
 #: Bytes per parameter for the weight-memory view.
 DTYPES: tuple[tuple[str, int], ...] = (("fp32", 4), ("fp16", 2), ("bf16", 2), ("int8", 1))
 
 
-@dataclass(frozen=True)
-class Share:
+class Share(Record):
+    """A group's count and its share of the total (a frozen record: :mod:`calculator.record`)."""
+
+    __slots__ = ("key", "count", "fraction")
     key: str
     count: int
     fraction: float
 
+    def __init__(self, key: str, count: int, fraction: float) -> None:
+        self._set(key=key, count=count, fraction=fraction)
 
-@dataclass(frozen=True)
-class Section:
+
+class Section(Record):
+    """A section's share of the total, and its groups' (a frozen record: :mod:`calculator.record`)."""
+
+    __slots__ = ("key", "count", "fraction", "children")
     key: str
     count: int
     fraction: float
-    children: tuple[Share, ...] = field(default=())
+    children: tuple[Share, ...]
+
+    def __init__(self, key: str, count: int, fraction: float, children: tuple[Share, ...] = ()) -> None:
+        self._set(key=key, count=count, fraction=fraction, children=children)
 
 
 def _fraction(part: int, whole: int) -> float:
@@ -69,10 +78,15 @@ def section_breakdown(inv: Inventory) -> list[Section]:
     return out
 
 
-@dataclass(frozen=True)
-class LayerRow:
+class LayerRow(Record):
+    """One encoder block's parameters (a frozen record)."""
+
+    __slots__ = ("layer", "count")
     layer: int
     count: int
+
+    def __init__(self, layer: int, count: int) -> None:
+        self._set(layer=layer, count=count)
 
 
 def per_layer(inv: Inventory) -> list[LayerRow]:
@@ -112,11 +126,16 @@ def num_parameters(inv: Inventory, exclude_embeddings: bool = False) -> int:
     return inv.total - sum(t.count for t in inv.unique if t.embedding)
 
 
-@dataclass(frozen=True)
-class MemoryRow:
+class MemoryRow(Record):
+    """The weights' bytes in one dtype (a frozen record)."""
+
+    __slots__ = ("dtype", "bytes_per_param", "bytes")
     dtype: str
     bytes_per_param: int
     bytes: int
+
+    def __init__(self, dtype: str, bytes_per_param: int, bytes: int) -> None:  # noqa: A002 - the field's name
+        self._set(dtype=dtype, bytes_per_param=bytes_per_param, bytes=bytes)
 
 
 def memory(inv: Inventory) -> list[MemoryRow]:
@@ -151,21 +170,25 @@ def formula_terms(line: FormulaLine, lang: str = "en") -> list[str]:
     return [line.symbolic, line.substituted, value]
 
 
-@dataclass(frozen=True)
-class ClassDifference:
+class ClassDifference(Record):
     """What a class adds to (and drops from) its family's base model built from the same values.
 
     ``added`` and ``removed`` are (module, parameters) per top-level module of the class
     (``discriminator_predictions``, ``cls``, ``classifier``) or of the base model (``pooler``),
     tied storage charged to its owner as in every breakdown; ``difference`` is
-    ``sum(added) - sum(removed)``, the two totals' difference.
+    ``sum(added) - sum(removed)``, the two totals' difference. A frozen record (:mod:`calculator.record`).
     """
 
+    __slots__ = ("architecture", "base", "difference", "added", "removed")
     architecture: str
     base: str
     difference: int
     added: tuple[tuple[str, int], ...]
     removed: tuple[tuple[str, int], ...]
+
+    def __init__(self, architecture: str, base: str, difference: int, added: tuple[tuple[str, int], ...],
+                 removed: tuple[tuple[str, int], ...]) -> None:
+        self._set(architecture=architecture, base=base, difference=difference, added=added, removed=removed)
 
 
 def _modules(inv: Inventory) -> dict[str, int]:

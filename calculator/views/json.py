@@ -4,7 +4,6 @@ Its schema is in the README's CLI section; the CLI adds ``counts`` and a plan's 
 """
 from __future__ import annotations
 
-from dataclasses import asdict
 from typing import Any
 
 from ..model import Inventory
@@ -31,16 +30,16 @@ def to_json(inv: Inventory, peft: Any = None) -> dict[str, Any]:
         "non_embedding": non_emb,
         # transformers' model.num_parameters() and num_parameters(exclude_embeddings=True), by its definition
         "num_parameters": {"all": num_parameters(inv), "exclude_embeddings": num_parameters(inv, exclude_embeddings=True)},
-        "groups": [asdict(s) for s in group_breakdown(inv)],
+        "groups": [s.as_dict() for s in group_breakdown(inv)],
         "sections": [
-            {"key": s.key, "count": s.count, "fraction": s.fraction, "children": [asdict(c) for c in s.children]}
+            {"key": s.key, "count": s.count, "fraction": s.fraction, "children": [c.as_dict() for c in s.children]}
             for s in section_breakdown(inv)
         ],
-        "per_layer": [asdict(r) for r in per_layer(inv)],
-        "memory": [asdict(m) for m in memory(inv)],
+        "per_layer": [r.as_dict() for r in per_layer(inv)],
+        "memory": [m.as_dict() for m in memory(inv)],
         "formula": None
         if f is None
-        else {"symbols": f.symbols, "lines": [asdict(line) for line in f.lines], "total": f.total},
+        else {"symbols": f.symbols, "lines": [line.as_dict() for line in f.lines], "total": f.total},
         "tensors": [
             {
                 "name": t.name,

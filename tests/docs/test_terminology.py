@@ -26,6 +26,8 @@ from typing import Any, Iterator
 
 import pytest
 
+from calculator.record import Record
+
 from .builtsite import Site, nav_pages, page_url
 
 DATA = tomllib.loads((Path(__file__).with_name("terminology.toml")).read_text(encoding="utf-8"))
@@ -106,6 +108,9 @@ def _zh_entries(obj: Any, depth: int = 0) -> Iterator[str]:
     elif dataclasses.is_dataclass(obj) and not isinstance(obj, type):
         for f in dataclasses.fields(obj):
             yield from _zh_entries(getattr(obj, f.name, None), depth + 1)
+    elif isinstance(obj, Record):  # a frozen record written out (calculator/record.py): its fields are its slots
+        for name in obj.__slots__:
+            yield from _zh_entries(getattr(obj, name, None), depth + 1)
 
 
 def _module(name: str):

@@ -38,7 +38,7 @@ def _imports(path: Path) -> set[str]:
 
 
 def test_leaf_modules_import_nothing_of_the_package():
-    for name in ("model", "i18n", "hf_model_types"):
+    for name in ("model", "i18n", "hf_model_types", "record"):
         found = _imports(PKG / f"{name}.py")
         assert not found, (name, found)
     # The words, how a language lists names, and the table of transformers' model types (data) its hint names.
@@ -46,7 +46,7 @@ def test_leaf_modules_import_nothing_of_the_package():
     assert _imports(PKG / "config.py") <= {"calculator.errors"}
     # The HTML builder (charts and the page both use it) and the options' declarations: leaves too.
     assert not _imports(PKG / "html.py")
-    assert _imports(PKG / "options.py") <= {"calculator.i18n"}
+    assert _imports(PKG / "options.py") <= {"calculator.i18n", "calculator.record"}  # record: a leaf (frozen records)
 
 
 def test_charts_never_import_the_page():
@@ -142,3 +142,23 @@ def test_cost_engine_layers_below_the_families_never_import_them():
         found = {m for m in _imports(path) if m.startswith("calculator.costs.step")}
         assert not found, (path.name, found)
     assert not (PKG / "costs.py").exists()  # one engine: the package, not a module beside it
+
+
+def test_the_default_answer_imports_no_cost_engine():
+    """Issue 31: the page's default answer (and a shared link's: counts only) runs in a fresh interpreter without
+    the cost simulator, the peak, the step, their views or peft; they wait until a step is costed or a plan is
+    asked for. The site ships bytecode only for what this answer imports (sitegen/calculator_assets.py), so a
+    module that slips back onto this path costs every reader its bytes and its import time."""
+    import json
+    import subprocess
+    import sys
+
+    code = ("import json, sys\nfrom calculator import api\n"
+            "api.compute_json(json.dumps({'params': api.DEFAULT_PARAMS}))\n"
+            "print(json.dumps(sorted(sys.modules)))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    imported = set(json.loads(out.stdout.strip().splitlines()[-1]))
+    later = {f"calculator.costs.{m}" for m in ("ops", "modules", "peak", "step", "inference", "lifetime", "fit")}
+    later |= {"calculator.views.costs", "calculator.views.inference", "calculator.peft"}
+    assert not imported & later, sorted(imported & later)
+    assert "calculator.families.bert" in imported  # the answer ran
