@@ -62,6 +62,18 @@ ACCUMULATE = 1 << 62
 SCALAR = 4
 
 
+def _dense_strides(shape: Sequence[int], strides: Sequence[int]) -> tuple[int, ...]:
+    """The strides of a new dense tensor of ``shape`` whose dimensions are ordered as ``strides`` order them
+    (TensorIterator's output for a first input so laid out)."""
+    order = sorted(range(len(shape)), key=lambda i: -strides[i])
+    out = [0] * len(shape)
+    step = 1
+    for i in reversed(order):
+        out[i] = step
+        step *= max(shape[i], 1)
+    return tuple(out)
+
+
 @dataclass
 class Node:
     """An autograd node: where its gradients go (``nexts``: node indices, None for an input needing none),
@@ -91,6 +103,8 @@ class Block:
     first: int
     last: int
     stop: int
+    #: Other storages the checkpoint's frame keeps with the input (:meth:`LiveSim.layer_argument`).
+    also: tuple[int, ...] = ()
 
 
 @dataclass
@@ -212,6 +226,8 @@ class LiveSim(Sim):
         self._adapter: str | None = None  # "lora_A" or "lora_B" while peft's factor runs
         self._label = ""  # the operation running between modules
         self.storage_of = {t.name: t.tied_to or t.name for t in self.inv.tensors}
+        #: Storages every checkpointed layer takes as an argument besides its input (:meth:`layer_argument`).
+        self.arguments: set[int] = set()
 
     # -- bookkeeping
 
@@ -731,8 +747,147 @@ class LiveSim(Sim):
             out = fn(self, x)
         finally:
             self._block = None
-        self.blocks_run.append(Block(x.storage, first, self._next, self._stop))
+        self.blocks_run.append(Block(x.storage, first, self._next, self._stop, tuple(sorted(self.arguments))))
         return out
+
+    # -- rotary position embeddings op by op (roformer, esm, nomic_bert, gte; issue 32). Each node as the
+    #    backward ledger measured it (tests/crosscheck/peak_measure.backward_ledger): ``neg``'s gradient a new
+    #    tensor, a slice's a new zero tensor of the whole input (``slice_backward``), ``stack``/``cat``'s views of
+    #    the incoming gradient, ``t * table`` keeping the table, its gradient laid out as the incoming one.
+
+    def fresh(self, shape: Sequence[int], aten: str, itemsize: int | None = None) -> T:
+        self._begin()
+        self._labelled(aten.replace("aten.", ""), aten)
+        return self.new(shape, False, itemsize)
+
+    def layer_argument(self, t: T) -> None:
+        """Under non-reentrant checkpointing every layer's frame keeps ``t`` (an argument besides the hidden
+        states) until the layer's backward is done; nothing is saved in the forward."""
+        if self.checkpointing and not self.reentrant:
+            self.arguments.add(t.storage)
+        else:
+            Ops.layer_argument(self, t)
+
+    def _like(self, t: T, grad: bool, aten: str, itemsize: int | None = None) -> T:
+        """A pointwise result laid out as ``t`` (TensorIterator keeps its first input's order of dimensions)."""
+        self._aten = aten
+        out = self.new(t.shape, grad, t.itemsize if itemsize is None else itemsize)
+        return T(out.shape, _dense_strides(t.shape, t.strides), out.storage, out.grad, out.itemsize)
+
+    def divide(self, t: T) -> T:
+        self._begin()
+        self._labelled("div", "aten.div")
+        out = Ops.pointwise(self, t)
+        if not out.grad:
+            return out
+        return self._pointwise_backward("DivBackward1", "aten.div", t, out)
+
+    def neg(self, t: T) -> T:
+        """``-t``: ``NegBackward0`` allocates the negated gradient."""
+        self._begin()
+        self._labelled("neg")
+        out = self._like(t, t.grad, "aten.neg")
+        return self._pointwise_backward("NegBackward0", "aten.neg", t, out) if out.grad else out
+
+    def slice_last(self, t: T, length: int, step: int = 1) -> T:
+        """``t[..., a:b:step]`` (a view): ``SliceBackward0`` allocates a zero tensor of ``t``'s shape and copies the
+        gradient into it (``slice_backward``)."""
+        out = self.narrow(t, len(t.shape) - 1, length, step)
+        if not out.grad:
+            return out
+        shape, size = t.shape, t.itemsize
+        return self._node("SliceBackward0", [self._edge(t)],
+                          lambda bw, g: [bw.alloc(shape, size, "aten.slice_backward")], out, [])
+
+    def join_last(self, parts: Sequence[T], stack: bool) -> T:
+        """``torch.stack(parts, -1)`` or ``torch.cat(parts, -1)``: a new contiguous tensor; the backward hands each
+        part a view of the gradient (``unbind`` / ``narrow``), allocating nothing."""
+        self._begin()
+        self._labelled("stack" if stack else "cat", "aten.stack" if stack else "aten.cat")
+        shape = parts[0].shape + (len(parts),) if stack else parts[0].shape[:-1] + (sum(p.shape[-1] for p in parts),)
+        out = self.new(shape, any(p.grad for p in parts), parts[0].itemsize)
+        if not out.grad:
+            return out
+
+        def run(bw: Backward, g: T) -> list[T | None]:
+            if stack:
+                return [bw.alias(g, g.shape[:-1], g.strides[:-1]) if p.grad else None for p in parts]
+            return [bw.alias(g, p.shape, g.strides) if p.grad else None for p in parts]
+        return self._node("StackBackward0" if stack else "CatBackward0", [self._edge(p) for p in parts], run, out, [])
+
+    def mul_table(self, t: T, table: T) -> T:
+        """``t * table`` with a table needing no gradient (rotary's cos and sin, broadcast): laid out as ``t``;
+        ``MulBackward0`` keeps the table, its gradient ``grad * table`` is laid out as the incoming gradient."""
+        self._begin()
+        self._labelled("mul")
+        if table.grad or table.itemsize != t.itemsize:
+            self.fail("a rotary table needing a gradient or of another dtype")
+        out = self._like(t, t.grad, "aten.mul")
+        if not out.grad:
+            return out
+        self.save(table)
+        shape, size = t.shape, t.itemsize
+
+        def run(bw: Backward, g: T) -> list[T | None]:
+            strides = _dense_strides(g.shape, g.strides) if g.shape == shape else None
+            return [bw.alloc(shape, size, "aten.mul", strides)]
+        return self._node("MulBackward0", [self._edge(t)], run, out)
+
+    def add_like(self, a: T, b: T) -> T:
+        """``a + b`` of one shape and dtype, laid out as ``a`` (``AddBackward0``: the gradient itself to both)."""
+        self._begin()
+        self._labelled("add")
+        out = self._like(a, a.grad or b.grad, "aten.add")
+        if not out.grad:
+            return out
+        if a.shape != b.shape or a.itemsize != b.itemsize:
+            self.fail("a broadcasting or promoting add")
+        return self._node("AddBackward0", [self._edge(a), self._edge(b)], self._add_backward(a, b), out)
+
+    def rotate(self, t: T, cos: T, sin: T, interleaved: bool) -> T:
+        """:meth:`~.ops.Ops.rotate` op by op, each temporary dropped where the expression drops it: RoFormer's
+        ``stack([-t[..., 1::2], t[..., ::2]], -1).reshape_as(t)`` (made first, named by the caller) then
+        ``t * cos + turned * sin``; else ``(t * cos) + (rotate_half(t) * sin)``, ``rotate_half`` being
+        ``cat((-t[..., h:], t[..., :h]), -1)``."""
+        half = t.shape[-1] // 2
+        if interleaved:
+            odd = self.slice_last(t, half, 2)
+            neg = self.neg(odd)
+            even = self.slice_last(t, half, 2)
+            pair = self.join_last([neg, even], True)
+            self.release(neg)
+            turned = self.view(pair, t.shape)
+            a = self.mul_table(t, cos)
+            b = self.mul_table(turned, sin)
+        else:
+            a = self.mul_table(t, cos)
+            x1 = self.slice_last(t, half)
+            x2 = self.slice_last(t, t.shape[-1] - half)
+            neg = self.neg(x2)
+            turned = self.join_last([neg, x1], False)
+            self.release(neg)
+            b = self.mul_table(turned, sin)
+            self.release(turned)
+        out = self.add_like(a, b)
+        self.release(a, b)
+        return out
+
+    def split_views(self, t: T) -> list[T]:
+        """:meth:`~.ops.Ops.split_views`: one ``SplitBackward0`` for all parts (its backward ``cat``s their
+        gradients into a new tensor of ``t``'s shape), each part's ``SqueezeBackward1`` a view of its gradient."""
+        self._begin()
+        parts = Ops.split_views(self, t)
+        if not t.grad:
+            return parts
+        shape, size = t.shape, t.itemsize
+        handle = T(t.shape, t.strides, t.storage, True, t.itemsize)
+        self._node("SplitBackward0", [self._edge(t)], lambda bw, g: [bw.alloc(shape, size, "aten.cat")], handle, [])
+        node = self.edge.pop(id(handle))
+        self.nodes[node].slots = True
+        for part in parts:
+            self.edge[id(part)] = node
+            self.keep.append(part)
+        return parts
 
 
 @dataclass(frozen=True)
@@ -780,6 +935,9 @@ def run_step(sim: LiveSim, outputs: Sequence[T], start_items: Sequence[Item], gr
     inputs = {b.input for b in sim.blocks_run}  # kept by their checkpoint's frame
     for s in inputs:
         saved[s] = saved.get(s, 0) + 1
+    for b in sim.blocks_run:  # a layer's other arguments, each kept by every frame
+        for s in b.also:
+            saved[s] = saved.get(s, 0) + 1
     out_sids = {o.storage for o in outputs}
     sizes = {s: n for s, n in sim.storages.items() if n and s != sim.input_ids}
     replay = replay_forward(sim, set(saved) | out_sids, start_items)
@@ -819,7 +977,8 @@ def run_step(sim: LiveSim, outputs: Sequence[T], start_items: Sequence[Item], gr
     if sim.failed or previous is None:
         sim.fail(sim.failed or "no output needs a gradient")
         return None
-    ran = _run(sim.nodes, previous, bw, ones, _recompute(sim, packed), [b.input for b in sim.blocks_run])
+    ran = _run(sim.nodes, previous, bw, ones, _recompute(sim, packed), [b.input for b in sim.blocks_run],
+               [b.also for b in sim.blocks_run])
     if any(node.saved and i not in ran for i, node in enumerate(sim.nodes)):
         sim.fail("a node the loss never reaches holds saved storages")  # PyTorch frees them earlier
         return None
@@ -990,7 +1149,7 @@ def _recompute(sim: LiveSim, packed: dict[int, dict[int, int]]) -> Callable[[Bac
 
 def _run(nodes: list[Node], root: int, bw: Backward, ones: int,
          recompute: Callable[[Backward, int], dict[int, int]] | None = None,
-         inputs: Sequence[int] | None = None) -> set[int]:
+         inputs: Sequence[int] | None = None, also: Sequence[Sequence[int]] = ()) -> set[int]:
     """The autograd engine on one thread: dependencies counted from the root, then ready nodes by sequence
     number, highest first (AccumulateGrad at once); each runs, releases, and hands its gradients on. A node of a
     checkpointed block holding saved tensors first has its block recomputed (``recompute``), once; the block's
@@ -1048,6 +1207,8 @@ def _run(nodes: list[Node], root: int, bw: Backward, ones: int,
             remaining[k] -= 1
             if not remaining[k] and inputs is not None:  # the checkpoint's frame goes, and the input it kept
                 bw.drop(inputs[k])
+                for s in also[k] if k < len(also) else ():
+                    bw.drop(s)
         for j, out in zip(node.nexts, outs):
             if j is None or out is None:
                 if out is not None:

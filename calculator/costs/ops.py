@@ -733,3 +733,30 @@ class Ops:
         """``t.split(1, dim=-1)``, each part ``squeeze(-1).contiguous()`` (the QA heads' start and end logits): a
         copy per column (``split`` and ``squeeze`` are views; the copy keeps nothing)."""
         return [self.pointwise(self.select(t, len(t.shape) - 1)) for _ in range(t.shape[-1])]
+
+    # -- rotary position embeddings op by op (issue 32: roformer, esm, nomic_bert, gte)
+
+    def rotate(self, t: T, cos: T, sin: T, interleaved: bool) -> T:
+        """``t * cos + rotate_half(t) * sin`` (``interleaved``: RoFormer's ``stack([-t[..., 1::2], t[..., ::2]], -1)``;
+        else ``cat((-x2, x1), -1)`` of the two halves). On the plain tape it is :meth:`rotary` (what autograd keeps:
+        ``cos`` and ``sin``); :class:`~.lifetime.LiveSim` records it op by op (every temporary, every node)."""
+        return self.rotary(t, cos, sin)
+
+    def fresh(self, shape: Sequence[int], aten: str, itemsize: int | None = None) -> T:
+        """A tensor an operation makes that needs no gradient (a rotary table's ``stack``, ``ones``): ``aten`` names
+        the operation for the lifetime simulator (what the peak names when it lies there)."""
+        return self.new(shape, False, itemsize)
+
+    def divide(self, t: T) -> T:
+        """``t / number`` (RoFormer's ``attention_scores / math.sqrt(d)``): keeps nothing, as :meth:`pointwise`."""
+        return self.pointwise(t)
+
+    def layer_argument(self, t: T) -> None:
+        """A tensor every checkpointed layer takes besides its hidden states (RoFormer's rotary table): the
+        checkpoint keeps it."""
+        self.save(t)
+
+    def split_views(self, t: T) -> list[T]:
+        """``t.split(1, dim=-1)``, each part ``squeeze(-1)`` (RoFormer's QA head, no ``.contiguous()``): views of
+        ``t``, nothing copied or kept."""
+        return [self.select(t, len(t.shape) - 1) for _ in range(t.shape[-1])]

@@ -219,7 +219,8 @@ def test_bert_base_b1_l128_figure() -> None:
 #: The families whose step the lifetime simulator models op by op (calculator/costs/lifetime.py): their peak is
 #: exact in the forward and the backward too, for the classes their program opts in (``sim.exact_lifetimes()``).
 LIFETIME_FAMILIES = ("bert", "ernie", "roberta", "xlm-roberta", "camembert", "data2vec-text", "electra", "distilbert", "albert",
-                     "roc_bert")
+                     "roc_bert",
+                     "roformer")
 ACTIVATION_RANDOM = int(os.environ.get("PEAK_ACTIVATION_RANDOM", str(max(2, PER_FAMILY * 3 // 4))))
 
 
@@ -298,6 +299,7 @@ FULL_SIZE = (
     ("bert-base-uncased", 16, 512, "fp32", True), ("xlm-roberta-base", 8, 512, "bf16", True),
     ("BAAI/bge-m3", 4, 1024, "bf16", True), ("microsoft/deberta-v3-base", 1, 512, "bf16", False),
     ("bert-base-uncased", 8, 128, "bf16", True),  # the CLI golden bert-step-gpu: 969,638,684 bytes
+    ("junnyu/roformer_chinese_base", 8, 512, "fp32", False), ("junnyu/roformer_chinese_base", 4, 512, "bf16", False),
 )
 
 
@@ -411,7 +413,8 @@ def test_peak_512_equals_memtracker() -> None:
 #: The families whose program declares every release of the forward (``sim.exact_forward()``): the forward and
 #: the loss are replayed exactly, so the peak is given wherever it lies.
 FORWARD_EXACT = ("bert", "ernie", "roberta", "xlm-roberta", "camembert", "data2vec-text", "electra", "distilbert",
-                 "albert")
+                 "albert",
+                 "roformer")
 FORWARD_RANDOM = int(os.environ.get("PEAK_FORWARD_RANDOM", str(max(4, PER_FAMILY // 2))))
 
 
