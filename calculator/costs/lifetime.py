@@ -760,13 +760,13 @@ class LiveSim(Sim):
         self._labelled(aten.replace("aten.", ""), aten)
         return self.new(shape, False, itemsize)
 
-    def layer_argument(self, t: T) -> None:
+    def layer_argument(self, t: T, counted: bool = True) -> None:
         """Under non-reentrant checkpointing every layer's frame keeps ``t`` (an argument besides the hidden
         states) until the layer's backward is done; nothing is saved in the forward."""
         if self.checkpointing and not self.reentrant:
             self.arguments.add(t.storage)
         else:
-            Ops.layer_argument(self, t)
+            Ops.layer_argument(self, t, counted)
 
     def _like(self, t: T, grad: bool, aten: str, itemsize: int | None = None) -> T:
         """A pointwise result laid out as ``t`` (TensorIterator keeps its first input's order of dimensions)."""
@@ -820,8 +820,8 @@ class LiveSim(Sim):
         ``MulBackward0`` keeps the table, its gradient ``grad * table`` is laid out as the incoming gradient."""
         self._begin()
         self._labelled("mul")
-        if table.grad or table.itemsize != t.itemsize:
-            self.fail("a rotary table needing a gradient or of another dtype")
+        if table.grad or table.itemsize > t.itemsize:
+            self.fail("a rotary table needing a gradient or of a wider dtype")
         out = self._like(t, t.grad, "aten.mul")
         if not out.grad:
             return out
@@ -844,11 +844,12 @@ class LiveSim(Sim):
             self.fail("a broadcasting or promoting add")
         return self._node("AddBackward0", [self._edge(a), self._edge(b)], self._add_backward(a, b), out)
 
-    def rotate(self, t: T, cos: T, sin: T, interleaved: bool) -> T:
+    def rotate(self, t: T, cos: T, sin: T, interleaved: bool, upcast: bool = False) -> T:
         """:meth:`~.ops.Ops.rotate` op by op, each temporary dropped where the expression drops it: RoFormer's
         ``stack([-t[..., 1::2], t[..., ::2]], -1).reshape_as(t)`` (made first, named by the caller) then
         ``t * cos + turned * sin``; else ``(t * cos) + (rotate_half(t) * sin)``, ``rotate_half`` being
-        ``cat((-t[..., h:], t[..., :h]), -1)``."""
+        ``cat((-t[..., h:], t[..., :h]), -1)``; ``upcast``: ``t.float()`` read twice (ESM's, a bf16 model: two copies,
+        each gone once its expression has used it), the sum in float32."""
         half = t.shape[-1] // 2
         if interleaved:
             odd = self.slice_last(t, half, 2)
@@ -860,12 +861,18 @@ class LiveSim(Sim):
             a = self.mul_table(t, cos)
             b = self.mul_table(turned, sin)
         else:
-            a = self.mul_table(t, cos)
-            x1 = self.slice_last(t, half)
-            x2 = self.slice_last(t, t.shape[-1] - half)
+            wide = self.cast_like(t, 4) if upcast else t
+            a = self.mul_table(wide, cos)
+            if upcast:
+                self.release(wide)
+            wide = self.cast_like(t, 4) if upcast else t
+            x1 = self.slice_last(wide, half)
+            x2 = self.slice_last(wide, wide.shape[-1] - half)
             neg = self.neg(x2)
             turned = self.join_last([neg, x1], False)
             self.release(neg)
+            if upcast:
+                self.release(wide)
             b = self.mul_table(turned, sin)
             self.release(turned)
         out = self.add_like(a, b)
@@ -888,6 +895,141 @@ class LiveSim(Sim):
             self.edge[id(part)] = node
             self.keep.append(part)
         return parts
+
+    # -- ESM's operations op by op (issue 32)
+
+    def scalar(self, t: T, aten: str = "aten.mul") -> T:
+        """``t * number`` or ``t / number`` laid out as ``t`` (a transposed view's order kept): ``MulBackward1`` /
+        ``DivBackward1`` allocate the gradient, laid out as the incoming one."""
+        self._begin()
+        self._labelled(aten.replace("aten.", ""), aten)
+        out = self._like(t, t.grad, aten)
+        if not out.grad:
+            return out
+        shape, size = t.shape, t.itemsize
+
+        def run(bw: Backward, g: T) -> list[T | None]:
+            return [bw.alloc(shape, size, aten, _dense_strides(g.shape, g.strides) if g.shape == shape else None)]
+        return self._node("MulBackward1" if aten == "aten.mul" else "DivBackward1", [self._edge(t)], run, out, [])
+
+    def cast_like(self, t: T, itemsize: int) -> T:
+        """``t.to(dtype)`` keeping ``t``'s layout; ``ToCopyBackward0`` casts the gradient back (a new tensor)."""
+        self._begin()
+        self._labelled("to", "aten._to_copy")
+        out = self._like(t, t.grad, "aten._to_copy", itemsize)
+        if not out.grad:
+            return out
+        shape, size = t.shape, t.itemsize
+        return self._node("ToCopyBackward0", [self._edge(t)],
+                          lambda bw, g: [bw.alloc(shape, size, "aten._to_copy", _dense_strides(g.shape, g.strides))],
+                          out, [])
+
+    def masked_fill(self, t: T, mask: T) -> T:
+        """``t.masked_fill(mask, 0.0)``: ``MaskedFillBackward0`` keeps the mask, allocates the filled gradient."""
+        self._begin()
+        self._labelled("masked_fill", "aten.masked_fill")
+        out = Ops.masked_fill(self, t, mask)
+        return self._pointwise_backward("MaskedFillBackward0", "aten.masked_fill", t, out) if out.grad else out
+
+    def scale_by(self, t: T, factor: T, itemsize: int | None = None) -> T:
+        """``t / factor`` (ESM's token-dropout rescaling, a float32 factor): ``DivBackward0`` keeps the factor; its
+        gradient is computed in the result's dtype, then cast to ``t``'s dtype by ``validate_outputs`` (a new tensor,
+        the incoming gradient still held) where the division promoted."""
+        self._begin()
+        self._labelled("div", "aten.div")
+        out = Ops.scale_by(self, t, factor, itemsize)
+        if not out.grad:
+            return out
+        if factor.grad:
+            self.fail("a factor needing a gradient")
+        shape, size, wide = t.shape, t.itemsize, out.itemsize
+
+        def run(bw: Backward, g: T) -> list[T | None]:
+            ga = bw.alloc(shape, wide, "aten.div")
+            if wide == size:
+                return [ga]
+            gb = bw.alloc(shape, size, "aten._to_copy")
+            bw.drop(ga.storage)
+            return [gb]
+        return self._node("DivBackward0", [self._edge(t)], run, out)
+
+    def add_param(self, t: T, name: str) -> T:
+        """``t + parameter`` (ESM's ``decoder(x) + self.bias``, broadcast): ``AddBackward0`` hands the gradient on
+        as it is and sums it to the parameter's shape (``sum_to``, a new tensor)."""
+        self._begin()
+        self._labelled("add", "aten.add")
+        trains = self.param_trains(name)
+        out = self.new(t.shape, t.grad or trains)
+        if not out.grad:
+            return out
+        width = self.shapes[name]
+
+        def run(bw: Backward, g: T) -> list[T | None]:
+            return [bw.alias(g, g.shape, g.strides) if t.grad else None,
+                    bw.alloc(width, g.itemsize, "aten.sum") if trains else None]
+        return self._node("AddBackward0", [self._edge(t), self._accumulator(name) if trains else None], run, out, [])
+
+    def gelu_erf(self, t: T) -> T:
+        """ESM's ``x * 0.5 * (1.0 + torch.erf(x / math.sqrt(2.0)))`` op by op: ``x * 0.5``, ``x / sqrt 2`` (kept by
+        ``ErfBackward0``, whose ``2 / sqrt(pi) * exp(-(x.pow(2))) * grad`` holds four temporaries until the
+        expression ends), ``erf``, ``1 + erf`` (the erf dropped), the product (keeping both factors)."""
+        self._begin()
+        shape, size = t.shape, t.itemsize
+        half = self.scalar(t)
+        scaled = self.scalar(t, "aten.div")
+        self._labelled("erf", "aten.erf")
+        erf = self.new(shape, t.grad)
+        if erf.grad:
+            self.save(scaled)
+
+            def erf_backward(bw: Backward, g: T) -> list[T | None]:
+                temps = [bw.alloc(shape, size, op) for op in ("aten.pow", "aten.neg", "aten.exp", "aten.mul")]
+                out = bw.alloc(shape, size, "aten.mul")
+                for temp in temps:
+                    bw.drop(temp.storage)
+                return [out]
+            erf = self._node("ErfBackward0", [self._edge(scaled)], erf_backward, erf)
+        self.release(scaled)  # erf's argument, gone as it returns
+        self._labelled("add", "aten.add")
+        shifted = self.new(shape, t.grad)
+        if shifted.grad:
+            shifted = self._node("AddBackward1", [self._edge(erf)], lambda bw, g: [bw.alias(g, g.shape, g.strides)],
+                                 shifted, [])
+        self.release(erf)
+        self._labelled("mul", "aten.mul")
+        out = self.new(shape, t.grad)
+        if out.grad:
+            self.save(half)
+            self.save(shifted)
+            out = self._node("MulBackward0", [self._edge(half), self._edge(shifted)],
+                             lambda bw, g: [bw.alloc(shape, size, "aten.mul"), bw.alloc(shape, size, "aten.mul")], out)
+        self.release(half, shifted)
+        return out
+
+    # -- Nomic BERT's SwiGLU op by op (issue 32)
+
+    def silu(self, t: T) -> T:
+        """``silu``: ``SiluBackward0`` keeps its input, allocates the gradient (``silu_backward``)."""
+        self._begin()
+        self._labelled("silu", "aten.silu")
+        out = Ops.keep_input(self, t)
+        return self._pointwise_backward("SiluBackward0", "aten.silu_backward", t, out) if out.grad else out
+
+    def mul_like(self, a: T, b: T) -> T:
+        """``a * b`` of one shape (``MulBackward0`` keeps each factor for the other's gradient; the backward
+        allocates ``a``'s gradient, then ``b``'s)."""
+        self._begin()
+        self._labelled("mul", "aten.mul")
+        out = Ops.mul_like(self, a, b)
+        if not out.grad:
+            return out
+        if a.shape != b.shape or a.itemsize != b.itemsize:
+            self.fail("a broadcasting or promoting product")
+
+        def run(bw: Backward, g: T) -> list[T | None]:
+            return [bw.alloc(a.shape, a.itemsize, "aten.mul") if a.grad else None,
+                    bw.alloc(b.shape, b.itemsize, "aten.mul") if b.grad else None]
+        return self._node("MulBackward0", [self._edge(a), self._edge(b)], run, out)
 
 
 @dataclass(frozen=True)

@@ -220,7 +220,7 @@ def test_bert_base_b1_l128_figure() -> None:
 #: exact in the forward and the backward too, for the classes their program opts in (``sim.exact_lifetimes()``).
 LIFETIME_FAMILIES = ("bert", "ernie", "roberta", "xlm-roberta", "camembert", "data2vec-text", "electra", "distilbert", "albert",
                      "roc_bert",
-                     "roformer")
+                     "roformer", "esm")
 ACTIVATION_RANDOM = int(os.environ.get("PEAK_ACTIVATION_RANDOM", str(max(2, PER_FAMILY * 3 // 4))))
 
 
@@ -300,6 +300,7 @@ FULL_SIZE = (
     ("BAAI/bge-m3", 4, 1024, "bf16", True), ("microsoft/deberta-v3-base", 1, 512, "bf16", False),
     ("bert-base-uncased", 8, 128, "bf16", True),  # the CLI golden bert-step-gpu: 969,638,684 bytes
     ("junnyu/roformer_chinese_base", 8, 512, "fp32", False), ("junnyu/roformer_chinese_base", 4, 512, "bf16", False),
+    ("facebook/esm2_t33_650M_UR50D", 4, 1024, "bf16", False), ("facebook/esm2_t12_35M_UR50D", 8, 512, "fp32", True),
 )
 
 
@@ -329,6 +330,7 @@ def test_full_size_bound_and_figure(preset: str, batch: int, seq_len: int, dtype
 FULL_SIZE_SDPA = (
     ("bert-base-uncased", 1, 128, "fp32", False), ("bert-base-uncased", 16, 512, "fp32", False),
     ("BAAI/bge-m3", 4, 1024, "bf16", True), ("distilbert-base-uncased", 2, 128, "fp32", False),
+    ("facebook/esm2_t33_650M_UR50D", 4, 1024, "bf16", False), ("facebook/esm2_t12_35M_UR50D", 8, 512, "fp32", False),
 )
 
 
@@ -414,7 +416,7 @@ def test_peak_512_equals_memtracker() -> None:
 #: the loss are replayed exactly, so the peak is given wherever it lies.
 FORWARD_EXACT = ("bert", "ernie", "roberta", "xlm-roberta", "camembert", "data2vec-text", "electra", "distilbert",
                  "albert",
-                 "roformer")
+                 "roformer", "esm")
 FORWARD_RANDOM = int(os.environ.get("PEAK_FORWARD_RANDOM", str(max(4, PER_FAMILY // 2))))
 
 
