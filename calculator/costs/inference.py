@@ -82,7 +82,7 @@ def _start(inv: Inventory, s: Settings, params: Any) -> list[Item] | None:
     if model.buffers is None:
         return None
     items = [Item("weights", name, _numel(shape) * size) for name, shape, size in params]
-    items += [Item("buffer", name, _numel(shape) * size) for name, shape, size in model.buffers(inv)]
+    items += [Item("buffer", name, _numel(shape) * (size or DTYPES[s.dtype])) for name, shape, size in model.buffers(inv)]
     items += [Item("buffer", t.name, _numel(t.shape) * DTYPES[s.dtype]) for t in inv.tensors if t.buffer]
     items.append(Item("input_ids", "input_ids", s.batch * s.seq_len * INDEX_BYTES))
     return items

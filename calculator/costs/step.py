@@ -371,7 +371,8 @@ def _peak(inv: Inventory, s: Settings, sim: Sim, outputs: Sequence[T], params: S
     for name in s.__dataclass_fields__:  # a setting added later (attention, autocast...) is not covered yet
         if name not in _PEAK_SETTINGS and getattr(s, name) != s.__dataclass_fields__[name].default:
             return not_modelled(name)
-    buffers = [(name, _numel(shape), size) for name, shape, size in model.buffers(inv)]
+    # A size of 0: the buffer is in the model's dtype (Nomic BERT's inv_freq).
+    buffers = [(name, _numel(shape), size or DTYPES[s.dtype]) for name, shape, size in model.buffers(inv)]
     buffers += [(t.name, _numel(t.shape), DTYPES[s.dtype]) for t in inv.tensors if t.buffer]
     in_block = set()
     blocks = []

@@ -278,6 +278,7 @@ def step_layer(inv: Inventory, prefix: str, i: int, rotary: tuple[T, T] | None) 
         if rotary is not None:
             cos, sin = rotary
             if cos.shape[-1] != d:  # d = 1: cos and sin have 2 columns, and the products broadcast Q and K to them
+                q, k = sim.rotary(q, cos, sin), sim.rotary(k, cos, sin)  # (not replayed op by op: bounds only)
                 q, k = sim.new((*q.shape[:-1], 2), q.grad), sim.new((*k.shape[:-1], 2), k.grad)
             else:
                 apply = sim.scope()  # apply_rotary_pos_emb: in float32, cast back to the dtype

@@ -220,7 +220,7 @@ def test_bert_base_b1_l128_figure() -> None:
 #: exact in the forward and the backward too, for the classes their program opts in (``sim.exact_lifetimes()``).
 LIFETIME_FAMILIES = ("bert", "ernie", "roberta", "xlm-roberta", "camembert", "data2vec-text", "electra", "distilbert", "albert",
                      "roc_bert",
-                     "roformer", "esm")
+                     "roformer", "esm", "nomic_bert")
 ACTIVATION_RANDOM = int(os.environ.get("PEAK_ACTIVATION_RANDOM", str(max(2, PER_FAMILY * 3 // 4))))
 
 
@@ -301,6 +301,7 @@ FULL_SIZE = (
     ("bert-base-uncased", 8, 128, "bf16", True),  # the CLI golden bert-step-gpu: 969,638,684 bytes
     ("junnyu/roformer_chinese_base", 8, 512, "fp32", False), ("junnyu/roformer_chinese_base", 4, 512, "bf16", False),
     ("facebook/esm2_t33_650M_UR50D", 4, 1024, "bf16", False), ("facebook/esm2_t12_35M_UR50D", 8, 512, "fp32", True),
+    ("nomic-ai/nomic-embed-text-v1.5", 8, 512, "fp32", False),
 )
 
 
@@ -331,6 +332,7 @@ FULL_SIZE_SDPA = (
     ("bert-base-uncased", 1, 128, "fp32", False), ("bert-base-uncased", 16, 512, "fp32", False),
     ("BAAI/bge-m3", 4, 1024, "bf16", True), ("distilbert-base-uncased", 2, 128, "fp32", False),
     ("facebook/esm2_t33_650M_UR50D", 4, 1024, "bf16", False), ("facebook/esm2_t12_35M_UR50D", 8, 512, "fp32", False),
+    ("nomic-ai/nomic-embed-text-v1.5", 4, 2048, "bf16", False),
 )
 
 
@@ -481,7 +483,7 @@ def engine_timeline(case: dict[str, Any]):
     sim, _ = st.simulate(inv, s, plan)
     named, graded = st._named_parameters(inv, plan, st.DTYPES[s.dtype], sim.used)
     model = st.cost_model(inv)
-    buffers = [(name, st._numel(shape), size) for name, shape, size in model.buffers(inv)]
+    buffers = [(name, st._numel(shape), size or st.DTYPES[s.dtype]) for name, shape, size in model.buffers(inv)]
     buffers += [(t.name, st._numel(t.shape), st.DTYPES[s.dtype]) for t in inv.tensors if t.buffer]
     found = st.lifetime_timeline(inv, s, plan, named, graded, buffers)
     return None if found is None else found[0]
