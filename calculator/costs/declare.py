@@ -211,7 +211,7 @@ class CostModel:
     #: The config keys the step depends on that shape no tensor (:class:`StepKey`), with transformers' defaults.
     keys: tuple[StepKey, ...] = ()
     #: The class's registered buffers the inventory does not list (non-persistent ones, live from the start of
-    #: the step), as (name, shape, bytes per number), e.g. :func:`position_buffers`. None: the peak of live
+    #: the step), as (name, shape, bytes per number; 0: the model's dtype), e.g. :func:`position_buffers`. None: the peak of live
     #: memory (:mod:`.peak`) is not cross-checked for this family yet, so the step reports none.
     #: Bytes per number 0: a floating buffer ``model.to(dtype)`` casts, in the step's dtype (ModernBERT's ``inv_freq``).
     buffers: Callable[[Inventory], Sequence[tuple[str, tuple[int, ...], int]]] | None = None

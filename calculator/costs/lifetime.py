@@ -71,6 +71,18 @@ ACCUMULATE = 1 << 62
 SCALAR = 4
 
 
+def _dense_strides(shape: Sequence[int], strides: Sequence[int]) -> tuple[int, ...]:
+    """The strides of a new dense tensor of ``shape`` whose dimensions are ordered as ``strides`` order them
+    (TensorIterator's output for a first input so laid out)."""
+    order = sorted(range(len(shape)), key=lambda i: -strides[i])
+    out = [0] * len(shape)
+    step = 1
+    for i in reversed(order):
+        out[i] = step
+        step *= max(shape[i], 1)
+    return tuple(out)
+
+
 @dataclass
 class Node:
     """An autograd node: where its gradients go (``nexts``: node indices, None for an input needing none),
@@ -100,7 +112,7 @@ class Block:
     first: int
     last: int
     stop: int
-    #: The block's other tensor arguments (:meth:`LiveSim.checkpoint_argument`), kept by its frame as its input is.
+    #: The block's other tensor arguments (:meth:`LiveSim.checkpoint_argument`, :meth:`LiveSim.layer_argument`), kept by its frame as its input is.
     held: tuple[int, ...] = ()
     #: The block's other tensor arguments (storage ids), kept by the frame with its input (:meth:`LiveSim.layer`), and
     #: the ``partial``'s keywords (DeBERTa-v2's mask, relative positions and table: :meth:`LiveSim.frame_keeps`).
@@ -243,6 +255,8 @@ class LiveSim(Sim):
         self.autocast_exact = False
         self._bias_copy: T | None = None  # the bias's autocast copy :meth:`_linear` made for :meth:`mm`
         self._casting = False  # inside a Linear under autocast (:meth:`_linear`): its input's copy is released there
+        #: Storages every checkpointed layer takes as an argument besides its input (:meth:`layer_argument`).
+        self.arguments: set[int] = set()
 
     # -- bookkeeping
 
@@ -873,7 +887,7 @@ class LiveSim(Sim):
             out = fn(self, x)
         finally:
             self._block = None
-        self.blocks_run.append(Block(x.storage, first, self._next, self._stop, tuple(self._block_args),
+        self.blocks_run.append(Block(x.storage, first, self._next, self._stop, tuple(self._block_args) + tuple(sorted(self.arguments)),
                                      tuple(t.storage for t in also) + self.frame_kept))
         return out
 
@@ -1200,6 +1214,152 @@ class LiveSim(Sim):
             self.keep.append(part)
         return parts
 
+    # -- rotary position embeddings op by op (roformer, esm, nomic_bert, gte; issue 32). Each node as the
+    #    backward ledger measured it (tests/crosscheck/peak_measure.backward_ledger): ``neg``'s gradient a new
+    #    tensor, a slice's a new zero tensor of the whole input (``slice_backward``), ``stack``/``cat``'s views of
+    #    the incoming gradient, ``t * table`` keeping the table, its gradient laid out as the incoming one.
+
+    def fresh(self, shape: Sequence[int], aten: str, itemsize: int | None = None) -> T:
+        self._begin()
+        self._labelled(aten.replace("aten.", ""), aten)
+        return self.new(shape, False, itemsize)
+
+    def layer_argument(self, t: T, counted: bool = True) -> None:
+        """Under non-reentrant checkpointing every layer's frame keeps ``t`` (an argument besides the hidden
+        states) until the layer's backward is done; nothing is saved in the forward."""
+        if self.checkpointing and not self.reentrant:
+            self.arguments.add(t.storage)
+        else:
+            Ops.layer_argument(self, t, counted)
+
+    def _laid_out(self, t: T, grad: bool, aten: str, itemsize: int | None = None) -> T:
+        """A pointwise result laid out as ``t`` (TensorIterator keeps its first input's order of dimensions)."""
+        self._aten = aten
+        out = self.new(t.shape, grad, t.itemsize if itemsize is None else itemsize)
+        return T(out.shape, _dense_strides(t.shape, t.strides), out.storage, out.grad, out.itemsize)
+
+    def divide(self, t: T) -> T:
+        self._begin()
+        self._labelled("div", "aten.div")
+        out = Ops.pointwise(self, t)
+        if not out.grad:
+            return out
+        return self._pointwise_backward("DivBackward1", "aten.div", t, out)
+
+    def neg(self, t: T) -> T:
+        """``-t``: ``NegBackward0`` allocates the negated gradient."""
+        self._begin()
+        self._labelled("neg")
+        out = self._laid_out(t, t.grad, "aten.neg")
+        return self._pointwise_backward("NegBackward0", "aten.neg", t, out) if out.grad else out
+
+    def slice_last(self, t: T, length: int, step: int = 1) -> T:
+        """``t[..., a:b:step]`` (a view): ``SliceBackward0`` allocates a zero tensor of ``t``'s shape and copies the
+        gradient into it (``slice_backward``)."""
+        out = self.narrow(t, len(t.shape) - 1, length, step)
+        if not out.grad:
+            return out
+        shape, size = t.shape, t.itemsize
+        return self._node("SliceBackward0", [self._edge(t)],
+                          lambda bw, g: [bw.alloc(shape, size, "aten.slice_backward")], out, [])
+
+    def join_last(self, parts: Sequence[T], stack: bool) -> T:
+        """``torch.stack(parts, -1)`` or ``torch.cat(parts, -1)``: a new contiguous tensor; the backward hands each
+        part a view of the gradient (``unbind`` / ``narrow``), allocating nothing."""
+        self._begin()
+        self._labelled("stack" if stack else "cat", "aten.stack" if stack else "aten.cat")
+        shape = parts[0].shape + (len(parts),) if stack else parts[0].shape[:-1] + (sum(p.shape[-1] for p in parts),)
+        out = self.new(shape, any(p.grad for p in parts), parts[0].itemsize)
+        if not out.grad:
+            return out
+
+        def run(bw: Backward, g: T) -> list[T | None]:
+            if stack:
+                return [bw.alias(g, g.shape[:-1], g.strides[:-1]) if p.grad else None for p in parts]
+            return [bw.alias(g, p.shape, g.strides) if p.grad else None for p in parts]
+        return self._node("StackBackward0" if stack else "CatBackward0", [self._edge(p) for p in parts], run, out, [])
+
+    def mul_table(self, t: T, table: T) -> T:
+        """``t * table`` with a table needing no gradient (rotary's cos and sin, broadcast): laid out as ``t``;
+        ``MulBackward0`` keeps the table, its gradient ``grad * table`` is laid out as the incoming gradient."""
+        self._begin()
+        self._labelled("mul")
+        if table.grad or table.itemsize > t.itemsize:
+            self.fail("a rotary table needing a gradient or of a wider dtype")
+        out = self._laid_out(t, t.grad, "aten.mul")
+        if not out.grad:
+            return out
+        self.save(table)
+        shape, size = t.shape, t.itemsize
+
+        def run(bw: Backward, g: T) -> list[T | None]:
+            strides = _dense_strides(g.shape, g.strides) if g.shape == shape else None
+            return [bw.alloc(shape, size, "aten.mul", strides)]
+        return self._node("MulBackward0", [self._edge(t)], run, out)
+
+    def add_like(self, a: T, b: T) -> T:
+        """``a + b`` of one shape and dtype, laid out as ``a`` (``AddBackward0``: the gradient itself to both)."""
+        self._begin()
+        self._labelled("add")
+        out = self._laid_out(a, a.grad or b.grad, "aten.add")
+        if not out.grad:
+            return out
+        if a.shape != b.shape or a.itemsize != b.itemsize:
+            self.fail("a broadcasting or promoting add")
+        return self._node("AddBackward0", [self._edge(a), self._edge(b)], self._add_backward(a, b), out)
+
+    def rotate(self, t: T, cos: T, sin: T, interleaved: bool, upcast: bool = False) -> T:
+        """:meth:`~.ops.Ops.rotate` op by op, each temporary dropped where the expression drops it: RoFormer's
+        ``stack([-t[..., 1::2], t[..., ::2]], -1).reshape_as(t)`` (made first, named by the caller) then
+        ``t * cos + turned * sin``; else ``(t * cos) + (rotate_half(t) * sin)``, ``rotate_half`` being
+        ``cat((-t[..., h:], t[..., :h]), -1)``; ``upcast``: ``t.float()`` read twice (ESM's, a bf16 model: two copies,
+        each gone once its expression has used it), the sum in float32."""
+        half = t.shape[-1] // 2
+        if interleaved:
+            odd = self.slice_last(t, half, 2)
+            neg = self.neg(odd)
+            even = self.slice_last(t, half, 2)
+            pair = self.join_last([neg, even], True)
+            self.release(neg)
+            turned = self.view(pair, t.shape)
+            a = self.mul_table(t, cos)
+            b = self.mul_table(turned, sin)
+        else:
+            wide = self.cast_like(t, 4) if upcast else t
+            a = self.mul_table(wide, cos)
+            if upcast:
+                self.release(wide)
+            wide = self.cast_like(t, 4) if upcast else t
+            x1 = self.slice_last(wide, half)
+            x2 = self.slice_last(wide, wide.shape[-1] - half)
+            neg = self.neg(x2)
+            turned = self.join_last([neg, x1], False)
+            self.release(neg)
+            if upcast:
+                self.release(wide)
+            b = self.mul_table(turned, sin)
+            self.release(turned)
+        out = self.add_like(a, b)
+        self.release(a, b)
+        return out
+
+    def split_views(self, t: T) -> list[T]:
+        """:meth:`~.ops.Ops.split_views`: one ``SplitBackward0`` for all parts (its backward ``cat``s their
+        gradients into a new tensor of ``t``'s shape), each part's ``SqueezeBackward1`` a view of its gradient."""
+        self._begin()
+        parts = Ops.split_views(self, t)
+        if not t.grad:
+            return parts
+        shape, size = t.shape, t.itemsize
+        handle = T(t.shape, t.strides, t.storage, True, t.itemsize)
+        self._node("SplitBackward0", [self._edge(t)], lambda bw, g: [bw.alloc(shape, size, "aten.cat")], handle, [])
+        node = self.edge.pop(id(handle))
+        self.nodes[node].slots = True
+        for part in parts:
+            self.edge[id(part)] = node
+            self.keep.append(part)
+        return parts
+
     def glu_product(self, a: T, b: T) -> T:
         """``act(input) * gate``: ``MulBackward0`` keeps both factors and allocates both gradients (self's first)."""
         self._begin()
@@ -1303,16 +1463,6 @@ class LiveSim(Sim):
             total = self._node("AddBackward0", [self._edge(a), self._edge(m)], self._add_backward(a, m), total)
         self.release(a, m)
         return total
-
-    def silu(self, t: T) -> T:
-        """SiLU: ``SiluBackward0`` keeps the input and allocates its gradient."""
-        self._begin()
-        self._labelled("silu", "aten.silu")
-        out = self.new(t.shape, t.grad, t.itemsize)
-        if not out.grad:
-            return out
-        self.save(t)
-        return self._pointwise_backward("SiluBackward0", "aten.silu_backward", t, out)
 
     def mean_tokens(self, t: T) -> T:
         """``t.mean(dim=1)``: ``MeanBackward1`` allocates the expanded gradient divided by L (``t``'s shape)."""
@@ -1492,15 +1642,6 @@ class LiveSim(Sim):
             self.fail("a product whose both factors need a gradient")
         return self._pointwise_backward("DivBackward0" if op == "aten.div" else "MulBackward0", op, t, out)
 
-    def masked_fill(self, t: T, mask: T) -> T:
-        """``MaskedFillBackward0``: keeps the mask; ``grad.masked_fill(mask, 0)`` a new tensor of ``t``'s shape."""
-        self._begin()
-        self._labelled("masked_fill", "aten.masked_fill")
-        out = super().masked_fill(t, mask)
-        if not out.grad:
-            return out
-        return self._pointwise_backward("MaskedFillBackward0", "aten.masked_fill", t, out)
-
     def plus_scalar(self, t: T) -> T:
         """``t + 0`` (``score += x`` with ``score = 0``): a new tensor; ``AddBackward`` hands the gradient on."""
         self._begin()
@@ -1535,6 +1676,141 @@ class LiveSim(Sim):
             bw.drop(zeros.storage)
             return [result]
         return self._node("GatherBackward0", [self._edge(t)], run, out)
+
+    # -- ESM's operations op by op (issue 32)
+
+    def scalar(self, t: T, aten: str = "aten.mul") -> T:
+        """``t * number`` or ``t / number`` laid out as ``t`` (a transposed view's order kept): ``MulBackward1`` /
+        ``DivBackward1`` allocate the gradient, laid out as the incoming one."""
+        self._begin()
+        self._labelled(aten.replace("aten.", ""), aten)
+        out = self._laid_out(t, t.grad, aten)
+        if not out.grad:
+            return out
+        shape, size = t.shape, t.itemsize
+
+        def run(bw: Backward, g: T) -> list[T | None]:
+            return [bw.alloc(shape, size, aten, _dense_strides(g.shape, g.strides) if g.shape == shape else None)]
+        return self._node("MulBackward1" if aten == "aten.mul" else "DivBackward1", [self._edge(t)], run, out, [])
+
+    def cast_like(self, t: T, itemsize: int) -> T:
+        """``t.to(dtype)`` keeping ``t``'s layout; ``ToCopyBackward0`` casts the gradient back (a new tensor)."""
+        self._begin()
+        self._labelled("to", "aten._to_copy")
+        out = self._laid_out(t, t.grad, "aten._to_copy", itemsize)
+        if not out.grad:
+            return out
+        shape, size = t.shape, t.itemsize
+        return self._node("ToCopyBackward0", [self._edge(t)],
+                          lambda bw, g: [bw.alloc(shape, size, "aten._to_copy", _dense_strides(g.shape, g.strides))],
+                          out, [])
+
+    def masked_fill(self, t: T, mask: T) -> T:
+        """``t.masked_fill(mask, 0.0)``: ``MaskedFillBackward0`` keeps the mask, allocates the filled gradient."""
+        self._begin()
+        self._labelled("masked_fill", "aten.masked_fill")
+        out = Ops.masked_fill(self, t, mask)
+        return self._pointwise_backward("MaskedFillBackward0", "aten.masked_fill", t, out) if out.grad else out
+
+    def scale_by(self, t: T, factor: T, itemsize: int | None = None) -> T:
+        """``t / factor`` (ESM's token-dropout rescaling, a float32 factor): ``DivBackward0`` keeps the factor; its
+        gradient is computed in the result's dtype, then cast to ``t``'s dtype by ``validate_outputs`` (a new tensor,
+        the incoming gradient still held) where the division promoted."""
+        self._begin()
+        self._labelled("div", "aten.div")
+        out = Ops.scale_by(self, t, factor, itemsize)
+        if not out.grad:
+            return out
+        if factor.grad:
+            self.fail("a factor needing a gradient")
+        shape, size, wide = t.shape, t.itemsize, out.itemsize
+
+        def run(bw: Backward, g: T) -> list[T | None]:
+            ga = bw.alloc(shape, wide, "aten.div")
+            if wide == size:
+                return [ga]
+            gb = bw.alloc(shape, size, "aten._to_copy")
+            bw.drop(ga.storage)
+            return [gb]
+        return self._node("DivBackward0", [self._edge(t)], run, out)
+
+    def add_param(self, t: T, name: str) -> T:
+        """``t + parameter`` (ESM's ``decoder(x) + self.bias``, broadcast): ``AddBackward0`` hands the gradient on
+        as it is and sums it to the parameter's shape (``sum_to``, a new tensor)."""
+        self._begin()
+        self._labelled("add", "aten.add")
+        trains = self.param_trains(name)
+        out = self.new(t.shape, t.grad or trains)
+        if not out.grad:
+            return out
+        width = self.shapes[name]
+
+        def run(bw: Backward, g: T) -> list[T | None]:
+            return [bw.alias(g, g.shape, g.strides) if t.grad else None,
+                    bw.alloc(width, g.itemsize, "aten.sum") if trains else None]
+        return self._node("AddBackward0", [self._edge(t), self._accumulator(name) if trains else None], run, out, [])
+
+    def gelu_erf(self, t: T) -> T:
+        """ESM's ``x * 0.5 * (1.0 + torch.erf(x / math.sqrt(2.0)))`` op by op: ``x * 0.5``, ``x / sqrt 2`` (kept by
+        ``ErfBackward0``, whose ``2 / sqrt(pi) * exp(-(x.pow(2))) * grad`` holds four temporaries until the
+        expression ends), ``erf``, ``1 + erf`` (the erf dropped), the product (keeping both factors)."""
+        self._begin()
+        shape, size = t.shape, t.itemsize
+        half = self.scalar(t)
+        scaled = self.scalar(t, "aten.div")
+        self._labelled("erf", "aten.erf")
+        erf = self.new(shape, t.grad)
+        if erf.grad:
+            self.save(scaled)
+
+            def erf_backward(bw: Backward, g: T) -> list[T | None]:
+                temps = [bw.alloc(shape, size, op) for op in ("aten.pow", "aten.neg", "aten.exp", "aten.mul")]
+                out = bw.alloc(shape, size, "aten.mul")
+                for temp in temps:
+                    bw.drop(temp.storage)
+                return [out]
+            erf = self._node("ErfBackward0", [self._edge(scaled)], erf_backward, erf)
+        self.release(scaled)  # erf's argument, gone as it returns
+        self._labelled("add", "aten.add")
+        shifted = self.new(shape, t.grad)
+        if shifted.grad:
+            shifted = self._node("AddBackward1", [self._edge(erf)], lambda bw, g: [bw.alias(g, g.shape, g.strides)],
+                                 shifted, [])
+        self.release(erf)
+        self._labelled("mul", "aten.mul")
+        out = self.new(shape, t.grad)
+        if out.grad:
+            self.save(half)
+            self.save(shifted)
+            out = self._node("MulBackward0", [self._edge(half), self._edge(shifted)],
+                             lambda bw, g: [bw.alloc(shape, size, "aten.mul"), bw.alloc(shape, size, "aten.mul")], out)
+        self.release(half, shifted)
+        return out
+
+    # -- Nomic BERT's SwiGLU op by op (issue 32)
+
+    def silu(self, t: T) -> T:
+        """``silu``: ``SiluBackward0`` keeps its input, allocates the gradient (``silu_backward``)."""
+        self._begin()
+        self._labelled("silu", "aten.silu")
+        out = Ops.keep_input(self, t)
+        return self._pointwise_backward("SiluBackward0", "aten.silu_backward", t, out) if out.grad else out
+
+    def mul_like(self, a: T, b: T) -> T:
+        """``a * b`` of one shape (``MulBackward0`` keeps each factor for the other's gradient; the backward
+        allocates ``a``'s gradient, then ``b``'s)."""
+        self._begin()
+        self._labelled("mul", "aten.mul")
+        out = Ops.mul_like(self, a, b)
+        if not out.grad:
+            return out
+        if a.shape != b.shape or a.itemsize != b.itemsize:
+            self.fail("a broadcasting or promoting product")
+
+        def run(bw: Backward, g: T) -> list[T | None]:
+            return [bw.alloc(a.shape, a.itemsize, "aten.mul") if a.grad else None,
+                    bw.alloc(b.shape, b.itemsize, "aten.mul") if b.grad else None]
+        return self._node("MulBackward0", [self._edge(a), self._edge(b)], run, out)
 
 
 @dataclass(frozen=True)

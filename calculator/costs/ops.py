@@ -921,10 +921,6 @@ class Ops:
             self.save(sin)
         return self.elementwise_like(q, q.grad), self.elementwise_like(k, k.grad)
 
-    def silu(self, t: T) -> T:
-        """SiLU: the backward needs the input (:meth:`keep_input`)."""
-        return self.keep_input(t)
-
     def mean_tokens(self, t: T) -> T:
         """``t.mean(dim=1)``: a new tensor without the token dimension; ``MeanBackward1`` keeps nothing."""
         return self.pointwise(self.select(t, 1))
@@ -932,3 +928,49 @@ class Ops:
     def expand_summed(self, t: T, shape: Sequence[int]) -> T:
         """``expand`` over a broadcast dimension (``repeat_kv``): a view; its backward sums the gradient back."""
         return self.expand(t, shape)
+
+    # -- rotary position embeddings op by op (issue 32: roformer, esm, nomic_bert, gte)
+
+    def rotate(self, t: T, cos: T, sin: T, interleaved: bool, upcast: bool = False) -> T:
+        """``t * cos + rotate_half(t) * sin`` (``interleaved``: RoFormer's ``stack([-t[..., 1::2], t[..., ::2]], -1)``;
+        else ``cat((-x2, x1), -1)`` of the two halves; ``upcast``: computed on ``t.float()``). On the plain tape it is :meth:`rotary` (what autograd keeps:
+        ``cos`` and ``sin``); :class:`~.lifetime.LiveSim` records it op by op (every temporary, every node)."""
+        return self.rotary(t, cos, sin)
+
+    def fresh(self, shape: Sequence[int], aten: str, itemsize: int | None = None) -> T:
+        """A tensor an operation makes that needs no gradient (a rotary table's ``stack``, ``ones``): ``aten`` names
+        the operation for the lifetime simulator (what the peak names when it lies there)."""
+        return self.new(shape, False, itemsize)
+
+    def divide(self, t: T) -> T:
+        """``t / number`` (RoFormer's ``attention_scores / math.sqrt(d)``): keeps nothing, as :meth:`pointwise`."""
+        return self.pointwise(t)
+
+    def layer_argument(self, t: T, counted: bool = True) -> None:
+        """A tensor every checkpointed layer takes besides its hidden states (RoFormer's rotary table, ESM's cos and
+        sin): the checkpoint keeps it; ``counted``: the tape counts it as saved (RoFormer's)."""
+        if counted:
+            self.save(t)
+
+    def split_views(self, t: T) -> list[T]:
+        """``t.split(1, dim=-1)``, each part ``squeeze(-1)`` (RoFormer's QA head, no ``.contiguous()``): views of
+        ``t``, nothing copied or kept."""
+        return [self.select(t, len(t.shape) - 1) for _ in range(t.shape[-1])]
+
+    def scalar(self, t: T, aten: str = "aten.mul") -> T:
+        """``t * number`` or ``t / number`` (``aten`` names which): keeps nothing, as :meth:`pointwise`."""
+        return self.pointwise(t)
+
+    def cast_like(self, t: T, itemsize: int) -> T:
+        """``t.to(dtype)``: a new tensor that keeps nothing (its layout is the lifetime simulator's business)."""
+        return self.new(t.shape, t.grad, itemsize)
+
+    def add_param(self, t: T, name: str) -> T:
+        """``t + parameter`` out of place (ESM's ``decoder(x) + self.bias``): a new tensor, nothing kept; it needs a
+        gradient when ``t`` does or the parameter trains."""
+        trains = self.param_trains(name)  # type: ignore[attr-defined]
+        return self.new(t.shape, t.grad or trains)
+
+    def silu(self, t: T) -> T:
+        """``silu`` (Nomic BERT's SwiGLU): the backward needs the input, as :meth:`keep_input`."""
+        return self.keep_input(t)

@@ -242,15 +242,26 @@ EXTRAS = (
 
 
 def step_layer(inv: Inventory, prefix: str, i: int, rotary: tuple[T, T] | None) -> Callable[[Sim, T], T]:
-    """One ``EsmLayer``: pre-LN attention (Q scaled by d^-0.5, then Q and K rotated with the shared cos/sin),
-    dense, dropout, + input; pre-LN feed-forward with ESM's erf GELU, dropout, + residual."""
+    """One ``EsmLayer``, every name dropped where ``modeling_esm.py`` drops it: pre-LN attention (Q scaled by
+    d^-0.5, then Q and K rotated with the shared cos/sin, in float32 for a bf16 model and cast back), dense,
+    dropout, + input (the probabilities held as ``_`` until ``EsmAttention`` returns); pre-LN feed-forward with
+    ESM's erf GELU, dropout, + residual."""
     p = f"{prefix}encoder.layer.{i}."
     c = inv.config
     heads = c["num_attention_heads"]
     hidden_drop, attention_drop = c["hidden_dropout_prob"] > 0, c["attention_probs_dropout_prob"] > 0
 
+    def output(sim: Sim, module: str, x: T, residual: T) -> T:
+        """``EsmSelfOutput`` / ``EsmOutput``: dense, dropout, ``hidden_states + input_tensor``."""
+        mark = sim.scope()
+        h = sim.linear(module + "dense", x)
+        h = sim.rebind(h, sim.dropout(h, hidden_drop))
+        return sim.end_scope(mark, sim.rebind(h, sim.add(h, residual)))
+
     def run(sim: Sim, x: T) -> T:
         s = p + "attention.self."
+        layer = sim.scope()
+        attention = sim.scope()  # EsmAttention.forward
         h = sim.layer_norm(p + "attention.LayerNorm", x)
         b, n, _ = h.shape
         width = sim.linear_info(s + "query").out_features
@@ -259,78 +270,172 @@ def step_layer(inv: Inventory, prefix: str, i: int, rotary: tuple[T, T] | None) 
         def split(t: T) -> T:
             return sim.transpose(sim.view(t, (b, n, heads, d)), 1, 2)
 
-        q = sim.pointwise(split(sim.linear(s + "query", h)))  # * d ** -0.5
+        mark = sim.scope()  # EsmSelfAttention.forward
+        q = split(sim.linear(s + "query", h))
         k = split(sim.linear(s + "key", h))
         v = split(sim.linear(s + "value", h))
+        q = sim.rebind(q, sim.scalar(q))  # * d ** -0.5
         if rotary is not None:
             cos, sin = rotary
-            q, k = sim.rotary(q, cos, sin), sim.rotary(k, cos, sin)  # in float32, back to the dtype: copies only
             if cos.shape[-1] != d:  # d = 1: cos and sin have 2 columns, and the products broadcast Q and K to them
+                q, k = sim.rotary(q, cos, sin), sim.rotary(k, cos, sin)  # (not replayed op by op: bounds only)
                 q, k = sim.new((*q.shape[:-1], 2), q.grad), sim.new((*k.shape[:-1], 2), k.grad)
+            else:
+                apply = sim.scope()  # apply_rotary_pos_emb: in float32, cast back to the dtype
+                upcast = q.itemsize != 4
+                turned = [sim.rotate(t, cos, sin, False, upcast) for t in (q, k)]
+                if upcast:
+                    turned = [sim.cast_like(t, q.itemsize) for t in turned]
+                sim.end_scope(apply, *turned)
+                sim.release(q, k)
+                q, k = turned
+        inner = sim.scope()  # the attention function
+        probs: T | None = None
         if sim.attention == "sdpa":  # sdpa_attention_forward: no mask, dropout 0 (checked), CPU's flash kernel
             context = sim.contiguous(sim.transpose(sim.sdpa(q, k, v), 1, 2))
+            sim.end_scope(inner, context)
         else:
-            scores = sim.pointwise(sim.bmm(q, sim.transpose(k, 2, 3)))  # * scaling (1.0)
-            probs = sim.dropout(sim.keep_output(scores), attention_drop)
-            context = sim.contiguous(sim.transpose(sim.bmm(probs, v), 1, 2))
+            product = sim.bmm(q, sim.transpose(k, 2, 3))
+            scores = sim.rebind(product, sim.pointwise(product))  # * scaling (1.0)
+            probs = sim.rebind(scores, sim.keep_output(scores))
+            probs = sim.rebind(probs, sim.dropout(probs, attention_drop))
+            context = sim.bmm(probs, v)
+            context = sim.rebind(context, sim.contiguous(sim.transpose(context, 1, 2)))
+            sim.end_scope(inner, context, probs)
         context = sim.contiguous(sim.reshape(context, (b, n, width)))
-        attended = sim.add(sim.dropout(sim.linear(p + "attention.output.dense", context), hidden_drop), x)
-        inner = sim.gelu_erf(sim.linear(p + "intermediate.dense", sim.layer_norm(p + "LayerNorm", attended)))
-        return sim.add(sim.dropout(sim.linear(p + "output.dense", inner), hidden_drop), attended)
+        sim.end_scope(mark, context, *([probs] if probs is not None else []))
+        attended = output(sim, p + "attention.output.", context, x)
+        sim.release(context)
+        attended = sim.end_scope(attention, attended)
+        chunk = sim.scope()  # feed_forward_chunk
+        normed = sim.layer_norm(p + "LayerNorm", attended)
+        ffn = sim.scope()  # EsmIntermediate
+        inner_out = sim.linear(p + "intermediate.dense", normed)
+        inner_out = sim.end_scope(ffn, sim.rebind(inner_out, sim.gelu_erf(inner_out)))
+        out = sim.end_scope(chunk, output(sim, p + "output.", inner_out, attended))
+        return sim.end_scope(layer, out)
 
     return run
 
 
+def step_rotary_tables(sim: Sim, n: int, width: int) -> tuple[T, T]:
+    """The rotary embedding's forward (ESM's, Nomic BERT's; ``@torch.no_grad``, in float32): ``position_ids.float()``
+    (and ``inv_freq.to(float32)`` where the buffer is in a narrower dtype), their product ``freqs`` and
+    ``cat((freqs, freqs))`` (named until it returns), ``cos()`` and ``sin()`` each times ``attention_scaling``, cast to
+    the model's dtype. Returns cos and sin as [1, 1, L, width] (``unsqueeze(1)``)."""
+    table = sim.scope()
+    if sim.itemsize == 4:  # position_ids.float(), gone once multiplied
+        sim.transients((4 * n,), (1,), ("aten._to_copy",))
+    else:  # and inv_freq.to(float32): the buffer is in the model's dtype
+        sim.transients((4 * n, 4 * (width // 2)), (2, 2), ("aten._to_copy", "aten._to_copy"))
+    sim.transients((4 * n * (width // 2), 4 * n * width), None, ("aten.mul", "aten.cat"))  # freqs, emb
+    pair = []
+    for op in ("aten.cos", "aten.sin"):
+        sim.transients((4 * n * width,), (1,), (op,))  # emb.cos(), gone once scaled
+        pair.append(sim.fresh((1, n, width), "aten.mul", 4))  # * attention_scaling
+    if sim.itemsize != 4:
+        pair = [sim.fresh((1, n, width), "aten._to_copy") for _ in pair]  # .to(x.dtype)
+    sim.end_scope(table, *pair)
+    cos, sin = (sim.view(t, (1, 1, n, width)) for t in pair)
+    return cos, sin
+
+
 def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
-    """ESM's classes: the token table, token dropout's rescaling, the learned positions (absolute) or the
-    rotary cos/sin (computed once without a graph, shared by every layer), the early LayerNorm, no dropout
-    in the embeddings; pre-LN layers; ``emb_layer_norm_after``; the pooler; the heads. The contact head is
-    built but not run (its weights get no gradient)."""
+    """ESM's classes, every name dropped where ``modeling_esm.py`` drops it: the positions computed from the ids
+    (whatever the position type), the token table, token dropout's rescaling (the masked tokens zeroed, * 0.88,
+    / (1 - the observed ratio), a float32 [B] factor), the learned positions (absolute) or, after the embeddings,
+    the rotary cos/sin (``arange`` kept by the model's forward; computed without a graph in float32, cast to the
+    dtype; shared by every layer, each checkpoint's frame keeping them), the early LayerNorm, no dropout in the
+    embeddings; pre-LN layers; ``emb_layer_norm_after``; the pooler; the heads. The contact head is built but not
+    run (its weights get no gradient)."""
     prefix = bert.step_prefix(inv)
     c = inv.config
     e = prefix + "embeddings."
+    kind = bert.step_task(inv)
+    # A head of width 1 (rotary: cos and sin 2 wide, the products broadcasting Q and K) is not modelled op by op.
+    narrow = c["position_embedding_type"] == "rotary" and c["hidden_size"] // c["num_attention_heads"] == 1
+    if kind in EXACT_LIFETIMES and not c.get("is_decoder") and not narrow:
+        sim.exact_lifetimes()
+        sim.exact_forward()
+    model = sim.scope()  # EsmModel.forward
     ids = sim.ids((b, n))
-    positions = sim.ids((b, n))  # create_position_ids_from_input_ids, whatever the position type
+    embeddings = sim.scope()  # EsmEmbeddings.forward
+    # create_position_ids_from_input_ids: mask = ne (bool) .int(); cumsum (int64) .type_as(mask) * mask; .long() +
+    # padding_idx: each temporary dropped once the next operation has used it, the mask at the return.
+    sim.transients((b * n, 4 * b * n, 8 * b * n, 4 * b * n, 4 * b * n, 8 * b * n), (1, 6, 3, 4, 6, 6),
+                   ("aten.ne", "aten._to_copy", "aten.cumsum", "aten._to_copy", "aten.mul", "aten._to_copy"))
+    positions = sim.ids((b, n))
     x = sim.embedding(e + "word_embeddings", ids, first=True)
     if c["token_dropout"]:
-        x = sim.masked_fill(x, sim.mask((b, n, 1)))  # tokens equal to mask_token_id zeroed
-        x = sim.pointwise(x)  # * (1 - 0.15 * 0.8)
+        zeroed = sim.mask((b, n, 1))  # input_ids == mask_token_id
+        x = sim.masked_fill(x, zeroed)  # tokens equal to mask_token_id zeroed
+        sim.release(zeroed)
+        # mask_ratio_observed = (input_ids == mask_token_id).sum(-1).float() / src_lengths: named until the return
+        sim.transients((b * n, 8 * b, 4 * b), (1, 2, 3), ("aten.eq", "aten.sum", "aten._to_copy"))
+        sim.transients((4 * b,), None, ("aten.div",))
+        scaled = sim.pointwise(x)  # * (1 - 0.15 * 0.8)
         # / (1 - the observed mask ratio)[:, None, None]: a float32 [B] tensor, so a bf16 run computes in
         # float32 and casts back (.to(dtype)): a copy, which keeps nothing
-        x = sim.scale_by(x, sim.new((b,), False, 4), itemsize=4)
-        if x.itemsize != sim.itemsize:
-            x = sim.new(x.shape, x.grad)
+        factor = sim.fresh((b,), "aten.rsub", 4)
+        y = sim.scale_by(scaled, factor, itemsize=4)
+        sim.release(scaled, factor)
+        if y.itemsize != sim.itemsize:
+            y = sim.rebind(y, sim.cast_like(y, sim.itemsize))
+        x = sim.rebind(x, y)
     if c["position_embedding_type"] == "absolute":
         x = sim.add(x, sim.embedding(e + "position_embeddings", positions))
     if c["emb_layer_norm_before"]:
-        x = sim.layer_norm(e + "layer_norm", x)
+        x = sim.rebind(x, sim.layer_norm(e + "layer_norm", x))
+    x = sim.end_scope(embeddings, x)
     rotary = None
     if c["position_embedding_type"] == "rotary":
         d = c["hidden_size"] // c["num_attention_heads"]
         width = 2 * ((d + 1) // 2)  # one frequency per pair (arange(0, d, 2)), each twice
-        rotary = (sim.new((1, 1, n, width), False), sim.new((1, 1, n, width), False))  # cos, sin in the model's dtype
+        sim.fresh((1, n), "aten.arange", 8)  # position_ids: named until the model's forward returns
+        rotary = step_rotary_tables(sim, n, width)
+    hidden = x
     for i in range(c["num_hidden_layers"]):
-        x = sim.layer(step_layer(inv, prefix, i, rotary), x)
-    seq = sim.layer_norm(prefix + "encoder.emb_layer_norm_after", x)
+        if rotary is not None and sim.checkpointing:
+            sim.layer_argument(rotary[0], counted=False)
+            sim.layer_argument(rotary[1], counted=False)
+        y = sim.layer(step_layer(inv, prefix, i, rotary), hidden)
+        if i:
+            sim.rebind(hidden, y)
+        hidden = y
+    seq = sim.layer_norm(prefix + "encoder.emb_layer_norm_after", hidden)
+    if c["num_hidden_layers"]:
+        sim.release(hidden)
     pooled = bert.step_pooler(sim, prefix, seq) if inv.pooler else None
-    kind = bert.step_task(inv)
+    sim.end_scope(model, seq, *([pooled] if pooled is not None else []))
     hidden_drop = c["hidden_dropout_prob"] > 0
     if kind == "":
         return [seq] + ([pooled] if pooled is not None else [])
     if kind == "ForMaskedLM":
         # EsmLMHead: dense, ESM's gelu, layer_norm, the decoder (no bias of its own), + the head's bias
-        x = sim.layer_norm("lm_head.layer_norm", sim.gelu_erf(sim.linear("lm_head.dense", seq)))
+        head = sim.scope()
+        x = sim.linear("lm_head.dense", seq)
+        x = sim.rebind(x, sim.gelu_erf(x))
+        x = sim.rebind(x, sim.layer_norm("lm_head.layer_norm", x))
         logits = sim.linear("lm_head.decoder", x)
-        bias = sim.param_trains("lm_head.bias")  # read (so it gets its .grad) whether or not the logits need one
-        return [sim.new(logits.shape, logits.grad or bias)]
+        out = sim.add_param(logits, "lm_head.bias")  # read (so it gets its .grad) whether or not the logits need one
+        sim.release(logits)
+        return [sim.end_scope(head, sim.rebind(x, out))]
     if kind == "ForSequenceClassification":
         # EsmClassificationHead: the first token, dropout, dense, tanh, dropout, out_proj
+        head = sim.scope()
         x = sim.dropout(sim.select(seq, 1), hidden_drop)
-        x = sim.dropout(sim.keep_output(sim.linear("classifier.dense", x)), hidden_drop)
-        return [sim.linear("classifier.out_proj", x)]
+        x = sim.rebind(x, sim.linear("classifier.dense", x))
+        x = sim.rebind(x, sim.keep_output(x))
+        x = sim.rebind(x, sim.dropout(x, hidden_drop))
+        return [sim.end_scope(head, sim.rebind(x, sim.linear("classifier.out_proj", x)))]
     if kind == "ForTokenClassification":
-        return [sim.linear("classifier", sim.dropout(seq, hidden_drop))]
+        x = sim.dropout(seq, hidden_drop)
+        return [sim.rebind(x, sim.linear("classifier", x))]
     raise AssertionError(inv.architecture)
+
+
+#: ESM's classes whose every operation the lifetime simulator models.
+EXACT_LIFETIMES = ("", "ForMaskedLM", "ForSequenceClassification", "ForTokenClassification")
 
 
 def step_check(inv: Inventory) -> None:

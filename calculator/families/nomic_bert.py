@@ -28,11 +28,11 @@ from dataclasses import replace
 from typing import Any, Callable, Mapping
 
 from ..config import Field, read_fields
-from ..costs import CostModel, Sim, T, activation_key, classifier_dropout, dropouts, unread
+from ..costs import CostModel, Sim, T, activation_key, classifier_dropout, dropouts, position_buffers, size_key, unread
 from ..errors import CalcError
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
-from . import bert
+from . import bert, esm
 from .base import Architecture, Family, Preset, Task
 from .common import HEADS, HIDDEN, INTERMEDIATE, LABELS, LAYERS, TIE, TOKEN_TYPES, VOCAB, L
 
@@ -151,9 +151,10 @@ def sample(rng: random.Random, config: dict[str, Any]) -> None:
 
 
 def step_layer(inv: Inventory, prefix: str, i: int, rotary: tuple[T, T]) -> Callable[[Sim, T], T]:
-    """One ``NomicBertLayer`` with NomicBertConfig's dropouts of 0 (``nn.Dropout(0)`` returns its input):
-    attention (Q and K rotated with the shared cos/sin), o_proj, + input, LayerNorm; the SwiGLU MLP
-    ``down(silu(gate(x)) * up(x))``, + input, LayerNorm. No Linear has a bias."""
+    """One ``NomicBertLayer``, every name dropped where ``modeling_nomic_bert.py`` drops it: attention (Q and K
+    rotated with the shared cos/sin, :meth:`~calculator.costs.ops.Ops.rotate`), o_proj (the probabilities held as
+    ``_`` and the attention's output named until the layer returns), + input, LayerNorm; the SwiGLU MLP
+    ``down(silu(gate(x)) * up(x))``, + input, LayerNorm. No Linear has a bias; the dropouts are the config's."""
     p = f"{prefix}layers.{i}."
     heads = inv.config["num_attention_heads"]
     d = head_size(inv.config)
@@ -162,62 +163,125 @@ def step_layer(inv: Inventory, prefix: str, i: int, rotary: tuple[T, T]) -> Call
         a = p + "self_attn."
         b, n, _ = x.shape
         width = sim.linear_info(a + "q_proj").out_features
+        hidden_drop = sim.drops("hidden_dropout_prob")
 
         def split(t: T) -> T:
             return sim.transpose(sim.view(t, (b, n, heads, d)), 1, 2)
 
+        layer = sim.scope()
+        mark = sim.scope()  # NomicBertAttention.forward
         q = split(sim.linear(a + "q_proj", x))
         k = split(sim.linear(a + "k_proj", x))
         v = split(sim.linear(a + "v_proj", x))
         cos, sin = rotary
-        q, k = sim.rotary(q, cos, sin), sim.rotary(k, cos, sin)
         if cos.shape[-1] != d:  # d = 1: cos and sin have 2 columns, and the products broadcast Q and K to them
+            q, k = sim.rotary(q, cos, sin), sim.rotary(k, cos, sin)  # (not replayed op by op: bounds only)
             q, k = sim.new((*q.shape[:-1], 2), q.grad), sim.new((*k.shape[:-1], 2), k.grad)
+        else:
+            apply = sim.scope()  # apply_rotary_pos_emb
+            turned = [sim.rotate(t, cos, sin, False) for t in (q, k)]
+            sim.end_scope(apply, *turned)
+            sim.release(q, k)
+            q, k = turned
+        inner = sim.scope()  # the attention function
+        probs: T | None = None
         if sim.attention == "sdpa":  # sdpa_attention_forward: no mask, dropout 0, CPU's flash kernel
             context = sim.contiguous(sim.transpose(sim.sdpa(q, k, v), 1, 2))
+            sim.end_scope(inner, context)
         else:
-            scores = sim.pointwise(sim.bmm(q, sim.transpose(k, 2, 3)))  # * scaling
-            probs = sim.dropout(sim.keep_output(scores), False)  # softmax; attention dropout 0
-            context = sim.contiguous(sim.transpose(sim.bmm(probs, v), 1, 2))
+            product = sim.bmm(q, sim.transpose(k, 2, 3))
+            scores = sim.rebind(product, sim.pointwise(product))  # * scaling
+            probs = sim.rebind(scores, sim.keep_output(scores))  # softmax
+            probs = sim.rebind(probs, sim.dropout(probs, sim.drops("attention_probs_dropout_prob")))
+            context = sim.bmm(probs, v)
+            context = sim.rebind(context, sim.contiguous(sim.transpose(context, 1, 2)))
+            sim.end_scope(inner, context, probs)
         context = sim.contiguous(sim.reshape(context, (b, n, width)))
-        attended = sim.layer_norm(p + "post_attention_layernorm", sim.add(x, sim.linear(a + "o_proj", context)))
+        attention = sim.linear(a + "o_proj", context)
+        sim.release(context)
+        sim.end_scope(mark, attention, *([probs] if probs is not None else []))
+        dropped = sim.dropout(attention, hidden_drop)
+        h = sim.add(x, dropped)
+        if dropped.storage != attention.storage:  # ``attention_output`` itself stays named until the layer returns
+            sim.release(dropped)
+        h = sim.rebind(h, sim.layer_norm(p + "post_attention_layernorm", h))
         m = p + "mlp."
-        gated = sim.mul_like(sim.keep_input(sim.linear(m + "gate_proj", attended)), sim.linear(m + "up_proj", attended))
-        return sim.layer_norm(p + "post_mlp_layernorm", sim.add(attended, sim.linear(m + "down_proj", gated)))
+        mlp = sim.scope()  # NomicBertMLP.forward: one expression
+        gate = sim.linear(m + "gate_proj", h)
+        act = sim.silu(gate)
+        sim.release(gate)
+        up = sim.linear(m + "up_proj", h)
+        gated = sim.mul_like(act, up)
+        sim.release(act, up)
+        down = sim.end_scope(mlp, sim.linear(m + "down_proj", gated))
+        sim.release(gated)
+        dropped = sim.dropout(down, hidden_drop)
+        out = sim.add(h, dropped)
+        sim.release(down, dropped)
+        out = sim.rebind(out, sim.layer_norm(p + "post_mlp_layernorm", out))
+        return sim.end_scope(layer, out)
 
     return run
 
 
 def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
-    """Nomic BERT's classes with NomicBertConfig's defaults (every dropout 0, SiLU): word + token types
-    ([B, L] zeros), LayerNorm; cos and sin computed once without a graph and shared by every layer
-    (a keyword argument: checkpointing does not keep them); the layers; the pooler; the heads."""
+    """Nomic BERT's classes, every name dropped where ``modeling_nomic_bert.py`` drops it: ``position_ids``
+    (``arange``, named until the model's forward returns); word + token types ([B, L] zeros), LayerNorm, dropout;
+    cos and sin computed once without a graph and shared by every layer (keyword arguments, as ``position_ids``: a
+    checkpoint's frame keeps them); the layers; the pooler; the heads."""
     prefix = bert.step_prefix(inv)
     c = inv.config
     e = prefix + "embeddings."
-    x = sim.embedding(e + "word_embeddings", sim.ids((b, n)), first=True)
-    x = sim.add(x, sim.embedding(e + "token_type_embeddings", sim.ids((b, n))))
-    x = sim.layer_norm(e + "LayerNorm", x)
-    d = head_size(c)
-    width = 2 * ((d + 1) // 2)  # one frequency per pair (arange(0, d, 2)), each twice
-    rotary = (sim.new((1, 1, n, width), False), sim.new((1, 1, n, width), False))
-    for i in range(c["num_hidden_layers"]):
-        x = sim.layer(step_layer(inv, prefix, i, rotary), x)
-    seq = x
-    pooled = bert.step_pooler(sim, prefix, seq) if inv.pooler else None
     kind = bert.step_task(inv)
+    d = head_size(c)
+    if kind in EXACT_LIFETIMES and d != 1:
+        sim.exact_lifetimes()
+        sim.exact_forward()
+    model = sim.scope()  # NomicBertModel.forward
+    ids = sim.ids((b, n))
+    positions = sim.fresh((1, n), "aten.arange", 8)  # position_ids
+    embeddings = sim.scope()  # NomicBertEmbeddings.forward
+    x = sim.embedding(e + "word_embeddings", ids, first=True)
+    types = sim.ids((b, n))  # torch.zeros
+    x = sim.rebind(x, sim.add(x, sim.embedding(e + "token_type_embeddings", types)))
+    x = sim.rebind(x, sim.layer_norm(e + "LayerNorm", x))
+    x = sim.end_scope(embeddings, sim.rebind(x, sim.dropout(x, sim.drops("hidden_dropout_prob"))))
+    width = 2 * ((d + 1) // 2)  # one frequency per pair (arange(0, d, 2)), each twice
+    rotary = esm.step_rotary_tables(sim, n, width)
+    hidden = x
+    for i in range(c["num_hidden_layers"]):
+        if sim.checkpointing:
+            for argument in (*rotary, positions):  # position_embeddings and position_ids: keyword arguments
+                sim.layer_argument(argument, counted=False)
+        y = sim.layer(step_layer(inv, prefix, i, rotary), hidden)
+        if i:
+            sim.rebind(hidden, y)
+        hidden = y
+    seq = hidden
+    pooled = bert.step_pooler(sim, prefix, seq) if inv.pooler else None
+    sim.end_scope(model, seq, *([pooled] if pooled is not None else []))
     if kind == "":
         return [seq] + ([pooled] if pooled is not None else [])
     if kind == "ForMaskedLM":
         # transform: dense, the activation (SiLU), layer_norm; then the decoder
-        t = sim.keep_input(sim.linear("cls.predictions.transform.dense", seq))
-        return [sim.linear("cls.predictions.decoder", sim.layer_norm("cls.predictions.transform.layer_norm", t))]
+        head = sim.scope()
+        t = sim.linear("cls.predictions.transform.dense", seq)
+        t = sim.rebind(t, sim.silu(t))
+        t = sim.rebind(t, sim.layer_norm("cls.predictions.transform.layer_norm", t))
+        return [sim.end_scope(head, sim.rebind(t, sim.linear("cls.predictions.decoder", t)))]
+    drop = sim.drops("classifier_dropout")  # classifier_dropout, else hidden_dropout_prob
     if kind == "ForSequenceClassification":
         assert pooled is not None
-        return [sim.linear("classifier", pooled)]  # classifier dropout: hidden_dropout_prob, 0
+        x = sim.dropout(pooled, drop)
+        return [sim.rebind(x, sim.linear("classifier", x))]
     if kind == "ForTokenClassification":
-        return [sim.linear("classifier", seq)]
+        x = sim.dropout(seq, drop)
+        return [sim.rebind(x, sim.linear("classifier", x))]
     raise AssertionError(inv.architecture)
+
+
+#: Nomic BERT's classes whose every operation the lifetime simulator models.
+EXACT_LIFETIMES = ("", "ForMaskedLM", "ForSequenceClassification", "ForTokenClassification")
 
 
 def step_check(inv: Inventory) -> None:
@@ -227,8 +291,18 @@ def step_check(inv: Inventory) -> None:
         raise CalcError("costs_rotary_odd_head", head_size=d)
 
 
-COSTS = CostModel(step_program, None, check=step_check, keys=unread((activation_key("silu"), *dropouts("hidden_dropout_prob", "attention_probs_dropout_prob", default=0.0), classifier_dropout())),
-                  autocast=True, sdpa=True)
+def nomic_buffers(inv: Inventory) -> list[tuple[str, tuple[int, ...], int]]:
+    """BERT's two index buffers in the embeddings, and the rotary embedding's ``inv_freq`` and its clone
+    ``original_inv_freq`` (non-persistent, in the model's dtype: size 0)."""
+    frequencies = (head_size(inv.config) + 1) // 2
+    rotary = inv.arch.prefix + "rotary_emb."
+    return [*position_buffers(inv), (rotary + "inv_freq", (frequencies,), 0),
+            (rotary + "original_inv_freq", (frequencies,), 0)]
+
+
+COSTS = CostModel(step_program, None, check=step_check, keys=unread((activation_key("silu"), *dropouts("hidden_dropout_prob", "attention_probs_dropout_prob", default=0.0), classifier_dropout()))
+                  + (size_key("max_position_embeddings", 2048),),  # the index buffers' width
+                  autocast=True, sdpa=True, buffers=nomic_buffers)
 
 
 def nomic_config(vocab: int = 30528) -> dict[str, Any]:

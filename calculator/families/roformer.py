@@ -183,16 +183,19 @@ def sample(rng: random.Random, config: dict[str, Any]) -> None:
 # --------------------------------------------------------------- training step
 
 
-def step_attention(sim: Sim, x: T, heads: int, p: str, rotary_value: bool) -> T:
-    """``RoFormerSelfAttention``: Q, K (and V with ``rotary_value``) rotated before the scores.
+def step_attention(sim: Sim, x: T, heads: int, p: str, rotary_value: bool, table: T) -> tuple[T, T]:
+    """``RoFormerSelfAttention`` (eager: the only attention its classes have): Q, K (and V with ``rotary_value``)
+    rotated before the scores; its scope returns the context and the probabilities.
 
-    ``apply_rotary_position_embeddings`` makes ``sin_pos`` and ``cos_pos`` ([1, 1, L, d],
-    stacked from the table's halves: new tensors in every call) and rotates each of Q, K
-    as ``q * cos_pos + rotate_half(q) * sin_pos``; the rotated Q and K are contiguous, so
-    ``matmul`` reshapes them as views; V stays a transposed view (copied unless B or the
-    heads are 1). Softmax, dropout, context made contiguous, as BERT's.
-    """
+    ``apply_rotary_position_embeddings`` (a function of its own) stacks ``sin_pos`` and ``cos_pos`` ([1, 1, L, d],
+    new tensors in every call, kept by the products' backward) from the table's halves and rotates each of Q, K as
+    ``q * cos_pos + rotate_half(q) * sin_pos`` (:meth:`~calculator.costs.ops.Ops.rotate`, laid out as Q:
+    [B, L, A, d] in memory); the caller's names of the projections go when it returns. ``matmul`` copies the
+    rotated Q and Kᵀ for ``bmm`` (unless B or the heads are 1), ``/ sqrt(d)``, softmax, dropout, the context made
+    contiguous; the scores and the rotated Q and K die with the function. Returns the context and the
+    probabilities."""
     b, n, h = x.shape
+    mark = sim.scope()
     width = sim.linear_info(p + "query").out_features
     d = width // heads
 
@@ -202,68 +205,116 @@ def step_attention(sim: Sim, x: T, heads: int, p: str, rotary_value: bool) -> T:
     q = split(sim.linear(p + "query", x))
     k = split(sim.linear(p + "key", x))
     v = split(sim.linear(p + "value", x))
-    sin = sim.new((1, 1, n, d), False)
-    cos = sim.new((1, 1, n, d), False)
-    q, k = sim.rotary(q, cos, sin), sim.rotary(k, cos, sin)
+    rotary = sim.scope()  # apply_rotary_position_embeddings
+    sin = sim.view(sim.fresh((1, 1, n, d // 2, 2), "aten.stack", table.itemsize), (1, 1, n, d))
+    cos = sim.view(sim.fresh((1, 1, n, d // 2, 2), "aten.stack", table.itemsize), (1, 1, n, d))
+    turned = [sim.rotate(t, cos, sin, True) for t in ((q, k, v) if rotary_value else (q, k))]
+    sim.end_scope(rotary, *turned)
+    sim.release(q, k, *((v,) if rotary_value else ()))  # query_layer, key_layer (value_layer) rebound
+    q, k = turned[0], turned[1]
     if rotary_value:
-        v = sim.rotary(v, cos, sin)
-    scores = sim.pointwise(sim.bmm(q, sim.transpose(k, 2, 3)))  # / sqrt(d)
-    probs = sim.dropout(sim.keep_output(scores))  # softmax, dropout
-    context = sim.contiguous(sim.transpose(sim.bmm(probs, v), 1, 2))
-    return sim.view(context, (b, n, width))
+        v = turned[2]
+    product = sim.bmm(q, sim.transpose(k, 2, 3))
+    scores = sim.rebind(product, sim.divide(product))
+    probs = sim.keep_output(scores)
+    probs = sim.rebind(probs, sim.dropout(probs, sim.drops("attention_probs_dropout_prob")))
+    context = sim.bmm(probs, v)
+    context = sim.rebind(context, sim.contiguous(sim.transpose(context, 1, 2)))
+    return sim.end_scope(mark, sim.view(context, (b, n, width)), probs), probs
 
 
-def step_layer(inv: Inventory, prefix: str, i: int) -> Callable[[Sim, T], T]:
-    """One ``RoFormerLayer``: BERT's post-LN layer around the rotary attention."""
+def step_layer(inv: Inventory, prefix: str, i: int, table: T, held: list[T]) -> Callable[[Sim, T], T]:
+    """One ``RoFormerLayer``: BERT's post-LN layer (:func:`bert.self_output`, the feed-forward chunk) around the
+    rotary attention; it returns the probabilities too (appended to ``held``: the encoder's ``layer_outputs``
+    names them until the next layer has returned)."""
     p = f"{prefix}encoder.layer.{i}."
     heads, rotary_value = inv.config["num_attention_heads"], inv.config["rotary_value"]
 
     def run(sim: Sim, x: T) -> T:
-        context = step_attention(sim, x, heads, p + "attention.self.", rotary_value)
-        out = sim.dropout(sim.linear(p + "attention.output.dense", context))
-        attended = sim.layer_norm(p + "attention.output.LayerNorm", sim.add(out, x))
-        inner = sim.keep_input(sim.linear(p + "intermediate.dense", attended))  # GELU
-        out = sim.dropout(sim.linear(p + "output.dense", inner))
-        return sim.layer_norm(p + "output.LayerNorm", sim.add(out, attended))
+        hidden = sim.drops("hidden_dropout_prob")
+        layer = sim.scope()
+        context, probs = step_attention(sim, x, heads, p + "attention.self.", rotary_value, table)
+        held.append(probs)
+        attended = bert.self_output(sim, p + "attention.output.", context, x, hidden)
+        sim.release(context)  # RoFormerAttention: ``self_outputs`` go when it returns
+        chunk = sim.scope()  # feed_forward_chunk
+        inner = sim.linear(p + "intermediate.dense", attended)
+        inner = sim.rebind(inner, sim.keep_input(inner))  # GELU
+        out = sim.end_scope(chunk, bert.self_output(sim, p + "output.", inner, attended, hidden))
+        return sim.end_scope(layer, out, probs)
 
     return run
 
 
 def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
-    """RoFormer's classes: word + token types ([B, L] zeros from ``RoFormerModel.forward``), LayerNorm, dropout,
-    the projection when E ≠ H; the rotary table read once without a graph (``@torch.no_grad``: [1, 1, L, d],
-    an argument of every layer, so checkpointing keeps it); the layers; the heads (no pooler)."""
+    """RoFormer's classes, every name dropped where ``modeling_roformer.py`` drops it: ``RoFormerModel.forward``
+    makes ``ones`` [B, L] (float32, the attention mask: dropped once the bidirectional mask, None, replaces it)
+    and token types ([B, L] zeros); the embeddings (word + token types, LayerNorm, dropout), the projection when
+    E ≠ H; the encoder reads the rotary table without a graph (``@torch.no_grad``: ``arange`` then [L, d], an
+    argument of every layer, which a checkpoint's frame keeps) and runs the layers; the heads (no pooler)."""
     prefix = bert.step_prefix(inv)
     c = inv.config
     e = prefix + "embeddings."
-    x = sim.embedding(e + "word_embeddings", sim.ids((b, n)), first=True)
-    x = sim.add(x, sim.embedding(e + "token_type_embeddings", sim.ids((b, n))))
-    x = sim.dropout(sim.layer_norm(e + "LayerNorm", x))
+    kind = bert.step_task(inv)  # declared: "RoFormer"'s own "For" cannot mislead it
+    if kind in EXACT_LIFETIMES and not c.get("is_decoder"):
+        sim.exact_lifetimes()
+        sim.exact_forward()
+    model = sim.scope()  # RoFormerModel.forward
+    ids = sim.ids((b, n))
+    ones = sim.fresh((b, n), "aten.ones", 4)
+    types = sim.ids((b, n))
+    embeddings = sim.scope()  # RoFormerEmbeddings.forward
+    words = sim.embedding(e + "word_embeddings", ids, first=True)
+    x = sim.add(words, sim.embedding(e + "token_type_embeddings", types))
+    x = sim.rebind(x, sim.layer_norm(e + "LayerNorm", x))
+    x = sim.end_scope(embeddings, sim.rebind(x, sim.dropout(x, sim.drops("hidden_dropout_prob"))))
     if c["embedding_size"] != c["hidden_size"]:
-        x = sim.linear(prefix + "embeddings_project", x)
+        x = sim.rebind(x, sim.linear(prefix + "embeddings_project", x))
+    # create_bidirectional_mask: the mask ``.to(bool)`` and ``.all()`` (all ones: no mask), then ``ones`` dropped.
+    sim.transients((b * n, 1), (1, 1), ("aten._to_copy", "aten.all"))
+    sim.release(ones)
     sim.param_trains(prefix + "encoder.embed_positions.weight")  # frozen: read, never trained
     d = c["hidden_size"] // c["num_attention_heads"]
-    table = sim.new((1, 1, n, d), False)
+    encoder = sim.scope()
+    sim.transients((8 * n,), (1,), ("aten.arange",))  # the positions, dropped once the table is read
+    table = sim.fresh((n, d), "aten.embedding")
+    hidden = x
+    held: list[T] = []  # each layer's probabilities, named by ``layer_outputs`` until the next layer returns
     for i in range(c["num_hidden_layers"]):
         if sim.checkpointing:
-            sim.save(table)
-        x = sim.layer(step_layer(inv, prefix, i), x)
-    seq = x
-    kind = bert.step_task(inv)  # declared: "RoFormer"'s own "For" cannot mislead it
+            sim.layer_argument(table)
+        y = sim.layer(step_layer(inv, prefix, i, table, held), hidden)
+        if i:
+            sim.rebind(hidden, y)
+            sim.release(held[i - 1])
+        hidden = y
+    seq = sim.end_scope(encoder, hidden)
+    sim.end_scope(model, seq)
     if kind == "":
         return [seq]
     if kind in ("ForMaskedLM", "ForCausalLM"):
         return [bert.step_mlm(sim, "cls.predictions", seq)]  # dense H → E, GELU, LayerNorm, decoder
     if kind == "ForSequenceClassification":
         # RoFormerClassificationHead: the first token, dropout, dense, the activation (GELU), dropout, out_proj
-        x = sim.dropout(sim.select(seq, 1))
-        x = sim.dropout(sim.keep_input(sim.linear("classifier.dense", x)))
-        return [sim.linear("classifier.out_proj", x)]
+        head = sim.scope()
+        hidden_drop = sim.drops("hidden_dropout_prob")
+        x = sim.dropout(sim.select(seq, 1), hidden_drop)
+        x = sim.rebind(x, sim.linear("classifier.dense", x))
+        x = sim.rebind(x, sim.keep_input(x))
+        x = sim.rebind(x, sim.dropout(x, hidden_drop))
+        return [sim.end_scope(head, sim.rebind(x, sim.linear("classifier.out_proj", x)))]
     if kind == "ForTokenClassification":
-        return [sim.linear("classifier", sim.dropout(seq))]
+        x = sim.dropout(seq, sim.drops("hidden_dropout_prob"))
+        return [sim.rebind(x, sim.linear("classifier", x))]
     if kind == "ForQuestionAnswering":
-        return bert.step_qa(sim, seq)  # two labels whatever the config says (its __init__ sets them)
+        # two labels whatever the config says (its __init__ sets them); ``split`` then ``squeeze``: views, no copy
+        return sim.split_views(sim.linear("qa_outputs", seq))
     raise AssertionError(inv.architecture)
+
+
+#: RoFormer's classes whose every operation the lifetime simulator models (multiple choice is not the step).
+EXACT_LIFETIMES = ("", "ForMaskedLM", "ForCausalLM", "ForSequenceClassification", "ForTokenClassification",
+                   "ForQuestionAnswering")
 
 
 def step_check(inv: Inventory) -> None:

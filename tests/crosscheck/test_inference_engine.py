@@ -41,6 +41,7 @@ EXACT += ("megatron-bert", "xlm-roberta-xl", "roberta-prelayernorm", "mpnet")  #
 #: 2): another draw keeps the bounds, checked as :func:`test_inference_bounds_hold` checks them.
 PARTIAL = ("eurobert",)
 EXACT += ("deberta-v2",)
+EXACT += ("roformer", "esm")
 PEAK_FAMILIES = tuple(mt for mt, f in FAMILIES.items() if f.costs is not None and f.costs.buffers is not None)
 KIND = {"weights": "param", "buffer": "buffer", "input_ids": "input_ids", "activation": "act"}
 

@@ -226,6 +226,7 @@ LIFETIME_FAMILIES += ("megatron-bert", "xlm-roberta-xl", "roberta-prelayernorm")
 # [B, A, L, L] bias and each attention's kept scores make the forward the highest): its backward's maximum is checked
 # against the measured one in every figure there (check_timeline), not here.
 LIFETIME_FAMILIES += ("deberta-v2",)
+LIFETIME_FAMILIES += ("roformer", "esm", "nomic_bert")
 ACTIVATION_RANDOM = int(os.environ.get("PEAK_ACTIVATION_RANDOM", str(max(2, PER_FAMILY * 3 // 4))))
 
 
@@ -322,6 +323,9 @@ FULL_SIZE = (
     ("microsoft/layoutlm-base-uncased", 8, 512, "fp32", False), ("microsoft/layoutlm-large-uncased", 4, 512, "bf16", True),
     ("answerdotai/ModernBERT-large", 16, 512, "fp32", False),  # 26,462,167,560 bytes in the backward (aten.mul)
     ("EuroBERT/EuroBERT-210m", 16, 512, "fp32", False),
+    ("junnyu/roformer_chinese_base", 8, 512, "fp32", False), ("junnyu/roformer_chinese_base", 4, 512, "bf16", False),
+    ("facebook/esm2_t33_650M_UR50D", 4, 1024, "bf16", False), ("facebook/esm2_t12_35M_UR50D", 8, 512, "fp32", True),
+    ("nomic-ai/nomic-embed-text-v1.5", 8, 512, "fp32", False),
 )
 # Megatron-BERT passes its own ``torch.ones`` mask, which transformers drops when ``.all()`` (real tensors); a fake
 # tensor counts as tracing (``is_tracing``), so there a [B, 1, L, L] mask is made and kept through the forward (and
@@ -366,6 +370,8 @@ FULL_SIZE_SDPA = (
     ("answerdotai/ModernBERT-large", 16, 512, "fp32", False), ("answerdotai/ModernBERT-large", 1, 8192, "bf16", False),
     ("answerdotai/ModernBERT-large", 16, 512, "bf16", True),
     ("EuroBERT/EuroBERT-210m", 16, 512, "fp32", False), ("EuroBERT/EuroBERT-210m", 4, 2048, "bf16", True),
+    ("facebook/esm2_t33_650M_UR50D", 4, 1024, "bf16", False), ("facebook/esm2_t12_35M_UR50D", 8, 512, "fp32", False),
+    ("nomic-ai/nomic-embed-text-v1.5", 4, 2048, "bf16", False),
 )
 FULL_SIZE_SDPA += (("facebook/xlm-roberta-xl", 16, 512, "bf16", False), ("facebook/xlm-roberta-xl", 8, 512, "bf16", True),
                    ("andreasmadsen/efficient_mlm_m0.40", 16, 512, "bf16", False))
@@ -456,6 +462,7 @@ FORWARD_EXACT = ("bert", "ernie", "roberta", "xlm-roberta", "camembert", "data2v
                  "albert", "roc_bert", "layoutlm", "modernbert", "eurobert")
 FORWARD_EXACT += ("megatron-bert", "xlm-roberta-xl", "roberta-prelayernorm", "mpnet")  # the pre-LN layer (families/blocks.py)
 FORWARD_EXACT += ("deberta-v2",)
+FORWARD_EXACT += ("roformer", "esm")
 FORWARD_RANDOM = int(os.environ.get("PEAK_FORWARD_RANDOM", str(max(4, PER_FAMILY // 2))))
 #: Families drawn more often there: half of ModernBERT's draws are refused (LoRA targets BERT's names), and its peak
 #: lies in the forward only where little is saved.
