@@ -19,7 +19,7 @@ one ``optimizer.step()`` over the trainable parameters.
 * ``memory.peak`` / ``peak_at``: the peak of live memory (issue 32), given only
   where it is proven exact against PyTorch (:mod:`.peak`: the optimizer step when
   it provably exceeds the forward and the backward; :mod:`.lifetime`: the backward
-  op by op for BERT-like encoders), else None with a coded note;
+  op by op for the families whose program opts in), else None with a coded note;
   :mod:`.fit` searches the largest batch and length whose peak fits a budget.
 
 Why a small simulator and not one polynomial: which tensors autograd keeps

@@ -59,15 +59,16 @@ release of the incoming gradient and the saved storages, ``AccumulateGrad`` keep
 the forward and the loss through the model's Python scopes. Its figure is the larger of the backward's exact
 maximum and the optimizer step's above, given when the forward's and the loss's bounds lie strictly below:
 the peak in the backward is then exact (bert-base B8 L512 eager fp32: 6,867,854,344 bytes, measured equal).
-Covered: BERT, ERNIE, RoBERTa, XLM-R, CamemBERT, Data2VecText, ELECTRA, DistilBERT and ALBERT, their base
-models and heads (question answering's ``split`` included) but causal decoders (their mask), fp32 and bf16,
-AdamW, SGD with or without momentum, frozen parameters, LoRA. Everything else falls back to this module's
-answer above (the optimizer step when provable, else no figure).
+Covered: the families whose program opts in (``sim.exact_lifetimes()``; the "What fits" page lists them, asked
+of the engine when it is built: BERT and its clones, the pre-LN encoders, DeBERTa-v2, ModernBERT, EuroBERT, the
+rotary families RoFormer, ESM and Nomic BERT, LayoutLM, RoCBert, MPNet among them), their base models and heads,
+fp32 and bf16 (and bf16 autocast where the program opts in with ``sim.exact_autocast()``), eager and SDPA's fused
+kernel, AdamW, SGD with or without momentum, frozen parameters, LoRA, non-reentrant checkpointing. Everything else
+falls back to this module's answer above (the optimizer step when provable, else no figure).
 
-**What remains** (issue 32): reentrant checkpointing (non-reentrant, transformers' default, is replayed with
-its recomputation: :mod:`.lifetime`), causal masks, SDPA and autocast, Megatron-BERT (its attention keeps the scores until it returns), the other
-families (DeBERTa's clones, ModernBERT, Longformer...). The forward and the loss of the classes above are
-replayed exactly (:mod:`.lifetime`), so their peak is given in every phase.
+**What remains** (issue 32): reentrant checkpointing, causal masks, SDPA's math path, and the families whose
+program does not opt in yet (Longformer, BigBird, Funnel, DeBERTa v1, T5...): their peak keeps this module's
+proven bounds.
 
 Standard library only; imports only :mod:`.tensor` (below the step, above the families).
 """
