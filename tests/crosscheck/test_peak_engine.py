@@ -221,6 +221,7 @@ def test_bert_base_b1_l128_figure() -> None:
 LIFETIME_FAMILIES = ("bert", "ernie", "roberta", "xlm-roberta", "camembert", "data2vec-text", "electra", "distilbert", "albert",
                      "roc_bert")
 LIFETIME_FAMILIES += ("megatron-bert", "xlm-roberta-xl", "roberta-prelayernorm")  # the pre-LN layer (families/blocks.py)
+LIFETIME_FAMILIES += ("rembert",)  # BERT's layer behind an E_in -> H projection
 # MPNet is modelled op by op too (FORWARD_EXACT below), but none of these drawn cases peaks in its backward (the
 # [B, A, L, L] bias and each attention's kept scores make the forward the highest): its backward's maximum is checked
 # against the measured one in every figure there (check_timeline), not here.
@@ -311,6 +312,10 @@ FULL_SIZE += (("UFNLP/gatortron-base", 8, 512, "fp32", False), ("UFNLP/gatortron
 FULL_SIZE += (("facebook/xlm-roberta-xl", 16, 512, "bf16", False), ("andreasmadsen/efficient_mlm_m0.40", 16, 512, "fp32", False),
               ("andreasmadsen/efficient_mlm_m0.40", 8, 512, "fp32", True),
               ("sentence-transformers/all-mpnet-base-v2", 32, 512, "fp32", False))
+# RemBERT without checkpointing: on fake tensors the model's ``torch.ones`` mask cannot answer ``.all()``, so the
+# mask function makes a [B, 1, L, L] mask real tensors never make (measured: none on real tensors); a checkpointed
+# layer's frame keeps it to the step's end, so a fake measurement under checkpointing is not the step's.
+FULL_SIZE += (("google/rembert", 8, 512, "fp32", False), ("google/rembert", 4, 512, "bf16", False))
 
 
 @pytest.mark.parametrize("preset,batch,seq_len,dtype,checkpointing", FULL_SIZE)
@@ -427,6 +432,7 @@ def test_peak_512_equals_memtracker() -> None:
 FORWARD_EXACT = ("bert", "ernie", "roberta", "xlm-roberta", "camembert", "data2vec-text", "electra", "distilbert",
                  "albert")
 FORWARD_EXACT += ("megatron-bert", "xlm-roberta-xl", "roberta-prelayernorm", "mpnet")  # the pre-LN layer (families/blocks.py)
+FORWARD_EXACT += ("rembert",)
 FORWARD_RANDOM = int(os.environ.get("PEAK_FORWARD_RANDOM", str(max(4, PER_FAMILY // 2))))
 
 
