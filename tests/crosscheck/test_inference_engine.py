@@ -35,7 +35,7 @@ SEED = int(os.environ.get("CROSSCHECK_SEED", "20261125"))
 #: The families whose inference peak is exact: their program declares every release (``sim.exact_forward()``).
 EXACT = ("bert", "ernie", "roberta", "xlm-roberta", "camembert", "data2vec-text", "electra", "distilbert", "albert")
 EXACT += ("megatron-bert", "xlm-roberta-xl", "roberta-prelayernorm", "mpnet")  # the pre-LN layer (families/blocks.py)
-EXACT += ("rembert",)
+EXACT += ("rembert", "xlm", "flaubert")
 PEAK_FAMILIES = tuple(mt for mt, f in FAMILIES.items() if f.costs is not None and f.costs.buffers is not None)
 KIND = {"weights": "param", "buffer": "buffer", "input_ids": "input_ids", "activation": "act"}
 

@@ -221,7 +221,7 @@ def test_bert_base_b1_l128_figure() -> None:
 LIFETIME_FAMILIES = ("bert", "ernie", "roberta", "xlm-roberta", "camembert", "data2vec-text", "electra", "distilbert", "albert",
                      "roc_bert")
 LIFETIME_FAMILIES += ("megatron-bert", "xlm-roberta-xl", "roberta-prelayernorm")  # the pre-LN layer (families/blocks.py)
-LIFETIME_FAMILIES += ("rembert",)  # BERT's layer behind an E_in -> H projection
+LIFETIME_FAMILIES += ("rembert", "xlm", "flaubert")  # BERT's layer behind an E_in -> H projection
 # MPNet is modelled op by op too (FORWARD_EXACT below), but none of these drawn cases peaks in its backward (the
 # [B, A, L, L] bias and each attention's kept scores make the forward the highest): its backward's maximum is checked
 # against the measured one in every figure there (check_timeline), not here.
@@ -340,6 +340,35 @@ def test_full_size_bound_and_figure(preset: str, batch: int, seq_len: int, dtype
         assert (engine.bytes, engine.phase, engine.op) == (result.peak, result.phase, result.op), preset
 
 
+#: Published configs whose forward reads a tensor's value (XLM's and FlauBERT's ``lengths.max().item()``), which fake
+#: tensors cannot answer: measured on real tensors, each phase's maximum equal to the engine's to the byte.
+FULL_SIZE_REAL = (("flaubert/flaubert_small_cased", 4, 512, "fp32"), ("FacebookAI/xlm-mlm-enfr-1024", 4, 512, "bf16"))
+
+
+@pytest.mark.parametrize("preset,batch,seq_len,dtype", FULL_SIZE_REAL)
+def test_full_size_real_tensors_figure(preset: str, batch: int, seq_len: int, dtype: str) -> None:
+    """At a published size, on real tensors: the forward's, the loss's and the backward's maxima and the step's
+    figure (phase, op) equal LiveBytes' measured ones."""
+    from calculator.build import build
+    from calculator.presets import get_preset
+
+    raw = dict(get_preset(preset).config)
+    inv = build(raw)
+    case = {"inv": inv, "plan": None, "costs": costs.compute(inv, costs.settings(batch, seq_len, dtype, "adamw"))}
+    timeline = engine_timeline(case)
+    engine = case["costs"].peak
+    config = {k: v for k, v in raw.items() if k not in ("model_type", "architectures")}
+    result = measure_peak(Step(inv.model_type, inv.architecture, config, batch, seq_len, dtype=dtype, foreach=False,
+                               pooler=None if inv.arch.pooler is not None else inv.pooler))
+    starts = result.phase_starts
+    spans = {"forward": ("forward", "loss"), "loss": ("loss", "backward"), "backward": ("backward", "optimizer")}
+    got = {name: max(now for _, now in result.timeline[starts[a]:starts[b]]) for name, (a, b) in spans.items()}
+    assert timeline is not None and timeline.forward is not None and timeline.loss is not None, preset
+    assert (timeline.forward.bytes, timeline.loss.bytes, timeline.backward) == (
+        got["forward"], got["loss"], got["backward"]), preset
+    assert (engine.bytes, engine.phase, engine.op) == (result.peak, result.phase, result.op), preset
+
+
 #: Published configs at full size with SDPA (attention dropout 0): (preset, B, L, dtype, checkpointing).
 FULL_SIZE_SDPA = (
     ("bert-base-uncased", 1, 128, "fp32", False), ("bert-base-uncased", 16, 512, "fp32", False),
@@ -432,7 +461,7 @@ def test_peak_512_equals_memtracker() -> None:
 FORWARD_EXACT = ("bert", "ernie", "roberta", "xlm-roberta", "camembert", "data2vec-text", "electra", "distilbert",
                  "albert")
 FORWARD_EXACT += ("megatron-bert", "xlm-roberta-xl", "roberta-prelayernorm", "mpnet")  # the pre-LN layer (families/blocks.py)
-FORWARD_EXACT += ("rembert",)
+FORWARD_EXACT += ("rembert", "xlm", "flaubert")
 FORWARD_RANDOM = int(os.environ.get("PEAK_FORWARD_RANDOM", str(max(4, PER_FAMILY // 2))))
 
 
