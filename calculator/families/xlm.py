@@ -25,7 +25,7 @@ from dataclasses import replace
 from typing import Any, Mapping
 
 from ..config import Field, read_fields
-from ..costs import CostModel, Sim, T, dropouts
+from ..costs import CostModel, Sim, T, dropouts, flag_key, unread
 from ..errors import CalcError
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
@@ -352,7 +352,9 @@ def covered(name: str) -> tuple[str, ...]:
 
 
 #: XLMConfig's defaults: ``dropout`` and ``attention_dropout`` 0.1 (``gelu_activation`` is a field).
-KEYS = dropouts("dropout", "attention_dropout")
+#: ``causal`` (default False): a True value makes ``get_masks`` build a [B, L, L] causal mask the program does not run,
+#: so it is refused (``costs_step_value``) rather than costed as the bidirectional step.
+KEYS = dropouts("dropout", "attention_dropout") + unread((flag_key("causal", False),))
 
 
 def buffers(inv: Inventory) -> list[tuple[str, tuple[int, ...], int]]:
