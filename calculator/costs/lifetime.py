@@ -495,13 +495,13 @@ class LiveSim(Sim):
         out = super().keep_input(t)
         return self._pointwise_backward("GeluBackward0", "aten.gelu_backward", t, out) if out.grad else out
 
-    def keep_output(self, t: T) -> T:
+    def keep_output(self, t: T, itemsize: int | None = None) -> T:
         self._begin()
         op = self._op_name or ("aten._softmax_backward_data" if len(t.shape) == 4 else "aten.tanh_backward")
         self._labelled(op.split("_backward")[0].replace("aten._", "").replace("aten.", "").replace("threshold", "relu"),
                        {"aten._softmax_backward_data": "aten._softmax", "aten.tanh_backward": "aten.tanh",
                         "aten.threshold_backward": "aten.relu"}.get(op, op))
-        out = super().keep_output(t)
+        out = super().keep_output(t, itemsize)
         return self._pointwise_backward("OutputBackward", op, t, out) if out.grad else out
 
     def add(self, a: T, b: T) -> T:
@@ -870,6 +870,38 @@ class LiveSim(Sim):
         not claimed exact (the step's four figures are)."""
         self.fail("SDPA's math path")
         return super().sdpa_math(q, k, v, mask)
+
+    # -- XLM's and FlauBERT's operations (measured with the backward ledger: tests/crosscheck/peak_measure.py)
+
+    def divided(self, t: T) -> T:
+        """``t / number`` (XLM's ``q / math.sqrt(head_dim)``): a new tensor laid out as ``t`` (TensorIterator keeps
+        a transposed view's strides); ``DivBackward0`` keeps nothing and allocates its gradient in the incoming
+        one's layout."""
+        self._begin()
+        self._labelled("div", "aten.div")
+        made = self.new(t.shape, t.grad, t.itemsize)
+        out = T(t.shape, t.strides, made.storage, made.grad, t.itemsize)
+        if not out.grad:
+            return out
+        shape, size = t.shape, t.itemsize
+        return self._node("DivBackward0", [self._edge(t)], lambda bw, g: [bw.alloc(shape, size, "aten.div", g.strides)],
+                          out, [])
+
+    def cast(self, t: T, itemsize: int) -> T:
+        """``t.to(dtype)``: :meth:`_cast` (``ToCopyBackward0`` allocates the gradient in ``t``'s dtype)."""
+        return self._cast(t, itemsize)
+
+    def scale_(self, t: T, factor: T) -> T:
+        """``t *= factor`` in place, ``factor`` needing no gradient (XLM's padding mask, [B, L, 1]):
+        ``MulBackward0`` keeps the factor and allocates ``grad * factor`` of ``t``'s shape."""
+        self._begin()
+        self._labelled("mul_", "aten.mul_")
+        out = T(t.shape, t.strides, t.storage, t.grad and self.grad_mode, t.itemsize)
+        if not out.grad:
+            return out
+        self.save(factor)
+        shape, size = t.shape, t.itemsize
+        return self._node("MulBackward0", [self._edge(t)], lambda bw, g: [bw.alloc(shape, size, "aten.mul")], out)
 
     def layer(self, fn: Callable[[Sim, T], T], x: T, also: Sequence[T] = ()) -> T:
         """Non-reentrant checkpointing (transformers 5.23's default): the block runs once with a graph whose saved
@@ -1574,6 +1606,7 @@ class LiveSim(Sim):
     def masked_fill_(self, t: T, mask: T) -> T:
         """In place: ``MaskedFillBackward0`` (keeps the mask; ``grad.masked_fill(mask, 0)`` a new tensor)."""
         self._begin()
+        self._labelled("masked_fill_", "aten.masked_fill_")
         out = super().masked_fill_(t, mask)
         if not out.grad:
             return out

@@ -304,9 +304,10 @@ class Ops:
             self.save(t)
         return self.new(t.shape, t.grad, self._result(t))
 
-    def keep_output(self, t: T) -> T:
-        """tanh, softmax: the backward needs the output."""
-        out = self.new(t.shape, t.grad, self._result(t))
+    def keep_output(self, t: T, itemsize: int | None = None) -> T:
+        """tanh, softmax: the backward needs the output (``itemsize``: an output of another width than the model's,
+        XLM's softmax of ``scores.float()``)."""
+        out = self.new(t.shape, t.grad, self._result(t) if itemsize is None else itemsize)
         if t.grad:
             self.save(out)
         return out
@@ -543,12 +544,6 @@ class Ops:
         ``op``: the aten operation that makes it (what the lifetime simulator names it by)."""
         return self.new(shape, False, itemsize)
 
-    def masked_fill_(self, t: T, mask: T) -> T:
-        """``t.masked_fill_(mask, v)`` in place: no new storage; keeps the mask when ``t`` needs a gradient."""
-        if t.grad:
-            self.save(mask)
-        return T(t.shape, t.strides, t.storage, t.grad, t.itemsize)
-
     def frame_keeps(self, *ts: T) -> None:
         """The tensors every checkpointed layer from here reads besides its input: kept by non-reentrant
         checkpointing's frames. Only the lifetime simulator uses it."""
@@ -650,6 +645,27 @@ class Ops:
         if t.grad:
             self.save(mask)
         return self.new(t.shape, t.grad, t.itemsize)
+
+    def masked_fill_(self, t: T, mask: T) -> T:
+        """``t.masked_fill_(mask, value)`` in place (XLM's scores): no new storage; the backward keeps the mask."""
+        if t.grad and self.grad_mode:
+            self.save(mask)
+        return T(t.shape, t.strides, t.storage, t.grad and self.grad_mode, t.itemsize)
+
+    def scale_(self, t: T, factor: T) -> T:
+        """``t *= factor`` in place, ``factor`` needing no gradient (XLM's padding mask): the backward keeps it."""
+        if t.grad and self.grad_mode:
+            self.save(factor)
+        return T(t.shape, t.strides, t.storage, t.grad and self.grad_mode, t.itemsize)
+
+    def cast(self, t: T, itemsize: int) -> T:
+        """``t.to(dtype)`` to another width (``scores.float()``, ``.type_as``): a new tensor, nothing kept."""
+        return self.new(t.shape, t.grad, itemsize)
+
+    def divided(self, t: T) -> T:
+        """``t / number``: a new tensor laid out as ``t`` (a transposed view's strides kept), nothing kept."""
+        made = self.new(t.shape, t.grad, t.itemsize)
+        return T(t.shape, t.strides, made.storage, made.grad, t.itemsize)
 
     def gelu_erf(self, t: T) -> T:
         """ESM's ``gelu``, written out in Python: ``x * 0.5 * (1.0 + torch.erf(x / math.sqrt(2.0)))``.

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from ..config import Field, read_fields
-from ..costs import CostModel, dropouts, unread
+from ..costs import CostModel, Sim, T, dropouts, unread
 from ..errors import CalcError
 from ..model import Inventory
 from . import xlm
@@ -42,8 +42,14 @@ def step_check(inv: Inventory) -> None:
 #: XLM's keys, and ``layerdrop`` (default 0): in training it skips each layer at random, so the step has no one
 #: cost; a value above 0 is refused (``costs_step_value``) rather than costed as if no layer were skipped.
 KEYS = xlm.KEYS + unread(dropouts("layerdrop", default=0.0))
-COSTS = CostModel(xlm.step_program, xlm.COSTS.max_seq_len, architectures=xlm.covered("Flaubert"), check=step_check,
-                  checkpointing=False, keys=KEYS, autocast=True)
+def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
+    """XLM's program (``modeling_flaubert.py`` copies XLM's attention, feed-forward and model), the position ids
+    expanded to [B, L] before their lookup as FlaubertModel does."""
+    return xlm.step_program(sim, inv, b, n, positions_per_row=True)
+
+
+COSTS = CostModel(step_program, xlm.COSTS.max_seq_len, architectures=xlm.covered("Flaubert"), check=step_check,
+                  checkpointing=False, keys=KEYS, autocast=True, buffers=xlm.buffers)
 
 
 def flaubert_config(vocab: int, d: int, layers: int, heads: int) -> dict[str, Any]:

@@ -97,53 +97,102 @@ def sample(rng: Any, config: dict[str, Any]) -> None:
 # --------------------------------------------------------------- training step
 
 
-def step_layer(prefix: str, i: int, heads: int) -> Callable[[Sim, T], T]:
-    """One ``RemBertLayer``: BERT's, run with RemBertConfig's dropouts of 0 (``nn.Dropout(0)`` returns its input)."""
+def step_layer(prefix: str, i: int, heads: int, returned: list[T]) -> Callable[[Sim, T], T]:
+    """One ``RemBertLayer``: BERT's layer with the hand-written attention of ``modeling_rembert.py`` (the scaled
+    scores keep their name beside the probabilities until the attention returns), every name dropped where that
+    file drops it. The layer returns ``(layer_output, attention_probs)``: the probabilities go into ``returned``
+    for the encoder, whose ``layer_outputs`` holds them until the next layer returns."""
     p = f"{prefix}encoder.layer.{i}."
 
     def run(sim: Sim, x: T) -> T:
         s = p + "attention.self."
-        context = bert.step_attention(sim, x, heads, s + "query", s + "key", s + "value", dropout=False)
-        out = sim.linear(p + "attention.output.dense", context)
-        attended = sim.layer_norm(p + "attention.output.LayerNorm", sim.add(out, x))
-        inner = sim.keep_input(sim.linear(p + "intermediate.dense", attended))  # GELU
-        out = sim.linear(p + "output.dense", inner)
-        return sim.layer_norm(p + "output.LayerNorm", sim.add(out, attended))
+        hidden = sim.drops("hidden_dropout_prob")
+        layer = sim.scope()  # RemBertLayer.forward
+        probs: list[T] = []
+        context = bert.step_attention(sim, x, heads, s + "query", s + "key", s + "value", keep_scores=True,
+                                      dropout=sim.drops("attention_probs_dropout_prob"), held=probs)
+        attended = bert.self_output(sim, p + "attention.output.", context, x, hidden)
+        sim.release(context)  # RemBertAttention returns: ``self_outputs`` (the context) goes
+        chunk = sim.scope()  # feed_forward_chunk
+        inner = sim.linear(p + "intermediate.dense", attended)
+        inner = sim.rebind(inner, sim.act("hidden_act", inner))
+        out = sim.end_scope(chunk, bert.self_output(sim, p + "output.", inner, attended, hidden))
+        returned.extend(probs)
+        return sim.end_scope(layer, out, *probs)
 
     return run
 
 
-def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
-    """RemBERT's classes with RemBertConfig's defaults (hidden and attention dropout 0, the classifier's 0.1).
-
-    The embeddings are BERT's at width E_in, except that ``RemBertModel.forward`` makes the
-    token types ``torch.zeros(input_shape)``, a [B, L] int64 tensor; then the encoder's
-    ``embedding_hidden_mapping_in`` (E_in → H, outside the checkpointed layers), BERT's layers.
-    """
-    prefix = bert.step_prefix(inv)
-    e = prefix + "embeddings."
-    x = sim.embedding(e + "word_embeddings", sim.ids((b, n)), first=True)
-    x = sim.add(x, sim.embedding(e + "token_type_embeddings", sim.ids((b, n))))
-    x = sim.add(x, sim.embedding(e + "position_embeddings", sim.buffer((1, n))))  # += in place
-    x = sim.layer_norm(e + "LayerNorm", x)
+def step_encoder(sim: Sim, inv: Inventory, prefix: str, x: T) -> T:
+    """``RemBertEncoder.forward``: ``embedding_hidden_mapping_in`` (E_in -> H, outside the checkpointed layers)
+    rebinds ``hidden_states`` (the embeddings' output stays named by the model's ``embedding_output``); every layer
+    rebinds it and ``layer_outputs`` (the previous layer's output and probabilities go when the next layer
+    returns); the last layer's probabilities go as the encoder returns."""
+    mark = sim.scope()
     x = sim.linear(prefix + "encoder.embedding_hidden_mapping_in", x)
     heads = inv.config["num_attention_heads"]
+    held: list[T] = []
     for i in range(inv.config["num_hidden_layers"]):
-        x = sim.layer(step_layer(prefix, i, heads), x)
-    seq = x
-    pooled = bert.step_pooler(sim, prefix, seq) if inv.pooler else None
+        returned: list[T] = []
+        y = sim.layer(step_layer(prefix, i, heads, returned), x)
+        sim.release(x, *held)
+        held, x = returned, y
+    return sim.end_scope(mark, x)
+
+
+def step_mlm(sim: Sim, x: T) -> T:
+    """``RemBertLMPredictionHead``: dense H -> E_out, the activation (``ACT2FN[hidden_act]``), LayerNorm, the
+    decoder E_out -> V, each rebinding ``hidden_states``."""
+    mark = sim.scope()
+    x = sim.linear("cls.predictions.dense", x)
+    x = sim.rebind(x, sim.act("hidden_act", x))
+    x = sim.rebind(x, sim.layer_norm("cls.predictions.LayerNorm", x))
+    return sim.end_scope(mark, sim.rebind(x, sim.linear("cls.predictions.decoder", x)))
+
+
+def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
+    """RemBERT's classes, every name dropped where ``modeling_rembert.py`` drops it.
+
+    ``RemBertModel.forward`` first checks the ids' first and last columns for padding
+    (``warn_if_padding_and_no_attention_mask``, four temporaries), makes ``attention_mask = torch.ones((B, L))``
+    (float32) and the token types ``torch.zeros(input_shape)`` (a [B, L] int64 tensor the type table's backward
+    keeps); the embeddings are BERT's at width E_in (positions a slice of the buffer, added in place); the
+    bidirectional mask function reads the ones (``.to(bool)``, ``.all()``) and returns None, dropping them; then
+    the encoder (:func:`step_encoder`) and BERT's pooler.
+    """
+    prefix = bert.step_prefix(inv)
     kind = bert.step_task(inv)
+    if kind in bert.EXACT_LIFETIMES and not inv.config.get("is_decoder"):  # no causal mask: every op is modelled
+        sim.exact_lifetimes()
+        sim.exact_forward()  # every name's release declared below
+    model = sim.scope()  # RemBertModel.forward
+    ids = sim.ids((b, n))  # input_ids (the program's first index tensor: live from the start)
+    if inv.config.get("pad_token_id") is not None:
+        sim.transients((16, 16 * b, 2 * b, 1), (1, 3, 3, 3), ("aten.lift_fresh", "aten.index", "aten.eq", "aten.any"))
+    ones = sim.named_transient(4 * b * n, "aten.ones")
+    types = sim.ids((b, n))
+    e = prefix + "embeddings."
+    mark = sim.scope()  # RemBertEmbeddings.forward
+    positions = sim.buffer((1, n))
+    words = sim.embedding(e + "word_embeddings", ids, first=True)
+    x = sim.add(words, sim.embedding(e + "token_type_embeddings", types))
+    x = sim.add_(x, sim.embedding(e + "position_embeddings", positions))  # embeddings += position_embeddings
+    x = sim.rebind(x, sim.layer_norm(e + "LayerNorm", x))
+    x = sim.end_scope(mark, sim.rebind(x, sim.dropout(x, sim.drops("hidden_dropout_prob"))))
+    sim.transients((b * n, 1), (1, 1), ("aten._to_copy", "aten.all"))
+    sim.drop_transient(ones)
+    seq = step_encoder(sim, inv, prefix, x)
+    pooled = bert.step_pooler(sim, prefix, seq) if inv.pooler else None
+    sim.end_scope(model, seq, *([pooled] if pooled is not None else []))
     if kind == "":
         return [seq] + ([pooled] if pooled is not None else [])
     if kind in ("ForMaskedLM", "ForCausalLM"):
-        # RemBertLMPredictionHead: dense H → E_out, the activation (GELU), LayerNorm, decoder E_out → V
-        x = sim.keep_input(sim.linear("cls.predictions.dense", seq))
-        return [sim.linear("cls.predictions.decoder", sim.layer_norm("cls.predictions.LayerNorm", x))]
+        return [step_mlm(sim, seq)]
     if kind == "ForSequenceClassification":
         assert pooled is not None
-        return [sim.linear("classifier", sim.dropout(pooled))]
+        return [sim.linear("classifier", sim.dropout(pooled, sim.drops("classifier_dropout_prob")))]
     if kind == "ForTokenClassification":
-        return [sim.linear("classifier", sim.dropout(seq))]
+        return [sim.linear("classifier", sim.dropout(seq, sim.drops("classifier_dropout_prob")))]
     if kind == "ForQuestionAnswering":
         return bert.step_qa(sim, seq)
     raise AssertionError(inv.architecture)

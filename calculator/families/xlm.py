@@ -25,7 +25,7 @@ from dataclasses import replace
 from typing import Any, Mapping
 
 from ..config import Field, read_fields
-from ..costs import CostModel, Sim, T, dropouts
+from ..costs import CostModel, Sim, T, dropouts, flag_key, unread
 from ..errors import CalcError
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
@@ -211,50 +211,118 @@ def sample(rng: random.Random, config: dict[str, Any]) -> None:
 # --------------------------------------------------------------- training step
 
 
-def step_attention(sim: Sim, x: T, heads: int, p: str) -> T:
-    """``MultiHeadAttention``: q scaled by 1/sqrt(d) before the product; the padding mask filled in place
-    (``masked_fill_`` keeps a fresh ``mask == 0``, [B, L] bools, per layer); softmax in float32 then back
-    (``.type_as``); dropout; the context made contiguous again for ``out_lin``."""
+def step_attention(sim: Sim, x: T, heads: int, p: str, cache: list[T]) -> T:
+    """``MultiHeadAttention``, every name dropped where ``modeling_xlm.py`` drops it.
+
+    q, k, v projected and split into heads; the model's ``EncoderDecoderCache`` (made even in training) stores k
+    and v by ``torch.cat`` of an empty tensor and them: two contiguous copies it holds until the model returns
+    (``cache`` receives them), the projections' outputs dropped as ``k, v`` are rebound; ``q / sqrt(head_dim)``
+    (a new tensor in q's transposed layout, so ``matmul`` copies it); the scores filled in place where
+    ``(mask == 0)`` (a fresh [B, L] bool tensor, kept by the fill's backward); softmax of ``scores.float()``, then
+    ``.type_as(scores)`` (both casts copies in bf16, no-ops in float32); dropout; the context made contiguous
+    again (rebinding) for ``out_lin``. q, the scores and the bool mask go as it returns."""
     b, n, width = x.shape
     d = width // heads
 
     def split(t: T) -> T:
         return sim.transpose(sim.view(t, (b, n, heads, d)), 1, 2)
 
-    q = sim.pointwise(split(sim.linear(p + "q_lin", x)))  # q / math.sqrt(head_dim)
+    mark = sim.scope()
+    q = split(sim.linear(p + "q_lin", x))
     k = split(sim.linear(p + "k_lin", x))
     v = split(sim.linear(p + "v_lin", x))
-    scores = sim.masked_fill(sim.bmm(q, sim.transpose(k, 2, 3)), sim.mask((b, n)))
-    weights = sim.softmax_float32(scores)
-    if weights.itemsize != scores.itemsize:  # .type_as(scores): a copy back to bf16, keeps nothing
-        weights = sim.new(weights.shape, weights.grad, scores.itemsize)
-    weights = sim.dropout(weights, sim.drops("attention_dropout"))
-    context = sim.contiguous(sim.transpose(sim.bmm(weights, v), 1, 2))
-    return sim.linear(p + "out_lin", sim.view(context, (b, n, width)))
+    k_cached = sim.concat([k], 2)  # torch.cat([self.keys (empty), key_states], dim=-2)
+    v_cached = sim.concat([v], 2)
+    sim.release(k, v)  # ``k, v = curr_past_key_values.update(k, v, ...)``
+    q = sim.rebind(q, sim.divided(q))
+    scores = sim.bmm(q, sim.transpose(k_cached, 2, 3))
+    zero = sim.made_by(sim.mask((b, n)), "aten.eq")  # mask = (mask == 0).view(...).expand_as(scores)
+    scores = sim.masked_fill_(scores, zero)
+    if scores.itemsize != 4:
+        wide = sim.cast(scores, 4)  # scores.float()
+        weights = sim.keep_output(wide, 4)
+        sim.release(wide)
+        weights = sim.rebind(weights, sim.cast(weights, scores.itemsize))  # .type_as(scores)
+    else:
+        weights = sim.keep_output(scores)
+    weights = sim.rebind(weights, sim.dropout(weights, sim.drops("attention_dropout")))
+    context = sim.bmm(weights, v_cached)
+    context = sim.rebind(context, sim.contiguous(sim.transpose(context, 1, 2)))
+    out = sim.linear(p + "out_lin", sim.view(context, (b, n, width)))
+    cache += [k_cached, v_cached]
+    return sim.end_scope(mark, out, k_cached, v_cached)
 
 
 def padding_mask(sim: Sim, x: T) -> T:
-    """``tensor *= mask.unsqueeze(-1).to(tensor.dtype)``: a fresh [B, L, 1] factor, kept by the in-place product."""
-    return sim.scale_by(x, sim.new((x.shape[0], x.shape[1], 1), False))
+    """``tensor *= mask.unsqueeze(-1).to(tensor.dtype)``: a fresh [B, L, 1] factor, kept by the in-place product
+    (else dropped at once)."""
+    factor = sim.made_by(sim.new((x.shape[0], x.shape[1], 1), False, x.itemsize), "aten._to_copy")
+    out = sim.scale_(x, factor)
+    sim.release(factor)
+    return out
 
 
-def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
-    """XLM's (and FlauBERT's post-norm) classes the step covers: tokens + positions (a slice of a buffer),
-    LayerNorm, dropout, the padding mask; per layer attention, dropout, residual, LayerNorm, the feed-forward
-    network (GELU or ReLU, dropout), residual, LayerNorm, the padding mask; then the head."""
+def step_program(sim: Sim, inv: Inventory, b: int, n: int, positions_per_row: bool = False) -> list[T]:
+    """XLM's (and FlauBERT's post-norm) classes the step covers, every name dropped where ``modeling_xlm.py``
+    drops it: the lengths (``(input_ids != pad).sum(1)``, kept by the model) and ``get_masks``' temporaries (two
+    ``lengths.max()``, ``arange``) and padding mask ``alen < lengths[:, None]`` (kept); tokens (named
+    ``inputs_embeds`` until the model returns) + positions (a slice of a buffer, ``expand_as``), LayerNorm,
+    dropout, the padding mask in place; per layer attention (its output held by ``attn_outputs`` until the next
+    attention returns), dropout, residual, LayerNorm, the feed-forward network (GELU or ReLU, dropout), residual,
+    LayerNorm, the padding mask; then the head.
+
+    ``positions_per_row``: FlauBERT's model expands the buffer's slice to [B, L] before the lookup (``position_ids
+    .expand((bs, slen))``), so the table's output is [B, L, D] and ``expand_as`` keeps its shape."""
     c = inv.config
     prefix = bert.step_prefix(inv)
-    x = sim.embedding(prefix + "embeddings", sim.ids((b, n)), first=True)
-    x = sim.add(x, sim.embedding(prefix + "position_embeddings", sim.buffer((1, n))))
-    x = padding_mask(sim, sim.dropout(sim.layer_norm(prefix + "layer_norm_emb", x), sim.drops("dropout")))
-    act = "gelu" if c["gelu_activation"] else "relu"
-    for i in range(c["n_layers"]):
-        attn = sim.dropout(step_attention(sim, x, c["n_heads"], f"{prefix}attentions.{i}."), sim.drops("dropout"))
-        x = sim.layer_norm(f"{prefix}layer_norm1.{i}", sim.add(x, attn))
-        inner = sim.activation(act, sim.linear(f"{prefix}ffns.{i}.lin1", x))
-        out = sim.dropout(sim.linear(f"{prefix}ffns.{i}.lin2", inner), sim.drops("dropout"))
-        x = padding_mask(sim, sim.layer_norm(f"{prefix}layer_norm2.{i}", sim.add(x, out)))
     kind = bert.step_task(inv)
+    if not c.get("causal"):  # a causal model's [B, L, L] mask: not replayed here
+        sim.exact_lifetimes()
+        sim.exact_forward()  # every name's release declared below
+    model = sim.scope()  # XLMModel.forward
+    ids = sim.ids((b, n))  # input_ids (the program's first index tensor: live from the start)
+    ne = sim.named_transient(b * n, "aten.ne")
+    lengths = sim.named_transient(8 * b, "aten.sum")
+    sim.drop_transient(ne)
+    sim.transients((8,), (0,), ("aten.max",))  # assert lengths.max().item() <= slen
+    alen = sim.named_transient(8 * n, "aten.arange")
+    sim.transients((8,), (0,), ("aten.max",))
+    mask = sim.named_transient(b * n, "aten.lt")
+    sim.drop_transient(alen)
+    words = sim.embedding(prefix + "embeddings", ids, first=True)  # inputs_embeds: named until the return
+    position_ids = sim.buffer((1, n))
+    if positions_per_row:
+        position_ids = sim.expand(position_ids, (b, n))
+    positions = sim.embedding(prefix + "position_embeddings", position_ids)
+    x = sim.add(words, sim.expand(positions, words.shape))
+    sim.release(positions)
+    x = sim.rebind(x, sim.layer_norm(prefix + "layer_norm_emb", x))
+    x = sim.rebind(x, sim.dropout(x, sim.drops("dropout")))
+    x = padding_mask(sim, x)
+    act = "gelu" if c["gelu_activation"] else "relu"
+    cache: list[T] = []
+    held: list[T] = []  # the last attention's output (``attn_outputs``) and its dropout (``attn``)
+    for i in range(c["n_layers"]):
+        attn = step_attention(sim, x, c["n_heads"], f"{prefix}attentions.{i}.", cache)
+        sim.release(*held)
+        dropped = sim.dropout(attn, sim.drops("dropout"))
+        held = [attn, dropped]
+        x = sim.rebind(x, sim.add(x, dropped))
+        x = sim.rebind(x, sim.layer_norm(f"{prefix}layer_norm1.{i}", x))
+        chunk = sim.scope()  # TransformerFFN.ff_chunk
+        inner = sim.linear(f"{prefix}ffns.{i}.lin1", x)
+        inner = sim.rebind(inner, sim.activation(act, inner))
+        out = sim.rebind(inner, sim.linear(f"{prefix}ffns.{i}.lin2", inner))
+        out = sim.end_scope(chunk, sim.rebind(out, sim.dropout(out, sim.drops("dropout"))))
+        y = sim.add(x, out)
+        sim.release(out)
+        x = sim.rebind(x, y)
+        x = sim.rebind(x, sim.layer_norm(f"{prefix}layer_norm2.{i}", x))
+        x = padding_mask(sim, x)
+    sim.release(words, *held, *cache)
+    sim.drop_transient(lengths)
+    sim.drop_transient(mask)
+    x = sim.end_scope(model, x)
     if kind == Task.LM_HEAD_MODEL:
         return [sim.linear("pred_layer.proj", x)]
     if kind == Task.TOKEN_CLASSIFICATION:
@@ -284,9 +352,19 @@ def covered(name: str) -> tuple[str, ...]:
 
 
 #: XLMConfig's defaults: ``dropout`` and ``attention_dropout`` 0.1 (``gelu_activation`` is a field).
-KEYS = dropouts("dropout", "attention_dropout")
+#: ``causal`` (default False): a True value makes ``get_masks`` build a [B, L, L] causal mask the program does not run,
+#: so it is refused (``costs_step_value``) rather than costed as the bidirectional step.
+KEYS = dropouts("dropout", "attention_dropout") + unread((flag_key("causal", False),))
+
+
+def buffers(inv: Inventory) -> list[tuple[str, tuple[int, ...], int]]:
+    """``XLMModel`` (and ``FlaubertModel``) registers ``position_ids`` (int64 [1, max_position_embeddings],
+    non-persistent) on the model itself, not on an embeddings module."""
+    return [(inv.arch.prefix + "position_ids", (1, int(inv.config["max_position_embeddings"])), 8)]
+
+
 COSTS = CostModel(step_program, bert.absolute_positions(), architectures=covered("XLM"), check=step_check,
-                  checkpointing=False, keys=KEYS, autocast=True)
+                  checkpointing=False, keys=KEYS, autocast=True, buffers=buffers)
 
 
 def xlm_config(vocab: int, d: int, layers: int, heads: int, langs: int = 1, lang_emb: bool = True,

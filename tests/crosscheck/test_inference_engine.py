@@ -42,6 +42,7 @@ EXACT += ("megatron-bert", "xlm-roberta-xl", "roberta-prelayernorm", "mpnet")  #
 PARTIAL = ("eurobert",)
 EXACT += ("deberta-v2",)
 EXACT += ("roformer", "esm")
+EXACT += ("rembert", "xlm", "flaubert")
 PEAK_FAMILIES = tuple(mt for mt, f in FAMILIES.items() if f.costs is not None and f.costs.buffers is not None)
 KIND = {"weights": "param", "buffer": "buffer", "input_ids": "input_ids", "activation": "act"}
 

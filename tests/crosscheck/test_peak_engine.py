@@ -222,6 +222,7 @@ def test_bert_base_b1_l128_figure() -> None:
 LIFETIME_FAMILIES = ("bert", "ernie", "roberta", "xlm-roberta", "camembert", "data2vec-text", "electra", "distilbert", "albert",
                      "roc_bert", "layoutlm", "xmod", "modernbert", "eurobert")
 LIFETIME_FAMILIES += ("megatron-bert", "xlm-roberta-xl", "roberta-prelayernorm")  # the pre-LN layer (families/blocks.py)
+LIFETIME_FAMILIES += ("rembert", "xlm", "flaubert")  # BERT's layer behind an E_in -> H projection
 # MPNet is modelled op by op too (FORWARD_EXACT below), but none of these drawn cases peaks in its backward (the
 # [B, A, L, L] bias and each attention's kept scores make the forward the highest): its backward's maximum is checked
 # against the measured one in every figure there (check_timeline), not here.
@@ -336,6 +337,10 @@ FULL_SIZE += (("facebook/xlm-roberta-xl", 16, 512, "bf16", False), ("andreasmads
               ("andreasmadsen/efficient_mlm_m0.40", 8, 512, "fp32", True),
               ("sentence-transformers/all-mpnet-base-v2", 32, 512, "fp32", False))
 FULL_SIZE += (("microsoft/deberta-v3-large", 16, 512, "fp32", False), ("microsoft/deberta-v3-large", 16, 512, "fp32", True))
+# RemBERT without checkpointing: on fake tensors the model's ``torch.ones`` mask cannot answer ``.all()``, so the
+# mask function makes a [B, 1, L, L] mask real tensors never make (measured: none on real tensors); a checkpointed
+# layer's frame keeps it to the step's end, so a fake measurement under checkpointing is not the step's.
+FULL_SIZE += (("google/rembert", 8, 512, "fp32", False), ("google/rembert", 4, 512, "bf16", False))
 
 
 @pytest.mark.parametrize("preset,batch,seq_len,dtype,checkpointing", FULL_SIZE)
@@ -358,6 +363,35 @@ def test_full_size_bound_and_figure(preset: str, batch: int, seq_len: int, dtype
     assert engine.lower <= result.peak <= engine.upper, (preset, engine.lower, result.peak, engine.upper)
     if engine.bytes is not None:
         assert (engine.bytes, engine.phase, engine.op) == (result.peak, result.phase, result.op), preset
+
+
+#: Published configs whose forward reads a tensor's value (XLM's and FlauBERT's ``lengths.max().item()``), which fake
+#: tensors cannot answer: measured on real tensors, each phase's maximum equal to the engine's to the byte.
+FULL_SIZE_REAL = (("flaubert/flaubert_small_cased", 4, 512, "fp32"), ("FacebookAI/xlm-mlm-enfr-1024", 4, 512, "bf16"))
+
+
+@pytest.mark.parametrize("preset,batch,seq_len,dtype", FULL_SIZE_REAL)
+def test_full_size_real_tensors_figure(preset: str, batch: int, seq_len: int, dtype: str) -> None:
+    """At a published size, on real tensors: the forward's, the loss's and the backward's maxima and the step's
+    figure (phase, op) equal LiveBytes' measured ones."""
+    from calculator.build import build
+    from calculator.presets import get_preset
+
+    raw = dict(get_preset(preset).config)
+    inv = build(raw)
+    case = {"inv": inv, "plan": None, "costs": costs.compute(inv, costs.settings(batch, seq_len, dtype, "adamw"))}
+    timeline = engine_timeline(case)
+    engine = case["costs"].peak
+    config = {k: v for k, v in raw.items() if k not in ("model_type", "architectures")}
+    result = measure_peak(Step(inv.model_type, inv.architecture, config, batch, seq_len, dtype=dtype, foreach=False,
+                               pooler=None if inv.arch.pooler is not None else inv.pooler))
+    starts = result.phase_starts
+    spans = {"forward": ("forward", "loss"), "loss": ("loss", "backward"), "backward": ("backward", "optimizer")}
+    got = {name: max(now for _, now in result.timeline[starts[a]:starts[b]]) for name, (a, b) in spans.items()}
+    assert timeline is not None and timeline.forward is not None and timeline.loss is not None, preset
+    assert (timeline.forward.bytes, timeline.loss.bytes, timeline.backward) == (
+        got["forward"], got["loss"], got["backward"]), preset
+    assert (engine.bytes, engine.phase, engine.op) == (result.peak, result.phase, result.op), preset
 
 
 #: Published configs at full size with SDPA (attention dropout 0): (preset, B, L, dtype, checkpointing).
@@ -463,6 +497,7 @@ FORWARD_EXACT = ("bert", "ernie", "roberta", "xlm-roberta", "camembert", "data2v
 FORWARD_EXACT += ("megatron-bert", "xlm-roberta-xl", "roberta-prelayernorm", "mpnet")  # the pre-LN layer (families/blocks.py)
 FORWARD_EXACT += ("deberta-v2",)
 FORWARD_EXACT += ("roformer", "esm")
+FORWARD_EXACT += ("rembert", "xlm", "flaubert")
 FORWARD_RANDOM = int(os.environ.get("PEAK_FORWARD_RANDOM", str(max(4, PER_FAMILY // 2))))
 #: Families drawn more often there: half of ModernBERT's draws are refused (LoRA targets BERT's names), and its peak
 #: lies in the forward only where little is saved.
