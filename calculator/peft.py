@@ -268,6 +268,8 @@ def modules(inv: Inventory) -> tuple[Module, ...]:
             (only,) = kinds
             kind = only if only in ("linear", "embedding", "layer_norm", "conv1d") else "other"
         out.append(Module(name, kind))
+    arch = getattr(inv, "arch", None)
+    out += [Module(name, "other") for name in (arch.identities if arch is not None else ()) if name not in order]
     return tuple(out)
 
 

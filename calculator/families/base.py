@@ -104,6 +104,10 @@ class Architecture:
     #: The module ``get_output_embeddings()`` returns where the class names one without tying it (ESM C's
     #: ``lm_head.decoder``); None: found from :attr:`ties_embeddings` (:func:`calculator.peft.output_embedding`).
     output_embeddings: str | None = None
+    #: Modules the class builds without parameters (``nn.Identity``) that peft still matches by name and refuses
+    #: to adapt (``UltrabertForMaskedLM.decoder``, beside ``head.decoder``): :func:`calculator.peft.modules`
+    #: lists them, so a target they match is refused as peft refuses it.
+    identities: tuple[str, ...] = ()
 
 
 def plain_layer_row(n: int, config: Mapping[str, Any], lang: str) -> str:

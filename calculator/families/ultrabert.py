@@ -227,7 +227,8 @@ FAMILY = Family(
     pad_token_id=0,
     architectures=(
         Architecture(name="UltrabertModel", task=Task.MODEL, prefix="", pooler=False),
-        Architecture(name="UltrabertForMaskedLM", task=Task.MASKED_LM, prefix="model.", pooler=False, head=mlm_head, ties_embeddings=True),
+        Architecture(name="UltrabertForMaskedLM", task=Task.MASKED_LM, prefix="model.", pooler=False, head=mlm_head, ties_embeddings=True,
+                     identities=("decoder",)),  # modeling_ultrabert.py: ``self.decoder = nn.Identity()``
         Architecture(name="UltrabertForSequenceClassification", task=Task.SEQUENCE_CLASSIFICATION, prefix="model.", pooler=False,
                      head=bert.linear_head("classifier", "num_labels"), uses_num_labels=True),
         Architecture(name="UltrabertForTokenClassification", task=Task.TOKEN_CLASSIFICATION, prefix="model.", pooler=False,

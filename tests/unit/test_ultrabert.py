@@ -55,3 +55,23 @@ def test_layer_types_are_read_as_transformers_reads_them():
     expect_error("bad_value", build, dict(raw, attention_windows=[0, 4]))
     # the counts do not change: the kinds shape no tensor
     assert build(dict(raw, layer_types=given)).total == build(raw).total
+
+
+def test_lora_on_the_identity_decoder_is_refused_as_peft_refuses_it():
+    # modeling_ultrabert.py (transformers 5.23): UltrabertForMaskedLM sets ``self.decoder = nn.Identity()`` beside
+    # ``head.decoder`` (an nn.Linear); peft matches "decoder" against both and raises on the Identity ("Target module
+    # Identity() is not supported"), while "head.decoder" names the Linear alone.
+    from calculator import peft
+    from calculator.build import build
+    from calculator.errors import CalcError
+
+    inv = build({"model_type": "ultrabert"}, "UltrabertForMaskedLM", None)
+    try:
+        peft.lora(inv, 4, ["decoder"], "none", None, None)
+    except CalcError as e:
+        assert e.code == "lora_target_unsupported" and e.params["module"] == "decoder"
+    else:
+        raise AssertionError("a target matching the Identity decoder was accepted")
+    plan = peft.lora(inv, 4, ["head.decoder"], "none", None, None)
+    v, h = inv.config["vocab_size"], inv.config["hidden_size"]
+    assert plan.trainable == 4 * (v + h)  # lora_A [4, H] and lora_B [V, 4] on head.decoder alone
