@@ -51,10 +51,17 @@ def _gated_tensors(t: TensorList, p: str, i: int, h: int, inter: int) -> None:
 
 
 def _gated_step(sim: Sim, p: str, x: T, hidden: bool) -> T:
-    """``down(dropout(act(gate(x)) * up(x)))``."""
+    """``act(gate(x)) * up(x)`` (each temporary gone once the product is made), dropout (rebinding
+    ``hidden_states``, named until the return), ``down_proj``."""
     m = p + "mlp."
-    gated = sim.mul_like(sim.act("hidden_act", sim.linear(m + "gate_proj", x)), sim.linear(m + "up_proj", x))
-    return sim.linear(m + "down_proj", sim.dropout(gated, hidden))
+    gate = sim.linear(m + "gate_proj", x)
+    act = sim.act("hidden_act", gate)
+    sim.release(gate)
+    up = sim.linear(m + "up_proj", x)
+    gated = sim.mul_like(act, up)
+    sim.release(act, up)
+    gated = sim.rebind(gated, sim.dropout(gated, hidden))
+    return sim.linear(m + "down_proj", gated)
 
 
 #: ``GteMLP`` (Gemma's): gate and up without bias, down with one.
@@ -84,8 +91,12 @@ sample = jina.sample
 
 def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     """The native classes: the backbone (:data:`MODEL`); BERT's heads or jina-v3's MLM head without its bias."""
-    seq, pooled = MODEL.step(sim, inv, b, n)
     kind = bert.step_task(inv)
+    c = inv.config
+    if kind in EXACT_LIFETIMES and c["hidden_size"] // c["num_attention_heads"] != 1:
+        sim.exact_lifetimes()  # a one-wide head (cos and sin two wide, broadcasting Q and K) keeps its bounds
+        sim.exact_forward()
+    seq, pooled = MODEL.step(sim, inv, b, n)
     if kind == "":
         return [seq] + ([pooled] if pooled is not None else [])
     if kind == "ForMaskedLM":
@@ -98,6 +109,10 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     raise AssertionError(inv.architecture)
 
 
+#: GTE's classes whose every operation the lifetime simulator models.
+EXACT_LIFETIMES = ("", "ForMaskedLM", "ForSequenceClassification", "ForTokenClassification")
+
+
 def step_check(inv: Inventory) -> None:
     c = inv.config
     jina.rotary_check(c["hidden_size"] // c["num_attention_heads"], c["num_hidden_layers"])
@@ -106,7 +121,7 @@ def step_check(inv: Inventory) -> None:
 #: GteConfig's defaults: GELU, hidden dropout 0.1, attention dropout 0.0; rotary, so no length bound.
 COSTS = CostModel(step_program, None, check=step_check, keys=(
     activation_key("gelu"), *dropouts("hidden_dropout_prob"), *dropouts("attention_probs_dropout_prob", default=0.0),
-    classifier_dropout()), autocast=True, sdpa=True)
+    classifier_dropout()), autocast=True, sdpa=True, buffers=jina.rotary_buffers)  # no index buffers
 
 
 def gte_config(vocab: int, type_vocab: int) -> dict[str, Any]:

@@ -23,12 +23,12 @@ import random
 from dataclasses import dataclass, replace
 from typing import Any, Callable, Mapping
 
-from ..costs import BERT_KEYS, CostModel, Sim, T
+from ..costs import BERT_KEYS, CostModel, Sim, T, position_buffers, size_key
 from ..errors import CalcError
 from ..i18n import join_list, pick
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
-from . import bert, roberta
+from . import bert, esm, roberta
 from .base import Architecture, Family, Preset, Task
 from .common import HEADS, HIDDEN, INTERMEDIATE, LABELS, LAYERS, TIE, TOKEN_TYPES, VOCAB, L, heads_divide
 
@@ -62,7 +62,10 @@ def _fc_tensors(t: TensorList, p: str, i: int, h: int, inter: int) -> None:
 
 
 def _fc_step(sim: Sim, p: str, x: T, hidden: bool) -> T:
-    return sim.linear(p + "mlp.fc2", sim.act("hidden_act", sim.linear(p + "mlp.fc1", x)))
+    """``fc1``, the activation, ``fc2``, each rebinding ``hidden_states``."""
+    h = sim.linear(p + "mlp.fc1", x)
+    h = sim.rebind(h, sim.act("hidden_act", h))
+    return sim.rebind(h, sim.linear(p + "mlp.fc2", h))
 
 
 #: ``JinaEmbeddingsV3MLP`` (CLIP's): fc1, the config's activation, fc2.
@@ -105,36 +108,106 @@ class RotaryPostNormModel:
             t.layer_norm(p + "post_mlp_layernorm", h, layer=i)
 
     def step_layer(self, inv: Inventory, prefix: str, i: int, rotary: tuple[T, T]) -> Callable[[Sim, T], T]:
-        """One layer: attention, dropout, + input, LayerNorm; the MLP, dropout, + input, LayerNorm."""
+        """One layer, every name dropped where the modeling file drops it (Nomic BERT's layer, with biases and
+        this model's MLP): attention (Q and K rotated with the shared cos/sin, :meth:`~calculator.costs.ops.Ops.rotate`),
+        o_proj (the probabilities held as ``_`` and ``attention_output`` named until the layer returns), dropout,
+        + input, LayerNorm (``residual`` named until the return); the MLP, dropout, + residual, LayerNorm."""
         p = f"{prefix}layers.{i}."
         heads = inv.config["num_attention_heads"]
         d = inv.config["hidden_size"] // heads
 
         def run(sim: Sim, x: T) -> T:
+            a = p + "self_attn."
+            b, n, _ = x.shape
             hidden = sim.drops("hidden_dropout_prob")
-            context = rotary_attention(sim, x, p + "self_attn.", heads, heads, d, rotary,
-                                       sim.drops("attention_probs_dropout_prob"))
-            out = sim.dropout(sim.linear(p + "self_attn.o_proj", context), hidden)
-            attended = sim.layer_norm(p + "post_attention_layernorm", sim.add(x, out))
-            out = sim.dropout(self.mlp.step(sim, p, attended, hidden), hidden)
-            return sim.layer_norm(p + "post_mlp_layernorm", sim.add(attended, out))
+
+            def split(t: T) -> T:
+                return sim.transpose(sim.view(t, (b, n, heads, d)), 1, 2)
+
+            layer = sim.scope()
+            mark = sim.scope()  # the attention's forward
+            q = split(sim.linear(a + "q_proj", x))
+            k = split(sim.linear(a + "k_proj", x))
+            v = split(sim.linear(a + "v_proj", x))
+            cos, sin = rotary
+            if cos.shape[-1] != d:  # d = 1: cos and sin have 2 columns, and the products broadcast Q and K to them
+                q, k = sim.rotary(q, cos, sin), sim.rotary(k, cos, sin)  # (not replayed op by op: bounds only)
+                q, k = sim.new((*q.shape[:-1], 2), q.grad), sim.new((*k.shape[:-1], 2), k.grad)
+            else:
+                apply = sim.scope()  # apply_rotary_pos_emb (Llama's: no upcast)
+                turned = [sim.rotate(t, cos, sin, False) for t in (q, k)]
+                sim.end_scope(apply, *turned)
+                sim.release(q, k)
+                q, k = turned
+            inner = sim.scope()  # the attention function
+            probs: T | None = None
+            if sim.attention == "sdpa":  # sdpa_attention_forward: no mask, dropout 0, CPU's flash kernel
+                context = sim.contiguous(sim.transpose(sim.sdpa(q, k, v), 1, 2))
+                sim.end_scope(inner, context)
+            else:
+                product = sim.bmm(q, sim.transpose(k, 2, 3))
+                scores = sim.rebind(product, sim.pointwise(product))  # * scaling
+                probs = sim.rebind(scores, sim.keep_output(scores))  # softmax
+                probs = sim.rebind(probs, sim.dropout(probs, sim.drops("attention_probs_dropout_prob")))
+                context = sim.bmm(probs, v)
+                context = sim.rebind(context, sim.contiguous(sim.transpose(context, 1, 2)))
+                sim.end_scope(inner, context, probs)
+            context = sim.contiguous(sim.reshape(context, (b, n, heads * d)))
+            attention = sim.linear(a + "o_proj", context)
+            sim.release(context)
+            sim.end_scope(mark, attention, *([probs] if probs is not None else []))
+            dropped = sim.dropout(attention, hidden)
+            h = sim.add(x, dropped)
+            if dropped.storage != attention.storage:  # ``attention_output`` itself stays named until the layer returns
+                sim.release(dropped)
+            h = sim.rebind(h, sim.layer_norm(p + "post_attention_layernorm", h))
+            mlp = sim.scope()  # the MLP's forward
+            down = sim.end_scope(mlp, self.mlp.step(sim, p, h, hidden))
+            dropped = sim.dropout(down, hidden)
+            out = sim.add(h, dropped)
+            sim.release(down, dropped)
+            out = sim.rebind(out, sim.layer_norm(p + "post_mlp_layernorm", out))
+            return sim.end_scope(layer, out)
 
         return run
 
     def step(self, sim: Sim, inv: Inventory, b: int, n: int) -> tuple[T, T | None]:
-        """Word (+ token types, zeros [B, L]), LayerNorm, dropout; cos and sin once; the layers; the pooler.
-        The sequence and the pooled output (None without a pooler)."""
+        """The model's forward, every name dropped where the modeling file drops it: ``position_ids`` (``arange``,
+        named until the forward returns); word + token types ([B, L] zeros; jina-v3 names the types' lookup until
+        the embeddings return, GTE (``types_optional``) adds it in the expression), LayerNorm, dropout; cos and sin
+        computed once without a graph (:func:`.esm.step_rotary_tables`) and shared by every layer (a keyword
+        argument: a checkpoint's frame keeps them); the layers; the pooler. The sequence and the pooled output
+        (None without a pooler)."""
         prefix = bert.step_prefix(inv)
         c = inv.config
         e = prefix + "embeddings."
-        x = sim.embedding(e + "word_embeddings", sim.ids((b, n)), first=True)
+        d = c["hidden_size"] // c["num_attention_heads"]
+        model = sim.scope()
+        ids = sim.ids((b, n))
+        sim.fresh((1, n), "aten.arange", 8)  # position_ids
+        embeddings = sim.scope()
+        x = sim.embedding(e + "word_embeddings", ids, first=True)
         if self._types(c):
-            x = sim.add(x, sim.embedding(e + "token_type_embeddings", sim.ids((b, n))))
-        x = sim.dropout(sim.layer_norm(e + "LayerNorm", x), sim.drops("hidden_dropout_prob"))
-        rotary = rotary_tables(sim, n, c["hidden_size"] // c["num_attention_heads"])
+            types = sim.ids((b, n))  # torch.zeros
+            looked = sim.embedding(e + "token_type_embeddings", types)
+            x = sim.rebind(x, sim.add(x, looked))
+            if self.types_optional:  # GTE: ``embeddings + self.token_type_embeddings(token_type_ids)``
+                sim.release(looked)
+        x = sim.rebind(x, sim.layer_norm(e + "LayerNorm", x))
+        x = sim.end_scope(embeddings, sim.rebind(x, sim.dropout(x, sim.drops("hidden_dropout_prob"))))
+        rotary = esm.step_rotary_tables(sim, n, 2 * ((d + 1) // 2))
+        hidden = x
         for i in range(c["num_hidden_layers"]):
-            x = sim.layer(self.step_layer(inv, prefix, i, rotary), x)
-        return x, bert.step_pooler(sim, prefix, x) if inv.pooler else None
+            if sim.checkpointing:
+                for argument in rotary:  # position_embeddings: a keyword argument
+                    sim.layer_argument(argument, counted=False)
+            y = sim.layer(self.step_layer(inv, prefix, i, rotary), hidden)
+            if i:
+                sim.rebind(hidden, y)
+            hidden = y
+        pooled = bert.step_pooler(sim, prefix, hidden) if inv.pooler else None
+        sim.end_scope(model, hidden, *([pooled] if pooled is not None else []))
+        return hidden, pooled
 
 
 #: jina-embeddings-v3's backbone: the token-type table always, CLIP's MLP.
@@ -243,6 +316,10 @@ def rotary_attention(sim: Sim, x: T, a: str, heads: int, kv_heads: int, d: int, 
 
 def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     """The native classes: the backbone (:data:`MODEL`), then XLM-R's heads (RoBERTa's, written once there)."""
+    c = inv.config
+    if bert.step_task(inv) in roberta.LIFETIMES and c["hidden_size"] // c["num_attention_heads"] != 1:
+        sim.exact_lifetimes()  # a one-wide head (cos and sin two wide, broadcasting Q and K) keeps its bounds
+        sim.exact_forward()
     seq, pooled = MODEL.step(sim, inv, b, n)
     return roberta.step_heads(sim, inv, seq, pooled)
 
@@ -259,8 +336,24 @@ def step_check(inv: Inventory) -> None:
     rotary_check(c["hidden_size"] // c["num_attention_heads"], c["num_hidden_layers"])
 
 
+def rotary_buffers(inv: Inventory) -> list[tuple[str, tuple[int, ...], int]]:
+    """The rotary embedding's ``inv_freq`` and its clone ``original_inv_freq`` (non-persistent, ceil(d/2) each, in
+    the model's dtype: size 0), under the backbone's ``rotary_emb``."""
+    c = inv.config
+    frequencies = (c["hidden_size"] // c["num_attention_heads"] + 1) // 2
+    rotary = inv.arch.prefix + "rotary_emb."
+    return [(rotary + "inv_freq", (frequencies,), 0), (rotary + "original_inv_freq", (frequencies,), 0)]
+
+
+def jina_buffers(inv: Inventory) -> list[tuple[str, tuple[int, ...], int]]:
+    """XLM-R's two index buffers in the embeddings (int64 [1, P]), and the rotary ones (:func:`rotary_buffers`)."""
+    return [*position_buffers(inv), *rotary_buffers(inv)]
+
+
 #: Rotary positions: no table bounds the input.
-COSTS = CostModel(step_program, None, check=step_check, keys=BERT_KEYS, autocast=True, sdpa=True)
+COSTS = CostModel(step_program, None, check=step_check,
+                  keys=BERT_KEYS + (size_key("max_position_embeddings", 8194),),  # the index buffers' width
+                  autocast=True, sdpa=True, buffers=jina_buffers)
 
 
 # --------------------------------------------------------------- the checkpoint's custom code
