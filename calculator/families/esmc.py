@@ -27,7 +27,7 @@ from ..costs import CostModel, Sim, T, activation_key, dropouts, unread
 from ..errors import CalcError
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
-from . import bert, eurobert, jina_embeddings_v3 as jina, roberta
+from . import bert, esm, eurobert, jina_embeddings_v3 as jina, roberta
 from .base import Architecture, Family, Preset, Task
 from .common import HEADS, HIDDEN, LABELS, LAYERS, VOCAB
 
@@ -108,9 +108,12 @@ def sample(rng: random.Random, config: dict[str, Any]) -> None:
 
 
 def step_layer(inv: Inventory, prefix: str, i: int, rotary: tuple[T, T]) -> Callable[[Sim, T], T]:
-    """One ``EsmcLayer`` (pre-norm): LayerNorm, attention with Q and K LayerNormed before the split and
-    rotation, o_proj, ÷ √(L/36) (a number: keeps nothing), + input; LayerNorm, SwiGLU (SiLU), ÷ √(L/36),
-    + input."""
+    """One ``EsmcLayer`` (pre-norm), every name dropped where ``modeling_esmc.py`` drops it: LayerNorm (an argument
+    of the attention, gone when it returns), Q and K each LayerNormed over the whole projection (the projection an
+    expression's temporary) before the split, Q and K rotated (Llama's ``apply_rotary_pos_emb``), the attention
+    function, o_proj (``attn_output`` and the probabilities ``_`` named until the layer returns); ÷ √(L/36) (a
+    number), + input; LayerNorm, the SwiGLU (SiLU) MLP, ÷ √(L/36), + residual, each temporary gone once used.
+    ``EsmcLayerNorm``'s ``.to(dtype)`` and the projections' ``.to(dtype)`` return their input (no autocast)."""
     p = f"{prefix}layers.{i}."
     c = inv.config
     heads, d = c["num_attention_heads"], eurobert.head_size(c)
@@ -118,56 +121,104 @@ def step_layer(inv: Inventory, prefix: str, i: int, rotary: tuple[T, T]) -> Call
     def run(sim: Sim, x: T) -> T:
         a = p + "self_attn."
         b, n, _ = x.shape
-        normed = sim.layer_norm(p + "input_layernorm", x)
 
         def split(t: T) -> T:
             return sim.transpose(sim.view(t, (b, n, heads, d)), 1, 2)
 
-        q = split(sim.layer_norm(a + "q_norm", sim.linear(a + "q_proj", normed)))
-        k = split(sim.layer_norm(a + "k_norm", sim.linear(a + "k_proj", normed)))
+        def normed_projection(proj: str, norm: str, h: T) -> T:
+            projected = sim.linear(a + proj, h)
+            out = sim.layer_norm(a + norm, projected)
+            sim.release(projected)
+            return out
+
+        layer = sim.scope()
+        normed = sim.layer_norm(p + "input_layernorm", x)
+        mark = sim.scope()  # EsmcAttention.forward
+        q = split(normed_projection("q_proj", "q_norm", normed))
+        k = split(normed_projection("k_proj", "k_norm", normed))
         v = split(sim.linear(a + "v_proj", normed))
         cos, sin = rotary
-        q, k = sim.rotary(q, cos, sin), sim.rotary(k, cos, sin)
         if cos.shape[-1] != d:  # d = 1: cos and sin have 2 columns, and the products broadcast Q and K to them
+            q, k = sim.rotary(q, cos, sin), sim.rotary(k, cos, sin)  # (not replayed op by op: bounds only)
             q, k = sim.new((*q.shape[:-1], 2), q.grad), sim.new((*k.shape[:-1], 2), k.grad)
+        else:
+            apply = sim.scope()  # apply_rotary_pos_emb (Llama's: no upcast)
+            turned = [sim.rotate(t, cos, sin, False) for t in (q, k)]
+            sim.end_scope(apply, *turned)
+            sim.release(q, k)
+            q, k = turned
+        inner = sim.scope()  # the attention function
+        probs: T | None = None
         if sim.attention == "sdpa":  # sdpa_attention_forward: no mask, dropout 0 (checked), CPU's flash kernel
             context = sim.contiguous(sim.transpose(sim.sdpa(q, k, v), 1, 2))
+            sim.end_scope(inner, context)
         else:
-            scores = sim.pointwise(sim.bmm(q, sim.transpose(k, 2, 3)))  # * scaling
-            probs = sim.dropout(sim.keep_output(scores), sim.drops("attention_dropout"))
-            context = sim.contiguous(sim.transpose(sim.bmm(probs, v), 1, 2))
+            product = sim.bmm(q, sim.transpose(k, 2, 3))
+            scores = sim.rebind(product, sim.pointwise(product))  # * scaling
+            probs = sim.rebind(scores, sim.keep_output(scores))  # softmax
+            probs = sim.rebind(probs, sim.dropout(probs, sim.drops("attention_dropout")))
+            context = sim.bmm(probs, v)
+            context = sim.rebind(context, sim.contiguous(sim.transpose(context, 1, 2)))
+            sim.end_scope(inner, context, probs)
         context = sim.contiguous(sim.reshape(context, (b, n, heads * d)))
-        x = sim.add(x, sim.pointwise(sim.linear(a + "o_proj", context)))
+        attention = sim.end_scope(mark, sim.linear(a + "o_proj", context), *([probs] if probs is not None else []))
+        sim.release(normed)
+        scaled = sim.divide(attention)  # attn_output / self.scaling_factor
+        h = sim.add(x, scaled)
+        sim.release(scaled)
+        normed = sim.layer_norm(p + "post_attention_layernorm", h)
         m = p + "mlp."
-        normed = sim.layer_norm(p + "post_attention_layernorm", x)
-        gated = sim.mul_like(sim.keep_input(sim.linear(m + "gate_proj", normed)), sim.linear(m + "up_proj", normed))
-        return sim.add(x, sim.pointwise(sim.linear(m + "down_proj", gated)))
+        mlp = sim.scope()  # EsmcMLP.forward: one expression
+        gate = sim.linear(m + "gate_proj", normed)
+        act = sim.silu(gate)
+        sim.release(gate)
+        up = sim.linear(m + "up_proj", normed)
+        gated = sim.mul_like(act, up)
+        sim.release(act, up)
+        down = sim.end_scope(mlp, sim.linear(m + "down_proj", gated))
+        sim.release(gated, normed)
+        scaled = sim.divide(down)
+        sim.release(down)
+        out = sim.add(h, scaled)
+        sim.release(scaled)
+        return sim.end_scope(layer, out)
 
     return run
 
 
 def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
-    """ESM C's classes: the token table, cos and sin once, the layers, the final norm, the heads."""
+    """ESM C's classes, every name dropped where ``modeling_esmc.py`` drops it: the token table; ``position_ids``
+    (``arange(L).unsqueeze(0)``, named until the model returns); cos and sin computed once without a graph
+    (:func:`.esm.step_rotary_tables`, the same forward) and shared by every layer (a keyword argument: a
+    checkpoint's frame keeps them); the layers; the final norm (without bias); the heads: RoBERTa's MLM and
+    classification heads (:func:`.roberta.step_heads`), token classification's dropout and ``score``."""
     prefix = bert.step_prefix(inv)
     c = inv.config
-    x = sim.embedding(prefix + "embed_tokens", sim.ids((b, n)), first=True)
-    rotary = jina.rotary_tables(sim, n, eurobert.head_size(c))
-    for i in range(c["num_hidden_layers"]):
-        x = sim.layer(step_layer(inv, prefix, i, rotary), x)
-    seq = sim.layer_norm(prefix + "norm", x)
+    d = eurobert.head_size(c)
     kind = bert.step_task(inv)
-    if kind == "":
-        return [seq]
-    if kind == "ForMaskedLM":
-        return [bert.step_mlm(sim, "lm_head", seq)]  # dense, F.gelu, layer_norm, decoder
-    drop = sim.drops("classifier_dropout")
-    if kind == "ForSequenceClassification":
-        h = sim.dropout(sim.select(seq, 1), drop)
-        h = sim.dropout(sim.keep_output(sim.linear("classifier.dense", h)), drop)
-        return [sim.linear("classifier.out_proj", h)]
-    if kind == "ForTokenClassification":
-        return [sim.linear("score", sim.dropout(seq, drop))]
-    raise AssertionError(inv.architecture)
+    if kind in EXACT_LIFETIMES and d != 1:  # a one-wide head (cos and sin two wide) keeps its bounds
+        sim.exact_lifetimes()
+        sim.exact_forward()
+    model = sim.scope()  # EsmcModel.forward
+    x = sim.embedding(prefix + "embed_tokens", sim.ids((b, n)), first=True)
+    sim.fresh((1, n), "aten.arange", 8)  # position_ids (unsqueeze: a view)
+    rotary = esm.step_rotary_tables(sim, n, 2 * ((d + 1) // 2))
+    hidden = x
+    for i in range(c["num_hidden_layers"]):
+        if sim.checkpointing:
+            for argument in rotary:  # position_embeddings: a keyword argument
+                sim.layer_argument(argument, counted=False)
+        y = sim.layer(step_layer(inv, prefix, i, rotary), hidden)
+        sim.rebind(hidden, y)
+        hidden = y
+    seq = sim.end_scope(model, sim.layer_norm(prefix + "norm", hidden))
+    if kind == "ForTokenClassification":  # GenericForTokenClassification: dropout, score
+        return [sim.linear("score", sim.dropout(seq, sim.drops("classifier_dropout")))]
+    return roberta.step_heads(sim, inv, seq, None)
+
+
+#: ESM C's classes whose every operation the lifetime simulator models.
+EXACT_LIFETIMES = ("", "ForMaskedLM", "ForSequenceClassification", "ForTokenClassification")
 
 
 def step_check(inv: Inventory) -> None:
@@ -179,11 +230,20 @@ def step_check(inv: Inventory) -> None:
         raise CalcError("costs_esmc_head_dim", head_size=d, heads=c["num_attention_heads"], hidden=c["hidden_size"])
 
 
+def esmc_buffers(inv: Inventory) -> list[tuple[str, tuple[int, ...], int]]:
+    """The rotary embedding's ``inv_freq`` and ``original_inv_freq`` (non-persistent, ceil(head_dim / 2) each, in
+    the model's dtype: size 0); no index buffers."""
+    frequencies = (eurobert.head_size(inv.config) + 1) // 2
+    rotary = inv.arch.prefix + "rotary_emb."
+    return [(rotary + "inv_freq", (frequencies,), 0), (rotary + "original_inv_freq", (frequencies,), 0)]
+
+
 #: EsmcConfig's defaults: SiLU (the program's; another is refused until read), attention dropout 0,
 #: classifier dropout 0.1. Rotary: no length bound.
 COSTS = CostModel(step_program, None, check=step_check, keys=(
     *unread((activation_key("silu"),)), *dropouts("attention_dropout", default=0.0),
-    *dropouts("classifier_dropout", default=0.1)), autocast=True, sdpa=True, sdpa_dropout=("attention_dropout",))
+    *dropouts("classifier_dropout", default=0.1)), autocast=True, sdpa=True, sdpa_dropout=("attention_dropout",),
+    buffers=esmc_buffers)
 
 
 def esmc_config(hidden: int, layers: int, heads: int) -> dict[str, Any]:

@@ -43,8 +43,8 @@ PARTIAL = ("eurobert",)
 EXACT += ("deberta-v2",)
 EXACT += ("roformer", "esm")
 EXACT += ("rembert", "xlm", "flaubert")
-EXACT += ("gte", "jina_embeddings_v3")
-PARTIAL += ("gte", "jina_embeddings_v3")  # a one-wide head (two-column rotary) keeps its bounds
+EXACT += ("gte", "jina_embeddings_v3", "esmc")
+PARTIAL += ("gte", "jina_embeddings_v3", "esmc")  # a one-wide head (two-column rotary) keeps its bounds
 PEAK_FAMILIES = tuple(mt for mt, f in FAMILIES.items() if f.costs is not None and f.costs.buffers is not None)
 KIND = {"weights": "param", "buffer": "buffer", "input_ids": "input_ids", "activation": "act"}
 

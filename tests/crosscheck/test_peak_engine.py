@@ -228,7 +228,7 @@ LIFETIME_FAMILIES += ("rembert", "xlm", "flaubert")  # BERT's layer behind an E_
 # against the measured one in every figure there (check_timeline), not here.
 LIFETIME_FAMILIES += ("deberta-v2",)
 LIFETIME_FAMILIES += ("roformer", "esm", "nomic_bert")
-LIFETIME_FAMILIES += ("gte", "jina_embeddings_v3")
+LIFETIME_FAMILIES += ("gte", "jina_embeddings_v3", "esmc")
 ACTIVATION_RANDOM = int(os.environ.get("PEAK_ACTIVATION_RANDOM", str(max(2, PER_FAMILY * 3 // 4))))
 
 
@@ -344,6 +344,7 @@ FULL_SIZE += (("microsoft/deberta-v3-large", 16, 512, "fp32", False), ("microsof
 FULL_SIZE += (("google/rembert", 8, 512, "fp32", False), ("google/rembert", 4, 512, "bf16", False))
 FULL_SIZE += (("alibaba-nlp-community/gte-multilingual-base", 16, 512, "fp32", False),
               ("jinaai/jina-embeddings-v3-hf", 8, 512, "fp32", False), ("jinaai/jina-embeddings-v3-hf", 8, 512, "bf16", True))
+FULL_SIZE += (("biohub/ESMC-300M", 16, 512, "fp32", False), ("biohub/ESMC-600M", 8, 1024, "bf16", True))
 
 
 @pytest.mark.parametrize("preset,batch,seq_len,dtype,checkpointing", FULL_SIZE)
@@ -414,6 +415,7 @@ FULL_SIZE_SDPA += (("facebook/xlm-roberta-xl", 16, 512, "bf16", False), ("facebo
                    ("andreasmadsen/efficient_mlm_m0.40", 16, 512, "bf16", False))
 FULL_SIZE_SDPA += (("alibaba-nlp-community/gte-multilingual-base", 8, 2048, "bf16", False),
                    ("jinaai/jina-embeddings-v3-hf", 4, 2048, "bf16", True))
+FULL_SIZE_SDPA += (("biohub/ESMC-300M", 8, 2048, "bf16", False),)
 
 
 @pytest.mark.parametrize("preset,batch,seq_len,dtype,checkpointing", FULL_SIZE_SDPA)
@@ -503,15 +505,16 @@ FORWARD_EXACT += ("megatron-bert", "xlm-roberta-xl", "roberta-prelayernorm", "mp
 FORWARD_EXACT += ("deberta-v2",)
 FORWARD_EXACT += ("roformer", "esm")
 FORWARD_EXACT += ("rembert", "xlm", "flaubert")
-FORWARD_EXACT += ("gte", "jina_embeddings_v3")
+FORWARD_EXACT += ("gte", "jina_embeddings_v3", "esmc")
 FORWARD_RANDOM = int(os.environ.get("PEAK_FORWARD_RANDOM", str(max(4, PER_FAMILY // 2))))
 #: Families drawn more often there: half of ModernBERT's draws are refused (LoRA targets BERT's names), and its peak
 #: lies in the forward only where little is saved.
 FORWARD_MORE = {"modernbert": 2}
+FORWARD_MORE["esmc"] = 3  # pre-norm: the saved LayerNorm inputs make its backward the highest more often
 #: Families replayed only where their program opts in (EuroBERT: an even head size, not 1 broadcast to 2);
 #: their other drawn cases keep the bounds, which test_peak_equals_pytorch checks.
 FORWARD_PARTIAL = ("eurobert", "modernbert")  # a one-wide head (two-column rotary) keeps its bounds
-FORWARD_PARTIAL += ("gte", "jina_embeddings_v3")
+FORWARD_PARTIAL += ("gte", "jina_embeddings_v3", "esmc")
 
 
 def forward_case(model_type: str, index: int) -> dict[str, Any] | None:
