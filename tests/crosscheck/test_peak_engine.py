@@ -452,7 +452,8 @@ PER_FAMILY_512 = int(os.environ.get("PEAK_512_RANDOM", "4"))
 
 
 @pytest.mark.parametrize("model_type", ("bert", "roberta", "distilbert", "albert", "electra",
-                                        "roc_bert", "layoutlm", "modernbert", "eurobert"))
+                                        "roc_bert", "layoutlm", "modernbert", "eurobert",
+                                        "gte", "jina_embeddings_v3", "esmc"))
 def test_peak_512_equals_pytorch(model_type: str) -> None:
     """Issue 35: ``costs.memory.peak_512``, every storage rounded up to CUDA's 512-byte block, equals issue 32's
     ``LiveBytes`` with ``round_to=512`` over the real step, on drawn cases where the activations weigh and where
