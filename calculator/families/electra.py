@@ -106,18 +106,8 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
         x = sim.end_scope(mark, sim.rebind(x, sim.layer_norm("generator_predictions.LayerNorm", x)))
         return [sim.rebind(x, sim.linear("generator_lm_head", x))]
     if kind == "ForSequenceClassification":
-        # ElectraClassificationHead: BERT's tanh is a GELU here; each line rebinds ``x``
-        drop = sim.drops("classifier_dropout")
-        mark = sim.scope()
-        first = sim.select(seq, 1)
-        x = sim.dropout(first, drop)
-        dense = sim.linear("classifier.dense", x)
-        # ``x = self.dense(x)`` drops the dropout's output; an inactive dropout (p = 0, eval) returned ``features``
-        # itself, which the callers still name (its storage lives on: the autocast copy, not it, is what dense keeps)
-        x = dense if x.storage == first.storage else sim.rebind(x, dense)
-        x = sim.rebind(x, sim.keep_input(x))
-        x = sim.rebind(x, sim.dropout(x, drop))
-        return [sim.end_scope(mark, sim.rebind(x, sim.linear("classifier.out_proj", x)))]
+        # ElectraClassificationHead: BERT's tanh is a GELU here
+        return bert.step_pair_head(sim, seq, sim.drops("classifier_dropout"), sim.keep_input)
     if kind == "ForTokenClassification":
         return [sim.linear("classifier", sim.dropout(seq, sim.drops("classifier_dropout")))]
     if kind == "ForQuestionAnswering":

@@ -8,7 +8,7 @@ BERT's (copied "with Bert->LayoutLM"). ``LayoutLMModel`` always builds its poole
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
 
 from ..config import Field
 from ..costs import CostModel, Sim, T, activation_key, dropouts, position_ids_buffer
@@ -95,28 +95,10 @@ def step_embeddings(sim: Sim, inv: Inventory, prefix: str, ids: T, bbox: T, type
     return sim.end_scope(mark, sim.rebind(x, sim.dropout(x, sim.drops("hidden_dropout_prob"))))
 
 
-def step_layer(prefix: str, i: int, heads: int, mask: T) -> Callable[[Sim, T], T]:
-    """One ``LayoutLMLayer`` (ALIGN's): BERT's but for where the attention's probabilities die:
-    ``LayoutLMAttention.forward`` holds them (``hidden_states, _ = self.self(...)``) until it returns, after the
-    output's LayerNorm (BERT's layer holds them to its own end)."""
-    p = f"{prefix}encoder.layer.{i}."
-
-    def run(sim: Sim, x: T) -> T:
-        s = p + "attention.self."
-        hidden = sim.drops("hidden_dropout_prob")
-        layer = sim.scope()  # LayoutLMLayer.forward
-        attention = sim.scope()  # LayoutLMAttention.forward: ``_`` (the probabilities) dies as it returns
-        context = bert.step_attention(sim, x, heads, s + "query", s + "key", s + "value", mask=mask, softmax32=True)
-        attended = bert.self_output(sim, p + "attention.output.", context, x, hidden)
-        sim.release(context)  # hidden_states = self.output(hidden_states, residual)
-        attended = sim.end_scope(attention, attended)
-        chunk = sim.scope()  # feed_forward_chunk
-        inner = sim.linear(p + "intermediate.dense", attended)
-        inner = sim.rebind(inner, sim.act("hidden_act", inner))
-        out = sim.end_scope(chunk, bert.self_output(sim, p + "output.", inner, attended, hidden))
-        return sim.end_scope(layer, out)
-
-    return run
+#: One ``LayoutLMLayer`` (ALIGN's): BERT's but for where the attention's probabilities die
+#: (``LayoutLMAttention.forward`` holds them, ``hidden_states, _ = self.self(...)``, until it returns, after the
+#: output's LayerNorm; BERT's layer holds them to its own end) and the float32 softmax.
+LAYER = bert.BertLayer(probs_die="attention", softmax32=True)
 
 
 def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
@@ -158,13 +140,7 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     x = step_embeddings(sim, inv, prefix, ids, bbox, types)
     if sim.checkpointing and inv.config["num_hidden_layers"]:
         sim.checkpoint_argument(mask)  # checkpointing of either kind keeps the block's tensor arguments: this mask too
-    heads = inv.config["num_attention_heads"]
-    seq = x
-    for i in range(inv.config["num_hidden_layers"]):  # LayoutLMEncoder: hidden_states rebound by every layer
-        y = sim.layer(step_layer(prefix, i, heads, mask), seq)
-        if i:
-            sim.rebind(seq, y)
-        seq = y
+    seq = bert.step_encoder(sim, inv, prefix, x, mask, LAYER)  # LayoutLMEncoder: BertEncoder's loop
     if kind in ("", "ForSequenceClassification"):
         pooled = bert.step_pooler(sim, prefix, seq)
     else:

@@ -16,7 +16,7 @@ the pre-training classes and is dropped for fine-tuning.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any, Callable
+from typing import Any
 
 from ..config import Field
 from ..costs import CostModel, Sim, T, activation_key, dropouts, unread, position_ids_buffer
@@ -97,30 +97,11 @@ def sample(rng: Any, config: dict[str, Any]) -> None:
 # --------------------------------------------------------------- training step
 
 
-def step_layer(prefix: str, i: int, heads: int, returned: list[T]) -> Callable[[Sim, T], T]:
-    """One ``RemBertLayer``: BERT's layer with the hand-written attention of ``modeling_rembert.py`` (the scaled
-    scores keep their name beside the probabilities until the attention returns), every name dropped where that
-    file drops it. The layer returns ``(layer_output, attention_probs)``: the probabilities go into ``returned``
-    for the encoder, whose ``layer_outputs`` holds them until the next layer returns."""
-    p = f"{prefix}encoder.layer.{i}."
-
-    def run(sim: Sim, x: T) -> T:
-        s = p + "attention.self."
-        hidden = sim.drops("hidden_dropout_prob")
-        layer = sim.scope()  # RemBertLayer.forward
-        probs: list[T] = []
-        context = bert.step_attention(sim, x, heads, s + "query", s + "key", s + "value", keep_scores=True,
-                                      dropout=sim.drops("attention_probs_dropout_prob"), held=probs)
-        attended = bert.self_output(sim, p + "attention.output.", context, x, hidden)
-        sim.release(context)  # RemBertAttention returns: ``self_outputs`` (the context) goes
-        chunk = sim.scope()  # feed_forward_chunk
-        inner = sim.linear(p + "intermediate.dense", attended)
-        inner = sim.rebind(inner, sim.act("hidden_act", inner))
-        out = sim.end_scope(chunk, bert.self_output(sim, p + "output.", inner, attended, hidden))
-        returned.extend(probs)
-        return sim.end_scope(layer, out, *probs)
-
-    return run
+#: One ``RemBertLayer``: BERT's layer with the hand-written attention of ``modeling_rembert.py`` (the scaled scores
+#: keep their name beside the probabilities until the attention returns); the layer returns ``(layer_output,
+#: attention_probs)``, so the probabilities go to the encoder, whose ``layer_outputs`` holds them until the next
+#: layer returns.
+LAYER = bert.BertLayer(probs_die="encoder", keep_scores=True)
 
 
 def step_encoder(sim: Sim, inv: Inventory, prefix: str, x: T) -> T:
@@ -134,7 +115,7 @@ def step_encoder(sim: Sim, inv: Inventory, prefix: str, x: T) -> T:
     held: list[T] = []
     for i in range(inv.config["num_hidden_layers"]):
         returned: list[T] = []
-        y = sim.layer(step_layer(prefix, i, heads, returned), x)
+        y = sim.layer(LAYER.step(prefix, i, heads, returned=returned), x)
         sim.release(x, *held)
         held, x = returned, y
     return sim.end_scope(mark, x)

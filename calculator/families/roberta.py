@@ -65,19 +65,7 @@ def step_heads(sim: Sim, inv: Inventory, seq: T, pooled: T | None, dropout_key: 
     if kind in ("ForMaskedLM", "ForCausalLM"):
         return [bert.step_mlm(sim, "lm_head", seq)]
     if kind == "ForSequenceClassification":
-        # RobertaClassificationHead: the first token, dropout, dense, tanh, dropout, out_proj
-        # (each line rebinds ``x``: the previous tensor dropped unless autograd keeps it)
-        drop = sim.drops(dropout_key)
-        mark = sim.scope()
-        first = sim.select(seq, 1)
-        x = sim.dropout(first, drop)
-        dense = sim.linear("classifier.dense", x)
-        # ``x = self.dense(x)`` drops the dropout's output; an inactive dropout (p = 0, eval) returned ``features``
-        # itself, which the callers still name (its storage lives on: the autocast copy, not it, is what dense keeps)
-        x = dense if x.storage == first.storage else sim.rebind(x, dense)
-        x = sim.rebind(x, sim.keep_output(x))
-        x = sim.rebind(x, sim.dropout(x, drop))
-        return [sim.end_scope(mark, sim.rebind(x, sim.linear("classifier.out_proj", x)))]
+        return bert.step_pair_head(sim, seq, sim.drops(dropout_key), sim.keep_output)  # dense, tanh
     if kind == "ForTokenClassification":
         return [sim.linear("classifier", sim.dropout(seq, sim.drops(dropout_key)))]
     if kind == "ForQuestionAnswering":
