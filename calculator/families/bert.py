@@ -170,30 +170,87 @@ def linear_head(name: str, out: str | int, width: str = "hidden_size") -> Any:
     return head
 
 
+#: A head's forward on the encoder's output: (sim, the sequence, the pooled output or None, the config key of the
+#: classifier's dropout) -> the class's outputs. The key is the caller's (BERT's ``classifier_dropout``, I-BERT's
+#: and MPNet's ``hidden_dropout_prob``).
+HeadStep = Callable[["Sim", T, "T | None", str], "list[T]"]
+
+
+def model_step(sim: Sim, seq: T, pooled: T | None, dropout_key: str) -> list[T]:
+    """The bare model returns the sequence and, where it pools, the pooled output."""
+    return [seq] + ([pooled] if pooled is not None else [])
+
+
+def mlm_step(sim: Sim, seq: T, pooled: T | None, dropout_key: str) -> list[T]:
+    """``BertOnlyMLMHead``: :func:`step_mlm` under ``cls.predictions`` (``ACT2FN[config.hidden_act]``)."""
+    return [step_mlm(sim, "cls.predictions", seq, act_key="hidden_act")]
+
+
+def nsp_step(sim: Sim, seq: T, pooled: T | None, dropout_key: str) -> list[T]:
+    """``BertOnlyNSPHead``: ``cls.seq_relationship`` on the pooled output."""
+    assert pooled is not None
+    return [sim.linear("cls.seq_relationship", pooled)]
+
+
+def pretraining_step(sim: Sim, seq: T, pooled: T | None, dropout_key: str) -> list[T]:
+    """``BertPreTrainingHeads``: the MLM head on the sequence, then NSP on the pooled output."""
+    return mlm_step(sim, seq, pooled, dropout_key) + nsp_step(sim, seq, pooled, dropout_key)
+
+
+def pooled_classifier_step(sim: Sim, seq: T, pooled: T | None, dropout_key: str) -> list[T]:
+    """``classifier`` on the pooled output after dropout (sequence classification, BERT's)."""
+    assert pooled is not None
+    return [sim.linear("classifier", sim.dropout(pooled, sim.drops(dropout_key)))]
+
+
+def token_classifier_step(sim: Sim, seq: T, pooled: T | None, dropout_key: str) -> list[T]:
+    """``classifier`` on every token after dropout (token classification)."""
+    return [sim.linear("classifier", sim.dropout(seq, sim.drops(dropout_key)))]
+
+
+def qa_step(sim: Sim, seq: T, pooled: T | None, dropout_key: str) -> list[T]:
+    """``qa_outputs``, split into start and end logits (:func:`step_qa`)."""
+    return step_qa(sim, seq)
+
+
 @dataclass(frozen=True)
 class Head:
     """What a BERT-style task class adds to the backbone, by task: whether it builds the pooler (None: the
-    caller's choice, the bare model), its head's tensors, and the two flags the planner and views read."""
+    caller's choice, the bare model), its head's tensors and its forward (``step``: None where the step refuses
+    the class, multiple choice), and the two flags the planner and views read."""
 
     pooler: bool | None
     head: HeadBuilder | None = None
     uses_num_labels: bool = False
     ties_embeddings: bool = False
+    step: HeadStep | None = None
 
 
 #: BERT's task classes, by :class:`Task` (Megatron-BERT's too, and RoBERTa's where it keeps them).
 BERT_HEADS: dict[str, Head] = {
-    Task.MODEL: Head(None),
-    Task.PRETRAINING: Head(True, pretraining_head, ties_embeddings=True),
-    Task.MASKED_LM: Head(False, mlm_head, ties_embeddings=True),
-    Task.LM_HEAD_MODEL: Head(False, mlm_head, ties_embeddings=True),
-    Task.CAUSAL_LM: Head(False, mlm_head, ties_embeddings=True),
-    Task.NEXT_SENTENCE_PREDICTION: Head(True, nsp_head),
-    Task.SEQUENCE_CLASSIFICATION: Head(True, linear_head("classifier", "num_labels"), uses_num_labels=True),
+    Task.MODEL: Head(None, step=model_step),
+    Task.PRETRAINING: Head(True, pretraining_head, ties_embeddings=True, step=pretraining_step),
+    Task.MASKED_LM: Head(False, mlm_head, ties_embeddings=True, step=mlm_step),
+    Task.LM_HEAD_MODEL: Head(False, mlm_head, ties_embeddings=True, step=mlm_step),
+    Task.CAUSAL_LM: Head(False, mlm_head, ties_embeddings=True, step=mlm_step),
+    Task.NEXT_SENTENCE_PREDICTION: Head(True, nsp_head, step=nsp_step),
+    Task.SEQUENCE_CLASSIFICATION: Head(True, linear_head("classifier", "num_labels"), uses_num_labels=True,
+                                       step=pooled_classifier_step),
     Task.MULTIPLE_CHOICE: Head(True, linear_head("classifier", 1)),
-    Task.TOKEN_CLASSIFICATION: Head(False, linear_head("classifier", "num_labels"), uses_num_labels=True),
-    Task.QUESTION_ANSWERING: Head(False, linear_head("qa_outputs", "num_labels"), uses_num_labels=True),
+    Task.TOKEN_CLASSIFICATION: Head(False, linear_head("classifier", "num_labels"), uses_num_labels=True,
+                                    step=token_classifier_step),
+    Task.QUESTION_ANSWERING: Head(False, linear_head("qa_outputs", "num_labels"), uses_num_labels=True, step=qa_step),
 }
+
+
+def run_head(heads: Mapping[str, Head], sim: Sim, inv: Inventory, seq: T, pooled: T | None,
+             dropout_key: str = "classifier_dropout") -> list[T]:
+    """The class's head forward, as its :class:`Architecture`'s task picks it from ``heads`` (the same
+    :class:`Head` whose tensors the class builds)."""
+    step = heads[step_task(inv)].step
+    if step is None:
+        raise AssertionError(f"{inv.architecture}: its step is refused before the head runs")
+    return step(sim, seq, pooled, dropout_key)
 
 
 def task_classes(stem: str, prefix: str, tasks: tuple[str, ...], heads: Mapping[str, Head] = BERT_HEADS,
@@ -456,27 +513,10 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
 
 
 def step_heads(sim: Sim, inv: Inventory, seq: T, pooled: T | None) -> list[T]:
-    """BERT's task heads on the encoder's output, as the class's task declares (written once: Megatron-BERT's
-    classes run them too): ``cls.predictions``, ``cls.seq_relationship``, ``classifier``, ``qa_outputs``."""
-    kind = step_task(inv)
-    if kind == "":
-        return [seq] + ([pooled] if pooled is not None else [])
-    if kind in ("ForMaskedLM", "LMHeadModel", "ForCausalLM"):
-        return [step_mlm(sim, "cls.predictions", seq, act_key="hidden_act")]
-    if kind == "ForPreTraining":
-        assert pooled is not None
-        return [step_mlm(sim, "cls.predictions", seq, act_key="hidden_act"), sim.linear("cls.seq_relationship", pooled)]
-    if kind == "ForNextSentencePrediction":
-        assert pooled is not None
-        return [sim.linear("cls.seq_relationship", pooled)]
-    if kind == "ForSequenceClassification":
-        assert pooled is not None
-        return [sim.linear("classifier", sim.dropout(pooled, sim.drops("classifier_dropout")))]
-    if kind == "ForTokenClassification":
-        return [sim.linear("classifier", sim.dropout(seq, sim.drops("classifier_dropout")))]
-    if kind == "ForQuestionAnswering":
-        return step_qa(sim, seq)
-    raise AssertionError(inv.architecture)
+    """BERT's task heads on the encoder's output, as the class's task declares (:data:`BERT_HEADS`; Megatron-BERT's
+    and RoCBert's classes run them too): ``cls.predictions``, ``cls.seq_relationship``, ``classifier``,
+    ``qa_outputs``."""
+    return run_head(BERT_HEADS, sim, inv, seq, pooled)
 
 
 #: BERT's classes whose every operation the lifetime simulator models (:mod:`calculator.costs.lifetime`).
