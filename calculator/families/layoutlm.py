@@ -8,6 +8,7 @@ BERT's (copied "with Bert->LayoutLM"). ``LayoutLMModel`` always builds its poole
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from ..config import Field
@@ -15,7 +16,7 @@ from ..costs import CostModel, Sim, T, activation_key, dropouts, position_ids_bu
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
 from . import bert
-from .base import Architecture, Family, Preset, Task
+from .base import Family, Preset, Task
 from .common import BERT_FIELDS, L, heads_divide
 from .common import POSITION_TYPE
 
@@ -146,17 +147,12 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     else:
         pooled = sim.unused(lambda: bert.step_pooler(sim, prefix, seq))
     sim.end_scope(model, seq, pooled)
-    if kind == "":
-        return [seq, pooled]
-    if kind == "ForMaskedLM":
-        return [bert.step_mlm(sim, "cls.predictions", seq, act_key="hidden_act")]
-    if kind == "ForSequenceClassification":
-        return [sim.linear("classifier", sim.dropout(pooled, sim.drops("hidden_dropout_prob")))]
-    if kind == "ForTokenClassification":
-        return [sim.linear("classifier", sim.dropout(seq, sim.drops("hidden_dropout_prob")))]
-    if kind == "ForQuestionAnswering":
-        return bert.step_qa(sim, seq)
-    raise AssertionError(inv.architecture)
+    return bert.run_head(HEADS_ALWAYS_POOLED, sim, inv, seq, pooled, "hidden_dropout_prob")  # no classifier_dropout
+
+
+#: LayoutLM's five classes in transformers' order: BERT's heads, but ``LayoutLMModel`` always builds its pooler.
+TASKS = (Task.MODEL, Task.MASKED_LM, Task.SEQUENCE_CLASSIFICATION, Task.TOKEN_CLASSIFICATION, Task.QUESTION_ANSWERING)
+HEADS_ALWAYS_POOLED = {task: replace(bert.BERT_HEADS[task], pooler=True) for task in TASKS}
 
 
 #: The classes whose every operation the lifetime simulator models (:mod:`calculator.costs.lifetime`).
@@ -191,17 +187,7 @@ FAMILY = Family(
     base="LayoutLMModel",
     fields=FIELDS,
     backbone=backbone,
-    architectures=(
-        Architecture(name="LayoutLMModel", task=Task.MODEL, prefix="", pooler=True),
-        Architecture(name="LayoutLMForMaskedLM", task=Task.MASKED_LM, prefix="layoutlm.", pooler=True, head=bert.mlm_head,
-                     ties_embeddings=True),
-        Architecture(name="LayoutLMForSequenceClassification", task=Task.SEQUENCE_CLASSIFICATION, prefix="layoutlm.", pooler=True,
-                     head=bert.linear_head("classifier", "num_labels"), uses_num_labels=True),
-        Architecture(name="LayoutLMForTokenClassification", task=Task.TOKEN_CLASSIFICATION, prefix="layoutlm.", pooler=True,
-                     head=bert.linear_head("classifier", "num_labels"), uses_num_labels=True),
-        Architecture(name="LayoutLMForQuestionAnswering", task=Task.QUESTION_ANSWERING, prefix="layoutlm.", pooler=True,
-                     head=bert.linear_head("qa_outputs", "num_labels"), uses_num_labels=True),
-    ),
+    architectures=bert.task_classes("LayoutLM", "layoutlm.", TASKS, HEADS_ALWAYS_POOLED),
     title={"en": "LayoutLM", "zh": "LayoutLM"},
     formula=formula,
     # https://huggingface.co/microsoft/layoutlm-base-uncased/blob/main/config.json and

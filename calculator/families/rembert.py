@@ -165,18 +165,21 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     seq = step_encoder(sim, inv, prefix, x)
     pooled = bert.step_pooler(sim, prefix, seq) if inv.pooler else None
     sim.end_scope(model, seq, *([pooled] if pooled is not None else []))
-    if kind == "":
-        return [seq] + ([pooled] if pooled is not None else [])
-    if kind in ("ForMaskedLM", "ForCausalLM"):
-        return [step_mlm(sim, seq)]
-    if kind == "ForSequenceClassification":
-        assert pooled is not None
-        return [sim.linear("classifier", sim.dropout(pooled, sim.drops("classifier_dropout_prob")))]
-    if kind == "ForTokenClassification":
-        return [sim.linear("classifier", sim.dropout(seq, sim.drops("classifier_dropout_prob")))]
-    if kind == "ForQuestionAnswering":
-        return bert.step_qa(sim, seq)
-    raise AssertionError(inv.architecture)
+    return bert.run_head(REMBERT_HEADS, sim, inv, seq, pooled, "classifier_dropout_prob")
+
+
+def mlm_step(sim: Sim, seq: T, pooled: T | None, dropout_key: str) -> list[T]:
+    """``RemBertOnlyMLMHead``: :func:`step_mlm`."""
+    return [step_mlm(sim, seq)]
+
+
+#: BERT's heads under "rembert.", but its own LM head (decoupled: an output embedding, though not a tied one); the
+#: classifiers' dropout is ``classifier_dropout_prob`` (:func:`step_program`).
+REMBERT_HEADS: dict[str, bert.Head] = {
+    **bert.BERT_HEADS,
+    Task.MASKED_LM: bert.Head(False, mlm_head, ties_embeddings=True, step=mlm_step),
+    Task.CAUSAL_LM: bert.Head(False, mlm_head, ties_embeddings=True, step=mlm_step),
+}
 
 
 COSTS = CostModel(step_program, bert.absolute_positions(), check=bert.step_check, keys=unread((activation_key("gelu"), *dropouts("hidden_dropout_prob", "attention_probs_dropout_prob", default=0.0), *dropouts("classifier_dropout_prob", default=0.1))), buffers=position_ids_buffer, autocast=True)
@@ -188,14 +191,9 @@ FAMILY = Family(
     fields=FIELDS,
     backbone=backbone,
     heads_check=("hidden_size", "num_attention_heads"),
-    # BERT's heads under "rembert.", but its own LM head (decoupled: an output embedding, though not a tied one)
     architectures=bert.task_classes("RemBert", "rembert.", (
         Task.MODEL, Task.MASKED_LM, Task.CAUSAL_LM, Task.SEQUENCE_CLASSIFICATION, Task.MULTIPLE_CHOICE,
-        Task.TOKEN_CLASSIFICATION, Task.QUESTION_ANSWERING), {
-        **bert.BERT_HEADS,
-        Task.MASKED_LM: bert.Head(False, mlm_head, ties_embeddings=True),
-        Task.CAUSAL_LM: bert.Head(False, mlm_head, ties_embeddings=True),
-    }),
+        Task.TOKEN_CLASSIFICATION, Task.QUESTION_ANSWERING), REMBERT_HEADS),
     title={"en": "RemBERT", "zh": "RemBERT"},
     formula=formula,
     presets=(
