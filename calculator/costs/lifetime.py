@@ -164,6 +164,15 @@ class Backward:
         return T(shape, tuple(strides) if strides is not None else contiguous_strides(shape), self._next, True,
                  itemsize)
 
+    def scattered(self, zeros: Sequence[int], shape: Sequence[int], itemsize: int, zeros_op: str, op: str) -> T:
+        """The backward of an indexing op as PyTorch writes it (``index_backward``, ``gather_backward``,
+        ``index_put``'s ``zeros_like(values)``): a tensor of zeros of shape ``zeros``, then the result of ``shape``
+        made out of place from it by ``op``, then the zeros freed (measured for each: both live at once)."""
+        first = self.alloc(zeros, itemsize, zeros_op)
+        result = self.alloc(shape, itemsize, op)
+        self.drop(first.storage)
+        return result
+
     def new_storage(self, nbytes: int, op: str, refs: int = 1) -> int:
         """A storage of ``nbytes`` made in the backward that is no gradient (a checkpointed block's recomputed
         tensor), held ``refs`` times, counted at once."""
@@ -1056,10 +1065,7 @@ class LiveSim(Sim):
         shape, size = t.shape, t.itemsize
 
         def run(bw: Backward, g: T) -> list[T | None]:
-            zeros = bw.alloc(shape, size, "aten.new_zeros")
-            result = bw.alloc(shape, size, "aten.index_put")
-            bw.drop(zeros.storage)
-            return [result]
+            return [bw.scattered(shape, shape, size, "aten.new_zeros", "aten.index_put")]
         return self._node("IndexBackward0", [self._edge(t)], run, out)
 
     def index_put(self, dest: T, mask: T, values: T) -> T:
@@ -1079,9 +1085,7 @@ class LiveSim(Sim):
         def run(bw: Backward, g: T) -> list[T | None]:
             gd = gv = None
             if dgrad:
-                zeros = bw.alloc(vshape, size, "aten.zeros_like")
-                gd = bw.alloc(dshape, size, "aten.index_put")
-                bw.drop(zeros.storage)
+                gd = bw.scattered(vshape, dshape, size, "aten.zeros_like", "aten.index_put")
             if vgrad:
                 gv = bw.alloc(vshape, size, "aten.index")
             return [gd, gv]
@@ -1704,10 +1708,7 @@ class LiveSim(Sim):
         size, full = t.itemsize, t.shape
 
         def run(bw: Backward, g: T) -> list[T | None]:
-            zeros = bw.alloc(full, size, "aten.zeros")
-            result = bw.alloc(full, size, "aten.scatter_add")
-            bw.drop(zeros.storage)
-            return [result]
+            return [bw.scattered(full, full, size, "aten.zeros", "aten.scatter_add")]
         return self._node("GatherBackward0", [self._edge(t)], run, out)
 
     # -- ESM's operations op by op (issue 32)

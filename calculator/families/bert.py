@@ -20,21 +20,85 @@ if TYPE_CHECKING:  # the page's default answer counts parameters only: the simul
     from ..costs import Sim
 
 
+@dataclass(frozen=True)
+class BertLayer:
+    """One post-LN ``BertLayer``: self-attention, dense, dropout, ``LayerNorm(+ input)``; the feed-forward pair,
+    dropout, ``LayerNorm(+ residual)``; its tensors (:meth:`tensors`) and its forward (:meth:`step`) from the same
+    module names, as transformers pairs a module's ``__init__`` and ``forward`` (issue 31 item 1).
+
+    BERT's clones use it as it is; the fields are the small forward details other files write differently
+    (where the attention's probabilities lose their last name, RemBERT's hand-written scores), each with the
+    ``modeling_*.py`` that has it; the tensors never change.
+    """
+
+    #: Where the probabilities die: "layer" (``BertLayer``'s ``_``, held until the layer returns), "attention"
+    #: (``LayoutLMAttention``'s ``hidden_states, _ = self.self(...)``: gone as the attention returns, after its
+    #: output's LayerNorm) or "encoder" (RemBERT's layer returns them; the encoder's ``layer_outputs`` holds them
+    #: until the next layer returns: :meth:`step`'s ``returned``).
+    probs_die: str = "layer"
+    #: RemBERT's ``attention_probs = softmax(attention_scores)``: the scaled scores keep their name beside the
+    #: probabilities until the attention returns (:func:`step_attention`'s ``keep_scores``).
+    keep_scores: bool = False
+    #: ALIGN's (LayoutLM's) eager attention: the softmax in float32 (:func:`step_attention`'s ``softmax32``).
+    softmax32: bool = False
+
+    def tensors(self, t: TensorList, prefix: str, i: int, hidden: int, intermediate: int) -> None:
+        """The layer's tensors under ``{prefix}encoder.layer.{i}.``: Q, K, V, the attention's output and its
+        LayerNorm, the feed-forward pair, its LayerNorm (``BertLayer.__init__``'s order)."""
+        p = f"{prefix}encoder.layer.{i}."
+        for proj in ("query", "key", "value"):
+            t.linear(p + "attention.self." + proj, hidden, hidden, "attention_qkv", i)
+        t.linear(p + "attention.output.dense", hidden, hidden, "attention_output", i)
+        t.layer_norm(p + "attention.output.LayerNorm", hidden, layer=i)
+        t.linear(p + "intermediate.dense", intermediate, hidden, "feed_forward", i)
+        t.linear(p + "output.dense", hidden, intermediate, "feed_forward", i)
+        t.layer_norm(p + "output.LayerNorm", hidden, layer=i)
+
+    def step(self, prefix: str, i: int, heads: int, mask: T | None = None,
+             returned: list[T] | None = None) -> Callable[[Sim, T], T]:
+        """The layer's forward as a checkpointable block (``hidden_act``, the two dropouts; ``mask``: an additive
+        mask added to the scores, LayoutLM's); every name dropped where the modeling file drops it (the op-by-op
+        replay, :mod:`..costs.lifetime`); ``returned`` gets the probabilities where :attr:`probs_die` is
+        "encoder"."""
+        p = f"{prefix}encoder.layer.{i}."
+
+        def run(sim: Sim, x: T) -> T:
+            s = p + "attention.self."
+            hidden = sim.drops("hidden_dropout_prob")
+            layer = sim.scope()  # BertLayer.forward
+            attention = sim.scope()  # BertAttention.forward
+            probs: list[T] = []
+            context = step_attention(sim, x, heads, s + "query", s + "key", s + "value", mask=mask,
+                                     softmax32=self.softmax32, keep_scores=self.keep_scores, held=probs)
+            attended = self_output(sim, p + "attention.output.", context, x, hidden)
+            sim.release(context)  # BertAttention: ``attention_output = self.output(attention_output, ...)``
+            if self.probs_die == "attention":
+                attended = sim.end_scope(attention, attended)
+            chunk = sim.scope()  # feed_forward_chunk
+            inner = sim.linear(p + "intermediate.dense", attended)
+            inner = sim.rebind(inner, sim.act("hidden_act", inner))
+            out = sim.end_scope(chunk, self_output(sim, p + "output.", inner, attended, hidden))
+            if self.probs_die == "encoder":
+                assert returned is not None, "the encoder holds the probabilities this layer returns"
+                returned.extend(probs)
+                return sim.end_scope(layer, out, *probs)
+            return sim.end_scope(layer, out)
+
+        return run
+
+
+#: BERT's own layer (ERNIE's, RoBERTa's, ELECTRA's, RoCBert's...).
+BERT_LAYER = BertLayer()
+
+
 def encoder_layer(t: TensorList, prefix: str, i: int, hidden: int, intermediate: int) -> None:
-    """One ``BertLayer``: self-attention (Q, K, V, output), its LayerNorm, the feed-forward pair, its LayerNorm."""
-    p = f"{prefix}encoder.layer.{i}."
-    for proj in ("query", "key", "value"):
-        t.linear(p + "attention.self." + proj, hidden, hidden, "attention_qkv", i)
-    t.linear(p + "attention.output.dense", hidden, hidden, "attention_output", i)
-    t.layer_norm(p + "attention.output.LayerNorm", hidden, layer=i)
-    t.linear(p + "intermediate.dense", intermediate, hidden, "feed_forward", i)
-    t.linear(p + "output.dense", hidden, intermediate, "feed_forward", i)
-    t.layer_norm(p + "output.LayerNorm", hidden, layer=i)
+    """One ``BertLayer``'s tensors (:meth:`BertLayer.tensors`)."""
+    BERT_LAYER.tensors(t, prefix, i, hidden, intermediate)
 
 
 def encoder(t: TensorList, c: dict[str, Any], prefix: str) -> None:
     for i in range(c["num_hidden_layers"]):
-        encoder_layer(t, prefix, i, c["hidden_size"], c["intermediate_size"])
+        BERT_LAYER.tensors(t, prefix, i, c["hidden_size"], c["intermediate_size"])
 
 
 def pooler(t: TensorList, c: dict[str, Any], prefix: str) -> None:
@@ -106,30 +170,87 @@ def linear_head(name: str, out: str | int, width: str = "hidden_size") -> Any:
     return head
 
 
+#: A head's forward on the encoder's output: (sim, the sequence, the pooled output or None, the config key of the
+#: classifier's dropout) -> the class's outputs. The key is the caller's (BERT's ``classifier_dropout``, I-BERT's
+#: and MPNet's ``hidden_dropout_prob``).
+HeadStep = Callable[["Sim", T, "T | None", str], "list[T]"]
+
+
+def model_step(sim: Sim, seq: T, pooled: T | None, dropout_key: str) -> list[T]:
+    """The bare model returns the sequence and, where it pools, the pooled output."""
+    return [seq] + ([pooled] if pooled is not None else [])
+
+
+def mlm_step(sim: Sim, seq: T, pooled: T | None, dropout_key: str) -> list[T]:
+    """``BertOnlyMLMHead``: :func:`step_mlm` under ``cls.predictions`` (``ACT2FN[config.hidden_act]``)."""
+    return [step_mlm(sim, "cls.predictions", seq, act_key="hidden_act")]
+
+
+def nsp_step(sim: Sim, seq: T, pooled: T | None, dropout_key: str) -> list[T]:
+    """``BertOnlyNSPHead``: ``cls.seq_relationship`` on the pooled output."""
+    assert pooled is not None
+    return [sim.linear("cls.seq_relationship", pooled)]
+
+
+def pretraining_step(sim: Sim, seq: T, pooled: T | None, dropout_key: str) -> list[T]:
+    """``BertPreTrainingHeads``: the MLM head on the sequence, then NSP on the pooled output."""
+    return mlm_step(sim, seq, pooled, dropout_key) + nsp_step(sim, seq, pooled, dropout_key)
+
+
+def pooled_classifier_step(sim: Sim, seq: T, pooled: T | None, dropout_key: str) -> list[T]:
+    """``classifier`` on the pooled output after dropout (sequence classification, BERT's)."""
+    assert pooled is not None
+    return [sim.linear("classifier", sim.dropout(pooled, sim.drops(dropout_key)))]
+
+
+def token_classifier_step(sim: Sim, seq: T, pooled: T | None, dropout_key: str) -> list[T]:
+    """``classifier`` on every token after dropout (token classification)."""
+    return [sim.linear("classifier", sim.dropout(seq, sim.drops(dropout_key)))]
+
+
+def qa_step(sim: Sim, seq: T, pooled: T | None, dropout_key: str) -> list[T]:
+    """``qa_outputs``, split into start and end logits (:func:`step_qa`)."""
+    return step_qa(sim, seq)
+
+
 @dataclass(frozen=True)
 class Head:
     """What a BERT-style task class adds to the backbone, by task: whether it builds the pooler (None: the
-    caller's choice, the bare model), its head's tensors, and the two flags the planner and views read."""
+    caller's choice, the bare model), its head's tensors and its forward (``step``: None where the step refuses
+    the class, multiple choice), and the two flags the planner and views read."""
 
     pooler: bool | None
     head: HeadBuilder | None = None
     uses_num_labels: bool = False
     ties_embeddings: bool = False
+    step: HeadStep | None = None
 
 
 #: BERT's task classes, by :class:`Task` (Megatron-BERT's too, and RoBERTa's where it keeps them).
 BERT_HEADS: dict[str, Head] = {
-    Task.MODEL: Head(None),
-    Task.PRETRAINING: Head(True, pretraining_head, ties_embeddings=True),
-    Task.MASKED_LM: Head(False, mlm_head, ties_embeddings=True),
-    Task.LM_HEAD_MODEL: Head(False, mlm_head, ties_embeddings=True),
-    Task.CAUSAL_LM: Head(False, mlm_head, ties_embeddings=True),
-    Task.NEXT_SENTENCE_PREDICTION: Head(True, nsp_head),
-    Task.SEQUENCE_CLASSIFICATION: Head(True, linear_head("classifier", "num_labels"), uses_num_labels=True),
+    Task.MODEL: Head(None, step=model_step),
+    Task.PRETRAINING: Head(True, pretraining_head, ties_embeddings=True, step=pretraining_step),
+    Task.MASKED_LM: Head(False, mlm_head, ties_embeddings=True, step=mlm_step),
+    Task.LM_HEAD_MODEL: Head(False, mlm_head, ties_embeddings=True, step=mlm_step),
+    Task.CAUSAL_LM: Head(False, mlm_head, ties_embeddings=True, step=mlm_step),
+    Task.NEXT_SENTENCE_PREDICTION: Head(True, nsp_head, step=nsp_step),
+    Task.SEQUENCE_CLASSIFICATION: Head(True, linear_head("classifier", "num_labels"), uses_num_labels=True,
+                                       step=pooled_classifier_step),
     Task.MULTIPLE_CHOICE: Head(True, linear_head("classifier", 1)),
-    Task.TOKEN_CLASSIFICATION: Head(False, linear_head("classifier", "num_labels"), uses_num_labels=True),
-    Task.QUESTION_ANSWERING: Head(False, linear_head("qa_outputs", "num_labels"), uses_num_labels=True),
+    Task.TOKEN_CLASSIFICATION: Head(False, linear_head("classifier", "num_labels"), uses_num_labels=True,
+                                    step=token_classifier_step),
+    Task.QUESTION_ANSWERING: Head(False, linear_head("qa_outputs", "num_labels"), uses_num_labels=True, step=qa_step),
 }
+
+
+def run_head(heads: Mapping[str, Head], sim: Sim, inv: Inventory, seq: T, pooled: T | None,
+             dropout_key: str = "classifier_dropout") -> list[T]:
+    """The class's head forward, as its :class:`Architecture`'s task picks it from ``heads`` (the same
+    :class:`Head` whose tensors the class builds)."""
+    step = heads[step_task(inv)].step
+    if step is None:
+        raise AssertionError(f"{inv.architecture}: its step is refused before the head runs")
+    return step(sim, seq, pooled, dropout_key)
 
 
 def task_classes(stem: str, prefix: str, tasks: tuple[str, ...], heads: Mapping[str, Head] = BERT_HEADS,
@@ -308,27 +429,6 @@ def step_attention(sim: Sim, x: T, heads: int, query: str, key: str, value: str,
     return sim.end_scope(mark, out, probs) if frame else out
 
 
-def step_layer(prefix: str, i: int, heads: int, mask: T | None = None, softmax32: bool = False) -> Callable[[Sim, T], T]:
-    """One ``BertLayer`` in eager attention, as ``modeling_bert.py`` runs it (``hidden_act``, the two dropouts);
-    ``mask``, ``softmax32``: :func:`step_attention`'s (LayoutLM's layers)."""
-    p = f"{prefix}encoder.layer.{i}."
-
-    def run(sim: Sim, x: T) -> T:
-        s = p + "attention.self."
-        hidden = sim.drops("hidden_dropout_prob")
-        layer = sim.scope()  # BertLayer.forward: holds the attention's probabilities (``_``) until it returns
-        context = step_attention(sim, x, heads, s + "query", s + "key", s + "value", mask=mask, softmax32=softmax32)
-        attended = self_output(sim, p + "attention.output.", context, x, hidden)
-        sim.release(context)  # BertAttention: ``attention_output = self.output(attention_output, ...)``
-        chunk = sim.scope()  # feed_forward_chunk
-        inner = sim.linear(p + "intermediate.dense", attended)
-        inner = sim.rebind(inner, sim.act("hidden_act", inner))
-        out = sim.end_scope(chunk, self_output(sim, p + "output.", inner, attended, hidden))
-        return sim.end_scope(layer, out)
-
-    return run
-
-
 def self_output(sim: Sim, p: str, x: T, residual: T, dropout: bool) -> T:
     """``BertSelfOutput`` / ``BertOutput``: dense, dropout, ``LayerNorm(hidden_states + input_tensor)``; the dense
     output dropped at the dropout's rebinding, the sum and the dropout's output once the LayerNorm has run."""
@@ -341,11 +441,13 @@ def self_output(sim: Sim, p: str, x: T, residual: T, dropout: bool) -> T:
     return sim.end_scope(mark, out)
 
 
-def step_encoder(sim: Sim, inv: Inventory, prefix: str, x: T, mask: T | None = None, softmax32: bool = False) -> T:
-    """``BertEncoder``: ``hidden_states`` rebound by every layer (the embeddings' output stays: BertModel's name)."""
+def step_encoder(sim: Sim, inv: Inventory, prefix: str, x: T, mask: T | None = None,
+                 layer: BertLayer = BERT_LAYER) -> T:
+    """``BertEncoder``: ``hidden_states`` rebound by every layer (the embeddings' output stays: BertModel's name);
+    ``mask``: the additive one every layer adds to its scores (LayoutLM's)."""
     heads = inv.config["num_attention_heads"]
     for i in range(inv.config["num_hidden_layers"]):
-        y = sim.layer(step_layer(prefix, i, heads, mask, softmax32), x)
+        y = sim.layer(layer.step(prefix, i, heads, mask), x)
         if i:
             sim.rebind(x, y)
         x = y
@@ -411,32 +513,31 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
 
 
 def step_heads(sim: Sim, inv: Inventory, seq: T, pooled: T | None) -> list[T]:
-    """BERT's task heads on the encoder's output, as the class's task declares (written once: Megatron-BERT's
-    classes run them too): ``cls.predictions``, ``cls.seq_relationship``, ``classifier``, ``qa_outputs``."""
-    kind = step_task(inv)
-    if kind == "":
-        return [seq] + ([pooled] if pooled is not None else [])
-    if kind in ("ForMaskedLM", "LMHeadModel", "ForCausalLM"):
-        return [step_mlm(sim, "cls.predictions", seq, act_key="hidden_act")]
-    if kind == "ForPreTraining":
-        assert pooled is not None
-        return [step_mlm(sim, "cls.predictions", seq, act_key="hidden_act"), sim.linear("cls.seq_relationship", pooled)]
-    if kind == "ForNextSentencePrediction":
-        assert pooled is not None
-        return [sim.linear("cls.seq_relationship", pooled)]
-    if kind == "ForSequenceClassification":
-        assert pooled is not None
-        return [sim.linear("classifier", sim.dropout(pooled, sim.drops("classifier_dropout")))]
-    if kind == "ForTokenClassification":
-        return [sim.linear("classifier", sim.dropout(seq, sim.drops("classifier_dropout")))]
-    if kind == "ForQuestionAnswering":
-        return step_qa(sim, seq)
-    raise AssertionError(inv.architecture)
+    """BERT's task heads on the encoder's output, as the class's task declares (:data:`BERT_HEADS`; Megatron-BERT's
+    and RoCBert's classes run them too): ``cls.predictions``, ``cls.seq_relationship``, ``classifier``,
+    ``qa_outputs``."""
+    return run_head(BERT_HEADS, sim, inv, seq, pooled)
 
 
 #: BERT's classes whose every operation the lifetime simulator models (:mod:`calculator.costs.lifetime`).
 EXACT_LIFETIMES = ("", "ForMaskedLM", "ForPreTraining", "ForNextSentencePrediction", "ForSequenceClassification",
                    "ForTokenClassification", "LMHeadModel", "ForCausalLM", "ForQuestionAnswering")
+
+
+def step_pair_head(sim: Sim, seq: T, drop: bool, activation: Callable[[T], T]) -> list[T]:
+    """RoBERTa's and ELECTRA's classification head (``RobertaClassificationHead``, ``ElectraClassificationHead``):
+    the first token, dropout, ``classifier.dense``, ``activation`` (tanh keeps its output, GELU its input), dropout,
+    ``classifier.out_proj``; each line rebinds ``x`` (the previous tensor dropped unless autograd keeps it)."""
+    mark = sim.scope()
+    first = sim.select(seq, 1)
+    x = sim.dropout(first, drop)
+    dense = sim.linear("classifier.dense", x)
+    # ``x = self.dense(x)`` drops the dropout's output; an inactive dropout (p = 0, eval) returned ``features``
+    # itself, which the callers still name (its storage lives on: the autocast copy, not it, is what dense keeps)
+    x = dense if x.storage == first.storage else sim.rebind(x, dense)
+    x = sim.rebind(x, activation(x))
+    x = sim.rebind(x, sim.dropout(x, drop))
+    return [sim.end_scope(mark, sim.rebind(x, sim.linear("classifier.out_proj", x)))]
 
 
 def step_qa(sim: Sim, seq: T) -> list[T]:

@@ -13,7 +13,7 @@ from ..formula import Formula, head_line, layers_lines
 from ..costs import BERT_KEYS, CostModel, Sim, T, position_buffers
 from ..model import Inventory, TensorList
 from . import bert
-from .base import Architecture, Family, Preset, Task
+from .base import Family, Preset, Task
 from .common import EMBEDDING, HEADS, HIDDEN, INTERMEDIATE, LABELS, LAYERS, POSITIONS, TIE, TOKEN_TYPES, VOCAB, heads_divide
 from .common import POSITION_TYPE, CROSS_ATTENTION
 from dataclasses import replace
@@ -79,6 +79,41 @@ def sample(rng: random.Random, config: dict) -> None:
     config["embedding_size"] = rng.choice([config["hidden_size"], rng.randint(1, 64)])
 
 
+def discriminator_step(sim: Sim, seq: T, pooled: T | None, dropout_key: str) -> list[T]:
+    """``ElectraDiscriminatorPredictions``: dense, the activation (rebinding), ``dense_prediction``."""
+    mark = sim.scope()
+    x = sim.linear("discriminator_predictions.dense", seq)
+    x = sim.rebind(x, sim.act("hidden_act", x))
+    return [sim.end_scope(mark, sim.linear("discriminator_predictions.dense_prediction", x))]
+
+
+def generator_step(sim: Sim, seq: T, pooled: T | None, dropout_key: str) -> list[T]:
+    """``ElectraGeneratorPredictions`` (dense, GELU whatever the config says, LayerNorm), then ``generator_lm_head``
+    rebinding ``prediction_scores``."""
+    mark = sim.scope()
+    x = sim.linear("generator_predictions.dense", seq)
+    x = sim.rebind(x, sim.keep_input(x))  # get_activation("gelu"), fixed
+    x = sim.end_scope(mark, sim.rebind(x, sim.layer_norm("generator_predictions.LayerNorm", x)))
+    return [sim.rebind(x, sim.linear("generator_lm_head", x))]
+
+
+def classification_step(sim: Sim, seq: T, pooled: T | None, dropout_key: str) -> list[T]:
+    """``ElectraClassificationHead``: RoBERTa's on the first token, but BERT's tanh is a GELU here."""
+    return bert.step_pair_head(sim, seq, sim.drops(dropout_key), sim.keep_input)
+
+
+#: ELECTRA's classes, by task: no pooler anywhere; each head's tensors and forward.
+ELECTRA_HEADS: dict[str, bert.Head] = {
+    Task.MODEL: bert.Head(False, step=bert.model_step),
+    Task.PRETRAINING: bert.Head(False, discriminator_head, step=discriminator_step),
+    Task.MASKED_LM: bert.Head(False, generator_head, ties_embeddings=True, step=generator_step),
+    Task.SEQUENCE_CLASSIFICATION: bert.Head(False, classification_head, uses_num_labels=True,
+                                            step=classification_step),
+    Task.TOKEN_CLASSIFICATION: bert.BERT_HEADS[Task.TOKEN_CLASSIFICATION],
+    Task.QUESTION_ANSWERING: bert.BERT_HEADS[Task.QUESTION_ANSWERING],
+}
+
+
 def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     """ELECTRA's classes: BERT's embeddings at width E, the projection to H when E ≠ H, BERT's encoder, no pooler."""
     prefix = bert.step_prefix(inv)
@@ -91,38 +126,7 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     if inv.config["embedding_size"] != inv.config["hidden_size"]:
         x = sim.rebind(x, sim.linear(prefix + "embeddings_project", x))
     seq = sim.end_scope(model, bert.step_encoder(sim, inv, prefix, x))
-    kind = bert.step_task(inv)
-    if kind == "":
-        return [seq]
-    if kind == "ForPreTraining":  # ElectraDiscriminatorPredictions: dense, activation (rebinding), dense_prediction
-        mark = sim.scope()
-        x = sim.linear("discriminator_predictions.dense", seq)
-        x = sim.rebind(x, sim.act("hidden_act", x))
-        return [sim.end_scope(mark, sim.linear("discriminator_predictions.dense_prediction", x))]
-    if kind == "ForMaskedLM":  # ElectraGeneratorPredictions, then generator_lm_head rebinding prediction_scores
-        mark = sim.scope()
-        x = sim.linear("generator_predictions.dense", seq)
-        x = sim.rebind(x, sim.keep_input(x))  # get_activation("gelu"), fixed
-        x = sim.end_scope(mark, sim.rebind(x, sim.layer_norm("generator_predictions.LayerNorm", x)))
-        return [sim.rebind(x, sim.linear("generator_lm_head", x))]
-    if kind == "ForSequenceClassification":
-        # ElectraClassificationHead: BERT's tanh is a GELU here; each line rebinds ``x``
-        drop = sim.drops("classifier_dropout")
-        mark = sim.scope()
-        first = sim.select(seq, 1)
-        x = sim.dropout(first, drop)
-        dense = sim.linear("classifier.dense", x)
-        # ``x = self.dense(x)`` drops the dropout's output; an inactive dropout (p = 0, eval) returned ``features``
-        # itself, which the callers still name (its storage lives on: the autocast copy, not it, is what dense keeps)
-        x = dense if x.storage == first.storage else sim.rebind(x, dense)
-        x = sim.rebind(x, sim.keep_input(x))
-        x = sim.rebind(x, sim.dropout(x, drop))
-        return [sim.end_scope(mark, sim.rebind(x, sim.linear("classifier.out_proj", x)))]
-    if kind == "ForTokenClassification":
-        return [sim.linear("classifier", sim.dropout(seq, sim.drops("classifier_dropout")))]
-    if kind == "ForQuestionAnswering":
-        return bert.step_qa(sim, seq)
-    raise AssertionError(inv.architecture)
+    return bert.run_head(ELECTRA_HEADS, sim, inv, seq, None)
 
 
 #: The classes whose every operation the lifetime simulator models (:mod:`calculator.costs.lifetime`).
@@ -153,18 +157,9 @@ FAMILY = Family(
     base="ElectraModel",
     fields=FIELDS,
     backbone=backbone,
-    architectures=(
-        Architecture(name="ElectraModel", task=Task.MODEL, prefix="", pooler=False),
-        Architecture(name="ElectraForPreTraining", task=Task.PRETRAINING, prefix="electra.", pooler=False, head=discriminator_head),
-        Architecture(name="ElectraForMaskedLM", task=Task.MASKED_LM, prefix="electra.", pooler=False,
-                     head=generator_head, ties_embeddings=True),
-        Architecture(name="ElectraForSequenceClassification", task=Task.SEQUENCE_CLASSIFICATION, prefix="electra.", pooler=False,
-                     head=classification_head, uses_num_labels=True),
-        Architecture(name="ElectraForTokenClassification", task=Task.TOKEN_CLASSIFICATION, prefix="electra.", pooler=False,
-                     head=bert.linear_head("classifier", "num_labels"), uses_num_labels=True),
-        Architecture(name="ElectraForQuestionAnswering", task=Task.QUESTION_ANSWERING, prefix="electra.", pooler=False,
-                     head=bert.linear_head("qa_outputs", "num_labels"), uses_num_labels=True),
-    ),
+    architectures=bert.task_classes("Electra", "electra.", (
+        Task.MODEL, Task.PRETRAINING, Task.MASKED_LM, Task.SEQUENCE_CLASSIFICATION, Task.TOKEN_CLASSIFICATION,
+        Task.QUESTION_ANSWERING), ELECTRA_HEADS),
     title={"en": "ELECTRA", "zh": "ELECTRA"},
     formula=formula,
     presets=(

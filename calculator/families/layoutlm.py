@@ -8,14 +8,15 @@ BERT's (copied "with Bert->LayoutLM"). ``LayoutLMModel`` always builds its poole
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from dataclasses import replace
+from typing import Any
 
 from ..config import Field
 from ..costs import CostModel, Sim, T, activation_key, dropouts, position_ids_buffer
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
 from . import bert
-from .base import Architecture, Family, Preset, Task
+from .base import Family, Preset, Task
 from .common import BERT_FIELDS, L, heads_divide
 from .common import POSITION_TYPE
 
@@ -95,28 +96,10 @@ def step_embeddings(sim: Sim, inv: Inventory, prefix: str, ids: T, bbox: T, type
     return sim.end_scope(mark, sim.rebind(x, sim.dropout(x, sim.drops("hidden_dropout_prob"))))
 
 
-def step_layer(prefix: str, i: int, heads: int, mask: T) -> Callable[[Sim, T], T]:
-    """One ``LayoutLMLayer`` (ALIGN's): BERT's but for where the attention's probabilities die:
-    ``LayoutLMAttention.forward`` holds them (``hidden_states, _ = self.self(...)``) until it returns, after the
-    output's LayerNorm (BERT's layer holds them to its own end)."""
-    p = f"{prefix}encoder.layer.{i}."
-
-    def run(sim: Sim, x: T) -> T:
-        s = p + "attention.self."
-        hidden = sim.drops("hidden_dropout_prob")
-        layer = sim.scope()  # LayoutLMLayer.forward
-        attention = sim.scope()  # LayoutLMAttention.forward: ``_`` (the probabilities) dies as it returns
-        context = bert.step_attention(sim, x, heads, s + "query", s + "key", s + "value", mask=mask, softmax32=True)
-        attended = bert.self_output(sim, p + "attention.output.", context, x, hidden)
-        sim.release(context)  # hidden_states = self.output(hidden_states, residual)
-        attended = sim.end_scope(attention, attended)
-        chunk = sim.scope()  # feed_forward_chunk
-        inner = sim.linear(p + "intermediate.dense", attended)
-        inner = sim.rebind(inner, sim.act("hidden_act", inner))
-        out = sim.end_scope(chunk, bert.self_output(sim, p + "output.", inner, attended, hidden))
-        return sim.end_scope(layer, out)
-
-    return run
+#: One ``LayoutLMLayer`` (ALIGN's): BERT's but for where the attention's probabilities die
+#: (``LayoutLMAttention.forward`` holds them, ``hidden_states, _ = self.self(...)``, until it returns, after the
+#: output's LayerNorm; BERT's layer holds them to its own end) and the float32 softmax.
+LAYER = bert.BertLayer(probs_die="attention", softmax32=True)
 
 
 def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
@@ -158,29 +141,18 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     x = step_embeddings(sim, inv, prefix, ids, bbox, types)
     if sim.checkpointing and inv.config["num_hidden_layers"]:
         sim.checkpoint_argument(mask)  # checkpointing of either kind keeps the block's tensor arguments: this mask too
-    heads = inv.config["num_attention_heads"]
-    seq = x
-    for i in range(inv.config["num_hidden_layers"]):  # LayoutLMEncoder: hidden_states rebound by every layer
-        y = sim.layer(step_layer(prefix, i, heads, mask), seq)
-        if i:
-            sim.rebind(seq, y)
-        seq = y
+    seq = bert.step_encoder(sim, inv, prefix, x, mask, LAYER)  # LayoutLMEncoder: BertEncoder's loop
     if kind in ("", "ForSequenceClassification"):
         pooled = bert.step_pooler(sim, prefix, seq)
     else:
         pooled = sim.unused(lambda: bert.step_pooler(sim, prefix, seq))
     sim.end_scope(model, seq, pooled)
-    if kind == "":
-        return [seq, pooled]
-    if kind == "ForMaskedLM":
-        return [bert.step_mlm(sim, "cls.predictions", seq, act_key="hidden_act")]
-    if kind == "ForSequenceClassification":
-        return [sim.linear("classifier", sim.dropout(pooled, sim.drops("hidden_dropout_prob")))]
-    if kind == "ForTokenClassification":
-        return [sim.linear("classifier", sim.dropout(seq, sim.drops("hidden_dropout_prob")))]
-    if kind == "ForQuestionAnswering":
-        return bert.step_qa(sim, seq)
-    raise AssertionError(inv.architecture)
+    return bert.run_head(HEADS_ALWAYS_POOLED, sim, inv, seq, pooled, "hidden_dropout_prob")  # no classifier_dropout
+
+
+#: LayoutLM's five classes in transformers' order: BERT's heads, but ``LayoutLMModel`` always builds its pooler.
+TASKS = (Task.MODEL, Task.MASKED_LM, Task.SEQUENCE_CLASSIFICATION, Task.TOKEN_CLASSIFICATION, Task.QUESTION_ANSWERING)
+HEADS_ALWAYS_POOLED = {task: replace(bert.BERT_HEADS[task], pooler=True) for task in TASKS}
 
 
 #: The classes whose every operation the lifetime simulator models (:mod:`calculator.costs.lifetime`).
@@ -215,17 +187,7 @@ FAMILY = Family(
     base="LayoutLMModel",
     fields=FIELDS,
     backbone=backbone,
-    architectures=(
-        Architecture(name="LayoutLMModel", task=Task.MODEL, prefix="", pooler=True),
-        Architecture(name="LayoutLMForMaskedLM", task=Task.MASKED_LM, prefix="layoutlm.", pooler=True, head=bert.mlm_head,
-                     ties_embeddings=True),
-        Architecture(name="LayoutLMForSequenceClassification", task=Task.SEQUENCE_CLASSIFICATION, prefix="layoutlm.", pooler=True,
-                     head=bert.linear_head("classifier", "num_labels"), uses_num_labels=True),
-        Architecture(name="LayoutLMForTokenClassification", task=Task.TOKEN_CLASSIFICATION, prefix="layoutlm.", pooler=True,
-                     head=bert.linear_head("classifier", "num_labels"), uses_num_labels=True),
-        Architecture(name="LayoutLMForQuestionAnswering", task=Task.QUESTION_ANSWERING, prefix="layoutlm.", pooler=True,
-                     head=bert.linear_head("qa_outputs", "num_labels"), uses_num_labels=True),
-    ),
+    architectures=bert.task_classes("LayoutLM", "layoutlm.", TASKS, HEADS_ALWAYS_POOLED),
     title={"en": "LayoutLM", "zh": "LayoutLM"},
     formula=formula,
     # https://huggingface.co/microsoft/layoutlm-base-uncased/blob/main/config.json and

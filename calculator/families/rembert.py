@@ -16,7 +16,7 @@ the pre-training classes and is dropped for fine-tuning.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any, Callable
+from typing import Any
 
 from ..config import Field
 from ..costs import CostModel, Sim, T, activation_key, dropouts, unread, position_ids_buffer
@@ -97,30 +97,11 @@ def sample(rng: Any, config: dict[str, Any]) -> None:
 # --------------------------------------------------------------- training step
 
 
-def step_layer(prefix: str, i: int, heads: int, returned: list[T]) -> Callable[[Sim, T], T]:
-    """One ``RemBertLayer``: BERT's layer with the hand-written attention of ``modeling_rembert.py`` (the scaled
-    scores keep their name beside the probabilities until the attention returns), every name dropped where that
-    file drops it. The layer returns ``(layer_output, attention_probs)``: the probabilities go into ``returned``
-    for the encoder, whose ``layer_outputs`` holds them until the next layer returns."""
-    p = f"{prefix}encoder.layer.{i}."
-
-    def run(sim: Sim, x: T) -> T:
-        s = p + "attention.self."
-        hidden = sim.drops("hidden_dropout_prob")
-        layer = sim.scope()  # RemBertLayer.forward
-        probs: list[T] = []
-        context = bert.step_attention(sim, x, heads, s + "query", s + "key", s + "value", keep_scores=True,
-                                      dropout=sim.drops("attention_probs_dropout_prob"), held=probs)
-        attended = bert.self_output(sim, p + "attention.output.", context, x, hidden)
-        sim.release(context)  # RemBertAttention returns: ``self_outputs`` (the context) goes
-        chunk = sim.scope()  # feed_forward_chunk
-        inner = sim.linear(p + "intermediate.dense", attended)
-        inner = sim.rebind(inner, sim.act("hidden_act", inner))
-        out = sim.end_scope(chunk, bert.self_output(sim, p + "output.", inner, attended, hidden))
-        returned.extend(probs)
-        return sim.end_scope(layer, out, *probs)
-
-    return run
+#: One ``RemBertLayer``: BERT's layer with the hand-written attention of ``modeling_rembert.py`` (the scaled scores
+#: keep their name beside the probabilities until the attention returns); the layer returns ``(layer_output,
+#: attention_probs)``, so the probabilities go to the encoder, whose ``layer_outputs`` holds them until the next
+#: layer returns.
+LAYER = bert.BertLayer(probs_die="encoder", keep_scores=True)
 
 
 def step_encoder(sim: Sim, inv: Inventory, prefix: str, x: T) -> T:
@@ -134,7 +115,7 @@ def step_encoder(sim: Sim, inv: Inventory, prefix: str, x: T) -> T:
     held: list[T] = []
     for i in range(inv.config["num_hidden_layers"]):
         returned: list[T] = []
-        y = sim.layer(step_layer(prefix, i, heads, returned), x)
+        y = sim.layer(LAYER.step(prefix, i, heads, returned=returned), x)
         sim.release(x, *held)
         held, x = returned, y
     return sim.end_scope(mark, x)
@@ -184,18 +165,21 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     seq = step_encoder(sim, inv, prefix, x)
     pooled = bert.step_pooler(sim, prefix, seq) if inv.pooler else None
     sim.end_scope(model, seq, *([pooled] if pooled is not None else []))
-    if kind == "":
-        return [seq] + ([pooled] if pooled is not None else [])
-    if kind in ("ForMaskedLM", "ForCausalLM"):
-        return [step_mlm(sim, seq)]
-    if kind == "ForSequenceClassification":
-        assert pooled is not None
-        return [sim.linear("classifier", sim.dropout(pooled, sim.drops("classifier_dropout_prob")))]
-    if kind == "ForTokenClassification":
-        return [sim.linear("classifier", sim.dropout(seq, sim.drops("classifier_dropout_prob")))]
-    if kind == "ForQuestionAnswering":
-        return bert.step_qa(sim, seq)
-    raise AssertionError(inv.architecture)
+    return bert.run_head(REMBERT_HEADS, sim, inv, seq, pooled, "classifier_dropout_prob")
+
+
+def mlm_step(sim: Sim, seq: T, pooled: T | None, dropout_key: str) -> list[T]:
+    """``RemBertOnlyMLMHead``: :func:`step_mlm`."""
+    return [step_mlm(sim, seq)]
+
+
+#: BERT's heads under "rembert.", but its own LM head (decoupled: an output embedding, though not a tied one); the
+#: classifiers' dropout is ``classifier_dropout_prob`` (:func:`step_program`).
+REMBERT_HEADS: dict[str, bert.Head] = {
+    **bert.BERT_HEADS,
+    Task.MASKED_LM: bert.Head(False, mlm_head, ties_embeddings=True, step=mlm_step),
+    Task.CAUSAL_LM: bert.Head(False, mlm_head, ties_embeddings=True, step=mlm_step),
+}
 
 
 COSTS = CostModel(step_program, bert.absolute_positions(), check=bert.step_check, keys=unread((activation_key("gelu"), *dropouts("hidden_dropout_prob", "attention_probs_dropout_prob", default=0.0), *dropouts("classifier_dropout_prob", default=0.1))), buffers=position_ids_buffer, autocast=True)
@@ -207,14 +191,9 @@ FAMILY = Family(
     fields=FIELDS,
     backbone=backbone,
     heads_check=("hidden_size", "num_attention_heads"),
-    # BERT's heads under "rembert.", but its own LM head (decoupled: an output embedding, though not a tied one)
     architectures=bert.task_classes("RemBert", "rembert.", (
         Task.MODEL, Task.MASKED_LM, Task.CAUSAL_LM, Task.SEQUENCE_CLASSIFICATION, Task.MULTIPLE_CHOICE,
-        Task.TOKEN_CLASSIFICATION, Task.QUESTION_ANSWERING), {
-        **bert.BERT_HEADS,
-        Task.MASKED_LM: bert.Head(False, mlm_head, ties_embeddings=True),
-        Task.CAUSAL_LM: bert.Head(False, mlm_head, ties_embeddings=True),
-    }),
+        Task.TOKEN_CLASSIFICATION, Task.QUESTION_ANSWERING), REMBERT_HEADS),
     title={"en": "RemBERT", "zh": "RemBERT"},
     formula=formula,
     presets=(

@@ -56,33 +56,20 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     return step_heads(sim, inv, seq, pooled)
 
 
+def lm_step(sim: Sim, seq: T, pooled: T | None, dropout_key: str) -> list[T]:
+    """``RobertaLMHead``: dense, GELU (whatever the config says), LayerNorm, the decoder (:func:`bert.step_mlm`)."""
+    return [bert.step_mlm(sim, "lm_head", seq)]
+
+
+def classification_step(sim: Sim, seq: T, pooled: T | None, dropout_key: str) -> list[T]:
+    """``RobertaClassificationHead`` on the first token, not the pooler: dense, tanh (:func:`bert.step_pair_head`)."""
+    return bert.step_pair_head(sim, seq, sim.drops(dropout_key), sim.keep_output)
+
+
 def step_heads(sim: Sim, inv: Inventory, seq: T, pooled: T | None, dropout_key: str = "classifier_dropout") -> list[T]:
-    """RoBERTa's task heads on the encoder's output (written once: RoBERTa-PreLayerNorm's and I-BERT's classes run
-    them too); ``dropout_key``: the heads' dropout (I-BERT's is ``hidden_dropout_prob``)."""
-    kind = bert.step_task(inv)
-    if kind == "":
-        return [seq] + ([pooled] if pooled is not None else [])
-    if kind in ("ForMaskedLM", "ForCausalLM"):
-        return [bert.step_mlm(sim, "lm_head", seq)]
-    if kind == "ForSequenceClassification":
-        # RobertaClassificationHead: the first token, dropout, dense, tanh, dropout, out_proj
-        # (each line rebinds ``x``: the previous tensor dropped unless autograd keeps it)
-        drop = sim.drops(dropout_key)
-        mark = sim.scope()
-        first = sim.select(seq, 1)
-        x = sim.dropout(first, drop)
-        dense = sim.linear("classifier.dense", x)
-        # ``x = self.dense(x)`` drops the dropout's output; an inactive dropout (p = 0, eval) returned ``features``
-        # itself, which the callers still name (its storage lives on: the autocast copy, not it, is what dense keeps)
-        x = dense if x.storage == first.storage else sim.rebind(x, dense)
-        x = sim.rebind(x, sim.keep_output(x))
-        x = sim.rebind(x, sim.dropout(x, drop))
-        return [sim.end_scope(mark, sim.rebind(x, sim.linear("classifier.out_proj", x)))]
-    if kind == "ForTokenClassification":
-        return [sim.linear("classifier", sim.dropout(seq, sim.drops(dropout_key)))]
-    if kind == "ForQuestionAnswering":
-        return bert.step_qa(sim, seq)
-    raise AssertionError(inv.architecture)
+    """RoBERTa's task heads on the encoder's output (:data:`ROBERTA_HEADS`; RoBERTa-PreLayerNorm's and I-BERT's
+    classes run them too); ``dropout_key``: the heads' dropout (I-BERT's is ``hidden_dropout_prob``)."""
+    return bert.run_head(ROBERTA_HEADS, sim, inv, seq, pooled, dropout_key)
 
 
 #: The classes whose every operation the lifetime simulator models (:mod:`calculator.costs.lifetime`).
@@ -98,9 +85,9 @@ COSTS = CostModel(step_program, bert.absolute_positions(offset=2), check=bert.st
 #: sequence classifier reads the first token without the pooler (RoBERTa-PreLayerNorm's the same).
 ROBERTA_HEADS: dict[str, bert.Head] = {
     **bert.BERT_HEADS,
-    Task.MASKED_LM: bert.Head(False, lm_head, ties_embeddings=True),
-    Task.CAUSAL_LM: bert.Head(False, lm_head, ties_embeddings=True),
-    Task.SEQUENCE_CLASSIFICATION: bert.Head(False, classification_head, uses_num_labels=True),
+    Task.MASKED_LM: bert.Head(False, lm_head, ties_embeddings=True, step=lm_step),
+    Task.CAUSAL_LM: bert.Head(False, lm_head, ties_embeddings=True, step=lm_step),
+    Task.SEQUENCE_CLASSIFICATION: bert.Head(False, classification_head, uses_num_labels=True, step=classification_step),
 }
 #: RoBERTa's seven classes in transformers' order.
 ROBERTA_TASKS = (Task.MODEL, Task.MASKED_LM, Task.CAUSAL_LM, Task.SEQUENCE_CLASSIFICATION, Task.MULTIPLE_CHOICE,

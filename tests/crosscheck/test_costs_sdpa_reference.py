@@ -26,7 +26,7 @@ import contextlib
 import os
 import random
 import warnings
-from typing import Any
+from typing import Any, Callable
 
 import pytest
 
@@ -137,33 +137,42 @@ def pytorch(case: dict[str, Any], inv: Any, plan: Any) -> dict[str, int]:
         torch.set_num_threads(threads)
 
 
+def compared(draw: Callable[[], dict[str, Any]], wanted: int, measured: Callable[..., dict[str, int]] | None = None
+             ) -> tuple[list[tuple[dict[str, Any], Any, costs.Costs]], list[Any]]:
+    """Up to ``wanted`` runnable drawn cases (``draw``; at most 30 draws a case), each costed by the engine and
+    measured by PyTorch (``measured``, default :func:`pytorch`): the cases run (case, inventory, the engine's
+    costs) and the mismatches (case, {figure: (engine, PyTorch)}). A draw the engine refuses is redrawn (the eager
+    cross-check proves those refusals); so is Adafactor on an empty parameter, which PyTorch cannot step
+    (``torch.optim.Adafactor`` divides by its size: MobileBERT's MLM head with E = H keeps a [0, V] weight), an
+    engine gap apart from SDPA."""
+    runs, failures = [], []
+    for _ in range(wanted * 30):
+        if len(runs) == wanted:
+            break
+        case = draw()
+        try:
+            inv, plan, got = engine(case)
+        except CalcError:
+            continue
+        try:
+            expected = (measured or pytorch)(case, inv, plan)
+        except ZeroDivisionError:
+            assert case["optimizer"] == "adafactor", case
+            continue
+        runs.append((case, inv, got))
+        figures = {k: getattr(got, k) for k in FIGURES}
+        if figures != expected:
+            failures.append((case, {k: (figures[k], expected[k]) for k in FIGURES if figures[k] != expected[k]}))
+    return runs, failures
+
+
 @pytest.mark.parametrize("model_type", SDPA)
 def test_sdpa_step_matches_pytorch(model_type: str) -> None:
     """Every figure of a few random SDPA steps per family equals PyTorch's."""
     rng = random.Random(f"{SEED}-{model_type}-sdpa")
-    failures, done, layered = [], 0, 0
-    for _ in range(PER_FAMILY * 30):
-        if done == PER_FAMILY:
-            break
-        case = sdpa_case(rng, model_type)
-        try:
-            inv, plan, got = engine(case)
-        except CalcError:
-            continue  # a config the eager cross-check refuses (and proves refused); redraw
-        try:
-            expected = pytorch(case, inv, plan)
-        except ZeroDivisionError:
-            # torch.optim.Adafactor divides by an empty parameter's size (MobileBERT's MLM head with E = H keeps a
-            # [0, V] weight): PyTorch cannot run that step with eager attention either, an engine gap apart from SDPA.
-            assert case["optimizer"] == "adafactor", case
-            continue
-        done += 1
-        layered += inv.num_layers > 0
-        figures = {k: getattr(got, k) for k in FIGURES}
-        if figures != expected:
-            failures.append((case, {k: (figures[k], expected[k]) for k in FIGURES if figures[k] != expected[k]}))
-    assert done == PER_FAMILY, f"only {done} runnable cases drawn"
-    assert layered, "no drawn case had an attention layer"
+    runs, failures = compared(lambda: sdpa_case(rng, model_type), PER_FAMILY)
+    assert len(runs) == PER_FAMILY, f"only {len(runs)} runnable cases drawn"
+    assert any(inv.num_layers > 0 for _, inv, _ in runs), "no drawn case had an attention layer"
     assert not failures, "\n".join(f"{case!r}: {diff}" for case, diff in failures)
 
 
@@ -190,28 +199,16 @@ def test_sdpa_with_attention_dropout_is_pytorchs_step_with_dropout_p_0(model_typ
         # its step keys), a refusal test_costs_reference.py proves: no SDPA step to draw.
         return
     rng = random.Random(f"{SEED}-{model_type}-sdpa-dropout")
-    failures, done = [], 0
-    for _ in range(SDPA_DROPOUT_PER_FAMILY * 30):
-        if done == SDPA_DROPOUT_PER_FAMILY:
-            break
-        case = sdpa_dropout_case(rng, model_type)
-        try:
-            inv, plan, got = engine(case)
-        except CalcError:
-            continue  # a config the eager cross-check refuses (and proves refused); redraw
-        try:
-            with attention_dropout_0():
-                expected = pytorch(case, inv, plan)
-        except ZeroDivisionError:  # Adafactor on an empty parameter, as in test_sdpa_step_matches_pytorch
-            assert case["optimizer"] == "adafactor", case
-            continue
-        done += 1
+
+    def with_dropout_0(case: dict[str, Any], inv: Any, plan: Any) -> dict[str, int]:
+        with attention_dropout_0():
+            return pytorch(case, inv, plan)
+
+    runs, failures = compared(lambda: sdpa_dropout_case(rng, model_type), SDPA_DROPOUT_PER_FAMILY, with_dropout_0)
+    assert len(runs) == SDPA_DROPOUT_PER_FAMILY, f"only {len(runs)} runnable cases drawn"
+    for case, _, got in runs:
         assert got.sdpa_dropout == tuple((k, dict.__getitem__(*dropout_key(model_type, case["raw"], k)))
                                          for k in FAMILIES[model_type].costs.sdpa_dropout), case
-        figures = {k: getattr(got, k) for k in FIGURES}
-        if figures != expected:
-            failures.append((case, {k: (figures[k], expected[k]) for k in FIGURES if figures[k] != expected[k]}))
-    assert done == SDPA_DROPOUT_PER_FAMILY, f"only {done} runnable cases drawn"
     assert not failures, "\n".join(f"{case!r}: {diff}" for case, diff in failures)
 
 

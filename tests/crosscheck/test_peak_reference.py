@@ -80,19 +80,15 @@ def test_linear_adamw_by_hand() -> None:
     assert mode.now == 280  # the step's end: weights, input, gradients, state
 
 
-def test_linear_rounded_to_cuda_blocks_equals_memtracker() -> None:
-    """Rounded to 512 bytes, every storage costs one block: the peak is 512 × the most storages live at once.
-    That moment moves: the update of W holds 13 (W, b, x, two gradients, six states, sqrt, div), the update
-    of b 14 (the same eleven, W's denom still bound to the loop's variable, b's sqrt and div). MemTracker agrees."""
+def _memtracker_peak(cuda_rounding: bool) -> dict[str, int]:
+    """MemTracker's peak snapshot of the Linear's step (:func:`_linear`, the issue's span), with its rounding to
+    CUDA's 512-byte blocks applied to CPU storages or not (:func:`_cuda_rounding`)."""
     from torch.distributed._tools.mem_tracker import MemTracker
 
     lin, x, opt = _linear()
-    mode = LiveBytes([*lin.parameters(), x], round_to=512)
-    _span(lin, x, opt, mode)
-    assert (mode.peak, mode.peak_phase) == (14 * 512, "optimizer")
-    lin, x, opt = _linear()
+    assert x.device.type == "cpu"
     tracker = MemTracker()
-    with _cuda_rounding(True):
+    with _cuda_rounding(cuda_rounding):
         tracker.track_external(lin, x, opt)
         with tracker:
             out = lin(x)
@@ -102,6 +98,18 @@ def test_linear_rounded_to_cuda_blocks_equals_memtracker() -> None:
             del loss
             opt.step()
     (snap,) = tracker.get_tracker_snapshot("peak").values()
+    return snap
+
+
+def test_linear_rounded_to_cuda_blocks_equals_memtracker() -> None:
+    """Rounded to 512 bytes, every storage costs one block: the peak is 512 × the most storages live at once.
+    That moment moves: the update of W holds 13 (W, b, x, two gradients, six states, sqrt, div), the update
+    of b 14 (the same eleven, W's denom still bound to the loop's variable, b's sqrt and div). MemTracker agrees."""
+    lin, x, opt = _linear()
+    mode = LiveBytes([*lin.parameters(), x], round_to=512)
+    _span(lin, x, opt, mode)
+    assert (mode.peak, mode.peak_phase) == (14 * 512, "optimizer")
+    snap = _memtracker_peak(True)
     assert snap["Total"] == 14 * 512
 
 
@@ -111,21 +119,8 @@ def test_memtracker_measures_a_cpu_step_but_rounds_only_cuda() -> None:
     ``cuda`` (``_WeakRefInfo._calculate_mem_consumed``): unpatched, its CPU peak is the unrounded 376, not 14
     blocks. So the 512 figure is cross-checked against MemTracker with ``_cuda_rounding`` (above) and against
     ``LiveBytes(round_to=512)`` (tests/crosscheck/test_peak_engine.py: the engine's ``peak_512``)."""
-    from torch.distributed._tools.mem_tracker import MemTracker
-
-    lin, x, opt = _linear()
-    tracker = MemTracker()
-    with _cuda_rounding(False):
-        tracker.track_external(lin, x, opt)
-        with tracker:
-            out = lin(x)
-            loss = out.sum()
-            del out
-            loss.backward()
-            del loss
-            opt.step()
-    (snap,) = tracker.get_tracker_snapshot("peak").values()
-    assert x.device.type == "cpu" and snap["Total"] == 376
+    snap = _memtracker_peak(False)
+    assert snap["Total"] == 376  # the Linear's step runs on the CPU (_linear)
 
 
 def test_two_layer_mlp_sgd_peaks_in_backward_by_hand() -> None:
