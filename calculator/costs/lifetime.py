@@ -100,6 +100,9 @@ class Node:
     slots: bool = False
     #: The non-reentrant checkpointed block the node was made in (:class:`Block`), None outside one.
     block: int | None = None
+    #: Where a node made between modules ran (``layers.0.mlp: mul``), as :meth:`LiveSim.new` names its storages:
+    #: what a backward peak is said to lie at when the node has no :attr:`module`.
+    between: str = ""
 
 
 @dataclass
@@ -377,8 +380,9 @@ class LiveSim(Sim):
               out: T, saved: list[int] | None = None) -> T:
         if not self.grad_mode:
             self.fail("no-grad region")
+        between = "" if self.module else (self._last.rsplit(".", 1)[0] + ": " + self._label).lstrip(": ")
         self.nodes.append(Node(len(self.nodes), name, self.module, nexts, self.pending if saved is None else saved,
-                               run, block=self._block))
+                               run, block=self._block, between=between))
         self.pending = []
         self.edge[id(out)] = len(self.nodes) - 1
         self.keep.append(out)
@@ -2152,7 +2156,7 @@ def _run(nodes: list[Node], root: int, bw: Backward, ones: int,
         node = nodes[i]
         held = parts.pop(i) if node.slots else [buffers.pop(i)]
         g = held[0]
-        bw.module = node.module
+        bw.module = node.module or node.between
         k = node.block
         if i in holders and recompute is not None:
             assert k is not None
