@@ -19,9 +19,10 @@ by process type and thread name), from navigation until the page has its answer,
   on another build).
 
 Each run loads the pages in a rotating order; the figures are medians, and ``link / bare`` is
-paired (the median of each run's own ratio). CPU time is what the machine's other work cannot
-inflate much (unlike the wall clock), so a change that removes work shows here when the timed
-ratio is lost in the drift. Chromium's renderer threads: ``chromium`` is a process's main thread
+paired (the median of each run's own ratio). CPU time is inflated less than the wall clock by the
+machine's other work, but it drifts too: V8's background threads tier WebAssembly up for as long as
+a page runs, so a slower run also spends more CPU (two builds of the same page differed by 1.26 ×
+in a 2-run check at load 11): use several runs and ``--against``. Chromium's renderer threads: ``chromium`` is a process's main thread
 (the page's own: parsing, style, layout, Material's and the calculator's scripts), ``DedicatedWorker``
 the workers' JavaScript and Python, ``ThreadPoolForeg`` V8's background work (WebAssembly tier-up,
 script compiling, GC).
