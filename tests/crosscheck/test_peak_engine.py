@@ -228,6 +228,7 @@ LIFETIME_FAMILIES += ("rembert", "xlm", "flaubert")  # BERT's layer behind an E_
 # against the measured one in every figure there (check_timeline), not here.
 LIFETIME_FAMILIES += ("deberta-v2",)
 LIFETIME_FAMILIES += ("roformer", "esm", "nomic_bert")
+LIFETIME_FAMILIES += ("t5", "mt5", "umt5")  # SDPA's math path (a trained bias) in float32 only
 ACTIVATION_RANDOM = int(os.environ.get("PEAK_ACTIVATION_RANDOM", str(max(2, PER_FAMILY * 3 // 4))))
 
 
@@ -341,6 +342,10 @@ FULL_SIZE += (("microsoft/deberta-v3-large", 16, 512, "fp32", False), ("microsof
 # mask function makes a [B, 1, L, L] mask real tensors never make (measured: none on real tensors); a checkpointed
 # layer's frame keeps it to the step's end, so a fake measurement under checkpointing is not the step's.
 FULL_SIZE += (("google/rembert", 8, 512, "fp32", False), ("google/rembert", 4, 512, "bf16", False))
+# T5's encoders: flan-t5-base's peak in the forward (17,944,326,656 bytes, aten.mul), t5-base checkpointed and umt5-base
+# in bf16 in the optimizer step (1,951,484,300 and 3,042,519,528 bytes, aten.div).
+FULL_SIZE += (("google/flan-t5-base", 16, 512, "fp32", False), ("google-t5/t5-base", 8, 512, "fp32", True),
+              ("google/umt5-base", 4, 512, "bf16", False))
 
 
 @pytest.mark.parametrize("preset,batch,seq_len,dtype,checkpointing", FULL_SIZE)
@@ -409,6 +414,8 @@ FULL_SIZE_SDPA = (
 )
 FULL_SIZE_SDPA += (("facebook/xlm-roberta-xl", 16, 512, "bf16", False), ("facebook/xlm-roberta-xl", 8, 512, "bf16", True),
                    ("andreasmadsen/efficient_mlm_m0.40", 16, 512, "bf16", False))
+# flan-t5-base with SDPA: its trained position bias sends CPU to SDPA's math path (11,680,103,944 bytes, backward, aten.mul).
+FULL_SIZE_SDPA += (("google/flan-t5-base", 16, 512, "fp32", False),)
 
 
 @pytest.mark.parametrize("preset,batch,seq_len,dtype,checkpointing", FULL_SIZE_SDPA)
@@ -498,6 +505,7 @@ FORWARD_EXACT += ("megatron-bert", "xlm-roberta-xl", "roberta-prelayernorm", "mp
 FORWARD_EXACT += ("deberta-v2",)
 FORWARD_EXACT += ("roformer", "esm")
 FORWARD_EXACT += ("rembert", "xlm", "flaubert")
+FORWARD_EXACT += ("t5", "mt5", "umt5")
 FORWARD_RANDOM = int(os.environ.get("PEAK_FORWARD_RANDOM", str(max(4, PER_FAMILY // 2))))
 #: Families drawn more often there: half of ModernBERT's draws are refused (LoRA targets BERT's names), and its peak
 #: lies in the forward only where little is saved.
