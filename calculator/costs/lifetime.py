@@ -478,7 +478,14 @@ class LiveSim(Sim):
         """``torch.matmul`` of two 4-D tensors: the copies its reshapes make are dropped when it returns (unless
         ``bmm`` keeps them)."""
         mark = self.scope()
-        return self.end_scope(mark, super().bmm(a, b))
+        # Under autocast matmul casts a float32 operand to bf16 (T5's probabilities, float32 after the promoting add of
+        # its float32 position bias): a copy made inside matmul, gone as it returns unless bmm keeps it.
+        casting, self._casting = self._casting, True
+        try:
+            out = super().bmm(a, b)
+        finally:
+            self._casting = casting
+        return self.end_scope(mark, out)
 
     def activation(self, name: str, t: T) -> T:
         if name not in ("gelu", "relu", "gelu_new"):
@@ -850,10 +857,20 @@ class LiveSim(Sim):
         returns."""
         self._begin()
         self._labelled("scaled_dot_product_attention", "aten._scaled_dot_product_flash_attention_for_cpu")
-        out = super().sdpa(q, k, v, mask)
+        # Under autocast a float32 mask (T5's position bias) is cast to bf16 first: a copy inside the operation, gone as
+        # it returns unless the kernel's node keeps it.
+        mark, casting, self._casting = self.scope(), self._casting, True
+        try:
+            out = super().sdpa(q, k, v, mask)
+        finally:
+            self._casting = casting
+        self._aten = "aten._scaled_dot_product_flash_attention_for_cpu"
+        for sid in range(out.storage, self._next + 1):  # the kernel's output and logsumexp (after the mask's copy)
+            self.op_of[sid] = self._aten
         if not out.grad:
             self.release(self.new((q.shape[0], q.shape[1], q.shape[2]), False, 4))  # the logsumexp, float32
-            return out
+            return self.end_scope(mark, out)
+        self.end_scope(mark, out)
 
         def grad_like(bw: Backward, t: T) -> T:
             b, h, n, d = t.shape

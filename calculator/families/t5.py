@@ -283,6 +283,7 @@ def step_program_for(bias_every_layer: bool) -> Callable[[Sim, Inventory, int, i
         if exact_step(sim):
             sim.exact_lifetimes()
             sim.exact_forward()  # every name's release declared below
+            sim.exact_autocast()  # and under autocast (the Linears' and matmul's bf16 copies, the promoting adds)
         drop = sim.drops("dropout_rate")
         stack = sim.scope()
         embeds = sim.embedding(prefix + "encoder.embed_tokens", sim.ids((b, n)), first=True)

@@ -704,6 +704,10 @@ def test_xmod_post_ln_forward_and_checkpointing_replayed_exactly() -> None:
 #: precision (fp32 weights, ``torch.autocast("cpu", dtype=torch.bfloat16)`` around the forward) replayed op by op.
 AUTOCAST_EXACT = ("bert", "ernie", "roberta", "xlm-roberta", "camembert", "data2vec-text", "electra", "distilbert",
                   "albert")
+AUTOCAST_EXACT += ("t5", "mt5", "umt5")
+#: Exact under autocast with eager attention only: T5's trained position bias sends SDPA to its math path, whose
+#: autocast copies are not modelled (no figure there, as for every step under autocast the replay does not cover).
+AUTOCAST_EAGER_ONLY = ("t5", "mt5", "umt5")
 AUTOCAST_RANDOM = int(os.environ.get("PEAK_AUTOCAST_RANDOM", str(max(4, PER_FAMILY // 2))))
 
 
@@ -777,7 +781,8 @@ def test_peak_under_autocast_equals_pytorch(model_type: str) -> None:
     check_autocast(model_type, "eager")
 
 
-@pytest.mark.parametrize("model_type", [mt for mt in AUTOCAST_EXACT if FAMILIES[mt].costs.sdpa])
+@pytest.mark.parametrize("model_type", [mt for mt in AUTOCAST_EXACT if FAMILIES[mt].costs.sdpa
+                                        and mt not in AUTOCAST_EAGER_ONLY])
 def test_peak_under_autocast_with_sdpa_equals_pytorch(model_type: str) -> None:
     """Mixed precision with SDPA (the flash kernel on the projections' bf16 outputs, a float32 logsumexp)."""
     check_autocast(model_type, "sdpa")
@@ -790,6 +795,8 @@ FULL_SIZE_AUTOCAST = (
     ("BAAI/bge-m3", 16, 1024, "sdpa", False), ("BAAI/bge-m3", 16, 1024, "sdpa", True),
     ("bert-base-uncased", 8, 512, "eager", False), ("bert-base-uncased", 8, 512, "sdpa", True),
 )
+# flan-t5-base: 6,860,419,584 bytes in the forward (aten.mm); umt5-base checkpointed: 6,085,022,184 (optimizer, aten.div).
+FULL_SIZE_AUTOCAST += (("google/flan-t5-base", 8, 512, "eager", False), ("google/umt5-base", 4, 512, "eager", True))
 
 
 @pytest.mark.parametrize("preset,batch,seq_len,attention,checkpointing", FULL_SIZE_AUTOCAST)
