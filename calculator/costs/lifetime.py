@@ -491,7 +491,14 @@ class LiveSim(Sim):
         """``torch.matmul`` of two 4-D tensors: the copies its reshapes make are dropped when it returns (unless
         ``bmm`` keeps them)."""
         mark = self.scope()
-        return self.end_scope(mark, super().bmm(a, b))
+        # Under autocast matmul casts a float32 operand to bf16 (T5's probabilities, float32 after the promoting add of
+        # its float32 position bias): a copy made inside matmul, gone as it returns unless bmm keeps it.
+        casting, self._casting = self._casting, True
+        try:
+            out = super().bmm(a, b)
+        finally:
+            self._casting = casting
+        return self.end_scope(mark, out)
 
     def activation(self, name: str, t: T) -> T:
         if name not in ("gelu", "relu", "gelu_new"):
@@ -863,10 +870,20 @@ class LiveSim(Sim):
         returns."""
         self._begin()
         self._labelled("scaled_dot_product_attention", "aten._scaled_dot_product_flash_attention_for_cpu")
-        out = super().sdpa(q, k, v, mask)
+        # Under autocast a float32 mask (T5's position bias) is cast to bf16 first: a copy inside the operation, gone as
+        # it returns unless the kernel's node keeps it.
+        mark, casting, self._casting = self.scope(), self._casting, True
+        try:
+            out = super().sdpa(q, k, v, mask)
+        finally:
+            self._casting = casting
+        self._aten = "aten._scaled_dot_product_flash_attention_for_cpu"
+        for sid in range(out.storage, self._next + 1):  # the kernel's output and logsumexp (after the mask's copy)
+            self.op_of[sid] = self._aten
         if not out.grad:
             self.release(self.new((q.shape[0], q.shape[1], q.shape[2]), False, 4))  # the logsumexp, float32
-            return out
+            return self.end_scope(mark, out)
+        self.end_scope(mark, out)
 
         def grad_like(bw: Backward, t: T) -> T:
             b, h, n, d = t.shape
@@ -1850,6 +1867,133 @@ class LiveSim(Sim):
                     bw.alloc(b.shape, b.itemsize, "aten.mul") if b.grad else None]
         return self._node("MulBackward0", [self._edge(a), self._edge(b)], run, out)
 
+
+    # -- T5's relative position bias (issue 32; measured with ``peak_measure.backward_ledger``)
+
+    def permute(self, t: T, dims: Sequence[int]) -> T:
+        """``t.permute(dims)``: a view; ``PermuteBackward0`` hands on the gradient permuted back (a view, nothing
+        allocated: T5's ``values.permute([2, 0, 1])``, whose gradient ``embedding_dense_backward`` reads as it is)."""
+        out = Ops.permute(self, t, dims)
+        if not out.grad:
+            return out
+        inverse = [0] * len(dims)
+        for i, d in enumerate(dims):
+            inverse[d] = i
+
+        def run(bw: Backward, g: T) -> list[T | None]:
+            return [bw.alias(g, [g.shape[i] for i in inverse], [g.strides[i] for i in inverse])]
+        return self._node("PermuteBackward0", [self._edge(t)], run, out, [])
+
+    def rms_norm_t5(self, module: str, x: T) -> T:
+        """``T5LayerNorm`` op by op (measured with ``peak_measure.backward_ledger``): ``x.to(float32)`` (a bf16 x's
+        copy, kept by ``pow``), ``pow``, ``mean`` (named until the return), ``+ eps``, ``rsqrt``, then x (not its
+        copy) times the float32 rsqrt (``MulBackward0`` keeps both; its backward allocates ``grad * rsqrt`` and
+        ``grad * x`` in float32, then ``validate_outputs`` casts x's to a bf16 x's dtype, the float32 one gone, and
+        sums the rsqrt's to [.., 1]), ``.to(bf16)`` in a bf16 model (the float32 product dropped), ``weight *``
+        (its backward's ``sum_to`` of the weight's gradient in ``validate_outputs`` too). A float32 x runs
+        ``LlamaRMSNorm``'s operations; a checkpointed block's unpacked tensors go before ``validate_outputs``."""
+        trains = self.param_trains(module + ".weight")
+        mark = self.scope()
+        with self._in(module):
+            shape, rows, size = x.shape, x.shape[:-1] + (1,), x.itemsize
+            x32 = x if size == 4 else self.to_dtype(x, 4)
+
+            def three(dims: Sequence[int]) -> Callable[[Backward, T], list[T | None]]:
+                def run(bw: Backward, g: T) -> list[T | None]:
+                    first, second = bw.alloc(dims, 4, "aten.pow"), bw.alloc(dims, 4, "aten.mul")
+                    out = bw.alloc(dims, 4, "aten.mul")
+                    bw.drop(first.storage)
+                    bw.drop(second.storage)
+                    return [out]
+                return run
+            self._begin()
+            self._labelled("pow", "aten.pow")
+            power = self.new(shape, x32.grad, 4)
+            if power.grad:
+                self.save(x32)
+                power = self._node("PowBackward0", [self._edge(x32)], three(shape), power)
+            if x32 is not x:
+                self.release(x32)  # a temporary of the expression (kept by pow)
+            self._labelled("mean", "aten.mean")
+            variance = self.new(rows, power.grad, 4)
+            if variance.grad:
+                variance = self._pointwise_backward("MeanBackward1", "aten.div", power, variance)
+            self.release(power)
+            self._labelled("add", "aten.add")
+            shifted = self.new(rows, variance.grad, 4)
+            if shifted.grad:
+                shifted = self._node("AddBackward1", [self._edge(variance)],
+                                     lambda bw, g: [bw.alias(g, g.shape, g.strides)], shifted, [])
+            self._labelled("rsqrt", "aten.rsqrt")
+            root = self.new(rows, shifted.grad, 4)
+            if root.grad:
+                self.save(root)
+                root = self._node("RsqrtBackward0", [self._edge(shifted)], three(rows), root)
+            self.release(shifted)
+            self._begin()
+            self._labelled("mul", "aten.mul")
+            normed = self.new(shape, x.grad or root.grad, 4)
+            if normed.grad:
+                self.save(x)
+                self.save(root)
+
+                def product(bw: Backward, g: T) -> list[T | None]:
+                    gx = bw.alloc(shape, 4, "aten.mul")
+                    full = bw.alloc(shape, 4, "aten.mul")
+                    bw.applied()  # a checkpointed block's unpacked x and rsqrt go before validate_outputs
+                    if size != 4:  # validate_outputs casts x's gradient to x's dtype
+                        wide, gx = gx, bw.alloc(shape, size, "aten._to_copy")
+                        bw.drop(wide.storage)
+                    gr = bw.alloc(rows, 4, "aten.sum")
+                    bw.drop(full.storage)
+                    return [gx, gr]
+                normed = self._node("MulBackward0", [self._edge(x), self._edge(root)], product, normed)
+            self.release(root)
+            cast = normed
+            if size != 4:
+                cast = self.to_dtype(normed, size)
+                self.release(normed)  # hidden_states rebound
+            self._begin()
+            self._labelled("mul", "aten.mul")
+            out = self.new(shape, cast.grad or trains, size)
+            if out.grad:
+                if trains:
+                    self.save(cast)
+                width = shape[-1]
+
+                def weighted(bw: Backward, g: T) -> list[T | None]:
+                    full = bw.alloc(shape, size, "aten.mul") if trains else None
+                    gh = bw.alloc(shape, size, "aten.mul") if cast.grad else None
+                    gw = None
+                    bw.applied()
+                    if full is not None:  # validate_outputs sums the weight's to [H]
+                        gw = bw.alloc((width,), size, "aten.sum")
+                        bw.drop(full.storage)
+                    return [gw, gh]
+                out = self._node("MulBackward0", [self._accumulator(module + ".weight") if trains else None,
+                                                  self._edge(cast)], weighted, out)
+            if cast is not normed:
+                self.release(cast)
+        return self.end_scope(mark, out)
+
+    def sdpa_math_replayed(self, q: T, k: T, v: T, mask: T | None = None) -> T:
+        """SDPA's math path op by op (T5's trained position bias as the mask; float32, no autocast; measured with
+        ``peak_measure.backward_ledger``): ``q * √scale`` (named until the C++ function returns) and
+        ``kᵀ * √scale`` (a temporary of the product), each laid out as its input (``MulBackward1``: the gradient in
+        the incoming one's layout); ``matmul`` (the reshapes' copies kept by ``BmmBackward0``); ``+ mask``
+        (``AddBackward0``: the mask's gradient summed to its [1, A, L, L] shape); ``_safe_softmax`` (keeps its
+        output); ``matmul`` by V. Anything else: :meth:`sdpa_math` (not modelled)."""
+        if self.lower is not None or q.itemsize != 4 or not q.shape[-1] == k.shape[-1] == v.shape[-1]:
+            return self.sdpa_math(q, k, v, mask)
+        mark = self.scope()  # _scaled_dot_product_attention_math: its locals go as it returns
+        scaled_q = self.scalar(q)
+        scaled_k = self.scalar(self.transpose(k, 2, 3))
+        scores = self.bmm(scaled_q, scaled_k)
+        self.release(scaled_k)
+        if mask is not None:
+            scores = self.rebind(scores, self.add(scores, mask))
+        probs = self.rebind(scores, self.made_by(self.keep_output(scores), "aten._safe_softmax"))
+        return self.end_scope(mark, self.bmm(probs, v))
 
 @dataclass(frozen=True)
 class Timeline:

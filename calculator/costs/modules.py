@@ -154,6 +154,27 @@ class Sim(Ops):
             self.save(h)
         return self.new(x.shape, h.grad or trains)
 
+    def rms_norm_t5(self, module: str, x: T) -> T:
+        """``T5LayerNorm``: ``x.to(float32).pow(2).mean(-1)`` (pow keeps its float32 input: x itself in fp32, a copy in
+        bf16), ``rsqrt`` (keeps its [B, L, 1] output), ``x * rsqrt`` (keeps x and the rsqrt; float32 by promotion),
+        back to the weight's dtype in bf16 (a copy), then ``weight *`` (keeps that if the weight trains). A float32
+        input runs ``LlamaRMSNorm``'s operations in its order (:meth:`rms_norm_llama`)."""
+        if x.itemsize == 4:
+            return self.rms_norm_llama(module, x)
+        w = self.param_trains(module + ".weight")
+        g = x.grad
+        wide = self.new(x.shape, g, 4)
+        rows = self.new(x.shape[:-1] + (1,), g, 4)
+        if g:
+            self.save(wide)
+            self.save(rows)
+            self.save(x)
+        self.new(x.shape, g, 4)
+        scaled = self.new(x.shape, g, x.itemsize)
+        if w:
+            self.save(scaled)
+        return self.new(x.shape, g or w, x.itemsize)
+
     # -- gradient checkpointing (use_reentrant True or False)
 
     def layer(self, fn: Callable[["Sim", T], T], x: T, also: Sequence[T] = ()) -> T:

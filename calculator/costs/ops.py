@@ -753,6 +753,11 @@ class Ops:
         out = self._math_bmm(probs, v)
         return out if origin == 4 else self.new(out.shape, out.grad, origin)
 
+    def sdpa_math_replayed(self, q: T, k: T, v: T, mask: T | None = None) -> T:
+        """:meth:`sdpa_math` where the lifetime simulator replays it op by op (T5's trained position bias in
+        float32); the same operations here."""
+        return self.sdpa_math(q, k, v, mask)
+
     def _copy_like(self, t: T, itemsize: int) -> T:
         """A pointwise result or ``_to_copy`` of ``t``: a new storage laid out in ``t``'s order of strides (dense:
         its very strides; PyTorch's ``empty_like`` with ``preserve_format``), which keeps nothing."""

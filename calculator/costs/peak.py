@@ -66,9 +66,9 @@ fp32 and bf16 (and bf16 autocast where the program opts in with ``sim.exact_auto
 kernel, AdamW, SGD with or without momentum, frozen parameters, LoRA, non-reentrant checkpointing. Everything else
 falls back to this module's answer above (the optimizer step when provable, else no figure).
 
-**What remains** (issue 32): reentrant checkpointing, causal masks, SDPA's math path, and the families whose
-program does not opt in yet (Longformer, BigBird, Funnel, DeBERTa v1, T5...): their peak keeps this module's
-proven bounds.
+**What remains** (issue 32): reentrant checkpointing, causal masks, SDPA's math path (replayed only for T5's trained
+position bias in float32: ``LiveSim.sdpa_math_replayed``), and the families whose program does not opt in yet
+(Longformer, BigBird, Funnel, DeBERTa v1...): their peak keeps this module's proven bounds.
 
 Standard library only; imports only :mod:`.tensor` (below the step, above the families).
 """

@@ -27,7 +27,7 @@ from typing import Any, Callable, Mapping
 
 from ..config import Field, coerce_bool, read_fields
 from ..errors import CalcError
-from ..costs import CostModel, Sim, T, dropouts
+from ..costs import CostModel, Sim, T, dropouts, no_buffers
 from ..formula import Formula, FormulaLine, layers_lines
 from ..model import Inventory, TensorList
 from .base import Architecture, Extra, Family, IgnoredKey, Preset, Task
@@ -117,37 +117,83 @@ ACTIVATION = Extra("dense_act_fn", lambda text: text.strip(), _act_query)
 
 
 def rms_norm(sim: Sim, module: str, x: T) -> T:
-    """``T5LayerNorm``: ``x.to(float32).pow(2).mean(-1)`` (pow keeps its float32 input: x itself in fp32, a copy
-    in bf16), ``rsqrt`` (keeps its [B, L, 1] output), ``x * rsqrt`` (keeps x and the rsqrt; float32 by
-    promotion), back to the weight's dtype in bf16 (a copy), then ``weight *`` (keeps that if the weight trains)."""
-    w = sim.param_trains(module + ".weight")
-    g = x.grad
-    wide = x if x.itemsize == 4 else sim.new(x.shape, g, 4)
-    rows = sim.new(x.shape[:-1] + (1,), g, 4)
-    if g:
-        sim.save(wide)
-        sim.save(rows)
-        sim.save(x)
-    scaled = sim.new(x.shape, g, 4)
-    if x.itemsize != 4:
-        scaled = sim.new(x.shape, g, x.itemsize)
-    if w:
-        sim.save(scaled)
-    return sim.new(x.shape, g or w, x.itemsize)
+    """``T5LayerNorm`` (:meth:`~calculator.costs.modules.Sim.rms_norm_t5`: what it keeps, and op by op in the
+    lifetime simulator: a float32 input runs ``LlamaRMSNorm``'s operations in its order, a bf16 one multiplies the
+    bf16 x, not its float32 copy, by the rsqrt)."""
+    return sim.rms_norm_t5(module, x)
 
 
-def relative_bias(sim: Sim, module: str, n: int) -> T:
-    """``compute_bias``: integer buckets [L, L] (no gradient), the table looked up (keeps the buckets if it
-    trains), permuted and unsqueezed to [1, heads, L, L] (a view)."""
-    values = sim.embedding(module, sim.ids((n, n)))
+#: The bytes of an int64, a float32 and a bool element (the bucket computation's temporaries).
+_LONG, _FLOAT, _BOOL = 8, 4, 1
+
+
+def position_buckets(sim: Sim, n: int, umt5: bool) -> T:
+    """``_relative_position_bucket`` (bidirectional, an encoder's) on the [L, L] relative positions, every
+    temporary where Python drops it (measured with LiveBytes, L·L elements each unless said): ``(rel > 0)`` (bool)
+    ``.to(long)`` ``* num_buckets``, then ``0 + that`` (``relative_buckets``, int64, returned); ``abs`` (rebinding
+    the argument's name: the caller still names the original); ``is_small`` (bool); ``rel.float() / max_exact``,
+    ``log``, ``/ log(...)``, ``* (num_buckets - max_exact)`` (float32, each dropped by the next; umT5 names the last
+    ``log_ratio`` until the return), ``.to(long)``, ``max_exact +`` that, ``full_like``, ``minimum`` (both dropped by
+    it), ``where`` (dropped after the in-place ``+=``). Only the lifetime simulator sees these (no gradient, no
+    FLOPs); the buckets are the lookup's indices."""
+    sq = n * n
+    mark = sim.scope()
+    gt = sim.named_transient(_BOOL * sq, "aten.gt")
+    long_ = sim.named_transient(_LONG * sq, "aten._to_copy")
+    sim.drop_transient(gt)
+    times = sim.named_transient(_LONG * sq, "aten.mul")
+    sim.drop_transient(long_)
+    buckets = sim.made_by(sim.ids((n, n)), "aten.add")  # relative_buckets = 0 + ...: the returned storage
+    sim.drop_transient(times)
+    sim.named_transient(_LONG * sq, "aten.abs")  # relative_position rebound: named until the return
+    sim.named_transient(_BOOL * sq, "aten.lt")  # is_small
+    prev = sim.named_transient(_FLOAT * sq, "aten._to_copy")
+    for op in ("aten.div", "aten.log", "aten.div", "aten.mul"):
+        nxt = sim.named_transient(_FLOAT * sq, op)
+        sim.drop_transient(prev)  # a temporary of the expression, or umT5's log_ratio rebound
+        prev = nxt
+    as_long = sim.named_transient(_LONG * sq, "aten._to_copy")
+    if not umt5:  # T5: the expression's float32 product, consumed by .to(torch.long); umT5 names it (log_ratio)
+        sim.drop_transient(prev)
+    large = sim.named_transient(_LONG * sq, "aten.add")
+    sim.drop_transient(as_long)
+    full = sim.named_transient(_LONG * sq, "aten.full_like")
+    sim.named_transient(_LONG * sq, "aten.minimum")  # relative_position_if_large rebound
+    sim.drop_transient(large)
+    sim.drop_transient(full)
+    sim.named_transient(_LONG * sq, "aten.where")  # relative_buckets += where(...): in place, the where dropped
+    return sim.end_scope(mark, buckets)
+
+
+def relative_bias(sim: Sim, module: str, n: int, umt5: bool = False) -> T:
+    """``compute_bias``: the positions (``arange(L)[:, None] + 0``, the first arange dropped by the sum;
+    ``arange(L)[None, :]``; their difference [L, L], all int64, named until the return), the buckets
+    (:func:`position_buckets`), the table looked up (keeps the buckets if it trains), ``permute([2, 0, 1])`` and
+    ``unsqueeze(0)`` to [1, heads, L, L] (views)."""
+    mark = sim.scope()
+    first = sim.named_transient(_LONG * n, "aten.arange")
+    sim.named_transient(_LONG * n, "aten.add")  # context_position
+    sim.drop_transient(first)
+    sim.named_transient(_LONG * n, "aten.arange")  # memory_position
+    sim.named_transient(_LONG * n * n, "aten.sub")  # relative_position
+    values = sim.embedding(module, position_buckets(sim, n, umt5))
     heads = values.shape[-1]
-    return T((1, heads, n, n), (heads * n * n, 1, n * heads, heads), values.storage, values.grad, values.itemsize)
+    out = sim.view(sim.permute(values, (2, 0, 1)), (1, heads, n, n))
+    return sim.end_scope(mark, out)
 
 
-def attention(sim: Sim, x: T, p: str, heads: int, d_kv: int, bias: T) -> T:
-    """``eager_attention_forward``: scores (times a scaling of 1.0: a copy), plus the bias, softmax (keeps its
-    output), dropout, the context made contiguous, ``o``."""
-    b, n, _ = x.shape
+def attention(sim: Sim, x: T, p: str, heads: int, d_kv: int, bias: T | None, n: int,
+              umt5: bool = False) -> tuple[T, T, T | None]:
+    """``T5Attention.forward`` (umT5's): q, k, v split into heads (views), the position bias (computed here where
+    ``bias`` is None: block 0's, or every umT5 block's), the attention function, the context reshaped (a view),
+    ``o``. Returns the output, the bias and the probabilities (eager), as the model's function returns them; q, k and
+    v (and umT5's own bias) go as it returns.
+
+    ``eager_attention_forward``: scores (``* scaling`` of 1.0: a copy, the product dropped), ``+ position_bias``
+    (the name rebound), softmax (keeps its output), dropout, ``matmul`` by V, ``transpose(1, 2).contiguous()`` (a
+    copy, the product dropped); it returns the context and the probabilities."""
+    b = x.shape[0]
+    mark = sim.scope()
 
     def split(t: T) -> T:
         return sim.transpose(sim.view(t, (b, n, heads, d_kv)), 1, 2)
@@ -155,19 +201,36 @@ def attention(sim: Sim, x: T, p: str, heads: int, d_kv: int, bias: T) -> T:
     q = split(sim.linear(p + "q", x))
     k = split(sim.linear(p + "k", x))
     v = split(sim.linear(p + "v", x))
+    if bias is None:
+        bias = relative_bias(sim, p + "relative_attention_bias", n, umt5)
+    probs: T | None = None
     if sim.attention == "sdpa":
         # sdpa_attention_forward: the position bias is the mask (create_position_bias_mask: ``.contiguous()``, a
         # copy per call of the permuted [1, heads, L, L] view), scaling 1.0. A mask that needs a gradient (the bias
         # trains) sends PyTorch on CPU to SDPA's math path (Sim.sdpa_math). Without one, CPU's flash kernel, which
         # keeps the mask.
+        inner = sim.scope()  # sdpa_attention_forward: the mask's copy goes as it returns (unless the kernel keeps it)
         mask = sim.contiguous(bias)
-        out = sim.sdpa_math(q, k, v, mask) if mask.grad else sim.sdpa(q, k, v, mask)
-        context = sim.contiguous(sim.transpose(out, 1, 2))
-        return sim.linear(p + "o", sim.view(context, (b, n, heads * d_kv)))
-    scores = sim.add(sim.pointwise(sim.bmm(q, sim.transpose(k, 2, 3))), bias)
-    probs = sim.dropout(sim.keep_output(scores), sim.drops("dropout_rate"))
-    context = sim.contiguous(sim.transpose(sim.bmm(probs, v), 1, 2))
-    return sim.linear(p + "o", sim.view(context, (b, n, heads * d_kv)))
+        out = sim.sdpa_math_replayed(q, k, v, mask) if mask.grad else sim.sdpa(q, k, v, mask)
+        context = sim.rebind(out, sim.contiguous(sim.transpose(out, 1, 2)))  # a copy of the math path's output
+        sim.end_scope(inner, context)
+    else:
+        inner = sim.scope()  # eager_attention_forward
+        product = sim.bmm(q, sim.transpose(k, 2, 3))
+        scores = sim.pointwise(product)  # * scaling
+        sim.release(product)
+        scores = sim.rebind(scores, sim.add(scores, bias))
+        probs = sim.rebind(scores, sim.keep_output(scores))
+        probs = sim.rebind(probs, sim.dropout(probs, sim.drops("dropout_rate")))
+        context = sim.bmm(probs, v)
+        context = sim.rebind(context, sim.contiguous(sim.transpose(context, 1, 2)))
+        sim.end_scope(inner, context, probs)
+    context = sim.contiguous(sim.reshape(context, (b, n, heads * d_kv)))
+    out = sim.rebind(context, sim.linear(p + "o", context))
+    returned = [bias] if not umt5 else []
+    if probs is not None:
+        returned.append(probs)
+    return sim.end_scope(mark, out, *returned), bias, probs
 
 
 def activation(sim: Sim, name: str, t: T) -> T:
@@ -177,60 +240,103 @@ def activation(sim: Sim, name: str, t: T) -> T:
 
 
 def feed_forward(sim: Sim, x: T, p: str, c: Mapping[str, Any]) -> T:
-    """``T5DenseActDense`` (wi, act, dropout, wo) or ``T5DenseGatedActDense`` (act(wi_0) * wi_1, dropout, wo)."""
+    """``T5DenseActDense`` (wi, act, dropout, wo) or ``T5DenseGatedActDense`` (act(wi_0) * wi_1, dropout, wo),
+    every name dropped where the modeling file drops it (``hidden_gelu`` and ``hidden_linear`` named until the
+    return)."""
     act = c["dense_act_fn"]
+    mark = sim.scope()
     if c["is_gated_act"]:
-        gate = activation(sim, act, sim.linear(p + "wi_0", x))
-        h = sim.mul(gate, sim.linear(p + "wi_1", x), gate.shape)
+        wide = sim.linear(p + "wi_0", x)
+        gate = activation(sim, act, wide)
+        sim.release(wide)  # self.act(self.wi_0(...)): the Linear's output a temporary (unless the activation keeps it)
+        h = sim.glu_product(gate, sim.linear(p + "wi_1", x))
     else:
-        h = activation(sim, act, sim.linear(p + "wi", x))
-    h = sim.dropout(h, sim.drops("dropout_rate"))
+        h = sim.linear(p + "wi", x)
+        h = sim.rebind(h, activation(sim, act, h))
+    h = sim.rebind(h, sim.dropout(h, sim.drops("dropout_rate")))
     if h.itemsize != sim.itemsize:
         # ``hidden_states.to(self.wo.weight.dtype)``: under autocast the bf16 hidden state is copied to float32, which
         # ``wo`` casts back (a second copy, kept if ``wo`` trains, apart from what the activation keeps)
-        h = sim.new(h.shape, h.grad, sim.itemsize)
-    return sim.linear(p + "wo", h)
+        h = sim.rebind(h, sim.cast(h, sim.itemsize))
+    return sim.end_scope(mark, sim.rebind(h, sim.linear(p + "wo", h)))
+
+
+def exact_step(sim: Sim) -> bool:
+    """The steps the lifetime simulator replays op by op (issue 32): eager or SDPA (the flash kernel, or its math
+    path where the bias trains: float32 only), no reentrant checkpointing. The others keep their proven bounds."""
+    return not (sim.checkpointing and sim.reentrant)
 
 
 def step_program_for(bias_every_layer: bool) -> Callable[[Sim, Inventory, int, int], list[T]]:
-    """The encoder's step: the table, dropout, the blocks (each pre-norm, two residuals), the final norm, dropout.
+    """The encoder's step (``T5Stack.forward``): the table (``inputs_embeds``, named until the return), dropout, the
+    blocks (each pre-norm, two residuals), the final norm, dropout, every name dropped where ``modeling_t5.py``
+    (``modeling_umt5.py``) drops it.
 
-    T5 computes the relative bias in block 0 and hands it to the others; under (reentrant) checkpointing it is
-    then an output of block 0's checkpoint, which each later block's checkpoint keeps as an input. umT5 computes
-    one per block."""
+    T5 computes the relative bias in block 0 and hands it to the others (the stack names it until it returns); under
+    checkpointing it is an argument of every later block's checkpoint (non-reentrant: its frame keeps it; reentrant:
+    an output of block 0's checkpoint, which each later checkpoint keeps as an input). umT5 computes one per block,
+    dropped as its attention returns."""
 
     def program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
         c = inv.config
         prefix = inv.arch.prefix
+        if exact_step(sim):
+            sim.exact_lifetimes()
+            sim.exact_forward()  # every name's release declared below
+            sim.exact_autocast()  # and under autocast (the Linears' and matmul's bf16 copies, the promoting adds)
         drop = sim.drops("dropout_rate")
-        x = sim.dropout(sim.embedding(prefix + "encoder.embed_tokens", sim.ids((b, n)), first=True), drop)
+        stack = sim.scope()
+        embeds = sim.embedding(prefix + "encoder.embed_tokens", sim.ids((b, n)), first=True)
+        x = sim.dropout(embeds, drop)
         state: dict[str, T] = {}
 
         def block(i: int) -> Callable[[Sim, T], T]:
             p = f"{prefix}encoder.block.{i}.layer."
 
             def run(sim: Sim, x: T) -> T:
+                mark = sim.scope()  # T5Block.forward: the probabilities (``_``) named until it returns
+                layer = sim.scope()  # T5LayerSelfAttention.forward
                 normed = rms_norm(sim, p + "0.layer_norm", x)
-                if i == 0 or bias_every_layer:
-                    state["bias"] = relative_bias(sim, p + "0.SelfAttention.relative_attention_bias", n)
-                att = attention(sim, normed, p + "0.SelfAttention.", c["num_heads"], c["d_kv"], state["bias"])
-                x = sim.add(x, sim.dropout(att, drop))
-                ff = feed_forward(sim, rms_norm(sim, p + "1.layer_norm", x), p + "1.DenseReluDense.", c)
-                return sim.add(x, sim.dropout(ff, drop))
+                bias = None if i == 0 or bias_every_layer else state["bias"]
+                att, bias, probs = attention(sim, normed, p + "0.SelfAttention.", c["num_heads"], c["d_kv"], bias, n,
+                                             bias_every_layer)
+                if not bias_every_layer:
+                    state["bias"] = bias
+                dropped = sim.dropout(att, drop)
+                h = sim.add(x, dropped)
+                sim.release(att, dropped)  # attention_output rebound; the dropout's output a temporary
+                sim.end_scope(layer, h, *([] if bias_every_layer else [bias]), *([probs] if probs else []))
+                ff = sim.scope()  # T5LayerFF.forward
+                normed = rms_norm(sim, p + "1.layer_norm", h)
+                forwarded = sim.rebind(normed, feed_forward(sim, normed, p + "1.DenseReluDense.", c))
+                dropped = sim.dropout(forwarded, drop)
+                out = sim.add(h, dropped)
+                sim.release(dropped, h)  # the dropout's output a temporary; T5Block's hidden_states rebound
+                sim.end_scope(ff, out)
+                return sim.end_scope(mark, out, *([] if bias_every_layer else [state["bias"]]))
 
             return run
 
         for i in range(c["num_layers"]):
             if sim.checkpointing and i > 0 and not bias_every_layer:
-                # block 0's checkpoint output, kept as a later input: under reentrant checkpointing it needs a
-                # gradient when the hidden states do (a Function's outputs), non-reentrant only when the table trains
                 bias = state["bias"]
-                grad = (x.grad and sim.reentrant) or bias.grad
-                state["bias"] = T(bias.shape, bias.strides, bias.storage, grad, bias.itemsize)
-                sim.save(state["bias"])
-            x = sim.layer(block(i), x)
-        x = sim.dropout(rms_norm(sim, prefix + "encoder.final_layer_norm", x), drop)
-        return [x]
+                if sim.reentrant:
+                    # block 0's checkpoint output, kept as a later input: under reentrant checkpointing it needs a
+                    # gradient when the hidden states do (a Function's outputs)
+                    grad = bias.grad or x.grad
+                    state["bias"] = T(bias.shape, bias.strides, bias.storage, grad, bias.itemsize)
+                    sim.save(state["bias"])
+                elif i == 1:  # non-reentrant: each later block's frame keeps it (position_bias, an argument)
+                    sim.layer_argument(bias)
+            y = sim.layer(block(i), x)
+            if x.storage != embeds.storage:
+                sim.release(x)  # hidden_states rebound (inputs_embeds stays named)
+            x = y
+        normed = rms_norm(sim, prefix + "encoder.final_layer_norm", x)
+        if x.storage != embeds.storage:
+            sim.release(x)
+        x = sim.rebind(normed, sim.dropout(normed, drop))
+        return [sim.end_scope(stack, x)]
 
     return program
 
@@ -247,6 +353,7 @@ def step_check(inv: Inventory) -> None:
 def costs_for(bias_every_layer: bool) -> CostModel:
     """No position table (``max_seq_len`` None); T5Config's ``dropout_rate`` 0.1 is every dropout."""
     return CostModel(step_program_for(bias_every_layer), None, check=step_check, keys=dropouts("dropout_rate"), autocast=True,
+                     buffers=no_buffers,
                      sdpa=True, sdpa_dropout=("dropout_rate",))
 
 
