@@ -43,6 +43,8 @@ class InferenceCosts:
     peak: Peak
     #: As :attr:`~.step.Costs.attention_fallback`: the SDPA refusal that made the default attention eager.
     attention_fallback: str | None = None
+    #: As :attr:`~.step.Costs.sdpa_math`: SDPA ran its math path, not CPU's flash kernel.
+    sdpa_math: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         """``costs`` in the CLI's JSON: ``mode`` "inference", the settings that apply, ``flops.forward``,
@@ -56,6 +58,8 @@ class InferenceCosts:
                                "peak_at": self.peak.at_dict()}
         if self.attention_fallback:
             out["attention_fallback"] = self.attention_fallback
+        if self.sdpa_math:
+            out["sdpa_kernel"] = "math"
         if self.peak.bytes is None:
             out["peak_note"] = {"code": self.peak.note, "reason": self.peak.reason,
                                 "lower": self.peak.lower or None, "upper": self.peak.upper}
@@ -75,7 +79,7 @@ def compute_inference(inv: Inventory, s: Settings) -> InferenceCosts:
     weights = sum(_numel(shape) * size for _, shape, size in params)
     if sim.forward > MAX_FIGURE or weights > MAX_FIGURE:
         raise CalcError("costs_too_large", key="FLOPs", value=f"{max(sim.forward, weights):,}")
-    return InferenceCosts(s, sim.forward, weights, _peak(inv, s, sim, outputs, params))
+    return InferenceCosts(s, sim.forward, weights, _peak(inv, s, sim, outputs, params), sdpa_math=sim.sdpa_math_ran)
 
 
 def check_settings(s: Settings) -> None:

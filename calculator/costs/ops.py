@@ -74,6 +74,8 @@ class Ops:
         #: kept, or a parameter): non-reentrant checkpointing's recomputation stops at the block's last pack,
         #: so only the rows before it run again (:meth:`~.modules.Sim.layer`).
         self.last_pack = 0
+        #: Some attention ran SDPA's math path (:meth:`sdpa_math`), not CPU's flash kernel: the answer says so.
+        self.sdpa_math_ran = False
 
     # -- the tape
 
@@ -734,6 +736,7 @@ class Ops:
         (``bmm``, each operand reshaped to 3-D, a copy where strides demand, kept for the other's gradient); the
         mask added (keeps nothing); ``_safe_softmax`` (keeps its float32 output); ``matmul`` by V; the output cast
         back to the inputs' dtype (a copy). Autocast is off inside the operation: the products stay float32."""
+        self.sdpa_math_ran = True
         q, k, v = self.lowered(q), self.lowered(k), self.lowered(v)
         if mask is not None:
             mask = self.lowered(mask)

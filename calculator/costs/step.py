@@ -85,6 +85,9 @@ class Costs:
     #: The attention asked was ``default``, the class's default is SDPA, and its SDPA step was refused with this
     #: code (:data:`SDPA_REFUSALS`): the figures are eager attention's, and the answer says why.
     attention_fallback: str | None = None
+    #: SDPA ran its math path somewhere (:meth:`~.ops.Ops.sdpa_math`: a mask needing a gradient, heads of unequal
+    #: sizes), not CPU's flash kernel: the answer's attention sentence says which ran (``attention_sdpa_math_run``).
+    sdpa_math: bool = False
 
     @property
     def memory_total(self) -> int:
@@ -99,6 +102,8 @@ class Costs:
         }
         if self.attention_fallback:
             out["attention_fallback"] = self.attention_fallback
+        if self.sdpa_math:
+            out["sdpa_kernel"] = "math"  # CPU's math path ran, not its flash kernel
         if self.peak is not None:
             out["memory"]["peak"] = self.peak.bytes
             out["memory"]["peak_512"] = self.peak.bytes_512  # every storage rounded to CUDA's 512-byte block
@@ -458,6 +463,7 @@ def compute(inv: Inventory, s: Settings, plan: Any = None) -> Costs:
         activations=sim.activations,
         peak=_peak(inv, s, sim, outputs, named, named_graded, plan),
         sdpa_dropout=sdpa_dropout(inv, s),
+        sdpa_math=sim.sdpa_math_ran,
     )
     figures = {"FLOPs": out.forward + out.backward, "memory": out.memory_total}  # each part ≤ its sum
     for key, value in figures.items():

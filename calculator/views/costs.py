@@ -89,6 +89,20 @@ LABELS.update({
         "（五次矩阵乘法，eager 是四次）。注意力 dropout 大于 0 时，PyTorch 在 CPU 上改走 math 路径，而 GPU 的融合 "
         "kernel 在内部做 dropout：这时给出的是融合 kernel 在注意力 dropout 为 0 时的数字，并另加说明。",
     ),
+    # Where CPU leaves the flash kernel for SDPA's math path (Ops.sdpa_math): check_head_dim_size_cpp (heads of
+    # unequal sizes) and a mask that needs a gradient (the flash kernel on CPU takes none); CUDA's memory-efficient
+    # kernel returns a gradient for its attn_bias (torch/_meta_registrations.py, PyTorch 2.13), not measured here.
+    "attention_sdpa_math_run": L(
+        "Attention: SDPA (attn_implementation=\"sdpa\"), transformers 5.23's default for {architecture}, with "
+        "attention dropout 0; here PyTorch on CPU runs SDPA's math path, not its fused flash kernel (a mask that needs "
+        "a gradient, such as T5's trained position bias, or heads of unequal sizes): its backward keeps the float32 "
+        "B × heads × L × L probabilities, as eager attention does. On a GPU PyTorch may pick its memory-efficient "
+        "kernel, which takes such a mask and keeps less: not measured here.",
+        "注意力：SDPA（attn_implementation=\"sdpa\"），即 transformers 5.23 构建 {architecture} 时的默认方式，"
+        "注意力 dropout 为 0；但这里 PyTorch 在 CPU 上走的是 SDPA 的 math 路径，而不是融合 flash kernel（掩码需要梯度，"
+        "例如 T5 训练中的相对位置偏置，或者各个头的宽度不同）：反向传播要保存 float32 的 B × 头数 × L × L 注意力概率，"
+        "和 eager 一样。在 GPU 上 PyTorch 可能改用内存高效注意力 kernel，它支持这种掩码，保存的更少：本站未实测。",
+    ),
     # SDPA with attention dropout > 0 (issue 35, reader H1): what the figures are, what a GPU adds, what CPU runs.
     # The GPU kernels' outputs: torch/_meta_registrations.py (meta__scaled_dot_product_flash_attention,
     # meta__scaled_dot_product_efficient_attention) and the saved variables of ScaledDotProductFlashAttentionBackward0
@@ -366,15 +380,17 @@ def ckpt_name(mode: str | bool, lang: str) -> str:
     return label(f"ckpt_mode_{mode}", lang) if mode else label("off", lang)
 
 
-def assumptions(inv: Any, s: costs.Settings, lang: str, fallback: str | None = None) -> list[tuple[str, str]]:
+def assumptions(inv: Any, s: costs.Settings, lang: str, fallback: str | None = None,
+                math: bool = False) -> list[tuple[str, str]]:
     """(key, sentence) for what this step assumes where transformers would run it otherwise: the attention
     (eager, where SDPA is the class's default as :attr:`Family.default_attention` says, or the SDPA step that
     ran: ``attention_sdpa_run``), the dtype (a whole-model cast, not Trainer's mixed precision) and which
-    checkpointing (non-reentrant, transformers' default, or reentrant), one sentence per mode."""
+    checkpointing (non-reentrant, transformers' default, or reentrant), one sentence per mode. ``math``: SDPA ran
+    its math path, not CPU's flash kernel (:attr:`~calculator.costs.step.Costs.sdpa_math`), said instead."""
     family = getattr(inv, "family", None)
     attention = "attention_sdpa" if getattr(family, "default_attention", "eager") == "sdpa" else "attention_eager"
     if s.attention == "sdpa":  # the step ran SDPA (only where the class has it: costs_no_sdpa otherwise)
-        attention = "attention_sdpa_run"
+        attention = "attention_sdpa_math_run" if math else "attention_sdpa_run"
     elif fallback:  # the default attention: SDPA refused for this model (``Costs.attention_fallback``), eager ran
         attention = "attention_sdpa_fallback"
     out = [(attention, label(attention, lang, architecture=inv.architecture, code=fallback or "")),
@@ -568,7 +584,7 @@ def render(c: costs.Costs, lang: str = "en", markdown: bool = False, grouped: bo
     """
     title = f"{label('title', lang)}{colon(lang)}{heading(c, lang)}"
     table = rows(c, lang)
-    assumed = [text for _, text in assumptions(inv, c.settings, lang, c.attention_fallback)] if inv is not None else []
+    assumed = [text for _, text in assumptions(inv, c.settings, lang, c.attention_fallback, c.sdpa_math)] if inv is not None else []
     card = step_fits(c, gpu, lang)[1] + [label("gb_note", lang)] if gpu else []
     line = peak_line(c, lang)
     card = ([line] if line else []) + card + (fit_lines(fit, lang, unknown_reason(c, lang)) if fit is not None else [])
@@ -822,7 +838,7 @@ def page_answer(inv: Any, plan: Any, params: Any, lang: str, notes: list[dict[st
     search_lines = (fit_lines(searched, lang, unknown_reason(c, lang)) if searched is not None else [fit_note or ""]) if asked else []
     return {
         "costs": c.to_dict(), "total_bytes": c.memory_total, "gpu_gb": gpu, "fits": verdict, "fit_lines": verdict_lines,
-        "assumptions": [{"key": k, "text": t} for k, t in assumptions(inv, c.settings, lang, c.attention_fallback)],
+        "assumptions": [{"key": k, "text": t} for k, t in assumptions(inv, c.settings, lang, c.attention_fallback, c.sdpa_math)],
         "markdown": forum_markdown(inv, c, lang, gpu, plan, notes, name, command, searched, fit_note), "text": text,
         "command": command, "series": series(inv, s, plan, c), "query": query,
         "grouped_convolutions": grouped, "peak": peak_dict(c, lang), "architecture": inv.architecture,

@@ -78,3 +78,27 @@ def test_the_cli_and_the_page_take_the_default() -> None:
         request = {"params": {"preset": "bert-base-uncased"}, "costs": {"batch": "1", "seq_len": "8", "attention": value}}
         answer = json.loads(api.compute_json(json.dumps(request), "en"))["costs"]
         assert answer["query"]["attention"] == value and f"--attention {value}" in answer["command"]
+
+
+def test_the_sentence_says_which_sdpa_path_ran() -> None:
+    """T5's position bias trains, and a mask needing a gradient sends CPU's SDPA to its math path (PyTorch 2.13's
+    flash kernel for CPU returns no gradient for its mask: measured in tests/crosscheck/test_costs_sdpa_reference.py);
+    frozen, the bias needs none and the flash kernel runs. BERT's mask-free SDPA is the flash kernel. The answer's
+    attention sentence and the JSON's ``sdpa_kernel`` say which, in both languages."""
+    from calculator import peft
+    from calculator.views import costs as cv
+
+    t5 = build({"model_type": "t5", "d_model": 64, "d_kv": 16, "num_heads": 4, "d_ff": 128, "num_layers": 2,
+                "vocab_size": 100}, "T5EncoderModel")
+    bert = build({"model_type": "bert", "hidden_size": 64, "num_attention_heads": 4, "intermediate_size": 128,
+                  "num_hidden_layers": 2, "vocab_size": 100}, "BertModel")
+    s = costs.settings(1, 8, attention="sdpa")
+    frozen = peft.freeze(t5, layers=2)  # every block, the position bias with them: it needs no gradient
+    cases = [(t5, None, True), (bert, None, False), (t5, frozen, False)]
+    for inv, plan, math in cases:
+        c = costs.compute(inv, s, plan)
+        assert c.sdpa_math is math, inv.architecture
+        assert ("sdpa_kernel" in c.to_dict()) is math
+        for lang in ("en", "zh"):
+            keys = [k for k, _ in cv.assumptions(inv, c.settings, lang, c.attention_fallback, c.sdpa_math)]
+            assert keys[0] == ("attention_sdpa_math_run" if math else "attention_sdpa_run"), (inv.architecture, lang)
