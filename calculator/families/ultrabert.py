@@ -16,6 +16,7 @@ Llama's attention with grouped K/V, the SwiGLU MLP, two RMSNorms; a final RMSNor
 """
 from __future__ import annotations
 
+import json
 import random
 from dataclasses import replace
 from typing import Any, Callable, Mapping
@@ -26,8 +27,8 @@ from ..costs import CostModel, Sim, T, activation_key, dropouts, size_key, step_
 from ..formula import Formula, head_line
 from ..model import Inventory, TensorList
 from . import bert, eurobert, jina_embeddings_v3 as jina
-from .base import Architecture, Family, Task
-from .common import HEADS, HIDDEN, LABELS, LAYERS, TIE, VOCAB, L
+from .base import Architecture, Extra, Family, Task
+from .common import HEADS, HIDDEN, LABELS, LAYERS, TIE, VOCAB, L, _link_value as link_value
 
 FIELDS = (
     replace(VOCAB, default=32000),
@@ -140,6 +141,27 @@ def sample(rng: random.Random, config: dict[str, Any]) -> None:
         config["attention_windows"] = [rng.choice([0, rng.randint(1, 8)]) for _ in range(layers)]
 
 
+def _kinds_query(raw: Mapping[str, Any], config: Mapping[str, Any]) -> str | None:
+    """The share link's ``layer_types``: each layer's kind as :func:`read` decided it (from ``layer_types``, else a
+    legacy ``attention_windows``), left out when it is UltrabertConfig's default for the depth."""
+    kinds = list(getattr(config, "layer_kinds", ()))
+    if not kinds or kinds == layer_types(len(kinds)):
+        return None
+    return json.dumps(kinds, separators=(",", ":"))
+
+
+def _windows_query(raw: Mapping[str, Any], config: Mapping[str, Any]) -> str | None:
+    """The share link's legacy ``attention_windows`` as given (its first nonzero window is the sliding layers'
+    window, :attr:`Values.window`), left out when the config has none."""
+    windows = raw.get("attention_windows")
+    return json.dumps(windows, separators=(",", ":")) if isinstance(windows, list) else None
+
+
+#: What the share link carries besides the fields: each layer's kind and a legacy checkpoint's windows, which
+#: the training step reads (one pair of rotary tables per kind, SDPA's mask on the sliding layers).
+EXTRAS = (Extra("layer_types", link_value, _kinds_query), Extra("attention_windows", link_value, _windows_query))
+
+
 # --------------------------------------------------------------- training step
 
 
@@ -242,5 +264,6 @@ FAMILY = Family(
     sample=sample,
     rank=62,
     default_attention="sdpa",
+    extras=EXTRAS,
     costs=COSTS,
 )
