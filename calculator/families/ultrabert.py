@@ -233,11 +233,27 @@ def step_head(sim: Sim, kind: str, seq: T, c: Mapping[str, Any], b: int, n: int,
     raise AssertionError(kind)
 
 
+def rotary_buffers(inv: Inventory) -> list[tuple[str, tuple[int, ...], int]]:
+    """``UltrabertRotaryEmbedding``'s non-persistent buffers: per kind of layer present, ``{kind}_inv_freq`` and
+    ``{kind}_original_inv_freq`` [ceil(d / 2)] (``arange(0, d, 2)``), floating (0: cast with the model)."""
+    half = (eurobert.head_size(inv.config) + 1) // 2
+    prefix = inv.arch.prefix + "rotary_emb."
+    return [(f"{prefix}{kind}_{name}", (half,), 0) for kind in sorted(set(kinds_of(inv.config)))
+            for name in ("inv_freq", "original_inv_freq")]
+
+
+def kinds_of(c: Mapping[str, Any]) -> list[str]:
+    """Each layer's kind: the config's (:func:`read`), else UltrabertConfig's default for the depth."""
+    kinds = list(getattr(c, "layer_kinds", ()))
+    return kinds if len(kinds) == c["num_hidden_layers"] else layer_types(c["num_hidden_layers"])
+
+
 #: UltrabertConfig's defaults: SiLU (the program's; another is refused until read), attention and classifier
 #: dropout 0. Rotary: no length bound.
 COSTS = CostModel(step_program, None, check=eurobert.step_check, keys=(
     *unread((activation_key("silu"),)), *dropouts("attention_dropout", "classifier_dropout", default=0.0),
-    size_key("sliding_window", 128)), autocast=True, sdpa=True, sdpa_dropout=("attention_dropout",))
+    size_key("sliding_window", 128)), autocast=True, sdpa=True, sdpa_dropout=("attention_dropout",),
+    buffers=rotary_buffers)
 
 
 FAMILY = Family(
