@@ -228,6 +228,7 @@ LIFETIME_FAMILIES += ("rembert", "xlm", "flaubert")  # BERT's layer behind an E_
 # against the measured one in every figure there (check_timeline), not here.
 LIFETIME_FAMILIES += ("deberta-v2",)
 LIFETIME_FAMILIES += ("roformer", "esm", "nomic_bert")
+LIFETIME_FAMILIES += ("ultrabert",)  # EuroBERT's layer, the window's mask made by its model (issue 32)
 ACTIVATION_RANDOM = int(os.environ.get("PEAK_ACTIVATION_RANDOM", str(max(2, PER_FAMILY * 3 // 4))))
 
 
@@ -498,6 +499,7 @@ FORWARD_EXACT += ("megatron-bert", "xlm-roberta-xl", "roberta-prelayernorm", "mp
 FORWARD_EXACT += ("deberta-v2",)
 FORWARD_EXACT += ("roformer", "esm")
 FORWARD_EXACT += ("rembert", "xlm", "flaubert")
+FORWARD_EXACT += ("ultrabert",)
 FORWARD_RANDOM = int(os.environ.get("PEAK_FORWARD_RANDOM", str(max(4, PER_FAMILY // 2))))
 #: Families drawn more often there: half of ModernBERT's draws are refused (LoRA targets BERT's names), and its peak
 #: lies in the forward only where little is saved.
@@ -505,6 +507,7 @@ FORWARD_MORE = {"modernbert": 2}
 #: Families replayed only where their program opts in (EuroBERT: an even head size, not 1 broadcast to 2);
 #: their other drawn cases keep the bounds, which test_peak_equals_pytorch checks.
 FORWARD_PARTIAL = ("eurobert", "modernbert")  # a one-wide head (two-column rotary) keeps its bounds
+FORWARD_PARTIAL += ("ultrabert",)  # EuroBERT's condition: an even head size
 
 
 def forward_case(model_type: str, index: int) -> dict[str, Any] | None:
