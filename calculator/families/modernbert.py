@@ -291,18 +291,24 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
 EXACT_CHECKPOINTING = True
 
 
-def step_body(sim: Sim, c: Mapping[str, Any], prefix: str, b: int, n: int, kinds: list[str], window: int) -> T:
+def step_body(sim: Sim, c: Mapping[str, Any], prefix: str, b: int, n: int, kinds: list[str], window: int,
+              embeds: T | None = None) -> T:
     """``ModernBertModel`` on input ids (``kinds``: each layer's attention, ``window``: ``local_attention``):
     ``position_ids`` (an int64 arange), the embeddings (token table, LayerNorm), the sliding-window mask (made unless
     L < ``local_attention`` // 2, whether or not a layer uses it), one pair of rotary tables per kind of layer, the
     layers, ``final_norm``; its locals go as it returns. ``c`` holds ModernBERT's own keys (ModernVBERT's text
-    encoder passes its ``text_config``'s values, ``prefix`` its ``text_model.``)."""
+    encoder passes its ``text_config``'s values, ``prefix`` its ``text_model.``, and ``embeds``, the token table's
+    output its composite made and names until it returns: ``inputs_embeds``)."""
     mark = sim.scope()  # ModernBertModel.forward
-    ids = sim.ids((b, n))  # input_ids
+    if embeds is None:
+        ids = sim.ids((b, n))  # input_ids
     sim.constant_by("aten.arange", (1, n), 8)  # position_ids, held until the forward returns
-    words = sim.embedding(prefix + "embeddings.tok_embeddings", ids, first=True)
-    x = sim.layer_norm(prefix + "embeddings.norm", words)
-    sim.release(words)  # self.norm(self.tok_embeddings(input_ids)): a temporary
+    if embeds is None:
+        words = sim.embedding(prefix + "embeddings.tok_embeddings", ids, first=True)
+        x = sim.layer_norm(prefix + "embeddings.norm", words)
+        sim.release(words)  # self.norm(self.tok_embeddings(input_ids)): a temporary
+    else:
+        x = sim.layer_norm(prefix + "embeddings.norm", embeds)
     size = sim.itemsize
     mask = None
     if n >= window // 2:
@@ -381,8 +387,8 @@ def step_head(sim: Sim, kind: str, x: T, c: Mapping[str, Any], b: int, n: int, p
         logits = sim.linear(decoder, x)
         sim.release(x)  # self.decoder(self.head(...)): the head's output a temporary
         return [logits]
-    if drop is not None:
-        x = sim.dropout(x, drop)
+    if drop is not None:  # self.drop(pooled_output): rebound, the head's output gone unless kept
+        x = sim.rebind(x, sim.dropout(x, drop))
     logits = sim.linear("classifier", x)  # classifier_dropout 0 by default: the input itself
     if kind == "ForQuestionAnswering":
         return sim.split_columns(logits)

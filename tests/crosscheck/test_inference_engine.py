@@ -45,6 +45,8 @@ EXACT += ("roformer", "esm")
 EXACT += ("rembert", "xlm", "flaubert")
 EXACT += ("ultrabert",)
 PARTIAL += ("ultrabert",)  # EuroBERT's condition: an even head size
+EXACT += ("modernvbert",)  # ModernBERT's text path (the vision tower never runs on input_ids)
+PARTIAL += ("modernvbert",)  # ModernBERT's conditions
 PEAK_FAMILIES = tuple(mt for mt, f in FAMILIES.items() if f.costs is not None and f.costs.buffers is not None)
 KIND = {"weights": "param", "buffer": "buffer", "input_ids": "input_ids", "activation": "act"}
 
@@ -226,7 +228,8 @@ def test_inference_peak_under_sdpa_and_autocast_equals_pytorch(model_type: str, 
     for index in range(PER_FAMILY):
         case = variant_case(model_type, index, attention, autocast)
         if case is not None:
-            assert case["costs"].peak.bytes is not None, (model_type, case["arch"], case["costs"].peak.reason)
+            assert case["costs"].peak.bytes is not None or model_type in PARTIAL, (
+                model_type, case["arch"], case["costs"].peak.reason)
             figures += check_peak(case)
     assert figures > 0 or PER_FAMILY < 2, model_type
 
