@@ -230,6 +230,7 @@ LIFETIME_FAMILIES += ("deberta-v2",)
 LIFETIME_FAMILIES += ("roformer", "esm", "nomic_bert")
 LIFETIME_FAMILIES += ("ultrabert",)  # EuroBERT's layer, the window's mask made by its model (issue 32)
 LIFETIME_FAMILIES += ("modernvbert",)  # ModernBERT's text path; the vision tower never runs on input_ids
+LIFETIME_FAMILIES += ("ultravbert",)  # UltraBERT's text path
 ACTIVATION_RANDOM = int(os.environ.get("PEAK_ACTIVATION_RANDOM", str(max(2, PER_FAMILY * 3 // 4))))
 
 
@@ -502,15 +503,17 @@ FORWARD_EXACT += ("roformer", "esm")
 FORWARD_EXACT += ("rembert", "xlm", "flaubert")
 FORWARD_EXACT += ("ultrabert",)
 FORWARD_EXACT += ("modernvbert",)
+FORWARD_EXACT += ("ultravbert",)
 FORWARD_RANDOM = int(os.environ.get("PEAK_FORWARD_RANDOM", str(max(4, PER_FAMILY // 2))))
 #: Families drawn more often there: half of ModernBERT's draws are refused (LoRA targets BERT's names), and its peak
 #: lies in the forward only where little is saved.
-FORWARD_MORE = {"modernbert": 2}
+FORWARD_MORE = {"modernbert": 2, "ultravbert": 2}
 #: Families replayed only where their program opts in (EuroBERT: an even head size, not 1 broadcast to 2);
 #: their other drawn cases keep the bounds, which test_peak_equals_pytorch checks.
 FORWARD_PARTIAL = ("eurobert", "modernbert")  # a one-wide head (two-column rotary) keeps its bounds
 FORWARD_PARTIAL += ("ultrabert",)  # EuroBERT's condition: an even head size
 FORWARD_PARTIAL += ("modernvbert",)  # ModernBERT's: SDPA in bf16 or checkpointed keeps its bounds
+FORWARD_PARTIAL += ("ultravbert",)  # UltraBERT's: an even head size
 
 
 def forward_case(model_type: str, index: int) -> dict[str, Any] | None:
@@ -555,7 +558,8 @@ def sdpa_activation_case(model_type: str, index: int) -> dict[str, Any] | None:
         raw["max_position_embeddings"] = max(raw.get("max_position_embeddings", 0), case["seq_len"] + 2)
         raw["vocab_size"] = rng.randint(8, 40)
         for key in FAMILIES[model_type].costs.sdpa_dropout:
-            raw[key] = 0.0
+            where, name = dropout_key(model_type, raw, key)  # a composite's: in its text_config
+            where[name] = 0.0
         try:
             inv, plan = planned(case)
             case["costs"] = costs.compute(inv, costs.settings(case["batch"], case["seq_len"], case["dtype"],
