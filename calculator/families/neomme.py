@@ -514,11 +514,21 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     return [seq, tokens, dense]
 
 
+def rotary_buffers(inv: Inventory) -> list[tuple[str, tuple[int, ...], int]]:
+    """``NeoMMERotaryEmbedding``'s non-persistent buffers: per layer kind present (sorted), ``{kind}_inv_freq`` and
+    ``{kind}_original_inv_freq`` [rotated / 2] (``arange(0, rotated, 2)``, the rotated width a multiple of four),
+    floating (0: cast with the model)."""
+    c = inv.config
+    prefix = inv.arch.prefix + "rotary_emb."
+    return [(f"{prefix}{kind}_{name}", ((rotated_width(c, kind) + 1) // 2,), 0) for kind in sorted(set(layer_kinds(c)))
+            for name in ("inv_freq", "original_inv_freq")]
+
+
 #: NeoMMEConfig's ``attention_dropout`` (0.0). Its ``hidden_act`` is "relu2" only (the config refuses another).
 #: Its ``sliding_window`` (256) is the short sliding layers' window (SDPA's mask). Rotary: no length bound. Under
 #: autocast the residual stream stays bf16 (``lambdas[0] * x`` is by a 0-dim factor), cos and sin too.
 COSTS = CostModel(step_program, None, keys=(*dropouts("attention_dropout", default=0.0), size_key("sliding_window", DEFAULT_WINDOW)),
-                  autocast=True, sdpa=True, sdpa_dropout=("attention_dropout",))
+                  autocast=True, sdpa=True, sdpa_dropout=("attention_dropout",), buffers=rotary_buffers)
 
 
 FAMILY = Family(
