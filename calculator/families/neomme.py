@@ -153,7 +153,11 @@ def read_per_layer(raw: Mapping[str, Any], values: Mapping[str, Any]) -> dict[st
     names) and dropped. Any other override is refused (``bad_value``) unless it equals the value the config
     reads for that field (transformers then drops it): the model reads such attributes from the global config,
     which raises for a per-layer one (``AmbiguousGlobalPerLayerAttributeError``), or builds nothing without a
-    global one. A sliding layer left without a window is refused: ``NeoMMEAttention`` adds 1 to it."""
+    global one. A sliding layer left without a window is refused: ``NeoMMEAttention`` adds 1 to it.
+
+    Refused though transformers builds them (never costed wrongly): an attribute no config field holds given for
+    every layer (no global read, so no error there), and a global ``sliding_window`` of null whose layers all get
+    their own window (the step key wants a whole number)."""
     given = raw.get("per_layer_config")
     n = values["num_hidden_layers"]
     if given is None:
