@@ -160,9 +160,8 @@ def read_per_layer(raw: Mapping[str, Any], values: Mapping[str, Any]) -> dict[st
     their own window (the step key wants a whole number)."""
     given = raw.get("per_layer_config")
     n = values["num_hidden_layers"]
-    if given is None:
-        kept = None
-    else:
+    kept: dict[str, dict[str, Any]] | None = None
+    if given is not None:
         if not isinstance(given, Mapping):
             raise CalcError("bad_value", key="per_layer_config", value=given)
         kept = {}
