@@ -247,11 +247,16 @@ def exact_layer(c: Mapping[str, Any]) -> bool:
 
 
 def step_attention(sim: Sim, x: T, a: str, heads: int, kv: int, d: int, rotary: tuple[T, T],
-                   dropout: bool) -> tuple[T, T | None]:
+                   dropout: bool, mask: T | None = None) -> tuple[T, T | None]:
     """``EuroBertAttention`` as :func:`exact_layer` allows, every name dropped where the modeling file drops it:
     Q, K, V projected and split into heads, rotated (the projections gone once both are), then SDPA's flash kernel
     or eager attention (``matmul``, ``* scaling``, softmax in float32 cast back, dropout, ``matmul``, the context
-    made contiguous), ``o_proj``. Returns its output and the probabilities (eager), which the layer holds."""
+    made contiguous), ``o_proj``. Returns its output and the probabilities (eager), which the layer holds.
+
+    ``mask``: UltraBERT's sliding-window mask, made once by its model (eager: the float [B, 1, L, L] one, added to
+    the scaled scores, a new tensor; SDPA: the boolean [1, 1, L, L] one: K and V then repeated to every head,
+    ``use_gqa_in_sdpa`` being false with a mask, and ``scaled_dot_product_attention`` makes a new additive mask in
+    the query's dtype for the call, two scalars then ``where``, which the kernel keeps)."""
     b, n, _ = x.shape
     mark = sim.scope()  # EuroBertAttention.forward
 
@@ -271,9 +276,13 @@ def step_attention(sim: Sim, x: T, a: str, heads: int, kv: int, d: int, rotary: 
     probs = None
     if sim.attention == "sdpa":
         inner = sim.scope()  # sdpa_attention_forward: fewer K/V heads go to the kernel as they are up to d = 256
-        if d > 256:
+        if d > 256 or mask is not None:
             k, v = repeat(k), repeat(v)
-        out = sim.sdpa(q, k, v)
+        float_mask = None
+        if mask is not None:  # convert_boolean_attn_mask: two scalars, then where (in the query's dtype)
+            sim.transients((4, 4), (2, 2), ("aten.scalar_tensor", "aten.scalar_tensor"))
+            float_mask = sim.constant_by("aten.where", (b, 1, n, n), q.itemsize)
+        out = sim.sdpa(q, k, v, float_mask)
         sim.end_scope(inner, out)
         context = sim.reshape(sim.contiguous(sim.transpose(out, 1, 2)), (b, n, heads * d))
     else:
@@ -282,6 +291,8 @@ def step_attention(sim: Sim, x: T, a: str, heads: int, kv: int, d: int, rotary: 
         product = sim.bmm(q, sim.transpose(k, 2, 3))
         scores = sim.pointwise(product)  # * scaling
         sim.release(product)
+        if mask is not None:
+            scores = sim.rebind(scores, sim.add(scores, mask))
         probs = sim.softmax_to_float(scores)
         if q.itemsize != 4:
             probs = sim.rebind(probs, sim.to_dtype(probs, q.itemsize))
@@ -297,7 +308,8 @@ def step_attention(sim: Sim, x: T, a: str, heads: int, kv: int, d: int, rotary: 
 
 
 def step_layer(inv: Inventory, prefix: str, i: int, rotary: tuple[T, T],
-               window: int | None = None, drop: bool | None = None) -> Callable[[Sim, T], T]:
+               window: int | None = None, drop: bool | None = None, window_mask: T | None = None,
+               replay: bool = False) -> Callable[[Sim, T], T]:
     """One ``EuroBertDecoderLayer`` (pre-norm): RMSNorm, GQA attention with rotary Q and K, + input;
     RMSNorm, SwiGLU, + input. Dropout only in the attention (``attention_dropout``, default 0).
 
@@ -305,7 +317,9 @@ def step_layer(inv: Inventory, prefix: str, i: int, rotary: tuple[T, T],
     transformers passes a [B, 1, L, L] boolean mask (``_ignore_bidirectional_mask_sdpa`` skips it below), which
     ``scaled_dot_product_attention`` turns into a new additive mask in the query's dtype for each call
     (``convert_boolean_attn_mask``), kept by the kernel's backward. ``drop``: whether the attention dropout is
-    active, where the key is another's (UltraVBERT's ``text_config``); None: this config's ``attention_dropout``."""
+    active, where the key is another's (UltraVBERT's ``text_config``); None: this config's ``attention_dropout``.
+    ``replay``: the layer replayed name by name whatever ``window`` is, with ``window_mask`` the window's mask its model
+    made (UltraBERT's program, which makes it: :func:`step_attention`)."""
     p = f"{prefix}layers.{i}."
     c = inv.config
     heads, kv, d = c["num_attention_heads"], kv_heads(c), head_size(c)
@@ -313,11 +327,11 @@ def step_layer(inv: Inventory, prefix: str, i: int, rotary: tuple[T, T],
     def run(sim: Sim, x: T) -> T:
         a = p + "self_attn."
         b, n = x.shape[0], x.shape[1]
-        if window is None and sim.lower is None and exact_layer(c):  # EuroBertDecoderLayer.forward, name by name
+        if (window is None or replay) and sim.lower is None and exact_layer(c):  # EuroBertDecoderLayer.forward
             layer = sim.scope()
             normed = rms_norm(sim, p + "input_layernorm", x)
             out, _ = step_attention(sim, normed, a, heads, kv, d, rotary,
-                                    sim.drops("attention_dropout") if drop is None else drop)
+                                    sim.drops("attention_dropout") if drop is None else drop, window_mask)
             sim.release(normed)
             first = sim.add(x, out)
             sim.release(out)

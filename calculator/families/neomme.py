@@ -31,7 +31,7 @@ not a positive multiple of four; the calculator refuses the same configs.
 The training step (:func:`step_program`) is the forward transformers runs with ``input_ids`` alone, under eager
 attention or SDPA, in float32, bf16 or under autocast (the patch stem is never called). It reads
 ``layer_types`` and each kind's ``partial_rotary_factor``, which :func:`read_config` keeps for it, and under SDPA
-``sliding_window`` (the sliding layers' masks).
+each layer's window (``sliding_window``, and ``per_layer_config`` where the config gives one: the masks).
 """
 from __future__ import annotations
 
@@ -75,6 +75,10 @@ FIELDS = (
 )
 
 LAYER_TYPES = ("full_attention", "sliding_attention")
+#: ``NeoMMEConfig.sliding_window``: the short sliding layers' window.
+DEFAULT_WINDOW = 256
+#: ``NeoMMEConfig.default_long_sliding_window``: the window of every second sliding layer.
+LONG_WINDOW = 1024
 #: ``NeoMMEConfig.default_partial_rotary_factor``: the share of each head a layer type rotates.
 PARTIAL_ROTARY = {"full_attention": 0.25, "sliding_attention": 1.0}
 
@@ -123,6 +127,7 @@ def read_config(raw: Mapping[str, Any]) -> dict[str, Any]:
             if isinstance(rope.get(kind), Mapping) and "partial_rotary_factor" in rope[kind]:
                 kept[kind] = {"partial_rotary_factor": rope[kind]["partial_rotary_factor"]}
     values["rope_parameters"] = kept or None
+    values["per_layer_config"] = read_per_layer(raw, values)
     for kind in sorted(set(layer_kinds(values))):
         rotated = rotated_width(values, kind)
         if rotated < 4 or rotated % 4:
@@ -130,6 +135,60 @@ def read_config(raw: Mapping[str, Any]) -> dict[str, Any]:
     if raw.get("hidden_act", "relu2") != "relu2":
         raise CalcError("bad_value", key="hidden_act", value=raw.get("hidden_act"))
     return values
+
+
+#: The per-layer overrides the step reads (``sliding_window``) and the one it may ignore (``skip``: NeoMME's
+#: modeling file never reads it; the config only checks it is a list of names).
+PER_LAYER_READ = ("sliding_window", "skip")
+
+
+def read_per_layer(raw: Mapping[str, Any], values: Mapping[str, Any]) -> dict[str, dict[str, Any]] | None:
+    """``per_layer_config`` as ``PreTrainedConfig`` applies it (``integrations/heterogeneity``): a mapping from
+    layer index (``int(key)``, in [0, L)) to overrides; None when the config gives none (then NeoMMEConfig
+    derives one: :func:`layer_windows`). Given, it replaces that default whole: a layer it does not name keeps
+    the global ``sliding_window``, a full-attention layer too (its mask is then a sliding window's).
+
+    Kept: each layer's ``sliding_window`` (None or a positive integer, as ``validate_architecture`` demands;
+    a bool or float is refused as ``@strict`` refuses it), keys as ``str(int)``. ``skip`` is checked (a list of
+    names) and dropped. Any other override is refused (``bad_value``) unless it equals the value the config
+    reads for that field (transformers then drops it): the model reads such attributes from the global config,
+    which raises for a per-layer one (``AmbiguousGlobalPerLayerAttributeError``), or builds nothing without a
+    global one. A sliding layer left without a window is refused: ``NeoMMEAttention`` adds 1 to it.
+
+    Refused though transformers builds them (never costed wrongly): an attribute no config field holds given for
+    every layer (no global read, so no error there), and a global ``sliding_window`` of null whose layers all get
+    their own window (the step key wants a whole number)."""
+    given = raw.get("per_layer_config")
+    n = values["num_hidden_layers"]
+    kept: dict[str, dict[str, Any]] | None = None
+    if given is not None:
+        if not isinstance(given, Mapping):
+            raise CalcError("bad_value", key="per_layer_config", value=given)
+        kept = {}
+        for key, overrides in given.items():
+            try:
+                index = int(key)
+            except (TypeError, ValueError):
+                raise CalcError("bad_value", key="per_layer_config", value=given) from None
+            if not 0 <= index < n or not isinstance(overrides, Mapping):
+                raise CalcError("bad_value", fields=("num_hidden_layers",), key="per_layer_config", value=given)
+            for name, value in overrides.items():
+                if name == "sliding_window":
+                    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value <= 0):
+                        raise CalcError("bad_value", key="per_layer_config", value=given)
+                    kept.setdefault(str(index), {})["sliding_window"] = value
+                elif name == "skip":
+                    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+                        raise CalcError("bad_value", key="per_layer_config", value=given)
+                elif name not in values or values[name] != value:  # transformers drops an override equal to it
+                    raise CalcError("bad_value", key="per_layer_config", value=given)
+        kept = {k: kept[k] for k in sorted(kept, key=int)}
+    window = raw.get("sliding_window", DEFAULT_WINDOW)
+    if any(w is None and kind == "sliding_attention" for kind, w in zip(layer_kinds(values),
+                                                                         layer_windows(layer_kinds(values), window, kept))):
+        raise CalcError("bad_value", key="per_layer_config" if kept is not None else "sliding_window",
+                        value=given if kept is not None else window)
+    return kept
 
 
 def _rope_query(raw: Mapping[str, Any], config: Mapping[str, Any]) -> str | None:
@@ -146,8 +205,16 @@ def _rope_parse(text: str) -> Any:
         return text.strip()
 
 
-#: What the share link carries besides the fields: the layer kinds and the rotary factors the step reads.
-EXTRAS = (value_extra("layer_types", None), Extra("rope_parameters", _rope_parse, _rope_query))
+def _per_layer_query(raw: Mapping[str, Any], config: Mapping[str, Any]) -> str | None:
+    """The share link's text for the kept per-layer windows (left out when the config gives no ``per_layer_config``)."""
+    kept = config.get("per_layer_config")
+    return None if kept is None else json.dumps(kept, separators=(",", ":"))
+
+
+#: What the share link carries besides the fields: the layer kinds, the rotary factors and the per-layer windows
+#: the step reads.
+EXTRAS = (value_extra("layer_types", None), Extra("rope_parameters", _rope_parse, _rope_query),
+          Extra("per_layer_config", _rope_parse, _per_layer_query))
 
 
 def backbone(t: TensorList, c: dict[str, Any], prefix: str, with_pooler: bool) -> None:
@@ -232,6 +299,21 @@ def sample(rng: random.Random, config: dict[str, Any]) -> None:
     if rng.random() < 0.1:
         config["rope_parameters"] = {"full_attention": {"rope_type": "default", "rope_theta": 10000.0,
                                                         "partial_rotary_factor": rng.choice([0.5, 1.0])}}
+    if rng.random() < 0.25:  # per-layer windows (a full layer's too); now and then what the config refuses
+        n = config.get("num_hidden_layers", 17)
+        kinds = config.get("layer_types") or default_layer_types(n)
+        plc: dict[str, Any] = {}
+        for i in range(n + (1 if rng.random() < 0.03 else 0)):  # one past the last layer: refused on both sides
+            roll, kind = rng.random(), kinds[i] if i < len(kinds) else "full_attention"
+            if roll < 0.3:
+                plc[str(i)] = {"sliding_window": rng.randint(1, 8)}
+            elif roll < 0.4 and (kind == "full_attention" or rng.random() < 0.05):  # None on a sliding layer: refused
+                plc[str(i)] = {"sliding_window": None}
+            elif roll < 0.43:
+                plc[str(i).zfill(2)] = {"skip": ["mlp"]}  # unread by NeoMME's modeling; a zero-padded key as saved
+            elif roll < 0.46:  # equal to the global value: dropped; else refused (read from the global config)
+                plc[str(i)] = {"intermediate_size": config.get("intermediate_size", 3584) + (rng.random() < 0.3)}
+        config["per_layer_config"] = plc
 
 
 # --------------------------------------------------------------- training step (eager attention, input_ids alone)
@@ -374,7 +456,7 @@ def step_body(sim: Sim, inv: Inventory, b: int, n: int) -> T:
                      sim.new((b, 1, n, rotated_width(c, kind)), False, initial.itemsize)) for kind in sorted(set(kinds))}
     values = sim.embedding(prefix + "value_embeddings", ids)
     full = [i for i, kind in enumerate(kinds) if kind == "full_attention"]
-    windows = layer_windows(kinds, step_value(inv, "sliding_window", 256))
+    windows = layer_windows(kinds, step_value(inv, "sliding_window", DEFAULT_WINDOW), c.get("per_layer_config"))
     for i, kind in enumerate(kinds):
         extra = values if i in (full[0], full[-1]) else None
         if sim.checkpointing:  # checkpointed, the block's tensor arguments are kept (as its input, sim.layer)
@@ -385,13 +467,15 @@ def step_body(sim: Sim, inv: Inventory, b: int, n: int) -> T:
     return rms_norm(sim, x)
 
 
-#: ``NeoMMEConfig.default_long_sliding_window``: the window of every second sliding layer.
-LONG_WINDOW = 1024
-
-
-def layer_windows(kinds: tuple[str, ...], window: int) -> list[int | None]:
-    """``NeoMMEConfig``'s ``per_layer_config`` when the config gives none: no window for a full layer; the sliding
-    layers alternate ``sliding_window`` and :data:`LONG_WINDOW`, starting with the short one."""
+def layer_windows(kinds: tuple[str, ...], window: int | None,
+                  per_layer: Mapping[str, Mapping[str, Any]] | None = None) -> list[int | None]:
+    """Each layer's ``per_layer_config[i].sliding_window`` (the forward's mask: a window's from L = window on under
+    SDPA, whatever the layer's kind). Given (``per_layer``, as :func:`read_per_layer` keeps it): the layer's
+    override, else the global ``window``. Not given, NeoMMEConfig's default: no window for a full layer; the
+    sliding layers alternate ``window`` and :data:`LONG_WINDOW`, starting with the short one."""
+    if per_layer is not None:
+        return [per_layer[str(i)]["sliding_window"] if "sliding_window" in per_layer.get(str(i), {}) else window
+                for i in range(len(kinds))]
     out: list[int | None] = []
     sliding = 0
     for kind in kinds:
@@ -433,11 +517,21 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     return [seq, tokens, dense]
 
 
+def rotary_buffers(inv: Inventory) -> list[tuple[str, tuple[int, ...], int]]:
+    """``NeoMMERotaryEmbedding``'s non-persistent buffers: per layer kind present (sorted), ``{kind}_inv_freq`` and
+    ``{kind}_original_inv_freq`` [rotated / 2] (``arange(0, rotated, 2)``, the rotated width a multiple of four),
+    floating (0: cast with the model)."""
+    c = inv.config
+    prefix = inv.arch.prefix + "rotary_emb."
+    return [(f"{prefix}{kind}_{name}", ((rotated_width(c, kind) + 1) // 2,), 0) for kind in sorted(set(layer_kinds(c)))
+            for name in ("inv_freq", "original_inv_freq")]
+
+
 #: NeoMMEConfig's ``attention_dropout`` (0.0). Its ``hidden_act`` is "relu2" only (the config refuses another).
 #: Its ``sliding_window`` (256) is the short sliding layers' window (SDPA's mask). Rotary: no length bound. Under
 #: autocast the residual stream stays bf16 (``lambdas[0] * x`` is by a 0-dim factor), cos and sin too.
-COSTS = CostModel(step_program, None, keys=(*dropouts("attention_dropout", default=0.0), size_key("sliding_window", 256)),
-                  autocast=True, sdpa=True, sdpa_dropout=("attention_dropout",))
+COSTS = CostModel(step_program, None, keys=(*dropouts("attention_dropout", default=0.0), size_key("sliding_window", DEFAULT_WINDOW)),
+                  autocast=True, sdpa=True, sdpa_dropout=("attention_dropout",), buffers=rotary_buffers)
 
 
 FAMILY = Family(

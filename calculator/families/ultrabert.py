@@ -16,6 +16,7 @@ Llama's attention with grouped K/V, the SwiGLU MLP, two RMSNorms; a final RMSNor
 """
 from __future__ import annotations
 
+import json
 import random
 from dataclasses import replace
 from typing import Any, Callable, Mapping
@@ -25,9 +26,9 @@ from ..errors import CalcError
 from ..costs import CostModel, Sim, T, activation_key, dropouts, size_key, step_value, unread
 from ..formula import Formula, head_line
 from ..model import Inventory, TensorList
-from . import bert, eurobert, jina_embeddings_v3 as jina
-from .base import Architecture, Family, Task
-from .common import HEADS, HIDDEN, LABELS, LAYERS, TIE, VOCAB, L
+from . import bert, eurobert, jina_embeddings_v3 as jina, modernbert
+from .base import Architecture, Extra, Family, Task
+from .common import HEADS, HIDDEN, LABELS, LAYERS, TIE, VOCAB, L, _link_value as link_value
 
 FIELDS = (
     replace(VOCAB, default=32000),
@@ -140,6 +141,27 @@ def sample(rng: random.Random, config: dict[str, Any]) -> None:
         config["attention_windows"] = [rng.choice([0, rng.randint(1, 8)]) for _ in range(layers)]
 
 
+def _kinds_query(raw: Mapping[str, Any], config: Mapping[str, Any]) -> str | None:
+    """The share link's ``layer_types``: each layer's kind as :func:`read` decided it (from ``layer_types``, else a
+    legacy ``attention_windows``), left out when it is UltrabertConfig's default for the depth."""
+    kinds = list(getattr(config, "layer_kinds", ()))
+    if not kinds or kinds == layer_types(len(kinds)):
+        return None
+    return json.dumps(kinds, separators=(",", ":"))
+
+
+def _windows_query(raw: Mapping[str, Any], config: Mapping[str, Any]) -> str | None:
+    """The share link's legacy ``attention_windows`` as given (its first nonzero window is the sliding layers'
+    window, :attr:`Values.window`), left out when the config has none."""
+    windows = raw.get("attention_windows")
+    return json.dumps(windows, separators=(",", ":")) if isinstance(windows, list) else None
+
+
+#: What the share link carries besides the fields: each layer's kind and a legacy checkpoint's windows, which
+#: the training step reads (one pair of rotary tables per kind, SDPA's mask on the sliding layers).
+EXTRAS = (Extra("layer_types", link_value, _kinds_query), Extra("attention_windows", link_value, _windows_query))
+
+
 # --------------------------------------------------------------- training step
 
 
@@ -160,8 +182,12 @@ def step_layer(inv: Inventory, prefix: str, i: int, rotary: tuple[T, T], sliding
 
 
 def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
-    """UltraBERT's classes: the body (cos and sin once per layer kind present), the final RMSNorm, the heads."""
+    """UltraBERT's classes: the body (cos and sin once per layer kind present), the final RMSNorm, the heads.
+    Replayed op by op (issue 32) as EuroBERT's: an even head size, without reentrant checkpointing."""
     c = inv.config
+    if replayed(sim, c) and not (sim.checkpointing and sim.reentrant):
+        sim.exact_lifetimes()
+        sim.exact_forward()
     seq = step_body(sim, inv, bert.step_prefix(inv), b, n)
     kind = bert.step_task(inv)
     if kind == "ForQuestionAnswering":
@@ -170,11 +196,64 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
                      ("head.linear1", "head.linear2", "head.decoder"))
 
 
+def replayed(sim: Sim, c: Mapping[str, Any]) -> bool:
+    """Whether the body is replayed name by name (:func:`step_body_exact`): EuroBERT's layer condition
+    (:func:`.eurobert.exact_layer`: an even head size), without autocast's copies."""
+    return sim.lower is None and eurobert.exact_layer(c)
+
+
+#: ``masking_utils.sdpa_mask`` for a window (``sliding_window_bidirectional_mask_function``), as measured with
+#: LiveBytes (the same as ModernBERT's, :func:`.modernbert.step_body`): per storage its size as a function of
+#: (B, L), the index after whose allocation it is dropped, and its aten operation; the boolean [1, 1, L, L] mask next.
+def _window_mask(sim: Sim, b: int, n: int) -> T:
+    sim.transients((8 * b, 8, 8 * n, 8 * n, 8 * n, 8 * n, 1, 8 * n * n, 8 * n * n, n * n, n * n, n),
+                   (12, 12, 3, 12, 5, 12, 10, 8, 9, 10, 12, 12),
+                   ("aten.arange", "aten.arange", "aten.arange", "aten.add", "aten.arange", "aten.add",
+                    "aten.new_ones", "aten.sub", "aten.abs", "aten.le", "aten.bitwise_and", "aten.ge"))
+    return sim.constant_by("aten.bitwise_and", (1, 1, n, n), 1)
+
+
+def step_body_exact(sim: Sim, inv: Inventory, prefix: str, b: int, n: int, drop: bool | None = None) -> T:
+    """``UltrabertModel.forward`` name by name: ``inputs_embeds``, ``position_ids`` (an int64 arange), the two
+    masks (full attention's None without padding; the window's from L = ``sliding_window`` on, whether or not a
+    layer slides: boolean [1, 1, L, L] for SDPA, eager's ``where`` into the model's dtype, [B, 1, L, L], the
+    boolean one dropped), cos and sin per kind present, the layers (EuroBERT's, the sliding ones given the mask),
+    the final RMSNorm; every local named until it returns."""
+    c = inv.config
+    kinds = kinds_of(c)
+    window = getattr(c, "window", None) or step_value(inv, "sliding_window", 128)
+    mark = sim.scope()
+    x = sim.embedding(prefix + "embed_tokens", sim.ids((b, n)), first=True)
+    positions = sim.constant_by("aten.arange", (1, n), 8)
+    mask = None
+    if n >= window:
+        mask = _window_mask(sim, b, n)
+        if sim.attention != "sdpa":  # eager_mask: where(mask, 0, min) in the model's dtype
+            size = sim.itemsize
+            sim.transients((size, size), (2, 2), ("aten.zeros", "aten.scalar_tensor"))
+            boolean, mask = mask, sim.constant_by("aten.where", (b, 1, n, n), size)
+            sim.release(boolean)
+    d = eurobert.head_size(c)
+    tables = {kind: modernbert.step_rotary_tables(sim, n, d) for kind in sorted(set(kinds))}
+    for i, kind in enumerate(kinds):
+        own = mask if kind == "sliding_attention" else None
+        # Under non-reentrant checkpointing the frame keeps the layer's keyword arguments (tables, positions, mask).
+        y = sim.layer(eurobert.step_layer(inv, prefix, i, tables[kind], window if own is not None else None, drop,
+                                          own, replay=True), x, (*tables[kind], positions, *([own] if own is not None else [])))
+        if i:
+            sim.release(x)  # hidden_states rebound (the embeddings' output stays: inputs_embeds names it)
+        x = y
+    return sim.end_scope(mark, eurobert.rms_norm(sim, prefix + "norm", x))
+
+
 def step_body(sim: Sim, inv: Inventory, prefix: str, b: int, n: int, drop: bool | None = None) -> T:
     """``UltrabertModel`` on input ids: the token table, the layers (cos and sin once per layer kind present),
     the final RMSNorm. ``inv.config`` holds UltraBERT's own keys (UltraVBERT passes a view of its
-    ``text_config``'s, and ``drop``, its attention dropout's activity)."""
+    ``text_config``'s, and ``drop``, its attention dropout's activity). Replayed name by name where
+    :func:`replayed` (:func:`step_body_exact`)."""
     c = inv.config
+    if replayed(sim, c):
+        return step_body_exact(sim, inv, prefix, b, n, drop)
     x = sim.embedding(prefix + "embed_tokens", sim.ids((b, n)), first=True)
     kinds = list(getattr(c, "layer_kinds", ()))  # the config's layer_types (read), else UltrabertConfig's default
     if len(kinds) != c["num_hidden_layers"]:
@@ -191,31 +270,52 @@ def step_head(sim: Sim, kind: str, seq: T, c: Mapping[str, Any], b: int, n: int,
     or pooling (``pooling``), the dropout ``drop_key`` names, ``classifier``."""
     if kind == "":
         return [seq]
-    if kind == "ForMaskedLM":  # linear1, GELU (tanh), linear2, GELU (tanh), decoder
-        h = sim.keep_input(sim.linear(mlm[0], seq))
-        return [sim.linear(mlm[2], sim.keep_input(sim.linear(mlm[1], h)))]
+    if kind == "ForMaskedLM":  # decoder(head(h)): linear1, GELU (tanh), linear2, GELU (tanh); each name rebound
+        mark = sim.scope()  # UltrabertPredictionHead.forward
+        h = sim.linear(mlm[0], seq)
+        h = sim.rebind(h, sim.keep_input(h))
+        h = sim.rebind(h, sim.linear(mlm[1], h))
+        h = sim.rebind(h, sim.keep_input(h))
+        h = sim.end_scope(mark, h)
+        logits = sim.linear(mlm[2], h)
+        sim.release(h)  # the head's output: a temporary of the expression
+        return [logits]
     drop = sim.drops(drop_key)
     if kind == "ForSequenceClassification":
         if pooling == "cls":
             pooled = sim.select(seq, 1)
-        else:  # (h · mask[..., None]).sum(1) / mask.sum(1, keepdim): the product keeps the bool mask,
-            mask = sim.new((b, n, 1), False, 1)  # the division its int64 denominator (only where h needs a
-            if seq.grad:  # gradient: a frozen body's output, all but the head frozen, builds no graph)
-                sim.save(mask)
-            pooled = sim.new((b, c["hidden_size"]), seq.grad)
-            if seq.grad:
-                sim.save(sim.new((b, 1), False, 8))
-        return [sim.linear("classifier", sim.dropout(pooled, drop))]
+        else:  # (h · mask[..., None]).sum(1) / mask.sum(1, keepdim): the product keeps the bool mask, the
+            pooled = sim.masked_mean(seq)  # division its int64 count (ModernBERT's pooling, the same code)
+        dropped = sim.dropout(pooled, drop)
+        if dropped is not pooled and pooling != "cls":
+            sim.release(pooled)  # pooled_output rebound (cls's is a view of the body's output, still named)
+        return [sim.linear("classifier", dropped)]
     if kind == "ForTokenClassification":
         return [sim.linear("classifier", sim.dropout(seq, drop))]
     raise AssertionError(kind)
+
+
+def rotary_buffers(inv: Inventory) -> list[tuple[str, tuple[int, ...], int]]:
+    """``UltrabertRotaryEmbedding``'s non-persistent buffers: per kind of layer present, ``{kind}_inv_freq`` and
+    ``{kind}_original_inv_freq`` [ceil(d / 2)] (``arange(0, d, 2)``), floating (0: cast with the model)."""
+    half = (eurobert.head_size(inv.config) + 1) // 2
+    prefix = inv.arch.prefix + "rotary_emb."
+    return [(f"{prefix}{kind}_{name}", (half,), 0) for kind in sorted(set(kinds_of(inv.config)))
+            for name in ("inv_freq", "original_inv_freq")]
+
+
+def kinds_of(c: Mapping[str, Any]) -> list[str]:
+    """Each layer's kind: the config's (:func:`read`), else UltrabertConfig's default for the depth."""
+    kinds = list(getattr(c, "layer_kinds", ()))
+    return kinds if len(kinds) == c["num_hidden_layers"] else layer_types(c["num_hidden_layers"])
 
 
 #: UltrabertConfig's defaults: SiLU (the program's; another is refused until read), attention and classifier
 #: dropout 0. Rotary: no length bound.
 COSTS = CostModel(step_program, None, check=eurobert.step_check, keys=(
     *unread((activation_key("silu"),)), *dropouts("attention_dropout", "classifier_dropout", default=0.0),
-    size_key("sliding_window", 128)), autocast=True, sdpa=True, sdpa_dropout=("attention_dropout",))
+    size_key("sliding_window", 128)), autocast=True, sdpa=True, sdpa_dropout=("attention_dropout",),
+    buffers=rotary_buffers)
 
 
 FAMILY = Family(
@@ -242,5 +342,6 @@ FAMILY = Family(
     sample=sample,
     rank=62,
     default_attention="sdpa",
+    extras=EXTRAS,
     costs=COSTS,
 )

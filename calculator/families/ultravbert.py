@@ -125,6 +125,11 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     text = ultrabert.Values(text_values(c), sliding_window=step_value(inv, "text_sliding_window", 128))
     text.layer_kinds, text.window = getattr(c, "layer_kinds", ()), getattr(c, "window", None)
     view = replace(inv, config=text)
+    if ultrabert.replayed(sim, text) and not (sim.checkpointing and sim.reentrant):  # issue 32, as UltraBERT's
+        sim.exact_lifetimes()
+        sim.exact_forward()
+    # The composite's token table (inputs_embeds, named until it returns), then UltrabertModel.forward after it: the
+    # same operations in the same order as UltraBERT's own forward (ultrabert.step_body_exact).
     seq = ultrabert.step_body(sim, view, bert.step_prefix(inv) + "text_model.", b, n,
                               sim.drops("text_attention_dropout"))
     return ultrabert.step_head(sim, bert.step_task(inv), seq, text, b, n, c["classifier_pooling"],
@@ -141,12 +146,23 @@ def step_check(inv: Inventory) -> None:
     eurobert.step_check(replace(inv, config=text_values(inv.config)))
 
 
+def step_buffers(inv: Inventory) -> list[tuple[str, tuple[int, ...], int]]:
+    """The non-persistent buffers: ``SiglipVisionEmbeddings.position_ids`` (int64 [1, (image_size // p)²]) and the
+    text encoder's rotary buffers (UltraBERT's, one pair per layer kind present)."""
+    c = inv.config
+    text = ultrabert.Values(text_values(c))
+    text.layer_kinds = getattr(c, "layer_kinds", ())
+    rotary = ultrabert.rotary_buffers(replace(inv, config=text, arch=replace(inv.arch, prefix=inv.arch.prefix + "text_model.")))
+    grid = (c["vision_image_size"] // c["vision_patch_size"]) ** 2
+    return [(inv.arch.prefix + "vision_model.embeddings.position_ids", (1, grid), 8)] + rotary
+
+
 #: UltraBERT's keys, read inside ``text_config`` (its classifier dropout is unused here: the top level's is the
 #: classifiers'), and the top level's ``classifier_dropout`` (UltraVBertConfig: 0.0).
 COSTS = CostModel(step_program, None, check=step_check, keys=nested_keys(
     (*unread((activation_key("silu"),)), *dropouts("attention_dropout", default=0.0), size_key("sliding_window", 128)),
     "text_config", "text_") + dropouts("classifier_dropout", default=0.0),
-                  autocast=True, sdpa=True, sdpa_dropout=("text_attention_dropout",))
+                  autocast=True, sdpa=True, sdpa_dropout=("text_attention_dropout",), buffers=step_buffers)
 
 
 def sample(rng: random.Random, config: dict[str, Any]) -> None:

@@ -247,6 +247,7 @@ def adjust_neomme(rng: random.Random, raw: dict[str, Any]) -> None:
     raw["head_dim"] = rng.choice([16, 16, 32])
     raw.pop("layer_types", None)
     raw.pop("rope_parameters", None)
+    raw.pop("per_layer_config", None)
     if rng.random() < 0.6:
         kinds = [rng.choice(["full_attention", "sliding_attention"]) for _ in range(layers)]
         kinds[rng.randrange(layers)] = "full_attention"
@@ -256,6 +257,12 @@ def adjust_neomme(rng: random.Random, raw: dict[str, Any]) -> None:
                                                      "partial_rotary_factor": rng.choice([0.5, 1.0])},
                                   "sliding_attention": {"rope_type": "default", "rope_theta": 10000.0,
                                                         "partial_rotary_factor": rng.choice([0.25, 0.5, 1.0])}}
+    if rng.random() < 0.3:  # per_layer_config: each layer's window (a full layer's too: a sliding mask), the rest global
+        kinds = raw.get("layer_types") or ["full_attention" if (i + 1) % 6 == 0 or i == layers - 1 else "sliding_attention"
+                                           for i in range(layers)]  # NeoMMEConfig's default
+        raw["per_layer_config"] = {str(i): {"sliding_window": rng.choice([None, rng.randint(1, 8)])
+                                            if kind == "full_attention" else rng.randint(1, 8)}
+                                   for i, kind in enumerate(kinds) if rng.random() < 0.6}
 
 
 def adjust_deberta_v2(rng: random.Random, raw: dict[str, Any]) -> None:

@@ -500,3 +500,32 @@ def test_neomme_windows_are_the_configs() -> None:
     cfg = transformers.NeoMMEConfig(num_hidden_layers=5, layer_types=kinds, sliding_window=3)
     assert neomme.LONG_WINDOW == transformers.NeoMMEConfig.default_long_sliding_window
     assert neomme.layer_windows(tuple(kinds), 3) == [c.sliding_window for c in cfg.per_layer_config]
+
+
+def test_neomme_per_layer_config_windows_are_the_configs_and_cost_as_pytorch() -> None:
+    """A config's own ``per_layer_config`` replaces NeoMMEConfig's derived one whole: the layers it names take its
+    windows, the others the global ``sliding_window``, a full-attention layer too (its mask then a window's).
+    The windows the step reads equal ``NeoMMEConfig``'s; and an SDPA step where a full layer's window is reached
+    at L (its mask kept by the kernel) equals PyTorch's, and differs from the same config without the overrides."""
+    import transformers
+
+    from calculator.families import neomme
+
+    kinds = ["sliding_attention", "full_attention", "sliding_attention", "full_attention"]
+    for per_layer in ({}, {"0": {"sliding_window": 5}}, {"01": {"sliding_window": 2}, "3": {"sliding_window": None}},
+                      {"2": {"skip": ["mlp"]}, "1": {"sliding_window": 7}}):
+        cfg = transformers.NeoMMEConfig(num_hidden_layers=4, layer_types=kinds, sliding_window=3,
+                                        per_layer_config=per_layer)
+        raw = {"model_type": "neomme", "num_hidden_layers": 4, "layer_types": kinds, "sliding_window": 3,
+               "per_layer_config": per_layer}
+        kept = engine_build(raw).config["per_layer_config"]
+        assert neomme.layer_windows(tuple(kinds), 3, kept) == [c.sliding_window for c in cfg.per_layer_config], per_layer
+    small = {"model_type": "neomme", "vocab_size": 30, "embedding_rank": 4, "hidden_size": 8, "intermediate_size": 6,
+             "num_hidden_layers": 2, "num_attention_heads": 2, "num_key_value_heads": 1, "head_dim": 16,
+             "layer_types": ["sliding_attention", "full_attention"], "sliding_window": 8}
+    case = {"raw": dict(small, per_layer_config={"1": {"sliding_window": 2}}), "arch": "NeoMMEModel", "pooler": None,
+            "batch": 2, "seq_len": 5, "dtype": "fp32", "optimizer": "adamw", "checkpointing": False, "plan": "none"}
+    inv, plan, got = engine(case)
+    assert {k: getattr(got, k) for k in FIGURES} == pytorch(case, inv, plan)
+    _, _, without = engine(dict(case, raw=small))
+    assert got.activations > without.activations  # the full layer's [B, 1, L, L] mask, kept by the kernel

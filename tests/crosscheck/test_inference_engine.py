@@ -46,6 +46,12 @@ EXACT += ("rembert", "xlm", "flaubert")
 EXACT += ("gte", "jina_embeddings_v3", "esmc")
 PARTIAL += ("gte", "jina_embeddings_v3", "esmc")  # a one-wide head (two-column rotary) keeps its bounds
 EXACT += ("t5", "mt5", "umt5")
+EXACT += ("ultrabert",)
+PARTIAL += ("ultrabert",)  # EuroBERT's condition: an even head size
+EXACT += ("modernvbert",)  # ModernBERT's text path (the vision tower never runs on input_ids)
+PARTIAL += ("modernvbert",)  # ModernBERT's conditions
+EXACT += ("ultravbert",)
+PARTIAL += ("ultravbert",)  # UltraBERT's condition: an even head size
 PEAK_FAMILIES = tuple(mt for mt, f in FAMILIES.items() if f.costs is not None and f.costs.buffers is not None)
 KIND = {"weights": "param", "buffer": "buffer", "input_ids": "input_ids", "activation": "act"}
 

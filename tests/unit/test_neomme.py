@@ -119,3 +119,36 @@ def test_sdpa_is_the_flash_kernel_and_autocast_the_same_products():
     assert (sdpa.forward, sdpa.backward) == (eager.forward, eager.backward + extra)
     mixed = compute(inv, settings(b, n, autocast="bf16"))
     assert (mixed.forward, mixed.backward) == (eager.forward, eager.backward)
+
+
+def test_per_layer_config_is_read_as_transformers_applies_it_and_travels_in_the_link():
+    """``per_layer_config`` (PreTrainedConfig's heterogeneity, transformers 5.23): given, it replaces NeoMMEConfig's
+    derived one whole, so a layer it leaves out takes the global ``sliding_window`` (a full layer too); keys are
+    ``int(key)`` in [0, L); a window is None or a positive int (not a bool); ``skip`` is a list of names, unread;
+    another attribute only when equal to the global value (else the model's global read raises); a sliding layer
+    without a window is refused (NeoMMEAttention adds 1 to it). Cross-checked in
+    tests/crosscheck/test_transformers.py (random configs) and test_costs_sdpa_reference.py (the windows)."""
+    from calculator.families import neomme
+    from calculator.page.state import _resolve, extra_query
+
+    kinds = ("sliding_attention", "full_attention", "full_attention")
+    given = {"02": {"sliding_window": 5}, "0": {"skip": ["mlp"], "sliding_window": 9}, "1": {"intermediate_size": 12}}
+    raw = dict(SMALL, per_layer_config=given)
+    inv = build(raw)
+    assert inv.total == build(SMALL).total  # a window shapes no tensor
+    assert inv.config["per_layer_config"] == {"0": {"sliding_window": 9}, "2": {"sliding_window": 5}}
+    # layer 1 (full) is not named: the global window, 256
+    assert neomme.layer_windows(kinds, 256, inv.config["per_layer_config"]) == [9, 256, 5]
+    assert neomme.layer_windows(kinds, 256, {}) == [256, 256, 256]
+    assert neomme.layer_windows(kinds, 256) == [256, None, None]  # NeoMMEConfig's own: no window on a full layer
+    query = extra_query(raw, inv.family, inv.config)
+    assert "per_layer_config" in query
+    params = {key: str(value) for key, value in SMALL.items() if key not in ("layer_types", "rope_parameters")}
+    again = build(_resolve({**params, **query})[0])
+    assert again.config["per_layer_config"] == inv.config["per_layer_config"]
+    assert "per_layer_config" not in extra_query(SMALL, inv.family, build(SMALL).config)
+    for bad in ({"3": {"sliding_window": 2}}, {"-1": {"sliding_window": 2}}, {"x": {"sliding_window": 2}},
+                {"0": {"sliding_window": None}}, {"0": {"sliding_window": True}}, {"0": {"sliding_window": 0}},
+                {"0": {"sliding_window": 2.0}}, {"0": {"intermediate_size": 13}}, {"0": {"rope_theta": 5.0}},
+                {"0": {"skip": "mlp"}}, {"0": None}, [{"sliding_window": 3}]):
+        assert _refused(dict(SMALL, per_layer_config=bad), "bad_value"), bad

@@ -75,3 +75,27 @@ def test_lora_on_the_identity_decoder_is_refused_as_peft_refuses_it():
     plan = peft.lora(inv, 4, ["head.decoder"], "none", None, None)
     v, h = inv.config["vocab_size"], inv.config["hidden_size"]
     assert plan.trainable == 4 * (v + h)  # lora_A [4, H] and lora_B [V, 4] on head.decoder alone
+
+
+def test_layer_kinds_and_legacy_windows_travel_in_the_share_link():
+    """A share link (``extra_query``, read back by ``_resolve``) reproduces the layer kinds and a legacy
+    checkpoint's window, so the link's training step is the pasted config's (under SDPA the sliding layers' mask
+    from L = window on); UltrabertConfig's default kinds and no ``attention_windows`` travel as nothing."""
+    from calculator.costs import compute, settings
+    from calculator.page.state import _resolve, extra_query
+
+    raw = {"model_type": "ultrabert", "vocab_size": 20, "hidden_size": 8, "num_attention_heads": 2,
+           "num_hidden_layers": 3, "intermediate_size": 8}
+    fields = {key: str(value) for key, value in raw.items()}
+    for extra in ({"layer_types": ["full_attention", "full_attention", "sliding_attention"], "sliding_window": 3},
+                  {"attention_windows": [0, 3, 5]}, {"layer_types": ["sliding_attention"] * 3, "attention_windows": [2, 0, 0]}):
+        pasted = build(dict(raw, **extra))
+        query = extra_query(dict(raw, **extra), pasted.family, pasted.config)
+        linked = build(_resolve({**fields, **query})[0])
+        assert (linked.config.layer_kinds, linked.config.window) == (pasted.config.layer_kinds, pasted.config.window)
+        step = settings(2, 6, attention="sdpa")
+        assert compute(linked, step) == compute(pasted, step), extra
+        # the kinds change the step: not the default's
+        assert compute(pasted, step) != compute(build(dict(raw, sliding_window=extra.get("sliding_window", 128))), step)
+    default = build(raw)
+    assert not {"layer_types", "attention_windows"} & set(extra_query(raw, default.family, default.config))
