@@ -342,6 +342,9 @@ FULL_SIZE += (("microsoft/deberta-v3-large", 16, 512, "fp32", False), ("microsof
 # mask function makes a [B, 1, L, L] mask real tensors never make (measured: none on real tensors); a checkpointed
 # layer's frame keeps it to the step's end, so a fake measurement under checkpointing is not the step's.
 FULL_SIZE += (("google/rembert", 8, 512, "fp32", False), ("google/rembert", 4, 512, "bf16", False))
+# X-MOD has no full-size row: its adapters index the batch by a boolean mask (``hidden_states[lang_mask]``),
+# whose size fake tensors cannot know (DynamicOutputShapeException), and facebook/xmod-base's 81 adapters on real
+# tensors need more memory than the cross-check takes.
 FULL_SIZE += (("studio-ousia/luke-base", 8, 512, "fp32", False), ("studio-ousia/luke-large", 4, 512, "bf16", False))
 # LUKE under checkpointing is not measured at full size: on fake tensors ``create_bidirectional_mask`` cannot answer
 # ``.all()`` and makes a [B, 1, L, L] mask real tensors never make (as RemBERT's above).
@@ -503,6 +506,7 @@ FORWARD_EXACT += ("deberta-v2",)
 FORWARD_EXACT += ("roformer", "esm")
 FORWARD_EXACT += ("rembert", "xlm", "flaubert")
 FORWARD_EXACT += ("luke",)
+FORWARD_EXACT += ("xmod",)  # post-LN and pre-LN layers (pre_norm)
 FORWARD_RANDOM = int(os.environ.get("PEAK_FORWARD_RANDOM", str(max(4, PER_FAMILY // 2))))
 #: Families drawn more often there: half of ModernBERT's draws are refused (LoRA targets BERT's names), and its peak
 #: lies in the forward only where little is saved.
@@ -672,8 +676,8 @@ def test_peak_op_by_op_with_sdpa_equals_pytorch(model_type: str) -> None:
 
 
 def test_xmod_post_ln_forward_and_checkpointing_replayed_exactly() -> None:
-    """X-MOD's post-LN layers (``pre_norm`` false, its published checkpoints') declare every release, its pre-LN ones
-    keep their bounds (so X-MOD is not in FORWARD_EXACT): on drawn post-LN cases the forward's and the loss's maxima
+    """X-MOD's post-LN layers (``pre_norm`` false, its published checkpoints') declare every release (the pre-LN ones
+    too: :func:`test_xmod_pre_ln_replayed_exactly`): on drawn post-LN cases the forward's and the loss's maxima
     are the measured ones to the byte and the figure is the measured peak, without checkpointing and under
     non-reentrant checkpointing (each layer's frame keeping ``lang_ids`` too)."""
     checked = checkpointed = 0
@@ -900,3 +904,37 @@ def test_deberta_v3_large_b16_l512(plan: str, checkpointing: bool) -> None:
     for kind, n in engine.by_kind.items():
         kinds[KIND[kind]] = kinds.get(KIND[kind], 0) + n
     assert kinds == result.by_kind()
+
+
+def test_xmod_pre_ln_replayed_exactly() -> None:
+    """X-MOD's pre-LN layers (``pre_norm``: each block's input normalised, ``output.LayerNorm`` named until the layer
+    returns, no LayerNorm after the adapters, the encoder's final LayerNorm): drawn cases forced to ``pre_norm``,
+    where the activations weigh and where the forward does, and under non-reentrant checkpointing; every figure is
+    the measured peak, the forward's and the loss's maxima the measured ones, and peaks lie in the forward and the
+    backward (so both replays are exercised)."""
+    phases: dict[str, int] = {}
+    LIFETIME_DRAW["xmod"] = lambda raw: raw.update(pre_norm=True)
+    try:
+        for index in range(FORWARD_RANDOM):
+            for case in (activation_case("xmod", index), forward_case("xmod", index)):
+                if case is None:
+                    continue
+                assert case["inv"].config["pre_norm"]
+                timeline = engine_timeline(case)
+                assert timeline is not None and timeline.forward is not None, case["arch"]
+                result = measured(case)
+                starts = result.phase_starts
+                forward = max(now for _, now in result.timeline[starts["forward"]:starts["loss"]])
+                loss = max(now for _, now in result.timeline[starts["loss"]:starts["backward"]])
+                assert (timeline.forward.bytes, timeline.loss.bytes) == (forward, loss), (case["arch"], case["raw"])
+                assert check_case(case), (case["arch"], case["raw"])
+                phases[result.phase] = phases.get(result.phase, 0) + 1
+    finally:
+        del LIFETIME_DRAW["xmod"]
+    checkpointed = 0
+    for index in range(4 * FORWARD_RANDOM):
+        case = case_for("xmod", index, "non-reentrant")
+        if case is not None and case["inv"].config["pre_norm"]:
+            checkpointed += check_case(case)
+    assert (phases.get("forward", 0) and phases.get("backward", 0) and checkpointed) or FORWARD_RANDOM < 4, (
+        phases, checkpointed)
