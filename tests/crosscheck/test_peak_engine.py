@@ -228,6 +228,7 @@ LIFETIME_FAMILIES += ("rembert", "xlm", "flaubert")  # BERT's layer behind an E_
 # against the measured one in every figure there (check_timeline), not here.
 LIFETIME_FAMILIES += ("deberta-v2",)
 LIFETIME_FAMILIES += ("roformer", "esm", "nomic_bert")
+LIFETIME_FAMILIES += ("tapas",)  # positions reset per cell: integer temporaries, no graph
 LIFETIME_FAMILIES += ("luke",)  # its classes read by input_ids alone but question answering (squeeze, no copy)
 ACTIVATION_RANDOM = int(os.environ.get("PEAK_ACTIVATION_RANDOM", str(max(2, PER_FAMILY * 3 // 4))))
 
@@ -506,6 +507,7 @@ FORWARD_EXACT += ("deberta-v2",)
 FORWARD_EXACT += ("roformer", "esm")
 FORWARD_EXACT += ("rembert", "xlm", "flaubert")
 FORWARD_EXACT += ("luke",)
+FORWARD_EXACT += ("tapas",)
 FORWARD_EXACT += ("xmod",)  # post-LN and pre-LN layers (pre_norm)
 FORWARD_RANDOM = int(os.environ.get("PEAK_FORWARD_RANDOM", str(max(4, PER_FAMILY // 2))))
 #: Families drawn more often there: half of ModernBERT's draws are refused (LoRA targets BERT's names), and its peak
@@ -938,3 +940,26 @@ def test_xmod_pre_ln_replayed_exactly() -> None:
             checkpointed += check_case(case)
     assert (phases.get("forward", 0) and phases.get("backward", 0) and checkpointed) or FORWARD_RANDOM < 4, (
         phases, checkpointed)
+
+
+@pytest.mark.parametrize("architecture,batch,seq_len,dtype", (("TapasModel", 8, 512, "fp32"),
+                                                              ("TapasForMaskedLM", 4, 1024, "bf16")))
+def test_tapas_full_size_figure(architecture: str, batch: int, seq_len: int, dtype: str) -> None:
+    """TAPAS has no preset: ``TapasConfig``'s defaults (tapas-base's sizes, seven token-type tables, positions reset
+    per cell) at full size, on fake tensors: the bound lies above the measured forward and backward and the engine's
+    figure is LiveBytes' peak (measured: 6,872,862,728 bytes in the backward, aten.sum; 5,992,819,320 in the loss,
+    aten.sum)."""
+    import transformers
+
+    from calculator.build import build
+
+    keys = ("vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
+            "max_position_embeddings", "type_vocab_sizes")
+    config = {k: v for k, v in transformers.TapasConfig().to_dict().items() if k in keys}
+    inv = build(dict(config, model_type="tapas"), architecture, None)
+    engine = costs.compute(inv, costs.settings(batch, seq_len, dtype, "adamw")).peak
+    result = measure_peak(Step("tapas", architecture, config, batch, seq_len, dtype=dtype, foreach=False), fake=True)
+    before = result.phase_starts.get("optimizer", len(result.timeline))
+    live_before = max([result.phase_live["forward"]] + [now for _, now in result.timeline[:before]])
+    assert engine.bound and live_before <= engine.bound, (live_before, engine.bound)
+    assert (engine.bytes, engine.phase, engine.op) == (result.peak, result.phase, result.op)
