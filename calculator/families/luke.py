@@ -219,8 +219,7 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     """LUKE's classes with ``input_ids`` alone: no entity enters, so the word queries, keys and values only run (the
     three entity queries and the entity block get no gradient); the pooler runs where the class has one.
 
-    Every release is declared (the forward replayed exactly) for the classes in :data:`EXACT_LIFETIMES`; question
-    answering's ``squeeze(-1)`` (no copy) keeps its bounds."""
+    Every release is declared (the forward replayed exactly) for the classes in :data:`EXACT_LIFETIMES`."""
     prefix = bert.step_prefix(inv)
     kind = bert.step_task(inv)
     if kind in EXACT_LIFETIMES:
@@ -239,12 +238,14 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     if kind == Task.TOKEN_CLASSIFICATION:
         return [sim.linear("classifier", sim.dropout(seq, sim.drops("classifier_dropout")))]
     if kind == Task.QUESTION_ANSWERING:
-        return bert.step_qa(sim, seq)
+        # ``logits.split(1, dim=-1)`` then ``squeeze(-1)``: views, no copy (RoFormer's too)
+        return sim.split_views(sim.linear("qa_outputs", seq))
     raise AssertionError(inv.architecture)
 
 
 #: LUKE's classes whose every operation the lifetime simulator models (:mod:`calculator.costs.lifetime`).
-EXACT_LIFETIMES = (Task.MODEL, Task.MASKED_LM, Task.SEQUENCE_CLASSIFICATION, Task.TOKEN_CLASSIFICATION)
+EXACT_LIFETIMES = (Task.MODEL, Task.MASKED_LM, Task.SEQUENCE_CLASSIFICATION, Task.TOKEN_CLASSIFICATION,
+                   Task.QUESTION_ANSWERING)
 
 
 #: The classes whose step is input_ids alone; the entity classes read entity states (entity_ids, their spans).

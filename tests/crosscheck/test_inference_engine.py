@@ -46,7 +46,6 @@ EXACT += ("rembert", "xlm", "flaubert")
 EXACT += ("luke",)
 EXACT += ("tapas",)
 EXACT += ("xmod",)  # post-LN and pre-LN layers (pre_norm)
-PARTIAL += ("luke",)  # LukeForQuestionAnswering (squeeze, no copy) keeps its bounds
 PEAK_FAMILIES = tuple(mt for mt, f in FAMILIES.items() if f.costs is not None and f.costs.buffers is not None)
 KIND = {"weights": "param", "buffer": "buffer", "input_ids": "input_ids", "activation": "act"}
 

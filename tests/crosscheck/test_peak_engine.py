@@ -229,7 +229,7 @@ LIFETIME_FAMILIES += ("rembert", "xlm", "flaubert")  # BERT's layer behind an E_
 LIFETIME_FAMILIES += ("deberta-v2",)
 LIFETIME_FAMILIES += ("roformer", "esm", "nomic_bert")
 LIFETIME_FAMILIES += ("tapas",)  # positions reset per cell: integer temporaries, no graph
-LIFETIME_FAMILIES += ("luke",)  # its classes read by input_ids alone but question answering (squeeze, no copy)
+LIFETIME_FAMILIES += ("luke",)  # its classes read by input_ids alone (the entity classes are not the step)
 ACTIVATION_RANDOM = int(os.environ.get("PEAK_ACTIVATION_RANDOM", str(max(2, PER_FAMILY * 3 // 4))))
 
 
@@ -516,7 +516,6 @@ FORWARD_MORE = {"modernbert": 2}
 #: Families replayed only where their program opts in (EuroBERT: an even head size, not 1 broadcast to 2);
 #: their other drawn cases keep the bounds, which test_peak_equals_pytorch checks.
 FORWARD_PARTIAL = ("eurobert", "modernbert")  # a one-wide head (two-column rotary) keeps its bounds
-FORWARD_PARTIAL += ("luke",)  # LukeForQuestionAnswering keeps its bounds
 
 
 def forward_case(model_type: str, index: int) -> dict[str, Any] | None:
