@@ -225,6 +225,7 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     if kind in EXACT_LIFETIMES:
         sim.exact_lifetimes()
         sim.exact_forward()
+        sim.exact_autocast()
     # LukeForMaskedLM: the pooler runs and its output (``outputs``) reaches no loss; with no entity, only the word
     # head predicts
     seq, pooled = step_backbone(sim, inv, prefix, b, n, pooler_unused=kind == Task.MASKED_LM)

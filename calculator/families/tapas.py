@@ -113,7 +113,7 @@ def step_positions_per_cell(sim: Sim, b: int, n: int, segments: int) -> tuple[T,
 
     Every temporary as the Python drops it (measured, tests/crosscheck/peak_measure.LiveBytes); the product index,
     the per-segment minima and the gathered first positions stay named until the embeddings return (the handles
-    returned, for the caller to drop there). With B = 1 the expanded positions reshape without a copy."""
+    returned, for the caller to drop there). With B or L 1 the expanded positions reshape without a copy."""
     bl, bs = 8 * b * n, b * segments
     made: list[int] = []
 
@@ -134,7 +134,8 @@ def step_positions_per_cell(sim: Sim, b: int, n: int, segments: int) -> tuple[T,
     drop(offset)
     flat = new(bl, "aten.add")
     drop(scaled)
-    copies = [new(bl, "aten.clone")] if b > 1 else []  # values.reshape(-1) of the expanded positions
+    # values.reshape(-1) of the positions expanded over B: a copy unless B or L is 1 (then a view)
+    copies = [new(bl, "aten.clone")] if b > 1 and n > 1 else []
     zeros = new(4 * bs, "aten.zeros")
     floats = new(4 * b * n, "aten._to_copy")
     reduced = new(4 * bs, "aten.scatter_reduce")
@@ -217,6 +218,7 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     kind = bert.step_task(inv)
     sim.exact_lifetimes()
     sim.exact_forward()
+    sim.exact_autocast()
     model = sim.scope()  # TapasModel.forward
     ids = sim.ids((b, n))  # input_ids: live from the start
     ones = sim.constant((b, n), 4, "aten.ones")

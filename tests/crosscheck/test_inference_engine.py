@@ -214,6 +214,7 @@ def variant_case(model_type: str, index: int, attention: str, autocast: bool) ->
 #: bounds under autocast (``test_inference_bounds_hold``'s rule).
 AUTOCAST_EXACT = ("bert", "ernie", "roberta", "xlm-roberta", "camembert", "data2vec-text", "electra", "distilbert",
                   "albert")
+AUTOCAST_EXACT += ("luke", "tapas")
 
 
 @pytest.mark.parametrize("model_type,attention,autocast",
