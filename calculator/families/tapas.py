@@ -105,53 +105,48 @@ def sample(rng: random.Random, config: dict[str, Any]) -> None:
 # --------------------------------------------------------------- training step
 
 
-def step_positions_per_cell(sim: Sim, b: int, n: int, segments: int) -> tuple[T, list[int]]:
+def step_positions_per_cell(sim: Sim, b: int, n: int, segments: int) -> tuple[T, list[T]]:
     """``reset_position_index_per_cell``: ``ProductIndexMap`` of the column and row ids (all 0: one cell),
     ``reduce_min`` of the positions per segment (``_segment_reduce``: the flattened index, the positions' float32
     copy, ``scatter_reduce`` into ``B × segments`` float32 zeros, back to int64), ``gather`` at the index, then
     ``torch.min(P - 1, position - first_position)``: integer tensors, no graph. ``segments`` = column ids × row ids.
 
-    Every temporary as the Python drops it (measured, tests/crosscheck/peak_measure.LiveBytes); the product index,
-    the per-segment minima and the gathered first positions stay named until the embeddings return (the handles
-    returned, for the caller to drop there). With B or L 1 the expanded positions reshape without a copy."""
+    Every tensor as the Python drops it (measured, tests/crosscheck/peak_measure.LiveBytes); the product index,
+    the per-segment minima and the gathered first positions stay named until the embeddings return (returned, for
+    the caller to drop there). With B or L 1 the expanded positions reshape without a copy. They are storages of
+    the program (not transients), so the step's bound counts them too: B × segments can outweigh the layers."""
     bl, bs = 8 * b * n, b * segments
-    made: list[int] = []
 
-    def new(nbytes: int, op: str) -> int:
-        made.append(sim.named_transient(nbytes, op))
-        return made[-1]
-
-    def drop(*handles: int) -> None:
-        for h in handles:
-            sim.drop_transient(h)
+    def new(nbytes: int, op: str) -> T:
+        return sim.constant((nbytes,), 1, op)
 
     position = new(8 * n, "aten.arange")  # position_ids (expanded): rebound by torch.min
     outer = new(bl, "aten.mul")
     full = new(bl, "aten.add")  # full_index.indices
-    drop(outer)
+    sim.release(outer)
     offset = new(8 * b, "aten.arange")
     scaled = new(8 * b, "aten.mul")
-    drop(offset)
+    sim.release(offset)
     flat = new(bl, "aten.add")
-    drop(scaled)
+    sim.release(scaled)
     # values.reshape(-1) of the positions expanded over B: a copy unless B or L is 1 (then a view)
     copies = [new(bl, "aten.clone")] if b > 1 and n > 1 else []
     zeros = new(4 * bs, "aten.zeros")
     floats = new(4 * b * n, "aten._to_copy")
     reduced = new(4 * bs, "aten.scatter_reduce")
-    drop(floats)
+    sim.release(floats)
     cloned = new(4 * bs, "aten.clone")
     minima = new(8 * bs, "aten._to_copy")  # first_position_per_segment
-    drop(cloned)
+    sim.release(cloned)
     ids = new(8 * segments, "aten.arange")
     repeated = new(8 * bs, "aten.repeat")
-    drop(flat, *copies, zeros, reduced, ids, repeated)
+    sim.release(flat, *copies, zeros, reduced, ids, repeated)
     first = new(bl, "aten.gather")  # first_position
     arange = new(8 * n, "aten.arange")  # position
     bound = new(8, "aten.lift_fresh")
     diff = new(bl, "aten.sub")
     positions = sim.constant((b, n), 8, "aten.minimum")
-    drop(position, bound, diff)
+    sim.release(position, bound, diff)
     return positions, [full, minima, first, arange]
 
 
@@ -164,7 +159,7 @@ def step_embeddings(sim: Sim, inv: Inventory, prefix: str, b: int, n: int, ids: 
     dropout. No product: no FLOPs."""
     e = prefix + "embeddings."
     mark = sim.scope()
-    held: list[int] = []
+    held: list[T] = []
     if inv.config["reset_position_index_per_cell"]:
         sizes = inv.config["type_vocab_sizes"]
         positions, held = step_positions_per_cell(sim, b, n, sizes[1] * sizes[2])
@@ -179,8 +174,7 @@ def step_embeddings(sim: Sim, inv: Inventory, prefix: str, b: int, n: int, ids: 
         sim.release(added)
     x = sim.rebind(x, sim.layer_norm(e + "LayerNorm", x))
     x = sim.rebind(x, sim.dropout(x, sim.drops("hidden_dropout_prob")))
-    for handle in held:
-        sim.drop_transient(handle)
+    sim.release(*held)
     return sim.end_scope(mark, x)
 
 
