@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..config import Field
-from ..costs import BERT_KEYS, CostModel, Sim, T
+from ..costs import BERT_KEYS, CostModel, Sim, T, no_buffers
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
 from . import bert
@@ -118,19 +118,119 @@ def formula(inv: Inventory) -> Formula:
 # --------------------------------------------------------------- training step
 
 
+def step_embeddings(sim: Sim, inv: Inventory, prefix: str, b: int, n: int, ids: T, types: T) -> T:
+    """``LukeEmbeddings`` as its forward drops names: ``create_position_ids_from_input_ids`` (``ne``, ``.int()``,
+    ``cumsum``, ``type_as``, ``* mask``, ``.long()``, each temporary gone once the next has used it, ``mask`` and
+    ``incremental_indices`` at its return, ``+ padding_idx`` the positions), the word, position and token-type
+    lookups (named until the return), their sum (``a + b + c``: the first sum a temporary), LayerNorm, dropout."""
+    e = prefix + "embeddings."
+    mark = sim.scope()
+    sim.transients((b * n, 4 * b * n, 8 * b * n, 4 * b * n, 4 * b * n, 8 * b * n), (1, 6, 3, 4, 6, 6),
+                   ("aten.ne", "aten._to_copy", "aten.cumsum", "aten._to_copy", "aten.mul", "aten._to_copy"))
+    positions = sim.constant((b, n), 8, "aten.add")
+    words = sim.embedding(e + "word_embeddings", ids, first=True)
+    placed = sim.embedding(e + "position_embeddings", positions)
+    typed = sim.embedding(e + "token_type_embeddings", types)
+    first = sim.add(words, placed)
+    x = sim.add(first, typed)
+    sim.release(first)
+    x = sim.rebind(x, sim.layer_norm(e + "LayerNorm", x))
+    x = sim.rebind(x, sim.dropout(x, sim.drops("hidden_dropout_prob")))
+    return sim.end_scope(mark, x)
+
+
+def step_attention(sim: Sim, a: str, x: T, heads: int) -> T:
+    """``LukeSelfAttention`` with no entity, eager: key, value, then query (each split into heads, a view); the
+    scores ``matmul(Q, Kᵀ) / sqrt(d)`` (the product a temporary; ``attention_scores`` named until the return, as
+    ``attention_probs`` is a new name), no mask (``create_bidirectional_mask`` gave None), softmax, dropout, the
+    context made contiguous and viewed [B, L, H] (``[:, :word_size, :]`` of all of it: the tensor itself)."""
+    b, n, _ = x.shape
+    mark = sim.scope()
+    width = sim.linear_info(a + "query").out_features
+    d = width // heads
+
+    def split(t: T) -> T:
+        return sim.transpose(sim.view(t, (b, n, heads, d)), 1, 2)
+
+    k = split(sim.linear(a + "key", x))
+    v = split(sim.linear(a + "value", x))
+    q = split(sim.linear(a + "query", x))
+    product = sim.bmm(q, sim.transpose(k, 2, 3))
+    scores = sim.made_by(sim.pointwise(product), "aten.div")
+    sim.release(product)
+    probs = sim.keep_output(scores)
+    probs = sim.rebind(probs, sim.dropout(probs, sim.drops("attention_probs_dropout_prob")))
+    context = sim.bmm(probs, v)
+    context = sim.rebind(context, sim.contiguous(sim.transpose(context, 1, 2)))
+    return sim.end_scope(mark, sim.view(context, (b, n, width)))
+
+
+def step_layer(prefix: str, i: int, heads: int) -> Any:
+    """One ``LukeLayer`` with no entity: :func:`step_attention`, then BERT's output, intermediate and output (the
+    same functions, :func:`bert.self_output`), each name dropped where ``modeling_luke.py`` drops it."""
+    p = f"{prefix}encoder.layer.{i}."
+
+    def run(sim: Sim, x: T) -> T:
+        hidden = sim.drops("hidden_dropout_prob")
+        layer = sim.scope()
+        context = step_attention(sim, p + "attention.self.", x, heads)
+        attended = bert.self_output(sim, p + "attention.output.", context, x, hidden)
+        sim.release(context)  # LukeAttention returns: ``self_outputs`` gone
+        chunk = sim.scope()  # feed_forward_chunk
+        inner = sim.linear(p + "intermediate.dense", attended)
+        inner = sim.rebind(inner, sim.act("hidden_act", inner))
+        out = sim.end_scope(chunk, bert.self_output(sim, p + "output.", inner, attended, hidden))
+        return sim.end_scope(layer, out)
+
+    return run
+
+
+def step_backbone(sim: Sim, inv: Inventory, prefix: str, b: int, n: int,
+                  pooler_unused: bool = False) -> tuple[T, T | None]:
+    """``LukeModel.forward`` with ``input_ids`` alone: the float32 mask of ones and the int64 token types it makes;
+    the embeddings; ``create_bidirectional_mask`` (``attention_mask[..., None].to(dtype)``, a copy outside float32;
+    a bool copy and ``.all()``: all ones, so no mask, and ``attention_mask`` rebound to None); the layers; the
+    pooler where the class has one."""
+    mark = sim.scope()
+    ids = sim.ids((b, n))  # input_ids: live from the start
+    ones = sim.constant((b, n), 4, "aten.ones")
+    types = sim.constant((b, n), 8, "aten.zeros")
+    x = step_embeddings(sim, inv, prefix, b, n, ids, types)
+    if sim.itemsize != 4:
+        sim.transients((sim.itemsize * b * n,), (0,), ("aten._to_copy",))
+    sim.transients((b * n, 1), (1, 1), ("aten._to_copy", "aten.all"))
+    sim.release(ones)
+    heads = inv.config["num_attention_heads"]
+    seq = x
+    for i in range(inv.config["num_hidden_layers"]):
+        y = sim.layer(step_layer(prefix, i, heads), seq)
+        if i:
+            sim.rebind(seq, y)
+        seq = y
+    if pooler_unused:
+        pooled = sim.unused(lambda: bert.step_pooler(sim, prefix, seq))
+    else:
+        pooled = bert.step_pooler(sim, prefix, seq) if inv.pooler else None
+    sim.end_scope(mark, seq, *([pooled] if pooled is not None else []))
+    return seq, pooled
+
+
 def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
-    """LUKE's classes with ``input_ids`` alone: no entity enters, so the embeddings and layers run as RoBERTa's
-    (positions from the ids, a [B, L] zero token-type tensor; the word queries, keys and values only: the three
-    entity queries and the entity block get no gradient); the pooler runs where the class has one."""
+    """LUKE's classes with ``input_ids`` alone: no entity enters, so the word queries, keys and values only run (the
+    three entity queries and the entity block get no gradient); the pooler runs where the class has one.
+
+    Every release is declared (the forward replayed exactly) for the classes in :data:`EXACT_LIFETIMES`."""
     prefix = bert.step_prefix(inv)
-    x = bert.step_embeddings(sim, inv, prefix, b, n, positions_from_ids=True)
-    seq = bert.step_encoder(sim, inv, prefix, x)
     kind = bert.step_task(inv)
+    if kind in EXACT_LIFETIMES:
+        sim.exact_lifetimes()
+        sim.exact_forward()
+        sim.exact_autocast()
+    # LukeForMaskedLM: the pooler runs and its output (``outputs``) reaches no loss; with no entity, only the word
+    # head predicts
+    seq, pooled = step_backbone(sim, inv, prefix, b, n, pooler_unused=kind == Task.MASKED_LM)
     if kind == Task.MASKED_LM:
-        # the pooler runs, its output is dropped; with no entity, only the word head predicts
-        sim.unused(lambda: bert.step_pooler(sim, prefix, seq))
         return [bert.step_mlm(sim, "lm_head", seq)]
-    pooled = bert.step_pooler(sim, prefix, seq) if inv.pooler else None
     if not prefix:
         return [seq] + ([pooled] if pooled is not None else [])
     if kind == Task.SEQUENCE_CLASSIFICATION:
@@ -139,8 +239,14 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     if kind == Task.TOKEN_CLASSIFICATION:
         return [sim.linear("classifier", sim.dropout(seq, sim.drops("classifier_dropout")))]
     if kind == Task.QUESTION_ANSWERING:
-        return bert.step_qa(sim, seq)
+        # ``logits.split(1, dim=-1)`` then ``squeeze(-1)``: views, no copy (RoFormer's too)
+        return sim.split_views(sim.linear("qa_outputs", seq))
     raise AssertionError(inv.architecture)
+
+
+#: LUKE's classes whose every operation the lifetime simulator models (:mod:`calculator.costs.lifetime`).
+EXACT_LIFETIMES = (Task.MODEL, Task.MASKED_LM, Task.SEQUENCE_CLASSIFICATION, Task.TOKEN_CLASSIFICATION,
+                   Task.QUESTION_ANSWERING)
 
 
 #: The classes whose step is input_ids alone; the entity classes read entity states (entity_ids, their spans).
@@ -148,7 +254,7 @@ COVERED = ("LukeModel", "LukeForMaskedLM", "LukeForSequenceClassification", "Luk
            "LukeForQuestionAnswering")
 #: LukeConfig's defaults: BERT's (hidden_act "gelu", dropouts 0.1, classifier_dropout None).
 COSTS = CostModel(step_program, bert.absolute_positions(offset=2), architectures=COVERED, check=bert.step_check,
-                  keys=BERT_KEYS, autocast=True)
+                  keys=BERT_KEYS, autocast=True, buffers=no_buffers)
 
 
 def luke_config(hidden: int, layers: int, heads: int) -> dict[str, Any]:

@@ -18,7 +18,7 @@ import random
 from typing import Any
 
 from ..config import MAX_LAYERS, Field
-from ..costs import CostModel, Sim, T, activation_key, dropouts, flag_key
+from ..costs import CostModel, Sim, T, activation_key, dropouts, flag_key, no_buffers
 from ..errors import CalcError
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
@@ -105,35 +105,130 @@ def sample(rng: random.Random, config: dict[str, Any]) -> None:
 # --------------------------------------------------------------- training step
 
 
-def step_embeddings(sim: Sim, inv: Inventory, prefix: str, b: int, n: int, types: T) -> T:
-    """``TapasEmbeddings`` with ``input_ids`` alone: positions ``arange(L)`` expanded to [B, L] (a view of L
-    numbers), or with ``reset_position_index_per_cell`` (the default) recomputed per cell from the column and
-    row ids (all 0 here, one cell): ``torch.min(P - 1, position - first_position)``, a new int64 [B, L]; the
-    word and position vectors added, then each token-type table's lookup of ``token_type_ids[:, :, i]`` (views
-    of the one zeros [B, L, T] tensor, which every table that trains keeps) added in place (nothing kept);
-    LayerNorm, dropout. No product: no FLOPs."""
+def step_positions_per_cell(sim: Sim, b: int, n: int, segments: int) -> tuple[T, list[T]]:
+    """``reset_position_index_per_cell``: ``ProductIndexMap`` of the column and row ids (all 0: one cell),
+    ``reduce_min`` of the positions per segment (``_segment_reduce``: the flattened index, the positions' float32
+    copy, ``scatter_reduce`` into ``B × segments`` float32 zeros, back to int64), ``gather`` at the index, then
+    ``torch.min(P - 1, position - first_position)``: integer tensors, no graph. ``segments`` = column ids × row ids.
+
+    Every tensor as the Python drops it (measured, tests/crosscheck/peak_measure.LiveBytes); the product index,
+    the per-segment minima and the gathered first positions stay named until the embeddings return (returned, for
+    the caller to drop there). With B or L 1 the expanded positions reshape without a copy. They are storages of
+    the program (not transients), so the step's bound counts them too: B × segments can outweigh the layers."""
+    bl, bs = 8 * b * n, b * segments
+
+    def new(nbytes: int, op: str) -> T:
+        return sim.constant((nbytes,), 1, op)
+
+    position = new(8 * n, "aten.arange")  # position_ids (expanded): rebound by torch.min
+    outer = new(bl, "aten.mul")
+    full = new(bl, "aten.add")  # full_index.indices
+    sim.release(outer)
+    offset = new(8 * b, "aten.arange")
+    scaled = new(8 * b, "aten.mul")
+    sim.release(offset)
+    flat = new(bl, "aten.add")
+    sim.release(scaled)
+    # values.reshape(-1) of the positions expanded over B: a copy unless B or L is 1 (then a view)
+    copies = [new(bl, "aten.clone")] if b > 1 and n > 1 else []
+    zeros = new(4 * bs, "aten.zeros")
+    floats = new(4 * b * n, "aten._to_copy")
+    reduced = new(4 * bs, "aten.scatter_reduce")
+    sim.release(floats)
+    cloned = new(4 * bs, "aten.clone")
+    minima = new(8 * bs, "aten._to_copy")  # first_position_per_segment
+    sim.release(cloned)
+    ids = new(8 * segments, "aten.arange")
+    repeated = new(8 * bs, "aten.repeat")
+    sim.release(flat, *copies, zeros, reduced, ids, repeated)
+    first = new(bl, "aten.gather")  # first_position
+    arange = new(8 * n, "aten.arange")  # position
+    bound = new(8, "aten.lift_fresh")
+    diff = new(bl, "aten.sub")
+    positions = sim.constant((b, n), 8, "aten.minimum")
+    sim.release(position, bound, diff)
+    return positions, [full, minima, first, arange]
+
+
+def step_embeddings(sim: Sim, inv: Inventory, prefix: str, b: int, n: int, ids: T, types: T) -> T:
+    """``TapasEmbeddings`` with ``input_ids`` alone, as its forward drops names: positions ``arange(L)`` expanded to
+    [B, L] (a view of L numbers, which the position table keeps), or with ``reset_position_index_per_cell`` (the
+    default) recomputed per cell (:func:`step_positions_per_cell`: a new int64 [B, L]); the word and position
+    vectors added, then each token-type table's lookup of ``token_type_ids[:, :, i]`` (views of the one zeros
+    [B, L, T] tensor, which every table that trains keeps) added in place, each lookup gone once added; LayerNorm,
+    dropout. No product: no FLOPs."""
     e = prefix + "embeddings."
-    ids = sim.ids((b, n))
-    positions = sim.ids((b, n)) if inv.config["reset_position_index_per_cell"] else sim.expand(sim.ids((1, n)), (b, n))
-    x = sim.add(sim.embedding(e + "word_embeddings", ids, first=True), sim.embedding(e + "position_embeddings", positions))
+    mark = sim.scope()
+    held: list[T] = []
+    if inv.config["reset_position_index_per_cell"]:
+        sizes = inv.config["type_vocab_sizes"]
+        positions, held = step_positions_per_cell(sim, b, n, sizes[1] * sizes[2])
+    else:
+        positions = sim.expand(sim.constant((1, n), 8, "aten.arange"), (b, n))
+    words = sim.embedding(e + "word_embeddings", ids, first=True)
+    placed = sim.embedding(e + "position_embeddings", positions)
+    x = sim.add(words, placed)
     for i in range(len(inv.config["type_vocab_sizes"])):
         added = sim.embedding(f"{e}token_type_embeddings_{i}", sim.select(types, 2, i))
-        x = T(x.shape, x.strides, x.storage, (x.grad or added.grad) and sim.grad_mode, x.itemsize)  # += in place
-    x = sim.layer_norm(e + "LayerNorm", x)
-    return sim.dropout(x, sim.drops("hidden_dropout_prob"))
+        x = sim.add_(x, added)  # embeddings += ...
+        sim.release(added)
+    x = sim.rebind(x, sim.layer_norm(e + "LayerNorm", x))
+    x = sim.rebind(x, sim.dropout(x, sim.drops("hidden_dropout_prob")))
+    sim.release(*held)
+    return sim.end_scope(mark, x)
+
+
+def step_layer(prefix: str, i: int, heads: int) -> Any:
+    """One ``TapasLayer``: BERT's attention with its scores ``/ sqrt(d)`` named until ``TapasSelfAttention`` returns
+    (the probabilities are a new name; no mask: ``create_bidirectional_mask`` gave None; the probabilities not
+    returned), then BERT's output, intermediate and output (:func:`bert.self_output`)."""
+    p = f"{prefix}encoder.layer.{i}."
+
+    def run(sim: Sim, x: T) -> T:
+        s = p + "attention.self."
+        hidden = sim.drops("hidden_dropout_prob")
+        layer = sim.scope()
+        attention = sim.scope()  # TapasSelfAttention.forward
+        context = sim.end_scope(attention, bert.step_attention(sim, x, heads, s + "query", s + "key", s + "value",
+                                                                frame=False, keep_scores=True))
+        attended = bert.self_output(sim, p + "attention.output.", context, x, hidden)
+        sim.release(context)  # TapasAttention returns: ``self_outputs`` gone
+        chunk = sim.scope()  # feed_forward_chunk
+        inner = sim.linear(p + "intermediate.dense", attended)
+        inner = sim.rebind(inner, sim.act("hidden_act", inner))
+        out = sim.end_scope(chunk, bert.self_output(sim, p + "output.", inner, attended, hidden))
+        return sim.end_scope(layer, out)
+
+    return run
 
 
 def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
-    """TAPAS's classes but question answering: ``TapasModel`` fills in ``token_type_ids`` as zeros [B, L, T] (one
-    column per table), then BERT's encoder (its attention divides the scores by sqrt(d) and adds the all-ones
-    mask ``create_bidirectional_mask`` makes: nothing kept either way), BERT's pooler and MLM head; the
-    classifier's dropout is ``hidden_dropout_prob``."""
+    """TAPAS's classes but question answering: ``TapasModel`` makes the float32 mask of ones and fills in
+    ``token_type_ids`` as zeros [B, L, T] (one column per table), then the embeddings;
+    ``create_bidirectional_mask`` (a bool copy and ``.all()``: all ones, so no mask, and ``attention_mask`` rebound
+    to None); the layers; BERT's pooler and MLM head; the classifier's dropout is ``hidden_dropout_prob``. Every
+    release is declared: the forward and the backward are replayed op by op."""
     prefix = bert.step_prefix(inv)
     kind = bert.step_task(inv)
-    b_types = sim.ids((b, n, len(inv.config["type_vocab_sizes"])))  # torch.zeros(*input_shape, T), made first
-    x = step_embeddings(sim, inv, prefix, b, n, b_types)
-    seq = bert.step_encoder(sim, inv, prefix, x)
+    sim.exact_lifetimes()
+    sim.exact_forward()
+    sim.exact_autocast()
+    model = sim.scope()  # TapasModel.forward
+    ids = sim.ids((b, n))  # input_ids: live from the start
+    ones = sim.constant((b, n), 4, "aten.ones")
+    types = sim.constant((b, n, len(inv.config["type_vocab_sizes"])), 8, "aten.zeros")
+    x = step_embeddings(sim, inv, prefix, b, n, ids, types)
+    sim.transients((b * n, 1), (1, 1), ("aten._to_copy", "aten.all"))
+    sim.release(ones)
+    heads = inv.config["num_attention_heads"]
+    seq = x
+    for i in range(inv.config["num_hidden_layers"]):
+        y = sim.layer(step_layer(prefix, i, heads), seq)
+        if i:
+            sim.rebind(seq, y)
+        seq = y
     pooled = bert.step_pooler(sim, prefix, seq) if inv.pooler else None
+    sim.end_scope(model, seq, *([pooled] if pooled is not None else []))
     if kind == "":
         return [seq] + ([pooled] if pooled is not None else [])
     if kind == "ForMaskedLM":
@@ -160,14 +255,12 @@ def step_check(inv: Inventory) -> None:
 KEYS = (activation_key("gelu"), *dropouts("hidden_dropout_prob", "attention_probs_dropout_prob"),
         flag_key("reset_position_index_per_cell", True))
 
-#: No peak of live memory (``buffers`` None): positions reset per cell run segmented reductions over
-#: ``type_vocab_sizes[1] × type_vocab_sizes[2]`` cells whose temporaries the simulator does not model.
 #: ``TapasForQuestionAnswering`` is left out (``costs_architecture``): its training step reads the table's
 #: structure (column and row ids in ``token_type_ids``, the answer coordinates, the aggregation labels), which
 #: ``input_ids`` alone do not give; its segmented reductions over cells are not modelled.
 COSTS = CostModel(step_program, bert.absolute_positions(), check=step_check, keys=KEYS,
                   architectures=("TapasModel", "TapasForMaskedLM", "TapasForSequenceClassification"),
-                  autocast=True)
+                  autocast=True, buffers=no_buffers)
 
 
 FAMILY = Family(

@@ -288,7 +288,7 @@ def step_adapters(sim: Sim, inv: Inventory, p: str, x: T, chosen: int) -> T:
     named: list[T] = []  # lang_mask, lang_hidden_states, adapted_lang_hidden_states of the previous language
     for i, language in enumerate(c["languages"]):
         # Each name is rebound as its own line runs: the previous language's tensor goes then.
-        mask = sim.mask((b,))
+        mask = sim.made_by(sim.mask((b,)), "aten.eq")  # lang_ids == adapter_idx
         if named:
             sim.release(named[0])
         rows = sim.index_rows(x, mask, b if i == chosen else 0)
@@ -311,8 +311,8 @@ def step_adapters(sim: Sim, inv: Inventory, p: str, x: T, chosen: int) -> T:
 
 def step_layer(inv: Inventory, prefix: str, i: int, chosen: int) -> Callable[[Sim, T], T]:
     """One ``XmodLayer``: RoBERTa's post-LN layer with the adapters after the feed-forward sum (before
-    ``output.LayerNorm``), or with ``pre_norm`` the pre-LN layer (:data:`PRE_LN_LAYER`) with the adapters on its
-    output. The post-LN layer declares every name's release: ``XmodAttention`` returns its probabilities, which
+    ``output.LayerNorm``), or with ``pre_norm`` the pre-LN layer (:data:`PRE_LN_LAYER`'s tensors) with the adapters
+    on its output. Both declare every name's release: ``XmodAttention`` returns its probabilities, which
     ``XmodLayer`` holds (``_``) until it returns; ``feed_forward_chunk`` returns the intermediate activation, named
     until the layer returns; ``XmodSelfOutput`` and ``XmodOutput`` add the residual without a LayerNorm, which their
     callers apply (rebinding)."""
@@ -321,9 +321,6 @@ def step_layer(inv: Inventory, prefix: str, i: int, chosen: int) -> Callable[[Si
 
     def adapters(sim: Sim, out: T) -> T:
         return step_adapters(sim, inv, p + "output.", out, chosen)
-
-    if inv.config["pre_norm"]:
-        return PRE_LN_LAYER.step(prefix, i, heads, after=adapters)
 
     def output(sim: Sim, dense: str, x: T, residual: T) -> T:
         """``XmodSelfOutput`` (and the start of ``XmodOutput``): dense, dropout, ``+ input_tensor``."""
@@ -353,7 +350,30 @@ def step_layer(inv: Inventory, prefix: str, i: int, chosen: int) -> Callable[[Si
         out = sim.rebind(out, sim.layer_norm(p + "output.LayerNorm", out))
         return sim.end_scope(layer, out)
 
-    return run
+    def run_pre_norm(sim: Sim, x: T) -> T:
+        """``pre_norm``: ``XmodAttention`` normalises its input (``attention.output.LayerNorm``, named until it
+        returns) and adds the raw input back; ``XmodLayer`` normalises the sum with ``output.LayerNorm``
+        (``attention_output`` rebound: named until the layer returns, ``residual`` keeping the sum), runs the
+        feed-forward pair and ``XmodOutput`` (dense, dropout, + the sum, the adapters), with no LayerNorm after."""
+        s = p + "attention.self."
+        layer = sim.scope()  # XmodLayer.forward
+        attention = sim.scope()  # XmodAttention.forward: the norm's output named until it returns
+        normed = sim.layer_norm(p + "attention.output.LayerNorm", x)
+        held: list[T] = []
+        context = bert.step_attention(sim, normed, heads, s + "query", s + "key", s + "value", held=held)
+        attended = output(sim, p + "attention.output.dense", context, x)
+        sim.release(context)
+        attended = sim.end_scope(attention, attended, *held)
+        normed = sim.layer_norm(p + "output.LayerNorm", attended)
+        chunk = sim.scope()  # feed_forward_chunk: XmodIntermediate
+        inner = sim.linear(p + "intermediate.dense", normed)
+        inner = sim.end_scope(chunk, sim.rebind(inner, sim.keep_input(inner)))  # GELU
+        out_mark = sim.scope()  # XmodOutput.forward
+        out = output(sim, p + "output.dense", inner, attended)
+        out = sim.end_scope(out_mark, sim.rebind(out, adapters(sim, out)))
+        return sim.end_scope(layer, out)
+
+    return run_pre_norm if inv.config["pre_norm"] else run
 
 
 def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
@@ -361,12 +381,12 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
 
     Without ``lang_ids`` ``XmodModel`` makes ``default_language``'s index times
     ``torch.ones(B)`` (float32; the ones dropped once the product is made); with gradient checkpointing every layer
-    is called with it as an argument, so the checkpoint keeps it too. The post-LN layers declare every release (the
-    forward and the backward replayed op by op); ``pre_norm``'s layers keep their bounds.
+    is called with it as an argument, so the checkpoint keeps it too. The post-LN and the pre-LN layers declare every
+    release (the forward and the backward replayed op by op).
     """
     prefix = bert.step_prefix(inv)
     c = inv.config
-    if not c["pre_norm"] and bert.step_task(inv) in roberta.LIFETIMES and not c.get("is_decoder"):
+    if bert.step_task(inv) in roberta.LIFETIMES and not c.get("is_decoder"):
         sim.exact_lifetimes()
         sim.exact_forward()
     chosen = list(c["languages"]).index(c["default_language"])

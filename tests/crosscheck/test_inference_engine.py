@@ -52,6 +52,9 @@ EXACT += ("modernvbert",)  # ModernBERT's text path (the vision tower never runs
 PARTIAL += ("modernvbert",)  # ModernBERT's conditions
 EXACT += ("ultravbert",)
 PARTIAL += ("ultravbert",)  # UltraBERT's condition: an even head size
+EXACT += ("luke",)
+EXACT += ("tapas",)
+EXACT += ("xmod",)  # post-LN and pre-LN layers (pre_norm)
 PEAK_FAMILIES = tuple(mt for mt, f in FAMILIES.items() if f.costs is not None and f.costs.buffers is not None)
 KIND = {"weights": "param", "buffer": "buffer", "input_ids": "input_ids", "activation": "act"}
 
@@ -175,8 +178,8 @@ def test_bert_base_inference_figure() -> None:
 
 
 def test_xmod_post_ln_inference_peak_equals_pytorch() -> None:
-    """X-MOD's post-LN layers (``pre_norm`` false) declare every release (its pre-LN ones keep their bounds, so X-MOD
-    is not in EXACT): every drawn post-LN case gives a figure, and it is the measured peak."""
+    """X-MOD's post-LN layers (``pre_norm`` false, its published checkpoints') declare every release (the pre-LN ones
+    too: X-MOD is in EXACT): every drawn post-LN case gives a figure, and it is the measured peak."""
     figures = 0
     for index in range(2 * PER_FAMILY):
         case = inference_case("xmod", index)
@@ -221,6 +224,7 @@ def variant_case(model_type: str, index: int, attention: str, autocast: bool) ->
 AUTOCAST_EXACT = ("bert", "ernie", "roberta", "xlm-roberta", "camembert", "data2vec-text", "electra", "distilbert",
                   "albert")
 AUTOCAST_EXACT += ("t5", "mt5", "umt5")  # SDPA at inference: the flash kernel (the bias needs no gradient)
+AUTOCAST_EXACT += ("luke", "tapas")
 
 
 @pytest.mark.parametrize("model_type,attention,autocast",

@@ -233,6 +233,8 @@ LIFETIME_FAMILIES += ("t5", "mt5", "umt5")  # SDPA's math path (a trained bias) 
 LIFETIME_FAMILIES += ("ultrabert",)  # EuroBERT's layer, the window's mask made by its model (issue 32)
 LIFETIME_FAMILIES += ("modernvbert",)  # ModernBERT's text path; the vision tower never runs on input_ids
 LIFETIME_FAMILIES += ("ultravbert",)  # UltraBERT's text path
+LIFETIME_FAMILIES += ("tapas",)  # positions reset per cell: integer temporaries, no graph
+LIFETIME_FAMILIES += ("luke",)  # its classes read by input_ids alone (the entity classes are not the step)
 ACTIVATION_RANDOM = int(os.environ.get("PEAK_ACTIVATION_RANDOM", str(max(2, PER_FAMILY * 3 // 4))))
 
 
@@ -353,6 +355,12 @@ FULL_SIZE += (("biohub/ESMC-300M", 16, 512, "fp32", False), ("biohub/ESMC-600M",
 # in bf16 in the optimizer step (1,951,484,300 and 3,042,519,528 bytes, aten.div).
 FULL_SIZE += (("google/flan-t5-base", 16, 512, "fp32", False), ("google-t5/t5-base", 8, 512, "fp32", True),
               ("google/umt5-base", 4, 512, "bf16", False))
+# X-MOD has no full-size row: its adapters index the batch by a boolean mask (``hidden_states[lang_mask]``),
+# whose size fake tensors cannot know (DynamicOutputShapeException), and facebook/xmod-base's 81 adapters on real
+# tensors need more memory than the cross-check takes.
+FULL_SIZE += (("studio-ousia/luke-base", 8, 512, "fp32", False), ("studio-ousia/luke-large", 4, 512, "bf16", False))
+# LUKE under checkpointing is not measured at full size: on fake tensors ``create_bidirectional_mask`` cannot answer
+# ``.all()`` and makes a [B, 1, L, L] mask real tensors never make (as RemBERT's above).
 
 
 @pytest.mark.parametrize("preset,batch,seq_len,dtype,checkpointing", FULL_SIZE)
@@ -518,6 +526,9 @@ FORWARD_EXACT += ("roformer", "esm")
 FORWARD_EXACT += ("rembert", "xlm", "flaubert")
 FORWARD_EXACT += ("gte", "jina_embeddings_v3", "esmc")
 FORWARD_EXACT += ("t5", "mt5", "umt5")
+FORWARD_EXACT += ("luke",)
+FORWARD_EXACT += ("tapas",)
+FORWARD_EXACT += ("xmod",)  # post-LN and pre-LN layers (pre_norm)
 FORWARD_RANDOM = int(os.environ.get("PEAK_FORWARD_RANDOM", str(max(4, PER_FAMILY // 2))))
 #: Families drawn more often there: half of ModernBERT's draws are refused (LoRA targets BERT's names), and its peak
 #: lies in the forward only where little is saved.
@@ -702,8 +713,8 @@ def test_peak_op_by_op_with_sdpa_equals_pytorch(model_type: str) -> None:
 
 
 def test_xmod_post_ln_forward_and_checkpointing_replayed_exactly() -> None:
-    """X-MOD's post-LN layers (``pre_norm`` false, its published checkpoints') declare every release, its pre-LN ones
-    keep their bounds (so X-MOD is not in FORWARD_EXACT): on drawn post-LN cases the forward's and the loss's maxima
+    """X-MOD's post-LN layers (``pre_norm`` false, its published checkpoints') declare every release (the pre-LN ones
+    too: :func:`test_xmod_pre_ln_replayed_exactly`): on drawn post-LN cases the forward's and the loss's maxima
     are the measured ones to the byte and the figure is the measured peak, without checkpointing and under
     non-reentrant checkpointing (each layer's frame keeping ``lang_ids`` too)."""
     checked = checkpointed = 0
@@ -736,6 +747,7 @@ AUTOCAST_EXACT += ("t5", "mt5", "umt5")
 #: Exact under autocast with eager attention only: T5's trained position bias sends SDPA to its math path, whose
 #: autocast copies are not modelled (no figure there, as for every step under autocast the replay does not cover).
 AUTOCAST_EAGER_ONLY = ("t5", "mt5", "umt5")
+AUTOCAST_EXACT += ("luke", "tapas")
 AUTOCAST_RANDOM = int(os.environ.get("PEAK_AUTOCAST_RANDOM", str(max(4, PER_FAMILY // 2))))
 
 
@@ -957,3 +969,58 @@ def test_modernbert_frozen_layers_keep_bounds_where_the_replay_misses() -> None:
         peak = case["costs"].peak
         assert (peak.bytes is None) == (plan == "freeze"), (dtype, mode, plan)
         check_case(case)  # the bounds hold over the measured step (and a figure, where given, is its peak)
+def test_xmod_pre_ln_replayed_exactly() -> None:
+    """X-MOD's pre-LN layers (``pre_norm``: each block's input normalised, ``output.LayerNorm`` named until the layer
+    returns, no LayerNorm after the adapters, the encoder's final LayerNorm): drawn cases forced to ``pre_norm``,
+    where the activations weigh and where the forward does, and under non-reentrant checkpointing; every figure is
+    the measured peak, the forward's and the loss's maxima the measured ones, and peaks lie in the forward and the
+    backward (so both replays are exercised)."""
+    phases: dict[str, int] = {}
+    LIFETIME_DRAW["xmod"] = lambda raw: raw.update(pre_norm=True)
+    try:
+        for index in range(FORWARD_RANDOM):
+            for case in (activation_case("xmod", index), forward_case("xmod", index)):
+                if case is None:
+                    continue
+                assert case["inv"].config["pre_norm"]
+                timeline = engine_timeline(case)
+                assert timeline is not None and timeline.forward is not None, case["arch"]
+                result = measured(case)
+                starts = result.phase_starts
+                forward = max(now for _, now in result.timeline[starts["forward"]:starts["loss"]])
+                loss = max(now for _, now in result.timeline[starts["loss"]:starts["backward"]])
+                assert (timeline.forward.bytes, timeline.loss.bytes) == (forward, loss), (case["arch"], case["raw"])
+                assert check_case(case), (case["arch"], case["raw"])
+                phases[result.phase] = phases.get(result.phase, 0) + 1
+    finally:
+        del LIFETIME_DRAW["xmod"]
+    checkpointed = 0
+    for index in range(4 * FORWARD_RANDOM):
+        case = case_for("xmod", index, "non-reentrant")
+        if case is not None and case["inv"].config["pre_norm"]:
+            checkpointed += check_case(case)
+    assert (phases.get("forward", 0) and phases.get("backward", 0) and checkpointed) or FORWARD_RANDOM < 4, (
+        phases, checkpointed)
+
+
+@pytest.mark.parametrize("architecture,batch,seq_len,dtype", (("TapasModel", 8, 512, "fp32"),
+                                                              ("TapasForMaskedLM", 4, 1024, "bf16")))
+def test_tapas_full_size_figure(architecture: str, batch: int, seq_len: int, dtype: str) -> None:
+    """TAPAS has no preset: ``TapasConfig``'s defaults (tapas-base's sizes, seven token-type tables, positions reset
+    per cell) at full size, on fake tensors: the bound lies above the measured forward and backward and the engine's
+    figure is LiveBytes' peak (measured: 6,872,862,728 bytes in the backward, aten.sum; 5,992,819,320 in the loss,
+    aten.sum)."""
+    import transformers
+
+    from calculator.build import build
+
+    keys = ("vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
+            "max_position_embeddings", "type_vocab_sizes")
+    config = {k: v for k, v in transformers.TapasConfig().to_dict().items() if k in keys}
+    inv = build(dict(config, model_type="tapas"), architecture, None)
+    engine = costs.compute(inv, costs.settings(batch, seq_len, dtype, "adamw")).peak
+    result = measure_peak(Step("tapas", architecture, config, batch, seq_len, dtype=dtype, foreach=False), fake=True)
+    before = result.phase_starts.get("optimizer", len(result.timeline))
+    live_before = max([result.phase_live["forward"]] + [now for _, now in result.timeline[:before]])
+    assert engine.bound and live_before <= engine.bound, (live_before, engine.bound)
+    assert (engine.bytes, engine.phase, engine.op) == (result.peak, result.phase, result.op)
