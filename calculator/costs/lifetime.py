@@ -1846,6 +1846,42 @@ class LiveSim(Sim):
         return self._node("MulBackward0", [self._edge(a), self._edge(b)], run, out)
 
 
+    # -- FNet's Fourier mixing (issue 32; facts measured with tests/crosscheck/peak_measure.backward_ledger)
+
+    def fft_real(self, t: T) -> T:
+        """``torch.fft.fftn(t, dim=(1, 2)).real`` node by node (measured): ``_to_copy`` to complex64
+        (``ToCopyBackward0``: the gradient's real part, a strided view of the complex gradient; the copy itself dropped
+        as ``fftn`` returns, after ``_fft_c2c`` made its output), ``_fft_c2c`` (``FftC2CBackward0``: a new complex
+        tensor), ``view_as_real`` (``ViewAsRealBackward0``: ``view_as_complex``, a view) and ``select(-1, 0)``
+        (``SelectBackward0``: ``select_backward``'s zeros [..., 2] in ``t``'s dtype). None saves anything; the
+        real view keeps the complex output (twice ``t``'s bytes) alive as long as a name holds it."""
+        self._begin()
+        self._labelled("fftn", "aten._to_copy")
+        shape, size, real = t.shape, 2 * t.itemsize, t.itemsize
+        copy = self.new(shape, t.grad, size)
+        if copy.grad:
+            def real_part(bw: Backward, g: T) -> list[T | None]:
+                bw.hold(g.storage)  # ``grad.real``: a view of the complex gradient, every other float
+                return [T(shape, tuple(2 * s for s in g.strides), g.storage, True, real)]
+            copy = self._node("ToCopyBackward0", [self._edge(t)], real_part, copy, [])
+        self._aten = "aten._fft_c2c"
+        out = self.new(shape, t.grad, size)
+        self.release(copy)
+        if out.grad:
+            out = self._node("FftC2CBackward0", [self._edge(copy)],
+                             lambda bw, g: [bw.alloc(shape, size, "aten._fft_c2c")], out, [])
+        view = T(shape + (2,), tuple(2 * s for s in out.strides) + (1,), out.storage, out.grad, real)
+        result = T(shape, tuple(2 * s for s in out.strides), out.storage, out.grad, real)
+        if not out.grad:
+            return result
+
+        def as_complex(bw: Backward, g: T) -> list[T | None]:
+            bw.hold(g.storage)
+            return [T(shape, contiguous_strides(shape), g.storage, True, size)]
+        view = self._node("ViewAsRealBackward0", [self._edge(out)], as_complex, view, [])
+        return self._node("SelectBackward0", [self._edge(view)],
+                          lambda bw, g: [bw.alloc(shape + (2,), real, "aten.select_backward")], result, [])
+
 @dataclass(frozen=True)
 class Timeline:
     """What :func:`run_step` works out: the forward's bound, the backward's exact maximum and the live set then."""

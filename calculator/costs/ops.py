@@ -990,3 +990,12 @@ class Ops:
     def silu(self, t: T) -> T:
         """``silu`` (Nomic BERT's SwiGLU): the backward needs the input, as :meth:`keep_input`."""
         return self.keep_input(t)
+
+    def fft_real(self, t: T) -> T:
+        """``torch.fft.fftn(t, dim=(1, 2)).real`` (FNet's token mixing): ``_to_copy`` to complex (a temporary of
+        twice ``t``'s bytes), ``_fft_c2c`` (complex too), and ``.real``, a strided view that keeps the whole complex
+        storage alive. Nothing is kept for the backward and no FLOPs are counted (FlopCounterMode has no FFT rule)."""
+        size = 2 * t.itemsize
+        self.new(t.shape, t.grad, size)
+        out = self.new(t.shape, t.grad, size)
+        return T(t.shape, tuple(2 * s for s in out.strides), out.storage, out.grad, t.itemsize)
