@@ -186,13 +186,7 @@ def step_attention(sim: Sim, inv: Inventory, p: str, x: T) -> T:
     heads = c["num_attention_heads"]
     d = h // heads
     s = p + "attention.self."
-
-    def split(t: T) -> T:
-        return sim.transpose(sim.view(t, (b, n, heads, d)), 1, 2)
-
-    q = split(sim.linear(s + "query", x))
-    k = split(sim.linear(s + "key", x))
-    v = split(sim.linear(s + "value", x))
+    q, k, v = project_heads(sim, s, x, heads)
     q = sim.elementwise_like(q, q.grad)  # / sqrt(sqrt(d))
     k = sim.elementwise_like(k, k.grad)
     if not landmarks_run(c):
@@ -209,10 +203,29 @@ def step_attention(sim: Sim, inv: Inventory, p: str, x: T) -> T:
         kernel_3 = sim.keep_output(sim.bmm(q_marks, sim.transpose(k, 2, 3)))
         probs = sim.bmm(kernel_1, iterative_inv(sim, kernel_2))
         context = sim.bmm(probs, sim.bmm(kernel_3, v))
-    if s + "conv.weight" in sim.shapes:
-        conv = sim.conv_heads(s + "conv", v)
+    conv = sim.conv_heads(s + "conv", v) if s + "conv.weight" in sim.shapes else None
+    return merge_heads(sim, context, conv, (b, n, h))
+
+
+def project_heads(sim: Sim, s: str, x: T, heads: int) -> tuple[T, T, T]:
+    """Q, K, V of Nyströmformer's and YOSO's attention (written once): ``self.query(x).view(B, L, A, d)
+    .transpose(1, 2)``, each a view of its Linear's output."""
+    b, n, h = x.shape
+    d = h // heads
+
+    def split(t: T) -> T:
+        return sim.transpose(sim.view(t, (b, n, heads, d)), 1, 2)
+
+    return split(sim.linear(s + "query", x)), split(sim.linear(s + "key", x)), split(sim.linear(s + "value", x))
+
+
+def merge_heads(sim: Sim, context: T, conv: T | None, shape: tuple[int, int, int]) -> T:
+    """The end of Nyströmformer's and YOSO's attention: ``context_layer += conv`` when the values' convolution runs
+    (in place: the context needs a gradient where the convolution's output does), then ``permute(0, 2, 1, 3)
+    .contiguous()`` (a copy) viewed as [B, L, H]."""
+    if conv is not None:
         context = T(context.shape, context.strides, context.storage, context.grad or conv.grad, context.itemsize)
-    return sim.contiguous(sim.reshape(sim.contiguous(sim.permute(context, (0, 2, 1, 3))), (b, n, h)))
+    return sim.contiguous(sim.reshape(sim.contiguous(sim.permute(context, (0, 2, 1, 3))), shape))
 
 
 def step_layer(inv: Inventory, prefix: str, i: int, attention: Any = None) -> Any:
