@@ -1994,6 +1994,172 @@ class LiveSim(Sim):
             scores = self.rebind(scores, self.add(scores, mask))
         probs = self.rebind(scores, self.made_by(self.keep_output(scores), "aten._safe_softmax"))
         return self.end_scope(mark, self.bmm(probs, v))
+    # -- Nyströmformer's attention (issue 32; facts measured with tests/crosscheck/peak_measure.backward_ledger;
+    #    its ``permute`` is T5's, above)
+
+    def sum_dim(self, t: T, dim: int) -> T:
+        """``torch.sum(t, dim)``: ``SumBackward1`` hands on ``grad.unsqueeze(dim).expand(sizes)``, a view."""
+        self._begin()
+        self._labelled("sum", "aten.sum")
+        out = Ops.sum_dim(self, t, dim)
+        if not out.grad:
+            return out
+        shape, d = t.shape, dim % len(t.shape)
+
+        def run(bw: Backward, g: T) -> list[T | None]:
+            strides = list(g.strides)
+            strides.insert(d, 0)
+            return [bw.alias(g, shape, tuple(strides))]
+        return self._node("SumBackward1", [self._edge(t)], run, out, [])
+
+    def mean_dim(self, t: T, dim: int) -> T:
+        """``t.mean(dim)``: ``MeanBackward1`` allocates ``grad.expand(sizes) / n``, a new tensor of ``t``'s shape."""
+        self._begin()
+        self._labelled("mean", "aten.mean")
+        out = Ops.mean_dim(self, t, dim)
+        if not out.grad:
+            return out
+        shape, size = t.shape, t.itemsize
+        return self._node("MeanBackward1", [self._edge(t)], lambda bw, g: [bw.alloc(shape, size, "aten.div")], out, [])
+
+    def max_all(self, t: T) -> T:
+        """``torch.max(t)``: ``MaxBackward1`` keeps the input and the result; its backward
+        (``evenly_distribute_backward``, the path a ``TorchDispatchMode`` takes) makes ``input.isnan()``,
+        ``value.isnan()``, their ``logical_and``, ``input == value`` (bool, ``logical_or_`` in place), ``mask.sum()``
+        (int64), ``grad / that`` and the gradient ``mask * ...``, the six temporaries freed as it returns."""
+        self._begin()
+        self._labelled("max", "aten.max")
+        out = Ops.max_all(self, t)
+        if not out.grad:
+            return out
+        shape, size = t.shape, t.itemsize
+
+        def run(bw: Backward, g: T) -> list[T | None]:
+            temps = [bw.alloc(shape, 1, "aten.isnan"), bw.alloc((), 1, "aten.isnan"),
+                     bw.alloc(shape, 1, "aten.logical_and"), bw.alloc(shape, 1, "aten.eq"),
+                     bw.alloc((), 8, "aten.sum"), bw.alloc((), size, "aten.div")]
+            grad = bw.alloc(shape, size, "aten.mul")
+            for temp in temps:
+                bw.drop(temp.storage)
+            return [grad]
+        return self._node("MaxBackward1", [self._edge(t)], run, out)
+
+    def reciprocal(self, t: T) -> T:
+        """``reciprocal`` (Python's ``1 / t``): ``ReciprocalBackward0`` keeps the result; its backward
+        ``-grad * (result * result)`` makes three tensors of ``t``'s shape, two of them temporaries."""
+        self._begin()
+        self._labelled("reciprocal", "aten.reciprocal")
+        out = self.new(t.shape, t.grad, t.itemsize)
+        if not out.grad:
+            return out
+        self.save(out)
+        shape, size = t.shape, t.itemsize
+
+        def run(bw: Backward, g: T) -> list[T | None]:
+            temps = [bw.alloc(shape, size, "aten.neg"), bw.alloc(shape, size, "aten.mul")]
+            grad = bw.alloc(shape, size, "aten.mul")
+            for temp in temps:
+                bw.drop(temp.storage)
+            return [grad]
+        return self._node("ReciprocalBackward0", [self._edge(t)], run, out)
+
+    def scalar_times(self, s: T, t: T) -> T:
+        """``s * t``, ``s`` 0-dim, laid out as ``t``: ``MulBackward0`` keeps each factor for the other's gradient;
+        its backward allocates ``grad * t`` (``s``'s, summed to 0-dim by ``validate_outputs``) and ``grad * s``."""
+        self._begin()
+        self._labelled("mul", "aten.mul")
+        out = self._laid_out(t, s.grad or t.grad, "aten.mul")
+        if not out.grad:
+            return out
+        if s.shape or s.itemsize != t.itemsize:
+            self.fail("a product by a tensor that is not a 0-dim scalar of the same dtype")
+        if s.grad:
+            self.save(t)
+        if t.grad:
+            self.save(s)
+        shape, size = t.shape, t.itemsize
+
+        def run(bw: Backward, g: T) -> list[T | None]:
+            full = bw.alloc(shape, size, "aten.mul") if s.grad else None
+            gt = bw.alloc(shape, size, "aten.mul", _dense_strides(g.shape, g.strides)) if t.grad else None
+            gs = None
+            if full is not None:
+                gs = bw.alloc((), size, "aten.sum")
+                bw.drop(full.storage)
+            return [gs, gt]
+        return self._node("MulBackward0", [self._edge(s), self._edge(t)], run, out)
+
+    def sub_from(self, c: T, t: T) -> T:
+        """``c - t`` with ``c`` a constant broadcast to ``t``'s shape: ``SubBackward0`` keeps nothing and allocates
+        ``-grad`` for ``t``."""
+        self._begin()
+        self._labelled("sub", "aten.sub")
+        out = self.new(t.shape, t.grad, t.itemsize)
+        if not out.grad:
+            return out
+        if c.grad or c.itemsize != t.itemsize or not is_contiguous(t):
+            self.fail("a subtraction not of a constant from a dense tensor")
+        shape, size = t.shape, t.itemsize
+        return self._node("SubBackward0", [None, self._edge(t)],
+                          lambda bw, g: [None, bw.alloc(shape, size, "aten.neg")], out, [])
+
+    def conv_heads(self, module: str, x: T) -> T:
+        """The values' depthwise convolution: ``ConvolutionBackward0`` keeps the input (and the weight); its backward
+        allocates the input's gradient (contiguous), then the weight's."""
+        self._begin()
+        if self.lower is not None:
+            self.fail("the values' convolution under autocast")
+        self._aten = "aten.convolution"
+        out = super().conv_heads(module, x)
+        if not out.grad:
+            return out
+        name = module + ".weight"
+        w_grad = self.param_trains(name)
+        shape, size, wshape = x.shape, x.itemsize, self.shapes[name]
+
+        def run(bw: Backward, g: T) -> list[T | None]:
+            gx = bw.alloc(shape, size, "aten.convolution_backward") if x.grad else None
+            gw = bw.alloc(wshape, size, "aten.convolution_backward") if w_grad else None
+            return [gx, gw]
+        with self._in(module):
+            return self._node("ConvolutionBackward0", [self._edge(x), self._accumulator(name) if w_grad else None],
+                              run, out)
+
+    # -- FNet's Fourier mixing (issue 32; facts measured with tests/crosscheck/peak_measure.backward_ledger)
+
+    def fft_real(self, t: T) -> T:
+        """``torch.fft.fftn(t, dim=(1, 2)).real`` node by node (measured): ``_to_copy`` to complex64
+        (``ToCopyBackward0``: the gradient's real part, a strided view of the complex gradient; the copy itself dropped
+        as ``fftn`` returns, after ``_fft_c2c`` made its output), ``_fft_c2c`` (``FftC2CBackward0``: a new complex
+        tensor), ``view_as_real`` (``ViewAsRealBackward0``: ``view_as_complex``, a view) and ``select(-1, 0)``
+        (``SelectBackward0``: ``select_backward``'s zeros [..., 2] in ``t``'s dtype). None saves anything; the
+        real view keeps the complex output (twice ``t``'s bytes) alive as long as a name holds it."""
+        self._begin()
+        self._labelled("fftn", "aten._to_copy")
+        shape, size, real = t.shape, 2 * t.itemsize, t.itemsize
+        copy = self.new(shape, t.grad, size)
+        if copy.grad:
+            def real_part(bw: Backward, g: T) -> list[T | None]:
+                bw.hold(g.storage)  # ``grad.real``: a view of the complex gradient, every other float
+                return [T(shape, tuple(2 * s for s in g.strides), g.storage, True, real)]
+            copy = self._node("ToCopyBackward0", [self._edge(t)], real_part, copy, [])
+        self._aten = "aten._fft_c2c"
+        out = self.new(shape, t.grad, size)
+        self.release(copy)
+        if out.grad:
+            out = self._node("FftC2CBackward0", [self._edge(copy)],
+                             lambda bw, g: [bw.alloc(shape, size, "aten._fft_c2c")], out, [])
+        view = T(shape + (2,), tuple(2 * s for s in out.strides) + (1,), out.storage, out.grad, real)
+        result = T(shape, tuple(2 * s for s in out.strides), out.storage, out.grad, real)
+        if not out.grad:
+            return result
+
+        def as_complex(bw: Backward, g: T) -> list[T | None]:
+            bw.hold(g.storage)
+            return [T(shape, contiguous_strides(shape), g.storage, True, size)]
+        view = self._node("ViewAsRealBackward0", [self._edge(out)], as_complex, view, [])
+        return self._node("SelectBackward0", [self._edge(view)],
+                          lambda bw, g: [bw.alloc(shape + (2,), real, "aten.select_backward")], result, [])
 
 @dataclass(frozen=True)
 class Timeline:

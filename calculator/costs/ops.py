@@ -998,3 +998,44 @@ class Ops:
     def silu(self, t: T) -> T:
         """``silu`` (Nomic BERT's SwiGLU): the backward needs the input, as :meth:`keep_input`."""
         return self.keep_input(t)
+
+    def fft_real(self, t: T) -> T:
+        """``torch.fft.fftn(t, dim=(1, 2)).real`` (FNet's token mixing): ``_to_copy`` to complex (a temporary of
+        twice ``t``'s bytes), ``_fft_c2c`` (complex too), and ``.real``, a strided view that keeps the whole complex
+        storage alive. Nothing is kept for the backward and no FLOPs are counted (FlopCounterMode has no FFT rule)."""
+        size = 2 * t.itemsize
+        self.new(t.shape, t.grad, size)
+        out = self.new(t.shape, t.grad, size)
+        return T(t.shape, tuple(2 * s for s in out.strides), out.storage, out.grad, t.itemsize)
+
+    # -- Nyströmformer's landmarks and pseudo-inverse (their lifetimes: LiveSim's methods of the same names)
+
+    def sum_dim(self, t: T, dim: int) -> T:
+        """``torch.sum(t, dim=dim)``: a new tensor without ``dim``; ``SumBackward1`` keeps only sizes."""
+        d = dim % len(t.shape)
+        return self.new(t.shape[:d] + t.shape[d + 1:], t.grad, t.itemsize)
+
+    def mean_dim(self, t: T, dim: int) -> T:
+        """``t.mean(dim=dim)``: a new tensor without ``dim``; ``MeanBackward1`` keeps only sizes."""
+        return self.sum_dim(t, dim)
+
+    def max_all(self, t: T) -> T:
+        """``torch.max(t)``: a 0-dim tensor; ``MaxBackward1`` keeps the input and the result."""
+        out = self.new((), t.grad, t.itemsize)
+        if t.grad and self.grad_mode:
+            self.save(t)
+            self.save(out)
+        return out
+
+    def reciprocal(self, t: T) -> T:
+        """``1 / t``'s ``reciprocal``: ``ReciprocalBackward0`` keeps the result."""
+        return self.keep_output(t)
+
+    def scalar_times(self, s: T, t: T) -> T:
+        """``s * t`` with a 0-dim ``s`` (the pseudo-inverse's ``1 / max(...) * key.transpose(-1, -2)``): each factor
+        kept for the other's gradient."""
+        return self.mul(s, t, t.shape)
+
+    def sub_from(self, c: T, t: T) -> T:
+        """``c - t`` with a constant ``c`` broadcast (``7 * identity - key_value``): nothing kept."""
+        return self.add(c, t)

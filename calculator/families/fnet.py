@@ -16,7 +16,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from ..costs import CostModel, Sim, T, activation_key, dropouts
+from ..costs import CostModel, Sim, T, activation_key, dropouts, position_buffers
 from ..errors import CalcError
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
@@ -89,54 +89,77 @@ def sample(rng: random.Random, config: dict[str, Any]) -> None:
 
 
 def step_embeddings(sim: Sim, prefix: str, b: int, n: int) -> T:
-    """``FNetEmbeddings``: word + token type (a buffer's slice, expanded) + position, LayerNorm, projection,
-    dropout."""
+    """``FNetEmbeddings``: word + token type (a buffer's slice, expanded by FNetModel) + position (``+=``, in place),
+    LayerNorm, projection, dropout; ``inputs_embeds``, ``token_type_embeddings`` and ``position_embeddings`` named
+    until it returns, ``embeddings`` rebound by each step."""
     e = prefix + "embeddings."
+    mark = sim.scope()  # FNetEmbeddings.forward
     ids, types, positions = sim.ids((b, n)), sim.expand(sim.buffer((1, n)), (b, n)), sim.buffer((1, n))
-    x = sim.embedding(e + "word_embeddings", ids, first=True)
-    x = sim.add(x, sim.embedding(e + "token_type_embeddings", types))
-    x = sim.add(x, sim.embedding(e + "position_embeddings", positions))  # ``embeddings += ...``: nothing kept
-    x = sim.linear(e + "projection", sim.layer_norm(e + "LayerNorm", x))
-    return sim.dropout(x, sim.drops("hidden_dropout_prob"))
+    words = sim.embedding(e + "word_embeddings", ids, first=True)
+    x = sim.add(words, sim.embedding(e + "token_type_embeddings", types))
+    x = sim.add_(x, sim.embedding(e + "position_embeddings", positions))  # ``embeddings += position_embeddings``
+    x = sim.rebind(x, sim.layer_norm(e + "LayerNorm", x))
+    x = sim.rebind(x, sim.linear(e + "projection", x))
+    x = sim.rebind(x, sim.dropout(x, sim.drops("hidden_dropout_prob")))
+    return sim.end_scope(mark, x)
 
 
 def step_layer(prefix: str, i: int) -> Any:
     """One ``FNetLayer``: ``fftn(x, dim=(1, 2)).real``, LayerNorm(x + it), then BERT's feed-forward block.
 
-    The FFT keeps nothing for its backward (``_fft_r2c`` and ``_fft_c2c`` need only sizes; ``.real`` is a
-    view), and PyTorch's FlopCounterMode has no formula for it: it counts 0 FLOPs, and so does this step."""
+    The FFT keeps nothing for its backward (``_fft_c2c`` and ``_to_copy`` need only sizes; ``.real`` is a view of
+    the complex output, which it keeps alive until ``FNetFourierTransform.forward`` returns: :meth:`Ops.fft_real`),
+    and PyTorch's FlopCounterMode has no formula for it: it counts 0 FLOPs, and so does this step."""
     p = f"{prefix}encoder.layer.{i}."
 
     def run(sim: Sim, x: T) -> T:
-        mixed = sim.pointwise(x)  # the FFT's real part: a fresh [B, L, H] tensor, no FLOPs counted, nothing kept
-        attended = sim.layer_norm(p + "fourier.output.LayerNorm", sim.add(x, mixed))
-        inner = sim.act("hidden_act", sim.linear(p + "intermediate.dense", attended))
-        out = sim.dropout(sim.linear(p + "output.dense", inner), sim.drops("hidden_dropout_prob"))
-        return sim.layer_norm(p + "output.LayerNorm", sim.add(out, attended))
+        layer = sim.scope()  # FNetLayer.forward: fourier_output named until it returns
+        fourier = sim.scope()  # FNetFourierTransform.forward: self_outputs (the real view) until it returns
+        mixed = sim.fft_real(x)
+        basic = sim.scope()  # FNetBasicOutput.forward: LayerNorm(input_tensor + hidden_states), the sum a temporary
+        total = sim.add(x, mixed)
+        attended = sim.layer_norm(p + "fourier.output.LayerNorm", total)
+        sim.release(total)
+        attended = sim.end_scope(fourier, sim.end_scope(basic, attended))
+        chunk = sim.scope()  # feed_forward_chunk: intermediate_output until it returns
+        inner = sim.linear(p + "intermediate.dense", attended)
+        inner = sim.rebind(inner, sim.act("hidden_act", inner))
+        out = sim.end_scope(chunk, bert.self_output(sim, p + "output.", inner, attended, sim.drops("hidden_dropout_prob")))
+        return sim.end_scope(layer, out)
 
     return run
 
 
 def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
-    """FNet's classes: every one computes the pooler (returned by the base model and the classes that read it)."""
+    """FNet's classes: every one computes the pooler (returned by the base model and the classes that read it; the
+    others hold it in ``outputs`` until their forward returns, and no gradient reaches it)."""
     if sim.itemsize != 4 and inv.config["num_hidden_layers"]:  # torch.fft: "Unsupported dtype BFloat16" on a CPU
         raise CalcError("costs_forward_fails", key="dtype", value="bf16")
     prefix = bert.step_prefix(inv)
-    x = step_embeddings(sim, prefix, b, n)
-    for i in range(inv.config["num_hidden_layers"]):
-        x = sim.layer(step_layer(prefix, i), x)
     kind = bert.step_task(inv)
+    sim.exact_lifetimes()  # every op modelled (another activation makes LiveSim fail: bounds kept)
+    sim.exact_forward()  # every name's release declared below (modeling_fnet.py)
+    model = sim.scope()  # FNetModel.forward: embedding_output named until it returns
+    x = step_embeddings(sim, prefix, b, n)
+    seq = x
+    for i in range(inv.config["num_hidden_layers"]):  # FNetEncoder: hidden_states rebound by every layer
+        y = sim.layer(step_layer(prefix, i), seq)
+        if i:
+            sim.rebind(seq, y)
+        seq = y
     if kind in ("ForMaskedLM", "ForTokenClassification", "ForQuestionAnswering"):  # pooled, never returned
-        pooled = sim.unused(lambda: bert.step_pooler(sim, prefix, x)) if inv.pooler else None
+        pooled = sim.unused(lambda: bert.step_pooler(sim, prefix, seq)) if inv.pooler else None
     else:
-        pooled = bert.step_pooler(sim, prefix, x) if inv.pooler else None
+        pooled = bert.step_pooler(sim, prefix, seq) if inv.pooler else None
+    sim.end_scope(model, seq, *([pooled] if pooled is not None else []))
     if kind == "":
-        return [x] + ([pooled] if pooled is not None else [])
+        return [seq] + ([pooled] if pooled is not None else [])
     if kind == "ForMaskedLM":
-        return [bert.step_mlm(sim, "cls.predictions", x, act_key="hidden_act")]
+        return [bert.step_mlm(sim, "cls.predictions", seq, act_key="hidden_act")]
     if kind == "ForPreTraining":
         assert pooled is not None
-        return [bert.step_mlm(sim, "cls.predictions", x, act_key="hidden_act"), sim.linear("cls.seq_relationship", pooled)]
+        return [bert.step_mlm(sim, "cls.predictions", seq, act_key="hidden_act"),
+                sim.linear("cls.seq_relationship", pooled)]
     if kind == "ForNextSentencePrediction":
         assert pooled is not None
         return [sim.linear("cls.seq_relationship", pooled)]
@@ -144,14 +167,14 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
         assert pooled is not None
         return [sim.linear("classifier", sim.dropout(pooled, sim.drops("hidden_dropout_prob")))]
     if kind == "ForTokenClassification":
-        return [sim.linear("classifier", sim.dropout(x, sim.drops("hidden_dropout_prob")))]
+        return [sim.linear("classifier", sim.dropout(seq, sim.drops("hidden_dropout_prob")))]
     if kind == "ForQuestionAnswering":
-        return bert.step_qa(sim, x)
+        return bert.step_qa(sim, seq)
     raise AssertionError(inv.architecture)
 
 
 COSTS = CostModel(step_program, bert.absolute_positions(), check=bert.step_check,
-                  keys=(activation_key("gelu_new"), *dropouts("hidden_dropout_prob")))
+                  keys=(activation_key("gelu_new"), *dropouts("hidden_dropout_prob")), buffers=position_buffers)
 
 
 def fnet_config(hidden: int, layers: int, inter: int) -> dict[str, Any]:
@@ -201,8 +224,11 @@ FAMILY = Family(
     labels={"costs_mixing": L(
         "Token mixing: {architecture} has no attention. Each layer's torch.fft.fftn counts 0 FLOPs here, as PyTorch's "
         "FlopCounterMode counts it (it has no formula for FFTs), so the FLOPs leave the Fourier transforms out; "
-        "they keep nothing for the backward. On a CPU torch.fft refuses bf16, so that dtype is refused too.",
+        "they keep nothing for the backward. Their storages count in the peak all the same: each layer's complex64 "
+        "output (twice the hidden states' bytes) is live until its mixing returns. On a CPU torch.fft refuses bf16, "
+        "so that dtype is refused too.",
         "token 混合：{architecture} 没有注意力。每层的 torch.fft.fftn 在这里记为 0 FLOPs，与 PyTorch 的 FlopCounterMode "
         "一致（它没有 FFT 的计算公式），所以 FLOPs 不含傅里叶变换；傅里叶变换也不为反向传播保存任何张量。"
+        "但它的存储照样计入峰值：每层 complex64 的输出（隐藏状态字节数的两倍）一直存活到该层的混合返回。"
         "在 CPU 上 torch.fft 不支持 bf16，所以 bf16 下也不计算训练一步的开销。")},
 )

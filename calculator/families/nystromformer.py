@@ -18,7 +18,7 @@ import random
 from typing import Any
 
 from ..config import Field
-from ..costs import CostModel, Sim, T, activation_key, dropouts
+from ..costs import CostModel, Sim, T, activation_key, dropouts, position_buffers
 from ..errors import CalcError
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
@@ -128,15 +128,18 @@ def nystromformer_config() -> dict[str, Any]:
 
 
 def step_embeddings(sim: Sim, prefix: str, b: int, n: int) -> T:
-    """``NystromformerEmbeddings``: word + token type (the buffer's slice, expanded) + position (the buffer's
-    slice, which starts at 2), LayerNorm, dropout. Only ``input_ids`` are kept (for the word table's backward):
-    both other index tensors are views of buffers."""
+    """``NystromformerEmbeddings`` (YOSO's too): word + token type (the buffer's slice, expanded) + position (the
+    buffer's slice, which starts at 2; ``embeddings += ...``, in place), LayerNorm, dropout, each rebinding
+    ``embeddings``. Only ``input_ids`` are kept (for the word table's backward): both other index tensors are
+    views of buffers."""
     e = prefix + "embeddings."
+    mark = sim.scope()  # the embeddings' forward: its locals die as it returns
     ids, types, positions = sim.ids((b, n)), sim.expand(sim.buffer((1, n)), (b, n)), sim.buffer((1, n))
-    x = sim.embedding(e + "word_embeddings", ids, first=True)
-    x = sim.add(x, sim.embedding(e + "token_type_embeddings", types))
-    x = sim.add(x, sim.embedding(e + "position_embeddings", positions))  # ``embeddings += ...``: nothing kept
-    return sim.dropout(sim.layer_norm(e + "LayerNorm", x), sim.drops("hidden_dropout_prob"))
+    words = sim.embedding(e + "word_embeddings", ids, first=True)
+    x = sim.add(words, sim.embedding(e + "token_type_embeddings", types))
+    x = sim.add_(x, sim.embedding(e + "position_embeddings", positions))
+    x = sim.rebind(x, sim.layer_norm(e + "LayerNorm", x))
+    return sim.end_scope(mark, sim.rebind(x, sim.dropout(x, sim.drops("hidden_dropout_prob"))))
 
 
 def landmarks_run(c: dict[str, Any]) -> bool:
@@ -147,28 +150,45 @@ def landmarks_run(c: dict[str, Any]) -> bool:
 
 def iterative_inv(sim: Sim, kernel: T) -> T:
     """``NystromformerSelfAttention.iterative_inv`` (``init_option`` "original"), six iterations, as autograd
-    records it: ``sum`` over dim -2 (keeps sizes), ``max`` of everything (keeps its input and its 0-dim result),
-    ``1 / that`` (``reciprocal``, keeps its result, then ``* 1``), times ``kernel``'s transpose (``mul``: each
-    factor kept for the other's gradient); then per iteration ``kv = kernel @ v`` and three products with
-    ``c·I - …`` (``eye`` and its multiples need no gradient, the subtractions keep nothing), the last one by
-    ``0.25 * v`` (a product with a number: nothing kept). Each product keeps both factors."""
+    records it: ``identity = torch.eye(m)`` (float32, named until it returns); ``sum`` over dim -2 (keeps sizes),
+    ``max`` of everything (keeps its input and its 0-dim result), ``1 / that`` (``reciprocal``, keeps its result,
+    then ``* 1``), times ``kernel``'s transpose (laid out as it; each factor kept for the other's gradient); then per
+    iteration ``key_value = kernel @ value`` and, evaluated left to right, ``0.25 * value``, ``13 * identity``,
+    ``15 * identity``, ``7 * identity`` (constants), three subtractions (nothing kept) and three products (each
+    keeping both factors), every temporary gone once the operation that read it has returned."""
     x, a, m, _ = kernel.shape
-    sums = sim.new((x, a, m), kernel.grad, kernel.itemsize)
-    top = sim.new((), kernel.grad, kernel.itemsize)
-    if kernel.grad:
-        sim.save(sums)
-        sim.save(top)
-    inverse = sim.keep_output(top)  # reciprocal
-    inverse = sim.pointwise(inverse)  # * 1
-    v = sim.mul(inverse, sim.transpose(kernel, 2, 3), kernel.shape)
+    mark = sim.scope()  # iterative_inv
+    sim.constant((m, m), 4, "aten.eye")  # identity = torch.eye(m): named until iterative_inv returns
+    sums = sim.sum_dim(kernel, -2)
+    top = sim.max_all(sums)
+    sim.release(sums)
+    inverse = sim.reciprocal(top)
+    scaled = sim.scalar(inverse)  # reciprocal(t) * 1: Python's 1 / t
+    sim.release(top, inverse)
+    v = sim.scalar_times(scaled, sim.transpose(kernel, 2, 3))
+    sim.release(scaled)
+    kv: T | None = None
     for _ in range(6):
-        kv = sim.bmm(kernel, v)
-        quarter = sim.pointwise(v)  # 0.25 * value
-        inner = sim.add(sim.constant((m, m), sim.itemsize), kv)  # 7 * I - kv
-        inner = sim.add(sim.constant((m, m), sim.itemsize), sim.bmm(kv, inner))  # 15 * I - kv @ (...)
-        inner = sim.add(sim.constant((m, m), sim.itemsize), sim.bmm(kv, inner))  # 13 * I - kv @ (...)
-        v = sim.bmm(quarter, inner)
-    return v
+        product = sim.bmm(kernel, v)
+        if kv is not None:
+            sim.release(kv)  # key_value rebound
+        kv = product
+        quarter = sim.scalar(v)  # 0.25 * value
+        c13, c15, c7 = (sim.constant((m, m), 4, "aten.mul") for _ in range(3))
+        inner = sim.sub_from(c7, kv)
+        sim.release(c7)
+        first = sim.bmm(kv, inner)
+        sim.release(inner)
+        inner = sim.sub_from(c15, first)
+        sim.release(c15, first)
+        second = sim.bmm(kv, inner)
+        sim.release(inner)
+        inner = sim.sub_from(c13, second)
+        sim.release(c13, second)
+        out = sim.bmm(quarter, inner)
+        sim.release(quarter, inner, v)  # the expression's temporaries; ``value`` rebound
+        v = out
+    return sim.end_scope(mark, v)
 
 
 def step_attention(sim: Sim, inv: Inventory, p: str, x: T) -> T:
@@ -176,43 +196,70 @@ def step_attention(sim: Sim, inv: Inventory, p: str, x: T) -> T:
     attention; no dropout: the module's is never called).
 
     Q, K, V are split into heads (views); Q and K are divided by d^(1/4) (new tensors laid out as their
-    [B, L, A, d] inputs, so ``matmul``'s reshapes copy them unless B or A is 1). With as many landmarks as
-    ``segment_means_seq_len``: softmax(QKᵀ)V. Otherwise the landmarks are the means of Q and K over segments of
-    ``segment_means_seq_len // num_landmarks`` positions (a view, then ``mean``, which keeps sizes only), and
-    the context is softmax(Q K̃ᵀ) · pinv(softmax(Q̃ K̃ᵀ)) · (softmax(Q̃ Kᵀ) V). The convolution over the values
-    is added in place (keeps nothing); the context is permuted back and made contiguous (a copy)."""
+    [B, L, A, d] inputs, so ``matmul``'s reshapes copy them unless B or A is 1; the projections' outputs dropped
+    as the names are rebound). With as many landmarks as ``segment_means_seq_len``: softmax(QKᵀ)V. Otherwise the
+    landmarks are the means of Q and K over segments of ``segment_means_seq_len // num_landmarks`` positions (a
+    view, then ``mean``, which keeps sizes only), and the context is softmax(Q K̃ᵀ) · pinv(softmax(Q̃ K̃ᵀ)) ·
+    (softmax(Q̃ Kᵀ) V); ``attention_scores`` and ``attention_probs`` keep their names until it returns. The
+    convolution over the values is added in place (keeps nothing); the context is permuted back and made
+    contiguous (a copy)."""
     c = inv.config
     b, n, h = x.shape
     heads = c["num_attention_heads"]
     d = h // heads
     s = p + "attention.self."
-
-    def split(t: T) -> T:
-        return sim.transpose(sim.view(t, (b, n, heads, d)), 1, 2)
-
-    q = split(sim.linear(s + "query", x))
-    k = split(sim.linear(s + "key", x))
-    v = split(sim.linear(s + "value", x))
-    q = sim.elementwise_like(q, q.grad)  # / sqrt(sqrt(d))
-    k = sim.elementwise_like(k, k.grad)
+    mark = sim.scope()  # NystromformerSelfAttention.forward
+    q, k, v = project_heads(sim, s, x, heads)
+    q = sim.rebind(q, sim.divided(q))  # / sqrt(sqrt(d)), laid out as its input
+    k = sim.rebind(k, sim.divided(k))
     if not landmarks_run(c):
-        probs = sim.keep_output(sim.bmm(q, sim.transpose(k, 2, 3)))
+        scores = sim.bmm(q, sim.transpose(k, 2, 3))  # attention_scores
+        probs = sim.keep_output(scores)
         context = sim.bmm(probs, v)
     else:
         m = c["num_landmarks"]
         segment = c["segment_means_seq_len"] // m
-        q_marks = sim.new((b, heads, m, d), q.grad, q.itemsize)  # reshape(-1, A, m, S // m, d).mean(dim=-2)
-        k_marks = sim.new((b, heads, m, d), k.grad, k.itemsize)
         assert m * segment == n
-        kernel_1 = sim.keep_output(sim.bmm(q, sim.transpose(k_marks, 2, 3)))
-        kernel_2 = sim.keep_output(sim.bmm(q_marks, sim.transpose(k_marks, 2, 3)))
-        kernel_3 = sim.keep_output(sim.bmm(q_marks, sim.transpose(k, 2, 3)))
-        probs = sim.bmm(kernel_1, iterative_inv(sim, kernel_2))
+        q_marks = sim.mean_dim(sim.reshape(q, (b, heads, m, segment, d)), -2)
+        k_marks = sim.mean_dim(sim.reshape(k, (b, heads, m, segment, d)), -2)
+
+        def softmax_of(product: T) -> T:
+            out = sim.keep_output(product)
+            sim.release(product)  # the product, a temporary of the expression
+            return out
+        kernel_1 = softmax_of(sim.bmm(q, sim.transpose(k_marks, 2, 3)))
+        kernel_2 = softmax_of(sim.bmm(q_marks, sim.transpose(k_marks, 2, 3)))
+        scores = sim.bmm(q_marks, sim.transpose(k, 2, 3))  # attention_scores
+        kernel_3 = sim.keep_output(scores)
+        pinv = iterative_inv(sim, kernel_2)
+        probs = sim.bmm(kernel_1, pinv)  # attention_probs
+        sim.release(pinv)
         context = sim.bmm(probs, sim.bmm(kernel_3, v))
-    if s + "conv.weight" in sim.shapes:
-        conv = sim.conv_heads(s + "conv", v)
-        context = T(context.shape, context.strides, context.storage, context.grad or conv.grad, context.itemsize)
-    return sim.contiguous(sim.reshape(sim.contiguous(sim.permute(context, (0, 2, 1, 3))), (b, n, h)))
+    conv = sim.conv_heads(s + "conv", v) if s + "conv.weight" in sim.shapes else None
+    return sim.end_scope(mark, merge_heads(sim, context, conv, (b, n, h)))
+
+
+def project_heads(sim: Sim, s: str, x: T, heads: int) -> tuple[T, T, T]:
+    """Q, K, V of Nyströmformer's and YOSO's attention (written once): ``self.query(x).view(B, L, A, d)
+    .transpose(1, 2)``, each a view of its Linear's output."""
+    b, n, h = x.shape
+    d = h // heads
+
+    def split(t: T) -> T:
+        return sim.transpose(sim.view(t, (b, n, heads, d)), 1, 2)
+
+    return split(sim.linear(s + "query", x)), split(sim.linear(s + "key", x)), split(sim.linear(s + "value", x))
+
+
+def merge_heads(sim: Sim, context: T, conv: T | None, shape: tuple[int, int, int]) -> T:
+    """The end of Nyströmformer's and YOSO's attention: ``context_layer += conv`` when the values' convolution runs
+    (in place: the context needs a gradient where the convolution's output does), then ``permute(0, 2, 1, 3)
+    .contiguous()`` (a copy) viewed as [B, L, H]."""
+    if conv is not None:
+        context = sim.add_(context, conv)  # context_layer += self.conv(value_layer): in place, nothing kept
+        sim.release(conv)
+    out = sim.rebind(context, sim.contiguous(sim.permute(context, (0, 2, 1, 3))))  # context_layer rebound
+    return sim.contiguous(sim.reshape(out, shape))
 
 
 def step_layer(inv: Inventory, prefix: str, i: int, attention: Any = None) -> Any:
@@ -223,12 +270,15 @@ def step_layer(inv: Inventory, prefix: str, i: int, attention: Any = None) -> An
 
     def run(sim: Sim, x: T) -> T:
         hidden = sim.drops("hidden_dropout_prob")
+        layer = sim.scope()  # NystromformerLayer.forward: attention_output named until it returns
+        attention = sim.scope()  # NystromformerAttention.forward: self_outputs (the context) until it returns
         context = attend(sim, inv, p, x)
-        out = sim.dropout(sim.linear(p + "attention.output.dense", context), hidden)
-        attended = sim.layer_norm(p + "attention.output.LayerNorm", sim.add(out, x))
-        inner = sim.act("hidden_act", sim.linear(p + "intermediate.dense", attended))
-        out = sim.dropout(sim.linear(p + "output.dense", inner), hidden)
-        return sim.layer_norm(p + "output.LayerNorm", sim.add(out, attended))
+        attended = sim.end_scope(attention, bert.self_output(sim, p + "attention.output.", context, x, hidden))
+        chunk = sim.scope()  # feed_forward_chunk: intermediate_output until it returns
+        inner = sim.linear(p + "intermediate.dense", attended)
+        inner = sim.rebind(inner, sim.act("hidden_act", inner))
+        out = sim.end_scope(chunk, bert.self_output(sim, p + "output.", inner, attended, hidden))
+        return sim.end_scope(layer, out)
 
     return run
 
@@ -242,10 +292,14 @@ def step_heads(sim: Sim, inv: Inventory, seq: T) -> list[T]:
         return [seq]
     if kind == "ForMaskedLM":
         return [bert.step_mlm(sim, "cls.predictions", seq, act_key="hidden_act")]
-    if kind == "ForSequenceClassification":
-        x = sim.dropout(sim.select(seq, 1), hidden)
-        x = sim.dropout(sim.act("hidden_act", sim.linear("classifier.dense", x)), hidden)
-        return [sim.linear("classifier.out_proj", x)]
+    if kind == "ForSequenceClassification":  # the classification head: x rebound by every step
+        mark = sim.scope()
+        x = sim.dropout(sim.select(seq, 1), hidden)  # features[:, 0, :], a view of the named sequence output
+        y = sim.linear("classifier.dense", x)
+        x = y if x.storage == seq.storage else sim.rebind(x, y)
+        x = sim.rebind(x, sim.act("hidden_act", x))
+        x = sim.rebind(x, sim.dropout(x, hidden))
+        return [sim.end_scope(mark, sim.rebind(x, sim.linear("classifier.out_proj", x)))]
     if kind == "ForTokenClassification":
         return [sim.linear("classifier", sim.dropout(seq, hidden))]
     if kind == "ForQuestionAnswering":
@@ -254,7 +308,11 @@ def step_heads(sim: Sim, inv: Inventory, seq: T) -> list[T]:
 
 
 def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
-    """Nyströmformer's classes (multiple choice refused by :func:`step_check`)."""
+    """Nyströmformer's classes (multiple choice refused by :func:`step_check`), every name dropped where
+    ``modeling_nystromformer.py`` drops it: ``NystromformerModel.forward`` checks the ids' first and last columns
+    for padding (four temporaries), makes ``attention_mask = torch.ones((B, L))`` (float32), runs the embeddings,
+    and the bidirectional mask function reads the ones (``.to(bool)``, ``.all()``) and returns None, dropping
+    them; the embeddings' output keeps its name until the model returns."""
     prefix = bert.step_prefix(inv)
     c = inv.config
     if c["num_hidden_layers"] and landmarks_run(c):
@@ -263,10 +321,23 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
         m, s = c["num_landmarks"], c["segment_means_seq_len"]
         if m * (s // m) != n:
             raise CalcError("costs_nystrom_length", value=n, landmarks=m, seq_len=s, expected=m * (s // m))
+    sim.exact_lifetimes()  # every op modelled (another activation, autocast: LiveSim fails, bounds kept)
+    sim.exact_forward()  # every name's release declared below
+    model = sim.scope()  # NystromformerModel.forward
+    if c.get("pad_token_id", 1) is not None:  # warn_if_padding_and_no_attention_mask
+        sim.transients((16, 16 * b, 2 * b, 1), (1, 3, 3, 3), ("aten.lift_fresh", "aten.index", "aten.eq", "aten.any"))
+    ones = sim.named_transient(4 * b * n, "aten.ones")
     x = step_embeddings(sim, prefix, b, n)
-    for i in range(c["num_hidden_layers"]):
-        x = sim.layer(step_layer(inv, prefix, i), x)
-    return step_heads(sim, inv, x)
+    sim.transients((b * n, 1), (1, 1), ("aten._to_copy", "aten.all"))
+    sim.drop_transient(ones)
+    seq = x
+    for i in range(c["num_hidden_layers"]):  # the encoder: hidden_states rebound by every layer
+        y = sim.layer(step_layer(inv, prefix, i), seq)
+        if i:
+            sim.rebind(seq, y)
+        seq = y
+    sim.end_scope(model, seq)
+    return step_heads(sim, inv, seq)
 
 
 def step_check(inv: Inventory) -> None:
@@ -280,7 +351,8 @@ def step_check(inv: Inventory) -> None:
 
 
 COSTS = CostModel(step_program, bert.absolute_positions(), check=step_check,
-                  keys=(activation_key("gelu_new"), *dropouts("hidden_dropout_prob")), autocast=True)
+                  keys=(activation_key("gelu_new"), *dropouts("hidden_dropout_prob")), autocast=True,
+                  buffers=position_buffers)
 
 
 _P = "nystromformer."

@@ -21,7 +21,8 @@ from ..model import Inventory
 from . import bert, roberta
 from .base import Architecture, Family, Preset, with_defaults, Task
 from .common import BERT_FIELDS, L
-from .nystromformer import backbone_with, formula_with, multiple_choice_head, step_embeddings, step_heads, step_layer
+from .nystromformer import (backbone_with, formula_with, merge_heads, multiple_choice_head, project_heads, step_embeddings,
+                            step_heads, step_layer)
 
 FIELDS = with_defaults(BERT_FIELDS, vocab_size=50265, max_position_embeddings=4096, type_vocab_size=1) + (
     Field("conv_window", None, optional=True,
@@ -107,13 +108,7 @@ def step_attention(sim: Sim, inv: Inventory, p: str, x: T, mask: T) -> T:
     heads = c["num_attention_heads"]
     d = h // heads
     s = p + "attention.self."
-
-    def split(t: T) -> T:
-        return sim.transpose(sim.view(t, (b, n, heads, d)), 1, 2)
-
-    q = split(sim.linear(s + "query", x))
-    k = split(sim.linear(s + "key", x))
-    v = split(sim.linear(s + "value", x))
+    q, k, v = project_heads(sim, s, x, heads)
     conv = None
     if s + "conv.weight" in sim.shapes:
         conv = sim.conv_heads(s + "conv", sim.op_with_constant(v, mask))  # value_layer * attention_mask[:, None, :, None]
@@ -121,10 +116,7 @@ def step_attention(sim: Sim, inv: Inventory, p: str, x: T, mask: T) -> T:
     hashed_mask = sim.constant((b * heads, n), 4)  # (1.0 + mask / 10000.0)...repeat_interleave(A).reshape().int()
     q, k = normalize(sim, q), normalize(sim, k)
     context = normalize(sim, cumulation(sim, hashed_mask, q, k, v))
-    context = sim.view(context, (b, heads, n, d))
-    if conv is not None:
-        context = T(context.shape, context.strides, context.storage, context.grad or conv.grad, context.itemsize)
-    return sim.contiguous(sim.reshape(sim.contiguous(sim.permute(context, (0, 2, 1, 3))), (b, n, h)))
+    return merge_heads(sim, sim.view(context, (b, heads, n, d)), conv, (b, n, h))
 
 
 def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:

@@ -235,6 +235,7 @@ LIFETIME_FAMILIES += ("modernvbert",)  # ModernBERT's text path; the vision towe
 LIFETIME_FAMILIES += ("ultravbert",)  # UltraBERT's text path
 LIFETIME_FAMILIES += ("tapas",)  # positions reset per cell: integer temporaries, no graph
 LIFETIME_FAMILIES += ("luke",)  # its classes read by input_ids alone (the entity classes are not the step)
+LIFETIME_FAMILIES += ("fnet", "nystromformer")  # the FFT's complex storages (LiveSim.fft_real)
 ACTIVATION_RANDOM = int(os.environ.get("PEAK_ACTIVATION_RANDOM", str(max(2, PER_FAMILY * 3 // 4))))
 
 
@@ -361,6 +362,10 @@ FULL_SIZE += (("google/flan-t5-base", 16, 512, "fp32", False), ("google-t5/t5-ba
 FULL_SIZE += (("studio-ousia/luke-base", 8, 512, "fp32", False), ("studio-ousia/luke-large", 4, 512, "bf16", False))
 # LUKE under checkpointing is not measured at full size: on fake tensors ``create_bidirectional_mask`` cannot answer
 # ``.all()`` and makes a [B, 1, L, L] mask real tensors never make (as RemBERT's above).
+# FNet: each layer's FFT keeps a complex64 [B, L, H] output (twice the activations' bytes) until its mixing returns.
+FULL_SIZE += (("google/fnet-base", 8, 512, "fp32", False), ("google/fnet-large", 4, 512, "fp32", True))
+# Nyströmformer: no row. uw-madison/nystromformer-512's landmarks need L = 512 (64 segments of 8), which its 510
+# positions (counted from 2) cannot take: transformers' forward fails there, and the step refuses every other L.
 
 
 @pytest.mark.parametrize("preset,batch,seq_len,dtype,checkpointing", FULL_SIZE)
@@ -529,6 +534,7 @@ FORWARD_EXACT += ("t5", "mt5", "umt5")
 FORWARD_EXACT += ("luke",)
 FORWARD_EXACT += ("tapas",)
 FORWARD_EXACT += ("xmod",)  # post-LN and pre-LN layers (pre_norm)
+FORWARD_EXACT += ("fnet", "nystromformer")
 FORWARD_RANDOM = int(os.environ.get("PEAK_FORWARD_RANDOM", str(max(4, PER_FAMILY // 2))))
 #: Families drawn more often there: half of ModernBERT's draws are refused (LoRA targets BERT's names), and its peak
 #: lies in the forward only where little is saved.
