@@ -1846,6 +1846,71 @@ class LiveSim(Sim):
         return self._node("MulBackward0", [self._edge(a), self._edge(b)], run, out)
 
 
+    # -- MobileBERT's operations (issue 32; facts measured with tests/crosscheck/peak_measure.backward_ledger)
+
+    def scale_shift(self, x: T, weight: str, bias: str) -> T:
+        """``NoNorm``: ``x * weight + bias``. ``MulBackward0`` keeps ``x`` when the weight trains (the weight, a
+        parameter, for ``x``'s gradient); its backward allocates ``x``'s gradient, then ``grad * x`` of ``x``'s
+        shape, which ``validate_outputs`` sums to the weight's [W] (a new tensor, the full one then freed). The
+        product is the expression's temporary, gone once the sum is made; ``AddBackward0`` hands the gradient on
+        and sums the bias's (measured: 2·|x| + W numbers in the product's node, |x| freed in it)."""
+        self._begin()
+        if self.lower is not None:
+            self.fail("NoNorm under autocast")
+        w_trains, b_trains = self.param_trains(weight), self.param_trains(bias)
+        width, shape, size = self.shapes[weight], x.shape, x.itemsize
+        self._labelled("mul", "aten.mul")
+        if w_trains and self.grad_mode:
+            self.save(x)
+        elif x.grad and self.grad_mode:
+            self._stop = self._next  # the weight packed: a recomputation stopping here made everything before
+        scaled = self.new(shape, x.grad or w_trains, size)
+        if scaled.grad:
+            x_grad = x.grad
+
+            def mul_backward(bw: Backward, g: T) -> list[T | None]:
+                gx = bw.alloc(shape, size, "aten.mul") if x_grad else None
+                gw = None
+                if w_trains:
+                    full = bw.alloc(shape, size, "aten.mul")
+                    bw.applied()  # validate_outputs sums it to [W] after apply has returned
+                    gw = bw.alloc(width, size, "aten.sum")
+                    bw.drop(full.storage)
+                return [gx, gw]
+            scaled = self._node("MulBackward0", [self._edge(x), self._accumulator(weight) if w_trains else None],
+                                mul_backward, scaled)
+        self._labelled("add", "aten.add")
+        out = self.new(shape, scaled.grad or b_trains, size)
+        if out.grad:
+            through = scaled.grad
+
+            def add_backward(bw: Backward, g: T) -> list[T | None]:
+                return [bw.alias(g, g.shape, g.strides) if through else None,
+                        bw.alloc(width, g.itemsize, "aten.sum") if b_trains else None]
+            out = self._node("AddBackward0", [self._edge(scaled), self._accumulator(bias) if b_trains else None],
+                             add_backward, out, [])
+        self.release(scaled)
+        return out
+
+    def trigram_pad(self, t: T) -> T:
+        """``pad(t[:, 1:])`` (or ``t[:, :-1]``) to ``t``'s shape: ``SliceBackward0`` allocates a zero tensor of
+        ``t``'s shape (``slice_backward``), ``ConstantPadNdBackward0`` a new [B, L - 1, E] one (measured)."""
+        self._begin()
+        n = t.shape[1]
+        part = self.narrow(t, 1, max(n - 1, 0))
+        if part.grad:
+            full, size = t.shape, t.itemsize
+            part = self._node("SliceBackward0", [self._edge(t)],
+                              lambda bw, g: [bw.alloc(full, size, "aten.slice_backward")], part, [])
+        self._labelled("pad", "aten.constant_pad_nd")
+        out = self.new(t.shape, part.grad, t.itemsize)
+        if not out.grad:
+            return out
+        cut, size = part.shape, t.itemsize
+        return self._node("ConstantPadNdBackward0", [self._edge(part)],
+                          lambda bw, g: [bw.alloc(cut, size, "aten.constant_pad_nd")], out, [])
+
+
 @dataclass(frozen=True)
 class Timeline:
     """What :func:`run_step` works out: the forward's bound, the backward's exact maximum and the live set then."""

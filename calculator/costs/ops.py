@@ -990,3 +990,8 @@ class Ops:
     def silu(self, t: T) -> T:
         """``silu`` (Nomic BERT's SwiGLU): the backward needs the input, as :meth:`keep_input`."""
         return self.keep_input(t)
+
+    def trigram_pad(self, t: T) -> T:
+        """MobileBERT's ``pad(t[:, 1:], ...)`` / ``pad(t[:, :-1], ...)``: a slice along the tokens padded back to
+        ``t``'s shape with zeros, a new tensor; nothing kept (``constant_pad_nd`` and ``slice`` keep sizes only)."""
+        return self.pad(t, t.shape)

@@ -228,6 +228,7 @@ LIFETIME_FAMILIES += ("rembert", "xlm", "flaubert")  # BERT's layer behind an E_
 # against the measured one in every figure there (check_timeline), not here.
 LIFETIME_FAMILIES += ("deberta-v2",)
 LIFETIME_FAMILIES += ("roformer", "esm", "nomic_bert")
+LIFETIME_FAMILIES += ("mobilebert",)  # NoNorm, the trigram, stacked FFNs (its MLM head keeps its bounds)
 ACTIVATION_RANDOM = int(os.environ.get("PEAK_ACTIVATION_RANDOM", str(max(2, PER_FAMILY * 3 // 4))))
 
 
@@ -341,6 +342,7 @@ FULL_SIZE += (("microsoft/deberta-v3-large", 16, 512, "fp32", False), ("microsof
 # mask function makes a [B, 1, L, L] mask real tensors never make (measured: none on real tensors); a checkpointed
 # layer's frame keeps it to the step's end, so a fake measurement under checkpointing is not the step's.
 FULL_SIZE += (("google/rembert", 8, 512, "fp32", False), ("google/rembert", 4, 512, "bf16", False))
+FULL_SIZE += (("google/mobilebert-uncased", 16, 512, "fp32", False), ("google/mobilebert-uncased", 32, 512, "fp32", True))
 
 
 @pytest.mark.parametrize("preset,batch,seq_len,dtype,checkpointing", FULL_SIZE)
@@ -409,6 +411,7 @@ FULL_SIZE_SDPA = (
 )
 FULL_SIZE_SDPA += (("facebook/xlm-roberta-xl", 16, 512, "bf16", False), ("facebook/xlm-roberta-xl", 8, 512, "bf16", True),
                    ("andreasmadsen/efficient_mlm_m0.40", 16, 512, "bf16", False))
+FULL_SIZE_SDPA += (("google/mobilebert-uncased", 16, 512, "fp32", False),)
 
 
 @pytest.mark.parametrize("preset,batch,seq_len,dtype,checkpointing", FULL_SIZE_SDPA)
@@ -498,6 +501,7 @@ FORWARD_EXACT += ("megatron-bert", "xlm-roberta-xl", "roberta-prelayernorm", "mp
 FORWARD_EXACT += ("deberta-v2",)
 FORWARD_EXACT += ("roformer", "esm")
 FORWARD_EXACT += ("rembert", "xlm", "flaubert")
+FORWARD_EXACT += ("mobilebert",)
 FORWARD_RANDOM = int(os.environ.get("PEAK_FORWARD_RANDOM", str(max(4, PER_FAMILY // 2))))
 #: Families drawn more often there: half of ModernBERT's draws are refused (LoRA targets BERT's names), and its peak
 #: lies in the forward only where little is saved.
@@ -505,6 +509,7 @@ FORWARD_MORE = {"modernbert": 2}
 #: Families replayed only where their program opts in (EuroBERT: an even head size, not 1 broadcast to 2);
 #: their other drawn cases keep the bounds, which test_peak_equals_pytorch checks.
 FORWARD_PARTIAL = ("eurobert", "modernbert")  # a one-wide head (two-column rotary) keeps its bounds
+FORWARD_PARTIAL += ("mobilebert",)  # its MLM head (the concatenated [H, V] matrix) keeps its bounds
 
 
 def forward_case(model_type: str, index: int) -> dict[str, Any] | None:
