@@ -60,7 +60,7 @@ from dataclasses import dataclass, field
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator, Sequence
 
-from .modules import Sim
+from .modules import ADAPTED, Sim
 from .ops import Ops
 from .peak import Item, Peak, rounded
 from .tensor import ADAPTER_BYTES, T, contiguous_strides, is_contiguous, view_strides
@@ -1909,6 +1909,68 @@ class LiveSim(Sim):
         cut, size = part.shape, t.itemsize
         return self._node("ConstantPadNdBackward0", [self._edge(part)],
                           lambda bw, g: [bw.alloc(cut, size, "aten.constant_pad_nd")], out, [])
+
+
+    # -- SqueezeBERT's and ConvBERT's convolutions (issue 32; measured with peak_measure.backward_ledger)
+
+    def _conv1x1(self, x: T, in_per_group: int, out_c: int, w_grad: bool, b_grad: bool,
+                 itemsize: int | None = None, kernel: int = 1, weight: str | None = None) -> T:
+        """``ConvolutionBackward0`` of a stride-1 ``conv1d`` keeping the length (1×1 or odd kernels, grouped or
+        not): it keeps the input whenever any of input, weight, bias needs a gradient; ``convolution_backward``
+        returns the three gradients at once (new tensors of their shapes, one operation). ``weight``: a LoRA
+        factor's name (``…lora_A``), whose ``.weight`` gets the gradient (no bias)."""
+        self._begin()
+        if self.lower is not None:
+            self.fail("a convolution under autocast")
+        self._labelled("convolution", "aten.convolution")
+        out = super()._conv1x1(x, in_per_group, out_c, w_grad, b_grad, itemsize, kernel, weight)
+        if not out.grad:
+            return out
+        name = (weight or self.module) + ".weight"
+        bias = self.module + ".bias" if weight is None else ""
+        shape, size = (out_c, in_per_group, kernel), out.itemsize
+
+        def run(bw: Backward, g: T) -> list[T | None]:
+            op = "aten.convolution_backward"
+            gx = bw.alloc(x.shape, x.itemsize, op) if x.grad else None
+            gw = bw.alloc(shape, size, op) if w_grad else None
+            gb = bw.alloc((out_c,), size, op) if b_grad else None
+            return [gx, gw, gb]
+        nexts = [self._edge(x), self._accumulator(name) if w_grad else None,
+                 self._accumulator(bias) if b_grad else None]
+        return self._node("ConvolutionBackward0", nexts, run, out)
+
+    def conv1x1(self, module: str, x: T) -> T:
+        """peft's LoRA ``Conv1d`` as its forward runs (as :meth:`linear`'s): ``result = base_layer(x)``, ``x`` cast
+        to the adapters' float32 in a bf16 model, ``result + lora_B(lora_A(x)) * scaling``, ``.to(dtype)``."""
+        r = self.lora.get(module)
+        if r is None:
+            return super().conv1x1(module, x)
+        mark = self.scope()
+        with self._in(module):
+            out_c, in_per_group = self.shapes[module + ".weight"][:2]
+            w_trains = self.param_trains(module + ".weight")
+            b_trains = module + ".bias" in self.shapes and self.param_trains(module + ".bias")
+            base = self._conv1x1(x, in_per_group, out_c, w_trains, b_trains)
+            self.used.add(module + ADAPTED)
+            groups = x.shape[1] // in_per_group
+            wide = x if x.itemsize == ADAPTER_BYTES else self._cast(x, ADAPTER_BYTES)
+            a = self._conv1x1(wide, x.shape[1], r, True, False, ADAPTER_BYTES, weight=module + ".lora_A")
+            b = self._conv1x1(a, r // groups, out_c, True, False, ADAPTER_BYTES, weight=module + ".lora_B")
+            self.release(a)
+            if wide is not x:
+                self.release(wide)
+            scaled = self.pointwise(b)
+            self.release(b)
+            self._begin()
+            self._labelled("add", "aten.add")
+            out = self.new(base.shape, True, max(base.itemsize, scaled.itemsize))
+            out = self._node("AddBackward0", [self._edge(base), self._edge(scaled)], self._add_backward(base, scaled),
+                             out)
+            self.release(base, scaled)
+            if out.itemsize != base.itemsize:
+                out = self.rebind(out, self._cast(out, base.itemsize))
+        return self.end_scope(mark, out)
 
 
 @dataclass(frozen=True)

@@ -228,6 +228,7 @@ LIFETIME_FAMILIES += ("rembert", "xlm", "flaubert")  # BERT's layer behind an E_
 # against the measured one in every figure there (check_timeline), not here.
 LIFETIME_FAMILIES += ("deberta-v2",)
 LIFETIME_FAMILIES += ("roformer", "esm", "nomic_bert")
+LIFETIME_FAMILIES += ("squeezebert",)  # grouped 1×1 convolutions (ConvolutionBackward0), LoRA on them too
 LIFETIME_FAMILIES += ("mobilebert",)  # NoNorm, the trigram, stacked FFNs (its MLM head keeps its bounds)
 ACTIVATION_RANDOM = int(os.environ.get("PEAK_ACTIVATION_RANDOM", str(max(2, PER_FAMILY * 3 // 4))))
 
@@ -370,6 +371,9 @@ def test_full_size_bound_and_figure(preset: str, batch: int, seq_len: int, dtype
 #: Published configs whose forward reads a tensor's value (XLM's and FlauBERT's ``lengths.max().item()``), which fake
 #: tensors cannot answer: measured on real tensors, each phase's maximum equal to the engine's to the byte.
 FULL_SIZE_REAL = (("flaubert/flaubert_small_cased", 4, 512, "fp32"), ("FacebookAI/xlm-mlm-enfr-1024", 4, 512, "bf16"))
+# SqueezeBERT's all-ones mask: on real tensors the mask function answers ``.all()`` and returns None; a fake tensor
+# cannot, so there a [B, 1, L, L] mask is made and added to the scores (not the step real tensors run).
+FULL_SIZE_REAL += (("squeezebert/squeezebert-uncased", 2, 512, "fp32"),)
 
 
 @pytest.mark.parametrize("preset,batch,seq_len,dtype", FULL_SIZE_REAL)
@@ -502,6 +506,7 @@ FORWARD_EXACT += ("deberta-v2",)
 FORWARD_EXACT += ("roformer", "esm")
 FORWARD_EXACT += ("rembert", "xlm", "flaubert")
 FORWARD_EXACT += ("mobilebert",)
+FORWARD_EXACT += ("squeezebert",)
 FORWARD_RANDOM = int(os.environ.get("PEAK_FORWARD_RANDOM", str(max(4, PER_FAMILY // 2))))
 #: Families drawn more often there: half of ModernBERT's draws are refused (LoRA targets BERT's names), and its peak
 #: lies in the forward only where little is saved.
