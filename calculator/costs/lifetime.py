@@ -1973,6 +1973,101 @@ class LiveSim(Sim):
         return self.end_scope(mark, out)
 
 
+    # -- ConvBERT's span-based dynamic convolution and grouped feed-forward (issue 32; backward_ledger measured)
+
+    def softmax(self, t: T) -> T:
+        """``torch.softmax`` in the input's dtype: ``SoftmaxBackward0`` keeps the output and allocates the gradient
+        (``_softmax_backward_data``), whatever the rank."""
+        self._op_name = "aten._softmax_backward_data"
+        try:
+            return self.keep_output(t)
+        finally:
+            self._op_name = None
+
+    def unfold_windows(self, t: T, kernel: int) -> T:
+        """``unfold`` to [B, C·k, L] (``im2col``, nothing kept). ``Im2ColBackward0``'s ``col2im`` returns a [B, C, L,
+        1] gradient whose storage holds as many bytes as the incoming [B, C·k, L] one (measured for several B, C,
+        L, k, L = 1 too)."""
+        self._begin()
+        self._labelled("unfold", "aten.im2col")
+        out = super().unfold_windows(t, kernel)
+        if not out.grad:
+            return out
+        shape, wide, size = t.shape, out.shape, t.itemsize
+
+        def run(bw: Backward, g: T) -> list[T | None]:
+            made = bw.alloc(wide, size, "aten.col2im")
+            return [T(shape, contiguous_strides(shape), made.storage, True, size)]
+        return self._node("Im2ColBackward0", [self._edge(t)], run, out, [])
+
+    def plus_param(self, t: T, name: str) -> T:
+        """``t += parameter`` in place (SeparableConv1D's ``x += self.bias``, [C, 1] broadcast over L): autograd
+        rebases ``t`` on ``AddBackward0``, which hands the gradient on and sums the parameter's (a new tensor)."""
+        self._begin()
+        out = super().plus_param(t, name)
+        if not out.grad:
+            return out
+        trains, width, through = bool(self.trains.get(name)), self.shapes[name], t.grad
+
+        def run(bw: Backward, g: T) -> list[T | None]:
+            return [bw.alias(g, g.shape, g.strides) if through else None,
+                    bw.alloc(width, g.itemsize, "aten.sum") if trains else None]
+        return self._node("AddBackward0", [self._edge(t), self._accumulator(name) if trains else None], run, out, [])
+
+    def grouped_linear(self, module: str, x: T) -> T:
+        """ConvBERT's ``GroupedLinearLayer`` as its forward runs: ``reshape`` [B·L, G, in/G] and ``permute`` (views),
+        ``matmul`` by the weight [G, in/G, out/G] (one ``bmm``: ``BmmBackward0`` keeps both), ``permute`` back and
+        ``reshape`` to [B, L, out] (a copy, the ``bmm``'s output then dropped), ``+ self.bias`` (a new tensor, the
+        copy dropped; ``AddBackward0`` sums the bias's gradient)."""
+        if self.lower is not None or module in self.lora:
+            self.fail("a grouped linear under autocast or LoRA")
+            return super().grouped_linear(module, x)
+        mark = self.scope()
+        with self._in(module):
+            groups, in_g, out_g = self.shapes[module + ".weight"]
+            b, n = x.shape[0], x.shape[1]
+            split = self.transpose(self.reshape(x, (-1, groups, in_g)), 0, 1)
+            weight = self.parameter(module + ".weight", (groups, in_g, out_g))
+            product = self.product(split, weight, 2 * groups * b * n * in_g * out_g, (groups, b * n, out_g))
+            joined = self.reshape(self.transpose(product, 0, 1), (b, n, groups * out_g))
+            self.release(product)
+            out = self.add_param(joined, module + ".bias")
+            self.release(joined)
+        return self.end_scope(mark, out)
+
+    def linear_strided(self, module: str, x: T) -> T:
+        """``at::linear`` of a 3-D input that is not contiguous, under ``LiveBytes``' dispatch mode: ``matmul``, then
+        ``output + bias`` out of place (a mode makes ``isTensorSubclassLike`` true), the product dropped as
+        ``linear`` returns. ``matmul`` folds the input to [B·L, in] (``reshape``: a copy unless its first two
+        dimensions merge; ``mm``) when the weight needs a gradient or the fold costs no copy (``should_fold``);
+        else it runs ``bmm`` on the input as it is and the weight expanded to [B, in, out] (a frozen weight: nothing
+        saved but the parameter). A contiguous input takes the fused ``addmm`` path (:meth:`linear`)."""
+        if len(x.shape) != 3 or is_contiguous(x) or module + ".bias" not in self.shapes:
+            return self.linear(module, x)
+        if self.lower is not None or module in self.lora:
+            self.fail("a strided linear under autocast or LoRA")
+            return self.linear(module, x)
+        mark = self.scope()
+        with self._in(module):
+            info = self.linear_info(module)
+            b, n, k = x.shape
+            out_f = info.out_features
+            if info.weight_trains or x.strides[0] == x.strides[1] * x.shape[1]:
+                flat = self.reshape(x, (-1, k))
+                # no bias in this mm (its AddmmBackward0 node stands for MmBackward0: the same two gradients)
+                product = self.mm(flat, info.weight_trains, flat.shape[0], k, out_f, (b, n, out_f))
+                self.op_of[product.storage] = "aten.mm"
+                if flat.storage != x.storage:
+                    self.release(flat)
+            else:
+                weight = self.parameter(module + ".weight", (out_f, k))
+                expanded = T((b, k, out_f), (0, 1, k), weight.storage, False, weight.itemsize)
+                product = self.product(x, expanded, 2 * b * n * k * out_f, (b, n, out_f))
+            out = self.add_param(product, module + ".bias")
+            self.release(product)
+        return self.end_scope(mark, out)
+
+
 @dataclass(frozen=True)
 class Timeline:
     """What :func:`run_step` works out: the forward's bound, the backward's exact maximum and the live set then."""

@@ -45,6 +45,7 @@ EXACT += ("roformer", "esm")
 EXACT += ("rembert", "xlm", "flaubert")
 EXACT += ("mobilebert",)
 EXACT += ("squeezebert",)
+EXACT += ("convbert",)
 PEAK_FAMILIES = tuple(mt for mt, f in FAMILIES.items() if f.costs is not None and f.costs.buffers is not None)
 KIND = {"weights": "param", "buffer": "buffer", "input_ids": "input_ids", "activation": "act"}
 

@@ -229,6 +229,7 @@ LIFETIME_FAMILIES += ("rembert", "xlm", "flaubert")  # BERT's layer behind an E_
 LIFETIME_FAMILIES += ("deberta-v2",)
 LIFETIME_FAMILIES += ("roformer", "esm", "nomic_bert")
 LIFETIME_FAMILIES += ("squeezebert",)  # grouped 1×1 convolutions (ConvolutionBackward0), LoRA on them too
+LIFETIME_FAMILIES += ("convbert",)  # the span-based dynamic convolution (im2col), grouped linear layers
 LIFETIME_FAMILIES += ("mobilebert",)  # NoNorm, the trigram, stacked FFNs (its MLM head keeps its bounds)
 ACTIVATION_RANDOM = int(os.environ.get("PEAK_ACTIVATION_RANDOM", str(max(2, PER_FAMILY * 3 // 4))))
 
@@ -374,6 +375,7 @@ FULL_SIZE_REAL = (("flaubert/flaubert_small_cased", 4, 512, "fp32"), ("FacebookA
 # SqueezeBERT's all-ones mask: on real tensors the mask function answers ``.all()`` and returns None; a fake tensor
 # cannot, so there a [B, 1, L, L] mask is made and added to the scores (not the step real tensors run).
 FULL_SIZE_REAL += (("squeezebert/squeezebert-uncased", 2, 512, "fp32"),)
+FULL_SIZE_REAL += (("YituTech/conv-bert-base", 2, 512, "fp32"),)  # its all-ones mask likewise
 
 
 @pytest.mark.parametrize("preset,batch,seq_len,dtype", FULL_SIZE_REAL)
@@ -507,6 +509,7 @@ FORWARD_EXACT += ("roformer", "esm")
 FORWARD_EXACT += ("rembert", "xlm", "flaubert")
 FORWARD_EXACT += ("mobilebert",)
 FORWARD_EXACT += ("squeezebert",)
+FORWARD_EXACT += ("convbert",)
 FORWARD_RANDOM = int(os.environ.get("PEAK_FORWARD_RANDOM", str(max(4, PER_FAMILY // 2))))
 #: Families drawn more often there: half of ModernBERT's draws are refused (LoRA targets BERT's names), and its peak
 #: lies in the forward only where little is saved.
