@@ -1010,3 +1010,8 @@ class Ops:
         """``nn.Linear`` on a 3-D input that may not be contiguous (ConvBERT's ``conv_kernel_layer``): the costs are
         :meth:`~.modules.Sim.linear`'s; :class:`~.lifetime.LiveSim` records ``at::linear``'s matmul path."""
         return self.linear(module, x)  # type: ignore[attr-defined]
+
+    def refuse_peak(self, why: str) -> None:
+        """The training step runs an operation whose storages the peak's bounds do not count (MobileBERT's MLM
+        head keeps a gradient storage larger than its parameter): the step gives no peak and no bounds."""
+        self.peak_refused = why

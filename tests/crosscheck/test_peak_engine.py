@@ -907,3 +907,27 @@ def test_deberta_v3_large_b16_l512(plan: str, checkpointing: bool) -> None:
     for kind, n in engine.by_kind.items():
         kinds[KIND[kind]] = kinds.get(KIND[kind], 0) + n
     assert kinds == result.by_kind()
+
+
+def test_mobilebert_mlm_head_gives_no_training_peak() -> None:
+    """MobileBERT's MLM head multiplies by ``cat([decoder.weight.t(), dense.weight])``: ``CatBackward0`` hands
+    ``dense.weight`` a slice of the [H, V] gradient, and ``AccumulateGrad`` keeps it as ``.grad`` (same strides), so
+    the whole [H, V] storage lives through the optimizer step, E·V numbers more than the parameter has (for E = H, an
+    empty parameter keeps all of it). Neither the bounds nor the optimizer step count that, so the engine gives no
+    peak for the MLM classes' training step (inference is replayed exactly: test_inference_engine.py)."""
+    from calculator.build import build
+
+    from .peak_measure import build_model
+
+    for e, h, v in ((4, 8, 50), (8, 8, 50)):
+        config = dict(vocab_size=v, embedding_size=e, hidden_size=h, num_hidden_layers=1, num_attention_heads=2,
+                      intermediate_size=6, intra_bottleneck_size=4, true_hidden_size=4, num_feedforward_networks=2,
+                      max_position_embeddings=8, type_vocab_size=2)
+        model = build_model(Step("mobilebert", "MobileBertForMaskedLM", config, 1, 2))
+        model(input_ids=torch.zeros((1, 2), dtype=torch.long)).logits.float().sum().backward()
+        grad = model.cls.predictions.dense.weight.grad
+        assert grad.numel() == (h - e) * v and grad.untyped_storage().nbytes() == h * v * 4
+        for arch in ("MobileBertForMaskedLM", "MobileBertForPreTraining"):
+            inv = build(dict(config, model_type="mobilebert"), arch, None)
+            peak = costs.compute(inv, costs.settings(1, 2)).peak
+            assert peak.bytes is None and not peak.bound and peak.reason == "family", arch
