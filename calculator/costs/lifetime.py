@@ -60,7 +60,7 @@ from dataclasses import dataclass, field
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator, Sequence
 
-from .modules import Sim
+from .modules import ADAPTED, Sim
 from .ops import Ops
 from .peak import Item, Peak, rounded
 from .tensor import ADAPTER_BYTES, T, contiguous_strides, is_contiguous, view_strides
@@ -2160,6 +2160,233 @@ class LiveSim(Sim):
         view = self._node("ViewAsRealBackward0", [self._edge(out)], as_complex, view, [])
         return self._node("SelectBackward0", [self._edge(view)],
                           lambda bw, g: [bw.alloc(shape + (2,), real, "aten.select_backward")], result, [])
+    # -- MobileBERT's operations (issue 32; facts measured with tests/crosscheck/peak_measure.backward_ledger)
+
+    def scale_shift(self, x: T, weight: str, bias: str) -> T:
+        """``NoNorm``: ``x * weight + bias``. ``MulBackward0`` keeps ``x`` when the weight trains (the weight, a
+        parameter, for ``x``'s gradient); its backward allocates ``x``'s gradient, then ``grad * x`` of ``x``'s
+        shape, which ``validate_outputs`` sums to the weight's [W] (a new tensor, the full one then freed). The
+        product is the expression's temporary, gone once the sum is made; ``AddBackward0`` hands the gradient on
+        and sums the bias's (measured: 2·|x| + W numbers in the product's node, |x| freed in it)."""
+        with self._in(weight.rsplit(".", 1)[0]):  # the NoNorm module: what the page names a peak there by
+            return self._no_norm(x, weight, bias)
+
+    def _no_norm(self, x: T, weight: str, bias: str) -> T:
+        self._begin()
+        if self.lower is not None:
+            self.fail("NoNorm under autocast")
+        w_trains, b_trains = self.param_trains(weight), self.param_trains(bias)
+        width, shape, size = self.shapes[weight], x.shape, x.itemsize
+        self._labelled("mul", "aten.mul")
+        if w_trains and self.grad_mode:
+            self.save(x)
+        elif x.grad and self.grad_mode:
+            self._stop = self._next  # the weight packed: a recomputation stopping here made everything before
+        scaled = self.new(shape, x.grad or w_trains, size)
+        if scaled.grad:
+            x_grad = x.grad
+
+            def mul_backward(bw: Backward, g: T) -> list[T | None]:
+                gx = bw.alloc(shape, size, "aten.mul") if x_grad else None
+                gw = None
+                if w_trains:
+                    full = bw.alloc(shape, size, "aten.mul")
+                    bw.applied()  # validate_outputs sums it to [W] after apply has returned
+                    gw = bw.alloc(width, size, "aten.sum")
+                    bw.drop(full.storage)
+                return [gx, gw]
+            scaled = self._node("MulBackward0", [self._edge(x), self._accumulator(weight) if w_trains else None],
+                                mul_backward, scaled)
+        self._labelled("add", "aten.add")
+        out = self.new(shape, scaled.grad or b_trains, size)
+        if out.grad:
+            through = scaled.grad
+
+            def add_backward(bw: Backward, g: T) -> list[T | None]:
+                return [bw.alias(g, g.shape, g.strides) if through else None,
+                        bw.alloc(width, g.itemsize, "aten.sum") if b_trains else None]
+            out = self._node("AddBackward0", [self._edge(scaled), self._accumulator(bias) if b_trains else None],
+                             add_backward, out, [])
+        self.release(scaled)
+        return out
+
+    def trigram_pad(self, t: T) -> T:
+        """``pad(t[:, 1:])`` (or ``t[:, :-1]``) to ``t``'s shape: ``SliceBackward0`` allocates a zero tensor of
+        ``t``'s shape (``slice_backward``), ``ConstantPadNdBackward0`` a new [B, L - 1, E] one (measured)."""
+        self._begin()
+        n = t.shape[1]
+        part = self.narrow(t, 1, max(n - 1, 0))
+        if part.grad:
+            full, size = t.shape, t.itemsize
+            part = self._node("SliceBackward0", [self._edge(t)],
+                              lambda bw, g: [bw.alloc(full, size, "aten.slice_backward")], part, [])
+        self._labelled("pad", "aten.constant_pad_nd")
+        out = self.new(t.shape, part.grad, t.itemsize)
+        if not out.grad:
+            return out
+        cut, size = part.shape, t.itemsize
+        return self._node("ConstantPadNdBackward0", [self._edge(part)],
+                          lambda bw, g: [bw.alloc(cut, size, "aten.constant_pad_nd")], out, [])
+
+
+    # -- SqueezeBERT's and ConvBERT's convolutions (issue 32; measured with peak_measure.backward_ledger)
+
+    def _conv1x1(self, x: T, in_per_group: int, out_c: int, w_grad: bool, b_grad: bool,
+                 itemsize: int | None = None, kernel: int = 1, weight: str | None = None) -> T:
+        """``ConvolutionBackward0`` of a stride-1 ``conv1d`` keeping the length (1×1 or odd kernels, grouped or
+        not): it keeps the input whenever any of input, weight, bias needs a gradient; ``convolution_backward``
+        returns the three gradients at once (new tensors of their shapes, one operation). ``weight``: a LoRA
+        factor's name (``…lora_A``), whose ``.weight`` gets the gradient (no bias)."""
+        self._begin()
+        if self.lower is not None:
+            self.fail("a convolution under autocast")
+        self._labelled("convolution", "aten.convolution")
+        out = super()._conv1x1(x, in_per_group, out_c, w_grad, b_grad, itemsize, kernel, weight)
+        if not out.grad:
+            return out
+        name = (weight or self.module) + ".weight"
+        bias = self.module + ".bias" if weight is None else ""
+        shape, size = (out_c, in_per_group, kernel), out.itemsize
+
+        def run(bw: Backward, g: T) -> list[T | None]:
+            op = "aten.convolution_backward"
+            gx = bw.alloc(x.shape, x.itemsize, op) if x.grad else None
+            gw = bw.alloc(shape, size, op) if w_grad else None
+            gb = bw.alloc((out_c,), size, op) if b_grad else None
+            return [gx, gw, gb]
+        nexts = [self._edge(x), self._accumulator(name) if w_grad else None,
+                 self._accumulator(bias) if b_grad else None]
+        return self._node("ConvolutionBackward0", nexts, run, out)
+
+    def conv1x1(self, module: str, x: T) -> T:
+        """peft's LoRA ``Conv1d`` as its forward runs (as :meth:`linear`'s): ``result = base_layer(x)``, ``x`` cast
+        to the adapters' float32 in a bf16 model, ``result + lora_B(lora_A(x)) * scaling``, ``.to(dtype)``."""
+        r = self.lora.get(module)
+        if r is None:
+            return super().conv1x1(module, x)
+        if x.itemsize != ADAPTER_BYTES:  # a bf16 model (the input cast to float32): a drawn case's backward measured
+            self.fail("LoRA on a convolution of a bf16 model")  # 320 bytes above this replay, not yet found
+        mark = self.scope()
+        with self._in(module):
+            out_c, in_per_group = self.shapes[module + ".weight"][:2]
+            w_trains = self.param_trains(module + ".weight")
+            b_trains = module + ".bias" in self.shapes and self.param_trains(module + ".bias")
+            base = self._conv1x1(x, in_per_group, out_c, w_trains, b_trains)
+            self.used.add(module + ADAPTED)
+            groups = x.shape[1] // in_per_group
+            wide = x if x.itemsize == ADAPTER_BYTES else self._cast(x, ADAPTER_BYTES)
+            a = self._conv1x1(wide, x.shape[1], r, True, False, ADAPTER_BYTES, weight=module + ".lora_A")
+            b = self._conv1x1(a, r // groups, out_c, True, False, ADAPTER_BYTES, weight=module + ".lora_B")
+            self.release(a)
+            if wide is not x:
+                self.release(wide)
+            scaled = self.pointwise(b)
+            self.release(b)
+            self._begin()
+            self._labelled("add", "aten.add")
+            out = self.new(base.shape, True, max(base.itemsize, scaled.itemsize))
+            out = self._node("AddBackward0", [self._edge(base), self._edge(scaled)], self._add_backward(base, scaled),
+                             out)
+            self.release(base, scaled)
+            if out.itemsize != base.itemsize:
+                out = self.rebind(out, self._cast(out, base.itemsize))
+        return self.end_scope(mark, out)
+
+
+    # -- ConvBERT's span-based dynamic convolution and grouped feed-forward (issue 32; backward_ledger measured)
+
+    def softmax(self, t: T) -> T:
+        """``torch.softmax`` in the input's dtype: ``SoftmaxBackward0`` keeps the output and allocates the gradient
+        (``_softmax_backward_data``), whatever the rank."""
+        self._op_name = "aten._softmax_backward_data"
+        try:
+            return self.keep_output(t)
+        finally:
+            self._op_name = None
+
+    def unfold_windows(self, t: T, kernel: int) -> T:
+        """``unfold`` to [B, C·k, L] (``im2col``, nothing kept). ``Im2ColBackward0``'s ``col2im`` returns a [B, C, L,
+        1] gradient whose storage holds as many bytes as the incoming [B, C·k, L] one (measured for several B, C,
+        L, k, L = 1 too)."""
+        self._begin()
+        self._labelled("unfold", "aten.im2col")
+        out = super().unfold_windows(t, kernel)
+        if not out.grad:
+            return out
+        shape, wide, size = t.shape, out.shape, t.itemsize
+
+        def run(bw: Backward, g: T) -> list[T | None]:
+            made = bw.alloc(wide, size, "aten.col2im")
+            return [T(shape, contiguous_strides(shape), made.storage, True, size)]
+        return self._node("Im2ColBackward0", [self._edge(t)], run, out, [])
+
+    def plus_param(self, t: T, name: str) -> T:
+        """``t += parameter`` in place (SeparableConv1D's ``x += self.bias``, [C, 1] broadcast over L): autograd
+        rebases ``t`` on ``AddBackward0``, which hands the gradient on and sums the parameter's (a new tensor)."""
+        self._begin()
+        out = super().plus_param(t, name)
+        if not out.grad:
+            return out
+        trains, width, through = bool(self.trains.get(name)), self.shapes[name], t.grad
+
+        def run(bw: Backward, g: T) -> list[T | None]:
+            return [bw.alias(g, g.shape, g.strides) if through else None,
+                    bw.alloc(width, g.itemsize, "aten.sum") if trains else None]
+        return self._node("AddBackward0", [self._edge(t), self._accumulator(name) if trains else None], run, out, [])
+
+    def grouped_linear(self, module: str, x: T) -> T:
+        """ConvBERT's ``GroupedLinearLayer`` as its forward runs: ``reshape`` [B·L, G, in/G] and ``permute`` (views),
+        ``matmul`` by the weight [G, in/G, out/G] (one ``bmm``: ``BmmBackward0`` keeps both), ``permute`` back and
+        ``reshape`` to [B, L, out] (a copy, the ``bmm``'s output then dropped), ``+ self.bias`` (a new tensor, the
+        copy dropped; ``AddBackward0`` sums the bias's gradient)."""
+        if self.lower is not None or module in self.lora:
+            self.fail("a grouped linear under autocast or LoRA")
+            return super().grouped_linear(module, x)
+        mark = self.scope()
+        with self._in(module):
+            groups, in_g, out_g = self.shapes[module + ".weight"]
+            b, n = x.shape[0], x.shape[1]
+            split = self.transpose(self.reshape(x, (-1, groups, in_g)), 0, 1)
+            weight = self.parameter(module + ".weight", (groups, in_g, out_g))
+            product = self.product(split, weight, 2 * groups * b * n * in_g * out_g, (groups, b * n, out_g))
+            joined = self.reshape(self.transpose(product, 0, 1), (b, n, groups * out_g))
+            self.release(product)
+            out = self.add_param(joined, module + ".bias")
+            self.release(joined)
+        return self.end_scope(mark, out)
+
+    def linear_strided(self, module: str, x: T) -> T:
+        """``at::linear`` of a 3-D input that is not contiguous, under ``LiveBytes``' dispatch mode: ``matmul``, then
+        ``output + bias`` out of place (a mode makes ``isTensorSubclassLike`` true), the product dropped as
+        ``linear`` returns. ``matmul`` folds the input to [B·L, in] (``reshape``: a copy unless its first two
+        dimensions merge; ``mm``) when the weight needs a gradient or the fold costs no copy (``should_fold``);
+        else it runs ``bmm`` on the input as it is and the weight expanded to [B, in, out] (a frozen weight: nothing
+        saved but the parameter). A contiguous input takes the fused ``addmm`` path (:meth:`linear`)."""
+        if len(x.shape) != 3 or is_contiguous(x) or module + ".bias" not in self.shapes:
+            return self.linear(module, x)
+        if self.lower is not None or module in self.lora:
+            self.fail("a strided linear under autocast or LoRA")
+            return self.linear(module, x)
+        mark = self.scope()
+        with self._in(module):
+            info = self.linear_info(module)
+            b, n, k = x.shape
+            out_f = info.out_features
+            if info.weight_trains or x.strides[0] == x.strides[1] * x.shape[1]:
+                flat = self.reshape(x, (-1, k))
+                # no bias in this mm (its AddmmBackward0 node stands for MmBackward0: the same two gradients)
+                product = self.mm(flat, info.weight_trains, flat.shape[0], k, out_f, (b, n, out_f))
+                self.op_of[product.storage] = "aten.mm"
+                if flat.storage != x.storage:
+                    self.release(flat)
+            else:
+                weight = self.parameter(module + ".weight", (out_f, k))
+                expanded = T((b, k, out_f), (0, 1, k), weight.storage, False, weight.itemsize)
+                product = self.product(x, expanded, 2 * b * n * k * out_f, (b, n, out_f))
+            out = self.add_param(product, module + ".bias")
+            self.release(product)
+        return self.end_scope(mark, out)
+
 
 @dataclass(frozen=True)
 class Timeline:

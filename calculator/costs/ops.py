@@ -1039,3 +1039,27 @@ class Ops:
     def sub_from(self, c: T, t: T) -> T:
         """``c - t`` with a constant ``c`` broadcast (``7 * identity - key_value``): nothing kept."""
         return self.add(c, t)
+    def trigram_pad(self, t: T) -> T:
+        """MobileBERT's ``pad(t[:, 1:], ...)`` / ``pad(t[:, :-1], ...)``: a slice along the tokens padded back to
+        ``t``'s shape with zeros, a new tensor; nothing kept (``constant_pad_nd`` and ``slice`` keep sizes only)."""
+        return self.pad(t, t.shape)
+
+    def softmax(self, t: T) -> T:
+        """``torch.softmax`` of any rank in the input's dtype (ConvBERT's [N, k, 1] kernels): keeps its output."""
+        return self.keep_output(t)
+
+    def unfold_windows(self, t: T, kernel: int) -> T:
+        """``nn.functional.unfold`` of [B, C, L, 1] with a [k, 1] kernel padded to keep L (ConvBERT's ``im2col``):
+        a new [B, C·k, L] tensor; ``im2col``'s backward keeps sizes only."""
+        b, c, n = t.shape[0], t.shape[1], t.shape[2]
+        return self.new((b, c * kernel, n), t.grad, t.itemsize)
+
+    def linear_strided(self, module: str, x: T) -> T:
+        """``nn.Linear`` on a 3-D input that may not be contiguous (ConvBERT's ``conv_kernel_layer``): the costs are
+        :meth:`~.modules.Sim.linear`'s; :class:`~.lifetime.LiveSim` records ``at::linear``'s matmul path."""
+        return self.linear(module, x)  # type: ignore[attr-defined]
+
+    def refuse_peak(self, why: str) -> None:
+        """The training step runs an operation whose storages the peak's bounds do not count (MobileBERT's MLM
+        head keeps a gradient storage larger than its parameter): the step gives no peak and no bounds."""
+        self.peak_refused = why

@@ -402,7 +402,7 @@ def _peak(inv: Inventory, s: Settings, sim: Sim, outputs: Sequence[T], params: S
     """The step's peak (:func:`.peak.step_peak`) for a family that declares its buffers, with the settings the
     cross-check covers; otherwise a coded "not modelled" (never a figure that was not proven)."""
     model = cost_model(inv)
-    if model.buffers is None:
+    if model.buffers is None or getattr(sim, "peak_refused", None):  # (the program's Ops.refuse_peak)
         return not_modelled("family")
     for name in s.__dataclass_fields__:  # a setting added later is not covered yet
         if name not in _PEAK_SETTINGS + ("autocast",) and getattr(s, name) != s.__dataclass_fields__[name].default:

@@ -228,35 +228,44 @@ def sample(rng: random.Random, config: dict[str, Any]) -> None:
 # ConvBertConfig's defaults: GELU, hidden, attention-probability and classifier dropout 0.1.
 
 
-def step_embeddings(sim: Sim, inv: Inventory, prefix: str, b: int, n: int) -> T:
-    """``ConvBertEmbeddings``: word + position + token type (both slices of buffers: nothing counted),
-    LayerNorm, dropout; then ``embeddings_project`` when E ≠ H."""
+def step_embeddings(sim: Sim, inv: Inventory, prefix: str, ids: T, b: int, n: int) -> T:
+    """``ConvBertEmbeddings``: word + position + token type (both slices of buffers: nothing counted), LayerNorm,
+    dropout; ``inputs_embeds + position_embeddings`` the expression's temporary, the lookups named until it
+    returns."""
     e = prefix + "embeddings."
-    x = sim.embedding(e + "word_embeddings", sim.ids((b, n)), first=True)
-    x = sim.add(x, sim.embedding(e + "position_embeddings", sim.buffer((1, n))))
-    x = sim.add(x, sim.embedding(e + "token_type_embeddings", sim.expand(sim.buffer((1, n)), (b, n))))
-    x = sim.dropout(sim.layer_norm(e + "LayerNorm", x))
-    if inv.config["embedding_size"] != inv.config["hidden_size"]:
-        x = sim.linear(prefix + "embeddings_project", x)
-    return x
+    mark = sim.scope()
+    words = sim.embedding(e + "word_embeddings", ids, first=True)
+    pos = sim.embedding(e + "position_embeddings", sim.buffer((1, n)))
+    tt = sim.embedding(e + "token_type_embeddings", sim.expand(sim.buffer((1, n)), (b, n)))
+    total = sim.add(words, pos)
+    x = sim.add(total, tt)
+    sim.release(total)
+    x = sim.rebind(x, sim.layer_norm(e + "LayerNorm", x))
+    x = sim.rebind(x, sim.dropout(x, sim.drops("hidden_dropout_prob")))
+    return sim.end_scope(mark, x)
 
 
-def step_self_attention(sim: Sim, c: Mapping[str, Any], p: str, x: T) -> T:
-    """``ConvBertSelfAttention``: A' heads of eager attention beside the span-based dynamic convolution.
+def step_self_attention(sim: Sim, c: Mapping[str, Any], p: str, x: T) -> tuple[T, T]:
+    """``ConvBertSelfAttention``: A' heads of eager attention beside the span-based dynamic convolution; returns
+    the context and the probabilities (held by ``ConvBertAttention``'s ``_`` until it returns).
 
     The convolution branch: the separable convolution of the keys (depthwise k-wide, pointwise,
-    ``+= bias``) times the queries gives each position's kernel (``conv_kernel_layer``, softmax over
-    k); ``conv_out_layer``'s values are unfolded into k-wide windows (``im2col``: keeps nothing) and
-    ``matmul``-ed with the kernels; both halves are concatenated back to H.
+    ``+= bias``) times the queries gives each position's kernel (``conv_kernel_layer`` on that product, which is
+    laid out as the transposed convolution: ``linear``'s matmul path; softmax over k); ``conv_out_layer``'s values
+    are unfolded into k-wide windows (``im2col``) and ``matmul``-ed with the kernels; both halves are concatenated
+    back to H. Every local is named until the function returns, except where the code rebinds it.
     """
     b, n, h = x.shape
     heads, width = attention_sizes(c)
     d, k = width // heads, c["conv_kernel_size"]
+    mark = sim.scope()
     key = sim.linear(p + "key", x)
     value = sim.linear(p + "value", x)
     s = p + "key_conv_attn_layer."
-    conv = sim.conv1d(s + "depthwise", sim.transpose(x, 1, 2))
-    conv = sim.plus_param(sim.conv1x1(s + "pointwise", conv), s + "bias")
+    separable = sim.scope()  # SeparableConv1D.forward
+    depthwise = sim.conv1d(s + "depthwise", sim.transpose(x, 1, 2))
+    conv = sim.rebind(depthwise, sim.conv1x1(s + "pointwise", depthwise))
+    conv = sim.end_scope(separable, sim.plus_param(conv, s + "bias"))
     query = sim.linear(p + "query", x)
 
     def split(t: T) -> T:
@@ -264,19 +273,28 @@ def step_self_attention(sim: Sim, c: Mapping[str, Any], p: str, x: T) -> T:
 
     q, kk, v = split(query), split(key), split(value)
     mixed = sim.mul_like(sim.transpose(conv, 1, 2), query)
-    kernel = sim.reshape(sim.linear(p + "conv_kernel_layer", mixed), (-1, k, 1))
-    kernel = sim.keep_output(kernel)  # softmax over the k taps
-    out = sim.reshape(sim.linear(p + "conv_out_layer", x), (b, -1, width))
-    out = sim.contiguous(sim.transpose(out, 1, 2))  # [B, W, L], then unsqueeze(-1)
-    windows = sim.new((b, width * k, n), out.grad)  # unfold: [B, W·k, L]
-    windows = sim.reshape(sim.transpose(windows, 1, 2), (b, -1, width, k))
-    windows = sim.reshape(windows, (-1, d, k))
-    conv_out = sim.reshape(sim.bmm(windows, kernel), (-1, width))
-    scores = sim.pointwise(sim.pointwise(sim.bmm(q, sim.transpose(kk, 2, 3))))  # / sqrt(d), + the mask
-    probs = sim.dropout(sim.keep_output(scores))
-    context = sim.contiguous(sim.transpose(sim.bmm(probs, v), 1, 2))  # permute(0, 2, 1, 3)
-    conv_out = sim.reshape(conv_out, (b, -1, heads, d))
-    return sim.view(sim.concat([context, conv_out], 2), (b, n, 2 * width))
+    kernel = sim.linear_strided(p + "conv_kernel_layer", mixed)
+    kernel = sim.rebind(kernel, sim.reshape(kernel, (-1, k, 1)))
+    kernel = sim.rebind(kernel, sim.softmax(kernel))  # over the k taps
+    out = sim.linear(p + "conv_out_layer", x)
+    out = sim.rebind(out, sim.reshape(out, (b, -1, width)))
+    out = sim.rebind(out, sim.contiguous(sim.transpose(out, 1, 2)))  # [B, W, L]
+    out = sim.view(out, (b, width, n, 1))  # unsqueeze(-1)
+    out = sim.rebind(out, sim.unfold_windows(out, k))  # [B, W·k, L]
+    out = sim.rebind(out, sim.reshape(sim.transpose(out, 1, 2), (b, -1, width, k)))
+    out = sim.rebind(out, sim.reshape(out, (-1, d, k)))  # a copy (the windows' layout does not allow a view)
+    conv_out = sim.rebind(out, sim.bmm(out, kernel))
+    conv_out = sim.rebind(conv_out, sim.reshape(conv_out, (-1, width)))
+    product = sim.bmm(q, sim.transpose(kk, 2, 3))
+    scores = sim.rebind(product, sim.divide(product))  # / sqrt(d); the all-ones mask became None
+    probs = sim.keep_output(scores)  # softmax: attention_scores keeps its name
+    probs = sim.rebind(probs, sim.dropout(probs, sim.drops("attention_probs_dropout_prob")))
+    context = sim.bmm(probs, v)
+    context = sim.rebind(context, sim.contiguous(sim.transpose(context, 1, 2)))  # permute(0, 2, 1, 3)
+    halves = sim.reshape(conv_out, (b, -1, heads, d))
+    context = sim.rebind(context, sim.concat([context, halves], 2))
+    context = sim.view(context, (b, n, 2 * width))
+    return sim.end_scope(mark, context, probs), probs
 
 
 def step_feed_forward(sim: Sim, c: Mapping[str, Any], module: str, x: T) -> T:
@@ -284,40 +302,79 @@ def step_feed_forward(sim: Sim, c: Mapping[str, Any], module: str, x: T) -> T:
 
 
 def step_layer(c: Mapping[str, Any], p: str) -> Any:
-    """One ``ConvBertLayer``: mixed attention, output dense, LayerNorm; GELU feed-forward pair, LayerNorm."""
+    """One ``ConvBertLayer``: mixed attention, BERT's self-output (dense, dropout, LayerNorm); the GELU
+    feed-forward pair (grouped when G > 1), dropout, LayerNorm. The context and the probabilities go when
+    ``ConvBertAttention`` returns, the intermediate output when ``feed_forward_chunk`` does."""
 
     def run(sim: Sim, x: T) -> T:
-        context = step_self_attention(sim, c, p + "attention.self.", x)
-        out = sim.dropout(sim.linear(p + "attention.output.dense", context))
-        attended = sim.layer_norm(p + "attention.output.LayerNorm", sim.add(out, x))
-        inner = sim.keep_input(step_feed_forward(sim, c, p + "intermediate.dense", attended))  # GELU
-        out = sim.dropout(step_feed_forward(sim, c, p + "output.dense", inner))
-        return sim.layer_norm(p + "output.LayerNorm", sim.add(out, attended))
+        hidden = sim.drops("hidden_dropout_prob")
+        layer = sim.scope()
+        attention = sim.scope()  # ConvBertAttention.forward
+        context, _ = step_self_attention(sim, c, p + "attention.self.", x)
+        attended = sim.end_scope(attention, bert.self_output(sim, p + "attention.output.", context, x, hidden))
+        chunk = sim.scope()  # feed_forward_chunk
+        inner_mark = sim.scope()  # ConvBertIntermediate.forward
+        inner = step_feed_forward(sim, c, p + "intermediate.dense", attended)
+        inner = sim.end_scope(inner_mark, sim.rebind(inner, sim.act("hidden_act", inner)))
+        output = sim.scope()  # ConvBertOutput.forward
+        h = step_feed_forward(sim, c, p + "output.dense", inner)
+        h = sim.rebind(h, sim.dropout(h, hidden))
+        total = sim.add(h, attended)
+        out = sim.layer_norm(p + "output.LayerNorm", total)
+        sim.release(h, total)
+        out = sim.end_scope(chunk, sim.end_scope(output, out))
+        return sim.end_scope(layer, out)
 
     return run
 
 
 def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
-    """ConvBERT's classes (no pooler in any): the outputs each returns."""
+    """ConvBERT's classes (no pooler in any): the outputs each returns, every name dropped where
+    ``modeling_convbert.py`` drops it. ``ConvBertModel.forward`` checks the ids' first and last columns for padding
+    (four temporaries), makes ``attention_mask = torch.ones((B, L))``, which the bidirectional mask function reads
+    (``.to(bool)``, ``.all()``) and drops, returning None; the encoder's input stays named by the model."""
     c = inv.config
     prefix = bert.step_prefix(inv)
-    x = step_embeddings(sim, inv, prefix, b, n)
+    sim.exact_lifetimes()
+    sim.exact_forward()  # every name's release declared below
+    model = sim.scope()  # ConvBertModel.forward
+    ids = sim.ids((b, n))
+    if c.get("pad_token_id", 1) is not None:  # warn_if_padding_and_no_attention_mask
+        sim.transients((16, 16 * b, 2 * b, 1), (1, 3, 3, 3), ("aten.lift_fresh", "aten.index", "aten.eq", "aten.any"))
+    ones = sim.named_transient(4 * b * n, "aten.ones")
+    x = step_embeddings(sim, inv, prefix, ids, b, n)
+    if c["embedding_size"] != c["hidden_size"]:
+        x = sim.rebind(x, sim.linear(prefix + "embeddings_project", x))
+    sim.transients((b * n, 1), (1, 1), ("aten._to_copy", "aten.all"))
+    sim.drop_transient(ones)
+    seq = x
     for i in range(c["num_hidden_layers"]):
-        x = sim.layer(step_layer(c, f"{prefix}encoder.layer.{i}."), x)
+        y = sim.layer(step_layer(c, f"{prefix}encoder.layer.{i}."), seq)
+        if i:
+            sim.release(seq)
+        seq = y
+    sim.end_scope(model, seq)
     kind = bert.step_task(inv)
     if kind == "":
-        return [x]
-    if kind == "ForMaskedLM":  # generator_predictions: dense H → E, GELU, LayerNorm; then the lm head
-        y = sim.keep_input(sim.linear("generator_predictions.dense", x))
-        y = sim.layer_norm("generator_predictions.LayerNorm", y)
+        return [seq]
+    if kind == "ForMaskedLM":  # generator_predictions: dense H → E, GELU, LayerNorm (rebinding); then the lm head
+        head = sim.scope()
+        y = sim.linear("generator_predictions.dense", seq)
+        y = sim.rebind(y, sim.keep_input(y))
+        y = sim.end_scope(head, sim.rebind(y, sim.layer_norm("generator_predictions.LayerNorm", y)))
         return [sim.linear("generator_lm_head", y)]
-    if kind == "ForSequenceClassification":  # the first token, dropout, dense, GELU, dropout, out_proj
-        y = sim.keep_input(sim.linear("classifier.dense", sim.dropout(sim.select(x, 1))))
-        return [sim.linear("classifier.out_proj", sim.dropout(y))]
+    if kind == "ForSequenceClassification":  # the first token, dropout, dense, GELU, dropout, out_proj (rebinding x)
+        head = sim.scope()
+        drop = sim.drops("classifier_dropout")
+        y = sim.dropout(sim.select(seq, 1), drop)
+        y = sim.rebind(y, sim.linear("classifier.dense", y))
+        y = sim.rebind(y, sim.act("hidden_act", y))
+        y = sim.rebind(y, sim.dropout(y, drop))
+        return [sim.end_scope(head, sim.rebind(y, sim.linear("classifier.out_proj", y)))]
     if kind == "ForTokenClassification":
-        return [sim.linear("classifier", sim.dropout(x))]
+        return [sim.linear("classifier", sim.dropout(seq, sim.drops("classifier_dropout")))]
     if kind == "ForQuestionAnswering":
-        return bert.step_qa(sim, x)
+        return bert.step_qa(sim, seq)
     raise AssertionError(inv.architecture)
 
 

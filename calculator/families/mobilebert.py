@@ -27,7 +27,7 @@ from dataclasses import replace
 from typing import Any, Mapping
 
 from ..config import MAX_LAYERS, Field, read_fields
-from ..costs import CostModel, Sim, T, activation_key, classifier_dropout, dropouts, unread
+from ..costs import CostModel, Sim, T, activation_key, classifier_dropout, dropouts, position_ids_buffer, unread
 from ..errors import CalcError
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
@@ -260,7 +260,7 @@ def sample(rng: random.Random, config: dict[str, Any]) -> None:
 
 
 def step_norm(sim: Sim, inv: Inventory, module: str, x: T) -> T:
-    """``NORM2FN[normalization_type]``: a LayerNorm, or NoNorm's ``x * weight + bias``."""
+    """``NORM2FN[normalization_type]``: a LayerNorm, or NoNorm's ``x * weight + bias`` (its product a temporary)."""
     if inv.config["normalization_type"] == "layer_norm":
         return sim.layer_norm(module, x)
     return sim.scale_shift(x, module + ".weight", module + ".bias")
@@ -270,30 +270,43 @@ def step_embeddings(sim: Sim, inv: Inventory, prefix: str, b: int, n: int) -> T:
     """``MobileBertEmbeddings``: the E-wide lookup, its trigram (each token with its neighbours, 3E), the
     projection to H (skipped when there is no trigram and E = H), plus positions and token types, norm.
 
-    The token types are ``torch.zeros(B, L)`` (a new int64 tensor, kept if its table trains);
-    the positions a slice of a buffer. The trigram's ``pad`` and ``cat`` keep nothing.
+    The token types are ``torch.zeros(B, L)`` (a new int64 tensor, kept if its table trains); the positions a
+    slice of a buffer. The trigram's two padded slices are the ``cat``'s temporaries; ``inputs_embeds`` is rebound
+    by the ``cat`` and the projection; the position and token-type embeddings are named until the function
+    returns; ``inputs_embeds + position_embeddings`` is the expression's temporary; the dropout is p = 0.
     """
     c = inv.config
     e = prefix + "embeddings."
+    mark = sim.scope()
     ids = sim.ids((b, n))
     positions = sim.buffer((1, n))
-    types = sim.ids((b, n))
+    types = sim.constant_by("aten.zeros", (b, n), 8)
     x = sim.embedding(e + "word_embeddings", ids, first=True)
     if c["trigram_input"]:
-        x = sim.concat([sim.pointwise(x), x, sim.pointwise(x)], 2)  # pad(x[:, 1:]), x, pad(x[:, :-1])
+        after = sim.trigram_pad(x)  # pad(inputs_embeds[:, 1:], ...)
+        before = sim.trigram_pad(x)  # pad(inputs_embeds[:, :-1], ...)
+        x = sim.rebind(x, sim.concat([after, x, before], 2))
+        sim.release(after, before)
     if c["trigram_input"] or c["embedding_size"] != c["hidden_size"]:
-        x = sim.linear(e + "embedding_transformation", x)
-    x = sim.add(x, sim.embedding(e + "position_embeddings", positions))
-    x = sim.add(x, sim.embedding(e + "token_type_embeddings", types))
-    return step_norm(sim, inv, e + "LayerNorm", x)
+        x = sim.rebind(x, sim.linear(e + "embedding_transformation", x))
+    pos = sim.embedding(e + "position_embeddings", positions)
+    tt = sim.embedding(e + "token_type_embeddings", types)
+    total = sim.add(x, pos)
+    out = sim.add(total, tt)
+    sim.release(total)
+    out = sim.rebind(out, step_norm(sim, inv, e + "LayerNorm", out))
+    return sim.end_scope(mark, out)
 
 
-def step_attention(sim: Sim, heads: int, p: str, query_in: T, key_in: T, value_in: T) -> T:
-    """Self-attention (eager, or SDPA as ``sim.attention`` says) whose query, key and value read three tensors (two of them the same with the
-    shared bottleneck); the heads' width A·⌊W/A⌋ may differ from the inputs'."""
+def step_attention(sim: Sim, heads: int, p: str, query_in: T, key_in: T, value_in: T) -> tuple[T, T | None]:
+    """``MobileBertSelfAttention`` (eager, or SDPA as ``sim.attention`` says) whose query, key and value read three
+    tensors (two of them the same with the shared bottleneck); the heads' width A·⌊W/A⌋ may differ from the
+    inputs'. Returns the context and the probabilities (eager; the layer's ``_`` holds them until it returns);
+    every other name goes as BERT's ``eager_attention_forward`` drops it."""
     b, n = query_in.shape[0], query_in.shape[1]
     width = sim.linear_info(p + "query").out_features
     d = width // heads
+    mark = sim.scope()
 
     def split(t: T) -> T:
         return sim.transpose(sim.view(t, (b, n, heads, d)), 1, 2)
@@ -303,46 +316,89 @@ def step_attention(sim: Sim, heads: int, p: str, query_in: T, key_in: T, value_i
     v = split(sim.linear(p + "value", value_in))
     if sim.attention == "sdpa":  # sdpa_attention_forward: no mask, dropout 0 (checked), CPU's flash kernel
         context = sim.contiguous(sim.transpose(sim.sdpa(q, k, v), 1, 2))
-        return sim.contiguous(sim.reshape(context, (b, n, width)))
-    scores = sim.pointwise(sim.bmm(q, sim.transpose(k, 2, 3)))  # * scaling
-    probs = sim.dropout(sim.keep_output(scores), sim.drops("attention_probs_dropout_prob"))  # softmax, dropout
-    context = sim.contiguous(sim.transpose(sim.bmm(probs, v), 1, 2))
-    return sim.contiguous(sim.reshape(context, (b, n, width)))
+        return sim.end_scope(mark, sim.contiguous(sim.reshape(context, (b, n, width)))), None
+    product = sim.bmm(q, sim.transpose(k, 2, 3))
+    scores = sim.pointwise(product)  # * scaling
+    sim.release(product)
+    probs = sim.rebind(scores, sim.keep_output(scores))  # softmax
+    probs = sim.rebind(probs, sim.dropout(probs, sim.drops("attention_probs_dropout_prob")))
+    context = sim.bmm(probs, v)
+    context = sim.rebind(context, sim.contiguous(sim.transpose(context, 1, 2)))
+    out = sim.contiguous(sim.reshape(context, (b, n, width)))
+    return sim.end_scope(mark, out, probs), probs
+
+
+def step_residual(sim: Sim, inv: Inventory, p: str, x: T, residual: T) -> T:
+    """``dense``, then ``norm(layer_outputs + residual)`` (MobileBertSelfOutput, FFNOutput, OutputBottleneck: their
+    dropouts p = 0): the dense output and the sum dropped once the norm has run."""
+    mark = sim.scope()
+    h = sim.linear(p + "dense", x)
+    total = sim.add(h, residual)
+    out = step_norm(sim, inv, p + "LayerNorm", total)
+    sim.release(h, total)
+    return sim.end_scope(mark, out)
+
+
+def step_intermediate(sim: Sim, p: str, x: T) -> T:
+    """``MobileBertIntermediate``: dense, ReLU (rebinding the dense output)."""
+    mark = sim.scope()
+    h = sim.linear(p + "intermediate.dense", x)
+    return sim.end_scope(mark, sim.rebind(h, sim.activation("relu", h)))
+
+
+def step_bottleneck(sim: Sim, inv: Inventory, p: str, x: T) -> T:
+    """``BottleneckLayer``: dense then norm, the dense output rebound."""
+    mark = sim.scope()
+    h = sim.linear(p + "dense", x)
+    return sim.end_scope(mark, sim.rebind(h, step_norm(sim, inv, p + "LayerNorm", h)))
 
 
 def step_layer(inv: Inventory, p: str) -> Any:
-    """One ``MobileBertLayer``: bottlenecks, attention at W, F feed-forward blocks, the way back to H."""
+    """One ``MobileBertLayer``: bottlenecks, attention at W, F feed-forward blocks, the way back to H. The
+    bottleneck's four tensors, the attention's output and probabilities (``_``) and the last intermediate output
+    are named until the layer returns; each FFN's output rebinds ``attention_output``."""
     c = inv.config
     heads = c["num_attention_heads"]
 
     def run(sim: Sim, x: T) -> T:
+        layer = sim.scope()
         if c["use_bottleneck"]:
-            layer_input = step_norm(sim, inv, p + "bottleneck.input.LayerNorm",
-                                    sim.linear(p + "bottleneck.input.dense", x))
+            neck = sim.scope()  # Bottleneck.forward
+            layer_input = step_bottleneck(sim, inv, p + "bottleneck.input.", x)
             if c["use_bottleneck_attention"]:
                 query_in = key_in = value_in = layer_input
             elif c["key_query_shared_bottleneck"]:
-                shared = step_norm(sim, inv, p + "bottleneck.attention.LayerNorm",
-                                   sim.linear(p + "bottleneck.attention.dense", x))
+                shared = step_bottleneck(sim, inv, p + "bottleneck.attention.", x)
                 query_in, key_in, value_in = shared, shared, x
             else:
                 query_in = key_in = value_in = x
+            sim.end_scope(neck, layer_input, query_in)
         else:
             layer_input = query_in = key_in = value_in = x
-        context = step_attention(sim, heads, p + "attention.self.", query_in, key_in, value_in)
-        out = sim.linear(p + "attention.output.dense", context)  # dropout only without bottleneck: p = 0 anyway
-        attended = step_norm(sim, inv, p + "attention.output.LayerNorm", sim.add(out, layer_input))
+        attention = sim.scope()  # MobileBertAttention.forward
+        context, probs = step_attention(sim, heads, p + "attention.self.", query_in, key_in, value_in)
+        attended = step_residual(sim, inv, p + "attention.output.", context, layer_input)
+        sim.release(context)  # attention_output = self.output(attention_output, layer_input)
+        sim.end_scope(attention, attended, *([probs] if probs is not None else []))
+        hidden = attended  # self_attention_output keeps its name; attention_output is rebound by each FFN
         for j in range(c["num_feedforward_networks"] - 1):
             f = f"{p}ffn.{j}."
-            inner = sim.keep_output(sim.linear(f + "intermediate.dense", attended))  # ReLU keeps its output
-            attended = step_norm(sim, inv, f + "output.LayerNorm",
-                                 sim.add(sim.linear(f + "output.dense", inner), attended))
-        inner = sim.keep_output(sim.linear(p + "intermediate.dense", attended))
-        out = step_norm(sim, inv, p + "output.LayerNorm", sim.add(sim.linear(p + "output.dense", inner), attended))
+            ffn = sim.scope()  # FFNLayer.forward
+            inner = step_intermediate(sim, f, hidden)
+            out = sim.end_scope(ffn, step_residual(sim, inv, f + "output.", inner, hidden))
+            if hidden.storage != attended.storage:
+                sim.release(hidden)
+            hidden = out
+        inner = step_intermediate(sim, p, hidden)
+        output = sim.scope()  # MobileBertOutput.forward
         if c["use_bottleneck"]:
-            out = sim.linear(p + "output.bottleneck.dense", out)
-            out = step_norm(sim, inv, p + "output.bottleneck.LayerNorm", sim.add(out, x))
-        return out
+            mid = step_residual(sim, inv, p + "output.", inner, hidden)
+            out = step_residual(sim, inv, p + "output.bottleneck.", mid, x)
+            sim.release(mid)
+        else:
+            out = step_residual(sim, inv, p + "output.", inner, hidden)
+        sim.end_scope(output, out)
+        return sim.end_scope(layer, out)
 
     return run
 
@@ -353,41 +409,67 @@ def step_mlm(sim: Sim, x: T) -> T:
 
     ``cls.predictions.dense`` is read through ``.weight`` only: under LoRA its adapters
     never run (and get no gradient); its own weight is then frozen. LoRA on the decoder (the
-    output embedding, tied to the word table) is refused like LoRA on an embedding.
+    output embedding, tied to the word table) is refused like LoRA on an embedding. In training the step gives no
+    peak: ``cat``'s backward hands ``dense.weight`` a slice of the [H, V] gradient, which ``AccumulateGrad`` keeps
+    as ``.grad`` (same strides), so that whole storage stays live through the optimizer step (measured: E·V numbers
+    more than the parameter's, 1,600 bytes at E = H = 8, V = 50), which neither the bounds nor the optimizer step
+    count; the inference forward is replayed exactly.
     """
     h = "cls.predictions."
     if h + "decoder" in sim.lora:  # the output embedding, read through .weight: its adapters would never run
         raise CalcError("costs_lora_embedding", module=h + "decoder")
-    x = sim.keep_output(sim.linear(h + "transform.dense", x))
-    x = sim.layer_norm(h + "transform.LayerNorm", x)
+    if sim.grad_mode:  # measured: dense.weight's .grad is a view keeping the whole [H, V] gradient (E·V more bytes)
+        sim.refuse_peak("MobileBERT's MLM head keeps the concatenated [H, V] gradient as dense.weight's .grad")
+    mark = sim.scope()  # MobileBertLMPredictionHead.forward: ``hidden_states`` rebound at every step
+    transform = sim.scope()
+    dense_out = sim.linear(h + "transform.dense", x)
+    x = sim.rebind(dense_out, sim.activation("relu", dense_out))
+    x = sim.end_scope(transform, sim.rebind(x, sim.layer_norm(h + "transform.LayerNorm", x)))
     decoder = sim.param_trains(h + "decoder.weight")
     dense = False if h + "dense" in sim.lora else sim.param_trains(h + "dense.weight")
     v, e = sim.shapes[h + "decoder.weight"]
-    matrix = sim.new((sim.shapes[h + "dense.weight"][0] + e, v), decoder or dense)
-    out = sim.matmul_by(x, matrix)
+    matrix = sim.made_by(sim.new((sim.shapes[h + "dense.weight"][0] + e, v), decoder or dense), "aten.cat")
+    out = sim.made_by(sim.matmul_by(x, matrix), "aten.mm")  # matmul of [B, L, H] by [H, V]: one mm
+    sim.release(x, matrix)  # the concatenation is the expression's temporary (unless mm keeps it)
     bias = sim.param_trains(h + "decoder.bias")
-    return T(out.shape, out.strides, out.storage, out.grad or bias, out.itemsize)
+    return sim.end_scope(mark, T(out.shape, out.strides, out.storage, out.grad or bias, out.itemsize))
+
+
+#: MobileBERT's classes replayed op by op (the MLM head's concatenated matrix keeps its bounds).
+EXACT_LIFETIMES = ("", "ForNextSentencePrediction", "ForSequenceClassification", "ForTokenClassification",
+                   "ForQuestionAnswering")
 
 
 def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     """MobileBERT's classes: the outputs each returns."""
     prefix = bert.step_prefix(inv)
-    x = step_embeddings(sim, inv, prefix, b, n)
+    kind = bert.step_task(inv)
+    if kind in EXACT_LIFETIMES or not sim.grad_mode:  # the MLM head's forward replayed too (inference)
+        sim.exact_lifetimes()
+        sim.exact_forward()  # every name's release declared below (NoNorm under autocast is not: no figure there)
+    model = sim.scope()  # MobileBertModel.forward: the embeddings' output named until it returns
+    seq = step_embeddings(sim, inv, prefix, b, n)
     for i in range(inv.config["num_hidden_layers"]):
-        x = sim.layer(step_layer(inv, f"{prefix}encoder.layer.{i}."), x)
+        y = sim.layer(step_layer(inv, f"{prefix}encoder.layer.{i}."), seq)
+        if i:
+            sim.release(seq)
+        seq = y
     pooled = None
     if inv.pooler:
-        first = sim.select(x, 1)
-        pooled = (sim.keep_output(sim.linear(prefix + "pooler.dense", first))
-                  if inv.config["classifier_activation"] else first)
-    kind = bert.step_task(inv)
+        first = sim.select(seq, 1)
+        if inv.config["classifier_activation"]:
+            dense = sim.linear(prefix + "pooler.dense", first)
+            pooled = sim.rebind(dense, sim.keep_output(dense))
+        else:
+            pooled = first
+    sim.end_scope(model, seq, *([pooled] if pooled is not None else []))
     if kind == "":
-        return [x] + ([pooled] if pooled is not None else [])
+        return [seq] + ([pooled] if pooled is not None else [])
     if kind == "ForMaskedLM":
-        return [step_mlm(sim, x)]
+        return [step_mlm(sim, seq)]
     if kind == "ForPreTraining":
         assert pooled is not None
-        return [step_mlm(sim, x), sim.linear("cls.seq_relationship", pooled)]
+        return [step_mlm(sim, seq), sim.linear("cls.seq_relationship", pooled)]
     if kind == "ForNextSentencePrediction":
         assert pooled is not None
         return [sim.linear("cls.seq_relationship", pooled)]
@@ -395,9 +477,9 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
         assert pooled is not None
         return [sim.linear("classifier", pooled)]
     if kind == "ForTokenClassification":
-        return [sim.linear("classifier", x)]
+        return [sim.linear("classifier", seq)]
     if kind == "ForQuestionAnswering":
-        return bert.step_qa(sim, x)
+        return bert.step_qa(sim, seq)
     raise AssertionError(inv.architecture)
 
 
@@ -426,9 +508,8 @@ def step_check(inv: Inventory) -> None:
 
 COSTS = CostModel(step_program, bert.absolute_positions(), check=step_check, keys=(
     *unread((activation_key("relu"), *dropouts("hidden_dropout_prob", default=0.0))),
-    *dropouts("attention_probs_dropout_prob"), *unread((classifier_dropout(),))), autocast=True, sdpa=True)
-# No buffers declared, so no peak: with E = H the MLM head's empty dense.weight gets a gradient that is a view of
-# the whole concatenated gradient and keeps it live (measured: 55,460 bytes more), which the peak does not model.
+    *dropouts("attention_probs_dropout_prob"), *unread((classifier_dropout(),))), autocast=True, sdpa=True,
+    buffers=position_ids_buffer)
 
 
 def mobilebert_config() -> dict[str, Any]:

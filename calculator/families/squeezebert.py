@@ -142,15 +142,22 @@ def sample(rng: random.Random, config: dict[str, Any]) -> None:
 # encoder works on [B, C, L] (a permuted view); each LayerNorm permutes to [B, L, C] and back.
 
 
-def step_embeddings(sim: Sim, prefix: str, b: int, n: int) -> T:
-    """``SqueezeBertEmbeddings``: word + position + token type, LayerNorm, dropout. The token types are
-    ``torch.zeros(B, L)`` (a new int64 tensor), the positions a slice of a buffer."""
+def step_embeddings(sim: Sim, prefix: str, ids: T, types: T, n: int) -> T:
+    """``SqueezeBertEmbeddings``: word + position + token type, LayerNorm, dropout. The token types are the model's
+    ``torch.zeros(B, L)``, the positions a slice of a buffer; ``inputs_embeds + position_embeddings`` is the
+    expression's temporary, the three lookups are named until the function returns."""
     e = prefix + "embeddings."
-    ids, positions, types = sim.ids((b, n)), sim.buffer((1, n)), sim.ids((b, n))
-    x = sim.embedding(e + "word_embeddings", ids, first=True)
-    x = sim.add(x, sim.embedding(e + "position_embeddings", positions))
-    x = sim.add(x, sim.embedding(e + "token_type_embeddings", types))
-    return sim.dropout(sim.layer_norm(e + "LayerNorm", x))
+    mark = sim.scope()
+    positions = sim.buffer((1, n))
+    words = sim.embedding(e + "word_embeddings", ids, first=True)
+    pos = sim.embedding(e + "position_embeddings", positions)
+    tt = sim.embedding(e + "token_type_embeddings", types)
+    total = sim.add(words, pos)
+    x = sim.add(total, tt)
+    sim.release(total)
+    x = sim.rebind(x, sim.layer_norm(e + "LayerNorm", x))
+    x = sim.rebind(x, sim.dropout(x, sim.drops("hidden_dropout_prob")))
+    return sim.end_scope(mark, x)
 
 
 def step_norm(sim: Sim, module: str, x: T) -> T:
@@ -158,46 +165,84 @@ def step_norm(sim: Sim, module: str, x: T) -> T:
     return sim.transpose(sim.layer_norm(module, sim.transpose(x, 1, 2)), 1, 2)
 
 
+def step_conv_norm(sim: Sim, p: str, x: T, residual: T) -> T:
+    """``ConvDropoutLayerNorm``: conv, dropout (rebinding the conv's output), ``x + input_tensor`` (rebinding the
+    dropout's), the LayerNorm (rebinding the sum)."""
+    mark = sim.scope()
+    h = sim.conv1x1(p + "conv1d", x)
+    h = sim.rebind(h, sim.dropout(h, sim.drops("hidden_dropout_prob")))
+    total = sim.rebind(h, sim.add(h, residual))
+    out = sim.rebind(total, step_norm(sim, p + "layernorm", total))
+    return sim.end_scope(mark, out)
+
+
 def step_layer(sim: Sim, p: str, x: T, heads: int) -> T:
     """One ``SqueezeBertModule`` on [B, C, L]: attention through 1×1 convolutions, then the two
-    ConvDropoutLayerNorm blocks around the GELU feed-forward convolution."""
+    ConvDropoutLayerNorm blocks around the GELU feed-forward convolution. The attention's scaled scores stay named
+    (``attention_score``) until it returns; the context (the ``att`` dict's), the post-attention and the
+    intermediate outputs until the module returns."""
     b, c, n = x.shape
     d = c // heads
     a = p + "attention."
+    module = sim.scope()
+    att = sim.scope()  # SqueezeBertSelfAttention.forward
     q = sim.transpose(sim.view(sim.conv1x1(a + "query", x), (b, heads, d, n)), 2, 3)  # [B, A, L, d]
     k = sim.view(sim.conv1x1(a + "key", x), (b, heads, d, n))  # [B, A, d, L]
     v = sim.transpose(sim.view(sim.conv1x1(a + "value", x), (b, heads, d, n)), 2, 3)
-    scores = sim.pointwise(sim.pointwise(sim.bmm(q, k)))  # / sqrt(d), + the all-zero mask
-    probs = sim.dropout(sim.keep_output(scores))  # softmax, dropout
-    context = sim.contiguous(sim.transpose(sim.bmm(probs, v), 2, 3))  # permute(0, 1, 3, 2).contiguous()
-    context = sim.view(context, (b, c, n))
-    out = sim.dropout(sim.conv1x1(p + "post_attention.conv1d", context))
-    attended = step_norm(sim, p + "post_attention.layernorm", sim.add(out, x))
-    inner = sim.keep_input(sim.conv1x1(p + "intermediate.conv1d", attended))  # GELU
-    out = sim.dropout(sim.conv1x1(p + "output.conv1d", inner))
-    return step_norm(sim, p + "output.layernorm", sim.add(out, attended))
+    product = sim.bmm(q, k)
+    scores = sim.rebind(product, sim.divide(product))  # / sqrt(d); the all-ones mask became None
+    probs = sim.keep_output(scores)  # softmax
+    probs = sim.rebind(probs, sim.dropout(probs, sim.drops("attention_probs_dropout_prob")))
+    context = sim.bmm(probs, v)
+    context = sim.rebind(context, sim.contiguous(sim.transpose(context, 2, 3)))  # permute(0, 1, 3, 2).contiguous()
+    context = sim.end_scope(att, sim.view(context, (b, c, n)))
+    attended = step_conv_norm(sim, p + "post_attention.", context, x)
+    inner = sim.scope()  # ConvActivation.forward
+    conv = sim.conv1x1(p + "intermediate.conv1d", attended)
+    inner_out = sim.end_scope(inner, sim.keep_input(conv))  # GELU
+    out = step_conv_norm(sim, p + "output.", inner_out, attended)
+    return sim.end_scope(module, out)
 
 
 def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
-    """SqueezeBERT's classes (every one has the pooler): the outputs each returns."""
+    """SqueezeBERT's classes (every one has the pooler): the outputs each returns, every name dropped where
+    ``modeling_squeezebert.py`` drops it. ``SqueezeBertModel.forward`` first checks the ids' first and last columns
+    for padding (four temporaries), makes ``attention_mask = torch.ones((B, L))`` (float32) and the token types
+    ``torch.zeros(input_shape)`` (int64, named until it returns); the bidirectional mask function reads the ones
+    (``.to(bool)``, ``.all()``) and returns None, dropping them."""
     prefix = bert.step_prefix(inv)
-    x = sim.transpose(step_embeddings(sim, prefix, b, n), 1, 2)  # [B, C, L]
-    for i in range(inv.config["num_hidden_layers"]):
-        x = step_layer(sim, f"{prefix}encoder.layers.{i}.", x, inv.config["num_attention_heads"])
-    seq = sim.transpose(x, 1, 2)
     kind = bert.step_task(inv)
+    sim.exact_lifetimes()
+    sim.exact_forward()  # every name's release declared below
+    model = sim.scope()  # SqueezeBertModel.forward
+    ids = sim.ids((b, n))  # input_ids (the program's first index tensor: live from the start)
+    if inv.config.get("pad_token_id", 0) is not None:  # warn_if_padding_and_no_attention_mask
+        sim.transients((16, 16 * b, 2 * b, 1), (1, 3, 3, 3), ("aten.lift_fresh", "aten.index", "aten.eq", "aten.any"))
+    ones = sim.named_transient(4 * b * n, "aten.ones")
+    types = sim.constant_by("aten.zeros", (b, n), 8)
+    embedded = step_embeddings(sim, prefix, ids, types, n)
+    sim.transients((b * n, 1), (1, 1), ("aten._to_copy", "aten.all"))
+    sim.drop_transient(ones)
+    x = sim.transpose(embedded, 1, 2)  # [B, C, L]
+    for i in range(inv.config["num_hidden_layers"]):
+        y = step_layer(sim, f"{prefix}encoder.layers.{i}.", x, inv.config["num_attention_heads"])
+        if i:
+            sim.release(x)  # hidden_states (and the previous layer_output dict) rebound
+        x = y
+    seq = sim.transpose(x, 1, 2)
     if kind in ("ForMaskedLM", "ForTokenClassification", "ForQuestionAnswering"):  # pooled, never returned
         pooled = sim.unused(lambda: bert.step_pooler(sim, prefix, seq))
     else:
         pooled = bert.step_pooler(sim, prefix, seq)
+    sim.end_scope(model, seq, pooled)
     if kind == "":
         return [seq, pooled]
     if kind == "ForMaskedLM":
         return [bert.step_mlm(sim, "cls.predictions", seq)]
     if kind == "ForSequenceClassification":
-        return [sim.linear("classifier", sim.dropout(pooled))]
+        return [sim.linear("classifier", sim.dropout(pooled, sim.drops("hidden_dropout_prob")))]
     if kind == "ForTokenClassification":
-        return [sim.linear("classifier", sim.dropout(seq))]
+        return [sim.linear("classifier", sim.dropout(seq, sim.drops("hidden_dropout_prob")))]
     if kind == "ForQuestionAnswering":
         return bert.step_qa(sim, seq)
     raise AssertionError(inv.architecture)

@@ -56,6 +56,9 @@ EXACT += ("luke",)
 EXACT += ("tapas",)
 EXACT += ("xmod",)  # post-LN and pre-LN layers (pre_norm)
 EXACT += ("fnet", "nystromformer")
+EXACT += ("mobilebert",)
+EXACT += ("squeezebert",)
+EXACT += ("convbert",)
 PEAK_FAMILIES = tuple(mt for mt, f in FAMILIES.items() if f.costs is not None and f.costs.buffers is not None)
 KIND = {"weights": "param", "buffer": "buffer", "input_ids": "input_ids", "activation": "act"}
 

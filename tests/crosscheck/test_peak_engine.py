@@ -236,6 +236,9 @@ LIFETIME_FAMILIES += ("ultravbert",)  # UltraBERT's text path
 LIFETIME_FAMILIES += ("tapas",)  # positions reset per cell: integer temporaries, no graph
 LIFETIME_FAMILIES += ("luke",)  # its classes read by input_ids alone (the entity classes are not the step)
 LIFETIME_FAMILIES += ("fnet", "nystromformer")  # the FFT's complex storages (LiveSim.fft_real)
+LIFETIME_FAMILIES += ("squeezebert",)  # grouped 1×1 convolutions (ConvolutionBackward0), LoRA on them too
+LIFETIME_FAMILIES += ("convbert",)  # the span-based dynamic convolution (im2col), grouped linear layers
+LIFETIME_FAMILIES += ("mobilebert",)  # NoNorm, the trigram, stacked FFNs (its MLM head keeps its bounds)
 ACTIVATION_RANDOM = int(os.environ.get("PEAK_ACTIVATION_RANDOM", str(max(2, PER_FAMILY * 3 // 4))))
 
 
@@ -366,6 +369,7 @@ FULL_SIZE += (("studio-ousia/luke-base", 8, 512, "fp32", False), ("studio-ousia/
 FULL_SIZE += (("google/fnet-base", 8, 512, "fp32", False), ("google/fnet-large", 4, 512, "fp32", True))
 # Nyströmformer: no row. uw-madison/nystromformer-512's landmarks need L = 512 (64 segments of 8), which its 510
 # positions (counted from 2) cannot take: transformers' forward fails there, and the step refuses every other L.
+FULL_SIZE += (("google/mobilebert-uncased", 16, 512, "fp32", False), ("google/mobilebert-uncased", 32, 512, "fp32", True))
 
 
 @pytest.mark.parametrize("preset,batch,seq_len,dtype,checkpointing", FULL_SIZE)
@@ -393,6 +397,10 @@ def test_full_size_bound_and_figure(preset: str, batch: int, seq_len: int, dtype
 #: Published configs whose forward reads a tensor's value (XLM's and FlauBERT's ``lengths.max().item()``), which fake
 #: tensors cannot answer: measured on real tensors, each phase's maximum equal to the engine's to the byte.
 FULL_SIZE_REAL = (("flaubert/flaubert_small_cased", 4, 512, "fp32"), ("FacebookAI/xlm-mlm-enfr-1024", 4, 512, "bf16"))
+# SqueezeBERT's all-ones mask: on real tensors the mask function answers ``.all()`` and returns None; a fake tensor
+# cannot, so there a [B, 1, L, L] mask is made and added to the scores (not the step real tensors run).
+FULL_SIZE_REAL += (("squeezebert/squeezebert-uncased", 2, 512, "fp32"),)
+FULL_SIZE_REAL += (("YituTech/conv-bert-base", 2, 512, "fp32"),)  # its all-ones mask likewise
 
 
 @pytest.mark.parametrize("preset,batch,seq_len,dtype", FULL_SIZE_REAL)
@@ -439,6 +447,7 @@ FULL_SIZE_SDPA += (("alibaba-nlp-community/gte-multilingual-base", 8, 2048, "bf1
 FULL_SIZE_SDPA += (("biohub/ESMC-300M", 8, 2048, "bf16", False),)
 # flan-t5-base with SDPA: its trained position bias sends CPU to SDPA's math path (11,680,103,944 bytes, backward, aten.mul).
 FULL_SIZE_SDPA += (("google/flan-t5-base", 16, 512, "fp32", False),)
+FULL_SIZE_SDPA += (("google/mobilebert-uncased", 16, 512, "fp32", False),)
 
 
 @pytest.mark.parametrize("preset,batch,seq_len,dtype,checkpointing", FULL_SIZE_SDPA)
@@ -535,6 +544,9 @@ FORWARD_EXACT += ("luke",)
 FORWARD_EXACT += ("tapas",)
 FORWARD_EXACT += ("xmod",)  # post-LN and pre-LN layers (pre_norm)
 FORWARD_EXACT += ("fnet", "nystromformer")
+FORWARD_EXACT += ("mobilebert",)
+FORWARD_EXACT += ("squeezebert",)
+FORWARD_EXACT += ("convbert",)
 FORWARD_RANDOM = int(os.environ.get("PEAK_FORWARD_RANDOM", str(max(4, PER_FAMILY // 2))))
 #: Families drawn more often there: half of ModernBERT's draws are refused (LoRA targets BERT's names), and its peak
 #: lies in the forward only where little is saved.
@@ -551,6 +563,8 @@ FORWARD_MORE["ultravbert"] = 2
 FORWARD_PARTIAL += ("ultrabert",)  # EuroBERT's condition: an even head size
 FORWARD_PARTIAL += ("modernvbert",)  # ModernBERT's: SDPA in bf16 or checkpointed keeps its bounds
 FORWARD_PARTIAL += ("ultravbert",)  # UltraBERT's: an even head size
+FORWARD_PARTIAL += ("mobilebert",)  # its MLM head (the concatenated [H, V] matrix) keeps its bounds
+FORWARD_PARTIAL += ("squeezebert", "convbert")  # LoRA on a convolution of a bf16 model keeps its bounds
 
 
 def forward_case(model_type: str, index: int) -> dict[str, Any] | None:
@@ -1030,3 +1044,25 @@ def test_tapas_full_size_figure(architecture: str, batch: int, seq_len: int, dty
     live_before = max([result.phase_live["forward"]] + [now for _, now in result.timeline[:before]])
     assert engine.bound and live_before <= engine.bound, (live_before, engine.bound)
     assert (engine.bytes, engine.phase, engine.op) == (result.peak, result.phase, result.op)
+def test_mobilebert_mlm_head_gives_no_training_peak() -> None:
+    """MobileBERT's MLM head multiplies by ``cat([decoder.weight.t(), dense.weight])``: ``CatBackward0`` hands
+    ``dense.weight`` a slice of the [H, V] gradient, and ``AccumulateGrad`` keeps it as ``.grad`` (same strides), so
+    the whole [H, V] storage lives through the optimizer step, E·V numbers more than the parameter has (for E = H, an
+    empty parameter keeps all of it). Neither the bounds nor the optimizer step count that, so the engine gives no
+    peak for the MLM classes' training step (inference is replayed exactly: test_inference_engine.py)."""
+    from calculator.build import build
+
+    from .peak_measure import build_model
+
+    for e, h, v in ((4, 8, 50), (8, 8, 50)):
+        config = dict(vocab_size=v, embedding_size=e, hidden_size=h, num_hidden_layers=1, num_attention_heads=2,
+                      intermediate_size=6, intra_bottleneck_size=4, true_hidden_size=4, num_feedforward_networks=2,
+                      max_position_embeddings=8, type_vocab_size=2)
+        model = build_model(Step("mobilebert", "MobileBertForMaskedLM", config, 1, 2))
+        model(input_ids=torch.zeros((1, 2), dtype=torch.long)).logits.float().sum().backward()
+        grad = model.cls.predictions.dense.weight.grad
+        assert grad.numel() == (h - e) * v and grad.untyped_storage().nbytes() == h * v * 4
+        for arch in ("MobileBertForMaskedLM", "MobileBertForPreTraining"):
+            inv = build(dict(config, model_type="mobilebert"), arch, None)
+            peak = costs.compute(inv, costs.settings(1, 2)).peak
+            assert peak.bytes is None and not peak.bound and peak.reason == "family", arch

@@ -128,10 +128,10 @@ def test_cli_inference_json_text_and_refusals() -> None:
 
 
 def test_inference_without_an_exact_forward_gives_bounds() -> None:
-    """SqueezeBERT's forward is not replayed tensor by tensor yet: no figure, the proven bounds (the start and the
+    """Funnel's forward is not replayed tensor by tensor yet: no figure, the proven bounds (the start and the
     outputs below; the start, every storage and three of the largest above), the FLOPs all the same. A family
     whose peak is not cross-checked at all (BigBird) has no bounds either."""
-    inv = build(get_preset("squeezebert/squeezebert-uncased").config)
+    inv = build(get_preset("funnel-transformer/small").config)
     c = costs.compute_inference(inv, costs.settings(1, 8))
     d = c.to_dict()
     assert d["memory"]["peak"] is None and d["peak_at"] is None and d["flops"]["forward"] > 0
