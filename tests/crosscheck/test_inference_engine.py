@@ -43,6 +43,8 @@ PARTIAL = ("eurobert",)
 EXACT += ("deberta-v2",)
 EXACT += ("roformer", "esm")
 EXACT += ("rembert", "xlm", "flaubert")
+EXACT += ("big_bird",)  # original_full, no decoder, not question answering (big_bird.step_full)
+PARTIAL += ("big_bird",)
 PEAK_FAMILIES = tuple(mt for mt, f in FAMILIES.items() if f.costs is not None and f.costs.buffers is not None)
 KIND = {"weights": "param", "buffer": "buffer", "input_ids": "input_ids", "activation": "act"}
 
