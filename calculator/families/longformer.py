@@ -404,7 +404,7 @@ def _sliding_scores(sim: Sim, q: T, k: T, w: int) -> T:
         scores = sim.made_by(sim.mul(qc, kc, (bh, chunks, 2 * w, 2 * w)), "aten.mul")
     else:  # einsum bcxd,bcyd->bcxy: both chunked operands copied, one bmm
         scores = sim.bmm(qc, sim.transpose(kc, 2, 3))
-    padded = _fresh(sim, (bh, chunks, 2 * w + 1, 2 * w), "aten.constant_pad_nd")
+    _fresh(sim, (bh, chunks, 2 * w + 1, 2 * w), "aten.constant_pad_nd")  # the padded chunks, named to the return
     sim.release(scores)
     t = _number(sim, "aten.add")
     out = _fresh(sim, (bh, chunks + 1, w, 2 * w + 1), "aten.new_zeros")
