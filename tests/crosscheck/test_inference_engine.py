@@ -263,3 +263,20 @@ def test_longformer_base_4096_inference_at_4096_tokens() -> None:
     assert engine.bytes is not None, engine.reason
     assert (engine.bytes, engine.phase, engine.op) == (result.peak, result.phase, result.op)
     assert result.op == "aten.constant_pad_nd"
+
+
+def test_big_bird_switch_to_full_attention_inference() -> None:
+    """A block_sparse BigBird run at L ≤ (5 + 2·r)·block_size: ``BigBirdModel.forward`` switches every layer to
+    ``original_full``, building a BigBirdSelfAttention per layer (three float32 Linears, replaced at once by the layer's
+    own) inside the span. In fp32 and bf16, B 1 and 2, the engine's figure is LiveBytes' peak, there (``aten.empty``)."""
+    config = dict(vocab_size=30, hidden_size=96, num_hidden_layers=2, num_attention_heads=12, intermediate_size=12,
+                  max_position_embeddings=64, type_vocab_size=2, attention_type="block_sparse", block_size=3,
+                  num_random_blocks=1, hidden_act="gelu", use_bias=True)
+    from calculator.build import build
+
+    for arch, batch, dtype in (("BigBirdModel", 1, "fp32"), ("BigBirdForMaskedLM", 2, "bf16")):
+        inv = build(dict(config, model_type="big_bird"), arch, None)
+        engine = costs.compute_inference(inv, costs.settings(batch, 6, dtype)).peak
+        result = measure_peak(Step("big_bird", arch, config, batch, 6, dtype=dtype, inference=True))
+        assert (engine.bytes, engine.phase, engine.op) == (result.peak, result.phase, result.op), (arch, dtype)
+        assert result.op == "aten.empty"
