@@ -76,6 +76,8 @@ class Ops:
         self.last_pack = 0
         #: Some attention ran SDPA's math path (:meth:`sdpa_math`), not CPU's flash kernel: the answer says so.
         self.sdpa_math_ran = False
+        #: The program ran a path the peak's bounds were not proven for (:meth:`no_peak`).
+        self.peak_unchecked = False
 
     # -- the tape
 
@@ -797,6 +799,12 @@ class Ops:
         simulator sees them. ``deaths[i]``: the index in ``sizes`` after whose allocation storage i is dropped
         (``len(sizes)``: after the program's next storage); None: each lives until the scope's end. ``ops``: the
         aten operation that makes each (what the peak names when it lies there)."""
+
+    def no_peak(self) -> None:
+        """Called by a family's program on a path whose storages it does not list completely (BigBird's block-sparse
+        attention assembles a probability matrix no figure counts): the step then claims no peak and no bound
+        (``peak_not_modelled``, reason ``config``), rather than a bound the path was never proven under."""
+        self.peak_unchecked = True
 
     def exact_forward(self) -> None:
         """Called by a family's program that declares every point where the model's Python drops a name

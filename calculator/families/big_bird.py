@@ -26,7 +26,7 @@ from __future__ import annotations
 import random
 from typing import Any, Callable, Mapping
 
-from ..costs import CostModel, Sim, T, activation_key, classifier_dropout, dropouts
+from ..costs import CostModel, Sim, T, activation_key, classifier_dropout, dropouts, position_buffers
 from ..config import Field, coerce_int, read_fields  # coerce_int: the step's check
 from ..errors import CalcError
 from ..formula import Formula, head_line, layers_lines
@@ -327,6 +327,112 @@ def step_sparse_layer(prefix: str, i: int, heads: int, act: str, block: int, ran
     return run
 
 
+def step_full_embeddings(sim: Sim, prefix: str, b: int, n: int) -> T:
+    """``BigBirdEmbeddings`` as it runs with full attention, every name dropped where its Python drops it: the word
+    lookup, ``+`` the token types' (a [1, L] buffer slice, expanded: not counted), ``embeddings += position
+    embeddings`` (in place: ``AddBackward0`` sums the [1, L, H] gradient), dropout (rebinding the sum), then the
+    LayerNorm; the three lookups' outputs and the dropout's are named until the function returns."""
+    e = prefix + "embeddings."
+    mark = sim.scope()
+    ids = sim.ids((b, n))
+    types = sim.expand(sim.buffer((1, n)), (b, n))
+    words = sim.embedding(e + "word_embeddings", ids, first=True)
+    x = sim.add(words, sim.embedding(e + "token_type_embeddings", types))
+    x = sim.add_(x, sim.embedding(e + "position_embeddings", sim.buffer((1, n))))
+    x = sim.rebind(x, sim.dropout(x, sim.drops("hidden_dropout_prob")))
+    return sim.end_scope(mark, sim.layer_norm(e + "LayerNorm", x))
+
+
+def step_full_layer(prefix: str, i: int, heads: int) -> Callable[[Sim, T], T]:
+    """One ``BigBirdLayer`` with ``original_full`` attention, each release where ``modeling_big_bird.py`` drops the
+    name: ``BigBirdSelfAttention`` divides the scores by sqrt(d) (``aten.div``; the quotient keeps its name until
+    the function returns, softmax naming the probabilities anew), no mask (the bidirectional mask function returns
+    None for the ones it is given), and returns the context and the probabilities, which ``BigBirdLayer`` holds
+    (``_``) until it returns; ``BigBirdSelfOutput``, ``BigBirdIntermediate`` and ``BigBirdOutput`` are BERT's."""
+    p = f"{prefix}encoder.layer.{i}."
+
+    def run(sim: Sim, x: T) -> T:
+        s = p + "attention.self."
+        hidden = sim.drops("hidden_dropout_prob")
+        layer = sim.scope()
+        context = bert.step_attention(sim, x, heads, s + "query", s + "key", s + "value", keep_scores=True)
+        attended = bert.self_output(sim, p + "attention.output.", context, x, hidden)
+        sim.release(context)  # BigBirdAttention: ``attention_output = self.output(attention_output, hidden_states)``
+        chunk = sim.scope()  # feed_forward_chunk
+        inner = sim.linear(p + "intermediate.dense", attended)
+        inner = sim.rebind(inner, sim.act("hidden_act", inner))
+        out = sim.end_scope(chunk, bert.self_output(sim, p + "output.", inner, attended, hidden))
+        return sim.end_scope(layer, out)
+
+    return run
+
+
+def step_full(sim: Sim, inv: Inventory, prefix: str, b: int, n: int) -> list[T]:
+    """BigBird's classes with ``original_full`` attention (no decoder, not question answering), every release
+    declared: ``BigBirdModel.forward`` checks the ids for padding (``warn_if_padding_and_no_attention_mask``: four
+    temporaries), makes ``attention_mask = torch.ones((B, L))`` (float32), runs the embeddings, then the mask
+    function reads the ones (``.to(bool)``, ``.all()``) and returns None, dropping them; the encoder; the pooler
+    (``tanh(pooler(sequence_output[:, 0]))``, computed whether the head reads it or not: a branch the loss never
+    reaches under the MLM, causal-LM and classification heads); then the head."""
+    c = inv.config
+    kind = bert.step_task(inv)
+    mark = sim.scope()  # BigBirdModel.forward
+    sim.transients((16, 16 * b, 2 * b, 1), (1, 3, 3, 3), ("aten.lift_fresh", "aten.index", "aten.eq", "aten.any"))
+    ones = sim.named_transient(4 * b * n, "aten.ones")
+    if c["attention_type"] == "block_sparse" and not c["add_cross_attention"]:
+        # L is at most sparse_limit: ``set_attention_type("original_full")`` builds, per layer, a new
+        # BigBirdSelfAttention (query, key, value: nn.Linear's weight and bias, float32 whatever the model's dtype),
+        # whose three Linears are replaced at once by the layer's own: made, then dropped together.
+        h = c["hidden_size"]
+        sizes = [4 * h * h, 4 * h] if c["use_bias"] else [4 * h * h]
+        for _ in range(c["num_hidden_layers"]):
+            made = 3 * sizes
+            sim.transients(made, [len(made) - 1] * len(made), ["aten.empty"] * len(made))
+    x = step_full_embeddings(sim, prefix, b, n)
+    sim.transients((b * n, 1), (1, 1), ("aten._to_copy", "aten.all"))
+    sim.drop_transient(ones)
+    heads = c["num_attention_heads"]
+    seq = x
+    for i in range(c["num_hidden_layers"]):
+        y = sim.layer(step_full_layer(prefix, i, heads), seq)
+        if i:
+            sim.rebind(seq, y)
+        seq = y
+
+    def pool() -> T:
+        dense = sim.linear(prefix + "pooler", sim.select(seq, 1))
+        return sim.rebind(dense, sim.keep_output(dense))
+
+    pooled = None
+    if kind in ("", "ForPreTraining") and inv.pooler:
+        pooled = pool()
+    elif inv.pooler:
+        sim.unused(pool)
+    sim.end_scope(mark, seq, *([pooled] if pooled is not None else []))
+    act = c["hidden_act"]
+    if kind == "":
+        return [seq] + ([pooled] if pooled is not None else [])
+    if kind in ("ForMaskedLM", "ForCausalLM"):
+        return [bert.step_mlm(sim, "cls.predictions", seq, act_key="hidden_act")]
+    if kind == "ForPreTraining":
+        assert pooled is not None
+        return [bert.step_mlm(sim, "cls.predictions", seq, act_key="hidden_act"),
+                sim.linear("cls.seq_relationship", pooled)]
+    drop = sim.drops("classifier_dropout")
+    if kind == "ForSequenceClassification":
+        # BigBirdClassificationHead: x = features[:, 0, :]; dropout, dense, ACT2FN[hidden_act], dropout, out_proj,
+        # each rebinding ``x``
+        mark = sim.scope()
+        x = sim.dropout(sim.select(seq, 1), drop)
+        x = sim.rebind(x, sim.linear("classifier.dense", x))
+        x = sim.rebind(x, sim.activation(act, x))
+        x = sim.rebind(x, sim.dropout(x, drop))
+        return [sim.end_scope(mark, sim.rebind(x, sim.linear("classifier.out_proj", x)))]
+    if kind == "ForTokenClassification":
+        return [sim.linear("classifier", sim.dropout(seq, drop))]  # the dropout's output named to the end
+    raise AssertionError(inv.architecture)
+
+
 def step_mlm(sim: Sim, x: T, act: str) -> T:
     """``BigBirdLMPredictionHead``: dense, hidden_act, LayerNorm, the vocabulary projection."""
     x = sim.activation(act, sim.linear("cls.predictions.transform.dense", x))
@@ -362,6 +468,13 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     kind = bert.step_task(inv)
     if kind == "ForQuestionAnswering" and n > 1 and c["type_vocab_size"] < 2:
         raise CalcError("costs_qa_token_types", architecture=inv.architecture, value=c["type_vocab_size"])
+    if not sparse and not c["is_decoder"] and kind != "ForQuestionAnswering":
+        sim.exact_lifetimes()  # original_full: BERT's operations, each node modelled (calculator/costs/lifetime.py)
+        sim.exact_forward()  # every name's release declared (step_full)
+        return step_full(sim, inv, prefix, b, n)
+    # Block-sparse attention (its probability matrix assembled in the forward), a decoder's causal mask, question
+    # answering's inputs made from the ids: not replayed, and no bound proven either.
+    sim.no_peak()
     x = step_embeddings(sim, prefix, b, padded, kind == "ForQuestionAnswering", padded > n)
     heads, act = c["num_attention_heads"], c["hidden_act"]
     mask = sim.constant((b, padded), 4)  # torch.ones((B, L)) in float32, padded: block-sparse's from_mask
@@ -410,7 +523,9 @@ def step_check(inv: Inventory) -> None:
 #: None (= hidden_dropout_prob).
 KEYS = (activation_key("gelu_new"), *dropouts("hidden_dropout_prob", "attention_probs_dropout_prob"),
         classifier_dropout())
-COSTS = CostModel(step_program, bert.absolute_positions(), check=step_check, keys=KEYS)
+#: ``buffers``: BERT's two (``position_ids``, ``token_type_ids``); the peak is given only where the program opts in
+#: (``original_full``, no decoder, not question answering: :func:`step_full`), elsewhere no claim (``sim.no_peak``).
+COSTS = CostModel(step_program, bert.absolute_positions(), check=step_check, keys=KEYS, buffers=position_buffers)
 #: The keys that shape no tensor but decide the attention a step runs: in the share link, so the panel costs
 #: the config the count read (a pasted ``original_full`` or ``block_size: 32`` is not lost on the way).
 EXTRAS = (value_extra("attention_type", "block_sparse"),

@@ -25,7 +25,7 @@ import random
 from typing import Any, Mapping
 
 from ..config import MAX_SIZE, read_fields
-from ..costs import CostModel, Sim, T, activation_key, dropouts, no_buffers
+from ..costs import CostModel, Sim, T, activation_key, dropouts, is_contiguous, no_buffers
 from ..errors import CalcError
 from ..formula import Formula, head_line, layers_lines
 from ..model import Inventory, TensorList
@@ -319,6 +319,10 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     classify = kind == "ForSequenceClassification"  # global attention on the first token, set by the class
     if kind == "ForQuestionAnswering":
         raise CalcError("costs_data_dependent", architecture=inv.architecture)
+    if not sim.grad_mode and kind in ("", "ForMaskedLM", "ForTokenClassification"):
+        sim.exact_lifetimes()  # the inference span: no graph, every storage's release declared (step_inference)
+        sim.exact_forward()
+        return step_inference(sim, inv, b, n)
     prefix = bert.step_prefix(inv)
     x = bert.step_embeddings(sim, inv, prefix, b, lp, positions_from_ids=True)
     masked = sim.mask((b, lp))  # is_index_masked = attention_mask < 0
@@ -338,6 +342,267 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
         x = sim.dropout(sim.keep_output(sim.linear("classifier.dense", sim.dropout(sim.select(seq, 1), hidden))), hidden)
         return [sim.linear("classifier.out_proj", x)]
     raise AssertionError(inv.architecture)
+
+
+# ------------------------------------------------- the inference span, replayed tensor by tensor (issue 32)
+#
+# Under ``torch.no_grad()`` nothing is saved, so the peak is the forward's live storages alone: each one below is made
+# where ``modeling_longformer.py`` (transformers 5.23) makes it and released where its Python drops the last name
+# (measured op by op with LiveBytes, tests/crosscheck/test_inference_engine.py). The training step's autograd nodes
+# (as_strided, the slice copies into ``new_zeros``, the in-place masking) are not modelled: it keeps its bounds.
+
+
+def _fresh(sim: Sim, shape: tuple[int, ...], aten: str, itemsize: int | None = None) -> T:
+    """A new tensor no gradient reaches, named by the aten operation that makes it."""
+    return sim.fresh(shape, aten, itemsize)
+
+
+def _number(sim: Sim, aten: str) -> T:
+    """A 0-dim int64 tensor (``torch.div(seq_len, w, rounding_mode="trunc")``, ``chunks_count + 1``): 8 bytes."""
+    return sim.fresh((), aten, 8)
+
+
+def _linear_any(sim: Sim, module: str, x: T) -> T:
+    """``nn.Linear`` as ``F.linear`` runs it: a contiguous input (B = 1 for the transposed [Lp, B, H]) is ``addmm`` on
+    its view; a strided one is ``matmul`` (the input copied to [N, in], ``mm``) then ``+ bias`` (a new tensor), the copy
+    gone as ``matmul`` returns, the product once the sum is made."""
+    if is_contiguous(x) or module in sim.lora:
+        return sim.linear(module, x)
+    with sim._in(module):
+        info = sim.linear_info(module)
+        flat = sim.reshape(x, (-1, info.in_features))
+        m = flat.shape[0]
+        product = sim.made_by(sim.mm(flat, info.weight_trains, m, info.in_features, info.out_features,
+                                     (*x.shape[:-1], info.out_features), False), "aten.mm")
+        if flat.storage != x.storage:
+            sim.release(flat)
+        if not info.bias:
+            return product
+        out = _fresh(sim, product.shape, "aten.add")
+        sim.release(product)
+        return out
+
+
+def _sliding_scores(sim: Sim, q: T, k: T, w: int) -> T:
+    """``_sliding_chunks_query_key_matmul`` then ``_mask_invalid_locations``, q and k [B, Lp, A, d]: the scores in the
+    ``new_zeros`` [B·A, Lp/w, w, 2w + 1] the chunks are copied into, seen as [B, Lp, A, 2w + 1]."""
+    b, lp, heads, d = q.shape
+    bh, chunks = b * heads, lp // w - 1
+    mark = sim.scope()
+    t = _number(sim, "aten.div")
+    count = _number(sim, "aten.sub")  # chunks_count, named until the return
+    sim.release(t)
+
+    def chunk(x: T) -> T:  # _chunk: a view, then as_strided; torch.div(...) a temporary of the call
+        flat = sim.reshape(sim.transpose(x, 1, 2), (bh, lp, d))
+        sim.release(_number(sim, "aten.div"))
+        v = sim.view(flat, (bh, lp // (2 * w), 2 * w, d))
+        return sim.as_strided(v, (bh, chunks, 2 * w, d), (v.strides[0], v.strides[1] // 2, *v.strides[2:]))
+
+    qc, kc = chunk(q), chunk(k)
+    if d == 1:  # einsum with a contraction of size 1: a broadcasting mul
+        scores = sim.made_by(sim.mul(qc, kc, (bh, chunks, 2 * w, 2 * w)), "aten.mul")
+    else:  # einsum bcxd,bcyd->bcxy: both chunked operands copied, one bmm
+        scores = sim.bmm(qc, sim.transpose(kc, 2, 3))
+    _fresh(sim, (bh, chunks, 2 * w + 1, 2 * w), "aten.constant_pad_nd")  # the padded chunks, named to the return
+    sim.release(scores)
+    t = _number(sim, "aten.add")
+    out = _fresh(sim, (bh, chunks + 1, w, 2 * w + 1), "aten.new_zeros")
+    sim.release(t)
+    # _mask_invalid_locations: new_ones(w, w + 1).tril().flip(), its flip; each end's full_like, .bool(), where
+    ones = _fresh(sim, (w, w + 1), "aten.new_ones")
+    lower = _fresh(sim, (w, w + 1), "aten.tril")
+    sim.release(ones)
+    _fresh(sim, (w, w + 1), "aten.flip")
+    sim.release(lower)
+    _fresh(sim, (w, w + 1), "aten.flip")
+    for _ in range(2):
+        full = _fresh(sim, (b, w, heads, w + 1), "aten.full_like")
+        cond = _fresh(sim, (b, w, heads, w + 1), "aten._to_copy", 1)
+        sim.release(full, cond, _fresh(sim, (b, w, heads, w + 1), "aten.where"))
+    sim.release(count)
+    sim.end_scope(mark, out)
+    seen = sim.view(out, (b, heads, lp, 2 * w + 1))
+    return sim.transpose(seen, 2, 1)
+
+
+def _sliding_context(sim: Sim, probs: T, v: T, w: int) -> T:
+    """``_sliding_chunks_matmul_attn_probs_value``: probabilities [B, Lp, A, 2w + 1] by V [B, Lp, A, d]."""
+    b, lp, heads, d = v.shape
+    bh, blocks = b * heads, lp // w
+    mark = sim.scope()
+    t = _number(sim, "aten.div")
+    _number(sim, "aten.sub")  # chunks_count
+    sim.release(t)
+    t = _number(sim, "aten.div")
+    cp = sim.reshape(sim.transpose(probs, 1, 2), (bh, blocks, w, 2 * w + 1))
+    sim.release(t)
+    vv = sim.reshape(sim.transpose(v, 1, 2), (bh, lp, d))
+    padded = _fresh(sim, (bh, lp + 2 * w, d), "aten.constant_pad_nd")
+    _number(sim, "aten.add")  # chunks_count + 1, held by the size tuple
+    st = padded.strides
+    cv = sim.as_strided(padded, (bh, blocks, 3 * w, d), (st[0], w * st[1], st[1], st[2]))
+    diag = _fresh(sim, (bh, blocks, w, 3 * w + 2), "aten.constant_pad_nd")  # _pad_and_diagonalize
+    if cp.storage != probs.storage:
+        sim.release(cp)
+    del vv
+    diag = sim.narrow(sim.view(diag, (bh, blocks, w * (3 * w + 2))), 2, w * (3 * w + 1))
+    diag = sim.narrow(sim.view(diag, (bh, blocks, w, 3 * w + 1)), 3, 3 * w)
+    context = sim.end_scope(mark, sim.bmm(diag, cv))  # einsum bcwd,bcdh->bcwh
+    return sim.transpose(sim.view(context, (b, heads, lp, d)), 1, 2)
+
+
+def _inference_attention(sim: Sim, p: str, x: T, heads: int, window: int, masked: T, mask: T) -> T:
+    """``LongformerAttention`` without global attention, under no_grad: the self-attention, then its output."""
+    b, lp, h = x.shape
+    d, w = h // heads, window // 2
+    s = p + "attention.self."
+    mark = sim.scope()
+    hs = sim.transpose(x, 0, 1)
+    q = _linear_any(sim, s + "query", hs)  # then /= sqrt(d), in place
+    k = _linear_any(sim, s + "key", hs)
+    v = _linear_any(sim, s + "value", hs)
+
+    def split(t: T) -> T:
+        return sim.transpose(sim.view(t, (lp, b, heads, d)), 0, 1)
+
+    scores = _sliding_scores(sim, split(q), split(k), w)
+    _fresh(sim, (b, lp), "aten.ne", 1)  # (attention_mask != 0), named until the return
+    cast = _fresh(sim, (b, lp), "aten._to_copy")
+    float_mask = _fresh(sim, (b, lp), "aten.masked_fill")
+    sim.release(cast)
+    ones = _fresh(sim, (b, lp), "aten.new_ones")
+    column = (b, lp, 1, 1)
+    _sliding_scores(sim, sim.view(ones, column), sim.view(float_mask, column), w)  # diagonal_mask, named to the end
+    sim.release(ones)  # the call's argument
+    # attn_scores += diagonal_mask: in place
+    shape = (b, lp, heads, 2 * w + 1)
+    wide = _fresh(sim, shape, "aten._to_copy", 4) if sim.itemsize != 4 else None
+    probs = _fresh(sim, shape, "aten._softmax", 4)
+    if wide is not None:
+        sim.release(wide)
+    filled = _fresh(sim, shape, "aten.masked_fill", 4)
+    sim.release(probs)
+    if sim.itemsize != 4:  # type_as(attn_scores)
+        cast = _fresh(sim, shape, "aten._to_copy")
+        sim.release(filled)
+        filled = cast
+    sim.release(scores)  # del attn_scores
+    context = _sliding_context(sim, filled, split(v), w)
+    out = sim.reshape(sim.transpose(context, 0, 1), (lp, b, h))
+    if out.storage != context.storage:
+        sim.release(context)
+    attended = sim.transpose(out, 0, 1)
+    # LongformerSelfOutput: dense (strided input), dropout (eval: none), LayerNorm(hidden + input)
+    dense = _linear_any(sim, p + "attention.output.dense", attended)
+    total = sim.add(dense, x)
+    normed = sim.layer_norm(p + "attention.output.LayerNorm", total)
+    sim.release(dense, total)
+    return sim.end_scope(mark, normed)
+
+
+def _inference_layer(p: str, heads: int, window: int, masked: T, mask: T) -> Any:
+    def run(sim: Sim, x: T) -> T:
+        mark = sim.scope()
+        attended = _inference_attention(sim, p, x, heads, window, masked, mask)
+        chunk = sim.scope()  # ff_chunk
+        inner = sim.linear(p + "intermediate.dense", attended)
+        inner = sim.rebind(inner, sim.act("hidden_act", inner))
+        out = sim.end_scope(chunk, bert.self_output(sim, p + "output.", inner, attended, False))
+        return sim.end_scope(mark, out)
+
+    return run
+
+
+def step_inference(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
+    """The inference span of LongformerModel, ForMaskedLM and ForTokenClassification (no token has global attention
+    from input_ids alone), every storage released where ``modeling_longformer.py`` drops its name:
+    ``LongformerModel.forward`` checks the ids for padding (four temporaries), makes ``torch.ones`` (float32) and
+    ``torch.zeros`` (int64) [B, L], pads ids, mask and types to Lp (rebinding the three), the embeddings (the position
+    ids from the ids: six temporaries), ``create_bidirectional_mask`` materialised ([B, 1, Lp, Lp] in the model's dtype,
+    sliced back to [B, Lp] and kept to the end: its temporaries below), the encoder's two bool masks, the layers, the
+    unpadding slice, then the head."""
+    c = inv.config
+    lp = padded_length(c, n)
+    kind = bert.step_task(inv)
+    prefix = bert.step_prefix(inv)
+    size = sim.itemsize
+    mark = sim.scope()  # LongformerModel.forward
+    ids = sim.ids((b, n))
+    sim.transients((16, 16 * b, 2 * b, 1), (1, 3, 3, 3), ("aten.lift_fresh", "aten.index", "aten.eq", "aten.any"))
+    ones = _fresh(sim, (b, n), "aten.ones", 4)
+    types = _fresh(sim, (b, n), "aten.zeros", 8)
+    if lp > n:  # _pad_to_window_size: the three rebound
+        ids = _fresh(sim, (b, lp), "aten.constant_pad_nd", 8)
+        _fresh(sim, (b, lp), "aten.constant_pad_nd", 4)
+        padded_types = _fresh(sim, (b, lp), "aten.constant_pad_nd", 8)
+        sim.release(ones, types)
+        types = padded_types
+    # LongformerEmbeddings: create_position_ids_from_input_ids (ne, .int(), cumsum, type_as, * mask, .long(), + pad)
+    e = prefix + "embeddings."
+    inner = sim.scope()
+    m = b * lp
+    sim.transients((m, 4 * m, 8 * m, 4 * m, 4 * m, 8 * m), (1, 6, 3, 4, 6, 6),
+                   ("aten.ne", "aten._to_copy", "aten.cumsum", "aten._to_copy", "aten.mul", "aten._to_copy"))
+    positions = _fresh(sim, (b, lp), "aten.add", 8)
+    words = sim.embedding(e + "word_embeddings", ids)
+    placed = sim.embedding(e + "position_embeddings", positions)
+    typed = sim.embedding(e + "token_type_embeddings", types)
+    first = sim.add(words, placed)
+    total = sim.add(first, typed)
+    sim.release(first)
+    x = sim.end_scope(inner, sim.layer_norm(e + "LayerNorm", total))
+    # create_bidirectional_mask(..., torch.clamp(attention_mask, 0, 1), allow_is_bidirectional_skip=False)
+    clamped = _fresh(sim, (b, lp), "aten.clamp", 4)
+    as_bool = _fresh(sim, (b, lp), "aten._to_copy", 1)
+    batch = _fresh(sim, (b,), "aten.arange", 8)
+    sim.release(clamped)
+    head = _fresh(sim, (1,), "aten.arange", 8)
+    a = _fresh(sim, (lp,), "aten.arange", 8)
+    q_idx = _fresh(sim, (lp,), "aten.add", 8)
+    a2 = _fresh(sim, (lp,), "aten.arange", 8)
+    sim.release(a)
+    kv_idx = _fresh(sim, (lp,), "aten.add", 8)
+    sim.release(a2)
+    one = _fresh(sim, (1,), "aten.new_ones", 1)
+    ge = _fresh(sim, (lp,), "aten.ge", 1)
+    both = _fresh(sim, (lp,), "aten.bitwise_and", 1)
+    picked = _fresh(sim, (b, lp), "aten.index", 1)
+    sim.release(ge, one)
+    allowed = _fresh(sim, (b, lp, lp), "aten.bitwise_and", 1)
+    sim.release(picked, both, batch, head, q_idx, kv_idx)
+    zero = _fresh(sim, (), "aten.zeros", size)
+    lowest = _fresh(sim, (), "aten.scalar_tensor", size)
+    full = _fresh(sim, (b, 1, lp, lp), "aten.where", size)  # kept by its [:, 0, 0, :] slice to the end
+    sim.release(lowest, zero, allowed, as_bool)
+    twos = _fresh(sim, (b, lp), "aten.eq", 1)  # extended_attention_mask[attention_mask == 2] = max, in place
+    sim.release(twos, _fresh(sim, (), "aten.lift_fresh", size))
+    mask = T((b, lp), (lp * lp, 1), full.storage, False, size)
+    # LongformerEncoder: is_index_masked, is_index_global_attn (to its return), is_global_attn's any().item()
+    encoder = sim.scope()
+    masked = _fresh(sim, (b, lp), "aten.lt", 1)
+    _fresh(sim, (b, lp), "aten.gt", 1)
+    sim.release(_fresh(sim, (), "aten.any", 1))
+    heads = c["num_attention_heads"]
+    seq = x
+    for i, w in enumerate(windows(c)):
+        y = sim.layer(_inference_layer(f"{prefix}encoder.layer.{i}.", heads, w, masked, mask), seq)
+        if i:
+            sim.rebind(seq, y)
+        seq = y
+    seq = sim.end_scope(encoder, sim.narrow(seq, 1, n))
+    if kind == "":
+        pooled = bert.step_pooler(sim, prefix, seq) if inv.pooler else None
+        sim.end_scope(mark, seq, *([pooled] if pooled is not None else []))
+        return [seq] + ([pooled] if pooled is not None else [])
+    sim.end_scope(mark, seq)
+    if kind == "ForMaskedLM":  # LongformerLMHead: dense, gelu, layer_norm, decoder (each rebinding x)
+        head = sim.scope()
+        h = _linear_any(sim, "lm_head.dense", seq)
+        h = sim.rebind(h, sim.keep_input(h))
+        h = sim.rebind(h, sim.layer_norm("lm_head.layer_norm", h))
+        return [sim.end_scope(head, sim.rebind(h, sim.linear("lm_head.decoder", h)))]
+    return [_linear_any(sim, "classifier", seq)]  # ForTokenClassification (dropout: eval)
 
 
 def step_check(inv: Inventory) -> None:

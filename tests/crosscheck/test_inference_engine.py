@@ -59,6 +59,10 @@ EXACT += ("fnet", "nystromformer")
 EXACT += ("mobilebert",)
 EXACT += ("squeezebert",)
 EXACT += ("convbert",)
+EXACT += ("big_bird",)  # original_full, no decoder, not question answering (big_bird.step_full)
+PARTIAL += ("big_bird",)
+EXACT += ("longformer",)  # no global attention: LongformerModel, ForMaskedLM, ForTokenClassification (step_inference)
+PARTIAL += ("longformer",)  # sequence classification's global attention keeps its bounds
 PEAK_FAMILIES = tuple(mt for mt, f in FAMILIES.items() if f.costs is not None and f.costs.buffers is not None)
 KIND = {"weights": "param", "buffer": "buffer", "input_ids": "input_ids", "activation": "act"}
 
@@ -261,3 +265,37 @@ def test_bge_m3_inference_under_autocast_with_sdpa() -> None:
     result = measure_peak(Step(inv.model_type, inv.architecture, config, 16, 1024, attention="sdpa", autocast=True,
                                inference=True, pooler=None if inv.arch.pooler is not None else inv.pooler), fake=True)
     assert (engine.bytes, engine.phase, engine.op) == (result.peak, result.phase, result.op)
+
+
+def test_longformer_base_4096_inference_at_4096_tokens() -> None:
+    """Issue 32's "will it fit at 4096?" for Longformer's inference span: longformer-base-4096's widths and window (512)
+    with one layer, B 1, L 4,096, fp32, on real tensors (fake ones cannot answer the encoder's ``.any().item()``): the
+    engine's figure is LiveBytes' peak (op and bytes), in ``_pad_and_diagonalize``'s pad of the probabilities."""
+    from calculator.build import build
+    from calculator.presets import get_preset
+
+    raw = dict(get_preset("allenai/longformer-base-4096").config, num_hidden_layers=1)
+    inv = build(raw)
+    engine = costs.compute_inference(inv, costs.settings(1, 4096)).peak
+    config = {k: v for k, v in raw.items() if k not in ("model_type", "architectures")}
+    result = measure_peak(Step(inv.model_type, inv.architecture, config, 1, 4096, inference=True))
+    assert engine.bytes is not None, engine.reason
+    assert (engine.bytes, engine.phase, engine.op) == (result.peak, result.phase, result.op)
+    assert result.op == "aten.constant_pad_nd"
+
+
+def test_big_bird_switch_to_full_attention_inference() -> None:
+    """A block_sparse BigBird run at L ≤ (5 + 2·r)·block_size: ``BigBirdModel.forward`` switches every layer to
+    ``original_full``, building a BigBirdSelfAttention per layer (three float32 Linears, replaced at once by the layer's
+    own) inside the span. In fp32 and bf16, B 1 and 2, the engine's figure is LiveBytes' peak, there (``aten.empty``)."""
+    config = dict(vocab_size=30, hidden_size=96, num_hidden_layers=2, num_attention_heads=12, intermediate_size=12,
+                  max_position_embeddings=64, type_vocab_size=2, attention_type="block_sparse", block_size=3,
+                  num_random_blocks=1, hidden_act="gelu", use_bias=True)
+    from calculator.build import build
+
+    for arch, batch, dtype in (("BigBirdModel", 1, "fp32"), ("BigBirdForMaskedLM", 2, "bf16")):
+        inv = build(dict(config, model_type="big_bird"), arch, None)
+        engine = costs.compute_inference(inv, costs.settings(batch, 6, dtype)).peak
+        result = measure_peak(Step("big_bird", arch, config, batch, 6, dtype=dtype, inference=True))
+        assert (engine.bytes, engine.phase, engine.op) == (result.peak, result.phase, result.op), (arch, dtype)
+        assert result.op == "aten.empty"
