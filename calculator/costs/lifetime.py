@@ -1616,16 +1616,38 @@ class LiveSim(Sim):
             return out
         return self._pointwise_backward("MaskedFillBackward0", "aten.masked_fill", t, out)
 
-    def conv1d_length(self, module: str, x: T, out_len: int) -> T:
+    def conv1d_length(self, module: str, x: T, out_len: int, w: T | None = None) -> T:
         """``ConvolutionBackward0`` (keeps the input; the weight is a parameter): ``convolution_backward`` returns
-        the input's, the weight's and the bias's gradients, each a new tensor (one operation)."""
+        the input's, the weight's and the bias's gradients, each a new tensor (one operation).
+
+        Under autocast (measured, DeBERTa-v2's ``encoder.conv``): ``conv1d`` casts its bias, its weight and its
+        float32 input to bf16 in that order (as :meth:`_linear`; a trained parameter's copy cached), the node keeps
+        the input's and the weight's copies, its three gradients are bf16 and go to the copies' ``ToCopyBackward0``
+        (input, weight, bias: the reverse of the casts), which cast them back to float32."""
         self._begin()
         self._labelled("convolution", "aten.convolution")
-        out = super().conv1d_length(module, x, out_len)
+        weight, bias = module + ".weight", module + ".bias"
+        shape = self.shapes[weight]
+        bias_copy = None
+        mark = self._next
+        if self.lower is not None:
+            if module in self.lora:
+                self.fail("LoRA on a convolution under autocast")
+            self._casting = True
+            try:
+                if bias in self.shapes:
+                    bias_copy = self.weight_copy(self.storage_name(bias), (shape[0],), self.param_trains(bias))
+                w = self.weight_copy(self.storage_name(weight), shape, self.param_trains(weight))
+                x = self.lowered(x)
+            finally:
+                self._casting = False
+        out = super().conv1d_length(module, x, out_len, w)
+        for s in range(mark + 1, self._next):  # the input's and a frozen parameter's copies: kept only if saved
+            if s not in self.cached and s != out.storage:
+                self._die(s, self._next)
         if not out.grad:
             return out
-        weight, bias = module + ".weight", module + ".bias"
-        shape, size = self.shapes[weight], out.itemsize
+        size = out.itemsize
         w_grad, b_grad = self.param_trains(weight), bias in self.shapes and self.param_trains(bias)
         if module in self.lora:
             self.fail("LoRA on a convolution")
@@ -1638,6 +1660,9 @@ class LiveSim(Sim):
             return [gx, gw, gb]
         nexts = [self._edge(x), self._accumulator(weight) if w_grad else None,
                  self._accumulator(bias) if b_grad else None]
+        if w is not None:  # autocast: to the copies' ToCopyBackward0
+            nexts = [self._edge(x), self._edge(w) if w_grad else None,
+                     self._edge(bias_copy) if b_grad and bias_copy is not None else None]
         return self._node("ConvolutionBackward0", nexts, run, out)
 
     def matmul_param(self, x: T, name: str) -> T:

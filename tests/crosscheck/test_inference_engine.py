@@ -188,6 +188,7 @@ def variant_case(model_type: str, index: int, attention: str, autocast: bool) ->
         case = draw(rng, model_type)
         case.update(plan="none", attention=attention, autocast=autocast)
         raw = case["raw"]
+        LIFETIME_DRAW.get(model_type, lambda raw: None)(raw)  # what the program replays (DeBERTa-v2's)
         if autocast:
             case["dtype"] = "fp32"
         if attention == "sdpa":
@@ -213,6 +214,7 @@ def variant_case(model_type: str, index: int, attention: str, autocast: bool) ->
 #: bounds under autocast (``test_inference_bounds_hold``'s rule).
 AUTOCAST_EXACT = ("bert", "ernie", "roberta", "xlm-roberta", "camembert", "data2vec-text", "electra", "distilbert",
                   "albert")
+AUTOCAST_EXACT += ("deberta-v2",)
 
 
 @pytest.mark.parametrize("model_type,attention,autocast",

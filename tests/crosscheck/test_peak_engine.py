@@ -707,6 +707,7 @@ def test_xmod_post_ln_forward_and_checkpointing_replayed_exactly() -> None:
 #: precision (fp32 weights, ``torch.autocast("cpu", dtype=torch.bfloat16)`` around the forward) replayed op by op.
 AUTOCAST_EXACT = ("bert", "ernie", "roberta", "xlm-roberta", "camembert", "data2vec-text", "electra", "distilbert",
                   "albert")
+AUTOCAST_EXACT += ("deberta-v2",)
 AUTOCAST_RANDOM = int(os.environ.get("PEAK_AUTOCAST_RANDOM", str(max(4, PER_FAMILY // 2))))
 
 
@@ -726,6 +727,7 @@ def autocast_case(model_type: str, index: int, attention: str) -> dict[str, Any]
                     optimizer=rng.choice(["adamw", "sgd", "sgd-momentum"]), attention=attention, autocast=True,
                     freeze=(rng.random() < 0.5, rng.randint(0, 3), rng.random() < 0.3))
         raw = case["raw"]
+        LIFETIME_DRAW.get(model_type, lambda raw: None)(raw)
         raw["max_position_embeddings"] = max(raw.get("max_position_embeddings", 0), case["seq_len"] + 2)
         if rng.random() < 0.5:
             raw["vocab_size"] = rng.randint(8, 40)
@@ -793,6 +795,9 @@ FULL_SIZE_AUTOCAST = (
     ("BAAI/bge-m3", 16, 1024, "sdpa", False), ("BAAI/bge-m3", 16, 1024, "sdpa", True),
     ("bert-base-uncased", 8, 512, "eager", False), ("bert-base-uncased", 8, 512, "sdpa", True),
 )
+# The worked example: deberta-v3-large at B 16, L 512 under autocast (eager: DeBERTa has no SDPA).
+FULL_SIZE_AUTOCAST += (("microsoft/deberta-v3-large", 16, 512, "eager", False),
+                       ("microsoft/deberta-v3-large", 16, 512, "eager", True))
 
 
 @pytest.mark.parametrize("preset,batch,seq_len,attention,checkpointing", FULL_SIZE_AUTOCAST)
