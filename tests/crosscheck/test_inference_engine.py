@@ -215,6 +215,10 @@ def variant_case(model_type: str, index: int, attention: str, autocast: bool) ->
 AUTOCAST_EXACT = ("bert", "ernie", "roberta", "xlm-roberta", "camembert", "data2vec-text", "electra", "distilbert",
                   "albert")
 AUTOCAST_EXACT += ("deberta-v2",)
+AUTOCAST_EXACT += ("modernbert",)
+#: Of those, the families whose drawn configs include some the program leaves bounded, as in float32 (ModernBERT's
+#: one-wide heads: the rotary tables' broadcast is not recorded op by op); their bounds are checked.
+AUTOCAST_PARTIAL = ("modernbert",)
 
 
 @pytest.mark.parametrize("model_type,attention,autocast",
@@ -228,7 +232,7 @@ def test_inference_peak_under_sdpa_and_autocast_equals_pytorch(model_type: str, 
     for index in range(PER_FAMILY):
         case = variant_case(model_type, index, attention, autocast)
         if case is not None:
-            assert case["costs"].peak.bytes is not None or model_type in PARTIAL, (  # PARTIAL: bounds checked
+            assert case["costs"].peak.bytes is not None or model_type in PARTIAL or (autocast and model_type in AUTOCAST_PARTIAL), (  # PARTIAL: bounds checked
                 model_type, case["arch"], case["costs"].peak.reason)
             figures += check_peak(case)
     assert figures > 0 or PER_FAMILY < 2, model_type

@@ -708,6 +708,7 @@ def test_xmod_post_ln_forward_and_checkpointing_replayed_exactly() -> None:
 AUTOCAST_EXACT = ("bert", "ernie", "roberta", "xlm-roberta", "camembert", "data2vec-text", "electra", "distilbert",
                   "albert")
 AUTOCAST_EXACT += ("deberta-v2",)
+AUTOCAST_EXACT += ("modernbert",)
 AUTOCAST_RANDOM = int(os.environ.get("PEAK_AUTOCAST_RANDOM", str(max(4, PER_FAMILY // 2))))
 
 
@@ -798,6 +799,10 @@ FULL_SIZE_AUTOCAST = (
 # The worked example: deberta-v3-large at B 16, L 512 under autocast (eager: DeBERTa has no SDPA).
 FULL_SIZE_AUTOCAST += (("microsoft/deberta-v3-large", 16, 512, "eager", False),
                        ("microsoft/deberta-v3-large", 16, 512, "eager", True))
+# ModernBERT-large at B 16, L 512: eager peaks in a softmax's backward, SDPA in a GLU product's, checkpointed in AdamW.
+FULL_SIZE_AUTOCAST += (("answerdotai/ModernBERT-large", 16, 512, "eager", False),
+                       ("answerdotai/ModernBERT-large", 16, 512, "sdpa", False),
+                       ("answerdotai/ModernBERT-large", 16, 512, "eager", True))
 
 
 @pytest.mark.parametrize("preset,batch,seq_len,attention,checkpointing", FULL_SIZE_AUTOCAST)
