@@ -251,3 +251,22 @@ def test_bge_m3_inference_under_autocast_with_sdpa() -> None:
     result = measure_peak(Step(inv.model_type, inv.architecture, config, 16, 1024, attention="sdpa", autocast=True,
                                inference=True, pooler=None if inv.arch.pooler is not None else inv.pooler), fake=True)
     assert (engine.bytes, engine.phase, engine.op) == (result.peak, result.phase, result.op)
+
+
+@pytest.mark.parametrize("preset,attention", [("microsoft/deberta-v3-large", "eager"),
+                                               ("answerdotai/ModernBERT-large", "sdpa")])
+def test_inference_under_autocast_at_full_size(preset: str, attention: str) -> None:
+    """DeBERTa-v3-large (eager: it has no SDPA) and ModernBERT-large (SDPA, its default; the window mask bf16 under
+    autocast) embedding 16 passages of 512 tokens under bf16 autocast, on fake tensors: the engine's figure is
+    LiveBytes' peak."""
+    from calculator.build import build
+    from calculator.presets import get_preset
+
+    raw = dict(get_preset(preset).config)
+    inv = build(raw)
+    engine = costs.compute_inference(inv, costs.settings(16, 512, attention=attention, autocast="bf16")).peak
+    config = {k: v for k, v in raw.items() if k not in ("model_type", "architectures")}
+    result = measure_peak(Step(inv.model_type, inv.architecture, config, 16, 512, attention=attention, autocast=True,
+                               inference=True, pooler=None if inv.arch.pooler is not None else inv.pooler), fake=True)
+    assert engine.bytes is not None, (preset, engine.reason)
+    assert (engine.bytes, engine.phase, engine.op) == (result.peak, result.phase, result.op), preset
