@@ -579,9 +579,14 @@ class LiveSim(Sim):
         module = self.module
         self._aten = "aten.addmm" if self._adapter is None and module + ".bias" in self.shapes else "aten.mm"
         bias_copy, self._bias_copy = self._bias_copy, None
-        if self.lower is not None and w is None:
-            self.fail("a bare matmul by a parameter under autocast")
+        mark = self._next
+        bare = self.lower is not None and w is None
+        if bare:
+            w, itemsize = self._bare_copy(a, b_grad, k, n), self.lower
         out = super().mm(a, b_grad, m, k, n, out_shape, bias_grad, itemsize, w)
+        if bare:  # the table's copy: a temporary of ``matmul`` unless its node saved it
+            for s in range(mark + 1, self._next):
+                self._die(s, self._next)
         if not out.grad:
             return out
         size = out.itemsize
@@ -607,6 +612,24 @@ class LiveSim(Sim):
             return self._node("AddmmBackward0", nexts, run, out)
         product = self._node("AddmmBackward0", nexts, run, T(flat, contiguous_strides(flat), out.storage, True, size))
         return self._node("ViewBackward0", [self.edge[id(product)]], lambda bw, g: [bw.reshape(g, flat)], out, [])
+
+    def _bare_copy(self, a: T, b_grad: bool, k: int, n: int) -> T:
+        """``torch.matmul(x, weight.t())`` under autocast (DeBERTa-v2's non-legacy MLM head by the word table,
+        measured): ``weight.t()`` is a view, never cached, so ``_to_copy`` makes a fresh bf16 [k, n] copy each
+        time (the transposed layout kept), a temporary ``mm`` saves for the input's gradient; its
+        ``ToCopyBackward0`` casts the weight's bf16 gradient back to float32 [k, n], which ``TBackward0`` hands
+        to the table's ``AccumulateGrad`` as a view (already the table's layout). Only a bf16 input is measured
+        (the head's LayerNorm output under autocast); a float32 one's copy order is not."""
+        if a.itemsize == 4:
+            self.fail("a float32 input to a bare matmul by a parameter under autocast")
+        self._labelled("to", "aten._to_copy")
+        copy = self.new((k, n), b_grad, self.lower)
+        if copy.grad:
+            size = self.itemsize
+            copy = self._node("ToCopyBackward0", [self._accumulator(self._weight or self.module + ".weight")],
+                              lambda bw, g: [bw.alloc((k, n), size, "aten._to_copy")], copy, [])
+        self._aten = "aten.mm"
+        return copy
 
     def embedding(self, module: str, ids: T, first: bool = False) -> T:
         self._begin()

@@ -789,6 +789,30 @@ def test_peak_under_autocast_with_sdpa_equals_pytorch(model_type: str) -> None:
     check_autocast(model_type, "sdpa")
 
 
+def test_deberta_v2_untied_mlm_head_under_autocast() -> None:
+    """DeBERTa-v2's non-legacy MLM head multiplies by ``word_embeddings.weight.t()`` (a view: autocast copies it
+    afresh, uncached; its gradient cast back through ``ToCopyBackward0``): with a large table the step peaks in the
+    backward there, and with SGD and AdamW the figure is LiveBytes' peak to the byte (phase, op, bytes by kind)."""
+    from calculator.build import build
+
+    raw = {"model_type": "deberta-v2", "vocab_size": 3000, "hidden_size": 32, "num_hidden_layers": 2,
+           "num_attention_heads": 4, "intermediate_size": 40, "max_position_embeddings": 32, "type_vocab_size": 0,
+           "relative_attention": True, "position_buckets": 8, "norm_rel_ebd": "layer_norm", "share_att_key": True,
+           "pos_att_type": "p2c|c2p", "position_biased_input": False, "legacy": False}
+    arch = "DebertaV2ForMaskedLM"
+    inv = build(dict(raw, architectures=[arch]))
+    phases = set()
+    for optimizer, batch, seq_len in (("sgd", 1, 4), ("adamw", 2, 8)):
+        got = costs.compute(inv, costs.settings(batch, seq_len, "fp32", optimizer, False, "eager", autocast="bf16"))
+        case = dict(raw=raw, inv=inv, arch=arch, plan=None, costs=got, batch=batch, seq_len=seq_len, dtype="fp32",
+                    checkpointing=False, optimizer=optimizer, freeze=(False, 0, False), pooler=None, attention="eager",
+                    autocast=True)
+        assert got.peak.bytes is not None, got.peak.reason
+        assert check_case(case)
+        phases.add(got.peak.phase)
+    assert "backward" in phases
+
+
 #: Published configs at full size under mixed precision (fake tensors): (preset, B, L, attention, checkpointing).
 #: bge-m3 at the issue's B 16, L 1024 with SDPA: the peak in the forward's last LayerNorm without checkpointing,
 #: in AdamW's update of the word embeddings with it.
