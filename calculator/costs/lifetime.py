@@ -590,9 +590,14 @@ class LiveSim(Sim):
         module = self.module
         self._aten = "aten.addmm" if self._adapter is None and module + ".bias" in self.shapes else "aten.mm"
         bias_copy, self._bias_copy = self._bias_copy, None
-        if self.lower is not None and w is None:
-            self.fail("a bare matmul by a parameter under autocast")
+        mark = self._next
+        bare = self.lower is not None and w is None
+        if bare:
+            w, itemsize = self._bare_copy(a, b_grad, k, n), self.lower
         out = super().mm(a, b_grad, m, k, n, out_shape, bias_grad, itemsize, w)
+        if bare:  # the table's copy: a temporary of ``matmul`` unless its node saved it
+            for s in range(mark + 1, self._next):
+                self._die(s, self._next)
         if not out.grad:
             return out
         size = out.itemsize
@@ -618,6 +623,24 @@ class LiveSim(Sim):
             return self._node("AddmmBackward0", nexts, run, out)
         product = self._node("AddmmBackward0", nexts, run, T(flat, contiguous_strides(flat), out.storage, True, size))
         return self._node("ViewBackward0", [self.edge[id(product)]], lambda bw, g: [bw.reshape(g, flat)], out, [])
+
+    def _bare_copy(self, a: T, b_grad: bool, k: int, n: int) -> T:
+        """``torch.matmul(x, weight.t())`` under autocast (DeBERTa-v2's non-legacy MLM head by the word table,
+        measured): ``weight.t()`` is a view, never cached, so ``_to_copy`` makes a fresh bf16 [k, n] copy each
+        time (the transposed layout kept), a temporary ``mm`` saves for the input's gradient; its
+        ``ToCopyBackward0`` casts the weight's bf16 gradient back to float32 [k, n], which ``TBackward0`` hands
+        to the table's ``AccumulateGrad`` as a view (already the table's layout). Only a bf16 input is measured
+        (the head's LayerNorm output under autocast); a float32 one's copy order is not."""
+        if a.itemsize == 4:
+            self.fail("a float32 input to a bare matmul by a parameter under autocast")
+        self._labelled("to", "aten._to_copy")
+        copy = self.new((k, n), b_grad, self.lower)
+        if copy.grad:
+            size = self.itemsize
+            copy = self._node("ToCopyBackward0", [self._accumulator(self._weight or self.module + ".weight")],
+                              lambda bw, g: [bw.alloc((k, n), size, "aten._to_copy")], copy, [])
+        self._aten = "aten.mm"
+        return copy
 
     def embedding(self, module: str, ids: T, first: bool = False) -> T:
         self._begin()
@@ -1637,16 +1660,38 @@ class LiveSim(Sim):
             return out
         return self._pointwise_backward("MaskedFillBackward0", "aten.masked_fill", t, out)
 
-    def conv1d_length(self, module: str, x: T, out_len: int) -> T:
+    def conv1d_length(self, module: str, x: T, out_len: int, w: T | None = None) -> T:
         """``ConvolutionBackward0`` (keeps the input; the weight is a parameter): ``convolution_backward`` returns
-        the input's, the weight's and the bias's gradients, each a new tensor (one operation)."""
+        the input's, the weight's and the bias's gradients, each a new tensor (one operation).
+
+        Under autocast (measured, DeBERTa-v2's ``encoder.conv``): ``conv1d`` casts its bias, its weight and its
+        float32 input to bf16 in that order (as :meth:`_linear`; a trained parameter's copy cached), the node keeps
+        the input's and the weight's copies, its three gradients are bf16 and go to the copies' ``ToCopyBackward0``
+        (input, weight, bias: the reverse of the casts), which cast them back to float32."""
         self._begin()
         self._labelled("convolution", "aten.convolution")
-        out = super().conv1d_length(module, x, out_len)
+        weight, bias = module + ".weight", module + ".bias"
+        shape = self.shapes[weight]
+        bias_copy = None
+        mark = self._next
+        if self.lower is not None:
+            if module in self.lora:
+                self.fail("LoRA on a convolution under autocast")
+            self._casting = True
+            try:
+                if bias in self.shapes:
+                    bias_copy = self.weight_copy(self.storage_name(bias), (shape[0],), self.param_trains(bias))
+                w = self.weight_copy(self.storage_name(weight), shape, self.param_trains(weight))
+                x = self.lowered(x)
+            finally:
+                self._casting = False
+        out = super().conv1d_length(module, x, out_len, w)
+        for s in range(mark + 1, self._next):  # the input's and a frozen parameter's copies: kept only if saved
+            if s not in self.cached and s != out.storage:
+                self._die(s, self._next)
         if not out.grad:
             return out
-        weight, bias = module + ".weight", module + ".bias"
-        shape, size = self.shapes[weight], out.itemsize
+        size = out.itemsize
         w_grad, b_grad = self.param_trains(weight), bias in self.shapes and self.param_trains(bias)
         if module in self.lora:
             self.fail("LoRA on a convolution")
@@ -1659,6 +1704,9 @@ class LiveSim(Sim):
             return [gx, gw, gb]
         nexts = [self._edge(x), self._accumulator(weight) if w_grad else None,
                  self._accumulator(bias) if b_grad else None]
+        if w is not None:  # autocast: to the copies' ToCopyBackward0
+            nexts = [self._edge(x), self._edge(w) if w_grad else None,
+                     self._edge(bias_copy) if b_grad and bias_copy is not None else None]
         return self._node("ConvolutionBackward0", nexts, run, out)
 
     def matmul_param(self, x: T, name: str) -> T:

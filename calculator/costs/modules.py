@@ -358,7 +358,7 @@ class Sim(Ops):
         flat = self.reshape(x, (-1, k))
         return self.mm(flat, self.param_trains(name), flat.shape[0], k, n, (*x.shape[:-1], n))
 
-    def conv1d_length(self, module: str, x: T, out_len: int) -> T:
+    def conv1d_length(self, module: str, x: T, out_len: int, w: T | None = None) -> T:
         """``nn.Conv1d`` on ``x`` [B, C_in, L]: ``convolution_backward`` keeps the input (and the weight).
 
         FlopCounterMode's ``conv_flop``: forward 2·B·L_out·C_out·(C_in/G)·K; backward, the input's gradient
@@ -371,10 +371,10 @@ class Sim(Ops):
             w_grad = self.param_trains(module + ".weight")
             b_grad = module + ".bias" in self.shapes and self.param_trains(module + ".bias")
             flops = 2 * b * out_len * c_out * c_in_group * k
-            w = None
             if self.lower is not None:  # autocast: conv1d on bf16 copies; convolution_backward keeps both
+                if w is None:  # ``w``: the weight's copy, made by the caller (the lifetime simulator casts in order)
+                    w = self.weight_copy(self.storage_name(module + ".weight"), (c_out, c_in_group, k), w_grad)
                 x = self.lowered(x)
-                w = self.weight_copy(self.storage_name(module + ".weight"), (c_out, c_in_group, k), w_grad)
             self.contract("convolution", flops, ((x.grad, flops, None), (w_grad, 2 * b * out_len * c_out * c_in * k, None)),
                           x if (x.grad or w_grad or b_grad) else None)
             if w is not None and (x.grad or w_grad or b_grad) and self.grad_mode:

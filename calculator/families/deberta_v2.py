@@ -470,6 +470,7 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     if kind in EXACT_LIFETIMES and modelled(c, kind):
         sim.exact_lifetimes()
         sim.exact_forward()
+        sim.exact_autocast()  # and under bf16 autocast (each Linear's copies, the promoting adds: costs.lifetime)
     mark = sim.scope()
     mask = sim.constant((b, n), 4, "aten.ones")  # torch.ones(input_shape): float32 whatever the model's dtype
     types = sim.constant((b, n), 8, "aten.zeros")  # token_type_ids

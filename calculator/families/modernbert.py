@@ -234,8 +234,11 @@ def step_layer(p: str, i: int, heads: int, rotary: tuple[T, T], mask: T | None =
         if sim.attention == "sdpa":
             float_mask = None
             if mask is not None:  # convert_boolean_attn_mask: two scalars, then where (in the query's dtype)
-                sim.transients((4, 4), (2, 2), ("aten.scalar_tensor", "aten.scalar_tensor"))
-                float_mask = sim.constant_by("aten.where", (b, 1, n, n), sim.itemsize)
+                # (measured under autocast: bf16 scalars and mask, the query being the rotary's bf16 cast)
+                size = q.itemsize if sim.lower is not None else sim.itemsize
+                scalars = (size, size) if sim.lower is not None else (4, 4)
+                sim.transients(scalars, (2, 2), ("aten.scalar_tensor", "aten.scalar_tensor"))
+                float_mask = sim.constant_by("aten.where", (b, 1, n, n), size)
             context = sim.reshape(sim.contiguous(sim.transpose(sim.sdpa(q, k, v, float_mask), 1, 2)), (b, n, h))
             out = sim.linear(p + "attn.Wo", context)
             sim.release(context)
@@ -284,6 +287,7 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
             and not frozen_layers_unmodelled(sim):
         sim.exact_lifetimes()
         sim.exact_forward()
+        sim.exact_autocast()  # under bf16 autocast too: every op above handles bf16 copies (measured, issue 32)
     x = step_body(sim, c, bert.step_prefix(inv), b, n, layer_kinds(c), step_value(inv, "local_attention", 128))
     return step_head(sim, task, x, c, b, n, c["classifier_pooling"])
 

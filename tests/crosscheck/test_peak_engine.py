@@ -788,6 +788,8 @@ AUTOCAST_EXACT += ("t5", "mt5", "umt5")
 #: autocast copies are not modelled (no figure there, as for every step under autocast the replay does not cover).
 AUTOCAST_EAGER_ONLY = ("t5", "mt5", "umt5")
 AUTOCAST_EXACT += ("luke", "tapas")
+AUTOCAST_EXACT += ("deberta-v2",)
+AUTOCAST_EXACT += ("modernbert",)
 AUTOCAST_RANDOM = int(os.environ.get("PEAK_AUTOCAST_RANDOM", str(max(4, PER_FAMILY // 2))))
 
 
@@ -807,6 +809,7 @@ def autocast_case(model_type: str, index: int, attention: str) -> dict[str, Any]
                     optimizer=rng.choice(["adamw", "sgd", "sgd-momentum"]), attention=attention, autocast=True,
                     freeze=(rng.random() < 0.5, rng.randint(0, 3), rng.random() < 0.3))
         raw = case["raw"]
+        LIFETIME_DRAW.get(model_type, lambda raw: None)(raw)
         raw["max_position_embeddings"] = max(raw.get("max_position_embeddings", 0), case["seq_len"] + 2)
         if rng.random() < 0.5:
             raw["vocab_size"] = rng.randint(8, 40)
@@ -868,6 +871,30 @@ def test_peak_under_autocast_with_sdpa_equals_pytorch(model_type: str) -> None:
     check_autocast(model_type, "sdpa")
 
 
+def test_deberta_v2_untied_mlm_head_under_autocast() -> None:
+    """DeBERTa-v2's non-legacy MLM head multiplies by ``word_embeddings.weight.t()`` (a view: autocast copies it
+    afresh, uncached; its gradient cast back through ``ToCopyBackward0``): with a large table the step peaks in the
+    backward there, and with SGD and AdamW the figure is LiveBytes' peak to the byte (phase, op, bytes by kind)."""
+    from calculator.build import build
+
+    raw = {"model_type": "deberta-v2", "vocab_size": 3000, "hidden_size": 32, "num_hidden_layers": 2,
+           "num_attention_heads": 4, "intermediate_size": 40, "max_position_embeddings": 32, "type_vocab_size": 0,
+           "relative_attention": True, "position_buckets": 8, "norm_rel_ebd": "layer_norm", "share_att_key": True,
+           "pos_att_type": "p2c|c2p", "position_biased_input": False, "legacy": False}
+    arch = "DebertaV2ForMaskedLM"
+    inv = build(dict(raw, architectures=[arch]))
+    phases = set()
+    for optimizer, batch, seq_len in (("sgd", 1, 4), ("adamw", 2, 8)):
+        got = costs.compute(inv, costs.settings(batch, seq_len, "fp32", optimizer, False, "eager", autocast="bf16"))
+        case = dict(raw=raw, inv=inv, arch=arch, plan=None, costs=got, batch=batch, seq_len=seq_len, dtype="fp32",
+                    checkpointing=False, optimizer=optimizer, freeze=(False, 0, False), pooler=None, attention="eager",
+                    autocast=True)
+        assert got.peak.bytes is not None, got.peak.reason
+        assert check_case(case)
+        phases.add(got.peak.phase)
+    assert "backward" in phases
+
+
 #: Published configs at full size under mixed precision (fake tensors): (preset, B, L, attention, checkpointing).
 #: bge-m3 at the issue's B 16, L 1024 with SDPA: the peak in the forward's last LayerNorm without checkpointing,
 #: in AdamW's update of the word embeddings with it.
@@ -877,6 +904,13 @@ FULL_SIZE_AUTOCAST = (
 )
 # flan-t5-base: 6,860,419,584 bytes in the forward (aten.mm); umt5-base checkpointed: 6,085,022,184 (optimizer, aten.div).
 FULL_SIZE_AUTOCAST += (("google/flan-t5-base", 8, 512, "eager", False), ("google/umt5-base", 4, 512, "eager", True))
+# The issue's worked example: deberta-v3-large at B 16, L 512 under autocast (eager: DeBERTa has no SDPA).
+FULL_SIZE_AUTOCAST += (("microsoft/deberta-v3-large", 16, 512, "eager", False),
+                       ("microsoft/deberta-v3-large", 16, 512, "eager", True))
+# ModernBERT-large at B 16, L 512: eager peaks in a softmax's backward, SDPA in a GLU product's, checkpointed in AdamW.
+FULL_SIZE_AUTOCAST += (("answerdotai/ModernBERT-large", 16, 512, "eager", False),
+                       ("answerdotai/ModernBERT-large", 16, 512, "sdpa", False),
+                       ("answerdotai/ModernBERT-large", 16, 512, "eager", True))
 
 
 @pytest.mark.parametrize("preset,batch,seq_len,attention,checkpointing", FULL_SIZE_AUTOCAST)
