@@ -38,6 +38,8 @@ class Case:
     messages: tuple[tuple[str, str], ...] = ()
     #: The attention (``--attention``): "eager", or "sdpa" (transformers' default for BGE-M3's class).
     attention: str = "eager"
+    #: Mixed precision (``--mixed-precision``): "bf16" (fp32 weights, the forward under bf16 autocast), or None.
+    autocast: str | None = None
 
     def message(self, lang: str) -> str:
         return dict(self.messages).get(lang, "")
@@ -71,15 +73,17 @@ def _plan(preset: str, lora: bool) -> Any:
 
 @lru_cache(maxsize=None)
 def fit_case(preset: str, batch: int, seq_len: int, checkpointing: bool = False, lora: bool = False,
-             attention: str = "eager") -> Case:
-    """The step (fp32, AdamW) at B, L with the options, for both languages' pages (kept: one run per build)."""
+             attention: str = "eager", autocast: str | None = None) -> Case:
+    """The step (fp32 weights, AdamW; the forward under ``autocast`` where given) at B, L with the options, for
+    both languages' pages (kept: one run per build)."""
     try:
         step = costs.compute(_inventory(preset), costs.settings(batch, seq_len, "fp32", "adamw", checkpointing,
-                                                                attention=attention), _plan(preset, lora))
+                                                                attention=attention, autocast=autocast),
+                             _plan(preset, lora))
     except CalcError as exc:
         return Case(preset, batch, seq_len, checkpointing, lora, None, exc.code,
-                    (("en", exc.message("en")), ("zh", exc.message("zh"))), attention)
-    return Case(preset, batch, seq_len, checkpointing, lora, step, attention=attention)
+                    (("en", exc.message("en")), ("zh", exc.message("zh"))), attention, autocast)
+    return Case(preset, batch, seq_len, checkpointing, lora, step, attention=attention, autocast=autocast)
 
 
 @dataclass(frozen=True)

@@ -167,7 +167,7 @@ def test_bge_m3_with_sdpa_is_the_clis_and_says_the_attention_dropout(site: Site,
     attention dropout (0.1) is measured at 0, which the CLI's JSON notes (``sdpa_dropout_gpu``) and the page say."""
     page = site.page("what-fits.md", lang)
     first = {"en": "SDPA attention, every parameter trained", "zh": "SDPA 注意力，全部参数参与训练"}[lang]
-    tables = [t for t in page.tables if len(t) == 2 and t[1][0] == first]
+    tables = [t for t in page.tables if len(t) == 3 and t[1][0] == first]  # then the same under autocast
     assert len(tables) == 1, [t[:2] for t in page.tables]
     row = tables[0][1]
     verdicts, notes = [], None
@@ -184,3 +184,35 @@ def test_bge_m3_with_sdpa_is_the_clis_and_says_the_attention_dropout(site: Site,
     assert [(n["code"], n["key"], n["value"]) for n in notes] == [("sdpa_dropout_gpu", "attention_probs_dropout_prob", 0.1)]
     said = {"en": "fused kernel's figures with attention dropout 0", "zh": "融合 kernel 在注意力 dropout 为 0 时的数字"}[lang]
     assert said in " ".join(page.text.split())
+
+
+#: The page's mixed-precision rows (``--mixed-precision bf16``): DeBERTa-v3-large eager, without and with gradient
+#: checkpointing, and BGE-M3 with SDPA (the row under the SDPA one).
+MIXED = {"en": ("bf16 autocast, every parameter trained", "bf16 autocast, gradient checkpointing",
+                "SDPA attention, bf16 autocast, every parameter trained"),
+         "zh": ("bf16 autocast，全部参数参与训练", "bf16 autocast，开启梯度检查点", "SDPA 注意力，bf16 autocast，全部参数参与训练")}
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_mixed_precision_rows_are_the_clis(site: Site, lang: str):
+    """Issue 32's fp32 against autocast, worked on the page: each row under bf16 autocast (fp32 weights) is the
+    CLI's ``--mixed-precision bf16`` step, its sum, its peak (or its bounds) and both verdicts."""
+    page = site.page("what-fits.md", lang)
+    full, ckpt, sdpa = MIXED[lang]
+    deb = [t for t in page.tables if len(t) == 3 and t[1][0] == full]
+    bge = [t for t in page.tables if len(t) == 3 and t[2][0] == sdpa]
+    assert len(deb) == 1 and len(bge) == 1, [t[:2] for t in page.tables]
+    rows = ((deb[0][1], DEB, DEB_LEN, ["--attention", "eager"]),
+            (deb[0][2], DEB, DEB_LEN, ["--attention", "eager", "--grad-checkpointing"]),
+            (bge[0][2], BGE, BGE_LEN, ["--attention", "sdpa"]))
+    assert deb[0][2][0] == ckpt
+    for row, preset, length, options in rows:
+        verdicts, costs = [], None
+        for gib in BUDGETS:
+            status, costs, message = cli("--preset", preset, "--seq-len", str(length), "--batch", str(B), *options,
+                                         "--mixed-precision", "bf16", "--gpu-gb", str(gib), lang=lang)
+            assert status == 0 and costs is not None, message
+            verdicts.append(costs["fits"])
+        assert costs["mixed_precision"] == "bf16"
+        parts = sum(costs["memory"][k] for k in ("weights", "gradients", "optimizer", "activations"))
+        assert row[1:] == [fmt(parts), peak_cell(costs, lang)] + [VERDICT[lang][v] for v in verdicts], (preset, row)
