@@ -224,6 +224,8 @@ class Head:
     uses_num_labels: bool = False
     ties_embeddings: bool = False
     step: HeadStep | None = None
+    #: The label count the head takes and no other (DistilBERT's QA head: 2), as :class:`Architecture`'s.
+    labels_must_be: int | None = None
 
 
 #: BERT's task classes, by :class:`Task` (Megatron-BERT's too, and RoBERTa's where it keeps them).
@@ -266,7 +268,8 @@ def task_classes(stem: str, prefix: str, tasks: tuple[str, ...], heads: Mapping[
             out.append(Architecture(name=stem + "Model", task=task, prefix="", pooler=h.pooler))
             continue
         out.append(Architecture(name=stem + task, task=task, prefix=prefix, pooler=h.pooler, head=h.head,
-                                uses_num_labels=h.uses_num_labels, ties_embeddings=h.ties_embeddings, **more))
+                                uses_num_labels=h.uses_num_labels, ties_embeddings=h.ties_embeddings,
+                                labels_must_be=h.labels_must_be, **more))
     return tuple(out)
 
 

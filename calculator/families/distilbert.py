@@ -17,7 +17,7 @@ from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..costs import CostModel, Sim, T, activation_key, dropouts, position_ids_buffer
 from ..model import Inventory, TensorList
 from . import bert
-from .base import Architecture, Family, Preset, Task
+from .base import Family, Preset, Task
 from .common import HEADS, HIDDEN, INTERMEDIATE, LABELS, LAYERS, POSITIONS, TIE, VOCAB, L, heads_divide
 
 FIELDS = (
@@ -109,24 +109,45 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
             sim.rebind(x, y)
         x = y
     x = sim.end_scope(model, x)
-    kind = bert.step_task(inv)
-    if kind == "":
-        return [x]
-    if kind == "ForMaskedLM":  # prediction_logits rebound at each line
-        y = sim.linear("vocab_transform", x)
-        y = sim.rebind(y, sim.act("activation", y))  # get_activation(config.activation)
-        y = sim.rebind(y, sim.layer_norm("vocab_layer_norm", y))
-        return [sim.rebind(y, sim.linear("vocab_projector", y))]
-    if kind == "ForSequenceClassification":  # pooled_output rebound at each line
-        y = sim.linear("pre_classifier", sim.select(x, 1))
-        y = sim.rebind(y, sim.activation("relu", y))  # ReLU keeps its output
-        y = sim.rebind(y, sim.dropout(y, sim.drops("seq_classif_dropout")))
-        return [sim.linear("classifier", y)]
-    if kind == "ForTokenClassification":
-        return [sim.linear("classifier", sim.dropout(x, sim.drops("dropout")))]
-    if kind == "ForQuestionAnswering":
-        return bert.step_qa(sim, sim.dropout(x, sim.drops("qa_dropout")))
-    raise AssertionError(inv.architecture)
+    return bert.run_head(DISTILBERT_HEADS, sim, inv, x, None, "dropout")  # the token classifier's dropout: ``dropout``
+
+
+def mlm_step(sim: Sim, seq: T, pooled: T | None, dropout_key: str) -> list[T]:
+    """``DistilBertForMaskedLM``'s head, ``prediction_logits`` rebound at each line: ``vocab_transform``, the
+    configured activation, ``vocab_layer_norm``, ``vocab_projector``."""
+    y = sim.linear("vocab_transform", seq)
+    y = sim.rebind(y, sim.act("activation", y))  # get_activation(config.activation)
+    y = sim.rebind(y, sim.layer_norm("vocab_layer_norm", y))
+    return [sim.rebind(y, sim.linear("vocab_projector", y))]
+
+
+def classification_step(sim: Sim, seq: T, pooled: T | None, dropout_key: str) -> list[T]:
+    """The first token, ``pre_classifier``, ReLU (keeps its output), ``seq_classif_dropout``, ``classifier``;
+    ``pooled_output`` rebound at each line."""
+    y = sim.linear("pre_classifier", sim.select(seq, 1))
+    y = sim.rebind(y, sim.activation("relu", y))
+    y = sim.rebind(y, sim.dropout(y, sim.drops("seq_classif_dropout")))
+    return [sim.linear("classifier", y)]
+
+
+def qa_step(sim: Sim, seq: T, pooled: T | None, dropout_key: str) -> list[T]:
+    """``qa_dropout``, then ``qa_outputs`` split into start and end logits."""
+    return bert.step_qa(sim, sim.dropout(seq, sim.drops("qa_dropout")))
+
+
+#: DistilBERT's six classes, by task: no pooler anywhere; each head's tensors and forward (the token classifier's
+#: dropout is ``dropout``; multiple choice wants [B, choices, L] inputs, which the step refuses).
+DISTILBERT_HEADS: dict[str, bert.Head] = {
+    Task.MODEL: bert.Head(False, step=bert.model_step),
+    Task.MASKED_LM: bert.Head(False, mlm_head, ties_embeddings=True, step=mlm_step),
+    Task.SEQUENCE_CLASSIFICATION: bert.Head(False, classifier_head("num_labels"), uses_num_labels=True,
+                                            step=classification_step),
+    Task.MULTIPLE_CHOICE: bert.Head(False, classifier_head(1)),
+    Task.TOKEN_CLASSIFICATION: bert.Head(False, bert.linear_head("classifier", "num_labels", "dim"),
+                                         uses_num_labels=True, step=bert.token_classifier_step),
+    Task.QUESTION_ANSWERING: bert.Head(False, bert.linear_head("qa_outputs", "num_labels", "dim"),
+                                       uses_num_labels=True, step=qa_step, labels_must_be=2),
+}
 
 
 def step_block(prefix: str, i: int, heads: int) -> Callable[[Sim, T], T]:
@@ -188,18 +209,9 @@ FAMILY = Family(
     backbone=backbone,
     aliases={"hidden_size": "dim", "num_attention_heads": "n_heads", "num_hidden_layers": "n_layers"},
     heads_check=("dim", "n_heads"),
-    architectures=(
-        Architecture(name="DistilBertModel", task=Task.MODEL, prefix="", pooler=False),
-        Architecture(name="DistilBertForMaskedLM", task=Task.MASKED_LM, prefix="distilbert.", pooler=False,
-                     head=mlm_head, ties_embeddings=True),
-        Architecture(name="DistilBertForSequenceClassification", task=Task.SEQUENCE_CLASSIFICATION, prefix="distilbert.", pooler=False,
-                     head=classifier_head("num_labels"), uses_num_labels=True),
-        Architecture(name="DistilBertForMultipleChoice", task=Task.MULTIPLE_CHOICE, prefix="distilbert.", pooler=False, head=classifier_head(1)),
-        Architecture(name="DistilBertForTokenClassification", task=Task.TOKEN_CLASSIFICATION, prefix="distilbert.", pooler=False,
-                     head=bert.linear_head("classifier", "num_labels", "dim"), uses_num_labels=True),
-        Architecture(name="DistilBertForQuestionAnswering", task=Task.QUESTION_ANSWERING, prefix="distilbert.", pooler=False,
-                     head=bert.linear_head("qa_outputs", "num_labels", "dim"), uses_num_labels=True, labels_must_be=2),
-    ),
+    architectures=bert.task_classes("DistilBert", "distilbert.", (
+        Task.MODEL, Task.MASKED_LM, Task.SEQUENCE_CLASSIFICATION, Task.MULTIPLE_CHOICE, Task.TOKEN_CLASSIFICATION,
+        Task.QUESTION_ANSWERING), DISTILBERT_HEADS),
     title={"en": "DistilBERT", "zh": "DistilBERT"},
     formula=formula,
     presets=(
