@@ -17,7 +17,7 @@ from ..formula import Formula, head_line, layers_lines
 from ..i18n import label
 from ..model import Inventory, TensorList
 from . import bert
-from .base import Architecture, Family, Preset, with_defaults, Task
+from .base import Family, Preset, with_defaults, Task
 from .common import EMBEDDING, HEADS, HIDDEN, INTERMEDIATE, LABELS, LAYERS, POSITIONS, TIE, TOKEN_TYPES, VOCAB, L, heads_divide
 from .common import POSITION_TYPE
 
@@ -158,29 +158,7 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
         dense = sim.linear(prefix + "pooler", sim.select(x, 1))
         pooled = sim.rebind(dense, sim.keep_output(dense))
     sim.end_scope(model, x, *([pooled] if pooled is not None else []))
-    kind = bert.step_task(inv)
-    classify = sim.drops("classifier_dropout_prob")
-    if kind == "":
-        return [x] + ([pooled] if pooled is not None else [])
-    if kind in ("ForMaskedLM", "ForPreTraining"):
-        mark = sim.scope()  # AlbertMLMHead.forward: ``hidden_states`` rebound at each line
-        y = sim.linear("predictions.dense", x)
-        y = sim.rebind(y, sim.act("hidden_act", y))
-        y = sim.rebind(y, sim.layer_norm("predictions.LayerNorm", y))
-        out = [sim.end_scope(mark, sim.rebind(y, sim.linear("predictions.decoder", y)))]
-        if kind == "ForPreTraining":
-            assert pooled is not None
-            mark = sim.scope()  # AlbertSOPHead.forward
-            out.append(sim.end_scope(mark, sim.linear("sop_classifier.classifier", sim.dropout(pooled, classify))))
-        return out
-    if kind == "ForSequenceClassification":
-        assert pooled is not None
-        return [sim.linear("classifier", sim.dropout(pooled, classify))]
-    if kind == "ForTokenClassification":
-        return [sim.linear("classifier", sim.dropout(x, classify))]
-    if kind == "ForQuestionAnswering":
-        return bert.step_qa(sim, x)
-    raise AssertionError(inv.architecture)
+    return bert.run_head(ALBERT_HEADS, sim, inv, x, pooled, "classifier_dropout_prob")
 
 
 def step_layer(sim: Sim, p: str, x: T, heads: int) -> T:
@@ -220,25 +198,48 @@ COSTS = CostModel(step_program, bert.absolute_positions(), check=bert.step_check
                   autocast=True, sdpa=True)
 
 
+def mlm_step(sim: Sim, seq: T, pooled: T | None, dropout_key: str) -> list[T]:
+    """``AlbertMLMHead``, ``hidden_states`` rebound at each line: dense, the configured activation, LayerNorm,
+    ``predictions.decoder``."""
+    mark = sim.scope()
+    y = sim.linear("predictions.dense", seq)
+    y = sim.rebind(y, sim.act("hidden_act", y))
+    y = sim.rebind(y, sim.layer_norm("predictions.LayerNorm", y))
+    return [sim.end_scope(mark, sim.rebind(y, sim.linear("predictions.decoder", y)))]
+
+
+def pretraining_step(sim: Sim, seq: T, pooled: T | None, dropout_key: str) -> list[T]:
+    """The MLM head on the sequence, then ``AlbertSOPHead`` (dropout, ``sop_classifier.classifier``) on the pooled
+    output."""
+    assert pooled is not None
+    out = mlm_step(sim, seq, pooled, dropout_key)
+    mark = sim.scope()  # AlbertSOPHead.forward
+    return out + [sim.end_scope(mark, sim.linear("sop_classifier.classifier",
+                                                 sim.dropout(pooled, sim.drops(dropout_key))))]
+
+
+#: ALBERT's seven classes, by task: each head's tensors and its forward (the classifiers' dropout is
+#: ``classifier_dropout_prob``); the bare model pools as the caller chooses.
+ALBERT_HEADS: dict[str, bert.Head] = {
+    Task.MODEL: bert.Head(None, step=bert.model_step),
+    Task.PRETRAINING: bert.Head(True, pretraining_head, uses_num_labels=True, ties_embeddings=True,
+                                step=pretraining_step),
+    Task.MASKED_LM: bert.Head(False, mlm_head, ties_embeddings=True, step=mlm_step),
+    Task.SEQUENCE_CLASSIFICATION: bert.BERT_HEADS[Task.SEQUENCE_CLASSIFICATION],
+    Task.MULTIPLE_CHOICE: bert.BERT_HEADS[Task.MULTIPLE_CHOICE],
+    Task.TOKEN_CLASSIFICATION: bert.BERT_HEADS[Task.TOKEN_CLASSIFICATION],
+    Task.QUESTION_ANSWERING: bert.BERT_HEADS[Task.QUESTION_ANSWERING],
+}
+
+
 FAMILY = Family(
     model_type="albert",
     base="AlbertModel",
     fields=FIELDS,
     backbone=backbone,
-    architectures=(
-        Architecture(name="AlbertModel", task=Task.MODEL, prefix="", pooler=None),
-        Architecture(name="AlbertForPreTraining", task=Task.PRETRAINING, prefix="albert.", pooler=True,
-                     head=pretraining_head, uses_num_labels=True, ties_embeddings=True),
-        Architecture(name="AlbertForMaskedLM", task=Task.MASKED_LM, prefix="albert.", pooler=False, head=mlm_head, ties_embeddings=True),
-        Architecture(name="AlbertForSequenceClassification", task=Task.SEQUENCE_CLASSIFICATION, prefix="albert.", pooler=True,
-                     head=bert.linear_head("classifier", "num_labels"), uses_num_labels=True),
-        Architecture(name="AlbertForMultipleChoice", task=Task.MULTIPLE_CHOICE, prefix="albert.", pooler=True,
-                     head=bert.linear_head("classifier", 1)),
-        Architecture(name="AlbertForTokenClassification", task=Task.TOKEN_CLASSIFICATION, prefix="albert.", pooler=False,
-                     head=bert.linear_head("classifier", "num_labels"), uses_num_labels=True),
-        Architecture(name="AlbertForQuestionAnswering", task=Task.QUESTION_ANSWERING, prefix="albert.", pooler=False,
-                     head=bert.linear_head("qa_outputs", "num_labels"), uses_num_labels=True),
-    ),
+    architectures=bert.task_classes("Albert", "albert.", (
+        Task.MODEL, Task.PRETRAINING, Task.MASKED_LM, Task.SEQUENCE_CLASSIFICATION, Task.MULTIPLE_CHOICE,
+        Task.TOKEN_CLASSIFICATION, Task.QUESTION_ANSWERING), ALBERT_HEADS),
     title={"en": "ALBERT", "zh": "ALBERT"},
     formula=formula,
     checks=(check_groups,),
