@@ -1553,6 +1553,47 @@ class LiveSim(Sim):
             return out
         return self._pointwise_backward("MeanBackward1", "aten.div", t, out)
 
+    def _rsqrt_mean_square(self, x32: T, shape: Sequence[int], rows: Sequence[int], x: T | None) -> T:
+        """``torch.rsqrt(x32.pow(2).mean(-1, keepdim=True) + eps)`` op by op, as both RMS norms run it (measured):
+        ``pow`` (``PowBackward0`` keeps x32; its backward three tensors of x's shape, two freed), ``mean``
+        (``MeanBackward1``: one; its input gone once it ran), ``+ eps`` (gone after ``rsqrt``), ``rsqrt`` (keeps its
+        output; three rows, two freed). ``x``: T5's narrower input, whose float32 copy is a temporary of the
+        expression, released once ``pow`` has it (``LlamaRMSNorm`` names it until it returns: None)."""
+
+        def three(dims: Sequence[int]) -> Callable[[Backward, T], list[T | None]]:
+            def run(bw: Backward, g: T) -> list[T | None]:
+                first, second = bw.alloc(dims, 4, "aten.pow"), bw.alloc(dims, 4, "aten.mul")
+                out = bw.alloc(dims, 4, "aten.mul")
+                bw.drop(first.storage)
+                bw.drop(second.storage)
+                return [out]
+            return run
+        self._begin()
+        self._labelled("pow", "aten.pow")
+        power = self.new(shape, x32.grad, 4)
+        if power.grad:
+            self.save(x32)
+            power = self._node("PowBackward0", [self._edge(x32)], three(shape), power)
+        if x is not None and x32 is not x:
+            self.release(x32)  # a temporary of the expression (kept by pow)
+        self._labelled("mean", "aten.mean")
+        variance = self.new(rows, power.grad, 4)
+        if variance.grad:
+            variance = self._pointwise_backward("MeanBackward1", "aten.div", power, variance)
+        self.release(power)
+        self._labelled("add", "aten.add")
+        shifted = self.new(rows, variance.grad, 4)
+        if shifted.grad:
+            shifted = self._node("AddBackward1", [self._edge(variance)],
+                                 lambda bw, g: [bw.alias(g, g.shape, g.strides)], shifted, [])
+        self._labelled("rsqrt", "aten.rsqrt")
+        root = self.new(rows, shifted.grad, 4)
+        if root.grad:
+            self.save(root)
+            root = self._node("RsqrtBackward0", [self._edge(shifted)], three(rows), root)
+        self.release(shifted)
+        return root
+
     def rms_norm_llama(self, module: str, x: T) -> T:
         """``LlamaRMSNorm`` op by op (:meth:`~.modules.Sim.rms_norm_llama`): ``x.to(float32)`` (a copy below
         float32), ``pow(2)`` (gone after the mean), ``mean`` (named until the return), ``+ eps`` (gone after
@@ -1565,37 +1606,7 @@ class LiveSim(Sim):
         with self._in(module):
             x32 = x if x.itemsize == 4 else self.to_dtype(x, 4)
             shape, rows = x.shape, x.shape[:-1] + (1,)
-
-            def three(dims: Sequence[int]) -> Callable[[Backward, T], list[T | None]]:
-                def run(bw: Backward, g: T) -> list[T | None]:
-                    first, second = bw.alloc(dims, 4, "aten.pow"), bw.alloc(dims, 4, "aten.mul")
-                    out = bw.alloc(dims, 4, "aten.mul")
-                    bw.drop(first.storage)
-                    bw.drop(second.storage)
-                    return [out]
-                return run
-            self._begin()
-            self._labelled("pow", "aten.pow")
-            power = self.new(shape, x32.grad, 4)
-            if power.grad:
-                self.save(x32)
-                power = self._node("PowBackward0", [self._edge(x32)], three(shape), power)
-            self._labelled("mean", "aten.mean")
-            variance = self.new(rows, power.grad, 4)
-            if variance.grad:
-                variance = self._pointwise_backward("MeanBackward1", "aten.div", power, variance)
-            self.release(power)
-            self._labelled("add", "aten.add")
-            shifted = self.new(rows, variance.grad, 4)
-            if shifted.grad:
-                shifted = self._node("AddBackward1", [self._edge(variance)],
-                                     lambda bw, g: [bw.alias(g, g.shape, g.strides)], shifted, [])
-            self._labelled("rsqrt", "aten.rsqrt")
-            root = self.new(rows, shifted.grad, 4)
-            if root.grad:
-                self.save(root)
-                root = self._node("RsqrtBackward0", [self._edge(shifted)], three(rows), root)
-            self.release(shifted)
+            root = self._rsqrt_mean_square(x32, shape, rows, None)
             self._begin()
             self._labelled("mul", "aten.mul")
             normed = self.new(shape, x32.grad, 4)
@@ -1945,39 +1956,7 @@ class LiveSim(Sim):
         with self._in(module):
             shape, rows, size = x.shape, x.shape[:-1] + (1,), x.itemsize
             x32 = x if size == 4 else self.to_dtype(x, 4)
-
-            def three(dims: Sequence[int]) -> Callable[[Backward, T], list[T | None]]:
-                def run(bw: Backward, g: T) -> list[T | None]:
-                    first, second = bw.alloc(dims, 4, "aten.pow"), bw.alloc(dims, 4, "aten.mul")
-                    out = bw.alloc(dims, 4, "aten.mul")
-                    bw.drop(first.storage)
-                    bw.drop(second.storage)
-                    return [out]
-                return run
-            self._begin()
-            self._labelled("pow", "aten.pow")
-            power = self.new(shape, x32.grad, 4)
-            if power.grad:
-                self.save(x32)
-                power = self._node("PowBackward0", [self._edge(x32)], three(shape), power)
-            if x32 is not x:
-                self.release(x32)  # a temporary of the expression (kept by pow)
-            self._labelled("mean", "aten.mean")
-            variance = self.new(rows, power.grad, 4)
-            if variance.grad:
-                variance = self._pointwise_backward("MeanBackward1", "aten.div", power, variance)
-            self.release(power)
-            self._labelled("add", "aten.add")
-            shifted = self.new(rows, variance.grad, 4)
-            if shifted.grad:
-                shifted = self._node("AddBackward1", [self._edge(variance)],
-                                     lambda bw, g: [bw.alias(g, g.shape, g.strides)], shifted, [])
-            self._labelled("rsqrt", "aten.rsqrt")
-            root = self.new(rows, shifted.grad, 4)
-            if root.grad:
-                self.save(root)
-                root = self._node("RsqrtBackward0", [self._edge(shifted)], three(rows), root)
-            self.release(shifted)
+            root = self._rsqrt_mean_square(x32, shape, rows, x)
             self._begin()
             self._labelled("mul", "aten.mul")
             normed = self.new(shape, x.grad or root.grad, 4)
