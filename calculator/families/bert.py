@@ -41,6 +41,9 @@ class BertLayer:
     keep_scores: bool = False
     #: ALIGN's (LayoutLM's) eager attention: the softmax in float32 (:func:`step_attention`'s ``softmax32``).
     softmax32: bool = False
+    #: A self-attention the family's file writes its own way (sim, x, ``attention.self.``'s prefix, heads) ->
+    #: the context, its probabilities' lifetimes its own (LUKE's, TAPAS's); None: :func:`step_attention`.
+    attention: "Callable[[Sim, T, str, int], T] | None" = None
 
     def tensors(self, t: TensorList, prefix: str, i: int, hidden: int, intermediate: int) -> None:
         """The layer's tensors under ``{prefix}encoder.layer.{i}.``: Q, K, V, the attention's output and its
@@ -68,8 +71,11 @@ class BertLayer:
             layer = sim.scope()  # BertLayer.forward
             attention = sim.scope()  # BertAttention.forward
             probs: list[T] = []
-            context = step_attention(sim, x, heads, s + "query", s + "key", s + "value", mask=mask,
-                                     softmax32=self.softmax32, keep_scores=self.keep_scores, held=probs)
+            if self.attention is not None:
+                context = self.attention(sim, x, s, heads)
+            else:
+                context = step_attention(sim, x, heads, s + "query", s + "key", s + "value", mask=mask,
+                                         softmax32=self.softmax32, keep_scores=self.keep_scores, held=probs)
             attended = self_output(sim, p + "attention.output.", context, x, hidden)
             sim.release(context)  # BertAttention: ``attention_output = self.output(attention_output, ...)``
             if self.probs_die == "attention":

@@ -165,24 +165,14 @@ def step_attention(sim: Sim, a: str, x: T, heads: int) -> T:
     return sim.end_scope(mark, sim.view(context, (b, n, width)))
 
 
-def step_layer(prefix: str, i: int, heads: int) -> Any:
-    """One ``LukeLayer`` with no entity: :func:`step_attention`, then BERT's output, intermediate and output (the
-    same functions, :func:`bert.self_output`), each name dropped where ``modeling_luke.py`` drops it."""
-    p = f"{prefix}encoder.layer.{i}."
+def self_attention(sim: Sim, x: T, s: str, heads: int) -> T:
+    """``LukeSelfAttention`` with no entity (:func:`step_attention`), as :class:`bert.BertLayer` calls it."""
+    return step_attention(sim, s, x, heads)
 
-    def run(sim: Sim, x: T) -> T:
-        hidden = sim.drops("hidden_dropout_prob")
-        layer = sim.scope()
-        context = step_attention(sim, p + "attention.self.", x, heads)
-        attended = bert.self_output(sim, p + "attention.output.", context, x, hidden)
-        sim.release(context)  # LukeAttention returns: ``self_outputs`` gone
-        chunk = sim.scope()  # feed_forward_chunk
-        inner = sim.linear(p + "intermediate.dense", attended)
-        inner = sim.rebind(inner, sim.act("hidden_act", inner))
-        out = sim.end_scope(chunk, bert.self_output(sim, p + "output.", inner, attended, hidden))
-        return sim.end_scope(layer, out)
 
-    return run
+#: One ``LukeLayer`` with no entity: its own attention, then BERT's output, intermediate and output (the same
+#: functions, :func:`bert.self_output`), each name dropped where ``modeling_luke.py`` drops it.
+LAYER = bert.BertLayer(attention=self_attention)
 
 
 def step_backbone(sim: Sim, inv: Inventory, prefix: str, b: int, n: int,
@@ -203,7 +193,7 @@ def step_backbone(sim: Sim, inv: Inventory, prefix: str, b: int, n: int,
     heads = inv.config["num_attention_heads"]
     seq = x
     for i in range(inv.config["num_hidden_layers"]):
-        y = sim.layer(step_layer(prefix, i, heads), seq)
+        y = sim.layer(LAYER.step(prefix, i, heads), seq)
         if i:
             sim.rebind(seq, y)
         seq = y

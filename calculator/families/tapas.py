@@ -178,28 +178,17 @@ def step_embeddings(sim: Sim, inv: Inventory, prefix: str, b: int, n: int, ids: 
     return sim.end_scope(mark, x)
 
 
-def step_layer(prefix: str, i: int, heads: int) -> Any:
-    """One ``TapasLayer``: BERT's attention with its scores ``/ sqrt(d)`` named until ``TapasSelfAttention`` returns
-    (the probabilities are a new name; no mask: ``create_bidirectional_mask`` gave None; the probabilities not
-    returned), then BERT's output, intermediate and output (:func:`bert.self_output`)."""
-    p = f"{prefix}encoder.layer.{i}."
+def self_attention(sim: Sim, x: T, s: str, heads: int) -> T:
+    """``TapasSelfAttention``: BERT's attention with its scores ``/ sqrt(d)`` named until it returns (the
+    probabilities are a new name, not returned; no mask: ``create_bidirectional_mask`` gave None)."""
+    attention = sim.scope()
+    return sim.end_scope(attention, bert.step_attention(sim, x, heads, s + "query", s + "key", s + "value",
+                                                        frame=False, keep_scores=True))
 
-    def run(sim: Sim, x: T) -> T:
-        s = p + "attention.self."
-        hidden = sim.drops("hidden_dropout_prob")
-        layer = sim.scope()
-        attention = sim.scope()  # TapasSelfAttention.forward
-        context = sim.end_scope(attention, bert.step_attention(sim, x, heads, s + "query", s + "key", s + "value",
-                                                                frame=False, keep_scores=True))
-        attended = bert.self_output(sim, p + "attention.output.", context, x, hidden)
-        sim.release(context)  # TapasAttention returns: ``self_outputs`` gone
-        chunk = sim.scope()  # feed_forward_chunk
-        inner = sim.linear(p + "intermediate.dense", attended)
-        inner = sim.rebind(inner, sim.act("hidden_act", inner))
-        out = sim.end_scope(chunk, bert.self_output(sim, p + "output.", inner, attended, hidden))
-        return sim.end_scope(layer, out)
 
-    return run
+#: One ``TapasLayer``: its attention (:func:`self_attention`), then BERT's output, intermediate and output
+#: (:func:`bert.self_output`).
+LAYER = bert.BertLayer(attention=self_attention)
 
 
 def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
@@ -223,7 +212,7 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     heads = inv.config["num_attention_heads"]
     seq = x
     for i in range(inv.config["num_hidden_layers"]):
-        y = sim.layer(step_layer(prefix, i, heads), seq)
+        y = sim.layer(LAYER.step(prefix, i, heads), seq)
         if i:
             sim.rebind(seq, y)
         seq = y
