@@ -489,9 +489,14 @@ class LiveSim(Sim):
 
     def bmm(self, a: T, b: T) -> T:
         """``torch.matmul`` of two 4-D tensors: the copies its reshapes make are dropped when it returns (unless
-        ``bmm`` keeps them)."""
+        ``bmm`` keeps them); so are autocast's bf16 copies of float32 operands (rotated Q and K: :meth:`mul_table`),
+        C++ temporaries of ``matmul`` kept only by ``BmmBackward0``."""
         mark = self.scope()
-        return self.end_scope(mark, super().bmm(a, b))
+        casting, self._casting = self._casting, True
+        try:
+            return self.end_scope(mark, super().bmm(a, b))
+        finally:
+            self._casting = casting
 
     def activation(self, name: str, t: T) -> T:
         if name not in ("gelu", "relu", "gelu_new"):
@@ -861,6 +866,17 @@ class LiveSim(Sim):
         whatever the inputs' layout), even for an input that needs none (dropped at once). Where nothing needs a
         gradient (inference) the kernel still returns its logsumexp, dropped as ``scaled_dot_product_attention``
         returns."""
+        if self.lower is not None and 4 in (q.itemsize, k.itemsize, v.itemsize) and \
+                q.shape[-1] == k.shape[-1] == v.shape[-1]:
+            # Under autocast a float32 q, k or v (rotated by float32 tables: :meth:`mul_table`) is cast to bf16
+            # first (measured: k before q, a C++ argument pack), the copies temporaries of the call unless saved.
+            mark = self.scope()
+            self._casting = True
+            try:
+                v, k, q = self.lowered(v), self.lowered(k), self.lowered(q)
+            finally:
+                self._casting = False
+            return self.end_scope(mark, self.sdpa(q, k, v, mask))
         self._begin()
         self._labelled("scaled_dot_product_attention", "aten._scaled_dot_product_flash_attention_for_cpu")
         out = super().sdpa(q, k, v, mask)
@@ -1324,17 +1340,26 @@ class LiveSim(Sim):
         ``MulBackward0`` keeps the table, its gradient ``grad * table`` is laid out as the incoming gradient."""
         self._begin()
         self._labelled("mul")
-        if table.grad or table.itemsize > t.itemsize:
+        wide = table.itemsize > t.itemsize
+        if table.grad or (wide and (self.lower is None or table.itemsize != 4)):
             self.fail("a rotary table needing a gradient or of a wider dtype")
-        out = self._laid_out(t, t.grad, "aten.mul")
+        # Under autocast a bf16 Q or K times a float32 table promotes (``mul`` is on no autocast list): a float32
+        # product; its backward's ``grad * table`` is float32 too and ``validate_outputs`` casts it to bf16 (a new
+        # tensor, the float32 one gone at once; measured: mul, _to_copy).
+        out = self._laid_out(t, t.grad, "aten.mul", table.itemsize if wide else None)
         if not out.grad:
             return out
         self.save(table)
-        shape, size = t.shape, t.itemsize
+        shape, size, wider = t.shape, t.itemsize, table.itemsize
 
         def run(bw: Backward, g: T) -> list[T | None]:
             strides = _dense_strides(g.shape, g.strides) if g.shape == shape else None
-            return [bw.alloc(shape, size, "aten.mul", strides)]
+            if not wide:
+                return [bw.alloc(shape, size, "aten.mul", strides)]
+            product = bw.alloc(shape, wider, "aten.mul", strides)
+            cast = bw.alloc(shape, size, "aten._to_copy", strides)
+            bw.drop(product.storage)
+            return [cast]
         return self._node("MulBackward0", [self._edge(t)], run, out)
 
     def add_like(self, a: T, b: T) -> T:

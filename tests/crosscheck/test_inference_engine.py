@@ -45,6 +45,8 @@ EXACT += ("roformer", "esm")
 EXACT += ("rembert", "xlm", "flaubert")
 EXACT += ("gte", "jina_embeddings_v3", "esmc")
 PARTIAL += ("gte", "jina_embeddings_v3", "esmc")  # a one-wide head (two-column rotary) keeps its bounds
+EXACT += ("nomic_bert",)
+PARTIAL += ("nomic_bert",)  # a one-wide head (two-column rotary) keeps its bounds
 PEAK_FAMILIES = tuple(mt for mt, f in FAMILIES.items() if f.costs is not None and f.costs.buffers is not None)
 KIND = {"weights": "param", "buffer": "buffer", "input_ids": "input_ids", "activation": "act"}
 
@@ -213,6 +215,7 @@ def variant_case(model_type: str, index: int, attention: str, autocast: bool) ->
 #: bounds under autocast (``test_inference_bounds_hold``'s rule).
 AUTOCAST_EXACT = ("bert", "ernie", "roberta", "xlm-roberta", "camembert", "data2vec-text", "electra", "distilbert",
                   "albert")
+AUTOCAST_EXACT += ("nomic_bert",)  # rotary under autocast (issue 32, pk-acrot)
 
 
 @pytest.mark.parametrize("model_type,attention,autocast",

@@ -707,6 +707,7 @@ def test_xmod_post_ln_forward_and_checkpointing_replayed_exactly() -> None:
 #: precision (fp32 weights, ``torch.autocast("cpu", dtype=torch.bfloat16)`` around the forward) replayed op by op.
 AUTOCAST_EXACT = ("bert", "ernie", "roberta", "xlm-roberta", "camembert", "data2vec-text", "electra", "distilbert",
                   "albert")
+AUTOCAST_EXACT += ("nomic_bert",)  # rotary under autocast (issue 32, pk-acrot)
 AUTOCAST_RANDOM = int(os.environ.get("PEAK_AUTOCAST_RANDOM", str(max(4, PER_FAMILY // 2))))
 
 
@@ -793,6 +794,7 @@ FULL_SIZE_AUTOCAST = (
     ("BAAI/bge-m3", 16, 1024, "sdpa", False), ("BAAI/bge-m3", 16, 1024, "sdpa", True),
     ("bert-base-uncased", 8, 512, "eager", False), ("bert-base-uncased", 8, 512, "sdpa", True),
 )
+FULL_SIZE_AUTOCAST += (("nomic-ai/nomic-embed-text-v1.5", 16, 512, "sdpa", False),)  # rotary: float32 Q and K
 
 
 @pytest.mark.parametrize("preset,batch,seq_len,attention,checkpointing", FULL_SIZE_AUTOCAST)
