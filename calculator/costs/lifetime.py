@@ -1809,8 +1809,11 @@ class LiveSim(Sim):
         width = self.shapes[name]
 
         def run(bw: Backward, g: T) -> list[T | None]:
-            return [bw.alias(g, g.shape, g.strides) if t.grad else None,
-                    bw.alloc(width, g.itemsize, "aten.sum") if trains else None]
+            if t.grad and t.itemsize != g.itemsize:  # autocast: bf16 logits + the float32 bias promoted; the
+                first = bw.alloc(t.shape, t.itemsize, "aten._to_copy")  # gradient cast back (validate_outputs)
+            else:
+                first = bw.alias(g, g.shape, g.strides) if t.grad else None
+            return [first, bw.alloc(width, g.itemsize, "aten.sum") if trains else None]
         return self._node("AddBackward0", [self._edge(t), self._accumulator(name) if trains else None], run, out, [])
 
     def gelu_erf(self, t: T) -> T:
@@ -1822,7 +1825,7 @@ class LiveSim(Sim):
         half = self.scalar(t)
         scaled = self.scalar(t, "aten.div")
         self._labelled("erf", "aten.erf")
-        erf = self.new(shape, t.grad)
+        erf = self.new(shape, t.grad, size)  # in t's dtype (bf16 under autocast, after a Linear)
         if erf.grad:
             self.save(scaled)
 
@@ -1835,13 +1838,13 @@ class LiveSim(Sim):
             erf = self._node("ErfBackward0", [self._edge(scaled)], erf_backward, erf)
         self.release(scaled)  # erf's argument, gone as it returns
         self._labelled("add", "aten.add")
-        shifted = self.new(shape, t.grad)
+        shifted = self.new(shape, t.grad, size)
         if shifted.grad:
             shifted = self._node("AddBackward1", [self._edge(erf)], lambda bw, g: [bw.alias(g, g.shape, g.strides)],
                                  shifted, [])
         self.release(erf)
         self._labelled("mul", "aten.mul")
-        out = self.new(shape, t.grad)
+        out = self.new(shape, t.grad, size)
         if out.grad:
             self.save(half)
             self.save(shifted)

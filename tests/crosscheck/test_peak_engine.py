@@ -707,7 +707,7 @@ def test_xmod_post_ln_forward_and_checkpointing_replayed_exactly() -> None:
 #: precision (fp32 weights, ``torch.autocast("cpu", dtype=torch.bfloat16)`` around the forward) replayed op by op.
 AUTOCAST_EXACT = ("bert", "ernie", "roberta", "xlm-roberta", "camembert", "data2vec-text", "electra", "distilbert",
                   "albert")
-AUTOCAST_EXACT += ("nomic_bert", "roformer")  # rotary under autocast (issue 32, pk-acrot)
+AUTOCAST_EXACT += ("nomic_bert", "roformer", "esm")  # rotary under autocast (issue 32, pk-acrot)
 AUTOCAST_RANDOM = int(os.environ.get("PEAK_AUTOCAST_RANDOM", str(max(4, PER_FAMILY // 2))))
 
 
@@ -795,6 +795,7 @@ FULL_SIZE_AUTOCAST = (
     ("bert-base-uncased", 8, 512, "eager", False), ("bert-base-uncased", 8, 512, "sdpa", True),
 )
 FULL_SIZE_AUTOCAST += (("nomic-ai/nomic-embed-text-v1.5", 16, 512, "sdpa", False),)  # rotary: float32 Q and K
+FULL_SIZE_AUTOCAST += (("facebook/esm2_t33_650M_UR50D", 8, 512, "sdpa", False),)  # the rotation on q.float()
 
 
 @pytest.mark.parametrize("preset,batch,seq_len,attention,checkpointing", FULL_SIZE_AUTOCAST)
