@@ -1179,6 +1179,15 @@ class LiveSim(Sim):
         if not out.grad:
             return out
         self.save(table)
+        if out.itemsize > t.itemsize:  # promoted (a bf16 Q times float32 cos under autocast): ``grad * table`` is
+            shape, size, wide = t.shape, t.itemsize, out.itemsize  # float32, cast to bf16 by validate_outputs
+
+            def run(bw: Backward, g: T) -> list[T | None]:
+                product = bw.alloc(shape, wide, aten)
+                cast = bw.alloc(shape, size, "aten._to_copy")
+                bw.drop(product.storage)
+                return [cast]
+            return self._node("MulBackward0", [self._edge(t)], run, out)
         return self._pointwise_backward("MulBackward0", aten, t, out)
 
     def rotary_float(self, q: T, k: T, cos: T, sin: T) -> tuple[T, T]:

@@ -707,7 +707,10 @@ def test_xmod_post_ln_forward_and_checkpointing_replayed_exactly() -> None:
 #: precision (fp32 weights, ``torch.autocast("cpu", dtype=torch.bfloat16)`` around the forward) replayed op by op.
 AUTOCAST_EXACT = ("bert", "ernie", "roberta", "xlm-roberta", "camembert", "data2vec-text", "electra", "distilbert",
                   "albert")
-AUTOCAST_EXACT += ("nomic_bert", "roformer", "esm")  # rotary under autocast (issue 32, pk-acrot)
+AUTOCAST_EXACT += ("nomic_bert", "roformer", "esm", "eurobert")  # rotary under autocast (issue 32, pk-acrot)
+#: (family, attention, checkpointing) whose program keeps its bounds under autocast only (a measured difference
+#: not yet modelled; EuroBERT SDPA under checkpointing: the backward 72 bytes, B·L float32, below the replay).
+AUTOCAST_BOUNDS = (("eurobert", "sdpa", True),)
 AUTOCAST_RANDOM = int(os.environ.get("PEAK_AUTOCAST_RANDOM", str(max(4, PER_FAMILY // 2))))
 
 
@@ -756,6 +759,9 @@ def check_autocast(model_type: str, attention: str) -> None:
         where = (case["arch"], case["batch"], case["seq_len"], case["optimizer"], case["checkpointing"],
                  case["plan"] and case["plan"].method, case["raw"])
         timeline = engine_timeline(case)
+        if timeline is None and (model_type, attention, bool(case["checkpointing"])) in AUTOCAST_BOUNDS:
+            assert not check_case(case), where  # declared bounds: they hold, and no figure is given
+            continue
         if timeline is None:  # not replayed even without autocast (a frozen embedding under checkpointing)
             s = case["costs"].settings
             plain = dict(case, costs=costs.compute(case["inv"], costs.settings(
@@ -796,6 +802,7 @@ FULL_SIZE_AUTOCAST = (
 )
 FULL_SIZE_AUTOCAST += (("nomic-ai/nomic-embed-text-v1.5", 16, 512, "sdpa", False),)  # rotary: float32 Q and K
 FULL_SIZE_AUTOCAST += (("facebook/esm2_t33_650M_UR50D", 8, 512, "sdpa", False),)  # the rotation on q.float()
+FULL_SIZE_AUTOCAST += (("EuroBERT/EuroBERT-210m", 16, 512, "sdpa", False),)
 
 
 @pytest.mark.parametrize("preset,batch,seq_len,attention,checkpointing", FULL_SIZE_AUTOCAST)
