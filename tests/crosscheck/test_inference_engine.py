@@ -215,7 +215,7 @@ def variant_case(model_type: str, index: int, attention: str, autocast: bool) ->
 #: bounds under autocast (``test_inference_bounds_hold``'s rule).
 AUTOCAST_EXACT = ("bert", "ernie", "roberta", "xlm-roberta", "camembert", "data2vec-text", "electra", "distilbert",
                   "albert")
-AUTOCAST_EXACT += ("nomic_bert", "roformer", "esm", "eurobert", "gte", "jina_embeddings_v3")  # rotary under autocast (issue 32, pk-acrot)
+AUTOCAST_EXACT += ("nomic_bert", "roformer", "esm", "eurobert", "gte", "jina_embeddings_v3", "esmc")  # rotary under autocast (issue 32, pk-acrot)
 
 
 @pytest.mark.parametrize("model_type,attention,autocast",
