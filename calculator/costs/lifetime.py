@@ -1818,6 +1818,7 @@ class LiveSim(Sim):
         width = self.shapes[name]
 
         def run(bw: Backward, g: T) -> list[T | None]:
+            first: T | None = None
             if t.grad and t.itemsize != g.itemsize:  # autocast: bf16 logits + the float32 bias promoted; the
                 first = bw.alloc(t.shape, t.itemsize, "aten._to_copy")  # gradient cast back (validate_outputs)
             else:
