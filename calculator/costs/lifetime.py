@@ -489,7 +489,8 @@ class LiveSim(Sim):
 
     def bmm(self, a: T, b: T) -> T:
         """``torch.matmul`` of two 4-D tensors: the copies its reshapes make are dropped when it returns (unless
-        ``bmm`` keeps them)."""
+        ``bmm`` keeps them); so are autocast's bf16 copies of float32 operands (rotated Q and K: :meth:`mul_table`),
+        C++ temporaries of ``matmul`` kept only by ``BmmBackward0``."""
         mark = self.scope()
         # Under autocast matmul casts a float32 operand to bf16 (T5's probabilities, float32 after the promoting add of
         # its float32 position bias): a copy made inside matmul, gone as it returns unless bmm keeps it.
@@ -891,6 +892,17 @@ class LiveSim(Sim):
         whatever the inputs' layout), even for an input that needs none (dropped at once). Where nothing needs a
         gradient (inference) the kernel still returns its logsumexp, dropped as ``scaled_dot_product_attention``
         returns."""
+        if self.lower is not None and 4 in (q.itemsize, k.itemsize, v.itemsize) and \
+                q.shape[-1] == k.shape[-1] == v.shape[-1]:
+            # Under autocast a float32 q, k or v (rotated by float32 tables: :meth:`mul_table`) is cast to bf16
+            # first (measured: k before q, a C++ argument pack), the copies temporaries of the call unless saved.
+            mark = self.scope()
+            self._casting = True
+            try:
+                v, k, q = self.lowered(v), self.lowered(k), self.lowered(q)
+            finally:
+                self._casting = False
+            return self.end_scope(mark, self.sdpa(q, k, v, mask))
         self._begin()
         self._labelled("scaled_dot_product_attention", "aten._scaled_dot_product_flash_attention_for_cpu")
         # Under autocast a float32 mask (T5's position bias) is cast to bf16 first: a copy inside the operation, gone as
@@ -1203,6 +1215,15 @@ class LiveSim(Sim):
         if not out.grad:
             return out
         self.save(table)
+        if out.itemsize > t.itemsize:  # promoted (a bf16 Q times float32 cos under autocast): ``grad * table`` is
+            shape, size, wide = t.shape, t.itemsize, out.itemsize  # float32, cast to bf16 by validate_outputs
+
+            def run(bw: Backward, g: T) -> list[T | None]:
+                product = bw.alloc(shape, wide, aten)
+                cast = bw.alloc(shape, size, "aten._to_copy")
+                bw.drop(product.storage)
+                return [cast]
+            return self._node("MulBackward0", [self._edge(t)], run, out)
         return self._pointwise_backward("MulBackward0", aten, t, out)
 
     def rotary_float(self, q: T, k: T, cos: T, sin: T) -> tuple[T, T]:
@@ -1364,17 +1385,26 @@ class LiveSim(Sim):
         ``MulBackward0`` keeps the table, its gradient ``grad * table`` is laid out as the incoming gradient."""
         self._begin()
         self._labelled("mul")
-        if table.grad or table.itemsize > t.itemsize:
+        wide = table.itemsize > t.itemsize
+        if table.grad or (wide and (self.lower is None or table.itemsize != 4)):
             self.fail("a rotary table needing a gradient or of a wider dtype")
-        out = self._laid_out(t, t.grad, "aten.mul")
+        # Under autocast a bf16 Q or K times a float32 table promotes (``mul`` is on no autocast list): a float32
+        # product; its backward's ``grad * table`` is float32 too and ``validate_outputs`` casts it to bf16 (a new
+        # tensor, the float32 one gone at once; measured: mul, _to_copy).
+        out = self._laid_out(t, t.grad, "aten.mul", table.itemsize if wide else None)
         if not out.grad:
             return out
         self.save(table)
-        shape, size = t.shape, t.itemsize
+        shape, size, wider = t.shape, t.itemsize, table.itemsize
 
         def run(bw: Backward, g: T) -> list[T | None]:
             strides = _dense_strides(g.shape, g.strides) if g.shape == shape else None
-            return [bw.alloc(shape, size, "aten.mul", strides)]
+            if not wide:
+                return [bw.alloc(shape, size, "aten.mul", strides)]
+            product = bw.alloc(shape, wider, "aten.mul", strides)
+            cast = bw.alloc(shape, size, "aten._to_copy", strides)
+            bw.drop(product.storage)
+            return [cast]
         return self._node("MulBackward0", [self._edge(t)], run, out)
 
     def add_like(self, a: T, b: T) -> T:
@@ -1860,8 +1890,12 @@ class LiveSim(Sim):
         width = self.shapes[name]
 
         def run(bw: Backward, g: T) -> list[T | None]:
-            return [bw.alias(g, g.shape, g.strides) if t.grad else None,
-                    bw.alloc(width, g.itemsize, "aten.sum") if trains else None]
+            first: T | None = None
+            if t.grad and t.itemsize != g.itemsize:  # autocast: bf16 logits + the float32 bias promoted; the
+                first = bw.alloc(t.shape, t.itemsize, "aten._to_copy")  # gradient cast back (validate_outputs)
+            else:
+                first = bw.alias(g, g.shape, g.strides) if t.grad else None
+            return [first, bw.alloc(width, g.itemsize, "aten.sum") if trains else None]
         return self._node("AddBackward0", [self._edge(t), self._accumulator(name) if trains else None], run, out, [])
 
     def gelu_erf(self, t: T) -> T:
@@ -1873,7 +1907,7 @@ class LiveSim(Sim):
         half = self.scalar(t)
         scaled = self.scalar(t, "aten.div")
         self._labelled("erf", "aten.erf")
-        erf = self.new(shape, t.grad)
+        erf = self.new(shape, t.grad, size)  # in t's dtype (bf16 under autocast, after a Linear)
         if erf.grad:
             self.save(scaled)
 
@@ -1886,13 +1920,13 @@ class LiveSim(Sim):
             erf = self._node("ErfBackward0", [self._edge(scaled)], erf_backward, erf)
         self.release(scaled)  # erf's argument, gone as it returns
         self._labelled("add", "aten.add")
-        shifted = self.new(shape, t.grad)
+        shifted = self.new(shape, t.grad, size)
         if shifted.grad:
             shifted = self._node("AddBackward1", [self._edge(erf)], lambda bw, g: [bw.alias(g, g.shape, g.strides)],
                                  shifted, [])
         self.release(erf)
         self._labelled("mul", "aten.mul")
-        out = self.new(shape, t.grad)
+        out = self.new(shape, t.grad, size)
         if out.grad:
             self.save(half)
             self.save(shifted)

@@ -327,7 +327,7 @@ def step_layer(inv: Inventory, prefix: str, i: int, rotary: tuple[T, T],
     def run(sim: Sim, x: T) -> T:
         a = p + "self_attn."
         b, n = x.shape[0], x.shape[1]
-        if (window is None or replay) and sim.lower is None and exact_layer(c):  # EuroBertDecoderLayer.forward
+        if (window is None or replay) and exact_layer(c):  # EuroBertDecoderLayer.forward, name by name (autocast too)
             layer = sim.scope()
             normed = rms_norm(sim, p + "input_layernorm", x)
             out, _ = step_attention(sim, normed, a, heads, kv, d, rotary,
@@ -377,6 +377,8 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     if exact_layer(inv.config) and not (sim.checkpointing and sim.reentrant):  # issue 32: replayed op by op
         sim.exact_lifetimes()
         sim.exact_forward()
+        if not (sim.attention == "sdpa" and sim.checkpointing):  # measured: that backward 72 bytes (B·L float32)
+            sim.exact_autocast()  # below the replay; else under autocast (rotated Q and K float32: _times_table)
     seq = step_body(sim, inv, b, n)
     kind = bert.step_task(inv)
     if kind == "":

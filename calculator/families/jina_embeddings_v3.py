@@ -320,6 +320,7 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     if bert.step_task(inv) in roberta.LIFETIMES and c["hidden_size"] // c["num_attention_heads"] != 1:
         sim.exact_lifetimes()  # a one-wide head (cos and sin two wide, broadcasting Q and K) keeps its bounds
         sim.exact_forward()
+        sim.exact_autocast()  # and under autocast (rotated Q and K float32: costs.lifetime's mul_table)
     seq, pooled = MODEL.step(sim, inv, b, n)
     return roberta.step_heads(sim, inv, seq, pooled)
 

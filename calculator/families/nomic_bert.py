@@ -237,6 +237,7 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     if kind in EXACT_LIFETIMES and d != 1:
         sim.exact_lifetimes()
         sim.exact_forward()
+        sim.exact_autocast()  # and under autocast (rotated Q and K float32: costs.lifetime's mul_table)
     model = sim.scope()  # NomicBertModel.forward
     ids = sim.ids((b, n))
     positions = sim.fresh((1, n), "aten.arange", 8)  # position_ids

@@ -259,6 +259,7 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     if kind in EXACT_LIFETIMES and not c.get("is_decoder"):
         sim.exact_lifetimes()
         sim.exact_forward()
+        sim.exact_autocast()  # and under autocast (rotated Q and K float32: costs.lifetime's mul_table)
     model = sim.scope()  # RoFormerModel.forward
     ids = sim.ids((b, n))
     ones = sim.fresh((b, n), "aten.ones", 4)

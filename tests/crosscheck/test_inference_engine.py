@@ -63,6 +63,8 @@ EXACT += ("big_bird",)  # original_full, no decoder, not question answering (big
 PARTIAL += ("big_bird",)
 EXACT += ("longformer",)  # no global attention: LongformerModel, ForMaskedLM, ForTokenClassification (step_inference)
 PARTIAL += ("longformer",)  # sequence classification's global attention keeps its bounds
+EXACT += ("nomic_bert",)
+PARTIAL += ("nomic_bert",)  # a one-wide head (two-column rotary) keeps its bounds
 PEAK_FAMILIES = tuple(mt for mt, f in FAMILIES.items() if f.costs is not None and f.costs.buffers is not None)
 KIND = {"weights": "param", "buffer": "buffer", "input_ids": "input_ids", "activation": "act"}
 
@@ -239,6 +241,7 @@ AUTOCAST_EXACT += ("modernbert",)
 #: Of those, the families whose drawn configs include some the program leaves bounded, as in float32 (ModernBERT's
 #: one-wide heads: the rotary tables' broadcast is not recorded op by op); their bounds are checked.
 AUTOCAST_PARTIAL = ("modernbert",)
+AUTOCAST_EXACT += ("nomic_bert", "roformer", "esm", "eurobert", "gte", "jina_embeddings_v3", "esmc")  # rotary under autocast (issue 32, pk-acrot)
 
 
 @pytest.mark.parametrize("model_type,attention,autocast",

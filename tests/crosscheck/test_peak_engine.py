@@ -790,6 +790,11 @@ AUTOCAST_EAGER_ONLY = ("t5", "mt5", "umt5")
 AUTOCAST_EXACT += ("luke", "tapas")
 AUTOCAST_EXACT += ("deberta-v2",)
 AUTOCAST_EXACT += ("modernbert",)
+AUTOCAST_EXACT += ("nomic_bert", "roformer", "esm", "eurobert", "gte", "jina_embeddings_v3", "esmc")  # rotary under autocast (issue 32, pk-acrot)
+#: (family, attention, checkpointing) whose program keeps its bounds under autocast only (a measured difference
+#: not yet modelled; EuroBERT SDPA under checkpointing: the backward 72 bytes, B·L float32, below the replay).
+AUTOCAST_BOUNDS = (("eurobert", "sdpa", True),)
+AUTOCAST_BOUNDS += (("esmc", "eager", True), ("esmc", "sdpa", True))  # ESM C: a frozen layer under checkpointing
 AUTOCAST_RANDOM = int(os.environ.get("PEAK_AUTOCAST_RANDOM", str(max(4, PER_FAMILY // 2))))
 
 
@@ -839,6 +844,9 @@ def check_autocast(model_type: str, attention: str) -> None:
         where = (case["arch"], case["batch"], case["seq_len"], case["optimizer"], case["checkpointing"],
                  case["plan"] and case["plan"].method, case["raw"])
         timeline = engine_timeline(case)
+        if timeline is None and (model_type, attention, bool(case["checkpointing"])) in AUTOCAST_BOUNDS:
+            assert not check_case(case), where  # declared bounds: they hold, and no figure is given
+            continue
         if timeline is None:  # not replayed even without autocast (a frozen embedding under checkpointing)
             s = case["costs"].settings
             plain = dict(case, costs=costs.compute(case["inv"], costs.settings(
@@ -911,6 +919,11 @@ FULL_SIZE_AUTOCAST += (("microsoft/deberta-v3-large", 16, 512, "eager", False),
 FULL_SIZE_AUTOCAST += (("answerdotai/ModernBERT-large", 16, 512, "eager", False),
                        ("answerdotai/ModernBERT-large", 16, 512, "sdpa", False),
                        ("answerdotai/ModernBERT-large", 16, 512, "eager", True))
+FULL_SIZE_AUTOCAST += (("nomic-ai/nomic-embed-text-v1.5", 16, 512, "sdpa", False),)  # rotary: float32 Q and K
+FULL_SIZE_AUTOCAST += (("facebook/esm2_t33_650M_UR50D", 8, 512, "sdpa", False),)  # the rotation on q.float()
+FULL_SIZE_AUTOCAST += (("EuroBERT/EuroBERT-210m", 16, 512, "sdpa", False),)
+FULL_SIZE_AUTOCAST += (("Alibaba-NLP/gte-base-en-v1.5", 16, 512, "sdpa", False),)
+FULL_SIZE_AUTOCAST += (("jinaai/jina-embeddings-v3-hf", 16, 1024, "sdpa", False),)
 
 
 @pytest.mark.parametrize("preset,batch,seq_len,attention,checkpointing", FULL_SIZE_AUTOCAST)
