@@ -540,7 +540,10 @@ class LiveSim(Sim):
         out = super().add_(a, b)
         if not out.grad:
             return out
-        if a.itemsize != b.itemsize or len(a.shape) != len(b.shape) or any(
+        # Under autocast a bf16 destination may take a float32 operand of its shape (MPNet's position bias on the
+        # scores): the sum stays bf16 in place, and validate_outputs casts the operand's gradient back (_add_backward).
+        widening = self.lower is not None and a.itemsize < b.itemsize and tuple(a.shape) == tuple(b.shape)
+        if (a.itemsize != b.itemsize and not widening) or len(a.shape) != len(b.shape) or any(
                 m != n and n != 1 for m, n in zip(a.shape, b.shape)):
             self.fail("a promoting in-place add, or one broadcasting its destination")  # ``b`` may broadcast
         return self._node("AddBackward0", [self._edge(a), self._edge(b)], self._add_backward(a, b), out)
