@@ -794,6 +794,7 @@ AUTOCAST_EXACT += ("mpnet",)
 AUTOCAST_EXACT += ("xlm-roberta-xl", "megatron-bert", "roberta-prelayernorm")
 AUTOCAST_EXACT += ("layoutlm",)
 AUTOCAST_EXACT += ("rembert",)
+AUTOCAST_EXACT += ("xlm", "flaubert")
 AUTOCAST_RANDOM = int(os.environ.get("PEAK_AUTOCAST_RANDOM", str(max(4, PER_FAMILY // 2))))
 
 
