@@ -1020,7 +1020,10 @@ class LiveSim(Sim):
         out = super().add_to_view(a, b)
         if not out.grad:
             return out
-        if not a.grad or a.itemsize != b.itemsize:
+        # Under autocast the Linear's bf16 view takes the float32 lookups in place (the sum stays bf16); the engine's
+        # validate_outputs sums ``b``'s gradient to its shape in bf16, then casts it to float32 (measured below).
+        widening = self.lower is not None and a.itemsize < b.itemsize
+        if not a.grad or (a.itemsize != b.itemsize and not widening):
             self.fail("an in-place add into a view that needed no gradient, or promoting")
             return out
         base = self._view_bases.get(a.storage)
@@ -1039,7 +1042,7 @@ class LiveSim(Sim):
         for d in a.shape:
             numel *= d
         flat = (numel,)
-        size, view_shape, b_shape, b_grad = a.itemsize, a.shape, b.shape, b.grad
+        size, view_shape, b_shape, b_grad, b_size = a.itemsize, a.shape, b.shape, b.grad, b.itemsize
 
         def copy_slices(bw: Backward, g: T) -> list[T | None]:
             result = bw.alloc(flat, size, "aten.new_empty_strided")
@@ -1048,10 +1051,17 @@ class LiveSim(Sim):
                 bw.drop(grad_slice.storage)
                 return [result, None]
             if tuple(b_shape) == tuple(view_shape):
-                return [result, grad_slice]
-            summed = bw.alloc(b_shape, size, "aten.sum")  # validate_outputs' sum_to
-            bw.drop(grad_slice.storage)
-            return [result, summed]
+                summed = grad_slice
+            else:
+                summed = bw.alloc(b_shape, size, "aten.sum")  # validate_outputs' sum_to
+                bw.drop(grad_slice.storage)
+            if b_size == size:
+                return [result, summed]
+            # autocast (measured with backward_ledger, RoCBert's embeddings): validate_outputs then casts the bf16
+            # gradient (summed or the clone) to float32, a new storage, and drops it
+            cast = bw.alloc(b_shape, b_size, "aten._to_copy")
+            bw.drop(summed.storage)
+            return [result, cast]
         handle = T(flat, (1,), a.storage, True, size)
         self._node("CopySlices", [base, self._edge(b)], copy_slices, handle, [])
         copy = self.edge.pop(id(handle))

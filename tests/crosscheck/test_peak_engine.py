@@ -795,6 +795,7 @@ AUTOCAST_EXACT += ("xlm-roberta-xl", "megatron-bert", "roberta-prelayernorm")
 AUTOCAST_EXACT += ("layoutlm",)
 AUTOCAST_EXACT += ("rembert",)
 AUTOCAST_EXACT += ("xlm", "flaubert")
+AUTOCAST_EXACT += ("roc_bert",)
 AUTOCAST_RANDOM = int(os.environ.get("PEAK_AUTOCAST_RANDOM", str(max(4, PER_FAMILY // 2))))
 
 
