@@ -917,6 +917,8 @@ FULL_SIZE_AUTOCAST += (("microsoft/deberta-v3-large", 16, 512, "eager", False),
 FULL_SIZE_AUTOCAST += (("answerdotai/ModernBERT-large", 16, 512, "eager", False),
                        ("answerdotai/ModernBERT-large", 16, 512, "sdpa", False),
                        ("answerdotai/ModernBERT-large", 16, 512, "eager", True))
+# all-mpnet-base-v2 (sentence embeddings' most used encoder) at B 32, L 384 under autocast: eager only (MPNet has no SDPA).
+FULL_SIZE_AUTOCAST += (("sentence-transformers/all-mpnet-base-v2", 32, 384, "eager", False),)
 
 
 @pytest.mark.parametrize("preset,batch,seq_len,attention,checkpointing", FULL_SIZE_AUTOCAST)
