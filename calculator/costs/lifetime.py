@@ -541,7 +541,10 @@ class LiveSim(Sim):
         out = super().add_(a, b)
         if not out.grad:
             return out
-        if a.itemsize != b.itemsize or len(a.shape) != len(b.shape) or any(
+        # Under autocast a bf16 destination may take a float32 operand of its shape (MPNet's position bias on the
+        # scores): the sum stays bf16 in place, and validate_outputs casts the operand's gradient back (_add_backward).
+        widening = self.lower is not None and a.itemsize < b.itemsize and tuple(a.shape) == tuple(b.shape)
+        if (a.itemsize != b.itemsize and not widening) or len(a.shape) != len(b.shape) or any(
                 m != n and n != 1 for m, n in zip(a.shape, b.shape)):
             self.fail("a promoting in-place add, or one broadcasting its destination")  # ``b`` may broadcast
         return self._node("AddBackward0", [self._edge(a), self._edge(b)], self._add_backward(a, b), out)
@@ -1029,7 +1032,10 @@ class LiveSim(Sim):
         out = super().add_to_view(a, b)
         if not out.grad:
             return out
-        if not a.grad or a.itemsize != b.itemsize:
+        # Under autocast the Linear's bf16 view takes the float32 lookups in place (the sum stays bf16); the engine's
+        # validate_outputs sums ``b``'s gradient to its shape in bf16, then casts it to float32 (measured below).
+        widening = self.lower is not None and a.itemsize < b.itemsize
+        if not a.grad or (a.itemsize != b.itemsize and not widening):
             self.fail("an in-place add into a view that needed no gradient, or promoting")
             return out
         base = self._view_bases.get(a.storage)
@@ -1048,7 +1054,7 @@ class LiveSim(Sim):
         for d in a.shape:
             numel *= d
         flat = (numel,)
-        size, view_shape, b_shape, b_grad = a.itemsize, a.shape, b.shape, b.grad
+        size, view_shape, b_shape, b_grad, b_size = a.itemsize, a.shape, b.shape, b.grad, b.itemsize
 
         def copy_slices(bw: Backward, g: T) -> list[T | None]:
             result = bw.alloc(flat, size, "aten.new_empty_strided")
@@ -1057,10 +1063,17 @@ class LiveSim(Sim):
                 bw.drop(grad_slice.storage)
                 return [result, None]
             if tuple(b_shape) == tuple(view_shape):
-                return [result, grad_slice]
-            summed = bw.alloc(b_shape, size, "aten.sum")  # validate_outputs' sum_to
-            bw.drop(grad_slice.storage)
-            return [result, summed]
+                summed = grad_slice
+            else:
+                summed = bw.alloc(b_shape, size, "aten.sum")  # validate_outputs' sum_to
+                bw.drop(grad_slice.storage)
+            if b_size == size:
+                return [result, summed]
+            # autocast (measured with backward_ledger, RoCBert's embeddings): validate_outputs then casts the bf16
+            # gradient (summed or the clone) to float32, a new storage, and drops it
+            cast = bw.alloc(b_shape, b_size, "aten._to_copy")
+            bw.drop(summed.storage)
+            return [result, cast]
         handle = T(flat, (1,), a.storage, True, size)
         self._node("CopySlices", [base, self._edge(b)], copy_slices, handle, [])
         copy = self.edge.pop(id(handle))

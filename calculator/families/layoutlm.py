@@ -121,6 +121,7 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     if kind in LIFETIMES:
         sim.exact_lifetimes()
         sim.exact_forward()
+        sim.exact_autocast()  # and under autocast (the Linears' bf16 copies, the float32 mask's promoting add)
     model = sim.scope()  # LayoutLMModel.forward
     ids = sim.ids((b, n))
     if inv.config.get("pad_token_id", 0) is not None:

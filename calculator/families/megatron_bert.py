@@ -78,6 +78,7 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     if bert.step_task(inv) in bert.EXACT_LIFETIMES and not inv.config.get("is_decoder"):
         sim.exact_lifetimes()
         sim.exact_forward()  # every name's release declared (blocks.PreLNLayer, the heads: BERT's)
+        sim.exact_autocast()  # and under autocast (each Linear's bf16 copies, the pre-LN residuals' promoting adds)
     mark = sim.scope()  # MegatronBertModel.forward
     ids = sim.ids((b, n))  # input_ids (the program's first index tensor: live from the start)
     if inv.config.get("pad_token_id") is not None:

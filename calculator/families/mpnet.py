@@ -173,6 +173,7 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     if bert.step_task(inv) in roberta.LIFETIMES:  # MPNet has no decoder mode
         sim.exact_lifetimes()
         sim.exact_forward()  # every name's release declared below (the heads: RoBERTa's)
+        sim.exact_autocast()  # and under autocast (the Linears' bf16 copies, the bias added to bf16 scores)
     model = sim.scope()  # MPNetModel.forward
     ids = sim.ids((b, n))  # input_ids (the program's first index tensor: live from the start)
     x = step_embeddings(sim, inv, prefix, ids)

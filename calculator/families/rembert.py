@@ -146,6 +146,7 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     if kind in bert.EXACT_LIFETIMES and not inv.config.get("is_decoder"):  # no causal mask: every op is modelled
         sim.exact_lifetimes()
         sim.exact_forward()  # every name's release declared below
+        sim.exact_autocast()  # and under autocast (each Linear's bf16 copies: the embedding projection's too)
     model = sim.scope()  # RemBertModel.forward
     ids = sim.ids((b, n))  # input_ids (the program's first index tensor: live from the start)
     if inv.config.get("pad_token_id") is not None:

@@ -64,6 +64,7 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     if bert.step_task(inv) in roberta.LIFETIMES and not inv.config.get("is_decoder"):  # no causal mask
         sim.exact_lifetimes()
         sim.exact_forward()  # every name's release declared (blocks.PreLNLayer, RoBERTa's heads)
+        sim.exact_autocast()  # and under autocast (each Linear's bf16 copies, the pre-LN residuals' promoting adds)
     mark = sim.scope()  # RobertaPreLayerNormModel.forward
     seq = ENCODER.step(sim, inv, prefix, bert.step_embeddings(sim, inv, prefix, b, n, positions_from_ids=True))
     pooled = bert.step_pooler(sim, prefix, seq) if inv.pooler else None

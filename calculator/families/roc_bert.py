@@ -137,6 +137,7 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     if kind in LIFETIMES and not inv.config.get("is_decoder"):  # no causal mask: every op is modelled
         sim.exact_lifetimes()
         sim.exact_forward()  # every name's release declared below
+        sim.exact_autocast()  # and under autocast (each Linear's bf16 copies: map_inputs_layer's too)
     mark = sim.scope()  # RoCBertModel.forward: its name of the embeddings' output goes when it returns
     x = step_embeddings(sim, inv, prefix, b, n)
     seq = bert.step_encoder(sim, inv, prefix, x)

@@ -279,6 +279,7 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int, positions_per_row: bo
     if not c.get("causal"):  # a causal model's [B, L, L] mask: not replayed here
         sim.exact_lifetimes()
         sim.exact_forward()  # every name's release declared below
+        sim.exact_autocast()  # and under autocast (each Linear's bf16 copies, the residuals' promoting adds)
     model = sim.scope()  # XLMModel.forward
     ids = sim.ids((b, n))  # input_ids (the program's first index tensor: live from the start)
     ne = sim.named_transient(b * n, "aten.ne")

@@ -238,6 +238,12 @@ AUTOCAST_EXACT += ("t5", "mt5", "umt5")  # SDPA at inference: the flash kernel (
 AUTOCAST_EXACT += ("luke", "tapas")
 AUTOCAST_EXACT += ("deberta-v2",)
 AUTOCAST_EXACT += ("modernbert",)
+AUTOCAST_EXACT += ("mpnet",)
+AUTOCAST_EXACT += ("xlm-roberta-xl", "megatron-bert", "roberta-prelayernorm")
+AUTOCAST_EXACT += ("layoutlm",)
+AUTOCAST_EXACT += ("rembert",)
+AUTOCAST_EXACT += ("xlm", "flaubert")
+AUTOCAST_EXACT += ("roc_bert",)
 #: Of those, the families whose drawn configs include some the program leaves bounded, as in float32 (ModernBERT's
 #: one-wide heads: the rotary tables' broadcast is not recorded op by op); their bounds are checked.
 AUTOCAST_PARTIAL = ("modernbert",)

@@ -795,6 +795,12 @@ AUTOCAST_EXACT += ("nomic_bert", "roformer", "esm", "eurobert", "gte", "jina_emb
 #: not yet modelled; EuroBERT SDPA under checkpointing: the backward 72 bytes, B·L float32, below the replay).
 AUTOCAST_BOUNDS = (("eurobert", "sdpa", True),)
 AUTOCAST_BOUNDS += (("esmc", "eager", True), ("esmc", "sdpa", True))  # ESM C: a frozen layer under checkpointing
+AUTOCAST_EXACT += ("mpnet",)
+AUTOCAST_EXACT += ("xlm-roberta-xl", "megatron-bert", "roberta-prelayernorm")
+AUTOCAST_EXACT += ("layoutlm",)
+AUTOCAST_EXACT += ("rembert",)
+AUTOCAST_EXACT += ("xlm", "flaubert")
+AUTOCAST_EXACT += ("roc_bert",)
 AUTOCAST_RANDOM = int(os.environ.get("PEAK_AUTOCAST_RANDOM", str(max(4, PER_FAMILY // 2))))
 
 
@@ -924,6 +930,8 @@ FULL_SIZE_AUTOCAST += (("facebook/esm2_t33_650M_UR50D", 8, 512, "sdpa", False),)
 FULL_SIZE_AUTOCAST += (("EuroBERT/EuroBERT-210m", 16, 512, "sdpa", False),)
 FULL_SIZE_AUTOCAST += (("Alibaba-NLP/gte-base-en-v1.5", 16, 512, "sdpa", False),)
 FULL_SIZE_AUTOCAST += (("jinaai/jina-embeddings-v3-hf", 16, 1024, "sdpa", False),)
+# all-mpnet-base-v2 (sentence embeddings' most used encoder) at B 32, L 384 under autocast: eager only (MPNet has no SDPA).
+FULL_SIZE_AUTOCAST += (("sentence-transformers/all-mpnet-base-v2", 32, 384, "eager", False),)
 
 
 @pytest.mark.parametrize("preset,batch,seq_len,attention,checkpointing", FULL_SIZE_AUTOCAST)
