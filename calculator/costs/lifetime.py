@@ -2142,12 +2142,20 @@ class LiveSim(Sim):
         ``-grad`` for ``t``."""
         self._begin()
         self._labelled("sub", "aten.sub")
-        out = self.new(t.shape, t.grad, t.itemsize)
+        promoted = self.lower is not None and c.itemsize > t.itemsize  # autocast: float32 eye - bf16 → float32
+        out = self.new(t.shape, t.grad, c.itemsize if promoted else t.itemsize)
         if not out.grad:
             return out
-        if c.grad or c.itemsize != t.itemsize or not is_contiguous(t):
+        if c.grad or (c.itemsize != t.itemsize and not promoted) or not is_contiguous(t):
             self.fail("a subtraction not of a constant from a dense tensor")
         shape, size = t.shape, t.itemsize
+        if promoted:  # -grad in float32, then validate_outputs' cast to t's bf16 (the float32 one freed at once)
+            def run(bw: Backward, g: T) -> list[T | None]:
+                wide = bw.alloc(shape, g.itemsize, "aten.neg")
+                narrow = bw.alloc(shape, size, "aten._to_copy")
+                bw.drop(wide.storage)
+                return [None, narrow]
+            return self._node("SubBackward0", [None, self._edge(t)], run, out, [])
         return self._node("SubBackward0", [None, self._edge(t)],
                           lambda bw, g: [None, bw.alloc(shape, size, "aten.neg")], out, [])
 
@@ -2155,14 +2163,26 @@ class LiveSim(Sim):
         """The values' depthwise convolution: ``ConvolutionBackward0`` keeps the input (and the weight); its backward
         allocates the input's gradient (contiguous), then the weight's."""
         self._begin()
-        if self.lower is not None:
-            self.fail("the values' convolution under autocast")
         self._aten = "aten.convolution"
-        out = super().conv_heads(module, x)
-        if not out.grad:
-            return out
         name = module + ".weight"
         w_grad = self.param_trains(name)
+        w = None
+        mark = self._next
+        if self.lower is not None:  # autocast: the weight's copy, then the input's (as conv1d_length's casts)
+            self._casting = True
+            try:
+                with self._in(module):
+                    w = self.weight_copy(self.storage_name(name), self.shapes[name], w_grad)
+                    x = self.lowered(x)
+            finally:
+                self._casting = False
+            self._aten = "aten.convolution"
+        out = super().conv_heads(module, x, w)
+        for s in range(mark + 1, self._next):  # the input's and a frozen weight's copies: kept only if saved
+            if s not in self.cached and s != out.storage:
+                self._die(s, self._next)
+        if not out.grad:
+            return out
         shape, size, wshape = x.shape, x.itemsize, self.shapes[name]
 
         def run(bw: Backward, g: T) -> list[T | None]:
@@ -2170,8 +2190,10 @@ class LiveSim(Sim):
             gw = bw.alloc(wshape, size, "aten.convolution_backward") if w_grad else None
             return [gx, gw]
         with self._in(module):
-            return self._node("ConvolutionBackward0", [self._edge(x), self._accumulator(name) if w_grad else None],
-                              run, out)
+            nexts = [self._edge(x), self._accumulator(name) if w_grad else None]
+            if w is not None:  # autocast: the weight's gradient (bf16) to its copy's ToCopyBackward0
+                nexts[1] = self._edge(w) if w_grad else None
+            return self._node("ConvolutionBackward0", nexts, run, out)
 
     # -- FNet's Fourier mixing (issue 32; facts measured with tests/crosscheck/peak_measure.backward_ledger)
 
@@ -2286,24 +2308,47 @@ class LiveSim(Sim):
         returns the three gradients at once (new tensors of their shapes, one operation). ``weight``: a LoRA
         factor's name (``…lora_A``), whose ``.weight`` gets the gradient (no bias)."""
         self._begin()
-        if self.lower is not None:
-            self.fail("a convolution under autocast")
         self._labelled("convolution", "aten.convolution")
-        out = super()._conv1x1(x, in_per_group, out_c, w_grad, b_grad, itemsize, kernel, weight)
-        if not out.grad:
-            return out
         name = (weight or self.module) + ".weight"
         bias = self.module + ".bias" if weight is None else ""
-        shape, size = (out_c, in_per_group, kernel), out.itemsize
+        shape = (out_c, in_per_group, kernel)
+        w = bias_copy = None
+        mark = self._next
+        if self.lower is not None:  # autocast: bias, weight, input cast in that order (as conv1d_length's)
+            self._casting = True
+            try:
+                if bias in self.shapes:
+                    bias_copy = self.weight_copy(self.storage_name(bias), (out_c,), b_grad)
+                w = self.weight_copy(weight or self.module + ".weight", shape, w_grad)  # a LoRA factor's: cached
+                x = self.lowered(x)
+            finally:
+                self._casting = False
+            self._labelled("convolution", "aten.convolution")
+        out = super()._conv1x1(x, in_per_group, out_c, w_grad, b_grad, itemsize, kernel, weight, w)
+        for s in range(mark + 1, self._next):  # the input's and a frozen parameter's copies: kept only if saved
+            if s not in self.cached and s != out.storage:
+                self._die(s, self._next)
+        if not out.grad:
+            return out
+        size = out.itemsize
+        # In bf16 (oneDNN's kernel) the bias's gradient comes with the weight's: a frozen weight's is made all the same
+        # and dropped as the node returns (measured under autocast: a LoRA plan's frozen conv with its bias trained).
+        unwanted = size == 2 and b_grad and not w_grad
 
         def run(bw: Backward, g: T) -> list[T | None]:
             op = "aten.convolution_backward"
             gx = bw.alloc(x.shape, x.itemsize, op) if x.grad else None
-            gw = bw.alloc(shape, size, op) if w_grad else None
+            gw = bw.alloc(shape, size, op) if w_grad or unwanted else None
             gb = bw.alloc((out_c,), size, op) if b_grad else None
+            if unwanted and gw is not None:
+                bw.drop(gw.storage)
+                gw = None
             return [gx, gw, gb]
         nexts = [self._edge(x), self._accumulator(name) if w_grad else None,
                  self._accumulator(bias) if b_grad else None]
+        if w is not None:  # autocast: the bf16 gradients to the copies' ToCopyBackward0
+            nexts = [self._edge(x), self._edge(w) if w_grad else None,
+                     self._edge(bias_copy) if b_grad and bias_copy is not None else None]
         return self._node("ConvolutionBackward0", nexts, run, out)
 
     def conv1x1(self, module: str, x: T) -> T:

@@ -790,6 +790,7 @@ AUTOCAST_EAGER_ONLY = ("t5", "mt5", "umt5")
 AUTOCAST_EXACT += ("luke", "tapas")
 AUTOCAST_EXACT += ("deberta-v2",)
 AUTOCAST_EXACT += ("modernbert",)
+AUTOCAST_EXACT += ("nystromformer", "squeezebert")
 AUTOCAST_RANDOM = int(os.environ.get("PEAK_AUTOCAST_RANDOM", str(max(4, PER_FAMILY // 2))))
 
 
