@@ -69,6 +69,9 @@ from .tensor import ADAPTER_BYTES, T, contiguous_strides, is_contiguous, view_st
 ACCUMULATE = 1 << 62
 #: The loss tensor and ``ones_like(loss)``: 4 bytes each, live through the backward.
 SCALAR = 4
+#: A node of a checkpointed block that saves a parameter only (NoNorm's product by a frozen weight, for the input's
+#: gradient): no storage of the step, but a pack, so its unpack is the block's recomputation (measured, MobileBERT).
+PARAMETER_PACK = 1 << 61
 
 
 def _dense_strides(shape: Sequence[int], strides: Sequence[int]) -> tuple[int, ...]:
@@ -496,6 +499,18 @@ class LiveSim(Sim):
         casting, self._casting = self._casting, True
         try:
             out = super().bmm(a, b)
+        finally:
+            self._casting = casting
+        return self.end_scope(mark, out)
+
+    def matmul_by(self, x: T, m: T) -> T:
+        """``x.matmul(m)`` by a computed matrix (MobileBERT's MLM head): under autocast matmul casts a float32 operand
+        (the concatenated [H, V] matrix) to bf16, a copy made inside matmul, gone as it returns unless mm keeps it
+        (as :meth:`bmm`)."""
+        mark = self.scope()
+        casting, self._casting = self._casting, True
+        try:
+            out = super().matmul_by(x, m)
         finally:
             self._casting = casting
         return self.end_scope(mark, out)
@@ -2243,32 +2258,42 @@ class LiveSim(Sim):
 
     def _no_norm(self, x: T, weight: str, bias: str) -> T:
         self._begin()
-        if self.lower is not None:
-            self.fail("NoNorm under autocast")
         w_trains, b_trains = self.param_trains(weight), self.param_trains(bias)
         width, shape, size = self.shapes[weight], x.shape, x.itemsize
+        # Under autocast (mul and add are on no list) a bf16 input times the float32 weight promotes: the product,
+        # the sum and both gradients are float32, and validate_outputs casts x's back to bf16 (measured).
+        wide = max(size, self.itemsize) if self.lower is not None else size
         self._labelled("mul", "aten.mul")
         if w_trains and self.grad_mode:
             self.save(x)
         elif x.grad and self.grad_mode:
             self._stop = self._next  # the weight packed: a recomputation stopping here made everything before
-        scaled = self.new(shape, x.grad or w_trains, size)
+        scaled = self.new(shape, x.grad or w_trains, wide)
         if scaled.grad:
             x_grad = x.grad
 
             def mul_backward(bw: Backward, g: T) -> list[T | None]:
-                gx = bw.alloc(shape, size, "aten.mul") if x_grad else None
+                gx = bw.alloc(shape, wide, "aten.mul") if x_grad else None
                 gw = None
                 if w_trains:
-                    full = bw.alloc(shape, size, "aten.mul")
+                    full = bw.alloc(shape, wide, "aten.mul")
                     bw.applied()  # validate_outputs sums it to [W] after apply has returned
-                    gw = bw.alloc(width, size, "aten.sum")
+                    if gx is not None and wide != size:  # validate_outputs: x's gradient cast first (output 0)
+                        narrow = bw.alloc(shape, size, "aten._to_copy")
+                        bw.drop(gx.storage)
+                        gx = narrow
+                    gw = bw.alloc(width, wide, "aten.sum")
                     bw.drop(full.storage)
+                elif gx is not None and wide != size:
+                    narrow = bw.alloc(shape, size, "aten._to_copy")
+                    bw.drop(gx.storage)
+                    gx = narrow
                 return [gx, gw]
+            packs = [PARAMETER_PACK] if not w_trains and x_grad and self._block is not None else None
             scaled = self._node("MulBackward0", [self._edge(x), self._accumulator(weight) if w_trains else None],
-                                mul_backward, scaled)
+                                mul_backward, scaled, packs)
         self._labelled("add", "aten.add")
-        out = self.new(shape, scaled.grad or b_trains, size)
+        out = self.new(shape, scaled.grad or b_trains, wide)
         if out.grad:
             through = scaled.grad
 

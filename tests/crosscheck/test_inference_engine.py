@@ -237,6 +237,7 @@ AUTOCAST_EXACT += ("luke", "tapas")
 AUTOCAST_EXACT += ("deberta-v2",)
 AUTOCAST_EXACT += ("modernbert",)
 AUTOCAST_EXACT += ("nystromformer", "squeezebert")
+AUTOCAST_EXACT += ("mobilebert",)
 #: Of those, the families whose drawn configs include some the program leaves bounded, as in float32 (ModernBERT's
 #: one-wide heads: the rotary tables' broadcast is not recorded op by op); their bounds are checked.
 AUTOCAST_PARTIAL = ("modernbert",)

@@ -791,6 +791,7 @@ AUTOCAST_EXACT += ("luke", "tapas")
 AUTOCAST_EXACT += ("deberta-v2",)
 AUTOCAST_EXACT += ("modernbert",)
 AUTOCAST_EXACT += ("nystromformer", "squeezebert")
+AUTOCAST_EXACT += ("mobilebert",)
 AUTOCAST_RANDOM = int(os.environ.get("PEAK_AUTOCAST_RANDOM", str(max(4, PER_FAMILY // 2))))
 
 
