@@ -2174,9 +2174,12 @@ class LiveSim(Sim):
         return self._node("SubBackward0", [None, self._edge(t)],
                           lambda bw, g: [None, bw.alloc(shape, size, "aten.neg")], out, [])
 
-    def conv_heads(self, module: str, x: T) -> T:
+    def conv_heads(self, module: str, x: T, w: T | None = None) -> T:
         """The values' depthwise convolution: ``ConvolutionBackward0`` keeps the input (and the weight); its backward
-        allocates the input's gradient (contiguous), then the weight's."""
+        allocates the input's gradient (contiguous), then the weight's. Under autocast the weight's copy is made
+        here (``w`` is for :class:`~.modules.Sim`'s callers; none passes one to the lifetime simulator)."""
+        if w is not None:
+            self.fail("a weight's copy made by the caller")
         self._begin()
         self._aten = "aten.convolution"
         name = module + ".weight"
@@ -2327,11 +2330,14 @@ class LiveSim(Sim):
     # -- SqueezeBERT's and ConvBERT's convolutions (issue 32; measured with peak_measure.backward_ledger)
 
     def _conv1x1(self, x: T, in_per_group: int, out_c: int, w_grad: bool, b_grad: bool,
-                 itemsize: int | None = None, kernel: int = 1, weight: str | None = None) -> T:
+                 itemsize: int | None = None, kernel: int = 1, weight: str | None = None, w: T | None = None) -> T:
         """``ConvolutionBackward0`` of a stride-1 ``conv1d`` keeping the length (1×1 or odd kernels, grouped or
         not): it keeps the input whenever any of input, weight, bias needs a gradient; ``convolution_backward``
         returns the three gradients at once (new tensors of their shapes, one operation). ``weight``: a LoRA
-        factor's name (``…lora_A``), whose ``.weight`` gets the gradient (no bias)."""
+        factor's name (``…lora_A``), whose ``.weight`` gets the gradient (no bias). Under autocast the copies are
+        made here, bias, weight, input (``w`` is for :class:`~.ops.Ops`' callers; none passes one here)."""
+        if w is not None:
+            self.fail("a weight's copy made by the caller")
         self._begin()
         self._labelled("convolution", "aten.convolution")
         name = (weight or self.module) + ".weight"
