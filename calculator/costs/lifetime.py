@@ -69,6 +69,9 @@ from .tensor import ADAPTER_BYTES, T, contiguous_strides, is_contiguous, view_st
 ACCUMULATE = 1 << 62
 #: The loss tensor and ``ones_like(loss)``: 4 bytes each, live through the backward.
 SCALAR = 4
+#: A node of a checkpointed block that saves a parameter only (NoNorm's product by a frozen weight, for the input's
+#: gradient): no storage of the step, but a pack, so its unpack is the block's recomputation (measured, MobileBERT).
+PARAMETER_PACK = 1 << 61
 
 
 def _dense_strides(shape: Sequence[int], strides: Sequence[int]) -> tuple[int, ...]:
@@ -497,6 +500,18 @@ class LiveSim(Sim):
         casting, self._casting = self._casting, True
         try:
             out = super().bmm(a, b)
+        finally:
+            self._casting = casting
+        return self.end_scope(mark, out)
+
+    def matmul_by(self, x: T, m: T) -> T:
+        """``x.matmul(m)`` by a computed matrix (MobileBERT's MLM head): under autocast matmul casts a float32 operand
+        (the concatenated [H, V] matrix) to bf16, a copy made inside matmul, gone as it returns unless mm keeps it
+        (as :meth:`bmm`)."""
+        mark = self.scope()
+        casting, self._casting = self._casting, True
+        try:
+            out = super().matmul_by(x, m)
         finally:
             self._casting = casting
         return self.end_scope(mark, out)
@@ -2168,27 +2183,50 @@ class LiveSim(Sim):
         ``-grad`` for ``t``."""
         self._begin()
         self._labelled("sub", "aten.sub")
-        out = self.new(t.shape, t.grad, t.itemsize)
+        promoted = self.lower is not None and c.itemsize > t.itemsize  # autocast: float32 eye - bf16 → float32
+        out = self.new(t.shape, t.grad, c.itemsize if promoted else t.itemsize)
         if not out.grad:
             return out
-        if c.grad or c.itemsize != t.itemsize or not is_contiguous(t):
+        if c.grad or (c.itemsize != t.itemsize and not promoted) or not is_contiguous(t):
             self.fail("a subtraction not of a constant from a dense tensor")
         shape, size = t.shape, t.itemsize
+        if promoted:  # -grad in float32, then validate_outputs' cast to t's bf16 (the float32 one freed at once)
+            def run(bw: Backward, g: T) -> list[T | None]:
+                wide = bw.alloc(shape, g.itemsize, "aten.neg")
+                narrow = bw.alloc(shape, size, "aten._to_copy")
+                bw.drop(wide.storage)
+                return [None, narrow]
+            return self._node("SubBackward0", [None, self._edge(t)], run, out, [])
         return self._node("SubBackward0", [None, self._edge(t)],
                           lambda bw, g: [None, bw.alloc(shape, size, "aten.neg")], out, [])
 
-    def conv_heads(self, module: str, x: T) -> T:
+    def conv_heads(self, module: str, x: T, w: T | None = None) -> T:
         """The values' depthwise convolution: ``ConvolutionBackward0`` keeps the input (and the weight); its backward
-        allocates the input's gradient (contiguous), then the weight's."""
+        allocates the input's gradient (contiguous), then the weight's. Under autocast the weight's copy is made
+        here (``w`` is for :class:`~.modules.Sim`'s callers; none passes one to the lifetime simulator)."""
+        if w is not None:
+            self.fail("a weight's copy made by the caller")
         self._begin()
-        if self.lower is not None:
-            self.fail("the values' convolution under autocast")
         self._aten = "aten.convolution"
-        out = super().conv_heads(module, x)
-        if not out.grad:
-            return out
         name = module + ".weight"
         w_grad = self.param_trains(name)
+        w = None
+        mark = self._next
+        if self.lower is not None:  # autocast: the weight's copy, then the input's (as conv1d_length's casts)
+            self._casting = True
+            try:
+                with self._in(module):
+                    w = self.weight_copy(self.storage_name(name), self.shapes[name], w_grad)
+                    x = self.lowered(x)
+            finally:
+                self._casting = False
+            self._aten = "aten.convolution"
+        out = super().conv_heads(module, x, w)
+        for s in range(mark + 1, self._next):  # the input's and a frozen weight's copies: kept only if saved
+            if s not in self.cached and s != out.storage:
+                self._die(s, self._next)
+        if not out.grad:
+            return out
         shape, size, wshape = x.shape, x.itemsize, self.shapes[name]
 
         def run(bw: Backward, g: T) -> list[T | None]:
@@ -2196,8 +2234,10 @@ class LiveSim(Sim):
             gw = bw.alloc(wshape, size, "aten.convolution_backward") if w_grad else None
             return [gx, gw]
         with self._in(module):
-            return self._node("ConvolutionBackward0", [self._edge(x), self._accumulator(name) if w_grad else None],
-                              run, out)
+            nexts = [self._edge(x), self._accumulator(name) if w_grad else None]
+            if w is not None:  # autocast: the weight's gradient (bf16) to its copy's ToCopyBackward0
+                nexts[1] = self._edge(w) if w_grad else None
+            return self._node("ConvolutionBackward0", nexts, run, out)
 
     # -- FNet's Fourier mixing (issue 32; facts measured with tests/crosscheck/peak_measure.backward_ledger)
 
@@ -2247,32 +2287,42 @@ class LiveSim(Sim):
 
     def _no_norm(self, x: T, weight: str, bias: str) -> T:
         self._begin()
-        if self.lower is not None:
-            self.fail("NoNorm under autocast")
         w_trains, b_trains = self.param_trains(weight), self.param_trains(bias)
         width, shape, size = self.shapes[weight], x.shape, x.itemsize
+        # Under autocast (mul and add are on no list) a bf16 input times the float32 weight promotes: the product,
+        # the sum and both gradients are float32, and validate_outputs casts x's back to bf16 (measured).
+        wide = max(size, self.itemsize) if self.lower is not None else size
         self._labelled("mul", "aten.mul")
         if w_trains and self.grad_mode:
             self.save(x)
         elif x.grad and self.grad_mode:
             self._stop = self._next  # the weight packed: a recomputation stopping here made everything before
-        scaled = self.new(shape, x.grad or w_trains, size)
+        scaled = self.new(shape, x.grad or w_trains, wide)
         if scaled.grad:
             x_grad = x.grad
 
             def mul_backward(bw: Backward, g: T) -> list[T | None]:
-                gx = bw.alloc(shape, size, "aten.mul") if x_grad else None
+                gx = bw.alloc(shape, wide, "aten.mul") if x_grad else None
                 gw = None
                 if w_trains:
-                    full = bw.alloc(shape, size, "aten.mul")
+                    full = bw.alloc(shape, wide, "aten.mul")
                     bw.applied()  # validate_outputs sums it to [W] after apply has returned
-                    gw = bw.alloc(width, size, "aten.sum")
+                    if gx is not None and wide != size:  # validate_outputs: x's gradient cast first (output 0)
+                        narrow = bw.alloc(shape, size, "aten._to_copy")
+                        bw.drop(gx.storage)
+                        gx = narrow
+                    gw = bw.alloc(width, wide, "aten.sum")
                     bw.drop(full.storage)
+                elif gx is not None and wide != size:
+                    narrow = bw.alloc(shape, size, "aten._to_copy")
+                    bw.drop(gx.storage)
+                    gx = narrow
                 return [gx, gw]
+            packs = [PARAMETER_PACK] if not w_trains and x_grad and self._block is not None else None
             scaled = self._node("MulBackward0", [self._edge(x), self._accumulator(weight) if w_trains else None],
-                                mul_backward, scaled)
+                                mul_backward, scaled, packs)
         self._labelled("add", "aten.add")
-        out = self.new(shape, scaled.grad or b_trains, size)
+        out = self.new(shape, scaled.grad or b_trains, wide)
         if out.grad:
             through = scaled.grad
 
@@ -2306,30 +2356,56 @@ class LiveSim(Sim):
     # -- SqueezeBERT's and ConvBERT's convolutions (issue 32; measured with peak_measure.backward_ledger)
 
     def _conv1x1(self, x: T, in_per_group: int, out_c: int, w_grad: bool, b_grad: bool,
-                 itemsize: int | None = None, kernel: int = 1, weight: str | None = None) -> T:
+                 itemsize: int | None = None, kernel: int = 1, weight: str | None = None, w: T | None = None) -> T:
         """``ConvolutionBackward0`` of a stride-1 ``conv1d`` keeping the length (1×1 or odd kernels, grouped or
         not): it keeps the input whenever any of input, weight, bias needs a gradient; ``convolution_backward``
         returns the three gradients at once (new tensors of their shapes, one operation). ``weight``: a LoRA
-        factor's name (``…lora_A``), whose ``.weight`` gets the gradient (no bias)."""
+        factor's name (``…lora_A``), whose ``.weight`` gets the gradient (no bias). Under autocast the copies are
+        made here, bias, weight, input (``w`` is for :class:`~.ops.Ops`' callers; none passes one here)."""
+        if w is not None:
+            self.fail("a weight's copy made by the caller")
         self._begin()
-        if self.lower is not None:
-            self.fail("a convolution under autocast")
         self._labelled("convolution", "aten.convolution")
-        out = super()._conv1x1(x, in_per_group, out_c, w_grad, b_grad, itemsize, kernel, weight)
-        if not out.grad:
-            return out
         name = (weight or self.module) + ".weight"
         bias = self.module + ".bias" if weight is None else ""
-        shape, size = (out_c, in_per_group, kernel), out.itemsize
+        shape = (out_c, in_per_group, kernel)
+        w = bias_copy = None
+        mark = self._next
+        if self.lower is not None:  # autocast: bias, weight, input cast in that order (as conv1d_length's)
+            self._casting = True
+            try:
+                if bias in self.shapes:
+                    bias_copy = self.weight_copy(self.storage_name(bias), (out_c,), b_grad)
+                w = self.weight_copy(weight or self.module + ".weight", shape, w_grad)  # a LoRA factor's: cached
+                x = self.lowered(x)
+            finally:
+                self._casting = False
+            self._labelled("convolution", "aten.convolution")
+        out = super()._conv1x1(x, in_per_group, out_c, w_grad, b_grad, itemsize, kernel, weight, w)
+        for s in range(mark + 1, self._next):  # the input's and a frozen parameter's copies: kept only if saved
+            if s not in self.cached and s != out.storage:
+                self._die(s, self._next)
+        if not out.grad:
+            return out
+        size = out.itemsize
+        # In bf16 (oneDNN's kernel) the bias's gradient comes with the weight's: a frozen weight's is made all the same
+        # and dropped as the node returns (measured under autocast: a LoRA plan's frozen conv with its bias trained).
+        unwanted = size == 2 and b_grad and not w_grad
 
         def run(bw: Backward, g: T) -> list[T | None]:
             op = "aten.convolution_backward"
             gx = bw.alloc(x.shape, x.itemsize, op) if x.grad else None
-            gw = bw.alloc(shape, size, op) if w_grad else None
+            gw = bw.alloc(shape, size, op) if w_grad or unwanted else None
             gb = bw.alloc((out_c,), size, op) if b_grad else None
+            if unwanted and gw is not None:
+                bw.drop(gw.storage)
+                gw = None
             return [gx, gw, gb]
         nexts = [self._edge(x), self._accumulator(name) if w_grad else None,
                  self._accumulator(bias) if b_grad else None]
+        if w is not None:  # autocast: the bf16 gradients to the copies' ToCopyBackward0
+            nexts = [self._edge(x), self._edge(w) if w_grad else None,
+                     self._edge(bias_copy) if b_grad and bias_copy is not None else None]
         return self._node("ConvolutionBackward0", nexts, run, out)
 
     def conv1x1(self, module: str, x: T) -> T:

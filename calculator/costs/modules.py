@@ -383,7 +383,7 @@ class Sim(Ops):
 
     # -- operations for nystromformer, yoso
 
-    def conv_heads(self, module: str, x: T) -> T:
+    def conv_heads(self, module: str, x: T, w: T | None = None) -> T:
         """Nyströmformer's and YOSO's skip convolution over the values: ``nn.Conv2d(A, A, (k, 1), padding=(k // 2,
         0), groups=A, bias=False)`` on ``x`` [B, A, L, d] (an odd k keeps the shape).
 
@@ -398,10 +398,10 @@ class Sim(Ops):
             w_grad = self.param_trains(module + ".weight")
             b, a, n, d = x.shape
             flops = 2 * b * n * d * a * kernel
-            w = None
             if self.lower is not None:  # autocast: conv2d on bf16 copies; convolution_backward keeps both
                 x = self.lowered(x)
-                w = self.weight_copy(self.storage_name(module + ".weight"), (heads, 1, kernel, 1), w_grad)
+                if w is None:  # ``w``: the weight's copy, made by the caller (the lifetime simulator casts in order)
+                    w = self.weight_copy(self.storage_name(module + ".weight"), (heads, 1, kernel, 1), w_grad)
             self.contract("convolution", flops, ((x.grad, flops, None), (w_grad, flops * heads, None)),
                           x if (x.grad or w_grad) else None)
             if w is not None and (x.grad or w_grad) and self.grad_mode:

@@ -432,14 +432,15 @@ class Ops:
         return self.product(flat, m, 2 * rows * k * n, (*x.shape[:-1], n))
 
     def _conv1x1(self, x: T, in_per_group: int, out_c: int, w_grad: bool, b_grad: bool,
-                 itemsize: int | None = None, kernel: int = 1, weight: str | None = None) -> T:
-        """A stride-1 ``convolution`` whose padding keeps the length (kernel 1, or odd with padding k // 2)."""
+                 itemsize: int | None = None, kernel: int = 1, weight: str | None = None, w: T | None = None) -> T:
+        """A stride-1 ``convolution`` whose padding keeps the length (kernel 1, or odd with padding k // 2).
+        ``w``: the weight's bf16 copy under autocast, made by the caller (the lifetime simulator casts in order)."""
         batch, in_c, length = x.shape
         flops = 2 * batch * length * out_c * in_per_group * kernel
-        w = None
         if self.lower is not None:  # autocast: conv1d on bf16 copies; convolution_backward keeps input and weight
             x = self.lowered(x)
-            w = self.weight_copy(weight or self.module + ".weight", (out_c, in_per_group, kernel), w_grad)
+            if w is None:
+                w = self.weight_copy(weight or self.module + ".weight", (out_c, in_per_group, kernel), w_grad)
             itemsize = self.lower
         self.contract("convolution", flops, ((x.grad, flops, None), (w_grad, 2 * batch * length * out_c * in_c * kernel, None)),
                       x if (x.grad or w_grad or b_grad) else None)

@@ -446,7 +446,8 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     kind = bert.step_task(inv)
     if kind in EXACT_LIFETIMES or not sim.grad_mode:  # the MLM head's forward replayed too (inference)
         sim.exact_lifetimes()
-        sim.exact_forward()  # every name's release declared below (NoNorm under autocast is not: no figure there)
+        sim.exact_forward()  # every name's release declared below
+        sim.exact_autocast()  # under bf16 autocast too: NoNorm's promoting product (costs.lifetime)
     model = sim.scope()  # MobileBertModel.forward: the embeddings' output named until it returns
     seq = step_embeddings(sim, inv, prefix, b, n)
     for i in range(inv.config["num_hidden_layers"]):

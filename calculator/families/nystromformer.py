@@ -321,8 +321,9 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
         m, s = c["num_landmarks"], c["segment_means_seq_len"]
         if m * (s // m) != n:
             raise CalcError("costs_nystrom_length", value=n, landmarks=m, seq_len=s, expected=m * (s // m))
-    sim.exact_lifetimes()  # every op modelled (another activation, autocast: LiveSim fails, bounds kept)
+    sim.exact_lifetimes()  # every op modelled (another activation: LiveSim fails, bounds kept)
     sim.exact_forward()  # every name's release declared below
+    sim.exact_autocast()  # under bf16 autocast too: the convolution's copies, the pseudo-inverse's promoting subtractions
     model = sim.scope()  # NystromformerModel.forward
     if c.get("pad_token_id", 1) is not None:  # warn_if_padding_and_no_attention_mask
         sim.transients((16, 16 * b, 2 * b, 1), (1, 3, 3, 3), ("aten.lift_fresh", "aten.index", "aten.eq", "aten.any"))

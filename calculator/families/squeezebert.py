@@ -214,6 +214,7 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     kind = bert.step_task(inv)
     sim.exact_lifetimes()
     sim.exact_forward()  # every name's release declared below
+    sim.exact_autocast()  # under bf16 autocast too: conv1d's bias, weight and input copies (costs.lifetime)
     model = sim.scope()  # SqueezeBertModel.forward
     ids = sim.ids((b, n))  # input_ids (the program's first index tensor: live from the start)
     if inv.config.get("pad_token_id", 0) is not None:  # warn_if_padding_and_no_attention_mask

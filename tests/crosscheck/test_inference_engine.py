@@ -244,6 +244,8 @@ AUTOCAST_EXACT += ("layoutlm",)
 AUTOCAST_EXACT += ("rembert",)
 AUTOCAST_EXACT += ("xlm", "flaubert")
 AUTOCAST_EXACT += ("roc_bert",)
+AUTOCAST_EXACT += ("nystromformer", "squeezebert")
+AUTOCAST_EXACT += ("mobilebert",)
 #: Of those, the families whose drawn configs include some the program leaves bounded, as in float32 (ModernBERT's
 #: one-wide heads: the rotary tables' broadcast is not recorded op by op); their bounds are checked.
 AUTOCAST_PARTIAL = ("modernbert",)

@@ -801,6 +801,8 @@ AUTOCAST_EXACT += ("layoutlm",)
 AUTOCAST_EXACT += ("rembert",)
 AUTOCAST_EXACT += ("xlm", "flaubert")
 AUTOCAST_EXACT += ("roc_bert",)
+AUTOCAST_EXACT += ("nystromformer", "squeezebert")
+AUTOCAST_EXACT += ("mobilebert",)
 AUTOCAST_RANDOM = int(os.environ.get("PEAK_AUTOCAST_RANDOM", str(max(4, PER_FAMILY // 2))))
 
 
