@@ -240,6 +240,7 @@ LIFETIME_FAMILIES += ("squeezebert",)  # grouped 1×1 convolutions (ConvolutionB
 LIFETIME_FAMILIES += ("convbert",)  # the span-based dynamic convolution (im2col), grouped linear layers
 LIFETIME_FAMILIES += ("mobilebert",)  # NoNorm, the trigram, stacked FFNs (its MLM head keeps its bounds)
 LIFETIME_FAMILIES += ("big_bird",)  # original_full (LIFETIME_DRAW); block-sparse keeps no claim
+LIFETIME_FAMILIES += ("deberta",)  # DebertaLayerNorm op by op, the fused Q/K/V split (LIFETIME_DRAW: no talking heads)
 ACTIVATION_RANDOM = int(os.environ.get("PEAK_ACTIVATION_RANDOM", str(max(2, PER_FAMILY * 3 // 4))))
 
 
@@ -261,6 +262,18 @@ def _big_bird_modelled(raw: dict[str, Any]) -> None:
 #: Per family, the drawn config narrowed to what its program opts in for (the op-by-op and forward tests).
 LIFETIME_DRAW = {"deberta-v2": _deberta_v2_modelled}
 LIFETIME_DRAW["big_bird"] = _big_bird_modelled
+
+
+def _deberta_modelled(raw: dict[str, Any]) -> None:
+    """DeBERTa's configurations its program models op by op (``deberta.modelled``; the others keep their bounds,
+    checked by ``test_peak_equals_pytorch``): no talking heads, relative attention with a term that reads the table."""
+    raw["talking_head"] = False
+    terms = [t for t in ("c2p", "p2c") if t in raw.get("pos_att_type", ())]
+    if raw.get("relative_attention") and not terms:
+        raw["pos_att_type"] = "c2p|p2c"
+
+
+LIFETIME_DRAW["deberta"] = _deberta_modelled
 
 
 def activation_case(model_type: str, index: int) -> dict[str, Any] | None:
@@ -561,6 +574,7 @@ FORWARD_EXACT += ("mobilebert",)
 FORWARD_EXACT += ("squeezebert",)
 FORWARD_EXACT += ("convbert",)
 FORWARD_EXACT += ("big_bird",)
+FORWARD_EXACT += ("deberta",)
 FORWARD_RANDOM = int(os.environ.get("PEAK_FORWARD_RANDOM", str(max(4, PER_FAMILY // 2))))
 #: Families drawn more often there: half of ModernBERT's draws are refused (LoRA targets BERT's names), and its peak
 #: lies in the forward only where little is saved.
@@ -580,6 +594,7 @@ FORWARD_PARTIAL += ("ultravbert",)  # UltraBERT's: an even head size
 FORWARD_PARTIAL += ("mobilebert",)  # its MLM head (the concatenated [H, V] matrix) keeps its bounds
 FORWARD_PARTIAL += ("squeezebert", "convbert")  # LoRA on a convolution of a bf16 model keeps its bounds
 FORWARD_PARTIAL += ("big_bird",)  # question answering (its token types made from the ids) claims nothing
+FORWARD_PARTIAL += ("deberta",)  # float32 only: DebertaLayerNorm's casts in bf16 keep their bounds
 
 
 def forward_case(model_type: str, index: int) -> dict[str, Any] | None:
@@ -682,6 +697,7 @@ def test_forward_and_loss_replayed_exactly(model_type: str) -> None:
 #: Families drawn more often there: BigBird's drawn question answering claims nothing, and its tiny drawn models
 #: peak in the backward only now and then.
 CKPT_MORE = {"big_bird": 2}
+CKPT_MORE["deberta"] = 3  # float32 draws only are replayed (bf16 keeps its bounds)
 
 
 @pytest.mark.parametrize("model_type", [mt for mt in FORWARD_EXACT if FAMILIES[mt].costs.checkpointing])
