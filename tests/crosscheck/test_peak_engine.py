@@ -396,6 +396,7 @@ FULL_SIZE += (("google/mobilebert-uncased", 16, 512, "fp32", False), ("google/mo
 # real tensors never make (as Megatron-BERT's): a row where the backward makes the peak, without checkpointing (whose
 # frames would keep that mask).
 FULL_SIZE += (("google/bigbird-roberta-base", 8, 512, "fp32", False),)
+FULL_SIZE += (("microsoft/deberta-base", 8, 512, "fp32", False), ("microsoft/deberta-base", 8, 512, "fp32", True))
 
 
 @pytest.mark.parametrize("preset,batch,seq_len,dtype,checkpointing", FULL_SIZE)
