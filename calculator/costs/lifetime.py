@@ -2445,13 +2445,16 @@ class LiveSim(Sim):
         ``grad /``), the division
         (``DivBackward0`` keeps both: the root's gradient ``-grad * ((a / b) / b)`` first, its four temporaries live
         at once, then ``grad / b``, then the root's summed to [.., 1]), then ``weight * normalized + bias``
-        (:meth:`_no_norm`'s nodes). The means are named until the function returns; each ``x - mean``, the power and
+        (:meth:`_no_norm`'s nodes). In bf16 ``hidden_states.float()`` is a copy (``ToCopyBackward0``), named
+        until the quotient rebinds it, and ``.to(input_type)`` casts the quotient back (dropped then). The means are named until the function returns; each ``x - mean``, the power and
         the root are temporaries of their expressions (kept by their nodes)."""
-        if x.itemsize != 4 or self.lower is not None:
-            self.fail("DebertaLayerNorm in another dtype than float32")
+        if self.lower is not None:
+            self.fail("DebertaLayerNorm under autocast")
         mark = self.scope()
         with self._in(module):
-            shape, rows = x.shape, x.shape[:-1] + (1,)
+            shape, rows, size = x.shape, x.shape[:-1] + (1,), x.itemsize
+            wide = x if size == 4 else self.to_dtype(x, 4)  # ``hidden_states.float()``: named until the division
+            x = wide
 
             def mean_backward(dims: Sequence[int]) -> Callable[[Backward, T], list[T | None]]:
                 return lambda bw, g: [bw.alloc(dims, 4, "aten.div")]
@@ -2519,7 +2522,12 @@ class LiveSim(Sim):
                     return [ga, gb]
                 normed = self._node("DivBackward0", [self._edge(second), self._edge(root)], div_backward, normed)
             self.release(second, root)  # temporaries of the expression (kept by the division's node)
-            out = self._no_norm(normed, module + ".weight", module + ".bias")
+            narrow = normed
+            if size != 4:
+                self.release(wide)  # ``hidden_states`` rebound to the quotient
+                narrow = self.to_dtype(normed, size)  # ``.to(input_type)``: the float32 quotient dropped
+                self.release(normed)
+            out = self._no_norm(narrow, module + ".weight", module + ".bias")
         return self.end_scope(mark, out)
 
     def _centred(self, x: T, mean: T) -> T:
@@ -2585,7 +2593,7 @@ class LiveSim(Sim):
         node = self.edge.get(id(t))
         while node is not None and self.nodes[node].name in ("ViewBackward0", "PermuteBackward0", "TransposeBackward0"):
             node = self.nodes[node].nexts[0]
-        if node is None or t.itemsize != 4:
+        if node is None:
             self.fail("an in-place division of a view of an unmodelled base")
             return out
         numel = 1

@@ -452,7 +452,10 @@ def step_attention(sim: Sim, p: str, c: dict[str, Any], x: T, rel: T | None, rel
     q = sim.add_head_bias(q, a + "q_bias")
     v = sim.add_head_bias(v, a + "v_bias")
     scale = deberta_v2.step_scale(sim)
-    q = sim.rebind(q, sim.divide_laid_out(q, scale))
+    read = scale if q.itemsize == 4 else sim.constant((), q.itemsize, "aten._to_copy")  # scale.to(dtype)
+    q = sim.rebind(q, sim.divide_laid_out(q, read))
+    if read is not scale:
+        sim.release(read)  # a temporary of the expression (kept by the division)
     scores = sim.bmm(q, sim.transpose(k, 2, 3))
     if rel is not None and rel_pos is not None:
         dropped = sim.dropout(rel)  # pos_dropout: ``rel_embeddings`` rebound in this function
@@ -591,7 +594,7 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
 
     c = inv.config
     prefix = bert.step_prefix(inv)
-    if bert.step_task(inv) in EXACT_LIFETIMES and modelled(c) and sim.itemsize == 4:  # float32: no casts
+    if bert.step_task(inv) in EXACT_LIFETIMES and modelled(c):
         sim.exact_lifetimes()
         sim.exact_forward()
     mark = sim.scope()

@@ -397,6 +397,7 @@ FULL_SIZE += (("google/mobilebert-uncased", 16, 512, "fp32", False), ("google/mo
 # frames would keep that mask).
 FULL_SIZE += (("google/bigbird-roberta-base", 8, 512, "fp32", False),)
 FULL_SIZE += (("microsoft/deberta-base", 8, 512, "fp32", False), ("microsoft/deberta-base", 8, 512, "fp32", True))
+FULL_SIZE += (("microsoft/deberta-base", 4, 512, "bf16", False),)  # DebertaLayerNorm's float32 copies
 
 
 @pytest.mark.parametrize("preset,batch,seq_len,dtype,checkpointing", FULL_SIZE)
@@ -595,7 +596,6 @@ FORWARD_PARTIAL += ("ultravbert",)  # UltraBERT's: an even head size
 FORWARD_PARTIAL += ("mobilebert",)  # its MLM head (the concatenated [H, V] matrix) keeps its bounds
 FORWARD_PARTIAL += ("squeezebert", "convbert")  # LoRA on a convolution of a bf16 model keeps its bounds
 FORWARD_PARTIAL += ("big_bird",)  # question answering (its token types made from the ids) claims nothing
-FORWARD_PARTIAL += ("deberta",)  # float32 only: DebertaLayerNorm's casts in bf16 keep their bounds
 
 
 def forward_case(model_type: str, index: int) -> dict[str, Any] | None:
@@ -698,7 +698,6 @@ def test_forward_and_loss_replayed_exactly(model_type: str) -> None:
 #: Families drawn more often there: BigBird's drawn question answering claims nothing, and its tiny drawn models
 #: peak in the backward only now and then.
 CKPT_MORE = {"big_bird": 2}
-CKPT_MORE["deberta"] = 3  # float32 draws only are replayed (bf16 keeps its bounds)
 
 
 @pytest.mark.parametrize("model_type", [mt for mt in FORWARD_EXACT if FAMILIES[mt].costs.checkpointing])
