@@ -2537,6 +2537,204 @@ class LiveSim(Sim):
             self.release(product)
         return self.end_scope(mark, out)
 
+    # -- DeBERTa (v1)'s operations (issue 32; each node as tests/crosscheck/peak_measure.backward_ledger measured it)
+
+    def deberta_layer_norm(self, module: str, x: T) -> T:
+        """``DebertaLayerNorm`` op by op (float32): ``mean`` (``MeanBackward1``: ``grad.expand / n``, a new tensor of
+        x's shape), ``x - mean`` (``SubBackward0``: the gradient handed on to x, ``-grad`` summed to the mean's
+        [.., 1] by ``validate_outputs``), ``pow(2)`` (keeps its base: ``pow``, ``* 2``, ``grad *``), ``mean``,
+        a second ``x - mean`` (Python's left operand first), ``+ eps``, ``sqrt`` (keeps its result: ``2 * result``,
+        ``grad /``), the division
+        (``DivBackward0`` keeps both: the root's gradient ``-grad * ((a / b) / b)`` first, its four temporaries live
+        at once, then ``grad / b``, then the root's summed to [.., 1]), then ``weight * normalized + bias``
+        (:meth:`_no_norm`'s nodes). In bf16 ``hidden_states.float()`` is a copy (``ToCopyBackward0``), named
+        until the quotient rebinds it, and ``.to(input_type)`` casts the quotient back (dropped then). The means are named until the function returns; each ``x - mean``, the power and
+        the root are temporaries of their expressions (kept by their nodes)."""
+        if self.lower is not None:
+            self.fail("DebertaLayerNorm under autocast")
+        mark = self.scope()
+        with self._in(module):
+            shape, rows, size = x.shape, x.shape[:-1] + (1,), x.itemsize
+            wide = x if size == 4 else self.to_dtype(x, 4)  # ``hidden_states.float()``: named until the division
+            x = wide
+
+            def mean_backward(dims: Sequence[int]) -> Callable[[Backward, T], list[T | None]]:
+                return lambda bw, g: [bw.alloc(dims, 4, "aten.div")]
+            self._begin()
+            self._labelled("mean", "aten.mean")
+            mean = self.new(rows, x.grad, 4)
+            if mean.grad:
+                mean = self._node("MeanBackward1", [self._edge(x)], mean_backward(shape), mean, [])
+            first = self._centred(x, mean)
+            self._begin()
+            self._labelled("pow", "aten.pow")
+            power = self.new(shape, first.grad, 4)
+            if power.grad:
+                self.save(first)
+
+                def pow_backward(bw: Backward, g: T) -> list[T | None]:
+                    base, twice = bw.alloc(shape, 4, "aten.pow"), bw.alloc(shape, 4, "aten.mul")
+                    out = bw.alloc(shape, 4, "aten.mul")
+                    bw.drop(base.storage)
+                    bw.drop(twice.storage)
+                    return [out]
+                power = self._node("PowBackward0", [self._edge(first)], pow_backward, power)
+            self.release(first)
+            self._begin()
+            self._labelled("mean", "aten.mean")
+            variance = self.new(rows, power.grad, 4)
+            if variance.grad:
+                variance = self._node("MeanBackward1", [self._edge(power)], mean_backward(shape), variance, [])
+            self.release(power)
+            second = self._centred(x, mean)  # the division's numerator, made before its denominator
+            self._begin()
+            self._labelled("add", "aten.add")
+            shifted = self.new(rows, variance.grad, 4)
+            if shifted.grad:
+                shifted = self._node("AddBackward1", [self._edge(variance)],
+                                     lambda bw, g: [bw.alias(g, g.shape, g.strides)], shifted, [])
+            self._labelled("sqrt", "aten.sqrt")
+            root = self.new(rows, shifted.grad, 4)
+            if root.grad:
+                self.save(root)
+
+                def sqrt_backward(bw: Backward, g: T) -> list[T | None]:
+                    twice = bw.alloc(rows, 4, "aten.mul")
+                    out = bw.alloc(rows, 4, "aten.div")
+                    bw.drop(twice.storage)
+                    return [out]
+                root = self._node("SqrtBackward0", [self._edge(shifted)], sqrt_backward, root)
+            self.release(shifted)
+            self._begin()
+            self._labelled("div", "aten.div")
+            normed = self.new(shape, second.grad or root.grad, 4)
+            if normed.grad:
+                self.save(second)
+                self.save(root)
+
+                def div_backward(bw: Backward, g: T) -> list[T | None]:
+                    temps = [bw.alloc(shape, 4, op) for op in ("aten.div", "aten.div", "aten.neg")]
+                    product = bw.alloc(shape, 4, "aten.mul")
+                    for t in temps:
+                        bw.drop(t.storage)
+                    ga = bw.alloc(shape, 4, "aten.div")
+                    bw.applied()
+                    gb = bw.alloc(rows, 4, "aten.sum")
+                    bw.drop(product.storage)
+                    return [ga, gb]
+                normed = self._node("DivBackward0", [self._edge(second), self._edge(root)], div_backward, normed)
+            self.release(second, root)  # temporaries of the expression (kept by the division's node)
+            narrow = normed
+            if size != 4:
+                self.release(wide)  # ``hidden_states`` rebound to the quotient
+                narrow = self.to_dtype(normed, size)  # ``.to(input_type)``: the float32 quotient dropped
+                self.release(normed)
+            out = self._no_norm(narrow, module + ".weight", module + ".bias")
+        return self.end_scope(mark, out)
+
+    def _centred(self, x: T, mean: T) -> T:
+        """``x - mean`` (float32): ``SubBackward0`` keeps nothing; x's gradient is the incoming one, the mean's
+        ``-grad`` (a new tensor of x's shape) summed to [.., 1] by ``validate_outputs``."""
+        self._begin()
+        self._labelled("sub", "aten.sub")
+        out = self.new(x.shape, x.grad, 4)
+        if not out.grad:
+            return out
+        shape, rows = x.shape, mean.shape
+
+        def run(bw: Backward, g: T) -> list[T | None]:
+            neg = bw.alloc(shape, 4, "aten.neg")
+            bw.applied()
+            summed = bw.alloc(rows, 4, "aten.sum")
+            bw.drop(neg.storage)
+            return [bw.alias(g, g.shape, g.strides), summed]
+        return self._node("SubBackward0", [self._edge(x), self._edge(mean)], run, out, [])
+
+    def add_head_bias(self, t: T, name: str) -> T:
+        """``layer + transpose_for_scores(bias[None, None, :])``, laid out as ``t``: ``AddBackward0`` hands the
+        gradient on and sums the bias's to [1, A, 1, D] (a new tensor of H numbers)."""
+        self._begin()
+        self._labelled("add", "aten.add")
+        trains = self.param_trains(name)
+        out = self._laid_out(t, t.grad or trains, "aten.add")
+        if not out.grad:
+            return out
+        width, through = self.shapes[name], t.grad
+
+        def run(bw: Backward, g: T) -> list[T | None]:
+            return [bw.alias(g, g.shape, g.strides) if through else None,
+                    bw.alloc(width, g.itemsize, "aten.sum") if trains else None]
+        return self._node("AddBackward0", [self._edge(t), self._accumulator(name) if trains else None], run, out, [])
+
+    def divide_laid_out(self, t: T, scale: T) -> T:
+        """``t / scale.to(t.dtype)`` (a 0-dim float32 tensor) laid out as ``t``: ``DivBackward0`` keeps the scalar;
+        its gradient ``grad / scale`` is laid out as the incoming one."""
+        self._begin()
+        self._labelled("div", "aten.div")
+        if t.grad:
+            self.save(scale)
+        out = self._laid_out(t, t.grad, "aten.div")
+        if not out.grad:
+            return out
+        shape, size = t.shape, t.itemsize
+
+        def run(bw: Backward, g: T) -> list[T | None]:
+            return [bw.alloc(shape, size, "aten.div", _dense_strides(g.shape, g.strides) if g.shape == shape else None)]
+        return self._node("DivBackward0", [self._edge(t)], run, out)
+
+    def divide_view_(self, t: T, scale: T) -> T:
+        """``t /= scale`` in place on a view of a Linear's output (DeBERTa's ``pos_query_layer``): autograd rebases
+        the base's history on a ``CopySlices`` node (wrapping ``DivBackward0``, which keeps the scalar) and gives the
+        view an ``AsStridedBackward0``. Measured: ``AsStridedBackward0`` allocates the base's gradient;
+        ``CopySlices`` a copy of it (``result``), a clone of the view's slice, and ``grad / scale``, then frees the
+        clone and the quotient. The forward allocates nothing."""
+        self._begin()
+        out = Ops.divide_view_(self, t, scale)
+        if not out.grad:
+            return out
+        node = self.edge.get(id(t))
+        while node is not None and self.nodes[node].name in ("ViewBackward0", "PermuteBackward0", "TransposeBackward0"):
+            node = self.nodes[node].nexts[0]
+        if node is None:
+            self.fail("an in-place division of a view of an unmodelled base")
+            return out
+        numel = 1
+        for d in t.shape:  # the view covers its base whole
+            numel *= d
+        flat, view_shape, size = (numel,), t.shape, t.itemsize
+
+        def copy_slices(bw: Backward, g: T) -> list[T | None]:
+            result = bw.alloc(flat, size, "aten.new_empty_strided")
+            grad_slice = bw.alloc(view_shape, size, "aten.clone")
+            quotient = bw.alloc(view_shape, size, "aten.div")
+            bw.drop(grad_slice.storage)
+            bw.drop(quotient.storage)
+            return [result]
+        handle = T(flat, (1,), t.storage, True, size)
+        self._node("CopySlices", [node], copy_slices, handle)
+        copy = self.edge.pop(id(handle))
+        out = T(t.shape, t.strides, t.storage, True, size)
+        return self._node("AsStridedBackward0", [copy],
+                          lambda bw, g: [bw.alloc(flat, size, "aten.as_strided_backward")], out, [])
+
+    def slice_rows(self, t: T, start: int, rows: int) -> T:
+        """``table[a:b, :].unsqueeze(0)``: ``SliceBackward0`` allocates zeros of the table's shape and copies the
+        gradient in (``slice_backward``); the unsqueeze's backward is a view."""
+        out = Ops.slice_rows(self, t, start, rows)
+        if not out.grad:
+            return out
+        shape, size = t.shape, t.itemsize
+        return self._node("SliceBackward0", [self._edge(t)],
+                          lambda bw, g: [bw.alloc(shape, size, "aten.slice_backward")], out, [])
+
+    def chunk_thirds(self, t: T) -> list[T]:
+        """``chunk(3, -1)``: one ``SplitBackward0`` (its backward concatenates the three gradients: a new tensor of
+        ``t``'s shape)."""
+        parts = Ops.chunk_thirds(self, t)
+        if not t.grad:
+            return parts
+        return self._slotted("SplitBackward0", "aten.cat", t, parts)
+
 
 @dataclass(frozen=True)
 class Timeline:

@@ -1074,3 +1074,52 @@ class Ops:
         """The training step runs an operation whose storages the peak's bounds do not count (MobileBERT's MLM
         head keeps a gradient storage larger than its parameter): the step gives no peak and no bounds."""
         self.peak_refused = why
+
+    # -- DeBERTa (v1)'s operations (issue 32): the tape's costs; :class:`~.lifetime.LiveSim` records their nodes
+
+    def deberta_layer_norm(self, module: str, x: T) -> T:
+        """``DebertaLayerNorm``, written out in Python (epsilon inside the root), in float32 whatever the dtype.
+
+        ``(x - mean).pow(2)`` keeps its base, ``sqrt`` its result, the division ``(x - mean) / std`` its numerator
+        (a second ``x - mean``) and the root: all float32. ``weight * normalized`` keeps the normalized tensor (back
+        in the model's dtype) when the weight trains.
+        """
+        w = self.param_trains(module + ".weight")  # type: ignore[attr-defined]
+        b = self.param_trains(module + ".bias")  # type: ignore[attr-defined]
+        rows = x.shape[:-1] + (1,)
+        if x.grad:
+            self.save(self.new(x.shape, True, 4))  # x - mean, for pow
+            self.save(self.new(rows, True, 4))  # sqrt(variance + eps)
+            self.save(self.new(x.shape, True, 4))  # x - mean, for the division
+        normalized = self.new(x.shape, x.grad)
+        if w:
+            self.save(normalized)
+        return self.new(x.shape, x.grad or w or b)
+
+    def add_head_bias(self, t: T, name: str) -> T:
+        """``layer + transpose_for_scores(bias[None, None, :])`` on DeBERTa's permuted Q or V: laid out as ``t``;
+        nothing kept."""
+        trains = self.param_trains(name)  # type: ignore[attr-defined]  # read either way: noted as used
+        return self.elementwise_like(t, t.grad or trains)
+
+    def divide_laid_out(self, t: T, scale: T) -> T:
+        """``t / scale.to(t.dtype)`` (a 0-dim tensor) laid out as ``t``: ``DivBackward0`` keeps the scalar."""
+        if t.grad:
+            self.save(scale)
+        return self.elementwise_like(t, t.grad)
+
+    def divide_view_(self, t: T, scale: T) -> T:
+        """``t /= scale`` in place on a view (DeBERTa's ``pos_query_layer``): no new storage; keeps the scalar."""
+        if t.grad:
+            self.save(scale)
+        return t
+
+    def slice_rows(self, t: T, start: int, rows: int) -> T:
+        """``t[start:start + rows, :].unsqueeze(0)`` of a 2-D table: a view [1, rows, H]."""
+        shape = (1, rows, t.shape[1])
+        return T(shape, contiguous_strides(shape), t.storage, t.grad, t.itemsize)
+
+    def chunk_thirds(self, t: T) -> list[T]:
+        """``t.chunk(3, dim=-1)`` (DeBERTa's fused Q, K, V): three views of a third of the last dimension."""
+        third = t.shape[-1] // 3
+        return [T(t.shape[:-1] + (third,), t.strides, t.storage, t.grad, t.itemsize) for _ in range(3)]

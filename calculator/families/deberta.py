@@ -29,7 +29,7 @@ from dataclasses import replace
 from typing import Any, Callable, Mapping
 
 from ..config import Field, read_fields
-from ..costs import CostModel, Sim, T, activation_key, contiguous_strides, dropouts, unread, position_ids_buffer
+from ..costs import CostModel, Sim, T, activation_key, dropouts, unread, position_ids_buffer
 from ..errors import CalcError
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
@@ -347,29 +347,6 @@ LABELS_ = {
 # ------------------------------------------------------------------ training step (shared with DeBERTa-v2)
 
 
-def step_embeddings(sim: Sim, inv: Inventory, prefix: str, b: int, n: int, mask: T,
-                    norm: Callable[[Sim, str, T], T] | None = None) -> T:
-    """``DebertaEmbeddings``: word [+ position] [+ token type] tables, ``embed_proj``, LayerNorm, ``* mask``, dropout.
-
-    The model passes ``token_type_ids`` as ``torch.zeros(B, L)`` (kept by the type table's backward) and the
-    attention mask of ones, float32 [B, L], which the embeddings multiply in (``mask.to(dtype)``: the same
-    tensor in float32, a bf16 copy [B, L, 1] otherwise) and whose backward keeps it.
-    """
-    c = inv.config
-    e = prefix + "embeddings."
-    ids, types = sim.ids((b, n)), sim.ids((b, n))
-    x = sim.embedding(e + "word_embeddings", ids, first=True)
-    if c["position_biased_input"]:
-        x = sim.add(x, sim.embedding(e + "position_embeddings", sim.buffer((1, n))))
-    if c["type_vocab_size"] > 0:
-        x = sim.add(x, sim.embedding(e + "token_type_embeddings", types))
-    if c["embedding_size"] != c["hidden_size"]:
-        x = sim.linear(e + "embed_proj", x)
-    x = (norm or Sim.layer_norm)(sim, e + "LayerNorm", x)
-    x = sim.op_with_constant(x, mask_as(sim, mask, x))
-    return sim.dropout(x)
-
-
 def mask_as(sim: Sim, mask: T, like: T | None = None) -> T:
     """``attention_mask.unsqueeze(-1).to(dtype)``: the float32 mask itself, or a new copy in another dtype
     (``like``'s under autocast: ``mask.to(embeddings.dtype)``, bf16 after a projection)."""
@@ -433,82 +410,125 @@ def step_max_seq_len(c: Mapping[str, Any]) -> int | None:
 
 
 def step_layer_norm(sim: Sim, module: str, x: T) -> T:
-    """``DebertaLayerNorm``, written out in Python (epsilon inside the root), in float32 whatever the dtype.
+    """``DebertaLayerNorm``, written out in Python (epsilon inside the root), in float32: ``Ops.deberta_layer_norm``
+    (what it keeps), :meth:`~calculator.costs.lifetime.LiveSim.deberta_layer_norm` (its nodes, op by op)."""
+    return sim.deberta_layer_norm(module, x)
 
-    ``(x - mean).pow(2)`` keeps its base, ``sqrt`` its result, the division ``(x - mean) / std`` its numerator
-    (a second ``x - mean``) and the root: all float32. ``weight * normalized`` keeps the normalized tensor (back
-    in the model's dtype) when the weight trains.
+
+def self_output(sim: Sim, p: str, x: T, residual: T) -> T:
+    """``DebertaSelfOutput`` / ``DebertaOutput``: dense, dropout (``hidden_states`` rebound), then the LayerNorm of
+    ``hidden_states + input_tensor`` (the sum a temporary of the call), every name gone as it returns."""
+    mark = sim.scope()
+    y = sim.linear(p + "dense", x)
+    y = sim.rebind(y, sim.dropout(y))
+    summed = sim.add(y, residual)
+    out = step_layer_norm(sim, p + "LayerNorm", summed)
+    sim.release(summed)
+    return sim.end_scope(mark, out)
+
+
+def step_attention(sim: Sim, p: str, c: dict[str, Any], x: T, rel: T | None, rel_pos: T | None) -> T:
+    """DeBERTa's ``DisentangledSelfAttention`` up to the context [B, L, H] (eager, ``modeling_deberta.py``), every
+    name dropped where its Python drops it.
+
+    ``in_proj`` [B, L, 3H] viewed [B, L, A, 3D], permuted and chunked: Q, K, V are strided views (one
+    ``SplitBackward0``); ``+ q_bias`` and ``+ v_bias`` and Q's division by its scale (which keeps the 0-dim scale)
+    keep that [B, L, A, D] layout, so ``matmul`` copies them to 3-D. The relative terms (:func:`step_relative_bias`)
+    read the dropped-out table (``pos_dropout``, the whole table each layer); their sum ``rel_att`` is named until
+    the return. Then ``attention_mask.bool()`` (named until the return), ``masked_fill(~mask, min)`` (keeps the
+    inverted mask; named until the return), softmax, dropout, ``matmul`` with V, back to [B, L, H] (a copy).
+    ``talking_head`` mixes the heads before the mask and after the dropout (a Linear on the permuted scores; not
+    replayed op by op).
     """
-    w = sim.param_trains(module + ".weight")
-    b = sim.param_trains(module + ".bias")
-    rows = x.shape[:-1] + (1,)
-    if x.grad:
-        sim.save(sim.new(x.shape, True, 4))  # x - mean, for pow
-        sim.save(sim.new(rows, True, 4))  # sqrt(variance + eps)
-        sim.save(sim.new(x.shape, True, 4))  # x - mean, for the division
-    normalized = sim.new(x.shape, x.grad)
-    if w:
-        sim.save(normalized)
-    return sim.new(x.shape, x.grad or w or b)
+    from . import deberta_v2  # its scale (``scaled_size_sqrt``), the same three scalars
 
-
-def step_attention(sim: Sim, p: str, c: dict[str, Any], x: T, rel: T | None) -> T:
-    """DeBERTa's ``DisentangledSelfAttention`` up to the context [B, L, H] (eager, ``modeling_deberta.py``).
-
-    ``in_proj`` [B, L, 3H] viewed [B, A, L, 3D] and chunked: Q, K, V are strided views; ``+ q_bias`` and
-    ``+ v_bias`` and Q's division by its scale (which keeps the 0-dim scale) keep that [B, L, A, D] layout, so
-    ``matmul`` copies them to 3-D. The relative terms slice 2·min(L, R) rows of the dropped-out table, project
-    them ([1, A, 2s, D], expanded over B: a copy), ``gather`` at the clamped positions (keeping the [B, A, L, 2s]
-    scores and the [1, 1, L, L] index); p2c divides its projection in place by a float32 0-dim scale.
-    ``talking_head`` mixes the heads before the mask and after the dropout (a Linear on the permuted scores).
-    """
     a = p + "attention.self."
     heads = c["num_attention_heads"]
     b, n, h = x.shape
     d = h // heads
-    terms = [t for t in ("c2p", "p2c") if t in c["pos_att_type"]]
+    mark = sim.scope()
     qp = sim.linear(a + "in_proj", x)
-    split = sim.transpose(sim.view(qp, (b, n, heads, 3 * d)), 1, 2)
-    q, k, v = (T((b, heads, n, d), split.strides, qp.storage, qp.grad, qp.itemsize) for _ in range(3))
-    q = sim.elementwise_like(q, sim.param_trains(a + "q_bias") or q.grad)  # (the bias is read either way)
-    v = sim.elementwise_like(v, sim.param_trains(a + "v_bias") or v.grad)
-    if q.grad:
-        sim.save(sim.constant((), sim.itemsize))  # query_layer / scale.to(dtype) keeps the scale
-    q = sim.elementwise_like(q, q.grad)
+    q, k, v = sim.chunk_thirds(sim.permute(sim.view(qp, (b, n, heads, 3 * d)), (0, 2, 1, 3)))
+    q = sim.add_head_bias(q, a + "q_bias")
+    v = sim.add_head_bias(v, a + "v_bias")
+    scale = deberta_v2.step_scale(sim)
+    read = scale if q.itemsize == 4 else sim.constant((), q.itemsize, "aten._to_copy")  # scale.to(dtype)
+    q = sim.rebind(q, sim.divide_laid_out(q, read))
+    if read is not scale:
+        sim.release(read)  # a temporary of the expression (kept by the division)
     scores = sim.bmm(q, sim.transpose(k, 2, 3))
-    score: T | None = None
-    if rel is not None:
-        r = sim.dropout(rel)  # pos_dropout
-        span = min(n, relative_span(c))
-        rows = T((1, 2 * span, h), contiguous_strides((1, 2 * span, h)), r.storage, r.grad, r.itemsize)
-
-        def heads_of(t: T) -> T:
-            return sim.transpose(sim.view(t, (1, 2 * span, heads, d)), 1, 2)
-
-        if "c2p" in terms:
-            pos_k = heads_of(sim.linear(a + "pos_proj", rows))
-            c2p = sim.bmm(q, sim.expand(sim.transpose(pos_k, 2, 3), (b, heads, d, 2 * span)))
-            score = sim.pointwise(sim.gather(c2p, sim.ids((1, 1, n, n)), (b, heads, n, n)))  # 0 + ...
-        if "p2c" in terms:
-            pos_q = heads_of(sim.linear(a + "pos_q_proj", rows))
-            if pos_q.grad:
-                sim.save(sim.constant((), 4))  # pos_query_layer /= scale (float32), in place
-            p2c = sim.bmm(k, sim.expand(sim.transpose(pos_q, 2, 3), (b, heads, d, 2 * span)))
-            p2c = sim.transpose(sim.gather(p2c, sim.ids((1, 1, n, n)), (b, heads, n, n)), 2, 3)
-            if score is None:
-                score = sim.pointwise(p2c)
-            else:  # score += p2c, in place
-                score = T(score.shape, score.strides, score.storage, score.grad or p2c.grad, score.itemsize)
-    scores = sim.add(scores, score) if score is not None else sim.pointwise(scores)  # + rel_att (or + 0)
+    if rel is not None and rel_pos is not None:
+        dropped = sim.dropout(rel)  # pos_dropout: ``rel_embeddings`` rebound in this function
+        bias = step_relative_bias(sim, a, c, q, k, dropped, b)
+        scores = sim.rebind(scores, sim.add(scores, bias) if bias is not None else sim.plus_scalar(scores))
+    else:
+        scores = sim.rebind(scores, sim.plus_scalar(scores))  # ``attention_scores + 0``
     if c["talking_head"]:
         mixed = sim.linear(a + "head_logits_proj", sim.permute(scores, (0, 2, 3, 1)))
-        scores = sim.permute(mixed, (0, 3, 1, 2))
-    scores = sim.op_with_constant(scores, sim.constant((b, 1, n, n), 1))  # masked_fill(~mask.bool(), min)
-    probs = sim.dropout(sim.keep_output(scores))
+        scores = sim.rebind(scores, sim.permute(mixed, (0, 3, 1, 2)))
+    sim.constant((b, 1, n, n), 1, "aten._to_copy")  # attention_mask.bool(): named until the return
+    inverted = sim.constant((b, 1, n, n), 1, "aten.bitwise_not")  # ~mask: kept by masked_fill
+    scores = sim.rebind(scores, sim.masked_fill(scores, inverted))
+    sim.release(inverted)
+    probs = sim.keep_output(scores)  # softmax; ``attention_scores`` named until the return
+    probs = sim.rebind(probs, sim.dropout(probs))
     if c["talking_head"]:
-        probs = sim.permute(sim.linear(a + "head_weights_proj", sim.permute(probs, (0, 2, 3, 1))), (0, 3, 1, 2))
-    context = sim.contiguous(sim.transpose(sim.bmm(probs, v), 1, 2))
-    return sim.view(context, (b, n, h))
+        mixed = sim.linear(a + "head_weights_proj", sim.permute(probs, (0, 2, 3, 1)))
+        probs = sim.rebind(probs, sim.permute(mixed, (0, 3, 1, 2)))
+    context = sim.bmm(probs, v)
+    context = sim.rebind(context, sim.contiguous(sim.permute(context, (0, 2, 1, 3))))
+    return sim.end_scope(mark, sim.view(context, (b, n, h)))
+
+
+def step_relative_bias(sim: Sim, a: str, c: dict[str, Any], q: T, k: T, table: T, b: int) -> T | None:
+    """``disentangled_att_bias``: ``att_span`` (an int64 0-dim tensor named until the return; the slice's bounds
+    two more, gone at once), 2·min(L, R) rows of the dropped-out table, then per term its projection viewed as heads
+    (c2p: ``pos_proj``; p2c: ``pos_q_proj``, divided in place by a float32 0-dim scale), ``matmul`` against the
+    projection expanded over B (a copy), the clamped positions (int64 temporaries, the clamp kept by ``gather``),
+    ``gather`` (keeping the product). ``score = 0 + c2p``, then ``score += p2c`` in place; each projection and
+    each gathered term named until the return. None: no term."""
+    from . import deberta_v2
+
+    terms = [t for t in ("c2p", "p2c") if t in c["pos_att_type"]]
+    heads = c["num_attention_heads"]
+    n, h = q.shape[2], table.shape[1]
+    d = h // heads
+    span = min(n, relative_span(c))
+    ll = 8 * n * n
+    mark = sim.scope()
+    sim.constant((), 8, "aten.lift_fresh")  # att_span
+    sim.transients((8, 8), (1, 1), ("aten.rsub", "aten.add"))  # the slice's bounds, tensors
+    rows = sim.slice_rows(table, relative_span(c) - span, 2 * span)
+    score: T | None = None
+
+    def heads_of(t: T) -> T:
+        return sim.permute(sim.view(t, (1, 2 * span, heads, d)), (0, 2, 1, 3))
+
+    def gathered(left: T, pos: T) -> T:
+        att = sim.bmm(left, sim.expand(sim.transpose(pos, 2, 3), (b, heads, d, 2 * span)))
+        return att
+
+    if "c2p" in terms:
+        pos_k = heads_of(sim.linear(a + "pos_proj", rows))
+        att = gathered(q, pos_k)
+        sim.transients((ll, 8, 8), (3, 2, 3), ("aten.add", "aten.mul", "aten.sub"))  # relative_pos + span, clamp's
+        index = sim.constant((1, 1, n, n), 8, "aten.clamp")
+        att = sim.rebind(att, sim.gather(att, sim.expand(index, (b, heads, n, n)), (b, heads, n, n)))
+        score = sim.plus_scalar(att)
+    if "p2c" in terms:
+        pos_q = heads_of(sim.linear(a + "pos_q_proj", rows))
+        factor = deberta_v2.step_scale(sim)
+        pos_q = sim.divide_view_(pos_q, factor)
+        sim.release(factor)
+        sim.transients((ll, ll, 8, 8), (1, 4, 3, 4), ("aten.neg", "aten.add", "aten.mul", "aten.sub"))
+        index = sim.constant((1, 1, n, n), 8, "aten.clamp")
+        att = gathered(k, pos_q)
+        att = sim.rebind(att, sim.gather(att, sim.expand(index, (b, heads, n, n)), (b, heads, n, n)))
+        term = sim.transpose(att, 2, 3)
+        score = sim.add_(score, term) if score is not None else sim.plus_scalar(term)
+    if score is None:
+        return None
+    return sim.end_scope(mark, score)
 
 
 def relative_span(c: Mapping[str, Any]) -> int:
@@ -517,38 +537,84 @@ def relative_span(c: Mapping[str, Any]) -> int:
     return span if span >= 1 else c["max_position_embeddings"]
 
 
-def step_layer(p: str, c: dict[str, Any], rel: T | None) -> Callable[[Sim, T], T]:
-    """One ``DebertaLayer``: disentangled attention, dense, dropout, DebertaLayerNorm; GELU feed-forward."""
+def step_layer(p: str, c: dict[str, Any], rel: T | None, rel_pos: T | None) -> Callable[[Sim, T], T]:
+    """One ``DebertaLayer``: disentangled attention, its output (dense, dropout, DebertaLayerNorm), the GELU
+    intermediate and the output, each name dropped where ``modeling_deberta.py`` drops it."""
 
     def run(sim: Sim, x: T) -> T:
-        context = step_attention(sim, p, c, x, rel)
-        out = sim.dropout(sim.linear(p + "attention.output.dense", context))
-        attended = step_layer_norm(sim, p + "attention.output.LayerNorm", sim.add(out, x))
-        inner = sim.keep_input(sim.linear(p + "intermediate.dense", attended))
-        out = sim.dropout(sim.linear(p + "output.dense", inner))
-        return step_layer_norm(sim, p + "output.LayerNorm", sim.add(out, attended))
+        layer = sim.scope()
+        context = step_attention(sim, p, c, x, rel, rel_pos)
+        attended = self_output(sim, p + "attention.output.", context, x)
+        sim.release(context)  # DebertaAttention returns: ``self_output`` gone
+        inner = sim.linear(p + "intermediate.dense", attended)
+        inner = sim.rebind(inner, sim.act("hidden_act", inner))
+        out = self_output(sim, p + "output.", inner, attended)
+        return sim.end_scope(layer, out)
 
     return run
 
 
+def step_encoder(sim: Sim, inv: Inventory, prefix: str, x: T, mask: T) -> T:
+    """``DebertaEncoder``: the float32 mask [B, 1, L, L] (``get_attention_mask``), the relative positions
+    (``build_relative_position``: two aranges, a repeat, their difference [1, L, L] int64), the raw relative table,
+    every layer; the layers' outputs stay named (``all_hidden_states``, returned to the model)."""
+    c = inv.config
+    b, n = x.shape[0], x.shape[1]
+    e = prefix + "encoder."
+    layers = c["num_hidden_layers"]
+    mark = sim.scope()
+    extended = sim.constant((b, 1, n, n), 4, "aten.mul")  # get_attention_mask: float32 [B, 1, L, L]
+    rel = rel_pos = None
+    if c["relative_attention"]:
+        sim.transients((8 * n, 8 * n, 8 * n * n), (3, 3, 3), ("aten.arange", "aten.arange", "aten.repeat"))
+        rel_pos = sim.constant((1, n, n), 8, "aten.sub")
+        if layers:  # ``get_rel_embedding``: the table itself, read by every layer
+            rel = sim.parameter(e + "rel_embeddings.weight", sim.shapes[e + "rel_embeddings.weight"])
+        if not any(t in c["pos_att_type"] for t in ("c2p", "p2c")) or not layers:
+            sim.used.discard(e + "rel_embeddings.weight")  # no term reads it: no .grad
+    if sim.checkpointing and layers:
+        # checkpoint(partial(forward, self, **kwargs), hidden_states, attention_mask): the frame keeps the mask, the
+        # relative positions and table (the partial's keywords) too; CheckpointFunction saves the mask.
+        sim.frame_keeps(extended, *(t for t in (rel_pos, rel) if t is not None))
+        sim.save(extended)
+    outputs = []  # all_hidden_states: every layer's output, returned to the model
+    for i in range(layers):
+        x = sim.layer(step_layer(f"{e}layer.{i}.", c, rel, rel_pos), x)
+        outputs.append(x)
+    return sim.end_scope(mark, x, *outputs)
+
+
 def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
-    """DeBERTa's classes: embeddings (DebertaLayerNorm), the layers over the raw relative table, the head."""
+    """DeBERTa's classes: ``DebertaModel.forward`` (the float32 mask of ones and the int64 token types it makes,
+    the embeddings with DebertaLayerNorm, the encoder; every layer's output named until it returns), the head.
+
+    Every release is declared (the forward is replayed exactly, :meth:`~.ops.Ops.exact_forward`) for the classes
+    and configurations whose every operation the lifetime simulator models (:func:`modelled`)."""
+    from . import deberta_v2  # DeBERTa-v2's embeddings are v1's, but for the LayerNorm
+
     c = inv.config
     prefix = bert.step_prefix(inv)
-    e = prefix + "encoder."
-    mask = sim.constant((b, n), 4)  # torch.ones(input_shape): float32
-    x = step_embeddings(sim, inv, prefix, b, n, mask, step_layer_norm)
-    extended = sim.constant((b, 1, n, n), 4)  # get_attention_mask: float32 [B, 1, L, L]
-    rel = None
-    if c["relative_attention"]:
-        rel = sim.parameter(e + "rel_embeddings.weight", sim.shapes[e + "rel_embeddings.weight"])
-        if not any(t in c["pos_att_type"] for t in ("c2p", "p2c")) or not c["num_hidden_layers"]:
-            sim.used.discard(e + "rel_embeddings.weight")  # no term reads it: no .grad
-    if sim.checkpointing and c["num_hidden_layers"]:
-        sim.save(extended)  # CheckpointFunction keeps its tensor arguments: hidden states and this mask
-    for i in range(c["num_hidden_layers"]):
-        x = sim.layer(step_layer(f"{e}layer.{i}.", c, rel), x)
-    return step_heads(sim, inv, prefix, x)
+    if bert.step_task(inv) in EXACT_LIFETIMES and modelled(c):
+        sim.exact_lifetimes()
+        sim.exact_forward()
+    mark = sim.scope()
+    mask = sim.constant((b, n), 4, "aten.ones")  # torch.ones(input_shape): float32 whatever the model's dtype
+    types = sim.constant((b, n), 8, "aten.zeros")  # token_type_ids
+    x = deberta_v2.step_embeddings(sim, inv, prefix, b, n, mask, types, step_layer_norm)
+    seq = sim.end_scope(mark, step_encoder(sim, inv, prefix, x, mask))
+    return step_heads(sim, inv, prefix, seq)
+
+
+def modelled(c: Mapping[str, Any]) -> bool:
+    """Whether the lifetime simulator models every operation of this configuration: no talking heads, and relative
+    attention only with a term that reads the table (else its dropped-out copy hangs on an unreached node)."""
+    terms = [t for t in ("c2p", "p2c") if t in c["pos_att_type"]]
+    return not c["talking_head"] and (not c["relative_attention"] or bool(terms))
+
+
+#: DeBERTa's classes whose every operation the lifetime simulator models (:mod:`calculator.costs.lifetime`).
+EXACT_LIFETIMES = (Task.MODEL, Task.MASKED_LM, Task.SEQUENCE_CLASSIFICATION, Task.TOKEN_CLASSIFICATION,
+                   Task.QUESTION_ANSWERING)
 
 
 COSTS = CostModel(step_program, step_max_seq_len, check=step_check_heads, keys=unread((activation_key("gelu"), *dropouts("hidden_dropout_prob", "attention_probs_dropout_prob"), *dropouts("pooler_dropout", default=0.0), activation_key("gelu", key="pooler_hidden_act"))), buffers=position_ids_buffer)

@@ -394,10 +394,12 @@ def step_layer(p: str, c: dict[str, Any], rel: T | None, rel_pos: T | None, mask
     return run
 
 
-def step_embeddings(sim: Sim, inv: Inventory, prefix: str, b: int, n: int, mask: T, types: T) -> T:
+def step_embeddings(sim: Sim, inv: Inventory, prefix: str, b: int, n: int, mask: T, types: T,
+                    norm: Any = None) -> T:
     """``DebertaV2Embeddings`` as its forward drops names: word [+ position, or ``zeros_like`` of the word output
     when the position table is off: made, never read, named until the return] [+ token type], ``embed_proj``,
-    LayerNorm, ``* mask`` (the float32 mask, or its copy in the model's dtype, kept by the product), dropout."""
+    LayerNorm, ``* mask`` (the float32 mask, or its copy in the model's dtype, kept by the product), dropout.
+    ``norm``: DeBERTa v1's ``DebertaLayerNorm`` (``norm(sim, module, x)``) instead of ``nn.LayerNorm``."""
     c = inv.config
     e = prefix + "embeddings."
     mark = sim.scope()
@@ -413,7 +415,7 @@ def step_embeddings(sim: Sim, inv: Inventory, prefix: str, b: int, n: int, mask:
     if c["embedding_size"] != c["hidden_size"]:
         projected = sim.linear(e + "embed_proj", x)
         x = projected if x is words else sim.rebind(x, projected)
-    normed = sim.layer_norm(e + "LayerNorm", x)
+    normed = sim.layer_norm(e + "LayerNorm", x) if norm is None else norm(sim, e + "LayerNorm", x)
     x = normed if x is words else sim.rebind(x, normed)
     x = sim.rebind(x, sim.op_with_constant(x, deberta.mask_as(sim, mask, x)))
     return sim.end_scope(mark, sim.rebind(x, sim.dropout(x)))

@@ -240,6 +240,7 @@ LIFETIME_FAMILIES += ("squeezebert",)  # grouped 1×1 convolutions (ConvolutionB
 LIFETIME_FAMILIES += ("convbert",)  # the span-based dynamic convolution (im2col), grouped linear layers
 LIFETIME_FAMILIES += ("mobilebert",)  # NoNorm, the trigram, stacked FFNs (its MLM head keeps its bounds)
 LIFETIME_FAMILIES += ("big_bird",)  # original_full (LIFETIME_DRAW); block-sparse keeps no claim
+LIFETIME_FAMILIES += ("deberta",)  # DebertaLayerNorm op by op, the fused Q/K/V split (LIFETIME_DRAW: no talking heads)
 ACTIVATION_RANDOM = int(os.environ.get("PEAK_ACTIVATION_RANDOM", str(max(2, PER_FAMILY * 3 // 4))))
 
 
@@ -261,6 +262,18 @@ def _big_bird_modelled(raw: dict[str, Any]) -> None:
 #: Per family, the drawn config narrowed to what its program opts in for (the op-by-op and forward tests).
 LIFETIME_DRAW = {"deberta-v2": _deberta_v2_modelled}
 LIFETIME_DRAW["big_bird"] = _big_bird_modelled
+
+
+def _deberta_modelled(raw: dict[str, Any]) -> None:
+    """DeBERTa's configurations its program models op by op (``deberta.modelled``; the others keep their bounds,
+    checked by ``test_peak_equals_pytorch``): no talking heads, relative attention with a term that reads the table."""
+    raw["talking_head"] = False
+    terms = [t for t in ("c2p", "p2c") if t in raw.get("pos_att_type", ())]
+    if raw.get("relative_attention") and not terms:
+        raw["pos_att_type"] = "c2p|p2c"
+
+
+LIFETIME_DRAW["deberta"] = _deberta_modelled
 
 
 def activation_case(model_type: str, index: int) -> dict[str, Any] | None:
@@ -383,6 +396,8 @@ FULL_SIZE += (("google/mobilebert-uncased", 16, 512, "fp32", False), ("google/mo
 # real tensors never make (as Megatron-BERT's): a row where the backward makes the peak, without checkpointing (whose
 # frames would keep that mask).
 FULL_SIZE += (("google/bigbird-roberta-base", 8, 512, "fp32", False),)
+FULL_SIZE += (("microsoft/deberta-base", 8, 512, "fp32", False), ("microsoft/deberta-base", 8, 512, "fp32", True))
+FULL_SIZE += (("microsoft/deberta-base", 4, 512, "bf16", False),)  # DebertaLayerNorm's float32 copies
 
 
 @pytest.mark.parametrize("preset,batch,seq_len,dtype,checkpointing", FULL_SIZE)
@@ -561,6 +576,7 @@ FORWARD_EXACT += ("mobilebert",)
 FORWARD_EXACT += ("squeezebert",)
 FORWARD_EXACT += ("convbert",)
 FORWARD_EXACT += ("big_bird",)
+FORWARD_EXACT += ("deberta",)
 FORWARD_RANDOM = int(os.environ.get("PEAK_FORWARD_RANDOM", str(max(4, PER_FAMILY // 2))))
 #: Families drawn more often there: half of ModernBERT's draws are refused (LoRA targets BERT's names), and its peak
 #: lies in the forward only where little is saved.
