@@ -335,6 +335,17 @@ class LiveSim(Sim):
         return t
 
     @contextmanager
+    def _autocast_call(self) -> Iterator[None]:
+        """Inside one ATen call under autocast (``linear``, ``matmul``, SDPA, a convolution): the copies autocast
+        makes of its arguments are C++ temporaries of the call (:meth:`lowered` reads the flag), gone as it
+        returns unless its node saved them. The flag as it was is restored after."""
+        casting, self._casting = self._casting, True
+        try:
+            yield
+        finally:
+            self._casting = casting
+
+    @contextmanager
     def _in(self, module: str) -> Iterator[None]:
         self._last = module
         with super()._in(module):
@@ -497,11 +508,8 @@ class LiveSim(Sim):
         mark = self.scope()
         # Under autocast matmul casts a float32 operand to bf16 (T5's probabilities, float32 after the promoting add of
         # its float32 position bias): a copy made inside matmul, gone as it returns unless bmm keeps it.
-        casting, self._casting = self._casting, True
-        try:
+        with self._autocast_call():
             out = super().bmm(a, b)
-        finally:
-            self._casting = casting
         return self.end_scope(mark, out)
 
     def matmul_by(self, x: T, m: T) -> T:
@@ -509,11 +517,8 @@ class LiveSim(Sim):
         (the concatenated [H, V] matrix) to bf16, a copy made inside matmul, gone as it returns unless mm keeps it
         (as :meth:`bmm`)."""
         mark = self.scope()
-        casting, self._casting = self._casting, True
-        try:
+        with self._autocast_call():
             out = super().matmul_by(x, m)
-        finally:
-            self._casting = casting
         return self.end_scope(mark, out)
 
     def activation(self, name: str, t: T) -> T:
@@ -882,19 +887,19 @@ class LiveSim(Sim):
         if self.lower is None:
             return super()._linear(x, in_f, out_f, w_grad, b_grad, itemsize, weight)
         mark = self._next
-        self._casting = True
         try:
-            # autocast's linear casts its arguments last first (measured: bias, weight, input; a C++ argument pack
-            # evaluated right to left), so the copies' ToCopyBackward0 nodes run input, weight, bias in the backward.
-            if self._adapter is None and self.module + ".bias" in self.shapes:
-                self._bias_copy = self.weight_copy(self.storage_name(self.module + ".bias"), (out_f,), b_grad)
-            w = self.weight_copy(weight or self.module + ".weight", (out_f, in_f), w_grad)
-            x = self.lowered(x)
-            tokens = x.numel // in_f if in_f else 0
-            flat = x if len(x.shape) == 2 else self.reshape(x, (-1, in_f))
-            out = self.mm(flat, w_grad, tokens, in_f, out_f, (*x.shape[:-1], out_f), b_grad, self.lower, w)
+            with self._autocast_call():
+                # autocast's linear casts its arguments last first (measured: bias, weight, input; a C++ argument
+                # pack evaluated right to left), so the copies' ToCopyBackward0 nodes run input, weight, bias in the
+                # backward.
+                if self._adapter is None and self.module + ".bias" in self.shapes:
+                    self._bias_copy = self.weight_copy(self.storage_name(self.module + ".bias"), (out_f,), b_grad)
+                w = self.weight_copy(weight or self.module + ".weight", (out_f, in_f), w_grad)
+                x = self.lowered(x)
+                tokens = x.numel // in_f if in_f else 0
+                flat = x if len(x.shape) == 2 else self.reshape(x, (-1, in_f))
+                out = self.mm(flat, w_grad, tokens, in_f, out_f, (*x.shape[:-1], out_f), b_grad, self.lower, w)
         finally:
-            self._casting = False
             self._bias_copy = None
         for s in range(mark + 1, self._next):
             if s not in self.cached:
@@ -915,21 +920,16 @@ class LiveSim(Sim):
             # Under autocast a float32 q, k or v (rotated by float32 tables: :meth:`mul_table`) is cast to bf16
             # first (measured: k before q, a C++ argument pack), the copies temporaries of the call unless saved.
             mark = self.scope()
-            self._casting = True
-            try:
+            with self._autocast_call():
                 v, k, q = self.lowered(v), self.lowered(k), self.lowered(q)
-            finally:
-                self._casting = False
             return self.end_scope(mark, self.sdpa(q, k, v, mask))
         self._begin()
         self._labelled("scaled_dot_product_attention", "aten._scaled_dot_product_flash_attention_for_cpu")
         # Under autocast a float32 mask (T5's position bias) is cast to bf16 first: a copy inside the operation, gone as
         # it returns unless the kernel's node keeps it.
-        mark, casting, self._casting = self.scope(), self._casting, True
-        try:
+        mark = self.scope()
+        with self._autocast_call():
             out = super().sdpa(q, k, v, mask)
-        finally:
-            self._casting = casting
         self._aten = "aten._scaled_dot_product_flash_attention_for_cpu"
         for sid in range(out.storage, self._next + 1):  # the kernel's output and logsumexp (after the mask's copy)
             self.op_of[sid] = self._aten
@@ -1746,14 +1746,11 @@ class LiveSim(Sim):
         if self.lower is not None:
             if module in self.lora:
                 self.fail("LoRA on a convolution under autocast")
-            self._casting = True
-            try:
+            with self._autocast_call():
                 if bias in self.shapes:
                     bias_copy = self.weight_copy(self.storage_name(bias), (shape[0],), self.param_trains(bias))
                 w = self.weight_copy(self.storage_name(weight), shape, self.param_trains(weight))
                 x = self.lowered(x)
-            finally:
-                self._casting = False
         out = super().conv1d_length(module, x, out_len, w)
         for s in range(mark + 1, self._next):  # the input's and a frozen parameter's copies: kept only if saved
             if s not in self.cached and s != out.storage:
@@ -2213,13 +2210,9 @@ class LiveSim(Sim):
         w = None
         mark = self._next
         if self.lower is not None:  # autocast: the weight's copy, then the input's (as conv1d_length's casts)
-            self._casting = True
-            try:
-                with self._in(module):
-                    w = self.weight_copy(self.storage_name(name), self.shapes[name], w_grad)
-                    x = self.lowered(x)
-            finally:
-                self._casting = False
+            with self._autocast_call(), self._in(module):
+                w = self.weight_copy(self.storage_name(name), self.shapes[name], w_grad)
+                x = self.lowered(x)
             self._aten = "aten.convolution"
         out = super().conv_heads(module, x, w)
         for s in range(mark + 1, self._next):  # the input's and a frozen weight's copies: kept only if saved
@@ -2372,14 +2365,11 @@ class LiveSim(Sim):
         w = bias_copy = None
         mark = self._next
         if self.lower is not None:  # autocast: bias, weight, input cast in that order (as conv1d_length's)
-            self._casting = True
-            try:
+            with self._autocast_call():
                 if bias in self.shapes:
                     bias_copy = self.weight_copy(self.storage_name(bias), (out_c,), b_grad)
                 w = self.weight_copy(weight or self.module + ".weight", shape, w_grad)  # a LoRA factor's: cached
                 x = self.lowered(x)
-            finally:
-                self._casting = False
             self._labelled("convolution", "aten.convolution")
         out = super()._conv1x1(x, in_per_group, out_c, w_grad, b_grad, itemsize, kernel, weight, w)
         for s in range(mark + 1, self._next):  # the input's and a frozen parameter's copies: kept only if saved
