@@ -343,28 +343,12 @@ def step_full_embeddings(sim: Sim, prefix: str, b: int, n: int) -> T:
     return sim.end_scope(mark, sim.layer_norm(e + "LayerNorm", x))
 
 
-def step_full_layer(prefix: str, i: int, heads: int) -> Callable[[Sim, T], T]:
-    """One ``BigBirdLayer`` with ``original_full`` attention, each release where ``modeling_big_bird.py`` drops the
-    name: ``BigBirdSelfAttention`` divides the scores by sqrt(d) (``aten.div``; the quotient keeps its name until
-    the function returns, softmax naming the probabilities anew), no mask (the bidirectional mask function returns
-    None for the ones it is given), and returns the context and the probabilities, which ``BigBirdLayer`` holds
-    (``_``) until it returns; ``BigBirdSelfOutput``, ``BigBirdIntermediate`` and ``BigBirdOutput`` are BERT's."""
-    p = f"{prefix}encoder.layer.{i}."
-
-    def run(sim: Sim, x: T) -> T:
-        s = p + "attention.self."
-        hidden = sim.drops("hidden_dropout_prob")
-        layer = sim.scope()
-        context = bert.step_attention(sim, x, heads, s + "query", s + "key", s + "value", keep_scores=True)
-        attended = bert.self_output(sim, p + "attention.output.", context, x, hidden)
-        sim.release(context)  # BigBirdAttention: ``attention_output = self.output(attention_output, hidden_states)``
-        chunk = sim.scope()  # feed_forward_chunk
-        inner = sim.linear(p + "intermediate.dense", attended)
-        inner = sim.rebind(inner, sim.act("hidden_act", inner))
-        out = sim.end_scope(chunk, bert.self_output(sim, p + "output.", inner, attended, hidden))
-        return sim.end_scope(layer, out)
-
-    return run
+#: One ``BigBirdLayer`` with ``original_full`` attention, each release where ``modeling_big_bird.py`` drops the name:
+#: ``BigBirdSelfAttention`` divides the scores by sqrt(d) (``aten.div``; the quotient keeps its name until the function
+#: returns, softmax naming the probabilities anew), no mask (the bidirectional mask function returns None for the ones
+#: it is given), and returns the context and the probabilities, which ``BigBirdLayer`` holds (``_``) until it returns;
+#: ``BigBirdSelfOutput``, ``BigBirdIntermediate`` and ``BigBirdOutput`` are BERT's.
+FULL_LAYER = bert.BertLayer(keep_scores=True)
 
 
 def step_full(sim: Sim, inv: Inventory, prefix: str, b: int, n: int) -> list[T]:
@@ -391,13 +375,7 @@ def step_full(sim: Sim, inv: Inventory, prefix: str, b: int, n: int) -> list[T]:
     x = step_full_embeddings(sim, prefix, b, n)
     sim.transients((b * n, 1), (1, 1), ("aten._to_copy", "aten.all"))
     sim.drop_transient(ones)
-    heads = c["num_attention_heads"]
-    seq = x
-    for i in range(c["num_hidden_layers"]):
-        y = sim.layer(step_full_layer(prefix, i, heads), seq)
-        if i:
-            sim.rebind(seq, y)
-        seq = y
+    seq = bert.step_encoder(sim, inv, prefix, x, layer=FULL_LAYER)  # BigBirdEncoder's loop, BERT's
 
     def pool() -> T:
         dense = sim.linear(prefix + "pooler", sim.select(seq, 1))

@@ -190,13 +190,7 @@ def step_backbone(sim: Sim, inv: Inventory, prefix: str, b: int, n: int,
         sim.transients((sim.itemsize * b * n,), (0,), ("aten._to_copy",))
     sim.transients((b * n, 1), (1, 1), ("aten._to_copy", "aten.all"))
     sim.release(ones)
-    heads = inv.config["num_attention_heads"]
-    seq = x
-    for i in range(inv.config["num_hidden_layers"]):
-        y = sim.layer(LAYER.step(prefix, i, heads), seq)
-        if i:
-            sim.rebind(seq, y)
-        seq = y
+    seq = bert.step_encoder(sim, inv, prefix, x, layer=LAYER)  # BertEncoder's loop over this family's layers
     if pooler_unused:
         pooled = sim.unused(lambda: bert.step_pooler(sim, prefix, seq))
     else:

@@ -209,13 +209,7 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     x = step_embeddings(sim, inv, prefix, b, n, ids, types)
     sim.transients((b * n, 1), (1, 1), ("aten._to_copy", "aten.all"))
     sim.release(ones)
-    heads = inv.config["num_attention_heads"]
-    seq = x
-    for i in range(inv.config["num_hidden_layers"]):
-        y = sim.layer(LAYER.step(prefix, i, heads), seq)
-        if i:
-            sim.rebind(seq, y)
-        seq = y
+    seq = bert.step_encoder(sim, inv, prefix, x, layer=LAYER)  # BertEncoder's loop over this family's layers
     pooled = bert.step_pooler(sim, prefix, seq) if inv.pooler else None
     sim.end_scope(model, seq, *([pooled] if pooled is not None else []))
     if kind == "":
