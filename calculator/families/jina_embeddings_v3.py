@@ -28,7 +28,7 @@ from ..errors import CalcError
 from ..i18n import join_list, pick
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
-from . import bert, esm, roberta
+from . import bert, esm, nomic_bert, roberta
 from .base import Architecture, Family, Preset, Task
 from .common import HEADS, HIDDEN, INTERMEDIATE, LABELS, LAYERS, TIE, TOKEN_TYPES, VOCAB, L, heads_divide
 
@@ -118,44 +118,9 @@ class RotaryPostNormModel:
 
         def run(sim: Sim, x: T) -> T:
             a = p + "self_attn."
-            b, n, _ = x.shape
             hidden = sim.drops("hidden_dropout_prob")
-
-            def split(t: T) -> T:
-                return sim.transpose(sim.view(t, (b, n, heads, d)), 1, 2)
-
             layer = sim.scope()
-            mark = sim.scope()  # the attention's forward
-            q = split(sim.linear(a + "q_proj", x))
-            k = split(sim.linear(a + "k_proj", x))
-            v = split(sim.linear(a + "v_proj", x))
-            cos, sin = rotary
-            if cos.shape[-1] != d:  # d = 1: cos and sin have 2 columns, and the products broadcast Q and K to them
-                q, k = sim.rotary(q, cos, sin), sim.rotary(k, cos, sin)  # (not replayed op by op: bounds only)
-                q, k = sim.new((*q.shape[:-1], 2), q.grad), sim.new((*k.shape[:-1], 2), k.grad)
-            else:
-                apply = sim.scope()  # apply_rotary_pos_emb (Llama's: no upcast)
-                turned = [sim.rotate(t, cos, sin, False) for t in (q, k)]
-                sim.end_scope(apply, *turned)
-                sim.release(q, k)
-                q, k = turned
-            inner = sim.scope()  # the attention function
-            probs: T | None = None
-            if sim.attention == "sdpa":  # sdpa_attention_forward: no mask, dropout 0, CPU's flash kernel
-                context = sim.contiguous(sim.transpose(sim.sdpa(q, k, v), 1, 2))
-                sim.end_scope(inner, context)
-            else:
-                product = sim.bmm(q, sim.transpose(k, 2, 3))
-                scores = sim.rebind(product, sim.pointwise(product))  # * scaling
-                probs = sim.rebind(scores, sim.keep_output(scores))  # softmax
-                probs = sim.rebind(probs, sim.dropout(probs, sim.drops("attention_probs_dropout_prob")))
-                context = sim.bmm(probs, v)
-                context = sim.rebind(context, sim.contiguous(sim.transpose(context, 1, 2)))
-                sim.end_scope(inner, context, probs)
-            context = sim.contiguous(sim.reshape(context, (b, n, heads * d)))
-            attention = sim.linear(a + "o_proj", context)
-            sim.release(context)
-            sim.end_scope(mark, attention, *([probs] if probs is not None else []))
+            attention = nomic_bert.step_rotary_attention(sim, a, x, heads, d, rotary)  # the attention's forward
             dropped = sim.dropout(attention, hidden)
             h = sim.add(x, dropped)
             if dropped.storage != attention.storage:  # ``attention_output`` itself stays named until the layer returns

@@ -150,6 +150,51 @@ def sample(rng: random.Random, config: dict[str, Any]) -> None:
 # --------------------------------------------------------------- training step
 
 
+def step_rotary_attention(sim: Sim, a: str, x: T, heads: int, d: int, rotary: tuple[T, T]) -> T:
+    """``NomicBertAttention.forward`` (jina-embeddings-v3's and GTE's attention run the same operations, with
+    biases): Q, K, V split into heads, Q and K rotated with the shared cos/sin (Llama's ``apply_rotary_pos_emb``, no
+    upcast: :meth:`~calculator.costs.ops.Ops.rotate`), eager or SDPA attention, ``o_proj``; every name dropped
+    where the modeling files drop it, the probabilities (``_``) as it returns. Returns ``o_proj``'s output."""
+    b, n = x.shape[0], x.shape[1]
+    width = sim.linear_info(a + "q_proj").out_features
+
+    def split(t: T) -> T:
+        return sim.transpose(sim.view(t, (b, n, heads, d)), 1, 2)
+
+    mark = sim.scope()
+    q = split(sim.linear(a + "q_proj", x))
+    k = split(sim.linear(a + "k_proj", x))
+    v = split(sim.linear(a + "v_proj", x))
+    cos, sin = rotary
+    if cos.shape[-1] != d:  # d = 1: cos and sin have 2 columns, and the products broadcast Q and K to them
+        q, k = sim.rotary(q, cos, sin), sim.rotary(k, cos, sin)  # (not replayed op by op: bounds only)
+        q, k = sim.new((*q.shape[:-1], 2), q.grad), sim.new((*k.shape[:-1], 2), k.grad)
+    else:
+        apply = sim.scope()  # apply_rotary_pos_emb
+        turned = [sim.rotate(t, cos, sin, False) for t in (q, k)]
+        sim.end_scope(apply, *turned)
+        sim.release(q, k)
+        q, k = turned
+    inner = sim.scope()  # the attention function
+    probs: T | None = None
+    if sim.attention == "sdpa":  # sdpa_attention_forward: no mask, dropout 0, CPU's flash kernel
+        context = sim.contiguous(sim.transpose(sim.sdpa(q, k, v), 1, 2))
+        sim.end_scope(inner, context)
+    else:
+        product = sim.bmm(q, sim.transpose(k, 2, 3))
+        scores = sim.rebind(product, sim.pointwise(product))  # * scaling
+        probs = sim.rebind(scores, sim.keep_output(scores))  # softmax
+        probs = sim.rebind(probs, sim.dropout(probs, sim.drops("attention_probs_dropout_prob")))
+        context = sim.bmm(probs, v)
+        context = sim.rebind(context, sim.contiguous(sim.transpose(context, 1, 2)))
+        sim.end_scope(inner, context, probs)
+    context = sim.contiguous(sim.reshape(context, (b, n, width)))
+    attention = sim.linear(a + "o_proj", context)
+    sim.release(context)
+    sim.end_scope(mark, attention, *([probs] if probs is not None else []))
+    return attention
+
+
 def step_layer(inv: Inventory, prefix: str, i: int, rotary: tuple[T, T]) -> Callable[[Sim, T], T]:
     """One ``NomicBertLayer``, every name dropped where ``modeling_nomic_bert.py`` drops it: attention (Q and K
     rotated with the shared cos/sin, :meth:`~calculator.costs.ops.Ops.rotate`), o_proj (the probabilities held as
@@ -161,45 +206,9 @@ def step_layer(inv: Inventory, prefix: str, i: int, rotary: tuple[T, T]) -> Call
 
     def run(sim: Sim, x: T) -> T:
         a = p + "self_attn."
-        b, n, _ = x.shape
-        width = sim.linear_info(a + "q_proj").out_features
         hidden_drop = sim.drops("hidden_dropout_prob")
-
-        def split(t: T) -> T:
-            return sim.transpose(sim.view(t, (b, n, heads, d)), 1, 2)
-
         layer = sim.scope()
-        mark = sim.scope()  # NomicBertAttention.forward
-        q = split(sim.linear(a + "q_proj", x))
-        k = split(sim.linear(a + "k_proj", x))
-        v = split(sim.linear(a + "v_proj", x))
-        cos, sin = rotary
-        if cos.shape[-1] != d:  # d = 1: cos and sin have 2 columns, and the products broadcast Q and K to them
-            q, k = sim.rotary(q, cos, sin), sim.rotary(k, cos, sin)  # (not replayed op by op: bounds only)
-            q, k = sim.new((*q.shape[:-1], 2), q.grad), sim.new((*k.shape[:-1], 2), k.grad)
-        else:
-            apply = sim.scope()  # apply_rotary_pos_emb
-            turned = [sim.rotate(t, cos, sin, False) for t in (q, k)]
-            sim.end_scope(apply, *turned)
-            sim.release(q, k)
-            q, k = turned
-        inner = sim.scope()  # the attention function
-        probs: T | None = None
-        if sim.attention == "sdpa":  # sdpa_attention_forward: no mask, dropout 0, CPU's flash kernel
-            context = sim.contiguous(sim.transpose(sim.sdpa(q, k, v), 1, 2))
-            sim.end_scope(inner, context)
-        else:
-            product = sim.bmm(q, sim.transpose(k, 2, 3))
-            scores = sim.rebind(product, sim.pointwise(product))  # * scaling
-            probs = sim.rebind(scores, sim.keep_output(scores))  # softmax
-            probs = sim.rebind(probs, sim.dropout(probs, sim.drops("attention_probs_dropout_prob")))
-            context = sim.bmm(probs, v)
-            context = sim.rebind(context, sim.contiguous(sim.transpose(context, 1, 2)))
-            sim.end_scope(inner, context, probs)
-        context = sim.contiguous(sim.reshape(context, (b, n, width)))
-        attention = sim.linear(a + "o_proj", context)
-        sim.release(context)
-        sim.end_scope(mark, attention, *([probs] if probs is not None else []))
+        attention = step_rotary_attention(sim, a, x, heads, d, rotary)  # NomicBertAttention.forward
         dropped = sim.dropout(attention, hidden_drop)
         h = sim.add(x, dropped)
         if dropped.storage != attention.storage:  # ``attention_output`` itself stays named until the layer returns
