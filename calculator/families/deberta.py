@@ -354,6 +354,40 @@ def mask_as(sim: Sim, mask: T, like: T | None = None) -> T:
     return mask if mask.itemsize == size else sim.constant((*mask.shape, 1), size)
 
 
+def step_scale(sim: Sim) -> T:
+    """``scaled_size_sqrt(...)``: ``torch.tensor(d, dtype=float)``, ``* scale_factor``, ``sqrt``: three float32
+    scalars, each temporary gone once the next is made; the square root is the caller's ``scale``."""
+    sim.transients((4, 4), (1, 2), ("aten.lift_fresh", "aten.mul"))
+    return sim.constant((), 4, "aten.sqrt")
+
+
+def step_embeddings(sim: Sim, inv: Inventory, prefix: str, b: int, n: int, mask: T, types: T,
+                    norm: Any = None) -> T:
+    """``DebertaEmbeddings`` (and ``DebertaV2Embeddings``, copied from it) as its forward drops names: word [+ position, or ``zeros_like`` of the word output
+    when the position table is off: made, never read, named until the return] [+ token type], ``embed_proj``,
+    LayerNorm, ``* mask`` (the float32 mask, or its copy in the model's dtype, kept by the product), dropout.
+    ``norm``: DeBERTa v1's ``DebertaLayerNorm`` (``norm(sim, module, x)``) instead of v2's ``nn.LayerNorm``."""
+    c = inv.config
+    e = prefix + "embeddings."
+    mark = sim.scope()
+    ids = sim.ids((b, n))
+    x = words = sim.embedding(e + "word_embeddings", ids, first=True)
+    if c["position_biased_input"]:
+        x = sim.add(x, sim.embedding(e + "position_embeddings", sim.buffer((1, n))))
+    else:
+        sim.constant(words.shape, words.itemsize, "aten.zeros_like")
+    if c["type_vocab_size"] > 0:
+        summed = sim.add(x, sim.embedding(e + "token_type_embeddings", types))
+        x = summed if x is words else sim.rebind(x, summed)
+    if c["embedding_size"] != c["hidden_size"]:
+        projected = sim.linear(e + "embed_proj", x)
+        x = projected if x is words else sim.rebind(x, projected)
+    normed = sim.layer_norm(e + "LayerNorm", x) if norm is None else norm(sim, e + "LayerNorm", x)
+    x = normed if x is words else sim.rebind(x, normed)
+    x = sim.rebind(x, sim.op_with_constant(x, mask_as(sim, mask, x)))
+    return sim.end_scope(mark, sim.rebind(x, sim.dropout(x)))
+
+
 def step_heads(sim: Sim, inv: Inventory, prefix: str, seq: T) -> list[T]:
     """The task classes' heads on the sequence output (the same in DeBERTa and DeBERTa-v2)."""
     c = inv.config
@@ -440,7 +474,6 @@ def step_attention(sim: Sim, p: str, c: dict[str, Any], x: T, rel: T | None, rel
     ``talking_head`` mixes the heads before the mask and after the dropout (a Linear on the permuted scores; not
     replayed op by op).
     """
-    from . import deberta_v2  # its scale (``scaled_size_sqrt``), the same three scalars
 
     a = p + "attention.self."
     heads = c["num_attention_heads"]
@@ -451,7 +484,7 @@ def step_attention(sim: Sim, p: str, c: dict[str, Any], x: T, rel: T | None, rel
     q, k, v = sim.chunk_thirds(sim.permute(sim.view(qp, (b, n, heads, 3 * d)), (0, 2, 1, 3)))
     q = sim.add_head_bias(q, a + "q_bias")
     v = sim.add_head_bias(v, a + "v_bias")
-    scale = deberta_v2.step_scale(sim)
+    scale = step_scale(sim)
     read = scale if q.itemsize == 4 else sim.constant((), q.itemsize, "aten._to_copy")  # scale.to(dtype)
     q = sim.rebind(q, sim.divide_laid_out(q, read))
     if read is not scale:
@@ -487,8 +520,6 @@ def step_relative_bias(sim: Sim, a: str, c: dict[str, Any], q: T, k: T, table: T
     projection expanded over B (a copy), the clamped positions (int64 temporaries, the clamp kept by ``gather``),
     ``gather`` (keeping the product). ``score = 0 + c2p``, then ``score += p2c`` in place; each projection and
     each gathered term named until the return. None: no term."""
-    from . import deberta_v2
-
     terms = [t for t in ("c2p", "p2c") if t in c["pos_att_type"]]
     heads = c["num_attention_heads"]
     n, h = q.shape[2], table.shape[1]
@@ -517,7 +548,7 @@ def step_relative_bias(sim: Sim, a: str, c: dict[str, Any], q: T, k: T, table: T
         score = sim.plus_scalar(att)
     if "p2c" in terms:
         pos_q = heads_of(sim.linear(a + "pos_q_proj", rows))
-        factor = deberta_v2.step_scale(sim)
+        factor = step_scale(sim)
         pos_q = sim.divide_view_(pos_q, factor)
         sim.release(factor)
         sim.transients((ll, ll, 8, 8), (1, 4, 3, 4), ("aten.neg", "aten.add", "aten.mul", "aten.sub"))
@@ -590,7 +621,6 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
 
     Every release is declared (the forward is replayed exactly, :meth:`~.ops.Ops.exact_forward`) for the classes
     and configurations whose every operation the lifetime simulator models (:func:`modelled`)."""
-    from . import deberta_v2  # DeBERTa-v2's embeddings are v1's, but for the LayerNorm
 
     c = inv.config
     prefix = bert.step_prefix(inv)
@@ -600,7 +630,7 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     mark = sim.scope()
     mask = sim.constant((b, n), 4, "aten.ones")  # torch.ones(input_shape): float32 whatever the model's dtype
     types = sim.constant((b, n), 8, "aten.zeros")  # token_type_ids
-    x = deberta_v2.step_embeddings(sim, inv, prefix, b, n, mask, types, step_layer_norm)
+    x = step_embeddings(sim, inv, prefix, b, n, mask, types, step_layer_norm)
     seq = sim.end_scope(mark, step_encoder(sim, inv, prefix, x, mask))
     return step_heads(sim, inv, prefix, seq)
 

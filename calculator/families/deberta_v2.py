@@ -236,13 +236,6 @@ def step_heads_split(sim: Sim, t: T, heads: int) -> T:
     return sim.view(x, (b * heads, n, d))
 
 
-def step_scale(sim: Sim) -> T:
-    """``scaled_size_sqrt(...)``: ``torch.tensor(d, dtype=float)``, ``* scale_factor``, ``sqrt``: three float32
-    scalars, each temporary gone once the next is made; the square root is the caller's ``scale``."""
-    sim.transients((4, 4), (1, 2), ("aten.lift_fresh", "aten.mul"))
-    return sim.constant((), 4, "aten.sqrt")
-
-
 def step_divide(sim: Sim, t: T, scale: T) -> T:
     """``t / scale.to(t.dtype)``: ``DivBackward0`` keeps the scalar it reads (in bf16 a 2-byte copy, a temporary of
     the expression)."""
@@ -295,7 +288,7 @@ def step_attention(sim: Sim, p: str, c: dict[str, Any], x: T, rel: T | None, rel
     q = step_heads_split(sim, sim.linear(a + "query_proj", x), heads)
     k = step_heads_split(sim, sim.linear(a + "key_proj", x), heads)
     v = step_heads_split(sim, sim.linear(a + "value_proj", x), heads)
-    scale = step_scale(sim)
+    scale = deberta.step_scale(sim)
     divided = step_divide(sim, sim.transpose(k, 1, 2), scale)
     scores = sim.bmm(q, divided)
     sim.release(divided)
@@ -351,7 +344,7 @@ def step_relative_bias(sim: Sim, a: str, c: dict[str, Any], q: T, k: T, rel: T, 
     scale: T | None = None
     if "c2p" in terms:
         assert pos_k is not None
-        scale = step_scale(sim)
+        scale = deberta.step_scale(sim)
         att = sim.bmm(q, sim.transpose(pos_k, 1, 2))
         sim.transients((ll,), (1,), ("aten.add",))  # relative_pos + att_span
         index = sim.constant((1, 1, n, n), 8, "aten.clamp")
@@ -362,7 +355,7 @@ def step_relative_bias(sim: Sim, a: str, c: dict[str, Any], q: T, k: T, rel: T, 
     if "p2c" in terms:
         assert pos_q is not None
         old = scale
-        scale = step_scale(sim)
+        scale = deberta.step_scale(sim)
         if old is not None:
             sim.release(old)  # ``scale`` rebound
         sim.transients((ll, ll), (1, 2), ("aten.neg", "aten.add"))  # -r_pos + att_span
@@ -392,33 +385,6 @@ def step_layer(p: str, c: dict[str, Any], rel: T | None, rel_pos: T | None, mask
         return sim.end_scope(layer, out)
 
     return run
-
-
-def step_embeddings(sim: Sim, inv: Inventory, prefix: str, b: int, n: int, mask: T, types: T,
-                    norm: Any = None) -> T:
-    """``DebertaV2Embeddings`` as its forward drops names: word [+ position, or ``zeros_like`` of the word output
-    when the position table is off: made, never read, named until the return] [+ token type], ``embed_proj``,
-    LayerNorm, ``* mask`` (the float32 mask, or its copy in the model's dtype, kept by the product), dropout.
-    ``norm``: DeBERTa v1's ``DebertaLayerNorm`` (``norm(sim, module, x)``) instead of ``nn.LayerNorm``."""
-    c = inv.config
-    e = prefix + "embeddings."
-    mark = sim.scope()
-    ids = sim.ids((b, n))
-    x = words = sim.embedding(e + "word_embeddings", ids, first=True)
-    if c["position_biased_input"]:
-        x = sim.add(x, sim.embedding(e + "position_embeddings", sim.buffer((1, n))))
-    else:
-        sim.constant(words.shape, words.itemsize, "aten.zeros_like")
-    if c["type_vocab_size"] > 0:
-        summed = sim.add(x, sim.embedding(e + "token_type_embeddings", types))
-        x = summed if x is words else sim.rebind(x, summed)
-    if c["embedding_size"] != c["hidden_size"]:
-        projected = sim.linear(e + "embed_proj", x)
-        x = projected if x is words else sim.rebind(x, projected)
-    normed = sim.layer_norm(e + "LayerNorm", x) if norm is None else norm(sim, e + "LayerNorm", x)
-    x = normed if x is words else sim.rebind(x, normed)
-    x = sim.rebind(x, sim.op_with_constant(x, deberta.mask_as(sim, mask, x)))
-    return sim.end_scope(mark, sim.rebind(x, sim.dropout(x)))
 
 
 def step_encoder(sim: Sim, inv: Inventory, prefix: str, x: T, mask: T) -> T:
@@ -476,7 +442,7 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     mark = sim.scope()
     mask = sim.constant((b, n), 4, "aten.ones")  # torch.ones(input_shape): float32 whatever the model's dtype
     types = sim.constant((b, n), 8, "aten.zeros")  # token_type_ids
-    x = step_embeddings(sim, inv, prefix, b, n, mask, types)
+    x = deberta.step_embeddings(sim, inv, prefix, b, n, mask, types)
     seq = sim.end_scope(mark, step_encoder(sim, inv, prefix, x, mask))
     return deberta.step_heads(sim, inv, prefix, seq)
 
