@@ -2725,6 +2725,47 @@ class LiveSim(Sim):
             return parts
         return self._slotted("SplitBackward0", "aten.cat", t, parts)
 
+    # -- Funnel's operations (issue 32; facts measured with tests/crosscheck/peak_measure.py)
+
+    def minus_mask(self, t: T, mask: T) -> T:
+        """``attn_score - INF * (1 - mask)``: ``SubBackward0`` hands the gradient on to the scores (the mask needs
+        none)."""
+        self._begin()
+        self._labelled("sub", "aten.sub")
+        out = super().minus_mask(t, mask)
+        if not out.grad:
+            return out
+        if out.itemsize != t.itemsize:
+            self.fail("a promoting subtraction")
+        return self._node("SubBackward0", [self._edge(t)], _passed(1), out, [])
+
+    def repeat_rows(self, t: T, times: int) -> T:
+        """``repeat_interleave`` by a number: one new tensor (``aten.clone`` of the expanded rows)."""
+        self._begin()
+        self._labelled("repeat_interleave", "aten.clone")
+        out = super().repeat_rows(t, times)
+        if out.grad:
+            self.fail("repeat_interleave's backward")
+        return out
+
+    def times_table(self, t: T, table: T) -> T:
+        """``t * table`` (the table needing no gradient): :meth:`_times_table`."""
+        return self._times_table(t, table)
+
+    def pool_pairs(self, x: T, mode: str) -> T:
+        """``avg_pool2d`` / ``max_pool2d`` over pairs of positions: max pooling makes its int64 indices too (dropped at
+        once when nothing needs a gradient)."""
+        self._begin()
+        if x.grad:
+            self.fail("pooling's backward")
+            return super().pool_pairs(x, mode)
+        self._labelled("avg_pool2d" if mode == "mean" else "max_pool2d", "aten.avg_pool2d" if mode == "mean"
+                       else "aten.max_pool2d_with_indices")
+        out = super().pool_pairs(x, mode)
+        if mode != "mean":
+            self.release(self.new(out.shape, False, 8))
+        return out
+
 
 @dataclass(frozen=True)
 class Timeline:

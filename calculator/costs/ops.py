@@ -1123,3 +1123,24 @@ class Ops:
         """``t.chunk(3, dim=-1)`` (DeBERTa's fused Q, K, V): three views of a third of the last dimension."""
         third = t.shape[-1] // 3
         return [T(t.shape[:-1] + (third,), t.strides, t.storage, t.grad, t.itemsize) for _ in range(3)]
+
+    # -- operations for funnel (issue 32: its forward replayed op by op)
+
+    def minus_mask(self, t: T, mask: T) -> T:
+        """``t - mask`` with a broadcast [B, 1, 1, L] ``mask`` needing no gradient (Funnel's ``attn_score - INF * (1 -
+        mask)``): a new tensor of ``t``'s shape in the wider dtype; nothing kept."""
+        return self.new(t.shape, t.grad, max(t.itemsize, mask.itemsize))
+
+    def repeat_rows(self, t: T, times: int) -> T:
+        """``torch.repeat_interleave(t, repeats=times, dim=1)`` of a [B, m, D] tensor: a new [B, m·times, D] tensor;
+        nothing kept."""
+        b, m, d = t.shape
+        return self.new((b, m * times, d), t.grad, t.itemsize)
+
+    def times_table(self, t: T, table: T) -> T:
+        """``t * table`` with a broadcast table needing no gradient (Funnel's ``q_r_attention * phi[:, None]``): a new
+        tensor laid out as ``t`` (TensorIterator follows its first input); ``mul`` keeps the table for ``t``'s
+        gradient."""
+        if t.grad:
+            self.save(table)
+        return self.elementwise_like(t, t.grad)

@@ -25,6 +25,7 @@ from typing import Any, Mapping
 
 from ..config import MAX_LAYERS, Field, read_fields
 from ..costs import CostModel, Sim, T, activation_key, dropouts, unread, no_buffers
+from ..costs.tensor import INDEX_BYTES
 from ..errors import CalcError
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..i18n import pick
@@ -272,168 +273,439 @@ def position_lengths(blocks: int, n: int) -> list[tuple[int, int | None]]:
 
 
 class Inputs:
-    """``attention_inputs``: the relative position vectors, token-type matrix and cls mask as tensors."""
+    """``attention_inputs``: the position embeddings, the token-type matrix, the attention mask and the cls mask, as
+    ``init_attention_inputs`` makes them (:func:`position_embeds`, :func:`token_type_mat`, :func:`cls_mask`) and the
+    pooling functions replace them."""
 
-    def __init__(self, sim: Sim, c: Mapping[str, Any], b: int, n: int) -> None:
-        d = c["d_model"]
+    def __init__(self, sim: Sim, c: Mapping[str, Any], b: int, n: int, mask: T) -> None:
         self.length = n
-        self.r: dict[tuple[int, int], T] = {}  # (block, shift) → the gathered [rows, D] vectors, made once per init
         self.factorized = c["attention_type"] == "factorized"
+        self.r: dict[tuple[int, int], T] = {}  # (block, shift) → the gathered [rows, D] vectors (relative_shift)
+        self.mask = self.first_mask = mask  # the [B, L] mask as the model passes it (held by its caller)
         if self.factorized:  # phi, pi (query side), psi, omega (key side): [L, 2·⌊D/2⌋] concatenated sinusoids
-            width = 2 * (d // 2)
-            self.phi, self.pi, self.psi, self.omega = (sim.new((n, width), False) for _ in range(4))
+            self.phi, self.pi, self.psi, self.omega = factorized_embeds(sim, c, n)
         else:
-            for i, (plain, pooling) in enumerate(position_lengths(len(c["block_sizes"]), n)):
-                self.r[(i, 1)] = sim.new((plain, d), False)
-                if pooling is not None:
-                    self.r[(i, 2)] = sim.new((pooling, d), False)
-        self.types = sim.new((b, n, n), False, 1)  # token_type_mat: bool
-        self.cls = sim.new((n, n), False)  # cls_mask: pad(new_ones([L − 1, L − 1])), the model's dtype
+            self.r = shift_embeds(sim, c, n)
+        self.types = token_type_mat(sim, b, n)
+        self.cls = cls_mask(sim, n)
 
-    def pool_rows(self, sim: Sim) -> None:
-        """``stride_pool`` of the query axis (pre-attention, pool_q_only): cat the first row, take every other."""
-        b, i, j = self.types.shape
-        rows = (i + 1) // 2
-        self.types = sim.narrow(sim.new((b, i + 1, j), False, 1), 1, rows, 2)
-        self.cls = sim.narrow(sim.new((i + 1, j), False), 0, rows, 2)
+    def pool_rows(self, sim: Sim, hidden: T, mode: str) -> T:
+        """``pre_attention_pooling`` (pool_q_only): the query side of the position embeddings (factorized), the
+        token-type matrix's rows and the cls mask's rows by ``stride_pool``, the hidden states by ``pool_tensor``; the
+        encoder rebinds ``attention_inputs`` to them (the old ones dropped) and returns the pooled hidden states."""
+        mark = sim.scope()
+        old = [self.types, self.cls]
         if self.factorized:
-            self.phi, self.pi = (sim.narrow(sim.new((i + 1, t.shape[1]), False), 0, rows, 2) for t in (self.phi, self.pi))
+            old += [self.phi, self.pi]
+            self.phi, self.pi = stride_pool(sim, self.phi, 0), stride_pool(sim, self.pi, 0)
+        self.types = stride_pool(sim, self.types, 1)
+        self.cls = stride_pool(sim, self.cls, 0)
+        pooled = step_pool(sim, hidden, mode)
+        sim.end_scope(mark, pooled, *self.tensors())
+        sim.release(*old)
+        return pooled
 
     def pool_columns(self, sim: Sim) -> None:
-        """``stride_pool`` of the key axis after the pooling layer."""
-        b, i, j = self.types.shape
-        cols = (j + 1) // 2
-        self.types = sim.narrow(sim.new((b, i, j + 1), False, 1), 2, cols, 2)
-        self.cls = sim.narrow(sim.new((i, j + 1), False), 1, cols, 2)
+        """``post_attention_pooling``: the key side of the position embeddings (factorized), the token-type matrix's
+        and the cls mask's columns, and the attention mask by ``pool_tensor(mode="min")``; the old ones dropped (the
+        first mask is still held by the encoder's caller)."""
+        mark = sim.scope()
+        old = [self.types, self.cls] + ([self.mask] if self.mask is not self.first_mask else [])
         if self.factorized:
-            self.psi, self.omega = (sim.narrow(sim.new((j + 1, t.shape[1]), False), 0, cols, 2)
-                                    for t in (self.psi, self.omega))
+            old += [self.psi, self.omega]
+            self.psi, self.omega = stride_pool(sim, self.psi, 0), stride_pool(sim, self.omega, 0)
+        self.types = stride_pool(sim, self.types, 2)
+        self.cls = stride_pool(sim, self.cls, 1)
+        self.mask = min_pool(sim, self.mask)
+        sim.end_scope(mark, self.mask, *self.tensors())
+        sim.release(*old)
+
+    def tensors(self) -> list[T]:
+        """What ``attention_inputs`` holds besides the mask."""
+        out = [self.types, self.cls, *self.r.values()]
+        return out + ([self.phi, self.pi, self.psi, self.omega] if self.factorized else [])
+
+
+def inv_freq(sim: Sim, half: int) -> tuple[T, T]:
+    """``1 / (10000 ** (arange(0, D // 2).to(dtype) / (D // 2)))``: arange (int64), its cast, the division, the
+    power, ``1 / x`` as reciprocal then a product, each temporary dropped once the next is made."""
+    ar = sim.fresh((half,), "aten.arange", INDEX_BYTES)
+    freq = sim.fresh((half,), "aten._to_copy")  # freq_seq, named until get_position_embeds returns
+    sim.release(ar)
+    quotient = sim.fresh((half,), "aten.div")
+    power = sim.fresh((half,), "aten.pow")
+    sim.release(quotient)
+    reciprocal = sim.fresh((half,), "aten.reciprocal")
+    out = sim.fresh((half,), "aten.mul")
+    sim.release(reciprocal, power)
+    return freq, out
+
+
+def sinusoid_dropped(sim: Sim, shape: tuple[int, int], aten: str) -> T:
+    """``self.sin_dropout(torch.sin(sinusoid))`` (or cos): the sinusoids, then the dropout's noise and product in
+    training (the sinusoids a temporary then); in ``model.eval()`` the sinusoids themselves."""
+    wave = sim.fresh(shape, aten)
+    out = sim.dropout(wave)
+    if out.storage != wave.storage:
+        sim.release(wave)
+    return out
+
+
+def shift_embeds(sim: Sim, c: Mapping[str, Any], n: int) -> dict[tuple[int, int], T]:
+    """``get_position_embeds`` for the relative_shift attention: a table of 4L sinusoids (dropped as it returns)
+    and, per block, the rows ``torch.gather`` takes from it (with pooling and without), each index an arange plus
+    2L (the previous index dropped when ``rel_pos`` is rebound)."""
+    d = c["d_model"]
+    half = d // 2
+    named = list(inv_freq(sim, half))
+    ar = sim.fresh((4 * n,), "aten.arange", INDEX_BYTES)
+    named.append(sim.fresh((4 * n,), "aten._to_copy"))  # rel_pos_id
+    sim.release(ar)
+    named.append(sim.fresh((4 * n, half), "aten.mul"))  # sinusoid
+    named.append(sinusoid_dropped(sim, (4 * n, half), "aten.sin"))
+    named.append(sinusoid_dropped(sim, (4 * n, half), "aten.cos"))
+    named.append(sim.fresh((4 * n, 2 * half), "aten.cat"))  # pos_embed
+    out: dict[tuple[int, int], T] = {}
+    index: list[T] = []
+
+    def gather(rows: int) -> T:
+        ar = sim.fresh((rows,), "aten.arange", INDEX_BYTES)
+        sim.release(*index)  # rel_pos rebound
+        index[:] = [sim.fresh((rows, 1), "aten.add", INDEX_BYTES)]
+        sim.release(ar)
+        return sim.fresh((rows, d), "aten.gather")
+
+    pos = list(range(n))
+    for block in range(len(c["block_sizes"])):
+        pooled = pos
+        if block > 0:
+            pooled = [-(2 ** block) + 1] + pos[1:-1][::2]
+            out[(block, 2)] = gather(_rel_len(n, block, pos, 2 ** (block - 1), pooled, shift=2))
+        pos = pooled
+        out[(block, 1)] = gather(_rel_len(n, block, pos, 2 ** block))
+    sim.release(*named, *index)  # the function's locals, as it returns
+    return out
+
+
+def factorized_embeds(sim: Sim, c: Mapping[str, Any], n: int) -> tuple[T, T, T, T]:
+    """``get_position_embeds`` for the factorized attention: positions and frequencies, their sinusoids (the
+    dropped-out copies in training), and phi, psi, pi, omega concatenated in that order (omega's ``-sin`` a
+    temporary)."""
+    half = c["d_model"] // 2
+    mark = sim.scope()
+    ar = sim.fresh((n,), "aten.arange", INDEX_BYTES)
+    sim.fresh((n,), "aten._to_copy")  # pos_seq
+    sim.release(ar)
+    inv_freq(sim, half)
+    sim.fresh((n, half), "aten.mul")  # sinusoid
+    sin = sim.fresh((n, half), "aten.sin")
+    sim.dropout(sin)  # sin_embed_d (sin_embed itself in eval)
+    cos = sim.fresh((n, half), "aten.cos")
+    sim.dropout(cos)
+    phi = sim.fresh((n, 2 * half), "aten.cat")
+    psi = sim.fresh((n, 2 * half), "aten.cat")
+    pi = sim.fresh((n, 2 * half), "aten.cat")
+    negated = sim.fresh((n, half), "aten.neg")
+    omega = sim.fresh((n, 2 * half), "aten.cat")
+    sim.release(negated)
+    sim.end_scope(mark, phi, pi, psi, omega)
+    return phi, pi, psi, omega
+
+
+def token_type_mat(sim: Sim, b: int, n: int) -> T:
+    """``token_type_ids_to_mat``: two comparisons and two ors (bool), the last returned."""
+    mark = sim.scope()
+    sim.fresh((b, n, n), "aten.eq", 1)
+    sim.fresh((b, n), "aten.eq", 1)
+    sim.fresh((b, n, n), "aten.bitwise_or", 1)
+    return sim.end_scope(mark, sim.fresh((b, n, n), "aten.bitwise_or", 1))
+
+
+def cls_mask(sim: Sim, n: int) -> T:
+    """``pad(new_ones([L − 1, L − 1]), (1, 0, 1, 0))`` in the model's dtype (the ones a temporary)."""
+    ones = sim.fresh((n - 1, n - 1), "aten.new_ones")
+    out = sim.fresh((n, n), "aten.constant_pad_nd")
+    sim.release(ones)
+    return out
+
+
+def stride_pool(sim: Sim, t: T, axis: int) -> T:
+    """``stride_pool`` (separate_cls, truncate_seq): ``cat`` the first slice before the tensor, take every other
+    one but the last (a view)."""
+    shape = list(t.shape)
+    shape[axis] += 1
+    joined = sim.fresh(tuple(shape), "aten.cat", t.itemsize)
+    return sim.narrow(joined, axis, shape[axis] // 2, 2)
+
+
+def min_pool(sim: Sim, mask: T) -> T:
+    """``pool_tensor(attention_mask, mode="min")``: ``cat`` the first column before all but the last, then
+    ``-max_pool2d(-x)`` (its indices dropped at once, each negation a temporary)."""
+    b, n = mask.shape
+    rows = (n + 1) // 2
+    mark = sim.scope()
+    sim.fresh((b, n), "aten.cat", mask.itemsize)
+    negated = sim.fresh((b, n), "aten.neg", mask.itemsize)
+    pooled = sim.fresh((b, 1, rows, 1), "aten.max_pool2d_with_indices", mask.itemsize)
+    sim.release(sim.fresh((b, 1, rows, 1), "aten.max_pool2d_with_indices", INDEX_BYTES), negated)
+    out = sim.fresh((b, 1, rows, 1), "aten.neg", mask.itemsize)
+    sim.release(pooled)
+    return sim.view(sim.end_scope(mark, out), (b, rows))
+
+
+def scaled(sim: Sim, name: str) -> T:
+    """``self.r_*_bias * self.scale``: a new [N, D_h] tensor."""
+    return sim.scalar(sim.parameter(name, sim.shapes[name]))
+
+
+def einsum(sim: Sim, spec: str, a: T, b: T) -> T:
+    """``torch.einsum`` of two operands: its copies dropped as it returns (unless ``bmm`` keeps them)."""
+    mark = sim.scope()
+    return sim.end_scope(mark, sim.einsum(spec, a, b))
 
 
 def step_attention(sim: Sim, c: Mapping[str, Any], a: str, query: T, kv: T, block: int, inputs: Inputs) -> T:
-    """``FunnelRelMultiheadAttention``: content, positional and token-type scores by einsum."""
+    """``FunnelRelMultiheadAttention``: content, positional and token-type scores by einsum, each name dropped where
+    the module's Python drops it (``q_head`` rebound by its scaling, the sums' temporaries, ``attn_score`` rebound by
+    ``.float()`` and the mask's subtraction; every local at its return)."""
     b, i, _ = query.shape
     j = kv.shape[1]
     n, h = c["n_head"], c["d_head"]
-    q = sim.pointwise(sim.view(sim.linear(a + "q_head", query), (b, i, n, h)))  # * scale
+    mark = sim.scope()
+    q = sim.view(sim.linear(a + "q_head", query), (b, i, n, h))
     k = sim.view(sim.linear(a + "k_head", kv), (b, j, n, h))
     v = sim.view(sim.linear(a + "v_head", kv), (b, j, n, h))
-
-    def scaled(name: str) -> T:
-        return sim.new((n, h), sim.param_trains(a + name))  # r_*_bias * scale
-
-    content = sim.einsum("bind,bjnd->bnij", sim.add(q, scaled("r_w_bias")), k)
+    q = sim.rebind(q, sim.scalar(q))  # q_head * self.scale
+    biased = sim.add(q, scaled(sim, a + "r_w_bias"))
+    content = einsum(sim, "bind,bjnd->bnij", biased, k)
+    sim.release(biased)
     if inputs.factorized:
-        positional = step_factorized(sim, a, sim.add(q, scaled("r_r_bias")), inputs)
+        positional = step_factorized(sim, a, q, inputs)
     else:
-        positional = step_relative_shift(sim, a, sim.add(q, scaled("r_r_bias")), j, block, inputs)
-    positional = sim.keep_other(positional, inputs.cls)
-    types = sim.einsum("bind,snd->bnis", sim.add(q, scaled("r_s_bias")), sim.param(a + "seg_embed"))
-    condition = sim.expand(sim.view(inputs.types, (b, 1, i, j)), (b, n, i, j))
-    token_type = sim.keep_other(sim.where(condition, sim.new((b, n, i, j), types.grad)), inputs.cls)
-    score = sim.add(sim.add(content, positional), token_type)
-    probs = sim.dropout(sim.keep_output(score))  # .float(), − mask, softmax(dtype=...), dropout
-    vec = sim.reshape(sim.einsum("bnij,bjnd->bind", probs, v), (b, i, n * h))
-    out = sim.dropout(sim.linear(a + "post_proj", vec))
-    return sim.layer_norm(a + "layer_norm", sim.add(query, out))
+        positional = step_relative_shift(sim, a, q, j, block, inputs)
+    token_type = step_token_type(sim, a, q, inputs)
+    partial = sim.add(content, positional)
+    score = sim.add(partial, token_type)
+    sim.release(partial)
+    if score.itemsize != 4:  # attn_score.float()
+        score = sim.rebind(score, sim.cast(score, 4))
+    mask = sim.view(inputs.mask, (b, 1, 1, j))
+    floated = sim.cast(mask, 4) if mask.itemsize != 4 else None  # attention_mask[:, None, None].float()
+    complement = sim.fresh((b, 1, 1, j), "aten.rsub", 4)
+    if floated is not None:
+        sim.release(floated)
+    product = sim.fresh((b, 1, 1, j), "aten.mul", 4)  # INF * (1 − mask)
+    sim.release(complement)
+    score = sim.rebind(score, sim.minus_mask(score, product))
+    sim.release(product)
+    dtype = content.itemsize
+    low = sim.cast(score, dtype) if dtype != 4 else score  # softmax(..., dtype=dtype) casts first
+    probs = sim.softmax(low)
+    if low is not score:
+        sim.release(low)
+    probs = sim.rebind(probs, sim.dropout(probs))
+    vec = einsum(sim, "bnij,bjnd->bind", probs, v)
+    flat = sim.reshape(vec, (b, i, n * h))
+    out = sim.linear_strided(a + "post_proj", flat)  # a view when d_head = 1: at::linear's matmul path
+    if flat.storage != vec.storage:  # a copy (the view when d_head = 1 is attn_vec itself, named to the end)
+        sim.release(flat)
+    out = sim.rebind(out, sim.dropout(out))
+    total = sim.add(query, out)
+    normed = sim.layer_norm(a + "layer_norm", total)
+    sim.release(total)
+    return sim.end_scope(mark, normed)
 
 
 def step_factorized(sim: Sim, a: str, q: T, inputs: Inputs) -> T:
-    """The factorized positional scores: q · r_kernel (binh,dnh->bind), times phi and pi (each product keeps
-    the sinusoids), against psi and omega (bind,jd->bnij, twice), summed."""
-    q_r = sim.einsum("binh,dnh->bind", q, sim.param(a + "r_kernel"))
-    b, i, n, d = q_r.shape
-    first = sim.pointwise(sim.keep_other(q_r, inputs.phi))  # q_r * phi[:, None]
-    second = sim.pointwise(sim.keep_other(q_r, inputs.pi))
-    return sim.add(sim.einsum("bind,jd->bnij", first, inputs.psi), sim.einsum("bind,jd->bnij", second, inputs.omega))
+    """The factorized positional scores: (q + r_r_bias·scale) · r_kernel (binh,dnh->bind), times phi and pi (each
+    product keeps the sinusoids), against psi and omega (bind,jd->bnij, twice), summed; ``*= cls_mask``."""
+    mark = sim.scope()
+    biased = sim.add(q, scaled(sim, a + "r_r_bias"))
+    q_r = einsum(sim, "binh,dnh->bind", biased, sim.parameter(a + "r_kernel", sim.shapes[a + "r_kernel"]))
+    sim.release(biased)
+    first = sim.times_table(q_r, inputs.phi)  # q_r_attention * phi[:, None]
+    second = sim.times_table(q_r, inputs.pi)
+    one = einsum(sim, "bind,jd->bnij", first, inputs.psi)
+    two = einsum(sim, "bind,jd->bnij", second, inputs.omega)
+    positional = sim.add(one, two)
+    sim.release(one, two)
+    return sim.end_scope(mark, sim.keep_other(positional, inputs.cls))
 
 
 def step_relative_shift(sim: Sim, a: str, q: T, j: int, block: int, inputs: Inputs) -> T:
-    """The relative_shift positional scores: q against r · r_kernel, then shifted by reshapes and slices (views)."""
+    """The relative_shift positional scores: q + r_r_bias·scale against r · r_kernel, then shifted by reshapes and
+    slices (views); ``*= cls_mask`` in place."""
     b, i, n, _ = q.shape
     shift = 2 if i != j else 1
     r = inputs.r[(block, shift)]
     rows = r.shape[0]
-    r_head = sim.einsum("td,dnh->tnh", r, sim.param(a + "r_kernel"))
-    positional = sim.einsum("binh,tnh->bnit", q, r_head)
+    mark = sim.scope()
+    bias = scaled(sim, a + "r_r_bias")
+    r_head = einsum(sim, "td,dnh->tnh", r, sim.parameter(a + "r_kernel", sim.shapes[a + "r_kernel"]))
+    biased = sim.add(q, bias)
+    positional = einsum(sim, "binh,tnh->bnit", biased, r_head)
+    sim.release(biased)
     positional = sim.narrow(sim.reshape(positional, (b, n, rows, i)), 2, rows - shift)
     positional = sim.reshape(positional, (b, n, i, rows - shift))
     if rows - shift < j:  # ``positional_attn *= cls_mask`` cannot broadcast in place: PyTorch fails
         raise CalcError("costs_funnel_short", value=inputs.length, block=block)
     positional = sim.narrow(positional, 3, j)
-    return positional
+    return sim.end_scope(mark, sim.keep_other(positional, inputs.cls))
+
+
+def step_token_type(sim: Sim, a: str, q: T, inputs: Inputs) -> T:
+    """``relative_token_type_attention``: (q + r_s_bias·scale) against seg_embed (bind,snd->bnis), then ``where``
+    over the token-type matrix between the two columns (expanded views); ``*= cls_mask`` in place."""
+    b, i, n, _ = q.shape
+    j = inputs.types.shape[2]
+    mark = sim.scope()
+    biased = sim.add(q, scaled(sim, a + "r_s_bias"))
+    bias = einsum(sim, "bind,snd->bnis", biased, sim.parameter(a + "seg_embed", sim.shapes[a + "seg_embed"]))
+    sim.release(biased)
+    condition = sim.expand(sim.view(inputs.types, (b, 1, i, j)), (b, n, i, j))
+    attn = sim.where(condition, sim.expand(sim.narrow(bias, 3, 1), (b, n, i, j)))
+    return sim.end_scope(mark, sim.keep_other(attn, inputs.cls))
+
+
+def step_ffn(sim: Sim, p: str, x: T) -> T:
+    """``FunnelPositionwiseFFN``: linear_1, gelu_new (rebinding h), the activation dropout (p = 0: h itself),
+    linear_2, dropout, the residual LayerNorm (the sum a temporary)."""
+    mark = sim.scope()
+    h = sim.linear(p + "linear_1", x)
+    h = sim.rebind(h, sim.gelu_tanh(h))
+    h = sim.rebind(h, sim.linear(p + "linear_2", h))
+    h = sim.rebind(h, sim.dropout(h))
+    total = sim.add(x, h)
+    out = sim.layer_norm(p + "layer_norm", total)
+    sim.release(total)
+    return sim.end_scope(mark, out)
 
 
 def step_layer(sim: Sim, c: Mapping[str, Any], p: str, query: T, kv: T, block: int, inputs: Inputs) -> T:
-    """``FunnelLayer``: the attention, then the position-wise FFN (gelu_new, no activation dropout)."""
+    """``FunnelLayer``: the attention (its output held by the layer until it returns), then the FFN."""
+    mark = sim.scope()
     x = step_attention(sim, c, p + "attention.", query, kv, block, inputs)
-    inner = sim.gelu_tanh(sim.linear(p + "ffn.linear_1", x))
-    out = sim.dropout(sim.linear(p + "ffn.linear_2", inner))
-    return sim.layer_norm(p + "ffn.layer_norm", sim.add(x, out))
+    return sim.end_scope(mark, step_ffn(sim, p + "ffn.", x))
 
 
 def step_pool(sim: Sim, x: T, mode: str) -> T:
-    """``pool_tensor`` (separate_cls, truncate_seq): cat the first token before all but the last, pool pairs."""
+    """``pool_tensor`` (separate_cls, truncate_seq): cat the first token before all but the last (dropped as it
+    returns unless the pooling keeps it), pool pairs, ``[:, 0]``."""
     b, n, d = x.shape
-    joined = sim.new((b, n, d), x.grad)
-    return sim.select(sim.pool_pairs(sim.view(joined, (b, 1, n, d)), mode), 1)
+    mark = sim.scope()
+    joined = sim.concat([sim.narrow(x, 1, 1), sim.narrow(x, 1, n - 1)], 1)
+    pooled = sim.pool_pairs(sim.view(joined, (b, 1, n, d)), mode)
+    return sim.select(sim.end_scope(mark, pooled), 1)
 
 
-def step_encoder(sim: Sim, c: Mapping[str, Any], prefix: str, x: T) -> tuple[T, list[T]]:
-    """``FunnelEncoder``: the blocks, pooling the query before each block after the first (when L > 2)."""
+def step_encoder(sim: Sim, c: Mapping[str, Any], prefix: str, x: T, mask: T, keep: bool) -> tuple[T, list[T]]:
+    """``FunnelEncoder``: the mask ``type_as`` the embeddings, the attention inputs, then the blocks, pooling the
+    query before each block after the first (when L > 2). ``keep``: every hidden state is held
+    (``output_hidden_states``, FunnelModel's), else a layer's input is dropped when the next layer rebinds
+    ``query``/``key``/``value``, the pooled states when the next pooling rebinds them."""
     b, n, _ = x.shape
-    inputs = Inputs(sim, c, b, n)
+    mark = sim.scope()
+    if mask.itemsize != x.itemsize:
+        mask = sim.cast(mask, x.itemsize)
+    inputs = Inputs(sim, c, b, n, mask)
     hidden, states = x, [x]
+    held: T | None = None  # query / key / value of the last layer run (the hidden states it read)
+    pooled: T | None = None
     repeats = c["block_repeats"] or [1] * len(c["block_sizes"])
     for block, size in enumerate(c["block_sizes"]):
         pooling = hidden.shape[1] > 2 and block > 0
         if pooling:
-            inputs.pool_rows(sim)
-            pooled = step_pool(sim, hidden, c["pooling_type"])
+            previous, pooled = pooled, inputs.pool_rows(sim, hidden, c["pooling_type"])
+            if previous is not None:  # pooled_hidden rebound as pre_attention_pooling returns
+                sim.release(previous)
         for j in range(size):
             for r in range(repeats[block]):
                 first = pooling and j == 0 and r == 0
-                query = pooled if first else hidden
+                if held is not None and not keep and held.storage != x.storage:
+                    sim.release(held)
+                held = hidden
+                query = pooled if first and pooled is not None else hidden
                 hidden = step_layer(sim, c, f"{prefix}encoder.blocks.{block}.{j}.", query, hidden, block, inputs)
                 if first:
                     inputs.pool_columns(sim)
                 states.append(hidden)
+    sim.end_scope(mark, hidden, *(states if keep else ()))
     return hidden, states
 
 
-def step_decoder(sim: Sim, c: Mapping[str, Any], prefix: str, final: T, first_block: T) -> T:
-    """``FunnelDecoder``: upsample (repeat, pad, cat: nothing kept), add the first block's output, its layers."""
+def upsample(sim: Sim, x: T, stride: int, target: int) -> T:
+    """``upsample`` (separate_cls, truncate_seq): all but the first token repeated ``stride`` times
+    (``repeat_interleave``), padded by stride − 1 rows, cut to L − 1, the first token concatenated before."""
+    b, m, d = x.shape
+    mark = sim.scope()
+    rest = sim.narrow(x, 1, m - 1)
+    repeated = sim.repeat_rows(rest, stride)
+    padded = sim.pad(repeated, (b, (m - 1) * stride + stride - 1, d))
+    sim.release(repeated)
+    out = sim.concat([sim.narrow(x, 1, 1), sim.narrow(padded, 1, target - 1)], 1)
+    sim.release(padded)
+    return sim.end_scope(mark, out)
+
+
+def step_decoder(sim: Sim, c: Mapping[str, Any], prefix: str, final: T, first_block: T, mask: T) -> T:
+    """``FunnelDecoder``: upsample (held until it returns), add the first block's output, its own attention inputs
+    (the float32 mask as the model made it), its layers (each rebinding ``hidden``)."""
     b, n, d = first_block.shape
-    hidden = final
-    if len(c["block_sizes"]) > 1:
-        hidden = sim.new((b, n, d), final.grad)
-    hidden = sim.add(hidden, first_block)
-    inputs = Inputs(sim, c, b, n)
+    mark = sim.scope()
+    stride = 2 ** (len(c["block_sizes"]) - 1)
+    up = final if stride == 1 else upsample(sim, final, stride, n)
+    hidden = sim.add(up, first_block)
+    inputs = Inputs(sim, c, b, n, mask)
     for j in range(c["num_decoder_layers"]):
-        hidden = step_layer(sim, c, f"{prefix}decoder.layers.{j}.", hidden, hidden, 0, inputs)
-    return hidden
+        hidden = sim.rebind(hidden, step_layer(sim, c, f"{prefix}decoder.layers.{j}.", hidden, hidden, 0, inputs))
+    return sim.end_scope(mark, hidden)
+
+
+def step_embeddings(sim: Sim, prefix: str, ids: T) -> T:
+    """``FunnelEmbeddings``: the word table, its LayerNorm (the lookup named until it returns), dropout."""
+    mark = sim.scope()
+    x = sim.embedding(prefix + "embeddings.word_embeddings", ids, first=True)
+    y = sim.layer_norm(prefix + "embeddings.layer_norm", x)
+    y = sim.rebind(y, sim.dropout(y))
+    return sim.end_scope(mark, y)
 
 
 def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
-    """Funnel's classes: the outputs each returns."""
+    """Funnel's classes: the outputs each returns, every name dropped where ``modeling_funnel.py`` drops it. The
+    model makes ``attention_mask = torch.ones(B, L)`` (float32) and ``token_type_ids = torch.zeros(B, L)`` (int64),
+    named until it returns; FunnelModel asks the encoder for every hidden state (held until it returns)."""
     c = inv.config
     prefix = bert.step_prefix(inv)
-    x = sim.embedding(prefix + "embeddings.word_embeddings", sim.ids((b, n)), first=True)
-    x = sim.dropout(sim.layer_norm(prefix + "embeddings.layer_norm", x))
-    hidden, states = step_encoder(sim, c, prefix, x)
-    if inv.architecture in FULL:
-        hidden = step_decoder(sim, c, prefix, hidden, states[c["block_sizes"][0]])
+    full = inv.architecture in FULL
+    if not sim.grad_mode:  # the inference forward: every release declared below
+        sim.exact_lifetimes()
+        sim.exact_forward()
+    model = sim.scope()
+    ids = sim.ids((b, n))
+    mask = sim.fresh((b, n), "aten.ones", 4)
+    sim.fresh((b, n), "aten.zeros", INDEX_BYTES)  # token_type_ids
+    x = step_embeddings(sim, prefix, ids)
+    hidden, states = step_encoder(sim, c, prefix, x, mask, full)
+    if full:
+        hidden = step_decoder(sim, c, prefix, hidden, states[c["block_sizes"][0]], mask)
+    sim.end_scope(model, hidden)
     kind = bert.step_task(inv)
     if kind == "":
         return [hidden]
     if kind == "ForPreTraining":
-        y = sim.gelu_tanh(sim.linear("discriminator_predictions.dense", hidden))
-        return [sim.linear("discriminator_predictions.dense_prediction", y)]
+        mark = sim.scope()
+        y = sim.linear("discriminator_predictions.dense", hidden)
+        y = sim.rebind(y, sim.gelu_tanh(y))
+        logits = sim.end_scope(mark, sim.linear("discriminator_predictions.dense_prediction", y))
+        return [sim.view(logits, (b, n))]  # .squeeze(-1)
     if kind == "ForMaskedLM":
         return [sim.linear("lm_head", hidden)]
     if kind == "ForSequenceClassification":
-        y = sim.keep_output(sim.linear("classifier.linear_hidden", sim.select(hidden, 1)))  # tanh
-        return [sim.linear("classifier.linear_out", sim.dropout(y))]
+        mark = sim.scope()
+        y = sim.linear("classifier.linear_hidden", sim.select(hidden, 1))
+        y = sim.rebind(y, sim.keep_output(y))  # tanh
+        y = sim.rebind(y, sim.dropout(y))
+        return [sim.end_scope(mark, sim.linear("classifier.linear_out", y))]
     if kind == "ForTokenClassification":
         return [sim.linear("classifier", sim.dropout(hidden))]
     if kind == "ForQuestionAnswering":

@@ -128,10 +128,10 @@ def test_cli_inference_json_text_and_refusals() -> None:
 
 
 def test_inference_without_an_exact_forward_gives_bounds() -> None:
-    """Funnel's forward is not replayed tensor by tensor yet: no figure, the proven bounds (the start and the
+    """DeBERTa's talking heads are not replayed tensor by tensor: no figure, the proven bounds (the start and the
     outputs below; the start, every storage and three of the largest above), the FLOPs all the same. A path of a
     family's program whose peak is not cross-checked at all (BigBird's block-sparse attention) has no bounds either."""
-    inv = build(get_preset("funnel-transformer/small").config)
+    inv = build(dict(get_preset("microsoft/deberta-base").config, talking_head=True))
     c = costs.compute_inference(inv, costs.settings(1, 8))
     d = c.to_dict()
     assert d["memory"]["peak"] is None and d["peak_at"] is None and d["flops"]["forward"] > 0
