@@ -336,3 +336,33 @@ def test_inference_under_autocast_at_full_size(preset: str, attention: str) -> N
                                inference=True, pooler=None if inv.arch.pooler is not None else inv.pooler), fake=True)
     assert engine.bytes is not None, (preset, engine.reason)
     assert (engine.bytes, engine.phase, engine.op) == (result.peak, result.phase, result.op), preset
+
+
+#: Funnel's corners a few draws may miss: the factorized attention, max pooling, three blocks (two poolings, the
+#: decoder's upsampling by 4), repeats (a block repeated 0 times), a trailing empty block, one-wide heads (at::linear's
+#: matmul path on attn_vec's view), L ≤ 2 (no pooling), every class.
+FUNNEL_CORNERS = (
+    ({"block_sizes": [1, 1, 1]}, "FunnelModel", 1, 8),
+    ({"block_sizes": [2, 1], "block_repeats": [2, 3], "pooling_type": "max"}, "FunnelForTokenClassification", 2, 7),
+    ({"block_sizes": [2, 2], "block_repeats": [0, 1]}, "FunnelBaseModel", 2, 5),
+    ({"block_sizes": [1, 1, 0], "d_head": 1}, "FunnelForQuestionAnswering", 2, 9),
+    ({"block_sizes": [1, 1], "attention_type": "factorized", "pooling_type": "max"}, "FunnelForPreTraining", 2, 3),
+    ({"block_sizes": [1, 2], "attention_type": "factorized"}, "FunnelForMaskedLM", 1, 9),
+    ({"block_sizes": [1, 2], "attention_type": "factorized"}, "FunnelForSequenceClassification", 3, 2),
+)
+
+
+@pytest.mark.parametrize("dtype", ["fp32", "bf16"])
+def test_funnel_inference_corners_equal_pytorch(dtype: str) -> None:
+    """Funnel's forward replayed in each corner of :data:`FUNNEL_CORNERS`: a figure every time, LiveBytes' peak (op,
+    bytes by kind)."""
+    from calculator.build import build
+
+    for extra, arch, batch, seq_len in FUNNEL_CORNERS:
+        raw = {"model_type": "funnel", "vocab_size": 20, "num_decoder_layers": 1, "d_model": 4, "n_head": 2,
+               "d_head": 2, "d_inner": 3, "num_labels": 2, **extra}
+        inv = build(dict(raw), arch, None)
+        case = {"raw": raw, "arch": arch, "batch": batch, "seq_len": seq_len, "dtype": dtype, "pooler": None,
+                "inv": inv, "costs": costs.compute_inference(inv, costs.settings(batch, seq_len, dtype))}
+        assert case["costs"].peak.bytes is not None, (arch, extra)
+        assert check_peak(case), (arch, extra)
