@@ -242,6 +242,12 @@ LABELS_ = {
 #
 # FunnelConfig's defaults: gelu_new, hidden and attention dropout 0.1, activation dropout 0,
 # separate_cls, truncate_seq and pool_q_only on (no form field changes them).
+#
+# The peak (issue 32): the program declares every release of the forward, so the inference span is replayed exactly
+# (eager, fp32 or bf16; Funnel has no SDPA and no gradient checkpointing in transformers 5.23). The training step
+# keeps its proven bounds: its backward (the einsums' permuted gradients, ``positional_attn *= cls_mask`` in place on
+# a view, ``where``'s split columns, AccumulateGrad's copies of r_kernel's and seg_embed's strided gradients, the
+# poolings' and the upsampling's backward) is not modelled node by node yet, so the program opts in without a graph only.
 
 
 def _rel_len(n: int, block: int, pos: list[int], stride: int, pooled: list[int] | None = None, shift: int = 1) -> int:
