@@ -448,9 +448,12 @@ def measure_peak(step: Step, round_to: int = 1, fake: bool = False) -> PeakResul
             mode = LiveBytes([*model.parameters(), *model.buffers(), ids], round_to=round_to,
                              key="storage" if fake else "data_ptr")
             box: list = []
+            # A start storage is named for what it is at the start (a buffer the step replaces and frees: its old
+            # storage is still that buffer's, not an operation's); one live at the end, for what it is then.
+            names = _names(mode, model, ids, None)
             run_span(step, model, ids, mode, box)
             opt = None if step.inference else box[0]
-            names = _names(mode, model, ids, opt)
+            names.update(_names(mode, model, ids, opt))
             at_peak = sorted(((names.get(s, f"act:{mode.made_by[s]}"), n) for s, n in mode.live_at_peak().items()),
                              key=lambda item: (-item[1], item[0]))
             return PeakResult(mode.peak, mode.peak_phase, mode.peak_op, at_peak, mode.timeline, mode.phase_starts,
