@@ -1110,22 +1110,22 @@ class Ops:
         both ``y`` and the root; ``mul`` by the weight the quotient when the weight trains (the weight itself is a
         parameter). The means, the subtraction and the two additions keep nothing. No matrix product: no FLOPs.
         """
-        with self._in(module):  # type: ignore[attr-defined]
+        with self._in(module):
             w_trains = self.param_trains(module + ".weight")  # type: ignore[attr-defined]
             b_trains = self.param_trains(module + ".bias")  # type: ignore[attr-defined]
             rows = x.shape[:-1] + (1,)
-            mean = self.new(rows, x.grad)  # type: ignore[attr-defined]
+            mean = self.new(rows, x.grad)
             y = self.add(x, mean)  # x - mean
             squared = self.keep_input(y)  # y ** 2: pow keeps y
-            var = self.new(rows, squared.grad)  # type: ignore[attr-defined]  # mean(..., keepdim=True)
-            self.keep_output(self.new(rows, var.grad))  # type: ignore[attr-defined]  # sqrt(eps + var): its result
+            var = self.new(rows, squared.grad)  # mean(..., keepdim=True)
+            self.keep_output(self.new(rows, var.grad))  # sqrt(eps + var): its result
             if y.grad:
-                self.save(y)  # type: ignore[attr-defined]
-            quotient = self.new(x.shape, y.grad)  # type: ignore[attr-defined]  # y / root
-            if w_trains and self.grad_mode:  # type: ignore[attr-defined]
-                self.save(quotient)  # type: ignore[attr-defined]
-            scaled = self.new(x.shape, quotient.grad or w_trains)  # type: ignore[attr-defined]
-            return self.new(x.shape, scaled.grad or b_trains)  # type: ignore[attr-defined]
+                self.save(y)
+            quotient = self.new(x.shape, y.grad)  # y / root
+            if w_trains and self.grad_mode:
+                self.save(quotient)
+            scaled = self.new(x.shape, quotient.grad or w_trains)
+            return self.new(x.shape, scaled.grad or b_trains)
 
     def add_head_bias(self, t: T, name: str) -> T:
         """``layer + transpose_for_scores(bias[None, None, :])`` on DeBERTa's permuted Q or V: laid out as ``t``;
