@@ -272,6 +272,8 @@ class LiveSim(Sim):
         self._casting = False  # inside a Linear under autocast (:meth:`_linear`): its input's copy is released there
         #: Storages every checkpointed layer takes as an argument besides its input (:meth:`layer_argument`).
         self.arguments: set[int] = set()
+        #: Transients that are a buffer's new storage (:meth:`~.ops.Ops.buffer_transient`): a buffer at the peak.
+        self.buffer_made: set[int] = set()
 
     # -- bookkeeping
 
@@ -308,6 +310,10 @@ class LiveSim(Sim):
 
     def drop_transient(self, handle: int) -> None:
         self._die(handle, self._next)
+
+    def buffer_transient(self, handle: int) -> int:
+        self.buffer_made.add(handle)
+        return handle
 
     def made_by(self, t: T, aten: str) -> T:
         self.op_of[t.storage] = aten
@@ -2622,20 +2628,98 @@ class LiveSim(Sim):
             out = self._no_norm(narrow, module + ".weight", module + ".bias")
         return self.end_scope(mark, out)
 
-    def _centred(self, x: T, mean: T) -> T:
-        """``x - mean`` (float32): ``SubBackward0`` keeps nothing; x's gradient is the incoming one, the mean's
-        ``-grad`` (a new tensor of x's shape) summed to [.., 1] by ``validate_outputs``."""
+    def int_layer_norm(self, module: str, x: T) -> T:
+        """I-BERT's ``IntLayerNorm`` with quant_mode false, op by op in x's dtype (no float32 copy): ``mean``,
+        ``y = x - mean`` (named until the return), ``mean(y ** 2)`` (the power a temporary ``pow`` keeps the base of),
+        ``sqrt(eps + var)`` (the sum a temporary of the call; ``sqrt`` keeps its result), ``y / root`` (keeps both),
+        then ``x * weight + bias`` (:meth:`_no_norm`'s nodes). :meth:`deberta_layer_norm`'s nodes with one centring:
+        the same derivatives, each allocation in x's dtype (measured, fp32 and bf16)."""
+        mark = self.scope()
+        with self._in(module):
+            shape, rows, size = x.shape, x.shape[:-1] + (1,), x.itemsize
+
+            def mean_backward(bw: Backward, g: T) -> list[T | None]:
+                return [bw.alloc(shape, size, "aten.div")]
+            self._begin()
+            self._labelled("mean", "aten.mean")
+            mean = self.new(rows, x.grad, size)
+            if mean.grad:
+                mean = self._node("MeanBackward1", [self._edge(x)], mean_backward, mean, [])
+            y = self._centred(x, mean, size)
+            self._begin()
+            self._labelled("pow", "aten.pow")
+            power = self.new(shape, y.grad, size)
+            if power.grad:
+                self.save(y)
+
+                def pow_backward(bw: Backward, g: T) -> list[T | None]:
+                    base, twice = bw.alloc(shape, size, "aten.pow"), bw.alloc(shape, size, "aten.mul")
+                    out = bw.alloc(shape, size, "aten.mul")
+                    bw.drop(base.storage)
+                    bw.drop(twice.storage)
+                    return [out]
+                power = self._node("PowBackward0", [self._edge(y)], pow_backward, power)
+            self._begin()
+            self._labelled("mean", "aten.mean")
+            variance = self.new(rows, power.grad, size)
+            if variance.grad:
+                variance = self._node("MeanBackward1", [self._edge(power)], mean_backward, variance, [])
+            self.release(power)
+            self._begin()
+            self._labelled("add", "aten.add")
+            shifted = self.new(rows, variance.grad, size)
+            if shifted.grad:
+                shifted = self._node("AddBackward1", [self._edge(variance)],
+                                     lambda bw, g: [bw.alias(g, g.shape, g.strides)], shifted, [])
+            self._labelled("sqrt", "aten.sqrt")
+            root = self.new(rows, shifted.grad, size)
+            if root.grad:
+                self.save(root)
+
+                def sqrt_backward(bw: Backward, g: T) -> list[T | None]:
+                    twice = bw.alloc(rows, size, "aten.mul")
+                    out = bw.alloc(rows, size, "aten.div")
+                    bw.drop(twice.storage)
+                    return [out]
+                root = self._node("SqrtBackward0", [self._edge(shifted)], sqrt_backward, root)
+            self.release(shifted)
+            self._begin()
+            self._labelled("div", "aten.div")
+            normed = self.new(shape, y.grad or root.grad, size)
+            if normed.grad:
+                self.save(y)
+                self.save(root)
+
+                def div_backward(bw: Backward, g: T) -> list[T | None]:
+                    temps = [bw.alloc(shape, size, op) for op in ("aten.div", "aten.div", "aten.neg")]
+                    product = bw.alloc(shape, size, "aten.mul")
+                    for t in temps:
+                        bw.drop(t.storage)
+                    ga = bw.alloc(shape, size, "aten.div")
+                    bw.applied()
+                    gb = bw.alloc(rows, size, "aten.sum")
+                    bw.drop(product.storage)
+                    return [ga, gb]
+                normed = self._node("DivBackward0", [self._edge(y), self._edge(root)], div_backward, normed)
+            self.release(root)  # a temporary of the expression (kept by the division's node)
+            out = self._no_norm(normed, module + ".weight", module + ".bias")
+        return self.end_scope(mark, out)
+
+    def _centred(self, x: T, mean: T, size: int = 4) -> T:
+        """``x - mean`` (float32, or ``size`` bytes a number: I-BERT's in the model's dtype): ``SubBackward0`` keeps
+        nothing; x's gradient is the incoming one, the mean's ``-grad`` (a new tensor of x's shape) summed to [.., 1]
+        by ``validate_outputs``."""
         self._begin()
         self._labelled("sub", "aten.sub")
-        out = self.new(x.shape, x.grad, 4)
+        out = self.new(x.shape, x.grad, size)
         if not out.grad:
             return out
         shape, rows = x.shape, mean.shape
 
         def run(bw: Backward, g: T) -> list[T | None]:
-            neg = bw.alloc(shape, 4, "aten.neg")
+            neg = bw.alloc(shape, size, "aten.neg")
             bw.applied()
-            summed = bw.alloc(rows, 4, "aten.sum")
+            summed = bw.alloc(rows, size, "aten.sum")
             bw.drop(neg.storage)
             return [bw.alias(g, g.shape, g.strides), summed]
         return self._node("SubBackward0", [self._edge(x), self._edge(mean)], run, out, [])
@@ -2937,8 +3021,8 @@ def replay_forward(sim: LiveSim, keep: set[int], start_items: Sequence[Item], ph
         best = start
     if sim.forward_exact:  # the model's forward returns: its locals go, what autograd saved and the outputs stay
         live = start + sum(n for s, n in alive.items() if s in keep)
-    items = list(start_items) + [Item("activation", sim.made_in.get(s) or sim.op_of.get(s, ""), n)
-                                 for s, n in best_live.items()]
+    items = list(start_items) + [Item("buffer" if s in sim.buffer_made else "activation",
+                                      sim.made_in.get(s) or sim.op_of.get(s, ""), n) for s, n in best_live.items()]
     top, kinds = _top(items)
     return Replay(best, phase, sim.op_of.get(at, ""), sim.made_in.get(at, ""), top, kinds, end=live,
                   trace=tuple(trace) + (live,))

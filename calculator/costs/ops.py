@@ -849,6 +849,12 @@ class Ops:
     def drop_transient(self, handle: int) -> None:
         """The model's Python drops its name of the :meth:`named_transient` ``handle`` here."""
 
+    def buffer_transient(self, handle: int) -> int:
+        """The :meth:`named_transient` ``handle`` is a buffer's new storage that replaces the old one (I-BERT's
+        ``QuantAct`` assigning ``self.x_min = ...``): counted as a buffer, not an activation, while both are live.
+        Returns the handle. Only the lifetime simulator sees it."""
+        return handle
+
     def made_by(self, t: T, aten: str) -> T:
         """``t`` was made by the aten operation ``aten`` (what ``LiveBytes`` names the peak by) rather than the one
         the simulator's own operation names (Megatron-BERT's and MPNet's ``scores / sqrt(d)``: ``aten.div``).
@@ -1095,6 +1101,31 @@ class Ops:
         if w:
             self.save(normalized)
         return self.new(x.shape, x.grad or w or b)
+
+    def int_layer_norm(self, module: str, x: T) -> T:
+        """I-BERT's ``IntLayerNorm`` with quant_mode false, written out in Python in x's dtype: ``mean``,
+        ``y = x - mean``, ``var = mean(y ** 2)``, ``x = y / sqrt(eps + var)``, ``x * weight + bias``.
+
+        What autograd keeps (derivatives.yaml): ``pow`` its input ``y``; ``sqrt`` its result [B, L, 1]; ``div``
+        both ``y`` and the root; ``mul`` by the weight the quotient when the weight trains (the weight itself is a
+        parameter). The means, the subtraction and the two additions keep nothing. No matrix product: no FLOPs.
+        """
+        with self._in(module):
+            w_trains = self.param_trains(module + ".weight")  # type: ignore[attr-defined]
+            b_trains = self.param_trains(module + ".bias")  # type: ignore[attr-defined]
+            rows = x.shape[:-1] + (1,)
+            mean = self.new(rows, x.grad)
+            y = self.add(x, mean)  # x - mean
+            squared = self.keep_input(y)  # y ** 2: pow keeps y
+            var = self.new(rows, squared.grad)  # mean(..., keepdim=True)
+            self.keep_output(self.new(rows, var.grad))  # sqrt(eps + var): its result
+            if y.grad:
+                self.save(y)
+            quotient = self.new(x.shape, y.grad)  # y / root
+            if w_trains and self.grad_mode:
+                self.save(quotient)
+            scaled = self.new(x.shape, quotient.grad or w_trains)
+            return self.new(x.shape, scaled.grad or b_trains)
 
     def add_head_bias(self, t: T, name: str) -> T:
         """``layer + transpose_for_scores(bias[None, None, :])`` on DeBERTa's permuted Q or V: laid out as ``t``;

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from ..costs import CostModel, Sim, T, activation_key, dropouts
+from ..costs import CostModel, Sim, T, activation_key, dropouts, position_ids_buffer
 from ..config import read_fields
 from ..errors import CalcError
 from ..model import Inventory, TensorList
@@ -127,71 +127,178 @@ def backbone(t: TensorList, c: dict[str, Any], prefix: str, with_pooler: bool) -
 # quant_mode false (the published checkpoints', the default): every quantised module runs in floating point
 # (``QuantLinear``: ``F.linear``; ``QuantEmbedding``: ``F.embedding``; ``IntGELU``: ``nn.GELU``; ``IntSoftmax``:
 # ``softmax``), ``QuantAct`` returns its input (plus its ``identity``, the residual), after updating its running
-# minimum and maximum on ``.data`` in training (no graph, no FLOPs FlopCounterMode counts); ``IntLayerNorm``
-# is written out in Python (:func:`step_int_layer_norm`). quant_mode true is refused (``costs_step_value``):
-# PyTorch runs it, but its integer path is not modelled (tests/crosscheck/test_costs_reference.py shows it costs otherwise).
+# minimum and maximum in training (:func:`step_quant_act`: no graph, no FLOPs FlopCounterMode counts);
+# ``IntLayerNorm`` is written out in Python (``Sim.int_layer_norm``). quant_mode true is refused
+# (``costs_step_value``): PyTorch runs it, but its integer path is not modelled (tests/crosscheck/test_costs_reference.py
+# shows it costs otherwise).
 
 
 def step_int_layer_norm(sim: Sim, module: str, x: T) -> T:
-    """``IntLayerNorm`` with quant_mode false: ``mean``, ``y = x - mean``, ``var = mean(y ** 2)``,
-    ``x = y / sqrt(eps + var)``, ``x * weight + bias``.
+    """``IntLayerNorm`` with quant_mode false (``Sim.int_layer_norm``: what autograd keeps; the lifetime simulator
+    replays its nodes op by op)."""
+    return sim.int_layer_norm(module, x)
 
-    What autograd keeps (derivatives.yaml): ``pow`` its input ``y``; ``sqrt`` its result ``s`` [B, L, 1];
-    ``div`` both ``y`` and ``s`` (``y``'s gradient needs ``s``, ``s``'s both); ``mul`` by the weight the
-    quotient when the weight trains (the weight itself, for the quotient's gradient, is a parameter). The
-    means, the subtraction and the two additions keep nothing. No matrix product: no FLOPs.
-    """
-    with sim._in(module):
-        w_trains, b_trains = sim.param_trains(module + ".weight"), sim.param_trains(module + ".bias")
-        rows = x.shape[:-1] + (1,)
-        mean = sim.new(rows, x.grad)
-        y = sim.add(x, mean)  # x - mean
-        squared = sim.keep_input(y)  # y ** 2: pow keeps y
-        var = sim.new(rows, squared.grad)  # mean(..., keepdim=True)
-        sim.keep_output(sim.new(rows, var.grad))  # sqrt(eps + var): keeps its result
-        if y.grad:
-            sim.save(y)
-        quotient = sim.new(x.shape, y.grad)  # y / root
-        if w_trains and sim.grad_mode:
-            sim.save(quotient)
-        scaled = sim.new(x.shape, quotient.grad or w_trains)
-        return sim.new(x.shape, scaled.grad or b_trains)
+
+def step_quant_act(sim: Sim, x: T, identity: T | None = None, first: bool = True) -> T:
+    """``QuantAct.forward`` with quant_mode false: ``x_act = identity + x`` (the residual add, when given), and in
+    training the running range updated, which allocates only 0-dim and one-element tensors no figure of the tape
+    counts (the lifetime simulator's :meth:`~.Sim.transients`, in the order and with the lifetimes measured):
+
+    ``x_min = x_act.data.min()``, ``x_max = ...max()`` (named until the return); the NaN assertion
+    (``isnan`` 1 byte, ``sum`` int64, ``== 0`` 1 byte, for each); ``self.x_min.min() > -1.1e-5`` (and, when true,
+    ``self.x_max.max() < 1.1e-5``). ``first``: the module's first call (its buffers at their ±1e-5 start): the
+    initialisation ``self.x_min = self.x_min + x_min`` and the same for ``x_max``; a later call (the embeddings call
+    ``embeddings_act1`` twice) takes the first test false and updates each by its momentum
+    (``self.x_min * 0.95 + x_min * 0.05``: two products and their sum). Each assignment replaces the buffer: the new
+    one-element tensor is made, then the old one freed (issue 32's definition: a buffer is live until CPython frees
+    it), so the buffers' bytes are as before with one element more for that moment, which is how it is counted
+    here: a transient gone at once, counted as a buffer (:meth:`~.Sim.buffer_transient`). The embeddings' first
+    call replaces its buffers twice, the interim pair an operation's output; no moment of the embeddings is the
+    forward's maximum (the LayerNorm's centred copy and power that follow add more than any of these), so its
+    count by kind is never the one compared."""
+    mark = sim.scope()  # QuantAct.forward: x_min and x_max die as it returns
+    x_act = x if identity is None else sim.add(identity, x)
+    if sim.training:
+        s = x_act.itemsize
+        low, high = sim.named_transient(s, "aten.min"), sim.named_transient(s, "aten.max")
+        for _ in range(2):  # assert x_max.isnan().sum() == 0 and x_min.isnan().sum() == 0
+            nan = sim.named_transient(1, "aten.isnan")
+            total = sim.named_transient(8, "aten.sum")
+            sim.drop_transient(nan)
+            equal = sim.named_transient(1, "aten.eq")
+            for gone in (total, equal):
+                sim.drop_transient(gone)
+        tests = (("aten.min", "aten.gt"), ("aten.max", "aten.lt")) if first else (("aten.min", "aten.gt"),)
+        for reduce, compare in tests:  # the start test, short-circuited when the first is false
+            reduced, told = sim.named_transient(s, reduce), sim.named_transient(1, compare)
+            for gone in (reduced, told):
+                sim.drop_transient(gone)
+        for _ in range(2):  # self.x_min = ..., self.x_max = ...: the new buffer made, the old one freed
+            temps = [] if first else [sim.named_transient(s, "aten.mul"), sim.named_transient(s, "aten.mul")]
+            replaced = sim.buffer_transient(sim.named_transient(s, "aten.add"))
+            for gone in (*temps, replaced):
+                sim.drop_transient(gone)
+        sim.drop_transient(low)
+        sim.drop_transient(high)
+    return sim.end_scope(mark, x_act)
+
+
+def step_attention(sim: Sim, x: T, s: str, heads: int) -> T:
+    """``IBertSelfAttention`` (eager): Q, K, V (each named until the return), their ``QuantAct`` s, the scores
+    ``/ sqrt(d)`` (named until the return beside the probabilities: ``attention_probs, _ = self.softmax(...)``),
+    softmax, dropout, ``matmul`` with V, back to [B, L, H] (a copy), the context's ``QuantAct``. The probabilities
+    are not returned (no ``output_attentions``): gone with the function unless autograd keeps them."""
+    b, n, h = x.shape
+    mark = sim.scope()
+    width = sim.linear_info(s + "query").out_features
+    d = width // heads
+    q = sim.linear(s + "query", x)
+    k = sim.linear(s + "key", x)
+    v = sim.linear(s + "value", x)
+    for t in (q, k, v):
+        step_quant_act(sim, t)
+
+    def split(t: T) -> T:
+        return sim.transpose(sim.view(t, (b, n, heads, d)), 1, 2)
+    q, k, v = split(q), split(k), split(v)
+    product = sim.bmm(q, sim.transpose(k, 2, 3))
+    scores = sim.made_by(sim.pointwise(product), "aten.div")  # attention_scores / scale
+    sim.release(product)
+    probs = sim.keep_output(scores)
+    probs = sim.rebind(probs, sim.dropout(probs, sim.drops("attention_probs_dropout_prob")))
+    context = sim.bmm(probs, v)
+    context = sim.rebind(context, sim.contiguous(sim.transpose(context, 1, 2)))
+    out = sim.contiguous(sim.reshape(context, (b, n, width)))
+    step_quant_act(sim, out)
+    return sim.end_scope(mark, out)
+
+
+def step_output(sim: Sim, p: str, x: T, residual: T, hidden: bool) -> T:
+    """``IBertSelfOutput`` / ``IBertOutput``: dense, dropout, ``ln_input_act(hidden, identity=input)`` (the residual
+    sum; the dropout's output dropped as its name is rebound after the call), ``IntLayerNorm`` (the sum dropped
+    then), ``output_activation``."""
+    mark = sim.scope()
+    y = sim.linear(p + "dense", x)
+    y = sim.rebind(y, sim.dropout(y, hidden))
+    total = step_quant_act(sim, y, residual)
+    sim.release(y)
+    out = step_int_layer_norm(sim, p + "LayerNorm", total)
+    sim.release(total)
+    step_quant_act(sim, out)
+    return sim.end_scope(mark, out)
 
 
 def step_layer(prefix: str, i: int, heads: int) -> Any:
-    """One ``IBertLayer``: BERT's attention (its scores ``/ sqrt(d)``, a plain softmax),
-    ``QuantAct`` residual adds, :func:`step_int_layer_norm`, ``nn.GELU``."""
+    """One ``IBertLayer``: attention and its output; ``pre_intermediate_act``; the intermediate dense, ``nn.GELU``
+    (keeps its input) and its ``QuantAct``; ``pre_output_act``; the output (:func:`step_output`)."""
     p = f"{prefix}encoder.layer.{i}."
 
     def run(sim: Sim, x: T) -> T:
-        s = p + "attention.self."
         hidden = sim.drops("hidden_dropout_prob")
-        # scores / sqrt(d), then + attention_mask (create_bidirectional_mask's): an add that keeps nothing, no FLOPs
-        context = bert.step_attention(sim, x, heads, s + "query", s + "key", s + "value")
-        out = sim.dropout(sim.linear(p + "attention.output.dense", context), hidden)
-        attended = step_int_layer_norm(sim, p + "attention.output.LayerNorm", sim.add(x, out))
-        inner = sim.keep_input(sim.linear(p + "intermediate.dense", attended))  # IntGELU: nn.GELU
-        out = sim.dropout(sim.linear(p + "output.dense", inner), hidden)
-        return step_int_layer_norm(sim, p + "output.LayerNorm", sim.add(attended, out))
+        layer = sim.scope()  # IBertLayer.forward
+        attention = sim.scope()  # IBertAttention.forward: the context named in ``self_outputs`` until it returns
+        context = step_attention(sim, x, p + "attention.self.", heads)
+        attended = sim.end_scope(attention, step_output(sim, p + "attention.output.", context, x, hidden))
+        chunk = sim.scope()  # feed_forward_chunk
+        step_quant_act(sim, attended)  # pre_intermediate_act
+        inner_mark = sim.scope()  # IBertIntermediate.forward
+        inner = sim.linear(p + "intermediate.dense", attended)
+        inner = sim.rebind(inner, sim.keep_input(inner))  # IntGELU: nn.GELU
+        step_quant_act(sim, inner)
+        inner = sim.end_scope(inner_mark, inner)
+        step_quant_act(sim, inner)  # pre_output_act
+        out = sim.end_scope(chunk, step_output(sim, p + "output.", inner, attended, hidden))
+        return sim.end_scope(layer, out)
 
     return run
 
 
+def step_embeddings(sim: Sim, e: str, ids: T, types: T, b: int, n: int) -> T:
+    """``IBertEmbeddings``: RoBERTa's positions from the ids (their int temporaries), word + types through
+    ``embeddings_act1`` (first call), + positions through it again (its momentum update), ``IntLayerNorm``, dropout,
+    ``output_activation``; the three looked-up tables named until the return."""
+    mark = sim.scope()
+    sim.transients((b * n, 4 * b * n, 8 * b * n, 4 * b * n, 4 * b * n, 4 * b * n, 8 * b * n), (1, 7, 3, 4, 5, 6, 7),
+                   ("aten.ne", "aten._to_copy", "aten.cumsum", "aten._to_copy", "aten.add", "aten.mul",
+                    "aten._to_copy"))
+    positions = sim.ids((b, n))
+    words = sim.embedding(e + "word_embeddings", ids, first=True)
+    kinds = sim.embedding(e + "token_type_embeddings", types)
+    x = step_quant_act(sim, words, kinds)
+    x = sim.rebind(x, step_quant_act(sim, x, sim.embedding(e + "position_embeddings", positions), first=False))
+    x = sim.rebind(x, step_int_layer_norm(sim, e + "LayerNorm", x))
+    x = sim.rebind(x, sim.dropout(x, sim.drops("hidden_dropout_prob")))
+    step_quant_act(sim, x)
+    return sim.end_scope(mark, x)
+
+
 def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
-    """I-BERT's classes: ``IBertEmbeddings`` (RoBERTa's positions from the ids, ``torch.zeros`` token types; word +
-    types, + positions, :func:`step_int_layer_norm`, dropout), the layers, BERT's pooler, RoBERTa's heads."""
+    """I-BERT's classes: ``IBertModel.forward`` (the padding check on the ids' first and last columns, four
+    temporaries; ``attention_mask = torch.ones((B, L))`` float32, read by the mask function, which returns None,
+    and dropped then; ``torch.zeros`` token types), the embeddings, the layers, BERT's pooler, RoBERTa's heads.
+    Every class but multiple choice (refused) is replayed op by op."""
     prefix = bert.step_prefix(inv)
-    e = prefix + "embeddings."
+    sim.exact_lifetimes()
+    sim.exact_forward()  # every name's release declared below (the heads: RoBERTa's)
+    mark = sim.scope()  # IBertModel.forward
     ids = sim.ids((b, n))
+    if inv.config.get("pad_token_id", 1) is not None:  # warn_if_padding_and_no_attention_mask
+        sim.transients((16, 16 * b, 2 * b, 1), (1, 3, 3, 3), ("aten.lift_fresh", "aten.index", "aten.eq", "aten.any"))
+    ones = sim.named_transient(4 * b * n, "aten.ones")
     types = sim.ids((b, n))
-    x = sim.add(sim.embedding(e + "word_embeddings", ids, first=True), sim.embedding(e + "token_type_embeddings", types))
-    x = sim.add(x, sim.embedding(e + "position_embeddings", sim.ids((b, n))))
-    x = sim.dropout(step_int_layer_norm(sim, e + "LayerNorm", x), sim.drops("hidden_dropout_prob"))
+    x = step_embeddings(sim, prefix + "embeddings.", ids, types, b, n)
+    sim.transients((b * n, 1), (1, 1), ("aten._to_copy", "aten.all"))
+    sim.drop_transient(ones)
     heads = inv.config["num_attention_heads"]
+    seq = x
     for i in range(inv.config["num_hidden_layers"]):
-        x = step_layer(prefix, i, heads)(sim, x)
-    pooled = bert.step_pooler(sim, prefix, x) if inv.pooler else None
-    return roberta.step_heads(sim, inv, x, pooled, dropout_key="hidden_dropout_prob")
+        y = sim.layer(step_layer(prefix, i, heads), seq)
+        if i:
+            sim.rebind(seq, y)
+        seq = y
+    pooled = bert.step_pooler(sim, prefix, seq) if inv.pooler else None
+    sim.end_scope(mark, seq, *([pooled] if pooled is not None else []))
+    return roberta.step_heads(sim, inv, seq, pooled, dropout_key="hidden_dropout_prob")
 
 
 def step_check(inv: Inventory) -> None:
@@ -218,7 +325,8 @@ def read_config(raw: Mapping[str, Any]) -> dict[str, Any]:
 KEYS = (activation_key("gelu", read=False), *dropouts("hidden_dropout_prob", "attention_probs_dropout_prob"))
 
 #: I-BERT does not support gradient checkpointing (``gradient_checkpointing_enable`` raises).
-COSTS = CostModel(step_program, bert.absolute_positions(offset=2), check=step_check, keys=KEYS, checkpointing=False)
+COSTS = CostModel(step_program, bert.absolute_positions(offset=2), check=step_check, keys=KEYS, checkpointing=False,
+                  buffers=position_ids_buffer)
 
 
 def ibert_config(hidden: int, layers: int, heads: int) -> dict[str, Any]:

@@ -15,7 +15,7 @@ import random
 from typing import Any
 
 from ..config import Field
-from ..costs import CostModel, Sim, T, activation_key, dropouts
+from ..costs import CostModel, Sim, T, activation_key, dropouts, position_buffers
 from ..errors import CalcError
 from ..model import Inventory
 from . import bert, roberta
@@ -156,8 +156,11 @@ def step_check(inv: Inventory) -> None:
         raise CalcError("costs_forward_fails", key="conv_window", value=window)
 
 
+#: ``YosoEmbeddings`` registers ``position_ids`` (``arange(P) + 2``) and ``token_type_ids``, int64 [1, P], non-persistent:
+#: the peak's start set. The program is not replayed op by op (``YosoCumulation``'s custom backward, ``F.normalize``'s
+#: nodes): the step gives the proven bounds, and a figure only where they decide it.
 COSTS = CostModel(step_program, bert.absolute_positions(), check=step_check, autocast=True,
-                  keys=(activation_key("gelu"), *dropouts("hidden_dropout_prob")))
+                  keys=(activation_key("gelu"), *dropouts("hidden_dropout_prob")), buffers=position_buffers)
 
 
 _P = "yoso."

@@ -53,7 +53,8 @@ def _op_name(func: Any) -> str:
 class LiveBytes(TorchDispatchMode):
     """Issue 32's ``LiveBytes``: ``peak`` = max over time of the sum of live storages' bytes.
 
-    ``start``: tensors live from the start (parameters, buffers, ``input_ids``).
+    ``start``: tensors live from the start (parameters, buffers, ``input_ids``); none is kept referenced here, so
+    pass a temporary list: a start storage the step frees (a replaced buffer) is then freed when CPython frees it.
     ``round_to``: each storage's bytes rounded up to a multiple (512 = CUDA's block).
     ``key``: ``"data_ptr"`` (the issue's: a storage is its address) or ``"storage"``
     (the storage object itself, for fake tensors, which have no address).
@@ -441,12 +442,18 @@ def measure_peak(step: Step, round_to: int = 1, fake: bool = False) -> PeakResul
     try:
         with _fake_mode() if fake else contextlib.nullcontext():
             model, hf_model, ids = prepare(step)
-            start = [*model.parameters(), *model.buffers(), ids]
-            mode = LiveBytes(start, round_to=round_to, key="storage" if fake else "data_ptr")
+            # The start set passed as a temporary list: LiveBytes tracks each storage and keeps no reference, so a
+            # buffer the forward replaces (I-BERT's QuantAct assigns new ``x_min``/``x_max`` tensors) is freed when its
+            # module drops it, as the definition says ("live ... until CPython frees it"), not held by the harness.
+            mode = LiveBytes([*model.parameters(), *model.buffers(), ids], round_to=round_to,
+                             key="storage" if fake else "data_ptr")
             box: list = []
+            # A start storage is named for what it is at the start (a buffer the step replaces and frees: its old
+            # storage is still that buffer's, not an operation's); one live at the end, for what it is then.
+            names = _names(mode, model, ids, None)
             run_span(step, model, ids, mode, box)
             opt = None if step.inference else box[0]
-            names = _names(mode, model, ids, opt)
+            names.update(_names(mode, model, ids, opt))
             at_peak = sorted(((names.get(s, f"act:{mode.made_by[s]}"), n) for s, n in mode.live_at_peak().items()),
                              key=lambda item: (-item[1], item[0]))
             return PeakResult(mode.peak, mode.peak_phase, mode.peak_op, at_peak, mode.timeline, mode.phase_starts,
