@@ -67,6 +67,7 @@ EXACT += ("nomic_bert",)
 PARTIAL += ("nomic_bert",)  # a one-wide head (two-column rotary) keeps its bounds
 EXACT += ("deberta",)  # DebertaLayerNorm op by op, the fused Q/K/V split
 PARTIAL += ("deberta",)  # talking heads keep their bounds
+EXACT += ("neomme",)  # eager and SDPA, float32 and bf16
 PEAK_FAMILIES = tuple(mt for mt, f in FAMILIES.items() if f.costs is not None and f.costs.buffers is not None)
 KIND = {"weights": "param", "buffer": "buffer", "input_ids": "input_ids", "activation": "act"}
 
