@@ -32,6 +32,12 @@ The training step (:func:`step_program`) is the forward transformers runs with `
 attention or SDPA, in float32, bf16 or under autocast (the patch stem is never called). It reads
 ``layer_types`` and each kind's ``partial_rotary_factor``, which :func:`read_config` keeps for it, and under SDPA
 each layer's window (``sliding_window``, and ``per_layer_config`` where the config gives one: the masks).
+
+The peak of live memory (issue 32) is replayed op by op for the three classes, eager or SDPA, float32 or bf16, any
+plan, non-reentrant checkpointing, and inference: the program names every tensor as ``modeling_neomme.py`` does
+(each layer's window mask and every kind's cos and sin made before the layers with their temporaries, kept to the
+model's end) and ``LiveSim`` records each operation's autograd node as ``backward_ledger`` measured it. Under
+autocast the peak claims nothing (its casts are not modelled here).
 """
 from __future__ import annotations
 
