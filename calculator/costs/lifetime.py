@@ -597,7 +597,8 @@ class LiveSim(Sim):
 
     def product(self, a: T, b: T, flops: int, shape: Sequence[int]) -> T:
         self._begin()
-        self._labelled("matmul", "aten.bmm")
+        op = self._product_op  # "aten.mm" for a product by a matrix (:meth:`matmul_matrix`)
+        self._labelled("matmul", op)
         out = super().product(a, b, flops, shape)
         if len(shape) != 3:
             self.fail("mm of two activations")
@@ -605,8 +606,8 @@ class LiveSim(Sim):
             return out
 
         def run(bw: Backward, g: T) -> list[T | None]:
-            gb = bw.alloc(b.shape, b.itemsize, "aten.bmm") if b.grad else None  # measured: mat2's first
-            ga = bw.alloc(a.shape, a.itemsize, "aten.bmm") if a.grad else None
+            gb = bw.alloc(b.shape, b.itemsize, op) if b.grad else None  # measured: mat2's first
+            ga = bw.alloc(a.shape, a.itemsize, op) if a.grad else None
             return [ga, gb]
         return self._node("BmmBackward0", [self._edge(a), self._edge(b)], run, out)
 
@@ -2850,6 +2851,229 @@ class LiveSim(Sim):
             self.release(self.new(out.shape, False, 8))
         return out
 
+
+    # -- NeoMME's operations (issue 32; each node's allocations measured with peak_measure.backward_ledger)
+
+    def _pow_grad(self, name: str, t: T, out: T) -> T:
+        """``PowBackward0`` of ``t ** c`` (``c`` a number): ``grad * (c * t.pow(c - 1))``, three tensors of ``t``'s
+        shape, the two factors freed as it returns (measured for ``pow(2)`` and ``pow(-0.5)``)."""
+        shape = t.shape
+
+        def run(bw: Backward, g: T) -> list[T | None]:
+            first, second = bw.alloc(shape, t.itemsize, "aten.pow"), bw.alloc(shape, t.itemsize, "aten.mul")
+            out_ = bw.alloc(shape, t.itemsize, "aten.mul")
+            bw.drop(first.storage)
+            bw.drop(second.storage)
+            return [out_]
+        self.save(t)
+        return self._node(name, [self._edge(t)], run, out)
+
+    def rms_norm_pow(self, x: T) -> T:
+        """``NeoMMERMSNorm`` without a scale, op by op: ``x.float()`` (a copy below float32, ``_norm``'s argument,
+        gone as it returns); ``pow(2)`` (``PowBackward0`` keeps x32; gone after the mean); ``mean`` (gone after
+        ``+ eps``); ``mean_squared`` (kept by ``torch.pow(·, -0.5)``, named until ``_norm`` returns); the power
+        (kept by the product, a temporary); the product; ``.type_as(x)`` (the float32 product rebound)."""
+        mark = self.scope()
+        x32 = x if x.itemsize == 4 else self.to_dtype(x, 4)
+        shape, rows = x.shape, x.shape[:-1] + (1,)
+        inner = self.scope()  # _norm
+        self._begin()
+        self._labelled("pow", "aten.pow")
+        power = self.new(shape, x32.grad, 4)
+        if power.grad:
+            power = self._pow_grad("PowBackward0", x32, power)
+        self._labelled("mean", "aten.mean")
+        variance = self.new(rows, power.grad, 4)
+        if variance.grad:
+            variance = self._pointwise_backward("MeanBackward1", "aten.div", power, variance)
+        self.release(power)
+        self._labelled("add", "aten.add")
+        shifted = self.new(rows, variance.grad, 4)
+        if shifted.grad:
+            shifted = self._node("AddBackward1", [self._edge(variance)],
+                                 lambda bw, g: [bw.alias(g, g.shape, g.strides)], shifted, [])
+        self.release(variance)
+        self._begin()
+        self._labelled("pow", "aten.pow")
+        root = self.new(rows, shifted.grad, 4)
+        if root.grad:
+            root = self._pow_grad("PowBackward0", shifted, root)
+        self._begin()
+        self._labelled("mul", "aten.mul")
+        normed = self.new(shape, x32.grad, 4)
+        if normed.grad:
+            self.save(x32)
+            self.save(root)
+
+            def product(bw: Backward, g: T) -> list[T | None]:
+                gx = bw.alloc(shape, 4, "aten.mul")
+                full = bw.alloc(shape, 4, "aten.mul")
+                gr = bw.alloc(rows, 4, "aten.sum")
+                bw.drop(full.storage)
+                return [gx, gr]
+            normed = self._node("MulBackward0", [self._edge(x32), self._edge(root)], product, normed)
+        self.end_scope(inner, normed)
+        if x32 is not x:
+            self.release(x32)  # _norm's argument
+        out = normed
+        if x.itemsize != 4:
+            out = self.to_dtype(normed, x.itemsize)
+            self.release(normed)
+        return self.end_scope(mark, out)
+
+    def normalize_last(self, x: T) -> T:
+        """``F.normalize(x, dim=-1)`` op by op: ``linalg_vector_norm`` (keeps its input and output; backward
+        ``grad * (x / norm).masked_fill_(norm == 0, 0)``: two tensors of x's shape and a bool [.., 1], all live to
+        the end of the expression, the quotient and the mask freed), ``clamp_min`` (keeps the norm; backward
+        ``where(norm >= eps, grad, scalar_tensor(0))``: a 0-dim scalar, a bool mask and the gradient), ``expand_as``
+        (``sum_to`` the rows), the division (keeps both; backward the divisor's ``-grad * ((x / d) / d)`` first, its
+        three temporaries freed at the statement's end, then ``grad / d``). The norm and its clamp are temporaries of ``normalize``."""
+        rows = x.shape[:-1] + (1,)
+        shape, size = x.shape, x.itemsize
+        mark = self.scope()
+        self._begin()
+        self._labelled("norm", "aten.linalg_vector_norm")
+        norm = self.new(rows, x.grad, size)
+        if norm.grad:
+            self.save(x)
+            self.save(norm)
+
+            def norm_backward(bw: Backward, g: T) -> list[T | None]:
+                quotient = bw.alloc(shape, size, "aten.div")
+                zero = bw.alloc(rows, 1, "aten.eq")
+                grad = bw.alloc(shape, size, "aten.mul")
+                bw.drop(quotient.storage)
+                bw.drop(zero.storage)
+                return [grad]
+            norm = self._node("LinalgVectorNormBackward0", [self._edge(x)], norm_backward, norm)
+        self._labelled("clamp_min", "aten.clamp_min")
+        clamped = self.new(rows, norm.grad, size)
+        if clamped.grad:
+            self.save(norm)
+
+            def clamp_backward(bw: Backward, g: T) -> list[T | None]:
+                scalar = bw.alloc((), size, "aten.scalar_tensor")
+                mask = bw.alloc(rows, 1, "aten.ge")
+                grad = bw.alloc(rows, size, "aten.where")
+                bw.drop(scalar.storage)
+                bw.drop(mask.storage)
+                return [grad]
+            clamped = self._node("ClampMinBackward0", [self._edge(norm)], clamp_backward, clamped)
+        self.release(norm)
+        wide = Ops.expand(self, clamped, shape)
+        if wide.grad:
+            wide = self._node("ExpandBackward0", [self._edge(clamped)],
+                              lambda bw, g: [bw.alloc(rows, size, "aten.sum")], wide, [])
+        self._begin()
+        self._labelled("div", "aten.div")
+        out = self._laid_out(x, x.grad, "aten.div")
+        if out.grad:
+            self.save(x)
+            self.save(clamped)
+
+            def div_backward(bw: Backward, g: T) -> list[T | None]:
+                temps = [bw.alloc(shape, size, "aten.div"), bw.alloc(shape, size, "aten.div"),
+                         bw.alloc(shape, size, "aten.neg")]
+                gd = bw.alloc(shape, size, "aten.mul")
+                for temp in temps:
+                    bw.drop(temp.storage)
+                gx = bw.alloc(shape, size, "aten.div")
+                return [gx, gd]
+            out = self._node("DivBackward0", [self._edge(x), self._edge(wide)], div_backward, out)
+        return self.end_scope(mark, out)
+
+    def square(self, t: T) -> T:
+        """``torch.square``: ``pow(t, 2)``, whose ``PowBackward0`` keeps its input (three tensors, two freed)."""
+        self._begin()
+        self._labelled("pow", "aten.pow")
+        out = self._laid_out(t, t.grad, "aten.pow")
+        return self._pow_grad("PowBackward0", t, out) if out.grad else out
+
+    def sigmoid(self, t: T) -> T:
+        """``torch.sigmoid``: ``SigmoidBackward0`` keeps its output, allocates the gradient."""
+        self._begin()
+        self._labelled("sigmoid", "aten.sigmoid")
+        out = self._laid_out(t, t.grad, "aten.sigmoid")
+        if not out.grad:
+            return out
+        self.save(out)
+        return self._pointwise_backward("SigmoidBackward0", "aten.sigmoid_backward", t, out)
+
+    def subtract(self, a: T, b: T) -> T:
+        """``a - b`` of one shape and dtype, laid out as ``a``: ``SubBackward0`` hands ``a`` the gradient itself and
+        allocates ``-grad`` for ``b``."""
+        self._begin()
+        self._labelled("sub", "aten.sub")
+        out = self._laid_out(a, a.grad or b.grad, "aten.sub")
+        if not out.grad:
+            return out
+        if a.shape != b.shape or a.itemsize != b.itemsize:
+            self.fail("a broadcasting or promoting subtraction")
+        shape, size = b.shape, b.itemsize
+
+        def run(bw: Backward, g: T) -> list[T | None]:
+            ga = bw.alias(g, g.shape, g.strides) if a.grad else None
+            gb = bw.alloc(shape, size, "aten.neg") if b.grad else None
+            return [ga, gb]
+        return self._node("SubBackward0", [self._edge(a), self._edge(b)], run, out, [])
+
+    def sum_keep(self, t: T) -> T:
+        """``t.sum(-1, keepdim=True)``: ``SumBackward1`` hands on the gradient expanded (a view)."""
+        self._begin()
+        self._labelled("sum", "aten.sum")
+        out = Ops.sum_keep(self, t)
+        if not out.grad:
+            return out
+        shape = t.shape
+        return self._node("SumBackward1", [self._edge(t)],
+                          lambda bw, g: [bw.alias(g, shape, g.strides[:-1] + (0,))], out, [])
+
+    def mul_broadcast(self, a: T, b: T, shape: Sequence[int]) -> T:
+        """``a * b`` broadcast to ``shape``, one dtype: ``MulBackward0`` keeps each factor for the other's gradient;
+        its backward allocates ``grad * b`` and ``grad * a`` (``shape``), then ``validate_outputs`` sums a broadcast
+        factor's to its shape (a new tensor, the full one freed)."""
+        self._begin()
+        self._labelled("mul", "aten.mul")
+        out = Ops.mul(self, a, b, shape)
+        if not out.grad:
+            return out
+        if a.itemsize != b.itemsize:
+            self.fail("a promoting product")
+        full = tuple(shape)
+
+        def run(bw: Backward, g: T) -> list[T | None]:
+            ga = bw.alloc(full, a.itemsize, "aten.mul") if a.grad else None
+            gb = bw.alloc(full, b.itemsize, "aten.mul") if b.grad else None
+            bw.applied()  # a checkpointed layer's unpacked factors go as apply returns, before validate_outputs
+            out_: list[T | None] = []
+            for t, grad in ((a, ga), (b, gb)):
+                if grad is not None and t.shape != full:
+                    summed = bw.alloc(t.shape, t.itemsize, "aten.sum")
+                    bw.drop(grad.storage)
+                    grad = summed
+                out_.append(grad)
+            return out_
+        return self._node("MulBackward0", [self._edge(a), self._edge(b)], run, out)
+
+    #: The aten operation :meth:`product` names its output and gradients by.
+    _product_op = "aten.bmm"
+
+    def matmul_matrix(self, x: T, m: T) -> T:
+        """:meth:`~.ops.Ops.matmul_matrix`: :meth:`matmul_by`, its product and gradients named ``aten.mm`` (NeoMME's
+        ``hidden @ unembedding_projection.weight``, measured)."""
+        self._product_op = "aten.mm"
+        try:
+            return self.matmul_by(x, m)
+        finally:
+            self._product_op = "aten.bmm"
+
+    def relaid(self, t: T, strides: Sequence[int] | None = None, itemsize: int | None = None) -> T:
+        """:meth:`~.ops.Ops.relaid`: the same tensor, its gradient to the same node."""
+        out = Ops.relaid(self, t, strides, itemsize)
+        if id(t) in self.edge:
+            self.edge[id(out)] = self.edge[id(t)]
+            self.keep.append(out)
+        return out
 
 @dataclass(frozen=True)
 class Timeline:

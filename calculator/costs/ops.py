@@ -1175,3 +1175,87 @@ class Ops:
         if t.grad:
             self.save(table)
         return self.elementwise_like(t, t.grad)
+    # -- operations for neomme (issue 32: each one's autograd node in :class:`~.lifetime.LiveSim`)
+
+    def rms_norm_pow(self, x: T) -> T:
+        """``NeoMMERMSNorm`` without a scale: ``x.float()``; ``pow(2)`` keeps it; ``mean``, ``+ eps`` keep nothing;
+        ``torch.pow(·, -0.5)`` keeps its input [.., 1]; ``x · that`` keeps both factors (the power's output a second
+        [.., 1] float32 tensor, unlike Llama's ``rsqrt``, which keeps one); ``.type_as(x)``. No FLOPs counted."""
+        x32 = x if x.itemsize == 4 else self.new(x.shape, x.grad, 4)  # bf16: the model's, or autocast's
+        rows = x.shape[:-1] + (1,)
+        mean = self.new(rows, x32.grad, 4)
+        power = self.new(rows, x32.grad, 4)
+        if x32.grad:
+            self.save(x32)  # pow(2)
+            self.save(mean)  # pow(mean + eps, -0.5)
+            self.save(power)  # the product: both factors
+        out = self.new(x.shape, x32.grad, 4)
+        return out if x.itemsize == 4 else self.new(x.shape, out.grad, x.itemsize)  # .type_as(x)
+
+    def normalize_last(self, x: T) -> T:
+        """``F.normalize(x, dim=-1)``: ``x / x.norm(dim=-1, keepdim=True).clamp_min(eps).expand_as(x)``. The norm
+        keeps its input and output, ``clamp_min`` its input (the norm), the division both operands; no FLOPs."""
+        rows = x.shape[:-1] + (1,)
+        norm = self.new(rows, x.grad, x.itemsize)
+        clamped = self.new(rows, x.grad, x.itemsize)
+        if x.grad:
+            self.save(x)
+            self.save(norm)
+            self.save(clamped)
+        return self.new(x.shape, x.grad, x.itemsize)
+
+    def square(self, t: T) -> T:
+        """``torch.square`` (ReLU²'s second half): ``pow(t, 2)`` keeps its input, as :meth:`keep_input`."""
+        return self.keep_input(t)
+
+    def sigmoid(self, t: T) -> T:
+        """``torch.sigmoid``: keeps its output, as :meth:`keep_output`."""
+        return self.keep_output(t)
+
+    def subtract(self, a: T, b: T) -> T:
+        """``a - b`` of one shape: a new tensor, nothing kept (as :meth:`add`)."""
+        return self.add(a, b)
+
+    def sum_keep(self, t: T) -> T:
+        """``t.sum(-1, keepdim=True)``: a new [..., 1] tensor; ``SumBackward1`` keeps only sizes."""
+        return self.new(t.shape[:-1] + (1,), t.grad, t.itemsize)
+
+    def mul_broadcast(self, a: T, b: T, shape: Sequence[int]) -> T:
+        """``a * b`` broadcast to ``shape`` (NeoMME's ``(scale * projection) * value_unit``): as :meth:`mul`."""
+        return self.mul(a, b, shape)
+
+    def slice_last(self, t: T, length: int, step: int = 1) -> T:
+        """``t[..., a:b:step]``: a view (:meth:`narrow` along the last dimension)."""
+        return self.narrow(t, len(t.shape) - 1, length, step)
+
+    def join_last(self, parts: Sequence[T], stack: bool) -> T:
+        """``torch.stack(parts, -1)`` or ``torch.cat(parts, -1)``: a new tensor; nothing kept."""
+        shape = parts[0].shape + (len(parts),) if stack else parts[0].shape[:-1] + (sum(p.shape[-1] for p in parts),)
+        return self.new(shape, any(p.grad for p in parts), parts[0].itemsize)
+
+    def add_like(self, a: T, b: T) -> T:
+        """``a + b`` of one shape, laid out as ``a`` (TensorIterator keeps a permuted input's order): :meth:`add`."""
+        out = self.add(a, b)
+        return T(out.shape, _dense_strides_like(a), out.storage, out.grad, out.itemsize)
+
+    def matmul_matrix(self, x: T, m: T) -> T:
+        """``x @ m`` by a 2-D matrix read as a tensor (NeoMME's decoder by ``unembedding_projection.weight``):
+        :meth:`matmul_by` (one ``mm`` of ``x`` viewed [rows, k])."""
+        return self.matmul_by(x, m)
+
+    def relaid(self, t: T, strides: Sequence[int] | None = None, itemsize: int | None = None) -> T:
+        """``t`` as the operation that made it lays it out (NeoMME: CPU's flash kernel lays its output out as the
+        query) or in the dtype it keeps (a product by a 0-dim factor does not promote): the same tensor."""
+        return T(t.shape, t.strides if strides is None else tuple(strides), t.storage, t.grad,
+                 t.itemsize if itemsize is None else itemsize)
+
+
+def _dense_strides_like(t: T) -> tuple[int, ...]:
+    """Contiguous strides in ``t``'s order of dimensions (largest stride outermost)."""
+    order = sorted(range(len(t.shape)), key=lambda i: -t.strides[i])
+    strides = [0] * len(t.shape)
+    step = 1
+    for i in reversed(order):
+        strides[i] = step
+        step *= max(t.shape[i], 1)
+    return tuple(strides)

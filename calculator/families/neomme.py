@@ -32,6 +32,12 @@ The training step (:func:`step_program`) is the forward transformers runs with `
 attention or SDPA, in float32, bf16 or under autocast (the patch stem is never called). It reads
 ``layer_types`` and each kind's ``partial_rotary_factor``, which :func:`read_config` keeps for it, and under SDPA
 each layer's window (``sliding_window``, and ``per_layer_config`` where the config gives one: the masks).
+
+The peak of live memory (issue 32) is replayed op by op for the three classes, eager or SDPA, float32 or bf16, any
+plan, non-reentrant checkpointing, and inference: the program names every tensor as ``modeling_neomme.py`` does
+(each layer's window mask and every kind's cos and sin made before the layers with their temporaries, kept to the
+model's end) and ``LiveSim`` records each operation's autograd node as ``backward_ledger`` measured it. Under
+autocast the peak claims nothing (its casts are not modelled here).
 """
 from __future__ import annotations
 
@@ -320,57 +326,98 @@ def sample(rng: random.Random, config: dict[str, Any]) -> None:
 
 
 def rms_norm(sim: Sim, x: T) -> T:
-    """``NeoMMERMSNorm`` without a scale: ``x.float()``; ``pow(2)`` keeps it; ``mean``, ``+ eps`` keep nothing;
-    ``torch.pow(·, -0.5)`` keeps its input [.., 1]; ``x · that`` keeps both factors (the power's output a second
-    [.., 1] float32 tensor, unlike Llama's ``rsqrt``, which keeps one); ``.type_as(x)``. No FLOPs counted."""
-    x32 = x if x.itemsize == 4 else sim.new(x.shape, x.grad, 4)  # bf16: the model's, or autocast's
-    rows = x.shape[:-1] + (1,)
-    mean = sim.new(rows, x32.grad, 4)
-    power = sim.new(rows, x32.grad, 4)
-    if x32.grad:
-        sim.save(x32)  # pow(2)
-        sim.save(mean)  # pow(mean + eps, -0.5)
-        sim.save(power)  # the product: both factors
-    out = sim.new(x.shape, x32.grad, 4)
-    return out if x.itemsize == 4 else sim.new(x.shape, out.grad, x.itemsize)  # .type_as(x)
+    """``NeoMMERMSNorm`` without a scale (:meth:`~calculator.costs.ops.Ops.rms_norm_pow`; op by op in the lifetime
+    simulator: ``pow(2)``, ``mean``, ``+ eps``, ``torch.pow(·, -0.5)``, the product, in float32)."""
+    return sim.rms_norm_pow(x)
 
 
 def normalize(sim: Sim, x: T) -> T:
-    """``F.normalize(x, dim=-1)``: ``x / x.norm(dim=-1, keepdim=True).clamp_min(eps).expand_as(x)``. The norm keeps
-    its input and output, ``clamp_min`` its input (the norm), the division both operands; no FLOPs counted."""
-    rows = x.shape[:-1] + (1,)
-    norm = sim.new(rows, x.grad, x.itemsize)
-    clamped = sim.new(rows, x.grad, x.itemsize)
-    if x.grad:
-        sim.save(x)
-        sim.save(norm)
-        sim.save(clamped)
-    return sim.new(x.shape, x.grad, x.itemsize)
+    """``F.normalize(x, dim=-1)`` (:meth:`~calculator.costs.ops.Ops.normalize_last`: the norm, ``clamp_min``,
+    ``expand_as``, the division)."""
+    return sim.normalize_last(x)
 
 
 def repeat_kv(sim: Sim, t: T, heads: int) -> T:
-    """``repeat_kv``: an expand and a reshape, a copy unless it can view (as :func:`.jina_embeddings_v3.rotary_attention`)."""
+    """``repeat_kv``: ``[:, :, None]``, an expand (its backward sums the gradient back) and a reshape, a copy unless
+    it can view (as EuroBERT's)."""
     b, kv, n, d = t.shape
     if kv == heads:
         return t
-    return sim.reshape(sim.expand(sim.view(t, (b, kv, 1, n, d)), (b, kv, heads // kv, n, d)), (b, heads, n, d))
+    wide = sim.expand_summed(sim.view(t, (b, kv, 1, n, d)), (b, kv, heads // kv, n, d))
+    return sim.reshape(wide, (b, heads, n, d))
 
 
-def rotate(sim: Sim, t: T, rotary: tuple[T, T]) -> T:
-    """``apply_rotary_pos_emb`` on the first ``rotated`` columns of each head (cos and sin kept), then ``cat``
-    with the rest (a new tensor, even when the whole head rotates)."""
+def rotate(sim: Sim, q: T, k: T, rotary: tuple[T, T]) -> tuple[T, T]:
+    """``apply_rotary_pos_emb``: each of Q and K sliced into its first ``rotated`` columns and the rest (views),
+    the first part rotated (``x * cos + rotate_half(x) * sin``, cos and sin kept), then ``cat`` with the rest (a new
+    tensor, even when the whole head rotates; the rotated part dropped as the name is rebound)."""
     cos, sin = rotary
-    turned = sim.rotary(sim.narrow(t, 3, cos.shape[-1]), cos, sin)
-    return sim.concat([turned, sim.narrow(t, 3, t.shape[-1] - cos.shape[-1])], 3)
+    width = cos.shape[-1]
+    parts = [(sim.slice_last(t, width), sim.slice_last(t, t.shape[-1] - width)) for t in (q, k)]
+    turned = [sim.rotate(part, cos, sin, False) for part, _ in parts]
+    out = []
+    for done, (_, rest) in zip(turned, parts):
+        out.append(sim.join_last([done, rest], False))
+        sim.release(done)
+    return out[0], out[1]
+
+
+def window_mask(sim: Sim, b: int, n: int) -> T:
+    """``create_bidirectional_sliding_window_mask`` without a padding mask, from L = the window on (below it the
+    mask functions return None): the batch, head and index ``arange``s, ``|q - kv| <= window``, the bitwise ands
+    (each temporary freed where measured); under SDPA that bool [L, L] is the mask (expanded [B, 1, L, L]); eager
+    attention's ``where`` makes the additive float [B, 1, L, L] one. Named until the model's forward returns."""
+    size = sim.itemsize
+    sim.transients((8 * b, 8, 8 * n, 8 * n, 8 * n, 8 * n, 1, 8 * n * n, 8 * n * n, n * n, n * n, n),
+                   (12, 12, 3, 12, 5, 12, 10, 8, 9, 10, 12, 12),
+                   ("aten.arange", "aten.arange", "aten.arange", "aten.add", "aten.arange", "aten.add",
+                    "aten.new_ones", "aten.sub", "aten.abs", "aten.le", "aten.bitwise_and", "aten.ge"))
+    bools = sim.constant_by("aten.bitwise_and", (1, 1, n, n), 1)
+    if sim.attention == "sdpa":
+        return sim.expand(bools, (b, 1, n, n))
+    sim.transients((size, size), (2, 2), ("aten.zeros", "aten.scalar_tensor"))
+    mask = sim.constant_by("aten.where", (b, 1, n, n), size)
+    sim.release(bools)
+    return mask
+
+
+def rotary_tables(sim: Sim, b: int, n: int, width: int, dtype: int) -> tuple[T, T]:
+    """``NeoMMERotaryEmbedding.forward`` under ``no_grad``: the positions' float32 copy [2, B, L, 1] (and the
+    inverse frequencies' where the model is not float32), the frequencies [2, B, L, r/2], ``cos`` and ``sin`` each
+    times ``attention_scaling``, each recomposed (``stack`` [B, L, r/4, 2], ``cat`` [B, L, r]), cast to the hidden
+    states' dtype (``dtype``). Every temporary freed where the Python names go (measured)."""
+    half = width // 2
+    freq_bytes = 2 * b * n * half * 4
+    sizes = [2 * b * n * 4]
+    deaths = [len(sizes) + (1 if sim.itemsize != 4 else 0)]
+    if sim.itemsize != 4:
+        sizes.append(half * 4)  # inv_freq.to(float32)
+        deaths.append(len(sizes))
+    base = len(sizes)
+    # freqs, cos, cos * scaling, sin, sin * scaling, stack (cos), [cat], stack (sin), [cat]
+    sim.transients(sizes + [freq_bytes, freq_bytes, freq_bytes, freq_bytes, freq_bytes, b * n * half * 4],
+                   deaths + [base + (8 if dtype == 4 else 10), base + 2, base + 6, base + 4, base + 8, base + 6],
+                   ["aten._to_copy"] * len(sizes) + ["aten.mul", "aten.cos", "aten.mul", "aten.sin", "aten.mul",
+                                                     "aten.stack"])
+    cos = sim.constant_by("aten.cat", (b, 1, n, width), 4)
+    sim.transients((b * n * half * 4,), (1,), ("aten.stack",))
+    sin = sim.constant_by("aten.cat", (b, 1, n, width), 4)
+    if dtype == 4:
+        return cos, sin
+    low = (sim.constant_by("aten._to_copy", cos.shape, dtype), sim.constant_by("aten._to_copy", sin.shape, dtype))
+    sim.release(cos, sin)
+    return low
 
 
 def step_attention(sim: Sim, x: T, a: str, c: Mapping[str, Any], rotary: tuple[T, T], values: T | None,
-                   window: int | None = None) -> T:
-    """``NeoMMEAttention`` under eager attention: Q, K, V; the scale-less RMSNorms on Q and K; rotary; the value
-    embeddings added to V; ``repeat_kv``; scores, a float32 softmax cast back, dropout, the weighted sum;
-    exclusive self-attention; the sigmoid-gated output projection."""
+                   mask: T | None = None) -> tuple[T, T | None]:
+    """``NeoMMEAttention``, every name dropped where the modeling file drops it: Q, K, V; the scale-less RMSNorms
+    on Q and K; rotary; the value embeddings added to V; eager attention (``repeat_kv``, scores, the mask, a float32
+    softmax cast back, dropout, the weighted sum) or SDPA's flash kernel; exclusive self-attention; the
+    sigmoid-gated output projection. Returns the output and eager attention's probabilities (the layer names them)."""
     b, n, _ = x.shape
     heads, kv, d = c["num_attention_heads"], c["num_key_value_heads"], c["head_dim"]
+    mark = sim.scope()  # NeoMMEAttention.forward
 
     def split(t: T, count: int) -> T:
         return sim.transpose(sim.view(t, (b, n, count, d)), 1, 2)
@@ -378,93 +425,154 @@ def step_attention(sim: Sim, x: T, a: str, c: Mapping[str, Any], rotary: tuple[T
     q = split(sim.linear(a + "q_proj", x), heads)
     k = split(sim.linear(a + "k_proj", x), kv)
     v = split(sim.linear(a + "v_proj", x), kv)
-    q, k = rotate(sim, rms_norm(sim, q), rotary), rotate(sim, rms_norm(sim, k), rotary)
-    if values is not None:
-        added = sim.add(v, split(values, kv))  # in V's layout ([B, L, K, d] in memory: TensorIterator's order)
-        v = T(added.shape, v.strides, added.storage, added.grad, added.itemsize)
+    q = sim.rebind(q, rms_norm(sim, q))
+    k = sim.rebind(k, rms_norm(sim, k))
+    qr, kr = rotate(sim, q, k, rotary)
+    sim.release(q, k)
+    q, k = qr, kr
+    if values is not None:  # in V's layout ([B, L, K, d] in memory: TensorIterator's order)
+        v = sim.rebind(v, sim.add_like(v, split(values, kv)))
+    probs = None
     if sim.attention == "sdpa":
-        # sdpa_attention_forward: without a mask fewer K/V heads go to the kernel as they are (use_gqa_in_sdpa);
-        # a sliding layer from L = its window on passes a [B, 1, L, L] mask (_ignore_bidirectional_mask_sdpa),
-        # which scaled_dot_product_attention turns into an additive one in the query's dtype, kept by the kernel
-        mask = sim.constant((b, 1, n, n), sim.lower or sim.itemsize) if window is not None and n >= window else None
+        inner = sim.scope()  # sdpa_attention_forward
+        # without a mask fewer K/V heads go to the kernel as they are (use_gqa_in_sdpa); with one (a sliding layer
+        # from L = its window on) K and V are repeated and scaled_dot_product_attention turns the bool mask into an
+        # additive one in the query's dtype (two scalars, then where), kept by the kernel
         kk, vv = (k, v) if mask is None else (repeat_kv(sim, k, heads), repeat_kv(sim, v, heads))
-        out = sim.sdpa(q, kk, vv, mask)
+        float_mask = None
+        if mask is not None:
+            sim.transients((q.itemsize, q.itemsize), (2, 2), ("aten.scalar_tensor", "aten.scalar_tensor"))
+            float_mask = sim.constant_by("aten.where", (b, 1, n, n), q.itemsize)
+        out = sim.sdpa(q, kk, vv, float_mask)
         # CPU's flash kernel lays its output out as the query is laid out (measured): rotate's cat made Q a
         # contiguous [B, A, L, d], so the output is too, and transformers' transpose(1, 2).contiguous() copies it
-        out = T(out.shape, contiguous_strides(out.shape), out.storage, out.grad, out.itemsize)
-        context = sim.contiguous(sim.transpose(out, 1, 2))  # [B, L, A, d]
+        out = sim.relaid(out, contiguous_strides(out.shape))
+        context = sim.end_scope(inner, sim.contiguous(sim.transpose(out, 1, 2)))  # [B, L, A, d]
     else:
-        scores = sim.pointwise(sim.bmm(q, sim.transpose(repeat_kv(sim, k, heads), 2, 3)))  # * scaling (+ mask)
-        probs = sim.softmax_float32(scores)
+        inner = sim.scope()  # eager_attention_forward
+        kk, vv = repeat_kv(sim, k, heads), repeat_kv(sim, v, heads)
+        product = sim.bmm(q, sim.transpose(kk, 2, 3))
+        scores = sim.pointwise(product)  # * scaling
+        sim.release(product)
+        if mask is not None:
+            scores = sim.rebind(scores, sim.add(scores, mask))
+        probs = sim.softmax_to_float(scores)
         if q.itemsize != 4:
-            probs = sim.new(probs.shape, probs.grad, q.itemsize)  # .to(query.dtype)
-        probs = sim.dropout(probs, sim.drops("attention_dropout"))
-        context = sim.contiguous(sim.transpose(sim.bmm(probs, repeat_kv(sim, v, heads)), 1, 2))  # [B, L, A, d]
+            probs = sim.rebind(probs, sim.to_dtype(probs, q.itemsize))
+        sim.release(scores)
+        probs = sim.rebind(probs, sim.dropout(probs, sim.drops("attention_dropout")))
+        context = sim.bmm(probs, vv)
+        context = sim.rebind(context, sim.contiguous(sim.transpose(context, 1, 2)))  # [B, L, A, d]
+        sim.end_scope(inner, context, probs)
     # NeoMMEExclusiveSelfAttention: V repeated again, its unit vectors (float32), the part along them removed
-    unit = sim.transpose(repeat_kv(sim, v, heads), 1, 2)
-    unit = normalize(sim, unit if unit.itemsize == 4 else sim.new(unit.shape, unit.grad, 4))
-    if context.itemsize != 4:  # .to(attn_output.dtype): the model's bf16, or autocast's
-        unit = sim.new(unit.shape, unit.grad, context.itemsize)
-    projection = sim.mul_like(context, unit)
-    projection = sim.new((b, n, heads, 1), projection.grad, context.itemsize)  # .sum(-1, keepdim=True)
-    scale = sim.keep_output(sim.param(a + "exclusive_self_attention.alpha"))  # tanh, float32
+    excl = sim.scope()
+    rep = sim.transpose(repeat_kv(sim, v, heads), 1, 2)  # value_states
+    wide = rep if rep.itemsize == 4 else sim.to_dtype(rep, 4)  # .float()
+    unit = normalize(sim, wide)
+    if wide is not rep:
+        sim.release(wide)
+    if context.itemsize != 4:  # .to(attn_output.dtype): the model's bf16
+        unit = sim.rebind(unit, sim.to_dtype(unit, context.itemsize))
+    product = sim.mul_like(context, unit)
+    projection = sim.sum_keep(product)
+    sim.release(product)
+    scale = sim.keep_output(sim.parameter(a + "exclusive_self_attention.alpha", (heads,)))  # tanh, float32
     if context.itemsize != scale.itemsize:  # .to(attn_output.dtype): a copy
-        scale = sim.new(scale.shape, scale.grad, context.itemsize)
+        scale = sim.rebind(scale, sim.to_dtype(scale, context.itemsize))
     scale = sim.view(scale, (1, 1, heads, 1))
-    along = sim.mul(sim.mul(scale, projection, (b, n, heads, 1)), unit, (b, n, heads, d))
-    context = sim.reshape(sim.add(context, along), (b, n, heads * d))  # attn_output - ...
+    scaled = sim.mul_broadcast(scale, projection, (b, n, heads, 1))
+    along = sim.mul_broadcast(scaled, unit, (b, n, heads, d))
+    sim.release(scaled)
+    attn = sim.subtract(context, along)
+    sim.release(along)
+    attn = sim.end_scope(excl, attn)
+    sim.release(context)  # attn_output rebound
+    attn = sim.reshape(attn, (b, n, heads * d))
     o = a + "output_projection."
-    gate = sim.keep_output(sim.linear(o + "gate_proj", x))  # sigmoid
-    return sim.linear(o + "o_proj", sim.mul_like(context, gate))
-
-
-def relabel(t: T, itemsize: int) -> T:
-    """``t`` in another dtype where a 0-dim factor does not promote (``lambdas[0] * x``): the same new tensor."""
-    return T(t.shape, t.strides, t.storage, t.grad, itemsize) if t.itemsize != itemsize else t
+    gated = sim.scope()  # NeoMMESigmoidGatedProjection.forward
+    gate = sim.linear(o + "gate_proj", x)
+    sig = sim.sigmoid(gate)
+    sim.release(gate)
+    product = sim.mul_like(attn, sig)
+    sim.release(sig)
+    out = sim.linear(o + "o_proj", product)
+    sim.release(product)
+    out = sim.end_scope(gated, out)
+    sim.release(attn)
+    return sim.end_scope(mark, out, *([probs] if probs is not None else [])), probs
 
 
 def step_layer(c: Mapping[str, Any], p: str, initial: T, rotary: tuple[T, T], values: T | None,
-               window: int | None = None) -> Callable[[Sim, T], T]:
-    """``NeoMMEEncoderLayer``: the input mixed with the first hidden state by ``lambdas``, RMSNorm, attention,
-    scaled residual; RMSNorm, the ReLU² MLP (``relu`` keeps its output, ``square`` the same tensor), scaled residual."""
+               mask: T | None = None) -> Callable[[Sim, T], T]:
+    """``NeoMMEEncoderLayer``: the input mixed with the first hidden state by ``lambdas`` (``lambdas[i]`` a 0-dim
+    view: the product keeps the input's dtype), RMSNorm, attention, scaled residual; RMSNorm, the ReLU² MLP
+    (``relu`` keeps its output, ``square`` the same tensor), scaled residual. ``attn_output``, the probabilities and
+    the normed states are named until it returns."""
 
     def run(sim: Sim, x: T) -> T:
-        # lambdas[0] * x: a 0-dim factor, so the product keeps x's dtype (bf16 under autocast)
-        first = relabel(sim.mul(sim.param(p + "lambdas"), x, x.shape), x.itemsize)
-        mixed = sim.add(first, relabel(sim.mul(sim.param(p + "lambdas"), initial, initial.shape), initial.itemsize))
-        attn = step_attention(sim, rms_norm(sim, mixed), p + "self_attn.", c, rotary, values, window)
-        x = sim.add(x, sim.pointwise(attn))  # + residual_multiplier * attn_output
-        up = sim.keep_output(sim.linear(p + "mlp.up_proj", rms_norm(sim, x)))  # relu
-        mlp = sim.linear(p + "mlp.down_proj", sim.keep_input(up))  # square
-        return sim.add(x, sim.pointwise(mlp))
+        layer = sim.scope()
+        lambdas = sim.parameter(p + "lambdas", (2,))
+        first = sim.scalar_times(sim.select(lambdas, 0, 0), x)
+        first = sim.relaid(first, itemsize=x.itemsize)
+        second = sim.scalar_times(sim.select(lambdas, 0, 1), initial)
+        second = sim.relaid(second, itemsize=initial.itemsize)
+        mixed = sim.add(first, second)
+        sim.release(first, second)
+        normed = rms_norm(sim, mixed)
+        attn, _ = step_attention(sim, normed, p + "self_attn.", c, rotary, values, mask)
+        scaled = sim.pointwise(attn)  # residual_multiplier * attn_output
+        x = sim.add(x, scaled)
+        sim.release(scaled)
+        normed = sim.rebind(normed, rms_norm(sim, x))
+        m = sim.scope()  # NeoMMEMLP.forward
+        up = sim.linear(p + "mlp.up_proj", normed)
+        act = sim.scope()  # ReLUSquaredActivation.forward
+        relu = sim.activation("relu", up)
+        squared = sim.end_scope(act, sim.square(relu))
+        sim.release(up)
+        mlp = sim.end_scope(m, sim.linear(p + "mlp.down_proj", squared))
+        scaled = sim.pointwise(mlp)
+        out = sim.add(x, scaled)
+        return sim.end_scope(layer, out)
 
     return run
 
 
 def step_body(sim: Sim, inv: Inventory, b: int, n: int) -> T:
-    """``NeoMMEModel`` on ``input_ids`` alone: the factorised table, the embedding RMSNorm (the layers' first
-    hidden state), cos and sin per layer kind (no graph; [B, L, rotated]), the value table, the layers (the value
-    embeddings in the first and last full-attention ones), the final RMSNorm."""
+    """``NeoMMEModel`` on ``input_ids`` alone: the factorised table, the positions, the embedding RMSNorm (the
+    layers' first hidden state), each layer's mask (from L = its window on), cos and sin per layer kind (no graph),
+    the value table, the layers (the value embeddings in the first and last full-attention ones), the final
+    RMSNorm. The masks, tables, positions and value embeddings are named until it returns."""
     prefix = bert.step_prefix(inv)
     c = inv.config
+    mark = sim.scope()  # NeoMMEModel.forward
     ids = sim.ids((b, n))
+    embed = sim.scope()  # NeoMMEEmbeddings.forward
     x = sim.embedding(prefix + "embed_tokens.word_embeddings", ids, first=True)
-    x = initial = rms_norm(sim, sim.linear(prefix + "embed_tokens.embedding_projection", x))
+    x = sim.end_scope(embed, sim.linear(prefix + "embed_tokens.embedding_projection", x))
+    sim.constant_by("aten.arange", (n,), 8)  # position_ids, named until the forward returns
+    x = initial = sim.rebind(x, rms_norm(sim, x))
     kinds = layer_kinds(c)
-    # cos and sin .to(x.dtype), x the embedding norm's output: bf16 under autocast
-    tables = {kind: (sim.new((b, 1, n, rotated_width(c, kind)), False, initial.itemsize),
-                     sim.new((b, 1, n, rotated_width(c, kind)), False, initial.itemsize)) for kind in sorted(set(kinds))}
+    windows = layer_windows(kinds, step_value(inv, "sliding_window", DEFAULT_WINDOW), c.get("per_layer_config"))
+    masks = [window_mask(sim, b, n) if w is not None and n >= w else None for w in windows]
+    # cos and sin .to(x.dtype), x the embedding norm's output: bf16 under autocast; one pair per kind (the set's
+    # order is the hash's: sorted here)
+    tables = {kind: rotary_tables(sim, b, n, rotated_width(c, kind), initial.itemsize) for kind in sorted(set(kinds))}
     values = sim.embedding(prefix + "value_embeddings", ids)
     full = [i for i, kind in enumerate(kinds) if kind == "full_attention"]
-    windows = layer_windows(kinds, step_value(inv, "sliding_window", DEFAULT_WINDOW), c.get("per_layer_config"))
     for i, kind in enumerate(kinds):
         extra = values if i in (full[0], full[-1]) else None
-        if sim.checkpointing:  # checkpointed, the block's tensor arguments are kept (as its input, sim.layer)
-            sim.save(initial)
+        also = [initial, *tables[kind]] + ([extra] if extra is not None else []) + \
+            ([masks[i]] if masks[i] is not None else [])
+        if sim.checkpointing:  # the block's tensor arguments: kept by its frame until its backward is done
+            sim.layer_argument(initial)
             if extra is not None:
-                sim.save(extra)
-        x = sim.layer(step_layer(c, f"{prefix}layers.{i}.", initial, tables[kind], extra, windows[i]), x)
-    return rms_norm(sim, x)
+                sim.layer_argument(extra)
+        y = sim.layer(step_layer(c, f"{prefix}layers.{i}.", initial, tables[kind], extra, masks[i]), x, also)
+        if i:
+            sim.release(x)  # hidden_states rebound (the first layer's input stays: initial_hidden_states)
+        x = y
+    return sim.end_scope(mark, rms_norm(sim, x))
 
 
 def layer_windows(kinds: tuple[str, ...], window: int | None,
@@ -490,31 +598,49 @@ def layer_windows(kinds: tuple[str, ...], window: int | None,
 def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     """The three classes: the bare model's last hidden state; the factorised decoder (``hidden @
     unembedding_projection.weight``, then ``lm_head``); retrieval's normalised token vectors (``proj``,
-    ``F.normalize``, ``masked_fill`` by the all-ones mask) and its mean-pooled dense vector, beside the hidden state."""
-    seq = step_body(sim, inv, b, n)
+    ``F.normalize``, ``masked_fill`` by the all-ones mask) and its mean-pooled dense vector, beside the hidden state.
+
+    Replayed op by op (issue 32) where the lifetime simulator models every operation: eager attention or SDPA, in
+    the model's dtype (float32 or bf16), any plan, non-reentrant checkpointing; autocast keeps its bounds."""
     kind = bert.step_task(inv)
+    if not (sim.checkpointing and sim.reentrant):
+        sim.exact_lifetimes()
+        sim.exact_forward()
+    seq = step_body(sim, inv, b, n)
     if kind == "":
         return [seq]
     if kind == "ForMaskedLM":
         name = "unembedding_projection.weight"
-        w = sim.param(name)
+        w = sim.parameter(name, inv_shape(inv, name))
         # under autocast ``hidden @ weight`` reads the weight itself: a trained one's bf16 copy is autocast's cached
         # one (the embedding projection's, when tied), a frozen one's a fresh copy
         copy = sim.weight_copy(sim.storage_name(name), w.shape, w.grad)
-        low = sim.matmul_by(seq, w if copy is None else copy)
+        low = sim.matmul_matrix(seq, w if copy is None else copy)
         return [sim.linear("lm_head", low)]
-    h = inv.config["hidden_size"]
-    tokens = normalize(sim, sim.linear("multi_vector_head.proj", seq))
-    tokens = sim.masked_fill(tokens, sim.mask((b, n, 1)))  # ~attention_mask.bool().unsqueeze(-1)
-    weights = sim.new((b, n, h), False, seq.itemsize)  # the mask expanded and cast: a full [B, L, H] tensor
-    summed = sim.new((b, h), seq.grad, seq.itemsize)
-    if seq.grad:
-        sim.save(weights)  # hidden * mask
-    count = sim.new((b, h), False, seq.itemsize)  # mask.sum(1).clamp_min(1e-9)
-    if summed.grad:
-        sim.save(count)  # the division keeps the divisor
-    dense = normalize(sim, sim.new((b, h), summed.grad, summed.itemsize))
-    return [seq, tokens, dense]
+    mark = sim.scope()  # NeoMMEForRetrieval.forward
+    sim.constant_by("aten.ones", (b, n), 1)  # attention_mask, named until the forward returns
+    head = sim.scope()  # NeoMMEMultiVectorHead.forward
+    tokens = sim.linear("multi_vector_head.proj", seq)
+    tokens = sim.rebind(tokens, normalize(sim, tokens))
+    flipped = sim.constant_by("aten.bitwise_not", (b, n, 1), 1)  # ~attention_mask.bool().unsqueeze(-1)
+    tokens = sim.end_scope(head, sim.masked_fill(tokens, flipped))
+    dense = sim.scope()  # NeoMMEDenseHead.forward
+    weights = sim.constant_by("aten._to_copy", seq.shape, seq.itemsize)  # the mask expanded and cast
+    product = sim.op_with_constant(seq, weights)
+    summed = sim.sum_dim(product, 1)
+    sim.release(product)
+    count = sim.constant_by("aten.sum", summed.shape, seq.itemsize)  # expanded_mask.sum(1)
+    clamped = sim.constant_by("aten.clamp_min", summed.shape, seq.itemsize)
+    sim.release(count)
+    pooled = sim.op_with_constant(summed, clamped, "aten.div")
+    sim.release(summed, clamped)
+    vector = sim.end_scope(dense, normalize(sim, pooled))
+    return [sim.end_scope(mark, seq), tokens, vector]
+
+
+def inv_shape(inv: Inventory, name: str) -> tuple[int, ...]:
+    """A tensor's shape in the inventory (the decoder's projection, read as a tensor)."""
+    return next(t.shape for t in inv.tensors if t.name == name)
 
 
 def rotary_buffers(inv: Inventory) -> list[tuple[str, tuple[int, ...], int]]:

@@ -242,6 +242,7 @@ LIFETIME_FAMILIES += ("mobilebert",)  # NoNorm, the trigram, stacked FFNs (its M
 LIFETIME_FAMILIES += ("big_bird",)  # original_full (LIFETIME_DRAW); block-sparse keeps no claim
 LIFETIME_FAMILIES += ("deberta",)  # DebertaLayerNorm op by op, the fused Q/K/V split (LIFETIME_DRAW: no talking heads)
 LIFETIME_FAMILIES += ("ibert",)  # quant_mode false: IntLayerNorm op by op, each QuantAct's range update and buffer swap
+LIFETIME_FAMILIES += ("neomme",)  # its RMSNorm, partial rotary, exclusive self-attention and gate op by op
 ACTIVATION_RANDOM = int(os.environ.get("PEAK_ACTIVATION_RANDOM", str(max(2, PER_FAMILY * 3 // 4))))
 
 
@@ -579,6 +580,7 @@ FORWARD_EXACT += ("convbert",)
 FORWARD_EXACT += ("big_bird",)
 FORWARD_EXACT += ("deberta",)
 FORWARD_EXACT += ("ibert",)
+FORWARD_EXACT += ("neomme",)
 FORWARD_RANDOM = int(os.environ.get("PEAK_FORWARD_RANDOM", str(max(4, PER_FAMILY // 2))))
 #: Families drawn more often there: half of ModernBERT's draws are refused (LoRA targets BERT's names), and its peak
 #: lies in the forward only where little is saved.
@@ -592,6 +594,7 @@ FORWARD_EXACT += ("ultrabert",)
 FORWARD_EXACT += ("modernvbert",)
 FORWARD_EXACT += ("ultravbert",)
 FORWARD_MORE["ultravbert"] = 2
+FORWARD_MORE["neomme"] = 3  # its backward (norms, exclusive attention) is the highest in most draws
 FORWARD_PARTIAL += ("ultrabert",)  # EuroBERT's condition: an even head size
 FORWARD_PARTIAL += ("modernvbert",)  # ModernBERT's: SDPA in bf16 or checkpointed keeps its bounds
 FORWARD_PARTIAL += ("ultravbert",)  # UltraBERT's: an even head size
