@@ -2240,7 +2240,14 @@ class LiveSim(Sim):
         as ``fftn`` returns, after ``_fft_c2c`` made its output), ``_fft_c2c`` (``FftC2CBackward0``: a new complex
         tensor), ``view_as_real`` (``ViewAsRealBackward0``: ``view_as_complex``, a view) and ``select(-1, 0)``
         (``SelectBackward0``: ``select_backward``'s zeros [..., 2] in ``t``'s dtype). None saves anything; the
-        real view keeps the complex output (twice ``t``'s bytes) alive as long as a name holds it."""
+        real view keeps the complex output (twice ``t``'s bytes) alive as long as a name holds it.
+
+        Under autocast (``fft_fftn`` on CPU's float32 list, measured) a bf16 input is first cast to float32 (a copy,
+        ``ToCopyBackward0``: the float32 gradient cast back to bf16, a new tensor), a temporary of the call dropped
+        with the complex copy once ``_fft_c2c`` made its output."""
+        wide = None
+        if self.lower is not None and t.itemsize < 4:
+            wide = t = self._cast(t, 4)
         self._begin()
         self._labelled("fftn", "aten._to_copy")
         shape, size, real = t.shape, 2 * t.itemsize, t.itemsize
@@ -2253,6 +2260,8 @@ class LiveSim(Sim):
         self._aten = "aten._fft_c2c"
         out = self.new(shape, t.grad, size)
         self.release(copy)
+        if wide is not None:
+            self.release(wide)
         if out.grad:
             out = self._node("FftC2CBackward0", [self._edge(copy)],
                              lambda bw, g: [bw.alloc(shape, size, "aten._fft_c2c")], out, [])

@@ -248,6 +248,7 @@ AUTOCAST_EXACT += ("xlm", "flaubert")
 AUTOCAST_EXACT += ("roc_bert",)
 AUTOCAST_EXACT += ("nystromformer", "squeezebert")
 AUTOCAST_EXACT += ("mobilebert",)
+AUTOCAST_EXACT += ("fnet",)  # fftn on CPU autocast's float32 list: a bf16 input cast to float32 first
 #: Of those, the families whose drawn configs include some the program leaves bounded, as in float32 (ModernBERT's
 #: one-wide heads: the rotary tables' broadcast is not recorded op by op); their bounds are checked.
 AUTOCAST_PARTIAL = ("modernbert",)

@@ -822,6 +822,7 @@ AUTOCAST_EXACT += ("xlm", "flaubert")
 AUTOCAST_EXACT += ("roc_bert",)
 AUTOCAST_EXACT += ("nystromformer", "squeezebert")
 AUTOCAST_EXACT += ("mobilebert",)
+AUTOCAST_EXACT += ("fnet",)  # fftn on CPU autocast's float32 list: a bf16 input cast to float32 first
 AUTOCAST_RANDOM = int(os.environ.get("PEAK_AUTOCAST_RANDOM", str(max(4, PER_FAMILY // 2))))
 
 

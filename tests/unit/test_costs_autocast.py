@@ -94,8 +94,8 @@ def test_settings_are_checked() -> None:
 
 
 def test_a_family_not_checked_under_autocast_is_refused() -> None:
-    """FNet's step is exact without autocast, but not yet matched under it: refused, never costed as fp32."""
-    inv = build({"model_type": "fnet"}, "FNetModel")
+    """Longformer's step is exact without autocast, but not yet matched under it: refused, never costed as fp32."""
+    inv = build({"model_type": "longformer"}, "LongformerModel")
     exc = expect_error("costs_autocast_family", costs.compute, inv, costs.settings(1, 8, "fp32", "adamw", False, autocast="bf16"))
     assert "bert" in exc.message("en")
 
