@@ -403,8 +403,11 @@ def step_full(sim: Sim, inv: Inventory, prefix: str, b: int, n: int) -> list[T]:
         # BigBirdClassificationHead: x = features[:, 0, :]; dropout, dense, ACT2FN[hidden_act], dropout, out_proj,
         # each rebinding ``x``
         mark = sim.scope()
-        x = sim.dropout(sim.select(seq, 1), drop)
-        x = sim.rebind(x, sim.linear("classifier.dense", x))
+        first = sim.select(seq, 1)
+        x = sim.dropout(first, drop)
+        dense = sim.linear("classifier.dense", x)
+        # an inactive dropout (p = 0, eval) returned ``features[:, 0, :]``, a view of what the caller still names
+        x = dense if x.storage == first.storage else sim.rebind(x, dense)
         x = sim.rebind(x, sim.activation(act, x))
         x = sim.rebind(x, sim.dropout(x, drop))
         return [sim.end_scope(mark, sim.rebind(x, sim.linear("classifier.out_proj", x)))]

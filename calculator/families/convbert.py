@@ -366,8 +366,11 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     if kind == "ForSequenceClassification":  # the first token, dropout, dense, GELU, dropout, out_proj (rebinding x)
         head = sim.scope()
         drop = sim.drops("classifier_dropout")
-        y = sim.dropout(sim.select(seq, 1), drop)
-        y = sim.rebind(y, sim.linear("classifier.dense", y))
+        first = sim.select(seq, 1)
+        y = sim.dropout(first, drop)
+        dense = sim.linear("classifier.dense", y)
+        # an inactive dropout (p = 0, eval) returned ``features[:, 0, :]``, a view of what the caller still names
+        y = dense if y.storage == first.storage else sim.rebind(y, dense)
         y = sim.rebind(y, sim.act("hidden_act", y))
         y = sim.rebind(y, sim.dropout(y, drop))
         return [sim.end_scope(head, sim.rebind(y, sim.linear("classifier.out_proj", y)))]

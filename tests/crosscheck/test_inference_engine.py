@@ -354,3 +354,25 @@ def test_big_bird_unread_pooler_lives_to_the_heads_end(autocast: str | None) -> 
     config = {k: v for k, v in raw.items() if k != "model_type"}
     result = measure_peak(Step("big_bird", "BigBirdForMaskedLM", config, 2, 4, inference=True, autocast=bool(autocast)))
     assert (engine.bytes, engine.phase, engine.op) == (result.peak, result.phase, result.op)
+
+
+@pytest.mark.parametrize("model_type,autocast", [("convbert", None), ("big_bird", None), ("big_bird", "bf16")])
+def test_classification_head_keeps_the_sequence_output(model_type: str, autocast: str | None) -> None:
+    """ConvBERT's and BigBird's classification heads in eval: the inactive dropout returns ``features[:, 0, :]``, a
+    view of the sequence output, and ``x = self.dense(x)`` drops only that view (the class still names the output).
+    With 900 labels the peak lies at ``out_proj``, where the sequence output is live: the engine's figure is
+    LiveBytes' (fp32 and bf16 autocast; the program had freed it there, 192 bytes short in fp32)."""
+    from calculator.build import build
+
+    raw = {"convbert": {"model_type": "convbert", "vocab_size": 3665, "embedding_size": 16, "hidden_size": 16,
+                        "num_hidden_layers": 1, "num_attention_heads": 4, "head_ratio": 3, "conv_kernel_size": 1,
+                        "intermediate_size": 1, "max_position_embeddings": 16, "num_labels": 900},
+           "big_bird": {"model_type": "big_bird", "vocab_size": 2675, "num_hidden_layers": 1, "num_attention_heads": 2,
+                        "hidden_size": 16, "intermediate_size": 12, "attention_type": "original_full",
+                        "num_labels": 900}}[model_type]
+    arch = {"convbert": "ConvBertForSequenceClassification", "big_bird": "BigBirdForSequenceClassification"}[model_type]
+    inv = build(dict(raw), arch)
+    engine = costs.compute_inference(inv, costs.settings(1, 3, autocast=autocast)).peak
+    config = {k: v for k, v in raw.items() if k != "model_type"}
+    result = measure_peak(Step(model_type, arch, config, 1, 3, inference=True, autocast=bool(autocast)))
+    assert (engine.bytes, engine.phase, engine.op) == (result.peak, result.phase, result.op) and engine.op == "aten.addmm"
