@@ -337,6 +337,7 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     prefix = bert.step_prefix(inv)
     sim.exact_lifetimes()
     sim.exact_forward()  # every name's release declared below
+    sim.exact_autocast()  # under bf16 autocast too: the strided and grouped linears' casts, the convolutions' copies
     model = sim.scope()  # ConvBertModel.forward
     ids = sim.ids((b, n))
     if c.get("pad_token_id", 1) is not None:  # warn_if_padding_and_no_attention_mask

@@ -250,6 +250,7 @@ AUTOCAST_EXACT += ("nystromformer", "squeezebert")
 AUTOCAST_EXACT += ("mobilebert",)
 AUTOCAST_EXACT += ("fnet",)  # fftn on CPU autocast's float32 list: a bf16 input cast to float32 first
 AUTOCAST_EXACT += ("big_bird",)  # original_full (LIFETIME_DRAW): BERT's layer; block-sparse fails in PyTorch under autocast
+AUTOCAST_EXACT += ("convbert",)  # the strided and grouped linears' casts, the separable convolution's copies
 #: Of those, the families whose drawn configs include some the program leaves bounded, as in float32 (ModernBERT's
 #: one-wide heads: the rotary tables' broadcast is not recorded op by op); their bounds are checked.
 AUTOCAST_PARTIAL = ("modernbert",)
@@ -356,7 +357,7 @@ def test_big_bird_unread_pooler_lives_to_the_heads_end(autocast: str | None) -> 
     assert (engine.bytes, engine.phase, engine.op) == (result.peak, result.phase, result.op)
 
 
-@pytest.mark.parametrize("model_type,autocast", [("convbert", None), ("big_bird", None), ("big_bird", "bf16")])
+@pytest.mark.parametrize("model_type,autocast", [(mt, a) for mt in ("convbert", "big_bird") for a in (None, "bf16")])
 def test_classification_head_keeps_the_sequence_output(model_type: str, autocast: str | None) -> None:
     """ConvBERT's and BigBird's classification heads in eval: the inactive dropout returns ``features[:, 0, :]``, a
     view of the sequence output, and ``x = self.dense(x)`` drops only that view (the class still names the output).
