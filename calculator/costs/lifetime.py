@@ -2247,7 +2247,14 @@ class LiveSim(Sim):
         as ``fftn`` returns, after ``_fft_c2c`` made its output), ``_fft_c2c`` (``FftC2CBackward0``: a new complex
         tensor), ``view_as_real`` (``ViewAsRealBackward0``: ``view_as_complex``, a view) and ``select(-1, 0)``
         (``SelectBackward0``: ``select_backward``'s zeros [..., 2] in ``t``'s dtype). None saves anything; the
-        real view keeps the complex output (twice ``t``'s bytes) alive as long as a name holds it."""
+        real view keeps the complex output (twice ``t``'s bytes) alive as long as a name holds it.
+
+        Under autocast (``fft_fftn`` on CPU's float32 list, measured) a bf16 input is first cast to float32 (a copy,
+        ``ToCopyBackward0``: the float32 gradient cast back to bf16, a new tensor), a temporary of the call dropped
+        with the complex copy once ``_fft_c2c`` made its output."""
+        wide = None
+        if self.lower is not None and t.itemsize < 4:
+            wide = t = self._cast(t, 4)
         self._begin()
         self._labelled("fftn", "aten._to_copy")
         shape, size, real = t.shape, 2 * t.itemsize, t.itemsize
@@ -2260,6 +2267,8 @@ class LiveSim(Sim):
         self._aten = "aten._fft_c2c"
         out = self.new(shape, t.grad, size)
         self.release(copy)
+        if wide is not None:
+            self.release(wide)
         if out.grad:
             out = self._node("FftC2CBackward0", [self._edge(copy)],
                              lambda bw, g: [bw.alloc(shape, size, "aten._fft_c2c")], out, [])
@@ -2475,10 +2484,15 @@ class LiveSim(Sim):
         if not out.grad:
             return out
         trains, width, through = bool(self.trains.get(name)), self.shapes[name], t.grad
+        wide = self.itemsize  # the float32 parameter's gradient: under autocast t is bf16 (measured, ConvBERT)
 
         def run(bw: Backward, g: T) -> list[T | None]:
-            return [bw.alias(g, g.shape, g.strides) if through else None,
-                    bw.alloc(width, g.itemsize, "aten.sum") if trains else None]
+            gb = bw.alloc(width, g.itemsize, "aten.sum") if trains else None
+            if gb is not None and g.itemsize != wide:  # validate_outputs: summed to [C, 1] in bf16, then cast
+                cast = bw.alloc(width, wide, "aten._to_copy")
+                bw.drop(gb.storage)
+                gb = cast
+            return [bw.alias(g, g.shape, g.strides) if through else None, gb]
         return self._node("AddBackward0", [self._edge(t), self._accumulator(name) if trains else None], run, out, [])
 
     def grouped_linear(self, module: str, x: T) -> T:
@@ -2486,16 +2500,28 @@ class LiveSim(Sim):
         ``matmul`` by the weight [G, in/G, out/G] (one ``bmm``: ``BmmBackward0`` keeps both), ``permute`` back and
         ``reshape`` to [B, L, out] (a copy, the ``bmm``'s output then dropped), ``+ self.bias`` (a new tensor, the
         copy dropped; ``AddBackward0`` sums the bias's gradient)."""
-        if self.lower is not None or module in self.lora:
-            self.fail("a grouped linear under autocast or LoRA")
+        if module in self.lora:
+            self.fail("a grouped linear under LoRA")
             return super().grouped_linear(module, x)
         mark = self.scope()
         with self._in(module):
             groups, in_g, out_g = self.shapes[module + ".weight"]
             b, n = x.shape[0], x.shape[1]
             split = self.transpose(self.reshape(x, (-1, groups, in_g)), 0, 1)
-            weight = self.parameter(module + ".weight", (groups, in_g, out_g))
+            if self.lower is not None:  # autocast's matmul casts the weight, then the input (measured): temporaries
+                made = self._next  # of the call unless the bmm saves them (a trained weight's copy is cached)
+                name = module + ".weight"
+                with self._autocast_call():
+                    weight = self.weight_copy(self.storage_name(name), (groups, in_g, out_g), self.param_trains(name))
+                    split = self.lowered(split)
+                assert weight is not None
+            else:
+                weight = self.parameter(module + ".weight", (groups, in_g, out_g))
             product = self.product(split, weight, 2 * groups * b * n * in_g * out_g, (groups, b * n, out_g))
+            if self.lower is not None:
+                for sid in range(made + 1, self._next):
+                    if sid not in self.cached and sid != product.storage:
+                        self._die(sid, self._next)
             joined = self.reshape(self.transpose(product, 0, 1), (b, n, groups * out_g))
             self.release(product)
             out = self.add_param(joined, module + ".bias")
@@ -2511,27 +2537,42 @@ class LiveSim(Sim):
         saved but the parameter). A contiguous input takes the fused ``addmm`` path (:meth:`linear`)."""
         if len(x.shape) != 3 or is_contiguous(x) or module + ".bias" not in self.shapes:
             return self.linear(module, x)
-        if self.lower is not None or module in self.lora:
-            self.fail("a strided linear under autocast or LoRA")
+        if module in self.lora:
+            self.fail("a strided linear under LoRA")
             return self.linear(module, x)
         mark = self.scope()
         with self._in(module):
             info = self.linear_info(module)
             b, n, k = x.shape
             out_f = info.out_features
+            w = bias_copy = None
+            made = self._next
+            if self.lower is not None:  # autocast's linear: bias, weight, input cast in that order (as _linear's)
+                bias = module + ".bias"
+                with self._autocast_call():
+                    bias_copy = self.weight_copy(self.storage_name(bias), (out_f,), self.param_trains(bias))
+                    w = self.weight_copy(self.storage_name(module + ".weight"), (out_f, k), info.weight_trains)
+                    x = self.lowered(x)
             if info.weight_trains or x.strides[0] == x.strides[1] * x.shape[1]:
                 flat = self.reshape(x, (-1, k))
                 # no bias in this mm (its AddmmBackward0 node stands for MmBackward0: the same two gradients)
-                product = self.mm(flat, info.weight_trains, flat.shape[0], k, out_f, (b, n, out_f))
+                product = self.mm(flat, info.weight_trains, flat.shape[0], k, out_f, (b, n, out_f),
+                                  itemsize=self.lower, w=w)
                 self.op_of[product.storage] = "aten.mm"
                 if flat.storage != x.storage:
                     self.release(flat)
             else:
-                weight = self.parameter(module + ".weight", (out_f, k))
+                weight = w if w is not None else self.parameter(module + ".weight", (out_f, k))
                 expanded = T((b, k, out_f), (0, 1, k), weight.storage, False, weight.itemsize)
                 product = self.product(x, expanded, 2 * b * n * k * out_f, (b, n, out_f))
-            out = self.add_param(product, module + ".bias")
+            if bias_copy is not None:  # bf16 + the bias's bf16 copy: AddBackward0 sums its gradient to [out]
+                out = self.add(product, bias_copy)
+            else:
+                out = self.add_param(product, module + ".bias")
             self.release(product)
+            for sid in range(made + 1, self._next):  # the input's and a frozen parameter's copies
+                if sid not in self.cached and sid != out.storage and self.lower is not None:
+                    self._die(sid, self._next)
         return self.end_scope(mark, out)
 
     # -- DeBERTa (v1)'s operations (issue 32; each node as tests/crosscheck/peak_measure.backward_ledger measured it)

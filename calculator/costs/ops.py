@@ -1019,7 +1019,10 @@ class Ops:
     def fft_real(self, t: T) -> T:
         """``torch.fft.fftn(t, dim=(1, 2)).real`` (FNet's token mixing): ``_to_copy`` to complex (a temporary of
         twice ``t``'s bytes), ``_fft_c2c`` (complex too), and ``.real``, a strided view that keeps the whole complex
-        storage alive. Nothing is kept for the backward and no FLOPs are counted (FlopCounterMode has no FFT rule)."""
+        storage alive. Nothing is kept for the backward and no FLOPs are counted (FlopCounterMode has no FFT rule).
+        Under autocast ``fft_fftn`` is on CPU's float32 list: a bf16 input is first cast to float32 (a copy)."""
+        if self.lower is not None and t.itemsize < 4:
+            t = self.new(t.shape, t.grad, 4)
         size = 2 * t.itemsize
         self.new(t.shape, t.grad, size)
         out = self.new(t.shape, t.grad, size)

@@ -213,17 +213,19 @@ def step_feed_forward(sim: Sim, p: str, x: T, residual: T, act: str) -> T:
     return sim.layer_norm(p + "output.LayerNorm", sim.add(out, residual))
 
 
-def step_layer(prefix: str, i: int, heads: int, act: str) -> Callable[[Sim, T], T]:
+def step_layer(prefix: str, i: int, heads: int, act: str, mask: T | None = None) -> Callable[[Sim, T], T]:
     """One ``BigBirdLayer`` with full attention: BERT's, with ``hidden_act`` (BigBird's default ``gelu_new``).
 
     The cross-attention block of a decoder is not run: the step passes no
-    ``encoder_hidden_states`` (its parameters get no gradient).
+    ``encoder_hidden_states`` (its parameters get no gradient). ``mask``: a decoder's causal mask (eager:
+    ``create_causal_mask``'s additive one, in the embeddings' dtype), added to the scores (under autocast the
+    sum of the bf16 scores and the float32 mask is float32: so are the probabilities and the dropout's mask).
     """
     p = f"{prefix}encoder.layer.{i}."
 
     def run(sim: Sim, x: T) -> T:
         s = p + "attention.self."
-        context = bert.step_attention(sim, x, heads, s + "query", s + "key", s + "value")
+        context = bert.step_attention(sim, x, heads, s + "query", s + "key", s + "value", mask=mask)
         out = sim.dropout(sim.linear(p + "attention.output.dense", context), sim.drops("hidden_dropout_prob"))
         attended = sim.layer_norm(p + "attention.output.LayerNorm", sim.add(out, x))
         return step_feed_forward(sim, p, attended, attended, act)
@@ -381,12 +383,12 @@ def step_full(sim: Sim, inv: Inventory, prefix: str, b: int, n: int) -> list[T]:
         dense = sim.linear(prefix + "pooler", sim.select(seq, 1))
         return sim.rebind(dense, sim.keep_output(dense))
 
-    pooled = None
+    pooled = unread = None
     if kind in ("", "ForPreTraining") and inv.pooler:
         pooled = pool()
-    elif inv.pooler:
-        sim.unused(pool)
-    sim.end_scope(mark, seq, *([pooled] if pooled is not None else []))
+    elif inv.pooler:  # the head's class holds ``outputs`` (the pooled output too) until its forward returns
+        unread = sim.unused(pool)
+    sim.end_scope(mark, seq, *(t for t in (pooled, unread) if t is not None))
     act = c["hidden_act"]
     if kind == "":
         return [seq] + ([pooled] if pooled is not None else [])
@@ -401,8 +403,11 @@ def step_full(sim: Sim, inv: Inventory, prefix: str, b: int, n: int) -> list[T]:
         # BigBirdClassificationHead: x = features[:, 0, :]; dropout, dense, ACT2FN[hidden_act], dropout, out_proj,
         # each rebinding ``x``
         mark = sim.scope()
-        x = sim.dropout(sim.select(seq, 1), drop)
-        x = sim.rebind(x, sim.linear("classifier.dense", x))
+        first = sim.select(seq, 1)
+        x = sim.dropout(first, drop)
+        dense = sim.linear("classifier.dense", x)
+        # an inactive dropout (p = 0, eval) returned ``features[:, 0, :]``, a view of what the caller still names
+        x = dense if x.storage == first.storage else sim.rebind(x, dense)
         x = sim.rebind(x, sim.activation(act, x))
         x = sim.rebind(x, sim.dropout(x, drop))
         return [sim.end_scope(mark, sim.rebind(x, sim.linear("classifier.out_proj", x)))]
@@ -437,6 +442,10 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
         raise CalcError("costs_forward_fails", key="block_size", value=block)
     if sparse and rand < 1 and c["num_hidden_layers"] > 0:  # no random block: the kernel's cat of nothing fails
         raise CalcError("costs_forward_fails", key="num_random_blocks", value=rand)
+    if sparse and sim.lower is not None and c["num_hidden_layers"] > 0:
+        # Under bf16 autocast the context (times the float32 from_mask) is float32 and the probabilities bf16:
+        # bigbird_block_sparse_attention's scatter_ of one into a matrix of the other's dtype raises (measured)
+        raise CalcError("costs_forward_fails", key="mixed_precision", value="bf16")
     padded = n + (block - n % block) % block if sparse else n  # _pad_to_block_size
     if padded > c["max_position_embeddings"]:  # the position_ids buffer's slice is shorter than the padded input
         table, limit = c["max_position_embeddings"], sparse_limit(c)
@@ -449,6 +458,7 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     if not sparse and not c["is_decoder"] and kind != "ForQuestionAnswering":
         sim.exact_lifetimes()  # original_full: BERT's operations, each node modelled (calculator/costs/lifetime.py)
         sim.exact_forward()  # every name's release declared (step_full)
+        sim.exact_autocast()  # under bf16 autocast too: BERT's layer (its Linears' copies, the promoting adds)
         return step_full(sim, inv, prefix, b, n)
     # Block-sparse attention (its probability matrix assembled in the forward), a decoder's causal mask, question
     # answering's inputs made from the ids: not replayed, and no bound proven either.
@@ -456,11 +466,12 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     x = step_embeddings(sim, prefix, b, padded, kind == "ForQuestionAnswering", padded > n)
     heads, act = c["num_attention_heads"], c["hidden_act"]
     mask = sim.constant((b, padded), 4)  # torch.ones((B, L)) in float32, padded: block-sparse's from_mask
+    causal = sim.constant((b, 1, n, n), sim.itemsize) if c["is_decoder"] and not sparse else None
     for i in range(c["num_hidden_layers"]):
         if sparse:
             x = sim.layer(step_sparse_layer(prefix, i, heads, act, block, rand, mask), x)
         else:
-            x = sim.layer(step_layer(prefix, i, heads, act), x)
+            x = sim.layer(step_layer(prefix, i, heads, act, causal), x)
     full = x
     seq = sim.narrow(x, 1, n) if padded > n else x  # sequence_output[:, :-padding_len]
 
@@ -503,7 +514,8 @@ KEYS = (activation_key("gelu_new"), *dropouts("hidden_dropout_prob", "attention_
         classifier_dropout())
 #: ``buffers``: BERT's two (``position_ids``, ``token_type_ids``); the peak is given only where the program opts in
 #: (``original_full``, no decoder, not question answering: :func:`step_full`), elsewhere no claim (``sim.no_peak``).
-COSTS = CostModel(step_program, bert.absolute_positions(), check=step_check, keys=KEYS, buffers=position_buffers)
+COSTS = CostModel(step_program, bert.absolute_positions(), check=step_check, keys=KEYS, buffers=position_buffers,
+                  autocast=True)
 #: The keys that shape no tensor but decide the attention a step runs: in the share link, so the panel costs
 #: the config the count read (a pasted ``original_full`` or ``block_size: 32`` is not lost on the way).
 EXTRAS = (value_extra("attention_type", "block_sparse"),

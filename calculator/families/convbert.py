@@ -337,6 +337,7 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     prefix = bert.step_prefix(inv)
     sim.exact_lifetimes()
     sim.exact_forward()  # every name's release declared below
+    sim.exact_autocast()  # under bf16 autocast too: the strided and grouped linears' casts, the convolutions' copies
     model = sim.scope()  # ConvBertModel.forward
     ids = sim.ids((b, n))
     if c.get("pad_token_id", 1) is not None:  # warn_if_padding_and_no_attention_mask
@@ -366,8 +367,11 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     if kind == "ForSequenceClassification":  # the first token, dropout, dense, GELU, dropout, out_proj (rebinding x)
         head = sim.scope()
         drop = sim.drops("classifier_dropout")
-        y = sim.dropout(sim.select(seq, 1), drop)
-        y = sim.rebind(y, sim.linear("classifier.dense", y))
+        first = sim.select(seq, 1)
+        y = sim.dropout(first, drop)
+        dense = sim.linear("classifier.dense", y)
+        # an inactive dropout (p = 0, eval) returned ``features[:, 0, :]``, a view of what the caller still names
+        y = dense if y.storage == first.storage else sim.rebind(y, dense)
         y = sim.rebind(y, sim.act("hidden_act", y))
         y = sim.rebind(y, sim.dropout(y, drop))
         return [sim.end_scope(head, sim.rebind(y, sim.linear("classifier.out_proj", y)))]

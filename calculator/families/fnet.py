@@ -139,6 +139,7 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     kind = bert.step_task(inv)
     sim.exact_lifetimes()  # every op modelled (another activation makes LiveSim fail: bounds kept)
     sim.exact_forward()  # every name's release declared below (modeling_fnet.py)
+    sim.exact_autocast()  # under bf16 autocast too: fftn's float32 copy of a bf16 input (costs.lifetime.fft_real)
     model = sim.scope()  # FNetModel.forward: embedding_output named until it returns
     x = step_embeddings(sim, prefix, b, n)
     seq = x
@@ -174,7 +175,8 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
 
 
 COSTS = CostModel(step_program, bert.absolute_positions(), check=bert.step_check,
-                  keys=(activation_key("gelu_new"), *dropouts("hidden_dropout_prob")), buffers=position_buffers)
+                  keys=(activation_key("gelu_new"), *dropouts("hidden_dropout_prob")), buffers=position_buffers,
+                  autocast=True)
 
 
 def fnet_config(hidden: int, layers: int, inter: int) -> dict[str, Any]:

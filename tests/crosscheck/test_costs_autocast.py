@@ -107,3 +107,34 @@ def costs_inventory(model_type: str):
     arch = next(a.name for a in family.architectures
                 if family.costs.architectures is None or a.name in family.costs.architectures)
     return build({"model_type": model_type}, arch)
+
+
+def test_big_bird_block_sparse_under_autocast_is_a_step_pytorch_cannot_run() -> None:
+    """BigBird's block-sparse attention under bf16 autocast: the context times the float32 ``from_mask`` is float32,
+    the block probabilities bf16, and the probability matrix's ``scatter_`` of one into the other's dtype raises in
+    transformers 5.23. The engine refuses it (``costs_forward_fails``, key ``mixed_precision``), training and
+    inference; at a length where transformers switches to full attention it costs the step as PyTorch measures it."""
+    import torch
+
+    from calculator.build import build
+
+    from .test_costs_reference import TINY_BIG_BIRD
+
+    config = {k: v for k, v in TINY_BIG_BIRD.items() if k != "model_type"}
+    inv = build(dict(TINY_BIG_BIRD), "BigBirdModel")
+    for compute, s in ((costs.compute, costs.settings(2, 17, "fp32", "sgd", False, autocast="bf16")),
+                       (costs.compute_inference, costs.settings(2, 17, autocast="bf16"))):
+        with pytest.raises(CalcError) as caught:
+            compute(inv, s)
+        assert (caught.value.code, caught.value.params["key"]) == ("costs_forward_fails", "mixed_precision")
+    model = make_model("big_bird", "BigBirdModel", config, "fp32")
+    with pytest.raises(RuntimeError, match="scatter"), torch.autocast("cpu", dtype=torch.bfloat16):
+        model(input_ids=torch.zeros((2, 17), dtype=torch.long))
+    model.eval()
+    with pytest.raises(RuntimeError, match="scatter"), torch.no_grad(), torch.autocast("cpu", dtype=torch.bfloat16):
+        model(input_ids=torch.zeros((2, 17), dtype=torch.long))
+    case = {"raw": dict(TINY_BIG_BIRD), "arch": "BigBirdModel", "pooler": None, "batch": 2, "seq_len": 9,
+            "dtype": "fp32", "optimizer": "sgd", "checkpointing": False, "plan": "none"}
+    inv, plan, got = engine_side(case)  # L 9 ≤ (5 + 2·1)·2 = 14: transformers runs original_full
+    expected = torch_side(case, inv, plan)
+    assert (got.forward, got.backward, got.activations) == tuple(expected[k] for k in ("forward", "backward", "activations"))

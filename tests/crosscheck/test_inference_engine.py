@@ -251,6 +251,9 @@ AUTOCAST_EXACT += ("xlm", "flaubert")
 AUTOCAST_EXACT += ("roc_bert",)
 AUTOCAST_EXACT += ("nystromformer", "squeezebert")
 AUTOCAST_EXACT += ("mobilebert",)
+AUTOCAST_EXACT += ("fnet",)  # fftn on CPU autocast's float32 list: a bf16 input cast to float32 first
+AUTOCAST_EXACT += ("big_bird",)  # original_full (LIFETIME_DRAW): BERT's layer; block-sparse fails in PyTorch under autocast
+AUTOCAST_EXACT += ("convbert",)  # the strided and grouped linears' casts, the separable convolution's copies
 #: Of those, the families whose drawn configs include some the program leaves bounded, as in float32 (ModernBERT's
 #: one-wide heads: the rotary tables' broadcast is not recorded op by op); their bounds are checked.
 AUTOCAST_PARTIAL = ("modernbert",)
@@ -368,3 +371,40 @@ def test_funnel_inference_corners_equal_pytorch(dtype: str) -> None:
                 "inv": inv, "costs": costs.compute_inference(inv, costs.settings(batch, seq_len, dtype))}
         assert case["costs"].peak.bytes is not None, (arch, extra)
         assert check_peak(case), (arch, extra)
+@pytest.mark.parametrize("autocast", (None, "bf16"))
+def test_big_bird_unread_pooler_lives_to_the_heads_end(autocast: str | None) -> None:
+    """BigBirdForMaskedLM computes the pooler its head never reads; ``outputs`` holds the pooled output until the
+    class's forward returns, so at the vocabulary projection (the peak with a large vocabulary) it is live: the
+    engine's figure is LiveBytes' (fp32, and under bf16 autocast), [B, H] more than if it died with the model's
+    forward (as the program had it before: 128 bytes short in fp32 at B 2, H 16)."""
+    from calculator.build import build
+
+    raw = {"model_type": "big_bird", "vocab_size": 2675, "num_hidden_layers": 1, "num_attention_heads": 2,
+           "hidden_size": 16, "intermediate_size": 12, "attention_type": "original_full"}
+    inv = build(dict(raw), "BigBirdForMaskedLM")
+    engine = costs.compute_inference(inv, costs.settings(2, 4, autocast=autocast)).peak
+    config = {k: v for k, v in raw.items() if k != "model_type"}
+    result = measure_peak(Step("big_bird", "BigBirdForMaskedLM", config, 2, 4, inference=True, autocast=bool(autocast)))
+    assert (engine.bytes, engine.phase, engine.op) == (result.peak, result.phase, result.op)
+
+
+@pytest.mark.parametrize("model_type,autocast", [(mt, a) for mt in ("convbert", "big_bird") for a in (None, "bf16")])
+def test_classification_head_keeps_the_sequence_output(model_type: str, autocast: str | None) -> None:
+    """ConvBERT's and BigBird's classification heads in eval: the inactive dropout returns ``features[:, 0, :]``, a
+    view of the sequence output, and ``x = self.dense(x)`` drops only that view (the class still names the output).
+    With 900 labels the peak lies at ``out_proj``, where the sequence output is live: the engine's figure is
+    LiveBytes' (fp32 and bf16 autocast; the program had freed it there, 192 bytes short in fp32)."""
+    from calculator.build import build
+
+    raw = {"convbert": {"model_type": "convbert", "vocab_size": 3665, "embedding_size": 16, "hidden_size": 16,
+                        "num_hidden_layers": 1, "num_attention_heads": 4, "head_ratio": 3, "conv_kernel_size": 1,
+                        "intermediate_size": 1, "max_position_embeddings": 16, "num_labels": 900},
+           "big_bird": {"model_type": "big_bird", "vocab_size": 2675, "num_hidden_layers": 1, "num_attention_heads": 2,
+                        "hidden_size": 16, "intermediate_size": 12, "attention_type": "original_full",
+                        "num_labels": 900}}[model_type]
+    arch = {"convbert": "ConvBertForSequenceClassification", "big_bird": "BigBirdForSequenceClassification"}[model_type]
+    inv = build(dict(raw), arch)
+    engine = costs.compute_inference(inv, costs.settings(1, 3, autocast=autocast)).peak
+    config = {k: v for k, v in raw.items() if k != "model_type"}
+    result = measure_peak(Step(model_type, arch, config, 1, 3, inference=True, autocast=bool(autocast)))
+    assert (engine.bytes, engine.phase, engine.op) == (result.peak, result.phase, result.op) and engine.op == "aten.addmm"

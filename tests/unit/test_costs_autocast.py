@@ -75,12 +75,12 @@ def test_autocast_changes_no_flop_and_no_parameter_byte() -> None:
 def test_the_peak_under_autocast_only_where_replayed() -> None:
     """BERT's program models autocast's copies op by op (``sim.exact_autocast()``): its peak is given, and never
     below the optimizer step's floor (weights, gradients, AdamW's state, all float32). A family whose program does
-    not (ConvBERT's) gets no figure under autocast, with a note naming the setting (no bound is proven there)."""
+    not (UltraBERT's) gets no figure under autocast, with a note naming the setting (no bound is proven there)."""
     got = tiny_step()
     assert got.peak is not None and got.peak.bytes is not None
     assert got.peak.bytes > got.weights + got.gradients + got.optimizer
-    inv = build({"model_type": "convbert", "hidden_size": 16, "num_hidden_layers": 1, "num_attention_heads": 2,
-                 "intermediate_size": 32, "vocab_size": 50, "embedding_size": 16}, "ConvBertModel")
+    inv = build({"model_type": "ultrabert", "hidden_size": 16, "num_hidden_layers": 1, "num_attention_heads": 2,
+                 "intermediate_size": 32, "vocab_size": 50}, "UltrabertModel")
     peak = costs.compute(inv, costs.settings(1, 8, "fp32", "adamw", False, autocast="bf16")).peak
     assert peak is not None and peak.bytes is None and peak.reason == "autocast"
 
@@ -94,8 +94,8 @@ def test_settings_are_checked() -> None:
 
 
 def test_a_family_not_checked_under_autocast_is_refused() -> None:
-    """FNet's step is exact without autocast, but not yet matched under it: refused, never costed as fp32."""
-    inv = build({"model_type": "fnet"}, "FNetModel")
+    """Longformer's step is exact without autocast, but not yet matched under it: refused, never costed as fp32."""
+    inv = build({"model_type": "longformer"}, "LongformerModel")
     exc = expect_error("costs_autocast_family", costs.compute, inv, costs.settings(1, 8, "fp32", "adamw", False, autocast="bf16"))
     assert "bert" in exc.message("en")
 

@@ -85,7 +85,7 @@ CASES: dict[str, tuple[dict, str]] = {
     "costs_mixed_precision": ({"params": {}, "costs": {**P, "mixed_precision": "fp16"}}, "calc-mixed_precision-error"),
     "costs_autocast_dtype": ({"params": {}, "costs": {**P, "dtype": "bf16", "mixed_precision": "bf16"}},
                              "calc-mixed_precision-error"),
-    "costs_autocast_family": ({"params": {"model_type": "fnet"}, "costs": {**P, "mixed_precision": "bf16"}},
+    "costs_autocast_family": ({"params": {"model_type": "longformer"}, "costs": {**P, "mixed_precision": "bf16"}},
                               "calc-mixed_precision-error"),
     "costs_attention": ({"params": {}, "costs": {**P, "attention": "flash"}}, "calc-attention-error"),
     "costs_no_sdpa": ({"params": {"preset": "microsoft/deberta-v3-base"}, "costs": {**P, "attention": "sdpa"}},
