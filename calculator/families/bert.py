@@ -526,8 +526,8 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
 
 def step_heads(sim: Sim, inv: Inventory, seq: T, pooled: T | None) -> list[T]:
     """BERT's task heads on the encoder's output, as the class's task declares (:data:`BERT_HEADS`; Megatron-BERT's
-    and RoCBert's classes run them too): ``cls.predictions``, ``cls.seq_relationship``, ``classifier``,
-    ``qa_outputs``."""
+    classes run them too, RoCBert's through its own table, which holds them): ``cls.predictions``,
+    ``cls.seq_relationship``, ``classifier``, ``qa_outputs``."""
     return run_head(BERT_HEADS, sim, inv, seq, pooled)
 
 
