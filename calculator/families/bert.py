@@ -267,16 +267,19 @@ def task_classes(stem: str, prefix: str, tasks: tuple[str, ...], heads: Mapping[
     ``ForMaskedLM``; ``Model`` for the bare one), the backbone under ``prefix`` (the bare model's at the top),
     each task's head from ``heads``: the list BERT-style families used to restate line by line. ``more``: the
     same extra keywords on every task class (``head_first``)."""
-    out = []
-    for task in tasks:
-        h = heads[task]
-        if task == Task.MODEL:
-            out.append(Architecture(name=stem + "Model", task=task, prefix="", pooler=h.pooler))
-            continue
-        out.append(Architecture(name=stem + task, task=task, prefix=prefix, pooler=h.pooler, head=h.head,
-                                uses_num_labels=h.uses_num_labels, ties_embeddings=h.ties_embeddings,
-                                labels_must_be=h.labels_must_be, **more))
-    return tuple(out)
+    return tuple(task_class(stem + ("Model" if task == Task.MODEL else task), task, prefix, heads[task], **more)
+                 for task in tasks)
+
+
+def task_class(name: str, task: str, prefix: str, head: Head, **more: Any) -> Architecture:
+    """One class built from its task's :class:`Head` (the one whose forward the step runs), for a class
+    transformers names otherwise than ``stem + task`` (``ReformerModelWithLMHead``, ``XLMWithLMHeadModel``).
+    ``more``: further keywords of a task class (``requires``, ``head_first``); the bare model takes none."""
+    if task == Task.MODEL:
+        return Architecture(name=name, task=task, prefix="", pooler=head.pooler)
+    return Architecture(name=name, task=task, prefix=prefix, pooler=head.pooler, head=head.head,
+                        uses_num_labels=head.uses_num_labels, ties_embeddings=head.ties_embeddings,
+                        labels_must_be=head.labels_must_be, **more)
 
 
 #: BERT's nine classes in transformers' order.
@@ -523,8 +526,8 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
 
 def step_heads(sim: Sim, inv: Inventory, seq: T, pooled: T | None) -> list[T]:
     """BERT's task heads on the encoder's output, as the class's task declares (:data:`BERT_HEADS`; Megatron-BERT's
-    and RoCBert's classes run them too): ``cls.predictions``, ``cls.seq_relationship``, ``classifier``,
-    ``qa_outputs``."""
+    classes run them too, RoCBert's through its own table, which holds them): ``cls.predictions``,
+    ``cls.seq_relationship``, ``classifier``, ``qa_outputs``."""
     return run_head(BERT_HEADS, sim, inv, seq, pooled)
 
 

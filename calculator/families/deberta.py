@@ -34,7 +34,7 @@ from ..errors import CalcError
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
 from . import bert
-from .base import Architecture, Family, Preset, Task
+from .base import Family, Preset, Task
 from .common import HEADS, HIDDEN, INTERMEDIATE, LABELS, LAYERS, POSITIONS, TIE, VOCAB, L, heads_divide
 
 # ------------------------------------------------------------------ fields shared with DeBERTa-v2
@@ -388,39 +388,58 @@ def step_embeddings(sim: Sim, inv: Inventory, prefix: str, b: int, n: int, mask:
     return sim.end_scope(mark, sim.rebind(x, sim.dropout(x)))
 
 
-def step_heads(sim: Sim, inv: Inventory, prefix: str, seq: T) -> list[T]:
-    """The task classes' heads on the sequence output (the same in DeBERTa and DeBERTa-v2)."""
-    c = inv.config
-    kind = bert.step_task(inv)
-    if kind == "":
-        return [seq]
-    if kind == "ForMaskedLM":
-        if c["legacy"]:
-            return [bert.step_mlm(sim, "cls.predictions", seq)]
-        # DebertaLMPredictionHead: dense, GELU, LayerNorm, matmul by the word table (transposed), + bias.
-        # Each step rebinds ``hidden_states``; the product is a temporary of ``matmul(...) + self.bias``.
-        h = "lm_predictions.lm_head."
-        mark = sim.scope()
-        x = sim.linear(h + "dense", seq)
-        x = sim.rebind(x, sim.keep_input(x))
-        x = sim.rebind(x, sim.layer_norm(h + "LayerNorm", x))
-        word = prefix + "embeddings.word_embeddings.weight"
-        logits = sim.matmul_param(x, word)
-        out = sim.add(logits, sim.parameter(h + "bias", (sim.shapes[word][0],)))
-        sim.release(logits, x)
-        return [sim.end_scope(mark, out)]
-    if kind == "ForSequenceClassification":
-        # ContextPooler: the first token, dropout (pooler_dropout, 0 by default: the input itself), dense, GELU.
-        mark = sim.scope()
-        first = sim.dropout(sim.select(seq, 1), bool(c.get("pooler_dropout", 0)))
-        dense = sim.linear("pooler.dense", first)
-        pooled = sim.end_scope(mark, sim.rebind(dense, sim.keep_input(dense)))
-        return [sim.linear("classifier", sim.rebind(pooled, sim.dropout(pooled)))]  # pooled_output rebound
-    if kind == "ForTokenClassification":
-        return [sim.linear("classifier", sim.dropout(seq))]
-    if kind == "ForQuestionAnswering":
-        return bert.step_qa(sim, seq)
-    raise AssertionError(inv.architecture)
+def mlm_step(sim: Sim, seq: T, pooled: T | None, dropout_key: str) -> list[T]:
+    """``legacy``: BERT's MLM head (its GELU fixed). Else ``DebertaLMPredictionHead``: dense, GELU, LayerNorm,
+    matmul by the word table (transposed), + bias. Each step rebinds ``hidden_states``; the product is a temporary
+    of ``matmul(...) + self.bias``."""
+    if sim.inv.config["legacy"]:
+        return [bert.step_mlm(sim, "cls.predictions", seq)]
+    h = "lm_predictions.lm_head."
+    mark = sim.scope()
+    x = sim.linear(h + "dense", seq)
+    x = sim.rebind(x, sim.keep_input(x))
+    x = sim.rebind(x, sim.layer_norm(h + "LayerNorm", x))
+    word = sim.inv.arch.prefix + "embeddings.word_embeddings.weight"
+    logits = sim.matmul_param(x, word)
+    out = sim.add(logits, sim.parameter(h + "bias", (sim.shapes[word][0],)))
+    sim.release(logits, x)
+    return [sim.end_scope(mark, out)]
+
+
+def classification_step(sim: Sim, seq: T, pooled: T | None, dropout_key: str) -> list[T]:
+    """ContextPooler: the first token, dropout (pooler_dropout, 0 by default: the input itself), dense, GELU;
+    then dropout and ``classifier`` (``pooled_output`` rebound)."""
+    mark = sim.scope()
+    first = sim.dropout(sim.select(seq, 1), bool(sim.inv.config.get("pooler_dropout", 0)))
+    dense = sim.linear("pooler.dense", first)
+    pooled = sim.end_scope(mark, sim.rebind(dense, sim.keep_input(dense)))
+    return [sim.linear("classifier", sim.rebind(pooled, sim.dropout(pooled)))]
+
+
+def token_classifier_step(sim: Sim, seq: T, pooled: T | None, dropout_key: str) -> list[T]:
+    """Dropout (the hidden one), then ``classifier``."""
+    return [sim.linear("classifier", sim.dropout(seq))]
+
+
+#: DeBERTa's and DeBERTa-v2's classes, by task: each head's tensors and its forward (no pooler in the backbone:
+#: sequence classification's ContextPooler is its head's). Multiple choice (v2's) is refused before the head.
+DEBERTA_HEADS: dict[str, bert.Head] = {
+    Task.MODEL: bert.Head(False, step=bert.model_step),
+    Task.MASKED_LM: bert.Head(False, mlm_head, ties_embeddings=True, step=mlm_step),
+    Task.SEQUENCE_CLASSIFICATION: bert.Head(False, sequence_classification_head, uses_num_labels=True,
+                                            step=classification_step),
+    Task.TOKEN_CLASSIFICATION: bert.Head(False, bert.linear_head("classifier", "num_labels"), uses_num_labels=True,
+                                         step=token_classifier_step),
+    Task.QUESTION_ANSWERING: bert.Head(False, bert.linear_head("qa_outputs", "num_labels"), uses_num_labels=True,
+                                       step=bert.qa_step),
+    Task.MULTIPLE_CHOICE: bert.Head(False, multiple_choice_head),
+}
+
+
+def step_heads(sim: Sim, inv: Inventory, seq: T) -> list[T]:
+    """The task classes' heads on the sequence output (the same in DeBERTa and DeBERTa-v2), as the class's task
+    picks them from :data:`DEBERTA_HEADS`."""
+    return bert.run_head(DEBERTA_HEADS, sim, inv, seq, None)
 
 
 def step_check_heads(inv: Inventory) -> None:
@@ -632,7 +651,7 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     types = sim.constant((b, n), 8, "aten.zeros")  # token_type_ids
     x = step_embeddings(sim, inv, prefix, b, n, mask, types, step_layer_norm)
     seq = sim.end_scope(mark, step_encoder(sim, inv, prefix, x, mask))
-    return step_heads(sim, inv, prefix, seq)
+    return step_heads(sim, inv, seq)
 
 
 def modelled(c: Mapping[str, Any]) -> bool:
@@ -700,16 +719,9 @@ FAMILY = Family(
     fields=FIELDS,
     backbone=backbone,
     read=read,
-    architectures=(
-        Architecture(name="DebertaModel", task=Task.MODEL, prefix="", pooler=False),
-        Architecture(name="DebertaForMaskedLM", task=Task.MASKED_LM, prefix="deberta.", pooler=False, head=mlm_head, ties_embeddings=True),
-        Architecture(name="DebertaForSequenceClassification", task=Task.SEQUENCE_CLASSIFICATION, prefix="deberta.", pooler=False,
-                     head=sequence_classification_head, uses_num_labels=True),
-        Architecture(name="DebertaForTokenClassification", task=Task.TOKEN_CLASSIFICATION, prefix="deberta.", pooler=False,
-                     head=bert.linear_head("classifier", "num_labels"), uses_num_labels=True),
-        Architecture(name="DebertaForQuestionAnswering", task=Task.QUESTION_ANSWERING, prefix="deberta.", pooler=False,
-                     head=bert.linear_head("qa_outputs", "num_labels"), uses_num_labels=True),
-    ),
+    architectures=bert.task_classes("Deberta", "deberta.", (
+        Task.MODEL, Task.MASKED_LM, Task.SEQUENCE_CLASSIFICATION, Task.TOKEN_CLASSIFICATION, Task.QUESTION_ANSWERING),
+        DEBERTA_HEADS),
     title={"en": "DeBERTa", "zh": "DeBERTa"},
     formula=formula,
     # The published config.json lists no architectures, so it loads as the base model.

@@ -33,7 +33,7 @@ from ..errors import CalcError
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
 from . import bert, deberta
-from .base import Architecture, Family, Preset, Task
+from .base import Family, Preset, Task
 from .common import HEADS, HIDDEN, INTERMEDIATE, LABELS, LAYERS, POSITIONS, TIE, VOCAB, L
 
 FIELDS = (
@@ -444,7 +444,7 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     types = sim.constant((b, n), 8, "aten.zeros")  # token_type_ids
     x = deberta.step_embeddings(sim, inv, prefix, b, n, mask, types)
     seq = sim.end_scope(mark, step_encoder(sim, inv, prefix, x, mask))
-    return deberta.step_heads(sim, inv, prefix, seq)
+    return deberta.step_heads(sim, inv, seq)
 
 
 def modelled(c: dict[str, Any], kind: str) -> bool:
@@ -556,22 +556,9 @@ FAMILY = Family(
     backbone=backbone,
     checks=(check_conv,),
     read=read,
-    architectures=(
-        Architecture(name="DebertaV2Model", task=Task.MODEL, prefix="", pooler=False),
-        Architecture(name="DebertaV2ForMaskedLM", task=Task.MASKED_LM, prefix="deberta.", pooler=False,
-                     head=deberta.mlm_head, ties_embeddings=True),
-        Architecture(
-            name="DebertaV2ForSequenceClassification", task=Task.SEQUENCE_CLASSIFICATION, prefix="deberta.", pooler=False, head=deberta.sequence_classification_head, uses_num_labels=True,
-        ),
-        Architecture(
-            name="DebertaV2ForTokenClassification", task=Task.TOKEN_CLASSIFICATION, prefix="deberta.", pooler=False, head=bert.linear_head("classifier", "num_labels"), uses_num_labels=True,
-        ),
-        Architecture(
-            name="DebertaV2ForQuestionAnswering", task=Task.QUESTION_ANSWERING, prefix="deberta.", pooler=False, head=bert.linear_head("qa_outputs", "num_labels"), uses_num_labels=True,
-        ),
-        Architecture(name="DebertaV2ForMultipleChoice", task=Task.MULTIPLE_CHOICE, prefix="deberta.", pooler=False,
-                     head=deberta.multiple_choice_head),
-    ),
+    architectures=bert.task_classes("DebertaV2", "deberta.", (
+        Task.MODEL, Task.MASKED_LM, Task.SEQUENCE_CLASSIFICATION, Task.TOKEN_CLASSIFICATION, Task.QUESTION_ANSWERING,
+        Task.MULTIPLE_CHOICE), deberta.DEBERTA_HEADS),
     title={"en": "DeBERTa-v2 / v3", "zh": "DeBERTa-v2 / v3"},
     formula=formula,
     # The published config.json files list no architectures, so they load as the base model.

@@ -24,7 +24,7 @@ from typing import Any
 from ..costs import CostModel, Sim, T, activation_key, classifier_dropout, dropouts
 from ..model import Inventory, TensorList
 from . import bert, jina_embeddings_v3 as jina
-from .base import Architecture, Family, Preset, Task
+from .base import Family, Preset, Task
 from .common import HEADS, HIDDEN, INTERMEDIATE, LABELS, LAYERS, TIE, TOKEN_TYPES, VOCAB, L
 
 FIELDS = (
@@ -91,23 +91,30 @@ sample = jina.sample
 
 def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     """The native classes: the backbone (:data:`MODEL`); BERT's heads or jina-v3's MLM head without its bias."""
-    kind = bert.step_task(inv)
     c = inv.config
-    if kind in EXACT_LIFETIMES and c["hidden_size"] // c["num_attention_heads"] != 1:
+    if bert.step_task(inv) in EXACT_LIFETIMES and c["hidden_size"] // c["num_attention_heads"] != 1:
         sim.exact_lifetimes()  # a one-wide head (cos and sin two wide, broadcasting Q and K) keeps its bounds
         sim.exact_forward()
         sim.exact_autocast()  # and under autocast (rotated Q and K float32: costs.lifetime's mul_table)
     seq, pooled = MODEL.step(sim, inv, b, n)
-    if kind == "":
-        return [seq] + ([pooled] if pooled is not None else [])
-    if kind == "ForMaskedLM":
-        return [bert.step_mlm(sim, "lm_head", seq)]
-    if kind == "ForSequenceClassification":
-        assert pooled is not None
-        return [sim.linear("classifier", sim.dropout(pooled, sim.drops("classifier_dropout")))]
-    if kind == "ForTokenClassification":
-        return [sim.linear("classifier", sim.dropout(seq, sim.drops("classifier_dropout")))]
-    raise AssertionError(inv.architecture)
+    return bert.run_head(GTE_HEADS, sim, inv, seq, pooled)  # the classifiers' dropout: classifier_dropout
+
+
+def mlm_step(sim: Sim, seq: T, pooled: T | None, dropout_key: str) -> list[T]:
+    """jina-v3's MLM head under ``lm_head`` (its GELU fixed), without its bias."""
+    return [bert.step_mlm(sim, "lm_head", seq)]
+
+
+#: GTE's classes, by task: each head's tensors and its forward. ``add_pooling_layer`` defaults to False (the
+#: calculator counts the bare class as AutoModel builds it); BERT's classifiers, sequence classification pooled.
+GTE_HEADS: dict[str, bert.Head] = {
+    Task.MODEL: bert.Head(False, step=bert.model_step),
+    Task.MASKED_LM: bert.Head(False, mlm_head, ties_embeddings=True, step=mlm_step),
+    Task.SEQUENCE_CLASSIFICATION: bert.Head(True, bert.linear_head("classifier", "num_labels"), uses_num_labels=True,
+                                            step=bert.pooled_classifier_step),
+    Task.TOKEN_CLASSIFICATION: bert.Head(False, bert.linear_head("classifier", "num_labels"), uses_num_labels=True,
+                                         step=bert.token_classifier_step),
+}
 
 
 #: GTE's classes whose every operation the lifetime simulator models.
@@ -149,15 +156,8 @@ FAMILY = Family(
     fields=FIELDS,
     backbone=backbone,
     pad_token_id=1,
-    architectures=(
-        # add_pooling_layer defaults to False: the calculator counts the class as AutoModel builds it
-        Architecture(name="GteModel", task=Task.MODEL, prefix="", pooler=False),
-        Architecture(name="GteForMaskedLM", task=Task.MASKED_LM, prefix="gte.", pooler=False, head=mlm_head, ties_embeddings=True),
-        Architecture(name="GteForSequenceClassification", task=Task.SEQUENCE_CLASSIFICATION, prefix="gte.", pooler=True,
-                     head=bert.linear_head("classifier", "num_labels"), uses_num_labels=True),
-        Architecture(name="GteForTokenClassification", task=Task.TOKEN_CLASSIFICATION, prefix="gte.", pooler=False,
-                     head=bert.linear_head("classifier", "num_labels"), uses_num_labels=True),
-    ),
+    architectures=bert.task_classes("Gte", "gte.", (
+        Task.MODEL, Task.MASKED_LM, Task.SEQUENCE_CLASSIFICATION, Task.TOKEN_CLASSIFICATION), GTE_HEADS),
     title={"en": "GTE", "zh": "GTE"},
     formula=formula,
     presets=(

@@ -29,7 +29,7 @@ from ..i18n import join_list, pick
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
 from . import bert, esm, nomic_bert, roberta
-from .base import Architecture, Family, Preset, Task
+from .base import Family, Preset, Task
 from .common import HEADS, HIDDEN, INTERMEDIATE, LABELS, LAYERS, TIE, TOKEN_TYPES, VOCAB, L, heads_divide
 
 FIELDS = (
@@ -382,27 +382,17 @@ def adapters(raw: Mapping[str, Any], lang: str) -> str | None:
                 all=f"{len(tasks) * per:,}", used=f"{base + per:,}")
 
 
-def _arch(name: str, task: str, pooler: bool | None, **kw: Any) -> Architecture:
-    """A class of the port: the bare model holds the backbone at the top, the task classes under ``roberta.``."""
-    return Architecture(name=name, task=task, prefix="" if task == Task.MODEL else "roberta.", pooler=pooler, **kw)
-
-
 FAMILY = Family(
     model_type="jina_embeddings_v3",
     base="JinaEmbeddingsV3Model",
     fields=FIELDS,
     backbone=backbone,
     pad_token_id=1,
-    architectures=(
-        _arch("JinaEmbeddingsV3Model", Task.MODEL, None),
-        _arch("JinaEmbeddingsV3ForMaskedLM", Task.MASKED_LM, False, head=roberta.lm_head, ties_embeddings=True, head_first=True),
-        _arch("JinaEmbeddingsV3ForSequenceClassification", Task.SEQUENCE_CLASSIFICATION, False, head=roberta.classification_head,
-              uses_num_labels=True, head_first=True),
-        _arch("JinaEmbeddingsV3ForTokenClassification", Task.TOKEN_CLASSIFICATION, False, head=bert.linear_head("classifier", "num_labels"),
-              uses_num_labels=True, head_first=True),
-        _arch("JinaEmbeddingsV3ForQuestionAnswering", Task.QUESTION_ANSWERING, False, head=bert.linear_head("qa_outputs", "num_labels"),
-              uses_num_labels=True, head_first=True),
-    ),
+    # XLM-R's heads (RoBERTa's), from the table whose forwards the step runs (roberta.step_heads); the task
+    # classes register their head before the backbone (transformers 5.23's XLM-R classes, from its modular file)
+    architectures=bert.task_classes("JinaEmbeddingsV3", "roberta.", (
+        Task.MODEL, Task.MASKED_LM, Task.SEQUENCE_CLASSIFICATION, Task.TOKEN_CLASSIFICATION, Task.QUESTION_ANSWERING),
+        roberta.ROBERTA_HEADS, head_first=True),
     title={"en": "jina-embeddings-v3", "zh": "jina-embeddings-v3"},
     formula=formula,
     presets=(

@@ -22,6 +22,7 @@ tokens from the separators in the ids: its cost depends on the tokens, and is re
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 from typing import Any, Mapping
 
 from ..config import MAX_SIZE, read_fields
@@ -30,7 +31,7 @@ from ..errors import CalcError
 from ..formula import Formula, head_line, layers_lines
 from ..model import Inventory, TensorList
 from . import bert, roberta
-from .base import Architecture, Extra, Family, Preset, Task
+from .base import Extra, Family, Preset, Task
 from .common import BERT_FIELDS, heads_divide
 
 FIELDS = BERT_FIELDS
@@ -316,10 +317,10 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
         if lp % w:
             raise CalcError("costs_longformer_window", layer=i, window=w, padded=lp, largest=max(ws), value=n)
     kind = bert.step_task(inv)
-    classify = kind == "ForSequenceClassification"  # global attention on the first token, set by the class
-    if kind == "ForQuestionAnswering":
+    classify = kind == Task.SEQUENCE_CLASSIFICATION  # global attention on the first token, set by the class
+    if kind == Task.QUESTION_ANSWERING:
         raise CalcError("costs_data_dependent", architecture=inv.architecture)
-    if not sim.grad_mode and kind in ("", "ForMaskedLM", "ForTokenClassification"):
+    if not sim.grad_mode and kind in SPAN_HEADS:
         sim.exact_lifetimes()  # the inference span: no graph, every storage's release declared (step_inference)
         sim.exact_forward()
         return step_inference(sim, inv, b, n)
@@ -330,18 +331,32 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     for i, w in enumerate(ws):
         x = sim.layer(step_layer(f"{prefix}encoder.layer.{i}.", heads, w, masked, c["hidden_act"], classify), x)
     seq = sim.narrow(x, 1, n)
-    if kind == "":
-        return [seq] + ([bert.step_pooler(sim, prefix, seq)] if inv.pooler else [])
-    if kind == "ForMaskedLM":
-        return [bert.step_mlm(sim, "lm_head", seq)]
-    hidden = sim.drops("hidden_dropout_prob")
-    if kind == "ForTokenClassification":
-        return [sim.linear("classifier", sim.dropout(seq, hidden))]
-    if classify:
-        # LongformerClassificationHead: the first token, dropout, dense, tanh, dropout, out_proj
-        x = sim.dropout(sim.keep_output(sim.linear("classifier.dense", sim.dropout(sim.select(seq, 1), hidden))), hidden)
-        return [sim.linear("classifier.out_proj", x)]
-    raise AssertionError(inv.architecture)
+    pooled = bert.step_pooler(sim, prefix, seq) if inv.pooler else None  # the bare model's (no task class pools)
+    return bert.run_head(LONGFORMER_HEADS, sim, inv, seq, pooled, "hidden_dropout_prob")  # no classifier_dropout
+
+
+def mlm_step(sim: Sim, seq: T, pooled: T | None, dropout_key: str) -> list[T]:
+    """``LongformerLMHead`` (RoBERTa's, its GELU fixed) under ``lm_head``."""
+    return [bert.step_mlm(sim, "lm_head", seq)]
+
+
+def classification_step(sim: Sim, seq: T, pooled: T | None, dropout_key: str) -> list[T]:
+    """``LongformerClassificationHead``: the first token, dropout, dense, tanh, dropout, out_proj."""
+    hidden = sim.drops(dropout_key)
+    x = sim.dropout(sim.keep_output(sim.linear("classifier.dense", sim.dropout(sim.select(seq, 1), hidden))), hidden)
+    return [sim.linear("classifier.out_proj", x)]
+
+
+#: Longformer's classes, by task: RoBERTa's heads (tensors), with the forwards of the training step defined here
+#: (the classification head's first token has global attention, set by the class: :func:`step_program`). Multiple
+#: choice and question answering (its global attention depends on the data) are refused before the head runs.
+LONGFORMER_HEADS: dict[str, bert.Head] = {
+    **roberta.ROBERTA_HEADS,
+    Task.MASKED_LM: replace(roberta.ROBERTA_HEADS[Task.MASKED_LM], step=mlm_step),
+    Task.SEQUENCE_CLASSIFICATION: replace(roberta.ROBERTA_HEADS[Task.SEQUENCE_CLASSIFICATION],
+                                          step=classification_step),
+    Task.QUESTION_ANSWERING: replace(roberta.ROBERTA_HEADS[Task.QUESTION_ANSWERING], step=None),
+}
 
 
 # ------------------------------------------------- the inference span, replayed tensor by tensor (issue 32)
@@ -591,18 +606,33 @@ def step_inference(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
             sim.rebind(seq, y)
         seq = y
     seq = sim.end_scope(encoder, sim.narrow(seq, 1, n))
-    if kind == "":
-        pooled = bert.step_pooler(sim, prefix, seq) if inv.pooler else None
-        sim.end_scope(mark, seq, *([pooled] if pooled is not None else []))
-        return [seq] + ([pooled] if pooled is not None else [])
-    sim.end_scope(mark, seq)
-    if kind == "ForMaskedLM":  # LongformerLMHead: dense, gelu, layer_norm, decoder (each rebinding x)
-        head = sim.scope()
-        h = _linear_any(sim, "lm_head.dense", seq)
-        h = sim.rebind(h, sim.keep_input(h))
-        h = sim.rebind(h, sim.layer_norm("lm_head.layer_norm", h))
-        return [sim.end_scope(head, sim.rebind(h, sim.linear("lm_head.decoder", h)))]
-    return [_linear_any(sim, "classifier", seq)]  # ForTokenClassification (dropout: eval)
+    pooled = bert.step_pooler(sim, prefix, seq) if inv.pooler else None  # the bare model's (no task class pools)
+    sim.end_scope(mark, seq, *([pooled] if pooled is not None else []))
+    return SPAN_HEADS[kind](sim, seq, pooled, "hidden_dropout_prob")
+
+
+def span_mlm_step(sim: Sim, seq: T, pooled: T | None, dropout_key: str) -> list[T]:
+    """``LongformerLMHead`` in the inference span: dense (on the strided slice: :func:`_linear_any`), gelu,
+    layer_norm, decoder (each rebinding x)."""
+    head = sim.scope()
+    h = _linear_any(sim, "lm_head.dense", seq)
+    h = sim.rebind(h, sim.keep_input(h))
+    h = sim.rebind(h, sim.layer_norm("lm_head.layer_norm", h))
+    return [sim.end_scope(head, sim.rebind(h, sim.linear("lm_head.decoder", h)))]
+
+
+def span_token_classifier_step(sim: Sim, seq: T, pooled: T | None, dropout_key: str) -> list[T]:
+    """``classifier`` on the strided slice (:func:`_linear_any`; dropout: eval)."""
+    return [_linear_any(sim, "classifier", seq)]
+
+
+#: The forwards of :data:`LONGFORMER_HEADS`' heads in the inference span (:func:`step_inference`: the classes no
+#: token of which has global attention from input_ids alone), where ``nn.Linear`` meets the strided slice.
+SPAN_HEADS: dict[str, bert.HeadStep] = {
+    Task.MODEL: bert.model_step,
+    Task.MASKED_LM: span_mlm_step,
+    Task.TOKEN_CLASSIFICATION: span_token_classifier_step,
+}
 
 
 def step_check(inv: Inventory) -> None:
@@ -671,29 +701,9 @@ FAMILY = Family(
     read=read,
     # The window shapes no tensor but the step's attention: in the link, so the panel costs the pasted one.
     extras=(Extra("attention_window", _window_from_query, _window_query),),
-    architectures=(
-        Architecture(name="LongformerModel", task=Task.MODEL, prefix="", pooler=None),
-        Architecture(
-            name="LongformerForMaskedLM", task=Task.MASKED_LM, prefix="longformer.", pooler=False, head=roberta.lm_head,
-            ties_embeddings=True,
-        ),
-        Architecture(
-            name="LongformerForSequenceClassification", task=Task.SEQUENCE_CLASSIFICATION, prefix="longformer.", pooler=False,
-            head=roberta.classification_head, uses_num_labels=True,
-        ),
-        Architecture(
-            name="LongformerForMultipleChoice", task=Task.MULTIPLE_CHOICE, prefix="longformer.", pooler=True,
-            head=bert.linear_head("classifier", 1),
-        ),
-        Architecture(
-            name="LongformerForTokenClassification", task=Task.TOKEN_CLASSIFICATION, prefix="longformer.", pooler=False,
-            head=bert.linear_head("classifier", "num_labels"), uses_num_labels=True,
-        ),
-        Architecture(
-            name="LongformerForQuestionAnswering", task=Task.QUESTION_ANSWERING, prefix="longformer.", pooler=False,
-            head=bert.linear_head("qa_outputs", "num_labels"), uses_num_labels=True,
-        ),
-    ),
+    architectures=bert.task_classes("Longformer", "longformer.", (
+        Task.MODEL, Task.MASKED_LM, Task.SEQUENCE_CLASSIFICATION, Task.MULTIPLE_CHOICE, Task.TOKEN_CLASSIFICATION,
+        Task.QUESTION_ANSWERING), LONGFORMER_HEADS),
     title={"en": "Longformer", "zh": "Longformer"},
     formula=formula,
     # allenai/longformer-base-4096's config.json lists no architectures: it loads as LongformerModel.

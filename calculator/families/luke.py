@@ -22,7 +22,7 @@ from ..costs import BERT_KEYS, CostModel, Sim, T, no_buffers
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
 from . import bert
-from .base import Architecture, Family, Preset, with_defaults, Task
+from .base import Family, Preset, with_defaults, Task
 from .common import BERT_FIELDS, L, heads_divide
 
 FIELDS = with_defaults(BERT_FIELDS, vocab_size=50267)[:7] + (
@@ -213,19 +213,35 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     # LukeForMaskedLM: the pooler runs and its output (``outputs``) reaches no loss; with no entity, only the word
     # head predicts
     seq, pooled = step_backbone(sim, inv, prefix, b, n, pooler_unused=kind == Task.MASKED_LM)
-    if kind == Task.MASKED_LM:
-        return [bert.step_mlm(sim, "lm_head", seq)]
-    if not prefix:
-        return [seq] + ([pooled] if pooled is not None else [])
-    if kind == Task.SEQUENCE_CLASSIFICATION:
-        assert pooled is not None
-        return [sim.linear("classifier", sim.dropout(pooled, sim.drops("classifier_dropout")))]
-    if kind == Task.TOKEN_CLASSIFICATION:
-        return [sim.linear("classifier", sim.dropout(seq, sim.drops("classifier_dropout")))]
-    if kind == Task.QUESTION_ANSWERING:
-        # ``logits.split(1, dim=-1)`` then ``squeeze(-1)``: views, no copy (RoFormer's too)
-        return sim.split_views(sim.linear("qa_outputs", seq))
-    raise AssertionError(inv.architecture)
+    return bert.run_head(LUKE_HEADS, sim, inv, seq, pooled)  # the classifiers' dropout: classifier_dropout
+
+
+def mlm_step(sim: Sim, seq: T, pooled: T | None, dropout_key: str) -> list[T]:
+    """With no entity, only the word head predicts: ``lm_head`` (its GELU fixed)."""
+    return [bert.step_mlm(sim, "lm_head", seq)]
+
+
+def qa_step(sim: Sim, seq: T, pooled: T | None, dropout_key: str) -> list[T]:
+    """``qa_outputs``, then ``logits.split(1, dim=-1)`` and ``squeeze(-1)``: views, no copy (RoFormer's too)."""
+    return sim.split_views(sim.linear("qa_outputs", seq))
+
+
+#: LUKE's classes, by task: each head's tensors and its forward. The entity classes read entity states
+#: (entity_ids, their spans) and multiple choice [B, choices, L] inputs: their steps are refused (:data:`COVERED`).
+LUKE_HEADS: dict[str, bert.Head] = {
+    Task.MODEL: bert.Head(None, step=bert.model_step),
+    Task.MASKED_LM: bert.Head(True, mlm_head, ties_embeddings=True, step=mlm_step),
+    Task.ENTITY_CLASSIFICATION: bert.Head(True, bert.linear_head("classifier", "num_labels"), uses_num_labels=True),
+    Task.ENTITY_PAIR_CLASSIFICATION: bert.Head(True, entity_pair_head, uses_num_labels=True),
+    Task.ENTITY_SPAN_CLASSIFICATION: bert.Head(True, entity_span_head, uses_num_labels=True),
+    Task.SEQUENCE_CLASSIFICATION: bert.Head(True, bert.linear_head("classifier", "num_labels"), uses_num_labels=True,
+                                            step=bert.pooled_classifier_step),
+    Task.TOKEN_CLASSIFICATION: bert.Head(False, bert.linear_head("classifier", "num_labels"), uses_num_labels=True,
+                                         step=bert.token_classifier_step),
+    Task.QUESTION_ANSWERING: bert.Head(False, bert.linear_head("qa_outputs", "num_labels"), uses_num_labels=True,
+                                       step=qa_step),
+    Task.MULTIPLE_CHOICE: bert.Head(True, bert.linear_head("classifier", 1)),
+}
 
 
 #: LUKE's classes whose every operation the lifetime simulator models (:mod:`calculator.costs.lifetime`).
@@ -262,24 +278,10 @@ FAMILY = Family(
     backbone=backbone,
     pad_token_id=1,
     positions_padded=True,
-    architectures=(
-        Architecture(name="LukeModel", task=Task.MODEL, prefix="", pooler=None),
-        Architecture(name="LukeForMaskedLM", task=Task.MASKED_LM, prefix=P, pooler=True, head=mlm_head, ties_embeddings=True),
-        Architecture(name="LukeForEntityClassification", task=Task.ENTITY_CLASSIFICATION, prefix=P, pooler=True,
-                     head=bert.linear_head("classifier", "num_labels"), uses_num_labels=True),
-        Architecture(name="LukeForEntityPairClassification", task=Task.ENTITY_PAIR_CLASSIFICATION, prefix=P, pooler=True, head=entity_pair_head,
-                     uses_num_labels=True),
-        Architecture(name="LukeForEntitySpanClassification", task=Task.ENTITY_SPAN_CLASSIFICATION, prefix=P, pooler=True,
-                     head=entity_span_head,
-                     uses_num_labels=True),
-        Architecture(name="LukeForSequenceClassification", task=Task.SEQUENCE_CLASSIFICATION, prefix=P, pooler=True,
-                     head=bert.linear_head("classifier", "num_labels"), uses_num_labels=True),
-        Architecture(name="LukeForTokenClassification", task=Task.TOKEN_CLASSIFICATION, prefix=P, pooler=False,
-                     head=bert.linear_head("classifier", "num_labels"), uses_num_labels=True),
-        Architecture(name="LukeForQuestionAnswering", task=Task.QUESTION_ANSWERING, prefix=P, pooler=False,
-                     head=bert.linear_head("qa_outputs", "num_labels"), uses_num_labels=True),
-        Architecture(name="LukeForMultipleChoice", task=Task.MULTIPLE_CHOICE, prefix=P, pooler=True, head=bert.linear_head("classifier", 1)),
-    ),
+    architectures=bert.task_classes("Luke", P, (
+        Task.MODEL, Task.MASKED_LM, Task.ENTITY_CLASSIFICATION, Task.ENTITY_PAIR_CLASSIFICATION,
+        Task.ENTITY_SPAN_CLASSIFICATION, Task.SEQUENCE_CLASSIFICATION, Task.TOKEN_CLASSIFICATION,
+        Task.QUESTION_ANSWERING, Task.MULTIPLE_CHOICE), LUKE_HEADS),
     title=L("LUKE", "LUKE"),
     formula=formula,
     presets=(

@@ -32,7 +32,7 @@ from ..errors import CalcError
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
 from . import bert
-from .base import Architecture, Family, Preset, Task
+from .base import Family, Preset, Task
 from .common import EMBEDDING, HEADS, HIDDEN, INTERMEDIATE, LABELS, LAYERS, POSITIONS, TIE, TOKEN_TYPES, VOCAB, L
 
 
@@ -443,8 +443,7 @@ EXACT_LIFETIMES = ("", "ForNextSentencePrediction", "ForSequenceClassification",
 def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     """MobileBERT's classes: the outputs each returns."""
     prefix = bert.step_prefix(inv)
-    kind = bert.step_task(inv)
-    if kind in EXACT_LIFETIMES or not sim.grad_mode:  # the MLM head's forward replayed too (inference)
+    if bert.step_task(inv) in EXACT_LIFETIMES or not sim.grad_mode:  # the MLM head's forward replayed too (inference)
         sim.exact_lifetimes()
         sim.exact_forward()  # every name's release declared below
         sim.exact_autocast()  # under bf16 autocast too: NoNorm's promoting product (costs.lifetime)
@@ -464,24 +463,46 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
         else:
             pooled = first
     sim.end_scope(model, seq, *([pooled] if pooled is not None else []))
-    if kind == "":
-        return [seq] + ([pooled] if pooled is not None else [])
-    if kind == "ForMaskedLM":
-        return [step_mlm(sim, seq)]
-    if kind == "ForPreTraining":
-        assert pooled is not None
-        return [step_mlm(sim, seq), sim.linear("cls.seq_relationship", pooled)]
-    if kind == "ForNextSentencePrediction":
-        assert pooled is not None
-        return [sim.linear("cls.seq_relationship", pooled)]
-    if kind == "ForSequenceClassification":  # the classifier dropout is the hidden one: p = 0
-        assert pooled is not None
-        return [sim.linear("classifier", pooled)]
-    if kind == "ForTokenClassification":
-        return [sim.linear("classifier", seq)]
-    if kind == "ForQuestionAnswering":
-        return bert.step_qa(sim, seq)
-    raise AssertionError(inv.architecture)
+    return bert.run_head(MOBILEBERT_HEADS, sim, inv, seq, pooled)
+
+
+def mlm_step(sim: Sim, seq: T, pooled: T | None, dropout_key: str) -> list[T]:
+    """``MobileBertOnlyMLMHead``: :func:`step_mlm` (its decoder's concatenated matrix)."""
+    return [step_mlm(sim, seq)]
+
+
+def pretraining_step(sim: Sim, seq: T, pooled: T | None, dropout_key: str) -> list[T]:
+    """``MobileBertPreTrainingHeads``: the MLM head on the sequence, then ``cls.seq_relationship`` on the pooled
+    output."""
+    assert pooled is not None
+    return [step_mlm(sim, seq), sim.linear("cls.seq_relationship", pooled)]
+
+
+def pooled_classifier_step(sim: Sim, seq: T, pooled: T | None, dropout_key: str) -> list[T]:
+    """``classifier`` on the pooled output: the classifier dropout is the hidden one, p = 0."""
+    assert pooled is not None
+    return [sim.linear("classifier", pooled)]
+
+
+def token_classifier_step(sim: Sim, seq: T, pooled: T | None, dropout_key: str) -> list[T]:
+    """``classifier`` on every token (the hidden dropout, p = 0)."""
+    return [sim.linear("classifier", seq)]
+
+
+#: MobileBERT's classes, by task: each head's tensors and its forward (multiple choice refused before the head).
+MOBILEBERT_HEADS: dict[str, bert.Head] = {
+    Task.MODEL: bert.Head(None, step=bert.model_step),
+    Task.PRETRAINING: bert.Head(True, pretraining_head, ties_embeddings=True, step=pretraining_step),
+    Task.MASKED_LM: bert.Head(False, mlm_head, ties_embeddings=True, step=mlm_step),
+    Task.NEXT_SENTENCE_PREDICTION: bert.Head(True, bert.linear_head("cls.seq_relationship", 2), step=bert.nsp_step),
+    Task.SEQUENCE_CLASSIFICATION: bert.Head(True, bert.linear_head("classifier", "num_labels"), uses_num_labels=True,
+                                            step=pooled_classifier_step),
+    Task.MULTIPLE_CHOICE: bert.Head(True, bert.linear_head("classifier", 1)),
+    Task.TOKEN_CLASSIFICATION: bert.Head(False, bert.linear_head("classifier", "num_labels"), uses_num_labels=True,
+                                         step=token_classifier_step),
+    Task.QUESTION_ANSWERING: bert.Head(False, bert.linear_head("qa_outputs", "num_labels"), uses_num_labels=True,
+                                       step=bert.qa_step),
+}
 
 
 def step_check(inv: Inventory) -> None:
@@ -537,11 +558,6 @@ def mobilebert_config() -> dict[str, Any]:
     }
 
 
-def _arch(name: str, task: str, pooler: bool | None, head: Any = None, **more: Any) -> Architecture:
-    return Architecture(name=name, task=task, prefix="" if task == Task.MODEL else "mobilebert.", pooler=pooler,
-                        head=head, **more)
-
-
 FAMILY = Family(
     model_type="mobilebert",
     base="MobileBertModel",
@@ -550,19 +566,9 @@ FAMILY = Family(
     fields=FIELDS,
     backbone=backbone,
     read=read,
-    architectures=(
-        _arch("MobileBertModel", Task.MODEL, None),
-        _arch("MobileBertForPreTraining", Task.PRETRAINING, True, pretraining_head, ties_embeddings=True),
-        _arch("MobileBertForMaskedLM", Task.MASKED_LM, False, mlm_head, ties_embeddings=True),
-        _arch("MobileBertForNextSentencePrediction", Task.NEXT_SENTENCE_PREDICTION, True, bert.linear_head("cls.seq_relationship", 2)),
-        _arch("MobileBertForSequenceClassification", Task.SEQUENCE_CLASSIFICATION, True, bert.linear_head("classifier", "num_labels"),
-              uses_num_labels=True),
-        _arch("MobileBertForMultipleChoice", Task.MULTIPLE_CHOICE, True, bert.linear_head("classifier", 1)),
-        _arch("MobileBertForTokenClassification", Task.TOKEN_CLASSIFICATION, False, bert.linear_head("classifier", "num_labels"),
-              uses_num_labels=True),
-        _arch("MobileBertForQuestionAnswering", Task.QUESTION_ANSWERING, False, bert.linear_head("qa_outputs", "num_labels"),
-              uses_num_labels=True),
-    ),
+    architectures=bert.task_classes("MobileBert", "mobilebert.", (
+        Task.MODEL, Task.PRETRAINING, Task.MASKED_LM, Task.NEXT_SENTENCE_PREDICTION, Task.SEQUENCE_CLASSIFICATION,
+        Task.MULTIPLE_CHOICE, Task.TOKEN_CLASSIFICATION, Task.QUESTION_ANSWERING), MOBILEBERT_HEADS),
     title={"en": "MobileBERT", "zh": "MobileBERT"},
     formula=formula,
     # google/mobilebert-uncased's config.json lists no architectures: it loads as MobileBertModel.

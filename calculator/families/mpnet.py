@@ -25,7 +25,7 @@ from ..errors import CalcError
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
 from . import bert, roberta
-from .base import Architecture, Family, Preset, Task
+from .base import Family, Preset, Task
 from .common import HEADS, HIDDEN, INTERMEDIATE, LABELS, LAYERS, POSITIONS, TIE, VOCAB, L, heads_divide
 
 #: ``MPNetEmbeddings`` and ``MPNetModel`` pass this, not ``config.pad_token_id``, as ``padding_idx``.
@@ -239,19 +239,10 @@ FAMILY = Family(
     padding_row=PADDING_IDX,
     pad_token_id=1,
     positions_padded=True,
-    architectures=(
-        Architecture(name="MPNetModel", task=Task.MODEL, prefix="", pooler=None),
-        Architecture(name="MPNetForMaskedLM", task=Task.MASKED_LM, prefix="mpnet.", pooler=False,
-                     head=roberta.lm_head, ties_embeddings=True),
-        Architecture(name="MPNetForSequenceClassification", task=Task.SEQUENCE_CLASSIFICATION, prefix="mpnet.", pooler=False,
-                     head=roberta.classification_head, uses_num_labels=True),
-        Architecture(name="MPNetForMultipleChoice", task=Task.MULTIPLE_CHOICE, prefix="mpnet.", pooler=True,
-                     head=bert.linear_head("classifier", 1)),
-        Architecture(name="MPNetForTokenClassification", task=Task.TOKEN_CLASSIFICATION, prefix="mpnet.", pooler=False,
-                     head=bert.linear_head("classifier", "num_labels"), uses_num_labels=True),
-        Architecture(name="MPNetForQuestionAnswering", task=Task.QUESTION_ANSWERING, prefix="mpnet.", pooler=False,
-                     head=bert.linear_head("qa_outputs", "num_labels"), uses_num_labels=True),
-    ),
+    # RoBERTa's heads, from the table whose forwards the step runs (roberta.step_heads)
+    architectures=bert.task_classes("MPNet", "mpnet.", (
+        Task.MODEL, Task.MASKED_LM, Task.SEQUENCE_CLASSIFICATION, Task.MULTIPLE_CHOICE, Task.TOKEN_CLASSIFICATION,
+        Task.QUESTION_ANSWERING), roberta.ROBERTA_HEADS),
     title={"en": "MPNet", "zh": "MPNet"},
     formula=formula,
     presets=(

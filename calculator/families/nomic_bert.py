@@ -33,7 +33,7 @@ from ..errors import CalcError
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
 from . import bert, esm
-from .base import Architecture, Family, Preset, Task
+from .base import Family, Preset, Task
 from .common import HEADS, HIDDEN, INTERMEDIATE, LABELS, LAYERS, TIE, TOKEN_TYPES, VOCAB, L
 
 FIELDS = (
@@ -241,9 +241,8 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     prefix = bert.step_prefix(inv)
     c = inv.config
     e = prefix + "embeddings."
-    kind = bert.step_task(inv)
     d = head_size(c)
-    if kind in EXACT_LIFETIMES and d != 1:
+    if bert.step_task(inv) in EXACT_LIFETIMES and d != 1:
         sim.exact_lifetimes()
         sim.exact_forward()
         sim.exact_autocast()  # and under autocast (rotated Q and K float32: costs.lifetime's mul_table)
@@ -270,24 +269,41 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     seq = hidden
     pooled = bert.step_pooler(sim, prefix, seq) if inv.pooler else None
     sim.end_scope(model, seq, *([pooled] if pooled is not None else []))
-    if kind == "":
-        return [seq] + ([pooled] if pooled is not None else [])
-    if kind == "ForMaskedLM":
-        # transform: dense, the activation (SiLU), layer_norm; then the decoder
-        head = sim.scope()
-        t = sim.linear("cls.predictions.transform.dense", seq)
-        t = sim.rebind(t, sim.silu(t))
-        t = sim.rebind(t, sim.layer_norm("cls.predictions.transform.layer_norm", t))
-        return [sim.end_scope(head, sim.rebind(t, sim.linear("cls.predictions.decoder", t)))]
-    drop = sim.drops("classifier_dropout")  # classifier_dropout, else hidden_dropout_prob
-    if kind == "ForSequenceClassification":
-        assert pooled is not None
-        x = sim.dropout(pooled, drop)
-        return [sim.rebind(x, sim.linear("classifier", x))]
-    if kind == "ForTokenClassification":
-        x = sim.dropout(seq, drop)
-        return [sim.rebind(x, sim.linear("classifier", x))]
-    raise AssertionError(inv.architecture)
+    return bert.run_head(NOMIC_BERT_HEADS, sim, inv, seq, pooled)  # classifier_dropout, else hidden_dropout_prob
+
+
+def mlm_step(sim: Sim, seq: T, pooled: T | None, dropout_key: str) -> list[T]:
+    """``NomicBertForMaskedLM``'s head: the transform (dense, the activation (SiLU), layer_norm), the decoder."""
+    head = sim.scope()
+    t = sim.linear("cls.predictions.transform.dense", seq)
+    t = sim.rebind(t, sim.silu(t))
+    t = sim.rebind(t, sim.layer_norm("cls.predictions.transform.layer_norm", t))
+    return [sim.end_scope(head, sim.rebind(t, sim.linear("cls.predictions.decoder", t)))]
+
+
+def pooled_classifier_step(sim: Sim, seq: T, pooled: T | None, dropout_key: str) -> list[T]:
+    """Dropout on the pooled output, then ``classifier``; ``x`` rebound by both."""
+    assert pooled is not None
+    x = sim.dropout(pooled, sim.drops(dropout_key))
+    return [sim.rebind(x, sim.linear("classifier", x))]
+
+
+def token_classifier_step(sim: Sim, seq: T, pooled: T | None, dropout_key: str) -> list[T]:
+    """Dropout on every token, then ``classifier``; ``x`` rebound by both."""
+    x = sim.dropout(seq, sim.drops(dropout_key))
+    return [sim.rebind(x, sim.linear("classifier", x))]
+
+
+#: Nomic BERT's classes, by task: each head's tensors and its forward. ``add_pooling_layer`` defaults to False
+#: (the bare model is counted as AutoModel builds it); only sequence classification pools.
+NOMIC_BERT_HEADS: dict[str, bert.Head] = {
+    Task.MODEL: bert.Head(False, step=bert.model_step),
+    Task.MASKED_LM: bert.Head(False, mlm_head, ties_embeddings=True, step=mlm_step),
+    Task.SEQUENCE_CLASSIFICATION: bert.Head(True, bert.linear_head("classifier", "num_labels"), uses_num_labels=True,
+                                            step=pooled_classifier_step),
+    Task.TOKEN_CLASSIFICATION: bert.Head(False, bert.linear_head("classifier", "num_labels"), uses_num_labels=True,
+                                         step=token_classifier_step),
+}
 
 
 #: Nomic BERT's classes whose every operation the lifetime simulator models.
@@ -328,21 +344,8 @@ FAMILY = Family(
     fields=FIELDS,
     backbone=backbone,
     read=read,
-    architectures=(
-        # add_pooling_layer defaults to False: the calculator counts the class as AutoModel builds it
-        Architecture(name="NomicBertModel", task=Task.MODEL, prefix="", pooler=False),
-        Architecture(
-            name="NomicBertForMaskedLM", task=Task.MASKED_LM, prefix="nomic_bert.", pooler=False, head=mlm_head, ties_embeddings=True,
-        ),
-        Architecture(
-            name="NomicBertForSequenceClassification", task=Task.SEQUENCE_CLASSIFICATION, prefix="nomic_bert.", pooler=True,
-            head=bert.linear_head("classifier", "num_labels"), uses_num_labels=True,
-        ),
-        Architecture(
-            name="NomicBertForTokenClassification", task=Task.TOKEN_CLASSIFICATION, prefix="nomic_bert.", pooler=False,
-            head=bert.linear_head("classifier", "num_labels"), uses_num_labels=True,
-        ),
-    ),
+    architectures=bert.task_classes("NomicBert", "nomic_bert.", (
+        Task.MODEL, Task.MASKED_LM, Task.SEQUENCE_CLASSIFICATION, Task.TOKEN_CLASSIFICATION), NOMIC_BERT_HEADS),
     title={"en": "Nomic BERT", "zh": "Nomic BERT"},
     formula=formula,
     presets=(

@@ -23,7 +23,7 @@ from ..errors import CalcError
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
 from . import bert, roberta
-from .base import Architecture, Family, Preset, with_defaults, Task
+from .base import Family, Preset, with_defaults, Task
 from .common import BERT_FIELDS, L
 
 FIELDS = with_defaults(BERT_FIELDS, vocab_size=30000, max_position_embeddings=510) + (
@@ -283,28 +283,38 @@ def step_layer(inv: Inventory, prefix: str, i: int, attention: Any = None) -> An
     return run
 
 
+def classification_step(sim: Sim, seq: T, pooled: T | None, dropout_key: str) -> list[T]:
+    """``NystromformerClassificationHead``: RoBERTa's classification head with ``ACT2FN[hidden_act]`` (not tanh)
+    and the hidden dropout (``dropout_key``); ``x`` rebound by every step."""
+    hidden = sim.drops(dropout_key)
+    mark = sim.scope()
+    x = sim.dropout(sim.select(seq, 1), hidden)  # features[:, 0, :], a view of the named sequence output
+    y = sim.linear("classifier.dense", x)
+    x = y if x.storage == seq.storage else sim.rebind(x, y)
+    x = sim.rebind(x, sim.act("hidden_act", x))
+    x = sim.rebind(x, sim.dropout(x, hidden))
+    return [sim.end_scope(mark, sim.rebind(x, sim.linear("classifier.out_proj", x)))]
+
+
+#: Nyströmformer's (and YOSO's) classes, by task: each head's tensors and its forward. BERT's MLM head;
+#: the classification head above; dropout then ``classifier``; ``qa_outputs`` (its ``__init__`` sets
+#: ``config.num_labels = 2`` first, whatever the config says); multiple choice refused by :func:`step_check`.
+NYSTROMFORMER_HEADS: dict[str, bert.Head] = {
+    Task.MODEL: bert.Head(False, step=bert.model_step),
+    Task.MASKED_LM: bert.Head(False, bert.mlm_head, ties_embeddings=True, step=bert.mlm_step),
+    Task.SEQUENCE_CLASSIFICATION: bert.Head(False, roberta.classification_head, uses_num_labels=True,
+                                            step=classification_step),
+    Task.MULTIPLE_CHOICE: bert.Head(False, multiple_choice_head),
+    Task.TOKEN_CLASSIFICATION: bert.Head(False, bert.linear_head("classifier", "num_labels"), uses_num_labels=True,
+                                         step=bert.token_classifier_step),
+    Task.QUESTION_ANSWERING: bert.Head(False, bert.linear_head("qa_outputs", 2), step=bert.qa_step),
+}
+
+
 def step_heads(sim: Sim, inv: Inventory, seq: T) -> list[T]:
-    """The task heads of Nyströmformer and YOSO (the same code): BERT's MLM head; RoBERTa's classification head
-    with ``ACT2FN[hidden_act]`` (not tanh) and the hidden dropout; dropout then ``classifier``; ``qa_outputs``."""
-    kind = bert.step_task(inv)
-    hidden = sim.drops("hidden_dropout_prob")
-    if kind == "":
-        return [seq]
-    if kind == "ForMaskedLM":
-        return [bert.step_mlm(sim, "cls.predictions", seq, act_key="hidden_act")]
-    if kind == "ForSequenceClassification":  # the classification head: x rebound by every step
-        mark = sim.scope()
-        x = sim.dropout(sim.select(seq, 1), hidden)  # features[:, 0, :], a view of the named sequence output
-        y = sim.linear("classifier.dense", x)
-        x = y if x.storage == seq.storage else sim.rebind(x, y)
-        x = sim.rebind(x, sim.act("hidden_act", x))
-        x = sim.rebind(x, sim.dropout(x, hidden))
-        return [sim.end_scope(mark, sim.rebind(x, sim.linear("classifier.out_proj", x)))]
-    if kind == "ForTokenClassification":
-        return [sim.linear("classifier", sim.dropout(seq, hidden))]
-    if kind == "ForQuestionAnswering":
-        return bert.step_qa(sim, seq)
-    raise AssertionError(inv.architecture)
+    """The task heads of Nyströmformer and YOSO (the same code), as the class's task picks them from
+    :data:`NYSTROMFORMER_HEADS`; every dropout in them is the hidden one."""
+    return bert.run_head(NYSTROMFORMER_HEADS, sim, inv, seq, None, "hidden_dropout_prob")
 
 
 def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
@@ -363,19 +373,9 @@ FAMILY = Family(
     fields=FIELDS,
     backbone=backbone,
     pad_token_id=1,
-    architectures=(
-        Architecture(name="NystromformerModel", task=Task.MODEL, prefix="", pooler=False),
-        Architecture(name="NystromformerForMaskedLM", task=Task.MASKED_LM, prefix=_P, pooler=False, head=bert.mlm_head,
-                     ties_embeddings=True),
-        Architecture(name="NystromformerForSequenceClassification", task=Task.SEQUENCE_CLASSIFICATION, prefix=_P, pooler=False,
-                     head=roberta.classification_head, uses_num_labels=True),
-        Architecture(name="NystromformerForMultipleChoice", task=Task.MULTIPLE_CHOICE, prefix=_P, pooler=False, head=multiple_choice_head),
-        Architecture(name="NystromformerForTokenClassification", task=Task.TOKEN_CLASSIFICATION, prefix=_P, pooler=False,
-                     head=bert.linear_head("classifier", "num_labels"), uses_num_labels=True),
-        # its __init__ sets config.num_labels = 2 first, whatever the config says
-        Architecture(name="NystromformerForQuestionAnswering", task=Task.QUESTION_ANSWERING, prefix=_P, pooler=False,
-                     head=bert.linear_head("qa_outputs", 2)),
-    ),
+    architectures=bert.task_classes("Nystromformer", _P, (
+        Task.MODEL, Task.MASKED_LM, Task.SEQUENCE_CLASSIFICATION, Task.MULTIPLE_CHOICE, Task.TOKEN_CLASSIFICATION,
+        Task.QUESTION_ANSWERING), NYSTROMFORMER_HEADS),
     title={"en": "Nyströmformer", "zh": "Nyströmformer"},
     formula=formula,
     presets=(Preset("uw-madison/nystromformer-512", nystromformer_config(), "NystromformerForMaskedLM"),),

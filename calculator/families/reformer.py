@@ -32,7 +32,7 @@ from ..errors import CalcError
 from ..formula import Formula, FormulaLine, head_line
 from ..model import Inventory, TensorList
 from . import bert
-from .base import Architecture, Family, Preset, Task
+from .base import Family, Preset, Task
 from .common import LABELS, L, value_extra
 
 ATTN_LAYERS = ("local", "lsh", "local", "lsh", "local", "lsh")
@@ -374,17 +374,33 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     prefix = inv.arch.prefix
     x = step_embeddings(sim, inv, prefix, b, n)
     seq = step_encoder(sim, inv, prefix, x)
-    kind = Task.MASKED_LM if inv.arch.task == Task.LM_HEAD_MODEL else bert.step_task(inv)
-    if kind == "ForMaskedLM":  # ReformerOnlyLMHead: the decoder alone (its bias Parameter is never read)
-        return [sim.linear("lm_head.decoder", seq)]
-    if kind == "ForSequenceClassification":
-        drop = sim.drops("classifier_dropout")
-        x = sim.dropout(sim.select(seq, 1), drop)
-        x = sim.dropout(sim.keep_output(sim.linear("classifier.dense", x)), drop)
-        return [sim.linear("classifier.out_proj", x)]
-    if kind == "ForQuestionAnswering":
-        return bert.step_qa(sim, seq)
-    return [seq]
+    return bert.run_head(REFORMER_HEADS, sim, inv, seq, None)  # the classifier's dropout: classifier_dropout
+
+
+def lm_step(sim: Sim, seq: T, pooled: T | None, dropout_key: str) -> list[T]:
+    """``ReformerOnlyLMHead`` (both LM classes): the decoder alone (its bias Parameter is never read)."""
+    return [sim.linear("lm_head.decoder", seq)]
+
+
+def classification_step(sim: Sim, seq: T, pooled: T | None, dropout_key: str) -> list[T]:
+    """``ReformerClassificationHead``: the first token, dropout, dense, tanh (keeps its output), dropout,
+    out_proj."""
+    drop = sim.drops(dropout_key)
+    x = sim.dropout(sim.select(seq, 1), drop)
+    x = sim.dropout(sim.keep_output(sim.linear("classifier.dense", x)), drop)
+    return [sim.linear("classifier.out_proj", x)]
+
+
+#: Reformer's classes, by task: each head's tensors and its forward on the 2H-wide output. ``ties_embeddings``:
+#: the LM classes have an output embedding (get_output_embeddings), though not a tied one.
+REFORMER_HEADS: dict[str, bert.Head] = {
+    Task.MODEL: bert.Head(False, step=bert.model_step),
+    Task.LM_HEAD_MODEL: bert.Head(False, lm_head(True), ties_embeddings=True, step=lm_step),
+    Task.MASKED_LM: bert.Head(False, lm_head(False), ties_embeddings=True, step=lm_step),
+    Task.SEQUENCE_CLASSIFICATION: bert.Head(False, classification_head, uses_num_labels=True,
+                                            step=classification_step),
+    Task.QUESTION_ANSWERING: bert.Head(False, qa_head, uses_num_labels=True, step=bert.qa_step),
+}
 
 
 def step_check(inv: Inventory) -> None:
@@ -433,17 +449,15 @@ FAMILY = Family(
     heads_check=None,  # a head's width is attention_head_size, not H / A
     checks=(check,),
     pad_token_id=None,  # the word table has no padding row
+    # each class from its task's Head (transformers names the causal LM class ReformerModelWithLMHead)
     architectures=(
-        Architecture(name="ReformerModel", task=Task.MODEL, prefix="", pooler=False),
-        # ties_embeddings: these classes have an output embedding (get_output_embeddings), though not a tied one
-        Architecture(name="ReformerModelWithLMHead", task=Task.LM_HEAD_MODEL, prefix="reformer.", pooler=False, head=lm_head(True),
-                     ties_embeddings=True, requires=(("is_decoder", True),)),
-        Architecture(name="ReformerForMaskedLM", task=Task.MASKED_LM, prefix="reformer.", pooler=False, head=lm_head(False),
-                     ties_embeddings=True, requires=(("is_decoder", False),)),
-        Architecture(name="ReformerForSequenceClassification", task=Task.SEQUENCE_CLASSIFICATION, prefix="reformer.", pooler=False,
-                     head=classification_head, uses_num_labels=True),
-        Architecture(name="ReformerForQuestionAnswering", task=Task.QUESTION_ANSWERING, prefix="reformer.", pooler=False, head=qa_head,
-                     uses_num_labels=True),
+        bert.task_class("ReformerModel", Task.MODEL, "", REFORMER_HEADS[Task.MODEL]),
+        bert.task_class("ReformerModelWithLMHead", Task.LM_HEAD_MODEL, "reformer.", REFORMER_HEADS[Task.LM_HEAD_MODEL],
+                        requires=(("is_decoder", True),)),
+        bert.task_class("ReformerForMaskedLM", Task.MASKED_LM, "reformer.", REFORMER_HEADS[Task.MASKED_LM],
+                        requires=(("is_decoder", False),)),
+        *bert.task_classes("Reformer", "reformer.", (Task.SEQUENCE_CLASSIFICATION, Task.QUESTION_ANSWERING),
+                           REFORMER_HEADS),
     ),
     title={"en": "Reformer", "zh": "Reformer"},
     formula=formula,

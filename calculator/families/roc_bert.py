@@ -17,7 +17,7 @@ from ..costs import BERT_KEYS, CostModel, Sim, T, position_buffers
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
 from . import bert
-from .base import Architecture, Family, Preset, Task
+from .base import Family, Preset, Task
 from .common import BERT_FIELDS, L, heads_divide
 from .common import POSITION_TYPE, CROSS_ATTENTION
 
@@ -141,12 +141,21 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     mark = sim.scope()  # RoCBertModel.forward: its name of the embeddings' output goes when it returns
     x = step_embeddings(sim, inv, prefix, b, n)
     seq = bert.step_encoder(sim, inv, prefix, x)
-    if kind == "ForPreTraining":
+    if kind == Task.PRETRAINING:  # the pooler runs, no gradient reaches it
+        pooled = None
         sim.end_scope(mark, seq, sim.unused(lambda: bert.step_pooler(sim, prefix, seq)))
-        return [bert.step_mlm(sim, "cls.predictions", seq, act_key="hidden_act")]
-    pooled = bert.step_pooler(sim, prefix, seq) if inv.pooler else None
-    sim.end_scope(mark, seq, *([pooled] if pooled is not None else []))
-    return bert.step_heads(sim, inv, seq, pooled)
+    else:
+        pooled = bert.step_pooler(sim, prefix, seq) if inv.pooler else None
+        sim.end_scope(mark, seq, *([pooled] if pooled is not None else []))
+    return bert.run_head(ROC_BERT_HEADS, sim, inv, seq, pooled)
+
+
+#: RoCBert's classes, by task: BERT's heads (tensors and forwards), but its pre-training class's head is BERT's MLM
+#: head alone (the contrastive loss needs inputs the step does not give), over a pooler it builds.
+ROC_BERT_HEADS: dict[str, bert.Head] = {
+    **bert.BERT_HEADS,
+    Task.PRETRAINING: bert.Head(True, bert.mlm_head, ties_embeddings=True, step=bert.mlm_step),
+}
 
 
 #: The classes whose every operation the lifetime simulator models (:mod:`calculator.costs.lifetime`).
@@ -163,19 +172,9 @@ FAMILY = Family(
     base="RoCBertModel",
     fields=FIELDS,
     backbone=backbone,
-    architectures=(
-        Architecture(name="RoCBertModel", task=Task.MODEL, prefix="", pooler=None),
-        Architecture(name="RoCBertForPreTraining", task=Task.PRETRAINING, prefix=P, pooler=True, head=bert.mlm_head, ties_embeddings=True),
-        Architecture(name="RoCBertForMaskedLM", task=Task.MASKED_LM, prefix=P, pooler=False, head=bert.mlm_head, ties_embeddings=True),
-        Architecture(name="RoCBertForCausalLM", task=Task.CAUSAL_LM, prefix=P, pooler=False, head=bert.mlm_head, ties_embeddings=True),
-        Architecture(name="RoCBertForSequenceClassification", task=Task.SEQUENCE_CLASSIFICATION, prefix=P, pooler=True,
-                     head=bert.linear_head("classifier", "num_labels"), uses_num_labels=True),
-        Architecture(name="RoCBertForMultipleChoice", task=Task.MULTIPLE_CHOICE, prefix=P, pooler=True, head=bert.linear_head("classifier", 1)),
-        Architecture(name="RoCBertForTokenClassification", task=Task.TOKEN_CLASSIFICATION, prefix=P, pooler=False,
-                     head=bert.linear_head("classifier", "num_labels"), uses_num_labels=True),
-        Architecture(name="RoCBertForQuestionAnswering", task=Task.QUESTION_ANSWERING, prefix=P, pooler=False,
-                     head=bert.linear_head("qa_outputs", "num_labels"), uses_num_labels=True),
-    ),
+    architectures=bert.task_classes("RoCBert", P, (
+        Task.MODEL, Task.PRETRAINING, Task.MASKED_LM, Task.CAUSAL_LM, Task.SEQUENCE_CLASSIFICATION,
+        Task.MULTIPLE_CHOICE, Task.TOKEN_CLASSIFICATION, Task.QUESTION_ANSWERING), ROC_BERT_HEADS),
     title={"en": "RoCBert", "zh": "RoCBert"},
     formula=formula,
     # RoCBertConfig's defaults, which transformers documents as "weiweishi/roc-bert-base-zh style"

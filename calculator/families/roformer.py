@@ -34,7 +34,7 @@ from ..errors import CalcError
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
 from . import bert
-from .base import Architecture, Extra, Family, Preset, Task
+from .base import Extra, Family, Preset, Task
 from .common import HEADS, HIDDEN, INTERMEDIATE, LABELS, LAYERS, POSITIONS, TIE, TOKEN_TYPES, VOCAB, L, heads_divide
 from .common import CROSS_ATTENTION, value_extra
 
@@ -255,8 +255,7 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     prefix = bert.step_prefix(inv)
     c = inv.config
     e = prefix + "embeddings."
-    kind = bert.step_task(inv)  # declared: "RoFormer"'s own "For" cannot mislead it
-    if kind in EXACT_LIFETIMES and not c.get("is_decoder"):
+    if bert.step_task(inv) in EXACT_LIFETIMES and not c.get("is_decoder"):  # declared, not parsed off "RoFormerFor…"
         sim.exact_lifetimes()
         sim.exact_forward()
         sim.exact_autocast()  # and under autocast (rotated Q and K float32: costs.lifetime's mul_table)
@@ -291,26 +290,51 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
         hidden = y
     seq = sim.end_scope(encoder, hidden)
     sim.end_scope(model, seq)
-    if kind == "":
-        return [seq]
-    if kind in ("ForMaskedLM", "ForCausalLM"):
-        return [bert.step_mlm(sim, "cls.predictions", seq)]  # dense H → E, GELU, LayerNorm, decoder
-    if kind == "ForSequenceClassification":
-        # RoFormerClassificationHead: the first token, dropout, dense, the activation (GELU), dropout, out_proj
-        head = sim.scope()
-        hidden_drop = sim.drops("hidden_dropout_prob")
-        x = sim.dropout(sim.select(seq, 1), hidden_drop)
-        x = sim.rebind(x, sim.linear("classifier.dense", x))
-        x = sim.rebind(x, sim.keep_input(x))
-        x = sim.rebind(x, sim.dropout(x, hidden_drop))
-        return [sim.end_scope(head, sim.rebind(x, sim.linear("classifier.out_proj", x)))]
-    if kind == "ForTokenClassification":
-        x = sim.dropout(seq, sim.drops("hidden_dropout_prob"))
-        return [sim.rebind(x, sim.linear("classifier", x))]
-    if kind == "ForQuestionAnswering":
-        # two labels whatever the config says (its __init__ sets them); ``split`` then ``squeeze``: views, no copy
-        return sim.split_views(sim.linear("qa_outputs", seq))
-    raise AssertionError(inv.architecture)
+    return bert.run_head(ROFORMER_HEADS, sim, inv, seq, None, "hidden_dropout_prob")
+
+
+def mlm_step(sim: Sim, seq: T, pooled: T | None, dropout_key: str) -> list[T]:
+    """``RoFormerOnlyMLMHead`` (the causal LM's too): dense H → E, GELU, LayerNorm, decoder."""
+    return [bert.step_mlm(sim, "cls.predictions", seq)]
+
+
+def classification_step(sim: Sim, seq: T, pooled: T | None, dropout_key: str) -> list[T]:
+    """``RoFormerClassificationHead``: the first token, dropout, dense, the activation (GELU), dropout,
+    out_proj; ``x`` rebound by every step."""
+    head = sim.scope()
+    hidden_drop = sim.drops(dropout_key)
+    x = sim.dropout(sim.select(seq, 1), hidden_drop)
+    x = sim.rebind(x, sim.linear("classifier.dense", x))
+    x = sim.rebind(x, sim.keep_input(x))
+    x = sim.rebind(x, sim.dropout(x, hidden_drop))
+    return [sim.end_scope(head, sim.rebind(x, sim.linear("classifier.out_proj", x)))]
+
+
+def token_classifier_step(sim: Sim, seq: T, pooled: T | None, dropout_key: str) -> list[T]:
+    """Dropout, then ``classifier``; ``sequence_output`` rebound by both."""
+    x = sim.dropout(seq, sim.drops(dropout_key))
+    return [sim.rebind(x, sim.linear("classifier", x))]
+
+
+def qa_step(sim: Sim, seq: T, pooled: T | None, dropout_key: str) -> list[T]:
+    """``qa_outputs``, then ``split`` and ``squeeze``: views, no copy."""
+    return sim.split_views(sim.linear("qa_outputs", seq))
+
+
+#: RoFormer's classes, by task: each head's tensors and its forward (no pooler; every dropout in the heads is
+#: the hidden one). QA's ``__init__`` sets ``config.num_labels = 2``, whatever was given; multiple choice is
+#: refused by :func:`step_check` before the head runs.
+ROFORMER_HEADS: dict[str, bert.Head] = {
+    Task.MODEL: bert.Head(False, step=bert.model_step),
+    Task.MASKED_LM: bert.Head(False, mlm_head, ties_embeddings=True, step=mlm_step),
+    Task.CAUSAL_LM: bert.Head(False, mlm_head, ties_embeddings=True, step=mlm_step),
+    Task.SEQUENCE_CLASSIFICATION: bert.Head(False, classification_head, uses_num_labels=True,
+                                            step=classification_step),
+    Task.MULTIPLE_CHOICE: bert.Head(False, multiple_choice_head, uses_num_labels=True),
+    Task.TOKEN_CLASSIFICATION: bert.Head(False, bert.linear_head("classifier", "num_labels"), uses_num_labels=True,
+                                         step=token_classifier_step),
+    Task.QUESTION_ANSWERING: bert.Head(False, bert.linear_head("qa_outputs", 2), step=qa_step),
+}
 
 
 #: RoFormer's classes whose every operation the lifetime simulator models (multiple choice is not the step).
@@ -356,27 +380,9 @@ FAMILY = Family(
     fields=FIELDS,
     backbone=backbone,
     heads_check=("hidden_size", "num_attention_heads"),
-    architectures=(
-        Architecture(name="RoFormerModel", task=Task.MODEL, prefix="", pooler=False),
-        Architecture(name="RoFormerForMaskedLM", task=Task.MASKED_LM, prefix="roformer.", pooler=False, head=mlm_head, ties_embeddings=True),
-        Architecture(name="RoFormerForCausalLM", task=Task.CAUSAL_LM, prefix="roformer.", pooler=False, head=mlm_head, ties_embeddings=True),
-        Architecture(
-            name="RoFormerForSequenceClassification", task=Task.SEQUENCE_CLASSIFICATION, prefix="roformer.", pooler=False, head=classification_head,
-            uses_num_labels=True,
-        ),
-        Architecture(
-            name="RoFormerForMultipleChoice", task=Task.MULTIPLE_CHOICE, prefix="roformer.", pooler=False, head=multiple_choice_head,
-            uses_num_labels=True,
-        ),
-        Architecture(
-            name="RoFormerForTokenClassification", task=Task.TOKEN_CLASSIFICATION, prefix="roformer.", pooler=False,
-            head=bert.linear_head("classifier", "num_labels"), uses_num_labels=True,
-        ),
-        Architecture(
-            name="RoFormerForQuestionAnswering", task=Task.QUESTION_ANSWERING, prefix="roformer.", pooler=False,
-            head=bert.linear_head("qa_outputs", 2),  # its __init__ sets config.num_labels = 2, whatever was given
-        ),
-    ),
+    architectures=bert.task_classes("RoFormer", "roformer.", (
+        Task.MODEL, Task.MASKED_LM, Task.CAUSAL_LM, Task.SEQUENCE_CLASSIFICATION, Task.MULTIPLE_CHOICE,
+        Task.TOKEN_CLASSIFICATION, Task.QUESTION_ANSWERING), ROFORMER_HEADS),
     title={"en": "RoFormer", "zh": "RoFormer"},
     formula=formula,
     # Sizes from the checkpoints' config.json as recorded by a source audit of junnyu's

@@ -231,22 +231,26 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
             sim.release(x)  # hidden_states (and the previous layer_output dict) rebound
         x = y
     seq = sim.transpose(x, 1, 2)
-    if kind in ("ForMaskedLM", "ForTokenClassification", "ForQuestionAnswering"):  # pooled, never returned
+    if kind in (Task.MASKED_LM, Task.TOKEN_CLASSIFICATION, Task.QUESTION_ANSWERING):  # pooled, never returned
         pooled = sim.unused(lambda: bert.step_pooler(sim, prefix, seq))
     else:
         pooled = bert.step_pooler(sim, prefix, seq)
     sim.end_scope(model, seq, pooled)
-    if kind == "":
-        return [seq, pooled]
-    if kind == "ForMaskedLM":
-        return [bert.step_mlm(sim, "cls.predictions", seq)]
-    if kind == "ForSequenceClassification":
-        return [sim.linear("classifier", sim.dropout(pooled, sim.drops("hidden_dropout_prob")))]
-    if kind == "ForTokenClassification":
-        return [sim.linear("classifier", sim.dropout(seq, sim.drops("hidden_dropout_prob")))]
-    if kind == "ForQuestionAnswering":
-        return bert.step_qa(sim, seq)
-    raise AssertionError(inv.architecture)
+    return bert.run_head(SQUEEZEBERT_HEADS, sim, inv, seq, pooled, "hidden_dropout_prob")  # the classifiers' dropout
+
+
+def mlm_step(sim: Sim, seq: T, pooled: T | None, dropout_key: str) -> list[T]:
+    """``SqueezeBertOnlyMLMHead``: BERT's MLM head under ``cls.predictions`` with a fixed GELU (its activation is
+    not read from the config: :data:`COSTS` declares ``hidden_act`` unread)."""
+    return [bert.step_mlm(sim, "cls.predictions", seq)]
+
+
+#: SqueezeBERT's classes, by task: BERT's heads and forwards, every class (the bare model too) with the pooler,
+#: the MLM head's GELU fixed; the classifiers' dropout is ``hidden_dropout_prob`` (the caller's key).
+SQUEEZEBERT_HEADS: dict[str, bert.Head] = {
+    **{task: replace(head, pooler=True) for task, head in bert.BERT_HEADS.items()},
+    Task.MASKED_LM: replace(bert.BERT_HEADS[Task.MASKED_LM], pooler=True, step=mlm_step),
+}
 
 
 #: SqueezeBertPreTrainedModel does not declare gradient checkpointing: transformers refuses to turn it on.
@@ -273,7 +277,7 @@ FAMILY = Family(
     # BERT's heads under "transformer.", every class (the bare model too) with the pooler
     architectures=bert.task_classes("SqueezeBert", "transformer.", (
         Task.MODEL, Task.MASKED_LM, Task.SEQUENCE_CLASSIFICATION, Task.MULTIPLE_CHOICE, Task.TOKEN_CLASSIFICATION,
-        Task.QUESTION_ANSWERING), {task: replace(head, pooler=True) for task, head in bert.BERT_HEADS.items()}),
+        Task.QUESTION_ANSWERING), SQUEEZEBERT_HEADS),
     title={"en": "SqueezeBERT", "zh": "SqueezeBERT"},
     formula=formula,
     presets=(

@@ -23,7 +23,7 @@ from ..errors import CalcError
 from ..formula import Formula, FormulaLine, head_line, layers_lines
 from ..model import Inventory, TensorList
 from . import bert
-from .base import Architecture, Family, with_defaults, Task
+from .base import Family, with_defaults, Task
 from .common import BERT_FIELDS, CROSS_ATTENTION, L, heads_divide
 
 #: TapasConfig's default, the SQA checkpoints' seven kinds of table index.
@@ -198,7 +198,6 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     to None); the layers; BERT's pooler and MLM head; the classifier's dropout is ``hidden_dropout_prob``. Every
     release is declared: the forward and the backward are replayed op by op."""
     prefix = bert.step_prefix(inv)
-    kind = bert.step_task(inv)
     sim.exact_lifetimes()
     sim.exact_forward()
     sim.exact_autocast()
@@ -212,14 +211,17 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     seq = bert.step_encoder(sim, inv, prefix, x, layer=LAYER)  # BertEncoder's loop over this family's layers
     pooled = bert.step_pooler(sim, prefix, seq) if inv.pooler else None
     sim.end_scope(model, seq, *([pooled] if pooled is not None else []))
-    if kind == "":
-        return [seq] + ([pooled] if pooled is not None else [])
-    if kind == "ForMaskedLM":
-        return [bert.step_mlm(sim, "cls.predictions", seq, act_key="hidden_act")]
-    if kind == "ForSequenceClassification":
-        assert pooled is not None
-        return [sim.linear("classifier", sim.dropout(pooled, sim.drops("hidden_dropout_prob")))]
-    raise AssertionError(inv.architecture)
+    return bert.run_head(TAPAS_HEADS, sim, inv, seq, pooled, "hidden_dropout_prob")  # no classifier_dropout
+
+
+#: TAPAS's classes, by task: BERT's bare model, MLM head and pooled classifier (tensors and forwards), and its own
+#: cell-selection and aggregation head, whose step is refused (:data:`COSTS` lists the classes it runs).
+TAPAS_HEADS: dict[str, bert.Head] = {
+    Task.MODEL: bert.BERT_HEADS[Task.MODEL],
+    Task.MASKED_LM: bert.BERT_HEADS[Task.MASKED_LM],
+    Task.SEQUENCE_CLASSIFICATION: bert.BERT_HEADS[Task.SEQUENCE_CLASSIFICATION],
+    Task.QUESTION_ANSWERING: bert.Head(True, qa_head),
+}
 
 
 def step_check(inv: Inventory) -> None:
@@ -251,14 +253,8 @@ FAMILY = Family(
     base="TapasModel",
     fields=FIELDS,
     backbone=backbone,
-    architectures=(
-        Architecture(name="TapasModel", task=Task.MODEL, prefix="", pooler=None),
-        Architecture(name="TapasForMaskedLM", task=Task.MASKED_LM, prefix="tapas.", pooler=False, head=bert.mlm_head,
-                     ties_embeddings=True),
-        Architecture(name="TapasForSequenceClassification", task=Task.SEQUENCE_CLASSIFICATION, prefix="tapas.", pooler=True,
-                     head=bert.linear_head("classifier", "num_labels"), uses_num_labels=True),
-        Architecture(name="TapasForQuestionAnswering", task=Task.QUESTION_ANSWERING, prefix="tapas.", pooler=True, head=qa_head),
-    ),
+    architectures=bert.task_classes("Tapas", "tapas.", (
+        Task.MODEL, Task.MASKED_LM, Task.SEQUENCE_CLASSIFICATION, Task.QUESTION_ANSWERING), TAPAS_HEADS),
     title={"en": "TAPAS", "zh": "TAPAS"},
     formula=formula,
     sample=sample,

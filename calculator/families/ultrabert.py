@@ -27,7 +27,7 @@ from ..costs import CostModel, Sim, T, activation_key, dropouts, size_key, step_
 from ..formula import Formula, head_line
 from ..model import Inventory, TensorList
 from . import bert, eurobert, jina_embeddings_v3 as jina, modernbert
-from .base import Architecture, Extra, Family, Task
+from .base import Extra, Family, Task
 from .common import HEADS, HIDDEN, LABELS, LAYERS, TIE, VOCAB, L, _link_value as link_value
 
 FIELDS = (
@@ -189,11 +189,7 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
         sim.exact_lifetimes()
         sim.exact_forward()
     seq = step_body(sim, inv, bert.step_prefix(inv), b, n)
-    kind = bert.step_task(inv)
-    if kind == "ForQuestionAnswering":
-        return bert.step_qa(sim, seq)
-    return step_head(sim, kind, seq, c, b, n, c["classifier_pooling"], "classifier_dropout",
-                     ("head.linear1", "head.linear2", "head.decoder"))
+    return bert.run_head(ULTRABERT_HEADS, sim, inv, seq, None)  # the classifiers' dropout: classifier_dropout
 
 
 def replayed(sim: Sim, c: Mapping[str, Any]) -> bool:
@@ -264,35 +260,50 @@ def step_body(sim: Sim, inv: Inventory, prefix: str, b: int, n: int, drop: bool 
     return eurobert.rms_norm(sim, prefix + "norm", x)
 
 
-def step_head(sim: Sim, kind: str, seq: T, c: Mapping[str, Any], b: int, n: int, pooling: str, drop_key: str,
-              mlm: tuple[str, str, str]) -> list[T]:
-    """The heads on the final norm's output: the masked-LM head (``mlm``: its two projections and the decoder),
-    or pooling (``pooling``), the dropout ``drop_key`` names, ``classifier``."""
-    if kind == "":
-        return [seq]
-    if kind == "ForMaskedLM":  # decoder(head(h)): linear1, GELU (tanh), linear2, GELU (tanh); each name rebound
+def mlm_step(names: tuple[str, str, str]) -> bert.HeadStep:
+    """The masked-LM head on the final norm's output, its two projections and the decoder named by ``names``
+    (UltraBERT's ``head.*``; UltraVBERT's ``projection_head.*`` and ``lm_head``): decoder(head(h)): linear1, GELU
+    (tanh), linear2, GELU (tanh); each name rebound."""
+
+    def step(sim: Sim, seq: T, pooled: T | None, dropout_key: str) -> list[T]:
         mark = sim.scope()  # UltrabertPredictionHead.forward
-        h = sim.linear(mlm[0], seq)
+        h = sim.linear(names[0], seq)
         h = sim.rebind(h, sim.keep_input(h))
-        h = sim.rebind(h, sim.linear(mlm[1], h))
+        h = sim.rebind(h, sim.linear(names[1], h))
         h = sim.rebind(h, sim.keep_input(h))
         h = sim.end_scope(mark, h)
-        logits = sim.linear(mlm[2], h)
+        logits = sim.linear(names[2], h)
         sim.release(h)  # the head's output: a temporary of the expression
         return [logits]
-    drop = sim.drops(drop_key)
-    if kind == "ForSequenceClassification":
-        if pooling == "cls":
-            pooled = sim.select(seq, 1)
-        else:  # (h · mask[..., None]).sum(1) / mask.sum(1, keepdim): the product keeps the bool mask, the
-            pooled = sim.masked_mean(seq)  # division its int64 count (ModernBERT's pooling, the same code)
-        dropped = sim.dropout(pooled, drop)
-        if dropped is not pooled and pooling != "cls":
-            sim.release(pooled)  # pooled_output rebound (cls's is a view of the body's output, still named)
-        return [sim.linear("classifier", dropped)]
-    if kind == "ForTokenClassification":
-        return [sim.linear("classifier", sim.dropout(seq, drop))]
-    raise AssertionError(kind)
+
+    return step
+
+
+def classification_step(sim: Sim, seq: T, pooled: T | None, dropout_key: str) -> list[T]:
+    """Pooling as the class's config says (``classifier_pooling``: the first token, or the masked mean), the
+    dropout ``dropout_key`` names, ``classifier``."""
+    pooling = sim.inv.config["classifier_pooling"]
+    if pooling == "cls":
+        pooled = sim.select(seq, 1)
+    else:  # (h · mask[..., None]).sum(1) / mask.sum(1, keepdim): the product keeps the bool mask, the
+        pooled = sim.masked_mean(seq)  # division its int64 count (ModernBERT's pooling, the same code)
+    dropped = sim.dropout(pooled, sim.drops(dropout_key))
+    if dropped is not pooled and pooling != "cls":
+        sim.release(pooled)  # pooled_output rebound (cls's is a view of the body's output, still named)
+    return [sim.linear("classifier", dropped)]
+
+
+#: UltraBERT's classes, by task: each head's tensors and its forward on the final norm's output.
+ULTRABERT_HEADS: dict[str, bert.Head] = {
+    Task.MODEL: bert.Head(False, step=bert.model_step),
+    Task.MASKED_LM: bert.Head(False, mlm_head, ties_embeddings=True,
+                              step=mlm_step(("head.linear1", "head.linear2", "head.decoder"))),
+    Task.SEQUENCE_CLASSIFICATION: bert.Head(False, bert.linear_head("classifier", "num_labels"), uses_num_labels=True,
+                                            step=classification_step),
+    Task.TOKEN_CLASSIFICATION: bert.Head(False, bert.linear_head("classifier", "num_labels"), uses_num_labels=True,
+                                         step=bert.token_classifier_step),
+    Task.QUESTION_ANSWERING: bert.Head(False, bert.linear_head("qa_outputs", 2), step=bert.qa_step),
+}
 
 
 def rotary_buffers(inv: Inventory) -> list[tuple[str, tuple[int, ...], int]]:
@@ -326,15 +337,11 @@ FAMILY = Family(
     read=read,
     pad_token_id=0,
     architectures=(
-        Architecture(name="UltrabertModel", task=Task.MODEL, prefix="", pooler=False),
-        Architecture(name="UltrabertForMaskedLM", task=Task.MASKED_LM, prefix="model.", pooler=False, head=mlm_head, ties_embeddings=True,
-                     identities=("decoder",)),  # modeling_ultrabert.py: ``self.decoder = nn.Identity()``
-        Architecture(name="UltrabertForSequenceClassification", task=Task.SEQUENCE_CLASSIFICATION, prefix="model.", pooler=False,
-                     head=bert.linear_head("classifier", "num_labels"), uses_num_labels=True),
-        Architecture(name="UltrabertForTokenClassification", task=Task.TOKEN_CLASSIFICATION, prefix="model.", pooler=False,
-                     head=bert.linear_head("classifier", "num_labels"), uses_num_labels=True),
-        Architecture(name="UltrabertForQuestionAnswering", task=Task.QUESTION_ANSWERING, prefix="model.", pooler=False,
-                     head=bert.linear_head("qa_outputs", 2)),
+        bert.task_class("UltrabertModel", Task.MODEL, "", ULTRABERT_HEADS[Task.MODEL]),
+        bert.task_class("UltrabertForMaskedLM", Task.MASKED_LM, "model.", ULTRABERT_HEADS[Task.MASKED_LM],
+                        identities=("decoder",)),  # modeling_ultrabert.py: ``self.decoder = nn.Identity()``
+        *bert.task_classes("Ultrabert", "model.", (Task.SEQUENCE_CLASSIFICATION, Task.TOKEN_CLASSIFICATION,
+                                                   Task.QUESTION_ANSWERING), ULTRABERT_HEADS),
     ),
     title={"en": "UltraBERT", "zh": "UltraBERT"},
     formula=formula,

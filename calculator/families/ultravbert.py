@@ -132,8 +132,20 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     # same operations in the same order as UltraBERT's own forward (ultrabert.step_body_exact).
     seq = ultrabert.step_body(sim, view, bert.step_prefix(inv) + "text_model.", b, n,
                               sim.drops("text_attention_dropout"))
-    return ultrabert.step_head(sim, bert.step_task(inv), seq, text, b, n, c["classifier_pooling"],
-                               "classifier_dropout", ("projection_head.linear1", "projection_head.linear2", "lm_head"))
+    return bert.run_head(ULTRAVBERT_HEADS, sim, inv, seq, None)  # the top level's classifier_dropout
+
+
+#: UltraVBERT's classes, by task: each head's tensors and its forward on the text body's output (UltraBERT's
+#: heads under ``projection_head`` and ``lm_head``; the top level's ``classifier_pooling`` and ``classifier``).
+ULTRAVBERT_HEADS: dict[str, bert.Head] = {
+    Task.MODEL: bert.Head(False, step=bert.model_step),
+    Task.MASKED_LM: bert.Head(False, mlm_head, ties_embeddings=True, step=ultrabert.mlm_step(
+        ("projection_head.linear1", "projection_head.linear2", "lm_head"))),
+    Task.SEQUENCE_CLASSIFICATION: bert.Head(False, classifier_head, uses_num_labels=True,
+                                            step=ultrabert.classification_step),
+    Task.TOKEN_CLASSIFICATION: bert.Head(False, classifier_head, uses_num_labels=True,
+                                         step=bert.token_classifier_step),
+}
 
 
 def step_check(inv: Inventory) -> None:
@@ -183,12 +195,7 @@ FAMILY = Family(
     fields=FIELDS,
     backbone=backbone,
     read=read_config,
-    architectures=bert.task_classes("UltraVBert", "model.", modernvbert.TASKS, {
-        Task.MODEL: bert.Head(False),
-        Task.MASKED_LM: bert.Head(False, mlm_head, ties_embeddings=True),
-        Task.SEQUENCE_CLASSIFICATION: bert.Head(False, classifier_head, uses_num_labels=True),
-        Task.TOKEN_CLASSIFICATION: bert.Head(False, classifier_head, uses_num_labels=True),
-    }),
+    architectures=bert.task_classes("UltraVBert", "model.", modernvbert.TASKS, ULTRAVBERT_HEADS),
     title={"en": "UltraVBERT", "zh": "UltraVBERT"},
     formula=formula,
     heads_check=None,  # the text heads are UltraBERT's read (EuroBERT's checks), the vision heads check()'s

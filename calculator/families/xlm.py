@@ -275,7 +275,6 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int, positions_per_row: bo
     .expand((bs, slen))``), so the table's output is [B, L, D] and ``expand_as`` keeps its shape."""
     c = inv.config
     prefix = bert.step_prefix(inv)
-    kind = bert.step_task(inv)
     if not c.get("causal"):  # a causal model's [B, L, L] mask: not replayed here
         sim.exact_lifetimes()
         sim.exact_forward()  # every name's release declared below
@@ -324,15 +323,12 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int, positions_per_row: bo
     sim.drop_transient(lengths)
     sim.drop_transient(mask)
     x = sim.end_scope(model, x)
-    if kind == Task.LM_HEAD_MODEL:
-        return [sim.linear("pred_layer.proj", x)]
-    if kind == Task.TOKEN_CLASSIFICATION:
-        return [sim.linear("classifier", sim.dropout(x, sim.drops("dropout")))]
-    if kind == Task.QUESTION_ANSWERING_SIMPLE:
-        return bert.step_qa(sim, x)
-    if not prefix:
-        return [x]
-    raise AssertionError(inv.architecture)
+    return bert.run_head(XLM_HEADS, sim, inv, x, None, "dropout")  # the token classifier's dropout: ``dropout``
+
+
+def lm_step(sim: Sim, seq: T, pooled: T | None, dropout_key: str) -> list[T]:
+    """``XLMPredLayer`` without the adaptive softmax (:func:`step_check` refuses it): ``pred_layer.proj``."""
+    return [sim.linear("pred_layer.proj", seq)]
 
 
 def step_check(inv: Inventory) -> None:
@@ -375,20 +371,31 @@ def xlm_config(vocab: int, d: int, layers: int, heads: int, langs: int = 1, lang
             "max_position_embeddings": 512, "n_langs": langs, "use_lang_emb": lang_emb}
 
 
+#: XLM's (and FlauBERT's) classes, by task: each head's tensors and its forward. The summary heads'
+#: summary_type and summary_activation and the SQuAD head's beam search are not modelled: those classes'
+#: steps are refused (:func:`covered`) before the head runs.
+XLM_HEADS: dict[str, bert.Head] = {
+    Task.MODEL: bert.Head(False, step=bert.model_step),
+    Task.LM_HEAD_MODEL: bert.Head(False, lm_head, ties_embeddings=True, step=lm_step),
+    Task.SEQUENCE_CLASSIFICATION: bert.Head(False, summary_head, uses_num_labels=True),
+    Task.MULTIPLE_CHOICE: bert.Head(False, choice_head, uses_num_labels=True),
+    Task.TOKEN_CLASSIFICATION: bert.Head(False, bert.linear_head("classifier", "num_labels", "emb_dim"),
+                                         uses_num_labels=True, step=bert.token_classifier_step),
+    Task.QUESTION_ANSWERING_SIMPLE: bert.Head(False, bert.linear_head("qa_outputs", "num_labels", "emb_dim"),
+                                              uses_num_labels=True, step=bert.qa_step),
+    Task.QUESTION_ANSWERING: bert.Head(False, squad_head),
+}
+
+
 def architectures(name: str) -> tuple[Architecture, ...]:
-    """XLM's seven classes under ``name`` (FlauBERT's are the same with ``Flaubert``), backbone under ``transformer.``."""
+    """XLM's seven classes under ``name`` (FlauBERT's are the same with ``Flaubert``), backbone under
+    ``transformer.``, each from its task's :data:`XLM_HEADS` entry (the LM class is ``…WithLMHeadModel``)."""
     p = "transformer."
     return (
-        Architecture(name=f"{name}Model", task=Task.MODEL, prefix="", pooler=False),
-        Architecture(name=f"{name}WithLMHeadModel", task=Task.LM_HEAD_MODEL, prefix=p, pooler=False, head=lm_head, ties_embeddings=True),
-        Architecture(name=f"{name}ForSequenceClassification", task=Task.SEQUENCE_CLASSIFICATION, prefix=p, pooler=False, head=summary_head,
-                     uses_num_labels=True),
-        Architecture(name=f"{name}ForMultipleChoice", task=Task.MULTIPLE_CHOICE, prefix=p, pooler=False, head=choice_head, uses_num_labels=True),
-        Architecture(name=f"{name}ForTokenClassification", task=Task.TOKEN_CLASSIFICATION, prefix=p, pooler=False,
-                     head=bert.linear_head("classifier", "num_labels", "emb_dim"), uses_num_labels=True),
-        Architecture(name=f"{name}ForQuestionAnsweringSimple", task=Task.QUESTION_ANSWERING_SIMPLE, prefix=p, pooler=False,
-                     head=bert.linear_head("qa_outputs", "num_labels", "emb_dim"), uses_num_labels=True),
-        Architecture(name=f"{name}ForQuestionAnswering", task=Task.QUESTION_ANSWERING, prefix=p, pooler=False, head=squad_head),
+        bert.task_class(f"{name}Model", Task.MODEL, "", XLM_HEADS[Task.MODEL]),
+        bert.task_class(f"{name}WithLMHeadModel", Task.LM_HEAD_MODEL, p, XLM_HEADS[Task.LM_HEAD_MODEL]),
+        *bert.task_classes(name, p, (Task.SEQUENCE_CLASSIFICATION, Task.MULTIPLE_CHOICE, Task.TOKEN_CLASSIFICATION,
+                                     Task.QUESTION_ANSWERING_SIMPLE, Task.QUESTION_ANSWERING), XLM_HEADS),
     )
 
 
