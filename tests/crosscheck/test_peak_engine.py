@@ -808,11 +808,10 @@ AUTOCAST_EXACT += ("deberta-v2",)
 AUTOCAST_EXACT += ("modernbert",)
 AUTOCAST_EXACT += ("nomic_bert", "roformer", "esm", "eurobert", "gte", "jina_embeddings_v3", "esmc")  # rotary under autocast (issue 32, pk-acrot)
 #: (family, attention, checkpointing) whose program keeps its bounds under autocast only (a measured difference
-#: not yet modelled; EuroBERT SDPA under checkpointing: the backward 72 bytes, B·L float32, below the replay).
-AUTOCAST_BOUNDS = (("eurobert", "sdpa", True),)
-# EuroBERT's eager attention with its dropout active under autocast (eurobert.dropped_under_autocast): the layer
-# not replayed (its saved tensors 768 bytes short on a drawn case, tests/crosscheck/test_costs_autocast.py).
-AUTOCAST_BOUNDS += (("eurobert", "eager", False), ("eurobert", "eager", True))
+#: not yet modelled). None now: EuroBERT's SDPA under checkpointing (RMSNorm's weight gradient summed after the
+#: checkpointed layer's unpacked states go) and its eager attention dropout (the float32 noise after the promoted
+#: rotation) are replayed, as ESM C's frozen layers under checkpointing (a frozen weight's copy is a pack).
+AUTOCAST_BOUNDS: tuple[tuple[str, str, bool], ...] = ()
 AUTOCAST_EXACT += ("mpnet",)
 AUTOCAST_EXACT += ("xlm-roberta-xl", "megatron-bert", "roberta-prelayernorm")
 AUTOCAST_EXACT += ("layoutlm",)
