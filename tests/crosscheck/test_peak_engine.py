@@ -949,6 +949,18 @@ FULL_SIZE_AUTOCAST += (("facebook/esm2_t33_650M_UR50D", 8, 512, "sdpa", False),)
 FULL_SIZE_AUTOCAST += (("EuroBERT/EuroBERT-210m", 16, 512, "sdpa", False),)
 FULL_SIZE_AUTOCAST += (("Alibaba-NLP/gte-base-en-v1.5", 16, 512, "sdpa", False),)
 FULL_SIZE_AUTOCAST += (("jinaai/jina-embeddings-v3-hf", 16, 1024, "sdpa", False),)
+# No RoFormer or ESM C row: on fake tensors their steps under autocast are not the real ones, by FakeTensor's own
+# behaviour (measured, LiveBytes' event logs of the forward on real and fake tensors compared op by op):
+# * RoFormer: transformers asks whether the all-ones mask is ``.all()``, which a fake tensor cannot answer, so a float32
+#   [B, 1, L, L] additive mask is made (real tensors make none) and added to the bf16 scores, promoting them: softmax,
+#   dropout and the probabilities run in float32 at twice the bytes (roformer_chinese_base, 1 layer, B 2, L 128: the
+#   real ``_softmax`` 786,432 bytes, the fake 1,572,864; at B 8, L 512 the fake forward 211 MB above the real one).
+# * ESM C: q_norm and k_norm run ``native_layer_norm`` on the bf16 projections with float32 weights (CPU autocast lists
+#   no layer_norm); CPU's kernel returns float32 mean and rstd, the meta kernel a fake tensor runs returns them in the
+#   input's dtype, bf16 (ESMC-300M, 1 layer, B 2, L 128: 1,024 bytes each real, 512 fake; at B 8, L 512, 30 layers
+#   × 2 norms × 2 × 8,192 = 983,040 bytes below the real step, the gap commit 06296e6 saw), as ALBERT's LayerNorms
+#   (test_albert_base_widths_under_autocast_on_real_tensors).
+# Their autocast figures are checked on real tensors instead (the drawn cases of test_peak_under_autocast_*).
 # all-mpnet-base-v2 (sentence embeddings' most used encoder) at B 32, L 384 under autocast: eager only (MPNet has no SDPA).
 FULL_SIZE_AUTOCAST += (("sentence-transformers/all-mpnet-base-v2", 32, 384, "eager", False),)
 
