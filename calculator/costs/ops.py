@@ -586,16 +586,17 @@ class Ops:
         """``Tensor.repeat``: a new tensor; ``RepeatBackward0`` keeps only sizes."""
         return self.new(shape, t.grad, self._result(t))
 
-    def elementwise_like(self, t: T, grad: bool) -> T:
+    def elementwise_like(self, t: T, grad: bool, other: T | None = None) -> T:
         """A pointwise result laid out as its input (TensorIterator keeps a permuted input's dimension order):
-        ``q + q_bias`` on DeBERTa's permuted view stays [B, L, A, D] in memory, so a later reshape copies."""
+        ``q + q_bias`` on DeBERTa's permuted view stays [B, L, A, D] in memory, so a later reshape copies.
+        ``other``: the operation's other operand, whose dtype promotes the result's under autocast."""
         order = sorted(range(len(t.shape)), key=lambda i: -t.strides[i])
         strides = [0] * len(t.shape)
         step = 1
         for i in reversed(order):
             strides[i] = step
             step *= max(t.shape[i], 1)
-        out = self.new(t.shape, grad, self._result(t))
+        out = self.new(t.shape, grad, self._result(t) if other is None else self._result(t, other))
         return T(out.shape, tuple(strides), out.storage, out.grad, out.itemsize)
 
     # -- operations for megatron-bert, xlm-roberta-xl, xmod, rembert, roformer, esm, nomic_bert
@@ -956,11 +957,15 @@ class Ops:
 
     def rotary_plain(self, q: T, k: T, cos: T, sin: T) -> tuple[T, T]:
         """Llama's ``apply_rotary_pos_emb`` in the model's dtype (EuroBERT): ``q * cos + rotate_half(q) * sin``, the
-        same for ``k``; each ``mul`` by a table keeps the table; the results keep the layout of q and k."""
+        same for ``k``; each ``mul`` by a table keeps the table; the results keep the layout of q and k. Under
+        autocast the bf16 projections times the float32 tables (the model's dtype) promote: the rotated Q and K are
+        float32, and so are the probabilities and the attention dropout's noise after them (measured with
+        saved_tensors_hooks: EuroBERT's eager dropout saves a float32 [B, A, L, L] noise, the 768 bytes
+        tests/crosscheck/test_costs_autocast.py's eurobert-6 missed)."""
         if q.grad or k.grad:
             self.save(cos)
             self.save(sin)
-        return self.elementwise_like(q, q.grad), self.elementwise_like(k, k.grad)
+        return self.elementwise_like(q, q.grad, cos), self.elementwise_like(k, k.grad, cos)
 
     def mean_tokens(self, t: T) -> T:
         """``t.mean(dim=1)``: a new tensor without the token dimension; ``MeanBackward1`` keeps nothing."""

@@ -354,11 +354,7 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     kind = bert.step_task(inv)
     # A head of width 1 (rotary: cos and sin 2 wide, the products broadcasting Q and K) is not modelled op by op.
     narrow = c["position_embedding_type"] == "rotary" and c["hidden_size"] // c["num_attention_heads"] == 1
-    # A frozen layer under checkpointing: the replayed backward measured off (fp32 880 bytes above LiveBytes', bf16
-    # autocast 6,652 below, esm2-like 2 layers B1 L11; not yet found): bounds there.
-    frozen_layer = sim.checkpointing and any(not trains for name, trains in sim.trains.items()
-                                             if name.startswith(prefix + "encoder.layer."))
-    if kind in EXACT_LIFETIMES and not c.get("is_decoder") and not narrow and not frozen_layer:
+    if kind in EXACT_LIFETIMES and not c.get("is_decoder") and not narrow:
         sim.exact_lifetimes()
         sim.exact_forward()
         sim.exact_autocast()  # and under autocast (the rotation in float32 on q.float(), cast back: a bf16 model's)

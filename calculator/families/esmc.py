@@ -203,11 +203,7 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     if kind in EXACT_LIFETIMES and d != 1:  # a one-wide head (cos and sin two wide) keeps its bounds
         sim.exact_lifetimes()
         sim.exact_forward()
-        # and under autocast (Q, K normed in bf16, cast to float32 before the rotation), except a frozen layer
-        # under checkpointing (measured: that backward 4,288 bytes above the replay, B8 L11 H24; not yet found)
-        if not (sim.checkpointing and any(not trains for name, trains in sim.trains.items()
-                                          if name.startswith(prefix + "layers."))):
-            sim.exact_autocast()
+        sim.exact_autocast()  # and under autocast (Q, K normed in bf16, cast to float32 before the rotation)
     model = sim.scope()  # EsmcModel.forward
     x = sim.embedding(prefix + "embed_tokens", sim.ids((b, n)), first=True)
     sim.fresh((1, n), "aten.arange", 8)  # position_ids (unsqueeze: a view)

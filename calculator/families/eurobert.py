@@ -328,7 +328,7 @@ def step_layer(inv: Inventory, prefix: str, i: int, rotary: tuple[T, T],
         a = p + "self_attn."
         b, n = x.shape[0], x.shape[1]
         attention_drop = sim.drops("attention_dropout") if drop is None else drop
-        if (window is None or replay) and exact_layer(c) and not dropped_under_autocast(sim, attention_drop):
+        if (window is None or replay) and exact_layer(c):
             layer = sim.scope()  # EuroBertDecoderLayer.forward, name by name (autocast too)
             normed = rms_norm(sim, p + "input_layernorm", x)
             out, _ = step_attention(sim, normed, a, heads, kv, d, rotary, attention_drop, window_mask)
@@ -370,14 +370,6 @@ def step_body(sim: Sim, inv: Inventory, b: int, n: int, layer: Callable[..., Cal
     return sim.end_scope(mark, rms_norm(sim, prefix + "norm", x))
 
 
-def dropped_under_autocast(sim: Sim, attention_drop: bool) -> bool:
-    """Eager attention with its dropout active in a training step under autocast: the name-by-name layer's saved
-    tensors there are 768 bytes short of PyTorch's on a drawn case (B 2, L 4, 6 heads: the float32 probabilities'
-    size; tests/crosscheck/test_costs_autocast.py), not yet found, so such a step runs the layer as before the replay
-    (its figures proven by that test) and its peak keeps its bounds."""
-    return sim.lower is not None and sim.attention == "eager" and sim.training and attention_drop
-
-
 def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     """EuroBERT's classes. Sequence classification pools as ``classifier_pooling`` says: "late" runs
     dense, GELU and the classifier on every token, then averages the logits; "bos" takes the first
@@ -385,11 +377,10 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     if exact_layer(inv.config) and not (sim.checkpointing and sim.reentrant):  # issue 32: replayed op by op
         sim.exact_lifetimes()
         sim.exact_forward()
-        if not (sim.attention == "sdpa" and sim.checkpointing) and \
-                not dropped_under_autocast(sim, sim.drops("attention_dropout")):
-            # measured: SDPA's checkpointed backward 72 bytes (B·L float32) below the replay; else under autocast
-            # (rotated Q and K float32: _times_table)
-            sim.exact_autocast()
+        # and under autocast (rotated Q and K float32: _times_table), SDPA under checkpointing too (the replay's
+        # backward was 72 bytes, B·L float32, above LiveBytes': RMSNorm's weight gradient summed after a checkpointed layer's
+        # unpacked states went, LiveSim.rms_norm_llama)
+        sim.exact_autocast()
     seq = step_body(sim, inv, b, n)
     kind = bert.step_task(inv)
     if kind == "":

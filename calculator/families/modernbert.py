@@ -283,22 +283,12 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     # kernel's bf16 backward holds) and the checkpointed forward 48 bytes below it (one layer's logsumexp dropped
     # earlier), neither modelled yet. Inference (no graph) is replayed exactly either way.
     unmodelled_sdpa = sim.grad_mode and sim.attention == "sdpa" and (sim.itemsize == 2 or sim.checkpointing)
-    if not (sim.checkpointing and (sim.reentrant or not EXACT_CHECKPOINTING)) and not unmodelled_sdpa \
-            and not frozen_layers_unmodelled(sim):
+    if not (sim.checkpointing and (sim.reentrant or not EXACT_CHECKPOINTING)) and not unmodelled_sdpa:
         sim.exact_lifetimes()
         sim.exact_forward()
         sim.exact_autocast()  # under bf16 autocast too: every op above handles bf16 copies (measured, issue 32)
     x = step_body(sim, c, bert.step_prefix(inv), b, n, layer_kinds(c), step_value(inv, "local_attention", 128))
     return step_head(sim, task, x, c, b, n, c["classifier_pooling"])
-
-
-def frozen_layers_unmodelled(sim: Sim) -> bool:
-    """A training step with a layer's parameter frozen (freezing, or LoRA's frozen base) under non-reentrant
-    checkpointing or in bf16 keeps its proven bounds: measured (pk-new, a ModernBertForMaskedLM of I = 20 at B 3,
-    L 7, its first layer or both frozen), the checkpointed backward holds one [B, L, I] storage less than the replay
-    (1,680 bytes fp32, 840 bf16) and the bf16 backward without checkpointing 716 bytes more: not yet modelled."""
-    return sim.grad_mode and (sim.checkpointing or sim.itemsize == 2) and any(
-        not trained for name, trained in sim.trains.items() if ".layers." in f".{name}")
 
 
 #: Whether non-reentrant checkpointing's replay is proven for ModernBERT (its layers' extra inputs kept by the frame).

@@ -270,11 +270,11 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     c = inv.config
     text = modernbert.Values(text_values(c))
     text.layer_kinds = getattr(c, "layer_kinds", ())
-    # Issue 32: replayed op by op as ModernBERT's (modernbert.step_program's conditions); a bf16 training step only in
-    # float32 (drawn bf16 steps measured 840 and 880 bytes, a [B, L, I] bf16 storage, beyond the replay: not yet
-    # modelled), inference (no graph) in either.
-    exact = not (sim.checkpointing and sim.reentrant) and (sim.itemsize == 4 or not sim.grad_mode) and not (
-        sim.grad_mode and sim.attention == "sdpa" and sim.checkpointing) and not modernbert.frozen_layers_unmodelled(sim)
+    # Issue 32: replayed op by op as ModernBERT's (modernbert.step_program's conditions), float32 and bf16 (its bf16
+    # training steps were 840 and 880 bytes off: the rotary's SliceBackward0 allocated half its float32 input and a
+    # frozen Linear's packed weight was no pack, both fixed in LiveSim), inference (no graph) in either.
+    exact = not (sim.checkpointing and sim.reentrant) and not (
+        sim.grad_mode and sim.attention == "sdpa" and sim.checkpointing)
     if exact:
         sim.exact_lifetimes()
         sim.exact_forward()
