@@ -143,7 +143,10 @@ TINY = {"vocab_size": 37, "hidden_size": 8, "num_attention_heads": 2, "intermedi
         "dim": 8, "n_layers": 1, "n_heads": 2, "hidden_dim": 12, "pad_token_id": 1, "bos_token_id": 0,
         "eos_token_id": 2, "cls_token_id": 0, "sep_token_id": 2, "global_attn_every_n_layers": 1,
         "pooler_hidden_size": 8, "axial_pos_shape": [4, 5], "axial_pos_embds_dim": [4, 4], "attention_head_size": 4,
-        "feed_forward_size": 12, "num_key_value_heads": 2}  # K = A: NeoMME's default K of 4 would not divide A
+        "feed_forward_size": 12, "num_key_value_heads": 2,  # K = A: NeoMME's default K of 4 would not divide A
+        # LUKE's 500,000-row entity table and Perceiver's 26 latent self-attentions of width 1,280 (their defaults):
+        # tiny too, so saving and reading back their files costs what the other families' do
+        "entity_vocab_size": 12, "entity_emb_size": 4, "d_latents": 8, "num_latents": 4, "num_self_attends_per_block": 1}
 
 
 def tiny(model_type: str, tie: bool, labels: int | None) -> dict[str, Any]:
