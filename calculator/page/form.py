@@ -40,6 +40,8 @@ def form_schema(lang: str, default_query: Mapping[str, str]) -> dict[str, Any]:
             mt: {
                 "base": fam.base,
                 "title": fam.title.get(lang, mt),
+                # The family menu's words for it (the page's HTML holds the chosen family's option only).
+                "option": family_option(mt, lang),
                 "fields": [
                     {"key": f.key, "kind": f.kind, "default": family_defaults(fam)[f.key], "minimum": f.minimum,
                      "maximum": f.maximum}
@@ -170,9 +172,15 @@ def render_form(query: Mapping[str, str], lang: str = "en") -> str:
     current = query.get("model_type", DEFAULT_MODEL_TYPE)
     arch_name = query.get("architecture", "")
 
+    # The two long menus carry their chosen option only (and the preset menu its "custom" one): their 168
+    # options were a sixth of the page's elements, and with each option's own box half of what Material's
+    # bundle restyles four times while it starts (benchmarks/README.md). calculator.js fills them from the
+    # schema's presets and families when first focused or pressed, when a link or an answer sets them, and
+    # once the page is idle after loading.
     presets = [h("option", ui("preset_custom", lang), value="")]
-    presets += [h("option", name, value=name, selected=query.get("preset") == name) for name in PRESETS]
-    families = [h("option", family_option(mt, lang), value=mt, selected=mt == current) for mt in FAMILIES]
+    presets += [h("option", name, value=name, selected=True) for name in PRESETS if query.get("preset") == name]
+    shown_family = current if current in FAMILIES else DEFAULT_MODEL_TYPE
+    families = [h("option", family_option(shown_family, lang), value=shown_family, selected=True)]
     # Architecture: the options of the current family (the script swaps them).
     fam = FAMILIES.get(current) or FAMILIES[DEFAULT_MODEL_TYPE]
     arch_name = arch_name or fam.base
