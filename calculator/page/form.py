@@ -27,26 +27,24 @@ def form_schema(lang: str, default_query: Mapping[str, str]) -> dict[str, Any]:
     from . import costs as costs_panel  # build time only: the worker never renders the panel's form
 
     lang = norm_lang(lang)
+    # Only what calculator.js reads: the schema is in the page's HTML, parsed on its main thread (a preset's
+    # whole config, a field's kind, default and bounds were 67 KB of it the script never read; Python
+    # validates and answers, and a field's default is in its fieldset).
     return {
         "lang": lang,
         "default": dict(default_query),
         # ``form``: each field's text as the form shows it (lists as a|b, derived defaults worked out).
         "presets": {
-            name: {"model_type": p.config["model_type"], "config": p.config,
-                   "form": form_values(FAMILIES[p.config["model_type"]], p.config)}
+            name: {"model_type": p.config["model_type"], "form": form_values(FAMILIES[p.config["model_type"]], p.config)}
             for name, p in PRESETS.items()
         },
         "families": {
             mt: {
                 "base": fam.base,
-                "title": fam.title.get(lang, mt),
                 # The family menu's words for it (the page's HTML holds the chosen family's option only).
                 "option": family_option(mt, lang),
-                "fields": [
-                    {"key": f.key, "kind": f.kind, "default": family_defaults(fam)[f.key], "minimum": f.minimum,
-                     "maximum": f.maximum}
-                    for f in fam.fields
-                ],
+                # The fields' keys, in the form's order.
+                "fields": [f.key for f in fam.fields],
                 "extras": list(extra_keys(mt)),
                 "architectures": [
                     {"name": a.name, "pooler": a.pooler, "uses_num_labels": a.uses_num_labels,

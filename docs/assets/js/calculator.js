@@ -253,11 +253,11 @@ function main(root) {
     }
     const fam = family();
     const fs = fieldset(familySel.value);
-    for (const field of fs ? fam.fields : []) {
-      if (field.key === "num_labels") continue; // the task's labels, not the checkpoint's
-      const input = fs.querySelector(`input[name="${CSS.escape(field.key)}"]`);
+    for (const key of fs ? fam.fields : []) {
+      if (key === "num_labels") continue; // the task's labels, not the checkpoint's
+      const input = fs.querySelector(`input[name="${CSS.escape(key)}"]`);
       // The form's text for this checkpoint, worked out in Python (defaults filled, lists as a|b).
-      const value = preset.form[field.key];
+      const value = preset.form[key];
       if (input.type === "checkbox") input.checked = value === "1";
       else input.value = value;
     }
