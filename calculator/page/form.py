@@ -27,24 +27,24 @@ def form_schema(lang: str, default_query: Mapping[str, str]) -> dict[str, Any]:
     from . import costs as costs_panel  # build time only: the worker never renders the panel's form
 
     lang = norm_lang(lang)
+    # Only what calculator.js reads: the schema is in the page's HTML, parsed on its main thread (a preset's
+    # whole config, a field's kind, default and bounds were 67 KB of it the script never read; Python
+    # validates and answers, and a field's default is in its fieldset).
     return {
         "lang": lang,
         "default": dict(default_query),
         # ``form``: each field's text as the form shows it (lists as a|b, derived defaults worked out).
         "presets": {
-            name: {"model_type": p.config["model_type"], "config": p.config,
-                   "form": form_values(FAMILIES[p.config["model_type"]], p.config)}
+            name: {"model_type": p.config["model_type"], "form": form_values(FAMILIES[p.config["model_type"]], p.config)}
             for name, p in PRESETS.items()
         },
         "families": {
             mt: {
                 "base": fam.base,
-                "title": fam.title.get(lang, mt),
-                "fields": [
-                    {"key": f.key, "kind": f.kind, "default": family_defaults(fam)[f.key], "minimum": f.minimum,
-                     "maximum": f.maximum}
-                    for f in fam.fields
-                ],
+                # The family menu's words for it (the page's HTML holds the chosen family's option only).
+                "option": family_option(mt, lang),
+                # The fields' keys, in the form's order.
+                "fields": [f.key for f in fam.fields],
                 "extras": list(extra_keys(mt)),
                 "architectures": [
                     {"name": a.name, "pooler": a.pooler, "uses_num_labels": a.uses_num_labels,
@@ -170,9 +170,15 @@ def render_form(query: Mapping[str, str], lang: str = "en") -> str:
     current = query.get("model_type", DEFAULT_MODEL_TYPE)
     arch_name = query.get("architecture", "")
 
+    # The two long menus carry their chosen option only (and the preset menu its "custom" one): their 168
+    # options were a sixth of the page's elements, and with each option's own box half of what Material's
+    # bundle restyles four times while it starts (benchmarks/README.md). calculator.js fills them from the
+    # schema's presets and families when first focused or pressed, when a link or an answer sets them, and
+    # once the page is idle after loading.
     presets = [h("option", ui("preset_custom", lang), value="")]
-    presets += [h("option", name, value=name, selected=query.get("preset") == name) for name in PRESETS]
-    families = [h("option", family_option(mt, lang), value=mt, selected=mt == current) for mt in FAMILIES]
+    presets += [h("option", name, value=name, selected=True) for name in PRESETS if query.get("preset") == name]
+    shown_family = current if current in FAMILIES else DEFAULT_MODEL_TYPE
+    families = [h("option", family_option(shown_family, lang), value=shown_family, selected=True)]
     # Architecture: the options of the current family (the script swaps them).
     fam = FAMILIES.get(current) or FAMILIES[DEFAULT_MODEL_TYPE]
     arch_name = arch_name or fam.base

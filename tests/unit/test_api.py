@@ -321,6 +321,30 @@ def test_widget_holds_form_result_and_schema():
             assert f'<label for="calc-{control}">' in html
 
 
+def test_long_menus_carry_their_chosen_option_and_the_schema_the_rest():
+    """The preset and family menus hold their chosen option only (calculator.js fills them from the schema):
+    every preset and family is in the schema, in the menus' order, with the words the menu shows."""
+    def options(html: str, select_id: str) -> list[tuple[str, bool]]:
+        menu = re.search(rf'<select id="{select_id}"[^>]*>(.*?)</select>', html, re.S)
+        assert menu, select_id
+        return [(value, bool(selected)) for value, selected in
+                re.findall(r'<option value="([^"]*)"( selected)?>', menu.group(1))]
+
+    html = form.render_form({"preset": "roberta-base", "model_type": "roberta"}, "en")
+    assert options(html, "calc-preset") == [("", False), ("roberta-base", True)]
+    assert options(html, "calc-model_type") == [("roberta", True)]
+    html = form.render_form({"model_type": "albert"}, "zh")
+    assert options(html, "calc-preset") == [("", False)] and options(html, "calc-model_type") == [("albert", True)]
+    assert f">{api.family_option('albert', 'zh')}</option>" in html
+    assert options(form.render_form({"model_type": "nope"}, "en"), "calc-model_type") == [("bert", True)]
+    for lang in ("en", "zh"):
+        schema = form.form_schema(lang, {})
+        assert list(schema["presets"]) == list(PRESETS) and list(schema["families"]) == list(FAMILIES)
+        for mt, fam in FAMILIES.items():
+            assert schema["families"][mt]["option"] == api.family_option(mt, lang), mt
+            assert schema["families"][mt]["fields"] == [f.key for f in fam.fields], mt
+
+
 def test_widget_holds_no_script_but_its_json_schema():
     """The page's scripts are files (calculator-start.js, calculator.js), not inline code."""
     for lang in ("en", "zh"):

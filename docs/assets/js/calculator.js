@@ -113,6 +113,38 @@ function main(root) {
 
   // ------------------------------------------------------------- the form
 
+  // The preset and family menus arrive holding their chosen option only (calculator/page/form.py): their
+  // 168 options were half of what Material's bundle restyles four times while the page starts. They are
+  // filled from the schema, in its order, the first time a reader may want them: a menu focused (keyboard,
+  // screen reader) or pressed, the worker ready, or the page idle after "load"; a value the script sets
+  // before then (a link's preset) adds its own option only (choose).
+  let menusFilled = false;
+  function fillMenus() {
+    if (menusFilled) return;
+    menusFilled = true;
+    const fillMenu = (sel, entries) => {
+      const value = sel.value;
+      const had = new Map(Array.from(sel.options, (o) => [o.value, o]));
+      sel.replaceChildren(...entries.map(([v, text]) => had.get(v) || new Option(text, v)));
+      sel.value = value;
+    };
+    fillMenu(presetSel, [["", L.preset_custom], ...Object.keys(schema.presets).map((name) => [name, name])]);
+    fillMenu(familySel, Object.entries(schema.families).map(([mt, fam]) => [mt, fam.option]));
+  }
+  // A menu's value set by the script: an option not there yet is added for it (the rest can wait).
+  function choose(sel, value) {
+    if (!menusFilled && value && !Array.from(sel.options, (o) => o.value).includes(value)) {
+      const text = sel === familySel ? familyOf(value) && familyOf(value).option : presetOf(value) && value;
+      if (text) sel.append(new Option(text, value));
+    }
+    sel.value = value;
+  }
+  for (const sel of [presetSel, familySel]) {
+    for (const type of ["focus", "pointerdown", "mousedown", "touchstart"]) {
+      sel.addEventListener(type, fillMenus, { passive: true });
+    }
+  }
+
   function showFamily(mt, architecture) {
     for (const fs of form.querySelectorAll("fieldset[data-family]")) {
       const on = fs.dataset.family === mt;
@@ -184,9 +216,9 @@ function main(root) {
   // Put a state (a canonical query from Python, or a URL's raw values) into the form.
   function applyQuery(q) {
     if (familyOf(q.model_type)) {
-      familySel.value = q.model_type;
+      choose(familySel, q.model_type);
     } else if (presetOf(q.preset)) {
-      familySel.value = presetOf(q.preset).model_type;
+      choose(familySel, presetOf(q.preset).model_type);
     }
     showFamily(familySel.value, q.architecture);
     const fs = fieldset(familySel.value);
@@ -207,7 +239,7 @@ function main(root) {
         el.value = typeof q[el.name] === "string" ? q[el.name] : el.tagName === "SELECT" ? el.options[0].value : "";
       }
     }
-    presetSel.value = preset ? q.preset : "";
+    choose(presetSel, preset ? q.preset : "");
     setExtras(q);
     syncArchitecture(q.pooler === undefined ? undefined : ["1", "true"].includes(q.pooler));
   }
@@ -216,16 +248,16 @@ function main(root) {
     const preset = presetOf(name);
     if (!preset) return;
     if (preset.model_type !== familySel.value) {
-      familySel.value = preset.model_type;
+      choose(familySel, preset.model_type);
       showFamily(preset.model_type, null);
     }
     const fam = family();
     const fs = fieldset(familySel.value);
-    for (const field of fs ? fam.fields : []) {
-      if (field.key === "num_labels") continue; // the task's labels, not the checkpoint's
-      const input = fs.querySelector(`input[name="${CSS.escape(field.key)}"]`);
+    for (const key of fs ? fam.fields : []) {
+      if (key === "num_labels") continue; // the task's labels, not the checkpoint's
+      const input = fs.querySelector(`input[name="${CSS.escape(key)}"]`);
       // The form's text for this checkpoint, worked out in Python (defaults filled, lists as a|b).
-      const value = preset.form[field.key];
+      const value = preset.form[key];
       if (input.type === "checkbox") input.checked = value === "1";
       else input.value = value;
     }
@@ -424,7 +456,7 @@ function main(root) {
     // The preset is Python's call whatever the route (typed, pasted, linked): the one whose values these are.
     if (origin !== "input") applyQuery(result.query);
     else {
-      presetSel.value = result.preset || "";
+      choose(presetSel, result.preset || "");
       setExtras(result.query);
     }
     // The address (and so Copy link) holds only what differs from the link's starting point (result.link),
@@ -559,6 +591,7 @@ function main(root) {
     const msg = event.data || {};
     if (msg.type === "ready") {
       ready = true;
+      fillMenus();
       root.dataset.bootMs = Math.round(msg.ms);
       root.dataset.readyAt = Math.round(performance.now());
       root.dataset.bootTimings = JSON.stringify(msg.timings || {});
@@ -785,7 +818,7 @@ function main(root) {
       applyPreset(presetSel.value);
     } else if (t === familySel) {
       clearPasted();
-      presetSel.value = "";
+      choose(presetSel, "");
       showFamily(familySel.value, null);
       setExtras({}); // another family's keys mean nothing here
       syncArchitecture();
@@ -1079,6 +1112,10 @@ function main(root) {
     started = true;
     startWorker();
   };
+  // The menus' options, once the page has loaded and the main thread is idle (a short task of its own).
+  const fillWhenIdle = () => (window.requestIdleCallback ? requestIdleCallback(fillMenus, { timeout: 2000 }) : setTimeout(fillMenus, 0));
+  if (document.readyState === "complete") fillWhenIdle();
+  else window.addEventListener("load", fillWhenIdle);
   if (window.__calcWorker) start();
   else {
     const whenIdle = () => (window.requestIdleCallback ? requestIdleCallback(start, { timeout: 1000 }) : setTimeout(start, 0));
