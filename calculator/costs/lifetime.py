@@ -63,7 +63,7 @@ from typing import Any, Callable, Iterator, Sequence
 from .modules import ADAPTED, Sim
 from .ops import Ops
 from .peak import Item, Peak, rounded
-from .tensor import ADAPTER_BYTES, T, contiguous_strides, is_contiguous, view_strides
+from .tensor import ADAPTER_BYTES, T, contiguous_strides, dense_strides_like, is_contiguous, view_strides
 
 #: ``AccumulateGrad`` nodes have the largest sequence number: they run as soon as they are ready.
 ACCUMULATE = 1 << 62
@@ -1231,13 +1231,7 @@ class LiveSim(Sim):
         """A new tensor laid out as ``t`` (a pointwise result or ``.to()``: TensorIterator keeps a dense input's
         dimension order, :meth:`~.ops.Ops.elementwise_like`), in ``itemsize`` bytes a number."""
         out = self.new(t.shape, grad, itemsize)
-        order = sorted(range(len(t.shape)), key=lambda i: -t.strides[i])
-        strides = [0] * len(t.shape)
-        step = 1
-        for i in reversed(order):
-            strides[i] = step
-            step *= max(t.shape[i], 1)
-        return T(out.shape, tuple(strides), out.storage, out.grad, itemsize)
+        return T(out.shape, dense_strides_like(t), out.storage, out.grad, itemsize)
 
     def to_dtype(self, t: T, itemsize: int) -> T:
         """``t.to(dtype)`` (or ``.float()``): a copy keeping ``t``'s layout; ``ToCopyBackward0`` casts the gradient

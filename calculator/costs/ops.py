@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from typing import Iterator, Sequence
 
 from ..errors import CalcError
-from .tensor import INDEX_BYTES, T, _dense, _infer, contiguous_strides, is_contiguous, view_strides
+from .tensor import (INDEX_BYTES, T, _dense, _infer, contiguous_strides, dense_strides_like, is_contiguous,
+                     view_strides)
 
 
 @dataclass
@@ -590,14 +591,8 @@ class Ops:
         """A pointwise result laid out as its input (TensorIterator keeps a permuted input's dimension order):
         ``q + q_bias`` on DeBERTa's permuted view stays [B, L, A, D] in memory, so a later reshape copies.
         ``other``: the operation's other operand, whose dtype promotes the result's under autocast."""
-        order = sorted(range(len(t.shape)), key=lambda i: -t.strides[i])
-        strides = [0] * len(t.shape)
-        step = 1
-        for i in reversed(order):
-            strides[i] = step
-            step *= max(t.shape[i], 1)
         out = self.new(t.shape, grad, self._result(t) if other is None else self._result(t, other))
-        return T(out.shape, tuple(strides), out.storage, out.grad, out.itemsize)
+        return T(out.shape, dense_strides_like(t), out.storage, out.grad, out.itemsize)
 
     # -- operations for megatron-bert, xlm-roberta-xl, xmod, rembert, roformer, esm, nomic_bert
 
@@ -1244,7 +1239,7 @@ class Ops:
     def add_like(self, a: T, b: T) -> T:
         """``a + b`` of one shape, laid out as ``a`` (TensorIterator keeps a permuted input's order): :meth:`add`."""
         out = self.add(a, b)
-        return T(out.shape, _dense_strides_like(a), out.storage, out.grad, out.itemsize)
+        return T(out.shape, dense_strides_like(a), out.storage, out.grad, out.itemsize)
 
     def matmul_matrix(self, x: T, m: T) -> T:
         """``x @ m`` by a 2-D matrix read as a tensor (NeoMME's decoder by ``unembedding_projection.weight``):
@@ -1257,13 +1252,3 @@ class Ops:
         return T(t.shape, t.strides if strides is None else tuple(strides), t.storage, t.grad,
                  t.itemsize if itemsize is None else itemsize)
 
-
-def _dense_strides_like(t: T) -> tuple[int, ...]:
-    """Contiguous strides in ``t``'s order of dimensions (largest stride outermost)."""
-    order = sorted(range(len(t.shape)), key=lambda i: -t.strides[i])
-    strides = [0] * len(t.shape)
-    step = 1
-    for i in reversed(order):
-        strides[i] = step
-        step *= max(t.shape[i], 1)
-    return tuple(strides)

@@ -44,6 +44,19 @@ def contiguous_strides(shape: Sequence[int]) -> tuple[int, ...]:
     return tuple(reversed(out))
 
 
+
+def dense_strides_like(t: T) -> tuple[int, ...]:
+    """Contiguous strides in ``t``'s order of dimensions, largest stride outermost: how TensorIterator lays out a
+    pointwise result (or a ``.to()`` copy) of a dense but permuted input, so that a later ``view`` of it copies
+    where PyTorch's does."""
+    order = sorted(range(len(t.shape)), key=lambda i: -t.strides[i])
+    strides = [0] * len(t.shape)
+    step = 1
+    for i in reversed(order):
+        strides[i] = step
+        step *= max(t.shape[i], 1)
+    return tuple(strides)
+
 def is_contiguous(t: T) -> bool:
     """``Tensor.is_contiguous()``: dimensions of size 1 may have any stride."""
     expected = 1
