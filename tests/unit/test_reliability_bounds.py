@@ -130,22 +130,30 @@ def count_steps(fn: Any) -> tuple[Any, list[costs.Settings]]:
 
 def test_m1_deep_models_simulate_a_bounded_number_of_steps():
     """The panel simulates one step per chart point: points × layer passes (2 per layer with checkpointing)
-    stay within MAX_SERIES_PASSES, the asked L is simulated once, and the chart keeps L and another length."""
+    stay within MAX_SERIES_PASSES, the asked L is simulated once, and the chart keeps L and another length.
+    Proven with the bound at 64 passes and models 8 and 16 layers deep: the rule is the same at 2,048, where each
+    case costs some 2,000 layer passes (40 s of CPython for three 512-layer models, minutes in Pyodide's unit run);
+    how long the bound's own value takes is benchmarks/engine_speed.py's."""
     cases = (
-        ({"model_type": "big_bird", "num_hidden_layers": "512"}, {"batch": "1", "seq_len": "4096", "ckpt": "1"}, 1),
-        ({"model_type": "convbert", "num_hidden_layers": "512"}, {"batch": "1", "seq_len": "512", "ckpt": "1"}, 1),
-        ({"model_type": "bert", "num_hidden_layers": "512"}, {"batch": "1", "seq_len": "128"}, 3),
-        ({"model_type": "bert"}, {"batch": "1", "seq_len": "100"}, 6),  # 16 … 512: every point the table takes
+        ({"model_type": "big_bird", "num_hidden_layers": "16"}, {"batch": "1", "seq_len": "4096", "ckpt": "1"}, 1),
+        ({"model_type": "convbert", "num_hidden_layers": "16"}, {"batch": "1", "seq_len": "512", "ckpt": "1"}, 1),
+        ({"model_type": "bert", "num_hidden_layers": "16"}, {"batch": "1", "seq_len": "128"}, 3),
+        ({"model_type": "bert", "num_hidden_layers": "8"}, {"batch": "1", "seq_len": "100"}, 6),  # every point: 16 … 512
     )
-    for model, panel, others in cases:
-        answer, steps = count_steps(lambda model=model, panel=panel: api.compute_costs({**model, **panel}))
-        assert answer["ok"], answer
-        lengths = [p["seq_len"] for p in answer["series"]]
-        n = int(panel["seq_len"])
-        assert len(steps) == others + 1 and [s.seq_len for s in steps].count(n) == 1, (model, steps)
-        assert n in lengths and len(lengths) == others + 1, lengths
-        layers = int(model.get("num_hidden_layers", "12"))
-        assert len(steps) * layers * (2 if panel.get("ckpt") else 1) <= cv.MAX_SERIES_PASSES + layers * 2
+    bound = cv.MAX_SERIES_PASSES
+    cv.MAX_SERIES_PASSES = 64
+    try:
+        for model, panel, others in cases:
+            answer, steps = count_steps(lambda model=model, panel=panel: api.compute_costs({**model, **panel}))
+            assert answer["ok"], answer
+            lengths = [p["seq_len"] for p in answer["series"]]
+            n = int(panel["seq_len"])
+            assert len(steps) == others + 1 and [s.seq_len for s in steps].count(n) == 1, (model, steps)
+            assert n in lengths and len(lengths) == others + 1, lengths
+            layers = int(model["num_hidden_layers"])
+            assert len(steps) * layers * (2 if panel.get("ckpt") else 1) <= cv.MAX_SERIES_PASSES + layers * 2
+    finally:
+        cv.MAX_SERIES_PASSES = bound
 
 
 def test_m1_chart_points_past_2_53_are_left_out_not_the_answer():
