@@ -29,7 +29,7 @@ torch = pytest.importorskip("torch")
 
 from .costs_measure import flop_counter  # noqa: E402
 from .peak_measure import Step, build_model, measure_peak  # noqa: E402
-from .test_peak_engine import LIFETIME_DRAW  # noqa: E402
+from .test_peak_engine import AUTOCAST_EXACT, LIFETIME_DRAW  # noqa: E402
 
 PER_FAMILY = int(os.environ.get("INFERENCE_RANDOM", "6"))
 SEED = int(os.environ.get("CROSSCHECK_SEED", "20261125"))
@@ -235,29 +235,12 @@ def variant_case(model_type: str, index: int, attention: str, autocast: bool) ->
     return None
 
 
-#: The families whose program models autocast's copies too (``sim.exact_autocast()``): the others keep their
-#: bounds under autocast (``test_inference_bounds_hold``'s rule).
-AUTOCAST_EXACT = ("bert", "ernie", "roberta", "xlm-roberta", "camembert", "data2vec-text", "electra", "distilbert",
-                  "albert")
-AUTOCAST_EXACT += ("t5", "mt5", "umt5")  # SDPA at inference: the flash kernel (the bias needs no gradient)
-AUTOCAST_EXACT += ("luke", "tapas")
-AUTOCAST_EXACT += ("deberta-v2",)
-AUTOCAST_EXACT += ("modernbert",)
-AUTOCAST_EXACT += ("mpnet",)
-AUTOCAST_EXACT += ("xlm-roberta-xl", "megatron-bert", "roberta-prelayernorm")
-AUTOCAST_EXACT += ("layoutlm",)
-AUTOCAST_EXACT += ("rembert",)
-AUTOCAST_EXACT += ("xlm", "flaubert")
-AUTOCAST_EXACT += ("roc_bert",)
-AUTOCAST_EXACT += ("nystromformer", "squeezebert")
-AUTOCAST_EXACT += ("mobilebert",)
-AUTOCAST_EXACT += ("fnet",)  # fftn on CPU autocast's float32 list: a bf16 input cast to float32 first
-AUTOCAST_EXACT += ("big_bird",)  # original_full (LIFETIME_DRAW): BERT's layer; block-sparse fails in PyTorch under autocast
-AUTOCAST_EXACT += ("convbert",)  # the strided and grouped linears' casts, the separable convolution's copies
+#: The families whose program models autocast's copies too (``sim.exact_autocast()``), the same for the inference span
+#: as for the training step (:data:`test_peak_engine.AUTOCAST_EXACT`; T5's SDPA at inference runs the flash kernel, the
+#: bias needing no gradient): the others keep their bounds under autocast (``test_inference_bounds_hold``'s rule).
 #: Of those, the families whose drawn configs include some the program leaves bounded, as in float32 (ModernBERT's
 #: one-wide heads: the rotary tables' broadcast is not recorded op by op); their bounds are checked.
 AUTOCAST_PARTIAL = ("modernbert",)
-AUTOCAST_EXACT += ("nomic_bert", "roformer", "esm", "eurobert", "gte", "jina_embeddings_v3", "esmc")  # rotary under autocast (issue 32, pk-acrot)
 
 
 @pytest.mark.parametrize("model_type,attention,autocast",
