@@ -180,6 +180,11 @@ class Ops:
         strides[a], strides[b] = strides[b], strides[a]
         return T(tuple(shape), tuple(strides), t.storage, t.grad, t.itemsize)
 
+    def heads(self, t: T, heads: int, d: int) -> T:
+        """``t.view(B, L, heads, d).transpose(1, 2)``: a [B, L, heads·d] projection split into heads, [B, heads, L, d]
+        (both views), as every eager attention of transformers writes it before its products."""
+        return self.transpose(self.view(t, (t.shape[0], t.shape[1], heads, d)), 1, 2)
+
     def contiguous(self, t: T) -> T:
         return t if is_contiguous(t) else self.new(t.shape, t.grad, t.itemsize)
 

@@ -394,12 +394,9 @@ def step_attention(sim: Sim, x: T, heads: int, query: str, key: str, value: str,
     width = sim.linear_info(query).out_features
     d = width // heads
 
-    def split(t: T) -> T:
-        return sim.transpose(sim.view(t, (b, n, heads, d)), 1, 2)
-
-    q = split(sim.linear(query, x))
-    k = split(sim.linear(key, x))
-    v = split(sim.linear(value, x))
+    q = sim.heads(sim.linear(query, x), heads, d)
+    k = sim.heads(sim.linear(key, x), heads, d)
+    v = sim.heads(sim.linear(value, x), heads, d)
     if sim.attention == "sdpa":
         # sdpa_attention_forward: no mask (input_ids alone; LayoutLM's additive one), dropout 0 (the step refuses
         # more), CPU's flash kernel; its output is [B, L, A, d] in memory, so ``transpose(1, 2).contiguous()`` and

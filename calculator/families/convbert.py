@@ -268,10 +268,7 @@ def step_self_attention(sim: Sim, c: Mapping[str, Any], p: str, x: T) -> tuple[T
     conv = sim.end_scope(separable, sim.plus_param(conv, s + "bias"))
     query = sim.linear(p + "query", x)
 
-    def split(t: T) -> T:
-        return sim.transpose(sim.view(t, (b, n, heads, d)), 1, 2)
-
-    q, kk, v = split(query), split(key), split(value)
+    q, kk, v = sim.heads(query, heads, d), sim.heads(key, heads, d), sim.heads(value, heads, d)
     mixed = sim.mul_like(sim.transpose(conv, 1, 2), query)
     kernel = sim.linear_strided(p + "conv_kernel_layer", mixed)
     kernel = sim.rebind(kernel, sim.reshape(kernel, (-1, k, 1)))

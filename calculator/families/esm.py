@@ -267,13 +267,10 @@ def step_layer(inv: Inventory, prefix: str, i: int, rotary: tuple[T, T] | None) 
         width = sim.linear_info(s + "query").out_features
         d = width // heads
 
-        def split(t: T) -> T:
-            return sim.transpose(sim.view(t, (b, n, heads, d)), 1, 2)
-
         mark = sim.scope()  # EsmSelfAttention.forward
-        q = split(sim.linear(s + "query", h))
-        k = split(sim.linear(s + "key", h))
-        v = split(sim.linear(s + "value", h))
+        q = sim.heads(sim.linear(s + "query", h), heads, d)
+        k = sim.heads(sim.linear(s + "key", h), heads, d)
+        v = sim.heads(sim.linear(s + "value", h), heads, d)
         q = sim.rebind(q, sim.scalar(q))  # * d ** -0.5
         if rotary is not None:
             cos, sin = rotary

@@ -122,9 +122,6 @@ def step_layer(inv: Inventory, prefix: str, i: int, rotary: tuple[T, T]) -> Call
         a = p + "self_attn."
         b, n, _ = x.shape
 
-        def split(t: T) -> T:
-            return sim.transpose(sim.view(t, (b, n, heads, d)), 1, 2)
-
         def normed_projection(proj: str, norm: str, h: T) -> T:
             projected = sim.linear(a + proj, h)
             out = sim.layer_norm(a + norm, projected)
@@ -138,9 +135,9 @@ def step_layer(inv: Inventory, prefix: str, i: int, rotary: tuple[T, T]) -> Call
         layer = sim.scope()
         normed = sim.layer_norm(p + "input_layernorm", x)
         mark = sim.scope()  # EsmcAttention.forward
-        q = split(normed_projection("q_proj", "q_norm", normed))
-        k = split(normed_projection("k_proj", "k_norm", normed))
-        v = split(sim.linear(a + "v_proj", normed))
+        q = sim.heads(normed_projection("q_proj", "q_norm", normed), heads, d)
+        k = sim.heads(normed_projection("k_proj", "k_norm", normed), heads, d)
+        v = sim.heads(sim.linear(a + "v_proj", normed), heads, d)
         cos, sin = rotary
         if cos.shape[-1] != d:  # d = 1: cos and sin have 2 columns, and the products broadcast Q and K to them
             q, k = sim.rotary(q, cos, sin), sim.rotary(k, cos, sin)  # (not replayed op by op: bounds only)

@@ -260,9 +260,6 @@ def step_attention(sim: Sim, x: T, a: str, heads: int, kv: int, d: int, rotary: 
     b, n, _ = x.shape
     mark = sim.scope()  # EuroBertAttention.forward
 
-    def split(t: T, count: int) -> T:
-        return sim.transpose(sim.view(t, (b, n, count, d)), 1, 2)
-
     def repeat(t: T) -> T:  # repeat_kv: [:, :, None] (a view), expand, reshape (a copy unless it can view)
         if kv == heads:
             return t
@@ -270,7 +267,7 @@ def step_attention(sim: Sim, x: T, a: str, heads: int, kv: int, d: int, rotary: 
         return sim.reshape(wide, (b, heads, n, d))
 
     q_lin, k_lin = sim.linear(a + "q_proj", x), sim.linear(a + "k_proj", x)
-    q, k, v = split(q_lin, heads), split(k_lin, kv), split(sim.linear(a + "v_proj", x), kv)
+    q, k, v = sim.heads(q_lin, heads, d), sim.heads(k_lin, kv, d), sim.heads(sim.linear(a + "v_proj", x), kv, d)
     q, k = sim.rotary_plain(q, k, *rotary)
     sim.release(q_lin, k_lin)  # query_states, key_states rebound
     probs = None

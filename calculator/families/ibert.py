@@ -197,10 +197,7 @@ def step_attention(sim: Sim, x: T, s: str, heads: int) -> T:
     v = sim.linear(s + "value", x)
     for t in (q, k, v):
         step_quant_act(sim, t)
-
-    def split(t: T) -> T:
-        return sim.transpose(sim.view(t, (b, n, heads, d)), 1, 2)
-    q, k, v = split(q), split(k), split(v)
+    q, k, v = sim.heads(q, heads, d), sim.heads(k, heads, d), sim.heads(v, heads, d)
     product = sim.bmm(q, sim.transpose(k, 2, 3))
     scores = sim.made_by(sim.pointwise(product), "aten.div")  # attention_scores / scale
     sim.release(product)

@@ -235,12 +235,9 @@ def rotary_attention(sim: Sim, x: T, a: str, heads: int, kv_heads: int, d: int, 
     needs no mask). Eager attention adds its mask to the scores, which keeps nothing."""
     b, n, _ = x.shape
 
-    def split(t: T, count: int) -> T:
-        return sim.transpose(sim.view(t, (b, n, count, d)), 1, 2)
-
-    q = split(sim.linear(a + "q_proj", x), heads)
-    k = split(sim.linear(a + "k_proj", x), kv_heads)
-    v = split(sim.linear(a + "v_proj", x), kv_heads)
+    q = sim.heads(sim.linear(a + "q_proj", x), heads, d)
+    k = sim.heads(sim.linear(a + "k_proj", x), kv_heads, d)
+    v = sim.heads(sim.linear(a + "v_proj", x), kv_heads, d)
     cos, sin = rotary
     q, k = sim.rotary(q, cos, sin, softmax_fp32), sim.rotary(k, cos, sin, softmax_fp32)  # Llama's promotes
     if cos.shape[-1] != d:  # d = 1: cos and sin have 2 columns, and the products broadcast Q and K to them

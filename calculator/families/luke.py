@@ -149,12 +149,9 @@ def step_attention(sim: Sim, a: str, x: T, heads: int) -> T:
     width = sim.linear_info(a + "query").out_features
     d = width // heads
 
-    def split(t: T) -> T:
-        return sim.transpose(sim.view(t, (b, n, heads, d)), 1, 2)
-
-    k = split(sim.linear(a + "key", x))
-    v = split(sim.linear(a + "value", x))
-    q = split(sim.linear(a + "query", x))
+    k = sim.heads(sim.linear(a + "key", x), heads, d)
+    v = sim.heads(sim.linear(a + "value", x), heads, d)
+    q = sim.heads(sim.linear(a + "query", x), heads, d)
     product = sim.bmm(q, sim.transpose(k, 2, 3))
     scores = sim.made_by(sim.pointwise(product), "aten.div")
     sim.release(product)

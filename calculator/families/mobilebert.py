@@ -308,12 +308,9 @@ def step_attention(sim: Sim, heads: int, p: str, query_in: T, key_in: T, value_i
     d = width // heads
     mark = sim.scope()
 
-    def split(t: T) -> T:
-        return sim.transpose(sim.view(t, (b, n, heads, d)), 1, 2)
-
-    q = split(sim.linear(p + "query", query_in))
-    k = split(sim.linear(p + "key", key_in))
-    v = split(sim.linear(p + "value", value_in))
+    q = sim.heads(sim.linear(p + "query", query_in), heads, d)
+    k = sim.heads(sim.linear(p + "key", key_in), heads, d)
+    v = sim.heads(sim.linear(p + "value", value_in), heads, d)
     if sim.attention == "sdpa":  # sdpa_attention_forward: no mask, dropout 0 (checked), CPU's flash kernel
         context = sim.contiguous(sim.transpose(sim.sdpa(q, k, v), 1, 2))
         return sim.end_scope(mark, sim.contiguous(sim.reshape(context, (b, n, width)))), None

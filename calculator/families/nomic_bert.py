@@ -158,13 +158,10 @@ def step_rotary_attention(sim: Sim, a: str, x: T, heads: int, d: int, rotary: tu
     b, n = x.shape[0], x.shape[1]
     width = sim.linear_info(a + "q_proj").out_features
 
-    def split(t: T) -> T:
-        return sim.transpose(sim.view(t, (b, n, heads, d)), 1, 2)
-
     mark = sim.scope()
-    q = split(sim.linear(a + "q_proj", x))
-    k = split(sim.linear(a + "k_proj", x))
-    v = split(sim.linear(a + "v_proj", x))
+    q = sim.heads(sim.linear(a + "q_proj", x), heads, d)
+    k = sim.heads(sim.linear(a + "k_proj", x), heads, d)
+    v = sim.heads(sim.linear(a + "v_proj", x), heads, d)
     cos, sin = rotary
     if cos.shape[-1] != d:  # d = 1: cos and sin have 2 columns, and the products broadcast Q and K to them
         q, k = sim.rotary(q, cos, sin), sim.rotary(k, cos, sin)  # (not replayed op by op: bounds only)

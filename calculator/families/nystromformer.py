@@ -242,13 +242,10 @@ def step_attention(sim: Sim, inv: Inventory, p: str, x: T) -> T:
 def project_heads(sim: Sim, s: str, x: T, heads: int) -> tuple[T, T, T]:
     """Q, K, V of Nyströmformer's and YOSO's attention (written once): ``self.query(x).view(B, L, A, d)
     .transpose(1, 2)``, each a view of its Linear's output."""
-    b, n, h = x.shape
+    h = x.shape[2]
     d = h // heads
-
-    def split(t: T) -> T:
-        return sim.transpose(sim.view(t, (b, n, heads, d)), 1, 2)
-
-    return split(sim.linear(s + "query", x)), split(sim.linear(s + "key", x)), split(sim.linear(s + "value", x))
+    q, k, v = (sim.heads(sim.linear(s + name, x), heads, d) for name in ("query", "key", "value"))
+    return q, k, v
 
 
 def merge_heads(sim: Sim, context: T, conv: T | None, shape: tuple[int, int, int]) -> T:

@@ -199,12 +199,9 @@ def step_attention(sim: Sim, x: T, heads: int, p: str, rotary_value: bool, table
     width = sim.linear_info(p + "query").out_features
     d = width // heads
 
-    def split(t: T) -> T:
-        return sim.transpose(sim.view(t, (b, n, heads, d)), 1, 2)
-
-    q = split(sim.linear(p + "query", x))
-    k = split(sim.linear(p + "key", x))
-    v = split(sim.linear(p + "value", x))
+    q = sim.heads(sim.linear(p + "query", x), heads, d)
+    k = sim.heads(sim.linear(p + "key", x), heads, d)
+    v = sim.heads(sim.linear(p + "value", x), heads, d)
     rotary = sim.scope()  # apply_rotary_position_embeddings
     sin = sim.view(sim.fresh((1, 1, n, d // 2, 2), "aten.stack", table.itemsize), (1, 1, n, d))
     cos = sim.view(sim.fresh((1, 1, n, d // 2, 2), "aten.stack", table.itemsize), (1, 1, n, d))

@@ -195,12 +195,9 @@ def attention(sim: Sim, x: T, p: str, heads: int, d_kv: int, bias: T | None, n: 
     b = x.shape[0]
     mark = sim.scope()
 
-    def split(t: T) -> T:
-        return sim.transpose(sim.view(t, (b, n, heads, d_kv)), 1, 2)
-
-    q = split(sim.linear(p + "q", x))
-    k = split(sim.linear(p + "k", x))
-    v = split(sim.linear(p + "v", x))
+    q = sim.heads(sim.linear(p + "q", x), heads, d_kv)
+    k = sim.heads(sim.linear(p + "k", x), heads, d_kv)
+    v = sim.heads(sim.linear(p + "v", x), heads, d_kv)
     if bias is None:
         bias = relative_bias(sim, p + "relative_attention_bias", n, umt5)
     probs: T | None = None
