@@ -7,15 +7,17 @@ refusal), the page must say the same: so these tests hold as the engine grows.
 """
 from __future__ import annotations
 
+import contextlib
+import io
 import json
-import subprocess
-import sys
 
 import pytest
 
+from calculator import cli as calculator_cli
 from calculator import views
+from tests.once import once_per_run
 
-from .builtsite import LANGS, ROOT, Site
+from .builtsite import LANGS, Site
 
 DEB, BGE = "microsoft/deberta-v3-large", "BAAI/bge-m3"
 B, DEB_LEN, BGE_LEN = 16, 512, 1024
@@ -41,28 +43,40 @@ def fmt(n: int) -> str:
 
 
 def cli(*args: str, lang: str = "en") -> tuple[int, dict | None, str]:
-    """(exit status, the JSON costs object or None, the error message) of one CLI run."""
-    proc = subprocess.run([sys.executable, "-m", "calculator", *args, "--format", "json", "--lang", lang], cwd=ROOT,
-                          capture_output=True, text=True, timeout=120)
-    data = json.loads(proc.stdout)
-    if proc.returncode:
-        return proc.returncode, None, data["error"]["message"]
+    """(exit status, the JSON costs object or None, the error message) of one CLI run: ``python -m calculator ...
+    --format json``'s own ``main``, in this process (a new interpreter per run cost ~0.4 s of CPU to start and
+    import; the command line in a real process is proven in tests/crosscheck/test_cli_process.py)."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+        status = calculator_cli.main([*args, "--format", "json", "--lang", lang])
+    data = json.loads(out.getvalue())
+    if status:
+        return status, None, data["error"]["message"]
     return 0, data["costs"], ""
 
 
+def run_key(*parts: object) -> str:
+    """A JSON object's key for one of :func:`runs`' entries."""
+    return "|".join(map(str, parts))
+
+
 @pytest.fixture(scope="module")
-def runs() -> dict:
-    """Every step and search the page shows, as the CLI answers it (both card sizes, both languages' messages)."""
-    out: dict = {}
-    for preset, length in ((DEB, DEB_LEN), (BGE, BGE_LEN)):
-        for key, options in SETTINGS.items():
-            for gib in BUDGETS:
-                step = ["--preset", preset, "--seq-len", str(length), *options]
-                out[(preset, key, gib)] = cli(*step, "--batch", str(B), "--gpu-gb", str(gib))
-                out[(preset, key, gib, "fit")] = cli(*step, "--batch", "1", "--fit-gib", str(gib))
-            out[(preset, key, "zh")] = cli("--preset", preset, "--seq-len", str(length), *options, "--batch", str(B),
-                                           lang="zh")
-    return out
+def runs(tmp_path_factory) -> dict:
+    """Every step and search the page shows, as the CLI answers it (both card sizes, both languages' messages):
+    once per test run (tests/once.py), whichever worker asks first, as the searches are most of this file's CPU."""
+    def make(_: object) -> dict:
+        out: dict = {}
+        for preset, length in ((DEB, DEB_LEN), (BGE, BGE_LEN)):
+            for key, options in SETTINGS.items():
+                for gib in BUDGETS:
+                    step = ["--preset", preset, "--seq-len", str(length), *options]
+                    out[run_key(preset, key, gib)] = cli(*step, "--batch", str(B), "--gpu-gb", str(gib))
+                    out[run_key(preset, key, gib, "fit")] = cli(*step, "--batch", "1", "--fit-gib", str(gib))
+                out[run_key(preset, key, "zh")] = cli("--preset", preset, "--seq-len", str(length), *options,
+                                                      "--batch", str(B), lang="zh")
+        return out
+
+    return once_per_run(tmp_path_factory, "what-fits-runs", make)
 
 
 def peak_cell(costs: dict, lang: str) -> str:
@@ -99,16 +113,16 @@ def test_the_two_models_tables_are_the_clis(site: Site, runs, lang: str):
     assert len(tables) == 2, [t[:2] for t in page.tables]
     for table, preset in zip(tables, (DEB, BGE)):
         for row, key in zip(table[1:], SETTINGS):
-            status, costs, message = runs[(preset, key, BUDGETS[0])]
+            status, costs, message = runs[run_key(preset, key, BUDGETS[0])]
             if status:  # the engine refuses the setting: the page says so, with the CLI's reason below the table
                 assert row[1:] == [REFUSED_CELL[lang]] * 2 + [VERDICT[lang]["refused"]] * 2, (preset, key, row)
-                zh_message = runs[(preset, key, "zh")][2]
+                zh_message = runs[run_key(preset, key, "zh")][2]
                 assert (message if lang == "en" else zh_message) in page.text, (preset, key)
                 continue
             parts = sum(costs["memory"][k] for k in ("weights", "gradients", "optimizer", "activations"))
             assert row[1] == fmt(parts), (preset, key)
             assert row[2] == peak_cell(costs, lang), (preset, key)
-            verdicts = [runs[(preset, key, gib)][1]["fits"] for gib in BUDGETS]
+            verdicts = [runs[run_key(preset, key, gib)][1]["fits"] for gib in BUDGETS]
             assert row[3:] == [VERDICT[lang][v] for v in verdicts], (preset, key, row)
             if costs["memory"]["peak"] is None:  # said in words, generated: it goes when the engine has the figure
                 said = {"en": "the exact figure is not worked out yet", "zh": "目前还没有精确算出峰值"}[lang]
@@ -124,8 +138,8 @@ def test_the_largest_batch_is_the_clis_search(site: Site, runs, lang: str):
     for preset in (DEB, BGE):
         for key in SETTINGS:
             row = next(rows)
-            expected = [largest_cell(runs[(preset, key, gib, "fit")][1] and runs[(preset, key, gib, "fit")][1]["fit"],
-                                     lang) for gib in BUDGETS]
+            fits = [runs[run_key(preset, key, gib, "fit")][1] for gib in BUDGETS]
+            expected = [largest_cell(costs and costs["fit"], lang) for costs in fits]
             assert row[1:] == expected, (preset, key, row)
 
 
@@ -172,11 +186,12 @@ def test_bge_m3_with_sdpa_is_the_clis_and_says_the_attention_dropout(site: Site,
     row = tables[0][1]
     verdicts, notes = [], None
     for gib in BUDGETS:
-        proc = subprocess.run([sys.executable, "-m", "calculator", "--preset", BGE, "--seq-len", str(BGE_LEN), "--batch",
-                               str(B), "--attention", "sdpa", "--gpu-gb", str(gib), "--format", "json", "--lang", lang],
-                              cwd=ROOT, capture_output=True, text=True, timeout=120)
-        assert proc.returncode == 0, proc.stdout
-        data = json.loads(proc.stdout)
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            status = calculator_cli.main(["--preset", BGE, "--seq-len", str(BGE_LEN), "--batch", str(B), "--attention",
+                                          "sdpa", "--gpu-gb", str(gib), "--format", "json", "--lang", lang])
+        assert status == 0, out.getvalue()
+        data = json.loads(out.getvalue())
         costs, notes = data["costs"], data["notes"]
         verdicts.append(costs["fits"])
     parts = sum(costs["memory"][k] for k in ("weights", "gradients", "optimizer", "activations"))
