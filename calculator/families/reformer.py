@@ -271,6 +271,66 @@ def products(sim: Sim, flops: int, grad: bool) -> None:
         row.backward += 2 * flops
 
 
+def scratch(sim: Sim, sizes: list[tuple[int, int, int]]) -> None:
+    """Storages the layers' Python makes that no figure of the tape counts (``sizes``: numbers, bytes per number,
+    how many such storages: each its own, so that rounding every storage up to 512 bytes is bounded too),
+    listed so that the peak's bounds count them (:attr:`Ops.storages`; nothing is kept, no FLOP, no row).
+
+    Why: the reversible layers run without a graph, so the program models only their products; the sorting, the
+    masks, the gathers, the softmax's pieces and the dropouts' noise are storages all the same, live for a while
+    in the forward and again in the backward's rerun. Each is listed once per run, generously (a copy ``matmul``
+    may not make, both ``where``s of a mask), so that the bound can only be too high, never too low."""
+    for numel, size, count in sizes:
+        for _ in range(count if numel else 0):
+            sim.new((numel,), False, size)
+
+
+def scratch_size(sim: Sim) -> int:
+    """The bytes per number of a floating scratch storage: the model's, or float32 under autocast (an upper bound
+    whatever autocast casts)."""
+    return 4 if sim.lower else sim.itemsize
+
+
+def attention_scratch(sim: Sim, c: Mapping[str, Any], kind: str, b: int, n: int, hashing: bool) -> None:
+    """What ``LSHSelfAttention`` / ``LocalSelfAttention`` allocate besides the projections, the context and the
+    output (:func:`scratch`), for one run of the layer's attention on [B, L, H].
+
+    With R hashing rounds (1 for local attention and when L ≤ chunk), chunk c and K keys per query: q = B·A·R·L
+    query rows, vectors q·d, logits q·K. Per run: the copies of Q, K, V (``repeat``, ``gather``, the chunked
+    ``reshape``s, ``_look_adjacent``'s ``cat``s, ``matmul``'s contiguous copies), the length normalisation, eight
+    logit-sized floats (the product, two ``where``s, ``logsumexp``'s difference, the difference, ``exp``, the
+    dropout's noise and output) and three logit-sized booleans, ``ReverseSort``'s gathers and the rounds'
+    combination, the merged heads, and the int64 indices (``arange``, the stable ``argsort`` and its undo,
+    ``% L``). ``hashing``: the first forward also draws the rotations and takes the ``argmax`` per bucket factor."""
+    heads, d = c["num_attention_heads"], c["attention_head_size"]
+    s, i8 = scratch_size(sim), 8
+    chunk = chunk_length(c, kind)
+    rounds, keys, windows = 1, n, 1
+    if n > chunk:
+        before = c["lsh_num_chunks_before"] if kind == "lsh" else c["local_num_chunks_before"]
+        after = c["lsh_num_chunks_after"] if kind == "lsh" else c["local_num_chunks_after"]
+        rounds = c["num_hashes"] if kind == "lsh" else 1
+        windows = 1 + before + after
+        keys = chunk * windows
+    rows = b * heads * rounds * n
+    vectors, wide = rows * d, rows * d * max(windows, 1)
+    logits = rows * keys
+    base = b * heads * n * d
+    sizes = [(b * n, 4, 2), (vectors, s, 3 + 4 + 3 + 2 * windows + 1 + 1 + 3), (rows, s, 3 + 5 + 1 + 4),
+             (wide, s, 2), (logits, s, 8), (logits, 1, 3), (base, s, 3), (rows, i8, 2 + windows + 9), (rows * windows, i8, 1),
+             (n, i8, 2), (rounds, i8, 2), (rounds * n, i8, 2)]
+    if kind == "lsh" and hashing and n > chunk:
+        buckets = c["num_buckets"]
+        factors = 1 if buckets is None or isinstance(buckets, int) else len(buckets)
+        if buckets is None:
+            factors = 2  # _set_num_buckets may pick two factors
+        rotation = buckets_rotation(c, n)
+        half = b * heads * rounds * n * (rotation // 2 + 1)
+        sizes += [(heads * d * rounds * (rotation // 2 + 1), s, 2), (base, s, 1), (half, s, 3 * factors + 2),
+                  (rows, i8, 3 * factors + 3), (rounds, i8, 2)]
+    scratch(sim, sizes)
+
+
 def step_attention(sim: Sim, inv: Inventory, kind: str, p: str, x: T, hashing: bool) -> T:
     """``ReformerAttention``: LayerNorm, the projections (no biases), the two attention products, the output
     projection. With L > chunk length the queries attend their chunk and ``*_num_chunks_before``/``after`` chunks
@@ -299,15 +359,24 @@ def step_attention(sim: Sim, inv: Inventory, kind: str, p: str, x: T, hashing: b
     flops = 2 * b * heads * rounds * n * d * keys
     products(sim, flops, grad)  # Q·Kᵀ
     products(sim, flops, grad)  # probabilities · V
+    attention_scratch(sim, c, kind, b, n, hashing)
+    if not hashing:  # the backward's rerun: its gradients pass through as many storages again
+        attention_scratch(sim, c, kind, b, n, False)
     context = sim.new((b, n, heads * d), grad)
-    return sim.linear(a + "output.dense", context)
+    out = sim.linear(a + "output.dense", context)
+    scratch(sim, [(b * n * x.shape[2], scratch_size(sim), 2)])  # ReformerSelfOutput's dropout: noise, output
+    return out
 
 
 def step_feed_forward(sim: Sim, p: str, x: T) -> T:
     """``ChunkReformerFeedForward``: LayerNorm, dense (its activation and dropout keep nothing here), output."""
     f = p + "feed_forward."
     h = sim.linear(f + "dense.dense", sim.layer_norm(f + "layer_norm", x))
-    return sim.linear(f + "output.dense", sim.pointwise(h))
+    out = sim.linear(f + "output.dense", sim.pointwise(h))
+    b, n, width = x.shape
+    # Not on the tape: LayerNorm's mean and 1/std, both dropouts' noise and output, a chunked forward's cat.
+    scratch(sim, [(b * n, 4, 2), (h.numel, scratch_size(sim), 2), (b * n * width, scratch_size(sim), 3)])
+    return out
 
 
 def step_encoder(sim: Sim, inv: Inventory, prefix: str, x: T) -> T:
@@ -327,6 +396,8 @@ def step_encoder(sim: Sim, inv: Inventory, prefix: str, x: T) -> T:
         half = sim.new((b, n, h), False)
         step_attention(sim, inv, kind, p, half, hashing=True)
         step_feed_forward(sim, p, half)
+        # The two residual sums; the backward's two differences and two gradient sums (backward_pass).
+        scratch(sim, [(b * n * h, scratch_size(sim), 6)])
         sim.grad_mode = True
         if not grad:
             continue
@@ -342,6 +413,7 @@ def step_encoder(sim: Sim, inv: Inventory, prefix: str, x: T) -> T:
     else:
         sim.save(sim.new((b, n, h), True))  # attn_output.detach()
         sim.save(sim.new((b, n, h), True))  # hidden_states.detach()
+        scratch(sim, [(2 * b * n * h, scratch_size(sim), 1)])  # the backward's cat of the two streams' gradients
     out = sim.new(streams.shape, grad)  # torch.cat([attn_output, hidden_states], dim=-1)
     out = sim.layer_norm(prefix + "encoder.layer_norm", out)
     return sim.dropout(out, sim.drops("hidden_dropout_prob"))
@@ -366,6 +438,11 @@ def step_embeddings(sim: Sim, inv: Inventory, prefix: str, b: int, n: int) -> T:
     else:
         ids = sim.expand(sim.ids((1, n)), (b, n))  # arange(L).unsqueeze(0).expand(B, L): L int64s
         positions = sim.dropout(sim.embedding(e + "position_embeddings.embedding", ids), drop)
+    # Not on the tape: the word dropout's noise; the axial weights' reshaped copies, their cat, dropout2d's noise
+    # and output and the reshape after it (in eval: the cat, each row's index_select, their cat); a flat table's
+    # dropout noise.
+    width = c["hidden_size"]
+    scratch(sim, [(b * n * width, scratch_size(sim), 5), (b * max(n, width), scratch_size(sim), 1), (n + 1, 8, 1)])
     return sim.add(x, positions)
 
 
@@ -430,12 +507,32 @@ def step_length(inv: Inventory, n: int) -> None:
 
 
 def program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
+    """The step, or the inference span (``sim.training`` False): in ``model.eval()`` ``AxialPositionEmbeddings``
+    unpacks ``axial_pos_shape`` into exactly two axes (``axial_h, axial_w = ...``), so another count of axes fails
+    in PyTorch and is refused here (``costs_forward_fails``)."""
     step_length(inv, n)
+    c = inv.config
+    if not sim.training and c["axial_pos_embds"] and len(c["axial_pos_shape"]) != 2:
+        raise CalcError("costs_forward_fails", key="axial_pos_shape", value=list(c["axial_pos_shape"]))
     return step_program(sim, inv, b, n)
 
 
+def mask_buffers(inv: Inventory) -> list[tuple[str, tuple[int, ...], int]]:
+    """The attention layers' mask values, 0-dim non-persistent buffers (cast with the model: ``torch.tensor`` makes
+    them float32): an LSH layer's ``self_mask_value_float16/32`` and ``mask_value_float16/32``, a local layer's
+    ``mask_value_float16/32``."""
+    out: list[tuple[str, tuple[int, ...], int]] = []
+    for i, kind in enumerate(layer_kinds(inv.config)):
+        p = f"{inv.arch.prefix}encoder.layers.{i}.attention.self_attention."
+        names = ("self_mask_value_float16", "self_mask_value_float32") if kind == "lsh" else ()
+        out += [(p + name, (), 0) for name in (*names, "mask_value_float16", "mask_value_float32")]
+    return out
+
+
+#: ``buffers``: the peak is bounded (:mod:`calculator.costs.peak`), never replayed op by op: the layers' storages
+#: the tape does not list are counted by :func:`scratch`, generously.
 COSTS = CostModel(program, lambda c: c["max_position_embeddings"], check=step_check, checkpointing=False, autocast=True,
-                  keys=(*dropouts("hidden_dropout_prob", default=0.05), classifier_dropout()))
+                  keys=(*dropouts("hidden_dropout_prob", default=0.05), classifier_dropout()), buffers=mask_buffers)
 
 
 FAMILY = Family(

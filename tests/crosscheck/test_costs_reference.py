@@ -1015,6 +1015,19 @@ def test_reformer_refusals_are_steps_pytorch_cannot_run() -> None:
             model(input_ids=torch.zeros((2, seq_len), dtype=torch.long))
     inv = engine_build(TINY_REFORMER, "ReformerModel", None)
     assert costs.compute(inv, costs.settings(2, 4)).forward > 0
+    # The inference span (model.eval()): the axial embeddings unpack exactly two axes; one or three fail.
+    assert costs.compute_inference(inv, costs.settings(2, 4)).forward > 0
+    for shape, dims in (([4], [4]), ([2, 1, 2], [2, 2])):
+        raw = dict(TINY_REFORMER, axial_pos_shape=shape, axial_pos_embds_dim=dims)
+        inv = engine_build(raw, "ReformerModel", None)
+        assert costs.compute(inv, costs.settings(2, 4)).forward > 0  # training takes any count of axes
+        with pytest.raises(CalcError) as caught:
+            costs.compute_inference(inv, costs.settings(2, 4))
+        assert caught.value.code == "costs_forward_fails", shape
+        model = make_model("reformer", "ReformerModel", {k: v for k, v in raw.items() if k != "model_type"}, "fp32")
+        model.eval()
+        with torch.no_grad(), pytest.raises(ValueError):
+            model(input_ids=torch.zeros((2, 4), dtype=torch.long))
 
 
 def test_head_size_1_runs_wider_than_its_heads() -> None:
