@@ -33,6 +33,7 @@ import random
 from typing import Any, Callable, Mapping
 
 from ..costs import CostModel, Sim, T, activation_key, classifier_dropout, dropouts, position_buffers
+from ..costs.tensor import is_contiguous
 from ..config import Field, coerce_int, read_fields  # coerce_int: the step's check
 from ..errors import CalcError
 from ..formula import Formula, head_line, layers_lines
@@ -191,7 +192,8 @@ def runs_block_sparse(c: Mapping[str, Any], seq_len: int) -> bool:
     return seq_len > sparse_limit(c)
 
 
-def step_embeddings(sim: Sim, prefix: str, b: int, n: int, types_from_ids: bool, padded: bool = False) -> T:
+def step_embeddings(sim: Sim, prefix: str, b: int, n: int, types_from_ids: bool, padded: bool = False,
+                    sparse: bool = False) -> tuple[T, T | None]:
     """``BigBirdEmbeddings``: word + token type (+= position), then dropout **before** the LayerNorm.
 
     Token types are a slice of a zero buffer (not counted), except in question
@@ -199,17 +201,24 @@ def step_embeddings(sim: Sim, prefix: str, b: int, n: int, types_from_ids: bool,
     ``padded``: block-sparse attention ran ``_pad_to_block_size`` first, whose
     ``nn.functional.pad`` makes new [B, n] int64 tensors of the ids and of the token
     types (the buffer's slice too): those are what the embeddings keep.
+
+    ``sparse``: the block-sparse path, its storages listed in PyTorch's order (the step's bounds, and the replay
+    to come): the padded float32 attention mask is made between the ids' and the types' pads (returned), and
+    ``embeddings += position_embeddings`` is in place. Returns the LayerNorm's output and that padded mask (None
+    where not made here).
     """
     e = prefix + "embeddings."
-    ids = sim.ids((b, n))
+    ids = sim.ids((b, n))  # (unpadded: the input's, counted in F too: the embedding's backward keeps it)
+    mask = sim.constant((b, n), 4, "aten.constant_pad_nd") if sparse and padded else None
     if padded:
         types = sim.ids((b, n))
     else:
         types = sim.ids((b, n)) if types_from_ids else sim.expand(sim.buffer((1, n)), (b, n))
     x = sim.embedding(e + "word_embeddings", ids, first=True)
     x = sim.add(x, sim.embedding(e + "token_type_embeddings", types))
-    x = sim.add(x, sim.embedding(e + "position_embeddings", sim.buffer((1, n))))
-    return layer_norm(sim, e + "LayerNorm", dropout(sim, x, sim.drops("hidden_dropout_prob")))
+    position = sim.embedding(e + "position_embeddings", sim.buffer((1, n)))
+    x = sim.add_(x, position) if sparse else sim.add(x, position)
+    return layer_norm(sim, e + "LayerNorm", dropout(sim, x, sim.drops("hidden_dropout_prob"))), mask
 
 
 #: How many tensors ``NewGELUActivation`` (``gelu_new``, written out in Python) allocates: ``0.5 * x``, ``pow``, the
@@ -249,6 +258,17 @@ def dropout(sim: Sim, t: T, active: bool) -> T:
     out = sim.dropout(t, active)
     if out.storage != t.storage and not t.grad:
         sim.constant(t.shape, out.itemsize, "aten.empty_like")
+    return out
+
+
+def linear_unpadded(sim: Sim, module: str, x: T) -> T:
+    """A head's ``nn.Linear`` on the unpadded sequence (``sequence_output[:, :-padding_len]``, a strided 3-D view):
+    ``at::linear`` takes ``matmul``'s path, a contiguous copy of the input, ``mm``, then the bias added out of
+    place (measured). The tape lists the copy and the output; the ``mm``'s own result is added as a constant (no
+    FLOPs, nothing saved), of the output's size (the bounds' F; in PyTorch's order only by size)."""
+    out = sim.linear(module, x)
+    if len(x.shape) == 3 and not is_contiguous(x):
+        sim.constant(out.shape, out.itemsize, "aten.mm")
     return out
 
 
@@ -303,8 +323,10 @@ def step_sparse_attention(sim: Sim, x: T, heads: int, block: int, rand: int, mas
     m = n // block
     middle = m - 4
     z, f = sim.itemsize, 4  # the model's dtype; the float32 attention mask's (rand_mask stays float32)
-    if z != f:  # BigBirdAttention.forward: band_mask.to(dtype) (from_mask's copy is made below), to_mask.to(dtype)
+    from_mask = mask
+    if z != f:  # BigBirdAttention.forward: band_mask.to(dtype), from_mask.to(dtype), to_mask.to(dtype)
         sim.constant((b, 1, middle, block, 3 * block), z, "aten._to_copy")
+        from_mask = sim.constant(mask.shape, z, "aten._to_copy")
         sim.constant((b, 1, 1, n), z, "aten._to_copy")
 
     q = sim.transpose(sim.view(sim.linear(s + "query", x), (b, n, heads, d)), 1, 2)
@@ -312,8 +334,10 @@ def step_sparse_attention(sim: Sim, x: T, heads: int, block: int, rand: int, mas
     v = sim.transpose(sim.view(sim.linear(s + "value", x), (b, n, heads, d)), 1, 2)
     # rand_attn: numpy's [A, m - 2, r] as int64, expanded over the batch and made contiguous
     # torch.tensor(np.stack(...)): the int32 plan, cast to int64 (its shape, never its values, is fixed)
+    # expanded over the batch and made contiguous: a copy unless B = 1 (the int64 copy is then what is read)
     sim.constant((heads, m - 2, rand), 4, "aten.lift_fresh")
-    sim.constant((heads, m - 2, rand), 8, "aten._to_copy")
+    if b > 1:
+        sim.constant((heads, m - 2, rand), 8, "aten._to_copy")
     rand_attn = sim.ids((b, heads, m - 2, rand))
     # _create_rand_mask_from_inputs: a gather of the blocked float32 mask, then an einsum (a broadcast mul)
     sim.constant((b, heads * (m - 2) * rand, block), f, "aten.gather")
@@ -329,10 +353,13 @@ def step_sparse_attention(sim: Sim, x: T, heads: int, block: int, rand: int, mas
         for shape, size in made:
             sim.constant(shape, size)
 
-    def scores(a: T, keys: T, *made: tuple[tuple[int, ...], int]) -> T:
-        # matmul(a, keys^T) * rsqrt_d, += the mask's temporaries' result (in place), softmax
-        product = sim.pointwise(sim.bmm(a, sim.transpose(keys, -1, -2)))
-        masks(*made)
+    def scores(a: T, keys: T, *made: tuple[tuple[int, ...], int], pads: int = 0) -> T:
+        # matmul(a, keys^T) (the first ``pads`` of ``made`` next), * rsqrt_d, += the mask's temporaries' result (in
+        # place), softmax
+        product = sim.bmm(a, sim.transpose(keys, -1, -2))
+        masks(*made[:pads])
+        product = sim.pointwise(product)
+        masks(*made[pads:])
         return sim.keep_output(product)
 
     def global_row() -> tuple[T, T]:  # q[0] or q[-1] against every key; (1.0 - to_mask) * penalty
@@ -346,7 +373,7 @@ def step_sparse_attention(sim: Sim, x: T, heads: int, block: int, rand: int, mas
         # to_mask.new_ones, the seq pad's cat (to_mask's dtype); rand_mask.new_ones, the rand pad's cat (float32);
         # torch.minimum (float32), 1.0 - it, times the penalty
         weights = scores(block_of(bq), keys, ((b, 1, 1, rand * block), z), ((b, 1, 1, (4 + rand) * block), z),
-                         ((b, heads, block, 4 * block), f), (wide, f), (wide, f), (wide, f), (wide, f))
+                         ((b, heads, block, 4 * block), f), (wide, f), (wide, f), (wide, f), (wide, f), pads=4)
         return weights, sim.view(sim.bmm(weights, values), (b, heads, 1, block, d))
 
     first_w, first = global_row()
@@ -375,7 +402,6 @@ def step_sparse_attention(sim: Sim, x: T, heads: int, block: int, rand: int, mas
     _, second_last = second_row()
     _, last = global_row()
     context = sim.view(sim.concat([first, second, middle_ctx, second_last, last], 2), (b, heads, n, d))
-    from_mask = mask if sim.itemsize == mask.itemsize else sim.constant(mask.shape, sim.itemsize)  # .to(dtype)
     context = sim.transpose(sim.op_with_constant(context, from_mask), 1, 2)
     # attention_probs: torch.zeros of the context's dtype, slice copies into it, then scatter_ with rand_attn and
     # the sliding diagonal (int64: two aranges and their sum)
@@ -493,7 +519,7 @@ def step_full(sim: Sim, inv: Inventory, prefix: str, b: int, n: int) -> list[T]:
 
 def step_mlm(sim: Sim, x: T, act: str) -> T:
     """``BigBirdLMPredictionHead``: dense, hidden_act, LayerNorm, the vocabulary projection."""
-    x = activation(sim, act, sim.linear("cls.predictions.transform.dense", x))
+    x = activation(sim, act, linear_unpadded(sim, "cls.predictions.transform.dense", x))
     x = layer_norm(sim, "cls.predictions.transform.LayerNorm", x)
     return sim.linear("cls.predictions.decoder", x)
 
@@ -544,13 +570,15 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     # A decoder's causal mask, question answering's inputs made from the ids: not replayed, and no bound proven.
     if not sparse or c["is_decoder"] or kind == "ForQuestionAnswering":
         sim.no_peak()
-    x = step_embeddings(sim, prefix, b, padded, kind == "ForQuestionAnswering", padded > n)
-    heads, act = c["num_attention_heads"], c["hidden_act"]
+    ones = None
     if sparse:  # warn_if_padding_and_no_attention_mask's temporaries, then torch.ones((B, L))
         for size, op in zip((16, 16 * b, 2 * b, 1), ("aten.lift_fresh", "aten.index", "aten.eq", "aten.any")):
             sim.constant((size,), 1, op)
-        sim.constant((b, n), 4, "aten.ones")
-    mask = sim.constant((b, padded), 4)  # torch.ones((B, L)) in float32, padded: block-sparse's from_mask
+        ones = sim.constant((b, n), 4, "aten.ones")
+    x, padded_mask = step_embeddings(sim, prefix, b, padded, kind == "ForQuestionAnswering", padded > n, sparse)
+    heads, act = c["num_attention_heads"], c["hidden_act"]
+    # torch.ones((B, L)) in float32, padded: block-sparse's from_mask (a full-attention path: a constant, never read)
+    mask = padded_mask or ones or sim.constant((b, padded), 4)
     if sparse and c["num_hidden_layers"] > 0:
         # create_masks_for_block_sparse_attn: the band mask, a cat of three float32 slices and an einsum (a mul)
         m4 = padded // block - 4
@@ -588,7 +616,7 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
         x = dropout(sim, activation(sim, act, sim.linear("classifier.dense", x)), drop)
         return [sim.linear("classifier.out_proj", x)]
     if kind == "ForTokenClassification":
-        return [sim.linear("classifier", dropout(sim, seq, sim.drops("classifier_dropout")))]
+        return [linear_unpadded(sim, "classifier", dropout(sim, seq, sim.drops("classifier_dropout")))]
     raise AssertionError(inv.architecture)
 
 

@@ -1295,11 +1295,12 @@ def test_mobilebert_mlm_head_gives_no_training_peak() -> None:
 BIG_BIRD_SPARSE = int(os.environ.get("PEAK_BIG_BIRD_SPARSE", "6"))
 
 
-def big_bird_sparse_case(index: int, inference: bool = False) -> dict[str, Any] | None:
+def big_bird_sparse_case(index: int, inference: bool = False, plain: bool = False) -> dict[str, Any] | None:
     """A drawn BigBird step that runs block-sparse attention (``big_bird.runs_block_sparse``): blocks of 1 to 3,
     1 to 3 random blocks, L past (5 + 2·r)·block (padded when the block does not divide it), not a decoder, not
     question answering (those keep no claim); every other option as drawn (dtype, plan, checkpointing of both
-    kinds), half with a wider vocabulary (B 1) so that the weights weigh. The optimizer is one the bound covers."""
+    kinds), half with a wider vocabulary (B 1) so that the weights weigh. The optimizer is one the bound covers.
+    ``plain``: no plan, no checkpointing (every weight trains, the forward runs once)."""
     from calculator.families.big_bird import runs_block_sparse
 
     rng = random.Random(f"{SEED}-big_bird-sparse-{index}-{inference}")
@@ -1321,7 +1322,7 @@ def big_bird_sparse_case(index: int, inference: bool = False) -> dict[str, Any] 
         case["optimizer"] = rng.choice(["adamw", "sgd", "sgd-momentum"])
         if case["checkpointing"]:
             case["checkpointing"] = rng.choice(["non-reentrant", "reentrant"])
-        if inference:
+        if inference or plain:
             case.update(plan="none", checkpointing=False)
         try:
             inv, plan = planned(case)
@@ -1339,9 +1340,10 @@ def big_bird_sparse_case(index: int, inference: bool = False) -> dict[str, Any] 
     return None
 
 
-def forward_allocations(case: dict[str, Any], inference: bool = False) -> int:
-    """The bytes of every storage PyTorch allocates in the forward of the case's step (``LiveBytes``' events from
-    the forward's start to the loss's, or the span's end without a graph): what costs/peak.py's F must cover."""
+def forward_allocations(case: dict[str, Any], inference: bool = False) -> list[int]:
+    """The bytes of every storage PyTorch allocates in the forward of the case's step, in order (``LiveBytes``'
+    events from the forward's start to the loss's, or the span's end without a graph): what costs/peak.py's F
+    must cover."""
     from .peak_measure import LiveBytes, prepare, run_span
 
     config = {k: v for k, v in case["raw"].items() if k not in ("model_type", "architectures")}
@@ -1361,7 +1363,7 @@ def forward_allocations(case: dict[str, Any], inference: bool = False) -> int:
         torch.set_num_threads(threads)
     first = mode.phase_events["forward"]
     last = mode.phase_events.get("loss", len(mode.events))
-    return sum(n for serial, n in mode.events[first:last] if serial > 0)
+    return [n for serial, n in mode.events[first:last] if serial > 0]
 
 
 def test_big_bird_block_sparse_bounds() -> None:
@@ -1381,8 +1383,29 @@ def test_big_bird_block_sparse_bounds() -> None:
         s = case["costs"].settings
         sim, _ = simulate(case["inv"], s, case["plan"])
         total = sum(sim.storages.values())
-        measured_total = forward_allocations(case)
+        measured_total = sum(forward_allocations(case))
         assert total >= measured_total, (index, case["arch"], case["dtype"], total, measured_total)
         bounds += bool(case["costs"].peak.bound)
         check_case(case)
     assert bounds == BIG_BIRD_SPARSE  # every drawn step is bounded (no refusal to prove nothing)
+
+
+def test_big_bird_block_sparse_storages_in_pytorchs_order() -> None:
+    """Towards the replay of the block-sparse forward (issue 32/34, step 2): the storages the program lists are
+    PyTorch's, one for one and in order, byte for byte: with every weight trained and no checkpointing, training
+    and inference, drawn dtypes, classes, activations, padded or not. (Not padded, the program's first [B, L] int64
+    is the input's own ids, which the start counts and PyTorch does not allocate; with a frozen head its Linear on
+    the strided unpadded sequence runs ``bmm`` without a copy, and checkpointing's replay lies in the backward: the
+    program lists more there, which only the bound's sum needs.)"""
+    from calculator.costs.step import simulate
+
+    for index in range(BIG_BIRD_SPARSE // 2):
+        for inference in (False, True):
+            case = big_bird_sparse_case(index + BIG_BIRD_SPARSE, inference, plain=True)
+            assert case is not None, index
+            sim, _ = simulate(case["inv"], case["costs"].settings, None, inference)
+            listed = [n for n in sim.storages.values() if n]
+            if case["seq_len"] % case["raw"]["block_size"] == 0:
+                assert listed[5] == case["batch"] * case["seq_len"] * 8  # the input ids (after the padding check)
+                del listed[5]
+            assert listed == forward_allocations(case, inference), (index, inference, case["arch"], case["raw"])
