@@ -105,7 +105,7 @@ def _peak(inv: Inventory, s: Settings, sim: Any, outputs: Any, params: Any) -> P
     start_items = _start(inv, s, params)
     if start_items is None:
         return not_modelled("family")
-    if sim.peak_unchecked:  # a path of the program no bound was proven for (BigBird's block-sparse attention)
+    if sim.peak_unchecked:  # a path of the program no bound was proven for (BigBird's decoder, QA)
         return not_modelled("config")
     start = sum(i.bytes for i in start_items)
     kept = {o.storage: o.numel * o.itemsize for o in outputs}

@@ -805,8 +805,8 @@ class Ops:
         aten operation that makes each (what the peak names when it lies there)."""
 
     def no_peak(self) -> None:
-        """Called by a family's program on a path whose storages it does not list completely (BigBird's block-sparse
-        attention assembles a probability matrix no figure counts): the step then claims no peak and no bound
+        """Called by a family's program on a path whose storages it does not list completely (BigBird as a decoder,
+        or question answering, whose inputs are made from the ids): the step then claims no peak and no bound
         (``peak_not_modelled``, reason ``config``), rather than a bound the path was never proven under."""
         self.peak_unchecked = True
 

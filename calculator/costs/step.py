@@ -404,7 +404,7 @@ def _peak(inv: Inventory, s: Settings, sim: Sim, outputs: Sequence[T], params: S
     model = cost_model(inv)
     if model.buffers is None or getattr(sim, "peak_refused", None):  # (the program's Ops.refuse_peak)
         return not_modelled("family")
-    if sim.peak_unchecked:  # a path of the family's program no bound was proven for (BigBird's block-sparse)
+    if sim.peak_unchecked:  # a path of the family's program no bound was proven for (BigBird's decoder, QA)
         return not_modelled("config")
     for name in s.__dataclass_fields__:  # a setting added later is not covered yet
         if name not in _PEAK_SETTINGS + ("autocast",) and getattr(s, name) != s.__dataclass_fields__[name].default:

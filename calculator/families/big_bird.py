@@ -20,6 +20,12 @@ L ≤ (5 + 2·num_random_blocks)·block_size (704 tokens with the defaults). Lon
 inputs are padded to a multiple of ``block_size`` and run the block-sparse kernel
 (:func:`step_sparse_attention`), worked out operation by operation: the random
 blocks change which blocks are read, never a shape, so the figures are exact.
+
+Peak of live memory (issue 32): exact with ``original_full`` (:func:`step_full`, replayed tensor by tensor).
+Block-sparse attention is not replayed yet, but its program lists every storage the forward makes (the tape's,
+and as constants those nothing keeps), so the step's and the inference span's proven bounds hold there
+(``tests/crosscheck/test_peak_engine.py::test_big_bird_block_sparse_bounds``). A decoder and question answering
+keep no claim (``sim.no_peak``).
 """
 from __future__ import annotations
 
@@ -27,6 +33,7 @@ import random
 from typing import Any, Callable, Mapping
 
 from ..costs import CostModel, Sim, T, activation_key, classifier_dropout, dropouts, position_buffers
+from ..costs.tensor import is_contiguous
 from ..config import Field, coerce_int, read_fields  # coerce_int: the step's check
 from ..errors import CalcError
 from ..formula import Formula, head_line, layers_lines
@@ -185,7 +192,8 @@ def runs_block_sparse(c: Mapping[str, Any], seq_len: int) -> bool:
     return seq_len > sparse_limit(c)
 
 
-def step_embeddings(sim: Sim, prefix: str, b: int, n: int, types_from_ids: bool, padded: bool = False) -> T:
+def step_embeddings(sim: Sim, prefix: str, b: int, n: int, types_from_ids: bool, padded: bool = False,
+                    sparse: bool = False) -> tuple[T, T | None]:
     """``BigBirdEmbeddings``: word + token type (+= position), then dropout **before** the LayerNorm.
 
     Token types are a slice of a zero buffer (not counted), except in question
@@ -193,24 +201,82 @@ def step_embeddings(sim: Sim, prefix: str, b: int, n: int, types_from_ids: bool,
     ``padded``: block-sparse attention ran ``_pad_to_block_size`` first, whose
     ``nn.functional.pad`` makes new [B, n] int64 tensors of the ids and of the token
     types (the buffer's slice too): those are what the embeddings keep.
+
+    ``sparse``: the block-sparse path, its storages listed in PyTorch's order (the step's bounds, and the replay
+    to come): the padded float32 attention mask is made between the ids' and the types' pads (returned), and
+    ``embeddings += position_embeddings`` is in place. Returns the LayerNorm's output and that padded mask (None
+    where not made here).
     """
     e = prefix + "embeddings."
-    ids = sim.ids((b, n))
+    ids = sim.ids((b, n))  # (unpadded: the input's, counted in F too: the embedding's backward keeps it)
+    mask = sim.constant((b, n), 4, "aten.constant_pad_nd") if sparse and padded else None
     if padded:
         types = sim.ids((b, n))
     else:
         types = sim.ids((b, n)) if types_from_ids else sim.expand(sim.buffer((1, n)), (b, n))
     x = sim.embedding(e + "word_embeddings", ids, first=True)
     x = sim.add(x, sim.embedding(e + "token_type_embeddings", types))
-    x = sim.add(x, sim.embedding(e + "position_embeddings", sim.buffer((1, n))))
-    return sim.layer_norm(e + "LayerNorm", sim.dropout(x, sim.drops("hidden_dropout_prob")))
+    position = sim.embedding(e + "position_embeddings", sim.buffer((1, n)))
+    x = sim.add_(x, position) if sparse else sim.add(x, position)
+    return layer_norm(sim, e + "LayerNorm", dropout(sim, x, sim.drops("hidden_dropout_prob"))), mask
+
+
+#: How many tensors ``NewGELUActivation`` (``gelu_new``, written out in Python) allocates: ``0.5 * x``, ``pow``, the
+#: cube's product, the sum, its product by sqrt(2/π), ``tanh``, ``1 + tanh`` and the last product (measured).
+GELU_NEW_ALLOCATIONS = 8
+
+
+def activation(sim: Sim, act: str, t: T) -> T:
+    """``ACT2FN[hidden_act]`` (:meth:`~.ops.Ops.activation`), with every storage ``gelu_new`` allocates listed.
+
+    The tape lists only the ``gelu_new`` tensors autograd keeps (three and the result; the result alone without a
+    gradient); the block-sparse step's bounds count every storage the forward makes (``costs/peak.py``'s F), so
+    the intermediate ones are added as constants (no FLOPs, nothing saved: no existing figure moves)."""
+    out = sim.activation(act, t)
+    if act == "gelu_new":
+        for _ in range(GELU_NEW_ALLOCATIONS - (4 if t.grad and sim.grad_mode else 1)):
+            sim.constant(t.shape, out.itemsize, "aten.mul")
+    return out
+
+
+def layer_norm(sim: Sim, module: str, x: T) -> T:
+    """``nn.LayerNorm`` (:meth:`~.modules.Sim.layer_norm`), with the mean and 1/std listed where nothing keeps them.
+
+    ``native_layer_norm`` returns them whatever autograd needs (in the input's dtype, measured); the tape lists
+    them only where they are saved, so without a gradient (no_grad, a frozen LayerNorm on a frozen input) they
+    are added as constants (no FLOPs, nothing saved): what the block-sparse step's bounds count."""
+    out = sim.layer_norm(module, x)
+    if not out.grad:
+        for _ in range(2):
+            sim.constant(x.shape[:-1] + (1,), sim.itemsize, "aten.native_layer_norm")
+    return out
+
+
+def dropout(sim: Sim, t: T, active: bool) -> T:
+    """Training-mode dropout (:meth:`~.ops.Ops.dropout`), with its mask listed where nothing keeps it: the mask
+    (``empty_like``, filled in place) is made whether or not the input needs a gradient."""
+    out = sim.dropout(t, active)
+    if out.storage != t.storage and not t.grad:
+        sim.constant(t.shape, out.itemsize, "aten.empty_like")
+    return out
+
+
+def linear_unpadded(sim: Sim, module: str, x: T) -> T:
+    """A head's ``nn.Linear`` on the unpadded sequence (``sequence_output[:, :-padding_len]``, a strided 3-D view):
+    ``at::linear`` takes ``matmul``'s path, a contiguous copy of the input, ``mm``, then the bias added out of
+    place (measured). The tape lists the copy and the output; the ``mm``'s own result is added as a constant (no
+    FLOPs, nothing saved), of the output's size (the bounds' F; in PyTorch's order only by size)."""
+    out = sim.linear(module, x)
+    if len(x.shape) == 3 and not is_contiguous(x):
+        sim.constant(out.shape, out.itemsize, "aten.mm")
+    return out
 
 
 def step_feed_forward(sim: Sim, p: str, x: T, residual: T, act: str) -> T:
     """``BigBirdIntermediate`` (dense, hidden_act) and ``BigBirdOutput`` (dense, dropout, LayerNorm of the sum)."""
-    inner = sim.activation(act, sim.linear(p + "intermediate.dense", x))
-    out = sim.dropout(sim.linear(p + "output.dense", inner), sim.drops("hidden_dropout_prob"))
-    return sim.layer_norm(p + "output.LayerNorm", sim.add(out, residual))
+    inner = activation(sim, act, sim.linear(p + "intermediate.dense", x))
+    out = dropout(sim, sim.linear(p + "output.dense", inner), sim.drops("hidden_dropout_prob"))
+    return layer_norm(sim, p + "output.LayerNorm", sim.add(out, residual))
 
 
 def step_layer(prefix: str, i: int, heads: int, act: str, mask: T | None = None) -> Callable[[Sim, T], T]:
@@ -255,12 +321,27 @@ def step_sparse_attention(sim: Sim, x: T, heads: int, block: int, rand: int, mas
     b, n, hidden = x.shape
     d = hidden // heads
     m = n // block
+    middle = m - 4
+    z, f = sim.itemsize, 4  # the model's dtype; the float32 attention mask's (rand_mask stays float32)
+    from_mask = mask
+    if z != f:  # BigBirdAttention.forward: band_mask.to(dtype), from_mask.to(dtype), to_mask.to(dtype)
+        sim.constant((b, 1, middle, block, 3 * block), z, "aten._to_copy")
+        from_mask = sim.constant(mask.shape, z, "aten._to_copy")
+        sim.constant((b, 1, 1, n), z, "aten._to_copy")
 
     q = sim.transpose(sim.view(sim.linear(s + "query", x), (b, n, heads, d)), 1, 2)
     k = sim.transpose(sim.view(sim.linear(s + "key", x), (b, n, heads, d)), 1, 2)
     v = sim.transpose(sim.view(sim.linear(s + "value", x), (b, n, heads, d)), 1, 2)
     # rand_attn: numpy's [A, m - 2, r] as int64, expanded over the batch and made contiguous
+    # torch.tensor(np.stack(...)): the int32 plan, cast to int64 (its shape, never its values, is fixed)
+    # expanded over the batch and made contiguous: a copy unless B = 1 (the int64 copy is then what is read)
+    sim.constant((heads, m - 2, rand), 4, "aten.lift_fresh")
+    if b > 1:
+        sim.constant((heads, m - 2, rand), 8, "aten._to_copy")
     rand_attn = sim.ids((b, heads, m - 2, rand))
+    # _create_rand_mask_from_inputs: a gather of the blocked float32 mask, then an einsum (a broadcast mul)
+    sim.constant((b, heads * (m - 2) * rand, block), f, "aten.gather")
+    sim.constant((b, heads, m - 2, block, rand * block), f, "aten.mul")
     bq, bk, bv = (sim.view(t, (b, heads, m, block, d)) for t in (q, k, v))
     gk = sim.view(sim.gather(bk, rand_attn, (b, heads, (m - 2) * rand, block, d)), (b, heads, m - 2, rand * block, d))
     gv = sim.view(sim.gather(bv, rand_attn, (b, heads, (m - 2) * rand, block, d)), (b, heads, m - 2, rand * block, d))
@@ -268,24 +349,36 @@ def step_sparse_attention(sim: Sim, x: T, heads: int, block: int, rand: int, mas
     def block_of(t: T) -> T:  # t[:, :, i]: one block, a view (which one does not change a figure)
         return sim.select(t, 2)
 
-    def scores(a: T, keys: T) -> T:  # matmul(a, keys^T) * rsqrt_d, += mask (in place), softmax
-        product = sim.pointwise(sim.bmm(a, sim.transpose(keys, -1, -2)))
+    def masks(*made: tuple[tuple[int, ...], int]) -> None:  # the masks' temporaries: (shape, itemsize) each
+        for shape, size in made:
+            sim.constant(shape, size)
+
+    def scores(a: T, keys: T, *made: tuple[tuple[int, ...], int], pads: int = 0) -> T:
+        # matmul(a, keys^T) (the first ``pads`` of ``made`` next), * rsqrt_d, += the mask's temporaries' result (in
+        # place), softmax
+        product = sim.bmm(a, sim.transpose(keys, -1, -2))
+        masks(*made[:pads])
+        product = sim.pointwise(product)
+        masks(*made[pads:])
         return sim.keep_output(product)
 
-    def global_row() -> tuple[T, T]:  # q[0] or q[-1] against every key
-        weights = scores(block_of(bq), k)
+    def global_row() -> tuple[T, T]:  # q[0] or q[-1] against every key; (1.0 - to_mask) * penalty
+        weights = scores(block_of(bq), k, ((b, 1, 1, n), z), ((b, 1, 1, n), z))
         return weights, sim.view(sim.bmm(weights, v), (b, heads, 1, block, d))
 
     def second_row() -> tuple[T, T]:  # q[1] or q[-2]: 3 sliding, 1 global, r random blocks
         keys = sim.concat([block_of(bk)] * 4 + [block_of(gk)], 2)
         values = sim.concat([block_of(bv)] * 4 + [block_of(gv)], 2)
-        weights = scores(block_of(bq), keys)
+        wide = (b, heads, block, (4 + rand) * block)
+        # to_mask.new_ones, the seq pad's cat (to_mask's dtype); rand_mask.new_ones, the rand pad's cat (float32);
+        # torch.minimum (float32), 1.0 - it, times the penalty
+        weights = scores(block_of(bq), keys, ((b, 1, 1, rand * block), z), ((b, 1, 1, (4 + rand) * block), z),
+                         ((b, heads, block, 4 * block), f), (wide, f), (wide, f), (wide, f), (wide, f), pads=4)
         return weights, sim.view(sim.bmm(weights, values), (b, heads, 1, block, d))
 
     first_w, first = global_row()
     _, second = second_row()
     # the middle blocks q[2:-2]
-    middle = m - 4
     keys3 = sim.concat([sim.narrow(bk, 2, middle)] * 3, 3)
     values3 = sim.concat([sim.narrow(bv, 2, middle)] * 3, 3)
     mq = sim.narrow(bq, 2, middle)
@@ -293,6 +386,9 @@ def step_sparse_attention(sim: Sim, x: T, heads: int, block: int, rand: int, mas
     randb = sim.pointwise(sim.bmm(mq, sim.transpose(sim.narrow(gk, 2, middle), -1, -2)))
     firstb = sim.pointwise(sim.einsum("bhlqd,bhkd->bhlqk", mq, block_of(bk)))
     lastb = sim.pointwise(sim.einsum("bhlqd,bhkd->bhlqk", mq, block_of(bk)))
+    # (1.0 - mask) * penalty for the band (band_mask), the first and last blocks (to_mask), the random (rand_mask)
+    masks(*[((b, 1, middle, block, 3 * block), z)] * 2, *[((b, 1, 1, 1, block), z)] * 4,
+          *[((b, heads, middle, block, rand * block), f)] * 2)
     weights = sim.keep_output(sim.concat([firstb, inner, randb, lastb], 4))
     ctx = sim.bmm(sim.narrow(weights, 4, 3 * block), values3)
     parts = [
@@ -306,12 +402,17 @@ def step_sparse_attention(sim: Sim, x: T, heads: int, block: int, rand: int, mas
     _, second_last = second_row()
     _, last = global_row()
     context = sim.view(sim.concat([first, second, middle_ctx, second_last, last], 2), (b, heads, n, d))
-    from_mask = mask if sim.itemsize == mask.itemsize else sim.constant(mask.shape, sim.itemsize)  # .to(dtype)
     context = sim.transpose(sim.op_with_constant(context, from_mask), 1, 2)
-    # attention_probs: slice copies into zeros, then scatter_ with rand_attn and the sliding diagonal (int64)
+    # attention_probs: torch.zeros of the context's dtype, slice copies into it, then scatter_ with rand_attn and
+    # the sliding diagonal (int64: two aranges and their sum)
+    sim.constant((b, heads, n, n), z, "aten.zeros")
+    sim.constant((middle,), 8, "aten.arange")
+    sim.constant((3,), 8, "aten.arange")
     if first_w.grad:  # (never under no_grad: a checkpointed forward's tensors need no gradient)
         sim.save(rand_attn)
         sim.save(sim.ids((middle, 3)))
+    else:
+        sim.constant((middle, 3), 8, "aten.add")
     return sim.view(sim.contiguous(context), (b, n, hidden))
 
 
@@ -322,8 +423,8 @@ def step_sparse_layer(prefix: str, i: int, heads: int, act: str, block: int, ran
 
     def run(sim: Sim, x: T) -> T:
         context = step_sparse_attention(sim, x, heads, block, rand, mask, p + "attention.self.")
-        out = sim.dropout(sim.linear(p + "attention.output.dense", context), sim.drops("hidden_dropout_prob"))
-        attended = sim.layer_norm(p + "attention.output.LayerNorm", sim.add(out, x))
+        out = dropout(sim, sim.linear(p + "attention.output.dense", context), sim.drops("hidden_dropout_prob"))
+        attended = layer_norm(sim, p + "attention.output.LayerNorm", sim.add(out, x))
         return step_feed_forward(sim, p, attended, attended, act)
 
     return run
@@ -418,8 +519,8 @@ def step_full(sim: Sim, inv: Inventory, prefix: str, b: int, n: int) -> list[T]:
 
 def step_mlm(sim: Sim, x: T, act: str) -> T:
     """``BigBirdLMPredictionHead``: dense, hidden_act, LayerNorm, the vocabulary projection."""
-    x = sim.activation(act, sim.linear("cls.predictions.transform.dense", x))
-    x = sim.layer_norm("cls.predictions.transform.LayerNorm", x)
+    x = activation(sim, act, linear_unpadded(sim, "cls.predictions.transform.dense", x))
+    x = layer_norm(sim, "cls.predictions.transform.LayerNorm", x)
     return sim.linear("cls.predictions.decoder", x)
 
 
@@ -460,12 +561,29 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
         sim.exact_forward()  # every name's release declared (step_full)
         sim.exact_autocast()  # under bf16 autocast too: BERT's layer (its Linears' copies, the promoting adds)
         return step_full(sim, inv, prefix, b, n)
-    # Block-sparse attention (its probability matrix assembled in the forward), a decoder's causal mask, question
-    # answering's inputs made from the ids: not replayed, and no bound proven either.
-    sim.no_peak()
-    x = step_embeddings(sim, prefix, b, padded, kind == "ForQuestionAnswering", padded > n)
+    # Block-sparse attention (not a decoder, not question answering): not replayed yet, but every storage its forward
+    # makes is listed (the tape's, and as constants those it does not keep: the masks' temporaries, the random plan's
+    # int32 and int64 copies, the probability matrix and its indices, gelu_new's intermediates, a LayerNorm's
+    # statistics and a dropout's mask nothing saves), so costs/peak.py's and costs/inference.py's bounds hold
+    # (tests/crosscheck/test_peak_engine.py: test_big_bird_block_sparse_bounds). The random plan (numpy's, seeded per
+    # layer in training, zeros in eval) decides which blocks are read, never a shape: the sizes are deterministic.
+    # A decoder's causal mask, question answering's inputs made from the ids: not replayed, and no bound proven.
+    if not sparse or c["is_decoder"] or kind == "ForQuestionAnswering":
+        sim.no_peak()
+    ones = None
+    if sparse:  # warn_if_padding_and_no_attention_mask's temporaries, then torch.ones((B, L))
+        for size, op in zip((16, 16 * b, 2 * b, 1), ("aten.lift_fresh", "aten.index", "aten.eq", "aten.any")):
+            sim.constant((size,), 1, op)
+        ones = sim.constant((b, n), 4, "aten.ones")
+    x, padded_mask = step_embeddings(sim, prefix, b, padded, kind == "ForQuestionAnswering", padded > n, sparse)
     heads, act = c["num_attention_heads"], c["hidden_act"]
-    mask = sim.constant((b, padded), 4)  # torch.ones((B, L)) in float32, padded: block-sparse's from_mask
+    # torch.ones((B, L)) in float32, padded: block-sparse's from_mask (a full-attention path: a constant, never read)
+    mask = padded_mask or ones or sim.constant((b, padded), 4)
+    if sparse and c["num_hidden_layers"] > 0:
+        # create_masks_for_block_sparse_attn: the band mask, a cat of three float32 slices and an einsum (a mul)
+        m4 = padded // block - 4
+        sim.constant((b, m4, 3 * block), 4, "aten.cat")
+        sim.constant((b, m4, block, 3 * block), 4, "aten.mul")
     causal = sim.constant((b, 1, n, n), sim.itemsize) if c["is_decoder"] and not sparse else None
     for i in range(c["num_hidden_layers"]):
         if sparse:
@@ -494,11 +612,11 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     if kind == "ForSequenceClassification":
         # BigBirdClassificationHead: the first token, dropout, dense, hidden_act, dropout, out_proj
         drop = sim.drops("classifier_dropout")
-        x = sim.dropout(sim.select(seq, 1), drop)
-        x = sim.dropout(sim.activation(act, sim.linear("classifier.dense", x)), drop)
+        x = dropout(sim, sim.select(seq, 1), drop)
+        x = dropout(sim, activation(sim, act, sim.linear("classifier.dense", x)), drop)
         return [sim.linear("classifier.out_proj", x)]
     if kind == "ForTokenClassification":
-        return [sim.linear("classifier", sim.dropout(seq, sim.drops("classifier_dropout")))]
+        return [linear_unpadded(sim, "classifier", dropout(sim, seq, sim.drops("classifier_dropout")))]
     raise AssertionError(inv.architecture)
 
 
@@ -513,7 +631,8 @@ def step_check(inv: Inventory) -> None:
 KEYS = (activation_key("gelu_new"), *dropouts("hidden_dropout_prob", "attention_probs_dropout_prob"),
         classifier_dropout())
 #: ``buffers``: BERT's two (``position_ids``, ``token_type_ids``); the peak is given only where the program opts in
-#: (``original_full``, no decoder, not question answering: :func:`step_full`), elsewhere no claim (``sim.no_peak``).
+#: (``original_full``, no decoder, not question answering: :func:`step_full`); block-sparse attention keeps the
+#: proven bounds (every storage listed); a decoder and question answering no claim (``sim.no_peak``).
 COSTS = CostModel(step_program, bert.absolute_positions(), check=step_check, keys=KEYS, buffers=position_buffers,
                   autocast=True)
 #: The keys that shape no tensor but decide the attention a step runs: in the share link, so the panel costs

@@ -391,3 +391,22 @@ def test_classification_head_keeps_the_sequence_output(model_type: str, autocast
     config = {k: v for k, v in raw.items() if k != "model_type"}
     result = measure_peak(Step(model_type, arch, config, 1, 3, inference=True, autocast=bool(autocast)))
     assert (engine.bytes, engine.phase, engine.op) == (result.peak, result.phase, result.op) and engine.op == "aten.addmm"
+
+
+def test_big_bird_block_sparse_inference_bounds() -> None:
+    """BigBird's block-sparse attention in the inference span (model.eval(): the random plan is numpy's zeros, of
+    the same shape as training's): every storage the forward makes is listed (``costs/inference.py``'s upper bound
+    sums them), so the measured peak lies within the proven bounds, and the engine's storages cover every byte
+    PyTorch allocates."""
+    from calculator.costs.step import simulate
+
+    from .test_peak_engine import BIG_BIRD_SPARSE, big_bird_sparse_case, forward_allocations
+
+    for index in range(BIG_BIRD_SPARSE // 2):
+        case = big_bird_sparse_case(index, inference=True)
+        assert case is not None, index
+        peak = case["costs"].peak
+        assert peak.bytes is None and 0 < peak.lower < peak.upper, index
+        sim, _ = simulate(case["inv"], case["costs"].settings, None, inference=True)
+        assert sum(sim.storages.values()) >= sum(forward_allocations(case, inference=True)), index
+        check_peak(case)
