@@ -473,6 +473,7 @@ def _inference_attention(sim: Sim, p: str, x: T, heads: int, window: int, masked
     d, w = h // heads, window // 2
     s = p + "attention.self."
     mark = sim.scope()
+    own = sim.scope()  # LongformerSelfAttention.forward: its locals go as it returns, before the output's dense
     hs = sim.transpose(x, 0, 1)
     q = _linear_any(sim, s + "query", hs)  # then /= sqrt(d), in place
     k = _linear_any(sim, s + "key", hs)
@@ -507,7 +508,7 @@ def _inference_attention(sim: Sim, p: str, x: T, heads: int, window: int, masked
     out = sim.reshape(sim.transpose(context, 0, 1), (lp, b, h))
     if out.storage != context.storage:
         sim.release(context)
-    attended = sim.transpose(out, 0, 1)
+    attended = sim.end_scope(own, sim.transpose(out, 0, 1))
     # LongformerSelfOutput: dense (strided input), dropout (eval: none), LayerNorm(hidden + input)
     dense = _linear_any(sim, p + "attention.output.dense", attended)
     total = sim.add(dense, x)
@@ -570,20 +571,20 @@ def step_inference(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     # create_bidirectional_mask(..., torch.clamp(attention_mask, 0, 1), allow_is_bidirectional_skip=False)
     clamped = _fresh(sim, (b, lp), "aten.clamp", 4)
     as_bool = _fresh(sim, (b, lp), "aten._to_copy", 1)
+    sim.release(clamped)  # the clamp's result goes as the mask function takes its bool copy
     batch = _fresh(sim, (b,), "aten.arange", 8)
-    sim.release(clamped)
     head = _fresh(sim, (1,), "aten.arange", 8)
     a = _fresh(sim, (lp,), "aten.arange", 8)
     q_idx = _fresh(sim, (lp,), "aten.add", 8)
-    a2 = _fresh(sim, (lp,), "aten.arange", 8)
     sim.release(a)
+    a2 = _fresh(sim, (lp,), "aten.arange", 8)
     kv_idx = _fresh(sim, (lp,), "aten.add", 8)
     sim.release(a2)
     one = _fresh(sim, (1,), "aten.new_ones", 1)
     ge = _fresh(sim, (lp,), "aten.ge", 1)
     both = _fresh(sim, (lp,), "aten.bitwise_and", 1)
-    picked = _fresh(sim, (b, lp), "aten.index", 1)
     sim.release(ge, one)
+    picked = _fresh(sim, (b, lp), "aten.index", 1)
     allowed = _fresh(sim, (b, lp, lp), "aten.bitwise_and", 1)
     sim.release(picked, both, batch, head, q_idx, kv_idx)
     zero = _fresh(sim, (), "aten.zeros", size)
