@@ -467,12 +467,106 @@ def _sliding_context(sim: Sim, probs: T, v: T, w: int) -> T:
     return sim.transpose(sim.view(context, (b, heads, lp, d)), 1, 2)
 
 
-def _inference_attention(sim: Sim, p: str, x: T, heads: int, window: int, masked: T, mask: T) -> T:
-    """``LongformerAttention`` without global attention, under no_grad: the self-attention, then its output."""
+def _global_indices(sim: Sim, b: int, lp: int) -> None:
+    """``_get_global_attn_indices`` with one global token a row (sequence classification's first): the int64 copy and
+    its row sums (gone as it returns), the 0-dim maximum and two ``nonzero`` [B, 2] int64 (kept to the self-attention's
+    end), ``arange(1) < sums`` [B, 1] and its ``== 0`` (whose ``nonzero`` is empty: no storage)."""
+    mark = sim.scope()
+    wide = _fresh(sim, (b, lp), "aten._to_copy", 8)
+    _fresh(sim, (b,), "aten.sum", 8)
+    sim.release(wide)
+    largest = _fresh(sim, (), "aten.max", 8)
+    where = _fresh(sim, (b, 2), "aten.nonzero", 8)
+    counter = _fresh(sim, (1,), "aten.arange", 8)
+    _fresh(sim, (b, 1), "aten.lt", 1)
+    sim.release(counter)
+    local = _fresh(sim, (b, 2), "aten.nonzero", 8)
+    sim.release(_fresh(sim, (b, 1), "aten.eq", 1))
+    sim.end_scope(mark, largest, where, local)
+
+
+def _global_key_scores(sim: Sim, q: T, heads: int) -> T:
+    """``_concat_with_global_key_attn_probs``: the global keys gathered into zeros [B, 1, A, d] (the gather a
+    temporary), ``einsum("blhd,bshd->blhs")`` (a ``bmm`` on views; a broadcasting ``mul`` when d is 1), the
+    empty rows' fill (its 0-dim value a temporary): the scores against the global key, [B, Lp, A, 1]."""
+    b, lp, _, d = q.shape
+    mark = sim.scope()
+    only = _fresh(sim, (b, 1, heads, d), "aten.new_zeros")
+    sim.release(_fresh(sim, (b, heads, d), "aten.index"))
+    qp = sim.permute(q, (0, 2, 1, 3))
+    kp = sim.permute(only, (0, 2, 3, 1))
+    if d == 1:
+        scores = sim.made_by(sim.mul(qp, kp, (b, heads, lp, 1)), "aten.mul")
+    else:
+        scores = sim.bmm(qp, kp)
+    sim.release(_fresh(sim, (), "aten.lift_fresh"))
+    return sim.end_scope(mark, sim.permute(scores, (0, 2, 1, 3)))
+
+
+def _global_context(sim: Sim, probs: T, v: T, w: int) -> T:
+    """``_compute_attn_output_with_global_indices``: the global column times the global values (``matmul`` of two
+    clones, which keep their strides: the column's is copied again by matmul's reshape unless A is 1), the other
+    columns made contiguous (a clone) for the sliding product, and the sum, laid out as its operands ([B, A, Lp, d])."""
+    b, lp, heads, d = v.shape
+    mark = sim.scope()
+    only = _fresh(sim, (b, 1, heads, d), "aten.new_zeros")
+    sim.release(_fresh(sim, (b, heads, d), "aten.index"))
+    column = sim.transpose(_fresh(sim, (b, lp, heads, 1), "aten.clone", probs.itemsize), 1, 2)
+    values = sim.transpose(_fresh(sim, (b, 1, heads, d), "aten.clone"), 1, 2)
+    only_global = sim.bmm(column, values)
+    sim.release(column, values)
+    sim.release(_fresh(sim, (), "aten.rsub", 8))  # attn_probs.size(-1) - max_num_global_attn_indices
+    rest = _fresh(sim, (b, lp, heads, 2 * w + 1), "aten.clone", probs.itemsize)
+    local = _sliding_context(sim, rest, v, w)
+    total = _fresh(sim, (b, heads, lp, d), "aten.add")
+    del only, only_global, local
+    return sim.end_scope(mark, sim.transpose(total, 1, 2))
+
+
+def _global_from_hidden(sim: Sim, s: str, hs: T, heads: int) -> None:
+    """``_compute_global_attn_output_from_hidden`` under no_grad, then the self-attention's use of its result: the
+    global rows gathered into zeros [1, B, H], ``query_global`` on them, ``key_global`` and ``value_global`` on hs, two
+    ``bmm`` (each followed by its size assertion, which compares with the 0-dim count: a bool temporary), the empty
+    rows' fill, ``masked_fill``, the float32 softmax (its input cast first, its output cast back, in bf16); the output
+    [B·A, 1, d] and the probabilities are returned, the rest is gone; then the output's rows are gathered (kept to
+    the self-attention's end) and written into the context in place, and the probabilities' global rows zeroed."""
+    lp, b, h = hs.shape
+    d, bh, size = h // heads, b * heads, sim.itemsize
+    mark = sim.scope()
+    gathered = _fresh(sim, (1, b, h), "aten.new_zeros")
+    sim.release(_fresh(sim, (b, h), "aten.index"))
+    gq = _linear_any(sim, s + "query_global", gathered)  # then /= sqrt(d), in place
+    gk = _linear_any(sim, s + "key_global", hs)
+    gv = _linear_any(sim, s + "value_global", hs)
+    gq = sim.transpose(sim.view(gq, (1, bh, d)), 0, 1)
+    gk = sim.transpose(sim.view(gk, (lp, bh, d)), 0, 1)
+    gv = sim.transpose(sim.view(gv, (lp, bh, d)), 0, 1)
+    scores = sim.bmm(gq, sim.transpose(gk, 1, 2))
+    sim.release(_fresh(sim, (), "aten.eq", 1))
+    sim.release(_fresh(sim, (), "aten.lift_fresh"))
+    filled = _fresh(sim, (bh, 1, lp), "aten.masked_fill")
+    sim.release(scores)
+    wide = _fresh(sim, filled.shape, "aten._to_copy", 4) if size != 4 else None
+    probs = _fresh(sim, filled.shape, "aten._softmax", 4)
+    if wide is not None:
+        sim.release(wide)
+    kept = _fresh(sim, filled.shape, "aten._to_copy") if size != 4 else probs  # type_as
+    out = sim.bmm(kept, gv)
+    sim.release(_fresh(sim, (), "aten.eq", 1))
+    sim.end_scope(mark, out, kept)
+    _fresh(sim, (b, heads, d), "aten.index")  # nonzero_global_attn_output
+    sim.release(_fresh(sim, (), "aten.lift_fresh"))  # attn_probs[is_index_global_attn_nonzero] = 0
+
+
+def _inference_attention(sim: Sim, p: str, x: T, heads: int, window: int, masked: T, mask: T,
+                         global_attention: bool = False) -> T:
+    """``LongformerAttention`` under no_grad: the self-attention, then its output. ``global_attention``: one global
+    token a row (sequence classification's first), as measured with LiveBytes."""
     b, lp, h = x.shape
     d, w = h // heads, window // 2
     s = p + "attention.self."
     mark = sim.scope()
+    own = sim.scope()  # LongformerSelfAttention.forward: its locals go as it returns, before the output's dense
     hs = sim.transpose(x, 0, 1)
     q = _linear_any(sim, s + "query", hs)  # then /= sqrt(d), in place
     k = _linear_any(sim, s + "key", hs)
@@ -491,7 +585,13 @@ def _inference_attention(sim: Sim, p: str, x: T, heads: int, window: int, masked
     _sliding_scores(sim, sim.view(ones, column), sim.view(float_mask, column), w)  # diagonal_mask, named to the end
     sim.release(ones)  # the call's argument
     # attn_scores += diagonal_mask: in place
-    shape = (b, lp, heads, 2 * w + 1)
+    shape: tuple[int, ...] = (b, lp, heads, 2 * w + 1)
+    if global_attention:
+        _global_indices(sim, b, lp)
+        from_global = _global_key_scores(sim, split(q), heads)
+        joined = _fresh(sim, (b, lp, heads, 2 * w + 2), "aten.cat")  # torch.cat((global, local), dim=-1)
+        sim.release(from_global, scores)
+        scores, shape = joined, joined.shape
     wide = _fresh(sim, shape, "aten._to_copy", 4) if sim.itemsize != 4 else None
     probs = _fresh(sim, shape, "aten._softmax", 4)
     if wide is not None:
@@ -503,11 +603,17 @@ def _inference_attention(sim: Sim, p: str, x: T, heads: int, window: int, masked
         sim.release(filled)
         filled = cast
     sim.release(scores)  # del attn_scores
-    context = _sliding_context(sim, filled, split(v), w)
-    out = sim.reshape(sim.transpose(context, 0, 1), (lp, b, h))
+    if global_attention:
+        context = _global_context(sim, filled, split(v), w)
+    else:
+        context = _sliding_context(sim, filled, split(v), w)
+    # .transpose(0, 1).reshape(Lp, B, H).contiguous(): one copy, by the reshape or (one head: a view) by contiguous
+    out = sim.contiguous(sim.reshape(sim.transpose(context, 0, 1), (lp, b, h)))
     if out.storage != context.storage:
         sim.release(context)
-    attended = sim.transpose(out, 0, 1)
+    if global_attention:
+        _global_from_hidden(sim, s, hs, heads)
+    attended = sim.end_scope(own, sim.transpose(out, 0, 1))
     # LongformerSelfOutput: dense (strided input), dropout (eval: none), LayerNorm(hidden + input)
     dense = _linear_any(sim, p + "attention.output.dense", attended)
     total = sim.add(dense, x)
@@ -516,10 +622,10 @@ def _inference_attention(sim: Sim, p: str, x: T, heads: int, window: int, masked
     return sim.end_scope(mark, normed)
 
 
-def _inference_layer(p: str, heads: int, window: int, masked: T, mask: T) -> Any:
+def _inference_layer(p: str, heads: int, window: int, masked: T, mask: T, global_attention: bool) -> Any:
     def run(sim: Sim, x: T) -> T:
         mark = sim.scope()
-        attended = _inference_attention(sim, p, x, heads, window, masked, mask)
+        attended = _inference_attention(sim, p, x, heads, window, masked, mask, global_attention)
         chunk = sim.scope()  # ff_chunk
         inner = sim.linear(p + "intermediate.dense", attended)
         inner = sim.rebind(inner, sim.act("hidden_act", inner))
@@ -531,7 +637,9 @@ def _inference_layer(p: str, heads: int, window: int, masked: T, mask: T) -> Any
 
 def step_inference(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     """The inference span of LongformerModel, ForMaskedLM and ForTokenClassification (no token has global attention
-    from input_ids alone), every storage released where ``modeling_longformer.py`` drops its name:
+    from input_ids alone) and ForSequenceClassification (the class's ``global_attention_mask`` of zeros with a one at
+    each row's first token, merged into the mask: :func:`_global_indices` and the layers' global path), every storage
+    released where ``modeling_longformer.py`` drops its name:
     ``LongformerModel.forward`` checks the ids for padding (four temporaries), makes ``torch.ones`` (float32) and
     ``torch.zeros`` (int64) [B, L], pads ids, mask and types to Lp (rebinding the three), the embeddings (the position
     ids from the ids: six temporaries), ``create_bidirectional_mask`` materialised ([B, 1, Lp, Lp] in the model's dtype,
@@ -542,11 +650,20 @@ def step_inference(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     kind = bert.step_task(inv)
     prefix = bert.step_prefix(inv)
     size = sim.itemsize
-    mark = sim.scope()  # LongformerModel.forward
+    classify = kind == Task.SEQUENCE_CLASSIFICATION  # global attention on the first token, set by the class
     ids = sim.ids((b, n))
+    if classify:  # global_attention_mask = zeros_like(input_ids); [:, 0] = 1 (its value a 0-dim int64 temporary)
+        _fresh(sim, (b, n), "aten.zeros_like", 8)
+        sim.release(_fresh(sim, (), "aten.lift_fresh", 8))
+    mark = sim.scope()  # LongformerModel.forward
     sim.transients((16, 16 * b, 2 * b, 1), (1, 3, 3, 3), ("aten.lift_fresh", "aten.index", "aten.eq", "aten.any"))
     ones = _fresh(sim, (b, n), "aten.ones", 4)
     types = _fresh(sim, (b, n), "aten.zeros", 8)
+    if classify:  # _merge_to_attention_mask: attention_mask * (global_attention_mask + 1), rebinding the mask
+        plus = _fresh(sim, (b, n), "aten.add", 8)
+        merged = _fresh(sim, (b, n), "aten.mul", 4)
+        sim.release(ones, plus)
+        ones = merged
     if lp > n:  # _pad_to_window_size: the three rebound
         ids = _fresh(sim, (b, lp), "aten.constant_pad_nd", 8)
         _fresh(sim, (b, lp), "aten.constant_pad_nd", 4)
@@ -570,20 +687,20 @@ def step_inference(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     # create_bidirectional_mask(..., torch.clamp(attention_mask, 0, 1), allow_is_bidirectional_skip=False)
     clamped = _fresh(sim, (b, lp), "aten.clamp", 4)
     as_bool = _fresh(sim, (b, lp), "aten._to_copy", 1)
+    sim.release(clamped)  # the clamp's result goes as the mask function takes its bool copy
     batch = _fresh(sim, (b,), "aten.arange", 8)
-    sim.release(clamped)
     head = _fresh(sim, (1,), "aten.arange", 8)
     a = _fresh(sim, (lp,), "aten.arange", 8)
     q_idx = _fresh(sim, (lp,), "aten.add", 8)
-    a2 = _fresh(sim, (lp,), "aten.arange", 8)
     sim.release(a)
+    a2 = _fresh(sim, (lp,), "aten.arange", 8)
     kv_idx = _fresh(sim, (lp,), "aten.add", 8)
     sim.release(a2)
     one = _fresh(sim, (1,), "aten.new_ones", 1)
     ge = _fresh(sim, (lp,), "aten.ge", 1)
     both = _fresh(sim, (lp,), "aten.bitwise_and", 1)
-    picked = _fresh(sim, (b, lp), "aten.index", 1)
     sim.release(ge, one)
+    picked = _fresh(sim, (b, lp), "aten.index", 1)
     allowed = _fresh(sim, (b, lp, lp), "aten.bitwise_and", 1)
     sim.release(picked, both, batch, head, q_idx, kv_idx)
     zero = _fresh(sim, (), "aten.zeros", size)
@@ -601,7 +718,7 @@ def step_inference(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     heads = c["num_attention_heads"]
     seq = x
     for i, w in enumerate(windows(c)):
-        y = sim.layer(_inference_layer(f"{prefix}encoder.layer.{i}.", heads, w, masked, mask), seq)
+        y = sim.layer(_inference_layer(f"{prefix}encoder.layer.{i}.", heads, w, masked, mask, classify), seq)
         if i:
             sim.rebind(seq, y)
         seq = y
@@ -626,12 +743,14 @@ def span_token_classifier_step(sim: Sim, seq: T, pooled: T | None, dropout_key: 
     return [_linear_any(sim, "classifier", seq)]
 
 
-#: The forwards of :data:`LONGFORMER_HEADS`' heads in the inference span (:func:`step_inference`: the classes no
-#: token of which has global attention from input_ids alone), where ``nn.Linear`` meets the strided slice.
+#: The forwards of :data:`LONGFORMER_HEADS`' heads in the inference span (:func:`step_inference`: every class but
+#: question answering's, whose global tokens depend on the ids, and multiple choice), where ``nn.Linear`` meets the
+#: strided slice.
 SPAN_HEADS: dict[str, bert.HeadStep] = {
     Task.MODEL: bert.model_step,
     Task.MASKED_LM: span_mlm_step,
     Task.TOKEN_CLASSIFICATION: span_token_classifier_step,
+    Task.SEQUENCE_CLASSIFICATION: roberta.classification_step,  # the first token (a strided [B, H]: addmm, no copy)
 }
 
 
