@@ -106,6 +106,9 @@ class Node:
     #: Where a node made between modules ran (``layers.0.mlp: mul``), as :meth:`LiveSim.new` names its storages:
     #: what a backward peak is said to lie at when the node has no :attr:`module`.
     between: str = ""
+    #: AccumulateGrad of a parameter whose gradient may arrive in another layout (an einsum's permuted operand):
+    #: it keeps a contiguous copy then (``clone_obey_contract``), not the gradient itself.
+    copies: bool = False
 
 
 @dataclass
@@ -276,7 +279,6 @@ class LiveSim(Sim):
         self.buffer_made: set[int] = set()
         #: An einsum's ``bmm`` output (storage id) -> its node: the base an in-place op on a view rebases (Funnel).
         self._einsum_bases: dict[int, int | None] = {}
-        self._einsum_leaves: set[int] = set()  # the AccumulateGrad nodes an einsum operand's gradient goes to
 
     # -- bookkeeping
 
@@ -395,6 +397,10 @@ class LiveSim(Sim):
         storage = self.storage_of.get(name, name)
         if storage not in self.accumulators:
             def keep(bw: Backward, g: T) -> list[T | None]:
+                node = self.nodes[self.accumulators[storage]]
+                if node.copies and not is_contiguous(g):  # obeys_layout_contract fails: clone_obey_contract
+                    node.grad_sids = [bw.alloc(g.shape, g.itemsize, "aten.new_empty_strided").storage]
+                    return []
                 bw.hold(g.storage)  # .grad: the incoming gradient itself, kept
                 return []
             self.nodes.append(Node(ACCUMULATE, "AccumulateGrad", storage, [], [], keep, storage))
@@ -2938,25 +2944,53 @@ class LiveSim(Sim):
 
     def einsum_operand(self, t: T, labels: str, order: list[str], view: T) -> T:
         """An einsum operand permuted and unsqueezed (``PermuteBackward0``, ``UnsqueezeBackward0``): the gradient
-        handed back as a view in the operand's order of dimensions, nothing allocated (measured)."""
+        handed back as a view in the operand's order of dimensions, nothing allocated (measured). A parameter's
+        (r_kernel, seg_embed) AccumulateGrad then copies it (:attr:`Node.copies`: the permuted layout, or the sum of
+        several in it, breaks the layout contract)."""
         if not view.grad:
             return view
         place = [order.index(c) if c in order else None for c in labels]
         shape = t.shape
         edge = self._edge(t)
-        leaf = edge is not None and self.nodes[edge].param is not None
-        if edge is not None and leaf:  # a parameter (r_kernel, seg_embed): AccumulateGrad copies another layout
-            if edge in self._einsum_leaves:
-                self.fail("a parameter read by two einsums")  # the summed gradient's layout: not modelled
-            self._einsum_leaves.add(edge)
+        if edge is not None and self.nodes[edge].param is not None:  # r_kernel, seg_embed: a permuted gradient
+            self.nodes[edge].copies = True
 
         def run(bw: Backward, g: T) -> list[T | None]:
-            strides = [g.strides[i] if i is not None else 1 for i in place]
-            grad = T(shape, tuple(strides), g.storage, True, g.itemsize)
-            if leaf and not is_contiguous(grad):  # AccumulateGrad: new_empty_strided, the copy kept as .grad
-                return [bw.alloc(shape, g.itemsize, "aten.new_empty_strided")]
-            return [bw.alias(g, shape, strides)]
+            return [bw.alias(g, shape, [g.strides[i] if i is not None else 1 for i in place])]
         return self._node("PermuteBackward0", [edge], run, view, [])
+
+    def einsum_mul(self, a: T, b: T, shape: tuple[int, ...]) -> T:
+        """An einsum without a contraction (Funnel's one-wide heads): ``MulBackward0`` keeps both factors; its backward
+        makes ``grad * other`` for each factor needing a gradient (the output's shape), then sums each to its factor's
+        shape where it broadcast (``sum_to``), freeing the product (measured with ``backward_ledger``). The output is a
+        base an in-place op on a view of it rebases (:meth:`keep_other`)."""
+        self._begin()
+        self._labelled("mul", "aten.mul")
+        out = super().einsum_mul(a, b, shape)
+        if not out.grad:
+            return out
+        size = out.itemsize
+        if a.itemsize != size or b.itemsize != size:
+            self.fail("a promoting einsum product")
+        count = 1
+        for d in shape:
+            count *= d
+        needs = [(t.grad, t.shape, t.numel != count) for t in (a, b)]
+
+        def run(bw: Backward, g: T) -> list[T | None]:
+            products = [bw.alloc(shape, size, "aten.mul", dense_strides_like(g)) if grad else None
+                        for grad, _, _ in needs]
+            grads: list[T | None] = []
+            for product, (_, factor, summed) in zip(products, needs):
+                if product is not None and summed:
+                    grads.append(bw.alloc(factor, size, "aten.sum"))
+                    bw.drop(product.storage)
+                else:
+                    grads.append(product)
+            return grads
+        node = self._node("MulBackward0", [self._edge(a), self._edge(b)], run, out)
+        self._einsum_bases[out.storage] = self.edge[id(out)]
+        return node
 
     def einsum_result(self, out: T, order: list[str], labels: str, view: T) -> T:
         """``bmm``'s output viewed and permuted to the einsum's labels: the gradient permuted back and reshaped to
@@ -3593,7 +3627,7 @@ def _run(nodes: list[Node], root: int, bw: Backward, ones: int,
         if recomputed:
             bw.unpacked = list(node.saved)
         outs = node.run(bw, g)
-        if node.param is not None:
+        if node.param is not None and not node.grad_sids:  # (a copy's storage when AccumulateGrad made one)
             node.grad_sids = [g.storage]
         for h in held:
             bw.drop(h.storage)

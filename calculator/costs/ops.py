@@ -485,11 +485,13 @@ class Ops:
         summed = [c for c in la + lb if c not in out_labels and size[c] != 1]  # size-1 ones are squeezed away
         summed = list(dict.fromkeys(summed))
         if not summed:  # nothing left to contract: einsum multiplies (mul.Tensor keeps each for the other)
-            if b.grad:
-                self.save(a)
-            if a.grad:
-                self.save(b)
-            return self.new(tuple(size[c] for c in out_labels), a.grad or b.grad)
+            order = list(out_labels)  # each operand permuted and unsqueezed to the output's labels, then multiplied
+
+            def aligned(t: T, labels: str) -> T:
+                shape = tuple(size[c] if c in labels else 1 for c in order)
+                strides = tuple(t.strides[labels.index(c)] if c in labels else 1 for c in order)
+                return self.einsum_operand(t, labels, order, T(shape, strides, t.storage, t.grad, t.itemsize))
+            return self.einsum_mul(aligned(a, la), aligned(b, lb), tuple(size[c] for c in out_labels))
         batch: list[str] = []
         left: list[str] = []
         right: list[str] = []
@@ -521,6 +523,15 @@ class Ops:
         return self.einsum_result(out, order, out_labels, T(tuple(size[c] for c in out_labels),
                                                              tuple(strides[c] for c in out_labels), out.storage,
                                                              out.grad, out.itemsize))
+
+    def einsum_mul(self, a: T, b: T, shape: tuple[int, ...]) -> T:
+        """:meth:`einsum` without a contraction (every summed label of size 1): ``a * b`` broadcast to ``shape``, a
+        new contiguous tensor; ``mul.Tensor`` keeps each factor for the other's gradient."""
+        if b.grad:
+            self.save(a)
+        if a.grad:
+            self.save(b)
+        return self.new(shape, a.grad or b.grad)
 
     def einsum_operand(self, t: T, labels: str, order: list[str], view: T) -> T:
         """An operand of :meth:`einsum` permuted (and unsqueezed) to ``order``: the view itself (the lifetime

@@ -247,12 +247,14 @@ LABELS_ = {
 # step's forward are replayed exactly (eager, fp32 or bf16; Funnel has no SDPA and no gradient checkpointing in
 # transformers 5.23), and its backward is modelled node by node (measured with peak_measure.backward_ledger): the
 # einsums' permuted operands and outputs (LiveSim.einsum_operand / einsum_result: the gradient reshaped to bmm's, a
-# copy where its strides demand), ``positional_attn *= cls_mask`` in place on a view of the einsum's output
+# copy where its strides demand; one-wide heads' einsums without a contraction, a broadcast product:
+# LiveSim.einsum_mul), ``positional_attn *= cls_mask`` in place on a view of the einsum's output
 # (AsStridedBackward0 + CopySlices), ``token_type_attn *= cls_mask`` (MulBackward0), ``where`` over split's two columns
-# (LiveSim.split_where), AccumulateGrad's copies of r_kernel's and seg_embed's permuted gradients, the query's gradients
-# summed in their permuted layout, the poolings' slices, cat and avg/max pooling, the upsampling's repeat_interleave,
-# pad and slices. Not modelled (the step keeps its proven bounds there, LiveSim.failed says why): a parameter read by
-# two einsums (block_repeats > 1: its summed gradient's layout), einsums without a contraction (d_head = 1), autocast.
+# (LiveSim.split_where), AccumulateGrad's copies of r_kernel's and seg_embed's permuted gradients (summed first when
+# block_repeats runs a layer again), the query's gradients summed in their permuted layout, the poolings' slices, cat
+# and avg/max pooling, the upsampling's repeat_interleave, pad and slices. Not modelled (the step keeps its proven
+# bounds there, LiveSim.failed says why): LoRA on post_proj when d_head = 1 (at::linear's matmul path on a strided
+# view, LiveSim.linear_strided); Funnel under autocast is refused (CostModel.autocast).
 
 
 def _rel_len(n: int, block: int, pos: list[int], stride: int, pooled: list[int] | None = None, shift: int = 1) -> int:
@@ -604,7 +606,8 @@ def step_pool(sim: Sim, x: T, mode: str) -> T:
     returns unless the pooling keeps it), pool pairs, ``[:, 0]``."""
     b, n, d = x.shape
     mark = sim.scope()
-    joined = sim.concat([sim.slice_dim(x, 1, 1), sim.slice_dim(x, 1, n - 1)], 1)
+    suffix = sim.slice_dim(x, 1, n - 1)  # tensor[:, :-1] first, then tensor[:, :1] (the order of their nodes)
+    joined = sim.concat([sim.slice_dim(x, 1, 1), suffix], 1)
     pooled = sim.pool_pairs(sim.view(joined, (b, 1, n, d)), mode)
     return sim.select(sim.end_scope(mark, pooled), 1)
 
@@ -649,11 +652,12 @@ def upsample(sim: Sim, x: T, stride: int, target: int) -> T:
     (``repeat_interleave``), padded by stride − 1 rows, cut to L − 1, the first token concatenated before."""
     b, m, d = x.shape
     mark = sim.scope()
+    cls = sim.slice_dim(x, 1, 1)  # x[:, :1] first, then x[:, 1:] (the order of their nodes)
     rest = sim.slice_dim(x, 1, m - 1)
     repeated = sim.repeat_rows(rest, stride)
     padded = sim.pad_end(repeated, (b, (m - 1) * stride + stride - 1, d))
     sim.release(repeated)
-    out = sim.concat([sim.slice_dim(x, 1, 1), sim.slice_dim(padded, 1, target - 1)], 1)
+    out = sim.concat([cls, sim.slice_dim(padded, 1, target - 1)], 1)
     sim.release(padded)
     return sim.end_scope(mark, out)
 
