@@ -106,6 +106,9 @@ class Node:
     #: Where a node made between modules ran (``layers.0.mlp: mul``), as :meth:`LiveSim.new` names its storages:
     #: what a backward peak is said to lie at when the node has no :attr:`module`.
     between: str = ""
+    #: AccumulateGrad of a parameter whose gradient may arrive in another layout (an einsum's permuted operand):
+    #: it keeps a contiguous copy then (``clone_obey_contract``), not the gradient itself.
+    copies: bool = False
 
 
 @dataclass
@@ -274,6 +277,8 @@ class LiveSim(Sim):
         self.arguments: set[int] = set()
         #: Transients that are a buffer's new storage (:meth:`~.ops.Ops.buffer_transient`): a buffer at the peak.
         self.buffer_made: set[int] = set()
+        #: An einsum's ``bmm`` output (storage id) -> its node: the base an in-place op on a view rebases (Funnel).
+        self._einsum_bases: dict[int, int | None] = {}
 
     # -- bookkeeping
 
@@ -392,6 +397,10 @@ class LiveSim(Sim):
         storage = self.storage_of.get(name, name)
         if storage not in self.accumulators:
             def keep(bw: Backward, g: T) -> list[T | None]:
+                node = self.nodes[self.accumulators[storage]]
+                if node.copies and not is_contiguous(g):  # obeys_layout_contract fails: clone_obey_contract
+                    node.grad_sids = [bw.alloc(g.shape, g.itemsize, "aten.new_empty_strided").storage]
+                    return []
                 bw.hold(g.storage)  # .grad: the incoming gradient itself, kept
                 return []
             self.nodes.append(Node(ACCUMULATE, "AccumulateGrad", storage, [], [], keep, storage))
@@ -2876,31 +2885,206 @@ class LiveSim(Sim):
         return self._node("SubBackward0", [self._edge(t)], _passed(1), out, [])
 
     def repeat_rows(self, t: T, times: int) -> T:
-        """``repeat_interleave`` by a number: one new tensor (``aten.clone`` of the expanded rows)."""
+        """``repeat_interleave`` by a number: one new tensor (``aten.clone`` of the expanded rows); its backward
+        (``ViewBackward0``, ``CloneBackward0`` passing the gradient on, ``ExpandBackward0``) sums the gradient back to
+        ``t``'s shape, a new tensor (measured with ``backward_ledger``)."""
         self._begin()
         self._labelled("repeat_interleave", "aten.clone")
         out = super().repeat_rows(t, times)
-        if out.grad:
-            self.fail("repeat_interleave's backward")
-        return out
+        if not out.grad:
+            return out
+        return self._pointwise_backward("ExpandBackward0", "aten.sum", t, out)
+
+    def pad_end(self, t: T, shape: Sequence[int]) -> T:
+        """``nn.functional.pad`` with zeros after the rows: ``ConstantPadNdBackward0`` allocates the gradient cut back
+        to ``t``'s shape (``constant_pad_nd`` by the negated padding: a new tensor, measured)."""
+        self._begin()
+        self._labelled("constant_pad_nd", "aten.constant_pad_nd")
+        out = super().pad_end(t, shape)
+        if not out.grad:
+            return out
+        return self._pointwise_backward("ConstantPadNdBackward0", "aten.constant_pad_nd", t, out)
 
     def times_table(self, t: T, table: T) -> T:
-        """``t * table`` (the table needing no gradient): :meth:`_times_table`."""
-        return self._times_table(t, table)
+        """``t * table`` (the table needing no gradient): ``MulBackward0`` keeps the table; ``grad * table`` is laid
+        out as the incoming gradient (TensorIterator follows its first operand: Funnel's permuted einsum gradients,
+        measured)."""
+        if not (t.grad and self.grad_mode) or t.itemsize < table.itemsize:  # a promoted one: _times_table's node
+            return self._times_table(t, table)
+        self._begin()
+        self._labelled("mul", "aten.mul")
+        out = self._like(t, t.grad, t.itemsize)
+        self.save(table)
+        shape, size = t.shape, t.itemsize
+
+        def run(bw: Backward, g: T) -> list[T | None]:
+            laid = dense_strides_like(g) if g.shape == shape else None
+            return [bw.alloc(shape, size, "aten.mul", laid)]
+        return self._node("MulBackward0", [self._edge(t)], run, out)
 
     def pool_pairs(self, x: T, mode: str) -> T:
         """``avg_pool2d`` / ``max_pool2d`` over pairs of positions: max pooling makes its int64 indices too (dropped at
-        once when nothing needs a gradient)."""
+        once when nothing needs a gradient). ``AvgPool2DBackward0`` keeps the input, ``MaxPool2DWithIndicesBackward0``
+        the input and the indices; each allocates the input's gradient (measured with ``backward_ledger``)."""
         self._begin()
-        if x.grad:
-            self.fail("pooling's backward")
-            return super().pool_pairs(x, mode)
+        if x.grad:  # the max's node keeps the input and its int64 indices; both allocate the input's gradient
+            self._labelled("avg_pool2d" if mode == "mean" else "max_pool2d", "aten.avg_pool2d" if mode == "mean"
+                           else "aten.max_pool2d_with_indices")
+            out = super().pool_pairs(x, mode)
+            return self._pointwise_backward("AvgPool2DBackward0" if mode == "mean" else "MaxPool2DWithIndicesBackward0",
+                                            "aten.avg_pool2d_backward" if mode == "mean"
+                                            else "aten.max_pool2d_with_indices_backward", x, out)
         self._labelled("avg_pool2d" if mode == "mean" else "max_pool2d", "aten.avg_pool2d" if mode == "mean"
                        else "aten.max_pool2d_with_indices")
         out = super().pool_pairs(x, mode)
         if mode != "mean":
             self.release(self.new(out.shape, False, 8))
         return out
+
+
+    def einsum_operand(self, t: T, labels: str, order: list[str], view: T) -> T:
+        """An einsum operand permuted and unsqueezed (``PermuteBackward0``, ``UnsqueezeBackward0``): the gradient
+        handed back as a view in the operand's order of dimensions, nothing allocated (measured). A parameter's
+        (r_kernel, seg_embed) AccumulateGrad then copies it (:attr:`Node.copies`: the permuted layout, or the sum of
+        several in it, breaks the layout contract)."""
+        if not view.grad:
+            return view
+        place = [order.index(c) if c in order else None for c in labels]
+        shape = t.shape
+        edge = self._edge(t)
+        if edge is not None and self.nodes[edge].param is not None:  # r_kernel, seg_embed: a permuted gradient
+            self.nodes[edge].copies = True
+
+        def run(bw: Backward, g: T) -> list[T | None]:
+            return [bw.alias(g, shape, [g.strides[i] if i is not None else 1 for i in place])]
+        return self._node("PermuteBackward0", [edge], run, view, [])
+
+    def einsum_mul(self, a: T, b: T, shape: tuple[int, ...]) -> T:
+        """An einsum without a contraction (Funnel's one-wide heads): ``MulBackward0`` keeps both factors; its backward
+        makes ``grad * other`` for each factor needing a gradient (the output's shape), then sums each to its factor's
+        shape where it broadcast (``sum_to``), freeing the product (measured with ``backward_ledger``). The output is a
+        base an in-place op on a view of it rebases (:meth:`keep_other`)."""
+        self._begin()
+        self._labelled("mul", "aten.mul")
+        out = super().einsum_mul(a, b, shape)
+        if not out.grad:
+            return out
+        size = out.itemsize
+        if a.itemsize != size or b.itemsize != size:
+            self.fail("a promoting einsum product")
+        count = 1
+        for d in shape:
+            count *= d
+        needs = [(t.grad, t.shape, t.numel != count) for t in (a, b)]
+
+        def run(bw: Backward, g: T) -> list[T | None]:
+            products = [bw.alloc(shape, size, "aten.mul", dense_strides_like(g)) if grad else None
+                        for grad, _, _ in needs]
+            grads: list[T | None] = []
+            for product, (_, factor, summed) in zip(products, needs):
+                if product is not None and summed:
+                    grads.append(bw.alloc(factor, size, "aten.sum"))
+                    bw.drop(product.storage)
+                else:
+                    grads.append(product)
+            return grads
+        node = self._node("MulBackward0", [self._edge(a), self._edge(b)], run, out)
+        self._einsum_bases[out.storage] = self.edge[id(out)]
+        return node
+
+    def einsum_result(self, out: T, order: list[str], labels: str, view: T) -> T:
+        """``bmm``'s output viewed and permuted to the einsum's labels: the gradient permuted back and reshaped to
+        ``bmm``'s [batch, left, right] (a copy where its strides do not allow a view: measured). The output's storage
+        is remembered as a base (:meth:`keep_other` on a view of it)."""
+        if not view.grad:
+            return view
+        flat = out.shape
+        place = [labels.index(c) for c in order]
+
+        def run(bw: Backward, g: T) -> list[T | None]:
+            permuted = T(tuple(g.shape[i] for i in place), tuple(g.strides[i] for i in place), g.storage, True,
+                         g.itemsize)
+            return [bw.reshape(permuted, flat)]
+        self._einsum_bases[out.storage] = self._edge(out)
+        return self._node("ViewBackward0", [self._edge(out)], run, view, [])
+
+    def keep_other(self, t: T, other: T) -> T:
+        """``t *= other`` in place, ``other`` needing no gradient (kept). On a tensor of its own, ``MulBackward0``
+        allocates ``grad * other``; on a view of an einsum's output (Funnel's shifted positional scores) autograd
+        rebases the base: ``AsStridedBackward0`` allocates the base's gradient (``new_zeros``), ``CopySlices`` a copy
+        of it (``new_empty_strided``), the slice's ``clone`` and ``grad * other`` (both freed as it returns), and
+        hands the copy to the base's node (measured with ``backward_ledger``)."""
+        self._begin()
+        if not t.grad:
+            return super().keep_other(t, other)
+        size, shape = t.itemsize, t.shape
+        base = self._einsum_bases.get(t.storage)
+        if base is None:
+            out = super().keep_other(t, other)
+            out = T(t.shape, t.strides, t.storage, True, size)
+            return self._node("MulBackward0", [self._edge(t)], lambda bw, g: [bw.alloc(shape, size, "aten.mul")],
+                              out)
+        self.save(other)
+        flat = (self.storages[t.storage] // size,)
+
+        def copy_slices(bw: Backward, g: T) -> list[T | None]:
+            result = bw.alloc(flat, size, "aten.new_empty_strided")
+            piece = bw.alloc(shape, size, "aten.clone")
+            product = bw.alloc(shape, size, "aten.mul")
+            bw.drop(piece.storage)
+            bw.drop(product.storage)
+            return [result]
+        handle = T(flat, (1,), t.storage, True, size)
+        self._node("CopySlices", [base], copy_slices, handle)
+        copy = self.edge.pop(id(handle))
+        out = T(t.shape, t.strides, t.storage, True, size)
+        return self._node("AsStridedBackward0", [copy], lambda bw, g: [bw.alloc(flat, size, "aten.new_zeros")], out,
+                          [])
+
+    def split_where(self, condition: T, bias: T, shape: Sequence[int]) -> T:
+        """``torch.split(bias, 1, -1)`` then ``where(condition, same.expand, diff.expand)``: ``WhereBackward0`` keeps
+        the condition and allocates two gradients of the output's shape (each after a 0-dim ``scalar_tensor``, freed
+        at once); each ``ExpandBackward0`` sums its one to a column; ``SplitBackward0`` concatenates the two columns
+        into a new tensor of ``bias``'s shape (measured with ``backward_ledger``)."""
+        self._begin()
+        if not bias.grad:
+            return super().split_where(condition, bias, shape)
+        self._labelled("where", "aten.where")
+        column = bias.shape[:-1] + (1,)
+        size = bias.itemsize
+        diff, same = (T(column, bias.strides, bias.storage, True, size) for _ in range(2))
+        self._slotted("SplitBackward0", "aten.cat", bias, [diff, same])
+        expanded = []
+        for part in (same, diff):
+            view = T(tuple(shape), tuple(0 if c == 1 and n != 1 else st for c, n, st in zip(column, shape, bias.strides)),
+                     bias.storage, True, size)
+            expanded.append(self._node("ExpandBackward0", [self._edge(part)],
+                                       lambda bw, g: [bw.alloc(column, size, "aten.sum")], view, []))
+        self.save(condition)
+        out = self.new(shape, True, size)
+        full = tuple(shape)
+
+        def run(bw: Backward, g: T) -> list[T | None]:
+            grads: list[T | None] = []
+            for _ in range(2):
+                scalar = bw.alloc((), size, "aten.scalar_tensor")
+                grads.append(bw.alloc(full, size, "aten.where"))
+                bw.drop(scalar.storage)
+            return grads
+        return self._node("WhereBackward0", [self._edge(v) for v in expanded], run, out)
+
+    def slice_dim(self, t: T, dim: int, length: int, step: int = 1) -> T:
+        """A slice whose gradient is needed: ``SliceBackward0`` allocates a zero tensor of ``t``'s shape and copies
+        the gradient into it (``slice_backward``)."""
+        out = super().slice_dim(t, dim, length, step)
+        if not out.grad:
+            return out
+        shape, size = t.shape, t.itemsize
+        if length == t.shape[dim] and step == 1:  # the whole dimension: ``alias``, whose backward passes it on
+            return self._node("AliasBackward0", [self._edge(t)], lambda bw, g: [bw.alias(g, g.shape, g.strides)], out,
+                              [])
+        return self._node("SliceBackward0", [self._edge(t)],
+                          lambda bw, g: [bw.alloc(shape, size, "aten.slice_backward")], out, [])
 
 
     # -- NeoMME's operations (issue 32; each node's allocations measured with peak_measure.backward_ledger)
@@ -3443,7 +3627,7 @@ def _run(nodes: list[Node], root: int, bw: Backward, ones: int,
         if recomputed:
             bw.unpacked = list(node.saved)
         outs = node.run(bw, g)
-        if node.param is not None:
+        if node.param is not None and not node.grad_sids:  # (a copy's storage when AccumulateGrad made one)
             node.grad_sids = [g.storage]
         for h in held:
             bw.drop(h.storage)
@@ -3472,7 +3656,11 @@ def _run(nodes: list[Node], root: int, bw: Backward, ones: int,
                 parts.setdefault(j, []).append(out)
             elif j in buffers:
                 old = buffers[j]
-                total = bw.alloc(old.shape, old.itemsize, "aten.add")
+                # InputBuffer::accumulate's ``old + new``: TensorIterator lays the sum out in the order of dimensions
+                # of its first operand when that one is dense (Funnel's query gradients from three einsums, each
+                # permuted its own way: measured), else contiguous
+                dense = old.strides == dense_strides_like(old)
+                total = bw.alloc(old.shape, old.itemsize, "aten.add", old.strides if dense else None)
                 bw.drop(old.storage)
                 bw.drop(out.storage)
                 buffers[j] = total

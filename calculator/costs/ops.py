@@ -490,11 +490,13 @@ class Ops:
         summed = [c for c in la + lb if c not in out_labels and size[c] != 1]  # size-1 ones are squeezed away
         summed = list(dict.fromkeys(summed))
         if not summed:  # nothing left to contract: einsum multiplies (mul.Tensor keeps each for the other)
-            if b.grad:
-                self.save(a)
-            if a.grad:
-                self.save(b)
-            return self.new(tuple(size[c] for c in out_labels), a.grad or b.grad)
+            order = list(out_labels)  # each operand permuted and unsqueezed to the output's labels, then multiplied
+
+            def aligned(t: T, labels: str) -> T:
+                shape = tuple(size[c] if c in labels else 1 for c in order)
+                strides = tuple(t.strides[labels.index(c)] if c in labels else 1 for c in order)
+                return self.einsum_operand(t, labels, order, T(shape, strides, t.storage, t.grad, t.itemsize))
+            return self.einsum_mul(aligned(a, la), aligned(b, lb), tuple(size[c] for c in out_labels))
         batch: list[str] = []
         left: list[str] = []
         right: list[str] = []
@@ -506,7 +508,7 @@ class Ops:
         def arranged(t: T, labels: str, order: list[str]) -> T:
             shape = tuple(size[c] if c in labels else 1 for c in order)
             strides = tuple(t.strides[labels.index(c)] if c in labels else 1 for c in order)
-            return T(shape, strides, t.storage, t.grad, t.itemsize)
+            return self.einsum_operand(t, labels, order, T(shape, strides, t.storage, t.grad, t.itemsize))
 
         def prod(labels: list[str]) -> int:
             n = 1
@@ -523,8 +525,43 @@ class Ops:
         for c in reversed(order):
             strides[c] = stride
             stride *= size[c]
-        return T(tuple(size[c] for c in out_labels), tuple(strides[c] for c in out_labels), out.storage, out.grad,
-                 out.itemsize)
+        return self.einsum_result(out, order, out_labels, T(tuple(size[c] for c in out_labels),
+                                                             tuple(strides[c] for c in out_labels), out.storage,
+                                                             out.grad, out.itemsize))
+
+    def einsum_mul(self, a: T, b: T, shape: tuple[int, ...]) -> T:
+        """:meth:`einsum` without a contraction (every summed label of size 1): ``a * b`` broadcast to ``shape``, a
+        new contiguous tensor; ``mul.Tensor`` keeps each factor for the other's gradient."""
+        if b.grad:
+            self.save(a)
+        if a.grad:
+            self.save(b)
+        return self.new(shape, a.grad or b.grad)
+
+    def einsum_operand(self, t: T, labels: str, order: list[str], view: T) -> T:
+        """An operand of :meth:`einsum` permuted (and unsqueezed) to ``order``: the view itself (the lifetime
+        simulator adds its node)."""
+        return view
+
+    def einsum_result(self, out: T, order: list[str], labels: str, view: T) -> T:
+        """:meth:`einsum`'s ``bmm`` output ``out`` viewed back to the output's labels: the view itself (the
+        lifetime simulator adds its node)."""
+        return view
+
+    def split_where(self, condition: T, bias: T, shape: Sequence[int]) -> T:
+        """``torch.where(condition, same.expand(shape), diff.expand(shape))`` of the two columns ``torch.split``
+        makes of ``bias`` (Funnel's token-type scores): a new tensor; the backward needs only the condition."""
+        column = T(bias.shape[:-1] + (1,), bias.strides, bias.storage, bias.grad, bias.itemsize)
+        return self.where(condition, self.expand(column, shape))
+
+    def slice_dim(self, t: T, dim: int, length: int, step: int = 1) -> T:
+        """A slice along ``dim`` that its gradient reaches (:meth:`narrow`'s view; ``SliceBackward0`` in the
+        lifetime simulator)."""
+        return self.narrow(t, dim, length, step)
+
+    def pad_end(self, t: T, shape: Sequence[int]) -> T:
+        """Funnel's ``pad`` of the repeated rows (:meth:`pad`; its node in the lifetime simulator)."""
+        return self.pad(t, shape)
 
     def keep_other(self, t: T, other: T) -> T:
         """``t *= other`` in place with ``other`` needing no gradient (Funnel's ``cls_mask``): ``mul_`` keeps

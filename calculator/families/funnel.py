@@ -243,11 +243,18 @@ LABELS_ = {
 # FunnelConfig's defaults: gelu_new, hidden and attention dropout 0.1, activation dropout 0,
 # separate_cls, truncate_seq and pool_q_only on (no form field changes them).
 #
-# The peak (issue 32): the program declares every release of the forward, so the inference span is replayed exactly
-# (eager, fp32 or bf16; Funnel has no SDPA and no gradient checkpointing in transformers 5.23). The training step
-# keeps its proven bounds: its backward (the einsums' permuted gradients, ``positional_attn *= cls_mask`` in place on
-# a view, ``where``'s split columns, AccumulateGrad's copies of r_kernel's and seg_embed's strided gradients, the
-# poolings' and the upsampling's backward) is not modelled node by node yet, so the program opts in without a graph only.
+# The peak (issue 32): the program declares every release of the forward, so the inference span and the training
+# step's forward are replayed exactly (eager, fp32 or bf16; Funnel has no SDPA and no gradient checkpointing in
+# transformers 5.23), and its backward is modelled node by node (measured with peak_measure.backward_ledger): the
+# einsums' permuted operands and outputs (LiveSim.einsum_operand / einsum_result: the gradient reshaped to bmm's, a
+# copy where its strides demand; one-wide heads' einsums without a contraction, a broadcast product:
+# LiveSim.einsum_mul), ``positional_attn *= cls_mask`` in place on a view of the einsum's output
+# (AsStridedBackward0 + CopySlices), ``token_type_attn *= cls_mask`` (MulBackward0), ``where`` over split's two columns
+# (LiveSim.split_where), AccumulateGrad's copies of r_kernel's and seg_embed's permuted gradients (summed first when
+# block_repeats runs a layer again), the query's gradients summed in their permuted layout, the poolings' slices, cat
+# and avg/max pooling, the upsampling's repeat_interleave, pad and slices. Not modelled (the step keeps its proven
+# bounds there, LiveSim.failed says why): LoRA on post_proj when d_head = 1 (at::linear's matmul path on a strided
+# view, LiveSim.linear_strided); Funnel under autocast is refused (CostModel.autocast).
 
 
 def _rel_len(n: int, block: int, pos: list[int], stride: int, pooled: list[int] | None = None, shift: int = 1) -> int:
@@ -551,11 +558,11 @@ def step_relative_shift(sim: Sim, a: str, q: T, j: int, block: int, inputs: Inpu
     biased = sim.add(q, bias)
     positional = einsum(sim, "binh,tnh->bnit", biased, r_head)
     sim.release(biased)
-    positional = sim.narrow(sim.reshape(positional, (b, n, rows, i)), 2, rows - shift)
+    positional = sim.slice_dim(sim.reshape(positional, (b, n, rows, i)), 2, rows - shift)
     positional = sim.reshape(positional, (b, n, i, rows - shift))
     if rows - shift < j:  # ``positional_attn *= cls_mask`` cannot broadcast in place: PyTorch fails
         raise CalcError("costs_funnel_short", value=inputs.length, block=block)
-    positional = sim.narrow(positional, 3, j)
+    positional = sim.slice_dim(positional, 3, j)
     return sim.end_scope(mark, sim.keep_other(positional, inputs.cls))
 
 
@@ -569,7 +576,7 @@ def step_token_type(sim: Sim, a: str, q: T, inputs: Inputs) -> T:
     bias = einsum(sim, "bind,snd->bnis", biased, sim.parameter(a + "seg_embed", sim.shapes[a + "seg_embed"]))
     sim.release(biased)
     condition = sim.expand(sim.view(inputs.types, (b, 1, i, j)), (b, n, i, j))
-    attn = sim.where(condition, sim.expand(sim.narrow(bias, 3, 1), (b, n, i, j)))
+    attn = sim.split_where(condition, bias, (b, n, i, j))
     return sim.end_scope(mark, sim.keep_other(attn, inputs.cls))
 
 
@@ -599,7 +606,8 @@ def step_pool(sim: Sim, x: T, mode: str) -> T:
     returns unless the pooling keeps it), pool pairs, ``[:, 0]``."""
     b, n, d = x.shape
     mark = sim.scope()
-    joined = sim.concat([sim.narrow(x, 1, 1), sim.narrow(x, 1, n - 1)], 1)
+    suffix = sim.slice_dim(x, 1, n - 1)  # tensor[:, :-1] first, then tensor[:, :1] (the order of their nodes)
+    joined = sim.concat([sim.slice_dim(x, 1, 1), suffix], 1)
     pooled = sim.pool_pairs(sim.view(joined, (b, 1, n, d)), mode)
     return sim.select(sim.end_scope(mark, pooled), 1)
 
@@ -644,11 +652,12 @@ def upsample(sim: Sim, x: T, stride: int, target: int) -> T:
     (``repeat_interleave``), padded by stride − 1 rows, cut to L − 1, the first token concatenated before."""
     b, m, d = x.shape
     mark = sim.scope()
-    rest = sim.narrow(x, 1, m - 1)
+    cls = sim.slice_dim(x, 1, 1)  # x[:, :1] first, then x[:, 1:] (the order of their nodes)
+    rest = sim.slice_dim(x, 1, m - 1)
     repeated = sim.repeat_rows(rest, stride)
-    padded = sim.pad(repeated, (b, (m - 1) * stride + stride - 1, d))
+    padded = sim.pad_end(repeated, (b, (m - 1) * stride + stride - 1, d))
     sim.release(repeated)
-    out = sim.concat([sim.narrow(x, 1, 1), sim.narrow(padded, 1, target - 1)], 1)
+    out = sim.concat([cls, sim.slice_dim(padded, 1, target - 1)], 1)
     sim.release(padded)
     return sim.end_scope(mark, out)
 
@@ -683,9 +692,8 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     c = inv.config
     prefix = bert.step_prefix(inv)
     full = inv.architecture in FULL
-    if not sim.grad_mode:  # the inference forward: every release declared below
-        sim.exact_lifetimes()
-        sim.exact_forward()
+    sim.exact_lifetimes()  # every release declared below, every node of the backward modelled (issue 32)
+    sim.exact_forward()
     model = sim.scope()
     ids = sim.ids((b, n))
     mask = sim.fresh((b, n), "aten.ones", 4)

@@ -243,6 +243,7 @@ LIFETIME_FAMILIES += ("big_bird",)  # original_full (LIFETIME_DRAW); block-spars
 LIFETIME_FAMILIES += ("deberta",)  # DebertaLayerNorm op by op, the fused Q/K/V split (LIFETIME_DRAW: no talking heads)
 LIFETIME_FAMILIES += ("ibert",)  # quant_mode false: IntLayerNorm op by op, each QuantAct's range update and buffer swap
 LIFETIME_FAMILIES += ("neomme",)  # its RMSNorm, partial rotary, exclusive self-attention and gate op by op
+LIFETIME_FAMILIES += ("funnel",)  # einsums, the cls mask in place on a view, where's columns, pooling, upsampling
 ACTIVATION_RANDOM = int(os.environ.get("PEAK_ACTIVATION_RANDOM", str(max(2, PER_FAMILY * 3 // 4))))
 
 
@@ -648,6 +649,8 @@ FORWARD_PARTIAL += ("ultravbert",)  # UltraBERT's: an even head size
 FORWARD_PARTIAL += ("mobilebert",)  # its MLM head (the concatenated [H, V] matrix) keeps its bounds
 FORWARD_PARTIAL += ("squeezebert", "convbert")  # LoRA on a convolution of a bf16 model keeps its bounds
 FORWARD_PARTIAL += ("big_bird",)  # question answering (its token types made from the ids) claims nothing
+FORWARD_EXACT += ("funnel",)
+FORWARD_PARTIAL += ("funnel",)  # LoRA on post_proj when d_head = 1 (its input a strided view) keeps its bounds
 
 
 def forward_case(model_type: str, index: int) -> dict[str, Any] | None:
