@@ -30,7 +30,7 @@ import random
 from typing import Any, Mapping
 
 from ..config import MAX_LAYERS, Field
-from ..costs import CostModel, Sim, T, activation_key, dropouts
+from ..costs import CostModel, Sim, T, activation_key, dropouts, no_buffers
 from ..errors import CalcError
 from ..formula import Formula, FormulaLine, head_line
 from ..i18n import pick
@@ -323,7 +323,7 @@ def step_check(inv: Inventory) -> None:
 
 COSTS = CostModel(step_program, lambda c: c["max_position_embeddings"],
                   architectures=("PerceiverForMaskedLM", "PerceiverForSequenceClassification"),
-                  check=step_check, checkpointing=False, autocast=True,
+                  check=step_check, checkpointing=False, autocast=True, buffers=no_buffers,
                   keys=(activation_key("gelu"), *dropouts("attention_probs_dropout_prob")))
 
 
