@@ -305,7 +305,8 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     decoder. The masked-LM decoder's queries are its P trainable positions, whatever L: logits [B, P, V], the
     byte table's transpose as the output projection (``matmul``), plus ``embedding_decoder.bias``.
 
-    Every release is declared (the forward replayed op by op, :meth:`~.ops.Ops.exact_forward`):
+    Every release is declared (the forward replayed op by op, :meth:`~.ops.Ops.exact_forward`; under bf16 autocast
+    too: each Linear's copies, the decoder's ``matmul`` by the table's transpose a fresh copy each step):
     ``PerceiverModel.forward`` names the preprocessor's two outputs (``inputs``, ``inputs_without_pos``) until it
     returns; its ``PerceiverModelOutput`` (the decoder's output and the latents) lives until the class's forward
     returns."""
@@ -314,6 +315,7 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     e = prefix + "input_preprocessor."
     sim.exact_lifetimes()
     sim.exact_forward()
+    sim.exact_autocast()
     model = sim.scope()  # PerceiverModel.forward
     pre = sim.scope()  # PerceiverTextPreprocessor.forward
     words = sim.embedding(e + "embeddings", sim.ids((b, n)), first=True)
