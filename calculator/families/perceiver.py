@@ -19,6 +19,10 @@ The classes counted are the text ones, as transformers builds them from a config
 * ``PerceiverForSequenceClassification``: the same preprocessor and encoder, and one trainable query
   (1 × d_latents) that cross-attends to the latents, then ``final_layer`` (d_latents → num_labels).
 
+The peak of live memory (issue 32) is replayed op by op for the two text classes the step covers, float32, bf16 or
+under bf16 autocast, any plan, and inference: :func:`step_program` names every tensor as ``modeling_perceiver.py``
+does, and ``LiveSim`` records each node as ``backward_ledger`` measured it.
+
 Not covered: the image classes (``PerceiverForImageClassificationLearned``, ``…Fourier``,
 ``…ConvProcessing``), ``PerceiverForOpticalFlow`` and ``PerceiverForMultimodalAutoencoding``, whose
 preprocessors and decoders read ``image_size``, ``train_size``, ``num_frames``, ``audio_samples_per_frame``,
