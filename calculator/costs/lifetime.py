@@ -1460,10 +1460,13 @@ class LiveSim(Sim):
         """``a + b`` of one shape and dtype, laid out as ``a`` (``AddBackward0``: the gradient itself to both)."""
         self._begin()
         self._labelled("add")
-        out = self._laid_out(a, a.grad or b.grad, "aten.add")
+        # Under autocast a bf16 tensor plus a float32 one promotes (NeoMME's V plus its float32 value embeddings):
+        # the sum float32, the bf16 side's gradient cast back by validate_outputs (_add_backward).
+        promoted = self.lower is not None and a.itemsize != b.itemsize
+        out = self._laid_out(a, a.grad or b.grad, "aten.add", max(a.itemsize, b.itemsize) if promoted else None)
         if not out.grad:
             return out
-        if a.shape != b.shape or a.itemsize != b.itemsize:
+        if a.shape != b.shape or (a.itemsize != b.itemsize and not promoted):
             self.fail("a broadcasting or promoting add")
         return self._node("AddBackward0", [self._edge(a), self._edge(b)], self._add_backward(a, b), out)
 
@@ -2183,13 +2186,16 @@ class LiveSim(Sim):
         out = self._laid_out(t, s.grad or t.grad, "aten.mul")
         if not out.grad:
             return out
-        if s.shape or s.itemsize != t.itemsize:
+        # Under autocast a float32 0-dim factor times a bf16 tensor (NeoMME's ``lambdas[0] * x``): a 0-dim tensor does
+        # not promote, so the product is bf16, and validate_outputs casts the factor's summed gradient to float32.
+        widened = self.lower is not None and not s.shape and s.itemsize > t.itemsize
+        if s.shape or (s.itemsize != t.itemsize and not widened):
             self.fail("a product by a tensor that is not a 0-dim scalar of the same dtype")
         if s.grad:
             self.save(t)
         if t.grad:
             self.save(s)
-        shape, size = t.shape, t.itemsize
+        shape, size, s_size = t.shape, t.itemsize, s.itemsize
 
         def run(bw: Backward, g: T) -> list[T | None]:
             full = bw.alloc(shape, size, "aten.mul") if s.grad else None
@@ -2198,6 +2204,9 @@ class LiveSim(Sim):
             if full is not None:
                 gs = bw.alloc((), size, "aten.sum")
                 bw.drop(full.storage)
+                if s_size != size:  # validate_outputs: sum_to, then the cast to the factor's dtype
+                    low, gs = gs, bw.alloc((), s_size, "aten._to_copy")
+                    bw.drop(low.storage)
             return [gs, gt]
         return self._node("MulBackward0", [self._edge(s), self._edge(t)], run, out)
 

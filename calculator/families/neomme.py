@@ -36,8 +36,11 @@ each layer's window (``sliding_window``, and ``per_layer_config`` where the conf
 The peak of live memory (issue 32) is replayed op by op for the three classes, eager or SDPA, float32 or bf16, any
 plan, non-reentrant checkpointing, and inference: the program names every tensor as ``modeling_neomme.py`` does
 (each layer's window mask and every kind's cos and sin made before the layers with their temporaries, kept to the
-model's end) and ``LiveSim`` records each operation's autograd node as ``backward_ledger`` measured it. Under
-autocast the peak claims nothing (its casts are not modelled here).
+model's end) and ``LiveSim`` records each operation's autograd node as ``backward_ledger`` measured it. Under bf16
+autocast too (measured with LiveBytes): ``lambdas[i] * x`` by a float32 0-dim factor stays bf16 (its gradient summed,
+then cast to float32), V plus the float32 value embeddings promotes, eager attention's window mask is made in the
+embeddings' bf16, the retrieval head's ``.to(proj.weight.dtype)`` is a float32 copy, and the decoder's
+``unembedding_projection`` copy is autocast's cached one at inference too.
 """
 from __future__ import annotations
 
@@ -362,12 +365,12 @@ def rotate(sim: Sim, q: T, k: T, rotary: tuple[T, T]) -> tuple[T, T]:
     return out[0], out[1]
 
 
-def window_mask(sim: Sim, b: int, n: int) -> T:
+def window_mask(sim: Sim, b: int, n: int, size: int) -> T:
     """``create_bidirectional_sliding_window_mask`` without a padding mask, from L = the window on (below it the
     mask functions return None): the batch, head and index ``arange``s, ``|q - kv| <= window``, the bitwise ands
     (each temporary freed where measured); under SDPA that bool [L, L] is the mask (expanded [B, 1, L, L]); eager
-    attention's ``where`` makes the additive float [B, 1, L, L] one. Named until the model's forward returns."""
-    size = sim.itemsize
+    attention's ``where`` makes the additive float [B, 1, L, L] one, in the embeddings' dtype (``size`` bytes: bf16
+    under autocast, measured). Named until the model's forward returns."""
     sim.transients((8 * b, 8, 8 * n, 8 * n, 8 * n, 8 * n, 1, 8 * n * n, 8 * n * n, n * n, n * n, n),
                    (12, 12, 3, 12, 5, 12, 10, 8, 9, 10, 12, 12),
                    ("aten.arange", "aten.arange", "aten.arange", "aten.add", "aten.arange", "aten.add",
@@ -554,7 +557,7 @@ def step_body(sim: Sim, inv: Inventory, b: int, n: int) -> T:
     x = initial = sim.rebind(x, rms_norm(sim, x))
     kinds = layer_kinds(c)
     windows = layer_windows(kinds, step_value(inv, "sliding_window", DEFAULT_WINDOW), c.get("per_layer_config"))
-    masks = [window_mask(sim, b, n) if w is not None and n >= w else None for w in windows]
+    masks = [window_mask(sim, b, n, initial.itemsize) if w is not None and n >= w else None for w in windows]
     # cos and sin .to(x.dtype), x the embedding norm's output: bf16 under autocast; one pair per kind (the set's
     # order is the hash's: sorted here)
     tables = {kind: rotary_tables(sim, b, n, rotated_width(c, kind), initial.itemsize) for kind in sorted(set(kinds))}
@@ -601,11 +604,12 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     ``F.normalize``, ``masked_fill`` by the all-ones mask) and its mean-pooled dense vector, beside the hidden state.
 
     Replayed op by op (issue 32) where the lifetime simulator models every operation: eager attention or SDPA, in
-    the model's dtype (float32 or bf16), any plan, non-reentrant checkpointing; autocast keeps its bounds."""
+    the model's dtype (float32 or bf16) or under bf16 autocast, any plan, non-reentrant checkpointing."""
     kind = bert.step_task(inv)
     if not (sim.checkpointing and sim.reentrant):
         sim.exact_lifetimes()
         sim.exact_forward()
+        sim.exact_autocast()
     seq = step_body(sim, inv, b, n)
     if kind == "":
         return [seq]
@@ -613,14 +617,20 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
         name = "unembedding_projection.weight"
         w = sim.parameter(name, inv_shape(inv, name))
         # under autocast ``hidden @ weight`` reads the weight itself: a trained one's bf16 copy is autocast's cached
-        # one (the embedding projection's, when tied), a frozen one's a fresh copy
-        copy = sim.weight_copy(sim.storage_name(name), w.shape, w.grad)
+        # one (the embedding projection's, when tied), a frozen one's a fresh copy. Whether it trains, not whether it
+        # gets a gradient: under no_grad (inference) autocast still caches a parameter that requires grad.
+        copy = sim.weight_copy(sim.storage_name(name), w.shape, sim.param_trains(name))
         low = sim.matmul_matrix(seq, w if copy is None else copy)
         return [sim.linear("lm_head", low)]
     mark = sim.scope()  # NeoMMEForRetrieval.forward
     sim.constant_by("aten.ones", (b, n), 1)  # attention_mask, named until the forward returns
     head = sim.scope()  # NeoMMEMultiVectorHead.forward
-    tokens = sim.linear("multi_vector_head.proj", seq)
+    if seq.itemsize != sim.itemsize:  # autocast: hidden_states.to(self.proj.weight.dtype), a float32 copy, an argument
+        wide = sim.to_dtype(seq, sim.itemsize)
+        tokens = sim.linear("multi_vector_head.proj", wide)
+        sim.release(wide)
+    else:
+        tokens = sim.linear("multi_vector_head.proj", seq)
     tokens = sim.rebind(tokens, normalize(sim, tokens))
     flipped = sim.constant_by("aten.bitwise_not", (b, n, 1), 1)  # ~attention_mask.bool().unsqueeze(-1)
     tokens = sim.end_scope(head, sim.masked_fill(tokens, flipped))

@@ -19,6 +19,10 @@ The classes counted are the text ones, as transformers builds them from a config
 * ``PerceiverForSequenceClassification``: the same preprocessor and encoder, and one trainable query
   (1 × d_latents) that cross-attends to the latents, then ``final_layer`` (d_latents → num_labels).
 
+The peak of live memory (issue 32) is replayed op by op for the two text classes the step covers, float32, bf16 or
+under bf16 autocast, any plan, and inference: :func:`step_program` names every tensor as ``modeling_perceiver.py``
+does, and ``LiveSim`` records each node as ``backward_ledger`` measured it.
+
 Not covered: the image classes (``PerceiverForImageClassificationLearned``, ``…Fourier``,
 ``…ConvProcessing``), ``PerceiverForOpticalFlow`` and ``PerceiverForMultimodalAutoencoding``, whose
 preprocessors and decoders read ``image_size``, ``train_size``, ``num_frames``, ``audio_samples_per_frame``,
@@ -30,7 +34,7 @@ import random
 from typing import Any, Mapping
 
 from ..config import MAX_LAYERS, Field
-from ..costs import CostModel, Sim, T, activation_key, dropouts
+from ..costs import CostModel, Sim, T, activation_key, dropouts, no_buffers
 from ..errors import CalcError
 from ..formula import Formula, FormulaLine, head_line
 from ..i18n import pick
@@ -241,10 +245,10 @@ def perceiver_config() -> dict[str, Any]:
 
 def expanded(sim: Sim, name: str, b: int) -> T:
     """A parameter [n, w] as ``param.expand(B, -1, -1)`` reads it (the latents, a decoder's query positions): a
-    view of the parameter's storage, which no figure counts."""
-    p = sim.param(name)
-    n, w = p.shape
-    return T((b, n, w), (0, w, 1), p.storage, p.grad, p.itemsize)
+    view of the parameter's storage, which no figure counts; its ``ExpandBackward0`` sums the gradient back to
+    [n, w] (``sum_to`` over the new leading dimension: a new tensor even at B 1)."""
+    n, w = sim.shapes[name]
+    return sim.expand_summed(sim.view(sim.parameter(name, (n, w)), (1, n, w)), (b, n, w))
 
 
 def step_layer(sim: Sim, p: str, x: T, inputs: T | None, heads: int, residual: bool = True) -> T:
@@ -254,10 +258,18 @@ def step_layer(sim: Sim, p: str, x: T, inputs: T | None, heads: int, residual: b
     heads (views), ``matmul`` (copies where strides demand, as BERT's), ``/ sqrt(d)`` (keeps nothing), no mask
     (``input_ids`` alone give none), softmax (keeps its output), dropout, ``matmul`` by V, permuted back (a copy);
     the output dense, the query residual where the layer has one; then ``layernorm``, the MLP (``hidden_act``)
-    and the residual."""
+    and the residual.
+
+    Every name's release is declared (the forward replayed exactly): each function's locals die as it returns,
+    a rebound name's old tensor as it is rebound (``attention_scores``, ``attention_probs``, ``context_layer``,
+    ``attention_output``, ``hidden_states`` in the MLP, ``layer_output``), unless autograd keeps it; the scaled
+    scores keep their name beside ``attention_probs`` until the function returns."""
     a = p + "attention.self."
     drop = sim.drops("attention_probs_dropout_prob")
     b, nq, _ = x.shape
+    layer = sim.scope()  # PerceiverLayer.forward
+    attention = sim.scope()  # PerceiverAttention.forward: self_outputs named until it returns
+    own = sim.scope()  # PerceiverSelfAttention.forward
     q_in = sim.layer_norm(a + "layernorm1", x)
     kv = sim.layer_norm(a + "layernorm2", inputs) if inputs is not None else q_in
     nk = kv.shape[1]
@@ -265,17 +277,29 @@ def step_layer(sim: Sim, p: str, x: T, inputs: T | None, heads: int, residual: b
     def split(t: T, n: int) -> T:
         return sim.transpose(sim.view(t, (b, n, heads, t.shape[-1] // heads)), 1, 2)
 
-    q = split(sim.linear(a + "query", q_in), nq)
-    k = split(sim.linear(a + "key", kv), nk)
-    v = split(sim.linear(a + "value", kv), nk)
-    scores = sim.pointwise(sim.bmm(q, sim.transpose(k, 2, 3)))  # / sqrt(d)
-    probs = sim.dropout(sim.keep_output(scores), drop)
-    context = sim.contiguous(sim.transpose(sim.bmm(probs, v), 1, 2))
-    out = sim.linear(p + "attention.output.dense", sim.reshape(context, (b, nq, v.shape[1] * v.shape[3])))
+    # The three projections first, then transpose_for_scores on each (the views' nodes after the Linears': the
+    # backward runs every head view, Q's copy too, before the first Linear's).
+    queries, keys, values = sim.linear(a + "query", q_in), sim.linear(a + "key", kv), sim.linear(a + "value", kv)
+    q, k, v = split(queries, nq), split(keys, nk), split(values, nk)
+    product = sim.bmm(q, sim.transpose(k, 2, 3))
+    scores = sim.rebind(product, sim.divided(product))  # attention_scores / math.sqrt(q_head_dim)
+    probs = sim.keep_output(scores)  # attention_probs = nn.Softmax(dim=-1)(...): the scores keep their name
+    probs = sim.rebind(probs, sim.dropout(probs, drop))
+    context = sim.bmm(probs, v)
+    context = sim.rebind(context, sim.contiguous(sim.transpose(context, 1, 2)))
+    context = sim.end_scope(own, sim.reshape(context, (b, nq, v.shape[1] * v.shape[3])))
+    out = sim.linear(p + "attention.output.dense", context)
     if residual:
-        out = sim.add(out, x)
-    inner = sim.act("hidden_act", sim.linear(p + "mlp.dense1", sim.layer_norm(p + "layernorm", out)))
-    return sim.add(sim.linear(p + "mlp.dense2", inner), out)
+        out = sim.rebind(out, sim.add(out, x))
+    out = sim.end_scope(attention, out)
+    chunk = sim.scope()  # feed_forward_chunk: the LayerNorm's output named until the MLP returns
+    normed = sim.layer_norm(p + "layernorm", out)
+    mlp = sim.scope()  # PerceiverMLP.forward: hidden_states rebound by each step
+    inner = sim.linear(p + "mlp.dense1", normed)
+    inner = sim.rebind(inner, sim.act("hidden_act", inner))
+    inner = sim.end_scope(mlp, sim.rebind(inner, sim.linear(p + "mlp.dense2", inner)))
+    inner = sim.end_scope(chunk, sim.rebind(normed, inner))
+    return sim.end_scope(layer, sim.rebind(inner, sim.add(inner, out)))
 
 
 def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
@@ -283,32 +307,52 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     byte table, plus a position table read at ``torch.arange(L)``, a fresh int64 tensor), the latents expanded
     to the batch, the cross-attention, ``num_blocks`` × the self-attention layers (shared weights), then the
     decoder. The masked-LM decoder's queries are its P trainable positions, whatever L: logits [B, P, V], the
-    byte table's transpose as the output projection (``matmul``), plus ``embedding_decoder.bias``."""
+    byte table's transpose as the output projection (``matmul``), plus ``embedding_decoder.bias``.
+
+    Every release is declared (the forward replayed op by op, :meth:`~.ops.Ops.exact_forward`; under bf16 autocast
+    too: each Linear's copies, the decoder's ``matmul`` by the table's transpose a fresh copy each step):
+    ``PerceiverModel.forward`` names the preprocessor's two outputs (``inputs``, ``inputs_without_pos``) until it
+    returns; its ``PerceiverModelOutput`` (the decoder's output and the latents) lives until the class's forward
+    returns."""
     c = inv.config
     prefix = inv.arch.prefix
     e = prefix + "input_preprocessor."
-    x = sim.embedding(e + "embeddings", sim.ids((b, n)), first=True)
-    x = sim.add(x, sim.embedding(e + "position_embeddings", sim.ids((n,))))
+    sim.exact_lifetimes()
+    sim.exact_forward()
+    sim.exact_autocast()
+    model = sim.scope()  # PerceiverModel.forward
+    pre = sim.scope()  # PerceiverTextPreprocessor.forward
+    words = sim.embedding(e + "embeddings", sim.ids((b, n)), first=True)
+    positions = sim.embedding(e + "position_embeddings", sim.made_by(sim.ids((n,)), "aten.arange"))
+    x = sim.add(words, positions)
+    sim.release(positions)
+    x = sim.end_scope(pre, x, words)
     z = expanded(sim, prefix + "embeddings.latents", b)
+    # attention_mask = torch.ones((B, L)) (float32), then create_bidirectional_mask: its bool copy and .all() answer
+    # that every token is kept, so it returns None (the name rebound): all three gone before the encoder runs.
+    sim.transients((4 * b * n, b * n, 1), (2, 2, 2), ("aten.ones", "aten._to_copy", "aten.all"))
     z = step_layer(sim, prefix + "encoder.cross_attention.", z, x, c["num_cross_attention_heads"],
                    c.get("use_query_residual", True))
     for _ in range(c["num_blocks"]):
         for i in range(c["num_self_attends_per_block"]):
-            z = step_layer(sim, f"{prefix}encoder.self_attends.{i}.", z, None, c["num_self_attention_heads"])
+            z = sim.rebind(z, step_layer(sim, f"{prefix}encoder.self_attends.{i}.", z, None,
+                                         c["num_self_attention_heads"]))
     if inv.arch.task == Task.MASKED_LM:
         d = prefix + "decoder."
         queries = expanded(sim, d + "output_position_encodings.position_embeddings", b)
         out = step_layer(sim, d + "decoding_cross_attention.", queries, z, 8, residual=False)
+        sim.end_scope(model, out, z)
         rows, width = out.shape[0] * out.shape[1], out.shape[2]
-        table = e + "embeddings.weight"
-        logits = sim.mm(sim.reshape(out, (rows, width)), sim.param_trains(table), rows, width, c["vocab_size"],
-                        (rows, c["vocab_size"]))
-        logits = sim.add(logits, sim.param("embedding_decoder.bias"))
-        return [sim.reshape(logits, (out.shape[0], out.shape[1], c["vocab_size"]))]
+        head = sim.scope()  # PerceiverEmbeddingDecoder.forward
+        logits = sim.matmul_param(sim.reshape(out, (rows, width)), e + "embeddings.weight")
+        logits = sim.rebind(logits, sim.add(logits, sim.parameter("embedding_decoder.bias", (c["vocab_size"],))))
+        return [sim.end_scope(head, sim.reshape(logits, (out.shape[0], out.shape[1], c["vocab_size"])))]
     d = prefix + "decoder.decoder."
     queries = expanded(sim, d + "output_position_encodings.position_embeddings", b)
     out = step_layer(sim, d + "decoding_cross_attention.", queries, z, 1)
-    return [sim.select(sim.linear(d + "final_layer", out), 1)]
+    logits = sim.select(sim.linear(d + "final_layer", out), 1)
+    sim.end_scope(model, logits, z)
+    return [logits]
 
 
 def step_check(inv: Inventory) -> None:
@@ -323,7 +367,7 @@ def step_check(inv: Inventory) -> None:
 
 COSTS = CostModel(step_program, lambda c: c["max_position_embeddings"],
                   architectures=("PerceiverForMaskedLM", "PerceiverForSequenceClassification"),
-                  check=step_check, checkpointing=False, autocast=True,
+                  check=step_check, checkpointing=False, autocast=True, buffers=no_buffers,
                   keys=(activation_key("gelu"), *dropouts("attention_probs_dropout_prob")))
 
 

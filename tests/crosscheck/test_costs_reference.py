@@ -460,6 +460,9 @@ ADJUST_BEFORE = {"mobilebert": adjust_mobilebert, "squeezebert": adjust_squeezeb
                  "convbert": adjust_convbert, "funnel": adjust_funnel, "fnet": heads_for_the_draw,
                  "reformer": lambda rng, raw: raw.setdefault("num_attention_heads", 1),
                  **{mt: lambda rng, raw: raw.setdefault("num_heads", rng.randint(1, 4)) for mt in ("t5", "mt5", "umt5")}}
+# Perceiver's draw may leave its self-attention heads to the default (8) while naming d_latents: draw's width rule
+# reads them (adjust_perceiver draws them again after); no random number used, so every other draw is unchanged.
+ADJUST_BEFORE["perceiver"] = lambda rng, raw: raw.setdefault("num_self_attention_heads", 8)
 ADJUST = {"big_bird": adjust_big_bird, "longformer": adjust_longformer, "deberta-v2": adjust_deberta_v2,
           "modernbert": adjust_modernbert, "deberta": adjust_deberta, "xmod": adjust_xmod,
           "roformer": adjust_roformer, "esm": adjust_esm, "nomic_bert": adjust_nomic_bert,
