@@ -243,6 +243,7 @@ LIFETIME_FAMILIES += ("big_bird",)  # original_full (LIFETIME_DRAW); block-spars
 LIFETIME_FAMILIES += ("deberta",)  # DebertaLayerNorm op by op, the fused Q/K/V split (LIFETIME_DRAW: no talking heads)
 LIFETIME_FAMILIES += ("ibert",)  # quant_mode false: IntLayerNorm op by op, each QuantAct's range update and buffer swap
 LIFETIME_FAMILIES += ("neomme",)  # its RMSNorm, partial rotary, exclusive self-attention and gate op by op
+LIFETIME_FAMILIES += ("yoso",)  # YosoCumulation's custom node, F.normalize's nodes
 ACTIVATION_RANDOM = int(os.environ.get("PEAK_ACTIVATION_RANDOM", str(max(2, PER_FAMILY * 3 // 4))))
 
 
@@ -628,6 +629,7 @@ FORWARD_EXACT += ("big_bird",)
 FORWARD_EXACT += ("deberta",)
 FORWARD_EXACT += ("ibert",)
 FORWARD_EXACT += ("neomme",)
+FORWARD_EXACT += ("yoso",)
 FORWARD_RANDOM = int(os.environ.get("PEAK_FORWARD_RANDOM", str(max(4, PER_FAMILY // 2))))
 #: Families drawn more often there: half of ModernBERT's draws are refused (LoRA targets BERT's names), and its peak
 #: lies in the forward only where little is saved.
