@@ -116,6 +116,7 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
         raise CalcError("costs_forward_fails", key="dtype", value="bf16")
     sim.exact_lifetimes()  # every op modelled (autocast: the cumulation fails in LiveSim, bounds kept)
     sim.exact_forward()  # every name's release declared below
+    sim.exact_autocast()  # bf16 autocast: the cumulation on the projections' bf16 outputs (no copy), the promoted mask
     model = sim.scope()  # YosoModel.forward
     if c.get("pad_token_id", 1) is not None:  # warn_if_padding_and_no_attention_mask
         sim.transients((16, 16 * b, 2 * b, 1), (1, 3, 3, 3), ("aten.lift_fresh", "aten.index", "aten.eq", "aten.any"))

@@ -877,6 +877,7 @@ AUTOCAST_EXACT += ("mobilebert",)
 AUTOCAST_EXACT += ("fnet",)  # fftn on CPU autocast's float32 list: a bf16 input cast to float32 first
 AUTOCAST_EXACT += ("big_bird",)  # original_full (LIFETIME_DRAW): BERT's layer; block-sparse fails in PyTorch under autocast
 AUTOCAST_EXACT += ("convbert",)  # the strided and grouped linears' casts, the separable convolution's copies
+AUTOCAST_EXACT += ("yoso",)  # the cumulation on bf16 projections, the values times the float32 mask promoted
 AUTOCAST_RANDOM = int(os.environ.get("PEAK_AUTOCAST_RANDOM", str(max(4, PER_FAMILY // 2))))
 
 
