@@ -1120,7 +1120,9 @@ class LiveSim(Sim):
         self._node("CopySlices", [base, self._edge(b)], copy_slices, handle, [])
         copy = self.edge.pop(id(handle))
         self._view_bases[a.storage] = copy
-        self._node("AsStridedBackward0", [copy], lambda bw, g: [bw.alloc(flat, size, "aten.as_strided_backward")],
+        # as_strided_backward's storage is its ``grad.new_zeros(...)`` (what LiveBytes names it by; measured on YOSO's
+        # context, whose view of the normalized context takes the convolution in place)
+        self._node("AsStridedBackward0", [copy], lambda bw, g: [bw.alloc(flat, size, "aten.new_zeros")],
                    out, [])
         return out
 
@@ -1841,7 +1843,17 @@ class LiveSim(Sim):
             return out
         if other.grad:
             self.fail("a product whose both factors need a gradient")
-        return self._pointwise_backward("DivBackward0" if op == "aten.div" else "MulBackward0", op, t, out)
+        name = "DivBackward0" if op == "aten.div" else "MulBackward0"
+        if out.itemsize != t.itemsize:  # autocast promoted a bf16 ``t`` (YOSO's values times the float32 mask)
+            shape, wide, narrow = t.shape, out.itemsize, t.itemsize
+
+            def promoted(bw: Backward, g: T) -> list[T | None]:
+                full = bw.alloc(shape, wide, op)  # ``grad * other`` in the result's dtype
+                cast = bw.alloc(shape, narrow, "aten._to_copy")  # validate_outputs casts it to ``t``'s
+                bw.drop(full.storage)
+                return [cast]
+            return self._node(name, [self._edge(t)], promoted, out)
+        return self._pointwise_backward(name, op, t, out)
 
     def plus_scalar(self, t: T) -> T:
         """``t + 0`` (``score += x`` with ``score = 0``): a new tensor; ``AddBackward`` hands the gradient on."""
@@ -2266,6 +2278,75 @@ class LiveSim(Sim):
             if w is not None:  # autocast: the weight's gradient (bf16) to its copy's ToCopyBackward0
                 nexts[1] = self._edge(w) if w_grad else None
             return self._node("ConvolutionBackward0", nexts, run, out)
+
+    # -- YOSO's attention (issue 32; facts measured with tests/crosscheck/peak_measure.backward_ledger)
+
+    def yoso_cumulation(self, mask: T, q: T, k: T, v: T, grad_strides: Sequence[int] | None = None) -> T:
+        """``YosoCumulation.apply`` (``use_expectation``), a custom ``autograd.Function``. Its forward runs without
+        a graph: ``matmul(Q, Kᵀ)``, ``acos``, ``/ π``, ``1 -``, ``** hash_code_len`` (each [BA, L, L] result freeing the
+        previous one), ``* mask[:, :, None] * mask[:, None, :]`` (the power, named ``expectation``, freed with the
+        first product once the second is made), then ``matmul(E, V)``;
+        ``ctx.save_for_backward`` keeps the int32 mask, E, Q, K and V. Its backward (one node): ``grad``
+        made contiguous (a copy only if it is not: ``grad_strides`` is the program's word for how it arrives, since
+        the engine's sum of two gradients is contiguous where PyTorch's keeps their layout), ``matmul(grad, Vᵀ)``
+        and ``* E`` (the product freed),
+        ``(hash_code_len / 2) * K`` and the product by it (Q's gradient; the scaled K freed), the same for K's,
+        ``matmul(Eᵀ, grad)`` (V's), the weighted E freed as it returns; a gradient for an input that needs none is
+        made anyway and dropped by the engine."""
+        self._begin()
+        if self.lower is not None and any(t.itemsize != self.lower for t in (q, k, v)):
+            self.fail("YOSO's cumulation under autocast on float32 inputs")  # matmul's copies: not measured
+        ba, n, d = q.shape
+        flops = 2 * ba * n * d * n
+        grad = bool((q.grad or k.grad or v.grad) and self.grad_mode)
+        first, second = self.record("bmm", flops), self.record("bmm", flops)  # Q Kᵀ, E V (as Ops.yoso_cumulation)
+        if grad:
+            first.backward += 2 * flops
+            second.backward += 2 * flops
+        size = q.itemsize
+        mark = self.scope()  # YosoCumulation.forward
+        self._labelled("matmul", "aten.bmm")
+        e = self.new((ba, n, n), False, size)
+        for aten in ("aten.acos", "aten.div", "aten.rsub", "aten.pow"):
+            self._labelled(aten.replace("aten.", ""), aten)
+            nxt = self.new((ba, n, n), False, size)
+            self.release(e)  # the expression's temporary
+            e = nxt
+        self._labelled("mul", "aten.mul")
+        once = self.new((ba, n, n), False, size)  # expectation * query_mask[:, :, None]
+        masked = self.new((ba, n, n), False, size)  # * key_mask[:, None, :]
+        self.release(once, e)  # the temporary, and the name's old value as the line rebinds it
+        e = masked
+        self._labelled("matmul", "aten.bmm")
+        out = self.new((ba, n, d), grad, size)
+        if not grad:
+            return self.end_scope(mark, out)
+        for t in (mask, e, q, k, v):
+            self.save(t)
+        square, kq = (ba, n, n), (ba, n, d)
+        k_strides, q_strides = _dense_strides(k.shape, k.strides), _dense_strides(q.shape, q.strides)
+
+        def run(bw: Backward, g: T) -> list[T | None]:
+            strided = not is_contiguous(g if grad_strides is None else T(g.shape, tuple(grad_strides), g.storage, True,
+                                                                           g.itemsize))
+            copy = bw.alloc(g.shape, g.itemsize, "aten.clone") if strided else None  # to_contiguous(grad)
+            product = bw.alloc(square, size, "aten.bmm")  # matmul(grad, value.transpose(-1, -2))
+            weighted = bw.alloc(square, size, "aten.mul")  # * expectation
+            bw.drop(product.storage)
+            scaled = bw.alloc(kq, size, "aten.mul", k_strides)  # (hash_code_len / 2) * key
+            gq = bw.alloc(kq, size, "aten.bmm")
+            bw.drop(scaled.storage)
+            scaled = bw.alloc(kq, size, "aten.mul", q_strides)  # (hash_code_len / 2) * query
+            gk = bw.alloc(kq, size, "aten.bmm")
+            bw.drop(scaled.storage)
+            gv = bw.alloc(kq, size, "aten.bmm")  # matmul(expectation.transpose(-1, -2), grad)
+            bw.drop(weighted.storage)  # weighted_exp, a local of the backward
+            if copy is not None:
+                bw.drop(copy.storage)
+            return [gq, gk, gv]
+        self._labelled("YosoCumulation")
+        out = self._node("YosoCumulationBackward", [self._edge(q), self._edge(k), self._edge(v)], run, out)
+        return self.end_scope(mark, out)
 
     # -- FNet's Fourier mixing (issue 32; facts measured with tests/crosscheck/peak_measure.backward_ledger)
 

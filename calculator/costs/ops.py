@@ -1294,3 +1294,27 @@ class Ops:
         return T(t.shape, t.strides if strides is None else tuple(strides), t.storage, t.grad,
                  t.itemsize if itemsize is None else itemsize)
 
+
+    # -- YOSO's attention (issue 32: its custom autograd Function replayed node by node in LiveSim)
+
+    def yoso_cumulation(self, mask: T, q: T, k: T, v: T, grad_strides: Sequence[int] | None = None) -> T:
+        """``YosoCumulation.apply`` with ``use_expectation``, a custom autograd Function: its forward, run without a
+        graph, computes E = (1 - acos(Q Kᵀ) / π)^hash_code_len, masked, and E·V (two ``bmm``, 2·BA·L·L·d each); it
+        saves the mask, E, Q, K and V. Its own backward runs four ``bmm`` of the same size (∂L/∂out·Vᵀ, then the
+        gradients of Q, K and V), whichever inputs need a gradient. Under autocast both matmuls run in bf16 (the
+        Function's forward is inside the autocast region): E and the output are bf16. ``grad_strides``: how the
+        output's gradient arrives laid out (its backward copies it if not contiguous; only the lifetime simulator
+        uses it)."""
+        ba, n, d = q.shape
+        flops = 2 * ba * n * d * n
+        grad = (q.grad or k.grad or v.grad) and self.grad_mode
+        first = self.record("bmm", flops)  # Q Kᵀ
+        size = self.lower or q.itemsize
+        expectation = self.new((ba, n, n), False, size)
+        second = self.record("bmm", flops)  # E V
+        if grad:
+            first.backward += 2 * flops
+            second.backward += 2 * flops
+            for t in (mask, expectation, q, k, v):
+                self.save(t)
+        return self.new((ba, n, d), grad, size)

@@ -249,7 +249,7 @@ def project_heads(sim: Sim, s: str, x: T, heads: int) -> tuple[T, T, T]:
 
 
 def merge_heads(sim: Sim, context: T, conv: T | None, shape: tuple[int, int, int]) -> T:
-    """The end of Nyströmformer's and YOSO's attention: ``context_layer += conv`` when the values' convolution runs
+    """The end of Nyströmformer's attention: ``context_layer += conv`` when the values' convolution runs
     (in place: the context needs a gradient where the convolution's output does), then ``permute(0, 2, 1, 3)
     .contiguous()`` (a copy) viewed as [B, L, H]."""
     if conv is not None:
@@ -293,6 +293,13 @@ def classification_step(sim: Sim, seq: T, pooled: T | None, dropout_key: str) ->
     return [sim.end_scope(mark, sim.rebind(x, sim.linear("classifier.out_proj", x)))]
 
 
+def qa_step(sim: Sim, seq: T, pooled: T | None, dropout_key: str) -> list[T]:
+    """``qa_outputs``, then ``logits.split(1, dim=-1)`` and ``squeeze(-1)``: views, no copy (unlike BERT's head,
+    Nyströmformer's and YOSO's call no ``.contiguous()``; measured on YOSO: two copies were counted that PyTorch
+    never makes, 64 bytes too many at a forward peak that lay at the head)."""
+    return sim.split_views(sim.linear("qa_outputs", seq))
+
+
 #: Nyströmformer's (and YOSO's) classes, by task: each head's tensors and its forward. BERT's MLM head;
 #: the classification head above; dropout then ``classifier``; ``qa_outputs`` (its ``__init__`` sets
 #: ``config.num_labels = 2`` first, whatever the config says); multiple choice refused by :func:`step_check`.
@@ -304,7 +311,7 @@ NYSTROMFORMER_HEADS: dict[str, bert.Head] = {
     Task.MULTIPLE_CHOICE: bert.Head(False, multiple_choice_head),
     Task.TOKEN_CLASSIFICATION: bert.Head(False, bert.linear_head("classifier", "num_labels"), uses_num_labels=True,
                                          step=bert.token_classifier_step),
-    Task.QUESTION_ANSWERING: bert.Head(False, bert.linear_head("qa_outputs", 2), step=bert.qa_step),
+    Task.QUESTION_ANSWERING: bert.Head(False, bert.linear_head("qa_outputs", 2), step=qa_step),
 }
 
 

@@ -21,8 +21,8 @@ from ..model import Inventory
 from . import bert, roberta
 from .base import Architecture, Family, Preset, with_defaults, Task
 from .common import BERT_FIELDS, L
-from .nystromformer import (backbone_with, formula_with, merge_heads, multiple_choice_head, project_heads, step_embeddings,
-                            step_heads, step_layer)
+from .nystromformer import (backbone_with, formula_with, multiple_choice_head, project_heads, step_embeddings, step_heads,
+                            step_layer)
 
 FIELDS = with_defaults(BERT_FIELDS, vocab_size=50265, max_position_embeddings=4096, type_vocab_size=1) + (
     Field("conv_window", None, optional=True,
@@ -60,84 +60,82 @@ def yoso_config() -> dict[str, Any]:
 # builds an ``nn.Dropout`` the attention never calls: the step does not read it.
 
 
-def normalize(sim: Sim, t: T) -> T:
-    """``F.normalize(t, p=2, dim=-1)``: ``t / t.norm(dim=-1).clamp_min(eps)``; the norm keeps its input and its
-    output, the division its two operands: ``t``, and the norm and the clamped norm, one number per row."""
-    rows = t.shape[:-1] + (1,)
-    size = t.itemsize  # under autocast the norm and the division run in the input's dtype (bf16 after a linear)
-    if t.grad:
-        sim.save(t)
-        sim.save(sim.new(rows, True, size))  # the norm
-        sim.save(sim.new(rows, True, size))  # clamp_min(eps)
-    return sim.new(t.shape, t.grad, size)
-
-
-def cumulation(sim: Sim, mask: T, q: T, k: T, v: T) -> T:
-    """``YosoCumulation`` (``use_expectation``), a custom autograd Function: its forward, run without a graph,
-    computes E = (1 - acos(Q Kᵀ) / π)^hash_code_len, masked, and E·V (two ``bmm``, 2·BA·L·L·d each); it saves the
-    mask, E, Q, K and V. Its own backward runs four ``bmm`` of the same size (∂L/∂out·Vᵀ, then the gradients of
-    Q, K and V), whichever inputs need a gradient."""
-    ba, n, d = q.shape
-    flops = 2 * ba * n * d * n
-    grad = (q.grad or k.grad or v.grad) and sim.grad_mode
-    first = sim.record("bmm", flops)  # Q Kᵀ
-    # Under autocast both matmuls run in bf16 (the Function's forward is inside the autocast region): E and the
-    # output are bf16, and Q, K, V reach it already bf16 (each a linear's output, normalized in its dtype).
-    size = sim.lower or q.itemsize
-    expectation = sim.new((ba, n, n), False, size)
-    second = sim.record("bmm", flops)  # E V
-    if grad:
-        first.backward += 2 * flops
-        second.backward += 2 * flops
-        for t in (mask, expectation, q, k, v):
-            sim.save(t)
-    return sim.new((ba, n, d), grad, size)
-
-
 def step_attention(sim: Sim, inv: Inventory, p: str, x: T, mask: T) -> T:
     """``YosoSelfAttention`` with ``use_expectation`` (the only path PyTorch runs on a CPU: the other needs the
-    ``kernels-community/yoso`` CUDA kernels), up to the context [B, L, H].
+    ``kernels-community/yoso`` CUDA kernels), up to the context [B, L, H], every name dropped where
+    ``modeling_yoso.py`` drops it.
 
-    ``mask`` is the model's ``torch.ones(B, L)`` (float32, made once for every layer), not extended. With ``conv_window``, the values
-    are multiplied by it (``mul`` keeps the mask) and convolved (:meth:`Sim.conv_heads`). Q, K, V are reshaped to
-    [B·A, L, d] (copies unless B or A is 1); the mask becomes int32 [B·A, L]; Q and K are normalized, then
-    :func:`cumulation`, the context normalized, viewed as [B, A, L, d], the convolution added in place, permuted
-    back (a copy)."""
+    ``mask`` is the model's ``torch.ones(B, L)`` (float32, made once for every layer), not extended. With
+    ``conv_window``, the values are multiplied by it (``mul`` keeps the mask; the product a temporary) and
+    convolved (:meth:`Sim.conv_heads`; ``conv_value_layer`` named until the attention returns). Q, K, V are
+    reshaped to [B·A, L, d] (copies unless B or A is 1; the projections' outputs dropped as the names are
+    rebound); the mask becomes ``(1.0 + mask / 10000.0)`` (two [B, L] float32 tensors, the quotient freed by the
+    sum), ``unsqueeze(1).repeat_interleave(A, 1)`` (a [B, A, L] float32 clone), ``.reshape().int()`` (the int32
+    [B·A, L] mask; the clone and the sum freed); Q and K are normalized (``F.normalize``:
+    :meth:`Sim.normalize_last`, both names rebound once both are made), then :meth:`Sim.yoso_cumulation`, the
+    context normalized, viewed as [B, A, L, d], the convolution added in place, permuted back (a copy)."""
     c = inv.config
     b, n, h = x.shape
     heads = c["num_attention_heads"]
     d = h // heads
     s = p + "attention.self."
+    mark = sim.scope()  # YosoSelfAttention.forward
     q, k, v = project_heads(sim, s, x, heads)
     conv = None
     if s + "conv.weight" in sim.shapes:
-        conv = sim.conv_heads(s + "conv", sim.op_with_constant(v, mask))  # value_layer * attention_mask[:, None, :, None]
-    q, k, v = (sim.reshape(t, (b * heads, n, d)) for t in (q, k, v))
-    hashed_mask = sim.constant((b * heads, n), 4)  # (1.0 + mask / 10000.0)...repeat_interleave(A).reshape().int()
-    q, k = normalize(sim, q), normalize(sim, k)
-    context = normalize(sim, cumulation(sim, hashed_mask, q, k, v))
-    return merge_heads(sim, sim.view(context, (b, heads, n, d)), conv, (b, n, h))
+        masked = sim.op_with_constant(v, mask)  # value_layer * attention_mask[:, None, :, None]
+        conv = sim.conv_heads(s + "conv", masked)
+        sim.release(masked)
+    q, k, v = (sim.rebind(t, sim.reshape(t, (b * heads, n, d))) for t in (q, k, v))
+    sim.transients((4 * b * n, 4 * b * n, 4 * b * heads * n), (1, 3, 3), ("aten.div", "aten.add", "aten.clone"))
+    hashed_mask = sim.constant((b * heads, n), 4, "aten._to_copy")  # (1.0 + mask / 10000.0)...repeat_interleave(A).int()
+    normed_q, normed_k = sim.normalize_last(q), sim.normalize_last(k)
+    sim.release(q, k)  # query_layer, key_layer = normalize([query_layer, key_layer])
+    # The context's gradient comes back through the permute below: viewed as [B·A, L, d] without a copy when B is 1
+    # (strides (d, H, 1)), so YosoCumulation's backward copies it (to_contiguous; measured) unless that is contiguous
+    # anyway. With the convolution, CopySlices hands the normalized context a gradient laid out as it: contiguous.
+    strides = (d, h, 1) if b == 1 and conv is None else None
+    context = sim.yoso_cumulation(hashed_mask, normed_q, normed_k, v, strides)
+    context = sim.rebind(context, sim.normalize_last(context))
+    context = sim.view(context, (b, heads, n, d))  # reshape: a view of the normalized context
+    if conv is not None:  # context_layer += conv_value_layer: in place into that view (CopySlices on its base)
+        context = sim.add_to_view(context, conv)
+    out = sim.rebind(context, sim.contiguous(sim.permute(context, (0, 2, 1, 3))))  # context_layer rebound
+    return sim.end_scope(mark, sim.contiguous(sim.reshape(out, (b, n, h))))
 
 
 def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     """YOSO's classes (multiple choice refused by :func:`step_check`): Nyströmformer's embeddings, layers and
-    heads around YOSO's attention."""
+    heads around YOSO's attention. ``YosoModel.forward`` checks the ids' first and last columns for padding (four
+    temporaries), makes ``attention_mask = torch.ones((B, L))`` (float32) and hands it to every layer (no mask
+    function reads it): named until the model returns, and under checkpointing kept by each layer's frame."""
     prefix = bert.step_prefix(inv)
     c = inv.config
     if c["num_hidden_layers"] and c.get("conv_window") is not None and sim.itemsize != 4:
         # value_layer (bf16) * the float32 mask is float32, and the bf16 convolution refuses it
         raise CalcError("costs_forward_fails", key="dtype", value="bf16")
-    mask = sim.constant((b, n), 4)  # YosoModel: torch.ones((B, L)), float32
+    sim.exact_lifetimes()  # every op modelled (autocast: the cumulation fails in LiveSim, bounds kept)
+    sim.exact_forward()  # every name's release declared below
+    sim.exact_autocast()  # bf16 autocast: the cumulation on the projections' bf16 outputs (no copy), the promoted mask
+    model = sim.scope()  # YosoModel.forward
+    if c.get("pad_token_id", 1) is not None:  # warn_if_padding_and_no_attention_mask
+        sim.transients((16, 16 * b, 2 * b, 1), (1, 3, 3, 3), ("aten.lift_fresh", "aten.index", "aten.eq", "aten.any"))
+    mask = sim.constant((b, n), 4, "aten.ones")  # YosoModel: torch.ones((B, L)), float32
 
     def attention(sim: Sim, inv: Inventory, p: str, x: T) -> T:
         return step_attention(sim, inv, p, x, mask)
 
     x = step_embeddings(sim, prefix, b, n)
     if sim.checkpointing and c["num_hidden_layers"]:
-        sim.save(mask)  # a checkpointed layer's tensor arguments are kept, the mask with the hidden states (both kinds)
-    for i in range(c["num_hidden_layers"]):
-        x = sim.layer(step_layer(inv, prefix, i, attention), x)
-    return step_heads(sim, inv, x)
+        sim.checkpoint_argument(mask)  # a checkpointed layer's tensor arguments are kept, the mask with the hidden states
+    seq = x
+    for i in range(c["num_hidden_layers"]):  # the encoder: hidden_states rebound by every layer
+        y = sim.layer(step_layer(inv, prefix, i, attention), seq)
+        if i:
+            sim.rebind(seq, y)
+        seq = y
+    sim.end_scope(model, seq)
+    return step_heads(sim, inv, seq)
 
 
 def step_check(inv: Inventory) -> None:
@@ -157,8 +155,7 @@ def step_check(inv: Inventory) -> None:
 
 
 #: ``YosoEmbeddings`` registers ``position_ids`` (``arange(P) + 2``) and ``token_type_ids``, int64 [1, P], non-persistent:
-#: the peak's start set. The program is not replayed op by op (``YosoCumulation``'s custom backward, ``F.normalize``'s
-#: nodes): the step gives the proven bounds, and a figure only where they decide it.
+#: the peak's start set.
 COSTS = CostModel(step_program, bert.absolute_positions(), check=step_check, autocast=True,
                   keys=(activation_key("gelu"), *dropouts("hidden_dropout_prob")), buffers=position_buffers)
 

@@ -247,6 +247,7 @@ LIFETIME_FAMILIES += ("funnel",)  # einsums, the cls mask in place on a view, wh
 # Perceiver is modelled op by op too (FORWARD_EXACT below), but as MPNet's its drawn activation cases all peak in the
 # forward (the decoders' attention over P query positions, the cross-attention's over L inputs): its backward's maximum
 # is checked against the measured one in every figure there (check_timeline), not here.
+LIFETIME_FAMILIES += ("yoso",)  # YosoCumulation's custom node, F.normalize's nodes
 ACTIVATION_RANDOM = int(os.environ.get("PEAK_ACTIVATION_RANDOM", str(max(2, PER_FAMILY * 3 // 4))))
 
 
@@ -633,6 +634,7 @@ FORWARD_EXACT += ("deberta",)
 FORWARD_EXACT += ("ibert",)
 FORWARD_EXACT += ("neomme",)
 FORWARD_EXACT += ("perceiver",)
+FORWARD_EXACT += ("yoso",)
 FORWARD_RANDOM = int(os.environ.get("PEAK_FORWARD_RANDOM", str(max(4, PER_FAMILY // 2))))
 #: Families drawn more often there: half of ModernBERT's draws are refused (LoRA targets BERT's names), and its peak
 #: lies in the forward only where little is saved.
@@ -884,6 +886,7 @@ AUTOCAST_EXACT += ("big_bird",)  # original_full (LIFETIME_DRAW): BERT's layer; 
 AUTOCAST_EXACT += ("convbert",)  # the strided and grouped linears' casts, the separable convolution's copies
 AUTOCAST_EXACT += ("neomme",)  # lambdas' float32 factors, V plus its float32 value embeddings, the bf16 window mask
 AUTOCAST_EXACT += ("perceiver",)  # eager only (no SDPA, no checkpointing): the Linears' copies, the MLM decoder's bare matmul
+AUTOCAST_EXACT += ("yoso",)  # the cumulation on bf16 projections, the values times the float32 mask promoted
 AUTOCAST_RANDOM = int(os.environ.get("PEAK_AUTOCAST_RANDOM", str(max(4, PER_FAMILY // 2))))
 #: Families whose drawn autocast cases all peak in the backward (NeoMME: its scale-less RMSNorms' float32 copies and the
 #: exclusive self-attention's make the backward the highest, as in float32): each forward's and loss's maximum is still
