@@ -753,11 +753,13 @@ def test_forward_and_loss_replayed_exactly(model_type: str) -> None:
 CKPT_MORE = {"big_bird": 2}
 
 
-def checkpointing_case(model_type: str, index: int, mode: str = "non-reentrant") -> dict[str, Any] | None:
+def checkpointing_case(model_type: str, index: int, mode: str = "non-reentrant",
+                       attention: str = "eager") -> dict[str, Any] | None:
     """A drawn case checkpointed in ``mode`` (the activations weigh: B up to 6, L up to 16, half with a tiny
     vocabulary); LoRA one in three under non-reentrant checkpointing (a frozen embedding's output needing a gradient
-    is replayed under neither kind yet), none under reentrant."""
-    rng = random.Random(f"{SEED}-ckpt-{model_type}-{index}" + ("" if mode == "non-reentrant" else f"-{mode}"))
+    is replayed under neither kind yet), none under reentrant; ``attention`` "sdpa": its dropout 0."""
+    rng = random.Random(f"{SEED}-ckpt-{model_type}-{index}" + ("" if mode == "non-reentrant" else f"-{mode}")
+                        + ("" if attention == "eager" else f"-{attention}"))
     for _ in range(30):
         drawn = draw(rng, model_type)
         lora = drawn["plan"] == "lora" and index % 3 == 2 and mode == "non-reentrant"
@@ -768,10 +770,14 @@ def checkpointing_case(model_type: str, index: int, mode: str = "non-reentrant")
         if rng.random() < 0.5:
             raw["vocab_size"] = rng.randint(8, 40)
         LIFETIME_DRAW.get(model_type, lambda raw: None)(raw)
+        drawn["attention"] = attention
+        for key in FAMILIES[model_type].costs.sdpa_dropout if attention == "sdpa" else ():
+            where, name = dropout_key(model_type, raw, key)
+            where[name] = 0.0
         try:
             inv, plan = planned(drawn)
             drawn["costs"] = costs.compute(inv, costs.settings(drawn["batch"], drawn["seq_len"], drawn["dtype"],
-                                                               drawn["optimizer"], mode), plan)
+                                                               drawn["optimizer"], mode, attention), plan)
         except CalcError:
             continue
         drawn["inv"], drawn["plan"] = inv, plan
@@ -826,11 +832,18 @@ def test_reentrant_checkpointing_replayed_exactly(model_type: str) -> None:
     (but for the heads whose step is not: MobileBERT's MLM, BigBird's question answering; and FORWARD_PARTIAL's
     conditions), its maxima and figure are the measured ones, and figures are given."""
     phases: dict[str, int] = {}
+    sdpa = FAMILIES[model_type].costs.sdpa
     for index in range(REENTRANT_RANDOM):
-        case = checkpointing_case(model_type, index, "reentrant")
+        attention = "sdpa" if sdpa and index == REENTRANT_RANDOM - 1 else "eager"  # the last one with SDPA
+        case = checkpointing_case(model_type, index, "reentrant", attention)
         if case is not None and not check_checkpointed(case, phases) and model_type not in FORWARD_PARTIAL:
             assert case["arch"] in ("MobileBertForMaskedLM", "MobileBertForPreTraining",
                                     "BigBirdForQuestionAnswering"), (case["arch"], case["raw"])
+        if case is not None and index == 0 and FAMILIES[model_type].costs.autocast:  # not modelled under autocast
+            s = case["costs"].settings
+            mixed = costs.compute(case["inv"], costs.settings(s.batch, s.seq_len, "fp32", s.optimizer, "reentrant",
+                                                              autocast="bf16"), case["plan"])
+            assert mixed.peak.bytes is None, case["raw"]
     assert sum(phases.values()) > 0 or REENTRANT_RANDOM < 3, (model_type, phases)
 
 
