@@ -72,7 +72,8 @@ from .peak import Item, Peak, rounded
 from .tensor import ADAPTER_BYTES, T, contiguous_strides, dense_strides_like, is_contiguous, view_strides
 
 #: The families whose reentrant checkpointing (:meth:`LiveSim.reentrant_layer`) is proven against PyTorch, op by op
-#: (tests/crosscheck/test_peak_engine.py): another family's keeps its bounds under it.
+#: (tests/crosscheck/test_peak_engine.py): another family's keeps its bounds under it. So is, for these, a frozen
+#: input embedding's output under checkpointing of either kind (LoRA's: :meth:`LiveSim._leaf`), without autocast.
 REENTRANT_EXACT = frozenset((
     "bert", "ernie", "roberta", "xlm-roberta", "camembert", "data2vec-text", "electra", "distilbert", "roc_bert",
     "layoutlm", "megatron-bert", "xlm-roberta-xl", "roberta-prelayernorm", "roformer", "esm", "rembert", "gte",
@@ -732,10 +733,29 @@ class LiveSim(Sim):
         if not out.grad:
             return out
         if not self.trains.get(module + ".weight"):
-            self.fail("a frozen table's output needing a gradient")
+            if self.inv.model_type not in REENTRANT_EXACT or self.lower is not None:  # proven for those, no autocast
+                self.fail("a frozen table's output needing a gradient")
+            return self._leaf(out)
         shape, size = self.shapes[module + ".weight"], out.itemsize
         return self._node("EmbeddingBackward0", [self._accumulator(module + ".weight")],
                           lambda bw, g: [bw.alloc(shape, size, "aten.embedding_dense_backward")], out)
+
+    def _leaf(self, out: T) -> T:
+        """A frozen input embedding's output under checkpointing: ``enable_input_require_grads``' hook makes it a leaf
+        needing a gradient (``requires_grad_(True)``). Its ``AccumulateGrad`` holds it, and the ``.grad`` it gets (the
+        incoming gradient itself), until the graph goes after the backward."""
+        kept: list[int] = []
+
+        def keep(bw: Backward, g: T) -> list[T | None]:
+            if not kept:
+                bw.hold(g.storage)
+                kept.append(g.storage)
+            return []
+        self.nodes.append(Node(ACCUMULATE, "AccumulateGrad", self.module, [], [], keep))
+        self.edge[id(out)] = len(self.nodes) - 1
+        self.keep.append(out)
+        self.graph_held.add(out.storage)
+        return out
 
     def layer_norm(self, module: str, x: T) -> T:
         self._begin()

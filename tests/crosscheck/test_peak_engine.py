@@ -756,13 +756,13 @@ CKPT_MORE = {"big_bird": 2}
 def checkpointing_case(model_type: str, index: int, mode: str = "non-reentrant",
                        attention: str = "eager") -> dict[str, Any] | None:
     """A drawn case checkpointed in ``mode`` (the activations weigh: B up to 6, L up to 16, half with a tiny
-    vocabulary); LoRA one in three under non-reentrant checkpointing (a frozen embedding's output needing a gradient
-    is replayed under neither kind yet), none under reentrant; ``attention`` "sdpa": its dropout 0."""
+    vocabulary); LoRA one in three as drawn (its frozen input embedding's output needs a gradient under
+    checkpointing: replayed for REENTRANT_EXACT's families); ``attention`` "sdpa": its dropout 0."""
     rng = random.Random(f"{SEED}-ckpt-{model_type}-{index}" + ("" if mode == "non-reentrant" else f"-{mode}")
                         + ("" if attention == "eager" else f"-{attention}"))
     for _ in range(30):
         drawn = draw(rng, model_type)
-        lora = drawn["plan"] == "lora" and index % 3 == 2 and mode == "non-reentrant"
+        lora = drawn["plan"] == "lora" and index % 3 == 2
         drawn.update(plan="lora" if lora else "none", checkpointing=mode, batch=rng.randint(1, 6),
                      seq_len=rng.randint(2, 16), optimizer=rng.choice(["adamw", "sgd", "sgd-momentum"]))
         raw = drawn["raw"]
