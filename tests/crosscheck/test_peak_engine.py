@@ -890,7 +890,7 @@ def test_xmod_post_ln_forward_and_checkpointing_replayed_exactly() -> None:
         case = case_for("xmod", index, "non-reentrant")
         if case is None or case["inv"].config["pre_norm"]:
             continue
-        checkpointed += check_case(case)  # a frozen table under checkpointing keeps its bounds (as BERT's does)
+        checkpointed += check_case(case)  # a frozen table under checkpointing replayed too (costs.lifetime LiveSim._leaf)
     assert (checked > 0 and checkpointed > 0) or FORWARD_RANDOM < 4, (checked, checkpointed)
 
 
