@@ -37,8 +37,14 @@ drops it), and its input is kept by the checkpoint's frame; in the backward the 
 tensors recomputes it (:func:`_recompute`: the same storages in the same order, each gone where Python drops it
 unless the layer's nodes hold it, up to its last pack, where the early stop unwinds it); each node drops what it
 unpacked as its ``apply`` returns (:meth:`Backward.applied`: before ``validate_outputs`` sums a bias's
-gradient); the frame, and the input, go with the layer's last node holding saved tensors. Reentrant checkpointing
-is not replayed (no figure where the bound does not decide).
+gradient); the frame, and the input, go with the layer's last node holding saved tensors.
+
+**Reentrant checkpointing** (``use_reentrant=True``, torch 2.13's ``CheckpointFunction``) is replayed for the
+families :data:`REENTRANT_EXACT` lists (:meth:`LiveSim.reentrant_layer`): the forward runs each layer without a
+graph, its ``CheckpointFunctionBackward`` saving the input and the positional arguments (a keyword argument stays
+with ``ctx.run_function`` until the graph goes); that node's backward materializes zeros for the layer's other
+outputs, runs the layer again with a graph (:func:`_recompute` to its end), then ``torch.autograd.backward``
+through it as a graph task of its own (:func:`_reentrant_backward`), and returns the detached input's ``.grad``.
 
 **Mixed precision** (``torch.autocast("cpu", dtype=torch.bfloat16)`` around the forward, weights float32; a program
 opts in with :meth:`~.ops.Ops.exact_autocast`): each Linear casts its bias, its weight and a float32 input to bf16,
@@ -48,7 +54,7 @@ the input's are the Linear's temporaries unless saved; bf16 + float32 residual a
 for the bf16 side). The inference span keeps every cached copy to its end.
 
 What is modelled: the operations BERT's classes run (a program opts in with :meth:`exact_lifetimes`), every
-parameter trained or some frozen, LoRA, non-reentrant checkpointing, SDPA, bf16 autocast. Anything else (an operation without its node, an input
+parameter trained or some frozen, LoRA, checkpointing (reentrant: :data:`REENTRANT_EXACT`), SDPA, bf16 autocast. Anything else (an operation without its node, an input
 whose producer is unknown, a saved storage no node holds) makes :attr:`LiveSim.failed` say why, and the
 step keeps the optimizer-step figure or no figure. Standard library only.
 """
@@ -65,6 +71,14 @@ from .ops import Ops
 from .peak import Item, Peak, rounded
 from .tensor import ADAPTER_BYTES, T, contiguous_strides, dense_strides_like, is_contiguous, view_strides
 
+#: The families whose reentrant checkpointing (:meth:`LiveSim.reentrant_layer`) is proven against PyTorch, op by op
+#: (tests/crosscheck/test_peak_engine.py): another family's keeps its bounds under it. So is, for these, a frozen
+#: input embedding's output under checkpointing of either kind (LoRA's: :meth:`LiveSim._leaf`), without autocast.
+REENTRANT_EXACT = frozenset((
+    "bert", "ernie", "roberta", "xlm-roberta", "camembert", "data2vec-text", "electra", "distilbert", "roc_bert",
+    "layoutlm", "megatron-bert", "xlm-roberta-xl", "roberta-prelayernorm", "roformer", "esm", "rembert", "gte",
+    "jina_embeddings_v3", "esmc", "luke", "tapas", "xmod", "fnet", "nystromformer", "mobilebert", "convbert",
+    "big_bird"))
 #: ``AccumulateGrad`` nodes have the largest sequence number: they run as soon as they are ready.
 ACCUMULATE = 1 << 62
 #: The loss tensor and ``ones_like(loss)``: 4 bytes each, live through the backward.
@@ -126,6 +140,18 @@ class Block:
     #: The block's other tensor arguments (storage ids), kept by the frame with its input (:meth:`LiveSim.layer`), and
     #: the ``partial``'s keywords (DeBERTa-v2's mask, relative positions and table: :meth:`LiveSim.frame_keeps`).
     also: tuple[int, ...] = ()
+    #: Reentrant checkpointing (:meth:`LiveSim.reentrant_layer`): the block's output storage, the node its gradient
+    #: enters the block's own graph at, the detached input's ``AccumulateGrad`` and the block's nodes (``first <=
+    #: index < last``), which only the nested ``torch.autograd.backward`` of its ``CheckpointFunctionBackward`` runs.
+    reentrant: bool = False
+    output: int = 0
+    #: The block's other outputs (a layer's returned probabilities): ``CheckpointFunctionBackward`` gets no gradient
+    #: for them, so ``PyNode::apply`` materializes zeros of each (``ctx.materialize_grads``), held until it returns,
+    #: and the nested backward starts from every output that needs a gradient (a ``GraphRoot``).
+    extras: tuple[T, ...] = ()
+    root: int = 0
+    leaf: int = 0
+    nodes: tuple[int, int] = (0, 0)
 
 
 @dataclass
@@ -275,6 +301,16 @@ class LiveSim(Sim):
         self._casting = False  # inside a Linear under autocast (:meth:`_linear`): its input's copy is released there
         #: Storages every checkpointed layer takes as an argument besides its input (:meth:`layer_argument`).
         self.arguments: set[int] = set()
+        #: Reentrant checkpointing: the recomputation :func:`run_step` sets up, and the nodes the nested backwards ran.
+        self.recompute: Callable[[Backward, int], dict[int, int]] | None = None
+        self.ran: set[int] = set()
+        #: Per :meth:`end_scope`, (mark, last storage, the tensors returned besides the first): a reentrant block's
+        #: other outputs are those its outermost function returns (:meth:`reentrant_layer`).
+        self.returned: list[tuple[int, int, tuple[T, ...]]] = []
+        #: Reentrant checkpointing: each later layer's positional tensor arguments (saved by its node) and the
+        #: storages its ``partial``'s keywords keep until the graph goes (:meth:`layer_argument`).
+        self.positional: list[T] = []
+        self.graph_held: set[int] = set()
         #: Transients that are a buffer's new storage (:meth:`~.ops.Ops.buffer_transient`): a buffer at the peak.
         self.buffer_made: set[int] = set()
         #: An einsum's ``bmm`` output (storage id) -> its node: the base an in-place op on a view rebases (Funnel).
@@ -335,6 +371,7 @@ class LiveSim(Sim):
 
     def end_scope(self, mark: int, out: T, *also: T) -> T:
         self.scopes.append((mark, self._next, frozenset([out.storage, *(t.storage for t in also)])))
+        self.returned.append((mark, self._next, also))
         return out
 
     def new(self, shape: Sequence[int], grad: bool, itemsize: int | None = None) -> T:
@@ -396,12 +433,17 @@ class LiveSim(Sim):
     def _accumulator(self, name: str) -> int:
         storage = self.storage_of.get(name, name)
         if storage not in self.accumulators:
+            kept: list[int] = []
+
             def keep(bw: Backward, g: T) -> list[T | None]:
                 node = self.nodes[self.accumulators[storage]]
                 if node.copies and not is_contiguous(g):  # obeys_layout_contract fails: clone_obey_contract
                     node.grad_sids = [bw.alloc(g.shape, g.itemsize, "aten.new_empty_strided").storage]
                     return []
-                bw.hold(g.storage)  # .grad: the incoming gradient itself, kept
+                if not kept:  # .grad: the incoming gradient itself, kept
+                    bw.hold(g.storage)
+                    kept.append(g.storage)
+                # else a later graph task's (reentrant checkpointing's nested backward): ``grad += new`` in place
                 return []
             self.nodes.append(Node(ACCUMULATE, "AccumulateGrad", storage, [], [], keep, storage))
             self.accumulators[storage] = len(self.nodes) - 1
@@ -700,10 +742,29 @@ class LiveSim(Sim):
         if not out.grad:
             return out
         if not self.trains.get(module + ".weight"):
-            self.fail("a frozen table's output needing a gradient")
+            if self.inv.model_type not in REENTRANT_EXACT or self.lower is not None:  # proven for those, no autocast
+                self.fail("a frozen table's output needing a gradient")
+            return self._leaf(out)
         shape, size = self.shapes[module + ".weight"], out.itemsize
         return self._node("EmbeddingBackward0", [self._accumulator(module + ".weight")],
                           lambda bw, g: [bw.alloc(shape, size, "aten.embedding_dense_backward")], out)
+
+    def _leaf(self, out: T) -> T:
+        """A frozen input embedding's output under checkpointing: ``enable_input_require_grads``' hook makes it a leaf
+        needing a gradient (``requires_grad_(True)``). Its ``AccumulateGrad`` holds it, and the ``.grad`` it gets (the
+        incoming gradient itself), until the graph goes after the backward."""
+        kept: list[int] = []
+
+        def keep(bw: Backward, g: T) -> list[T | None]:
+            if not kept:
+                bw.hold(g.storage)
+                kept.append(g.storage)
+            return []
+        self.nodes.append(Node(ACCUMULATE, "AccumulateGrad", self.module, [], [], keep))
+        self.edge[id(out)] = len(self.nodes) - 1
+        self.keep.append(out)
+        self.graph_held.add(out.storage)
+        return out
 
     def layer_norm(self, module: str, x: T) -> T:
         self._begin()
@@ -1017,12 +1078,14 @@ class LiveSim(Sim):
         """Non-reentrant checkpointing (transformers 5.23's default): the block runs once with a graph whose saved
         tensors are packed into the checkpoint's holders, not kept (each storage dies when Python drops it), its
         input kept by the checkpoint's frame; the backward recomputes it (:func:`_recompute`) at its first unpack.
-        Reentrant checkpointing is not modelled here."""
+        Reentrant checkpointing: :meth:`reentrant_layer`."""
         if not self.checkpointing:
             return super().layer(fn, x)
-        if self.reentrant or self._block is not None:
-            self.fail("reentrant checkpointing")
+        if self._block is not None:
+            self.fail("a checkpointed block inside another")
             return super().layer(fn, x)
+        if self.reentrant:
+            return self.reentrant_layer(fn, x, also)
         self._block, first = len(self.blocks_run), self._next
         self._stop = first
         try:
@@ -1032,6 +1095,55 @@ class LiveSim(Sim):
         self.blocks_run.append(Block(x.storage, first, self._next, self._stop, tuple(self._block_args) + tuple(sorted(self.arguments)),
                                      tuple(t.storage for t in also) + self.frame_kept))
         return out
+
+    def reentrant_layer(self, fn: Callable[[Sim, T], T], x: T, also: Sequence[T] = ()) -> T:
+        """Reentrant checkpointing (``use_reentrant=True``, torch 2.13's ``CheckpointFunction``): the forward runs the
+        block under ``no_grad``, its ``CheckpointFunctionBackward`` saving only the input; that node's backward runs
+        the block's forward again with a graph (:func:`_reentrant_backward`), then ``torch.autograd.backward`` through
+        it from the output with the incoming gradient, and returns the detached input's ``.grad``.
+
+        The block is recorded once, with its graph: its nodes (marked with the block) are what the recomputation
+        makes, and what they save is no holder in the forward (under ``no_grad`` nothing is saved: each storage dies
+        where Python drops it, as a non-reentrant block's packed ones do). The input is a fresh leaf to the block
+        (``detach_variable``), whose ``AccumulateGrad`` keeps the gradient the nested backward returns. Not modelled
+        (no figure): an input needing no gradient (the block's parameters then get none), other tensor arguments, a
+        block whose graph reaches a node outside it other than a parameter's."""
+        if not x.grad:
+            self.fail("reentrant checkpointing of an input needing no gradient")
+        if also or self.frame_kept:
+            self.fail("reentrant checkpointing with tensor arguments")
+        got: list[T] = []
+
+        def keep(bw: Backward, g: T) -> list[T | None]:
+            bw.hold(g.storage)  # the detached input's .grad: the incoming gradient itself
+            got.append(g)
+            return []
+        k, first, leaf = len(self.blocks_run), self._next, len(self.nodes)
+        self.nodes.append(Node(ACCUMULATE, "AccumulateGrad", self.module, [], [], keep))
+        detached = T(x.shape, x.strides, x.storage, True, x.itemsize)
+        self.edge[id(detached)] = leaf
+        self.keep.append(detached)
+        self._block = k
+        try:
+            out = fn(self, detached)
+        finally:
+            self._block = None
+        last = len(self.nodes)
+        inside = set(range(leaf, last)) | set(self.accumulators.values())
+        if any(j is not None and j not in inside for node in self.nodes[leaf + 1:last] for j in node.nexts):
+            self.fail("reentrant checkpointing: a block's graph reaching outside it")
+        # The block's other outputs: what its outermost function (a scope from its first storage to its last) returns.
+        extras = next((also for mark, end, also in reversed(self.returned) if mark == first and end == self._next), ())
+        if any(not (first < t.storage <= self._next) for t in (out, *extras)) or not out.grad:
+            self.fail("reentrant checkpointing: a block's output not made in it")
+        root = self.edge.get(id(out), 0)
+        self.blocks_run.append(Block(x.storage, first, self._next, self._next, reentrant=True, output=out.storage,
+                                     extras=tuple(extras), root=root, leaf=leaf, nodes=(leaf + 1, last)))
+        for t in (x, *self.positional):  # ctx.save_for_backward(*args): the input, the others, until the node has run
+            self.save(t)
+        wrapped = T(out.shape, out.strides, out.storage, True, out.itemsize)
+        return self._node("CheckpointFunctionBackward", [self._edge(x)],
+                          lambda bw, g: _reentrant_backward(self, k, bw, g, got), wrapped)
 
     # -- RoCBert's embeddings (issue 32): the concatenation, the clone, the in-place adds into a Linear's view
 
@@ -1162,7 +1274,7 @@ class LiveSim(Sim):
             if t.storage not in self._block_args:  # passed to every layer: one holder per frame
                 self._block_args.append(t.storage)
         elif self.checkpointing:
-            self.fail("reentrant checkpointing")
+            self._positional(t)  # LayoutLM's mask, X-MOD's lang_ids: positional arguments
 
     # -- X-MOD's language adapters: ``hidden_states[lang_mask]`` and ``new_hidden_states[lang_mask] = ...``
 
@@ -1376,13 +1488,28 @@ class LiveSim(Sim):
         self._labelled(aten.replace("aten.", ""), aten)
         return self.new(shape, False, itemsize)
 
-    def layer_argument(self, t: T, counted: bool = True) -> None:
+    def layer_argument(self, t: T, counted: bool = True, keyword: bool = True) -> None:
         """Under non-reentrant checkpointing every layer's frame keeps ``t`` (an argument besides the hidden
-        states) until the layer's backward is done; nothing is saved in the forward."""
+        states) until the layer's backward is done; nothing is saved in the forward. Under reentrant checkpointing
+        a ``keyword`` argument is kept by the ``partial`` that ``CheckpointFunction`` keeps as ``ctx.run_function``
+        until the graph goes (after the backward), a positional one saved by each layer's node
+        (:meth:`reentrant_layer`)."""
         if self.checkpointing and not self.reentrant:
             self.arguments.add(t.storage)
+        elif self.checkpointing and keyword:
+            self.graph_held.add(t.storage)
+        elif self.checkpointing:
+            self._positional(t)
         else:
             Ops.layer_argument(self, t, counted)
+
+    def _positional(self, t: T) -> None:
+        """A tensor every later reentrant checkpointed layer takes as a positional argument: ``ctx.save_for_backward``
+        keeps it until the layer's node has run (one needing a gradient is not modelled)."""
+        if t.grad:
+            self.fail("reentrant checkpointing: a positional argument needing a gradient")
+        if all(p.storage != t.storage for p in self.positional):
+            self.positional.append(t)
 
     def _laid_out(self, t: T, grad: bool, aten: str, itemsize: int | None = None) -> T:
         """A pointwise result laid out as ``t`` (TensorIterator keeps its first input's order of dimensions)."""
@@ -3429,6 +3556,13 @@ def run_step(sim: LiveSim, outputs: Sequence[T], start_items: Sequence[Item], gr
         sim.fail("program not modelled op by op")
     if sim.lower is not None and not (sim.autocast_exact and sim.forward_exact):
         sim.fail("autocast not modelled for this program")
+    if sim.checkpointing and sim.reentrant and sim.inv.model_type not in REENTRANT_EXACT:
+        sim.fail("reentrant checkpointing not proven for this program")
+    if sim.checkpointing and sim.reentrant and sim.lower is not None:
+        # Measured (BERT, backward_ledger): in the recomputation the detached input is a leaf needing a gradient, so
+        # autocast caches its bf16 copy as a parameter's (one copy for Q, K and V, held until the region exits),
+        # where the forward made one per Linear: the recomputation is not the forward's replay. Not modelled yet.
+        sim.fail("reentrant checkpointing under autocast")
     sim._begin()
     if sim.failed:
         return None
@@ -3446,12 +3580,14 @@ def run_step(sim: LiveSim, outputs: Sequence[T], start_items: Sequence[Item], gr
     if held != expected - (sim.unreached - held):  # a storage only an unreached node saved is no saved one
         sim.fail("saved storages and nodes disagree")
         return None
-    inputs = {b.input for b in sim.blocks_run}  # kept by their checkpoint's frame
+    inputs = {b.input for b in sim.blocks_run if not b.reentrant}  # kept by their checkpoint's frame
     for s in inputs:
         saved[s] = saved.get(s, 0) + 1
     for b in sim.blocks_run:  # the blocks' other arguments, kept by each frame (checkpoint_argument's, layer's also)
-        for s in b.held + b.also:
+        for s in b.held + b.also if not b.reentrant else ():
             saved[s] = saved.get(s, 0) + 1
+    for s in sim.graph_held:  # reentrant layers' keyword arguments: the graph keeps them past the backward
+        saved[s] = saved.get(s, 0) + 1
     out_sids = {o.storage for o in outputs}
     sizes = {s: n for s, n in sim.storages.items() if n and s != sim.input_ids}
     replay = replay_forward(sim, set(saved) | out_sids, start_items)
@@ -3491,8 +3627,12 @@ def run_step(sim: LiveSim, outputs: Sequence[T], start_items: Sequence[Item], gr
     if sim.failed or previous is None:
         sim.fail(sim.failed or "no output needs a gradient")
         return None
-    ran = _run(sim.nodes, previous, bw, ones, _recompute(sim, packed), [b.input for b in sim.blocks_run],
+    sim.recompute = _recompute(sim, packed)
+    ran = _run(sim.nodes, previous, bw, ones, sim.recompute, [b.input for b in sim.blocks_run],
                [b.held + b.also for b in sim.blocks_run])
+    ran |= sim.ran  # reentrant checkpointing's nested backwards
+    if sim.failed:
+        return None
     if any(node.saved and i not in ran for i, node in enumerate(sim.nodes)):
         sim.fail("a node the loss never reaches holds saved storages")  # PyTorch frees them earlier
         return None
@@ -3665,15 +3805,58 @@ def _recompute(sim: LiveSim, packed: dict[int, dict[int, int]]) -> Callable[[Bac
                 gone = heapq.heappop(ends)[1]
                 named.discard(gone)
                 bw.drop(made[gone])
+        if block.reentrant:  # run_function returned: ``outputs`` keeps the outputs, its other locals go
+            for s in (block.output, *(t.storage for t in block.extras)):
+                bw.hold(made[s])
         for s in sorted(named):  # the early stop unwinds the block's functions: every name goes
             bw.drop(made[s])
         return made
     return run
 
 
+def _reentrant_backward(sim: LiveSim, k: int, bw: Backward, g: T, got: list[T]) -> list[T | None]:
+    """``CheckpointFunction.backward`` of block ``k`` (reentrant checkpointing): the block's forward again with a graph
+    (:func:`_recompute` to its end: each storage gone where Python drops it unless a node of the new graph saves it;
+    the output kept by ``outputs`` until this returns), ``torch.autograd.backward(outputs, args)``: the block's nodes
+    run as a graph task of their own (:func:`_run`: the incoming gradient held by ``args`` throughout, parameters'
+    gradients accumulated in place after the first), then the detached input's ``.grad`` returned; the output and
+    what a node left unrun still saves go with the frame."""
+    block = sim.blocks_run[k]
+    recompute = sim.recompute
+    assert recompute is not None
+    zeros = [bw.alloc(t.shape, t.itemsize, "aten.zeros") for t in block.extras]  # the other outputs' gradients
+    made = recompute(bw, k)
+    first, last = block.nodes
+    for j in range(first, last):  # what the recomputation did not make again (its input) the ctx keeps
+        sim.nodes[j].saved = [made[s] for s in sim.nodes[j].saved if s in made]
+    bw.hold(g.storage)  # the nested graph task's own input buffer (``args`` keeps the caller's)
+    root = block.root
+    roots = [(sim.edge[id(t)], z) for t, z in zip(block.extras, zeros) if t.grad]
+    if roots:  # torch.autograd.backward(outputs_with_grad, args_with_grad): a GraphRoot hands each its gradient
+        handed = [g, *(z for _, z in roots)]
+        sim.nodes.append(Node(ACCUMULATE + 1, "GraphRoot", "", [root, *(j for j, _ in roots)], [],
+                              lambda bw, g: [bw.alias(t, t.shape, t.strides) for t in handed]))
+        root = len(sim.nodes) - 1
+    ran = _run(sim.nodes, root, bw, g.storage, grad=g)
+    sim.ran.update(ran)
+    for z in zeros:  # ``args`` goes as the node's apply returns
+        bw.drop(z.storage)
+    for t in block.extras:
+        bw.drop(made[t.storage])
+    bw.drop(made[block.output])  # ``outputs``, and the graph it roots: what an unrun node saves
+    for j in range(first, last):
+        if j not in ran:
+            for s in sim.nodes[j].saved:
+                bw.drop(s)
+    if len(got) != 1:
+        sim.fail("reentrant checkpointing: the input's gradient")
+        return [None]
+    return [got[0]]
+
+
 def _run(nodes: list[Node], root: int, bw: Backward, ones: int,
          recompute: Callable[[Backward, int], dict[int, int]] | None = None,
-         inputs: Sequence[int] | None = None, args: Sequence[tuple[int, ...]] = ()) -> set[int]:
+         inputs: Sequence[int] | None = None, args: Sequence[tuple[int, ...]] = (), grad: T | None = None) -> set[int]:
     """The autograd engine on one thread: dependencies counted from the root, then ready nodes by sequence
     number, highest first (AccumulateGrad at once); each runs, releases, and hands its gradients on. A node of a
     checkpointed block holding saved tensors first has its block recomputed (``recompute``), once; the block's
@@ -3688,7 +3871,7 @@ def _run(nodes: list[Node], root: int, bw: Backward, ones: int,
                 if j not in seen:
                     seen.add(j)
                     stack.append(j)
-    buffers: dict[int, T] = {root: T((), (), ones, True, SCALAR)}
+    buffers: dict[int, T] = {root: grad if grad is not None else T((), (), ones, True, SCALAR)}
     parts: dict[int, list[T]] = {}  # the slots of a node of several outputs
     bw.hold(ones)
     ready = [(-nodes[root].seq, root)]

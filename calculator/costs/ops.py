@@ -1029,9 +1029,11 @@ class Ops:
         """``t / number`` (RoFormer's ``attention_scores / math.sqrt(d)``): keeps nothing, as :meth:`pointwise`."""
         return self.pointwise(t)
 
-    def layer_argument(self, t: T, counted: bool = True) -> None:
+    def layer_argument(self, t: T, counted: bool = True, keyword: bool = True) -> None:
         """A tensor every checkpointed layer takes besides its hidden states (RoFormer's rotary table, ESM's cos and
-        sin): the checkpoint keeps it; ``counted``: the tape counts it as saved (RoFormer's)."""
+        sin): the checkpoint keeps it; ``counted``: the tape counts it as saved (RoFormer's); ``keyword``: passed by
+        keyword (ESM's), not positionally (RoFormer's): only the lifetime simulator's reentrant checkpointing tells
+        them apart."""
         if counted:
             self.save(t)
 

@@ -63,10 +63,12 @@ Covered: the families whose program opts in (``sim.exact_lifetimes()``; the "Wha
 of the engine when it is built: BERT and its clones, the pre-LN encoders, DeBERTa-v2, ModernBERT, EuroBERT, the
 rotary families RoFormer, ESM and Nomic BERT, LayoutLM, RoCBert, MPNet among them), their base models and heads,
 fp32 and bf16 (and bf16 autocast where the program opts in with ``sim.exact_autocast()``), eager and SDPA's fused
-kernel, AdamW, SGD with or without momentum, frozen parameters, LoRA, non-reentrant checkpointing. Everything else
-falls back to this module's answer above (the optimizer step when provable, else no figure).
+kernel, AdamW, SGD with or without momentum, frozen parameters, LoRA, non-reentrant checkpointing, and reentrant
+checkpointing for the families ``lifetime.REENTRANT_EXACT`` lists. Everything else falls back to this module's answer
+above (the optimizer step when provable, else no figure).
 
-**What remains** (issue 32): reentrant checkpointing, causal masks, SDPA's math path (replayed only for T5's trained
+**What remains** (issue 32): reentrant checkpointing of the other families (DeBERTa's keyword arguments, the
+rotary tables ModernBERT and EuroBERT pass), a frozen embedding's output under checkpointing (LoRA), causal masks, SDPA's math path (replayed only for T5's trained
 position bias in float32: ``LiveSim.sdpa_math_replayed``), and the families whose program does not opt in yet
 (Longformer, BigBird, Funnel, DeBERTa v1...): their peak keeps this module's proven bounds.
 

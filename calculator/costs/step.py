@@ -419,10 +419,9 @@ def _peak(inv: Inventory, s: Settings, sim: Sim, outputs: Sequence[T], params: S
         in_block.update(ids)
         blocks.append([sim.storages[i] for i in ids])
     storages = [n for i, n in sim.storages.items() if i not in in_block]
-    if not (s.checkpointing and s.reentrant):  # non-reentrant checkpointing replayed too (its recomputation)
-        exact = _op_by_op(inv, s, plan, params, graded, buffers)
-        if exact is not None:
-            return exact
+    exact = _op_by_op(inv, s, plan, params, graded, buffers)  # checkpointing replayed too, either kind
+    if exact is not None:
+        return exact
     if s.autocast is not None:  # mixed precision: only the op-by-op replay is proven (no bound under autocast)
         return not_modelled("autocast")
     peak = step_peak(s.optimizer, [(n, _numel(sh), z) for n, sh, z in params],

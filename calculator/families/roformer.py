@@ -279,7 +279,7 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     held: list[T] = []  # each layer's probabilities, named by ``layer_outputs`` until the next layer returns
     for i in range(c["num_hidden_layers"]):
         if sim.checkpointing:
-            sim.layer_argument(table)
+            sim.layer_argument(table, keyword=False)  # sinusoidal_pos: a positional argument
         y = sim.layer(step_layer(inv, prefix, i, table, held), hidden)
         if i:
             sim.rebind(hidden, y)

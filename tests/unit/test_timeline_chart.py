@@ -9,8 +9,8 @@ from calculator import api
 from calculator.page import timeline as chart
 
 
-def _panel(lang: str, **keys: str) -> dict:
-    req = api.resolve({"preset": "bert-base-uncased"})
+def _panel(lang: str, preset: str = "bert-base-uncased", **keys: str) -> dict:
+    req = api.resolve({"preset": preset})
     out = api.costs_answer(req, keys, lang)
     assert out["ok"], out
     return out
@@ -50,8 +50,8 @@ def test_card_far_above_the_step_is_a_note_not_a_squashed_chart() -> None:
 
 
 def test_no_timeline_no_chart() -> None:
-    """Reentrant checkpointing at B = 32: not replayed, no exact peak (costs.timeline null), so no chart at all."""
-    out = _panel("en", batch="32", seq_len="128", ckpt="reentrant")
+    """T5's reentrant checkpointing at B = 32: not replayed, no exact peak (costs.timeline null), so no chart."""
+    out = _panel("en", "google-t5/t5-base", batch="32", seq_len="128", ckpt="reentrant")
     assert out["costs"]["timeline"] is None and "timeline-chart" not in out["html"]
 
 
