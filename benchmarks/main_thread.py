@@ -166,6 +166,8 @@ def main() -> None:
                 shutil.copytree(site, args.keep)
         print(f"built in {time.time() - started:.0f} s; CPU throttled {THROTTLE}×, first {WINDOW_MS / 1000:.0f} s, "
               f"{args.runs} cold loads per page (medians)")
+        if args.runs < 1:  # --runs 0 --keep DIR: build a site to measure later (say, main's and a branch's)
+            return
         server, base = serve(site)
         other = serve(args.against) if args.against else None
         results: dict[str, float] = {}
