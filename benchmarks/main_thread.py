@@ -14,6 +14,11 @@ adds. Figures only: nothing here is a test.
 ``--keep DIR`` keeps the built site (baseline page included); ``--site DIR`` measures such a site instead of
 building one; ``--against DIR``, a second such site (say, ``main``'s), measured in the same interleaved runs:
 each page is then printed for both sites, with the paired ratio of the two (a before/after on a shared machine).
+
+Each load also reads the main thread's own script, style and layout time (Chromium's ``Performance.getMetrics``
+in thread time): on a busy machine the blocking time waits for a core and swings by 2-3× from one load to the
+next (an identical page on two sites, paired, 0.61-1.0×), while this CPU figure is what the page itself asks of
+the thread, so a change too small to show in the blocking time shows there (printed last, medians, paired).
 """
 from __future__ import annotations
 
@@ -106,21 +111,38 @@ def _tasks(trace: dict) -> list[dict]:
     return sorted(out, key=lambda t: -t["ms"])
 
 
-def measure(browser, url: str, trace: bool) -> tuple[float, list[dict]]:
+#: Chromium's Performance.getMetrics, in thread time (``threadTicks``): the main thread's script, style and
+#: layout, ms, whose sum is printed as its ``cpu`` (its ThreadTime counts throttling's own spinning).
+CPU_METRICS = {"script": "ScriptDuration", "style": "RecalcStyleDuration", "layout": "LayoutDuration"}
+
+
+def measure(browser, url: str, trace: bool) -> tuple[float, list[dict], dict[str, float]]:
     context = browser.new_context(viewport={"width": 412, "height": 915}, is_mobile=True, device_scale_factor=2.6)
     page = context.new_page()
     page.add_init_script(OBSERVE)
     cdp = context.new_cdp_session(page)
     cdp.send("Emulation.setCPUThrottlingRate", {"rate": THROTTLE})
+    cdp.send("Performance.enable", {"timeDomain": "threadTicks"})
     if trace:
         browser.start_tracing(page=page, categories=["devtools.timeline", "disabled-by-default-devtools.timeline"])
     page.goto(url)
     page.wait_for_timeout(WINDOW_MS)
     long_tasks = page.evaluate("window.__long")
+    metrics = {m["name"]: m["value"] for m in cdp.send("Performance.getMetrics")["metrics"]}
     tasks = _tasks(json.loads(browser.stop_tracing())) if trace else []
     context.close()
     blocking = sum(max(0.0, d - 50) for s, d in long_tasks if s < WINDOW_MS)
-    return blocking, tasks
+    # The main thread's own CPU time (s) over the window, throttling's pauses not counted: a steadier figure
+    # than the blocking time when other work shares the cores (it does not wait for a core).
+    cpu = {key: metrics.get(name, 0.0) * 1000 for key, name in CPU_METRICS.items()}
+    cpu["cpu"] = sum(cpu.values())
+    return blocking, tasks, cpu
+
+
+def _paired(a: list, b: list) -> float:
+    """The median of each run's own ratio of main-thread CPU time."""
+    pairs = [x[2]["cpu"] / y[2]["cpu"] for x, y in zip(a, b) if y[2]["cpu"]]
+    return statistics.median(pairs) if pairs else float("nan")
 
 
 def main() -> None:
@@ -144,6 +166,8 @@ def main() -> None:
                 shutil.copytree(site, args.keep)
         print(f"built in {time.time() - started:.0f} s; CPU throttled {THROTTLE}×, first {WINDOW_MS / 1000:.0f} s, "
               f"{args.runs} cold loads per page (medians)")
+        if args.runs < 1:  # --runs 0 --keep DIR: build a site to measure later (say, main's and a branch's)
+            return
         server, base = serve(site)
         other = serve(args.against) if args.against else None
         results: dict[str, float] = {}
@@ -190,6 +214,22 @@ def main() -> None:
                     pairs_b = [a[0] / c[0] for a, c in zip(against[rel], against[base_rel]) if c[0]]
                     if pairs_b:
                         print(f"    --against: against its /{base_rel}, paired {statistics.median(pairs_b):.2f} ×")
+        print("\nThe main thread's script + style + layout over the window (thread time, ms, medians; throttling's"
+              " pauses and waits for a core not counted):")
+        for rel in results:
+            base_rel = "zh/baseline/" if rel.startswith("zh/") else "baseline/"
+            for label, got in (("", runs[rel]), ("--against ", against[rel] if other else [])):
+                if not got:
+                    continue
+                parts = ", ".join(f"{key} {statistics.median(r[2][key] for r in got):.0f}"
+                                  for key in ("cpu", *CPU_METRICS))
+                line = f"/{rel} {label}{parts}"
+                base = (runs if not label else against)[base_rel] if base_rel in results else []
+                if base and rel != base_rel:
+                    line += f"; against /{base_rel}, paired {_paired(got, base):.2f} ×"
+                if label:
+                    line += f"; this site's against it, paired {_paired(runs[rel], got):.2f} ×"
+                print(line)
 
 
 if __name__ == "__main__":

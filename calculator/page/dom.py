@@ -58,6 +58,8 @@ CLASSES: tuple[str, ...] = (
     "calc-mini-plan", "calc-plan", "calc-costs-fields", "calc-err-more", "calc-actions", "calc-copy-status",
     # The Hub section's link to the checkpoint's own class (calculator/page/hub.py): read without leaving the page.
     "calc-hub-class",
+    # On <html> while the page starts, set by calculator-start.js: a narrow screen's breakdown waits for "load".
+    "calc-output-later",
 )
 
 #: Data attributes the script reads: totals, error codes, the lazily filled tensor rows, families, copies.

@@ -368,6 +368,8 @@ def test_usable_at_375px(page, site, lang, tmp_path):
 def check_usable_at_375px(page, lang, tmp_path):
     """On the page as loaded."""
     assert page.evaluate("document.documentElement.scrollWidth") <= 375
+    # The breakdown waits for "load" on a narrow screen (calculator-start.js, part 4): shown once loaded.
+    assert page.locator("#calc-output").is_visible()
     box = page.locator(".calc-total").bounding_box()
     assert box["x"] >= 0 and box["x"] + box["width"] <= 375
     for selector in ("#calc-preset", "#calc-bert-hidden_size", 'button[data-copy="link"]'):

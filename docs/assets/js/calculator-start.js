@@ -24,6 +24,14 @@
 //    Search still works: it starts a little later, unless the reader asks first.
 // 3. Once this visit has its answer, register the service worker
 //    (calculator-sw.js) that keeps the calculator for the next visit and offline.
+// 4. On a narrow screen, where the pre-rendered breakdown is below the form and out of
+//    sight, keep it out of the page's start: Material's bundle restyles the whole
+//    document four times while it starts and the parser lays out what it has so far
+//    several times, each pass over the breakdown's ~350 elements too; hidden until
+//    "load" (calculator.css: .calc-output-later), it is styled and laid out once, in the
+//    next frame (benchmarks/main_thread.py). Not with an anchor in the address
+//    (the browser scrolls to it while loading), nor where JavaScript is off (the class
+//    is this script's).
 (function () {
   "use strict";
   if (window.__calcWorker) return;
@@ -78,6 +86,17 @@
   document.addEventListener("change", wantsSearch, true);
   document.addEventListener("pointerdown", wantsSearch, true);
   setTimeout(release, 10000);
+
+  // ---- 4. the breakdown is laid out after the page's start (narrow screens: calculator.css)
+  if (!location.hash) {
+    var rootElement = document.documentElement;
+    rootElement.classList.add("calc-output-later");
+    // At "load" itself, so that whatever runs after it (a reader's script, a test) sees the whole page;
+    // the style and layout this asks for run in the next frame, a task of their own.
+    var showOutput = function () { rootElement.classList.remove("calc-output-later"); };
+    if (document.readyState === "complete") showOutput();
+    else window.addEventListener("load", showOutput);
+  }
 
   // ---- 1. the worker starts once the page has loaded and the main thread is idle
   function go() {
