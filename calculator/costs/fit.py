@@ -5,8 +5,8 @@ given B". The peak comes from :mod:`.peak`, which proves a lower and an upper bo
 the figure): B is proven to fit when the upper bound is within the budget, proven not to fit when the lower
 bound exceeds it. ``max_batch_at_least`` is the largest B proven to fit, ``batch_does_not_fit`` the smallest
 proven not to; ``max_batch`` is given only when they are adjacent (or B reaches its bound), else None. The peak never decreases as B or L
-grows (every tensor of the step only grows), so each search is a doubling then a bisection over the
-engine. Standard library only.
+grows (every tensor of the step only grows), so each search looks for the edge of a prefix, guided by the
+peak's own values (regula falsi), with doubling and bisection as its safe steps. Standard library only.
 """
 
 from __future__ import annotations
@@ -35,20 +35,77 @@ def budget_bytes(value: Any) -> int:
     return n
 
 
-def _largest(ok: Callable[[int], bool], limit: int) -> int:
-    """The largest n in [0, limit] with ok(1..n) all true (``ok`` true on a prefix): doubling, then bisection."""
+def _largest(ok: Callable[[int], bool], limit: int, value: Callable[[int], int | None] | None = None,
+             target: int = 0) -> int:
+    """The largest n in [0, limit] with ok(1..n) all true (``ok`` true on a prefix).
+
+    Each ``ok`` is a whole step of the engine, so the search asks it as few times as it can. ``value`` (optional)
+    is the quantity ``ok`` compares with ``target``, growing with n (the peak's bound: flat while the weights
+    decide it, then near-linear in B and a low polynomial in L). Until some n is known not to fit, the next n is
+    where the line through the last two values meets the target, between twice and eight times the largest n
+    that fits; then regula falsi inside the bracket, with the Illinois rule (a side kept twice has its value
+    halved, so a convex curve cannot hold the search on one side), and a bisection whenever three steps have not
+    halved the bracket, so the worst case stays logarithmic. Without ``value``: doubling, then bisection. Any of
+    these finds the same n; the guided one asks 2-3 times fewer on the page's searches."""
     if not ok(1):
         return 0
-    lo, hi = 1, 2
-    while hi <= limit and ok(hi):
-        lo, hi = hi, hi * 2
-    hi = min(hi, limit + 1)
-    while hi - lo > 1:  # ok(lo), not ok(hi) (or hi beyond the limit)
-        mid = (lo + hi) // 2
-        if ok(mid):
-            lo = mid
+    lo, hi = 1, limit + 1  # ok(lo); not ok(hi), or hi beyond the limit (``topped``: not asked yet)
+    topped = False
+    points: dict[int, int] = {}  # n -> value, where known
+    weight = {"lo": 1.0, "hi": 1.0}  # Illinois: a side's value is halved while the other side keeps moving
+    moved: list[str] = []  # which side each step moved
+    slow = 0  # steps in a row that did not halve the bracket
+
+    def note(n: int) -> None:
+        if value is not None:
+            v = value(n)
+            if v is not None:
+                points[n] = v
+
+    def ask(n: int) -> None:
+        nonlocal lo, hi, topped
+        note(n)
+        if ok(n):
+            lo = n
+            moved.append("lo")
         else:
-            hi = mid
+            hi, topped = n, True
+            moved.append("hi")
+
+    def guess() -> int | None:
+        """The next n the values point to, strictly inside the bracket, or None (no line to draw)."""
+        if value is None or lo not in points:
+            return None
+        if topped:
+            if hi not in points:
+                return None
+            below, above = (points[lo] - target) * weight["lo"], (points[hi] - target) * weight["hi"]
+            if above <= below:
+                return None
+            x = lo + int(-below * (hi - lo) // (above - below))
+        else:
+            earlier = [n for n in points if n < lo and points[n] < points[lo]]
+            if not earlier:
+                return None
+            a = max(earlier)
+            slope = (points[lo] - points[a]) / (lo - a)
+            x = lo + int((target - points[lo]) // slope)
+            x = min(max(x, 2 * lo), 8 * lo, limit)
+        return min(max(x, lo + 1), hi - 1)
+
+    note(1)
+    while hi - lo > 1 and not (lo >= limit and not topped):
+        width = hi - lo
+        n = guess() if slow < 3 else None
+        if n is None:  # a safe step: doubling while nothing is known not to fit, else bisection
+            n = min(lo * 2, limit) if not topped and lo * 2 < hi else (lo + hi) // 2
+        ask(n)
+        if len(moved) > 1 and moved[-1] == moved[-2]:
+            weight["hi" if moved[-1] == "lo" else "lo"] /= 2  # the side that stayed, halved again
+        else:
+            weight[moved[-1]] = 1.0
+        if topped:
+            slow = 0 if hi - lo <= width // 2 else slow + 1
     return lo
 
 
@@ -65,8 +122,16 @@ def _search(bounds: Callable[[int], tuple[int, int | None] | None], budget: int,
         b = bounds(n)
         return b is not None and b[0] <= budget
 
-    proven = _largest(fits, limit)
-    possible = _largest(may_fit, limit)
+    def upper(n: int) -> int | None:
+        b = bounds(n)
+        return None if b is None else b[1]
+
+    def lower(n: int) -> int | None:
+        b = bounds(n)
+        return None if b is None else b[0]
+
+    proven = _largest(fits, limit, upper, budget)
+    possible = _largest(may_fit, limit, lower, budget)
     beyond = None if possible >= limit or bounds(possible + 1) is None else possible + 1
     exact = proven if proven == possible and (beyond is not None or possible >= limit) else None
     return exact, proven, beyond

@@ -102,6 +102,62 @@ def test_fit_search_by_hand() -> None:
     assert _search(lambda n: (n, n), 10**9, 512) == (512, 512, None)  # every length up to the table's fits
 
 
+def test_fit_search_finds_the_edge_a_scan_finds() -> None:
+    """The guided search (regula falsi on the bounds, doubling and bisection as safe steps) against a plain scan
+    of every n, on drawn non-decreasing bounds: linear, quadratic, stepped, flat then steep, refused past a length
+    (None), the upper bound unknown past some n, and budgets below, at and above each value. Each answer is the
+    scan's; the same edge as doubling then bisection find, however few steps it asks."""
+    import random
+
+    from calculator.costs.fit import _largest, _search
+
+    rng = random.Random(20261129)
+    for _ in range(150):
+        limit = rng.choice([1, 2, 7, 64, 300])
+        a, b, c = rng.randint(0, 10**6), rng.randint(0, 10**4), rng.choice([0, 0, rng.randint(0, 50)])
+        steps = [rng.choice([0, 0, 1, rng.randint(1, 10**5)]) for _ in range(limit + 2)]
+        refused = rng.choice([None, rng.randint(1, limit + 1)])
+        unknown = rng.choice([None, rng.randint(1, limit + 1)])
+        spread = rng.choice([1, 1, 2])
+        lows = [a + b * n + c * n * n + sum(steps[:n]) for n in range(limit + 2)]
+
+        def bounds(n: int, lows=lows, refused=refused, unknown=unknown, spread=spread):
+            if refused is not None and n >= refused:
+                return None
+            return lows[n], None if unknown is not None and n >= unknown else lows[n] * spread
+
+        for budget in {rng.randint(0, lows[-1] * 2 + 1), lows[rng.randint(0, limit + 1)], lows[-1] * 3}:
+            def scan(ok, limit=limit):
+                n = 0
+                while n < limit and ok(n + 1):
+                    n += 1
+                return n
+
+            def fits(n: int, budget=budget, bounds=bounds) -> bool:
+                x = bounds(n)
+                return x is not None and x[1] is not None and x[1] <= budget
+
+            def may_fit(n: int, budget=budget, bounds=bounds) -> bool:
+                x = bounds(n)
+                return x is not None and x[0] <= budget
+
+            def upper(n: int, bounds=bounds):
+                x = bounds(n)
+                return None if x is None else x[1]
+
+            def lower(n: int, bounds=bounds):
+                x = bounds(n)
+                return None if x is None else x[0]
+
+            where = (limit, a, b, c, refused, unknown, spread, budget)
+            assert _largest(fits, limit, upper, budget) == scan(fits) == _largest(fits, limit), where
+            assert _largest(may_fit, limit, lower, budget) == scan(may_fit) == _largest(may_fit, limit), where
+            proven, possible = scan(fits), scan(may_fit)
+            beyond = None if possible >= limit or bounds(possible + 1) is None else possible + 1
+            exact = proven if proven == possible and (beyond is not None or possible >= limit) else None
+            assert _search(bounds, budget, limit) == (exact, proven, beyond), where
+
+
 def test_fit_budget_errors() -> None:
     from calculator.costs.fit import budget_bytes, fit
     from calculator.errors import CalcError
