@@ -228,7 +228,7 @@ def _peak(peak: Mapping[str, Any] | None, lang: str) -> Markup:
                   class_="calc-scroll", tabindex="0", role="region", aria_label=label("peak_items", lang))
     return join([
         h("p", h("strong", label("peak_title", lang)), class_="calc-costs-head"),
-        h("p", peak["line"], class_="calc-costs-peak", data_peak=peak["bytes"] if peak["bytes"] is not None else "",
+        h("p", breakable(peak["line"]), class_="calc-costs-peak", data_peak=peak["bytes"] if peak["bytes"] is not None else "",
           data_lower=peak["lower"] if peak["lower"] is not None else "",
           data_upper=peak["upper"] if peak["upper"] is not None else "",
           data_phase=(at or {}).get("phase") or "",
