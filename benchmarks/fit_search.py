@@ -1,6 +1,6 @@
 """How long the panel's "find the largest batch and length that fit" takes, in CPython and in Pyodide (Node).
 
-The search (calculator/costs/fit.py) runs a whole training step per try, some 30 to 80 tries; the panel runs it
+The search (calculator/costs/fit.py) runs a whole training step per try, some 10 to 40 tries (it follows the peak's values: calculator/costs/fit.py); the panel runs it
 only when its box is ticked, and not at all past ``views.costs.MAX_FIT_PASSES`` layer passes (the deepest case
 timed here is at that limit). Each figure is the panel's whole answer (``api.compute_json`` with the panel open,
 the search on), the median of a few runs after one warm-up. The page's watchdog gives an answer 20 s.
