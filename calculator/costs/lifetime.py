@@ -3053,21 +3053,7 @@ class LiveSim(Sim):
         numel = 1
         for d in t.shape:  # the view covers its base whole
             numel *= d
-        flat, view_shape, size = (numel,), t.shape, t.itemsize
-
-        def copy_slices(bw: Backward, g: T) -> list[T | None]:
-            result = bw.alloc(flat, size, "aten.new_empty_strided")
-            grad_slice = bw.alloc(view_shape, size, "aten.clone")
-            quotient = bw.alloc(view_shape, size, "aten.div")
-            bw.drop(grad_slice.storage)
-            bw.drop(quotient.storage)
-            return [result]
-        handle = T(flat, (1,), t.storage, True, size)
-        self._node("CopySlices", [node], copy_slices, handle)
-        copy = self.edge.pop(id(handle))
-        out = T(t.shape, t.strides, t.storage, True, size)
-        return self._node("AsStridedBackward0", [copy],
-                          lambda bw, g: [bw.alloc(flat, size, "aten.as_strided_backward")], out, [])
+        return self._rebased_view(t, node, (numel,), "aten.div", "aten.as_strided_backward")
 
     def slice_rows(self, t: T, start: int, rows: int) -> T:
         """``table[a:b, :].unsqueeze(0)``: ``SliceBackward0`` allocates zeros of the table's shape and copies the
@@ -3242,12 +3228,20 @@ class LiveSim(Sim):
             return self._node("MulBackward0", [self._edge(t)], lambda bw, g: [bw.alloc(shape, size, "aten.mul")],
                               out)
         self.save(other)
-        flat = (self.storages[t.storage] // size,)
+        return self._rebased_view(t, base, (self.storages[t.storage] // size,), "aten.mul", "aten.new_zeros")
+
+    def _rebased_view(self, t: T, base: int, flat: tuple[int], op: str, strided: str) -> T:
+        """The nodes of an in-place ``op`` on a view ``t`` of a base of ``flat`` elements whose node is ``base``
+        (DeBERTa's ``/=``, Funnel's ``*=``): autograd rebases the base's history on a ``CopySlices`` node, which
+        allocates a copy of the base's gradient (``new_empty_strided``), a clone of the view's slice and the op's
+        product (both freed as it returns), and gives the view an ``AsStridedBackward0`` that allocates the base's
+        gradient (``strided``: the name measured for each, kept as it was measured)."""
+        shape, size = t.shape, t.itemsize
 
         def copy_slices(bw: Backward, g: T) -> list[T | None]:
             result = bw.alloc(flat, size, "aten.new_empty_strided")
             piece = bw.alloc(shape, size, "aten.clone")
-            product = bw.alloc(shape, size, "aten.mul")
+            product = bw.alloc(shape, size, op)
             bw.drop(piece.storage)
             bw.drop(product.storage)
             return [result]
@@ -3255,8 +3249,7 @@ class LiveSim(Sim):
         self._node("CopySlices", [base], copy_slices, handle)
         copy = self.edge.pop(id(handle))
         out = T(t.shape, t.strides, t.storage, True, size)
-        return self._node("AsStridedBackward0", [copy], lambda bw, g: [bw.alloc(flat, size, "aten.new_zeros")], out,
-                          [])
+        return self._node("AsStridedBackward0", [copy], lambda bw, g: [bw.alloc(flat, size, strided)], out, [])
 
     def split_where(self, condition: T, bias: T, shape: Sequence[int]) -> T:
         """``torch.split(bias, 1, -1)`` then ``where(condition, same.expand, diff.expand)``: ``WhereBackward0`` keeps
