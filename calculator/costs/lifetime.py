@@ -40,7 +40,7 @@ unpacked as its ``apply`` returns (:meth:`Backward.applied`: before ``validate_o
 gradient); the frame, and the input, go with the layer's last node holding saved tensors.
 
 **Reentrant checkpointing** (``use_reentrant=True``, torch 2.13's ``CheckpointFunction``) is replayed for the
-families :data:`REENTRANT_EXACT` lists (:meth:`LiveSim.reentrant_layer`): the forward runs each layer without a
+families whose cost model declares ``reentrant=True`` (:meth:`LiveSim.reentrant_layer`): the forward runs each layer without a
 graph, its ``CheckpointFunctionBackward`` saving the input and the positional arguments (a keyword argument stays
 with ``ctx.run_function`` until the graph goes); that node's backward materializes zeros for the layer's other
 outputs, runs the layer again with a graph (:func:`_recompute` to its end), then ``torch.autograd.backward``
@@ -54,7 +54,7 @@ the input's are the Linear's temporaries unless saved; bf16 + float32 residual a
 for the bf16 side). The inference span keeps every cached copy to its end.
 
 What is modelled: the operations BERT's classes run (a program opts in with :meth:`exact_lifetimes`), every
-parameter trained or some frozen, LoRA, checkpointing (reentrant: :data:`REENTRANT_EXACT`), SDPA, bf16 autocast. Anything else (an operation without its node, an input
+parameter trained or some frozen, LoRA, checkpointing (reentrant: where the cost model declares ``reentrant``), SDPA, bf16 autocast. Anything else (an operation without its node, an input
 whose producer is unknown, a saved storage no node holds) makes :attr:`LiveSim.failed` say why, and the
 step keeps the optimizer-step figure or no figure. Standard library only.
 """
@@ -71,14 +71,6 @@ from .ops import Ops
 from .peak import Item, Peak, rounded
 from .tensor import ADAPTER_BYTES, T, contiguous_strides, dense_strides_like, is_contiguous, view_strides
 
-#: The families whose reentrant checkpointing (:meth:`LiveSim.reentrant_layer`) is proven against PyTorch, op by op
-#: (tests/crosscheck/test_peak_engine.py): another family's keeps its bounds under it. So is, for these, a frozen
-#: input embedding's output under checkpointing of either kind (LoRA's: :meth:`LiveSim._leaf`), without autocast.
-REENTRANT_EXACT = frozenset((
-    "bert", "ernie", "roberta", "xlm-roberta", "camembert", "data2vec-text", "electra", "distilbert", "roc_bert",
-    "layoutlm", "megatron-bert", "xlm-roberta-xl", "roberta-prelayernorm", "roformer", "esm", "rembert", "gte",
-    "jina_embeddings_v3", "esmc", "luke", "tapas", "xmod", "fnet", "nystromformer", "mobilebert", "convbert",
-    "big_bird"))
 #: ``AccumulateGrad`` nodes have the largest sequence number: they run as soon as they are ready.
 ACCUMULATE = 1 << 62
 #: The loss tensor and ``ones_like(loss)``: 4 bytes each, live through the backward.
@@ -742,7 +734,7 @@ class LiveSim(Sim):
         if not out.grad:
             return out
         if not self.trains.get(module + ".weight"):
-            if self.inv.model_type not in REENTRANT_EXACT or self.lower is not None:  # proven for those, no autocast
+            if not self.inv.family.costs.reentrant or self.lower is not None:  # proven for those, no autocast
                 self.fail("a frozen table's output needing a gradient")
             return self._leaf(out)
         shape, size = self.shapes[module + ".weight"], out.itemsize
@@ -3549,7 +3541,7 @@ def run_step(sim: LiveSim, outputs: Sequence[T], start_items: Sequence[Item], gr
         sim.fail("program not modelled op by op")
     if sim.lower is not None and not (sim.autocast_exact and sim.forward_exact):
         sim.fail("autocast not modelled for this program")
-    if sim.checkpointing and sim.reentrant and sim.inv.model_type not in REENTRANT_EXACT:
+    if sim.checkpointing and sim.reentrant and not sim.inv.family.costs.reentrant:
         sim.fail("reentrant checkpointing not proven for this program")
     if sim.checkpointing and sim.reentrant and sim.lower is not None:
         # Measured (BERT, backward_ledger): in the recomputation the detached input is a leaf needing a gradient, so

@@ -64,7 +64,7 @@ of the engine when it is built: BERT and its clones, the pre-LN encoders, DeBERT
 rotary families RoFormer, ESM and Nomic BERT, LayoutLM, RoCBert, MPNet among them), their base models and heads,
 fp32 and bf16 (and bf16 autocast where the program opts in with ``sim.exact_autocast()``), eager and SDPA's fused
 kernel, AdamW, SGD with or without momentum, frozen parameters, LoRA, non-reentrant checkpointing, and reentrant
-checkpointing for the families ``lifetime.REENTRANT_EXACT`` lists. Everything else falls back to this module's answer
+checkpointing for the families whose cost model declares ``reentrant``. Everything else falls back to this module's answer
 above (the optimizer step when provable, else no figure).
 
 **What remains** (issue 32): reentrant checkpointing of the other families (DeBERTa's keyword arguments, the

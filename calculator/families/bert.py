@@ -577,7 +577,7 @@ def step_check(inv: Inventory) -> None:
 
 
 COSTS = CostModel(step_program, absolute_positions(), check=step_check, keys=BERT_KEYS, buffers=position_buffers,
-                  autocast=True, sdpa=True)
+                  autocast=True, sdpa=True, reentrant=True)
 
 
 def bert_config(vocab: int, hidden: int = 768, layers: int = 12, heads: int = 12, inter: int | None = None) -> dict[str, Any]:

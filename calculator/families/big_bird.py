@@ -634,7 +634,7 @@ KEYS = (activation_key("gelu_new"), *dropouts("hidden_dropout_prob", "attention_
 #: (``original_full``, no decoder, not question answering: :func:`step_full`); block-sparse attention keeps the
 #: proven bounds (every storage listed); a decoder and question answering no claim (``sim.no_peak``).
 COSTS = CostModel(step_program, bert.absolute_positions(), check=step_check, keys=KEYS, buffers=position_buffers,
-                  autocast=True)
+                  autocast=True, reentrant=True)
 #: The keys that shape no tensor but decide the attention a step runs: in the share link, so the panel costs
 #: the config the count read (a pasted ``original_full`` or ``block_size: 32`` is not lost on the way).
 EXTRAS = (value_extra("attention_type", "block_sparse"),

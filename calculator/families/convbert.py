@@ -403,7 +403,7 @@ def step_check(inv: Inventory) -> None:
                                 got=groups * (width_out // groups))
 
 
-COSTS = CostModel(step_program, bert.absolute_positions(), check=step_check, keys=unread(BERT_KEYS), buffers=position_buffers, autocast=True)
+COSTS = CostModel(step_program, bert.absolute_positions(), check=step_check, keys=unread(BERT_KEYS), buffers=position_buffers, autocast=True, reentrant=True)
 
 
 def convbert_config(vocab: int, embedding: int, hidden: int, heads: int, inter: int) -> dict[str, Any]:

@@ -186,7 +186,7 @@ LIFETIMES = ("", "ForMaskedLM", "ForSequenceClassification", "ForTokenClassifica
 KEYS = (activation_key("gelu", key="activation"), *dropouts("dropout", "attention_dropout", "qa_dropout"),
         *dropouts("seq_classif_dropout", default=0.2))
 COSTS = CostModel(step_program, bert.absolute_positions(), check=bert.step_check, keys=KEYS, buffers=position_ids_buffer,
-                  autocast=True, sdpa=True, sdpa_dropout=("attention_dropout",))
+                  autocast=True, sdpa=True, sdpa_dropout=("attention_dropout",), reentrant=True)
 
 
 def distilbert_config(vocab: int) -> dict[str, Any]:

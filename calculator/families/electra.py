@@ -134,7 +134,7 @@ LIFETIMES = ("", "ForPreTraining", "ForMaskedLM", "ForSequenceClassification", "
              "ForQuestionAnswering")
 
 COSTS = CostModel(step_program, bert.absolute_positions(), check=bert.step_check, keys=BERT_KEYS, buffers=position_buffers,
-                  autocast=True, sdpa=True)
+                  autocast=True, sdpa=True, reentrant=True)
 
 
 def electra_config(embedding: int, hidden: int, layers: int, heads: int, inter: int) -> dict[str, Any]:

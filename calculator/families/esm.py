@@ -453,7 +453,7 @@ def _longest(c: Mapping[str, Any]) -> int | None:
     return c["max_position_embeddings"] - c["pad_token_id"] - 1
 
 
-COSTS = CostModel(step_program, _longest, check=step_check, buffers=position_ids_buffer, autocast=True, sdpa=True)
+COSTS = CostModel(step_program, _longest, check=step_check, buffers=position_ids_buffer, autocast=True, sdpa=True, reentrant=True)
 
 
 def esm2_config(hidden: int, layers: int, heads: int) -> dict[str, Any]:

@@ -245,7 +245,7 @@ def esmc_buffers(inv: Inventory) -> list[tuple[str, tuple[int, ...], int]]:
 COSTS = CostModel(step_program, None, check=step_check, keys=(
     *unread((activation_key("silu"),)), *dropouts("attention_dropout", default=0.0),
     *dropouts("classifier_dropout", default=0.1)), autocast=True, sdpa=True, sdpa_dropout=("attention_dropout",),
-    buffers=esmc_buffers)
+    buffers=esmc_buffers, reentrant=True)
 
 
 def esmc_config(hidden: int, layers: int, heads: int) -> dict[str, Any]:

@@ -176,7 +176,7 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
 
 COSTS = CostModel(step_program, bert.absolute_positions(), check=bert.step_check,
                   keys=(activation_key("gelu_new"), *dropouts("hidden_dropout_prob")), buffers=position_buffers,
-                  autocast=True)
+                  autocast=True, reentrant=True)
 
 
 def fnet_config(hidden: int, layers: int, inter: int) -> dict[str, Any]:

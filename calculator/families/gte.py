@@ -129,7 +129,7 @@ def step_check(inv: Inventory) -> None:
 #: GteConfig's defaults: GELU, hidden dropout 0.1, attention dropout 0.0; rotary, so no length bound.
 COSTS = CostModel(step_program, None, check=step_check, keys=(
     activation_key("gelu"), *dropouts("hidden_dropout_prob"), *dropouts("attention_probs_dropout_prob", default=0.0),
-    classifier_dropout()), autocast=True, sdpa=True, buffers=jina.rotary_buffers)  # no index buffers
+    classifier_dropout()), autocast=True, sdpa=True, buffers=jina.rotary_buffers, reentrant=True)  # no index buffers
 
 
 def gte_config(vocab: int, type_vocab: int) -> dict[str, Any]:

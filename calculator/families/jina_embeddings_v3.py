@@ -316,7 +316,7 @@ def jina_buffers(inv: Inventory) -> list[tuple[str, tuple[int, ...], int]]:
 #: Rotary positions: no table bounds the input.
 COSTS = CostModel(step_program, None, check=step_check,
                   keys=BERT_KEYS + (size_key("max_position_embeddings", 8194),),  # the index buffers' width
-                  autocast=True, sdpa=True, buffers=jina_buffers)
+                  autocast=True, sdpa=True, buffers=jina_buffers, reentrant=True)
 
 
 # --------------------------------------------------------------- the checkpoint's custom code

@@ -164,7 +164,7 @@ LIFETIMES = ("", "ForMaskedLM", "ForSequenceClassification", "ForTokenClassifica
 KEYS = (activation_key("gelu"), *dropouts("hidden_dropout_prob", "attention_probs_dropout_prob"))
 
 COSTS = CostModel(step_program, bert.absolute_positions(), check=bert.step_check, keys=KEYS,
-                  buffers=position_ids_buffer, autocast=True, sdpa=True)
+                  buffers=position_ids_buffer, autocast=True, sdpa=True, reentrant=True)
 
 
 def layoutlm_config(hidden: int, layers: int, heads: int) -> dict[str, Any]:

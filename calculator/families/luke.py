@@ -251,7 +251,7 @@ COVERED = ("LukeModel", "LukeForMaskedLM", "LukeForSequenceClassification", "Luk
            "LukeForQuestionAnswering")
 #: LukeConfig's defaults: BERT's (hidden_act "gelu", dropouts 0.1, classifier_dropout None).
 COSTS = CostModel(step_program, bert.absolute_positions(offset=2), architectures=COVERED, check=bert.step_check,
-                  keys=BERT_KEYS, autocast=True, buffers=no_buffers)
+                  keys=BERT_KEYS, autocast=True, buffers=no_buffers, reentrant=True)
 
 
 def luke_config(hidden: int, layers: int, heads: int) -> dict[str, Any]:

@@ -94,7 +94,7 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     return bert.step_heads(sim, inv, seq, pooled)  # BERT's heads: GELU and dropouts at the keys' defaults
 
 
-COSTS = CostModel(step_program, bert.absolute_positions(), check=bert.step_check, keys=unread((activation_key("gelu"), *dropouts("hidden_dropout_prob", "attention_probs_dropout_prob"))), buffers=position_ids_buffer, autocast=True)
+COSTS = CostModel(step_program, bert.absolute_positions(), check=bert.step_check, keys=unread((activation_key("gelu"), *dropouts("hidden_dropout_prob", "attention_probs_dropout_prob"))), buffers=position_ids_buffer, autocast=True, reentrant=True)
 
 
 def megatron_config(vocab: int, hidden: int, layers: int, heads: int, inter: int) -> dict[str, Any]:

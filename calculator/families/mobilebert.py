@@ -528,7 +528,7 @@ def step_check(inv: Inventory) -> None:
 COSTS = CostModel(step_program, bert.absolute_positions(), check=step_check, keys=(
     *unread((activation_key("relu"), *dropouts("hidden_dropout_prob", default=0.0))),
     *dropouts("attention_probs_dropout_prob"), *unread((classifier_dropout(),))), autocast=True, sdpa=True,
-    buffers=position_ids_buffer)
+    buffers=position_ids_buffer, reentrant=True)
 
 
 def mobilebert_config() -> dict[str, Any]:

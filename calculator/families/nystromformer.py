@@ -367,7 +367,7 @@ def step_check(inv: Inventory) -> None:
 
 COSTS = CostModel(step_program, bert.absolute_positions(), check=step_check,
                   keys=(activation_key("gelu_new"), *dropouts("hidden_dropout_prob")), autocast=True,
-                  buffers=position_buffers)
+                  buffers=position_buffers, reentrant=True)
 
 
 _P = "nystromformer."

@@ -78,7 +78,7 @@ LIFETIMES = ("", "ForMaskedLM", "ForSequenceClassification", "ForTokenClassifica
 
 #: Positions start after the padding row (``padding_idx + 1``): a table of P rows takes P - 2 tokens.
 COSTS = CostModel(step_program, bert.absolute_positions(offset=2), check=bert.step_check, keys=BERT_KEYS, buffers=position_buffers,
-                  autocast=True, sdpa=True)
+                  autocast=True, sdpa=True, reentrant=True)
 
 
 #: RoBERTa's task classes: BERT's, but the LM head and the classification head are RoBERTa's own and the

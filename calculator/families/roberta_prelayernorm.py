@@ -74,7 +74,7 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
 
 #: Its embeddings register BERT's two int64 buffers (``position_ids``, ``token_type_ids``).
 COSTS = CostModel(step_program, bert.absolute_positions(offset=2), check=bert.step_check, keys=BERT_KEYS, autocast=True, sdpa=True,
-                  buffers=position_buffers)
+                  buffers=position_buffers, reentrant=True)
 
 P = "roberta_prelayernorm."
 

@@ -162,7 +162,7 @@ ROC_BERT_HEADS: dict[str, bert.Head] = {
 LIFETIMES = bert.EXACT_LIFETIMES
 
 COSTS = CostModel(step_program, bert.absolute_positions(), check=bert.step_check, keys=BERT_KEYS,
-                  buffers=position_buffers, autocast=True, sdpa=True)
+                  buffers=position_buffers, autocast=True, sdpa=True, reentrant=True)
 
 
 P = "roc_bert."

@@ -348,7 +348,7 @@ def step_check(inv: Inventory) -> None:
         raise CalcError("costs_rotary_odd_head", head_size=d)
 
 
-COSTS = CostModel(step_program, bert.absolute_positions(), check=step_check, keys=unread((activation_key("gelu"), *dropouts("hidden_dropout_prob", "attention_probs_dropout_prob"))), buffers=no_buffers, autocast=True)
+COSTS = CostModel(step_program, bert.absolute_positions(), check=step_check, keys=unread((activation_key("gelu"), *dropouts("hidden_dropout_prob", "attention_probs_dropout_prob"))), buffers=no_buffers, autocast=True, reentrant=True)
 
 
 def roformer_config(

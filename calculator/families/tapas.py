@@ -245,7 +245,7 @@ KEYS = (activation_key("gelu"), *dropouts("hidden_dropout_prob", "attention_prob
 #: ``input_ids`` alone do not give; its segmented reductions over cells are not modelled.
 COSTS = CostModel(step_program, bert.absolute_positions(), check=step_check, keys=KEYS,
                   architectures=("TapasModel", "TapasForMaskedLM", "TapasForSequenceClassification"),
-                  autocast=True, buffers=no_buffers)
+                  autocast=True, buffers=no_buffers, reentrant=True)
 
 
 FAMILY = Family(

@@ -87,7 +87,7 @@ step_heads = roberta.step_heads
 #: the default.
 COSTS = CostModel(step_program, bert.absolute_positions(offset=2), check=bert.step_check,
                   keys=(*unread(BERT_KEYS[:2]), BERT_KEYS[2], *unread(BERT_KEYS[3:])), buffers=position_buffers,
-                  autocast=True, sdpa=True)
+                  autocast=True, sdpa=True, reentrant=True)
 
 
 def xl_config(hidden: int, layers: int, heads: int) -> dict[str, Any]:

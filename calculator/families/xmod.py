@@ -431,7 +431,7 @@ def step_check(inv: Inventory) -> None:
 #: and ``index_put_`` raises "Index put requires the source and destination dtypes match" (checked on CPU).
 COSTS = CostModel(step_program, bert.absolute_positions(offset=2), check=step_check,
                   keys=(*unread(BERT_KEYS[:2]), BERT_KEYS[2], *unread(BERT_KEYS[3:])), buffers=position_buffers,
-                  sdpa=True)
+                  sdpa=True, reentrant=True)
 
 
 #: facebook/xmod-base's adapters, in the order of its model card's table (index = lang_id).

@@ -25,7 +25,6 @@ import pytest
 
 from calculator import costs
 from calculator.errors import CalcError
-from calculator.costs.lifetime import REENTRANT_EXACT
 from calculator.families import FAMILIES
 
 from .test_costs_reference import ADJUST, ADJUST_BEFORE, draw, planned
@@ -36,6 +35,8 @@ torch = pytest.importorskip("torch")
 from .peak_measure import Step, measure_peak  # noqa: E402
 
 PEAK_FAMILIES = tuple(mt for mt, f in FAMILIES.items() if f.costs is not None and f.costs.buffers is not None)
+#: The families whose cost model declares its reentrant checkpointing replayed (``CostModel.reentrant``).
+REENTRANT_EXACT = tuple(mt for mt in PEAK_FAMILIES if FAMILIES[mt].costs.reentrant)
 PER_FAMILY = int(os.environ.get("PEAK_RANDOM", "16"))
 SEED = int(os.environ.get("CROSSCHECK_SEED", "20261125"))
 KIND = {"weights": "param", "gradient": "grad", "exp_avg": "exp_avg", "exp_avg_sq": "exp_avg_sq", "step": "step",
