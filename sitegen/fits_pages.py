@@ -146,11 +146,15 @@ def embed_time(flops: int, lang: str, tflops: float | None = None) -> str:
     return embed.duration(flops / (rate * 1e12), lang)
 
 
-def replayed_families(lang: str, attention: str = "eager", autocast: str | None = None) -> str:
+def replayed_families(lang: str, attention: str = "eager", autocast: str | None = None,
+                      checkpointing: str | None = None) -> str:
     """The families whose forward the peak engine replays tensor by tensor (so the peak is exact in every phase),
     found by asking the engine, never listed by hand: each family's first preset at B = 1, L = 8 with ``attention``,
-    listed when its timeline's forward phase is exact (``autocast`` "bf16": under mixed precision, fp32 weights). Their
-    titles joined as the language writes a list."""
+    as the preset's class, or the first class the family's training step covers when that is not it (Perceiver's
+    step covers its text classes, not the base model), listed when its timeline's forward phase is exact
+    (``autocast`` "bf16": under mixed precision, fp32 weights); with ``checkpointing`` ("reentrant"), listed when
+    every phase is exact (the layers' recomputation lies in the backward). Their titles joined as the language
+    writes a list."""
     from calculator import costs
     from calculator.build import build
     from calculator.errors import CalcError
@@ -162,11 +166,17 @@ def replayed_families(lang: str, attention: str = "eager", autocast: str | None 
         if family.costs is None or not family.presets:
             continue
         try:
-            settings = costs.settings(1, 8, attention=attention, autocast=autocast)
-            peak = costs.compute(build(family.presets[0].config), settings).peak
+            settings = costs.settings(1, 8, checkpointing=checkpointing or False, attention=attention,
+                                      autocast=autocast)
+            inv = build(family.presets[0].config)
+            covered = family.costs.architectures
+            if covered is not None and inv.architecture not in covered:
+                inv = build(family.presets[0].config, covered[0])
+            peak = costs.compute(inv, settings).peak
         except CalcError:
             continue
-        if peak is not None and any(p.name == "forward" and p.exact for p in peak.timeline):
+        exact = [p.exact for p in peak.timeline if checkpointing or p.name == "forward"] if peak is not None else []
+        if exact and all(exact):
             names.append(pick(family.title, lang))
     return join_all(names, lang)
 
