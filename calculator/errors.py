@@ -373,8 +373,8 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "costs_forward_fails": {
         "en": "transformers' own forward pass fails with {key} = {value} in this configuration, so there is "
-        "no training step whose cost could be worked out.",
-        "zh": "在这个配置下（{key} = {value}），transformers 自己的前向计算就会报错，没有可以计算开销的训练步骤。",
+        "no training step or inference pass whose cost could be worked out.",
+        "zh": "在这个配置下（{key} = {value}），transformers 自己的前向计算就会报错，训练步骤和推理都无从计算开销。",
     },
     "costs_checkpointing_fails": {
         "en": "Gradient checkpointing with use_reentrant=True fails here: every layer's "
@@ -467,13 +467,13 @@ MESSAGES: dict[str, dict[str, str]] = {
         "（num_landmarks = {landmarks}，segment_means_seq_len = {seq_len}）。请把输入补齐到 {expected} 个 token。",
     },
     "costs_reformer_length": {
-        "en": "Reformer trains only at lengths its forward accepts: with axial positions exactly the product of "
+        "en": "Reformer trains and infers only at lengths its forward accepts: with axial positions exactly the product of "
         "axial_pos_shape ({axial}; - without them), and, past the shortest chunk ({shortest}), a multiple of the chunk "
         "lengths' least common multiple ({lcm}). L = {value} is not such a length: transformers raises a ValueError, "
-        "so there is no training step to cost.",
-        "zh": "Reformer 训练时只接受特定的序列长度：使用轴向位置编码时必须恰好等于 axial_pos_shape 各维之积"
+        "so there is no step to cost.",
+        "zh": "Reformer 的训练和推理都只接受特定的序列长度：使用轴向位置编码时必须恰好等于 axial_pos_shape 各维之积"
         "（{axial}；不使用时为 -）；超过最短分块长度（{shortest}）时，还必须是各分块长度最小公倍数（{lcm}）的整数倍。"
-        "L = {value} 不满足，transformers 会抛出 ValueError，因此没有可以计算开销的训练步骤。",
+        "L = {value} 不满足，transformers 会抛出 ValueError，因此无从计算开销。",
     },
     # A model id read from the Hugging Face Hub (calculator/hub.py): the CLI's --model.
     "hub_bad_id": {
