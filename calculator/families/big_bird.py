@@ -26,7 +26,8 @@ Block-sparse attention lists every storage the forward makes, in PyTorch's order
 those nothing keeps), with every name's release declared: the inference span is replayed exactly
 (``tests/crosscheck/test_inference_engine.py::test_big_bird_block_sparse_inference_exact``); the training step keeps
 its proven bounds (``tests/crosscheck/test_peak_engine.py::test_big_bird_block_sparse_bounds``: the kernel's backward
-is not replayed op by op). A decoder and question answering keep no claim (``sim.no_peak``).
+is not replayed op by op). A decoder with full attention (its causal mask) and question answering keep no claim (``sim.no_peak``); a decoder
+with block-sparse attention runs the encoder's forward, and is replayed as it is.
 """
 from __future__ import annotations
 
@@ -635,8 +636,10 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     # statistics and a dropout's mask nothing saves), so costs/peak.py's and costs/inference.py's bounds hold
     # (tests/crosscheck/test_peak_engine.py: test_big_bird_block_sparse_bounds). The random plan (numpy's, seeded per
     # layer in training, zeros in eval) decides which blocks are read, never a shape: the sizes are deterministic.
-    # A decoder's causal mask, question answering's inputs made from the ids: not replayed, and no bound proven.
-    if not sparse or c["is_decoder"] or kind == "ForQuestionAnswering":
+    # A decoder runs the same block-sparse forward (the causal mask is made for original_full only; no cache is
+    # written: measured, the same storages and peak as the encoder's). A decoder's causal mask (full attention),
+    # question answering's inputs made from the ids: not replayed, and no bound proven.
+    if not sparse or kind == "ForQuestionAnswering":
         sim.no_peak()
     elif not sim.grad_mode:
         # The inference span (no graph): every release declared (BigBirdModel.forward's scope, the embeddings', each
@@ -726,8 +729,8 @@ KEYS = (activation_key("gelu_new"), *dropouts("hidden_dropout_prob", "attention_
         classifier_dropout())
 #: ``buffers``: BERT's two (``position_ids``, ``token_type_ids``); the peak is given only where the program opts in
 #: (``original_full``, no decoder, not question answering: :func:`step_full`; block-sparse attention's inference
-#: span); block-sparse training keeps the proven bounds (every storage listed); a decoder and question answering no
-#: claim (``sim.no_peak``).
+#: span, a decoder's too); block-sparse training keeps the proven bounds (every storage listed); a decoder with full
+#: attention and question answering no claim (``sim.no_peak``).
 COSTS = CostModel(step_program, bert.absolute_positions(), check=step_check, keys=KEYS, buffers=position_buffers,
                   autocast=True, reentrant=True)
 #: The keys that shape no tensor but decide the attention a step runs: in the share link, so the panel costs
