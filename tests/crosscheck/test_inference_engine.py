@@ -399,13 +399,14 @@ def test_big_bird_block_sparse_inference_exact() -> None:
     the same shape as training's), replayed storage by storage (issue 32/34, step 3): every name's release declared
     (``big_bird.step_sparse_attention``'s rebound products and consumed masks, its scopes; BigBirdModel.forward's
     padded ids, types and mask to its end, the ``torch.ones`` mask dropped by the padding): each drawn case (classes,
-    fp32 and bf16, padded or not, B 1 with a wide vocabulary or more) gives a figure, the measured peak with its op
-    and bytes by kind; the engine's storages still cover every byte PyTorch allocates (the bounds' sum)."""
+    fp32 and bf16, padded or not, a decoder, B 1 with a wide vocabulary or more; padded MLM heads read the strided
+    unpadded sequence, whose Linear copies it) gives a figure, the measured peak with its op and bytes by kind; the
+    engine's storages still cover every byte PyTorch allocates (the bounds' sum)."""
     from calculator.costs.step import simulate
 
     from .test_peak_engine import BIG_BIRD_SPARSE, big_bird_sparse_case, forward_allocations
 
-    for index in range(BIG_BIRD_SPARSE // 2):
+    for index in range(BIG_BIRD_SPARSE):
         case = big_bird_sparse_case(index, inference=True)
         assert case is not None, index
         assert case["costs"].peak.bytes is not None, (index, case["costs"].peak.reason)
