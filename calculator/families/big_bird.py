@@ -22,10 +22,12 @@ inputs are padded to a multiple of ``block_size`` and run the block-sparse kerne
 blocks change which blocks are read, never a shape, so the figures are exact.
 
 Peak of live memory (issue 32): exact with ``original_full`` (:func:`step_full`, replayed tensor by tensor).
-Block-sparse attention is not replayed yet, but its program lists every storage the forward makes (the tape's,
-and as constants those nothing keeps), so the step's and the inference span's proven bounds hold there
-(``tests/crosscheck/test_peak_engine.py::test_big_bird_block_sparse_bounds``). A decoder and question answering
-keep no claim (``sim.no_peak``).
+Block-sparse attention lists every storage the forward makes, in PyTorch's order (the tape's, and as constants
+those nothing keeps), with every name's release declared: the inference span is replayed exactly
+(``tests/crosscheck/test_inference_engine.py::test_big_bird_block_sparse_inference_exact``); the training step keeps
+its proven bounds (``tests/crosscheck/test_peak_engine.py::test_big_bird_block_sparse_bounds``: the kernel's backward
+is not replayed op by op). A decoder with full attention (its causal mask) and question answering keep no claim (``sim.no_peak``); a decoder
+with block-sparse attention runs the encoder's forward, and is replayed as it is.
 """
 from __future__ import annotations
 
@@ -193,7 +195,7 @@ def runs_block_sparse(c: Mapping[str, Any], seq_len: int) -> bool:
 
 
 def step_embeddings(sim: Sim, prefix: str, b: int, n: int, types_from_ids: bool, padded: bool = False,
-                    sparse: bool = False) -> tuple[T, T | None]:
+                    sparse: bool = False, ones: T | None = None) -> tuple[T, T | None]:
     """``BigBirdEmbeddings``: word + token type (+= position), then dropout **before** the LayerNorm.
 
     Token types are a slice of a zero buffer (not counted), except in question
@@ -205,20 +207,36 @@ def step_embeddings(sim: Sim, prefix: str, b: int, n: int, types_from_ids: bool,
     ``sparse``: the block-sparse path, its storages listed in PyTorch's order (the step's bounds, and the replay
     to come): the padded float32 attention mask is made between the ids' and the types' pads (returned), and
     ``embeddings += position_embeddings`` is in place. Returns the LayerNorm's output and that padded mask (None
-    where not made here).
+    where not made here). ``ones``: ``torch.ones((B, L))``, whose name the padding rebinds (BigBirdModel.forward's
+    ``attention_mask``, as ``_pad_to_block_size`` returns). The padded ids and types are BigBirdModel.forward's
+    names (to its end); the embeddings' own locals go as they return.
     """
     e = prefix + "embeddings."
+    if padded:
+        _padded_input(sim)
     ids = sim.ids((b, n))  # (unpadded: the input's, counted in F too: the embedding's backward keeps it)
     mask = sim.constant((b, n), 4, "aten.constant_pad_nd") if sparse and padded else None
     if padded:
         types = sim.ids((b, n))
+        if ones is not None:
+            sim.release(ones)
     else:
         types = sim.ids((b, n)) if types_from_ids else sim.expand(sim.buffer((1, n)), (b, n))
+    mark = sim.scope()  # BigBirdEmbeddings.forward
     x = sim.embedding(e + "word_embeddings", ids, first=True)
     x = sim.add(x, sim.embedding(e + "token_type_embeddings", types))
     position = sim.embedding(e + "position_embeddings", sim.buffer((1, n)))
     x = sim.add_(x, position) if sparse else sim.add(x, position)
-    return layer_norm(sim, e + "LayerNorm", dropout(sim, x, sim.drops("hidden_dropout_prob"))), mask
+    x = sim.rebind(x, dropout(sim, x, sim.drops("hidden_dropout_prob")))
+    return sim.end_scope(mark, layer_norm(sim, e + "LayerNorm", x)), mask
+
+
+def _padded_input(sim: Sim) -> None:
+    """The lifetime simulator takes the program's first index tensor for ``input_ids`` (live from the start, not
+    counted): padded, the embeddings read the copy ``nn.functional.pad`` makes instead, a storage of the forward's
+    own (the plain simulator has no such attribute, and lists it as it did)."""
+    if hasattr(sim, "input_ids") and getattr(sim, "input_ids") is None:
+        setattr(sim, "input_ids", 0)  # storage ids start at 1: no storage is the input's
 
 
 #: How many tensors ``NewGELUActivation`` (``gelu_new``, written out in Python) allocates: ``0.5 * x``, ``pow``, the
@@ -232,9 +250,10 @@ def activation(sim: Sim, act: str, t: T) -> T:
     The tape lists only the ``gelu_new`` tensors autograd keeps (three and the result; the result alone without a
     gradient); the block-sparse step's bounds count every storage the forward makes (``costs/peak.py``'s F), so
     the intermediate ones are added as constants (no FLOPs, nothing saved: no existing figure moves)."""
+    made = len(sim.storages)
     out = sim.activation(act, t)
-    if act == "gelu_new":
-        for _ in range(GELU_NEW_ALLOCATIONS - (4 if t.grad and sim.grad_mode else 1)):
+    if act == "gelu_new":  # only those the simulator did not make (the lifetime one makes them all)
+        for _ in range(GELU_NEW_ALLOCATIONS - max(len(sim.storages) - made, 4 if t.grad and sim.grad_mode else 1)):
             sim.constant(t.shape, out.itemsize, "aten.mul")
     return out
 
@@ -245,8 +264,9 @@ def layer_norm(sim: Sim, module: str, x: T) -> T:
     ``native_layer_norm`` returns them whatever autograd needs (in the input's dtype, measured); the tape lists
     them only where they are saved, so without a gradient (no_grad, a frozen LayerNorm on a frozen input) they
     are added as constants (no FLOPs, nothing saved): what the block-sparse step's bounds count."""
+    made = len(sim.storages)
     out = sim.layer_norm(module, x)
-    if not out.grad:
+    if not out.grad and len(sim.storages) - made == 1:  # (the lifetime simulator makes them itself)
         for _ in range(2):
             sim.constant(x.shape[:-1] + (1,), sim.itemsize, "aten.native_layer_norm")
     return out
@@ -266,16 +286,20 @@ def linear_unpadded(sim: Sim, module: str, x: T) -> T:
     ``at::linear`` takes ``matmul``'s path, a contiguous copy of the input, ``mm``, then the bias added out of
     place (measured). The tape lists the copy and the output; the ``mm``'s own result is added as a constant (no
     FLOPs, nothing saved), of the output's size (the bounds' F; in PyTorch's order only by size)."""
-    out = sim.linear(module, x)
+    mark = sim.scope()
+    out = sim.end_scope(mark, sim.linear(module, x))  # the copy goes as matmul returns
     if len(x.shape) == 3 and not is_contiguous(x):
-        sim.constant(out.shape, out.itemsize, "aten.mm")
+        # listed after the output, of its size: the replay lets it go at once (the output named in its place)
+        sim.release(sim.constant(out.shape, out.itemsize, "aten.mm"))
     return out
 
 
 def step_feed_forward(sim: Sim, p: str, x: T, residual: T, act: str) -> T:
     """``BigBirdIntermediate`` (dense, hidden_act) and ``BigBirdOutput`` (dense, dropout, LayerNorm of the sum)."""
-    inner = activation(sim, act, sim.linear(p + "intermediate.dense", x))
-    out = dropout(sim, sim.linear(p + "output.dense", inner), sim.drops("hidden_dropout_prob"))
+    inner = sim.linear(p + "intermediate.dense", x)
+    inner = sim.rebind(inner, activation(sim, act, inner))
+    out = sim.linear(p + "output.dense", inner)
+    out = sim.rebind(out, dropout(sim, out, sim.drops("hidden_dropout_prob")))
     return layer_norm(sim, p + "output.LayerNorm", sim.add(out, residual))
 
 
@@ -299,8 +323,9 @@ def step_layer(prefix: str, i: int, heads: int, act: str, mask: T | None = None)
     return run
 
 
-def step_sparse_attention(sim: Sim, x: T, heads: int, block: int, rand: int, mask: T, s: str) -> T:
-    """``BigBirdBlockSparseAttention`` on x [B, n, H] (n a multiple of ``block``): the context, [B, n, H].
+def step_sparse_attention(sim: Sim, x: T, heads: int, block: int, rand: int, mask: T, s: str) -> tuple[T, T]:
+    """``BigBirdBlockSparseAttention`` on x [B, n, H] (n a multiple of ``block``): the context [B, n, H] and the
+    assembled probabilities [B, A, n, n] (which ``BigBirdLayer`` holds, as ``_``, until it returns).
 
     ``bigbird_block_sparse_attention`` as transformers 5.23 runs it, with m = n / block blocks:
     q, k, v seen as [B, A, m, block, D]; the random key and value blocks gathered
@@ -317,6 +342,10 @@ def step_sparse_attention(sim: Sim, x: T, heads: int, block: int, rand: int, mas
     the loss) costs no FLOPs, but its ``scatter_`` calls keep their int64 indices: the
     random blocks (already kept by the gathers) and the diagonal [m - 4, 3] of the
     sliding window.
+
+    Every name's release is declared where the Python drops it (the forward's replay, :mod:`..costs.lifetime`): a
+    product rebound by its scaling (``x = x * rsqrt_d``), a mask's ``(1.0 - m) * penalty`` consumed by ``+=``, an
+    ``einsum``'s operand copies as it returns, the ``+=`` summands; the function's other locals go as it returns.
     """
     b, n, hidden = x.shape
     d = hidden // heads
@@ -329,19 +358,27 @@ def step_sparse_attention(sim: Sim, x: T, heads: int, block: int, rand: int, mas
         from_mask = sim.constant(mask.shape, z, "aten._to_copy")
         sim.constant((b, 1, 1, n), z, "aten._to_copy")
 
+    forward = sim.scope()  # BigBirdBlockSparseAttention.forward
     q = sim.transpose(sim.view(sim.linear(s + "query", x), (b, n, heads, d)), 1, 2)
     k = sim.transpose(sim.view(sim.linear(s + "key", x), (b, n, heads, d)), 1, 2)
     v = sim.transpose(sim.view(sim.linear(s + "value", x), (b, n, heads, d)), 1, 2)
+    kernel = sim.scope()  # bigbird_block_sparse_attention
     # rand_attn: numpy's [A, m - 2, r] as int64, expanded over the batch and made contiguous
     # torch.tensor(np.stack(...)): the int32 plan, cast to int64 (its shape, never its values, is fixed)
     # expanded over the batch and made contiguous: a copy unless B = 1 (the int64 copy is then what is read)
-    sim.constant((heads, m - 2, rand), 4, "aten.lift_fresh")
+    plan = sim.constant((heads, m - 2, rand), 4, "aten.lift_fresh")
     if b > 1:
-        sim.constant((heads, m - 2, rand), 8, "aten._to_copy")
-    rand_attn = sim.ids((b, heads, m - 2, rand))
+        wide = sim.constant((heads, m - 2, rand), 8, "aten._to_copy")
+        sim.release(plan)
+        rand_attn = sim.ids((b, heads, m - 2, rand))
+        sim.release(wide)
+    else:
+        rand_attn = sim.ids((b, heads, m - 2, rand))
+        sim.release(plan)
     # _create_rand_mask_from_inputs: a gather of the blocked float32 mask, then an einsum (a broadcast mul)
-    sim.constant((b, heads * (m - 2) * rand, block), f, "aten.gather")
+    gathered = sim.constant((b, heads * (m - 2) * rand, block), f, "aten.gather")
     sim.constant((b, heads, m - 2, block, rand * block), f, "aten.mul")
+    sim.release(gathered)
     bq, bk, bv = (sim.view(t, (b, heads, m, block, d)) for t in (q, k, v))
     gk = sim.view(sim.gather(bk, rand_attn, (b, heads, (m - 2) * rand, block, d)), (b, heads, m - 2, rand * block, d))
     gv = sim.view(sim.gather(bv, rand_attn, (b, heads, (m - 2) * rand, block, d)), (b, heads, m - 2, rand * block, d))
@@ -349,31 +386,47 @@ def step_sparse_attention(sim: Sim, x: T, heads: int, block: int, rand: int, mas
     def block_of(t: T) -> T:  # t[:, :, i]: one block, a view (which one does not change a figure)
         return sim.select(t, 2)
 
-    def masks(*made: tuple[tuple[int, ...], int]) -> None:  # the masks' temporaries: (shape, itemsize) each
-        for shape, size in made:
-            sim.constant(shape, size)
+    def penalty(shape: tuple[int, ...], size: int) -> None:
+        # ``(1.0 - mask) * attn_mask_penalty``, added in place: the difference goes with the product, the product
+        # with the ``+=``
+        one = sim.constant(shape, size)
+        product = sim.constant(shape, size)
+        sim.release(one)
+        sim.release(product)
 
-    def scores(a: T, keys: T, *made: tuple[tuple[int, ...], int], pads: int = 0) -> T:
-        # matmul(a, keys^T) (the first ``pads`` of ``made`` next), * rsqrt_d, += the mask's temporaries' result (in
-        # place), softmax
-        product = sim.bmm(a, sim.transpose(keys, -1, -2))
-        masks(*made[:pads])
-        product = sim.pointwise(product)
-        masks(*made[pads:])
-        return sim.keep_output(product)
+    def scaled(product: T) -> T:  # ``x = x * rsqrt_d``: the unscaled product loses its name
+        return sim.rebind(product, sim.pointwise(product))
+
+    def einsum(spec: str, a: T, c: T) -> T:  # ``torch.einsum``: its operands' copies go as it returns
+        mark = sim.scope()
+        return sim.end_scope(mark, sim.einsum(spec, a, c))
 
     def global_row() -> tuple[T, T]:  # q[0] or q[-1] against every key; (1.0 - to_mask) * penalty
-        weights = scores(block_of(bq), k, ((b, 1, 1, n), z), ((b, 1, 1, n), z))
+        product = scaled(sim.bmm(block_of(bq), sim.transpose(k, -1, -2)))
+        penalty((b, 1, 1, n), z)
+        weights = sim.keep_output(product)
         return weights, sim.view(sim.bmm(weights, v), (b, heads, 1, block, d))
 
     def second_row() -> tuple[T, T]:  # q[1] or q[-2]: 3 sliding, 1 global, r random blocks
         keys = sim.concat([block_of(bk)] * 4 + [block_of(gk)], 2)
         values = sim.concat([block_of(bv)] * 4 + [block_of(gv)], 2)
         wide = (b, heads, block, (4 + rand) * block)
-        # to_mask.new_ones, the seq pad's cat (to_mask's dtype); rand_mask.new_ones, the rand pad's cat (float32);
+        product = sim.bmm(block_of(bq), sim.transpose(keys, -1, -2))
+        # to_mask.new_ones, the seq pad's cat (to_mask's dtype); rand_mask.new_ones, the rand pad's cat (float32)
+        ones = sim.constant((b, 1, 1, rand * block), z)
+        sim.constant((b, 1, 1, (4 + rand) * block), z)
+        sim.release(ones)
+        ones = sim.constant((b, heads, block, 4 * block), f)
+        sim.constant(wide, f)
+        sim.release(ones)
+        product = scaled(product)
         # torch.minimum (float32), 1.0 - it, times the penalty
-        weights = scores(block_of(bq), keys, ((b, 1, 1, rand * block), z), ((b, 1, 1, (4 + rand) * block), z),
-                         ((b, heads, block, 4 * block), f), (wide, f), (wide, f), (wide, f), (wide, f), pads=4)
+        least = sim.constant(wide, f)
+        one = sim.constant(wide, f)
+        sim.release(least)
+        product_of_mask = sim.constant(wide, f)
+        sim.release(one, product_of_mask)
+        weights = sim.keep_output(product)
         return weights, sim.view(sim.bmm(weights, values), (b, heads, 1, block, d))
 
     first_w, first = global_row()
@@ -382,30 +435,34 @@ def step_sparse_attention(sim: Sim, x: T, heads: int, block: int, rand: int, mas
     keys3 = sim.concat([sim.narrow(bk, 2, middle)] * 3, 3)
     values3 = sim.concat([sim.narrow(bv, 2, middle)] * 3, 3)
     mq = sim.narrow(bq, 2, middle)
-    inner = sim.pointwise(sim.bmm(mq, sim.transpose(keys3, -1, -2)))
-    randb = sim.pointwise(sim.bmm(mq, sim.transpose(sim.narrow(gk, 2, middle), -1, -2)))
-    firstb = sim.pointwise(sim.einsum("bhlqd,bhkd->bhlqk", mq, block_of(bk)))
-    lastb = sim.pointwise(sim.einsum("bhlqd,bhkd->bhlqk", mq, block_of(bk)))
+    inner = scaled(sim.bmm(mq, sim.transpose(keys3, -1, -2)))
+    randb = scaled(sim.bmm(mq, sim.transpose(sim.narrow(gk, 2, middle), -1, -2)))
+    firstb = scaled(einsum("bhlqd,bhkd->bhlqk", mq, block_of(bk)))
+    lastb = scaled(einsum("bhlqd,bhkd->bhlqk", mq, block_of(bk)))
     # (1.0 - mask) * penalty for the band (band_mask), the first and last blocks (to_mask), the random (rand_mask)
-    masks(*[((b, 1, middle, block, 3 * block), z)] * 2, *[((b, 1, 1, 1, block), z)] * 4,
-          *[((b, heads, middle, block, rand * block), f)] * 2)
+    for shape, size in (((b, 1, middle, block, 3 * block), z), ((b, 1, 1, 1, block), z), ((b, 1, 1, 1, block), z),
+                        ((b, heads, middle, block, rand * block), f)):
+        penalty(shape, size)
     weights = sim.keep_output(sim.concat([firstb, inner, randb, lastb], 4))
     ctx = sim.bmm(sim.narrow(weights, 4, 3 * block), values3)
-    parts = [
-        ctx,
-        sim.bmm(sim.narrow(weights, 4, rand * block), sim.narrow(gv, 2, middle)),  # += (in place: keeps nothing)
-        sim.einsum("bhlqk,bhkd->bhlqd", sim.narrow(weights, 4, block), block_of(bv)),
-        sim.einsum("bhlqk,bhkd->bhlqd", sim.narrow(weights, 4, block), block_of(bv)),
-    ]
+    parts = [ctx]
+    # ``context_layer += ...`` (in place: each summand a temporary)
+    parts.append(sim.bmm(sim.narrow(weights, 4, rand * block), sim.narrow(gv, 2, middle)))
+    sim.release(parts[-1])
+    for _ in range(2):
+        parts.append(einsum("bhlqk,bhkd->bhlqd", sim.narrow(weights, 4, block), block_of(bv)))
+        sim.release(parts[-1])
     # the three products are added into ctx in place: its storage, needing a gradient if any part does
     middle_ctx = T(ctx.shape, ctx.strides, ctx.storage, any(t.grad for t in parts), ctx.itemsize)
     _, second_last = second_row()
     _, last = global_row()
     context = sim.view(sim.concat([first, second, middle_ctx, second_last, last], 2), (b, heads, n, d))
-    context = sim.transpose(sim.op_with_constant(context, from_mask), 1, 2)
+    sim.release(ctx)  # ``context_layer`` rebound to the concatenation
+    context = sim.rebind(context, sim.op_with_constant(context, from_mask))
+    context = sim.transpose(context, 1, 2)
     # attention_probs: torch.zeros of the context's dtype, slice copies into it, then scatter_ with rand_attn and
     # the sliding diagonal (int64: two aranges and their sum)
-    sim.constant((b, heads, n, n), z, "aten.zeros")
+    probs = sim.constant((b, heads, n, n), z, "aten.zeros")
     sim.constant((middle,), 8, "aten.arange")
     sim.constant((3,), 8, "aten.arange")
     if first_w.grad:  # (never under no_grad: a checkpointed forward's tensors need no gradient)
@@ -413,19 +470,31 @@ def step_sparse_attention(sim: Sim, x: T, heads: int, block: int, rand: int, mas
         sim.save(sim.ids((middle, 3)))
     else:
         sim.constant((middle, 3), 8, "aten.add")
-    return sim.view(sim.contiguous(context), (b, n, hidden))
+    sim.end_scope(kernel, context, probs)
+    # ``context_layer.contiguous().view(...)``: the transposed product loses its name as the forward returns
+    out = sim.view(sim.contiguous(context), (b, n, hidden))
+    sim.release(context)
+    return sim.end_scope(forward, out, probs), probs
 
 
 def step_sparse_layer(prefix: str, i: int, heads: int, act: str, block: int, rand: int,
                       mask: T) -> Callable[[Sim, T], T]:
-    """One ``BigBirdLayer`` with block-sparse attention (:func:`step_sparse_attention`; no attention dropout)."""
+    """One ``BigBirdLayer`` with block-sparse attention (:func:`step_sparse_attention`; no attention dropout), every
+    release declared: ``BigBirdAttention``'s mask casts and context go as it returns (after its output's
+    LayerNorm), ``BigBirdLayer`` holds the probabilities (``_``) until it returns, ``feed_forward_chunk``'s
+    intermediate output goes as the chunk returns."""
     p = f"{prefix}encoder.layer.{i}."
 
     def run(sim: Sim, x: T) -> T:
-        context = step_sparse_attention(sim, x, heads, block, rand, mask, p + "attention.self.")
-        out = dropout(sim, sim.linear(p + "attention.output.dense", context), sim.drops("hidden_dropout_prob"))
-        attended = layer_norm(sim, p + "attention.output.LayerNorm", sim.add(out, x))
-        return step_feed_forward(sim, p, attended, attended, act)
+        layer = sim.scope()  # BigBirdLayer.forward
+        attention = sim.scope()  # BigBirdAttention.forward
+        context, probs = step_sparse_attention(sim, x, heads, block, rand, mask, p + "attention.self.")
+        out = sim.linear(p + "attention.output.dense", context)
+        out = sim.rebind(out, dropout(sim, out, sim.drops("hidden_dropout_prob")))
+        attended = sim.end_scope(attention, layer_norm(sim, p + "attention.output.LayerNorm", sim.add(out, x)), probs)
+        chunk = sim.scope()  # feed_forward_chunk
+        out = sim.end_scope(chunk, step_feed_forward(sim, p, attended, attended, act))
+        return sim.end_scope(layer, out)
 
     return run
 
@@ -519,9 +588,10 @@ def step_full(sim: Sim, inv: Inventory, prefix: str, b: int, n: int) -> list[T]:
 
 def step_mlm(sim: Sim, x: T, act: str) -> T:
     """``BigBirdLMPredictionHead``: dense, hidden_act, LayerNorm, the vocabulary projection."""
-    x = activation(sim, act, linear_unpadded(sim, "cls.predictions.transform.dense", x))
-    x = layer_norm(sim, "cls.predictions.transform.LayerNorm", x)
-    return sim.linear("cls.predictions.decoder", x)
+    x = linear_unpadded(sim, "cls.predictions.transform.dense", x)
+    x = sim.rebind(x, activation(sim, act, x))
+    x = sim.rebind(x, layer_norm(sim, "cls.predictions.transform.LayerNorm", x))
+    return sim.rebind(x, sim.linear("cls.predictions.decoder", x))  # the transform's output goes as the head returns
 
 
 def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
@@ -561,60 +631,87 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
         sim.exact_forward()  # every name's release declared (step_full)
         sim.exact_autocast()  # under bf16 autocast too: BERT's layer (its Linears' copies, the promoting adds)
         return step_full(sim, inv, prefix, b, n)
-    # Block-sparse attention (not a decoder, not question answering): not replayed yet, but every storage its forward
-    # makes is listed (the tape's, and as constants those it does not keep: the masks' temporaries, the random plan's
+    # Block-sparse attention (not a decoder, not question answering): every storage its forward makes is listed (the tape's, and as constants those it does not keep: the masks' temporaries, the random plan's
     # int32 and int64 copies, the probability matrix and its indices, gelu_new's intermediates, a LayerNorm's
     # statistics and a dropout's mask nothing saves), so costs/peak.py's and costs/inference.py's bounds hold
     # (tests/crosscheck/test_peak_engine.py: test_big_bird_block_sparse_bounds). The random plan (numpy's, seeded per
     # layer in training, zeros in eval) decides which blocks are read, never a shape: the sizes are deterministic.
-    # A decoder's causal mask, question answering's inputs made from the ids: not replayed, and no bound proven.
-    if not sparse or c["is_decoder"] or kind == "ForQuestionAnswering":
+    # A decoder runs the same block-sparse forward (the causal mask is made for original_full only; no cache is
+    # written: measured, the same storages and peak as the encoder's). A decoder's causal mask (full attention),
+    # question answering's inputs made from the ids: not replayed, and no bound proven.
+    if not sparse or kind == "ForQuestionAnswering":
         sim.no_peak()
+    elif not sim.grad_mode:
+        # The inference span (no graph): every release declared (BigBirdModel.forward's scope, the embeddings', each
+        # layer's: step_sparse_layer), so the forward is replayed exactly. Training keeps its bounds: the backward of
+        # the kernel (its views' copies, the gathers' scatters, the probability matrix's nodes) is not replayed yet.
+        sim.exact_lifetimes()
+        sim.exact_forward()
+    model = sim.scope()  # BigBirdModel.forward
     ones = None
     if sparse:  # warn_if_padding_and_no_attention_mask's temporaries, then torch.ones((B, L))
+        made = []
         for size, op in zip((16, 16 * b, 2 * b, 1), ("aten.lift_fresh", "aten.index", "aten.eq", "aten.any")):
-            sim.constant((size,), 1, op)
+            made.append(sim.constant((size,), 1, op))
+            if len(made) == 2:
+                sim.release(made[0])  # the special tokens' tensor, dropped once indexed
+        sim.release(*made)  # the others, gone as it returns
         ones = sim.constant((b, n), 4, "aten.ones")
-    x, padded_mask = step_embeddings(sim, prefix, b, padded, kind == "ForQuestionAnswering", padded > n, sparse)
+    x, padded_mask = step_embeddings(sim, prefix, b, padded, kind == "ForQuestionAnswering", padded > n, sparse, ones)
     heads, act = c["num_attention_heads"], c["hidden_act"]
     # torch.ones((B, L)) in float32, padded: block-sparse's from_mask (a full-attention path: a constant, never read)
     mask = padded_mask or ones or sim.constant((b, padded), 4)
     if sparse and c["num_hidden_layers"] > 0:
         # create_masks_for_block_sparse_attn: the band mask, a cat of three float32 slices and an einsum (a mul)
         m4 = padded // block - 4
-        sim.constant((b, m4, 3 * block), 4, "aten.cat")
+        pad = sim.constant((b, m4, 3 * block), 4, "aten.cat")
         sim.constant((b, m4, block, 3 * block), 4, "aten.mul")
+        sim.release(pad)  # exp_blocked_to_pad, gone as create_band_mask_from_inputs returns
     causal = sim.constant((b, 1, n, n), sim.itemsize) if c["is_decoder"] and not sparse else None
     for i in range(c["num_hidden_layers"]):
         if sparse:
-            x = sim.layer(step_sparse_layer(prefix, i, heads, act, block, rand, mask), x)
+            y = sim.layer(step_sparse_layer(prefix, i, heads, act, block, rand, mask), x)
+            if i:  # BigBirdEncoder rebinds hidden_states (the embeddings' output keeps BigBirdModel's name)
+                sim.release(x)
+            x = y
         else:
             x = sim.layer(step_layer(prefix, i, heads, act, causal), x)
     full = x
     seq = sim.narrow(x, 1, n) if padded > n else x  # sequence_output[:, :-padding_len]
 
     def pool() -> T:
-        return sim.keep_output(sim.linear(prefix + "pooler", sim.select(full, 1)))  # nn.Tanh, before the unpad
+        dense = sim.linear(prefix + "pooler", sim.select(full, 1))
+        return sim.rebind(dense, sim.keep_output(dense))  # nn.Tanh, before the unpad
 
-    if kind == "":
-        return [seq] + ([pool()] if inv.pooler else [])
-    if kind == "ForPreTraining":
+    pooled = None
+    if kind == "ForPreTraining" or (kind == "" and inv.pooler):
         pooled = pool()
+    elif kind not in ("", "ForQuestionAnswering"):
+        pooled = sim.unused(pool)  # the head's class holds ``outputs`` until its forward returns
+    sim.end_scope(model, seq, *([pooled] if pooled is not None else []))
+    if kind == "":
+        return [seq] + ([pooled] if pooled is not None else [])
+    if kind == "ForPreTraining":
+        assert pooled is not None
         return [step_mlm(sim, seq, act), sim.linear("cls.seq_relationship", pooled)]
     if kind == "ForQuestionAnswering":
         h = step_feed_forward(sim, "qa_classifier.", sim.dropout(seq, sim.drops("hidden_dropout_prob")), seq, act)
         # logits - logits_mask * 1e6 (a float32 mask): keeps nothing; then split, squeeze, contiguous
         logits = sim.pointwise(sim.linear("qa_classifier.qa_outputs", h))
         return [sim.pointwise(sim.select(logits, 2)), sim.pointwise(sim.select(logits, 2))]
-    sim.unused(pool)
     if kind in ("ForMaskedLM", "ForCausalLM"):
         return [step_mlm(sim, seq, act)]
     if kind == "ForSequenceClassification":
         # BigBirdClassificationHead: the first token, dropout, dense, hidden_act, dropout, out_proj
         drop = sim.drops("classifier_dropout")
-        x = dropout(sim, sim.select(seq, 1), drop)
-        x = dropout(sim, activation(sim, act, sim.linear("classifier.dense", x)), drop)
-        return [sim.linear("classifier.out_proj", x)]
+        first = sim.select(seq, 1)
+        x = dropout(sim, first, drop)
+        dense = sim.linear("classifier.dense", x)
+        # an inactive dropout (p = 0, eval) returned ``features[:, 0, :]``, a view of what the caller still names
+        x = dense if x.storage == first.storage else sim.rebind(x, dense)
+        x = sim.rebind(x, activation(sim, act, x))
+        x = sim.rebind(x, dropout(sim, x, drop))
+        return [sim.rebind(x, sim.linear("classifier.out_proj", x))]
     if kind == "ForTokenClassification":
         return [linear_unpadded(sim, "classifier", dropout(sim, seq, sim.drops("classifier_dropout")))]
     raise AssertionError(inv.architecture)
@@ -631,8 +728,9 @@ def step_check(inv: Inventory) -> None:
 KEYS = (activation_key("gelu_new"), *dropouts("hidden_dropout_prob", "attention_probs_dropout_prob"),
         classifier_dropout())
 #: ``buffers``: BERT's two (``position_ids``, ``token_type_ids``); the peak is given only where the program opts in
-#: (``original_full``, no decoder, not question answering: :func:`step_full`); block-sparse attention keeps the
-#: proven bounds (every storage listed); a decoder and question answering no claim (``sim.no_peak``).
+#: (``original_full``, no decoder, not question answering: :func:`step_full`; block-sparse attention's inference
+#: span, a decoder's too); block-sparse training keeps the proven bounds (every storage listed); a decoder with full
+#: attention and question answering no claim (``sim.no_peak``).
 COSTS = CostModel(step_program, bert.absolute_positions(), check=step_check, keys=KEYS, buffers=position_buffers,
                   autocast=True, reentrant=True)
 #: The keys that shape no tensor but decide the attention a step runs: in the share link, so the panel costs

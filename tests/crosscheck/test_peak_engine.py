@@ -1417,8 +1417,9 @@ BIG_BIRD_SPARSE = int(os.environ.get("PEAK_BIG_BIRD_SPARSE", "6"))
 
 def big_bird_sparse_case(index: int, inference: bool = False, plain: bool = False) -> dict[str, Any] | None:
     """A drawn BigBird step that runs block-sparse attention (``big_bird.runs_block_sparse``): blocks of 1 to 3,
-    1 to 3 random blocks, L past (5 + 2·r)·block (padded when the block does not divide it), not a decoder, not
-    question answering (those keep no claim); every other option as drawn (dtype, plan, checkpointing of both
+    1 to 3 random blocks, L past (5 + 2·r)·block (padded when the block does not divide it), a decoder every third
+    (its forward is the encoder's: the causal mask is full attention's), the causal LM's class too, not question
+    answering (it keeps no claim); every other option as drawn (dtype, plan, checkpointing of both
     kinds), half with a wider vocabulary (B 1) so that the weights weigh. The optimizer is one the bound covers.
     ``plain``: no plan, no checkpointing (every weight trains, the forward runs once)."""
     from calculator.families.big_bird import runs_block_sparse
@@ -1430,9 +1431,9 @@ def big_bird_sparse_case(index: int, inference: bool = False, plain: bool = Fals
         block = rng.choice([1, 2, 2, 3])
         rand = rng.choice([1, 2, 3][:4 - block])
         raw.update(attention_type="block_sparse", block_size=block, num_random_blocks=rand, add_cross_attention=False,
-                   is_decoder=False)
+                   is_decoder=index % 3 == 2)
         raw["num_hidden_layers"] = raw["num_hidden_layers"] or rng.randint(1, 3)  # the kernel is what is checked
-        if case["arch"].endswith(("QuestionAnswering", "CausalLM")):  # the causal LM class sets is_decoder
+        if case["arch"].endswith("QuestionAnswering"):
             continue
         limit = (5 + 2 * rand) * block
         case["seq_len"] = n = rng.randint(limit + 1, limit + 3 * block)
