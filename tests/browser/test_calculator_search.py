@@ -30,6 +30,8 @@ from .support import BOOT_TIMEOUT_MS, wait_ready
 pytestmark = pytest.mark.browser
 
 INDEX = "search/search_index.json"
+#: Material's search worker's script (assets/javascripts/workers/search.<hash>.min.js).
+SEARCH_WORKER = "/assets/javascripts/workers/search."
 
 #: Runs before the page's scripts. Records (in the page's clock) when the
 #: worker first said "ready"/"failed" and whether Material asked for the index;
@@ -116,6 +118,8 @@ def test_asking_for_search_loads_the_index_at_once(page, site, traffic):
     assert page.evaluate("window.__indexAsked") == 1
     assert page.evaluate("window.__fallbackHeld") == 1, "calculator-start.js's 10 s fallback was not found"
     assert index_requests(traffic, since) == [], "the index was fetched while the worker was booting"
+    # Material's search worker too: its bundle asked for it, calculator-start.js holds a stand-in.
+    assert [u for u in traffic.seen[since:] if SEARCH_WORKER in u] == [], "the search worker started while held"
     # At this width the search field is in the header; a click focuses it, as "/" or "s" would.
     with page.expect_request(is_index, timeout=BOOT_TIMEOUT_MS):
         page.locator(".md-search__input").click()
@@ -125,7 +129,8 @@ def test_asking_for_search_loads_the_index_at_once(page, site, traffic):
     first = page.locator(".md-search-result__item").first
     first.wait_for(state="visible", timeout=BOOT_TIMEOUT_MS)
     assert len(index_requests(traffic, since)) == 1
-    assert "pooler" in first.inner_text().lower()
+    assert "pooler" in first.inner_text().lower()  # the held worker, created at the click, answered
+    assert len([u for u in traffic.seen[since:] if SEARCH_WORKER in u]) == 1
     assert held, "the worker's script was never requested"
     for route in held:
         route.abort()

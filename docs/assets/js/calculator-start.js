@@ -22,6 +22,7 @@
 //    is ready (with a link: has answered it) or has failed, the reader reaches for
 //    search, or 10 s have passed.
 //    Search still works: it starts a little later, unless the reader asks first.
+//    Material's search worker is created at that moment too (a stand-in until then).
 // 3. Once this visit has its answer, register the service worker
 //    (calculator-sw.js) that keeps the calculator for the next visit and offline.
 // 4. On a narrow screen, where the pre-rendered breakdown is below the form and out of
@@ -82,6 +83,56 @@
       release();
     }
   }
+  // Material's search worker (assets/javascripts/workers/search.*.js: lunr, ~40 KB to compile, and a thread)
+  // waits too: its bundle creates it while it starts, but sends it nothing before the index has arrived. Until
+  // release, Material holds a stand-in that keeps its listeners and messages; release creates the worker and
+  // forwards both ways (issue 31: its start was ~0.1 s of a link's CPU before the answer).
+  var NativeWorker = window.Worker;
+  var SEARCH_WORKER = /\/assets\/javascripts\/workers\/search\.[^/]*\.js$/;
+  function searchWorkerUrl(url) {
+    try {
+      return SEARCH_WORKER.test(new URL(String(url), location.href).pathname);
+    } catch (e) {
+      return false;
+    }
+  }
+  function HeldWorker(url, options) {
+    var stand = new EventTarget();
+    var real = null;
+    var posted = [];
+    var ended = false;
+    stand.onmessage = null;
+    stand.onerror = null;
+    stand.postMessage = function () {
+      if (real) real.postMessage.apply(real, arguments);
+      else posted.push(arguments);
+    };
+    stand.terminate = function () {
+      ended = true;
+      if (real) real.terminate();
+    };
+    function forward(event) {
+      var copy = event.type === "message" ? new MessageEvent("message", { data: event.data }) : new Event(event.type);
+      var handler = event.type === "message" ? stand.onmessage : event.type === "error" ? stand.onerror : null;
+      if (typeof handler === "function") handler.call(stand, copy);
+      stand.dispatchEvent(copy);
+    }
+    held.push(function () {
+      if (ended) return;
+      real = new NativeWorker(url, options);
+      real.addEventListener("message", forward);
+      real.addEventListener("error", forward);
+      posted.splice(0).forEach(function (args) { real.postMessage.apply(real, args); });
+    });
+    return stand;
+  }
+  if (NativeWorker && window.EventTarget && window.MessageEvent) {
+    window.Worker = function (url, options) {
+      if (!released && searchWorkerUrl(url)) return HeldWorker(url, options);
+      return new NativeWorker(url, options);
+    };
+    window.Worker.prototype = NativeWorker.prototype;
+  }
   document.addEventListener("focusin", wantsSearch, true);
   document.addEventListener("change", wantsSearch, true);
   document.addEventListener("pointerdown", wantsSearch, true);
@@ -128,10 +179,27 @@
       var type = event.data && event.data.type;
       if (type === "result") answered = true;
       // A link's index waits for the link's answer too: its bytes and its indexing are not on the way there.
-      if (type === "failed" || ((type === "ready" || type === "result") && answered)) release();
-      if ((type === "ready" || type === "result") && answered) keepForNextTime();
+      if (type === "failed") release();
+      // The index and the service worker's install start once the answer this message brings is painted
+      // (this listener runs before calculator.js renders it): not beside its rendering (issue 31).
+      if ((type === "ready" || type === "result") && answered) afterPaint(function () {
+        release();
+        keepForNextTime();
+      });
     });
     worker.addEventListener("error", release);
+  }
+  // After the next frame is painted (the frame that shows what calculator.js does with the message at hand):
+  // a task queued from requestAnimationFrame runs after that paint. A hidden page paints nothing: 1 s then.
+  function afterPaint(fn) {
+    var done = false;
+    function once() {
+      if (done) return;
+      done = true;
+      fn();
+    }
+    if (window.requestAnimationFrame) window.requestAnimationFrame(function () { setTimeout(once, 0); });
+    setTimeout(once, 1000);
   }
   // ---- 3. the next visit needs no download, and works offline
   // calculator-sw.js (at the site's root; see there) keeps the page, the worker and
