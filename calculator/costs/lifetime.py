@@ -3137,6 +3137,14 @@ class LiveSim(Sim):
         return out
 
 
+    def einsum(self, spec: str, a: T, b: T) -> T:
+        """``torch.einsum`` (:meth:`.ops.Ops.einsum`): under autocast its ``bmm`` casts float32 operands to bf16, C++
+        temporaries of the call (:meth:`_autocast_call`; the caller's scope drops them unless ``bmm`` keeps them)."""
+        if self.lower is None:
+            return super().einsum(spec, a, b)
+        with self._autocast_call():
+            return super().einsum(spec, a, b)
+
     def einsum_operand(self, t: T, labels: str, order: list[str], view: T) -> T:
         """An einsum operand permuted and unsqueezed (``PermuteBackward0``, ``UnsqueezeBackward0``): the gradient
         handed back as a view in the operand's order of dimensions, nothing allocated (measured). A parameter's
@@ -3165,23 +3173,27 @@ class LiveSim(Sim):
         if not out.grad:
             return out
         size = out.itemsize
-        if a.itemsize != size or b.itemsize != size:
-            self.fail("a promoting einsum product")
         count = 1
         for d in shape:
             count *= d
-        needs = [(t.grad, t.shape, t.numel != count) for t in (a, b)]
+        # Under autocast a bf16 factor times a float32 one promotes (mul is on no autocast list): validate_outputs
+        # sums the factor's gradient to its shape, then casts it back to its dtype (each step a new tensor).
+        needs = [(t.grad, t.shape, t.numel != count, t.itemsize) for t in (a, b)]
 
         def run(bw: Backward, g: T) -> list[T | None]:
             products = [bw.alloc(shape, size, "aten.mul", dense_strides_like(g)) if grad else None
-                        for grad, _, _ in needs]
+                        for grad, _, _, _ in needs]
             grads: list[T | None] = []
-            for product, (_, factor, summed) in zip(products, needs):
+            for product, (_, factor, summed, itemsize) in zip(products, needs):
+                grad = product
                 if product is not None and summed:
-                    grads.append(bw.alloc(factor, size, "aten.sum"))
+                    grad = bw.alloc(factor, size, "aten.sum")
                     bw.drop(product.storage)
-                else:
-                    grads.append(product)
+                if grad is not None and itemsize != size:
+                    cast = bw.alloc(factor, itemsize, "aten._to_copy")
+                    bw.drop(grad.storage)
+                    grad = cast
+                grads.append(grad)
             return grads
         node = self._node("MulBackward0", [self._edge(a), self._edge(b)], run, out)
         self._einsum_bases[out.storage] = self.edge[id(out)]
@@ -3213,27 +3225,39 @@ class LiveSim(Sim):
         if not t.grad:
             return super().keep_other(t, other)
         size, shape = t.itemsize, t.shape
+        # Under autocast a bf16 ``t`` times the float32 cls mask: ``grad * other`` is float32 (promoted).
+        wide = max(size, other.itemsize) if self.lower is not None else size
         base = self._einsum_bases.get(t.storage)
         if base is None:
             out = super().keep_other(t, other)
             out = T(t.shape, t.strides, t.storage, True, size)
-            return self._node("MulBackward0", [self._edge(t)], lambda bw, g: [bw.alloc(shape, size, "aten.mul")],
-                              out)
-        self.save(other)
-        return self._rebased_view(t, base, (self.storages[t.storage] // size,), "aten.mul", "aten.new_zeros")
 
-    def _rebased_view(self, t: T, base: int, flat: tuple[int], op: str, strided: str) -> T:
+            def run(bw: Backward, g: T) -> list[T | None]:
+                product = bw.alloc(shape, wide, "aten.mul")
+                if wide == size:
+                    return [product]
+                cast = bw.alloc(shape, size, "aten._to_copy")  # validate_outputs: back to t's dtype
+                bw.drop(product.storage)
+                return [cast]
+            return self._node("MulBackward0", [self._edge(t)], run, out)
+        self.save(other)
+        return self._rebased_view(t, base, (self.storages[t.storage] // size,), "aten.mul", "aten.new_zeros", wide)
+
+    def _rebased_view(self, t: T, base: int, flat: tuple[int], op: str, strided: str, wide: int | None = None) -> T:
         """The nodes of an in-place ``op`` on a view ``t`` of a base of ``flat`` elements whose node is ``base``
         (DeBERTa's ``/=``, Funnel's ``*=``): autograd rebases the base's history on a ``CopySlices`` node, which
         allocates a copy of the base's gradient (``new_empty_strided``), a clone of the view's slice and the op's
         product (both freed as it returns), and gives the view an ``AsStridedBackward0`` that allocates the base's
-        gradient (``strided``: the name measured for each, kept as it was measured)."""
+        gradient (``strided``: the name measured for each, kept as it was measured). ``wide``: the product's bytes per
+        number where autocast promotes it (Funnel's bf16 scores times the float32 cls mask: ``copy_`` casts it into
+        the copy, nothing more allocated; measured)."""
         shape, size = t.shape, t.itemsize
+        product_size = wide or size
 
         def copy_slices(bw: Backward, g: T) -> list[T | None]:
             result = bw.alloc(flat, size, "aten.new_empty_strided")
             piece = bw.alloc(shape, size, "aten.clone")
-            product = bw.alloc(shape, size, op)
+            product = bw.alloc(shape, product_size, op)
             bw.drop(piece.storage)
             bw.drop(product.storage)
             return [result]
