@@ -69,7 +69,7 @@ from typing import Any, Callable, Iterator, Sequence
 from .modules import ADAPTED, Sim
 from .ops import Ops
 from .peak import Item, Peak, rounded
-from .tensor import ADAPTER_BYTES, T, contiguous_strides, dense_strides_like, is_contiguous, view_strides
+from .tensor import ADAPTER_BYTES, T, _dense, contiguous_strides, dense_strides_like, is_contiguous, view_strides
 
 #: ``AccumulateGrad`` nodes have the largest sequence number: they run as soon as they are ready.
 ACCUMULATE = 1 << 62
@@ -307,6 +307,9 @@ class LiveSim(Sim):
         self.buffer_made: set[int] = set()
         #: An einsum's ``bmm`` output (storage id) -> its node: the base an in-place op on a view rebases (Funnel).
         self._einsum_bases: dict[int, int | None] = {}
+        #: :meth:`linear_strided` under LoRA: peft's base layer runs ``at::linear``'s matmul path (:meth:`linear`).
+        self._strided_lora = False
+        self._lora_base = False  # inside it: the base layer's own path
 
     # -- bookkeeping
 
@@ -883,12 +886,29 @@ class LiveSim(Sim):
         mark = self.scope()
         with self._in(module):
             info = self.linear_info(module)
-            base = self._linear(x, info.in_features, info.out_features, info.weight_trains, info.bias_trains,
-                                weight=self.storage_name(module + ".weight") if self.lower else None)
-            wide = x if x.itemsize == ADAPTER_BYTES else self._cast(x, ADAPTER_BYTES)
+            strided = self._strided_lora
+            if strided:  # base_layer(x) on a strided input (:meth:`linear_strided`), the adapters aside
+                self._strided_lora, self._lora_base = False, True
+                try:
+                    base = self.linear_strided(module, x)
+                finally:
+                    self._lora_base = False
+            else:
+                base = self._linear(x, info.in_features, info.out_features, info.weight_trains, info.bias_trains,
+                                    weight=self.storage_name(module + ".weight") if self.lower else None)
+            if x.itemsize == ADAPTER_BYTES:
+                wide = x
+            elif strided and _dense(x):  # x.to(float32) of a dense permuted input keeps its strides (measured)
+                wide = self._cast(x, ADAPTER_BYTES, x.strides)
+            else:
+                wide = self._cast(x, ADAPTER_BYTES)
             try:
                 self._adapter = "lora_A"
+                made = self._next
                 a = self._linear(wide, info.in_features, r, True, False, ADAPTER_BYTES, weight=module + ".lora_A")
+                for sid in range(made + 1, self._next):  # matmul's fold of a strided input: a copy mm keeps
+                    if sid not in self.cached and sid != a.storage:
+                        self._die(sid, self._next)
                 self._adapter = "lora_B"
                 b = self._linear(a, r, info.out_features, True, False, ADAPTER_BYTES, weight=module + ".lora_B")
                 self.release(a)  # lora_B(lora_A(x)): an argument, kept only by lora_B's backward
@@ -906,12 +926,14 @@ class LiveSim(Sim):
                 out = self.rebind(out, self._cast(out, base.itemsize))  # result = result.to(torch_result_dtype)
         return self.end_scope(mark, out)
 
-    def _cast(self, t: T, itemsize: int) -> T:
-        """``t.to(dtype)``: a new tensor; ``ToCopyBackward0`` casts the gradient back (a new tensor of ``t``'s
-        dtype)."""
+    def _cast(self, t: T, itemsize: int, strides: tuple[int, ...] | None = None) -> T:
+        """``t.to(dtype)``: a new tensor (laid out as ``strides`` where given); ``ToCopyBackward0`` casts the
+        gradient back (a new tensor of ``t``'s dtype)."""
         self._begin()
         self._labelled("to", "aten._to_copy")
         out = self.new(t.shape, t.grad, itemsize)
+        if strides is not None:
+            out = T(out.shape, strides, out.storage, out.grad, out.itemsize)
         if not out.grad:
             return out
         shape, size = t.shape, t.itemsize
@@ -2765,9 +2787,12 @@ class LiveSim(Sim):
         saved but the parameter). A contiguous input takes the fused ``addmm`` path (:meth:`linear`)."""
         if len(x.shape) != 3 or is_contiguous(x) or module + ".bias" not in self.shapes:
             return self.linear(module, x)
-        if module in self.lora:
-            self.fail("a strided linear under LoRA")
-            return self.linear(module, x)
+        if module in self.lora and not self._lora_base:  # peft's Linear: the base layer's path, then the adapters
+            self._strided_lora = True
+            try:
+                return self.linear(module, x)
+            finally:
+                self._strided_lora = False
         mark = self.scope()
         with self._in(module):
             info = self.linear_info(module)

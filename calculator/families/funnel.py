@@ -252,9 +252,8 @@ LABELS_ = {
 # (AsStridedBackward0 + CopySlices), ``token_type_attn *= cls_mask`` (MulBackward0), ``where`` over split's two columns
 # (LiveSim.split_where), AccumulateGrad's copies of r_kernel's and seg_embed's permuted gradients (summed first when
 # block_repeats runs a layer again), the query's gradients summed in their permuted layout, the poolings' slices, cat
-# and avg/max pooling, the upsampling's repeat_interleave, pad and slices. Not modelled (the step keeps its proven
-# bounds there, LiveSim.failed says why): LoRA on post_proj when d_head = 1 (at::linear's matmul path on a strided
-# view, LiveSim.linear_strided). Under bf16 autocast (CostModel.autocast) the einsums' bmm casts their float32 operands
+# and avg/max pooling, the upsampling's repeat_interleave, pad and slices; LoRA on post_proj when d_head = 1 (peft's base
+# layer on at::linear's matmul path of a strided view, lora_A folding a copy of it: LiveSim.linear_strided). Under bf16 autocast (CostModel.autocast) the einsums' bmm casts their float32 operands
 # after the permutes and reshapes (the second first; LiveSim.einsum), a one-wide head's product promotes (bf16 times
 # float32: its gradient summed, then cast back), and ``*= cls_mask`` (float32) makes a float32 ``grad * cls_mask``
 # (cast back by validate_outputs, or by CopySlices' copy_ on the einsum's base): measured with backward_ledger.
