@@ -282,6 +282,8 @@ class LiveSim(Sim):
         self._view_bases: dict[int, int] = {}
         #: Storages saved by nodes the loss never reaches (:meth:`unused`): freed with the forward's locals.
         self.unreached: set[int] = set()
+        #: Of those, the ones whose branch Python drops before the forward returns: the allocation they die after.
+        self.unreached_deaths: dict[int, int] = {}
         #: Tensors every later checkpointed block gets besides its input (:meth:`checkpoint_argument`).
         self._block_args: list[int] = []
         #: Autocast's cached copies (a trained parameter's bf16 copy): the cache, not Python, holds them until the
@@ -1347,6 +1349,10 @@ class LiveSim(Sim):
             node.saved = []
         self.accumulators = accumulators
         return out
+
+    def unreached_dropped(self) -> None:
+        for s in self.unreached:
+            self.unreached_deaths.setdefault(s, self._next)
 
     # -- ModernBERT's operations (issue 32; facts measured with tests/crosscheck/peak_measure.backward_ledger)
 
@@ -3716,6 +3722,7 @@ def replay_forward(sim: LiveSim, keep: set[int], start_items: Sequence[Item], ph
     :attr:`Replay.end`."""
     # What an unreached node saved (:meth:`LiveSim.unused`) lives with the graph until the forward returns.
     death = _deaths(sim, keep | sim.unreached)
+    death.update(sim.unreached_deaths)  # a branch dropped before (LiveSim.unreached_dropped): its graph with it
     sizes = {s: n for s, n in sim.storages.items() if n and s != sim.input_ids}
     sizes.update(sim.extra)
     start = sum(i.bytes for i in start_items)

@@ -1560,3 +1560,30 @@ def test_funnel_lora_on_a_strided_post_proj(autocast: bool) -> None:
         pytest.fail("no case drawn")
     assert "post_proj" in str(case["plan"].settings)
     assert check_checkpointed(case, {}), case["raw"]  # not checkpointed here: the same three maxima and the figure
+
+
+@pytest.mark.parametrize("autocast", [False, True])
+def test_mpnet_without_layers_drops_the_unread_bias(autocast: bool) -> None:
+    """MPNet with num_hidden_layers 0: its encoder still computes the relative position bias (the bucket table's
+    lookup saving the buckets) but no loss reads it; the bias and its graph go as the encoder returns
+    (``Sim.unreached_dropped``). The step's maxima are LiveBytes' to the byte and the figure is the peak."""
+    from .test_costs_reference import draw, planned
+
+    rng = random.Random(f"{SEED}-mpnet-no-layers-{autocast}")
+    for _ in range(40):
+        case = draw(rng, "mpnet")
+        case["raw"].update(num_hidden_layers=0, vocab_size=rng.randint(8, 40))
+        case.update(plan="none", checkpointing=False, batch=rng.randint(2, 6), seq_len=rng.randint(4, 16),
+                    optimizer="adamw", dtype="fp32" if autocast else case["dtype"], autocast=autocast)
+        case["raw"]["max_position_embeddings"] = max(case["raw"].get("max_position_embeddings", 0), case["seq_len"] + 2)
+        try:
+            inv, plan = planned(case)
+            case["costs"] = costs.compute(inv, costs.settings(case["batch"], case["seq_len"], case["dtype"], "adamw",
+                                                              autocast="bf16" if autocast else None), plan)
+        except CalcError:
+            continue
+        case["inv"], case["plan"] = inv, plan
+        break
+    else:
+        pytest.fail("no case drawn")
+    assert check_checkpointed(case, {}), case["raw"]  # not checkpointed here: the same three maxima and the figure
