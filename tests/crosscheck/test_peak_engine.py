@@ -655,7 +655,6 @@ FORWARD_PARTIAL += ("ultrabert",)  # EuroBERT's condition: an even head size
 FORWARD_PARTIAL += ("modernvbert",)  # ModernBERT's conditions (one-wide heads; SDPA checkpointed keeps its bounds)
 FORWARD_PARTIAL += ("ultravbert",)  # UltraBERT's: an even head size
 FORWARD_PARTIAL += ("mobilebert",)  # its MLM head (the concatenated [H, V] matrix) keeps its bounds
-FORWARD_PARTIAL += ("squeezebert", "convbert")  # LoRA on a convolution of a bf16 model keeps its bounds
 FORWARD_PARTIAL += ("big_bird",)  # question answering (its token types made from the ids) claims nothing
 FORWARD_EXACT += ("funnel",)
 
