@@ -69,7 +69,7 @@ from typing import Any, Callable, Iterator, Sequence
 from .modules import ADAPTED, Sim
 from .ops import Ops
 from .peak import Item, Peak, rounded
-from .tensor import ADAPTER_BYTES, T, contiguous_strides, dense_strides_like, is_contiguous, view_strides
+from .tensor import ADAPTER_BYTES, T, _dense, contiguous_strides, dense_strides_like, is_contiguous, view_strides
 
 #: ``AccumulateGrad`` nodes have the largest sequence number: they run as soon as they are ready.
 ACCUMULATE = 1 << 62
@@ -282,6 +282,8 @@ class LiveSim(Sim):
         self._view_bases: dict[int, int] = {}
         #: Storages saved by nodes the loss never reaches (:meth:`unused`): freed with the forward's locals.
         self.unreached: set[int] = set()
+        #: Of those, the ones whose branch Python drops before the forward returns: the allocation they die after.
+        self.unreached_deaths: dict[int, int] = {}
         #: Tensors every later checkpointed block gets besides its input (:meth:`checkpoint_argument`).
         self._block_args: list[int] = []
         #: Autocast's cached copies (a trained parameter's bf16 copy): the cache, not Python, holds them until the
@@ -307,6 +309,9 @@ class LiveSim(Sim):
         self.buffer_made: set[int] = set()
         #: An einsum's ``bmm`` output (storage id) -> its node: the base an in-place op on a view rebases (Funnel).
         self._einsum_bases: dict[int, int | None] = {}
+        #: :meth:`linear_strided` under LoRA: peft's base layer runs ``at::linear``'s matmul path (:meth:`linear`).
+        self._strided_lora = False
+        self._lora_base = False  # inside it: the base layer's own path
 
     # -- bookkeeping
 
@@ -883,12 +888,29 @@ class LiveSim(Sim):
         mark = self.scope()
         with self._in(module):
             info = self.linear_info(module)
-            base = self._linear(x, info.in_features, info.out_features, info.weight_trains, info.bias_trains,
-                                weight=self.storage_name(module + ".weight") if self.lower else None)
-            wide = x if x.itemsize == ADAPTER_BYTES else self._cast(x, ADAPTER_BYTES)
+            strided = self._strided_lora
+            if strided:  # base_layer(x) on a strided input (:meth:`linear_strided`), the adapters aside
+                self._strided_lora, self._lora_base = False, True
+                try:
+                    base = self.linear_strided(module, x)
+                finally:
+                    self._lora_base = False
+            else:
+                base = self._linear(x, info.in_features, info.out_features, info.weight_trains, info.bias_trains,
+                                    weight=self.storage_name(module + ".weight") if self.lower else None)
+            if x.itemsize == ADAPTER_BYTES:
+                wide = x
+            elif strided and _dense(x):  # x.to(float32) of a dense permuted input keeps its strides (measured)
+                wide = self._cast(x, ADAPTER_BYTES, x.strides)
+            else:
+                wide = self._cast(x, ADAPTER_BYTES)
             try:
                 self._adapter = "lora_A"
+                made = self._next
                 a = self._linear(wide, info.in_features, r, True, False, ADAPTER_BYTES, weight=module + ".lora_A")
+                for sid in range(made + 1, self._next):  # matmul's fold of a strided input: a copy mm keeps
+                    if sid not in self.cached and sid != a.storage:
+                        self._die(sid, self._next)
                 self._adapter = "lora_B"
                 b = self._linear(a, r, info.out_features, True, False, ADAPTER_BYTES, weight=module + ".lora_B")
                 self.release(a)  # lora_B(lora_A(x)): an argument, kept only by lora_B's backward
@@ -906,12 +928,14 @@ class LiveSim(Sim):
                 out = self.rebind(out, self._cast(out, base.itemsize))  # result = result.to(torch_result_dtype)
         return self.end_scope(mark, out)
 
-    def _cast(self, t: T, itemsize: int) -> T:
-        """``t.to(dtype)``: a new tensor; ``ToCopyBackward0`` casts the gradient back (a new tensor of ``t``'s
-        dtype)."""
+    def _cast(self, t: T, itemsize: int, strides: tuple[int, ...] | None = None) -> T:
+        """``t.to(dtype)``: a new tensor (laid out as ``strides`` where given); ``ToCopyBackward0`` casts the
+        gradient back (a new tensor of ``t``'s dtype)."""
         self._begin()
         self._labelled("to", "aten._to_copy")
         out = self.new(t.shape, t.grad, itemsize)
+        if strides is not None:
+            out = T(out.shape, strides, out.storage, out.grad, out.itemsize)
         if not out.grad:
             return out
         shape, size = t.shape, t.itemsize
@@ -1325,6 +1349,10 @@ class LiveSim(Sim):
             node.saved = []
         self.accumulators = accumulators
         return out
+
+    def unreached_dropped(self) -> None:
+        for s in self.unreached:
+            self.unreached_deaths.setdefault(s, self._next)
 
     # -- ModernBERT's operations (issue 32; facts measured with tests/crosscheck/peak_measure.backward_ledger)
 
@@ -2648,8 +2676,6 @@ class LiveSim(Sim):
         r = self.lora.get(module)
         if r is None:
             return super().conv1x1(module, x)
-        if x.itemsize != ADAPTER_BYTES:  # a bf16 model (the input cast to float32): a drawn case's backward measured
-            self.fail("LoRA on a convolution of a bf16 model")  # 320 bytes above this replay, not yet found
         mark = self.scope()
         with self._in(module):
             out_c, in_per_group = self.shapes[module + ".weight"][:2]
@@ -2765,9 +2791,12 @@ class LiveSim(Sim):
         saved but the parameter). A contiguous input takes the fused ``addmm`` path (:meth:`linear`)."""
         if len(x.shape) != 3 or is_contiguous(x) or module + ".bias" not in self.shapes:
             return self.linear(module, x)
-        if module in self.lora:
-            self.fail("a strided linear under LoRA")
-            return self.linear(module, x)
+        if module in self.lora and not self._lora_base:  # peft's Linear: the base layer's path, then the adapters
+            self._strided_lora = True
+            try:
+                return self.linear(module, x)
+            finally:
+                self._strided_lora = False
         mark = self.scope()
         with self._in(module):
             info = self.linear_info(module)
@@ -3137,6 +3166,14 @@ class LiveSim(Sim):
         return out
 
 
+    def einsum(self, spec: str, a: T, b: T) -> T:
+        """``torch.einsum`` (:meth:`.ops.Ops.einsum`): under autocast its ``bmm`` casts float32 operands to bf16, C++
+        temporaries of the call (:meth:`_autocast_call`; the caller's scope drops them unless ``bmm`` keeps them)."""
+        if self.lower is None:
+            return super().einsum(spec, a, b)
+        with self._autocast_call():
+            return super().einsum(spec, a, b)
+
     def einsum_operand(self, t: T, labels: str, order: list[str], view: T) -> T:
         """An einsum operand permuted and unsqueezed (``PermuteBackward0``, ``UnsqueezeBackward0``): the gradient
         handed back as a view in the operand's order of dimensions, nothing allocated (measured). A parameter's
@@ -3165,23 +3202,27 @@ class LiveSim(Sim):
         if not out.grad:
             return out
         size = out.itemsize
-        if a.itemsize != size or b.itemsize != size:
-            self.fail("a promoting einsum product")
         count = 1
         for d in shape:
             count *= d
-        needs = [(t.grad, t.shape, t.numel != count) for t in (a, b)]
+        # Under autocast a bf16 factor times a float32 one promotes (mul is on no autocast list): validate_outputs
+        # sums the factor's gradient to its shape, then casts it back to its dtype (each step a new tensor).
+        needs = [(t.grad, t.shape, t.numel != count, t.itemsize) for t in (a, b)]
 
         def run(bw: Backward, g: T) -> list[T | None]:
             products = [bw.alloc(shape, size, "aten.mul", dense_strides_like(g)) if grad else None
-                        for grad, _, _ in needs]
+                        for grad, _, _, _ in needs]
             grads: list[T | None] = []
-            for product, (_, factor, summed) in zip(products, needs):
+            for product, (_, factor, summed, itemsize) in zip(products, needs):
+                grad = product
                 if product is not None and summed:
-                    grads.append(bw.alloc(factor, size, "aten.sum"))
+                    grad = bw.alloc(factor, size, "aten.sum")
                     bw.drop(product.storage)
-                else:
-                    grads.append(product)
+                if grad is not None and itemsize != size:
+                    cast = bw.alloc(factor, itemsize, "aten._to_copy")
+                    bw.drop(grad.storage)
+                    grad = cast
+                grads.append(grad)
             return grads
         node = self._node("MulBackward0", [self._edge(a), self._edge(b)], run, out)
         self._einsum_bases[out.storage] = self.edge[id(out)]
@@ -3213,27 +3254,39 @@ class LiveSim(Sim):
         if not t.grad:
             return super().keep_other(t, other)
         size, shape = t.itemsize, t.shape
+        # Under autocast a bf16 ``t`` times the float32 cls mask: ``grad * other`` is float32 (promoted).
+        wide = max(size, other.itemsize) if self.lower is not None else size
         base = self._einsum_bases.get(t.storage)
         if base is None:
             out = super().keep_other(t, other)
             out = T(t.shape, t.strides, t.storage, True, size)
-            return self._node("MulBackward0", [self._edge(t)], lambda bw, g: [bw.alloc(shape, size, "aten.mul")],
-                              out)
-        self.save(other)
-        return self._rebased_view(t, base, (self.storages[t.storage] // size,), "aten.mul", "aten.new_zeros")
 
-    def _rebased_view(self, t: T, base: int, flat: tuple[int], op: str, strided: str) -> T:
+            def run(bw: Backward, g: T) -> list[T | None]:
+                product = bw.alloc(shape, wide, "aten.mul")
+                if wide == size:
+                    return [product]
+                cast = bw.alloc(shape, size, "aten._to_copy")  # validate_outputs: back to t's dtype
+                bw.drop(product.storage)
+                return [cast]
+            return self._node("MulBackward0", [self._edge(t)], run, out)
+        self.save(other)
+        return self._rebased_view(t, base, (self.storages[t.storage] // size,), "aten.mul", "aten.new_zeros", wide)
+
+    def _rebased_view(self, t: T, base: int, flat: tuple[int], op: str, strided: str, wide: int | None = None) -> T:
         """The nodes of an in-place ``op`` on a view ``t`` of a base of ``flat`` elements whose node is ``base``
         (DeBERTa's ``/=``, Funnel's ``*=``): autograd rebases the base's history on a ``CopySlices`` node, which
         allocates a copy of the base's gradient (``new_empty_strided``), a clone of the view's slice and the op's
         product (both freed as it returns), and gives the view an ``AsStridedBackward0`` that allocates the base's
-        gradient (``strided``: the name measured for each, kept as it was measured)."""
+        gradient (``strided``: the name measured for each, kept as it was measured). ``wide``: the product's bytes per
+        number where autocast promotes it (Funnel's bf16 scores times the float32 cls mask: ``copy_`` casts it into
+        the copy, nothing more allocated; measured)."""
         shape, size = t.shape, t.itemsize
+        product_size = wide or size
 
         def copy_slices(bw: Backward, g: T) -> list[T | None]:
             result = bw.alloc(flat, size, "aten.new_empty_strided")
             piece = bw.alloc(shape, size, "aten.clone")
-            product = bw.alloc(shape, size, op)
+            product = bw.alloc(shape, product_size, op)
             bw.drop(piece.storage)
             bw.drop(product.storage)
             return [result]
@@ -3667,6 +3720,7 @@ def replay_forward(sim: LiveSim, keep: set[int], start_items: Sequence[Item], ph
     :attr:`Replay.end`."""
     # What an unreached node saved (:meth:`LiveSim.unused`) lives with the graph until the forward returns.
     death = _deaths(sim, keep | sim.unreached)
+    death.update(sim.unreached_deaths)  # a branch dropped before (LiveSim.unreached_dropped): its graph with it
     sizes = {s: n for s, n in sim.storages.items() if n and s != sim.input_ids}
     sizes.update(sim.extra)
     start = sum(i.bytes for i in start_items)

@@ -254,6 +254,11 @@ class Sim(Ops):
         self.used = used
         return out
 
+    def unreached_dropped(self) -> None:
+        """The branches :meth:`unused` made are dropped here, before the forward returns (MPNet's position bias with
+        no layer to read it, a local of its encoder): what their nodes saved goes with them. Only the lifetime
+        simulator uses it."""
+
     # -- operations for mobilebert, squeezebert, convbert, funnel
 
     def scale_shift(self, x: T, weight: str, bias: str) -> T:

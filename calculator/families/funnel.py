@@ -252,9 +252,11 @@ LABELS_ = {
 # (AsStridedBackward0 + CopySlices), ``token_type_attn *= cls_mask`` (MulBackward0), ``where`` over split's two columns
 # (LiveSim.split_where), AccumulateGrad's copies of r_kernel's and seg_embed's permuted gradients (summed first when
 # block_repeats runs a layer again), the query's gradients summed in their permuted layout, the poolings' slices, cat
-# and avg/max pooling, the upsampling's repeat_interleave, pad and slices. Not modelled (the step keeps its proven
-# bounds there, LiveSim.failed says why): LoRA on post_proj when d_head = 1 (at::linear's matmul path on a strided
-# view, LiveSim.linear_strided); Funnel under autocast is refused (CostModel.autocast).
+# and avg/max pooling, the upsampling's repeat_interleave, pad and slices; LoRA on post_proj when d_head = 1 (peft's base
+# layer on at::linear's matmul path of a strided view, lora_A folding a copy of it: LiveSim.linear_strided). Under bf16 autocast (CostModel.autocast) the einsums' bmm casts their float32 operands
+# after the permutes and reshapes (the second first; LiveSim.einsum), a one-wide head's product promotes (bf16 times
+# float32: its gradient summed, then cast back), and ``*= cls_mask`` (float32) makes a float32 ``grad * cls_mask``
+# (cast back by validate_outputs, or by CopySlices' copy_ on the einsum's base): measured with backward_ledger.
 
 
 def _rel_len(n: int, block: int, pos: list[int], stride: int, pooled: list[int] | None = None, shift: int = 1) -> int:
@@ -694,6 +696,7 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     full = inv.architecture in FULL
     sim.exact_lifetimes()  # every release declared below, every node of the backward modelled (issue 32)
     sim.exact_forward()
+    sim.exact_autocast()
     model = sim.scope()
     ids = sim.ids((b, n))
     mask = sim.fresh((b, n), "aten.ones", 4)
@@ -749,7 +752,7 @@ def step_check(inv: Inventory) -> None:
 
 
 #: FunnelPreTrainedModel does not declare gradient checkpointing; there is no position table.
-COSTS = CostModel(step_program, None, check=step_check, checkpointing=False, keys=unread((activation_key("gelu_new"), *dropouts("hidden_dropout", "attention_dropout"), *dropouts("activation_dropout", default=0.0))), buffers=no_buffers)
+COSTS = CostModel(step_program, None, check=step_check, checkpointing=False, autocast=True, keys=unread((activation_key("gelu_new"), *dropouts("hidden_dropout", "attention_dropout"), *dropouts("activation_dropout", default=0.0))), buffers=no_buffers)
 
 
 def funnel_config(blocks: tuple[int, ...], d: int, heads: int, inner: int,

@@ -179,13 +179,18 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     x = step_embeddings(sim, inv, prefix, ids)
     heads = c["num_attention_heads"]
     encoder = sim.scope()  # MPNetEncoder.forward: ``position_bias`` named until it returns
-    bias = step_position_bias(sim, prefix, b, n, heads)
+    layers = c["num_hidden_layers"]
+    # With no layer the bias is computed but never read: its graph (the lookup's saved buckets) goes with the encoder.
+    bias = step_position_bias(sim, prefix, b, n, heads) if layers else sim.unused(
+        lambda: step_position_bias(sim, prefix, b, n, heads))
     for i in range(c["num_hidden_layers"]):
         y = step_layer(sim, f"{prefix}encoder.layer.{i}.", x, heads, bias)
         if i:
             sim.release(x)  # hidden_states = layer_outputs[0]
         x = y
     x = sim.end_scope(encoder, x)
+    if not layers:
+        sim.unreached_dropped()
     if not c["num_hidden_layers"]:  # computed, kept, but no loss depends on it: the table gets no .grad
         sim.used.discard(prefix + "encoder.relative_attention_bias.weight")
     pooled = bert.step_pooler(sim, prefix, x) if inv.pooler else None

@@ -655,10 +655,8 @@ FORWARD_PARTIAL += ("ultrabert",)  # EuroBERT's condition: an even head size
 FORWARD_PARTIAL += ("modernvbert",)  # ModernBERT's conditions (one-wide heads; SDPA checkpointed keeps its bounds)
 FORWARD_PARTIAL += ("ultravbert",)  # UltraBERT's: an even head size
 FORWARD_PARTIAL += ("mobilebert",)  # its MLM head (the concatenated [H, V] matrix) keeps its bounds
-FORWARD_PARTIAL += ("squeezebert", "convbert")  # LoRA on a convolution of a bf16 model keeps its bounds
 FORWARD_PARTIAL += ("big_bird",)  # question answering (its token types made from the ids) claims nothing
 FORWARD_EXACT += ("funnel",)
-FORWARD_PARTIAL += ("funnel",)  # LoRA on post_proj when d_head = 1 (its input a strided view) keeps its bounds
 
 
 def forward_case(model_type: str, index: int) -> dict[str, Any] | None:
@@ -935,6 +933,7 @@ AUTOCAST_EXACT += ("convbert",)  # the strided and grouped linears' casts, the s
 AUTOCAST_EXACT += ("neomme",)  # lambdas' float32 factors, V plus its float32 value embeddings, the bf16 window mask
 AUTOCAST_EXACT += ("perceiver",)  # eager only (no SDPA, no checkpointing): the Linears' copies, the MLM decoder's bare matmul
 AUTOCAST_EXACT += ("yoso",)  # the cumulation on bf16 projections, the values times the float32 mask promoted
+AUTOCAST_EXACT += ("funnel",)  # the einsums' bmm casts after their permutes, the float32 tables' promoting products
 AUTOCAST_RANDOM = int(os.environ.get("PEAK_AUTOCAST_RANDOM", str(max(4, PER_FAMILY // 2))))
 #: Families whose drawn autocast cases all peak in the backward (NeoMME: its scale-less RMSNorms' float32 copies and the
 #: exclusive self-attention's make the backward the highest, as in float32): each forward's and loss's maximum is still
@@ -1530,3 +1529,61 @@ def test_big_bird_block_sparse_storages_in_pytorchs_order() -> None:
                 assert listed[5] == case["batch"] * case["seq_len"] * 8  # the input ids (after the padding check)
                 del listed[5]
             assert listed == forward_allocations(case, inference), (index, inference, case["arch"], case["raw"])
+
+
+@pytest.mark.parametrize("autocast", [False, True])
+def test_funnel_lora_on_a_strided_post_proj(autocast: bool) -> None:
+    """Funnel with d_head = 1: post_proj's input is a strided view of the einsum's output, so peft's base layer runs
+    ``at::linear``'s matmul path and lora_A folds a copy of it (``x.to(float32)`` keeping its strides in a bf16
+    model). Its forward's, loss's and backward's maxima are LiveBytes' to the byte and the figure is the peak."""
+    from .test_costs_reference import draw, planned
+
+    rng = random.Random(f"{SEED}-funnel-strided-lora-{autocast}")
+    for _ in range(40):
+        case = draw(rng, "funnel")
+        if case["plan"] != "lora":
+            continue
+        case["raw"].update(d_head=1, vocab_size=rng.randint(8, 40))
+        case["lora"]["targets"] = "post_proj"
+        case.update(checkpointing=False, batch=rng.randint(2, 5), seq_len=rng.randint(4, 14), optimizer="adamw",
+                    dtype="fp32" if autocast else case["dtype"], autocast=autocast)
+        case["raw"]["max_position_embeddings"] = case["seq_len"] + 2
+        try:
+            inv, plan = planned(case)
+            case["costs"] = costs.compute(inv, costs.settings(case["batch"], case["seq_len"], case["dtype"], "adamw",
+                                                              autocast="bf16" if autocast else None), plan)
+        except CalcError:
+            continue
+        case["inv"], case["plan"] = inv, plan
+        break
+    else:
+        pytest.fail("no case drawn")
+    assert "post_proj" in str(case["plan"].settings)
+    assert check_checkpointed(case, {}), case["raw"]  # not checkpointed here: the same three maxima and the figure
+
+
+@pytest.mark.parametrize("autocast", [False, True])
+def test_mpnet_without_layers_drops_the_unread_bias(autocast: bool) -> None:
+    """MPNet with num_hidden_layers 0: its encoder still computes the relative position bias (the bucket table's
+    lookup saving the buckets) but no loss reads it; the bias and its graph go as the encoder returns
+    (``Sim.unreached_dropped``). The step's maxima are LiveBytes' to the byte and the figure is the peak."""
+    from .test_costs_reference import draw, planned
+
+    rng = random.Random(f"{SEED}-mpnet-no-layers-{autocast}")
+    for _ in range(40):
+        case = draw(rng, "mpnet")
+        case["raw"].update(num_hidden_layers=0, vocab_size=rng.randint(8, 40))
+        case.update(plan="none", checkpointing=False, batch=rng.randint(2, 6), seq_len=rng.randint(4, 16),
+                    optimizer="adamw", dtype="fp32" if autocast else case["dtype"], autocast=autocast)
+        case["raw"]["max_position_embeddings"] = max(case["raw"].get("max_position_embeddings", 0), case["seq_len"] + 2)
+        try:
+            inv, plan = planned(case)
+            case["costs"] = costs.compute(inv, costs.settings(case["batch"], case["seq_len"], case["dtype"], "adamw",
+                                                              autocast="bf16" if autocast else None), plan)
+        except CalcError:
+            continue
+        case["inv"], case["plan"] = inv, plan
+        break
+    else:
+        pytest.fail("no case drawn")
+    assert check_checkpointed(case, {}), case["raw"]  # not checkpointed here: the same three maxima and the figure
