@@ -188,14 +188,15 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     if replayed(sim, c) and not (sim.checkpointing and sim.reentrant):
         sim.exact_lifetimes()
         sim.exact_forward()
+        sim.exact_autocast()  # EuroBERT's layer under bf16 autocast (issue 32: measured, the same copies)
     seq = step_body(sim, inv, bert.step_prefix(inv), b, n)
     return bert.run_head(ULTRABERT_HEADS, sim, inv, seq, None)  # the classifiers' dropout: classifier_dropout
 
 
 def replayed(sim: Sim, c: Mapping[str, Any]) -> bool:
     """Whether the body is replayed name by name (:func:`step_body_exact`): EuroBERT's layer condition
-    (:func:`.eurobert.exact_layer`: an even head size), without autocast's copies."""
-    return sim.lower is None and eurobert.exact_layer(c)
+    (:func:`.eurobert.exact_layer`: an even head size), under bf16 autocast too."""
+    return eurobert.exact_layer(c)
 
 
 #: ``masking_utils.sdpa_mask`` for a window (``sliding_window_bidirectional_mask_function``), as measured with

@@ -935,6 +935,7 @@ AUTOCAST_EXACT += ("convbert",)  # the strided and grouped linears' casts, the s
 AUTOCAST_EXACT += ("neomme",)  # lambdas' float32 factors, V plus its float32 value embeddings, the bf16 window mask
 AUTOCAST_EXACT += ("perceiver",)  # eager only (no SDPA, no checkpointing): the Linears' copies, the MLM decoder's bare matmul
 AUTOCAST_EXACT += ("yoso",)  # the cumulation on bf16 projections, the values times the float32 mask promoted
+AUTOCAST_EXACT += ("ultrabert",)  # EuroBERT's layer under autocast, the window mask made by its model
 AUTOCAST_RANDOM = int(os.environ.get("PEAK_AUTOCAST_RANDOM", str(max(4, PER_FAMILY // 2))))
 #: Families whose drawn autocast cases all peak in the backward (NeoMME: its scale-less RMSNorms' float32 copies and the
 #: exclusive self-attention's make the backward the highest, as in float32): each forward's and loss's maximum is still
