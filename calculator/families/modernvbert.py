@@ -278,6 +278,7 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     if exact:
         sim.exact_lifetimes()
         sim.exact_forward()
+        sim.exact_autocast()  # ModernBERT's body under bf16 autocast (measured: the same copies)
     mark = sim.scope()  # ModernVBertModel.forward: inputs_embeds named until it returns
     prefix = bert.step_prefix(inv) + "text_model."
     words = sim.embedding(prefix + "embeddings.tok_embeddings", sim.ids((b, n)), first=True)

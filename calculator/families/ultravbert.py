@@ -128,6 +128,7 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     if ultrabert.replayed(sim, text) and not (sim.checkpointing and sim.reentrant):  # issue 32, as UltraBERT's
         sim.exact_lifetimes()
         sim.exact_forward()
+        sim.exact_autocast()  # UltraBERT's body under bf16 autocast (measured: the same copies)
     # The composite's token table (inputs_embeds, named until it returns), then UltrabertModel.forward after it: the
     # same operations in the same order as UltraBERT's own forward (ultrabert.step_body_exact).
     seq = ultrabert.step_body(sim, view, bert.step_prefix(inv) + "text_model.", b, n,

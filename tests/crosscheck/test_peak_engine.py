@@ -936,6 +936,7 @@ AUTOCAST_EXACT += ("neomme",)  # lambdas' float32 factors, V plus its float32 va
 AUTOCAST_EXACT += ("perceiver",)  # eager only (no SDPA, no checkpointing): the Linears' copies, the MLM decoder's bare matmul
 AUTOCAST_EXACT += ("yoso",)  # the cumulation on bf16 projections, the values times the float32 mask promoted
 AUTOCAST_EXACT += ("ultrabert",)  # EuroBERT's layer under autocast, the window mask made by its model
+AUTOCAST_EXACT += ("modernvbert", "ultravbert")  # their text bodies: ModernBERT's and UltraBERT's
 AUTOCAST_RANDOM = int(os.environ.get("PEAK_AUTOCAST_RANDOM", str(max(4, PER_FAMILY // 2))))
 #: Families whose drawn autocast cases all peak in the backward (NeoMME: its scale-less RMSNorms' float32 copies and the
 #: exclusive self-attention's make the backward the highest, as in float32): each forward's and loss's maximum is still
@@ -965,7 +966,8 @@ def autocast_case(model_type: str, index: int, attention: str) -> dict[str, Any]
             raw["vocab_size"] = rng.randint(8, 40)
         if attention == "sdpa":
             for key in FAMILIES[model_type].costs.sdpa_dropout:
-                raw[key] = 0.0
+                where, name = dropout_key(model_type, raw, key)  # a composite's: in its text_config
+                where[name] = 0.0
         try:
             inv, plan_ = planned(case)
             case["costs"] = costs.compute(inv, costs.settings(case["batch"], case["seq_len"], "fp32", case["optimizer"],
