@@ -273,8 +273,8 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     # Issue 32: replayed op by op as ModernBERT's (modernbert.step_program's conditions), float32 and bf16 (its bf16
     # training steps were 840 and 880 bytes off: the rotary's SliceBackward0 allocated half its float32 input and a
     # frozen Linear's packed weight was no pack, both fixed in LiveSim), inference (no graph) in either.
-    exact = not (sim.checkpointing and sim.reentrant) and not (
-        sim.grad_mode and sim.attention == "sdpa" and sim.checkpointing)
+    # SDPA under non-reentrant checkpointing too (the window's float mask released after the call, as ModernBERT's).
+    exact = not (sim.checkpointing and sim.reentrant)
     if exact:
         sim.exact_lifetimes()
         sim.exact_forward()
