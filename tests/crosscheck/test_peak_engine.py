@@ -1253,6 +1253,36 @@ def test_modernbert_frozen_layers_replayed_exactly() -> None:
         assert check_case(case), (dtype, mode, plan, frozen)  # the figure is the measured peak (phase, op, kinds)
 
 
+def test_modernbert_sdpa_window_mask_goes_with_the_call() -> None:
+    """ModernBERT's sliding layers under SDPA hand the kernel a boolean window, which ``scaled_dot_product_attention``
+    turns into a float mask inside the call: only the kernel's node keeps it. Under non-reentrant checkpointing (the
+    node's packs drop it) and at inference it is gone as the call returns; the replay kept it to the attention's
+    end (the checkpointed forward bounded, three ModernVBERT inference figures high). Training (fp32 and bf16,
+    checkpointed, and without checkpointing as before) and inference now give the measured peak."""
+    from .test_inference_engine import check_peak
+
+    text = {"model_type": "modernbert", "hidden_size": 64, "num_hidden_layers": 3, "num_attention_heads": 8,
+            "intermediate_size": 4, "norm_bias": True, "attention_bias": False, "mlp_bias": False,
+            "decoder_bias": False, "pad_token_id": 6, "vocab_size": 40, "local_attention": 4,
+            "layer_types": ["full_attention", "sliding_attention", "full_attention"], "attention_dropout": 0.0,
+            "max_position_embeddings": 64}
+    for dtype, mode in (("fp32", "non-reentrant"), ("bf16", "non-reentrant"), ("fp32", False)):
+        case = {"raw": text, "arch": "ModernBertModel", "pooler": None, "batch": 2, "seq_len": 12, "dtype": dtype,
+                "optimizer": "sgd", "checkpointing": mode, "plan": "none", "freeze": (False, 0, False), "lora": {},
+                "attention": "sdpa"}
+        inv, planned_ = planned(case)
+        case["costs"] = costs.compute(inv, costs.settings(2, 12, dtype, "sgd", mode, "sdpa"), planned_)
+        case["inv"], case["plan"] = inv, planned_
+        assert case["costs"].peak.bytes is not None, (dtype, mode)
+        assert check_case(case), (dtype, mode)  # the measured peak (phase, op, bytes by kind)
+    inference = {"raw": text, "arch": "ModernBertModel", "pooler": None, "batch": 2, "seq_len": 12, "dtype": "fp32",
+                 "attention": "sdpa"}
+    inference["inv"], _ = planned(dict(inference, plan="none", freeze=(False, 0, False), lora={}, optimizer="sgd",
+                                       checkpointing=False))
+    inference["costs"] = costs.compute_inference(inference["inv"], costs.settings(2, 12, "fp32", attention="sdpa"))
+    assert check_peak(inference)
+
+
 def test_frozen_linear_under_checkpointing_packs_its_weight() -> None:
     """A frozen Linear read for its input's gradient packs its weight, a parameter: under non-reentrant
     checkpointing that pack is where the recomputation may stop and, when its node is the first of the layer in
