@@ -285,7 +285,7 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     # there (the backward 6,512 bytes above in bf16, the checkpointed forward below) were the rotary's SliceBackward0
     # and a frozen Linear's pack (fixed in LiveSim since), and the window's float mask, a temporary of the SDPA call
     # that only the kernel's node keeps (released in step_layer). Inference (no graph) is replayed either way.
-    if not (sim.checkpointing and (sim.reentrant or not EXACT_CHECKPOINTING)):
+    if not (sim.checkpointing and not EXACT_CHECKPOINTING):
         sim.exact_lifetimes()
         sim.exact_forward()
         sim.exact_autocast()  # under bf16 autocast too: every op above handles bf16 copies (measured, issue 32)
@@ -336,8 +336,12 @@ def step_body(sim: Sim, c: Mapping[str, Any], prefix: str, b: int, n: int, kinds
         sliding = kind == "sliding_attention"
         # Under non-reentrant checkpointing the frame keeps the layer's keyword arguments too (tables, mask).
         own = mask if sliding else None
-        y = sim.layer(step_layer(f"{prefix}layers.{i}.", i, heads, rotary[kind], own), x,
-                      (*rotary[kind], *([own] if own is not None else [])))
+        args: tuple[T, ...] = (*rotary[kind], *([own] if own is not None else []))
+        if sim.checkpointing and sim.reentrant:  # keywords: CheckpointFunction's partial keeps them until the graph goes
+            for argument in args:
+                sim.layer_argument(argument, counted=False)
+            args = ()
+        y = sim.layer(step_layer(f"{prefix}layers.{i}.", i, heads, rotary[kind], own), x, args)
         if i:  # hidden_states rebound (the embeddings' output stays: ``mask_kwargs["inputs_embeds"]`` names it)
             sim.release(x)
         x = y
@@ -432,7 +436,7 @@ def rotary_buffers(inv: Inventory) -> list[tuple[str, tuple[int, ...], int]]:
 
 
 COSTS = CostModel(step_program, None, check=step_check, buffers=rotary_buffers, keys=unread((activation_key("gelu", key="hidden_activation"), *dropouts("embedding_dropout", "attention_dropout", "mlp_dropout", "classifier_dropout", default=0.0), activation_key("gelu", key="classifier_activation"))) + (size_key("local_attention", 128),),
-                  autocast=True, sdpa=True, sdpa_dropout=("attention_dropout",))
+                  autocast=True, sdpa=True, sdpa_dropout=("attention_dropout",), reentrant=True)
 
 
 # ------------------------------------------------------------------ random configs
