@@ -239,7 +239,10 @@ def step_layer(p: str, i: int, heads: int, rotary: tuple[T, T], mask: T | None =
                 scalars = (size, size) if sim.lower is not None else (4, 4)
                 sim.transients(scalars, (2, 2), ("aten.scalar_tensor", "aten.scalar_tensor"))
                 float_mask = sim.constant_by("aten.where", (b, 1, n, n), size)
-            context = sim.reshape(sim.contiguous(sim.transpose(sim.sdpa(q, k, v, float_mask), 1, 2)), (b, n, h))
+            attended = sim.sdpa(q, k, v, float_mask)
+            if float_mask is not None:  # a temporary of the ATen call: only the kernel's node keeps it (none under
+                sim.release(float_mask)  # checkpointing, whose packs drop it: gone as the call returns, measured)
+            context = sim.reshape(sim.contiguous(sim.transpose(attended, 1, 2)), (b, n, h))
             out = sim.linear(p + "attn.Wo", context)
             sim.release(context)
             return sim.end_scope(mark, out), None
@@ -278,12 +281,11 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     replayed op by op (issue 32) for every class, without checkpointing or with its non-reentrant kind."""
     c = inv.config
     task = bert.step_task(inv)
-    # A training step with SDPA in bf16 or under checkpointing keeps its proven bounds: drawn cases measured the
-    # backward 6,512 bytes above the replay in bf16 (a logsumexp-sized and an L × L × 8-byte storage the flash
-    # kernel's bf16 backward holds) and the checkpointed forward 48 bytes below it (one layer's logsumexp dropped
-    # earlier), neither modelled yet. Inference (no graph) is replayed exactly either way.
-    unmodelled_sdpa = sim.grad_mode and sim.attention == "sdpa" and (sim.itemsize == 2 or sim.checkpointing)
-    if not (sim.checkpointing and (sim.reentrant or not EXACT_CHECKPOINTING)) and not unmodelled_sdpa:
+    # SDPA's training step is replayed in bf16 and under non-reentrant checkpointing too: the gaps once measured
+    # there (the backward 6,512 bytes above in bf16, the checkpointed forward below) were the rotary's SliceBackward0
+    # and a frozen Linear's pack (fixed in LiveSim since), and the window's float mask, a temporary of the SDPA call
+    # that only the kernel's node keeps (released in step_layer). Inference (no graph) is replayed either way.
+    if not (sim.checkpointing and not EXACT_CHECKPOINTING):
         sim.exact_lifetimes()
         sim.exact_forward()
         sim.exact_autocast()  # under bf16 autocast too: every op above handles bf16 copies (measured, issue 32)
@@ -334,8 +336,12 @@ def step_body(sim: Sim, c: Mapping[str, Any], prefix: str, b: int, n: int, kinds
         sliding = kind == "sliding_attention"
         # Under non-reentrant checkpointing the frame keeps the layer's keyword arguments too (tables, mask).
         own = mask if sliding else None
-        y = sim.layer(step_layer(f"{prefix}layers.{i}.", i, heads, rotary[kind], own), x,
-                      (*rotary[kind], *([own] if own is not None else [])))
+        args: tuple[T, ...] = (*rotary[kind], *([own] if own is not None else []))
+        if sim.checkpointing and sim.reentrant:  # keywords: CheckpointFunction's partial keeps them until the graph goes
+            for argument in args:
+                sim.layer_argument(argument, counted=False)
+            args = ()
+        y = sim.layer(step_layer(f"{prefix}layers.{i}.", i, heads, rotary[kind], own), x, args)
         if i:  # hidden_states rebound (the embeddings' output stays: ``mask_kwargs["inputs_embeds"]`` names it)
             sim.release(x)
         x = y
@@ -430,7 +436,7 @@ def rotary_buffers(inv: Inventory) -> list[tuple[str, tuple[int, ...], int]]:
 
 
 COSTS = CostModel(step_program, None, check=step_check, buffers=rotary_buffers, keys=unread((activation_key("gelu", key="hidden_activation"), *dropouts("embedding_dropout", "attention_dropout", "mlp_dropout", "classifier_dropout", default=0.0), activation_key("gelu", key="classifier_activation"))) + (size_key("local_attention", 128),),
-                  autocast=True, sdpa=True, sdpa_dropout=("attention_dropout",))
+                  autocast=True, sdpa=True, sdpa_dropout=("attention_dropout",), reentrant=True)
 
 
 # ------------------------------------------------------------------ random configs

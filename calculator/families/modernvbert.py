@@ -273,11 +273,11 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     # Issue 32: replayed op by op as ModernBERT's (modernbert.step_program's conditions), float32 and bf16 (its bf16
     # training steps were 840 and 880 bytes off: the rotary's SliceBackward0 allocated half its float32 input and a
     # frozen Linear's packed weight was no pack, both fixed in LiveSim), inference (no graph) in either.
-    exact = not (sim.checkpointing and sim.reentrant) and not (
-        sim.grad_mode and sim.attention == "sdpa" and sim.checkpointing)
-    if exact:
-        sim.exact_lifetimes()
-        sim.exact_forward()
+    # SDPA under checkpointing too (the window's float mask released after the call, as ModernBERT's), and reentrant
+    # checkpointing (its layers' keyword arguments kept by CheckpointFunction's partial, as ModernBERT's).
+    sim.exact_lifetimes()
+    sim.exact_forward()
+    sim.exact_autocast()  # ModernBERT's body under bf16 autocast (measured: the same copies)
     mark = sim.scope()  # ModernVBertModel.forward: inputs_embeds named until it returns
     prefix = bert.step_prefix(inv) + "text_model."
     words = sim.embedding(prefix + "embeddings.tok_embeddings", sim.ids((b, n)), first=True)
@@ -320,7 +320,8 @@ COSTS = CostModel(step_program, None, check=step_check, keys=nested_keys(
             *dropouts("embedding_dropout", "attention_dropout", "mlp_dropout", default=0.0),
             activation_key("gelu", key="classifier_activation"))) + (size_key("local_attention", 128),),
     "text_config", "text_") + dropouts("classifier_dropout", default=0.0),
-                  autocast=True, sdpa=True, sdpa_dropout=("text_attention_dropout",), buffers=step_buffers)
+                  autocast=True, sdpa=True, sdpa_dropout=("text_attention_dropout",), buffers=step_buffers,
+                  reentrant=True)
 
 
 def _nested_read(text: str) -> Any:

@@ -183,19 +183,20 @@ def step_layer(inv: Inventory, prefix: str, i: int, rotary: tuple[T, T], sliding
 
 def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     """UltraBERT's classes: the body (cos and sin once per layer kind present), the final RMSNorm, the heads.
-    Replayed op by op (issue 32) as EuroBERT's: an even head size, without reentrant checkpointing."""
+    Replayed op by op (issue 32) as EuroBERT's: an even head size, either kind of checkpointing."""
     c = inv.config
-    if replayed(sim, c) and not (sim.checkpointing and sim.reentrant):
+    if replayed(sim, c):  # reentrant checkpointing too (the layers' keywords kept by the partial)
         sim.exact_lifetimes()
         sim.exact_forward()
+        sim.exact_autocast()  # EuroBERT's layer under bf16 autocast (issue 32: measured, the same copies)
     seq = step_body(sim, inv, bert.step_prefix(inv), b, n)
     return bert.run_head(ULTRABERT_HEADS, sim, inv, seq, None)  # the classifiers' dropout: classifier_dropout
 
 
 def replayed(sim: Sim, c: Mapping[str, Any]) -> bool:
     """Whether the body is replayed name by name (:func:`step_body_exact`): EuroBERT's layer condition
-    (:func:`.eurobert.exact_layer`: an even head size), without autocast's copies."""
-    return sim.lower is None and eurobert.exact_layer(c)
+    (:func:`.eurobert.exact_layer`: an even head size), under bf16 autocast too."""
+    return eurobert.exact_layer(c)
 
 
 #: ``masking_utils.sdpa_mask`` for a window (``sliding_window_bidirectional_mask_function``), as measured with
@@ -233,9 +234,15 @@ def step_body_exact(sim: Sim, inv: Inventory, prefix: str, b: int, n: int, drop:
     tables = {kind: modernbert.step_rotary_tables(sim, n, d) for kind in sorted(set(kinds))}
     for i, kind in enumerate(kinds):
         own = mask if kind == "sliding_attention" else None
-        # Under non-reentrant checkpointing the frame keeps the layer's keyword arguments (tables, positions, mask).
+        # Under non-reentrant checkpointing the frame keeps the layer's keyword arguments (tables, positions, mask);
+        # under reentrant checkpointing CheckpointFunction's partial keeps them until the graph goes.
+        args: tuple[T, ...] = (*tables[kind], positions, *([own] if own is not None else []))
+        if sim.checkpointing and sim.reentrant:
+            for argument in args:
+                sim.layer_argument(argument, counted=False)
+            args = ()
         y = sim.layer(eurobert.step_layer(inv, prefix, i, tables[kind], window if own is not None else None, drop,
-                                          own, replay=True), x, (*tables[kind], positions, *([own] if own is not None else [])))
+                                          own, replay=True), x, args)
         if i:
             sim.release(x)  # hidden_states rebound (the embeddings' output stays: inputs_embeds names it)
         x = y
@@ -326,7 +333,7 @@ def kinds_of(c: Mapping[str, Any]) -> list[str]:
 COSTS = CostModel(step_program, None, check=eurobert.step_check, keys=(
     *unread((activation_key("silu"),)), *dropouts("attention_dropout", "classifier_dropout", default=0.0),
     size_key("sliding_window", 128)), autocast=True, sdpa=True, sdpa_dropout=("attention_dropout",),
-    buffers=rotary_buffers)
+    buffers=rotary_buffers, reentrant=True)
 
 
 FAMILY = Family(

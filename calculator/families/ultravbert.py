@@ -125,9 +125,10 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     text = ultrabert.Values(text_values(c), sliding_window=step_value(inv, "text_sliding_window", 128))
     text.layer_kinds, text.window = getattr(c, "layer_kinds", ()), getattr(c, "window", None)
     view = replace(inv, config=text)
-    if ultrabert.replayed(sim, text) and not (sim.checkpointing and sim.reentrant):  # issue 32, as UltraBERT's
+    if ultrabert.replayed(sim, text):  # issue 32, as UltraBERT's (either kind of checkpointing)
         sim.exact_lifetimes()
         sim.exact_forward()
+        sim.exact_autocast()  # UltraBERT's body under bf16 autocast (measured: the same copies)
     # The composite's token table (inputs_embeds, named until it returns), then UltrabertModel.forward after it: the
     # same operations in the same order as UltraBERT's own forward (ultrabert.step_body_exact).
     seq = ultrabert.step_body(sim, view, bert.step_prefix(inv) + "text_model.", b, n,
@@ -174,7 +175,8 @@ def step_buffers(inv: Inventory) -> list[tuple[str, tuple[int, ...], int]]:
 COSTS = CostModel(step_program, None, check=step_check, keys=nested_keys(
     (*unread((activation_key("silu"),)), *dropouts("attention_dropout", default=0.0), size_key("sliding_window", 128)),
     "text_config", "text_") + dropouts("classifier_dropout", default=0.0),
-                  autocast=True, sdpa=True, sdpa_dropout=("text_attention_dropout",), buffers=step_buffers)
+                  autocast=True, sdpa=True, sdpa_dropout=("text_attention_dropout",), buffers=step_buffers,
+                  reentrant=True)
 
 
 def sample(rng: random.Random, config: dict[str, Any]) -> None:

@@ -652,7 +652,7 @@ FORWARD_EXACT += ("ultravbert",)
 FORWARD_MORE["ultravbert"] = 2
 FORWARD_MORE["neomme"] = 3  # its backward (norms, exclusive attention) is the highest in most draws
 FORWARD_PARTIAL += ("ultrabert",)  # EuroBERT's condition: an even head size
-FORWARD_PARTIAL += ("modernvbert",)  # ModernBERT's conditions (one-wide heads; SDPA checkpointed keeps its bounds)
+FORWARD_PARTIAL += ("modernvbert",)  # ModernBERT's condition (one-wide heads keep their bounds)
 FORWARD_PARTIAL += ("ultravbert",)  # UltraBERT's: an even head size
 FORWARD_PARTIAL += ("mobilebert",)  # its MLM head (the concatenated [H, V] matrix) keeps its bounds
 FORWARD_PARTIAL += ("big_bird",)  # question answering (its token types made from the ids) claims nothing
@@ -934,6 +934,8 @@ AUTOCAST_EXACT += ("neomme",)  # lambdas' float32 factors, V plus its float32 va
 AUTOCAST_EXACT += ("perceiver",)  # eager only (no SDPA, no checkpointing): the Linears' copies, the MLM decoder's bare matmul
 AUTOCAST_EXACT += ("yoso",)  # the cumulation on bf16 projections, the values times the float32 mask promoted
 AUTOCAST_EXACT += ("funnel",)  # the einsums' bmm casts after their permutes, the float32 tables' promoting products
+AUTOCAST_EXACT += ("ultrabert",)  # EuroBERT's layer under autocast, the window mask made by its model
+AUTOCAST_EXACT += ("modernvbert", "ultravbert")  # their text bodies: ModernBERT's and UltraBERT's
 AUTOCAST_RANDOM = int(os.environ.get("PEAK_AUTOCAST_RANDOM", str(max(4, PER_FAMILY // 2))))
 #: Families whose drawn autocast cases all peak in the backward (NeoMME: its scale-less RMSNorms' float32 copies and the
 #: exclusive self-attention's make the backward the highest, as in float32): each forward's and loss's maximum is still
@@ -963,7 +965,8 @@ def autocast_case(model_type: str, index: int, attention: str) -> dict[str, Any]
             raw["vocab_size"] = rng.randint(8, 40)
         if attention == "sdpa":
             for key in FAMILIES[model_type].costs.sdpa_dropout:
-                raw[key] = 0.0
+                where, name = dropout_key(model_type, raw, key)  # a composite's: in its text_config
+                where[name] = 0.0
         try:
             inv, plan_ = planned(case)
             case["costs"] = costs.compute(inv, costs.settings(case["batch"], case["seq_len"], "fp32", case["optimizer"],
@@ -1247,6 +1250,36 @@ def test_modernbert_frozen_layers_replayed_exactly() -> None:
         case["inv"], case["plan"] = inv, planned_
         assert case["costs"].peak.bytes is not None, (dtype, mode, plan, frozen)
         assert check_case(case), (dtype, mode, plan, frozen)  # the figure is the measured peak (phase, op, kinds)
+
+
+def test_modernbert_sdpa_window_mask_goes_with_the_call() -> None:
+    """ModernBERT's sliding layers under SDPA hand the kernel a boolean window, which ``scaled_dot_product_attention``
+    turns into a float mask inside the call: only the kernel's node keeps it. Under non-reentrant checkpointing (the
+    node's packs drop it) and at inference it is gone as the call returns; the replay kept it to the attention's
+    end (the checkpointed forward bounded, three ModernVBERT inference figures high). Training (fp32 and bf16,
+    checkpointed, and without checkpointing as before) and inference now give the measured peak."""
+    from .test_inference_engine import check_peak
+
+    text = {"model_type": "modernbert", "hidden_size": 64, "num_hidden_layers": 3, "num_attention_heads": 8,
+            "intermediate_size": 4, "norm_bias": True, "attention_bias": False, "mlp_bias": False,
+            "decoder_bias": False, "pad_token_id": 6, "vocab_size": 40, "local_attention": 4,
+            "layer_types": ["full_attention", "sliding_attention", "full_attention"], "attention_dropout": 0.0,
+            "max_position_embeddings": 64}
+    for dtype, mode in (("fp32", "non-reentrant"), ("bf16", "non-reentrant"), ("fp32", False)):
+        case = {"raw": text, "arch": "ModernBertModel", "pooler": None, "batch": 2, "seq_len": 12, "dtype": dtype,
+                "optimizer": "sgd", "checkpointing": mode, "plan": "none", "freeze": (False, 0, False), "lora": {},
+                "attention": "sdpa"}
+        inv, planned_ = planned(case)
+        case["costs"] = costs.compute(inv, costs.settings(2, 12, dtype, "sgd", mode, "sdpa"), planned_)
+        case["inv"], case["plan"] = inv, planned_
+        assert case["costs"].peak.bytes is not None, (dtype, mode)
+        assert check_case(case), (dtype, mode)  # the measured peak (phase, op, bytes by kind)
+    inference = {"raw": text, "arch": "ModernBertModel", "pooler": None, "batch": 2, "seq_len": 12, "dtype": "fp32",
+                 "attention": "sdpa"}
+    inference["inv"], _ = planned(dict(inference, plan="none", freeze=(False, 0, False), lora={}, optimizer="sgd",
+                                       checkpointing=False))
+    inference["costs"] = costs.compute_inference(inference["inv"], costs.settings(2, 12, "fp32", attention="sdpa"))
+    assert check_peak(inference)
 
 
 def test_frozen_linear_under_checkpointing_packs_its_weight() -> None:

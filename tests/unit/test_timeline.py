@@ -118,7 +118,7 @@ def test_no_timeline_without_a_figure() -> None:
 
 
 def test_autocast_fit_says_why_there_is_no_peak() -> None:
-    """Under autocast, where the program does not model autocast's copies (UltraBERT's), there is no peak and no
+    """Under autocast, where the program does not replay the step (ModernBERT's one-wide heads), there is no peak and no
     bound, so the search proves nothing either way: the answer says why (autocast's cache, the forward not
     replayed), in both languages, once under the two lines; a step whose search proves something (fp32, or BERT
     under autocast, replayed op by op) gets no such line."""
@@ -130,8 +130,9 @@ def test_autocast_fit_says_why_there_is_no_peak() -> None:
     assert mixed.peak.bytes is not None and cv.unknown_reason(mixed, "en") is None
     exact = fit(bert, mixed.settings, None, 4 * 2**30, mixed.weights)
     assert exact["max_batch"] == exact["max_batch_at_least"] > 0 and exact["batch_does_not_fit"] == exact["max_batch"] + 1
-    inv = build({"model_type": "ultrabert", "hidden_size": 768, "num_hidden_layers": 12, "num_attention_heads": 12,
-                 "intermediate_size": 3072, "vocab_size": 30522})  # UltrabertModel at about BERT-base size
+    inv = build({"model_type": "modernbert", "hidden_size": 768, "num_hidden_layers": 12, "num_attention_heads": 768,
+                 "intermediate_size": 3072, "vocab_size": 30522, "pad_token_id": 0},  # about BERT-base size,
+                "ModernBertModel")  # one-wide heads: the rotary tables' broadcast not replayed
     s = costs.settings(8, 128, autocast="bf16")
     c = costs.compute(inv, s)
     assert c.peak.bytes is None and c.peak.reason == "autocast"
