@@ -637,6 +637,7 @@ FORWARD_EXACT += ("ibert",)
 FORWARD_EXACT += ("neomme",)
 FORWARD_EXACT += ("perceiver",)
 FORWARD_EXACT += ("yoso",)
+FORWARD_EXACT += ("nomic_bert",)  # ESM's rotary layer; the replay also proves its reentrant checkpointing
 FORWARD_RANDOM = int(os.environ.get("PEAK_FORWARD_RANDOM", str(max(4, PER_FAMILY // 2))))
 #: Families drawn more often there: half of ModernBERT's draws are refused (LoRA targets BERT's names), and its peak
 #: lies in the forward only where little is saved.
@@ -659,6 +660,7 @@ FORWARD_PARTIAL += ("squeezebert", "convbert")  # LoRA on a convolution of a bf1
 FORWARD_PARTIAL += ("big_bird",)  # question answering (its token types made from the ids) claims nothing
 FORWARD_EXACT += ("funnel",)
 FORWARD_PARTIAL += ("funnel",)  # LoRA on post_proj when d_head = 1 (its input a strided view) keeps its bounds
+FORWARD_PARTIAL += ("nomic_bert",)  # a one-wide head (d = 1) keeps its bounds: its program opts in for d != 1 only
 
 
 def forward_case(model_type: str, index: int) -> dict[str, Any] | None:
