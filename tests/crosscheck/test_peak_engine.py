@@ -833,6 +833,10 @@ def test_non_reentrant_checkpointing_replayed_exactly(model_type: str) -> None:
 
 #: Drawn cases per family under reentrant checkpointing (each a tiny model: well under a second).
 REENTRANT_RANDOM = int(os.environ.get("PEAK_REENTRANT_RANDOM", str(max(3, PER_FAMILY // 5))))
+#: Families whose reentrant checkpointing is replayed in eager attention only: T5's trained position bias makes SDPA's
+#: mask need a gradient in each block's recomputation (the math path) but not in its forward without a graph (the flash
+#: kernel); one recording is not both, so those steps keep their bounds (test_peak_equals_pytorch checks them).
+REENTRANT_EAGER_ONLY = ("t5", "mt5", "umt5")
 
 
 @pytest.mark.parametrize("model_type", [mt for mt in FORWARD_EXACT if mt in REENTRANT_EXACT])
@@ -844,7 +848,7 @@ def test_reentrant_checkpointing_replayed_exactly(model_type: str) -> None:
     (but for the heads whose step is not: MobileBERT's MLM, BigBird's question answering; and FORWARD_PARTIAL's
     conditions), its maxima and figure are the measured ones, and figures are given."""
     phases: dict[str, int] = {}
-    sdpa = FAMILIES[model_type].costs.sdpa
+    sdpa = FAMILIES[model_type].costs.sdpa and model_type not in REENTRANT_EAGER_ONLY
     for index in range(REENTRANT_RANDOM):
         attention = "sdpa" if sdpa and index == REENTRANT_RANDOM - 1 else "eager"  # the last one with SDPA
         case = checkpointing_case(model_type, index, "reentrant", attention)
