@@ -2276,23 +2276,62 @@ class LiveSim(Sim):
         return self.end_scope(mark, out)
 
     def sdpa_math_replayed(self, q: T, k: T, v: T, mask: T | None = None) -> T:
-        """SDPA's math path op by op (T5's trained position bias as the mask; float32, no autocast; measured with
+        """SDPA's math path op by op (T5's trained position bias as the mask; float32 or a bf16 model's, whose q, k and
+        v it copies to float32 first (``ToCopyBackward0`` each), adds the bf16 mask promoting (:meth:`_math_mask_add`),
+        makes its unused second output ``attn.to(bf16)`` and casts the float32 product back; no autocast; measured with
         ``peak_measure.backward_ledger``): ``q * √scale`` (named until the C++ function returns) and
         ``kᵀ * √scale`` (a temporary of the product), each laid out as its input (``MulBackward1``: the gradient in
         the incoming one's layout); ``matmul`` (the reshapes' copies kept by ``BmmBackward0``); ``+ mask``
         (``AddBackward0``: the mask's gradient summed to its [1, A, L, L] shape); ``_safe_softmax`` (keeps its
         output); ``matmul`` by V. Anything else: :meth:`sdpa_math` (not modelled)."""
-        if self.lower is not None or q.itemsize != 4 or not q.shape[-1] == k.shape[-1] == v.shape[-1]:
+        origin = q.itemsize
+        if self.lower is not None or origin not in (2, 4) or not q.shape[-1] == k.shape[-1] == v.shape[-1] or (
+                mask is not None and mask.itemsize != origin):
             return self.sdpa_math(q, k, v, mask)
         mark = self.scope()  # _scaled_dot_product_attention_math: its locals go as it returns
-        scaled_q = self.scalar(q)
-        scaled_k = self.scalar(self.transpose(k, 2, 3))
-        scores = self.bmm(scaled_q, scaled_k)
-        self.release(scaled_k)
-        if mask is not None:
-            scores = self.rebind(scores, self.add(scores, mask))
-        probs = self.rebind(scores, self.made_by(self.keep_output(scores), "aten._safe_softmax"))
-        return self.end_scope(mark, self.bmm(probs, v))
+        if origin != 4:  # a bf16 model's q, k, v computed in float32 (query_acc, key_acc, value_acc: locals)
+            q, k, v = self.to_dtype(q, 4), self.to_dtype(k, 4), self.to_dtype(v, 4)
+        model, self.itemsize = self.itemsize, 4  # every product, sum and softmax below float32, whatever the model's
+        try:
+            scaled_q = self.scalar(q)
+            scaled_k = self.scalar(self.transpose(k, 2, 3))
+            scores = self.bmm(scaled_q, scaled_k)
+            self.release(scaled_k)
+            if mask is not None:
+                scores = self.rebind(scores, self._math_mask_add(scores, mask))
+            probs = self.rebind(scores, self.made_by(self.keep_output(scores), "aten._safe_softmax"))
+            if origin != 4:  # the second output, attn.to(origin): made before the product, gone with the tuple
+                self.fresh(probs.shape, "aten._to_copy", origin)
+            out = self.bmm(probs, v)
+        finally:
+            self.itemsize = model
+        if origin != 4:  # .to(origin): the float32 product a temporary
+            out = self.rebind(out, self.to_dtype(out, origin))
+        return self.end_scope(mark, out)
+
+    def _math_mask_add(self, scores: T, mask: T) -> T:
+        """SDPA's math path's ``attn + mask``: float32 scores, the mask in the model's dtype (bf16: the sum float32);
+        ``AddBackward0`` hands the gradient on, ``validate_outputs`` sums it to the mask's shape, then (bf16) casts
+        it to the mask's dtype, the float32 sum freed (measured with a dispatch log)."""
+        if mask.itemsize == scores.itemsize:
+            return self.add(scores, mask)
+        self._begin()
+        self._labelled("add", "aten.add")
+        out = self._like(scores, (scores.grad or mask.grad) and self.grad_mode, scores.itemsize)
+        if not out.grad:
+            return out
+        shape, size = mask.shape, mask.itemsize
+
+        def run(bw: Backward, g: T) -> list[T | None]:
+            first = bw.alias(g, g.shape, g.strides) if scores.grad else None
+            if not mask.grad:
+                return [first, None]
+            summed = bw.alloc(shape, g.itemsize, "aten.sum") if tuple(shape) != tuple(g.shape) else None
+            cast = bw.alloc(shape, size, "aten._to_copy")
+            if summed is not None:
+                bw.drop(summed.storage)
+            return [first, cast]
+        return self._node("AddBackward0", [self._edge(scores), self._edge(mask)], run, out)
     # -- Nyströmformer's attention (issue 32; facts measured with tests/crosscheck/peak_measure.backward_ledger;
     #    its ``permute`` is T5's, above)
 

@@ -279,7 +279,7 @@ def step_program_for(bias_every_layer: bool) -> Callable[[Sim, Inventory, int, i
         c = inv.config
         prefix = inv.arch.prefix
         # The lifetime simulator replays the step op by op (issue 32): eager or SDPA (the flash kernel, or its math
-        # path where the bias trains: float32 only), checkpointing of either kind (reentrant: without autocast, and
+        # path where the bias trains: float32 or bf16, not under autocast), checkpointing of either kind (reentrant: without autocast, and
         # under SDPA only where no block's mask needs a gradient: :func:`attention`).
         sim.exact_lifetimes()
         sim.exact_forward()  # every name's release declared below
