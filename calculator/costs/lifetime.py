@@ -2285,6 +2285,19 @@ class LiveSim(Sim):
         (``AddBackward0``: the mask's gradient summed to its [1, A, L, L] shape); ``_safe_softmax`` (keeps its
         output); ``matmul`` by V. Anything else: :meth:`sdpa_math` (not modelled)."""
         origin = q.itemsize
+        if self.lower is not None and mask is not None and q.itemsize == k.itemsize == v.itemsize == self.lower \
+                and mask.itemsize == 4 and self.lower == 2:
+            # under autocast (T5's bf16 projections, its float32 bias): SDPA casts the mask to bf16 first (a copy,
+            # ToCopyBackward0, a temporary of the call), then runs the math path with autocast off
+            mark = self.scope()
+            with self._autocast_call():
+                mask = self.lowered(mask)
+            lower, self.lower = self.lower, None
+            try:
+                out = self.sdpa_math_replayed(q, k, v, mask)
+            finally:
+                self.lower = lower
+            return self.end_scope(mark, out)
         if self.lower is not None or origin not in (2, 4) or not q.shape[-1] == k.shape[-1] == v.shape[-1] or (
                 mask is not None and mask.itemsize != origin):
             return self.sdpa_math(q, k, v, mask)
