@@ -141,6 +141,9 @@ class Block:
     #: for them, so ``PyNode::apply`` materializes zeros of each (``ctx.materialize_grads``), held until it returns,
     #: and the nested backward starts from every output that needs a gradient (a ``GraphRoot``).
     extras: tuple[T, ...] = ()
+    #: Per other output needing a gradient, the node of the block's own graph it enters at (an argument returned as
+    #: it came: its detached leaf's ``AccumulateGrad``).
+    extra_edges: tuple[int | None, ...] = ()
     root: int = 0
     leaf: int = 0
     nodes: tuple[int, int] = (0, 0)
@@ -166,6 +169,8 @@ class Backward:
     #: 512-byte block then (:func:`.peak.rounded`): the step's timeline and its 512-rounded peak (issue 32, 35).
     trace: list[tuple[int, int]] = field(default_factory=list)
     rounded: int | None = None
+    #: The gradients the running node got (a node of several outputs: one per slot), its ``run`` given the first.
+    incoming: list[T] = field(default_factory=list)
 
     def check(self, op: str) -> None:
         if self.rounded is None:  # the first observation: the ledger as the caller set it up, rounded
@@ -305,6 +310,8 @@ class LiveSim(Sim):
         #: storages its ``partial``'s keywords keep until the graph goes (:meth:`layer_argument`).
         self.positional: list[T] = []
         self.graph_held: set[int] = set()
+        #: The next reentrant layer's own positional tensor arguments (:meth:`positional_arguments`), in order.
+        self.layer_args: list[T] = []
         #: Transients that are a buffer's new storage (:meth:`~.ops.Ops.buffer_transient`): a buffer at the peak.
         self.buffer_made: set[int] = set()
         #: An einsum's ``bmm`` output (storage id) -> its node: the base an in-place op on a view rebases (Funnel).
@@ -1128,38 +1135,84 @@ class LiveSim(Sim):
             self.fail("reentrant checkpointing of an input needing no gradient")
         if also or self.frame_kept:
             self.fail("reentrant checkpointing with tensor arguments")
-        got: list[T] = []
+        args, self.layer_args = self.layer_args, []
+        got: list[list[T]] = [[] for _ in range(1 + len(args))]  # per detached input needing a gradient: its .grad
 
-        def keep(bw: Backward, g: T) -> list[T | None]:
-            bw.hold(g.storage)  # the detached input's .grad: the incoming gradient itself
-            got.append(g)
-            return []
+        def keeper(mine: list[T]) -> Callable[[Backward, T], list[T | None]]:
+            def keep(bw: Backward, g: T) -> list[T | None]:
+                bw.hold(g.storage)  # the detached input's .grad: the incoming gradient itself
+                mine.append(g)
+                return []
+            return keep
         k, first, leaf = len(self.blocks_run), self._next, len(self.nodes)
-        self.nodes.append(Node(ACCUMULATE, "AccumulateGrad", self.module, [], [], keep))
+        self.nodes.append(Node(ACCUMULATE, "AccumulateGrad", self.module, [], [], keeper(got[0])))
         detached = T(x.shape, x.strides, x.storage, True, x.itemsize)
         self.edge[id(detached)] = leaf
         self.keep.append(detached)
+        # the other positional arguments needing a gradient: detach_variable's leaves too, read by the block's
+        # function under the names it has for them (their edges point at the leaves while it runs)
+        outer = {id(a): self.edge.get(id(a)) for a in args}
+        for a, mine in zip(args, got[1:]):
+            if a.grad:
+                self.nodes.append(Node(ACCUMULATE, "AccumulateGrad", self.module, [], [], keeper(mine)))
+                self.edge[id(a)] = len(self.nodes) - 1
         self._block = k
         try:
             out = fn(self, detached)
+            # The block's other outputs: what its outermost function (a scope from its first storage to its last)
+            # returns; one of them may be an argument returned as it came (T5's position_bias: its leaf's edge).
+            extras = next((also for mark, end, also in reversed(self.returned) if mark == first and end == self._next),
+                          ())
+            extra_edges = tuple(self.edge.get(id(t)) if t.grad else None for t in extras)
         finally:
             self._block = None
+            for a in args:
+                if outer[id(a)] is None:
+                    self.edge.pop(id(a), None)
+                else:
+                    self.edge[id(a)] = outer[id(a)]  # type: ignore[assignment]
         last = len(self.nodes)
         inside = set(range(leaf, last)) | set(self.accumulators.values())
         if any(j is not None and j not in inside for node in self.nodes[leaf + 1:last] for j in node.nexts):
             self.fail("reentrant checkpointing: a block's graph reaching outside it")
-        # The block's other outputs: what its outermost function (a scope from its first storage to its last) returns.
-        extras = next((also for mark, end, also in reversed(self.returned) if mark == first and end == self._next), ())
-        if any(not (first < t.storage <= self._next) for t in (out, *extras)) or not out.grad:
+        if any(not (first < t.storage <= self._next) and all(t is not a for a in args) for t in (out, *extras)) \
+                or not out.grad or any(t.grad and j is None for t, j in zip(extras, extra_edges)):
             self.fail("reentrant checkpointing: a block's output not made in it")
         root = self.edge.get(id(out), 0)
         self.blocks_run.append(Block(x.storage, first, self._next, self._next, reentrant=True, output=out.storage,
-                                     extras=tuple(extras), root=root, leaf=leaf, nodes=(leaf + 1, last)))
-        for t in (x, *self.positional):  # ctx.save_for_backward(*args): the input, the others, until the node has run
+                                     extras=tuple(extras), root=root, leaf=leaf, nodes=(leaf + 1, last),
+                                     extra_edges=extra_edges))
+        for t in (x, *args, *self.positional):  # ctx.save_for_backward(*args): the input, the others, until the node has run
             self.save(t)
         wrapped = T(out.shape, out.strides, out.storage, True, out.itemsize)
-        return self._node("CheckpointFunctionBackward", [self._edge(x)],
+        return self._node("CheckpointFunctionBackward", [self._edge(x), *(self._edge(a) for a in args)],
                           lambda bw, g: _reentrant_backward(self, k, bw, g, got), wrapped)
+
+    def positional_arguments(self, *ts: T, counted: bool = True) -> None:
+        """Under reentrant checkpointing, the next layer's positional tensor arguments besides its input
+        (:meth:`reentrant_layer` saves them with its node; one needing a gradient is a leaf of the recomputation
+        whose ``.grad`` the node returns to the argument's producer); otherwise as :meth:`layer_argument`."""
+        if self.checkpointing and self.reentrant:
+            self.layer_args = list(ts)
+        else:
+            for t in ts if counted else ():
+                self.layer_argument(t)
+
+    def checkpoint_output(self, t: T, grad: bool) -> T:
+        """Another output of the reentrant layer just run (``t``: what its function returned), as
+        ``CheckpointFunction`` wraps it: the same storage, its gradient sent to the layer's
+        ``CheckpointFunctionBackward``, which then takes one gradient per output (:attr:`Node.slots`, in the order
+        they arrive: a later layer's node returns its input's before its other arguments')."""
+        out = T(t.shape, t.strides, t.storage, grad, t.itemsize)
+        if not (self.checkpointing and self.reentrant and self.blocks_run and self.blocks_run[-1].reentrant):
+            self.fail("a checkpoint's other output outside reentrant checkpointing")
+            return out
+        j = self.blocks_run[-1].nodes[1]  # the layer's CheckpointFunctionBackward, made right after its nodes
+        if grad:
+            self.nodes[j].slots = True
+            self.edge[id(out)] = j
+            self.keep.append(out)
+        return out
 
     # -- RoCBert's embeddings (issue 32): the concatenation, the clone, the in-place adds into a Linear's view
 
@@ -2251,23 +2304,75 @@ class LiveSim(Sim):
         return self.end_scope(mark, out)
 
     def sdpa_math_replayed(self, q: T, k: T, v: T, mask: T | None = None) -> T:
-        """SDPA's math path op by op (T5's trained position bias as the mask; float32, no autocast; measured with
+        """SDPA's math path op by op (T5's trained position bias as the mask; float32 or a bf16 model's, whose q, k and
+        v it copies to float32 first (``ToCopyBackward0`` each), adds the bf16 mask promoting (:meth:`_math_mask_add`),
+        makes its unused second output ``attn.to(bf16)`` and casts the float32 product back; no autocast; measured with
         ``peak_measure.backward_ledger``): ``q * √scale`` (named until the C++ function returns) and
         ``kᵀ * √scale`` (a temporary of the product), each laid out as its input (``MulBackward1``: the gradient in
         the incoming one's layout); ``matmul`` (the reshapes' copies kept by ``BmmBackward0``); ``+ mask``
         (``AddBackward0``: the mask's gradient summed to its [1, A, L, L] shape); ``_safe_softmax`` (keeps its
         output); ``matmul`` by V. Anything else: :meth:`sdpa_math` (not modelled)."""
-        if self.lower is not None or q.itemsize != 4 or not q.shape[-1] == k.shape[-1] == v.shape[-1]:
+        origin = q.itemsize
+        if self.lower is not None and mask is not None and q.itemsize == k.itemsize == v.itemsize == self.lower \
+                and mask.itemsize == 4 and self.lower == 2:
+            # under autocast (T5's bf16 projections, its float32 bias): SDPA casts the mask to bf16 first (a copy,
+            # ToCopyBackward0, a temporary of the call), then runs the math path with autocast off
+            mark = self.scope()
+            with self._autocast_call():
+                mask = self.lowered(mask)
+            lower, self.lower = self.lower, None
+            try:
+                out = self.sdpa_math_replayed(q, k, v, mask)
+            finally:
+                self.lower = lower
+            return self.end_scope(mark, out)
+        if self.lower is not None or origin not in (2, 4) or not q.shape[-1] == k.shape[-1] == v.shape[-1] or (
+                mask is not None and mask.itemsize != origin):
             return self.sdpa_math(q, k, v, mask)
         mark = self.scope()  # _scaled_dot_product_attention_math: its locals go as it returns
-        scaled_q = self.scalar(q)
-        scaled_k = self.scalar(self.transpose(k, 2, 3))
-        scores = self.bmm(scaled_q, scaled_k)
-        self.release(scaled_k)
-        if mask is not None:
-            scores = self.rebind(scores, self.add(scores, mask))
-        probs = self.rebind(scores, self.made_by(self.keep_output(scores), "aten._safe_softmax"))
-        return self.end_scope(mark, self.bmm(probs, v))
+        if origin != 4:  # a bf16 model's q, k, v computed in float32 (query_acc, key_acc, value_acc: locals)
+            q, k, v = self.to_dtype(q, 4), self.to_dtype(k, 4), self.to_dtype(v, 4)
+        model, self.itemsize = self.itemsize, 4  # every product, sum and softmax below float32, whatever the model's
+        try:
+            scaled_q = self.scalar(q)
+            scaled_k = self.scalar(self.transpose(k, 2, 3))
+            scores = self.bmm(scaled_q, scaled_k)
+            self.release(scaled_k)
+            if mask is not None:
+                scores = self.rebind(scores, self._math_mask_add(scores, mask))
+            probs = self.rebind(scores, self.made_by(self.keep_output(scores), "aten._safe_softmax"))
+            if origin != 4:  # the second output, attn.to(origin): made before the product, gone with the tuple
+                self.fresh(probs.shape, "aten._to_copy", origin)
+            out = self.bmm(probs, v)
+        finally:
+            self.itemsize = model
+        if origin != 4:  # .to(origin): the float32 product a temporary
+            out = self.rebind(out, self.to_dtype(out, origin))
+        return self.end_scope(mark, out)
+
+    def _math_mask_add(self, scores: T, mask: T) -> T:
+        """SDPA's math path's ``attn + mask``: float32 scores, the mask in the model's dtype (bf16: the sum float32);
+        ``AddBackward0`` hands the gradient on, ``validate_outputs`` sums it to the mask's shape, then (bf16) casts
+        it to the mask's dtype, the float32 sum freed (measured with a dispatch log)."""
+        if mask.itemsize == scores.itemsize:
+            return self.add(scores, mask)
+        self._begin()
+        self._labelled("add", "aten.add")
+        out = self._like(scores, (scores.grad or mask.grad) and self.grad_mode, scores.itemsize)
+        if not out.grad:
+            return out
+        shape, size = mask.shape, mask.itemsize
+
+        def run(bw: Backward, g: T) -> list[T | None]:
+            first = bw.alias(g, g.shape, g.strides) if scores.grad else None
+            if not mask.grad:
+                return [first, None]
+            summed = bw.alloc(shape, g.itemsize, "aten.sum") if tuple(shape) != tuple(g.shape) else None
+            cast = bw.alloc(shape, size, "aten._to_copy")
+            if summed is not None:
+                bw.drop(summed.storage)
+            return [first, cast]
+        return self._node("AddBackward0", [self._edge(scores), self._edge(mask)], run, out)
     # -- Nyströmformer's attention (issue 32; facts measured with tests/crosscheck/peak_measure.backward_ledger;
     #    its ``permute`` is T5's, above)
 
@@ -3846,14 +3951,15 @@ def _recompute(sim: LiveSim, packed: dict[int, dict[int, int]]) -> Callable[[Bac
                 bw.drop(made[gone])
         if block.reentrant:  # run_function returned: ``outputs`` keeps the outputs, its other locals go
             for s in (block.output, *(t.storage for t in block.extras)):
-                bw.hold(made[s])
+                if s in made:  # (an argument returned as it came: the ctx keeps it)
+                    bw.hold(made[s])
         for s in sorted(named):  # the early stop unwinds the block's functions: every name goes
             bw.drop(made[s])
         return made
     return run
 
 
-def _reentrant_backward(sim: LiveSim, k: int, bw: Backward, g: T, got: list[T]) -> list[T | None]:
+def _reentrant_backward(sim: LiveSim, k: int, bw: Backward, g: T, got: list[list[T]]) -> list[T | None]:
     """``CheckpointFunction.backward`` of block ``k`` (reentrant checkpointing): the block's forward again with a graph
     (:func:`_recompute` to its end: each storage gone where Python drops it unless a node of the new graph saves it;
     the output kept by ``outputs`` until this returns), ``torch.autograd.backward(outputs, args)``: the block's nodes
@@ -3863,14 +3969,21 @@ def _reentrant_backward(sim: LiveSim, k: int, bw: Backward, g: T, got: list[T]) 
     block = sim.blocks_run[k]
     recompute = sim.recompute
     assert recompute is not None
-    zeros = [bw.alloc(t.shape, t.itemsize, "aten.zeros") for t in block.extras]  # the other outputs' gradients
+    given = bw.incoming[1:]  # the other outputs' gradients that arrived (a node of slots: in the outputs' order)
+    if len(given) > len(block.extras):
+        sim.fail("reentrant checkpointing: a gradient for an output not modelled")
+        return [None] * len(got)
+    # the others': zeros (ctx.materialize_grads), each held by ``args`` until the node's apply returns
+    zeros = [*given, *(bw.alloc(t.shape, t.itemsize, "aten.zeros") for t in block.extras[len(given):])]
+    for z in given:
+        bw.hold(z.storage)
     made = recompute(bw, k)
     first, last = block.nodes
     for j in range(first, last):  # what the recomputation did not make again (its input) the ctx keeps
         sim.nodes[j].saved = [made[s] for s in sim.nodes[j].saved if s in made]
     bw.hold(g.storage)  # the nested graph task's own input buffer (``args`` keeps the caller's)
     root = block.root
-    roots = [(sim.edge[id(t)], z) for t, z in zip(block.extras, zeros) if t.grad]
+    roots = [(j, z) for j, z in zip(block.extra_edges, zeros) if j is not None]
     if roots:  # torch.autograd.backward(outputs_with_grad, args_with_grad): a GraphRoot hands each its gradient
         handed = [g, *(z for _, z in roots)]
         sim.nodes.append(Node(ACCUMULATE + 1, "GraphRoot", "", [root, *(j for j, _ in roots)], [],
@@ -3881,16 +3994,17 @@ def _reentrant_backward(sim: LiveSim, k: int, bw: Backward, g: T, got: list[T]) 
     for z in zeros:  # ``args`` goes as the node's apply returns
         bw.drop(z.storage)
     for t in block.extras:
-        bw.drop(made[t.storage])
+        if t.storage in made:
+            bw.drop(made[t.storage])
     bw.drop(made[block.output])  # ``outputs``, and the graph it roots: what an unrun node saves
     for j in range(first, last):
         if j not in ran:
             for s in sim.nodes[j].saved:
                 bw.drop(s)
-    if len(got) != 1:
+    if len(got[0]) != 1 or any(len(mine) > 1 for mine in got[1:]):
         sim.fail("reentrant checkpointing: the input's gradient")
         return [None]
-    return [got[0]]
+    return [mine[0] if mine else None for mine in got]  # each detached input's .grad (None: it got none)
 
 
 def _run(nodes: list[Node], root: int, bw: Backward, ones: int,
@@ -3927,6 +4041,7 @@ def _run(nodes: list[Node], root: int, bw: Backward, ones: int,
         node = nodes[i]
         held = parts.pop(i) if node.slots else [buffers.pop(i)]
         g = held[0]
+        bw.incoming = held
         bw.module = node.module or node.between
         k = node.block
         if i in holders and recompute is not None:

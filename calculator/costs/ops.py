@@ -1041,6 +1041,23 @@ class Ops:
         if counted:
             self.save(t)
 
+    def positional_arguments(self, *ts: T, counted: bool = True) -> None:
+        """The next checkpointed layer's positional tensor arguments besides its hidden states (NeoMME's
+        ``initial_hidden_states`` and ``value_embeds``, T5's ``position_bias``): the checkpoint keeps each, as
+        :meth:`layer_argument` counts it (``counted``). The lifetime simulator's reentrant checkpointing saves them
+        with the layer's node and makes each one needing a gradient a leaf of the recomputation
+        (:meth:`.lifetime.LiveSim.reentrant_layer`)."""
+        for t in ts if counted else ():
+            self.layer_argument(t)
+
+    def checkpoint_output(self, t: T, grad: bool) -> T:
+        """Another output of the reentrant checkpointed layer just run (T5's ``position_bias``, block 0's or the
+        input a later block returns), as ``CheckpointFunction`` returns it: the same storage, needing a gradient when
+        the layer's input does (``grad``); the tape counts it as saved, a later layer's argument."""
+        out = T(t.shape, t.strides, t.storage, grad, t.itemsize)
+        self.save(out)
+        return out
+
     def split_views(self, t: T) -> list[T]:
         """``t.split(1, dim=-1)``, each part ``squeeze(-1)`` (RoFormer's QA head, no ``.contiguous()``): views of
         ``t``, nothing copied or kept."""

@@ -359,8 +359,13 @@ def step_body(sim: Sim, inv: Inventory, b: int, n: int, layer: Callable[..., Cal
     positions = sim.constant_by("aten.arange", (1, n), 8)
     rotary = modernbert.step_rotary_tables(sim, n, 2 * ((head_size(c) + 1) // 2))
     for i in range(c["num_hidden_layers"]):
-        # Under non-reentrant checkpointing the frame keeps the layer's keyword arguments too (tables, positions).
-        y = sim.layer(layer(inv, prefix, i, rotary), x, (*rotary, positions))
+        # Under non-reentrant checkpointing the frame keeps the layer's keyword arguments too (tables, positions);
+        # under reentrant checkpointing the ``partial`` holding them stays with the graph (LiveSim.layer_argument).
+        if sim.checkpointing and sim.reentrant:
+            for argument in (*rotary, positions):
+                sim.layer_argument(argument, counted=False)
+        keyword = () if sim.checkpointing and sim.reentrant else (*rotary, positions)
+        y = sim.layer(layer(inv, prefix, i, rotary), x, keyword)
         if i:
             sim.release(x)  # hidden_states rebound (the embeddings' output stays: inputs_embeds names it)
         x = y
@@ -371,7 +376,7 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     """EuroBERT's classes. Sequence classification pools as ``classifier_pooling`` says: "late" runs
     dense, GELU and the classifier on every token, then averages the logits; "bos" takes the first
     token, "mean" averages the tokens, before them."""
-    if exact_layer(inv.config) and not (sim.checkpointing and sim.reentrant):  # issue 32: replayed op by op
+    if exact_layer(inv.config):  # issue 32: replayed op by op
         sim.exact_lifetimes()
         sim.exact_forward()
         # and under autocast (rotated Q and K float32: _times_table), SDPA under checkpointing too (the replay's
@@ -423,7 +428,8 @@ def step_check(inv: Inventory) -> None:
 #: Rotary: no length bound.
 COSTS = CostModel(step_program, None, check=step_check, keys=(
     *unread((activation_key("silu"),)), *dropouts("attention_dropout", default=0.0)),
-    autocast=True, sdpa=True, sdpa_dropout=("attention_dropout",), buffers=rotary_buffers)
+    autocast=True, sdpa=True, sdpa_dropout=("attention_dropout",), buffers=rotary_buffers,
+    reentrant=True)
 
 
 def eurobert_config(hidden: int, layers: int, heads: int, inter: int, kv: int | None = None) -> dict[str, Any]:

@@ -34,7 +34,8 @@ attention or SDPA, in float32, bf16 or under autocast (the patch stem is never c
 each layer's window (``sliding_window``, and ``per_layer_config`` where the config gives one: the masks).
 
 The peak of live memory (issue 32) is replayed op by op for the three classes, eager or SDPA, float32 or bf16, any
-plan, non-reentrant checkpointing, and inference: the program names every tensor as ``modeling_neomme.py`` does
+plan, checkpointing of either kind (reentrant: each layer's positional initial_hidden_states and
+value_embeds detached leaves of its recomputation), and inference: the program names every tensor as ``modeling_neomme.py`` does
 (each layer's window mask and every kind's cos and sin made before the layers with their temporaries, kept to the
 model's end) and ``LiveSim`` records each operation's autograd node as ``backward_ledger`` measured it. Under bf16
 autocast too (measured with LiveBytes): ``lambdas[i] * x`` by a float32 0-dim factor stays bf16 (its gradient summed,
@@ -567,7 +568,14 @@ def step_body(sim: Sim, inv: Inventory, b: int, n: int) -> T:
         extra = values if i in (full[0], full[-1]) else None
         also = [initial, *tables[kind]] + ([extra] if extra is not None else []) + \
             ([masks[i]] if masks[i] is not None else [])
-        if sim.checkpointing:  # the block's tensor arguments: kept by its frame until its backward is done
+        if sim.checkpointing and sim.reentrant:
+            # initial_hidden_states and value_embeds positional (CheckpointFunction saves them; detached, they are
+            # leaves of the recomputation), position_embeddings and attention_mask keywords (the partial keeps them)
+            sim.positional_arguments(initial, *([extra] if extra is not None else []))
+            for t in (*tables[kind], *([masks[i]] if masks[i] is not None else [])):
+                sim.layer_argument(t, counted=False)
+            also = []
+        elif sim.checkpointing:  # the block's tensor arguments: kept by its frame until its backward is done
             sim.layer_argument(initial)
             if extra is not None:
                 sim.layer_argument(extra)
@@ -604,12 +612,12 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     ``F.normalize``, ``masked_fill`` by the all-ones mask) and its mean-pooled dense vector, beside the hidden state.
 
     Replayed op by op (issue 32) where the lifetime simulator models every operation: eager attention or SDPA, in
-    the model's dtype (float32 or bf16) or under bf16 autocast, any plan, non-reentrant checkpointing."""
+    the model's dtype (float32 or bf16) or under bf16 autocast, any plan, checkpointing of either kind (reentrant:
+    without autocast, :meth:`.lifetime.LiveSim.reentrant_layer`)."""
     kind = bert.step_task(inv)
-    if not (sim.checkpointing and sim.reentrant):
-        sim.exact_lifetimes()
-        sim.exact_forward()
-        sim.exact_autocast()
+    sim.exact_lifetimes()
+    sim.exact_forward()
+    sim.exact_autocast()
     seq = step_body(sim, inv, b, n)
     if kind == "":
         return [seq]
@@ -667,7 +675,8 @@ def rotary_buffers(inv: Inventory) -> list[tuple[str, tuple[int, ...], int]]:
 #: Its ``sliding_window`` (256) is the short sliding layers' window (SDPA's mask). Rotary: no length bound. Under
 #: autocast the residual stream stays bf16 (``lambdas[0] * x`` is by a 0-dim factor), cos and sin too.
 COSTS = CostModel(step_program, None, keys=(*dropouts("attention_dropout", default=0.0), size_key("sliding_window", DEFAULT_WINDOW)),
-                  autocast=True, sdpa=True, sdpa_dropout=("attention_dropout",), buffers=rotary_buffers)
+                  autocast=True, sdpa=True, sdpa_dropout=("attention_dropout",), buffers=rotary_buffers,
+                  reentrant=True)
 
 
 FAMILY = Family(

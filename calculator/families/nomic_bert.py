@@ -325,7 +325,7 @@ def nomic_buffers(inv: Inventory) -> list[tuple[str, tuple[int, ...], int]]:
 
 COSTS = CostModel(step_program, None, check=step_check, keys=unread((activation_key("silu"), *dropouts("hidden_dropout_prob", "attention_probs_dropout_prob", default=0.0), classifier_dropout()))
                   + (size_key("max_position_embeddings", 2048),),  # the index buffers' width
-                  autocast=True, sdpa=True, buffers=nomic_buffers)
+                  autocast=True, sdpa=True, buffers=nomic_buffers, reentrant=True)
 
 
 def nomic_config(vocab: int = 30528) -> dict[str, Any]:

@@ -208,7 +208,13 @@ def attention(sim: Sim, x: T, p: str, heads: int, d_kv: int, bias: T | None, n: 
         # keeps the mask.
         inner = sim.scope()  # sdpa_attention_forward: the mask's copy goes as it returns (unless the kernel keeps it)
         mask = sim.contiguous(bias)
-        out = sim.sdpa_math_replayed(q, k, v, mask) if mask.grad else sim.sdpa(q, k, v, mask)
+        if mask.grad and sim.checkpointing and sim.reentrant:
+            # reentrant checkpointing runs the block's forward without a graph (the mask needs no gradient there:
+            # the flash kernel) and its recomputation with one (the math path): one recording of the block is not
+            # both, so the lifetime simulator does not replay it (its proven bounds stay); the same costs
+            out = sim.sdpa_math(q, k, v, mask)
+        else:
+            out = sim.sdpa_math_replayed(q, k, v, mask) if mask.grad else sim.sdpa(q, k, v, mask)
         context = sim.rebind(out, sim.contiguous(sim.transpose(out, 1, 2)))  # a copy of the math path's output
         sim.end_scope(inner, context)
     else:
@@ -258,12 +264,6 @@ def feed_forward(sim: Sim, x: T, p: str, c: Mapping[str, Any]) -> T:
     return sim.end_scope(mark, sim.rebind(h, sim.linear(p + "wo", h)))
 
 
-def exact_step(sim: Sim) -> bool:
-    """The steps the lifetime simulator replays op by op (issue 32): eager or SDPA (the flash kernel, or its math
-    path where the bias trains: float32 only), no reentrant checkpointing. The others keep their proven bounds."""
-    return not (sim.checkpointing and sim.reentrant)
-
-
 def step_program_for(bias_every_layer: bool) -> Callable[[Sim, Inventory, int, int], list[T]]:
     """The encoder's step (``T5Stack.forward``): the table (``inputs_embeds``, named until the return), dropout, the
     blocks (each pre-norm, two residuals), the final norm, dropout, every name dropped where ``modeling_t5.py``
@@ -271,16 +271,19 @@ def step_program_for(bias_every_layer: bool) -> Callable[[Sim, Inventory, int, i
 
     T5 computes the relative bias in block 0 and hands it to the others (the stack names it until it returns); under
     checkpointing it is an argument of every later block's checkpoint (non-reentrant: its frame keeps it; reentrant:
-    an output of block 0's checkpoint, which each later checkpoint keeps as an input). umT5 computes one per block,
-    dropped as its attention returns."""
+    an output of each block's checkpoint, block 0's its own bias, a later one's the input it returns, which the next
+    checkpoint saves as a positional input needing a gradient: a leaf of its recomputation, whose gradient goes back
+    block by block to block 0's). umT5 computes one per block, dropped as its attention returns."""
 
     def program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
         c = inv.config
         prefix = inv.arch.prefix
-        if exact_step(sim):
-            sim.exact_lifetimes()
-            sim.exact_forward()  # every name's release declared below
-            sim.exact_autocast()  # and under autocast (the Linears' and matmul's bf16 copies, the promoting adds)
+        # The lifetime simulator replays the step op by op (issue 32): eager or SDPA (the flash kernel, or its math
+        # path where the bias trains: float32 or bf16, not under autocast), checkpointing of either kind (reentrant: without autocast, and
+        # under SDPA only where no block's mask needs a gradient: :func:`attention`).
+        sim.exact_lifetimes()
+        sim.exact_forward()  # every name's release declared below
+        sim.exact_autocast()  # and under autocast (the Linears' and matmul's bf16 copies, the promoting adds)
         drop = sim.drops("dropout_rate")
         stack = sim.scope()
         embeds = sim.embedding(prefix + "encoder.embed_tokens", sim.ids((b, n)), first=True)
@@ -318,11 +321,12 @@ def step_program_for(bias_every_layer: bool) -> Callable[[Sim, Inventory, int, i
             if sim.checkpointing and i > 0 and not bias_every_layer:
                 bias = state["bias"]
                 if sim.reentrant:
-                    # block 0's checkpoint output, kept as a later input: under reentrant checkpointing it needs a
-                    # gradient when the hidden states do (a Function's outputs)
-                    grad = bias.grad or x.grad
-                    state["bias"] = T(bias.shape, bias.strides, bias.storage, grad, bias.itemsize)
-                    sim.save(state["bias"])
+                    # the previous block's checkpoint output (block 0's bias, or the input a later block returns as it
+                    # came: a view of it), kept as this block's positional input: under reentrant checkpointing it
+                    # needs a gradient when the hidden states do (a Function's outputs), which this block's node
+                    # returns to the previous one's
+                    state["bias"] = sim.checkpoint_output(bias, bias.grad or x.grad)
+                    sim.positional_arguments(state["bias"], counted=False)
                 elif i == 1:  # non-reentrant: each later block's frame keeps it (position_bias, an argument)
                     sim.layer_argument(bias)
             y = sim.layer(block(i), x)
@@ -351,7 +355,7 @@ def costs_for(bias_every_layer: bool) -> CostModel:
     """No position table (``max_seq_len`` None); T5Config's ``dropout_rate`` 0.1 is every dropout."""
     return CostModel(step_program_for(bias_every_layer), None, check=step_check, keys=dropouts("dropout_rate"), autocast=True,
                      buffers=no_buffers,
-                     sdpa=True, sdpa_dropout=("dropout_rate",))
+                     sdpa=True, sdpa_dropout=("dropout_rate",), reentrant=True)
 
 
 def backbone_for(bias_every_layer: bool) -> Callable[[TensorList, dict[str, Any], str, bool], None]:

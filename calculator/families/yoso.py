@@ -157,7 +157,8 @@ def step_check(inv: Inventory) -> None:
 #: ``YosoEmbeddings`` registers ``position_ids`` (``arange(P) + 2``) and ``token_type_ids``, int64 [1, P], non-persistent:
 #: the peak's start set.
 COSTS = CostModel(step_program, bert.absolute_positions(), check=step_check, autocast=True,
-                  keys=(activation_key("gelu"), *dropouts("hidden_dropout_prob")), buffers=position_buffers)
+                  keys=(activation_key("gelu"), *dropouts("hidden_dropout_prob")), buffers=position_buffers,
+                  reentrant=True)
 
 
 _P = "yoso."

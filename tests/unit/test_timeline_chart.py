@@ -50,7 +50,8 @@ def test_card_far_above_the_step_is_a_note_not_a_squashed_chart() -> None:
 
 
 def test_no_timeline_no_chart() -> None:
-    """T5's reentrant checkpointing at B = 32: not replayed, no exact peak (costs.timeline null), so no chart."""
+    """T5's reentrant checkpointing at B = 32 under SDPA (the preset's attention): not replayed (t5.attention), no
+    exact peak (costs.timeline null), so no chart."""
     out = _panel("en", "google-t5/t5-base", batch="32", seq_len="128", ckpt="reentrant")
     assert out["costs"]["timeline"] is None and "timeline-chart" not in out["html"]
 
