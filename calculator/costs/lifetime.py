@@ -282,6 +282,9 @@ class LiveSim(Sim):
         self._view_bases: dict[int, int] = {}
         #: Storages saved by nodes the loss never reaches (:meth:`unused`): freed with the forward's locals.
         self.unreached: set[int] = set()
+        #: Storages saved only by the nodes of a :meth:`discarded` branch -> (the branch's output, whether its nodes held
+        #: a non-reentrant checkpoint's holders instead): they die with that output (:func:`_deaths`).
+        self.hangs_on: dict[int, tuple[int, bool]] = {}
         #: Tensors every later checkpointed block gets besides its input (:meth:`checkpoint_argument`).
         self._block_args: list[int] = []
         #: Autocast's cached copies (a trained parameter's bf16 copy): the cache, not Python, holds them until the
@@ -1326,6 +1329,24 @@ class LiveSim(Sim):
         self.accumulators = accumulators
         return out
 
+    def discarded(self, fn: Callable[[], T]) -> T:
+        """A branch the loss never reaches whose output Python drops inside the forward (DeBERTa's ``pos_dropout`` of
+        a relative table no term reads, a shared projection no term reads): its nodes are recorded but never run and
+        go with that output (the output's ``grad_fn``, and the nodes after it, hold them); what they save goes with
+        them (:func:`_deaths`: at the later of its own last name and the output's), not at the forward's end as
+        :meth:`unused`'s. Inside a checkpointed block the forward's nodes hold holders, not storages (non-reentrant's
+        packs; reentrant's forward records none): each storage dies where Python drops it there; the recomputation's
+        nodes hold the storages themselves (``_recomputation_hook``'s pack returns them), so there they go with the
+        output again. Its parameters get no ``.grad`` (their accumulators are forgotten)."""
+        first, accumulators = len(self.nodes), dict(self.accumulators)
+        out = Sim.unused(self, fn)
+        for node in self.nodes[first:]:
+            for s in node.saved:
+                self.hangs_on[s] = (out.storage, self._block is not None)
+            node.saved = []
+        self.accumulators = accumulators
+        return out
+
     # -- ModernBERT's operations (issue 32; facts measured with tests/crosscheck/peak_measure.backward_ledger)
 
     def _name_nodes(self, first: int, label: str) -> None:
@@ -1936,7 +1957,11 @@ class LiveSim(Sim):
     def frame_keeps(self, *ts: T) -> None:
         """The tensors every checkpointed layer from here reads besides its input (an argument, a ``partial``'s
         keyword): under non-reentrant checkpointing each layer's frame keeps them until the backward has run it."""
-        self.frame_kept = tuple(t.storage for t in ts if self.storages.get(t.storage, 0))
+        kept = [t.storage for t in ts if self.storages.get(t.storage, 0)]
+        # and what a discarded branch's nodes save on one of them (its grad_fn holds them: :meth:`discarded`)
+        kept += [s for s, (owner, packed) in self.hangs_on.items()
+                 if owner in kept and not packed and self.storages.get(s, 0)]
+        self.frame_kept = tuple(kept)
 
     def constant(self, shape: Sequence[int], itemsize: int, op: str = "") -> T:
         """A tensor made in the forward that needs no gradient, named by the aten operation that makes it."""
@@ -3562,7 +3587,7 @@ def run_step(sim: LiveSim, outputs: Sequence[T], start_items: Sequence[Item], gr
                 into[s] = into.get(s, 0) + 1
     held = set(saved).union(*packed.values())
     expected = {s for s, n in sim.saved.items() if n and s != sim.input_ids}
-    if held != expected - (sim.unreached - held):  # a storage only an unreached node saved is no saved one
+    if held != expected - ((sim.unreached | set(sim.hangs_on)) - held):  # only an unreached node saved it: none
         sim.fail("saved storages and nodes disagree")
         return None
     inputs = {b.input for b in sim.blocks_run if not b.reentrant}  # kept by their checkpoint's frame
@@ -3644,17 +3669,26 @@ def run_step(sim: LiveSim, outputs: Sequence[T], start_items: Sequence[Item], gr
                     storages=len(sim.storages) + len(sim.extra) + 2 * len(outputs) + 3)
 
 
-def _deaths(sim: LiveSim, keep: set[int]) -> dict[int, int]:
+def _deaths(sim: LiveSim, keep: set[int], recomputed: bool = False) -> dict[int, int]:
     """Per storage made in the forward, the storage after whose allocation it is gone: the earliest of its
     releases (:meth:`LiveSim.release`) and the end of the innermost function that made it without returning it;
     none for what ``keep`` holds (saved by autograd, returned by the forward) or a local of the model's own
-    ``forward`` (gone at its end)."""
+    ``forward`` (gone at its end). What only a :meth:`~LiveSim.discarded` branch's nodes save lives on to that
+    branch's output's death (but in a checkpointed block's forward, whose nodes hold holders; ``recomputed``: the
+    block's recomputation, whose nodes hold the storages)."""
     keep = keep | sim.cached  # autocast's cache holds them to the region's end (replay_forward's ``end``)
     death = {s: at for s, at in sim.deaths.items() if s not in keep}
     for mark, last, returned in sim.scopes:
         for s in range(mark + 1, last + 1):
             if s not in returned and s not in keep and last < death.get(s, last + 1):
                 death[s] = last
+    for s, (owner, packed) in sim.hangs_on.items():
+        if s in keep or s not in death or (packed and not recomputed):
+            continue
+        if owner in death:
+            death[s] = max(death[s], death[owner])
+        else:  # the output outlives the forward's functions: so does the node, and what it saves
+            del death[s]
     return death
 
 
@@ -3767,7 +3801,7 @@ def _recompute(sim: LiveSim, packed: dict[int, dict[int, int]]) -> Callable[[Bac
     forward, :func:`_deaths` without autograd's keeping) unless the block's nodes hold it (``packed``: how many),
     up to its last pack (:attr:`Block.stop`), where ``_StopRecomputationError`` unwinds the function and every
     storage not held goes. Returns the forward's storage ids mapped to the recomputed ones."""
-    death = _deaths(sim, set())
+    death = _deaths(sim, set(), recomputed=True)
     sizes = {s: n for s, n in sim.storages.items() if n and s != sim.input_ids}
     sizes.update(sim.extra)
 

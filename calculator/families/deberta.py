@@ -510,7 +510,9 @@ def step_attention(sim: Sim, p: str, c: dict[str, Any], x: T, rel: T | None, rel
         sim.release(read)  # a temporary of the expression (kept by the division)
     scores = sim.bmm(q, sim.transpose(k, 2, 3))
     if rel is not None and rel_pos is not None:
-        dropped = sim.dropout(rel)  # pos_dropout: ``rel_embeddings`` rebound in this function
+        # pos_dropout: ``rel_embeddings`` rebound in this function; with no term its product is read by no node the
+        # loss reaches (:meth:`Sim.discarded`: its node, and the mask it keeps, go as this function returns)
+        dropped = sim.dropout(rel) if reads_table(c) else sim.discarded(lambda: sim.dropout(rel))
         bias = step_relative_bias(sim, a, c, q, k, dropped, b)
         scores = sim.rebind(scores, sim.add(scores, bias) if bias is not None else sim.plus_scalar(scores))
     else:
@@ -576,7 +578,8 @@ def step_relative_bias(sim: Sim, a: str, c: dict[str, Any], q: T, k: T, table: T
         att = sim.rebind(att, sim.gather(att, sim.expand(index, (b, heads, n, n)), (b, heads, n, n)))
         term = sim.transpose(att, 2, 3)
         score = sim.add_(score, term) if score is not None else sim.plus_scalar(term)
-    if score is None:
+    if score is None:  # it returns the number 0: every local goes
+        sim.end_scope(mark, table)
         return None
     return sim.end_scope(mark, score)
 
@@ -618,9 +621,11 @@ def step_encoder(sim: Sim, inv: Inventory, prefix: str, x: T, mask: T) -> T:
     if c["relative_attention"]:
         sim.transients((8 * n, 8 * n, 8 * n * n), (3, 3, 3), ("aten.arange", "aten.arange", "aten.repeat"))
         rel_pos = sim.constant((1, n, n), 8, "aten.sub")
-        if layers:  # ``get_rel_embedding``: the table itself, read by every layer
-            rel = sim.parameter(e + "rel_embeddings.weight", sim.shapes[e + "rel_embeddings.weight"])
-        if not any(t in c["pos_att_type"] for t in ("c2p", "p2c")) or not layers:
+        def table() -> T:
+            return sim.parameter(e + "rel_embeddings.weight", sim.shapes[e + "rel_embeddings.weight"])
+        if layers:  # ``get_rel_embedding``: the table itself, read by every layer (by no reached node: no term)
+            rel = table() if reads_table(c) else sim.discarded(table)
+        if not reads_table(c) or not layers:
             sim.used.discard(e + "rel_embeddings.weight")  # no term reads it: no .grad
     if sim.checkpointing and layers:
         # checkpoint(partial(forward, self, **kwargs), hidden_states, attention_mask): the frame keeps the mask, the
@@ -654,11 +659,15 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     return step_heads(sim, inv, seq)
 
 
+def reads_table(c: Mapping[str, Any]) -> bool:
+    """A relative term (``c2p``, ``p2c``) reads the relative table: else each attention drops it out for nothing
+    (``"p2p"``, an empty list), a branch no node the loss reaches reads."""
+    return any(t in c["pos_att_type"] for t in ("c2p", "p2c"))
+
+
 def modelled(c: Mapping[str, Any]) -> bool:
-    """Whether the lifetime simulator models every operation of this configuration: no talking heads, and relative
-    attention only with a term that reads the table (else its dropped-out copy hangs on an unreached node)."""
-    terms = [t for t in ("c2p", "p2c") if t in c["pos_att_type"]]
-    return not c["talking_head"] and (not c["relative_attention"] or bool(terms))
+    """Whether the lifetime simulator models every operation of this configuration: no talking heads."""
+    return not c["talking_head"]
 
 
 #: DeBERTa's classes whose every operation the lifetime simulator models (:mod:`calculator.costs.lifetime`).
