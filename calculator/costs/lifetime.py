@@ -3070,7 +3070,7 @@ class LiveSim(Sim):
         numel = 1
         for d in t.shape:  # the view covers its base whole
             numel *= d
-        return self._rebased_view(t, node, (numel,), "aten.div", "aten.as_strided_backward")
+        return self._rebased_view(t, node, (numel,), "aten.div")
 
     def slice_rows(self, t: T, start: int, rows: int) -> T:
         """``table[a:b, :].unsqueeze(0)``: ``SliceBackward0`` allocates zeros of the table's shape and copies the
@@ -3245,14 +3245,15 @@ class LiveSim(Sim):
             return self._node("MulBackward0", [self._edge(t)], lambda bw, g: [bw.alloc(shape, size, "aten.mul")],
                               out)
         self.save(other)
-        return self._rebased_view(t, base, (self.storages[t.storage] // size,), "aten.mul", "aten.new_zeros")
+        return self._rebased_view(t, base, (self.storages[t.storage] // size,), "aten.mul")
 
-    def _rebased_view(self, t: T, base: int, flat: tuple[int], op: str, strided: str) -> T:
+    def _rebased_view(self, t: T, base: int, flat: tuple[int], op: str) -> T:
         """The nodes of an in-place ``op`` on a view ``t`` of a base of ``flat`` elements whose node is ``base``
         (DeBERTa's ``/=``, Funnel's ``*=``): autograd rebases the base's history on a ``CopySlices`` node, which
         allocates a copy of the base's gradient (``new_empty_strided``), a clone of the view's slice and the op's
         product (both freed as it returns), and gives the view an ``AsStridedBackward0`` that allocates the base's
-        gradient (``strided``: the name measured for each, kept as it was measured)."""
+        gradient: ``as_strided_backward``'s ``grad.new_zeros`` (what ``LiveBytes`` names it by: measured for both,
+        DeBERTa's ``pos_query_layer /=`` too)."""
         shape, size = t.shape, t.itemsize
 
         def copy_slices(bw: Backward, g: T) -> list[T | None]:
@@ -3266,7 +3267,8 @@ class LiveSim(Sim):
         self._node("CopySlices", [base], copy_slices, handle)
         copy = self.edge.pop(id(handle))
         out = T(t.shape, t.strides, t.storage, True, size)
-        return self._node("AsStridedBackward0", [copy], lambda bw, g: [bw.alloc(flat, size, strided)], out, [])
+        return self._node("AsStridedBackward0", [copy], lambda bw, g: [bw.alloc(flat, size, "aten.new_zeros")], out,
+                          [])
 
     def split_where(self, condition: T, bias: T, shape: Sequence[int]) -> T:
         """``torch.split(bias, 1, -1)`` then ``where(condition, same.expand, diff.expand)``: ``WhereBackward0`` keeps
