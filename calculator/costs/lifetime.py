@@ -1344,6 +1344,8 @@ class LiveSim(Sim):
             for s in node.saved:
                 self.hangs_on[s] = (out.storage, self._block is not None)
             node.saved = []
+            # never run, so it hands nothing on: a reentrant block's graph does not reach outside it through one
+            node.nexts = [None] * len(node.nexts)
         self.accumulators = accumulators
         return out
 
@@ -1510,7 +1512,7 @@ class LiveSim(Sim):
         if self.checkpointing and not self.reentrant:
             self.arguments.add(t.storage)
         elif self.checkpointing and keyword:
-            self.graph_held.add(t.storage)
+            self.graph_held.update((t.storage, *self._hung_on((t.storage,))))
         elif self.checkpointing:
             self._positional(t)
         else:
@@ -1958,10 +1960,13 @@ class LiveSim(Sim):
         """The tensors every checkpointed layer from here reads besides its input (an argument, a ``partial``'s
         keyword): under non-reentrant checkpointing each layer's frame keeps them until the backward has run it."""
         kept = [t.storage for t in ts if self.storages.get(t.storage, 0)]
-        # and what a discarded branch's nodes save on one of them (its grad_fn holds them: :meth:`discarded`)
-        kept += [s for s, (owner, packed) in self.hangs_on.items()
-                 if owner in kept and not packed and self.storages.get(s, 0)]
-        self.frame_kept = tuple(kept)
+        self.frame_kept = tuple(kept) + self._hung_on(kept)
+
+    def _hung_on(self, owners: Sequence[int]) -> tuple[int, ...]:
+        """What a :meth:`discarded` branch's nodes save on one of ``owners`` (its ``grad_fn`` holds them): kept as long
+        as it is (a frame's or a ``partial``'s tensor)."""
+        return tuple(s for s, (owner, packed) in self.hangs_on.items()
+                     if owner in owners and not packed and self.storages.get(s, 0))
 
     def constant(self, shape: Sequence[int], itemsize: int, op: str = "") -> T:
         """A tensor made in the forward that needs no gradient, named by the aten operation that makes it."""

@@ -628,15 +628,29 @@ def step_encoder(sim: Sim, inv: Inventory, prefix: str, x: T, mask: T) -> T:
         if not reads_table(c) or not layers:
             sim.used.discard(e + "rel_embeddings.weight")  # no term reads it: no .grad
     if sim.checkpointing and layers:
-        # checkpoint(partial(forward, self, **kwargs), hidden_states, attention_mask): the frame keeps the mask, the
-        # relative positions and table (the partial's keywords) too; CheckpointFunction saves the mask.
-        sim.frame_keeps(extended, *(t for t in (rel_pos, rel) if t is not None))
-        sim.save(extended)
+        step_layer_arguments(sim, extended, rel_pos, rel)
     outputs = []  # all_hidden_states: every layer's output, returned to the model
     for i in range(layers):
         x = sim.layer(step_layer(f"{e}layer.{i}.", c, rel, rel_pos), x)
         outputs.append(x)
     return sim.end_scope(mark, x, *outputs)
+
+
+def step_layer_arguments(sim: Sim, mask: T, rel_pos: T | None, rel: T | None) -> None:
+    """What checkpointing keeps besides each layer's hidden states (DeBERTa's and DeBERTa-v2's encoders): the layer
+    is checkpointed as ``checkpoint(partial(forward, **kwargs), hidden_states, attention_mask)``. Non-reentrant: each
+    frame keeps the mask, the relative positions and table (the partial's keywords) until the backward has run the
+    layer. Reentrant: ``CheckpointFunction`` saves the mask (a positional argument) for each layer's node, and the
+    partial, ``ctx.run_function``, keeps its keywords until the graph goes. The tape counts the mask saved once
+    either way."""
+    if not sim.reentrant:
+        sim.frame_keeps(mask, *(t for t in (rel_pos, rel) if t is not None))
+        sim.save(mask)
+        return
+    sim.checkpoint_argument(mask)
+    for t in (rel_pos, rel):
+        if t is not None and sim.storages.get(t.storage, 0):  # the table itself is a parameter: no storage of the step
+            sim.layer_argument(t, counted=False)
 
 
 def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
@@ -675,7 +689,8 @@ EXACT_LIFETIMES = (Task.MODEL, Task.MASKED_LM, Task.SEQUENCE_CLASSIFICATION, Tas
                    Task.QUESTION_ANSWERING)
 
 
-COSTS = CostModel(step_program, step_max_seq_len, check=step_check_heads, keys=unread((activation_key("gelu"), *dropouts("hidden_dropout_prob", "attention_probs_dropout_prob"), *dropouts("pooler_dropout", default=0.0), activation_key("gelu", key="pooler_hidden_act"))), buffers=position_ids_buffer)
+COSTS = CostModel(step_program, step_max_seq_len, check=step_check_heads, keys=unread((activation_key("gelu"), *dropouts("hidden_dropout_prob", "attention_probs_dropout_prob"), *dropouts("pooler_dropout", default=0.0), activation_key("gelu", key="pooler_hidden_act"))), buffers=position_ids_buffer,
+                  reentrant=True)
 
 
 # ------------------------------------------------------------------ random configs

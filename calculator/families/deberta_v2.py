@@ -421,10 +421,7 @@ def step_encoder(sim: Sim, inv: Inventory, prefix: str, x: T, mask: T) -> T:
             sim.used.discard(e + "LayerNorm.weight")
             sim.used.discard(e + "LayerNorm.bias")
     if sim.checkpointing:
-        # checkpoint(partial(forward, self, **kwargs), hidden_states, attention_mask): the frame keeps the mask, the
-        # relative positions and table (the partial's keywords) too; CheckpointFunction saves the mask.
-        sim.frame_keeps(extended, *(t for t in (rel_pos, rel) if t is not None))
-        sim.save(extended)
+        deberta.step_layer_arguments(sim, extended, rel_pos, rel)
     embedded = x
     outputs = []  # all_hidden_states: every layer's output, returned to the model
     for i in range(c["num_hidden_layers"]):
@@ -575,7 +572,7 @@ FAMILY = Family(
     ),
     sample=sample,
     rank=54,
-    costs=CostModel(step_program, deberta.step_max_seq_len, check=step_check, keys=unread((activation_key("gelu"), *dropouts("hidden_dropout_prob", "attention_probs_dropout_prob"), *dropouts("pooler_dropout", default=0.0), activation_key("gelu", key="pooler_hidden_act"))), buffers=position_ids_buffer, autocast=True),
+    costs=CostModel(step_program, deberta.step_max_seq_len, check=step_check, keys=unread((activation_key("gelu"), *dropouts("hidden_dropout_prob", "attention_probs_dropout_prob"), *dropouts("pooler_dropout", default=0.0), activation_key("gelu", key="pooler_hidden_act"))), buffers=position_ids_buffer, autocast=True, reentrant=True),
     labels=LABELS_,
     untrained_modules=("pooler",),
 )

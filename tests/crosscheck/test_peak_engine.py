@@ -822,6 +822,15 @@ def test_non_reentrant_checkpointing_replayed_exactly(model_type: str) -> None:
 REENTRANT_RANDOM = int(os.environ.get("PEAK_REENTRANT_RANDOM", str(max(3, PER_FAMILY // 5))))
 
 
+def _reentrant_reaches_outside(case: dict[str, Any]) -> bool:
+    """DeBERTa-v2's relative LayerNorm, computed once before the layers, read by a term in its one reentrant layer:
+    that layer's nested backward runs the LayerNorm too, outside the layer (not replayed: bounds; with more layers
+    PyTorch raises and the step is refused)."""
+    c = case["inv"].config
+    return (case["inv"].model_type == "deberta-v2" and c["relative_attention"] and "layer_norm" in c["norm_rel_ebd"]
+            and any(t in c["pos_att_type"] for t in ("c2p", "p2c")))
+
+
 @pytest.mark.parametrize("model_type", [mt for mt in FORWARD_EXACT if mt in REENTRANT_EXACT])
 def test_reentrant_checkpointing_replayed_exactly(model_type: str) -> None:
     """Issue 32: under reentrant checkpointing (``use_reentrant=True``) the forward runs each layer without a graph,
@@ -837,7 +846,8 @@ def test_reentrant_checkpointing_replayed_exactly(model_type: str) -> None:
         case = checkpointing_case(model_type, index, "reentrant", attention)
         if case is not None and not check_checkpointed(case, phases) and model_type not in FORWARD_PARTIAL:
             assert case["arch"] in ("MobileBertForMaskedLM", "MobileBertForPreTraining",
-                                    "BigBirdForQuestionAnswering"), (case["arch"], case["raw"])
+                                    "BigBirdForQuestionAnswering") or _reentrant_reaches_outside(case), (
+                case["arch"], case["raw"])
         if case is not None and index == 0 and FAMILIES[model_type].costs.autocast:  # not modelled under autocast
             s = case["costs"].settings
             mixed = costs.compute(case["inv"], costs.settings(s.batch, s.seq_len, "fp32", s.optimizer, "reentrant",
