@@ -490,8 +490,7 @@ def step_attention(sim: Sim, p: str, c: dict[str, Any], x: T, rel: T | None, rel
     read the dropped-out table (``pos_dropout``, the whole table each layer); their sum ``rel_att`` is named until
     the return. Then ``attention_mask.bool()`` (named until the return), ``masked_fill(~mask, min)`` (keeps the
     inverted mask; named until the return), softmax, dropout, ``matmul`` with V, back to [B, L, H] (a copy).
-    ``talking_head`` mixes the heads before the mask and after the dropout (a Linear on the permuted scores; not
-    replayed op by op).
+    ``talking_head`` mixes the heads before the mask and after the dropout (:func:`step_mix_heads`).
     """
 
     a = p + "attention.self."
@@ -518,7 +517,7 @@ def step_attention(sim: Sim, p: str, c: dict[str, Any], x: T, rel: T | None, rel
     else:
         scores = sim.rebind(scores, sim.plus_scalar(scores))  # ``attention_scores + 0``
     if c["talking_head"]:
-        mixed = sim.linear(a + "head_logits_proj", sim.permute(scores, (0, 2, 3, 1)))
+        mixed = step_mix_heads(sim, a + "head_logits_proj", scores)
         scores = sim.rebind(scores, sim.permute(mixed, (0, 3, 1, 2)))
     sim.constant((b, 1, n, n), 1, "aten._to_copy")  # attention_mask.bool(): named until the return
     inverted = sim.constant((b, 1, n, n), 1, "aten.bitwise_not")  # ~mask: kept by masked_fill
@@ -527,11 +526,23 @@ def step_attention(sim: Sim, p: str, c: dict[str, Any], x: T, rel: T | None, rel
     probs = sim.keep_output(scores)  # softmax; ``attention_scores`` named until the return
     probs = sim.rebind(probs, sim.dropout(probs))
     if c["talking_head"]:
-        mixed = sim.linear(a + "head_weights_proj", sim.permute(probs, (0, 2, 3, 1)))
+        mixed = step_mix_heads(sim, a + "head_weights_proj", probs)
         probs = sim.rebind(probs, sim.permute(mixed, (0, 3, 1, 2)))
     context = sim.bmm(probs, v)
     context = sim.rebind(context, sim.contiguous(sim.permute(context, (0, 2, 1, 3))))
     return sim.end_scope(mark, sim.view(context, (b, n, h)))
+
+
+def step_mix_heads(sim: Sim, module: str, t: T) -> T:
+    """Talking heads: a head-mixing Linear on ``t.permute(0, 2, 3, 1)`` (no bias): ``matmul`` copies the strided
+    input to [B·L·L, A] (a temporary of the call, kept only when the product saves it), multiplies, and views the
+    product [B, L, L, A]."""
+    b, heads, n, m = t.shape
+    flat = sim.reshape(sim.permute(t, (0, 2, 3, 1)), (b * n * m, heads))
+    mixed = sim.linear(module, flat)
+    if flat.storage != t.storage:
+        sim.release(flat)
+    return sim.view(mixed, (b, n, m, heads))
 
 
 def step_relative_bias(sim: Sim, a: str, c: dict[str, Any], q: T, k: T, table: T, b: int) -> T | None:
@@ -658,11 +669,11 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     the embeddings with DebertaLayerNorm, the encoder; every layer's output named until it returns), the head.
 
     Every release is declared (the forward is replayed exactly, :meth:`~.ops.Ops.exact_forward`) for the classes
-    and configurations whose every operation the lifetime simulator models (:func:`modelled`)."""
+    whose every operation the lifetime simulator models, in every configuration (talking heads, a relative table no
+    term reads: :func:`reads_table`)."""
 
-    c = inv.config
     prefix = bert.step_prefix(inv)
-    if bert.step_task(inv) in EXACT_LIFETIMES and modelled(c):
+    if bert.step_task(inv) in EXACT_LIFETIMES:
         sim.exact_lifetimes()
         sim.exact_forward()
     mark = sim.scope()
@@ -679,9 +690,6 @@ def reads_table(c: Mapping[str, Any]) -> bool:
     return any(t in c["pos_att_type"] for t in ("c2p", "p2c"))
 
 
-def modelled(c: Mapping[str, Any]) -> bool:
-    """Whether the lifetime simulator models every operation of this configuration: no talking heads."""
-    return not c["talking_head"]
 
 
 #: DeBERTa's classes whose every operation the lifetime simulator models (:mod:`calculator.costs.lifetime`).

@@ -242,7 +242,7 @@ LIFETIME_FAMILIES += ("squeezebert",)  # grouped 1×1 convolutions (ConvolutionB
 LIFETIME_FAMILIES += ("convbert",)  # the span-based dynamic convolution (im2col), grouped linear layers
 LIFETIME_FAMILIES += ("mobilebert",)  # NoNorm, the trigram, stacked FFNs (its MLM head keeps its bounds)
 LIFETIME_FAMILIES += ("big_bird",)  # original_full (LIFETIME_DRAW); block-sparse keeps its bounds
-LIFETIME_FAMILIES += ("deberta",)  # DebertaLayerNorm op by op, the fused Q/K/V split (LIFETIME_DRAW: no talking heads)
+LIFETIME_FAMILIES += ("deberta",)  # DebertaLayerNorm op by op, the fused Q/K/V split, talking heads
 LIFETIME_FAMILIES += ("ibert",)  # quant_mode false: IntLayerNorm op by op, each QuantAct's range update and buffer swap
 LIFETIME_FAMILIES += ("neomme",)  # its RMSNorm, partial rotary, exclusive self-attention and gate op by op
 LIFETIME_FAMILIES += ("funnel",)  # einsums, the cls mask in place on a view, where's columns, pooling, upsampling
@@ -265,13 +265,6 @@ def _big_bird_modelled(raw: dict[str, Any]) -> None:
 LIFETIME_DRAW = {"big_bird": _big_bird_modelled}
 
 
-def _deberta_modelled(raw: dict[str, Any]) -> None:
-    """DeBERTa's configurations its program models op by op (``deberta.modelled``; the others keep their bounds,
-    checked by ``test_peak_equals_pytorch``): no talking heads (a relative table no term reads is replayed)."""
-    raw["talking_head"] = False
-
-
-LIFETIME_DRAW["deberta"] = _deberta_modelled
 
 
 def activation_case(model_type: str, index: int) -> dict[str, Any] | None:
