@@ -289,6 +289,9 @@ class LiveSim(Sim):
         self.unreached: set[int] = set()
         #: Of those, the ones whose branch Python drops before the forward returns: the allocation they die after.
         self.unreached_deaths: dict[int, int] = {}
+        #: Storages saved only by the nodes of a :meth:`discarded` branch -> (the branch's output, whether its nodes held
+        #: a non-reentrant checkpoint's holders instead): they die with that output (:func:`_deaths`).
+        self.hangs_on: dict[int, tuple[int, bool]] = {}
         #: Tensors every later checkpointed block gets besides its input (:meth:`checkpoint_argument`).
         self._block_args: list[int] = []
         #: Autocast's cached copies (a trained parameter's bf16 copy): the cache, not Python, holds them until the
@@ -1407,6 +1410,26 @@ class LiveSim(Sim):
         for s in self.unreached:
             self.unreached_deaths.setdefault(s, self._next)
 
+    def discarded(self, fn: Callable[[], T]) -> T:
+        """A branch the loss never reaches whose output Python drops inside the forward (DeBERTa's ``pos_dropout`` of
+        a relative table no term reads, a shared projection no term reads): its nodes are recorded but never run and
+        go with that output (the output's ``grad_fn``, and the nodes after it, hold them); what they save goes with
+        them (:func:`_deaths`: at the later of its own last name and the output's), not at the forward's end as
+        :meth:`unused`'s. Inside a checkpointed block the forward's nodes hold holders, not storages (non-reentrant's
+        packs; reentrant's forward records none): each storage dies where Python drops it there; the recomputation's
+        nodes hold the storages themselves (``_recomputation_hook``'s pack returns them), so there they go with the
+        output again. Its parameters get no ``.grad`` (their accumulators are forgotten)."""
+        first, accumulators = len(self.nodes), dict(self.accumulators)
+        out = Sim.unused(self, fn)
+        for node in self.nodes[first:]:
+            for s in node.saved:
+                self.hangs_on[s] = (out.storage, self._block is not None)
+            node.saved = []
+            # never run, so it hands nothing on: a reentrant block's graph does not reach outside it through one
+            node.nexts = [None] * len(node.nexts)
+        self.accumulators = accumulators
+        return out
+
     # -- ModernBERT's operations (issue 32; facts measured with tests/crosscheck/peak_measure.backward_ledger)
 
     def _name_nodes(self, first: int, label: str) -> None:
@@ -1570,7 +1593,7 @@ class LiveSim(Sim):
         if self.checkpointing and not self.reentrant:
             self.arguments.add(t.storage)
         elif self.checkpointing and keyword:
-            self.graph_held.add(t.storage)
+            self.graph_held.update((t.storage, *self._hung_on((t.storage,))))
         elif self.checkpointing:
             self._positional(t)
         else:
@@ -2017,7 +2040,14 @@ class LiveSim(Sim):
     def frame_keeps(self, *ts: T) -> None:
         """The tensors every checkpointed layer from here reads besides its input (an argument, a ``partial``'s
         keyword): under non-reentrant checkpointing each layer's frame keeps them until the backward has run it."""
-        self.frame_kept = tuple(t.storage for t in ts if self.storages.get(t.storage, 0))
+        kept = [t.storage for t in ts if self.storages.get(t.storage, 0)]
+        self.frame_kept = tuple(kept) + self._hung_on(kept)
+
+    def _hung_on(self, owners: Sequence[int]) -> tuple[int, ...]:
+        """What a :meth:`discarded` branch's nodes save on one of ``owners`` (its ``grad_fn`` holds them): kept as long
+        as it is (a frame's or a ``partial``'s tensor)."""
+        return tuple(s for s, (owner, packed) in self.hangs_on.items()
+                     if owner in owners and not packed and self.storages.get(s, 0))
 
     def constant(self, shape: Sequence[int], itemsize: int, op: str = "") -> T:
         """A tensor made in the forward that needs no gradient, named by the aten operation that makes it."""
@@ -3179,7 +3209,7 @@ class LiveSim(Sim):
         numel = 1
         for d in t.shape:  # the view covers its base whole
             numel *= d
-        return self._rebased_view(t, node, (numel,), "aten.div", "aten.as_strided_backward")
+        return self._rebased_view(t, node, (numel,), "aten.div")
 
     def slice_rows(self, t: T, start: int, rows: int) -> T:
         """``table[a:b, :].unsqueeze(0)``: ``SliceBackward0`` allocates zeros of the table's shape and copies the
@@ -3375,16 +3405,17 @@ class LiveSim(Sim):
                 return [cast]
             return self._node("MulBackward0", [self._edge(t)], run, out)
         self.save(other)
-        return self._rebased_view(t, base, (self.storages[t.storage] // size,), "aten.mul", "aten.new_zeros", wide)
+        return self._rebased_view(t, base, (self.storages[t.storage] // size,), "aten.mul", wide)
 
-    def _rebased_view(self, t: T, base: int, flat: tuple[int], op: str, strided: str, wide: int | None = None) -> T:
+    def _rebased_view(self, t: T, base: int, flat: tuple[int], op: str, wide: int | None = None) -> T:
         """The nodes of an in-place ``op`` on a view ``t`` of a base of ``flat`` elements whose node is ``base``
         (DeBERTa's ``/=``, Funnel's ``*=``): autograd rebases the base's history on a ``CopySlices`` node, which
         allocates a copy of the base's gradient (``new_empty_strided``), a clone of the view's slice and the op's
         product (both freed as it returns), and gives the view an ``AsStridedBackward0`` that allocates the base's
-        gradient (``strided``: the name measured for each, kept as it was measured). ``wide``: the product's bytes per
-        number where autocast promotes it (Funnel's bf16 scores times the float32 cls mask: ``copy_`` casts it into
-        the copy, nothing more allocated; measured)."""
+        gradient: ``as_strided_backward``'s ``grad.new_zeros`` (what ``LiveBytes`` names it by: measured for both,
+        DeBERTa's ``pos_query_layer /=`` too). ``wide``: the product's bytes per number where autocast promotes it
+        (Funnel's bf16 scores times the float32 cls mask: ``copy_`` casts it into the copy, nothing more allocated;
+        measured)."""
         shape, size = t.shape, t.itemsize
         product_size = wide or size
 
@@ -3399,7 +3430,8 @@ class LiveSim(Sim):
         self._node("CopySlices", [base], copy_slices, handle)
         copy = self.edge.pop(id(handle))
         out = T(t.shape, t.strides, t.storage, True, size)
-        return self._node("AsStridedBackward0", [copy], lambda bw, g: [bw.alloc(flat, size, strided)], out, [])
+        return self._node("AsStridedBackward0", [copy], lambda bw, g: [bw.alloc(flat, size, "aten.new_zeros")], out,
+                          [])
 
     def split_where(self, condition: T, bias: T, shape: Sequence[int]) -> T:
         """``torch.split(bias, 1, -1)`` then ``where(condition, same.expand, diff.expand)``: ``WhereBackward0`` keeps
@@ -3720,7 +3752,7 @@ def run_step(sim: LiveSim, outputs: Sequence[T], start_items: Sequence[Item], gr
                 into[s] = into.get(s, 0) + 1
     held = set(saved).union(*packed.values())
     expected = {s for s, n in sim.saved.items() if n and s != sim.input_ids}
-    if held != expected - (sim.unreached - held):  # a storage only an unreached node saved is no saved one
+    if held != expected - ((sim.unreached | set(sim.hangs_on)) - held):  # only an unreached node saved it: none
         sim.fail("saved storages and nodes disagree")
         return None
     inputs = {b.input for b in sim.blocks_run if not b.reentrant}  # kept by their checkpoint's frame
@@ -3802,17 +3834,26 @@ def run_step(sim: LiveSim, outputs: Sequence[T], start_items: Sequence[Item], gr
                     storages=len(sim.storages) + len(sim.extra) + 2 * len(outputs) + 3)
 
 
-def _deaths(sim: LiveSim, keep: set[int]) -> dict[int, int]:
+def _deaths(sim: LiveSim, keep: set[int], recomputed: bool = False) -> dict[int, int]:
     """Per storage made in the forward, the storage after whose allocation it is gone: the earliest of its
     releases (:meth:`LiveSim.release`) and the end of the innermost function that made it without returning it;
     none for what ``keep`` holds (saved by autograd, returned by the forward) or a local of the model's own
-    ``forward`` (gone at its end)."""
+    ``forward`` (gone at its end). What only a :meth:`~LiveSim.discarded` branch's nodes save lives on to that
+    branch's output's death (but in a checkpointed block's forward, whose nodes hold holders; ``recomputed``: the
+    block's recomputation, whose nodes hold the storages)."""
     keep = keep | sim.cached  # autocast's cache holds them to the region's end (replay_forward's ``end``)
     death = {s: at for s, at in sim.deaths.items() if s not in keep}
     for mark, last, returned in sim.scopes:
         for s in range(mark + 1, last + 1):
             if s not in returned and s not in keep and last < death.get(s, last + 1):
                 death[s] = last
+    for s, (owner, packed) in sim.hangs_on.items():
+        if s in keep or s not in death or (packed and not recomputed):
+            continue
+        if owner in death:
+            death[s] = max(death[s], death[owner])
+        else:  # the output outlives the forward's functions: so does the node, and what it saves
+            del death[s]
     return death
 
 
@@ -3926,7 +3967,7 @@ def _recompute(sim: LiveSim, packed: dict[int, dict[int, int]]) -> Callable[[Bac
     forward, :func:`_deaths` without autograd's keeping) unless the block's nodes hold it (``packed``: how many),
     up to its last pack (:attr:`Block.stop`), where ``_StopRecomputationError`` unwinds the function and every
     storage not held goes. Returns the forward's storage ids mapped to the recomputed ones."""
-    death = _deaths(sim, set())
+    death = _deaths(sim, set(), recomputed=True)
     sizes = {s: n for s, n in sim.storages.items() if n and s != sim.input_ids}
     sizes.update(sim.extra)
 

@@ -259,6 +259,12 @@ class Sim(Ops):
         no layer to read it, a local of its encoder): what their nodes saved goes with them. Only the lifetime
         simulator uses it."""
 
+    def discarded(self, fn: Callable[[], T]) -> T:
+        """A branch the loss never reaches whose output Python drops inside the forward (DeBERTa's relative table
+        when no term reads it): to the FLOPs and the activations the same as :meth:`unused`; the op-by-op engine
+        frees what its nodes save with that output (:meth:`.lifetime.LiveSim.discarded`), not at the forward's end."""
+        return self.unused(fn)
+
     # -- operations for mobilebert, squeezebert, convbert, funnel
 
     def scale_shift(self, x: T, weight: str, bias: str) -> T:

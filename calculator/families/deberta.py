@@ -490,8 +490,7 @@ def step_attention(sim: Sim, p: str, c: dict[str, Any], x: T, rel: T | None, rel
     read the dropped-out table (``pos_dropout``, the whole table each layer); their sum ``rel_att`` is named until
     the return. Then ``attention_mask.bool()`` (named until the return), ``masked_fill(~mask, min)`` (keeps the
     inverted mask; named until the return), softmax, dropout, ``matmul`` with V, back to [B, L, H] (a copy).
-    ``talking_head`` mixes the heads before the mask and after the dropout (a Linear on the permuted scores; not
-    replayed op by op).
+    ``talking_head`` mixes the heads before the mask and after the dropout (:func:`step_mix_heads`).
     """
 
     a = p + "attention.self."
@@ -510,13 +509,15 @@ def step_attention(sim: Sim, p: str, c: dict[str, Any], x: T, rel: T | None, rel
         sim.release(read)  # a temporary of the expression (kept by the division)
     scores = sim.bmm(q, sim.transpose(k, 2, 3))
     if rel is not None and rel_pos is not None:
-        dropped = sim.dropout(rel)  # pos_dropout: ``rel_embeddings`` rebound in this function
+        # pos_dropout: ``rel_embeddings`` rebound in this function; with no term its product is read by no node the
+        # loss reaches (:meth:`Sim.discarded`: its node, and the mask it keeps, go as this function returns)
+        dropped = sim.dropout(rel) if reads_table(c) else sim.discarded(lambda: sim.dropout(rel))
         bias = step_relative_bias(sim, a, c, q, k, dropped, b)
         scores = sim.rebind(scores, sim.add(scores, bias) if bias is not None else sim.plus_scalar(scores))
     else:
         scores = sim.rebind(scores, sim.plus_scalar(scores))  # ``attention_scores + 0``
     if c["talking_head"]:
-        mixed = sim.linear(a + "head_logits_proj", sim.permute(scores, (0, 2, 3, 1)))
+        mixed = step_mix_heads(sim, a + "head_logits_proj", scores)
         scores = sim.rebind(scores, sim.permute(mixed, (0, 3, 1, 2)))
     sim.constant((b, 1, n, n), 1, "aten._to_copy")  # attention_mask.bool(): named until the return
     inverted = sim.constant((b, 1, n, n), 1, "aten.bitwise_not")  # ~mask: kept by masked_fill
@@ -525,11 +526,23 @@ def step_attention(sim: Sim, p: str, c: dict[str, Any], x: T, rel: T | None, rel
     probs = sim.keep_output(scores)  # softmax; ``attention_scores`` named until the return
     probs = sim.rebind(probs, sim.dropout(probs))
     if c["talking_head"]:
-        mixed = sim.linear(a + "head_weights_proj", sim.permute(probs, (0, 2, 3, 1)))
+        mixed = step_mix_heads(sim, a + "head_weights_proj", probs)
         probs = sim.rebind(probs, sim.permute(mixed, (0, 3, 1, 2)))
     context = sim.bmm(probs, v)
     context = sim.rebind(context, sim.contiguous(sim.permute(context, (0, 2, 1, 3))))
     return sim.end_scope(mark, sim.view(context, (b, n, h)))
+
+
+def step_mix_heads(sim: Sim, module: str, t: T) -> T:
+    """Talking heads: a head-mixing Linear on ``t.permute(0, 2, 3, 1)`` (no bias): ``matmul`` copies the strided
+    input to [B·L·L, A] (a temporary of the call, kept only when the product saves it), multiplies, and views the
+    product [B, L, L, A]."""
+    b, heads, n, m = t.shape
+    flat = sim.reshape(sim.permute(t, (0, 2, 3, 1)), (b * n * m, heads))
+    mixed = sim.linear(module, flat)
+    if flat.storage != t.storage:
+        sim.release(flat)
+    return sim.view(mixed, (b, n, m, heads))
 
 
 def step_relative_bias(sim: Sim, a: str, c: dict[str, Any], q: T, k: T, table: T, b: int) -> T | None:
@@ -576,7 +589,8 @@ def step_relative_bias(sim: Sim, a: str, c: dict[str, Any], q: T, k: T, table: T
         att = sim.rebind(att, sim.gather(att, sim.expand(index, (b, heads, n, n)), (b, heads, n, n)))
         term = sim.transpose(att, 2, 3)
         score = sim.add_(score, term) if score is not None else sim.plus_scalar(term)
-    if score is None:
+    if score is None:  # it returns the number 0: every local goes
+        sim.end_scope(mark, table)
         return None
     return sim.end_scope(mark, score)
 
@@ -618,15 +632,14 @@ def step_encoder(sim: Sim, inv: Inventory, prefix: str, x: T, mask: T) -> T:
     if c["relative_attention"]:
         sim.transients((8 * n, 8 * n, 8 * n * n), (3, 3, 3), ("aten.arange", "aten.arange", "aten.repeat"))
         rel_pos = sim.constant((1, n, n), 8, "aten.sub")
-        if layers:  # ``get_rel_embedding``: the table itself, read by every layer
-            rel = sim.parameter(e + "rel_embeddings.weight", sim.shapes[e + "rel_embeddings.weight"])
-        if not any(t in c["pos_att_type"] for t in ("c2p", "p2c")) or not layers:
+        def table() -> T:
+            return sim.parameter(e + "rel_embeddings.weight", sim.shapes[e + "rel_embeddings.weight"])
+        if layers:  # ``get_rel_embedding``: the table itself, read by every layer (by no reached node: no term)
+            rel = table() if reads_table(c) else sim.discarded(table)
+        if not reads_table(c) or not layers:
             sim.used.discard(e + "rel_embeddings.weight")  # no term reads it: no .grad
     if sim.checkpointing and layers:
-        # checkpoint(partial(forward, self, **kwargs), hidden_states, attention_mask): the frame keeps the mask, the
-        # relative positions and table (the partial's keywords) too; CheckpointFunction saves the mask.
-        sim.frame_keeps(extended, *(t for t in (rel_pos, rel) if t is not None))
-        sim.save(extended)
+        step_layer_arguments(sim, extended, rel_pos, rel)
     outputs = []  # all_hidden_states: every layer's output, returned to the model
     for i in range(layers):
         x = sim.layer(step_layer(f"{e}layer.{i}.", c, rel, rel_pos), x)
@@ -634,16 +647,33 @@ def step_encoder(sim: Sim, inv: Inventory, prefix: str, x: T, mask: T) -> T:
     return sim.end_scope(mark, x, *outputs)
 
 
+def step_layer_arguments(sim: Sim, mask: T, rel_pos: T | None, rel: T | None) -> None:
+    """What checkpointing keeps besides each layer's hidden states (DeBERTa's and DeBERTa-v2's encoders): the layer
+    is checkpointed as ``checkpoint(partial(forward, **kwargs), hidden_states, attention_mask)``. Non-reentrant: each
+    frame keeps the mask, the relative positions and table (the partial's keywords) until the backward has run the
+    layer. Reentrant: ``CheckpointFunction`` saves the mask (a positional argument) for each layer's node, and the
+    partial, ``ctx.run_function``, keeps its keywords until the graph goes. The tape counts the mask saved once
+    either way."""
+    if not sim.reentrant:
+        sim.frame_keeps(mask, *(t for t in (rel_pos, rel) if t is not None))
+        sim.save(mask)
+        return
+    sim.checkpoint_argument(mask)
+    for t in (rel_pos, rel):
+        if t is not None and sim.storages.get(t.storage, 0):  # the table itself is a parameter: no storage of the step
+            sim.layer_argument(t, counted=False)
+
+
 def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     """DeBERTa's classes: ``DebertaModel.forward`` (the float32 mask of ones and the int64 token types it makes,
     the embeddings with DebertaLayerNorm, the encoder; every layer's output named until it returns), the head.
 
     Every release is declared (the forward is replayed exactly, :meth:`~.ops.Ops.exact_forward`) for the classes
-    and configurations whose every operation the lifetime simulator models (:func:`modelled`)."""
+    whose every operation the lifetime simulator models, in every configuration (talking heads, a relative table no
+    term reads: :func:`reads_table`)."""
 
-    c = inv.config
     prefix = bert.step_prefix(inv)
-    if bert.step_task(inv) in EXACT_LIFETIMES and modelled(c):
+    if bert.step_task(inv) in EXACT_LIFETIMES:
         sim.exact_lifetimes()
         sim.exact_forward()
     mark = sim.scope()
@@ -654,11 +684,12 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     return step_heads(sim, inv, seq)
 
 
-def modelled(c: Mapping[str, Any]) -> bool:
-    """Whether the lifetime simulator models every operation of this configuration: no talking heads, and relative
-    attention only with a term that reads the table (else its dropped-out copy hangs on an unreached node)."""
-    terms = [t for t in ("c2p", "p2c") if t in c["pos_att_type"]]
-    return not c["talking_head"] and (not c["relative_attention"] or bool(terms))
+def reads_table(c: Mapping[str, Any]) -> bool:
+    """A relative term (``c2p``, ``p2c``) reads the relative table: else each attention drops it out for nothing
+    (``"p2p"``, an empty list), a branch no node the loss reaches reads."""
+    return any(t in c["pos_att_type"] for t in ("c2p", "p2c"))
+
+
 
 
 #: DeBERTa's classes whose every operation the lifetime simulator models (:mod:`calculator.costs.lifetime`).
@@ -666,7 +697,8 @@ EXACT_LIFETIMES = (Task.MODEL, Task.MASKED_LM, Task.SEQUENCE_CLASSIFICATION, Tas
                    Task.QUESTION_ANSWERING)
 
 
-COSTS = CostModel(step_program, step_max_seq_len, check=step_check_heads, keys=unread((activation_key("gelu"), *dropouts("hidden_dropout_prob", "attention_probs_dropout_prob"), *dropouts("pooler_dropout", default=0.0), activation_key("gelu", key="pooler_hidden_act"))), buffers=position_ids_buffer)
+COSTS = CostModel(step_program, step_max_seq_len, check=step_check_heads, keys=unread((activation_key("gelu"), *dropouts("hidden_dropout_prob", "attention_probs_dropout_prob"), *dropouts("pooler_dropout", default=0.0), activation_key("gelu", key="pooler_hidden_act"))), buffers=position_ids_buffer,
+                  reentrant=True)
 
 
 # ------------------------------------------------------------------ random configs

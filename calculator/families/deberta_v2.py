@@ -294,7 +294,9 @@ def step_attention(sim: Sim, p: str, c: dict[str, Any], x: T, rel: T | None, rel
     sim.release(divided)
     if rel is not None:
         assert rel_pos is not None
-        dropped = sim.dropout(rel)  # pos_dropout: ``rel_embeddings`` rebound in this function
+        # pos_dropout: ``rel_embeddings`` rebound in this function; with no term its product is read by no node the
+        # loss reaches (:meth:`Sim.discarded`: its node, and the mask it keeps, go as this function returns)
+        dropped = sim.dropout(rel) if reads_table(c) else sim.discarded(lambda: sim.dropout(rel))
         bias = step_relative_bias(sim, a, c, q, k, dropped, rel_pos, b)
         scores = sim.rebind(scores, sim.add(scores, bias) if bias is not None else sim.plus_scalar(scores))
     scores = sim.view(scores, (b, heads, n, n))
@@ -331,11 +333,11 @@ def step_relative_bias(sim: Sim, a: str, c: dict[str, Any], q: T, k: T, rel: T, 
     mark = sim.scope()
     rows = rel.shape[0]
     r3 = sim.view(rel, (1, rows, rel.shape[1]))
-    if c["share_att_key"]:  # both made; one no term reads gets no gradient (:meth:`Sim.unused`)
+    if c["share_att_key"]:  # both made; one no term reads gets no gradient, its nodes go with it (:meth:`Sim.discarded`)
         def position(module: str) -> T:
             return step_position_layer(sim, a, module, r3, heads, b)
-        pos_q = position("query_proj") if "p2c" in terms else sim.unused(lambda: position("query_proj"))
-        pos_k = position("key_proj") if "c2p" in terms else sim.unused(lambda: position("key_proj"))
+        pos_q = position("query_proj") if "p2c" in terms else sim.discarded(lambda: position("query_proj"))
+        pos_k = position("key_proj") if "c2p" in terms else sim.discarded(lambda: position("key_proj"))
     else:
         pos_k = step_position_layer(sim, a, "pos_key_proj", r3, heads, b) if "c2p" in terms else None
         pos_q = step_position_layer(sim, a, "pos_query_proj", r3, heads, b) if "p2c" in terms else None
@@ -365,7 +367,8 @@ def step_relative_bias(sim: Sim, a: str, c: dict[str, Any], q: T, k: T, rel: T, 
         term = step_divide(sim, att, scale)
         score = sim.add_(score, term) if score is not None else sim.plus_scalar(term)
         sim.release(term)
-    if score is None:
+    if score is None:  # it returns the number 0: every local goes
+        sim.end_scope(mark, rel)
         return None
     return sim.end_scope(mark, score)
 
@@ -399,23 +402,26 @@ def step_encoder(sim: Sim, inv: Inventory, prefix: str, x: T, mask: T) -> T:
     rel = rel_pos = None
     if c["relative_attention"]:
         rel_pos = step_relative_positions(sim, c, n)
-        rel = sim.parameter(e + "rel_embeddings.weight", sim.shapes[e + "rel_embeddings.weight"])
+        def table() -> T:
+            return sim.parameter(e + "rel_embeddings.weight", sim.shapes[e + "rel_embeddings.weight"])
+        # no term reads the table: its ``AccumulateGrad`` is fed by no node the loss reaches (:meth:`Sim.discarded`)
+        rel = table() if reads_table(c) else sim.discarded(table)
         if "layer_norm" in c["norm_rel_ebd"]:
-            rel = sim.layer_norm(e + "LayerNorm", rel)
-            live = any(t in c["pos_att_type"] for t in ("c2p", "p2c"))
+            raw = rel
+            # no term reads it: a branch the loss never reaches, its node (and mean, 1/std) held by ``rel_embeddings``
+            rel = (sim.layer_norm(e + "LayerNorm", raw) if reads_table(c)
+                   else sim.discarded(lambda: sim.layer_norm(e + "LayerNorm", raw)))
+            live = reads_table(c)
             if sim.checkpointing and sim.reentrant and rel.grad and live and c["num_hidden_layers"] > 1:
                 # Reentrant checkpointing runs one backward per layer through this LayerNorm, computed once
                 # before the layers: the second finds its saved tensors freed and PyTorch raises.
                 raise CalcError("costs_checkpointing_fails", module=e + "LayerNorm")
-        if not any(t in c["pos_att_type"] for t in ("c2p", "p2c")):  # no term reads it: no .grad
+        if not reads_table(c):  # no term reads it: no .grad
             sim.used.discard(e + "rel_embeddings.weight")
             sim.used.discard(e + "LayerNorm.weight")
             sim.used.discard(e + "LayerNorm.bias")
     if sim.checkpointing:
-        # checkpoint(partial(forward, self, **kwargs), hidden_states, attention_mask): the frame keeps the mask, the
-        # relative positions and table (the partial's keywords) too; CheckpointFunction saves the mask.
-        sim.frame_keeps(extended, *(t for t in (rel_pos, rel) if t is not None))
-        sim.save(extended)
+        deberta.step_layer_arguments(sim, extended, rel_pos, rel)
     embedded = x
     outputs = []  # all_hidden_states: every layer's output, returned to the model
     for i in range(c["num_hidden_layers"]):
@@ -431,11 +437,11 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     the embeddings, the encoder; every layer's output named until it returns the last), then the task head.
 
     Every release is declared (the forward is replayed exactly, :meth:`~.ops.Ops.exact_forward`) for the classes
-    and configurations whose every operation the lifetime simulator models (:func:`modelled`)."""
-    c = inv.config
+    whose every operation the lifetime simulator models, in every configuration (a relative table no term reads:
+    :func:`reads_table`)."""
     prefix = bert.step_prefix(inv)
     kind = bert.step_task(inv)
-    if kind in EXACT_LIFETIMES and modelled(c, kind):
+    if kind in EXACT_LIFETIMES:
         sim.exact_lifetimes()
         sim.exact_forward()
         sim.exact_autocast()  # and under bf16 autocast (each Linear's copies, the promoting adds: costs.lifetime)
@@ -447,13 +453,10 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     return deberta.step_heads(sim, inv, seq)
 
 
-def modelled(c: dict[str, Any], kind: str) -> bool:
-    """Whether the lifetime simulator models every operation of this configuration: relative attention only where
-    each projection it makes is read (a term asked for; with ``share_att_key`` both,
-    since both projections are made: an unread one's nodes are freed with its output)."""
-    terms = [t for t in ("c2p", "p2c") if t in c["pos_att_type"]]
-    relative = not c["relative_attention"] or (len(terms) == 2 or (terms and not c["share_att_key"]))
-    return bool(relative)
+def reads_table(c: dict[str, Any]) -> bool:
+    """A relative term (``c2p``, ``p2c``) reads the relative table: else the attention computes its dropout (and
+    shared projections) for nothing, and nothing the loss reaches reads it (``"p2p"``, an empty list)."""
+    return any(t in c["pos_att_type"] for t in ("c2p", "p2c"))
 
 
 #: DeBERTa-v2's classes whose every operation the lifetime simulator models (:mod:`calculator.costs.lifetime`).
@@ -569,7 +572,7 @@ FAMILY = Family(
     ),
     sample=sample,
     rank=54,
-    costs=CostModel(step_program, deberta.step_max_seq_len, check=step_check, keys=unread((activation_key("gelu"), *dropouts("hidden_dropout_prob", "attention_probs_dropout_prob"), *dropouts("pooler_dropout", default=0.0), activation_key("gelu", key="pooler_hidden_act"))), buffers=position_ids_buffer, autocast=True),
+    costs=CostModel(step_program, deberta.step_max_seq_len, check=step_check, keys=unread((activation_key("gelu"), *dropouts("hidden_dropout_prob", "attention_probs_dropout_prob"), *dropouts("pooler_dropout", default=0.0), activation_key("gelu", key="pooler_hidden_act"))), buffers=position_ids_buffer, autocast=True, reentrant=True),
     labels=LABELS_,
     untrained_modules=("pooler",),
 )

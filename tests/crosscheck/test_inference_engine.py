@@ -65,7 +65,6 @@ EXACT += ("longformer",)  # every class step_inference runs, sequence classifica
 EXACT += ("nomic_bert",)
 PARTIAL += ("nomic_bert",)  # a one-wide head (two-column rotary) keeps its bounds
 EXACT += ("deberta",)  # DebertaLayerNorm op by op, the fused Q/K/V split
-PARTIAL += ("deberta",)  # talking heads keep their bounds
 EXACT += ("funnel",)  # pooling, relative attention (both kinds), the decoder's upsampling, every class
 EXACT += ("ibert",)  # quant_mode false (in eval no QuantAct updates its range)
 EXACT += ("neomme",)  # eager and SDPA, float32 and bf16

@@ -128,21 +128,26 @@ def test_cli_inference_json_text_and_refusals() -> None:
 
 
 def test_inference_without_an_exact_forward_gives_bounds() -> None:
-    """DeBERTa's talking heads are not replayed tensor by tensor: no figure, the proven bounds (the start and the
-    outputs below; the start, every storage and three of the largest above), the FLOPs all the same. BigBird's
-    block-sparse attention is replayed (the preset at L 1,024: 702,440,280 bytes, LiveBytes' peak on fake tensors,
-    ``peak_measure.measure_peak(..., fake=True)``, at ``aten.add``: the sliding diagonal's indices, every local of the
-    kernel and the assembled probabilities live). A path of a family's program whose
-    peak is not cross-checked at all (BigBird's question answering) has no bounds either."""
-    inv = build(dict(get_preset("microsoft/deberta-base").config, talking_head=True))
-    c = costs.compute_inference(inv, costs.settings(1, 8))
+    """Reformer's LSH and local attention are not replayed tensor by tensor: no figure, the proven bounds (the start
+    and the outputs below; the start, every storage and three of the largest above), the FLOPs all the same. BigBird's
+    block-sparse attention and DeBERTa's talking heads, this test's examples before, are replayed now (the BigBird
+    preset at L 1,024: 702,440,280 bytes, LiveBytes' peak on fake tensors, ``peak_measure.measure_peak(...,
+    fake=True)``, at ``aten.add``: the sliding diagonal's indices, every local of the kernel and the assembled
+    probabilities live). A path of a family's program whose peak is not cross-checked at all (BigBird's question
+    answering) has no bounds either."""
+    # Without axial positions, so that a short length is one the forward accepts.
+    reformer = build(dict(get_preset("google/reformer-crime-and-punishment").config, axial_pos_embds=False))
+    c = costs.compute_inference(reformer, costs.settings(1, 128))
     d = c.to_dict()
     assert d["memory"]["peak"] is None and d["peak_at"] is None and d["flops"]["forward"] > 0
     note = d["peak_note"]
     assert note["code"] == "peak_not_modelled" and note["lower"] < note["upper"]
     assert note["lower"] > c.weights and note["reason"] == "forward"
+    assert c.peak.bytes is None and c.peak.reason == "forward" and 0 < c.peak.lower < c.peak.upper
     bird = costs.compute_inference(build(get_preset("google/bigbird-roberta-base").config), costs.settings(1, 1024))
     assert (bird.peak.bytes, bird.peak.phase, bird.peak.op) == (702_440_280, "forward", "aten.add")
+    talking = build(dict(get_preset("microsoft/deberta-base").config, talking_head=True))
+    assert costs.compute_inference(talking, costs.settings(1, 8)).peak.bytes is not None
     qa = build(get_preset("google/bigbird-roberta-base").config, "BigBirdForQuestionAnswering")
     qa_peak = costs.compute_inference(qa, costs.settings(1, 8)).peak
     assert qa_peak.bytes is None and qa_peak.reason == "config" and qa_peak.upper is None
