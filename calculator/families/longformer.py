@@ -732,11 +732,12 @@ def step_inference(sim: Sim, inv: Inventory, b: int, n: int, training: bool = Fa
     sim.release(_fresh(sim, (), "aten.any", 1))
     heads = c["num_attention_heads"]
     layer = _train_layer if training else _inference_layer
+    if training:  # every layer's keyword arguments: under checkpointing its frame (or partial) keeps them
+        for argument in (mask, masked, index_global):
+            sim.layer_argument(argument, counted=False)
     seq = x
     for i, w in enumerate(windows(c)):
-        run = layer(f"{prefix}encoder.layer.{i}.", heads, w, masked, mask, classify)
-        # under checkpointing each layer's frame keeps its tensor arguments too (the mask, the two bool masks)
-        y = sim.layer(run, seq, (mask, masked, index_global)) if training else sim.layer(run, seq)
+        y = sim.layer(layer(f"{prefix}encoder.layer.{i}.", heads, w, masked, mask, classify), seq)
         if i:
             sim.rebind(seq, y)
         seq = y
@@ -784,7 +785,8 @@ def step_check(inv: Inventory) -> None:
 #: Positions start after the padding row (``padding_idx + 1``), as RoBERTa's.
 #: LongformerConfig's defaults: ``hidden_act`` "gelu", hidden and attention dropout 0.1 (no classifier_dropout).
 KEYS = (activation_key("gelu"), *dropouts("hidden_dropout_prob", "attention_probs_dropout_prob"))
-COSTS = CostModel(step_program, bert.absolute_positions(offset=2), check=step_check, keys=KEYS, buffers=no_buffers)
+COSTS = CostModel(step_program, bert.absolute_positions(offset=2), check=step_check, keys=KEYS, buffers=no_buffers,
+                  reentrant=True)
 
 
 def _window_query(raw: Mapping[str, Any], config: Mapping[str, Any]) -> str | None:
