@@ -18,6 +18,10 @@ so the layers' cost is that of the padded length; with input_ids alone no token 
 global attention, except in sequence classification, which gives it to the first
 token itself (the global projections then run). Question answering finds its global
 tokens from the separators in the ids: its cost depends on the tokens, and is refused.
+
+Peak (issue 32/34): LongformerModel, ForMaskedLM and ForTokenClassification replay the step op by op (the
+inference span's forward, every node of the backward as measured: :func:`_train_attention`), checkpointed or not;
+sequence classification's global attention in training and LoRA on a strided Linear (B > 1) keep their bounds.
 """
 from __future__ import annotations
 
@@ -375,8 +379,9 @@ LONGFORMER_HEADS: dict[str, bert.Head] = {
 #
 # Under ``torch.no_grad()`` nothing is saved, so the peak is the forward's live storages alone: each one below is made
 # where ``modeling_longformer.py`` (transformers 5.23) makes it and released where its Python drops the last name
-# (measured op by op with LiveBytes, tests/crosscheck/test_inference_engine.py). The training step's autograd nodes
-# (as_strided, the slice copies into ``new_zeros``, the in-place masking) are not modelled: it keeps its bounds.
+# (measured op by op with LiveBytes, tests/crosscheck/test_inference_engine.py). The training step of the classes
+# without global attention replays the same forward with its autograd nodes (``step_inference(..., training=True)``,
+# the section at the end of this file); sequence classification's training step keeps its bounds.
 
 
 def _fresh(sim: Sim, shape: tuple[int, ...], aten: str, itemsize: int | None = None) -> T:
