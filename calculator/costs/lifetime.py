@@ -873,18 +873,27 @@ class LiveSim(Sim):
             self.keep.append(part)
         return parts
 
-    def linear(self, module: str, x: T) -> T:
+    def linear(self, module: str, x: T, strided: bool = False) -> T:
         """peft's LoRA ``Linear`` as its forward runs: ``result = base_layer(x)``; ``x`` cast to the adapters'
         float32 (a bf16 model); ``result = result + lora_B(lora_A(x)) * scaling`` (promoted to float32 in a bf16
-        model); ``result.to(dtype)``. Its names die when that function returns."""
+        model); ``result.to(dtype)``. Its names die when that function returns. ``strided``: a strided 3-D float32
+        ``x`` (Longformer's transposed hidden states), whose base layer runs as :meth:`linear_strided`'s and whose
+        adapters fold it (a copy, kept by ``lora_A``'s node): measured, float32 and no autocast only."""
         r = self.lora.get(module)
         if r is None:
             return super().linear(module, x)
         mark = self.scope()
         with self._in(module):
             info = self.linear_info(module)
-            base = self._linear(x, info.in_features, info.out_features, info.weight_trains, info.bias_trains,
-                                weight=self.storage_name(module + ".weight") if self.lower else None)
+            if strided:
+                adapters, self.lora = self.lora, {k: v for k, v in self.lora.items() if k != module}
+                try:  # the base layer alone
+                    base = self.linear_strided(module, x)
+                finally:
+                    self.lora = adapters
+            else:
+                base = self._linear(x, info.in_features, info.out_features, info.weight_trains, info.bias_trains,
+                                    weight=self.storage_name(module + ".weight") if self.lower else None)
             wide = x if x.itemsize == ADAPTER_BYTES else self._cast(x, ADAPTER_BYTES)
             try:
                 self._adapter = "lora_A"

@@ -1075,6 +1075,15 @@ def _train_context(sim: Any, probs: T, v: T, w: int) -> T:
     return sim.transpose(sim.view(context, (b, heads, lp, d)), 1, 2)
 
 
+def _project(sim: Any, module: str, x: T) -> T:
+    """``nn.Linear`` on the transposed hidden states or the strided slice (:meth:`~calculator.costs.lifetime.LiveSim.
+    linear_strided`); under LoRA (float32, no autocast) peft's Linear with that base layer, its adapters folding the
+    strided input (a copy), as measured; LoRA otherwise on a strided input keeps the bounds."""
+    if module in sim.lora and len(x.shape) == 3 and not is_contiguous(x) and x.itemsize == 4 and sim.lower is None:
+        return sim.linear(module, x, strided=True)
+    return sim.linear_strided(module, x)
+
+
 def _divided(sim: Any, q: T) -> T:
     """``query_vectors /= math.sqrt(head_dim)`` in place: on ``addmm``'s view (B = 1) autograd rebases it
     (``CopySlices`` and ``AsStridedBackward0``, :meth:`~calculator.costs.lifetime.LiveSim._rebased_view`), on the
@@ -1096,9 +1105,9 @@ def _train_attention(sim: Any, p: str, x: T, heads: int, window: int, masked: T)
     mark = sim.scope()
     own = sim.scope()
     hs = sim.transpose(x, 0, 1)
-    q = sim.linear_strided(s + "query", hs)
-    k = sim.linear_strided(s + "key", hs)
-    v = sim.linear_strided(s + "value", hs)
+    q = _project(sim, s + "query", hs)
+    k = _project(sim, s + "key", hs)
+    v = _project(sim, s + "value", hs)
     q = _divided(sim, q)  # after the three projections: its node comes after theirs
 
     def split(t: T) -> T:
@@ -1126,7 +1135,7 @@ def _train_attention(sim: Any, p: str, x: T, heads: int, window: int, masked: T)
     if out.storage != context.storage:
         sim.release(context)
     attended = sim.end_scope(own, sim.transpose(out, 0, 1))
-    dense = sim.linear_strided(p + "attention.output.dense", attended)
+    dense = _project(sim, p + "attention.output.dense", attended)
     dense = sim.rebind(dense, sim.dropout(dense, sim.drops("hidden_dropout_prob")))
     total = sim.add(dense, x)
     normed = sim.layer_norm(p + "attention.output.LayerNorm", total)
@@ -1154,7 +1163,7 @@ def train_mlm_step(sim: Sim, seq: T, pooled: T | None, dropout_key: str) -> list
     """``LongformerLMHead`` in training: dense (on the strided slice: ``matmul``, then the bias), gelu, layer_norm,
     decoder, each rebinding x."""
     head = sim.scope()
-    h = sim.linear_strided("lm_head.dense", seq)
+    h = _project(sim, "lm_head.dense", seq)
     h = sim.rebind(h, sim.keep_input(h))
     h = sim.rebind(h, sim.layer_norm("lm_head.layer_norm", h))
     return [sim.end_scope(head, sim.rebind(h, sim.linear("lm_head.decoder", h)))]
@@ -1163,7 +1172,7 @@ def train_mlm_step(sim: Sim, seq: T, pooled: T | None, dropout_key: str) -> list
 def train_token_classifier_step(sim: Sim, seq: T, pooled: T | None, dropout_key: str) -> list[T]:
     """Dropout, then ``classifier`` (on the strided slice when the dropout is off)."""
     x = sim.dropout(seq, sim.drops(dropout_key))
-    return [sim.linear_strided("classifier", x)]
+    return [_project(sim, "classifier", x)]
 
 
 #: The heads of the classes whose training step is replayed op by op (:func:`step_inference` with ``training``).
