@@ -888,17 +888,20 @@ class LiveSim(Sim):
             self.keep.append(part)
         return parts
 
-    def linear(self, module: str, x: T) -> T:
+    def linear(self, module: str, x: T, strided: bool = False) -> T:
         """peft's LoRA ``Linear`` as its forward runs: ``result = base_layer(x)``; ``x`` cast to the adapters'
         float32 (a bf16 model); ``result = result + lora_B(lora_A(x)) * scaling`` (promoted to float32 in a bf16
-        model); ``result.to(dtype)``. Its names die when that function returns."""
+        model); ``result.to(dtype)``. Its names die when that function returns. ``strided``: a strided 3-D float32
+        ``x`` (Longformer's transposed hidden states), whose base layer runs as :meth:`linear_strided`'s and whose
+        adapters fold it (a copy, kept by ``lora_A``'s node): measured, float32 and no autocast only; the same path
+        :meth:`linear_strided` takes for a LoRA module (Funnel's ``post_proj``)."""
         r = self.lora.get(module)
         if r is None:
             return super().linear(module, x)
         mark = self.scope()
         with self._in(module):
             info = self.linear_info(module)
-            strided = self._strided_lora
+            strided = strided or self._strided_lora  # asked by the caller, or by linear_strided
             if strided:  # base_layer(x) on a strided input (:meth:`linear_strided`), the adapters aside
                 self._strided_lora, self._lora_base = False, True
                 try:

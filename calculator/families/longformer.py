@@ -18,6 +18,10 @@ so the layers' cost is that of the padded length; with input_ids alone no token 
 global attention, except in sequence classification, which gives it to the first
 token itself (the global projections then run). Question answering finds its global
 tokens from the separators in the ids: its cost depends on the tokens, and is refused.
+
+Peak (issue 32/34): LongformerModel, ForMaskedLM and ForTokenClassification replay the step op by op (the
+inference span's forward, every node of the backward as measured: :func:`_train_attention`), checkpointed or not;
+sequence classification's global attention in training and LoRA on a strided Linear (B > 1) keep their bounds.
 """
 from __future__ import annotations
 
@@ -324,6 +328,10 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
         sim.exact_lifetimes()  # the inference span: no graph, every storage's release declared (step_inference)
         sim.exact_forward()
         return step_inference(sim, inv, b, n)
+    if kind in TRAIN_HEADS and _replayed(sim):
+        sim.exact_lifetimes()  # every node of the training step modelled (the local attention's: _train_attention)
+        sim.exact_forward()
+        return step_inference(sim, inv, b, n, training=True)
     prefix = bert.step_prefix(inv)
     x = bert.step_embeddings(sim, inv, prefix, b, lp, positions_from_ids=True)
     masked = sim.mask((b, lp))  # is_index_masked = attention_mask < 0
@@ -333,6 +341,14 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     seq = sim.narrow(x, 1, n)
     pooled = bert.step_pooler(sim, prefix, seq) if inv.pooler else None  # the bare model's (no task class pools)
     return bert.run_head(LONGFORMER_HEADS, sim, inv, seq, pooled, "hidden_dropout_prob")  # no classifier_dropout
+
+
+def _replayed(sim: Sim) -> bool:
+    """The lifetime simulator (its nodes are the training step's graph); the plain tape runs
+    :func:`step_self_attention`."""
+    from ..costs.lifetime import LiveSim
+
+    return isinstance(sim, LiveSim)
 
 
 def mlm_step(sim: Sim, seq: T, pooled: T | None, dropout_key: str) -> list[T]:
@@ -363,8 +379,9 @@ LONGFORMER_HEADS: dict[str, bert.Head] = {
 #
 # Under ``torch.no_grad()`` nothing is saved, so the peak is the forward's live storages alone: each one below is made
 # where ``modeling_longformer.py`` (transformers 5.23) makes it and released where its Python drops the last name
-# (measured op by op with LiveBytes, tests/crosscheck/test_inference_engine.py). The training step's autograd nodes
-# (as_strided, the slice copies into ``new_zeros``, the in-place masking) are not modelled: it keeps its bounds.
+# (measured op by op with LiveBytes, tests/crosscheck/test_inference_engine.py). The training step of the classes
+# without global attention replays the same forward with its autograd nodes (``step_inference(..., training=True)``,
+# the section at the end of this file); sequence classification's training step keeps its bounds.
 
 
 def _fresh(sim: Sim, shape: tuple[int, ...], aten: str, itemsize: int | None = None) -> T:
@@ -635,7 +652,7 @@ def _inference_layer(p: str, heads: int, window: int, masked: T, mask: T, global
     return run
 
 
-def step_inference(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
+def step_inference(sim: Sim, inv: Inventory, b: int, n: int, training: bool = False) -> list[T]:
     """The inference span of LongformerModel, ForMaskedLM and ForTokenClassification (no token has global attention
     from input_ids alone) and ForSequenceClassification (the class's ``global_attention_mask`` of zeros with a one at
     each row's first token, merged into the mask: :func:`_global_indices` and the layers' global path), every storage
@@ -677,13 +694,16 @@ def step_inference(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     sim.transients((m, 4 * m, 8 * m, 4 * m, 4 * m, 8 * m), (1, 6, 3, 4, 6, 6),
                    ("aten.ne", "aten._to_copy", "aten.cumsum", "aten._to_copy", "aten.mul", "aten._to_copy"))
     positions = _fresh(sim, (b, lp), "aten.add", 8)
-    words = sim.embedding(e + "word_embeddings", ids)
+    words = sim.embedding(e + "word_embeddings", ids, first=training)
     placed = sim.embedding(e + "position_embeddings", positions)
     typed = sim.embedding(e + "token_type_embeddings", types)
     first = sim.add(words, placed)
     total = sim.add(first, typed)
     sim.release(first)
-    x = sim.end_scope(inner, sim.layer_norm(e + "LayerNorm", total))
+    x = sim.layer_norm(e + "LayerNorm", total)
+    if training:  # embeddings = self.dropout(embeddings)
+        x = sim.rebind(x, sim.dropout(x, sim.drops("hidden_dropout_prob")))
+    x = sim.end_scope(inner, x)
     # create_bidirectional_mask(..., torch.clamp(attention_mask, 0, 1), allow_is_bidirectional_skip=False)
     clamped = _fresh(sim, (b, lp), "aten.clamp", 4)
     as_bool = _fresh(sim, (b, lp), "aten._to_copy", 1)
@@ -713,19 +733,23 @@ def step_inference(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     # LongformerEncoder: is_index_masked, is_index_global_attn (to its return), is_global_attn's any().item()
     encoder = sim.scope()
     masked = _fresh(sim, (b, lp), "aten.lt", 1)
-    _fresh(sim, (b, lp), "aten.gt", 1)
+    index_global = _fresh(sim, (b, lp), "aten.gt", 1)
     sim.release(_fresh(sim, (), "aten.any", 1))
     heads = c["num_attention_heads"]
+    layer = _train_layer if training else _inference_layer
+    if training:  # every layer's keyword arguments: under checkpointing its frame (or partial) keeps them
+        for argument in (mask, masked, index_global):
+            sim.layer_argument(argument, counted=False)
     seq = x
     for i, w in enumerate(windows(c)):
-        y = sim.layer(_inference_layer(f"{prefix}encoder.layer.{i}.", heads, w, masked, mask, classify), seq)
+        y = sim.layer(layer(f"{prefix}encoder.layer.{i}.", heads, w, masked, mask, classify), seq)
         if i:
             sim.rebind(seq, y)
         seq = y
-    seq = sim.end_scope(encoder, sim.narrow(seq, 1, n))
+    seq = sim.end_scope(encoder, sim.slice_dim(seq, 1, n) if training else sim.narrow(seq, 1, n))
     pooled = bert.step_pooler(sim, prefix, seq) if inv.pooler else None  # the bare model's (no task class pools)
     sim.end_scope(mark, seq, *([pooled] if pooled is not None else []))
-    return SPAN_HEADS[kind](sim, seq, pooled, "hidden_dropout_prob")
+    return (TRAIN_HEADS if training else SPAN_HEADS)[kind](sim, seq, pooled, "hidden_dropout_prob")
 
 
 def span_mlm_step(sim: Sim, seq: T, pooled: T | None, dropout_key: str) -> list[T]:
@@ -766,7 +790,8 @@ def step_check(inv: Inventory) -> None:
 #: Positions start after the padding row (``padding_idx + 1``), as RoBERTa's.
 #: LongformerConfig's defaults: ``hidden_act`` "gelu", hidden and attention dropout 0.1 (no classifier_dropout).
 KEYS = (activation_key("gelu"), *dropouts("hidden_dropout_prob", "attention_probs_dropout_prob"))
-COSTS = CostModel(step_program, bert.absolute_positions(offset=2), check=step_check, keys=KEYS, buffers=no_buffers)
+COSTS = CostModel(step_program, bert.absolute_positions(offset=2), check=step_check, keys=KEYS, buffers=no_buffers,
+                  reentrant=True)
 
 
 def _window_query(raw: Mapping[str, Any], config: Mapping[str, Any]) -> str | None:
@@ -831,3 +856,328 @@ FAMILY = Family(
     rank=25,
     costs=COSTS,
 )
+
+
+# ------------------------------------- the training step, replayed op by op (issue 32/34: local attention)
+#
+# LongformerModel, ForMaskedLM and ForTokenClassification (no global attention) on the lifetime simulator: the forward
+# of the inference span (:func:`step_inference`, the same storages made and dropped where ``modeling_longformer.py``
+# drops them) with every autograd node the training step's graph holds, each node's allocations as
+# ``tests/crosscheck/peak_measure.backward_ledger`` measured them (transformers 5.23, torch 2.13): the overlapping
+# chunks' ``AsStridedBackward0`` (the storage's zeros, an int64 index of the input, a contiguous copy of a strided
+# gradient, an int64 index of the chunks), the scores' four slice copies into ``new_zeros`` and the two ``where`` of
+# ``_mask_invalid_locations`` written into views of it (``CopySlices``: a copy of the base's gradient, the slice's
+# clone, and the old slice's zeros where the base has a history), ``attn_scores += diagonal_mask`` on that view, the
+# slices' and selects' zeros of their input, the pads' cut copies. Sequence classification's global attention keeps
+# its bounds.
+
+
+def _live_node(sim: Any, name: str, nexts: list[int | None], run: Any, out: T, saved: list[int] | None = None) -> T:
+    """A node of the lifetime simulator (``sim`` a :class:`~calculator.costs.lifetime.LiveSim`)."""
+    return sim._node(name, nexts, run, out, saved)
+
+
+def _overlapping(sim: Any, t: T, shape: tuple[int, ...], strides: tuple[int, ...]) -> T:
+    """``t.as_strided(shape, strides)`` with overlapping windows (``_chunk``, the padded values): its
+    ``AsStridedBackward0`` (``as_strided_backward`` of an overlapping output) allocates the input's zeros, an int64
+    index as long as the input, a contiguous copy of the gradient when it is strided, an int64 index as long as the
+    output, then frees all but the zeros (measured); a single chunk does not overlap: the zeros alone."""
+    out = sim.as_strided(t, shape, strides)
+    if not out.grad:
+        return out
+    size, base, laid, count = t.itemsize, t.shape, t.strides, 1
+    for s in shape:
+        count *= s
+    numel = t.numel
+
+    overlap = any(shape[i] > 1 and shape[i] * strides[i] > strides[i - 1] for i in range(1, len(shape))
+                  if shape[i - 1] > 1)
+
+    def run(bw: Any, g: T) -> list[T | None]:
+        grad = bw.alloc(base, size, "aten.new_zeros", laid)  # the input's geometry on the zeros' storage
+        if not overlap:  # one chunk: the gradient is copied into the zeros' view
+            return [grad]
+        index = bw.alloc((numel,), 8, "aten.arange")
+        copy = None if is_contiguous(g) else bw.alloc(shape, g.itemsize, "aten.clone")
+        where = bw.alloc((count,), 8, "aten.clone")
+        bw.drop(where.storage)
+        if copy is not None:
+            bw.drop(copy.storage)
+        bw.drop(index.storage)
+        return [grad]
+    return _live_node(sim, "AsStridedBackward0", [sim._edge(t)], run, out, [])
+
+
+def _copy_slices(sim: Any, history: int | None, base: T, src: T, aten: str = "aten.copy_") -> int | None:
+    """``base[...] = src`` (``copy_`` into a view of ``base``): ``CopySlices`` becomes the base's history; its backward
+    allocates a copy of the base's gradient (``new_empty_strided``) and the slice's clone (``src``'s gradient), then
+    zeros of the slice for the overwritten values where the base has a history, else drops the copy (measured).
+    ``history``: the base's node (None: ``new_zeros``, none). Returns the new history."""
+    if not src.grad and history is None:
+        return None
+    size, flat, piece = base.itemsize, (base.numel,), src.shape
+    needs_base = history is not None
+
+    def run(bw: Any, g: T) -> list[T | None]:
+        result = bw.alloc(flat, size, "aten.new_empty_strided")
+        clone = bw.alloc(piece, size, "aten.clone")
+        if needs_base:
+            zeros = bw.alloc(piece, size, "aten.zeros_like")
+            bw.drop(zeros.storage)
+        else:
+            bw.drop(result.storage)
+        return [result if needs_base else None, clone if src.grad else None]
+    handle = T(flat, (1,), base.storage, True, size)
+    _live_node(sim, "CopySlices", [history, sim._edge(src) if src.grad else None], run, handle, [])
+    return int(sim.edge.pop(id(handle)))
+
+
+def _regenerated(sim: Any, history: int, view: T, base: T) -> T:
+    """A view of a base an in-place op rebased: its ``grad_fn`` is regenerated as ``AsStridedBackward0`` on the base's
+    history, which allocates the base's gradient (``new_zeros``, measured) and hands it on in the view's geometry."""
+    out = T(view.shape, view.strides, view.storage, True, view.itemsize)
+    size = base.itemsize
+    return _live_node(sim, "AsStridedBackward0", [history],
+                      lambda bw, g: [bw.alloc(view.shape, size, "aten.new_zeros", view.strides)], out, [])
+
+
+def _where(sim: Any, cond: T, x: T) -> T:
+    """``torch.full_like(x, -inf).where(cond, x)``: ``WhereBackward0`` keeps the bool condition; its backward makes a
+    0-dim zero (``scalar_tensor``), ``where(cond, 0, grad)``, and drops the zero (measured)."""
+    sim._begin()
+    sim._labelled("where", "aten.where")
+    out = sim.made_by(sim.new(x.shape, x.grad, x.itemsize), "aten.where")
+    if not out.grad:
+        return out
+    sim.save(cond)
+    shape, size = x.shape, x.itemsize
+
+    def run(bw: Any, g: T) -> list[T | None]:
+        zero = bw.alloc((), size, "aten.scalar_tensor")
+        result = bw.alloc(shape, size, "aten.where")
+        bw.drop(zero.storage)
+        return [result]
+    return _live_node(sim, "WhereBackward0", [sim._edge(x)], run, out)
+
+
+def _train_einsum(sim: Sim, spec: str, a: T, b: T) -> T:
+    """``torch.einsum`` of two operands: its copies dropped as it returns unless ``bmm`` keeps them."""
+    mark = sim.scope()
+    return sim.end_scope(mark, sim.einsum(spec, a, b))
+
+
+def _train_scores(sim: Any, q: T, k: T, w: int) -> tuple[T, int | None, T]:
+    """``_sliding_chunks_query_key_matmul`` then ``_mask_invalid_locations`` with gradients (q, k [B, Lp, A, d]): the
+    scores seen as [B, Lp, A, 2w + 1] in the ``new_zeros`` the four slices are copied into, the two ``where`` written
+    back into its ends."""
+    b, lp, heads, d = q.shape
+    bh, chunks = b * heads, lp // w - 1
+    mark = sim.scope()
+    t = _number(sim, "aten.div")
+    count = _number(sim, "aten.sub")  # chunks_count, named until the return
+    sim.release(t)
+
+    def chunk(x: T) -> T:  # _chunk: a view, then the overlapping as_strided; torch.div(...) a temporary of the call
+        flat = sim.reshape(sim.transpose(x, 1, 2), (bh, lp, d))
+        sim.release(_number(sim, "aten.div"))
+        v = sim.view(flat, (bh, lp // (2 * w), 2 * w, d))
+        return _overlapping(sim, v, (bh, chunks, 2 * w, d), (v.strides[0], v.strides[1] // 2, *v.strides[2:]))
+
+    qc, kc = chunk(q), chunk(k)
+    product = _train_einsum(sim, "bcxd,bcyd->bcxy", qc, kc)
+    padded = sim.made_by(sim.pad_end(product, (bh, chunks, 2 * w + 1, 2 * w)), "aten.constant_pad_nd")
+    sim.release(product)  # diagonal_chunked_attention_scores rebound
+    chunked = sim.view(padded, (bh, chunks, 2 * w, 2 * w + 1))
+    t = _number(sim, "aten.add")
+    zeros = _fresh(sim, (bh, chunks + 1, w, 2 * w + 1), "aten.new_zeros")
+    sim.release(t)
+    base = T(zeros.shape, zeros.strides, zeros.storage, True, zeros.itemsize)
+    # the four copies: [:, :-1, :, w:] = [:, :, :w, :w + 1]; [:, -1, :, w:] = [:, -1, w:, :w + 1];
+    # [:, 1:, :, :w] = [:, :, -(w + 1):-1, w + 1:]; [:, 0, 1:w, 1:w] = [:, 0, :w - 1, 1 - w:]
+    history = _copy_slices(sim, None, base, sim.slice_dim(sim.slice_dim(chunked, 2, w), 3, w + 1))
+    last = sim.select(chunked, 1)
+    history = _copy_slices(sim, history, base, sim.slice_dim(sim.slice_dim(last, 1, w), 2, w + 1))
+    history = _copy_slices(sim, history, base, sim.slice_dim(sim.slice_dim(chunked, 2, w), 3, w))
+    first = sim.select(chunked, 1)
+    history = _copy_slices(sim, history, base, sim.slice_dim(sim.slice_dim(first, 1, w - 1), 2, w - 1))
+    if history is not None:
+        sim.edge[id(base)] = history
+        sim.keep.append(base)
+    else:
+        base = zeros
+    scores = sim.transpose(sim.view(base, (b, heads, lp, 2 * w + 1)), 2, 1)
+    # _mask_invalid_locations: new_ones(w, w + 1).tril().flip(), its flip; each end's full_like, .bool(), where,
+    # written into the end's slice
+    ones = _fresh(sim, (w, w + 1), "aten.new_ones")
+    lower = _fresh(sim, (w, w + 1), "aten.tril")
+    sim.release(ones)
+    _fresh(sim, (w, w + 1), "aten.flip")
+    sim.release(lower)
+    _fresh(sim, (w, w + 1), "aten.flip")
+    view = scores
+    for end in range(2):
+        if end and history is not None:
+            view = _regenerated(sim, history, scores, base)
+        piece = sim.slice_dim(sim.slice_dim(view, 1, w), 3, w + 1)
+        full = _fresh(sim, piece.shape, "aten.full_like")
+        cond = _fresh(sim, piece.shape, "aten._to_copy", 1)
+        masked = _where(sim, cond, piece)
+        sim.release(full, cond)
+        history = _copy_slices(sim, history, base, masked)
+        sim.release(masked)
+    sim.release(count)
+    sim.end_scope(mark, zeros)
+    return scores, history, base
+
+
+def _train_masked_scores(sim: Any, scores: T, history: int | None, base: T) -> T:
+    """``attn_scores += diagonal_mask`` in place on the scores' view (the mask needs no gradient): ``CopySlices``
+    allocates a copy of the base's gradient and the view's clone (dropped: nothing takes it), and the view's
+    ``AsStridedBackward0`` the base's gradient (measured)."""
+    if history is None:
+        return scores
+    flat, size, shape = (base.numel,), base.itemsize, scores.shape
+
+    def run(bw: Any, g: T) -> list[T | None]:
+        result = bw.alloc(flat, size, "aten.new_empty_strided")
+        clone = bw.alloc(shape, size, "aten.clone")
+        bw.drop(clone.storage)
+        return [result]
+    handle = T(flat, (1,), base.storage, True, size)
+    _live_node(sim, "CopySlices", [history], run, handle, [])
+    return _regenerated(sim, int(sim.edge.pop(id(handle))), scores, base)
+
+
+def _train_context(sim: Any, probs: T, v: T, w: int) -> T:
+    """``_sliding_chunks_matmul_attn_probs_value`` with gradients: probabilities [B, Lp, A, 2w + 1] by V [B, Lp, A, d]
+    (the pads' nodes cut the gradient back, the slices' make zeros of their input, the chunked values' overlapping
+    ``as_strided``)."""
+    b, lp, heads, d = v.shape
+    bh, blocks = b * heads, lp // w
+    mark = sim.scope()
+    t = _number(sim, "aten.div")
+    _number(sim, "aten.sub")  # chunks_count
+    sim.release(t)
+    t = _number(sim, "aten.div")
+    cp = sim.reshape(sim.transpose(probs, 1, 2), (bh, blocks, w, 2 * w + 1))
+    sim.release(t)
+    vv = sim.reshape(sim.transpose(v, 1, 2), (bh, lp, d))
+    padded = sim.made_by(sim.pad_end(vv, (bh, lp + 2 * w, d)), "aten.constant_pad_nd")
+    _number(sim, "aten.add")  # chunks_count + 1, held by the size tuple
+    st = padded.strides
+    cv = _overlapping(sim, padded, (bh, blocks, 3 * w, d), (st[0], w * st[1], st[1], st[2]))
+    diag = sim.made_by(sim.pad_end(cp, (bh, blocks, w, 3 * w + 2)), "aten.constant_pad_nd")  # _pad_and_diagonalize
+    if cp.storage != probs.storage:
+        sim.release(cp)
+    diag = sim.slice_dim(sim.view(diag, (bh, blocks, w * (3 * w + 2))), 2, w * (3 * w + 1))
+    diag = sim.slice_dim(sim.view(diag, (bh, blocks, w, 3 * w + 1)), 3, 3 * w)
+    context = sim.end_scope(mark, _train_einsum(sim, "bcwd,bcdh->bcwh", diag, cv))
+    return sim.transpose(sim.view(context, (b, heads, lp, d)), 1, 2)
+
+
+def _project(sim: Any, module: str, x: T) -> T:
+    """``nn.Linear`` on the transposed hidden states or the strided slice (:meth:`~calculator.costs.lifetime.LiveSim.
+    linear_strided`); under LoRA (float32, no autocast) peft's Linear with that base layer, its adapters folding the
+    strided input (a copy), as measured; LoRA otherwise on a strided input keeps the bounds."""
+    if module in sim.lora and len(x.shape) == 3 and not is_contiguous(x) and x.itemsize == 4 and sim.lower is None:
+        return sim.linear(module, x, strided=True)
+    return sim.linear_strided(module, x)
+
+
+def _divided(sim: Any, q: T) -> T:
+    """``query_vectors /= math.sqrt(head_dim)`` in place: on ``addmm``'s view (B = 1) autograd rebases it
+    (``CopySlices`` and ``AsStridedBackward0``, :meth:`~calculator.costs.lifetime.LiveSim._rebased_view`), on the
+    strided Linear's sum (or LoRA's) ``DivBackward0`` makes the quotient (measured)."""
+    if not q.grad:
+        return q
+    node = sim.nodes[sim.edge[id(q)]]
+    if node.name == "ViewBackward0" and node.nexts[0] is not None:
+        return sim._rebased_view(q, node.nexts[0], (q.numel,), "aten.div", "aten.new_zeros")
+    return sim.scale_in_place(q)
+
+
+def _train_attention(sim: Any, p: str, x: T, heads: int, window: int, masked: T) -> T:
+    """``LongformerAttention`` in training, local attention only: the self-attention (its locals gone as it returns),
+    then its output (dense on the strided transpose, dropout, LayerNorm of the sum)."""
+    b, lp, h = x.shape
+    d, w = h // heads, window // 2
+    s = p + "attention.self."
+    mark = sim.scope()
+    own = sim.scope()
+    hs = sim.transpose(x, 0, 1)
+    q = _project(sim, s + "query", hs)
+    k = _project(sim, s + "key", hs)
+    v = _project(sim, s + "value", hs)
+    q = _divided(sim, q)  # after the three projections: its node comes after theirs
+
+    def split(t: T) -> T:
+        return sim.transpose(sim.view(t, (lp, b, heads, d)), 0, 1)
+
+    scores, history, base = _train_scores(sim, split(q), split(k), w)
+    _fresh(sim, (b, lp), "aten.ne", 1)  # (attention_mask != 0), named until the return
+    cast = _fresh(sim, (b, lp), "aten._to_copy")
+    float_mask = _fresh(sim, (b, lp), "aten.masked_fill")
+    sim.release(cast)
+    ones = _fresh(sim, (b, lp), "aten.new_ones")
+    column = (b, lp, 1, 1)
+    _sliding_scores(sim, sim.view(ones, column), sim.view(float_mask, column), w)  # diagonal_mask, named to the end
+    sim.release(ones)
+    scores = _train_masked_scores(sim, scores, history, base)
+    probs = sim.softmax_float32(scores)
+    filled = sim.masked_fill(probs, T((b, lp, 1, 1), (lp, 1, 1, 1), masked.storage, False, 1))
+    sim.release(probs)
+    if sim.itemsize != 4:  # type_as(attn_scores)
+        filled = sim.rebind(filled, sim.cast(filled, sim.itemsize))
+    sim.release(scores)  # del attn_scores
+    filled = sim.rebind(filled, sim.dropout(filled, sim.drops("attention_probs_dropout_prob")))
+    context = _train_context(sim, filled, split(v), w)
+    out = sim.contiguous(sim.reshape(sim.transpose(context, 0, 1), (lp, b, h)))
+    if out.storage != context.storage:
+        sim.release(context)
+    attended = sim.end_scope(own, sim.transpose(out, 0, 1))
+    dense = _project(sim, p + "attention.output.dense", attended)
+    dense = sim.rebind(dense, sim.dropout(dense, sim.drops("hidden_dropout_prob")))
+    total = sim.add(dense, x)
+    normed = sim.layer_norm(p + "attention.output.LayerNorm", total)
+    sim.release(dense, total)
+    return sim.end_scope(mark, normed)
+
+
+def _train_layer(p: str, heads: int, window: int, masked: T, mask: T, global_attention: bool) -> Any:
+    """One ``LongformerLayer`` in training (local attention): the attention, then ``ff_chunk``."""
+
+    def run(sim: Sim, x: T) -> T:
+        mark = sim.scope()
+        attended = _train_attention(sim, p, x, heads, window, masked)
+        chunk = sim.scope()  # ff_chunk
+        inner = sim.linear(p + "intermediate.dense", attended)
+        inner = sim.rebind(inner, sim.act("hidden_act", inner))
+        out = sim.end_scope(chunk, bert.self_output(sim, p + "output.", inner, attended,
+                                                    sim.drops("hidden_dropout_prob")))
+        return sim.end_scope(mark, out)
+
+    return run
+
+
+def train_mlm_step(sim: Sim, seq: T, pooled: T | None, dropout_key: str) -> list[T]:
+    """``LongformerLMHead`` in training: dense (on the strided slice: ``matmul``, then the bias), gelu, layer_norm,
+    decoder, each rebinding x."""
+    head = sim.scope()
+    h = _project(sim, "lm_head.dense", seq)
+    h = sim.rebind(h, sim.keep_input(h))
+    h = sim.rebind(h, sim.layer_norm("lm_head.layer_norm", h))
+    return [sim.end_scope(head, sim.rebind(h, sim.linear("lm_head.decoder", h)))]
+
+
+def train_token_classifier_step(sim: Sim, seq: T, pooled: T | None, dropout_key: str) -> list[T]:
+    """Dropout, then ``classifier`` (on the strided slice when the dropout is off)."""
+    x = sim.dropout(seq, sim.drops(dropout_key))
+    return [_project(sim, "classifier", x)]
+
+
+#: The heads of the classes whose training step is replayed op by op (:func:`step_inference` with ``training``).
+TRAIN_HEADS: dict[str, bert.HeadStep] = {
+    Task.MODEL: bert.model_step,
+    Task.MASKED_LM: train_mlm_step,
+    Task.TOKEN_CLASSIFICATION: train_token_classifier_step,
+}

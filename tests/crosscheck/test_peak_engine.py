@@ -250,6 +250,7 @@ LIFETIME_FAMILIES += ("funnel",)  # einsums, the cls mask in place on a view, wh
 # forward (the decoders' attention over P query positions, the cross-attention's over L inputs): its backward's maximum
 # is checked against the measured one in every figure there (check_timeline), not here.
 LIFETIME_FAMILIES += ("yoso",)  # YosoCumulation's custom node, F.normalize's nodes
+LIFETIME_FAMILIES += ("longformer",)  # sliding chunks (overlapping as_strided, CopySlices); global attention: bounds
 ACTIVATION_RANDOM = int(os.environ.get("PEAK_ACTIVATION_RANDOM", str(max(2, PER_FAMILY * 3 // 4))))
 
 
@@ -641,6 +642,9 @@ FORWARD_PARTIAL += ("mobilebert",)  # its MLM head (the concatenated [H, V] matr
 FORWARD_PARTIAL += ("big_bird",)  # question answering (its token types made from the ids) claims nothing
 FORWARD_EXACT += ("funnel",)
 FORWARD_PARTIAL += ("nomic_bert",)  # a one-wide head (d = 1) keeps its bounds: its program opts in for d != 1 only
+FORWARD_EXACT += ("longformer",)
+FORWARD_PARTIAL += ("longformer",)  # sequence classification's global attention keeps its bounds (QA: refused)
+FORWARD_MORE["longformer"] = 2  # half its draws are sequence classification (global attention: bounds)
 
 
 def forward_case(model_type: str, index: int) -> dict[str, Any] | None:
@@ -743,6 +747,7 @@ def test_forward_and_loss_replayed_exactly(model_type: str) -> None:
 #: Families drawn more often there: BigBird's drawn question answering claims nothing, and its tiny drawn models
 #: peak in the backward only now and then.
 CKPT_MORE = {"big_bird": 2}
+CKPT_MORE["longformer"] = 2  # its sequence classification (global attention) keeps its bounds
 
 
 def checkpointing_case(model_type: str, index: int, mode: str = "non-reentrant",
