@@ -1092,7 +1092,7 @@ def _divided(sim: Any, q: T) -> T:
         return q
     node = sim.nodes[sim.edge[id(q)]]
     if node.name == "ViewBackward0" and node.nexts[0] is not None:
-        return sim._rebased_view(q, node.nexts[0], (q.numel,), "aten.div", "aten.new_zeros")
+        return sim._rebased_view(q, node.nexts[0], (q.numel,), "aten.div")
     return sim.scale_in_place(q)
 
 
