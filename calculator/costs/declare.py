@@ -225,9 +225,10 @@ class CostModel:
     #: The attention-dropout keys SDPA receives as ``dropout_p``: > 0, the step is the fused kernel's with them at 0,
     #: and says so (:func:`.step.sdpa_dropout`).
     sdpa_dropout: tuple[str, ...] = ("attention_probs_dropout_prob",)
-    #: Whether the program's reentrant checkpointing (``use_reentrant=True``: :meth:`.lifetime.LiveSim.reentrant_layer`)
-    #: and a frozen input embedding's output under checkpointing (:meth:`.lifetime.LiveSim._leaf`) are proven against
-    #: PyTorch op by op (tests/crosscheck/test_peak_engine.py); False: those steps keep their bounds.
+    #: Whether the program's reentrant checkpointing (``use_reentrant=True``: :meth:`.lifetime.LiveSim.reentrant_layer`,
+    #: under bf16 autocast too) is proven against PyTorch op by op (tests/crosscheck/test_peak_engine.py); False: those
+    #: steps keep their bounds. (A frozen input embedding's output under checkpointing, :meth:`.lifetime.LiveSim._leaf`,
+    #: is replayed for every family: it needs no declaration.)
     reentrant: bool = False
 
 

@@ -45,13 +45,16 @@ graph, its ``CheckpointFunctionBackward`` saving the input and the positional ar
 with ``ctx.run_function`` until the graph goes); that node's backward materializes zeros for the layer's other
 outputs, runs the layer again with a graph (:func:`_recompute` to its end), then ``torch.autograd.backward``
 through it as a graph task of its own (:func:`_reentrant_backward`), and returns the detached input's ``.grad``.
+Under autocast the detached input is a leaf needing a gradient in the recomputation, whose bf16 copy autocast caches
+(one for Q, K and V, where the forward made one per Linear: :meth:`LiveSim._leaf_copy`).
 
 **Mixed precision** (``torch.autocast("cpu", dtype=torch.bfloat16)`` around the forward, weights float32; a program
 opts in with :meth:`~.ops.Ops.exact_autocast`): each Linear casts its bias, its weight and a float32 input to bf16,
 in that order (:meth:`LiveSim._linear`); a trained parameter's copy is cached (held to the forward's end, or by the
 node that saves it until its backward; its ``ToCopyBackward0`` casts the gradient back to float32), a frozen one's and
-the input's are the Linear's temporaries unless saved; bf16 + float32 residual adds promote (the gradient cast back
-for the bf16 side). The inference span keeps every cached copy to its end.
+the input's are the Linear's temporaries unless saved, but for a leaf needing a gradient (a frozen table's output under
+checkpointing, a reentrant block's detached input), whose copy is cached as a parameter's; bf16 + float32 residual adds
+promote (the gradient cast back for the bf16 side). The inference span keeps every cached copy to its end.
 
 What is modelled: the operations BERT's classes run (a program opts in with :meth:`exact_lifetimes`), every
 parameter trained or some frozen, LoRA, checkpointing (reentrant: where the cost model declares ``reentrant``), SDPA, bf16 autocast. Anything else (an operation without its node, an input
@@ -322,6 +325,16 @@ class LiveSim(Sim):
         #: :meth:`linear_strided` under LoRA: peft's base layer runs ``at::linear``'s matmul path (:meth:`linear`).
         self._strided_lora = False
         self._lora_base = False  # inside it: the base layer's own path
+        #: Leaves needing a gradient that autocast casts directly (:meth:`_leaf_copy`), id(T) -> whether the forward
+        #: reads one too (a frozen table's output) or, under reentrant checkpointing, only the recomputation does (the
+        #: detached input: the forward's is the previous block's output, no leaf).
+        self._leaves: dict[int, bool] = {}
+        #: id(leaf) -> (autocast's cached bf16 copy of it, the checkpointed block it was made in).
+        self._leaf_casts: dict[int, tuple[T, int | None]] = {}
+        #: Storages only the forward makes, not a reentrant block's recomputation (:func:`_recompute` skips them), and
+        #: storages only that recomputation makes (:func:`replay_forward` skips them): :meth:`_leaf_copy`.
+        self.forward_only: set[int] = set()
+        self.recompute_only: set[int] = set()
 
     # -- bookkeeping
 
@@ -749,17 +762,17 @@ class LiveSim(Sim):
         if not out.grad:
             return out
         if not self.trains.get(module + ".weight"):
-            if not self.inv.family.costs.reentrant or self.lower is not None:  # proven for those, no autocast
-                self.fail("a frozen table's output needing a gradient")
             return self._leaf(out)
         shape, size = self.shapes[module + ".weight"], out.itemsize
         return self._node("EmbeddingBackward0", [self._accumulator(module + ".weight")],
                           lambda bw, g: [bw.alloc(shape, size, "aten.embedding_dense_backward")], out)
 
     def _leaf(self, out: T) -> T:
-        """A frozen input embedding's output under checkpointing: ``enable_input_require_grads``' hook makes it a leaf
-        needing a gradient (``requires_grad_(True)``). Its ``AccumulateGrad`` holds it, and the ``.grad`` it gets (the
-        incoming gradient itself), until the graph goes after the backward."""
+        """A frozen input embedding's output under checkpointing (either kind): ``enable_input_require_grads``' hook
+        makes it a leaf needing a gradient (``requires_grad_(True)``). Its ``AccumulateGrad`` holds it, and the ``.grad``
+        it gets (the incoming gradient itself), until the graph goes after the backward. Under autocast an operation
+        reading it directly (NeoMME's embedding projection) reads autocast's cached copy (:meth:`_leaf_copy`)."""
+        self._leaves[id(out)] = True
         kept: list[int] = []
 
         def keep(bw: Backward, g: T) -> list[T | None]:
@@ -966,6 +979,8 @@ class LiveSim(Sim):
         if not self._casting:
             self.fail("an autocast copy outside a Linear")
         self._begin()
+        if id(t) in self._leaves:
+            return self._leaf_copy(t)
         self._labelled("to", "aten._to_copy")
         out = super().lowered(t)
         if not out.grad:
@@ -973,6 +988,37 @@ class LiveSim(Sim):
         shape, size = t.shape, t.itemsize
         return self._node("ToCopyBackward0", [self._edge(t)], lambda bw, g: [bw.alloc(shape, size, "aten._to_copy")],
                           out, [])
+
+    def _leaf_copy(self, t: T) -> T:
+        """A float32 leaf needing a gradient read by an operation under autocast (a frozen table's output under
+        checkpointing, :meth:`_leaf`; a reentrant block's detached input in its recomputation): ``cached_cast`` caches
+        its bf16 copy as a trained parameter's (``arg.is_leaf() && arg.requires_grad()``, aten/src/ATen/autocast_mode.cpp),
+        so every operation reading it reads the one copy (Q, K and V: their input gradients summed into its
+        ``ToCopyBackward0``, which casts the sum back once), held by the cache until the autocast region exits (the
+        forward's end; a recomputation's end) or by the nodes saving it. A reentrant block's forward reads the previous
+        block's output, no leaf: a fresh copy per operation there, each a temporary of its call
+        (:attr:`forward_only`), where the recomputation makes the cached one (:attr:`recompute_only`). A cached copy
+        read in another checkpointed block than the one that made it (each recomputation has a cache of its own) is
+        not modelled."""
+        if not self._leaves[id(t)]:
+            self._labelled("to", "aten._to_copy")
+            self.forward_only.add(Sim.lowered(self, T(t.shape, t.strides, t.storage, False, t.itemsize)).storage)
+        got = self._leaf_casts.get(id(t))
+        if got is not None:
+            if got[1] != self._block:
+                self.fail("autocast's cached copy of a leaf read in another checkpointed block")
+            return got[0]
+        self._labelled("to", "aten._to_copy")
+        out = super().lowered(t)
+        self.cached.add(out.storage)
+        if not self._leaves[id(t)]:
+            self.recompute_only.add(out.storage)
+        if out.grad:
+            shape, size = t.shape, t.itemsize
+            out = self._node("ToCopyBackward0", [self._edge(t)],
+                             lambda bw, g: [bw.alloc(shape, size, "aten._to_copy")], out, [])
+        self._leaf_casts[id(t)] = (out, self._block)
+        return out
 
     def weight_copy(self, key: str, shape: Sequence[int], trains: bool) -> T | None:
         """A parameter's bf16 copy (:meth:`.ops.Ops.weight_copy`; a bias's too, from :meth:`mm`): a trained one's
@@ -1162,6 +1208,11 @@ class LiveSim(Sim):
             if a.grad:
                 self.nodes.append(Node(ACCUMULATE, "AccumulateGrad", self.module, [], [], keeper(mine)))
                 self.edge[id(a)] = len(self.nodes) - 1
+        # a leaf needing a gradient in the recomputation (and in the forward too where the input is a frozen table's
+        # output itself): autocast caches its copy there (:meth:`_leaf_copy`)
+        if id(x) in self._leaf_casts:
+            self.fail("autocast's cached copy of a leaf read in another checkpointed block")
+        self._leaves[id(detached)] = id(x) in self._leaves
         self._block = k
         try:
             out = fn(self, detached)
@@ -3736,11 +3787,6 @@ def run_step(sim: LiveSim, outputs: Sequence[T], start_items: Sequence[Item], gr
         sim.fail("autocast not modelled for this program")
     if sim.checkpointing and sim.reentrant and not sim.inv.family.costs.reentrant:
         sim.fail("reentrant checkpointing not proven for this program")
-    if sim.checkpointing and sim.reentrant and sim.lower is not None:
-        # Measured (BERT, backward_ledger): in the recomputation the detached input is a leaf needing a gradient, so
-        # autocast caches its bf16 copy as a parameter's (one copy for Q, K and V, held until the region exits),
-        # where the forward made one per Linear: the recomputation is not the forward's replay. Not modelled yet.
-        sim.fail("reentrant checkpointing under autocast")
     sim._begin()
     if sim.failed:
         return None
@@ -3870,7 +3916,7 @@ def replay_forward(sim: LiveSim, keep: set[int], start_items: Sequence[Item], ph
     # What an unreached node saved (:meth:`LiveSim.unused`) lives with the graph until the forward returns.
     death = _deaths(sim, keep | sim.unreached)
     death.update(sim.unreached_deaths)  # a branch dropped before (LiveSim.unreached_dropped): its graph with it
-    sizes = {s: n for s, n in sim.storages.items() if n and s != sim.input_ids}
+    sizes = {s: n for s, n in sim.storages.items() if n and s != sim.input_ids and s not in sim.recompute_only}
     sizes.update(sim.extra)
     start = sum(i.bytes for i in start_items)
     live, best, at = start, -1, 0
@@ -3971,7 +4017,7 @@ def _recompute(sim: LiveSim, packed: dict[int, dict[int, int]]) -> Callable[[Bac
     up to its last pack (:attr:`Block.stop`), where ``_StopRecomputationError`` unwinds the function and every
     storage not held goes. Returns the forward's storage ids mapped to the recomputed ones."""
     death = _deaths(sim, set(), recomputed=True)
-    sizes = {s: n for s, n in sim.storages.items() if n and s != sim.input_ids}
+    sizes = {s: n for s, n in sim.storages.items() if n and s != sim.input_ids and s not in sim.forward_only}
     sizes.update(sim.extra)
 
     def run(bw: Backward, k: int) -> dict[int, int]:

@@ -68,7 +68,7 @@ checkpointing for the families whose cost model declares ``reentrant``. Everythi
 above (the optimizer step when provable, else no figure).
 
 **What remains** (issue 32): reentrant checkpointing of the other families (DeBERTa's keyword arguments, the
-rotary tables ModernBERT and EuroBERT pass), a frozen embedding's output under checkpointing (LoRA), causal masks, SDPA's math path (replayed only for T5's trained
+rotary tables ModernBERT and EuroBERT pass), causal masks, SDPA's math path (replayed only for T5's trained
 position bias in float32: ``LiveSim.sdpa_math_replayed``), and the families whose program does not opt in yet
 (Longformer, BigBird, Funnel, DeBERTa v1...): their peak keeps this module's proven bounds.
 
