@@ -149,19 +149,25 @@ def embed_time(flops: int, lang: str, tflops: float | None = None) -> str:
 def replayed_families(lang: str, attention: str = "eager", autocast: str | None = None,
                       checkpointing: str | None = None) -> str:
     """The families whose forward the peak engine replays tensor by tensor (so the peak is exact in every phase),
-    found by asking the engine, never listed by hand: each family's first preset at B = 1, L = 8 with ``attention``,
-    as the preset's class, or the first class the family's training step covers when that is not it (Perceiver's
-    step covers its text classes, not the base model), listed when its timeline's forward phase is exact
-    (``autocast`` "bf16": under mixed precision, fp32 weights); with ``checkpointing`` ("reentrant"), listed when
-    every phase is exact (the layers' recomputation lies in the backward). Their titles joined as the language
-    writes a list."""
-    from calculator import costs
-    from calculator.build import build
-    from calculator.errors import CalcError
+    found by asking the engine (:func:`_replayed`), never listed by hand; their titles joined as the language writes a
+    list."""
     from calculator.families import FAMILIES
     from calculator.i18n import join_all, pick
 
-    names = []
+    return join_all([pick(FAMILIES[mt].title, lang) for mt in _replayed(attention, autocast, checkpointing)], lang)
+
+
+@lru_cache(maxsize=None)
+def _replayed(attention: str, autocast: str | None, checkpointing: str | None) -> tuple[str, ...]:
+    """The model types :func:`replayed_families` lists, asked once per setting for both languages: each family's first
+    preset at B = 1, L = 8 with ``attention``, as the preset's class, or the first class the family's training step
+    covers when that is not it (Perceiver's step covers its text classes, not the base model), listed when its
+    timeline's forward phase is exact (``autocast`` "bf16": under mixed precision, fp32 weights); with
+    ``checkpointing`` ("reentrant"), listed when every phase is exact (the layers' recomputation lies in the
+    backward)."""
+    from calculator.families import FAMILIES
+
+    found = []
     for family in sorted(FAMILIES.values(), key=lambda f: f.rank):
         if family.costs is None or not family.presets:
             continue
@@ -177,8 +183,8 @@ def replayed_families(lang: str, attention: str = "eager", autocast: str | None 
             continue
         exact = [p.exact for p in peak.timeline if checkpointing or p.name == "forward"] if peak is not None else []
         if exact and all(exact):
-            names.append(pick(family.title, lang))
-    return join_all(names, lang)
+            found.append(family.model_type)
+    return tuple(found)
 
 
 def context() -> dict[str, Any]:

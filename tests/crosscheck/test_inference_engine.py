@@ -23,13 +23,13 @@ from calculator import costs
 from calculator.errors import CalcError
 from calculator.families import FAMILIES
 
-from .test_costs_reference import COVERED, draw, planned
+from .test_costs_reference import COVERED, planned
 
 torch = pytest.importorskip("torch")
 
 from .costs_measure import flop_counter  # noqa: E402
 from .peak_measure import Step, build_model, measure_peak  # noqa: E402
-from .test_peak_engine import AUTOCAST_EXACT, LIFETIME_DRAW  # noqa: E402
+from .test_peak_engine import AUTOCAST_EXACT, LIFETIME_DRAW, draw  # noqa: E402
 
 PER_FAMILY = int(os.environ.get("INFERENCE_RANDOM", "6"))
 SEED = int(os.environ.get("CROSSCHECK_SEED", "20261125"))
