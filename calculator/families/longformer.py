@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import replace
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from ..config import MAX_SIZE, read_fields
 from ..costs import CostModel, Sim, T, activation_key, dropouts, is_contiguous, no_buffers
@@ -415,15 +415,22 @@ def _linear_any(sim: Sim, module: str, x: T) -> T:
         return out
 
 
+def _chunks_count(sim: Sim) -> T:
+    """``chunks_count = torch.div(seq_len, window_overlap, rounding_mode="trunc") - 1``: two 0-dim numbers, the
+    quotient a temporary."""
+    t = _number(sim, "aten.div")
+    count = _number(sim, "aten.sub")
+    sim.release(t)
+    return count
+
+
 def _sliding_scores(sim: Sim, q: T, k: T, w: int) -> T:
     """``_sliding_chunks_query_key_matmul`` then ``_mask_invalid_locations``, q and k [B, Lp, A, d]: the scores in the
     ``new_zeros`` [B·A, Lp/w, w, 2w + 1] the chunks are copied into, seen as [B, Lp, A, 2w + 1]."""
     b, lp, heads, d = q.shape
     bh, chunks = b * heads, lp // w - 1
     mark = sim.scope()
-    t = _number(sim, "aten.div")
-    count = _number(sim, "aten.sub")  # chunks_count, named until the return
-    sim.release(t)
+    count = _chunks_count(sim)  # named until the return
 
     def chunk(x: T) -> T:  # _chunk: a view, then as_strided; torch.div(...) a temporary of the call
         flat = sim.reshape(sim.transpose(x, 1, 2), (bh, lp, d))
@@ -458,18 +465,24 @@ def _sliding_scores(sim: Sim, q: T, k: T, w: int) -> T:
     return sim.transpose(seen, 2, 1)
 
 
+def _chunked(sim: Sim, probs: T, v: T, w: int) -> tuple[T, T]:
+    """The start ``_sliding_chunks_matmul_attn_probs_value`` has with or without gradients: ``chunks_count``'s
+    numbers, the probabilities chunked to [B·A, Lp / w, w, 2w + 1] and V to [B·A, Lp, d]."""
+    b, lp, heads, d = v.shape
+    bh, blocks = b * heads, lp // w
+    _chunks_count(sim)
+    t = _number(sim, "aten.div")
+    cp = sim.reshape(sim.transpose(probs, 1, 2), (bh, blocks, w, 2 * w + 1))
+    sim.release(t)
+    return cp, sim.reshape(sim.transpose(v, 1, 2), (bh, lp, d))
+
+
 def _sliding_context(sim: Sim, probs: T, v: T, w: int) -> T:
     """``_sliding_chunks_matmul_attn_probs_value``: probabilities [B, Lp, A, 2w + 1] by V [B, Lp, A, d]."""
     b, lp, heads, d = v.shape
     bh, blocks = b * heads, lp // w
     mark = sim.scope()
-    t = _number(sim, "aten.div")
-    _number(sim, "aten.sub")  # chunks_count
-    sim.release(t)
-    t = _number(sim, "aten.div")
-    cp = sim.reshape(sim.transpose(probs, 1, 2), (bh, blocks, w, 2 * w + 1))
-    sim.release(t)
-    vv = sim.reshape(sim.transpose(v, 1, 2), (bh, lp, d))
+    cp, vv = _chunked(sim, probs, v, w)
     padded = _fresh(sim, (bh, lp + 2 * w, d), "aten.constant_pad_nd")
     _number(sim, "aten.add")  # chunks_count + 1, held by the size tuple
     st = padded.strides
@@ -593,14 +606,7 @@ def _inference_attention(sim: Sim, p: str, x: T, heads: int, window: int, masked
         return sim.transpose(sim.view(t, (lp, b, heads, d)), 0, 1)
 
     scores = _sliding_scores(sim, split(q), split(k), w)
-    _fresh(sim, (b, lp), "aten.ne", 1)  # (attention_mask != 0), named until the return
-    cast = _fresh(sim, (b, lp), "aten._to_copy")
-    float_mask = _fresh(sim, (b, lp), "aten.masked_fill")
-    sim.release(cast)
-    ones = _fresh(sim, (b, lp), "aten.new_ones")
-    column = (b, lp, 1, 1)
-    _sliding_scores(sim, sim.view(ones, column), sim.view(float_mask, column), w)  # diagonal_mask, named to the end
-    sim.release(ones)  # the call's argument
+    _diagonal_mask(sim, b, lp, w)
     # attn_scores += diagonal_mask: in place
     shape: tuple[int, ...] = (b, lp, heads, 2 * w + 1)
     if global_attention:
@@ -624,10 +630,7 @@ def _inference_attention(sim: Sim, p: str, x: T, heads: int, window: int, masked
         context = _global_context(sim, filled, split(v), w)
     else:
         context = _sliding_context(sim, filled, split(v), w)
-    # .transpose(0, 1).reshape(Lp, B, H).contiguous(): one copy, by the reshape or (one head: a view) by contiguous
-    out = sim.contiguous(sim.reshape(sim.transpose(context, 0, 1), (lp, b, h)))
-    if out.storage != context.storage:
-        sim.release(context)
+    out = _merged_heads(sim, context, lp, b, h)
     if global_attention:
         _global_from_hidden(sim, s, hs, heads)
     attended = sim.end_scope(own, sim.transpose(out, 0, 1))
@@ -639,14 +642,44 @@ def _inference_attention(sim: Sim, p: str, x: T, heads: int, window: int, masked
     return sim.end_scope(mark, normed)
 
 
-def _inference_layer(p: str, heads: int, window: int, masked: T, mask: T, global_attention: bool) -> Any:
+def _diagonal_mask(sim: Sim, b: int, lp: int, w: int) -> None:
+    """``LongformerSelfAttention.forward``'s float mask and its sliding diagonal, as the self-attention makes them:
+    ``(attention_mask != 0)`` (named until the return), its float copy and ``masked_fill``, and ``diagonal_mask``
+    (the sliding product of ``new_ones`` and the float mask, named to the end; the ones go as the call returns)."""
+    _fresh(sim, (b, lp), "aten.ne", 1)
+    cast = _fresh(sim, (b, lp), "aten._to_copy")
+    float_mask = _fresh(sim, (b, lp), "aten.masked_fill")
+    sim.release(cast)
+    ones = _fresh(sim, (b, lp), "aten.new_ones")
+    column = (b, lp, 1, 1)
+    _sliding_scores(sim, sim.view(ones, column), sim.view(float_mask, column), w)
+    sim.release(ones)
+
+
+def _merged_heads(sim: Sim, context: T, lp: int, b: int, h: int) -> T:
+    """``.transpose(0, 1).reshape(Lp, B, H).contiguous()``: one copy, by the reshape or (one head: a view) by
+    ``contiguous``; the heads' context goes once copied."""
+    out = sim.contiguous(sim.reshape(sim.transpose(context, 0, 1), (lp, b, h)))
+    if out.storage != context.storage:
+        sim.release(context)
+    return out
+
+
+def _layer(p: str, heads: int, window: int, masked: T, mask: T, global_attention: bool, training: bool) -> Any:
+    """One ``LongformerLayer``: the attention (in training op by op, local attention only: :func:`_train_attention`;
+    else under no_grad: :func:`_inference_attention`), then ``ff_chunk`` (its dropout in training)."""
+
     def run(sim: Sim, x: T) -> T:
         mark = sim.scope()
-        attended = _inference_attention(sim, p, x, heads, window, masked, mask, global_attention)
+        if training:
+            attended = _train_attention(sim, p, x, heads, window, masked)
+        else:
+            attended = _inference_attention(sim, p, x, heads, window, masked, mask, global_attention)
         chunk = sim.scope()  # ff_chunk
         inner = sim.linear(p + "intermediate.dense", attended)
         inner = sim.rebind(inner, sim.act("hidden_act", inner))
-        out = sim.end_scope(chunk, bert.self_output(sim, p + "output.", inner, attended, False))
+        drop = sim.drops("hidden_dropout_prob") if training else False
+        out = sim.end_scope(chunk, bert.self_output(sim, p + "output.", inner, attended, drop))
         return sim.end_scope(mark, out)
 
     return run
@@ -736,13 +769,12 @@ def step_inference(sim: Sim, inv: Inventory, b: int, n: int, training: bool = Fa
     index_global = _fresh(sim, (b, lp), "aten.gt", 1)
     sim.release(_fresh(sim, (), "aten.any", 1))
     heads = c["num_attention_heads"]
-    layer = _train_layer if training else _inference_layer
     if training:  # every layer's keyword arguments: under checkpointing its frame (or partial) keeps them
         for argument in (mask, masked, index_global):
             sim.layer_argument(argument, counted=False)
     seq = x
     for i, w in enumerate(windows(c)):
-        y = sim.layer(layer(f"{prefix}encoder.layer.{i}.", heads, w, masked, mask, classify), seq)
+        y = sim.layer(_layer(f"{prefix}encoder.layer.{i}.", heads, w, masked, mask, classify, training), seq)
         if i:
             sim.rebind(seq, y)
         seq = y
@@ -752,14 +784,19 @@ def step_inference(sim: Sim, inv: Inventory, b: int, n: int, training: bool = Fa
     return (TRAIN_HEADS if training else SPAN_HEADS)[kind](sim, seq, pooled, "hidden_dropout_prob")
 
 
-def span_mlm_step(sim: Sim, seq: T, pooled: T | None, dropout_key: str) -> list[T]:
-    """``LongformerLMHead`` in the inference span: dense (on the strided slice: :func:`_linear_any`), gelu,
-    layer_norm, decoder (each rebinding x)."""
+def _lm_head(sim: Sim, seq: T, project: Callable[[Sim, str, T], T]) -> list[T]:
+    """``LongformerLMHead``: dense (on the strided slice, by ``project``), gelu, layer_norm, decoder, each rebinding
+    x."""
     head = sim.scope()
-    h = _linear_any(sim, "lm_head.dense", seq)
+    h = project(sim, "lm_head.dense", seq)
     h = sim.rebind(h, sim.keep_input(h))
     h = sim.rebind(h, sim.layer_norm("lm_head.layer_norm", h))
     return [sim.end_scope(head, sim.rebind(h, sim.linear("lm_head.decoder", h)))]
+
+
+def span_mlm_step(sim: Sim, seq: T, pooled: T | None, dropout_key: str) -> list[T]:
+    """``LongformerLMHead`` in the inference span: its dense by :func:`_linear_any`."""
+    return _lm_head(sim, seq, _linear_any)
 
 
 def span_token_classifier_step(sim: Sim, seq: T, pooled: T | None, dropout_key: str) -> list[T]:
@@ -973,9 +1010,7 @@ def _train_scores(sim: Any, q: T, k: T, w: int) -> tuple[T, int | None, T]:
     b, lp, heads, d = q.shape
     bh, chunks = b * heads, lp // w - 1
     mark = sim.scope()
-    t = _number(sim, "aten.div")
-    count = _number(sim, "aten.sub")  # chunks_count, named until the return
-    sim.release(t)
+    count = _chunks_count(sim)  # named until the return
 
     def chunk(x: T) -> T:  # _chunk: a view, then the overlapping as_strided; torch.div(...) a temporary of the call
         flat = sim.reshape(sim.transpose(x, 1, 2), (bh, lp, d))
@@ -1055,13 +1090,7 @@ def _train_context(sim: Any, probs: T, v: T, w: int) -> T:
     b, lp, heads, d = v.shape
     bh, blocks = b * heads, lp // w
     mark = sim.scope()
-    t = _number(sim, "aten.div")
-    _number(sim, "aten.sub")  # chunks_count
-    sim.release(t)
-    t = _number(sim, "aten.div")
-    cp = sim.reshape(sim.transpose(probs, 1, 2), (bh, blocks, w, 2 * w + 1))
-    sim.release(t)
-    vv = sim.reshape(sim.transpose(v, 1, 2), (bh, lp, d))
+    cp, vv = _chunked(sim, probs, v, w)
     padded = sim.made_by(sim.pad_end(vv, (bh, lp + 2 * w, d)), "aten.constant_pad_nd")
     _number(sim, "aten.add")  # chunks_count + 1, held by the size tuple
     st = padded.strides
@@ -1114,14 +1143,7 @@ def _train_attention(sim: Any, p: str, x: T, heads: int, window: int, masked: T)
         return sim.transpose(sim.view(t, (lp, b, heads, d)), 0, 1)
 
     scores, history, base = _train_scores(sim, split(q), split(k), w)
-    _fresh(sim, (b, lp), "aten.ne", 1)  # (attention_mask != 0), named until the return
-    cast = _fresh(sim, (b, lp), "aten._to_copy")
-    float_mask = _fresh(sim, (b, lp), "aten.masked_fill")
-    sim.release(cast)
-    ones = _fresh(sim, (b, lp), "aten.new_ones")
-    column = (b, lp, 1, 1)
-    _sliding_scores(sim, sim.view(ones, column), sim.view(float_mask, column), w)  # diagonal_mask, named to the end
-    sim.release(ones)
+    _diagonal_mask(sim, b, lp, w)
     scores = _train_masked_scores(sim, scores, history, base)
     probs = sim.softmax_float32(scores)
     filled = sim.masked_fill(probs, T((b, lp, 1, 1), (lp, 1, 1, 1), masked.storage, False, 1))
@@ -1131,9 +1153,7 @@ def _train_attention(sim: Any, p: str, x: T, heads: int, window: int, masked: T)
     sim.release(scores)  # del attn_scores
     filled = sim.rebind(filled, sim.dropout(filled, sim.drops("attention_probs_dropout_prob")))
     context = _train_context(sim, filled, split(v), w)
-    out = sim.contiguous(sim.reshape(sim.transpose(context, 0, 1), (lp, b, h)))
-    if out.storage != context.storage:
-        sim.release(context)
+    out = _merged_heads(sim, context, lp, b, h)
     attended = sim.end_scope(own, sim.transpose(out, 0, 1))
     dense = _project(sim, p + "attention.output.dense", attended)
     dense = sim.rebind(dense, sim.dropout(dense, sim.drops("hidden_dropout_prob")))
@@ -1143,30 +1163,10 @@ def _train_attention(sim: Any, p: str, x: T, heads: int, window: int, masked: T)
     return sim.end_scope(mark, normed)
 
 
-def _train_layer(p: str, heads: int, window: int, masked: T, mask: T, global_attention: bool) -> Any:
-    """One ``LongformerLayer`` in training (local attention): the attention, then ``ff_chunk``."""
-
-    def run(sim: Sim, x: T) -> T:
-        mark = sim.scope()
-        attended = _train_attention(sim, p, x, heads, window, masked)
-        chunk = sim.scope()  # ff_chunk
-        inner = sim.linear(p + "intermediate.dense", attended)
-        inner = sim.rebind(inner, sim.act("hidden_act", inner))
-        out = sim.end_scope(chunk, bert.self_output(sim, p + "output.", inner, attended,
-                                                    sim.drops("hidden_dropout_prob")))
-        return sim.end_scope(mark, out)
-
-    return run
-
-
 def train_mlm_step(sim: Sim, seq: T, pooled: T | None, dropout_key: str) -> list[T]:
-    """``LongformerLMHead`` in training: dense (on the strided slice: ``matmul``, then the bias), gelu, layer_norm,
-    decoder, each rebinding x."""
-    head = sim.scope()
-    h = _project(sim, "lm_head.dense", seq)
-    h = sim.rebind(h, sim.keep_input(h))
-    h = sim.rebind(h, sim.layer_norm("lm_head.layer_norm", h))
-    return [sim.end_scope(head, sim.rebind(h, sim.linear("lm_head.decoder", h)))]
+    """``LongformerLMHead`` in training: its dense on the strided slice by :func:`_project` (``matmul``, then the
+    bias)."""
+    return _lm_head(sim, seq, _project)
 
 
 def train_token_classifier_step(sim: Sim, seq: T, pooled: T | None, dropout_key: str) -> list[T]:

@@ -1587,13 +1587,24 @@ def test_big_bird_block_sparse_storages_in_pytorchs_order() -> None:
             assert listed == forward_allocations(case, inference), (index, inference, case["arch"], case["raw"])
 
 
+def _costed(case: dict[str, Any], autocast: bool) -> bool:
+    """``case`` planned and costed as drawn, AdamW, under bf16 autocast when asked (``case["inv"]``, ``["plan"]`` and
+    ``["costs"]`` set), or False where the engine refuses it (the caller draws again)."""
+    try:
+        inv, plan = planned(case)
+        case["costs"] = costs.compute(inv, costs.settings(case["batch"], case["seq_len"], case["dtype"], "adamw",
+                                                          autocast="bf16" if autocast else None), plan)
+    except CalcError:
+        return False
+    case["inv"], case["plan"] = inv, plan
+    return True
+
+
 @pytest.mark.parametrize("autocast", [False, True])
 def test_funnel_lora_on_a_strided_post_proj(autocast: bool) -> None:
     """Funnel with d_head = 1: post_proj's input is a strided view of the einsum's output, so peft's base layer runs
     ``at::linear``'s matmul path and lora_A folds a copy of it (``x.to(float32)`` keeping its strides in a bf16
     model). Its forward's, loss's and backward's maxima are LiveBytes' to the byte and the figure is the peak."""
-    from .test_costs_reference import draw, planned
-
     rng = random.Random(f"{SEED}-funnel-strided-lora-{autocast}")
     for _ in range(40):
         case = draw(rng, "funnel")
@@ -1604,14 +1615,8 @@ def test_funnel_lora_on_a_strided_post_proj(autocast: bool) -> None:
         case.update(checkpointing=False, batch=rng.randint(2, 5), seq_len=rng.randint(4, 14), optimizer="adamw",
                     dtype="fp32" if autocast else case["dtype"], autocast=autocast)
         case["raw"]["max_position_embeddings"] = case["seq_len"] + 2
-        try:
-            inv, plan = planned(case)
-            case["costs"] = costs.compute(inv, costs.settings(case["batch"], case["seq_len"], case["dtype"], "adamw",
-                                                              autocast="bf16" if autocast else None), plan)
-        except CalcError:
-            continue
-        case["inv"], case["plan"] = inv, plan
-        break
+        if _costed(case, autocast):
+            break
     else:
         pytest.fail("no case drawn")
     assert "post_proj" in str(case["plan"].settings)
@@ -1623,8 +1628,6 @@ def test_mpnet_without_layers_drops_the_unread_bias(autocast: bool) -> None:
     """MPNet with num_hidden_layers 0: its encoder still computes the relative position bias (the bucket table's
     lookup saving the buckets) but no loss reads it; the bias and its graph go as the encoder returns
     (``Sim.unreached_dropped``). The step's maxima are LiveBytes' to the byte and the figure is the peak."""
-    from .test_costs_reference import draw, planned
-
     rng = random.Random(f"{SEED}-mpnet-no-layers-{autocast}")
     for _ in range(40):
         case = draw(rng, "mpnet")
@@ -1632,14 +1635,8 @@ def test_mpnet_without_layers_drops_the_unread_bias(autocast: bool) -> None:
         case.update(plan="none", checkpointing=False, batch=rng.randint(2, 6), seq_len=rng.randint(4, 16),
                     optimizer="adamw", dtype="fp32" if autocast else case["dtype"], autocast=autocast)
         case["raw"]["max_position_embeddings"] = max(case["raw"].get("max_position_embeddings", 0), case["seq_len"] + 2)
-        try:
-            inv, plan = planned(case)
-            case["costs"] = costs.compute(inv, costs.settings(case["batch"], case["seq_len"], case["dtype"], "adamw",
-                                                              autocast="bf16" if autocast else None), plan)
-        except CalcError:
-            continue
-        case["inv"], case["plan"] = inv, plan
-        break
+        if _costed(case, autocast):
+            break
     else:
         pytest.fail("no case drawn")
     assert check_checkpointed(case, {}), case["raw"]  # not checkpointed here: the same three maxima and the figure
