@@ -424,6 +424,17 @@ def _chunks_count(sim: Sim) -> T:
     return count
 
 
+def _invalid_mask_tables(sim: Sim, w: int) -> None:
+    """``_mask_invalid_locations``' two [w, w + 1] tables: ``new_ones(...).tril().flip(...)`` (the ones and the lower
+    triangle temporaries) and its flip, both named until the function returns."""
+    ones = _fresh(sim, (w, w + 1), "aten.new_ones")
+    lower = _fresh(sim, (w, w + 1), "aten.tril")
+    sim.release(ones)
+    _fresh(sim, (w, w + 1), "aten.flip")
+    sim.release(lower)
+    _fresh(sim, (w, w + 1), "aten.flip")
+
+
 def _sliding_scores(sim: Sim, q: T, k: T, w: int) -> T:
     """``_sliding_chunks_query_key_matmul`` then ``_mask_invalid_locations``, q and k [B, Lp, A, d]: the scores in the
     ``new_zeros`` [B·A, Lp/w, w, 2w + 1] the chunks are copied into, seen as [B, Lp, A, 2w + 1]."""
@@ -449,12 +460,7 @@ def _sliding_scores(sim: Sim, q: T, k: T, w: int) -> T:
     out = _fresh(sim, (bh, chunks + 1, w, 2 * w + 1), "aten.new_zeros")
     sim.release(t)
     # _mask_invalid_locations: new_ones(w, w + 1).tril().flip(), its flip; each end's full_like, .bool(), where
-    ones = _fresh(sim, (w, w + 1), "aten.new_ones")
-    lower = _fresh(sim, (w, w + 1), "aten.tril")
-    sim.release(ones)
-    _fresh(sim, (w, w + 1), "aten.flip")
-    sim.release(lower)
-    _fresh(sim, (w, w + 1), "aten.flip")
+    _invalid_mask_tables(sim, w)
     for _ in range(2):
         full = _fresh(sim, (b, w, heads, w + 1), "aten.full_like")
         cond = _fresh(sim, (b, w, heads, w + 1), "aten._to_copy", 1)
@@ -1043,12 +1049,7 @@ def _train_scores(sim: Any, q: T, k: T, w: int) -> tuple[T, int | None, T]:
     scores = sim.transpose(sim.view(base, (b, heads, lp, 2 * w + 1)), 2, 1)
     # _mask_invalid_locations: new_ones(w, w + 1).tril().flip(), its flip; each end's full_like, .bool(), where,
     # written into the end's slice
-    ones = _fresh(sim, (w, w + 1), "aten.new_ones")
-    lower = _fresh(sim, (w, w + 1), "aten.tril")
-    sim.release(ones)
-    _fresh(sim, (w, w + 1), "aten.flip")
-    sim.release(lower)
-    _fresh(sim, (w, w + 1), "aten.flip")
+    _invalid_mask_tables(sim, w)
     view = scores
     for end in range(2):
         if end and history is not None:
