@@ -676,6 +676,7 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     if bert.step_task(inv) in EXACT_LIFETIMES:
         sim.exact_lifetimes()
         sim.exact_forward()
+        sim.exact_autocast()  # without layers (fails_under_autocast): the embeddings' casts, the heads' (v2's)
     mark = sim.scope()
     mask = sim.constant((b, n), 4, "aten.ones")  # torch.ones(input_shape): float32 whatever the model's dtype
     types = sim.constant((b, n), 8, "aten.zeros")  # token_type_ids
@@ -707,7 +708,7 @@ def fails_under_autocast(c: Mapping[str, Any]) -> bool:
 
 
 COSTS = CostModel(step_program, step_max_seq_len, check=step_check_heads, keys=unread((activation_key("gelu"), *dropouts("hidden_dropout_prob", "attention_probs_dropout_prob"), *dropouts("pooler_dropout", default=0.0), activation_key("gelu", key="pooler_hidden_act"))), buffers=position_ids_buffer,
-                  reentrant=True, autocast_fails=fails_under_autocast)
+                  reentrant=True, autocast=True, autocast_fails=fails_under_autocast)
 
 
 # ------------------------------------------------------------------ random configs
