@@ -867,7 +867,9 @@ def test_reentrant_checkpointing_replayed_exactly(model_type: str) -> None:
             assert case["arch"] in ("MobileBertForMaskedLM", "MobileBertForPreTraining",
                                     "BigBirdForQuestionAnswering") or _reentrant_reaches_outside(case), (
                 case["arch"], case["raw"])
-        if replayed and index == 0 and FAMILIES[model_type].costs.autocast:  # replayed under autocast too
+        fails = FAMILIES[model_type].costs.autocast_fails  # a config PyTorch cannot run under autocast: refused
+        if (replayed and index == 0 and FAMILIES[model_type].costs.autocast  # replayed under autocast too
+                and not (fails is not None and fails(case["inv"].config))):
             s = case["costs"].settings  # (its figures measured by check_autocast's reentrant draws)
             mixed = costs.compute(case["inv"], costs.settings(s.batch, s.seq_len, "fp32", s.optimizer, "reentrant",
                                                               autocast="bf16"), case["plan"])
