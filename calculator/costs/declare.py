@@ -218,6 +218,11 @@ class CostModel:
     #: Whether the step under mixed precision (``torch.autocast`` bf16 around the forward) is cross-checked for
     #: this family (tests/crosscheck/test_costs_autocast.py); False: refused (``costs_autocast_family``).
     autocast: bool = False
+    #: The configs whose forward PyTorch itself raises under bf16 autocast (``fails(config)``; transformers 5.23's
+    #: dtype mixes, proven by test_costs_autocast.py's refusal cross-check): refused as ``costs_forward_fails``
+    #: (key ``mixed_precision``) once the config's own refusals are passed, rather than "not checked yet"
+    #: (``costs_autocast_family``), which the others keep when :attr:`autocast` is False.
+    autocast_fails: Callable[[Mapping[str, Any]], bool] | None = None
     #: Whether the program models ``attn_implementation="sdpa"`` (``sim.attention``: PyTorch's CPU flash kernel,
     #: :meth:`.ops.Ops.sdpa`), cross-checked in tests/crosscheck/test_costs_sdpa_reference.py. False: SDPA refused
     #: (``costs_sdpa_not_modelled``) for a class that supports it, rather than costed as eager.

@@ -3033,9 +3033,9 @@ class LiveSim(Sim):
         at once, then ``grad / b``, then the root's summed to [.., 1]), then ``weight * normalized + bias``
         (:meth:`_no_norm`'s nodes). In bf16 ``hidden_states.float()`` is a copy (``ToCopyBackward0``), named
         until the quotient rebinds it, and ``.to(input_type)`` casts the quotient back (dropped then). The means are named until the function returns; each ``x - mean``, the power and
-        the root are temporaries of their expressions (kept by their nodes)."""
-        if self.lower is not None:
-            self.fail("DebertaLayerNorm under autocast")
+        the root are temporaries of their expressions (kept by their nodes). Under bf16 autocast (no op here on its
+        lists) the same in the input's dtype (float32, or bf16 after a projection), the product with the float32
+        weight promoted (:meth:`_no_norm`)."""
         mark = self.scope()
         with self._in(module):
             shape, rows, size = x.shape, x.shape[:-1] + (1,), x.itemsize

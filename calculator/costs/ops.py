@@ -1165,7 +1165,9 @@ class Ops:
             self.save(self.new(x.shape, True, 4))  # x - mean, for pow
             self.save(self.new(rows, True, 4))  # sqrt(variance + eps)
             self.save(self.new(x.shape, True, 4))  # x - mean, for the division
-        normalized = self.new(x.shape, x.grad)
+        # ``.to(input_type)``: the model's dtype, or under autocast the input's (bf16 after a projection); the product
+        # with the float32 weight is float32 then (promoted)
+        normalized = self.new(x.shape, x.grad, x.itemsize if self.lower is not None else None)
         if w:
             self.save(normalized)
         return self.new(x.shape, x.grad or w or b)

@@ -340,7 +340,8 @@ def simulate(inv: Inventory, s: Settings, plan: Any = None, inference: bool = Fa
     per operation, names the module each figure comes from) and the program's outputs. Refusals as :func:`compute`.
     ``inference``: the inference span's forward (``model.eval()`` under ``torch.no_grad()``: no graph, no dropout)."""
     model = cost_model(inv)
-    if s.autocast is not None and not model.autocast:  # before any other check: the step itself is not matched
+    fails = s.autocast is not None and model.autocast_fails is not None and model.autocast_fails(inv.config)
+    if s.autocast is not None and not model.autocast and not fails:  # before any other check: the step not matched
         from ..families import FAMILIES  # only to list the families checked under autocast in the refusal
 
         raise CalcError("costs_autocast_family", model_type=inv.model_type,
@@ -351,6 +352,8 @@ def simulate(inv: Inventory, s: Settings, plan: Any = None, inference: bool = Fa
             raise CalcError("costs_seq_too_long", value=s.seq_len, maximum=longest)
     if model.check is not None:
         model.check(inv)
+    if fails:  # after the config's own refusals: PyTorch raises under autocast whatever else is set (measured)
+        raise CalcError("costs_forward_fails", key="mixed_precision", value=s.autocast)
     check_step_keys(inv, model)
     if s.checkpointing and not model.checkpointing:
         raise CalcError("costs_no_checkpointing", architecture=inv.architecture)

@@ -676,6 +676,7 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     if bert.step_task(inv) in EXACT_LIFETIMES:
         sim.exact_lifetimes()
         sim.exact_forward()
+        sim.exact_autocast()  # without layers (fails_under_autocast): the embeddings' casts, the heads' (v2's)
     mark = sim.scope()
     mask = sim.constant((b, n), 4, "aten.ones")  # torch.ones(input_shape): float32 whatever the model's dtype
     types = sim.constant((b, n), 8, "aten.zeros")  # token_type_ids
@@ -697,8 +698,17 @@ EXACT_LIFETIMES = (Task.MODEL, Task.MASKED_LM, Task.SEQUENCE_CLASSIFICATION, Tas
                    Task.QUESTION_ANSWERING)
 
 
+def fails_under_autocast(c: Mapping[str, Any]) -> bool:
+    """Every layer's ``DisentangledSelfAttention`` under bf16 autocast: ``query_layer`` is ``in_proj``'s bf16 output
+    plus the float32 ``q_bias`` (float32), the scores bf16 (``matmul``), and ``masked_fill(~mask,
+    torch.finfo(query_layer.dtype).min)`` writes float32's minimum into bf16: PyTorch raises "value cannot be
+    converted to type c10::BFloat16 without overflow", training and inference, whatever else the config says
+    (measured: tests/crosscheck/test_costs_autocast.py). Without layers the step runs (no attention)."""
+    return bool(c["num_hidden_layers"] > 0)
+
+
 COSTS = CostModel(step_program, step_max_seq_len, check=step_check_heads, keys=unread((activation_key("gelu"), *dropouts("hidden_dropout_prob", "attention_probs_dropout_prob"), *dropouts("pooler_dropout", default=0.0), activation_key("gelu", key="pooler_hidden_act"))), buffers=position_ids_buffer,
-                  reentrant=True)
+                  reentrant=True, autocast=True, autocast_fails=fails_under_autocast)
 
 
 # ------------------------------------------------------------------ random configs

@@ -159,7 +159,9 @@ def step_quant_act(sim: Sim, x: T, identity: T | None = None, first: bool = True
     mark = sim.scope()  # QuantAct.forward: x_min and x_max die as it returns
     x_act = x if identity is None else sim.add(identity, x)
     if sim.training:
-        s = x_act.itemsize
+        # the input's reductions in its dtype; the buffers' (and what they promote) in the model's: under bf16
+        # autocast a projection's bf16 minimum plus the float32 buffer is a float32 buffer (measured)
+        s, kept = x_act.itemsize, sim.itemsize
         low, high = sim.named_transient(s, "aten.min"), sim.named_transient(s, "aten.max")
         for _ in range(2):  # assert x_max.isnan().sum() == 0 and x_min.isnan().sum() == 0
             nan = sim.named_transient(1, "aten.isnan")
@@ -170,12 +172,12 @@ def step_quant_act(sim: Sim, x: T, identity: T | None = None, first: bool = True
                 sim.drop_transient(gone)
         tests = (("aten.min", "aten.gt"), ("aten.max", "aten.lt")) if first else (("aten.min", "aten.gt"),)
         for reduce, compare in tests:  # the start test, short-circuited when the first is false
-            reduced, told = sim.named_transient(s, reduce), sim.named_transient(1, compare)
+            reduced, told = sim.named_transient(kept, reduce), sim.named_transient(1, compare)
             for gone in (reduced, told):
                 sim.drop_transient(gone)
         for _ in range(2):  # self.x_min = ..., self.x_max = ...: the new buffer made, the old one freed
-            temps = [] if first else [sim.named_transient(s, "aten.mul"), sim.named_transient(s, "aten.mul")]
-            replaced = sim.buffer_transient(sim.named_transient(s, "aten.add"))
+            temps = [] if first else [sim.named_transient(kept, "aten.mul"), sim.named_transient(s, "aten.mul")]
+            replaced = sim.buffer_transient(sim.named_transient(kept, "aten.add"))
             for gone in (*temps, replaced):
                 sim.drop_transient(gone)
         sim.drop_transient(low)
@@ -277,6 +279,7 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     prefix = bert.step_prefix(inv)
     sim.exact_lifetimes()
     sim.exact_forward()  # every name's release declared below (the heads: RoBERTa's)
+    sim.exact_autocast()  # and under bf16 autocast (the Linears' copies, the promoting residual sums: costs.lifetime)
     mark = sim.scope()  # IBertModel.forward
     ids = sim.ids((b, n))
     if inv.config.get("pad_token_id", 1) is not None:  # warn_if_padding_and_no_attention_mask
@@ -322,8 +325,11 @@ def read_config(raw: Mapping[str, Any]) -> dict[str, Any]:
 KEYS = (activation_key("gelu", read=False), *dropouts("hidden_dropout_prob", "attention_probs_dropout_prob"))
 
 #: I-BERT does not support gradient checkpointing (``gradient_checkpointing_enable`` raises).
+#: Under bf16 autocast (``autocast``) the step is RoBERTa's with these modules: ``QuantLinear`` runs ``F.linear``
+#: (autocast's copies), the residual sums are float32, so ``IntLayerNorm`` sees float32 (its ``x * weight`` promotes
+#: to float32 anyway), and ``QuantAct`` reduces bf16 projections against its float32 buffers (:func:`step_quant_act`).
 COSTS = CostModel(step_program, bert.absolute_positions(offset=2), check=step_check, keys=KEYS, checkpointing=False,
-                  buffers=position_ids_buffer)
+                  buffers=position_ids_buffer, autocast=True)
 
 
 def ibert_config(hidden: int, layers: int, heads: int) -> dict[str, Any]:

@@ -426,12 +426,15 @@ def step_check(inv: Inventory) -> None:
 #: RoBERTa's positions: a table of P rows takes P - 2 tokens.
 #: The attention dropout is read (bert.step_attention's, SDPA's dropout_p); the others are refused unless they cost as
 #: the default.
-#: No mixed precision (autocast False, refused as costs_autocast_family): under bf16 autocast transformers 5.23's
-#: ``lang_adapter`` writes the adapter's bf16 output into a float32 ``zeros_like`` (``new_hidden_states[lang_mask] =``),
-#: and ``index_put_`` raises "Index put requires the source and destination dtypes match" (checked on CPU).
+#: No mixed precision: under bf16 autocast transformers 5.23's ``lang_adapter`` writes the adapter's bf16 output
+#: into a float32 ``zeros_like`` of the residual sum (``new_hidden_states[lang_mask] =``; the sum with the float32
+#: residual is float32 in every layer 0, pre- or post-norm, with or without the adapter's LayerNorm), and
+#: ``index_put_`` raises "Index put requires the source and destination dtypes match", training and inference: refused
+#: as a forward PyTorch cannot run (``autocast_fails``; tests/crosscheck/test_costs_autocast.py proves it per draw).
+#: Without layers the config's own refusal (``costs_xmod_no_layers``) comes first.
 COSTS = CostModel(step_program, bert.absolute_positions(offset=2), check=step_check,
                   keys=(*unread(BERT_KEYS[:2]), BERT_KEYS[2], *unread(BERT_KEYS[3:])), buffers=position_buffers,
-                  sdpa=True, reentrant=True)
+                  sdpa=True, reentrant=True, autocast_fails=lambda config: True)
 
 
 #: facebook/xmod-base's adapters, in the order of its model card's table (index = lang_id).

@@ -26,7 +26,12 @@ from .test_costs_reference import draw, planned, vocab_of
 pytest.importorskip("torch")
 
 CHECKED = tuple(mt for mt, f in FAMILIES.items() if f.costs is not None and f.costs.autocast)
-REFUSED = tuple(mt for mt, f in FAMILIES.items() if f.costs is not None and not f.costs.autocast)
+#: Families some of whose configs PyTorch cannot run under autocast (``CostModel.autocast_fails``): their refusal
+#: (``costs_forward_fails``, key ``mixed_precision``) proven per draw by test_autocast_refusal_is_a_step_pytorch_cannot_run.
+FAILING = tuple(mt for mt, f in FAMILIES.items() if f.costs is not None and f.costs.autocast_fails is not None)
+REFUSED = tuple(mt for mt, f in FAMILIES.items() if f.costs is not None and not f.costs.autocast and mt not in FAILING)
+#: What PyTorch raises, per family declaring ``autocast_fails`` (the message transformers 5.23's forward raises with).
+RAISES = {"deberta": "BFloat16 without overflow", "xmod": "Index put requires the source and destination dtypes match"}
 PER_FAMILY = int(os.environ.get("COSTS_AUTOCAST_RANDOM", "10"))
 SEED = int(os.environ.get("CROSSCHECK_SEED", "20261125"))
 #: Refusals that only mean "draw again" (a plan that trains nothing, LoRA on nothing...).
@@ -98,6 +103,52 @@ def test_unchecked_family_is_refused(model_type: str) -> None:
     with pytest.raises(CalcError) as caught:
         costs.compute(inv, costs.settings(1, 4, "fp32", "adamw", False, autocast="bf16"))
     assert caught.value.code in ("costs_autocast_family", "costs_architecture"), caught.value.code
+
+
+@pytest.mark.parametrize("model_type", FAILING)
+def test_autocast_refusal_is_a_step_pytorch_cannot_run(model_type: str) -> None:
+    """A config the engine refuses under bf16 autocast as a forward PyTorch cannot run (``CostModel.autocast_fails``:
+    DeBERTa's float32 minimum written into bf16 scores, X-MOD's bf16 adapter output put into a float32 tensor) is
+    one: drawn configs, classes, plans and checkpointing, the training step refused and PyTorch's step raising, the
+    inference pass refused too and PyTorch's (``eval``, ``no_grad``) raising. A drawn config the declaration spares
+    (DeBERTa without layers) is not refused that way: PyTorch runs it."""
+    import torch
+
+    rng = random.Random(f"{SEED}-{model_type}-autocast-fails")
+    proven = spared = 0
+    for _ in range(60):
+        case = draw(rng, model_type)
+        try:
+            inv, plan = planned(case)
+        except CalcError:
+            continue  # a plan that trains nothing, LoRA on nothing: no step either way
+        s = costs.settings(case["batch"], case["seq_len"], "fp32", "adamw", False, autocast="bf16")
+        try:
+            costs.compute(inv, s, plan)
+        except CalcError as exc:
+            if (exc.code, exc.params.get("key")) != ("costs_forward_fails", "mixed_precision"):
+                continue  # the config's own refusals, checked without autocast by test_costs_reference.py
+        else:
+            spared += 1
+            assert not FAMILIES[model_type].costs.autocast_fails(inv.config), case
+            continue
+        with pytest.raises(CalcError) as caught:
+            costs.compute_inference(inv, costs.settings(case["batch"], case["seq_len"], autocast="bf16"))
+        assert (caught.value.code, caught.value.params["key"]) == ("costs_forward_fails", "mixed_precision")
+        case["optimizer"] = "adamw"
+        with pytest.raises(RuntimeError, match=RAISES[model_type]):
+            torch_side(case, inv, plan)
+        if not proven:
+            config = {k: v for k, v in case["raw"].items() if k not in ("model_type", "architectures")}
+            model = make_model(inv.model_type, case["arch"], config, "fp32", case["pooler"]).eval()
+            ids = torch.zeros((case["batch"], case["seq_len"]), dtype=torch.long)
+            with (pytest.raises(RuntimeError, match=RAISES[model_type]), torch.no_grad(),
+                  torch.autocast("cpu", dtype=torch.bfloat16)):
+                model(input_ids=ids)
+        proven += 1
+        if proven == 2:
+            break
+    assert proven == 2, (proven, spared)
 
 
 def costs_inventory(model_type: str):
