@@ -597,6 +597,9 @@ class LiveSim(Sim):
         (as :meth:`bmm`)."""
         mark = self.scope()
         with self._autocast_call():
+            # cast first (x, then m), so that the product's node hands its bf16 gradients to the copies'
+            # ToCopyBackward0 (MobileBERT's float32 [H, V] matrix: measured, its bf16 gradient then the float32 one)
+            x, m = self.lowered(x), self.lowered(m)
             out = super().matmul_by(x, m)
         return self.end_scope(mark, out)
 
@@ -2115,6 +2118,15 @@ class LiveSim(Sim):
         if out.grad:
             self.edge[id(out)] = self._accumulator(name)
             self.keep.append(out)
+        return out
+
+    def parameter_t(self, name: str) -> T:
+        """:meth:`~.modules.Sim.parameter_t`: ``TBackward0`` hands ``AccumulateGrad`` the gradient transposed (or, for a
+        tied table, ``InputBuffer`` sums it with the table's own in that layout), which fails its layout contract: it
+        keeps a contiguous copy (``clone_obey_contract``; measured, MobileBERT's MLM decoder)."""
+        out = super().parameter_t(name)
+        if out.grad:
+            self.nodes[self._accumulator(name)].copies = True
         return out
 
     def op_with_constant(self, t: T, other: T, op: str = "aten.mul") -> T:
@@ -3775,6 +3787,9 @@ class Timeline:
     trace: tuple[tuple[int, int], ...] = ()
     #: An upper bound on how many storages the forward's and the loss's figures count (rounding each to 512 adds ≤ 511).
     storages: int = 0
+    #: Per parameter (its storage's name), the bytes of the storage its ``.grad`` keeps: more than the parameter's where
+    #: ``AccumulateGrad`` kept a view of a larger gradient (MobileBERT's ``dense.weight``: the whole [H, V] one).
+    grads: dict[str, int] = field(default_factory=dict)
 
 
 def run_step(sim: LiveSim, outputs: Sequence[T], start_items: Sequence[Item], graded: Sequence[str]) -> Timeline | None:
@@ -3880,7 +3895,8 @@ def run_step(sim: LiveSim, outputs: Sequence[T], start_items: Sequence[Item], gr
     return Timeline(forward_bound, loss_bound, bw.best, bw.best_op, bw.best_module, tuple(items), bw.live,
                     replay if sim.forward_exact else None, loss_peak,
                     trace=tuple(bw.trace) + ((bw.live, bw.rounded or 0),),
-                    storages=len(sim.storages) + len(sim.extra) + 2 * len(outputs) + 3)
+                    storages=len(sim.storages) + len(sim.extra) + 2 * len(outputs) + 3,
+                    grads={name: bw.sizes[s] for s, name in kept.items() if name})
 
 
 def _deaths(sim: LiveSim, keep: set[int], recomputed: bool = False) -> dict[int, int]:

@@ -1146,7 +1146,8 @@ class Ops:
 
     def refuse_peak(self, why: str) -> None:
         """The training step runs an operation whose storages the peak's bounds do not count (MobileBERT's MLM
-        head keeps a gradient storage larger than its parameter): the step gives no peak and no bounds."""
+        head keeps a gradient storage larger than its parameter): only the op-by-op replay (:mod:`.lifetime`), which
+        counts them, gives a figure; where it does not, the step gives no peak and no bounds."""
         self.peak_refused = why
 
     # -- DeBERTa (v1)'s operations (issue 32): the tape's costs; :class:`~.lifetime.LiveSim` records their nodes
