@@ -1116,9 +1116,45 @@ class LiveSim(Sim):
 
     def sdpa_math(self, q: T, k: T, v: T, mask: T | None = None) -> T:
         """SDPA's math path (:meth:`~.ops.Ops.sdpa_math`): its autograd nodes are not recorded here, so the peak is
-        not claimed exact (the step's four figures are)."""
-        self.fail("SDPA's math path")
-        return super().sdpa_math(q, k, v, mask)
+        not claimed exact (the step's four figures are); but without a graph or a mask (one-wide heads' inference,
+        Q and K two wide, V one: measured, GTE) it is replayed: :meth:`_sdpa_math_no_grad`."""
+        if self.grad_mode or mask is not None or q.shape[-1] != k.shape[-1]:
+            self.fail("SDPA's math path")
+            return super().sdpa_math(q, k, v, mask)
+        return self._sdpa_math_no_grad(q, k, v)
+
+    def _sdpa_math_no_grad(self, q: T, k: T, v: T) -> T:
+        """``_scaled_dot_product_attention_math`` without a graph or a mask, as :meth:`~.ops.Ops.sdpa_math` describes
+        it: under autocast a float32 q, k or v cast to bf16 first (v, k, q: the flash path's order), temporaries of the
+        call; a bf16 q, k, v copied to float32 (locals of the function); ``q * √scale`` (named to the end),
+        ``kᵀ * √scale`` (a temporary of the product); ``matmul`` (its reshapes' copies temporaries); ``_safe_softmax``;
+        for bf16 its second output ``attn.to(bf16)`` (made before the product, gone with the tuple); ``matmul`` by V;
+        the product cast back to bf16 (the float32 one a temporary)."""
+        self.sdpa_math_ran = True
+        mark = self.scope()
+        if self.lower is not None:
+            with self._autocast_call():
+                v, k, q = self.lowered(v), self.lowered(k), self.lowered(q)
+        lower, self.lower = self.lower, None  # autocast is off inside the operation
+        model = self.itemsize
+        try:
+            origin = q.itemsize
+            if origin != 4:
+                q, k, v = self.to_dtype(q, 4), self.to_dtype(k, 4), self.to_dtype(v, 4)
+            self.itemsize = 4  # every product and the softmax float32, whatever the model's dtype
+            scaled_q = self.scalar(q)
+            scaled_k = self.scalar(self.transpose(k, 2, 3))
+            scores = self.bmm(scaled_q, scaled_k)
+            self.release(scaled_k)
+            probs = self.rebind(scores, self.made_by(self.keep_output(scores), "aten._safe_softmax"))
+            if origin != 4:
+                self.fresh(probs.shape, "aten._to_copy", origin)
+            out = self.bmm(probs, v)
+            if origin != 4:
+                out = self.rebind(out, self.to_dtype(out, origin))
+        finally:
+            self.lower, self.itemsize = lower, model
+        return self.end_scope(mark, out)
 
     # -- XLM's and FlauBERT's operations (measured with the backward ledger: tests/crosscheck/peak_measure.py)
 
@@ -1635,6 +1671,31 @@ class LiveSim(Sim):
     #    backward ledger measured it (tests/crosscheck/peak_measure.backward_ledger): ``neg``'s gradient a new
     #    tensor, a slice's a new zero tensor of the whole input (``slice_backward``), ``stack``/``cat``'s views of
     #    the incoming gradient, ``t * table`` keeping the table, its gradient laid out as the incoming one.
+
+    def rotate_one_wide(self, q: T, k: T, cos: T, sin: T) -> tuple[T, T]:
+        """:meth:`~.ops.Ops.rotate_one_wide` op by op in the inference forward: per tensor ``t * cos`` (two wide),
+        ``rotate_half(t)`` (``t[..., :0]`` empty, so ``cat((-t, empty), -1)``: the negation a temporary of the
+        ``cat``), its product by ``sin`` (two wide; the ``cat`` gone), their sum (both products gone); a bf16 Q or K
+        times float32 tables (autocast) promotes each two-wide result (measured, GTE). With a graph (the products'
+        ``sum_to`` in the backward) it is not modelled."""
+        if self.grad_mode:
+            self.fail("a one-wide head's rotary broadcast")
+            return Ops.rotate_one_wide(self, q, k, cos, sin)
+        turned = []
+        for t in (q, k):
+            wide, size = (*t.shape[:-1], cos.shape[-1]), max(t.itemsize, cos.itemsize)
+            strides = _dense_strides(wide, t.strides)  # laid out as t (measured: [B, L, A, 2] for a head split)
+            made = self.fresh(wide, "aten.mul", size)
+            a = T(wide, strides, made.storage, False, size)
+            neg = self.neg(self.slice_last(t, t.shape[-1]))
+            half = self.join_last([neg, self.slice_last(t, 0)], False)
+            self.release(neg)
+            b = self.fresh(wide, "aten.mul", max(t.itemsize, sin.itemsize))
+            self.release(half)
+            made = self.fresh(wide, "aten.add", size)  # laid out as its first operand, ``t * cos``
+            turned.append(T(wide, strides, made.storage, False, size))
+            self.release(a, b)
+        return turned[0], turned[1]
 
     def fresh(self, shape: Sequence[int], aten: str, itemsize: int | None = None) -> T:
         self._begin()
