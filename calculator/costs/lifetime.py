@@ -1080,7 +1080,9 @@ class LiveSim(Sim):
         returns the three gradients at once, each allocated [B, L, A, d] and returned as [B, A, L, d] (measured,
         whatever the inputs' layout), even for an input that needs none (dropped at once). Where nothing needs a
         gradient (inference) the kernel still returns its logsumexp, dropped as ``scaled_dot_product_attention``
-        returns."""
+        returns. Heads of different sizes take the math path (:meth:`sdpa_math`), no kernel's node."""
+        if not q.shape[-1] == k.shape[-1] == v.shape[-1]:  # check_head_dim_size_cpp (Ops.sdpa)
+            return self.sdpa_math(q, k, v, mask)
         if self.lower is not None and 4 in (q.itemsize, k.itemsize, v.itemsize) and \
                 q.shape[-1] == k.shape[-1] == v.shape[-1]:
             # Under autocast a float32 q, k or v (rotated by float32 tables: :meth:`mul_table`) is cast to bf16
@@ -1116,20 +1118,21 @@ class LiveSim(Sim):
 
     def sdpa_math(self, q: T, k: T, v: T, mask: T | None = None) -> T:
         """SDPA's math path (:meth:`~.ops.Ops.sdpa_math`): its autograd nodes are not recorded here, so the peak is
-        not claimed exact (the step's four figures are); but without a graph or a mask (one-wide heads' inference,
-        Q and K two wide, V one: measured, GTE) it is replayed: :meth:`_sdpa_math_no_grad`."""
-        if self.grad_mode or mask is not None or q.shape[-1] != k.shape[-1]:
+        not claimed exact (the step's four figures are); but without a mask (one-wide heads, Q and K two wide, V one:
+        measured, GTE) it is replayed: :meth:`_sdpa_math_unmasked`."""
+        if mask is not None or q.shape[-1] != k.shape[-1] or (self.grad_mode and self.lower is not None):
             self.fail("SDPA's math path")
             return super().sdpa_math(q, k, v, mask)
-        return self._sdpa_math_no_grad(q, k, v)
+        return self._sdpa_math_unmasked(q, k, v)
 
-    def _sdpa_math_no_grad(self, q: T, k: T, v: T) -> T:
-        """``_scaled_dot_product_attention_math`` without a graph or a mask, as :meth:`~.ops.Ops.sdpa_math` describes
-        it: under autocast a float32 q, k or v cast to bf16 first (v, k, q: the flash path's order), temporaries of the
-        call; a bf16 q, k, v copied to float32 (locals of the function); ``q * √scale`` (named to the end),
-        ``kᵀ * √scale`` (a temporary of the product); ``matmul`` (its reshapes' copies temporaries); ``_safe_softmax``;
-        for bf16 its second output ``attn.to(bf16)`` (made before the product, gone with the tuple); ``matmul`` by V;
-        the product cast back to bf16 (the float32 one a temporary)."""
+    def _sdpa_math_unmasked(self, q: T, k: T, v: T) -> T:
+        """``_scaled_dot_product_attention_math`` without a mask, as :meth:`~.ops.Ops.sdpa_math` describes it (the
+        nodes as :meth:`sdpa_math_replayed` records them, measured with the backward ledger): under autocast (no
+        graph) a float32 q, k or v cast to bf16 first (v, k, q: the flash path's order), temporaries of the call; a
+        bf16 q, k, v copied to float32 (locals of the function); ``q * √scale`` (named to the end), ``kᵀ * √scale`` (a
+        temporary of the product); ``matmul`` (its reshapes' copies); ``_safe_softmax``; for bf16 its second output
+        ``attn.to(bf16)`` (made before the product, gone with the tuple); ``matmul`` by V; the product cast back to
+        bf16 (the float32 one a temporary)."""
         self.sdpa_math_ran = True
         mark = self.scope()
         if self.lower is not None:
@@ -1673,29 +1676,59 @@ class LiveSim(Sim):
     #    the incoming gradient, ``t * table`` keeping the table, its gradient laid out as the incoming one.
 
     def rotate_one_wide(self, q: T, k: T, cos: T, sin: T) -> tuple[T, T]:
-        """:meth:`~.ops.Ops.rotate_one_wide` op by op in the inference forward: per tensor ``t * cos`` (two wide),
-        ``rotate_half(t)`` (``t[..., :0]`` empty, so ``cat((-t, empty), -1)``: the negation a temporary of the
-        ``cat``), its product by ``sin`` (two wide; the ``cat`` gone), their sum (both products gone); a bf16 Q or K
-        times float32 tables (autocast) promotes each two-wide result (measured, GTE). With a graph (the products'
-        ``sum_to`` in the backward) it is not modelled."""
-        if self.grad_mode:
-            self.fail("a one-wide head's rotary broadcast")
+        """:meth:`~.ops.Ops.rotate_one_wide` op by op: per tensor ``t * cos`` (two wide, laid out as ``t``),
+        ``rotate_half(t)`` (``x1 = t[..., :0]`` empty, ``x2 = t[..., 0:]`` an alias, ``cat((-x2, x1), -1)``: the
+        negation a temporary of the ``cat``), its product by ``sin`` (two wide; the ``cat`` gone), their sum (both
+        products gone). Measured with the backward ledger (GTE): each product's ``MulBackward0`` keeps its table and
+        allocates ``grad * table`` (two wide), summed to one column by ``validate_outputs`` (the two-wide one freed);
+        ``NegBackward0`` allocates; the empty slice's ``SliceBackward0`` allocates zeros of ``t``'s shape; ``t``'s
+        three gradients are summed out of place. A bf16 Q or K times float32 tables (autocast) promotes each
+        two-wide result: replayed without a graph only (with one, the promoted gradients are not modelled)."""
+        if self.grad_mode and self.lower is not None and (q.grad or k.grad):
+            self.fail("a one-wide head's rotary broadcast under autocast")
             return Ops.rotate_one_wide(self, q, k, cos, sin)
         turned = []
         for t in (q, k):
             wide, size = (*t.shape[:-1], cos.shape[-1]), max(t.itemsize, cos.itemsize)
             strides = _dense_strides(wide, t.strides)  # laid out as t (measured: [B, L, A, 2] for a head split)
-            made = self.fresh(wide, "aten.mul", size)
-            a = T(wide, strides, made.storage, False, size)
-            neg = self.neg(self.slice_last(t, t.shape[-1]))
-            half = self.join_last([neg, self.slice_last(t, 0)], False)
+            a = self._broadcast_times(t, cos, wide, strides, size)
+            empty = self.slice_last(t, 0)  # x1 (made first: its SliceBackward0 runs after the alias's)
+            neg = self.neg(t)  # -x2, x2 an alias of t (AliasBackward0 hands the gradient on)
+            half = self.join_last([neg, empty], False)
             self.release(neg)
-            b = self.fresh(wide, "aten.mul", max(t.itemsize, sin.itemsize))
+            b = self._broadcast_times(half, sin, wide, contiguous_strides(wide), max(t.itemsize, sin.itemsize))
             self.release(half)
-            made = self.fresh(wide, "aten.add", size)  # laid out as its first operand, ``t * cos``
-            turned.append(T(wide, strides, made.storage, False, size))
+            self._begin()
+            self._labelled("add", "aten.add")
+            made = self.new(wide, a.grad or b.grad, size)  # laid out as its first operand, ``t * cos``
+            out = T(wide, strides, made.storage, made.grad, size)
+            if out.grad:
+                out = self._node("AddBackward0", [self._edge(a), self._edge(b)], self._add_backward(a, b), out)
+            turned.append(out)
             self.release(a, b)
         return turned[0], turned[1]
+
+    def _broadcast_times(self, t: T, table: T, wide: Sequence[int], strides: Sequence[int], size: int) -> T:
+        """``t * table`` broadcast to ``wide`` (a one-wide head by two-wide cos or sin): ``MulBackward0`` keeps the
+        table; its backward allocates ``grad * table`` (two wide) and ``validate_outputs`` sums it to ``t``'s shape
+        (a new tensor, the two-wide one freed)."""
+        self._begin()
+        self._labelled("mul", "aten.mul")
+        made = self.new(wide, t.grad, size)
+        out = T(tuple(wide), tuple(strides), made.storage, made.grad, size)
+        if not out.grad:
+            return out
+        if table.grad:
+            self.fail("a rotary table needing a gradient")
+        self.save(table)
+        shape, itemsize = t.shape, t.itemsize
+
+        def run(bw: Backward, g: T) -> list[T | None]:
+            product = bw.alloc(g.shape, g.itemsize, "aten.mul")
+            summed = bw.alloc(shape, itemsize, "aten.sum")
+            bw.drop(product.storage)
+            return [summed]
+        return self._node("MulBackward0", [self._edge(t)], run, out)
 
     def fresh(self, shape: Sequence[int], aten: str, itemsize: int | None = None) -> T:
         self._begin()

@@ -645,7 +645,7 @@ FORWARD_MORE["esmc"] = 3  # pre-norm: the saved LayerNorm inputs make its backwa
 #: Families replayed only where their program opts in (EuroBERT: an even head size, not 1 broadcast to 2);
 #: their other drawn cases keep the bounds, which test_peak_equals_pytorch checks.
 FORWARD_PARTIAL = ("eurobert", "modernbert")  # a one-wide head (two-column rotary) keeps its bounds
-FORWARD_PARTIAL += ("gte", "jina_embeddings_v3", "esmc")
+FORWARD_PARTIAL += ("jina_embeddings_v3", "esmc")  # (GTE: its one-wide heads replayed too, LiveSim.rotate_one_wide)
 FORWARD_EXACT += ("ultrabert",)
 FORWARD_EXACT += ("modernvbert",)
 FORWARD_EXACT += ("ultravbert",)
@@ -1645,3 +1645,36 @@ def test_mpnet_without_layers_drops_the_unread_bias(autocast: bool) -> None:
     else:
         pytest.fail("no case drawn")
     assert check_checkpointed(case, {}), case["raw"]  # not checkpointed here: the same three maxima and the figure
+
+
+#: A GTE config with one-wide heads (hidden 4, 4 heads: rotary's cos and sin two wide, Q and K broadcast to two
+#: columns), which none of the drawn training cases above has.
+GTE_ONE_WIDE = {"model_type": "gte", "vocab_size": 20, "hidden_size": 4, "num_hidden_layers": 2, "num_attention_heads": 4,
+                "intermediate_size": 5, "type_vocab_size": 2, "hidden_act": "relu", "hidden_dropout_prob": 0.2,
+                "attention_probs_dropout_prob": 0.1, "max_position_embeddings": 11}
+
+
+@pytest.mark.parametrize("arch,dtype,checkpointing,plan,optimizer,attention", [
+    ("GteModel", "fp32", False, "none", "adamw", "eager"),
+    ("GteForSequenceClassification", "bf16", "non-reentrant", "freeze", "sgd-momentum", "eager"),
+    ("GteForMaskedLM", "fp32", "reentrant", "none", "adamw", "sdpa"),
+    ("GteForTokenClassification", "bf16", False, "lora", "adamw", "sdpa")])
+def test_gte_one_wide_heads_training_replayed(arch: str, dtype: str, checkpointing: Any, plan: str, optimizer: str,
+                                              attention: str) -> None:
+    """GTE's one-wide heads in training (LiveSim.rotate_one_wide: each broadcast product's gradient two wide, summed
+    to one column; the empty slice's zeros; the three gradients of Q or K summed), eager or SDPA (V one wide: the math
+    path, LiveSim._sdpa_math_unmasked): the forward's, the loss's and the backward's maxima and the step's figure are
+    the measured ones. Under autocast (the promoted products' gradients) the step keeps its bounds: no figure."""
+    case = {"raw": dict(GTE_ONE_WIDE), "arch": arch, "batch": 3, "seq_len": 6, "dtype": dtype, "optimizer": optimizer,
+            "checkpointing": checkpointing, "plan": plan, "freeze": (True, 1, False), "pooler": None,
+            "attention": attention, "lora": {"r": 2, "targets": "q_proj,v_proj", "bias": "none",
+                                             "task_type": "TOKEN_CLS"}}
+    inv, plan_ = planned(case)
+    case.update(inv=inv, plan=plan_, costs=costs.compute(inv, costs.settings(3, 6, dtype, optimizer, checkpointing,
+                                                                              attention), plan_))
+    phases: dict[str, int] = {}
+    assert check_checkpointed(case, phases), case["costs"].peak.reason
+    if dtype == "fp32":
+        mixed = costs.compute(inv, costs.settings(3, 6, "fp32", optimizer, checkpointing, attention, autocast="bf16"),
+                              plan_).peak
+        assert mixed.bytes is None and mixed.reason == "autocast", mixed.reason
