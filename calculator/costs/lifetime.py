@@ -1120,7 +1120,7 @@ class LiveSim(Sim):
         """SDPA's math path (:meth:`~.ops.Ops.sdpa_math`): its autograd nodes are not recorded here, so the peak is
         not claimed exact (the step's four figures are); but without a mask (one-wide heads, Q and K two wide, V one:
         measured, GTE) it is replayed: :meth:`_sdpa_math_unmasked`."""
-        if mask is not None or q.shape[-1] != k.shape[-1] or (self.grad_mode and self.lower is not None):
+        if mask is not None or q.shape[-1] != k.shape[-1]:
             self.fail("SDPA's math path")
             return super().sdpa_math(q, k, v, mask)
         return self._sdpa_math_unmasked(q, k, v)
@@ -1683,10 +1683,7 @@ class LiveSim(Sim):
         allocates ``grad * table`` (two wide), summed to one column by ``validate_outputs`` (the two-wide one freed);
         ``NegBackward0`` allocates; the empty slice's ``SliceBackward0`` allocates zeros of ``t``'s shape; ``t``'s
         three gradients are summed out of place. A bf16 Q or K times float32 tables (autocast) promotes each
-        two-wide result: replayed without a graph only (with one, the promoted gradients are not modelled)."""
-        if self.grad_mode and self.lower is not None and (q.grad or k.grad):
-            self.fail("a one-wide head's rotary broadcast under autocast")
-            return Ops.rotate_one_wide(self, q, k, cos, sin)
+        two-wide result, and ``validate_outputs`` casts the summed gradient back to bf16."""
         turned = []
         for t in (q, k):
             wide, size = (*t.shape[:-1], cos.shape[-1]), max(t.itemsize, cos.itemsize)
@@ -1725,8 +1722,12 @@ class LiveSim(Sim):
 
         def run(bw: Backward, g: T) -> list[T | None]:
             product = bw.alloc(g.shape, g.itemsize, "aten.mul")
-            summed = bw.alloc(shape, itemsize, "aten.sum")
+            summed = bw.alloc(shape, g.itemsize, "aten.sum")
             bw.drop(product.storage)
+            if g.itemsize != itemsize:  # promoted (autocast): validate_outputs then casts it to t's dtype
+                cast = bw.alloc(shape, itemsize, "aten._to_copy")
+                bw.drop(summed.storage)
+                summed = cast
             return [summed]
         return self._node("MulBackward0", [self._edge(t)], run, out)
 
