@@ -597,6 +597,9 @@ class LiveSim(Sim):
         (as :meth:`bmm`)."""
         mark = self.scope()
         with self._autocast_call():
+            # cast first (x, then m), so that the product's node hands its bf16 gradients to the copies'
+            # ToCopyBackward0 (MobileBERT's float32 [H, V] matrix: measured, its bf16 gradient then the float32 one)
+            x, m = self.lowered(x), self.lowered(m)
             out = super().matmul_by(x, m)
         return self.end_scope(mark, out)
 
@@ -1077,7 +1080,9 @@ class LiveSim(Sim):
         returns the three gradients at once, each allocated [B, L, A, d] and returned as [B, A, L, d] (measured,
         whatever the inputs' layout), even for an input that needs none (dropped at once). Where nothing needs a
         gradient (inference) the kernel still returns its logsumexp, dropped as ``scaled_dot_product_attention``
-        returns."""
+        returns. Heads of different sizes take the math path (:meth:`sdpa_math`), no kernel's node."""
+        if not q.shape[-1] == k.shape[-1] == v.shape[-1]:  # check_head_dim_size_cpp (Ops.sdpa)
+            return self.sdpa_math(q, k, v, mask)
         if self.lower is not None and 4 in (q.itemsize, k.itemsize, v.itemsize) and \
                 q.shape[-1] == k.shape[-1] == v.shape[-1]:
             # Under autocast a float32 q, k or v (rotated by float32 tables: :meth:`mul_table`) is cast to bf16
@@ -1113,9 +1118,46 @@ class LiveSim(Sim):
 
     def sdpa_math(self, q: T, k: T, v: T, mask: T | None = None) -> T:
         """SDPA's math path (:meth:`~.ops.Ops.sdpa_math`): its autograd nodes are not recorded here, so the peak is
-        not claimed exact (the step's four figures are)."""
-        self.fail("SDPA's math path")
-        return super().sdpa_math(q, k, v, mask)
+        not claimed exact (the step's four figures are); but without a mask (one-wide heads, Q and K two wide, V one:
+        measured, GTE) it is replayed: :meth:`_sdpa_math_unmasked`."""
+        if mask is not None or q.shape[-1] != k.shape[-1]:
+            self.fail("SDPA's math path")
+            return super().sdpa_math(q, k, v, mask)
+        return self._sdpa_math_unmasked(q, k, v)
+
+    def _sdpa_math_unmasked(self, q: T, k: T, v: T) -> T:
+        """``_scaled_dot_product_attention_math`` without a mask, as :meth:`~.ops.Ops.sdpa_math` describes it (the
+        nodes as :meth:`sdpa_math_replayed` records them, measured with the backward ledger): under autocast (no
+        graph) a float32 q, k or v cast to bf16 first (v, k, q: the flash path's order), temporaries of the call; a
+        bf16 q, k, v copied to float32 (locals of the function); ``q * √scale`` (named to the end), ``kᵀ * √scale`` (a
+        temporary of the product); ``matmul`` (its reshapes' copies); ``_safe_softmax``; for bf16 its second output
+        ``attn.to(bf16)`` (made before the product, gone with the tuple); ``matmul`` by V; the product cast back to
+        bf16 (the float32 one a temporary)."""
+        self.sdpa_math_ran = True
+        mark = self.scope()
+        if self.lower is not None:
+            with self._autocast_call():
+                v, k, q = self.lowered(v), self.lowered(k), self.lowered(q)
+        lower, self.lower = self.lower, None  # autocast is off inside the operation
+        model = self.itemsize
+        try:
+            origin = q.itemsize
+            if origin != 4:
+                q, k, v = self.to_dtype(q, 4), self.to_dtype(k, 4), self.to_dtype(v, 4)
+            self.itemsize = 4  # every product and the softmax float32, whatever the model's dtype
+            scaled_q = self.scalar(q)
+            scaled_k = self.scalar(self.transpose(k, 2, 3))
+            scores = self.bmm(scaled_q, scaled_k)
+            self.release(scaled_k)
+            probs = self.rebind(scores, self.made_by(self.keep_output(scores), "aten._safe_softmax"))
+            if origin != 4:
+                self.fresh(probs.shape, "aten._to_copy", origin)
+            out = self.bmm(probs, v)
+            if origin != 4:
+                out = self.rebind(out, self.to_dtype(out, origin))
+        finally:
+            self.lower, self.itemsize = lower, model
+        return self.end_scope(mark, out)
 
     # -- XLM's and FlauBERT's operations (measured with the backward ledger: tests/crosscheck/peak_measure.py)
 
@@ -1633,6 +1675,62 @@ class LiveSim(Sim):
     #    tensor, a slice's a new zero tensor of the whole input (``slice_backward``), ``stack``/``cat``'s views of
     #    the incoming gradient, ``t * table`` keeping the table, its gradient laid out as the incoming one.
 
+    def rotate_one_wide(self, q: T, k: T, cos: T, sin: T) -> tuple[T, T]:
+        """:meth:`~.ops.Ops.rotate_one_wide` op by op: per tensor ``t * cos`` (two wide, laid out as ``t``),
+        ``rotate_half(t)`` (``x1 = t[..., :0]`` empty, ``x2 = t[..., 0:]`` an alias, ``cat((-x2, x1), -1)``: the
+        negation a temporary of the ``cat``), its product by ``sin`` (two wide; the ``cat`` gone), their sum (both
+        products gone). Measured with the backward ledger (GTE): each product's ``MulBackward0`` keeps its table and
+        allocates ``grad * table`` (two wide), summed to one column by ``validate_outputs`` (the two-wide one freed);
+        ``NegBackward0`` allocates; the empty slice's ``SliceBackward0`` allocates zeros of ``t``'s shape; ``t``'s
+        three gradients are summed out of place. A bf16 Q or K times float32 tables (autocast) promotes each
+        two-wide result, and ``validate_outputs`` casts the summed gradient back to bf16."""
+        turned = []
+        for t in (q, k):
+            wide, size = (*t.shape[:-1], cos.shape[-1]), max(t.itemsize, cos.itemsize)
+            strides = _dense_strides(wide, t.strides)  # laid out as t (measured: [B, L, A, 2] for a head split)
+            a = self._broadcast_times(t, cos, wide, strides, size)
+            empty = self.slice_last(t, 0)  # x1 (made first: its SliceBackward0 runs after the alias's)
+            neg = self.neg(t)  # -x2, x2 an alias of t (AliasBackward0 hands the gradient on)
+            half = self.join_last([neg, empty], False)
+            self.release(neg)
+            b = self._broadcast_times(half, sin, wide, contiguous_strides(wide), max(t.itemsize, sin.itemsize))
+            self.release(half)
+            self._begin()
+            self._labelled("add", "aten.add")
+            made = self.new(wide, a.grad or b.grad, size)  # laid out as its first operand, ``t * cos``
+            out = T(wide, strides, made.storage, made.grad, size)
+            if out.grad:
+                out = self._node("AddBackward0", [self._edge(a), self._edge(b)], self._add_backward(a, b), out)
+            turned.append(out)
+            self.release(a, b)
+        return turned[0], turned[1]
+
+    def _broadcast_times(self, t: T, table: T, wide: Sequence[int], strides: Sequence[int], size: int) -> T:
+        """``t * table`` broadcast to ``wide`` (a one-wide head by two-wide cos or sin): ``MulBackward0`` keeps the
+        table; its backward allocates ``grad * table`` (two wide) and ``validate_outputs`` sums it to ``t``'s shape
+        (a new tensor, the two-wide one freed)."""
+        self._begin()
+        self._labelled("mul", "aten.mul")
+        made = self.new(wide, t.grad, size)
+        out = T(tuple(wide), tuple(strides), made.storage, made.grad, size)
+        if not out.grad:
+            return out
+        if table.grad:
+            self.fail("a rotary table needing a gradient")
+        self.save(table)
+        shape, itemsize = t.shape, t.itemsize
+
+        def run(bw: Backward, g: T) -> list[T | None]:
+            product = bw.alloc(g.shape, g.itemsize, "aten.mul")
+            summed = bw.alloc(shape, g.itemsize, "aten.sum")
+            bw.drop(product.storage)
+            if g.itemsize != itemsize:  # promoted (autocast): validate_outputs then casts it to t's dtype
+                cast = bw.alloc(shape, itemsize, "aten._to_copy")
+                bw.drop(summed.storage)
+                summed = cast
+            return [summed]
+        return self._node("MulBackward0", [self._edge(t)], run, out)
+
     def fresh(self, shape: Sequence[int], aten: str, itemsize: int | None = None) -> T:
         self._begin()
         self._labelled(aten.replace("aten.", ""), aten)
@@ -2115,6 +2213,15 @@ class LiveSim(Sim):
         if out.grad:
             self.edge[id(out)] = self._accumulator(name)
             self.keep.append(out)
+        return out
+
+    def parameter_t(self, name: str) -> T:
+        """:meth:`~.modules.Sim.parameter_t`: ``TBackward0`` hands ``AccumulateGrad`` the gradient transposed (or, for a
+        tied table, ``InputBuffer`` sums it with the table's own in that layout), which fails its layout contract: it
+        keeps a contiguous copy (``clone_obey_contract``; measured, MobileBERT's MLM decoder)."""
+        out = super().parameter_t(name)
+        if out.grad:
+            self.nodes[self._accumulator(name)].copies = True
         return out
 
     def op_with_constant(self, t: T, other: T, op: str = "aten.mul") -> T:
@@ -3775,6 +3882,9 @@ class Timeline:
     trace: tuple[tuple[int, int], ...] = ()
     #: An upper bound on how many storages the forward's and the loss's figures count (rounding each to 512 adds ≤ 511).
     storages: int = 0
+    #: Per parameter (its storage's name), the bytes of the storage its ``.grad`` keeps: more than the parameter's where
+    #: ``AccumulateGrad`` kept a view of a larger gradient (MobileBERT's ``dense.weight``: the whole [H, V] one).
+    grads: dict[str, int] = field(default_factory=dict)
 
 
 def run_step(sim: LiveSim, outputs: Sequence[T], start_items: Sequence[Item], graded: Sequence[str]) -> Timeline | None:
@@ -3880,7 +3990,8 @@ def run_step(sim: LiveSim, outputs: Sequence[T], start_items: Sequence[Item], gr
     return Timeline(forward_bound, loss_bound, bw.best, bw.best_op, bw.best_module, tuple(items), bw.live,
                     replay if sim.forward_exact else None, loss_peak,
                     trace=tuple(bw.trace) + ((bw.live, bw.rounded or 0),),
-                    storages=len(sim.storages) + len(sim.extra) + 2 * len(outputs) + 3)
+                    storages=len(sim.storages) + len(sim.extra) + 2 * len(outputs) + 3,
+                    grads={name: bw.sizes[s] for s, name in kept.items() if name})
 
 
 def _deaths(sim: LiveSim, keep: set[int], recomputed: bool = False) -> dict[int, int]:

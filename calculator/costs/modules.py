@@ -362,6 +362,12 @@ class Sim(Ops):
         self.storages[t.storage] = 0
         return t
 
+    def parameter_t(self, name: str) -> T:
+        """``param.t()`` of a 2-D parameter read as a tensor (MobileBERT's MLM head concatenates
+        ``decoder.weight.t()``): a view of a storage never counted."""
+        rows, cols = self.shapes[name]
+        return self.transpose(self.parameter(name, (rows, cols)), 0, 1)
+
     def matmul_param(self, x: T, name: str) -> T:
         """``torch.matmul(x, param.t())`` with ``x`` [..., k] and a parameter [n, k] (DeBERTa's non-legacy MLM head
         by the word table): one ``mm`` on ``x`` viewed [rows, k], whose backward keeps ``x`` if the table trains."""

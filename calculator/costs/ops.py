@@ -1024,6 +1024,14 @@ class Ops:
         ``cos`` and ``sin``); :class:`~.lifetime.LiveSim` records it op by op (every temporary, every node)."""
         return self.rotary(t, cos, sin)
 
+    def rotate_one_wide(self, q: T, k: T, cos: T, sin: T) -> tuple[T, T]:
+        """Llama's ``apply_rotary_pos_emb`` on one-wide heads (d = 1): cos and sin are two wide, so ``q * cos`` and
+        ``rotate_half(q) * sin`` broadcast Q and K to two columns (V stays one wide). On the plain tape: :meth:`rotary`
+        (what autograd keeps) and a two-wide result for each; :class:`~.lifetime.LiveSim` replays the inference
+        forward op by op."""
+        q, k = self.rotary(q, cos, sin), self.rotary(k, cos, sin)
+        return self.new((*q.shape[:-1], 2), q.grad), self.new((*k.shape[:-1], 2), k.grad)
+
     def fresh(self, shape: Sequence[int], aten: str, itemsize: int | None = None) -> T:
         """A tensor an operation makes that needs no gradient (a rotary table's ``stack``, ``ones``): ``aten`` names
         the operation for the lifetime simulator (what the peak names when it lies there)."""
@@ -1146,7 +1154,8 @@ class Ops:
 
     def refuse_peak(self, why: str) -> None:
         """The training step runs an operation whose storages the peak's bounds do not count (MobileBERT's MLM
-        head keeps a gradient storage larger than its parameter): the step gives no peak and no bounds."""
+        head keeps a gradient storage larger than its parameter): only the op-by-op replay (:mod:`.lifetime`), which
+        counts them, gives a figure; where it does not, the step gives no peak and no bounds."""
         self.peak_refused = why
 
     # -- DeBERTa (v1)'s operations (issue 32): the tape's costs; :class:`~.lifetime.LiveSim` records their nodes

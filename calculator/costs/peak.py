@@ -78,7 +78,7 @@ Standard library only; imports only :mod:`.tensor` (below the step, above the fa
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 from .tensor import INDEX_BYTES, T
 
@@ -201,12 +201,15 @@ def downsample(values: Sequence[int], limit: int = TIMELINE_POINTS) -> tuple[tup
 
 
 def optimizer_series(optimizer: str, start_items: Sequence[Item], graded: Sequence[Named],
-                     block: int = 1) -> list[int] | None:
+                     block: int = 1, grad_bytes: Mapping[str, int] | None = None) -> list[int] | None:
     """The live bytes at every allocation inside ``optimizer.step()`` (the for-loop implementation the module's
     docstring describes), the first value being what is live as it begins (start, every ``.grad``); each storage
     rounded up to ``block``. None where the step is not modelled (Adafactor). Plain SGD allocates nothing: one
-    value. Its maximum is :func:`optimizer_peak`'s figure (``block`` 1)."""
-    live = sum(rounded(i.bytes, block) for i in start_items) + sum(rounded(n * size, block) for _, n, size in graded)
+    value. Its maximum is :func:`optimizer_peak`'s figure (``block`` 1). ``grad_bytes``: a ``.grad`` whose storage
+    is larger than its parameter (a view of a larger gradient: :attr:`.lifetime.Timeline.grads`), by name."""
+    grads = grad_bytes or {}
+    live = sum(rounded(i.bytes, block) for i in start_items)
+    live += sum(rounded(grads.get(name, n * size), block) for name, n, size in graded)
     out = [live]
     if optimizer == "adamw":
         for _, n, size in graded:  # _init_group: step, exp_avg, exp_avg_sq for every parameter first
@@ -231,7 +234,8 @@ def optimizer_series(optimizer: str, start_items: Sequence[Item], graded: Sequen
 
 def with_timeline(p: Peak, optimizer: str, start_items: Sequence[Item], graded: Sequence[Named],
                   before: int, before_slack: int, backward: Sequence[tuple[int, int]] | None = None,
-                  backward_offset_512: int = 0, forward: Sequence[int] = ()) -> Peak:
+                  backward_offset_512: int = 0, forward: Sequence[int] = (),
+                  grad_bytes: Mapping[str, int] | None = None) -> Peak:
     """``p`` (a peak with a figure) with its timeline and its 512-rounded figure.
 
     ``before``: the proven upper bound on everything not replayed exactly (the forward and the loss; the backward
@@ -245,8 +249,8 @@ def with_timeline(p: Peak, optimizer: str, start_items: Sequence[Item], graded: 
     ``before``)."""
     if p.bytes is None:
         return p
-    exact = optimizer_series(optimizer, start_items, graded)
-    exact_512 = optimizer_series(optimizer, start_items, graded, BLOCK)
+    exact = optimizer_series(optimizer, start_items, graded, grad_bytes=grad_bytes)
+    exact_512 = optimizer_series(optimizer, start_items, graded, BLOCK, grad_bytes)
     if exact is None or exact_512 is None:
         return p
     maxima, maxima_512 = [max(exact)], [max(exact_512)]
@@ -302,9 +306,11 @@ def before_optimizer_bound(start: int, gradients: int, activations: int, storage
     return start + gradients + activations + forward + 3 * largest + loss
 
 
-def optimizer_peak(optimizer: str, start_items: Sequence[Item], graded: Sequence[Named]) -> Peak:
-    """The live bytes' maximum inside ``optimizer.step()`` (for-loop implementation), with what is live then."""
-    grads = [Item("gradient", name, n * size) for name, n, size in graded]
+def optimizer_peak(optimizer: str, start_items: Sequence[Item], graded: Sequence[Named],
+                   grad_bytes: Mapping[str, int] | None = None) -> Peak:
+    """The live bytes' maximum inside ``optimizer.step()`` (for-loop implementation), with what is live then;
+    ``grad_bytes``: as :func:`optimizer_series` (the state and the temporaries are the parameter's size)."""
+    grads = [Item("gradient", name, (grad_bytes or {}).get(name, n * size)) for name, n, size in graded]
     base = list(start_items) + grads
     if optimizer == "adamw":
         state: list[Item] = []

@@ -405,7 +405,7 @@ def _peak(inv: Inventory, s: Settings, sim: Sim, outputs: Sequence[T], params: S
     """The step's peak (:func:`.peak.step_peak`) for a family that declares its buffers, with the settings the
     cross-check covers; otherwise a coded "not modelled" (never a figure that was not proven)."""
     model = cost_model(inv)
-    if model.buffers is None or getattr(sim, "peak_refused", None):  # (the program's Ops.refuse_peak)
+    if model.buffers is None:
         return not_modelled("family")
     if sim.peak_unchecked:  # a path of the family's program no bound was proven for (BigBird's decoder, QA)
         return not_modelled("config")
@@ -425,6 +425,8 @@ def _peak(inv: Inventory, s: Settings, sim: Sim, outputs: Sequence[T], params: S
     exact = _op_by_op(inv, s, plan, params, graded, buffers)  # checkpointing replayed too, either kind
     if exact is not None:
         return exact
+    if getattr(sim, "peak_refused", None):  # (the program's Ops.refuse_peak: only the op-by-op replay counts it)
+        return not_modelled("family")
     if s.autocast is not None:  # mixed precision: only the op-by-op replay is proven (no bound under autocast)
         return not_modelled("autocast")
     peak = step_peak(s.optimizer, [(n, _numel(sh), z) for n, sh, z in params],
@@ -490,7 +492,9 @@ def _op_by_op(inv: Inventory, s: Settings, plan: Any, params: Sequence[tuple[str
         return None
     timeline, start = found
     named = [(name, _numel(shape), size) for name, shape, size in graded]
-    optimizer = None if s.optimizer == "sgd" else optimizer_peak(s.optimizer, start, named)
+    # a .grad keeping a larger storage than its parameter's (MobileBERT's MLM head): live through the optimizer step
+    larger = {name: timeline.grads[name] for name, n, size in named if timeline.grads.get(name, 0) > n * size}
+    optimizer = None if s.optimizer == "sgd" else optimizer_peak(s.optimizer, start, named, larger)
     peak = live_peak(timeline, optimizer, s.optimizer == "sgd")
     if peak is None:
         return None
@@ -500,7 +504,7 @@ def _op_by_op(inv: Inventory, s: Settings, plan: Any, params: Sequence[tuple[str
     replayed = timeline.forward is not None and timeline.loss is not None  # the forward and the loss exact too
     forward = (timeline.forward.trace + timeline.loss.trace) if replayed else ()
     return with_timeline(peak, s.optimizer, start, named, max(timeline.forward_bound, timeline.loss_bound),
-                         (BLOCK - 1) * timeline.storages, timeline.trace, loss_512, forward)
+                         (BLOCK - 1) * timeline.storages, timeline.trace, loss_512, forward, larger)
 
 
 def lifetime_timeline(inv: Inventory, s: Settings, plan: Any, params: Sequence[tuple[str, tuple[int, ...], int]],
@@ -531,7 +535,12 @@ def lifetime_timeline(inv: Inventory, s: Settings, plan: Any, params: Sequence[t
         factor = ".lora_A.weight" if ".lora_A." in t.name else ".lora_B.weight"
         engine_name[t.name] = t.source + factor if t.kind == "lora" else t.source
     timeline = run_step(sim, outputs, start, [engine_name.get(name, name) for name, _, _ in graded])
-    return None if timeline is None else (timeline, start)
+    if timeline is None:
+        return None
+    # each .grad's storage by the step's own name for its parameter (the plan's)
+    grads = {name: timeline.grads[engine_name.get(name, name)] for name, _, _ in graded
+             if engine_name.get(name, name) in timeline.grads}
+    return replace(timeline, grads=grads), start
 
 
 #: The settings whose every value the lifetime simulator models (another one away from its default, e.g. mixed

@@ -91,9 +91,8 @@ sample = jina.sample
 
 def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     """The native classes: the backbone (:data:`MODEL`); BERT's heads or jina-v3's MLM head without its bias."""
-    c = inv.config
-    if bert.step_task(inv) in EXACT_LIFETIMES and c["hidden_size"] // c["num_attention_heads"] != 1:
-        sim.exact_lifetimes()  # a one-wide head (cos and sin two wide, broadcasting Q and K) keeps its bounds
+    if bert.step_task(inv) in EXACT_LIFETIMES:  # one-wide heads too (LiveSim.rotate_one_wide; where it fails: bounds)
+        sim.exact_lifetimes()
         sim.exact_forward()
         sim.exact_autocast()  # and under autocast (rotated Q and K float32: costs.lifetime's mul_table)
     seq, pooled = MODEL.step(sim, inv, b, n)

@@ -406,11 +406,13 @@ def step_mlm(sim: Sim, x: T) -> T:
 
     ``cls.predictions.dense`` is read through ``.weight`` only: under LoRA its adapters
     never run (and get no gradient); its own weight is then frozen. LoRA on the decoder (the
-    output embedding, tied to the word table) is refused like LoRA on an embedding. In training the step gives no
-    peak: ``cat``'s backward hands ``dense.weight`` a slice of the [H, V] gradient, which ``AccumulateGrad`` keeps
-    as ``.grad`` (same strides), so that whole storage stays live through the optimizer step (measured: E·V numbers
-    more than the parameter's, 1,600 bytes at E = H = 8, V = 50), which neither the bounds nor the optimizer step
-    count; the inference forward is replayed exactly.
+    output embedding, tied to the word table) is refused like LoRA on an embedding. In training ``cat``'s backward
+    hands ``dense.weight`` a slice of the [H, V] gradient, which ``AccumulateGrad`` keeps as ``.grad`` (same
+    strides), so that whole storage stays live through the optimizer step (measured: E·V numbers more than the
+    parameter's, 1,600 bytes at E = H = 8, V = 50); the decoder's slice reaches the table's ``AccumulateGrad``
+    transposed (summed with the table's own gradient in that layout when tied), which keeps a contiguous copy. The
+    op-by-op replay models both (:meth:`~.lifetime.LiveSim.parameter_t`, :attr:`.lifetime.Timeline.grads`); the
+    bounds count neither, so a step the replay does not cover gives no peak (:meth:`~.ops.Ops.refuse_peak`).
     """
     h = "cls.predictions."
     if h + "decoder" in sim.lora:  # the output embedding, read through .weight: its adapters would never run
@@ -422,28 +424,22 @@ def step_mlm(sim: Sim, x: T) -> T:
     dense_out = sim.linear(h + "transform.dense", x)
     x = sim.rebind(dense_out, sim.activation("relu", dense_out))
     x = sim.end_scope(transform, sim.rebind(x, sim.layer_norm(h + "transform.LayerNorm", x)))
-    decoder = sim.param_trains(h + "decoder.weight")
-    dense = False if h + "dense" in sim.lora else sim.param_trains(h + "dense.weight")
-    v, e = sim.shapes[h + "decoder.weight"]
-    matrix = sim.made_by(sim.new((sim.shapes[h + "dense.weight"][0] + e, v), decoder or dense), "aten.cat")
-    out = sim.made_by(sim.matmul_by(x, matrix), "aten.mm")  # matmul of [B, L, H] by [H, V]: one mm
+    decoder = sim.parameter_t(h + "decoder.weight")  # [E, V], a view
+    dense = sim.parameter(h + "dense.weight", sim.shapes[h + "dense.weight"])  # frozen under LoRA on dense
+    matrix = sim.concat([decoder, dense], 0)  # [H, V]: CatBackward0 hands each part a slice of its gradient
+    out = sim.matmul_matrix(x, matrix)  # matmul of [B, L, H] by [H, V]: one mm (MmBackward0)
     sim.release(x, matrix)  # the concatenation is the expression's temporary (unless mm keeps it)
-    bias = sim.param_trains(h + "decoder.bias")
-    return sim.end_scope(mark, T(out.shape, out.strides, out.storage, out.grad or bias, out.itemsize))
-
-
-#: MobileBERT's classes replayed op by op (the MLM head's concatenated matrix keeps its bounds).
-EXACT_LIFETIMES = ("", "ForNextSentencePrediction", "ForSequenceClassification", "ForTokenClassification",
-                   "ForQuestionAnswering")
+    out = sim.plus_param(out, h + "decoder.bias")  # in place: AddBackward0 sums the bias's gradient
+    return sim.end_scope(mark, out)
 
 
 def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
-    """MobileBERT's classes: the outputs each returns."""
+    """MobileBERT's classes, every one replayed op by op (the MLM head's [H, V] gradient kept by ``dense.weight``'s
+    ``.grad`` too: :func:`step_mlm`): the outputs each returns."""
     prefix = bert.step_prefix(inv)
-    if bert.step_task(inv) in EXACT_LIFETIMES or not sim.grad_mode:  # the MLM head's forward replayed too (inference)
-        sim.exact_lifetimes()
-        sim.exact_forward()  # every name's release declared below
-        sim.exact_autocast()  # under bf16 autocast too: NoNorm's promoting product (costs.lifetime)
+    sim.exact_lifetimes()
+    sim.exact_forward()  # every name's release declared below
+    sim.exact_autocast()  # under bf16 autocast too: NoNorm's promoting product (costs.lifetime)
     model = sim.scope()  # MobileBertModel.forward: the embeddings' output named until it returns
     seq = step_embeddings(sim, inv, prefix, b, n)
     for i in range(inv.config["num_hidden_layers"]):

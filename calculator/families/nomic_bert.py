@@ -164,8 +164,11 @@ def step_rotary_attention(sim: Sim, a: str, x: T, heads: int, d: int, rotary: tu
     v = sim.heads(sim.linear(a + "v_proj", x), heads, d)
     cos, sin = rotary
     if cos.shape[-1] != d:  # d = 1: cos and sin have 2 columns, and the products broadcast Q and K to them
-        q, k = sim.rotary(q, cos, sin), sim.rotary(k, cos, sin)  # (not replayed op by op: bounds only)
-        q, k = sim.new((*q.shape[:-1], 2), q.grad), sim.new((*k.shape[:-1], 2), k.grad)
+        apply = sim.scope()  # apply_rotary_pos_emb (replayed op by op in inference only)
+        turned = sim.rotate_one_wide(q, k, cos, sin)
+        sim.end_scope(apply, *turned)
+        sim.release(q, k)
+        q, k = turned
     else:
         apply = sim.scope()  # apply_rotary_pos_emb
         turned = [sim.rotate(t, cos, sin, False) for t in (q, k)]

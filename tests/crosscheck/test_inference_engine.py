@@ -44,7 +44,7 @@ EXACT += ("deberta-v2",)
 EXACT += ("roformer", "esm")
 EXACT += ("rembert", "xlm", "flaubert")
 EXACT += ("gte", "jina_embeddings_v3", "esmc")
-PARTIAL += ("gte", "jina_embeddings_v3", "esmc")  # a one-wide head (two-column rotary) keeps its bounds
+PARTIAL += ("jina_embeddings_v3", "esmc")  # a one-wide head (two-column rotary) keeps its bounds (GTE: replayed)
 EXACT += ("t5", "mt5", "umt5")
 EXACT += ("ultrabert",)
 PARTIAL += ("ultrabert",)  # EuroBERT's condition: an even head size
@@ -450,3 +450,28 @@ def test_longformer_global_attention_inference() -> None:
         result = measure_peak(Step("longformer", "LongformerForSequenceClassification", config, batch, seq_len,
                                    dtype=dtype, inference=True))
         assert (engine.bytes, engine.phase, engine.op) == (result.peak, result.phase, result.op), extra
+
+
+#: The drawn GTE config whose heads are one wide (hidden 4, 4 heads): rotary's cos and sin are two wide, so Q and K
+#: become two columns, V stays one, and SDPA leaves the flash kernel for its math path (check_head_dim_size_cpp).
+GTE_ONE_WIDE = {"vocab_size": 146, "hidden_size": 4, "num_hidden_layers": 1, "num_attention_heads": 4,
+                "intermediate_size": 5, "type_vocab_size": 2, "hidden_act": "relu", "hidden_dropout_prob": 0.3,
+                "attention_probs_dropout_prob": 0.3, "classifier_dropout": None, "max_position_embeddings": 11}
+
+
+@pytest.mark.parametrize("attention", ["eager", "sdpa"])
+def test_gte_one_wide_heads_inference_replayed(attention: str) -> None:
+    """GTE's one-wide heads in inference (the draws above reach them in float32 eager only): the rotation's two-wide
+    products laid out as the head split ([B, L, A, 2], so matmul's reshapes copy) and SDPA's math path (float32
+    products, a bf16 model's copies) replayed; in float32, bf16 and under bf16 autocast every figure is the measured
+    peak (op, bytes by kind)."""
+    from calculator.build import build
+
+    for dtype, autocast in (("fp32", False), ("bf16", False), ("fp32", True)):
+        case = {"raw": dict(GTE_ONE_WIDE, model_type="gte"), "arch": "GteForSequenceClassification", "batch": 3,
+                "seq_len": 9, "dtype": dtype, "pooler": None, "attention": attention, "autocast": autocast}
+        case["inv"] = build(case["raw"], case["arch"], None)
+        case["costs"] = costs.compute_inference(case["inv"], costs.settings(
+            3, 9, dtype, attention=attention, autocast="bf16" if autocast else None))
+        assert case["costs"].sdpa_math == (attention == "sdpa"), (dtype, autocast)
+        assert check_peak(case), (attention, dtype, autocast)

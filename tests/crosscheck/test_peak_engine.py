@@ -256,7 +256,7 @@ LIFETIME_FAMILIES += ("luke",)  # its classes read by input_ids alone (the entit
 LIFETIME_FAMILIES += ("fnet", "nystromformer")  # the FFT's complex storages (LiveSim.fft_real)
 LIFETIME_FAMILIES += ("squeezebert",)  # grouped 1×1 convolutions (ConvolutionBackward0), LoRA on them too
 LIFETIME_FAMILIES += ("convbert",)  # the span-based dynamic convolution (im2col), grouped linear layers
-LIFETIME_FAMILIES += ("mobilebert",)  # NoNorm, the trigram, stacked FFNs (its MLM head keeps its bounds)
+LIFETIME_FAMILIES += ("mobilebert",)  # NoNorm, the trigram, stacked FFNs, the MLM head's [H, V] gradient kept
 LIFETIME_FAMILIES += ("big_bird",)  # original_full (LIFETIME_DRAW); block-sparse keeps its bounds
 LIFETIME_FAMILIES += ("deberta",)  # DebertaLayerNorm op by op, the fused Q/K/V split, talking heads
 LIFETIME_FAMILIES += ("ibert",)  # quant_mode false: IntLayerNorm op by op, each QuantAct's range update and buffer swap
@@ -645,7 +645,7 @@ FORWARD_MORE["esmc"] = 3  # pre-norm: the saved LayerNorm inputs make its backwa
 #: Families replayed only where their program opts in (EuroBERT: an even head size, not 1 broadcast to 2);
 #: their other drawn cases keep the bounds, which test_peak_equals_pytorch checks.
 FORWARD_PARTIAL = ("eurobert", "modernbert")  # a one-wide head (two-column rotary) keeps its bounds
-FORWARD_PARTIAL += ("gte", "jina_embeddings_v3", "esmc")
+FORWARD_PARTIAL += ("jina_embeddings_v3", "esmc")  # (GTE: its one-wide heads replayed too, LiveSim.rotate_one_wide)
 FORWARD_EXACT += ("ultrabert",)
 FORWARD_EXACT += ("modernvbert",)
 FORWARD_EXACT += ("ultravbert",)
@@ -654,7 +654,6 @@ FORWARD_MORE["neomme"] = 3  # its backward (norms, exclusive attention) is the h
 FORWARD_PARTIAL += ("ultrabert",)  # EuroBERT's condition: an even head size
 FORWARD_PARTIAL += ("modernvbert",)  # ModernBERT's condition (one-wide heads keep their bounds)
 FORWARD_PARTIAL += ("ultravbert",)  # UltraBERT's: an even head size
-FORWARD_PARTIAL += ("mobilebert",)  # its MLM head (the concatenated [H, V] matrix) keeps its bounds
 FORWARD_PARTIAL += ("big_bird",)  # question answering (its token types made from the ids) claims nothing
 FORWARD_EXACT += ("funnel",)
 FORWARD_PARTIAL += ("nomic_bert",)  # a one-wide head (d = 1) keeps its bounds: its program opts in for d != 1 only
@@ -855,8 +854,8 @@ def test_reentrant_checkpointing_replayed_exactly(model_type: str) -> None:
     keeping its input (and its positional arguments; the keyword ones stay with the graph), and each layer's
     ``CheckpointFunctionBackward`` runs the layer again with a graph, then a backward of its own through it (a
     layer's other outputs, its probabilities, get zeros): the engine replays that too. Every drawn case is replayed
-    (but for the heads whose step is not: MobileBERT's MLM, BigBird's question answering; and FORWARD_PARTIAL's
-    conditions), its maxima and figure are the measured ones, and figures are given."""
+    (but for the heads whose step is not: BigBird's question answering; and FORWARD_PARTIAL's conditions), its
+    maxima and figure are the measured ones, and figures are given."""
     phases: dict[str, int] = {}
     sdpa = FAMILIES[model_type].costs.sdpa and model_type not in REENTRANT_EAGER_ONLY
     for index in range(REENTRANT_RANDOM):
@@ -864,8 +863,7 @@ def test_reentrant_checkpointing_replayed_exactly(model_type: str) -> None:
         case = checkpointing_case(model_type, index, "reentrant", attention)
         replayed = case is not None and check_checkpointed(case, phases)
         if case is not None and not replayed and model_type not in FORWARD_PARTIAL:
-            assert case["arch"] in ("MobileBertForMaskedLM", "MobileBertForPreTraining",
-                                    "BigBirdForQuestionAnswering") or _reentrant_reaches_outside(case), (
+            assert case["arch"] == "BigBirdForQuestionAnswering" or _reentrant_reaches_outside(case), (
                 case["arch"], case["raw"])
         fails = FAMILIES[model_type].costs.autocast_fails  # a config PyTorch cannot run under autocast: refused
         if (replayed and index == 0 and FAMILIES[model_type].costs.autocast  # replayed under autocast too
@@ -1021,7 +1019,7 @@ def check_autocast(model_type: str, attention: str) -> None:
         if timeline is None and (model_type, attention, bool(case["checkpointing"])) in AUTOCAST_BOUNDS:
             assert not check_case(case), where  # declared bounds: they hold, and no figure is given
             continue
-        if timeline is None:  # a step the program does not replay in float32 either (MobileBERT's MLM head): no figure
+        if timeline is None:  # a step the program does not replay in float32 either: no figure
             s = case["costs"].settings
             plain = dict(case, costs=costs.compute(case["inv"], costs.settings(
                 s.batch, s.seq_len, "fp32", s.optimizer, s.checkpointing_mode, s.attention), case["plan"]))
@@ -1413,17 +1411,19 @@ def test_tapas_full_size_figure(architecture: str, batch: int, seq_len: int, dty
     live_before = max([result.phase_live["forward"]] + [now for _, now in result.timeline[:before]])
     assert engine.bound and live_before <= engine.bound, (live_before, engine.bound)
     assert (engine.bytes, engine.phase, engine.op) == (result.peak, result.phase, result.op)
-def test_mobilebert_mlm_head_gives_no_training_peak() -> None:
+def test_mobilebert_mlm_head_keeps_the_whole_gradient() -> None:
     """MobileBERT's MLM head multiplies by ``cat([decoder.weight.t(), dense.weight])``: ``CatBackward0`` hands
     ``dense.weight`` a slice of the [H, V] gradient, and ``AccumulateGrad`` keeps it as ``.grad`` (same strides), so
     the whole [H, V] storage lives through the optimizer step, E·V numbers more than the parameter has (for E = H, an
-    empty parameter keeps all of it). Neither the bounds nor the optimizer step count that, so the engine gives no
-    peak for the MLM classes' training step (inference is replayed exactly: test_inference_engine.py)."""
+    empty parameter keeps all of it). The op-by-op replay counts it (the drawn cross-checks prove every option); here
+    the two extremes (E < H for the MLM class, E = H for pre-training): the figure is the measured peak with its
+    bytes by kind, the gradients' bytes at the optimizer's peak those of the whole storage. The bounds do not count
+    it: where the replay gives no figure (Adafactor) there is no peak and no bound."""
     from calculator.build import build
 
     from .peak_measure import build_model
 
-    for e, h, v in ((4, 8, 50), (8, 8, 50)):
+    for e, h, v, arch in ((4, 8, 50, "MobileBertForMaskedLM"), (8, 8, 50, "MobileBertForPreTraining")):
         config = dict(vocab_size=v, embedding_size=e, hidden_size=h, num_hidden_layers=1, num_attention_heads=2,
                       intermediate_size=6, intra_bottleneck_size=4, true_hidden_size=4, num_feedforward_networks=2,
                       max_position_embeddings=8, type_vocab_size=2)
@@ -1431,10 +1431,15 @@ def test_mobilebert_mlm_head_gives_no_training_peak() -> None:
         model(input_ids=torch.zeros((1, 2), dtype=torch.long)).logits.float().sum().backward()
         grad = model.cls.predictions.dense.weight.grad
         assert grad.numel() == (h - e) * v and grad.untyped_storage().nbytes() == h * v * 4
-        for arch in ("MobileBertForMaskedLM", "MobileBertForPreTraining"):
-            inv = build(dict(config, model_type="mobilebert"), arch, None)
-            peak = costs.compute(inv, costs.settings(1, 2)).peak
-            assert peak.bytes is None and not peak.bound and peak.reason == "family", arch
+        inv = build(dict(config, model_type="mobilebert"), arch, None)
+        peak = costs.compute(inv, costs.settings(1, 2)).peak
+        result = measure_peak(Step("mobilebert", arch, config, 1, 2, foreach=False))
+        assert (peak.bytes, peak.phase, peak.op) == (result.peak, result.phase, result.op) == (
+            result.peak, "optimizer", "aten.div"), arch
+        assert peak.by_kind["gradient"] == result.by_kind()["grad"], arch
+        assert dict(result.at_peak)["grad:cls.predictions.dense.weight"] == h * v * 4, arch
+        refused = costs.compute(inv, costs.settings(1, 2, "fp32", "adafactor")).peak
+        assert refused.bytes is None and not refused.bound and refused.reason == "family", arch
 
 
 #: Reformer configs whose activations, not their weights, make the peak (a small vocabulary, L = 32 in chunks of 4,
@@ -1644,3 +1649,34 @@ def test_mpnet_without_layers_drops_the_unread_bias(autocast: bool) -> None:
     else:
         pytest.fail("no case drawn")
     assert check_checkpointed(case, {}), case["raw"]  # not checkpointed here: the same three maxima and the figure
+
+
+#: A GTE config with one-wide heads (hidden 4, 4 heads: rotary's cos and sin two wide, Q and K broadcast to two
+#: columns), which none of the drawn training cases above has.
+GTE_ONE_WIDE = {"model_type": "gte", "vocab_size": 20, "hidden_size": 4, "num_hidden_layers": 2, "num_attention_heads": 4,
+                "intermediate_size": 5, "type_vocab_size": 2, "hidden_act": "relu", "hidden_dropout_prob": 0.2,
+                "attention_probs_dropout_prob": 0.1, "max_position_embeddings": 11}
+
+
+@pytest.mark.parametrize("arch,dtype,checkpointing,plan,optimizer,attention", [
+    ("GteModel", "fp32", False, "none", "adamw", "eager"),
+    ("GteForSequenceClassification", "bf16", "non-reentrant", "freeze", "sgd-momentum", "eager"),
+    ("GteForMaskedLM", "fp32", "reentrant", "none", "adamw", "sdpa"),
+    ("GteForTokenClassification", "bf16", False, "lora", "adamw", "sdpa")])
+def test_gte_one_wide_heads_training_replayed(arch: str, dtype: str, checkpointing: Any, plan: str, optimizer: str,
+                                              attention: str) -> None:
+    """GTE's one-wide heads in training (LiveSim.rotate_one_wide: each broadcast product's gradient two wide, summed
+    to one column; the empty slice's zeros; the three gradients of Q or K summed), eager or SDPA (V one wide: the math
+    path, LiveSim._sdpa_math_unmasked), and for a float32 model under bf16 autocast too (the products promoted, their
+    summed gradients cast back): the forward's, the loss's and the backward's maxima and the step's figure are the
+    measured ones."""
+    for autocast in (False, True) if dtype == "fp32" else (False,):
+        case = {"raw": dict(GTE_ONE_WIDE), "arch": arch, "batch": 3, "seq_len": 6, "dtype": dtype,
+                "optimizer": optimizer, "checkpointing": checkpointing, "plan": plan, "freeze": (True, 1, False),
+                "pooler": None, "attention": attention, "autocast": autocast,
+                "lora": {"r": 2, "targets": "q_proj,v_proj", "bias": "none", "task_type": "TOKEN_CLS"}}
+        inv, plan_ = planned(case)
+        case.update(inv=inv, plan=plan_, costs=costs.compute(inv, costs.settings(
+            3, 6, dtype, optimizer, checkpointing, attention, autocast="bf16" if autocast else None), plan_))
+        phases: dict[str, int] = {}
+        assert check_checkpointed(case, phases), (autocast, case["costs"].peak.reason)
