@@ -1639,3 +1639,30 @@ def test_mpnet_without_layers_drops_the_unread_bias(autocast: bool) -> None:
     else:
         pytest.fail("no case drawn")
     assert check_checkpointed(case, {}), case["raw"]  # not checkpointed here: the same three maxima and the figure
+
+
+def test_big_bird_decoder_and_question_answering_reentrant_and_inference() -> None:
+    """BigBird as a decoder with full attention (``create_causal_mask``'s mask, the ``DynamicCache`` of K and V) and its
+    question answering (lengths, logits mask and token types made from the ids): the drawn cross-checks reach them in
+    training, non-reentrant checkpointing and autocast; here under reentrant checkpointing (the mask a keyword the
+    ``partial`` keeps; no cache in a checkpointed layer), QA's promoting ``logits - mask * 1e6`` in bf16 included, and
+    in the inference span (the cache held by the output to the span's end, or dropped as QA returns): the maxima and
+    the figures are LiveBytes'."""
+    from .test_inference_engine import check_peak
+
+    raw = {"model_type": "big_bird", "vocab_size": 20, "hidden_size": 8, "num_attention_heads": 2,
+           "intermediate_size": 12, "num_hidden_layers": 2, "max_position_embeddings": 16, "type_vocab_size": 2,
+           "attention_type": "original_full", "is_decoder": True, "hidden_dropout_prob": 0.1,
+           "attention_probs_dropout_prob": 0.1}
+    phases: dict[str, int] = {}
+    for arch, dtype in (("BigBirdForQuestionAnswering", "bf16"), ("BigBirdForCausalLM", "fp32")):
+        case = {"raw": dict(raw), "arch": arch, "pooler": None, "batch": 2, "seq_len": 5, "dtype": dtype,
+                "optimizer": "adamw", "checkpointing": "reentrant", "plan": "none", "freeze": (False, 0, False)}
+        inv, plan = planned(case)
+        case.update(inv=inv, plan=plan, costs=costs.compute(inv, costs.settings(2, 5, dtype, "adamw", "reentrant"), plan))
+        assert check_checkpointed(case, phases), arch
+    for arch, dtype in (("BigBirdForQuestionAnswering", "fp32"), ("BigBirdModel", "fp32"), ("BigBirdForCausalLM", "bf16")):
+        case = {"raw": dict(raw), "arch": arch, "pooler": None, "batch": 2, "seq_len": 5, "dtype": dtype, "plan": "none"}
+        inv, _ = planned(case)
+        case.update(inv=inv, costs=costs.compute_inference(inv, costs.settings(2, 5, dtype)))
+        assert check_peak(case), arch
