@@ -195,12 +195,12 @@ def runs_block_sparse(c: Mapping[str, Any], seq_len: int) -> bool:
     return seq_len > sparse_limit(c)
 
 
-def step_embeddings(sim: Sim, prefix: str, b: int, n: int, types_from_ids: bool, padded: bool = False,
+def step_embeddings(sim: Sim, prefix: str, b: int, n: int, given: T | None, padded: bool = False,
                     sparse: bool = False, ones: T | None = None) -> tuple[T, T | None]:
     """``BigBirdEmbeddings``: word + token type (+= position), then dropout **before** the LayerNorm.
 
     Token types are a slice of a zero buffer (not counted), except in question
-    answering, which makes them from the ids ([B, L] int64); positions a buffer slice.
+    answering, which makes them from the ids (``given``: [B, L] int64); positions a buffer slice.
     ``padded``: block-sparse attention ran ``_pad_to_block_size`` first, whose
     ``nn.functional.pad`` makes new [B, n] int64 tensors of the ids and of the token
     types (the buffer's slice too): those are what the embeddings keep.
@@ -222,7 +222,7 @@ def step_embeddings(sim: Sim, prefix: str, b: int, n: int, types_from_ids: bool,
         if ones is not None:
             sim.release(ones)
     else:
-        types = sim.ids((b, n)) if types_from_ids else sim.expand(sim.buffer((1, n)), (b, n))
+        types = given if given is not None else sim.expand(sim.buffer((1, n)), (b, n))
     mark = sim.scope()  # BigBirdEmbeddings.forward
     x = sim.embedding(e + "word_embeddings", ids, first=True)
     x = sim.add(x, sim.embedding(e + "token_type_embeddings", types))
@@ -551,12 +551,29 @@ def decoder_attention(mask: T, cache: bool, returned: bool) -> Callable[[Sim, T,
     return run
 
 
-def step_question_inputs(sim: Sim, b: int, n: int) -> tuple[T, T]:
+def step_question_inputs(sim: Sim, b: int, n: int, listed: bool = False) -> tuple[T, T]:
     """``BigBirdForQuestionAnswering.forward`` before the model, from the ids (measured): ``question_lengths`` =
     ``argmax(input_ids.eq(sep).int(), -1) + 1`` (the bool, int32 and argmax temporaries), ``prepare_question_mask``
     (``arange`` < the lengths, ``where`` between two 0-dim int64: the int64 [B, L] ``logits_mask``), the token types
     ``ones - logits_mask`` (int64), ``logits_mask[:, 0] = False`` (a 0-dim tensor made and dropped). The lengths, the
-    mask and the types are the class's names until it returns. Returns the types and the mask."""
+    mask and the types are the class's names until it returns. Returns the types and the mask. ``listed``: the
+    temporaries as storages of the tape too (block-sparse attention's bounds count every storage of the forward)."""
+    if listed:
+        made = [sim.constant((b * n,), 1, "aten.eq"), sim.constant((b * n,), 4, "aten._to_copy")]
+        sim.release(made[0])
+        made.append(sim.constant((b,), 8, "aten.argmax"))
+        sim.release(made[1])
+        sim.constant((b, 1), 8, "aten.add")  # question_lengths
+        sim.release(made[2])
+        made = [sim.constant((n,), 8, "aten.arange"), sim.constant((b * n,), 1, "aten.lt"),
+                sim.constant((1,), 8, "aten.scalar_tensor"), sim.constant((1,), 8, "aten.scalar_tensor")]
+        mask = sim.constant((b, n, 1), 8, "aten.where")
+        sim.release(*made)
+        ones = sim.constant((b * n,), 8, "aten.ones")
+        types = sim.constant((b, n), 8, "aten.sub")
+        sim.release(ones)
+        sim.release(sim.constant((1,), 8, "aten.lift_fresh"))
+        return types, mask
     sim.transients((b * n, 4 * b * n, 8 * b), (1, 2, 3), ("aten.eq", "aten._to_copy", "aten.argmax"))
     sim.constant((b, 1), 8, "aten.add")  # question_lengths
     sim.transients((8 * n, b * n, 8, 8), (4, 4, 4, 4), ("aten.arange", "aten.lt", "aten.scalar_tensor",
@@ -566,6 +583,32 @@ def step_question_inputs(sim: Sim, b: int, n: int) -> tuple[T, T]:
     types = sim.constant((b, n), 8, "aten.sub")
     sim.transients((8,), (0,), ("aten.lift_fresh",))
     return types, mask
+
+
+def step_sparse_question_head(sim: Sim, seq: T, act: str) -> list[T]:
+    """:func:`step_question_head` on block-sparse attention's unpadded output (a strided view where the input was
+    padded: the intermediate dense copies it, and the residual sum is a new tensor), every storage listed (the
+    inactive dropout's mask, ``gelu_new``'s intermediates, the LayerNorm's statistics: the bounds' F)."""
+    mark = sim.scope()
+    drop = sim.drops("hidden_dropout_prob")
+    h = dropout(sim, seq, drop)
+    inner = linear_unpadded(sim, "qa_classifier.intermediate.dense", h)
+    inner = sim.rebind(inner, activation(sim, act, inner))
+    if h.storage != seq.storage:
+        sim.release(h)
+    output = sim.scope()  # BigBirdOutput.forward
+    out = sim.linear("qa_classifier.output.dense", inner)
+    out = sim.rebind(out, dropout(sim, out, drop))
+    total = sim.add(out, seq)
+    normed = layer_norm(sim, "qa_classifier.output.LayerNorm", total)
+    sim.release(out, total)
+    out = sim.end_scope(output, normed)
+    sim.release(inner)
+    logits = sim.end_scope(mark, sim.rebind(out, sim.linear("qa_classifier.qa_outputs", out)))
+    scaled = sim.constant((*logits.shape[:-1], 1), 4, "aten.mul")
+    logits = sim.rebind(logits, sim.minus_mask(logits, scaled, promoted=True))
+    sim.release(scaled)
+    return sim.split_columns(logits)
 
 
 def step_question_head(sim: Sim, seq: T) -> list[T]:
@@ -727,15 +770,14 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     # test_big_bird_block_sparse_bounds). The random plan (numpy's, seeded per layer in training, zeros in eval)
     # decides which blocks are read, never a shape: the sizes are deterministic. A decoder runs the same block-sparse
     # forward (the causal mask is made for original_full only; no cache is written: measured, the same storages and
-    # peak as the encoder's). Question answering's inputs made from the ids, on this path: not replayed, no bound.
-    if kind == "ForQuestionAnswering":
-        sim.no_peak()
-    elif not sim.grad_mode:
+    # peak as the encoder's); question answering's inputs are made from the ids first (step_question_inputs).
+    if not sim.grad_mode:
         # The inference span (no graph): every release declared (BigBirdModel.forward's scope, the embeddings', each
         # layer's: step_sparse_layer), so the forward is replayed exactly. Training keeps its bounds: the backward of
         # the kernel (its views' copies, the gathers' scatters, the probability matrix's nodes) is not replayed yet.
         sim.exact_lifetimes()
         sim.exact_forward()
+    given = step_question_inputs(sim, b, n, listed=True)[0] if kind == "ForQuestionAnswering" else None
     model = sim.scope()  # BigBirdModel.forward
     ones = None
     if sparse:  # warn_if_padding_and_no_attention_mask's temporaries, then torch.ones((B, L))
@@ -746,7 +788,7 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
                 sim.release(made[0])  # the special tokens' tensor, dropped once indexed
         sim.release(*made)  # the others, gone as it returns
         ones = sim.constant((b, n), 4, "aten.ones")
-    x, padded_mask = step_embeddings(sim, prefix, b, padded, kind == "ForQuestionAnswering", padded > n, sparse, ones)
+    x, padded_mask = step_embeddings(sim, prefix, b, padded, given, padded > n, sparse, ones)
     heads, act = c["num_attention_heads"], c["hidden_act"]
     # torch.ones((B, L)) in float32, padded: block-sparse's from_mask (a full-attention path: a constant, never read)
     mask = padded_mask or ones or sim.constant((b, padded), 4)
@@ -769,7 +811,7 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
         return sim.rebind(dense, sim.keep_output(dense))  # nn.Tanh, before the unpad
 
     pooled = None
-    if kind == "ForPreTraining" or (kind == "" and inv.pooler):
+    if kind == "ForPreTraining" or (kind in ("", "ForQuestionAnswering") and inv.pooler):
         pooled = pool()
     elif kind not in ("", "ForQuestionAnswering"):
         pooled = sim.unused(pool)  # the head's class holds ``outputs`` until its forward returns
@@ -779,11 +821,8 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     if kind == "ForPreTraining":
         assert pooled is not None
         return [step_mlm(sim, seq, act), sim.linear("cls.seq_relationship", pooled)]
-    if kind == "ForQuestionAnswering":
-        h = step_feed_forward(sim, "qa_classifier.", sim.dropout(seq, sim.drops("hidden_dropout_prob")), seq, act)
-        # logits - logits_mask * 1e6 (a float32 mask): keeps nothing; then split, squeeze, contiguous
-        logits = sim.pointwise(sim.linear("qa_classifier.qa_outputs", h))
-        return [sim.pointwise(sim.select(logits, 2)), sim.pointwise(sim.select(logits, 2))]
+    if kind == "ForQuestionAnswering":  # start and end logits, then the pooled output (a class given a pooler)
+        return step_sparse_question_head(sim, seq, act) + ([pooled] if pooled is not None else [])
     if kind in ("ForMaskedLM", "ForCausalLM"):
         return [step_mlm(sim, seq, act)]
     if kind == "ForSequenceClassification":
