@@ -27,8 +27,20 @@ Block-sparse attention lists every storage the forward makes, in PyTorch's order
 those nothing keeps), with every name's release declared: the inference span is replayed exactly
 (``tests/crosscheck/test_inference_engine.py::test_big_bird_block_sparse_inference_exact``); the training step keeps
 its proven bounds (``tests/crosscheck/test_peak_engine.py::test_big_bird_block_sparse_bounds``: the kernel's backward
-is not replayed op by op). Question answering with block-sparse attention keeps no claim (``sim.no_peak``); a decoder
-with block-sparse attention runs the encoder's forward, and is replayed as it is.
+is not replayed op by op), question answering's too (its inputs made from the ids are listed); a decoder with
+block-sparse attention runs the encoder's forward, and is replayed as it is.
+
+What the block-sparse backward replay needs (``peak_measure.backward_ledger``, B 2, L 18, block 2, one random block:
+288 autograd nodes a layer, 16 of them ``AccumulateGrad``): the blocks ``t[:, :, i]`` and slices ``t[:, :, 2:-2]``
+are views here (:meth:`~.ops.Ops.select`, :meth:`~.ops.Ops.narrow`) with no node, where PyTorch's
+``SelectBackward0`` (28 a layer) and ``SliceBackward0`` (13) each allocate a zero gradient of the whole blocked
+Q, K or V and copy theirs in (the backward's largest allocations: 32,384 and 17,536 bytes of that layer's), summed
+out of place into the pending gradient (``InputBuffer``); then ``GatherBackward0`` (2: zeros and ``scatter_add``),
+the einsums' ``UnsafeViewBackward0``/``ViewBackward0`` copies of strided gradients (6 and 5 allocating), 16
+``BmmBackward0``, 9 ``MulBackward0`` (the scale, ``from_mask``), 5 ``SoftmaxBackward0``, 8 ``CatBackward0``, the
+in-place ``+=`` on the middle context and the probability matrix's unreached branch. The first failure today: the
+middle keys' ``cat`` of ``narrow`` views (no producer node: ``LiveSim.fail``, "an input whose producer is not
+modelled").
 """
 from __future__ import annotations
 
