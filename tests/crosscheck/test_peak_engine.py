@@ -760,8 +760,9 @@ def test_forward_and_loss_replayed_exactly(model_type: str) -> None:
     assert phases.get("forward", 0) > 0 or FORWARD_RANDOM < 4, (model_type, phases)
 
 
-#: Families drawn more often there: BigBird's tiny drawn models peak in the backward only now and then.
-CKPT_MORE = {"big_bird": 2}
+#: Families drawn more often there (BigBird no longer: its question answering, which claimed nothing, is replayed, and
+#: its first eight draws, decoders and QA among them, include a peak in the backward).
+CKPT_MORE: dict[str, int] = {}
 CKPT_MORE["longformer"] = 2  # its sequence classification (global attention) keeps its bounds
 
 
