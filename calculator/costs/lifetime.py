@@ -300,6 +300,11 @@ class LiveSim(Sim):
         #: Autocast's cached copies (a trained parameter's bf16 copy): the cache, not Python, holds them until the
         #: autocast region exits (the forward's end), so no scope's end frees them (:func:`_deaths`).
         self.cached: set[int] = set()
+        #: Storages the model's outputs hold (:meth:`~.ops.Ops.held_by_outputs`: a decoder's key/value cache): live to
+        #: the forward's end and through the loss, gone with the outputs before the backward unless a node saved them.
+        self.outlive: set[int] = set()
+        #: Storages an output the class does not return holds (:meth:`~.ops.Ops.held_by_outputs`): to the forward's end.
+        self.forward_held: set[int] = set()
         #: The program models autocast's copies too (:meth:`~.ops.Ops.exact_autocast`); else no figure under it.
         self.autocast_exact = False
         self._bias_copy: T | None = None  # the bias's autocast copy :meth:`_linear` made for :meth:`mm`
@@ -388,6 +393,9 @@ class LiveSim(Sim):
     def release(self, *ts: T) -> None:
         for t in ts:
             self._die(t.storage, self._next)
+
+    def held_by_outputs(self, *ts: T, returned: bool = True) -> None:
+        (self.outlive if returned else self.forward_held).update(t.storage for t in ts)
 
     def end_scope(self, mark: int, out: T, *also: T) -> T:
         self.scopes.append((mark, self._next, frozenset([out.storage, *(t.storage for t in also)])))
@@ -3392,14 +3400,19 @@ class LiveSim(Sim):
 
     # -- Funnel's operations (issue 32; facts measured with tests/crosscheck/peak_measure.py)
 
-    def minus_mask(self, t: T, mask: T) -> T:
+    def minus_mask(self, t: T, mask: T, promoted: bool = False) -> T:
         """``attn_score - INF * (1 - mask)``: ``SubBackward0`` hands the gradient on to the scores (the mask needs
-        none)."""
+        none). ``promoted``: a wider result (BigBird's ``logits - logits_mask * 1e6``, bf16 logits minus float32)
+        whose gradient ``validate_outputs`` casts back to ``t``'s dtype, a new tensor (measured)."""
         self._begin()
         self._labelled("sub", "aten.sub")
         out = super().minus_mask(t, mask)
         if not out.grad:
             return out
+        if out.itemsize != t.itemsize and promoted:
+            shape, size = t.shape, t.itemsize
+            return self._node("SubBackward0", [self._edge(t)],
+                              lambda bw, g: [bw.alloc(shape, size, "aten._to_copy")], out, [])
         if out.itemsize != t.itemsize:
             self.fail("a promoting subtraction")
         return self._node("SubBackward0", [self._edge(t)], _passed(1), out, [])
@@ -3930,7 +3943,7 @@ def run_step(sim: LiveSim, outputs: Sequence[T], start_items: Sequence[Item], gr
     live = replay.end - start
     loss_peak: Peak | None = None
     if sim.forward_exact:
-        loss_peak = _loss(outputs, replay.end, start_items, sim, set(saved) | out_sids)
+        loss_peak = _loss(outputs, replay.end, start_items, sim, set(saved) | out_sids | sim.outlive)
         assert loss_peak.bytes is not None
         loss_bound = loss_peak.bytes
     else:  # what the forward leaves (its bound at the end), one output's float32 copy at a time, the sums
@@ -4002,6 +4015,7 @@ def _deaths(sim: LiveSim, keep: set[int], recomputed: bool = False) -> dict[int,
     branch's output's death (but in a checkpointed block's forward, whose nodes hold holders; ``recomputed``: the
     block's recomputation, whose nodes hold the storages)."""
     keep = keep | sim.cached  # autocast's cache holds them to the region's end (replay_forward's ``end``)
+    keep |= sim.forward_held  # as the model's output does, which the class's forward drops as it returns
     death = {s: at for s, at in sim.deaths.items() if s not in keep}
     for mark, last, returned in sim.scopes:
         for s in range(mark + 1, last + 1):
@@ -4024,6 +4038,7 @@ def replay_forward(sim: LiveSim, keep: set[int], start_items: Sequence[Item], ph
     (:attr:`LiveSim.forward_exact`), else an upper bound (a storage counted until its scope's end at the
     latest). ``end``-ing live bytes (what ``keep`` holds, and the model's locals when not exact) in
     :attr:`Replay.end`."""
+    keep = keep | sim.outlive  # held by the outputs (a decoder's cache): live when the forward has returned
     # What an unreached node saved (:meth:`LiveSim.unused`) lives with the graph until the forward returns.
     death = _deaths(sim, keep | sim.unreached)
     death.update(sim.unreached_deaths)  # a branch dropped before (LiveSim.unreached_dropped): its graph with it

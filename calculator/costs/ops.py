@@ -845,6 +845,12 @@ class Ops:
         (``len(sizes)``: after the program's next storage); None: each lives until the scope's end. ``ops``: the
         aten operation that makes each (what the peak names when it lies there)."""
 
+    def held_by_outputs(self, *ts: T, returned: bool = True) -> None:
+        """The model's outputs hold ``ts`` whatever Python names inside the forward (BigBird's decoder writes each
+        layer's keys and values into the ``DynamicCache`` its model's output holds): ``returned``, the class returns
+        it too (``BigBirdModel``, the causal LM), so they live until the step drops the outputs (after the loss in
+        training); else until the class's forward returns. Only the lifetime simulator uses it."""
+
     def no_peak(self) -> None:
         """Called by a family's program on a path whose storages it does not list completely (BigBird as a decoder,
         or question answering, whose inputs are made from the ids): the step then claims no peak and no bound
@@ -1236,9 +1242,10 @@ class Ops:
 
     # -- operations for funnel (issue 32: its forward replayed op by op)
 
-    def minus_mask(self, t: T, mask: T) -> T:
+    def minus_mask(self, t: T, mask: T, promoted: bool = False) -> T:
         """``t - mask`` with a broadcast [B, 1, 1, L] ``mask`` needing no gradient (Funnel's ``attn_score - INF * (1 -
-        mask)``): a new tensor of ``t``'s shape in the wider dtype; nothing kept."""
+        mask)``): a new tensor of ``t``'s shape in the wider dtype; nothing kept. ``promoted``: the lifetime
+        simulator models a wider result (BigBird's bf16 QA logits minus a float32 mask), which it refuses otherwise."""
         return self.new(t.shape, t.grad, max(t.itemsize, mask.itemsize))
 
     def repeat_rows(self, t: T, times: int) -> T:

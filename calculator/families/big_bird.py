@@ -21,13 +21,26 @@ inputs are padded to a multiple of ``block_size`` and run the block-sparse kerne
 (:func:`step_sparse_attention`), worked out operation by operation: the random
 blocks change which blocks are read, never a shape, so the figures are exact.
 
-Peak of live memory (issue 32): exact with ``original_full`` (:func:`step_full`, replayed tensor by tensor).
+Peak of live memory (issue 32): exact with ``original_full`` (:func:`step_full`, replayed tensor by tensor), a
+decoder's too (its causal mask, its key/value cache) and question answering's (its inputs made from the ids).
 Block-sparse attention lists every storage the forward makes, in PyTorch's order (the tape's, and as constants
 those nothing keeps), with every name's release declared: the inference span is replayed exactly
 (``tests/crosscheck/test_inference_engine.py::test_big_bird_block_sparse_inference_exact``); the training step keeps
 its proven bounds (``tests/crosscheck/test_peak_engine.py::test_big_bird_block_sparse_bounds``: the kernel's backward
-is not replayed op by op). A decoder with full attention (its causal mask) and question answering keep no claim (``sim.no_peak``); a decoder
-with block-sparse attention runs the encoder's forward, and is replayed as it is.
+is not replayed op by op), question answering's too (its inputs made from the ids are listed); a decoder with
+block-sparse attention runs the encoder's forward, and is replayed as it is.
+
+What the block-sparse backward replay needs (``peak_measure.backward_ledger``, B 2, L 18, block 2, one random block:
+288 autograd nodes a layer, 16 of them ``AccumulateGrad``): the blocks ``t[:, :, i]`` and slices ``t[:, :, 2:-2]``
+are views here (:meth:`~.ops.Ops.select`, :meth:`~.ops.Ops.narrow`) with no node, where PyTorch's
+``SelectBackward0`` (28 a layer) and ``SliceBackward0`` (13) each allocate a zero gradient of the whole blocked
+Q, K or V and copy theirs in (the backward's largest allocations: 32,384 and 17,536 bytes of that layer's), summed
+out of place into the pending gradient (``InputBuffer``); then ``GatherBackward0`` (2: zeros and ``scatter_add``),
+the einsums' ``UnsafeViewBackward0``/``ViewBackward0`` copies of strided gradients (6 and 5 allocating), 16
+``BmmBackward0``, 9 ``MulBackward0`` (the scale, ``from_mask``), 5 ``SoftmaxBackward0``, 8 ``CatBackward0``, the
+in-place ``+=`` on the middle context and the probability matrix's unreached branch. The first failure today: the
+middle keys' ``cat`` of ``narrow`` views (no producer node: ``LiveSim.fail``, "an input whose producer is not
+modelled").
 """
 from __future__ import annotations
 
@@ -194,12 +207,12 @@ def runs_block_sparse(c: Mapping[str, Any], seq_len: int) -> bool:
     return seq_len > sparse_limit(c)
 
 
-def step_embeddings(sim: Sim, prefix: str, b: int, n: int, types_from_ids: bool, padded: bool = False,
+def step_embeddings(sim: Sim, prefix: str, b: int, n: int, given: T | None, padded: bool = False,
                     sparse: bool = False, ones: T | None = None) -> tuple[T, T | None]:
     """``BigBirdEmbeddings``: word + token type (+= position), then dropout **before** the LayerNorm.
 
     Token types are a slice of a zero buffer (not counted), except in question
-    answering, which makes them from the ids ([B, L] int64); positions a buffer slice.
+    answering, which makes them from the ids (``given``: [B, L] int64); positions a buffer slice.
     ``padded``: block-sparse attention ran ``_pad_to_block_size`` first, whose
     ``nn.functional.pad`` makes new [B, n] int64 tensors of the ids and of the token
     types (the buffer's slice too): those are what the embeddings keep.
@@ -221,7 +234,7 @@ def step_embeddings(sim: Sim, prefix: str, b: int, n: int, types_from_ids: bool,
         if ones is not None:
             sim.release(ones)
     else:
-        types = sim.ids((b, n)) if types_from_ids else sim.expand(sim.buffer((1, n)), (b, n))
+        types = given if given is not None else sim.expand(sim.buffer((1, n)), (b, n))
     mark = sim.scope()  # BigBirdEmbeddings.forward
     x = sim.embedding(e + "word_embeddings", ids, first=True)
     x = sim.add(x, sim.embedding(e + "token_type_embeddings", types))
@@ -301,26 +314,6 @@ def step_feed_forward(sim: Sim, p: str, x: T, residual: T, act: str) -> T:
     out = sim.linear(p + "output.dense", inner)
     out = sim.rebind(out, dropout(sim, out, sim.drops("hidden_dropout_prob")))
     return layer_norm(sim, p + "output.LayerNorm", sim.add(out, residual))
-
-
-def step_layer(prefix: str, i: int, heads: int, act: str, mask: T | None = None) -> Callable[[Sim, T], T]:
-    """One ``BigBirdLayer`` with full attention: BERT's, with ``hidden_act`` (BigBird's default ``gelu_new``).
-
-    The cross-attention block of a decoder is not run: the step passes no
-    ``encoder_hidden_states`` (its parameters get no gradient). ``mask``: a decoder's causal mask (eager:
-    ``create_causal_mask``'s additive one, in the embeddings' dtype), added to the scores (under autocast the
-    sum of the bf16 scores and the float32 mask is float32: so are the probabilities and the dropout's mask).
-    """
-    p = f"{prefix}encoder.layer.{i}."
-
-    def run(sim: Sim, x: T) -> T:
-        s = p + "attention.self."
-        context = bert.step_attention(sim, x, heads, s + "query", s + "key", s + "value", mask=mask)
-        out = sim.dropout(sim.linear(p + "attention.output.dense", context), sim.drops("hidden_dropout_prob"))
-        attended = sim.layer_norm(p + "attention.output.LayerNorm", sim.add(out, x))
-        return step_feed_forward(sim, p, attended, attended, act)
-
-    return run
 
 
 def step_sparse_attention(sim: Sim, x: T, heads: int, block: int, rand: int, mask: T, s: str) -> tuple[T, T]:
@@ -499,20 +492,154 @@ def step_sparse_layer(prefix: str, i: int, heads: int, act: str, block: int, ran
     return run
 
 
-def step_full_embeddings(sim: Sim, prefix: str, b: int, n: int) -> T:
+def step_full_embeddings(sim: Sim, prefix: str, b: int, n: int, types: T | None = None) -> T:
     """``BigBirdEmbeddings`` as it runs with full attention, every name dropped where its Python drops it: the word
-    lookup, ``+`` the token types' (a [1, L] buffer slice, expanded: not counted), ``embeddings += position
-    embeddings`` (in place: ``AddBackward0`` sums the [1, L, H] gradient), dropout (rebinding the sum), then the
-    LayerNorm; the three lookups' outputs and the dropout's are named until the function returns."""
+    lookup, ``+`` the token types' (a [1, L] buffer slice, expanded: not counted; ``types``: those question answering
+    made from the ids), ``embeddings += position embeddings`` (in place: ``AddBackward0`` sums the [1, L, H]
+    gradient), dropout (rebinding the sum), then the LayerNorm; the three lookups' outputs and the dropout's are
+    named until the function returns."""
     e = prefix + "embeddings."
     mark = sim.scope()
     ids = sim.ids((b, n))
-    types = sim.expand(sim.buffer((1, n)), (b, n))
+    if types is None:
+        types = sim.expand(sim.buffer((1, n)), (b, n))
     words = sim.embedding(e + "word_embeddings", ids, first=True)
     x = sim.add(words, sim.embedding(e + "token_type_embeddings", types))
     x = sim.add_(x, sim.embedding(e + "position_embeddings", sim.buffer((1, n))))
     x = sim.rebind(x, sim.dropout(x, sim.drops("hidden_dropout_prob")))
     return sim.end_scope(mark, sim.layer_norm(e + "LayerNorm", x))
+
+
+def step_causal_mask(sim: Sim, b: int, n: int) -> T:
+    """``create_causal_mask`` (eager) on ``torch.ones((B, L))``, a decoder's [B, 1, L, L] additive mask in the
+    embeddings' dtype, named by ``BigBirdModel.forward`` until it returns. Its temporaries, in order (measured): the
+    ones as bool, ``arange`` of the batch, of one head and of the L queries and keys (each ``+ 0``: the aranges gone
+    at once), the causal ``le`` [L, L] (``new_ones`` of one byte beside it) ``&`` the padding mask's index [B, L], the
+    [B, 1, L, L] bool, then ``where`` between a zero and the dtype's minimum (two 0-dim tensors); the ones mask goes
+    with the bool copy once the mask is made."""
+    z = sim.itemsize
+    sizes = (b * n, 8 * b, 8, 8 * n, 8 * n, 8 * n, 8 * n, 1, n * n, n * n, b * n, b * n * n, z, z)
+    deaths = (14, 11, 11, 4, 11, 6, 11, 9, 9, 11, 11, 14, 14, 14)
+    ops = ("aten._to_copy", "aten.arange", "aten.arange", "aten.arange", "aten.add", "aten.arange", "aten.add",
+           "aten.new_ones", "aten.le", "aten.bitwise_and", "aten.index", "aten.bitwise_and", "aten.zeros",
+           "aten.scalar_tensor")
+    sim.transients(sizes, deaths, ops)
+    return sim.constant((b, 1, n, n), z, "aten.where")
+
+
+def decoder_attention(mask: T, cache: bool, returned: bool) -> Callable[[Sim, T, str, int], T]:
+    """``BigBirdSelfAttention.forward`` of a decoder (eager, no encoder states), as :class:`bert.BertLayer` calls it:
+    Q, K, V split into heads; with a cache (``use_cache``, the config's default, unless checkpointing drops it in
+    training) ``past_key_values.update`` concatenates K and V onto its empty ones (``cat``: contiguous copies the
+    output's cache holds, the projections' names rebound to them, so ``matmul`` copies neither); the scores divided
+    by sqrt(d), then ``+ attention_mask`` (the quotient's name rebound: the sum keeps it until the return), softmax,
+    dropout, the context made contiguous; it returns the probabilities too, held by ``BigBirdLayer`` (``_``).
+    ``returned``: the class returns the cache (``BigBirdModel``, the causal LM; the others drop ``outputs``, and it
+    with them, as their forward returns)."""
+
+    def run(sim: Sim, x: T, s: str, heads: int) -> T:
+        b, n, _ = x.shape
+        mark = sim.scope()
+        width = sim.linear_info(s + "query").out_features
+        d = width // heads
+        q = sim.heads(sim.linear(s + "query", x), heads, d)
+        k = sim.heads(sim.linear(s + "key", x), heads, d)
+        v = sim.heads(sim.linear(s + "value", x), heads, d)
+        if cache:
+            kept = sim.concat([k], 2), sim.concat([v], 2)
+            sim.release(k, v)
+            k, v = kept
+            sim.held_by_outputs(k, v, returned=returned)
+        product = sim.bmm(q, sim.transpose(k, 2, 3))
+        scores = sim.made_by(sim.pointwise(product), "aten.div")
+        sim.release(product)
+        scores = sim.rebind(scores, sim.add(scores, mask))
+        probs = sim.keep_output(scores)
+        probs = sim.rebind(probs, sim.dropout(probs, sim.drops("attention_probs_dropout_prob")))
+        context = sim.bmm(probs, v)
+        context = sim.rebind(context, sim.contiguous(sim.transpose(context, 1, 2)))
+        return sim.end_scope(mark, sim.view(context, (b, n, width)), probs)
+
+    return run
+
+
+def step_question_inputs(sim: Sim, b: int, n: int, listed: bool = False) -> tuple[T, T]:
+    """``BigBirdForQuestionAnswering.forward`` before the model, from the ids (measured): ``question_lengths`` =
+    ``argmax(input_ids.eq(sep).int(), -1) + 1`` (the bool, int32 and argmax temporaries), ``prepare_question_mask``
+    (``arange`` < the lengths, ``where`` between two 0-dim int64: the int64 [B, L] ``logits_mask``), the token types
+    ``ones - logits_mask`` (int64), ``logits_mask[:, 0] = False`` (a 0-dim tensor made and dropped). The lengths, the
+    mask and the types are the class's names until it returns. Returns the types and the mask. ``listed``: the
+    temporaries as storages of the tape too (block-sparse attention's bounds count every storage of the forward)."""
+    if listed:
+        made = [sim.constant((b * n,), 1, "aten.eq"), sim.constant((b * n,), 4, "aten._to_copy")]
+        sim.release(made[0])
+        made.append(sim.constant((b,), 8, "aten.argmax"))
+        sim.release(made[1])
+        sim.constant((b, 1), 8, "aten.add")  # question_lengths
+        sim.release(made[2])
+        made = [sim.constant((n,), 8, "aten.arange"), sim.constant((b * n,), 1, "aten.lt"),
+                sim.constant((1,), 8, "aten.scalar_tensor"), sim.constant((1,), 8, "aten.scalar_tensor")]
+        mask = sim.constant((b, n, 1), 8, "aten.where")
+        sim.release(*made)
+        ones = sim.constant((b * n,), 8, "aten.ones")
+        types = sim.constant((b, n), 8, "aten.sub")
+        sim.release(ones)
+        sim.release(sim.constant((1,), 8, "aten.lift_fresh"))
+        return types, mask
+    sim.transients((b * n, 4 * b * n, 8 * b), (1, 2, 3), ("aten.eq", "aten._to_copy", "aten.argmax"))
+    sim.constant((b, 1), 8, "aten.add")  # question_lengths
+    sim.transients((8 * n, b * n, 8, 8), (4, 4, 4, 4), ("aten.arange", "aten.lt", "aten.scalar_tensor",
+                                                         "aten.scalar_tensor"))
+    mask = sim.constant((b, n, 1), 8, "aten.where")
+    sim.transients((8 * b * n,), (1,), ("aten.ones",))
+    types = sim.constant((b, n), 8, "aten.sub")
+    sim.transients((8,), (0,), ("aten.lift_fresh",))
+    return types, mask
+
+
+def step_sparse_question_head(sim: Sim, seq: T, act: str) -> list[T]:
+    """:func:`step_question_head` on block-sparse attention's unpadded output (a strided view where the input was
+    padded: the intermediate dense copies it, and the residual sum is a new tensor), every storage listed (the
+    inactive dropout's mask, ``gelu_new``'s intermediates, the LayerNorm's statistics: the bounds' F)."""
+    mark = sim.scope()
+    drop = sim.drops("hidden_dropout_prob")
+    h = dropout(sim, seq, drop)
+    inner = linear_unpadded(sim, "qa_classifier.intermediate.dense", h)
+    inner = sim.rebind(inner, activation(sim, act, inner))
+    if h.storage != seq.storage:
+        sim.release(h)
+    output = sim.scope()  # BigBirdOutput.forward
+    out = sim.linear("qa_classifier.output.dense", inner)
+    out = sim.rebind(out, dropout(sim, out, drop))
+    total = sim.add(out, seq)
+    normed = layer_norm(sim, "qa_classifier.output.LayerNorm", total)
+    sim.release(out, total)
+    out = sim.end_scope(output, normed)
+    sim.release(inner)
+    logits = sim.end_scope(mark, sim.rebind(out, sim.linear("qa_classifier.qa_outputs", out)))
+    scaled = sim.constant((*logits.shape[:-1], 1), 4, "aten.mul")
+    logits = sim.rebind(logits, sim.minus_mask(logits, scaled, promoted=True))
+    sim.release(scaled)
+    return sim.split_columns(logits)
+
+
+def step_question_head(sim: Sim, seq: T) -> list[T]:
+    """``BigBirdForQuestionAnsweringHead`` (dropout, ``BigBirdIntermediate``, ``BigBirdOutput`` on the model's output,
+    ``qa_outputs``: each rebinding ``hidden_states``), then ``logits - logits_mask * 1e6`` (the product float32, so a
+    bf16 model's logits are promoted) and the split's two contiguous columns."""
+    mark = sim.scope()
+    h = sim.dropout(seq, sim.drops("hidden_dropout_prob"))
+    inner = sim.linear("qa_classifier.intermediate.dense", h)
+    inner = sim.rebind(inner, sim.act("hidden_act", inner))
+    if h.storage != seq.storage:
+        sim.release(h)
+    out = bert.self_output(sim, "qa_classifier.output.", inner, seq, sim.drops("hidden_dropout_prob"))
+    sim.release(inner)
+    logits = sim.end_scope(mark, sim.rebind(out, sim.linear("qa_classifier.qa_outputs", out)))
+    scaled = sim.constant((*logits.shape[:-1], 1), 4, "aten.mul")
+    logits = sim.rebind(logits, sim.minus_mask(logits, scaled, promoted=True))
+    sim.release(scaled)
+    return sim.split_columns(logits)
 
 
 #: One ``BigBirdLayer`` with ``original_full`` attention, each release where ``modeling_big_bird.py`` drops the name:
@@ -524,14 +651,19 @@ FULL_LAYER = bert.BertLayer(keep_scores=True)
 
 
 def step_full(sim: Sim, inv: Inventory, prefix: str, b: int, n: int) -> list[T]:
-    """BigBird's classes with ``original_full`` attention (no decoder, not question answering), every release
-    declared: ``BigBirdModel.forward`` checks the ids for padding (``warn_if_padding_and_no_attention_mask``: four
-    temporaries), makes ``attention_mask = torch.ones((B, L))`` (float32), runs the embeddings, then the mask
-    function reads the ones (``.to(bool)``, ``.all()``) and returns None, dropping them; the encoder; the pooler
-    (``tanh(pooler(sequence_output[:, 0]))``, computed whether the head reads it or not: a branch the loss never
-    reaches under the MLM, causal-LM and classification heads); then the head."""
+    """BigBird's classes with ``original_full`` attention, every release declared: question answering first makes
+    its inputs from the ids (:func:`step_question_inputs`); ``BigBirdModel.forward`` checks the ids for padding
+    (``warn_if_padding_and_no_attention_mask``: four temporaries), makes ``attention_mask = torch.ones((B, L))``
+    (float32), runs the embeddings, then the mask function reads the ones (``.to(bool)``, ``.all()``) and returns
+    None, dropping them, or, for a decoder, makes the causal mask (:func:`step_causal_mask`) each layer adds
+    (:func:`decoder_attention`); the encoder; the pooler (``tanh(pooler(sequence_output[:, 0]))``, computed whether
+    the head reads it or not: a branch the loss never reaches under the MLM, causal-LM and classification heads);
+    then the head."""
     c = inv.config
     kind = bert.step_task(inv)
+    types = None
+    if kind == "ForQuestionAnswering":
+        types, _ = step_question_inputs(sim, b, n)
     mark = sim.scope()  # BigBirdModel.forward
     sim.transients((16, 16 * b, 2 * b, 1), (1, 3, 3, 3), ("aten.lift_fresh", "aten.index", "aten.eq", "aten.any"))
     ones = sim.named_transient(4 * b * n, "aten.ones")
@@ -544,17 +676,27 @@ def step_full(sim: Sim, inv: Inventory, prefix: str, b: int, n: int) -> list[T]:
         for _ in range(c["num_hidden_layers"]):
             made = 3 * sizes
             sim.transients(made, [len(made) - 1] * len(made), ["aten.empty"] * len(made))
-    x = step_full_embeddings(sim, prefix, b, n)
-    sim.transients((b * n, 1), (1, 1), ("aten._to_copy", "aten.all"))
-    sim.drop_transient(ones)
-    seq = bert.step_encoder(sim, inv, prefix, x, layer=FULL_LAYER)  # BigBirdEncoder's loop, BERT's
+    x = step_full_embeddings(sim, prefix, b, n, types)
+    layer = FULL_LAYER
+    if c["is_decoder"]:
+        mask = step_causal_mask(sim, b, n)
+        sim.drop_transient(ones)
+        if sim.checkpointing and c["num_hidden_layers"]:
+            sim.layer_argument(mask, counted=False)  # a keyword of every checkpointed layer
+        # GradientCheckpointingLayer drops the cache of a checkpointed layer in training
+        layer = bert.BertLayer(attention=decoder_attention(mask, not (sim.checkpointing and sim.training),
+                                                           kind in ("", "ForCausalLM")))
+    else:
+        sim.transients((b * n, 1), (1, 1), ("aten._to_copy", "aten.all"))
+        sim.drop_transient(ones)
+    seq = bert.step_encoder(sim, inv, prefix, x, layer=layer)  # BigBirdEncoder's loop, BERT's
 
     def pool() -> T:
         dense = sim.linear(prefix + "pooler", sim.select(seq, 1))
         return sim.rebind(dense, sim.keep_output(dense))
 
     pooled = unread = None
-    if kind in ("", "ForPreTraining") and inv.pooler:
+    if kind in ("", "ForPreTraining", "ForQuestionAnswering") and inv.pooler:  # (QA: BigBirdModel's, returned)
         pooled = pool()
     elif inv.pooler:  # the head's class holds ``outputs`` (the pooled output too) until its forward returns
         unread = sim.unused(pool)
@@ -583,6 +725,8 @@ def step_full(sim: Sim, inv: Inventory, prefix: str, b: int, n: int) -> list[T]:
         return [sim.end_scope(mark, sim.rebind(x, sim.linear("classifier.out_proj", x)))]
     if kind == "ForTokenClassification":
         return [sim.linear("classifier", sim.dropout(seq, drop))]  # the dropout's output named to the end
+    if kind == "ForQuestionAnswering":  # start and end logits, then the pooled output (a class given a pooler)
+        return step_question_head(sim, seq) + ([pooled] if pooled is not None else [])
     raise AssertionError(inv.architecture)
 
 
@@ -626,27 +770,26 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     kind = bert.step_task(inv)
     if kind == "ForQuestionAnswering" and n > 1 and c["type_vocab_size"] < 2:
         raise CalcError("costs_qa_token_types", architecture=inv.architecture, value=c["type_vocab_size"])
-    if not sparse and not c["is_decoder"] and kind != "ForQuestionAnswering":
+    if not sparse:
         sim.exact_lifetimes()  # original_full: BERT's operations, each node modelled (calculator/costs/lifetime.py)
         sim.exact_forward()  # every name's release declared (step_full)
         sim.exact_autocast()  # under bf16 autocast too: BERT's layer (its Linears' copies, the promoting adds)
         return step_full(sim, inv, prefix, b, n)
-    # Block-sparse attention (not a decoder, not question answering): every storage its forward makes is listed (the tape's, and as constants those it does not keep: the masks' temporaries, the random plan's
-    # int32 and int64 copies, the probability matrix and its indices, gelu_new's intermediates, a LayerNorm's
-    # statistics and a dropout's mask nothing saves), so costs/peak.py's and costs/inference.py's bounds hold
-    # (tests/crosscheck/test_peak_engine.py: test_big_bird_block_sparse_bounds). The random plan (numpy's, seeded per
-    # layer in training, zeros in eval) decides which blocks are read, never a shape: the sizes are deterministic.
-    # A decoder runs the same block-sparse forward (the causal mask is made for original_full only; no cache is
-    # written: measured, the same storages and peak as the encoder's). A decoder's causal mask (full attention),
-    # question answering's inputs made from the ids: not replayed, and no bound proven.
-    if not sparse or kind == "ForQuestionAnswering":
-        sim.no_peak()
-    elif not sim.grad_mode:
+    # Block-sparse attention (not question answering): every storage its forward makes is listed (the tape's, and as
+    # constants those it does not keep: the masks' temporaries, the random plan's int32 and int64 copies, the
+    # probability matrix and its indices, gelu_new's intermediates, a LayerNorm's statistics and a dropout's mask
+    # nothing saves), so costs/peak.py's and costs/inference.py's bounds hold (tests/crosscheck/test_peak_engine.py:
+    # test_big_bird_block_sparse_bounds). The random plan (numpy's, seeded per layer in training, zeros in eval)
+    # decides which blocks are read, never a shape: the sizes are deterministic. A decoder runs the same block-sparse
+    # forward (the causal mask is made for original_full only; no cache is written: measured, the same storages and
+    # peak as the encoder's); question answering's inputs are made from the ids first (step_question_inputs).
+    if not sim.grad_mode:
         # The inference span (no graph): every release declared (BigBirdModel.forward's scope, the embeddings', each
         # layer's: step_sparse_layer), so the forward is replayed exactly. Training keeps its bounds: the backward of
         # the kernel (its views' copies, the gathers' scatters, the probability matrix's nodes) is not replayed yet.
         sim.exact_lifetimes()
         sim.exact_forward()
+    given = step_question_inputs(sim, b, n, listed=True)[0] if kind == "ForQuestionAnswering" else None
     model = sim.scope()  # BigBirdModel.forward
     ones = None
     if sparse:  # warn_if_padding_and_no_attention_mask's temporaries, then torch.ones((B, L))
@@ -657,7 +800,7 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
                 sim.release(made[0])  # the special tokens' tensor, dropped once indexed
         sim.release(*made)  # the others, gone as it returns
         ones = sim.constant((b, n), 4, "aten.ones")
-    x, padded_mask = step_embeddings(sim, prefix, b, padded, kind == "ForQuestionAnswering", padded > n, sparse, ones)
+    x, padded_mask = step_embeddings(sim, prefix, b, padded, given, padded > n, sparse, ones)
     heads, act = c["num_attention_heads"], c["hidden_act"]
     # torch.ones((B, L)) in float32, padded: block-sparse's from_mask (a full-attention path: a constant, never read)
     mask = padded_mask or ones or sim.constant((b, padded), 4)
@@ -667,15 +810,11 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
         pad = sim.constant((b, m4, 3 * block), 4, "aten.cat")
         sim.constant((b, m4, block, 3 * block), 4, "aten.mul")
         sim.release(pad)  # exp_blocked_to_pad, gone as create_band_mask_from_inputs returns
-    causal = sim.constant((b, 1, n, n), sim.itemsize) if c["is_decoder"] and not sparse else None
     for i in range(c["num_hidden_layers"]):
-        if sparse:
-            y = sim.layer(step_sparse_layer(prefix, i, heads, act, block, rand, mask), x)
-            if i:  # BigBirdEncoder rebinds hidden_states (the embeddings' output keeps BigBirdModel's name)
-                sim.release(x)
-            x = y
-        else:
-            x = sim.layer(step_layer(prefix, i, heads, act, causal), x)
+        y = sim.layer(step_sparse_layer(prefix, i, heads, act, block, rand, mask), x)
+        if i:  # BigBirdEncoder rebinds hidden_states (the embeddings' output keeps BigBirdModel's name)
+            sim.release(x)
+        x = y
     full = x
     seq = sim.narrow(x, 1, n) if padded > n else x  # sequence_output[:, :-padding_len]
 
@@ -684,7 +823,7 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
         return sim.rebind(dense, sim.keep_output(dense))  # nn.Tanh, before the unpad
 
     pooled = None
-    if kind == "ForPreTraining" or (kind == "" and inv.pooler):
+    if kind == "ForPreTraining" or (kind in ("", "ForQuestionAnswering") and inv.pooler):
         pooled = pool()
     elif kind not in ("", "ForQuestionAnswering"):
         pooled = sim.unused(pool)  # the head's class holds ``outputs`` until its forward returns
@@ -694,11 +833,8 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     if kind == "ForPreTraining":
         assert pooled is not None
         return [step_mlm(sim, seq, act), sim.linear("cls.seq_relationship", pooled)]
-    if kind == "ForQuestionAnswering":
-        h = step_feed_forward(sim, "qa_classifier.", sim.dropout(seq, sim.drops("hidden_dropout_prob")), seq, act)
-        # logits - logits_mask * 1e6 (a float32 mask): keeps nothing; then split, squeeze, contiguous
-        logits = sim.pointwise(sim.linear("qa_classifier.qa_outputs", h))
-        return [sim.pointwise(sim.select(logits, 2)), sim.pointwise(sim.select(logits, 2))]
+    if kind == "ForQuestionAnswering":  # start and end logits, then the pooled output (a class given a pooler)
+        return step_sparse_question_head(sim, seq, act) + ([pooled] if pooled is not None else [])
     if kind in ("ForMaskedLM", "ForCausalLM"):
         return [step_mlm(sim, seq, act)]
     if kind == "ForSequenceClassification":
@@ -728,9 +864,9 @@ def step_check(inv: Inventory) -> None:
 KEYS = (activation_key("gelu_new"), *dropouts("hidden_dropout_prob", "attention_probs_dropout_prob"),
         classifier_dropout())
 #: ``buffers``: BERT's two (``position_ids``, ``token_type_ids``); the peak is given only where the program opts in
-#: (``original_full``, no decoder, not question answering: :func:`step_full`; block-sparse attention's inference
-#: span, a decoder's too); block-sparse training keeps the proven bounds (every storage listed); a decoder with full
-#: attention and question answering no claim (``sim.no_peak``).
+#: (``original_full``, every class, a decoder too: :func:`step_full`; block-sparse attention's inference span, a
+#: decoder's too); block-sparse training keeps the proven bounds (every storage listed); question answering with
+#: block-sparse attention no claim (``sim.no_peak``).
 COSTS = CostModel(step_program, bert.absolute_positions(), check=step_check, keys=KEYS, buffers=position_buffers,
                   autocast=True, reentrant=True)
 #: The keys that shape no tensor but decide the attention a step runs: in the share link, so the panel costs

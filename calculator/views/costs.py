@@ -235,8 +235,7 @@ LABELS.update({
     "kind_buffer": L("buffer", "buffer"),  # the site's term (tests/docs/terminology.toml): buffer
     "kind_input_ids": L("input_ids", "input_ids"),
     "reason_family": L("the peak is not cross-checked for this family yet", "这个系列的峰值尚未核对"),
-    "reason_config": L("the peak is not cross-checked yet for BigBird as a decoder (its causal mask) or for "
-                       "question answering", "BigBird 作为解码器（因果掩码）和问答时的峰值尚未核对"),
+    "reason_config": L("the peak is not cross-checked yet for this configuration", "此配置下的峰值尚未核对"),
     "reason_sgd": L("plain SGD allocates nothing in its step, so the peak lies in the forward or the backward, "
                     "not modelled yet", "不带动量的 SGD 更新时不分配内存，峰值在前向或反向中，目前尚未建模"),
     "reason_setting": L("the setting {name} is not cross-checked for the peak yet", "设置 {name} 的峰值尚未核对"),

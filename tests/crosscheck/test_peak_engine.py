@@ -271,9 +271,10 @@ ACTIVATION_RANDOM = int(os.environ.get("PEAK_ACTIVATION_RANDOM", str(max(2, PER_
 
 
 def _big_bird_modelled(raw: dict[str, Any]) -> None:
-    """BigBird's configurations its program models op by op (``big_bird.step_full``): full attention, no decoder
-    (block-sparse attention keeps its bounds, a causal mask no claim: checked by ``test_peak_equals_pytorch``)."""
-    raw.update(attention_type="original_full", is_decoder=False, add_cross_attention=False)
+    """BigBird's configurations its program models op by op (``big_bird.step_full``): full attention, a decoder's
+    (its causal mask, its key/value cache) and question answering's too, as drawn (block-sparse attention keeps its
+    bounds in training: checked by ``test_peak_equals_pytorch`` and ``test_big_bird_block_sparse_bounds``)."""
+    raw.update(attention_type="original_full")
 
 
 #: Per family, the drawn config narrowed to what its program opts in for (the op-by-op and forward tests).
@@ -654,7 +655,6 @@ FORWARD_MORE["neomme"] = 3  # its backward (norms, exclusive attention) is the h
 FORWARD_PARTIAL += ("ultrabert",)  # EuroBERT's condition: an even head size
 FORWARD_PARTIAL += ("modernvbert",)  # ModernBERT's condition (one-wide heads keep their bounds)
 FORWARD_PARTIAL += ("ultravbert",)  # UltraBERT's: an even head size
-FORWARD_PARTIAL += ("big_bird",)  # question answering (its token types made from the ids) claims nothing
 FORWARD_EXACT += ("funnel",)
 FORWARD_PARTIAL += ("nomic_bert",)  # a one-wide head (d = 1) keeps its bounds: its program opts in for d != 1 only
 FORWARD_EXACT += ("longformer",)
@@ -759,9 +759,9 @@ def test_forward_and_loss_replayed_exactly(model_type: str) -> None:
     assert phases.get("forward", 0) > 0 or FORWARD_RANDOM < 4, (model_type, phases)
 
 
-#: Families drawn more often there: BigBird's drawn question answering claims nothing, and its tiny drawn models
-#: peak in the backward only now and then.
-CKPT_MORE = {"big_bird": 2}
+#: Families drawn more often there (BigBird no longer: its question answering, which claimed nothing, is replayed, and
+#: its first eight draws, decoders and QA among them, include a peak in the backward).
+CKPT_MORE: dict[str, int] = {}
 CKPT_MORE["longformer"] = 2  # its sequence classification (global attention) keeps its bounds
 
 
@@ -854,8 +854,7 @@ def test_reentrant_checkpointing_replayed_exactly(model_type: str) -> None:
     keeping its input (and its positional arguments; the keyword ones stay with the graph), and each layer's
     ``CheckpointFunctionBackward`` runs the layer again with a graph, then a backward of its own through it (a
     layer's other outputs, its probabilities, get zeros): the engine replays that too. Every drawn case is replayed
-    (but for the heads whose step is not: BigBird's question answering; and FORWARD_PARTIAL's conditions), its
-    maxima and figure are the measured ones, and figures are given."""
+    (but for FORWARD_PARTIAL's conditions), its maxima and figure are the measured ones, and figures are given."""
     phases: dict[str, int] = {}
     sdpa = FAMILIES[model_type].costs.sdpa and model_type not in REENTRANT_EAGER_ONLY
     for index in range(REENTRANT_RANDOM):
@@ -863,8 +862,7 @@ def test_reentrant_checkpointing_replayed_exactly(model_type: str) -> None:
         case = checkpointing_case(model_type, index, "reentrant", attention)
         replayed = case is not None and check_checkpointed(case, phases)
         if case is not None and not replayed and model_type not in FORWARD_PARTIAL:
-            assert case["arch"] == "BigBirdForQuestionAnswering" or _reentrant_reaches_outside(case), (
-                case["arch"], case["raw"])
+            assert _reentrant_reaches_outside(case), (case["arch"], case["raw"])
         fails = FAMILIES[model_type].costs.autocast_fails  # a config PyTorch cannot run under autocast: refused
         if (replayed and index == 0 and FAMILIES[model_type].costs.autocast  # replayed under autocast too
                 and not (fails is not None and fails(case["inv"].config))):
@@ -1482,8 +1480,8 @@ BIG_BIRD_SPARSE = int(os.environ.get("PEAK_BIG_BIRD_SPARSE", "6"))
 def big_bird_sparse_case(index: int, inference: bool = False, plain: bool = False) -> dict[str, Any] | None:
     """A drawn BigBird step that runs block-sparse attention (``big_bird.runs_block_sparse``): blocks of 1 to 3,
     1 to 3 random blocks, L past (5 + 2·r)·block (padded when the block does not divide it), a decoder every third
-    (its forward is the encoder's: the causal mask is full attention's), the causal LM's class too, not question
-    answering (it keeps no claim); every other option as drawn (dtype, plan, checkpointing of both
+    (its forward is the encoder's: the causal mask is full attention's), the causal LM's and question answering's
+    classes too (its inputs made from the ids); every other option as drawn (dtype, plan, checkpointing of both
     kinds), half with a wider vocabulary (B 1) so that the weights weigh. The optimizer is one the bound covers.
     ``plain``: no plan, no checkpointing (every weight trains, the forward runs once)."""
     from calculator.families.big_bird import runs_block_sparse
@@ -1497,8 +1495,6 @@ def big_bird_sparse_case(index: int, inference: bool = False, plain: bool = Fals
         raw.update(attention_type="block_sparse", block_size=block, num_random_blocks=rand, add_cross_attention=False,
                    is_decoder=index % 3 == 2)
         raw["num_hidden_layers"] = raw["num_hidden_layers"] or rng.randint(1, 3)  # the kernel is what is checked
-        if case["arch"].endswith("QuestionAnswering"):
-            continue
         limit = (5 + 2 * rand) * block
         case["seq_len"] = n = rng.randint(limit + 1, limit + 3 * block)
         raw["max_position_embeddings"] = n + block + rng.randint(0, 4)
@@ -1591,8 +1587,10 @@ def test_big_bird_block_sparse_storages_in_pytorchs_order() -> None:
             sim, _ = simulate(case["inv"], case["costs"].settings, None, inference)
             listed = [n for n in sim.storages.values() if n]
             if case["seq_len"] % case["raw"]["block_size"] == 0:
-                assert listed[5] == case["batch"] * case["seq_len"] * 8  # the input ids (after the padding check)
-                del listed[5]
+                # the input ids, after the padding check (and question answering's 12 storages made from the ids)
+                at = 5 + 12 * case["arch"].endswith("QuestionAnswering")
+                assert listed[at] == case["batch"] * case["seq_len"] * 8
+                del listed[at]
             assert listed == forward_allocations(case, inference), (index, inference, case["arch"], case["raw"])
 
 
@@ -1680,3 +1678,30 @@ def test_gte_one_wide_heads_training_replayed(arch: str, dtype: str, checkpointi
             3, 6, dtype, optimizer, checkpointing, attention, autocast="bf16" if autocast else None), plan_))
         phases: dict[str, int] = {}
         assert check_checkpointed(case, phases), (autocast, case["costs"].peak.reason)
+
+
+def test_big_bird_decoder_and_question_answering_reentrant_and_inference() -> None:
+    """BigBird as a decoder with full attention (``create_causal_mask``'s mask, the ``DynamicCache`` of K and V) and its
+    question answering (lengths, logits mask and token types made from the ids): the drawn cross-checks reach them in
+    training, non-reentrant checkpointing and autocast; here under reentrant checkpointing (the mask a keyword the
+    ``partial`` keeps; no cache in a checkpointed layer), QA's promoting ``logits - mask * 1e6`` in bf16 included, and
+    in the inference span (the cache held by the output to the span's end, or dropped as QA returns): the maxima and
+    the figures are LiveBytes'."""
+    from .test_inference_engine import check_peak
+
+    raw = {"model_type": "big_bird", "vocab_size": 20, "hidden_size": 8, "num_attention_heads": 2,
+           "intermediate_size": 12, "num_hidden_layers": 2, "max_position_embeddings": 16, "type_vocab_size": 2,
+           "attention_type": "original_full", "is_decoder": True, "hidden_dropout_prob": 0.1,
+           "attention_probs_dropout_prob": 0.1}
+    phases: dict[str, int] = {}
+    for arch, dtype in (("BigBirdForQuestionAnswering", "bf16"), ("BigBirdForCausalLM", "fp32")):
+        case = {"raw": dict(raw), "arch": arch, "pooler": None, "batch": 2, "seq_len": 5, "dtype": dtype,
+                "optimizer": "adamw", "checkpointing": "reentrant", "plan": "none", "freeze": (False, 0, False)}
+        inv, plan = planned(case)
+        case.update(inv=inv, plan=plan, costs=costs.compute(inv, costs.settings(2, 5, dtype, "adamw", "reentrant"), plan))
+        assert check_checkpointed(case, phases), arch
+    for arch, dtype in (("BigBirdForQuestionAnswering", "fp32"), ("BigBirdModel", "fp32"), ("BigBirdForCausalLM", "bf16")):
+        case = {"raw": dict(raw), "arch": arch, "pooler": None, "batch": 2, "seq_len": 5, "dtype": dtype, "plan": "none"}
+        inv, _ = planned(case)
+        case.update(inv=inv, costs=costs.compute_inference(inv, costs.settings(2, 5, dtype)))
+        assert check_peak(case), arch
