@@ -834,10 +834,10 @@ def test_non_reentrant_checkpointing_replayed_exactly(model_type: str) -> None:
 
 #: Drawn cases per family under reentrant checkpointing (each a tiny model: well under a second).
 REENTRANT_RANDOM = int(os.environ.get("PEAK_REENTRANT_RANDOM", str(max(3, PER_FAMILY // 5))))
-#: Families whose reentrant checkpointing is replayed in eager attention only: T5's trained position bias makes SDPA's
-#: mask need a gradient in each block's recomputation (the math path) but not in its forward without a graph (the flash
-#: kernel); one recording is not both, so those steps keep their bounds (test_peak_equals_pytorch checks them).
-REENTRANT_EAGER_ONLY = ("t5", "mt5", "umt5")
+#: Families whose reentrant checkpointing is replayed in eager attention only: none now. T5's trained position bias
+#: makes SDPA's mask need a gradient in each block's recomputation (the math path) but not in its forward without a
+#: graph (the flash kernel); one recording holds both since (LiveSim.sdpa_split_by_reentrant).
+REENTRANT_EAGER_ONLY: tuple[str, ...] = ()
 
 
 def _reentrant_reaches_outside(case: dict[str, Any]) -> bool:
