@@ -198,6 +198,7 @@ def attention(sim: Sim, x: T, p: str, heads: int, d_kv: int, bias: T | None, n: 
     q = sim.heads(sim.linear(p + "q", x), heads, d_kv)
     k = sim.heads(sim.linear(p + "k", x), heads, d_kv)
     v = sim.heads(sim.linear(p + "v", x), heads, d_kv)
+    given = bias is not None  # a later T5 block's: the bias block 0 returned (under reentrant checkpointing, an argument)
     if bias is None:
         bias = relative_bias(sim, p + "relative_attention_bias", n, umt5)
     probs: T | None = None
@@ -212,7 +213,7 @@ def attention(sim: Sim, x: T, p: str, heads: int, d_kv: int, bias: T | None, n: 
             # reentrant checkpointing runs the block's forward without a graph (the mask needs no gradient there:
             # the flash kernel) and its recomputation with one (the math path): the lifetime simulator records both
             # in one block (LiveSim.sdpa_split_by_reentrant); the step's costs are the math path's, as before
-            context = _reentrant_sdpa(sim, q, k, v, mask)
+            context = _reentrant_sdpa(sim, q, k, v, mask, given and mask.storage == bias.storage)
         else:
             out = sim.sdpa_math_replayed(q, k, v, mask) if mask.grad else sim.sdpa(q, k, v, mask)
             context = sim.rebind(out, sim.contiguous(sim.transpose(out, 1, 2)))  # a copy of the math path's output
@@ -236,15 +237,16 @@ def attention(sim: Sim, x: T, p: str, heads: int, d_kv: int, bias: T | None, n: 
     return sim.end_scope(mark, out, *returned), bias, probs
 
 
-def _reentrant_sdpa(sim: Sim, q: T, k: T, v: T, mask: T) -> T:
+def _reentrant_sdpa(sim: Sim, q: T, k: T, v: T, mask: T, argument: bool) -> T:
     """SDPA in a reentrant checkpointed block whose mask needs a gradient in the recomputation (the bias trains): the
     plain tape counts the math path and ``transpose(1, 2).contiguous()``'s copy (the recomputation's graph); the
     lifetime simulator also replays the forward's flash kernel (:meth:`~calculator.costs.lifetime.LiveSim.
-    sdpa_split_by_reentrant`)."""
+    sdpa_split_by_reentrant`). ``argument``: the mask is a later block's bias argument itself (one position or one
+    head: ``.contiguous()`` copies nothing), not replayed there."""
     from ..costs.lifetime import LiveSim
 
     if isinstance(sim, LiveSim):
-        return sim.sdpa_split_by_reentrant(q, k, v, mask)
+        return sim.sdpa_split_by_reentrant(q, k, v, mask, argument)
     out = sim.sdpa_math(q, k, v, mask)
     return sim.rebind(out, sim.contiguous(sim.transpose(out, 1, 2)))
 

@@ -849,6 +849,16 @@ def _reentrant_reaches_outside(case: dict[str, Any]) -> bool:
             and any(t in c["pos_att_type"] for t in ("c2p", "p2c")))
 
 
+def _reentrant_mask_is_argument(case: dict[str, Any]) -> bool:
+    """T5's and mT5's later blocks under SDPA with one head or one position: the bias argument is the mask itself
+    (``.contiguous()`` copies nothing), which needs a gradient even in the forward without a graph (SDPA's math path
+    there) and is a leaf of the recomputation (autocast caches its copy): not replayed (LiveSim.sdpa_split_by_reentrant,
+    bounds)."""
+    c = case["inv"].config
+    return (case["inv"].model_type in ("t5", "mt5") and case.get("attention") == "sdpa" and c["num_layers"] > 1
+            and 1 in (c["num_heads"], case["seq_len"]))
+
+
 @pytest.mark.parametrize("model_type", [mt for mt in FORWARD_EXACT if mt in REENTRANT_EXACT])
 def test_reentrant_checkpointing_replayed_exactly(model_type: str) -> None:
     """Issue 32: under reentrant checkpointing (``use_reentrant=True``) the forward runs each layer without a graph,
@@ -863,7 +873,9 @@ def test_reentrant_checkpointing_replayed_exactly(model_type: str) -> None:
         attention = "sdpa" if sdpa and index == REENTRANT_RANDOM - 1 else "eager"  # the last one with SDPA
         case = checkpointing_case(model_type, index, "reentrant", attention)
         replayed = case is not None and check_checkpointed(case, phases)
-        if case is not None and not replayed and model_type not in FORWARD_PARTIAL:
+        if case is not None and not replayed and _reentrant_mask_is_argument(case):
+            check_case(case)  # its bounds hold (no figure)
+        elif case is not None and not replayed and model_type not in FORWARD_PARTIAL:
             assert case["arch"] in ("MobileBertForMaskedLM", "MobileBertForPreTraining",
                                     "BigBirdForQuestionAnswering") or _reentrant_reaches_outside(case), (
                 case["arch"], case["raw"])
