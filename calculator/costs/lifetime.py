@@ -2549,6 +2549,48 @@ class LiveSim(Sim):
             out = self.rebind(out, self.to_dtype(out, origin))
         return self.end_scope(mark, out)
 
+    def sdpa_split_by_reentrant(self, q: T, k: T, v: T, mask: T, argument: bool = False) -> T:
+        """SDPA under reentrant checkpointing where the mask needs a gradient in the recomputation only (T5's trained
+        position bias): the forward, without a graph, ran the flash kernel; ``CheckpointFunction``'s recomputation,
+        with one, the math path. One recording holds both: the math path (:meth:`sdpa_math_replayed`, its nodes the
+        block's) is made only by the recomputation (:attr:`recompute_only`), then ``transpose(1, 2).contiguous()``'s
+        copy, which the forward's flash kernel made instead as its output (laid out [B, L, A, d]: no copy there; the
+        same bytes, the model's dtype in both), then the kernel's float32 logsumexp [B, A, L] (and under autocast,
+        before its output, its bf16 copy of the float32 mask), made only by the forward (:attr:`forward_only`) and
+        gone as the kernel returns. Where the math path's output transposed is already contiguous (one position or
+        one head: no copy), the kernel's output is a storage of the forward's own, made before the logsumexp, that
+        dies with the math path's output (:attr:`hangs_on`; measured, L = 1 and one head). Returns the context
+        [B, L, A, d], as ``sdpa_attention_forward`` does.
+
+        Not modelled (``argument``: the mask is the block's positional argument itself, a later T5 block's bias with one
+        position or one head, which ``.contiguous()`` does not copy): the forward's mask is then the checkpoint's
+        output needing a gradient, so even without a graph SDPA runs its math path there (measured: its products,
+        no flash kernel), and under autocast the recomputation's mask is a leaf whose bf16 copy autocast caches."""
+        if argument:
+            self.fail("reentrant checkpointing: SDPA's mask the block's argument itself")
+        first = self._next
+        out = self.sdpa_math_replayed(q, k, v, mask)
+        self.recompute_only.update(range(first + 1, self._next + 1))
+        copy: T | None = None
+        if self.lower is not None and mask.itemsize != self.lower:
+            self._begin()
+            self._labelled("scaled_dot_product_attention", "aten._to_copy")
+            copy = self.new(mask.shape, False, self.lower)
+            self.forward_only.add(copy.storage)
+        context = self.rebind(out, self.contiguous(self.transpose(out, 1, 2)))
+        self._begin()
+        self._labelled("scaled_dot_product_attention", "aten._scaled_dot_product_flash_attention_for_cpu")
+        if context.storage == out.storage:  # no copy: the kernel's output, the forward's only
+            kernel = self.new(context.shape, False, context.itemsize)
+            self.forward_only.add(kernel.storage)
+            self._die(kernel.storage, kernel.storage)
+            self.hangs_on[kernel.storage] = (out.storage, False)
+        lse = self.new((q.shape[0], q.shape[1], q.shape[2]), False, 4)
+        self.forward_only.add(lse.storage)
+        for t in (lse, *([copy] if copy is not None else [])):
+            self._die(t.storage, lse.storage)
+        return context
+
     def _math_mask_add(self, scores: T, mask: T) -> T:
         """SDPA's math path's ``attn + mask``: float32 scores, the mask in the model's dtype (bf16: the sum float32);
         ``AddBackward0`` hands the gradient on, ``validate_outputs`` sums it to the mask's shape, then (bf16) casts

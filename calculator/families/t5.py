@@ -198,6 +198,7 @@ def attention(sim: Sim, x: T, p: str, heads: int, d_kv: int, bias: T | None, n: 
     q = sim.heads(sim.linear(p + "q", x), heads, d_kv)
     k = sim.heads(sim.linear(p + "k", x), heads, d_kv)
     v = sim.heads(sim.linear(p + "v", x), heads, d_kv)
+    given = bias is not None  # a later T5 block's: the bias block 0 returned (under reentrant checkpointing, an argument)
     if bias is None:
         bias = relative_bias(sim, p + "relative_attention_bias", n, umt5)
     probs: T | None = None
@@ -210,12 +211,12 @@ def attention(sim: Sim, x: T, p: str, heads: int, d_kv: int, bias: T | None, n: 
         mask = sim.contiguous(bias)
         if mask.grad and sim.checkpointing and sim.reentrant:
             # reentrant checkpointing runs the block's forward without a graph (the mask needs no gradient there:
-            # the flash kernel) and its recomputation with one (the math path): one recording of the block is not
-            # both, so the lifetime simulator does not replay it (its proven bounds stay); the same costs
-            out = sim.sdpa_math(q, k, v, mask)
+            # the flash kernel) and its recomputation with one (the math path): the lifetime simulator records both
+            # in one block (LiveSim.sdpa_split_by_reentrant); the step's costs are the math path's, as before
+            context = _reentrant_sdpa(sim, q, k, v, mask, given and mask.storage == bias.storage)
         else:
             out = sim.sdpa_math_replayed(q, k, v, mask) if mask.grad else sim.sdpa(q, k, v, mask)
-        context = sim.rebind(out, sim.contiguous(sim.transpose(out, 1, 2)))  # a copy of the math path's output
+            context = sim.rebind(out, sim.contiguous(sim.transpose(out, 1, 2)))  # a copy of the math path's output
         sim.end_scope(inner, context)
     else:
         inner = sim.scope()  # eager_attention_forward
@@ -234,6 +235,20 @@ def attention(sim: Sim, x: T, p: str, heads: int, d_kv: int, bias: T | None, n: 
     if probs is not None:
         returned.append(probs)
     return sim.end_scope(mark, out, *returned), bias, probs
+
+
+def _reentrant_sdpa(sim: Sim, q: T, k: T, v: T, mask: T, argument: bool) -> T:
+    """SDPA in a reentrant checkpointed block whose mask needs a gradient in the recomputation (the bias trains): the
+    plain tape counts the math path and ``transpose(1, 2).contiguous()``'s copy (the recomputation's graph); the
+    lifetime simulator also replays the forward's flash kernel (:meth:`~calculator.costs.lifetime.LiveSim.
+    sdpa_split_by_reentrant`). ``argument``: the mask is a later block's bias argument itself (one position or one
+    head: ``.contiguous()`` copies nothing), not replayed there."""
+    from ..costs.lifetime import LiveSim
+
+    if isinstance(sim, LiveSim):
+        return sim.sdpa_split_by_reentrant(q, k, v, mask, argument)
+    out = sim.sdpa_math(q, k, v, mask)
+    return sim.rebind(out, sim.contiguous(sim.transpose(out, 1, 2)))
 
 
 def activation(sim: Sim, name: str, t: T) -> T:
@@ -279,8 +294,8 @@ def step_program_for(bias_every_layer: bool) -> Callable[[Sim, Inventory, int, i
         c = inv.config
         prefix = inv.arch.prefix
         # The lifetime simulator replays the step op by op (issue 32): eager or SDPA (the flash kernel, or its math
-        # path where the bias trains: float32 or bf16, not under autocast), checkpointing of either kind (reentrant: without autocast, and
-        # under SDPA only where no block's mask needs a gradient: :func:`attention`).
+        # path where the bias trains: float32, bf16 or under autocast), checkpointing of either kind (reentrant under
+        # SDPA too: the forward's flash kernel without a graph, the recomputation's math path, :func:`attention`).
         sim.exact_lifetimes()
         sim.exact_forward()  # every name's release declared below
         sim.exact_autocast()  # and under autocast (the Linears' and matmul's bf16 copies, the promoting adds)
