@@ -193,7 +193,7 @@ def step_self_attention(sim: Sim, p: str, x: T, heads: int, window: int, masked:
     else:
         scores = sim.bmm(qc, sim.transpose(kc, 2, 3))  # einsum bcxd,bcyd->bcxy
     scores = sim.view(sim.pad(scores, (bh, chunks, 2 * w + 1, 2 * w)), (bh, chunks, 2 * w, 2 * w + 1))
-    diagonal = sim.new((bh, chunks + 1, w, 2 * w + 1), scores.grad)  # new_zeros, then filled by slices
+    diagonal = sim.new((bh, chunks + 1, w, 2 * w + 1), scores.grad, scores.itemsize)  # new_zeros, filled by slices
     diagonal = sim.transpose(sim.view(diagonal, (b, heads, lp, 2 * w + 1)), 2, 1)
     sim.save_if(sim.mask((b, w, heads, w + 1)), diagonal.grad)  # _mask_invalid_locations: where(), twice
     sim.save_if(sim.mask((b, w, heads, w + 1)), diagonal.grad)
@@ -205,31 +205,32 @@ def step_self_attention(sim: Sim, p: str, x: T, heads: int, window: int, masked:
         # einsum blhd,bshd->blhs: bmm of Q [B·heads, Lp, d] by [B·heads, d, 1] (a mul when d is 1)
         sim.save_if(index_global, k.grad)
         sim.save_if(index_local, k.grad)
-        key_global = sim.new((b, 1, heads, d), k.grad)
+        key_global = sim.new((b, 1, heads, d), k.grad, k.itemsize)
         qp = sim.permute(q, (0, 2, 1, 3))
         kp = sim.permute(key_global, (0, 2, 3, 1))
         if d == 1:
             from_global = sim.mul(qp, kp, (b, heads, lp, 1))
         else:
             from_global = sim.bmm(qp, kp)
-        diagonal = sim.new((b, lp, heads, 2 * w + 2), diagonal.grad or from_global.grad)  # cat, dim=-1
+        diagonal = sim.new((b, lp, heads, 2 * w + 2), diagonal.grad or from_global.grad, diagonal.itemsize)  # cat
     probs = sim.softmax_float32(diagonal)  # += the padding mask's diagonals first (in place)
     sim.save_if(masked, probs.grad)  # masked_fill(is_index_masked)
-    probs = sim.new(probs.shape, probs.grad)  # masked_fill's output
-    if probs.itemsize != sim.itemsize:
-        probs = sim.new(probs.shape, probs.grad)  # type_as(attn_scores)
+    probs = sim.new(probs.shape, probs.grad, probs.itemsize)  # masked_fill's output
+    if probs.itemsize != diagonal.itemsize:  # type_as(attn_scores): bf16 under autocast too
+        probs = sim.new(probs.shape, probs.grad, diagonal.itemsize)
     probs = sim.dropout(probs, sim.drops("attention_probs_dropout_prob"))
     if global_attention:
         # _compute_attn_output_with_global_indices: the global column times the global values (matmul of
         # clones, [B·heads, Lp, 1] by [B·heads, 1, d]), plus the sliding product of the other columns (a copy)
         sim.save_if(index_global, v.grad)
         sim.save_if(index_local, v.grad)
-        value_global = sim.new((b, heads, 1, d), v.grad)  # zeros, filled, transposed, cloned
-        column = sim.new((b, heads, lp, 1), probs.grad)  # narrow(-1, 0, 1).transpose(1, 2).clone()
+        value_global = sim.new((b, heads, 1, d), v.grad, v.itemsize)  # zeros, filled, transposed, cloned
+        column = sim.new((b, heads, lp, 1), probs.grad, probs.itemsize)  # narrow(-1, 0, 1).transpose(1, 2).clone()
         only_global = sim.bmm(column, value_global)
-        rest = sim.new((b, lp, heads, 2 * w + 1), probs.grad)  # narrow(-1, 1, 2w + 1).contiguous()
+        rest = sim.new((b, lp, heads, 2 * w + 1), probs.grad, probs.itemsize)  # narrow(-1, 1, 2w + 1).contiguous()
         local = sliding_values(sim, rest, v, w)
-        context = sim.transpose(sim.new((b, heads, lp, d), only_global.grad or local.grad), 1, 2)  # the sum
+        total = sim.new((b, heads, lp, d), only_global.grad or local.grad, local.itemsize)  # the sum
+        context = sim.transpose(total, 1, 2)
     else:
         context = sliding_values(sim, probs, v, w)
     out = sim.contiguous(sim.reshape(sim.transpose(context, 0, 1), (lp, b, h)))
@@ -278,10 +279,10 @@ def global_from_hidden(sim: Sim, s: str, hs: T, heads: int, masked: T, index_glo
     gv = sim.transpose(sim.view(gv, (lp, bh, d)), 0, 1)
     scores = sim.bmm(gq, sim.transpose(gk, 1, 2))
     sim.save_if(masked, scores.grad)  # masked_fill(is_index_masked[:, None, None, :])
-    scores = sim.new(scores.shape, scores.grad)
+    scores = sim.new(scores.shape, scores.grad, scores.itemsize)
     probs = sim.softmax_float32(scores)
-    if probs.itemsize != sim.itemsize:
-        probs = sim.new(probs.shape, probs.grad)  # type_as
+    if probs.itemsize != scores.itemsize:
+        probs = sim.new(probs.shape, probs.grad, scores.itemsize)  # type_as
     result = sim.bmm(sim.dropout(probs, sim.drops("attention_probs_dropout_prob")), gv)  # [B·heads, 1, d]
     sim.save_if(index_local, result.grad)  # global_attn_output[is_local_index_global_attn_nonzero ...]
     sim.save_if(index_global, out.grad or result.grad)  # attn_output[is_index_global_attn_nonzero[::-1]] = ...
@@ -834,7 +835,7 @@ def step_check(inv: Inventory) -> None:
 #: LongformerConfig's defaults: ``hidden_act`` "gelu", hidden and attention dropout 0.1 (no classifier_dropout).
 KEYS = (activation_key("gelu"), *dropouts("hidden_dropout_prob", "attention_probs_dropout_prob"))
 COSTS = CostModel(step_program, bert.absolute_positions(offset=2), check=step_check, keys=KEYS, buffers=no_buffers,
-                  reentrant=True)
+                  autocast=True, reentrant=True)
 
 
 def _window_query(raw: Mapping[str, Any], config: Mapping[str, Any]) -> str | None:

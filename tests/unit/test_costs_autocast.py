@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from calculator import costs
 from calculator.build import build
+from calculator.families import FAMILIES
 
 from .helpers import expect_error
 
@@ -94,9 +95,13 @@ def test_settings_are_checked() -> None:
     expect_error("costs_mixed_precision", costs.settings, 1, 8, "fp32", "adamw", False, autocast="fp16")
 
 
+#: A family whose step is not matched under autocast (``CostModel.autocast`` False), whichever is left.
+NOT_UNDER_AUTOCAST = next(mt for mt, f in FAMILIES.items() if f.costs is not None and not f.costs.autocast)
+
+
 def test_a_family_not_checked_under_autocast_is_refused() -> None:
-    """Longformer's step is exact without autocast, but not yet matched under it: refused, never costed as fp32."""
-    inv = build({"model_type": "longformer"}, "LongformerModel")
+    """A family whose step is not matched under autocast is refused, never costed as fp32."""
+    inv = build({"model_type": NOT_UNDER_AUTOCAST}, FAMILIES[NOT_UNDER_AUTOCAST].base)
     exc = expect_error("costs_autocast_family", costs.compute, inv, costs.settings(1, 8, "fp32", "adamw", False, autocast="bf16"))
     assert "bert" in exc.message("en")
 

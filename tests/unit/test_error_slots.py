@@ -17,12 +17,15 @@ import json
 
 from calculator import api
 from calculator.errors import MESSAGES
+from calculator.families import FAMILIES
 from calculator.page import form
 from calculator.presets import PRESETS
 
 GENERAL = "calc-general-error"
 PANEL = "calc-costs-error"
 P = {"batch": "1", "seq_len": "8"}
+#: A family whose step is not matched under autocast (``CostModel.autocast`` False), whichever is left.
+NOT_UNDER_AUTOCAST = next(mt for mt, f in FAMILIES.items() if f.costs is not None and not f.costs.autocast)
 LORA = {"lora_r": "8"}
 
 #: code → (request, slot). A request is {"params": {...}} (a link or the form), {"config": "<json>"} (the
@@ -85,7 +88,7 @@ CASES: dict[str, tuple[dict, str]] = {
     "costs_mixed_precision": ({"params": {}, "costs": {**P, "mixed_precision": "fp16"}}, "calc-mixed_precision-error"),
     "costs_autocast_dtype": ({"params": {}, "costs": {**P, "dtype": "bf16", "mixed_precision": "bf16"}},
                              "calc-mixed_precision-error"),
-    "costs_autocast_family": ({"params": {"model_type": "longformer"}, "costs": {**P, "mixed_precision": "bf16"}},
+    "costs_autocast_family": ({"params": {"model_type": NOT_UNDER_AUTOCAST}, "costs": {**P, "mixed_precision": "bf16"}},
                               "calc-mixed_precision-error"),
     "costs_attention": ({"params": {}, "costs": {**P, "attention": "flash"}}, "calc-attention-error"),
     "costs_no_sdpa": ({"params": {"preset": "microsoft/deberta-v3-base"}, "costs": {**P, "attention": "sdpa"}},
