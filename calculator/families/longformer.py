@@ -22,6 +22,10 @@ tokens from the separators in the ids: its cost depends on the tokens, and is re
 Peak (issue 32/34): LongformerModel, ForMaskedLM and ForTokenClassification replay the step op by op (the
 inference span's forward, every node of the backward as measured: :func:`_train_attention`), checkpointed or not;
 sequence classification's global attention in training and LoRA on a strided Linear (B > 1) keep their bounds.
+Under bf16 autocast (weights float32) the same replay holds: the projections' bf16 outputs make the scores, chunks,
+pads, tables and masks bf16 (``type_as(query_vectors)``, ``type_as(attn_scores)``), the softmax float32 between, and
+a strided ``nn.Linear`` casts its bias, weight and input first (:meth:`~calculator.costs.lifetime.LiveSim.
+linear_strided`); measured with LiveBytes (test_peak_engine's and test_inference_engine's autocast draws).
 """
 from __future__ import annotations
 
@@ -328,10 +332,12 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     if not sim.grad_mode and kind in SPAN_HEADS:
         sim.exact_lifetimes()  # the inference span: no graph, every storage's release declared (step_inference)
         sim.exact_forward()
+        sim.exact_autocast()  # autocast's copies and bf16 results too
         return step_inference(sim, inv, b, n)
     if kind in TRAIN_HEADS and _replayed(sim):
         sim.exact_lifetimes()  # every node of the training step modelled (the local attention's: _train_attention)
         sim.exact_forward()
+        sim.exact_autocast()
         return step_inference(sim, inv, b, n, training=True)
     prefix = bert.step_prefix(inv)
     x = bert.step_embeddings(sim, inv, prefix, b, lp, positions_from_ids=True)
@@ -401,6 +407,8 @@ def _linear_any(sim: Sim, module: str, x: T) -> T:
     gone as ``matmul`` returns, the product once the sum is made."""
     if is_contiguous(x) or module in sim.lora:
         return sim.linear(module, x)
+    if sim.lower is not None:  # autocast's linear: the bias's, weight's and input's copies, then the same path
+        return sim.linear_strided(module, x)
     with sim._in(module):
         info = sim.linear_info(module)
         flat = sim.reshape(x, (-1, info.in_features))
@@ -425,15 +433,16 @@ def _chunks_count(sim: Sim) -> T:
     return count
 
 
-def _invalid_mask_tables(sim: Sim, w: int) -> None:
+def _invalid_mask_tables(sim: Sim, w: int, size: int) -> None:
     """``_mask_invalid_locations``' two [w, w + 1] tables: ``new_ones(...).tril().flip(...)`` (the ones and the lower
-    triangle temporaries) and its flip, both named until the function returns."""
-    ones = _fresh(sim, (w, w + 1), "aten.new_ones")
-    lower = _fresh(sim, (w, w + 1), "aten.tril")
+    triangle temporaries) and its flip, both named until the function returns; ``size``: the scores' bytes a number
+    (``new_ones`` takes their dtype: bf16 under autocast)."""
+    ones = _fresh(sim, (w, w + 1), "aten.new_ones", size)
+    lower = _fresh(sim, (w, w + 1), "aten.tril", size)
     sim.release(ones)
-    _fresh(sim, (w, w + 1), "aten.flip")
+    _fresh(sim, (w, w + 1), "aten.flip", size)
     sim.release(lower)
-    _fresh(sim, (w, w + 1), "aten.flip")
+    _fresh(sim, (w, w + 1), "aten.flip", size)
 
 
 def _sliding_scores(sim: Sim, q: T, k: T, w: int) -> T:
@@ -455,17 +464,18 @@ def _sliding_scores(sim: Sim, q: T, k: T, w: int) -> T:
         scores = sim.made_by(sim.mul(qc, kc, (bh, chunks, 2 * w, 2 * w)), "aten.mul")
     else:  # einsum bcxd,bcyd->bcxy: both chunked operands copied, one bmm
         scores = sim.bmm(qc, sim.transpose(kc, 2, 3))
-    _fresh(sim, (bh, chunks, 2 * w + 1, 2 * w), "aten.constant_pad_nd")  # the padded chunks, named to the return
+    size = scores.itemsize  # the product's (bf16 under autocast): the pad, the zeros and the tables take it
+    _fresh(sim, (bh, chunks, 2 * w + 1, 2 * w), "aten.constant_pad_nd", size)  # the padded chunks, to the return
     sim.release(scores)
     t = _number(sim, "aten.add")
-    out = _fresh(sim, (bh, chunks + 1, w, 2 * w + 1), "aten.new_zeros")
+    out = _fresh(sim, (bh, chunks + 1, w, 2 * w + 1), "aten.new_zeros", size)
     sim.release(t)
     # _mask_invalid_locations: new_ones(w, w + 1).tril().flip(), its flip; each end's full_like, .bool(), where
-    _invalid_mask_tables(sim, w)
+    _invalid_mask_tables(sim, w, size)
     for _ in range(2):
-        full = _fresh(sim, (b, w, heads, w + 1), "aten.full_like")
+        full = _fresh(sim, (b, w, heads, w + 1), "aten.full_like", size)
         cond = _fresh(sim, (b, w, heads, w + 1), "aten._to_copy", 1)
-        sim.release(full, cond, _fresh(sim, (b, w, heads, w + 1), "aten.where"))
+        sim.release(full, cond, _fresh(sim, (b, w, heads, w + 1), "aten.where", size))
     sim.release(count)
     sim.end_scope(mark, out)
     seen = sim.view(out, (b, heads, lp, 2 * w + 1))
@@ -490,11 +500,11 @@ def _sliding_context(sim: Sim, probs: T, v: T, w: int) -> T:
     bh, blocks = b * heads, lp // w
     mark = sim.scope()
     cp, vv = _chunked(sim, probs, v, w)
-    padded = _fresh(sim, (bh, lp + 2 * w, d), "aten.constant_pad_nd")
+    padded = _fresh(sim, (bh, lp + 2 * w, d), "aten.constant_pad_nd", v.itemsize)
     _number(sim, "aten.add")  # chunks_count + 1, held by the size tuple
     st = padded.strides
     cv = sim.as_strided(padded, (bh, blocks, 3 * w, d), (st[0], w * st[1], st[1], st[2]))
-    diag = _fresh(sim, (bh, blocks, w, 3 * w + 2), "aten.constant_pad_nd")  # _pad_and_diagonalize
+    diag = _fresh(sim, (bh, blocks, w, 3 * w + 2), "aten.constant_pad_nd", probs.itemsize)  # _pad_and_diagonalize
     if cp.storage != probs.storage:
         sim.release(cp)
     del vv
@@ -527,16 +537,17 @@ def _global_key_scores(sim: Sim, q: T, heads: int) -> T:
     temporary), ``einsum("blhd,bshd->blhs")`` (a ``bmm`` on views; a broadcasting ``mul`` when d is 1), the
     empty rows' fill (its 0-dim value a temporary): the scores against the global key, [B, Lp, A, 1]."""
     b, lp, _, d = q.shape
+    size = q.itemsize  # the projections' (bf16 under autocast): the keys' zeros, their gather and the fill's value
     mark = sim.scope()
-    only = _fresh(sim, (b, 1, heads, d), "aten.new_zeros")
-    sim.release(_fresh(sim, (b, heads, d), "aten.index"))
+    only = _fresh(sim, (b, 1, heads, d), "aten.new_zeros", size)
+    sim.release(_fresh(sim, (b, heads, d), "aten.index", size))
     qp = sim.permute(q, (0, 2, 1, 3))
     kp = sim.permute(only, (0, 2, 3, 1))
     if d == 1:
         scores = sim.made_by(sim.mul(qp, kp, (b, heads, lp, 1)), "aten.mul")
     else:
         scores = sim.bmm(qp, kp)
-    sim.release(_fresh(sim, (), "aten.lift_fresh"))
+    sim.release(_fresh(sim, (), "aten.lift_fresh", size))
     return sim.end_scope(mark, sim.permute(scores, (0, 2, 1, 3)))
 
 
@@ -545,17 +556,18 @@ def _global_context(sim: Sim, probs: T, v: T, w: int) -> T:
     clones, which keep their strides: the column's is copied again by matmul's reshape unless A is 1), the other
     columns made contiguous (a clone) for the sliding product, and the sum, laid out as its operands ([B, A, Lp, d])."""
     b, lp, heads, d = v.shape
+    size = v.itemsize  # the values' (bf16 under autocast): their zeros, gather, clone and the sum
     mark = sim.scope()
-    only = _fresh(sim, (b, 1, heads, d), "aten.new_zeros")
-    sim.release(_fresh(sim, (b, heads, d), "aten.index"))
+    only = _fresh(sim, (b, 1, heads, d), "aten.new_zeros", size)
+    sim.release(_fresh(sim, (b, heads, d), "aten.index", size))
     column = sim.transpose(_fresh(sim, (b, lp, heads, 1), "aten.clone", probs.itemsize), 1, 2)
-    values = sim.transpose(_fresh(sim, (b, 1, heads, d), "aten.clone"), 1, 2)
+    values = sim.transpose(_fresh(sim, (b, 1, heads, d), "aten.clone", size), 1, 2)
     only_global = sim.bmm(column, values)
     sim.release(column, values)
     sim.release(_fresh(sim, (), "aten.rsub", 8))  # attn_probs.size(-1) - max_num_global_attn_indices
     rest = _fresh(sim, (b, lp, heads, 2 * w + 1), "aten.clone", probs.itemsize)
     local = _sliding_context(sim, rest, v, w)
-    total = _fresh(sim, (b, heads, lp, d), "aten.add")
+    total = _fresh(sim, (b, heads, lp, d), "aten.add", size)
     del only, only_global, local
     return sim.end_scope(mark, sim.transpose(total, 1, 2))
 
@@ -568,7 +580,7 @@ def _global_from_hidden(sim: Sim, s: str, hs: T, heads: int) -> None:
     [B·A, 1, d] and the probabilities are returned, the rest is gone; then the output's rows are gathered (kept to
     the self-attention's end) and written into the context in place, and the probabilities' global rows zeroed."""
     lp, b, h = hs.shape
-    d, bh, size = h // heads, b * heads, sim.itemsize
+    d, bh = h // heads, b * heads
     mark = sim.scope()
     gathered = _fresh(sim, (1, b, h), "aten.new_zeros")
     sim.release(_fresh(sim, (b, h), "aten.index"))
@@ -579,20 +591,21 @@ def _global_from_hidden(sim: Sim, s: str, hs: T, heads: int) -> None:
     gk = sim.transpose(sim.view(gk, (lp, bh, d)), 0, 1)
     gv = sim.transpose(sim.view(gv, (lp, bh, d)), 0, 1)
     scores = sim.bmm(gq, sim.transpose(gk, 1, 2))
+    size = scores.itemsize  # the products' (bf16 under autocast, or in bf16)
     sim.release(_fresh(sim, (), "aten.eq", 1))
-    sim.release(_fresh(sim, (), "aten.lift_fresh"))
-    filled = _fresh(sim, (bh, 1, lp), "aten.masked_fill")
+    sim.release(_fresh(sim, (), "aten.lift_fresh", size))
+    filled = _fresh(sim, (bh, 1, lp), "aten.masked_fill", size)
     sim.release(scores)
     wide = _fresh(sim, filled.shape, "aten._to_copy", 4) if size != 4 else None
     probs = _fresh(sim, filled.shape, "aten._softmax", 4)
     if wide is not None:
         sim.release(wide)
-    kept = _fresh(sim, filled.shape, "aten._to_copy") if size != 4 else probs  # type_as
+    kept = _fresh(sim, filled.shape, "aten._to_copy", size) if size != 4 else probs  # type_as
     out = sim.bmm(kept, gv)
     sim.release(_fresh(sim, (), "aten.eq", 1))
     sim.end_scope(mark, out, kept)
-    _fresh(sim, (b, heads, d), "aten.index")  # nonzero_global_attn_output
-    sim.release(_fresh(sim, (), "aten.lift_fresh"))  # attn_probs[is_index_global_attn_nonzero] = 0
+    _fresh(sim, (b, heads, d), "aten.index", size)  # nonzero_global_attn_output
+    sim.release(_fresh(sim, (), "aten.lift_fresh", size))  # attn_probs[is_index_global_attn_nonzero] = 0
 
 
 def _inference_attention(sim: Sim, p: str, x: T, heads: int, window: int, masked: T, mask: T,
@@ -613,23 +626,24 @@ def _inference_attention(sim: Sim, p: str, x: T, heads: int, window: int, masked
         return sim.transpose(sim.view(t, (lp, b, heads, d)), 0, 1)
 
     scores = _sliding_scores(sim, split(q), split(k), w)
-    _diagonal_mask(sim, b, lp, w)
+    _diagonal_mask(sim, b, lp, w, q.itemsize)
     # attn_scores += diagonal_mask: in place
     shape: tuple[int, ...] = (b, lp, heads, 2 * w + 1)
     if global_attention:
         _global_indices(sim, b, lp)
         from_global = _global_key_scores(sim, split(q), heads)
-        joined = _fresh(sim, (b, lp, heads, 2 * w + 2), "aten.cat")  # torch.cat((global, local), dim=-1)
+        joined = _fresh(sim, (b, lp, heads, 2 * w + 2), "aten.cat", q.itemsize)  # torch.cat((global, local), -1)
         sim.release(from_global, scores)
         scores, shape = joined, joined.shape
-    wide = _fresh(sim, shape, "aten._to_copy", 4) if sim.itemsize != 4 else None
+    narrow = scores.itemsize != 4  # bf16 scores (the model's dtype, or autocast's products)
+    wide = _fresh(sim, shape, "aten._to_copy", 4) if narrow else None
     probs = _fresh(sim, shape, "aten._softmax", 4)
     if wide is not None:
         sim.release(wide)
     filled = _fresh(sim, shape, "aten.masked_fill", 4)
     sim.release(probs)
-    if sim.itemsize != 4:  # type_as(attn_scores)
-        cast = _fresh(sim, shape, "aten._to_copy")
+    if narrow:  # type_as(attn_scores)
+        cast = _fresh(sim, shape, "aten._to_copy", scores.itemsize)
         sim.release(filled)
         filled = cast
     sim.release(scores)  # del attn_scores
@@ -649,15 +663,16 @@ def _inference_attention(sim: Sim, p: str, x: T, heads: int, window: int, masked
     return sim.end_scope(mark, normed)
 
 
-def _diagonal_mask(sim: Sim, b: int, lp: int, w: int) -> None:
+def _diagonal_mask(sim: Sim, b: int, lp: int, w: int, size: int) -> None:
     """``LongformerSelfAttention.forward``'s float mask and its sliding diagonal, as the self-attention makes them:
-    ``(attention_mask != 0)`` (named until the return), its float copy and ``masked_fill``, and ``diagonal_mask``
-    (the sliding product of ``new_ones`` and the float mask, named to the end; the ones go as the call returns)."""
+    ``(attention_mask != 0)`` (named until the return), its copy ``type_as(query_vectors)`` (``size`` bytes a number:
+    bf16 under autocast) and ``masked_fill``, and ``diagonal_mask`` (the sliding product of ``new_ones`` and the float
+    mask, named to the end; the ones go as the call returns)."""
     _fresh(sim, (b, lp), "aten.ne", 1)
-    cast = _fresh(sim, (b, lp), "aten._to_copy")
-    float_mask = _fresh(sim, (b, lp), "aten.masked_fill")
+    cast = _fresh(sim, (b, lp), "aten._to_copy", size)
+    float_mask = _fresh(sim, (b, lp), "aten.masked_fill", size)
     sim.release(cast)
-    ones = _fresh(sim, (b, lp), "aten.new_ones")
+    ones = _fresh(sim, (b, lp), "aten.new_ones", size)
     column = (b, lp, 1, 1)
     _sliding_scores(sim, sim.view(ones, column), sim.view(float_mask, column), w)
     sim.release(ones)
@@ -1031,7 +1046,7 @@ def _train_scores(sim: Any, q: T, k: T, w: int) -> tuple[T, int | None, T]:
     sim.release(product)  # diagonal_chunked_attention_scores rebound
     chunked = sim.view(padded, (bh, chunks, 2 * w, 2 * w + 1))
     t = _number(sim, "aten.add")
-    zeros = _fresh(sim, (bh, chunks + 1, w, 2 * w + 1), "aten.new_zeros")
+    zeros = _fresh(sim, (bh, chunks + 1, w, 2 * w + 1), "aten.new_zeros", product.itemsize)
     sim.release(t)
     base = T(zeros.shape, zeros.strides, zeros.storage, True, zeros.itemsize)
     # the four copies: [:, :-1, :, w:] = [:, :, :w, :w + 1]; [:, -1, :, w:] = [:, -1, w:, :w + 1];
@@ -1050,13 +1065,13 @@ def _train_scores(sim: Any, q: T, k: T, w: int) -> tuple[T, int | None, T]:
     scores = sim.transpose(sim.view(base, (b, heads, lp, 2 * w + 1)), 2, 1)
     # _mask_invalid_locations: new_ones(w, w + 1).tril().flip(), its flip; each end's full_like, .bool(), where,
     # written into the end's slice
-    _invalid_mask_tables(sim, w)
+    _invalid_mask_tables(sim, w, base.itemsize)
     view = scores
     for end in range(2):
         if end and history is not None:
             view = _regenerated(sim, history, scores, base)
         piece = sim.slice_dim(sim.slice_dim(view, 1, w), 3, w + 1)
-        full = _fresh(sim, piece.shape, "aten.full_like")
+        full = _fresh(sim, piece.shape, "aten.full_like", piece.itemsize)
         cond = _fresh(sim, piece.shape, "aten._to_copy", 1)
         masked = _where(sim, cond, piece)
         sim.release(full, cond)
@@ -1145,13 +1160,13 @@ def _train_attention(sim: Any, p: str, x: T, heads: int, window: int, masked: T)
         return sim.transpose(sim.view(t, (lp, b, heads, d)), 0, 1)
 
     scores, history, base = _train_scores(sim, split(q), split(k), w)
-    _diagonal_mask(sim, b, lp, w)
+    _diagonal_mask(sim, b, lp, w, q.itemsize)
     scores = _train_masked_scores(sim, scores, history, base)
     probs = sim.softmax_float32(scores)
     filled = sim.masked_fill(probs, T((b, lp, 1, 1), (lp, 1, 1, 1), masked.storage, False, 1))
     sim.release(probs)
-    if sim.itemsize != 4:  # type_as(attn_scores)
-        filled = sim.rebind(filled, sim.cast(filled, sim.itemsize))
+    if scores.itemsize != 4:  # type_as(attn_scores): bf16 (the model's, or autocast's products)
+        filled = sim.rebind(filled, sim.cast(filled, scores.itemsize))
     sim.release(scores)  # del attn_scores
     filled = sim.rebind(filled, sim.dropout(filled, sim.drops("attention_probs_dropout_prob")))
     context = _train_context(sim, filled, split(v), w)

@@ -956,6 +956,7 @@ AUTOCAST_EXACT += ("yoso",)  # the cumulation on bf16 projections, the values ti
 AUTOCAST_EXACT += ("funnel",)  # the einsums' bmm casts after their permutes, the float32 tables' promoting products
 AUTOCAST_EXACT += ("ultrabert",)  # EuroBERT's layer under autocast, the window mask made by its model
 AUTOCAST_EXACT += ("modernvbert", "ultravbert")  # their text bodies: ModernBERT's and UltraBERT's
+AUTOCAST_EXACT += ("longformer",)  # the local attention's bf16 scores and chunks, type_as back to bf16
 AUTOCAST_RANDOM = int(os.environ.get("PEAK_AUTOCAST_RANDOM", str(max(4, PER_FAMILY // 2))))
 #: Families whose drawn autocast cases all peak in the backward (NeoMME: its scale-less RMSNorms' float32 copies and the
 #: exclusive self-attention's make the backward the highest, as in float32): each forward's and loss's maximum is still
