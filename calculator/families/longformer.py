@@ -19,9 +19,11 @@ global attention, except in sequence classification, which gives it to the first
 token itself (the global projections then run). Question answering finds its global
 tokens from the separators in the ids: its cost depends on the tokens, and is refused.
 
-Peak (issue 32/34): LongformerModel, ForMaskedLM and ForTokenClassification replay the step op by op (the
+Peak (issue 32/34): LongformerModel, ForMaskedLM, ForTokenClassification and ForSequenceClassification (its first
+token's global attention: the gathers, index_put_ and the empty fills' CopySlices) replay the step op by op (the
 inference span's forward, every node of the backward as measured: :func:`_train_attention`), checkpointed or not;
-sequence classification's global attention in training and LoRA on a strided Linear (B > 1) keep their bounds.
+sequence classification with one-wide heads (its global keys' einsum a broadcasting mul) and LoRA on a strided
+Linear (B > 1, float32) keep their bounds.
 Under bf16 autocast (weights float32) the same replay holds: the projections' bf16 outputs make the scores, chunks,
 pads, tables and masks bf16 (``type_as(query_vectors)``, ``type_as(attn_scores)``), the softmax float32 between, and
 a strided ``nn.Linear`` casts its bias, weight and input first (:meth:`~calculator.costs.lifetime.LiveSim.
@@ -35,6 +37,7 @@ from typing import Any, Callable, Mapping
 
 from ..config import MAX_SIZE, read_fields
 from ..costs import CostModel, Sim, T, activation_key, dropouts, is_contiguous, no_buffers
+from ..costs.tensor import dense_strides_like
 from ..errors import CalcError
 from ..formula import Formula, head_line, layers_lines
 from ..model import Inventory, TensorList
@@ -334,7 +337,8 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
         sim.exact_forward()
         sim.exact_autocast()  # autocast's copies and bf16 results too
         return step_inference(sim, inv, b, n)
-    if kind in TRAIN_HEADS and _replayed(sim):
+    one_wide = c["hidden_size"] // c["num_attention_heads"] == 1  # the global keys' einsum is a mul: not replayed
+    if kind in TRAIN_HEADS and _replayed(sim) and not (classify and one_wide):
         sim.exact_lifetimes()  # every node of the training step modelled (the local attention's: _train_attention)
         sim.exact_forward()
         sim.exact_autocast()
@@ -387,8 +391,8 @@ LONGFORMER_HEADS: dict[str, bert.Head] = {
 # Under ``torch.no_grad()`` nothing is saved, so the peak is the forward's live storages alone: each one below is made
 # where ``modeling_longformer.py`` (transformers 5.23) makes it and released where its Python drops the last name
 # (measured op by op with LiveBytes, tests/crosscheck/test_inference_engine.py). The training step of the classes
-# without global attention replays the same forward with its autograd nodes (``step_inference(..., training=True)``,
-# the section at the end of this file); sequence classification's training step keeps its bounds.
+# replays the same forward with its autograd nodes (``step_inference(..., training=True)``, the sections at the end of
+# this file; sequence classification's with heads wider than one).
 
 
 def _fresh(sim: Sim, shape: tuple[int, ...], aten: str, itemsize: int | None = None) -> T:
@@ -514,7 +518,7 @@ def _sliding_context(sim: Sim, probs: T, v: T, w: int) -> T:
     return sim.transpose(sim.view(context, (b, heads, lp, d)), 1, 2)
 
 
-def _global_indices(sim: Sim, b: int, lp: int) -> None:
+def _global_indices(sim: Sim, b: int, lp: int) -> tuple[T, T]:
     """``_get_global_attn_indices`` with one global token a row (sequence classification's first): the int64 copy and
     its row sums (gone as it returns), the 0-dim maximum and two ``nonzero`` [B, 2] int64 (kept to the self-attention's
     end), ``arange(1) < sums`` [B, 1] and its ``== 0`` (whose ``nonzero`` is empty: no storage)."""
@@ -530,6 +534,7 @@ def _global_indices(sim: Sim, b: int, lp: int) -> None:
     local = _fresh(sim, (b, 2), "aten.nonzero", 8)
     sim.release(_fresh(sim, (b, 1), "aten.eq", 1))
     sim.end_scope(mark, largest, where, local)
+    return where, local
 
 
 def _global_key_scores(sim: Sim, q: T, heads: int) -> T:
@@ -688,13 +693,13 @@ def _merged_heads(sim: Sim, context: T, lp: int, b: int, h: int) -> T:
 
 
 def _layer(p: str, heads: int, window: int, masked: T, mask: T, global_attention: bool, training: bool) -> Any:
-    """One ``LongformerLayer``: the attention (in training op by op, local attention only: :func:`_train_attention`;
+    """One ``LongformerLayer``: the attention (in training op by op: :func:`_train_attention`;
     else under no_grad: :func:`_inference_attention`), then ``ff_chunk`` (its dropout in training)."""
 
     def run(sim: Sim, x: T) -> T:
         mark = sim.scope()
         if training:
-            attended = _train_attention(sim, p, x, heads, window, masked)
+            attended = _train_attention(sim, p, x, heads, window, masked, global_attention)
         else:
             attended = _inference_attention(sim, p, x, heads, window, masked, mask, global_attention)
         chunk = sim.scope()  # ff_chunk
@@ -927,8 +932,8 @@ FAMILY = Family(
 # gradient, an int64 index of the chunks), the scores' four slice copies into ``new_zeros`` and the two ``where`` of
 # ``_mask_invalid_locations`` written into views of it (``CopySlices``: a copy of the base's gradient, the slice's
 # clone, and the old slice's zeros where the base has a history), ``attn_scores += diagonal_mask`` on that view, the
-# slices' and selects' zeros of their input, the pads' cut copies. Sequence classification's global attention keeps
-# its bounds.
+# slices' and selects' zeros of their input, the pads' cut copies. Sequence classification's global attention: the
+# section after this one.
 
 
 def _live_node(sim: Any, name: str, nexts: list[int | None], run: Any, out: T, saved: list[int] | None = None) -> T:
@@ -1142,8 +1147,9 @@ def _divided(sim: Any, q: T) -> T:
     return sim.scale_in_place(q)
 
 
-def _train_attention(sim: Any, p: str, x: T, heads: int, window: int, masked: T) -> T:
-    """``LongformerAttention`` in training, local attention only: the self-attention (its locals gone as it returns),
+def _train_attention(sim: Any, p: str, x: T, heads: int, window: int, masked: T, global_attention: bool = False) -> T:
+    """``LongformerAttention`` in training: the self-attention (its locals gone as it returns; ``global_attention``: the
+    first token's, :func:`_train_global_key_scores`, :func:`_train_global_context`, :func:`_train_global_from_hidden`),
     then its output (dense on the strided transpose, dropout, LayerNorm of the sum)."""
     b, lp, h = x.shape
     d, w = h // heads, window // 2
@@ -1162,6 +1168,12 @@ def _train_attention(sim: Any, p: str, x: T, heads: int, window: int, masked: T)
     scores, history, base = _train_scores(sim, split(q), split(k), w)
     _diagonal_mask(sim, b, lp, w, q.itemsize)
     scores = _train_masked_scores(sim, scores, history, base)
+    if global_attention:
+        where, local = _global_indices(sim, b, lp)
+        from_global = _train_global_key_scores(sim, split(q), split(k), heads, where, local)
+        joined = sim.concat([from_global, scores], 3)  # torch.cat((global, local), dim=-1)
+        sim.release(from_global, scores)
+        scores = joined
     probs = sim.softmax_float32(scores)
     filled = sim.masked_fill(probs, T((b, lp, 1, 1), (lp, 1, 1, 1), masked.storage, False, 1))
     sim.release(probs)
@@ -1169,8 +1181,14 @@ def _train_attention(sim: Any, p: str, x: T, heads: int, window: int, masked: T)
         filled = sim.rebind(filled, sim.cast(filled, scores.itemsize))
     sim.release(scores)  # del attn_scores
     filled = sim.rebind(filled, sim.dropout(filled, sim.drops("attention_probs_dropout_prob")))
-    context = _train_context(sim, filled, split(v), w)
+    if global_attention:
+        context = _train_global_context(sim, filled, split(v), w, where, local)
+    else:
+        context = _train_context(sim, filled, split(v), w)
     out = _merged_heads(sim, context, lp, b, h)
+    if global_attention:
+        out = _train_global_from_hidden(sim, s, hs, heads, masked, where, local, out)
+        sim.release(_fresh(sim, (), "aten.lift_fresh", filled.itemsize))  # attn_probs[is_index_global_attn_nonzero] = 0
     attended = sim.end_scope(own, sim.transpose(out, 0, 1))
     dense = _project(sim, p + "attention.output.dense", attended)
     dense = sim.rebind(dense, sim.dropout(dense, sim.drops("hidden_dropout_prob")))
@@ -1197,4 +1215,152 @@ TRAIN_HEADS: dict[str, bert.HeadStep] = {
     Task.MODEL: bert.model_step,
     Task.MASKED_LM: train_mlm_step,
     Task.TOKEN_CLASSIFICATION: train_token_classifier_step,
+    Task.SEQUENCE_CLASSIFICATION: classification_step,  # global attention on the first token: _train_global_*
 }
+
+
+# ------------------------- sequence classification's global attention in training, op by op (issue 32/34)
+#
+# One global token a row (the class's first), so every index below has B entries; each node's allocations as
+# ``backward_ledger`` measured them: ``IndexBackward0`` (``index_backward``: zeros of the input, then
+# ``index_put(..., accumulate=True)`` out of place, the zeros dropped), ``IndexPutBackward0`` (the values' gradient
+# ``grad.index(indices)``; the destination's ``grad.index_put(indices, zeros_like(values))`` where it has a history),
+# and the empty ``index_put_`` on a transposed view of a product (no row lacks its global token), which rebases the
+# product on ``CopySlices``.
+
+
+def _gather(sim: Any, t: T, index: T, shape: tuple[int, ...]) -> T:
+    """``t[rows, cols]`` by two int64 index vectors (one ``nonzero`` [B, 2]): ``IndexBackward0`` keeps the indices;
+    its backward makes zeros of ``t``'s shape and the scattered gradient (both live at once), the zeros dropped."""
+    sim._begin()
+    sim._labelled("index", "aten.index")
+    out = sim.new(shape, t.grad, t.itemsize)
+    if not out.grad:
+        return out
+    sim.save(index)
+    base, size = t.shape, t.itemsize
+    return _live_node(sim, "IndexBackward0", [sim._edge(t)],
+                      lambda bw, g: [bw.scattered(base, base, size, "aten.new_zeros", "aten.index_put")], out)
+
+
+def _empty_put(sim: Any, view: T, size: int) -> T:
+    """``view[no_global_rows] = min`` with no such row: ``index_put_`` on a view of a product rebases it on
+    ``CopySlices``, which allocates a copy of the product's gradient (``new_empty_strided``), the slice's clone, the
+    value's zeros (0-dim) and ``index_put``'s result, all but the copy freed as it returns; the view's regenerated
+    ``AsStridedBackward0`` allocates the product's gradient (``new_zeros``). The 0-dim value is a temporary."""
+    sim.release(_fresh(sim, (), "aten.lift_fresh", size))
+    base = sim._einsum_bases.get(view.storage)
+    if not view.grad:
+        return view
+    if base is None:
+        sim.fail("an index_put_ on a view whose base is unknown")
+        return view
+    flat, shape = (view.numel,), view.shape
+
+    def copy_slices(bw: Any, g: T) -> list[T | None]:
+        result = bw.alloc(flat, size, "aten.new_empty_strided")
+        piece = bw.alloc(shape, size, "aten.clone")
+        zero = bw.alloc((), size, "aten.zeros_like")
+        put = bw.alloc(shape, size, "aten.index_put")
+        bw.drop(piece.storage)
+        bw.drop(zero.storage)
+        bw.drop(put.storage)
+        return [result]
+    handle = T(flat, (1,), view.storage, True, size)
+    _live_node(sim, "CopySlices", [base], copy_slices, handle, [])
+    copy = sim.edge.pop(id(handle))
+    sim._einsum_bases[view.storage] = None
+    out = T(view.shape, view.strides, view.storage, True, size)
+    return _live_node(sim, "AsStridedBackward0", [copy], lambda bw, g: [bw.alloc(flat, size, "aten.new_zeros")],
+                      out, [])
+
+
+def _train_global_key_scores(sim: Any, q: T, k: T, heads: int, where: T, local: T) -> T:
+    """``_concat_with_global_key_attn_probs`` with gradients: the global keys gathered (``IndexBackward0``) into zeros
+    [B, 1, A, d] (``IndexPutBackward0``), ``einsum("blhd,bshd->blhs")``, the empty rows' fill on its transposed view
+    (:func:`_empty_put`): [B, Lp, A, 1]."""
+    b, lp, _, d = q.shape
+    size = k.itemsize
+    mark = sim.scope()
+    only = _fresh(sim, (b, 1, heads, d), "aten.new_zeros", size)
+    gathered = _gather(sim, k, where, (b, heads, d))
+    only = sim.index_put(only, local, gathered)
+    sim.release(gathered)
+    scores = _train_einsum(sim, "blhd,bshd->blhs", q, only)
+    view = _empty_put(sim, sim.transpose(scores, 1, 3), scores.itemsize)
+    return sim.end_scope(mark, sim.transpose(view, 1, 3))
+
+
+def _clone_laid(sim: Any, t: T) -> T:
+    """``t.clone()``: a copy laid out in ``t``'s order of dimensions (``preserve_format``), so a later reshape of a
+    transposed clone copies again where PyTorch's does (measured); ``CloneBackward0`` passes the gradient on."""
+    out = sim.clone(t)
+    laid = T(out.shape, dense_strides_like(t), out.storage, out.grad, out.itemsize)
+    if id(out) in sim.edge:
+        sim.edge[id(laid)] = sim.edge[id(out)]
+        sim.keep.append(laid)
+    return laid
+
+
+def _train_global_context(sim: Any, probs: T, v: T, w: int, where: T, local: T) -> T:
+    """``_compute_attn_output_with_global_indices`` with gradients: the global column (a slice) times the global values
+    (gathered into zeros), both transposed and cloned, by ``matmul``; the other columns' contiguous copy by the sliding
+    product; the sum."""
+    b, lp, heads, d = v.shape
+    size = v.itemsize
+    mark = sim.scope()
+    column = sim.slice_dim(probs, 3, 1)
+    only = _fresh(sim, (b, 1, heads, d), "aten.new_zeros", size)
+    gathered = _gather(sim, v, where, (b, heads, d))
+    only = sim.index_put(only, local, gathered)
+    sim.release(gathered)
+    left = _clone_laid(sim, sim.transpose(column, 1, 2))
+    right = _clone_laid(sim, sim.transpose(only, 1, 2))
+    only_global = sim.transpose(sim.bmm(left, right), 1, 2)
+    sim.release(left, right)
+    sim.release(_fresh(sim, (), "aten.rsub", 8))
+    rest = sim.contiguous(sim.slice_dim(probs, 3, 2 * w + 1))
+    local_out = _train_context(sim, rest, v, w)
+    total = sim.add(only_global, local_out)
+    return sim.end_scope(mark, total)
+
+
+def _train_global_from_hidden(sim: Any, s: str, hs: T, heads: int, masked: T, where: T, local: T, out: T) -> T:
+    """``_compute_global_attn_output_from_hidden`` with gradients, then its rows written into the output: the global
+    rows of hs gathered into zeros [1, B, H], ``query_global`` on them (divided in place), ``key_global`` and
+    ``value_global`` on hs, ``bmm``, the empty rows' fill on the scores' transposed view, ``masked_fill``, the float32
+    softmax, ``type_as``, dropout, ``bmm``; the output's rows gathered and put into ``out`` (``IndexPutBackward0``)."""
+    lp, b, h = hs.shape
+    d, bh = h // heads, b * heads
+    mark = sim.scope()
+    gathered = _fresh(sim, (1, b, h), "aten.new_zeros", hs.itemsize)
+    rows = _gather(sim, hs, where, (b, h))
+    gathered = sim.index_put(gathered, local, rows)
+    sim.release(rows)
+    gq = _project(sim, s + "query_global", gathered)
+    gk = _project(sim, s + "key_global", hs)
+    gv = _project(sim, s + "value_global", hs)
+    gq = _divided(sim, gq)
+    gq = sim.transpose(sim.view(gq, (1, bh, d)), 0, 1)
+    gk = sim.transpose(sim.view(gk, (lp, bh, d)), 0, 1)
+    gv = sim.transpose(sim.view(gv, (lp, bh, d)), 0, 1)
+    scores = sim.bmm(gq, sim.transpose(gk, 1, 2))
+    size = scores.itemsize
+    sim._einsum_bases[scores.storage] = sim.edge.get(id(scores))
+    sim.release(_fresh(sim, (), "aten.eq", 1))
+    view = sim.transpose(sim.view(scores, (b, heads, 1, lp)), 1, 2)
+    view = sim.transpose(_empty_put(sim, view, size), 1, 2)
+    filled = sim.masked_fill(view, T((b, 1, 1, lp), (lp, lp, lp, 1), masked.storage, False, 1))
+    sim.release(scores)
+    probs = sim.softmax_float32(sim.view(filled, (bh, 1, lp)))
+    sim.release(filled)
+    if size != 4:
+        probs = sim.rebind(probs, sim.cast(probs, size))
+    probs = sim.rebind(probs, sim.dropout(probs, sim.drops("attention_probs_dropout_prob")))
+    result = sim.bmm(probs, gv)
+    sim.release(_fresh(sim, (), "aten.eq", 1))
+    sim.end_scope(mark, result, probs)
+    rows = _gather(sim, sim.view(result, (b, heads, 1, d)), local, (b, heads, d))
+    out = sim.index_put(out, where, sim.view(rows, (b, h)))
+    sim.release(rows)
+    return out
