@@ -22,8 +22,7 @@ tokens from the separators in the ids: its cost depends on the tokens, and is re
 Peak (issue 32/34): LongformerModel, ForMaskedLM, ForTokenClassification and ForSequenceClassification (its first
 token's global attention: the gathers, index_put_ and the empty fills' CopySlices) replay the step op by op (the
 inference span's forward, every node of the backward as measured: :func:`_train_attention`), checkpointed or not;
-sequence classification with one-wide heads (its global keys' einsum a broadcasting mul) and LoRA on a strided
-Linear (B > 1, float32) keep their bounds.
+LoRA on a strided Linear (B > 1, float32) keeps its bounds.
 Under bf16 autocast (weights float32) the same replay holds: the projections' bf16 outputs make the scores, chunks,
 pads, tables and masks bf16 (``type_as(query_vectors)``, ``type_as(attn_scores)``), the softmax float32 between, and
 a strided ``nn.Linear`` casts its bias, weight and input first (:meth:`~calculator.costs.lifetime.LiveSim.
@@ -337,8 +336,7 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
         sim.exact_forward()
         sim.exact_autocast()  # autocast's copies and bf16 results too
         return step_inference(sim, inv, b, n)
-    one_wide = c["hidden_size"] // c["num_attention_heads"] == 1  # the global keys' einsum is a mul: not replayed
-    if kind in TRAIN_HEADS and _replayed(sim) and not (classify and one_wide):
+    if kind in TRAIN_HEADS and _replayed(sim):
         sim.exact_lifetimes()  # every node of the training step modelled (the local attention's: _train_attention)
         sim.exact_forward()
         sim.exact_autocast()
@@ -392,7 +390,7 @@ LONGFORMER_HEADS: dict[str, bert.Head] = {
 # where ``modeling_longformer.py`` (transformers 5.23) makes it and released where its Python drops the last name
 # (measured op by op with LiveBytes, tests/crosscheck/test_inference_engine.py). The training step of the classes
 # replays the same forward with its autograd nodes (``step_inference(..., training=True)``, the sections at the end of
-# this file; sequence classification's with heads wider than one).
+# this file).
 
 
 def _fresh(sim: Sim, shape: tuple[int, ...], aten: str, itemsize: int | None = None) -> T:
@@ -1243,11 +1241,12 @@ def _gather(sim: Any, t: T, index: T, shape: tuple[int, ...]) -> T:
                       lambda bw, g: [bw.scattered(base, base, size, "aten.new_zeros", "aten.index_put")], out)
 
 
-def _empty_put(sim: Any, view: T, size: int) -> T:
+def _empty_put(sim: Any, view: T, size: int, product: tuple[int, ...] | None = None) -> T:
     """``view[no_global_rows] = min`` with no such row: ``index_put_`` on a view of a product rebases it on
     ``CopySlices``, which allocates a copy of the product's gradient (``new_empty_strided``), the slice's clone, the
     value's zeros (0-dim) and ``index_put``'s result, all but the copy freed as it returns; the view's regenerated
-    ``AsStridedBackward0`` allocates the product's gradient (``new_zeros``). The 0-dim value is a temporary."""
+    ``AsStridedBackward0`` allocates the product's gradient (``new_zeros``). The 0-dim value is a temporary.
+    ``product``: the product's shape where its node reads the gradient's (einsum's broadcasting ``mul``)."""
     sim.release(_fresh(sim, (), "aten.lift_fresh", size))
     base = sim._einsum_bases.get(view.storage)
     if not view.grad:
@@ -1258,7 +1257,7 @@ def _empty_put(sim: Any, view: T, size: int) -> T:
     flat, shape = (view.numel,), view.shape
 
     def copy_slices(bw: Any, g: T) -> list[T | None]:
-        result = bw.alloc(flat, size, "aten.new_empty_strided")
+        result = bw.alloc(product or flat, size, "aten.new_empty_strided")
         piece = bw.alloc(shape, size, "aten.clone")
         zero = bw.alloc((), size, "aten.zeros_like")
         put = bw.alloc(shape, size, "aten.index_put")
@@ -1287,7 +1286,7 @@ def _train_global_key_scores(sim: Any, q: T, k: T, heads: int, where: T, local: 
     only = sim.index_put(only, local, gathered)
     sim.release(gathered)
     scores = _train_einsum(sim, "blhd,bshd->blhs", q, only)
-    view = _empty_put(sim, sim.transpose(scores, 1, 3), scores.itemsize)
+    view = _empty_put(sim, sim.transpose(scores, 1, 3), scores.itemsize, scores.shape if d == 1 else None)
     return sim.end_scope(mark, sim.transpose(view, 1, 3))
 
 
