@@ -19,9 +19,14 @@ global attention, except in sequence classification, which gives it to the first
 token itself (the global projections then run). Question answering finds its global
 tokens from the separators in the ids: its cost depends on the tokens, and is refused.
 
-Peak (issue 32/34): LongformerModel, ForMaskedLM and ForTokenClassification replay the step op by op (the
+Peak (issue 32/34): LongformerModel, ForMaskedLM, ForTokenClassification and ForSequenceClassification (its first
+token's global attention: the gathers, index_put_ and the empty fills' CopySlices) replay the step op by op (the
 inference span's forward, every node of the backward as measured: :func:`_train_attention`), checkpointed or not;
-sequence classification's global attention in training and LoRA on a strided Linear (B > 1) keep their bounds.
+LoRA on a strided Linear (B > 1, float32) keeps its bounds.
+Under bf16 autocast (weights float32) the same replay holds: the projections' bf16 outputs make the scores, chunks,
+pads, tables and masks bf16 (``type_as(query_vectors)``, ``type_as(attn_scores)``), the softmax float32 between, and
+a strided ``nn.Linear`` casts its bias, weight and input first (:meth:`~calculator.costs.lifetime.LiveSim.
+linear_strided`); measured with LiveBytes (test_peak_engine's and test_inference_engine's autocast draws).
 """
 from __future__ import annotations
 
@@ -31,6 +36,7 @@ from typing import Any, Callable, Mapping
 
 from ..config import MAX_SIZE, read_fields
 from ..costs import CostModel, Sim, T, activation_key, dropouts, is_contiguous, no_buffers
+from ..costs.tensor import dense_strides_like
 from ..errors import CalcError
 from ..formula import Formula, head_line, layers_lines
 from ..model import Inventory, TensorList
@@ -193,7 +199,7 @@ def step_self_attention(sim: Sim, p: str, x: T, heads: int, window: int, masked:
     else:
         scores = sim.bmm(qc, sim.transpose(kc, 2, 3))  # einsum bcxd,bcyd->bcxy
     scores = sim.view(sim.pad(scores, (bh, chunks, 2 * w + 1, 2 * w)), (bh, chunks, 2 * w, 2 * w + 1))
-    diagonal = sim.new((bh, chunks + 1, w, 2 * w + 1), scores.grad)  # new_zeros, then filled by slices
+    diagonal = sim.new((bh, chunks + 1, w, 2 * w + 1), scores.grad, scores.itemsize)  # new_zeros, filled by slices
     diagonal = sim.transpose(sim.view(diagonal, (b, heads, lp, 2 * w + 1)), 2, 1)
     sim.save_if(sim.mask((b, w, heads, w + 1)), diagonal.grad)  # _mask_invalid_locations: where(), twice
     sim.save_if(sim.mask((b, w, heads, w + 1)), diagonal.grad)
@@ -205,31 +211,32 @@ def step_self_attention(sim: Sim, p: str, x: T, heads: int, window: int, masked:
         # einsum blhd,bshd->blhs: bmm of Q [B·heads, Lp, d] by [B·heads, d, 1] (a mul when d is 1)
         sim.save_if(index_global, k.grad)
         sim.save_if(index_local, k.grad)
-        key_global = sim.new((b, 1, heads, d), k.grad)
+        key_global = sim.new((b, 1, heads, d), k.grad, k.itemsize)
         qp = sim.permute(q, (0, 2, 1, 3))
         kp = sim.permute(key_global, (0, 2, 3, 1))
         if d == 1:
             from_global = sim.mul(qp, kp, (b, heads, lp, 1))
         else:
             from_global = sim.bmm(qp, kp)
-        diagonal = sim.new((b, lp, heads, 2 * w + 2), diagonal.grad or from_global.grad)  # cat, dim=-1
+        diagonal = sim.new((b, lp, heads, 2 * w + 2), diagonal.grad or from_global.grad, diagonal.itemsize)  # cat
     probs = sim.softmax_float32(diagonal)  # += the padding mask's diagonals first (in place)
     sim.save_if(masked, probs.grad)  # masked_fill(is_index_masked)
-    probs = sim.new(probs.shape, probs.grad)  # masked_fill's output
-    if probs.itemsize != sim.itemsize:
-        probs = sim.new(probs.shape, probs.grad)  # type_as(attn_scores)
+    probs = sim.new(probs.shape, probs.grad, probs.itemsize)  # masked_fill's output
+    if probs.itemsize != diagonal.itemsize:  # type_as(attn_scores): bf16 under autocast too
+        probs = sim.new(probs.shape, probs.grad, diagonal.itemsize)
     probs = sim.dropout(probs, sim.drops("attention_probs_dropout_prob"))
     if global_attention:
         # _compute_attn_output_with_global_indices: the global column times the global values (matmul of
         # clones, [B·heads, Lp, 1] by [B·heads, 1, d]), plus the sliding product of the other columns (a copy)
         sim.save_if(index_global, v.grad)
         sim.save_if(index_local, v.grad)
-        value_global = sim.new((b, heads, 1, d), v.grad)  # zeros, filled, transposed, cloned
-        column = sim.new((b, heads, lp, 1), probs.grad)  # narrow(-1, 0, 1).transpose(1, 2).clone()
+        value_global = sim.new((b, heads, 1, d), v.grad, v.itemsize)  # zeros, filled, transposed, cloned
+        column = sim.new((b, heads, lp, 1), probs.grad, probs.itemsize)  # narrow(-1, 0, 1).transpose(1, 2).clone()
         only_global = sim.bmm(column, value_global)
-        rest = sim.new((b, lp, heads, 2 * w + 1), probs.grad)  # narrow(-1, 1, 2w + 1).contiguous()
+        rest = sim.new((b, lp, heads, 2 * w + 1), probs.grad, probs.itemsize)  # narrow(-1, 1, 2w + 1).contiguous()
         local = sliding_values(sim, rest, v, w)
-        context = sim.transpose(sim.new((b, heads, lp, d), only_global.grad or local.grad), 1, 2)  # the sum
+        total = sim.new((b, heads, lp, d), only_global.grad or local.grad, local.itemsize)  # the sum
+        context = sim.transpose(total, 1, 2)
     else:
         context = sliding_values(sim, probs, v, w)
     out = sim.contiguous(sim.reshape(sim.transpose(context, 0, 1), (lp, b, h)))
@@ -278,10 +285,10 @@ def global_from_hidden(sim: Sim, s: str, hs: T, heads: int, masked: T, index_glo
     gv = sim.transpose(sim.view(gv, (lp, bh, d)), 0, 1)
     scores = sim.bmm(gq, sim.transpose(gk, 1, 2))
     sim.save_if(masked, scores.grad)  # masked_fill(is_index_masked[:, None, None, :])
-    scores = sim.new(scores.shape, scores.grad)
+    scores = sim.new(scores.shape, scores.grad, scores.itemsize)
     probs = sim.softmax_float32(scores)
-    if probs.itemsize != sim.itemsize:
-        probs = sim.new(probs.shape, probs.grad)  # type_as
+    if probs.itemsize != scores.itemsize:
+        probs = sim.new(probs.shape, probs.grad, scores.itemsize)  # type_as
     result = sim.bmm(sim.dropout(probs, sim.drops("attention_probs_dropout_prob")), gv)  # [B·heads, 1, d]
     sim.save_if(index_local, result.grad)  # global_attn_output[is_local_index_global_attn_nonzero ...]
     sim.save_if(index_global, out.grad or result.grad)  # attn_output[is_index_global_attn_nonzero[::-1]] = ...
@@ -327,10 +334,12 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     if not sim.grad_mode and kind in SPAN_HEADS:
         sim.exact_lifetimes()  # the inference span: no graph, every storage's release declared (step_inference)
         sim.exact_forward()
+        sim.exact_autocast()  # autocast's copies and bf16 results too
         return step_inference(sim, inv, b, n)
     if kind in TRAIN_HEADS and _replayed(sim):
         sim.exact_lifetimes()  # every node of the training step modelled (the local attention's: _train_attention)
         sim.exact_forward()
+        sim.exact_autocast()
         return step_inference(sim, inv, b, n, training=True)
     prefix = bert.step_prefix(inv)
     x = bert.step_embeddings(sim, inv, prefix, b, lp, positions_from_ids=True)
@@ -380,8 +389,8 @@ LONGFORMER_HEADS: dict[str, bert.Head] = {
 # Under ``torch.no_grad()`` nothing is saved, so the peak is the forward's live storages alone: each one below is made
 # where ``modeling_longformer.py`` (transformers 5.23) makes it and released where its Python drops the last name
 # (measured op by op with LiveBytes, tests/crosscheck/test_inference_engine.py). The training step of the classes
-# without global attention replays the same forward with its autograd nodes (``step_inference(..., training=True)``,
-# the section at the end of this file); sequence classification's training step keeps its bounds.
+# replays the same forward with its autograd nodes (``step_inference(..., training=True)``, the sections at the end of
+# this file).
 
 
 def _fresh(sim: Sim, shape: tuple[int, ...], aten: str, itemsize: int | None = None) -> T:
@@ -400,6 +409,8 @@ def _linear_any(sim: Sim, module: str, x: T) -> T:
     gone as ``matmul`` returns, the product once the sum is made."""
     if is_contiguous(x) or module in sim.lora:
         return sim.linear(module, x)
+    if sim.lower is not None:  # autocast's linear: the bias's, weight's and input's copies, then the same path
+        return sim.linear_strided(module, x)
     with sim._in(module):
         info = sim.linear_info(module)
         flat = sim.reshape(x, (-1, info.in_features))
@@ -424,15 +435,16 @@ def _chunks_count(sim: Sim) -> T:
     return count
 
 
-def _invalid_mask_tables(sim: Sim, w: int) -> None:
+def _invalid_mask_tables(sim: Sim, w: int, size: int) -> None:
     """``_mask_invalid_locations``' two [w, w + 1] tables: ``new_ones(...).tril().flip(...)`` (the ones and the lower
-    triangle temporaries) and its flip, both named until the function returns."""
-    ones = _fresh(sim, (w, w + 1), "aten.new_ones")
-    lower = _fresh(sim, (w, w + 1), "aten.tril")
+    triangle temporaries) and its flip, both named until the function returns; ``size``: the scores' bytes a number
+    (``new_ones`` takes their dtype: bf16 under autocast)."""
+    ones = _fresh(sim, (w, w + 1), "aten.new_ones", size)
+    lower = _fresh(sim, (w, w + 1), "aten.tril", size)
     sim.release(ones)
-    _fresh(sim, (w, w + 1), "aten.flip")
+    _fresh(sim, (w, w + 1), "aten.flip", size)
     sim.release(lower)
-    _fresh(sim, (w, w + 1), "aten.flip")
+    _fresh(sim, (w, w + 1), "aten.flip", size)
 
 
 def _sliding_scores(sim: Sim, q: T, k: T, w: int) -> T:
@@ -454,17 +466,18 @@ def _sliding_scores(sim: Sim, q: T, k: T, w: int) -> T:
         scores = sim.made_by(sim.mul(qc, kc, (bh, chunks, 2 * w, 2 * w)), "aten.mul")
     else:  # einsum bcxd,bcyd->bcxy: both chunked operands copied, one bmm
         scores = sim.bmm(qc, sim.transpose(kc, 2, 3))
-    _fresh(sim, (bh, chunks, 2 * w + 1, 2 * w), "aten.constant_pad_nd")  # the padded chunks, named to the return
+    size = scores.itemsize  # the product's (bf16 under autocast): the pad, the zeros and the tables take it
+    _fresh(sim, (bh, chunks, 2 * w + 1, 2 * w), "aten.constant_pad_nd", size)  # the padded chunks, to the return
     sim.release(scores)
     t = _number(sim, "aten.add")
-    out = _fresh(sim, (bh, chunks + 1, w, 2 * w + 1), "aten.new_zeros")
+    out = _fresh(sim, (bh, chunks + 1, w, 2 * w + 1), "aten.new_zeros", size)
     sim.release(t)
     # _mask_invalid_locations: new_ones(w, w + 1).tril().flip(), its flip; each end's full_like, .bool(), where
-    _invalid_mask_tables(sim, w)
+    _invalid_mask_tables(sim, w, size)
     for _ in range(2):
-        full = _fresh(sim, (b, w, heads, w + 1), "aten.full_like")
+        full = _fresh(sim, (b, w, heads, w + 1), "aten.full_like", size)
         cond = _fresh(sim, (b, w, heads, w + 1), "aten._to_copy", 1)
-        sim.release(full, cond, _fresh(sim, (b, w, heads, w + 1), "aten.where"))
+        sim.release(full, cond, _fresh(sim, (b, w, heads, w + 1), "aten.where", size))
     sim.release(count)
     sim.end_scope(mark, out)
     seen = sim.view(out, (b, heads, lp, 2 * w + 1))
@@ -489,11 +502,11 @@ def _sliding_context(sim: Sim, probs: T, v: T, w: int) -> T:
     bh, blocks = b * heads, lp // w
     mark = sim.scope()
     cp, vv = _chunked(sim, probs, v, w)
-    padded = _fresh(sim, (bh, lp + 2 * w, d), "aten.constant_pad_nd")
+    padded = _fresh(sim, (bh, lp + 2 * w, d), "aten.constant_pad_nd", v.itemsize)
     _number(sim, "aten.add")  # chunks_count + 1, held by the size tuple
     st = padded.strides
     cv = sim.as_strided(padded, (bh, blocks, 3 * w, d), (st[0], w * st[1], st[1], st[2]))
-    diag = _fresh(sim, (bh, blocks, w, 3 * w + 2), "aten.constant_pad_nd")  # _pad_and_diagonalize
+    diag = _fresh(sim, (bh, blocks, w, 3 * w + 2), "aten.constant_pad_nd", probs.itemsize)  # _pad_and_diagonalize
     if cp.storage != probs.storage:
         sim.release(cp)
     del vv
@@ -503,7 +516,7 @@ def _sliding_context(sim: Sim, probs: T, v: T, w: int) -> T:
     return sim.transpose(sim.view(context, (b, heads, lp, d)), 1, 2)
 
 
-def _global_indices(sim: Sim, b: int, lp: int) -> None:
+def _global_indices(sim: Sim, b: int, lp: int) -> tuple[T, T]:
     """``_get_global_attn_indices`` with one global token a row (sequence classification's first): the int64 copy and
     its row sums (gone as it returns), the 0-dim maximum and two ``nonzero`` [B, 2] int64 (kept to the self-attention's
     end), ``arange(1) < sums`` [B, 1] and its ``== 0`` (whose ``nonzero`` is empty: no storage)."""
@@ -519,6 +532,7 @@ def _global_indices(sim: Sim, b: int, lp: int) -> None:
     local = _fresh(sim, (b, 2), "aten.nonzero", 8)
     sim.release(_fresh(sim, (b, 1), "aten.eq", 1))
     sim.end_scope(mark, largest, where, local)
+    return where, local
 
 
 def _global_key_scores(sim: Sim, q: T, heads: int) -> T:
@@ -526,16 +540,17 @@ def _global_key_scores(sim: Sim, q: T, heads: int) -> T:
     temporary), ``einsum("blhd,bshd->blhs")`` (a ``bmm`` on views; a broadcasting ``mul`` when d is 1), the
     empty rows' fill (its 0-dim value a temporary): the scores against the global key, [B, Lp, A, 1]."""
     b, lp, _, d = q.shape
+    size = q.itemsize  # the projections' (bf16 under autocast): the keys' zeros, their gather and the fill's value
     mark = sim.scope()
-    only = _fresh(sim, (b, 1, heads, d), "aten.new_zeros")
-    sim.release(_fresh(sim, (b, heads, d), "aten.index"))
+    only = _fresh(sim, (b, 1, heads, d), "aten.new_zeros", size)
+    sim.release(_fresh(sim, (b, heads, d), "aten.index", size))
     qp = sim.permute(q, (0, 2, 1, 3))
     kp = sim.permute(only, (0, 2, 3, 1))
     if d == 1:
         scores = sim.made_by(sim.mul(qp, kp, (b, heads, lp, 1)), "aten.mul")
     else:
         scores = sim.bmm(qp, kp)
-    sim.release(_fresh(sim, (), "aten.lift_fresh"))
+    sim.release(_fresh(sim, (), "aten.lift_fresh", size))
     return sim.end_scope(mark, sim.permute(scores, (0, 2, 1, 3)))
 
 
@@ -544,17 +559,18 @@ def _global_context(sim: Sim, probs: T, v: T, w: int) -> T:
     clones, which keep their strides: the column's is copied again by matmul's reshape unless A is 1), the other
     columns made contiguous (a clone) for the sliding product, and the sum, laid out as its operands ([B, A, Lp, d])."""
     b, lp, heads, d = v.shape
+    size = v.itemsize  # the values' (bf16 under autocast): their zeros, gather, clone and the sum
     mark = sim.scope()
-    only = _fresh(sim, (b, 1, heads, d), "aten.new_zeros")
-    sim.release(_fresh(sim, (b, heads, d), "aten.index"))
+    only = _fresh(sim, (b, 1, heads, d), "aten.new_zeros", size)
+    sim.release(_fresh(sim, (b, heads, d), "aten.index", size))
     column = sim.transpose(_fresh(sim, (b, lp, heads, 1), "aten.clone", probs.itemsize), 1, 2)
-    values = sim.transpose(_fresh(sim, (b, 1, heads, d), "aten.clone"), 1, 2)
+    values = sim.transpose(_fresh(sim, (b, 1, heads, d), "aten.clone", size), 1, 2)
     only_global = sim.bmm(column, values)
     sim.release(column, values)
     sim.release(_fresh(sim, (), "aten.rsub", 8))  # attn_probs.size(-1) - max_num_global_attn_indices
     rest = _fresh(sim, (b, lp, heads, 2 * w + 1), "aten.clone", probs.itemsize)
     local = _sliding_context(sim, rest, v, w)
-    total = _fresh(sim, (b, heads, lp, d), "aten.add")
+    total = _fresh(sim, (b, heads, lp, d), "aten.add", size)
     del only, only_global, local
     return sim.end_scope(mark, sim.transpose(total, 1, 2))
 
@@ -567,7 +583,7 @@ def _global_from_hidden(sim: Sim, s: str, hs: T, heads: int) -> None:
     [B·A, 1, d] and the probabilities are returned, the rest is gone; then the output's rows are gathered (kept to
     the self-attention's end) and written into the context in place, and the probabilities' global rows zeroed."""
     lp, b, h = hs.shape
-    d, bh, size = h // heads, b * heads, sim.itemsize
+    d, bh = h // heads, b * heads
     mark = sim.scope()
     gathered = _fresh(sim, (1, b, h), "aten.new_zeros")
     sim.release(_fresh(sim, (b, h), "aten.index"))
@@ -578,20 +594,21 @@ def _global_from_hidden(sim: Sim, s: str, hs: T, heads: int) -> None:
     gk = sim.transpose(sim.view(gk, (lp, bh, d)), 0, 1)
     gv = sim.transpose(sim.view(gv, (lp, bh, d)), 0, 1)
     scores = sim.bmm(gq, sim.transpose(gk, 1, 2))
+    size = scores.itemsize  # the products' (bf16 under autocast, or in bf16)
     sim.release(_fresh(sim, (), "aten.eq", 1))
-    sim.release(_fresh(sim, (), "aten.lift_fresh"))
-    filled = _fresh(sim, (bh, 1, lp), "aten.masked_fill")
+    sim.release(_fresh(sim, (), "aten.lift_fresh", size))
+    filled = _fresh(sim, (bh, 1, lp), "aten.masked_fill", size)
     sim.release(scores)
     wide = _fresh(sim, filled.shape, "aten._to_copy", 4) if size != 4 else None
     probs = _fresh(sim, filled.shape, "aten._softmax", 4)
     if wide is not None:
         sim.release(wide)
-    kept = _fresh(sim, filled.shape, "aten._to_copy") if size != 4 else probs  # type_as
+    kept = _fresh(sim, filled.shape, "aten._to_copy", size) if size != 4 else probs  # type_as
     out = sim.bmm(kept, gv)
     sim.release(_fresh(sim, (), "aten.eq", 1))
     sim.end_scope(mark, out, kept)
-    _fresh(sim, (b, heads, d), "aten.index")  # nonzero_global_attn_output
-    sim.release(_fresh(sim, (), "aten.lift_fresh"))  # attn_probs[is_index_global_attn_nonzero] = 0
+    _fresh(sim, (b, heads, d), "aten.index", size)  # nonzero_global_attn_output
+    sim.release(_fresh(sim, (), "aten.lift_fresh", size))  # attn_probs[is_index_global_attn_nonzero] = 0
 
 
 def _inference_attention(sim: Sim, p: str, x: T, heads: int, window: int, masked: T, mask: T,
@@ -612,23 +629,24 @@ def _inference_attention(sim: Sim, p: str, x: T, heads: int, window: int, masked
         return sim.transpose(sim.view(t, (lp, b, heads, d)), 0, 1)
 
     scores = _sliding_scores(sim, split(q), split(k), w)
-    _diagonal_mask(sim, b, lp, w)
+    _diagonal_mask(sim, b, lp, w, q.itemsize)
     # attn_scores += diagonal_mask: in place
     shape: tuple[int, ...] = (b, lp, heads, 2 * w + 1)
     if global_attention:
         _global_indices(sim, b, lp)
         from_global = _global_key_scores(sim, split(q), heads)
-        joined = _fresh(sim, (b, lp, heads, 2 * w + 2), "aten.cat")  # torch.cat((global, local), dim=-1)
+        joined = _fresh(sim, (b, lp, heads, 2 * w + 2), "aten.cat", q.itemsize)  # torch.cat((global, local), -1)
         sim.release(from_global, scores)
         scores, shape = joined, joined.shape
-    wide = _fresh(sim, shape, "aten._to_copy", 4) if sim.itemsize != 4 else None
+    narrow = scores.itemsize != 4  # bf16 scores (the model's dtype, or autocast's products)
+    wide = _fresh(sim, shape, "aten._to_copy", 4) if narrow else None
     probs = _fresh(sim, shape, "aten._softmax", 4)
     if wide is not None:
         sim.release(wide)
     filled = _fresh(sim, shape, "aten.masked_fill", 4)
     sim.release(probs)
-    if sim.itemsize != 4:  # type_as(attn_scores)
-        cast = _fresh(sim, shape, "aten._to_copy")
+    if narrow:  # type_as(attn_scores)
+        cast = _fresh(sim, shape, "aten._to_copy", scores.itemsize)
         sim.release(filled)
         filled = cast
     sim.release(scores)  # del attn_scores
@@ -648,15 +666,16 @@ def _inference_attention(sim: Sim, p: str, x: T, heads: int, window: int, masked
     return sim.end_scope(mark, normed)
 
 
-def _diagonal_mask(sim: Sim, b: int, lp: int, w: int) -> None:
+def _diagonal_mask(sim: Sim, b: int, lp: int, w: int, size: int) -> None:
     """``LongformerSelfAttention.forward``'s float mask and its sliding diagonal, as the self-attention makes them:
-    ``(attention_mask != 0)`` (named until the return), its float copy and ``masked_fill``, and ``diagonal_mask``
-    (the sliding product of ``new_ones`` and the float mask, named to the end; the ones go as the call returns)."""
+    ``(attention_mask != 0)`` (named until the return), its copy ``type_as(query_vectors)`` (``size`` bytes a number:
+    bf16 under autocast) and ``masked_fill``, and ``diagonal_mask`` (the sliding product of ``new_ones`` and the float
+    mask, named to the end; the ones go as the call returns)."""
     _fresh(sim, (b, lp), "aten.ne", 1)
-    cast = _fresh(sim, (b, lp), "aten._to_copy")
-    float_mask = _fresh(sim, (b, lp), "aten.masked_fill")
+    cast = _fresh(sim, (b, lp), "aten._to_copy", size)
+    float_mask = _fresh(sim, (b, lp), "aten.masked_fill", size)
     sim.release(cast)
-    ones = _fresh(sim, (b, lp), "aten.new_ones")
+    ones = _fresh(sim, (b, lp), "aten.new_ones", size)
     column = (b, lp, 1, 1)
     _sliding_scores(sim, sim.view(ones, column), sim.view(float_mask, column), w)
     sim.release(ones)
@@ -672,13 +691,13 @@ def _merged_heads(sim: Sim, context: T, lp: int, b: int, h: int) -> T:
 
 
 def _layer(p: str, heads: int, window: int, masked: T, mask: T, global_attention: bool, training: bool) -> Any:
-    """One ``LongformerLayer``: the attention (in training op by op, local attention only: :func:`_train_attention`;
+    """One ``LongformerLayer``: the attention (in training op by op: :func:`_train_attention`;
     else under no_grad: :func:`_inference_attention`), then ``ff_chunk`` (its dropout in training)."""
 
     def run(sim: Sim, x: T) -> T:
         mark = sim.scope()
         if training:
-            attended = _train_attention(sim, p, x, heads, window, masked)
+            attended = _train_attention(sim, p, x, heads, window, masked, global_attention)
         else:
             attended = _inference_attention(sim, p, x, heads, window, masked, mask, global_attention)
         chunk = sim.scope()  # ff_chunk
@@ -834,7 +853,7 @@ def step_check(inv: Inventory) -> None:
 #: LongformerConfig's defaults: ``hidden_act`` "gelu", hidden and attention dropout 0.1 (no classifier_dropout).
 KEYS = (activation_key("gelu"), *dropouts("hidden_dropout_prob", "attention_probs_dropout_prob"))
 COSTS = CostModel(step_program, bert.absolute_positions(offset=2), check=step_check, keys=KEYS, buffers=no_buffers,
-                  reentrant=True)
+                  autocast=True, reentrant=True)
 
 
 def _window_query(raw: Mapping[str, Any], config: Mapping[str, Any]) -> str | None:
@@ -911,8 +930,8 @@ FAMILY = Family(
 # gradient, an int64 index of the chunks), the scores' four slice copies into ``new_zeros`` and the two ``where`` of
 # ``_mask_invalid_locations`` written into views of it (``CopySlices``: a copy of the base's gradient, the slice's
 # clone, and the old slice's zeros where the base has a history), ``attn_scores += diagonal_mask`` on that view, the
-# slices' and selects' zeros of their input, the pads' cut copies. Sequence classification's global attention keeps
-# its bounds.
+# slices' and selects' zeros of their input, the pads' cut copies. Sequence classification's global attention: the
+# section after this one.
 
 
 def _live_node(sim: Any, name: str, nexts: list[int | None], run: Any, out: T, saved: list[int] | None = None) -> T:
@@ -1030,7 +1049,7 @@ def _train_scores(sim: Any, q: T, k: T, w: int) -> tuple[T, int | None, T]:
     sim.release(product)  # diagonal_chunked_attention_scores rebound
     chunked = sim.view(padded, (bh, chunks, 2 * w, 2 * w + 1))
     t = _number(sim, "aten.add")
-    zeros = _fresh(sim, (bh, chunks + 1, w, 2 * w + 1), "aten.new_zeros")
+    zeros = _fresh(sim, (bh, chunks + 1, w, 2 * w + 1), "aten.new_zeros", product.itemsize)
     sim.release(t)
     base = T(zeros.shape, zeros.strides, zeros.storage, True, zeros.itemsize)
     # the four copies: [:, :-1, :, w:] = [:, :, :w, :w + 1]; [:, -1, :, w:] = [:, -1, w:, :w + 1];
@@ -1049,13 +1068,13 @@ def _train_scores(sim: Any, q: T, k: T, w: int) -> tuple[T, int | None, T]:
     scores = sim.transpose(sim.view(base, (b, heads, lp, 2 * w + 1)), 2, 1)
     # _mask_invalid_locations: new_ones(w, w + 1).tril().flip(), its flip; each end's full_like, .bool(), where,
     # written into the end's slice
-    _invalid_mask_tables(sim, w)
+    _invalid_mask_tables(sim, w, base.itemsize)
     view = scores
     for end in range(2):
         if end and history is not None:
             view = _regenerated(sim, history, scores, base)
         piece = sim.slice_dim(sim.slice_dim(view, 1, w), 3, w + 1)
-        full = _fresh(sim, piece.shape, "aten.full_like")
+        full = _fresh(sim, piece.shape, "aten.full_like", piece.itemsize)
         cond = _fresh(sim, piece.shape, "aten._to_copy", 1)
         masked = _where(sim, cond, piece)
         sim.release(full, cond)
@@ -1126,8 +1145,9 @@ def _divided(sim: Any, q: T) -> T:
     return sim.scale_in_place(q)
 
 
-def _train_attention(sim: Any, p: str, x: T, heads: int, window: int, masked: T) -> T:
-    """``LongformerAttention`` in training, local attention only: the self-attention (its locals gone as it returns),
+def _train_attention(sim: Any, p: str, x: T, heads: int, window: int, masked: T, global_attention: bool = False) -> T:
+    """``LongformerAttention`` in training: the self-attention (its locals gone as it returns; ``global_attention``: the
+    first token's, :func:`_train_global_key_scores`, :func:`_train_global_context`, :func:`_train_global_from_hidden`),
     then its output (dense on the strided transpose, dropout, LayerNorm of the sum)."""
     b, lp, h = x.shape
     d, w = h // heads, window // 2
@@ -1144,17 +1164,29 @@ def _train_attention(sim: Any, p: str, x: T, heads: int, window: int, masked: T)
         return sim.transpose(sim.view(t, (lp, b, heads, d)), 0, 1)
 
     scores, history, base = _train_scores(sim, split(q), split(k), w)
-    _diagonal_mask(sim, b, lp, w)
+    _diagonal_mask(sim, b, lp, w, q.itemsize)
     scores = _train_masked_scores(sim, scores, history, base)
+    if global_attention:
+        where, local = _global_indices(sim, b, lp)
+        from_global = _train_global_key_scores(sim, split(q), split(k), heads, where, local)
+        joined = sim.concat([from_global, scores], 3)  # torch.cat((global, local), dim=-1)
+        sim.release(from_global, scores)
+        scores = joined
     probs = sim.softmax_float32(scores)
     filled = sim.masked_fill(probs, T((b, lp, 1, 1), (lp, 1, 1, 1), masked.storage, False, 1))
     sim.release(probs)
-    if sim.itemsize != 4:  # type_as(attn_scores)
-        filled = sim.rebind(filled, sim.cast(filled, sim.itemsize))
+    if scores.itemsize != 4:  # type_as(attn_scores): bf16 (the model's, or autocast's products)
+        filled = sim.rebind(filled, sim.cast(filled, scores.itemsize))
     sim.release(scores)  # del attn_scores
     filled = sim.rebind(filled, sim.dropout(filled, sim.drops("attention_probs_dropout_prob")))
-    context = _train_context(sim, filled, split(v), w)
+    if global_attention:
+        context = _train_global_context(sim, filled, split(v), w, where, local)
+    else:
+        context = _train_context(sim, filled, split(v), w)
     out = _merged_heads(sim, context, lp, b, h)
+    if global_attention:
+        out = _train_global_from_hidden(sim, s, hs, heads, masked, where, local, out)
+        sim.release(_fresh(sim, (), "aten.lift_fresh", filled.itemsize))  # attn_probs[is_index_global_attn_nonzero] = 0
     attended = sim.end_scope(own, sim.transpose(out, 0, 1))
     dense = _project(sim, p + "attention.output.dense", attended)
     dense = sim.rebind(dense, sim.dropout(dense, sim.drops("hidden_dropout_prob")))
@@ -1181,4 +1213,153 @@ TRAIN_HEADS: dict[str, bert.HeadStep] = {
     Task.MODEL: bert.model_step,
     Task.MASKED_LM: train_mlm_step,
     Task.TOKEN_CLASSIFICATION: train_token_classifier_step,
+    Task.SEQUENCE_CLASSIFICATION: classification_step,  # global attention on the first token: _train_global_*
 }
+
+
+# ------------------------- sequence classification's global attention in training, op by op (issue 32/34)
+#
+# One global token a row (the class's first), so every index below has B entries; each node's allocations as
+# ``backward_ledger`` measured them: ``IndexBackward0`` (``index_backward``: zeros of the input, then
+# ``index_put(..., accumulate=True)`` out of place, the zeros dropped), ``IndexPutBackward0`` (the values' gradient
+# ``grad.index(indices)``; the destination's ``grad.index_put(indices, zeros_like(values))`` where it has a history),
+# and the empty ``index_put_`` on a transposed view of a product (no row lacks its global token), which rebases the
+# product on ``CopySlices``.
+
+
+def _gather(sim: Any, t: T, index: T, shape: tuple[int, ...]) -> T:
+    """``t[rows, cols]`` by two int64 index vectors (one ``nonzero`` [B, 2]): ``IndexBackward0`` keeps the indices;
+    its backward makes zeros of ``t``'s shape and the scattered gradient (both live at once), the zeros dropped."""
+    sim._begin()
+    sim._labelled("index", "aten.index")
+    out = sim.new(shape, t.grad, t.itemsize)
+    if not out.grad:
+        return out
+    sim.save(index)
+    base, size = t.shape, t.itemsize
+    return _live_node(sim, "IndexBackward0", [sim._edge(t)],
+                      lambda bw, g: [bw.scattered(base, base, size, "aten.new_zeros", "aten.index_put")], out)
+
+
+def _empty_put(sim: Any, view: T, size: int, product: tuple[int, ...] | None = None) -> T:
+    """``view[no_global_rows] = min`` with no such row: ``index_put_`` on a view of a product rebases it on
+    ``CopySlices``, which allocates a copy of the product's gradient (``new_empty_strided``), the slice's clone, the
+    value's zeros (0-dim) and ``index_put``'s result, all but the copy freed as it returns; the view's regenerated
+    ``AsStridedBackward0`` allocates the product's gradient (``new_zeros``). The 0-dim value is a temporary.
+    ``product``: the product's shape where its node reads the gradient's (einsum's broadcasting ``mul``)."""
+    sim.release(_fresh(sim, (), "aten.lift_fresh", size))
+    base = sim._einsum_bases.get(view.storage)
+    if not view.grad:
+        return view
+    if base is None:
+        sim.fail("an index_put_ on a view whose base is unknown")
+        return view
+    flat, shape = (view.numel,), view.shape
+
+    def copy_slices(bw: Any, g: T) -> list[T | None]:
+        result = bw.alloc(product or flat, size, "aten.new_empty_strided")
+        piece = bw.alloc(shape, size, "aten.clone")
+        zero = bw.alloc((), size, "aten.zeros_like")
+        put = bw.alloc(shape, size, "aten.index_put")
+        bw.drop(piece.storage)
+        bw.drop(zero.storage)
+        bw.drop(put.storage)
+        return [result]
+    handle = T(flat, (1,), view.storage, True, size)
+    _live_node(sim, "CopySlices", [base], copy_slices, handle, [])
+    copy = sim.edge.pop(id(handle))
+    sim._einsum_bases[view.storage] = None
+    out = T(view.shape, view.strides, view.storage, True, size)
+    return _live_node(sim, "AsStridedBackward0", [copy], lambda bw, g: [bw.alloc(flat, size, "aten.new_zeros")],
+                      out, [])
+
+
+def _train_global_key_scores(sim: Any, q: T, k: T, heads: int, where: T, local: T) -> T:
+    """``_concat_with_global_key_attn_probs`` with gradients: the global keys gathered (``IndexBackward0``) into zeros
+    [B, 1, A, d] (``IndexPutBackward0``), ``einsum("blhd,bshd->blhs")``, the empty rows' fill on its transposed view
+    (:func:`_empty_put`): [B, Lp, A, 1]."""
+    b, lp, _, d = q.shape
+    size = k.itemsize
+    mark = sim.scope()
+    only = _fresh(sim, (b, 1, heads, d), "aten.new_zeros", size)
+    gathered = _gather(sim, k, where, (b, heads, d))
+    only = sim.index_put(only, local, gathered)
+    sim.release(gathered)
+    scores = _train_einsum(sim, "blhd,bshd->blhs", q, only)
+    view = _empty_put(sim, sim.transpose(scores, 1, 3), scores.itemsize, scores.shape if d == 1 else None)
+    return sim.end_scope(mark, sim.transpose(view, 1, 3))
+
+
+def _clone_laid(sim: Any, t: T) -> T:
+    """``t.clone()``: a copy laid out in ``t``'s order of dimensions (``preserve_format``), so a later reshape of a
+    transposed clone copies again where PyTorch's does (measured); ``CloneBackward0`` passes the gradient on."""
+    out = sim.clone(t)
+    laid = T(out.shape, dense_strides_like(t), out.storage, out.grad, out.itemsize)
+    if id(out) in sim.edge:
+        sim.edge[id(laid)] = sim.edge[id(out)]
+        sim.keep.append(laid)
+    return laid
+
+
+def _train_global_context(sim: Any, probs: T, v: T, w: int, where: T, local: T) -> T:
+    """``_compute_attn_output_with_global_indices`` with gradients: the global column (a slice) times the global values
+    (gathered into zeros), both transposed and cloned, by ``matmul``; the other columns' contiguous copy by the sliding
+    product; the sum."""
+    b, lp, heads, d = v.shape
+    size = v.itemsize
+    mark = sim.scope()
+    column = sim.slice_dim(probs, 3, 1)
+    only = _fresh(sim, (b, 1, heads, d), "aten.new_zeros", size)
+    gathered = _gather(sim, v, where, (b, heads, d))
+    only = sim.index_put(only, local, gathered)
+    sim.release(gathered)
+    left = _clone_laid(sim, sim.transpose(column, 1, 2))
+    right = _clone_laid(sim, sim.transpose(only, 1, 2))
+    only_global = sim.transpose(sim.bmm(left, right), 1, 2)
+    sim.release(left, right)
+    sim.release(_fresh(sim, (), "aten.rsub", 8))
+    rest = sim.contiguous(sim.slice_dim(probs, 3, 2 * w + 1))
+    local_out = _train_context(sim, rest, v, w)
+    total = sim.add(only_global, local_out)
+    return sim.end_scope(mark, total)
+
+
+def _train_global_from_hidden(sim: Any, s: str, hs: T, heads: int, masked: T, where: T, local: T, out: T) -> T:
+    """``_compute_global_attn_output_from_hidden`` with gradients, then its rows written into the output: the global
+    rows of hs gathered into zeros [1, B, H], ``query_global`` on them (divided in place), ``key_global`` and
+    ``value_global`` on hs, ``bmm``, the empty rows' fill on the scores' transposed view, ``masked_fill``, the float32
+    softmax, ``type_as``, dropout, ``bmm``; the output's rows gathered and put into ``out`` (``IndexPutBackward0``)."""
+    lp, b, h = hs.shape
+    d, bh = h // heads, b * heads
+    mark = sim.scope()
+    gathered = _fresh(sim, (1, b, h), "aten.new_zeros", hs.itemsize)
+    rows = _gather(sim, hs, where, (b, h))
+    gathered = sim.index_put(gathered, local, rows)
+    sim.release(rows)
+    gq = _project(sim, s + "query_global", gathered)
+    gk = _project(sim, s + "key_global", hs)
+    gv = _project(sim, s + "value_global", hs)
+    gq = _divided(sim, gq)
+    gq = sim.transpose(sim.view(gq, (1, bh, d)), 0, 1)
+    gk = sim.transpose(sim.view(gk, (lp, bh, d)), 0, 1)
+    gv = sim.transpose(sim.view(gv, (lp, bh, d)), 0, 1)
+    scores = sim.bmm(gq, sim.transpose(gk, 1, 2))
+    size = scores.itemsize
+    sim._einsum_bases[scores.storage] = sim.edge.get(id(scores))
+    sim.release(_fresh(sim, (), "aten.eq", 1))
+    view = sim.transpose(sim.view(scores, (b, heads, 1, lp)), 1, 2)
+    view = sim.transpose(_empty_put(sim, view, size), 1, 2)
+    filled = sim.masked_fill(view, T((b, 1, 1, lp), (lp, lp, lp, 1), masked.storage, False, 1))
+    sim.release(scores)
+    probs = sim.softmax_float32(sim.view(filled, (bh, 1, lp)))
+    sim.release(filled)
+    if size != 4:
+        probs = sim.rebind(probs, sim.cast(probs, size))
+    probs = sim.rebind(probs, sim.dropout(probs, sim.drops("attention_probs_dropout_prob")))
+    result = sim.bmm(probs, gv)
+    sim.release(_fresh(sim, (), "aten.eq", 1))
+    sim.end_scope(mark, result, probs)
+    rows = _gather(sim, sim.view(result, (b, heads, 1, d)), local, (b, heads, d))
+    out = sim.index_put(out, where, sim.view(rows, (b, h)))
+    sim.release(rows)
+    return out

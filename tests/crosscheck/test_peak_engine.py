@@ -968,6 +968,7 @@ AUTOCAST_EXACT += ("ultrabert",)  # EuroBERT's layer under autocast, the window 
 AUTOCAST_EXACT += ("modernvbert", "ultravbert")  # their text bodies: ModernBERT's and UltraBERT's
 AUTOCAST_EXACT += ("ibert",)  # RoBERTa's step with QuantAct's bf16 reductions against its float32 buffers
 AUTOCAST_EXACT += ("deberta",)  # without layers only (PyTorch raises with any: CostModel.autocast_fails)
+AUTOCAST_EXACT += ("longformer",)  # the local attention's bf16 scores and chunks, type_as back to bf16
 AUTOCAST_RANDOM = int(os.environ.get("PEAK_AUTOCAST_RANDOM", str(max(4, PER_FAMILY // 2))))
 #: Families whose drawn autocast cases all peak in the backward (NeoMME: its scale-less RMSNorms' float32 copies and the
 #: exclusive self-attention's make the backward the highest, as in float32): each forward's and loss's maximum is still
