@@ -70,6 +70,7 @@ EXACT += ("ibert",)  # quant_mode false (in eval no QuantAct updates its range)
 EXACT += ("neomme",)  # eager and SDPA, float32 and bf16
 EXACT += ("perceiver",)  # its text classes (masked LM, sequence classification), eager
 EXACT += ("yoso",)  # YosoCumulation's no-grad forward, F.normalize op by op
+EXACT += ("reformer",)  # reversible layers as plain forwards, LSH hashing and sorting, local chunks, the cache
 PEAK_FAMILIES = tuple(mt for mt, f in FAMILIES.items() if f.costs is not None and f.costs.buffers is not None)
 KIND = {"weights": "param", "buffer": "buffer", "input_ids": "input_ids", "activation": "act"}
 
