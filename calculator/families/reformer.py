@@ -851,7 +851,8 @@ def _inference_layer(sim: Sim, inv: Inventory, kind: str, p: str, attn: T, hidde
     dense = sim.linear(a + "output.dense", context)
     kept = [t for t in (h, buckets) if t is not None] if cache else ([buckets] if buckets is not None else [])
     sim.end_scope(block, dense, *kept)
-    attn = sim.fresh(attn.shape, "aten.add", attn.itemsize)  # prev_attn_output + attn_output
+    # prev_attn_output + attn_output (under autocast the float32 stream plus the bf16 dense: promoted to float32)
+    attn = sim.fresh(attn.shape, "aten.add", max(attn.itemsize, dense.itemsize))
     f = p + "feed_forward."
     ff = sim.scope()  # forward_chunk
     normed = sim.layer_norm(f + "layer_norm", attn)
@@ -862,7 +863,7 @@ def _inference_layer(sim: Sim, inv: Inventory, kind: str, p: str, attn: T, hidde
     sim.release(normed)
     x = sim.rebind(x, sim.linear(f + "output.dense", x))
     sim.end_scope(ff, x)
-    hidden = sim.fresh(hidden.shape, "aten.add", hidden.itemsize)  # hidden_states + feed_forward(...)
+    hidden = sim.fresh(hidden.shape, "aten.add", max(hidden.itemsize, x.itemsize))  # hidden_states + feed_forward(...)
     sim.release(x)
     sim.end_scope(layer, hidden, attn, *kept)
     return attn, hidden, kept
@@ -873,6 +874,9 @@ def inference_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     c = inv.config
     sim.exact_lifetimes()
     sim.exact_forward()
+    # Under bf16 autocast: the Linears' copies (sim.linear: each weight's cached to the end, the input's dropped), the
+    # attention in the projections' bf16, the residual adds promoted to the float32 streams, LayerNorm in float32.
+    sim.exact_autocast()
     prefix = inv.arch.prefix
     task = inv.arch.task
     cache = task in (Task.MODEL, Task.LM_HEAD_MODEL, Task.SEQUENCE_CLASSIFICATION)
