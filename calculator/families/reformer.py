@@ -25,7 +25,7 @@ import math
 import random
 from typing import Any, Mapping
 
-from ..config import MAX_LAYERS, Field, coerce_int, read_fields
+from ..config import MAX_LAYERS, Field, coerce_bool, coerce_int, read_fields
 from ..costs import CostModel, Sim, T, classifier_dropout, dropouts
 from ..costs.ops import Row
 from ..errors import CalcError
@@ -103,14 +103,22 @@ def read_step_value(key: str, value: Any) -> Any:
     return number
 
 
+#: The keys only the inference span's replay reads, with ReformerConfig's defaults: ``use_cache`` (whether the
+#: classes that pass it on keep each layer's LayerNorm output and buckets in a ReformerDynamicCache) and
+#: ``hidden_act`` (the feed-forward's activation: its temporaries; one the simulator does not model keeps bounds).
+INFERENCE_DEFAULTS: dict[str, Any] = {"use_cache": True, "hidden_act": "relu"}
+
+
 def read_config(raw: Mapping[str, Any]) -> dict[str, Any]:
-    """The fields, ``attn_layers`` (a list of names in order, repeats kept: no field kind reads that), and the keys
-    the training step reads (:data:`STEP_DEFAULTS`)."""
+    """The fields, ``attn_layers`` (a list of names in order, repeats kept: no field kind reads that), the keys
+    the training step reads (:data:`STEP_DEFAULTS`) and those the inference span reads (:data:`INFERENCE_DEFAULTS`)."""
     values = read_fields(FIELDS, raw, {})
     layers = raw.get("attn_layers")
     values["attn_layers"] = read_attn_layers(list(ATTN_LAYERS) if layers is None else layers)
     for key, default in STEP_DEFAULTS.items():
         values[key] = read_step_value(key, raw.get(key, default))
+    values["use_cache"] = coerce_bool("use_cache", raw.get("use_cache", True))
+    values["hidden_act"] = raw.get("hidden_act", "relu")
     return values
 
 
@@ -526,9 +534,9 @@ def program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     c = inv.config
     if not sim.training and c["axial_pos_embds"] and len(c["axial_pos_shape"]) != 2:
         raise CalcError("costs_forward_fails", key="axial_pos_shape", value=list(c["axial_pos_shape"]))
-    if not sim.training:
+    if not sim.training and c.get("hidden_act", "relu") in INFERENCE_ACTIVATIONS:
         return inference_program(sim, inv, b, n)
-    return step_program(sim, inv, b, n)
+    return step_program(sim, inv, b, n)  # the training step; an inference span with another activation: bounds
 
 
 def mask_buffers(inv: Inventory) -> list[tuple[str, tuple[int, ...], int]]:
@@ -555,7 +563,8 @@ FAMILY = Family(
     fields=FIELDS,
     read=read_config,
     extras=(value_extra("attn_layers", list(ATTN_LAYERS)),
-            *(value_extra(key, default) for key, default in STEP_DEFAULTS.items())),
+            *(value_extra(key, default) for key, default in STEP_DEFAULTS.items()),
+            *(value_extra(key, default) for key, default in INFERENCE_DEFAULTS.items())),
     backbone=backbone,
     heads_check=None,  # a head's width is attention_head_size, not H / A
     checks=(check,),
@@ -617,6 +626,10 @@ FAMILY = Family(
 # ReformerForSequenceClassification (ReformerForMaskedLM and ReformerForQuestionAnswering pass False): each layer's
 # ReformerAttention then stores its LayerNorm's output (``states``) and an LSH layer's buckets in the
 # ReformerDynamicCache, which lives until the outermost forward returns (the two model classes return it).
+
+
+#: The activations whose temporaries the simulator makes as PyTorch does (:meth:`~calculator.costs.ops.Ops.activation`).
+INFERENCE_ACTIVATIONS = ("relu", "gelu", "gelu_new")
 
 
 def _int64(sim: Sim, shape: tuple[int, ...], aten: str) -> T:
@@ -857,9 +870,9 @@ def _inference_layer(sim: Sim, inv: Inventory, kind: str, p: str, attn: T, hidde
     ff = sim.scope()  # forward_chunk
     normed = sim.layer_norm(f + "layer_norm", attn)
     x = sim.linear(f + "dense.dense", normed)
-    # ACT2FN["relu"]: a new tensor; the dense's output and the LayerNorm's (forward_chunk's name, rebound as
-    # ReformerFeedForwardDense returns) die after it
-    x = sim.rebind(x, sim.fresh(x.shape, "aten.relu", x.itemsize))
+    # ACT2FN[hidden_act] (relu: a new tensor); the dense's output and the LayerNorm's (forward_chunk's name, rebound
+    # as ReformerFeedForwardDense returns) die after it
+    x = sim.rebind(x, sim.activation(c.get("hidden_act", "relu"), x))
     sim.release(normed)
     x = sim.rebind(x, sim.linear(f + "output.dense", x))
     sim.end_scope(ff, x)
@@ -879,7 +892,7 @@ def inference_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     sim.exact_autocast()
     prefix = inv.arch.prefix
     task = inv.arch.task
-    cache = task in (Task.MODEL, Task.LM_HEAD_MODEL, Task.SEQUENCE_CLASSIFICATION)
+    cache = c.get("use_cache", True) and task in (Task.MODEL, Task.LM_HEAD_MODEL, Task.SEQUENCE_CLASSIFICATION)
     top = sim.scope()  # the class's forward
     mark = sim.scope()  # ReformerModel.forward
     ids = sim.ids((b, n))
