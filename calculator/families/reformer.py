@@ -509,15 +509,18 @@ def step_check(inv: Inventory) -> None:
                         modelled="≥ 1")
 
 
-def step_length(inv: Inventory, n: int) -> None:
+def step_length(inv: Inventory, n: int, training: bool = True) -> None:
     """Training refuses a length that is not a multiple of the chunk lengths' least common multiple (past the
-    shortest chunk), and, with axial positions, one that is not the product of ``axial_pos_shape``."""
+    shortest chunk), and, with axial positions, one that is not the product of ``axial_pos_shape``. In
+    ``model.eval()`` the axial positions take any length up to that product (the rows needed are cut from the
+    broadcast weights); a length that is no such multiple is padded there (``_pad_to_mult_of_chunk_length``: an
+    attention mask and its masking, not modelled), refused here as in training."""
     c = inv.config
     kinds = kinds_present(c)
     chunks = [chunk_length(c, k) for k in sorted(kinds)]
     lcm = chunks[0] if len(chunks) == 1 else math.lcm(*chunks)
     axial = math.prod(c["axial_pos_shape"]) if c["axial_pos_embds"] else None
-    if (n % lcm and n > min(chunks)) or (axial is not None and axial != n):
+    if (n % lcm and n > min(chunks)) or (axial is not None and (axial != n if training else axial < n)):
         raise CalcError("costs_reformer_length", value=n, axial="-" if axial is None else f"{axial:,}",
                         shortest=min(chunks), lcm=lcm)
     rotation = buckets_rotation(c, n) if "lsh" in kinds and n > c["lsh_attn_chunk_length"] else 2
@@ -527,10 +530,11 @@ def step_length(inv: Inventory, n: int) -> None:
 
 
 def program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
-    """The step, or the inference span (``sim.training`` False): in ``model.eval()`` ``AxialPositionEmbeddings``
-    unpacks ``axial_pos_shape`` into exactly two axes (``axial_h, axial_w = ...``), so another count of axes fails
-    in PyTorch and is refused here (``costs_forward_fails``)."""
-    step_length(inv, n)
+    """The step, or the inference span (``sim.training`` False: :func:`inference_program`, replayed storage by
+    storage; with an activation the simulator does not model, the step's program and its bounds): in ``model.eval()``
+    ``AxialPositionEmbeddings`` unpacks ``axial_pos_shape`` into exactly two axes (``axial_h, axial_w = ...``), so
+    another count of axes fails in PyTorch and is refused here (``costs_forward_fails``)."""
+    step_length(inv, n, sim.training)
     c = inv.config
     if not sim.training and c["axial_pos_embds"] and len(c["axial_pos_shape"]) != 2:
         raise CalcError("costs_forward_fails", key="axial_pos_shape", value=list(c["axial_pos_shape"]))
@@ -551,8 +555,10 @@ def mask_buffers(inv: Inventory) -> list[tuple[str, tuple[int, ...], int]]:
     return out
 
 
-#: ``buffers``: the peak is bounded (:mod:`calculator.costs.peak`), never replayed op by op: the layers' storages
-#: the tape does not list are counted by :func:`scratch`, generously.
+#: ``buffers``: the training step's peak is bounded (:mod:`calculator.costs.peak`), not replayed op by op (the layers'
+#: storages the tape does not list are counted by :func:`scratch`, generously): its maximum lies in
+#: ``_ReversibleFunctionBackward``, each layer's forward rerun with a graph and its own backward run inside the outer
+#: one. The inference span is replayed storage by storage (:func:`inference_program`), eager and under autocast.
 COSTS = CostModel(program, lambda c: c["max_position_embeddings"], check=step_check, checkpointing=False, autocast=True,
                   keys=(*dropouts("hidden_dropout_prob", default=0.05), classifier_dropout()), buffers=mask_buffers)
 

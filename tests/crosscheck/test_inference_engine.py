@@ -455,3 +455,21 @@ def test_longformer_global_attention_inference() -> None:
         result = measure_peak(Step("longformer", "LongformerForSequenceClassification", config, batch, seq_len,
                                    dtype=dtype, inference=True))
         assert (engine.bytes, engine.phase, engine.op) == (result.peak, result.phase, result.op), extra
+
+
+@pytest.mark.parametrize("autocast", [False, True])
+def test_reformer_inference_shorter_than_the_axial_product(autocast: bool) -> None:
+    """Reformer's inference span at a length below ``axial_pos_shape``'s product (``model.eval()`` cuts the rows it
+    needs from the broadcast weights; training refuses such a length, so no drawn case reaches it): the published
+    google/reformer-crime-and-punishment (524,288 axial positions, six layers, LSH and local) at L 1,024, B 1, on real
+    tensors (the axial lookup reads ``position_ids.max().item()``): the engine's figure is LiveBytes' peak, op and
+    bytes by kind, in float32 and under bf16 autocast."""
+    from calculator.build import build
+    from calculator.presets import get_preset
+
+    raw = dict(get_preset("google/reformer-crime-and-punishment").config)
+    inv = build(raw)
+    case = {"inv": inv, "arch": inv.architecture, "batch": 1, "seq_len": 1024, "dtype": "fp32", "pooler": None,
+            "autocast": autocast, "raw": raw,
+            "costs": costs.compute_inference(inv, costs.settings(1, 1024, autocast="bf16" if autocast else None))}
+    assert check_peak(case)
