@@ -467,13 +467,15 @@ MESSAGES: dict[str, dict[str, str]] = {
         "（num_landmarks = {landmarks}，segment_means_seq_len = {seq_len}）。请把输入补齐到 {expected} 个 token。",
     },
     "costs_reformer_length": {
-        "en": "Reformer trains and infers only at lengths its forward accepts: with axial positions exactly the product of "
-        "axial_pos_shape ({axial}; - without them), and, past the shortest chunk ({shortest}), a multiple of the chunk "
-        "lengths' least common multiple ({lcm}). L = {value} is not such a length: transformers raises a ValueError, "
-        "so there is no step to cost.",
-        "zh": "Reformer 的训练和推理都只接受特定的序列长度：使用轴向位置编码时必须恰好等于 axial_pos_shape 各维之积"
-        "（{axial}；不使用时为 -）；超过最短分块长度（{shortest}）时，还必须是各分块长度最小公倍数（{lcm}）的整数倍。"
-        "L = {value} 不满足，transformers 会抛出 ValueError，因此无从计算开销。",
+        "en": "Reformer runs only at lengths its forward accepts: with axial positions exactly the product of "
+        "axial_pos_shape ({axial}; - without them) in training, at most that product at inference, and, past the "
+        "shortest chunk ({shortest}), a multiple of the chunk lengths' least common multiple ({lcm}). L = {value} is "
+        "not such a length: transformers raises a ValueError (at inference it pads a length that is no such multiple, "
+        "which is not modelled), so there is no figure to give.",
+        "zh": "Reformer 只在其前向传播接受的序列长度上运行：使用轴向位置编码时，训练要求恰好等于 axial_pos_shape 各维之积"
+        "（{axial}；不使用时为 -），推理要求不超过该乘积；超过最短分块长度（{shortest}）时，还必须是各分块长度最小公倍数"
+        "（{lcm}）的整数倍。L = {value} 不满足：transformers 会抛出 ValueError（推理时它会把不是该倍数的长度填充，"
+        "此情形未建模），因此无从给出数值。",
     },
     # A model id read from the Hugging Face Hub (calculator/hub.py): the CLI's --model.
     "hub_bad_id": {

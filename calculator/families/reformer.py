@@ -25,7 +25,7 @@ import math
 import random
 from typing import Any, Mapping
 
-from ..config import MAX_LAYERS, Field, coerce_int, read_fields
+from ..config import MAX_LAYERS, Field, coerce_bool, coerce_int, read_fields
 from ..costs import CostModel, Sim, T, classifier_dropout, dropouts
 from ..costs.ops import Row
 from ..errors import CalcError
@@ -103,14 +103,22 @@ def read_step_value(key: str, value: Any) -> Any:
     return number
 
 
+#: The keys only the inference span's replay reads, with ReformerConfig's defaults: ``use_cache`` (whether the
+#: classes that pass it on keep each layer's LayerNorm output and buckets in a ReformerDynamicCache) and
+#: ``hidden_act`` (the feed-forward's activation: its temporaries; one the simulator does not model keeps bounds).
+INFERENCE_DEFAULTS: dict[str, Any] = {"use_cache": True, "hidden_act": "relu"}
+
+
 def read_config(raw: Mapping[str, Any]) -> dict[str, Any]:
-    """The fields, ``attn_layers`` (a list of names in order, repeats kept: no field kind reads that), and the keys
-    the training step reads (:data:`STEP_DEFAULTS`)."""
+    """The fields, ``attn_layers`` (a list of names in order, repeats kept: no field kind reads that), the keys
+    the training step reads (:data:`STEP_DEFAULTS`) and those the inference span reads (:data:`INFERENCE_DEFAULTS`)."""
     values = read_fields(FIELDS, raw, {})
     layers = raw.get("attn_layers")
     values["attn_layers"] = read_attn_layers(list(ATTN_LAYERS) if layers is None else layers)
     for key, default in STEP_DEFAULTS.items():
         values[key] = read_step_value(key, raw.get(key, default))
+    values["use_cache"] = coerce_bool("use_cache", raw.get("use_cache", True))
+    values["hidden_act"] = raw.get("hidden_act", "relu")
     return values
 
 
@@ -261,6 +269,18 @@ def buckets_rotation(c: Mapping[str, Any], n: int) -> int:
         else:
             buckets = count
     return int(buckets) if isinstance(buckets, int) else int(sum(buckets))
+
+
+def bucket_factors(c: Mapping[str, Any], n: int) -> list[int]:
+    """The bucket factors ``_hash_vectors`` loops over: ``num_buckets`` (one or a list), or when null what
+    ``_set_num_buckets(L)`` picks (:func:`buckets_rotation`)."""
+    buckets = c["num_buckets"]
+    if buckets is None:
+        chunk = c["lsh_attn_chunk_length"]
+        power = (2 * (n // chunk)).bit_length() - 1
+        limit = 2 * max(int((c["max_position_embeddings"] // chunk) ** 0.5), chunk)
+        return [2 ** (power // 2), 2 ** (power - power // 2)] if 2 ** power > limit else [2 ** power]
+    return [buckets] if isinstance(buckets, int) else list(buckets)
 
 
 def products(sim: Sim, flops: int, grad: bool) -> None:
@@ -489,15 +509,18 @@ def step_check(inv: Inventory) -> None:
                         modelled="≥ 1")
 
 
-def step_length(inv: Inventory, n: int) -> None:
+def step_length(inv: Inventory, n: int, training: bool = True) -> None:
     """Training refuses a length that is not a multiple of the chunk lengths' least common multiple (past the
-    shortest chunk), and, with axial positions, one that is not the product of ``axial_pos_shape``."""
+    shortest chunk), and, with axial positions, one that is not the product of ``axial_pos_shape``. In
+    ``model.eval()`` the axial positions take any length up to that product (the rows needed are cut from the
+    broadcast weights); a length that is no such multiple is padded there (``_pad_to_mult_of_chunk_length``: an
+    attention mask and its masking, not modelled), refused here as in training."""
     c = inv.config
     kinds = kinds_present(c)
     chunks = [chunk_length(c, k) for k in sorted(kinds)]
     lcm = chunks[0] if len(chunks) == 1 else math.lcm(*chunks)
     axial = math.prod(c["axial_pos_shape"]) if c["axial_pos_embds"] else None
-    if (n % lcm and n > min(chunks)) or (axial is not None and axial != n):
+    if (n % lcm and n > min(chunks)) or (axial is not None and (axial != n if training else axial < n)):
         raise CalcError("costs_reformer_length", value=n, axial="-" if axial is None else f"{axial:,}",
                         shortest=min(chunks), lcm=lcm)
     rotation = buckets_rotation(c, n) if "lsh" in kinds and n > c["lsh_attn_chunk_length"] else 2
@@ -507,14 +530,17 @@ def step_length(inv: Inventory, n: int) -> None:
 
 
 def program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
-    """The step, or the inference span (``sim.training`` False): in ``model.eval()`` ``AxialPositionEmbeddings``
-    unpacks ``axial_pos_shape`` into exactly two axes (``axial_h, axial_w = ...``), so another count of axes fails
-    in PyTorch and is refused here (``costs_forward_fails``)."""
-    step_length(inv, n)
+    """The step, or the inference span (``sim.training`` False: :func:`inference_program`, replayed storage by
+    storage; with an activation the simulator does not model, the step's program and its bounds): in ``model.eval()``
+    ``AxialPositionEmbeddings`` unpacks ``axial_pos_shape`` into exactly two axes (``axial_h, axial_w = ...``), so
+    another count of axes fails in PyTorch and is refused here (``costs_forward_fails``)."""
+    step_length(inv, n, sim.training)
     c = inv.config
     if not sim.training and c["axial_pos_embds"] and len(c["axial_pos_shape"]) != 2:
         raise CalcError("costs_forward_fails", key="axial_pos_shape", value=list(c["axial_pos_shape"]))
-    return step_program(sim, inv, b, n)
+    if not sim.training and c.get("hidden_act", "relu") in INFERENCE_ACTIVATIONS:
+        return inference_program(sim, inv, b, n)
+    return step_program(sim, inv, b, n)  # the training step; an inference span with another activation: bounds
 
 
 def mask_buffers(inv: Inventory) -> list[tuple[str, tuple[int, ...], int]]:
@@ -529,8 +555,10 @@ def mask_buffers(inv: Inventory) -> list[tuple[str, tuple[int, ...], int]]:
     return out
 
 
-#: ``buffers``: the peak is bounded (:mod:`calculator.costs.peak`), never replayed op by op: the layers' storages
-#: the tape does not list are counted by :func:`scratch`, generously.
+#: ``buffers``: the training step's peak is bounded (:mod:`calculator.costs.peak`), not replayed op by op (the layers'
+#: storages the tape does not list are counted by :func:`scratch`, generously): its maximum lies in
+#: ``_ReversibleFunctionBackward``, each layer's forward rerun with a graph and its own backward run inside the outer
+#: one. The inference span is replayed storage by storage (:func:`inference_program`), eager and under autocast.
 COSTS = CostModel(program, lambda c: c["max_position_embeddings"], check=step_check, checkpointing=False, autocast=True,
                   keys=(*dropouts("hidden_dropout_prob", default=0.05), classifier_dropout()), buffers=mask_buffers)
 
@@ -541,7 +569,8 @@ FAMILY = Family(
     fields=FIELDS,
     read=read_config,
     extras=(value_extra("attn_layers", list(ATTN_LAYERS)),
-            *(value_extra(key, default) for key, default in STEP_DEFAULTS.items())),
+            *(value_extra(key, default) for key, default in STEP_DEFAULTS.items()),
+            *(value_extra(key, default) for key, default in INFERENCE_DEFAULTS.items())),
     backbone=backbone,
     heads_check=None,  # a head's width is attention_head_size, not H / A
     checks=(check,),
@@ -590,3 +619,339 @@ FAMILY = Family(
     },
     costs=COSTS,
 )
+
+
+# --------------------------------------------------------------- the inference span, storage by storage
+#
+# ``model.eval()`` under ``torch.no_grad()``: ``_ReversibleFunction.apply`` runs its forward as a plain function (no
+# graph, its ctx dropped as it returns), each layer a plain forward. Every storage below is one LiveBytes measured
+# (tests/crosscheck/peak_measure.py), made by the aten operation named, and dropped where modeling_reformer.py
+# drops its last name (``release``) or at the end of the function that made it (``end_scope``).
+#
+# ``use_cache`` (ReformerConfig's default True) is read by ReformerModel, ReformerModelWithLMHead and
+# ReformerForSequenceClassification (ReformerForMaskedLM and ReformerForQuestionAnswering pass False): each layer's
+# ReformerAttention then stores its LayerNorm's output (``states``) and an LSH layer's buckets in the
+# ReformerDynamicCache, which lives until the outermost forward returns (the two model classes return it).
+
+
+#: The activations whose temporaries the simulator makes as PyTorch does (:meth:`~calculator.costs.ops.Ops.activation`).
+INFERENCE_ACTIVATIONS = ("relu", "gelu", "gelu_new")
+
+
+def _int64(sim: Sim, shape: tuple[int, ...], aten: str) -> T:
+    return sim.fresh(shape, aten, 8)
+
+
+def _adjacent(sim: Sim, t: T, before: int, after: int) -> T:
+    """``_look_adjacent``: per neighbouring chunk a ``cat`` of two slices (the vectors' size), then their ``cat``
+    along dim 3 (1 + before + after times the size); the slices' cats die as it returns. None before nor after:
+    the vectors themselves."""
+    if before == 0 and after == 0:
+        return t
+    size = t.itemsize
+    shape = list(t.shape)
+    rolled = [sim.fresh(t.shape, "aten.cat", size) for _ in range(before + after)]
+    shape[3] *= 1 + before + after
+    out = sim.fresh(tuple(shape), "aten.cat", size)
+    sim.release(*rolled)
+    return out
+
+
+def _masked_softmax(sim: Sim, dots: T, causal: bool, self_mask: bool, drop_logits: bool) -> tuple[T, T, T]:
+    """The causal mask (``ge``, bool, then ``where``), LSH's self mask (``ne``, ``where``), ``logsumexp``, the
+    difference and ``exp``: (the probabilities, the logits, the masked dots still named). ``drop_logits``: local
+    attention's ``del logits`` right after ``exp``."""
+    if causal:
+        mask = sim.fresh(dots.shape, "aten.ge", 1)
+        dots = sim.rebind(dots, sim.fresh(dots.shape, "aten.where", dots.itemsize))
+        sim.release(mask)
+    if self_mask:
+        mask = sim.fresh(dots.shape, "aten.ne", 1)
+        dots = sim.rebind(dots, sim.fresh(dots.shape, "aten.where", dots.itemsize))
+        sim.release(mask)
+    logits = sim.fresh(dots.shape[:-1] + (1,), "aten.logsumexp", dots.itemsize)
+    diff = sim.fresh(dots.shape, "aten.sub", dots.itemsize)
+    probs = sim.fresh(dots.shape, "aten.exp", dots.itemsize)
+    sim.release(diff)
+    if drop_logits:
+        sim.release(logits)
+    return probs, logits, dots
+
+
+def _merge_heads(sim: Sim, out: T) -> T:
+    """``_merge_hidden_size_dims``: ``permute(0, 2, 1, 3)`` then ``reshape`` to [B, L, A·d], a copy unless the
+    permuted strides allow a view (one head); ``out_vectors`` rebound."""
+    b, heads, n, d = out.shape
+    merged = sim.reshape(sim.permute(out, (0, 2, 1, 3)), (b, n, heads * d))
+    return sim.rebind(out, merged)
+
+
+def _inference_local(sim: Sim, c: Mapping[str, Any], a: str, h: T) -> T:
+    """``LocalSelfAttention.forward`` on the LayerNorm's output ``h``."""
+    mark = sim.scope()
+    b, n, _ = h.shape
+    heads, d = c["num_attention_heads"], c["attention_head_size"]
+    chunk = c["local_attn_chunk_length"]
+    q, k, v = (sim.heads(sim.linear(a + "self_attention." + name, h), heads, d) for name in ("query", "key", "value"))
+    k = sim.rebind(k, sim.divided(k))  # key_vectors / sqrt(d), laid out as its input
+    arange = _int64(sim, (n,), "aten.arange")
+    indices = _int64(sim, (b, heads, n), "aten.repeat")
+    sim.release(arange)
+    if n > chunk:
+        before, after = c["local_num_chunks_before"], c["local_num_chunks_after"]
+        split = (b, heads, n // chunk, chunk)
+        q, k, v = (sim.reshape(t, split + (d,)) for t in (q, k, v))
+        qi = sim.reshape(indices, split)
+        k = sim.rebind(k, _adjacent(sim, k, before, after))
+        v = sim.rebind(v, _adjacent(sim, v, before, after))
+        _adjacent(sim, qi, before, after)  # key_indices
+    else:
+        qi = indices
+    dots = sim.bmm(q, sim.transpose(k, -1, -2))
+    sim.release(q, k)  # del query_vectors, key_vectors
+    probs, _, dots = _masked_softmax(sim, dots, bool(c["is_decoder"]), False, True)
+    out = sim.bmm(probs, v)
+    sim.release(v)  # del value_vectors
+    out = sim.reshape(out, (b, heads, n, d))  # flatten(2, 3): a view
+    return sim.end_scope(mark, _merge_heads(sim, out))
+
+
+def _hash_vectors(sim: Sim, c: Mapping[str, Any], qk: T) -> T:
+    """``_hash_vectors``: the random rotations (``randn``), their ``einsum`` with the detached vectors (one
+    ``bmm``; with d = 1 a broadcast ``mul``), per bucket factor ``cat([r, -r])`` and ``argmax`` (two factors: the
+    second ``argmax`` times the first's count, added), the rounds' offsets: the buckets [B, A, R·L], int64. Only
+    ``offset_buckets`` outlives the call."""
+    mark = sim.scope()
+    b, heads, n, d = qk.shape
+    rounds = c["num_hashes"]
+    factors = bucket_factors(c, n)
+    rotation = sum(factors)
+    size = qk.itemsize
+    sim.fresh((heads, d, rounds, rotation // 2), "aten.randn", size)
+    if d > 1:
+        sim.record("bmm", 2 * b * heads * n * d * rounds * (rotation // 2))
+        rotated = sim.fresh((b, heads, rounds, n, rotation // 2), "aten.bmm", size)
+    else:
+        rotated = sim.fresh((b, heads, rounds, n, rotation // 2), "aten.mul", size)
+    shape = (b, heads, rounds, n)
+    found: T | None = None
+    both: T | None = None
+    for factor in factors:
+        if both is not None:
+            sim.release(both)  # rotated_vectors_factor rebound to the next factor's slice
+        neg = sim.fresh(shape + (factor // 2,), "aten.neg", size)
+        both = sim.fresh(shape + (factor,), "aten.cat", size)
+        sim.release(neg)
+        if len(factors) == 1:
+            rotated = sim.rebind(rotated, both)  # one factor: rotated_vectors itself rebound to the cat
+        if found is None:
+            found = _int64(sim, shape, "aten.argmax")
+        else:  # buckets + cur_product * argmax(...)
+            arg = _int64(sim, shape, "aten.argmax")
+            times = _int64(sim, shape, "aten.mul")
+            sim.release(arg)
+            found = sim.rebind(found, _int64(sim, shape, "aten.add"))
+            sim.release(times)
+    offsets = _int64(sim, (rounds,), "aten.arange")
+    offsets = sim.rebind(offsets, _int64(sim, (rounds,), "aten.mul"))
+    out = _int64(sim, (b, heads, rounds * n), "aten.add")
+    return sim.end_scope(mark, out)
+
+
+def _inference_lsh(sim: Sim, c: Mapping[str, Any], a: str, h: T) -> tuple[T, T | None]:
+    """``LSHSelfAttention.forward`` on the LayerNorm's output ``h``: its output and the buckets (None when
+    L ≤ chunk length: every query attends every key, no hashing)."""
+    mark = sim.scope()
+    b, n, _ = h.shape
+    heads, d = c["num_attention_heads"], c["attention_head_size"]
+    chunk, rounds = c["lsh_attn_chunk_length"], c["num_hashes"]
+    qk = sim.heads(sim.linear(a + "self_attention.query_key", h), heads, d)
+    v = sim.heads(sim.linear(a + "self_attention.value", h), heads, d)
+    standard = n <= chunk
+    buckets = None
+    if not standard:
+        buckets = _hash_vectors(sim, c, qk)
+        m = rounds * n
+        # _stable_argsort: arange, L·buckets, arange % L (expanded), their sum, sort (values dropped)
+        arange = _int64(sim, (m,), "aten.arange")
+        scaled = _int64(sim, (b, heads, m), "aten.mul")
+        rest = _int64(sim, (b, heads, m), "aten.remainder")
+        total = _int64(sim, (b, heads, m), "aten.add")
+        sim.release(scaled, rest)
+        values = _int64(sim, (b, heads, m), "aten.sort")
+        _int64(sim, (b, heads, m), "aten.sort")  # sorted_bucket_idx: named until the attention returns
+        sim.release(values, arange, total)
+        arange = _int64(sim, (m,), "aten.arange")
+        _int64(sim, (b, heads, m), "aten.empty")  # undo_sorted_bucket_idx: .new(...), then scatter_
+        sim.release(arange)
+        per_hash = _int64(sim, (b, heads, m), "aten.remainder")
+        gathered = []
+        for t in (qk, v):
+            repeated = sim.fresh((b, heads, m, d), "aten.repeat", t.itemsize)
+            g = sim.fresh((b, heads, m, d), "aten.gather", t.itemsize)
+            sim.release(repeated, t)
+            gathered.append(g)
+        shape = (b, heads, m // chunk, chunk, d)
+        qk, v = (sim.reshape(t, shape) for t in gathered)
+    else:
+        arange = _int64(sim, (n,), "aten.arange")
+        per_hash = _int64(sim, (b, heads, n), "aten.repeat")
+        sim.release(arange)
+    # _len_and_dim_norm: x ** 2, its mean, + eps, rsqrt, the product, / sqrt(d)
+    size, rows = qk.itemsize, qk.shape[:-1] + (1,)
+    square = sim.fresh(qk.shape, "aten.pow", size)
+    mean = sim.fresh(rows, "aten.mean", size)
+    sim.release(square)
+    shifted = sim.fresh(rows, "aten.add", size)
+    root = sim.fresh(rows, "aten.rsqrt", size)
+    sim.release(shifted)
+    normed = sim.fresh(qk.shape, "aten.mul", size)
+    sim.release(root, mean)
+    k = sim.fresh(qk.shape, "aten.div", size)
+    sim.release(normed)
+    if not standard:
+        k = T(k.shape, qk.strides, k.storage, False, size)
+    else:
+        k = T(qk.shape, qk.strides, k.storage, False, size)  # TensorIterator keeps the transposed layout
+    attend = sim.scope()  # _attend
+    if not standard:
+        before, after = c["lsh_num_chunks_before"], c["lsh_num_chunks_after"]
+        keys = _adjacent(sim, k, before, after)
+        values = _adjacent(sim, v, before, after)
+    else:
+        keys, values = k, v
+    dots = sim.bmm(qk, sim.transpose(keys, -1, -2))
+    if keys is not k:
+        sim.release(keys)  # del key_vectors (the adjacent copy; the caller still names k)
+    if not standard:  # the bucket indices split into chunks (a view), the adjacent ones' cats
+        _adjacent(sim, sim.reshape(per_hash, (b, heads, rounds * n // chunk, chunk)), before, after)
+    probs, logits, dots = _masked_softmax(sim, dots, bool(c["is_decoder"]), True, False)
+    sim.release(dots)  # del query_key_dots
+    out = sim.bmm(probs, values)
+    sim.end_scope(attend, out, logits, probs)
+    sim.release(k, v)  # del key_vectors, value_vectors
+    if not standard:
+        # ReverseSort: the output and the logits gathered back into the sequence's order
+        out = sim.rebind(out, sim.fresh((b, heads, rounds * n, d), "aten.gather", out.itemsize))
+        logits = sim.rebind(logits, sim.fresh((b, heads, rounds * n), "aten.gather", logits.itemsize))
+        if rounds > 1:
+            lse = sim.fresh((b, heads, 1, n, 1), "aten.logsumexp", logits.itemsize)
+            diff = sim.fresh((b, heads, rounds, n, 1), "aten.sub", logits.itemsize)
+            sim.release(lse)
+            weights = sim.fresh((b, heads, rounds, n, 1), "aten.exp", logits.itemsize)
+            sim.release(diff)
+            product = sim.fresh((b, heads, rounds, n, d), "aten.mul", out.itemsize)
+            summed = sim.fresh((b, heads, n, d), "aten.sum", out.itemsize)
+            sim.release(product, weights)
+            out = sim.rebind(out, summed)
+        sim.release(logits)  # del logits
+    out = sim.reshape(out, (b, heads, n, d))
+    out = _merge_heads(sim, out)
+    sim.release(probs)  # attention_probs = ()
+    kept = (buckets,) if buckets is not None else ()
+    return sim.end_scope(mark, out, *kept), buckets
+
+
+def _inference_layer(sim: Sim, inv: Inventory, kind: str, p: str, attn: T, hidden: T,
+                     cache: bool) -> tuple[T, T, list[T]]:
+    """``ReformerLayer.forward`` under no_grad: the attention block (LayerNorm, self-attention, output dense) added
+    to the previous attention output, the feed-forward block added to the hidden states; the attention's output
+    and its dense's die as it returns. Also returned: what outlives it, the buckets (``_ReversibleFunction`` collects
+    them in ``all_buckets``) and, with ``cache``, the LayerNorm's output (the cache's states)."""
+    c = inv.config
+    layer = sim.scope()
+    a = p + "attention."
+    block = sim.scope()  # ReformerAttention.forward
+    h = sim.layer_norm(a + "layer_norm", hidden)
+    if kind == "lsh":
+        context, buckets = _inference_lsh(sim, c, a, h)
+    else:
+        context, buckets = _inference_local(sim, c, a, h), None
+    dense = sim.linear(a + "output.dense", context)
+    kept = [t for t in (h, buckets) if t is not None] if cache else ([buckets] if buckets is not None else [])
+    sim.end_scope(block, dense, *kept)
+    # prev_attn_output + attn_output (under autocast the float32 stream plus the bf16 dense: promoted to float32)
+    attn = sim.fresh(attn.shape, "aten.add", max(attn.itemsize, dense.itemsize))
+    f = p + "feed_forward."
+    ff = sim.scope()  # forward_chunk
+    normed = sim.layer_norm(f + "layer_norm", attn)
+    x = sim.linear(f + "dense.dense", normed)
+    # ACT2FN[hidden_act] (relu: a new tensor); the dense's output and the LayerNorm's (forward_chunk's name, rebound
+    # as ReformerFeedForwardDense returns) die after it
+    x = sim.rebind(x, sim.activation(c.get("hidden_act", "relu"), x))
+    sim.release(normed)
+    x = sim.rebind(x, sim.linear(f + "output.dense", x))
+    sim.end_scope(ff, x)
+    hidden = sim.fresh(hidden.shape, "aten.add", max(hidden.itemsize, x.itemsize))  # hidden_states + feed_forward(...)
+    sim.release(x)
+    sim.end_scope(layer, hidden, attn, *kept)
+    return attn, hidden, kept
+
+
+def inference_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
+    """The inference span, every storage and its release (see above)."""
+    c = inv.config
+    sim.exact_lifetimes()
+    sim.exact_forward()
+    # Under bf16 autocast: the Linears' copies (sim.linear: each weight's cached to the end, the input's dropped), the
+    # attention in the projections' bf16, the residual adds promoted to the float32 streams, LayerNorm in float32.
+    sim.exact_autocast()
+    prefix = inv.arch.prefix
+    task = inv.arch.task
+    cache = c.get("use_cache", True) and task in (Task.MODEL, Task.LM_HEAD_MODEL, Task.SEQUENCE_CLASSIFICATION)
+    top = sim.scope()  # the class's forward
+    mark = sim.scope()  # ReformerModel.forward
+    ids = sim.ids((b, n))
+    # warn_if_padding_and_no_attention_mask: pad_token_id (0) in input_ids[:, [-1, 0]]
+    sim.transients((16, 16 * b, 2 * b, 1), (1, 3, 3, 3), ("aten.lift_fresh", "aten.index", "aten.eq", "aten.any"))
+    e = prefix + "embeddings."
+    emb = sim.scope()
+    positions = _int64(sim, (n,), "aten.arange")
+    x = sim.embedding(e + "word_embeddings", ids, first=True)
+    h = c["hidden_size"]
+    if c["axial_pos_embds"]:
+        sim.release(_int64(sim, (), "aten.max"))  # position_ids.max().item()
+        rows, width = c["axial_pos_shape"]
+        columns = (n - 1 + width) // width
+        table = sim.fresh((b, columns, width, h), "aten.cat", x.itemsize)
+        picked = [sim.fresh((n, h), "aten.index_select", x.itemsize) for _ in range(b)]
+        sim.fresh((b, n, h), "aten.cat", x.itemsize)  # the rows' index_selects concatenated
+        sim.release(*picked, table)
+    else:
+        sim.embedding(e + "position_embeddings.embedding", positions)
+    x = sim.end_scope(emb, sim.fresh((b, n, h), "aten.add", x.itemsize))
+    enc = sim.scope()  # ReformerEncoder.forward
+    streams = sim.fresh((b, n, 2 * h), "aten.cat", x.itemsize)
+    function = sim.scope()  # _ReversibleFunction.forward
+    attn = hidden = T((b, n, h), (2 * n * h, 2 * h, 1), streams.storage, False, x.itemsize)
+    kept: list[T] = []
+    for i, kind in enumerate(layer_kinds(c)):
+        p = f"{prefix}encoder.layers.{i}."
+        new_attn, new_hidden, held = _inference_layer(sim, inv, kind, p, attn, hidden, cache)
+        kept += held
+        if i:
+            sim.release(attn, hidden)  # the previous layer's outputs, rebound after this one returns
+        attn, hidden = new_attn, new_hidden
+    out = sim.fresh((b, n, 2 * h), "aten.cat", x.itemsize)
+    if not cache:
+        kept = []  # all_buckets dies with the function (its ctx too: no graph)
+    sim.end_scope(function, out, *kept)
+    sim.release(streams)
+    seq = sim.rebind(out, sim.layer_norm(prefix + "encoder.layer_norm", out))
+    sim.end_scope(enc, seq, *kept)
+    sim.end_scope(mark, seq, *kept)
+    outputs = REFORMER_INFERENCE_HEADS[task](sim, seq)
+    if task == Task.SEQUENCE_CLASSIFICATION:
+        kept = []  # the cache dies as the class's forward returns
+    sim.end_scope(top, outputs[0], *outputs[1:], *kept)
+    return outputs + kept
+
+
+#: Each class's head in the inference span, on the 2H-wide output.
+REFORMER_INFERENCE_HEADS = {
+    Task.MODEL: lambda sim, seq: [seq],
+    Task.LM_HEAD_MODEL: lambda sim, seq: [sim.linear("lm_head.decoder", seq)],
+    Task.MASKED_LM: lambda sim, seq: [sim.linear("lm_head.decoder", seq)],
+    Task.SEQUENCE_CLASSIFICATION: lambda sim, seq: bert.step_pair_head(sim, seq, False, sim.keep_output),
+    Task.QUESTION_ANSWERING: lambda sim, seq: bert.step_qa(sim, seq),
+}

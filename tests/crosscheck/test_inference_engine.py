@@ -69,6 +69,7 @@ EXACT += ("ibert",)  # quant_mode false (in eval no QuantAct updates its range)
 EXACT += ("neomme",)  # eager and SDPA, float32 and bf16
 EXACT += ("perceiver",)  # its text classes (masked LM, sequence classification), eager
 EXACT += ("yoso",)  # YosoCumulation's no-grad forward, F.normalize op by op
+EXACT += ("reformer",)  # reversible layers as plain forwards, LSH hashing and sorting, local chunks, the cache
 PEAK_FAMILIES = tuple(mt for mt, f in FAMILIES.items() if f.costs is not None and f.costs.buffers is not None)
 KIND = {"weights": "param", "buffer": "buffer", "input_ids": "input_ids", "activation": "act"}
 
@@ -240,11 +241,15 @@ def variant_case(model_type: str, index: int, attention: str, autocast: bool) ->
 #: Of those, the families whose drawn configs include some the program leaves bounded, as in float32 (ModernBERT's
 #: one-wide heads: the rotary tables' broadcast is not recorded op by op); their bounds are checked.
 AUTOCAST_PARTIAL = ("modernbert",)
+#: Families exact under autocast in the inference span only (their training step keeps its bounds under autocast, so
+#: they are not in :data:`test_peak_engine.AUTOCAST_EXACT`): Reformer (its reversible layers' backward not replayed).
+INFERENCE_AUTOCAST_EXACT = ("reformer",)
 
 
 @pytest.mark.parametrize("model_type,attention,autocast",
                          [(mt, a, m) for mt in EXACT for a, m in (("sdpa", False), ("eager", True), ("sdpa", True))
-                          if (a == "eager" or FAMILIES[mt].costs.sdpa) and (not m or mt in AUTOCAST_EXACT)])
+                          if (a == "eager" or FAMILIES[mt].costs.sdpa)
+                          and (not m or mt in AUTOCAST_EXACT or mt in INFERENCE_AUTOCAST_EXACT)])
 def test_inference_peak_under_sdpa_and_autocast_equals_pytorch(model_type: str, attention: str, autocast: bool) -> None:
     """The inference span under SDPA (the flash kernel's output, its float32 logsumexp dropped at once) and under
     bf16 autocast (the cast cache keeps every weight's and bias's copy to the forward's end): every drawn case of an
@@ -474,3 +479,21 @@ def test_gte_one_wide_heads_inference_replayed(attention: str) -> None:
             3, 9, dtype, attention=attention, autocast="bf16" if autocast else None))
         assert case["costs"].sdpa_math == (attention == "sdpa"), (dtype, autocast)
         assert check_peak(case), (attention, dtype, autocast)
+
+
+@pytest.mark.parametrize("autocast", [False, True])
+def test_reformer_inference_shorter_than_the_axial_product(autocast: bool) -> None:
+    """Reformer's inference span at a length below ``axial_pos_shape``'s product (``model.eval()`` cuts the rows it
+    needs from the broadcast weights; training refuses such a length, so no drawn case reaches it): the published
+    google/reformer-crime-and-punishment (524,288 axial positions, six layers, LSH and local) at L 1,024, B 1, on real
+    tensors (the axial lookup reads ``position_ids.max().item()``): the engine's figure is LiveBytes' peak, op and
+    bytes by kind, in float32 and under bf16 autocast."""
+    from calculator.build import build
+    from calculator.presets import get_preset
+
+    raw = dict(get_preset("google/reformer-crime-and-punishment").config)
+    inv = build(raw)
+    case = {"inv": inv, "arch": inv.architecture, "batch": 1, "seq_len": 1024, "dtype": "fp32", "pooler": None,
+            "autocast": autocast, "raw": raw,
+            "costs": costs.compute_inference(inv, costs.settings(1, 1024, autocast="bf16" if autocast else None))}
+    assert check_peak(case)

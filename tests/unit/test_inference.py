@@ -128,16 +128,16 @@ def test_cli_inference_json_text_and_refusals() -> None:
 
 
 def test_inference_without_an_exact_forward_gives_bounds() -> None:
-    """Reformer's LSH and local attention are not replayed tensor by tensor: no figure, the proven bounds (the start
-    and the outputs below; the start, every storage and three of the largest above), the FLOPs all the same. BigBird's
-    block-sparse attention and DeBERTa's talking heads, this test's examples before, are replayed now (the BigBird
+    """EuroBERT with one-wide heads (the rotary tables' broadcast of a single column is not replayed tensor by tensor):
+    no figure, the proven bounds (the start and the outputs below; the start, every storage and three of the largest
+    above), the FLOPs all the same. Reformer's LSH and local attention, BigBird's block-sparse attention and DeBERTa's
+    talking heads, this test's examples before, are replayed now (the BigBird
     preset at L 1,024: 702,440,280 bytes, LiveBytes' peak on fake tensors, ``peak_measure.measure_peak(...,
     fake=True)``, at ``aten.add``: the sliding diagonal's indices, every local of the kernel and the assembled
     probabilities live); its question answering's too (718,996,328 bytes, measured the same way: the lengths, the
     logits mask and the token types made from the ids first)."""
-    # Without axial positions, so that a short length is one the forward accepts.
-    reformer = build(dict(get_preset("google/reformer-crime-and-punishment").config, axial_pos_embds=False))
-    c = costs.compute_inference(reformer, costs.settings(1, 128))
+    one_wide = build(dict(get_preset("EuroBERT/EuroBERT-210m").config, hidden_size=12))  # 12 heads of 1
+    c = costs.compute_inference(one_wide, costs.settings(1, 16))
     d = c.to_dict()
     assert d["memory"]["peak"] is None and d["peak_at"] is None and d["flops"]["forward"] > 0
     note = d["peak_note"]
