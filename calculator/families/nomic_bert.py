@@ -242,7 +242,7 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     c = inv.config
     e = prefix + "embeddings."
     d = head_size(c)
-    if bert.step_task(inv) in EXACT_LIFETIMES and d != 1:
+    if bert.step_task(inv) in EXACT_LIFETIMES:  # one-wide heads too (LiveSim.rotate_one_wide; where it fails: bounds)
         sim.exact_lifetimes()
         sim.exact_forward()
         sim.exact_autocast()  # and under autocast (rotated Q and K float32: costs.lifetime's mul_table)

@@ -646,7 +646,7 @@ FORWARD_MORE["esmc"] = 3  # pre-norm: the saved LayerNorm inputs make its backwa
 #: Families replayed only where their program opts in (EuroBERT: an even head size, not 1 broadcast to 2);
 #: their other drawn cases keep the bounds, which test_peak_equals_pytorch checks.
 FORWARD_PARTIAL = ("eurobert", "modernbert")  # a one-wide head (two-column rotary) keeps its bounds
-FORWARD_PARTIAL += ("jina_embeddings_v3", "esmc")  # (GTE: its one-wide heads replayed too, LiveSim.rotate_one_wide)
+FORWARD_PARTIAL += ("esmc",)  # (GTE, jina-v3, Nomic BERT: their one-wide heads replayed too, LiveSim.rotate_one_wide)
 FORWARD_EXACT += ("ultrabert",)
 FORWARD_EXACT += ("modernvbert",)
 FORWARD_EXACT += ("ultravbert",)
@@ -656,7 +656,6 @@ FORWARD_PARTIAL += ("ultrabert",)  # EuroBERT's condition: an even head size
 FORWARD_PARTIAL += ("modernvbert",)  # ModernBERT's condition (one-wide heads keep their bounds)
 FORWARD_PARTIAL += ("ultravbert",)  # UltraBERT's: an even head size
 FORWARD_EXACT += ("funnel",)
-FORWARD_PARTIAL += ("nomic_bert",)  # a one-wide head (d = 1) keeps its bounds: its program opts in for d != 1 only
 FORWARD_EXACT += ("longformer",)
 FORWARD_PARTIAL += ("longformer",)  # sequence classification's global attention keeps its bounds (QA: refused)
 FORWARD_MORE["longformer"] = 2  # half its draws are sequence classification (global attention: bounds)
