@@ -139,15 +139,14 @@ def step_layer(inv: Inventory, prefix: str, i: int, rotary: tuple[T, T]) -> Call
         k = sim.heads(normed_projection("k_proj", "k_norm", normed), heads, d)
         v = sim.heads(sim.linear(a + "v_proj", normed), heads, d)
         cos, sin = rotary
+        apply = sim.scope()  # apply_rotary_pos_emb (Llama's: no upcast)
         if cos.shape[-1] != d:  # d = 1: cos and sin have 2 columns, and the products broadcast Q and K to them
-            q, k = sim.rotary(q, cos, sin), sim.rotary(k, cos, sin)  # (not replayed op by op: bounds only)
-            q, k = sim.new((*q.shape[:-1], 2), q.grad), sim.new((*k.shape[:-1], 2), k.grad)
+            turned = list(sim.rotate_one_wide(q, k, cos, sin))  # GTE's (LiveSim.rotate_one_wide)
         else:
-            apply = sim.scope()  # apply_rotary_pos_emb (Llama's: no upcast)
             turned = [sim.rotate(t, cos, sin, False) for t in (q, k)]
-            sim.end_scope(apply, *turned)
-            sim.release(q, k)
-            q, k = turned
+        sim.end_scope(apply, *turned)
+        sim.release(q, k)
+        q, k = turned
         inner = sim.scope()  # the attention function
         probs: T | None = None
         if sim.attention == "sdpa":  # sdpa_attention_forward: no mask, dropout 0 (checked), CPU's flash kernel
@@ -197,7 +196,7 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     c = inv.config
     d = eurobert.head_size(c)
     kind = bert.step_task(inv)
-    if kind in EXACT_LIFETIMES and d != 1:  # a one-wide head (cos and sin two wide) keeps its bounds
+    if kind in EXACT_LIFETIMES:  # one-wide heads too (LiveSim.rotate_one_wide; where it fails: bounds)
         sim.exact_lifetimes()
         sim.exact_forward()
         sim.exact_autocast()  # and under autocast (Q, K normed in bf16, cast to float32 before the rotation)

@@ -278,9 +278,8 @@ def rotary_attention(sim: Sim, x: T, a: str, heads: int, kv_heads: int, d: int, 
 
 def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     """The native classes: the backbone (:data:`MODEL`), then XLM-R's heads (RoBERTa's, written once there)."""
-    c = inv.config
-    if bert.step_task(inv) in roberta.LIFETIMES and c["hidden_size"] // c["num_attention_heads"] != 1:
-        sim.exact_lifetimes()  # a one-wide head (cos and sin two wide, broadcasting Q and K) keeps its bounds
+    if bert.step_task(inv) in roberta.LIFETIMES:  # one-wide heads too: GTE's attention (LiveSim.rotate_one_wide)
+        sim.exact_lifetimes()
         sim.exact_forward()
         sim.exact_autocast()  # and under autocast (rotated Q and K float32: costs.lifetime's mul_table)
     seq, pooled = MODEL.step(sim, inv, b, n)

@@ -164,7 +164,7 @@ def step_rotary_attention(sim: Sim, a: str, x: T, heads: int, d: int, rotary: tu
     v = sim.heads(sim.linear(a + "v_proj", x), heads, d)
     cos, sin = rotary
     if cos.shape[-1] != d:  # d = 1: cos and sin have 2 columns, and the products broadcast Q and K to them
-        apply = sim.scope()  # apply_rotary_pos_emb (replayed op by op in inference only)
+        apply = sim.scope()  # apply_rotary_pos_emb (LiveSim.rotate_one_wide: op by op, its backward nodes too)
         turned = sim.rotate_one_wide(q, k, cos, sin)
         sim.end_scope(apply, *turned)
         sim.release(q, k)
@@ -242,7 +242,7 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     c = inv.config
     e = prefix + "embeddings."
     d = head_size(c)
-    if bert.step_task(inv) in EXACT_LIFETIMES and d != 1:
+    if bert.step_task(inv) in EXACT_LIFETIMES:  # one-wide heads too (LiveSim.rotate_one_wide; where it fails: bounds)
         sim.exact_lifetimes()
         sim.exact_forward()
         sim.exact_autocast()  # and under autocast (rotated Q and K float32: costs.lifetime's mul_table)

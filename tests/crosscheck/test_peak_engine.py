@@ -646,7 +646,7 @@ FORWARD_MORE["esmc"] = 3  # pre-norm: the saved LayerNorm inputs make its backwa
 #: Families replayed only where their program opts in (EuroBERT: an even head size, not 1 broadcast to 2);
 #: their other drawn cases keep the bounds, which test_peak_equals_pytorch checks.
 FORWARD_PARTIAL = ("eurobert", "modernbert")  # a one-wide head (two-column rotary) keeps its bounds
-FORWARD_PARTIAL += ("jina_embeddings_v3", "esmc")  # (GTE: its one-wide heads replayed too, LiveSim.rotate_one_wide)
+# (GTE, jina-v3, Nomic BERT, ESM C: their one-wide heads replayed too, LiveSim.rotate_one_wide)
 FORWARD_EXACT += ("ultrabert",)
 FORWARD_EXACT += ("modernvbert",)
 FORWARD_EXACT += ("ultravbert",)
@@ -656,7 +656,6 @@ FORWARD_PARTIAL += ("ultrabert",)  # EuroBERT's condition: an even head size
 FORWARD_PARTIAL += ("modernvbert",)  # ModernBERT's condition (one-wide heads keep their bounds)
 FORWARD_PARTIAL += ("ultravbert",)  # UltraBERT's: an even head size
 FORWARD_EXACT += ("funnel",)
-FORWARD_PARTIAL += ("nomic_bert",)  # a one-wide head (d = 1) keeps its bounds: its program opts in for d != 1 only
 FORWARD_EXACT += ("longformer",)
 FORWARD_PARTIAL += ("longformer",)  # sequence classification's global attention keeps its bounds (QA: refused)
 FORWARD_MORE["longformer"] = 2  # half its draws are sequence classification (global attention: bounds)
@@ -1691,6 +1690,40 @@ def test_gte_one_wide_heads_training_replayed(arch: str, dtype: str, checkpointi
             3, 6, dtype, optimizer, checkpointing, attention, autocast="bf16" if autocast else None), plan_))
         phases: dict[str, int] = {}
         assert check_checkpointed(case, phases), (autocast, case["costs"].peak.reason)
+
+
+#: One-wide heads in jina-v3 and ESM C (GTE's rotation, LiveSim.rotate_one_wide; ESM C's Q and K LayerNormed first,
+#: float32 under autocast): their training draws reach them rarely (jina-v3 neither non-reentrant nor under SDPA
+#: without autocast; ESM C in the forward cross-check only).
+ONE_WIDE = {
+    "jina_embeddings_v3": {"vocab_size": 20, "hidden_size": 4, "num_hidden_layers": 2, "num_attention_heads": 4,
+                           "intermediate_size": 5, "type_vocab_size": 2, "hidden_act": "gelu", "pad_token_id": 1,
+                           "hidden_dropout_prob": 0.2, "attention_probs_dropout_prob": 0.1, "max_position_embeddings": 11},
+    "esmc": {"vocab_size": 20, "hidden_size": 4, "num_hidden_layers": 2, "num_attention_heads": 4,
+             "num_key_value_heads": 4, "intermediate_size": 5, "max_position_embeddings": 11},
+}
+
+
+@pytest.mark.parametrize("model_type,arch,dtype,checkpointing,plan,optimizer,attention", [
+    ("jina_embeddings_v3", "JinaEmbeddingsV3ForQuestionAnswering", "fp32", "non-reentrant", "lora", "adamw", "sdpa"),
+    ("jina_embeddings_v3", "JinaEmbeddingsV3ForSequenceClassification", "bf16", "reentrant", "freeze", "adamw", "sdpa"),
+    ("esmc", "EsmcModel", "fp32", False, "none", "adamw", "eager"),
+    ("esmc", "EsmcForSequenceClassification", "bf16", "non-reentrant", "freeze", "sgd-momentum", "eager"),
+    ("esmc", "EsmcForMaskedLM", "fp32", "reentrant", "none", "adamw", "sdpa"),
+    ("esmc", "EsmcForTokenClassification", "bf16", False, "lora", "adamw", "sdpa")])
+def test_one_wide_heads_training_replayed(model_type: str, arch: str, dtype: str, checkpointing: Any, plan: str,
+                                          optimizer: str, attention: str) -> None:
+    """jina-v3's and ESM C's one-wide heads in training, as GTE's above (float32 rows under bf16 autocast too): the
+    forward's, the loss's and the backward's maxima and the step's figure are the measured ones."""
+    for autocast in (False, True) if dtype == "fp32" else (False,):
+        case = {"raw": dict(ONE_WIDE[model_type], model_type=model_type), "arch": arch, "batch": 3, "seq_len": 6,
+                "dtype": dtype, "optimizer": optimizer, "checkpointing": checkpointing, "plan": plan,
+                "freeze": (True, 1, False), "pooler": None, "attention": attention, "autocast": autocast,
+                "lora": {"r": 2, "targets": "q_proj,v_proj", "bias": "none", "task_type": "TOKEN_CLS"}}
+        inv, plan_ = planned(case)
+        case.update(inv=inv, plan=plan_, costs=costs.compute(inv, costs.settings(
+            3, 6, dtype, optimizer, checkpointing, attention, autocast="bf16" if autocast else None), plan_))
+        assert check_checkpointed(case, {}), (autocast, case["costs"].peak.reason)
 
 
 def test_big_bird_decoder_and_question_answering_reentrant_and_inference() -> None:
