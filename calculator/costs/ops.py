@@ -1033,8 +1033,8 @@ class Ops:
     def rotate_one_wide(self, q: T, k: T, cos: T, sin: T) -> tuple[T, T]:
         """Llama's ``apply_rotary_pos_emb`` on one-wide heads (d = 1): cos and sin are two wide, so ``q * cos`` and
         ``rotate_half(q) * sin`` broadcast Q and K to two columns (V stays one wide). On the plain tape: :meth:`rotary`
-        (what autograd keeps) and a two-wide result for each; :class:`~.lifetime.LiveSim` replays the inference
-        forward op by op."""
+        (what autograd keeps) and a two-wide result for each; :class:`~.lifetime.LiveSim` replays it op by op,
+        forward and backward (GTE, jina-v3, Nomic BERT, ESM C)."""
         q, k = self.rotary(q, cos, sin), self.rotary(k, cos, sin)
         return self.new((*q.shape[:-1], 2), q.grad), self.new((*k.shape[:-1], 2), k.grad)
 
