@@ -26,16 +26,17 @@ decoder's too (its causal mask, its key/value cache) and question answering's (i
 Block-sparse attention lists every storage the forward makes, in PyTorch's order (the tape's, and as constants
 those nothing keeps), with every name's release declared: the inference span is replayed exactly
 (``tests/crosscheck/test_inference_engine.py::test_big_bird_block_sparse_inference_exact``), and so is the
-training step without checkpointing, its backward node by node (``tests/crosscheck/test_peak_engine.py::
+training step, its backward node by node (``tests/crosscheck/test_peak_engine.py::
 test_big_bird_block_sparse_bounds``, whose drawn steps then check the figure): each block ``t[:, :, i]`` a
 ``SelectBackward0`` and each slice ``t[:, :, 2:-2]`` (the middle blocks, the weights' columns, the unpadded output) a
 ``SliceBackward0``, both allocating a zero gradient of the whole tensor they read (:meth:`~.ops.Ops.select`,
 :meth:`~.ops.Ops.slice_dim`); the gathers' ``GatherBackward0``; the in-place ``+=`` on the middle context
 (``AddBackward0``); the assembled probability matrix's graph, which the loss never reaches, holding its
-``scatter_`` indices until ``BigBirdLayer`` drops it (:meth:`~.ops.Ops.saved_with`). With checkpointing the step
-keeps its proven bounds (its recomputation is not modelled: opted in, drawn checkpointed steps broke the bound);
-question answering's inputs made from the ids are listed; a decoder with block-sparse attention runs the encoder's
-forward, and is replayed as it is.
+``scatter_`` indices until ``BigBirdLayer`` drops it (:meth:`~.ops.Ops.saved_with`); under checkpointing of
+either kind the masks every layer takes by keyword (``band_mask``, and ``from_mask``/``to_mask``/
+``blocked_encoder_mask``, views of the padded mask) are kept by its frame or its ``partial``. Question answering's
+inputs made from the ids are listed; a decoder with block-sparse attention runs the encoder's forward, and is
+replayed as it is.
 
 The backward as measured (``peak_measure.backward_ledger``, B 2, L 18, block 2, one random block): 288 autograd
 nodes a layer, 16 of them ``AccumulateGrad``: 28 ``SelectBackward0`` and 13 ``SliceBackward0`` (the backward's
@@ -784,15 +785,13 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     # decides which blocks are read, never a shape: the sizes are deterministic. A decoder runs the same block-sparse
     # forward (the causal mask is made for original_full only; no cache is written: measured, the same storages and
     # peak as the encoder's); question answering's inputs are made from the ids first (step_question_inputs).
-    if not sim.grad_mode or not sim.checkpointing:
-        # The inference span (no graph) and the training step without checkpointing: every release declared
-        # (BigBirdModel.forward's scope, the embeddings', each layer's: step_sparse_layer), so the forward is
-        # replayed exactly, and the kernel's backward node by node (its blocks' SelectBackward0 and slices'
-        # SliceBackward0 each a zero gradient of the whole blocked Q, K or V, the gathers' scatters, the in-place
-        # ``+=`` on the middle context, the probability matrix's unreached graph holding its indices: saved_with).
-        # Checkpointing keeps its bounds: its recomputation is not proven (the drawn cases' bound fails there).
-        sim.exact_lifetimes()
-        sim.exact_forward()
+    # Every release declared (BigBirdModel.forward's scope, the embeddings', each layer's: step_sparse_layer), so the
+    # forward is replayed exactly, and in training the kernel's backward node by node (its blocks' SelectBackward0 and
+    # slices' SliceBackward0 each a zero gradient of the whole blocked Q, K or V, the gathers' scatters, the in-place
+    # ``+=`` on the middle context, the probability matrix's unreached graph holding its indices: saved_with), both
+    # kinds of checkpointing too (the masks each layer takes by keyword kept by its frame or its partial).
+    sim.exact_lifetimes()
+    sim.exact_forward()
     given = step_question_inputs(sim, b, n, listed=True)[0] if kind == "ForQuestionAnswering" else None
     model = sim.scope()  # BigBirdModel.forward
     ones = None
@@ -812,8 +811,11 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
         # create_masks_for_block_sparse_attn: the band mask, a cat of three float32 slices and an einsum (a mul)
         m4 = padded // block - 4
         pad = sim.constant((b, m4, 3 * block), 4, "aten.cat")
-        sim.constant((b, m4, block, 3 * block), 4, "aten.mul")
+        band = sim.constant((b, m4, block, 3 * block), 4, "aten.mul")
         sim.release(pad)  # exp_blocked_to_pad, gone as create_band_mask_from_inputs returns
+        if sim.checkpointing:  # BigBirdEncoder passes band_mask and from/to/blocked masks (views of ``mask``) by keyword
+            for t in (band, mask):
+                sim.layer_argument(t, counted=False)
     for i in range(c["num_hidden_layers"]):
         y = sim.layer(step_sparse_layer(prefix, i, heads, act, block, rand, mask), x)
         if i:  # BigBirdEncoder rebinds hidden_states (the embeddings' output keeps BigBirdModel's name)
@@ -868,9 +870,8 @@ def step_check(inv: Inventory) -> None:
 KEYS = (activation_key("gelu_new"), *dropouts("hidden_dropout_prob", "attention_probs_dropout_prob"),
         classifier_dropout())
 #: ``buffers``: BERT's two (``position_ids``, ``token_type_ids``); the peak is given only where the program opts in
-#: (``original_full``, every class, a decoder too: :func:`step_full`); block-sparse attention's inference span and its
-#: training step without checkpointing (each node of the kernel's backward), a decoder's too; with checkpointing it
-#: keeps the proven bounds (every storage listed).
+#: (``original_full``, every class, a decoder too: :func:`step_full`); block-sparse attention's too, inference and
+#: training (each node of the kernel's backward), either checkpointing, a decoder's and question answering's too.
 COSTS = CostModel(step_program, bert.absolute_positions(), check=step_check, keys=KEYS, buffers=position_buffers,
                   autocast=True, reentrant=True)
 #: The keys that shape no tensor but decide the attention a step runs: in the share link, so the panel costs
