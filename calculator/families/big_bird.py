@@ -292,8 +292,9 @@ def layer_norm(sim: Sim, module: str, x: T) -> T:
 def dropout(sim: Sim, t: T, active: bool) -> T:
     """Training-mode dropout (:meth:`~.ops.Ops.dropout`), with its mask listed where nothing keeps it: the mask
     (``empty_like``, filled in place) is made whether or not the input needs a gradient."""
+    made = len(sim.storages)
     out = sim.dropout(t, active)
-    if out.storage != t.storage and not t.grad:
+    if out.storage != t.storage and not t.grad and len(sim.storages) - made == 1:  # (the lifetime simulator makes it)
         sim.constant(t.shape, out.itemsize, "aten.empty_like")
     return out
 

@@ -1490,13 +1490,15 @@ def test_reformer_bounds_where_activations_weigh(architecture: str, dtype: str, 
 BIG_BIRD_SPARSE = int(os.environ.get("PEAK_BIG_BIRD_SPARSE", "6"))
 
 
-def big_bird_sparse_case(index: int, inference: bool = False, plain: bool = False) -> dict[str, Any] | None:
+def big_bird_sparse_case(index: int, inference: bool = False, plain: bool = False,
+                         layers: int | None = None) -> dict[str, Any] | None:
     """A drawn BigBird step that runs block-sparse attention (``big_bird.runs_block_sparse``): blocks of 1 to 3,
     1 to 3 random blocks, L past (5 + 2·r)·block (padded when the block does not divide it), a decoder every third
     (its forward is the encoder's: the causal mask is full attention's), the causal LM's and question answering's
     classes too (its inputs made from the ids); every other option as drawn (dtype, plan, checkpointing of both
     kinds), half with a wider vocabulary (B 1) so that the weights weigh. The optimizer is one the bound covers.
-    ``plain``: no plan, no checkpointing (every weight trains, the forward runs once)."""
+    ``plain``: no plan, no checkpointing (every weight trains, the forward runs once). ``layers``: that many layers
+    (0: the padding, the masks and the heads without the kernel)."""
     from calculator.families.big_bird import runs_block_sparse
 
     rng = random.Random(f"{SEED}-big_bird-sparse-{index}-{inference}")
@@ -1508,6 +1510,8 @@ def big_bird_sparse_case(index: int, inference: bool = False, plain: bool = Fals
         raw.update(attention_type="block_sparse", block_size=block, num_random_blocks=rand, add_cross_attention=False,
                    is_decoder=index % 3 == 2)
         raw["num_hidden_layers"] = raw["num_hidden_layers"] or rng.randint(1, 3)  # the kernel is what is checked
+        if layers is not None:
+            raw["num_hidden_layers"] = layers
         limit = (5 + 2 * rand) * block
         case["seq_len"] = n = rng.randint(limit + 1, limit + 3 * block)
         raw["max_position_embeddings"] = n + block + rng.randint(0, 4)
@@ -1584,6 +1588,16 @@ def test_big_bird_block_sparse_bounds() -> None:
         exact += check_case(case)
     assert bounds == BIG_BIRD_SPARSE  # every drawn step is bounded (no refusal to prove nothing)
     assert exact == BIG_BIRD_SPARSE  # and replayed: the figure is the measured peak (either checkpointing too)
+
+
+def test_big_bird_block_sparse_without_layers() -> None:
+    """Block-sparse BigBird with no layers (it still pads, and makes its masks): the training step's figure is the
+    measured peak, frozen embeddings too, whose active dropout's mask (no gradient: nothing keeps it) goes as the
+    dropout returns (``big_bird.dropout`` lists it only where the simulator did not make it)."""
+    for index in range(3):
+        case = big_bird_sparse_case(index + 2 * BIG_BIRD_SPARSE, layers=0)
+        assert case is not None, index
+        assert check_case(case), (index, case["costs"].peak.reason)
 
 
 def test_big_bird_block_sparse_storages_in_pytorchs_order() -> None:
