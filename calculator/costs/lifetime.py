@@ -2203,6 +2203,14 @@ class LiveSim(Sim):
         kept = [t.storage for t in ts if self.storages.get(t.storage, 0)]
         self.frame_kept = tuple(kept) + self._hung_on(kept)
 
+    def saved_with(self, out: T, *ts: T) -> None:
+        """What the unreached nodes of ``out``'s graph save (BigBird's probability matrix's ``ScatterBackward``
+        indices): no node of the backward holds them; they go with ``out`` (:attr:`hangs_on`), or with the nodes
+        that also save them."""
+        for t in ts:
+            Ops.save(self, t)
+            self.hangs_on[t.storage] = (out.storage, self._block is not None)
+
     def _hung_on(self, owners: Sequence[int]) -> tuple[int, ...]:
         """What a :meth:`discarded` branch's nodes save on one of ``owners`` (its ``grad_fn`` holds them): kept as long
         as it is (a frame's or a ``partial``'s tensor)."""

@@ -602,6 +602,12 @@ class Ops:
         """The tensors every checkpointed layer from here reads besides its input: kept by non-reentrant
         checkpointing's frames. Only the lifetime simulator uses it."""
 
+    def saved_with(self, out: T, *ts: T) -> None:
+        """``ts`` saved by the nodes of a graph the loss never reaches, built on ``out`` (BigBird's assembled
+        probabilities: the ``scatter_`` indices): counted as saved; the lifetime simulator frees them with ``out``."""
+        for t in ts:
+            self.save(t)
+
     def plus_scalar(self, t: T) -> T:
         """``t + 0`` (DeBERTa's ``score += x`` while ``score`` is still the number 0): a new tensor, nothing kept."""
         return self.new(t.shape, t.grad, t.itemsize)

@@ -25,22 +25,26 @@ Peak of live memory (issue 32): exact with ``original_full`` (:func:`step_full`,
 decoder's too (its causal mask, its key/value cache) and question answering's (its inputs made from the ids).
 Block-sparse attention lists every storage the forward makes, in PyTorch's order (the tape's, and as constants
 those nothing keeps), with every name's release declared: the inference span is replayed exactly
-(``tests/crosscheck/test_inference_engine.py::test_big_bird_block_sparse_inference_exact``); the training step keeps
-its proven bounds (``tests/crosscheck/test_peak_engine.py::test_big_bird_block_sparse_bounds``: the kernel's backward
-is not replayed op by op), question answering's too (its inputs made from the ids are listed); a decoder with
-block-sparse attention runs the encoder's forward, and is replayed as it is.
+(``tests/crosscheck/test_inference_engine.py::test_big_bird_block_sparse_inference_exact``), and so is the
+training step, its backward node by node (``tests/crosscheck/test_peak_engine.py::
+test_big_bird_block_sparse_bounds``, whose drawn steps then check the figure): each block ``t[:, :, i]`` a
+``SelectBackward0`` and each slice ``t[:, :, 2:-2]`` (the middle blocks, the weights' columns, the unpadded output) a
+``SliceBackward0``, both allocating a zero gradient of the whole tensor they read (:meth:`~.ops.Ops.select`,
+:meth:`~.ops.Ops.slice_dim`); the gathers' ``GatherBackward0``; the in-place ``+=`` on the middle context
+(``AddBackward0``); the assembled probability matrix's graph, which the loss never reaches, holding its
+``scatter_`` indices until ``BigBirdLayer`` drops it (:meth:`~.ops.Ops.saved_with`); under checkpointing of
+either kind the masks every layer takes by keyword (``band_mask``, and ``from_mask``/``to_mask``/
+``blocked_encoder_mask``, views of the padded mask) are kept by its frame or its ``partial``. Question answering's
+inputs made from the ids are listed; a decoder with block-sparse attention runs the encoder's forward, and is
+replayed as it is.
 
-What the block-sparse backward replay needs (``peak_measure.backward_ledger``, B 2, L 18, block 2, one random block:
-288 autograd nodes a layer, 16 of them ``AccumulateGrad``): the blocks ``t[:, :, i]`` and slices ``t[:, :, 2:-2]``
-are views here (:meth:`~.ops.Ops.select`, :meth:`~.ops.Ops.narrow`) with no node, where PyTorch's
-``SelectBackward0`` (28 a layer) and ``SliceBackward0`` (13) each allocate a zero gradient of the whole blocked
-Q, K or V and copy theirs in (the backward's largest allocations: 32,384 and 17,536 bytes of that layer's), summed
-out of place into the pending gradient (``InputBuffer``); then ``GatherBackward0`` (2: zeros and ``scatter_add``),
-the einsums' ``UnsafeViewBackward0``/``ViewBackward0`` copies of strided gradients (6 and 5 allocating), 16
-``BmmBackward0``, 9 ``MulBackward0`` (the scale, ``from_mask``), 5 ``SoftmaxBackward0``, 8 ``CatBackward0``, the
-in-place ``+=`` on the middle context and the probability matrix's unreached branch. The first failure today: the
-middle keys' ``cat`` of ``narrow`` views (no producer node: ``LiveSim.fail``, "an input whose producer is not
-modelled").
+The backward as measured (``peak_measure.backward_ledger``, B 2, L 18, block 2, one random block): 288 autograd
+nodes a layer, 16 of them ``AccumulateGrad``: 28 ``SelectBackward0`` and 13 ``SliceBackward0`` (the backward's
+largest allocations: 32,384 and 17,536 bytes of that layer's), summed out of place into the pending gradient
+(``InputBuffer``); 2 ``GatherBackward0`` (zeros and ``scatter_add``), the einsums' ``UnsafeViewBackward0``/
+``ViewBackward0`` copies of strided gradients (6 and 5 allocating), 16 ``BmmBackward0``, 9 ``MulBackward0`` (the
+scale, ``from_mask``), 5 ``SoftmaxBackward0``, 8 ``CatBackward0``, the in-place ``+=`` and the probability matrix's
+unreached branch.
 """
 from __future__ import annotations
 
@@ -288,8 +292,9 @@ def layer_norm(sim: Sim, module: str, x: T) -> T:
 def dropout(sim: Sim, t: T, active: bool) -> T:
     """Training-mode dropout (:meth:`~.ops.Ops.dropout`), with its mask listed where nothing keeps it: the mask
     (``empty_like``, filled in place) is made whether or not the input needs a gradient."""
+    made = len(sim.storages)
     out = sim.dropout(t, active)
-    if out.storage != t.storage and not t.grad:
+    if out.storage != t.storage and not t.grad and len(sim.storages) - made == 1:  # (the lifetime simulator makes it)
         sim.constant(t.shape, out.itemsize, "aten.empty_like")
     return out
 
@@ -401,8 +406,8 @@ def step_sparse_attention(sim: Sim, x: T, heads: int, block: int, rand: int, mas
         return weights, sim.view(sim.bmm(weights, v), (b, heads, 1, block, d))
 
     def second_row() -> tuple[T, T]:  # q[1] or q[-2]: 3 sliding, 1 global, r random blocks
-        keys = sim.concat([block_of(bk)] * 4 + [block_of(gk)], 2)
-        values = sim.concat([block_of(bv)] * 4 + [block_of(gv)], 2)
+        keys = sim.concat([block_of(bk) for _ in range(4)] + [block_of(gk)], 2)
+        values = sim.concat([block_of(bv) for _ in range(4)] + [block_of(gv)], 2)
         wide = (b, heads, block, (4 + rand) * block)
         product = sim.bmm(block_of(bq), sim.transpose(keys, -1, -2))
         # to_mask.new_ones, the seq pad's cat (to_mask's dtype); rand_mask.new_ones, the rand pad's cat (float32)
@@ -425,11 +430,11 @@ def step_sparse_attention(sim: Sim, x: T, heads: int, block: int, rand: int, mas
     first_w, first = global_row()
     _, second = second_row()
     # the middle blocks q[2:-2]
-    keys3 = sim.concat([sim.narrow(bk, 2, middle)] * 3, 3)
-    values3 = sim.concat([sim.narrow(bv, 2, middle)] * 3, 3)
-    mq = sim.narrow(bq, 2, middle)
+    keys3 = sim.concat([sim.slice_dim(bk, 2, middle) for _ in range(3)], 3)
+    values3 = sim.concat([sim.slice_dim(bv, 2, middle) for _ in range(3)], 3)
+    mq = sim.slice_dim(bq, 2, middle)
     inner = scaled(sim.bmm(mq, sim.transpose(keys3, -1, -2)))
-    randb = scaled(sim.bmm(mq, sim.transpose(sim.narrow(gk, 2, middle), -1, -2)))
+    randb = scaled(sim.bmm(mq, sim.transpose(sim.slice_dim(gk, 2, middle), -1, -2)))
     firstb = scaled(einsum("bhlqd,bhkd->bhlqk", mq, block_of(bk)))
     lastb = scaled(einsum("bhlqd,bhkd->bhlqk", mq, block_of(bk)))
     # (1.0 - mask) * penalty for the band (band_mask), the first and last blocks (to_mask), the random (rand_mask)
@@ -437,16 +442,15 @@ def step_sparse_attention(sim: Sim, x: T, heads: int, block: int, rand: int, mas
                         ((b, heads, middle, block, rand * block), f)):
         penalty(shape, size)
     weights = sim.keep_output(sim.concat([firstb, inner, randb, lastb], 4))
-    ctx = sim.bmm(sim.narrow(weights, 4, 3 * block), values3)
-    parts = [ctx]
-    # ``context_layer += ...`` (in place: each summand a temporary)
-    parts.append(sim.bmm(sim.narrow(weights, 4, rand * block), sim.narrow(gv, 2, middle)))
-    sim.release(parts[-1])
+    ctx = sim.bmm(sim.slice_dim(weights, 4, 3 * block), values3)
+    # ``context_layer += ...`` (in place: each summand a temporary; AddBackward0 passes the gradient on to both)
+    part = sim.bmm(sim.slice_dim(weights, 4, rand * block), sim.slice_dim(gv, 2, middle))
+    middle_ctx = sim.add_(ctx, part)
+    sim.release(part)
     for _ in range(2):
-        parts.append(einsum("bhlqk,bhkd->bhlqd", sim.narrow(weights, 4, block), block_of(bv)))
-        sim.release(parts[-1])
-    # the three products are added into ctx in place: its storage, needing a gradient if any part does
-    middle_ctx = T(ctx.shape, ctx.strides, ctx.storage, any(t.grad for t in parts), ctx.itemsize)
+        part = einsum("bhlqk,bhkd->bhlqd", sim.slice_dim(weights, 4, block), block_of(bv))
+        middle_ctx = sim.add_(middle_ctx, part)
+        sim.release(part)
     _, second_last = second_row()
     _, last = global_row()
     context = sim.view(sim.concat([first, second, middle_ctx, second_last, last], 2), (b, heads, n, d))
@@ -459,8 +463,7 @@ def step_sparse_attention(sim: Sim, x: T, heads: int, block: int, rand: int, mas
     sim.constant((middle,), 8, "aten.arange")
     sim.constant((3,), 8, "aten.arange")
     if first_w.grad:  # (never under no_grad: a checkpointed forward's tensors need no gradient)
-        sim.save(rand_attn)
-        sim.save(sim.ids((middle, 3)))
+        sim.saved_with(probs, rand_attn, sim.made_by(sim.ids((middle, 3)), "aten.add"))  # the sliding diagonal
     else:
         sim.constant((middle, 3), 8, "aten.add")
     sim.end_scope(kernel, context, probs)
@@ -783,12 +786,13 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     # decides which blocks are read, never a shape: the sizes are deterministic. A decoder runs the same block-sparse
     # forward (the causal mask is made for original_full only; no cache is written: measured, the same storages and
     # peak as the encoder's); question answering's inputs are made from the ids first (step_question_inputs).
-    if not sim.grad_mode:
-        # The inference span (no graph): every release declared (BigBirdModel.forward's scope, the embeddings', each
-        # layer's: step_sparse_layer), so the forward is replayed exactly. Training keeps its bounds: the backward of
-        # the kernel (its views' copies, the gathers' scatters, the probability matrix's nodes) is not replayed yet.
-        sim.exact_lifetimes()
-        sim.exact_forward()
+    # Every release declared (BigBirdModel.forward's scope, the embeddings', each layer's: step_sparse_layer), so the
+    # forward is replayed exactly, and in training the kernel's backward node by node (its blocks' SelectBackward0 and
+    # slices' SliceBackward0 each a zero gradient of the whole blocked Q, K or V, the gathers' scatters, the in-place
+    # ``+=`` on the middle context, the probability matrix's unreached graph holding its indices: saved_with), both
+    # kinds of checkpointing too (the masks each layer takes by keyword kept by its frame or its partial).
+    sim.exact_lifetimes()
+    sim.exact_forward()
     given = step_question_inputs(sim, b, n, listed=True)[0] if kind == "ForQuestionAnswering" else None
     model = sim.scope()  # BigBirdModel.forward
     ones = None
@@ -808,15 +812,18 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
         # create_masks_for_block_sparse_attn: the band mask, a cat of three float32 slices and an einsum (a mul)
         m4 = padded // block - 4
         pad = sim.constant((b, m4, 3 * block), 4, "aten.cat")
-        sim.constant((b, m4, block, 3 * block), 4, "aten.mul")
+        band = sim.constant((b, m4, block, 3 * block), 4, "aten.mul")
         sim.release(pad)  # exp_blocked_to_pad, gone as create_band_mask_from_inputs returns
+        if sim.checkpointing:  # BigBirdEncoder passes band_mask and from/to/blocked masks (views of ``mask``) by keyword
+            for t in (band, mask):
+                sim.layer_argument(t, counted=False)
     for i in range(c["num_hidden_layers"]):
         y = sim.layer(step_sparse_layer(prefix, i, heads, act, block, rand, mask), x)
         if i:  # BigBirdEncoder rebinds hidden_states (the embeddings' output keeps BigBirdModel's name)
             sim.release(x)
         x = y
     full = x
-    seq = sim.narrow(x, 1, n) if padded > n else x  # sequence_output[:, :-padding_len]
+    seq = sim.slice_dim(x, 1, n) if padded > n else x  # sequence_output[:, :-padding_len] (SliceBackward0)
 
     def pool() -> T:
         dense = sim.linear(prefix + "pooler", sim.select(full, 1))
@@ -864,9 +871,8 @@ def step_check(inv: Inventory) -> None:
 KEYS = (activation_key("gelu_new"), *dropouts("hidden_dropout_prob", "attention_probs_dropout_prob"),
         classifier_dropout())
 #: ``buffers``: BERT's two (``position_ids``, ``token_type_ids``); the peak is given only where the program opts in
-#: (``original_full``, every class, a decoder too: :func:`step_full`; block-sparse attention's inference span, a
-#: decoder's too); block-sparse training keeps the proven bounds (every storage listed); question answering with
-#: block-sparse attention no claim (``sim.no_peak``).
+#: (``original_full``, every class, a decoder too: :func:`step_full`); block-sparse attention's too, inference and
+#: training (each node of the kernel's backward), either checkpointing, a decoder's and question answering's too.
 COSTS = CostModel(step_program, bert.absolute_positions(), check=step_check, keys=KEYS, buffers=position_buffers,
                   autocast=True, reentrant=True)
 #: The keys that shape no tensor but decide the attention a step runs: in the share link, so the panel costs

@@ -257,7 +257,7 @@ LIFETIME_FAMILIES += ("fnet", "nystromformer")  # the FFT's complex storages (Li
 LIFETIME_FAMILIES += ("squeezebert",)  # grouped 1×1 convolutions (ConvolutionBackward0), LoRA on them too
 LIFETIME_FAMILIES += ("convbert",)  # the span-based dynamic convolution (im2col), grouped linear layers
 LIFETIME_FAMILIES += ("mobilebert",)  # NoNorm, the trigram, stacked FFNs, the MLM head's [H, V] gradient kept
-LIFETIME_FAMILIES += ("big_bird",)  # original_full (LIFETIME_DRAW); block-sparse keeps its bounds
+LIFETIME_FAMILIES += ("big_bird",)  # original_full (LIFETIME_DRAW); block-sparse: test_big_bird_block_sparse_bounds
 LIFETIME_FAMILIES += ("deberta",)  # DebertaLayerNorm op by op, the fused Q/K/V split, talking heads
 LIFETIME_FAMILIES += ("ibert",)  # quant_mode false: IntLayerNorm op by op, each QuantAct's range update and buffer swap
 LIFETIME_FAMILIES += ("neomme",)  # its RMSNorm, partial rotary, exclusive self-attention and gate op by op
@@ -272,8 +272,8 @@ ACTIVATION_RANDOM = int(os.environ.get("PEAK_ACTIVATION_RANDOM", str(max(2, PER_
 
 def _big_bird_modelled(raw: dict[str, Any]) -> None:
     """BigBird's configurations its program models op by op (``big_bird.step_full``): full attention, a decoder's
-    (its causal mask, its key/value cache) and question answering's too, as drawn (block-sparse attention keeps its
-    bounds in training: checked by ``test_peak_equals_pytorch`` and ``test_big_bird_block_sparse_bounds``)."""
+    (its causal mask, its key/value cache) and question answering's too, as drawn (block-sparse attention, which
+    needs L past (5 + 2·r)·block, has its own draws: ``test_big_bird_block_sparse_bounds``)."""
     raw.update(attention_type="original_full")
 
 
@@ -1489,13 +1489,15 @@ def test_reformer_bounds_where_activations_weigh(architecture: str, dtype: str, 
 BIG_BIRD_SPARSE = int(os.environ.get("PEAK_BIG_BIRD_SPARSE", "6"))
 
 
-def big_bird_sparse_case(index: int, inference: bool = False, plain: bool = False) -> dict[str, Any] | None:
+def big_bird_sparse_case(index: int, inference: bool = False, plain: bool = False,
+                         layers: int | None = None) -> dict[str, Any] | None:
     """A drawn BigBird step that runs block-sparse attention (``big_bird.runs_block_sparse``): blocks of 1 to 3,
     1 to 3 random blocks, L past (5 + 2·r)·block (padded when the block does not divide it), a decoder every third
     (its forward is the encoder's: the causal mask is full attention's), the causal LM's and question answering's
     classes too (its inputs made from the ids); every other option as drawn (dtype, plan, checkpointing of both
     kinds), half with a wider vocabulary (B 1) so that the weights weigh. The optimizer is one the bound covers.
-    ``plain``: no plan, no checkpointing (every weight trains, the forward runs once)."""
+    ``plain``: no plan, no checkpointing (every weight trains, the forward runs once). ``layers``: that many layers
+    (0: the padding, the masks and the heads without the kernel)."""
     from calculator.families.big_bird import runs_block_sparse
 
     rng = random.Random(f"{SEED}-big_bird-sparse-{index}-{inference}")
@@ -1507,6 +1509,8 @@ def big_bird_sparse_case(index: int, inference: bool = False, plain: bool = Fals
         raw.update(attention_type="block_sparse", block_size=block, num_random_blocks=rand, add_cross_attention=False,
                    is_decoder=index % 3 == 2)
         raw["num_hidden_layers"] = raw["num_hidden_layers"] or rng.randint(1, 3)  # the kernel is what is checked
+        if layers is not None:
+            raw["num_hidden_layers"] = layers
         limit = (5 + 2 * rand) * block
         case["seq_len"] = n = rng.randint(limit + 1, limit + 3 * block)
         raw["max_position_embeddings"] = n + block + rng.randint(0, 4)
@@ -1566,10 +1570,11 @@ def test_big_bird_block_sparse_bounds() -> None:
     nothing keeps), so costs/peak.py's bound holds. Per drawn step: the engine's F (``simulate``'s storages) is at
     least every byte PyTorch allocates in the forward (the random plan, numpy's, changes which blocks are read, never
     a shape: the sizes are the same whatever it draws); the bound lies above the measured forward and backward, the
-    proven interval holds the measured peak, and a figure (the optimizer step's, past the bound) is the peak."""
+    proven interval holds the measured peak, and every step's figure is the measured peak, its phases' maxima too
+    (the kernel's backward replayed node by node, either checkpointing: issue 32/34, step 3)."""
     from calculator.costs.step import simulate
 
-    bounds = 0
+    bounds = exact = 0
     for index in range(BIG_BIRD_SPARSE):
         case = big_bird_sparse_case(index)
         assert case is not None, index
@@ -1579,8 +1584,19 @@ def test_big_bird_block_sparse_bounds() -> None:
         measured_total = sum(forward_allocations(case))
         assert total >= measured_total, (index, case["arch"], case["dtype"], total, measured_total)
         bounds += bool(case["costs"].peak.bound)
-        check_case(case)
+        exact += check_case(case)
     assert bounds == BIG_BIRD_SPARSE  # every drawn step is bounded (no refusal to prove nothing)
+    assert exact == BIG_BIRD_SPARSE  # and replayed: the figure is the measured peak (either checkpointing too)
+
+
+def test_big_bird_block_sparse_without_layers() -> None:
+    """Block-sparse BigBird with no layers (it still pads, and makes its masks): the training step's figure is the
+    measured peak, frozen embeddings too, whose active dropout's mask (no gradient: nothing keeps it) goes as the
+    dropout returns (``big_bird.dropout`` lists it only where the simulator did not make it)."""
+    for index in range(3):
+        case = big_bird_sparse_case(index + 2 * BIG_BIRD_SPARSE, layers=0)
+        assert case is not None, index
+        assert check_case(case), (index, case["costs"].peak.reason)
 
 
 def test_big_bird_block_sparse_storages_in_pytorchs_order() -> None:
