@@ -2562,12 +2562,16 @@ class LiveSim(Sim):
         dies with the math path's output (:attr:`hangs_on`; measured, L = 1 and one head). Returns the context
         [B, L, A, d], as ``sdpa_attention_forward`` does.
 
-        Not modelled (``argument``: the mask is the block's positional argument itself, a later T5 block's bias with one
-        position or one head, which ``.contiguous()`` does not copy): the forward's mask is then the checkpoint's
-        output needing a gradient, so even without a graph SDPA runs its math path there (measured: its products,
-        no flash kernel), and under autocast the recomputation's mask is a leaf whose bf16 copy autocast caches."""
+        ``argument``: the mask is the block's positional argument itself (a later T5 block's bias with one position or
+        one head, which ``.contiguous()`` does not copy): the forward's mask is then the checkpoint's output needing a
+        gradient, so even without a graph SDPA runs its math path there (measured: its products, no flash kernel),
+        replayed by :meth:`_sdpa_math_twice`. Not modelled (no figure): that case under autocast, where the
+        recomputation's mask is a leaf whose bf16 copy autocast caches."""
         if argument:
-            self.fail("reentrant checkpointing: SDPA's mask the block's argument itself")
+            if self.lower is not None:
+                self.fail("reentrant checkpointing: SDPA's mask the block's argument itself")
+            else:
+                return self._sdpa_math_twice(q, k, v, mask)
         first = self._next
         out = self.sdpa_math_replayed(q, k, v, mask)
         self.recompute_only.update(range(first + 1, self._next + 1))
@@ -2589,6 +2593,26 @@ class LiveSim(Sim):
         self.forward_only.add(lse.storage)
         for t in (lse, *([copy] if copy is not None else [])):
             self._die(t.storage, lse.storage)
+        return context
+
+    def _sdpa_math_twice(self, q: T, k: T, v: T, mask: T) -> T:
+        """:meth:`sdpa_split_by_reentrant` where the mask is the block's argument itself (one head or one position):
+        the forward, without a graph, runs SDPA's math path too (the mask needs a gradient: no flash kernel), its
+        products each gone as the next is made (:attr:`forward_only`), then the recomputation's, with a graph
+        (:attr:`recompute_only`). ``transpose(1, 2).contiguous()`` copies nothing in either: the forward's output,
+        the context the block goes on with, dies with the recomputation's (:attr:`hangs_on`), which this returns."""
+        first = self._next  # no graph: the same tensors as needing none
+        ahead = self.sdpa_math_replayed(*(T(t.shape, t.strides, t.storage, False, t.itemsize) for t in (q, k, v, mask)))
+        self.forward_only.update(range(first + 1, self._next + 1))
+        middle = self._next
+        out = self.sdpa_math_replayed(q, k, v, mask)
+        self.recompute_only.update(range(middle + 1, self._next + 1))
+        context = self.rebind(out, self.contiguous(self.transpose(out, 1, 2)))
+        if context.storage != out.storage or ahead.storage == out.storage:
+            self.fail("reentrant checkpointing: SDPA's mask the block's argument itself")
+            return context
+        self._die(ahead.storage, ahead.storage)
+        self.hangs_on[ahead.storage] = (out.storage, False)
         return context
 
     def _math_mask_add(self, scores: T, mask: T) -> T:
