@@ -2502,7 +2502,7 @@ class LiveSim(Sim):
                 self.release(cast)
         return self.end_scope(mark, out)
 
-    def sdpa_math_replayed(self, q: T, k: T, v: T, mask: T | None = None) -> T:
+    def sdpa_math_replayed(self, q: T, k: T, v: T, mask: T | None = None, cached: bool = False) -> T:
         """SDPA's math path op by op (T5's trained position bias as the mask; float32 or a bf16 model's, whose q, k and
         v it copies to float32 first (``ToCopyBackward0`` each), adds the bf16 mask promoting (:meth:`_math_mask_add`),
         makes its unused second output ``attn.to(bf16)`` and casts the float32 product back; no autocast; measured with
@@ -2510,7 +2510,9 @@ class LiveSim(Sim):
         ``kᵀ * √scale`` (a temporary of the product), each laid out as its input (``MulBackward1``: the gradient in
         the incoming one's layout); ``matmul`` (the reshapes' copies kept by ``BmmBackward0``); ``+ mask``
         (``AddBackward0``: the mask's gradient summed to its [1, A, L, L] shape); ``_safe_softmax`` (keeps its
-        output); ``matmul`` by V. Anything else: :meth:`sdpa_math` (not modelled)."""
+        output); ``matmul`` by V. Anything else: :meth:`sdpa_math` (not modelled). ``cached``: the mask is a leaf
+        needing a gradient (a reentrant block's argument in its recomputation), whose bf16 copy autocast caches to
+        the region's end (:attr:`cached`) instead of dropping it as SDPA returns."""
         origin = q.itemsize
         if self.lower is not None and mask is not None and q.itemsize == k.itemsize == v.itemsize == self.lower \
                 and mask.itemsize == 4 and self.lower == 2:
@@ -2519,6 +2521,8 @@ class LiveSim(Sim):
             mark = self.scope()
             with self._autocast_call():
                 mask = self.lowered(mask)
+            if cached:
+                self.cached.add(mask.storage)
             lower, self.lower = self.lower, None
             try:
                 out = self.sdpa_math_replayed(q, k, v, mask)
@@ -2565,15 +2569,13 @@ class LiveSim(Sim):
         ``argument``: the mask is the block's positional argument itself (a later T5 block's bias with one position or
         one head, which ``.contiguous()`` does not copy): the forward's mask is then the checkpoint's output needing a
         gradient, so even without a graph SDPA runs its math path there (measured: its products, no flash kernel),
-        replayed by :meth:`_sdpa_math_twice`. Not modelled (no figure): that case under autocast, where the
-        recomputation's mask is a leaf whose bf16 copy autocast caches."""
-        if argument:
-            if self.lower is not None:
-                self.fail("reentrant checkpointing: SDPA's mask the block's argument itself")
-            else:
-                return self._sdpa_math_twice(q, k, v, mask)
+        replayed by :meth:`_sdpa_math_twice`. Under autocast the forward casts that mask to bf16 (a copy needing no
+        gradient: the flash kernel, as above), but in the recomputation the mask is a leaf needing a gradient, whose
+        bf16 copy autocast caches until the recomputation's autocast region exits (measured: 22 bytes more there)."""
+        if argument and self.lower is None:
+            return self._sdpa_math_twice(q, k, v, mask)
         first = self._next
-        out = self.sdpa_math_replayed(q, k, v, mask)
+        out = self.sdpa_math_replayed(q, k, v, mask, cached=argument)
         self.recompute_only.update(range(first + 1, self._next + 1))
         copy: T | None = None
         if self.lower is not None and mask.itemsize != self.lower:
@@ -2602,7 +2604,8 @@ class LiveSim(Sim):
         (:attr:`recompute_only`). ``transpose(1, 2).contiguous()`` copies nothing in either: the forward's output,
         the context the block goes on with, dies with the recomputation's (:attr:`hangs_on`), which this returns."""
         first = self._next  # no graph: the same tensors as needing none
-        ahead = self.sdpa_math_replayed(*(T(t.shape, t.strides, t.storage, False, t.itemsize) for t in (q, k, v, mask)))
+        fq, fk, fv, fm = (T(t.shape, t.strides, t.storage, False, t.itemsize) for t in (q, k, v, mask))
+        ahead = self.sdpa_math_replayed(fq, fk, fv, fm)
         self.forward_only.update(range(first + 1, self._next + 1))
         middle = self._next
         out = self.sdpa_math_replayed(q, k, v, mask)

@@ -877,20 +877,31 @@ def test_reentrant_checkpointing_replayed_exactly(model_type: str) -> None:
 def test_reentrant_sdpa_mask_argument_replayed(model_type: str) -> None:
     """Issue 32: T5's and mT5's later blocks under SDPA and reentrant checkpointing with one position or one head: the
     bias argument is the mask itself (``.contiguous()`` copies nothing), which needs a gradient even in the forward
-    without a graph, so SDPA runs its math path there as in the recomputation (LiveSim._sdpa_math_twice). The drawn
-    reentrant SDPA case (at least two layers), then with one head and with L = 1: maxima and figure measured."""
+    without a graph, so SDPA runs its math path there as in the recomputation (LiveSim._sdpa_math_twice); under
+    bf16 autocast the forward casts it (the flash kernel) and the recomputation's mask is a leaf whose bf16 copy
+    autocast caches (LiveSim.sdpa_split_by_reentrant). The drawn reentrant SDPA case (at least two layers), with one
+    head and with L = 1, each without autocast (a feed-forward 2 wide: the forward's maximum then lies in the
+    attention, where the forward's own math output lives on) and under it (its embeddings and blocks frozen but the
+    last: the backward's maximum then lies in that block's recomputation, which the cached copy raises): maxima and
+    figure measured."""
     phases: dict[str, int] = {}
     case = checkpointing_case(model_type, 0, "reentrant", "sdpa")
     assert case is not None
     for heads, length in ((1, case["seq_len"]), (case["inv"].config["num_heads"], 1)):
-        raw = dict(case["raw"], num_heads=heads, num_layers=max(2, case["inv"].config["num_layers"]))
-        one = dict(case, raw=raw, seq_len=length)
-        inv, plan = planned(one)
-        one["costs"] = costs.compute(inv, costs.settings(one["batch"], length, one["dtype"], one["optimizer"],
-                                                         "reentrant", "sdpa"), plan)
-        one["inv"], one["plan"] = inv, plan
-        assert check_checkpointed(one, phases), (one["raw"], one["costs"].peak.reason)
-    assert sum(phases.values()) == 2, phases
+        for mixed in (False, True):
+            raw = dict(case["raw"], num_heads=heads, num_layers=max(2, case["inv"].config["num_layers"]))
+            one = dict(case, raw=raw, seq_len=length, autocast=mixed, dtype="fp32" if mixed else case["dtype"])
+            if mixed:
+                one.update(plan="freeze", freeze=(True, raw["num_layers"] - 1, False))
+            else:
+                raw["d_ff"] = 2
+            inv, plan = planned(one)
+            one["costs"] = costs.compute(inv, costs.settings(one["batch"], length, one["dtype"], one["optimizer"],
+                                                             "reentrant", "sdpa", autocast="bf16" if mixed else None),
+                                         plan)
+            one["inv"], one["plan"] = inv, plan
+            assert check_checkpointed(one, phases), (one["raw"], mixed, one["costs"].peak.reason)
+    assert sum(phases.values()) == 4, phases
 
 
 #: Families left out of the op-by-op SDPA test below (none: ModernVBERT's bf16 training steps, which kept their bounds
