@@ -340,6 +340,8 @@ class LiveSim(Sim):
         #: storages only that recomputation makes (:func:`replay_forward` skips them): :meth:`_leaf_copy`.
         self.forward_only: set[int] = set()
         self.recompute_only: set[int] = set()
+        #: Nodes outside every reentrant block that one block's nested backward runs (:meth:`run_by_one_block`).
+        self.nested_outside: set[int] = set()
 
     # -- bookkeeping
 
@@ -1280,6 +1282,7 @@ class LiveSim(Sim):
                     self.edge[id(a)] = outer[id(a)]  # type: ignore[assignment]
         last = len(self.nodes)
         inside = set(range(leaf, last)) | set(self.accumulators.values())
+        inside |= self.nested_outside
         if any(j is not None and j not in inside for node in self.nodes[leaf + 1:last] for j in node.nexts):
             self.fail("reentrant checkpointing: a block's graph reaching outside it")
         if any(not (first < t.storage <= self._next) and all(t is not a for a in args) for t in (out, *extras)) \
@@ -1294,6 +1297,15 @@ class LiveSim(Sim):
         wrapped = T(out.shape, out.strides, out.storage, True, out.itemsize)
         return self._node("CheckpointFunctionBackward", [self._edge(x), *(self._edge(a) for a in args)],
                           lambda bw, g: _reentrant_backward(self, k, bw, g, got), wrapped)
+
+    def run_by_one_block(self, t: T) -> None:
+        """``t``'s node (computed before the layers) is reached by one reentrant layer only, through a keyword argument
+        (``partial``'s: not detached), and by nothing else the loss reaches: that layer's nested backward runs it
+        (and what it leads to) as part of its own graph task, the outer backward never does (DeBERTa-v2's relative
+        LayerNorm with one layer; with more, the second layer's backward finds it freed and PyTorch raises)."""
+        j = self.edge.get(id(t))
+        if j is not None:
+            self.nested_outside.add(j)
 
     def positional_arguments(self, *ts: T, counted: bool = True) -> None:
         """Under reentrant checkpointing, the next layer's positional tensor arguments besides its input
