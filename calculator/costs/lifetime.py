@@ -340,6 +340,8 @@ class LiveSim(Sim):
         #: storages only that recomputation makes (:func:`replay_forward` skips them): :meth:`_leaf_copy`.
         self.forward_only: set[int] = set()
         self.recompute_only: set[int] = set()
+        #: Nodes outside every reentrant block that one block's nested backward runs (:meth:`run_by_one_block`).
+        self.nested_outside: set[int] = set()
 
     # -- bookkeeping
 
@@ -1280,6 +1282,7 @@ class LiveSim(Sim):
                     self.edge[id(a)] = outer[id(a)]  # type: ignore[assignment]
         last = len(self.nodes)
         inside = set(range(leaf, last)) | set(self.accumulators.values())
+        inside |= self.nested_outside
         if any(j is not None and j not in inside for node in self.nodes[leaf + 1:last] for j in node.nexts):
             self.fail("reentrant checkpointing: a block's graph reaching outside it")
         if any(not (first < t.storage <= self._next) and all(t is not a for a in args) for t in (out, *extras)) \
@@ -1294,6 +1297,15 @@ class LiveSim(Sim):
         wrapped = T(out.shape, out.strides, out.storage, True, out.itemsize)
         return self._node("CheckpointFunctionBackward", [self._edge(x), *(self._edge(a) for a in args)],
                           lambda bw, g: _reentrant_backward(self, k, bw, g, got), wrapped)
+
+    def run_by_one_block(self, t: T) -> None:
+        """``t``'s node (computed before the layers) is reached by one reentrant layer only, through a keyword argument
+        (``partial``'s: not detached), and by nothing else the loss reaches: that layer's nested backward runs it
+        (and what it leads to) as part of its own graph task, the outer backward never does (DeBERTa-v2's relative
+        LayerNorm with one layer; with more, the second layer's backward finds it freed and PyTorch raises)."""
+        j = self.edge.get(id(t))
+        if j is not None:
+            self.nested_outside.add(j)
 
     def positional_arguments(self, *ts: T, counted: bool = True) -> None:
         """Under reentrant checkpointing, the next layer's positional tensor arguments besides its input
@@ -2510,7 +2522,7 @@ class LiveSim(Sim):
                 self.release(cast)
         return self.end_scope(mark, out)
 
-    def sdpa_math_replayed(self, q: T, k: T, v: T, mask: T | None = None) -> T:
+    def sdpa_math_replayed(self, q: T, k: T, v: T, mask: T | None = None, cached: bool = False) -> T:
         """SDPA's math path op by op (T5's trained position bias as the mask; float32 or a bf16 model's, whose q, k and
         v it copies to float32 first (``ToCopyBackward0`` each), adds the bf16 mask promoting (:meth:`_math_mask_add`),
         makes its unused second output ``attn.to(bf16)`` and casts the float32 product back; no autocast; measured with
@@ -2518,7 +2530,9 @@ class LiveSim(Sim):
         ``kᵀ * √scale`` (a temporary of the product), each laid out as its input (``MulBackward1``: the gradient in
         the incoming one's layout); ``matmul`` (the reshapes' copies kept by ``BmmBackward0``); ``+ mask``
         (``AddBackward0``: the mask's gradient summed to its [1, A, L, L] shape); ``_safe_softmax`` (keeps its
-        output); ``matmul`` by V. Anything else: :meth:`sdpa_math` (not modelled)."""
+        output); ``matmul`` by V. Anything else: :meth:`sdpa_math` (not modelled). ``cached``: the mask is a leaf
+        needing a gradient (a reentrant block's argument in its recomputation), whose bf16 copy autocast caches to
+        the region's end (:attr:`cached`) instead of dropping it as SDPA returns."""
         origin = q.itemsize
         if self.lower is not None and mask is not None and q.itemsize == k.itemsize == v.itemsize == self.lower \
                 and mask.itemsize == 4 and self.lower == 2:
@@ -2527,6 +2541,8 @@ class LiveSim(Sim):
             mark = self.scope()
             with self._autocast_call():
                 mask = self.lowered(mask)
+            if cached:
+                self.cached.add(mask.storage)
             lower, self.lower = self.lower, None
             try:
                 out = self.sdpa_math_replayed(q, k, v, mask)
@@ -2570,14 +2586,16 @@ class LiveSim(Sim):
         dies with the math path's output (:attr:`hangs_on`; measured, L = 1 and one head). Returns the context
         [B, L, A, d], as ``sdpa_attention_forward`` does.
 
-        Not modelled (``argument``: the mask is the block's positional argument itself, a later T5 block's bias with one
-        position or one head, which ``.contiguous()`` does not copy): the forward's mask is then the checkpoint's
-        output needing a gradient, so even without a graph SDPA runs its math path there (measured: its products,
-        no flash kernel), and under autocast the recomputation's mask is a leaf whose bf16 copy autocast caches."""
-        if argument:
-            self.fail("reentrant checkpointing: SDPA's mask the block's argument itself")
+        ``argument``: the mask is the block's positional argument itself (a later T5 block's bias with one position or
+        one head, which ``.contiguous()`` does not copy): the forward's mask is then the checkpoint's output needing a
+        gradient, so even without a graph SDPA runs its math path there (measured: its products, no flash kernel),
+        replayed by :meth:`_sdpa_math_twice`. Under autocast the forward casts that mask to bf16 (a copy needing no
+        gradient: the flash kernel, as above), but in the recomputation the mask is a leaf needing a gradient, whose
+        bf16 copy autocast caches until the recomputation's autocast region exits (measured: 22 bytes more there)."""
+        if argument and self.lower is None:
+            return self._sdpa_math_twice(q, k, v, mask)
         first = self._next
-        out = self.sdpa_math_replayed(q, k, v, mask)
+        out = self.sdpa_math_replayed(q, k, v, mask, cached=argument)
         self.recompute_only.update(range(first + 1, self._next + 1))
         copy: T | None = None
         if self.lower is not None and mask.itemsize != self.lower:
@@ -2597,6 +2615,27 @@ class LiveSim(Sim):
         self.forward_only.add(lse.storage)
         for t in (lse, *([copy] if copy is not None else [])):
             self._die(t.storage, lse.storage)
+        return context
+
+    def _sdpa_math_twice(self, q: T, k: T, v: T, mask: T) -> T:
+        """:meth:`sdpa_split_by_reentrant` where the mask is the block's argument itself (one head or one position):
+        the forward, without a graph, runs SDPA's math path too (the mask needs a gradient: no flash kernel), its
+        products each gone as the next is made (:attr:`forward_only`), then the recomputation's, with a graph
+        (:attr:`recompute_only`). ``transpose(1, 2).contiguous()`` copies nothing in either: the forward's output,
+        the context the block goes on with, dies with the recomputation's (:attr:`hangs_on`), which this returns."""
+        first = self._next  # no graph: the same tensors as needing none
+        fq, fk, fv, fm = (T(t.shape, t.strides, t.storage, False, t.itemsize) for t in (q, k, v, mask))
+        ahead = self.sdpa_math_replayed(fq, fk, fv, fm)
+        self.forward_only.update(range(first + 1, self._next + 1))
+        middle = self._next
+        out = self.sdpa_math_replayed(q, k, v, mask)
+        self.recompute_only.update(range(middle + 1, self._next + 1))
+        context = self.rebind(out, self.contiguous(self.transpose(out, 1, 2)))
+        if context.storage != out.storage or ahead.storage == out.storage:
+            self.fail("reentrant checkpointing: SDPA's mask the block's argument itself")
+            return context
+        self._die(ahead.storage, ahead.storage)
+        self.hangs_on[ahead.storage] = (out.storage, False)
         return context
 
     def _math_mask_add(self, scores: T, mask: T) -> T:

@@ -416,6 +416,11 @@ def step_encoder(sim: Sim, inv: Inventory, prefix: str, x: T, mask: T) -> T:
                 # Reentrant checkpointing runs one backward per layer through this LayerNorm, computed once
                 # before the layers: the second finds its saved tensors freed and PyTorch raises.
                 raise CalcError("costs_checkpointing_fails", module=e + "LayerNorm")
+            if sim.checkpointing and sim.reentrant and rel.grad and live:  # one layer: its nested backward runs it
+                from ..costs.lifetime import LiveSim
+
+                if isinstance(sim, LiveSim):
+                    sim.run_by_one_block(rel)
         if not reads_table(c):  # no term reads it: no .grad
             sim.used.discard(e + "rel_embeddings.weight")
             sim.used.discard(e + "LayerNorm.weight")

@@ -242,7 +242,8 @@ def _reentrant_sdpa(sim: Sim, q: T, k: T, v: T, mask: T, argument: bool) -> T:
     plain tape counts the math path and ``transpose(1, 2).contiguous()``'s copy (the recomputation's graph); the
     lifetime simulator also replays the forward's flash kernel (:meth:`~calculator.costs.lifetime.LiveSim.
     sdpa_split_by_reentrant`). ``argument``: the mask is a later block's bias argument itself (one position or one
-    head: ``.contiguous()`` copies nothing), not replayed there."""
+    head: ``.contiguous()`` copies nothing), which needs a gradient in the forward too: the math path there as well
+    (replayed; not under autocast, whose cached copy of that leaf is not modelled)."""
     from ..costs.lifetime import LiveSim
 
     if isinstance(sim, LiveSim):
