@@ -148,16 +148,12 @@ def test_inference_peak_equals_pytorch(model_type: str) -> None:
     assert figures > 0 or PER_FAMILY < 2, model_type
 
 
-@pytest.mark.parametrize("model_type", [mt for mt in PEAK_FAMILIES if mt not in EXACT])
-def test_inference_bounds_hold(model_type: str) -> None:
-    """Families without an exact forward: the measured peak lies within the proven bounds."""
-    checked = 0
-    for index in range(max(PER_FAMILY // 3, 1)):
-        case = inference_case(model_type, index)
-        if case is not None:
-            check_peak(case)
-            checked += 1
-    assert checked > 0 or PER_FAMILY < 3, model_type
+def test_every_family_replays_its_inference_span() -> None:
+    """Every family with a peak replays its inference span tensor by tensor (Reformer, the last one bounded, since its
+    LSH and local attention were listed storage by storage): each is in EXACT, so test_inference_peak_equals_pytorch
+    draws it; the configs a family's program does not replay (PARTIAL's) keep bounds, which check_peak measures
+    there. A family added with bounds only must say so here."""
+    assert [mt for mt in PEAK_FAMILIES if mt not in EXACT] == []
 
 
 @pytest.mark.parametrize("model_type", COVERED)

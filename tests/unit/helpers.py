@@ -1,7 +1,8 @@
 """Shared by the unit tests (standard library only: they also run inside Pyodide), and data the browser tests reuse."""
 from __future__ import annotations
 
-from typing import Any, Callable
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator
 
 from calculator.errors import CalcError
 
@@ -15,6 +16,18 @@ def expect_error(code: str, fn: Callable[..., Any], *args: Any, **kwargs: Any) -
         assert exc.message("en") and exc.message("zh") and exc.message("en") != exc.message("zh"), code
         return exc
     raise AssertionError(f"expected {code}")
+
+
+@contextmanager
+def patched(owner: Any, name: str, value: Any) -> Iterator[None]:
+    """``owner.name`` set to ``value`` inside the block, restored after it: pytest's ``monkeypatch`` for tests that
+    also run inside Pyodide, whose runner passes no fixtures."""
+    old = getattr(owner, name)
+    setattr(owner, name, value)
+    try:
+        yield
+    finally:
+        setattr(owner, name, old)
 
 
 #: bert-base-uncased's config.json as published on the Hugging Face Hub.

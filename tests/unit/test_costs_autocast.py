@@ -9,7 +9,7 @@ from __future__ import annotations
 from calculator import costs
 from calculator.build import build
 
-from .helpers import expect_error
+from .helpers import expect_error, patched
 
 #: H = 16, two heads of 8, I = 32, V = 50, one layer, BERT's defaults otherwise (dropout 0.1, GELU, pooler).
 TINY = {"model_type": "bert", "hidden_size": 16, "num_hidden_layers": 1, "num_attention_heads": 2,
@@ -94,7 +94,7 @@ def test_settings_are_checked() -> None:
     expect_error("costs_mixed_precision", costs.settings, 1, 8, "fp32", "adamw", False, autocast="fp16")
 
 
-def test_a_family_not_checked_under_autocast_is_refused(monkeypatch) -> None:
+def test_a_family_not_checked_under_autocast_is_refused() -> None:
     """A family whose step is not matched under autocast (``CostModel.autocast`` False) is refused, never costed as
     fp32. Every family's step is matched now (or refused in its own words where PyTorch raises), so BERT's cost model
     is declared unmatched here."""
@@ -103,9 +103,10 @@ def test_a_family_not_checked_under_autocast_is_refused(monkeypatch) -> None:
     from calculator.costs import step
 
     real = step.cost_model
-    monkeypatch.setattr(step, "cost_model", lambda inv: replace(real(inv), autocast=False))
     inv = build({"model_type": "bert"}, "BertModel")
-    exc = expect_error("costs_autocast_family", costs.compute, inv, costs.settings(1, 8, "fp32", "adamw", False, autocast="bf16"))
+    with patched(step, "cost_model", lambda inv: replace(real(inv), autocast=False)):
+        exc = expect_error("costs_autocast_family", costs.compute, inv,
+                           costs.settings(1, 8, "fp32", "adamw", False, autocast="bf16"))
     assert "bert" in exc.message("en")
 
 

@@ -8,12 +8,14 @@ optimizer, ``aten.div``) and every family the peak covers on random configs.
 """
 from __future__ import annotations
 
-import pytest
+from typing import Any
 
 from calculator import costs
 from calculator.build import build
 from calculator.costs.peak import Item, optimizer_peak
 from calculator.presets import get_preset
+
+from .helpers import patched
 
 F32, INT64 = 4, 8
 V, H, I, P, T, LAYERS = 30522, 768, 3072, 512, 2, 12
@@ -61,7 +63,7 @@ def test_reentrant_checkpointing_figure() -> None:
     assert d["memory"]["peak"] == c.peak.bytes and d.get("peak_note") is None
 
 
-def one_layer_deberta_v3(monkeypatch: pytest.MonkeyPatch):
+def unreplayed_one_layer_deberta_v3(s: Any) -> Any:
     """DeBERTa-v3-base with one layer: under reentrant checkpointing its relative LayerNorm, computed once before the
     layers and read by the layer, is run by that layer's nested backward too, outside the block. The engine replays
     that (``LiveSim.run_by_one_block``, proven by tests/crosscheck/test_peak_engine.py); here it is declared away, so
@@ -69,15 +71,15 @@ def one_layer_deberta_v3(monkeypatch: pytest.MonkeyPatch):
     replay (every real one is some family's open gap, closed sooner or later)."""
     from calculator.costs.lifetime import LiveSim
 
-    monkeypatch.setattr(LiveSim, "run_by_one_block", lambda self, t: None)
     config = dict(get_preset("microsoft/deberta-v3-base").config, num_hidden_layers=1)
-    return build(config)
+    with patched(LiveSim, "run_by_one_block", lambda self, t: None):
+        return costs.compute(build(config), s)
 
 
-def test_unreplayed_checkpointing_keeps_its_bounds(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A reentrant checkpointed step the engine does not replay (:func:`one_layer_deberta_v3`): no figure, the proven
+def test_unreplayed_checkpointing_keeps_its_bounds() -> None:
+    """A reentrant checkpointed step the engine does not replay (:func:`unreplayed_one_layer_deberta_v3`): no figure, the proven
     interval only: the optimizer step's live set below, the bound on the forward and the backward above."""
-    c = costs.compute(one_layer_deberta_v3(monkeypatch), costs.settings(32, 128, checkpointing="reentrant"))
+    c = unreplayed_one_layer_deberta_v3(costs.settings(32, 128, checkpointing="reentrant"))
     assert c.peak.bytes is None and c.peak.note == "peak_not_modelled" and c.peak.bound > 0
     d = c.to_dict()
     assert d["memory"]["peak"] is None and d["peak_at"] is None and d["peak_note"]["code"] == "peak_not_modelled"
@@ -232,10 +234,10 @@ def test_cli_peak_and_fit() -> None:
     assert code == 2 and err.startswith("error: peak_budget_below_weights: 显存预算")
 
 
-def test_no_figure_says_why_in_both_languages(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_no_figure_says_why_in_both_languages() -> None:
     from calculator.views.costs import peak_line
 
-    cases = ((costs.compute(one_layer_deberta_v3(monkeypatch), costs.settings(1, 8, optimizer="sgd", checkpointing="reentrant")),
+    cases = ((unreplayed_one_layer_deberta_v3(costs.settings(1, 8, optimizer="sgd", checkpointing="reentrant")),
               "plain SGD",
               "不带动量的 SGD"),
              (costs.compute(bert_base(), costs.settings(1, 8, optimizer="adafactor")), "Adafactor", "Adafactor"))
