@@ -619,11 +619,7 @@ def step_sparse_question_head(sim: Sim, seq: T, act: str) -> list[T]:
     sim.release(out, total)
     out = sim.end_scope(output, normed)
     sim.release(inner)
-    logits = sim.end_scope(mark, sim.rebind(out, sim.linear("qa_classifier.qa_outputs", out)))
-    scaled = sim.constant((*logits.shape[:-1], 1), 4, "aten.mul")
-    logits = sim.rebind(logits, sim.minus_mask(logits, scaled, promoted=True))
-    sim.release(scaled)
-    return sim.split_columns(logits)
+    return _question_logits(sim, mark, out)
 
 
 def step_question_head(sim: Sim, seq: T) -> list[T]:
@@ -638,6 +634,13 @@ def step_question_head(sim: Sim, seq: T) -> list[T]:
         sim.release(h)
     out = bert.self_output(sim, "qa_classifier.output.", inner, seq, sim.drops("hidden_dropout_prob"))
     sim.release(inner)
+    return _question_logits(sim, mark, out)
+
+
+def _question_logits(sim: Sim, mark: Any, out: T) -> list[T]:
+    """The question-answering head's end, alike for both attentions: ``qa_outputs`` (the head's scope ends with it),
+    ``logits - logits_mask * 1e6`` (the product float32, so a bf16 model's logits are promoted) and the split's two
+    contiguous columns."""
     logits = sim.end_scope(mark, sim.rebind(out, sim.linear("qa_classifier.qa_outputs", out)))
     scaled = sim.constant((*logits.shape[:-1], 1), 4, "aten.mul")
     logits = sim.rebind(logits, sim.minus_mask(logits, scaled, promoted=True))
