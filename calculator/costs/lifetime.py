@@ -1149,24 +1149,10 @@ class LiveSim(Sim):
             with self._autocast_call():
                 v, k, q = self.lowered(v), self.lowered(k), self.lowered(q)
         lower, self.lower = self.lower, None  # autocast is off inside the operation
-        model = self.itemsize
         try:
-            origin = q.itemsize
-            if origin != 4:
-                q, k, v = self.to_dtype(q, 4), self.to_dtype(k, 4), self.to_dtype(v, 4)
-            self.itemsize = 4  # every product and the softmax float32, whatever the model's dtype
-            scaled_q = self.scalar(q)
-            scaled_k = self.scalar(self.transpose(k, 2, 3))
-            scores = self.bmm(scaled_q, scaled_k)
-            self.release(scaled_k)
-            probs = self.rebind(scores, self.made_by(self.keep_output(scores), "aten._safe_softmax"))
-            if origin != 4:
-                self.fresh(probs.shape, "aten._to_copy", origin)
-            out = self.bmm(probs, v)
-            if origin != 4:
-                out = self.rebind(out, self.to_dtype(out, origin))
+            out = self._sdpa_math_body(q, k, v)
         finally:
-            self.lower, self.itemsize = lower, model
+            self.lower = lower
         return self.end_scope(mark, out)
 
     # -- XLM's and FlauBERT's operations (measured with the backward ledger: tests/crosscheck/peak_measure.py)
@@ -2552,6 +2538,12 @@ class LiveSim(Sim):
         if self.lower is not None or origin not in (2, 4) or not q.shape[-1] == k.shape[-1] == v.shape[-1] or (
                 mask is not None and mask.itemsize != origin):
             return self.sdpa_math(q, k, v, mask)
+        return self._sdpa_math_body(q, k, v, mask)
+
+    def _sdpa_math_body(self, q: T, k: T, v: T, mask: T | None = None) -> T:
+        """``_scaled_dot_product_attention_math`` itself, autocast off (:meth:`sdpa_math_replayed`'s nodes; V may be
+        narrower than Q and K: :meth:`_sdpa_math_unmasked`)."""
+        origin = q.itemsize
         mark = self.scope()  # _scaled_dot_product_attention_math: its locals go as it returns
         if origin != 4:  # a bf16 model's q, k, v computed in float32 (query_acc, key_acc, value_acc: locals)
             q, k, v = self.to_dtype(q, 4), self.to_dtype(k, 4), self.to_dtype(v, 4)
