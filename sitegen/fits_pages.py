@@ -157,6 +157,19 @@ def replayed_families(lang: str, attention: str = "eager", autocast: str | None 
     return join_all([pick(FAMILIES[mt].title, lang) for mt in _replayed(attention, autocast, checkpointing)], lang)
 
 
+def autocast_refused_families(lang: str) -> str:
+    """The families whose training step PyTorch itself cannot run under bf16 autocast for their first preset: the
+    cost model's own ``autocast_fails`` (the engine refuses those steps with ``costs_forward_fails``, each refusal
+    proven by tests/crosscheck/test_costs_autocast.py making PyTorch raise), never listed by hand."""
+    from calculator.families import FAMILIES
+    from calculator.i18n import join_all, pick
+
+    found = [family for family in sorted(FAMILIES.values(), key=lambda f: f.rank)
+             if family.costs is not None and family.costs.autocast_fails is not None and family.presets
+             and family.costs.autocast_fails(family.presets[0].config)]
+    return join_all([pick(family.title, lang) for family in found], lang)
+
+
 @lru_cache(maxsize=None)
 def _replayed(attention: str, autocast: str | None, checkpointing: str | None) -> tuple[str, ...]:
     """The model types :func:`replayed_families` lists, asked once per setting for both languages: each family's first
@@ -192,5 +205,5 @@ def context() -> dict[str, Any]:
     from calculator import options
 
     return {"fit_case": fit_case, "largest_batch": largest_batch, "peak_bounds": cv.peak_bounds,
-            "timeline_figure": timeline_figure, "embed_case": embed_case, "replayed_families": replayed_families, "embed_time": embed_time,
+            "timeline_figure": timeline_figure, "embed_case": embed_case, "replayed_families": replayed_families, "autocast_refused_families": autocast_refused_families, "embed_time": embed_time,
             "tflops_default": options.TFLOPS.default, "cuda_block": BLOCK}

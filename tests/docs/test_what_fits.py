@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import re
 
 import pytest
 
@@ -231,3 +232,38 @@ def test_the_mixed_precision_rows_are_the_clis(site: Site, lang: str):
         assert costs["mixed_precision"] == "bf16"
         parts = sum(costs["memory"][k] for k in ("weights", "gradients", "optimizer", "activations"))
         assert row[1:] == [fmt(parts), peak_cell(costs, lang)] + [VERDICT[lang][v] for v in verdicts], (preset, row)
+
+
+def test_the_families_pytorch_cannot_run_under_autocast_are_the_clis(site: Site, tmp_path):
+    """The page's sentence names exactly the families whose first preset the CLI refuses under ``--mixed-precision
+    bf16`` as a forward that fails (``costs_forward_fails``; that PyTorch raises there is proven per drawn config by
+    tests/crosscheck/test_costs_autocast.py). X-MOD's preset names no language, which the CLI asks for first: it is
+    run with its first adapter's."""
+    from calculator.families import FAMILIES
+    from calculator.i18n import pick
+
+    refused = []
+    for family in FAMILIES.values():
+        if family.costs is None or not family.presets:
+            continue
+        config = dict(family.presets[0].config)
+        if family.model_type == "xmod":
+            config["default_language"] = config["languages"][0]
+        path = tmp_path / f"{family.model_type}.json"
+        path.write_text(json.dumps(config), encoding="utf-8")
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+            status = calculator_cli.main(["--config", str(path), "--batch", "1", "--seq-len", "8",
+                                          "--mixed-precision", "bf16", "--format", "json"])
+        if status and json.loads(out.getvalue())["error"]["code"] == "costs_forward_fails":
+            refused.append(family)
+    assert {f.model_type for f in refused} >= {"deberta", "xmod"}  # the two the crosscheck proves today
+    for lang in LANGS:
+        words = {"en": r"PyTorch\s+itself\s+cannot\s+run\s+(.+?)\s+under\s+bf16\s+autocast",
+                 "zh": r"。([^。]+?)\s*在\s*bf16\s+autocast\s*下\s*PyTorch\s*本身就跑不起来"}[lang]
+        found = re.search(words, site.page("what-fits.md", lang).text, re.S)
+        assert found, lang
+        sentence = found.group(1)
+        named = {f.model_type for f in FAMILIES.values()
+                 if re.search(rf"(?<![\w-]){re.escape(pick(f.title, lang))}(?![\w-])", sentence)}
+        assert named == {f.model_type for f in refused}, (lang, sentence)
