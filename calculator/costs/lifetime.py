@@ -290,8 +290,6 @@ class LiveSim(Sim):
         self._view_bases: dict[int, int] = {}
         #: Storages saved by nodes the loss never reaches (:meth:`unused`): freed with the forward's locals.
         self.unreached: set[int] = set()
-        #: Of those, the ones whose branch Python drops before the forward returns: the allocation they die after.
-        self.unreached_deaths: dict[int, int] = {}
         #: Storages saved only by the nodes of a :meth:`discarded` branch -> (the branch's output, whether its nodes held
         #: a non-reentrant checkpoint's holders instead): they die with that output (:func:`_deaths`).
         self.hangs_on: dict[int, tuple[int, bool]] = {}
@@ -1507,10 +1505,6 @@ class LiveSim(Sim):
             node.saved = []
         self.accumulators = accumulators
         return out
-
-    def unreached_dropped(self) -> None:
-        for s in self.unreached:
-            self.unreached_deaths.setdefault(s, self._next)
 
     def discarded(self, fn: Callable[[], T]) -> T:
         """A branch the loss never reaches whose output Python drops inside the forward (DeBERTa's ``pos_dropout`` of
@@ -4122,7 +4116,6 @@ def replay_forward(sim: LiveSim, keep: set[int], start_items: Sequence[Item], ph
     keep = keep | sim.outlive  # held by the outputs (a decoder's cache): live when the forward has returned
     # What an unreached node saved (:meth:`LiveSim.unused`) lives with the graph until the forward returns.
     death = _deaths(sim, keep | sim.unreached)
-    death.update(sim.unreached_deaths)  # a branch dropped before (LiveSim.unreached_dropped): its graph with it
     sizes = {s: n for s, n in sim.storages.items() if n and s != sim.input_ids and s not in sim.recompute_only}
     sizes.update(sim.extra)
     start = sum(i.bytes for i in start_items)

@@ -254,11 +254,6 @@ class Sim(Ops):
         self.used = used
         return out
 
-    def unreached_dropped(self) -> None:
-        """The branches :meth:`unused` made are dropped here, before the forward returns (MPNet's position bias with
-        no layer to read it, a local of its encoder): what their nodes saved goes with them. Only the lifetime
-        simulator uses it."""
-
     def discarded(self, fn: Callable[[], T]) -> T:
         """A branch the loss never reaches whose output Python drops inside the forward (DeBERTa's relative table
         when no term reads it): to the FLOPs and the activations the same as :meth:`unused`; the op-by-op engine

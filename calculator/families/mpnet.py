@@ -180,8 +180,9 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     heads = c["num_attention_heads"]
     encoder = sim.scope()  # MPNetEncoder.forward: ``position_bias`` named until it returns
     layers = c["num_hidden_layers"]
-    # With no layer the bias is computed but never read: its graph (the lookup's saved buckets) goes with the encoder.
-    bias = step_position_bias(sim, prefix, b, n, heads) if layers else sim.unused(
+    # With no layer the bias is computed but never read: its graph (the lookup's saved buckets) goes with it, a local
+    # of the encoder.
+    bias = step_position_bias(sim, prefix, b, n, heads) if layers else sim.discarded(
         lambda: step_position_bias(sim, prefix, b, n, heads))
     for i in range(c["num_hidden_layers"]):
         y = step_layer(sim, f"{prefix}encoder.layer.{i}.", x, heads, bias)
@@ -189,10 +190,6 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
             sim.release(x)  # hidden_states = layer_outputs[0]
         x = y
     x = sim.end_scope(encoder, x)
-    if not layers:
-        sim.unreached_dropped()
-    if not c["num_hidden_layers"]:  # computed, kept, but no loss depends on it: the table gets no .grad
-        sim.used.discard(prefix + "encoder.relative_attention_bias.weight")
     pooled = bert.step_pooler(sim, prefix, x) if inv.pooler else None
     sim.end_scope(model, x, *([pooled] if pooled is not None else []))
     return roberta.step_heads(sim, inv, x, pooled, dropout_key="hidden_dropout_prob")

@@ -1692,7 +1692,7 @@ def test_funnel_lora_on_a_strided_post_proj(autocast: bool) -> None:
 def test_mpnet_without_layers_drops_the_unread_bias(autocast: bool) -> None:
     """MPNet with num_hidden_layers 0: its encoder still computes the relative position bias (the bucket table's
     lookup saving the buckets) but no loss reads it; the bias and its graph go as the encoder returns
-    (``Sim.unreached_dropped``). The step's maxima are LiveBytes' to the byte and the figure is the peak."""
+    (``Sim.discarded``: with the encoder's local). The step's maxima are LiveBytes' to the byte and the figure is the peak."""
     rng = random.Random(f"{SEED}-mpnet-no-layers-{autocast}")
     for _ in range(40):
         case = draw(rng, "mpnet")
