@@ -36,7 +36,9 @@ test_big_bird_block_sparse_bounds``, whose drawn steps then check the figure): e
 either kind the masks every layer takes by keyword (``band_mask``, and ``from_mask``/``to_mask``/
 ``blocked_encoder_mask``, views of the padded mask) are kept by its frame or its ``partial``. Question answering's
 inputs made from the ids are listed; a decoder with block-sparse attention runs the encoder's forward, and is
-replayed as it is.
+replayed as it is. Without layers the padding and the masks are still made (the band mask too, held by
+``BigBirdModel.forward`` to its end), so that step is replayed under bf16 autocast as well: no kernel runs, the masks
+stay float32, and only the pooler's and heads' Linears take autocast's copies (with layers PyTorch fails, below).
 
 The backward as measured (``peak_measure.backward_ledger``, B 2, L 18, block 2, one random block): 288 autograd
 nodes a layer, 16 of them ``AccumulateGrad``: 28 ``SelectBackward0`` and 13 ``SliceBackward0`` (the backward's
@@ -796,6 +798,8 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     # kinds of checkpointing too (the masks each layer takes by keyword kept by its frame or its partial).
     sim.exact_lifetimes()
     sim.exact_forward()
+    if c["num_hidden_layers"] == 0:  # no kernel: under bf16 autocast only the pooler's and heads' Linears change
+        sim.exact_autocast()  # (their bf16 copies, as full attention's); the masks stay float32 (measured)
     given = step_question_inputs(sim, b, n, listed=True)[0] if kind == "ForQuestionAnswering" else None
     model = sim.scope()  # BigBirdModel.forward
     ones = None
@@ -811,13 +815,15 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     heads, act = c["num_attention_heads"], c["hidden_act"]
     # torch.ones((B, L)) in float32, padded: block-sparse's from_mask (a full-attention path: a constant, never read)
     mask = padded_mask or ones or sim.constant((b, padded), 4)
-    if sparse and c["num_hidden_layers"] > 0:
+    if sparse:  # with no layers too: BigBirdModel.forward makes the masks whatever its encoder holds (measured)
         # create_masks_for_block_sparse_attn: the band mask, a cat of three float32 slices and an einsum (a mul)
         m4 = padded // block - 4
         pad = sim.constant((b, m4, 3 * block), 4, "aten.cat")
         band = sim.constant((b, m4, block, 3 * block), 4, "aten.mul")
         sim.release(pad)  # exp_blocked_to_pad, gone as create_band_mask_from_inputs returns
-        if sim.checkpointing:  # BigBirdEncoder passes band_mask and from/to/blocked masks (views of ``mask``) by keyword
+        # BigBirdEncoder passes band_mask and from/to/blocked masks (views of ``mask``) by keyword to each layer (none
+        # without layers: nothing but BigBirdModel.forward's names keeps them)
+        if sim.checkpointing and c["num_hidden_layers"]:
             for t in (band, mask):
                 sim.layer_argument(t, counted=False)
     for i in range(c["num_hidden_layers"]):

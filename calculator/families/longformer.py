@@ -22,7 +22,11 @@ tokens from the separators in the ids: its cost depends on the tokens, and is re
 Peak (issue 32/34): LongformerModel, ForMaskedLM, ForTokenClassification and ForSequenceClassification (its first
 token's global attention: the gathers, index_put_ and the empty fills' CopySlices) replay the step op by op (the
 inference span's forward, every node of the backward as measured: :func:`_train_attention`), checkpointed or not;
-LoRA on a strided Linear (B > 1, float32) keeps its bounds.
+LoRA on a strided Linear (B > 1: the transposed hidden states, the unpadded slice) too, in float32, bf16 and under
+autocast: peft's base layer on ``at::linear``'s matmul path, the adapters folding the input (a copy kept by
+``lora_A``'s node; ``x.to(float32)`` keeping a dense view's strides in a bf16 model), as
+:meth:`~calculator.costs.lifetime.LiveSim.linear` models it (measured: 36 drawn LoRA steps at B 2-4, every target,
+both checkpointings, each phase's maximum LiveBytes'; the drawn cross-checks reach it in all three).
 Under bf16 autocast (weights float32) the same replay holds: the projections' bf16 outputs make the scores, chunks,
 pads, tables and masks bf16 (``type_as(query_vectors)``, ``type_as(attn_scores)``), the softmax float32 between, and
 a strided ``nn.Linear`` casts its bias, weight and input first (:meth:`~calculator.costs.lifetime.LiveSim.
@@ -1126,8 +1130,8 @@ def _train_context(sim: Any, probs: T, v: T, w: int) -> T:
 
 def _project(sim: Any, module: str, x: T) -> T:
     """``nn.Linear`` on the transposed hidden states or the strided slice (:meth:`~calculator.costs.lifetime.LiveSim.
-    linear_strided`); under LoRA (float32, no autocast) peft's Linear with that base layer, its adapters folding the
-    strided input (a copy), as measured; LoRA otherwise on a strided input keeps the bounds."""
+    linear_strided`); under LoRA peft's Linear with that base layer, its adapters folding the strided input (a copy),
+    as measured (float32 asks for it here; bf16 and autocast reach the same path through ``linear_strided``)."""
     if module in sim.lora and len(x.shape) == 3 and not is_contiguous(x) and x.itemsize == 4 and sim.lower is None:
         return sim.linear(module, x, strided=True)
     return sim.linear_strided(module, x)

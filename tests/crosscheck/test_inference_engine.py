@@ -410,6 +410,20 @@ def test_big_bird_block_sparse_inference_exact() -> None:
         sim, _ = simulate(case["inv"], case["costs"].settings, None, inference=True)
         assert sum(sim.storages.values()) >= sum(forward_allocations(case, inference=True)), index
         assert check_peak(case), index
+
+
+def test_big_bird_block_sparse_without_layers_under_autocast() -> None:
+    """Block-sparse BigBird with no layers under bf16 autocast (weights float32), the inference span: the padding, the
+    float32 masks (the band mask held to BigBirdModel.forward's end) and the pooler's and heads' Linears with their
+    bf16 copies; each drawn case gives a figure, the measured peak (the drawn autocast cases run full attention)."""
+    from .test_peak_engine import BIG_BIRD_SPARSE, big_bird_sparse_case
+
+    for index in range(3):
+        case = big_bird_sparse_case(index + 2 * BIG_BIRD_SPARSE, inference=True, layers=0, autocast=True)
+        assert case is not None, index
+        assert check_peak(case), (index, case["costs"].peak.reason)
+
+
 def test_longformer_self_attention_locals_go_before_its_output() -> None:
     """``LongformerSelfAttention.forward``'s locals (Q, K, V, the masks, the probabilities) are freed as it returns,
     before ``LongformerSelfOutput``'s dense (measured with LiveBytes). A wide layer (H 64, one head) with a window of
