@@ -405,21 +405,30 @@ def step_encoder(sim: Sim, inv: Inventory, prefix: str, x: T) -> T:
     dropout.
 
     Each layer's forward runs without a graph; the backward runs the feed-forward block, then the attention,
-    again with a graph on inputs that need a gradient (``requires_grad = True``), and their backward."""
+    again with a graph on inputs that need a gradient (``requires_grad = True``), and their backward. Each layer's two
+    runs are one of :attr:`Sim.blocks` (the peak's bound counts the largest layer's, not every layer's); what
+    outlives a run (the streams, the buckets) is listed before it, outside."""
     b, n, h = x.shape
     grad = x.grad
     streams = sim.new((b, n, 2 * h), grad)
     used = set(sim.used)
-    for i, kind in enumerate(layer_kinds(inv.config)):
+    c = inv.config
+    for i, kind in enumerate(layer_kinds(c)):
         p = f"{prefix}encoder.layers.{i}."
         sim.grad_mode = False
+        # Outside the layer's block (they outlive its runs): the two residual sums, the next layer's inputs until it
+        # returns; the backward's two differences and two gradient sums (backward_pass), the previous layer's inputs;
+        # an LSH layer's buckets [B, A, R·L] (int64), which all_buckets keeps until the backward has run the layer.
+        scratch(sim, [(b * n * h, scratch_size(sim), 6)])
+        if kind == "lsh" and n > c["lsh_attn_chunk_length"]:
+            scratch(sim, [(b * c["num_attention_heads"] * c["num_hashes"] * n, 8, 1)])
+        first = sim._next
         half = sim.new((b, n, h), False)
         step_attention(sim, inv, kind, p, half, hashing=True)
         step_feed_forward(sim, p, half)
-        # The two residual sums; the backward's two differences and two gradient sums (backward_pass).
-        scratch(sim, [(b * n * h, scratch_size(sim), 6)])
         sim.grad_mode = True
         if not grad:
+            sim.blocks.append((first, sim._next))
             continue
         start = T((b, n, h), (n * h, h, 1), sim.new((b, n, h), True).storage, True, sim.itemsize)
         for fn in (lambda s, t, p=p: step_feed_forward(s, p, t),
@@ -428,6 +437,10 @@ def step_encoder(sim: Sim, inv: Inventory, prefix: str, x: T) -> T:
             for row in rows:
                 if row.op != "save":
                     sim.tape.append(Row(row.module, row.op, 0, row.forward + row.backward))
+        # One layer runs at a time, in the forward (no graph: its storages gone as it returns) and in the backward (its
+        # rerun with a graph, freed by backward_pass before the previous layer's): the peak's bound counts the largest
+        # layer's two runs, as a checkpointed block's (:attr:`Sim.blocks`), not every layer's.
+        sim.blocks.append((first, sim._next))
     if not grad:
         sim.used = used  # no gradient reaches the layers: their parameters end the step without one
     else:
@@ -556,7 +569,8 @@ def mask_buffers(inv: Inventory) -> list[tuple[str, tuple[int, ...], int]]:
 
 
 #: ``buffers``: the training step's peak is bounded (:mod:`calculator.costs.peak`), not replayed op by op (the layers'
-#: storages the tape does not list are counted by :func:`scratch`, generously): its maximum lies in
+#: storages the tape does not list are counted by :func:`scratch`, generously, one layer's at a time: its two runs a
+#: block of :attr:`Sim.blocks`, as a checkpointed layer's): its maximum lies in
 #: ``_ReversibleFunctionBackward``, each layer's forward rerun with a graph and its own backward run inside the outer
 #: one. The inference span is replayed storage by storage (:func:`inference_program`), eager and under autocast.
 COSTS = CostModel(program, lambda c: c["max_position_embeddings"], check=step_check, checkpointing=False, autocast=True,
