@@ -413,13 +413,16 @@ def step_encoder(sim: Sim, inv: Inventory, prefix: str, x: T) -> T:
     streams = sim.new((b, n, 2 * h), grad)
     used = set(sim.used)
     c = inv.config
+    cache = int(bool(c.get("use_cache", True))
+                and inv.arch.task in (Task.MODEL, Task.LM_HEAD_MODEL, Task.SEQUENCE_CLASSIFICATION))
     for i, kind in enumerate(layer_kinds(c)):
         p = f"{prefix}encoder.layers.{i}."
         sim.grad_mode = False
         # Outside the layer's block (they outlive its runs): the two residual sums, the next layer's inputs until it
         # returns; the backward's two differences and two gradient sums (backward_pass), the previous layer's inputs;
-        # an LSH layer's buckets [B, A, R·L] (int64), which all_buckets keeps until the backward has run the layer.
-        scratch(sim, [(b * n * h, scratch_size(sim), 6)])
+        # an LSH layer's buckets [B, A, R·L] (int64), which all_buckets keeps until the backward has run the layer;
+        # with the cache (use_cache, in training too), the LayerNorm's output it keeps to the class's forward's end.
+        scratch(sim, [(b * n * h, scratch_size(sim), 6 + cache)])
         if kind == "lsh" and n > c["lsh_attn_chunk_length"]:
             scratch(sim, [(b * c["num_attention_heads"] * c["num_hashes"] * n, 8, 1)])
         first = sim._next
