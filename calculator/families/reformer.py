@@ -427,8 +427,8 @@ def step_encoder(sim: Sim, inv: Inventory, prefix: str, x: T) -> T:
             scratch(sim, [(b * c["num_attention_heads"] * c["num_hashes"] * n, 8, 1)])
         first = sim._next
         half = sim.new((b, n, h), False)
-        step_attention(sim, inv, kind, p, half, hashing=True)
-        step_feed_forward(sim, p, half)
+        # The layer's forward without a graph, as the inference span describes it (with training's dropouts)
+        _inference_layer(sim, inv, kind, p, half, half, False, training=True)
         sim.grad_mode = True
         if not grad:
             sim.blocks.append((first, sim._next))
@@ -703,8 +703,20 @@ def _merge_heads(sim: Sim, out: T) -> T:
     return sim.rebind(out, merged)
 
 
-def _inference_local(sim: Sim, c: Mapping[str, Any], a: str, h: T) -> T:
-    """``LocalSelfAttention.forward`` on the LayerNorm's output ``h``."""
+def _dropped(sim: Sim, t: T, training: bool) -> T:
+    """``nn.functional.dropout`` in training (whatever its probability: a bound's storages, never fewer): the mask
+    (``empty_like``, then ``bernoulli_`` and ``div_`` in place) and the product, the mask dropped after it and the name
+    rebound (measured in the reversible layers' forward: ``empty_like``, ``mul``); in ``model.eval()`` the input."""
+    if not training:
+        return t
+    mask = sim.fresh(t.shape, "aten.empty_like", t.itemsize)
+    out = sim.fresh(t.shape, "aten.mul", t.itemsize)
+    sim.release(mask)
+    return sim.rebind(t, out)
+
+
+def _inference_local(sim: Sim, c: Mapping[str, Any], a: str, h: T, training: bool = False) -> T:
+    """``LocalSelfAttention.forward`` on the LayerNorm's output ``h`` (``training``: the probabilities' dropout)."""
     mark = sim.scope()
     b, n, _ = h.shape
     heads, d = c["num_attention_heads"], c["attention_head_size"]
@@ -727,6 +739,7 @@ def _inference_local(sim: Sim, c: Mapping[str, Any], a: str, h: T) -> T:
     dots = sim.bmm(q, sim.transpose(k, -1, -2))
     sim.release(q, k)  # del query_vectors, key_vectors
     probs, _, dots = _masked_softmax(sim, dots, bool(c["is_decoder"]), False, True)
+    probs = _dropped(sim, probs, training)
     out = sim.bmm(probs, v)
     sim.release(v)  # del value_vectors
     out = sim.reshape(out, (b, heads, n, d))  # flatten(2, 3): a view
@@ -775,9 +788,9 @@ def _hash_vectors(sim: Sim, c: Mapping[str, Any], qk: T) -> T:
     return sim.end_scope(mark, out)
 
 
-def _inference_lsh(sim: Sim, c: Mapping[str, Any], a: str, h: T) -> tuple[T, T | None]:
+def _inference_lsh(sim: Sim, c: Mapping[str, Any], a: str, h: T, training: bool = False) -> tuple[T, T | None]:
     """``LSHSelfAttention.forward`` on the LayerNorm's output ``h``: its output and the buckets (None when
-    L ≤ chunk length: every query attends every key, no hashing)."""
+    L ≤ chunk length: every query attends every key, no hashing); ``training``: the probabilities' dropout."""
     mark = sim.scope()
     b, n, _ = h.shape
     heads, d = c["num_attention_heads"], c["attention_head_size"]
@@ -844,6 +857,7 @@ def _inference_lsh(sim: Sim, c: Mapping[str, Any], a: str, h: T) -> tuple[T, T |
         _adjacent(sim, sim.reshape(per_hash, (b, heads, rounds * n // chunk, chunk)), before, after)
     probs, logits, dots = _masked_softmax(sim, dots, bool(c["is_decoder"]), True, False)
     sim.release(dots)  # del query_key_dots
+    probs = _dropped(sim, probs, training)
     out = sim.bmm(probs, values)
     sim.end_scope(attend, out, logits, probs)
     sim.release(k, v)  # del key_vectors, value_vectors
@@ -870,21 +884,26 @@ def _inference_lsh(sim: Sim, c: Mapping[str, Any], a: str, h: T) -> tuple[T, T |
 
 
 def _inference_layer(sim: Sim, inv: Inventory, kind: str, p: str, attn: T, hidden: T,
-                     cache: bool) -> tuple[T, T, list[T]]:
+                     cache: bool, training: bool = False) -> tuple[T, T, list[T]]:
     """``ReformerLayer.forward`` under no_grad: the attention block (LayerNorm, self-attention, output dense) added
     to the previous attention output, the feed-forward block added to the hidden states; the attention's output
     and its dense's die as it returns. Also returned: what outlives it, the buckets (``_ReversibleFunction`` collects
-    them in ``all_buckets``) and, with ``cache``, the LayerNorm's output (the cache's states)."""
+    them in ``all_buckets``) and, with ``cache``, the LayerNorm's output (the cache's states).
+
+    The one description of a layer's forward: the inference span's, and with ``training`` the training step's first
+    run of each layer (``_ReversibleFunction.forward``, also under no_grad), which adds the dropouts (the attention's
+    probabilities, ReformerSelfOutput's, the feed-forward's two: :func:`_dropped`) and, for an activation the
+    simulator does not model, one new tensor and generous temporaries (:func:`scratch`: only the bound reads them)."""
     c = inv.config
     layer = sim.scope()
     a = p + "attention."
     block = sim.scope()  # ReformerAttention.forward
     h = sim.layer_norm(a + "layer_norm", hidden)
     if kind == "lsh":
-        context, buckets = _inference_lsh(sim, c, a, h)
+        context, buckets = _inference_lsh(sim, c, a, h, training)
     else:
-        context, buckets = _inference_local(sim, c, a, h), None
-    dense = sim.linear(a + "output.dense", context)
+        context, buckets = _inference_local(sim, c, a, h, training), None
+    dense = _dropped(sim, sim.linear(a + "output.dense", context), training)
     kept = [t for t in (h, buckets) if t is not None] if cache else ([buckets] if buckets is not None else [])
     sim.end_scope(block, dense, *kept)
     # prev_attn_output + attn_output (under autocast the float32 stream plus the bf16 dense: promoted to float32)
@@ -892,12 +911,17 @@ def _inference_layer(sim: Sim, inv: Inventory, kind: str, p: str, attn: T, hidde
     f = p + "feed_forward."
     ff = sim.scope()  # forward_chunk
     normed = sim.layer_norm(f + "layer_norm", attn)
-    x = sim.linear(f + "dense.dense", normed)
+    x = _dropped(sim, sim.linear(f + "dense.dense", normed), training)
     # ACT2FN[hidden_act] (relu: a new tensor); the dense's output and the LayerNorm's (forward_chunk's name, rebound
     # as ReformerFeedForwardDense returns) die after it
-    x = sim.rebind(x, sim.activation(c.get("hidden_act", "relu"), x))
+    act = c.get("hidden_act", "relu")
+    if act in INFERENCE_ACTIVATIONS:
+        x = sim.rebind(x, sim.activation(act, x))
+    else:  # (training only: the inference span with another activation runs the step's program for its bounds)
+        scratch(sim, [(x.numel, scratch_size(sim), 4)])
+        x = sim.rebind(x, sim.fresh(x.shape, "aten.mul", x.itemsize))
     sim.release(normed)
-    x = sim.rebind(x, sim.linear(f + "output.dense", x))
+    x = _dropped(sim, sim.rebind(x, sim.linear(f + "output.dense", x)), training)
     sim.end_scope(ff, x)
     hidden = sim.fresh(hidden.shape, "aten.add", max(hidden.itemsize, x.itemsize))  # hidden_states + feed_forward(...)
     sim.release(x)
