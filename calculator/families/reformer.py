@@ -296,10 +296,9 @@ def scratch(sim: Sim, sizes: list[tuple[int, int, int]]) -> None:
     how many such storages: each its own, so that rounding every storage up to 512 bytes is bounded too),
     listed so that the peak's bounds count them (:attr:`Ops.storages`; nothing is kept, no FLOP, no row).
 
-    Why: the reversible layers run without a graph, so the program models only their products; the sorting, the
-    masks, the gathers, the softmax's pieces and the dropouts' noise are storages all the same, live for a while
-    in the forward and again in the backward's rerun. Each is listed once per run, generously (a copy ``matmul``
-    may not make, both ``where``s of a mask), so that the bound can only be too high, never too low."""
+    Why: the training step is bounded, not replayed: the storages the plain simulator's tape does not make are
+    listed here, generously, so that the bound can only be too high, never too low (the streams and buckets that
+    outlive a layer, the embeddings' noise and copies, what :func:`layer_storages` adds to a layer's description)."""
     for numel, size, count in sizes:
         for _ in range(count if numel else 0):
             sim.new((numel,), False, size)
@@ -311,52 +310,12 @@ def scratch_size(sim: Sim) -> int:
     return 4 if sim.lower else sim.itemsize
 
 
-def attention_scratch(sim: Sim, c: Mapping[str, Any], kind: str, b: int, n: int, hashing: bool) -> None:
-    """What ``LSHSelfAttention`` / ``LocalSelfAttention`` allocate besides the projections, the context and the
-    output (:func:`scratch`), for one run of the layer's attention on [B, L, H].
-
-    With R hashing rounds (1 for local attention and when L ≤ chunk), chunk c and K keys per query: q = B·A·R·L
-    query rows, vectors q·d, logits q·K. Per run: the copies of Q, K, V (``repeat``, ``gather``, the chunked
-    ``reshape``s, ``_look_adjacent``'s ``cat``s, ``matmul``'s contiguous copies), the length normalisation, eight
-    logit-sized floats (the product, two ``where``s, ``logsumexp``'s difference, the difference, ``exp``, the
-    dropout's noise and output) and three logit-sized booleans, ``ReverseSort``'s gathers and the rounds'
-    combination, the merged heads, and the int64 indices (``arange``, the stable ``argsort`` and its undo,
-    ``% L``). ``hashing``: the first forward also draws the rotations and takes the ``argmax`` per bucket factor."""
-    heads, d = c["num_attention_heads"], c["attention_head_size"]
-    s, i8 = scratch_size(sim), 8
-    chunk = chunk_length(c, kind)
-    rounds, keys, windows = 1, n, 1
-    if n > chunk:
-        before = c["lsh_num_chunks_before"] if kind == "lsh" else c["local_num_chunks_before"]
-        after = c["lsh_num_chunks_after"] if kind == "lsh" else c["local_num_chunks_after"]
-        rounds = c["num_hashes"] if kind == "lsh" else 1
-        windows = 1 + before + after
-        keys = chunk * windows
-    rows = b * heads * rounds * n
-    vectors, wide = rows * d, rows * d * max(windows, 1)
-    logits = rows * keys
-    base = b * heads * n * d
-    sizes = [(b * n, 4, 2), (vectors, s, 3 + 4 + 3 + 2 * windows + 1 + 1 + 3), (rows, s, 3 + 5 + 1 + 4),
-             (wide, s, 2), (logits, s, 8), (logits, 1, 3), (base, s, 3), (rows, i8, 2 + windows + 9), (rows * windows, i8, 1),
-             (n, i8, 2), (rounds, i8, 2), (rounds * n, i8, 2)]
-    if kind == "lsh" and hashing and n > chunk:
-        buckets = c["num_buckets"]
-        factors = 1 if buckets is None or isinstance(buckets, int) else len(buckets)
-        if buckets is None:
-            factors = 2  # _set_num_buckets may pick two factors
-        rotation = buckets_rotation(c, n)
-        half = b * heads * rounds * n * (rotation // 2 + 1)
-        sizes += [(heads * d * rounds * (rotation // 2 + 1), s, 2), (base, s, 1), (half, s, 3 * factors + 2),
-                  (rows, i8, 3 * factors + 3), (rounds, i8, 2)]
-    scratch(sim, sizes)
-
-
-def step_attention(sim: Sim, inv: Inventory, kind: str, p: str, x: T, hashing: bool) -> T:
-    """``ReformerAttention``: LayerNorm, the projections (no biases), the two attention products, the output
-    projection. With L > chunk length the queries attend their chunk and ``*_num_chunks_before``/``after`` chunks
-    around it (LSH: per hashing round, after sorting by bucket; ``hashing``: the first forward also rotates the
-    keys, ``einsum`` 2·B·A·L·d·rounds·rotation/2, on detached vectors; the backward's run reuses the buckets);
-    with L ≤ chunk length every query attends every key."""
+def step_attention(sim: Sim, inv: Inventory, kind: str, p: str, x: T) -> T:
+    """``ReformerAttention`` as the backward's rerun runs it, for its rows (FLOPs both ways): LayerNorm, the
+    projections (no biases), the two attention products, the output projection. With L > chunk length the queries
+    attend their chunk and ``*_num_chunks_before``/``after`` chunks around it (LSH: per hashing round, after sorting
+    by the buckets the first run kept: no rotation again); with L ≤ chunk length every query attends every key. The
+    rerun's other storages: :func:`rerun_storages`."""
     c = inv.config
     b, n, _ = x.shape
     heads, d = c["num_attention_heads"], c["attention_head_size"]
@@ -374,29 +333,47 @@ def step_attention(sim: Sim, inv: Inventory, kind: str, p: str, x: T, hashing: b
         before = c["lsh_num_chunks_before"] if kind == "lsh" else c["local_num_chunks_before"]
         after = c["lsh_num_chunks_after"] if kind == "lsh" else c["local_num_chunks_after"]
         keys = chunk * (1 + before + after)
-        if kind == "lsh" and hashing and d > 1:  # with d = 1 einsum multiplies instead: no product counted
-            sim.record("bmm", 2 * b * heads * n * d * rounds * (buckets_rotation(c, n) // 2))
     flops = 2 * b * heads * rounds * n * d * keys
     products(sim, flops, grad)  # Q·Kᵀ
     products(sim, flops, grad)  # probabilities · V
-    attention_scratch(sim, c, kind, b, n, hashing)
-    if not hashing:  # the backward's rerun: its gradients pass through as many storages again
-        attention_scratch(sim, c, kind, b, n, False)
     context = sim.new((b, n, heads * d), grad)
-    out = sim.linear(a + "output.dense", context)
-    scratch(sim, [(b * n * x.shape[2], scratch_size(sim), 2)])  # ReformerSelfOutput's dropout: noise, output
-    return out
+    return sim.linear(a + "output.dense", context)
 
 
 def step_feed_forward(sim: Sim, p: str, x: T) -> T:
-    """``ChunkReformerFeedForward``: LayerNorm, dense (its activation and dropout keep nothing here), output."""
+    """``ChunkReformerFeedForward`` as the backward's rerun runs it, for its rows: LayerNorm, dense, activation,
+    output (the rerun's other storages: :func:`rerun_storages`)."""
     f = p + "feed_forward."
     h = sim.linear(f + "dense.dense", sim.layer_norm(f + "layer_norm", x))
-    out = sim.linear(f + "output.dense", sim.pointwise(h))
-    b, n, width = x.shape
-    # Not on the tape: LayerNorm's mean and 1/std, both dropouts' noise and output, a chunked forward's cat.
-    scratch(sim, [(b * n, 4, 2), (h.numel, scratch_size(sim), 2), (b * n * width, scratch_size(sim), 3)])
-    return out
+    return sim.linear(f + "output.dense", sim.pointwise(h))
+
+
+def layer_storages(sim: Sim, inv: Inventory, kind: str, p: str, x: T) -> None:
+    """The storages of one run of a reversible layer's forward on the stream ``x`` ([B, L, H]), for the peak's
+    bound: the layer as :func:`_inference_layer` describes it (with training's dropouts), and what the plain
+    simulator's operations leave out there that the op-by-op replay makes: each LayerNorm's mean and 1/std (float32
+    [B, L, 1], two LayerNorms), ``gelu_new``'s seven temporaries, and a chunked feed-forward's ``cat`` (B·L·H)."""
+    c = inv.config
+    b, n, h = x.shape
+    _inference_layer(sim, inv, kind, p, x, x, False, training=True)
+    act = 7 if c.get("hidden_act", "relu") == "gelu_new" else 0
+    scratch(sim, [(b * n, 4, 4), (b * n * c["feed_forward_size"], scratch_size(sim), act),
+                  (b * n * h, scratch_size(sim), 1)])
+
+
+def rerun_storages(sim: Sim, inv: Inventory, kind: str, p: str, x: T) -> None:
+    """The storages of the backward's rerun of a layer (the feed-forward then the attention, with a graph): the same
+    operations make the same storages as the first run (the rerun skips only the hashing), so :func:`layer_storages`
+    lists them again, its rows dropped (the rerun's FLOPs are :func:`step_feed_forward`'s and
+    :func:`step_attention`'s). With the first run's, they also bound the rerun's gradients pending in its nested
+    backward (at most one per tensor), as a checkpointed block's two runs do (:func:`calculator.costs.peak.before_optimizer_bound`)."""
+    rows, grad = len(sim.tape), sim.grad_mode
+    sim.grad_mode = False
+    try:
+        layer_storages(sim, inv, kind, p, x)
+    finally:
+        sim.grad_mode = grad
+        del sim.tape[rows:]
 
 
 def step_encoder(sim: Sim, inv: Inventory, prefix: str, x: T) -> T:
@@ -428,18 +405,19 @@ def step_encoder(sim: Sim, inv: Inventory, prefix: str, x: T) -> T:
         first = sim._next
         half = sim.new((b, n, h), False)
         # The layer's forward without a graph, as the inference span describes it (with training's dropouts)
-        _inference_layer(sim, inv, kind, p, half, half, False, training=True)
+        layer_storages(sim, inv, kind, p, half)
         sim.grad_mode = True
         if not grad:
             sim.blocks.append((first, sim._next))
             continue
         start = T((b, n, h), (n * h, h, 1), sim.new((b, n, h), True).storage, True, sim.itemsize)
         for fn in (lambda s, t, p=p: step_feed_forward(s, p, t),
-                   lambda s, t, p=p, kind=kind: step_attention(s, inv, kind, p, t, False)):
+                   lambda s, t, p=p, kind=kind: step_attention(s, inv, kind, p, t)):
             rows, _ = sim.replay(fn, start)
             for row in rows:
                 if row.op != "save":
                     sim.tape.append(Row(row.module, row.op, 0, row.forward + row.backward))
+        rerun_storages(sim, inv, kind, p, start)
         # One layer runs at a time, in the forward (no graph: its storages gone as it returns) and in the backward (its
         # rerun with a graph, freed by backward_pass before the previous layer's): the peak's bound counts the largest
         # layer's two runs, as a checkpointed block's (:attr:`Sim.blocks`), not every layer's.
@@ -571,9 +549,9 @@ def mask_buffers(inv: Inventory) -> list[tuple[str, tuple[int, ...], int]]:
     return out
 
 
-#: ``buffers``: the training step's peak is bounded (:mod:`calculator.costs.peak`), not replayed op by op (the layers'
-#: storages the tape does not list are counted by :func:`scratch`, generously, one layer's at a time: its two runs a
-#: block of :attr:`Sim.blocks`, as a checkpointed layer's): its maximum lies in
+#: ``buffers``: the training step's peak is bounded (:mod:`calculator.costs.peak`), not replayed op by op (each layer's
+#: two runs listed as the inference span describes the layer, :func:`layer_storages`, one layer's at a time: a block
+#: of :attr:`Sim.blocks`, as a checkpointed layer's): its maximum lies in
 #: ``_ReversibleFunctionBackward``, each layer's forward rerun with a graph and its own backward run inside the outer
 #: one. The inference span is replayed storage by storage (:func:`inference_program`), eager and under autocast.
 COSTS = CostModel(program, lambda c: c["max_position_embeddings"], check=step_check, checkpointing=False, autocast=True,
