@@ -682,9 +682,10 @@ def _merge_heads(sim: Sim, out: T) -> T:
 
 
 def _dropped(sim: Sim, t: T, training: bool) -> T:
-    """``nn.functional.dropout`` in training (whatever its probability: a bound's storages, never fewer): the mask
-    (``empty_like``, then ``bernoulli_`` and ``div_`` in place) and the product, the mask dropped after it and the name
-    rebound (measured in the reversible layers' forward: ``empty_like``, ``mul``); in ``model.eval()`` the input."""
+    """``nn.functional.dropout`` in training (``training``: and a probability above 0, or one not read: then a
+    bound's storages, never fewer): the mask (``empty_like``, then ``bernoulli_`` and ``div_`` in place) and the
+    product, the mask dropped after it and the name rebound (measured in the reversible layers' forward:
+    ``empty_like``, ``mul``; nothing at probability 0); in ``model.eval()`` the input."""
     if not training:
         return t
     mask = sim.fresh(t.shape, "aten.empty_like", t.itemsize)
@@ -881,7 +882,10 @@ def _inference_layer(sim: Sim, inv: Inventory, kind: str, p: str, attn: T, hidde
         context, buckets = _inference_lsh(sim, c, a, h, training)
     else:
         context, buckets = _inference_local(sim, c, a, h, training), None
-    dense = _dropped(sim, sim.linear(a + "output.dense", context), training)
+    # the hidden dropouts (hidden_dropout_prob, a step key: none at 0, measured); the probabilities' (LSH's and local
+    # attention's own probabilities, not read) always, a bound's storages
+    hidden_drop = training and sim.drops("hidden_dropout_prob")
+    dense = _dropped(sim, sim.linear(a + "output.dense", context), hidden_drop)
     kept = [t for t in (h, buckets) if t is not None] if cache else ([buckets] if buckets is not None else [])
     sim.end_scope(block, dense, *kept)
     # prev_attn_output + attn_output (under autocast the float32 stream plus the bf16 dense: promoted to float32)
@@ -889,7 +893,7 @@ def _inference_layer(sim: Sim, inv: Inventory, kind: str, p: str, attn: T, hidde
     f = p + "feed_forward."
     ff = sim.scope()  # forward_chunk
     normed = sim.layer_norm(f + "layer_norm", attn)
-    x = _dropped(sim, sim.linear(f + "dense.dense", normed), training)
+    x = _dropped(sim, sim.linear(f + "dense.dense", normed), hidden_drop)
     # ACT2FN[hidden_act] (relu: a new tensor); the dense's output and the LayerNorm's (forward_chunk's name, rebound
     # as ReformerFeedForwardDense returns) die after it
     act = c.get("hidden_act", "relu")
@@ -899,7 +903,7 @@ def _inference_layer(sim: Sim, inv: Inventory, kind: str, p: str, attn: T, hidde
         scratch(sim, [(x.numel, scratch_size(sim), 4)])
         x = sim.rebind(x, sim.fresh(x.shape, "aten.mul", x.itemsize))
     sim.release(normed)
-    x = _dropped(sim, sim.rebind(x, sim.linear(f + "output.dense", x)), training)
+    x = _dropped(sim, sim.rebind(x, sim.linear(f + "output.dense", x)), hidden_drop)
     sim.end_scope(ff, x)
     hidden = sim.fresh(hidden.shape, "aten.add", max(hidden.itemsize, x.itemsize))  # hidden_states + feed_forward(...)
     sim.release(x)
