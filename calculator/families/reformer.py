@@ -296,10 +296,9 @@ def scratch(sim: Sim, sizes: list[tuple[int, int, int]]) -> None:
     how many such storages: each its own, so that rounding every storage up to 512 bytes is bounded too),
     listed so that the peak's bounds count them (:attr:`Ops.storages`; nothing is kept, no FLOP, no row).
 
-    Why: the reversible layers run without a graph, so the program models only their products; the sorting, the
-    masks, the gathers, the softmax's pieces and the dropouts' noise are storages all the same, live for a while
-    in the forward and again in the backward's rerun. Each is listed once per run, generously (a copy ``matmul``
-    may not make, both ``where``s of a mask), so that the bound can only be too high, never too low."""
+    Why: the training step is bounded, not replayed: the storages the plain simulator's tape does not make are
+    listed here, generously, so that the bound can only be too high, never too low (the streams and buckets that
+    outlive a layer, the embeddings' noise and copies, what :func:`layer_storages` adds to a layer's description)."""
     for numel, size, count in sizes:
         for _ in range(count if numel else 0):
             sim.new((numel,), False, size)
@@ -311,52 +310,12 @@ def scratch_size(sim: Sim) -> int:
     return 4 if sim.lower else sim.itemsize
 
 
-def attention_scratch(sim: Sim, c: Mapping[str, Any], kind: str, b: int, n: int, hashing: bool) -> None:
-    """What ``LSHSelfAttention`` / ``LocalSelfAttention`` allocate besides the projections, the context and the
-    output (:func:`scratch`), for one run of the layer's attention on [B, L, H].
-
-    With R hashing rounds (1 for local attention and when L ≤ chunk), chunk c and K keys per query: q = B·A·R·L
-    query rows, vectors q·d, logits q·K. Per run: the copies of Q, K, V (``repeat``, ``gather``, the chunked
-    ``reshape``s, ``_look_adjacent``'s ``cat``s, ``matmul``'s contiguous copies), the length normalisation, eight
-    logit-sized floats (the product, two ``where``s, ``logsumexp``'s difference, the difference, ``exp``, the
-    dropout's noise and output) and three logit-sized booleans, ``ReverseSort``'s gathers and the rounds'
-    combination, the merged heads, and the int64 indices (``arange``, the stable ``argsort`` and its undo,
-    ``% L``). ``hashing``: the first forward also draws the rotations and takes the ``argmax`` per bucket factor."""
-    heads, d = c["num_attention_heads"], c["attention_head_size"]
-    s, i8 = scratch_size(sim), 8
-    chunk = chunk_length(c, kind)
-    rounds, keys, windows = 1, n, 1
-    if n > chunk:
-        before = c["lsh_num_chunks_before"] if kind == "lsh" else c["local_num_chunks_before"]
-        after = c["lsh_num_chunks_after"] if kind == "lsh" else c["local_num_chunks_after"]
-        rounds = c["num_hashes"] if kind == "lsh" else 1
-        windows = 1 + before + after
-        keys = chunk * windows
-    rows = b * heads * rounds * n
-    vectors, wide = rows * d, rows * d * max(windows, 1)
-    logits = rows * keys
-    base = b * heads * n * d
-    sizes = [(b * n, 4, 2), (vectors, s, 3 + 4 + 3 + 2 * windows + 1 + 1 + 3), (rows, s, 3 + 5 + 1 + 4),
-             (wide, s, 2), (logits, s, 8), (logits, 1, 3), (base, s, 3), (rows, i8, 2 + windows + 9), (rows * windows, i8, 1),
-             (n, i8, 2), (rounds, i8, 2), (rounds * n, i8, 2)]
-    if kind == "lsh" and hashing and n > chunk:
-        buckets = c["num_buckets"]
-        factors = 1 if buckets is None or isinstance(buckets, int) else len(buckets)
-        if buckets is None:
-            factors = 2  # _set_num_buckets may pick two factors
-        rotation = buckets_rotation(c, n)
-        half = b * heads * rounds * n * (rotation // 2 + 1)
-        sizes += [(heads * d * rounds * (rotation // 2 + 1), s, 2), (base, s, 1), (half, s, 3 * factors + 2),
-                  (rows, i8, 3 * factors + 3), (rounds, i8, 2)]
-    scratch(sim, sizes)
-
-
-def step_attention(sim: Sim, inv: Inventory, kind: str, p: str, x: T, hashing: bool) -> T:
-    """``ReformerAttention``: LayerNorm, the projections (no biases), the two attention products, the output
-    projection. With L > chunk length the queries attend their chunk and ``*_num_chunks_before``/``after`` chunks
-    around it (LSH: per hashing round, after sorting by bucket; ``hashing``: the first forward also rotates the
-    keys, ``einsum`` 2·B·A·L·d·rounds·rotation/2, on detached vectors; the backward's run reuses the buckets);
-    with L ≤ chunk length every query attends every key."""
+def step_attention(sim: Sim, inv: Inventory, kind: str, p: str, x: T) -> T:
+    """``ReformerAttention`` as the backward's rerun runs it, for its rows (FLOPs both ways): LayerNorm, the
+    projections (no biases), the two attention products, the output projection. With L > chunk length the queries
+    attend their chunk and ``*_num_chunks_before``/``after`` chunks around it (LSH: per hashing round, after sorting
+    by the buckets the first run kept: no rotation again); with L ≤ chunk length every query attends every key. The
+    rerun's other storages: :func:`rerun_storages`."""
     c = inv.config
     b, n, _ = x.shape
     heads, d = c["num_attention_heads"], c["attention_head_size"]
@@ -374,29 +333,47 @@ def step_attention(sim: Sim, inv: Inventory, kind: str, p: str, x: T, hashing: b
         before = c["lsh_num_chunks_before"] if kind == "lsh" else c["local_num_chunks_before"]
         after = c["lsh_num_chunks_after"] if kind == "lsh" else c["local_num_chunks_after"]
         keys = chunk * (1 + before + after)
-        if kind == "lsh" and hashing and d > 1:  # with d = 1 einsum multiplies instead: no product counted
-            sim.record("bmm", 2 * b * heads * n * d * rounds * (buckets_rotation(c, n) // 2))
     flops = 2 * b * heads * rounds * n * d * keys
     products(sim, flops, grad)  # Q·Kᵀ
     products(sim, flops, grad)  # probabilities · V
-    attention_scratch(sim, c, kind, b, n, hashing)
-    if not hashing:  # the backward's rerun: its gradients pass through as many storages again
-        attention_scratch(sim, c, kind, b, n, False)
     context = sim.new((b, n, heads * d), grad)
-    out = sim.linear(a + "output.dense", context)
-    scratch(sim, [(b * n * x.shape[2], scratch_size(sim), 2)])  # ReformerSelfOutput's dropout: noise, output
-    return out
+    return sim.linear(a + "output.dense", context)
 
 
 def step_feed_forward(sim: Sim, p: str, x: T) -> T:
-    """``ChunkReformerFeedForward``: LayerNorm, dense (its activation and dropout keep nothing here), output."""
+    """``ChunkReformerFeedForward`` as the backward's rerun runs it, for its rows: LayerNorm, dense, activation,
+    output (the rerun's other storages: :func:`rerun_storages`)."""
     f = p + "feed_forward."
     h = sim.linear(f + "dense.dense", sim.layer_norm(f + "layer_norm", x))
-    out = sim.linear(f + "output.dense", sim.pointwise(h))
-    b, n, width = x.shape
-    # Not on the tape: LayerNorm's mean and 1/std, both dropouts' noise and output, a chunked forward's cat.
-    scratch(sim, [(b * n, 4, 2), (h.numel, scratch_size(sim), 2), (b * n * width, scratch_size(sim), 3)])
-    return out
+    return sim.linear(f + "output.dense", sim.pointwise(h))
+
+
+def layer_storages(sim: Sim, inv: Inventory, kind: str, p: str, x: T) -> None:
+    """The storages of one run of a reversible layer's forward on the stream ``x`` ([B, L, H]), for the peak's
+    bound: the layer as :func:`_inference_layer` describes it (with training's dropouts), and what the plain
+    simulator's operations leave out there that the op-by-op replay makes: each LayerNorm's mean and 1/std (float32
+    [B, L, 1], two LayerNorms), ``gelu_new``'s seven temporaries, and a chunked feed-forward's ``cat`` (B·L·H)."""
+    c = inv.config
+    b, n, h = x.shape
+    _inference_layer(sim, inv, kind, p, x, x, False, training=True)
+    act = 7 if c.get("hidden_act", "relu") == "gelu_new" else 0
+    scratch(sim, [(b * n, 4, 4), (b * n * c["feed_forward_size"], scratch_size(sim), act),
+                  (b * n * h, scratch_size(sim), 1)])
+
+
+def rerun_storages(sim: Sim, inv: Inventory, kind: str, p: str, x: T) -> None:
+    """The storages of the backward's rerun of a layer (the feed-forward then the attention, with a graph): the same
+    operations make the same storages as the first run (the rerun skips only the hashing), so :func:`layer_storages`
+    lists them again, its rows dropped (the rerun's FLOPs are :func:`step_feed_forward`'s and
+    :func:`step_attention`'s). With the first run's, they also bound the rerun's gradients pending in its nested
+    backward (at most one per tensor), as a checkpointed block's two runs do (:func:`calculator.costs.peak.before_optimizer_bound`)."""
+    rows, grad = len(sim.tape), sim.grad_mode
+    sim.grad_mode = False
+    try:
+        layer_storages(sim, inv, kind, p, x)
+    finally:
+        sim.grad_mode = grad
+        del sim.tape[rows:]
 
 
 def step_encoder(sim: Sim, inv: Inventory, prefix: str, x: T) -> T:
@@ -405,29 +382,46 @@ def step_encoder(sim: Sim, inv: Inventory, prefix: str, x: T) -> T:
     dropout.
 
     Each layer's forward runs without a graph; the backward runs the feed-forward block, then the attention,
-    again with a graph on inputs that need a gradient (``requires_grad = True``), and their backward."""
+    again with a graph on inputs that need a gradient (``requires_grad = True``), and their backward. Each layer's two
+    runs are one of :attr:`Sim.blocks` (the peak's bound counts the largest layer's, not every layer's); what
+    outlives a run (the streams, the buckets) is listed before it, outside."""
     b, n, h = x.shape
     grad = x.grad
     streams = sim.new((b, n, 2 * h), grad)
     used = set(sim.used)
-    for i, kind in enumerate(layer_kinds(inv.config)):
+    c = inv.config
+    cache = int(bool(c.get("use_cache", True))
+                and inv.arch.task in (Task.MODEL, Task.LM_HEAD_MODEL, Task.SEQUENCE_CLASSIFICATION))
+    for i, kind in enumerate(layer_kinds(c)):
         p = f"{prefix}encoder.layers.{i}."
         sim.grad_mode = False
+        # Outside the layer's block (they outlive its runs): the two residual sums, the next layer's inputs until it
+        # returns; the backward's two differences and two gradient sums (backward_pass), the previous layer's inputs;
+        # an LSH layer's buckets [B, A, R·L] (int64), which all_buckets keeps until the backward has run the layer;
+        # with the cache (use_cache, in training too), the LayerNorm's output it keeps to the class's forward's end.
+        scratch(sim, [(b * n * h, scratch_size(sim), 6 + cache)])
+        if kind == "lsh" and n > c["lsh_attn_chunk_length"]:
+            scratch(sim, [(b * c["num_attention_heads"] * c["num_hashes"] * n, 8, 1)])
+        first = sim._next
         half = sim.new((b, n, h), False)
-        step_attention(sim, inv, kind, p, half, hashing=True)
-        step_feed_forward(sim, p, half)
-        # The two residual sums; the backward's two differences and two gradient sums (backward_pass).
-        scratch(sim, [(b * n * h, scratch_size(sim), 6)])
+        # The layer's forward without a graph, as the inference span describes it (with training's dropouts)
+        layer_storages(sim, inv, kind, p, half)
         sim.grad_mode = True
         if not grad:
+            sim.blocks.append((first, sim._next))
             continue
         start = T((b, n, h), (n * h, h, 1), sim.new((b, n, h), True).storage, True, sim.itemsize)
         for fn in (lambda s, t, p=p: step_feed_forward(s, p, t),
-                   lambda s, t, p=p, kind=kind: step_attention(s, inv, kind, p, t, False)):
+                   lambda s, t, p=p, kind=kind: step_attention(s, inv, kind, p, t)):
             rows, _ = sim.replay(fn, start)
             for row in rows:
                 if row.op != "save":
                     sim.tape.append(Row(row.module, row.op, 0, row.forward + row.backward))
+        rerun_storages(sim, inv, kind, p, start)
+        # One layer runs at a time, in the forward (no graph: its storages gone as it returns) and in the backward (its
+        # rerun with a graph, freed by backward_pass before the previous layer's): the peak's bound counts the largest
+        # layer's two runs, as a checkpointed block's (:attr:`Sim.blocks`), not every layer's.
+        sim.blocks.append((first, sim._next))
     if not grad:
         sim.used = used  # no gradient reaches the layers: their parameters end the step without one
     else:
@@ -555,8 +549,9 @@ def mask_buffers(inv: Inventory) -> list[tuple[str, tuple[int, ...], int]]:
     return out
 
 
-#: ``buffers``: the training step's peak is bounded (:mod:`calculator.costs.peak`), not replayed op by op (the layers'
-#: storages the tape does not list are counted by :func:`scratch`, generously): its maximum lies in
+#: ``buffers``: the training step's peak is bounded (:mod:`calculator.costs.peak`), not replayed op by op (each layer's
+#: two runs listed as the inference span describes the layer, :func:`layer_storages`, one layer's at a time: a block
+#: of :attr:`Sim.blocks`, as a checkpointed layer's): its maximum lies in
 #: ``_ReversibleFunctionBackward``, each layer's forward rerun with a graph and its own backward run inside the outer
 #: one. The inference span is replayed storage by storage (:func:`inference_program`), eager and under autocast.
 COSTS = CostModel(program, lambda c: c["max_position_embeddings"], check=step_check, checkpointing=False, autocast=True,
@@ -686,8 +681,21 @@ def _merge_heads(sim: Sim, out: T) -> T:
     return sim.rebind(out, merged)
 
 
-def _inference_local(sim: Sim, c: Mapping[str, Any], a: str, h: T) -> T:
-    """``LocalSelfAttention.forward`` on the LayerNorm's output ``h``."""
+def _dropped(sim: Sim, t: T, training: bool) -> T:
+    """``nn.functional.dropout`` in training (``training``: and a probability above 0, or one not read: then a
+    bound's storages, never fewer): the mask (``empty_like``, then ``bernoulli_`` and ``div_`` in place) and the
+    product, the mask dropped after it and the name rebound (measured in the reversible layers' forward:
+    ``empty_like``, ``mul``; nothing at probability 0); in ``model.eval()`` the input."""
+    if not training:
+        return t
+    mask = sim.fresh(t.shape, "aten.empty_like", t.itemsize)
+    out = sim.fresh(t.shape, "aten.mul", t.itemsize)
+    sim.release(mask)
+    return sim.rebind(t, out)
+
+
+def _inference_local(sim: Sim, c: Mapping[str, Any], a: str, h: T, training: bool = False) -> T:
+    """``LocalSelfAttention.forward`` on the LayerNorm's output ``h`` (``training``: the probabilities' dropout)."""
     mark = sim.scope()
     b, n, _ = h.shape
     heads, d = c["num_attention_heads"], c["attention_head_size"]
@@ -710,6 +718,7 @@ def _inference_local(sim: Sim, c: Mapping[str, Any], a: str, h: T) -> T:
     dots = sim.bmm(q, sim.transpose(k, -1, -2))
     sim.release(q, k)  # del query_vectors, key_vectors
     probs, _, dots = _masked_softmax(sim, dots, bool(c["is_decoder"]), False, True)
+    probs = _dropped(sim, probs, training)
     out = sim.bmm(probs, v)
     sim.release(v)  # del value_vectors
     out = sim.reshape(out, (b, heads, n, d))  # flatten(2, 3): a view
@@ -758,9 +767,9 @@ def _hash_vectors(sim: Sim, c: Mapping[str, Any], qk: T) -> T:
     return sim.end_scope(mark, out)
 
 
-def _inference_lsh(sim: Sim, c: Mapping[str, Any], a: str, h: T) -> tuple[T, T | None]:
+def _inference_lsh(sim: Sim, c: Mapping[str, Any], a: str, h: T, training: bool = False) -> tuple[T, T | None]:
     """``LSHSelfAttention.forward`` on the LayerNorm's output ``h``: its output and the buckets (None when
-    L ≤ chunk length: every query attends every key, no hashing)."""
+    L ≤ chunk length: every query attends every key, no hashing); ``training``: the probabilities' dropout."""
     mark = sim.scope()
     b, n, _ = h.shape
     heads, d = c["num_attention_heads"], c["attention_head_size"]
@@ -827,6 +836,7 @@ def _inference_lsh(sim: Sim, c: Mapping[str, Any], a: str, h: T) -> tuple[T, T |
         _adjacent(sim, sim.reshape(per_hash, (b, heads, rounds * n // chunk, chunk)), before, after)
     probs, logits, dots = _masked_softmax(sim, dots, bool(c["is_decoder"]), True, False)
     sim.release(dots)  # del query_key_dots
+    probs = _dropped(sim, probs, training)
     out = sim.bmm(probs, values)
     sim.end_scope(attend, out, logits, probs)
     sim.release(k, v)  # del key_vectors, value_vectors
@@ -853,21 +863,29 @@ def _inference_lsh(sim: Sim, c: Mapping[str, Any], a: str, h: T) -> tuple[T, T |
 
 
 def _inference_layer(sim: Sim, inv: Inventory, kind: str, p: str, attn: T, hidden: T,
-                     cache: bool) -> tuple[T, T, list[T]]:
+                     cache: bool, training: bool = False) -> tuple[T, T, list[T]]:
     """``ReformerLayer.forward`` under no_grad: the attention block (LayerNorm, self-attention, output dense) added
     to the previous attention output, the feed-forward block added to the hidden states; the attention's output
     and its dense's die as it returns. Also returned: what outlives it, the buckets (``_ReversibleFunction`` collects
-    them in ``all_buckets``) and, with ``cache``, the LayerNorm's output (the cache's states)."""
+    them in ``all_buckets``) and, with ``cache``, the LayerNorm's output (the cache's states).
+
+    The one description of a layer's forward: the inference span's, and with ``training`` the training step's first
+    run of each layer (``_ReversibleFunction.forward``, also under no_grad), which adds the dropouts (the attention's
+    probabilities, ReformerSelfOutput's, the feed-forward's two: :func:`_dropped`) and, for an activation the
+    simulator does not model, one new tensor and generous temporaries (:func:`scratch`: only the bound reads them)."""
     c = inv.config
     layer = sim.scope()
     a = p + "attention."
     block = sim.scope()  # ReformerAttention.forward
     h = sim.layer_norm(a + "layer_norm", hidden)
     if kind == "lsh":
-        context, buckets = _inference_lsh(sim, c, a, h)
+        context, buckets = _inference_lsh(sim, c, a, h, training)
     else:
-        context, buckets = _inference_local(sim, c, a, h), None
-    dense = sim.linear(a + "output.dense", context)
+        context, buckets = _inference_local(sim, c, a, h, training), None
+    # the hidden dropouts (hidden_dropout_prob, a step key: none at 0, measured); the probabilities' (LSH's and local
+    # attention's own probabilities, not read) always, a bound's storages
+    hidden_drop = training and sim.drops("hidden_dropout_prob")
+    dense = _dropped(sim, sim.linear(a + "output.dense", context), hidden_drop)
     kept = [t for t in (h, buckets) if t is not None] if cache else ([buckets] if buckets is not None else [])
     sim.end_scope(block, dense, *kept)
     # prev_attn_output + attn_output (under autocast the float32 stream plus the bf16 dense: promoted to float32)
@@ -875,12 +893,17 @@ def _inference_layer(sim: Sim, inv: Inventory, kind: str, p: str, attn: T, hidde
     f = p + "feed_forward."
     ff = sim.scope()  # forward_chunk
     normed = sim.layer_norm(f + "layer_norm", attn)
-    x = sim.linear(f + "dense.dense", normed)
+    x = _dropped(sim, sim.linear(f + "dense.dense", normed), hidden_drop)
     # ACT2FN[hidden_act] (relu: a new tensor); the dense's output and the LayerNorm's (forward_chunk's name, rebound
     # as ReformerFeedForwardDense returns) die after it
-    x = sim.rebind(x, sim.activation(c.get("hidden_act", "relu"), x))
+    act = c.get("hidden_act", "relu")
+    if act in INFERENCE_ACTIVATIONS:
+        x = sim.rebind(x, sim.activation(act, x))
+    else:  # (training only: the inference span with another activation runs the step's program for its bounds)
+        scratch(sim, [(x.numel, scratch_size(sim), 4)])
+        x = sim.rebind(x, sim.fresh(x.shape, "aten.mul", x.itemsize))
     sim.release(normed)
-    x = sim.rebind(x, sim.linear(f + "output.dense", x))
+    x = _dropped(sim, sim.rebind(x, sim.linear(f + "output.dense", x)), hidden_drop)
     sim.end_scope(ff, x)
     hidden = sim.fresh(hidden.shape, "aten.add", max(hidden.itemsize, x.itemsize))  # hidden_states + feed_forward(...)
     sim.release(x)
