@@ -582,7 +582,10 @@ def mask_buffers(inv: Inventory) -> list[tuple[str, tuple[int, ...], int]]:
 #: two runs listed as the inference span describes the layer, :func:`layer_storages`, one layer's at a time: a block
 #: of :attr:`Sim.blocks`, as a checkpointed layer's): its maximum lies in
 #: ``_ReversibleFunctionBackward``, each layer's forward rerun with a graph and its own backward run inside the outer
-#: one. The inference span is replayed storage by storage (:func:`inference_program`), eager and under autocast.
+#: one. The bound holds under bf16 autocast too (``sim.autocast_bounded``): the trained weights' cached copies listed
+#: outside the layers' blocks (:func:`precast`), the backward's rerun, outside autocast's region, listed in float32
+#: (:func:`rerun_storages`). The inference span is replayed storage by storage (:func:`inference_program`), eager and
+#: under autocast.
 COSTS = CostModel(program, lambda c: c["max_position_embeddings"], check=step_check, checkpointing=False, autocast=True,
                   keys=(*dropouts("hidden_dropout_prob", default=0.05), classifier_dropout()), buffers=mask_buffers)
 
