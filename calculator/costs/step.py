@@ -427,7 +427,9 @@ def _peak(inv: Inventory, s: Settings, sim: Sim, outputs: Sequence[T], params: S
         return exact
     if getattr(sim, "peak_refused", None):  # (the program's Ops.refuse_peak: only the op-by-op replay counts it)
         return not_modelled("family")
-    if s.autocast is not None:  # mixed precision: only the op-by-op replay is proven (no bound under autocast)
+    # mixed precision: only the op-by-op replay is proven, or the bound where the program lists autocast's copies and
+    # says so (Reformer's layers: its weights' cached copies outside the layers' blocks, the rerun in float32)
+    if s.autocast is not None and not getattr(sim, "autocast_bounded", False):
         return not_modelled("autocast")
     peak = step_peak(s.optimizer, [(n, _numel(sh), z) for n, sh, z in params],
                      [(n, _numel(sh), z) for n, sh, z in graded], buffers, s.batch, s.seq_len,

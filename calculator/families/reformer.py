@@ -367,13 +367,37 @@ def rerun_storages(sim: Sim, inv: Inventory, kind: str, p: str, x: T) -> None:
     lists them again, its rows dropped (the rerun's FLOPs are :func:`step_feed_forward`'s and
     :func:`step_attention`'s). With the first run's, they also bound the rerun's gradients pending in its nested
     backward (at most one per tensor), as a checkpointed block's two runs do (:func:`calculator.costs.peak.before_optimizer_bound`)."""
-    rows, grad = len(sim.tape), sim.grad_mode
+    rows, grad, lower = len(sim.tape), sim.grad_mode, sim.lower
     sim.grad_mode = False
+    # Under autocast the backward runs outside its region (``loss.backward()`` after the forward's ``with``): the
+    # rerun and its nested backward run in float32, no copies. The first run's (partly bf16) storages then no longer
+    # bound the rerun's float32 gradients, so the rerun is listed twice: its tensors, and their gradients pending.
+    sim.lower = None
     try:
-        layer_storages(sim, inv, kind, p, x)
+        for _ in range(1 if lower is None else 2):
+            layer_storages(sim, inv, kind, p, x)
     finally:
-        sim.grad_mode = grad
+        sim.grad_mode, sim.lower = grad, lower
         del sim.tape[rows:]
+
+
+def precast(sim: Sim, kind: str, p: str) -> None:
+    """Under autocast, the bf16 copies of a layer's trained Linear weights (and LoRA factors) as
+    :meth:`~calculator.costs.ops.Ops.weight_copy` caches them, made before the layer's block: autocast keeps them
+    to the forward's end, past the layer's run (a frozen weight's copy is cast afresh at each use and dies in the
+    run: left to it). Nothing without autocast."""
+    if sim.lower is None:
+        return
+    a, f = p + "attention.", p + "feed_forward."
+    names = ("query_key", "value") if kind == "lsh" else ("query", "key", "value")
+    for module in (*(a + "self_attention." + n for n in names), a + "output.dense", f + "dense.dense",
+                   f + "output.dense"):
+        info = sim.linear_info(module)
+        if info.weight_trains:
+            sim.weight_copy(sim.storage_name(module + ".weight"), (info.out_features, info.in_features), True)
+        if info.lora_r is not None:
+            sim.weight_copy(module + ".lora_A", (info.lora_r, info.in_features), True)
+            sim.weight_copy(module + ".lora_B", (info.out_features, info.lora_r), True)
 
 
 def step_encoder(sim: Sim, inv: Inventory, prefix: str, x: T) -> T:
@@ -402,6 +426,9 @@ def step_encoder(sim: Sim, inv: Inventory, prefix: str, x: T) -> T:
         scratch(sim, [(b * n * h, scratch_size(sim), 6 + cache)])
         if kind == "lsh" and n > c["lsh_attn_chunk_length"]:
             scratch(sim, [(b * c["num_attention_heads"] * c["num_hashes"] * n, 8, 1)])
+        # Under autocast: each trained weight's bf16 copy the first run casts, cached to the forward's end (autocast's
+        # cache): made here, outside the layer's block, so that the one-layer-at-a-time count never drops it.
+        precast(sim, kind, p)
         first = sim._next
         half = sim.new((b, n, h), False)
         # The layer's forward without a graph, as the inference span describes it (with training's dropouts)
@@ -463,6 +490,8 @@ def step_embeddings(sim: Sim, inv: Inventory, prefix: str, b: int, n: int) -> T:
 def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     """Reformer's classes: the embeddings, the reversible encoder, the head on its 2H-wide output."""
     prefix = inv.arch.prefix
+    # Under autocast the peak's bound holds too (:func:`precast`, :func:`rerun_storages`; step.py's ``_peak`` reads it)
+    setattr(sim, "autocast_bounded", sim.lower is not None)
     x = step_embeddings(sim, inv, prefix, b, n)
     seq = step_encoder(sim, inv, prefix, x)
     return bert.run_head(REFORMER_HEADS, sim, inv, seq, None)  # the classifier's dropout: classifier_dropout
@@ -553,7 +582,10 @@ def mask_buffers(inv: Inventory) -> list[tuple[str, tuple[int, ...], int]]:
 #: two runs listed as the inference span describes the layer, :func:`layer_storages`, one layer's at a time: a block
 #: of :attr:`Sim.blocks`, as a checkpointed layer's): its maximum lies in
 #: ``_ReversibleFunctionBackward``, each layer's forward rerun with a graph and its own backward run inside the outer
-#: one. The inference span is replayed storage by storage (:func:`inference_program`), eager and under autocast.
+#: one. The bound holds under bf16 autocast too (``sim.autocast_bounded``): the trained weights' cached copies listed
+#: outside the layers' blocks (:func:`precast`), the backward's rerun, outside autocast's region, listed in float32
+#: (:func:`rerun_storages`). The inference span is replayed storage by storage (:func:`inference_program`), eager and
+#: under autocast.
 COSTS = CostModel(program, lambda c: c["max_position_embeddings"], check=step_check, checkpointing=False, autocast=True,
                   keys=(*dropouts("hidden_dropout_prob", default=0.05), classifier_dropout()), buffers=mask_buffers)
 

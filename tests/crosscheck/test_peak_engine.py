@@ -1516,6 +1516,58 @@ def test_reformer_bounds_where_activations_weigh(architecture: str, dtype: str, 
     live_before = max([result.phase_live["forward"]] + [now for _, now in result.timeline[:before]])
     assert peak.bound and live_before <= peak.bound, (live_before, peak.bound)
     assert peak.lower <= result.peak <= peak.upper, (peak.lower, result.peak, peak.upper)
+def reformer_autocast_case(index: int, wide_vocab: bool) -> dict[str, Any] | None:
+    """A drawn Reformer step under bf16 autocast (:func:`autocast_case`); ``wide_vocab``: B 1, a vocabulary of 600 to
+    4,000 and AdamW or SGD with momentum, where the weights make the peak (the optimizer step's figure)."""
+    if not wide_vocab:
+        return autocast_case("reformer", index, "eager")
+    rng = random.Random(f"{SEED}-reformer-autocast-wide-{index}")
+    for attempt in range(30):
+        case = autocast_case("reformer", 1000 + 37 * index + attempt, "eager")
+        if case is None or case["optimizer"] == "sgd":
+            continue
+        case["raw"]["vocab_size"], case["batch"] = rng.randint(600, 4000), 1
+        try:
+            inv, plan = planned(case)
+            case["costs"] = costs.compute(inv, costs.settings(1, case["seq_len"], "fp32", case["optimizer"], False,
+                                                              "eager", autocast="bf16"), plan)
+        except CalcError:
+            continue
+        case["inv"], case["plan"] = inv, plan
+        return case
+    return None
+
+
+def test_reformer_bounds_under_autocast() -> None:
+    """Reformer's training step under bf16 autocast is bounded as in float32 (families/reformer.py: each trained
+    weight's cached bf16 copy listed outside the layers' blocks, the backward's rerun listed in float32, twice):
+    on the drawn autocast cases (every plan, B up to 8) and :data:`REFORMER_WIDE` the bound lies above the measured
+    forward, loss and backward and the proven interval holds the measured peak; where the optimizer step provably
+    exceeds the bound (wide vocabularies) its figure is the measured peak, phase, op and bytes by kind
+    (:func:`check_case`)."""
+    from calculator.build import build
+
+    figures = bounded = 0
+    for index in range(AUTOCAST_RANDOM):
+        for wide in (False, True):
+            case = reformer_autocast_case(index, wide)
+            if case is None:
+                continue
+            peak = case["costs"].peak
+            assert peak.bound or case["optimizer"] == "sgd" and peak.upper, (case["arch"], case["raw"], peak.reason)
+            bounded += 1
+            figures += check_case(case)
+    assert bounded >= AUTOCAST_RANDOM and figures, (bounded, figures)
+    inv = build(dict(REFORMER_WIDE, model_type="reformer"), "ReformerModel", None)
+    peak = costs.compute(inv, costs.settings(2, 32, "fp32", "sgd", autocast="bf16")).peak
+    result = measure_peak(Step("reformer", "ReformerModel", REFORMER_WIDE, 2, 32, dtype="fp32", optimizer="sgd",
+                               foreach=False, autocast=True))
+    before = result.phase_starts.get("optimizer", len(result.timeline))
+    live_before = max([result.phase_live["forward"]] + [now for _, now in result.timeline[:before]])
+    assert peak.bound and live_before <= peak.bound, (live_before, peak.bound)
+    assert peak.lower <= result.peak <= peak.upper, (peak.lower, result.peak, peak.upper)
+
+
 #: BigBird's block-sparse steps drawn per test (each a tiny model: a fraction of a second measured).
 BIG_BIRD_SPARSE = int(os.environ.get("PEAK_BIG_BIRD_SPARSE", "6"))
 
