@@ -432,6 +432,10 @@ class LiveSim(Sim):
         if aten is not None:
             self._aten = aten
 
+    def input_padded(self) -> None:
+        if self.input_ids is None:
+            self.input_ids = 0  # storage ids start at 1: no storage is the input's
+
     def ids(self, shape: Sequence[int]) -> T:
         self._aten = "aten.gather"
         t = super().ids(shape)

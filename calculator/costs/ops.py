@@ -79,6 +79,10 @@ class Ops:
         self.sdpa_math_ran = False
         #: The program ran a path the peak's bounds were not proven for (:meth:`no_peak`).
         self.peak_unchecked = False
+        #: Why the bounds cannot count this step's storages (:meth:`refuse_peak`); None: they can.
+        self.peak_refused: str | None = None
+        #: The program lists autocast's copies where the bounds count them (:meth:`bounded_under_autocast`).
+        self.autocast_bounded = False
 
     # -- the tape
 
@@ -1169,6 +1173,17 @@ class Ops:
         head keeps a gradient storage larger than its parameter): only the op-by-op replay (:mod:`.lifetime`), which
         counts them, gives a figure; where it does not, the step gives no peak and no bounds."""
         self.peak_refused = why
+
+    def input_padded(self) -> None:
+        """The forward pads ``input_ids`` before reading them (BigBird's block-sparse attention): the lookups read
+        ``nn.functional.pad``'s copy, a storage of the forward's own. The tape lists it as any storage; the
+        op-by-op replay (:meth:`.lifetime.LiveSim.input_padded`) must not take it for the input live from the start."""
+
+    def bounded_under_autocast(self) -> None:
+        """The program lists autocast's storages where the peak's bounds count them (Reformer: the weights' cached
+        bf16 copies outside its layers' blocks, the backward's rerun in float32), so under mixed precision the step
+        gives those bounds; without this only the op-by-op replay gives a peak under autocast."""
+        self.autocast_bounded = self.lower is not None
 
     # -- DeBERTa (v1)'s operations (issue 32): the tape's costs; :class:`~.lifetime.LiveSim` records their nodes
 

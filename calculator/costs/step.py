@@ -425,11 +425,11 @@ def _peak(inv: Inventory, s: Settings, sim: Sim, outputs: Sequence[T], params: S
     exact = _op_by_op(inv, s, plan, params, graded, buffers)  # checkpointing replayed too, either kind
     if exact is not None:
         return exact
-    if getattr(sim, "peak_refused", None):  # (the program's Ops.refuse_peak: only the op-by-op replay counts it)
+    if sim.peak_refused:  # (the program's Ops.refuse_peak: only the op-by-op replay counts it)
         return not_modelled("family")
     # mixed precision: only the op-by-op replay is proven, or the bound where the program lists autocast's copies and
     # says so (Reformer's layers: its weights' cached copies outside the layers' blocks, the rerun in float32)
-    if s.autocast is not None and not getattr(sim, "autocast_bounded", False):
+    if s.autocast is not None and not sim.autocast_bounded:
         return not_modelled("autocast")
     peak = step_peak(s.optimizer, [(n, _numel(sh), z) for n, sh, z in params],
                      [(n, _numel(sh), z) for n, sh, z in graded], buffers, s.batch, s.seq_len,

@@ -232,7 +232,7 @@ def step_embeddings(sim: Sim, prefix: str, b: int, n: int, given: T | None, padd
     """
     e = prefix + "embeddings."
     if padded:
-        _padded_input(sim)
+        sim.input_padded()
     ids = sim.ids((b, n))  # (unpadded: the input's, counted in F too: the embedding's backward keeps it)
     mask = sim.constant((b, n), 4, "aten.constant_pad_nd") if sparse and padded else None
     if padded:
@@ -248,14 +248,6 @@ def step_embeddings(sim: Sim, prefix: str, b: int, n: int, given: T | None, padd
     x = sim.add_(x, position) if sparse else sim.add(x, position)
     x = sim.rebind(x, dropout(sim, x, sim.drops("hidden_dropout_prob")))
     return sim.end_scope(mark, layer_norm(sim, e + "LayerNorm", x)), mask
-
-
-def _padded_input(sim: Sim) -> None:
-    """The lifetime simulator takes the program's first index tensor for ``input_ids`` (live from the start, not
-    counted): padded, the embeddings read the copy ``nn.functional.pad`` makes instead, a storage of the forward's
-    own (the plain simulator has no such attribute, and lists it as it did)."""
-    if hasattr(sim, "input_ids") and getattr(sim, "input_ids") is None:
-        setattr(sim, "input_ids", 0)  # storage ids start at 1: no storage is the input's
 
 
 #: How many tensors ``NewGELUActivation`` (``gelu_new``, written out in Python) allocates: ``0.5 * x``, ``pow``, the

@@ -491,7 +491,7 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     """Reformer's classes: the embeddings, the reversible encoder, the head on its 2H-wide output."""
     prefix = inv.arch.prefix
     # Under autocast the peak's bound holds too (:func:`precast`, :func:`rerun_storages`; step.py's ``_peak`` reads it)
-    setattr(sim, "autocast_bounded", sim.lower is not None)
+    sim.bounded_under_autocast()
     x = step_embeddings(sim, inv, prefix, b, n)
     seq = step_encoder(sim, inv, prefix, x)
     return bert.run_head(REFORMER_HEADS, sim, inv, seq, None)  # the classifier's dropout: classifier_dropout
