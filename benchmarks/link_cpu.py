@@ -18,6 +18,22 @@ by process type and thread name), from navigation until the page has its answer,
 * ``link``: the link, until its exact total is on the page (and, with ``--against``, the same link
   on another build).
 
+``--decompose`` (issue 31: which layer makes the link's excess) measures instead of ``page``, in the same
+rotating runs, pages written into the copy of the built site for the benchmark only (never served by
+the site itself):
+
+* ``worker``: ``/bench-link-worker/`` (``bare_link_worker.html``): the calculator's own ``worker.js``
+  asked the link's request as ``calculator.js`` posts it (the runtime on the precompiled stdlib, the
+  bytecode archive, the sources, ``import calculator.api``, the link's ``compute_json``), and no other script;
+* ``nomaterial``: ``/bench-no-material/calculator/?...`` (written by :func:`add_variants` from the built
+  ``calculator/index.html``): the link's page without Material (no theme stylesheet, no bundle, no header,
+  navigation or search): the calculator's own markup, stylesheets, schema, ``calculator-start.js`` and
+  ``calculator.js``, until the link's total is on it;
+
+and ``sources``, the same worker with its Python cut to ``import json`` (the bare worker's: no
+``import calculator.api``, no answer), and ``archive``, that one without the sources (the manifest and the
+bytecode archive only), so that ``bare`` → ``archive`` → ``sources`` → ``worker`` → ``nomaterial`` → ``link`` adds one layer at a time.
+
 Each run loads the pages in a rotating order; the figures are medians, and ``link / bare`` is
 paired (the median of each run's own ratio). CPU time is inflated less than the wall clock by the
 machine's other work, but it drifts too: V8's background threads tier WebAssembly up for as long as
@@ -32,6 +48,7 @@ from __future__ import annotations
 import argparse
 import collections
 import os
+import re
 import shutil
 import statistics
 import sys
@@ -87,6 +104,49 @@ def cpu_by_thread() -> collections.Counter:
     return seconds
 
 
+def add_variants(site: Path) -> None:
+    """Write the decomposition's two pages into a copy of a built site (the benchmark's, never the deployed one)."""
+    (site / "bench-link-worker").mkdir(exist_ok=True)
+    shutil.copy(ROOT / "benchmarks" / "bare_link_worker.html", site / "bench-link-worker" / "index.html")
+    # "sources": the same worker up to its Python, which then imports json only (the bare worker's) and answers
+    # nothing: the runtime, the manifest, the archive and the sources fetched, checked and written as for the link.
+    worker = (site / "assets" / "js" / "worker.js").read_text(encoding="utf-8")
+    cut = {"import calculator.api`);": "import json`);",
+           'const api = pyodide.pyimport("calculator.api");': "",
+           "return api.compute_json;": 'return () => \'{"ok": true}\';'}
+    for old, new in cut.items():
+        if worker.count(old) != 1:
+            raise SystemExit(f"worker.js changed: {old!r} is not there once")
+        worker = worker.replace(old, new)
+    (site / "assets" / "js" / "worker-sources-only.js").write_text(worker, encoding="utf-8")
+    # "archive": that worker without the 37 sources (the manifest and the bytecode archive only, unpacked as
+    # before): what the sources' requests, checks and writes cost, i.e. the most a sourceless start could save.
+    sources = "manifest.files.filter((file) => !later.has(file.path))"
+    if worker.count(sources) != 1:
+        raise SystemExit(f"worker.js changed: {sources!r} is not there once")
+    (site / "assets" / "js" / "worker-archive-only.js").write_text(worker.replace(sources, "[]"), encoding="utf-8")
+    page = (ROOT / "benchmarks" / "bare_link_worker.html").read_text(encoding="utf-8")
+    for name in ("sources", "archive"):
+        (site / f"bench-{name}-worker").mkdir(exist_ok=True)
+        (site / f"bench-{name}-worker" / "index.html").write_text(
+            page.replace("assets/js/worker.js", f"assets/js/worker-{name}-only.js"), encoding="utf-8")
+    html = (site / "calculator" / "index.html").read_text(encoding="utf-8")
+    head = html[: html.index("</head>")]
+    own = [m.group(0) for m in re.finditer(
+        r'<meta name="calculator-build"[^>]*>|<link rel="stylesheet" href="\.\./assets/css/[^"]*">'
+        r'|<script src="\.\./assets/js/calculator-start\.js[^"]*"></script>'
+        r'|<script type="module" src="\.\./assets/js/calculator\.js[^"]*"></script>', head)]
+    start = html.index("<article")
+    article = html[start: html.index("</article>", start) + len("</article>")]
+    page = ("<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+            "<title>Calculator without Material (benchmark)</title>\n" + "\n".join(own) +
+            "\n</head>\n<body>\n" + article + "\n</body>\n</html>\n")
+    # One folder deeper than calculator/ (the path keeps "/calculator/", which the init script looks for).
+    page = page.replace('"../', '"../../')
+    (site / "bench-no-material" / "calculator").mkdir(parents=True, exist_ok=True)
+    (site / "bench-no-material" / "calculator" / "index.html").write_text(page, encoding="utf-8")
+
+
 def measure(pw, chrome: str, url: str, which: str) -> tuple[float, collections.Counter]:
     """One cold load: (ms until the answer, or 0 for the page alone; CPU seconds by thread)."""
     browser = pw.chromium.launch(executable_path=chrome, args=cp.ARGS)
@@ -99,6 +159,17 @@ def measure(pw, chrome: str, url: str, which: str) -> tuple[float, collections.C
             page.goto(url + "bench-bare-worker/?stdlib=precompiled")
             page.wait_for_function("window.__bareDone !== undefined", timeout=cp.TIMEOUT_MS, polling=cp.POLL_MS)
             answered = page.evaluate("window.__bareDone")
+        elif which in ("archive", "sources", "worker"):
+            page.goto(url + ("bench-link-worker/" if which == "worker" else f"bench-{which}-worker/"))
+            page.wait_for_function("window.__bareDone !== undefined", timeout=cp.TIMEOUT_MS, polling=cp.POLL_MS)
+            answered = page.evaluate("window.__bareDone")
+            if answered < 0 or not page.evaluate("window.__bareResult.ok"):
+                raise RuntimeError("the calculator's worker did not answer the link")
+        elif which == "nomaterial":
+            page.goto(url + "bench-no-material/" + cp.LINK)
+            page.wait_for_function("window.__bench.answered !== undefined", timeout=cp.TIMEOUT_MS,
+                                   polling=cp.POLL_MS)
+            answered = page.evaluate("window.__bench.answered")
         elif which == "page":
             page.route("**/worker.js*", lambda route: route.abort())
             page.goto(url + cp.LINK)
@@ -120,6 +191,8 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--site", type=Path, help="a built site (default: build one)")
     parser.add_argument("--against", type=Path, help="another built site: its link measured in the same runs")
+    parser.add_argument("--decompose", action="store_true",
+                        help="measure the link's layers (the worker alone, the page without Material) instead of the page")
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
 
@@ -138,16 +211,18 @@ def main() -> None:
             (site / "bench-bare-worker").mkdir(exist_ok=True)
             shutil.copy(ROOT / "benchmarks" / "bare_pyodide_worker.html", site / "bench-bare-worker" / "index.html")
             shutil.copy(ROOT / "benchmarks" / "bare_pyodide_worker.js", site / "bench-bare-worker" / "worker.js")
+            if args.decompose:
+                add_variants(site)
             server, urls[label] = cp.serve(site)
             servers.append(server)
-        pages = ["bare", "page", *urls]
+        pages = ["bare", *(["archive", "sources", "worker", "nomaterial"] if args.decompose else ["page"]), *urls]
         runs: dict[str, list] = {p: [] for p in pages}
         loads = []
         with sync_playwright() as pw:
             for i in range(args.runs):
                 for which in pages[i % len(pages):] + pages[: i % len(pages)]:
                     loads.append(os.getloadavg()[0])
-                    url = urls["link"] if which in ("bare", "page") else urls[which]
+                    url = urls["against" if which == "against" else "link"]
                     runs[which].append(measure(pw, chrome, url, "link" if which == "against" else which))
                     ms, cpu = runs[which][-1]
                     print(f"run {i + 1}: {which} {ms:.0f} ms, {sum(cpu.values()):.2f} s of CPU", file=sys.stderr)
@@ -167,10 +242,16 @@ def main() -> None:
         names = set().union(*(c for _, c in rs))
         rows = sorted(((med(c.get(k, 0.0) for _, c in rs), k) for k in names), reverse=True)
         print("           " + "; ".join(f"{k} {v:.2f}" for v, k in rows[:6] if v >= 0.01))
-    for which in urls:
+    for which in [p for p in pages if p not in ("bare", "page")]:
         cpu = med(sum(k.values()) / sum(b.values()) for (_, k), (_, b) in zip(runs[which], runs["bare"]))
         wall = med(k / b for (k, _), (b, _) in zip(runs[which], runs["bare"]) if b)
         print(f"  {which} / bare, paired: CPU {cpu:.2f} ×, wall clock {wall:.2f} × (issue 31's goal for the link: ≤ 1.30 ×)")
+    if args.decompose:
+        # Each layer's own CPU: the median of each run's difference from the page one layer down.
+        layers = ["bare", "archive", "sources", "worker", "nomaterial", "link"]
+        for lower, upper in zip(layers, layers[1:]):
+            add = med(sum(u.values()) - sum(lo.values()) for (_, u), (_, lo) in zip(runs[upper], runs[lower]))
+            print(f"  {upper} - {lower}, paired: {add:+.2f} s of CPU")
     if "against" in urls:
         cpu = med(sum(a.values()) / sum(b.values()) for (_, a), (_, b) in zip(runs["link"], runs["against"]))
         print(f"  link / against, paired: CPU {cpu:.2f} ×")

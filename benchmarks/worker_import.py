@@ -14,7 +14,8 @@ modules that answer imported, and the bytes of the shipped ones it did not.
 largest cumulative entries (what to look at first). ``--against DIR``: another built
 site (say, ``main``'s), run interleaved with ``--site`` (one process of each in turn),
 and each figure's paired ratio printed (the median of each pair's own ratio): a
-before/after on a shared machine.
+before/after on a shared machine; there also the CPU of the whole Node process (every thread: V8's
+WebAssembly tier-up too) from the import's start to the answer.
 
 The times are medians over the runs; on a shared machine compare runs made one
 after the other, not against a figure written down elsewhere.
@@ -44,14 +45,16 @@ const py = await loadPyodide({ stdLibURL: stdlib, packages: [], env: importtime 
 const runtime = performance.now() - t0;
 py.FS.mkdirTree("/calculator-src");
 py.FS.mount(py.FS.filesystems.NODEFS, { root }, "/calculator-src");
+const c1 = process.cpuUsage();
 const t1 = performance.now();
 py.runPython("import sys\\nsys.path.insert(0, '/calculator-src')\\nimport calculator.api");
 const t2 = performance.now();
 const api = py.pyimport("calculator.api");
 const answer = JSON.parse(api.compute_json(JSON.stringify(LINK), "en"));
 const t3 = performance.now();
+const c3 = process.cpuUsage(c1);
 const modules = py.runPython("import json, sys\\njson.dumps(sorted(m for m in sys.modules if m.startswith('calculator')))");
-console.log(JSON.stringify({ runtime, import_ms: t2 - t1, answer_ms: t3 - t2, ok: answer.ok, total: answer.total, modules: JSON.parse(modules) }));
+console.log(JSON.stringify({ runtime, import_ms: t2 - t1, answer_ms: t3 - t2, cpu_ms: (c3.user + c3.system) / 1000, ok: answer.ok, total: answer.total, modules: JSON.parse(modules) }));
 """
 
 
@@ -160,7 +163,8 @@ def compare(site: Path, other: Path, runs: int) -> None:
     print(f"Pyodide under Node, {runs} interleaved pairs of fresh processes (medians; load average "
           f"{' '.join(f'{x:.1f}' for x in os.getloadavg())}):")
     print(f"  {'':28s} {str(site):>24s} {str(other):>24s}  paired ratio")
-    for key, values in (("runtime", None), ("import_ms", None), ("answer_ms", None), ("import + answer", totals)):
+    for key, values in (("runtime", None), ("import_ms", None), ("answer_ms", None), ("import + answer", totals),
+                        ("CPU of import + answer", {label: [r["cpu_ms"] for r in rs] for label, rs in results.items()})):
         a = values["site"] if values else [r[key] for r in results["site"]]
         b = values["against"] if values else [r[key] for r in results["against"]]
         paired = statistics.median(x / y for x, y in zip(a, b) if y)
