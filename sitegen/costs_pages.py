@@ -31,12 +31,13 @@ FP32_BYTES = 4
 
 
 def training_step(inv: Inventory, batch: int, seq_len: int, dtype: str = "fp32", optimizer: str = "adamw",
-                  checkpointing: bool | str = False, plan: Any = None, attention: str = "eager") -> costs.Costs:
+                  checkpointing: bool | str = False, plan: Any = None, attention: str = "eager",
+                  autocast: str | None = None) -> costs.Costs:
     """The engine's figures for one step (``python -m calculator ... --batch B --seq-len L``); ``checkpointing``
     True is non-reentrant (transformers' default), ``"reentrant"`` the other kind; ``attention`` "sdpa" is
-    ``--attention sdpa``."""
-    return costs.compute(inv, costs.settings(batch, seq_len, dtype, optimizer, checkpointing, attention=attention),
-                         plan)
+    ``--attention sdpa``; ``autocast`` "bf16" is ``--mixed-precision bf16``."""
+    return costs.compute(inv, costs.settings(batch, seq_len, dtype, optimizer, checkpointing, attention=attention,
+                                             autocast=autocast), plan)
 
 
 def attention_flops(inv: Inventory, batch: int, seq_len: int) -> int:
