@@ -85,14 +85,44 @@ PARAMETER_PACK = 1 << 61
 
 def _dense_strides(shape: Sequence[int], strides: Sequence[int]) -> tuple[int, ...]:
     """The strides of a new dense tensor of ``shape`` whose dimensions are ordered as ``strides`` order them
-    (TensorIterator's output for a first input so laid out)."""
-    order = sorted(range(len(shape)), key=lambda i: -strides[i])
+    (TensorIterator's output for a first input so laid out). A broadcast dimension (stride 0, more than one element:
+    an expanded view, ``repeat_kv`` of one K/V head) is ambiguous to TensorIterator: :func:`_iterator_order`."""
+    if any(st == 0 and n > 1 for st, n in zip(strides, shape)):
+        order = _iterator_order(shape, strides)
+    else:
+        order = sorted(range(len(shape)), key=lambda i: -strides[i])
     out = [0] * len(shape)
     step = 1
     for i in reversed(order):
         out[i] = step
         step *= max(shape[i], 1)
     return tuple(out)
+
+
+def _iterator_order(shape: Sequence[int], strides: Sequence[int]) -> list[int]:
+    """TensorIterator's ``reorder_dimensions`` for one input, outermost dimension first: an insertion sort from the
+    innermost, swapping two dimensions only where neither stride is 0 and the outer one's is smaller (equal strides:
+    the larger size outward); a broadcast dimension compares with none, so it keeps its place (measured: a repeated
+    one-wide K's ``kᵀ * scale`` in SDPA's math path is laid out so that matmul's reshape views it)."""
+    def swap(d0: int, d1: int) -> int:
+        s0, s1 = strides[d0], strides[d1]
+        if s0 == 0 or s1 == 0:
+            return 0
+        if s0 != s1:
+            return -1 if s0 < s1 else 1
+        return 1 if shape[d0] > shape[d1] else 0
+
+    perm = list(reversed(range(len(shape))))  # innermost first
+    for i in range(1, len(perm)):
+        dim1 = i
+        for dim0 in range(i - 1, -1, -1):
+            comparison = swap(perm[dim0], perm[dim1])
+            if comparison > 0:
+                perm[dim0], perm[dim1] = perm[dim1], perm[dim0]
+                dim1 = dim0
+            elif comparison < 0:
+                break
+    return list(reversed(perm))
 
 
 @dataclass
@@ -1560,7 +1590,9 @@ class LiveSim(Sim):
         self._begin()
         self._labelled("to", "aten._to_copy")
         out = self._like(t, t.grad, itemsize)
-        if not out.grad:
+        if any(st == 0 and n > 1 for st, n in zip(t.strides, t.shape)):  # overlapping (an expanded view, repeat_kv
+            out = T(out.shape, contiguous_strides(out.shape), out.storage, out.grad, itemsize)  # of one K/V head):
+        if not out.grad:  # _to_copy keeps only a dense layout, else suggest_memory_format's, contiguous (measured)
             return out
         shape, size = t.shape, t.itemsize
         return self._node("ToCopyBackward0", [self._edge(t)], lambda bw, g: [bw.alloc(shape, size, "aten._to_copy")],
@@ -1690,26 +1722,34 @@ class LiveSim(Sim):
         ``NegBackward0`` allocates; the empty slice's ``SliceBackward0`` allocates zeros of ``t``'s shape; ``t``'s
         three gradients are summed out of place. A bf16 Q or K times float32 tables (autocast) promotes each
         two-wide result, and ``validate_outputs`` casts the summed gradient back to bf16."""
-        turned = []
-        for t in (q, k):
-            wide, size = (*t.shape[:-1], cos.shape[-1]), max(t.itemsize, cos.itemsize)
-            strides = _dense_strides(wide, t.strides)  # laid out as t (measured: [B, L, A, 2] for a head split)
-            a = self._broadcast_times(t, cos, wide, strides, size)
-            empty = self.slice_last(t, 0)  # x1 (made first: its SliceBackward0 runs after the alias's)
-            neg = self.neg(t)  # -x2, x2 an alias of t (AliasBackward0 hands the gradient on)
-            half = self.join_last([neg, empty], False)
-            self.release(neg)
-            b = self._broadcast_times(half, sin, wide, contiguous_strides(wide), max(t.itemsize, sin.itemsize))
-            self.release(half)
-            self._begin()
-            self._labelled("add", "aten.add")
-            made = self.new(wide, a.grad or b.grad, size)  # laid out as its first operand, ``t * cos``
-            out = T(wide, strides, made.storage, made.grad, size)
-            if out.grad:
-                out = self._node("AddBackward0", [self._edge(a), self._edge(b)], self._add_backward(a, b), out)
-            turned.append(out)
-            self.release(a, b)
+        turned = [self._turn_one_wide(t, cos, sin) for t in (q, k)]
         return turned[0], turned[1]
+
+    def _turn_one_wide(self, t: T, cos: T, sin: T, upcast: bool = False) -> T:
+        """One tensor of :meth:`rotate_one_wide` (``upcast``: each use of ``t`` a float32 copy: ModernBERT's)."""
+        x = self.to_dtype(t, 4) if upcast else t
+        wide, size = (*t.shape[:-1], cos.shape[-1]), max(x.itemsize, cos.itemsize)
+        strides = _dense_strides(wide, x.strides)  # laid out as t (measured: [B, L, A, 2] for a head split)
+        a = self._broadcast_times(x, cos, wide, strides, size)
+        if upcast:  # (q.float() * cos): the copy a temporary; rotate_half(q.float()) makes another
+            self.release(x)
+            x = self.to_dtype(t, 4)
+        empty = self.slice_last(x, 0)  # x1 (made first: its SliceBackward0 runs after the alias's)
+        neg = self.neg(x)  # -x2, x2 an alias of t (AliasBackward0 hands the gradient on)
+        half = self.join_last([neg, empty], False)
+        self.release(neg)
+        if upcast:
+            self.release(x)
+        b = self._broadcast_times(half, sin, wide, contiguous_strides(wide), max(x.itemsize, sin.itemsize))
+        self.release(half)
+        self._begin()
+        self._labelled("add", "aten.add")
+        made = self.new(wide, a.grad or b.grad, size)  # laid out as its first operand, ``t * cos``
+        out = T(wide, strides, made.storage, made.grad, size)
+        if out.grad:
+            out = self._node("AddBackward0", [self._edge(a), self._edge(b)], self._add_backward(a, b), out)
+        self.release(a, b)
+        return out
 
     def _broadcast_times(self, t: T, table: T, wide: Sequence[int], strides: Sequence[int], size: int) -> T:
         """``t * table`` broadcast to ``wide`` (a one-wide head by two-wide cos or sin): ``MulBackward0`` keeps the

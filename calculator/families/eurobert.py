@@ -245,7 +245,7 @@ def exact_layer(c: Mapping[str, Any]) -> bool:
     attention reads cos and sin: they are made as for any head size, 2·ceil(d / 2) wide, and dropped unread;
     measured for d = 1 and 3, the odd sizes the config accepts)."""
     d = head_size(c)
-    return (d % 2 == 0 and d > 0) or c["num_hidden_layers"] == 0
+    return (d % 2 == 0 and d > 0) or d == 1 or c["num_hidden_layers"] == 0
 
 
 def step_attention(sim: Sim, x: T, a: str, heads: int, kv: int, d: int, rotary: tuple[T, T],
@@ -265,17 +265,21 @@ def step_attention(sim: Sim, x: T, a: str, heads: int, kv: int, d: int, rotary: 
     def repeat(t: T) -> T:  # repeat_kv: [:, :, None] (a view), expand, reshape (a copy unless it can view)
         if kv == heads:
             return t
-        wide = sim.expand_summed(sim.view(t, (b, kv, 1, n, d)), (b, kv, heads // kv, n, d))
-        return sim.reshape(wide, (b, heads, n, d))
+        w = t.shape[-1]  # d, or 2 for K rotated from one-wide heads
+        wide = sim.expand_summed(sim.view(t, (b, kv, 1, n, w)), (b, kv, heads // kv, n, w))
+        return sim.reshape(wide, (b, heads, n, w))
 
     q_lin, k_lin = sim.linear(a + "q_proj", x), sim.linear(a + "k_proj", x)
     q, k, v = sim.heads(q_lin, heads, d), sim.heads(k_lin, kv, d), sim.heads(sim.linear(a + "v_proj", x), kv, d)
-    q, k = sim.rotary_plain(q, k, *rotary)
+    if rotary[0].shape[-1] != d:  # d = 1: cos and sin two wide, Q and K broadcast to them (GTE's rotation)
+        q, k = sim.rotate_one_wide(q, k, *rotary)
+    else:
+        q, k = sim.rotary_plain(q, k, *rotary)
     sim.release(q_lin, k_lin)  # query_states, key_states rebound
     probs = None
     if sim.attention == "sdpa":
         inner = sim.scope()  # sdpa_attention_forward: fewer K/V heads go to the kernel as they are up to d = 256
-        if d > 256 or mask is not None:
+        if mask is not None or not k.shape[-1] == v.shape[-1] <= 256:  # use_gqa_in_sdpa (one-wide heads: K is 2)
             k, v = repeat(k), repeat(v)
         float_mask = None
         if mask is not None:  # convert_boolean_attn_mask: two scalars, then where (in the query's dtype)

@@ -643,9 +643,10 @@ FORWARD_RANDOM = int(os.environ.get("PEAK_FORWARD_RANDOM", str(max(4, PER_FAMILY
 #: lies in the forward only where little is saved.
 FORWARD_MORE = {"modernbert": 2}
 FORWARD_MORE["esmc"] = 3  # pre-norm: the saved LayerNorm inputs make its backward the highest more often
-#: Families replayed only where their program opts in (EuroBERT: an even head size, not 1 broadcast to 2);
-#: their other drawn cases keep the bounds, which test_peak_equals_pytorch checks.
-FORWARD_PARTIAL = ("eurobert", "modernbert")  # a one-wide head (two-column rotary) keeps its bounds
+#: Families replayed only where their program opts in (UltraBERT: not one-wide heads under SDPA with the window's
+#: mask); their other drawn cases keep the bounds, which test_peak_equals_pytorch checks. EuroBERT: every head size
+#: it runs (one-wide heads too, LiveSim.rotate_one_wide; no layers: any).
+FORWARD_PARTIAL = ("modernbert",)  # a one-wide head (two-column rotary) keeps its bounds
 # (GTE, jina-v3, Nomic BERT, ESM C: their one-wide heads replayed too, LiveSim.rotate_one_wide)
 FORWARD_EXACT += ("ultrabert",)
 FORWARD_EXACT += ("modernvbert",)
