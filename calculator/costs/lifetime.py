@@ -1160,12 +1160,12 @@ class LiveSim(Sim):
         """SDPA's math path (:meth:`~.ops.Ops.sdpa_math`): its autograd nodes are not recorded here, so the peak is
         not claimed exact (the step's four figures are); but without a mask (one-wide heads, Q and K two wide, V one:
         measured, GTE) it is replayed: :meth:`_sdpa_math_unmasked`."""
-        if mask is not None or q.shape[-1] != k.shape[-1]:
+        if (mask is not None and mask.grad) or q.shape[-1] != k.shape[-1]:
             self.fail("SDPA's math path")
             return super().sdpa_math(q, k, v, mask)
-        return self._sdpa_math_unmasked(q, k, v)
+        return self._sdpa_math_unmasked(q, k, v, mask)
 
-    def _sdpa_math_unmasked(self, q: T, k: T, v: T) -> T:
+    def _sdpa_math_unmasked(self, q: T, k: T, v: T, mask: T | None = None) -> T:
         """``_scaled_dot_product_attention_math`` without a mask, as :meth:`~.ops.Ops.sdpa_math` describes it (the
         nodes as :meth:`sdpa_math_replayed` records them, measured with the backward ledger): under autocast (no
         graph) a float32 q, k or v cast to bf16 first (v, k, q: the flash path's order), temporaries of the call; a
@@ -1180,7 +1180,7 @@ class LiveSim(Sim):
                 v, k, q = self.lowered(v), self.lowered(k), self.lowered(q)
         lower, self.lower = self.lower, None  # autocast is off inside the operation
         try:
-            out = self._sdpa_math_body(q, k, v)
+            out = self._sdpa_math_body(q, k, v, mask)
         finally:
             self.lower = lower
         return self.end_scope(mark, out)
@@ -1625,7 +1625,9 @@ class LiveSim(Sim):
         the second copy gone as it returns), ``* sin`` (the ``cat`` gone after it), the sum (both products gone);
         then both sums cast back (gone after the second cast). Backward (measured): ``SliceBackward0`` allocates
         its input's whole shape, ``CatBackward0`` hands on views, ``NegBackward0`` allocates its input's."""
-        if cos.shape[-1] != q.shape[-1]:  # one-wide heads broadcast to two columns: not recorded op by op
+        if q.shape[-1] == k.shape[-1] == 1 and cos.shape[-1] == 2:  # one-wide heads: broadcast to two columns
+            return self._rotary_float_one_wide(q, k, cos, sin)
+        if cos.shape[-1] != q.shape[-1]:
             self.fail("one-wide heads broadcast against the rotary tables")
             return super().rotary_float(q, k, cos, sin)
         first = len(self.nodes)
@@ -1725,8 +1727,19 @@ class LiveSim(Sim):
         turned = [self._turn_one_wide(t, cos, sin) for t in (q, k)]
         return turned[0], turned[1]
 
+    def _rotary_float_one_wide(self, q: T, k: T, cos: T, sin: T) -> tuple[T, T]:
+        """ModernBERT's ``apply_rotary_pos_emb`` on one-wide heads: :meth:`rotate_one_wide`'s operations on
+        ``x.float()`` (for float32 ``x`` itself; else a copy before each use, gone after it, as
+        :meth:`rotary_float`'s), then both results cast back (the float32 ones gone after the second cast)."""
+        if q.itemsize == k.itemsize == 4:
+            return self.rotate_one_wide(q, k, cos, sin)
+        outs = [self._turn_one_wide(x, cos, sin, True) for x in (q, k)]
+        cast = (self.to_dtype(outs[0], q.itemsize), self.to_dtype(outs[1], k.itemsize))
+        self.release(*outs)
+        return cast
+
     def _turn_one_wide(self, t: T, cos: T, sin: T, upcast: bool = False) -> T:
-        """One tensor of :meth:`rotate_one_wide` (``upcast``: each use of ``t`` a float32 copy: ModernBERT's)."""
+        """One tensor of :meth:`rotate_one_wide` (``upcast``: each use of ``t`` a float32 copy, ModernBERT's)."""
         x = self.to_dtype(t, 4) if upcast else t
         wide, size = (*t.shape[:-1], cos.shape[-1]), max(x.itemsize, cos.itemsize)
         strides = _dense_strides(wide, x.strides)  # laid out as t (measured: [B, L, A, 2] for a head split)

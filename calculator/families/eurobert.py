@@ -281,11 +281,18 @@ def step_attention(sim: Sim, x: T, a: str, heads: int, kv: int, d: int, rotary: 
         inner = sim.scope()  # sdpa_attention_forward: fewer K/V heads go to the kernel as they are up to d = 256
         if mask is not None or not k.shape[-1] == v.shape[-1] <= 256:  # use_gqa_in_sdpa (one-wide heads: K is 2)
             k, v = repeat(k), repeat(v)
-        float_mask = None
+        float_mask, copies = None, []
         if mask is not None:  # convert_boolean_attn_mask: two scalars, then where (in the query's dtype)
-            sim.transients((4, 4), (2, 2), ("aten.scalar_tensor", "aten.scalar_tensor"))
-            float_mask = sim.constant_by("aten.where", (b, 1, n, n), q.itemsize)
+            wide = (v, k, q)
+            if sim.lower is not None:  # autocast casts float32 q, k, v to bf16 first (v, k, q; copies the call drops
+                # unless the kernel keeps them), so the mask is made in bf16 after them (measured)
+                v, k, q = (sim.to_dtype(t, sim.lower) if t.itemsize == 4 else t for t in (v, k, q))
+                copies = [t for t, was in zip((v, k, q), wide) if t is not was]
+            size = q.itemsize
+            sim.transients((size, size), (2, 2), ("aten.scalar_tensor", "aten.scalar_tensor"))
+            float_mask = sim.constant_by("aten.where", (b, 1, n, n), size)
         out = sim.sdpa(q, k, v, float_mask)
+        sim.release(*copies)
         sim.end_scope(inner, out)
         context = sim.reshape(sim.contiguous(sim.transpose(out, 1, 2)), (b, n, heads * d))
     else:

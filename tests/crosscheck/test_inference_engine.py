@@ -37,20 +37,18 @@ SEED = int(os.environ.get("CROSSCHECK_SEED", "20261125"))
 EXACT = ("bert", "ernie", "roberta", "xlm-roberta", "camembert", "data2vec-text", "electra", "distilbert", "albert",
          "roc_bert", "layoutlm", "modernbert", "eurobert")
 EXACT += ("megatron-bert", "xlm-roberta-xl", "roberta-prelayernorm", "mpnet")  # the pre-LN layer (families/blocks.py)
-#: Exact families whose program opts in only for some configs (UltraBERT: not one-wide heads under SDPA with the
-#: window's mask): another draw keeps the bounds, checked as :func:`test_inference_bounds_hold` checks them.
-PARTIAL: tuple[str, ...] = ()  # EuroBERT: every head size it runs (one-wide heads since, LiveSim.rotate_one_wide)
+#: Exact families whose program opts in only for some configs: another draw keeps the bounds, checked as
+#: :func:`test_inference_bounds_hold` checks them. None now: EuroBERT, ModernBERT and their composites replay every
+#: head size they run (one-wide heads since, LiveSim.rotate_one_wide; SDPA's math path with the window's mask).
+PARTIAL: tuple[str, ...] = ()
 EXACT += ("deberta-v2",)
 EXACT += ("roformer", "esm")
 EXACT += ("rembert", "xlm", "flaubert")
 EXACT += ("gte", "jina_embeddings_v3", "esmc")
 EXACT += ("t5", "mt5", "umt5")
 EXACT += ("ultrabert",)
-PARTIAL += ("ultrabert",)  # EuroBERT's condition: an even head size
 EXACT += ("modernvbert",)  # ModernBERT's text path (the vision tower never runs on input_ids)
-PARTIAL += ("modernvbert",)  # ModernBERT's conditions
 EXACT += ("ultravbert",)
-PARTIAL += ("ultravbert",)  # UltraBERT's condition: an even head size
 EXACT += ("luke",)
 EXACT += ("tapas",)
 EXACT += ("xmod",)  # post-LN and pre-LN layers (pre_norm)
@@ -232,9 +230,9 @@ def variant_case(model_type: str, index: int, attention: str, autocast: bool) ->
 #: The families whose program models autocast's copies too (``sim.exact_autocast()``), the same for the inference span
 #: as for the training step (:data:`test_peak_engine.AUTOCAST_EXACT`; T5's SDPA at inference runs the flash kernel, the
 #: bias needing no gradient): the others keep their bounds under autocast (``test_inference_bounds_hold``'s rule).
-#: Of those, the families whose drawn configs include some the program leaves bounded, as in float32 (ModernBERT's
-#: one-wide heads: the rotary tables' broadcast is not recorded op by op); their bounds are checked.
-AUTOCAST_PARTIAL = ("modernbert",)
+#: Of those, the families whose drawn configs include some the program leaves bounded, as in float32; their bounds
+#: are checked. None now (ModernBERT's one-wide heads, the last, replayed: LiveSim._rotary_float_one_wide).
+AUTOCAST_PARTIAL: tuple[str, ...] = ()
 #: Families exact under autocast in the inference span only (their training step keeps its bounds under autocast, so
 #: they are not in :data:`test_peak_engine.AUTOCAST_EXACT`): Reformer (its reversible layers' backward not replayed).
 INFERENCE_AUTOCAST_EXACT = ("reformer",)

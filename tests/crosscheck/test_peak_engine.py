@@ -643,19 +643,16 @@ FORWARD_RANDOM = int(os.environ.get("PEAK_FORWARD_RANDOM", str(max(4, PER_FAMILY
 #: lies in the forward only where little is saved.
 FORWARD_MORE = {"modernbert": 2}
 FORWARD_MORE["esmc"] = 3  # pre-norm: the saved LayerNorm inputs make its backward the highest more often
-#: Families replayed only where their program opts in (UltraBERT: not one-wide heads under SDPA with the window's
-#: mask); their other drawn cases keep the bounds, which test_peak_equals_pytorch checks. EuroBERT: every head size
-#: it runs (one-wide heads too, LiveSim.rotate_one_wide; no layers: any).
-FORWARD_PARTIAL = ("modernbert",)  # a one-wide head (two-column rotary) keeps its bounds
+#: Families replayed only where their program opts in; their other drawn cases keep the bounds, which
+#: test_peak_equals_pytorch checks. ModernBERT, EuroBERT and their composites: every head size they run (one-wide
+#: heads too, LiveSim.rotate_one_wide, SDPA's math path with the window's mask; no layers: any).
+FORWARD_PARTIAL: tuple[str, ...] = ()
 # (GTE, jina-v3, Nomic BERT, ESM C: their one-wide heads replayed too, LiveSim.rotate_one_wide)
 FORWARD_EXACT += ("ultrabert",)
 FORWARD_EXACT += ("modernvbert",)
 FORWARD_EXACT += ("ultravbert",)
 FORWARD_MORE["ultravbert"] = 2
 FORWARD_MORE["neomme"] = 3  # its backward (norms, exclusive attention) is the highest in most draws
-FORWARD_PARTIAL += ("ultrabert",)  # EuroBERT's condition: an even head size
-FORWARD_PARTIAL += ("modernvbert",)  # ModernBERT's condition (one-wide heads keep their bounds)
-FORWARD_PARTIAL += ("ultravbert",)  # UltraBERT's: an even head size
 FORWARD_EXACT += ("funnel",)
 FORWARD_EXACT += ("longformer",)
 FORWARD_PARTIAL += ("longformer",)  # sequence classification's global attention keeps its bounds (QA: refused)
