@@ -490,20 +490,35 @@ def test_reformer_inference_shorter_than_the_axial_product(autocast: bool) -> No
             "costs": costs.compute_inference(inv, costs.settings(1, 1024, autocast="bf16" if autocast else None))}
     assert check_peak(case)
 #: One-wide heads of the families running GTE's rotation (LiveSim.rotate_one_wide), which the inference draws above
-#: reach rarely (jina-v3 and ESM C never; Nomic BERT without layers, or under SDPA and autocast).
+#: reach rarely (jina-v3 and ESM C never; Nomic BERT without layers, or under SDPA and autocast; EuroBERT, ModernBERT
+#: and UltraBERT in about one draw of 150).
 ONE_WIDE = {
     "jina_embeddings_v3": ("JinaEmbeddingsV3ForSequenceClassification", dict(GTE_ONE_WIDE, pad_token_id=1)),
     "nomic_bert": ("NomicBertForMaskedLM", {"vocab_size": 20, "hidden_size": 6, "num_hidden_layers": 2,
                                             "num_attention_heads": 3, "head_dim": 1, "intermediate_size": 5}),
     "esmc": ("EsmcForTokenClassification", {"vocab_size": 20, "hidden_size": 4, "num_hidden_layers": 2,
                                             "num_attention_heads": 4, "num_key_value_heads": 4, "intermediate_size": 5}),
+    # EuroBERT's one K/V head repeated for SDPA's math path (a stride-0 view: its kᵀ·scale and float32 copy's layout)
+    "eurobert": ("EuroBertForTokenClassification", {"vocab_size": 20, "hidden_size": 2, "num_hidden_layers": 2,
+                                                    "num_attention_heads": 2, "num_key_value_heads": 1,
+                                                    "intermediate_size": 6, "pad_token_id": 1}),
+    # ModernBERT's float32 rotation (LiveSim._rotary_float_one_wide); its window's mask from L = 2 (the math path's add)
+    "modernbert": ("ModernBertForMaskedLM", {"vocab_size": 8, "hidden_size": 3, "num_hidden_layers": 3,
+                                             "num_attention_heads": 3, "intermediate_size": 6, "pad_token_id": 7,
+                                             "local_attention": 4}),
+    # UltraBERT's window's mask (from L = 4) made in bf16 after autocast's copies of q and k, one K/V head
+    "ultrabert": ("UltrabertForSequenceClassification", {"vocab_size": 33, "hidden_size": 2, "num_hidden_layers": 2,
+                                                         "num_attention_heads": 2, "num_key_value_heads": 1,
+                                                         "intermediate_size": 7, "pad_token_id": 32,
+                                                         "sliding_window": 4}),
 }
 
 
 @pytest.mark.parametrize("model_type", ONE_WIDE)
 def test_one_wide_heads_inference_replayed(model_type: str) -> None:
-    """jina-v3's, Nomic BERT's and ESM C's one-wide heads in inference, as GTE's above: eager and SDPA (its math
-    path), float32, bf16 and under bf16 autocast, every figure is the measured peak (op, bytes by kind)."""
+    """jina-v3's, Nomic BERT's, ESM C's, EuroBERT's, ModernBERT's and UltraBERT's one-wide heads in inference, as
+    GTE's above: eager and SDPA (its math path), float32, bf16 and under bf16 autocast, every figure is the measured
+    peak (op, bytes by kind)."""
     from calculator.build import build
 
     arch, raw = ONE_WIDE[model_type]
