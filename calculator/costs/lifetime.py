@@ -1158,15 +1158,20 @@ class LiveSim(Sim):
 
     def sdpa_math(self, q: T, k: T, v: T, mask: T | None = None) -> T:
         """SDPA's math path (:meth:`~.ops.Ops.sdpa_math`): its autograd nodes are not recorded here, so the peak is
-        not claimed exact (the step's four figures are); but without a mask (one-wide heads, Q and K two wide, V one:
-        measured, GTE) it is replayed: :meth:`_sdpa_math_unmasked`."""
-        if (mask is not None and mask.grad) or q.shape[-1] != k.shape[-1]:
+        not claimed exact (the step's four figures are); but for one-wide heads (Q and K two wide, V one: measured,
+        GTE), without a mask or with a window's that needs no gradient (ModernBERT, UltraBERT), it is replayed:
+        :meth:`_sdpa_math_unmasked`."""
+        # a mask only with one-wide heads (V narrower than Q, K) and as measured: no gradient, not cast by autocast
+        masked = mask is not None and (mask.grad or q.shape[-1] == v.shape[-1] or (
+            self.lower is not None and mask.itemsize == 4))
+        if masked or q.shape[-1] != k.shape[-1]:
             self.fail("SDPA's math path")
             return super().sdpa_math(q, k, v, mask)
         return self._sdpa_math_unmasked(q, k, v, mask)
 
     def _sdpa_math_unmasked(self, q: T, k: T, v: T, mask: T | None = None) -> T:
-        """``_scaled_dot_product_attention_math`` without a mask, as :meth:`~.ops.Ops.sdpa_math` describes it (the
+        """``_scaled_dot_product_attention_math`` without a mask needing a gradient (``mask``: a window's, in the
+        query's dtype after autocast's copies, added to the scores), as :meth:`~.ops.Ops.sdpa_math` describes it (the
         nodes as :meth:`sdpa_math_replayed` records them, measured with the backward ledger): under autocast (no
         graph) a float32 q, k or v cast to bf16 first (v, k, q: the flash path's order), temporaries of the call; a
         bf16 q, k, v copied to float32 (locals of the function); ``q * √scale`` (named to the end), ``kᵀ * √scale`` (a
