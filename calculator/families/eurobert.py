@@ -241,7 +241,8 @@ def step_swiglu(sim: Sim, m: str, x: T) -> T:
 
 def exact_layer(c: Mapping[str, Any]) -> bool:
     """Whether the lifetime simulator replays the body op by op (issue 32): an even head size (cos and sin as wide
-    as Q and K; a head size of 1 broadcasts Q and K to two columns, not modelled), or no layer at all (then no
+    as Q and K), a head size of 1 (Q and K broadcast to the two-wide tables: GTE's rotation,
+    LiveSim.rotate_one_wide; under SDPA V is narrower, so the math path), or no layer at all (then no
     attention reads cos and sin: they are made as for any head size, 2·ceil(d / 2) wide, and dropped unread;
     measured for d = 1 and 3, the odd sizes the config accepts)."""
     d = head_size(c)
