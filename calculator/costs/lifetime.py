@@ -85,14 +85,44 @@ PARAMETER_PACK = 1 << 61
 
 def _dense_strides(shape: Sequence[int], strides: Sequence[int]) -> tuple[int, ...]:
     """The strides of a new dense tensor of ``shape`` whose dimensions are ordered as ``strides`` order them
-    (TensorIterator's output for a first input so laid out)."""
-    order = sorted(range(len(shape)), key=lambda i: -strides[i])
+    (TensorIterator's output for a first input so laid out). A broadcast dimension (stride 0, more than one element:
+    an expanded view, ``repeat_kv`` of one K/V head) is ambiguous to TensorIterator: :func:`_iterator_order`."""
+    if any(st == 0 and n > 1 for st, n in zip(strides, shape)):
+        order = _iterator_order(shape, strides)
+    else:
+        order = sorted(range(len(shape)), key=lambda i: -strides[i])
     out = [0] * len(shape)
     step = 1
     for i in reversed(order):
         out[i] = step
         step *= max(shape[i], 1)
     return tuple(out)
+
+
+def _iterator_order(shape: Sequence[int], strides: Sequence[int]) -> list[int]:
+    """TensorIterator's ``reorder_dimensions`` for one input, outermost dimension first: an insertion sort from the
+    innermost, swapping two dimensions only where neither stride is 0 and the outer one's is smaller (equal strides:
+    the larger size outward); a broadcast dimension compares with none, so it keeps its place (measured: a repeated
+    one-wide K's ``kᵀ * scale`` in SDPA's math path is laid out so that matmul's reshape views it)."""
+    def swap(d0: int, d1: int) -> int:
+        s0, s1 = strides[d0], strides[d1]
+        if s0 == 0 or s1 == 0:
+            return 0
+        if s0 != s1:
+            return -1 if s0 < s1 else 1
+        return 1 if shape[d0] > shape[d1] else 0
+
+    perm = list(reversed(range(len(shape))))  # innermost first
+    for i in range(1, len(perm)):
+        dim1 = i
+        for dim0 in range(i - 1, -1, -1):
+            comparison = swap(perm[dim0], perm[dim1])
+            if comparison > 0:
+                perm[dim0], perm[dim1] = perm[dim1], perm[dim0]
+                dim1 = dim0
+            elif comparison < 0:
+                break
+    return list(reversed(perm))
 
 
 @dataclass
@@ -1130,15 +1160,20 @@ class LiveSim(Sim):
 
     def sdpa_math(self, q: T, k: T, v: T, mask: T | None = None) -> T:
         """SDPA's math path (:meth:`~.ops.Ops.sdpa_math`): its autograd nodes are not recorded here, so the peak is
-        not claimed exact (the step's four figures are); but without a mask (one-wide heads, Q and K two wide, V one:
-        measured, GTE) it is replayed: :meth:`_sdpa_math_unmasked`."""
-        if mask is not None or q.shape[-1] != k.shape[-1]:
+        not claimed exact (the step's four figures are); but for one-wide heads (Q and K two wide, V one: measured,
+        GTE), without a mask or with a window's that needs no gradient (ModernBERT, UltraBERT), it is replayed:
+        :meth:`_sdpa_math_unmasked`."""
+        # a mask only with one-wide heads (V narrower than Q, K) and as measured: no gradient, not cast by autocast
+        masked = mask is not None and (mask.grad or q.shape[-1] == v.shape[-1] or (
+            self.lower is not None and mask.itemsize == 4))
+        if masked or q.shape[-1] != k.shape[-1]:
             self.fail("SDPA's math path")
             return super().sdpa_math(q, k, v, mask)
-        return self._sdpa_math_unmasked(q, k, v)
+        return self._sdpa_math_unmasked(q, k, v, mask)
 
-    def _sdpa_math_unmasked(self, q: T, k: T, v: T) -> T:
-        """``_scaled_dot_product_attention_math`` without a mask, as :meth:`~.ops.Ops.sdpa_math` describes it (the
+    def _sdpa_math_unmasked(self, q: T, k: T, v: T, mask: T | None = None) -> T:
+        """``_scaled_dot_product_attention_math`` without a mask needing a gradient (``mask``: a window's, in the
+        query's dtype after autocast's copies, added to the scores), as :meth:`~.ops.Ops.sdpa_math` describes it (the
         nodes as :meth:`sdpa_math_replayed` records them, measured with the backward ledger): under autocast (no
         graph) a float32 q, k or v cast to bf16 first (v, k, q: the flash path's order), temporaries of the call; a
         bf16 q, k, v copied to float32 (locals of the function); ``q * √scale`` (named to the end), ``kᵀ * √scale`` (a
@@ -1152,7 +1187,7 @@ class LiveSim(Sim):
                 v, k, q = self.lowered(v), self.lowered(k), self.lowered(q)
         lower, self.lower = self.lower, None  # autocast is off inside the operation
         try:
-            out = self._sdpa_math_body(q, k, v)
+            out = self._sdpa_math_body(q, k, v, mask)
         finally:
             self.lower = lower
         return self.end_scope(mark, out)
@@ -1558,7 +1593,9 @@ class LiveSim(Sim):
         self._begin()
         self._labelled("to", "aten._to_copy")
         out = self._like(t, t.grad, itemsize)
-        if not out.grad:
+        if any(st == 0 and n > 1 for st, n in zip(t.strides, t.shape)):  # overlapping (an expanded view, repeat_kv
+            out = T(out.shape, contiguous_strides(out.shape), out.storage, out.grad, itemsize)  # of one K/V head):
+        if not out.grad:  # _to_copy keeps only a dense layout, else suggest_memory_format's, contiguous (measured)
             return out
         shape, size = t.shape, t.itemsize
         return self._node("ToCopyBackward0", [self._edge(t)], lambda bw, g: [bw.alloc(shape, size, "aten._to_copy")],
@@ -1591,7 +1628,9 @@ class LiveSim(Sim):
         the second copy gone as it returns), ``* sin`` (the ``cat`` gone after it), the sum (both products gone);
         then both sums cast back (gone after the second cast). Backward (measured): ``SliceBackward0`` allocates
         its input's whole shape, ``CatBackward0`` hands on views, ``NegBackward0`` allocates its input's."""
-        if cos.shape[-1] != q.shape[-1]:  # one-wide heads broadcast to two columns: not recorded op by op
+        if q.shape[-1] == k.shape[-1] == 1 and cos.shape[-1] == 2:  # one-wide heads: broadcast to two columns
+            return self._rotary_float_one_wide(q, k, cos, sin)
+        if cos.shape[-1] != q.shape[-1]:
             self.fail("one-wide heads broadcast against the rotary tables")
             return super().rotary_float(q, k, cos, sin)
         first = len(self.nodes)
@@ -1688,26 +1727,45 @@ class LiveSim(Sim):
         ``NegBackward0`` allocates; the empty slice's ``SliceBackward0`` allocates zeros of ``t``'s shape; ``t``'s
         three gradients are summed out of place. A bf16 Q or K times float32 tables (autocast) promotes each
         two-wide result, and ``validate_outputs`` casts the summed gradient back to bf16."""
-        turned = []
-        for t in (q, k):
-            wide, size = (*t.shape[:-1], cos.shape[-1]), max(t.itemsize, cos.itemsize)
-            strides = _dense_strides(wide, t.strides)  # laid out as t (measured: [B, L, A, 2] for a head split)
-            a = self._broadcast_times(t, cos, wide, strides, size)
-            empty = self.slice_last(t, 0)  # x1 (made first: its SliceBackward0 runs after the alias's)
-            neg = self.neg(t)  # -x2, x2 an alias of t (AliasBackward0 hands the gradient on)
-            half = self.join_last([neg, empty], False)
-            self.release(neg)
-            b = self._broadcast_times(half, sin, wide, contiguous_strides(wide), max(t.itemsize, sin.itemsize))
-            self.release(half)
-            self._begin()
-            self._labelled("add", "aten.add")
-            made = self.new(wide, a.grad or b.grad, size)  # laid out as its first operand, ``t * cos``
-            out = T(wide, strides, made.storage, made.grad, size)
-            if out.grad:
-                out = self._node("AddBackward0", [self._edge(a), self._edge(b)], self._add_backward(a, b), out)
-            turned.append(out)
-            self.release(a, b)
+        turned = [self._turn_one_wide(t, cos, sin) for t in (q, k)]
         return turned[0], turned[1]
+
+    def _rotary_float_one_wide(self, q: T, k: T, cos: T, sin: T) -> tuple[T, T]:
+        """ModernBERT's ``apply_rotary_pos_emb`` on one-wide heads: :meth:`rotate_one_wide`'s operations on
+        ``x.float()`` (for float32 ``x`` itself; else a copy before each use, gone after it, as
+        :meth:`rotary_float`'s), then both results cast back (the float32 ones gone after the second cast)."""
+        if q.itemsize == k.itemsize == 4:
+            return self.rotate_one_wide(q, k, cos, sin)
+        outs = [self._turn_one_wide(x, cos, sin, True) for x in (q, k)]
+        cast = (self.to_dtype(outs[0], q.itemsize), self.to_dtype(outs[1], k.itemsize))
+        self.release(*outs)
+        return cast
+
+    def _turn_one_wide(self, t: T, cos: T, sin: T, upcast: bool = False) -> T:
+        """One tensor of :meth:`rotate_one_wide` (``upcast``: each use of ``t`` a float32 copy, ModernBERT's)."""
+        x = self.to_dtype(t, 4) if upcast else t
+        wide, size = (*t.shape[:-1], cos.shape[-1]), max(x.itemsize, cos.itemsize)
+        strides = _dense_strides(wide, x.strides)  # laid out as t (measured: [B, L, A, 2] for a head split)
+        a = self._broadcast_times(x, cos, wide, strides, size)
+        if upcast:  # (q.float() * cos): the copy a temporary; rotate_half(q.float()) makes another
+            self.release(x)
+            x = self.to_dtype(t, 4)
+        empty = self.slice_last(x, 0)  # x1 (made first: its SliceBackward0 runs after the alias's)
+        neg = self.neg(x)  # -x2, x2 an alias of t (AliasBackward0 hands the gradient on)
+        half = self.join_last([neg, empty], False)
+        self.release(neg)
+        if upcast:
+            self.release(x)
+        b = self._broadcast_times(half, sin, wide, contiguous_strides(wide), max(x.itemsize, sin.itemsize))
+        self.release(half)
+        self._begin()
+        self._labelled("add", "aten.add")
+        made = self.new(wide, a.grad or b.grad, size)  # laid out as its first operand, ``t * cos``
+        out = T(wide, strides, made.storage, made.grad, size)
+        if out.grad:
+            out = self._node("AddBackward0", [self._edge(a), self._edge(b)], self._add_backward(a, b), out)
+        self.release(a, b)
+        return out
 
     def _broadcast_times(self, t: T, table: T, wide: Sequence[int], strides: Sequence[int], size: int) -> T:
         """``t * table`` broadcast to ``wide`` (a one-wide head by two-wide cos or sin): ``MulBackward0`` keeps the

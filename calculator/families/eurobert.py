@@ -240,10 +240,13 @@ def step_swiglu(sim: Sim, m: str, x: T) -> T:
 
 
 def exact_layer(c: Mapping[str, Any]) -> bool:
-    """Whether the lifetime simulator replays a layer op by op (issue 32): an even head size (cos and sin as wide
-    as Q and K; a head size of 1 broadcasts Q and K to two columns, not modelled)."""
+    """Whether the lifetime simulator replays the body op by op (issue 32): an even head size (cos and sin as wide
+    as Q and K), a head size of 1 (Q and K broadcast to the two-wide tables: GTE's rotation,
+    LiveSim.rotate_one_wide; under SDPA V is narrower, so the math path), or no layer at all (then no
+    attention reads cos and sin: they are made as for any head size, 2·ceil(d / 2) wide, and dropped unread;
+    measured for d = 1 and 3, the odd sizes the config accepts)."""
     d = head_size(c)
-    return d % 2 == 0 and d > 0
+    return (d % 2 == 0 and d > 0) or d == 1 or c["num_hidden_layers"] == 0
 
 
 def step_attention(sim: Sim, x: T, a: str, heads: int, kv: int, d: int, rotary: tuple[T, T],
@@ -263,23 +266,34 @@ def step_attention(sim: Sim, x: T, a: str, heads: int, kv: int, d: int, rotary: 
     def repeat(t: T) -> T:  # repeat_kv: [:, :, None] (a view), expand, reshape (a copy unless it can view)
         if kv == heads:
             return t
-        wide = sim.expand_summed(sim.view(t, (b, kv, 1, n, d)), (b, kv, heads // kv, n, d))
-        return sim.reshape(wide, (b, heads, n, d))
+        w = t.shape[-1]  # d, or 2 for K rotated from one-wide heads
+        wide = sim.expand_summed(sim.view(t, (b, kv, 1, n, w)), (b, kv, heads // kv, n, w))
+        return sim.reshape(wide, (b, heads, n, w))
 
     q_lin, k_lin = sim.linear(a + "q_proj", x), sim.linear(a + "k_proj", x)
     q, k, v = sim.heads(q_lin, heads, d), sim.heads(k_lin, kv, d), sim.heads(sim.linear(a + "v_proj", x), kv, d)
-    q, k = sim.rotary_plain(q, k, *rotary)
+    if rotary[0].shape[-1] != d:  # d = 1: cos and sin two wide, Q and K broadcast to them (GTE's rotation)
+        q, k = sim.rotate_one_wide(q, k, *rotary)
+    else:
+        q, k = sim.rotary_plain(q, k, *rotary)
     sim.release(q_lin, k_lin)  # query_states, key_states rebound
     probs = None
     if sim.attention == "sdpa":
         inner = sim.scope()  # sdpa_attention_forward: fewer K/V heads go to the kernel as they are up to d = 256
-        if d > 256 or mask is not None:
+        if mask is not None or not k.shape[-1] == v.shape[-1] <= 256:  # use_gqa_in_sdpa (one-wide heads: K is 2)
             k, v = repeat(k), repeat(v)
-        float_mask = None
+        float_mask, copies = None, []
         if mask is not None:  # convert_boolean_attn_mask: two scalars, then where (in the query's dtype)
-            sim.transients((4, 4), (2, 2), ("aten.scalar_tensor", "aten.scalar_tensor"))
-            float_mask = sim.constant_by("aten.where", (b, 1, n, n), q.itemsize)
+            wide = (v, k, q)
+            if sim.lower is not None:  # autocast casts float32 q, k, v to bf16 first (v, k, q; copies the call drops
+                # unless the kernel keeps them), so the mask is made in bf16 after them (measured)
+                v, k, q = (sim.to_dtype(t, sim.lower) if t.itemsize == 4 else t for t in (v, k, q))
+                copies = [t for t, was in zip((v, k, q), wide) if t is not was]
+            size = q.itemsize
+            sim.transients((size, size), (2, 2), ("aten.scalar_tensor", "aten.scalar_tensor"))
+            float_mask = sim.constant_by("aten.where", (b, 1, n, n), size)
         out = sim.sdpa(q, k, v, float_mask)
+        sim.release(*copies)
         sim.end_scope(inner, out)
         context = sim.reshape(sim.contiguous(sim.transpose(out, 1, 2)), (b, n, heads * d))
     else:

@@ -183,7 +183,7 @@ def step_layer(inv: Inventory, prefix: str, i: int, rotary: tuple[T, T], sliding
 
 def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     """UltraBERT's classes: the body (cos and sin once per layer kind present), the final RMSNorm, the heads.
-    Replayed op by op (issue 32) as EuroBERT's: an even head size, either kind of checkpointing."""
+    Replayed op by op (issue 32) as EuroBERT's: every head size it runs, either kind of checkpointing."""
     c = inv.config
     if replayed(sim, c):  # reentrant checkpointing too (the layers' keywords kept by the partial)
         sim.exact_lifetimes()
@@ -195,7 +195,7 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
 
 def replayed(sim: Sim, c: Mapping[str, Any]) -> bool:
     """Whether the body is replayed name by name (:func:`step_body_exact`): EuroBERT's layer condition
-    (:func:`.eurobert.exact_layer`: an even head size), under bf16 autocast too."""
+    (:func:`.eurobert.exact_layer`: an even head size, one-wide heads, or no layer), under bf16 autocast too."""
     return eurobert.exact_layer(c)
 
 

@@ -37,20 +37,18 @@ SEED = int(os.environ.get("CROSSCHECK_SEED", "20261125"))
 EXACT = ("bert", "ernie", "roberta", "xlm-roberta", "camembert", "data2vec-text", "electra", "distilbert", "albert",
          "roc_bert", "layoutlm", "modernbert", "eurobert")
 EXACT += ("megatron-bert", "xlm-roberta-xl", "roberta-prelayernorm", "mpnet")  # the pre-LN layer (families/blocks.py)
-#: Exact families whose program opts in only for some configs (EuroBERT: an even head size, not 1 broadcast to
-#: 2): another draw keeps the bounds, checked as :func:`test_inference_bounds_hold` checks them.
-PARTIAL = ("eurobert",)
+#: Exact families whose program opts in only for some configs: another draw keeps the bounds, checked as
+#: :func:`test_inference_bounds_hold` checks them. None now: EuroBERT, ModernBERT and their composites replay every
+#: head size they run (one-wide heads since, LiveSim.rotate_one_wide; SDPA's math path with the window's mask).
+PARTIAL: tuple[str, ...] = ()
 EXACT += ("deberta-v2",)
 EXACT += ("roformer", "esm")
 EXACT += ("rembert", "xlm", "flaubert")
 EXACT += ("gte", "jina_embeddings_v3", "esmc")
 EXACT += ("t5", "mt5", "umt5")
 EXACT += ("ultrabert",)
-PARTIAL += ("ultrabert",)  # EuroBERT's condition: an even head size
 EXACT += ("modernvbert",)  # ModernBERT's text path (the vision tower never runs on input_ids)
-PARTIAL += ("modernvbert",)  # ModernBERT's conditions
 EXACT += ("ultravbert",)
-PARTIAL += ("ultravbert",)  # UltraBERT's condition: an even head size
 EXACT += ("luke",)
 EXACT += ("tapas",)
 EXACT += ("xmod",)  # post-LN and pre-LN layers (pre_norm)
@@ -232,9 +230,9 @@ def variant_case(model_type: str, index: int, attention: str, autocast: bool) ->
 #: The families whose program models autocast's copies too (``sim.exact_autocast()``), the same for the inference span
 #: as for the training step (:data:`test_peak_engine.AUTOCAST_EXACT`; T5's SDPA at inference runs the flash kernel, the
 #: bias needing no gradient): the others keep their bounds under autocast (``test_inference_bounds_hold``'s rule).
-#: Of those, the families whose drawn configs include some the program leaves bounded, as in float32 (ModernBERT's
-#: one-wide heads: the rotary tables' broadcast is not recorded op by op); their bounds are checked.
-AUTOCAST_PARTIAL = ("modernbert",)
+#: Of those, the families whose drawn configs include some the program leaves bounded, as in float32; their bounds
+#: are checked. None now (ModernBERT's one-wide heads, the last, replayed: LiveSim._rotary_float_one_wide).
+AUTOCAST_PARTIAL: tuple[str, ...] = ()
 #: Families exact under autocast in the inference span only (their training step keeps its bounds under autocast, so
 #: they are not in :data:`test_peak_engine.AUTOCAST_EXACT`): Reformer (its reversible layers' backward not replayed).
 INFERENCE_AUTOCAST_EXACT = ("reformer",)
@@ -506,20 +504,35 @@ def test_reformer_inference_shorter_than_the_axial_product(autocast: bool) -> No
             "costs": costs.compute_inference(inv, costs.settings(1, 1024, autocast="bf16" if autocast else None))}
     assert check_peak(case)
 #: One-wide heads of the families running GTE's rotation (LiveSim.rotate_one_wide), which the inference draws above
-#: reach rarely (jina-v3 and ESM C never; Nomic BERT without layers, or under SDPA and autocast).
+#: reach rarely (jina-v3 and ESM C never; Nomic BERT without layers, or under SDPA and autocast; EuroBERT, ModernBERT
+#: and UltraBERT in about one draw of 150).
 ONE_WIDE = {
     "jina_embeddings_v3": ("JinaEmbeddingsV3ForSequenceClassification", dict(GTE_ONE_WIDE, pad_token_id=1)),
     "nomic_bert": ("NomicBertForMaskedLM", {"vocab_size": 20, "hidden_size": 6, "num_hidden_layers": 2,
                                             "num_attention_heads": 3, "head_dim": 1, "intermediate_size": 5}),
     "esmc": ("EsmcForTokenClassification", {"vocab_size": 20, "hidden_size": 4, "num_hidden_layers": 2,
                                             "num_attention_heads": 4, "num_key_value_heads": 4, "intermediate_size": 5}),
+    # EuroBERT's one K/V head repeated for SDPA's math path (a stride-0 view: its kᵀ·scale and float32 copy's layout)
+    "eurobert": ("EuroBertForTokenClassification", {"vocab_size": 20, "hidden_size": 2, "num_hidden_layers": 2,
+                                                    "num_attention_heads": 2, "num_key_value_heads": 1,
+                                                    "intermediate_size": 6, "pad_token_id": 1}),
+    # ModernBERT's float32 rotation (LiveSim._rotary_float_one_wide); its window's mask from L = 2 (the math path's add)
+    "modernbert": ("ModernBertForMaskedLM", {"vocab_size": 8, "hidden_size": 3, "num_hidden_layers": 3,
+                                             "num_attention_heads": 3, "intermediate_size": 6, "pad_token_id": 7,
+                                             "local_attention": 4}),
+    # UltraBERT's window's mask (from L = 4) made in bf16 after autocast's copies of q and k, one K/V head
+    "ultrabert": ("UltrabertForSequenceClassification", {"vocab_size": 33, "hidden_size": 2, "num_hidden_layers": 2,
+                                                         "num_attention_heads": 2, "num_key_value_heads": 1,
+                                                         "intermediate_size": 7, "pad_token_id": 32,
+                                                         "sliding_window": 4}),
 }
 
 
 @pytest.mark.parametrize("model_type", ONE_WIDE)
 def test_one_wide_heads_inference_replayed(model_type: str) -> None:
-    """jina-v3's, Nomic BERT's and ESM C's one-wide heads in inference, as GTE's above: eager and SDPA (its math
-    path), float32, bf16 and under bf16 autocast, every figure is the measured peak (op, bytes by kind)."""
+    """jina-v3's, Nomic BERT's, ESM C's, EuroBERT's, ModernBERT's and UltraBERT's one-wide heads in inference, as
+    GTE's above: eager and SDPA (its math path), float32, bf16 and under bf16 autocast, every figure is the measured
+    peak (op, bytes by kind)."""
     from calculator.build import build
 
     arch, raw = ONE_WIDE[model_type]

@@ -643,18 +643,16 @@ FORWARD_RANDOM = int(os.environ.get("PEAK_FORWARD_RANDOM", str(max(4, PER_FAMILY
 #: lies in the forward only where little is saved.
 FORWARD_MORE = {"modernbert": 2}
 FORWARD_MORE["esmc"] = 3  # pre-norm: the saved LayerNorm inputs make its backward the highest more often
-#: Families replayed only where their program opts in (EuroBERT: an even head size, not 1 broadcast to 2);
-#: their other drawn cases keep the bounds, which test_peak_equals_pytorch checks.
-FORWARD_PARTIAL = ("eurobert", "modernbert")  # a one-wide head (two-column rotary) keeps its bounds
+#: Families replayed only where their program opts in; their other drawn cases keep the bounds, which
+#: test_peak_equals_pytorch checks. ModernBERT, EuroBERT and their composites: every head size they run (one-wide
+#: heads too, LiveSim.rotate_one_wide, SDPA's math path with the window's mask; no layers: any).
+FORWARD_PARTIAL: tuple[str, ...] = ()
 # (GTE, jina-v3, Nomic BERT, ESM C: their one-wide heads replayed too, LiveSim.rotate_one_wide)
 FORWARD_EXACT += ("ultrabert",)
 FORWARD_EXACT += ("modernvbert",)
 FORWARD_EXACT += ("ultravbert",)
 FORWARD_MORE["ultravbert"] = 2
 FORWARD_MORE["neomme"] = 3  # its backward (norms, exclusive attention) is the highest in most draws
-FORWARD_PARTIAL += ("ultrabert",)  # EuroBERT's condition: an even head size
-FORWARD_PARTIAL += ("modernvbert",)  # ModernBERT's condition (one-wide heads keep their bounds)
-FORWARD_PARTIAL += ("ultravbert",)  # UltraBERT's: an even head size
 FORWARD_EXACT += ("funnel",)
 FORWARD_EXACT += ("longformer",)
 FORWARD_PARTIAL += ("longformer",)  # sequence classification's global attention keeps its bounds (QA: refused)
@@ -1821,13 +1819,20 @@ def test_gte_one_wide_heads_training_replayed(arch: str, dtype: str, checkpointi
 
 #: One-wide heads in jina-v3 and ESM C (GTE's rotation, LiveSim.rotate_one_wide; ESM C's Q and K LayerNormed first,
 #: float32 under autocast): their training draws reach them rarely (jina-v3 neither non-reentrant nor under SDPA
-#: without autocast; ESM C in the forward cross-check only).
+#: without autocast; ESM C in the forward cross-check only). EuroBERT's, ModernBERT's (its float32 rotation) and
+#: UltraBERT's, in about one draw of 150: SDPA's math path with one K/V head repeated, or the window's mask.
 ONE_WIDE = {
     "jina_embeddings_v3": {"vocab_size": 20, "hidden_size": 4, "num_hidden_layers": 2, "num_attention_heads": 4,
                            "intermediate_size": 5, "type_vocab_size": 2, "hidden_act": "gelu", "pad_token_id": 1,
                            "hidden_dropout_prob": 0.2, "attention_probs_dropout_prob": 0.1, "max_position_embeddings": 11},
     "esmc": {"vocab_size": 20, "hidden_size": 4, "num_hidden_layers": 2, "num_attention_heads": 4,
              "num_key_value_heads": 4, "intermediate_size": 5, "max_position_embeddings": 11},
+    "eurobert": {"vocab_size": 20, "hidden_size": 2, "num_hidden_layers": 2, "num_attention_heads": 2,
+                 "num_key_value_heads": 1, "intermediate_size": 6, "pad_token_id": 1},
+    "modernbert": {"vocab_size": 8, "hidden_size": 3, "num_hidden_layers": 3, "num_attention_heads": 3,
+                   "intermediate_size": 6, "pad_token_id": 7, "local_attention": 4},  # the window's mask from L = 2
+    "ultrabert": {"vocab_size": 33, "hidden_size": 2, "num_hidden_layers": 2, "num_attention_heads": 2,
+                  "num_key_value_heads": 1, "intermediate_size": 7, "pad_token_id": 32, "sliding_window": 4},
 }
 
 
@@ -1837,11 +1842,15 @@ ONE_WIDE = {
     ("esmc", "EsmcModel", "fp32", False, "none", "adamw", "eager"),
     ("esmc", "EsmcForSequenceClassification", "bf16", "non-reentrant", "freeze", "sgd-momentum", "eager"),
     ("esmc", "EsmcForMaskedLM", "fp32", "reentrant", "none", "adamw", "sdpa"),
-    ("esmc", "EsmcForTokenClassification", "bf16", False, "lora", "adamw", "sdpa")])
+    ("esmc", "EsmcForTokenClassification", "bf16", False, "lora", "adamw", "sdpa"),
+    ("eurobert", "EuroBertForTokenClassification", "fp32", "reentrant", "lora", "adamw", "sdpa"),
+    ("modernbert", "ModernBertForMaskedLM", "fp32", "non-reentrant", "none", "adamw", "sdpa"),
+    ("ultrabert", "UltrabertForSequenceClassification", "fp32", False, "freeze", "adamw", "sdpa")])
 def test_one_wide_heads_training_replayed(model_type: str, arch: str, dtype: str, checkpointing: Any, plan: str,
                                           optimizer: str, attention: str) -> None:
-    """jina-v3's and ESM C's one-wide heads in training, as GTE's above (float32 rows under bf16 autocast too): the
-    forward's, the loss's and the backward's maxima and the step's figure are the measured ones."""
+    """jina-v3's, ESM C's, EuroBERT's, ModernBERT's and UltraBERT's one-wide heads in training, as GTE's above
+    (float32 rows under bf16 autocast too): the forward's, the loss's and the backward's maxima and the step's figure
+    are the measured ones."""
     for autocast in (False, True) if dtype == "fp32" else (False,):
         case = {"raw": dict(ONE_WIDE[model_type], model_type=model_type), "arch": arch, "batch": 3, "seq_len": 6,
                 "dtype": dtype, "optimizer": optimizer, "checkpointing": checkpointing, "plan": plan,
