@@ -239,19 +239,9 @@ def step_swiglu(sim: Sim, m: str, x: T) -> T:
     return sim.end_scope(mark, out)
 
 
-def exact_layer(c: Mapping[str, Any]) -> bool:
-    """Whether the lifetime simulator replays the body op by op (issue 32): an even head size (cos and sin as wide
-    as Q and K), a head size of 1 (Q and K broadcast to the two-wide tables: GTE's rotation,
-    LiveSim.rotate_one_wide; under SDPA V is narrower, so the math path), or no layer at all (then no
-    attention reads cos and sin: they are made as for any head size, 2·ceil(d / 2) wide, and dropped unread;
-    measured for d = 1 and 3, the odd sizes the config accepts)."""
-    d = head_size(c)
-    return (d % 2 == 0 and d > 0) or d == 1 or c["num_hidden_layers"] == 0
-
-
 def step_attention(sim: Sim, x: T, a: str, heads: int, kv: int, d: int, rotary: tuple[T, T],
                    dropout: bool, mask: T | None = None) -> tuple[T, T | None]:
-    """``EuroBertAttention`` as :func:`exact_layer` allows, every name dropped where the modeling file drops it:
+    """``EuroBertAttention``, every name dropped where the modeling file drops it:
     Q, K, V projected and split into heads, rotated (the projections gone once both are), then SDPA's flash kernel
     or eager attention (``matmul``, ``* scaling``, softmax in float32 cast back, dropout, ``matmul``, the context
     made contiguous), ``o_proj``. Returns its output and the probabilities (eager), which the layer holds.
@@ -319,47 +309,36 @@ def step_attention(sim: Sim, x: T, a: str, heads: int, kv: int, d: int, rotary: 
 
 
 def step_layer(inv: Inventory, prefix: str, i: int, rotary: tuple[T, T],
-               window: int | None = None, drop: bool | None = None, window_mask: T | None = None,
-               replay: bool = False) -> Callable[[Sim, T], T]:
+               drop: bool | None = None, window_mask: T | None = None) -> Callable[[Sim, T], T]:
     """One ``EuroBertDecoderLayer`` (pre-norm): RMSNorm, GQA attention with rotary Q and K, + input;
     RMSNorm, SwiGLU, + input. Dropout only in the attention (``attention_dropout``, default 0).
 
-    ``window``: UltraBERT's sliding-window layer (its ``sliding_window``): under SDPA, from L = ``window`` on,
-    transformers passes a [B, 1, L, L] boolean mask (``_ignore_bidirectional_mask_sdpa`` skips it below), which
-    ``scaled_dot_product_attention`` turns into a new additive mask in the query's dtype for each call
-    (``convert_boolean_attn_mask``), kept by the kernel's backward. ``drop``: whether the attention dropout is
-    active, where the key is another's (UltraVBERT's ``text_config``); None: this config's ``attention_dropout``.
-    ``replay``: the layer replayed name by name whatever ``window`` is, with ``window_mask`` the window's mask its model
-    made (UltraBERT's program, which makes it: :func:`step_attention`)."""
+    ``drop``: whether the attention dropout is active, where the key is another's (UltraVBERT's ``text_config``);
+    None: this config's ``attention_dropout``. ``window_mask``: UltraBERT's sliding-window layer's mask, made once by
+    its model (:func:`step_attention` says what each attention makes of it).
+    Replayed name by name for every head size the step runs (issue 32): an even one (cos and sin as wide as Q and K),
+    one (Q and K broadcast to the two-wide tables: GTE's rotation, LiveSim.rotate_one_wide; under SDPA V is
+    narrower, so the math path); odd sizes above one are refused with layers (:func:`step_check`), and with no
+    layer no attention reads cos and sin (made 2·ceil(d / 2) wide and dropped unread; measured for d = 1 and 3)."""
     p = f"{prefix}layers.{i}."
     c = inv.config
     heads, kv, d = c["num_attention_heads"], kv_heads(c), head_size(c)
 
     def run(sim: Sim, x: T) -> T:
         a = p + "self_attn."
-        b, n = x.shape[0], x.shape[1]
         attention_drop = sim.drops("attention_dropout") if drop is None else drop
-        if (window is None or replay) and exact_layer(c):
-            layer = sim.scope()  # EuroBertDecoderLayer.forward, name by name (autocast too)
-            normed = rms_norm(sim, p + "input_layernorm", x)
-            out, _ = step_attention(sim, normed, a, heads, kv, d, rotary, attention_drop, window_mask)
-            sim.release(normed)
-            first = sim.add(x, out)
-            sim.release(out)
-            normed = rms_norm(sim, p + "post_attention_layernorm", first)
-            m = step_swiglu(sim, p + "mlp.", normed)
-            sim.release(normed)
-            total = sim.add(first, m)
-            sim.release(m)
-            return sim.end_scope(layer, total)  # the residuals and the probabilities (``_``) go
-        mask = None
-        if sim.attention == "sdpa" and window is not None and n >= window:
-            mask = sim.constant((b, 1, n, n), sim.lower or sim.itemsize)
-        context = jina.rotary_attention(sim, rms_norm(sim, p + "input_layernorm", x), a, heads, kv, d, rotary,
-                                        sim.drops("attention_dropout") if drop is None else drop, softmax_fp32=True,
-                                        mask=mask)
-        x = sim.add(x, sim.linear(a + "o_proj", context))
-        return sim.add(x, step_swiglu(sim, p + "mlp.", rms_norm(sim, p + "post_attention_layernorm", x)))
+        layer = sim.scope()  # EuroBertDecoderLayer.forward, name by name (autocast too)
+        normed = rms_norm(sim, p + "input_layernorm", x)
+        out, _ = step_attention(sim, normed, a, heads, kv, d, rotary, attention_drop, window_mask)
+        sim.release(normed)
+        first = sim.add(x, out)
+        sim.release(out)
+        normed = rms_norm(sim, p + "post_attention_layernorm", first)
+        m = step_swiglu(sim, p + "mlp.", normed)
+        sim.release(normed)
+        total = sim.add(first, m)
+        sim.release(m)
+        return sim.end_scope(layer, total)  # the residuals and the probabilities (``_``) go
 
     return run
 
@@ -390,13 +369,12 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     """EuroBERT's classes. Sequence classification pools as ``classifier_pooling`` says: "late" runs
     dense, GELU and the classifier on every token, then averages the logits; "bos" takes the first
     token, "mean" averages the tokens, before them."""
-    if exact_layer(inv.config):  # issue 32: replayed op by op
-        sim.exact_lifetimes()
-        sim.exact_forward()
-        # and under autocast (rotated Q and K float32: _times_table), SDPA under checkpointing too (the replay's
-        # backward was 72 bytes, B·L float32, above LiveBytes': RMSNorm's weight gradient summed after a checkpointed layer's
-        # unpacked states went, LiveSim.rms_norm_llama)
-        sim.exact_autocast()
+    sim.exact_lifetimes()  # issue 32: replayed op by op (every head size the step runs: step_layer)
+    sim.exact_forward()
+    # and under autocast (rotated Q and K float32: _times_table), SDPA under checkpointing too (the replay's
+    # backward was 72 bytes, B·L float32, above LiveBytes': RMSNorm's weight gradient summed after a checkpointed
+    # layer's unpacked states went, LiveSim.rms_norm_llama)
+    sim.exact_autocast()
     seq = step_body(sim, inv, b, n)
     kind = bert.step_task(inv)
     if kind == "":

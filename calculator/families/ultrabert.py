@@ -19,14 +19,14 @@ from __future__ import annotations
 import json
 import random
 from dataclasses import replace
-from typing import Any, Callable, Mapping
+from typing import Any, Mapping
 
 from ..config import Field, read_fields
 from ..errors import CalcError
 from ..costs import CostModel, Sim, T, activation_key, dropouts, size_key, step_value, unread
 from ..formula import Formula, head_line
 from ..model import Inventory, TensorList
-from . import bert, eurobert, jina_embeddings_v3 as jina, modernbert
+from . import bert, eurobert, modernbert
 from .base import Extra, Family, Task
 from .common import HEADS, HIDDEN, LABELS, LAYERS, TIE, VOCAB, L, _link_value as link_value
 
@@ -170,33 +170,14 @@ def layer_types(layers: int) -> list[str]:
     return ["sliding_attention" if (i + 1) % 3 else "full_attention" for i in range(layers)]
 
 
-def step_layer(inv: Inventory, prefix: str, i: int, rotary: tuple[T, T], sliding: bool = False,
-               drop: bool | None = None) -> Callable[[Sim, T], T]:
-    """EuroBERT's layer with its own rotary tables per layer kind. In eager attention the sliding window masks
-    scores (an addition that keeps nothing), so the saved tensors and FLOPs are those of full attention; under
-    SDPA a sliding layer passes its mask from L = ``sliding_window`` on, which the kernel keeps
-    (:func:`.eurobert.step_layer`). ``drop``: the attention dropout's activity where the key is another's
-    (UltraVBERT's ``text_config``)."""
-    window = getattr(inv.config, "window", None) or step_value(inv, "sliding_window", 128)
-    return eurobert.step_layer(inv, prefix, i, rotary, window if sliding else None, drop)
-
-
 def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     """UltraBERT's classes: the body (cos and sin once per layer kind present), the final RMSNorm, the heads.
     Replayed op by op (issue 32) as EuroBERT's: every head size it runs, either kind of checkpointing."""
-    c = inv.config
-    if replayed(sim, c):  # reentrant checkpointing too (the layers' keywords kept by the partial)
-        sim.exact_lifetimes()
-        sim.exact_forward()
-        sim.exact_autocast()  # EuroBERT's layer under bf16 autocast (issue 32: measured, the same copies)
+    sim.exact_lifetimes()  # reentrant checkpointing too (the layers' keywords kept by the partial)
+    sim.exact_forward()
+    sim.exact_autocast()  # EuroBERT's layer under bf16 autocast (issue 32: measured, the same copies)
     seq = step_body(sim, inv, bert.step_prefix(inv), b, n)
     return bert.run_head(ULTRABERT_HEADS, sim, inv, seq, None)  # the classifiers' dropout: classifier_dropout
-
-
-def replayed(sim: Sim, c: Mapping[str, Any]) -> bool:
-    """Whether the body is replayed name by name (:func:`step_body_exact`): EuroBERT's layer condition
-    (:func:`.eurobert.exact_layer`: an even head size, one-wide heads, or no layer), under bf16 autocast too."""
-    return eurobert.exact_layer(c)
 
 
 #: ``masking_utils.sdpa_mask`` for a window (``sliding_window_bidirectional_mask_function``), as measured with
@@ -210,12 +191,13 @@ def _window_mask(sim: Sim, b: int, n: int) -> T:
     return sim.constant_by("aten.bitwise_and", (1, 1, n, n), 1)
 
 
-def step_body_exact(sim: Sim, inv: Inventory, prefix: str, b: int, n: int, drop: bool | None = None) -> T:
+def step_body(sim: Sim, inv: Inventory, prefix: str, b: int, n: int, drop: bool | None = None) -> T:
     """``UltrabertModel.forward`` name by name: ``inputs_embeds``, ``position_ids`` (an int64 arange), the two
     masks (full attention's None without padding; the window's from L = ``sliding_window`` on, whether or not a
     layer slides: boolean [1, 1, L, L] for SDPA, eager's ``where`` into the model's dtype, [B, 1, L, L], the
     boolean one dropped), cos and sin per kind present, the layers (EuroBERT's, the sliding ones given the mask),
-    the final RMSNorm; every local named until it returns."""
+    the final RMSNorm; every local named until it returns. ``inv.config`` holds UltraBERT's own keys (UltraVBERT
+    passes a view of its ``text_config``'s, and ``drop``, its attention dropout's activity)."""
     c = inv.config
     kinds = kinds_of(c)
     window = getattr(c, "window", None) or step_value(inv, "sliding_window", 128)
@@ -241,30 +223,11 @@ def step_body_exact(sim: Sim, inv: Inventory, prefix: str, b: int, n: int, drop:
             for argument in args:
                 sim.layer_argument(argument, counted=False)
             args = ()
-        y = sim.layer(eurobert.step_layer(inv, prefix, i, tables[kind], window if own is not None else None, drop,
-                                          own, replay=True), x, args)
+        y = sim.layer(eurobert.step_layer(inv, prefix, i, tables[kind], drop, own), x, args)
         if i:
             sim.release(x)  # hidden_states rebound (the embeddings' output stays: inputs_embeds names it)
         x = y
     return sim.end_scope(mark, eurobert.rms_norm(sim, prefix + "norm", x))
-
-
-def step_body(sim: Sim, inv: Inventory, prefix: str, b: int, n: int, drop: bool | None = None) -> T:
-    """``UltrabertModel`` on input ids: the token table, the layers (cos and sin once per layer kind present),
-    the final RMSNorm. ``inv.config`` holds UltraBERT's own keys (UltraVBERT passes a view of its
-    ``text_config``'s, and ``drop``, its attention dropout's activity). Replayed name by name where
-    :func:`replayed` (:func:`step_body_exact`)."""
-    c = inv.config
-    if replayed(sim, c):
-        return step_body_exact(sim, inv, prefix, b, n, drop)
-    x = sim.embedding(prefix + "embed_tokens", sim.ids((b, n)), first=True)
-    kinds = list(getattr(c, "layer_kinds", ()))  # the config's layer_types (read), else UltrabertConfig's default
-    if len(kinds) != c["num_hidden_layers"]:
-        kinds = layer_types(c["num_hidden_layers"])
-    tables = {kind: jina.rotary_tables(sim, n, eurobert.head_size(c)) for kind in sorted(set(kinds))}
-    for i, kind in enumerate(kinds):
-        x = sim.layer(step_layer(inv, prefix, i, tables[kind], kind == "sliding_attention", drop), x)
-    return eurobert.rms_norm(sim, prefix + "norm", x)
 
 
 def mlm_step(names: tuple[str, str, str]) -> bert.HeadStep:

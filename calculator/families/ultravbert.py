@@ -125,12 +125,11 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     text = ultrabert.Values(text_values(c), sliding_window=step_value(inv, "text_sliding_window", 128))
     text.layer_kinds, text.window = getattr(c, "layer_kinds", ()), getattr(c, "window", None)
     view = replace(inv, config=text)
-    if ultrabert.replayed(sim, text):  # issue 32, as UltraBERT's (either kind of checkpointing)
-        sim.exact_lifetimes()
-        sim.exact_forward()
-        sim.exact_autocast()  # UltraBERT's body under bf16 autocast (measured: the same copies)
+    sim.exact_lifetimes()  # issue 32, as UltraBERT's (either kind of checkpointing)
+    sim.exact_forward()
+    sim.exact_autocast()  # UltraBERT's body under bf16 autocast (measured: the same copies)
     # The composite's token table (inputs_embeds, named until it returns), then UltrabertModel.forward after it: the
-    # same operations in the same order as UltraBERT's own forward (ultrabert.step_body_exact).
+    # same operations in the same order as UltraBERT's own forward (ultrabert.step_body).
     seq = ultrabert.step_body(sim, view, bert.step_prefix(inv) + "text_model.", b, n,
                               sim.drops("text_attention_dropout"))
     return bert.run_head(ULTRAVBERT_HEADS, sim, inv, seq, None)  # the top level's classifier_dropout

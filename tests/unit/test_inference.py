@@ -17,7 +17,7 @@ import json
 
 from calculator import costs, peft
 from calculator.build import build
-from calculator.families import eurobert
+from calculator.costs.lifetime import LiveSim
 from calculator.presets import get_preset
 
 from .helpers import patched
@@ -131,8 +131,9 @@ def test_cli_inference_json_text_and_refusals() -> None:
 
 
 def test_inference_without_an_exact_forward_gives_bounds() -> None:
-    """EuroBERT whose program does not opt in (declared away here: one-wide heads, the last such configs, are replayed
-    since, LiveSim.rotate_one_wide): no figure, the proven bounds (the start and the outputs below; the start, every
+    """A program that does not declare its forward's releases (declared away here: every family's inference span is
+    replayed since; this is EuroBERT's one-wide heads, the last configs that were not, LiveSim.rotate_one_wide): no
+    figure, the proven bounds (the start and the outputs below; the start, every
     storage and three of the largest above), the FLOPs all the same. Reformer's LSH and local attention, BigBird's block-sparse attention and DeBERTa's
     talking heads, this test's examples before, are replayed now (the BigBird
     preset at L 1,024: 702,440,280 bytes, LiveBytes' peak on fake tensors, ``peak_measure.measure_peak(...,
@@ -141,7 +142,7 @@ def test_inference_without_an_exact_forward_gives_bounds() -> None:
     logits mask and the token types made from the ids first)."""
     one_wide = build(dict(get_preset("EuroBERT/EuroBERT-210m").config, hidden_size=12))  # 12 heads of 1
     assert costs.compute_inference(one_wide, costs.settings(1, 16)).peak.bytes is not None
-    with patched(eurobert, "exact_layer", lambda c: False):
+    with patched(LiveSim, "exact_forward", lambda self: None):
         c = costs.compute_inference(one_wide, costs.settings(1, 16))
     d = c.to_dict()
     assert d["memory"]["peak"] is None and d["peak_at"] is None and d["flops"]["forward"] > 0
