@@ -274,18 +274,17 @@ def step_layer(inv: Inventory, prefix: str, i: int, rotary: tuple[T, T] | None) 
         q = sim.rebind(q, sim.scalar(q))  # * d ** -0.5
         if rotary is not None:
             cos, sin = rotary
+            apply = sim.scope()  # apply_rotary_pos_emb: in float32 (``q.float()``), cast back to the dtype
             if cos.shape[-1] != d:  # d = 1: cos and sin have 2 columns, and the products broadcast Q and K to them
-                q, k = sim.rotary(q, cos, sin), sim.rotary(k, cos, sin)  # (not replayed op by op: bounds only)
-                q, k = sim.new((*q.shape[:-1], 2), q.grad), sim.new((*k.shape[:-1], 2), k.grad)
+                turned = list(sim.rotary_float(q, k, cos, sin))  # ModernBERT's same expression (LiveSim: op by op)
             else:
-                apply = sim.scope()  # apply_rotary_pos_emb: in float32, cast back to the dtype
                 upcast = q.itemsize != 4
                 turned = [sim.rotate(t, cos, sin, False, upcast) for t in (q, k)]
                 if upcast:
                     turned = [sim.cast_like(t, q.itemsize) for t in turned]
-                sim.end_scope(apply, *turned)
-                sim.release(q, k)
-                q, k = turned
+            sim.end_scope(apply, *turned)
+            sim.release(q, k)
+            q, k = turned
         inner = sim.scope()  # the attention function
         probs: T | None = None
         if sim.attention == "sdpa":  # sdpa_attention_forward: no mask, dropout 0 (checked), CPU's flash kernel
@@ -349,9 +348,8 @@ def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     c = inv.config
     e = prefix + "embeddings."
     kind = bert.step_task(inv)
-    # A head of width 1 (rotary: cos and sin 2 wide, the products broadcasting Q and K) is not modelled op by op.
-    narrow = c["position_embedding_type"] == "rotary" and c["hidden_size"] // c["num_attention_heads"] == 1
-    if kind in EXACT_LIFETIMES and not c.get("is_decoder") and not narrow:
+    # (a head of width 1, rotary: cos and sin 2 wide, the products broadcasting Q and K, as ModernBERT's)
+    if kind in EXACT_LIFETIMES and not c.get("is_decoder"):
         sim.exact_lifetimes()
         sim.exact_forward()
         sim.exact_autocast()  # and under autocast (the rotation in float32 on q.float(), cast back: a bf16 model's)

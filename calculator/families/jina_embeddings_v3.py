@@ -213,69 +213,6 @@ def sample(rng: random.Random, config: dict[str, Any]) -> None:
 # --------------------------------------------------------------- training step
 
 
-def rotary_tables(sim: Sim, n: int, d: int) -> tuple[T, T]:
-    """``LlamaRotaryEmbedding`` under ``no_grad``: cos and sin [1, L, 2·ceil(d/2)], shared by every layer."""
-    width = 2 * ((d + 1) // 2)
-    return sim.new((1, 1, n, width), False), sim.new((1, 1, n, width), False)
-
-
-def rotary_attention(sim: Sim, x: T, a: str, heads: int, kv_heads: int, d: int, rotary: tuple[T, T],
-                     dropout: bool, softmax_fp32: bool = False, mask: T | None = None) -> T:
-    """Llama-style attention up to the context [B, L, A·d] (eager, or SDPA as ``sim.attention`` says):
-    Q, K, V projected and split into heads,
-    Q and K rotated, ``repeat_kv`` when K/V have fewer heads (an expand and a reshape: a copy), scores
-    scaled, softmax, dropout, the weighted sum, then ``transpose(1, 2).contiguous()`` and the reshape.
-
-    ``softmax_fp32``: Llama's ``eager_attention_forward`` (EuroBERT, UltraBERT) takes the softmax in float32
-    and casts it back (``softmax(..., dtype=float32).to(query.dtype)``): below float32 it keeps the float32
-    output and the weighted sum keeps the cast copy.
-
-    ``mask``: the additive mask SDPA is given (UltraBERT's sliding-window layers, :func:`.ultrabert.step_layer`),
-    which the kernel's backward keeps; with one, transformers repeats fewer K/V heads first (``use_gqa_in_sdpa``
-    needs no mask). Eager attention adds its mask to the scores, which keeps nothing."""
-    b, n, _ = x.shape
-
-    q = sim.heads(sim.linear(a + "q_proj", x), heads, d)
-    k = sim.heads(sim.linear(a + "k_proj", x), kv_heads, d)
-    v = sim.heads(sim.linear(a + "v_proj", x), kv_heads, d)
-    cos, sin = rotary
-    q, k = sim.rotary(q, cos, sin, softmax_fp32), sim.rotary(k, cos, sin, softmax_fp32)  # Llama's promotes
-    if cos.shape[-1] != d:  # d = 1: cos and sin have 2 columns, and the products broadcast Q and K to them
-        q, k = sim.new((*q.shape[:-1], 2), q.grad), sim.new((*k.shape[:-1], 2), k.grad)
-    if sim.attention == "sdpa" and mask is None and (kv_heads == heads or k.shape[-1] == d <= 256):
-        # sdpa_attention_forward: no mask, so fewer K/V heads go to the flash kernel as they are
-        # (``enable_gqa``, use_gqa_in_sdpa); dropout 0 (checked); one head size, else the math path (refused).
-        context = sim.contiguous(sim.transpose(sim.sdpa(q, k, v), 1, 2))
-        return sim.contiguous(sim.reshape(context, (b, n, heads * d)))
-    if kv_heads != heads:  # repeat_kv (SDPA too, past 256-wide heads)
-        groups = heads // kv_heads
-        # repeat_kv's reshape of the expanded view: a copy, except when computeStride can view it (one K/V
-        # head at B = 1: the broadcast dimension merges with size-1 ones, stride 0, nothing copied).
-        k = sim.reshape(sim.expand(sim.view(k, (b, kv_heads, 1, n, k.shape[-1])),
-                                   (b, kv_heads, groups, n, k.shape[-1])), (b, heads, n, k.shape[-1]))
-        v = sim.reshape(sim.expand(sim.view(v, (b, kv_heads, 1, n, d)), (b, kv_heads, groups, n, d)), (b, heads, n, d))
-    if sim.attention == "sdpa":
-        context = sim.contiguous(sim.transpose(sim.sdpa(q, k, v, mask), 1, 2))
-        return sim.contiguous(sim.reshape(context, (b, n, heads * d)))
-    scores = sim.pointwise(sim.bmm(q, sim.transpose(k, 2, 3)))  # * scaling
-    if softmax_fp32 and sim.lower is not None:
-        # Under autocast Q is float32 (bf16 × the float32 cos promotes), so the float32 softmax's output, kept,
-        # is not cast back; the weighted sum's matmul reads (and keeps) a bf16 copy of it.
-        probs = sim.new(scores.shape, scores.grad, 4)
-        if probs.grad:
-            sim.save(probs)
-    elif softmax_fp32 and sim.itemsize != 4:
-        probs = sim.new(scores.shape, scores.grad, 4)  # softmax in float32: keeps its output
-        if probs.grad:
-            sim.save(probs)
-        probs = sim.new(scores.shape, probs.grad)  # .to(query.dtype)
-    else:
-        probs = sim.keep_output(scores)  # softmax
-    probs = sim.dropout(probs, dropout)
-    context = sim.contiguous(sim.transpose(sim.bmm(probs, v), 1, 2))
-    return sim.contiguous(sim.reshape(context, (b, n, heads * d)))
-
-
 def step_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     """The native classes: the backbone (:data:`MODEL`), then XLM-R's heads (RoBERTa's, written once there)."""
     if bert.step_task(inv) in roberta.LIFETIMES:  # one-wide heads too: GTE's attention (LiveSim.rotate_one_wide)

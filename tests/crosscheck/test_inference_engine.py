@@ -525,12 +525,16 @@ ONE_WIDE = {
                                                          "num_attention_heads": 2, "num_key_value_heads": 1,
                                                          "intermediate_size": 7, "pad_token_id": 32,
                                                          "sliding_window": 4}),
+    # ESM's rotary one-wide heads: ModernBERT's rotation (q.float(), both cast back), token dropout's rescaling on
+    "esm": ("EsmForMaskedLM", {"vocab_size": 33, "hidden_size": 4, "num_hidden_layers": 2, "num_attention_heads": 4,
+                               "intermediate_size": 6, "position_embedding_type": "rotary", "pad_token_id": 1,
+                               "mask_token_id": 32, "token_dropout": True, "max_position_embeddings": 40}),
 }
 
 
 @pytest.mark.parametrize("model_type", ONE_WIDE)
 def test_one_wide_heads_inference_replayed(model_type: str) -> None:
-    """jina-v3's, Nomic BERT's, ESM C's, EuroBERT's, ModernBERT's and UltraBERT's one-wide heads in inference, as
+    """jina-v3's, Nomic BERT's, ESM C's, EuroBERT's, ModernBERT's, UltraBERT's and ESM's one-wide heads in inference, as
     GTE's above: eager and SDPA (its math path), float32, bf16 and under bf16 autocast, every figure is the measured
     peak (op, bytes by kind)."""
     from calculator.build import build

@@ -1833,6 +1833,10 @@ ONE_WIDE = {
                    "intermediate_size": 6, "pad_token_id": 7, "local_attention": 4},  # the window's mask from L = 2
     "ultrabert": {"vocab_size": 33, "hidden_size": 2, "num_hidden_layers": 2, "num_attention_heads": 2,
                   "num_key_value_heads": 1, "intermediate_size": 7, "pad_token_id": 32, "sliding_window": 4},
+    # ESM's rotary one-wide heads (ModernBERT's float32 rotation, LiveSim.rotary_float), token dropout's rescaling on
+    "esm": {"vocab_size": 33, "hidden_size": 4, "num_hidden_layers": 2, "num_attention_heads": 4, "intermediate_size": 6,
+            "position_embedding_type": "rotary", "pad_token_id": 1, "mask_token_id": 32, "token_dropout": True,
+            "max_position_embeddings": 40},
 }
 
 
@@ -1845,10 +1849,11 @@ ONE_WIDE = {
     ("esmc", "EsmcForTokenClassification", "bf16", False, "lora", "adamw", "sdpa"),
     ("eurobert", "EuroBertForTokenClassification", "fp32", "reentrant", "lora", "adamw", "sdpa"),
     ("modernbert", "ModernBertForMaskedLM", "fp32", "non-reentrant", "none", "adamw", "sdpa"),
-    ("ultrabert", "UltrabertForSequenceClassification", "fp32", False, "freeze", "adamw", "sdpa")])
+    ("ultrabert", "UltrabertForSequenceClassification", "fp32", False, "freeze", "adamw", "sdpa"),
+    ("esm", "EsmForTokenClassification", "bf16", "reentrant", "freeze", "adamw", "eager")])
 def test_one_wide_heads_training_replayed(model_type: str, arch: str, dtype: str, checkpointing: Any, plan: str,
                                           optimizer: str, attention: str) -> None:
-    """jina-v3's, ESM C's, EuroBERT's, ModernBERT's and UltraBERT's one-wide heads in training, as GTE's above
+    """jina-v3's, ESM C's, EuroBERT's, ModernBERT's, UltraBERT's and ESM's one-wide heads in training, as GTE's above
     (float32 rows under bf16 autocast too): the forward's, the loss's and the backward's maxima and the step's figure
     are the measured ones."""
     for autocast in (False, True) if dtype == "fp32" else (False,):
