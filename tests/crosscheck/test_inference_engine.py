@@ -37,10 +37,8 @@ SEED = int(os.environ.get("CROSSCHECK_SEED", "20261125"))
 EXACT = ("bert", "ernie", "roberta", "xlm-roberta", "camembert", "data2vec-text", "electra", "distilbert", "albert",
          "roc_bert", "layoutlm", "modernbert", "eurobert")
 EXACT += ("megatron-bert", "xlm-roberta-xl", "roberta-prelayernorm", "mpnet")  # the pre-LN layer (families/blocks.py)
-#: Exact families whose program opts in only for some configs: another draw keeps the bounds, checked as
-#: :func:`test_inference_bounds_hold` checks them. None now: EuroBERT, ModernBERT and their composites replay every
-#: head size they run (one-wide heads since, LiveSim.rotate_one_wide; SDPA's math path with the window's mask).
-PARTIAL: tuple[str, ...] = ()
+# Every drawn config of an exact family is replayed: EuroBERT, ModernBERT and their composites every head size they
+# run (one-wide heads too, LiveSim.rotate_one_wide; SDPA's math path with the window's mask).
 EXACT += ("deberta-v2",)
 EXACT += ("roformer", "esm")
 EXACT += ("rembert", "xlm", "flaubert")
@@ -140,8 +138,7 @@ def test_inference_peak_equals_pytorch(model_type: str) -> None:
     for index in range(PER_FAMILY):
         case = inference_case(model_type, index, narrow=True)
         if case is not None:
-            assert case["costs"].peak.bytes is not None or model_type in PARTIAL, (
-                model_type, case["arch"], case["costs"].peak.reason)
+            assert case["costs"].peak.bytes is not None, (model_type, case["arch"], case["costs"].peak.reason)
             figures += check_peak(case)
     assert figures > 0 or PER_FAMILY < 2, model_type
 
@@ -149,8 +146,7 @@ def test_inference_peak_equals_pytorch(model_type: str) -> None:
 def test_every_family_replays_its_inference_span() -> None:
     """Every family with a peak replays its inference span tensor by tensor (Reformer, the last one bounded, since its
     LSH and local attention were listed storage by storage): each is in EXACT, so test_inference_peak_equals_pytorch
-    draws it; the configs a family's program does not replay (PARTIAL's) keep bounds, which check_peak measures
-    there. A family added with bounds only must say so here."""
+    draws it, and every drawn config gets a figure. A family added with bounds only must say so here."""
     assert [mt for mt in PEAK_FAMILIES if mt not in EXACT] == []
 
 
@@ -230,9 +226,8 @@ def variant_case(model_type: str, index: int, attention: str, autocast: bool) ->
 #: The families whose program models autocast's copies too (``sim.exact_autocast()``), the same for the inference span
 #: as for the training step (:data:`test_peak_engine.AUTOCAST_EXACT`; T5's SDPA at inference runs the flash kernel, the
 #: bias needing no gradient): the others keep their bounds under autocast (``test_inference_bounds_hold``'s rule).
-#: Of those, the families whose drawn configs include some the program leaves bounded, as in float32; their bounds
-#: are checked. None now (ModernBERT's one-wide heads, the last, replayed: LiveSim._rotary_float_one_wide).
-AUTOCAST_PARTIAL: tuple[str, ...] = ()
+#: Every drawn config of those is replayed under autocast too (ModernBERT's one-wide heads, the last left bounded,
+#: since: LiveSim._rotary_float_one_wide).
 #: Families exact under autocast in the inference span only (their training step keeps its bounds under autocast, so
 #: they are not in :data:`test_peak_engine.AUTOCAST_EXACT`): Reformer (its reversible layers' backward not replayed).
 INFERENCE_AUTOCAST_EXACT = ("reformer",)
@@ -250,8 +245,7 @@ def test_inference_peak_under_sdpa_and_autocast_equals_pytorch(model_type: str, 
     for index in range(PER_FAMILY):
         case = variant_case(model_type, index, attention, autocast)
         if case is not None:
-            assert case["costs"].peak.bytes is not None or model_type in PARTIAL or (autocast and model_type in AUTOCAST_PARTIAL), (  # PARTIAL: bounds checked
-                model_type, case["arch"], case["costs"].peak.reason)
+            assert case["costs"].peak.bytes is not None, (model_type, case["arch"], case["costs"].peak.reason)
             figures += check_peak(case)
     assert figures > 0 or PER_FAMILY < 2, model_type
 

@@ -643,11 +643,9 @@ FORWARD_RANDOM = int(os.environ.get("PEAK_FORWARD_RANDOM", str(max(4, PER_FAMILY
 #: lies in the forward only where little is saved.
 FORWARD_MORE = {"modernbert": 2}
 FORWARD_MORE["esmc"] = 3  # pre-norm: the saved LayerNorm inputs make its backward the highest more often
-#: Families replayed only where their program opts in; their other drawn cases keep the bounds, which
-#: test_peak_equals_pytorch checks. ModernBERT, EuroBERT and their composites: every head size they run (one-wide
-#: heads too, LiveSim.rotate_one_wide, SDPA's math path with the window's mask; no layers: any).
-FORWARD_PARTIAL: tuple[str, ...] = ()
-# (GTE, jina-v3, Nomic BERT, ESM C: their one-wide heads replayed too, LiveSim.rotate_one_wide)
+# Every drawn case of these families is replayed: ModernBERT, EuroBERT and their composites every head size they run
+# (one-wide heads too, LiveSim.rotate_one_wide, SDPA's math path with the window's mask; no layers: any), as GTE,
+# jina-v3, Nomic BERT, ESM and ESM C; Longformer's sequence classification (its first token's global attention).
 FORWARD_EXACT += ("ultrabert",)
 FORWARD_EXACT += ("modernvbert",)
 FORWARD_EXACT += ("ultravbert",)
@@ -655,8 +653,7 @@ FORWARD_MORE["ultravbert"] = 2
 FORWARD_MORE["neomme"] = 3  # its backward (norms, exclusive attention) is the highest in most draws
 FORWARD_EXACT += ("funnel",)
 FORWARD_EXACT += ("longformer",)
-FORWARD_PARTIAL += ("longformer",)  # sequence classification's global attention keeps its bounds (QA: refused)
-FORWARD_MORE["longformer"] = 2  # half its draws are sequence classification (global attention: bounds)
+FORWARD_MORE["longformer"] = 2  # half its draws are sequence classification (its global attention)
 
 
 def forward_case(model_type: str, index: int) -> dict[str, Any] | None:
@@ -739,8 +736,6 @@ def test_forward_and_loss_replayed_exactly(model_type: str) -> None:
         if case is None:
             continue
         timeline = engine_timeline(case)
-        if timeline is None and model_type in FORWARD_PARTIAL:
-            continue
         assert timeline is not None and timeline.forward is not None and timeline.loss is not None, case["arch"]
         result = measured(case)
         starts = result.phase_starts
@@ -841,16 +836,15 @@ def test_reentrant_checkpointing_replayed_exactly(model_type: str) -> None:
     """Issue 32: under reentrant checkpointing (``use_reentrant=True``) the forward runs each layer without a graph,
     keeping its input (and its positional arguments; the keyword ones stay with the graph), and each layer's
     ``CheckpointFunctionBackward`` runs the layer again with a graph, then a backward of its own through it (a
-    layer's other outputs, its probabilities, get zeros): the engine replays that too. Every drawn case is replayed
-    (but for FORWARD_PARTIAL's conditions), its maxima and figure are the measured ones, and figures are given."""
+    layer's other outputs, its probabilities, get zeros): the engine replays that too. Every drawn case is replayed,
+    its maxima and figure are the measured ones, and figures are given."""
     phases: dict[str, int] = {}
     sdpa = FAMILIES[model_type].costs.sdpa and model_type not in REENTRANT_EAGER_ONLY
     for index in range(REENTRANT_RANDOM):
         attention = "sdpa" if sdpa and index == REENTRANT_RANDOM - 1 else "eager"  # the last one with SDPA
         case = checkpointing_case(model_type, index, "reentrant", attention)
         replayed = case is not None and check_checkpointed(case, phases)
-        if case is not None and not replayed:
-            assert model_type in FORWARD_PARTIAL, (case["arch"], case["raw"])
+        assert case is None or replayed, (case["arch"], case["raw"])
         fails = FAMILIES[model_type].costs.autocast_fails  # a config PyTorch cannot run under autocast: refused
         if (replayed and index == 0 and FAMILIES[model_type].costs.autocast  # replayed under autocast too
                 and not (fails is not None and fails(case["inv"].config))):
