@@ -25,7 +25,7 @@ import math
 import random
 from typing import Any, Mapping
 
-from ..config import MAX_LAYERS, Field, coerce_bool, coerce_int, read_fields
+from ..config import MAX_LAYERS, Field, coerce_bool, coerce_fraction, coerce_int, read_fields
 from ..costs import CostModel, Sim, T, classifier_dropout, dropouts
 from ..costs.ops import Row
 from ..errors import CalcError
@@ -107,6 +107,10 @@ def read_step_value(key: str, value: Any) -> Any:
 #: classes that pass it on keep each layer's LayerNorm output and buckets in a ReformerDynamicCache) and
 #: ``hidden_act`` (the feed-forward's activation: its temporaries; one the simulator does not model keeps bounds).
 INFERENCE_DEFAULTS: dict[str, Any] = {"use_cache": True, "hidden_act": "relu"}
+#: The key only the training step's replay reads (:func:`training_replayed`), with ReformerConfig's default: local
+#: attention's probabilities' dropout (the replay models it active; at 0 PyTorch allocates nothing for it, and the
+#: step keeps its bounds, which list it always). Not a step key (:attr:`CostModel.keys`): the draws stay as they were.
+TRAINING_DEFAULTS: dict[str, Any] = {"local_attention_probs_dropout_prob": 0.05}
 
 
 def read_config(raw: Mapping[str, Any]) -> dict[str, Any]:
@@ -119,6 +123,8 @@ def read_config(raw: Mapping[str, Any]) -> dict[str, Any]:
         values[key] = read_step_value(key, raw.get(key, default))
     values["use_cache"] = coerce_bool("use_cache", raw.get("use_cache", True))
     values["hidden_act"] = raw.get("hidden_act", "relu")
+    for key, default in TRAINING_DEFAULTS.items():
+        values[key] = coerce_fraction(key, raw.get(key, default))
     return values
 
 
@@ -563,6 +569,8 @@ def program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
         raise CalcError("costs_forward_fails", key="axial_pos_shape", value=list(c["axial_pos_shape"]))
     if not sim.training and c.get("hidden_act", "relu") in INFERENCE_ACTIVATIONS:
         return inference_program(sim, inv, b, n)
+    if training_replayed(sim, inv, n):  # the training step op by op (the lifetime simulator only)
+        return training_program(sim, inv, b, n)
     return step_program(sim, inv, b, n)  # the training step; an inference span with another activation: bounds
 
 
@@ -578,7 +586,10 @@ def mask_buffers(inv: Inventory) -> list[tuple[str, tuple[int, ...], int]]:
     return out
 
 
-#: ``buffers``: the training step's peak is bounded (:mod:`calculator.costs.peak`), not replayed op by op (each layer's
+#: ``buffers``: the training step is replayed op by op where :func:`training_replayed` says so (local attention, every
+#: query attending every key, flat positions, no hidden dropout, not causal, float32 or bf16 without autocast: the
+#: reversible layers' custom backward as :meth:`~calculator.costs.lifetime.LiveSim.reversible_function` models it).
+#: Elsewhere its peak is bounded (:mod:`calculator.costs.peak`), not replayed op by op (each layer's
 #: two runs listed as the inference span describes the layer, :func:`layer_storages`, one layer's at a time: a block
 #: of :attr:`Sim.blocks`, as a checkpointed layer's): its maximum lies in
 #: ``_ReversibleFunctionBackward``, each layer's forward rerun with a graph and its own backward run inside the outer
@@ -597,7 +608,8 @@ FAMILY = Family(
     read=read_config,
     extras=(value_extra("attn_layers", list(ATTN_LAYERS)),
             *(value_extra(key, default) for key, default in STEP_DEFAULTS.items()),
-            *(value_extra(key, default) for key, default in INFERENCE_DEFAULTS.items())),
+            *(value_extra(key, default) for key, default in INFERENCE_DEFAULTS.items()),
+            *(value_extra(key, default) for key, default in TRAINING_DEFAULTS.items())),
     backbone=backbone,
     heads_check=None,  # a head's width is attention_head_size, not H / A
     checks=(check,),
@@ -749,8 +761,12 @@ def _inference_local(sim: Sim, c: Mapping[str, Any], a: str, h: T, training: boo
         qi = indices
     dots = sim.bmm(q, sim.transpose(k, -1, -2))
     sim.release(q, k)  # del query_vectors, key_vectors
-    probs, _, dots = _masked_softmax(sim, dots, bool(c["is_decoder"]), False, True)
-    probs = _dropped(sim, probs, training)
+    if sim.grad_mode:  # the backward's rerun with a graph (training_program: no mask), each op's node
+        probs = _live(sim).reformer_softmax(dots)
+        probs = sim.dropout(probs, training)
+    else:
+        probs, _, dots = _masked_softmax(sim, dots, bool(c["is_decoder"]), False, True)
+        probs = _dropped(sim, probs, training)
     out = sim.bmm(probs, v)
     sim.release(v)  # del value_vectors
     out = sim.reshape(out, (b, heads, n, d))  # flatten(2, 3): a view
@@ -1010,3 +1026,114 @@ REFORMER_INFERENCE_HEADS = {
     Task.SEQUENCE_CLASSIFICATION: lambda sim, seq: bert.step_pair_head(sim, seq, False, sim.keep_output),
     Task.QUESTION_ANSWERING: lambda sim, seq: bert.step_qa(sim, seq),
 }
+
+
+# --------------------------------------------------------------- the training step, storage by storage
+#
+# Where it is proven (:func:`training_replayed`), the step is replayed op by op on :class:`~.costs.lifetime.LiveSim`:
+# the embeddings and the streams' ``cat`` with their graph, ``_ReversibleFunction``'s forward running each layer as
+# the inference span describes it (no graph, with training's dropouts), the backward's two reruns of each layer
+# recorded with their graphs (:meth:`~.costs.lifetime.LiveSim.reversible_rerun`) and run by the function's node
+# (:meth:`~.costs.lifetime.LiveSim.reversible_function`), the final LayerNorm. Every storage and its release as
+# LiveBytes measured them (tests/crosscheck/peak_measure.py; a layer's backward op by op in the node's docstring).
+
+
+def _live(sim: Sim) -> Any:
+    """``sim`` as the lifetime simulator (only :func:`training_program` runs the reruns with a graph)."""
+    from ..costs.lifetime import LiveSim
+
+    assert isinstance(sim, LiveSim)
+    return sim
+
+
+def training_replayed(sim: Sim, inv: Inventory, n: int) -> bool:
+    """Whether the training step is replayed op by op (else the step's program and its proven bounds): on the
+    lifetime simulator, without autocast, ReformerModel with flat positions and local attention only, every query
+    attending every key (L ≤ ``local_attn_chunk_length``), not causal, relu, no hidden dropout, the probabilities'
+    dropout active (ReformerConfig's 0.05): the cases measured (LiveBytes) and proven by the cross-checks so far."""
+    from ..costs.lifetime import LiveSim
+
+    c = inv.config
+    return (isinstance(sim, LiveSim) and sim.lower is None and inv.arch.task != Task.LM_HEAD_MODEL
+            and not c["axial_pos_embds"] and set(layer_kinds(c)) == {"local"} and n <= c["local_attn_chunk_length"]
+            and not c["is_decoder"] and c.get("hidden_act", "relu") == "relu" and not sim.drops("hidden_dropout_prob")
+            and 0 < c.get("local_attention_probs_dropout_prob", 0.05) < 1)
+
+
+def _rerun_feed_forward(sim: Sim, c: Mapping[str, Any], p: str, x: T) -> T:
+    """``ChunkReformerFeedForward`` on ``next_attn_output`` with a graph (``backward_pass``): LayerNorm, dense,
+    the activation (the dense's output dropped after it), output."""
+    f = p + "feed_forward."
+    normed = sim.layer_norm(f + "layer_norm", x)
+    h = sim.linear(f + "dense.dense", normed)
+    h = sim.rebind(h, sim.activation(c.get("hidden_act", "relu"), h))
+    sim.release(normed)
+    return sim.linear(f + "output.dense", h)
+
+
+def _rerun_attention(sim: Sim, c: Mapping[str, Any], p: str, x: T) -> T:
+    """``ReformerAttention`` on the rebuilt hidden states with a graph (``backward_pass``, no cache): LayerNorm, the
+    local self-attention (:func:`_inference_local`'s graph branch), the output dense."""
+    a = p + "attention."
+    h = sim.layer_norm(a + "layer_norm", x)
+    context = _inference_local(sim, c, a, h, training=True)
+    return sim.linear(a + "output.dense", context)
+
+
+def training_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
+    """The training step replayed storage by storage (see above; :func:`training_replayed` says where)."""
+    c = inv.config
+    live = _live(sim)
+    sim.exact_lifetimes()
+    sim.exact_forward()
+    prefix = inv.arch.prefix
+    task = inv.arch.task
+    cache = bool(c.get("use_cache", True)) and task in (Task.MODEL, Task.SEQUENCE_CLASSIFICATION)
+    top = sim.scope()  # the class's forward
+    mark = sim.scope()  # ReformerModel.forward
+    ids = sim.ids((b, n))
+    # warn_if_padding_and_no_attention_mask: pad_token_id (0) in input_ids[:, [-1, 0]]
+    sim.transients((16, 16 * b, 2 * b, 1), (1, 3, 3, 3), ("aten.lift_fresh", "aten.index", "aten.eq", "aten.any"))
+    e = prefix + "embeddings."
+    emb = sim.scope()
+    positions = _int64(sim, (n,), "aten.arange")
+    x = sim.embedding(e + "word_embeddings", ids, first=True)
+    pos = sim.embedding(e + "position_embeddings.embedding", sim.expand(sim.view(positions, (1, n)), (b, n)))
+    x = sim.end_scope(emb, sim.add(x, pos))
+    enc = sim.scope()  # ReformerEncoder.forward
+    streams = sim.concat([x, x], -1)
+    function = sim.scope()  # _ReversibleFunction.forward, no graph
+    h = c["hidden_size"]
+    grad = sim.grad_mode
+    sim.grad_mode = False
+    attn = hidden = T((b, n, h), (2 * n * h, 2 * h, 1), streams.storage, False, x.itemsize)
+    kept: list[T] = []
+    layers: list[tuple[int, list[T], int, list[T]]] = []
+    for i, kind in enumerate(layer_kinds(c)):
+        p = f"{prefix}encoder.layers.{i}."
+        new_attn, new_hidden, held = _inference_layer(sim, inv, kind, p, attn, hidden, cache, training=True)
+        kept += held
+        if i:
+            sim.release(attn, hidden)  # the previous layer's outputs, rebound after this one returns
+        if streams.grad:  # the backward's two reruns of this layer, with their graphs (made only there)
+            k_ff, got_ff = live.reversible_rerun(lambda s, t, p=p: _rerun_feed_forward(s, c, p, t), new_attn)
+            k_at, got_at = live.reversible_rerun(lambda s, t, p=p: _rerun_attention(s, c, p, t), hidden)
+            layers.append((k_ff, got_ff, k_at, got_at))
+        attn, hidden = new_attn, new_hidden
+    sim.grad_mode = grad
+    if streams.grad:
+        out = live.reversible_function(streams, attn, hidden, layers)
+    else:  # the input needs no gradient (a frozen table): no node, its ctx gone, no layer gets a gradient
+        out = sim.fresh(streams.shape, "aten.cat", streams.itemsize)
+    sim.end_scope(function, out, *kept)
+    sim.release(streams)
+    seq = sim.layer_norm(prefix + "encoder.layer_norm", out)
+    sim.end_scope(enc, seq, *kept)
+    sim.end_scope(mark, seq, *kept)
+    outputs = bert.run_head(REFORMER_HEADS, sim, inv, seq, None)  # the classifier's dropout: classifier_dropout
+    if task == Task.MODEL:
+        sim.held_by_outputs(*kept)  # the cache (use_cache): each layer's LayerNorm output, to the outputs' end
+    else:
+        kept = []  # the cache dies as the class's forward returns
+    sim.end_scope(top, outputs[0], *outputs[1:], *kept)
+    return outputs

@@ -267,6 +267,7 @@ LIFETIME_FAMILIES += ("funnel",)  # einsums, the cls mask in place on a view, wh
 # is checked against the measured one in every figure there (check_timeline), not here.
 LIFETIME_FAMILIES += ("yoso",)  # YosoCumulation's custom node, F.normalize's nodes
 LIFETIME_FAMILIES += ("longformer",)  # sliding chunks (overlapping as_strided, CopySlices); global attention: bounds
+LIFETIME_FAMILIES += ("reformer",)  # _ReversibleFunction's node: each layer's reruns and nested backwards (LIFETIME_DRAW)
 ACTIVATION_RANDOM = int(os.environ.get("PEAK_ACTIVATION_RANDOM", str(max(2, PER_FAMILY * 3 // 4))))
 
 
@@ -281,6 +282,19 @@ def _big_bird_modelled(raw: dict[str, Any]) -> None:
 #: DeBERTa-v2's every drawn configuration is replayed (a relative table no term reads, a shared projection no term
 #: reads: ``LiveSim.discarded``).
 LIFETIME_DRAW = {"big_bird": _big_bird_modelled}
+
+
+def _reformer_modelled(raw: dict[str, Any]) -> None:
+    """Reformer's configurations its training program replays op by op (``reformer.training_replayed``): local
+    attention only, every query attending every key (a chunk of 32 holds the drawn L), flat positions, no hidden
+    dropout; the drawn classes, causal ones (the LM head's ``is_decoder``) keeping their bounds."""
+    layers = len(raw.get("attn_layers") or ["local"] * 6)
+    raw.update(attn_layers=["local"] * max(1, min(layers, 3)), axial_pos_embds=False, hidden_dropout_prob=0.0,
+               local_attn_chunk_length=32)
+    raw["num_hidden_layers"] = len(raw["attn_layers"])
+
+
+LIFETIME_DRAW["reformer"] = _reformer_modelled
 
 
 
@@ -657,6 +671,8 @@ FORWARD_EXACT += ("funnel",)
 FORWARD_EXACT += ("longformer",)
 FORWARD_PARTIAL += ("longformer",)  # sequence classification's global attention keeps its bounds (QA: refused)
 FORWARD_MORE["longformer"] = 2  # half its draws are sequence classification (global attention: bounds)
+FORWARD_EXACT += ("reformer",)
+FORWARD_PARTIAL += ("reformer",)  # causal classes, LoRA: bounds (training_replayed)
 
 
 def forward_case(model_type: str, index: int) -> dict[str, Any] | None:
