@@ -587,7 +587,7 @@ def mask_buffers(inv: Inventory) -> list[tuple[str, tuple[int, ...], int]]:
 
 
 #: ``buffers``: the training step is replayed op by op where :func:`training_replayed` says so (local attention, every
-#: query attending every key, flat positions, no hidden dropout, not causal, float32 or bf16 without autocast: the
+#: query attending every key, flat positions, not causal, float32 or bf16 without autocast: the
 #: reversible layers' custom backward as :meth:`~calculator.costs.lifetime.LiveSim.reversible_function` models it).
 #: Elsewhere its peak is bounded (:mod:`calculator.costs.peak`), not replayed op by op (each layer's
 #: two runs listed as the inference span describes the layer, :func:`layer_storages`, one layer's at a time: a block
@@ -951,7 +951,11 @@ def _inference_layer(sim: Sim, inv: Inventory, kind: str, p: str, attn: T, hidde
         scratch(sim, [(x.numel, scratch_size(sim), 4)])
         x = sim.rebind(x, sim.fresh(x.shape, "aten.mul", x.itemsize))
     sim.release(normed)
-    x = _dropped(sim, sim.rebind(x, sim.linear(f + "output.dense", x)), hidden_drop)
+    # forward_chunk still names the activation's output while ReformerFeedForwardOutput runs (its dense, its dropout:
+    # measured in training), gone as forward_chunk returns
+    act_out = x
+    x = _dropped(sim, sim.linear(f + "output.dense", x), hidden_drop)
+    sim.release(act_out)
     sim.end_scope(ff, x)
     hidden = sim.fresh(hidden.shape, "aten.add", max(hidden.itemsize, x.itemsize))  # hidden_states + feed_forward(...)
     sim.release(x)
@@ -1049,26 +1053,32 @@ def _live(sim: Sim) -> Any:
 def training_replayed(sim: Sim, inv: Inventory, n: int) -> bool:
     """Whether the training step is replayed op by op (else the step's program and its proven bounds): on the
     lifetime simulator, without autocast, ReformerModel with flat positions and local attention only, every query
-    attending every key (L ≤ ``local_attn_chunk_length``), not causal, relu, no hidden dropout, the probabilities'
+    attending every key (L ≤ ``local_attn_chunk_length``), not causal, relu, the probabilities'
     dropout active (ReformerConfig's 0.05): the cases measured (LiveBytes) and proven by the cross-checks so far."""
     from ..costs.lifetime import LiveSim
 
     c = inv.config
     return (isinstance(sim, LiveSim) and sim.lower is None and inv.arch.task != Task.LM_HEAD_MODEL
             and not c["axial_pos_embds"] and set(layer_kinds(c)) == {"local"} and n <= c["local_attn_chunk_length"]
-            and not c["is_decoder"] and c.get("hidden_act", "relu") == "relu" and not sim.drops("hidden_dropout_prob")
+            and not c["is_decoder"] and c.get("hidden_act", "relu") == "relu"
             and 0 < c.get("local_attention_probs_dropout_prob", 0.05) < 1)
+
+
+def _graph_dropped(sim: Sim, t: T, active: bool) -> T:
+    """``nn.functional.dropout`` with a graph (:meth:`~calculator.costs.ops.Ops.dropout`), the name rebound."""
+    return sim.rebind(t, sim.dropout(t, active))
 
 
 def _rerun_feed_forward(sim: Sim, c: Mapping[str, Any], p: str, x: T) -> T:
     """``ChunkReformerFeedForward`` on ``next_attn_output`` with a graph (``backward_pass``): LayerNorm, dense,
     the activation (the dense's output dropped after it), output."""
     f = p + "feed_forward."
+    drop = sim.drops("hidden_dropout_prob")
     normed = sim.layer_norm(f + "layer_norm", x)
-    h = sim.linear(f + "dense.dense", normed)
+    h = _graph_dropped(sim, sim.linear(f + "dense.dense", normed), drop)
     h = sim.rebind(h, sim.activation(c.get("hidden_act", "relu"), h))
     sim.release(normed)
-    return sim.linear(f + "output.dense", h)
+    return _graph_dropped(sim, sim.linear(f + "output.dense", h), drop)
 
 
 def _rerun_attention(sim: Sim, c: Mapping[str, Any], p: str, x: T) -> T:
@@ -1077,7 +1087,23 @@ def _rerun_attention(sim: Sim, c: Mapping[str, Any], p: str, x: T) -> T:
     a = p + "attention."
     h = sim.layer_norm(a + "layer_norm", x)
     context = _inference_local(sim, c, a, h, training=True)
-    return sim.linear(a + "output.dense", context)
+    return _graph_dropped(sim, sim.linear(a + "output.dense", context), sim.drops("hidden_dropout_prob"))
+
+
+def _classification_head(sim: Sim, seq: T) -> T:
+    """``ReformerClassificationHead`` with each name's release (one function rebinding ``hidden_states``): the first
+    token (a view), dropout, dense (its output gone after tanh), tanh (kept by its node), dropout, out_proj; the
+    dropouts read ``classifier_dropout`` (else ``hidden_dropout_prob``)."""
+    drop = sim.drops("classifier_dropout")
+    mark = sim.scope()
+    first = sim.select(seq, 1)  # hidden_states[:, 0, :]
+    x = sim.dropout(first, drop)
+    dense = sim.linear("classifier.dense", x)
+    if x is not first:
+        sim.release(x)
+    x = sim.rebind(dense, sim.keep_output(dense))  # torch.tanh
+    x = _graph_dropped(sim, x, drop)
+    return sim.end_scope(mark, sim.linear("classifier.out_proj", x))
 
 
 def training_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
@@ -1097,8 +1123,10 @@ def training_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     e = prefix + "embeddings."
     emb = sim.scope()
     positions = _int64(sim, (n,), "aten.arange")
-    x = sim.embedding(e + "word_embeddings", ids, first=True)
+    drop = sim.drops("hidden_dropout_prob")
+    x = _graph_dropped(sim, sim.embedding(e + "word_embeddings", ids, first=True), drop)
     pos = sim.embedding(e + "position_embeddings.embedding", sim.expand(sim.view(positions, (1, n)), (b, n)))
+    pos = _graph_dropped(sim, pos, drop)  # PositionEmbeddings' own dropout
     x = sim.end_scope(emb, sim.add(x, pos))
     enc = sim.scope()  # ReformerEncoder.forward
     streams = sim.concat([x, x], -1)
@@ -1127,10 +1155,13 @@ def training_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
         out = sim.fresh(streams.shape, "aten.cat", streams.itemsize)
     sim.end_scope(function, out, *kept)
     sim.release(streams)
-    seq = sim.layer_norm(prefix + "encoder.layer_norm", out)
+    seq = _graph_dropped(sim, sim.layer_norm(prefix + "encoder.layer_norm", out), drop)
     sim.end_scope(enc, seq, *kept)
     sim.end_scope(mark, seq, *kept)
-    outputs = bert.run_head(REFORMER_HEADS, sim, inv, seq, None)  # the classifier's dropout: classifier_dropout
+    if task == Task.SEQUENCE_CLASSIFICATION:
+        outputs = [_classification_head(sim, seq)]
+    else:
+        outputs = bert.run_head(REFORMER_HEADS, sim, inv, seq, None)
     if task == Task.MODEL:
         sim.held_by_outputs(*kept)  # the cache (use_cache): each layer's LayerNorm output, to the outputs' end
     else:

@@ -286,11 +286,10 @@ LIFETIME_DRAW = {"big_bird": _big_bird_modelled}
 
 def _reformer_modelled(raw: dict[str, Any]) -> None:
     """Reformer's configurations its training program replays op by op (``reformer.training_replayed``): local
-    attention only, every query attending every key (a chunk of 32 holds the drawn L), flat positions, no hidden
-    dropout; the drawn classes, causal ones (the LM head's ``is_decoder``) keeping their bounds."""
+    attention only, every query attending every key (a chunk of 32 holds the drawn L), flat positions; the drawn
+    classes and dropouts, causal ones (the LM head's ``is_decoder``) keeping their bounds."""
     layers = len(raw.get("attn_layers") or ["local"] * 6)
-    raw.update(attn_layers=["local"] * max(1, min(layers, 3)), axial_pos_embds=False, hidden_dropout_prob=0.0,
-               local_attn_chunk_length=32)
+    raw.update(attn_layers=["local"] * max(1, min(layers, 3)), axial_pos_embds=False, local_attn_chunk_length=32)
     raw["num_hidden_layers"] = len(raw["attn_layers"])
 
 
