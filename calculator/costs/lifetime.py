@@ -4051,6 +4051,23 @@ class LiveSim(Sim):
         return self._node("ExpBackward0", [self._edge(diff)], lambda bw, g: [bw.alloc(g.shape, size, "aten.mul")],
                           probs)
 
+    def reformer_where(self, dots: T, mask: T) -> T:
+        """``torch.where(mask, dots, mask_value)`` with a graph (Reformer's causal mask, a 0-dim buffer the other
+        operand): ``WhereBackward0`` keeps the mask and allocates the gradient after a 0-dim ``scalar_tensor`` (freed
+        as it returns; measured in LSH's self mask: LiveBytes)."""
+        self._begin()
+        self._labelled("where", "aten.where")
+        self.save(mask)
+        out = self.new(dots.shape, True, dots.itemsize)
+        shape, size = dots.shape, dots.itemsize
+
+        def run(bw: Backward, g: T) -> list[T | None]:
+            scalar = bw.alloc((), size, "aten.scalar_tensor")
+            grad = bw.alloc(shape, size, "aten.where")
+            bw.drop(scalar.storage)
+            return [grad]
+        return self._node("WhereBackward0", [self._edge(dots)], run, out)
+
     def reversible_rerun(self, fn: Callable[[Sim, T], T], x: T) -> tuple[int, list[T]]:
         """One of the two reruns ``ReformerLayer.backward_pass`` makes of a reversible layer inside
         ``_ReversibleFunction``'s backward (the feed-forward on ``next_attn_output``, the attention on the rebuilt

@@ -587,7 +587,7 @@ def mask_buffers(inv: Inventory) -> list[tuple[str, tuple[int, ...], int]]:
 
 
 #: ``buffers``: the training step is replayed op by op where :func:`training_replayed` says so (local attention, every
-#: query attending every key, flat positions, not causal, float32 or bf16 without autocast: the
+#: query attending every key (causal or not), flat positions, float32 or bf16 without autocast: the
 #: reversible layers' custom backward as :meth:`~calculator.costs.lifetime.LiveSim.reversible_function` models it).
 #: Elsewhere its peak is bounded (:mod:`calculator.costs.peak`), not replayed op by op (each layer's
 #: two runs listed as the inference span describes the layer, :func:`layer_storages`, one layer's at a time: a block
@@ -761,7 +761,11 @@ def _inference_local(sim: Sim, c: Mapping[str, Any], a: str, h: T, training: boo
         qi = indices
     dots = sim.bmm(q, sim.transpose(k, -1, -2))
     sim.release(q, k)  # del query_vectors, key_vectors
-    if sim.grad_mode:  # the backward's rerun with a graph (training_program: no mask), each op's node
+    if sim.grad_mode:  # the backward's rerun with a graph (training_program), each op's node
+        if c["is_decoder"]:  # the causal mask (ge, bool), where (its node keeps the mask), del mask
+            mask = sim.fresh(dots.shape, "aten.ge", 1)
+            dots = sim.rebind(dots, _live(sim).reformer_where(dots, mask))
+            sim.release(mask)
         probs = _live(sim).reformer_softmax(dots)
         probs = sim.dropout(probs, training)
     else:
@@ -1053,14 +1057,14 @@ def _live(sim: Sim) -> Any:
 def training_replayed(sim: Sim, inv: Inventory, n: int) -> bool:
     """Whether the training step is replayed op by op (else the step's program and its proven bounds): on the
     lifetime simulator, without autocast, ReformerModel with flat positions and local attention only, every query
-    attending every key (L ≤ ``local_attn_chunk_length``), not causal, relu, the probabilities'
+    attending every key (L ≤ ``local_attn_chunk_length``; causal or not), relu, the probabilities'
     dropout active (ReformerConfig's 0.05): the cases measured (LiveBytes) and proven by the cross-checks so far."""
     from ..costs.lifetime import LiveSim
 
     c = inv.config
-    return (isinstance(sim, LiveSim) and sim.lower is None and inv.arch.task != Task.LM_HEAD_MODEL
+    return (isinstance(sim, LiveSim) and sim.lower is None
             and not c["axial_pos_embds"] and set(layer_kinds(c)) == {"local"} and n <= c["local_attn_chunk_length"]
-            and not c["is_decoder"] and c.get("hidden_act", "relu") == "relu"
+            and c.get("hidden_act", "relu") == "relu"
             and 0 < c.get("local_attention_probs_dropout_prob", 0.05) < 1)
 
 
@@ -1114,7 +1118,7 @@ def training_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     sim.exact_forward()
     prefix = inv.arch.prefix
     task = inv.arch.task
-    cache = bool(c.get("use_cache", True)) and task in (Task.MODEL, Task.SEQUENCE_CLASSIFICATION)
+    cache = bool(c.get("use_cache", True)) and task in (Task.MODEL, Task.LM_HEAD_MODEL, Task.SEQUENCE_CLASSIFICATION)
     top = sim.scope()  # the class's forward
     mark = sim.scope()  # ReformerModel.forward
     ids = sim.ids((b, n))
@@ -1162,7 +1166,7 @@ def training_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
         outputs = [_classification_head(sim, seq)]
     else:
         outputs = bert.run_head(REFORMER_HEADS, sim, inv, seq, None)
-    if task == Task.MODEL:
+    if task in (Task.MODEL, Task.LM_HEAD_MODEL):
         sim.held_by_outputs(*kept)  # the cache (use_cache): each layer's LayerNorm output, to the outputs' end
     else:
         kept = []  # the cache dies as the class's forward returns

@@ -287,7 +287,7 @@ LIFETIME_DRAW = {"big_bird": _big_bird_modelled}
 def _reformer_modelled(raw: dict[str, Any]) -> None:
     """Reformer's configurations its training program replays op by op (``reformer.training_replayed``): local
     attention only, every query attending every key (a chunk of 32 holds the drawn L), flat positions; the drawn
-    classes and dropouts, causal ones (the LM head's ``is_decoder``) keeping their bounds."""
+    classes, dropouts and causal masks."""
     layers = len(raw.get("attn_layers") or ["local"] * 6)
     raw.update(attn_layers=["local"] * max(1, min(layers, 3)), axial_pos_embds=False, local_attn_chunk_length=32)
     raw["num_hidden_layers"] = len(raw["attn_layers"])
@@ -671,7 +671,7 @@ FORWARD_EXACT += ("longformer",)
 FORWARD_PARTIAL += ("longformer",)  # sequence classification's global attention keeps its bounds (QA: refused)
 FORWARD_MORE["longformer"] = 2  # half its draws are sequence classification (global attention: bounds)
 FORWARD_EXACT += ("reformer",)
-FORWARD_PARTIAL += ("reformer",)  # causal classes, LoRA: bounds (training_replayed)
+FORWARD_PARTIAL += ("reformer",)  # LoRA: bounds (training_replayed)
 
 
 def forward_case(model_type: str, index: int) -> dict[str, Any] | None:
