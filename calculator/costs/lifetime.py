@@ -991,9 +991,11 @@ class LiveSim(Sim):
             self.release(b)  # lora_B(lora_A(x)) * scaling: the product's operands are temporaries
             self._begin()
             self._labelled("add", "aten.add")
-            out = self.new(base.shape, True, max(base.itemsize, scaled.itemsize))  # promoted to float32 in bf16
-            out = self._node("AddBackward0", [self._edge(base), self._edge(scaled)], self._add_backward(base, scaled),
-                             out)
+            # promoted to float32 in bf16; no node under no_grad (Reformer's reversible layers' first run)
+            out = self.new(base.shape, self.grad_mode, max(base.itemsize, scaled.itemsize))
+            if out.grad:
+                out = self._node("AddBackward0", [self._edge(base), self._edge(scaled)],
+                                 self._add_backward(base, scaled), out)
             self.release(base, scaled)  # result = result + ...: the old result and the summand are dropped
             if out.itemsize != base.itemsize:
                 out = self.rebind(out, self._cast(out, base.itemsize))  # result = result.to(torch_result_dtype)
