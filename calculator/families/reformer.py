@@ -687,6 +687,12 @@ def _adjacent(sim: Sim, t: T, before: int, after: int) -> T:
     the vectors themselves."""
     if before == 0 and after == 0:
         return t
+    if sim.grad_mode and t.grad:  # the backward's rerun (training_program): the slices and cats with their nodes
+        mark = sim.scope()
+        chunks = range(t.shape[2])
+        parts = [t if i == 0 else sim.concat([sim.slice_dim(t, 2, len(chunks[i:])), sim.slice_dim(t, 2, len(chunks[:i]))], 2)
+                 for i in range(-before, after + 1)]
+        return sim.end_scope(mark, sim.concat(parts, 3))
     size = t.itemsize
     shape = list(t.shape)
     rolled = [sim.fresh(t.shape, "aten.cat", size) for _ in range(before + after)]
@@ -1063,7 +1069,7 @@ def training_replayed(sim: Sim, inv: Inventory, n: int) -> bool:
 
     c = inv.config
     return (isinstance(sim, LiveSim) and sim.lower is None
-            and not c["axial_pos_embds"] and set(layer_kinds(c)) == {"local"} and n <= c["local_attn_chunk_length"]
+            and not c["axial_pos_embds"] and set(layer_kinds(c)) == {"local"}
             and c.get("hidden_act", "relu") == "relu"
             and 0 < c.get("local_attention_probs_dropout_prob", 0.05) < 1)
 

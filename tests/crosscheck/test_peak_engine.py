@@ -286,10 +286,12 @@ LIFETIME_DRAW = {"big_bird": _big_bird_modelled}
 
 def _reformer_modelled(raw: dict[str, Any]) -> None:
     """Reformer's configurations its training program replays op by op (``reformer.training_replayed``): local
-    attention only, every query attending every key (a chunk of 32 holds the drawn L), flat positions; the drawn
-    classes, dropouts and causal masks."""
+    attention only, flat positions; the drawn chunk length where it is at most 4 (chunks, the adjacent ones), else 32
+    (every query attending every key: it holds the drawn L); the drawn classes, dropouts and causal masks."""
     layers = len(raw.get("attn_layers") or ["local"] * 6)
-    raw.update(attn_layers=["local"] * max(1, min(layers, 3)), axial_pos_embds=False, local_attn_chunk_length=32)
+    raw.update(attn_layers=["local"] * max(1, min(layers, 3)), axial_pos_embds=False)
+    if raw.get("local_attn_chunk_length", 64) > 4:
+        raw["local_attn_chunk_length"] = 32
     raw["num_hidden_layers"] = len(raw["attn_layers"])
 
 
