@@ -602,15 +602,16 @@ class LiveSim(Sim):
             self.fail("a copy of a strided view")  # the QA head's split: another backward
         return self._pointwise_backward("MulBackward1", "aten.mul", t, out)
 
-    def dropout(self, t: T, active: bool = True) -> T:
+    def dropout(self, t: T, active: bool = True, noise_shape: Sequence[int] | None = None) -> T:
         """CPU's dropout in training (``_dropout_impl``): ``noise = empty_like(input)``, filled in place, then
         ``input * noise``; the noise is kept by ``MulBackward0`` when the input needs a gradient, else dropped as the
-        function returns. In ``model.eval()`` (or p = 0) it returns its input."""
+        function returns. In ``model.eval()`` (or p = 0) it returns its input. ``noise_shape``: a feature dropout's
+        (``dropout2d``: one number per sample and channel, ``new_empty``; Reformer's axial positions)."""
         self._begin()
-        self._labelled("dropout", "aten.empty_like")
+        self._labelled("dropout", "aten.empty_like" if noise_shape is None else "aten.new_empty")
         if not active or not self.training:
             return t
-        noise = self.new(t.shape, False, t.itemsize)  # as Ops.dropout (no autocast here)
+        noise = self.new(t.shape if noise_shape is None else noise_shape, False, t.itemsize)  # (no autocast here)
         self._aten = "aten.mul"
         out = self.new(t.shape, t.grad, t.itemsize)
         self.release(noise)  # Python's name goes as dropout returns (MulBackward0 keeps it when t needs a gradient)

@@ -586,8 +586,8 @@ def mask_buffers(inv: Inventory) -> list[tuple[str, tuple[int, ...], int]]:
     return out
 
 
-#: ``buffers``: the training step is replayed op by op where :func:`training_replayed` says so (local attention, every
-#: query attending every key (causal or not), flat positions, float32 or bf16 without autocast: the
+#: ``buffers``: the training step is replayed op by op where :func:`training_replayed` says so (local attention only,
+#: chunked or not, causal or not, flat or axial positions, any dropout, LoRA, float32 or bf16 without autocast: the
 #: reversible layers' custom backward as :meth:`~calculator.costs.lifetime.LiveSim.reversible_function` models it).
 #: Elsewhere its peak is bounded (:mod:`calculator.costs.peak`), not replayed op by op (each layer's
 #: two runs listed as the inference span describes the layer, :func:`layer_storages`, one layer's at a time: a block
@@ -1062,14 +1062,14 @@ def _live(sim: Sim) -> Any:
 
 def training_replayed(sim: Sim, inv: Inventory, n: int) -> bool:
     """Whether the training step is replayed op by op (else the step's program and its proven bounds): on the
-    lifetime simulator, without autocast, ReformerModel with flat positions and local attention only, every query
-    attending every key (L ≤ ``local_attn_chunk_length``; causal or not), relu, the probabilities'
-    dropout active (ReformerConfig's 0.05): the cases measured (LiveBytes) and proven by the cross-checks so far."""
+    lifetime simulator, without autocast, local attention only (in chunks or not, causal or not), flat or axial
+    positions, relu, the probabilities' dropout active (ReformerConfig's 0.05): the cases measured (LiveBytes) and
+    proven by the cross-checks so far. LSH attention keeps the bounds."""
     from ..costs.lifetime import LiveSim
 
     c = inv.config
     return (isinstance(sim, LiveSim) and sim.lower is None
-            and not c["axial_pos_embds"] and set(layer_kinds(c)) == {"local"}
+            and set(layer_kinds(c)) == {"local"}
             and c.get("hidden_act", "relu") == "relu"
             and 0 < c.get("local_attention_probs_dropout_prob", 0.05) < 1)
 
@@ -1116,6 +1116,31 @@ def _classification_head(sim: Sim, seq: T) -> T:
     return sim.end_scope(mark, sim.linear("classifier.out_proj", x))
 
 
+def _axial_positions(sim: Sim, inv: Inventory, b: int, n: int, drop: bool) -> T:
+    """``AxialPositionEmbeddings`` in training, with its graph: each axis' weights expanded to [B, s_1, …, d_k]
+    (ExpandBackward0 sums the gradient back to the weight's shape); without dropout each reshaped to [B, L, d_k] (a
+    copy past one axis) and concatenated, the copies gone after the cat; with dropout their cat, ``dropout2d`` on it
+    with dims 1 and 2 swapped (a noise of one number per sample and channel, kept by its node; a 3-D input, one
+    axis, as dropout1d), swapped back and reshaped (a view)."""
+    c = inv.config
+    e = inv.arch.prefix + "embeddings.position_embeddings."
+    mark = sim.scope()
+    shape, dims = list(c["axial_pos_shape"]), list(c["axial_pos_embds_dim"])
+    expanded = []
+    for k, d in enumerate(dims):
+        name = f"{e}weights.{k}"
+        expanded.append(sim.expand(sim.parameter(name, sim.shapes[name]), (b, *shape, d)))
+    if drop:
+        swapped = sim.transpose(sim.concat(expanded, -1), 2, 1)
+        noise = (b, swapped.shape[1]) + (1,) * (len(swapped.shape) - 2)
+        back = sim.transpose(_live(sim).dropout(swapped, True, noise_shape=noise), 2, 1)
+        return sim.end_scope(mark, sim.reshape(back, (b, n, c["hidden_size"])))
+    parts = [sim.reshape(t, (b, n, d)) for t, d in zip(expanded, dims)]
+    out = sim.concat(parts, -1)
+    sim.release(*parts)
+    return sim.end_scope(mark, out)
+
+
 def training_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     """The training step replayed storage by storage (see above; :func:`training_replayed` says where)."""
     c = inv.config
@@ -1135,8 +1160,11 @@ def training_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     positions = _int64(sim, (n,), "aten.arange")
     drop = sim.drops("hidden_dropout_prob")
     x = _graph_dropped(sim, sim.embedding(e + "word_embeddings", ids, first=True), drop)
-    pos = sim.embedding(e + "position_embeddings.embedding", sim.expand(sim.view(positions, (1, n)), (b, n)))
-    pos = _graph_dropped(sim, pos, drop)  # PositionEmbeddings' own dropout
+    if c["axial_pos_embds"]:
+        pos = _axial_positions(sim, inv, b, n, drop)
+    else:
+        pos = sim.embedding(e + "position_embeddings.embedding", sim.expand(sim.view(positions, (1, n)), (b, n)))
+        pos = _graph_dropped(sim, pos, drop)  # PositionEmbeddings' own dropout
     x = sim.end_scope(emb, sim.add(x, pos))
     enc = sim.scope()  # ReformerEncoder.forward
     streams = sim.concat([x, x], -1)
