@@ -1068,7 +1068,7 @@ def training_replayed(sim: Sim, inv: Inventory, n: int) -> bool:
     from ..costs.lifetime import LiveSim
 
     c = inv.config
-    return (isinstance(sim, LiveSim) and sim.lower is None
+    return (isinstance(sim, LiveSim)
             and set(layer_kinds(c)) == {"local"}
             and c.get("hidden_act", "relu") == "relu"
             and 0 < c.get("local_attention_probs_dropout_prob", 0.05) < 1)
@@ -1147,6 +1147,7 @@ def training_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     live = _live(sim)
     sim.exact_lifetimes()
     sim.exact_forward()
+    sim.exact_autocast()
     prefix = inv.arch.prefix
     task = inv.arch.task
     cache = bool(c.get("use_cache", True)) and task in (Task.MODEL, Task.LM_HEAD_MODEL, Task.SEQUENCE_CLASSIFICATION)
@@ -1181,9 +1182,14 @@ def training_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
         kept += held
         if i:
             sim.release(attn, hidden)  # the previous layer's outputs, rebound after this one returns
-        if streams.grad:  # the backward's two reruns of this layer, with their graphs (made only there)
-            k_ff, got_ff = live.reversible_rerun(lambda s, t, p=p: _rerun_feed_forward(s, c, p, t), new_attn)
-            k_at, got_at = live.reversible_rerun(lambda s, t, p=p: _rerun_attention(s, c, p, t), hidden)
+        if streams.grad:  # the backward's two reruns of this layer, with their graphs (made only there), in float32:
+            # the backward runs outside autocast's region
+            lower, sim.lower = sim.lower, None
+            try:
+                k_ff, got_ff = live.reversible_rerun(lambda s, t, p=p: _rerun_feed_forward(s, c, p, t), new_attn)
+                k_at, got_at = live.reversible_rerun(lambda s, t, p=p: _rerun_attention(s, c, p, t), hidden)
+            finally:
+                sim.lower = lower
             layers.append((k_ff, got_ff, k_at, got_at))
         attn, hidden = new_attn, new_hidden
     sim.grad_mode = grad
