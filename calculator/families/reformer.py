@@ -1062,15 +1062,15 @@ def _live(sim: Sim) -> Any:
 
 def training_replayed(sim: Sim, inv: Inventory, n: int) -> bool:
     """Whether the training step is replayed op by op (else the step's program and its proven bounds): on the
-    lifetime simulator, without autocast, local attention only (in chunks or not, causal or not), flat or axial
-    positions, relu, the probabilities' dropout active (ReformerConfig's 0.05): the cases measured (LiveBytes) and
-    proven by the cross-checks so far. LSH attention keeps the bounds."""
+    lifetime simulator (bf16 autocast too), local attention only (in chunks or not, causal or not), flat or axial
+    positions, relu, gelu or gelu_new, the probabilities' dropout active (ReformerConfig's 0.05): the cases measured
+    (LiveBytes) and proven by the cross-checks so far. LSH attention keeps the bounds."""
     from ..costs.lifetime import LiveSim
 
     c = inv.config
     return (isinstance(sim, LiveSim)
             and set(layer_kinds(c)) == {"local"}
-            and c.get("hidden_act", "relu") == "relu"
+            and c.get("hidden_act", "relu") in INFERENCE_ACTIVATIONS
             and 0 < c.get("local_attention_probs_dropout_prob", 0.05) < 1)
 
 
