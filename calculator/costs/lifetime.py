@@ -4113,7 +4113,8 @@ class LiveSim(Sim):
         the feed-forward rerun with its graph and its nested backward from ``grad_hidden_states``
         (``retain_graph=True``: what its nodes save stays until ``del res_hidden_states``), ``hidden_states - res``,
         the graph gone, ``grad_attn_output + next_attn_output.grad`` (the ``.grad`` then dropped); the attention the
-        same way on the rebuilt hidden states, ``next_attn_output - output``, ``grad_hidden_states + hidden_states.grad``.
+        same way on the rebuilt hidden states, ``next_attn_output - output``,
+        ``grad_hidden_states + hidden_states.grad``.
         The four tensors a layer returns (``ReformerBackwardOutput``) live until the next layer's ``backward_pass`` has
         returned (the caller's ``output`` rebound); the first four are the saved outputs and the incoming gradient's two
         halves. Last, ``cat`` of the two gradients, returned to the streams' ``cat``."""

@@ -690,7 +690,8 @@ def _adjacent(sim: Sim, t: T, before: int, after: int) -> T:
     if sim.grad_mode and t.grad:  # the backward's rerun (training_program): the slices and cats with their nodes
         mark = sim.scope()
         chunks = range(t.shape[2])
-        parts = [t if i == 0 else sim.concat([sim.slice_dim(t, 2, len(chunks[i:])), sim.slice_dim(t, 2, len(chunks[:i]))], 2)
+        parts = [t if i == 0 else sim.concat([sim.slice_dim(t, 2, len(chunks[i:])),
+                                              sim.slice_dim(t, 2, len(chunks[:i]))], 2)
                  for i in range(-before, after + 1)]
         return sim.end_scope(mark, sim.concat(parts, 3))
     size = t.itemsize

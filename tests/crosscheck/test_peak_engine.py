@@ -267,7 +267,7 @@ LIFETIME_FAMILIES += ("funnel",)  # einsums, the cls mask in place on a view, wh
 # is checked against the measured one in every figure there (check_timeline), not here.
 LIFETIME_FAMILIES += ("yoso",)  # YosoCumulation's custom node, F.normalize's nodes
 LIFETIME_FAMILIES += ("longformer",)  # sliding chunks (overlapping as_strided, CopySlices); global attention: bounds
-LIFETIME_FAMILIES += ("reformer",)  # _ReversibleFunction's node: each layer's reruns and nested backwards (LIFETIME_DRAW)
+LIFETIME_FAMILIES += ("reformer",)  # _ReversibleFunction's node: each layer's reruns, nested backwards (LIFETIME_DRAW)
 ACTIVATION_RANDOM = int(os.environ.get("PEAK_ACTIVATION_RANDOM", str(max(2, PER_FAMILY * 3 // 4))))
 
 
