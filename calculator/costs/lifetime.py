@@ -602,15 +602,16 @@ class LiveSim(Sim):
             self.fail("a copy of a strided view")  # the QA head's split: another backward
         return self._pointwise_backward("MulBackward1", "aten.mul", t, out)
 
-    def dropout(self, t: T, active: bool = True) -> T:
+    def dropout(self, t: T, active: bool = True, noise_shape: Sequence[int] | None = None) -> T:
         """CPU's dropout in training (``_dropout_impl``): ``noise = empty_like(input)``, filled in place, then
         ``input * noise``; the noise is kept by ``MulBackward0`` when the input needs a gradient, else dropped as the
-        function returns. In ``model.eval()`` (or p = 0) it returns its input."""
+        function returns. In ``model.eval()`` (or p = 0) it returns its input. ``noise_shape``: a feature dropout's
+        (``dropout2d``: one number per sample and channel, ``new_empty``; Reformer's axial positions)."""
         self._begin()
-        self._labelled("dropout", "aten.empty_like")
+        self._labelled("dropout", "aten.empty_like" if noise_shape is None else "aten.new_empty")
         if not active or not self.training:
             return t
-        noise = self.new(t.shape, False, t.itemsize)  # as Ops.dropout (no autocast here)
+        noise = self.new(t.shape if noise_shape is None else noise_shape, False, t.itemsize)  # (no autocast here)
         self._aten = "aten.mul"
         out = self.new(t.shape, t.grad, t.itemsize)
         self.release(noise)  # Python's name goes as dropout returns (MulBackward0 keeps it when t needs a gradient)
@@ -991,9 +992,11 @@ class LiveSim(Sim):
             self.release(b)  # lora_B(lora_A(x)) * scaling: the product's operands are temporaries
             self._begin()
             self._labelled("add", "aten.add")
-            out = self.new(base.shape, True, max(base.itemsize, scaled.itemsize))  # promoted to float32 in bf16
-            out = self._node("AddBackward0", [self._edge(base), self._edge(scaled)], self._add_backward(base, scaled),
-                             out)
+            # promoted to float32 in bf16; no node under no_grad (Reformer's reversible layers' first run)
+            out = self.new(base.shape, self.grad_mode, max(base.itemsize, scaled.itemsize))
+            if out.grad:
+                out = self._node("AddBackward0", [self._edge(base), self._edge(scaled)],
+                                 self._add_backward(base, scaled), out)
             self.release(base, scaled)  # result = result + ...: the old result and the summand are dropped
             if out.itemsize != base.itemsize:
                 out = self.rebind(out, self._cast(out, base.itemsize))  # result = result.to(torch_result_dtype)
@@ -4012,6 +4015,174 @@ class LiveSim(Sim):
             self.edge[id(out)] = self.edge[id(t)]
             self.keep.append(out)
         return out
+
+    # -- Reformer's reversible layers (issue 32/34): ``_ReversibleFunction``, its backward's reruns with their graphs
+
+    def reformer_softmax(self, dots: T) -> T:
+        """``torch.exp(dots - torch.logsumexp(dots, dim=-1, keepdim=True))`` with a graph (Reformer's attention, no
+        mask): ``LogsumexpBackward0`` keeps its input and result (its backward: ``sub``, ``exp``, ``mul``, the first
+        two freed before it returns), ``SubBackward0`` nothing (the broadcast operand's gradient: ``neg`` then ``sum``),
+        ``ExpBackward0`` its result (``mul``); the difference dies as ``exp`` returns (measured: LiveBytes)."""
+        self._begin()
+        rows, size = dots.shape[:-1] + (1,), dots.itemsize
+        self._labelled("logsumexp", "aten.logsumexp")
+        self.save(dots)
+        lse = self.new(rows, True, size)
+        self.save(lse)
+
+        def lse_run(bw: Backward, g: T) -> list[T | None]:
+            diff = bw.alloc(dots.shape, size, "aten.sub")
+            e = bw.alloc(dots.shape, size, "aten.exp")
+            out = bw.alloc(dots.shape, size, "aten.mul")
+            bw.drop(e.storage)
+            bw.drop(diff.storage)
+            return [out]
+        lse = self._node("LogsumexpBackward0", [self._edge(dots)], lse_run, lse)
+        self._labelled("sub", "aten.sub")
+        diff = self.new(dots.shape, True, size)
+
+        def sub_run(bw: Backward, g: T) -> list[T | None]:
+            neg = bw.alloc(g.shape, size, "aten.neg")
+            summed = bw.alloc(rows, size, "aten.sum")
+            bw.drop(neg.storage)
+            return [bw.alias(g, g.shape, g.strides), summed]
+        diff = self._node("SubBackward0", [self._edge(dots), self._edge(lse)], sub_run, diff, [])
+        self._labelled("exp", "aten.exp")
+        probs = self.new(dots.shape, True, size)
+        self.save(probs)
+        self.release(diff, lse)  # the difference, a temporary; ``del logits`` (its node keeps it)
+        return self._node("ExpBackward0", [self._edge(diff)], lambda bw, g: [bw.alloc(g.shape, size, "aten.mul")],
+                          probs)
+
+    def reformer_where(self, dots: T, mask: T) -> T:
+        """``torch.where(mask, dots, mask_value)`` with a graph (Reformer's causal mask, a 0-dim buffer the other
+        operand): ``WhereBackward0`` keeps the mask and allocates the gradient after a 0-dim ``scalar_tensor`` (freed
+        as it returns; measured in LSH's self mask: LiveBytes)."""
+        self._begin()
+        self._labelled("where", "aten.where")
+        self.save(mask)
+        out = self.new(dots.shape, True, dots.itemsize)
+        shape, size = dots.shape, dots.itemsize
+
+        def run(bw: Backward, g: T) -> list[T | None]:
+            scalar = bw.alloc((), size, "aten.scalar_tensor")
+            grad = bw.alloc(shape, size, "aten.where")
+            bw.drop(scalar.storage)
+            return [grad]
+        return self._node("WhereBackward0", [self._edge(dots)], run, out)
+
+    def reversible_rerun(self, fn: Callable[[Sim, T], T], x: T) -> tuple[int, list[T]]:
+        """One of the two reruns ``ReformerLayer.backward_pass`` makes of a reversible layer inside
+        ``_ReversibleFunction``'s backward (the feed-forward on ``next_attn_output``, the attention on the rebuilt
+        ``hidden_states``), recorded with its graph as a block only that backward runs (:meth:`reversible_function`):
+        ``x`` a leaf needing a gradient (``requires_grad = True``), whose ``AccumulateGrad`` keeps the ``.grad`` the
+        nested backward gives it; the block's storages made only then (:attr:`recompute_only`: :func:`_recompute`
+        makes them, each dropped where Python drops it unless a node of its graph saves it). Returns the block's
+        index and the list the leaf's gradient lands in."""
+        got: list[T] = []
+
+        def keep(bw: Backward, g: T) -> list[T | None]:
+            bw.hold(g.storage)  # next_attn_output.grad: the incoming gradient itself
+            got.append(g)
+            return []
+        k, first, leaf = len(self.blocks_run), self._next, len(self.nodes)
+        self.nodes.append(Node(ACCUMULATE, "AccumulateGrad", self.module, [], [], keep))
+        detached = T(x.shape, x.strides, x.storage, True, x.itemsize)
+        self.edge[id(detached)] = leaf
+        self.keep.append(detached)
+        grad_mode, self.grad_mode = self.grad_mode, True
+        self._block = k
+        mark = self.scope()
+        try:
+            out = fn(self, detached)
+        finally:
+            self._block = None
+            self.grad_mode = grad_mode
+        self.end_scope(mark, out)
+        self.recompute_only.update(range(first + 1, self._next + 1))
+        self.blocks_run.append(Block(x.storage, first, self._next, self._next, reentrant=True, output=out.storage,
+                                     root=self.edge.get(id(out), 0), leaf=leaf, nodes=(leaf + 1, len(self.nodes))))
+        return k, got
+
+    def reversible_function(self, x: T, attn: T, hidden: T, layers: Sequence[tuple[int, list[T], int, list[T]]]) -> T:
+        """``_ReversibleFunction.apply(x)``'s output (``cat([attn_output, hidden_states], -1)``), its forward's
+        layers already run without a graph: ``ctx.save_for_backward`` keeps the last layer's two outputs, and its
+        node's backward runs, layer by layer in reverse (``layers``: each one's two :meth:`reversible_rerun` blocks
+        and their leaves' gradients), ``backward_pass`` as measured (LiveBytes, op by op):
+
+        the feed-forward rerun with its graph and its nested backward from ``grad_hidden_states``
+        (``retain_graph=True``: what its nodes save stays until ``del res_hidden_states``), ``hidden_states - res``,
+        the graph gone, ``grad_attn_output + next_attn_output.grad`` (the ``.grad`` then dropped); the attention the
+        same way on the rebuilt hidden states, ``next_attn_output - output``,
+        ``grad_hidden_states + hidden_states.grad``.
+        The four tensors a layer returns (``ReformerBackwardOutput``) live until the next layer's ``backward_pass`` has
+        returned (the caller's ``output`` rebound); the first four are the saved outputs and the incoming gradient's two
+        halves. Last, ``cat`` of the two gradients, returned to the streams' ``cat``."""
+        self._begin()
+        grad_mode, self.grad_mode = self.grad_mode, True
+        self.save(attn)
+        self.save(hidden)
+        self._labelled("cat", "aten.cat")
+        out = self.new(x.shape, True, x.itemsize)
+        self.grad_mode = grad_mode
+        b, n, h2 = x.shape
+        half = b * n * (h2 // 2) * x.itemsize
+        size = x.itemsize
+
+        def nested(bw: Backward, k: int, g: int, got: list[T]) -> tuple[int, T, list[int]]:
+            """Block ``k`` run again with its graph and backward from ``g`` (a storage), the graph retained: returns
+            the block's output (the recomputed storage), the leaf's ``.grad`` and what the graph still holds."""
+            recompute = self.recompute
+            assert recompute is not None
+            block = self.blocks_run[k]
+            made = recompute(bw, k)
+            first, last = block.nodes
+            for j in range(first, last):
+                self.nodes[j].saved = [made[s] for s in self.nodes[j].saved if s in made]
+            retained = [s for j in range(first, last) for s in self.nodes[j].saved]
+            for s in retained:  # retain_graph=True: each saved tensor held past its node
+                bw.hold(s)
+            bw.hold(g)  # the nested graph task's own input buffer
+            grad = T((b, n, h2 // 2), (n * h2, h2, 1), g, True, size)
+            ran = _run(self.nodes, block.root, bw, g, grad=grad)
+            self.ran.update(ran)
+            for j in range(first, last):
+                if j not in ran:
+                    retained += self.nodes[j].saved
+            if len(got) != 1:
+                self.fail("a reversible layer's leaf gradient")
+            return made[block.output], got.pop() if got else grad, retained
+
+        def run(bw: Backward, g: T) -> list[T | None]:
+            a_, h_ = attn.storage, hidden.storage
+            state = [a_, h_, g.storage, g.storage]  # ReformerBackwardOutput: the saved outputs, the gradient's halves
+            for s in state:
+                bw.hold(s)
+            for k_ff, got_ff, k_at, got_at in reversed(layers):
+                a_, h_, ga, gh = state
+                res, a_grad, retained = nested(bw, k_ff, gh, got_ff)
+                h_new = bw.new_storage(half, "aten.sub")  # hidden_states - res_hidden_states
+                bw.drop(res)  # del res_hidden_states: its graph goes
+                for s in retained:
+                    bw.drop(s)
+                ga_new = bw.new_storage(half, "aten.add")  # grad_attn_output + next_attn_output.grad
+                bw.drop(a_grad.storage)  # next_attn_output.grad = None
+                res, h_grad, retained = nested(bw, k_at, ga_new, got_at)
+                a_new = bw.new_storage(half, "aten.sub")  # next_attn_output - output
+                bw.drop(res)  # del output
+                for s in retained:
+                    bw.drop(s)
+                gh_new = bw.new_storage(half, "aten.add")  # grad_hidden_states + hidden_states.grad
+                bw.drop(h_grad.storage)  # hidden_states.grad = None
+                for s in state:  # the caller's output rebound: the previous layer's four go
+                    bw.drop(s)
+                state = [a_new, h_new, ga_new, gh_new]
+            cat = bw.alloc(x.shape, size, "aten.cat")
+            for s in state:  # the function returns: its last output goes
+                bw.drop(s)
+            return [cat]
+        return self._node("_ReversibleFunctionBackward", [self._edge(x)], run, out)
+
 
 @dataclass(frozen=True)
 class Timeline:

@@ -25,7 +25,7 @@ import math
 import random
 from typing import Any, Mapping
 
-from ..config import MAX_LAYERS, Field, coerce_bool, coerce_int, read_fields
+from ..config import MAX_LAYERS, Field, coerce_bool, coerce_fraction, coerce_int, read_fields
 from ..costs import CostModel, Sim, T, classifier_dropout, dropouts
 from ..costs.ops import Row
 from ..errors import CalcError
@@ -107,6 +107,15 @@ def read_step_value(key: str, value: Any) -> Any:
 #: classes that pass it on keep each layer's LayerNorm output and buckets in a ReformerDynamicCache) and
 #: ``hidden_act`` (the feed-forward's activation: its temporaries; one the simulator does not model keeps bounds).
 INFERENCE_DEFAULTS: dict[str, Any] = {"use_cache": True, "hidden_act": "relu"}
+#: The key only the training step's replay reads (:func:`training_replayed`), with ReformerConfig's default: local
+#: attention's probabilities' dropout (the replay models it active; at 0 PyTorch allocates nothing for it, and the
+#: step keeps its bounds, which list it always). Not a step key (:attr:`CostModel.keys`): the draws stay as they were.
+TRAINING_DEFAULTS: dict[str, Any] = {"local_attention_probs_dropout_prob": 0.05}
+#: The chunking of the feed-forward and the LM head along the sequence (``apply_chunking_to_forward``: per chunk,
+#: then a ``cat``), with transformers' default 0 (none): the replays (training and inference) take only 0, another
+#: value keeps the proven bounds (their storages list the feed-forward's cat). Measured: chunk_size_feed_forward 1
+#: moves ReformerModel's forward maximum from 4,792 to 3,256 bytes (B2 L4, feed-forward 32).
+CHUNK_DEFAULTS: dict[str, Any] = {"chunk_size_feed_forward": 0, "chunk_size_lm_head": 0}
 
 
 def read_config(raw: Mapping[str, Any]) -> dict[str, Any]:
@@ -119,6 +128,12 @@ def read_config(raw: Mapping[str, Any]) -> dict[str, Any]:
         values[key] = read_step_value(key, raw.get(key, default))
     values["use_cache"] = coerce_bool("use_cache", raw.get("use_cache", True))
     values["hidden_act"] = raw.get("hidden_act", "relu")
+    for key, default in TRAINING_DEFAULTS.items():
+        values[key] = coerce_fraction(key, raw.get(key, default))
+    for key, default in CHUNK_DEFAULTS.items():
+        values[key] = coerce_int(key, raw.get(key, default))
+        if values[key] < 0:
+            raise CalcError("bad_value", key=key, value=raw.get(key))
     return values
 
 
@@ -561,8 +576,10 @@ def program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     c = inv.config
     if not sim.training and c["axial_pos_embds"] and len(c["axial_pos_shape"]) != 2:
         raise CalcError("costs_forward_fails", key="axial_pos_shape", value=list(c["axial_pos_shape"]))
-    if not sim.training and c.get("hidden_act", "relu") in INFERENCE_ACTIVATIONS:
+    if not sim.training and c.get("hidden_act", "relu") in INFERENCE_ACTIVATIONS and unchunked(inv):
         return inference_program(sim, inv, b, n)
+    if training_replayed(sim, inv, n):  # the training step op by op (the lifetime simulator only)
+        return training_program(sim, inv, b, n)
     return step_program(sim, inv, b, n)  # the training step; an inference span with another activation: bounds
 
 
@@ -578,7 +595,10 @@ def mask_buffers(inv: Inventory) -> list[tuple[str, tuple[int, ...], int]]:
     return out
 
 
-#: ``buffers``: the training step's peak is bounded (:mod:`calculator.costs.peak`), not replayed op by op (each layer's
+#: ``buffers``: the training step is replayed op by op where :func:`training_replayed` says so (local attention only,
+#: chunked or not, causal or not, flat or axial positions, any dropout, LoRA, float32 or bf16 without autocast: the
+#: reversible layers' custom backward as :meth:`~calculator.costs.lifetime.LiveSim.reversible_function` models it).
+#: Elsewhere its peak is bounded (:mod:`calculator.costs.peak`), not replayed op by op (each layer's
 #: two runs listed as the inference span describes the layer, :func:`layer_storages`, one layer's at a time: a block
 #: of :attr:`Sim.blocks`, as a checkpointed layer's): its maximum lies in
 #: ``_ReversibleFunctionBackward``, each layer's forward rerun with a graph and its own backward run inside the outer
@@ -597,7 +617,9 @@ FAMILY = Family(
     read=read_config,
     extras=(value_extra("attn_layers", list(ATTN_LAYERS)),
             *(value_extra(key, default) for key, default in STEP_DEFAULTS.items()),
-            *(value_extra(key, default) for key, default in INFERENCE_DEFAULTS.items())),
+            *(value_extra(key, default) for key, default in INFERENCE_DEFAULTS.items()),
+            *(value_extra(key, default) for key, default in TRAINING_DEFAULTS.items()),
+            *(value_extra(key, default) for key, default in CHUNK_DEFAULTS.items())),
     backbone=backbone,
     heads_check=None,  # a head's width is attention_head_size, not H / A
     checks=(check,),
@@ -675,6 +697,13 @@ def _adjacent(sim: Sim, t: T, before: int, after: int) -> T:
     the vectors themselves."""
     if before == 0 and after == 0:
         return t
+    if sim.grad_mode and t.grad:  # the backward's rerun (training_program): the slices and cats with their nodes
+        mark = sim.scope()
+        chunks = range(t.shape[2])
+        parts = [t if i == 0 else sim.concat([sim.slice_dim(t, 2, len(chunks[i:])),
+                                              sim.slice_dim(t, 2, len(chunks[:i]))], 2)
+                 for i in range(-before, after + 1)]
+        return sim.end_scope(mark, sim.concat(parts, 3))
     size = t.itemsize
     shape = list(t.shape)
     rolled = [sim.fresh(t.shape, "aten.cat", size) for _ in range(before + after)]
@@ -749,8 +778,16 @@ def _inference_local(sim: Sim, c: Mapping[str, Any], a: str, h: T, training: boo
         qi = indices
     dots = sim.bmm(q, sim.transpose(k, -1, -2))
     sim.release(q, k)  # del query_vectors, key_vectors
-    probs, _, dots = _masked_softmax(sim, dots, bool(c["is_decoder"]), False, True)
-    probs = _dropped(sim, probs, training)
+    if sim.grad_mode:  # the backward's rerun with a graph (training_program), each op's node
+        if c["is_decoder"]:  # the causal mask (ge, bool), where (its node keeps the mask), del mask
+            mask = sim.fresh(dots.shape, "aten.ge", 1)
+            dots = sim.rebind(dots, _live(sim).reformer_where(dots, mask))
+            sim.release(mask)
+        probs = _live(sim).reformer_softmax(dots)
+        probs = sim.dropout(probs, training)
+    else:
+        probs, _, dots = _masked_softmax(sim, dots, bool(c["is_decoder"]), False, True)
+        probs = _dropped(sim, probs, training)
     out = sim.bmm(probs, v)
     sim.release(v)  # del value_vectors
     out = sim.reshape(out, (b, heads, n, d))  # flatten(2, 3): a view
@@ -935,7 +972,11 @@ def _inference_layer(sim: Sim, inv: Inventory, kind: str, p: str, attn: T, hidde
         scratch(sim, [(x.numel, scratch_size(sim), 4)])
         x = sim.rebind(x, sim.fresh(x.shape, "aten.mul", x.itemsize))
     sim.release(normed)
-    x = _dropped(sim, sim.rebind(x, sim.linear(f + "output.dense", x)), hidden_drop)
+    # forward_chunk still names the activation's output while ReformerFeedForwardOutput runs (its dense, its dropout:
+    # measured in training), gone as forward_chunk returns
+    act_out = x
+    x = _dropped(sim, sim.linear(f + "output.dense", x), hidden_drop)
+    sim.release(act_out)
     sim.end_scope(ff, x)
     hidden = sim.fresh(hidden.shape, "aten.add", max(hidden.itemsize, x.itemsize))  # hidden_states + feed_forward(...)
     sim.release(x)
@@ -1010,3 +1051,182 @@ REFORMER_INFERENCE_HEADS = {
     Task.SEQUENCE_CLASSIFICATION: lambda sim, seq: bert.step_pair_head(sim, seq, False, sim.keep_output),
     Task.QUESTION_ANSWERING: lambda sim, seq: bert.step_qa(sim, seq),
 }
+
+
+# --------------------------------------------------------------- the training step, storage by storage
+#
+# Where it is proven (:func:`training_replayed`), the step is replayed op by op on :class:`~.costs.lifetime.LiveSim`:
+# the embeddings and the streams' ``cat`` with their graph, ``_ReversibleFunction``'s forward running each layer as
+# the inference span describes it (no graph, with training's dropouts), the backward's two reruns of each layer
+# recorded with their graphs (:meth:`~.costs.lifetime.LiveSim.reversible_rerun`) and run by the function's node
+# (:meth:`~.costs.lifetime.LiveSim.reversible_function`), the final LayerNorm. Every storage and its release as
+# LiveBytes measured them (tests/crosscheck/peak_measure.py; a layer's backward op by op in the node's docstring).
+
+
+def _live(sim: Sim) -> Any:
+    """``sim`` as the lifetime simulator (only :func:`training_program` runs the reruns with a graph)."""
+    from ..costs.lifetime import LiveSim
+
+    assert isinstance(sim, LiveSim)
+    return sim
+
+
+def training_replayed(sim: Sim, inv: Inventory, n: int) -> bool:
+    """Whether the training step is replayed op by op (else the step's program and its proven bounds): on the
+    lifetime simulator (bf16 autocast too), local attention only (in chunks or not, causal or not), flat or axial
+    positions, relu, gelu or gelu_new, the probabilities' dropout active (ReformerConfig's 0.05): the cases measured
+    (LiveBytes) and proven by the cross-checks so far. LSH attention keeps the bounds."""
+    from ..costs.lifetime import LiveSim
+
+    c = inv.config
+    return (isinstance(sim, LiveSim)
+            and set(layer_kinds(c)) == {"local"}
+            and c.get("hidden_act", "relu") in INFERENCE_ACTIVATIONS
+            and 0 < c.get("local_attention_probs_dropout_prob", 0.05) < 1 and unchunked(inv))
+
+
+def unchunked(inv: Inventory) -> bool:
+    """Whether the feed-forward and the LM classes' head run whole (:data:`CHUNK_DEFAULTS` 0), as the replays describe
+    them."""
+    lm = inv.arch.task in (Task.LM_HEAD_MODEL, Task.MASKED_LM)
+    return not inv.config.get("chunk_size_feed_forward", 0) and not (lm and inv.config.get("chunk_size_lm_head", 0))
+
+
+def _graph_dropped(sim: Sim, t: T, active: bool) -> T:
+    """``nn.functional.dropout`` with a graph (:meth:`~calculator.costs.ops.Ops.dropout`), the name rebound."""
+    return sim.rebind(t, sim.dropout(t, active))
+
+
+def _rerun_feed_forward(sim: Sim, c: Mapping[str, Any], p: str, x: T) -> T:
+    """``ChunkReformerFeedForward`` on ``next_attn_output`` with a graph (``backward_pass``): LayerNorm, dense,
+    the activation (the dense's output dropped after it), output."""
+    f = p + "feed_forward."
+    drop = sim.drops("hidden_dropout_prob")
+    normed = sim.layer_norm(f + "layer_norm", x)
+    h = _graph_dropped(sim, sim.linear(f + "dense.dense", normed), drop)
+    h = sim.rebind(h, sim.activation(c.get("hidden_act", "relu"), h))
+    sim.release(normed)
+    return _graph_dropped(sim, sim.linear(f + "output.dense", h), drop)
+
+
+def _rerun_attention(sim: Sim, c: Mapping[str, Any], p: str, x: T) -> T:
+    """``ReformerAttention`` on the rebuilt hidden states with a graph (``backward_pass``, no cache): LayerNorm, the
+    local self-attention (:func:`_inference_local`'s graph branch), the output dense."""
+    a = p + "attention."
+    h = sim.layer_norm(a + "layer_norm", x)
+    context = _inference_local(sim, c, a, h, training=True)
+    return _graph_dropped(sim, sim.linear(a + "output.dense", context), sim.drops("hidden_dropout_prob"))
+
+
+def _classification_head(sim: Sim, seq: T) -> T:
+    """``ReformerClassificationHead`` with each name's release (one function rebinding ``hidden_states``): the first
+    token (a view), dropout, dense (its output gone after tanh), tanh (kept by its node), dropout, out_proj; the
+    dropouts read ``classifier_dropout`` (else ``hidden_dropout_prob``)."""
+    drop = sim.drops("classifier_dropout")
+    mark = sim.scope()
+    first = sim.select(seq, 1)  # hidden_states[:, 0, :]
+    x = sim.dropout(first, drop)
+    dense = sim.linear("classifier.dense", x)
+    if x is not first:
+        sim.release(x)
+    x = sim.rebind(dense, sim.keep_output(dense))  # torch.tanh
+    x = _graph_dropped(sim, x, drop)
+    return sim.end_scope(mark, sim.linear("classifier.out_proj", x))
+
+
+def _axial_positions(sim: Sim, inv: Inventory, b: int, n: int, drop: bool) -> T:
+    """``AxialPositionEmbeddings`` in training, with its graph: each axis' weights expanded to [B, s_1, …, d_k]
+    (ExpandBackward0 sums the gradient back to the weight's shape); without dropout each reshaped to [B, L, d_k] (a
+    copy past one axis) and concatenated, the copies gone after the cat; with dropout their cat, ``dropout2d`` on it
+    with dims 1 and 2 swapped (a noise of one number per sample and channel, kept by its node; a 3-D input, one
+    axis, as dropout1d), swapped back and reshaped (a view)."""
+    c = inv.config
+    e = inv.arch.prefix + "embeddings.position_embeddings."
+    mark = sim.scope()
+    shape, dims = list(c["axial_pos_shape"]), list(c["axial_pos_embds_dim"])
+    expanded = []
+    for k, d in enumerate(dims):
+        name = f"{e}weights.{k}"
+        expanded.append(sim.expand(sim.parameter(name, sim.shapes[name]), (b, *shape, d)))
+    if drop:
+        swapped = sim.transpose(sim.concat(expanded, -1), 2, 1)
+        noise = (b, swapped.shape[1]) + (1,) * (len(swapped.shape) - 2)
+        back = sim.transpose(_live(sim).dropout(swapped, True, noise_shape=noise), 2, 1)
+        return sim.end_scope(mark, sim.reshape(back, (b, n, c["hidden_size"])))
+    parts = [sim.reshape(t, (b, n, d)) for t, d in zip(expanded, dims)]
+    out = sim.concat(parts, -1)
+    sim.release(*parts)
+    return sim.end_scope(mark, out)
+
+
+def training_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
+    """The training step replayed storage by storage (see above; :func:`training_replayed` says where)."""
+    c = inv.config
+    live = _live(sim)
+    sim.exact_lifetimes()
+    sim.exact_forward()
+    sim.exact_autocast()
+    prefix = inv.arch.prefix
+    task = inv.arch.task
+    cache = bool(c.get("use_cache", True)) and task in (Task.MODEL, Task.LM_HEAD_MODEL, Task.SEQUENCE_CLASSIFICATION)
+    top = sim.scope()  # the class's forward
+    mark = sim.scope()  # ReformerModel.forward
+    ids = sim.ids((b, n))
+    # warn_if_padding_and_no_attention_mask: pad_token_id (0) in input_ids[:, [-1, 0]]
+    sim.transients((16, 16 * b, 2 * b, 1), (1, 3, 3, 3), ("aten.lift_fresh", "aten.index", "aten.eq", "aten.any"))
+    e = prefix + "embeddings."
+    emb = sim.scope()
+    positions = _int64(sim, (n,), "aten.arange")
+    drop = sim.drops("hidden_dropout_prob")
+    x = _graph_dropped(sim, sim.embedding(e + "word_embeddings", ids, first=True), drop)
+    if c["axial_pos_embds"]:
+        pos = _axial_positions(sim, inv, b, n, drop)
+    else:
+        pos = sim.embedding(e + "position_embeddings.embedding", sim.expand(sim.view(positions, (1, n)), (b, n)))
+        pos = _graph_dropped(sim, pos, drop)  # PositionEmbeddings' own dropout
+    x = sim.end_scope(emb, sim.add(x, pos))
+    enc = sim.scope()  # ReformerEncoder.forward
+    streams = sim.concat([x, x], -1)
+    function = sim.scope()  # _ReversibleFunction.forward, no graph
+    h = c["hidden_size"]
+    grad = sim.grad_mode
+    sim.grad_mode = False
+    attn = hidden = T((b, n, h), (2 * n * h, 2 * h, 1), streams.storage, False, x.itemsize)
+    kept: list[T] = []
+    layers: list[tuple[int, list[T], int, list[T]]] = []
+    for i, kind in enumerate(layer_kinds(c)):
+        p = f"{prefix}encoder.layers.{i}."
+        new_attn, new_hidden, held = _inference_layer(sim, inv, kind, p, attn, hidden, cache, training=True)
+        kept += held
+        if i:
+            sim.release(attn, hidden)  # the previous layer's outputs, rebound after this one returns
+        if streams.grad:  # the backward's two reruns of this layer, with their graphs (made only there), in float32:
+            # the backward runs outside autocast's region
+            lower, sim.lower = sim.lower, None
+            try:
+                k_ff, got_ff = live.reversible_rerun(lambda s, t, p=p: _rerun_feed_forward(s, c, p, t), new_attn)
+                k_at, got_at = live.reversible_rerun(lambda s, t, p=p: _rerun_attention(s, c, p, t), hidden)
+            finally:
+                sim.lower = lower
+            layers.append((k_ff, got_ff, k_at, got_at))
+        attn, hidden = new_attn, new_hidden
+    sim.grad_mode = grad
+    if streams.grad:
+        out = live.reversible_function(streams, attn, hidden, layers)
+    else:  # the input needs no gradient (a frozen table): no node, its ctx gone, no layer gets a gradient
+        out = sim.fresh(streams.shape, "aten.cat", streams.itemsize)
+    sim.end_scope(function, out, *kept)
+    sim.release(streams)
+    seq = _graph_dropped(sim, sim.layer_norm(prefix + "encoder.layer_norm", out), drop)
+    sim.end_scope(enc, seq, *kept)
+    sim.end_scope(mark, seq, *kept)
+    if task == Task.SEQUENCE_CLASSIFICATION:
+        outputs = [_classification_head(sim, seq)]
+    else:
+        outputs = bert.run_head(REFORMER_HEADS, sim, inv, seq, None)
+    if task in (Task.MODEL, Task.LM_HEAD_MODEL):
+        sim.held_by_outputs(*kept)  # the cache (use_cache): each layer's LayerNorm output, to the outputs' end
+    else:
+        kept = []  # the cache dies as the class's forward returns
+    sim.end_scope(top, outputs[0], *outputs[1:], *kept)
+    return outputs

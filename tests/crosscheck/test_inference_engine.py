@@ -31,6 +31,9 @@ from .costs_measure import flop_counter  # noqa: E402
 from .peak_measure import Step, build_model, measure_peak  # noqa: E402
 from .test_peak_engine import AUTOCAST_EXACT, LIFETIME_DRAW, draw  # noqa: E402
 
+#: The configs narrowed to what a family's program replays (:data:`test_peak_engine.LIFETIME_DRAW`), but Reformer's:
+#: its inference span is replayed on every drawn config (LSH too), its training step only for local attention.
+INFERENCE_DRAW = {mt: narrow for mt, narrow in LIFETIME_DRAW.items() if mt != "reformer"}
 PER_FAMILY = int(os.environ.get("INFERENCE_RANDOM", "6"))
 SEED = int(os.environ.get("CROSSCHECK_SEED", "20261125"))
 #: The families whose inference peak is exact: their program declares every release (``sim.exact_forward()``).
@@ -77,7 +80,7 @@ def inference_case(model_type: str, index: int, narrow: bool = False) -> dict[st
         case["plan"] = "none"
         raw = case["raw"]
         if narrow:
-            LIFETIME_DRAW.get(model_type, lambda raw: None)(raw)
+            INFERENCE_DRAW.get(model_type, lambda raw: None)(raw)
         if index % 2:
             (raw["text_config"] if "text_config" in raw else raw)["vocab_size"] = rng.randint(600, 4000)  # composites
             case["batch"], case["seq_len"] = 1, min(case["seq_len"], 4)
@@ -201,7 +204,7 @@ def variant_case(model_type: str, index: int, attention: str, autocast: bool) ->
         case = draw(rng, model_type)
         case.update(plan="none", attention=attention, autocast=autocast)
         raw = case["raw"]
-        LIFETIME_DRAW.get(model_type, lambda raw: None)(raw)  # what the program replays (DeBERTa-v2's)
+        INFERENCE_DRAW.get(model_type, lambda raw: None)(raw)  # what the program replays (DeBERTa-v2's)
         if autocast:
             case["dtype"] = "fp32"
         if attention == "sdpa":
@@ -229,7 +232,8 @@ def variant_case(model_type: str, index: int, attention: str, autocast: bool) ->
 #: Every drawn config of those is replayed under autocast too (ModernBERT's one-wide heads, the last left bounded,
 #: since: LiveSim._rotary_float_one_wide).
 #: Families exact under autocast in the inference span only (their training step keeps its bounds under autocast, so
-#: they are not in :data:`test_peak_engine.AUTOCAST_EXACT`): Reformer (its reversible layers' backward not replayed).
+#: they are not in :data:`test_peak_engine.AUTOCAST_EXACT`). Reformer is there now (its training step replayed under
+#: autocast for local attention), its inference span replayed for every drawn config.
 INFERENCE_AUTOCAST_EXACT = ("reformer",)
 
 

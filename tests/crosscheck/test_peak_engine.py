@@ -267,6 +267,7 @@ LIFETIME_FAMILIES += ("funnel",)  # einsums, the cls mask in place on a view, wh
 # is checked against the measured one in every figure there (check_timeline), not here.
 LIFETIME_FAMILIES += ("yoso",)  # YosoCumulation's custom node, F.normalize's nodes
 LIFETIME_FAMILIES += ("longformer",)  # sliding chunks (overlapping as_strided, CopySlices); global attention: bounds
+LIFETIME_FAMILIES += ("reformer",)  # _ReversibleFunction's node: each layer's reruns, nested backwards (LIFETIME_DRAW)
 ACTIVATION_RANDOM = int(os.environ.get("PEAK_ACTIVATION_RANDOM", str(max(2, PER_FAMILY * 3 // 4))))
 
 
@@ -281,6 +282,20 @@ def _big_bird_modelled(raw: dict[str, Any]) -> None:
 #: DeBERTa-v2's every drawn configuration is replayed (a relative table no term reads, a shared projection no term
 #: reads: ``LiveSim.discarded``).
 LIFETIME_DRAW = {"big_bird": _big_bird_modelled}
+
+
+def _reformer_modelled(raw: dict[str, Any]) -> None:
+    """Reformer's configurations its training program replays op by op (``reformer.training_replayed``): local
+    attention only, flat positions; the drawn chunk length where it is at most 4 (chunks, the adjacent ones), else 32
+    (every query attending every key: it holds the drawn L); the drawn classes, dropouts and causal masks."""
+    layers = len(raw.get("attn_layers") or ["local"] * 6)
+    raw.update(attn_layers=["local"] * max(1, min(layers, 3)), axial_pos_embds=False)
+    if raw.get("local_attn_chunk_length", 64) > 4:
+        raw["local_attn_chunk_length"] = 32
+    raw["num_hidden_layers"] = len(raw["attn_layers"])
+
+
+LIFETIME_DRAW["reformer"] = _reformer_modelled
 
 
 
@@ -654,6 +669,7 @@ FORWARD_MORE["neomme"] = 3  # its backward (norms, exclusive attention) is the h
 FORWARD_EXACT += ("funnel",)
 FORWARD_EXACT += ("longformer",)
 FORWARD_MORE["longformer"] = 2  # half its draws are sequence classification (its global attention)
+FORWARD_EXACT += ("reformer",)  # drawn where replayed (LIFETIME_DRAW: local attention, unchunked; LoRA too)
 
 
 def forward_case(model_type: str, index: int) -> dict[str, Any] | None:
@@ -990,6 +1006,7 @@ AUTOCAST_EXACT += ("modernvbert", "ultravbert")  # their text bodies: ModernBERT
 AUTOCAST_EXACT += ("ibert",)  # RoBERTa's step with QuantAct's bf16 reductions against its float32 buffers
 AUTOCAST_EXACT += ("deberta",)  # without layers only (PyTorch raises with any: CostModel.autocast_fails)
 AUTOCAST_EXACT += ("longformer",)  # the local attention's bf16 scores and chunks, type_as back to bf16
+AUTOCAST_EXACT += ("reformer",)  # local attention (LIFETIME_DRAW): the first runs under autocast, the reruns in float32
 AUTOCAST_RANDOM = int(os.environ.get("PEAK_AUTOCAST_RANDOM", str(max(4, PER_FAMILY // 2))))
 #: Families whose drawn autocast cases all peak in the backward (NeoMME: its scale-less RMSNorms' float32 copies and the
 #: exclusive self-attention's make the backward the highest, as in float32): each forward's and loss's maximum is still
@@ -997,13 +1014,14 @@ AUTOCAST_RANDOM = int(os.environ.get("PEAK_AUTOCAST_RANDOM", str(max(4, PER_FAMI
 AUTOCAST_ONE_PHASE = ("neomme",)
 
 
-def autocast_case(model_type: str, index: int, attention: str) -> dict[str, Any] | None:
+def autocast_case(model_type: str, index: int, attention: str, narrowed: bool = True) -> dict[str, Any] | None:
     """A drawn mixed-precision case: weights fp32, the forward under bf16 autocast, ``attention`` eager or SDPA (its
     dropout 0); plans in turn none, freezing, LoRA (its settings as drawn) and none, the last with non-reentrant
     checkpointing where the class has it (and one freezing and one LoRA in eight: a frozen table's output a leaf needing
     a gradient, autocast's cached copy where it is cast); the eighth's LoRA and none reentrant where the family declares
     it (``CostModel.reentrant``: the detached input a leaf in the recomputation, its copy cached); B up to 8, L up to 24,
-    half with a tiny vocabulary (the activations weigh), any optimizer the op-by-op engine covers."""
+    half with a tiny vocabulary (the activations weigh), any optimizer the op-by-op engine covers. ``narrowed``: the
+    config narrowed to what the program replays (:data:`LIFETIME_DRAW`); else as drawn (Reformer's bounds)."""
     rng = random.Random(f"{SEED}-autocast-{attention}-{model_type}-{index}")
     for _ in range(30):
         case = draw(rng, model_type)
@@ -1017,7 +1035,8 @@ def autocast_case(model_type: str, index: int, attention: str) -> dict[str, Any]
                     optimizer=rng.choice(["adamw", "sgd", "sgd-momentum"]), attention=attention, autocast=True,
                     freeze=(rng.random() < 0.5, rng.randint(0, 3), rng.random() < 0.3))
         raw = case["raw"]
-        LIFETIME_DRAW.get(model_type, lambda raw: None)(raw)
+        if narrowed:
+            LIFETIME_DRAW.get(model_type, lambda raw: None)(raw)
         raw["max_position_embeddings"] = max(raw.get("max_position_embeddings", 0), case["seq_len"] + 2)
         if rng.random() < 0.5:
             raw["vocab_size"] = rng.randint(8, 40)
@@ -1512,10 +1531,10 @@ def reformer_autocast_case(index: int, wide_vocab: bool) -> dict[str, Any] | Non
     """A drawn Reformer step under bf16 autocast (:func:`autocast_case`); ``wide_vocab``: B 1, a vocabulary of 600 to
     4,000 and AdamW or SGD with momentum, where the weights make the peak (the optimizer step's figure)."""
     if not wide_vocab:
-        return autocast_case("reformer", index, "eager")
+        return autocast_case("reformer", index, "eager", narrowed=False)
     rng = random.Random(f"{SEED}-reformer-autocast-wide-{index}")
     for attempt in range(30):
-        case = autocast_case("reformer", 1000 + 37 * index + attempt, "eager")
+        case = autocast_case("reformer", 1000 + 37 * index + attempt, "eager", narrowed=False)
         if case is None or case["optimizer"] == "sgd":
             continue
         case["raw"]["vocab_size"], case["batch"] = rng.randint(600, 4000), 1
