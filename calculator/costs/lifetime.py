@@ -4033,7 +4033,9 @@ class Timeline:
     #: An upper bound on how many storages the forward's and the loss's figures count (rounding each to 512 adds ≤ 511).
     storages: int = 0
     #: Per parameter (its storage's name), the bytes of the storage its ``.grad`` keeps: more than the parameter's where
-    #: ``AccumulateGrad`` kept a view of a larger gradient (MobileBERT's ``dense.weight``: the whole [H, V] one).
+    #: ``AccumulateGrad`` kept a view of a larger gradient (MobileBERT's ``dense.weight``: the whole [H, V] one); 0 where
+    #: it views a storage another parameter's ``.grad`` keeps, counted there (MobileBERT's decoder at V = 1: the
+    #: transposed slice obeys the layout contract, so AccumulateGrad keeps it, no copy; measured).
     grads: dict[str, int] = field(default_factory=dict)
 
 
@@ -4125,9 +4127,11 @@ def run_step(sim: LiveSim, outputs: Sequence[T], start_items: Sequence[Item], gr
         sim.fail("the graph's gradients differ from the step's")
         return None
     kept: dict[int, str] = {}  # gradient storages that end as .grad
+    shared: set[str] = set()  # a .grad viewing a storage another parameter's .grad keeps: counted there
     for i in sim.accumulators.values():
         node = sim.nodes[i]
-        kept.update({s: node.param or "" for s in node.grad_sids})
+        shared.update(node.param or "" for s in node.grad_sids if s in kept)
+        kept.update({s: node.param or "" for s in node.grad_sids if s not in kept})
     items = list(start_items)
     for s, n in bw.best_live.items():
         if s in kept:
@@ -4141,7 +4145,8 @@ def run_step(sim: LiveSim, outputs: Sequence[T], start_items: Sequence[Item], gr
                     replay if sim.forward_exact else None, loss_peak,
                     trace=tuple(bw.trace) + ((bw.live, bw.rounded or 0),),
                     storages=len(sim.storages) + len(sim.extra) + 2 * len(outputs) + 3,
-                    grads={name: bw.sizes[s] for s, name in kept.items() if name})
+                    grads={**{name: bw.sizes[s] for s, name in kept.items() if name},
+                           **{name: 0 for name in shared if name}})
 
 
 def _deaths(sim: LiveSim, keep: set[int], recomputed: bool = False) -> dict[int, int]:

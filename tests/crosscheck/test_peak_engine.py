@@ -1455,16 +1455,20 @@ def test_mobilebert_mlm_head_keeps_the_whole_gradient() -> None:
     the whole [H, V] storage lives through the optimizer step, E·V numbers more than the parameter has (for E = H, an
     empty parameter keeps all of it). The op-by-op replay counts it (the drawn cross-checks prove every option); here
     the two extremes (E < H for the MLM class, E = H for pre-training): the figure is the measured peak with its
-    bytes by kind, the gradients' bytes at the optimizer's peak those of the whole storage. The bounds do not count
+    bytes by kind, the gradients' bytes at the optimizer's peak those of the whole storage (V = 1 too, where the
+    decoder's .grad views that storage as well: found by the edge sweep, issue 32/34). The bounds do not count
     it: where the replay gives no figure (Adafactor) there is no peak and no bound."""
     from calculator.build import build
 
     from .peak_measure import build_model
 
-    for e, h, v, arch in ((4, 8, 50, "MobileBertForMaskedLM"), (8, 8, 50, "MobileBertForPreTraining")):
+    # and V = 1 untied: the decoder's transposed slice then obeys the layout contract, so its .grad is a view of that
+    # same storage (no copy), counted once through the optimizer step (it was counted twice: E·V bytes high)
+    for e, h, v, arch in ((4, 8, 50, "MobileBertForMaskedLM"), (8, 8, 50, "MobileBertForPreTraining"),
+                          (4, 8, 1, "MobileBertForMaskedLM")):
         config = dict(vocab_size=v, embedding_size=e, hidden_size=h, num_hidden_layers=1, num_attention_heads=2,
                       intermediate_size=6, intra_bottleneck_size=4, true_hidden_size=4, num_feedforward_networks=2,
-                      max_position_embeddings=8, type_vocab_size=2)
+                      max_position_embeddings=8, type_vocab_size=2, **({"tie_word_embeddings": False} if v == 1 else {}))
         model = build_model(Step("mobilebert", "MobileBertForMaskedLM", config, 1, 2))
         model(input_ids=torch.zeros((1, 2), dtype=torch.long)).logits.float().sum().backward()
         grad = model.cls.predictions.dense.weight.grad
