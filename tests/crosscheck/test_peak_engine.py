@@ -1790,6 +1790,26 @@ def test_mpnet_without_layers_drops_the_unread_bias(autocast: bool) -> None:
     assert check_checkpointed(case, {}), case["raw"]  # not checkpointed here: the same three maxima and the figure
 
 
+@pytest.mark.parametrize("arch,checkpointing,attention", [("XmodForQuestionAnswering", False, "sdpa"),
+                                                           ("XmodForMaskedLM", "non-reentrant", "eager")])
+def test_xmod_zero_wide_adapter_under_lora(arch: str, checkpointing: Any, attention: str) -> None:
+    """X-MOD with hidden 1 and adapter_reduction_factor 2: its adapters are zero wide (``Linear(1, 0)``), and LoRA
+    on dense1 scales an empty [N, 0] output, contiguous whatever its strides (c10's ``_compute_contiguous``; the
+    engine took it for a strided view and kept bounds: found by the edge sweep, issue 32/34). Pre-LN (QA) and
+    post-LN (MLM) layers: the step's maxima are LiveBytes' to the byte and the figure is the peak."""
+    raw = {"model_type": "xmod", "vocab_size": 30, "hidden_size": 1, "num_hidden_layers": 1, "num_attention_heads": 1,
+           "intermediate_size": 10, "max_position_embeddings": 11, "type_vocab_size": 3, "adapter_reduction_factor": 2,
+           "pre_norm": arch.endswith("QuestionAnswering"), "languages": ["en_XX"], "default_language": "en_XX",
+           "attention_probs_dropout_prob": 0.0, "classifier_dropout": 0.3}
+    case = {"raw": raw, "arch": arch, "pooler": None, "batch": 3, "seq_len": 9, "dtype": "fp32", "optimizer": "adamw",
+            "checkpointing": checkpointing, "attention": attention, "plan": "lora", "freeze": (False, 0, False),
+            "lora": {"r": 2, "targets": "all-linear", "bias": "none", "task_type": None}}
+    inv, plan = planned(case)
+    case.update(inv=inv, plan=plan, costs=costs.compute(inv, costs.settings(3, 9, "fp32", "adamw", checkpointing,
+                                                                            attention), plan))
+    assert check_checkpointed(case, {}), case["costs"].peak.reason
+
+
 #: A GTE config with one-wide heads (hidden 4, 4 heads: rotary's cos and sin two wide, Q and K broadcast to two
 #: columns), which none of the drawn training cases above has.
 GTE_ONE_WIDE = {"model_type": "gte", "vocab_size": 20, "hidden_size": 4, "num_hidden_layers": 2, "num_attention_heads": 4,
