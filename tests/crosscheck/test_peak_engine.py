@@ -1810,6 +1810,23 @@ def test_xmod_zero_wide_adapter_under_lora(arch: str, checkpointing: Any, attent
     assert check_checkpointed(case, {}), case["costs"].peak.reason
 
 
+def test_longformer_classification_head_under_autocast() -> None:
+    """Longformer's sequence classification under bf16 autocast: ``dense`` keeps the dropout's bf16 copy, so the
+    float32 dropout output goes as ``hidden_states`` is rebound, and tanh keeps its own output, so dense's goes too
+    (the engine kept both to the forward's end: 6·B·H bytes high where the forward's maximum lay at ``out_proj``,
+    found by the edge sweep; the drawn autocast cases' maxima lay elsewhere). The step's maxima are LiveBytes'."""
+    raw = {"model_type": "longformer", "vocab_size": 8, "hidden_size": 32, "num_hidden_layers": 1, "num_attention_heads": 4,
+           "max_position_embeddings": 19, "type_vocab_size": 2, "intermediate_size": 8, "attention_window": 4,
+           "num_labels": 7}
+    case = {"raw": raw, "arch": "LongformerForSequenceClassification", "pooler": None, "batch": 1, "seq_len": 5,
+            "dtype": "fp32", "optimizer": "adamw", "checkpointing": False, "attention": "eager", "autocast": True,
+            "plan": "none", "freeze": (False, 0, False)}
+    inv, plan = planned(case)
+    case.update(inv=inv, plan=plan, costs=costs.compute(inv, costs.settings(1, 5, "fp32", "adamw", autocast="bf16"),
+                                                        plan))
+    assert check_checkpointed(case, {}), case["costs"].peak.reason
+
+
 #: A GTE config with one-wide heads (hidden 4, 4 heads: rotary's cos and sin two wide, Q and K broadcast to two
 #: columns), which none of the drawn training cases above has.
 GTE_ONE_WIDE = {"model_type": "gte", "vocab_size": 20, "hidden_size": 4, "num_hidden_layers": 2, "num_attention_heads": 4,
