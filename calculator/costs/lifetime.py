@@ -2285,6 +2285,10 @@ class LiveSim(Sim):
             self.keep.append(out)
         return out
 
+    def name_op(self, t: T, op: str) -> None:
+        """:meth:`~.ops.Ops.name_op`: the op the peak names where ``t``'s allocation reaches it."""
+        self.op_of[t.storage] = op
+
     def parameter_t(self, name: str) -> T:
         """:meth:`~.modules.Sim.parameter_t`: ``TBackward0`` hands ``AccumulateGrad`` the gradient transposed (or, for a
         tied table, ``InputBuffer`` sums it with the table's own in that layout), which fails its layout contract: it

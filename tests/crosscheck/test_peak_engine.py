@@ -1827,6 +1827,24 @@ def test_longformer_classification_head_under_autocast() -> None:
     assert check_checkpointed(case, {}), case["costs"].peak.reason
 
 
+def test_deberta_frozen_talking_heads_run_bmm() -> None:
+    """DeBERTa's talking heads with their weights frozen (every layer frozen): ``matmul``'s ``should_fold`` declines
+    the permuted scores, so the head-mixing product comes from ``bmm`` (the same bytes as the folded ``mm``); where its
+    allocation makes the peak (here in the reentrant recomputation) the figure names that op, as LiveBytes does (it
+    said ``aten.mm``: found by the edge sweep). Maxima and figure (phase, op, bytes by kind) are LiveBytes'."""
+    raw = {"model_type": "deberta", "vocab_size": 219, "hidden_size": 6, "num_hidden_layers": 1, "num_attention_heads": 6,
+           "intermediate_size": 35, "max_position_embeddings": 28, "type_vocab_size": 1, "position_biased_input": False,
+           "relative_attention": True, "max_relative_positions": 21, "pos_att_type": ["c2p", "p2c"],
+           "talking_head": True, "legacy": False, "tie_word_embeddings": False, "hidden_dropout_prob": 0.3}
+    case = {"raw": raw, "arch": "DebertaForMaskedLM", "pooler": None, "batch": 2, "seq_len": 9, "dtype": "fp32",
+            "optimizer": "adamw", "checkpointing": "reentrant", "attention": "eager", "plan": "freeze",
+            "freeze": (True, 1, False)}
+    inv, plan = planned(case)
+    case.update(inv=inv, plan=plan, costs=costs.compute(inv, costs.settings(2, 9, "fp32", "adamw", "reentrant"), plan))
+    assert case["costs"].peak.op == "aten.bmm", case["costs"].peak
+    assert check_checkpointed(case, {}), case["costs"].peak.reason
+
+
 #: A GTE config with one-wide heads (hidden 4, 4 heads: rotary's cos and sin two wide, Q and K broadcast to two
 #: columns), which none of the drawn training cases above has.
 GTE_ONE_WIDE = {"model_type": "gte", "vocab_size": 20, "hidden_size": 4, "num_hidden_layers": 2, "num_attention_heads": 4,
