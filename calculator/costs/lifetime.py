@@ -933,7 +933,10 @@ class LiveSim(Sim):
         gradient)."""
         self._begin()
         self._aten = "aten.clone"
-        parts = [Ops.pointwise(self, Ops.select(self, t, len(t.shape) - 1)) for _ in range(t.shape[-1])]
+        # ``.contiguous()`` copies a part unless it already is contiguous (B = L = 1: both dimensions one long), when it
+        # returns the squeezed view itself (measured: DistilBERT's QA at B = L = 1, 8 bytes less; found by the edge sweep)
+        parts = [view if is_contiguous(view := Ops.select(self, t, len(t.shape) - 1)) else Ops.pointwise(self, view)
+                 for _ in range(t.shape[-1])]
         if not t.grad:
             return parts
         shape, size = t.shape, t.itemsize

@@ -1845,6 +1845,20 @@ def test_deberta_frozen_talking_heads_run_bmm() -> None:
     assert check_checkpointed(case, {}), case["costs"].peak.reason
 
 
+def test_question_answering_split_at_one_token_copies_nothing() -> None:
+    """Question answering at B = L = 1: each of ``split(1, -1)``'s parts squeezed to [1, 1] is contiguous already,
+    so ``.contiguous()`` returns the view (no copy; the engine counted two copies, 8 bytes high in the forward: found
+    by the edge sweep, DistilBERT). The step's maxima and figure are LiveBytes'."""
+    raw = {"model_type": "distilbert", "dim": 16, "n_heads": 16, "hidden_dim": 29, "max_position_embeddings": 20,
+           "vocab_size": 30, "n_layers": 1, "tie_word_embeddings": False, "num_labels": 2}
+    case = {"raw": raw, "arch": "DistilBertForQuestionAnswering", "pooler": None, "batch": 1, "seq_len": 1,
+            "dtype": "fp32", "optimizer": "adamw", "checkpointing": False, "attention": "eager", "plan": "none",
+            "freeze": (False, 0, False)}
+    inv, plan = planned(case)
+    case.update(inv=inv, plan=plan, costs=costs.compute(inv, costs.settings(1, 1), plan))
+    assert check_checkpointed(case, {}), case["costs"].peak.reason
+
+
 #: A GTE config with one-wide heads (hidden 4, 4 heads: rotary's cos and sin two wide, Q and K broadcast to two
 #: columns), which none of the drawn training cases above has.
 GTE_ONE_WIDE = {"model_type": "gte", "vocab_size": 20, "hidden_size": 4, "num_hidden_layers": 2, "num_attention_heads": 4,
