@@ -494,8 +494,10 @@ def _op_by_op(inv: Inventory, s: Settings, plan: Any, params: Sequence[tuple[str
         return None
     timeline, start = found
     named = [(name, _numel(shape), size) for name, shape, size in graded]
-    # a .grad keeping a larger storage than its parameter's (MobileBERT's MLM head): live through the optimizer step
-    larger = {name: timeline.grads[name] for name, n, size in named if timeline.grads.get(name, 0) > n * size}
+    # a .grad keeping a larger storage than its parameter's (MobileBERT's MLM head): live through the optimizer step;
+    # 0 for a .grad viewing a storage another's keeps (counted once, there)
+    larger = {name: timeline.grads[name] for name, n, size in named
+              if timeline.grads.get(name, n * size) > n * size or timeline.grads.get(name) == 0}
     optimizer = None if s.optimizer == "sgd" else optimizer_peak(s.optimizer, start, named, larger)
     peak = live_peak(timeline, optimizer, s.optimizer == "sgd")
     if peak is None:

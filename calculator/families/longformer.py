@@ -1212,12 +1212,21 @@ def train_token_classifier_step(sim: Sim, seq: T, pooled: T | None, dropout_key:
     return [_project(sim, "classifier", x)]
 
 
+def train_classification_step(sim: Sim, seq: T, pooled: T | None, dropout_key: str) -> list[T]:
+    """``LongformerClassificationHead`` in training: RoBERTa's (:func:`bert.step_pair_head`), each line rebinding
+    ``hidden_states``. Under autocast ``dense`` keeps the dropout's bf16 copy, not its float32 output, which
+    ``hidden_states = self.dense(hidden_states)`` drops, and tanh keeps its output, so dense's goes with the next
+    line (measured with LiveBytes: the nested :func:`classification_step` kept both to the forward's end, 6·B·H bytes
+    high at out_proj when the peak lay there; found by the edge sweep)."""
+    return bert.step_pair_head(sim, seq, sim.drops(dropout_key), sim.keep_output)
+
+
 #: The heads of the classes whose training step is replayed op by op (:func:`step_inference` with ``training``).
 TRAIN_HEADS: dict[str, bert.HeadStep] = {
     Task.MODEL: bert.model_step,
     Task.MASKED_LM: train_mlm_step,
     Task.TOKEN_CLASSIFICATION: train_token_classifier_step,
-    Task.SEQUENCE_CLASSIFICATION: classification_step,  # global attention on the first token: _train_global_*
+    Task.SEQUENCE_CLASSIFICATION: train_classification_step,  # global attention on the first token: _train_global_*
 }
 
 

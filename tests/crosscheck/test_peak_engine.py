@@ -1468,16 +1468,20 @@ def test_mobilebert_mlm_head_keeps_the_whole_gradient() -> None:
     the whole [H, V] storage lives through the optimizer step, E·V numbers more than the parameter has (for E = H, an
     empty parameter keeps all of it). The op-by-op replay counts it (the drawn cross-checks prove every option); here
     the two extremes (E < H for the MLM class, E = H for pre-training): the figure is the measured peak with its
-    bytes by kind, the gradients' bytes at the optimizer's peak those of the whole storage. The bounds do not count
+    bytes by kind, the gradients' bytes at the optimizer's peak those of the whole storage (V = 1 too, where the
+    decoder's .grad views that storage as well: found by the edge sweep, issue 32/34). The bounds do not count
     it: where the replay gives no figure (Adafactor) there is no peak and no bound."""
     from calculator.build import build
 
     from .peak_measure import build_model
 
-    for e, h, v, arch in ((4, 8, 50, "MobileBertForMaskedLM"), (8, 8, 50, "MobileBertForPreTraining")):
+    # and V = 1 untied: the decoder's transposed slice then obeys the layout contract, so its .grad is a view of that
+    # same storage (no copy), counted once through the optimizer step (it was counted twice: E·V bytes high)
+    for e, h, v, arch in ((4, 8, 50, "MobileBertForMaskedLM"), (8, 8, 50, "MobileBertForPreTraining"),
+                          (4, 8, 1, "MobileBertForMaskedLM")):
         config = dict(vocab_size=v, embedding_size=e, hidden_size=h, num_hidden_layers=1, num_attention_heads=2,
                       intermediate_size=6, intra_bottleneck_size=4, true_hidden_size=4, num_feedforward_networks=2,
-                      max_position_embeddings=8, type_vocab_size=2)
+                      max_position_embeddings=8, type_vocab_size=2, **({"tie_word_embeddings": False} if v == 1 else {}))
         model = build_model(Step("mobilebert", "MobileBertForMaskedLM", config, 1, 2))
         model(input_ids=torch.zeros((1, 2), dtype=torch.long)).logits.float().sum().backward()
         grad = model.cls.predictions.dense.weight.grad
@@ -1797,6 +1801,75 @@ def test_mpnet_without_layers_drops_the_unread_bias(autocast: bool) -> None:
     else:
         pytest.fail("no case drawn")
     assert check_checkpointed(case, {}), case["raw"]  # not checkpointed here: the same three maxima and the figure
+
+
+@pytest.mark.parametrize("arch,checkpointing,attention", [("XmodForQuestionAnswering", False, "sdpa"),
+                                                           ("XmodForMaskedLM", "non-reentrant", "eager")])
+def test_xmod_zero_wide_adapter_under_lora(arch: str, checkpointing: Any, attention: str) -> None:
+    """X-MOD with hidden 1 and adapter_reduction_factor 2: its adapters are zero wide (``Linear(1, 0)``), and LoRA
+    on dense1 scales an empty [N, 0] output, contiguous whatever its strides (c10's ``_compute_contiguous``; the
+    engine took it for a strided view and kept bounds: found by the edge sweep, issue 32/34). Pre-LN (QA) and
+    post-LN (MLM) layers: the step's maxima are LiveBytes' to the byte and the figure is the peak."""
+    raw = {"model_type": "xmod", "vocab_size": 30, "hidden_size": 1, "num_hidden_layers": 1, "num_attention_heads": 1,
+           "intermediate_size": 10, "max_position_embeddings": 11, "type_vocab_size": 3, "adapter_reduction_factor": 2,
+           "pre_norm": arch.endswith("QuestionAnswering"), "languages": ["en_XX"], "default_language": "en_XX",
+           "attention_probs_dropout_prob": 0.0, "classifier_dropout": 0.3}
+    case = {"raw": raw, "arch": arch, "pooler": None, "batch": 3, "seq_len": 9, "dtype": "fp32", "optimizer": "adamw",
+            "checkpointing": checkpointing, "attention": attention, "plan": "lora", "freeze": (False, 0, False),
+            "lora": {"r": 2, "targets": "all-linear", "bias": "none", "task_type": None}}
+    inv, plan = planned(case)
+    case.update(inv=inv, plan=plan, costs=costs.compute(inv, costs.settings(3, 9, "fp32", "adamw", checkpointing,
+                                                                            attention), plan))
+    assert check_checkpointed(case, {}), case["costs"].peak.reason
+
+
+def test_longformer_classification_head_under_autocast() -> None:
+    """Longformer's sequence classification under bf16 autocast: ``dense`` keeps the dropout's bf16 copy, so the
+    float32 dropout output goes as ``hidden_states`` is rebound, and tanh keeps its own output, so dense's goes too
+    (the engine kept both to the forward's end: 6·B·H bytes high where the forward's maximum lay at ``out_proj``,
+    found by the edge sweep; the drawn autocast cases' maxima lay elsewhere). The step's maxima are LiveBytes'."""
+    raw = {"model_type": "longformer", "vocab_size": 8, "hidden_size": 32, "num_hidden_layers": 1, "num_attention_heads": 4,
+           "max_position_embeddings": 19, "type_vocab_size": 2, "intermediate_size": 8, "attention_window": 4,
+           "num_labels": 7}
+    case = {"raw": raw, "arch": "LongformerForSequenceClassification", "pooler": None, "batch": 1, "seq_len": 5,
+            "dtype": "fp32", "optimizer": "adamw", "checkpointing": False, "attention": "eager", "autocast": True,
+            "plan": "none", "freeze": (False, 0, False)}
+    inv, plan = planned(case)
+    case.update(inv=inv, plan=plan, costs=costs.compute(inv, costs.settings(1, 5, "fp32", "adamw", autocast="bf16"),
+                                                        plan))
+    assert check_checkpointed(case, {}), case["costs"].peak.reason
+
+
+def test_deberta_frozen_talking_heads_run_bmm() -> None:
+    """DeBERTa's talking heads with their weights frozen (every layer frozen): ``matmul``'s ``should_fold`` declines
+    the permuted scores, so the head-mixing product comes from ``bmm`` (the same bytes as the folded ``mm``); where its
+    allocation makes the peak (here in the reentrant recomputation) the figure names that op, as LiveBytes does (it
+    said ``aten.mm``: found by the edge sweep). Maxima and figure (phase, op, bytes by kind) are LiveBytes'."""
+    raw = {"model_type": "deberta", "vocab_size": 219, "hidden_size": 6, "num_hidden_layers": 1, "num_attention_heads": 6,
+           "intermediate_size": 35, "max_position_embeddings": 28, "type_vocab_size": 1, "position_biased_input": False,
+           "relative_attention": True, "max_relative_positions": 21, "pos_att_type": ["c2p", "p2c"],
+           "talking_head": True, "legacy": False, "tie_word_embeddings": False, "hidden_dropout_prob": 0.3}
+    case = {"raw": raw, "arch": "DebertaForMaskedLM", "pooler": None, "batch": 2, "seq_len": 9, "dtype": "fp32",
+            "optimizer": "adamw", "checkpointing": "reentrant", "attention": "eager", "plan": "freeze",
+            "freeze": (True, 1, False)}
+    inv, plan = planned(case)
+    case.update(inv=inv, plan=plan, costs=costs.compute(inv, costs.settings(2, 9, "fp32", "adamw", "reentrant"), plan))
+    assert case["costs"].peak.op == "aten.bmm", case["costs"].peak
+    assert check_checkpointed(case, {}), case["costs"].peak.reason
+
+
+def test_question_answering_split_at_one_token_copies_nothing() -> None:
+    """Question answering at B = L = 1: each of ``split(1, -1)``'s parts squeezed to [1, 1] is contiguous already,
+    so ``.contiguous()`` returns the view (no copy; the engine counted two copies, 8 bytes high in the forward: found
+    by the edge sweep, DistilBERT). The step's maxima and figure are LiveBytes'."""
+    raw = {"model_type": "distilbert", "dim": 16, "n_heads": 16, "hidden_dim": 29, "max_position_embeddings": 20,
+           "vocab_size": 30, "n_layers": 1, "tie_word_embeddings": False, "num_labels": 2}
+    case = {"raw": raw, "arch": "DistilBertForQuestionAnswering", "pooler": None, "batch": 1, "seq_len": 1,
+            "dtype": "fp32", "optimizer": "adamw", "checkpointing": False, "attention": "eager", "plan": "none",
+            "freeze": (False, 0, False)}
+    inv, plan = planned(case)
+    case.update(inv=inv, plan=plan, costs=costs.compute(inv, costs.settings(1, 1), plan))
+    assert check_checkpointed(case, {}), case["costs"].peak.reason
 
 
 #: A GTE config with one-wide heads (hidden 4, 4 heads: rotary's cos and sin two wide, Q and K broadcast to two
