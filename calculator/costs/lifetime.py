@@ -4061,22 +4061,25 @@ class LiveSim(Sim):
         return self._node("ExpBackward0", [self._edge(diff)], lambda bw, g: [bw.alloc(g.shape, size, "aten.mul")],
                           probs)
 
-    def reformer_where(self, dots: T, mask: T) -> T:
-        """``torch.where(mask, dots, mask_value)`` with a graph (Reformer's causal mask, a 0-dim buffer the other
-        operand): ``WhereBackward0`` keeps the mask and allocates the gradient after a 0-dim ``scalar_tensor`` (freed
-        as it returns; measured in LSH's self mask: LiveBytes)."""
+    def masked_where(self, x: T, cond: T) -> T:
+        """``torch.where`` of ``x`` against a constant under a bool condition (Longformer's ``full_like(x, -inf)
+        .where(cond, x)``, Reformer's causal and self masks against a 0-dim buffer): with a graph where ``x`` needs one,
+        ``WhereBackward0`` keeps the condition; its backward makes a 0-dim zero (``scalar_tensor``), the gradient
+        ``where(cond, grad, 0)``, and drops the zero (measured with LiveBytes in both)."""
         self._begin()
         self._labelled("where", "aten.where")
-        self.save(mask)
-        out = self.new(dots.shape, True, dots.itemsize)
-        shape, size = dots.shape, dots.itemsize
+        out = self.made_by(self.new(x.shape, x.grad, x.itemsize), "aten.where")
+        if not out.grad:
+            return out
+        self.save(cond)
+        shape, size = x.shape, x.itemsize
 
         def run(bw: Backward, g: T) -> list[T | None]:
-            scalar = bw.alloc((), size, "aten.scalar_tensor")
+            zero = bw.alloc((), size, "aten.scalar_tensor")
             grad = bw.alloc(shape, size, "aten.where")
-            bw.drop(scalar.storage)
+            bw.drop(zero.storage)
             return [grad]
-        return self._node("WhereBackward0", [self._edge(dots)], run, out)
+        return self._node("WhereBackward0", [self._edge(x)], run, out)
 
     def reversible_rerun(self, fn: Callable[[Sim, T], T], x: T) -> tuple[int, list[T]]:
         """One of the two reruns ``ReformerLayer.backward_pass`` makes of a reversible layer inside

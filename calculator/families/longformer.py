@@ -1007,25 +1007,6 @@ def _regenerated(sim: Any, history: int, view: T, base: T) -> T:
                       lambda bw, g: [bw.alloc(view.shape, size, "aten.new_zeros", view.strides)], out, [])
 
 
-def _where(sim: Any, cond: T, x: T) -> T:
-    """``torch.full_like(x, -inf).where(cond, x)``: ``WhereBackward0`` keeps the bool condition; its backward makes a
-    0-dim zero (``scalar_tensor``), ``where(cond, 0, grad)``, and drops the zero (measured)."""
-    sim._begin()
-    sim._labelled("where", "aten.where")
-    out = sim.made_by(sim.new(x.shape, x.grad, x.itemsize), "aten.where")
-    if not out.grad:
-        return out
-    sim.save(cond)
-    shape, size = x.shape, x.itemsize
-
-    def run(bw: Any, g: T) -> list[T | None]:
-        zero = bw.alloc((), size, "aten.scalar_tensor")
-        result = bw.alloc(shape, size, "aten.where")
-        bw.drop(zero.storage)
-        return [result]
-    return _live_node(sim, "WhereBackward0", [sim._edge(x)], run, out)
-
-
 def _train_einsum(sim: Sim, spec: str, a: T, b: T) -> T:
     """``torch.einsum`` of two operands: its copies dropped as it returns unless ``bmm`` keeps them."""
     mark = sim.scope()
@@ -1080,7 +1061,7 @@ def _train_scores(sim: Any, q: T, k: T, w: int) -> tuple[T, int | None, T]:
         piece = sim.slice_dim(sim.slice_dim(view, 1, w), 3, w + 1)
         full = _fresh(sim, piece.shape, "aten.full_like", piece.itemsize)
         cond = _fresh(sim, piece.shape, "aten._to_copy", 1)
-        masked = _where(sim, cond, piece)
+        masked = sim.masked_where(piece, cond)
         sim.release(full, cond)
         history = _copy_slices(sim, history, base, masked)
         sim.release(masked)

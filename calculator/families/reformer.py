@@ -781,7 +781,7 @@ def _inference_local(sim: Sim, c: Mapping[str, Any], a: str, h: T, training: boo
     if sim.grad_mode:  # the backward's rerun with a graph (training_program), each op's node
         if c["is_decoder"]:  # the causal mask (ge, bool), where (its node keeps the mask), del mask
             mask = sim.fresh(dots.shape, "aten.ge", 1)
-            dots = sim.rebind(dots, _live(sim).reformer_where(dots, mask))
+            dots = sim.rebind(dots, _live(sim).masked_where(dots, mask))
             sim.release(mask)
         probs = _live(sim).reformer_softmax(dots)
         probs = sim.dropout(probs, training)
@@ -984,6 +984,21 @@ def _inference_layer(sim: Sim, inv: Inventory, kind: str, p: str, attn: T, hidde
     return attn, hidden, kept
 
 
+def _forward_start(sim: Sim, inv: Inventory, b: int, n: int) -> tuple[bool, int, int, T, int, T]:
+    """How both replays (the inference span, the training step) open: whether the class keeps the cache
+    (``use_cache``: ReformerModel, the causal LM, sequence classification), the class's and ReformerModel's scopes,
+    ``input_ids``, the padding warning's transients, the embeddings' scope and its ``position_ids``."""
+    cache = bool(inv.config.get("use_cache", True)) and inv.arch.task in (
+        Task.MODEL, Task.LM_HEAD_MODEL, Task.SEQUENCE_CLASSIFICATION)
+    top = sim.scope()  # the class's forward
+    mark = sim.scope()  # ReformerModel.forward
+    ids = sim.ids((b, n))
+    # warn_if_padding_and_no_attention_mask: pad_token_id (0) in input_ids[:, [-1, 0]]
+    sim.transients((16, 16 * b, 2 * b, 1), (1, 3, 3, 3), ("aten.lift_fresh", "aten.index", "aten.eq", "aten.any"))
+    emb = sim.scope()  # ReformerEmbeddings.forward
+    return cache, top, mark, ids, emb, _int64(sim, (n,), "aten.arange")
+
+
 def inference_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     """The inference span, every storage and its release (see above)."""
     c = inv.config
@@ -994,15 +1009,8 @@ def inference_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     sim.exact_autocast()
     prefix = inv.arch.prefix
     task = inv.arch.task
-    cache = c.get("use_cache", True) and task in (Task.MODEL, Task.LM_HEAD_MODEL, Task.SEQUENCE_CLASSIFICATION)
-    top = sim.scope()  # the class's forward
-    mark = sim.scope()  # ReformerModel.forward
-    ids = sim.ids((b, n))
-    # warn_if_padding_and_no_attention_mask: pad_token_id (0) in input_ids[:, [-1, 0]]
-    sim.transients((16, 16 * b, 2 * b, 1), (1, 3, 3, 3), ("aten.lift_fresh", "aten.index", "aten.eq", "aten.any"))
     e = prefix + "embeddings."
-    emb = sim.scope()
-    positions = _int64(sim, (n,), "aten.arange")
+    cache, top, mark, ids, emb, positions = _forward_start(sim, inv, b, n)
     x = sim.embedding(e + "word_embeddings", ids, first=True)
     h = c["hidden_size"]
     if c["axial_pos_embds"]:
@@ -1168,15 +1176,8 @@ def training_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     sim.exact_autocast()
     prefix = inv.arch.prefix
     task = inv.arch.task
-    cache = bool(c.get("use_cache", True)) and task in (Task.MODEL, Task.LM_HEAD_MODEL, Task.SEQUENCE_CLASSIFICATION)
-    top = sim.scope()  # the class's forward
-    mark = sim.scope()  # ReformerModel.forward
-    ids = sim.ids((b, n))
-    # warn_if_padding_and_no_attention_mask: pad_token_id (0) in input_ids[:, [-1, 0]]
-    sim.transients((16, 16 * b, 2 * b, 1), (1, 3, 3, 3), ("aten.lift_fresh", "aten.index", "aten.eq", "aten.any"))
     e = prefix + "embeddings."
-    emb = sim.scope()
-    positions = _int64(sim, (n,), "aten.arange")
+    cache, top, mark, ids, emb, positions = _forward_start(sim, inv, b, n)
     drop = sim.drops("hidden_dropout_prob")
     x = _graph_dropped(sim, sim.embedding(e + "word_embeddings", ids, first=True), drop)
     if c["axial_pos_embds"]:
