@@ -987,7 +987,13 @@ def _inference_layer(sim: Sim, inv: Inventory, kind: str, p: str, attn: T, hidde
 def _forward_start(sim: Sim, inv: Inventory, b: int, n: int) -> tuple[bool, int, int, T, int, T]:
     """How both replays (the inference span, the training step) open: whether the class keeps the cache
     (``use_cache``: ReformerModel, the causal LM, sequence classification), the class's and ReformerModel's scopes,
-    ``input_ids``, the padding warning's transients, the embeddings' scope and its ``position_ids``."""
+    ``input_ids``, the padding warning's transients, the embeddings' scope and its ``position_ids``; each declares
+    every release, under bf16 autocast too (the Linears' copies, sim.linear: each weight's cached to the end, the
+    input's dropped; the attention in the projections' bf16, the residual adds promoted to the float32 streams,
+    LayerNorm in float32)."""
+    sim.exact_lifetimes()
+    sim.exact_forward()
+    sim.exact_autocast()
     cache = bool(inv.config.get("use_cache", True)) and inv.arch.task in (
         Task.MODEL, Task.LM_HEAD_MODEL, Task.SEQUENCE_CLASSIFICATION)
     top = sim.scope()  # the class's forward
@@ -1002,15 +1008,10 @@ def _forward_start(sim: Sim, inv: Inventory, b: int, n: int) -> tuple[bool, int,
 def inference_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     """The inference span, every storage and its release (see above)."""
     c = inv.config
-    sim.exact_lifetimes()
-    sim.exact_forward()
-    # Under bf16 autocast: the Linears' copies (sim.linear: each weight's cached to the end, the input's dropped), the
-    # attention in the projections' bf16, the residual adds promoted to the float32 streams, LayerNorm in float32.
-    sim.exact_autocast()
+    cache, top, mark, ids, emb, positions = _forward_start(sim, inv, b, n)
     prefix = inv.arch.prefix
     task = inv.arch.task
     e = prefix + "embeddings."
-    cache, top, mark, ids, emb, positions = _forward_start(sim, inv, b, n)
     x = sim.embedding(e + "word_embeddings", ids, first=True)
     h = c["hidden_size"]
     if c["axial_pos_embds"]:
@@ -1171,13 +1172,10 @@ def training_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     """The training step replayed storage by storage (see above; :func:`training_replayed` says where)."""
     c = inv.config
     live = _live(sim)
-    sim.exact_lifetimes()
-    sim.exact_forward()
-    sim.exact_autocast()
+    cache, top, mark, ids, emb, positions = _forward_start(sim, inv, b, n)
     prefix = inv.arch.prefix
     task = inv.arch.task
     e = prefix + "embeddings."
-    cache, top, mark, ids, emb, positions = _forward_start(sim, inv, b, n)
     drop = sim.drops("hidden_dropout_prob")
     x = _graph_dropped(sim, sim.embedding(e + "word_embeddings", ids, first=True), drop)
     if c["axial_pos_embds"]:
