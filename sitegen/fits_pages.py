@@ -166,7 +166,7 @@ def autocast_refused_families(lang: str) -> str:
 
     found = [family for family in sorted(FAMILIES.values(), key=lambda f: f.rank)
              if family.costs is not None and family.costs.autocast_fails is not None and family.presets
-             and family.costs.autocast_fails(family.presets[0].config)]
+             and family.costs.autocast_fails(build(family.presets[0].config).config)]  # the config as read
     return join_all([pick(family.title, lang) for family in found], lang)
 
 

@@ -270,15 +270,15 @@ def step_attention(sim: Sim, x: T, a: str, heads: int, kv: int, d: int, rotary: 
     probs = None
     if sim.attention == "sdpa":
         inner = sim.scope()  # sdpa_attention_forward: fewer K/V heads go to the kernel as they are up to d = 256
-        if mask is not None or not k.shape[-1] == v.shape[-1] <= 256:  # use_gqa_in_sdpa (one-wide heads: K is 2)
+        if mask is not None or k.shape[-1] != v.shape[-1] or v.shape[-1] > 256:  # use_gqa_in_sdpa (one-wide: K is 2)
             k, v = repeat(k), repeat(v)
         float_mask, copies = None, []
         if mask is not None:  # convert_boolean_attn_mask: two scalars, then where (in the query's dtype)
-            wide = (v, k, q)
+            originals = (v, k, q)
             if sim.lower is not None:  # autocast casts float32 q, k, v to bf16 first (v, k, q; copies the call drops
                 # unless the kernel keeps them), so the mask is made in bf16 after them (measured)
                 v, k, q = (sim.to_dtype(t, sim.lower) if t.itemsize == 4 else t for t in (v, k, q))
-                copies = [t for t, was in zip((v, k, q), wide) if t is not was]
+                copies = [t for t, was in zip((v, k, q), originals) if t is not was]
             size = q.itemsize
             sim.transients((size, size), (2, 2), ("aten.scalar_tensor", "aten.scalar_tensor"))
             float_mask = sim.constant_by("aten.where", (b, 1, n, n), size)

@@ -311,7 +311,8 @@ def scratch(sim: Sim, sizes: list[tuple[int, int, int]]) -> None:
     how many such storages: each its own, so that rounding every storage up to 512 bytes is bounded too),
     listed so that the peak's bounds count them (:attr:`Ops.storages`; nothing is kept, no FLOP, no row).
 
-    Why: the training step is bounded, not replayed: the storages the plain simulator's tape does not make are
+    Why: off the replayed domain (:func:`training_replayed`: LSH layers, a chunked feed-forward) the training step is
+    bounded, not replayed: the storages the plain simulator's tape does not make are
     listed here, generously, so that the bound can only be too high, never too low (the streams and buckets that
     outlive a layer, the embeddings' noise and copies, what :func:`layer_storages` adds to a layer's description)."""
     for numel, size, count in sizes:
@@ -429,8 +430,7 @@ def step_encoder(sim: Sim, inv: Inventory, prefix: str, x: T) -> T:
     streams = sim.new((b, n, 2 * h), grad)
     used = set(sim.used)
     c = inv.config
-    cache = int(bool(c.get("use_cache", True))
-                and inv.arch.task in (Task.MODEL, Task.LM_HEAD_MODEL, Task.SEQUENCE_CLASSIFICATION))
+    cache = int(keeps_cache(inv))
     for i, kind in enumerate(layer_kinds(c)):
         p = f"{prefix}encoder.layers.{i}."
         sim.grad_mode = False
@@ -444,13 +444,13 @@ def step_encoder(sim: Sim, inv: Inventory, prefix: str, x: T) -> T:
         # Under autocast: each trained weight's bf16 copy the first run casts, cached to the forward's end (autocast's
         # cache): made here, outside the layer's block, so that the one-layer-at-a-time count never drops it.
         precast(sim, kind, p)
-        first = sim._next
+        first = sim.scope()
         half = sim.new((b, n, h), False)
         # The layer's forward without a graph, as the inference span describes it (with training's dropouts)
         layer_storages(sim, inv, kind, p, half)
         sim.grad_mode = True
         if not grad:
-            sim.blocks.append((first, sim._next))
+            sim.blocks.append((first, sim.scope()))
             continue
         start = T((b, n, h), (n * h, h, 1), sim.new((b, n, h), True).storage, True, sim.itemsize)
         for fn in (lambda s, t, p=p: step_feed_forward(s, p, t),
@@ -463,7 +463,7 @@ def step_encoder(sim: Sim, inv: Inventory, prefix: str, x: T) -> T:
         # One layer runs at a time, in the forward (no graph: its storages gone as it returns) and in the backward (its
         # rerun with a graph, freed by backward_pass before the previous layer's): the peak's bound counts the largest
         # layer's two runs, as a checkpointed block's (:attr:`Sim.blocks`), not every layer's.
-        sim.blocks.append((first, sim._next))
+        sim.blocks.append((first, sim.scope()))
     if not grad:
         sim.used = used  # no gradient reaches the layers: their parameters end the step without one
     else:
@@ -578,7 +578,7 @@ def program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
         raise CalcError("costs_forward_fails", key="axial_pos_shape", value=list(c["axial_pos_shape"]))
     if not sim.training and c.get("hidden_act", "relu") in INFERENCE_ACTIVATIONS and unchunked(inv):
         return inference_program(sim, inv, b, n)
-    if training_replayed(sim, inv, n):  # the training step op by op (the lifetime simulator only)
+    if training_replayed(sim, inv):  # the training step op by op (the lifetime simulator only)
         return training_program(sim, inv, b, n)
     return step_program(sim, inv, b, n)  # the training step; an inference span with another activation: bounds
 
@@ -596,8 +596,9 @@ def mask_buffers(inv: Inventory) -> list[tuple[str, tuple[int, ...], int]]:
 
 
 #: ``buffers``: the training step is replayed op by op where :func:`training_replayed` says so (local attention only,
-#: chunked or not, causal or not, flat or axial positions, any dropout, LoRA, float32 or bf16 without autocast: the
-#: reversible layers' custom backward as :meth:`~calculator.costs.lifetime.LiveSim.reversible_function` models it).
+#: chunked or not, causal or not, flat or axial positions, any hidden dropout and the probabilities' strictly between 0
+#: and 1, relu, gelu or gelu_new, LoRA, float32, bf16 and under bf16 autocast: the reversible layers' custom backward
+#: as :meth:`~calculator.costs.lifetime.LiveSim.reversible_function` models it).
 #: Elsewhere its peak is bounded (:mod:`calculator.costs.peak`), not replayed op by op (each layer's
 #: two runs listed as the inference span describes the layer, :func:`layer_storages`, one layer's at a time: a block
 #: of :attr:`Sim.blocks`, as a checkpointed layer's): its maximum lies in
@@ -984,6 +985,14 @@ def _inference_layer(sim: Sim, inv: Inventory, kind: str, p: str, attn: T, hidde
     return attn, hidden, kept
 
 
+def keeps_cache(inv: Inventory) -> bool:
+    """Whether the class keeps each layer's LayerNorm output (and an LSH layer's buckets) in its cache:
+    ``use_cache`` (ReformerConfig's default True, in training too) for ReformerModel, the causal LM and sequence
+    classification, whose forwards pass it on."""
+    return bool(inv.config.get("use_cache", True)) and inv.arch.task in (
+        Task.MODEL, Task.LM_HEAD_MODEL, Task.SEQUENCE_CLASSIFICATION)
+
+
 def _forward_start(sim: Sim, inv: Inventory, b: int, n: int) -> tuple[bool, int, int, T, int, T]:
     """How both replays (the inference span, the training step) open: whether the class keeps the cache
     (``use_cache``: ReformerModel, the causal LM, sequence classification), the class's and ReformerModel's scopes,
@@ -994,8 +1003,7 @@ def _forward_start(sim: Sim, inv: Inventory, b: int, n: int) -> tuple[bool, int,
     sim.exact_lifetimes()
     sim.exact_forward()
     sim.exact_autocast()
-    cache = bool(inv.config.get("use_cache", True)) and inv.arch.task in (
-        Task.MODEL, Task.LM_HEAD_MODEL, Task.SEQUENCE_CLASSIFICATION)
+    cache = keeps_cache(inv)
     top = sim.scope()  # the class's forward
     mark = sim.scope()  # ReformerModel.forward
     ids = sim.ids((b, n))
@@ -1080,7 +1088,7 @@ def _live(sim: Sim) -> Any:
     return sim
 
 
-def training_replayed(sim: Sim, inv: Inventory, n: int) -> bool:
+def training_replayed(sim: Sim, inv: Inventory) -> bool:
     """Whether the training step is replayed op by op (else the step's program and its proven bounds): on the
     lifetime simulator (bf16 autocast too), local attention only (in chunks or not, causal or not), flat or axial
     positions, relu, gelu or gelu_new, the probabilities' dropout active (ReformerConfig's 0.05): the cases measured
@@ -1177,7 +1185,8 @@ def training_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
     task = inv.arch.task
     e = prefix + "embeddings."
     drop = sim.drops("hidden_dropout_prob")
-    x = _graph_dropped(sim, sim.embedding(e + "word_embeddings", ids, first=True), drop)
+    # ``embeddings = dropout(inputs_embeds)``: the word embeddings' output stays named until the embeddings return
+    x = sim.dropout(sim.embedding(e + "word_embeddings", ids, first=True), drop)
     if c["axial_pos_embds"]:
         pos = _axial_positions(sim, inv, b, n, drop)
     else:
@@ -1216,7 +1225,9 @@ def training_program(sim: Sim, inv: Inventory, b: int, n: int) -> list[T]:
         out = sim.fresh(streams.shape, "aten.cat", streams.itemsize)
     sim.end_scope(function, out, *kept)
     sim.release(streams)
-    seq = _graph_dropped(sim, sim.layer_norm(prefix + "encoder.layer_norm", out), drop)
+    # ``hidden_states`` rebound by the final LayerNorm (the function's output goes unless the norm saved it), then
+    # by the dropout
+    seq = _graph_dropped(sim, sim.rebind(out, sim.layer_norm(prefix + "encoder.layer_norm", out)), drop)
     sim.end_scope(enc, seq, *kept)
     sim.end_scope(mark, seq, *kept)
     if task == Task.SEQUENCE_CLASSIFICATION:

@@ -1823,6 +1823,26 @@ def test_xmod_zero_wide_adapter_under_lora(arch: str, checkpointing: Any, attent
     assert check_checkpointed(case, {}), case["costs"].peak.reason
 
 
+@pytest.mark.parametrize("arch", ["ReformerForSequenceClassification", "ReformerForMaskedLM"])
+def test_reformer_frozen_backbone_drops_the_functions_output_at_the_final_norm(arch: str) -> None:
+    """Reformer's training replay with everything but the head frozen and hidden dropout on: the final LayerNorm saves
+    nothing, so ``hidden_states`` rebound by it frees ``_ReversibleFunction``'s [B, L, 2H] output before the dropout
+    (the replay kept it to the encoder's end: B·L·2H·4 bytes high where the forward's maximum lay at that dropout;
+    found by review). The step's maxima are LiveBytes' to the byte."""
+    raw = {"model_type": "reformer", "vocab_size": 20, "hidden_size": 16, "num_attention_heads": 2,
+           "attention_head_size": 4, "attn_layers": ["local"], "feed_forward_size": 1, "axial_pos_embds": False,
+           "max_position_embeddings": 16, "local_attn_chunk_length": 8, "local_num_chunks_before": 0,
+           "local_num_chunks_after": 0, "hidden_dropout_prob": 0.1, "local_attention_probs_dropout_prob": 0.1,
+           "is_decoder": False, "pad_token_id": 0, "eos_token_id": 2, "num_labels": 3}
+    for batch in (1, 2, 3):
+        case = {"raw": dict(raw), "arch": arch, "pooler": None, "batch": batch, "seq_len": 8, "dtype": "fp32",
+                "optimizer": "sgd", "checkpointing": False, "attention": "eager", "plan": "freeze",
+                "freeze": (False, 0, True)}
+        inv, plan = planned(case)
+        case.update(inv=inv, plan=plan, costs=costs.compute(inv, costs.settings(batch, 8, "fp32", "sgd"), plan))
+        assert check_checkpointed(case, {}), case["costs"].peak.reason
+
+
 def test_xmod_one_wide_adapter_at_one_sequence_keeps_its_bounds() -> None:
     """X-MOD with one-wide adapters (H // adapter_reduction_factor = 1) at B = 1: PyTorch's backward holds 56-70 bytes
     more than the replay did (found by the edge sweep, not yet pinned down), so the step gives proven bounds there,
