@@ -87,7 +87,7 @@ def _dense_strides(shape: Sequence[int], strides: Sequence[int]) -> tuple[int, .
     """The strides of a new dense tensor of ``shape`` whose dimensions are ordered as ``strides`` order them
     (TensorIterator's output for a first input so laid out). A broadcast dimension (stride 0, more than one element:
     an expanded view, ``repeat_kv`` of one K/V head) is ambiguous to TensorIterator: :func:`_iterator_order`."""
-    if any(st == 0 and n > 1 for st, n in zip(strides, shape)):
+    if _broadcast(shape, strides):
         order = _iterator_order(shape, strides)
     else:
         order = sorted(range(len(shape)), key=lambda i: -strides[i])
@@ -97,6 +97,11 @@ def _dense_strides(shape: Sequence[int], strides: Sequence[int]) -> tuple[int, .
         out[i] = step
         step *= max(shape[i], 1)
     return tuple(out)
+
+
+def _broadcast(shape: Sequence[int], strides: Sequence[int]) -> bool:
+    """Whether a dimension of more than one element has stride 0 (an expanded view: its elements overlap)."""
+    return any(st == 0 and n > 1 for st, n in zip(strides, shape))
 
 
 def _iterator_order(shape: Sequence[int], strides: Sequence[int]) -> list[int]:
@@ -1599,9 +1604,11 @@ class LiveSim(Sim):
         self._begin()
         self._labelled("to", "aten._to_copy")
         out = self._like(t, t.grad, itemsize)
-        if any(st == 0 and n > 1 for st, n in zip(t.strides, t.shape)):  # overlapping (an expanded view, repeat_kv
-            out = T(out.shape, contiguous_strides(out.shape), out.storage, out.grad, itemsize)  # of one K/V head):
-        if not out.grad:  # _to_copy keeps only a dense layout, else suggest_memory_format's, contiguous (measured)
+        # _to_copy keeps only a dense layout, else suggest_memory_format's: of an overlapping view (an expanded one,
+        # repeat_kv of one K/V head) a contiguous copy (measured)
+        if _broadcast(t.shape, t.strides):
+            out = T(out.shape, contiguous_strides(out.shape), out.storage, out.grad, itemsize)
+        if not out.grad:
             return out
         shape, size = t.shape, t.itemsize
         return self._node("ToCopyBackward0", [self._edge(t)], lambda bw, g: [bw.alloc(shape, size, "aten._to_copy")],
@@ -2290,10 +2297,6 @@ class LiveSim(Sim):
             self.edge[id(out)] = self._accumulator(name)
             self.keep.append(out)
         return out
-
-    def name_op(self, t: T, op: str) -> None:
-        """:meth:`~.ops.Ops.name_op`: the op the peak names where ``t``'s allocation reaches it."""
-        self.op_of[t.storage] = op
 
     def parameter_t(self, name: str) -> T:
         """:meth:`~.modules.Sim.parameter_t`: ``TBackward0`` hands ``AccumulateGrad`` the gradient transposed (or, for a

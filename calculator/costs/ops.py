@@ -303,10 +303,6 @@ class Ops:
         out = self.product(a3, b3, 2 * nb * n * k * m, (nb, n, m))
         return self.view(out, (*batch, n, m))
 
-    def name_op(self, t: T, op: str) -> None:
-        """The ATen op that made ``t``'s storage, where a family knows it better than the operation's own label (the
-        peak's op names the allocation reaching it); nothing to name outside the lifetime simulator."""
-
     def pointwise(self, t: T) -> T:
         """An operation that keeps nothing (a product with a Python number, a copy)."""
         return self.new(t.shape, t.grad, t.itemsize)

@@ -543,7 +543,7 @@ def step_mix_heads(sim: Sim, module: str, t: T) -> T:
     if sim.grad_mode and heads > 1 and module not in sim.lora and not sim.param_trains(module + ".weight"):
         # a frozen weight (no gradient): matmul's should_fold declines the permuted input (its first dimensions do
         # not merge), so the same copy and product come from bmm (expand, clone, bmm: measured, the peak's op)
-        sim.name_op(mixed, "aten.bmm")
+        sim.made_by(mixed, "aten.bmm")
     if flat.storage != t.storage:
         sim.release(flat)
     return sim.view(mixed, (b, n, m, heads))
